@@ -1,0 +1,290 @@
+"""A game of tafl: checked moves with reasons for refusals, history, undo and the result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.board import KING, Board
+from engine.errors import IllegalMoveError
+from engine.layout import format_position, parse_position
+from engine.moves import Move, MoveRecord
+from engine.outcome import Outcome, Reason
+from engine.rules import Ruleset, get_ruleset
+from engine.squares import Piece, Side, Square, square_name
+
+_ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
+
+
+class Game:
+    """A game from a starting position, with its moves, the side to move and the outcome.
+
+    >>> game = Game()
+    >>> record = game.play("d2-c2")
+    >>> str(record), game.to_move
+    ('d2-c2', <Side.DEFENDERS: 'defenders'>)
+    """
+
+    def __init__(self, ruleset: str | Ruleset = "brandubh") -> None:
+        rules = get_ruleset(ruleset)
+        self._setup(rules, rules.layout, Side.ATTACKERS)
+
+    @classmethod
+    def from_position(
+        cls,
+        position: str,
+        to_move: Side = Side.ATTACKERS,
+        ruleset: str | Ruleset = "brandubh",
+    ) -> Game:
+        """A game that starts from an OpenTafl position string with ``to_move`` to play."""
+        game = cls.__new__(cls)
+        game._setup(get_ruleset(ruleset), position, to_move)
+        return game
+
+    @classmethod
+    def from_moves(cls, moves: Iterable[str | Move], ruleset: str | Ruleset = "brandubh") -> Game:
+        """A game from the starting layout with ``moves`` played (each checked)."""
+        game = cls(ruleset)
+        for move in moves:
+            game.play(move)
+        return game
+
+    def _setup(self, rules: Ruleset, position: str, to_move: Side) -> None:
+        size, pieces = parse_position(position)
+        if size != rules.size:
+            raise IllegalMoveError(
+                f"The position is {size}x{size}, but {rules.name} is played on "
+                f"{rules.size}x{rules.size}."
+            )
+        self.ruleset = rules
+        self.starting_position = format_position(size, pieces)
+        self.starting_side = to_move
+        self._board = Board(rules, pieces, to_move)
+        self._records: list[MoveRecord] = []
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def board(self) -> Board:
+        """The fast board underneath (for the computer opponent; treat as read-only)."""
+        return self._board
+
+    @property
+    def to_move(self) -> Side:
+        """The side whose turn it is."""
+        return self._board.to_move
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on, else who won and why."""
+        return self._board.outcome
+
+    @property
+    def ply(self) -> int:
+        """How many moves (of both sides) have been played."""
+        return len(self._records)
+
+    @property
+    def move_number(self) -> int:
+        """The turn number of the next move, as game records count it."""
+        return self.ply // 2 + 1
+
+    @property
+    def records(self) -> tuple[MoveRecord, ...]:
+        """Every move played, in order."""
+        return tuple(self._records)
+
+    @property
+    def last_record(self) -> MoveRecord | None:
+        """The last move played, or ``None`` at the start."""
+        return self._records[-1] if self._records else None
+
+    @property
+    def king_square(self) -> Square | None:
+        """Where the king stands (``None`` once captured)."""
+        return self._board.king if self._board.king >= 0 else None
+
+    def position(self) -> str:
+        """The current position as an OpenTafl position string."""
+        return format_position(self.ruleset.size, self._board.pieces())
+
+    def pieces(self) -> dict[Square, Piece]:
+        """Every piece on the board, by square."""
+        return self._board.pieces()
+
+    def piece_at(self, square: Square) -> Piece | None:
+        """The piece on ``square``, or ``None``."""
+        value = self._board.cells[square] if 0 <= square < len(self._board.cells) else 0
+        return Piece(value) if value else None
+
+    def is_restricted(self, square: Square) -> bool:
+        """Whether ``square`` is the throne or a restricted corner."""
+        return self._board.geo.restricted[square]
+
+    @property
+    def throne(self) -> Square | None:
+        """The throne square, if this ruleset has one."""
+        return self._board.geo.throne if self._board.geo.throne >= 0 else None
+
+    @property
+    def corners(self) -> frozenset[Square]:
+        """The restricted corner squares (empty when corners are ordinary squares)."""
+        return self._board.geo.corners
+
+    def is_escape(self, square: Square) -> bool:
+        """Whether the king wins by reaching ``square``."""
+        return self._board.geo.escape[square]
+
+    def king_escape_routes(self) -> list[Square]:
+        """Escape squares the king could reach with one move."""
+        return self._board.king_escape_routes()
+
+    def king_in_danger(self) -> bool:
+        """Whether the attackers could capture the king with their next move."""
+        return self._board.king_in_danger()
+
+    def repetition_count(self) -> int:
+        """How many times the current position (with the same side to move) has occurred."""
+        return self._board.counts[self._board.hash]
+
+    # ------------------------------------------------------------------ moves
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the side to move, sorted (empty once the game is over)."""
+        return [Move.from_code(code) for code in sorted(self._board.moves())]
+
+    def legal_moves_from(self, square: Square) -> list[Move]:
+        """The legal moves of the piece on ``square``."""
+        return [Move.from_code(code) for code in sorted(self._board.moves_from(square))]
+
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``move`` could be played now."""
+        try:
+            self._check(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def parse_move(self, text: str) -> Move:
+        """Read a move typed by a person, for this board's size (not yet checked for legality)."""
+        return Move.parse(text, self.ruleset.size)
+
+    def play(self, move: Move | str) -> MoveRecord:
+        """Play a move (a :class:`Move` or text such as ``d1-d3``) and return its record.
+
+        Raises :class:`IllegalMoveError` with a sentence that names the square or the rule.
+        """
+        checked = self._check(move)
+        side = self.to_move
+        piece = Piece(self._board.cells[checked.from_square])
+        captured = self._board.push(checked.code)
+        record = MoveRecord(
+            ply=len(self._records),
+            side=side,
+            piece=piece,
+            move=checked,
+            captures=tuple(sorted(sq for sq, _ in captured)),
+        )
+        self._records.append(record)
+        return record
+
+    def undo(self) -> MoveRecord:
+        """Take back the last move (and any resignation or timeout after it)."""
+        if not self._records:
+            raise IllegalMoveError("There is no move to take back.")
+        self._board.pop()
+        return self._records.pop()
+
+    def would_repeat(self, move: Move | str) -> bool:
+        """Whether ``move`` would make a position occur for the third time (losing the game)."""
+        checked = self._check(move)
+        return self._board.repetitions_after(checked.code) >= 3
+
+    def _check(self, move: Move | str) -> Move:
+        """``move`` as a legal :class:`Move`, or an ``IllegalMoveError`` that says why not."""
+        board = self._board
+        if board.outcome is not None:
+            raise IllegalMoveError(f"The game is over. {board.outcome}")
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        frm, to = move
+        geo = board.geo
+        for sq in (frm, to):
+            if not (0 <= sq < len(geo.on_board) and geo.on_board[sq]):
+                raise IllegalMoveError(f"{_name(sq)} is not on the {geo.size}x{geo.size} board.")
+        cells = board.cells
+        if not cells[frm]:
+            raise IllegalMoveError(f"There is no piece on {square_name(frm)}.")
+        piece = Piece(cells[frm])
+        if piece.side is not board.to_move:
+            raise IllegalMoveError(
+                f"{square_name(frm)} holds {_ARTICLE[piece]}, and it is the "
+                f"{board.to_move.value}' turn."
+            )
+        if frm == to:
+            raise IllegalMoveError(f"A move must leave {square_name(frm)}.")
+        df = (to & 15) - (frm & 15)
+        dr = (to >> 4) - (frm >> 4)
+        if df and dr:
+            raise IllegalMoveError(
+                f"{square_name(frm)} to {square_name(to)} is not a straight line: pieces move like "
+                "a rook, along a rank or a file."
+            )
+        step = (1 if df > 0 else -1) if df else (16 if dr > 0 else -16)
+        sq = frm + step
+        while True:
+            if cells[sq]:
+                where = "is taken by" if sq == to else "is in the way: it holds"
+                raise IllegalMoveError(f"{square_name(sq)} {where} {_ARTICLE[Piece(cells[sq])]}.")
+            if sq == to:
+                break
+            if geo.blocks[sq] and piece is not Piece.KING:
+                raise IllegalMoveError(
+                    f"{square_name(sq)} is the throne: only the king may pass over it."
+                )
+            sq += step
+        if geo.restricted[to] and cells[frm] != KING:
+            kind = "the throne" if to == geo.throne else "a corner"
+            raise IllegalMoveError(f"{square_name(to)} is {kind}: only the king may stop there.")
+        return Move(frm, to)
+
+    # ----------------------------------------------------------- ending a game
+
+    def resign(self, side: Side) -> Outcome:
+        """``side`` resigns; the other side wins."""
+        return self._end(Outcome(side.opponent, Reason.RESIGNED))
+
+    def time_out(self, side: Side) -> Outcome:
+        """``side`` ran out of time; the other side wins."""
+        return self._end(Outcome(side.opponent, Reason.TIMEOUT))
+
+    def abort(self) -> Outcome:
+        """Stop the game with no winner."""
+        return self._end(Outcome(None, Reason.ABORTED))
+
+    def _end(self, outcome: Outcome) -> Outcome:
+        if self._board.outcome is not None:
+            raise IllegalMoveError(f"The game is already over. {self._board.outcome}")
+        self._board.end(outcome)
+        return outcome
+
+    # ------------------------------------------------------------------- misc
+
+    def copy(self) -> Game:
+        """An independent copy with the same history."""
+        other = Game.__new__(Game)
+        other.ruleset = self.ruleset
+        other.starting_position = self.starting_position
+        other.starting_side = self.starting_side
+        other._board = self._board.copy()
+        other._records = list(self._records)
+        return other
+
+    def __repr__(self) -> str:
+        return (
+            f"Game.from_position({self.position()!r}, to_move=Side.{self.to_move.name}, "
+            f"ruleset={self.ruleset.name!r})"
+        )
+
+
+def _name(sq: Square) -> str:
+    return square_name(sq) if 0 <= sq < 256 and (sq & 15) < 15 else str(sq)

@@ -1,0 +1,89 @@
+"""Squares, sides and pieces: the small values every other module speaks in.
+
+A square is an ``int``: ``rank * 16 + file`` with file ``a`` = 0 and rank ``1`` = 0, so ``d4`` is
+``3 * 16 + 3``. The encoding is the same for every board size up to 15x15, which lets
+:func:`square_name` name any square without knowing the board.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TypeAlias
+
+from engine.errors import IllegalMoveError
+
+Square: TypeAlias = int
+
+FILE_LETTERS = "abcdefghijklmno"
+MAX_SIZE = 15
+
+
+def square(file: int, rank: int) -> Square:
+    """The square on ``file`` and ``rank``, both counted from 0 (``square(3, 3)`` is d4)."""
+    return rank * 16 + file
+
+
+def square_file(sq: Square) -> int:
+    """The file of ``sq``, 0 for ``a``."""
+    return sq & 15
+
+
+def square_rank(sq: Square) -> int:
+    """The rank of ``sq``, 0 for rank ``1``."""
+    return sq >> 4
+
+
+def square_name(sq: Square) -> str:
+    """The name of a square as players write it: ``square_name(square(3, 3)) == "d4"``."""
+    return f"{FILE_LETTERS[sq & 15]}{(sq >> 4) + 1}"
+
+
+def parse_square(text: str, size: int = MAX_SIZE) -> Square:
+    """Read a square name such as ``d4`` (either case), else raise ``IllegalMoveError``."""
+    name = text.strip().lower()
+    if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
+        raise IllegalMoveError(
+            f"'{text}' is not a square: write a file letter and a rank, like d4."
+        )
+    file = FILE_LETTERS.index(name[0])
+    rank = int(name[1:]) - 1
+    if file >= size or not 0 <= rank < size:
+        last = f"{FILE_LETTERS[size - 1]}{size}"
+        raise IllegalMoveError(f"{name} is not on the {size}x{size} board (a1 to {last}).")
+    return square(file, rank)
+
+
+class Side(enum.Enum):
+    """The two sides of a tafl game."""
+
+    ATTACKERS = "attackers"
+    DEFENDERS = "defenders"
+
+    @property
+    def opponent(self) -> Side:
+        """The other side."""
+        return Side.DEFENDERS if self is Side.ATTACKERS else Side.ATTACKERS
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Piece(enum.IntEnum):
+    """What can stand on a square. The integer values are the engine's board cells."""
+
+    ATTACKER = 1
+    DEFENDER = 2
+    KING = 3
+
+    @property
+    def side(self) -> Side:
+        """The side this piece plays for."""
+        return Side.ATTACKERS if self is Piece.ATTACKER else Side.DEFENDERS
+
+    @property
+    def symbol(self) -> str:
+        """The OpenTafl letter: ``t`` attacker, ``T`` defender, ``K`` king."""
+        return "tTK"[self - 1]
+
+    def __str__(self) -> str:
+        return self.name.lower()
