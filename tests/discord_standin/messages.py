@@ -1,0 +1,241 @@
+"""Turning the bot's message payloads (JSON or multipart with files) into stored messages."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+
+from .model import FakeChannel, FakeUser, Snowflakes, utc_now
+from .recorder import (
+    EPHEMERAL,
+    LOADING,
+    PNG_SIGNATURE,
+    InteractionRecord,
+    StoredAttachment,
+    StoredMessage,
+)
+
+JSON = dict[str, Any]
+
+SUPPRESS_EMBEDS = 1 << 2
+SUPPRESS_NOTIFICATIONS = 1 << 12
+IS_COMPONENTS_V2 = 1 << 15
+SETTABLE_FLAGS = EPHEMERAL | SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | IS_COMPONENTS_V2
+MAX_CONTENT = 2000
+MAX_EMBEDS = 10
+MAX_ROWS = 5
+MAX_ROW_WIDTH = 5
+MAX_CUSTOM_ID = 100
+
+_FILE_FIELD = re.compile(r"files\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One ``files[n]`` part of a multipart request."""
+
+    index: int
+    filename: str
+    data: bytes
+
+
+class MessageRejected(Exception):
+    """The payload would be refused by Discord; carries Discord's error code and message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _sniff_content_type(filename: str, data: bytes) -> str | None:
+    if data.startswith(PNG_SIGNATURE):
+        return "image/png"
+    guessed, _ = mimetypes.guess_type(filename)
+    return guessed
+
+
+async def read_body(request: web.Request) -> tuple[Any, dict[int, Upload]]:
+    """Parse a JSON body, or a multipart body with ``payload_json`` and ``files[n]`` parts."""
+    if request.content_type == "multipart/form-data":
+        payload: Any = {}
+        uploads: dict[int, Upload] = {}
+        reader = await request.multipart()
+        while True:
+            part = await reader.next()
+            if part is None:
+                break
+            if not isinstance(part, BodyPartReader):
+                raise web.HTTPBadRequest(text="nested multipart is not supported")
+            raw = await part.read(decode=True)
+            if part.name == "payload_json":
+                payload = json.loads(raw)
+                continue
+            match = _FILE_FIELD.fullmatch(part.name or "")
+            if match is None:
+                raise web.HTTPBadRequest(text=f"unexpected multipart field {part.name!r}")
+            index = int(match.group(1))
+            uploads[index] = Upload(index, part.filename or f"file{index}", bytes(raw))
+        return payload, uploads
+    if not request.can_read_body:
+        return None, {}
+    return await request.json(), {}
+
+
+class MessageFactory:
+    """Creates and edits stored messages the way Discord would, refusing what Discord refuses."""
+
+    def __init__(
+        self, *, snowflakes: Snowflakes, author: FakeUser, base_url: Callable[[], str]
+    ) -> None:
+        self._snowflakes = snowflakes
+        self._author = author
+        self._base_url = base_url
+
+    def _attachment(self, upload: Upload, entry: JSON) -> StoredAttachment:
+        attachment_id = self._snowflakes.next()
+        filename = entry.get("filename") or upload.filename
+        return StoredAttachment(
+            id=attachment_id,
+            filename=filename,
+            data=upload.data,
+            url=f"{self._base_url()}/attachments/{attachment_id}/{filename}",
+            content_type=_sniff_content_type(filename, upload.data),
+            description=entry.get("description"),
+        )
+
+    def _attachments(
+        self, payload: JSON, uploads: dict[int, Upload], existing: list[StoredAttachment]
+    ) -> list[StoredAttachment] | None:
+        """New attachment list, or None if the payload leaves attachments untouched."""
+        entries: list[JSON] | None = payload.get("attachments")
+        if entries is None:
+            if not uploads:
+                return None
+            new = [self._attachment(uploads[i], {}) for i in sorted(uploads)]
+            return [*existing, *new]
+        kept = {a.id: a for a in existing}
+        result: list[StoredAttachment] = []
+        used: set[int] = set()
+        for entry in entries:
+            raw_id = int(entry["id"])
+            if raw_id in kept:
+                result.append(kept[raw_id])
+            elif raw_id in uploads:
+                result.append(self._attachment(uploads[raw_id], entry))
+                used.add(raw_id)
+            else:
+                raise MessageRejected(50035, f"attachments: unknown attachment id {raw_id}")
+        for index in sorted(set(uploads) - used):
+            result.append(self._attachment(uploads[index], {}))
+        return result
+
+    def create(
+        self,
+        channel: FakeChannel,
+        payload: JSON,
+        uploads: dict[int, Upload],
+        *,
+        interaction: InteractionRecord | None = None,
+        message_type: int = 0,
+        allow_ephemeral: bool = False,
+    ) -> StoredMessage:
+        """A new message from a create payload (not yet stored)."""
+        flags = int(payload.get("flags") or 0) & SETTABLE_FLAGS
+        if not allow_ephemeral:
+            flags &= ~EPHEMERAL
+        message = StoredMessage(
+            id=self._snowflakes.next(),
+            channel=channel,
+            author=self._author,
+            content=payload.get("content") or "",
+            embeds=list(payload.get("embeds") or []),
+            components=list(payload.get("components") or []),
+            attachments=self._attachments(payload, uploads, []) or [],
+            flags=flags,
+            message_type=message_type,
+            reference=payload.get("message_reference"),
+            interaction=interaction,
+            application_id=None if interaction is None else interaction.application_id,
+        )
+        validate(message)
+        return message
+
+    def loading(
+        self, channel: FakeChannel, interaction: InteractionRecord, flags: int
+    ) -> StoredMessage:
+        """The "Bot is thinking..." placeholder a deferred answer (callback type 5) shows."""
+        return StoredMessage(
+            id=self._snowflakes.next(),
+            channel=channel,
+            author=self._author,
+            flags=LOADING | (flags & EPHEMERAL),
+            message_type=20 if interaction.type == 2 else 0,
+            interaction=interaction,
+            application_id=interaction.application_id,
+        )
+
+    def edit(self, message: StoredMessage, payload: JSON, uploads: dict[int, Upload]) -> None:
+        """Apply an edit payload; a loading placeholder becomes a real message without "edited"."""
+        if message.deleted:
+            raise MessageRejected(10008, "Unknown Message")
+        attachments = self._attachments(payload, uploads, message.attachments)
+        was_loading = message.loading
+        before = (message.content, message.embeds, message.components, message.attachments)
+        if "content" in payload:
+            message.content = payload["content"] or ""
+        if "embeds" in payload:
+            message.embeds = list(payload["embeds"] or [])
+        if "components" in payload:
+            message.components = list(payload["components"] or [])
+        if attachments is not None:
+            message.attachments = attachments
+        if "flags" in payload and payload["flags"] is not None:
+            changeable = SUPPRESS_EMBEDS | IS_COMPONENTS_V2
+            message.flags = (message.flags & ~changeable) | (int(payload["flags"]) & changeable)
+        message.flags &= ~LOADING
+        try:
+            validate(message)
+        except MessageRejected:
+            message.content, message.embeds, message.components, message.attachments = before
+            if was_loading:
+                message.flags |= LOADING
+            raise
+        if not was_loading:
+            message.edited_at = utc_now()
+            message.edit_count += 1
+
+
+def validate(message: StoredMessage) -> None:
+    """Refuse messages Discord would refuse: empty, too long, malformed components."""
+    v2 = bool(message.flags & IS_COMPONENTS_V2)
+    if not (message.content or message.embeds or message.attachments or message.components):
+        raise MessageRejected(50006, "Cannot send an empty message")
+    if len(message.content) > MAX_CONTENT:
+        raise MessageRejected(50035, f"content: must be {MAX_CONTENT} or fewer in length")
+    if len(message.embeds) > MAX_EMBEDS:
+        raise MessageRejected(50035, f"embeds: must be {MAX_EMBEDS} or fewer in length")
+    if not v2:
+        if len(message.components) > MAX_ROWS:
+            raise MessageRejected(50035, f"components: must be {MAX_ROWS} or fewer in length")
+        for row in message.components:
+            if row.get("type") != 1:
+                raise MessageRejected(50035, "components: top level must be action rows")
+            if len(row.get("components", [])) > MAX_ROW_WIDTH:
+                raise MessageRejected(50035, "components: an action row holds at most 5 items")
+    seen: set[str] = set()
+    for component in message.walk_components():
+        custom_id = component.get("custom_id")
+        if custom_id is None:
+            continue
+        if len(custom_id) > MAX_CUSTOM_ID:
+            raise MessageRejected(50035, f"custom_id {custom_id!r} is longer than 100 characters")
+        if custom_id in seen:
+            raise MessageRejected(50035, f"custom_id {custom_id!r} is used twice in one message")
+        seen.add(custom_id)

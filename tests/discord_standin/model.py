@@ -1,0 +1,255 @@
+"""The small world the stand-in pretends Discord holds: users, guilds, channels and members."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+DISCORD_EPOCH_MS = 1_420_070_400_000
+
+# Permission bits, named as Discord names them.
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+EMBED_LINKS = 1 << 14
+ATTACH_FILES = 1 << 15
+READ_MESSAGE_HISTORY = 1 << 16
+ADD_REACTIONS = 1 << 6
+USE_EXTERNAL_EMOJIS = 1 << 18
+USE_APPLICATION_COMMANDS = 1 << 31
+CREATE_PUBLIC_THREADS = 1 << 35
+SEND_MESSAGES_IN_THREADS = 1 << 38
+ADMINISTRATOR = 1 << 3
+MANAGE_GUILD = 1 << 5
+
+EVERYONE_PERMISSIONS = (
+    VIEW_CHANNEL
+    | SEND_MESSAGES
+    | EMBED_LINKS
+    | ATTACH_FILES
+    | READ_MESSAGE_HISTORY
+    | ADD_REACTIONS
+    | USE_EXTERNAL_EMOJIS
+    | USE_APPLICATION_COMMANDS
+    | CREATE_PUBLIC_THREADS
+    | SEND_MESSAGES_IN_THREADS
+)
+ALL_PERMISSIONS = (1 << 53) - 1
+
+GUILD_TEXT = 0
+DM = 1
+
+
+class Snowflakes:
+    """Hands out unique, increasing Discord-style ids whose timestamp part is the current time."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._sequence = itertools.count()
+
+    def next(self) -> int:
+        """Return a fresh snowflake, strictly greater than every earlier one."""
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        candidate = (ms << 22) | (next(self._sequence) & 0xFFF)
+        self._last = max(candidate, self._last + 1)
+        return self._last
+
+
+def utc_now() -> datetime:
+    """Return the current time as a timezone-aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """Format a datetime the way Discord does in JSON."""
+    return moment.isoformat()
+
+
+@dataclass(eq=False)
+class FakeUser:
+    """A Discord user account (a player, or the bot itself)."""
+
+    id: int
+    name: str
+    bot: bool = False
+    global_name: str | None = None
+
+    @property
+    def mention(self) -> str:
+        """The text Discord uses to mention this user."""
+        return f"<@{self.id}>"
+
+
+@dataclass(eq=False)
+class FakeRole:
+    """A guild role; the role whose id equals the guild id is @everyone."""
+
+    id: int
+    name: str
+    permissions: int
+    position: int = 0
+    managed: bool = False
+
+
+@dataclass(eq=False)
+class FakeChannel:
+    """A guild text channel, or a DM channel when ``guild`` is None."""
+
+    id: int
+    name: str
+    guild: FakeGuild | None
+    type: int = GUILD_TEXT
+    position: int = 0
+    recipient: FakeUser | None = None
+
+
+@dataclass(eq=False)
+class FakeMember:
+    """A user's membership in one guild, with the permissions they hold there."""
+
+    user: FakeUser
+    guild: FakeGuild
+    roles: list[FakeRole] = field(default_factory=list)
+    nick: str | None = None
+    joined_at: datetime = field(default_factory=utc_now)
+
+    @property
+    def id(self) -> int:
+        """The member's user id."""
+        return self.user.id
+
+    @property
+    def name(self) -> str:
+        """The member's user name."""
+        return self.user.name
+
+    @property
+    def mention(self) -> str:
+        """The text Discord uses to mention this member."""
+        return self.user.mention
+
+    @property
+    def permissions(self) -> int:
+        """Guild-wide permissions: @everyone's plus those of every role held."""
+        value = self.guild.everyone.permissions
+        for role in self.roles:
+            value |= role.permissions
+        return ALL_PERMISSIONS if value & ADMINISTRATOR else value
+
+
+@dataclass(eq=False)
+class FakeGuild:
+    """A guild (server) with its channels, roles and members."""
+
+    id: int
+    name: str
+    owner_id: int
+    everyone: FakeRole
+    roles: list[FakeRole] = field(default_factory=list)
+    channels: list[FakeChannel] = field(default_factory=list)
+    members: list[FakeMember] = field(default_factory=list)
+    created_at: datetime = field(default_factory=utc_now)
+
+    def channel(self, name: str) -> FakeChannel:
+        """Return the channel with this name."""
+        for channel in self.channels:
+            if channel.name == name:
+                return channel
+        raise LookupError(f"guild {self.name!r} has no channel named {name!r}")
+
+    def member(self, user_id: int) -> FakeMember | None:
+        """Return the member with this user id, if they are in the guild."""
+        for member in self.members:
+            if member.id == user_id:
+                return member
+        return None
+
+
+class World:
+    """Every user, guild and channel the stand-in knows about, looked up by id."""
+
+    def __init__(self, *, bot_name: str) -> None:
+        self.snowflakes = Snowflakes()
+        self.application_id = self.snowflakes.next()
+        self.bot_user = FakeUser(id=self.application_id, name=bot_name, bot=True)
+        self.owner = FakeUser(id=self.snowflakes.next(), name="owner")
+        self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.owner)}
+        self.guilds: list[FakeGuild] = []
+        self.channels: dict[int, FakeChannel] = {}
+
+    def add_user(self, name: str, *, bot: bool = False) -> FakeUser:
+        """Create a user account."""
+        user = FakeUser(id=self.snowflakes.next(), name=name, bot=bot)
+        self.users[user.id] = user
+        return user
+
+    def add_guild(self, name: str, channel_names: list[str], bot_permissions: int) -> FakeGuild:
+        """Create a guild with text channels; the bot joins it with its own managed role."""
+        guild_id = self.snowflakes.next()
+        everyone = FakeRole(id=guild_id, name="@everyone", permissions=EVERYONE_PERMISSIONS)
+        guild = FakeGuild(id=guild_id, name=name, owner_id=self.owner.id, everyone=everyone)
+        self.guilds.append(guild)
+        for name_ in channel_names:
+            self.add_channel(guild, name_)
+        bot_role = FakeRole(
+            id=self.snowflakes.next(),
+            name=self.bot_user.name,
+            permissions=bot_permissions,
+            position=1,
+            managed=True,
+        )
+        guild.roles.append(bot_role)
+        guild.members.append(FakeMember(user=self.bot_user, guild=guild, roles=[bot_role]))
+        return guild
+
+    def add_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
+        """Create a text channel in a guild."""
+        channel = FakeChannel(
+            id=self.snowflakes.next(), name=name, guild=guild, position=len(guild.channels)
+        )
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        return channel
+
+    def add_member(
+        self, guild: FakeGuild, user: FakeUser, permissions: int | None, nick: str | None
+    ) -> FakeMember:
+        """Put a user in a guild; extra ``permissions`` come from a role made just for them."""
+        roles: list[FakeRole] = []
+        if permissions is not None:
+            role = FakeRole(
+                id=self.snowflakes.next(),
+                name=f"{user.name}'s role",
+                permissions=permissions,
+                position=len(guild.roles) + 1,
+            )
+            guild.roles.append(role)
+            roles.append(role)
+        member = FakeMember(user=user, guild=guild, roles=roles, nick=nick)
+        guild.members.append(member)
+        return member
+
+    def dm_channel(self, user: FakeUser) -> FakeChannel:
+        """The bot's DM channel with a user, created on first use."""
+        for channel in self.channels.values():
+            if channel.type == DM and channel.recipient is user:
+                return channel
+        channel = FakeChannel(
+            id=self.snowflakes.next(), name=f"dm-{user.name}", guild=None, type=DM, recipient=user
+        )
+        self.channels[channel.id] = channel
+        return channel
+
+    def guild(self, guild_id: int) -> FakeGuild | None:
+        """The guild with this id."""
+        for guild in self.guilds:
+            if guild.id == guild_id:
+                return guild
+        return None
+
+    def bot_member(self, guild: FakeGuild) -> FakeMember:
+        """The bot's own membership in a guild."""
+        member = guild.member(self.bot_user.id)
+        assert member is not None, "the bot is a member of every stand-in guild"
+        return member

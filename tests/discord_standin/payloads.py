@@ -1,0 +1,253 @@
+"""JSON payloads shaped the way Discord sends them, built from the stand-in's world model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import DM, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser, iso
+
+JSON = dict[str, Any]
+
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+GUILD_CONTEXT = 0
+BOT_DM_CONTEXT = 1
+
+
+def user(who: FakeUser) -> JSON:
+    """A user object."""
+    return {
+        "id": str(who.id),
+        "username": who.name,
+        "discriminator": "0",
+        "global_name": who.global_name,
+        "avatar": None,
+        "banner": None,
+        "accent_color": None,
+        "bot": who.bot,
+        "system": False,
+        "public_flags": 0,
+        "flags": 0,
+    }
+
+
+def ready_user(who: FakeUser) -> JSON:
+    """The bot's own user object, as READY and GET /users/@me carry it."""
+    return {**user(who), "verified": True, "mfa_enabled": False, "email": None, "locale": "en-US"}
+
+
+def role(guild: FakeGuild, what: FakeRole) -> JSON:
+    """A role object."""
+    payload: JSON = {
+        "id": str(what.id),
+        "name": what.name,
+        "permissions": str(what.permissions),
+        "position": what.position,
+        "color": 0,
+        "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+        "hoist": False,
+        "managed": what.managed,
+        "mentionable": False,
+        "icon": None,
+        "unicode_emoji": None,
+        "flags": 0,
+    }
+    if what.managed:
+        payload["tags"] = {"bot_id": str(guild.owner_id)}
+    return payload
+
+
+def channel(where: FakeChannel) -> JSON:
+    """A channel object: a guild text channel or a DM channel."""
+    if where.type == DM:
+        recipients = [user(where.recipient)] if where.recipient is not None else []
+        return {
+            "id": str(where.id),
+            "type": DM,
+            "recipients": recipients,
+            "last_message_id": None,
+            "flags": 0,
+        }
+    assert where.guild is not None
+    return {
+        "id": str(where.id),
+        "type": where.type,
+        "guild_id": str(where.guild.id),
+        "name": where.name,
+        "position": where.position,
+        "topic": None,
+        "nsfw": False,
+        "parent_id": None,
+        "permission_overwrites": [],
+        "rate_limit_per_user": 0,
+        "last_message_id": None,
+        "flags": 0,
+    }
+
+
+def member(who: FakeMember, *, with_permissions: bool = False) -> JSON:
+    """A guild member object, with the user inside and, for interactions, the permissions."""
+    payload: JSON = {
+        "user": user(who.user),
+        "roles": [str(r.id) for r in who.roles],
+        "nick": who.nick,
+        "avatar": None,
+        "banner": None,
+        "joined_at": iso(who.joined_at),
+        "premium_since": None,
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+        "pending": False,
+        "communication_disabled_until": None,
+    }
+    if with_permissions:
+        payload["permissions"] = str(who.permissions)
+    return payload
+
+
+def guild_create(guild: FakeGuild) -> JSON:
+    """A full GUILD_CREATE payload: channels, roles and every member, so no chunking is needed."""
+    return {
+        "id": str(guild.id),
+        "name": guild.name,
+        "icon": None,
+        "splash": None,
+        "discovery_splash": None,
+        "banner": None,
+        "description": None,
+        "owner_id": str(guild.owner_id),
+        "afk_channel_id": None,
+        "afk_timeout": 300,
+        "verification_level": 0,
+        "default_message_notifications": 0,
+        "explicit_content_filter": 0,
+        "mfa_level": 0,
+        "nsfw_level": 0,
+        "premium_tier": 0,
+        "premium_subscription_count": 0,
+        "preferred_locale": "en-US",
+        "system_channel_id": None,
+        "system_channel_flags": 0,
+        "rules_channel_id": None,
+        "public_updates_channel_id": None,
+        "safety_alerts_channel_id": None,
+        "features": [],
+        "roles": [role(guild, r) for r in [guild.everyone, *guild.roles]],
+        "emojis": [],
+        "stickers": [],
+        "joined_at": iso(guild.created_at),
+        "large": False,
+        "unavailable": False,
+        "member_count": len(guild.members),
+        "members": [member(m) for m in guild.members],
+        "channels": [channel(c) for c in guild.channels],
+        "threads": [],
+        "presences": [],
+        "voice_states": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+        "premium_progress_bar_enabled": False,
+    }
+
+
+def ready(
+    *,
+    bot: FakeUser,
+    application_id: int,
+    session_id: str,
+    resume_gateway_url: str,
+    guilds: list[FakeGuild],
+    shard: list[int] | None,
+) -> JSON:
+    """The READY payload: who the bot is and which guilds will follow as GUILD_CREATE."""
+    payload: JSON = {
+        "v": 10,
+        "user": ready_user(bot),
+        "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+        "session_id": session_id,
+        "session_type": "normal",
+        "resume_gateway_url": resume_gateway_url,
+        "application": {"id": str(application_id), "flags": 0},
+        "private_channels": [],
+        "relationships": [],
+        "presences": [],
+        "guild_join_requests": [],
+        "user_settings": {},
+        "geo_ordered_rtc_regions": [],
+        "_trace": ["discord-standin"],
+    }
+    if shard is not None:
+        payload["shard"] = shard
+    return payload
+
+
+def application(*, application_id: int, name: str, owner: FakeUser) -> JSON:
+    """The GET /oauth2/applications/@me payload."""
+    return {
+        "id": str(application_id),
+        "name": name,
+        "icon": None,
+        "description": "",
+        "summary": "",
+        "bot_public": True,
+        "bot_require_code_grant": False,
+        "verify_key": "0" * 64,
+        "owner": user(owner),
+        "team": None,
+        "flags": 0,
+        "tags": [],
+        "redirect_uris": [],
+        "interactions_endpoint_url": None,
+        "approximate_guild_count": 0,
+        "integration_types_config": {"0": {}},
+    }
+
+
+def interaction(
+    *,
+    interaction_id: int,
+    interaction_type: int,
+    token: str,
+    application_id: int,
+    where: FakeChannel,
+    who: FakeMember | FakeUser,
+    app_permissions: int,
+    data: JSON,
+    message: JSON | None = None,
+) -> JSON:
+    """An INTERACTION_CREATE payload with every field discord.py's Interaction reads."""
+    payload: JSON = {
+        "id": str(interaction_id),
+        "type": interaction_type,
+        "token": token,
+        "application_id": str(application_id),
+        "version": 1,
+        "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        "channel_id": str(where.id),
+        "channel": channel(where),
+        "app_permissions": str(app_permissions),
+        "locale": "en-US",
+        "entitlements": [],
+        "entitlement_sku_ids": [],
+        "data": data,
+    }
+    if isinstance(who, FakeMember):
+        guild = who.guild
+        payload.update(
+            guild_id=str(guild.id),
+            guild={"id": str(guild.id), "locale": "en-US", "features": []},
+            guild_locale="en-US",
+            member=member(who, with_permissions=True),
+            authorizing_integration_owners={"0": str(guild.id)},
+            context=GUILD_CONTEXT,
+        )
+    else:
+        payload.update(
+            user=user(who),
+            authorizing_integration_owners={"0": str(who.id)},
+            context=BOT_DM_CONTEXT,
+        )
+    if message is not None:
+        payload["message"] = message
+    return payload

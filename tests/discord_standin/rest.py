@@ -1,0 +1,443 @@
+"""The REST half of the stand-in: login, command sync, interaction callbacks, webhooks, channels."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from . import payloads
+from .messages import MessageFactory, MessageRejected, read_body
+from .model import ATTACH_FILES, SEND_MESSAGES, FakeChannel, World, utc_now
+from .recorder import (
+    AUTOCOMPLETE_RESULT,
+    CHANNEL_MESSAGE,
+    DEFERRED_CHANNEL_MESSAGE,
+    DEFERRED_UPDATE_MESSAGE,
+    MODAL,
+    UPDATE_MESSAGE,
+    InteractionRecord,
+    Recorder,
+    RestCall,
+    StoredMessage,
+)
+
+_log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+API = "/api/v{version:\\d+}"
+
+# Which callback types each interaction type accepts (2 command, 3 component, 4 autocomplete,
+# 5 modal submit).
+ALLOWED_CALLBACKS: dict[int, set[int]] = {
+    2: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL},
+    3: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE, MODAL},
+    4: {AUTOCOMPLETE_RESULT},
+    5: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE},
+}
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    """A JSON response whose Content-Type is exactly ``application/json`` (discord.py checks)."""
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+def error(status: int, code: int, message: str) -> web.Response:
+    """A Discord-style error body."""
+    return json_response({"message": message, "code": code}, status)
+
+
+def _int(request: web.Request, key: str) -> int:
+    try:
+        return int(request.match_info[key])
+    except ValueError:
+        raise web.HTTPNotFound() from None
+
+
+class RestApi:
+    """aiohttp handlers for every REST route the stand-in understands."""
+
+    def __init__(
+        self,
+        *,
+        world: World,
+        recorder: Recorder,
+        token: str,
+        base_url: Callable[[], str],
+        gateway_url: Callable[[], str],
+        interaction_deadline: float | None,
+    ) -> None:
+        self._world = world
+        self._recorder = recorder
+        self._token = token
+        self._gateway_url = gateway_url
+        self._deadline = interaction_deadline
+        self._messages = MessageFactory(
+            snowflakes=world.snowflakes, author=world.bot_user, base_url=base_url
+        )
+
+    def add_routes(self, app: web.Application) -> None:
+        """Register the routes and the recording/auth middleware on ``app``."""
+        app.middlewares.append(self._middleware)
+        table: list[tuple[str, str, Handler]] = [
+            ("GET", "/users/@me", self.get_me),
+            ("GET", "/users/{user_id}", self.get_user),
+            ("POST", "/users/@me/channels", self.open_dm),
+            ("GET", "/oauth2/applications/@me", self.get_application),
+            ("GET", "/applications/@me", self.get_application),
+            ("GET", "/gateway", self.get_gateway),
+            ("GET", "/gateway/bot", self.get_gateway),
+            ("PUT", "/applications/{app_id}/commands", self.put_commands),
+            ("GET", "/applications/{app_id}/commands", self.get_commands),
+            ("PUT", "/applications/{app_id}/guilds/{guild_id}/commands", self.put_commands),
+            ("GET", "/applications/{app_id}/guilds/{guild_id}/commands", self.get_commands),
+            ("POST", "/interactions/{interaction_id}/{token}/callback", self.callback),
+            ("POST", "/webhooks/{app_id}/{token}", self.followup),
+            ("GET", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
+            ("PATCH", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
+            ("DELETE", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
+            ("GET", "/channels/{channel_id}", self.get_channel),
+            ("POST", "/channels/{channel_id}/typing", self.typing),
+            ("GET", "/channels/{channel_id}/messages", self.history),
+            ("POST", "/channels/{channel_id}/messages", self.post_message),
+            ("GET", "/channels/{channel_id}/messages/{message_id}", self.channel_message),
+            ("PATCH", "/channels/{channel_id}/messages/{message_id}", self.channel_message),
+            ("DELETE", "/channels/{channel_id}/messages/{message_id}", self.channel_message),
+            ("GET", "/guilds/{guild_id}", self.get_guild),
+            ("GET", "/guilds/{guild_id}/channels", self.get_guild_channels),
+            ("GET", "/guilds/{guild_id}/members/{user_id}", self.get_member),
+        ]
+        for method, path, handler in table:
+            app.router.add_route(method, API + path, handler)
+        app.router.add_get("/attachments/{attachment_id}/{filename}", self.attachment)
+
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        path = request.path
+        needs_auth = path.startswith("/api/") and not any(
+            part in path for part in ("/webhooks/", "/interactions/")
+        )
+        if request.match_info.http_exception is not None:
+            self._recorder.unknown_requests.append(f"{request.method} {request.path_qs}")
+            _log.warning("stand-in has no route for %s %s", request.method, request.path_qs)
+            response: web.StreamResponse = error(404, 0, "Unknown")
+        elif needs_auth and request.headers.get("Authorization") != f"Bot {self._token}":
+            response = error(401, 0, "401: Unauthorized")
+        else:
+            try:
+                response = await handler(request)
+            except MessageRejected as rejected:
+                status = 404 if rejected.code in (10003, 10008) else 400
+                response = error(status, rejected.code, rejected.message)
+            except web.HTTPException as exc:
+                response = error(exc.status, 0, exc.text or exc.reason)
+        self._recorder.rest_log.append(RestCall(request.method, path, response.status, utc_now()))
+        self._recorder.notify()
+        return response
+
+    # -- identity ---------------------------------------------------------------------------
+
+    async def get_me(self, request: web.Request) -> web.StreamResponse:
+        """GET /users/@me — used by login."""
+        return json_response(payloads.ready_user(self._world.bot_user))
+
+    async def get_user(self, request: web.Request) -> web.StreamResponse:
+        """GET /users/{id}."""
+        user = self._world.users.get(_int(request, "user_id"))
+        if user is None:
+            return error(404, 10013, "Unknown User")
+        return json_response(payloads.user(user))
+
+    async def open_dm(self, request: web.Request) -> web.StreamResponse:
+        """POST /users/@me/channels — the bot opens a DM."""
+        body, _ = await read_body(request)
+        user = self._world.users.get(int(body["recipient_id"]))
+        if user is None:
+            return error(404, 10013, "Unknown User")
+        return json_response(payloads.channel(self._world.dm_channel(user)))
+
+    async def get_application(self, request: web.Request) -> web.StreamResponse:
+        """GET /oauth2/applications/@me — used by login."""
+        world = self._world
+        return json_response(
+            payloads.application(
+                application_id=world.application_id, name=world.bot_user.name, owner=world.owner
+            )
+        )
+
+    async def get_gateway(self, request: web.Request) -> web.StreamResponse:
+        """GET /gateway and /gateway/bot."""
+        return json_response(
+            {
+                "url": self._gateway_url(),
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 1000,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    # -- application commands -----------------------------------------------------------------
+
+    async def put_commands(self, request: web.Request) -> web.StreamResponse:
+        """Bulk overwrite of global or guild commands (what ``CommandTree.sync`` does)."""
+        if _int(request, "app_id") != self._world.application_id:
+            return error(403, 50001, "Missing Access")
+        body, _ = await read_body(request)
+        guild_id = int(request.match_info["guild_id"]) if "guild_id" in request.match_info else None
+        if guild_id is not None and self._world.guild(guild_id) is None:
+            return error(403, 50001, "Missing Access")
+        previous = self._stored_commands(guild_id)
+        old_ids = {(c["name"], c.get("type", 1)): c["id"] for c in previous}
+        stored: list[JSON] = []
+        for command in body:
+            key = (command["name"], command.get("type", 1))
+            stored.append(
+                {
+                    "description": "",
+                    "options": [],
+                    "default_member_permissions": None,
+                    "nsfw": False,
+                    "type": 1,
+                    **command,
+                    "id": old_ids.get(key) or str(self._world.snowflakes.next()),
+                    "application_id": str(self._world.application_id),
+                    "version": str(self._world.snowflakes.next()),
+                    **({} if guild_id is None else {"guild_id": str(guild_id)}),
+                }
+            )
+        if guild_id is None:
+            self._recorder.global_commands = stored
+        else:
+            self._recorder.guild_commands[guild_id] = stored
+        self._recorder.command_syncs += 1
+        return json_response(stored)
+
+    async def get_commands(self, request: web.Request) -> web.StreamResponse:
+        """GET of global or guild commands."""
+        guild_id = int(request.match_info["guild_id"]) if "guild_id" in request.match_info else None
+        return json_response(self._stored_commands(guild_id))
+
+    def _stored_commands(self, guild_id: int | None) -> list[JSON]:
+        if guild_id is None:
+            return self._recorder.global_commands
+        return self._recorder.guild_commands.get(guild_id, [])
+
+    # -- interactions ----------------------------------------------------------------------------
+
+    async def callback(self, request: web.Request) -> web.StreamResponse:
+        """POST /interactions/{id}/{token}/callback — the bot's first answer to an interaction."""
+        record = self._recorder.interactions.get(_int(request, "interaction_id"))
+        if record is None or record.token != request.match_info["token"]:
+            return error(404, 10062, "Unknown interaction")
+        arrived = time.perf_counter()
+        body, uploads = await read_body(request)
+        if record.response_type is not None:
+            return error(400, 40060, "Interaction has already been acknowledged.")
+        if self._deadline is not None and arrived - record.sent_clock > self._deadline:
+            record.rejected = f"callback arrived {arrived - record.sent_clock:.2f}s after sending"
+            return error(404, 10062, "Unknown interaction")
+        kind = int(body["type"])
+        if kind not in ALLOWED_CALLBACKS.get(record.type, set()):
+            return error(400, 50035, f"callback type {kind} is invalid for this interaction")
+        data: JSON = body.get("data") or {}
+        resource: JSON = {"type": kind}
+        info: JSON = {"id": str(record.id), "type": record.type}
+        if kind == CHANNEL_MESSAGE:
+            message = self._messages.create(
+                record.channel,
+                data,
+                uploads,
+                interaction=record,
+                message_type=20 if record.type == 2 else 0,
+                allow_ephemeral=True,
+            )
+            record.original = self._recorder.add_message(message)
+            resource["message"] = message.to_payload()
+        elif kind == DEFERRED_CHANNEL_MESSAGE:
+            flags = int(data.get("flags") or 0)
+            placeholder = self._messages.loading(record.channel, record, flags)
+            record.original = self._recorder.add_message(placeholder)
+        elif kind == UPDATE_MESSAGE:
+            target = record.source_message
+            if target is None:
+                return error(400, 50035, "UPDATE_MESSAGE needs a message to update")
+            self._messages.edit(target, data, uploads)
+            resource["message"] = target.to_payload()
+        if record.original is not None and kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE):
+            info.update(
+                response_message_id=str(record.original.id),
+                response_message_loading=record.original.loading,
+                response_message_ephemeral=record.original.ephemeral,
+            )
+        record.response_type = kind
+        record.response_data = data
+        record.answered_at = utc_now()
+        record.answered_clock = arrived
+        self._recorder.notify()
+        if request.query.get("with_response", "").lower() in ("1", "true"):
+            return json_response({"interaction": info, "resource": resource})
+        return web.Response(status=204)
+
+    def _webhook_interaction(self, request: web.Request) -> InteractionRecord | None:
+        record = self._recorder.interaction_by_token(request.match_info["token"])
+        if record is None or _int(request, "app_id") != record.application_id:
+            return None
+        return record
+
+    async def followup(self, request: web.Request) -> web.StreamResponse:
+        """POST /webhooks/{app}/{token} — a followup; the first one after a defer fills it in."""
+        record = self._webhook_interaction(request)
+        if record is None or record.response_type is None:
+            return error(404, 10015, "Unknown Webhook")
+        body, uploads = await read_body(request)
+        original = record.original
+        if (
+            original is not None
+            and original.loading
+            and record.response_type == DEFERRED_CHANNEL_MESSAGE
+        ):
+            self._messages.edit(original, body, uploads)
+            message = original
+        else:
+            message = self._messages.create(
+                record.channel, body, uploads, interaction=record, allow_ephemeral=True
+            )
+            self._recorder.add_message(message)
+        record.followups.append(message)
+        self._recorder.notify()
+        return json_response(message.to_payload())
+
+    async def webhook_message(self, request: web.Request) -> web.StreamResponse:
+        """GET/PATCH/DELETE of @original or a followup."""
+        record = self._webhook_interaction(request)
+        if record is None:
+            return error(404, 10015, "Unknown Webhook")
+        wanted = request.match_info["message_id"]
+        candidates = [] if record.original is None else [record.original]
+        candidates += record.followups
+        if wanted == "@original":
+            message = record.original
+        else:
+            message = next((m for m in candidates if str(m.id) == wanted), None)
+        if message is None or message.deleted:
+            return error(404, 10008, "Unknown Message")
+        return await self._message_operation(request, message)
+
+    async def _message_operation(
+        self, request: web.Request, message: StoredMessage
+    ) -> web.StreamResponse:
+        if request.method == "PATCH":
+            body, uploads = await read_body(request)
+            self._messages.edit(message, body, uploads)
+        elif request.method == "DELETE":
+            message.deleted = True
+            self._recorder.notify()
+            return web.Response(status=204)
+        self._recorder.notify()
+        return json_response(message.to_payload())
+
+    # -- channels and guilds ---------------------------------------------------------------------
+
+    def _channel(self, request: web.Request) -> FakeChannel:
+        channel = self._world.channels.get(_int(request, "channel_id"))
+        if channel is None:
+            raise MessageRejected(10003, "Unknown Channel")
+        return channel
+
+    def _bot_may(self, channel: FakeChannel, permission: int) -> bool:
+        if channel.guild is None:
+            return True
+        return bool(self._world.bot_member(channel.guild).permissions & permission)
+
+    async def get_channel(self, request: web.Request) -> web.StreamResponse:
+        """GET /channels/{id}."""
+        return json_response(payloads.channel(self._channel(request)))
+
+    async def typing(self, request: web.Request) -> web.StreamResponse:
+        """POST /channels/{id}/typing."""
+        self._channel(request)
+        return web.Response(status=204)
+
+    async def history(self, request: web.Request) -> web.StreamResponse:
+        """GET /channels/{id}/messages — newest first, honouring ``limit``/``before``/``after``."""
+        channel = self._channel(request)
+        found = [
+            m for m in self._recorder.messages_in(channel, include_deleted=False) if not m.ephemeral
+        ]
+        if "before" in request.query:
+            found = [m for m in found if m.id < int(request.query["before"])]
+        if "after" in request.query:
+            found = [m for m in found if m.id > int(request.query["after"])]
+        limit = int(request.query.get("limit", 50))
+        newest_first = list(reversed(found))[:limit]
+        return json_response([m.to_payload() for m in newest_first])
+
+    async def post_message(self, request: web.Request) -> web.StreamResponse:
+        """POST /channels/{id}/messages — ``channel.send``."""
+        channel = self._channel(request)
+        body, uploads = await read_body(request)
+        if not self._bot_may(channel, SEND_MESSAGES):
+            return error(403, 50013, "Missing Permissions")
+        if uploads and not self._bot_may(channel, ATTACH_FILES):
+            return error(403, 50013, "Missing Permissions")
+        message = self._messages.create(channel, body, uploads)
+        self._recorder.add_message(message)
+        return json_response(message.to_payload())
+
+    async def channel_message(self, request: web.Request) -> web.StreamResponse:
+        """GET/PATCH/DELETE /channels/{id}/messages/{id}."""
+        channel = self._channel(request)
+        message = self._recorder.messages.get(_int(request, "message_id"))
+        if (
+            message is None
+            or message.deleted
+            or message.ephemeral
+            or message.channel.id != channel.id
+        ):
+            return error(404, 10008, "Unknown Message")
+        return await self._message_operation(request, message)
+
+    async def get_guild(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}."""
+        guild = self._world.guild(_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        return json_response(payloads.guild_create(guild))
+
+    async def get_guild_channels(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}/channels."""
+        guild = self._world.guild(_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        return json_response([payloads.channel(c) for c in guild.channels])
+
+    async def get_member(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}/members/{user_id}."""
+        guild = self._world.guild(_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        member = guild.member(_int(request, "user_id"))
+        if member is None:
+            return error(404, 10007, "Unknown Member")
+        return json_response(payloads.member(member))
+
+    async def attachment(self, request: web.Request) -> web.StreamResponse:
+        """The CDN: raw bytes of an uploaded attachment."""
+        stored = self._recorder.attachments.get(_int(request, "attachment_id"))
+        if stored is None:
+            return error(404, 0, "Unknown attachment")
+        return web.Response(
+            body=stored.data, content_type=stored.content_type or "application/octet-stream"
+        )

@@ -1,0 +1,327 @@
+"""The Discord stand-in against a real discord.py bot: login, sync, slash, buttons, files."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import io
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+from PIL import Image
+
+from tests.discord_standin import (
+    DiscordStandin,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    InteractionNotAnswered,
+)
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+pytestmark = [
+    pytest.mark.filterwarnings("error::ResourceWarning"),
+    pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning"),
+]
+
+MOVES = ["d1-d2", "d1-d3", "c4-c1", "e4-e7"]
+
+
+def board_png() -> bytes:
+    """A small PNG standing in for a rendered board."""
+    image = Image.new("RGB", (70, 70), (200, 170, 110))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+class GameView(discord.ui.View):
+    """Two buttons under a challenge, like the real bot's game message (persistent: no timeout)."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.button(label="Resign", custom_id="resign", style=discord.ButtonStyle.danger)
+    async def resign(
+        self, interaction: discord.Interaction, button: discord.ui.Button[GameView]
+    ) -> None:
+        await interaction.response.edit_message(
+            content=f"{interaction.user.name} resigned", view=None
+        )
+
+    @discord.ui.button(label="Hint", custom_id="hint")
+    async def hint(
+        self, interaction: discord.Interaction, button: discord.ui.Button[GameView]
+    ) -> None:
+        await interaction.response.send_message("Try d1-d3", ephemeral=True)
+
+
+def build_bot(guild_id: int, seen: dict[str, Any]) -> commands.Bot:
+    """A tiny bot with guild commands exercising every kind of answer; ``seen`` is its diary."""
+    bot = commands.Bot(
+        command_prefix=commands.when_mentioned,
+        intents=discord.Intents.default(),
+        guild_ready_timeout=0.05,
+    )
+    guild = discord.Object(guild_id)
+
+    @bot.tree.command(guild=guild)
+    @app_commands.describe(opponent="Who to play", sets="How many sets")
+    async def challenge(
+        interaction: discord.Interaction, opponent: discord.Member, sets: int = 1
+    ) -> None:
+        """Challenge someone to Brandubh."""
+        seen["challenge"] = await interaction.response.send_message(
+            f"{interaction.user.mention} challenges {opponent.mention} to {sets} set(s)",
+            file=discord.File(io.BytesIO(board_png()), filename="board.png"),
+            view=GameView(),
+        )
+
+    @bot.tree.command(guild=guild)
+    async def move(interaction: discord.Interaction, move: str) -> None:
+        """Make a move."""
+        await interaction.response.send_message(f"You played {move}")
+
+    @move.autocomplete("move")
+    async def move_choices(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=m, value=m) for m in MOVES if m.startswith(current)]
+
+    @bot.tree.command(guild=guild)
+    async def think(interaction: discord.Interaction) -> None:
+        """Answer slowly: defer, then follow up with a board."""
+        await interaction.response.defer(thinking=True)
+        await asyncio.sleep(0.05)
+        await interaction.followup.send(
+            "Here is the board", file=discord.File(io.BytesIO(board_png()), filename="b.png")
+        )
+        seen["think"] = await interaction.original_response()
+
+    @bot.tree.command(guild=guild)
+    async def rules(interaction: discord.Interaction) -> None:
+        """Explain the rules privately."""
+        await interaction.response.send_message("The king escapes to a corner", ephemeral=True)
+
+    @bot.tree.command(guild=guild)
+    async def announce(interaction: discord.Interaction) -> None:
+        """Post in the channel, then edit that post."""
+        await interaction.response.send_message("Announcing", ephemeral=True)
+        assert isinstance(interaction.channel, discord.TextChannel)
+        posted = await interaction.channel.send("A game starts")
+        await posted.edit(content="A game started")
+
+    @bot.tree.command(guild=guild)
+    async def dawdle(interaction: discord.Interaction) -> None:
+        """Answer too late."""
+        await asyncio.sleep(0.4)
+        with contextlib.suppress(discord.NotFound):
+            await interaction.response.send_message("Sorry I'm late")
+
+    async def setup_hook() -> None:
+        await bot.tree.sync(guild=guild)
+
+    bot.setup_hook = setup_hook  # type: ignore[method-assign]
+    return bot
+
+
+class Table:
+    """A guild with two players and a running bot."""
+
+    def __init__(self, standin: DiscordStandin) -> None:
+        self.standin = standin
+        self.guild: FakeGuild = standin.add_guild("Tafl Club", channels=["general", "games"])
+        self.channel: FakeChannel = self.guild.channel("games")
+        self.alice: FakeMember = standin.add_member(self.guild, "alice")
+        self.bob: FakeMember = standin.add_member(self.guild, "bob")
+        self.seen: dict[str, Any] = {}
+        self.bot = build_bot(self.guild.id, self.seen)
+
+
+@contextlib.asynccontextmanager
+async def running(standin: DiscordStandin) -> AsyncIterator[Table]:
+    """Start the bot against the stand-in; close it cleanly afterwards."""
+    table = Table(standin)
+    task = asyncio.create_task(table.bot.start(standin.token))
+    try:
+        ready = asyncio.ensure_future(standin.wait_synced("challenge", guild=table.guild))
+        await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            ready.cancel()
+            await task
+        await ready
+        await standin.wait_ready()
+        await asyncio.wait_for(table.bot.wait_until_ready(), 5)
+        yield table
+    finally:
+        await table.bot.close()
+        await task
+
+
+@pytest.fixture
+async def table(
+    discord_standin: DiscordStandin, caplog: pytest.LogCaptureFixture
+) -> AsyncIterator[Table]:
+    """A connected bot; afterwards, no task is left pending and nothing was logged as lost."""
+    async with running(discord_standin) as table:
+        yield table
+    gc.collect()
+    leftovers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    assert leftovers == []
+    destroyed = [r for r in caplog.records if "Task was destroyed" in r.getMessage()]
+    assert destroyed == []
+    assert discord_standin.unknown_requests == []
+
+
+async def test_bot_logs_in_and_syncs_guild_commands(table: Table) -> None:
+    """The bot logs in as the stand-in's bot user and syncs its guild commands."""
+    synced = {c["name"] for c in table.standin.synced_commands(table.guild)}
+    assert synced == {"challenge", "move", "think", "rules", "announce", "dawdle"}
+    assert table.bot.user is not None and table.bot.user.id == table.standin.bot_user.id
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None and guild.get_channel(table.channel.id) is not None
+
+
+async def test_slash_reply_carries_png_and_buttons(table: Table) -> None:
+    """/challenge answers with the opponent mentioned, a decodable PNG and two buttons."""
+    reply = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob, "sets": 2}
+    )
+    assert reply.response_type == 4
+    message = reply.message
+    assert message is not None
+    assert message.content == f"<@{table.alice.id}> challenges <@{table.bob.id}> to 2 set(s)"
+    [attachment] = message.attachments
+    assert attachment.filename == "board.png" and attachment.content_type == "image/png"
+    assert Image.open(io.BytesIO(attachment.data)).size == (70, 70)
+    assert message.custom_ids() == ["resign", "hint"]
+    assert table.standin.messages(table.channel) == [message]
+
+
+async def test_bot_sees_the_message_its_answer_created(table: Table) -> None:
+    """discord.py parses the callback response: same message id, attachment readable locally."""
+    reply = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    callback: discord.InteractionCallbackResponse[commands.Bot] = table.seen["challenge"]
+    assert callback.message_id == reply.message.id
+    assert isinstance(callback.resource, discord.InteractionMessage)
+    [attachment] = callback.resource.attachments
+    assert attachment.url.startswith(table.standin.base_url)
+    assert await attachment.read() == reply.message.attachments[0].data
+
+
+async def test_button_click_edits_the_message(table: Table) -> None:
+    """Pressing Resign reaches the view and the bot edits the message it is on."""
+    reply = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    click = await table.standin.click(reply.message, "resign", table.bob)
+    assert click.response_type == 7
+    assert reply.message.content == "bob resigned"
+    assert reply.message.components == []
+    assert reply.message.edit_count == 1
+
+
+async def test_button_answer_can_be_ephemeral(table: Table) -> None:
+    """Pressing Hint gives the presser a message only they can see."""
+    reply = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    hint = await table.standin.click(reply.message, "hint", table.bob)
+    assert hint.response_type == 4
+    assert hint.message is not None and hint.message.ephemeral
+    assert hint.message.content == "Try d1-d3"
+
+
+async def test_autocomplete_round_trip(table: Table) -> None:
+    """Typing part of a move returns the bot's matching choices."""
+    choices = await table.standin.autocomplete(
+        table.guild, table.channel, table.alice, "move", focused="move", value="d1"
+    )
+    assert [c["value"] for c in choices] == ["d1-d2", "d1-d3"]
+
+
+async def test_deferred_answer_is_filled_by_followup(table: Table) -> None:
+    """A deferred answer shows as loading until the followup replaces it."""
+    reply = await table.standin.slash(table.guild, table.channel, table.alice, "think")
+    assert reply.response_type == 5
+    followup = await reply.wait_followup()
+    assert followup is reply.message
+    assert not followup.loading
+    assert followup.content == "Here is the board"
+    assert followup.attachments[0].data.startswith(b"\x89PNG")
+    await table.standin.wait_until(lambda: "think" in table.seen, waiting_for="original_response")
+    assert table.seen["think"].id == followup.id
+    assert table.seen["think"].content == "Here is the board"
+
+
+async def test_ephemeral_flag_is_recorded(table: Table) -> None:
+    """/rules answers with flag 64 set."""
+    reply = await table.standin.slash(table.guild, table.channel, table.alice, "rules")
+    assert reply.ephemeral
+    assert reply.message is not None and reply.message.flags & 64
+
+
+async def test_channel_messages_are_posted_and_edited(table: Table) -> None:
+    """channel.send and Message.edit reach the channel's message list."""
+    await table.standin.slash(table.guild, table.channel, table.alice, "announce")
+    posted = await table.standin.wait_for_message(
+        table.channel, lambda m: m.content == "A game started"
+    )
+    assert posted.edited_at is not None and not posted.ephemeral
+    assert posted.author is table.standin.bot_user
+
+
+async def test_interaction_log_times_the_answer(table: Table) -> None:
+    """Each interaction records when it was sent and how long the bot took."""
+    reply = await table.standin.slash(table.guild, table.channel, table.alice, "rules")
+    assert table.standin.interaction_log == [reply]
+    assert reply.response_time is not None
+    assert reply.answered_at is not None and reply.answered_at >= reply.sent_at
+
+
+async def test_late_answer_is_refused() -> None:
+    """A callback after the deadline is refused and reported as unanswered."""
+    async with DiscordStandin(interaction_deadline=0.2) as standin:
+        with standin.discord_py_pointed_here():
+            async with running(standin) as late:
+                with pytest.raises(InteractionNotAnswered, match="too late"):
+                    await standin.slash(late.guild, late.channel, late.alice, "dawdle")
+
+
+async def test_reconnect_resumes_the_session(table: Table) -> None:
+    """After op 7 the bot resumes and keeps answering."""
+    await table.standin.request_reconnect()
+    await table.standin.wait_until(
+        lambda: table.standin.gateway.resume_count == 1, waiting_for="a RESUME"
+    )
+    reply = await table.standin.slash(table.guild, table.channel, table.alice, "rules")
+    assert reply.answered
+
+
+async def test_unknown_routes_answer_404_and_are_recorded(discord_standin: DiscordStandin) -> None:
+    """A REST call the stand-in does not know fails loudly instead of passing silently."""
+    async with running(discord_standin) as table:
+        with pytest.raises(discord.NotFound):
+            await table.bot.http.request(discord.http.Route("GET", "/voice/regions"))
+    assert discord_standin.unknown_requests == ["GET /api/v10/voice/regions"]
+
+
+async def test_clicking_a_missing_button_is_a_test_error(table: Table) -> None:
+    """The stand-in refuses to press a button the message does not have."""
+    reply = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    with pytest.raises(LookupError, match="resign"):
+        await table.standin.click(reply.message, "draw", table.bob)
