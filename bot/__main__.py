@@ -1,0 +1,62 @@
+"""Start the bot: ``python -m bot`` or the ``brandubh-bot`` console script."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import discord
+from dotenv import load_dotenv
+
+from bot.config import ConfigError, Settings, load_settings
+
+_log = logging.getLogger(__name__)
+
+EXIT_CONFIG = 2
+
+
+async def run(settings: Settings) -> None:
+    """Connect to Discord and play until the process is stopped."""
+    from bot.client import BrandubhBot  # imported here so a config error is reported fast
+
+    settings.apply_endpoints()
+    async with BrandubhBot(settings) as bot:
+        await bot.start(settings.token)
+
+
+def main() -> int:
+    """Read the settings, configure logging once, run the bot; return the exit code."""
+    load_dotenv(".env")
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"brandubh-bot: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    # Logs go to stdout: stderr is kept for the one line that says why the bot could not start.
+    logging.basicConfig(
+        stream=sys.stdout,
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)-8s %(name)s: %(message)s",
+    )
+    try:
+        asyncio.run(run(settings))
+    except discord.LoginFailure:
+        print(
+            "brandubh-bot: Discord rejected DISCORD_TOKEN: copy the token again from the "
+            "Developer Portal (Bot → Reset Token).",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
+    except discord.PrivilegedIntentsRequired:
+        print(
+            "brandubh-bot: Discord refused the gateway intents this bot asked for.", file=sys.stderr
+        )
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        _log.info("Stopped.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The bot's settings, read from the environment (and a ``.env`` file) once at start-up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import discord
+import yarl
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+DEFAULT_DB = "brandubh.sqlite3"
+
+
+class ConfigError(Exception):
+    """A setting is missing or unreadable; ``str()`` is one line for the operator."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the bot reads from its environment."""
+
+    token: str = field(repr=False)
+    """DISCORD_TOKEN: the bot token (never logged, hence ``repr=False``)."""
+    db_path: Path = Path(DEFAULT_DB)
+    api_base: str = DEFAULT_API_BASE
+    gateway_url: str = DEFAULT_GATEWAY_URL
+    guild_ids: tuple[int, ...] = ()
+    """Sync commands to these guilds only (development); empty means globally."""
+    ai_time: timedelta = timedelta(seconds=2)
+    """How long the computer may think about one move."""
+    ai_workers: int = 0
+    """Processes for the computer opponent; 0 means one per CPU core."""
+    timer_interval: timedelta = timedelta(seconds=5)
+    """How often due deadlines (move timers, challenge expiry) are checked."""
+    guild_ready_timeout: float = 2.0
+    """Seconds discord.py waits for guilds after READY (tests lower it)."""
+    log_level: str = "INFO"
+
+    def apply_endpoints(self) -> None:
+        """Point discord.py's REST base and gateway at the configured addresses."""
+        discord.http.Route.BASE = self.api_base.rstrip("/")
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: timedelta) -> timedelta:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, not {raw!r}.") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be more than 0 seconds.")
+    return timedelta(seconds=value)
+
+
+def _guild_ids(raw: str) -> tuple[int, ...]:
+    ids: list[int] = []
+    for part in raw.replace(",", " ").split():
+        if not part.isdigit():
+            raise ConfigError(f"DISCORD_GUILD_IDS must list server ids (numbers), not {part!r}.")
+        ids.append(int(part))
+    return tuple(ids)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings from ``environ`` (default: ``os.environ``); raise ConfigError if wrong."""
+    env = os.environ if environ is None else environ
+    token = env.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        raise ConfigError(
+            "DISCORD_TOKEN is not set: put the bot token in the environment or in .env "
+            "(see .env.example)."
+        )
+    workers_raw = env.get("BRANDUBH_AI_WORKERS", "").strip() or "0"
+    if not workers_raw.isdigit():
+        raise ConfigError(f"BRANDUBH_AI_WORKERS must be a whole number, not {workers_raw!r}.")
+    ready_timeout = _seconds(env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2))
+    return Settings(
+        token=token,
+        db_path=Path(env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB),
+        api_base=env.get("DISCORD_API_BASE", "").strip() or DEFAULT_API_BASE,
+        gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip() or DEFAULT_GATEWAY_URL,
+        guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
+        ai_time=_seconds(env, "BRANDUBH_AI_SECONDS", timedelta(seconds=2)),
+        ai_workers=int(workers_raw),
+        timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
+        guild_ready_timeout=ready_timeout.total_seconds(),
+        log_level=(env.get("BRANDUBH_LOG_LEVEL", "").strip() or "INFO").upper(),
+    )

@@ -1,0 +1,88 @@
+"""Sync slash commands only when they changed since the last sync.
+
+Discord rate-limits command syncs, and syncing at every start-up is the classic way to hit that
+limit. The payload discord.py would send is hashed per scope (global, or one development guild)
+and the hashes are kept in a small JSON file next to the database; a scope is synced only when
+its hash differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import discord
+from discord import app_commands
+
+_log = logging.getLogger(__name__)
+
+
+def commands_hash(tree: app_commands.CommandTree[Any], guild: discord.abc.Snowflake | None) -> str:
+    """A stable hash of the command payloads discord.py would sync for ``guild`` (or globally)."""
+    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+    payload.sort(key=lambda command: (str(command.get("type", 1)), str(command["name"])))
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def state_file_for(db_path: Path) -> Path:
+    """Where the hashes of the last sync are kept: beside the database file."""
+    return db_path.with_name(db_path.name + ".commands.json")
+
+
+def _read_state(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        _log.warning("Ignoring unreadable command sync state in %s", path)
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(key): str(value) for key, value in data.items()}
+
+
+def _write_state(path: Path, state: dict[str, str]) -> None:
+    path.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+async def sync_if_changed(
+    tree: app_commands.CommandTree[Any],
+    *,
+    application_id: int,
+    guild_ids: Sequence[int],
+    state_file: Path,
+) -> list[str]:
+    """Sync the scopes whose commands changed; return the scopes synced (``global``, ``guild:N``).
+
+    With ``guild_ids`` the global commands are copied to those guilds and synced there (fast to
+    update while developing); otherwise they are synced globally.
+    """
+    state = _read_state(state_file)
+    guilds: list[discord.abc.Snowflake | None]
+    if guild_ids:
+        guilds = [discord.Object(guild_id) for guild_id in guild_ids]
+        for guild in guilds:
+            assert guild is not None
+            tree.copy_global_to(guild=guild)
+    else:
+        guilds = [None]
+    synced: list[str] = []
+    for guild in guilds:
+        scope = "global" if guild is None else f"guild:{guild.id}"
+        key = f"{application_id}:{scope}"
+        digest = commands_hash(tree, guild)
+        if state.get(key) == digest:
+            _log.info("Commands for %s unchanged; not syncing", scope)
+            continue
+        await tree.sync(guild=guild)
+        state[key] = digest
+        _write_state(state_file, state)
+        synced.append(scope)
+        _log.info("Synced commands for %s", scope)
+    return synced

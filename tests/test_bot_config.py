@@ -1,0 +1,72 @@
+"""Start-up settings: what an operator sees when the environment is right or wrong."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.config import DEFAULT_API_BASE, DEFAULT_GATEWAY_URL, ConfigError, load_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_defaults_need_only_a_token() -> None:
+    """With only DISCORD_TOKEN set, the bot talks to Discord itself and uses brandubh.sqlite3."""
+    settings = load_settings({"DISCORD_TOKEN": "abc"})
+    assert settings.api_base == DEFAULT_API_BASE
+    assert settings.gateway_url == DEFAULT_GATEWAY_URL
+    assert settings.db_path == Path("brandubh.sqlite3")
+    assert settings.guild_ids == ()
+
+
+def test_missing_token_is_a_config_error() -> None:
+    """No DISCORD_TOKEN is refused with a sentence naming the variable."""
+    with pytest.raises(ConfigError, match="DISCORD_TOKEN"):
+        load_settings({"DISCORD_TOKEN": "  "})
+
+
+def test_development_guilds_are_read_from_a_list() -> None:
+    """DISCORD_GUILD_IDS accepts ids separated by commas or spaces."""
+    settings = load_settings({"DISCORD_TOKEN": "t", "DISCORD_GUILD_IDS": "12, 34 56"})
+    assert settings.guild_ids == (12, 34, 56)
+
+
+def test_a_bad_guild_id_names_the_variable() -> None:
+    """A guild id that is not a number is refused with the variable's name."""
+    with pytest.raises(ConfigError, match="DISCORD_GUILD_IDS"):
+        load_settings({"DISCORD_TOKEN": "t", "DISCORD_GUILD_IDS": "my-server"})
+
+
+def test_ai_time_is_read_in_seconds() -> None:
+    """BRANDUBH_AI_SECONDS sets the computer's time per move."""
+    settings = load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_AI_SECONDS": "0.25"})
+    assert settings.ai_time == timedelta(seconds=0.25)
+
+
+def test_token_is_not_in_the_settings_repr() -> None:
+    """Logging the settings never shows the token."""
+    settings = load_settings({"DISCORD_TOKEN": "very-secret-token"})
+    assert "very-secret-token" not in repr(settings)
+
+
+def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> None:
+    """`python -m bot` with no token prints one line on stderr and exits with code 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
+    assert "Traceback" not in done.stderr
