@@ -1,0 +1,196 @@
+"""How good a position looks to the computer opponent, without searching.
+
+The evaluation knows what decides a game of Brandubh: material (a defender is worth more than an
+attacker, there being half as many), the king's open lines to the escape squares now and after
+one more move, his freedom to move, the attackers pressing on him, attackers standing guard on
+the squares next to the corners, and the king's distance from the nearest escape square.
+
+Everything that can be computed once per ruleset lives in :class:`Tables`; the per-position work
+is a handful of list look-ups and big-int masks, because it runs at every leaf of the search.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from engine.board import ATTACKER, DEFENDER, Board
+from engine.geometry import CELLS, geometry
+from engine.rules import Ruleset
+from engine.squares import Square
+
+# Weights in centipawn-like units (an attacker is 100). Scores are the defenders' view.
+ATTACKER_VALUE = 100
+DEFENDER_VALUE = 160
+OPEN_LINE = 110
+"""Each line on which the king could reach an escape square with his next move."""
+TWO_MOVE_ROUTE = 40
+"""Each square the king can reach from which an escape square is open."""
+KING_MOBILITY = 5
+KING_PRESSURE = 30
+"""Each attacker beside the king."""
+CORNER_DISTANCE = 6
+GUARD_NEXT_TO_CORNER = 14
+GUARD_DIAGONAL = 22
+
+
+class Tables:
+    """Per-ruleset tables for the evaluation and the threat checks of the search."""
+
+    __slots__ = (
+        "attacker_square",
+        "corner_distance",
+        "escape_lines",
+        "king_pairs",
+        "rays",
+    )
+
+    def __init__(self, rules: Ruleset) -> None:
+        geo = geometry(rules)
+        self.rays = geo.rays
+        # escape_lines[sq]: masks of the squares a king on sq crosses (destination included) to
+        # stop on an escape square in one move; the line is open when no piece is on the mask.
+        lines: list[tuple[int, ...]] = [() for _ in range(CELLS)]
+        for sq in geo.squares:
+            masks = []
+            for ray in geo.rays[sq]:
+                mask = 0
+                for to in ray:
+                    mask |= 1 << to
+                    if geo.escape[to]:
+                        masks.append(mask)
+            lines[sq] = tuple(masks)
+        self.escape_lines = lines
+        escapes = [sq for sq in geo.squares if geo.escape[sq]]
+        self.corner_distance = [0] * CELLS
+        for sq in geo.squares:
+            self.corner_distance[sq] = min(
+                abs((sq & 15) - (e & 15)) + abs((sq >> 4) - (e >> 4)) for e in escapes
+            )
+        # king_pairs[sq]: (side, opposite) neighbour pairs along one line through sq.
+        pairs: list[tuple[tuple[Square, Square], ...]] = [() for _ in range(CELLS)]
+        for sq in geo.squares:
+            found = []
+            for a, b in ((1, -1), (16, -16)):
+                n, f = sq + a, sq + b
+                if (
+                    0 <= n < CELLS
+                    and 0 <= f < CELLS
+                    and geo.on_board[n]
+                    and geo.on_board[f]
+                    and abs((n & 15) - (sq & 15)) <= 1
+                    and abs((f & 15) - (sq & 15)) <= 1
+                ):
+                    found.append((n, f))
+                    found.append((f, n))
+            pairs[sq] = tuple(found)
+        self.king_pairs = pairs
+        # Attackers guarding the corners: beside a corner, or diagonally in front of it.
+        self.attacker_square = [0] * CELLS
+        for corner in geo.corners:
+            for n in geo.neighbours[corner]:
+                self.attacker_square[n] += GUARD_NEXT_TO_CORNER
+            f, r = corner & 15, corner >> 4
+            df = 1 if f == 0 else -1
+            dr = 1 if r == 0 else -1
+            self.attacker_square[(r + dr) * 16 + f + df] += GUARD_DIAGONAL
+
+
+@functools.cache
+def tables(rules: Ruleset) -> Tables:
+    """The (cached) evaluation tables of ``rules``."""
+    return Tables(rules)
+
+
+def king_open_lines(board: Board, t: Tables) -> int:
+    """How many escape squares the king could reach with one move."""
+    king = board.king
+    if king < 0:
+        return 0
+    occupied = board.att_bb | board.def_bb
+    count = 0
+    for mask in t.escape_lines[king]:
+        if not occupied & mask:
+            count += 1
+    return count
+
+
+def evaluate(board: Board, t: Tables) -> int:
+    """The static score of ``board`` for the side to move (positive is good for it)."""
+    cells = board.cells
+    king = board.king
+    if king < 0:  # only reached through a finished game; the search scores those itself
+        return -10_000 if board.turn == DEFENDER else 10_000
+    occupied = board.att_bb | board.def_bb
+    escape_lines = t.escape_lines
+    score = DEFENDER_VALUE * (len(board.defenders) - 1) - ATTACKER_VALUE * len(board.attackers)
+    for mask in escape_lines[king]:
+        if not occupied & mask:
+            score += OPEN_LINE
+    mobility = 0
+    routes = 0
+    for ray in t.rays[king]:
+        for to in ray:
+            if cells[to]:
+                if cells[to] == ATTACKER and to == ray[0]:
+                    score -= KING_PRESSURE
+                break
+            mobility += 1
+            for mask in escape_lines[to]:
+                if not occupied & mask:
+                    routes += 1
+                    break
+    score += KING_MOBILITY * mobility + TWO_MOVE_ROUTE * routes
+    score -= CORNER_DISTANCE * t.corner_distance[king]
+    score -= sum(map(t.attacker_square.__getitem__, board.attackers))
+    return score if board.turn == DEFENDER else -score
+
+
+def king_capturable(board: Board, t: Tables) -> bool:
+    """Whether the attackers, if it is their turn, can capture the king with one move.
+
+    Exact for every ruleset of :mod:`engine.rules`: on the throne the king needs attackers on all
+    four sides, beside it (when the ruleset says so) on his three free sides, elsewhere two on
+    opposite sides or one against a corner.
+    """
+    king = board.king
+    if king < 0:
+        return False
+    cells = board.cells
+    geo = board.geo
+    if king == geo.throne or (
+        geo.beside_throne[king] and board.rules.king_sides_beside_throne == 3
+    ):
+        missing = -1
+        for n in geo.neighbours[king]:
+            if n == geo.throne or cells[n] == ATTACKER:
+                continue
+            if cells[n] or missing >= 0:
+                return False
+            missing = n
+        return missing >= 0 and _attacker_reaches(cells, geo.rays[missing], geo.blocks)
+    hostile = geo.hostile_to_king
+    for n, f in t.king_pairs[king]:
+        if cells[n] or geo.restricted[n]:
+            continue
+        jaw = cells[f]
+        if (jaw == ATTACKER or (not jaw and hostile[f])) and _attacker_reaches(
+            cells, geo.rays[n], geo.blocks
+        ):
+            return True
+    return False
+
+
+def _attacker_reaches(
+    cells: list[int], rays: tuple[tuple[Square, ...], ...], blocks: list[bool]
+) -> bool:
+    """Whether an attacker stands at the first occupied square of one of ``rays``."""
+    for ray in rays:
+        for sq in ray:
+            c = cells[sq]
+            if c:
+                if c == ATTACKER:
+                    return True
+                break
+            if blocks[sq]:
+                break
+    return False
