@@ -25,6 +25,8 @@ from engine.squares import Side
 
 _TAG = re.compile(r"^\[(?P<key>[a-z-]+):(?P<value>.*)\]$")
 _TURN_NUMBER = re.compile(r"^\d+\.$")
+_RESULT_LOSER = {"1": Side.DEFENDERS, "-1": Side.ATTACKERS}
+"""The side that lost, by OpenTafl result tag (``1`` means the attackers won)."""
 
 
 def rules_string(rules: Ruleset, start: str | None = None) -> str:
@@ -86,7 +88,8 @@ def read_tags(text: str) -> dict[str, str]:
 def read_record(text: str) -> Game:
     """Replay a record written by :func:`write_record` (or a plain OpenTafl move list).
 
-    A ``[termination:resigned]`` or ``timeout`` tag is applied to the side to move at the end.
+    A ``[termination:resigned]`` or ``timeout`` tag is applied to the loser named by the
+    ``[result:...]`` tag (a player may resign on the opponent's turn), else to the side to move.
     """
     tags = read_tags(text)
     ruleset = get_ruleset(tags.get("variant", "brandubh"))
@@ -114,10 +117,11 @@ def read_record(text: str) -> Game:
             raise PositionError(f"Move {index + 1} of the record, {move_text}: {error}") from None
     termination = tags.get("termination")
     if game.outcome is None and termination in (Reason.RESIGNED.value, Reason.TIMEOUT.value):
+        loser = _RESULT_LOSER.get(tags.get("result", "?"), game.to_move)
         if termination == Reason.RESIGNED.value:
-            game.resign(game.to_move)
+            game.resign(loser)
         else:
-            game.time_out(game.to_move)
+            game.time_out(loser)
     elif game.outcome is None and termination == Reason.ABORTED.value:
         game.abort()
     return game
