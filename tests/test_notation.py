@@ -1,0 +1,237 @@
+"""Text forms that players type and records store: moves, positions and whole game records."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import (
+    RULESETS,
+    Game,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    PositionError,
+    Reason,
+    Side,
+    format_position,
+    parse_position,
+    parse_square,
+    read_record,
+    read_tags,
+    write_record,
+)
+
+D1_D3 = Move(parse_square("d1"), parse_square("d3"))
+
+
+def random_game(seed: int, ruleset: str = "brandubh", max_plies: int = 300) -> Game:
+    """A game of random legal moves, played to its end or ``max_plies``."""
+    rng = random.Random(seed)
+    game = Game(ruleset)
+    while game.outcome is None and game.ply < max_plies:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+# ------------------------------------------------------------------ typed moves
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["d1-d3", "d1d3", "d1 d3", "D1-D3", "  d1 - d3 ", "d1-d3xd4", "d1-d3 xd4", "d1-d3xa5/c5"],
+)
+def test_lenient_move_forms_all_read_as_the_same_move(text: str) -> None:
+    """Dash, no separator, space, capitals and a capture suffix all mean d1-d3."""
+    assert Move.parse(text, 7) == D1_D3
+
+
+@pytest.mark.parametrize("text", ["", "d1", "d1-", "hello", "d1-d3-d5", "1d-3d", "d1/d3"])
+def test_junk_says_what_a_move_looks_like(text: str) -> None:
+    """Text that is not a move is refused with an example of one."""
+    with pytest.raises(IllegalMoveError) as info:
+        Move.parse(text, 7)
+    assert str(info.value).endswith("write the piece's square and where it goes, like d1-d3.")
+
+
+def test_a_square_off_the_board_is_named() -> None:
+    """d1-d8 on a 7x7 board names d8 and the board's range."""
+    with pytest.raises(IllegalMoveError, match=r"^d8 is not on the 7x7 board \(a1 to g7\)\.$"):
+        Move.parse("d1-d8", 7)
+
+
+def test_a_typed_capture_suffix_is_not_checked() -> None:
+    """The game ignores a wrong capture suffix and records the real captures."""
+    game = Game()
+    assert str(game.play("d2-c2xd4")) == "d2-c2"
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_every_legal_move_prints_and_parses_back(ruleset: str) -> None:
+    """str(move) of each opening move of each preset reads back as the same move."""
+    game = Game(ruleset)
+    for move in game.legal_moves():
+        assert Move.parse(str(move), game.ruleset.size) == move
+
+
+def test_two_digit_ranks_print_and_parse() -> None:
+    """On 15x15, a10-a15 prints and reads back with two-digit ranks."""
+    move = Move(parse_square("a10", 15), parse_square("a15", 15))
+    assert str(move) == "a10-a15"
+    assert Move.parse("a10a15", 15) == move
+
+
+# ------------------------------------------------------------------ positions
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_each_layout_round_trips(ruleset: str) -> None:
+    """Each preset's layout string parses and prints back unchanged."""
+    layout = RULESETS[ruleset].layout
+    assert format_position(*parse_position(layout)) == layout
+    assert Game(ruleset).position() == layout
+
+
+def test_a_position_string_lists_rank_one_first() -> None:
+    """In /3t3/... the first row is rank 1: d1 holds an attacker."""
+    _, pieces = parse_position("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/")
+    assert str(pieces[parse_square("d1")]) == "attacker"
+    assert str(pieces[parse_square("d4")]) == "king"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3", "must start and end with /"),
+        ("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t2/", "Row 7 of the position describes 6 squares"),
+        ("/3t3/3t3/3T3/ttTKTtx/3T3/3t3/3t3/", "Row 4 of the position has 'x'"),
+        ("/3t3/3t3/3T3/ttTTTtt/3T3/3t3/3t3/", "exactly one king, not 0"),
+    ],
+)
+def test_a_broken_position_says_where(text: str, message: str) -> None:
+    """Malformed position strings are refused with the row or rule at fault."""
+    with pytest.raises(PositionError, match=message):
+        parse_position(text)
+
+
+# ------------------------------------------------------------------ move records
+
+
+def test_a_capture_is_written_after_an_x() -> None:
+    """d6-a6 taking the defender on a5 is recorded as d6-a6xa5."""
+    game = Game.from_position("/7/5K1/7/t6/T6/3t3/7/")
+    record = game.play("d6-a6")
+    assert str(record) == "d6-a6xa5"
+    assert Move.parse(str(record), 7) == record.move
+
+
+def test_several_captures_are_separated_by_slashes() -> None:
+    """c1-c3 taking b3 and d3 is recorded as c1-c3xb3/d3."""
+    game = Game.from_position("/2t4/7/tT1Tt2/7/6K/7/7/")
+    assert str(game.play("c1-c3")) == "c1-c3xb3/d3"
+
+
+def test_a_record_numbers_turns_of_two_moves() -> None:
+    """Three plies make turn 1 with both moves and turn 2 with one."""
+    game = Game.from_moves(["d2-c2", "d3-d2", "c2-c3"])
+    text = write_record(game, {"attackers": "Alice", "defenders": "Bob"})
+    assert text.splitlines() == [
+        "[variant:brandubh]",
+        "[attackers:Alice]",
+        "[defenders:Bob]",
+        "[result:?]",
+        "dim:7 esc:c ka:y ks:n tfr:l start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
+        "1. d2-c2 d3-d2",
+        "2. c2-c3",
+    ]
+
+
+def assert_same_game(copy: Game, original: Game) -> None:
+    """Two games with the same ruleset, start, moves, positions after each ply and outcome."""
+    assert copy.ruleset == original.ruleset
+    assert copy.starting_position == original.starting_position
+    assert copy.starting_side is original.starting_side
+    assert copy.records == original.records
+    assert copy.outcome == original.outcome
+    replay = Game.from_position(
+        original.starting_position, original.starting_side, original.ruleset
+    )
+    for record in original.records:
+        replay.play(record.move)
+    assert replay.position() == copy.position() == original.position()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_finished_game_round_trips(seed: int) -> None:
+    """A random game written and read back has the same moves, positions and result."""
+    game = random_game(seed)
+    assert game.outcome is not None
+    assert_same_game(read_record(write_record(game)), game)
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_a_game_of_each_preset_round_trips(ruleset: str) -> None:
+    """Records keep the variant, so each preset's game reads back as the same game."""
+    game = random_game(7, ruleset, max_plies=40)
+    back = read_record(write_record(game))
+    assert back.ruleset.name == ruleset
+    assert_same_game(back, game)
+
+
+def test_a_game_from_a_position_with_defenders_to_move_round_trips() -> None:
+    """A set-up game opening with the defenders keeps its start and its '...' first turn."""
+    game = Game.from_position("/7/4T1t/7/2K4/7/7/7/", to_move=Side.DEFENDERS)
+    for move in ["c4-c3", "g2-g3", "c3-b3"]:
+        game.play(move)
+    text = write_record(game)
+    assert "1. ... c4-c3" in text
+    assert_same_game(read_record(text), game)
+
+
+@pytest.mark.parametrize("side", list(Side))
+def test_a_resignation_round_trips_whoever_resigned(side: Side) -> None:
+    """A resignation reads back for the side that resigned, even on the opponent's turn."""
+    game = Game.from_moves(["d2-c2"])
+    game.resign(side)
+    back = read_record(write_record(game))
+    assert back.outcome == Outcome(side.opponent, Reason.RESIGNED)
+    assert_same_game(back, game)
+
+
+@pytest.mark.parametrize("side", list(Side))
+def test_a_timeout_round_trips_whoever_ran_out(side: Side) -> None:
+    """A loss on time reads back for the side whose clock ran out."""
+    game = Game.from_moves(["d2-c2", "d3-d2"])
+    game.time_out(side)
+    assert read_record(write_record(game)).outcome == Outcome(side.opponent, Reason.TIMEOUT)
+
+
+def test_an_aborted_game_round_trips() -> None:
+    """An aborted game reads back aborted with no winner."""
+    game = Game.from_moves(["d2-c2"])
+    game.abort()
+    assert read_record(write_record(game)).outcome == Outcome(None, Reason.ABORTED)
+
+
+def test_tags_read_back() -> None:
+    """Player tags written into a record are read back by read_tags."""
+    game = Game.from_moves(["d2-c2"])
+    tags = read_tags(write_record(game, {"attackers": "Alice [A]", "date": "2025-01-01"}))
+    assert tags["attackers"] == "Alice [A]"
+    assert tags["date"] == "2025-01-01"
+    assert tags["variant"] == "brandubh"
+
+
+def test_a_record_with_an_illegal_move_names_it() -> None:
+    """Reading a record whose second move is illegal says which move and why."""
+    text = "[variant:brandubh]\n1. d2-c2 d4-d2\n"
+    with pytest.raises(PositionError, match=r"^Move 2 of the record, d4-d2: d3 is in the way"):
+        read_record(text)
+
+
+def test_a_plain_move_list_reads_as_brandubh() -> None:
+    """A record with only numbered turns replays from the brandubh layout."""
+    game = read_record("1. d2-c2 d3-d2\n2. c2-c3\n")
+    assert game.ply == 3
+    assert game.position() == Game.from_moves(["d2-c2", "d3-d2", "c2-c3"]).position()
