@@ -28,7 +28,7 @@ Thinker = Callable[..., str]
 def one_ply_think(
     ruleset: str,
     start_position: str,
-    start_side: Side,
+    start_side: str,
     moves: Sequence[str],
     level: int,
     time_limit: float | None = None,
@@ -38,7 +38,7 @@ def one_ply_think(
 
     Used only while ``engine.search`` is not available. Same signature as ``engine.search.think``.
     """
-    game = Game.from_position(start_position, to_move=start_side, ruleset=ruleset)
+    game = Game.from_position(start_position, to_move=Side(start_side), ruleset=ruleset)
     for move in moves:
         game.play(move)
     board = game.board
@@ -139,7 +139,7 @@ class AIPool:
                 self._thinker,
                 game.ruleset.name,
                 game.starting_position,
-                game.starting_side,
+                game.starting_side.value,
                 moves,
                 level,
                 self.time_per_move.total_seconds(),

@@ -14,7 +14,7 @@ from engine import Game, Side
 def test_one_ply_takes_a_winning_move() -> None:
     """With the king one move from a corner, the simple opponent escapes."""
     game = Game.from_position("/7/7/7/K6/7/6t/7/", to_move=Side.DEFENDERS)
-    move = one_ply_think("brandubh", game.starting_position, Side.DEFENDERS, [], 1, None, 7)
+    move = one_ply_think("brandubh", game.starting_position, "defenders", [], 1, None, 7)
     game.play(move)
     assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
 
