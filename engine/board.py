@@ -79,7 +79,10 @@ class Board:
         self.counts: dict[int, int] = {h: 1}
         self.stack: list[tuple[int, int, list[tuple[Square, int]], Outcome | None]] = []
         self.outcome: Outcome | None = None
-        if not self.has_moves():
+        if self.king < 0:
+            # A position without a king is one after his capture (RULES.md §8).
+            self.outcome = _ATTACKERS_WIN[Reason.KING_CAPTURED]
+        elif not self.has_moves():
             self.outcome = self._loss_of_side_to_move(Reason.NO_MOVES)
 
     # ----------------------------------------------------------------- reading
