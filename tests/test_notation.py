@@ -106,13 +106,22 @@ def test_a_position_string_lists_rank_one_first() -> None:
         ("3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3", "must start and end with /"),
         ("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t2/", "Row 7 of the position describes 6 squares"),
         ("/3t3/3t3/3T3/ttTKTtx/3T3/3t3/3t3/", "Row 4 of the position has 'x'"),
-        ("/3t3/3t3/3T3/ttTTTtt/3T3/3t3/3t3/", "exactly one king, not 0"),
+        ("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3K3/", "at most one king, not 2"),
     ],
 )
 def test_a_broken_position_says_where(text: str, message: str) -> None:
     """Malformed position strings are refused with the row or rule at fault."""
     with pytest.raises(PositionError, match=message):
         parse_position(text)
+
+
+def test_the_position_after_the_kings_capture_reads_back_as_won() -> None:
+    """The kingless position left by a capture of the king is a finished game when read."""
+    game = Game.from_position("/7/7/3t3/2tKt2/7/3t3/7/")
+    game.play("d6-d5")
+    again = Game.from_position(game.position(), to_move=game.to_move)
+    assert again.position() == game.position()
+    assert again.outcome == game.outcome == Outcome(Side.ATTACKERS, Reason.KING_CAPTURED)
 
 
 # ------------------------------------------------------------------ move records
