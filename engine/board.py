@@ -82,6 +82,9 @@ class Board:
         if self.king < 0:
             # A position without a king is one after his capture (RULES.md §8).
             self.outcome = _ATTACKERS_WIN[Reason.KING_CAPTURED]
+        elif self.geo.escape[self.king]:
+            # The king already on an escape square has escaped (RULES.md §7).
+            self.outcome = _DEFENDERS_WIN[Reason.KING_ESCAPED]
         elif not self.has_moves():
             self.outcome = self._loss_of_side_to_move(Reason.NO_MOVES)
 
