@@ -124,6 +124,20 @@ def test_the_position_after_the_kings_capture_reads_back_as_won() -> None:
     assert again.outcome == game.outcome == Outcome(Side.ATTACKERS, Reason.KING_CAPTURED)
 
 
+@pytest.mark.parametrize(
+    ("ruleset", "position", "move"),
+    [("brandubh", "/7/4T1t/7/K6/7/7/7/", "a4-a1"), ("ard-ri", "/7/4T1t/7/2K4/7/7/7/", "c4-c1")],
+)
+def test_the_position_after_an_escape_reads_back_as_won(
+    ruleset: str, position: str, move: str
+) -> None:
+    """The position with the king on his escape square is a finished game when read."""
+    game = Game.from_position(position, to_move=Side.DEFENDERS, ruleset=ruleset)
+    game.play(move)
+    again = Game.from_position(game.position(), to_move=game.to_move, ruleset=ruleset)
+    assert again.outcome == game.outcome == Outcome(Side.DEFENDERS, Reason.KING_ESCAPED)
+
+
 # ------------------------------------------------------------------ move records
 
 
