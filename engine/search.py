@@ -243,12 +243,16 @@ class _Searcher:
                 elif margin is not None:
                     low = -INFINITY if alpha == -INFINITY else alpha - margin
                     score = -self.negamax(depth - 1, -INFINITY, -low, 1)
+                    if score <= low:
+                        score = min(score, low - 1)  # only a bound: never a tie with low
                 elif i == 0:
                     score = -self.negamax(depth - 1, -INFINITY, INFINITY, 1)
                 else:
                     score = -self.negamax(depth - 1, -alpha - 1, -alpha, 1)
                     if score > alpha:
                         score = -self.negamax(depth - 1, -INFINITY, -alpha, 1)
+                    else:
+                        score = min(score, alpha - 1)  # only a bound: never a tie with alpha
                 board.pop()
                 scored.append((score, m))
                 if score > alpha:
