@@ -26,7 +26,7 @@ from engine.board import ATTACKER, DEFENDER, EMPTY, KING, Board
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 SMALL = st.sampled_from(["brandubh", "brandubh-classic", "brandubh-historical", "ard-ri"])
 ANY = st.sampled_from(list(RULESETS))
-FEW = settings(max_examples=25, deadline=None)
+FEW = settings(max_examples=100, deadline=None)
 MAX_PLIES = {7: 200, 9: 120, 11: 80, 13: 60, 15: 50}
 
 
@@ -164,7 +164,7 @@ def test_incremental_state_matches_a_recount(seed: int, ruleset: str) -> None:
         assert game.repetition_count() == seen[(game.position(), game.to_move)]
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=SEEDS, ruleset=SMALL, sample=st.integers(min_value=0, max_value=7))
 def test_legal_moves_are_exactly_the_moves_play_accepts(
     seed: int, ruleset: str, sample: int
