@@ -55,8 +55,7 @@ def captured(game: Game, move: str) -> list[str]:
 def test_each_layout_has_its_published_pieces(
     ruleset: str, size: int, attackers: int, defenders: int
 ) -> None:
-    """A new game of each preset has the right board size and counts of attackers, defenders
-    and one king on the centre square."""
+    """Each preset starts with its published board size, piece counts and king in the centre."""
     game = Game(ruleset)
     counts = Counter(game.pieces().values())
     assert game.ruleset.size == size
