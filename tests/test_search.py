@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import concurrent.futures
+import random
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine import Game, Side
+from engine import RULESETS, Game, Side
+from engine.board import ATTACKER, KING
+from engine.evaluation import king_capturable, tables
 from engine.search import LEVELS, SearchResult, choose_move, think
 
 
@@ -68,3 +73,39 @@ def test_think_round_trips_through_a_process_pool() -> None:
             think, "brandubh", game.starting_position, "attackers", moves, 3, 0.2, 5
         ).result(timeout=30)
     assert game.is_legal(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), ruleset=st.sampled_from(sorted(RULESETS)))
+def test_king_capture_check_agrees_with_playing_every_move(seed: int, ruleset: str) -> None:
+    """The search's quick "can the king be taken now" check matches trying every attacker move."""
+    rng = random.Random(seed)
+    game = Game(ruleset)
+    board = game.board
+    for _ in range(rng.randrange(0, 80)):
+        if board.outcome is not None:
+            break
+        board.push(rng.choice(sorted(board.moves())))
+        if board.outcome is None and board.turn == ATTACKER:
+            expected = False
+            for move in board.moves():
+                board.push(move)
+                expected = expected or any(victim == KING for _, victim in board.stack[-1][2])
+                board.pop()
+            assert king_capturable(board, tables(board.rules)) is expected
+
+
+def test_level_one_takes_an_immediate_win() -> None:
+    """Even the weakest level moves the king to the open corner, whatever the seed."""
+    for seed in range(10):
+        game = Game.from_position("/5t1/3t3/K2T3/ttT1Ttt/3T3/3t3/3t3/", to_move=Side.DEFENDERS)
+        game.play(choose_move(game, level=1, seed=seed).move)
+        assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+
+
+def test_level_one_blocks_an_immediate_escape() -> None:
+    """The weakest level still closes the king's only open line to a corner."""
+    for seed in range(10):
+        game = Game.from_position("/2K1t2/7/3T3/tt3t1/4T2/7/3t3/", to_move=Side.ATTACKERS)
+        game.play(choose_move(game, level=1, seed=seed).move)
+        assert game.king_escape_routes() == []
