@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.board import KING, Board
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, PositionError
 from engine.layout import format_position, parse_position
 from engine.moves import Move, MoveRecord
 from engine.outcome import Outcome, Reason
@@ -51,7 +51,7 @@ class Game:
     def _setup(self, rules: Ruleset, position: str, to_move: Side) -> None:
         size, pieces = parse_position(position)
         if size != rules.size:
-            raise IllegalMoveError(
+            raise PositionError(
                 f"The position is {size}x{size}, but {rules.name} is played on "
                 f"{rules.size}x{rules.size}."
             )
@@ -118,7 +118,7 @@ class Game:
 
     def is_restricted(self, square: Square) -> bool:
         """Whether ``square`` is the throne or a restricted corner."""
-        return self._board.geo.restricted[square]
+        return self._on_board(square) and self._board.geo.restricted[square]
 
     @property
     def throne(self) -> Square | None:
@@ -132,7 +132,11 @@ class Game:
 
     def is_escape(self, square: Square) -> bool:
         """Whether the king wins by reaching ``square``."""
-        return self._board.geo.escape[square]
+        return self._on_board(square) and self._board.geo.escape[square]
+
+    def _on_board(self, square: Square) -> bool:
+        on_board = self._board.geo.on_board
+        return 0 <= square < len(on_board) and on_board[square]
 
     def king_escape_routes(self) -> list[Square]:
         """Escape squares the king could reach with one move."""

@@ -23,7 +23,8 @@ from engine.outcome import Reason
 from engine.rules import Escape, Ruleset, get_ruleset
 from engine.squares import Side
 
-_TAG = re.compile(r"^\[(?P<key>[a-z-]+):(?P<value>.*)\]$")
+_TAG = re.compile(r"^\[(?P<key>[A-Za-z0-9_-]+):(?P<value>.*)\]$")
+_RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move"})
 _TURN_NUMBER = re.compile(r"^\d+\.$")
 _RESULT_LOSER = {"1": Side.DEFENDERS, "-1": Side.ATTACKERS}
 """The side that lost, by OpenTafl result tag (``1`` means the attackers won)."""
@@ -60,7 +61,10 @@ def write_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     """The whole game as an OpenTafl game record."""
     lines = [f"[variant:{game.ruleset.name}]"]
     for key, value in (tags or {}).items():
-        lines.append(f"[{key}:{value}]")
+        if key in _RESERVED_TAGS or not _TAG.match(f"[{key}:]"):
+            raise ValueError(f"{key!r} cannot be a tag of a game record")
+        flat = " ".join(str(value).split())
+        lines.append(f"[{key}:{flat}]")
     lines.append(f"[result:{result_tag(game)}]")
     if game.outcome is not None:
         lines.append(f"[termination:{game.outcome.reason.value}]")

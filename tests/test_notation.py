@@ -16,6 +16,7 @@ from engine import (
     Reason,
     Side,
     format_position,
+    get_ruleset,
     parse_position,
     parse_square,
     read_record,
@@ -258,3 +259,23 @@ def test_a_plain_move_list_reads_as_brandubh() -> None:
     game = read_record("1. d2-c2 d3-d2\n2. c2-c3\n")
     assert game.ply == 3
     assert game.position() == Game.from_moves(["d2-c2", "d3-d2", "c2-c3"]).position()
+
+
+def test_tags_with_any_safe_key_read_back() -> None:
+    """Tag keys with capitals, digits and underscores survive a round trip."""
+    text = write_record(Game(), {"Round_2": "final", "attackers": "Ann\nof Tara"})
+    tags = read_tags(text)
+    assert tags["Round_2"] == "final"
+    assert tags["attackers"] == "Ann of Tara"
+
+
+def test_reserved_tags_are_refused() -> None:
+    """A caller cannot write a second result or variant tag into a record."""
+    with pytest.raises(ValueError, match="result"):
+        write_record(Game(), {"result": "1"})
+
+
+def test_position_of_the_wrong_size_is_a_position_error() -> None:
+    """A 9x9 position offered for brandubh is refused as a position, naming both sizes."""
+    with pytest.raises(PositionError, match=r"9x9.*7x7"):
+        Game.from_position(get_ruleset("tablut").layout, ruleset="brandubh")
