@@ -1,0 +1,30 @@
+"""The board picture after a move: ``render_board`` (PNG bytes)."""
+
+from __future__ import annotations
+
+from engine import Game, Square
+from renderer import drawing, theme
+from renderer.scene import Players, scene_of
+
+
+def render_board(
+    game: Game,
+    *,
+    attacker_name: str | None = None,
+    defender_name: str | None = None,
+    set_number: int | None = None,
+    sets_total: int | None = None,
+    highlight_from: Square | str | None = None,
+    width: int | None = None,
+) -> bytes:
+    """A PNG of the game's position, last move, captures, king marks and caption.
+
+    ``highlight_from`` (a square, or its name such as ``"d2"``) marks the legal destinations of
+    the piece standing there, for a move picker. ``width`` defaults to 560 px for 7x7 and a
+    little more for larger boards. The same arguments always give the same bytes.
+    """
+    players = Players(attacker_name, defender_name, set_number, sets_total)
+    scene = scene_of(game, players, highlight_from=highlight_from)
+    size = width if width is not None else theme.default_width(game.ruleset.size)
+    image = drawing.compose(scene, size)
+    return drawing.png_bytes(drawing.to_palette(image, game.ruleset))

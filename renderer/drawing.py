@@ -1,0 +1,343 @@
+"""Composing one board picture: cached background, marks, pieces, caption, fixed palette.
+
+Everything that does not change between moves (the frame, squares, coordinates, sprites and the
+256-colour palette) is drawn once per ruleset and width and cached; a picture is a copy of the
+background with the marks and pieces pasted on, mapped to the palette and saved with cheap
+compression.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from dataclasses import dataclass, replace
+
+from PIL import Image, ImageDraw
+
+from engine import Game, Move, Piece, Ruleset, Side, Square, square
+from engine.squares import FILE_LETTERS
+from renderer import sprites, theme
+from renderer.scene import Players, Scene, path_squares, scene_of, set_label
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where everything goes in a picture of a ``size`` x ``size`` board ``width`` pixels wide."""
+
+    size: int
+    width: int
+    scale: float
+    caption: int
+    cell: int
+    left: int
+    top: int
+
+    @property
+    def height(self) -> int:
+        """The caption strip plus a square board area."""
+        return self.caption + self.width
+
+    def box(self, sq: Square) -> Box:
+        """The pixel box of a square (x0, y0, x1, y1), rank 1 at the bottom."""
+        file, rank = sq & 15, sq >> 4
+        x0 = self.left + file * self.cell
+        y0 = self.top + (self.size - 1 - rank) * self.cell
+        return x0, y0, x0 + self.cell, y0 + self.cell
+
+    def centre(self, sq: Square) -> tuple[int, int]:
+        """The pixel at the centre of a square."""
+        x0, y0, _, _ = self.box(sq)
+        return x0 + self.cell // 2, y0 + self.cell // 2
+
+    def px(self, base: float) -> int:
+        """``base`` pixels at 560 px wide, scaled to this picture."""
+        return max(1, round(base * self.scale))
+
+
+@functools.lru_cache(maxsize=64)
+def layout(size: int, width: int) -> Layout:
+    """The layout of a ``size`` board ``width`` pixels wide (at least 240)."""
+    if width < 240:
+        raise ValueError(f"a board picture needs to be at least 240 px wide, not {width}")
+    scale = width / theme.BASE_WIDTH
+    gutter = round(30 * scale)
+    cell = (width - 2 * gutter) // size
+    caption = round(78 * scale)
+    margin = (width - cell * size) // 2
+    return Layout(size, width, scale, caption, cell, margin, caption + margin)
+
+
+# ---------------------------------------------------------------------------- background
+
+
+@functools.lru_cache(maxsize=32)
+def background(ruleset: Ruleset, width: int) -> Image.Image:
+    """Frame, squares, restricted and escape squares, and coordinates (RGB; do not modify)."""
+    lay = layout(ruleset.size, width)
+    n = ruleset.size
+    image = Image.new("RGB", (width, lay.height), theme.FRAME)
+    draw = ImageDraw.Draw(image)
+    game = Game(ruleset)
+    edge_escape = any(
+        game.is_escape(sq) and sq not in game.corners for sq in _squares(n) if _on_edge(sq, n)
+    )
+    board_box = (lay.left, lay.top, lay.left + lay.cell * n, lay.top + lay.cell * n)
+    rim = lay.px(5)
+    draw.rectangle(
+        (board_box[0] - rim, board_box[1] - rim, board_box[2] + rim - 1, board_box[3] + rim - 1),
+        fill=theme.FRAME_LINE,
+    )
+    draw.line((0, lay.caption - 1, width, lay.caption - 1), fill=theme.FRAME_LINE, width=1)
+    for sq in _squares(n):
+        x0, y0, x1, y1 = lay.box(sq)
+        colour = theme.SQUARE_DARK if ((sq & 15) + (sq >> 4)) % 2 == 0 else theme.SQUARE_LIGHT
+        if edge_escape and _on_edge(sq, n):
+            colour = theme.ESCAPE_EDGE
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=colour)
+        if game.is_restricted(sq):
+            tile = sprites.restricted(lay.cell, throne=sq == game.throne)
+            image.paste(tile, (x0, y0), tile)
+    line = lay.px(1)
+    for i in range(n + 1):
+        x = lay.left + i * lay.cell
+        y = lay.top + i * lay.cell
+        draw.rectangle((x - line // 2, board_box[1], x + (line - 1) // 2, board_box[3]), theme.GRID)
+        draw.rectangle((board_box[0], y - line // 2, board_box[2], y + (line - 1) // 2), theme.GRID)
+    _coordinates(draw, lay)
+    return image
+
+
+def _squares(n: int) -> list[Square]:
+    return [square(f, r) for r in range(n) for f in range(n)]
+
+
+def _on_edge(sq: Square, n: int) -> bool:
+    return (sq & 15) in (0, n - 1) or (sq >> 4) in (0, n - 1)
+
+
+def _coordinates(draw: ImageDraw.ImageDraw, lay: Layout) -> None:
+    n = lay.size
+    face = theme.font(lay.px(17 if n <= 11 else 15), bold=True)
+    end = lay.top + lay.cell * n
+    right = lay.left + lay.cell * n
+    gap = lay.px(5) + (lay.left - lay.px(5)) // 2
+    for i in range(n):
+        middle = lay.left + i * lay.cell + lay.cell // 2
+        letter = FILE_LETTERS[i]
+        draw.text((middle, end + gap), letter, font=face, fill=theme.COORDINATE, anchor="mm")
+        draw.text((middle, lay.top - gap), letter, font=face, fill=theme.COORDINATE, anchor="mm")
+        rank = str(n - i)
+        y = lay.top + i * lay.cell + lay.cell // 2
+        draw.text((lay.left - gap, y), rank, font=face, fill=theme.COORDINATE, anchor="mm")
+        draw.text((right + gap, y), rank, font=face, fill=theme.COORDINATE, anchor="mm")
+
+
+# ---------------------------------------------------------------------------- one picture
+
+
+def compose(scene: Scene, width: int) -> Image.Image:
+    """The picture of ``scene`` in RGB."""
+    lay = layout(scene.size, width)
+    image = background(scene.ruleset, width).copy()
+    draw = ImageDraw.Draw(image)
+    cell = lay.cell
+    if scene.selected is not None:
+        _tint(image, lay.box(scene.selected), theme.SELECTED, 0.55)
+    if scene.last_move is not None:
+        frm, to = scene.last_move
+        _tint(image, lay.box(frm), theme.LAST_MOVE, 0.45)
+        _tint(image, lay.box(to), theme.LAST_MOVE, 0.60)
+        _trail(image, draw, lay, scene.last_move)
+    if scene.king is not None and (scene.king_in_danger or scene.escape_routes):
+        _king_frame(draw, lay, scene.king, danger=scene.king_in_danger)
+    for sq, kind in scene.captures:
+        _paste(image, sprites.ghost(kind, cell), lay.box(sq))
+    for sq, kind in scene.pieces:
+        _paste(image, sprites.piece(kind, cell), lay.box(sq))
+    for sq in scene.targets:
+        _paste(image, sprites.dot(cell, (*theme.TARGET, 110), 0.30), lay.box(sq))
+    for sq in scene.escape_routes:
+        _paste(image, sprites.ring(cell, (*theme.ESCAPE_ROUTE, 235), 0.46), lay.box(sq))
+    _caption(image, draw, lay, scene)
+    return image
+
+
+def _paste(image: Image.Image, sprite: Image.Image, box: Box) -> None:
+    image.paste(sprite, box[:2], sprite)
+
+
+def _tint(image: Image.Image, box: Box, colour: tuple[int, int, int], amount: float) -> None:
+    region = image.crop(box)
+    image.paste(Image.blend(region, Image.new("RGB", region.size, colour), amount), box[:2])
+
+
+def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Move) -> None:
+    """A band from the from-square's centre to the to-square's, under the moved piece."""
+    (x0, y0), (x1, y1) = lay.centre(move.from_square), lay.centre(move.to_square)
+    half = max(2, round(lay.cell * 0.055))
+    band = (min(x0, x1) - half, min(y0, y1) - half, max(x0, x1) + half, max(y0, y1) + half)
+    draw.rectangle(band, fill=theme.LAST_MOVE_TRAIL)
+    for sq in path_squares(move):
+        _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.22), lay.box(sq))
+    _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move[0]))
+
+
+def _king_frame(draw: ImageDraw.ImageDraw, lay: Layout, king: Square, *, danger: bool) -> None:
+    """A solid red frame when the king can be taken; blue corner brackets when he can escape."""
+    x0, y0, x1, y1 = lay.box(king)
+    width = max(3, round(lay.cell * 0.075))
+    if danger:
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=theme.DANGER, width=width)
+        return
+    arm = lay.cell * 3 // 10
+    for cx, cy, dx, dy in ((x0, y0, 1, 1), (x1 - 1, y0, -1, 1), (x0, y1 - 1, 1, -1)):
+        _bracket(draw, cx, cy, dx, dy, arm, width)
+    _bracket(draw, x1 - 1, y1 - 1, -1, -1, arm, width)
+
+
+def _bracket(
+    draw: ImageDraw.ImageDraw, x: int, y: int, dx: int, dy: int, arm: int, width: int
+) -> None:
+    colour = theme.ESCAPE_ROUTE
+    draw.rectangle(_norm(x, y, x + dx * arm, y + dy * (width - 1)), fill=colour)
+    draw.rectangle(_norm(x, y, x + dx * (width - 1), y + dy * arm), fill=colour)
+
+
+def _norm(x0: int, y0: int, x1: int, y1: int) -> Box:
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
+# ---------------------------------------------------------------------------- caption
+
+
+def headline(scene: Scene) -> tuple[Side | None, str, str]:
+    """The caption: the side whose piece is shown, the big line and the small line."""
+    players = scene.players
+    details: list[str] = []
+    outcome = scene.outcome
+    if outcome is not None:
+        winner = outcome.winner
+        if winner is None:
+            big = "No winner"
+        else:
+            name = players.name_of(winner)
+            big = f"{name} wins" if name else f"{winner.value.capitalize()} win"
+        details.append(_capitalised(outcome.explanation))
+        details.append(f"{scene.ply} moves")
+        side = winner
+    else:
+        side = scene.to_move
+        name = players.name_of(side)
+        big = f"{name} to move" if name else f"{side.value.capitalize()} to move"
+        if name:
+            details.append(side.value.capitalize())
+        details.append(f"Move {scene.move_number}")
+        if scene.king_in_danger:
+            details.append("King can be captured")
+        elif scene.escape_routes:
+            details.append("King can escape")
+    label = set_label(players)
+    if label:
+        details.append(label)
+    return side, big, " · ".join(details)
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
+    side, big, small = headline(scene)
+    icon = lay.px(46)
+    pad = lay.px(18)
+    x = pad
+    if side is not None:
+        kind = Piece.ATTACKER if side is Side.ATTACKERS else Piece.KING
+        sprite = sprites.piece(kind, icon)
+        image.paste(sprite, (x, (lay.caption - icon) // 2), sprite)
+        x += icon + lay.px(12)
+    room = lay.width - x - pad
+    big_face = theme.font(lay.px(25), bold=True)
+    small_face = theme.font(lay.px(16))
+    middle = lay.caption // 2
+    draw.text(
+        (x, middle - lay.px(3)),
+        _fit(draw, big, big_face, room),
+        font=big_face,
+        fill=theme.CAPTION,
+        anchor="ls",
+    )
+    draw.text(
+        (x, middle + lay.px(7)),
+        _fit(draw, small, small_face, room),
+        font=small_face,
+        fill=theme.CAPTION_MUTED,
+        anchor="lt",
+    )
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:
+    """``text``, cut with an ellipsis if it is wider than ``room`` pixels."""
+    if draw.textlength(text, font=face) <= room:
+        return text
+    while text and draw.textlength(text + "…", font=face) > room:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------- palette & bytes
+
+
+@functools.lru_cache(maxsize=32)
+def palette(ruleset: Ruleset, width: int) -> Image.Image:
+    """A fixed 256-colour palette for every picture of this ruleset and width.
+
+    Taken (median cut) from sample pictures that use every colour a picture can contain, so all
+    pictures and every frame of a replay share one palette: fast to map, and small GIFs.
+    """
+    samples = [compose(scene, width) for scene in _sample_scenes(ruleset)]
+    lay = layout(ruleset.size, width)
+    sheet = Image.new("RGB", (width * len(samples), lay.height))
+    for i, sample in enumerate(samples):
+        sheet.paste(sample, (i * width, 0))
+    return sheet.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+
+
+def _sample_scenes(ruleset: Ruleset) -> list[Scene]:
+    game = Game(ruleset)
+    base = scene_of(game, Players("Attacker name", "Defender name", 1, 2))
+    n = ruleset.size
+    pieces = dict(base.pieces)
+    free = [sq for sq in _squares(n) if sq not in pieces and not game.is_restricted(sq)]
+    kinds = (Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
+    marked = free[: n * 2]
+    scenes = []
+    for danger in (True, False):
+        king = next(sq for sq, kind in base.pieces if kind is Piece.KING)
+        scenes.append(
+            replace(
+                base,
+                last_move=Move(free[0], free[1]) if free[1] - free[0] == 1 else None,
+                captures=tuple((sq, kinds[i % 3]) for i, sq in enumerate(marked[2:8])),
+                pieces=base.pieces + tuple((sq, kinds[i % 3]) for i, sq in enumerate(marked[8:])),
+                king_in_danger=danger,
+                escape_routes=tuple(free[-3:]),
+                targets=tuple(free[-6:-3]),
+                selected=king,
+            )
+        )
+    return scenes
+
+
+def to_palette(image: Image.Image, ruleset: Ruleset) -> Image.Image:
+    """``image`` mapped to the ruleset's fixed palette (no dithering: flat colours stay flat)."""
+    return image.quantize(palette=palette(ruleset, image.width), dither=Image.Dither.NONE)
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """PNG bytes of a palette image, with a fast compression level."""
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=6)
+    return out.getvalue()
