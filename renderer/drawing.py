@@ -62,7 +62,7 @@ def layout(size: int, width: int) -> Layout:
     if width < 240:
         raise ValueError(f"a board picture needs to be at least 240 px wide, not {width}")
     scale = width / theme.BASE_WIDTH
-    gutter = round(30 * scale)
+    gutter = round((30 if size < 10 else 38) * scale)
     cell = (width - 2 * gutter) // size
     caption = round(78 * scale)
     margin = (width - cell * size) // 2
@@ -105,6 +105,16 @@ def background(ruleset: Ruleset, width: int) -> Image.Image:
         y = lay.top + i * lay.cell
         draw.rectangle((x - line // 2, board_box[1], x + (line - 1) // 2, board_box[3]), theme.GRID)
         draw.rectangle((board_box[0], y - line // 2, board_box[2], y + (line - 1) // 2), theme.GRID)
+    if edge_escape:
+        # The king's goal: a darker lane of edge squares, set off by a double line.
+        inner = lay.px(3)
+        x0, y0 = lay.left + lay.cell, lay.top + lay.cell
+        x1, y1 = lay.left + lay.cell * (n - 1), lay.top + lay.cell * (n - 1)
+        draw.rectangle(
+            (x0 - inner // 2, y0 - inner // 2, x1 + inner // 2, y1 + inner // 2),
+            outline=theme.RESTRICTED_MARK,
+            width=inner,
+        )
     _coordinates(draw, lay)
     return image
 
@@ -119,7 +129,7 @@ def _on_edge(sq: Square, n: int) -> bool:
 
 def _coordinates(draw: ImageDraw.ImageDraw, lay: Layout) -> None:
     n = lay.size
-    face = theme.font(lay.px(17 if n <= 11 else 15), bold=True)
+    face = theme.font(lay.px(17 if n < 10 else 16), bold=True)
     end = lay.top + lay.cell * n
     right = lay.left + lay.cell * n
     gap = lay.px(5) + (lay.left - lay.px(5)) // 2
@@ -144,7 +154,7 @@ def compose(scene: Scene, width: int) -> Image.Image:
     draw = ImageDraw.Draw(image)
     cell = lay.cell
     if scene.selected is not None:
-        _tint(image, lay.box(scene.selected), theme.SELECTED, 0.55)
+        _tint(image, lay.box(scene.selected), theme.SELECTED, 0.50)
     if scene.last_move is not None:
         frm, to = scene.last_move
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.45)
@@ -264,21 +274,21 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
     middle = lay.caption // 2
     draw.text(
         (x, middle - lay.px(3)),
-        _fit(draw, big, big_face, room),
+        fit(draw, big, big_face, room),
         font=big_face,
         fill=theme.CAPTION,
         anchor="ls",
     )
     draw.text(
         (x, middle + lay.px(7)),
-        _fit(draw, small, small_face, room),
+        fit(draw, small, small_face, room),
         font=small_face,
         fill=theme.CAPTION_MUTED,
         anchor="lt",
     )
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:
+def fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:
     """``text``, cut with an ellipsis if it is wider than ``room`` pixels."""
     if draw.textlength(text, font=face) <= room:
         return text
@@ -292,17 +302,76 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> s
 
 @functools.lru_cache(maxsize=32)
 def palette(ruleset: Ruleset, width: int) -> Image.Image:
-    """A fixed 256-colour palette for every picture of this ruleset and width.
+    """A fixed palette (255 colours, one index left free) for every picture of this ruleset.
 
-    Taken (median cut) from sample pictures that use every colour a picture can contain, so all
-    pictures and every frame of a replay share one palette: fast to map, and small GIFs.
+    The flat colours of the theme, and the tinted squares, are in it exactly; the rest is the
+    median cut of sample pictures that use every mark, so all pictures and every frame of a
+    replay share one palette: fast to map, and small GIFs (the free index lets frames use
+    transparency for the unchanged pixels).
     """
+    exact = _flat_colours()
     samples = [compose(scene, width) for scene in _sample_scenes(ruleset)]
     lay = layout(ruleset.size, width)
     sheet = Image.new("RGB", (width * len(samples), lay.height))
     for i, sample in enumerate(samples):
         sheet.paste(sample, (i * width, 0))
-    return sheet.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    cut = sheet.quantize(255 - len(exact), method=Image.Quantize.MEDIANCUT)
+    rest = cut.getpalette() or []
+    colours = [c for rgb in exact for c in rgb] + rest[: 3 * (255 - len(exact))]
+    result = Image.new("P", (1, 1))
+    result.putpalette(colours)
+    return result
+
+
+def _flat_colours() -> list[tuple[int, int, int]]:
+    """Theme colours and the tints of every kind of square, each once, in a fixed order."""
+    squares = [
+        theme.SQUARE_LIGHT,
+        theme.SQUARE_DARK,
+        theme.RESTRICTED,
+        theme.ESCAPE_EDGE,
+    ]
+    tints = [(theme.SELECTED, 0.50), (theme.LAST_MOVE, 0.45), (theme.LAST_MOVE, 0.60)]
+    colours = [
+        theme.FRAME,
+        theme.FRAME_LINE,
+        theme.COORDINATE,
+        theme.CAPTION,
+        theme.CAPTION_MUTED,
+        theme.GRID,
+        theme.RESTRICTED_MARK,
+        *squares,
+        theme.ATTACKER_BODY,
+        theme.ATTACKER_RIM,
+        theme.ATTACKER_MARK,
+        theme.DEFENDER_BODY,
+        theme.DEFENDER_RIM,
+        theme.DEFENDER_MARK,
+        theme.KING_RIM,
+        theme.CROWN,
+        theme.CROWN_LINE,
+        theme.LAST_MOVE_TRAIL,
+        theme.CAPTURE_MARK,
+        theme.DANGER,
+        theme.ESCAPE_ROUTE,
+    ]
+    for colour, amount in tints:
+        for base in squares:
+            colours.append(_blend(base, colour, amount))
+    unique: list[tuple[int, int, int]] = []
+    for colour in colours:
+        if colour not in unique:
+            unique.append(colour)
+    return unique
+
+
+def _blend(
+    base: tuple[int, int, int], colour: tuple[int, int, int], amount: float
+) -> tuple[int, int, int]:
+    """What ``Image.blend`` makes of one pixel."""
+    mixed = Image.blend(Image.new("RGB", (1, 1), base), Image.new("RGB", (1, 1), colour), amount)
+    r, g, b = mixed.getpixel((0, 0))  # type: ignore[misc]
+    return int(r), int(g), int(b)
 
 
 def _sample_scenes(ruleset: Ruleset) -> list[Scene]:

@@ -134,6 +134,9 @@ def ring(cell: int, colour: tuple[int, int, int, int], fraction: float) -> Image
     """A ring with a centre dot (an escape square the king can reach now)."""
     image, draw, c = _canvas(cell)
     big = c * 2
+    halo = (255, 250, 235, 200)
+    _ring(draw, c, c, fraction * big / 2 + 0.025 * big, 0.12 * big, halo)
+    _disc(draw, c, c, 0.095 * big, halo)
     _ring(draw, c, c, fraction * big / 2, 0.07 * big, colour)
     _disc(draw, c, c, 0.07 * big, colour)
     return _finish(image, cell)
@@ -154,4 +157,36 @@ def restricted(cell: int, *, throne: bool) -> Image.Image:
     if throne:
         _disc(draw, c, c, 0.17 * big, mark)
         _disc(draw, c, c, 0.17 * big - width, (*theme.RESTRICTED, 255))
+    return _finish(image, cell)
+
+
+@functools.lru_cache(maxsize=16)
+def square_tile(cell: int, colour: tuple[int, int, int]) -> Image.Image:
+    """A plain square of ``colour`` with a thin grid-coloured border (legend icons)."""
+    image, draw, c = _canvas(cell)
+    big = c * 2
+    draw.rectangle((0, 0, big - 1, big - 1), fill=(*colour, 255))
+    draw.rectangle((0, 0, big - 1, big - 1), outline=(*theme.GRID, 255), width=_SUPERSAMPLE * 2)
+    return _finish(image, cell)
+
+
+@functools.lru_cache(maxsize=16)
+def capture_diagram(cell: int) -> Image.Image:
+    """Attacker, crossed-out defender, attacker in a row: custodial capture, as a legend icon."""
+    image, draw, c = _canvas(cell)
+    big = c * 2
+    radius = big / 6.4
+    for i, body, rim in (
+        (-1, theme.ATTACKER_BODY, theme.ATTACKER_RIM),
+        (0, theme.DEFENDER_BODY, theme.DEFENDER_RIM),
+        (1, theme.ATTACKER_BODY, theme.ATTACKER_RIM),
+    ):
+        x = c + i * radius * 2.05
+        _disc(draw, x, c, radius, (*rim, 255))
+        _disc(draw, x, c, radius - 0.03 * big, (*body, 255))
+    arm = radius * 0.7
+    width = round(0.045 * big)
+    colour = (*theme.CAPTURE_MARK, 255)
+    draw.line((c - arm, c - arm, c + arm, c + arm), fill=colour, width=width)
+    draw.line((c - arm, c + arm, c + arm, c - arm), fill=colour, width=width)
     return _finish(image, cell)

@@ -1,0 +1,66 @@
+"""A whole game as an animated GIF: one frame per position, the last held longer."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from engine import Game
+from renderer import drawing, theme
+from renderer.scene import Players, Scene, scene_of
+
+FRAME_MS = 900
+"""How long each position is shown."""
+LAST_FRAME_MS = 4000
+"""How long the final position is held before the animation loops."""
+
+
+def replay_scenes(game: Game, players: Players) -> list[Scene]:
+    """The scene before the first move and after every move; the last carries the result."""
+    replay = Game.from_position(game.starting_position, game.starting_side, game.ruleset)
+    scenes = [scene_of(replay, players)]
+    for record in game.records:
+        replay.play(record.move)
+        scenes.append(scene_of(replay, players))
+    if game.outcome is not None:
+        scenes[-1] = scene_of(replay, players, outcome=game.outcome)
+    return scenes
+
+
+def render_replay(
+    game: Game,
+    *,
+    attacker_name: str | None = None,
+    defender_name: str | None = None,
+    set_number: int | None = None,
+    sets_total: int | None = None,
+    width: int | None = None,
+    frame_ms: int = FRAME_MS,
+    last_frame_ms: int = LAST_FRAME_MS,
+) -> bytes:
+    """An animated GIF of ``game`` from its start: ``len(game.records) + 1`` frames, looping.
+
+    Every frame is the picture ``render_board`` would draw at that point (last move, captures,
+    king marks, caption); the final frame shows the result and is held ``last_frame_ms``.
+    """
+    players = Players(attacker_name, defender_name, set_number, sets_total)
+    size = width if width is not None else theme.default_width(game.ruleset.size)
+    frames = [
+        drawing.to_palette(drawing.compose(scene, size), game.ruleset)
+        for scene in replay_scenes(game, players)
+    ]
+    durations = [frame_ms] * (len(frames) - 1) + [last_frame_ms]
+    out = io.BytesIO()
+    first: Image.Image = frames[0]
+    first.save(
+        out,
+        "GIF",
+        save_all=True,
+        append_images=frames[1:],
+        duration=durations,
+        loop=0,
+        optimize=True,
+        disposal=1,
+    )
+    return out.getvalue()

@@ -1,0 +1,119 @@
+"""A picture for ``/rules``: the starting position and a legend of pieces and special squares."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from engine import Escape, Game, Piece, Ruleset, get_ruleset
+from renderer import drawing, sprites, theme
+from renderer.scene import Players, scene_of
+
+
+def _legend(ruleset: Ruleset, game: Game) -> list[tuple[str, str]]:
+    """(icon, sentence) rows; the icon names a sprite."""
+    counts = {kind: 0 for kind in Piece}
+    for kind in game.pieces().values():
+        counts[kind] += 1
+    goal = "a corner" if ruleset.escape is Escape.CORNERS else "any edge square"
+    rows = [
+        ("attacker", f"Attackers ({counts[Piece.ATTACKER]}): move first; capture the king."),
+        ("defender", f"Defenders ({counts[Piece.DEFENDER]}): clear the way for the king."),
+        ("king", f"The king wins by reaching {goal}."),
+    ]
+    if ruleset.throne and ruleset.corners_restricted:
+        rows.append(("restricted", "Throne and corners: only the king may stop there."))
+    elif ruleset.throne:
+        rows.append(("restricted", "The throne (centre): only the king may stop there."))
+    if ruleset.escape is Escape.EDGE:
+        rows.append(("edge", "Edge squares: the king escapes on any of them."))
+    rows.append(("capture", "Capture: trap an enemy between two of yours in a line."))
+    return rows
+
+
+def render_rules_card(ruleset: str | Ruleset = "brandubh", *, width: int | None = None) -> bytes:
+    """A PNG: the ruleset's starting position with a legend and its summary underneath."""
+    rules = get_ruleset(ruleset)
+    game = Game(rules)
+    size = width if width is not None else theme.default_width(rules.size)
+    board = drawing.compose(scene_of(game, Players()), size)
+    lay = drawing.layout(rules.size, size)
+    draw = ImageDraw.Draw(board)
+    draw.rectangle((0, 0, size, lay.caption - 2), fill=theme.FRAME)
+    title_face = theme.font(lay.px(25), bold=True)
+    small_face = theme.font(lay.px(16))
+    pad = lay.px(18)
+    room = size - 2 * pad
+    middle = lay.caption // 2
+    draw.text(
+        (pad, middle - lay.px(3)),
+        drawing.fit(draw, rules.title, title_face, room),
+        font=title_face,
+        fill=theme.CAPTION,
+        anchor="ls",
+    )
+    draw.text(
+        (pad, middle + lay.px(7)),
+        f"{rules.size}x{rules.size} · the rules at a glance",
+        font=small_face,
+        fill=theme.CAPTION_MUTED,
+        anchor="lt",
+    )
+
+    rows = _legend(rules, game)
+    icon = lay.px(40)
+    row_height = icon + lay.px(10)
+    text_face = theme.font(lay.px(17))
+    summary = _wrap(ImageDraw.Draw(board), rules.summary, small_face, room)
+    line_height = lay.px(23)
+    extra = pad + len(rows) * row_height + pad // 2 + len(summary) * line_height + pad
+    card = Image.new("RGB", (size, lay.height + extra), theme.FRAME)
+    card.paste(board, (0, 0))
+    draw = ImageDraw.Draw(card)
+    y = lay.height + pad // 2
+    for name, sentence in rows:
+        sprite = _icon(name, icon)
+        card.paste(sprite, (pad, y), sprite)
+        draw.text(
+            (pad + icon + lay.px(12), y + icon // 2),
+            drawing.fit(draw, sentence, text_face, room - icon - lay.px(12)),
+            font=text_face,
+            fill=theme.CAPTION,
+            anchor="lm",
+        )
+        y += row_height
+    y += pad // 2
+    for line in summary:
+        draw.text((pad, y), line, font=small_face, fill=theme.CAPTION_MUTED, anchor="la")
+        y += line_height
+    image = card.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    return drawing.png_bytes(image)
+
+
+def _icon(name: str, size: int) -> Image.Image:
+    if name == "attacker":
+        return sprites.piece(Piece.ATTACKER, size)
+    if name == "defender":
+        return sprites.piece(Piece.DEFENDER, size)
+    if name == "king":
+        return sprites.piece(Piece.KING, size)
+    if name == "restricted":
+        return sprites.restricted(size, throne=False)
+    if name == "edge":
+        return sprites.square_tile(size, theme.ESCAPE_EDGE)
+    return sprites.capture_diagram(size)
+
+
+def _wrap(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> list[str]:
+    """``text`` broken into lines at most ``room`` pixels wide."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}".strip()
+        if line and draw.textlength(candidate, font=face) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines

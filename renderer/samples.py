@@ -1,0 +1,78 @@
+"""Sample pictures for the README: ``python -m renderer.samples docs/images``.
+
+The games are fixed move lists, so the files only change when the drawing does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from engine import Game
+from renderer import render_board, render_replay, render_rules_card
+
+
+def moves(text: str) -> list[str]:
+    """The moves of a space-separated list."""
+    return text.split()
+
+
+CAPTURE = moves("f4-f6 d5-g5 d6-c6 d3-b3 b4-b6 g5-g6 c6-d6 e4-e7 g4-f4 e7-f7 f6-f5 c4-c2 d7-e7")
+DANGER = moves(
+    "d2-f2 e4-e7 d1-d2 c4-c3 f2-g2 d5-c5 g4-g5 c5-e5 d7-c7 d4-d5 a4-a6 c3-b3 a6-a4 b3-b1 f4-c4 "
+    "d5-a5"
+)
+ESCAPED = CAPTURE + moves(
+    "g6-f6 a4-a6 b3-b4 f4-f1 b4-b2 d2-f2 f6-f7 f2-d2 f7-f6 f5-c5 f6-f3 e7-e5 b2-b5 e5-f5 c2-c3 "
+    "f1-f2 b5-b3 f5-e5 f3-f6 b6-b5 b3-b4 e5-e1 b4-c4 b5-b1 f6-g6 a6-b6 c3-f3 b6-b7 d4-d3 c5-c7 "
+    "g6-f6 c7-c6 f3-f4 b1-b4 d3-a3 e1-e4 f4-f3 b7-e7 f6-f7 d6-f6 a3-a1"
+)
+HNEFATAFL = moves(
+    "d11-a11 d6-d5 f10-g10 f8-h8 b6-b5 f4-c4 a4-a3 h8-c8 e11-d11 e7-e9 j6-i6 c8-c6 a8-d8 e9-e11 "
+    "b5-b1 e11-e7 f2-h2 d5-d6 h2-g2 e7-c7 h1-j1 d6-d5 a11-c11 d5-d6 k5-j5 c4-e4 e1-e3 g7-j7 "
+    "i6-i5 f7-f9 h11-h9 f5-f2 d8-b8 h6-h4 a7-a10 j7-g7 a5-a4 g7-f7 h9-g9 f6-f4 g10-b10 g5-f5 "
+    "g1-h1 f9-f8 b1-b3 h4-h2"
+)
+
+
+def samples() -> dict[str, bytes]:
+    """File name → bytes of every sample picture."""
+    return {
+        "start.png": _board(Game(), set_number=1),
+        "capture.png": _board(Game.from_moves(CAPTURE)),
+        "king-in-danger.png": _board(Game.from_moves(DANGER)),
+        "move-picker.png": _board(Game.from_moves(CAPTURE), highlight_from="c2"),
+        "king-escaped.png": _board(Game.from_moves(ESCAPED), set_number=2),
+        "hnefatafl.png": _board(Game.from_moves(HNEFATAFL, ruleset="hnefatafl")),
+        "rules-brandubh.png": render_rules_card("brandubh"),
+        "replay.gif": render_replay(
+            Game.from_moves(ESCAPED), attacker_name="Aoife", defender_name="Brian", width=420
+        ),
+    }
+
+
+def _board(
+    game: Game, *, set_number: int | None = None, highlight_from: str | None = None
+) -> bytes:
+    return render_board(
+        game,
+        attacker_name="Aoife",
+        defender_name="Brian",
+        set_number=set_number,
+        sets_total=2 if set_number else None,
+        highlight_from=highlight_from,
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Write the samples into the folder named by the first argument (default docs/images)."""
+    folder = Path(argv[0] if argv else "docs/images")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in samples().items():
+        (folder / name).write_bytes(data)
+        print(f"{folder / name}: {len(data) // 1024} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
