@@ -259,6 +259,16 @@ def _capitalised(text: str) -> str:
 
 
 def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
+    big_face = theme.font(lay.px(25), bold=True)
+    players = scene.players
+    scene = replace(
+        scene,
+        players=replace(
+            players,
+            attacker_name=drawable(players.attacker_name, big_face),
+            defender_name=drawable(players.defender_name, big_face),
+        ),
+    )
     side, big, small = headline(scene)
     icon = lay.px(46)
     pad = lay.px(18)
@@ -269,7 +279,6 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         image.paste(sprite, (x, (lay.caption - icon) // 2), sprite)
         x += icon + lay.px(12)
     room = lay.width - x - pad
-    big_face = theme.font(lay.px(25), bold=True)
     small_face = theme.font(lay.px(16))
     middle = lay.caption // 2
     draw.text(
@@ -286,6 +295,27 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         fill=theme.CAPTION_MUTED,
         anchor="lt",
     )
+
+
+def drawable(name: str | None, face: theme.Font) -> str | None:
+    """``name`` without the characters the font cannot draw (``None`` if nothing is left)."""
+    if name is None:
+        return None
+    kept = "".join(char for char in name if _has_glyph(face, char))
+    return " ".join(kept.split()) or None
+
+
+@functools.lru_cache(maxsize=4096)
+def _has_glyph(face: theme.Font, char: str) -> bool:
+    if not char.isprintable():
+        return False
+    return _mask(face, char) != _mask(face, "\U0010fffd")
+
+
+@functools.lru_cache(maxsize=4096)
+def _mask(face: theme.Font, char: str) -> tuple[tuple[int, int], bytes]:
+    mask = face.getmask(char)
+    return mask.size, bytes(mask)
 
 
 def fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:

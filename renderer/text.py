@@ -58,7 +58,7 @@ def describe_scene(scene: Scene) -> str:
     if scene.last_move is not None and scene.last_side is not None:
         text = f"Last move: {scene.last_side.value} {scene.last_move}"
         if scene.captures:
-            text += ", capturing on " + squares_text([sq for sq, _ in scene.captures])
+            text += ", capturing " + _captures_text(scene)
         head.append(text + ".")
     head.append(_king_sentence(scene))
     if scene.selected is not None:
@@ -82,6 +82,21 @@ def describe_scene(scene: Scene) -> str:
     if len(text) > ALT_TEXT_LIMIT:
         text = text[: ALT_TEXT_LIMIT - 1].rstrip() + "…"
     return text
+
+
+def _captures_text(scene: Scene) -> str:
+    """``the king on d7``, ``a defender on f7`` or ``attackers on c3 and e3``."""
+    squares = [sq for sq, _ in scene.captures]
+    kinds = {kind for _, kind in scene.captures}
+    if Piece.KING in kinds:
+        others = [sq for sq, kind in scene.captures if kind is not Piece.KING]
+        king = next(sq for sq, kind in scene.captures if kind is Piece.KING)
+        text = f"the king on {_name(king)}"
+        return text + (f" and defenders on {squares_text(others)}" if others else "")
+    word = "attacker" if Piece.ATTACKER in kinds else "defender"
+    if len(squares) == 1:
+        return f"{'an' if word == 'attacker' else 'a'} {word} on {_name(squares[0])}"
+    return f"{word}s on {squares_text(squares)}"
 
 
 def _king_sentence(scene: Scene) -> str:

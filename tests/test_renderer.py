@@ -304,3 +304,13 @@ def test_rules_card_is_a_png_for_every_preset(name: str) -> None:
     image = decode(render_rules_card(name))
     assert image.width == where(game).width
     assert image.height > where(game).height
+
+
+def test_names_the_font_cannot_draw_fall_back_to_the_side() -> None:
+    """A display name in a script the font lacks draws the side's name, not empty boxes."""
+    game = Game()
+    lay = where(game)
+    caption = (0, 0, lay.width, lay.caption)
+    unknown = decode(render_board(game, attacker_name="漢字"))
+    plain = decode(render_board(game))
+    assert unknown.crop(caption).tobytes() == plain.crop(caption).tobytes()

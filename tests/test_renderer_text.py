@@ -44,7 +44,7 @@ def test_alt_text_gives_the_kings_square() -> None:
 def test_alt_text_gives_the_last_move_and_its_capture() -> None:
     """Alt text names the last move and the square it captured on."""
     text = describe_board(Game.from_moves(CAPTURE))
-    assert "Last move: attackers d7-e7, capturing on f7." in text
+    assert "Last move: attackers d7-e7, capturing a defender on f7." in text
 
 
 def test_alt_text_warns_when_the_king_can_be_captured() -> None:
@@ -119,3 +119,12 @@ def test_text_board_aligns_two_digit_ranks() -> None:
     lines = text_board(Game("hnefatafl")).splitlines()
     assert lines[0].startswith("11 ") and lines[10].startswith(" 1 ")
     assert len({len(line) for line in lines[:12]}) == 1
+
+
+def test_alt_text_says_when_the_king_was_captured() -> None:
+    """After the king's capture the alt text names the move that took him and the result."""
+    game = Game.from_position("/7/7/7/7/7/4t2/2tK3/", to_move=Side.ATTACKERS)
+    game.play("e6-e7")
+    text = describe_board(game)
+    assert "The attackers win: the king was captured." in text
+    assert "Last move: attackers e6-e7, capturing the king on d7." in text
