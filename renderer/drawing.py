@@ -197,7 +197,7 @@ def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Mov
 def _king_frame(draw: ImageDraw.ImageDraw, lay: Layout, king: Square, *, danger: bool) -> None:
     """A solid red frame when the king can be taken; blue corner brackets when he can escape."""
     x0, y0, x1, y1 = lay.box(king)
-    width = max(3, round(lay.cell * 0.075))
+    width = max(3, round(lay.cell * 0.09))
     if danger:
         draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=theme.DANGER, width=width)
         return

@@ -66,6 +66,8 @@ def describe_scene(scene: Scene) -> str:
             head.append(
                 f"The piece on {_name(scene.selected)} can move to {squares_text(scene.targets)}."
             )
+        elif scene.piece_at(scene.selected) is None:
+            head.append(f"There is no piece on {_name(scene.selected)}.")
         else:
             head.append(f"The piece on {_name(scene.selected)} cannot move.")
     attackers = [sq for sq, kind in scene.pieces if kind is Piece.ATTACKER]

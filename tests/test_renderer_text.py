@@ -128,3 +128,8 @@ def test_alt_text_says_when_the_king_was_captured() -> None:
     text = describe_board(game)
     assert "The attackers win: the king was captured." in text
     assert "Last move: attackers e6-e7, capturing the king on d7." in text
+
+
+def test_alt_text_for_a_highlighted_empty_square() -> None:
+    """Highlighting an empty square says there is no piece there rather than that it is stuck."""
+    assert "There is no piece on b2." in describe_board(Game(), highlight_from="b2")
