@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import threading
 from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
@@ -147,8 +148,19 @@ def _coordinates(draw: ImageDraw.ImageDraw, lay: Layout) -> None:
 # ---------------------------------------------------------------------------- one picture
 
 
+DRAWING_LOCK = threading.RLock()
+"""FreeType faces (shared through the font cache) must not be used by two threads at once, and
+the bot draws in worker threads: composing holds this lock. Palette mapping and PNG encoding,
+the slower half, run outside it."""
+
+
 def compose(scene: Scene, width: int) -> Image.Image:
     """The picture of ``scene`` in RGB."""
+    with DRAWING_LOCK:
+        return _compose(scene, width)
+
+
+def _compose(scene: Scene, width: int) -> Image.Image:
     lay = layout(scene.size, width)
     image = background(scene.ruleset, width).copy()
     draw = ImageDraw.Draw(image)

@@ -33,6 +33,13 @@ def _legend(ruleset: Ruleset, game: Game) -> list[tuple[str, str]]:
 def render_rules_card(ruleset: str | Ruleset = "brandubh", *, width: int | None = None) -> bytes:
     """A PNG: the ruleset's starting position with a legend and its summary underneath."""
     rules = get_ruleset(ruleset)
+    with drawing.DRAWING_LOCK:
+        card = _draw_card(rules, width)
+    image = card.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    return drawing.png_bytes(image)
+
+
+def _draw_card(rules: Ruleset, width: int | None) -> Image.Image:
     game = Game(rules)
     size = width if width is not None else theme.default_width(rules.size)
     board = drawing.compose(scene_of(game, Players()), size)
@@ -85,8 +92,7 @@ def render_rules_card(ruleset: str | Ruleset = "brandubh", *, width: int | None 
     for line in summary:
         draw.text((pad, y), line, font=small_face, fill=theme.CAPTION_MUTED, anchor="la")
         y += line_height
-    image = card.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    return drawing.png_bytes(image)
+    return card
 
 
 def _icon(name: str, size: int) -> Image.Image:

@@ -6,6 +6,7 @@ Positions list rank 1 first (OpenTafl): ``t`` attacker, ``T`` defender, ``K`` ki
 from __future__ import annotations
 
 import io
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from PIL import Image
@@ -314,3 +315,12 @@ def test_names_the_font_cannot_draw_fall_back_to_the_side() -> None:
     unknown = decode(render_board(game, attacker_name="漢字"))
     plain = decode(render_board(game))
     assert unknown.crop(caption).tobytes() == plain.crop(caption).tobytes()
+
+
+def test_worker_threads_draw_the_same_pictures() -> None:
+    """Pictures drawn in parallel worker threads (as the bot does) equal those drawn in turn."""
+    games = [Game.from_moves(CAPTURE[:ply]) for ply in range(len(CAPTURE) + 1)]
+    alone = [render_board(game, attacker_name="Aoife") for game in games]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda game: render_board(game, attacker_name="Aoife"), games))
+    assert together == alone
