@@ -1,0 +1,109 @@
+"""Services for the bot: plain ids in, domain values out, no Discord anywhere below this line.
+
+Open everything once at start-up and close it at shutdown::
+
+    services = await Services.open("brandubh.sqlite3")
+    challenge = await services.challenges.create(guild, channel, alice, bob)
+    game = await services.challenges.accept(challenge.challenge_id, bob)
+    result = await services.games.play(channel, alice, "d2-c2")
+    await services.close()
+
+Refusals raise :class:`~bot.services.errors.GameError` subclasses whose ``str()`` is a sentence
+for the player.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from bot.services.challenges import ChallengeService
+from bot.services.clock import Clock, utc_now
+from bot.services.domain import (
+    CHALLENGE_LIFETIME,
+    DEFAULT_RULESET,
+    DEFAULT_TIME_PER_MOVE,
+    ActiveGame,
+    Challenge,
+    ChallengeStatus,
+    GameExport,
+    GameSummary,
+    GuildSettings,
+    HeadToHead,
+    LeaderboardPage,
+    MatchEnd,
+    MoveResult,
+    PlayerStats,
+    RatingChange,
+    SetEnd,
+    SetSummary,
+    Standing,
+)
+from bot.services.games import GameService
+from bot.services.players import PlayerService
+from bot.services.settings import SettingsService
+from bot.services.standings import StandingsService
+from bot.storage import Database
+
+__all__ = [
+    "CHALLENGE_LIFETIME",
+    "DEFAULT_RULESET",
+    "DEFAULT_TIME_PER_MOVE",
+    "ActiveGame",
+    "Challenge",
+    "ChallengeService",
+    "ChallengeStatus",
+    "Clock",
+    "GameExport",
+    "GameService",
+    "GameSummary",
+    "GuildSettings",
+    "HeadToHead",
+    "LeaderboardPage",
+    "MatchEnd",
+    "MoveResult",
+    "PlayerService",
+    "PlayerStats",
+    "RatingChange",
+    "Services",
+    "SetEnd",
+    "SetSummary",
+    "SettingsService",
+    "Standing",
+    "StandingsService",
+    "utc_now",
+]
+
+
+class Services:
+    """Every service over one open database; build it with :meth:`open`."""
+
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.players = PlayerService(database, clock)
+        self.settings = SettingsService(database)
+        self.games = GameService(database, clock, self.settings)
+        self.challenges = ChallengeService(database, clock, self.settings, self.games)
+        self.standings = StandingsService(database)
+
+    @classmethod
+    async def open(
+        cls,
+        db_path: str | Path,
+        *,
+        clock: Clock = utc_now,
+        busy_timeout: timedelta = timedelta(seconds=5),
+    ) -> Services:
+        """Open (creating or migrating) the database at ``db_path`` and return the services.
+
+        Raises :class:`~bot.services.errors.DatabaseError` naming the file when it is not an
+        SQLite database, has a newer schema than this code, is corrupt, or stays locked for
+        longer than ``busy_timeout``.
+        """
+        database = await Database.open(db_path, busy_timeout=busy_timeout)
+        return cls(database, clock)
+
+    async def close(self) -> None:
+        """Close the database connection (checkpointing the write-ahead log). Idempotent."""
+        await self.database.close()

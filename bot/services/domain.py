@@ -1,0 +1,289 @@
+"""The values the services hand out: frozen dataclasses, UTC datetimes, timedeltas, engine enums.
+
+Ids are Discord snowflakes (``int``). An :class:`ActiveGame` carries its own rebuilt engine
+:class:`~engine.Game` (a private copy: the caller may look at it, render it, even play on it,
+without touching the database or the services' cache).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Side
+
+DEFAULT_RULESET = "brandubh"
+DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
+CHALLENGE_LIFETIME = timedelta(minutes=10)
+MIN_TIME_PER_MOVE = timedelta(minutes=1)
+MAX_TIME_PER_MOVE = timedelta(days=14)
+COMPUTER_LEVELS = range(1, 6)
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """A server's settings; a server never configured gets the defaults."""
+
+    guild_id: int
+    default_ruleset: str = DEFAULT_RULESET
+    time_per_move: timedelta = DEFAULT_TIME_PER_MOVE
+    allowed_channel_ids: frozenset[int] = frozenset()
+    """Channels where games may be played; empty means every channel."""
+
+    def allows(self, channel_id: int) -> bool:
+        """Whether a game may be played in ``channel_id``."""
+        return not self.allowed_channel_ids or channel_id in self.allowed_channel_ids
+
+
+class ChallengeStatus(enum.Enum):
+    """Where a challenge stands."""
+
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A challenge from one member to another, waiting for an answer until ``expires_at``."""
+
+    challenge_id: int
+    guild_id: int
+    channel_id: int
+    challenger_id: int
+    opponent_id: int
+    ruleset: str
+    sets_total: int
+    challenger_side: Side
+    """The challenger's side in set 1 (sides swap in set 2)."""
+    time_per_move: timedelta
+    created_at: datetime
+    expires_at: datetime
+    status: ChallengeStatus = ChallengeStatus.OPEN
+    message_id: int | None = None
+    """The bot's message showing the challenge, once the bot has told the services."""
+
+
+@dataclass(frozen=True)
+class ActiveGame:
+    """One set of a match, as it stands; ``game`` is the position rebuilt from the move list."""
+
+    game_id: int
+    match_id: int
+    guild_id: int
+    channel_id: int
+    set_number: int
+    sets_total: int
+    ruleset: str
+    attacker_id: int
+    defender_id: int
+    time_per_move: timedelta
+    deadline: datetime
+    """When the player to move loses on time (recomputed on every move)."""
+    reminder_at: datetime
+    """Half-time: when the player to move is reminded."""
+    started_at: datetime
+    computer_id: int | None = None
+    """The bot's own user id when one player is the computer."""
+    computer_level: int | None = None
+    game: Game = field(default_factory=Game, compare=False, repr=False)
+
+    @property
+    def ply(self) -> int:
+        """How many moves of both sides have been played in this set."""
+        return self.game.ply
+
+    @property
+    def to_move(self) -> Side:
+        """The side to move."""
+        return self.game.to_move
+
+    @property
+    def player_to_move(self) -> int:
+        """The user id of the player whose turn it is."""
+        return self.player_of(self.game.to_move)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether this set has ended (only in a finished SetEnd's ``game``)."""
+        return self.game.outcome is not None
+
+    @property
+    def computer_to_move(self) -> bool:
+        """Whether the computer is to move."""
+        return self.computer_id is not None and self.player_to_move == self.computer_id
+
+    @property
+    def player_ids(self) -> tuple[int, int]:
+        """(attacker id, defender id)."""
+        return (self.attacker_id, self.defender_id)
+
+    def player_of(self, side: Side) -> int:
+        """The user id playing ``side``."""
+        return self.attacker_id if side is Side.ATTACKERS else self.defender_id
+
+    def side_of(self, user_id: int) -> Side | None:
+        """The side ``user_id`` plays, or ``None`` for a spectator."""
+        if user_id == self.attacker_id:
+            return Side.ATTACKERS
+        if user_id == self.defender_id:
+            return Side.DEFENDERS
+        return None
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One player's Glicko-2 rating before and after a rated game."""
+
+    user_id: int
+    rating_before: float
+    rating_after: float
+    deviation_before: float
+    deviation_after: float
+
+    @property
+    def delta(self) -> float:
+        """How much the rating moved (positive: it went up)."""
+        return self.rating_after - self.rating_before
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    """A finished set of a match."""
+
+    game_id: int
+    set_number: int
+    attacker_id: int
+    defender_id: int
+    outcome: Outcome
+    winner_id: int | None
+    moves: int
+    """Moves of both sides (plies), as RULES.md §11 counts them."""
+
+
+@dataclass(frozen=True)
+class MatchEnd:
+    """A match settled per RULES.md §11 (``winner_id`` None: a drawn or aborted match)."""
+
+    match_id: int
+    player_ids: tuple[int, int]
+    """(challenger or human, opponent or computer)."""
+    winner_id: int | None
+    reason: MatchReason
+    result: MatchResult[int]
+    sets: tuple[SetSummary, ...]
+    aborted: bool = False
+    rated: bool = True
+
+
+@dataclass(frozen=True)
+class SetEnd:
+    """A set that has just ended, what follows it, and the rating changes it caused."""
+
+    game: ActiveGame
+    """The finished set (its ``game.game.outcome`` is set)."""
+    outcome: Outcome
+    winner_id: int | None
+    loser_id: int | None
+    moves: int
+    """Moves of both sides played in the set."""
+    next_game: ActiveGame | None = None
+    """The next set (sides swapped) if the match goes on."""
+    match_end: MatchEnd | None = None
+    """The match result if this was the match's last set."""
+    rating_changes: tuple[RatingChange, ...] = ()
+    """Empty for unrated games (computer, aborted)."""
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """An accepted move: its record, the game after it, and the set's end if it ended it."""
+
+    record: MoveRecord
+    game: ActiveGame
+    set_end: SetEnd | None = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One row of a server's leaderboard."""
+
+    rank: int
+    user_id: int
+    display_name: str
+    rating: float
+    deviation: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    matches_won: int
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    """A page of a server's leaderboard; ``total`` is the number of rated players."""
+
+    guild_id: int
+    offset: int
+    limit: int
+    total: int
+    rows: tuple[Standing, ...]
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A finished (or aborted) set, for stats and history lists."""
+
+    game_id: int
+    match_id: int
+    set_number: int
+    ruleset: str
+    attacker_id: int
+    defender_id: int
+    outcome: Outcome | None
+    winner_id: int | None
+    moves: int
+    started_at: datetime
+    finished_at: datetime | None
+    rated: bool
+    computer_id: int | None = None
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """A player's rating and record in one server, and their recent games."""
+
+    guild_id: int
+    user_id: int
+    display_name: str
+    standing: Standing | None
+    """``None`` until the player has finished a rated game."""
+    recent_games: tuple[GameSummary, ...]
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Two players' record against each other in one server (rated and computer games aside)."""
+
+    guild_id: int
+    player_ids: tuple[int, int]
+    games: int
+    wins: tuple[int, int]
+    draws: int
+    matches: int
+    matches_won: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GameExport:
+    """A set's full record in OpenTafl notation and the engine game to replay it."""
+
+    game_id: int
+    record: str
+    game: Game = field(compare=False, repr=False)
+    attacker_name: str = ""
+    defender_name: str = ""

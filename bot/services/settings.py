@@ -1,0 +1,77 @@
+"""Per-server settings: default ruleset, time per move, channels where games are allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+
+from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSettings
+from bot.services.errors import InvalidOption
+from bot.storage import Database, settings
+from engine import UnknownRulesetError, get_ruleset
+
+
+class SettingsService:
+    """Reads and changes a server's settings."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """The server's settings (defaults if it never changed any). Raises nothing."""
+        async with self._database.reading() as db:
+            row = await settings.load(db, guild_id)
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(
+            guild_id,
+            default_ruleset=row.default_ruleset,
+            time_per_move=row.time_per_move,
+            allowed_channel_ids=row.allowed_channel_ids,
+        )
+
+    async def update(
+        self,
+        guild_id: int,
+        *,
+        default_ruleset: str | None = None,
+        time_per_move: timedelta | None = None,
+        allowed_channel_ids: Iterable[int] | None = None,
+    ) -> GuildSettings:
+        """Change the given settings (``None`` keeps one) and return the settings now in force.
+
+        Raises :class:`InvalidOption` for an unknown ruleset or a time per move outside
+        1 minute to 14 days. An empty ``allowed_channel_ids`` allows every channel.
+        """
+        current = await self.get(guild_id)
+        ruleset = current.default_ruleset
+        if default_ruleset is not None:
+            ruleset = check_ruleset(default_ruleset)
+        per_move = current.time_per_move
+        if time_per_move is not None:
+            per_move = check_time_per_move(time_per_move)
+        channels = current.allowed_channel_ids
+        if allowed_channel_ids is not None:
+            channels = frozenset(allowed_channel_ids)
+        updated = GuildSettings(guild_id, ruleset, per_move, channels)
+        async with self._database.transaction() as db:
+            await settings.save(
+                db,
+                settings.SettingsRow(guild_id, ruleset, per_move, channels),
+            )
+        return updated
+
+
+def check_ruleset(name: str) -> str:
+    """The canonical ruleset name, or :class:`InvalidOption` saying which exist."""
+    try:
+        return get_ruleset(name).name
+    except UnknownRulesetError as error:
+        raise InvalidOption(str(error)) from None
+
+
+def check_time_per_move(duration: timedelta) -> timedelta:
+    """``duration`` if it is between 1 minute and 14 days, else :class:`InvalidOption`."""
+    if not MIN_TIME_PER_MOVE <= duration <= MAX_TIME_PER_MOVE:
+        raise InvalidOption("The time per move must be between 1 minute and 14 days.")
+    return duration
