@@ -3,7 +3,7 @@
 :func:`choose_move` is the engine's entry point; :func:`think` is the same thing as a plain,
 picklable function of strings for a process pool. The search is a negamax principal-variation
 search with a Zobrist-keyed transposition table, move ordering (transposition-table move,
-killer moves, history), and a threat extension at the horizon: a position where the king can
+killer moves, history), late-move reductions for quiet moves, and a threat extension at the horizon: a position where the king can
 reach an escape square, or where the attackers can take him, is never scored statically.
 
 Levels 1 to 5 differ in how deep they may look and how much they let chance choose among the
@@ -59,13 +59,15 @@ class Level:
     """Softmax temperature over root scores, 0 for always the best move."""
     default_time: float
     """Seconds per move when the caller gives no time limit."""
+    effort: float = 1.0
+    """Share of the time or node budget this level uses."""
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=2, temperature=90.0, default_time=0.2),
-    2: Level(max_depth=3, temperature=45.0, default_time=0.4),
-    3: Level(max_depth=4, temperature=20.0, default_time=0.7),
-    4: Level(max_depth=6, temperature=6.0, default_time=1.2),
+    1: Level(max_depth=2, temperature=150.0, default_time=0.2),
+    2: Level(max_depth=2, temperature=40.0, default_time=0.3),
+    3: Level(max_depth=3, temperature=15.0, default_time=0.5),
+    4: Level(max_depth=5, temperature=6.0, default_time=1.0, effort=0.25),
     5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0),
 }
 
@@ -154,8 +156,8 @@ class _Searcher:
                 elif e_score <= alpha:
                     return e_score
 
-        moves = board.moves()
         turn = board.turn
+        moves = board.moves()
         history = self.history[turn]
         moves.sort(key=history.__getitem__, reverse=True)
         killers = self.killers[ply]
@@ -174,8 +176,8 @@ class _Searcher:
         pop = board.pop
         child_ply = ply + 1
         first = True
-        for m in moves:
-            push(m)
+        for late, m in enumerate(moves, 1):
+            captured = push(m)
             self.nodes += 1
             outcome = board.outcome
             if outcome is not None:
@@ -184,7 +186,20 @@ class _Searcher:
             elif first:
                 score = -self.negamax(depth - 1, -beta, -alpha, child_ply)
             else:
-                score = -self.negamax(depth - 1, -alpha - 1, -alpha, child_ply)
+                if (
+                    late > 4
+                    and depth >= 3
+                    and not captured
+                    and board.king != m & 255
+                    and m != k0
+                    and m != k1
+                ):
+                    # Late, quiet move: look one ply less unless it surprises.
+                    score = -self.negamax(depth - 2, -alpha - 1, -alpha, child_ply)
+                else:
+                    score = alpha + 1
+                if score > alpha:
+                    score = -self.negamax(depth - 1, -alpha - 1, -alpha, child_ply)
                 if alpha < score < beta:
                     score = -self.negamax(depth - 1, -beta, -alpha, child_ply)
             pop()
@@ -293,6 +308,10 @@ def choose_move(
     budget = time_limit
     if budget is None and nodes is None:
         budget = config.default_time
+    elif budget is not None:
+        budget *= config.effort
+    if nodes is not None:
+        nodes = max(1, int(nodes * config.effort))
     deadline = None if budget is None else started + budget * 0.92
     searcher = _Searcher(board, deadline, nodes, tables(board.rules))
     rng = random.Random(seed)

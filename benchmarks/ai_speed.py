@@ -1,0 +1,70 @@
+"""How fast the computer opponent searches: positions per second at full strength.
+
+Run from the repository root::
+
+    .venv/bin/python -m benchmarks.ai_speed            # 1 s per move, 5 rounds
+    .venv/bin/python -m benchmarks.ai_speed --time 2 --rounds 3 --ruleset brandubh
+
+A node is one position pushed on the board (every move made in the search, leaves included).
+Each round searches a fixed set of opening and middle-game positions for ``--time`` seconds
+each; the figures printed are medians over rounds, because the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections.abc import Iterable
+
+from engine import Game
+from engine.search import choose_move
+
+# Brandubh positions reached in games between the levels, by their moves from the start.
+BRANDUBH_LINES: tuple[tuple[str, ...], ...] = (
+    (),
+    ("d2-c2",),
+    ("d2-c2", "d3-d2", "b4-b2"),
+    ("b4-b5", "c4-b4", "d2-f2", "d4-c4"),
+    ("d6-e6", "d5-d6", "f4-f5", "e4-f4", "b4-b3", "c4-b4"),
+    ("d2-b2", "d3-d2", "d6-f6", "d5-d6", "b4-b5", "e4-e2"),
+)
+
+
+def measure(ruleset: str, seconds: float, lines: Iterable[tuple[str, ...]]) -> tuple[float, float]:
+    """Searched positions per second and mean completed depth over ``lines`` for one round."""
+    nodes = 0
+    elapsed = 0.0
+    depths = []
+    for line in lines:
+        game = Game.from_moves(line, ruleset=ruleset)
+        result = choose_move(game, level=5, time_limit=seconds, seed=0)
+        nodes += result.nodes
+        elapsed += result.elapsed
+        depths.append(result.depth)
+    return nodes / elapsed, statistics.mean(depths)
+
+
+def main(argv: Iterable[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Positions per second of the full search.")
+    parser.add_argument("--time", type=float, default=1.0, help="seconds per position")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--ruleset", default="brandubh")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    lines = BRANDUBH_LINES if args.ruleset.startswith("brandubh") else ((),)
+    rates = []
+    depths = []
+    for _ in range(args.rounds):
+        rate, depth = measure(args.ruleset, args.time, lines)
+        rates.append(rate)
+        depths.append(depth)
+        print(f"round: {rate:,.0f} positions/s, mean depth {depth:.1f}", flush=True)
+    print(
+        f"{args.ruleset}, {args.time} s per move, {len(lines)} positions x {args.rounds} rounds: "
+        f"median {statistics.median(rates):,.0f} positions/s "
+        f"(min {min(rates):,.0f}, max {max(rates):,.0f}), "
+        f"median depth {statistics.median(depths):.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
