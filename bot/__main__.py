@@ -10,6 +10,7 @@ import discord
 from dotenv import load_dotenv
 
 from bot.config import ConfigError, Settings, load_settings
+from bot.services.errors import DatabaseError
 
 _log = logging.getLogger(__name__)
 
@@ -52,6 +53,9 @@ def main() -> int:
         print(
             "brandubh-bot: Discord refused the gateway intents this bot asked for.", file=sys.stderr
         )
+        return EXIT_CONFIG
+    except DatabaseError as error:
+        print(f"brandubh-bot: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         _log.info("Stopped.")

@@ -1,0 +1,110 @@
+"""Admin commands (Manage Server): /settings and /abort."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.services.domain import GuildSettings
+from bot.services.errors import NoGameHere
+from bot.views.turns import announce_set_end
+
+
+def settings_text(settings: GuildSettings) -> str:
+    """The server's settings as an admin reads them."""
+    hours = settings.time_per_move.total_seconds() / 3600
+    per_move = f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
+    if settings.allowed_channel_ids:
+        where = ", ".join(f"<#{cid}>" for cid in sorted(settings.allowed_channel_ids))
+    else:
+        where = "every channel"
+    return (
+        f"Default ruleset: **{settings.default_ruleset}**\n"
+        f"Time per move: **{per_move}**\n"
+        f"Games allowed in: {where}"
+    )
+
+
+class Admin(commands.Cog):
+    """Server settings and stuck games."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="settings")
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(
+        ruleset="Default ruleset for new challenges",
+        time="Default time per move",
+        allow="Allow games in this channel (once any is allowed, only those are)",
+        disallow="Stop allowing games in this channel",
+        everywhere="Allow games in every channel again",
+    )
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    @app_commands.choices(time=TIME_CHOICES)
+    async def settings(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        ruleset: str | None = None,
+        time: int | None = None,
+        allow: discord.TextChannel | None = None,
+        disallow: discord.TextChannel | None = None,
+        everywhere: bool = False,
+    ) -> None:
+        """Show or change this server's Brandubh settings."""
+        assert interaction.guild_id is not None
+        services = self.bot.services.settings
+        current = await services.get(interaction.guild_id)
+        channels = set(current.allowed_channel_ids)
+        if allow is not None:
+            channels.add(allow.id)
+        if disallow is not None:
+            channels.discard(disallow.id)
+        if everywhere:
+            channels.clear()
+        changed = (
+            ruleset is not None
+            or time is not None
+            or frozenset(channels) != current.allowed_channel_ids
+        )
+        if changed:
+            current = await services.update(
+                interaction.guild_id,
+                default_ruleset=ruleset,
+                time_per_move=timedelta(minutes=time) if time is not None else None,
+                allowed_channel_ids=frozenset(channels),
+            )
+        title = "Settings saved." if changed else "This server's settings:"
+        await interaction.response.send_message(
+            f"{title}\n{settings_text(current)}", ephemeral=True
+        )
+
+    @app_commands.command(name="abort")
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def abort(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """Stop this channel's game without a result (recorded, unrated)."""
+        assert interaction.channel_id is not None
+        if await self.bot.services.games.in_channel(interaction.channel_id) is None:
+            raise NoGameHere()
+        end = await self.bot.services.games.abort(interaction.channel_id)
+        await announce_set_end(
+            self.bot,
+            end,
+            interaction=interaction,
+            reason_line=f"<@{interaction.user.id}> aborted the game.",
+        )
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Admin(bot))

@@ -1,0 +1,131 @@
+"""/challenge: a public challenge with Accept / Decline, or a game against the computer at once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.errors import require_channel_permissions
+from bot.services.errors import CannotChallengeSelf
+from bot.views.board import board_post
+from bot.views.challenge import challenge_text, challenge_view
+from bot.views.common import answer, within_deadline
+from bot.views.turns import start_computer_turn
+from engine import RULESETS, Side
+
+RULESET_CHOICES = [
+    app_commands.Choice(name=f"{rules.title} ({rules.size}x{rules.size})", value=name)
+    for name, rules in RULESETS.items()
+][:25]
+
+TIME_CHOICES = [
+    app_commands.Choice(name="5 minutes", value=5),
+    app_commands.Choice(name="1 hour", value=60),
+    app_commands.Choice(name="12 hours", value=12 * 60),
+    app_commands.Choice(name="1 day", value=24 * 60),
+    app_commands.Choice(name="3 days", value=3 * 24 * 60),
+    app_commands.Choice(name="1 week", value=7 * 24 * 60),
+]
+
+SIDE_CHOICES = [
+    app_commands.Choice(name="attackers (move first)", value="attackers"),
+    app_commands.Choice(name="defenders (the king)", value="defenders"),
+]
+
+SETS_CHOICES = [
+    app_commands.Choice(name="2 sets: sides swap, RULES §11 decides", value=2),
+    app_commands.Choice(name="1 set", value=1),
+]
+
+
+class Challenge(commands.Cog):
+    """Starting games."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="challenge")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        opponent="Who you want to play (pick me to play the computer)",
+        ruleset="Which rules (default: the server's, normally brandubh)",
+        sets="One set, or a match of two with sides swapped (default 2)",
+        side="Your side in the first set (default attackers)",
+        level="Computer strength, 1 (gentle) to 5 (strongest); only against me",
+        time="Time for each move (default: the server's, normally 1 day)",
+    )
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    @app_commands.choices(sets=SETS_CHOICES)
+    @app_commands.choices(side=SIDE_CHOICES)
+    @app_commands.choices(time=TIME_CHOICES)
+    async def challenge(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        opponent: discord.Member,
+        ruleset: str | None = None,
+        sets: int = 2,
+        side: str = "attackers",
+        level: app_commands.Range[int, 1, 5] = 3,
+        time: int | None = None,
+    ) -> None:
+        """Challenge a member to Brandubh, or play the computer by challenging me."""
+        require_channel_permissions(interaction)
+        bot = self.bot
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert bot.user is not None
+        if opponent.id == interaction.user.id:
+            raise CannotChallengeSelf()
+        await bot.remember(interaction.user)
+        await bot.remember(opponent)
+        settings = await bot.services.settings.get(interaction.guild_id)
+        per_move = timedelta(minutes=time) if time is not None else settings.time_per_move
+        rules = ruleset or settings.default_ruleset
+        my_side = Side(side)
+        if opponent.id == bot.user.id:
+            active = await bot.services.games.start_computer_match(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                bot.user.id,
+                level=level,
+                ruleset=rules,
+                sets=sets,
+                human_side=my_side,
+                time_per_move=per_move,
+            )
+            names = await bot.display_names(active.attacker_id, active.defender_id)
+            headline = (
+                f"<@{interaction.user.id}> plays **{active.ruleset}** against the computer "
+                f"(level {level})."
+            )
+            post = await within_deadline(interaction, board_post(active, names, headline=headline))
+            await answer(interaction, post.content, file=post.file(), view=post.view)
+            if active.computer_to_move:
+                start_computer_turn(bot, active)
+            return
+        challenge = await bot.services.challenges.create(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            opponent.id,
+            ruleset=rules,
+            sets=sets,
+            challenger_side=my_side,
+            time_per_move=per_move,
+            opponent_is_bot=opponent.bot,
+        )
+        response = await interaction.response.send_message(
+            challenge_text(challenge), view=challenge_view(challenge.challenge_id)
+        )
+        if response.message_id is not None:
+            await bot.services.challenges.set_message(challenge.challenge_id, response.message_id)
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Challenge(bot))

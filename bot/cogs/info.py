@@ -1,0 +1,70 @@
+"""/rules: the channel's ruleset, briefly, with a picture."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.views.common import answer, within_deadline
+from engine import Escape, get_ruleset
+from renderer import render_rules_card
+
+_BASICS = (
+    "Attackers move first. Every piece moves like a chess rook, any distance along a rank or "
+    "file, never jumping. Capture a piece by trapping it between two of yours on a rank or file "
+    "(moving into a trap is safe). A move that repeats a position for the third time loses, and "
+    "a player with no legal move loses."
+)
+
+
+def rules_text(ruleset_name: str) -> str:
+    """A few lines explaining ``ruleset_name`` to a newcomer."""
+    rules = get_ruleset(ruleset_name)
+    goal = "a corner" if rules.escape is Escape.CORNERS else "any edge square"
+    return (
+        f"**{rules.title}** — {rules.size}x{rules.size}\n"
+        f"The defenders win when the king reaches {goal}; the attackers win by capturing the "
+        f"king or surrounding every defender.\n{_BASICS}\n{rules.summary}\n"
+        "Play with `/move` (for example `/move d1-d3`) or the **Move** button under a board. "
+        "A match is two sets with sides swapped: two wins, or at one each the faster win, "
+        "takes it."
+    )
+
+
+class Info(commands.Cog):
+    """Explaining the game."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="rules")
+    @app_commands.guild_only()
+    async def rules(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """How to play the ruleset of this channel's game (or of this server)."""
+        assert interaction.channel_id is not None and interaction.guild_id is not None
+        active = await self.bot.services.games.in_channel(interaction.channel_id)
+        if active is not None:
+            name = active.ruleset
+        else:
+            name = (await self.bot.services.settings.get(interaction.guild_id)).default_ruleset
+        rules = get_ruleset(name)
+        picture = await within_deadline(
+            interaction, asyncio.to_thread(render_rules_card, rules), ephemeral=True
+        )
+        card = discord.File(
+            io.BytesIO(picture),
+            filename="rules.png",
+            description=f"The starting position of {rules.title}, with its special squares.",
+        )
+        await answer(interaction, rules_text(name), file=card, ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Info(bot))

@@ -1,0 +1,138 @@
+"""Playing: /move (with autocomplete), /board, /resign, /export."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.errors import require_channel_permissions
+from bot.services.errors import NoGameHere, NotAPlayer
+from bot.views.board import board_post
+from bot.views.common import answer, within_deadline
+from bot.views.confirm import ConfirmResign
+from bot.views.turns import play_move
+from renderer import render_replay
+
+MAX_CHOICES = 25
+_SEPARATORS = re.compile(r"[\s\-x:,./]+")
+
+
+def squash(text: str) -> str:
+    """``D1 - d3`` → ``d1d3``: what autocomplete compares, ignoring case and separators."""
+    return _SEPARATORS.sub("", text.lower())
+
+
+class Play(commands.Cog):
+    """Moves and the board."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="move")
+    @app_commands.guild_only()
+    @app_commands.describe(move="Your move: the piece's square and where it goes, like d1-d3")
+    async def move(self, interaction: discord.Interaction[BrandubhBot], move: str) -> None:
+        """Play a move in this channel's game."""
+        await play_move(interaction, move)
+
+    @move.autocomplete("move")
+    async def move_choices(
+        self, interaction: discord.Interaction[BrandubhBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The legal moves starting with what was typed, for the player to move only."""
+        if interaction.channel_id is None:
+            return []
+        active = await self.bot.services.games.in_channel(interaction.channel_id)
+        if active is None or active.player_to_move != interaction.user.id:
+            return []
+        typed = squash(current)
+        choices = []
+        for legal in active.game.legal_moves():
+            text = str(legal)
+            if squash(text).startswith(typed):
+                choices.append(app_commands.Choice(name=text, value=text))
+                if len(choices) == MAX_CHOICES:
+                    break
+        return choices
+
+    @app_commands.command(name="board")
+    @app_commands.guild_only()
+    async def board(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """Show the current board of this channel's game."""
+        require_channel_permissions(interaction)
+        assert interaction.channel_id is not None
+        active = await self.bot.services.games.in_channel(interaction.channel_id)
+        if active is None:
+            raise NoGameHere()
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        last = active.game.last_record
+        headline = f"Last move: {last}." if last is not None else "No move yet."
+        post = await within_deadline(interaction, board_post(active, names, headline=headline))
+        await answer(interaction, post.content, file=post.file(), view=post.view)
+
+    @app_commands.command(name="resign")
+    @app_commands.guild_only()
+    async def resign(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """Resign the current set (you will be asked to confirm; the match goes on)."""
+        assert interaction.channel_id is not None
+        active = await self.bot.services.games.in_channel(interaction.channel_id)
+        if active is None:
+            raise NoGameHere()
+        if active.side_of(interaction.user.id) is None:
+            raise NotAPlayer()
+        following = (
+            " The match goes on with set 2." if active.set_number < active.sets_total else ""
+        )
+        view = discord.ui.View(timeout=None)
+        view.add_item(ConfirmResign(active.game_id))
+        await interaction.response.send_message(
+            f"Resign set {active.set_number}? You lose this set.{following}",
+            view=view,
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="export")
+    @app_commands.guild_only()
+    async def export(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """Get this channel's latest game as an OpenTafl record and an animated replay."""
+        require_channel_permissions(interaction)
+        assert interaction.channel_id is not None
+        await interaction.response.defer(thinking=True)
+        exported = await self.bot.services.games.export(channel_id=interaction.channel_id)
+
+        def draw() -> bytes:
+            return render_replay(
+                exported.game,
+                attacker_name=exported.attacker_name or None,
+                defender_name=exported.defender_name or None,
+            )
+
+        replay = await asyncio.to_thread(draw)
+        files = [
+            discord.File(
+                io.BytesIO(exported.record.encode()), filename=f"game-{exported.game_id}.txt"
+            ),
+            discord.File(
+                io.BytesIO(replay),
+                filename=f"game-{exported.game_id}.gif",
+                description="An animation of the game, one frame per move.",
+            ),
+        ]
+        await interaction.followup.send(
+            f"Game {exported.game_id} in OpenTafl notation, and its replay.", files=files
+        )
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Play(bot))
+
+
+__all__ = ["Play", "squash"]

@@ -1,0 +1,104 @@
+"""/leaderboard (paged) and /stats."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.services.domain import GameSummary, HeadToHead, PlayerStats
+from bot.views.common import answer
+from bot.views.leaderboard import PAGE_SIZE, leaderboard_embed, leaderboard_view
+
+
+def game_line(game: GameSummary, user_id: int) -> str:
+    """ "Won as attackers vs <@bob> in 23 moves (king captured)"."""
+    side = "attackers" if game.attacker_id == user_id else "defenders"
+    opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
+    against = "the computer" if game.computer_id == opponent else f"<@{opponent}>"
+    if game.outcome is None:
+        result = "In progress"
+    elif game.winner_id is None:
+        result = "No result"
+    else:
+        result = "Won" if game.winner_id == user_id else "Lost"
+    why = f" ({game.outcome.explanation})" if game.outcome is not None else ""
+    return f"{result} as {side} vs {against} in {game.moves} moves{why}"
+
+
+def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> discord.Embed:
+    """A player's rating, record, recent games and head-to-head with the viewer."""
+    embed = discord.Embed(title=f"{stats.display_name} at Brandubh")
+    row = stats.standing
+    if row is None:
+        embed.description = "No rated game finished yet."
+    else:
+        embed.add_field(name="Rating", value=f"{row.rating:.0f} (±{2 * row.deviation:.0f})")
+        embed.add_field(name="Rank", value=f"#{row.rank}")
+        embed.add_field(
+            name="Record",
+            value=f"{row.wins} won, {row.losses} lost, {row.draws} drawn; "
+            f"{row.matches_won} matches won",
+            inline=False,
+        )
+    if stats.recent_games:
+        lines = [game_line(game, stats.user_id) for game in stats.recent_games[:5]]
+        embed.add_field(name="Recent games", value="\n".join(lines), inline=False)
+    if head is not None and head.games:
+        mine = head.player_ids.index(viewer_id)
+        theirs = 1 - mine
+        embed.add_field(
+            name="Head to head with you",
+            value=f"You won {head.wins[mine]}, they won {head.wins[theirs]}, "
+            f"{head.draws} drawn ({head.games} sets, {head.matches} matches)",
+            inline=False,
+        )
+    return embed
+
+
+class Standings(commands.Cog):
+    """Ratings and records."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="leaderboard")
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """This server's best Brandubh players."""
+        assert interaction.guild_id is not None
+        page = await self.bot.services.standings.leaderboard(interaction.guild_id, 0, PAGE_SIZE)
+        name = interaction.guild.name if interaction.guild else "this server"
+        view = leaderboard_view(page)
+        await answer(
+            interaction,
+            embed=leaderboard_embed(page, name),
+            view=view if view is not None else None,
+        )
+
+    @app_commands.command(name="stats")
+    @app_commands.guild_only()
+    @app_commands.describe(player="Whose record to show (default: yours)")
+    async def stats(
+        self, interaction: discord.Interaction[BrandubhBot], player: discord.Member | None = None
+    ) -> None:
+        """Rating, record, recent games and head-to-head."""
+        assert interaction.guild_id is not None
+        await self.bot.remember(interaction.user)
+        who = player or interaction.user
+        if player is not None:
+            await self.bot.remember(player)
+        stats = await self.bot.services.standings.player_stats(interaction.guild_id, who.id)
+        head = None
+        if who.id != interaction.user.id:
+            head = await self.bot.services.standings.head_to_head(
+                interaction.guild_id, interaction.user.id, who.id
+            )
+        await answer(interaction, embed=stats_embed(stats, head, interaction.user.id))
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Standings(bot))

@@ -1,0 +1,104 @@
+"""Deadlines: challenge expiry, half-time reminders and loss on time.
+
+The deadlines are rows in the database (the services keep them); this loop only asks, every
+``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
+a restart the first check picks up everything that fell due while the bot was away. At start-up
+the computer's pending turns are resumed too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.views.turns import announce_set_end, start_computer_turn
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+
+_log = logging.getLogger(__name__)
+
+
+class Timers:
+    """The background loop that acts on due deadlines."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start checking (and resume the computer's turns in active games)."""
+        self._task = asyncio.create_task(self._run(), name="brandubh-timers")
+
+    async def stop(self) -> None:
+        """Stop checking; a check in progress is cancelled."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        await self.bot.wait_until_ready()
+        try:
+            await self.resume_computer_turns()
+        except Exception:
+            _log.exception("Could not resume the computer's turns")
+        interval = self.bot.settings.timer_interval.total_seconds()
+        while True:
+            try:
+                await self.check(self.bot.clock())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                _log.exception("Checking deadlines failed; trying again in %.1f s", interval)
+            await asyncio.sleep(interval)
+
+    async def resume_computer_turns(self) -> None:
+        """Let the computer move in every active game where it was to move at shutdown."""
+        for active in await self.bot.services.games.active():
+            if active.computer_to_move:
+                start_computer_turn(self.bot, active)
+
+    async def check(self, now: datetime) -> None:
+        """Expire challenges, remind players at half time, and end games on time."""
+        services = self.bot.services
+        for challenge in await services.challenges.expire_due(now):
+            if challenge.message_id is None:
+                continue
+            message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
+                challenge.message_id
+            )
+            try:
+                await message.edit(
+                    content=f"<@{challenge.challenger_id}>'s challenge to "
+                    f"<@{challenge.opponent_id}> expired without an answer.",
+                    view=None,
+                )
+            except discord.HTTPException as error:
+                _log.warning(
+                    "Could not mark challenge %s expired: %s", challenge.challenge_id, error
+                )
+        for active in await services.games.reminders_due(now):
+            left = int(active.deadline.timestamp())
+            await self._post(
+                active.channel_id,
+                f"<@{active.player_to_move}>, reminder: it is your move as the "
+                f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
+            )
+        for end in await services.games.time_out_due(now):
+            try:
+                await announce_set_end(self.bot, end)
+            except discord.HTTPException as error:
+                _log.warning("Could not announce timeout in game %s: %s", end.game.game_id, error)
+
+    async def _post(self, channel_id: int, content: str) -> None:
+        try:
+            await self.bot.get_partial_messageable(channel_id).send(content)
+        except discord.HTTPException as error:
+            _log.warning("Could not post in channel %s: %s", channel_id, error)

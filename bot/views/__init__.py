@@ -1,0 +1,25 @@
+"""Buttons and selects. Every interactive item is a ``DynamicItem`` with its ids in the
+``custom_id``, registered in ``setup_hook``, so messages posted before a restart keep working."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.views.challenge import ChallengeButton
+from bot.views.confirm import ConfirmRepetition, ConfirmResign
+from bot.views.leaderboard import LeaderboardButton
+from bot.views.picker import MoveButton, PickDestination, PickPiece
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    ChallengeButton,
+    MoveButton,
+    PickPiece,
+    PickDestination,
+    ConfirmRepetition,
+    ConfirmResign,
+    LeaderboardButton,
+)
+
+__all__ = ["DYNAMIC_ITEMS"]

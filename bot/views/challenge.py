@@ -1,0 +1,111 @@
+"""The Accept / Decline / Withdraw buttons under a challenge, and the challenge's text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.errors import require_channel_permissions
+from bot.services.domain import Challenge
+from bot.views.board import board_post
+from bot.views.common import bot_of, guarded
+from bot.views.turns import post_in_channel, start_computer_turn
+
+_LABELS = {"accept": "Accept", "decline": "Decline", "withdraw": "Withdraw"}
+_STYLES = {
+    "accept": discord.ButtonStyle.success,
+    "decline": discord.ButtonStyle.secondary,
+    "withdraw": discord.ButtonStyle.secondary,
+}
+
+
+def challenge_text(challenge: Challenge) -> str:
+    """The public challenge: who, what, sides, time per move, and when it expires."""
+    sets = "a match of two sets" if challenge.sets_total == 2 else "a single set"
+    hours = challenge.time_per_move.total_seconds() / 3600
+    per_move = f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
+    expires = int(challenge.expires_at.timestamp())
+    return (
+        f"<@{challenge.opponent_id}>, <@{challenge.challenger_id}> challenges you to "
+        f"**{challenge.ruleset}**: {sets}, <@{challenge.challenger_id}> plays the "
+        f"{challenge.challenger_side.value} first, {per_move} per move.\n"
+        f"The challenge expires <t:{expires}:R>."
+    )
+
+
+def challenge_view(challenge_id: int) -> discord.ui.View:
+    """Accept and Decline for the opponent, Withdraw for the challenger."""
+    view = discord.ui.View(timeout=None)
+    for action in ("accept", "decline", "withdraw"):
+        view.add_item(ChallengeButton(action, challenge_id))
+    return view
+
+
+class ChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"challenge:(?P<action>accept|decline|withdraw):(?P<id>\d+)",
+):
+    """One of the three answers to a challenge; the services check who may press which."""
+
+    def __init__(self, action: str, challenge_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=_LABELS[action],
+                style=_STYLES[action],
+                custom_id=f"challenge:{action}:{challenge_id}",
+            )
+        )
+        self.action = action
+        self.challenge_id = challenge_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ChallengeButton:
+        return cls(match["action"], int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._answer)
+
+    async def _answer(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        await bot.remember(interaction.user)
+        challenges = bot.services.challenges
+        user = interaction.user.id
+        if self.action == "decline":
+            await challenges.decline(self.challenge_id, user)
+            await interaction.response.edit_message(
+                content=f"<@{user}> declined the challenge.", view=None
+            )
+            return
+        if self.action == "withdraw":
+            await challenges.withdraw(self.challenge_id, user)
+            await interaction.response.edit_message(
+                content=f"<@{user}> withdrew the challenge.", view=None
+            )
+            return
+        require_channel_permissions(interaction)
+        active = await challenges.accept(self.challenge_id, user)
+        await interaction.response.edit_message(
+            content=f"<@{user}> accepted: <@{active.attacker_id}> attacks, "
+            f"<@{active.defender_id}> defends. Good game!",
+            view=None,
+        )
+        names = await bot.display_names(active.attacker_id, active.defender_id)
+        post = await board_post(active, names, headline=f"**{active.ruleset}** begins.")
+        await post_in_channel(
+            bot,
+            active.channel_id,
+            post.content,
+            interaction=interaction,
+            file=post.file(),
+            view=post.view,
+        )
+        if active.computer_to_move:
+            start_computer_turn(bot, active)

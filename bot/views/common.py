@@ -1,0 +1,92 @@
+"""What every button and select shares: errors go to the one handler, and answers come in time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import discord
+
+from bot.errors import report_error
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+ANSWER_BEFORE = 1.5
+"""Seconds of work after which an interaction is deferred rather than answered directly.
+
+Discord drops an interaction that is not acknowledged within 3 seconds. Answering directly saves
+a round trip, so slow work (a busy database, a long render queue) is only deferred when it has
+already taken half of that time.
+"""
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
+    """The bot that received ``interaction``."""
+    return interaction.client  # type: ignore[no-any-return]
+
+
+async def within_deadline(
+    interaction: discord.Interaction[Any],
+    work: Awaitable[T],
+    *,
+    ephemeral: bool = False,
+    thinking: bool = True,
+) -> T:
+    """Await ``work``; if it takes longer than ANSWER_BEFORE, defer ``interaction`` meanwhile.
+
+    After a deferral the caller must answer with ``interaction.followup`` (or
+    ``edit_original_response``); :func:`answer` does the right thing either way.
+    """
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=ANSWER_BEFORE)
+    if not done and not interaction.response.is_done():
+        if interaction.type is discord.InteractionType.component and not thinking:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    return await task
+
+
+async def answer(
+    interaction: discord.Interaction[Any],
+    content: str | None = None,
+    *,
+    ephemeral: bool = False,
+    file: discord.File | None = None,
+    files: list[discord.File] | None = None,
+    view: discord.ui.View | None = None,
+    embed: discord.Embed | None = None,
+) -> None:
+    """Send the answer to ``interaction``, as a first response or as the followup after a defer."""
+    kwargs: dict[str, Any] = {"ephemeral": ephemeral}
+    if content is not None:
+        kwargs["content"] = content
+    all_files = ([file] if file else []) + (files or [])
+    if all_files:
+        kwargs["files"] = all_files
+    if view is not None:
+        kwargs["view"] = view
+    if embed is not None:
+        kwargs["embed"] = embed
+    if interaction.response.is_done():
+        await interaction.followup.send(**kwargs)
+    else:
+        await interaction.response.send_message(**kwargs)
+
+
+Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
+
+
+async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> None:
+    """Run a component's handler; any error goes to the one error handler."""
+    try:
+        await handler(interaction)
+    except Exception as error:  # every error is answered or logged by report_error
+        await report_error(interaction, error)

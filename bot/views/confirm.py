@@ -1,0 +1,96 @@
+"""Buttons that confirm a step a player might regret: a losing repetition, resigning a set."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.errors import require_channel_permissions
+from bot.services.errors import NoGameHere, StaleGameError
+from bot.views.common import bot_of, guarded
+from bot.views.turns import announce_set_end, play_move
+
+
+class ConfirmRepetition(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"repeat:(?P<game>\d+):(?P<ply>\d+):(?P<move>[a-o]\d{1,2}-[a-o]\d{1,2})",
+):
+    """ "Play it anyway": plays a move that repeats a position for the third time (and loses)."""
+
+    def __init__(self, game_id: int, ply: int, move_text: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Play {move_text} anyway",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"repeat:{game_id}:{ply}:{move_text}",
+            )
+        )
+        self.game_id = game_id
+        self.ply = ply
+        self.move_text = move_text
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ConfirmRepetition:
+        return cls(int(match["game"]), int(match["ply"]), match["move"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._confirmed)
+
+    async def _confirmed(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        assert interaction.channel_id is not None
+        active = await bot.services.games.in_channel(interaction.channel_id)
+        if active is None or active.game_id != self.game_id:
+            raise NoGameHere("That game is over.")
+        if active.ply != self.ply:
+            raise StaleGameError("The board changed since the warning: nothing was played.")
+        await play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
+
+
+class ConfirmResign(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"resign:(?P<game>\d+)",
+):
+    """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Resign this set",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"resign:{game_id}",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ConfirmResign:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._confirmed)
+
+    async def _confirmed(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        require_channel_permissions(interaction)
+        assert interaction.channel_id is not None
+        active = await bot.services.games.in_channel(interaction.channel_id)
+        if active is None or active.game_id != self.game_id:
+            raise NoGameHere("That set is already over.")
+        end = await bot.services.games.resign(interaction.channel_id, interaction.user.id)
+        await interaction.response.edit_message(content="You resigned this set.", view=None)
+        await announce_set_end(bot, end, interaction=interaction)

@@ -1,0 +1,85 @@
+"""The leaderboard message and its Previous / Next buttons (anyone may page)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.services.domain import LeaderboardPage
+from bot.views.common import bot_of, guarded
+
+PAGE_SIZE = 10
+
+
+def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
+    """One page of standings as an embed."""
+    embed = discord.Embed(title=f"Brandubh leaderboard — {guild_name}")
+    if not page.rows:
+        embed.description = "No rated games yet: `/challenge` someone to get on the board."
+        return embed
+    lines = []
+    for row in page.rows:
+        record = f"{row.wins}W {row.losses}L {row.draws}D"
+        lines.append(
+            f"`{row.rank:>3}.` **{row.display_name}** — {row.rating:.0f} "
+            f"(±{2 * row.deviation:.0f}) · {record} · {row.matches_won} matches won"
+        )
+    embed.description = "\n".join(lines)
+    last = page.offset + len(page.rows)
+    embed.set_footer(text=f"Players {page.offset + 1}–{last} of {page.total}")
+    return embed
+
+
+def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
+    """Previous / Next buttons, or None when everything fits on one page."""
+    if page.total <= page.limit:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(LeaderboardButton(page.guild_id, max(0, page.offset - page.limit), "prev"))
+    view.add_item(LeaderboardButton(page.guild_id, page.offset + page.limit, "next"))
+    prev, nxt = view.children
+    assert isinstance(prev, LeaderboardButton) and isinstance(nxt, LeaderboardButton)
+    prev.item.disabled = page.offset == 0
+    nxt.item.disabled = page.offset + page.limit >= page.total
+    return view
+
+
+class LeaderboardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"leaderboard:(?P<guild>\d+):(?P<offset>\d+):(?P<dir>prev|next)",
+):
+    """Turns the leaderboard message to another page."""
+
+    def __init__(self, guild_id: int, offset: int, direction: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Previous" if direction == "prev" else "Next",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"leaderboard:{guild_id}:{offset}:{direction}",
+            )
+        )
+        self.guild_id = guild_id
+        self.offset = offset
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> LeaderboardButton:
+        return cls(int(match["guild"]), int(match["offset"]), match["dir"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._turn)
+
+    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        page = await bot.services.standings.leaderboard(self.guild_id, self.offset, PAGE_SIZE)
+        name = interaction.guild.name if interaction.guild else "this server"
+        await interaction.response.edit_message(
+            embed=leaderboard_embed(page, name), view=leaderboard_view(page)
+        )

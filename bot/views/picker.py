@@ -1,0 +1,216 @@
+"""The Move button under every board and the ephemeral picker it opens: a piece, then where to.
+
+Ids live in the ``custom_id`` (``DynamicItem``), so a board posted before a restart still works.
+Discord allows 25 options per select, so long lists are split over several selects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from typing import Any
+
+import discord
+
+from bot.services.domain import ActiveGame
+from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, StaleGameError
+from bot.views.common import bot_of, guarded
+from bot.views.turns import play_move
+from engine import Game, square_name
+from renderer import render_board
+
+OPTIONS_PER_SELECT = 25
+
+
+def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]]:
+    """``items`` split into lists of at most 25 options (at most 4 selects fit with a button)."""
+    return [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)][:5]
+
+
+async def current_game(interaction: discord.Interaction[Any], game_id: int) -> ActiveGame:
+    """The channel's game if it is ``game_id`` and the user is to move in it, else a GameError."""
+    bot = bot_of(interaction)
+    assert interaction.channel_id is not None
+    active = await bot.services.games.in_channel(interaction.channel_id)
+    if active is None or active.game_id != game_id:
+        raise NoGameHere("This board belongs to a game that is over.")
+    if active.side_of(interaction.user.id) is None:
+        raise NotAPlayer()
+    if active.player_to_move != interaction.user.id:
+        raise NotYourTurn(active.player_to_move)
+    return active
+
+
+def piece_options(game: Game) -> list[discord.SelectOption]:
+    """One option per piece of the side to move that has a legal move."""
+    counts: dict[int, int] = {}
+    for move in game.legal_moves():
+        counts[move.from_square] = counts.get(move.from_square, 0) + 1
+    options = []
+    for sq in sorted(counts, key=lambda s: (s & 15, s >> 4)):
+        piece = game.piece_at(sq)
+        name = square_name(sq)
+        moves = counts[sq]
+        options.append(
+            discord.SelectOption(
+                label=f"{name} {piece}",
+                value=name,
+                description=f"{moves} move{'s' if moves != 1 else ''}",
+            )
+        )
+    return options
+
+
+def destination_options(game: Game, from_name: str) -> list[discord.SelectOption]:
+    """One option per legal destination of the piece on ``from_name``."""
+    frm = game.parse_move(f"{from_name}-{from_name}").from_square
+    options = []
+    for move in game.legal_moves_from(frm):
+        label = str(move)
+        probe = game.copy()
+        record = probe.play(move)
+        notes = []
+        if record.captures:
+            notes.append("captures " + ", ".join(square_name(sq) for sq in record.captures))
+        if probe.outcome is not None:
+            notes.append("ends the game")
+        options.append(
+            discord.SelectOption(label=label, value=label, description="; ".join(notes) or None)
+        )
+    return options
+
+
+class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
+    """ "Move" under a board: opens the picker for the player to move."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Move", style=discord.ButtonStyle.primary, custom_id=f"move:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> MoveButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._open)
+
+    async def _open(self, interaction: discord.Interaction[Any]) -> None:
+        active = await current_game(interaction, self.game_id)
+        view = discord.ui.View(timeout=None)
+        for index, options in enumerate(chunks(piece_options(active.game))):
+            view.add_item(PickPiece(active.game_id, active.ply, index, options))
+        await interaction.response.send_message(
+            f"Which piece do you move as the {active.to_move.value}?", view=view, ephemeral=True
+        )
+
+
+class PickPiece(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"pick:(?P<game>\d+):(?P<ply>\d+):from:(?P<index>\d)",
+):
+    """The picker's first step: which piece."""
+
+    def __init__(
+        self,
+        game_id: int,
+        ply: int,
+        index: int = 0,
+        options: list[discord.SelectOption] | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"pick:{game_id}:{ply}:from:{index}",
+                placeholder="Choose a piece" if index == 0 else "More pieces",
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.game_id = game_id
+        self.ply = ply
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> PickPiece:
+        return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._picked)
+
+    async def _picked(self, interaction: discord.Interaction[Any]) -> None:
+        active = await current_game(interaction, self.game_id)
+        if active.ply != self.ply:
+            raise StaleGameError("The board changed since you opened the picker: press Move again.")
+        [from_name] = self.item.values
+        options = destination_options(active.game, from_name)
+        view = discord.ui.View(timeout=None)
+        for index, chunk in enumerate(chunks(options)):
+            view.add_item(PickDestination(active.game_id, active.ply, index, chunk))
+        frm = active.game.parse_move(f"{from_name}-{from_name}").from_square
+        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm)
+        picture = discord.File(
+            io.BytesIO(png),
+            filename="choices.png",
+            description=f"The board with the moves of {from_name} highlighted.",
+        )
+        await interaction.response.edit_message(
+            content=f"Where does {from_name} go?", view=view, attachments=[picture]
+        )
+
+
+class PickDestination(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"pick:(?P<game>\d+):(?P<ply>\d+):to:(?P<index>\d)",
+):
+    """The picker's second step: where to. Choosing plays the move."""
+
+    def __init__(
+        self,
+        game_id: int,
+        ply: int,
+        index: int = 0,
+        options: list[discord.SelectOption] | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"pick:{game_id}:{ply}:to:{index}",
+                placeholder="Choose where it goes" if index == 0 else "More destinations",
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.game_id = game_id
+        self.ply = ply
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> PickDestination:
+        return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._picked)
+
+    async def _picked(self, interaction: discord.Interaction[Any]) -> None:
+        active = await current_game(interaction, self.game_id)
+        if active.ply != self.ply:
+            raise StaleGameError("The board changed since you opened the picker: press Move again.")
+        [move_text] = self.item.values
+        await play_move(interaction, move_text, expected_ply=self.ply)

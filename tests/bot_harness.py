@@ -1,0 +1,225 @@
+"""Run the real bot against the Discord stand-in: a server, players, and helpers to play.
+
+``Harness`` starts :class:`bot.client.BrandubhBot` (unmodified) on a temporary database with the
+stand-in's endpoints, and can stop and start it again on the same database (a restart).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from bot.client import BrandubhBot
+from bot.config import Settings
+from tests.discord_standin import (
+    DiscordStandin,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    InteractionRecord,
+    StoredMessage,
+)
+from tests.discord_standin.model import MANAGE_GUILD
+
+JSON = dict[str, Any]
+
+
+class Harness:
+    """A guild with players and a running bot."""
+
+    def __init__(
+        self,
+        standin: DiscordStandin,
+        db_path: Path,
+        *,
+        channels: Sequence[str] = ("games", "lobby", "side"),
+        ai_seconds: float = 0.05,
+        bot_permissions: int | None = None,
+    ) -> None:
+        self.standin = standin
+        self.db_path = db_path
+        if bot_permissions is None:
+            self.guild: FakeGuild = standin.add_guild("Tafl Club", channels=list(channels))
+        else:
+            self.guild = standin.add_guild(
+                "Tafl Club", channels=list(channels), bot_permissions=bot_permissions
+            )
+        self.channel: FakeChannel = self.guild.channel(channels[0])
+        self.alice: FakeMember = standin.add_member(self.guild, "alice")
+        self.bob: FakeMember = standin.add_member(self.guild, "bob")
+        self.carol: FakeMember = standin.add_member(self.guild, "carol")
+        self.admin: FakeMember = standin.add_member(self.guild, "ada", permissions=MANAGE_GUILD)
+        self.other_bot: FakeMember = standin.add_member(
+            self.guild, standin.world.add_user("otherbot", bot=True)
+        )
+        self.ai_seconds = ai_seconds
+        self.now = datetime.now(UTC)
+        """The bot's clock: tests move it forward to make deadlines fall due."""
+        self.bot: BrandubhBot | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def me(self) -> FakeMember:
+        """The bot's own member in the guild (challenge it to play the computer)."""
+        member = self.guild.member(self.standin.bot_user.id)
+        assert member is not None
+        return member
+
+    def settings(self) -> Settings:
+        """Settings as the environment would give them, pointed at the stand-in."""
+        return Settings(
+            token=self.standin.token,
+            db_path=self.db_path,
+            api_base=self.standin.api_base,
+            gateway_url=self.standin.gateway_url,
+            ai_time=timedelta(seconds=self.ai_seconds),
+            ai_workers=2,
+            timer_interval=timedelta(seconds=0.05),
+            guild_ready_timeout=0.05,
+        )
+
+    async def start(self) -> BrandubhBot:
+        """Start the bot and wait until its commands are known and it is ready."""
+        settings = self.settings()
+        settings.apply_endpoints()
+        bot = BrandubhBot(settings, clock=lambda: self.now)
+        self.bot = bot
+        self._task = asyncio.create_task(bot.start(settings.token))
+        ready = asyncio.ensure_future(self._ready(bot))
+        await asyncio.wait({self._task, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
+            await self._task  # raises what made the bot stop
+            raise AssertionError("the bot stopped before it was ready")
+        await ready
+        return bot
+
+    async def _ready(self, bot: BrandubhBot) -> None:
+        await self.standin.wait_synced("challenge", "move", timeout=20)
+        await self.standin.wait_ready(timeout=20)
+        await asyncio.wait_for(bot.wait_until_ready(), 20)
+
+    async def stop(self) -> None:
+        """Close the bot (as on shutdown) and wait for it to finish."""
+        if self.bot is not None:
+            await self.bot.close()
+        if self._task is not None:
+            await self._task
+        self.bot = None
+        self._task = None
+
+    async def restart(self) -> BrandubhBot:
+        """Stop the bot and start a new one on the same database."""
+        await self.stop()
+        return await self.start()
+
+    def advance(self, duration: timedelta) -> None:
+        """Move the bot's clock forward by ``duration``."""
+        self.now += duration
+
+    # -- playing ----------------------------------------------------------------------------
+
+    async def slash(
+        self,
+        who: FakeMember,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        channel: FakeChannel | None = None,
+    ) -> InteractionRecord:
+        """Run a slash command as ``who`` and wait for the bot's first answer."""
+        return await self.standin.slash(
+            self.guild, channel or self.channel, who, name, options or {}
+        )
+
+    async def reply_text(
+        self,
+        who: FakeMember,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        channel: FakeChannel | None = None,
+    ) -> StoredMessage:
+        """Run a slash command and return the message the player finally sees."""
+        record = await self.slash(who, name, options, channel=channel)
+        return await record.wait_original()
+
+    async def challenge_accepted(
+        self, challenger: FakeMember, opponent: FakeMember, **options: Any
+    ) -> StoredMessage:
+        """Challenge and accept; return the first board message."""
+        reply = await self.reply_text(challenger, "challenge", {"opponent": opponent, **options})
+        accept = await self.standin.click(
+            reply, f"challenge:accept:{challenge_id(reply)}", opponent
+        )
+        assert accept.answered
+        return await self.wait_board(lambda m: m.created_at >= reply.created_at)
+
+    async def move(self, who: FakeMember, text: str) -> StoredMessage:
+        """Play ``text`` with /move and return the bot's answer message."""
+        record = await self.slash(who, "move", {"move": text})
+        return await record.wait_original()
+
+    async def wait_board(
+        self, predicate: Any = None, *, channel: FakeChannel | None = None, timeout: float = 10
+    ) -> StoredMessage:
+        """The newest public message with a board picture (matching ``predicate``)."""
+
+        def is_board(message: StoredMessage) -> bool:
+            if message.ephemeral or not any(
+                a.filename.endswith(".png") for a in message.attachments
+            ):
+                return False
+            return predicate is None or bool(predicate(message))
+
+        return await self.standin.wait_for_message(
+            channel or self.channel, is_board, timeout=timeout
+        )
+
+    def public_messages(self, channel: FakeChannel | None = None) -> list[StoredMessage]:
+        """Everything the bot posted publicly in the channel, oldest first."""
+        return [m for m in self.standin.messages(channel or self.channel) if not m.ephemeral]
+
+
+def challenge_id(message: StoredMessage) -> str:
+    """The challenge id in the Accept button's custom_id."""
+    for custom_id in message.custom_ids():
+        if custom_id.startswith("challenge:accept:"):
+            return custom_id.rsplit(":", 1)[1]
+    raise LookupError(f"no Accept button on message {message.id}: {message.custom_ids()}")
+
+
+def move_button(message: StoredMessage) -> str:
+    """The custom_id of the Move button under a board."""
+    for custom_id in message.custom_ids():
+        if custom_id.startswith("move:"):
+            return custom_id
+    raise LookupError(f"no Move button on message {message.id}: {message.custom_ids()}")
+
+
+def png_size(message: StoredMessage) -> tuple[int, int]:
+    """The decoded size of the message's PNG attachment (it must decode)."""
+    [picture] = [a for a in message.attachments if a.filename.endswith(".png")]
+    with Image.open(io.BytesIO(picture.data)) as image:
+        image.load()
+        return image.size
+
+
+@asynccontextmanager
+async def running_bot(
+    standin: DiscordStandin, db_path: Path, **options: Any
+) -> AsyncIterator[Harness]:
+    """A started bot in a fresh guild; stopped cleanly afterwards."""
+    harness = Harness(standin, db_path, **options)
+    await harness.start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()

@@ -1,0 +1,82 @@
+"""Starting the bot: commands synced only when they change, a rejected token is one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from tests.bot_harness import Harness
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EXPECTED_OPTIONS = {
+    "challenge": ["opponent", "ruleset", "sets", "side", "level", "time"],
+    "move": ["move"],
+    "board": [],
+    "resign": [],
+    "leaderboard": [],
+    "stats": ["player"],
+    "rules": [],
+    "export": [],
+    "settings": ["ruleset", "time", "allow", "disallow", "everywhere"],
+    "abort": [],
+}
+
+
+async def test_commands_have_the_documented_options(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Every slash command is synced, guild-only, with exactly the documented option names."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        synced = {c["name"]: c for c in discord_standin.synced_commands()}
+        assert {name: [o["name"] for o in c.get("options", [])] for name, c in synced.items()} == (
+            EXPECTED_OPTIONS
+        )
+        assert all(c.get("contexts") == [0] for c in synced.values())
+        assert synced["move"]["options"][0]["autocomplete"] is True
+    finally:
+        await table.stop()
+
+
+async def test_commands_are_not_synced_again_when_unchanged(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A restart with the same commands does not sync them again."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        assert discord_standin.recorder.command_syncs == 1
+        await table.restart()
+        assert discord_standin.recorder.command_syncs == 1
+    finally:
+        await table.stop()
+
+
+async def test_rejected_token_exits_2_with_one_line(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """`python -m bot` with a token Discord refuses prints one line on stderr and exits 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    env.update(discord_standin.env)
+    env.update({"DISCORD_TOKEN": "not-the-token", "PYTHONPATH": str(ROOT)})
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
+    assert "not-the-token" not in stderr.decode()
