@@ -15,7 +15,7 @@ import discord
 from bot.errors import require_channel_permissions
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
-from bot.views.board import board_post, describe_move, set_end_text
+from bot.views.board import BoardPost, board_post, describe_move, set_end_text
 from bot.views.common import answer, bot_of, within_deadline
 
 if TYPE_CHECKING:
@@ -54,36 +54,29 @@ async def play_move(
     assert channel_id is not None
     await bot.remember(interaction.user)
     is_component = interaction.type is discord.InteractionType.component
-    try:
-        result = await within_deadline(
-            interaction,
-            bot.services.games.play(
-                channel_id,
-                interaction.user.id,
-                move_text,
-                confirm_repetition=confirm,
-                expected_ply=expected_ply,
-            ),
-            ephemeral=True,
-            thinking=not is_component,
+
+    async def prepare() -> tuple[MoveResult, BoardPost]:
+        result = await bot.services.games.play(
+            channel_id,
+            interaction.user.id,
+            move_text,
+            confirm_repetition=confirm,
+            expected_ply=expected_ply,
         )
+        headline, names = await headline_for(bot, result)
+        return result, await board_post(result.game, names, headline=headline)
+
+    try:
+        result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
     except RepetitionNeedsConfirmation as warning:
         active = await bot.services.games.in_channel(channel_id)
         assert active is not None
         view = discord.ui.View(timeout=None)
         view.add_item(ConfirmRepetition(active.game_id, active.ply, warning.move_text))
-        if is_component and not interaction.response.is_done():
-            await interaction.response.edit_message(content=str(warning), view=view, attachments=[])
-        else:
-            await answer(interaction, str(warning), ephemeral=True, view=view)
+        await _update_or_answer(interaction, str(warning), view, is_component)
         return
-    headline, names = await headline_for(bot, result)
-    if is_component and not interaction.response.is_done():
-        await interaction.response.edit_message(
-            content=f"You played {result.record}.", view=None, attachments=[]
-        )
-    post = await board_post(result.game, names, headline=headline)
     if is_component:
+        await _update_or_answer(interaction, f"You played {result.record}.", None, True)
         await interaction.followup.send(post.content, file=post.file(), view=_view(post.view))
     else:
         await answer(interaction, post.content, file=post.file(), view=post.view)
@@ -91,6 +84,21 @@ async def play_move(
         await continue_after_set(bot, result.set_end, interaction=interaction)
     elif result.game.computer_to_move:
         start_computer_turn(bot, result.game)
+
+
+async def _update_or_answer(
+    interaction: discord.Interaction[Any],
+    content: str,
+    view: discord.ui.View | None,
+    is_component: bool,
+) -> None:
+    """Replace the picker / warning the player clicked on, or answer them privately."""
+    if not is_component:
+        await answer(interaction, content, ephemeral=True, view=view)
+    elif interaction.response.is_done():
+        await interaction.edit_original_response(content=content, view=view, attachments=[])
+    else:
+        await interaction.response.edit_message(content=content, view=view, attachments=[])
 
 
 def _view(view: discord.ui.View | None) -> discord.ui.View:
