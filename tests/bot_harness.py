@@ -18,6 +18,7 @@ from PIL import Image
 
 from bot.client import BrandubhBot
 from bot.config import Settings
+from bot.errors import APOLOGY
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -107,13 +108,17 @@ class Harness:
         await asyncio.wait_for(bot.wait_until_ready(), 20)
 
     async def stop(self) -> None:
-        """Close the bot (as on shutdown) and wait for it to finish."""
+        """Close the bot (as on shutdown) and wait for it to finish; no answer was an apology."""
         if self.bot is not None:
             await self.bot.close()
         if self._task is not None:
             await self._task
         self.bot = None
         self._task = None
+        apologies = [
+            m.content for m in self.standin.recorder.messages.values() if APOLOGY in m.content
+        ]
+        assert apologies == [], "the bot hit an unexpected error (see the log)"
 
     async def restart(self) -> BrandubhBot:
         """Stop the bot and start a new one on the same database."""

@@ -102,9 +102,10 @@ async def board_post(
         return png, alt
 
     png, alt = await asyncio.to_thread(draw)
+    with_turn = with_turn and game.outcome is None
     lines = [line for line in (headline, turn_line(active) if with_turn else "") if line]
     view: discord.ui.View | None = None
-    if with_turn and game.outcome is None:
+    if with_turn:
         view = discord.ui.View(timeout=None)
         view.add_item(MoveButton(active.game_id))
     return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view)

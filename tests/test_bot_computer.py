@@ -1,0 +1,76 @@
+"""Playing the computer: challenge the bot's own user and a match starts at once."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+MAX_HUMAN_MOVES = 150
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running with a very short thinking time."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+def awaits_alice(table: Harness, message: StoredMessage) -> bool:
+    """Whether ``message`` is a board asking alice to move, or a match result."""
+    return f"<@{table.alice.id}>, your move" in message.content or "Match" in message.content
+
+
+async def human_move(table: Harness, rng: random.Random) -> None:
+    """alice plays a random legal move offered by autocomplete (avoiding losing repetitions)."""
+    choices = await table.standin.autocomplete(
+        table.guild, table.channel, table.alice, "move", focused="move", value=""
+    )
+    assert choices, "autocomplete offered alice no move: " + "\n---\n".join(
+        m.content for m in table.public_messages()[-3:]
+    )
+    options = [c["value"] for c in choices]
+    rng.shuffle(options)
+    for text in options:
+        reply = await table.move(table.alice, text)
+        if not reply.ephemeral:
+            return
+        assert "third time" in reply.content, reply.content
+    raise AssertionError("every offered move repeated a position")
+
+
+async def test_full_match_against_the_computer(table: Harness) -> None:
+    """Two sets against level 1 end with a match result and no rating change."""
+    rng = random.Random(5)
+    start = await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    first = await start.wait_original()
+    assert not first.ephemeral and "against the computer" in first.content
+    seen = 0
+    for _ in range(MAX_HUMAN_MOVES):
+        message = await table.wait_board(
+            lambda m, after=seen: m.id > after and awaits_alice(table, m), timeout=20
+        )
+        seen = message.id
+        if "Match" in message.content:
+            break
+        await human_move(table, rng)
+    else:
+        raise AssertionError("the match did not end")
+    assert "Ratings:" not in message.content
+    sets = [m for m in table.public_messages() if "is over" in m.content]
+    assert len(sets) == 2
+
+
+async def test_computer_opens_when_the_human_defends(table: Harness) -> None:
+    """Choosing the defenders, alice sees the computer's first move and is asked to reply."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    board = await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
+    assert "(attackers) played" in board.content
+    assert "your move as the defenders" in board.content

@@ -1,0 +1,150 @@
+"""Every refusal a player can meet: an ephemeral sentence saying why, and nothing changed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import ATTACH_FILES
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def refusal(table: Harness, who: object, name: str, options: dict[str, object]) -> str:
+    """Run a command that must be refused; return the sentence only ``who`` sees."""
+    record = await table.slash(who, name, options)  # type: ignore[arg-type]
+    message = await record.wait_original()
+    assert message.ephemeral, f"/{name} was answered publicly: {message.content}"
+    assert message.attachments == [] and "Traceback" not in message.content
+    return message.content
+
+
+async def test_challenging_yourself_is_refused(table: Harness) -> None:
+    """A member cannot challenge themself."""
+    text = await refusal(table, table.alice, "challenge", {"opponent": table.alice})
+    assert "yourself" in text.lower()
+
+
+async def test_challenging_another_bot_is_refused(table: Harness) -> None:
+    """Bots other than this one cannot be challenged."""
+    text = await refusal(table, table.alice, "challenge", {"opponent": table.other_bot})
+    assert "bot" in text.lower()
+
+
+async def test_busy_channel_suggests_another_channel_or_a_thread(table: Harness) -> None:
+    """A second game in a channel is refused with a hint to use another channel or a thread."""
+    await table.challenge_accepted(table.alice, table.bob)
+    text = await refusal(table, table.carol, "challenge", {"opponent": table.admin})
+    assert "thread" in text and "channel" in text
+
+
+async def test_move_without_a_game(table: Harness) -> None:
+    """/move in a channel with no game says there is none."""
+    text = await refusal(table, table.alice, "move", {"move": "d1-d3"})
+    assert "no game" in text.lower()
+
+
+async def test_move_by_a_spectator(table: Harness) -> None:
+    """A member who is not playing cannot move."""
+    await table.challenge_accepted(table.alice, table.bob)
+    text = await refusal(table, table.carol, "move", {"move": "d1-b1"})
+    assert "not playing" in text.lower()
+
+
+async def test_move_out_of_turn(table: Harness) -> None:
+    """The defender cannot move first; the message names who is to move."""
+    await table.challenge_accepted(table.alice, table.bob)
+    text = await refusal(table, table.bob, "move", {"move": "d3-a3"})
+    assert "not your turn" in text.lower() and f"<@{table.alice.id}>" in text
+
+
+async def test_illegal_move_says_why_and_changes_nothing(table: Harness) -> None:
+    """An attacker may not stop on the throne; the same move stays legal-checked afterwards."""
+    await table.challenge_accepted(table.alice, table.bob)
+    text = await refusal(table, table.alice, "move", {"move": "d2-d3"})
+    assert "d3" in text
+    reply = await table.move(table.alice, "d1-b1")
+    assert "played d1-b1" in reply.content
+
+
+async def test_unreadable_move_text(table: Harness) -> None:
+    """Text that is not a move is explained with an example."""
+    await table.challenge_accepted(table.alice, table.bob)
+    text = await refusal(table, table.alice, "move", {"move": "king to the corner"})
+    assert "d1-d3" in text
+
+
+async def test_autocomplete_offers_nothing_to_the_player_not_to_move(table: Harness) -> None:
+    """Only the player to move gets move suggestions."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for who in (table.bob, table.carol):
+        choices = await table.standin.autocomplete(
+            table.guild, table.channel, who, "move", focused="move", value=""
+        )
+        assert choices == []
+
+
+async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness) -> None:
+    """Typing "D1 B" offers d1-b1 (and only moves from d1 towards b)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    choices = await table.standin.autocomplete(
+        table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
+    )
+    assert [c["value"] for c in choices] == ["d1-b1"]
+
+
+async def test_only_the_opponent_may_accept(table: Harness) -> None:
+    """A bystander pressing Accept is told the challenge is not theirs; it stays open."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    click = await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.carol)
+    answer = await click.wait_original()
+    assert answer.ephemeral
+    assert reply.components, "the challenge lost its buttons"
+
+
+async def test_challenger_can_withdraw(table: Harness) -> None:
+    """The challenger's Withdraw closes the challenge and removes the buttons."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(reply, f"challenge:withdraw:{challenge_id(reply)}", table.alice)
+    assert "withdrew" in reply.content and reply.components == []
+
+
+async def test_challenge_expires_after_ten_minutes(table: Harness) -> None:
+    """An unanswered challenge is marked expired and its buttons go away."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: "expired" in reply.content, waiting_for="expiry")
+    assert reply.components == []
+
+
+async def test_settings_need_manage_server(table: Harness) -> None:
+    """/settings by a member without Manage Server is refused."""
+    text = await refusal(table, table.alice, "settings", {})
+    assert "Manage Server" in text
+
+
+async def test_missing_attach_files_is_reported(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Where the bot may not attach files, /challenge says which permission it needs."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    for role in [table.guild.everyone, *discord_standin.world.bot_member(table.guild).roles]:
+        role.permissions &= ~ATTACH_FILES
+    await table.start()
+    try:
+        text = await refusal(table, table.alice, "challenge", {"opponent": table.bob})
+    finally:
+        await table.stop()
+    assert "Attach Files" in text

@@ -1,0 +1,56 @@
+"""Nothing is lost when the bot restarts: games, buttons, timers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from tests.bot_harness import Harness, move_button
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+async def test_game_continues_after_restart_with_the_old_move_button(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A board posted before a restart still opens the picker, and the move is played."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        old_board = await table.move(table.bob, "d3-a3")
+        await table.restart()
+        opened = await table.standin.click(old_board, move_button(old_board), table.alice)
+        picker = await opened.wait_original()
+        assert picker.ephemeral
+        [first] = picker.custom_ids()
+        chosen = await table.standin.select(picker, first, table.alice, ["d2"])
+        step_two = await chosen.wait_original()
+        [second] = step_two.custom_ids()
+        played = await table.standin.select(step_two, second, table.alice, ["d2-a2"])
+        board = await played.wait_followup()
+        assert "played d2-a2" in board.content and not board.ephemeral
+        assert f"<@{table.bob.id}>, your move" in board.content
+    finally:
+        await table.stop()
+
+
+async def test_move_timer_survives_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A deadline that passes while the bot is down ends the set when it is back."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60)
+        await table.move(table.alice, "d1-b1")
+        await table.stop()
+        table.advance(timedelta(hours=2))
+        await table.start()
+        ended = await table.wait_board(lambda m: "ran out of time" in m.content)
+        assert "Set 1 of 2 is over" in ended.content
+        await table.wait_board(lambda m: "Set 2 begins" in m.content)
+    finally:
+        await table.stop()
