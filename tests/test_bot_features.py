@@ -1,0 +1,179 @@
+"""The rest of what players and admins do: picker, confirmations, timers, records, stats, admin."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from engine import read_record
+from tests.bot_harness import Harness, challenge_id, move_button, running_bot
+from tests.discord_standin import DiscordStandin, FakeMember
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+SHUFFLE = ["a4-a5", "e4-e5", "a5-a4", "e5-e4", "a4-a5", "e4-e5", "a5-a4"]
+"""After these, the defenders' e5-e4 would bring the start position back a third time."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def play(
+    table: Harness, moves: list[str], attacker: FakeMember, defender: FakeMember
+) -> None:
+    """Play ``moves`` with /move, attacker first; each must be accepted."""
+    for ply, text in enumerate(moves):
+        reply = await table.move(attacker if ply % 2 == 0 else defender, text)
+        assert not reply.ephemeral, reply.content
+
+
+async def test_picker_offers_pieces_then_destinations(table: Harness) -> None:
+    """The Move button lists the attackers that can move, then where the chosen one can go."""
+    board = await table.challenge_accepted(table.alice, table.bob)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    offered = [o["value"] for o in picker.component(pieces)["options"]]  # type: ignore[index]
+    assert sorted(offered) == ["a4", "b4", "d1", "d2", "d6", "d7", "f4", "g4"]
+    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
+    step_two = await chosen.wait_original()
+    [where] = step_two.custom_ids()
+    options = [o["value"] for o in step_two.component(where)["options"]]  # type: ignore[index]
+    assert options == ["d1-b1", "d1-c1", "d1-e1", "d1-f1"]
+    assert step_two.attachments and step_two.attachments[0].data.startswith(b"\x89PNG")
+
+
+async def test_move_button_refuses_the_player_not_to_move(table: Harness) -> None:
+    """bob pressing Move on alice's turn is told whose turn it is; no picker opens."""
+    board = await table.challenge_accepted(table.alice, table.bob)
+    opened = await table.standin.click(board, move_button(board), table.bob)
+    answer = await opened.wait_original()
+    assert answer.ephemeral and "not your turn" in answer.content.lower()
+    assert answer.custom_ids() == []
+
+
+async def test_third_repetition_needs_confirmation(table: Harness) -> None:
+    """The losing repetition is only played after the warning's button is pressed."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, SHUFFLE, table.alice, table.bob)
+    warning = await table.move(table.bob, "e5-e4")
+    assert warning.ephemeral and "third time" in warning.content
+    [confirm] = warning.custom_ids()
+    clicked = await table.standin.click(warning, confirm, table.bob)
+    board = await clicked.wait_followup()
+    assert "played e5-e4" in board.content
+    assert "repeated a position for the third time" in board.content
+
+
+async def test_resign_asks_first_and_set_two_follows(table: Harness) -> None:
+    """/resign only warns; confirming ends set 1 and set 2 starts with sides swapped."""
+    await table.challenge_accepted(table.alice, table.bob)
+    asked = await table.reply_text(table.alice, "resign")
+    assert asked.ephemeral and "Resign set 1?" in asked.content
+    [confirm] = asked.custom_ids()
+    await table.standin.click(asked, confirm, table.alice)
+    over = await table.wait_board(lambda m: "resigned" in m.content)
+    assert f"<@{table.bob.id}> wins the set" in over.content
+    second = await table.wait_board(lambda m: "Set 2 begins" in m.content)
+    assert f"<@{table.bob.id}>, your move as the attackers" in second.content
+
+
+async def test_reminder_at_half_time_then_loss_on_time(table: Harness) -> None:
+    """With an hour per move: a reminder after 30 minutes, the set lost after 60."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    table.advance(timedelta(minutes=31))
+    reminder = await table.standin.wait_for_message(
+        table.channel, lambda m: "reminder" in m.content
+    )
+    assert f"<@{table.alice.id}>" in reminder.content
+    table.advance(timedelta(minutes=30))
+    over = await table.wait_board(lambda m: "ran out of time" in m.content)
+    assert f"<@{table.bob.id}> wins the set" in over.content
+
+
+async def test_export_gives_the_record_and_a_replay(table: Harness) -> None:
+    """/export attaches an OpenTafl record that reads back and an animated GIF."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ["d1-b1", "d3-a3"], table.alice, table.bob)
+    record = await table.slash(table.carol, "export")
+    message = await record.wait_followup()
+    text, gif = message.attachments
+    assert [str(r.move) for r in read_record(text.data.decode()).records] == ["d1-b1", "d3-a3"]
+    with Image.open(io.BytesIO(gif.data)) as replay:
+        assert replay.format == "GIF" and getattr(replay, "n_frames", 1) == 3
+
+
+async def test_rules_explain_with_a_picture(table: Harness) -> None:
+    """/rules answers privately with the corner-escape goal and a rules picture."""
+    rules = await table.reply_text(table.carol, "rules")
+    assert rules.ephemeral and "corner" in rules.content
+    assert rules.attachments[0].data.startswith(b"\x89PNG")
+
+
+async def test_stats_show_rating_and_head_to_head(table: Harness) -> None:
+    """After alice beats bob in a one-set match, bob's /stats on alice shows both."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    stats = await table.reply_text(table.bob, "stats", {"player": table.alice})
+    [embed] = stats.embeds
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert float(fields["Rating"].split()[0]) > 1500
+    assert fields["Head to head with you"].startswith("You won 0, they won 1")
+
+
+async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None:
+    """A member cannot /abort; an admin can, and the channel takes a new challenge."""
+    await table.challenge_accepted(table.alice, table.bob)
+    refused = await table.reply_text(table.alice, "abort")
+    assert refused.ephemeral and "Manage Server" in refused.content
+    aborted = await table.reply_text(table.admin, "abort")
+    assert "aborted" in aborted.content and not aborted.ephemeral
+    again = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert challenge_id(again)
+
+
+async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:
+    """After an admin allows only #lobby, a challenge in #games is refused naming #lobby."""
+    lobby = table.guild.channel("lobby")
+    saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "time": 60})
+    assert saved.ephemeral and "Settings saved" in saved.content and "1 h" in saved.content
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert refused.ephemeral and f"<#{lobby.id}>" in refused.content
+    allowed = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob}, channel=lobby
+    )
+    assert "1 h per move" in allowed.content
+
+
+async def test_leaderboard_pages_with_buttons(table: Harness) -> None:
+    """With twelve rated players, Next shows players 11 and 12."""
+    players = [table.standin.add_member(table.guild, f"p{n}") for n in range(12)]
+    for n in range(6):
+        table.standin.add_channel(table.guild, f"t{n}")
+    await table.standin.announce_guild(table.guild)
+    for n in range(6):
+        channel = table.guild.channel(f"t{n}")
+        winner, loser = players[2 * n], players[2 * n + 1]
+        reply = await table.reply_text(
+            winner, "challenge", {"opponent": loser, "sets": 1}, channel=channel
+        )
+        await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", loser)
+        for ply, text in enumerate(ATTACKERS_WIN):
+            who = winner if ply % 2 == 0 else loser
+            record = await table.slash(who, "move", {"move": text}, channel=channel)
+            assert not (await record.wait_original()).ephemeral
+    board = await table.reply_text(table.carol, "leaderboard")
+    assert board.embeds[0]["footer"]["text"] == "Players 1–10 of 12"
+    next_id = next(c for c in board.custom_ids() if c.endswith(":next"))
+    await table.standin.click(board, next_id, table.carol)
+    assert board.embeds[0]["footer"]["text"] == "Players 11–12 of 12"
