@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
 
 import discord
@@ -23,7 +25,12 @@ async def run(settings: Settings) -> None:
 
     settings.apply_endpoints()
     async with BrandubhBot(settings) as bot:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError):  # not on Windows
+                loop.add_signal_handler(signum, lambda: bot.spawn_close())
         await bot.start(settings.token)
+    await bot.close()  # waits until the database is closed, however the bot stopped
 
 
 def main() -> int:

@@ -20,6 +20,9 @@ _log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 
+_INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+"""Names discord.py gives the tasks running slash commands and component callbacks."""
+
 
 def utc_now() -> datetime:
     """The current time, timezone-aware UTC."""
@@ -55,6 +58,7 @@ class BrandubhBot(commands.Bot):
         """The current time (tests pass a clock they can move forward)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
+        self._closing: asyncio.Future[None] | None = None
 
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
@@ -108,11 +112,40 @@ class BrandubhBot(commands.Bot):
         if not task.cancelled() and task.exception() is not None:
             _log.error("Background task %s failed", task.get_name(), exc_info=task.exception())
 
+    def spawn_close(self) -> None:
+        """Begin a clean shutdown (from a signal handler)."""
+        _log.info("Shutting down")
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._shut_down())
+
+    async def _drain_interactions(self, timeout: float = 5.0) -> None:
+        """Let interaction handlers that are running finish (bounded), so none is cut off."""
+        running = [
+            task
+            for task in asyncio.all_tasks()
+            if task is not asyncio.current_task()
+            and task.get_name().startswith(_INTERACTION_TASKS)
+            and not task.done()
+        ]
+        if running:
+            _, pending = await asyncio.wait(running, timeout=timeout)
+            for task in pending:
+                task.cancel()
+
     async def close(self) -> None:
-        """Stop timers and computer games, close the database, then disconnect."""
+        """Stop timers and computer games, let answers finish, disconnect, close the database.
+
+        Safe to call more than once, also concurrently: every call waits for the same shutdown.
+        """
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._shut_down())
+        await asyncio.shield(self._closing)
+
+    async def _shut_down(self) -> None:
         timers = getattr(self, "timers", None)
         if timers is not None:
             await timers.stop()
+        await self._drain_interactions()
         for task in list(self._background):
             task.cancel()
         if self._background:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -80,3 +81,29 @@ async def test_rejected_token_exits_2_with_one_line(
     lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
     assert "not-the-token" not in stderr.decode()
+
+
+async def test_sigterm_stops_the_bot_cleanly(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """`python -m bot` stops on SIGTERM with exit code 0 and no traceback."""
+    discord_standin.add_guild("Tafl Club")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    env.update(discord_standin.env)
+    env.update({"PYTHONPATH": str(ROOT), "BRANDUBH_GUILD_READY_TIMEOUT": "0.1"})
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await discord_standin.wait_synced("challenge", timeout=60)
+    await discord_standin.wait_ready(timeout=60)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    assert b"Traceback" not in stdout + stderr
+    assert discord_standin.token.encode() not in stdout + stderr
