@@ -92,7 +92,7 @@ def default_thinker() -> Thinker:
     except ImportError:
         _log.warning("engine.search is not available; the computer plays one move deep")
         return one_ply_think
-    return think  # type: ignore[no-any-return]
+    return think
 
 
 class PoolClosed(Exception):
@@ -106,7 +106,7 @@ class AIPool:
         self,
         *,
         workers: int = 0,
-        time_per_move: timedelta = timedelta(seconds=2),
+        time_per_move: timedelta | None = None,
         thinker: Thinker | None = None,
     ) -> None:
         self.workers = workers or max(1, os.cpu_count() or 1)
@@ -142,10 +142,15 @@ class AIPool:
                 game.starting_side.value,
                 moves,
                 level,
-                self.time_per_move.total_seconds(),
+                None if self.time_per_move is None else self.time_per_move.total_seconds(),
                 seed,
             )
-            return await future
+            try:
+                return await future
+            except concurrent.futures.process.BrokenProcessPool:
+                _log.error("A computer-opponent worker died; starting a fresh pool")
+                self._executor = None
+                raise
 
     async def close(self) -> None:
         """Cancel queued requests and stop the workers (a running search ends within its time)."""

@@ -31,8 +31,8 @@ class Settings:
     gateway_url: str = DEFAULT_GATEWAY_URL
     guild_ids: tuple[int, ...] = ()
     """Sync commands to these guilds only (development); empty means globally."""
-    ai_time: timedelta = timedelta(seconds=2)
-    """How long the computer may think about one move."""
+    ai_time: timedelta | None = None
+    """How long the computer may think about one move; None: each level's own time."""
     ai_workers: int = 0
     """Processes for the computer opponent; 0 means one per CPU core."""
     timer_interval: timedelta = timedelta(seconds=5)
@@ -58,6 +58,12 @@ def _seconds(environ: Mapping[str, str], name: str, default: timedelta) -> timed
     if value <= 0:
         raise ConfigError(f"{name} must be more than 0 seconds.")
     return timedelta(seconds=value)
+
+
+def _optional_seconds(environ: Mapping[str, str], name: str) -> timedelta | None:
+    if not environ.get(name, "").strip():
+        return None
+    return _seconds(environ, name, timedelta(0))
 
 
 def _guild_ids(raw: str) -> tuple[int, ...]:
@@ -88,7 +94,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         api_base=env.get("DISCORD_API_BASE", "").strip() or DEFAULT_API_BASE,
         gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip() or DEFAULT_GATEWAY_URL,
         guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
-        ai_time=_seconds(env, "BRANDUBH_AI_SECONDS", timedelta(seconds=2)),
+        ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS"),
         ai_workers=int(workers_raw),
         timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
         guild_ready_timeout=ready_timeout.total_seconds(),

@@ -7,11 +7,13 @@ the same whoever caused it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
+
+COMPUTER_ATTEMPTS = 3
 
 
 async def headline_for(bot: BrandubhBot, result: MoveResult) -> tuple[str, dict[int, str]]:
@@ -180,8 +184,23 @@ async def computer_turn(bot: BrandubhBot, active: ActiveGame) -> None:
     """Think in the process pool (showing "typing"), play the move, post the board."""
     assert active.computer_level is not None
     channel = bot.get_partial_messageable(active.channel_id)
-    async with channel.typing():
-        move = await bot.ai.choose_move(active.game, active.computer_level)
+    for attempt in range(1, COMPUTER_ATTEMPTS + 1):
+        try:
+            async with channel.typing():
+                move = await bot.ai.choose_move(active.game, active.computer_level)
+            break
+        except PoolClosed:
+            return  # shutting down: the turn resumes at the next start
+        except Exception:
+            _log.exception(
+                "The computer failed to move in game %s (try %d)", active.game_id, attempt
+            )
+            await asyncio.sleep(attempt)
+    else:
+        await channel.send(
+            "I could not find a move in this game. An admin can stop it with `/abort`."
+        )
+        return
     try:
         result = await bot.services.games.play_computer_move(
             active.game_id, move, expected_ply=active.ply
