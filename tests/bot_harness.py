@@ -43,6 +43,7 @@ class Harness:
         channels: Sequence[str] = ("games", "lobby", "side"),
         ai_seconds: float = 0.05,
         bot_permissions: int | None = None,
+        dev_guild: bool = False,
     ) -> None:
         self.standin = standin
         self.db_path = db_path
@@ -61,6 +62,8 @@ class Harness:
             self.guild, standin.world.add_user("otherbot", bot=True)
         )
         self.ai_seconds = ai_seconds
+        self.dev_guild = dev_guild
+        """Sync commands to this guild only (DISCORD_GUILD_IDS), not globally."""
         self.now = datetime.now(UTC)
         """The bot's clock: tests move it forward to make deadlines fall due."""
         self.bot: BrandubhBot | None = None
@@ -84,6 +87,7 @@ class Harness:
             ai_workers=2,
             timer_interval=timedelta(seconds=0.05),
             guild_ready_timeout=0.05,
+            guild_ids=(self.guild.id,) if self.dev_guild else (),
         )
 
     async def start(self) -> BrandubhBot:
@@ -103,7 +107,8 @@ class Harness:
         return bot
 
     async def _ready(self, bot: BrandubhBot) -> None:
-        await self.standin.wait_synced("challenge", "move", timeout=20)
+        scope = self.guild if self.dev_guild else None
+        await self.standin.wait_synced("challenge", "move", guild=scope, timeout=20)
         await self.standin.wait_ready(timeout=20)
         await asyncio.wait_for(bot.wait_until_ready(), 20)
 

@@ -107,3 +107,19 @@ async def test_sigterm_stops_the_bot_cleanly(
     assert process.returncode == 0
     assert b"Traceback" not in stdout + stderr
     assert discord_standin.token.encode() not in stdout + stderr
+
+
+async def test_development_guilds_get_the_commands_instead_of_everyone(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """With DISCORD_GUILD_IDS the commands are synced to that server and not globally."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", dev_guild=True)
+    await table.start()
+    try:
+        names = {c["name"] for c in discord_standin.synced_commands(table.guild)}
+        assert set(EXPECTED_OPTIONS) == names
+        assert discord_standin.synced_commands() == []
+        reply = await table.reply_text(table.alice, "rules")
+        assert "corner" in reply.content
+    finally:
+        await table.stop()
