@@ -47,14 +47,22 @@ class MissingChannelPermissions(Exception):
         )
 
 
-def missing_channel_permissions(permissions: discord.Permissions) -> list[str]:
-    """The game permissions missing from ``permissions`` (the bot's, in a channel)."""
-    return [name for name in CHANNEL_PERMISSIONS if not getattr(permissions, name)]
+THREAD_PERMISSIONS = ("send_messages_in_threads", "attach_files", "embed_links")
+"""What the bot needs in a thread (where Send Messages in Threads replaces Send Messages)."""
+
+
+def missing_channel_permissions(
+    permissions: discord.Permissions, *, in_thread: bool = False
+) -> list[str]:
+    """The game permissions missing from ``permissions`` (the bot's, in a channel or thread)."""
+    needed = THREAD_PERMISSIONS if in_thread else CHANNEL_PERMISSIONS
+    return [name for name in needed if not getattr(permissions, name)]
 
 
 def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
     """Raise MissingChannelPermissions unless the bot may post boards where ``interaction`` is."""
-    missing = missing_channel_permissions(interaction.app_permissions)
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    missing = missing_channel_permissions(interaction.app_permissions, in_thread=in_thread)
     if missing:
         raise MissingChannelPermissions(missing)
 

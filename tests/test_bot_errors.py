@@ -41,3 +41,12 @@ def test_missing_channel_permissions_are_listed() -> None:
     missing = missing_channel_permissions(permissions)
     assert missing == ["attach_files", "embed_links"]
     assert "Attach Files, Embed Links" in str(MissingChannelPermissions(missing))
+
+
+def test_threads_need_send_messages_in_threads_instead() -> None:
+    """In a thread the bot needs Send Messages in Threads, not Send Messages."""
+    permissions = discord.Permissions(
+        send_messages_in_threads=True, attach_files=True, embed_links=True
+    )
+    assert missing_channel_permissions(permissions, in_thread=True) == []
+    assert missing_channel_permissions(permissions) == ["send_messages"]
