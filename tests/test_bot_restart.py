@@ -54,3 +54,23 @@ async def test_move_timer_survives_a_restart(
         await table.wait_board(lambda m: "Set 2 begins" in m.content)
     finally:
         await table.stop()
+
+
+async def test_computer_turn_resumes_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Stopped while the computer was thinking, the bot plays its move after starting again."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.5)
+    await table.start()
+    try:
+        start = await table.slash(
+            table.alice, "challenge", {"opponent": table.me, "side": "defenders"}
+        )
+        await start.wait_original()
+        await table.stop()
+        assert not any("(attackers) played" in m.content for m in table.public_messages())
+        await table.start()
+        board = await table.wait_board(lambda m: "(attackers) played" in m.content, timeout=20)
+        assert f"<@{table.alice.id}>, your move as the defenders" in board.content
+    finally:
+        await table.stop()

@@ -180,14 +180,25 @@ def start_computer_turn(bot: BrandubhBot, active: ActiveGame) -> None:
     bot.spawn(computer_turn(bot, active), name=f"computer-move-{active.game_id}-{active.ply}")
 
 
+async def _think_visibly(
+    bot: BrandubhBot, channel: discord.PartialMessageable, active: ActiveGame, level: int
+) -> str:
+    """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed)."""
+    try:
+        async with channel.typing():
+            return await bot.ai.choose_move(active.game, level)
+    except discord.HTTPException as error:  # typing refused: think without showing it
+        _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
+        return await bot.ai.choose_move(active.game, level)
+
+
 async def computer_turn(bot: BrandubhBot, active: ActiveGame) -> None:
     """Think in the process pool (showing "typing"), play the move, post the board."""
     assert active.computer_level is not None
     channel = bot.get_partial_messageable(active.channel_id)
     for attempt in range(1, COMPUTER_ATTEMPTS + 1):
         try:
-            async with channel.typing():
-                move = await bot.ai.choose_move(active.game, active.computer_level)
+            move = await _think_visibly(bot, channel, active, active.computer_level)
             break
         except PoolClosed:
             return  # shutting down: the turn resumes at the next start
