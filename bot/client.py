@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
-from datetime import UTC, datetime
+from collections.abc import Coroutine
 from typing import Any
 
 import discord
@@ -15,18 +14,12 @@ from bot import errors, sync
 from bot.ai_pool import AIPool
 from bot.config import Settings
 from bot.services import Services
+from bot.services.clock import Clock, utc_now
 
 _log = logging.getLogger(__name__)
 
-Clock = Callable[[], datetime]
-
 _INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
 """Names discord.py gives the tasks running slash commands and component callbacks."""
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware UTC."""
-    return datetime.now(UTC)
 
 
 COGS = (
@@ -45,7 +38,9 @@ class BrandubhBot(commands.Bot):
     ai: AIPool
 
     def __init__(self, settings: Settings, *, clock: Clock = utc_now) -> None:
-        intents = discord.Intents.default()
+        # Only guild events: everything else arrives with the interactions themselves.
+        intents = discord.Intents.none()
+        intents.guilds = True
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
