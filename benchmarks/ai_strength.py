@@ -170,6 +170,13 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument(
         "--ladder-nodes", type=int, default=20_000, help="node limit per move in the level ladder"
     )
+    parser.add_argument(
+        "--ladder",
+        type=int,
+        nargs="+",
+        default=[2, 3, 4, 5],
+        help="levels to play against the level below (default 2 3 4 5)",
+    )
     parser.add_argument("--max-plies", type=int, default=300)
     parser.add_argument("--workers", type=int, default=0, help="processes (default: every core)")
     parser.add_argument("--seed", type=int, default=1)
@@ -191,7 +198,7 @@ def main(argv: Iterable[str] | None = None) -> None:
         if "greedy" in which:
             run_match(pool, full, Player("greedy"), args.games, args.max_plies, args.seed)
         if "ladder" in which:
-            for level in range(2, 6):
+            for level in args.ladder:
                 run_match(
                     pool,
                     Player("ai", level, nodes=args.ladder_nodes),

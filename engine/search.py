@@ -3,8 +3,9 @@
 :func:`choose_move` is the engine's entry point; :func:`think` is the same thing as a plain,
 picklable function of strings for a process pool. The search is a negamax principal-variation
 search with a Zobrist-keyed transposition table, move ordering (transposition-table move,
-killer moves, history), late-move reductions for quiet moves, and a threat extension at the horizon: a position where the king can
-reach an escape square, or where the attackers can take him, is never scored statically.
+killer moves, history), late-move reductions for quiet moves, and a threat extension at the
+horizon: a position where the king can reach an escape square, or where the attackers can take
+him, is never scored statically.
 
 Levels 1 to 5 differ in how deep they may look and how much they let chance choose among the
 moves the search found nearly as good as the best (a softmax over scores). Every level takes an
@@ -67,7 +68,7 @@ LEVELS: dict[int, Level] = {
     1: Level(max_depth=2, temperature=150.0, default_time=0.2),
     2: Level(max_depth=2, temperature=40.0, default_time=0.3),
     3: Level(max_depth=3, temperature=15.0, default_time=0.5),
-    4: Level(max_depth=5, temperature=6.0, default_time=1.0, effort=0.25),
+    4: Level(max_depth=4, temperature=4.0, default_time=1.0, effort=0.5),
     5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0),
 }
 
