@@ -148,3 +148,27 @@ async def test_missing_attach_files_is_reported(
     finally:
         await table.stop()
     assert "Attach Files" in text
+
+
+async def test_opponent_can_decline(table: Harness) -> None:
+    """The opponent's Decline closes the challenge and removes the buttons."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    assert "declined" in reply.content and reply.components == []
+
+
+async def test_a_bug_is_logged_and_the_player_gets_an_apology(
+    table: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unexpected exception is logged with its traceback; the player sees no Python text."""
+    assert table.bot is not None
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(table.bot.services.standings, "leaderboard", broken)
+    table.expect_apology = True
+    text = await refusal(table, table.alice, "leaderboard", {})
+    assert text.startswith("Sorry, something went wrong") and "Zero" not in text
+    [logged] = [r for r in caplog.records if r.name == "bot.errors"]
+    assert logged.exc_info is not None and logged.exc_info[0] is not None
