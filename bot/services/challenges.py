@@ -5,10 +5,21 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bot.services.clock import Clock
-from bot.services.domain import ActiveGame, Challenge
-from bot.services.games import GameService
-from bot.services.settings import SettingsService
-from bot.storage import Database
+from bot.services.domain import CHALLENGE_LIFETIME, ActiveGame, Challenge, ChallengeStatus
+from bot.services.errors import (
+    CannotChallengeBot,
+    CannotChallengeSelf,
+    ChallengeExpired,
+    ChallengeNotFound,
+    ChannelBusy,
+    ChannelNotAllowed,
+    NotYourChallenge,
+)
+from bot.services.games import GameService, check_sets
+from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.storage import Database, challenges, games, players
+from bot.storage.challenges import ChallengeRow
+from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
 
 
@@ -43,15 +54,56 @@ class ChallengeService:
         ChannelBusy (a game is in progress in the channel), InvalidOption (ruleset, sets not
         1 or 2, time per move).
         """
-        raise NotImplementedError
+        if challenger_id == opponent_id:
+            raise CannotChallengeSelf()
+        if opponent_is_bot:
+            raise CannotChallengeBot()
+        settings = await self._settings.get(guild_id)
+        if not settings.allows(channel_id):
+            raise ChannelNotAllowed(settings.allowed_channel_ids)
+        name = check_ruleset(ruleset or settings.default_ruleset)
+        per_move = check_time_per_move(time_per_move or settings.time_per_move)
+        check_sets(sets)
+        now = self._clock()
+        async with self._database.transaction() as db:
+            if await games.active_in_channel(db, channel_id) is not None:
+                raise ChannelBusy()
+            for user_id in (challenger_id, opponent_id):
+                await players.ensure(db, user_id, now)
+            challenge_id = await challenges.insert(
+                db,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                challenger_id=challenger_id,
+                opponent_id=opponent_id,
+                ruleset=name,
+                sets_total=sets,
+                challenger_side=challenger_side.value,
+                time_per_move_us=duration_us(per_move),
+                created_us=to_us(now),
+                expires_us=to_us(now + CHALLENGE_LIFETIME),
+            )
+            row = await challenges.get(db, challenge_id)
+        assert row is not None
+        return _challenge(row)
 
     async def get(self, challenge_id: int) -> Challenge:
         """The challenge with this id in whatever state it is. Raises ChallengeNotFound."""
-        raise NotImplementedError
+        async with self._database.reading() as db:
+            row = await challenges.get(db, challenge_id)
+        if row is None:
+            raise ChallengeNotFound()
+        return _challenge(row)
 
     async def set_message(self, challenge_id: int, message_id: int) -> None:
-        """Remember the bot's message that shows the challenge (to edit it on expiry)."""
-        raise NotImplementedError
+        """Remember the bot's message that shows the challenge (to edit it on expiry).
+
+        Raises ChallengeNotFound.
+        """
+        async with self._database.transaction() as db:
+            found = await challenges.set_message(db, challenge_id, message_id)
+        if not found:
+            raise ChallengeNotFound()
 
     async def accept(self, challenge_id: int, user_id: int) -> ActiveGame:
         """The opponent accepts: the match starts and its first set is returned.
@@ -60,27 +112,102 @@ class ChallengeService:
         ChallengeExpired (past its expiry; it is marked expired), ChannelBusy (a game started
         in the channel meanwhile), ChannelNotAllowed.
         """
-        raise NotImplementedError
+        row = await self._open(challenge_id)
+        if user_id != row.opponent_id:
+            raise NotYourChallenge()
+        now = self._clock()
+        if to_us(now) >= row.expires_us:
+            async with self._database.transaction() as db:
+                await challenges.close(db, challenge_id, ChallengeStatus.EXPIRED.value)
+            raise ChallengeExpired()
+        settings = await self._settings.get(row.guild_id)
+        if not settings.allows(row.channel_id):
+            raise ChannelNotAllowed(settings.allowed_channel_ids)
+        async with self._database.transaction() as db:
+            game = await self._games.start_match(
+                db,
+                guild_id=row.guild_id,
+                channel_id=row.channel_id,
+                player1_id=row.challenger_id,
+                player2_id=row.opponent_id,
+                player1_side=Side(row.challenger_side),
+                ruleset=row.ruleset,
+                sets_total=row.sets_total,
+                time_per_move=duration(row.time_per_move_us),
+            )
+            closed = await challenges.close(
+                db, challenge_id, ChallengeStatus.ACCEPTED.value, game.match_id
+            )
+            if not closed:
+                raise ChallengeNotFound()
+        return game
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
         """The opponent declines; returns the closed challenge.
 
         Raises ChallengeNotFound, NotYourChallenge.
         """
-        raise NotImplementedError
+        row = await self._open(challenge_id)
+        if user_id != row.opponent_id:
+            raise NotYourChallenge()
+        return await self._close(challenge_id, ChallengeStatus.DECLINED)
 
     async def withdraw(self, challenge_id: int, user_id: int) -> Challenge:
         """The challenger takes the challenge back; returns the closed challenge.
 
         Raises ChallengeNotFound, NotYourChallenge (not the challenger).
         """
-        raise NotImplementedError
+        row = await self._open(challenge_id)
+        if user_id != row.challenger_id:
+            raise NotYourChallenge("Only the challenger can withdraw this challenge.")
+        return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
 
     async def expire_due(self, now: datetime | None = None) -> list[Challenge]:
         """Mark every open challenge whose expiry is at or before ``now`` (default: the clock)
         expired, and return them (so the bot can edit their messages)."""
-        raise NotImplementedError
+        moment = now or self._clock()
+        expired = []
+        async with self._database.transaction() as db:
+            for row in await challenges.due(db, to_us(moment)):
+                if await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value):
+                    expired.append(_challenge(row, ChallengeStatus.EXPIRED))
+        return expired
 
     async def pending(self) -> list[Challenge]:
-        """Every open challenge, oldest first (to re-arm expiry after a restart)."""
-        raise NotImplementedError
+        """Every open challenge, soonest expiry first (to re-arm expiry after a restart)."""
+        async with self._database.reading() as db:
+            rows = await challenges.open_challenges(db)
+        return [_challenge(row) for row in rows]
+
+    async def _open(self, challenge_id: int) -> ChallengeRow:
+        async with self._database.reading() as db:
+            row = await challenges.get(db, challenge_id)
+        if row is None or row.status != ChallengeStatus.OPEN.value:
+            raise ChallengeNotFound()
+        return row
+
+    async def _close(self, challenge_id: int, status: ChallengeStatus) -> Challenge:
+        async with self._database.transaction() as db:
+            if not await challenges.close(db, challenge_id, status.value):
+                raise ChallengeNotFound()
+            row = await challenges.get(db, challenge_id)
+        assert row is not None
+        return _challenge(row)
+
+
+def _challenge(row: ChallengeRow, status: ChallengeStatus | None = None) -> Challenge:
+    return Challenge(
+        challenge_id=row.challenge_id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        challenger_id=row.challenger_id,
+        opponent_id=row.opponent_id,
+        ruleset=row.ruleset,
+        sets_total=row.sets_total,
+        challenger_side=Side(row.challenger_side),
+        time_per_move=duration(row.time_per_move_us),
+        created_at=from_us(row.created_us),
+        expires_at=from_us(row.expires_us),
+        status=status or ChallengeStatus(row.status),
+        message_id=row.message_id,
+    )

@@ -172,8 +172,10 @@ class MatchEnd:
     player_ids: tuple[int, int]
     """(challenger or human, opponent or computer)."""
     winner_id: int | None
-    reason: MatchReason
-    result: MatchResult[int]
+    reason: MatchReason | None
+    """How §11 decided it; ``None`` for an aborted match."""
+    result: MatchResult[int] | None
+    """engine.score_match's result; ``None`` for an aborted match."""
     sets: tuple[SetSummary, ...]
     aborted: bool = False
     rated: bool = True

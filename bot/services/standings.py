@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from bot.services.domain import HeadToHead, LeaderboardPage, PlayerStats
-from bot.storage import Database
+from bot.services.domain import (
+    GameSummary,
+    HeadToHead,
+    LeaderboardPage,
+    PlayerStats,
+    Standing,
+)
+from bot.storage import Database, games, players, ratings
+from bot.storage.games import GameRow
+from bot.storage.ratings import StandingRow
+from bot.storage.times import from_us
+from engine import Outcome, Reason, Side
+
+MAX_PAGE = 100
 
 
 class StandingsService:
@@ -14,13 +26,82 @@ class StandingsService:
 
     async def leaderboard(self, guild_id: int, offset: int = 0, limit: int = 10) -> LeaderboardPage:
         """A page of the server's leaderboard (highest rating first) and the total count of
-        rated players. Ranks count from 1."""
-        raise NotImplementedError
+        rated players. Ranks count from 1; ``limit`` is capped at 100."""
+        offset = max(0, offset)
+        limit = max(1, min(MAX_PAGE, limit))
+        async with self._database.reading() as db:
+            total, rows = await ratings.leaderboard(db, guild_id, offset, limit)
+        standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
+        return LeaderboardPage(guild_id, offset, limit, total, standings)
 
     async def player_stats(self, guild_id: int, user_id: int, recent: int = 5) -> PlayerStats:
         """``user_id``'s rating, record and ``recent`` latest finished games in the server."""
-        raise NotImplementedError
+        async with self._database.reading() as db:
+            found = await ratings.standing(db, guild_id, user_id)
+            rows = await games.recent_finished(db, guild_id, user_id, max(0, recent))
+            name = await players.name(db, user_id)
+        standing = _standing(*found) if found else None
+        return PlayerStats(
+            guild_id,
+            user_id,
+            name or str(user_id),
+            standing,
+            tuple(_summary(row) for row in rows),
+        )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
         """The record of ``a`` against ``b`` in the server: finished sets and matches."""
-        raise NotImplementedError
+        async with self._database.reading() as db:
+            sets = await games.between(db, guild_id, a, b)
+            matches = await games.matches_between(db, guild_id, a, b)
+        wins_a = sum(1 for row in sets if row.winner_id == a)
+        wins_b = sum(1 for row in sets if row.winner_id == b)
+        return HeadToHead(
+            guild_id,
+            (a, b),
+            games=len(sets),
+            wins=(wins_a, wins_b),
+            draws=len(sets) - wins_a - wins_b,
+            matches=len(matches),
+            matches_won=(
+                sum(1 for m in matches if m.winner_id == a),
+                sum(1 for m in matches if m.winner_id == b),
+            ),
+        )
+
+
+def _standing(rank: int, row: StandingRow) -> Standing:
+    return Standing(
+        rank=rank,
+        user_id=row.user_id,
+        display_name=row.display_name,
+        rating=row.rating,
+        deviation=row.deviation,
+        games=row.games,
+        wins=row.wins,
+        losses=row.losses,
+        draws=row.draws,
+        matches_won=row.matches_won,
+    )
+
+
+def _summary(row: GameRow) -> GameSummary:
+    outcome = None
+    if row.reason is not None:
+        winner = Side(row.winner_side) if row.winner_side else None
+        outcome = Outcome(winner, Reason(row.reason))
+    return GameSummary(
+        game_id=row.game_id,
+        match_id=row.match_id,
+        set_number=row.set_number,
+        ruleset=row.ruleset,
+        attacker_id=row.attacker_id,
+        defender_id=row.defender_id,
+        outcome=outcome,
+        winner_id=row.winner_id,
+        moves=row.ply,
+        started_at=from_us(row.started_us),
+        finished_at=from_us(row.finished_us) if row.finished_us is not None else None,
+        rated=row.rated and row.status == games.FINISHED,
+        computer_id=row.computer_id,
+    )

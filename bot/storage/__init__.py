@@ -6,7 +6,16 @@ tracked with ``PRAGMA user_version``.
 
 from __future__ import annotations
 
-from bot.storage import players, settings
+from bot.storage import challenges, games, players, ratings, settings
 from bot.storage.database import Database, migrations, schema_version
 
-__all__ = ["Database", "migrations", "players", "schema_version", "settings"]
+__all__ = [
+    "Database",
+    "challenges",
+    "games",
+    "migrations",
+    "players",
+    "ratings",
+    "schema_version",
+    "settings",
+]

@@ -1,0 +1,408 @@
+"""SQL for matches, games (sets) and moves.
+
+A move is stored by :func:`add_move`, which advances ``games.ply`` only if it still equals the
+ply the move was made against: a stale move changes nothing and the caller raises.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+ACTIVE = "active"
+FINISHED = "finished"
+ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A stored match."""
+
+    match_id: int
+    guild_id: int
+    channel_id: int
+    player1_id: int
+    player2_id: int
+    player1_side: str
+    ruleset: str
+    sets_total: int
+    time_per_move_us: int
+    computer_id: int | None
+    computer_level: int | None
+    rated: bool
+    status: str
+    winner_id: int | None
+    result_reason: str | None
+    started_us: int
+    finished_us: int | None
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game (one set), with the match fields a game needs."""
+
+    game_id: int
+    match_id: int
+    set_number: int
+    guild_id: int
+    channel_id: int
+    ruleset: str
+    attacker_id: int
+    defender_id: int
+    status: str
+    ply: int
+    to_move_id: int
+    winner_side: str | None
+    winner_id: int | None
+    reason: str | None
+    started_us: int
+    finished_us: int | None
+    deadline_us: int
+    reminder_us: int
+    reminded: bool
+    sets_total: int
+    time_per_move_us: int
+    computer_id: int | None
+    computer_level: int | None
+    rated: bool
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """A stored move."""
+
+    game_id: int
+    ply: int
+    notation: str
+    captures: str
+    player_id: int
+    played_us: int
+
+
+_GAME_COLUMNS = """
+    g.game_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
+    g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
+    g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
+    m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated
+"""
+_GAME_SELECT = f"SELECT {_GAME_COLUMNS} FROM games g JOIN matches m USING (match_id)"
+
+
+def _game(row: Any) -> GameRow:
+    values = list(row)
+    values[18] = bool(values[18])
+    values[23] = bool(values[23])
+    return GameRow(*values)
+
+
+def _match(row: Any) -> MatchRow:
+    values = list(row)
+    values[11] = bool(values[11])
+    return MatchRow(*values)
+
+
+# ---------------------------------------------------------------- matches
+
+
+async def insert_match(
+    db: aiosqlite.Connection,
+    *,
+    guild_id: int,
+    channel_id: int,
+    player1_id: int,
+    player2_id: int,
+    player1_side: str,
+    ruleset: str,
+    sets_total: int,
+    time_per_move_us: int,
+    computer_id: int | None,
+    computer_level: int | None,
+    rated: bool,
+    now_us: int,
+) -> int:
+    """Store a new match in progress and return its id."""
+    cursor = await db.execute(
+        "INSERT INTO matches (guild_id, channel_id, player1_id, player2_id, player1_side, "
+        "ruleset, sets_total, time_per_move_us, computer_id, computer_level, rated, started_us) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            guild_id,
+            channel_id,
+            player1_id,
+            player2_id,
+            player1_side,
+            ruleset,
+            sets_total,
+            time_per_move_us,
+            computer_id,
+            computer_level,
+            int(rated),
+            now_us,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+async def match(db: aiosqlite.Connection, match_id: int) -> MatchRow | None:
+    """The match with this id."""
+    cursor = await db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,))
+    row = await cursor.fetchone()
+    return _match(row) if row else None
+
+
+async def finish_match(
+    db: aiosqlite.Connection,
+    match_id: int,
+    *,
+    status: str,
+    winner_id: int | None,
+    reason: str,
+    now_us: int,
+) -> None:
+    """Store a match's result."""
+    await db.execute(
+        "UPDATE matches SET status = ?, winner_id = ?, result_reason = ?, finished_us = ? "
+        "WHERE match_id = ?",
+        (status, winner_id, reason, now_us, match_id),
+    )
+
+
+# ---------------------------------------------------------------- games
+
+
+async def insert_game(
+    db: aiosqlite.Connection,
+    *,
+    match_id: int,
+    set_number: int,
+    guild_id: int,
+    channel_id: int,
+    ruleset: str,
+    attacker_id: int,
+    defender_id: int,
+    now_us: int,
+    deadline_us: int,
+    reminder_us: int,
+) -> int:
+    """Store a new game in progress (attackers to move) and return its id.
+
+    Raises ``sqlite3.IntegrityError`` if the channel already has a game in progress.
+    """
+    cursor = await db.execute(
+        "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, attacker_id, "
+        "defender_id, to_move_id, started_us, deadline_us, reminder_us) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            match_id,
+            set_number,
+            guild_id,
+            channel_id,
+            ruleset,
+            attacker_id,
+            defender_id,
+            attacker_id,
+            now_us,
+            deadline_us,
+            reminder_us,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+async def game(db: aiosqlite.Connection, game_id: int) -> GameRow | None:
+    """The game with this id, in whatever state."""
+    cursor = await db.execute(f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
+    row = await cursor.fetchone()
+    return _game(row) if row else None
+
+
+async def active_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
+    """The game in progress in ``channel_id``."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
+    )
+    row = await cursor.fetchone()
+    return _game(row) if row else None
+
+
+async def latest_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
+    """The newest game of ``channel_id``, in progress or not."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
+    )
+    row = await cursor.fetchone()
+    return _game(row) if row else None
+
+
+async def active(db: aiosqlite.Connection) -> list[GameRow]:
+    """Every game in progress, by id."""
+    cursor = await db.execute(f"{_GAME_SELECT} WHERE g.status = 'active' ORDER BY g.game_id")
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def match_games(db: aiosqlite.Connection, match_id: int) -> list[GameRow]:
+    """The games of a match, by set number."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
+    )
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def due_deadlines(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
+    """Games in progress whose move deadline is at or before ``now_us``."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? ORDER BY g.game_id",
+        (now_us,),
+    )
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def due_reminders(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
+    """Games in progress past half-time and not reminded, a human being to move."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
+        "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) ORDER BY g.game_id",
+        (now_us,),
+    )
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def mark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> bool:
+    """Mark the game reminded for its current move; False if it moved on meanwhile."""
+    cursor = await db.execute(
+        "UPDATE games SET reminded = 1 WHERE game_id = ? AND ply = ? AND status = 'active'",
+        (game_id, ply),
+    )
+    return cursor.rowcount == 1
+
+
+async def finish_game(
+    db: aiosqlite.Connection,
+    game_id: int,
+    *,
+    expected_ply: int,
+    status: str,
+    winner_side: str | None,
+    winner_id: int | None,
+    reason: str,
+    now_us: int,
+) -> bool:
+    """End a game in progress at ``expected_ply``; False (nothing changed) if it is not."""
+    cursor = await db.execute(
+        "UPDATE games SET status = ?, winner_side = ?, winner_id = ?, reason = ?, "
+        "finished_us = ? WHERE game_id = ? AND ply = ? AND status = 'active'",
+        (status, winner_side, winner_id, reason, now_us, game_id, expected_ply),
+    )
+    return cursor.rowcount == 1
+
+
+# ---------------------------------------------------------------- moves
+
+
+async def add_move(
+    db: aiosqlite.Connection,
+    game_id: int,
+    *,
+    expected_ply: int,
+    notation: str,
+    captures: str,
+    player_id: int,
+    next_to_move_id: int,
+    now_us: int,
+    deadline_us: int,
+    reminder_us: int,
+) -> bool:
+    """Store a move made against ``expected_ply`` and re-arm the timers.
+
+    Returns False and changes nothing if the game is no longer in progress at that ply.
+    """
+    cursor = await db.execute(
+        "UPDATE games SET ply = ply + 1, to_move_id = ?, deadline_us = ?, reminder_us = ?, "
+        "reminded = 0 WHERE game_id = ? AND ply = ? AND status = 'active'",
+        (next_to_move_id, deadline_us, reminder_us, game_id, expected_ply),
+    )
+    if cursor.rowcount != 1:
+        return False
+    await db.execute(
+        "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, expected_ply, notation, captures, player_id, now_us),
+    )
+    return True
+
+
+async def moves(db: aiosqlite.Connection, game_id: int) -> list[MoveRow]:
+    """The moves of a game, in order."""
+    cursor = await db.execute(
+        "SELECT game_id, ply, notation, captures, player_id, played_us FROM moves "
+        "WHERE game_id = ? ORDER BY ply",
+        (game_id,),
+    )
+    return [MoveRow(*row) for row in await cursor.fetchall()]
+
+
+async def notations(db: aiosqlite.Connection, game_id: int) -> list[str]:
+    """The move texts of a game, in order."""
+    cursor = await db.execute(
+        "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+    )
+    return [str(row[0]) for row in await cursor.fetchall()]
+
+
+async def active_notations(db: aiosqlite.Connection) -> dict[int, list[str]]:
+    """The move texts of every game in progress, by game id."""
+    cursor = await db.execute(
+        "SELECT game_id, notation FROM moves WHERE game_id IN "
+        "(SELECT game_id FROM games WHERE status = 'active') ORDER BY game_id, ply"
+    )
+    found: dict[int, list[str]] = defaultdict(list)
+    for game_id, notation in await cursor.fetchall():
+        found[int(game_id)].append(str(notation))
+    return found
+
+
+# ---------------------------------------------------------------- history
+
+
+async def recent_finished(
+    db: aiosqlite.Connection, guild_id: int, user_id: int, limit: int
+) -> list[GameRow]:
+    """The player's latest ended games in the server, newest first."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.game_id IN ("
+        "SELECT game_id FROM games WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
+        "UNION ALL "
+        "SELECT game_id FROM games WHERE guild_id = ? AND defender_id = ? AND status <> 'active'"
+        ") ORDER BY g.game_id DESC LIMIT ?",
+        (guild_id, user_id, guild_id, user_id, limit),
+    )
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def between(db: aiosqlite.Connection, guild_id: int, a: int, b: int) -> list[GameRow]:
+    """Every finished game between ``a`` and ``b`` in the server, oldest first."""
+    cursor = await db.execute(
+        f"{_GAME_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
+        "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
+        "ORDER BY g.game_id",
+        (guild_id, a, b, b, a),
+    )
+    return [_game(row) for row in await cursor.fetchall()]
+
+
+async def matches_between(
+    db: aiosqlite.Connection, guild_id: int, a: int, b: int
+) -> list[MatchRow]:
+    """Every finished match between ``a`` and ``b`` in the server, oldest first."""
+    cursor = await db.execute(
+        "SELECT * FROM matches WHERE guild_id = ? AND status = 'finished' AND "
+        "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
+        "ORDER BY match_id",
+        (guild_id, a, b, b, a),
+    )
+    return [_match(row) for row in await cursor.fetchall()]

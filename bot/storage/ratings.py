@@ -1,0 +1,150 @@
+"""SQL for ratings per server (the standings table), their history, and the queries over them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from bot.ratings import Rating
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """A player's rating and record in one server."""
+
+    user_id: int
+    display_name: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    matches_won: int
+
+
+_STANDING = (
+    "SELECT r.user_id, p.display_name, r.rating, r.deviation, r.volatility, r.games, r.wins, "
+    "r.losses, r.draws, r.matches_won FROM ratings r JOIN players p USING (user_id)"
+)
+
+
+def _standing(row: Any) -> StandingRow:
+    return StandingRow(*row)
+
+
+async def rating(db: aiosqlite.Connection, guild_id: int, user_id: int) -> Rating:
+    """The player's current rating in the server (the initial one if never rated)."""
+    cursor = await db.execute(
+        "SELECT rating, deviation, volatility FROM ratings WHERE guild_id = ? AND user_id = ?",
+        (guild_id, user_id),
+    )
+    row = await cursor.fetchone()
+    return Rating(*row) if row else Rating()
+
+
+async def record_game(
+    db: aiosqlite.Connection,
+    *,
+    guild_id: int,
+    user_id: int,
+    game_id: int,
+    before: Rating,
+    after: Rating,
+    score: float,
+    now_us: int,
+) -> None:
+    """Store a player's new rating and record after a rated game, with its history row."""
+    win, loss, draw = int(score == 1.0), int(score == 0.0), int(score == 0.5)
+    await db.execute(
+        "INSERT INTO ratings (guild_id, user_id, rating, deviation, volatility, games, wins, "
+        "losses, draws, updated_us) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
+        "ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating, "
+        "deviation = excluded.deviation, volatility = excluded.volatility, games = games + 1, "
+        "wins = wins + excluded.wins, losses = losses + excluded.losses, "
+        "draws = draws + excluded.draws, updated_us = excluded.updated_us",
+        (
+            guild_id,
+            user_id,
+            after.rating,
+            after.deviation,
+            after.volatility,
+            win,
+            loss,
+            draw,
+            now_us,
+        ),
+    )
+    await db.execute(
+        "INSERT INTO rating_history (guild_id, user_id, game_id, rating_before, rating_after, "
+        "deviation_before, deviation_after, volatility_after, changed_us) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            guild_id,
+            user_id,
+            game_id,
+            before.rating,
+            after.rating,
+            before.deviation,
+            after.deviation,
+            after.volatility,
+            now_us,
+        ),
+    )
+
+
+async def add_match_win(db: aiosqlite.Connection, guild_id: int, user_id: int) -> None:
+    """Count a rated match won (the player has a ratings row from its games)."""
+    await db.execute(
+        "UPDATE ratings SET matches_won = matches_won + 1 WHERE guild_id = ? AND user_id = ?",
+        (guild_id, user_id),
+    )
+
+
+async def leaderboard(
+    db: aiosqlite.Connection, guild_id: int, offset: int, limit: int
+) -> tuple[int, list[StandingRow]]:
+    """The number of rated players in the server and one page of them, best first."""
+    cursor = await db.execute("SELECT count(*) FROM ratings WHERE guild_id = ?", (guild_id,))
+    row = await cursor.fetchone()
+    total = int(row[0]) if row else 0
+    cursor = await db.execute(
+        f"{_STANDING} WHERE r.guild_id = ? ORDER BY r.rating DESC, r.user_id LIMIT ? OFFSET ?",
+        (guild_id, limit, offset),
+    )
+    return total, [_standing(r) for r in await cursor.fetchall()]
+
+
+async def standing(
+    db: aiosqlite.Connection, guild_id: int, user_id: int
+) -> tuple[int, StandingRow] | None:
+    """The player's rank (from 1) and standing in the server, or None if never rated."""
+    cursor = await db.execute(
+        f"{_STANDING} WHERE r.guild_id = ? AND r.user_id = ?", (guild_id, user_id)
+    )
+    found = await cursor.fetchone()
+    if found is None:
+        return None
+    row = _standing(found)
+    cursor = await db.execute(
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND "
+        "(rating > ? OR (rating = ? AND user_id < ?))",
+        (guild_id, row.rating, row.rating, user_id),
+    )
+    above = await cursor.fetchone()
+    return (int(above[0]) if above else 0) + 1, row
+
+
+async def history(
+    db: aiosqlite.Connection, guild_id: int, user_id: int, limit: int
+) -> list[tuple[int, float, float]]:
+    """The player's latest rating changes: (game id, before, after), newest first."""
+    cursor = await db.execute(
+        "SELECT game_id, rating_before, rating_after FROM rating_history "
+        "WHERE guild_id = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
+        (guild_id, user_id, limit),
+    )
+    return [(int(r[0]), float(r[1]), float(r[2])) for r in await cursor.fetchall()]
