@@ -1,0 +1,193 @@
+"""Challenges, server settings, and the move timers, as players and admins meet them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from bot.services import ChallengeStatus, Services
+from bot.services.errors import (
+    CannotChallengeBot,
+    CannotChallengeSelf,
+    ChallengeExpired,
+    ChallengeNotFound,
+    ChannelBusy,
+    ChannelNotAllowed,
+    InvalidOption,
+    NotYourChallenge,
+)
+from engine import Side
+from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
+
+
+async def test_challenge_expires_ten_minutes_after_it_is_made(
+    services: Services, clock: FakeClock
+) -> None:
+    """A challenge carries its expiry: ten minutes from now."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert challenge.expires_at - challenge.created_at == timedelta(minutes=10)
+    assert challenge.created_at == clock.now
+
+
+async def test_only_the_opponent_can_accept(services: Services) -> None:
+    """The challenger or a bystander pressing Accept is refused; the opponent starts the game."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    for intruder in (ALICE, CAROL):
+        with pytest.raises(NotYourChallenge):
+            await services.challenges.accept(challenge.challenge_id, intruder)
+    game = await services.challenges.accept(challenge.challenge_id, BOB)
+    assert (game.attacker_id, game.defender_id) == (ALICE, BOB)
+    accepted = await services.challenges.get(challenge.challenge_id)
+    assert accepted.status is ChallengeStatus.ACCEPTED
+
+
+async def test_challenger_side_sets_who_attacks_first(services: Services) -> None:
+    """A challenger who picks the defenders defends in set 1."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, challenger_side=Side.DEFENDERS, sets=1
+    )
+    game = await services.challenges.accept(challenge.challenge_id, BOB)
+    assert (game.attacker_id, game.defender_id, game.sets_total) == (BOB, ALICE, 1)
+
+
+async def test_an_expired_challenge_cannot_be_accepted(
+    services: Services, clock: FakeClock
+) -> None:
+    """Accepting after ten minutes is refused and the challenge is closed as expired."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    clock.advance(timedelta(minutes=10))
+    with pytest.raises(ChallengeExpired):
+        await services.challenges.accept(challenge.challenge_id, BOB)
+    assert (await services.challenges.get(challenge.challenge_id)).status is (
+        ChallengeStatus.EXPIRED
+    )
+
+
+async def test_expire_due_returns_each_lapsed_challenge_once(
+    services: Services, clock: FakeClock
+) -> None:
+    """The expiry sweep returns lapsed challenges once and leaves fresh ones pending."""
+    old = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    clock.advance(timedelta(minutes=6))
+    fresh = await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
+    clock.advance(timedelta(minutes=5))
+    assert [c.challenge_id for c in await services.challenges.expire_due()] == [old.challenge_id]
+    assert await services.challenges.expire_due() == []
+    assert [c.challenge_id for c in await services.challenges.pending()] == [fresh.challenge_id]
+
+
+async def test_decline_and_withdraw_close_the_challenge(services: Services) -> None:
+    """Only the opponent declines and only the challenger withdraws; then it is gone."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    with pytest.raises(NotYourChallenge):
+        await services.challenges.decline(first.challenge_id, ALICE)
+    assert (await services.challenges.decline(first.challenge_id, BOB)).status is (
+        ChallengeStatus.DECLINED
+    )
+    with pytest.raises(ChallengeNotFound):
+        await services.challenges.accept(first.challenge_id, BOB)
+    second = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    with pytest.raises(NotYourChallenge):
+        await services.challenges.withdraw(second.challenge_id, BOB)
+    assert (await services.challenges.withdraw(second.challenge_id, ALICE)).status is (
+        ChallengeStatus.WITHDRAWN
+    )
+    assert await services.challenges.pending() == []
+
+
+async def test_self_and_bot_challenges_are_refused(services: Services) -> None:
+    """A member cannot challenge themself, nor another bot."""
+    with pytest.raises(CannotChallengeSelf):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, ALICE)
+    with pytest.raises(CannotChallengeBot):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, 555, opponent_is_bot=True)
+
+
+async def test_a_busy_channel_refuses_challenges_and_second_acceptances(
+    services: Services,
+) -> None:
+    """Two open challenges in one channel: the second accepted finds the channel busy."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    second = await services.challenges.create(GUILD, CHANNEL, CAROL, ALICE)
+    await services.challenges.accept(first.challenge_id, BOB)
+    with pytest.raises(ChannelBusy, match="thread"):
+        await services.challenges.accept(second.challenge_id, ALICE)
+    with pytest.raises(ChannelBusy):
+        await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+    with pytest.raises(ChannelBusy):
+        await services.games.start_computer_match(GUILD, CHANNEL, CAROL, COMPUTER)
+    assert (await services.challenges.get(second.challenge_id)).status is ChallengeStatus.OPEN
+
+
+async def test_a_player_may_play_in_several_channels(services: Services) -> None:
+    """Alice can have games in two channels at once."""
+    for channel, opponent in ((CHANNEL, BOB), (OTHER_CHANNEL, CAROL)):
+        challenge = await services.challenges.create(GUILD, channel, ALICE, opponent)
+        await services.challenges.accept(challenge.challenge_id, opponent)
+    assert len(await services.games.active()) == 2
+
+
+async def test_settings_restrict_channels_and_set_defaults(services: Services) -> None:
+    """An admin's settings decide where games may be played, the ruleset and time per move."""
+    await services.settings.update(
+        GUILD,
+        default_ruleset="ard-ri",
+        time_per_move=timedelta(hours=2),
+        allowed_channel_ids=[OTHER_CHANNEL],
+    )
+    with pytest.raises(ChannelNotAllowed) as refused:
+        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert f"<#{OTHER_CHANNEL}>" in str(refused.value)
+    challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB)
+    assert (challenge.ruleset, challenge.time_per_move) == ("ard-ri", timedelta(hours=2))
+    await services.settings.update(GUILD, allowed_channel_ids=[])
+    assert (await services.settings.get(GUILD)).allows(CHANNEL)
+
+
+async def test_bad_options_are_refused_with_a_reason(services: Services) -> None:
+    """Unknown rulesets, three sets, a level of 9 and a 10-second clock are refused."""
+    with pytest.raises(InvalidOption, match="ruleset"):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, ruleset="chess")
+    with pytest.raises(InvalidOption, match="sets"):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets=3)
+    with pytest.raises(InvalidOption, match="level"):
+        await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, level=9)
+    with pytest.raises(InvalidOption, match="time per move"):
+        await services.settings.update(GUILD, time_per_move=timedelta(seconds=10))
+
+
+async def test_reminder_once_at_half_time_then_again_after_the_next_move(
+    services: Services, clock: FakeClock
+) -> None:
+    """Half-way through a move's time the player is reminded once; a move re-arms it."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(hours=2)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    clock.advance(timedelta(minutes=59))
+    assert await services.games.reminders_due() == []
+    clock.advance(timedelta(minutes=1))
+    (due,) = await services.games.reminders_due()
+    assert due.player_to_move == ALICE
+    assert await services.games.reminders_due() == []
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    clock.advance(timedelta(hours=1))
+    (again,) = await services.games.reminders_due()
+    assert again.player_to_move == BOB
+
+
+async def test_a_move_resets_the_deadline(services: Services, clock: FakeClock) -> None:
+    """Moving in time pushes the deadline a full time-per-move ahead: no loss on time."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(hours=1)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    clock.advance(timedelta(minutes=50))
+    result = await services.games.play(CHANNEL, ALICE, "d1-c1")
+    assert result.game.deadline == clock.now + timedelta(hours=1)
+    clock.advance(timedelta(minutes=50))
+    assert await services.games.time_out_due() == []
+    clock.advance(timedelta(minutes=10))
+    (ended,) = await services.games.time_out_due()
+    assert ended.loser_id == BOB

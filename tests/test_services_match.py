@@ -1,0 +1,314 @@
+"""Whole matches through the services: challenge, moves, sets, §11 result, ratings, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.services import ActiveGame, MatchEnd, Services, SetEnd
+from bot.services.errors import (
+    IllegalMove,
+    NoGameHere,
+    NotAPlayer,
+    NotYourTurn,
+    RepetitionNeedsConfirmation,
+    StaleGameError,
+)
+from engine import Game, MatchReason, Reason, Side
+from tests.conftest import (
+    ALICE,
+    ATTACKERS_CAPTURE_KING,
+    BOB,
+    CAROL,
+    CHANNEL,
+    COMPUTER,
+    GUILD,
+    OTHER_CHANNEL,
+    FakeClock,
+)
+
+
+async def start(services: Services, channel: int = CHANNEL, sets: int = 2) -> ActiveGame:
+    """Alice challenges Bob in ``channel`` and Bob accepts; Alice attacks in set 1."""
+    await services.players.remember(ALICE, "Alice")
+    await services.players.remember(BOB, "Bob")
+    challenge = await services.challenges.create(GUILD, channel, ALICE, BOB, sets=sets)
+    return await services.challenges.accept(challenge.challenge_id, BOB)
+
+
+async def play_out(services: Services, channel: int, moves: tuple[str, ...]) -> SetEnd | None:
+    """Play ``moves`` in the channel's game, each by the player to move; the last set end."""
+    set_end = None
+    for move in moves:
+        game = await services.games.in_channel(channel)
+        assert game is not None
+        result = await services.games.play(channel, game.player_to_move, move)
+        set_end = result.set_end
+    return set_end
+
+
+async def resign_after(services: Services, channel: int, plies: int, loser: int) -> SetEnd:
+    """Play ``plies`` quiet moves (the first legal move each time), then ``loser`` resigns."""
+    for _ in range(plies):
+        game = await services.games.in_channel(channel)
+        assert game is not None
+        move = str(game.game.legal_moves()[0])
+        await services.games.play(channel, game.player_to_move, move, confirm_repetition=True)
+    return await services.games.resign(channel, loser)
+
+
+async def test_full_two_set_match_from_challenge_to_rating_change(services: Services) -> None:
+    """Alice captures the king in set 1, sides swap, Bob resigns set 2: Alice wins, rated."""
+    first = await start(services)
+    assert (first.attacker_id, first.defender_id, first.set_number) == (ALICE, BOB, 1)
+
+    set_one = await play_out(services, CHANNEL, ATTACKERS_CAPTURE_KING)
+    assert set_one is not None
+    assert set_one.outcome.reason is Reason.KING_CAPTURED
+    assert (set_one.winner_id, set_one.loser_id, set_one.moves) == (ALICE, BOB, 7)
+    assert {c.user_id: c.delta > 0 for c in set_one.rating_changes} == {ALICE: True, BOB: False}
+    second = set_one.next_game
+    assert second is not None and set_one.match_end is None
+    assert (second.attacker_id, second.defender_id, second.set_number) == (BOB, ALICE, 2)
+    assert second.player_to_move == BOB
+
+    set_two = await resign_after(services, CHANNEL, 4, BOB)
+    assert set_two.winner_id == ALICE and set_two.next_game is None
+    match_end = set_two.match_end
+    assert match_end is not None
+    assert (match_end.winner_id, match_end.reason) == (ALICE, MatchReason.MORE_WINS)
+
+    page = await services.standings.leaderboard(GUILD)
+    assert page.total == 2
+    top, bottom = page.rows
+    assert (top.rank, top.user_id, top.display_name) == (1, ALICE, "Alice")
+    assert (top.games, top.wins, top.losses, top.matches_won) == (2, 2, 0, 1)
+    assert (bottom.user_id, bottom.wins, bottom.losses, bottom.matches_won) == (BOB, 0, 2, 0)
+    assert top.rating > 1500 > bottom.rating
+    assert await services.games.in_channel(CHANNEL) is None
+
+
+@pytest.mark.parametrize(
+    ("alice_loses_set_1_after", "bob_loses_set_2_after", "winner", "reason"),
+    [
+        (6, 4, ALICE, MatchReason.FEWER_MOVES),  # Bob won in 6, Alice in 4: Alice
+        (4, 6, BOB, MatchReason.FEWER_MOVES),  # Bob won in 4, Alice in 6: Bob
+        (5, 5, None, MatchReason.EQUAL_MOVES),  # one win each in 5 moves: drawn match
+    ],
+)
+async def test_one_win_each_is_decided_by_fewer_moves(
+    services: Services,
+    alice_loses_set_1_after: int,
+    bob_loses_set_2_after: int,
+    winner: int | None,
+    reason: MatchReason,
+) -> None:
+    """§11: at one win each the faster win takes the match; equal counts draw it."""
+    await start(services)
+    await resign_after(services, CHANNEL, alice_loses_set_1_after, ALICE)
+    set_two = await resign_after(services, CHANNEL, bob_loses_set_2_after, BOB)
+    assert set_two.match_end is not None
+    assert (set_two.match_end.winner_id, set_two.match_end.reason) == (winner, reason)
+
+
+async def test_timeout_counts_as_a_win_in_the_moves_played(
+    services: Services, clock: FakeClock
+) -> None:
+    """§11: a set lost on time is won by the other player in the moves played so far."""
+    first = await start(services)
+    await play_out(services, CHANNEL, ("d1-c1", "d3-a3", "c1-c3"))  # Bob (defenders) to move
+    clock.advance(first.time_per_move)
+    (timed_out,) = await services.games.time_out_due()
+    assert (timed_out.outcome.reason, timed_out.winner_id, timed_out.moves) == (
+        Reason.TIMEOUT,
+        ALICE,
+        3,
+    )
+    set_two = await resign_after(services, CHANNEL, 5, ALICE)  # Bob wins set 2 in 5
+    assert set_two.match_end is not None
+    assert (set_two.match_end.winner_id, set_two.match_end.reason) == (
+        ALICE,
+        MatchReason.FEWER_MOVES,
+    )
+
+
+async def test_a_one_set_match_ends_after_its_set(services: Services) -> None:
+    """With sets=1 the first set's winner wins the match at once."""
+    await start(services, sets=1)
+    set_end = await play_out(services, CHANNEL, ATTACKERS_CAPTURE_KING)
+    assert set_end is not None and set_end.next_game is None
+    assert set_end.match_end is not None and set_end.match_end.winner_id == ALICE
+
+
+async def test_resigning_ends_only_the_current_set(services: Services) -> None:
+    """/resign in set 1 gives the set away; set 2 still follows with sides swapped."""
+    await start(services)
+    set_end = await services.games.resign(CHANNEL, BOB)
+    assert (set_end.outcome.winner, set_end.outcome.reason) == (Side.ATTACKERS, Reason.RESIGNED)
+    assert set_end.next_game is not None and set_end.next_game.attacker_id == BOB
+    assert set_end.match_end is None
+
+
+async def test_racing_moves_never_both_land(services: Services, db_path: Path) -> None:
+    """Two different moves sent at once against the same board: one lands, one is stale."""
+    await start(services)
+    results = await asyncio.gather(
+        services.games.play(CHANNEL, ALICE, "d1-c1"),
+        services.games.play(CHANNEL, ALICE, "d2-c2"),
+        return_exceptions=True,
+    )
+    landed = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(landed) == 1 and len(refused) == 1
+    assert isinstance(refused[0], StaleGameError)
+    game = await services.games.in_channel(CHANNEL)
+    assert game is not None and game.ply == 1
+    exported = await services.games.export(channel_id=CHANNEL)
+    assert len(exported.game.records) == 1
+
+
+async def test_many_racing_moves_leave_a_consistent_move_list(services: Services) -> None:
+    """Ten racers per turn for six turns: each turn exactly one move lands."""
+    await start(services)
+    for _ in range(6):
+        game = await services.games.in_channel(CHANNEL)
+        assert game is not None
+        candidates = [str(m) for m in game.game.legal_moves()[:10]]
+        results = await asyncio.gather(
+            *(services.games.play(CHANNEL, game.player_to_move, m) for m in candidates),
+            return_exceptions=True,
+        )
+        assert sum(not isinstance(r, BaseException) for r in results) == 1
+        assert all(isinstance(r, StaleGameError) for r in results if isinstance(r, BaseException))
+    after = await services.games.in_channel(CHANNEL)
+    assert after is not None and after.ply == 6
+
+
+async def test_a_move_chosen_on_an_old_board_is_stale(services: Services) -> None:
+    """A move button from before the last move (expected_ply) is refused as stale."""
+    await start(services)
+    await services.games.play(CHANNEL, ALICE, "d1-c1", expected_ply=0)
+    await services.games.play(CHANNEL, BOB, "d3-a3", expected_ply=1)
+    with pytest.raises(StaleGameError):
+        await services.games.play(CHANNEL, ALICE, "c1-c3", expected_ply=1)
+
+
+async def test_refusals_change_nothing(services: Services) -> None:
+    """Spectators, the wrong player and illegal moves are refused; the game stays at ply 0."""
+    await start(services)
+    with pytest.raises(NotAPlayer):
+        await services.games.play(CHANNEL, CAROL, "d1-c1")
+    with pytest.raises(NotYourTurn) as wrong_turn:
+        await services.games.play(CHANNEL, BOB, "d3-c3")
+    assert f"<@{ALICE}>" in str(wrong_turn.value)
+    with pytest.raises(IllegalMove, match="corner"):
+        await services.games.play(CHANNEL, ALICE, "a4-a1")
+    with pytest.raises(NoGameHere):
+        await services.games.play(OTHER_CHANNEL, ALICE, "d1-c1")
+    game = await services.games.in_channel(CHANNEL)
+    assert game is not None and game.ply == 0
+
+
+async def test_third_repetition_needs_confirmation(services: Services) -> None:
+    """A move repeating a position a third time is refused until confirmed, then it loses."""
+    await start(services)
+    shuffle = ("d1-c1", "d3-c3", "c1-d1", "c3-d3") * 2
+    await play_out(services, CHANNEL, shuffle[:-1])
+    with pytest.raises(RepetitionNeedsConfirmation):
+        await services.games.play(CHANNEL, BOB, "c3-d3")
+    result = await services.games.play(CHANNEL, BOB, "c3-d3", confirm_repetition=True)
+    assert result.set_end is not None
+    assert result.set_end.outcome.reason is Reason.REPETITION
+    assert result.set_end.winner_id == ALICE
+
+
+async def test_restart_recovers_games_in_different_sets(db_path: Path, clock: FakeClock) -> None:
+    """After a restart every game comes back in the right set, position and player to move."""
+    services = await Services.open(db_path, clock=clock)
+    await start(services, CHANNEL)
+    await play_out(services, CHANNEL, ("d1-c1", "d3-a3", "c1-c3"))
+    await start(services, OTHER_CHANNEL)
+    await services.games.resign(OTHER_CHANNEL, BOB)  # into set 2
+    await play_out(services, OTHER_CHANNEL, ("d1-c1",))
+    third = 2002
+    await services.games.start_computer_match(GUILD, third, CAROL, COMPUTER, level=2)
+    await services.close()
+
+    restarted = await Services.open(db_path, clock=clock)
+    try:
+        recovered = {g.channel_id: g for g in await restarted.games.active()}
+        assert set(recovered) == {CHANNEL, OTHER_CHANNEL, third}
+        one, two, computer = recovered[CHANNEL], recovered[OTHER_CHANNEL], recovered[third]
+        assert (one.set_number, one.ply, one.player_to_move) == (1, 3, BOB)
+        assert one.game.position() == Game.from_moves(["d1-c1", "d3-a3", "c1-c3"]).position()
+        assert (two.set_number, two.attacker_id, two.ply, two.player_to_move) == (2, BOB, 1, ALICE)
+        assert (computer.computer_id, computer.computer_level) == (COMPUTER, 2)
+        result = await restarted.games.play(CHANNEL, BOB, "c4-c5")
+        assert result.game.ply == 4
+    finally:
+        await restarted.close()
+
+
+async def test_computer_games_are_recorded_but_not_rated(services: Services) -> None:
+    """A match against the computer plays out with no rating change and no leaderboard row."""
+    game = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, sets=1)
+    assert game.player_to_move == ALICE and not game.computer_to_move
+    moves = ATTACKERS_CAPTURE_KING
+    result = None
+    for ply, move in enumerate(moves):
+        if ply % 2 == 0:
+            result = await services.games.play(CHANNEL, ALICE, move)
+        else:
+            result = await services.games.play_computer_move(game.game_id, move, ply)
+    assert result is not None and result.set_end is not None
+    assert result.set_end.rating_changes == ()
+    assert result.set_end.match_end is not None and not result.set_end.match_end.rated
+    assert (await services.standings.leaderboard(GUILD)).total == 0
+    exported = await services.games.export(game_id=game.game_id)
+    assert "d1-c1" in exported.record
+
+
+async def test_computer_move_against_an_old_ply_is_stale(services: Services) -> None:
+    """The AI's move computed for a position that has since changed is refused."""
+    game = await services.games.start_computer_match(
+        GUILD, CHANNEL, ALICE, COMPUTER, human_side=Side.DEFENDERS
+    )
+    assert game.computer_to_move
+    await services.games.play_computer_move(game.game_id, "d1-c1", 0)
+    with pytest.raises(StaleGameError):
+        await services.games.play_computer_move(game.game_id, "d2-c2", 0)
+
+
+async def test_abort_ends_the_match_unrated(services: Services) -> None:
+    """An admin abort is recorded with no winner, no next set and no ratings."""
+    await start(services)
+    await play_out(services, CHANNEL, ("d1-c1",))
+    set_end = await services.games.abort(CHANNEL)
+    assert set_end.outcome.winner is None and set_end.outcome.reason is Reason.ABORTED
+    assert set_end.next_game is None and set_end.rating_changes == ()
+    assert isinstance(set_end.match_end, MatchEnd) and set_end.match_end.aborted
+    assert await services.games.in_channel(CHANNEL) is None
+    assert (await services.standings.leaderboard(GUILD)).total == 0
+
+
+async def test_stats_and_head_to_head_after_a_match(services: Services) -> None:
+    """A player's stats list the sets just played; head-to-head counts sets and the match."""
+    await start(services)
+    await services.games.resign(CHANNEL, BOB)
+    await services.games.resign(CHANNEL, ALICE)
+    stats = await services.standings.player_stats(GUILD, ALICE)
+    assert stats.standing is not None and stats.standing.games == 2
+    assert [g.set_number for g in stats.recent_games] == [2, 1]
+    versus = await services.standings.head_to_head(GUILD, ALICE, BOB)
+    assert (versus.games, versus.wins, versus.matches) == (2, (1, 1), 1)
+
+
+async def test_export_names_the_players_and_replays(services: Services) -> None:
+    """The OpenTafl record carries the players' names and replays to the same position."""
+    await start(services)
+    await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
+    exported = await services.games.export(channel_id=CHANNEL)
+    assert "[attackers:Alice]" in exported.record and "[defenders:Bob]" in exported.record
+    assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()
