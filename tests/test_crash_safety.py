@@ -66,7 +66,8 @@ def _run_and_kill(path: Path, seed: int, rng: random.Random) -> list[tuple[int, 
     finally:
         os.kill(child.pid, signal.SIGKILL)
         remaining, _ = child.communicate()
-    for line in remaining.splitlines():
+    complete_lines = remaining.split("\n")[:-1]  # a line cut short by the kill is no ack
+    for line in complete_lines:
         parts = line.split()
         if parts and parts[0] == "ack":
             acks.append((int(parts[1]), int(parts[2]), parts[3]))

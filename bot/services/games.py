@@ -309,33 +309,39 @@ class GameService:
         except IllegalMoveError as error:
             raise IllegalMove(str(error)) from None
         now = self._clock()
-        per_move = duration(row.time_per_move_us)
+        now_us = to_us(now)
         next_to_move = row.defender_id if trial.to_move is Side.DEFENDERS else row.attacker_id
         moved = replace(
             row,
             ply=trial.ply,
             to_move_id=next_to_move,
-            deadline_us=to_us(now + per_move),
-            reminder_us=to_us(now + per_move / 2),
+            deadline_us=now_us + row.time_per_move_us,
+            reminder_us=now_us + row.time_per_move_us // 2,
             reminded=False,
         )
-        async with self._database.transaction() as db:
+        captures = "/".join(square_name(sq) for sq in record.captures)
+
+        async def store(db: aiosqlite.Connection) -> None:
             stored = await games.add_move(
                 db,
                 row.game_id,
                 expected_ply=row.ply,
                 notation=str(record.move),
-                captures="/".join(square_name(sq) for sq in record.captures),
+                captures=captures,
                 player_id=player_id,
-                next_to_move_id=next_to_move,
-                now_us=to_us(now),
-                deadline_us=moved.deadline_us,
-                reminder_us=moved.reminder_us,
+                now_us=now_us,
             )
             if not stored:
                 raise StaleGameError()
-            set_end = None
-            if trial.outcome is not None:
+
+        set_end = None
+        if trial.outcome is None:
+            # The common case: one INSERT, its own transaction (the trigger advances the game).
+            async with self._database.single_statement() as db:
+                await store(db)
+        else:
+            async with self._database.transaction() as db:
+                await store(db)
                 set_end = await self._end_set(db, moved, trial, now)
         self._remember(row.game_id, trial)
         if set_end is not None:

@@ -188,6 +188,20 @@ class Database:
                     await db.execute("ROLLBACK")
                 raise _database_error(self.path, error) from error
 
+    @asynccontextmanager
+    async def single_statement(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection for exactly ONE write statement, which SQLite runs as its own
+        transaction (atomic with its triggers); one trip to the database thread instead of
+        three for BEGIN … COMMIT around it."""
+        async with self._lock:
+            self._check_open()
+            try:
+                yield self._connection
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.Error as error:
+                raise _database_error(self.path, error) from error
+
     async def run(self, work: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
         """Run ``work`` inside one transaction and return its result."""
         async with self.transaction() as db:

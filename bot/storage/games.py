@@ -98,6 +98,17 @@ def _game(row: Any) -> GameRow:
     return GameRow(*values)
 
 
+async def _one(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+    """The first row of a query, or None, in one trip to the database thread."""
+    rows = await db.execute_fetchall(sql, params)
+    return next(iter(rows), None)
+
+
+async def _all(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+    """Every row of a query, in one trip to the database thread."""
+    return list(await db.execute_fetchall(sql, params))
+
+
 def _match(row: Any) -> MatchRow:
     values = list(row)
     values[11] = bool(values[11])
@@ -149,8 +160,7 @@ async def insert_match(
 
 async def match(db: aiosqlite.Connection, match_id: int) -> MatchRow | None:
     """The match with this id."""
-    cursor = await db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,))
-    row = await cursor.fetchone()
+    row = await _one(db, "SELECT * FROM matches WHERE match_id = ?", (match_id,))
     return _match(row) if row else None
 
 
@@ -216,60 +226,57 @@ async def insert_game(
 
 async def game(db: aiosqlite.Connection, game_id: int) -> GameRow | None:
     """The game with this id, in whatever state."""
-    cursor = await db.execute(f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
-    row = await cursor.fetchone()
+    row = await _one(db, f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
     return _game(row) if row else None
 
 
 async def active_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
     """The game in progress in ``channel_id``."""
-    cursor = await db.execute(
-        f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
+    row = await _one(
+        db, f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
     )
-    row = await cursor.fetchone()
     return _game(row) if row else None
 
 
 async def latest_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
     """The newest game of ``channel_id``, in progress or not."""
-    cursor = await db.execute(
-        f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
+    row = await _one(
+        db, f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
     )
-    row = await cursor.fetchone()
     return _game(row) if row else None
 
 
 async def active(db: aiosqlite.Connection) -> list[GameRow]:
     """Every game in progress, by id."""
-    cursor = await db.execute(f"{_GAME_SELECT} WHERE g.status = 'active' ORDER BY g.game_id")
-    return [_game(row) for row in await cursor.fetchall()]
+    rows = await _all(db, f"{_GAME_SELECT} WHERE g.status = 'active' ORDER BY g.game_id")
+    return [_game(row) for row in rows]
 
 
 async def match_games(db: aiosqlite.Connection, match_id: int) -> list[GameRow]:
     """The games of a match, by set number."""
-    cursor = await db.execute(
-        f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
-    )
-    return [_game(row) for row in await cursor.fetchall()]
+    rows = await _all(db, f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,))
+    return [_game(row) for row in rows]
 
 
 async def due_deadlines(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
     """Games in progress whose move deadline is at or before ``now_us``."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         f"{_GAME_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? ORDER BY g.game_id",
         (now_us,),
     )
-    return [_game(row) for row in await cursor.fetchall()]
+    return [_game(row) for row in rows]
 
 
 async def due_reminders(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
     """Games in progress past half-time and not reminded, a human being to move."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         f"{_GAME_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
         "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) ORDER BY g.game_id",
         (now_us,),
     )
-    return [_game(row) for row in await cursor.fetchall()]
+    return [_game(row) for row in rows]
 
 
 async def mark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> bool:
@@ -312,46 +319,37 @@ async def add_move(
     notation: str,
     captures: str,
     player_id: int,
-    next_to_move_id: int,
     now_us: int,
-    deadline_us: int,
-    reminder_us: int,
 ) -> bool:
-    """Store a move made against ``expected_ply`` and re-arm the timers.
+    """Store a move made against ``expected_ply``; one statement (schema 3's trigger hands
+    the turn over and re-arms the timers from ``now_us``).
 
     Returns False and changes nothing if the game is no longer in progress at that ply.
     """
     cursor = await db.execute(
-        "UPDATE games SET ply = ply + 1, to_move_id = ?, deadline_us = ?, reminder_us = ?, "
-        "reminded = 0 WHERE game_id = ? AND ply = ? AND status = 'active'",
-        (next_to_move_id, deadline_us, reminder_us, game_id, expected_ply),
-    )
-    if cursor.rowcount != 1:
-        return False
-    await db.execute(
         "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (game_id, expected_ply, notation, captures, player_id, now_us),
+        "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE game_id = ? "
+        "AND ply = ? AND status = 'active')",
+        (game_id, expected_ply, notation, captures, player_id, now_us, game_id, expected_ply),
     )
-    return True
+    return cursor.rowcount == 1
 
 
 async def moves(db: aiosqlite.Connection, game_id: int) -> list[MoveRow]:
     """The moves of a game, in order."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         "SELECT game_id, ply, notation, captures, player_id, played_us FROM moves "
         "WHERE game_id = ? ORDER BY ply",
         (game_id,),
     )
-    return [MoveRow(*row) for row in await cursor.fetchall()]
+    return [MoveRow(*row) for row in rows]
 
 
 async def notations(db: aiosqlite.Connection, game_id: int) -> list[str]:
     """The move texts of a game, in order."""
-    cursor = await db.execute(
-        "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
-    )
-    return [str(row[0]) for row in await cursor.fetchall()]
+    rows = await _all(db, "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+    return [str(row[0]) for row in rows]
 
 
 async def active_notations(db: aiosqlite.Connection) -> dict[int, list[str]]:
@@ -373,7 +371,8 @@ async def recent_finished(
     db: aiosqlite.Connection, guild_id: int, user_id: int, limit: int
 ) -> list[GameRow]:
     """The player's latest ended games in the server, newest first."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         f"{_GAME_SELECT} WHERE g.game_id IN ("
         "SELECT game_id FROM games WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
         "UNION ALL "
@@ -381,28 +380,30 @@ async def recent_finished(
         ") ORDER BY g.game_id DESC LIMIT ?",
         (guild_id, user_id, guild_id, user_id, limit),
     )
-    return [_game(row) for row in await cursor.fetchall()]
+    return [_game(row) for row in rows]
 
 
 async def between(db: aiosqlite.Connection, guild_id: int, a: int, b: int) -> list[GameRow]:
     """Every finished game between ``a`` and ``b`` in the server, oldest first."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         f"{_GAME_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
         "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
         "ORDER BY g.game_id",
         (guild_id, a, b, b, a),
     )
-    return [_game(row) for row in await cursor.fetchall()]
+    return [_game(row) for row in rows]
 
 
 async def matches_between(
     db: aiosqlite.Connection, guild_id: int, a: int, b: int
 ) -> list[MatchRow]:
     """Every finished match between ``a`` and ``b`` in the server, oldest first."""
-    cursor = await db.execute(
+    rows = await _all(
+        db,
         "SELECT * FROM matches WHERE guild_id = ? AND status = 'finished' AND "
         "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
         "ORDER BY match_id",
         (guild_id, a, b, b, a),
     )
-    return [_match(row) for row in await cursor.fetchall()]
+    return [_match(row) for row in rows]
