@@ -61,6 +61,8 @@ async def test_full_two_set_match_to_the_leaderboard(table: Harness) -> None:
     [embed] = board.embeds
     lines = embed["description"].splitlines()
     assert "alice" in lines[0] and "bob" in lines[1]
+    assert "1 match won" in lines[0] and "0 matches won" in lines[1]
+    assert "? ·" in lines[0], "two games leave a rating provisional, shown as 1720?"
 
 
 async def test_every_board_mentions_the_player_to_move_and_has_alt_text(table: Harness) -> None:

@@ -9,7 +9,13 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
-from bot.views.leaderboard import PAGE_SIZE, leaderboard_embed, leaderboard_view
+from bot.views.leaderboard import (
+    PAGE_SIZE,
+    leaderboard_embed,
+    leaderboard_view,
+    matches_won_text,
+    rating_text,
+)
 
 
 def game_line(game: GameSummary, user_id: int) -> str:
@@ -34,12 +40,12 @@ def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> 
     if row is None:
         embed.description = "No rated game finished yet."
     else:
-        embed.add_field(name="Rating", value=f"{row.rating:.0f} (±{2 * row.deviation:.0f})")
+        embed.add_field(name="Rating", value=rating_text(row.rating, row.deviation))
         embed.add_field(name="Rank", value=f"#{row.rank}")
         embed.add_field(
             name="Record",
             value=f"{row.wins} won, {row.losses} lost, {row.draws} drawn; "
-            f"{row.matches_won} matches won",
+            f"{matches_won_text(row.matches_won)}",
             inline=False,
         )
     if stats.recent_games:

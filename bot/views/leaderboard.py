@@ -11,6 +11,18 @@ from bot.services.domain import LeaderboardPage
 from bot.views.common import bot_of, guarded
 
 PAGE_SIZE = 10
+PROVISIONAL_DEVIATION = 110.0
+"""Above this deviation a rating is provisional and shown with a question mark, as on lichess."""
+
+
+def rating_text(rating: float, deviation: float) -> str:
+    """A rating as players read it: ``1720``, or ``1720?`` while it is still provisional."""
+    return f"{rating:.0f}{'?' if deviation > PROVISIONAL_DEVIATION else ''}"
+
+
+def matches_won_text(count: int) -> str:
+    """``1 match won``, ``3 matches won``."""
+    return f"{count} {'match' if count == 1 else 'matches'} won"
 
 
 def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
@@ -23,8 +35,8 @@ def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
     for row in page.rows:
         record = f"{row.wins}W {row.losses}L {row.draws}D"
         lines.append(
-            f"`{row.rank:>3}.` **{row.display_name}** — {row.rating:.0f} "
-            f"(±{2 * row.deviation:.0f}) · {record} · {row.matches_won} matches won"
+            f"`{row.rank:>3}.` **{row.display_name}** — {rating_text(row.rating, row.deviation)}"
+            f" · {record} · {matches_won_text(row.matches_won)}"
         )
     embed.description = "\n".join(lines)
     last = page.offset + len(page.rows)
