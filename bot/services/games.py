@@ -6,24 +6,19 @@ engine, with a small in-memory cache of rebuilt games checked against the stored
 
 from __future__ import annotations
 
-import sqlite3
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 import aiosqlite
 
-from bot.ratings import rate_game
 from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
     ActiveGame,
     GameExport,
-    MatchEnd,
     MoveResult,
-    RatingChange,
     SetEnd,
-    SetSummary,
 )
 from bot.services.errors import (
     CannotChallengeSelf,
@@ -37,18 +32,15 @@ from bot.services.errors import (
     RepetitionNeedsConfirmation,
     StaleGameError,
 )
+from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
-from bot.storage import Database, games, players, ratings
-from bot.storage.games import ABORTED, FINISHED, GameRow
-from bot.storage.times import duration, duration_us, from_us, to_us
+from bot.storage import Database, games, players
+from bot.storage.games import GameRow
+from bot.storage.times import duration_us, from_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
-    Outcome,
-    Reason,
-    SetResult,
     Side,
-    score_match,
     square_name,
     write_record,
 )
@@ -75,7 +67,7 @@ class GameService:
             if row is None:
                 return None
             game = await self._load(db, row)
-        return _active(row, game)
+        return active_game(row, game)
 
     async def get(self, game_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
@@ -84,7 +76,7 @@ class GameService:
             if row is None or row.status != games.ACTIVE:
                 raise NoGameHere("That game is over.")
             game = await self._load(db, row)
-        return _active(row, game)
+        return active_game(row, game)
 
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
@@ -97,9 +89,9 @@ class GameService:
             if cached is not None and cached.ply == row.ply and cached.outcome is None:
                 game = cached
             else:
-                game = _replay(row, move_lists.get(row.game_id, []))
+                game = replay(row, move_lists.get(row.game_id, []))
                 self._remember(row.game_id, game)
-            found.append(_active(row, game))
+            found.append(active_game(row, game))
         return found
 
     # ---------------------------------------------------------------- starting
@@ -192,7 +184,7 @@ class GameService:
         attacker, defender = (
             (player1_id, player2_id) if player1_side is Side.ATTACKERS else (player2_id, player1_id)
         )
-        game_id = await self._insert_set(
+        game_id = await insert_set(
             db,
             match_id=match_id,
             set_number=1,
@@ -208,40 +200,7 @@ class GameService:
         assert row is not None
         game = Game(ruleset)
         self._remember(game_id, game)
-        return _active(row, game)
-
-    async def _insert_set(
-        self,
-        db: aiosqlite.Connection,
-        *,
-        match_id: int,
-        set_number: int,
-        guild_id: int,
-        channel_id: int,
-        ruleset: str,
-        attacker_id: int,
-        defender_id: int,
-        time_per_move: timedelta,
-        now: datetime,
-    ) -> int:
-        try:
-            return await games.insert_game(
-                db,
-                match_id=match_id,
-                set_number=set_number,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                ruleset=ruleset,
-                attacker_id=attacker_id,
-                defender_id=defender_id,
-                now_us=to_us(now),
-                deadline_us=to_us(now + time_per_move),
-                reminder_us=to_us(now + time_per_move / 2),
-            )
-        except sqlite3.IntegrityError as error:
-            if "channel" in str(error) or "UNIQUE" in str(error):
-                raise ChannelBusy() from None
-            raise
+        return active_game(row, game)
 
     # ---------------------------------------------------------------- moving
 
@@ -342,11 +301,12 @@ class GameService:
         else:
             async with self._database.transaction() as db:
                 await store(db)
-                set_end = await self._end_set(db, moved, trial, now)
+                set_end, fresh = await end_set(db, moved, trial, now)
         self._remember(row.game_id, trial)
         if set_end is not None:
+            self._remember_next(set_end, fresh)
             return MoveResult(record, set_end.game, set_end)
-        return MoveResult(record, _active(moved, trial))
+        return MoveResult(record, active_game(moved, trial))
 
     async def resign(self, channel_id: int, user_id: int) -> SetEnd:
         """``user_id`` resigns the current SET (the other player wins it; set 2 still follows).
@@ -383,8 +343,9 @@ class GameService:
     async def _finish(self, row: GameRow, ended: Game) -> SetEnd:
         now = self._clock()
         async with self._database.transaction() as db:
-            set_end = await self._end_set(db, row, ended, now)
+            set_end, fresh = await end_set(db, row, ended, now)
         self._remember(row.game_id, ended)
+        self._remember_next(set_end, fresh)
         return set_end
 
     # ---------------------------------------------------------------- timers
@@ -421,7 +382,7 @@ class GameService:
                 continue
             async with self._database.reading() as db:
                 game = await self._load(db, row)
-            due.append(_active(replace(row, reminded=True), game))
+            due.append(active_game(replace(row, reminded=True), game))
         return due
 
     # ---------------------------------------------------------------- records
@@ -462,12 +423,16 @@ class GameService:
     async def _load(self, db: aiosqlite.Connection, row: GameRow) -> Game:
         """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
         cached = self._cache.get(row.game_id)
-        if cached is not None and cached.ply == row.ply and _ended_alike(cached, row):
+        if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
             self._cache.move_to_end(row.game_id)
             return cached
-        game = _replay(row, await games.notations(db, row.game_id))
+        game = replay(row, await games.notations(db, row.game_id))
         self._remember(row.game_id, game)
         return game
+
+    def _remember_next(self, set_end: SetEnd, fresh: Game | None) -> None:
+        if set_end.next_game is not None and fresh is not None:
+            self._remember(set_end.next_game.game_id, fresh)
 
     def _remember(self, game_id: int, game: Game) -> None:
         self._cache[game_id] = game
@@ -475,206 +440,9 @@ class GameService:
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
 
-    async def _end_set(
-        self, db: aiosqlite.Connection, row: GameRow, ended: Game, now: datetime
-    ) -> SetEnd:
-        """Inside a transaction: store the set's end, rate it, start the next set or settle."""
-        outcome = ended.outcome
-        assert outcome is not None
-        aborted = outcome.reason is Reason.ABORTED
-        winner_id = _player_of(row, outcome.winner) if outcome.winner else None
-        loser_id = _player_of(row, outcome.winner.opponent) if outcome.winner else None
-        stored = await games.finish_game(
-            db,
-            row.game_id,
-            expected_ply=ended.ply,
-            status=ABORTED if aborted else FINISHED,
-            winner_side=outcome.winner.value if outcome.winner else None,
-            winner_id=winner_id,
-            reason=outcome.reason.value,
-            now_us=to_us(now),
-        )
-        if not stored:
-            raise StaleGameError()
-        finished_row = replace(
-            row,
-            status=ABORTED if aborted else FINISHED,
-            winner_side=outcome.winner.value if outcome.winner else None,
-            winner_id=winner_id,
-            reason=outcome.reason.value,
-            finished_us=to_us(now),
-        )
-        changes: tuple[RatingChange, ...] = ()
-        if row.rated and not aborted:
-            changes = await self._rate(db, row, winner_id, now)
-        next_game = None
-        match_end = None
-        if not aborted and row.set_number < row.sets_total:
-            per_move = duration(row.time_per_move_us)
-            next_id = await self._insert_set(
-                db,
-                match_id=row.match_id,
-                set_number=row.set_number + 1,
-                guild_id=row.guild_id,
-                channel_id=row.channel_id,
-                ruleset=row.ruleset,
-                attacker_id=row.defender_id,
-                defender_id=row.attacker_id,
-                time_per_move=per_move,
-                now=now,
-            )
-            next_row = await games.game(db, next_id)
-            assert next_row is not None
-            fresh = Game(row.ruleset)
-            self._remember(next_id, fresh)
-            next_game = _active(next_row, fresh)
-        else:
-            match_end = await self._settle(db, row, aborted, now)
-        return SetEnd(
-            game=_active(finished_row, ended),
-            outcome=outcome,
-            winner_id=winner_id,
-            loser_id=loser_id,
-            moves=ended.ply,
-            next_game=next_game,
-            match_end=match_end,
-            rating_changes=changes,
-        )
-
-    async def _rate(
-        self, db: aiosqlite.Connection, row: GameRow, winner_id: int | None, now: datetime
-    ) -> tuple[RatingChange, ...]:
-        attacker, defender = row.attacker_id, row.defender_id
-        before_a = await ratings.rating(db, row.guild_id, attacker)
-        before_d = await ratings.rating(db, row.guild_id, defender)
-        score = 1.0 if winner_id == attacker else 0.0 if winner_id == defender else 0.5
-        after_a, after_d = rate_game(before_a, before_d, score)
-        changes = []
-        for user_id, before, after, points in (
-            (attacker, before_a, after_a, score),
-            (defender, before_d, after_d, 1.0 - score),
-        ):
-            await ratings.record_game(
-                db,
-                guild_id=row.guild_id,
-                user_id=user_id,
-                game_id=row.game_id,
-                before=before,
-                after=after,
-                score=points,
-                now_us=to_us(now),
-            )
-            changes.append(
-                RatingChange(
-                    user_id, before.rating, after.rating, before.deviation, after.deviation
-                )
-            )
-        return tuple(changes)
-
-    async def _settle(
-        self, db: aiosqlite.Connection, row: GameRow, aborted: bool, now: datetime
-    ) -> MatchEnd:
-        """Inside a transaction: the match result per RULES.md §11, stored."""
-        match = await games.match(db, row.match_id)
-        assert match is not None
-        sets = tuple(
-            _summary(game_row)
-            for game_row in await games.match_games(db, row.match_id)
-            if game_row.status != games.ACTIVE
-        )
-        pair = (match.player1_id, match.player2_id)
-        if aborted:
-            await games.finish_match(
-                db,
-                row.match_id,
-                status=ABORTED,
-                winner_id=None,
-                reason=Reason.ABORTED.value,
-                now_us=to_us(now),
-            )
-            return MatchEnd(row.match_id, pair, None, None, None, sets, True, match.rated)
-        result = score_match(
-            pair,
-            [SetResult(winner=s.winner_id, moves=s.moves) for s in sets],
-        )
-        await games.finish_match(
-            db,
-            row.match_id,
-            status=FINISHED,
-            winner_id=result.winner,
-            reason=result.reason.value,
-            now_us=to_us(now),
-        )
-        if match.rated and result.winner is not None:
-            await ratings.add_match_win(db, row.guild_id, result.winner)
-        return MatchEnd(
-            row.match_id, pair, result.winner, result.reason, result, sets, False, match.rated
-        )
-
 
 def check_sets(sets: int) -> int:
     """``sets`` if it is 1 or 2, else InvalidOption."""
     if sets not in (1, 2):
         raise InvalidOption("A match has 1 or 2 sets.")
     return sets
-
-
-def _player_of(row: GameRow, side: Side) -> int:
-    return row.attacker_id if side is Side.ATTACKERS else row.defender_id
-
-
-def _ended_alike(game: Game, row: GameRow) -> bool:
-    """Whether a cached game agrees with the row on being over."""
-    return (game.outcome is None) == (row.status == games.ACTIVE)
-
-
-def _replay(row: GameRow, notations: list[str]) -> Game:
-    """The game rebuilt from its stored moves, with a stored resignation/timeout/abort applied."""
-    game = Game.from_moves(notations, ruleset=row.ruleset)
-    if game.outcome is None and row.status != games.ACTIVE and row.reason is not None:
-        reason = Reason(row.reason)
-        if reason is Reason.ABORTED:
-            game.abort()
-        elif row.winner_side is not None:
-            loser = Side(row.winner_side).opponent
-            if reason is Reason.TIMEOUT:
-                game.time_out(loser)
-            else:
-                game.resign(loser)
-    return game
-
-
-def _summary(row: GameRow) -> SetSummary:
-    winner = Side(row.winner_side) if row.winner_side else None
-    outcome = Outcome(winner, Reason(row.reason or Reason.ABORTED.value))
-    return SetSummary(
-        row.game_id,
-        row.set_number,
-        row.attacker_id,
-        row.defender_id,
-        outcome,
-        row.winner_id,
-        row.ply,
-    )
-
-
-def _active(row: GameRow, game: Game) -> ActiveGame:
-    """The domain value for ``row`` with a private copy of ``game``."""
-    return ActiveGame(
-        game_id=row.game_id,
-        match_id=row.match_id,
-        guild_id=row.guild_id,
-        channel_id=row.channel_id,
-        set_number=row.set_number,
-        sets_total=row.sets_total,
-        ruleset=row.ruleset,
-        attacker_id=row.attacker_id,
-        defender_id=row.defender_id,
-        time_per_move=duration(row.time_per_move_us),
-        deadline=from_us(row.deadline_us),
-        reminder_at=from_us(row.reminder_us),
-        started_at=from_us(row.started_us),
-        computer_id=row.computer_id,
-        computer_level=row.computer_level,
-        game=game.copy(),
-    )

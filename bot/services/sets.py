@@ -1,0 +1,258 @@
+"""The end of a set: storing it, rating it, then the next set (sides swapped) or the match result.
+
+Everything here runs inside the caller's transaction; nothing commits on its own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import aiosqlite
+
+from bot.ratings import rate_game
+from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd, SetSummary
+from bot.services.errors import ChannelBusy, StaleGameError
+from bot.storage import games, ratings
+from bot.storage.games import ABORTED, FINISHED, GameRow
+from bot.storage.times import duration, from_us, to_us
+from engine import Game, Outcome, Reason, SetResult, Side, score_match
+
+
+async def insert_set(
+    db: aiosqlite.Connection,
+    *,
+    match_id: int,
+    set_number: int,
+    guild_id: int,
+    channel_id: int,
+    ruleset: str,
+    attacker_id: int,
+    defender_id: int,
+    time_per_move: timedelta,
+    now: datetime,
+) -> int:
+    """Store a new set in progress (attackers to move, timers armed) and return its id.
+
+    Raises ChannelBusy if the channel already has a game in progress.
+    """
+    try:
+        return await games.insert_game(
+            db,
+            match_id=match_id,
+            set_number=set_number,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            ruleset=ruleset,
+            attacker_id=attacker_id,
+            defender_id=defender_id,
+            now_us=to_us(now),
+            deadline_us=to_us(now + time_per_move),
+            reminder_us=to_us(now + time_per_move / 2),
+        )
+    except sqlite3.IntegrityError as error:
+        if "channel" in str(error) or "UNIQUE" in str(error):
+            raise ChannelBusy() from None
+        raise
+
+
+async def end_set(
+    db: aiosqlite.Connection, row: GameRow, ended: Game, now: datetime
+) -> tuple[SetEnd, Game | None]:
+    """Inside a transaction: store the set's end, rate it, start the next set or settle.
+
+    Returns the SetEnd and, when a next set started, its fresh engine game (for the cache).
+    Raises StaleGameError if the game is no longer in progress at ``ended.ply``.
+    """
+    outcome = ended.outcome
+    assert outcome is not None
+    aborted = outcome.reason is Reason.ABORTED
+    winner_id = player_of(row, outcome.winner) if outcome.winner else None
+    loser_id = player_of(row, outcome.winner.opponent) if outcome.winner else None
+    stored = await games.finish_game(
+        db,
+        row.game_id,
+        expected_ply=ended.ply,
+        status=ABORTED if aborted else FINISHED,
+        winner_side=outcome.winner.value if outcome.winner else None,
+        winner_id=winner_id,
+        reason=outcome.reason.value,
+        now_us=to_us(now),
+    )
+    if not stored:
+        raise StaleGameError()
+    finished_row = replace(
+        row,
+        status=ABORTED if aborted else FINISHED,
+        winner_side=outcome.winner.value if outcome.winner else None,
+        winner_id=winner_id,
+        reason=outcome.reason.value,
+        finished_us=to_us(now),
+    )
+    changes: tuple[RatingChange, ...] = ()
+    if row.rated and not aborted:
+        changes = await rate(db, row, winner_id, now)
+    next_game = None
+    fresh = None
+    match_end = None
+    if not aborted and row.set_number < row.sets_total:
+        per_move = duration(row.time_per_move_us)
+        next_id = await insert_set(
+            db,
+            match_id=row.match_id,
+            set_number=row.set_number + 1,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            ruleset=row.ruleset,
+            attacker_id=row.defender_id,
+            defender_id=row.attacker_id,
+            time_per_move=per_move,
+            now=now,
+        )
+        next_row = await games.game(db, next_id)
+        assert next_row is not None
+        fresh = Game(row.ruleset)
+        next_game = active_game(next_row, fresh)
+    else:
+        match_end = await settle(db, row, aborted, now)
+    set_end = SetEnd(
+        game=active_game(finished_row, ended),
+        outcome=outcome,
+        winner_id=winner_id,
+        loser_id=loser_id,
+        moves=ended.ply,
+        next_game=next_game,
+        match_end=match_end,
+        rating_changes=changes,
+    )
+    return set_end, fresh
+
+
+async def rate(
+    db: aiosqlite.Connection, row: GameRow, winner_id: int | None, now: datetime
+) -> tuple[RatingChange, ...]:
+    attacker, defender = row.attacker_id, row.defender_id
+    before_a = await ratings.rating(db, row.guild_id, attacker)
+    before_d = await ratings.rating(db, row.guild_id, defender)
+    score = 1.0 if winner_id == attacker else 0.0 if winner_id == defender else 0.5
+    after_a, after_d = rate_game(before_a, before_d, score)
+    changes = []
+    for user_id, before, after, points in (
+        (attacker, before_a, after_a, score),
+        (defender, before_d, after_d, 1.0 - score),
+    ):
+        await ratings.record_game(
+            db,
+            guild_id=row.guild_id,
+            user_id=user_id,
+            game_id=row.game_id,
+            before=before,
+            after=after,
+            score=points,
+            now_us=to_us(now),
+        )
+        changes.append(
+            RatingChange(user_id, before.rating, after.rating, before.deviation, after.deviation)
+        )
+    return tuple(changes)
+
+
+async def settle(db: aiosqlite.Connection, row: GameRow, aborted: bool, now: datetime) -> MatchEnd:
+    """Inside a transaction: the match result per RULES.md §11, stored."""
+    match = await games.match(db, row.match_id)
+    assert match is not None
+    sets = tuple(
+        summary(game_row)
+        for game_row in await games.match_games(db, row.match_id)
+        if game_row.status != games.ACTIVE
+    )
+    pair = (match.player1_id, match.player2_id)
+    if aborted:
+        await games.finish_match(
+            db,
+            row.match_id,
+            status=ABORTED,
+            winner_id=None,
+            reason=Reason.ABORTED.value,
+            now_us=to_us(now),
+        )
+        return MatchEnd(row.match_id, pair, None, None, None, sets, True, match.rated)
+    result = score_match(
+        pair,
+        [SetResult(winner=s.winner_id, moves=s.moves) for s in sets],
+    )
+    await games.finish_match(
+        db,
+        row.match_id,
+        status=FINISHED,
+        winner_id=result.winner,
+        reason=result.reason.value,
+        now_us=to_us(now),
+    )
+    if match.rated and result.winner is not None:
+        await ratings.add_match_win(db, row.guild_id, result.winner)
+    return MatchEnd(
+        row.match_id, pair, result.winner, result.reason, result, sets, False, match.rated
+    )
+
+
+def player_of(row: GameRow, side: Side) -> int:
+    return row.attacker_id if side is Side.ATTACKERS else row.defender_id
+
+
+def ended_alike(game: Game, row: GameRow) -> bool:
+    """Whether a cached game agrees with the row on being over."""
+    return (game.outcome is None) == (row.status == games.ACTIVE)
+
+
+def replay(row: GameRow, notations: list[str]) -> Game:
+    """The game rebuilt from its stored moves, with a stored resignation/timeout/abort applied."""
+    game = Game.from_moves(notations, ruleset=row.ruleset)
+    if game.outcome is None and row.status != games.ACTIVE and row.reason is not None:
+        reason = Reason(row.reason)
+        if reason is Reason.ABORTED:
+            game.abort()
+        elif row.winner_side is not None:
+            loser = Side(row.winner_side).opponent
+            if reason is Reason.TIMEOUT:
+                game.time_out(loser)
+            else:
+                game.resign(loser)
+    return game
+
+
+def summary(row: GameRow) -> SetSummary:
+    winner = Side(row.winner_side) if row.winner_side else None
+    outcome = Outcome(winner, Reason(row.reason or Reason.ABORTED.value))
+    return SetSummary(
+        row.game_id,
+        row.set_number,
+        row.attacker_id,
+        row.defender_id,
+        outcome,
+        row.winner_id,
+        row.ply,
+    )
+
+
+def active_game(row: GameRow, game: Game) -> ActiveGame:
+    """The domain value for ``row`` with a private copy of ``game``."""
+    return ActiveGame(
+        game_id=row.game_id,
+        match_id=row.match_id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        set_number=row.set_number,
+        sets_total=row.sets_total,
+        ruleset=row.ruleset,
+        attacker_id=row.attacker_id,
+        defender_id=row.defender_id,
+        time_per_move=duration(row.time_per_move_us),
+        deadline=from_us(row.deadline_us),
+        reminder_at=from_us(row.reminder_us),
+        started_at=from_us(row.started_us),
+        computer_id=row.computer_id,
+        computer_level=row.computer_level,
+        game=game.copy(),
+    )
