@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -191,3 +192,16 @@ async def test_a_move_resets_the_deadline(services: Services, clock: FakeClock) 
     clock.advance(timedelta(minutes=10))
     (ended,) = await services.games.time_out_due()
     assert ended.loser_id == BOB
+
+
+async def test_a_double_click_on_accept_starts_one_game(services: Services) -> None:
+    """Two Accepts racing: one match starts, the other is told the challenge is closed."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    first, second = await asyncio.gather(
+        services.challenges.accept(challenge.challenge_id, BOB),
+        services.challenges.accept(challenge.challenge_id, BOB),
+        return_exceptions=True,
+    )
+    outcomes = sorted(type(r).__name__ for r in (first, second))
+    assert outcomes == ["ActiveGame", "ChallengeNotFound"]
+    assert len(await services.games.active()) == 1

@@ -124,6 +124,9 @@ class ChallengeService:
         if not settings.allows(row.channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         async with self._database.transaction() as db:
+            current = await challenges.get(db, challenge_id)
+            if current is None or current.status != ChallengeStatus.OPEN.value:
+                raise ChallengeNotFound()  # answered meanwhile (a double click)
             game = await self._games.start_match(
                 db,
                 guild_id=row.guild_id,
