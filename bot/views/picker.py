@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from typing import Any
+from typing import Any, ClassVar, Self
 
 import discord
 
@@ -17,8 +17,8 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, StaleGameError
 from bot.views.common import bot_of, guarded
 from bot.views.turns import play_move
-from engine import Game, square_name
-from renderer import render_board
+from engine import Game, parse_square, square_name
+from renderer import describe_board, render_board
 
 OPTIONS_PER_SELECT = 25
 
@@ -64,7 +64,7 @@ def piece_options(game: Game) -> list[discord.SelectOption]:
 
 def destination_options(game: Game, from_name: str) -> list[discord.SelectOption]:
     """One option per legal destination of the piece on ``from_name``."""
-    frm = game.parse_move(f"{from_name}-{from_name}").from_square
+    frm = parse_square(from_name, game.ruleset.size)
     options = []
     for move in game.legal_moves_from(frm):
         label = str(move)
@@ -115,11 +115,14 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"move
         )
 
 
-class PickPiece(
+class PickerSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"pick:(?P<game>\d+):(?P<ply>\d+):from:(?P<index>\d)",
+    template=r"pick:(?P<game>\d+):(?P<ply>\d+):(?P<step>from|to):(?P<index>\d)",
 ):
-    """The picker's first step: which piece."""
+    """A select of the picker; its id carries the game, the ply it was made for and its index."""
+
+    step: ClassVar[str] = "from"
+    placeholders: ClassVar[tuple[str, str]] = ("Choose a piece", "More pieces")
 
     def __init__(
         self,
@@ -128,10 +131,11 @@ class PickPiece(
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
     ) -> None:
+        first, more = self.placeholders
         super().__init__(
             discord.ui.Select(
-                custom_id=f"pick:{game_id}:{ply}:from:{index}",
-                placeholder="Choose a piece" if index == 0 else "More pieces",
+                custom_id=f"pick:{game_id}:{ply}:{self.step}:{index}",
+                placeholder=first if index == 0 else more,
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -145,27 +149,42 @@ class PickPiece(
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> PickPiece:
+    ) -> Self:
         return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._picked)
+        await guarded(interaction, self._chosen)
 
-    async def _picked(self, interaction: discord.Interaction[Any]) -> None:
+    async def _unchanged_game(self, interaction: discord.Interaction[Any]) -> ActiveGame:
+        """The game this picker was opened for, refused if a move was played since."""
         active = await current_game(interaction, self.game_id)
         if active.ply != self.ply:
             raise StaleGameError("The board changed since you opened the picker: press Move again.")
+        return active
+
+    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
+        raise NotImplementedError
+
+
+class PickPiece(
+    PickerSelect,
+    template=r"pick:(?P<game>\d+):(?P<ply>\d+):from:(?P<index>\d)",
+):
+    """The picker's first step: which piece. Shows the board with its moves highlighted."""
+
+    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
+        active = await self._unchanged_game(interaction)
         [from_name] = self.item.values
         options = destination_options(active.game, from_name)
         view = discord.ui.View(timeout=None)
         for index, chunk in enumerate(chunks(options)):
             view.add_item(PickDestination(active.game_id, active.ply, index, chunk))
-        frm = active.game.parse_move(f"{from_name}-{from_name}").from_square
+        frm = parse_square(from_name, active.game.ruleset.size)
         png = await asyncio.to_thread(render_board, active.game, highlight_from=frm)
         picture = discord.File(
             io.BytesIO(png),
             filename="choices.png",
-            description=f"The board with the moves of {from_name} highlighted.",
+            description=describe_board(active.game, highlight_from=frm),
         )
         await interaction.response.edit_message(
             content=f"Where does {from_name} go?", view=view, attachments=[picture]
@@ -173,44 +192,15 @@ class PickPiece(
 
 
 class PickDestination(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    PickerSelect,
     template=r"pick:(?P<game>\d+):(?P<ply>\d+):to:(?P<index>\d)",
 ):
     """The picker's second step: where to. Choosing plays the move."""
 
-    def __init__(
-        self,
-        game_id: int,
-        ply: int,
-        index: int = 0,
-        options: list[discord.SelectOption] | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"pick:{game_id}:{ply}:to:{index}",
-                placeholder="Choose where it goes" if index == 0 else "More destinations",
-                options=options or [discord.SelectOption(label="-", value="-")],
-            )
-        )
-        self.game_id = game_id
-        self.ply = ply
+    step = "to"
+    placeholders = ("Choose where it goes", "More destinations")
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> PickDestination:
-        return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._picked)
-
-    async def _picked(self, interaction: discord.Interaction[Any]) -> None:
-        active = await current_game(interaction, self.game_id)
-        if active.ply != self.ply:
-            raise StaleGameError("The board changed since you opened the picker: press Move again.")
+    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
+        await self._unchanged_game(interaction)
         [move_text] = self.item.values
         await play_move(interaction, move_text, expected_ply=self.ply)
