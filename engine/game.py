@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from engine.board import KING, Board
 from engine.errors import IllegalMoveError, PositionError
+from engine.geometry import geometry
 from engine.layout import format_position, parse_position
 from engine.moves import Move, MoveRecord
 from engine.outcome import Outcome, Reason
@@ -55,6 +56,13 @@ class Game:
                 f"The position is {size}x{size}, but {rules.name} is played on "
                 f"{rules.size}x{rules.size}."
             )
+        geo = geometry(rules)
+        for sq, piece in sorted(pieces.items()):
+            if geo.restricted[sq] and piece is not Piece.KING:
+                kind = "the throne" if sq == geo.throne else "a corner"
+                raise PositionError(
+                    f"{square_name(sq)} is {kind}: {_ARTICLE[piece]} cannot stand there."
+                )
         self.ruleset = rules
         self.starting_position = format_position(size, pieces)
         self.starting_side = to_move

@@ -279,3 +279,18 @@ def test_position_of_the_wrong_size_is_a_position_error() -> None:
     """A 9x9 position offered for brandubh is refused as a position, naming both sizes."""
     with pytest.raises(PositionError, match=r"9x9.*7x7"):
         Game.from_position(get_ruleset("tablut").layout, ruleset="brandubh")
+
+
+@pytest.mark.parametrize(
+    ("position", "message"),
+    [
+        ("/t6/7/7/3K3/7/7/7/", "a1 is a corner: an attacker cannot stand there"),
+        ("/7/7/7/3T3/7/7/K6/", "d4 is the throne: a defender cannot stand there"),
+    ],
+)
+def test_a_position_with_a_soldier_on_a_restricted_square_is_refused(
+    position: str, message: str
+) -> None:
+    """Only the king may stand on the throne or a corner, in a set-up position too."""
+    with pytest.raises(PositionError, match=message):
+        Game.from_position(position)
