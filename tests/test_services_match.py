@@ -151,6 +151,41 @@ async def test_resigning_ends_only_the_current_set(services: Services) -> None:
     assert set_end.match_end is None
 
 
+async def test_a_resign_racing_a_move_still_resigns(services: Services) -> None:
+    """Bob resigns while Alice's move is landing: both count, Bob loses set 1 after her move."""
+    await start(services)
+    moved, resigned = await asyncio.gather(
+        services.games.play(CHANNEL, ALICE, "d1-c1"),
+        services.games.resign(CHANNEL, BOB),
+        return_exceptions=True,
+    )
+    assert not isinstance(moved, BaseException) and not isinstance(resigned, BaseException)
+    assert resigned.outcome.reason is Reason.RESIGNED and resigned.winner_id == ALICE
+    assert resigned.moves == 1 and resigned.game.set_number == 1
+
+
+async def test_an_abort_racing_a_move_still_aborts(services: Services) -> None:
+    """An admin's /abort sent while a move is landing stops the game after that move."""
+    await start(services)
+    moved, aborted = await asyncio.gather(
+        services.games.play(CHANNEL, ALICE, "d1-c1"),
+        services.games.abort(CHANNEL),
+        return_exceptions=True,
+    )
+    assert not isinstance(moved, BaseException) and not isinstance(aborted, BaseException)
+    assert aborted.outcome.reason is Reason.ABORTED and aborted.moves == 1
+
+
+async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: Services) -> None:
+    """A resignation meant for set 1 (by its game id) is refused once set 2 is being played."""
+    first = await start(services)
+    await services.games.resign(CHANNEL, BOB)
+    with pytest.raises(NoGameHere, match="already over"):
+        await services.games.resign(CHANNEL, ALICE, game_id=first.game_id)
+    second = await services.games.in_channel(CHANNEL)
+    assert second is not None and second.set_number == 2 and second.ply == 0
+
+
 async def test_racing_moves_never_both_land(services: Services, db_path: Path) -> None:
     """Two different moves sent at once against the same board: one lands, one is stale."""
     await start(services)

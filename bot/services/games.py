@@ -7,6 +7,7 @@ engine, with a small in-memory cache of rebuilt games checked against the stored
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -47,6 +48,9 @@ from engine import (
 
 CACHE_SIZE = 4096
 """Rebuilt games kept in memory (each is checked against the stored ply before use)."""
+
+END_ATTEMPTS = 5
+"""How often a resignation or abort is tried again when moves keep landing first."""
 
 
 class GameService:
@@ -308,37 +312,67 @@ class GameService:
             return MoveResult(record, set_end.game, set_end)
         return MoveResult(record, active_game(moved, trial))
 
-    async def resign(self, channel_id: int, user_id: int) -> SetEnd:
+    async def resign(self, channel_id: int, user_id: int, *, game_id: int | None = None) -> SetEnd:
         """``user_id`` resigns the current SET (the other player wins it; set 2 still follows).
 
-        Raises NoGameHere, NotAPlayer.
+        ``game_id`` pins the set meant (a button's set): if another set is being played by
+        then, nothing is resigned. A move landing at the same moment does not stop the
+        resignation; it takes effect after that move.
+
+        Raises NoGameHere ("That set is already over." when ``game_id`` or the set that was
+        read has ended meanwhile), NotAPlayer.
         """
-        async with self._database.reading() as db:
-            row = await games.active_in_channel(db, channel_id)
-            if row is None:
-                raise NoGameHere()
-            game = await self._load(db, row)
-        if user_id == row.attacker_id:
-            side = Side.ATTACKERS
-        elif user_id == row.defender_id:
-            side = Side.DEFENDERS
-        else:
-            raise NotAPlayer()
-        trial = game.copy()
-        trial.resign(side)
-        return await self._finish(row, trial)
+
+        def resigned(row: GameRow, game: Game) -> Game:
+            if user_id == row.attacker_id:
+                side = Side.ATTACKERS
+            elif user_id == row.defender_id:
+                side = Side.DEFENDERS
+            else:
+                raise NotAPlayer()
+            trial = game.copy()
+            trial.resign(side)
+            return trial
+
+        return await self._end_current(channel_id, game_id, resigned)
 
     async def abort(self, channel_id: int) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
-        without ratings (its MatchEnd has ``aborted=True``). Raises NoGameHere."""
-        async with self._database.reading() as db:
-            row = await games.active_in_channel(db, channel_id)
-            if row is None:
-                raise NoGameHere()
-            game = await self._load(db, row)
-        trial = game.copy()
-        trial.abort()
-        return await self._finish(row, trial)
+        without ratings (its MatchEnd has ``aborted=True``). A move landing at the same moment
+        does not stop the abort. Raises NoGameHere."""
+
+        def aborted(row: GameRow, game: Game) -> Game:
+            trial = game.copy()
+            trial.abort()
+            return trial
+
+        return await self._end_current(channel_id, None, aborted)
+
+    async def _end_current(
+        self, channel_id: int, game_id: int | None, end: Callable[[GameRow, Game], Game]
+    ) -> SetEnd:
+        """End the channel's set as ``end`` says, again on the new board if a move lands first.
+
+        Only the set first read (or ``game_id``) is ended: if it is over when retrying,
+        NoGameHere says so rather than ending the next set.
+        """
+        for _ in range(END_ATTEMPTS):
+            async with self._database.reading() as db:
+                row = await games.active_in_channel(db, channel_id)
+                if row is None and game_id is None:
+                    raise NoGameHere()
+                if row is None or (game_id is not None and row.game_id != game_id):
+                    raise NoGameHere("That set is already over.")
+                game = await self._load(db, row)
+            ended = end(row, game)
+            game_id = row.game_id
+            try:
+                return await self._finish(row, ended)
+            except StaleGameError:
+                continue  # a move landed meanwhile: end the set on the new board
+        raise StaleGameError(
+            "The game kept changing while I tried to end the set: please try again."
+        )
 
     async def _finish(self, row: GameRow, ended: Game) -> SetEnd:
         now = self._clock()

@@ -88,9 +88,8 @@ class ConfirmResign(
         bot = bot_of(interaction)
         require_channel_permissions(interaction)
         assert interaction.channel_id is not None
-        active = await bot.services.games.in_channel(interaction.channel_id)
-        if active is None or active.game_id != self.game_id:
-            raise NoGameHere("That set is already over.")
-        end = await bot.services.games.resign(interaction.channel_id, interaction.user.id)
+        end = await bot.services.games.resign(
+            interaction.channel_id, interaction.user.id, game_id=self.game_id
+        )
         await interaction.response.edit_message(content="You resigned this set.", view=None)
         await announce_set_end(bot, end, interaction=interaction)
