@@ -11,17 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
 
+from bot.services.errors import NoGameHere
 from bot.views.turns import announce_set_end, start_computer_turn
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
+
+STALLED_RETRY = timedelta(minutes=1)
+"""When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
+STALLED_RETRY_MAX = timedelta(hours=1)
 
 
 class Timers:
@@ -30,6 +36,8 @@ class Timers:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
+        self._stalled: dict[int, _Stalled] = {}
+        """Computer turns that failed, by game id (a restart resumes them anyway)."""
 
     def start(self) -> None:
         """Start checking (and resume the computer's turns in active games)."""
@@ -65,9 +73,44 @@ class Timers:
             if active.computer_to_move:
                 start_computer_turn(self.bot, active)
 
+    def computer_stalled(self, game_id: int, ply: int) -> bool:
+        """The computer gave up on its move at ``ply``: try again later.
+
+        True the first time at this ply (the players have not been told yet).
+        """
+        previous = self._stalled.get(game_id)
+        if previous is None or previous.ply != ply:
+            self._stalled[game_id] = _Stalled(ply, self.bot.clock() + STALLED_RETRY, STALLED_RETRY)
+            return True
+        wait = min(previous.wait * 2, STALLED_RETRY_MAX)
+        self._stalled[game_id] = _Stalled(ply, self.bot.clock() + wait, wait)
+        return False
+
+    def computer_unstalled(self, game_id: int) -> None:
+        """The computer moved in ``game_id``: forget any earlier failure."""
+        self._stalled.pop(game_id, None)
+
+    async def retry_stalled(self, now: datetime) -> None:
+        """Start again the computer turns that failed and whose retry time has come."""
+        for game_id, stalled in list(self._stalled.items()):
+            if stalled.retry_at is None or stalled.retry_at > now:
+                continue
+            try:
+                active = await self.bot.services.games.get(game_id)
+            except NoGameHere:
+                del self._stalled[game_id]
+                continue
+            if not active.computer_to_move or active.ply != stalled.ply:
+                del self._stalled[game_id]
+                continue
+            self._stalled[game_id] = _Stalled(stalled.ply, None, stalled.wait)
+            start_computer_turn(self.bot, active)
+
     async def check(self, now: datetime) -> None:
-        """Expire challenges, remind players at half time, and end games on time."""
+        """Expire challenges, remind players at half time, end games on time, and retry the
+        computer's failed turns."""
         services = self.bot.services
+        await self.retry_stalled(now)
         for challenge in await services.challenges.expire_due(now):
             if challenge.message_id is None:
                 continue
@@ -102,3 +145,12 @@ class Timers:
             await self.bot.get_partial_messageable(channel_id).send(content)
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s: %s", channel_id, error)
+
+
+@dataclass(frozen=True)
+class _Stalled:
+    """A computer turn that failed: at which ply, when to retry (None: retrying now), the wait."""
+
+    ply: int
+    retry_at: datetime | None
+    wait: timedelta

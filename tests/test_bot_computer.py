@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.ai_pool import AIPool
+from bot.views import turns
+from engine import Game
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
@@ -73,4 +77,32 @@ async def test_computer_opens_when_the_human_defends(table: Harness) -> None:
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
     board = await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
     assert "(attackers) played" in board.content
+    assert "your move as the defenders" in board.content
+
+
+class StallingPool(AIPool):
+    """A computer opponent whose first ``failures`` searches crash, then plays a legal move."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(workers=1)
+        self.failures = failures
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("search crashed")
+        return str(game.legal_moves()[0])
+
+
+async def test_a_computer_turn_that_failed_is_tried_again_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After the computer gives up on a move, it tries again a little later and plays it."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    table.bot.ai = StallingPool(failures=turns.COMPUTER_ATTEMPTS)
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
+    table.advance(timedelta(minutes=5))
+    board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 COMPUTER_ATTEMPTS = 3
+COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
+"""Pause after the computer's first failed search (times the attempt number after later ones)."""
 
 
 async def headline_for(bot: BrandubhBot, result: MoveResult) -> tuple[str, dict[int, str]]:
@@ -206,12 +209,15 @@ async def computer_turn(bot: BrandubhBot, active: ActiveGame) -> None:
             _log.exception(
                 "The computer failed to move in game %s (try %d)", active.game_id, attempt
             )
-            await asyncio.sleep(attempt)
+            await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
     else:
-        await channel.send(
-            "I could not find a move in this game. An admin can stop it with `/abort`."
-        )
+        if bot.timers.computer_stalled(active.game_id, active.ply):
+            await channel.send(
+                "I could not find a move in this game; I will keep trying. "
+                "An admin can stop the game with `/abort`."
+            )
         return
+    bot.timers.computer_unstalled(active.game_id)
     try:
         result = await bot.services.games.play_computer_move(
             active.game_id, move, expected_ply=active.ply
