@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from bot.cogs.info import rules_text
 from engine import read_record
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
@@ -140,6 +141,22 @@ async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None
     assert "aborted" in aborted.content and not aborted.ephemeral
     again = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
     assert challenge_id(again)
+
+
+async def test_aborting_set_two_does_not_deny_set_ones_rating_change(table: Harness) -> None:
+    """After a rated set 1, aborting set 2 says only the aborted set is unrated."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    aborted = await table.reply_text(table.admin, "abort")
+    assert "Match aborted" in aborted.content
+    assert "without rating changes" not in aborted.content
+    assert "aborted set is unrated" in aborted.content
+
+
+def test_rules_name_the_board_size_once() -> None:
+    """The /rules heading does not repeat a size the ruleset's title already gives."""
+    heading = rules_text("tablut").splitlines()[0]
+    assert heading.count("9x9") == 1, heading
 
 
 async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:

@@ -26,8 +26,10 @@ def rules_text(ruleset_name: str) -> str:
     """A few lines explaining ``ruleset_name`` to a newcomer."""
     rules = get_ruleset(ruleset_name)
     goal = "a corner" if rules.escape is Escape.CORNERS else "any edge square"
+    size = f"{rules.size}x{rules.size}"
+    heading = rules.title if size in rules.title else f"{rules.title} — {size}"
     return (
-        f"**{rules.title}** — {rules.size}x{rules.size}\n"
+        f"**{heading}**\n"
         f"The defenders win when the king reaches {goal}; the attackers win by capturing the "
         f"king or surrounding every defender.\n{_BASICS}\n{rules.summary}\n"
         "Play with `/move` (for example `/move d1-d3`) or the **Move** button under a board. "
