@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.services.errors import NoGameHere
+from bot.views.challenge import expired_text
 from bot.views.turns import announce_set_end, start_computer_turn
 
 if TYPE_CHECKING:
@@ -118,11 +119,7 @@ class Timers:
                 challenge.message_id
             )
             try:
-                await message.edit(
-                    content=f"<@{challenge.challenger_id}>'s challenge to "
-                    f"<@{challenge.opponent_id}> expired without an answer.",
-                    view=None,
-                )
+                await message.edit(content=expired_text(challenge), view=None)
             except discord.HTTPException as error:
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error

@@ -129,6 +129,18 @@ async def test_challenge_expires_after_ten_minutes(table: Harness) -> None:
     assert reply.components == []
 
 
+async def test_accept_after_expiry_is_refused_and_the_buttons_go(table: Harness) -> None:
+    """Accept pressed after ten minutes, before the expiry sweep, is refused and shows expiry."""
+    assert table.bot is not None
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.bot.timers.stop()  # the click lands between two sweeps
+    table.advance(timedelta(minutes=10, seconds=1))
+    clicked = await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+    refused = await clicked.wait_followup()
+    assert refused.ephemeral and "expired" in refused.content
+    assert "expired" in reply.content and reply.components == []
+
+
 async def test_settings_need_manage_server(table: Harness) -> None:
     """/settings by a member without Manage Server is refused."""
     text = await refusal(table, table.alice, "settings", {})

@@ -9,6 +9,7 @@ import discord
 
 from bot.errors import require_channel_permissions
 from bot.services.domain import Challenge
+from bot.services.errors import ChallengeExpired
 from bot.views.board import board_post
 from bot.views.common import bot_of, guarded
 from bot.views.turns import post_in_channel, start_computer_turn
@@ -32,6 +33,14 @@ def challenge_text(challenge: Challenge) -> str:
         f"**{challenge.ruleset}**: {sets}, <@{challenge.challenger_id}> plays the "
         f"{challenge.challenger_side.value} first, {per_move} per move.\n"
         f"The challenge expires <t:{expires}:R>."
+    )
+
+
+def expired_text(challenge: Challenge) -> str:
+    """What an expired challenge's message says once its buttons are gone."""
+    return (
+        f"<@{challenge.challenger_id}>'s challenge to <@{challenge.opponent_id}> expired "
+        "without an answer."
     )
 
 
@@ -91,7 +100,13 @@ class ChallengeButton(
             )
             return
         require_channel_permissions(interaction)
-        active = await challenges.accept(self.challenge_id, user)
+        try:
+            active = await challenges.accept(self.challenge_id, user)
+        except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
+            challenge = await challenges.get(self.challenge_id)
+            await interaction.response.edit_message(content=expired_text(challenge), view=None)
+            await interaction.followup.send(str(expired), ephemeral=True)
+            return
         await interaction.response.edit_message(
             content=f"<@{user}> accepted: <@{active.attacker_id}> attacks, "
             f"<@{active.defender_id}> defends. Good game!",
