@@ -48,6 +48,7 @@ async def test_full_two_set_match_to_the_leaderboard(table: Harness) -> None:
     """alice beats bob in both sets; the match result and ratings reach the leaderboard."""
     first_board = await table.challenge_accepted(table.alice, table.bob)
     assert f"<@{table.alice.id}>, your move as the attackers" in first_board.content
+    assert "**Brandubh (World Tafl Federation)** begins." in first_board.content
     assert png_size(first_board)[0] >= 300
     await play_set(table, ATTACKERS_WIN, table.alice, table.bob)
     set_two = await table.wait_board(lambda m: "Set 2 begins" in m.content)
@@ -62,6 +63,7 @@ async def test_full_two_set_match_to_the_leaderboard(table: Harness) -> None:
     lines = embed["description"].splitlines()
     assert "alice" in lines[0] and "bob" in lines[1]
     assert "1 match won" in lines[0] and "0 matches won" in lines[1]
+    assert "2W 0L ·" in lines[0], "no draws column while nobody has drawn"
     assert "? ·" in lines[0], "two games leave a rating provisional, shown as 1720?"
 
 

@@ -15,7 +15,7 @@ from bot.views.board import board_post
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.turns import start_computer_turn
-from engine import RULESETS, Side
+from engine import RULESETS, Side, get_ruleset
 
 RULESET_CHOICES = [
     app_commands.Choice(name=f"{rules.title} ({rules.size}x{rules.size})", value=name)
@@ -99,8 +99,8 @@ class Challenge(commands.Cog):
             )
             names = await bot.display_names(active.attacker_id, active.defender_id)
             headline = (
-                f"<@{interaction.user.id}> plays **{active.ruleset}** against the computer "
-                f"(level {level})."
+                f"<@{interaction.user.id}> plays **{get_ruleset(active.ruleset).title}** "
+                f"against the computer (level {level})."
             )
             post = await within_deadline(interaction, board_post(active, names, headline=headline))
             await answer(interaction, post.content, file=post.file(), view=post.view)

@@ -11,6 +11,7 @@ from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
 from bot.views.leaderboard import (
     PAGE_SIZE,
+    counted,
     leaderboard_embed,
     leaderboard_view,
     matches_won_text,
@@ -44,8 +45,9 @@ def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> 
         embed.add_field(name="Rank", value=f"#{row.rank}")
         embed.add_field(
             name="Record",
-            value=f"{row.wins} won, {row.losses} lost, {row.draws} drawn; "
-            f"{matches_won_text(row.matches_won)}",
+            value=f"{row.wins} won, {row.losses} lost"
+            + (f", {row.draws} drawn" if row.draws else "")
+            + f"; {matches_won_text(row.matches_won)}",
             inline=False,
         )
     if stats.recent_games:
@@ -56,8 +58,9 @@ def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> 
         theirs = 1 - mine
         embed.add_field(
             name="Head to head with you",
-            value=f"You won {head.wins[mine]}, they won {head.wins[theirs]}, "
-            f"{head.draws} drawn ({head.games} sets, {head.matches} matches)",
+            value=f"You won {head.wins[mine]}, they won {head.wins[theirs]}"
+            + (f", {head.draws} drawn" if head.draws else "")
+            + f" ({counted(head.games, 'set')}, {counted(head.matches, 'match')})",
             inline=False,
         )
     return embed

@@ -13,6 +13,7 @@ from bot.services.errors import ChallengeExpired
 from bot.views.board import board_post
 from bot.views.common import bot_of, guarded
 from bot.views.turns import post_in_channel, start_computer_turn
+from engine import get_ruleset
 
 _LABELS = {"accept": "Accept", "decline": "Decline", "withdraw": "Withdraw"}
 _STYLES = {
@@ -30,8 +31,9 @@ def challenge_text(challenge: Challenge) -> str:
     expires = int(challenge.expires_at.timestamp())
     return (
         f"<@{challenge.opponent_id}>, <@{challenge.challenger_id}> challenges you to "
-        f"**{challenge.ruleset}**: {sets}, <@{challenge.challenger_id}> plays the "
-        f"{challenge.challenger_side.value} first, {per_move} per move.\n"
+        f"**{get_ruleset(challenge.ruleset).title}**: {sets}, "
+        f"<@{challenge.challenger_id}> plays the {challenge.challenger_side.value} first, "
+        f"{per_move} per move.\n"
         f"The challenge expires <t:{expires}:R>."
     )
 
@@ -113,7 +115,9 @@ class ChallengeButton(
             view=None,
         )
         names = await bot.display_names(active.attacker_id, active.defender_id)
-        post = await board_post(active, names, headline=f"**{active.ruleset}** begins.")
+        post = await board_post(
+            active, names, headline=f"**{get_ruleset(active.ruleset).title}** begins."
+        )
         await post_in_channel(
             bot,
             active.channel_id,

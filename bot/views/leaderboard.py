@@ -20,9 +20,20 @@ def rating_text(rating: float, deviation: float) -> str:
     return f"{rating:.0f}{'?' if deviation > PROVISIONAL_DEVIATION else ''}"
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 set``, ``2 sets``, ``1 match``, ``3 matches``."""
+    plural = noun + ("es" if noun.endswith("ch") else "s")
+    return f"{count} {noun if count == 1 else plural}"
+
+
 def matches_won_text(count: int) -> str:
     """``1 match won``, ``3 matches won``."""
-    return f"{count} {'match' if count == 1 else 'matches'} won"
+    return f"{counted(count, 'match')} won"
+
+
+def record_text(wins: int, losses: int, draws: int) -> str:
+    """``2W 1L``, with draws only when there are some (a rated set rarely ends drawn)."""
+    return f"{wins}W {losses}L" + (f" {draws}D" if draws else "")
 
 
 def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
@@ -33,7 +44,7 @@ def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
         return embed
     lines = []
     for row in page.rows:
-        record = f"{row.wins}W {row.losses}L {row.draws}D"
+        record = record_text(row.wins, row.losses, row.draws)
         lines.append(
             f"`{row.rank:>3}.` **{row.display_name}** — {rating_text(row.rating, row.deviation)}"
             f" · {record} · {matches_won_text(row.matches_won)}"
