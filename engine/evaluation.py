@@ -1,9 +1,14 @@
 """How good a position looks to the computer opponent, without searching.
 
-The evaluation knows what decides a game of Brandubh: material (a defender is worth more than an
-attacker, there being half as many), the king's open lines to the escape squares now and after
-one more move, his freedom to move, the attackers pressing on him, attackers standing guard on
-the squares next to the corners, and the king's distance from the nearest escape square.
+The evaluation knows what decides a game of Brandubh: material, the king's open lines to the
+escape squares now and after one more move, his freedom to move, the attackers pressing on him,
+attackers guarding the corners from the squares diagonally in front of them (but not from the
+squares beside them, where a defender captures them against the hostile corner), the king's
+distance from the nearest escape square, and whether the side to move can capture a piece.
+
+The weights were set by games between versions of the engine (``benchmarks/ai_strength.py``
+and an A/B match at a fixed node count); the README's section on the computer opponent gives
+the figures.
 
 Everything that can be computed once per ruleset lives in :class:`Tables`; the per-position work
 is a handful of list look-ups and big-int masks, because it runs at every leaf of the search.
@@ -13,14 +18,16 @@ from __future__ import annotations
 
 import functools
 
-from engine.board import ATTACKER, DEFENDER, Board
+from engine.board import ATTACKER, DEFENDER, KING, Board
 from engine.geometry import CELLS, geometry
 from engine.rules import Ruleset
 from engine.squares import Square
 
-# Weights in centipawn-like units (an attacker is 100). Scores are the defenders' view.
-ATTACKER_VALUE = 100
-DEFENDER_VALUE = 160
+# Weights in centipawn-like units. Scores are the defenders' view.
+ATTACKER_VALUE = 130
+DEFENDER_VALUE = 130
+"""Equal: fitting results of engine games to positions gave a defender and an attacker the same
+worth, and valuing defenders higher measured weaker."""
 OPEN_LINE = 110
 """Each line on which the king could reach an escape square with his next move."""
 TWO_MOVE_ROUTE = 40
@@ -29,8 +36,11 @@ KING_MOBILITY = 5
 KING_PRESSURE = 30
 """Each attacker beside the king."""
 CORNER_DISTANCE = 6
-GUARD_NEXT_TO_CORNER = 14
+GUARD_NEXT_TO_CORNER = -60
+"""An attacker beside a corner is a target: a defender landing beyond it captures it."""
 GUARD_DIAGONAL = 22
+THREAT = 60
+"""The side to move can capture a piece with its next move."""
 
 
 class Tables:
@@ -40,7 +50,7 @@ class Tables:
         "attacker_square",
         "corner_distance",
         "escape_lines",
-        "king_pairs",
+        "line_pairs",
         "rays",
     )
 
@@ -66,7 +76,8 @@ class Tables:
             self.corner_distance[sq] = min(
                 abs((sq & 15) - (e & 15)) + abs((sq >> 4) - (e >> 4)) for e in escapes
             )
-        # king_pairs[sq]: (side, opposite) neighbour pairs along one line through sq.
+        # line_pairs[sq]: (side, opposite) neighbour pairs along one line through sq: the two
+        # squares a capture of a piece on sq needs.
         pairs: list[tuple[tuple[Square, Square], ...]] = [() for _ in range(CELLS)]
         for sq in geo.squares:
             found = []
@@ -83,7 +94,7 @@ class Tables:
                     found.append((n, f))
                     found.append((f, n))
             pairs[sq] = tuple(found)
-        self.king_pairs = pairs
+        self.line_pairs = pairs
         # Attackers guarding the corners: beside a corner, or diagonally in front of it.
         self.attacker_square = [0] * CELLS
         for corner in geo.corners:
@@ -142,7 +153,48 @@ def evaluate(board: Board, t: Tables) -> int:
     score += KING_MOBILITY * mobility + TWO_MOVE_ROUTE * routes
     score -= CORNER_DISTANCE * t.corner_distance[king]
     score -= sum(map(t.attacker_square.__getitem__, board.attackers))
-    return score if board.turn == DEFENDER else -score
+    if board.turn == DEFENDER:
+        return score + (THREAT if can_capture(board, t, board.attackers, DEFENDER) else 0)
+    return -score + (THREAT if can_capture(board, t, board.defenders, ATTACKER) else 0)
+
+
+def can_capture(board: Board, t: Tables, targets: set[Square], mover: int) -> bool:
+    """Whether ``mover`` (``ATTACKER`` or ``DEFENDER``) could take one of ``targets`` in one move.
+
+    A target (never the king) falls when the mover brings a piece to an empty square beside it
+    with a piece of the mover's, or a hostile empty square, on the other side.
+    """
+    cells = board.cells
+    geo = board.geo
+    restricted = geo.restricted
+    hostile = geo.hostile_to_defender if mover == ATTACKER else geo.hostile_to_attacker
+    armed = board.rules.king_armed
+    king = board.king
+    for s in targets:
+        if s == king:
+            continue
+        for n, f in t.line_pairs[s]:
+            if cells[n] or restricted[n]:
+                continue
+            anvil = cells[f]
+            if anvil:
+                if anvil == ATTACKER:
+                    if mover != ATTACKER:
+                        continue
+                elif mover == ATTACKER or (anvil == KING and not armed):
+                    continue
+            elif not hostile[f]:
+                continue
+            for ray in geo.rays[n]:
+                for sq in ray:
+                    c = cells[sq]
+                    if c:
+                        if sq != f and (c == mover or (c == KING and mover == DEFENDER and armed)):
+                            return True
+                        break
+                    if geo.blocks[sq]:
+                        break
+    return False
 
 
 def king_capturable(board: Board, t: Tables) -> bool:
@@ -169,7 +221,7 @@ def king_capturable(board: Board, t: Tables) -> bool:
             missing = n
         return missing >= 0 and _attacker_reaches(cells, geo.rays[missing], geo.blocks)
     hostile = geo.hostile_to_king
-    for n, f in t.king_pairs[king]:
+    for n, f in t.line_pairs[king]:
         if cells[n] or geo.restricted[n]:
             continue
         jaw = cells[f]

@@ -1,0 +1,79 @@
+"""The evaluation's capture-threat check: it must agree with the board's own capture rules.
+
+Positions are OpenTafl strings, first row rank 1: ``t`` attacker, ``T`` defender, ``K`` king.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Game, Side
+from engine.board import ATTACKER, DEFENDER
+from engine.evaluation import can_capture, tables
+
+
+def _threat(position: str, to_move: Side) -> bool:
+    board = Game.from_position(position, to_move=to_move).board
+    if to_move is Side.ATTACKERS:
+        return can_capture(board, tables(board.rules), board.defenders, ATTACKER)
+    return can_capture(board, tables(board.rules), board.attackers, DEFENDER)
+
+
+def _really_captures(position: str, to_move: Side) -> bool:
+    game = Game.from_position(position, to_move=to_move)
+    board = game.board
+    for move in board.moves():
+        captured = board.push(move)
+        board.pop()
+        if any(square != board.king for square, _ in captured):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("position", "to_move", "expected"),
+    [
+        # d1-d3 takes the defender on c3 against the attacker on b3.
+        ("/3t3/7/1tT4/7/7/5K1/7/", Side.ATTACKERS, True),
+        # Near miss: the attacker on g2 cannot reach d3.
+        ("/7/6t/1tT4/7/7/5K1/7/", Side.ATTACKERS, False),
+        # e1-c1 takes the attacker on b1 against the hostile corner a1.
+        ("/1t2T2/7/7/7/7/5K1/7/", Side.DEFENDERS, True),
+        # Near miss: a defender on d2 cannot reach c1 (it would have to pass b1's rank-mate d1).
+        ("/1t1t3/3T3/7/7/7/5K1/7/", Side.DEFENDERS, False),
+        # The armed king is the hammer: c6-c5 takes the attacker on c4 against the defender on c3.
+        ("/7/7/2T4/2t4/7/2K4/7/", Side.DEFENDERS, True),
+    ],
+)
+def test_capture_threat_matches_the_rules(position: str, to_move: Side, expected: bool) -> None:
+    assert _threat(position, to_move) is expected
+    assert _really_captures(position, to_move) is expected
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "brandubh-historical", "tablut"])
+def test_capture_threat_agrees_with_the_board_in_random_games(ruleset: str) -> None:
+    """Along random games, the threat check says yes exactly when some move captures a piece."""
+    rng = random.Random(ruleset)
+    checked = 0
+    for _ in range(12):
+        game = Game(ruleset=ruleset)
+        board = game.board
+        while board.outcome is None and len(board.stack) < 80:
+            mover, targets = (
+                (ATTACKER, board.defenders)
+                if board.turn == ATTACKER
+                else (DEFENDER, board.attackers)
+            )
+            expected = False
+            for move in board.moves():
+                captured = board.push(move)
+                board.pop()
+                if any(square != board.king for square, _ in captured):
+                    expected = True
+                    break
+            assert can_capture(board, tables(board.rules), targets, mover) is expected, board.pieces
+            checked += 1
+            board.push(rng.choice(board.moves()))
+    assert checked > 300
