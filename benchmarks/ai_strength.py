@@ -18,6 +18,7 @@ import multiprocessing
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -47,6 +48,8 @@ class GameResult:
     """The winner of one benchmark game (``None`` if it hit the ply limit) and its length."""
 
     winner: Side | None
+    reason: str
+    """How the game ended (``king_escaped``, ``king_captured``, ...) or ``unfinished``."""
     plies: int
     nodes: int
     seconds: float
@@ -69,18 +72,35 @@ def _greedy_move(board: Board, rng: random.Random) -> int:
     return rng.choice(best)
 
 
-def play_game(
-    attackers: Player, defenders: Player, seed: int, max_plies: int, opening_plies: int = 0
-) -> GameResult:
-    """One game from the brandubh opening; ``opening_plies`` random moves first for variety."""
+def random_opening(seed: int, low: int, high: int) -> tuple[str, ...]:
+    """From ``low`` to ``high`` random plies from the brandubh opening (none if ``high`` is 0)."""
     rng = random.Random(seed)
     game = Game()
+    for _ in range(rng.randint(low, high) if high else 0):
+        game.play(str(Move.from_code(rng.choice(sorted(game.board.moves())))))
+        if game.outcome is not None:
+            break
+    return tuple(str(record.move) for record in game.records)
+
+
+def play_game(
+    attackers: Player,
+    defenders: Player,
+    seed: int,
+    max_plies: int,
+    opening: tuple[str, ...] = (),
+) -> GameResult:
+    """One game from the brandubh opening, after the moves of ``opening``."""
+    rng = random.Random(seed)
+    game = Game()
+    for move in opening:
+        game.play(move)
     nodes = 0
     thinking = 0.0
     while game.outcome is None and game.ply < max_plies:
         player = attackers if game.to_move is Side.ATTACKERS else defenders
         board = game.board
-        if game.ply < opening_plies or player.kind == "random":
+        if player.kind == "random":
             code = rng.choice(sorted(board.moves()))
         elif player.kind == "greedy":
             code = _greedy_move(board, rng)
@@ -96,12 +116,18 @@ def play_game(
             thinking += result.elapsed
             code = result.move.code
         game.play(str(Move.from_code(code)))
-    winner = game.outcome.winner if game.outcome is not None else None
-    return GameResult(winner, game.ply, nodes, thinking)
+    if game.outcome is None:
+        return GameResult(None, "unfinished", game.ply, nodes, thinking)
+    return GameResult(game.outcome.winner, str(game.outcome.reason), game.ply, nodes, thinking)
 
 
-def _play(args: tuple[Player, Player, int, int, int]) -> GameResult:
+def _play(args: tuple[Player, Player, int, int, tuple[str, ...]]) -> GameResult:
     return play_game(*args)
+
+
+def _endings(results: Iterable[GameResult]) -> str:
+    counts = Counter(result.reason for result in results)
+    return ", ".join(f"{reason.replace('_', ' ')} {n}" for reason, n in counts.most_common())
 
 
 def run_match(
@@ -111,13 +137,18 @@ def run_match(
     games: int,
     max_plies: int,
     seed: int,
-    opening_plies: int = 0,
+    opening_plies: tuple[int, int] = (0, 0),
 ) -> None:
-    """``games`` games of ``first`` against ``second``, colours alternating; print the score."""
-    jobs: list[tuple[Player, Player, int, int, int]] = []
+    """``games`` games of ``first`` against ``second``, colours alternating; print the score.
+
+    Each pair of games (one with each colour) starts from the same opening of
+    ``opening_plies`` random plies, so deterministic players do not replay one game.
+    """
+    jobs: list[tuple[Player, Player, int, int, tuple[str, ...]]] = []
     for i in range(games):
         pair = (first, second) if i % 2 == 0 else (second, first)
-        jobs.append((pair[0], pair[1], seed + i, max_plies, opening_plies))
+        opening = random_opening(seed + i // 2, *opening_plies)
+        jobs.append((pair[0], pair[1], seed + i, max_plies, opening))
     started = time.perf_counter()
     results = pool.map(_play, jobs, chunksize=1)
     wins_as = {Side.ATTACKERS: 0, Side.DEFENDERS: 0}
@@ -132,11 +163,13 @@ def run_match(
             wins_as[first_side] += 1
     total = sum(wins_as.values())
     plies = statistics.median(r.plies for r in results)
+    low, high = opening_plies
+    start = f", from {low}-{high} shared random plies" if high else ""
     print(
         f"{first} vs {second}: {total}/{games} = {100 * total / games:.1f} % "
         f"(as attackers {wins_as[Side.ATTACKERS]}/{played_as[Side.ATTACKERS]}, "
         f"as defenders {wins_as[Side.DEFENDERS]}/{played_as[Side.DEFENDERS]}, "
-        f"unfinished {unfinished}, median {plies:.0f} plies, "
+        f"unfinished {unfinished}{start}; median {plies:.0f} plies; {_endings(results)}; "
         f"{time.perf_counter() - started:.0f} s)",
         flush=True,
     )
@@ -145,8 +178,10 @@ def run_match(
 def run_selfplay(
     pool: multiprocessing.pool.Pool, player: Player, games: int, max_plies: int, seed: int
 ) -> None:
-    """Full strength against itself after two random opening plies; print who won how often."""
-    jobs = [(player, player, seed + i, max_plies, 2) for i in range(games)]
+    """Full strength against itself after 2-4 random opening plies; print who won how often."""
+    jobs = [
+        (player, player, seed + i, max_plies, random_opening(seed + i, 2, 4)) for i in range(games)
+    ]
     results = pool.map(_play, jobs, chunksize=1)
     attackers = sum(1 for r in results if r.winner is Side.ATTACKERS)
     defenders = sum(1 for r in results if r.winner is Side.DEFENDERS)
@@ -155,7 +190,8 @@ def run_selfplay(
     print(
         f"self-play {player}: attackers won {attackers}/{games} "
         f"({100 * attackers / games:.0f} %), defenders {defenders}/{games} "
-        f"({100 * defenders / games:.0f} %), unfinished {games - attackers - defenders}; "
+        f"({100 * defenders / games:.0f} %), unfinished {games - attackers - defenders} "
+        f"(from 2-4 random plies; {_endings(results)}); "
         f"{nodes / max(seconds, 1e-9):,.0f} positions/s while thinking",
         flush=True,
     )
@@ -168,7 +204,10 @@ def main(argv: Iterable[str] | None = None) -> None:
         "--nodes", type=int, default=4000, help="node limit per move, full strength"
     )
     parser.add_argument(
-        "--ladder-nodes", type=int, default=20_000, help="node limit per move in the level ladder"
+        "--ladder-nodes",
+        type=int,
+        default=40_000,
+        help="full-strength node limit per move in the ladder; each level uses its share",
     )
     parser.add_argument(
         "--ladder",
@@ -206,6 +245,7 @@ def main(argv: Iterable[str] | None = None) -> None:
                     args.games,
                     args.max_plies,
                     args.seed,
+                    opening_plies=(2, 4),
                 )
         if "selfplay" in which:
             run_selfplay(

@@ -65,10 +65,11 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=2, temperature=150.0, default_time=0.2),
-    2: Level(max_depth=2, temperature=40.0, default_time=0.3),
-    3: Level(max_depth=3, temperature=15.0, default_time=0.5),
-    4: Level(max_depth=4, temperature=4.0, default_time=1.0, effort=0.5),
+    # Each level's share of a caller's budget matches its share of the full-strength time.
+    1: Level(max_depth=2, temperature=150.0, default_time=0.2, effort=0.1),
+    2: Level(max_depth=2, temperature=40.0, default_time=0.3, effort=0.15),
+    3: Level(max_depth=3, temperature=8.0, default_time=0.5, effort=0.25),
+    4: Level(max_depth=5, temperature=2.0, default_time=1.0, effort=0.5),
     5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0),
 }
 
@@ -355,11 +356,14 @@ def choose_move(
 
 
 def _pick(scored: list[tuple[int, int]], temperature: float, rng: random.Random) -> tuple[int, int]:
-    """The best move, or with a temperature one drawn by softmax among those not losing at once."""
+    """The best move, or with a temperature one drawn by softmax among those not losing at once.
+
+    Only the first score is exact in a principal-variation search (the others are bounds, some
+    from an earlier iteration), so without a temperature the first move is the choice.
+    """
     best_score = scored[0][0]
     if temperature <= 0 or best_score > MATE_BOUND:
-        ties = [pair for pair in scored if pair[0] == best_score]
-        return ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        return scored[0]
     candidates = [pair for pair in scored if pair[0] > -MATE_BOUND] or scored
     top = candidates[0][0]
     weights = [math.exp(max(-50.0, (s - top) / temperature)) for s, _ in candidates]
