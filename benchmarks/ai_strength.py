@@ -6,9 +6,12 @@ Run from the repository root, for example::
     .venv/bin/python -m benchmarks.ai_strength --only ladder --games 100
     .venv/bin/python -m benchmarks.ai_strength --only selfplay --selfplay-games 10 --time 1.0
 
-Every match is played from both sides (colours alternate game by game) and its result printed.
-Games run in parallel in worker processes (``--workers``, default: every core). A game that
-reaches ``--max-plies`` without a result counts as a win for nobody.
+Every match is played from both sides (colours alternate game by game) and its result printed,
+with how its games ended. In the level ladder each pair of games (one with each colour) starts
+from the same random opening of 2-4 plies, and self-play games from random 2-4 ply openings, so
+that deterministic players do not replay a single game. Games run in parallel in worker
+processes (``--workers``, default: every core). A game that reaches ``--max-plies`` without a
+result counts as a win for nobody.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 
 from engine import Game, Move, Side
 from engine.board import Board
-from engine.search import choose_move
+from engine.search import LEVELS, choose_move
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,12 @@ class Player:
     def __str__(self) -> str:
         if self.kind != "ai":
             return self.kind
-        budget = f"{self.nodes} nodes" if self.nodes else f"{self.time} s"
-        return f"level {self.level} ({budget})"
+        share = LEVELS[self.level].effort
+        if self.nodes:
+            budget = f"{int(self.nodes * share):,} nodes"
+        else:
+            budget = f"{(self.time or 0.0) * share:g} s"
+        return f"level {self.level} ({budget} a move)"
 
 
 @dataclass(frozen=True)

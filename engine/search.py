@@ -7,9 +7,10 @@ killer moves, history), late-move reductions for quiet moves, and a threat exten
 horizon: a position where the king can reach an escape square, or where the attackers can take
 him, is never scored statically.
 
-Levels 1 to 5 differ in how deep they may look and how much they let chance choose among the
-moves the search found nearly as good as the best (a softmax over scores). Every level takes an
-immediate win and steps out of an immediate loss when it can, because both are seen at depth 2.
+Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
+they let chance choose among the moves the search found nearly as good as the best (a softmax
+over scores). Every level takes an immediate win and steps out of an immediate loss when it can,
+because both are seen at depth 2 and a move losing at once is never drawn by chance.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ LEVELS: dict[int, Level] = {
     # Each level's share of a caller's budget matches its share of the full-strength time.
     1: Level(max_depth=2, temperature=150.0, default_time=0.2, effort=0.1),
     2: Level(max_depth=2, temperature=40.0, default_time=0.3, effort=0.15),
-    3: Level(max_depth=3, temperature=8.0, default_time=0.5, effort=0.25),
-    4: Level(max_depth=5, temperature=2.0, default_time=1.0, effort=0.5),
+    3: Level(max_depth=2, temperature=12.0, default_time=0.5, effort=0.25),
+    4: Level(max_depth=4, temperature=8.0, default_time=1.0, effort=0.5),
     5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0),
 }
 
