@@ -158,6 +158,10 @@ def evaluate(board: Board, t: Tables) -> int:
     return -score + (THREAT if can_capture(board, t, board.defenders, ATTACKER) else 0)
 
 
+_DEFENDER_HAMMERS = {True: (DEFENDER, KING), False: (DEFENDER,)}
+"""The pieces that capture for the defenders, by whether the king is armed."""
+
+
 def can_capture(board: Board, t: Tables, targets: set[Square], mover: int) -> bool:
     """Whether ``mover`` (``ATTACKER`` or ``DEFENDER``) could take one of ``targets`` in one move.
 
@@ -168,6 +172,7 @@ def can_capture(board: Board, t: Tables, targets: set[Square], mover: int) -> bo
     geo = board.geo
     restricted = geo.restricted
     hostile = geo.hostile_to_defender if mover == ATTACKER else geo.hostile_to_attacker
+    hammers = (ATTACKER,) if mover == ATTACKER else _DEFENDER_HAMMERS[board.rules.king_armed]
     armed = board.rules.king_armed
     king = board.king
     for s in targets:
@@ -185,15 +190,8 @@ def can_capture(board: Board, t: Tables, targets: set[Square], mover: int) -> bo
                     continue
             elif not hostile[f]:
                 continue
-            for ray in geo.rays[n]:
-                for sq in ray:
-                    c = cells[sq]
-                    if c:
-                        if sq != f and (c == mover or (c == KING and mover == DEFENDER and armed)):
-                            return True
-                        break
-                    if geo.blocks[sq]:
-                        break
+            if _reaches(cells, geo.rays[n], geo.blocks, hammers):
+                return True
     return False
 
 
@@ -219,28 +217,31 @@ def king_capturable(board: Board, t: Tables) -> bool:
             if cells[n] or missing >= 0:
                 return False
             missing = n
-        return missing >= 0 and _attacker_reaches(cells, geo.rays[missing], geo.blocks)
+        return missing >= 0 and _reaches(cells, geo.rays[missing], geo.blocks, (ATTACKER,))
     hostile = geo.hostile_to_king
     for n, f in t.line_pairs[king]:
         if cells[n] or geo.restricted[n]:
             continue
         jaw = cells[f]
-        if (jaw == ATTACKER or (not jaw and hostile[f])) and _attacker_reaches(
-            cells, geo.rays[n], geo.blocks
+        if (jaw == ATTACKER or (not jaw and hostile[f])) and _reaches(
+            cells, geo.rays[n], geo.blocks, (ATTACKER,)
         ):
             return True
     return False
 
 
-def _attacker_reaches(
-    cells: list[int], rays: tuple[tuple[Square, ...], ...], blocks: list[bool]
+def _reaches(
+    cells: list[int],
+    rays: tuple[tuple[Square, ...], ...],
+    blocks: list[bool],
+    pieces: tuple[int, ...],
 ) -> bool:
-    """Whether an attacker stands at the first occupied square of one of ``rays``."""
+    """Whether one of ``pieces`` stands at the first occupied square of one of ``rays``."""
     for ray in rays:
         for sq in ray:
             c = cells[sq]
             if c:
-                if c == ATTACKER:
+                if c in pieces:
                     return True
                 break
             if blocks[sq]:
