@@ -13,8 +13,11 @@ from discord.ext import commands
 from bot import errors, sync
 from bot.ai_pool import AIPool
 from bot.config import Settings
+from bot.flow import GameFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
+from bot.timers import Timers
+from bot.views import DYNAMIC_ITEMS
 
 _log = logging.getLogger(__name__)
 
@@ -51,15 +54,14 @@ class BrandubhBot(commands.Bot):
         self.settings = settings
         self.clock = clock
         """The current time (tests pass a clock they can move forward)."""
+        self.flow = GameFlow(self)
+        """The game's flow: moves, the computer's turns, set ends, and what is posted."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None
 
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
-        from bot.timers import Timers
-        from bot.views import DYNAMIC_ITEMS
-
         self.services = await Services.open(self.settings.db_path, clock=self.clock)
         self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
         self.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -19,7 +19,6 @@ import discord
 
 from bot.services.errors import NoGameHere
 from bot.views.challenge import expired_text
-from bot.views.turns import announce_set_end, start_computer_turn
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -72,7 +71,7 @@ class Timers:
         """Let the computer move in every active game where it was to move at shutdown."""
         for active in await self.bot.services.games.active():
             if active.computer_to_move:
-                start_computer_turn(self.bot, active)
+                self.bot.flow.start_computer_turn(active)
 
     def computer_stalled(self, game_id: int, ply: int) -> bool:
         """The computer gave up on its move at ``ply``: try again later.
@@ -105,7 +104,7 @@ class Timers:
                 del self._stalled[game_id]
                 continue
             self._stalled[game_id] = _Stalled(stalled.ply, None, stalled.wait)
-            start_computer_turn(self.bot, active)
+            self.bot.flow.start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players at half time, end games on time, and retry the
@@ -133,7 +132,7 @@ class Timers:
             )
         for end in await services.games.time_out_due(now):
             try:
-                await announce_set_end(self.bot, end)
+                await self.bot.flow.announce_set_end(end)
             except discord.HTTPException as error:
                 _log.warning("Could not announce timeout in game %s: %s", end.game.game_id, error)
 

@@ -12,7 +12,6 @@ from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
 from bot.services.domain import GuildSettings
 from bot.services.errors import NoGameHere
-from bot.views.turns import announce_set_end
 
 
 def settings_text(settings: GuildSettings) -> str:
@@ -96,8 +95,7 @@ class Admin(commands.Cog):
         if await self.bot.services.games.in_channel(interaction.channel_id) is None:
             raise NoGameHere()
         end = await self.bot.services.games.abort(interaction.channel_id)
-        await announce_set_end(
-            self.bot,
+        await self.bot.flow.announce_set_end(
             end,
             interaction=interaction,
             reason_line=f"<@{interaction.user.id}> aborted the game.",

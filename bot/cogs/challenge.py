@@ -10,11 +10,10 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.flow.posts import board_post
 from bot.services.errors import CannotChallengeSelf
-from bot.views.board import board_post
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
-from bot.views.turns import start_computer_turn
 from engine import RULESETS, Side, get_ruleset
 
 RULESET_CHOICES = [
@@ -105,7 +104,7 @@ class Challenge(commands.Cog):
             post = await within_deadline(interaction, board_post(active, names, headline=headline))
             await answer(interaction, post.content, file=post.file(), view=post.view)
             if active.computer_to_move:
-                start_computer_turn(bot, active)
+                bot.flow.start_computer_turn(active)
             return
         challenge = await bot.services.challenges.create(
             interaction.guild_id,

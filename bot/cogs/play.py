@@ -12,11 +12,10 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.flow.posts import board_post
 from bot.services.errors import NoGameHere, NotAPlayer
-from bot.views.board import board_post
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmResign
-from bot.views.turns import play_move
 from renderer import render_replay
 
 MAX_CHOICES = 25
@@ -39,7 +38,7 @@ class Play(commands.Cog):
     @app_commands.describe(move="Your move: the piece's square and where it goes, like d1-d3")
     async def move(self, interaction: discord.Interaction[BrandubhBot], move: str) -> None:
         """Play a move in this channel's game."""
-        await play_move(interaction, move)
+        await self.bot.flow.play_move(interaction, move)
 
     @move.autocomplete("move")
     async def move_choices(

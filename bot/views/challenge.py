@@ -10,9 +10,7 @@ import discord
 from bot.errors import require_channel_permissions
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.views.board import board_post
-from bot.views.common import bot_of, guarded
-from bot.views.turns import post_in_channel, start_computer_turn
+from bot.views.common import GuardedItem, bot_of
 from engine import get_ruleset
 
 _LABELS = {"accept": "Accept", "decline": "Decline", "withdraw": "Withdraw"}
@@ -55,7 +53,7 @@ def challenge_view(challenge_id: int) -> discord.ui.View:
 
 
 class ChallengeButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    GuardedItem[discord.ui.Button[Any]],
     template=r"challenge:(?P<action>accept|decline|withdraw):(?P<id>\d+)",
 ):
     """One of the three answers to a challenge; the services check who may press which."""
@@ -81,10 +79,7 @@ class ChallengeButton(
     ) -> ChallengeButton:
         return cls(match["action"], int(match["id"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._answer)
-
-    async def _answer(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
         await bot.remember(interaction.user)
         challenges = bot.services.challenges
@@ -114,17 +109,4 @@ class ChallengeButton(
             f"<@{active.defender_id}> defends. Good game!",
             view=None,
         )
-        names = await bot.display_names(active.attacker_id, active.defender_id)
-        post = await board_post(
-            active, names, headline=f"**{get_ruleset(active.ruleset).title}** begins."
-        )
-        await post_in_channel(
-            bot,
-            active.channel_id,
-            post.content,
-            interaction=interaction,
-            file=post.file(),
-            view=post.view,
-        )
-        if active.computer_to_move:
-            start_computer_turn(bot, active)
+        await bot.flow.begin_match(active, interaction=interaction)

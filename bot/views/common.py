@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import discord
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+ItemT = TypeVar("ItemT", bound="discord.ui.Item[Any]")
 
 ANSWER_BEFORE = 1.5
 """Seconds of work after which an interaction is deferred rather than answered directly.
@@ -90,3 +91,18 @@ async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> No
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
         await report_error(interaction, error)
+
+
+class GuardedItem(discord.ui.DynamicItem[ItemT], Generic[ItemT], template=r"(?!)"):
+    """A persistent button or select whose ids live in its ``custom_id``.
+
+    Subclasses give their own ``template`` and implement :meth:`handle`; any error it raises goes
+    to the one error handler (a sentence for the player, a logged traceback for the unexpected).
+    """
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self.handle)
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        """What pressing (or choosing in) this component does."""
+        raise NotImplementedError

@@ -9,12 +9,11 @@ import discord
 
 from bot.errors import require_channel_permissions
 from bot.services.errors import NoGameHere, StaleGameError
-from bot.views.common import bot_of, guarded
-from bot.views.turns import announce_set_end, play_move
+from bot.views.common import GuardedItem, bot_of
 
 
 class ConfirmRepetition(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    GuardedItem[discord.ui.Button[Any]],
     template=r"repeat:(?P<game>\d+):(?P<ply>\d+):(?P<move>[a-o]\d{1,2}-[a-o]\d{1,2})",
 ):
     """ "Play it anyway": plays a move that repeats a position for the third time (and loses)."""
@@ -41,10 +40,7 @@ class ConfirmRepetition(
     ) -> ConfirmRepetition:
         return cls(int(match["game"]), int(match["ply"]), match["move"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._confirmed)
-
-    async def _confirmed(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
@@ -52,11 +48,11 @@ class ConfirmRepetition(
             raise NoGameHere("That game is over.")
         if active.ply != self.ply:
             raise StaleGameError("The board changed since the warning: nothing was played.")
-        await play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
+        await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
 
 
 class ConfirmResign(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    GuardedItem[discord.ui.Button[Any]],
     template=r"resign:(?P<game>\d+)",
 ):
     """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
@@ -81,10 +77,7 @@ class ConfirmResign(
     ) -> ConfirmResign:
         return cls(int(match["game"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._confirmed)
-
-    async def _confirmed(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
         require_channel_permissions(interaction)
         assert interaction.channel_id is not None
@@ -92,4 +85,4 @@ class ConfirmResign(
             interaction.channel_id, interaction.user.id, game_id=self.game_id
         )
         await interaction.response.edit_message(content="You resigned this set.", view=None)
-        await announce_set_end(bot, end, interaction=interaction)
+        await bot.flow.announce_set_end(end, interaction=interaction)

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.services.domain import LeaderboardPage
-from bot.views.common import bot_of, guarded
+from bot.views.common import GuardedItem, bot_of
 
 PAGE_SIZE = 10
 PROVISIONAL_DEVIATION = 110.0
@@ -70,7 +70,7 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
 
 
 class LeaderboardButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    GuardedItem[discord.ui.Button[Any]],
     template=r"leaderboard:(?P<guild>\d+):(?P<offset>\d+):(?P<dir>prev|next)",
 ):
     """Turns the leaderboard message to another page."""
@@ -96,10 +96,7 @@ class LeaderboardButton(
     ) -> LeaderboardButton:
         return cls(int(match["guild"]), int(match["offset"]), match["dir"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._turn)
-
-    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
         page = await bot.services.standings.leaderboard(self.guild_id, self.offset, PAGE_SIZE)
         name = interaction.guild.name if interaction.guild else "this server"

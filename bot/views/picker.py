@@ -15,8 +15,7 @@ import discord
 
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, StaleGameError
-from bot.views.common import bot_of, guarded
-from bot.views.turns import play_move
+from bot.views.common import GuardedItem, bot_of
 from engine import Game, parse_square, square_name
 from renderer import describe_board, render_board
 
@@ -81,7 +80,7 @@ def destination_options(game: Game, from_name: str) -> list[discord.SelectOption
     return options
 
 
-class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
+class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
     """ "Move" under a board: opens the picker for the player to move."""
 
     def __init__(self, game_id: int) -> None:
@@ -102,10 +101,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"move
     ) -> MoveButton:
         return cls(int(match["game"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._open)
-
-    async def _open(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         active = await current_game(interaction, self.game_id)
         view = discord.ui.View(timeout=None)
         for index, options in enumerate(chunks(piece_options(active.game))):
@@ -116,7 +112,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"move
 
 
 class PickerSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    GuardedItem[discord.ui.Select[Any]],
     template=r"pick:(?P<game>\d+):(?P<ply>\d+):(?P<step>from|to):(?P<index>\d)",
 ):
     """A select of the picker; its id carries the game, the ply it was made for and its index."""
@@ -152,18 +148,12 @@ class PickerSelect(
     ) -> Self:
         return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._chosen)
-
     async def _unchanged_game(self, interaction: discord.Interaction[Any]) -> ActiveGame:
         """The game this picker was opened for, refused if a move was played since."""
         active = await current_game(interaction, self.game_id)
         if active.ply != self.ply:
             raise StaleGameError("The board changed since you opened the picker: press Move again.")
         return active
-
-    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
-        raise NotImplementedError
 
 
 class PickPiece(
@@ -172,7 +162,7 @@ class PickPiece(
 ):
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
-    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         active = await self._unchanged_game(interaction)
         [from_name] = self.item.values
         options = destination_options(active.game, from_name)
@@ -200,7 +190,7 @@ class PickDestination(
     step = "to"
     placeholders = ("Choose where it goes", "More destinations")
 
-    async def _chosen(self, interaction: discord.Interaction[Any]) -> None:
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await self._unchanged_game(interaction)
         [move_text] = self.item.values
-        await play_move(interaction, move_text, expected_ply=self.ply)
+        await bot_of(interaction).flow.play_move(interaction, move_text, expected_ply=self.ply)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
+from bot.views.picker import MoveButton
 from engine import MoveRecord, Side, square_name
 from renderer import describe_board, render_board
 
@@ -78,8 +79,6 @@ async def board_post(
     with_turn: bool = True,
 ) -> BoardPost:
     """The post showing ``active``'s board, rendered in a worker thread."""
-    from bot.views.picker import MoveButton
-
     game = active.game
     attacker = names.get(active.attacker_id, "attackers")
     defender = names.get(active.defender_id, "defenders")

@@ -1,0 +1,257 @@
+"""The game's flow: play a move, the computer's turn, a set's end, and what gets posted where.
+
+The same path serves every way a move arrives (``/move``, the picker, a confirmed repetition,
+the computer) and every way a set ends (a move, resignation, time), so each announcement reads
+the same whoever caused it. Cogs, components and timers reach it as ``bot.flow``; it is the only
+layer that both changes a game and talks to Discord about it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.ai_pool import PoolClosed
+from bot.errors import require_channel_permissions
+from bot.flow.posts import BoardPost, board_post, describe_move, set_end_text
+from bot.services.domain import ActiveGame, MoveResult, SetEnd
+from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
+from bot.views.common import answer, within_deadline
+from bot.views.confirm import ConfirmRepetition
+from engine import get_ruleset
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+
+_log = logging.getLogger(__name__)
+
+COMPUTER_ATTEMPTS = 3
+COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
+"""Pause after the computer's first failed search (times the attempt number after later ones)."""
+
+
+async def _update_or_answer(
+    interaction: discord.Interaction[Any],
+    content: str,
+    view: discord.ui.View | None,
+    is_component: bool,
+) -> None:
+    """Replace the picker / warning the player clicked on, or answer them privately."""
+    if not is_component:
+        await answer(interaction, content, ephemeral=True, view=view)
+    elif interaction.response.is_done():
+        await interaction.edit_original_response(content=content, view=view, attachments=[])
+    else:
+        await interaction.response.edit_message(content=content, view=view, attachments=[])
+
+
+def _view(view: discord.ui.View | None) -> discord.ui.View:
+    return view if view is not None else discord.utils.MISSING
+
+
+class GameFlow:
+    """The game's flow for one bot: every way a game moves on and what it posts."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    async def headline_for(self, result: MoveResult) -> tuple[str, dict[int, str]]:
+        """The text above the board after ``result``, and the players' names used in it."""
+        active = result.game
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        headline = describe_move(
+            result.record, names.get(active.player_of(result.record.side), "?")
+        )
+        if result.set_end is not None:
+            headline += "\n" + set_end_text(result.set_end, names)
+        return headline, names
+
+    async def play_move(
+        self,
+        interaction: discord.Interaction[Any],
+        move_text: str,
+        *,
+        confirm: bool = False,
+        expected_ply: int | None = None,
+    ) -> None:
+        """Play a player's move and answer with the public board (or a warning only they see).
+
+        From a component (picker, confirmation) the ephemeral message is first updated, then the
+        board follows as a public message; from ``/move`` the board is the answer itself.
+        """
+        require_channel_permissions(interaction)
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        await self.bot.remember(interaction.user)
+        is_component = interaction.type is discord.InteractionType.component
+
+        async def prepare() -> tuple[MoveResult, BoardPost]:
+            result = await self.bot.services.games.play(
+                channel_id,
+                interaction.user.id,
+                move_text,
+                confirm_repetition=confirm,
+                expected_ply=expected_ply,
+            )
+            headline, names = await self.headline_for(result)
+            return result, await board_post(result.game, names, headline=headline)
+
+        try:
+            result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
+        except RepetitionNeedsConfirmation as warning:
+            active = await self.bot.services.games.in_channel(channel_id)
+            assert active is not None
+            view = discord.ui.View(timeout=None)
+            view.add_item(ConfirmRepetition(active.game_id, active.ply, warning.move_text))
+            await _update_or_answer(interaction, str(warning), view, is_component)
+            return
+        if is_component:
+            await _update_or_answer(interaction, f"You played {result.record}.", None, True)
+            await interaction.followup.send(post.content, file=post.file(), view=_view(post.view))
+        else:
+            await answer(interaction, post.content, file=post.file(), view=post.view)
+        if result.set_end is not None:
+            await self.continue_after_set(result.set_end, interaction=interaction)
+        elif result.game.computer_to_move:
+            self.start_computer_turn(result.game)
+
+    async def post_in_channel(
+        self,
+        channel_id: int,
+        content: str,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        file: discord.File | None = None,
+        view: discord.ui.View | None = None,
+    ) -> None:
+        """Post publicly: as a followup of ``interaction`` if there is one, else in the channel."""
+        kwargs: dict[str, Any] = {"content": content}
+        if file is not None:
+            kwargs["file"] = file
+        if view is not None:
+            kwargs["view"] = view
+        if interaction is not None:
+            await interaction.followup.send(**kwargs)
+        else:
+            await self.bot.get_partial_messageable(channel_id).send(**kwargs)
+
+    async def begin_match(
+        self, active: ActiveGame, *, interaction: discord.Interaction[Any] | None = None
+    ) -> None:
+        """Post the first board of a new match (and let the computer open if it attacks)."""
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        post = await board_post(
+            active, names, headline=f"**{get_ruleset(active.ruleset).title}** begins."
+        )
+        await self.post_in_channel(
+            active.channel_id,
+            post.content,
+            interaction=interaction,
+            file=post.file(),
+            view=post.view,
+        )
+        if active.computer_to_move:
+            self.start_computer_turn(active)
+
+    async def continue_after_set(
+        self,
+        end: SetEnd,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+    ) -> None:
+        """After a set: post the next set's board (and let the computer open it if it attacks)."""
+        following = end.next_game
+        if following is None:
+            return
+        names = await self.bot.display_names(following.attacker_id, following.defender_id)
+        post = await board_post(
+            following, names, headline=f"**Set {following.set_number} begins.**"
+        )
+        await self.post_in_channel(
+            following.channel_id,
+            post.content,
+            interaction=interaction,
+            file=post.file(),
+            view=post.view,
+        )
+        if following.computer_to_move:
+            self.start_computer_turn(following)
+
+    async def announce_set_end(
+        self,
+        end: SetEnd,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        reason_line: str = "",
+    ) -> None:
+        """Post the final board of a set that ended without a move (resignation, time, abort)."""
+        active = end.game
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
+        post = await board_post(active, names, headline=headline, with_turn=False)
+        if interaction is not None and not interaction.response.is_done():
+            await interaction.response.send_message(post.content, file=post.file())
+        else:
+            await self.post_in_channel(
+                active.channel_id, post.content, interaction=interaction, file=post.file()
+            )
+        await self.continue_after_set(end, interaction=interaction)
+
+    def start_computer_turn(self, active: ActiveGame) -> None:
+        """Let the computer choose and play its move in the background."""
+        self.bot.spawn(
+            self.computer_turn(active), name=f"computer-move-{active.game_id}-{active.ply}"
+        )
+
+    async def _think_visibly(
+        self, channel: discord.PartialMessageable, active: ActiveGame, level: int
+    ) -> str:
+        """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed)."""
+        try:
+            async with channel.typing():
+                return await self.bot.ai.choose_move(active.game, level)
+        except discord.HTTPException as error:  # typing refused: think without showing it
+            _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
+            return await self.bot.ai.choose_move(active.game, level)
+
+    async def computer_turn(self, active: ActiveGame) -> None:
+        """Think in the process pool (showing "typing"), play the move, post the board."""
+        assert active.computer_level is not None
+        channel = self.bot.get_partial_messageable(active.channel_id)
+        for attempt in range(1, COMPUTER_ATTEMPTS + 1):
+            try:
+                move = await self._think_visibly(channel, active, active.computer_level)
+                break
+            except PoolClosed:
+                return  # shutting down: the turn resumes at the next start
+            except Exception:
+                _log.exception(
+                    "The computer failed to move in game %s (try %d)", active.game_id, attempt
+                )
+                await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
+        else:
+            if self.bot.timers.computer_stalled(active.game_id, active.ply):
+                await channel.send(
+                    "I could not find a move in this game; I will keep trying. "
+                    "An admin can stop the game with `/abort`."
+                )
+            return
+        self.bot.timers.computer_unstalled(active.game_id)
+        try:
+            result = await self.bot.services.games.play_computer_move(
+                active.game_id, move, expected_ply=active.ply
+            )
+        except (StaleGameError, NoGameHere):
+            _log.info("Game %s moved on while the computer thought; move dropped", active.game_id)
+            return
+        headline, names = await self.headline_for(result)
+        post = await board_post(result.game, names, headline=headline)
+        await channel.send(post.content, file=post.file(), view=_view(post.view))
+        if result.set_end is not None:
+            await self.continue_after_set(result.set_end)
+        elif result.game.computer_to_move:
+            self.start_computer_turn(result.game)
