@@ -39,6 +39,7 @@ ALL_PERMISSIONS = (1 << 53) - 1
 
 GUILD_TEXT = 0
 DM = 1
+PUBLIC_THREAD = 11
 
 
 class Snowflakes:
@@ -102,6 +103,19 @@ class FakeChannel:
     type: int = GUILD_TEXT
     position: int = 0
     recipient: FakeUser | None = None
+    parent: FakeChannel | None = None
+    """For a thread: the text channel it belongs to."""
+    owner_id: int | None = None
+    """For a thread: who created it."""
+    archived: bool = False
+    locked: bool = False
+    auto_archive_duration: int = 1440
+    archived_at: datetime = field(default_factory=utc_now)
+
+    @property
+    def is_thread(self) -> bool:
+        """Whether this channel is a thread."""
+        return self.type == PUBLIC_THREAD
 
 
 @dataclass(eq=False)
@@ -148,6 +162,7 @@ class FakeGuild:
     everyone: FakeRole
     roles: list[FakeRole] = field(default_factory=list)
     channels: list[FakeChannel] = field(default_factory=list)
+    threads: list[FakeChannel] = field(default_factory=list)
     members: list[FakeMember] = field(default_factory=list)
     created_at: datetime = field(default_factory=utc_now)
 
@@ -177,6 +192,8 @@ class World:
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.owner)}
         self.guilds: list[FakeGuild] = []
         self.channels: dict[int, FakeChannel] = {}
+        self.thread_creation_error: tuple[int, int, str] | None = None
+        """When set, (status, code, message) answers every thread creation (Discord refusing)."""
 
     def add_user(self, name: str, *, bot: bool = False) -> FakeUser:
         """Create a user account."""
@@ -229,6 +246,27 @@ class World:
         member = FakeMember(user=user, guild=guild, roles=roles, nick=nick)
         guild.members.append(member)
         return member
+
+    def add_thread(
+        self, parent: FakeChannel, name: str, owner: FakeUser, *, thread_id: int | None = None
+    ) -> FakeChannel:
+        """Create a public thread in ``parent`` (from a message: the thread has its id)."""
+        assert parent.guild is not None and not parent.is_thread
+        thread = FakeChannel(
+            id=thread_id if thread_id is not None else self.snowflakes.next(),
+            name=name,
+            guild=parent.guild,
+            type=PUBLIC_THREAD,
+            parent=parent,
+            owner_id=owner.id,
+        )
+        self.channels[thread.id] = thread
+        parent.guild.threads.append(thread)
+        return thread
+
+    def threads_of(self, parent: FakeChannel) -> list[FakeChannel]:
+        """Every thread created in ``parent``."""
+        return [c for c in self.channels.values() if c.parent is parent]
 
     def dm_channel(self, user: FakeUser) -> FakeChannel:
         """The bot's DM channel with a user, created on first use."""

@@ -56,6 +56,32 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
     return payload
 
 
+def thread(where: FakeChannel) -> JSON:
+    """A thread channel object (type 11) with its metadata."""
+    assert where.guild is not None and where.parent is not None
+    return {
+        "id": str(where.id),
+        "type": where.type,
+        "guild_id": str(where.guild.id),
+        "parent_id": str(where.parent.id),
+        "owner_id": str(where.owner_id),
+        "name": where.name,
+        "last_message_id": None,
+        "rate_limit_per_user": 0,
+        "message_count": 0,
+        "member_count": 1,
+        "flags": 0,
+        "total_message_sent": 0,
+        "thread_metadata": {
+            "archived": where.archived,
+            "auto_archive_duration": where.auto_archive_duration,
+            "archive_timestamp": iso(where.archived_at),
+            "locked": where.locked,
+            "create_timestamp": iso(where.archived_at),
+        },
+    }
+
+
 def channel(where: FakeChannel) -> JSON:
     """A channel object: a guild text channel or a DM channel."""
     if where.type == DM:
@@ -68,6 +94,8 @@ def channel(where: FakeChannel) -> JSON:
             "flags": 0,
         }
     assert where.guild is not None
+    if where.parent is not None:
+        return thread(where)
     return {
         "id": str(where.id),
         "type": where.type,
@@ -141,7 +169,7 @@ def guild_create(guild: FakeGuild) -> JSON:
         "member_count": len(guild.members),
         "members": [member(m) for m in guild.members],
         "channels": [channel(c) for c in guild.channels],
-        "threads": [],
+        "threads": [thread(t) for t in guild.threads if not t.archived],
         "presences": [],
         "voice_states": [],
         "stage_instances": [],

@@ -97,6 +97,8 @@ class StoredMessage:
     reference: JSON | None = None
     interaction: InteractionRecord | None = None
     application_id: int | None = None
+    thread: FakeChannel | None = None
+    """The thread started from this message, if any."""
 
     @property
     def channel_id(self) -> int:
@@ -171,6 +173,8 @@ class StoredMessage:
             payload["message_reference"] = self.reference
         if self.application_id is not None:
             payload["application_id"] = str(self.application_id)
+        if self.thread is not None:
+            payload["thread"] = payloads.thread(self.thread)
         source = self.interaction
         if source is not None:
             payload["webhook_id"] = str(source.application_id)

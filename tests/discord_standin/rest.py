@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -12,7 +13,16 @@ from aiohttp import web
 
 from . import payloads
 from .messages import MessageFactory, MessageRejected, read_body
-from .model import ATTACH_FILES, SEND_MESSAGES, FakeChannel, World, utc_now
+from .model import (
+    ATTACH_FILES,
+    CREATE_PUBLIC_THREADS,
+    PUBLIC_THREAD,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    FakeChannel,
+    World,
+    utc_now,
+)
 from .recorder import (
     AUTOCOMPLETE_RESULT,
     CHANNEL_MESSAGE,
@@ -74,10 +84,12 @@ class RestApi:
         base_url: Callable[[], str],
         gateway_url: Callable[[], str],
         interaction_deadline: float | None,
+        dispatch: Callable[[str, JSON], Awaitable[None]] | None = None,
     ) -> None:
         self._world = world
         self._recorder = recorder
         self._token = token
+        self._dispatch = dispatch
         self._gateway_url = gateway_url
         self._deadline = interaction_deadline
         self._messages = MessageFactory(
@@ -105,6 +117,9 @@ class RestApi:
             ("PATCH", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
             ("DELETE", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
             ("GET", "/channels/{channel_id}", self.get_channel),
+            ("PATCH", "/channels/{channel_id}", self.patch_channel),
+            ("POST", "/channels/{channel_id}/threads", self.start_thread),
+            ("POST", "/channels/{channel_id}/messages/{message_id}/threads", self.start_thread),
             ("POST", "/channels/{channel_id}/typing", self.typing),
             ("GET", "/channels/{channel_id}/messages", self.history),
             ("POST", "/channels/{channel_id}/messages", self.post_message),
@@ -361,6 +376,68 @@ class RestApi:
             return True
         return bool(self._world.bot_member(channel.guild).permissions & permission)
 
+    async def _tell(self, event: str, data: JSON) -> None:
+        """Dispatch a gateway event to the bot, if it is connected."""
+        if self._dispatch is not None:
+            # Not connected: Discord would include the thread in the next GUILD_CREATE instead.
+            with contextlib.suppress(RuntimeError):
+                await self._dispatch(event, data)
+
+    async def start_thread(self, request: web.Request) -> web.StreamResponse:
+        """POST /channels/{id}/threads and /channels/{id}/messages/{id}/threads."""
+        parent = self._channel(request)
+        body, _ = await read_body(request)
+        starter: StoredMessage | None = None
+        if "message_id" in request.match_info:
+            starter = self._recorder.messages.get(_int(request, "message_id"))
+            if starter is None or starter.deleted or starter.channel is not parent:
+                return error(404, 10008, "Unknown Message")
+            if starter.thread is not None:
+                return error(400, 160004, "A thread has already been created for this message")
+        elif int(body.get("type") or PUBLIC_THREAD) != PUBLIC_THREAD:
+            return error(400, 50035, "Invalid Form Body")
+        if parent.guild is None or parent.is_thread:
+            return error(400, 50024, "Cannot execute action on this channel type")
+        if not self._bot_may(parent, CREATE_PUBLIC_THREADS):
+            return error(403, 50013, "Missing Permissions")
+        if self._world.thread_creation_error is not None:
+            status, code, message = self._world.thread_creation_error
+            return error(status, code, message)
+        name = str(body.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            return error(400, 50035, "Invalid Form Body")
+        thread = self._world.add_thread(
+            parent,
+            name,
+            self._world.bot_user,
+            thread_id=None if starter is None else starter.id,
+        )
+        thread.auto_archive_duration = int(body.get("auto_archive_duration") or 1440)
+        if starter is not None:
+            starter.thread = thread
+        data = payloads.thread(thread)
+        await self._tell("THREAD_CREATE", {**data, "newly_created": True})
+        self._recorder.notify()
+        return json_response(data, 201)
+
+    async def patch_channel(self, request: web.Request) -> web.StreamResponse:
+        """PATCH /channels/{id}: for a thread, its name, archived and locked flags."""
+        channel = self._channel(request)
+        body, _ = await read_body(request)
+        if not channel.is_thread:
+            return error(403, 50013, "Missing Permissions")
+        if "name" in body:
+            channel.name = str(body["name"])
+        if "archived" in body:
+            channel.archived = bool(body["archived"])
+            channel.archived_at = utc_now()
+        if "locked" in body:
+            channel.locked = bool(body["locked"])
+        data = payloads.thread(channel)
+        await self._tell("THREAD_UPDATE", data)
+        self._recorder.notify()
+        return json_response(data)
+
     async def get_channel(self, request: web.Request) -> web.StreamResponse:
         """GET /channels/{id}."""
         return json_response(payloads.channel(self._channel(request)))
@@ -388,8 +465,14 @@ class RestApi:
         """POST /channels/{id}/messages — ``channel.send``."""
         channel = self._channel(request)
         body, uploads = await read_body(request)
-        if not self._bot_may(channel, SEND_MESSAGES):
+        needed = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
+        if not self._bot_may(channel, needed):
             return error(403, 50013, "Missing Permissions")
+        if channel.is_thread and channel.archived:
+            if channel.locked:
+                return error(400, 50083, "Thread is archived")
+            channel.archived = False  # a message in an archived, unlocked thread unarchives it
+            await self._tell("THREAD_UPDATE", payloads.thread(channel))
         if uploads and not self._bot_may(channel, ATTACH_FILES):
             return error(403, 50013, "Missing Permissions")
         message = self._messages.create(channel, body, uploads)

@@ -96,6 +96,7 @@ class DiscordStandin(PlayerActions):
             base_url=lambda: self.base_url,
             gateway_url=lambda: self.gateway_url,
             interaction_deadline=interaction_deadline,
+            dispatch=self.gateway.dispatch,
         )
 
     # -- lifecycle -------------------------------------------------------------------------------
