@@ -44,8 +44,14 @@ class Harness:
         ai_seconds: float = 0.05,
         bot_permissions: int | None = None,
         dev_guild: bool = False,
+        threads: bool = False,
     ) -> None:
         self.standin = standin
+        self.threads = threads
+        """Whether the server plays each game in a thread (the bot's default) or in the channel.
+
+        Most tests play in the channel, where the flow is easiest to follow; thread tests opt in.
+        """
         self.db_path = db_path
         if bot_permissions is None:
             self.guild: FakeGuild = standin.add_guild("Tafl Club", channels=list(channels))
@@ -106,6 +112,8 @@ class Harness:
             await self._task  # raises what made the bot stop
             raise AssertionError("the bot stopped before it was ready")
         await ready
+        if not self.threads:
+            await bot.services.settings.update(self.guild.id, threads=False)
         return bot
 
     async def _ready(self, bot: BrandubhBot) -> None:

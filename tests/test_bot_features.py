@@ -188,7 +188,8 @@ async def test_leaderboard_pages_with_buttons(table: Harness) -> None:
         for ply, text in enumerate(ATTACKERS_WIN):
             who = winner if ply % 2 == 0 else loser
             record = await table.slash(who, "move", {"move": text}, channel=channel)
-            assert not (await record.wait_original()).ephemeral
+            answer = await record.wait_original()
+            assert not answer.ephemeral, answer.content
     board = await table.reply_text(table.carol, "leaderboard")
     assert board.embeds[0]["footer"]["text"] == "Players 1–10 of 12"
     next_id = next(c for c in board.custom_ids() if c.endswith(":next"))

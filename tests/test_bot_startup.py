@@ -24,7 +24,7 @@ EXPECTED_OPTIONS = {
     "stats": ["player"],
     "rules": [],
     "export": [],
-    "settings": ["ruleset", "time", "allow", "disallow", "everywhere"],
+    "settings": ["ruleset", "time", "allow", "disallow", "everywhere", "threads"],
     "abort": [],
 }
 

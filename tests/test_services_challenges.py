@@ -17,9 +17,13 @@ from bot.services.errors import (
     ChannelNotAllowed,
     InvalidOption,
     NotYourChallenge,
+    TooManyChallenges,
 )
 from engine import Side
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
+
+THREAD = 9_000_000_001
+"""A thread started from a challenge message."""
 
 
 async def test_challenge_expires_ten_minutes_after_it_is_made(
@@ -108,7 +112,8 @@ async def test_self_and_bot_challenges_are_refused(services: Services) -> None:
 async def test_a_busy_channel_refuses_challenges_and_second_acceptances(
     services: Services,
 ) -> None:
-    """Two open challenges in one channel: the second accepted finds the channel busy."""
+    """Threads off: two open challenges in one channel, the second accepted finds it busy."""
+    await services.settings.update(GUILD, threads=False)
     first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     second = await services.challenges.create(GUILD, CHANNEL, CAROL, ALICE)
     await services.challenges.accept(first.challenge_id, BOB)
@@ -119,6 +124,39 @@ async def test_a_busy_channel_refuses_challenges_and_second_acceptances(
     with pytest.raises(ChannelBusy):
         await services.games.start_computer_match(GUILD, CHANNEL, CAROL, COMPUTER)
     assert (await services.challenges.get(second.challenge_id)).status is ChallengeStatus.OPEN
+
+
+async def test_with_threads_a_busy_channel_still_takes_challenges(services: Services) -> None:
+    """Threads on (the default): games go to threads, so a busy channel still takes challenges."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(first.challenge_id, BOB)
+    second = await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+    game = await services.challenges.accept(second.challenge_id, BOB, thread_id=THREAD)
+    assert game.channel_id == THREAD
+    assert game.parent_channel_id is None  # no challenge message was recorded for it
+
+
+async def test_a_member_may_have_at_most_five_open_challenges(services: Services) -> None:
+    """The sixth open challenge is refused with a sentence; an answered one frees a place."""
+    opened = [await services.challenges.create(GUILD, CHANNEL, ALICE, BOB) for _ in range(5)]
+    with pytest.raises(TooManyChallenges, match="5 open challenges"):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    await services.challenges.withdraw(opened[0].challenge_id, ALICE)
+    await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+
+
+async def test_an_accepted_thread_game_remembers_its_channel_and_line(services: Services) -> None:
+    """Accepted into a thread: the game knows the parent channel and the challenge's message."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(challenge.challenge_id, 4242)
+    game = await services.challenges.accept(challenge.challenge_id, BOB, thread_id=THREAD)
+    assert (game.channel_id, game.parent_channel_id, game.line_message_id) == (
+        THREAD,
+        CHANNEL,
+        4242,
+    )
+    assert await services.games.in_channel(THREAD) == game
+    assert await services.games.in_channel(CHANNEL) is None
 
 
 async def test_a_player_may_play_in_several_channels(services: Services) -> None:

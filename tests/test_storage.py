@@ -54,11 +54,14 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
             "VALUES (?, ?, ?, ?, 'attackers', 'brandubh', 2, 86400000000, 1, 0)",
             (GUILD, CHANNEL, ALICE, BOB),
         )
+        # From schema 3 on, storing a move advances its game (a trigger); before, the game row
+        # was written already advanced.
+        advanced = version < 3
         raw.execute(
             "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, attacker_id, "
             "defender_id, ply, to_move_id, started_us, deadline_us, reminder_us) "
-            "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, 1, ?, 0, 4102444800000000, 4102444800000000)",
-            (GUILD, CHANNEL, ALICE, BOB, BOB),
+            "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, ?, ?, 0, 4102444800000000, 4102444800000000)",
+            (GUILD, CHANNEL, ALICE, BOB, int(advanced), BOB if advanced else ALICE),
         )
         raw.execute("INSERT INTO moves VALUES (1, 0, 'd1-c1', '', ?, 0)", (ALICE,))
     services = await Services.open(db_path, clock=clock)
@@ -123,6 +126,7 @@ async def test_the_database_refuses_a_second_game_in_a_channel(
     services: Services, db_path: Path
 ) -> None:
     """Even bypassing the services, SQLite will not hold two games in progress in one channel."""
+    await services.settings.update(GUILD, threads=False)
     await services.challenges.accept(
         (await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)).challenge_id, BOB
     )

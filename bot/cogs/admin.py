@@ -25,8 +25,15 @@ def settings_text(settings: GuildSettings) -> str:
     return (
         f"Default ruleset: **{settings.default_ruleset}**\n"
         f"Time per move: **{per_move}**\n"
-        f"Games allowed in: {where}"
+        f"Games allowed in: {where}\n"
+        f"Games are played in: **{'a thread per game' if settings.threads else 'the channel'}**"
     )
+
+
+THREAD_CHOICES = [
+    app_commands.Choice(name="on (a thread per game)", value="on"),
+    app_commands.Choice(name="off (play in the channel)", value="off"),
+]
 
 
 class Admin(commands.Cog):
@@ -45,9 +52,11 @@ class Admin(commands.Cog):
         allow="Allow games in this channel (once any is allowed, only those are)",
         disallow="Stop allowing games in this channel",
         everywhere="Allow games in every channel again",
+        threads="on: each accepted challenge opens a thread for its game; off: play in the channel",
     )
     @app_commands.choices(ruleset=RULESET_CHOICES)
     @app_commands.choices(time=TIME_CHOICES)
+    @app_commands.choices(threads=THREAD_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction[BrandubhBot],
@@ -56,6 +65,7 @@ class Admin(commands.Cog):
         allow: discord.TextChannel | None = None,
         disallow: discord.TextChannel | None = None,
         everywhere: bool = False,
+        threads: str | None = None,
     ) -> None:
         """Show or change this server's Brandubh settings."""
         assert interaction.guild_id is not None
@@ -72,6 +82,7 @@ class Admin(commands.Cog):
             ruleset is not None
             or time is not None
             or frozenset(channels) != current.allowed_channel_ids
+            or (threads is not None and (threads == "on") != current.threads)
         )
         if changed:
             current = await services.update(
@@ -79,6 +90,7 @@ class Admin(commands.Cog):
                 default_ruleset=ruleset,
                 time_per_move=timedelta(minutes=time) if time is not None else None,
                 allowed_channel_ids=frozenset(channels),
+                threads=None if threads is None else threads == "on",
             )
         title = "Settings saved." if changed else "This server's settings:"
         await interaction.response.send_message(

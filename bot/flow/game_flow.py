@@ -18,7 +18,15 @@ import discord
 from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
 from bot.flow.posts import BoardPost, board_post, describe_move, set_end_text
-from bot.services.domain import ActiveGame, MoveResult, SetEnd
+from bot.flow.threads import (
+    THREAD_ARCHIVE_MINUTES,
+    escaped,
+    finished_line,
+    match_line,
+    thread_name,
+    thread_refusal,
+)
+from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
@@ -139,14 +147,97 @@ class GameFlow:
         else:
             await self.bot.get_partial_messageable(channel_id).send(**kwargs)
 
+    async def accept_challenge(
+        self, interaction: discord.Interaction[Any], challenge: Challenge
+    ) -> None:
+        """The opponent pressed Accept: open the game's thread (or fall back), start the match.
+
+        The thread is started from the challenge message, which becomes one line linking it.
+        When no thread can be had (threads off, already in a thread, permissions, an HTTP
+        error) the game is played in the channel, and the accept message says why.
+        """
+        services = self.bot.services
+
+        async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
+            settings = await services.settings.get(challenge.guild_id)
+            why_not = thread_refusal(interaction, settings)
+            thread: discord.Thread | None = None
+            if why_not is None and interaction.message is not None:
+                thread, why_not = await self._open_thread(interaction.message, challenge)
+            active = await services.challenges.accept(
+                challenge.challenge_id,
+                interaction.user.id,
+                thread_id=None if thread is None else thread.id,
+            )
+            return active, thread, why_not
+
+        active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
+        names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
+        if thread is not None:
+            await _update_or_answer(
+                interaction, match_line(challenge, names, thread.id), None, is_component=True
+            )
+            await self.begin_match(active)
+            return
+        await _update_or_answer(
+            interaction,
+            f"{escaped(names[challenge.opponent_id])} accepted: "
+            f"<@{active.attacker_id}> attacks, <@{active.defender_id}> defends. Good game!"
+            + (f"\n{why_not}" if why_not else ""),
+            None,
+            is_component=True,
+        )
+        await self.begin_match(active, interaction=interaction)
+        for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
+            await self._mark_lapsed(lapsed)
+
+    async def _open_thread(
+        self, message: discord.Message, challenge: Challenge
+    ) -> tuple[discord.Thread | None, str | None]:
+        """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
+        names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
+        name = thread_name(
+            names[challenge.challenger_id], names[challenge.opponent_id], challenge.ruleset
+        )
+        try:
+            thread = await message.create_thread(
+                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as error:
+            _log.warning(
+                "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
+            )
+            return None, "Discord would not let me open a thread, so the game is played here."
+        return thread, None
+
+    async def _mark_lapsed(self, challenge: Challenge) -> None:
+        """Edit a challenge made moot by a game in its channel: no buttons, and why."""
+        if challenge.message_id is None:
+            return
+        message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
+            challenge.message_id
+        )
+        try:
+            await message.edit(
+                content=f"<@{challenge.challenger_id}>'s challenge to "
+                f"<@{challenge.opponent_id}> lapsed: this channel is now busy with a game.",
+                view=None,
+            )
+        except discord.HTTPException as error:
+            _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
+
     async def begin_match(
         self, active: ActiveGame, *, interaction: discord.Interaction[Any] | None = None
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks)."""
         names = await self.bot.display_names(active.attacker_id, active.defender_id)
-        post = await board_post(
-            active, names, headline=f"**{get_ruleset(active.ruleset).title}** begins."
-        )
+        title = get_ruleset(active.ruleset).title
+        headline = f"**{title}** begins."
+        if active.parent_channel_id is not None:
+            headline += (
+                f" <@{active.attacker_id}> attacks, <@{active.defender_id}> defends. Good game!"
+            )
+        post = await board_post(active, names, headline=headline)
         await self.post_in_channel(
             active.channel_id,
             post.content,
@@ -163,7 +254,12 @@ class GameFlow:
         *,
         interaction: discord.Interaction[Any] | None = None,
     ) -> None:
-        """After a set: post the next set's board (and let the computer open it if it attacks)."""
+        """After a set: post the next set's board (and let the computer open it if it attacks).
+
+        After the match's last set, the line in the parent channel shows the result.
+        """
+        if end.match_end is not None:
+            await self._show_result_on_line(end)
         following = end.next_game
         if following is None:
             return
@@ -200,6 +296,23 @@ class GameFlow:
                 active.channel_id, post.content, interaction=interaction, file=post.file()
             )
         await self.continue_after_set(end, interaction=interaction)
+
+    async def _show_result_on_line(self, end: SetEnd) -> None:
+        """Edit the match's line in the parent channel to show how the match ended."""
+        active = end.game
+        if end.match_end is None or active.parent_channel_id is None:
+            return
+        if active.line_message_id is None:
+            return
+        names = await self.bot.display_names(*end.match_end.player_ids)
+        line = finished_line(end.match_end, active.ruleset, names, active.channel_id)
+        message = self.bot.get_partial_messageable(active.parent_channel_id).get_partial_message(
+            active.line_message_id
+        )
+        try:
+            await message.edit(content=line, view=None)
+        except discord.HTTPException as error:
+            _log.warning("Could not show match %s's result: %s", active.match_id, error)
 
     def start_computer_turn(self, active: ActiveGame) -> None:
         """Let the computer choose and play its move in the background."""

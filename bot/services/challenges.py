@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bot.services.clock import Clock
-from bot.services.domain import CHALLENGE_LIFETIME, ActiveGame, Challenge, ChallengeStatus
+from bot.services.domain import (
+    CHALLENGE_LIFETIME,
+    MAX_OPEN_CHALLENGES,
+    ActiveGame,
+    Challenge,
+    ChallengeStatus,
+)
 from bot.services.errors import (
     CannotChallengeBot,
     CannotChallengeSelf,
@@ -14,8 +20,10 @@ from bot.services.errors import (
     ChannelBusy,
     ChannelNotAllowed,
     NotYourChallenge,
+    TooManyChallenges,
 )
 from bot.services.games import GameService, check_sets
+from bot.services.sets import active_game
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.storage import Database, challenges, games, players
 from bot.storage.challenges import ChallengeRow
@@ -66,8 +74,11 @@ class ChallengeService:
         check_sets(sets)
         now = self._clock()
         async with self._database.transaction() as db:
-            if await games.active_in_channel(db, channel_id) is not None:
+            # With threads on, the game will not be played in this channel: it may be busy.
+            if not settings.threads and await games.active_in_channel(db, channel_id) is not None:
                 raise ChannelBusy()
+            if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
+                raise TooManyChallenges(MAX_OPEN_CHALLENGES)
             for user_id in (challenger_id, opponent_id):
                 await players.ensure(db, user_id, now)
             challenge_id = await challenges.insert(
@@ -105,12 +116,11 @@ class ChallengeService:
         if not found:
             raise ChallengeNotFound()
 
-    async def accept(self, challenge_id: int, user_id: int) -> ActiveGame:
-        """The opponent accepts: the match starts and its first set is returned.
+    async def check_accept(self, challenge_id: int, user_id: int) -> Challenge:
+        """The challenge, if ``user_id`` may accept it now (before a thread is made for it).
 
         Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent),
-        ChallengeExpired (past its expiry; it is marked expired), ChannelBusy (a game started
-        in the channel meanwhile), ChannelNotAllowed.
+        ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed.
         """
         row = await self._open(challenge_id)
         if user_id != row.opponent_id:
@@ -123,6 +133,19 @@ class ChallengeService:
         settings = await self._settings.get(row.guild_id)
         if not settings.allows(row.channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
+        return _challenge(row)
+
+    async def accept(
+        self, challenge_id: int, user_id: int, *, thread_id: int | None = None
+    ) -> ActiveGame:
+        """The opponent accepts: the match starts and its first set is returned.
+
+        With ``thread_id`` the match is played in that thread (started from the challenge
+        message); without, in the challenge's channel. Raises what :meth:`check_accept` raises,
+        and ChannelBusy (a game started in the channel meanwhile).
+        """
+        row = await self._open(challenge_id)
+        await self.check_accept(challenge_id, user_id)
         async with self._database.transaction() as db:
             current = await challenges.get(db, challenge_id)
             if current is None or current.status != ChallengeStatus.OPEN.value:
@@ -130,7 +153,7 @@ class ChallengeService:
             game = await self._games.start_match(
                 db,
                 guild_id=row.guild_id,
-                channel_id=row.channel_id,
+                channel_id=row.channel_id if thread_id is None else thread_id,
                 player1_id=row.challenger_id,
                 player2_id=row.opponent_id,
                 player1_side=Side(row.challenger_side),
@@ -143,7 +166,20 @@ class ChallengeService:
             )
             if not closed:
                 raise ChallengeNotFound()
+            if thread_id is not None and row.message_id is not None:
+                await games.set_thread(db, game.match_id, row.channel_id, row.message_id)
+                reloaded = await games.game(db, game.game_id)
+                assert reloaded is not None
+                game = active_game(reloaded, game.game)
         return game
+
+    async def close_others_in_channel(self, channel_id: int) -> list[Challenge]:
+        """A game now occupies ``channel_id``: its other open challenges lapse, and are returned."""
+        async with self._database.transaction() as db:
+            lapsed = await challenges.open_in_channel(db, channel_id)
+            for row in lapsed:
+                await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value)
+        return [_challenge(row) for row in lapsed]
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
         """The opponent declines; returns the closed challenge.

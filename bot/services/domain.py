@@ -16,6 +16,10 @@ from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Side
 DEFAULT_RULESET = "brandubh"
 DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
 CHALLENGE_LIFETIME = timedelta(minutes=10)
+MAX_OPEN_CHALLENGES = 5
+"""How many challenges one member may have open at once."""
+THREAD_GRACE = timedelta(minutes=10)
+"""How long a finished match's thread stays open for late replies before it is archived."""
 MIN_TIME_PER_MOVE = timedelta(minutes=1)
 MAX_TIME_PER_MOVE = timedelta(days=14)
 COMPUTER_LEVELS = range(1, 6)
@@ -30,6 +34,8 @@ class GuildSettings:
     time_per_move: timedelta = DEFAULT_TIME_PER_MOVE
     allowed_channel_ids: frozenset[int] = frozenset()
     """Channels where games may be played; empty means every channel."""
+    threads: bool = True
+    """Whether an accepted challenge opens a thread for its game (else the channel hosts it)."""
 
     def allows(self, channel_id: int) -> bool:
         """Whether a game may be played in ``channel_id``."""
@@ -89,6 +95,10 @@ class ActiveGame:
     computer_id: int | None = None
     """The bot's own user id when one player is the computer."""
     computer_level: int | None = None
+    parent_channel_id: int | None = None
+    """For a match played in a thread: the channel its challenge was posted in."""
+    line_message_id: int | None = None
+    """For a match played in a thread: the challenge message, now a line linking the thread."""
     game: Game = field(default_factory=Game, compare=False, repr=False)
 
     @property

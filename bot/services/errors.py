@@ -85,6 +85,15 @@ class ChannelBusy(GameError):
         super().__init__(message)
 
 
+class TooManyChallenges(GameError):
+    """The member already has the most open challenges allowed."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"You already have {limit} open challenges: wait for an answer, or withdraw one."
+        )
+
+
 class ChannelNotAllowed(GameError):
     """The server's settings do not allow games in this channel."""
 

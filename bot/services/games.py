@@ -421,6 +421,29 @@ class GameService:
 
     # ---------------------------------------------------------------- records
 
+    async def live_board(self, channel_id: int) -> int | None:
+        """The message id of the board with buttons in ``channel_id``, if one is known."""
+        async with self._database.reading() as db:
+            return await games.live_board(db, channel_id)
+
+    async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
+        """Make ``message_id`` the board with buttons in ``channel_id``; return the one before."""
+        async with self._database.transaction() as db:
+            previous = await games.live_board(db, channel_id)
+            await games.set_live_board(db, channel_id, message_id)
+        return previous
+
+    async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
+        """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
+        moment = now if now is not None else self._clock()
+        async with self._database.reading() as db:
+            return await games.archives_due(db, to_us(moment))
+
+    async def thread_archived(self, match_id: int) -> None:
+        """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
+        async with self._database.transaction() as db:
+            await games.archived(db, match_id)
+
     async def export(
         self, *, game_id: int | None = None, channel_id: int | None = None
     ) -> GameExport:

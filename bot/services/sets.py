@@ -12,7 +12,14 @@ from datetime import datetime, timedelta
 import aiosqlite
 
 from bot.ratings import rate_game
-from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd, SetSummary
+from bot.services.domain import (
+    THREAD_GRACE,
+    ActiveGame,
+    MatchEnd,
+    RatingChange,
+    SetEnd,
+    SetSummary,
+)
 from bot.services.errors import ChannelBusy, StaleGameError
 from bot.storage import games, ratings
 from bot.storage.games import ABORTED, FINISHED, GameRow
@@ -168,6 +175,8 @@ async def settle(db: aiosqlite.Connection, row: GameRow, aborted: bool, now: dat
         if game_row.status != games.ACTIVE
     )
     pair = (match.player1_id, match.player2_id)
+    # A match played in a thread: the thread is archived a little after the result.
+    await games.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
     if aborted:
         await games.finish_match(
             db,
@@ -254,5 +263,7 @@ def active_game(row: GameRow, game: Game) -> ActiveGame:
         started_at=from_us(row.started_us),
         computer_id=row.computer_id,
         computer_level=row.computer_level,
+        parent_channel_id=row.parent_channel_id,
+        line_message_id=row.line_message_id,
         game=game.copy(),
     )

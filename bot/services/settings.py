@@ -28,6 +28,7 @@ class SettingsService:
             default_ruleset=row.default_ruleset,
             time_per_move=row.time_per_move,
             allowed_channel_ids=row.allowed_channel_ids,
+            threads=row.threads,
         )
 
     async def update(
@@ -37,6 +38,7 @@ class SettingsService:
         default_ruleset: str | None = None,
         time_per_move: timedelta | None = None,
         allowed_channel_ids: Iterable[int] | None = None,
+        threads: bool | None = None,
     ) -> GuildSettings:
         """Change the given settings (``None`` keeps one) and return the settings now in force.
 
@@ -53,11 +55,12 @@ class SettingsService:
         channels = current.allowed_channel_ids
         if allowed_channel_ids is not None:
             channels = frozenset(allowed_channel_ids)
-        updated = GuildSettings(guild_id, ruleset, per_move, channels)
+        use_threads = current.threads if threads is None else threads
+        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads)
         async with self._database.transaction() as db:
             await settings.save(
                 db,
-                settings.SettingsRow(guild_id, ruleset, per_move, channels),
+                settings.SettingsRow(guild_id, ruleset, per_move, channels, use_threads),
             )
         return updated
 

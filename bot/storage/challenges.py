@@ -101,6 +101,25 @@ async def set_message(db: aiosqlite.Connection, challenge_id: int, message_id: i
     return cursor.rowcount == 1
 
 
+async def open_count(db: aiosqlite.Connection, challenger_id: int, now_us: int) -> int:
+    """How many unexpired challenges ``challenger_id`` has open."""
+    cursor = await db.execute(
+        "SELECT count(*) FROM challenges WHERE challenger_id = ? AND status = 'open' "
+        "AND expires_us > ?",
+        (challenger_id, now_us),
+    )
+    row = await cursor.fetchone()
+    return 0 if row is None else int(row[0])
+
+
+async def open_in_channel(db: aiosqlite.Connection, channel_id: int) -> list[ChallengeRow]:
+    """The open challenges posted in ``channel_id``, oldest first."""
+    cursor = await db.execute(
+        f"{_SELECT} WHERE status = 'open' AND channel_id = ? ORDER BY challenge_id", (channel_id,)
+    )
+    return [_row(row) for row in await cursor.fetchall()]
+
+
 async def open_challenges(db: aiosqlite.Connection) -> list[ChallengeRow]:
     """Every open challenge, oldest first."""
     cursor = await db.execute(f"{_SELECT} WHERE status = 'open' ORDER BY expires_us, challenge_id")

@@ -68,6 +68,8 @@ class GameRow:
     computer_id: int | None
     computer_level: int | None
     rated: bool
+    parent_channel_id: int | None
+    line_message_id: int | None
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ _GAME_COLUMNS = """
     g.game_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
-    m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated
+    m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
+    m.parent_channel_id, m.line_message_id
 """
 _GAME_SELECT = f"SELECT {_GAME_COLUMNS} FROM games g JOIN matches m USING (match_id)"
 
@@ -107,6 +110,13 @@ async def _one(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> A
 async def _all(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
     """Every row of a query, in one trip to the database thread."""
     return list(await db.execute_fetchall(sql, params))
+
+
+_MATCH_COLUMNS = (
+    "match_id, guild_id, channel_id, player1_id, player2_id, player1_side, ruleset, sets_total, "
+    "time_per_move_us, computer_id, computer_level, rated, status, winner_id, result_reason, "
+    "started_us, finished_us"
+)
 
 
 def _match(row: Any) -> MatchRow:
@@ -160,7 +170,7 @@ async def insert_match(
 
 async def match(db: aiosqlite.Connection, match_id: int) -> MatchRow | None:
     """The match with this id."""
-    row = await _one(db, "SELECT * FROM matches WHERE match_id = ?", (match_id,))
+    row = await _one(db, f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,))
     return _match(row) if row else None
 
 
@@ -401,9 +411,62 @@ async def matches_between(
     """Every finished match between ``a`` and ``b`` in the server, oldest first."""
     rows = await _all(
         db,
-        "SELECT * FROM matches WHERE guild_id = ? AND status = 'finished' AND "
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
         "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
         "ORDER BY match_id",
         (guild_id, a, b, b, a),
     )
     return [_match(row) for row in rows]
+
+
+# ---------------------------------------------------------------- threads and live boards
+
+
+async def set_thread(
+    db: aiosqlite.Connection, match_id: int, parent_channel_id: int, line_message_id: int
+) -> None:
+    """Record that ``match_id`` is played in a thread started in ``parent_channel_id``."""
+    await db.execute(
+        "UPDATE matches SET parent_channel_id = ?, line_message_id = ? WHERE match_id = ?",
+        (parent_channel_id, line_message_id, match_id),
+    )
+
+
+async def schedule_archive(db: aiosqlite.Connection, match_id: int, due_us: int) -> None:
+    """Archive the match's thread at ``due_us`` (only for a match played in a thread)."""
+    await db.execute(
+        "UPDATE matches SET archive_due_us = ? "
+        "WHERE match_id = ? AND parent_channel_id IS NOT NULL",
+        (due_us, match_id),
+    )
+
+
+async def archives_due(db: aiosqlite.Connection, now_us: int) -> list[tuple[int, int]]:
+    """``(match_id, thread channel id)`` of finished matches whose thread is due to archive."""
+    rows = await _all(
+        db,
+        "SELECT m.match_id, m.channel_id FROM matches m "
+        "WHERE m.archive_due_us IS NOT NULL AND m.archive_due_us <= ? ORDER BY m.archive_due_us",
+        (now_us,),
+    )
+    return [(int(r[0]), int(r[1])) for r in rows]
+
+
+async def archived(db: aiosqlite.Connection, match_id: int) -> None:
+    """The match's thread was archived: nothing more is due."""
+    await db.execute("UPDATE matches SET archive_due_us = NULL WHERE match_id = ?", (match_id,))
+
+
+async def live_board(db: aiosqlite.Connection, channel_id: int) -> int | None:
+    """The message id of the board with buttons in ``channel_id``, if one is known."""
+    row = await _one(db, "SELECT message_id FROM live_boards WHERE channel_id = ?", (channel_id,))
+    return None if row is None else int(row[0])
+
+
+async def set_live_board(db: aiosqlite.Connection, channel_id: int, message_id: int) -> None:
+    """``message_id`` is now the board with buttons in ``channel_id``."""
+    await db.execute(
+        "INSERT INTO live_boards (channel_id, message_id) VALUES (?, ?) "
+        "ON CONFLICT (channel_id) DO UPDATE SET message_id = excluded.message_id",
+        (channel_id, message_id),
+    )

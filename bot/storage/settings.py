@@ -18,12 +18,13 @@ class SettingsRow:
     default_ruleset: str
     time_per_move: timedelta
     allowed_channel_ids: frozenset[int]
+    threads: bool = True
 
 
 async def load(db: aiosqlite.Connection, guild_id: int) -> SettingsRow | None:
     """The stored settings of ``guild_id``, or ``None`` if it never saved any."""
     cursor = await db.execute(
-        "SELECT default_ruleset, time_per_move_us FROM guild_settings WHERE guild_id = ?",
+        "SELECT default_ruleset, time_per_move_us, threads FROM guild_settings WHERE guild_id = ?",
         (guild_id,),
     )
     row = await cursor.fetchone()
@@ -33,16 +34,17 @@ async def load(db: aiosqlite.Connection, guild_id: int) -> SettingsRow | None:
         "SELECT channel_id FROM allowed_channels WHERE guild_id = ?", (guild_id,)
     )
     channels = frozenset(int(r[0]) for r in await cursor.fetchall())
-    return SettingsRow(guild_id, str(row[0]), duration(int(row[1])), channels)
+    return SettingsRow(guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]))
 
 
 async def save(db: aiosqlite.Connection, row: SettingsRow) -> None:
     """Store ``row`` as the server's settings (replacing the allowed channels)."""
     await db.execute(
-        "INSERT INTO guild_settings (guild_id, default_ruleset, time_per_move_us) "
-        "VALUES (?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
-        "default_ruleset = excluded.default_ruleset, time_per_move_us = excluded.time_per_move_us",
-        (row.guild_id, row.default_ruleset, duration_us(row.time_per_move)),
+        "INSERT INTO guild_settings (guild_id, default_ruleset, time_per_move_us, threads) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+        "default_ruleset = excluded.default_ruleset, "
+        "time_per_move_us = excluded.time_per_move_us, threads = excluded.threads",
+        (row.guild_id, row.default_ruleset, duration_us(row.time_per_move), int(row.threads)),
     )
     await db.execute("DELETE FROM allowed_channels WHERE guild_id = ?", (row.guild_id,))
     await db.executemany(

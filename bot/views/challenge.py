@@ -98,15 +98,10 @@ class ChallengeButton(
             return
         require_channel_permissions(interaction)
         try:
-            active = await challenges.accept(self.challenge_id, user)
+            challenge = await challenges.check_accept(self.challenge_id, user)
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
             await interaction.response.edit_message(content=expired_text(challenge), view=None)
             await interaction.followup.send(str(expired), ephemeral=True)
             return
-        await interaction.response.edit_message(
-            content=f"<@{user}> accepted: <@{active.attacker_id}> attacks, "
-            f"<@{active.defender_id}> defends. Good game!",
-            view=None,
-        )
-        await bot.flow.begin_match(active, interaction=interaction)
+        await bot.flow.accept_challenge(interaction, challenge)

@@ -1,0 +1,95 @@
+"""A thread per game: whether one can be opened, what it is called, and the line that links it.
+
+When a challenge is accepted the bot starts a public thread from the challenge message and the
+game is played there; the challenge message becomes one line in the parent channel that links
+the thread and, once the match is over, shows its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+import discord
+
+from bot.services.domain import Challenge, GuildSettings, MatchEnd
+from engine import get_ruleset
+
+THREAD_NAME_LIMIT = 100
+"""Discord's limit on a channel's (and so a thread's) name."""
+
+THREAD_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
+"""Discord archives a quiet thread after this long (a week); the bot archives it at match end."""
+
+
+def thread_refusal(interaction: discord.Interaction[Any], settings: GuildSettings) -> str | None:
+    """Why the game cannot get a thread of its own here (one sentence), or None if it can."""
+    if not settings.threads:
+        return "Threads are off on this server, so the game is played in this channel."
+    if isinstance(interaction.channel, discord.Thread):
+        return "This channel is a thread already, so the game is played here."
+    permissions = interaction.app_permissions
+    if not (permissions.create_public_threads and permissions.send_messages_in_threads):
+        return (
+            "I may not create threads here (Create Public Threads and Send Messages in Threads), "
+            "so the game is played in this channel."
+        )
+    return None
+
+
+def plain_name(name: str) -> str:
+    """A display name as plain text for a thread's name (no line breaks)."""
+    return " ".join(name.split())
+
+
+def thread_name(challenger: str, opponent: str, ruleset: str) -> str:
+    """``Aoife vs Brian · Brandubh``, shortened to Discord's 100 characters."""
+    title = get_ruleset(ruleset).title
+    suffix = f" · {title}"
+    room = THREAD_NAME_LIMIT - len(suffix) - len(" vs ")
+    first, second = plain_name(challenger), plain_name(opponent)
+    if len(first) + len(second) > room:
+        half = room // 2
+        first = _shorten(first, max(half, room - len(second)))
+        second = _shorten(second, room - len(first))
+    return f"{first} vs {second}{suffix}"
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
+def escaped(name: str) -> str:
+    """A display name safe to show in a message: no Markdown, no mentions."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(name))
+
+
+def match_line(challenge: Challenge, names: Mapping[int, str], thread_id: int) -> str:
+    """The challenge message once accepted: who plays what, and where."""
+    return (
+        f"{_pairing(challenge.challenger_id, challenge.opponent_id, challenge.ruleset, names)}"
+        f" — the game is on in <#{thread_id}>."
+    )
+
+
+def finished_line(end: MatchEnd, ruleset: str, names: Mapping[int, str], thread_id: int) -> str:
+    """The challenge line once the match is over: the result, and the thread to look back at."""
+    first, second = end.player_ids
+    pairing = _pairing(first, second, ruleset, names)
+    if end.aborted or end.result is None:
+        return f"{pairing} — the match was aborted. <#{thread_id}>"
+    wins = end.result.wins
+    if end.winner_id is None:
+        score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
+        return f"{pairing} — the match was drawn ({score}). <#{thread_id}>"
+    loser = second if end.winner_id == first else first
+    score = f"{wins.get(end.winner_id, 0)}–{wins.get(loser, 0)}"
+    winner = escaped(names.get(end.winner_id, "a player"))
+    return f"{pairing} — **{winner}** won the match {score}. <#{thread_id}>"
+
+
+def _pairing(first: int, second: int, ruleset: str, names: Mapping[int, str]) -> str:
+    title = get_ruleset(ruleset).title
+    one = escaped(names.get(first, "a player"))
+    two = escaped(names.get(second, "a player"))
+    return f"**{one}** vs **{two}** · {title}"
