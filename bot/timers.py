@@ -1,4 +1,4 @@
-"""Deadlines: challenge expiry, half-time reminders and loss on time.
+"""Deadlines: challenge expiry, half-time reminders, loss on time and archiving threads.
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
@@ -130,11 +130,23 @@ class Timers:
                 f"<@{active.player_to_move}>, reminder: it is your move as the "
                 f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
             )
+        for match_id, thread_id in await services.games.archives_due(now):
+            await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):
             try:
                 await self.bot.flow.announce_set_end(end)
             except discord.HTTPException as error:
                 _log.warning("Could not announce timeout in game %s: %s", end.game.game_id, error)
+
+    async def _archive(self, match_id: int, thread_id: int) -> None:
+        """Archive a finished match's thread (its grace period is over)."""
+        try:
+            await self.bot.http.edit_channel(thread_id, archived=True)
+        except discord.HTTPException as error:
+            if error.status >= 500:
+                return  # Discord's trouble: the next check tries again
+            _log.warning("Could not archive thread %s: %s", thread_id, error)
+        await self.bot.services.games.thread_archived(match_id)
 
     async def _post(self, channel_id: int, content: str) -> None:
         try:

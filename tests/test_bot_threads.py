@@ -1,0 +1,160 @@
+"""A thread per game, end to end through the stand-in: start, play, finish, archive, fall back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.discord_standin import (
+    DiscordStandin,
+    FakeChannel,
+    FakeMember,
+    StoredMessage,
+)
+from tests.discord_standin.model import CREATE_PUBLIC_THREADS
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+"""Five moves after which the attackers capture the king against the throne's neighbour."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays each game in a thread (the bot's default)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+async def challenge(table: Harness, challenger: FakeMember, opponent: FakeMember) -> StoredMessage:
+    """Post a one-set challenge in the main channel; return the challenge message."""
+    return await table.reply_text(challenger, "challenge", {"opponent": opponent, "sets": 1})
+
+
+async def accept(table: Harness, message: StoredMessage, opponent: FakeMember) -> None:
+    """Press Accept on ``message`` as ``opponent``."""
+    pressed = await table.standin.click(
+        message, f"challenge:accept:{challenge_id(message)}", opponent
+    )
+    assert pressed.answered
+
+
+def thread_of(table: Harness, message: StoredMessage) -> FakeChannel:
+    """The thread started from ``message``."""
+    assert message.thread is not None, f"no thread from message {message.id}: {message.content}"
+    return message.thread
+
+
+async def test_two_games_start_from_one_channel_each_in_its_thread(table: Harness) -> None:
+    """Two challenges in one channel, both accepted: two threads, each with its own board."""
+    first = await challenge(table, table.alice, table.bob)
+    second = await challenge(table, table.carol, table.admin)
+    await asyncio.gather(accept(table, first, table.bob), accept(table, second, table.admin))
+    one, two = thread_of(table, first), thread_of(table, second)
+    assert one.name == "alice vs bob · Brandubh (World Tafl Federation)"
+    assert two.name == "carol vs ada · Brandubh (World Tafl Federation)"
+    assert one.parent is table.channel and two.parent is table.channel
+    for thread, message in ((one, first), (two, second)):
+        board = await table.wait_board(channel=thread)
+        assert "** begins. <@" in board.content
+        assert message.components == []  # the challenge is one line now, without buttons
+        assert f"<#{thread.id}>" in message.content
+    # The channel itself holds only the two challenge lines: no board was posted there.
+    assert [m.id for m in table.public_messages()] == [first.id, second.id]
+
+
+async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
+    table: Harness,
+) -> None:
+    """Moves in the thread; at the end the parent line shows the result and the thread archives."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        reply = await table.reply_text(who, "move", {"move": text}, channel=thread)
+        assert not reply.ephemeral, reply.content
+        assert reply.channel is thread
+    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=5)
+    assert "**alice** won the match 1–0" in line.content
+    assert f"<#{thread.id}>" in line.content
+    assert not thread.archived  # late replies still land during the grace period
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=5)
+
+
+async def test_moves_in_the_parent_channel_point_nowhere(table: Harness) -> None:
+    """The parent channel has no game of its own: /move there is refused with a sentence."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    await table.wait_board(channel=thread_of(table, line))
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert reply.ephemeral
+    assert "no game in progress in this channel" in reply.content
+
+
+async def test_refused_thread_falls_back_to_the_channel_and_says_why(table: Harness) -> None:
+    """Discord refusing the thread (403): the game is played in the channel, with the reason."""
+    table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    assert line.thread is None
+    assert "Discord would not let me open a thread, so the game is played here." in line.content
+    board = await table.wait_board()
+    assert board.channel is table.channel
+    reply = await table.move(table.alice, "d1-b1")
+    assert not reply.ephemeral, reply.content
+
+
+async def test_threads_off_plays_in_the_channel_and_lapses_other_challenges(
+    table: Harness,
+) -> None:
+    """With /settings threads:off the channel hosts the game; its other challenges lapse."""
+    await table.reply_text(table.admin, "settings", {"threads": "off"})
+    first = await challenge(table, table.alice, table.bob)
+    second = await challenge(table, table.carol, table.admin)
+    await accept(table, first, table.bob)
+    assert "Threads are off on this server" in first.content
+    await table.wait_board()
+    await table.standin.wait_until(lambda: second.components == [], timeout=5)
+    assert "lapsed: this channel is now busy" in second.content
+
+
+async def test_without_thread_permissions_the_game_stays_in_the_channel(table: Harness) -> None:
+    """A bot without Create Public Threads plays in the channel and says which permission."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        role.permissions &= ~CREATE_PUBLIC_THREADS
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    assert "I may not create threads here" in line.content
+    assert (await table.wait_board()).channel is table.channel
+
+
+async def test_a_member_may_have_five_open_challenges(table: Harness) -> None:
+    """The sixth open challenge is refused with one sentence."""
+    for _ in range(5):
+        await challenge(table, table.alice, table.bob)
+    refused = await challenge(table, table.alice, table.carol)
+    assert refused.ephemeral
+    assert refused.content == (
+        "You already have 5 open challenges: wait for an answer, or withdraw one."
+    )
+
+
+async def test_a_thread_game_resumes_after_a_restart(table: Harness) -> None:
+    """Restarted mid-game, the bot goes on in the thread: moves there still land."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.restart()
+    reply = await table.reply_text(table.bob, "move", {"move": "c4-c2"}, channel=thread)
+    assert not reply.ephemeral, reply.content
+    assert "c4-c2" in reply.content
