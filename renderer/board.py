@@ -16,15 +16,18 @@ def render_board(
     sets_total: int | None = None,
     highlight_from: Square | str | None = None,
     width: int | None = None,
+    mark_earlier: bool = False,
 ) -> bytes:
     """A PNG of the game's position, last move, captures, king marks and caption.
 
     ``highlight_from`` (a square, or its name such as ``"d2"``) marks the legal destinations of
-    the piece standing there, for a move picker. ``width`` defaults to 560 px for 7x7 and a
-    little more for larger boards. The same arguments always give the same bytes.
+    the piece standing there, for a move picker. ``mark_earlier`` marks the move before the
+    last one too (a player's move and the computer's reply, in one picture). ``width``
+    defaults to 560 px for 7x7 and a little more for larger boards. The same arguments always
+    give the same bytes.
     """
     players = Players(attacker_name, defender_name, set_number, sets_total)
-    scene = scene_of(game, players, highlight_from=highlight_from)
+    scene = scene_of(game, players, highlight_from=highlight_from, mark_earlier=mark_earlier)
     size = width if width is not None else theme.default_width(game.ruleset.size)
     image = drawing.compose(scene, size)
     return drawing.png_bytes(drawing.to_palette(image, game.ruleset))

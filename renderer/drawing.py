@@ -167,6 +167,11 @@ def _compose(scene: Scene, width: int) -> Image.Image:
     cell = lay.cell
     if scene.selected is not None:
         _tint(image, lay.box(scene.selected), theme.SELECTED, 0.50)
+    if scene.earlier_move is not None:
+        frm, to = scene.earlier_move
+        _tint(image, lay.box(frm), theme.LAST_MOVE, 0.25)
+        _tint(image, lay.box(to), theme.LAST_MOVE, 0.35)
+        _trail(image, draw, lay, scene.earlier_move)
     if scene.last_move is not None:
         frm, to = scene.last_move
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.45)
@@ -174,7 +179,7 @@ def _compose(scene: Scene, width: int) -> Image.Image:
         _trail(image, draw, lay, scene.last_move)
     if scene.king is not None and (scene.king_in_danger or scene.escape_routes):
         _king_frame(draw, lay, scene.king, danger=scene.king_in_danger)
-    for sq, kind in scene.captures:
+    for sq, kind in (*scene.earlier_captures, *scene.captures):
         _paste(image, sprites.ghost(kind, cell), lay.box(sq))
     for sq, kind in scene.pieces:
         _paste(image, sprites.piece(kind, cell), lay.box(sq))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from engine import (
     Game,
     Move,
+    MoveRecord,
     Outcome,
     Piece,
     Ruleset,
@@ -44,6 +45,9 @@ class Scene:
     last_side: Side | None
     captures: tuple[tuple[Square, Piece], ...]
     """Squares emptied by the last move, with the piece that stood there."""
+    earlier_move: Move | None
+    """The move before the last, when the picture marks both (a player's move and the reply)."""
+    earlier_captures: tuple[tuple[Square, Piece], ...]
     king: Square | None
     king_in_danger: bool
     escape_routes: tuple[Square, ...]
@@ -73,21 +77,17 @@ def scene_of(
     *,
     highlight_from: Square | str | None = None,
     outcome: Outcome | None = None,
+    mark_earlier: bool = False,
 ) -> Scene:
-    """Read the picture's facts from ``game`` (``outcome`` overrides the game's, for replays)."""
+    """Read the picture's facts from ``game`` (``outcome`` overrides the game's, for replays).
+
+    ``mark_earlier`` also marks the move before the last (and its captures).
+    """
     record = game.last_record
     final = outcome if outcome is not None else game.outcome
     king = game.king_square
-    captures: tuple[tuple[Square, Piece], ...] = ()
-    if record is not None:
-        victims = []
-        for sq in record.captures:
-            if record.side is Side.ATTACKERS:
-                victim = Piece.KING if king is None else Piece.DEFENDER
-            else:
-                victim = Piece.ATTACKER
-            victims.append((sq, victim))
-        captures = tuple(victims)
+    captures = _victims(record, king)
+    earlier = game.records[-2] if mark_earlier and len(game.records) >= 2 else None
     selected: Square | None = None
     targets: tuple[Square, ...] = ()
     if highlight_from is not None and final is None:
@@ -103,6 +103,8 @@ def scene_of(
         last_move=record.move if record else None,
         last_side=record.side if record else None,
         captures=captures,
+        earlier_move=earlier.move if earlier else None,
+        earlier_captures=_victims(earlier, king),
         king=king,
         king_in_danger=False if over else game.king_in_danger(),
         escape_routes=() if over else tuple(game.king_escape_routes()),
@@ -110,6 +112,20 @@ def scene_of(
         selected=selected,
         players=players,
     )
+
+
+def _victims(record: MoveRecord | None, king: Square | None) -> tuple[tuple[Square, Piece], ...]:
+    """The squares ``record`` emptied, with the piece that stood on each."""
+    if record is None:
+        return ()
+    victims = []
+    for sq in record.captures:
+        if record.side is Side.ATTACKERS:
+            victim = Piece.KING if king is None else Piece.DEFENDER
+        else:
+            victim = Piece.ATTACKER
+        victims.append((sq, victim))
+    return tuple(victims)
 
 
 def _as_square(value: Square | str, size: int) -> Square:

@@ -10,10 +10,8 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
-from bot.flow.posts import board_post
 from bot.services.errors import CannotChallengeSelf
 from bot.views.challenge import challenge_text, challenge_view
-from bot.views.common import answer, within_deadline
 from engine import RULESETS, Side, get_ruleset
 
 RULESET_CHOICES = [
@@ -96,15 +94,11 @@ class Challenge(commands.Cog):
                 human_side=my_side,
                 time_per_move=per_move,
             )
-            names = await bot.display_names(active.attacker_id, active.defender_id)
             headline = (
                 f"<@{interaction.user.id}> plays **{get_ruleset(active.ruleset).title}** "
                 f"against the computer (level {level})."
             )
-            post = await within_deadline(interaction, board_post(active, names, headline=headline))
-            await answer(interaction, post.content, file=post.file(), view=post.view)
-            if active.computer_to_move:
-                bot.flow.start_computer_turn(active)
+            await bot.flow.begin_match(active, interaction=interaction, headline=headline)
             return
         challenge = await bot.services.challenges.create(
             interaction.guild_id,

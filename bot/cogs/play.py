@@ -12,9 +12,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
-from bot.flow.posts import board_post
 from bot.services.errors import NoGameHere, NotAPlayer
-from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmResign
 from renderer import render_replay
 
@@ -69,11 +67,7 @@ class Play(commands.Cog):
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
             raise NoGameHere()
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
-        last = active.game.last_record
-        headline = f"Last move: {last}." if last is not None else "No move yet."
-        post = await within_deadline(interaction, board_post(active, names, headline=headline))
-        await answer(interaction, post.content, file=post.file(), view=post.view)
+        await self.bot.flow.show_board(interaction, active)
 
     @app_commands.command(name="resign")
     @app_commands.guild_only()

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+_NO_PINGS = discord.AllowedMentions.none()
+
 COMPUTER_ATTEMPTS = 3
 COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
 """Pause after the computer's first failed search (times the attempt number after later ones)."""
@@ -97,7 +99,7 @@ class GameFlow:
         await self.bot.remember(interaction.user)
         is_component = interaction.type is discord.InteractionType.component
 
-        async def prepare() -> tuple[MoveResult, BoardPost]:
+        async def prepare() -> tuple[MoveResult, BoardPost | None]:
             result = await self.bot.services.games.play(
                 channel_id,
                 interaction.user.id,
@@ -106,6 +108,8 @@ class GameFlow:
                 expected_ply=expected_ply,
             )
             headline, names = await self.headline_for(result)
+            if result.set_end is None and result.game.computer_to_move:
+                return result, None  # the computer's reply turns the acknowledgement into a board
             return result, await board_post(result.game, names, headline=headline)
 
         try:
@@ -113,19 +117,42 @@ class GameFlow:
         except RepetitionNeedsConfirmation as warning:
             active = await self.bot.services.games.in_channel(channel_id)
             assert active is not None
-            view = discord.ui.View(timeout=None)
-            view.add_item(ConfirmRepetition(active.game_id, active.ply, warning.move_text))
-            await _update_or_answer(interaction, str(warning), view, is_component)
+            confirm_view = discord.ui.View(timeout=None)
+            confirm_view.add_item(ConfirmRepetition(active.game_id, active.ply, warning.move_text))
+            await _update_or_answer(interaction, str(warning), confirm_view, is_component)
             return
+        if post is None:
+            await self._acknowledge_for_computer(interaction, result, is_component)
+            return
+        content, files, view = await self._with_next_set(post, result.set_end)
         if is_component:
             await _update_or_answer(interaction, f"You played {result.record}.", None, True)
-            await interaction.followup.send(post.content, file=post.file(), view=_view(post.view))
+            sent = await interaction.followup.send(
+                content, files=files, view=_view(view), wait=True
+            )
+            message_id: int | None = sent.id
         else:
-            await answer(interaction, post.content, file=post.file(), view=post.view)
+            message_id = await answer(interaction, content, files=files, view=view)
+        await self._went_live(channel_id, message_id)
         if result.set_end is not None:
-            await self.continue_after_set(result.set_end, interaction=interaction)
+            await self._after_set(result.set_end)
         elif result.game.computer_to_move:
             self.start_computer_turn(result.game)
+
+    async def _acknowledge_for_computer(
+        self, interaction: discord.Interaction[Any], result: MoveResult, is_component: bool
+    ) -> None:
+        """Answer a move against the computer with one line; its reply edits it into the board."""
+        headline, _ = await self.headline_for(result)
+        content = f"{headline}\nI am thinking…"
+        if is_component:
+            await _update_or_answer(interaction, f"You played {result.record}.", None, True)
+            message_id: int | None = (
+                await interaction.followup.send(content, wait=True, allowed_mentions=_NO_PINGS)
+            ).id
+        else:
+            message_id = await answer(interaction, content, allowed_mentions=_NO_PINGS)
+        self.start_computer_turn(result.game, reply_in=message_id)
 
     async def post_in_channel(
         self,
@@ -133,19 +160,54 @@ class GameFlow:
         content: str,
         *,
         interaction: discord.Interaction[Any] | None = None,
-        file: discord.File | None = None,
+        files: list[discord.File] | None = None,
         view: discord.ui.View | None = None,
-    ) -> None:
-        """Post publicly: as a followup of ``interaction`` if there is one, else in the channel."""
+    ) -> int | None:
+        """Post publicly: as the answer to ``interaction`` if there is one, else in the channel.
+
+        Returns the message's id.
+        """
+        if interaction is not None:
+            return await answer(interaction, content, files=files, view=view)
         kwargs: dict[str, Any] = {"content": content}
-        if file is not None:
-            kwargs["file"] = file
+        if files:
+            kwargs["files"] = files
         if view is not None:
             kwargs["view"] = view
-        if interaction is not None:
-            await interaction.followup.send(**kwargs)
-        else:
-            await self.bot.get_partial_messageable(channel_id).send(**kwargs)
+        return (await self.bot.get_partial_messageable(channel_id).send(**kwargs)).id
+
+    async def _went_live(self, channel_id: int, message_id: int | None) -> None:
+        """``message_id`` is the game's newest board: the board before it loses its buttons."""
+        if message_id is None:
+            return
+        previous = await self.bot.services.games.set_live_board(channel_id, message_id)
+        if previous is None or previous == message_id:
+            return
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(previous)
+        try:
+            await message.edit(view=None)
+        except discord.HTTPException as error:  # deleted, or Discord in trouble: it can stay
+            _log.info("Could not take the buttons off board %s: %s", previous, error)
+
+    async def _with_next_set(
+        self, post: BoardPost, end: SetEnd | None
+    ) -> tuple[str, list[discord.File], discord.ui.View | None]:
+        """One message for a board, and at a set change also the next set's first board.
+
+        Returns the content, the pictures and the buttons (the next set's, at a set change).
+        """
+        if end is None or end.next_game is None:
+            return post.content, [post.file()], post.view
+        following = end.next_game
+        names = await self.bot.display_names(following.attacker_id, following.defender_id)
+        opening = await board_post(
+            following, names, headline=f"**Set {following.set_number} begins.**"
+        )
+        return (
+            f"{post.content}\n{opening.content}",
+            [post.file(), opening.file(f"set-{following.set_number}.png")],
+            opening.view,
+        )
 
     async def accept_challenge(
         self, interaction: discord.Interaction[Any], challenge: Challenge
@@ -226,55 +288,58 @@ class GameFlow:
         except discord.HTTPException as error:
             _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
 
+    async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
+        """``/board``: the game's board again, as its newest board; it pings nobody."""
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        last = active.game.last_record
+        headline = f"Last move: {last}." if last is not None else "No move yet."
+        post = await within_deadline(interaction, board_post(active, names, headline=headline))
+        message_id = await answer(
+            interaction,
+            post.content,
+            file=post.file(),
+            view=post.view,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await self._went_live(active.channel_id, message_id)
+
     async def begin_match(
-        self, active: ActiveGame, *, interaction: discord.Interaction[Any] | None = None
+        self,
+        active: ActiveGame,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        headline: str | None = None,
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks)."""
         names = await self.bot.display_names(active.attacker_id, active.defender_id)
         title = get_ruleset(active.ruleset).title
-        headline = f"**{title}** begins."
+        headline = headline or f"**{title}** begins."
         if active.parent_channel_id is not None:
             headline += (
                 f" <@{active.attacker_id}> attacks, <@{active.defender_id}> defends. Good game!"
             )
-        post = await board_post(active, names, headline=headline)
-        await self.post_in_channel(
+        if interaction is not None:
+            post = await within_deadline(interaction, board_post(active, names, headline=headline))
+        else:
+            post = await board_post(active, names, headline=headline)
+        message_id = await self.post_in_channel(
             active.channel_id,
             post.content,
             interaction=interaction,
-            file=post.file(),
+            files=[post.file()],
             view=post.view,
         )
+        await self._went_live(active.channel_id, message_id)
         if active.computer_to_move:
             self.start_computer_turn(active)
 
-    async def continue_after_set(
-        self,
-        end: SetEnd,
-        *,
-        interaction: discord.Interaction[Any] | None = None,
-    ) -> None:
-        """After a set: post the next set's board (and let the computer open it if it attacks).
-
-        After the match's last set, the line in the parent channel shows the result.
-        """
+    async def _after_set(self, end: SetEnd) -> None:
+        """After a set: the computer opens the next set if it attacks; after the match's last
+        set, the line in the parent channel shows the result."""
         if end.match_end is not None:
             await self._show_result_on_line(end)
         following = end.next_game
-        if following is None:
-            return
-        names = await self.bot.display_names(following.attacker_id, following.defender_id)
-        post = await board_post(
-            following, names, headline=f"**Set {following.set_number} begins.**"
-        )
-        await self.post_in_channel(
-            following.channel_id,
-            post.content,
-            interaction=interaction,
-            file=post.file(),
-            view=post.view,
-        )
-        if following.computer_to_move:
+        if following is not None and following.computer_to_move:
             self.start_computer_turn(following)
 
     async def announce_set_end(
@@ -289,13 +354,15 @@ class GameFlow:
         names = await self.bot.display_names(active.attacker_id, active.defender_id)
         headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
         post = await board_post(active, names, headline=headline, with_turn=False)
+        content, files, view = await self._with_next_set(post, end)
         if interaction is not None and not interaction.response.is_done():
-            await interaction.response.send_message(post.content, file=post.file())
+            message_id = await answer(interaction, content, files=files, view=view)
         else:
-            await self.post_in_channel(
-                active.channel_id, post.content, interaction=interaction, file=post.file()
+            message_id = await self.post_in_channel(
+                active.channel_id, content, interaction=interaction, files=files, view=view
             )
-        await self.continue_after_set(end, interaction=interaction)
+        await self._went_live(active.channel_id, message_id)
+        await self._after_set(end)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""
@@ -314,11 +381,37 @@ class GameFlow:
         except discord.HTTPException as error:
             _log.warning("Could not show match %s's result: %s", active.match_id, error)
 
-    def start_computer_turn(self, active: ActiveGame) -> None:
-        """Let the computer choose and play its move in the background."""
+    def start_computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+        """Let the computer choose and play its move in the background.
+
+        ``reply_in`` is the message acknowledging the player's move: the computer's board
+        replaces it, so a round against the computer is one message.
+        """
         self.bot.spawn(
-            self.computer_turn(active), name=f"computer-move-{active.game_id}-{active.ply}"
+            self.computer_turn(active, reply_in=reply_in),
+            name=f"computer-move-{active.game_id}-{active.ply}",
         )
+
+    async def _replace_or_send(
+        self,
+        channel: discord.PartialMessageable,
+        message_id: int | None,
+        content: str,
+        files: list[discord.File],
+        view: discord.ui.View | None,
+    ) -> int:
+        """Edit ``message_id`` into this content (else send it anew); return the message id."""
+        if message_id is not None:
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    content=content, attachments=files, view=view
+                )
+                return message_id
+            except discord.HTTPException as error:  # deleted meanwhile: post it instead
+                _log.info("Could not edit message %s into the board: %s", message_id, error)
+                for file in files:
+                    file.reset()
+        return (await channel.send(content, files=files, view=_view(view))).id
 
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
@@ -331,7 +424,7 @@ class GameFlow:
             _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
             return await self.bot.ai.choose_move(active.game, level)
 
-    async def computer_turn(self, active: ActiveGame) -> None:
+    async def computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
         """Think in the process pool (showing "typing"), play the move, post the board."""
         assert active.computer_level is not None
         channel = self.bot.get_partial_messageable(active.channel_id)
@@ -362,9 +455,18 @@ class GameFlow:
             _log.info("Game %s moved on while the computer thought; move dropped", active.game_id)
             return
         headline, names = await self.headline_for(result)
-        post = await board_post(result.game, names, headline=headline)
-        await channel.send(post.content, file=post.file(), view=_view(post.view))
+        if reply_in is not None:
+            earlier = result.game.game.records[-2] if result.game.ply >= 2 else None
+            if earlier is not None:
+                mover = names.get(result.game.player_of(earlier.side), "?")
+                headline = f"{describe_move(earlier, mover)}\n{headline}"
+        post = await board_post(
+            result.game, names, headline=headline, mark_earlier=reply_in is not None
+        )
+        content, files, view = await self._with_next_set(post, result.set_end)
+        message_id = await self._replace_or_send(channel, reply_in, content, files, view)
+        await self._went_live(active.channel_id, message_id)
         if result.set_end is not None:
-            await self.continue_after_set(result.set_end)
+            await self._after_set(result.set_end)
         elif result.game.computer_to_move:
             self.start_computer_turn(result.game)

@@ -29,10 +29,10 @@ class BoardPost:
     alt_text: str
     view: discord.ui.View | None
 
-    def file(self) -> discord.File:
+    def file(self, filename: str = "board.png") -> discord.File:
         """A fresh discord.File (a File can be sent once)."""
         return discord.File(
-            io.BytesIO(self.png), filename="board.png", description=self.alt_text[:ALT_TEXT_LIMIT]
+            io.BytesIO(self.png), filename=filename, description=self.alt_text[:ALT_TEXT_LIMIT]
         )
 
 
@@ -77,6 +77,7 @@ async def board_post(
     *,
     headline: str = "",
     with_turn: bool = True,
+    mark_earlier: bool = False,
 ) -> BoardPost:
     """The post showing ``active``'s board, rendered in a worker thread."""
     game = active.game
@@ -90,6 +91,7 @@ async def board_post(
             defender_name=defender,
             set_number=active.set_number,
             sets_total=active.sets_total,
+            mark_earlier=mark_earlier,
         )
         alt = describe_board(
             game,

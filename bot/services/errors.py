@@ -40,8 +40,11 @@ class NotAPlayer(GameError):
 class NotYourTurn(GameError):
     """A player tried to move while the other side is to move."""
 
-    def __init__(self, to_move_id: int) -> None:
-        super().__init__(f"It is not your turn: <@{to_move_id}> is to move.")
+    def __init__(self, to_move_id: int, *, computer: bool = False) -> None:
+        if computer:
+            super().__init__("I am still thinking about my move: wait for my reply.")
+        else:
+            super().__init__(f"It is not your turn: <@{to_move_id}> is to move.")
         self.to_move_id = to_move_id
 
 
@@ -72,6 +75,13 @@ class StaleGameError(GameError):
 
 
 # ---------------------------------------------------------------- challenges
+
+
+class OldBoard(GameError):
+    """A button was pressed on a board that is no longer the game's newest."""
+
+    def __init__(self, live_board_url: str) -> None:
+        super().__init__(f"This board is out of date: play on the newest one, {live_board_url}")
 
 
 class ChannelBusy(GameError):

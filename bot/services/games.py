@@ -238,7 +238,7 @@ class GameService:
         if expected_ply is not None and expected_ply != row.ply:
             raise StaleGameError()
         if row.to_move_id != user_id:
-            raise NotYourTurn(row.to_move_id)
+            raise NotYourTurn(row.to_move_id, computer=row.to_move_id == row.computer_id)
         return await self._apply(row, game, user_id, move_text, confirm_repetition)
 
     async def play_computer_move(

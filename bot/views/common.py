@@ -64,9 +64,15 @@ async def answer(
     files: list[discord.File] | None = None,
     view: discord.ui.View | None = None,
     embed: discord.Embed | None = None,
-) -> None:
-    """Send the answer to ``interaction``, as a first response or as the followup after a defer."""
+    allowed_mentions: discord.AllowedMentions | None = None,
+) -> int | None:
+    """Send the answer to ``interaction``, as a first response or as the followup after a defer.
+
+    Returns the id of the message sent (None if Discord did not say).
+    """
     kwargs: dict[str, Any] = {"ephemeral": ephemeral}
+    if allowed_mentions is not None:
+        kwargs["allowed_mentions"] = allowed_mentions
     if content is not None:
         kwargs["content"] = content
     all_files = ([file] if file else []) + (files or [])
@@ -77,9 +83,10 @@ async def answer(
     if embed is not None:
         kwargs["embed"] = embed
     if interaction.response.is_done():
-        await interaction.followup.send(**kwargs)
-    else:
-        await interaction.response.send_message(**kwargs)
+        message = await interaction.followup.send(wait=True, **kwargs)
+        return message.id
+    response = await interaction.response.send_message(**kwargs)
+    return response.message_id
 
 
 Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]

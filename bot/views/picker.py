@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Self
 import discord
 
 from bot.services.domain import ActiveGame
-from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, StaleGameError
+from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
 from bot.views.common import GuardedItem, bot_of
 from engine import Game, parse_square, square_name
 from renderer import describe_board, render_board
@@ -37,8 +37,24 @@ async def current_game(interaction: discord.Interaction[Any], game_id: int) -> A
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
     if active.player_to_move != interaction.user.id:
-        raise NotYourTurn(active.player_to_move)
+        raise NotYourTurn(active.player_to_move, computer=active.computer_to_move)
     return active
+
+
+async def refuse_old_board(interaction: discord.Interaction[Any], game_id: int) -> None:
+    """A button on a board that is no longer the game's newest answers where the live one is."""
+    bot = bot_of(interaction)
+    channel_id = interaction.channel_id
+    if interaction.message is None or channel_id is None:
+        return
+    live = await bot.services.games.live_board(channel_id)
+    if live is None or live == interaction.message.id:
+        return
+    active = await bot.services.games.in_channel(channel_id)
+    if active is None or active.game_id != game_id:
+        raise NoGameHere("This board belongs to a game that is over.")
+    guild = interaction.guild_id if interaction.guild_id is not None else "@me"
+    raise OldBoard(f"https://discord.com/channels/{guild}/{channel_id}/{live}")
 
 
 def piece_options(game: Game) -> list[discord.SelectOption]:
@@ -102,6 +118,7 @@ class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\
         return cls(int(match["game"]))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await refuse_old_board(interaction, self.game_id)
         active = await current_game(interaction, self.game_id)
         view = discord.ui.View(timeout=None)
         for index, options in enumerate(chunks(piece_options(active.game))):

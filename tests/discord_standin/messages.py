@@ -163,6 +163,7 @@ class MessageFactory:
             reference=payload.get("message_reference"),
             interaction=interaction,
             application_id=None if interaction is None else interaction.application_id,
+            allowed_mentions=payload.get("allowed_mentions"),
         )
         validate(message)
         return message

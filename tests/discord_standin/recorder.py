@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -99,6 +100,8 @@ class StoredMessage:
     application_id: int | None = None
     thread: FakeChannel | None = None
     """The thread started from this message, if any."""
+    allowed_mentions: JSON | None = None
+    """The ``allowed_mentions`` the message was sent with (None: Discord's default, parse all)."""
 
     @property
     def channel_id(self) -> int:
@@ -114,6 +117,21 @@ class StoredMessage:
     def loading(self) -> bool:
         """Whether this is a deferred answer still showing "Bot is thinking..."."""
         return bool(self.flags & LOADING)
+
+    def pinged_user_ids(self) -> set[int]:
+        """Whom Discord notifies for this message: mentioned users that allowed_mentions permits.
+
+        Only a new message pings (an edit never does); an ephemeral one pings nobody.
+        """
+        if self.ephemeral:
+            return set()
+        mentioned = {int(found) for found in re.findall(r"<@!?(\d+)>", self.content)}
+        allowed = self.allowed_mentions
+        if allowed is None:
+            return mentioned
+        if "users" in (allowed.get("parse") or []):
+            return mentioned
+        return mentioned & {int(user) for user in allowed.get("users") or []}
 
     def walk_components(self) -> Iterator[JSON]:
         """Every component in the message, rows and their children alike."""

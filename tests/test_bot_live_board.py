@@ -1,0 +1,130 @@
+"""One live board: only the newest board has buttons; one message per round against the computer."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.ai_pool import AIPool
+from engine import Game
+from tests.bot_harness import Harness, move_button, running_bot
+from tests.discord_standin import DiscordStandin, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running with a very short thinking time."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+def boards(table: Harness) -> list[StoredMessage]:
+    """The public messages with a board picture, oldest first."""
+    return [
+        m
+        for m in table.public_messages()
+        if any(a.filename.endswith(".png") for a in m.attachments)
+    ]
+
+
+def forget_live_boards(db_path: Path) -> None:
+    """Remove what the bot knows of live boards, from another connection (off the event loop)."""
+    with sqlite3.connect(db_path, timeout=10) as raw:
+        raw.execute("DELETE FROM live_boards")
+
+
+async def test_only_the_newest_board_has_buttons(table: Harness) -> None:
+    """After a move the previous board loses its Move button; the new one has it."""
+    first = await table.challenge_accepted(table.alice, table.bob)
+    assert move_button(first)
+    second = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: first.components == [], timeout=5)
+    assert move_button(second)
+    assert [b.id for b in boards(table) if b.components] == [second.id]
+
+
+async def test_a_press_on_an_old_board_points_at_the_live_one(table: Harness) -> None:
+    """A board posted before live boards existed keeps its button; a press links the live one."""
+    first = await table.challenge_accepted(table.alice, table.bob)
+    await asyncio.to_thread(forget_live_boards, table.db_path)  # as if an older bot posted it
+    second = await table.move(table.alice, "d1-b1")
+    assert first.components, "a board the bot never recorded keeps its buttons"
+    pressed = await table.standin.click(first, move_button(first), table.bob)
+    reply = await pressed.wait_original()
+    assert reply.ephemeral
+    assert reply.content == (
+        "This board is out of date: play on the newest one, "
+        f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{second.id}"
+    )
+
+
+async def test_board_command_pings_nobody(table: Harness) -> None:
+    """A spectator's /board shows whose turn it is without notifying anyone."""
+    await table.challenge_accepted(table.alice, table.bob)
+    shown = await table.reply_text(table.carol, "board")
+    assert f"<@{table.alice.id}>" in shown.content
+    assert shown.pinged_user_ids() == set()
+
+
+async def test_a_round_against_the_computer_is_one_message(table: Harness) -> None:
+    """The player's move is acknowledged, then that message becomes the board with both moves."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    before = len(table.public_messages())
+    reply = await table.move(table.alice, "d1-b1")
+    assert "I am thinking" in reply.content
+    assert reply.pinged_user_ids() == set()
+    await table.standin.wait_until(lambda: bool(reply.attachments), timeout=10)
+    assert len(table.public_messages()) == before + 1
+    lines = reply.content.splitlines()
+    assert lines[0] == "**alice** (attackers) played d1-b1."
+    assert "(defenders) played" in lines[1]
+    assert f"<@{table.alice.id}>, your move" in reply.content
+    assert move_button(reply)
+
+
+class WaitingPool(AIPool):
+    """A computer opponent that thinks until the test lets it answer."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=1)
+        self.go = asyncio.Event()
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        await self.go.wait()
+        return str(game.legal_moves()[0])
+
+
+async def test_moving_while_the_computer_thinks_is_refused_without_a_ping(
+    table: Harness,
+) -> None:
+    """alice moving again before the computer replied is told it is thinking; nobody pinged."""
+    assert table.bot is not None
+    pool = WaitingPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.move(table.alice, "d1-b1")
+    early = await table.move(table.alice, "d2-c2")
+    assert early.ephemeral
+    assert early.content == "I am still thinking about my move: wait for my reply."
+    pool.go.set()
+
+
+async def test_a_set_change_is_one_message(table: Harness) -> None:
+    """The set-ending move posts one message: set 1's last board and set 2's first board."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN[:-1]):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    before = len(table.public_messages())
+    last = await table.move(table.alice, ATTACKERS_WIN[-1])
+    assert len(table.public_messages()) == before + 1
+    assert "is over" in last.content and "Set 2 begins" in last.content
+    assert [a.filename for a in last.attachments] == ["board.png", "set-2.png"]
+    assert move_button(last)
