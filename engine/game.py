@@ -8,10 +8,10 @@ from engine.board import KING, Board
 from engine.errors import IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
-from engine.moves import Move, MoveRecord
+from engine.moves import DESTINATION, Move, MoveRecord
 from engine.outcome import Outcome, Reason
 from engine.rules import Ruleset, get_ruleset
-from engine.squares import Piece, Side, Square, square_name
+from engine.squares import Piece, Side, Square, parse_square, square_name
 
 _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
 
@@ -177,8 +177,25 @@ class Game:
         return True
 
     def parse_move(self, text: str) -> Move:
-        """Read a move typed by a person, for this board's size (not yet checked for legality)."""
-        return Move.parse(text, self.ruleset.size)
+        """Read a move typed by a person, for this board's size (not yet checked for legality).
+
+        A destination alone (``b5``) stands for the one legal move of the side to move that
+        ends there; with none or several, the error says so and lists the candidates.
+        """
+        alone = DESTINATION.match(text)
+        if alone is None:
+            return Move.parse(text, self.ruleset.size)
+        to = parse_square(alone["to"], self.ruleset.size)
+        candidates = [move for move in self.legal_moves() if move.to_square == to]
+        if len(candidates) == 1:
+            return candidates[0]
+        name = square_name(to)
+        if not candidates:
+            raise IllegalMoveError(f"None of the {self.to_move.value} can move to {name}.")
+        listed = ", ".join(str(move) for move in candidates[:-1]) + f" or {candidates[-1]}"
+        raise IllegalMoveError(
+            f"{len(candidates)} of the {self.to_move.value} can move to {name}: write {listed}."
+        )
 
     def play(self, move: Move | str) -> MoveRecord:
         """Play a move (a :class:`Move` or text such as ``d1-d3``) and return its record.

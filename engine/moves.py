@@ -10,12 +10,17 @@ from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_n
 
 _MOVE = re.compile(
     r"""^\s*k?\s*
-        (?P<from>[a-o]\d{1,2})\s*(?:[-\s]\s*)?
+        (?P<from>[a-o]\d{1,2})
+        (?:\s*(?:-|\u2013|\u2014|>|to)\s*|\s+)?    # d1-d3, d1–d3, d1—d3, d1>d3, d1 to d3, d1 d3
         (?P<to>[a-o]\d{1,2})
         \s*(?:x\s*[a-o0-9/,\s]*)?   # capture suffix, e.g. xd4 or xa5/c5: ignored
         [+\-#]*\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
+
+
+DESTINATION = re.compile(r"^\s*(?P<to>[a-o]\d{1,2})\s*$", re.IGNORECASE)
+"""A destination square alone (``b5``), which names a move when one piece can go there."""
 
 
 class Move(NamedTuple):
@@ -32,7 +37,8 @@ class Move(NamedTuple):
 
     @classmethod
     def parse(cls, text: str, size: int = MAX_SIZE) -> Move:
-        """Read ``d1-d3``, ``d1d3``, ``d1 d3`` or ``D1-D3``; a capture suffix ``xd4`` is ignored."""
+        """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1–d3`` (en or em
+        dash) or ``D1-D3``; a capture suffix ``xd4`` is ignored."""
         match = _MOVE.match(text)
         if match is None:
             raise IllegalMoveError(

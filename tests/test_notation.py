@@ -294,3 +294,28 @@ def test_a_position_with_a_soldier_on_a_restricted_square_is_refused(
     """Only the king may stand on the throne or a corner, in a set-up position too."""
     with pytest.raises(PositionError, match=message):
         Game.from_position(position)
+
+
+@pytest.mark.parametrize("text", ["d2 to c2", "d2–c2", "d2—c2", "d2>c2", "D2 To C2", "d2 > c2"])
+def test_a_move_reads_with_to_dashes_and_arrows(text: str) -> None:
+    """Players may write a move with 'to', an en or em dash, or '>' between the squares."""
+    assert str(Game().parse_move(text)) == "d2-c2"
+
+
+def test_a_destination_alone_names_the_one_piece_that_can_go_there() -> None:
+    """'c2' is d2-c2 at the start: only that attacker can reach c2."""
+    assert str(Game().parse_move("c2")) == "d2-c2"
+    assert str(Game().play("c2").move) == "d2-c2"
+
+
+def test_a_destination_several_pieces_reach_lists_the_candidates() -> None:
+    """'b2' is refused: two attackers can go there, and the sentence names both moves."""
+    with pytest.raises(IllegalMoveError) as refused:
+        Game().parse_move("b2")
+    assert str(refused.value) == "2 of the attackers can move to b2: write d2-b2 or b4-b2."
+
+
+def test_a_destination_no_piece_reaches_is_refused() -> None:
+    """'d4' (the throne, occupied) names no move: the sentence says no attacker can go there."""
+    with pytest.raises(IllegalMoveError, match=r"None of the attackers can move to d4\."):
+        Game().parse_move("d4")

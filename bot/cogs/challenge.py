@@ -10,14 +10,23 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
-from bot.services.errors import CannotChallengeSelf
+from bot.services.errors import CannotChallengeSelf, InvalidOption
 from bot.views.challenge import challenge_text, challenge_view
 from engine import RULESETS, Side, get_ruleset
 
+
+def ruleset_label(title: str, size: int) -> str:
+    """ "Brandubh (World Tafl Federation) · 7x7", or "Tablut (9x9)" when the title says it."""
+    board = f"{size}x{size}"
+    return title if board in title else f"{title} · {board}"
+
+
 RULESET_CHOICES = [
-    app_commands.Choice(name=f"{rules.title} ({rules.size}x{rules.size})", value=name)
+    app_commands.Choice(name=ruleset_label(rules.title, rules.size), value=name)
     for name, rules in RULESETS.items()
 ][:25]
+
+DEFAULT_LEVEL = 3
 
 TIME_CHOICES = [
     app_commands.Choice(name="5 minutes", value=5),
@@ -66,7 +75,7 @@ class Challenge(commands.Cog):
         ruleset: str | None = None,
         sets: int = 2,
         side: str = "attackers",
-        level: app_commands.Range[int, 1, 5] = 3,
+        level: app_commands.Range[int, 1, 5] | None = None,
         time: int | None = None,
     ) -> None:
         """Challenge a member to Brandubh, or play the computer by challenging me."""
@@ -82,13 +91,17 @@ class Challenge(commands.Cog):
         per_move = timedelta(minutes=time) if time is not None else settings.time_per_move
         rules = ruleset or settings.default_ruleset
         my_side = Side(side)
+        if level is not None and opponent.id != bot.user.id:
+            raise InvalidOption(
+                "A level is only for games against me: leave it out when you challenge a member."
+            )
         if opponent.id == bot.user.id:
             active = await bot.services.games.start_computer_match(
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
                 bot.user.id,
-                level=level,
+                level=level or DEFAULT_LEVEL,
                 ruleset=rules,
                 sets=sets,
                 human_side=my_side,
@@ -96,7 +109,7 @@ class Challenge(commands.Cog):
             )
             headline = (
                 f"<@{interaction.user.id}> plays **{get_ruleset(active.ruleset).title}** "
-                f"against the computer (level {level})."
+                f"against the computer (level {level or DEFAULT_LEVEL})."
             )
             await bot.flow.begin_match(active, interaction=interaction, headline=headline)
             return

@@ -1,0 +1,63 @@
+"""What players type and read: move spellings, options that do not apply, ruleset names."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def test_moves_may_be_written_with_to_dashes_or_a_destination(table: Harness) -> None:
+    """'d1 to b1', 'c4–c2' (en dash) and 'b5' (one piece can go there) are all played."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for who, text, played in (
+        (table.alice, "d1 to b1", "d1-b1"),
+        (table.bob, "c4–c2", "c4-c2"),
+        (table.alice, "b4>b5", "b4-b5"),
+    ):
+        reply = await table.move(who, text)
+        assert not reply.ephemeral, reply.content
+        assert f"played {played}" in reply.content
+    reply = await table.move(table.bob, "b4")
+    assert "played d4-b4" in reply.content
+
+
+async def test_an_ambiguous_destination_lists_the_candidates(table: Harness) -> None:
+    """'b2' at the start: two attackers can go there; the refusal names both moves."""
+    await table.challenge_accepted(table.alice, table.bob)
+    reply = await table.move(table.alice, "b2")
+    assert reply.ephemeral
+    assert reply.content == "2 of the attackers can move to b2: write d2-b2 or b4-b2."
+
+
+async def test_a_level_against_a_member_is_refused(table: Harness) -> None:
+    """level only makes sense against the computer: challenging bob with it is refused."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "level": 4})
+    assert reply.ephemeral
+    assert reply.content == (
+        "A level is only for games against me: leave it out when you challenge a member."
+    )
+    assert table.public_messages() == []
+
+
+async def test_ruleset_choices_name_the_board_size_once(table: Harness) -> None:
+    """The synced /challenge offers 'Tablut (9x9)', not 'Tablut (9x9) (9x9)'."""
+    [command] = [c for c in table.standin.synced_commands() if c["name"] == "challenge"]
+    [ruleset] = [o for o in command["options"] if o["name"] == "ruleset"]
+    names = [choice["name"] for choice in ruleset["choices"]]
+    assert "Tablut (9x9)" in names
+    assert "Brandubh (World Tafl Federation) · 7x7" in names
+    assert all(name.count("x") <= 2 for name in names)
