@@ -28,6 +28,7 @@ _INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
 COGS = (
     "bot.cogs.challenge",
     "bot.cogs.play",
+    "bot.cogs.lobby",
     "bot.cogs.info",
     "bot.cogs.standings",
     "bot.cogs.admin",

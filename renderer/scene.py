@@ -63,8 +63,12 @@ class Scene:
 
     @property
     def move_number(self) -> int:
-        """The turn number of the next move, as game records count it."""
-        return self.ply // 2 + 1
+        """The number of the next move in the set, both sides' moves counted (move 1, 2, 3…).
+
+        The bot counts moves this way everywhere (captions, set results, the match rule's
+        "fewer moves"); only game records number turns of two moves.
+        """
+        return self.ply + 1
 
     def piece_at(self, sq: Square) -> Piece | None:
         """The piece on ``sq`` in this picture, or ``None``."""

@@ -26,6 +26,8 @@ EXPECTED_OPTIONS = {
     "export": [],
     "settings": ["ruleset", "time", "allow", "disallow", "everywhere", "threads"],
     "abort": [],
+    "games": ["player"],
+    "help": [],
 }
 
 

@@ -28,7 +28,7 @@ KING_IN_DANGER = "/7/7/7/7/3tK2/7/5t1/"
 def test_alt_text_says_whose_turn_with_the_name() -> None:
     """Alt text names the player to move, their side and the move number."""
     text = describe_board(Game.from_moves(["d2-c2"]), attacker_name="Aoife", defender_name="Brian")
-    assert "Brian (defenders) to move, move 1." in text
+    assert "Brian (defenders) to move, move 2." in text
 
 
 def test_alt_text_says_whose_turn_without_names() -> None:
@@ -108,7 +108,7 @@ def test_text_board_status_line_follows_the_game() -> None:
     """The last line says whose turn and the last move, or the result once the game is over."""
     game = Game.from_moves(["d2-c2"])
     assert text_board(game).splitlines()[-1] == (
-        "Defenders (D, K) to move, move 1; last move d2-c2."
+        "Defenders (D, K) to move, move 2; last move d2-c2."
     )
     game.resign(Side.DEFENDERS)
     assert text_board(game).splitlines()[-1] == "The attackers win: the defenders resigned."

@@ -1,4 +1,4 @@
-"""/rules: the channel's ruleset, briefly, with a picture."""
+"""/rules: the channel's ruleset, briefly, with a picture; /help: a first-timer's guide."""
 
 from __future__ import annotations
 
@@ -38,6 +38,27 @@ def rules_text(ruleset_name: str) -> str:
     )
 
 
+HELP_TEXT = (
+    "**Brandubh for Discord: how to play**\n"
+    "**Start a game.** `/challenge opponent:@someone` posts a challenge with **Accept**; once "
+    "accepted, the game gets a thread of its own (or the channel, if the server turned threads "
+    "off). Challenge me (`/challenge opponent:@Brandubh level:1-5`) to play the computer at "
+    "once. A match is two sets with sides swapped.\n"
+    "**Move** in any of three ways: `/move d1-d3` (also `d1 d3`, `d1 to d3`, or just `d3` "
+    "when only one of your pieces can go there); `/move` and pick from the suggestions; or "
+    "press **Move** under the newest board, then choose a piece and where it goes.\n"
+    "**Read the picture.** Attackers are dark with a pale ring, defenders ivory with a dot, the "
+    "king wears a crown. The last move is tinted with its path and taken pieces stay as faint "
+    "crossed-out marks; a red frame means the king can be captured next move, blue brackets "
+    "that he has an open road to an escape square.\n"
+    "**Counting moves.** Every piece moved counts as one move, both sides together: move 9 is "
+    'the ninth move of the set, and the match rule\'s "fewer moves" counts the same way.\n'
+    "**Commands.** `/board` shows the game again · `/resign` gives up the set · `/games` lists "
+    "the games in progress and where they are · `/export` gives the record and a replay · "
+    "`/leaderboard` and `/stats` show ratings · `/rules` explains the rules of this game."
+)
+
+
 class Info(commands.Cog):
     """Explaining the game."""
 
@@ -64,6 +85,12 @@ class Info(commands.Cog):
             description=f"The starting position of {rules.title}, with its special squares.",
         )
         await answer(interaction, rules_text(name), file=card, ephemeral=True)
+
+    @app_commands.command(name="help")
+    @app_commands.guild_only()
+    async def help(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """A short guide: starting a game, moving, reading the picture, the commands."""
+        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -20,12 +20,12 @@ from bot.errors import require_channel_permissions
 from bot.flow.posts import BoardPost, board_post, describe_move, set_end_text
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
-    escaped,
     finished_line,
     match_line,
     thread_name,
     thread_refusal,
 )
+from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
 from bot.views.common import answer, within_deadline

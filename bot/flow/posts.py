@@ -60,7 +60,7 @@ def set_label(active: ActiveGame) -> str:
 def turn_line(active: ActiveGame) -> str:
     """Whose turn it is, mentioning them, with the time left as a Discord timestamp."""
     to_move = active.player_to_move
-    parts = [p for p in (set_label(active), f"move {active.game.move_number}") if p]
+    parts = [p for p in (set_label(active), f"move {active.ply + 1}") if p]
     where = " · ".join(parts)
     if active.computer_to_move:
         return f"{where} · I am thinking as the {side_name(active.to_move)}…"

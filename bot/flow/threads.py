@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 
 import discord
 
+from bot.names import escaped
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from engine import get_ruleset
 
@@ -57,11 +58,6 @@ def thread_name(challenger: str, opponent: str, ruleset: str) -> str:
 
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
-
-
-def escaped(name: str) -> str:
-    """A display name safe to show in a message: no Markdown, no mentions."""
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(name))
 
 
 def match_line(challenge: Challenge, names: Mapping[int, str], thread_id: int) -> str:

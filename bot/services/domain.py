@@ -247,6 +247,36 @@ class LeaderboardPage:
 
 
 @dataclass(frozen=True)
+class GameInProgress:
+    """A set being played, as /games lists it."""
+
+    game_id: int
+    channel_id: int
+    ruleset: str
+    set_number: int
+    sets_total: int
+    attacker_id: int
+    defender_id: int
+    ply: int
+    """Moves of both sides played so far in the set."""
+    to_move_id: int
+    computer_id: int | None
+    computer_level: int | None
+
+
+@dataclass(frozen=True)
+class GamesPage:
+    """A page of a server's games in progress (``player_id``: only that player's)."""
+
+    guild_id: int
+    player_id: int | None
+    offset: int
+    limit: int
+    total: int
+    games: tuple[GameInProgress, ...]
+
+
+@dataclass(frozen=True)
 class GameSummary:
     """A finished (or aborted) set, for stats and history lists."""
 

@@ -26,7 +26,11 @@ class GameError(Exception):
 class NoGameHere(GameError):
     """There is no game in progress in this channel (or with this id)."""
 
-    def __init__(self, message: str = "There is no game in progress in this channel.") -> None:
+    def __init__(
+        self,
+        message: str = "There is no game in progress in this channel: `/games` lists where "
+        "the games are.",
+    ) -> None:
         super().__init__(message)
 
 

@@ -18,6 +18,8 @@ from bot.services.domain import (
     COMPUTER_LEVELS,
     ActiveGame,
     GameExport,
+    GameInProgress,
+    GamesPage,
     MoveResult,
     SetEnd,
 )
@@ -420,6 +422,32 @@ class GameService:
         return due
 
     # ---------------------------------------------------------------- records
+
+    async def in_progress(
+        self, guild_id: int, *, player_id: int | None = None, offset: int = 0, limit: int = 10
+    ) -> GamesPage:
+        """A page of the server's games in progress, oldest first (``player_id``: theirs)."""
+        offset = max(0, offset)
+        limit = max(1, min(25, limit))
+        async with self._database.reading() as db:
+            total, rows = await games.in_progress(db, guild_id, player_id, offset, limit)
+        listed = tuple(
+            GameInProgress(
+                game_id=row.game_id,
+                channel_id=row.channel_id,
+                ruleset=row.ruleset,
+                set_number=row.set_number,
+                sets_total=row.sets_total,
+                attacker_id=row.attacker_id,
+                defender_id=row.defender_id,
+                ply=row.ply,
+                to_move_id=row.to_move_id,
+                computer_id=row.computer_id,
+                computer_level=row.computer_level,
+            )
+            for row in rows
+        )
+        return GamesPage(guild_id, player_id, offset, limit, total, listed)
 
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""

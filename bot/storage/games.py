@@ -470,3 +470,22 @@ async def set_live_board(db: aiosqlite.Connection, channel_id: int, message_id: 
         "ON CONFLICT (channel_id) DO UPDATE SET message_id = excluded.message_id",
         (channel_id, message_id),
     )
+
+
+async def in_progress(
+    db: aiosqlite.Connection, guild_id: int, player_id: int | None, offset: int, limit: int
+) -> tuple[int, list[GameRow]]:
+    """A page of the server's games in progress (oldest first), optionally one player's, and
+    how many there are in all."""
+    where = "g.guild_id = ? AND g.status = 'active'"
+    params: tuple[Any, ...] = (guild_id,)
+    if player_id is not None:
+        where += " AND (g.attacker_id = ? OR g.defender_id = ?)"
+        params += (player_id, player_id)
+    count = await _one(db, f"SELECT count(*) FROM games g WHERE {where}", params)
+    rows = await _all(
+        db,
+        f"{_GAME_SELECT} WHERE {where} ORDER BY g.game_id LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    )
+    return int(count[0]), [_game(row) for row in rows]

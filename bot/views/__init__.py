@@ -9,6 +9,7 @@ import discord
 
 from bot.views.challenge import ChallengeButton
 from bot.views.confirm import ConfirmRepetition, ConfirmResign
+from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
 
@@ -20,6 +21,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmRepetition,
     ConfirmResign,
     LeaderboardButton,
+    GamesButton,
 )
 
 __all__ = ["DYNAMIC_ITEMS"]

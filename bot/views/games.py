@@ -1,0 +1,113 @@
+"""The /games list: the server's games in progress, with Previous / Next (anyone may page)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+
+from bot.names import escaped
+from bot.services.domain import GameInProgress, GamesPage
+from bot.services.errors import InvalidOption
+from bot.views.common import GuardedItem, bot_of
+from engine import get_ruleset
+
+GAMES_PAGE_SIZE = 10
+
+
+def game_entry(game: GameInProgress, names: Mapping[int, str]) -> str:
+    """One game as a line: who plays whom, the ruleset, set, move, whose turn, and where."""
+    attacker = escaped(names.get(game.attacker_id, "a player"))
+    defender = escaped(names.get(game.defender_id, "a player"))
+    where = [get_ruleset(game.ruleset).title]
+    if game.sets_total > 1:
+        where.append(f"set {game.set_number} of {game.sets_total}")
+    where.append(f"move {game.ply + 1}")
+    turn = escaped(names.get(game.to_move_id, "a player"))
+    return (
+        f"**{attacker}** (attackers) vs **{defender}** (defenders) · {' · '.join(where)} · "
+        f"{turn} to move · <#{game.channel_id}>"
+    )
+
+
+def games_embed(page: GamesPage, names: Mapping[int, str], guild_name: str) -> discord.Embed:
+    """One page of games in progress as an embed."""
+    whose = "" if page.player_id is None else f" of {escaped(names.get(page.player_id, '?'))}"
+    embed = discord.Embed(title=f"Games in progress{whose} — {guild_name}")
+    if not page.games:
+        embed.description = "No game in progress. Start one with `/challenge`."
+        return embed
+    embed.description = "\n".join(game_entry(game, names) for game in page.games)
+    last = page.offset + len(page.games)
+    embed.set_footer(text=f"Games {page.offset + 1}–{last} of {page.total}")
+    return embed
+
+
+def games_view(page: GamesPage) -> discord.ui.View | None:
+    """Previous / Next buttons, or None when everything fits on one page."""
+    if page.total <= page.limit:
+        return None
+    view = discord.ui.View(timeout=None)
+    player = page.player_id or 0
+    earlier = GamesButton(page.guild_id, player, max(0, page.offset - page.limit), "prev")
+    later = GamesButton(page.guild_id, player, page.offset + page.limit, "next")
+    earlier.item.disabled = page.offset == 0
+    later.item.disabled = page.offset + page.limit >= page.total
+    view.add_item(earlier)
+    view.add_item(later)
+    return view
+
+
+async def games_message(
+    interaction: discord.Interaction[Any], guild_id: int, player_id: int | None, offset: int
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    """The /games embed and buttons for one page."""
+    bot = bot_of(interaction)
+    page = await bot.services.games.in_progress(
+        guild_id, player_id=player_id, offset=offset, limit=GAMES_PAGE_SIZE
+    )
+    ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
+    if player_id is not None:
+        ids.add(player_id)
+    names = await bot.display_names(*sorted(ids))
+    guild_name = interaction.guild.name if interaction.guild else "this server"
+    return games_embed(page, names, guild_name), games_view(page)
+
+
+class GamesButton(
+    GuardedItem[discord.ui.Button[Any]],
+    template=r"games:(?P<guild>\d{1,20}):(?P<player>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)",
+):
+    """Turns the /games message to another page."""
+
+    def __init__(self, guild_id: int, player_id: int, offset: int, direction: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Previous" if direction == "prev" else "Next",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"games:{guild_id}:{player_id}:{offset}:{direction}",
+            )
+        )
+        self.guild_id = guild_id
+        self.player_id = player_id
+        self.offset = offset
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> GamesButton:
+        return cls(int(match["guild"]), int(match["player"]), int(match["offset"]), match["dir"])
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id != self.guild_id:
+            raise InvalidOption("That list belongs to another server: use `/games` here.")
+        embed, view = await games_message(
+            interaction, self.guild_id, self.player_id or None, self.offset
+        )
+        await interaction.response.edit_message(embed=embed, view=view)
