@@ -27,9 +27,16 @@ from bot.flow.threads import (
 )
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
-from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation, StaleGameError
+from bot.services.errors import (
+    NoGameHere,
+    NotAPlayer,
+    RepetitionNeedsConfirmation,
+    StaleGameError,
+)
+from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
+from bot.views.rematch import rematch_view
 from engine import get_ruleset
 
 if TYPE_CHECKING:
@@ -139,6 +146,63 @@ class GameFlow:
         elif result.game.computer_to_move:
             self.start_computer_turn(result.game)
 
+    async def rematch(self, interaction: discord.Interaction[Any], match_id: int) -> None:
+        """Rematch: the same match again with set 1's sides swapped.
+
+        Against the computer it starts at once, where the last match was played; against a
+        member it is a new challenge in the channel the last one came from (which, accepted,
+        opens a new thread).
+        """
+        services = self.bot.services
+        terms = await services.games.match_terms(match_id)
+        user = interaction.user.id
+        if user not in terms.player_ids:
+            raise NotAPlayer("Only the two players of that match can ask for a rematch.")
+        other = terms.player2_id if user == terms.player1_id else terms.player1_id
+        first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
+        side = first_side.opponent
+        if terms.computer_id is not None:
+            active = await services.games.start_computer_match(
+                terms.guild_id,
+                terms.channel_id,
+                user,
+                terms.computer_id,
+                level=terms.computer_level or 3,
+                ruleset=terms.ruleset,
+                sets=terms.sets_total,
+                human_side=side,
+                time_per_move=terms.time_per_move,
+                parent_channel_id=terms.parent_channel_id,
+            )
+            headline = (
+                f"Rematch: <@{user}> plays **{get_ruleset(active.ruleset).title}** against the "
+                f"computer (level {active.computer_level}), as the {side.value} first."
+            )
+            await self.begin_match(active, interaction=interaction, headline=headline)
+            return
+        where = terms.parent_channel_id or terms.channel_id
+        challenge = await services.challenges.create(
+            terms.guild_id,
+            where,
+            user,
+            other,
+            ruleset=terms.ruleset,
+            sets=terms.sets_total,
+            challenger_side=side,
+            time_per_move=terms.time_per_move,
+        )
+        posted = await self.bot.get_partial_messageable(where).send(
+            challenge_text(challenge),
+            view=challenge_view(challenge.challenge_id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+        )
+        await services.challenges.set_message(challenge.challenge_id, posted.id)
+        await answer(
+            interaction,
+            f"Rematch offered in <#{where}>: <@{other}> can accept it there.",
+            ephemeral=True,
+        )
+
     async def _acknowledge_for_computer(
         self, interaction: discord.Interaction[Any], result: MoveResult, is_component: bool
     ) -> None:
@@ -196,6 +260,8 @@ class GameFlow:
 
         Returns the content, the pictures and the buttons (the next set's, at a set change).
         """
+        if end is not None and end.match_end is not None and not end.match_end.aborted:
+            return post.content, [post.file()], rematch_view(end.match_end.match_id)
         if end is None or end.next_game is None:
             return post.content, [post.file()], post.view
         following = end.next_game

@@ -247,6 +247,31 @@ class LeaderboardPage:
 
 
 @dataclass(frozen=True)
+class MatchTerms:
+    """What a finished match was played with: all a rematch needs."""
+
+    match_id: int
+    guild_id: int
+    channel_id: int
+    parent_channel_id: int | None
+    player1_id: int
+    player2_id: int
+    player1_side: Side
+    """Player 1's side in set 1."""
+    ruleset: str
+    sets_total: int
+    time_per_move: timedelta
+    computer_id: int | None
+    computer_level: int | None
+    finished: bool
+
+    @property
+    def player_ids(self) -> tuple[int, int]:
+        """Both players."""
+        return self.player1_id, self.player2_id
+
+
+@dataclass(frozen=True)
 class GameInProgress:
     """A set being played, as /games lists it."""
 

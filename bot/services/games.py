@@ -20,6 +20,7 @@ from bot.services.domain import (
     GameExport,
     GameInProgress,
     GamesPage,
+    MatchTerms,
     MoveResult,
     SetEnd,
 )
@@ -39,7 +40,7 @@ from bot.services.sets import active_game, end_set, ended_alike, insert_set, rep
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.storage import Database, games, players
 from bot.storage.games import GameRow
-from bot.storage.times import duration_us, from_us, to_us
+from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
@@ -114,8 +115,12 @@ class GameService:
         sets: int = 2,
         human_side: Side = Side.ATTACKERS,
         time_per_move: timedelta | None = None,
+        parent_channel_id: int | None = None,
     ) -> ActiveGame:
         """Start a match against the computer at once and return its first set.
+
+        ``parent_channel_id``: ``channel_id`` is a thread of that channel (whose allowance
+        counts, and which the match's thread records).
 
         Computer games are recorded but never rated. Raises ChannelBusy, ChannelNotAllowed,
         CannotChallengeSelf (``human_id == computer_id``), InvalidOption (level not 1-5,
@@ -126,13 +131,13 @@ class GameService:
         if level not in COMPUTER_LEVELS:
             raise InvalidOption("The computer's level must be from 1 to 5.")
         settings = await self._settings.get(guild_id)
-        if not settings.allows(channel_id):
+        if not settings.allows(channel_id if parent_channel_id is None else parent_channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         name = check_ruleset(ruleset or settings.default_ruleset)
         per_move = check_time_per_move(time_per_move or settings.time_per_move)
         check_sets(sets)
         async with self._database.transaction() as db:
-            return await self.start_match(
+            started = await self.start_match(
                 db,
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -145,6 +150,12 @@ class GameService:
                 computer_id=computer_id,
                 computer_level=level,
             )
+            if parent_channel_id is None:
+                return started
+            await games.set_thread(db, started.match_id, parent_channel_id, None)
+            row = await games.game(db, started.game_id)
+        assert row is not None
+        return active_game(row, started.game)
 
     async def start_match(
         self,
@@ -172,6 +183,7 @@ class GameService:
             await players.ensure(db, user_id, now)
         if await games.active_in_channel(db, channel_id) is not None:
             raise ChannelBusy()
+        await games.keep_thread_open(db, channel_id)
         match_id = await games.insert_match(
             db,
             guild_id=guild_id,
@@ -422,6 +434,29 @@ class GameService:
         return due
 
     # ---------------------------------------------------------------- records
+
+    async def match_terms(self, match_id: int) -> MatchTerms:
+        """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
+        async with self._database.reading() as db:
+            match = await games.match(db, match_id)
+            parent, _ = await games.thread_parent(db, match_id)
+        if match is None:
+            raise NoGameHere("That match is unknown.")
+        return MatchTerms(
+            match_id=match.match_id,
+            guild_id=match.guild_id,
+            channel_id=match.channel_id,
+            parent_channel_id=parent,
+            player1_id=match.player1_id,
+            player2_id=match.player2_id,
+            player1_side=Side(match.player1_side),
+            ruleset=match.ruleset,
+            sets_total=match.sets_total,
+            time_per_move=duration(match.time_per_move_us),
+            computer_id=match.computer_id,
+            computer_level=match.computer_level,
+            finished=match.status != games.ACTIVE,
+        )
 
     async def in_progress(
         self, guild_id: int, *, player_id: int | None = None, offset: int = 0, limit: int = 10

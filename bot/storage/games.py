@@ -423,7 +423,7 @@ async def matches_between(
 
 
 async def set_thread(
-    db: aiosqlite.Connection, match_id: int, parent_channel_id: int, line_message_id: int
+    db: aiosqlite.Connection, match_id: int, parent_channel_id: int, line_message_id: int | None
 ) -> None:
     """Record that ``match_id`` is played in a thread started in ``parent_channel_id``."""
     await db.execute(
@@ -450,6 +450,23 @@ async def archives_due(db: aiosqlite.Connection, now_us: int) -> list[tuple[int,
         (now_us,),
     )
     return [(int(r[0]), int(r[1])) for r in rows]
+
+
+async def keep_thread_open(db: aiosqlite.Connection, channel_id: int) -> None:
+    """A new match starts in ``channel_id``: earlier matches there no longer archive it."""
+    await db.execute(
+        "UPDATE matches SET archive_due_us = NULL "
+        "WHERE channel_id = ? AND archive_due_us IS NOT NULL",
+        (channel_id,),
+    )
+
+
+async def thread_parent(db: aiosqlite.Connection, match_id: int) -> tuple[int | None, str]:
+    """The parent channel of the match's thread (None when not in a thread), and its status."""
+    row = await _one(
+        db, "SELECT parent_channel_id, status FROM matches WHERE match_id = ?", (match_id,)
+    )
+    return (None, "") if row is None else (row[0], str(row[1]))
 
 
 async def archived(db: aiosqlite.Connection, match_id: int) -> None:

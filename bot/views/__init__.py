@@ -12,6 +12,7 @@ from bot.views.confirm import ConfirmRepetition, ConfirmResign
 from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
+from bot.views.rematch import RematchButton
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ChallengeButton,
@@ -22,6 +23,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmResign,
     LeaderboardButton,
     GamesButton,
+    RematchButton,
 )
 
 __all__ = ["DYNAMIC_ITEMS"]

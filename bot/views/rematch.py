@@ -1,0 +1,44 @@
+"""The Rematch button under a match's result: either player may ask for the same match again."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.views.common import GuardedItem, bot_of
+
+
+def rematch_view(match_id: int) -> discord.ui.View:
+    """The one Rematch button for the finished match ``match_id``."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(RematchButton(match_id))
+    return view
+
+
+class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<match>\d{1,20})"):
+    """Asks for the same match again (same ruleset, sets and time), set 1's sides swapped."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Rematch",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"rematch:{match_id}",
+            )
+        )
+        self.match_id = match_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> RematchButton:
+        return cls(int(match["match"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).flow.rematch(interaction, self.match_id)

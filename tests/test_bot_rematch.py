@@ -1,0 +1,106 @@
+"""Rematch, end to end: against a member (a new challenge, a new thread) and the computer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays each game in a thread."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
+    ) as harness:
+        yield harness
+
+
+async def accepted_in_thread(
+    table: Harness, challenger: FakeMember, opponent: FakeMember, line: StoredMessage | None = None
+) -> FakeChannel:
+    """Challenge (or take ``line``, a posted challenge), accept it, and return the thread."""
+    if line is None:
+        line = await table.reply_text(challenger, "challenge", {"opponent": opponent, "sets": 1})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", opponent)
+    assert line.thread is not None
+    await table.wait_board(channel=line.thread)
+    return line.thread
+
+
+def rematch_id(message: StoredMessage) -> str:
+    """The Rematch button's custom_id."""
+    [found] = [c for c in message.custom_ids() if c.startswith("rematch:")]
+    return found
+
+
+async def test_rematch_against_a_member_posts_a_challenge_that_opens_a_new_thread(
+    table: Harness,
+) -> None:
+    """bob asks for a rematch in the thread; the challenge appears in #games, sides swapped."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    assert "Match over" in last.content
+    pressed = await table.standin.click(last, rematch_id(last), table.bob)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
+    )
+    offer = table.public_messages()[-1]
+    assert offer.channel is table.channel
+    assert offer.content.startswith(f"<@{table.alice.id}>, <@{table.bob.id}> challenges you")
+    assert f"<@{table.bob.id}> plays the attackers first" in offer.content
+    assert offer.pinged_user_ids() == {table.alice.id}
+    second = await accepted_in_thread(table, table.bob, table.alice, line=offer)
+    assert second is not thread
+    board = await table.wait_board(channel=second)
+    assert f"<@{table.bob.id}> attacks, <@{table.alice.id}> defends" in board.content
+
+
+async def test_only_the_players_may_ask_for_a_rematch(table: Harness) -> None:
+    """carol pressing Rematch on alice and bob's match is told she did not play it."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    pressed = await table.standin.click(last, rematch_id(last), table.carol)
+    answer = await pressed.wait_original()
+    assert answer.content == "Only the two players of that match can ask for a rematch."
+
+
+async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
+    table: Harness,
+) -> None:
+    """alice resigns a one-set game against the computer; Rematch starts her as the defenders."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1})
+    await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(
+        lambda: any("your move" in m.content for m in table.public_messages()[-1:]), timeout=10
+    )
+    ask = await table.reply_text(table.alice, "resign")
+    confirmed = await table.standin.click(ask, ask.custom_ids()[0], table.alice)
+    await confirmed.wait_original()
+    over = await table.standin.wait_for_message(
+        table.channel, lambda m: "Match over" in m.content, timeout=10
+    )
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    started = await pressed.wait_original()
+    assert started.content.startswith(
+        f"Rematch: <@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the "
+        "computer (level 1), as the defenders first."
+    )
+    board = await table.wait_board(
+        lambda m: m.id > started.id and "(attackers) played" in m.content, timeout=10
+    )
+    assert f"<@{table.alice.id}>, your move as the defenders" in board.content
