@@ -130,6 +130,7 @@ class Timers:
                 f"<@{active.player_to_move}>, reminder: it is your move as the "
                 f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
             )
+        await self.bot.flow.lapse_takebacks()
         for match_id, thread_id in await services.games.archives_due(now):
             await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):

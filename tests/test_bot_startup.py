@@ -20,6 +20,7 @@ EXPECTED_OPTIONS = {
     "move": ["move"],
     "board": [],
     "resign": [],
+    "takeback": [],
     "leaderboard": [],
     "stats": ["player"],
     "rules": [],

@@ -13,7 +13,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.services.errors import NoGameHere, NotAPlayer
-from bot.views.confirm import ConfirmResign
+from bot.views.confirm import resign_prompt
 from renderer import render_replay
 
 MAX_CHOICES = 25
@@ -79,16 +79,14 @@ class Play(commands.Cog):
             raise NoGameHere()
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
-        following = (
-            " The match goes on with set 2." if active.set_number < active.sets_total else ""
-        )
-        view = discord.ui.View(timeout=None)
-        view.add_item(ConfirmResign(active.game_id))
-        await interaction.response.send_message(
-            f"Resign set {active.set_number}? You lose this set.{following}",
-            view=view,
-            ephemeral=True,
-        )
+        text, view = resign_prompt(active)
+        await interaction.response.send_message(text, view=view, ephemeral=True)
+
+    @app_commands.command(name="takeback")
+    @app_commands.guild_only()
+    async def takeback(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """Ask to take back your last move (your opponent accepts or declines; I always agree)."""
+        await self.bot.flow.ask_takeback(interaction)
 
     @app_commands.command(name="export")
     @app_commands.guild_only()

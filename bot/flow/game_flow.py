@@ -37,6 +37,7 @@ from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
+from bot.views.takeback import takeback_answer_view
 from engine import get_ruleset
 
 if TYPE_CHECKING:
@@ -202,6 +203,83 @@ class GameFlow:
             f"Rematch offered in <#{where}>: <@{other}> can accept it there.",
             ephemeral=True,
         )
+
+    async def ask_takeback(self, interaction: discord.Interaction[Any]) -> None:
+        """/takeback or the Takeback button: ask the opponent (the computer agrees at once)."""
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        user = interaction.user.id
+        services = self.bot.services
+        asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+        if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
+            names = await self.bot.display_names(asked.attacker_id, asked.defender_id)
+            post = await board_post(
+                asked,
+                names,
+                headline=f"{escaped(names[user])} took back their move and my reply.",
+            )
+            message_id = await answer(
+                interaction,
+                post.content,
+                file=post.file(),
+                view=post.view,
+                allowed_mentions=_NO_PINGS,
+            )
+            await self._went_live(channel_id, message_id)
+            return
+        active = await services.games.get(asked.game_id)
+        opponent = active.defender_id if user == active.attacker_id else active.attacker_id
+        last = active.game.last_record
+        move = str(last.move) if last is not None else "?"
+        until = int(asked.expires_at.timestamp())
+        message_id = await answer(
+            interaction,
+            f"<@{opponent}>, <@{user}> asks to take back their last move ({move}). Accept or "
+            f"decline: the request lapses <t:{until}:R> or when either of you moves.",
+            view=takeback_answer_view(asked.takeback_id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
+        )
+        if message_id is not None:
+            await services.takebacks.set_message(asked.takeback_id, message_id)
+
+    async def answer_takeback(
+        self, interaction: discord.Interaction[Any], takeback_id: int, *, accept: bool
+    ) -> None:
+        """The opponent accepts (the move is undone and a new board posted) or declines."""
+        user = interaction.user.id
+        active = await self.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        who = escaped(names.get(user, "a player"))
+        if not accept:
+            await interaction.response.edit_message(
+                content=f"{who} declined the takeback: the game goes on as it was.", view=None
+            )
+            return
+        await interaction.response.edit_message(content=f"{who} accepted the takeback.", view=None)
+        post = await board_post(active, names, headline="The last move was taken back.")
+        message_id = await self.post_in_channel(
+            active.channel_id,
+            post.content,
+            interaction=interaction,
+            files=[post.file()],
+            view=post.view,
+        )
+        await self._went_live(active.channel_id, message_id)
+
+    async def lapse_takebacks(self) -> None:
+        """Edit the requests that lapsed (a move was played, or ten minutes passed)."""
+        for lapsed in await self.bot.services.takebacks.lapse_stale():
+            if lapsed.message_id is None or lapsed.channel_id is None:
+                continue
+            message = self.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
+                lapsed.message_id
+            )
+            try:
+                await message.edit(
+                    content=f"<@{lapsed.asked_by}>'s takeback request lapsed.", view=None
+                )
+            except discord.HTTPException as error:
+                _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
 
     async def _acknowledge_for_computer(
         self, interaction: discord.Interaction[Any], result: MoveResult, is_component: bool

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import discord
 
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
+from bot.views.confirm import ResignButton
 from bot.views.picker import MoveButton
+from bot.views.takeback import TakebackButton
 from engine import MoveRecord, Side, square_name
 from renderer import describe_board, render_board
 
@@ -109,6 +111,8 @@ async def board_post(
     if with_turn:
         view = discord.ui.View(timeout=None)
         view.add_item(MoveButton(active.game_id))
+        view.add_item(TakebackButton(active.game_id))
+        view.add_item(ResignButton(active.game_id))
     return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view)
 
 

@@ -43,6 +43,7 @@ from bot.services.games import GameService
 from bot.services.players import PlayerService
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
+from bot.services.takebacks import TakebackService
 from bot.storage import Database
 
 __all__ = [
@@ -86,6 +87,7 @@ class Services:
         self.games = GameService(database, clock, self.settings)
         self.challenges = ChallengeService(database, clock, self.settings, self.games)
         self.standings = StandingsService(database)
+        self.takebacks = TakebackService(database, clock, self.games)
 
     @classmethod
     async def open(

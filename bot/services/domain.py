@@ -19,6 +19,8 @@ CHALLENGE_LIFETIME = timedelta(minutes=10)
 MAX_OPEN_CHALLENGES = 5
 """How many challenges one member may have open at once."""
 THREAD_GRACE = timedelta(minutes=10)
+TAKEBACK_LIFETIME = timedelta(minutes=10)
+"""How long a takeback request waits for the opponent's answer."""
 """How long a finished match's thread stays open for late replies before it is archived."""
 MIN_TIME_PER_MOVE = timedelta(minutes=1)
 MAX_TIME_PER_MOVE = timedelta(days=14)
@@ -244,6 +246,30 @@ class LeaderboardPage:
     limit: int
     total: int
     rows: tuple[Standing, ...]
+
+
+class TakebackStatus(enum.Enum):
+    """Where a takeback request stands."""
+
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    LAPSED = "lapsed"
+
+
+@dataclass(frozen=True)
+class Takeback:
+    """A player's request to take their last move back, waiting for the opponent."""
+
+    takeback_id: int
+    game_id: int
+    channel_id: int | None
+    """Where the game is played (unknown for a request read back to lapse it)."""
+    ply: int
+    """The game's ply when asked: the request lapses once the game is at another."""
+    asked_by: int
+    expires_at: datetime
+    message_id: int | None
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,10 @@ class OldBoard(GameError):
         super().__init__(f"This board is out of date: play on the newest one, {live_board_url}")
 
 
+class CannotTakeBack(GameError):
+    """A takeback that cannot be asked for or answered now (the sentence says why)."""
+
+
 class ChannelBusy(GameError):
     """The channel already has a game in progress (one game per channel)."""
 

@@ -554,6 +554,10 @@ class GameService:
         if set_end.next_game is not None and fresh is not None:
             self._remember(set_end.next_game.game_id, fresh)
 
+    def forget(self, game_id: int) -> None:
+        """Drop the cached position of ``game_id`` (its moves changed other than by a move)."""
+        self._cache.pop(game_id, None)
+
     def _remember(self, game_id: int, game: Game) -> None:
         self._cache[game_id] = game
         self._cache.move_to_end(game_id)

@@ -6,7 +6,7 @@ tracked with ``PRAGMA user_version``.
 
 from __future__ import annotations
 
-from bot.storage import challenges, games, players, ratings, settings
+from bot.storage import challenges, games, players, ratings, settings, takebacks
 from bot.storage.database import Database, migrations, schema_version
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "ratings",
     "schema_version",
     "settings",
+    "takebacks",
 ]

@@ -8,11 +8,12 @@ from typing import Any
 import discord
 
 from bot.views.challenge import ChallengeButton
-from bot.views.confirm import ConfirmRepetition, ConfirmResign
+from bot.views.confirm import ConfirmRepetition, ConfirmResign, ResignButton
 from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
 from bot.views.rematch import RematchButton
+from bot.views.takeback import TakebackAnswer, TakebackButton
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ChallengeButton,
@@ -24,6 +25,9 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LeaderboardButton,
     GamesButton,
     RematchButton,
+    ResignButton,
+    TakebackButton,
+    TakebackAnswer,
 )
 
 __all__ = ["DYNAMIC_ITEMS"]

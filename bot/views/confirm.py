@@ -8,8 +8,10 @@ from typing import Any
 import discord
 
 from bot.errors import require_channel_permissions
-from bot.services.errors import NoGameHere, StaleGameError
+from bot.services.domain import ActiveGame
+from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GuardedItem, bot_of
+from bot.views.picker import refuse_old_board
 
 
 class ConfirmRepetition(
@@ -49,6 +51,48 @@ class ConfirmRepetition(
         if active.ply != self.ply:
             raise StaleGameError("The board changed since the warning: nothing was played.")
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
+
+
+def resign_prompt(active: ActiveGame) -> tuple[str, discord.ui.View]:
+    """The private question before resigning, with its confirming button."""
+    following = " The match goes on with set 2." if active.set_number < active.sets_total else ""
+    view = discord.ui.View(timeout=None)
+    view.add_item(ConfirmResign(active.game_id))
+    return f"Resign set {active.set_number}? You lose this set.{following}", view
+
+
+class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?P<game>\d{1,20})"):
+    """Under the board: resign the set (asks first, privately)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Resign", style=discord.ButtonStyle.danger, custom_id=f"resign-ask:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ResignButton:
+        return cls(int(match["game"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await refuse_old_board(interaction, self.game_id)
+        bot = bot_of(interaction)
+        assert interaction.channel_id is not None
+        active = await bot.services.games.in_channel(interaction.channel_id)
+        if active is None or active.game_id != self.game_id:
+            raise NoGameHere("This board belongs to a game that is over.")
+        if active.side_of(interaction.user.id) is None:
+            raise NotAPlayer()
+        text, view = resign_prompt(active)
+        await interaction.response.send_message(text, view=view, ephemeral=True)
 
 
 class ConfirmResign(

@@ -1,0 +1,161 @@
+"""Takebacks: a player asks to take their last move back; the opponent accepts or declines.
+
+Against the computer a takeback is granted at once and undoes the player's last move together
+with the computer's reply. Undone moves are kept in an audit table with who asked and who
+accepted; the game's record and replay show the game as played after the takeback.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.services.clock import Clock
+from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
+from bot.services.errors import CannotTakeBack, NoGameHere, NotAPlayer
+from bot.services.games import GameService
+from bot.storage import Database, games, takebacks
+from bot.storage.takebacks import TakebackRow
+from bot.storage.times import from_us, to_us
+
+
+class TakebackService:
+    """Ask for, answer and lapse takebacks."""
+
+    def __init__(self, database: Database, clock: Clock, games: GameService) -> None:
+        self._database = database
+        self._clock = clock
+        self._games = games
+
+    async def ask(self, channel_id: int, user_id: int) -> Takeback | ActiveGame:
+        """``user_id`` asks to take back their last move in this channel's game.
+
+        Against a member: an open request for the opponent to answer (a :class:`Takeback`).
+        Against the computer: granted at once; the game after undoing the player's move and
+        the computer's reply (an :class:`ActiveGame`). Raises NoGameHere, NotAPlayer and
+        CannotTakeBack (no move of theirs to undo, the opponent moved since, the computer is
+        still thinking, a request already open).
+        """
+        active = await self._games.in_channel(channel_id)
+        if active is None:
+            raise NoGameHere()
+        if active.side_of(user_id) is None:
+            raise NotAPlayer()
+        records = active.game.records
+        if not records:
+            raise CannotTakeBack("There is no move to take back in this set yet.")
+        mover = active.player_of(records[-1].side)
+        now = self._clock()
+        if active.computer_id is not None:
+            if mover != active.computer_id:
+                raise CannotTakeBack("Wait for my reply first, then ask to take your move back.")
+            if len(records) < 2:
+                raise CannotTakeBack("You have not moved yet in this set.")
+            return await self._undo_against_computer(active, user_id, now)
+        if mover != user_id:
+            raise CannotTakeBack(
+                "Only your own last move can be taken back, and your opponent has moved since."
+            )
+        async with self._database.transaction() as db:
+            if await takebacks.open_for_game(db, active.game_id) is not None:
+                raise CannotTakeBack("A takeback is already waiting for an answer in this game.")
+            takeback_id = await takebacks.insert(
+                db,
+                game_id=active.game_id,
+                ply=active.ply,
+                asked_by=user_id,
+                now_us=to_us(now),
+                expires_us=to_us(now + TAKEBACK_LIFETIME),
+            )
+            row = await takebacks.get(db, takeback_id)
+        assert row is not None
+        return _takeback(row, active.channel_id)
+
+    async def _undo_against_computer(
+        self, active: ActiveGame, user_id: int, now: datetime
+    ) -> ActiveGame:
+        assert active.computer_id is not None
+        async with self._database.transaction() as db:
+            takeback_id = await takebacks.insert(
+                db,
+                game_id=active.game_id,
+                ply=active.ply,
+                asked_by=user_id,
+                answered_by=active.computer_id,
+                status=TakebackStatus.ACCEPTED.value,
+                now_us=to_us(now),
+                expires_us=to_us(now),
+            )
+            for _ in range(2):
+                if not await takebacks.undo_last_move(db, active.game_id, takeback_id, to_us(now)):
+                    raise CannotTakeBack("The game moved on: nothing was taken back.")
+        self._games.forget(active.game_id)
+        return await self._games.get(active.game_id)
+
+    async def set_message(self, takeback_id: int, message_id: int) -> None:
+        """Remember the message asking the opponent (to edit it when the request lapses)."""
+        async with self._database.transaction() as db:
+            await takebacks.set_message(db, takeback_id, message_id)
+
+    async def answer(self, takeback_id: int, user_id: int, *, accept: bool) -> ActiveGame:
+        """The opponent accepts (the move is undone) or declines; returns the game now.
+
+        Raises CannotTakeBack (not theirs to answer, already answered, lapsed because a move
+        was played or ten minutes passed, or the set is over).
+        """
+        now = self._clock()
+        async with self._database.transaction() as db:
+            row = await takebacks.get(db, takeback_id)
+            if row is None:
+                raise CannotTakeBack("That takeback request is unknown.")
+            if user_id == row.asked_by:
+                raise CannotTakeBack("Your opponent answers your takeback request, not you.")
+            if row.status != TakebackStatus.OPEN.value:
+                raise CannotTakeBack("That takeback request was already answered or lapsed.")
+        active = await self._games.get(row.game_id)  # NoGameHere once the set is over
+        if active.side_of(user_id) is None:
+            raise NotAPlayer("Only the player whose move it was asked of can answer this.")
+        async with self._database.transaction() as db:
+            if active.ply != row.ply or to_us(now) >= row.expires_us:
+                await takebacks.close(db, takeback_id, TakebackStatus.LAPSED.value, to_us(now))
+                raise CannotTakeBack(
+                    "That takeback request lapsed: a move was played or ten minutes passed."
+                )
+            status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
+            if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
+                raise CannotTakeBack("That takeback request was already answered or lapsed.")
+            if accept and not await takebacks.undo_last_move(
+                db, row.game_id, takeback_id, to_us(now)
+            ):
+                raise CannotTakeBack("The game moved on: nothing was taken back.")
+        if accept:
+            self._games.forget(row.game_id)
+        return await self._games.get(row.game_id)
+
+    async def lapse_stale(self, now: datetime | None = None) -> list[Takeback]:
+        """Lapse open requests that expired or whose game moved on; return them (to edit)."""
+        moment = now if now is not None else self._clock()
+        async with self._database.reading() as db:
+            if not await takebacks.stale(db, to_us(moment)):
+                return []
+        async with self._database.transaction() as db:
+            stale = await takebacks.stale(db, to_us(moment))
+            lapsed = []
+            for row in stale:
+                await takebacks.close(
+                    db, row.takeback_id, TakebackStatus.LAPSED.value, to_us(moment)
+                )
+                game = await games.game(db, row.game_id)
+                lapsed.append(_takeback(row, None if game is None else game.channel_id))
+        return lapsed
+
+
+def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
+    return Takeback(
+        takeback_id=row.takeback_id,
+        game_id=row.game_id,
+        channel_id=channel_id,
+        ply=row.ply,
+        asked_by=row.asked_by,
+        expires_at=from_us(row.expires_us),
+        message_id=row.message_id,
+    )

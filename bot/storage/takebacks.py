@@ -1,0 +1,158 @@
+"""SQL for takebacks: requests, their answers, and undoing moves into the audit table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+OPEN = "open"
+
+
+@dataclass(frozen=True)
+class TakebackRow:
+    """A stored takeback request."""
+
+    takeback_id: int
+    game_id: int
+    ply: int
+    asked_by: int
+    answered_by: int | None
+    status: str
+    asked_us: int
+    expires_us: int
+    answered_us: int | None
+    message_id: int | None
+
+
+_SELECT = (
+    "SELECT takeback_id, game_id, ply, asked_by, answered_by, status, asked_us, expires_us, "
+    "answered_us, message_id FROM takebacks"
+)
+
+
+def _row(row: Any) -> TakebackRow:
+    return TakebackRow(*row)
+
+
+async def insert(
+    db: aiosqlite.Connection,
+    *,
+    game_id: int,
+    ply: int,
+    asked_by: int,
+    now_us: int,
+    expires_us: int,
+    status: str = OPEN,
+    answered_by: int | None = None,
+) -> int:
+    """A new takeback request (or, with ``status``, one already answered); returns its id."""
+    cursor = await db.execute(
+        "INSERT INTO takebacks (game_id, ply, asked_by, answered_by, status, asked_us, "
+        "expires_us, answered_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            game_id,
+            ply,
+            asked_by,
+            answered_by,
+            status,
+            now_us,
+            expires_us,
+            None if status == OPEN else now_us,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+async def get(db: aiosqlite.Connection, takeback_id: int) -> TakebackRow | None:
+    """The request with this id."""
+    cursor = await db.execute(f"{_SELECT} WHERE takeback_id = ?", (takeback_id,))
+    row = await cursor.fetchone()
+    return None if row is None else _row(row)
+
+
+async def open_for_game(db: aiosqlite.Connection, game_id: int) -> TakebackRow | None:
+    """The game's open request, if any."""
+    cursor = await db.execute(f"{_SELECT} WHERE game_id = ? AND status = 'open'", (game_id,))
+    row = await cursor.fetchone()
+    return None if row is None else _row(row)
+
+
+async def close(
+    db: aiosqlite.Connection,
+    takeback_id: int,
+    status: str,
+    now_us: int,
+    answered_by: int | None = None,
+) -> bool:
+    """Answer or lapse an open request; False if it was not open any more."""
+    cursor = await db.execute(
+        "UPDATE takebacks SET status = ?, answered_by = ?, answered_us = ? "
+        "WHERE takeback_id = ? AND status = 'open'",
+        (status, answered_by, now_us, takeback_id),
+    )
+    return cursor.rowcount == 1
+
+
+async def set_message(db: aiosqlite.Connection, takeback_id: int, message_id: int) -> None:
+    """Remember the message that asks the opponent."""
+    await db.execute(
+        "UPDATE takebacks SET message_id = ? WHERE takeback_id = ?", (message_id, takeback_id)
+    )
+
+
+async def stale(db: aiosqlite.Connection, now_us: int) -> list[TakebackRow]:
+    """Open requests that have expired or whose game moved on (or ended) since they were made."""
+    cursor = await db.execute(
+        f"{_SELECT} t WHERE t.status = 'open' AND (t.expires_us <= ? OR NOT EXISTS ("
+        "SELECT 1 FROM games g WHERE g.game_id = t.game_id AND g.ply = t.ply "
+        "AND g.status = 'active'))",
+        (now_us,),
+    )
+    return [_row(row) for row in await cursor.fetchall()]
+
+
+async def undo_last_move(
+    db: aiosqlite.Connection, game_id: int, takeback_id: int, now_us: int
+) -> bool:
+    """Move the game's last move into ``undone_moves`` and step the game back one ply.
+
+    The turn goes back to the player who made the move, whose move timer starts again from
+    ``now_us``. False (nothing changed) if the game has no move or is not in progress.
+    """
+    cursor = await db.execute(
+        "SELECT m.ply, m.player_id FROM moves m JOIN games g USING (game_id) "
+        "WHERE m.game_id = ? AND g.status = 'active' AND m.ply = g.ply - 1",
+        (game_id,),
+    )
+    last = await cursor.fetchone()
+    if last is None:
+        return False
+    ply, player_id = int(last[0]), int(last[1])
+    await db.execute(
+        "INSERT INTO undone_moves (game_id, ply, notation, captures, player_id, played_us, "
+        "takeback_id, undone_us) SELECT game_id, ply, notation, captures, player_id, played_us, "
+        "?, ? FROM moves WHERE game_id = ? AND ply = ?",
+        (takeback_id, now_us, game_id, ply),
+    )
+    await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, ply))
+    await db.execute(
+        "UPDATE games SET ply = ?, to_move_id = ?, "
+        "deadline_us = ? + (SELECT time_per_move_us FROM matches "
+        "WHERE matches.match_id = games.match_id), "
+        "reminder_us = ? + (SELECT time_per_move_us FROM matches "
+        "WHERE matches.match_id = games.match_id) / 2, reminded = 0 WHERE game_id = ?",
+        (ply, player_id, now_us, now_us, game_id),
+    )
+    return True
+
+
+async def last_mover(db: aiosqlite.Connection, game_id: int) -> int | None:
+    """Who made the game's last move (None before the first)."""
+    cursor = await db.execute(
+        "SELECT player_id FROM moves WHERE game_id = ? ORDER BY ply DESC LIMIT 1", (game_id,)
+    )
+    row = await cursor.fetchone()
+    return None if row is None else int(row[0])

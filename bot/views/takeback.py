@@ -1,0 +1,84 @@
+"""Takeback buttons: Takeback under the board, and Accept / Decline for the opponent."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.views.common import GuardedItem, bot_of
+from bot.views.picker import refuse_old_board
+
+
+def takeback_answer_view(takeback_id: int) -> discord.ui.View:
+    """Accept and Decline, for the opponent of the player who asked."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(TakebackAnswer(takeback_id, "accept"))
+    view.add_item(TakebackAnswer(takeback_id, "decline"))
+    return view
+
+
+class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?P<game>\d{1,20})"):
+    """Under the board: ask to take back your last move."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Takeback",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"takeback:{game_id}",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> TakebackButton:
+        return cls(int(match["game"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await refuse_old_board(interaction, self.game_id)
+        await bot_of(interaction).flow.ask_takeback(interaction)
+
+
+class TakebackAnswer(
+    GuardedItem[discord.ui.Button[Any]],
+    template=r"takeback-answer:(?P<id>\d{1,20}):(?P<answer>accept|decline)",
+):
+    """The opponent's answer to a takeback request."""
+
+    def __init__(self, takeback_id: int, answer: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Accept" if answer == "accept" else "Decline",
+                style=(
+                    discord.ButtonStyle.success
+                    if answer == "accept"
+                    else discord.ButtonStyle.secondary
+                ),
+                custom_id=f"takeback-answer:{takeback_id}:{answer}",
+            )
+        )
+        self.takeback_id = takeback_id
+        self.accept = answer == "accept"
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> TakebackAnswer:
+        return cls(int(match["id"]), match["answer"])
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).flow.answer_takeback(
+            interaction, self.takeback_id, accept=self.accept
+        )

@@ -1,0 +1,149 @@
+"""Takeback, end to end: asked, accepted, declined, lapsed, refused; against the computer."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server (games in the channel)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+def answer_button(message: StoredMessage, answer: str) -> str:
+    """The custom_id of a takeback request's Accept or Decline."""
+    [found] = [c for c in message.custom_ids() if c.startswith("takeback-answer:") and answer in c]
+    return found
+
+
+def undone_moves(db_path: Path) -> list[tuple[str, int, int | None]]:
+    """The audit table: (move, asked by, accepted by) of every undone move."""
+    with sqlite3.connect(db_path, timeout=10) as raw:
+        return [
+            (str(row[0]), int(row[1]), row[2])
+            for row in raw.execute(
+                "SELECT u.notation, t.asked_by, t.answered_by FROM undone_moves u "
+                "JOIN takebacks t USING (takeback_id) ORDER BY u.rowid"
+            )
+        ]
+
+
+async def ask(table: Harness) -> StoredMessage:
+    """alice asks to take back her last move; returns the request message."""
+    request = await table.reply_text(table.alice, "takeback")
+    assert not request.ephemeral, request.content
+    return request
+
+
+async def test_accepted_takeback_undoes_the_move_and_keeps_it_in_the_audit(
+    table: Harness,
+) -> None:
+    """bob accepts: alice's d1-b1 is undone, she is to move again, the audit keeps the move."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    assert request.content.startswith(
+        f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back their last move (d1-b1)."
+    )
+    assert request.pinged_user_ids() == {table.bob.id}
+    refused = await table.standin.click(request, answer_button(request, "accept"), table.alice)
+    assert (await refused.wait_original()).content == (
+        "Your opponent answers your takeback request, not you."
+    )
+    await table.standin.click(request, answer_button(request, "accept"), table.bob)
+    assert request.content == "bob accepted the takeback."
+    board = await table.wait_board(lambda m: "taken back" in m.content)
+    assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+    again = await table.move(table.alice, "d2-c2")
+    assert not again.ephemeral, again.content
+    assert await asyncio.to_thread(undone_moves, table.db_path) == [
+        ("d1-b1", table.alice.id, table.bob.id)
+    ]
+    exported = await table.reply_text(table.carol, "export")
+    record = next(a for a in exported.attachments if a.filename.endswith(".txt"))
+    assert "d1-b1" not in record.data.decode() and "d2-c2" in record.data.decode()
+
+
+async def test_declined_takeback_changes_nothing(table: Harness) -> None:
+    """bob declines: the move stands and it is still bob's turn."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    await table.standin.click(request, answer_button(request, "decline"), table.bob)
+    assert request.content == "bob declined the takeback: the game goes on as it was."
+    reply = await table.move(table.bob, "c4-c2")
+    assert not reply.ephemeral, reply.content
+
+
+async def test_a_takeback_lapses_when_a_move_is_played(table: Harness) -> None:
+    """bob moves instead of answering: the request lapses and loses its buttons."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    await table.move(table.bob, "c4-c2")
+    await table.standin.wait_until(lambda: "lapsed" in request.content, timeout=5)
+    assert request.components == []
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+
+
+async def test_a_takeback_lapses_after_ten_minutes(table: Harness) -> None:
+    """Unanswered for ten minutes, the request lapses and its buttons go."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert "lapsed" in request.content
+
+
+async def test_only_your_own_last_move_can_be_taken_back(table: Harness) -> None:
+    """After bob replied, alice's takeback is refused with the reason."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    await table.move(table.bob, "c4-c2")
+    refused = await table.reply_text(table.alice, "takeback")
+    assert refused.ephemeral
+    assert refused.content == (
+        "Only your own last move can be taken back, and your opponent has moved since."
+    )
+
+
+async def test_a_pending_takeback_survives_a_restart(table: Harness) -> None:
+    """Asked before a restart, the request is accepted after it and the move is undone."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    await table.restart()
+    await table.standin.click(request, answer_button(request, "accept"), table.bob)
+    assert request.content == "bob accepted the takeback."
+    again = await table.move(table.alice, "d2-c2")
+    assert not again.ephemeral, again.content
+
+
+async def test_against_the_computer_a_takeback_undoes_both_moves_at_once(table: Harness) -> None:
+    """alice's takeback against the computer undoes her move and its reply, no question asked."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    reply = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: bool(reply.attachments), timeout=10)
+    board = await table.reply_text(table.alice, "takeback")
+    assert board.content.startswith("alice took back their move and my reply.")
+    assert "move 1 ·" in board.content
+    again = await table.move(table.alice, "d1-c1")
+    assert "played d1-c1" in again.content
+    audit = await asyncio.to_thread(undone_moves, table.db_path)
+    assert len(audit) == 2
+    assert audit[1][0] == "d1-b1"  # the computer's reply was undone first, then alice's move
+    assert {(asked, accepted) for _, asked, accepted in audit} == {(table.alice.id, table.me.id)}
