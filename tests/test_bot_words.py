@@ -61,3 +61,23 @@ async def test_ruleset_choices_name_the_board_size_once(table: Harness) -> None:
     assert "Tablut (9x9)" in names
     assert "Brandubh (World Tafl Federation) · 7x7" in names
     assert all(name.count("x") <= 2 for name in names)
+
+
+async def test_a_no_show_set_is_shown_aborted_and_unrated(table: Harness) -> None:
+    """bob resigns before his first move: /stats shows the set aborted, the leaderboard is empty."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    ask = await table.reply_text(table.bob, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    stats = await table.reply_text(table.alice, "stats", {"player": table.bob})
+    recent = next(f for f in stats.embeds[0]["fields"] if f["name"] == "Recent games")
+    assert recent["value"].startswith("Aborted (unrated: no move made) as defenders vs")
+    board = await table.reply_text(table.alice, "leaderboard")
+    assert board.embeds[0]["title"] == "Brandubh (World Tafl Federation) leaderboard — Tafl Club"
+    assert board.embeds[0]["description"].startswith("No rated games of Brandubh")
+
+
+async def test_the_leaderboard_of_another_ruleset_names_it(table: Harness) -> None:
+    """/leaderboard ruleset:hnefatafl shows the 11x11 pool, titled so."""
+    board = await table.reply_text(table.alice, "leaderboard", {"ruleset": "hnefatafl"})
+    assert board.embeds[0]["title"] == "Hnefatafl (11x11) leaderboard — Tafl Club"

@@ -331,8 +331,8 @@ async def test_abort_ends_the_match_unrated(services: Services) -> None:
 async def test_stats_and_head_to_head_after_a_match(services: Services) -> None:
     """A player's stats list the sets just played; head-to-head counts sets and the match."""
     await start(services)
-    await services.games.resign(CHANNEL, BOB)
-    await services.games.resign(CHANNEL, ALICE)
+    await resign_after(services, CHANNEL, 2, BOB)
+    await resign_after(services, CHANNEL, 2, ALICE)
     stats = await services.standings.player_stats(GUILD, ALICE)
     assert stats.standing is not None and stats.standing.games == 2
     assert [g.set_number for g in stats.recent_games] == [2, 1]

@@ -7,6 +7,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.cogs.challenge import RULESET_CHOICES
+from bot.names import escaped
 from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
 from bot.views.leaderboard import (
@@ -17,6 +19,7 @@ from bot.views.leaderboard import (
     matches_won_text,
     rating_text,
 )
+from engine import get_ruleset
 
 
 def game_line(game: GameSummary, user_id: int) -> str:
@@ -24,7 +27,9 @@ def game_line(game: GameSummary, user_id: int) -> str:
     side = "attackers" if game.attacker_id == user_id else "defenders"
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
     against = "the computer" if game.computer_id == opponent else f"<@{opponent}>"
-    if game.outcome is None:
+    if game.no_show:
+        result = "Aborted (unrated: no move made)"
+    elif game.outcome is None:
         result = "In progress"
     elif game.winner_id is None:
         result = "No result"
@@ -36,10 +41,11 @@ def game_line(game: GameSummary, user_id: int) -> str:
 
 def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> discord.Embed:
     """A player's rating, record, recent games and head-to-head with the viewer."""
-    embed = discord.Embed(title=f"{stats.display_name} at Brandubh")
+    title = get_ruleset(stats.ruleset).title
+    embed = discord.Embed(title=f"{escaped(stats.display_name)} at {title}")
     row = stats.standing
     if row is None:
-        embed.description = "No rated game finished yet."
+        embed.description = f"No rated game of {title} finished yet."
     else:
         embed.add_field(name="Rating", value=rating_text(row.rating, row.deviation))
         embed.add_field(name="Rank", value=f"#{row.rank}")
@@ -74,10 +80,17 @@ class Standings(commands.Cog):
 
     @app_commands.command(name="leaderboard")
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """This server's best Brandubh players."""
+    @app_commands.describe(ruleset="Which ratings (default: the server's ruleset)")
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    async def leaderboard(
+        self, interaction: discord.Interaction[BrandubhBot], ruleset: str | None = None
+    ) -> None:
+        """This server's best players, for one ruleset (each ruleset has its own ratings)."""
         assert interaction.guild_id is not None
-        page = await self.bot.services.standings.leaderboard(interaction.guild_id, 0, PAGE_SIZE)
+        pool = ruleset or await self._default_ruleset(interaction.guild_id)
+        page = await self.bot.services.standings.leaderboard(
+            interaction.guild_id, 0, PAGE_SIZE, ruleset=pool
+        )
         name = interaction.guild.name if interaction.guild else "this server"
         view = leaderboard_view(page)
         await answer(
@@ -88,9 +101,16 @@ class Standings(commands.Cog):
 
     @app_commands.command(name="stats")
     @app_commands.guild_only()
-    @app_commands.describe(player="Whose record to show (default: yours)")
+    @app_commands.describe(
+        player="Whose record to show (default: yours)",
+        ruleset="Which rating (default: the server's ruleset)",
+    )
+    @app_commands.choices(ruleset=RULESET_CHOICES)
     async def stats(
-        self, interaction: discord.Interaction[BrandubhBot], player: discord.Member | None = None
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        player: discord.Member | None = None,
+        ruleset: str | None = None,
     ) -> None:
         """Rating, record, recent games and head-to-head."""
         assert interaction.guild_id is not None
@@ -98,13 +118,19 @@ class Standings(commands.Cog):
         who = player or interaction.user
         if player is not None:
             await self.bot.remember(player)
-        stats = await self.bot.services.standings.player_stats(interaction.guild_id, who.id)
+        pool = ruleset or await self._default_ruleset(interaction.guild_id)
+        stats = await self.bot.services.standings.player_stats(
+            interaction.guild_id, who.id, ruleset=pool
+        )
         head = None
         if who.id != interaction.user.id:
             head = await self.bot.services.standings.head_to_head(
                 interaction.guild_id, interaction.user.id, who.id
             )
         await answer(interaction, embed=stats_embed(stats, head, interaction.user.id))
+
+    async def _default_ruleset(self, guild_id: int) -> str:
+        return (await self.bot.services.settings.get(guild_id)).default_ruleset
 
 
 async def setup(bot: commands.Bot) -> None:

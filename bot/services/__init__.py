@@ -41,6 +41,7 @@ from bot.services.domain import (
 )
 from bot.services.games import GameService
 from bot.services.players import PlayerService
+from bot.services.rating_pools import rebuild_if_pending
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
 from bot.services.takebacks import TakebackService
@@ -104,6 +105,11 @@ class Services:
         longer than ``busy_timeout``.
         """
         database = await Database.open(db_path, busy_timeout=busy_timeout)
+        try:
+            await rebuild_if_pending(database)
+        except BaseException:
+            await database.close()
+            raise
         return cls(database, clock)
 
     async def close(self) -> None:

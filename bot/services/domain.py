@@ -246,6 +246,8 @@ class LeaderboardPage:
     limit: int
     total: int
     rows: tuple[Standing, ...]
+    ruleset: str = DEFAULT_RULESET
+    """The pool: every ruleset has its own ratings."""
 
 
 class TakebackStatus(enum.Enum):
@@ -344,6 +346,8 @@ class GameSummary:
     finished_at: datetime | None
     rated: bool
     computer_id: int | None = None
+    no_show: bool = False
+    """Lost on time or by resignation by a player who never moved: shown aborted, unrated."""
 
 
 @dataclass(frozen=True)
@@ -356,6 +360,8 @@ class PlayerStats:
     standing: Standing | None
     """``None`` until the player has finished a rated game."""
     recent_games: tuple[GameSummary, ...]
+    ruleset: str = DEFAULT_RULESET
+    """The pool ``standing`` is from."""
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,9 @@ async def end_set(
         finished_us=to_us(now),
     )
     changes: tuple[RatingChange, ...] = ()
-    if row.rated and not aborted:
+    if loser_never_moved(outcome.reason, outcome.winner, ended.ply):
+        await games.mark_unrated(db, row.game_id)  # a no-show's loss says nothing of strength
+    elif row.rated and not aborted:
         changes = await rate(db, row, winner_id, now)
     next_game = None
     fresh = None
@@ -136,12 +138,20 @@ async def end_set(
     return set_end, fresh
 
 
+def loser_never_moved(reason: Reason, winner: Side | None, plies: int) -> bool:
+    """Whether a set lost on time or by resignation was lost by a player who never moved."""
+    if reason not in (Reason.TIMEOUT, Reason.RESIGNED) or winner is None:
+        return False
+    loser_moves = (plies + 1) // 2 if winner is Side.DEFENDERS else plies // 2
+    return loser_moves == 0
+
+
 async def rate(
     db: aiosqlite.Connection, row: GameRow, winner_id: int | None, now: datetime
 ) -> tuple[RatingChange, ...]:
     attacker, defender = row.attacker_id, row.defender_id
-    before_a = await ratings.rating(db, row.guild_id, attacker)
-    before_d = await ratings.rating(db, row.guild_id, defender)
+    before_a = await ratings.rating(db, row.guild_id, row.ruleset, attacker)
+    before_d = await ratings.rating(db, row.guild_id, row.ruleset, defender)
     score = 1.0 if winner_id == attacker else 0.0 if winner_id == defender else 0.5
     after_a, after_d = rate_game(before_a, before_d, score)
     changes = []
@@ -152,6 +162,7 @@ async def rate(
         await ratings.record_game(
             db,
             guild_id=row.guild_id,
+            ruleset=row.ruleset,
             user_id=user_id,
             game_id=row.game_id,
             before=before,
@@ -199,8 +210,8 @@ async def settle(db: aiosqlite.Connection, row: GameRow, aborted: bool, now: dat
         reason=result.reason.value,
         now_us=to_us(now),
     )
-    if match.rated and result.winner is not None:
-        await ratings.add_match_win(db, row.guild_id, result.winner)
+    if match.rated and result.winner is not None and await games.has_rated_set(db, row.match_id):
+        await ratings.add_match_win(db, row.guild_id, row.ruleset, result.winner)
     return MatchEnd(
         row.match_id, pair, result.winner, result.reason, result, sets, False, match.rated
     )

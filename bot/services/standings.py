@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.services.domain import (
+    DEFAULT_RULESET,
     GameSummary,
     HeadToHead,
     LeaderboardPage,
@@ -24,20 +25,30 @@ class StandingsService:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    async def leaderboard(self, guild_id: int, offset: int = 0, limit: int = 10) -> LeaderboardPage:
-        """A page of the server's leaderboard (highest rating first) and the total count of
-        rated players. Ranks count from 1; ``limit`` is capped at 100."""
+    async def leaderboard(
+        self,
+        guild_id: int,
+        offset: int = 0,
+        limit: int = 10,
+        *,
+        ruleset: str = DEFAULT_RULESET,
+    ) -> LeaderboardPage:
+        """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
+        total count of players rated in it. Ranks count from 1; ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.reading() as db:
-            total, rows = await ratings.leaderboard(db, guild_id, offset, limit)
+            total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
         standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
-        return LeaderboardPage(guild_id, offset, limit, total, standings)
+        return LeaderboardPage(guild_id, offset, limit, total, standings, ruleset)
 
-    async def player_stats(self, guild_id: int, user_id: int, recent: int = 5) -> PlayerStats:
-        """``user_id``'s rating, record and ``recent`` latest finished games in the server."""
+    async def player_stats(
+        self, guild_id: int, user_id: int, recent: int = 5, *, ruleset: str = DEFAULT_RULESET
+    ) -> PlayerStats:
+        """``user_id``'s rating and record in the ``ruleset`` pool, and their ``recent``
+        latest finished games in the server (of any ruleset)."""
         async with self._database.reading() as db:
-            found = await ratings.standing(db, guild_id, user_id)
+            found = await ratings.standing(db, guild_id, ruleset, user_id)
             rows = await games.recent_finished(db, guild_id, user_id, max(0, recent))
             name = await players.name(db, user_id)
         standing = _standing(*found) if found else None
@@ -47,6 +58,7 @@ class StandingsService:
             name or str(user_id),
             standing,
             tuple(_summary(row) for row in rows),
+            ruleset,
         )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
@@ -102,6 +114,7 @@ def _summary(row: GameRow) -> GameSummary:
         moves=row.ply,
         started_at=from_us(row.started_us),
         finished_at=from_us(row.finished_us) if row.finished_us is not None else None,
-        rated=row.rated and row.status == games.FINISHED,
+        rated=row.rated and row.set_rated and row.status == games.FINISHED,
+        no_show=not row.set_rated,
         computer_id=row.computer_id,
     )

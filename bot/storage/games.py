@@ -70,6 +70,8 @@ class GameRow:
     rated: bool
     parent_channel_id: int | None
     line_message_id: int | None
+    set_rated: bool = True
+    """False for a set lost by a player who never moved in it (recorded, unrated)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ _GAME_COLUMNS = """
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
-    m.parent_channel_id, m.line_message_id
+    m.parent_channel_id, m.line_message_id, g.rated
 """
 _GAME_SELECT = f"SELECT {_GAME_COLUMNS} FROM games g JOIN matches m USING (match_id)"
 
@@ -98,6 +100,7 @@ def _game(row: Any) -> GameRow:
     values = list(row)
     values[18] = bool(values[18])
     values[23] = bool(values[23])
+    values[26] = bool(values[26])
     return GameRow(*values)
 
 
@@ -506,3 +509,40 @@ async def in_progress(
         (*params, limit, offset),
     )
     return int(count[0]), [_game(row) for row in rows]
+
+
+async def mark_unrated(db: aiosqlite.Connection, game_id: int) -> None:
+    """The set is recorded but unrated (its loser never moved in it)."""
+    await db.execute("UPDATE games SET rated = 0 WHERE game_id = ?", (game_id,))
+
+
+async def has_rated_set(db: aiosqlite.Connection, match_id: int) -> bool:
+    """Whether any set of the match was rated (a match of no-show sets counts for nobody)."""
+    row = await _one(
+        db,
+        "SELECT 1 FROM games WHERE match_id = ? AND rated = 1 AND status = 'finished'",
+        (match_id,),
+    )
+    return row is not None
+
+
+async def rated_sets(db: aiosqlite.Connection) -> list[GameRow]:
+    """Every finished, rated set of a rated match, in the order the sets finished."""
+    rows = await _all(
+        db,
+        f"{_GAME_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
+        "ORDER BY g.finished_us, g.game_id",
+    )
+    return [_game(row) for row in rows]
+
+
+async def rated_match_wins(db: aiosqlite.Connection) -> list[tuple[int, str, int]]:
+    """(server, ruleset, winner) of every finished rated match with a winner."""
+    rows = await _all(
+        db,
+        "SELECT guild_id, ruleset, winner_id FROM matches m "
+        "WHERE rated = 1 AND status = 'finished' AND winner_id IS NOT NULL AND EXISTS "
+        "(SELECT 1 FROM games g WHERE g.match_id = m.match_id AND g.rated = 1) "
+        "ORDER BY match_id",
+    )
+    return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]

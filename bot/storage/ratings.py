@@ -36,11 +36,12 @@ def _standing(row: Any) -> StandingRow:
     return StandingRow(*row)
 
 
-async def rating(db: aiosqlite.Connection, guild_id: int, user_id: int) -> Rating:
-    """The player's current rating in the server (the initial one if never rated)."""
+async def rating(db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int) -> Rating:
+    """The player's current rating in the server's pool for ``ruleset`` (initial if none)."""
     cursor = await db.execute(
-        "SELECT rating, deviation, volatility FROM ratings WHERE guild_id = ? AND user_id = ?",
-        (guild_id, user_id),
+        "SELECT rating, deviation, volatility FROM ratings "
+        "WHERE guild_id = ? AND ruleset = ? AND user_id = ?",
+        (guild_id, ruleset, user_id),
     )
     row = await cursor.fetchone()
     return Rating(*row) if row else Rating()
@@ -50,6 +51,7 @@ async def record_game(
     db: aiosqlite.Connection,
     *,
     guild_id: int,
+    ruleset: str,
     user_id: int,
     game_id: int,
     before: Rating,
@@ -60,14 +62,15 @@ async def record_game(
     """Store a player's new rating and record after a rated game, with its history row."""
     win, loss, draw = int(score == 1.0), int(score == 0.0), int(score == 0.5)
     await db.execute(
-        "INSERT INTO ratings (guild_id, user_id, rating, deviation, volatility, games, wins, "
-        "losses, draws, updated_us) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
-        "ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating, "
+        "INSERT INTO ratings (guild_id, ruleset, user_id, rating, deviation, volatility, games, "
+        "wins, losses, draws, updated_us) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
+        "ON CONFLICT (guild_id, ruleset, user_id) DO UPDATE SET rating = excluded.rating, "
         "deviation = excluded.deviation, volatility = excluded.volatility, games = games + 1, "
         "wins = wins + excluded.wins, losses = losses + excluded.losses, "
         "draws = draws + excluded.draws, updated_us = excluded.updated_us",
         (
             guild_id,
+            ruleset,
             user_id,
             after.rating,
             after.deviation,
@@ -79,11 +82,12 @@ async def record_game(
         ),
     )
     await db.execute(
-        "INSERT INTO rating_history (guild_id, user_id, game_id, rating_before, rating_after, "
-        "deviation_before, deviation_after, volatility_after, changed_us) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO rating_history (guild_id, ruleset, user_id, game_id, rating_before, "
+        "rating_after, deviation_before, deviation_after, volatility_after, changed_us) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             guild_id,
+            ruleset,
             user_id,
             game_id,
             before.rating,
@@ -96,43 +100,50 @@ async def record_game(
     )
 
 
-async def add_match_win(db: aiosqlite.Connection, guild_id: int, user_id: int) -> None:
+async def add_match_win(
+    db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int
+) -> None:
     """Count a rated match won (the player has a ratings row from its games)."""
     await db.execute(
-        "UPDATE ratings SET matches_won = matches_won + 1 WHERE guild_id = ? AND user_id = ?",
-        (guild_id, user_id),
+        "UPDATE ratings SET matches_won = matches_won + 1 "
+        "WHERE guild_id = ? AND ruleset = ? AND user_id = ?",
+        (guild_id, ruleset, user_id),
     )
 
 
 async def leaderboard(
-    db: aiosqlite.Connection, guild_id: int, offset: int, limit: int
+    db: aiosqlite.Connection, guild_id: int, ruleset: str, offset: int, limit: int
 ) -> tuple[int, list[StandingRow]]:
-    """The number of rated players in the server and one page of them, best first."""
-    cursor = await db.execute("SELECT count(*) FROM ratings WHERE guild_id = ?", (guild_id,))
+    """The number of rated players in the server's ``ruleset`` pool and one page, best first."""
+    cursor = await db.execute(
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ?", (guild_id, ruleset)
+    )
     row = await cursor.fetchone()
     total = int(row[0]) if row else 0
     cursor = await db.execute(
-        f"{_STANDING} WHERE r.guild_id = ? ORDER BY r.rating DESC, r.user_id LIMIT ? OFFSET ?",
-        (guild_id, limit, offset),
+        f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? "
+        "ORDER BY r.rating DESC, r.user_id LIMIT ? OFFSET ?",
+        (guild_id, ruleset, limit, offset),
     )
     return total, [_standing(r) for r in await cursor.fetchall()]
 
 
 async def standing(
-    db: aiosqlite.Connection, guild_id: int, user_id: int
+    db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int
 ) -> tuple[int, StandingRow] | None:
-    """The player's rank (from 1) and standing in the server, or None if never rated."""
+    """The player's rank (from 1) and standing in a pool, or None if never rated there."""
     cursor = await db.execute(
-        f"{_STANDING} WHERE r.guild_id = ? AND r.user_id = ?", (guild_id, user_id)
+        f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND r.user_id = ?",
+        (guild_id, ruleset, user_id),
     )
     found = await cursor.fetchone()
     if found is None:
         return None
     row = _standing(found)
     cursor = await db.execute(
-        "SELECT count(*) FROM ratings WHERE guild_id = ? AND "
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND "
         "(rating > ? OR (rating = ? AND user_id < ?))",
-        (guild_id, row.rating, row.rating, user_id),
+        (guild_id, ruleset, row.rating, row.rating, user_id),
     )
     above = await cursor.fetchone()
     return (int(above[0]) if above else 0) + 1, row
@@ -148,3 +159,21 @@ async def history(
         (guild_id, user_id, limit),
     )
     return [(int(r[0]), float(r[1]), float(r[2])) for r in await cursor.fetchall()]
+
+
+async def rebuild_pending(db: aiosqlite.Connection) -> bool:
+    """Whether the pools must be rebuilt from the rated sets (after schema 6's migration)."""
+    cursor = await db.execute("SELECT count(*) FROM rating_rebuild")
+    row = await cursor.fetchone()
+    return bool(row and row[0])
+
+
+async def clear_for_rebuild(db: aiosqlite.Connection) -> None:
+    """Empty every pool and its history before they are rebuilt."""
+    await db.execute("DELETE FROM ratings")
+    await db.execute("DELETE FROM rating_history")
+
+
+async def rebuilt(db: aiosqlite.Connection) -> None:
+    """The pools were rebuilt: nothing is pending any more."""
+    await db.execute("DELETE FROM rating_rebuild")

@@ -7,8 +7,11 @@ from typing import Any
 
 import discord
 
-from bot.services.domain import LeaderboardPage
+from bot.names import escaped
+from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
+from bot.services.errors import InvalidOption
 from bot.views.common import GuardedItem, bot_of
+from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
 PROVISIONAL_DEVIATION = 110.0
@@ -38,20 +41,27 @@ def record_text(wins: int, losses: int, draws: int) -> str:
 
 def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
     """One page of standings as an embed."""
-    embed = discord.Embed(title=f"Brandubh leaderboard — {guild_name}")
+    title = get_ruleset(page.ruleset).title
+    embed = discord.Embed(title=f"{title} leaderboard — {guild_name}")
     if not page.rows:
-        embed.description = "No rated games yet: `/challenge` someone to get on the board."
+        embed.description = (
+            f"No rated games of {title} yet: `/challenge` someone to get on the board."
+        )
         return embed
     lines = []
     for row in page.rows:
         record = record_text(row.wins, row.losses, row.draws)
         lines.append(
-            f"`{row.rank:>3}.` **{row.display_name}** — {rating_text(row.rating, row.deviation)}"
+            f"`{row.rank:>3}.` **{escaped(row.display_name)}** — "
+            f"{rating_text(row.rating, row.deviation)}"
             f" · {record} · {matches_won_text(row.matches_won)}"
         )
     embed.description = "\n".join(lines)
     last = page.offset + len(page.rows)
-    embed.set_footer(text=f"Players {page.offset + 1}–{last} of {page.total}")
+    embed.set_footer(
+        text=f"Players {page.offset + 1}–{last} of {page.total} · A ? marks a provisional "
+        "rating: too few rated games yet to be sure of it."
+    )
     return embed
 
 
@@ -60,8 +70,9 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
     if page.total <= page.limit:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(LeaderboardButton(page.guild_id, max(0, page.offset - page.limit), "prev"))
-    view.add_item(LeaderboardButton(page.guild_id, page.offset + page.limit, "next"))
+    earlier = max(0, page.offset - page.limit)
+    view.add_item(LeaderboardButton(page.guild_id, earlier, "prev", page.ruleset))
+    view.add_item(LeaderboardButton(page.guild_id, page.offset + page.limit, "next", page.ruleset))
     prev, nxt = view.children
     assert isinstance(prev, LeaderboardButton) and isinstance(nxt, LeaderboardButton)
     prev.item.disabled = page.offset == 0
@@ -71,20 +82,26 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
 
 class LeaderboardButton(
     GuardedItem[discord.ui.Button[Any]],
-    template=r"leaderboard:(?P<guild>\d+):(?P<offset>\d+):(?P<dir>prev|next)",
+    template=(
+        r"leaderboard:(?P<guild>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
+        r"(?::(?P<ruleset>[a-z0-9-]{1,40}))?"
+    ),
 ):
     """Turns the leaderboard message to another page."""
 
-    def __init__(self, guild_id: int, offset: int, direction: str) -> None:
+    def __init__(
+        self, guild_id: int, offset: int, direction: str, ruleset: str = DEFAULT_RULESET
+    ) -> None:
         super().__init__(
             discord.ui.Button(
                 label="Previous" if direction == "prev" else "Next",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"leaderboard:{guild_id}:{offset}:{direction}",
+                custom_id=f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}",
             )
         )
         self.guild_id = guild_id
         self.offset = offset
+        self.ruleset = ruleset
 
     @classmethod
     async def from_custom_id(
@@ -94,11 +111,19 @@ class LeaderboardButton(
         match: re.Match[str],
         /,
     ) -> LeaderboardButton:
-        return cls(int(match["guild"]), int(match["offset"]), match["dir"])
+        # Buttons from before ratings were kept per ruleset have no ruleset: the default pool.
+        ruleset = match["ruleset"] or DEFAULT_RULESET
+        return cls(int(match["guild"]), int(match["offset"]), match["dir"], ruleset)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        page = await bot.services.standings.leaderboard(self.guild_id, self.offset, PAGE_SIZE)
+        if interaction.guild_id != self.guild_id:
+            raise InvalidOption("That leaderboard belongs to another server: use `/leaderboard`.")
+        if self.ruleset not in RULESETS:
+            raise InvalidOption("That leaderboard's ruleset is unknown: use `/leaderboard`.")
+        page = await bot.services.standings.leaderboard(
+            self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
+        )
         name = interaction.guild.name if interaction.guild else "this server"
         await interaction.response.edit_message(
             embed=leaderboard_embed(page, name), view=leaderboard_view(page)
