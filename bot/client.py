@@ -64,6 +64,8 @@ class BrandubhBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
         self.services = await Services.open(self.settings.db_path, clock=self.clock)
+        if self.user is not None:  # records and stats name the computer by the bot's name
+            await self.services.players.remember(self.user.id, self.user.name)
         self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:

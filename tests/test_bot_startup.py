@@ -24,7 +24,7 @@ EXPECTED_OPTIONS = {
     "leaderboard": ["ruleset"],
     "stats": ["player", "ruleset"],
     "rules": [],
-    "export": [],
+    "export": ["game"],
     "settings": ["ruleset", "time", "allow", "disallow", "everywhere", "threads"],
     "abort": [],
     "games": ["player"],

@@ -81,3 +81,45 @@ async def test_the_leaderboard_of_another_ruleset_names_it(table: Harness) -> No
     """/leaderboard ruleset:hnefatafl shows the 11x11 pool, titled so."""
     board = await table.reply_text(table.alice, "leaderboard", {"ruleset": "hnefatafl"})
     assert board.embeds[0]["title"] == "Hnefatafl (11x11) leaderboard — Tafl Club"
+
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+
+
+async def test_export_gives_the_whole_match(table: Harness) -> None:
+    """After set 1 and a move of set 2, /export gives one record file and a replay per set."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    await table.move(table.bob, "d1-b1")
+    exported = await table.reply_text(table.carol, "export")
+    names = [a.filename for a in exported.attachments]
+    assert len(names) == 3 and names[0].endswith(".txt")
+    assert names[1].endswith("-set-1.gif") and names[2].endswith("-set-2.gif")
+    record = exported.attachments[0].data.decode()
+    assert "[set:1/2]" in record and "[set:2/2]" in record
+    game_id = int(record.split("[game-id:")[1].split("]")[0])
+    by_id = await table.reply_text(table.carol, "export", {"game": game_id})
+    assert by_id.attachments[0].data == exported.attachments[0].data
+
+
+async def test_export_by_id_refuses_a_game_in_progress_or_unknown(table: Harness) -> None:
+    """A set still being played, or a number that is no game here, is refused with a sentence."""
+    await table.challenge_accepted(table.alice, table.bob)
+    exported = await table.reply_text(table.carol, "export")
+    record = exported.attachments[0].data.decode()
+    game_id = int(record.split("[game-id:")[1].split("]")[0])
+    playing = await table.reply_text(table.carol, "export", {"game": game_id})
+    assert playing.content == f"Game {game_id} is still being played: export it after."
+    unknown = await table.reply_text(table.carol, "export", {"game": 999999})
+    assert unknown.content == "There is no game 999999 in this server."
+
+
+async def test_the_computer_is_named_with_its_level(table: Harness) -> None:
+    """Boards and records call the computer by the bot's name and level, never by a number."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 2})
+    reply = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: bool(reply.attachments), timeout=10)
+    assert "**Brandubh (level 2)** (defenders) played" in reply.content
+    exported = await table.reply_text(table.alice, "export")
+    assert "[defenders:Brandubh (level 2)]" in exported.attachments[0].data.decode()

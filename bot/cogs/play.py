@@ -90,33 +90,52 @@ class Play(commands.Cog):
 
     @app_commands.command(name="export")
     @app_commands.guild_only()
-    async def export(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """Get this channel's latest game as an OpenTafl record and an animated replay."""
+    @app_commands.describe(game="A finished game's number (default: this channel's latest match)")
+    async def export(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        game: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
+        """Get a whole match as OpenTafl records and an animated replay of each set."""
         require_channel_permissions(interaction)
-        assert interaction.channel_id is not None
+        assert interaction.channel_id is not None and interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
-        exported = await self.bot.services.games.export(channel_id=interaction.channel_id)
+        exported = await self.bot.services.games.export_match(
+            interaction.guild_id,
+            game_id=game,
+            channel_id=None if game is not None else interaction.channel_id,
+        )
 
-        def draw() -> bytes:
-            return render_replay(
-                exported.game,
-                attacker_name=exported.attacker_name or None,
-                defender_name=exported.defender_name or None,
-            )
+        def draw() -> list[bytes]:
+            return [
+                render_replay(
+                    one.game,
+                    attacker_name=one.attacker_name or None,
+                    defender_name=one.defender_name or None,
+                )
+                for one in exported.sets
+            ]
 
-        replay = await asyncio.to_thread(draw)
+        replays = await asyncio.to_thread(draw)
         files = [
             discord.File(
-                io.BytesIO(exported.record.encode()), filename=f"game-{exported.game_id}.txt"
-            ),
-            discord.File(
-                io.BytesIO(replay),
-                filename=f"game-{exported.game_id}.gif",
-                description="An animation of the game, one frame per move.",
-            ),
+                io.BytesIO(exported.record.encode()), filename=f"match-{exported.match_id}.txt"
+            )
         ]
+        for number, (one, replay) in enumerate(zip(exported.sets, replays, strict=True), 1):
+            files.append(
+                discord.File(
+                    io.BytesIO(replay),
+                    filename=f"match-{exported.match_id}-set-{number}.gif",
+                    description=f"An animation of set {number} (game {one.game_id}), "
+                    "one frame per move.",
+                )
+            )
+        sets = "its set" if len(exported.sets) == 1 else f"its {len(exported.sets)} sets"
         await interaction.followup.send(
-            f"Game {exported.game_id} in OpenTafl notation, and its replay.", files=files
+            f"Match {exported.match_id} in OpenTafl notation, and a replay of {sets} "
+            f"(games {', '.join(str(one.game_id) for one in exported.sets)}).",
+            files=files,
         )
 
 

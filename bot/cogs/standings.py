@@ -22,11 +22,14 @@ from bot.views.leaderboard import (
 from engine import get_ruleset
 
 
-def game_line(game: GameSummary, user_id: int) -> str:
+def game_line(game: GameSummary, user_id: int, computer_name: str = "Brandubh") -> str:
     """ "Won as attackers vs <@bob> in 23 moves (king captured)"."""
     side = "attackers" if game.attacker_id == user_id else "defenders"
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
-    against = "the computer" if game.computer_id == opponent else f"<@{opponent}>"
+    if game.computer_id == opponent:
+        against = f"{escaped(computer_name)} (level {game.computer_level})"
+    else:
+        against = f"<@{opponent}>"
     if game.no_show:
         result = "Aborted (unrated: no move made)"
     elif game.outcome is None:
@@ -39,7 +42,12 @@ def game_line(game: GameSummary, user_id: int) -> str:
     return f"{result} as {side} vs {against} in {game.moves} moves{why}"
 
 
-def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> discord.Embed:
+def stats_embed(
+    stats: PlayerStats,
+    head: HeadToHead | None,
+    viewer_id: int,
+    computer_name: str = "Brandubh",
+) -> discord.Embed:
     """A player's rating, record, recent games and head-to-head with the viewer."""
     title = get_ruleset(stats.ruleset).title
     embed = discord.Embed(title=f"{escaped(stats.display_name)} at {title}")
@@ -57,7 +65,7 @@ def stats_embed(stats: PlayerStats, head: HeadToHead | None, viewer_id: int) -> 
             inline=False,
         )
     if stats.recent_games:
-        lines = [game_line(game, stats.user_id) for game in stats.recent_games[:5]]
+        lines = [game_line(game, stats.user_id, computer_name) for game in stats.recent_games[:5]]
         embed.add_field(name="Recent games", value="\n".join(lines), inline=False)
     if head is not None and head.games:
         mine = head.player_ids.index(viewer_id)
@@ -127,7 +135,12 @@ class Standings(commands.Cog):
             head = await self.bot.services.standings.head_to_head(
                 interaction.guild_id, interaction.user.id, who.id
             )
-        await answer(interaction, embed=stats_embed(stats, head, interaction.user.id))
+        me = self.bot.user.display_name if self.bot.user else "Brandubh"
+        await answer(
+            interaction,
+            embed=stats_embed(stats, head, interaction.user.id, me),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     async def _default_ruleset(self, guild_id: int) -> str:
         return (await self.bot.services.settings.get(guild_id)).default_ruleset

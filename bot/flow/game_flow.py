@@ -77,10 +77,18 @@ class GameFlow:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
 
+    async def _names(self, active: ActiveGame) -> dict[int, str]:
+        """The players' display names; the computer is named with its level."""
+        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        if active.computer_id is not None and active.computer_level is not None:
+            me = names.get(active.computer_id, "Brandubh")
+            names[active.computer_id] = f"{me} (level {active.computer_level})"
+        return names
+
     async def headline_for(self, result: MoveResult) -> tuple[str, dict[int, str]]:
         """The text above the board after ``result``, and the players' names used in it."""
         active = result.game
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self._names(active)
         headline = describe_move(
             result.record, names.get(active.player_of(result.record.side), "?")
         )
@@ -212,7 +220,7 @@ class GameFlow:
         services = self.bot.services
         asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
-            names = await self.bot.display_names(asked.attacker_id, asked.defender_id)
+            names = await self._names(asked)
             post = await board_post(
                 asked,
                 names,
@@ -248,7 +256,7 @@ class GameFlow:
         """The opponent accepts (the move is undone and a new board posted) or declines."""
         user = interaction.user.id
         active = await self.bot.services.takebacks.answer(takeback_id, user, accept=accept)
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self._names(active)
         who = escaped(names.get(user, "a player"))
         if not accept:
             await interaction.response.edit_message(
@@ -343,7 +351,7 @@ class GameFlow:
         if end is None or end.next_game is None:
             return post.content, [post.file()], post.view
         following = end.next_game
-        names = await self.bot.display_names(following.attacker_id, following.defender_id)
+        names = await self._names(following)
         opening = await board_post(
             following, names, headline=f"**Set {following.set_number} begins.**"
         )
@@ -434,7 +442,7 @@ class GameFlow:
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self._names(active)
         last = active.game.last_record
         headline = f"Last move: {last}." if last is not None else "No move yet."
         post = await within_deadline(interaction, board_post(active, names, headline=headline))
@@ -455,7 +463,7 @@ class GameFlow:
         headline: str | None = None,
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks)."""
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self._names(active)
         title = get_ruleset(active.ruleset).title
         headline = headline or f"**{title}** begins."
         if active.parent_channel_id is not None:
@@ -495,7 +503,7 @@ class GameFlow:
     ) -> None:
         """Post the final board of a set that ended without a move (resignation, time, abort)."""
         active = end.game
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self._names(active)
         headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
         post = await board_post(active, names, headline=headline, with_turn=False)
         content, files, view = await self._with_next_set(post, end)

@@ -346,6 +346,7 @@ class GameSummary:
     finished_at: datetime | None
     rated: bool
     computer_id: int | None = None
+    computer_level: int | None = None
     no_show: bool = False
     """Lost on time or by resignation by a player who never moved: shown aborted, unrated."""
 
@@ -375,6 +376,15 @@ class HeadToHead:
     draws: int
     matches: int
     matches_won: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class MatchExport:
+    """A match's sets as one OpenTafl file (one record per set) and each set to replay."""
+
+    match_id: int
+    record: str
+    sets: tuple[GameExport, ...]
 
 
 @dataclass(frozen=True)

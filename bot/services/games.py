@@ -20,6 +20,7 @@ from bot.services.domain import (
     GameExport,
     GameInProgress,
     GamesPage,
+    MatchExport,
     MatchTerms,
     MoveResult,
     SetEnd,
@@ -524,10 +525,49 @@ class GameService:
                 raise NoGameHere("Say which game to export.")
             if row is None:
                 raise NoGameHere("There is no game to export here.")
-            game = await self._load(db, row)
-            names = await players.names(db, [row.attacker_id, row.defender_id])
+            return await self._export(db, row)
+
+    async def export_match(
+        self, guild_id: int, *, game_id: int | None = None, channel_id: int | None = None
+    ) -> MatchExport:
+        """Every set of a match: the channel's latest match, or the match of a finished set.
+
+        With ``game_id`` the set must be a finished set of ``guild_id`` (a game in progress
+        cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
+        """
+        async with self._database.reading() as db:
+            if game_id is not None:
+                row = await games.game(db, game_id)
+                if row is None or row.guild_id != guild_id:
+                    raise NoGameHere(f"There is no game {game_id} in this server.")
+                if row.status == games.ACTIVE:
+                    raise NoGameHere(f"Game {game_id} is still being played: export it after.")
+            elif channel_id is not None:
+                row = await games.latest_in_channel(db, channel_id)
+                if row is None:
+                    raise NoGameHere(
+                        "There is no game to export in this channel: `/games` lists where "
+                        "the games are."
+                    )
+            else:
+                raise NoGameHere("Say which game to export.")
+            sets = tuple(
+                [await self._export(db, each) for each in await games.match_games(db, row.match_id)]
+            )
+        record = "\n".join(exported.record for exported in sets)
+        return MatchExport(row.match_id, record, sets)
+
+    async def _export(self, db: aiosqlite.Connection, row: GameRow) -> GameExport:
+        game = await self._load(db, row)
+        names = await players.names(db, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, str(row.attacker_id))
         defender = names.get(row.defender_id, str(row.defender_id))
+        if row.computer_id is not None and row.computer_level is not None:
+            level = f" (level {row.computer_level})"
+            if row.computer_id == row.attacker_id:
+                attacker += level
+            else:
+                defender += level
         tags = {
             "attackers": attacker,
             "defenders": defender,

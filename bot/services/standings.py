@@ -117,4 +117,5 @@ def _summary(row: GameRow) -> GameSummary:
         rated=row.rated and row.set_rated and row.status == games.FINISHED,
         no_show=not row.set_rated,
         computer_id=row.computer_id,
+        computer_level=row.computer_level,
     )
