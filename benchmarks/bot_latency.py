@@ -3,14 +3,16 @@
     python -m benchmarks.bot_latency [--moves 300] [--games 200] [--rounds 8]
 
 The bot runs as deployed (``python -m bot`` in its own process, on a fresh SQLite file); this
-process plays Discord (the stand-in on 127.0.0.1) and the players. Measured per interaction:
-the time from sending INTERACTION_CREATE to receiving the bot's callback (for /move: the public
-answer with the board PNG). That includes the local network both ways, so it is an upper bound
+process plays Discord (the stand-in on 127.0.0.1) and the players. Every game is played as a
+server plays it by default: in a thread of its own, started from the challenge message.
+Measured per interaction: the time from sending INTERACTION_CREATE to receiving the bot's
+callback (for /move in the thread: the public answer with the board PNG; taking the buttons off
+the previous board follows it). That includes the local network both ways, so it is an upper bound
 of the bot-side time.
 
 1. Latency: single /move commands one after another over random games (2 sets each).
    Target: median ≤ 30 ms, 95th percentile ≤ 50 ms.
-2. Load: ``--games`` games in progress at once in as many channels; each game's players send
+2. Load: ``--games`` games in progress at once, each in its own thread; each game's players send
    their next move as soon as the previous one is answered, for ``--rounds`` moves per game.
    Target: no interaction answered later than 3 s (the stand-in refuses late answers).
 """
@@ -93,13 +95,16 @@ async def start_bot(standin: DiscordStandin, db_path: Path) -> subprocess.Popen[
 
 
 async def open_table(standin: DiscordStandin, guild: FakeGuild, table: Table) -> None:
-    """Challenge and accept in the table's channel."""
+    """Challenge and accept in the table's channel; the game is then played in its thread."""
     challenge = await standin.slash(
         guild, table.channel, table.attacker, "challenge", {"opponent": table.defender, "sets": 1}
     )
     message = await challenge.wait_original()
     accept = next(c for c in message.custom_ids() if c.startswith("challenge:accept:"))
     await standin.click(message, accept, table.defender)
+    if message.thread is None:
+        raise AssertionError(f"the game got no thread: {message.content}")
+    table.channel = message.thread
 
 
 async def play(standin: DiscordStandin, guild: FakeGuild, table: Table) -> InteractionRecord | None:
@@ -135,10 +140,10 @@ async def latency(
 ) -> list[float]:
     """Sequential /move answer times over fresh games until ``moves`` were measured."""
     times: list[float] = []
-    channel = guild.channel("latency")
     table: Table | None = None
     while len(times) < moves:
         if table is None:
+            channel = guild.channel("latency")
             table = Table(channel, players[0], players[1], rng=random.Random(len(times)))
             await open_table(standin, guild, table)
         record = await play(standin, guild, table)
@@ -201,14 +206,14 @@ async def main(argv: list[str] | None = None) -> int:
             try:
                 started = time.perf_counter()
                 times = await latency(standin, guild, players, args.moves)
-                print(f"/move answer with board PNG, one at a time ({len(times)} moves):")
+                print(f"/move in a thread, answered with the board PNG ({len(times)} moves):")
                 print(
                     f"  median {1000 * statistics.median(times):.1f} ms   "
                     f"p95 {1000 * percentile(times, 0.95):.1f} ms   "
                     f"max {1000 * max(times):.1f} ms   (targets: median ≤ 30 ms, p95 ≤ 50 ms)"
                 )
                 loaded, late = await load(standin, guild, players, args.games, args.rounds)
-                print(f"{args.games} games at once, {len(loaded)} moves answered:")
+                print(f"{args.games} thread games at once, {len(loaded)} moves answered:")
                 print(
                     f"  median {1000 * statistics.median(loaded):.1f} ms   "
                     f"p95 {1000 * percentile(loaded, 0.95):.1f} ms   "
