@@ -44,6 +44,12 @@ def samples() -> dict[str, bytes]:
         "move-picker.png": _board(Game.from_moves(CAPTURE), highlight_from="c2"),
         "king-escaped.png": _board(Game.from_moves(ESCAPED), set_number=2),
         "hnefatafl.png": _board(Game.from_moves(HNEFATAFL, ruleset="hnefatafl")),
+        "computer-round.png": render_board(
+            Game.from_moves(CAPTURE[:4]),
+            attacker_name="Aoife",
+            defender_name="Brandubh (level 3)",
+            mark_earlier=True,
+        ),
         "rules-brandubh.png": render_rules_card("brandubh"),
         "replay.gif": render_replay(
             Game.from_moves(ESCAPED), attacker_name="Aoife", defender_name="Brian", width=420

@@ -104,3 +104,16 @@ async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
         lambda m: m.id > started.id and "(attackers) played" in m.content, timeout=10
     )
     assert f"<@{table.alice.id}>, your move as the defenders" in board.content
+
+
+async def test_a_rematch_challenge_survives_a_restart(table: Harness) -> None:
+    """The rematch offer posted before a restart is accepted after it and opens a thread."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
+    offer = table.public_messages()[-1]
+    await table.restart()
+    second = await accepted_in_thread(table, table.alice, table.bob, line=offer)
+    assert second is not thread
