@@ -39,7 +39,7 @@ def game_line(game: GameSummary, user_id: int, computer_name: str = "Brandubh") 
     else:
         result = "Won" if game.winner_id == user_id else "Lost"
     why = f" ({game.outcome.explanation})" if game.outcome is not None else ""
-    return f"{result} as {side} vs {against} in {game.moves} moves{why}"
+    return f"{result} as {side} vs {against} in {counted(game.moves, 'move')}{why}"
 
 
 def stats_embed(

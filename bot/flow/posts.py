@@ -120,7 +120,8 @@ def set_end_text(end: SetEnd, names: Mapping[int, str]) -> str:
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
     label = set_label(active) or "The game"
-    lines = [f"**{label} is over** after {end.moves} moves. {end.outcome}"]
+    moves = f"{end.moves} move" if end.moves == 1 else f"{end.moves} moves"
+    lines = [f"**{label} is over** after {moves}. {end.outcome}"]
     if end.winner_id is not None:
         lines.append(f"<@{end.winner_id}> wins the {'set' if active.sets_total > 1 else 'game'}.")
     if end.match_end is not None:
