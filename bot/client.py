@@ -50,7 +50,9 @@ class BrandubhBot(commands.Bot):
             intents=intents,
             help_command=None,
             guild_ready_timeout=settings.guild_ready_timeout,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            # Nobody is pinged unless a message names whom it may ping (the player to move, the
+            # challenged member): a display name like "<@someone>" can never ping through us.
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.settings = settings
         self.clock = clock

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.flow.posts import pinging
 from bot.services.errors import NoGameHere
 from bot.views.challenge import expired_text
 
@@ -129,6 +130,7 @@ class Timers:
                 active.channel_id,
                 f"<@{active.player_to_move}>, reminder: it is your move as the "
                 f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
+                ping=active.player_to_move,
             )
         await self.bot.flow.lapse_takebacks()
         for match_id, thread_id in await services.games.archives_due(now):
@@ -149,9 +151,11 @@ class Timers:
             _log.warning("Could not archive thread %s: %s", thread_id, error)
         await self.bot.services.games.thread_archived(match_id)
 
-    async def _post(self, channel_id: int, content: str) -> None:
+    async def _post(self, channel_id: int, content: str, *, ping: int) -> None:
         try:
-            await self.bot.get_partial_messageable(channel_id).send(content)
+            await self.bot.get_partial_messageable(channel_id).send(
+                content, allowed_mentions=pinging([ping])
+            )
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s: %s", channel_id, error)
 

@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.flow.posts import pinging
 from bot.services.errors import CannotChallengeSelf, InvalidOption
 from bot.views.challenge import challenge_text, challenge_view
 from engine import RULESETS, Side, get_ruleset
@@ -125,7 +126,9 @@ class Challenge(commands.Cog):
             opponent_is_bot=opponent.bot,
         )
         response = await interaction.response.send_message(
-            challenge_text(challenge), view=challenge_view(challenge.challenge_id)
+            challenge_text(challenge),
+            view=challenge_view(challenge.challenge_id),
+            allowed_mentions=pinging([opponent.id]),
         )
         if response.message_id is not None:
             await bot.services.challenges.set_message(challenge.challenge_id, response.message_id)

@@ -17,7 +17,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
-from bot.flow.posts import BoardPost, board_post, describe_move, set_end_text
+from bot.flow.posts import BoardPost, board_post, describe_move, pinging, set_end_text
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     finished_line,
@@ -140,15 +140,17 @@ class GameFlow:
         if post is None:
             await self._acknowledge_for_computer(interaction, result, is_component)
             return
-        content, files, view = await self._with_next_set(post, result.set_end)
+        content, files, view, pings = await self._with_next_set(post, result.set_end)
         if is_component:
             await _update_or_answer(interaction, f"You played {result.record}.", None, True)
             sent = await interaction.followup.send(
-                content, files=files, view=_view(view), wait=True
+                content, files=files, view=_view(view), wait=True, allowed_mentions=pings
             )
             message_id: int | None = sent.id
         else:
-            message_id = await answer(interaction, content, files=files, view=view)
+            message_id = await answer(
+                interaction, content, files=files, view=view, allowed_mentions=pings
+            )
         await self._went_live(channel_id, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
@@ -271,6 +273,7 @@ class GameFlow:
             interaction=interaction,
             files=[post.file()],
             view=post.view,
+            pings=post.allowed_mentions(),
         )
         await self._went_live(active.channel_id, message_id)
 
@@ -312,14 +315,17 @@ class GameFlow:
         interaction: discord.Interaction[Any] | None = None,
         files: list[discord.File] | None = None,
         view: discord.ui.View | None = None,
+        pings: discord.AllowedMentions = _NO_PINGS,
     ) -> int | None:
         """Post publicly: as the answer to ``interaction`` if there is one, else in the channel.
 
         Returns the message's id.
         """
         if interaction is not None:
-            return await answer(interaction, content, files=files, view=view)
-        kwargs: dict[str, Any] = {"content": content}
+            return await answer(
+                interaction, content, files=files, view=view, allowed_mentions=pings
+            )
+        kwargs: dict[str, Any] = {"content": content, "allowed_mentions": pings}
         if files:
             kwargs["files"] = files
         if view is not None:
@@ -341,15 +347,16 @@ class GameFlow:
 
     async def _with_next_set(
         self, post: BoardPost, end: SetEnd | None
-    ) -> tuple[str, list[discord.File], discord.ui.View | None]:
+    ) -> tuple[str, list[discord.File], discord.ui.View | None, discord.AllowedMentions]:
         """One message for a board, and at a set change also the next set's first board.
 
-        Returns the content, the pictures and the buttons (the next set's, at a set change).
+        Returns the content, the pictures, the buttons (the next set's, at a set change) and
+        whom it may ping (the player to move).
         """
         if end is not None and end.match_end is not None and not end.match_end.aborted:
-            return post.content, [post.file()], rematch_view(end.match_end.match_id)
+            return post.content, [post.file()], rematch_view(end.match_end.match_id), _NO_PINGS
         if end is None or end.next_game is None:
-            return post.content, [post.file()], post.view
+            return post.content, [post.file()], post.view, post.allowed_mentions()
         following = end.next_game
         names = await self._names(following)
         opening = await board_post(
@@ -359,6 +366,7 @@ class GameFlow:
             f"{post.content}\n{opening.content}",
             [post.file(), opening.file(f"set-{following.set_number}.png")],
             opening.view,
+            opening.allowed_mentions(),
         )
 
     async def accept_challenge(
@@ -474,12 +482,16 @@ class GameFlow:
             post = await within_deadline(interaction, board_post(active, names, headline=headline))
         else:
             post = await board_post(active, names, headline=headline)
+        # The first board of a thread game notifies both players (which adds them to it).
+        players = [p for p in active.player_ids if p != active.computer_id]
+        first = pinging(players) if active.parent_channel_id is not None else None
         message_id = await self.post_in_channel(
             active.channel_id,
             post.content,
             interaction=interaction,
             files=[post.file()],
             view=post.view,
+            pings=first or post.allowed_mentions(),
         )
         await self._went_live(active.channel_id, message_id)
         if active.computer_to_move:
@@ -506,12 +518,19 @@ class GameFlow:
         names = await self._names(active)
         headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
         post = await board_post(active, names, headline=headline, with_turn=False)
-        content, files, view = await self._with_next_set(post, end)
+        content, files, view, pings = await self._with_next_set(post, end)
         if interaction is not None and not interaction.response.is_done():
-            message_id = await answer(interaction, content, files=files, view=view)
+            message_id = await answer(
+                interaction, content, files=files, view=view, allowed_mentions=pings
+            )
         else:
             message_id = await self.post_in_channel(
-                active.channel_id, content, interaction=interaction, files=files, view=view
+                active.channel_id,
+                content,
+                interaction=interaction,
+                files=files,
+                view=view,
+                pings=pings,
             )
         await self._went_live(active.channel_id, message_id)
         await self._after_set(end)
@@ -551,19 +570,24 @@ class GameFlow:
         content: str,
         files: list[discord.File],
         view: discord.ui.View | None,
+        pings: discord.AllowedMentions,
     ) -> int:
-        """Edit ``message_id`` into this content (else send it anew); return the message id."""
+        """Edit ``message_id`` into this content (else send it anew); return the message id.
+
+        An edit notifies nobody, so only a message sent anew can ping the player to move.
+        """
         if message_id is not None:
             try:
                 await channel.get_partial_message(message_id).edit(
-                    content=content, attachments=files, view=view
+                    content=content, attachments=files, view=view, allowed_mentions=pings
                 )
                 return message_id
             except discord.HTTPException as error:  # deleted meanwhile: post it instead
                 _log.info("Could not edit message %s into the board: %s", message_id, error)
                 for file in files:
                     file.reset()
-        return (await channel.send(content, files=files, view=_view(view))).id
+        sent = await channel.send(content, files=files, view=_view(view), allowed_mentions=pings)
+        return sent.id
 
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
@@ -615,8 +639,8 @@ class GameFlow:
         post = await board_post(
             result.game, names, headline=headline, mark_earlier=reply_in is not None
         )
-        content, files, view = await self._with_next_set(post, result.set_end)
-        message_id = await self._replace_or_send(channel, reply_in, content, files, view)
+        content, files, view, pings = await self._with_next_set(post, result.set_end)
+        message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
         await self._went_live(active.channel_id, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)

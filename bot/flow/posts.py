@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.names import escaped
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
 from bot.views.picker import MoveButton
@@ -22,6 +23,16 @@ from renderer import describe_board, render_board
 ALT_TEXT_LIMIT = 1024
 
 
+def pinging(user_ids: tuple[int, ...] | list[int]) -> discord.AllowedMentions:
+    """Allowed mentions that notify exactly ``user_ids`` (no one else, no roles, no @everyone)."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        users=[discord.Object(user_id) for user_id in user_ids],
+        replied_user=False,
+    )
+
+
 @dataclass(frozen=True)
 class BoardPost:
     """Everything a board message carries; ``send_kwargs()`` gives discord.py's arguments."""
@@ -30,6 +41,12 @@ class BoardPost:
     png: bytes
     alt_text: str
     view: discord.ui.View | None
+    pings: tuple[int, ...] = ()
+    """Whom the post may notify: the player to move (never the computer, never a spectator)."""
+
+    def allowed_mentions(self) -> discord.AllowedMentions:
+        """discord.py's allowed_mentions naming exactly :attr:`pings`."""
+        return pinging(self.pings)
 
     def file(self, filename: str = "board.png") -> discord.File:
         """A fresh discord.File (a File can be sent once)."""
@@ -45,7 +62,7 @@ def side_name(side: Side) -> str:
 
 def describe_move(record: MoveRecord, mover_name: str) -> str:
     """ "**alice** (attackers) played d1-d3, capturing c4." """
-    text = f"**{mover_name}** ({side_name(record.side)}) played {record.move}"
+    text = f"**{escaped(mover_name)}** ({side_name(record.side)}) played {record.move}"
     if record.captures:
         taken = ", ".join(square_name(sq) for sq in record.captures)
         text += f", capturing {taken}"
@@ -113,7 +130,8 @@ async def board_post(
         view.add_item(MoveButton(active.game_id))
         view.add_item(TakebackButton(active.game_id))
         view.add_item(ResignButton(active.game_id))
-    return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view)
+    pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
+    return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings)
 
 
 def set_end_text(end: SetEnd, names: Mapping[int, str]) -> str:
@@ -166,7 +184,7 @@ def rating_text(changes: tuple[RatingChange, ...], names: Mapping[int, str]) -> 
     """ "Ratings: alice 1500 → 1662 (+162), bob 1500 → 1338 (−162)"."""
     parts = []
     for change in changes:
-        name = names.get(change.user_id, f"<@{change.user_id}>")
+        name = escaped(names.get(change.user_id, "a player"))
         delta = round(change.delta)
         sign = "+" if delta >= 0 else "−"
         parts.append(
