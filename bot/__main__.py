@@ -12,7 +12,7 @@ import discord
 from dotenv import load_dotenv
 
 from bot.config import ConfigError, Settings, load_settings
-from bot.services.errors import DatabaseError
+from bot.storage.errors import StorageError
 
 _log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ def main() -> int:
             "brandubh-bot: Discord refused the gateway intents this bot asked for.", file=sys.stderr
         )
         return EXIT_CONFIG
-    except DatabaseError as error:
+    except StorageError as error:
         print(f"brandubh-bot: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:

@@ -16,10 +16,14 @@ from bot.config import Settings
 from bot.flow import GameFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
+from bot.storage.errors import StorageError
 from bot.timers import Timers
 from bot.views import DYNAMIC_ITEMS
 
 _log = logging.getLogger(__name__)
+
+REMEMBER_WAIT = 0.25
+"""Seconds an answer waits for a member's name to be stored before going on without it."""
 
 _INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
 """Names discord.py gives the tasks running slash commands and component callbacks."""
@@ -80,12 +84,25 @@ class BrandubhBot(commands.Bot):
         self.timers.start()
 
     async def remember(self, user: discord.abc.User) -> None:
-        """Keep ``user``'s display name (for boards and the leaderboard)."""
+        """Keep ``user``'s display name (for boards and the leaderboard).
+
+        The name is stored by a write that may wait for a busy database: an answer waits for it
+        at most REMEMBER_WAIT seconds, then it goes on in the background.
+        """
         name = user.display_name
         if self._names.get(user.id) == name:
             return
         self._names[user.id] = name
-        await self.services.players.remember(user.id, name)
+        write = self.spawn(self._store_name(user.id, name), name=f"remember-{user.id}")
+        await asyncio.wait({write}, timeout=REMEMBER_WAIT)
+
+    async def _store_name(self, user_id: int, name: str) -> None:
+        try:
+            await self.services.players.remember(user_id, name)
+        except StorageError as error:
+            if self._names.get(user_id) == name:
+                del self._names[user_id]  # stored next time the member shows up
+            _log.warning("Could not store the name of user %s: %s", user_id, error)
 
     async def display_names(self, *user_ids: int) -> dict[int, str]:
         """Display names for ``user_ids``: remembered ones, else from the database."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.services.errors import NoGameHere
+from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class Timers:
                 await self.check(self.bot.clock())
             except asyncio.CancelledError:
                 raise
+            except StorageError as error:
+                _log.warning("Checking deadlines: %s; trying again in %.1f s", error, interval)
             except Exception:
                 _log.exception("Checking deadlines failed; trying again in %.1f s", interval)
             await asyncio.sleep(interval)
