@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Coroutine
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -16,11 +18,15 @@ from bot.config import Settings
 from bot.flow import GameFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
+from bot.storage import backups
 from bot.storage.errors import StorageError
 from bot.timers import Timers
 from bot.views import DYNAMIC_ITEMS
 
 _log = logging.getLogger(__name__)
+
+FIRST_BACKUP = timedelta(minutes=10)
+"""When the first backup is taken after starting with none (later ones follow the interval)."""
 
 REMEMBER_WAIT = 0.25
 """Seconds an answer waits for a member's name to be stored before going on without it."""
@@ -45,7 +51,9 @@ class BrandubhBot(commands.Bot):
     services: Services
     ai: AIPool
 
-    def __init__(self, settings: Settings, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
+    ) -> None:
         # Only guild events: everything else arrives with the interactions themselves.
         intents = discord.Intents.none()
         intents.guilds = True
@@ -64,10 +72,13 @@ class BrandubhBot(commands.Bot):
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None
+        if services is not None:
+            self.services = services  # opened (and checked) before connecting to Discord
 
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
-        self.services = await Services.open(self.settings.db_path, clock=self.clock)
+        if getattr(self, "services", None) is None:
+            self.services = await Services.open(self.settings.db_path, clock=self.clock)
         self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:
@@ -82,6 +93,26 @@ class BrandubhBot(commands.Bot):
         )
         self.timers = Timers(self)
         self.timers.start()
+        if self.settings.backup_interval is not None:
+            self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _take_backups(self, interval: timedelta) -> None:
+        """A backup every ``interval`` (the first FIRST_BACKUP after a start without any)."""
+        db_path = self.settings.db_path
+        while True:
+            taken = backups.backups(db_path)
+            if taken:
+                due = backups.taken_at(taken[-1]) + interval
+            else:
+                due = datetime.now(UTC) + min(interval, FIRST_BACKUP)
+            await asyncio.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()))
+            try:
+                made = await asyncio.to_thread(backups.take_backup, db_path, datetime.now(UTC))
+            except (sqlite3.Error, OSError) as error:
+                _log.warning("Could not back up %s: %s; trying again later", db_path, error)
+                await asyncio.sleep(min(interval, FIRST_BACKUP).total_seconds())
+            else:
+                _log.info("Backed up the database to %s", made)
 
     async def remember(self, user: discord.abc.User) -> None:
         """Keep ``user``'s display name (for boards and the leaderboard).
