@@ -5,26 +5,43 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import socket
 import sys
 
+import aiohttp
 import discord
+import yarl
 from dotenv import load_dotenv
 
 from bot.config import ConfigError, Settings, load_settings
-from bot.services.errors import DatabaseError
+from bot.storage.errors import DatabaseInUse, StorageError
+from bot.storage.process_lock import ProcessLock
 
 _log = logging.getLogger(__name__)
 
 EXIT_CONFIG = 2
+"""The settings, the token or the database file cannot be used (damaged, not SQLite, newer)."""
+EXIT_IN_USE = 3
+"""Another bot process already uses the database file."""
+EXIT_UNREACHABLE = 4
+"""Discord could not be reached: connection refused, reset or timed out."""
+EXIT_DNS = 5
+"""Discord's host name could not be resolved."""
+EXIT_TLS = 6
+"""The secure (TLS) connection to Discord failed: a certificate or handshake error."""
 
 
 async def run(settings: Settings) -> None:
     """Connect to Discord and play until the process is stopped."""
     from bot.client import BrandubhBot  # imported here so a config error is reported fast
+    from bot.services import Services
 
+    # The database first: a damaged or foreign file is refused before Discord is contacted.
+    services = await Services.open(settings.db_path)
     settings.apply_endpoints()
-    async with BrandubhBot(settings) as bot:
+    async with BrandubhBot(settings, services=services) as bot:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):  # not on Windows
@@ -33,14 +50,56 @@ async def run(settings: Settings) -> None:
     await bot.close()  # waits until the database is closed, however the bot stopped
 
 
+def unreachable(error: BaseException, api_base: str) -> tuple[int, str] | None:
+    """The exit code and one line for a failure to reach Discord, or None if it is not one."""
+    url = yarl.URL(api_base)
+    where = f"{url.host}:{url.port}"
+    if isinstance(error, aiohttp.ClientSSLError):
+        reason = getattr(error.os_error, "reason", None) or error.os_error
+        return EXIT_TLS, (
+            f"the secure connection to Discord at {where} failed ({reason}): check the system "
+            "clock, the CA certificates and any proxy between the bot and Discord."
+        )
+    if isinstance(error, aiohttp.ClientConnectorError):
+        if isinstance(error.os_error, socket.gaierror):
+            return EXIT_DNS, (
+                f"cannot look up Discord's address {url.host} (DNS failure: "
+                f"{error.os_error.strerror}): check the network and DNS settings."
+            )
+        failure = error.os_error
+        reason = os.strerror(failure.errno) if failure.errno else (failure.strerror or failure)
+        return EXIT_UNREACHABLE, f"cannot connect to Discord at {where} ({reason})."
+    if isinstance(error, aiohttp.ClientConnectionError | TimeoutError):
+        return EXIT_UNREACHABLE, f"the connection to Discord at {where} failed ({error!r})."
+    return None
+
+
 def main() -> int:
     """Read the settings, configure logging once, run the bot; return the exit code."""
     load_dotenv(".env")
     try:
         settings = load_settings()
     except ConfigError as error:
-        print(f"brandubh-bot: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return _fail(str(error), EXIT_CONFIG)
+    lock = ProcessLock(settings.db_path)
+    try:
+        lock.acquire()
+    except DatabaseInUse as error:
+        return _fail(str(error), EXIT_IN_USE)
+    except OSError as error:
+        return _fail(f"cannot create the lock file {lock.path}: {error.strerror}.", EXIT_CONFIG)
+    try:
+        return _run_logged(settings)
+    finally:
+        lock.release()
+
+
+def _fail(line: str, code: int) -> int:
+    print(f"brandubh-bot: {line}", file=sys.stderr)
+    return code
+
+
+def _run_logged(settings: Settings) -> int:
     # Logs go to stdout: stderr is kept for the one line that says why the bot could not start.
     logging.basicConfig(
         stream=sys.stdout,
@@ -50,22 +109,23 @@ def main() -> int:
     try:
         asyncio.run(run(settings))
     except discord.LoginFailure:
-        print(
-            "brandubh-bot: Discord rejected DISCORD_TOKEN: copy the token again from the "
+        return _fail(
+            "Discord rejected DISCORD_TOKEN: copy the token again from the "
             "Developer Portal (Bot → Reset Token).",
-            file=sys.stderr,
+            EXIT_CONFIG,
         )
-        return EXIT_CONFIG
     except discord.PrivilegedIntentsRequired:
-        print(
-            "brandubh-bot: Discord refused the gateway intents this bot asked for.", file=sys.stderr
-        )
-        return EXIT_CONFIG
-    except DatabaseError as error:
-        print(f"brandubh-bot: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return _fail("Discord refused the gateway intents this bot asked for.", EXIT_CONFIG)
+    except StorageError as error:
+        return _fail(str(error), EXIT_CONFIG)
     except KeyboardInterrupt:
         _log.info("Stopped.")
+    except Exception as error:
+        failure = unreachable(error, settings.api_base)
+        if failure is None:
+            raise
+        code, line = failure
+        return _fail(line, code)
     return 0
 
 

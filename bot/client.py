@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Coroutine
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -16,10 +18,18 @@ from bot.config import Settings
 from bot.flow import GameFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
+from bot.storage import backups
+from bot.storage.errors import StorageError
 from bot.timers import Timers
 from bot.views import DYNAMIC_ITEMS
 
 _log = logging.getLogger(__name__)
+
+FIRST_BACKUP = timedelta(minutes=10)
+"""When the first backup is taken after starting with none (later ones follow the interval)."""
+
+REMEMBER_WAIT = 0.25
+"""Seconds an answer waits for a member's name to be stored before going on without it."""
 
 _INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
 """Names discord.py gives the tasks running slash commands and component callbacks."""
@@ -41,7 +51,9 @@ class BrandubhBot(commands.Bot):
     services: Services
     ai: AIPool
 
-    def __init__(self, settings: Settings, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
+    ) -> None:
         # Only guild events: everything else arrives with the interactions themselves.
         intents = discord.Intents.none()
         intents.guilds = True
@@ -62,10 +74,13 @@ class BrandubhBot(commands.Bot):
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None
+        if services is not None:
+            self.services = services  # opened (and checked) before connecting to Discord
 
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
-        self.services = await Services.open(self.settings.db_path, clock=self.clock)
+        if getattr(self, "services", None) is None:
+            self.services = await Services.open(self.settings.db_path, clock=self.clock)
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
         self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
@@ -82,14 +97,47 @@ class BrandubhBot(commands.Bot):
         )
         self.timers = Timers(self)
         self.timers.start()
+        if self.settings.backup_interval is not None:
+            self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _take_backups(self, interval: timedelta) -> None:
+        """A backup every ``interval`` (the first FIRST_BACKUP after a start without any)."""
+        db_path = self.settings.db_path
+        while True:
+            taken = backups.backups(db_path)
+            if taken:
+                due = backups.taken_at(taken[-1]) + interval
+            else:
+                due = datetime.now(UTC) + min(interval, FIRST_BACKUP)
+            await asyncio.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()))
+            try:
+                made = await asyncio.to_thread(backups.take_backup, db_path, datetime.now(UTC))
+            except (sqlite3.Error, OSError) as error:
+                _log.warning("Could not back up %s: %s; trying again later", db_path, error)
+                await asyncio.sleep(min(interval, FIRST_BACKUP).total_seconds())
+            else:
+                _log.info("Backed up the database to %s", made)
 
     async def remember(self, user: discord.abc.User) -> None:
-        """Keep ``user``'s display name (for boards and the leaderboard)."""
+        """Keep ``user``'s display name (for boards and the leaderboard).
+
+        The name is stored by a write that may wait for a busy database: an answer waits for it
+        at most REMEMBER_WAIT seconds, then it goes on in the background.
+        """
         name = user.display_name
         if self._names.get(user.id) == name:
             return
         self._names[user.id] = name
-        await self.services.players.remember(user.id, name)
+        write = self.spawn(self._store_name(user.id, name), name=f"remember-{user.id}")
+        await asyncio.wait({write}, timeout=REMEMBER_WAIT)
+
+    async def _store_name(self, user_id: int, name: str) -> None:
+        try:
+            await self.services.players.remember(user_id, name)
+        except StorageError as error:
+            if self._names.get(user_id) == name:
+                del self._names[user_id]  # stored next time the member shows up
+            _log.warning("Could not store the name of user %s: %s", user_id, error)
 
     async def display_names(self, *user_ids: int) -> dict[int, str]:
         """Display names for ``user_ids``: remembered ones, else from the database."""

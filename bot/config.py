@@ -40,6 +40,8 @@ class Settings:
     guild_ready_timeout: float = 2.0
     """Seconds discord.py waits for guilds after READY (tests lower it)."""
     log_level: str = "INFO"
+    backup_interval: timedelta | None = timedelta(hours=24)
+    """BRANDUBH_BACKUP_HOURS: how often a backup copy of the database is taken; None: never."""
 
     def apply_endpoints(self) -> None:
         """Point discord.py's REST base and gateway at the configured addresses."""
@@ -75,6 +77,20 @@ def _guild_ids(raw: str) -> tuple[int, ...]:
     return tuple(ids)
 
 
+def _backup_interval(raw: str) -> timedelta | None:
+    """BRANDUBH_BACKUP_HOURS: 24 by default, 0 for no backups, fractions allowed."""
+    if not raw:
+        return timedelta(hours=24)
+    try:
+        hours = float(raw)
+    except ValueError:
+        message = f"BRANDUBH_BACKUP_HOURS must be a number of hours, not {raw!r}."
+        raise ConfigError(message) from None
+    if hours < 0 or hours != hours:
+        raise ConfigError("BRANDUBH_BACKUP_HOURS must be 0 (no backups) or more.")
+    return None if hours == 0 else timedelta(hours=hours)
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from ``environ`` (default: ``os.environ``); raise ConfigError if wrong."""
     env = os.environ if environ is None else environ
@@ -88,6 +104,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if not workers_raw.isdigit():
         raise ConfigError(f"BRANDUBH_AI_WORKERS must be a whole number, not {workers_raw!r}.")
     ready_timeout = _seconds(env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2))
+    backup_interval = _backup_interval(env.get("BRANDUBH_BACKUP_HOURS", "").strip())
     return Settings(
         token=token,
         db_path=Path(env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB),
@@ -99,4 +116,5 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
         guild_ready_timeout=ready_timeout.total_seconds(),
         log_level=(env.get("BRANDUBH_LOG_LEVEL", "").strip() or "INFO").upper(),
+        backup_interval=backup_interval,
     )

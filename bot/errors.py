@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 
 from bot.services.errors import GameError
+from bot.storage.errors import DatabaseBusy, StorageError
 from engine import IllegalMoveError
 
 _log = logging.getLogger(__name__)
@@ -77,6 +78,8 @@ def sentence_for(error: BaseException) -> str | None:
             return cause
     if isinstance(error, GameError | IllegalMoveError | MissingChannelPermissions):
         return str(error)
+    if isinstance(error, StorageError):
+        return error.sentence
     if isinstance(error, app_commands.NoPrivateMessage):
         return "Brandubh is played in server channels, not in direct messages."
     if isinstance(error, app_commands.MissingPermissions):
@@ -93,9 +96,20 @@ def sentence_for(error: BaseException) -> str | None:
     return None
 
 
+def _storage_error(error: BaseException) -> StorageError | None:
+    if isinstance(error, app_commands.CommandInvokeError):
+        return _storage_error(error.original)
+    return error if isinstance(error, StorageError) else None
+
+
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it)."""
     sentence = sentence_for(error)
+    storage = _storage_error(error)
+    if storage is not None:
+        # The details (file, SQLite's words) are for the operator, never for the player.
+        level = logging.WARNING if isinstance(storage, DatabaseBusy) else logging.ERROR
+        _log.log(level, "Database trouble (user=%s): %s", interaction.user.id, storage)
     if sentence is None:
         command = interaction.command.qualified_name if interaction.command else None
         custom_id = interaction.data.get("custom_id") if interaction.data else None

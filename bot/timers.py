@@ -19,6 +19,7 @@ import discord
 
 from bot.flow.posts import pinging
 from bot.services.errors import NoGameHere
+from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class Timers:
                 await self.check(self.bot.clock())
             except asyncio.CancelledError:
                 raise
+            except StorageError as error:
+                _log.warning("Checking deadlines: %s; trying again in %.1f s", error, interval)
             except Exception:
                 _log.exception("Checking deadlines failed; trying again in %.1f s", interval)
             await asyncio.sleep(interval)

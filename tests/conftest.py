@@ -60,3 +60,10 @@ async def services(db_path: Path, clock: FakeClock) -> AsyncIterator[Services]:
         yield opened
     finally:
         await opened.close()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say whether the bot's requests were checked against Discord's published contract."""
+    from tests.discord_standin.contract import contract_status
+
+    terminalreporter.write_line(contract_status())

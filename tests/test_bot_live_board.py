@@ -35,6 +35,22 @@ def boards(table: Harness) -> list[StoredMessage]:
     ]
 
 
+def live_board(db_path: Path) -> int | None:
+    """The board the bot has recorded as live, read from another connection."""
+    with sqlite3.connect(db_path, timeout=10) as raw:
+        row = raw.execute("SELECT message_id FROM live_boards").fetchone()
+    return None if row is None else int(row[0])
+
+
+async def until_live(table: Harness, message_id: int) -> None:
+    """Wait until the bot has recorded ``message_id`` as the live board (just after posting)."""
+    for _ in range(250):
+        if await asyncio.to_thread(live_board, table.db_path) == message_id:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"board {message_id} never became the live board")
+
+
 def forget_live_boards(db_path: Path) -> None:
     """Remove what the bot knows of live boards, from another connection (off the event loop)."""
     with sqlite3.connect(db_path, timeout=10) as raw:
@@ -54,8 +70,10 @@ async def test_only_the_newest_board_has_buttons(table: Harness) -> None:
 async def test_a_press_on_an_old_board_points_at_the_live_one(table: Harness) -> None:
     """A board posted before live boards existed keeps its button; a press links the live one."""
     first = await table.challenge_accepted(table.alice, table.bob)
+    await until_live(table, first.id)
     await asyncio.to_thread(forget_live_boards, table.db_path)  # as if an older bot posted it
     second = await table.move(table.alice, "d1-b1")
+    await until_live(table, second.id)
     assert first.components, "a board the bot never recorded keeps its buttons"
     pressed = await table.standin.click(first, move_button(first), table.bob)
     reply = await pressed.wait_original()

@@ -197,7 +197,8 @@ async def test_racing_moves_never_both_land(services: Services, db_path: Path) -
     landed = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, BaseException)]
     assert len(landed) == 1 and len(refused) == 1
-    assert isinstance(refused[0], StaleGameError)
+    # Stale if it read the board before the other landed, else the turn has passed.
+    assert isinstance(refused[0], StaleGameError | NotYourTurn)
     game = await services.games.in_channel(CHANNEL)
     assert game is not None and game.ply == 1
     exported = await services.games.export(channel_id=CHANNEL)
@@ -216,7 +217,8 @@ async def test_many_racing_moves_leave_a_consistent_move_list(services: Services
             return_exceptions=True,
         )
         assert sum(not isinstance(r, BaseException) for r in results) == 1
-        assert all(isinstance(r, StaleGameError) for r in results if isinstance(r, BaseException))
+        refused = [r for r in results if isinstance(r, BaseException)]
+        assert all(isinstance(r, StaleGameError | NotYourTurn) for r in refused)
     after = await services.games.in_channel(CHANNEL)
     assert after is not None and after.ply == 6
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.services import Services
-from bot.services.errors import ChannelBusy, DatabaseError
+from bot.services.errors import ChannelBusy
 from bot.storage import Database, migrations, schema_version
+from bot.storage.errors import StorageError
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
 
@@ -80,7 +81,7 @@ async def test_a_file_that_is_not_sqlite_is_refused_naming_it(tmp_path: Path) ->
     """A text file in place of the database stops start-up with a sentence naming the file."""
     path = tmp_path / "notes.txt"
     path.write_text("these are my notes, not a database\n" * 100)
-    with pytest.raises(DatabaseError) as caught:
+    with pytest.raises(StorageError) as caught:
         await Services.open(path)
     assert str(path) in str(caught.value)
     assert "not" in str(caught.value) and "SQLite" in str(caught.value)
@@ -90,7 +91,7 @@ async def test_a_newer_schema_is_refused_naming_the_file(db_path: Path) -> None:
     """A file written by a newer bot is refused rather than misread."""
     with sqlite3.connect(db_path) as raw:
         raw.execute(f"PRAGMA user_version = {schema_version() + 1}")
-    with pytest.raises(DatabaseError) as caught:
+    with pytest.raises(StorageError) as caught:
         await Services.open(db_path)
     assert str(db_path) in str(caught.value)
     assert "newer" in str(caught.value)
@@ -102,7 +103,7 @@ async def test_a_locked_database_is_retried_then_refused(db_path: Path) -> None:
     blocker = sqlite3.connect(db_path, isolation_level=None)
     try:
         blocker.execute("BEGIN IMMEDIATE")
-        with pytest.raises(DatabaseError) as caught:
+        with pytest.raises(StorageError) as caught:
             await services.players.remember(ALICE, "Alice")
         assert "locked" in str(caught.value)
         assert str(db_path) in str(caught.value)
@@ -153,5 +154,5 @@ async def test_closing_twice_is_harmless(db_path: Path) -> None:
     services = await Services.open(db_path)
     await services.close()
     await services.close()
-    with pytest.raises(DatabaseError, match="closed"):
+    with pytest.raises(StorageError, match="closed"):
         await services.players.remember(ALICE, "Alice")

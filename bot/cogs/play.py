@@ -94,7 +94,7 @@ class Play(commands.Cog):
     async def export(
         self,
         interaction: discord.Interaction[BrandubhBot],
-        game: app_commands.Range[int, 1, 2**53] | None = None,
+        game: app_commands.Range[int, 1, 2**53 - 1] | None = None,
     ) -> None:
         """Get a whole match as OpenTafl records and an animated replay of each set."""
         require_channel_permissions(interaction)

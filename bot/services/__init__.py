@@ -100,7 +100,7 @@ class Services:
     ) -> Services:
         """Open (creating or migrating) the database at ``db_path`` and return the services.
 
-        Raises :class:`~bot.services.errors.DatabaseError` naming the file when it is not an
+        Raises :class:`~bot.storage.errors.StorageError` naming the file when it is not an
         SQLite database, has a newer schema than this code, is corrupt, or stays locked for
         longer than ``busy_timeout``.
         """

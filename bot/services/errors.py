@@ -1,12 +1,11 @@
 """The services' exceptions: ``str()`` of each is one sentence a player (or admin) can read.
 
 The bot's single error handler turns any :class:`GameError` into an ephemeral reply; nothing
-here ever carries a Python message.
+here ever carries a Python message. Trouble with the database file is not a refusal: it is the
+storage layer's own :class:`~bot.storage.errors.StorageError`.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 
 class GameError(Exception):
@@ -170,17 +169,3 @@ class NotAdmin(GameError):
 
     def __init__(self, message: str = "Only server admins (Manage Server) can do that.") -> None:
         super().__init__(message)
-
-
-# ---------------------------------------------------------------- the database file
-
-
-class DatabaseError(GameError):
-    """The database file cannot be used: not SQLite, a newer schema, corrupt or locked.
-
-    ``str()`` names the file; ``path`` is it.
-    """
-
-    def __init__(self, message: str, path: Path | str = "") -> None:
-        super().__init__(message)
-        self.path = Path(path)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -37,8 +38,11 @@ HEARTBEAT_INTERVAL_MS = 41_250
 class GatewayConnection:
     """One websocket from the bot, with its own zlib stream and sequence number."""
 
-    def __init__(self, socket: web.WebSocketResponse, *, compress: bool) -> None:
+    def __init__(
+        self, socket: web.WebSocketResponse, *, compress: bool, request: web.Request
+    ) -> None:
         self.socket = socket
+        self.request = request
         self._compressor = zlib.compressobj() if compress else None
         self._send_lock = asyncio.Lock()
         self.sequence = 0
@@ -90,6 +94,8 @@ class Gateway:
         self.identify_count = 0
         self.resume_count = 0
         self.last_identify: JSON | None = None
+        self.refusing_until = 0.0
+        """Until this ``time.monotonic()``, new gateway connections are refused (an outage)."""
 
     @property
     def current(self) -> GatewayConnection | None:
@@ -104,11 +110,15 @@ class Gateway:
         compression = request.query.get("compress")
         if compression not in (None, "zlib-stream"):
             raise web.HTTPBadRequest(text=f"stand-in only speaks zlib-stream, not {compression}")
+        if time.monotonic() < self.refusing_until:
+            raise web.HTTPServiceUnavailable(text="the gateway is down (stand-in outage)")
         if request.query.get("encoding", "json") != "json":
             raise web.HTTPBadRequest(text="stand-in only speaks JSON encoding")
         socket = web.WebSocketResponse(max_msg_size=0)
         await socket.prepare(request)
-        connection = GatewayConnection(socket, compress=compression == "zlib-stream")
+        connection = GatewayConnection(
+            socket, compress=compression == "zlib-stream", request=request
+        )
         self.connections.append(connection)
         try:
             await connection.send(HELLO, {"heartbeat_interval": HEARTBEAT_INTERVAL_MS})
@@ -209,6 +219,16 @@ class Gateway:
         if connection is None:
             raise RuntimeError("cannot ask for a reconnect: the bot is not connected")
         await connection.send(RECONNECT, None)
+
+    async def drop(self, *, refuse_for: float = 0.0) -> None:
+        """Cut every connection as a network failure would (no close frame, so discord.py
+        reconnects and resumes) and refuse new ones for ``refuse_for`` seconds."""
+        self.refusing_until = time.monotonic() + refuse_for
+        for connection in list(self.connections):
+            transport = connection.request.transport
+            if transport is not None:
+                transport.abort()
+        self._on_change()
 
     async def close(self) -> None:
         """Close every open websocket (the bot sees the gateway going away)."""

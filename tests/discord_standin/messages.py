@@ -61,8 +61,19 @@ def _sniff_content_type(filename: str, data: bytes) -> str | None:
     return guessed
 
 
+BODY_KEY = web.RequestKey("standin.body", tuple)
+"""Where a request's parsed body is kept once read (the body stream can be read only once)."""
+
+
 async def read_body(request: web.Request) -> tuple[Any, dict[int, Upload]]:
     """Parse a JSON body, or a multipart body with ``payload_json`` and ``files[n]`` parts."""
+    if BODY_KEY not in request:
+        request[BODY_KEY] = await _parse_body(request)
+    body, uploads = request[BODY_KEY]
+    return body, uploads
+
+
+async def _parse_body(request: web.Request) -> tuple[Any, dict[int, Upload]]:
     if request.content_type == "multipart/form-data":
         payload: Any = {}
         uploads: dict[int, Upload] = {}

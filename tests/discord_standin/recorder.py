@@ -309,6 +309,8 @@ class Recorder:
         self.interaction_log: list[InteractionRecord] = []
         self.rest_log: list[RestCall] = []
         self.unknown_requests: list[str] = []
+        self.contract_violations: list[str] = []
+        """Requests that break Discord's published API contract (see ``contract.py``)."""
         self.global_commands: list[JSON] = []
         self.guild_commands: dict[int, list[JSON]] = {}
         self.command_syncs = 0

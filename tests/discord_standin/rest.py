@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -12,6 +13,8 @@ from typing import Any
 from aiohttp import web
 
 from . import payloads
+from .contract import Contract
+from .faults import RestFaults
 from .messages import MessageFactory, MessageRejected, read_body
 from .model import (
     ATTACH_FILES,
@@ -42,6 +45,7 @@ JSON = dict[str, Any]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 API = "/api/v{version:\\d+}"
+API_PREFIX = re.compile(r"^/api/v\d+")
 
 # Which callback types each interaction type accepts (2 command, 3 component, 4 autocomplete,
 # 5 modal submit).
@@ -85,7 +89,11 @@ class RestApi:
         gateway_url: Callable[[], str],
         interaction_deadline: float | None,
         dispatch: Callable[[str, JSON], Awaitable[None]] | None = None,
+        contract: Contract | None = None,
+        faults: RestFaults | None = None,
     ) -> None:
+        self._contract = contract
+        self.faults = faults or RestFaults()
         self._world = world
         self._recorder = recorder
         self._token = token
@@ -140,10 +148,17 @@ class RestApi:
         needs_auth = path.startswith("/api/") and not any(
             part in path for part in ("/webhooks/", "/interactions/")
         )
-        if request.match_info.http_exception is not None:
+        api_path = API_PREFIX.sub("", path) if path.startswith("/api/") else None
+        fault = None
+        if api_path is not None:
+            await self._check_contract(request, api_path)
+            fault = self.faults.answer(request.method, api_path)
+        if fault is not None:
+            response: web.StreamResponse = fault
+        elif request.match_info.http_exception is not None:
             self._recorder.unknown_requests.append(f"{request.method} {request.path_qs}")
             _log.warning("stand-in has no route for %s %s", request.method, request.path_qs)
-            response: web.StreamResponse = error(404, 0, "Unknown")
+            response = error(404, 0, "Unknown")
         elif needs_auth and request.headers.get("Authorization") != f"Bot {self._token}":
             response = error(401, 0, "401: Unauthorized")
         else:
@@ -157,6 +172,23 @@ class RestApi:
         self._recorder.rest_log.append(RestCall(request.method, path, response.status, utc_now()))
         self._recorder.notify()
         return response
+
+    async def _check_contract(self, request: web.Request, api_path: str) -> None:
+        """Record (and log) every way this request breaks Discord's published contract."""
+        if self._contract is None:
+            return
+        body: Any = None
+        if request.method in ("POST", "PUT", "PATCH") and request.can_read_body:
+            try:
+                body, _ = await read_body(request)
+            except (ValueError, web.HTTPException) as unreadable:
+                problem = f"{request.method} {api_path}: the body is unreadable ({unreadable})"
+                self._recorder.contract_violations.append(problem)
+                return
+        problems = self._contract.violations(request.method, api_path, request.content_type, body)
+        for problem in problems:
+            _log.error("Discord's API contract broken: %s", problem)
+        self._recorder.contract_violations.extend(problems)
 
     # -- identity ---------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self
@@ -26,6 +27,8 @@ from aiohttp import web
 
 from . import payloads
 from .actions import PlayerActions
+from .contract import load_contract
+from .faults import Matcher, RestFault
 from .gateway import Gateway
 from .model import (
     ATTACH_FILES,
@@ -67,6 +70,9 @@ class DiscordStandin(PlayerActions):
 
     ``interaction_deadline`` is Discord's 3 seconds: a callback arriving later is refused with
     "Unknown interaction" (10062), as Discord does. Pass None to switch the check off.
+
+    Every request is checked against Discord's published OpenAPI contract when its file is
+    present (``contract.py``); :attr:`contract_violations` lists what broke it.
     """
 
     def __init__(
@@ -75,6 +81,7 @@ class DiscordStandin(PlayerActions):
         bot_name: str = "Brandubh",
         token: str | None = None,
         interaction_deadline: float | None = 3.0,
+        check_contract: bool = True,
     ) -> None:
         self.token = token or f"standin.{secrets.token_urlsafe(24)}"
         self.world = World(bot_name=bot_name)
@@ -97,6 +104,7 @@ class DiscordStandin(PlayerActions):
             gateway_url=lambda: self.gateway_url,
             interaction_deadline=interaction_deadline,
             dispatch=self.gateway.dispatch,
+            contract=load_contract() if check_contract else None,
         )
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -232,6 +240,40 @@ class DiscordStandin(PlayerActions):
     async def request_reconnect(self) -> None:
         """Send op 7 RECONNECT; the bot reconnects and RESUMEs."""
         await self.gateway.request_reconnect()
+
+    # -- Discord having a bad day -----------------------------------------------------------
+
+    def fail_rest(
+        self, status: int = 500, *, seconds: float, matching: Matcher | None = None
+    ) -> RestFault:
+        """Answer REST requests (those ``matching(method, path)``) with ``status`` for a while."""
+        fault = RestFault(status, time.monotonic() + seconds, None, matching)
+        return self._rest.faults.add(fault)
+
+    def rate_limit(
+        self,
+        *,
+        retry_after: float,
+        requests: int = 1,
+        matching: Matcher | None = None,
+        is_global: bool = False,
+    ) -> RestFault:
+        """Answer the next ``requests`` REST requests with 429 and ``retry_after`` seconds."""
+        fault = RestFault(429, None, requests, matching, retry_after, is_global)
+        return self._rest.faults.add(fault)
+
+    def end_faults(self) -> None:
+        """End every REST fault window now (Discord recovered)."""
+        self._rest.faults.clear()
+
+    async def drop_gateway(self, *, refuse_for: float = 0.0) -> None:
+        """Cut the gateway connections without a close frame; refuse new ones for a while."""
+        await self.gateway.drop(refuse_for=refuse_for)
+
+    @property
+    def contract_violations(self) -> list[str]:
+        """Requests that broke Discord's published API contract, one readable line each."""
+        return self.recorder.contract_violations
 
     # -- waiting ----------------------------------------------------------------------------------
 

@@ -1,0 +1,64 @@
+"""The storage layer's own exceptions: what went wrong with the database file.
+
+``str()`` of each is the detail for the operator and the log (it names the file and may quote
+SQLite); :attr:`StorageError.sentence` is the one sentence a player may be told, which never
+shows a path or SQLite's words. They are not game refusals: the services' ``GameError`` says
+what a player did wrong, these say the bot's file could not be used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SAVE_FAILED = "The game could not be saved just now; try again."
+
+
+class StorageError(Exception):
+    """The database could not do what was asked."""
+
+    sentence = SAVE_FAILED
+    """What a player is told (no path, no SQLite message)."""
+
+    def __init__(self, detail: str, path: Path | str = "") -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.path = Path(path)
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+class DatabaseBusy(StorageError):
+    """The write lock could not be had in time (another program or a long write holds it)."""
+
+
+class DatabaseDamaged(StorageError):
+    """SQLite says the file is damaged (malformed or failing its integrity check)."""
+
+    sentence = "My game records are damaged, so I cannot do that; a server admin has been told."
+
+
+class NotADatabase(StorageError):
+    """The file is not an SQLite database."""
+
+    sentence = "My game records cannot be read just now; a server admin has been told."
+
+
+class DatabaseTooNew(StorageError):
+    """The file was written by a newer version of the bot."""
+
+    sentence = "My game records cannot be read just now; a server admin has been told."
+
+
+class DatabaseUnavailable(StorageError):
+    """The file cannot be opened or written (permissions, a full disk, an I/O error)."""
+
+
+class DatabaseClosed(StorageError):
+    """The database was closed (the bot is shutting down)."""
+
+    sentence = "I am restarting just now; try again in a minute."
+
+
+class DatabaseInUse(StorageError):
+    """Another bot process already uses this database file."""

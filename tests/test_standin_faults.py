@@ -1,0 +1,113 @@
+"""The stand-in holds the bot to Discord's published contract and can have Discord's bad days."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.contract import Contract, contract_status, load_contract
+from tests.test_standin import Table, running
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+def contract() -> Contract:
+    """Discord's contract, or a skip that says why it is absent."""
+    loaded = load_contract()
+    if loaded is None:
+        pytest.skip(contract_status())
+    return loaded
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin) -> AsyncIterator[Table]:
+    """A small connected bot (the stand-in's own test bot)."""
+    async with running(discord_standin) as table:
+        yield table
+
+
+def test_contract_names_the_field_that_breaks_it(contract: Contract) -> None:
+    """A too-long custom_id inside a reply is reported at its exact place."""
+    body = {
+        "type": 4,
+        "data": {
+            "content": "Your move",
+            "components": [
+                {
+                    "type": 1,
+                    "components": [
+                        {"type": 2, "style": 1, "label": "Move", "custom_id": "x" * 101}
+                    ],
+                }
+            ],
+        },
+    }
+    [problem] = contract.violations("POST", "/interactions/1/t/callback", "application/json", body)
+    assert "data/components/0/components/0/custom_id" in problem
+    assert "too long" in problem
+
+
+def test_contract_knows_its_routes(contract: Contract) -> None:
+    """An undocumented route or a body where none belongs is a violation; /users/@me is fine."""
+    assert contract.violations("GET", "/users/@me", "", None) == []
+    [unknown] = contract.violations("GET", "/games/1", "", None)
+    assert "documents no such route" in unknown
+    [needs_body] = contract.violations("POST", "/channels/1/messages/2/threads", "", None)
+    assert "a body is required" in needs_body
+
+
+def test_a_good_reply_passes(contract: Contract) -> None:
+    """What the bot sends every day (a deferral, a message with a file) passes."""
+    deferral = {"type": 5, "data": {"flags": 64}}
+    assert (
+        contract.violations("POST", "/interactions/1/t/callback", "application/json", deferral)
+        == []
+    )
+    upload = {"content": "Board", "attachments": [{"id": 0, "filename": "board.png"}]}
+    assert contract.violations("POST", "/channels/1/messages", "multipart/form-data", upload) == []
+
+
+async def test_bad_request_is_recorded(
+    table: Table, discord_standin: DiscordStandin, contract: Contract
+) -> None:
+    """A request breaking the contract is recorded with the route and the field."""
+    route = discord.http.Route(
+        "POST", "/channels/{channel_id}/messages", channel_id=table.channel.id
+    )
+    await table.bot.http.request(route, json={"content": "hello", "tts": "loudly"})
+    assert len(discord_standin.contract_violations) == 1
+    assert "at tts" in discord_standin.contract_violations[0]
+    discord_standin.contract_violations.clear()  # seen: the fixture must not fail this test
+
+
+async def test_rate_limit_is_waited_out(table: Table, discord_standin: DiscordStandin) -> None:
+    """A 429 with retry_after makes discord.py wait that long and try again."""
+    discord_standin.rate_limit(retry_after=0.4, matching=lambda method, path: path == "/users/@me")
+    started = time.monotonic()
+    await table.bot.http.request(discord.http.Route("GET", "/users/@me"))
+    assert time.monotonic() - started >= 0.4
+    statuses = [c.status for c in discord_standin.rest_log if c.path.endswith("/users/@me")]
+    assert statuses[-2:] == [429, 200]
+
+
+async def test_outage_window_then_recovery(table: Table, discord_standin: DiscordStandin) -> None:
+    """During a 5xx window requests fail; discord.py's retry succeeds once it is over."""
+    discord_standin.fail_rest(500, seconds=0.5)
+    await table.bot.http.request(discord.http.Route("GET", "/users/@me"))
+    statuses = [c.status for c in discord_standin.rest_log if c.path.endswith("/users/@me")]
+    assert statuses[-2:] == [500, 200]
+
+
+async def test_dropped_gateway_is_resumed(table: Table, discord_standin: DiscordStandin) -> None:
+    """After the gateway drops without a close frame the bot resumes and answers again."""
+    await discord_standin.drop_gateway(refuse_for=0.5)
+    await discord_standin.wait_until(
+        lambda: discord_standin.gateway.resume_count == 1, timeout=15, waiting_for="a RESUME"
+    )
+    reply = await discord_standin.slash(table.guild, table.channel, table.alice, "rules")
+    assert reply.answered
