@@ -136,6 +136,7 @@ class Timers:
                 ping=active.player_to_move,
             )
         await self.bot.flow.lapse_takebacks()
+        await self.bot.flow.deliver_announcements()
         for match_id, thread_id in await services.games.archives_due(now):
             await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):

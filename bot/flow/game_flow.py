@@ -9,6 +9,7 @@ layer that both changes a game and talks to Discord about it.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,8 @@ from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
 from bot.views.takeback import takeback_answer_view
-from engine import get_ruleset
+from engine import Side, get_ruleset
+from renderer import render_board
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -152,6 +154,7 @@ class GameFlow:
                 interaction, content, files=files, view=view, allowed_mentions=pings
             )
         await self._went_live(channel_id, message_id)
+        await self._announced(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:
@@ -305,6 +308,7 @@ class GameFlow:
             ).id
         else:
             message_id = await answer(interaction, content, allowed_mentions=_NO_PINGS)
+        await self._announced(result.game, message_id)
         self.start_computer_turn(result.game, reply_in=message_id)
 
     async def post_in_channel(
@@ -331,6 +335,100 @@ class GameFlow:
         if view is not None:
             kwargs["view"] = view
         return (await self.bot.get_partial_messageable(channel_id).send(**kwargs)).id
+
+    async def _announced(self, active: ActiveGame, message_id: int | None) -> None:
+        """The board after ``active``'s last move is out: the outbox need not post it."""
+        await self.bot.services.announcements.delivered(active.game_id, active.ply, message_id)
+
+    async def deliver_announcements(self) -> None:
+        """Post the boards that stored moves are owed (Discord was down, or the bot stopped)."""
+        services = self.bot.services
+        for row in await services.announcements.due():
+            try:
+                message_id = await self._post_owed_board(row.game_id, row.ply, row.channel_id)
+            except discord.HTTPException as error:
+                _log.info(
+                    "Board of game %s at ply %s not posted yet: %s", row.game_id, row.ply, error
+                )
+                await services.announcements.failed(row)
+                continue
+            await services.announcements.delivered(row.game_id, row.ply, message_id)
+
+    async def _post_owed_board(self, game_id: int, ply: int, channel_id: int) -> int | None:
+        """Post the board of ``game_id`` as it stood after move ``ply``; None if superseded.
+
+        The board of the current position carries the buttons; a board owed for an earlier
+        move (several moves were made while Discord was unreachable) shows that move's position,
+        without buttons or pings.
+        """
+        services = self.bot.services
+        channel = self.bot.get_partial_messageable(channel_id)
+        try:
+            active: ActiveGame | None = await services.games.get(game_id)
+        except NoGameHere:
+            active = None
+        if active is not None and active.ply == ply:
+            names = await self._names(active)
+            last = active.game.last_record
+            headline = describe_move(last, names[active.player_of(last.side)]) if last else ""
+            post = await board_post(active, names, headline=headline)
+            sent = await channel.send(
+                post.content,
+                file=post.file(),
+                view=_view(post.view),
+                allowed_mentions=post.allowed_mentions(),
+            )
+            await self._went_live(channel_id, sent.id)
+            return sent.id
+        exported = await services.games.export(game_id=game_id)
+        game = exported.game
+        if game.ply < ply:
+            return None  # taken back: that move is no longer part of the game
+        position = game.copy()
+        while position.ply > ply:
+            position.undo()
+        last = position.last_record
+        mover = (
+            exported.attacker_name
+            if last and last.side is Side.ATTACKERS
+            else exported.defender_name
+        )
+        lines = [describe_move(last, mover) if last else ""]
+        files: list[discord.File] = []
+        view: discord.ui.View | None = None
+        pings = _NO_PINGS
+        picture = await asyncio.to_thread(
+            render_board,
+            position,
+            attacker_name=exported.attacker_name,
+            defender_name=exported.defender_name,
+        )
+        files.append(discord.File(io.BytesIO(picture), filename="board.png"))
+        if position.outcome is not None:
+            lines.append(f"**The set is over.** {position.outcome}")
+            following = await services.games.in_channel(channel_id)
+            if following is not None and following.ply == 0:
+                opening = await board_post(
+                    following,
+                    await self._names(following),
+                    headline=f"**Set {following.set_number} begins.**",
+                )
+                lines.append(opening.content)
+                files.append(opening.file(f"set-{following.set_number}.png"))
+                view, pings = opening.view, opening.allowed_mentions()
+        else:
+            lines.append(
+                f"move {ply + 1} · posted late: Discord could not be reached when it was played."
+            )
+        sent = await channel.send(
+            "\n".join(line for line in lines if line),
+            files=files,
+            view=_view(view),
+            allowed_mentions=pings,
+        )
+        if view is not None:
+            await self._went_live(channel_id, sent.id)
+        return sent.id
 
     async def _went_live(self, channel_id: int, message_id: int | None) -> None:
         """``message_id`` is the game's newest board: the board before it loses its buttons."""
@@ -642,6 +740,7 @@ class GameFlow:
         content, files, view, pings = await self._with_next_set(post, result.set_end)
         message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
         await self._went_live(active.channel_id, message_id)
+        await self._announced(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:

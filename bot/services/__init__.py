@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
 from bot.services.domain import (
@@ -89,6 +90,7 @@ class Services:
         self.challenges = ChallengeService(database, clock, self.settings, self.games)
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games)
+        self.announcements = AnnouncementService(database, clock)
 
     @classmethod
     async def open(

@@ -6,11 +6,20 @@ tracked with ``PRAGMA user_version``.
 
 from __future__ import annotations
 
-from bot.storage import challenges, games, players, ratings, settings, takebacks
+from bot.storage import (
+    announcements,
+    challenges,
+    games,
+    players,
+    ratings,
+    settings,
+    takebacks,
+)
 from bot.storage.database import Database, migrations, schema_version
 
 __all__ = [
     "Database",
+    "announcements",
     "challenges",
     "games",
     "migrations",

@@ -48,10 +48,19 @@ async def within_deadline(
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=ANSWER_BEFORE)
     if not done and not interaction.response.is_done():
-        if interaction.type is discord.InteractionType.component and not thinking:
-            await interaction.response.defer()
-        else:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        try:
+            if interaction.type is discord.InteractionType.component and not thinking:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        except BaseException:
+            # The deferral failed (Discord unreachable, the interaction expired): the work goes
+            # on to its end, so what it stores is stored (the outbox announces it), and its own
+            # error, if any, is retrieved here rather than left unobserved.
+            await asyncio.wait({task})
+            if not task.cancelled() and task.exception() is not None:
+                _log.info("Work behind a failed deferral also failed", exc_info=task.exception())
+            raise
     return await task
 
 

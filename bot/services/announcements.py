@@ -1,0 +1,43 @@
+"""The outbox: the board after every stored move is posted once, even through Discord outages.
+
+A move and its announcement are stored in one statement (a trigger). The flow marks the
+announcement delivered once the board is out; :meth:`AnnouncementService.due` hands the timer
+what was not, with growing pauses between tries, also after a restart.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.services.clock import Clock
+from bot.storage import Database, announcements
+from bot.storage.announcements import AnnouncementRow
+from bot.storage.times import to_us
+
+RETRY_FIRST = timedelta(seconds=1)
+RETRY_MAX = timedelta(seconds=10)
+"""Pauses between tries double from the first to this, so a recovered Discord hears soon."""
+
+
+class AnnouncementService:
+    """Mark boards posted, and hand out the ones still to post."""
+
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self._database = database
+        self._clock = clock
+
+    async def delivered(self, game_id: int, ply: int, message_id: int | None) -> None:
+        """The board of ``game_id`` at ``ply`` is out (or superseded): never post it again."""
+        async with self._database.transaction() as db:
+            await announcements.delivered(db, game_id, ply, message_id, to_us(self._clock()))
+
+    async def due(self, limit: int = 20) -> list[AnnouncementRow]:
+        """Boards that should have been posted by now and were not, oldest first."""
+        async with self._database.reading() as db:
+            return await announcements.due(db, to_us(self._clock()), limit)
+
+    async def failed(self, row: AnnouncementRow) -> None:
+        """Posting ``row`` failed: try again after a pause that doubles with every failure."""
+        pause = min(RETRY_FIRST * (2**row.attempts), RETRY_MAX)
+        async with self._database.transaction() as db:
+            await announcements.failed(db, row.game_id, row.ply, to_us(self._clock() + pause))

@@ -1,0 +1,87 @@
+"""The outbox: moves stored while Discord's REST API was down are announced once it is back."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from engine import Game
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+OUTAGE_SECONDS = 6.0
+MOVES = 20
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server (games in the channel)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def quiet_moves(count: int) -> list[str]:
+    """``count`` legal moves from the start that neither end the game nor repeat a position."""
+    game = Game()
+    played = []
+    for _ in range(count):
+        for move in game.legal_moves():
+            probe = game.copy()
+            if game.would_repeat(move):
+                continue
+            probe.play(move)
+            if probe.outcome is None:
+                game.play(move)
+                played.append(str(move))
+                break
+    assert len(played) == count
+    return played
+
+
+def boards_by_move(table: Harness) -> dict[int, int]:
+    """How many boards the channel shows for each move number ("move N ·" in the turn line)."""
+    counts: dict[int, int] = {}
+    for message in table.public_messages():
+        if not any(a.filename.endswith(".png") for a in message.attachments):
+            continue
+        found = re.search(r"\bmove (\d+) ·", message.content)
+        if found:
+            counts[int(found[1])] = counts.get(int(found[1]), 0) + 1
+    return counts
+
+
+async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness) -> None:
+    """20 moves while every REST call fails for 6 s: all are stored, and once Discord is back
+    each of the 20 boards is posted exactly once."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(500, seconds=OUTAGE_SECONDS)
+    started = asyncio.get_running_loop().time()
+    for ply, text in enumerate(quiet_moves(MOVES)):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.standin.slash(
+            table.guild, table.channel, who, "move", {"move": text}, wait=False
+        )
+        await asyncio.sleep(0.15)
+    left = OUTAGE_SECONDS - (asyncio.get_running_loop().time() - started)
+    await asyncio.sleep(max(0.0, left) + 0.5)
+    assert table.bot is not None
+    game = await table.bot.services.games.in_channel(table.channel.id)
+    assert game is not None and game.ply == MOVES, "every move was stored during the outage"
+    table.advance(timedelta(seconds=30))  # past the normal path's grace and any backoff
+    expected = {number: 1 for number in range(2, MOVES + 2)}
+
+    def all_posted() -> bool:
+        counts = boards_by_move(table)
+        return all(counts.get(number, 0) >= 1 for number in expected)
+
+    await table.standin.wait_until(all_posted, timeout=30)
+    await asyncio.sleep(1.0)  # a second delivery would show up by now
+    counts = boards_by_move(table)
+    assert {number: counts.get(number, 0) for number in expected} == expected
