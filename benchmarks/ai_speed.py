@@ -32,9 +32,9 @@ BRANDUBH_LINES: tuple[tuple[str, ...], ...] = (
 
 def measure(
     ruleset: str, seconds: float, lines: Iterable[tuple[str, ...]]
-) -> tuple[float, float, float]:
-    """Searched positions per second, mean completed depth and the share of the budget used
-    (the largest of the round) over ``lines`` for one round."""
+) -> tuple[float, float, float, float]:
+    """Searched positions per second, mean completed depth and the mean and largest share of
+    the budget used over ``lines`` for one round."""
     nodes = 0
     elapsed = 0.0
     depths = []
@@ -46,7 +46,7 @@ def measure(
         elapsed += result.elapsed
         depths.append(result.depth)
         used.append(result.elapsed / (result.budget or seconds))
-    return nodes / elapsed, statistics.mean(depths), max(used)
+    return nodes / elapsed, statistics.mean(depths), statistics.mean(used), max(used)
 
 
 def main(argv: Iterable[str] | None = None) -> None:
@@ -58,15 +58,17 @@ def main(argv: Iterable[str] | None = None) -> None:
     lines = BRANDUBH_LINES if args.ruleset.startswith("brandubh") else ((),)
     rates = []
     depths = []
+    means = []
     shares = []
     for _ in range(args.rounds):
-        rate, depth, share = measure(args.ruleset, args.time, lines)
+        rate, depth, mean, share = measure(args.ruleset, args.time, lines)
         rates.append(rate)
         depths.append(depth)
+        means.append(mean)
         shares.append(share)
         print(
             f"round: {rate:,.0f} positions/s, mean depth {depth:.1f}, "
-            f"used/budget at most {share:.0%}",
+            f"used/budget {mean:.0%} on average, at most {share:.0%}",
             flush=True,
         )
     print(
@@ -74,7 +76,8 @@ def main(argv: Iterable[str] | None = None) -> None:
         f"median {statistics.median(rates):,.0f} positions/s "
         f"(min {min(rates):,.0f}, max {max(rates):,.0f}), "
         f"median depth {statistics.median(depths):.1f}, "
-        f"used/budget at most {max(shares):.0%} (never above 110 % allowed)"
+        f"used/budget {statistics.median(means):.0%} (median of the rounds' means), "
+        f"at most {max(shares):.0%} (never above 110 % allowed)"
     )
 
 

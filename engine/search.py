@@ -110,6 +110,8 @@ class _Searcher:
         self.ext_limit = 0
         self.abortable = False
         self.repetitions = 0
+        self.quiescence_plies = 0
+        """Captures played out beyond the horizon in the current iteration."""
         """Third repetitions met in the search so far."""
 
     # ------------------------------------------------------------------ budget
@@ -140,7 +142,7 @@ class _Searcher:
                     if not occupied & mask:
                         return MATE - ply - 1
                 if ply >= self.ext_limit or not king_capturable(board, t):
-                    return self.quiesce(alpha, beta, ply, _QUIESCENCE_PLIES)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             else:
                 if king_capturable(board, t):
                     return MATE - ply - 1
@@ -152,7 +154,7 @@ class _Searcher:
                         threatened = True
                         break
                 if not threatened or ply >= self.ext_limit:
-                    return self.quiesce(alpha, beta, ply, _QUIESCENCE_PLIES)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             depth = 1
 
         tt = self.tt
@@ -327,6 +329,9 @@ class _Searcher:
         board = self.board
         turn = board.turn
         self.ext_limit = depth + 6
+        # The first two iterations always finish, so they must stay cheap on every board: the
+        # quiescence search starts with the third (levels 1-3 never use it).
+        self.quiescence_plies = _QUIESCENCE_PLIES if depth > 2 else 0
         stack_size = len(board.stack)
         alpha = -INFINITY
         scored: list[tuple[int, int]] = []
