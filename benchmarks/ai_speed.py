@@ -30,18 +30,23 @@ BRANDUBH_LINES: tuple[tuple[str, ...], ...] = (
 )
 
 
-def measure(ruleset: str, seconds: float, lines: Iterable[tuple[str, ...]]) -> tuple[float, float]:
-    """Searched positions per second and mean completed depth over ``lines`` for one round."""
+def measure(
+    ruleset: str, seconds: float, lines: Iterable[tuple[str, ...]]
+) -> tuple[float, float, float, float]:
+    """Searched positions per second, mean completed depth and the mean and largest share of
+    the budget used over ``lines`` for one round."""
     nodes = 0
     elapsed = 0.0
     depths = []
+    used = []
     for line in lines:
         game = Game.from_moves(line, ruleset=ruleset)
         result = choose_move(game, level=5, time_limit=seconds, seed=0)
         nodes += result.nodes
         elapsed += result.elapsed
         depths.append(result.depth)
-    return nodes / elapsed, statistics.mean(depths)
+        used.append(result.elapsed / (result.budget or seconds))
+    return nodes / elapsed, statistics.mean(depths), statistics.mean(used), max(used)
 
 
 def main(argv: Iterable[str] | None = None) -> None:
@@ -53,16 +58,26 @@ def main(argv: Iterable[str] | None = None) -> None:
     lines = BRANDUBH_LINES if args.ruleset.startswith("brandubh") else ((),)
     rates = []
     depths = []
+    means = []
+    shares = []
     for _ in range(args.rounds):
-        rate, depth = measure(args.ruleset, args.time, lines)
+        rate, depth, mean, share = measure(args.ruleset, args.time, lines)
         rates.append(rate)
         depths.append(depth)
-        print(f"round: {rate:,.0f} positions/s, mean depth {depth:.1f}", flush=True)
+        means.append(mean)
+        shares.append(share)
+        print(
+            f"round: {rate:,.0f} positions/s, mean depth {depth:.1f}, "
+            f"used/budget {mean:.0%} on average, at most {share:.0%}",
+            flush=True,
+        )
     print(
         f"{args.ruleset}, {args.time} s per move, {len(lines)} positions x {args.rounds} rounds: "
         f"median {statistics.median(rates):,.0f} positions/s "
         f"(min {min(rates):,.0f}, max {max(rates):,.0f}), "
-        f"median depth {statistics.median(depths):.1f}"
+        f"median depth {statistics.median(depths):.1f}, "
+        f"used/budget {statistics.median(means):.0%} (median of the rounds' means), "
+        f"at most {max(shares):.0%} (never above 110 % allowed)"
     )
 
 

@@ -247,3 +247,57 @@ def _reaches(
             if blocks[sq]:
                 break
     return False
+
+
+def capture_moves(board: Board, t: Tables) -> list[int]:
+    """Moves of the side to move that land beside an enemy piece (not the king) with a jaw
+    beyond it: every capturing move is among them (a few may capture nothing, when the moving
+    piece was itself the jaw)."""
+    cells = board.cells
+    geo = board.geo
+    restricted = geo.restricted
+    blocks = geo.blocks
+    mover = board.turn
+    if mover == ATTACKER:
+        targets = board.defenders
+        hostile = geo.hostile_to_defender
+    else:
+        targets = board.attackers
+        hostile = geo.hostile_to_attacker
+    armed = board.rules.king_armed
+    king = board.king
+    found: set[int] = set()
+    for s in targets:
+        if s == king:
+            continue
+        for n, f in t.line_pairs[s]:
+            if cells[n]:
+                continue
+            king_only = restricted[n]  # only the king may stop on a restricted square
+            if king_only and mover == ATTACKER:
+                continue
+            anvil = cells[f]
+            if anvil:
+                if anvil == ATTACKER:
+                    if mover != ATTACKER:
+                        continue
+                elif mover == ATTACKER or (anvil == KING and not armed and f != geo.throne):
+                    continue
+            elif not hostile[f]:
+                continue
+            for ray in geo.rays[n]:
+                passed_block = False  # only the king crosses a blocking square
+                for sq in ray:
+                    c = cells[sq]
+                    if c:
+                        if c == KING:
+                            if armed and mover == DEFENDER:
+                                found.add(sq << 8 | n)
+                        elif not (passed_block or king_only) and (c == ATTACKER) == (
+                            mover == ATTACKER
+                        ):
+                            found.add(sq << 8 | n)
+                        break
+                    if blocks[sq]:
+                        passed_block = True
+    return list(found)

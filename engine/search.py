@@ -3,9 +3,13 @@
 :func:`choose_move` is the engine's entry point; :func:`think` is the same thing as a plain,
 picklable function of strings for a process pool. The search is a negamax principal-variation
 search with a Zobrist-keyed transposition table, move ordering (transposition-table move,
-killer moves, history), late-move reductions for quiet moves, and a threat extension at the
-horizon: a position where the king can reach an escape square, or where the attackers can take
-him, is never scored statically.
+killer moves, history), late-move reductions for quiet moves, a threat extension at the
+horizon (a position where the king can reach an escape square, or where the attackers can take
+him, is never scored statically) and beyond it a capture quiescence search. A score that depends
+on the path (a third repetition, or a position met before, which costs the mover ``REPEAT``) is
+never stored in the table, and a position met before is never scored from it. Iterative
+deepening goes on while the next iteration is expected to fit in the budget (from the time and
+nodes of the last ones); a hard stop at 95 % of the budget ends a deeper one cut short.
 
 Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
 they let chance choose among the moves the search found nearly as good as the best (a softmax
@@ -22,9 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.board import ATTACKER, DEFENDER, Board
-from engine.evaluation import Tables, evaluate, king_capturable, tables
+from engine.evaluation import Tables, capture_moves, evaluate, king_capturable, tables
 from engine.game import Game
 from engine.moves import Move
+from engine.outcome import Reason
 from engine.squares import Side
 
 MATE = 100_000
@@ -32,9 +37,14 @@ MATE = 100_000
 MATE_BOUND = MATE - 1_000
 INFINITY = MATE + 1
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_CHECK_EVERY = 255
-"""The clock is read every 256 positions (a few milliseconds)."""
+_CHECK_EVERY = 127
+"""The clock is read every 128 positions (a few milliseconds at most)."""
 _MAX_PLY = 128
+REPEAT = 20
+"""What returning to a position seen before (in the game or the search) costs the mover: the
+engine does not shuffle back and forth when it has anything better to do."""
+_QUIESCENCE_PLIES = 4
+"""Captures played out beyond the horizon, at most."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,9 @@ class SearchResult:
     """Positions searched (moves pushed on the board)."""
     elapsed: float
     """Seconds spent."""
+    budget: float | None = None
+    """Seconds this level was given (its share of the caller's time), ``None`` under a node
+    limit alone: ``elapsed / budget`` is the share of the budget used."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,10 @@ class _Searcher:
         self.killers = [[0, 0] for _ in range(_MAX_PLY + 8)]
         self.ext_limit = 0
         self.abortable = False
+        self.repetitions = 0
+        self.quiescence_plies = 0
+        """Captures played out beyond the horizon in the current iteration."""
+        """Third repetitions met in the search so far."""
 
     # ------------------------------------------------------------------ budget
 
@@ -125,7 +142,7 @@ class _Searcher:
                     if not occupied & mask:
                         return MATE - ply - 1
                 if ply >= self.ext_limit or not king_capturable(board, t):
-                    return evaluate(board, t)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             else:
                 if king_capturable(board, t):
                     return MATE - ply - 1
@@ -137,16 +154,19 @@ class _Searcher:
                         threatened = True
                         break
                 if not threatened or ply >= self.ext_limit:
-                    return evaluate(board, t)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             depth = 1
 
         tt = self.tt
         key = board.hash
         entry = tt.get(key)
         tt_move = 0
+        repetitions = self.repetitions
         if entry is not None:
             e_depth, e_flag, e_score, tt_move = entry
-            if e_depth >= depth and ply:
+            # A position met before on this path may repeat into a loss the stored score
+            # never saw: its score is not taken from the table.
+            if e_depth >= depth and ply and board.counts[key] == 1:
                 if e_score > MATE_BOUND:
                     e_score -= ply
                 elif e_score < -MATE_BOUND:
@@ -178,6 +198,7 @@ class _Searcher:
         push = board.push
         pop = board.pop
         child_ply = ply + 1
+        counts = board.counts
         first = True
         for late, m in enumerate(moves, 1):
             captured = push(m)
@@ -186,6 +207,14 @@ class _Searcher:
             if outcome is not None:
                 won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
                 score = MATE - child_ply if won else -(MATE - child_ply)
+                if outcome.reason is Reason.REPETITION:
+                    self.repetitions += 1
+            elif counts[board.hash] > 1:
+                # Back to a position seen before: a step towards aimless shuffling, and a score
+                # that depends on this path, so never stored.
+                self.repetitions += 1
+                score = -self.negamax(depth - 1, -beta - REPEAT, -alpha - REPEAT, child_ply)
+                score -= REPEAT
             elif first:
                 score = -self.negamax(depth - 1, -beta, -alpha, child_ply)
             else:
@@ -230,8 +259,62 @@ class _Searcher:
             stored += ply
         elif stored < -MATE_BOUND:
             stored -= ply
-        tt[key] = (depth, flag, stored, best_move)
+        if self.repetitions == repetitions:
+            tt[key] = (depth, flag, stored, best_move)
+        else:
+            # The score depends on this path's history (a repetition was met below): keep the
+            # move for ordering, never the score.
+            tt[key] = (-1, flag, stored, best_move)
         return best
+
+    def quiesce(self, alpha: int, beta: int, ply: int, left: int) -> int:
+        """The score once the captures the side to move may make have been played out."""
+        board = self.board
+        t = self.t
+        if self.nodes >= self.next_check:
+            self._check_budget()
+        stand = evaluate(board, t)
+        if stand >= beta or left <= 0:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        turn = board.turn
+        push = board.push
+        pop = board.pop
+        for m in capture_moves(board, t):
+            captured = push(m)
+            self.nodes += 1
+            if not captured:
+                pop()
+                continue
+            outcome = board.outcome
+            if outcome is not None:
+                won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
+                score = MATE - ply - 1 if won else -(MATE - ply - 1)
+            else:
+                score = -self._quiet_horizon(-beta, -alpha, ply + 1, left - 1)
+            pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _quiet_horizon(self, alpha: int, beta: int, ply: int, left: int) -> int:
+        """A quiescence node that first looks for a win in one (escape or king capture)."""
+        board = self.board
+        t = self.t
+        if board.turn == DEFENDER:
+            occupied = board.att_bb | board.def_bb
+            for mask in t.escape_lines[board.king]:
+                if not occupied & mask:
+                    return MATE - ply - 1
+        elif king_capturable(board, t):
+            return MATE - ply - 1
+        return self.quiesce(alpha, beta, ply, left)
 
     def root(
         self, moves: list[int], depth: int, margin: int | None
@@ -246,6 +329,9 @@ class _Searcher:
         board = self.board
         turn = board.turn
         self.ext_limit = depth + 6
+        # The first two iterations always finish, so they must stay cheap on every board: the
+        # quiescence search starts with the third (levels 1-3 never use it).
+        self.quiescence_plies = _QUIESCENCE_PLIES if depth > 2 else 0
         stack_size = len(board.stack)
         alpha = -INFINITY
         scored: list[tuple[int, int]] = []
@@ -258,6 +344,8 @@ class _Searcher:
                 if outcome is not None:
                     won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
                     score = MATE - 1 if won else -(MATE - 1)
+                elif board.counts[board.hash] > 1:
+                    score = -self.negamax(depth - 1, -INFINITY, INFINITY, 1) - REPEAT
                 elif margin is not None:
                     low = -INFINITY if alpha == -INFINITY else alpha - margin
                     score = -self.negamax(depth - 1, -INFINITY, -low, 1)
@@ -315,7 +403,8 @@ def choose_move(
         budget *= config.effort
     if nodes is not None:
         nodes = max(1, int(nodes * config.effort))
-    deadline = None if budget is None else started + budget * 0.92
+    # The hard stop: a little under the budget, so that unwinding and answering stay inside it.
+    deadline = None if budget is None else started + budget * 0.95
     searcher = _Searcher(board, deadline, nodes, tables(board.rules))
     rng = random.Random(seed)
     margin = None if config.temperature <= 0 else int(config.temperature * 6)
@@ -323,15 +412,19 @@ def choose_move(
     scored: list[tuple[int, int]] = [(0, m) for m in root_moves]
     order = list(root_moves)
     done = 0
+    costs: list[tuple[float, int]] = []
+    """Seconds and nodes each completed iteration took."""
     for depth in range(1, config.max_depth + 1):
         # The first two plies always finish: they are what sees wins and losses in one.
         searcher.abortable = depth > 2
+        began, began_nodes = time.perf_counter(), searcher.nodes
         result, complete = searcher.root(order, depth, margin)
         if not complete:
             if result and margin is None:
                 # Moves finished in the cut-short iteration are better informed than the last.
                 scored = [result[0]] + [pair for pair in scored if pair[1] != result[0][1]]
             break
+        costs.append((time.perf_counter() - began, searcher.nodes - began_nodes))
         scored = result
         done = depth
         order = [m for _, m in scored]
@@ -339,13 +432,8 @@ def choose_move(
             break  # a forced result is known; looking deeper changes nothing
         if len(order) == 1 and depth >= 2:
             break
-        if deadline is not None:
-            spent = time.perf_counter() - started
-            if spent > (budget or 0.0) * 0.4:
-                break
-        if nodes is not None and searcher.nodes * 3 > nodes:
+        if not _next_fits(costs, started, budget, nodes, searcher.nodes):
             break
-
     score, move = _pick(scored, config.temperature, rng)
     return SearchResult(
         move=Move.from_code(move),
@@ -353,7 +441,37 @@ def choose_move(
         depth=done,
         nodes=searcher.nodes,
         elapsed=time.perf_counter() - started,
+        budget=budget,
     )
+
+
+_NEXT_ITERATION_SHARE = 0.3
+"""Start another iteration when at least this share of it is expected to fit in the budget: a
+cut-short iteration still improves the move when it finds a better one (its first move is the
+previous best)."""
+
+
+def _next_fits(
+    costs: list[tuple[float, int]],
+    started: float,
+    budget: float | None,
+    node_limit: int | None,
+    nodes: int,
+) -> bool:
+    """Whether the next iteration is expected to finish (its share of it) inside the budget.
+
+    Its cost is the last iteration's times the growth from the one before (the effective
+    branching factor), kept between 2 and 8.
+    """
+    last_time, last_nodes = costs[-1]
+    growth = 4.0
+    if len(costs) >= 2 and costs[-2][1] > 0:
+        growth = min(8.0, max(2.0, last_nodes / costs[-2][1]))
+    if budget is not None:
+        spent = time.perf_counter() - started
+        if spent + _NEXT_ITERATION_SHARE * growth * last_time > budget:
+            return False
+    return node_limit is None or nodes + _NEXT_ITERATION_SHARE * growth * last_nodes <= node_limit
 
 
 def _pick(scored: list[tuple[int, int]], temperature: float, rng: random.Random) -> tuple[int, int]:

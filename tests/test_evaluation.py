@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from engine import Board, Game, Side
-from engine.board import ATTACKER, DEFENDER
-from engine.evaluation import can_capture, tables
+from engine import RULESETS, Board, Game, Side
+from engine.board import ATTACKER, DEFENDER, KING
+from engine.evaluation import can_capture, capture_moves, tables
 
 
 def _threat(board: Board) -> bool:
@@ -65,3 +65,24 @@ def test_capture_threat_agrees_with_the_board_in_random_games(ruleset: str) -> N
             checked += 1
             board.push(rng.choice(board.moves()))
     assert checked > 300
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_quiescence_sees_every_capturing_move(ruleset: str) -> None:
+    """Along random games, every move that captures a piece other than the king is among the
+    capture moves the search plays out beyond its horizon."""
+    rng = random.Random(ruleset)
+    t = tables(Game(ruleset=ruleset).board.rules)
+    capturing_positions = 0
+    for _ in range(6):
+        board = Game(ruleset=ruleset).board
+        while board.outcome is None and len(board.stack) < 80:
+            listed = set(capture_moves(board, t))
+            for move in board.moves():
+                captured = board.push(move)
+                board.pop()
+                if any(victim != KING for _, victim in captured):
+                    assert move in listed, (board.pieces(), move)
+                    capturing_positions += 1
+            board.push(rng.choice(board.moves()))
+    assert capturing_positions > 0

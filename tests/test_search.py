@@ -109,3 +109,10 @@ def test_level_one_blocks_an_immediate_escape() -> None:
         game = Game.from_position("/2K1t2/7/3T3/tt3t1/4T2/7/3t3/", to_move=Side.ATTACKERS)
         game.play(choose_move(game, level=1, seed=seed).move)
         assert game.king_escape_routes() == []
+
+
+def test_node_budget_is_spent_but_not_exceeded() -> None:
+    """Full strength given 30,000 positions searches most of them and never many more."""
+    game = Game.from_moves(["d2-c2", "d3-d2"])
+    result = choose_move(game, level=5, nodes=30_000)
+    assert 30_000 * 0.5 <= result.nodes <= 30_000 + 128
