@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from bot.services.domain import LeaderboardPage
+from bot.services.errors import OtherServer
 from bot.views.common import GuardedItem, bot_of
 
 PAGE_SIZE = 10
@@ -97,6 +98,8 @@ class LeaderboardButton(
         return cls(int(match["guild"]), int(match["offset"]), match["dir"])
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id != self.guild_id:
+            raise OtherServer()
         bot = bot_of(interaction)
         page = await bot.services.standings.leaderboard(self.guild_id, self.offset, PAGE_SIZE)
         name = interaction.guild.name if interaction.guild else "this server"
