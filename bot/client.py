@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -43,6 +44,17 @@ COGS = (
     "bot.cogs.standings",
     "bot.cogs.admin",
 )
+
+
+def _custom_ids(components: Sequence[Any]) -> set[str]:
+    """Every ``custom_id`` in a message's components (rows, buttons, selects, containers)."""
+    found: set[str] = set()
+    for component in components:
+        custom_id = getattr(component, "custom_id", None)
+        if custom_id:
+            found.add(str(custom_id))
+        found |= _custom_ids(getattr(component, "children", []))
+    return found
 
 
 class BrandubhBot(commands.Bot):
@@ -117,6 +129,33 @@ class BrandubhBot(commands.Bot):
                 await asyncio.sleep(min(interval, FIRST_BACKUP).total_seconds())
             else:
                 _log.info("Backed up the database to %s", made)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Answer a button or select that nothing here handles (a forged or long-gone id)."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if self._handles_component(int(data.get("component_type", 0)), custom_id, interaction):
+            return
+        _log.warning("Unknown component id %r from user %s", custom_id[:100], interaction.user.id)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(errors.UNKNOWN_BUTTON, ephemeral=True)
+
+    def _handles_component(
+        self, component_type: int, custom_id: str, interaction: discord.Interaction[Any]
+    ) -> bool:
+        """Whether discord.py's view store dispatches this component to one of our items
+        (the same lookups as its ``dispatch_view``: dynamic templates, then views by message)."""
+        store = self._connection._view_store
+        on_message = interaction.message is not None and custom_id in _custom_ids(
+            interaction.message.components
+        )
+        if on_message and any(t.fullmatch(custom_id) for t in store._dynamic_items):
+            return True
+        key = (component_type, custom_id)
+        message_id = interaction.message.id if interaction.message is not None else None
+        return key in store._views.get(message_id, {}) or key in store._views.get(None, {})
 
     async def remember(self, user: discord.abc.User) -> None:
         """Keep ``user``'s display name (for boards and the leaderboard).

@@ -15,12 +15,18 @@ import discord
 from discord import app_commands
 
 from bot.services.errors import GameError
-from bot.storage.errors import DatabaseBusy, StorageError
+from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
 from engine import IllegalMoveError
 
 _log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, something went wrong on my side. It has been logged; please try again."
+
+UNKNOWN_COMMAND = "I do not know that command (any more): type / to see mine."
+MISSING_OPTIONS = (
+    "That command arrived without the options it needs: pick it again from the / menu."
+)
+UNKNOWN_BUTTON = "That button is not one of mine (any more): use the newest message, or /games."
 
 CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
 """What the bot needs in a channel where games are played."""
@@ -80,6 +86,10 @@ def sentence_for(error: BaseException) -> str | None:
         return str(error)
     if isinstance(error, StorageError):
         return error.sentence
+    if isinstance(error, app_commands.CommandNotFound):
+        return UNKNOWN_COMMAND
+    if isinstance(error, app_commands.CommandSignatureMismatch):
+        return MISSING_OPTIONS
     if isinstance(error, app_commands.NoPrivateMessage):
         return "Brandubh is played in server channels, not in direct messages."
     if isinstance(error, app_commands.MissingPermissions):
@@ -96,6 +106,14 @@ def sentence_for(error: BaseException) -> str | None:
     return None
 
 
+_ODD_INPUT = (
+    app_commands.CommandNotFound,
+    app_commands.CommandSignatureMismatch,
+    app_commands.NoPrivateMessage,
+)
+"""What a forged, stale or garbled interaction raises: a WARNING line, never a traceback."""
+
+
 def _storage_error(error: BaseException) -> StorageError | None:
     if isinstance(error, app_commands.CommandInvokeError):
         return _storage_error(error.original)
@@ -108,8 +126,12 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     storage = _storage_error(error)
     if storage is not None:
         # The details (file, SQLite's words) are for the operator, never for the player.
-        level = logging.WARNING if isinstance(storage, DatabaseBusy) else logging.ERROR
+        level = (
+            logging.WARNING if isinstance(storage, DatabaseBusy | IdOutOfRange) else logging.ERROR
+        )
         _log.log(level, "Database trouble (user=%s): %s", interaction.user.id, storage)
+    elif isinstance(error, _ODD_INPUT):
+        _log.warning("Odd interaction from user %s: %s", interaction.user.id, sentence)
     if sentence is None:
         command = interaction.command.qualified_name if interaction.command else None
         custom_id = interaction.data.get("custom_id") if interaction.data else None
@@ -139,3 +161,19 @@ def install(tree: app_commands.CommandTree[Any]) -> None:
         await report_error(interaction, error)
 
     tree.error(on_error)
+    tree.interaction_check = _guild_only_check  # type: ignore[method-assign]
+
+
+async def _guild_only_check(interaction: discord.Interaction[Any]) -> bool:
+    """Refuse a server-only command that arrived without a server (a DM, or a forged call).
+
+    Discord hides such commands outside servers, but the bot does not rely on it.
+    """
+    command = interaction.command
+    root = getattr(command, "root_parent", None) or command
+    if interaction.guild_id is not None or not getattr(root, "guild_only", False):
+        return True
+    if interaction.type is discord.InteractionType.autocomplete:
+        await interaction.response.autocomplete([])
+        return False
+    raise app_commands.NoPrivateMessage()

@@ -169,3 +169,12 @@ class NotAdmin(GameError):
 
     def __init__(self, message: str = "Only server admins (Manage Server) can do that.") -> None:
         super().__init__(message)
+
+
+class OtherServer(GameError):
+    """A button naming another server's game or leaderboard was pressed here."""
+
+    def __init__(
+        self, message: str = "That button belongs to another server: use the commands here."
+    ) -> None:
+        super().__init__(message)

@@ -27,6 +27,7 @@ from bot.storage.errors import (
     DatabaseDamaged,
     DatabaseTooNew,
     DatabaseUnavailable,
+    IdOutOfRange,
     NotADatabase,
     StorageError,
 )
@@ -34,6 +35,9 @@ from bot.storage.errors import (
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+READ_AFTER_WRITE = 0.25
+"""Seconds a read waits at most for this bot's write in progress (see ``reading``)."""
 
 MIGRATIONS_PACKAGE = "bot"
 MIGRATIONS_FOLDER = "migrations"
@@ -218,7 +222,10 @@ class Database:
                     yield self._connection
                 except sqlite3.Error as error:
                     raise storage_error(self.path, error) from error
+                except OverflowError as error:
+                    raise out_of_range(error) from None
             return
+        await self._let_writes_under_way_finish()
         async with self._read_lock:
             self._check_open()
             db = self._reader
@@ -231,6 +238,21 @@ class Database:
                         await db.execute("COMMIT")  # ends the snapshot; nothing was written
             except sqlite3.Error as error:
                 raise storage_error(self.path, error) from error
+            except OverflowError as error:
+                raise out_of_range(error) from None
+
+    async def _let_writes_under_way_finish(self) -> None:
+        """Wait (at most READ_AFTER_WRITE) for this bot's write in progress, so a read sees what
+        the bot has just done (a board recorded right after it was posted). Never longer: a
+        write stuck behind another program's lock does not hold up reads."""
+        if not self._write_lock.locked():
+            return
+        try:
+            async with asyncio.timeout(READ_AFTER_WRITE):
+                await self._write_lock.acquire()
+        except TimeoutError:
+            return
+        self._write_lock.release()
 
     @asynccontextmanager
     async def _holding_write_lock(self) -> AsyncIterator[None]:
@@ -272,6 +294,8 @@ class Database:
                     raise
                 if isinstance(error, sqlite3.Error):
                     raise storage_error(self.path, error) from error
+                if isinstance(error, OverflowError):
+                    raise out_of_range(error) from None
                 raise
             try:
                 await db.execute("COMMIT")
@@ -292,6 +316,8 @@ class Database:
                 raise
             except sqlite3.Error as error:
                 raise storage_error(self.path, error) from error
+            except OverflowError as error:
+                raise out_of_range(error) from None
 
     async def run(self, work: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
         """Run ``work`` inside one transaction and return its result."""
@@ -326,6 +352,11 @@ class Database:
         if self._reader is not None:
             await self._reader.close()
         await self._connection.close()
+
+
+def out_of_range(error: OverflowError) -> IdOutOfRange:
+    """The storage error for a number SQLite cannot hold (a 30-digit id in a button)."""
+    return IdOutOfRange(f"A number too large for SQLite was looked up ({error}).")
 
 
 def storage_error(path: Path, error: sqlite3.Error) -> StorageError:

@@ -62,3 +62,9 @@ class DatabaseClosed(StorageError):
 
 class DatabaseInUse(StorageError):
     """Another bot process already uses this database file."""
+
+
+class IdOutOfRange(StorageError):
+    """An id or offset too large for SQLite (a forged or garbled button id)."""
+
+    sentence = "That button or id is not one of mine."

@@ -9,7 +9,7 @@ import discord
 
 from bot.names import escaped
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
-from bot.services.errors import InvalidOption
+from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import GuardedItem, bot_of
 from engine import RULESETS, get_ruleset
 
@@ -116,9 +116,9 @@ class LeaderboardButton(
         return cls(int(match["guild"]), int(match["offset"]), match["dir"], ruleset)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
         if interaction.guild_id != self.guild_id:
-            raise InvalidOption("That leaderboard belongs to another server: use `/leaderboard`.")
+            raise OtherServer()
+        bot = bot_of(interaction)
         if self.ruleset not in RULESETS:
             raise InvalidOption("That leaderboard's ruleset is unknown: use `/leaderboard`.")
         page = await bot.services.standings.leaderboard(

@@ -65,8 +65,11 @@ class PlayerActions:
         source: StoredMessage | None = None,
         wait: bool,
         timeout: float,
+        message_payload: JSON | None = None,
     ) -> InteractionRecord:
         actor = self._as_actor(channel, who)
+        if message_payload is None and source is not None:
+            message_payload = source.to_payload()
         interaction_id = self.world.snowflakes.next()
         token = f"interaction.{secrets.token_urlsafe(32)}"
         payload = payloads.interaction(
@@ -78,7 +81,7 @@ class PlayerActions:
             who=actor,
             app_permissions=self._app_permissions(channel),
             data=data,
-            message=None if source is None else source.to_payload(),
+            message=message_payload,
         )
         record = InteractionRecord(
             id=interaction_id,
@@ -222,6 +225,58 @@ class PlayerActions:
             interaction_type=MESSAGE_COMPONENT,
             name=custom_id,
             channel=message.channel,
+            who=user,
+            data=data,
+            source=message,
+            wait=wait,
+            timeout=timeout,
+        )
+
+    async def send_command_data(
+        self,
+        channel: FakeChannel,
+        member: FakeMember | FakeUser,
+        data: JSON,
+        *,
+        wait: bool = True,
+        timeout: float = 5.0,
+    ) -> InteractionRecord:
+        """A chat-input command with exactly this ``data`` (say, without a required option, as
+        an outdated client sends it), unchecked against what the bot synced."""
+        return await self._send(
+            interaction_type=APPLICATION_COMMAND,
+            name=f"/{data.get('name')} (raw)",
+            channel=channel,
+            who=member,
+            data=data,
+            wait=wait,
+            timeout=timeout,
+        )
+
+    async def forged_click(
+        self,
+        message: StoredMessage,
+        custom_id: str,
+        user: FakeMember | FakeUser,
+        *,
+        channel: FakeChannel | None = None,
+        wait: bool = True,
+        timeout: float = 5.0,
+    ) -> InteractionRecord:
+        """A press of a button ``custom_id`` that the bot never put on ``message`` (as a forged
+        or garbled message would carry it); ``channel`` places the press elsewhere."""
+        data: JSON = {"custom_id": custom_id, "component_type": BUTTON}
+        payload = message.to_payload()
+        button = {"type": BUTTON, "style": 2, "label": "?", "custom_id": custom_id}
+        payload["components"] = [
+            *payload.get("components", []),
+            {"type": 1, "components": [button]},
+        ]
+        return await self._send(
+            message_payload=payload,
+            interaction_type=MESSAGE_COMPONENT,
+            name=custom_id,
+            channel=channel or message.channel,
             who=user,
             data=data,
             source=message,

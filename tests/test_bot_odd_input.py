@@ -1,0 +1,106 @@
+"""Odd input is a sentence, not a bug: forged ids, unknown commands, missing options, DMs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.errors import MISSING_OPTIONS, UNKNOWN_BUTTON, UNKNOWN_COMMAND
+from tests.bot_harness import Harness, move_button, running_bot
+from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
+from tests.discord_standin.command_options import find_command
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+HUGE = "9" * 31
+"""An id of 31 digits: far beyond SQLite's 64-bit integers."""
+
+
+@pytest.fixture
+async def table(
+    discord_standin: DiscordStandin, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> AsyncIterator[Harness]:
+    """The bot with a game in progress; afterwards, nothing above WARNING and no traceback."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        caplog.set_level(logging.WARNING)
+        yield harness
+    loud = [r for r in caplog.records if r.levelno > logging.WARNING or r.exc_info]
+    assert loud == [], [r.getMessage() for r in loud]
+
+
+async def sentence(record: InteractionRecord) -> str:
+    """The one ephemeral sentence the player saw."""
+    assert record.answered
+    message = await record.wait_original()
+    assert message.ephemeral, message.content
+    assert "\n" not in message.content and message.content.endswith("."), message.content
+    return message.content
+
+
+async def board(table: Harness) -> StoredMessage:
+    """A board with a Move button, in a game between alice and bob."""
+    return await table.challenge_accepted(table.alice, table.bob)
+
+
+async def test_huge_ids_in_buttons_and_offsets(table: Harness) -> None:
+    """Button ids and page offsets of 31 digits are answered in one sentence."""
+    message = await board(table)
+    for custom_id in (
+        f"move:{HUGE}",
+        f"leaderboard:{table.guild.id}:{HUGE}:next",
+        f"takeback:{HUGE}"[:100],
+        f"resign-ask:{HUGE}",
+    ):
+        record = await table.standin.forged_click(message, custom_id, table.alice)
+        assert await sentence(record), custom_id
+
+
+async def test_unknown_button_ids_are_answered(table: Harness) -> None:
+    """A button id the bot never made gets a sentence instead of no answer at all."""
+    message = await board(table)
+    for custom_id in ("nonsense", "move:", "games:1:2:3:sideways", "pick:1:2:from:x"):
+        record = await table.standin.forged_click(message, custom_id, table.alice)
+        assert await sentence(record) == UNKNOWN_BUTTON
+
+
+async def test_unknown_command_and_missing_options(table: Harness) -> None:
+    """A command the bot does not have, and /move without its move, are each one sentence."""
+    assert await sentence(await table.slash(table.alice, "teleport")) == UNKNOWN_COMMAND
+    await board(table)
+    synced = find_command(table.standin.recorder, None, "move")
+    assert synced is not None
+    data = {"id": synced["id"], "name": "move", "type": 1, "options": []}
+    record = await table.standin.send_command_data(table.channel, table.alice, data)
+    assert await sentence(record) == MISSING_OPTIONS
+
+
+async def test_server_commands_in_a_direct_message(table: Harness) -> None:
+    """/board, /move and /challenge sent from a DM are refused in one sentence."""
+    dm = table.standin.dm_channel(table.alice)
+    for name, options in (("board", {}), ("move", {"move": "d1-b1"}), ("resign", {})):
+        record = await table.standin.slash(None, dm, table.alice.user, name, options)
+        assert "server channels" in await sentence(record)
+
+
+async def test_buttons_from_another_server(table: Harness) -> None:
+    """A game's Move button pressed in another server, and another server's leaderboard page,
+    are refused and change nothing."""
+    message = await board(table)
+    other = table.standin.add_guild("Elsewhere", channels=["play"])
+    mallory = table.standin.add_member(other, "mallory")
+    await table.standin.announce_guild(other)
+    await table.standin.announce_member(mallory)
+    record = await table.standin.forged_click(
+        message, move_button(message), mallory, channel=other.channel("play")
+    )
+    assert await sentence(record)
+    record = await table.standin.forged_click(
+        message, f"leaderboard:{other.id}:0:next", table.alice
+    )
+    assert "another server" in await sentence(record)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None and active.ply == 0
