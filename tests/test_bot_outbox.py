@@ -85,3 +85,26 @@ async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness
     await asyncio.sleep(1.0)  # a second delivery would show up by now
     counts = boards_by_move(table)
     assert {number: counts.get(number, 0) for number in expected} == expected
+
+
+async def test_a_timeout_during_an_outage_is_announced_after_it(table: Harness) -> None:
+    """alice runs out of time while Discord is down: once it is back, the loss is posted once."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    table.standin.fail_rest(500, seconds=3.0)
+    table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
+    assert table.bot is not None
+    for _ in range(100):
+        if await table.bot.services.games.in_channel(table.channel.id) is None:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the set did not end on time")
+    await asyncio.sleep(3.5)  # Discord is back
+    table.advance(timedelta(seconds=30))
+
+    def announced() -> list[str]:
+        return [m.content for m in table.public_messages() if "ran out of time" in m.content]
+
+    await table.standin.wait_until(lambda: bool(announced()), timeout=30)
+    await asyncio.sleep(1.0)
+    assert len(announced()) == 1

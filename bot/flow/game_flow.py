@@ -631,6 +631,7 @@ class GameFlow:
                 pings=pings,
             )
         await self._went_live(active.channel_id, message_id)
+        await self._announced(active, message_id)
         await self._after_set(end)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:

@@ -39,7 +39,7 @@ from bot.services.errors import (
 )
 from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
-from bot.storage import Database, games, players
+from bot.storage import Database, announcements, games, players
 from bot.storage.games import GameRow
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import (
@@ -393,6 +393,8 @@ class GameService:
         now = self._clock()
         async with self._database.transaction() as db:
             set_end, fresh = await end_set(db, row, ended, now)
+            # The set's end is announced like a move: posted later if it cannot be now.
+            await announcements.owed(db, row.game_id, ended.ply, row.channel_id, to_us(now))
         self._remember(row.game_id, ended)
         self._remember_next(set_end, fresh)
         return set_end

@@ -17,6 +17,22 @@ class AnnouncementRow:
     attempts: int
 
 
+GRACE_US = 10_000_000
+"""The normal path has this long (µs) to post a board before the timer posts it (as schema 7's
+trigger gives a move's board)."""
+
+
+async def owed(
+    db: aiosqlite.Connection, game_id: int, ply: int, channel_id: int, now_us: int
+) -> None:
+    """The set ended without a move (time, resignation, abort): its last board is owed anew."""
+    await db.execute(
+        "INSERT OR REPLACE INTO announcements (game_id, ply, channel_id, created_us, next_try_us) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (game_id, ply, channel_id, now_us, now_us + GRACE_US),
+    )
+
+
 async def delivered(
     db: aiosqlite.Connection, game_id: int, ply: int, message_id: int | None, now_us: int
 ) -> None:
