@@ -129,12 +129,14 @@ class Timers:
                 )
         for active in await services.games.reminders_due(now):
             left = int(active.deadline.timestamp())
-            await self._post(
+            posted = await self._post(
                 active.channel_id,
                 f"<@{active.player_to_move}>, reminder: it is your move as the "
                 f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
                 ping=active.player_to_move,
             )
+            if not posted:  # Discord refused it: the next check tries again
+                await services.games.reminder_not_posted(active.game_id, active.ply)
         await self.bot.flow.lapse_takebacks()
         await self.bot.flow.deliver_announcements()
         for match_id, thread_id in await services.games.archives_due(now):
@@ -155,13 +157,16 @@ class Timers:
             _log.warning("Could not archive thread %s: %s", thread_id, error)
         await self.bot.services.games.thread_archived(match_id)
 
-    async def _post(self, channel_id: int, content: str, *, ping: int) -> None:
+    async def _post(self, channel_id: int, content: str, *, ping: int) -> bool:
+        """Post ``content`` pinging ``ping``; False if Discord refused it."""
         try:
             await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s: %s", channel_id, error)
+            return False
+        return True
 
 
 @dataclass(frozen=True)

@@ -108,3 +108,18 @@ async def test_a_timeout_during_an_outage_is_announced_after_it(table: Harness) 
     await table.standin.wait_until(lambda: bool(announced()), timeout=30)
     await asyncio.sleep(1.0)
     assert len(announced()) == 1
+
+
+async def test_a_refused_reminder_is_tried_again_and_posted_once(table: Harness) -> None:
+    """The half-time reminder falls due while Discord answers 503: it is posted once, after."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(503, seconds=1.5)
+    table.advance(timedelta(hours=12, seconds=1))
+
+    def reminders() -> list[str]:
+        return [m.content for m in table.public_messages() if "reminder" in m.content]
+
+    await table.standin.wait_until(lambda: bool(reminders()), timeout=15)
+    await asyncio.sleep(1.0)
+    [reminder] = reminders()
+    assert reminder.startswith(f"<@{table.alice.id}>, reminder: it is your move as the attackers.")

@@ -436,6 +436,11 @@ class GameService:
             due.append(active_game(replace(row, reminded=True), game))
         return due
 
+    async def reminder_not_posted(self, game_id: int, ply: int) -> None:
+        """Discord refused the reminder for move ``ply``: the next check tries it again."""
+        async with self._database.transaction() as db:
+            await games.unmark_reminded(db, game_id, ply)
+
     # ---------------------------------------------------------------- records
 
     async def match_terms(self, match_id: int) -> MatchTerms:

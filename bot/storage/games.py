@@ -292,6 +292,14 @@ async def due_reminders(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
     return [_game(row) for row in rows]
 
 
+async def unmark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> None:
+    """The reminder for the game's current move could not be posted: it is due again."""
+    await db.execute(
+        "UPDATE games SET reminded = 0 WHERE game_id = ? AND ply = ? AND status = 'active'",
+        (game_id, ply),
+    )
+
+
 async def mark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> bool:
     """Mark the game reminded for its current move; False if it moved on meanwhile."""
     cursor = await db.execute(
