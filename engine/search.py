@@ -110,9 +110,9 @@ class _Searcher:
         self.ext_limit = 0
         self.abortable = False
         self.repetitions = 0
+        """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
-        """Third repetitions met in the search so far."""
 
     # ------------------------------------------------------------------ budget
 
