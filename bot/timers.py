@@ -137,8 +137,8 @@ class Timers:
             )
             if not posted:  # Discord refused it: the next check tries again
                 await services.games.reminder_not_posted(active.game_id, active.ply)
-        await self.bot.flow.lapse_takebacks()
-        await self.bot.flow.deliver_announcements()
+        await self.bot.flow.takebacks.lapse()
+        await self.bot.flow.outbox.deliver()
         for match_id, thread_id in await services.games.archives_due(now):
             await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):

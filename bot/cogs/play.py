@@ -86,7 +86,7 @@ class Play(commands.Cog):
     @app_commands.guild_only()
     async def takeback(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """Ask to take back your last move (your opponent accepts or declines; I always agree)."""
-        await self.bot.flow.ask_takeback(interaction)
+        await self.bot.flow.takebacks.ask(interaction)
 
     @app_commands.command(name="export")
     @app_commands.guild_only()

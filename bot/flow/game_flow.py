@@ -9,7 +9,6 @@ layer that both changes a game and talks to Discord about it.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,17 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
-from bot.flow.posts import BoardPost, board_post, describe_move, pinging, set_end_text
+from bot.flow.outbox import Outbox
+from bot.flow.posts import (
+    NO_PINGS,
+    BoardPost,
+    board_post,
+    describe_move,
+    or_missing,
+    pinging,
+    set_end_text,
+)
+from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     finished_line,
@@ -38,16 +47,12 @@ from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
-from bot.views.takeback import takeback_answer_view
-from engine import Side, get_ruleset
-from renderer import render_board
+from engine import get_ruleset
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
-
-_NO_PINGS = discord.AllowedMentions.none()
 
 COMPUTER_ATTEMPTS = 3
 COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
@@ -69,17 +74,17 @@ async def _update_or_answer(
         await interaction.response.edit_message(content=content, view=view, attachments=[])
 
 
-def _view(view: discord.ui.View | None) -> discord.ui.View:
-    return view if view is not None else discord.utils.MISSING
-
-
 class GameFlow:
     """The game's flow for one bot: every way a game moves on and what it posts."""
 
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
+        self.takebacks = TakebackFlow(self)
+        """Asking for, answering and lapsing takebacks."""
+        self.outbox = Outbox(self)
+        """Posting the boards that stored moves and set ends are still owed."""
 
-    async def _names(self, active: ActiveGame) -> dict[int, str]:
+    async def names_for(self, active: ActiveGame) -> dict[int, str]:
         """The players' display names; the computer is named with its level."""
         names = await self.bot.display_names(active.attacker_id, active.defender_id)
         if active.computer_id is not None and active.computer_level is not None:
@@ -90,7 +95,7 @@ class GameFlow:
     async def headline_for(self, result: MoveResult) -> tuple[str, dict[int, str]]:
         """The text above the board after ``result``, and the players' names used in it."""
         active = result.game
-        names = await self._names(active)
+        names = await self.names_for(active)
         headline = describe_move(
             result.record, names.get(active.player_of(result.record.side), "?")
         )
@@ -146,15 +151,15 @@ class GameFlow:
         if is_component:
             await _update_or_answer(interaction, f"You played {result.record}.", None, True)
             sent = await interaction.followup.send(
-                content, files=files, view=_view(view), wait=True, allowed_mentions=pings
+                content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
             )
             message_id: int | None = sent.id
         else:
             message_id = await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
             )
-        await self._went_live(channel_id, message_id)
-        await self._announced(result.game, message_id)
+        await self.went_live(channel_id, message_id)
+        await self.announced(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:
@@ -217,84 +222,6 @@ class GameFlow:
             ephemeral=True,
         )
 
-    async def ask_takeback(self, interaction: discord.Interaction[Any]) -> None:
-        """/takeback or the Takeback button: ask the opponent (the computer agrees at once)."""
-        channel_id = interaction.channel_id
-        assert channel_id is not None
-        user = interaction.user.id
-        services = self.bot.services
-        asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
-        if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
-            names = await self._names(asked)
-            post = await board_post(
-                asked,
-                names,
-                headline=f"{escaped(names[user])} took back their move and my reply.",
-            )
-            message_id = await answer(
-                interaction,
-                post.content,
-                file=post.file(),
-                view=post.view,
-                allowed_mentions=_NO_PINGS,
-            )
-            await self._went_live(channel_id, message_id)
-            return
-        active = await services.games.get(asked.game_id)
-        opponent = active.defender_id if user == active.attacker_id else active.attacker_id
-        last = active.game.last_record
-        move = str(last.move) if last is not None else "?"
-        until = int(asked.expires_at.timestamp())
-        message_id = await answer(
-            interaction,
-            f"<@{opponent}>, <@{user}> asks to take back their last move ({move}). Accept or "
-            f"decline: the request lapses <t:{until}:R> or when either of you moves.",
-            view=takeback_answer_view(asked.takeback_id),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
-        )
-        if message_id is not None:
-            await services.takebacks.set_message(asked.takeback_id, message_id)
-
-    async def answer_takeback(
-        self, interaction: discord.Interaction[Any], takeback_id: int, *, accept: bool
-    ) -> None:
-        """The opponent accepts (the move is undone and a new board posted) or declines."""
-        user = interaction.user.id
-        active = await self.bot.services.takebacks.answer(takeback_id, user, accept=accept)
-        names = await self._names(active)
-        who = escaped(names.get(user, "a player"))
-        if not accept:
-            await interaction.response.edit_message(
-                content=f"{who} declined the takeback: the game goes on as it was.", view=None
-            )
-            return
-        await interaction.response.edit_message(content=f"{who} accepted the takeback.", view=None)
-        post = await board_post(active, names, headline="The last move was taken back.")
-        message_id = await self.post_in_channel(
-            active.channel_id,
-            post.content,
-            interaction=interaction,
-            files=[post.file()],
-            view=post.view,
-            pings=post.allowed_mentions(),
-        )
-        await self._went_live(active.channel_id, message_id)
-
-    async def lapse_takebacks(self) -> None:
-        """Edit the requests that lapsed (a move was played, or ten minutes passed)."""
-        for lapsed in await self.bot.services.takebacks.lapse_stale():
-            if lapsed.message_id is None or lapsed.channel_id is None:
-                continue
-            message = self.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
-                lapsed.message_id
-            )
-            try:
-                await message.edit(
-                    content=f"<@{lapsed.asked_by}>'s takeback request lapsed.", view=None
-                )
-            except discord.HTTPException as error:
-                _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
-
     async def _acknowledge_for_computer(
         self, interaction: discord.Interaction[Any], result: MoveResult, is_component: bool
     ) -> None:
@@ -304,11 +231,11 @@ class GameFlow:
         if is_component:
             await _update_or_answer(interaction, f"You played {result.record}.", None, True)
             message_id: int | None = (
-                await interaction.followup.send(content, wait=True, allowed_mentions=_NO_PINGS)
+                await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
             ).id
         else:
-            message_id = await answer(interaction, content, allowed_mentions=_NO_PINGS)
-        await self._announced(result.game, message_id)
+            message_id = await answer(interaction, content, allowed_mentions=NO_PINGS)
+        await self.announced(result.game, message_id)
         self.start_computer_turn(result.game, reply_in=message_id)
 
     async def post_in_channel(
@@ -319,7 +246,7 @@ class GameFlow:
         interaction: discord.Interaction[Any] | None = None,
         files: list[discord.File] | None = None,
         view: discord.ui.View | None = None,
-        pings: discord.AllowedMentions = _NO_PINGS,
+        pings: discord.AllowedMentions = NO_PINGS,
     ) -> int | None:
         """Post publicly: as the answer to ``interaction`` if there is one, else in the channel.
 
@@ -336,101 +263,11 @@ class GameFlow:
             kwargs["view"] = view
         return (await self.bot.get_partial_messageable(channel_id).send(**kwargs)).id
 
-    async def _announced(self, active: ActiveGame, message_id: int | None) -> None:
+    async def announced(self, active: ActiveGame, message_id: int | None) -> None:
         """The board after ``active``'s last move is out: the outbox need not post it."""
         await self.bot.services.announcements.delivered(active.game_id, active.ply, message_id)
 
-    async def deliver_announcements(self) -> None:
-        """Post the boards that stored moves are owed (Discord was down, or the bot stopped)."""
-        services = self.bot.services
-        for row in await services.announcements.due():
-            try:
-                message_id = await self._post_owed_board(row.game_id, row.ply, row.channel_id)
-            except discord.HTTPException as error:
-                _log.info(
-                    "Board of game %s at ply %s not posted yet: %s", row.game_id, row.ply, error
-                )
-                await services.announcements.failed(row)
-                continue
-            await services.announcements.delivered(row.game_id, row.ply, message_id)
-
-    async def _post_owed_board(self, game_id: int, ply: int, channel_id: int) -> int | None:
-        """Post the board of ``game_id`` as it stood after move ``ply``; None if superseded.
-
-        The board of the current position carries the buttons; a board owed for an earlier
-        move (several moves were made while Discord was unreachable) shows that move's position,
-        without buttons or pings.
-        """
-        services = self.bot.services
-        channel = self.bot.get_partial_messageable(channel_id)
-        try:
-            active: ActiveGame | None = await services.games.get(game_id)
-        except NoGameHere:
-            active = None
-        if active is not None and active.ply == ply:
-            names = await self._names(active)
-            last = active.game.last_record
-            headline = describe_move(last, names[active.player_of(last.side)]) if last else ""
-            post = await board_post(active, names, headline=headline)
-            sent = await channel.send(
-                post.content,
-                file=post.file(),
-                view=_view(post.view),
-                allowed_mentions=post.allowed_mentions(),
-            )
-            await self._went_live(channel_id, sent.id)
-            return sent.id
-        exported = await services.games.export(game_id=game_id)
-        game = exported.game
-        if game.ply < ply:
-            return None  # taken back: that move is no longer part of the game
-        position = game.copy()
-        while position.ply > ply:
-            position.undo()
-        last = position.last_record
-        mover = (
-            exported.attacker_name
-            if last and last.side is Side.ATTACKERS
-            else exported.defender_name
-        )
-        lines = [describe_move(last, mover) if last else ""]
-        files: list[discord.File] = []
-        view: discord.ui.View | None = None
-        pings = _NO_PINGS
-        picture = await asyncio.to_thread(
-            render_board,
-            position,
-            attacker_name=exported.attacker_name,
-            defender_name=exported.defender_name,
-        )
-        files.append(discord.File(io.BytesIO(picture), filename="board.png"))
-        if position.outcome is not None:
-            lines.append(f"**The set is over.** {position.outcome}")
-            following = await services.games.in_channel(channel_id)
-            if following is not None and following.ply == 0:
-                opening = await board_post(
-                    following,
-                    await self._names(following),
-                    headline=f"**Set {following.set_number} begins.**",
-                )
-                lines.append(opening.content)
-                files.append(opening.file(f"set-{following.set_number}.png"))
-                view, pings = opening.view, opening.allowed_mentions()
-        else:
-            lines.append(
-                f"move {ply + 1} · posted late: Discord could not be reached when it was played."
-            )
-        sent = await channel.send(
-            "\n".join(line for line in lines if line),
-            files=files,
-            view=_view(view),
-            allowed_mentions=pings,
-        )
-        if view is not None:
-            await self._went_live(channel_id, sent.id)
-        return sent.id
-
-    async def _went_live(self, channel_id: int, message_id: int | None) -> None:
+    async def went_live(self, channel_id: int, message_id: int | None) -> None:
         """``message_id`` is the game's newest board: the board before it loses its buttons."""
         if message_id is None:
             return
@@ -452,11 +289,11 @@ class GameFlow:
         whom it may ping (the player to move).
         """
         if end is not None and end.match_end is not None and not end.match_end.aborted:
-            return post.content, [post.file()], rematch_view(end.match_end.match_id), _NO_PINGS
+            return post.content, [post.file()], rematch_view(end.match_end.match_id), NO_PINGS
         if end is None or end.next_game is None:
             return post.content, [post.file()], post.view, post.allowed_mentions()
         following = end.next_game
-        names = await self._names(following)
+        names = await self.names_for(following)
         opening = await board_post(
             following, names, headline=f"**Set {following.set_number} begins.**"
         )
@@ -548,7 +385,7 @@ class GameFlow:
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
-        names = await self._names(active)
+        names = await self.names_for(active)
         last = active.game.last_record
         headline = f"Last move: {last}." if last is not None else "No move yet."
         post = await within_deadline(interaction, board_post(active, names, headline=headline))
@@ -559,7 +396,7 @@ class GameFlow:
             view=post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        await self._went_live(active.channel_id, message_id)
+        await self.went_live(active.channel_id, message_id)
 
     async def begin_match(
         self,
@@ -569,7 +406,7 @@ class GameFlow:
         headline: str | None = None,
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks)."""
-        names = await self._names(active)
+        names = await self.names_for(active)
         title = get_ruleset(active.ruleset).title
         headline = headline or f"**{title}** begins."
         if active.parent_channel_id is not None:
@@ -591,7 +428,7 @@ class GameFlow:
             view=post.view,
             pings=first or post.allowed_mentions(),
         )
-        await self._went_live(active.channel_id, message_id)
+        await self.went_live(active.channel_id, message_id)
         if active.computer_to_move:
             self.start_computer_turn(active)
 
@@ -613,7 +450,7 @@ class GameFlow:
     ) -> None:
         """Post the final board of a set that ended without a move (resignation, time, abort)."""
         active = end.game
-        names = await self._names(active)
+        names = await self.names_for(active)
         headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
         post = await board_post(active, names, headline=headline, with_turn=False)
         content, files, view, pings = await self._with_next_set(post, end)
@@ -630,8 +467,8 @@ class GameFlow:
                 view=view,
                 pings=pings,
             )
-        await self._went_live(active.channel_id, message_id)
-        await self._announced(active, message_id)
+        await self.went_live(active.channel_id, message_id)
+        await self.announced(active, message_id)
         await self._after_set(end)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
@@ -685,7 +522,9 @@ class GameFlow:
                 _log.info("Could not edit message %s into the board: %s", message_id, error)
                 for file in files:
                     file.reset()
-        sent = await channel.send(content, files=files, view=_view(view), allowed_mentions=pings)
+        sent = await channel.send(
+            content, files=files, view=or_missing(view), allowed_mentions=pings
+        )
         return sent.id
 
     async def _think_visibly(
@@ -740,8 +579,8 @@ class GameFlow:
         )
         content, files, view, pings = await self._with_next_set(post, result.set_end)
         message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
-        await self._went_live(active.channel_id, message_id)
-        await self._announced(result.game, message_id)
+        await self.went_live(active.channel_id, message_id)
+        await self.announced(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:

@@ -23,6 +23,15 @@ from renderer import describe_board, render_board
 ALT_TEXT_LIMIT = 1024
 
 
+NO_PINGS = discord.AllowedMentions.none()
+"""Allowed mentions of a message that notifies nobody."""
+
+
+def or_missing(view: discord.ui.View | None) -> discord.ui.View:
+    """``view``, or discord.py's MISSING (no components) when there is none."""
+    return view if view is not None else discord.utils.MISSING
+
+
 def pinging(user_ids: tuple[int, ...] | list[int]) -> discord.AllowedMentions:
     """Allowed mentions that notify exactly ``user_ids`` (no one else, no roles, no @everyone)."""
     return discord.AllowedMentions(

@@ -44,7 +44,7 @@ class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.game_id)
-        await bot_of(interaction).flow.ask_takeback(interaction)
+        await bot_of(interaction).flow.takebacks.ask(interaction)
 
 
 class TakebackAnswer(
@@ -79,6 +79,6 @@ class TakebackAnswer(
         return cls(int(match["id"]), match["answer"])
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).flow.answer_takeback(
+        await bot_of(interaction).flow.takebacks.answer(
             interaction, self.takeback_id, accept=self.accept
         )

@@ -1,0 +1,122 @@
+"""The outbox in Discord: posting the boards that stored moves and set ends are still owed.
+
+A board is owed from the moment its move (or set end) is stored; the flow marks it delivered
+when it posts it. What Discord refused, or what a restart cut off, the timer posts from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.flow.posts import NO_PINGS, board_post, describe_move, or_missing
+from bot.services.domain import ActiveGame
+from bot.services.errors import NoGameHere
+from engine import Side
+from renderer import render_board
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+
+class Outbox:
+    """Posts what is owed, with retries (the services keep what is owed and when to retry)."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def deliver(self) -> None:
+        """Post the boards that stored moves are owed (Discord was down, or the bot stopped)."""
+        services = self.flow.bot.services
+        for row in await services.announcements.due():
+            try:
+                message_id = await self._post_owed_board(row.game_id, row.ply, row.channel_id)
+            except discord.HTTPException as error:
+                _log.info(
+                    "Board of game %s at ply %s not posted yet: %s", row.game_id, row.ply, error
+                )
+                await services.announcements.failed(row)
+                continue
+            await services.announcements.delivered(row.game_id, row.ply, message_id)
+
+    async def _post_owed_board(self, game_id: int, ply: int, channel_id: int) -> int | None:
+        """Post the board of ``game_id`` as it stood after move ``ply``; None if superseded.
+
+        The board of the current position carries the buttons; a board owed for an earlier
+        move (several moves were made while Discord was unreachable) shows that move's position,
+        without buttons or pings.
+        """
+        services = self.flow.bot.services
+        channel = self.flow.bot.get_partial_messageable(channel_id)
+        try:
+            active: ActiveGame | None = await services.games.get(game_id)
+        except NoGameHere:
+            active = None
+        if active is not None and active.ply == ply:
+            names = await self.flow.names_for(active)
+            last = active.game.last_record
+            headline = describe_move(last, names[active.player_of(last.side)]) if last else ""
+            post = await board_post(active, names, headline=headline)
+            sent = await channel.send(
+                post.content,
+                file=post.file(),
+                view=or_missing(post.view),
+                allowed_mentions=post.allowed_mentions(),
+            )
+            await self.flow.went_live(channel_id, sent.id)
+            return sent.id
+        exported = await services.games.export(game_id=game_id)
+        game = exported.game
+        if game.ply < ply:
+            return None  # taken back: that move is no longer part of the game
+        position = game.copy()
+        while position.ply > ply:
+            position.undo()
+        last = position.last_record
+        mover = (
+            exported.attacker_name
+            if last and last.side is Side.ATTACKERS
+            else exported.defender_name
+        )
+        lines = [describe_move(last, mover) if last else ""]
+        files: list[discord.File] = []
+        view: discord.ui.View | None = None
+        pings = NO_PINGS
+        picture = await asyncio.to_thread(
+            render_board,
+            position,
+            attacker_name=exported.attacker_name,
+            defender_name=exported.defender_name,
+        )
+        files.append(discord.File(io.BytesIO(picture), filename="board.png"))
+        if position.outcome is not None:
+            lines.append(f"**The set is over.** {position.outcome}")
+            following = await services.games.in_channel(channel_id)
+            if following is not None and following.ply == 0:
+                opening = await board_post(
+                    following,
+                    await self.flow.names_for(following),
+                    headline=f"**Set {following.set_number} begins.**",
+                )
+                lines.append(opening.content)
+                files.append(opening.file(f"set-{following.set_number}.png"))
+                view, pings = opening.view, opening.allowed_mentions()
+        else:
+            lines.append(
+                f"move {ply + 1} · posted late: Discord could not be reached when it was played."
+            )
+        sent = await channel.send(
+            "\n".join(line for line in lines if line),
+            files=files,
+            view=or_missing(view),
+            allowed_mentions=pings,
+        )
+        if view is not None:
+            await self.flow.went_live(channel_id, sent.id)
+        return sent.id

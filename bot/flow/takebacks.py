@@ -1,0 +1,104 @@
+"""Takebacks in Discord: the request with Accept / Decline, the answer, and lapsed requests."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.posts import NO_PINGS, board_post
+from bot.names import escaped
+from bot.services.domain import ActiveGame
+from bot.views.common import answer, within_deadline
+from bot.views.takeback import takeback_answer_view
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+
+class TakebackFlow:
+    """What the bot does and posts when a player asks to take a move back."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def ask(self, interaction: discord.Interaction[Any]) -> None:
+        """/takeback or the Takeback button: ask the opponent (the computer agrees at once)."""
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        user = interaction.user.id
+        services = self.flow.bot.services
+        asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+        if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
+            names = await self.flow.names_for(asked)
+            post = await board_post(
+                asked,
+                names,
+                headline=f"{escaped(names[user])} took back their move and my reply.",
+            )
+            message_id = await answer(
+                interaction,
+                post.content,
+                file=post.file(),
+                view=post.view,
+                allowed_mentions=NO_PINGS,
+            )
+            await self.flow.went_live(channel_id, message_id)
+            return
+        active = await services.games.get(asked.game_id)
+        opponent = active.defender_id if user == active.attacker_id else active.attacker_id
+        last = active.game.last_record
+        move = str(last.move) if last is not None else "?"
+        until = int(asked.expires_at.timestamp())
+        message_id = await answer(
+            interaction,
+            f"<@{opponent}>, <@{user}> asks to take back their last move ({move}). Accept or "
+            f"decline: the request lapses <t:{until}:R> or when either of you moves.",
+            view=takeback_answer_view(asked.takeback_id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
+        )
+        if message_id is not None:
+            await services.takebacks.set_message(asked.takeback_id, message_id)
+
+    async def answer(
+        self, interaction: discord.Interaction[Any], takeback_id: int, *, accept: bool
+    ) -> None:
+        """The opponent accepts (the move is undone and a new board posted) or declines."""
+        user = interaction.user.id
+        active = await self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+        names = await self.flow.names_for(active)
+        who = escaped(names.get(user, "a player"))
+        if not accept:
+            await interaction.response.edit_message(
+                content=f"{who} declined the takeback: the game goes on as it was.", view=None
+            )
+            return
+        await interaction.response.edit_message(content=f"{who} accepted the takeback.", view=None)
+        post = await board_post(active, names, headline="The last move was taken back.")
+        message_id = await self.flow.post_in_channel(
+            active.channel_id,
+            post.content,
+            interaction=interaction,
+            files=[post.file()],
+            view=post.view,
+            pings=post.allowed_mentions(),
+        )
+        await self.flow.went_live(active.channel_id, message_id)
+
+    async def lapse(self) -> None:
+        """Edit the requests that lapsed (a move was played, or ten minutes passed)."""
+        for lapsed in await self.flow.bot.services.takebacks.lapse_stale():
+            if lapsed.message_id is None or lapsed.channel_id is None:
+                continue
+            message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
+                lapsed.message_id
+            )
+            try:
+                await message.edit(
+                    content=f"<@{lapsed.asked_by}>'s takeback request lapsed.", view=None
+                )
+            except discord.HTTPException as error:
+                _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
