@@ -80,10 +80,10 @@ class Board:
         self.stack: list[tuple[int, int, list[tuple[Square, int]], Outcome | None]] = []
         self.outcome: Outcome | None = None
         if self.king < 0:
-            # A position without a king is one after his capture (RULES.md §8).
+            # A position without a king is one after his capture (docs/rules.md §8).
             self.outcome = _ATTACKERS_WIN[Reason.KING_CAPTURED]
         elif self.geo.escape[self.king]:
-            # The king already on an escape square has escaped (RULES.md §7).
+            # The king already on an escape square has escaped (docs/rules.md §7).
             self.outcome = _DEFENDERS_WIN[Reason.KING_ESCAPED]
         elif not self.has_moves():
             self.outcome = self._loss_of_side_to_move(Reason.NO_MOVES)
@@ -260,7 +260,7 @@ class Board:
         self.turn = DEFENDER if self.turn == ATTACKER else ATTACKER
         if outcome is None:
             if seen >= 3:
-                # RULES.md §9: the third occurrence loses for the player who made it.
+                # docs/rules.md §9: the third occurrence loses for the player who made it.
                 outcome = self._loss_of_side_to_move(Reason.REPETITION, mover=True)
             elif not self.has_moves():
                 outcome = self._loss_of_side_to_move(Reason.NO_MOVES)
@@ -347,7 +347,7 @@ class Board:
         )
 
     def _encircled(self) -> bool:
-        """RULES.md §8: no defender can reach the edge through squares free of attackers."""
+        """docs/rules.md §8: no defender can reach the edge through squares free of attackers."""
         geo = self.geo
         open_squares = geo.board_mask & ~self.att_bb
         reach = geo.edge_mask & open_squares

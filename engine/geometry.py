@@ -71,7 +71,7 @@ class Geometry:
             on_edge = f in (0, n - 1) or r in (0, n - 1)
             if (rules.escape is Escape.EDGE and on_edge) or sq in self.corners:
                 self.escape[sq] = True
-        # Hostility of an *empty* special square (RULES.md §5).
+        # Hostility of an *empty* special square (docs/rules.md §5).
         self.hostile_to_attacker = list(self.restricted)
         self.hostile_to_defender = list(self.restricted)
         self.hostile_to_king = [sq in self.corners for sq in range(CELLS)]

@@ -1,4 +1,4 @@
-"""Scoring a match of two sets (RULES.md §11), as a pure function."""
+"""Scoring a match of two sets (docs/rules.md §11), as a pure function."""
 
 from __future__ import annotations
 

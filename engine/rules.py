@@ -1,4 +1,4 @@
-"""Rulesets: one frozen dataclass of parameters, and the presets of ``shared/RULES.md``.
+"""Rulesets: one frozen dataclass of parameters, and the presets of ``docs/rules.md``.
 
 A variant is data, not code: the board, the move generator and the capture rules read these
 fields and nothing else.
@@ -56,7 +56,7 @@ class Ruleset:
 
 
 _BRANDUBH_LAYOUT = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
-_BRANDUBH_SOURCE = "World Tafl Federation brandubh rules (shared/rules/000_*); drawn in RULES.md"
+_BRANDUBH_SOURCE = "World Tafl Federation brandubh rules; drawn in docs/rules.md"
 
 BRANDUBH = Ruleset(
     name="brandubh",

@@ -1,4 +1,4 @@
-"""Two-set match scoring, RULES.md §11."""
+"""Two-set match scoring, docs/rules.md §11."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Perft: move-sequence counts from the brandubh start, pinned, and cross-checked against a
-deliberately simple, slow reference written here from shared/RULES.md alone (not from
+deliberately simple, slow reference written here from docs/rules.md alone (not from
 engine/board.py).
 
 A perft count at depth d is the number of legal move sequences of d plies; a game that ends
@@ -215,7 +215,7 @@ def test_perft_leaves_the_board_as_it_found_it() -> None:
 
 
 def test_start_position_matches_the_reference_to_depth_3() -> None:
-    """The slow reference implementation of RULES.md agrees on nodes, captures and endings."""
+    """The slow reference implementation of docs/rules.md agrees on nodes, captures and endings."""
     game = Game()
     engine_tally, ref_tally = Tally(), Tally()
     board_perft(game.board, 3, engine_tally)

@@ -83,7 +83,7 @@ def test_alt_text_fits_discords_limit(name: str) -> None:
 
 
 def test_text_board_matches_the_rules_diagram() -> None:
-    """The starting text board is RULES.md's diagram, rank 7 on top, with # for special squares."""
+    """The starting text board is the rules page's diagram, rank 7 on top, # for special squares."""
     assert text_board(Game()).splitlines()[:8] == [
         "7 # . . A . . #",
         "6 . . . A . . .",

@@ -1,4 +1,4 @@
-"""Every rule of the default ``brandubh`` ruleset (shared/RULES.md §1-10): the case that
+"""Every rule of the default ``brandubh`` ruleset (docs/rules.md §1-10): the case that
 triggers it and the near miss that does not, each from an OpenTafl position.
 
 Positions list rank 1 first: ``/3t3/...`` has an attacker on d1. ``t`` attacker, ``T`` defender,

@@ -1,4 +1,4 @@
-"""The presets of shared/RULES.md: each difference from ``brandubh`` triggered and nearly
+"""The presets of docs/rules.md: each difference from ``brandubh`` triggered and nearly
 missed, and every published layout loading with the right pieces.
 
 Positions list rank 1 first (OpenTafl). The larger boards' positions are written with
@@ -75,7 +75,7 @@ def test_each_layout_looks_the_same_from_every_side(ruleset: str) -> None:
 
 
 def test_the_preset_names_are_the_ones_in_rules_md() -> None:
-    """Players choose among exactly the presets of the RULES.md table."""
+    """Players choose among exactly the presets of the docs/rules.md table."""
     assert set(RULESETS) == {
         "brandubh",
         "brandubh-classic",

@@ -44,7 +44,7 @@ SIDE_CHOICES = [
 ]
 
 SETS_CHOICES = [
-    app_commands.Choice(name="2 sets: sides swap, RULES §11 decides", value=2),
+    app_commands.Choice(name="2 sets: sides swap; tied at one win each, fewer moves wins", value=2),
     app_commands.Choice(name="1 set", value=1),
 ]
 

@@ -175,7 +175,7 @@ _MATCH_REASONS = {
 
 
 def match_end_text(end: MatchEnd, names: Mapping[int, str]) -> str:
-    """ "**Match over:** alice wins 2–0 ..." per RULES.md §11."""
+    """ "**Match over:** alice wins 2–0 ..." per docs/rules.md §11."""
     if end.aborted or end.result is None or end.reason is None:
         return "**Match aborted:** it ends without a match result, and the aborted set is unrated."
     first, second = end.player_ids

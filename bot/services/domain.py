@@ -173,12 +173,12 @@ class SetSummary:
     outcome: Outcome
     winner_id: int | None
     moves: int
-    """Moves of both sides (plies), as RULES.md §11 counts them."""
+    """Moves of both sides (plies), as docs/rules.md §11 counts them."""
 
 
 @dataclass(frozen=True)
 class MatchEnd:
-    """A match settled per RULES.md §11 (``winner_id`` None: a drawn or aborted match)."""
+    """A match settled per docs/rules.md §11 (``winner_id`` None: a drawn or aborted match)."""
 
     match_id: int
     player_ids: tuple[int, int]

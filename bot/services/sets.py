@@ -177,7 +177,7 @@ async def rate(
 
 
 async def settle(db: aiosqlite.Connection, row: GameRow, aborted: bool, now: datetime) -> MatchEnd:
-    """Inside a transaction: the match result per RULES.md §11, stored."""
+    """Inside a transaction: the match result per docs/rules.md §11, stored."""
     match = await games.match(db, row.match_id)
     assert match is not None
     sets = tuple(
