@@ -68,7 +68,8 @@ class Engine:
 
     def move(self, job: dict[str, object]) -> dict[str, object]:
         """The engine's answer to one position."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()

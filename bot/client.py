@@ -207,7 +207,7 @@ class BrandubhBot(commands.Bot):
         if self._closing is None:
             self._closing = asyncio.ensure_future(self._shut_down())
 
-    async def _drain_interactions(self, timeout: float = 5.0) -> None:
+    async def _drain_interactions(self, grace: float = 5.0) -> None:
         """Let interaction handlers that are running finish (bounded), so none is cut off."""
         running = [
             task
@@ -217,7 +217,7 @@ class BrandubhBot(commands.Bot):
             and not task.done()
         ]
         if running:
-            _, pending = await asyncio.wait(running, timeout=timeout)
+            _, pending = await asyncio.wait(running, timeout=grace)
             for task in pending:
                 task.cancel()
 

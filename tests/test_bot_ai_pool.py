@@ -16,7 +16,8 @@ def test_one_ply_takes_a_winning_move() -> None:
     game = Game.from_position("/7/7/7/K6/7/6t/7/", to_move=Side.DEFENDERS)
     move = one_ply_think("brandubh", game.starting_position, "defenders", [], 1, None, 7)
     game.play(move)
-    assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+    assert game.outcome is not None
+    assert game.outcome.winner is Side.DEFENDERS
 
 
 async def test_pool_answers_legal_moves_for_several_games_at_once() -> None:

@@ -68,5 +68,6 @@ def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> Non
     )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
+    assert len(lines) == 1
+    assert "DISCORD_TOKEN" in lines[0]
     assert "Traceback" not in done.stderr

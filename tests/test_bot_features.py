@@ -51,7 +51,8 @@ async def test_picker_offers_pieces_then_destinations(table: Harness) -> None:
     [where] = step_two.custom_ids()
     options = [o["value"] for o in step_two.component(where)["options"]]  # type: ignore[index]
     assert options == ["d1-b1", "d1-c1", "d1-e1", "d1-f1"]
-    assert step_two.attachments and step_two.attachments[0].data.startswith(b"\x89PNG")
+    assert step_two.attachments
+    assert step_two.attachments[0].data.startswith(b"\x89PNG")
 
 
 async def test_move_button_refuses_the_player_not_to_move(table: Harness) -> None:
@@ -59,7 +60,8 @@ async def test_move_button_refuses_the_player_not_to_move(table: Harness) -> Non
     board = await table.challenge_accepted(table.alice, table.bob)
     opened = await table.standin.click(board, move_button(board), table.bob)
     answer = await opened.wait_original()
-    assert answer.ephemeral and "not your turn" in answer.content.lower()
+    assert answer.ephemeral
+    assert "not your turn" in answer.content.lower()
     assert answer.custom_ids() == []
 
 
@@ -68,7 +70,8 @@ async def test_third_repetition_needs_confirmation(table: Harness) -> None:
     await table.challenge_accepted(table.alice, table.bob)
     await play(table, SHUFFLE, table.alice, table.bob)
     warning = await table.move(table.bob, "e5-e4")
-    assert warning.ephemeral and "third time" in warning.content
+    assert warning.ephemeral
+    assert "third time" in warning.content
     [confirm] = warning.custom_ids()
     clicked = await table.standin.click(warning, confirm, table.bob)
     board = await clicked.wait_followup()
@@ -80,7 +83,8 @@ async def test_resign_asks_first_and_set_two_follows(table: Harness) -> None:
     """/resign only warns; confirming ends set 1 and set 2 starts with sides swapped."""
     await table.challenge_accepted(table.alice, table.bob)
     asked = await table.reply_text(table.alice, "resign")
-    assert asked.ephemeral and "Resign set 1?" in asked.content
+    assert asked.ephemeral
+    assert "Resign set 1?" in asked.content
     [confirm] = asked.custom_ids()
     await table.standin.click(asked, confirm, table.alice)
     over = await table.wait_board(lambda m: "resigned" in m.content)
@@ -111,13 +115,15 @@ async def test_export_gives_the_record_and_a_replay(table: Harness) -> None:
     text, gif = message.attachments
     assert [str(r.move) for r in read_record(text.data.decode()).records] == ["d1-b1", "d3-a3"]
     with Image.open(io.BytesIO(gif.data)) as replay:
-        assert replay.format == "GIF" and getattr(replay, "n_frames", 1) == 3
+        assert replay.format == "GIF"
+        assert getattr(replay, "n_frames", 1) == 3
 
 
 async def test_rules_explain_with_a_picture(table: Harness) -> None:
     """/rules answers privately with the corner-escape goal and a rules picture."""
     rules = await table.reply_text(table.carol, "rules")
-    assert rules.ephemeral and "corner" in rules.content
+    assert rules.ephemeral
+    assert "corner" in rules.content
     assert rules.attachments[0].data.startswith(b"\x89PNG")
 
 
@@ -136,9 +142,11 @@ async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None
     """A member cannot /abort; an admin can, and the channel takes a new challenge."""
     await table.challenge_accepted(table.alice, table.bob)
     refused = await table.reply_text(table.alice, "abort")
-    assert refused.ephemeral and "Manage Server" in refused.content
+    assert refused.ephemeral
+    assert "Manage Server" in refused.content
     aborted = await table.reply_text(table.admin, "abort")
-    assert "aborted" in aborted.content and not aborted.ephemeral
+    assert "aborted" in aborted.content
+    assert not aborted.ephemeral
     again = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
     assert challenge_id(again)
 
@@ -163,9 +171,12 @@ async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:
     """After an admin allows only #lobby, a challenge in #games is refused naming #lobby."""
     lobby = table.guild.channel("lobby")
     saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "time": 60})
-    assert saved.ephemeral and "Settings saved" in saved.content and "1 h" in saved.content
+    assert saved.ephemeral
+    assert "Settings saved" in saved.content
+    assert "1 h" in saved.content
     refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-    assert refused.ephemeral and f"<#{lobby.id}>" in refused.content
+    assert refused.ephemeral
+    assert f"<#{lobby.id}>" in refused.content
     allowed = await table.reply_text(
         table.alice, "challenge", {"opponent": table.bob}, channel=lobby
     )

@@ -143,6 +143,7 @@ async def test_a_set_change_is_one_message(table: Harness) -> None:
     before = len(table.public_messages())
     last = await table.move(table.alice, ATTACKERS_WIN[-1])
     assert len(table.public_messages()) == before + 1
-    assert "is over" in last.content and "Set 2 begins" in last.content
+    assert "is over" in last.content
+    assert "Set 2 begins" in last.content
     assert [a.filename for a in last.attachments] == ["board.png", "set-2.png"]
     assert move_button(last)

@@ -70,7 +70,8 @@ async def test_a_foreign_write_lock_freezes_no_channel(
         assert refusal.content == SAVE_FAILED
         assert str(table.db_path) not in refusal.content
         active = await table.bot.services.games.in_channel(table.channel.id)  # type: ignore[union-attr]
-        assert active is not None and active.ply == 0, "the refused move changed nothing"
+        assert active is not None
+        assert active.ply == 0, "the refused move changed nothing"
         again = await table.move(table.alice, "d1-b1")
         assert "played d1-b1" in again.content
         tracebacks = [r for r in caplog.records if r.exc_info and "bot" in r.name]

@@ -22,10 +22,12 @@ DEFENDERS_WIN = ["d1-b1", "d3-a3", "d2-a2", "d4-d1", "b1-c1", "d1-g1"]
 def test_the_scripted_games_end_as_the_tests_expect() -> None:
     """The move lists used below really are wins for the side the tests say."""
     attack = Game.from_moves(ATTACKERS_WIN)
-    assert attack.outcome is not None and attack.outcome.winner is Side.ATTACKERS
+    assert attack.outcome is not None
+    assert attack.outcome.winner is Side.ATTACKERS
     assert attack.outcome.reason is Reason.KING_CAPTURED
     defence = Game.from_moves(DEFENDERS_WIN)
-    assert defence.outcome is not None and defence.outcome.winner is Side.DEFENDERS
+    assert defence.outcome is not None
+    assert defence.outcome.winner is Side.DEFENDERS
 
 
 @pytest.fixture
@@ -56,13 +58,16 @@ async def test_full_two_set_match_to_the_leaderboard(table: Harness) -> None:
     await play_set(table, DEFENDERS_WIN, table.bob, table.alice)
     last = table.public_messages()[-2:]
     ending = "\n".join(m.content for m in last)
-    assert "Match over" in ending and f"<@{table.alice.id}> wins the match 2–0" in ending
+    assert "Match over" in ending
+    assert f"<@{table.alice.id}> wins the match 2–0" in ending
     assert "Ratings:" in ending
     board = await table.reply_text(table.carol, "leaderboard")
     [embed] = board.embeds
     lines = embed["description"].splitlines()
-    assert "alice" in lines[0] and "bob" in lines[1]
-    assert "1 match won" in lines[0] and "0 matches won" in lines[1]
+    assert "alice" in lines[0]
+    assert "bob" in lines[1]
+    assert "1 match won" in lines[0]
+    assert "0 matches won" in lines[1]
     assert "2W 0L ·" in lines[0], "no draws column while nobody has drawn"
     assert "? ·" in lines[0], "two games leave a rating provisional, shown as 1720?"
 

@@ -47,7 +47,8 @@ async def test_a_hostile_nickname_pings_nobody_and_shows_as_text(table: Harness)
         assert table.carol.id not in message.pinged_user_ids(), message.content
         assert message.pinged_user_ids() <= {evil.id, table.bob.id}, message.content
         parse = (message.allowed_mentions or {}).get("parse", [])
-        assert "everyone" not in parse and "roles" not in parse
+        assert "everyone" not in parse
+        assert "roles" not in parse
     shown = [m.content for m in table.standin.messages(thread) if "played d1-b1" in m.content]
     assert shown == [
         f"**@\u200beveryone <@\u200b{table.carol.id}> \\*\\*x\\*\\*** (attackers) played d1-b1."

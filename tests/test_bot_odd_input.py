@@ -36,7 +36,8 @@ async def sentence(record: InteractionRecord) -> str:
     assert record.answered
     message = await record.wait_original()
     assert message.ephemeral, message.content
-    assert "\n" not in message.content and message.content.endswith("."), message.content
+    assert "\n" not in message.content, message.content
+    assert message.content.endswith("."), message.content
     return message.content
 
 
@@ -103,4 +104,5 @@ async def test_buttons_from_another_server(table: Harness) -> None:
     assert "another server" in await sentence(record)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(table.channel.id)
-    assert active is not None and active.ply == 0
+    assert active is not None
+    assert active.ply == 0

@@ -73,7 +73,8 @@ async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness
     await asyncio.sleep(max(0.0, left) + 0.5)
     assert table.bot is not None
     game = await table.bot.services.games.in_channel(table.channel.id)
-    assert game is not None and game.ply == MOVES, "every move was stored during the outage"
+    assert game is not None
+    assert game.ply == MOVES, "every move was stored during the outage"
     table.advance(timedelta(seconds=30))  # past the normal path's grace and any backoff
     expected = {number: 1 for number in range(2, MOVES + 2)}
 

@@ -27,7 +27,8 @@ async def refusal(table: Harness, who: object, name: str, options: dict[str, obj
     record = await table.slash(who, name, options)  # type: ignore[arg-type]
     message = await record.wait_original()
     assert message.ephemeral, f"/{name} was answered publicly: {message.content}"
-    assert message.attachments == [] and "Traceback" not in message.content
+    assert message.attachments == []
+    assert "Traceback" not in message.content
     return message.content
 
 
@@ -47,7 +48,8 @@ async def test_busy_channel_suggests_another_channel_or_a_thread(table: Harness)
     """A second game in a channel is refused with a hint to use another channel or a thread."""
     await table.challenge_accepted(table.alice, table.bob)
     text = await refusal(table, table.carol, "challenge", {"opponent": table.admin})
-    assert "thread" in text and "channel" in text
+    assert "thread" in text
+    assert "channel" in text
 
 
 async def test_move_without_a_game(table: Harness) -> None:
@@ -67,7 +69,8 @@ async def test_move_out_of_turn(table: Harness) -> None:
     """The defender cannot move first; the message names who is to move."""
     await table.challenge_accepted(table.alice, table.bob)
     text = await refusal(table, table.bob, "move", {"move": "d3-a3"})
-    assert "not your turn" in text.lower() and f"<@{table.alice.id}>" in text
+    assert "not your turn" in text.lower()
+    assert f"<@{table.alice.id}>" in text
 
 
 async def test_illegal_move_says_why_and_changes_nothing(table: Harness) -> None:
@@ -118,7 +121,8 @@ async def test_challenger_can_withdraw(table: Harness) -> None:
     """The challenger's Withdraw closes the challenge and removes the buttons."""
     reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     await table.standin.click(reply, f"challenge:withdraw:{challenge_id(reply)}", table.alice)
-    assert "withdrew" in reply.content and reply.components == []
+    assert "withdrew" in reply.content
+    assert reply.components == []
 
 
 async def test_challenge_expires_after_ten_minutes(table: Harness) -> None:
@@ -137,8 +141,10 @@ async def test_accept_after_expiry_is_refused_and_the_buttons_go(table: Harness)
     table.advance(timedelta(minutes=10, seconds=1))
     clicked = await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
     refused = await clicked.wait_followup()
-    assert refused.ephemeral and "expired" in refused.content
-    assert "expired" in reply.content and reply.components == []
+    assert refused.ephemeral
+    assert "expired" in refused.content
+    assert "expired" in reply.content
+    assert reply.components == []
 
 
 async def test_settings_need_manage_server(table: Harness) -> None:
@@ -166,7 +172,8 @@ async def test_opponent_can_decline(table: Harness) -> None:
     """The opponent's Decline closes the challenge and removes the buttons."""
     reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
-    assert "declined" in reply.content and reply.components == []
+    assert "declined" in reply.content
+    assert reply.components == []
 
 
 async def test_a_bug_is_logged_and_the_player_gets_an_apology(
@@ -181,6 +188,8 @@ async def test_a_bug_is_logged_and_the_player_gets_an_apology(
     monkeypatch.setattr(table.bot.services.standings, "leaderboard", broken)
     table.expect_apology = True
     text = await refusal(table, table.alice, "leaderboard", {})
-    assert text.startswith("Sorry, something went wrong") and "Zero" not in text
+    assert text.startswith("Sorry, something went wrong")
+    assert "Zero" not in text
     [logged] = [r for r in caplog.records if r.name == "bot.errors"]
-    assert logged.exc_info is not None and logged.exc_info[0] is not None
+    assert logged.exc_info is not None
+    assert logged.exc_info[0] is not None

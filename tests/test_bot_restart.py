@@ -31,7 +31,8 @@ async def test_game_continues_after_restart_with_the_old_move_button(
         [second] = step_two.custom_ids()
         played = await table.standin.select(step_two, second, table.alice, ["d2-a2"])
         board = await played.wait_followup()
-        assert "played d2-a2" in board.content and not board.ephemeral
+        assert "played d2-a2" in board.content
+        assert not board.ephemeral
         assert f"<@{table.bob.id}>, your move" in board.content
     finally:
         await table.stop()

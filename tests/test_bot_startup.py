@@ -82,7 +82,8 @@ async def test_rejected_token_exits_2_with_one_line(
     _, stderr = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 2
     lines = stderr.decode().strip().splitlines()
-    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
+    assert len(lines) == 1
+    assert "DISCORD_TOKEN" in lines[0]
     assert "not-the-token" not in stderr.decode()
 
 

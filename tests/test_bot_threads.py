@@ -58,7 +58,8 @@ async def test_two_games_start_from_one_channel_each_in_its_thread(table: Harnes
     one, two = thread_of(table, first), thread_of(table, second)
     assert one.name == "alice vs bob · Brandubh (World Tafl Federation)"
     assert two.name == "carol vs ada · Brandubh (World Tafl Federation)"
-    assert one.parent is table.channel and two.parent is table.channel
+    assert one.parent is table.channel
+    assert two.parent is table.channel
     for thread, message in ((one, first), (two, second)):
         board = await table.wait_board(channel=thread)
         assert "** begins. <@" in board.content

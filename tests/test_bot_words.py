@@ -94,10 +94,13 @@ async def test_export_gives_the_whole_match(table: Harness) -> None:
     await table.move(table.bob, "d1-b1")
     exported = await table.reply_text(table.carol, "export")
     names = [a.filename for a in exported.attachments]
-    assert len(names) == 3 and names[0].endswith(".txt")
-    assert names[1].endswith("-set-1.gif") and names[2].endswith("-set-2.gif")
+    assert len(names) == 3
+    assert names[0].endswith(".txt")
+    assert names[1].endswith("-set-1.gif")
+    assert names[2].endswith("-set-2.gif")
     record = exported.attachments[0].data.decode()
-    assert "[set:1/2]" in record and "[set:2/2]" in record
+    assert "[set:1/2]" in record
+    assert "[set:2/2]" in record
     game_id = int(record.split("[game-id:")[1].split("]")[0])
     by_id = await table.reply_text(table.carol, "export", {"game": game_id})
     assert by_id.attachments[0].data == exported.attachments[0].data

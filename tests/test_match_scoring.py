@@ -36,7 +36,8 @@ def test_a_resigned_set_counts_as_a_win_in_the_moves_played() -> None:
     """Bob resigns after 3 moves; Alice's 3-move win beats Bob's 20-move win."""
     first = Game.from_moves(["d2-c2", "d3-d2", "c2-c3"])
     first.resign(Side.DEFENDERS)  # Bob defends the first set and resigns.
-    assert first.outcome is not None and first.outcome.winner is Side.ATTACKERS
+    assert first.outcome is not None
+    assert first.outcome.winner is Side.ATTACKERS
     result = score_match(PLAYERS, [SetResult("alice", first.ply), SetResult("bob", 20)])
     assert result.winner == "alice"
     assert result.reason is MatchReason.FEWER_MOVES

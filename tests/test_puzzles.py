@@ -44,7 +44,8 @@ def test_king_escapes_in_one_along_the_edge() -> None:
     . . . . . t .
     """
     game = _solve("/5t1/3t3/K2T3/ttT1Ttt/3T3/3t3/3t3/", Side.DEFENDERS)
-    assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+    assert game.outcome is not None
+    assert game.outcome.winner is Side.DEFENDERS
 
 
 def test_king_escapes_in_one_along_the_top_rank() -> None:
@@ -59,7 +60,8 @@ def test_king_escapes_in_one_along_the_top_rank() -> None:
     . . . t . . .
     """
     game = _solve("/3t3/3t3/3T3/ttT1Ttt/3T3/3t3/2K2t1/", Side.DEFENDERS)
-    assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+    assert game.outcome is not None
+    assert game.outcome.winner is Side.DEFENDERS
 
 
 def test_king_escapes_in_two_by_a_double_threat() -> None:
@@ -78,7 +80,8 @@ def test_king_escapes_in_two_by_a_double_threat() -> None:
     for reply in game.legal_moves():
         after = game.copy()
         after.play(reply)
-        assert after.outcome is None and _can_win_at_once(after), f"{reply} holds the king"
+        assert after.outcome is None, f"{reply} ends the game"
+        assert _can_win_at_once(after), f"{reply} holds the king"
 
 
 def test_attackers_capture_the_king_in_one() -> None:
@@ -93,7 +96,8 @@ def test_attackers_capture_the_king_in_one() -> None:
     . . . t . . .
     """
     game = _solve("/3t3/3t3/3T3/t4tt/1tK1T2/7/3t3/", Side.ATTACKERS)
-    assert game.outcome is not None and game.outcome.winner is Side.ATTACKERS
+    assert game.outcome is not None
+    assert game.outcome.winner is Side.ATTACKERS
 
 
 def test_attackers_block_the_only_open_line_to_a_corner() -> None:
@@ -108,7 +112,8 @@ def test_attackers_block_the_only_open_line_to_a_corner() -> None:
     . . K . t . .
     """
     game = _solve("/2K1t2/7/3T3/tt3t1/4T2/7/3t3/", Side.ATTACKERS)
-    assert game.outcome is None and not _can_win_at_once(game)
+    assert game.outcome is None
+    assert not _can_win_at_once(game)
 
 
 def test_defenders_save_the_threatened_king() -> None:
@@ -123,7 +128,8 @@ def test_defenders_save_the_threatened_king() -> None:
     . . . t . . .
     """
     game = _solve("/3t3/3t3/3T3/t3Ttt/1tK4/7/3t3/", Side.DEFENDERS)
-    assert game.outcome is None and not _can_win_at_once(game)
+    assert game.outcome is None
+    assert not _can_win_at_once(game)
 
 
 def test_attackers_complete_the_encirclement() -> None:
@@ -138,4 +144,5 @@ def test_attackers_complete_the_encirclement() -> None:
     . . . . . . .
     """
     game = _solve("/7/3t3/2t1t2/1t1K2t/2tTt2/3t3/7/", Side.ATTACKERS)
-    assert game.outcome is not None and game.outcome.winner is Side.ATTACKERS
+    assert game.outcome is not None
+    assert game.outcome.winner is Side.ATTACKERS

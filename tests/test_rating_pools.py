@@ -35,7 +35,8 @@ async def test_each_ruleset_has_its_own_pool(services: Services) -> None:
     assert [row.user_id for row in eleven.rows] == [BOB, ALICE]
     assert eleven.rows[0].games == 1
     stats = await services.standings.player_stats(GUILD, ALICE, ruleset="hnefatafl")
-    assert stats.standing is not None and stats.standing.losses == 1
+    assert stats.standing is not None
+    assert stats.standing.losses == 1
 
 
 async def test_a_set_lost_without_moving_is_unrated(services: Services) -> None:
@@ -47,7 +48,8 @@ async def test_a_set_lost_without_moving_is_unrated(services: Services) -> None:
     assert (await services.standings.leaderboard(GUILD)).total == 0
     stats = await services.standings.player_stats(GUILD, BOB)
     [game] = stats.recent_games
-    assert game.no_show and not game.rated
+    assert game.no_show
+    assert not game.rated
 
 
 async def test_a_set_lost_after_moving_is_rated(services: Services) -> None:

@@ -108,7 +108,8 @@ def test_start_position_pieces_have_their_colours() -> None:
         assert is_ivory(offset(image, lay, name, 0.28)), name
     for name in ("b2", "c6", "f5", "e3"):
         colour = centre(image, lay, name)
-        assert not is_dark(colour) and not is_ivory(colour), name
+        assert not is_dark(colour), name
+        assert not is_ivory(colour), name
 
 
 def test_king_wears_a_gold_crown() -> None:
@@ -116,7 +117,9 @@ def test_king_wears_a_gold_crown() -> None:
     game = Game()
     image, lay = decode(render_board(game)), where(game)
     r, g, b = centre(image, lay, "d4")
-    assert r > 180 and g > 120 and b < 90
+    assert r > 180
+    assert g > 120
+    assert b < 90
     r, g, b = centre(image, lay, "d3")
     assert not (r > 180 and g > 120 and b < 90)
 
@@ -149,7 +152,9 @@ def test_last_move_path_is_drawn_through_the_squares_passed() -> None:
     """The trail of d2-b2 crosses c2 in the move's amber."""
     game = Game.from_moves(["d2-b2"])
     r, g, b = centre(decode(render_board(game)), where(game), "c2")
-    assert r > 190 and 120 < g < 190 and b < 90
+    assert r > 190
+    assert 120 < g < 190
+    assert b < 90
 
 
 def test_captured_piece_is_a_faint_crossed_out_marker() -> None:
@@ -159,7 +164,9 @@ def test_captured_piece_is_a_faint_crossed_out_marker() -> None:
     assert [str(game.last_record.move), game.piece_at(parse_square("f7"))] == ["d7-e7", None]
     image, lay = decode(render_board(game)), where(game)
     r, g, b = centre(image, lay, "f7")
-    assert r > 150 and g < 110 and b < 110
+    assert r > 150
+    assert g < 110
+    assert b < 110
     assert not is_ivory(offset(image, lay, "f7", 0.28))
 
 
@@ -177,7 +184,9 @@ def test_king_square_is_framed_red_when_he_can_be_captured() -> None:
     game = Game.from_position(KING_IN_DANGER, to_move=Side.ATTACKERS)
     assert game.king_in_danger()
     r, g, b = near_edge(decode(render_board(game)), where(game), "e5")
-    assert r > 180 and g < 80 and b < 80
+    assert r > 180
+    assert g < 80
+    assert b < 80
 
 
 def test_king_square_is_not_framed_when_safe() -> None:
@@ -195,9 +204,11 @@ def test_open_path_to_a_corner_is_marked_blue() -> None:
     image, lay = decode(render_board(game)), where(game)
     x0, y0, _, _ = lay.box(parse_square("a3"))
     r, _, b = image.getpixel((x0 + 2, y0 + 2))  # type: ignore[misc]
-    assert b > 150 and r < 100
+    assert b > 150
+    assert r < 100
     ring = offset(image, lay, "a1", 0.23)
-    assert ring[2] > 150 and ring[0] < 100
+    assert ring[2] > 150
+    assert ring[0] < 100
 
 
 def test_highlight_marks_exactly_the_legal_destinations() -> None:

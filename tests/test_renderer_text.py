@@ -101,7 +101,8 @@ def test_text_board_shows_the_throne_once_the_king_leaves() -> None:
     game = Game.from_position("/7/7/7/7/3K3/7/7/", to_move=Side.DEFENDERS)
     game.play("d5-b5")
     lines = text_board(game).splitlines()
-    assert lines[2] == "5 . K . . . . ." and lines[3] == "4 . . . # . . ."
+    assert lines[2] == "5 . K . . . . ."
+    assert lines[3] == "4 . . . # . . ."
 
 
 def test_text_board_status_line_follows_the_game() -> None:
@@ -117,7 +118,8 @@ def test_text_board_status_line_follows_the_game() -> None:
 def test_text_board_aligns_two_digit_ranks() -> None:
     """On 11x11 the rank numbers are right-aligned so the columns line up."""
     lines = text_board(Game("hnefatafl")).splitlines()
-    assert lines[0].startswith("11 ") and lines[10].startswith(" 1 ")
+    assert lines[0].startswith("11 ")
+    assert lines[10].startswith(" 1 ")
     assert len({len(line) for line in lines[:12]}) == 1
 
 

@@ -52,7 +52,7 @@ def test_finished_game_is_refused() -> None:
     """Asking for a move after the game ended raises ValueError."""
     game = Game.from_position("/7/7/7/K6/7/6t/7/", to_move=Side.DEFENDERS)
     game.play("a4-a1")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="The game is over"):
         choose_move(game, level=1)
 
 
@@ -61,7 +61,9 @@ def test_result_reports_its_search() -> None:
     game = Game()
     result = choose_move(game, level=5, nodes=10_000)
     assert isinstance(result, SearchResult)
-    assert result.depth >= 2 and result.nodes > 0 and result.elapsed >= 0
+    assert result.depth >= 2
+    assert result.nodes > 0
+    assert result.elapsed >= 0
 
 
 def test_think_round_trips_through_a_process_pool() -> None:
@@ -100,7 +102,8 @@ def test_level_one_takes_an_immediate_win() -> None:
     for seed in range(10):
         game = Game.from_position("/5t1/3t3/K2T3/ttT1Ttt/3T3/3t3/3t3/", to_move=Side.DEFENDERS)
         game.play(choose_move(game, level=1, seed=seed).move)
-        assert game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+        assert game.outcome is not None
+        assert game.outcome.winner is Side.DEFENDERS
 
 
 def test_level_one_blocks_an_immediate_escape() -> None:

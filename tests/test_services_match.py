@@ -70,12 +70,14 @@ async def test_full_two_set_match_from_challenge_to_rating_change(services: Serv
     assert (set_one.winner_id, set_one.loser_id, set_one.moves) == (ALICE, BOB, 7)
     assert {c.user_id: c.delta > 0 for c in set_one.rating_changes} == {ALICE: True, BOB: False}
     second = set_one.next_game
-    assert second is not None and set_one.match_end is None
+    assert second is not None
+    assert set_one.match_end is None
     assert (second.attacker_id, second.defender_id, second.set_number) == (BOB, ALICE, 2)
     assert second.player_to_move == BOB
 
     set_two = await resign_after(services, CHANNEL, 4, BOB)
-    assert set_two.winner_id == ALICE and set_two.next_game is None
+    assert set_two.winner_id == ALICE
+    assert set_two.next_game is None
     match_end = set_two.match_end
     assert match_end is not None
     assert (match_end.winner_id, match_end.reason) == (ALICE, MatchReason.MORE_WINS)
@@ -138,8 +140,10 @@ async def test_a_one_set_match_ends_after_its_set(services: Services) -> None:
     """With sets=1 the first set's winner wins the match at once."""
     await start(services, sets=1)
     set_end = await play_out(services, CHANNEL, ATTACKERS_CAPTURE_KING)
-    assert set_end is not None and set_end.next_game is None
-    assert set_end.match_end is not None and set_end.match_end.winner_id == ALICE
+    assert set_end is not None
+    assert set_end.next_game is None
+    assert set_end.match_end is not None
+    assert set_end.match_end.winner_id == ALICE
 
 
 async def test_resigning_ends_only_the_current_set(services: Services) -> None:
@@ -147,7 +151,8 @@ async def test_resigning_ends_only_the_current_set(services: Services) -> None:
     await start(services)
     set_end = await services.games.resign(CHANNEL, BOB)
     assert (set_end.outcome.winner, set_end.outcome.reason) == (Side.ATTACKERS, Reason.RESIGNED)
-    assert set_end.next_game is not None and set_end.next_game.attacker_id == BOB
+    assert set_end.next_game is not None
+    assert set_end.next_game.attacker_id == BOB
     assert set_end.match_end is None
 
 
@@ -159,9 +164,12 @@ async def test_a_resign_racing_a_move_still_resigns(services: Services) -> None:
         services.games.resign(CHANNEL, BOB),
         return_exceptions=True,
     )
-    assert not isinstance(moved, BaseException) and not isinstance(resigned, BaseException)
-    assert resigned.outcome.reason is Reason.RESIGNED and resigned.winner_id == ALICE
-    assert resigned.moves == 1 and resigned.game.set_number == 1
+    assert not isinstance(moved, BaseException)
+    assert not isinstance(resigned, BaseException)
+    assert resigned.outcome.reason is Reason.RESIGNED
+    assert resigned.winner_id == ALICE
+    assert resigned.moves == 1
+    assert resigned.game.set_number == 1
 
 
 async def test_an_abort_racing_a_move_still_aborts(services: Services) -> None:
@@ -172,8 +180,10 @@ async def test_an_abort_racing_a_move_still_aborts(services: Services) -> None:
         services.games.abort(CHANNEL),
         return_exceptions=True,
     )
-    assert not isinstance(moved, BaseException) and not isinstance(aborted, BaseException)
-    assert aborted.outcome.reason is Reason.ABORTED and aborted.moves == 1
+    assert not isinstance(moved, BaseException)
+    assert not isinstance(aborted, BaseException)
+    assert aborted.outcome.reason is Reason.ABORTED
+    assert aborted.moves == 1
 
 
 async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: Services) -> None:
@@ -183,7 +193,9 @@ async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: S
     with pytest.raises(NoGameHere, match="already over"):
         await services.games.resign(CHANNEL, ALICE, game_id=first.game_id)
     second = await services.games.in_channel(CHANNEL)
-    assert second is not None and second.set_number == 2 and second.ply == 0
+    assert second is not None
+    assert second.set_number == 2
+    assert second.ply == 0
 
 
 async def test_racing_moves_never_both_land(services: Services, db_path: Path) -> None:
@@ -196,11 +208,13 @@ async def test_racing_moves_never_both_land(services: Services, db_path: Path) -
     )
     landed = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, BaseException)]
-    assert len(landed) == 1 and len(refused) == 1
+    assert len(landed) == 1
+    assert len(refused) == 1
     # Stale if it read the board before the other landed, else the turn has passed.
     assert isinstance(refused[0], StaleGameError | NotYourTurn)
     game = await services.games.in_channel(CHANNEL)
-    assert game is not None and game.ply == 1
+    assert game is not None
+    assert game.ply == 1
     exported = await services.games.export(channel_id=CHANNEL)
     assert len(exported.game.records) == 1
 
@@ -220,7 +234,8 @@ async def test_many_racing_moves_leave_a_consistent_move_list(services: Services
         refused = [r for r in results if isinstance(r, BaseException)]
         assert all(isinstance(r, StaleGameError | NotYourTurn) for r in refused)
     after = await services.games.in_channel(CHANNEL)
-    assert after is not None and after.ply == 6
+    assert after is not None
+    assert after.ply == 6
 
 
 async def test_a_move_chosen_on_an_old_board_is_stale(services: Services) -> None:
@@ -245,7 +260,8 @@ async def test_refusals_change_nothing(services: Services) -> None:
     with pytest.raises(NoGameHere):
         await services.games.play(OTHER_CHANNEL, ALICE, "d1-c1")
     game = await services.games.in_channel(CHANNEL)
-    assert game is not None and game.ply == 0
+    assert game is not None
+    assert game.ply == 0
 
 
 async def test_third_repetition_needs_confirmation(services: Services) -> None:
@@ -291,7 +307,8 @@ async def test_restart_recovers_games_in_different_sets(db_path: Path, clock: Fa
 async def test_computer_games_are_recorded_but_not_rated(services: Services) -> None:
     """A match against the computer plays out with no rating change and no leaderboard row."""
     game = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, sets=1)
-    assert game.player_to_move == ALICE and not game.computer_to_move
+    assert game.player_to_move == ALICE
+    assert not game.computer_to_move
     moves = ATTACKERS_CAPTURE_KING
     result = None
     for ply, move in enumerate(moves):
@@ -299,9 +316,11 @@ async def test_computer_games_are_recorded_but_not_rated(services: Services) -> 
             result = await services.games.play(CHANNEL, ALICE, move)
         else:
             result = await services.games.play_computer_move(game.game_id, move, ply)
-    assert result is not None and result.set_end is not None
+    assert result is not None
+    assert result.set_end is not None
     assert result.set_end.rating_changes == ()
-    assert result.set_end.match_end is not None and not result.set_end.match_end.rated
+    assert result.set_end.match_end is not None
+    assert not result.set_end.match_end.rated
     assert (await services.standings.leaderboard(GUILD)).total == 0
     exported = await services.games.export(game_id=game.game_id)
     assert "d1-c1" in exported.record
@@ -323,9 +342,12 @@ async def test_abort_ends_the_match_unrated(services: Services) -> None:
     await start(services)
     await play_out(services, CHANNEL, ("d1-c1",))
     set_end = await services.games.abort(CHANNEL)
-    assert set_end.outcome.winner is None and set_end.outcome.reason is Reason.ABORTED
-    assert set_end.next_game is None and set_end.rating_changes == ()
-    assert isinstance(set_end.match_end, MatchEnd) and set_end.match_end.aborted
+    assert set_end.outcome.winner is None
+    assert set_end.outcome.reason is Reason.ABORTED
+    assert set_end.next_game is None
+    assert set_end.rating_changes == ()
+    assert isinstance(set_end.match_end, MatchEnd)
+    assert set_end.match_end.aborted
     assert await services.games.in_channel(CHANNEL) is None
     assert (await services.standings.leaderboard(GUILD)).total == 0
 
@@ -336,7 +358,8 @@ async def test_stats_and_head_to_head_after_a_match(services: Services) -> None:
     await resign_after(services, CHANNEL, 2, BOB)
     await resign_after(services, CHANNEL, 2, ALICE)
     stats = await services.standings.player_stats(GUILD, ALICE)
-    assert stats.standing is not None and stats.standing.games == 2
+    assert stats.standing is not None
+    assert stats.standing.games == 2
     assert [g.set_number for g in stats.recent_games] == [2, 1]
     versus = await services.standings.head_to_head(GUILD, ALICE, BOB)
     assert (versus.games, versus.wins, versus.matches) == (2, (1, 1), 1)
@@ -347,5 +370,6 @@ async def test_export_names_the_players_and_replays(services: Services) -> None:
     await start(services)
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
     exported = await services.games.export(channel_id=CHANNEL)
-    assert "[attackers:Alice]" in exported.record and "[defenders:Bob]" in exported.record
+    assert "[attackers:Alice]" in exported.record
+    assert "[defenders:Bob]" in exported.record
     assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()

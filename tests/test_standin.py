@@ -183,9 +183,11 @@ async def test_bot_logs_in_and_syncs_guild_commands(table: Table) -> None:
     """The bot logs in as the stand-in's bot user and syncs its guild commands."""
     synced = {c["name"] for c in table.standin.synced_commands(table.guild)}
     assert synced == {"challenge", "move", "think", "rules", "announce", "dawdle"}
-    assert table.bot.user is not None and table.bot.user.id == table.standin.bot_user.id
+    assert table.bot.user is not None
+    assert table.bot.user.id == table.standin.bot_user.id
     guild = table.bot.get_guild(table.guild.id)
-    assert guild is not None and guild.get_channel(table.channel.id) is not None
+    assert guild is not None
+    assert guild.get_channel(table.channel.id) is not None
 
 
 async def test_slash_reply_carries_png_and_buttons(table: Table) -> None:
@@ -198,7 +200,8 @@ async def test_slash_reply_carries_png_and_buttons(table: Table) -> None:
     assert message is not None
     assert message.content == f"<@{table.alice.id}> challenges <@{table.bob.id}> to 2 set(s)"
     [attachment] = message.attachments
-    assert attachment.filename == "board.png" and attachment.content_type == "image/png"
+    assert attachment.filename == "board.png"
+    assert attachment.content_type == "image/png"
     assert Image.open(io.BytesIO(attachment.data)).size == (70, 70)
     assert message.custom_ids() == ["resign", "hint"]
     assert table.standin.messages(table.channel) == [message]
@@ -239,7 +242,8 @@ async def test_button_answer_can_be_ephemeral(table: Table) -> None:
     assert reply.message is not None
     hint = await table.standin.click(reply.message, "hint", table.bob)
     assert hint.response_type == 4
-    assert hint.message is not None and hint.message.ephemeral
+    assert hint.message is not None
+    assert hint.message.ephemeral
     assert hint.message.content == "Try d1-d3"
 
 
@@ -269,7 +273,8 @@ async def test_ephemeral_flag_is_recorded(table: Table) -> None:
     """/rules answers with flag 64 set."""
     reply = await table.standin.slash(table.guild, table.channel, table.alice, "rules")
     assert reply.ephemeral
-    assert reply.message is not None and reply.message.flags & 64
+    assert reply.message is not None
+    assert reply.message.flags & 64
 
 
 async def test_channel_messages_are_posted_and_edited(table: Table) -> None:
@@ -278,7 +283,8 @@ async def test_channel_messages_are_posted_and_edited(table: Table) -> None:
     posted = await table.standin.wait_for_message(
         table.channel, lambda m: m.content == "A game started"
     )
-    assert posted.edited_at is not None and not posted.ephemeral
+    assert posted.edited_at is not None
+    assert not posted.ephemeral
     assert posted.author is table.standin.bot_user
 
 
@@ -287,7 +293,8 @@ async def test_interaction_log_times_the_answer(table: Table) -> None:
     reply = await table.standin.slash(table.guild, table.channel, table.alice, "rules")
     assert table.standin.interaction_log == [reply]
     assert reply.response_time is not None
-    assert reply.answered_at is not None and reply.answered_at >= reply.sent_at
+    assert reply.answered_at is not None
+    assert reply.answered_at >= reply.sent_at
 
 
 async def test_late_answer_is_refused() -> None:

@@ -28,9 +28,11 @@ def test_players_see_one_sentence_without_internals(message: str, tmp_path: Path
     error = storage_error(path, sqlite3.OperationalError(message))
     sentence = sentence_for(error)
     assert sentence is not None
-    assert str(path) not in sentence and "secret-folder" not in sentence
+    assert str(path) not in sentence
+    assert "secret-folder" not in sentence
     assert message.lower() not in sentence.lower()
-    assert sentence.count(".") == 1 and sentence.endswith(".")
+    assert sentence.count(".") == 1
+    assert sentence.endswith(".")
     assert str(path) in str(error), "the operator's detail names the file"
 
 

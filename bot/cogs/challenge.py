@@ -82,7 +82,8 @@ class Challenge(commands.Cog):
         """Challenge a member to Brandubh, or play the computer by challenging me."""
         require_channel_permissions(interaction)
         bot = self.bot
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.guild_id is not None
+        assert interaction.channel_id is not None
         assert bot.user is not None
         if opponent.id == interaction.user.id:
             raise CannotChallengeSelf()

@@ -69,7 +69,8 @@ class Info(commands.Cog):
     @app_commands.guild_only()
     async def rules(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """How to play the ruleset of this channel's game (or of this server)."""
-        assert interaction.channel_id is not None and interaction.guild_id is not None
+        assert interaction.channel_id is not None
+        assert interaction.guild_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is not None:
             name = active.ruleset

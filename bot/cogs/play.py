@@ -98,7 +98,8 @@ class Play(commands.Cog):
     ) -> None:
         """Get a whole match as OpenTafl records and an animated replay of each set."""
         require_channel_permissions(interaction)
-        assert interaction.channel_id is not None and interaction.guild_id is not None
+        assert interaction.channel_id is not None
+        assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
         exported = await self.bot.services.games.export_match(
             interaction.guild_id,

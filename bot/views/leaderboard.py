@@ -74,7 +74,8 @@ def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
     view.add_item(LeaderboardButton(page.guild_id, earlier, "prev", page.ruleset))
     view.add_item(LeaderboardButton(page.guild_id, page.offset + page.limit, "next", page.ruleset))
     prev, nxt = view.children
-    assert isinstance(prev, LeaderboardButton) and isinstance(nxt, LeaderboardButton)
+    assert isinstance(prev, LeaderboardButton)
+    assert isinstance(nxt, LeaderboardButton)
     prev.item.disabled = page.offset == 0
     nxt.item.disabled = page.offset + page.limit >= page.total
     return view

@@ -251,7 +251,8 @@ class World:
         self, parent: FakeChannel, name: str, owner: FakeUser, *, thread_id: int | None = None
     ) -> FakeChannel:
         """Create a public thread in ``parent`` (from a message: the thread has its id)."""
-        assert parent.guild is not None and not parent.is_thread
+        assert parent.guild is not None
+        assert not parent.is_thread
         thread = FakeChannel(
             id=thread_id if thread_id is not None else self.snowflakes.next(),
             name=name,

@@ -58,7 +58,8 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
 
 def thread(where: FakeChannel) -> JSON:
     """A thread channel object (type 11) with its metadata."""
-    assert where.guild is not None and where.parent is not None
+    assert where.guild is not None
+    assert where.parent is not None
     return {
         "id": str(where.id),
         "type": where.type,
