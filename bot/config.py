@@ -91,6 +91,34 @@ def _backup_interval(raw: str) -> timedelta | None:
     return None if hours == 0 else timedelta(hours=hours)
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _log_level(raw: str) -> str:
+    """BRANDUBH_LOG_LEVEL: one of Python's level names, any case; INFO by default."""
+    level = raw.upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise ConfigError(
+            f"BRANDUBH_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {raw!r}."
+        )
+    return level
+
+
+def _address(environ: Mapping[str, str], name: str, default: str, schemes: tuple[str, ...]) -> str:
+    """A Discord endpoint setting: an absolute URL with one of ``schemes``."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        url = yarl.URL(raw)
+    except ValueError:
+        url = None
+    if url is None or url.scheme not in schemes or not url.host:
+        wanted = " or ".join(f"{scheme}://" for scheme in schemes)
+        raise ConfigError(f"{name} must be an address starting with {wanted}, not {raw!r}.")
+    return raw
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from ``environ`` (default: ``os.environ``); raise ConfigError if wrong."""
     env = os.environ if environ is None else environ
@@ -108,13 +136,13 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     return Settings(
         token=token,
         db_path=Path(env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB),
-        api_base=env.get("DISCORD_API_BASE", "").strip() or DEFAULT_API_BASE,
-        gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip() or DEFAULT_GATEWAY_URL,
+        api_base=_address(env, "DISCORD_API_BASE", DEFAULT_API_BASE, ("https", "http")),
+        gateway_url=_address(env, "DISCORD_GATEWAY_URL", DEFAULT_GATEWAY_URL, ("wss", "ws")),
         guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
         ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS"),
         ai_workers=int(workers_raw),
         timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
         guild_ready_timeout=ready_timeout.total_seconds(),
-        log_level=(env.get("BRANDUBH_LOG_LEVEL", "").strip() or "INFO").upper(),
+        log_level=_log_level(env.get("BRANDUBH_LOG_LEVEL", "").strip()),
         backup_interval=backup_interval,
     )

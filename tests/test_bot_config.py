@@ -54,11 +54,35 @@ def test_token_is_not_in_the_settings_repr() -> None:
     assert "very-secret-token" not in repr(settings)
 
 
-def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> None:
-    """`python -m bot` with no token prints one line on stderr and exits with code 2."""
+def test_log_level_is_read_in_any_case() -> None:
+    """BRANDUBH_LOG_LEVEL=debug turns on debug logging."""
+    settings = load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_LOG_LEVEL": "debug"})
+    assert settings.log_level == "DEBUG"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BRANDUBH_LOG_LEVEL", "loud"),
+        ("BRANDUBH_AI_WORKERS", "many"),
+        ("BRANDUBH_AI_SECONDS", "-1"),
+        ("BRANDUBH_TIMER_SECONDS", "soon"),
+        ("BRANDUBH_BACKUP_HOURS", "-2"),
+        ("DISCORD_API_BASE", "discord.com/api"),
+        ("DISCORD_GATEWAY_URL", "https://gateway.discord.gg"),
+    ],
+)
+def test_a_bad_setting_is_one_sentence_naming_it(name: str, value: str) -> None:
+    """Each unreadable setting is refused with a sentence that names the variable."""
+    with pytest.raises(ConfigError, match=name):
+        load_settings({"DISCORD_TOKEN": "t", name: value})
+
+
+def _run_bot(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run(
+    env.update(settings)
+    return subprocess.run(
         [sys.executable, "-m", "bot"],
         cwd=tmp_path,
         env=env,
@@ -66,6 +90,21 @@ def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> Non
         text=True,
         timeout=60,
     )
+
+
+def test_python_m_bot_with_a_bad_log_level_exits_2_with_one_line(tmp_path: Path) -> None:
+    """`BRANDUBH_LOG_LEVEL=loud python -m bot` prints one line naming the setting, exit code 2."""
+    done = _run_bot(tmp_path, DISCORD_TOKEN="t", BRANDUBH_LOG_LEVEL="loud")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "BRANDUBH_LOG_LEVEL" in lines[0]
+    assert not (tmp_path / "brandubh.sqlite3").exists()
+
+
+def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> None:
+    """`python -m bot` with no token prints one line on stderr and exits with code 2."""
+    done = _run_bot(tmp_path)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
