@@ -288,19 +288,10 @@ class GameService:
             raise IllegalMove(str(error)) from None
         now = self._clock()
         now_us = to_us(now)
-        next_to_move = row.defender_id if trial.to_move is Side.DEFENDERS else row.attacker_id
-        moved = replace(
-            row,
-            ply=trial.ply,
-            to_move_id=next_to_move,
-            deadline_us=now_us + row.time_per_move_us,
-            reminder_us=now_us + row.time_per_move_us // 2,
-            reminded=False,
-        )
         captures = "/".join(square_name(sq) for sq in record.captures)
 
-        async def store(db: aiosqlite.Connection) -> None:
-            stored = await games.add_move(
+        async def store(db: aiosqlite.Connection) -> GameRow:
+            moved = await games.add_move(
                 db,
                 row.game_id,
                 expected_ply=row.ply,
@@ -309,17 +300,18 @@ class GameService:
                 player_id=player_id,
                 now_us=now_us,
             )
-            if not stored:
+            if moved is None:
                 raise StaleGameError()
+            return moved
 
         set_end = None
         if trial.outcome is None:
             # The common case: one INSERT, its own transaction (the trigger advances the game).
             async with self._database.single_statement() as db:
-                await store(db)
+                moved = await store(db)
         else:
             async with self._database.transaction() as db:
-                await store(db)
+                moved = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
         self._remember(row.game_id, trial)
         if set_end is not None:

@@ -308,7 +308,7 @@ class Database:
     async def single_statement(self) -> AsyncIterator[aiosqlite.Connection]:
         """The write connection for exactly ONE write statement, which SQLite runs as its own
         transaction (atomic with its triggers); one trip to the database thread instead of
-        three for BEGIN … COMMIT around it."""
+        three for BEGIN … COMMIT around it. Reads may follow it (they see what it wrote)."""
         async with self._holding_write_lock():
             try:
                 yield self._connection

@@ -74,18 +74,6 @@ class GameRow:
     """False for a set lost by a player who never moved in it (recorded, unrated)."""
 
 
-@dataclass(frozen=True)
-class MoveRow:
-    """A stored move."""
-
-    game_id: int
-    ply: int
-    notation: str
-    captures: str
-    player_id: int
-    played_us: int
-
-
 _GAME_COLUMNS = """
     g.game_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
@@ -341,11 +329,13 @@ async def add_move(
     captures: str,
     player_id: int,
     now_us: int,
-) -> bool:
-    """Store a move made against ``expected_ply``; one statement (schema 3's trigger hands
-    the turn over and re-arms the timers from ``now_us``).
+) -> GameRow | None:
+    """Store a move made against ``expected_ply`` and return the game as it now stands.
 
-    Returns False and changes nothing if the game is no longer in progress at that ply.
+    The INSERT is one statement: schema 3's trigger (the only place the turn is handed over)
+    moves the ply on, gives the turn to the other player and re-arms the timers from ``now_us``;
+    the row returned is read back from the database, so the caller never recomputes any of it.
+    Returns None and changes nothing if the game is no longer in progress at that ply.
     """
     cursor = await db.execute(
         "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
@@ -353,18 +343,9 @@ async def add_move(
         "AND ply = ? AND status = 'active')",
         (game_id, expected_ply, notation, captures, player_id, now_us, game_id, expected_ply),
     )
-    return cursor.rowcount == 1
-
-
-async def moves(db: aiosqlite.Connection, game_id: int) -> list[MoveRow]:
-    """The moves of a game, in order."""
-    rows = await _all(
-        db,
-        "SELECT game_id, ply, notation, captures, player_id, played_us FROM moves "
-        "WHERE game_id = ? ORDER BY ply",
-        (game_id,),
-    )
-    return [MoveRow(*row) for row in rows]
+    if cursor.rowcount != 1:
+        return None
+    return await game(db, game_id)
 
 
 async def notations(db: aiosqlite.Connection, game_id: int) -> list[str]:
