@@ -3,9 +3,13 @@
 Run ``python -m benchmarks.engine_speed`` (``--runs`` and ``--seconds`` to taste). Every figure
 is the median of several timed runs on one core, with the CPU and Python version printed first.
 
-- *Random games*: complete Brandubh games from the start, each move chosen at random from
-  ``Board.moves()`` and played with ``Board.push`` (captures, every win check, encirclement and
-  repetition bookkeeping included) until the game ends. Target: at least 1,000 games/s.
+- *Random games*, two ways side by side: complete Brandubh games from the start, each move
+  chosen at random until the game ends (captures, every win check, encirclement and repetition
+  bookkeeping included). The *public API* path is what a library user writes,
+  ``game.play(rng.choice(game.legal_moves()))`` (sorted ``Move`` values, a checked move and a
+  ``MoveRecord`` per move); the *internal board* path is ``board.push(rng.choice(board.moves()))``
+  on the int-coded board the computer opponent searches with. Target: at least 1,000 games/s
+  through the public API.
 - *Make/undo*: ``push`` + ``pop`` of every legal move in positions from random games.
   A search visiting 100,000 positions/s needs well over 100,000 pairs/s.
 - *Perft*: the depth-3 tree of the start position, ``moves()`` + ``push`` + ``pop`` per node.
@@ -14,6 +18,7 @@ is the median of several timed runs on one core, with the CPU and Python version
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -40,8 +45,40 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, or "unknown"."""
+    try:
+        return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def random_games_api(seconds: float, seed: int) -> tuple[float, float, int]:
+    """Random games through ``Game.legal_moves()`` and ``Game.play()`` for about ``seconds``:
+    (games per second, plies per game, cut off)."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    games = plies = cut = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        game = Game(RULESET)
+        legal_moves = game.legal_moves
+        play = game.play
+        while game.outcome is None and game.ply < PLY_LIMIT:
+            play(choice(legal_moves()))
+        cut += game.outcome is None
+        games += 1
+        plies += game.ply
+        if games % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return games / elapsed, plies / games, cut
+
+
 def random_games(seconds: float, seed: int) -> tuple[float, float, int]:
-    """Play random games for about ``seconds``: (games per second, plies per game, cut off)."""
+    """Random games on the internal board for about ``seconds``: (games per second, plies per
+    game, cut off)."""
     rng = random.Random(seed)
     choice = rng.choice
     _, pieces = parse_position(RULESET.layout)
@@ -140,26 +177,30 @@ def main() -> None:
 
     print(f"CPU: {cpu_model()}")
     print(f"Python: {platform.python_implementation()} {platform.python_version()}")
+    print(f"Load average before the runs: {load_average()} (2 cores: above ~1 the figures drop)")
     print(f"Ruleset: {RULESET.name}; median of {args.runs} runs, single core\n")
 
-    stats: list[tuple[float, float, int]] = []
-
-    def games_run(run: int) -> float:
-        result = random_games(args.seconds, seed=run)
-        stats.append(result)
-        return result[0]
-
-    games, values = median_of(args.runs, games_run)
-    plies = statistics.median(s[1] for s in stats)
-    cut = sum(s[2] for s in stats)
-    print(f"random games:     {games:>12,.0f} games/s  {spread(values)}")
-    print(f"                  {plies:>12.1f} plies/game (median of runs); target >= 1,000 games/s")
-    if cut:
-        print(f"                  {cut} games stopped unfinished at {PLY_LIMIT} plies")
+    # The two paths take turns, run by run, so that a busy spell on a shared machine slows
+    # both alike instead of one.
+    paths = {"public API": random_games_api, "internal board": random_games}
+    stats: dict[str, list[tuple[float, float, int]]] = {name: [] for name in paths}
+    for run in range(args.runs):
+        for name, play_games in paths.items():
+            stats[name].append(play_games(args.seconds, run))
+    for name, results in stats.items():
+        games = statistics.median(r[0] for r in results)
+        plies = statistics.median(r[1] for r in results)
+        cut = sum(r[2] for r in results)
+        label = f"random games, {name}:"
+        print(f"{label:<32}{games:>8,.0f} games/s  {spread([r[0] for r in results])}")
+        print(f"{'':<32}{plies:>8.1f} plies/game (median of runs)")
+        if cut:
+            print(f"{'':<32}{cut} games stopped unfinished at {PLY_LIMIT} plies")
+    print("target: >= 1,000 games/s through the public API\n")
 
     boards = sample_positions(64, seed=1)
     pairs, values = median_of(args.runs, lambda run: make_undo(boards, args.seconds))
-    print(f"make/undo pairs:  {pairs:>12,.0f} pairs/s  {spread(values)}")
+    print(f"{'make/undo pairs:':<32}{pairs:>8,.0f} pairs/s  {spread(values)}")
 
     nodes = 0
 
@@ -170,7 +211,7 @@ def main() -> None:
 
     rate, values = median_of(args.runs, perft_run)
     print(
-        f"perft depth {args.depth}:    {rate:>12,.0f} nodes/s  {spread(values)}; "
+        f"{f'perft depth {args.depth}:':<32}{rate:>8,.0f} nodes/s  {spread(values)}; "
         f"{nodes:,} nodes a tree, move generation included"
     )
     print("target for search: >= 100,000 positions/s")

@@ -9,7 +9,12 @@ True
 """
 
 from engine.board import Board
-from engine.errors import IllegalMoveError, PositionError, UnknownRulesetError
+from engine.errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+    UnknownRulesetError,
+)
 from engine.game import Game
 from engine.layout import format_position, parse_position
 from engine.match import MatchReason, MatchResult, SetResult, score_match
@@ -25,6 +30,7 @@ __all__ = [
     "Escape",
     "Game",
     "IllegalMoveError",
+    "InvalidMoveError",
     "MatchReason",
     "MatchResult",
     "Move",

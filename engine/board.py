@@ -23,11 +23,6 @@ _ATTACKERS_WIN = {r: Outcome(Side.ATTACKERS, r) for r in Reason}
 _DEFENDERS_WIN = {r: Outcome(Side.DEFENDERS, r) for r in Reason}
 
 
-def encode_move(from_square: Square, to_square: Square) -> int:
-    """The board's int for a move."""
-    return from_square << 8 | to_square
-
-
 class Board:
     """Pieces on squares, the side to move, Zobrist hash and repetition counts, with undo."""
 

@@ -112,19 +112,6 @@ def tables(rules: Ruleset) -> Tables:
     return Tables(rules)
 
 
-def king_open_lines(board: Board, t: Tables) -> int:
-    """How many escape squares the king could reach with one move."""
-    king = board.king
-    if king < 0:
-        return 0
-    occupied = board.att_bb | board.def_bb
-    count = 0
-    for mask in t.escape_lines[king]:
-        if not occupied & mask:
-            count += 1
-    return count
-
-
 def evaluate(board: Board, t: Tables) -> int:
     """The static score of ``board`` for the side to move (positive is good for it)."""
     cells = board.cells

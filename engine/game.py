@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from engine.board import KING, Board
 from engine.errors import IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
-from engine.moves import DESTINATION, Move, MoveRecord
+from engine.moves import DESTINATION, Move, MoveRecord, move_for_code
 from engine.outcome import Outcome, Reason
-from engine.rules import Ruleset, get_ruleset
+from engine.rules import RULESETS, Ruleset, get_ruleset
 from engine.squares import Piece, Side, Square, parse_square, square_name
 
 _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
+_PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
+"""The piece for a board cell's int (faster than calling the enum)."""
+_ENDED_FROM_OUTSIDE = frozenset({Reason.RESIGNED, Reason.TIMEOUT, Reason.ABORTED})
 
 
 class Game:
     """A game from a starting position, with its moves, the side to move and the outcome.
 
+    Two games are equal when they have the same ruleset, starting position and side, moves and
+    outcome; ``repr()`` is code that rebuilds the game, moves included.
+
     >>> game = Game()
     >>> record = game.play("d2-c2")
     >>> str(record), game.to_move
     ('d2-c2', <Side.DEFENDERS: 'defenders'>)
+    >>> game
+    Game.from_moves(['d2-c2'], ruleset='brandubh')
+    >>> game == Game.from_moves(["d2-c2"]), game == Game()
+    (True, False)
     """
 
     def __init__(self, ruleset: str | Ruleset = "brandubh") -> None:
@@ -35,19 +46,42 @@ class Game:
         position: str,
         to_move: Side = Side.ATTACKERS,
         ruleset: str | Ruleset = "brandubh",
+        moves: Iterable[str | Move] = (),
+        *,
+        ended: Outcome | None = None,
     ) -> Game:
-        """A game that starts from an OpenTafl position string with ``to_move`` to play."""
+        """A game that starts from an OpenTafl position string with ``to_move`` to play, then
+        ``moves`` (each checked) and ``ended`` as in :meth:`from_moves`."""
         game = cls.__new__(cls)
         game._setup(get_ruleset(ruleset), position, to_move)
+        game._replay(moves, ended)
         return game
 
     @classmethod
-    def from_moves(cls, moves: Iterable[str | Move], ruleset: str | Ruleset = "brandubh") -> Game:
-        """A game from the starting layout with ``moves`` played (each checked)."""
+    def from_moves(
+        cls,
+        moves: Iterable[str | Move],
+        ruleset: str | Ruleset = "brandubh",
+        *,
+        ended: Outcome | None = None,
+    ) -> Game:
+        """A game from the starting layout with ``moves`` played (each checked).
+
+        ``ended`` is the outcome of a resignation, time-out or abort after the last move.
+        """
         game = cls(ruleset)
-        for move in moves:
-            game.play(move)
+        game._replay(moves, ended)
         return game
+
+    def _replay(self, moves: Iterable[str | Move], ended: Outcome | None) -> None:
+        for move in moves:
+            self.play(move)
+        if ended is not None:
+            if ended.reason not in _ENDED_FROM_OUTSIDE:
+                raise ValueError(
+                    f"A game ends by {ended.reason.value} through its moves, not by saying so."
+                )
+            self._end(ended)
 
     def _setup(self, rules: Ruleset, position: str, to_move: Side) -> None:
         size, pieces = parse_position(position)
@@ -68,6 +102,8 @@ class Game:
         self.starting_side = to_move
         self._board = Board(rules, pieces, to_move)
         self._records: list[MoveRecord] = []
+        self._listed: tuple[int, int, list[int]] = (-1, 0, [])
+        """The board's (stack depth, hash, sorted move codes) when legal_moves() last ran."""
 
     # ------------------------------------------------------------------ state
 
@@ -162,11 +198,14 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move, sorted (empty once the game is over)."""
-        return [Move.from_code(code) for code in sorted(self._board.moves())]
+        board = self._board
+        codes = sorted(board.moves())
+        self._listed = (len(board.stack), board.hash, codes)
+        return list(map(move_for_code, codes))
 
     def legal_moves_from(self, square: Square) -> list[Move]:
         """The legal moves of the piece on ``square``."""
-        return [Move.from_code(code) for code in sorted(self._board.moves_from(square))]
+        return list(map(move_for_code, sorted(self._board.moves_from(square))))
 
     def is_legal(self, move: Move | str) -> bool:
         """Whether ``move`` could be played now."""
@@ -203,16 +242,14 @@ class Game:
         Raises :class:`IllegalMoveError` with a sentence that names the square or the rule.
         """
         checked = self._check(move)
-        side = self.to_move
-        piece = Piece(self._board.cells[checked.from_square])
-        captured = self._board.push(checked.code)
-        record = MoveRecord(
-            ply=len(self._records),
-            side=side,
-            piece=piece,
-            move=checked,
-            captures=tuple(sorted(sq for sq, _ in captured)),
-        )
+        board = self._board
+        side = board.to_move
+        piece = _PIECES[board.cells[checked.from_square]]
+        assert piece is not None
+        captured = board.push(checked.code)
+        captures = tuple(sorted([sq for sq, _ in captured])) if captured else ()
+        # Positional arguments: this runs for every move a caller plays.
+        record = MoveRecord(len(self._records), side, piece, checked, captures)
         self._records.append(record)
         return record
 
@@ -235,7 +272,15 @@ class Game:
             raise IllegalMoveError(f"The game is over. {board.outcome}")
         if isinstance(move, str):
             move = self.parse_move(move)
-        frm, to = move
+        depth, position, codes = self._listed
+        if depth == len(board.stack) and position == board.hash:
+            # The position legal_moves() listed (the same pieces, side and depth): a listed
+            # move needs no second check.
+            index = bisect_left(codes, move.code)
+            if index < len(codes) and codes[index] == move.code:
+                return move
+        frm = move.from_square
+        to = move.to_square
         geo = board.geo
         for sq in (frm, to):
             if not (0 <= sq < len(geo.on_board) and geo.on_board[sq]):
@@ -274,7 +319,7 @@ class Game:
         if geo.restricted[to] and cells[frm] != KING:
             kind = "the throne" if to == geo.throne else "a corner"
             raise IllegalMoveError(f"{square_name(to)} is {kind}: only the king may stop there.")
-        return Move(frm, to)
+        return move
 
     # ----------------------------------------------------------- ending a game
 
@@ -306,13 +351,45 @@ class Game:
         other.starting_side = self.starting_side
         other._board = self._board.copy()
         other._records = list(self._records)
+        other._listed = self._listed
         return other
 
-    def __repr__(self) -> str:
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
         return (
-            f"Game.from_position({self.position()!r}, to_move=Side.{self.to_move.name}, "
-            f"ruleset={self.ruleset.name!r})"
+            self.ruleset == other.ruleset
+            and self.starting_position == other.starting_position
+            and self.starting_side is other.starting_side
+            and self._records == other._records
+            and self.outcome == other.outcome
         )
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+
+    def __repr__(self) -> str:
+        """Code that rebuilds this game: ruleset, start, moves and any resignation, timeout or
+        abort (evaluate it with the names of :mod:`engine` in scope)."""
+        rules = self.ruleset
+        ruleset = repr(rules.name) if RULESETS.get(rules.name) == rules else repr(rules)
+        moves = [str(record.move) for record in self._records]
+        outcome = self.outcome
+        ended = ""
+        if outcome is not None and outcome.reason in _ENDED_FROM_OUTSIDE:
+            winner = f"Side.{outcome.winner.name}" if outcome.winner else "None"
+            ended = f", ended=Outcome({winner}, Reason.{outcome.reason.name})"
+        standard = format_position(*parse_position(rules.layout))
+        if self.starting_position == standard and self.starting_side is Side.ATTACKERS:
+            if not moves and not ended:
+                return f"Game({ruleset})"
+            return f"Game.from_moves({moves!r}, ruleset={ruleset}{ended})"
+        text = (
+            f"Game.from_position({self.starting_position!r}, "
+            f"to_move=Side.{self.starting_side.name}, ruleset={ruleset}"
+        )
+        if moves:
+            text += f", moves={moves!r}"
+        return text + ended + ")"
 
 
 def _name(sq: Square) -> str:

@@ -49,25 +49,33 @@ class MatchResult(Generic[PlayerT]):
 def score_match(
     players: Sequence[PlayerT], sets: Sequence[SetResult[PlayerT]]
 ) -> MatchResult[PlayerT]:
-    """The result of a match between ``players`` (two of them) over its finished ``sets``."""
+    """The result of a match between ``players`` (two of them) over its finished ``sets`` (one
+    or two; none when no set has finished).
+
+    >>> score_match(("Aoife", "Brian"), [SetResult("Aoife", 31), SetResult("Brian", 24)]).winner
+    'Brian'
+    """
     if len(players) != 2 or players[0] == players[1]:
         raise ValueError("a match has two different players")
+    if len(sets) > 2:
+        raise ValueError(f"a match has one or two sets, not {len(sets)}")
     wins = {player: 0 for player in players}
-    fastest: dict[PlayerT, int] = {}
+    moves: dict[PlayerT, int] = {}
     for result in sets:
         if result.winner is None:
             continue
         if result.winner not in wins:
             raise ValueError(f"{result.winner!r} is not a player of this match")
         wins[result.winner] += 1
-        fastest[result.winner] = min(fastest.get(result.winner, result.moves), result.moves)
+        moves[result.winner] = result.moves
     first, second = players
-    if wins[first] != wins[second]:
-        winner = first if wins[first] > wins[second] else second
-        return MatchResult(winner, MatchReason.MORE_WINS, wins)
+    for winner, loser in ((first, second), (second, first)):
+        if wins[winner] > wins[loser]:
+            return MatchResult(winner, MatchReason.MORE_WINS, wins)
     if wins[first] == 0:
         return MatchResult(None, MatchReason.NO_WINS, wins)
-    if fastest[first] == fastest[second]:
-        return MatchResult(None, MatchReason.EQUAL_MOVES, wins)
-    winner = first if fastest[first] < fastest[second] else second
-    return MatchResult(winner, MatchReason.FEWER_MOVES, wins)
+    # One win each (docs/rules.md §11): the set won in fewer moves takes the match.
+    for winner, loser in ((first, second), (second, first)):
+        if moves[winner] < moves[loser]:
+            return MatchResult(winner, MatchReason.FEWER_MOVES, wins)
+    return MatchResult(None, MatchReason.EQUAL_MOVES, wins)

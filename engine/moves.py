@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import IllegalMoveError
+from engine.errors import InvalidMoveError
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
 _MOVE = re.compile(
@@ -23,39 +23,128 @@ DESTINATION = re.compile(r"^\s*(?P<to>[a-o]\d{1,2})\s*$", re.IGNORECASE)
 """A destination square alone (``b5``), which names a move when one piece can go there."""
 
 
-class Move(NamedTuple):
-    """A move from one square to another; ``str(move)`` is ``d1-d3``."""
+_GRID = 256
+"""Squares are ``rank * 16 + file`` below this on every board; moves between them are interned."""
+
+
+class Move:
+    """A move from one square to another, as a value: ``str(move)`` is ``d1-d3``.
+
+    Two moves are equal when they join the same squares; a move is never equal to a tuple.
+    Moves are immutable and interned: ``Move(a, b)`` between squares of any board returns the
+    one object for that move, so listing legal moves creates nothing.
+
+    >>> move = Move.parse("D1 to D3")
+    >>> move, str(move)
+    (Move.parse('d1-d3'), 'd1-d3')
+    >>> move is Move(move.from_square, move.to_square), move == Move.from_code(move.code)
+    (True, True)
+    >>> move == (move.from_square, move.to_square)
+    False
+    """
+
+    __slots__ = ("code", "from_square", "to_square")
 
     from_square: Square
     to_square: Square
+    code: int
+    """The board's int, ``from_square << 8 | to_square`` (``-1`` for squares beyond any board)."""
+
+    def __new__(cls, from_square: Square, to_square: Square) -> Move:
+        if 0 <= from_square < _GRID and 0 <= to_square < _GRID:
+            return _INTERNED[from_square << 8 | to_square]
+        return _new_move(from_square, to_square, -1)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Move cannot change: {name} is fixed")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Move cannot change: {name} is fixed")
+
+    def __reduce__(self) -> tuple[type[Move], tuple[Square, Square]]:
+        return Move, (self.from_square, self.to_square)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return self.from_square == other.from_square and self.to_square == other.to_square
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.from_square, self.to_square))
+
+    def _key(self) -> tuple[Square, Square]:
+        return self.from_square, self.to_square
+
+    def __lt__(self, other: Move) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: Move) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: Move) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: Move) -> bool:
+        return self._key() >= other._key()
 
     def __str__(self) -> str:
-        return f"{square_name(self.from_square)}-{square_name(self.to_square)}"
+        return f"{_name(self.from_square)}-{_name(self.to_square)}"
 
     def __repr__(self) -> str:
-        return f"Move.parse({str(self)!r})"
+        if _nameable(self.from_square) and _nameable(self.to_square):
+            return f"Move.parse({str(self)!r})"
+        return f"Move({self.from_square}, {self.to_square})"
 
     @classmethod
     def parse(cls, text: str, size: int = MAX_SIZE) -> Move:
         """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1–d3`` (en or em
-        dash) or ``D1-D3``; a capture suffix ``xd4`` is ignored."""
+        dash) or ``D1-D3``; a capture suffix ``xd4`` is ignored.
+
+        Text that is not a move on a ``size`` board raises :class:`InvalidMoveError`.
+        """
         match = _MOVE.match(text)
         if match is None:
-            raise IllegalMoveError(
+            raise InvalidMoveError(
                 f"'{text.strip()}' is not a move: write the piece's square and where it goes, "
                 "like d1-d3."
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 
-    @property
-    def code(self) -> int:
-        """The board's int for this move."""
-        return self.from_square << 8 | self.to_square
-
     @classmethod
     def from_code(cls, code: int) -> Move:
         """The move for a board int."""
-        return cls(code >> 8, code & 255)
+        if not 0 <= code < _GRID * _GRID:
+            raise ValueError(f"{code} is not a move code")
+        return _INTERNED[code]
+
+
+def _new_move(from_square: Square, to_square: Square, code: int) -> Move:
+    move = object.__new__(Move)
+    object.__setattr__(move, "from_square", from_square)
+    object.__setattr__(move, "to_square", to_square)
+    object.__setattr__(move, "code", code)
+    return move
+
+
+class _Interned(dict[int, Move]):
+    """The one :class:`Move` per board int, made on first use."""
+
+    def __missing__(self, code: int) -> Move:
+        move = self[code] = _new_move(code >> 8, code & 255, code)
+        return move
+
+
+_INTERNED = _Interned()
+move_for_code = _INTERNED.__getitem__
+"""The interned move for a board int (no range check: for codes the board made)."""
+
+
+def _nameable(sq: Square) -> bool:
+    return 0 <= sq < _GRID and (sq & 15) < MAX_SIZE and (sq >> 4) < MAX_SIZE
+
+
+def _name(sq: Square) -> str:
+    return square_name(sq) if _nameable(sq) else str(sq)
 
 
 class MoveRecord(NamedTuple):

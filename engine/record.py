@@ -5,22 +5,29 @@ A record is a few ``[tag:value]`` lines, an OpenTafl rules string, then numbered
     [variant:brandubh]
     [attackers:Alice]
     [result:1]
-    dim:7 esc:c ka:y ks:n tfr:l start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
+    dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
     1. d2-c2 d3-d2
     2. c2-c3xc4 ...
 
-Turns with the defenders to move first (a game set up from a position) open with ``...``.
+The rules line (:mod:`engine.rules_string`) carries every rule of the ruleset, so a record is
+replayed under its own rules: when they differ from its variant's, the game gets a ruleset of
+its own, and a record whose rules this engine cannot play is refused with a sentence. Turns with
+the defenders to move first (a game set up from a position) open with ``...``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from engine.errors import IllegalMoveError, PositionError
 from engine.game import Game
+from engine.layout import parse_position
 from engine.outcome import Reason
-from engine.rules import Escape, Ruleset, get_ruleset
+from engine.rules import RULESETS, Ruleset
+from engine.rules_string import read_rules_string, rules_string
 from engine.squares import Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z0-9_-]+):(?P<value>.*)\]$")
@@ -28,23 +35,6 @@ _RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move"})
 _TURN_NUMBER = re.compile(r"^\d+\.$")
 _RESULT_LOSER = {"1": Side.DEFENDERS, "-1": Side.ATTACKERS}
 """The side that lost, by OpenTafl result tag (``1`` means the attackers won)."""
-
-
-def rules_string(rules: Ruleset, start: str | None = None) -> str:
-    """An OpenTafl rules string describing ``rules``."""
-    parts = [
-        f"dim:{rules.size}",
-        f"esc:{'c' if rules.escape is Escape.CORNERS else 'e'}",
-        f"ka:{'y' if rules.king_armed else 'n'}",
-        "ks:n",
-        "tfr:l",
-    ]
-    if not rules.throne:
-        parts.append("cen:")
-    if not rules.corners_restricted:
-        parts.append("cor:")
-    parts.append(f"start:{start or rules.layout}")
-    return " ".join(parts)
 
 
 def result_tag(game: Game) -> str:
@@ -96,8 +86,7 @@ def read_record(text: str) -> Game:
     ``[result:...]`` tag (a player may resign on the opponent's turn), else to the side to move.
     """
     tags = read_tags(text)
-    ruleset = get_ruleset(tags.get("variant", "brandubh"))
-    start = ruleset.layout
+    rules_line: str | None = None
     to_move = Side(tags.get("to-move", Side.ATTACKERS.value))
     move_texts: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -105,14 +94,13 @@ def read_record(text: str) -> Game:
         if not line or _TAG.match(line):
             continue
         if line.startswith("dim:"):
-            for part in line.split():
-                if part.startswith("start:"):
-                    start = part[len("start:") :]
+            rules_line = line
             continue
         tokens = line.split()
         if not _TURN_NUMBER.match(tokens[0]):
             raise PositionError(f"Line {number} of the record is neither a tag, rules nor a turn.")
         move_texts.extend(token for token in tokens[1:] if token not in ("...", "---"))
+    ruleset, start = _record_rules(tags.get("variant"), rules_line)
     game = Game.from_position(start, to_move=to_move, ruleset=ruleset)
     for index, move_text in enumerate(move_texts):
         try:
@@ -129,3 +117,55 @@ def read_record(text: str) -> Game:
     elif game.outcome is None and termination == Reason.ABORTED.value:
         game.abort()
     return game
+
+
+def _record_rules(variant: str | None, rules_line: str | None) -> tuple[Ruleset, str]:
+    """The ruleset a record is played under and its starting position.
+
+    The rules line decides; keys it leaves out take the value of the ``[variant:...]`` preset
+    (``brandubh`` without one). Without a variant tag, the first preset whose rules the line
+    describes is taken.
+    """
+    fields: dict[str, Any] = {}
+    start: str | None = None
+    if rules_line is not None:
+        fields, start = read_rules_string(rules_line)
+    if variant is not None and variant.strip().lower() in RULESETS:
+        base = RULESETS[variant.strip().lower()]
+    elif variant is not None and rules_line is None:
+        raise PositionError(
+            f"The record's variant '{variant}' is not a ruleset this bot plays, and the record "
+            "has no rules line to play it by."
+        )
+    else:
+        described = [p for p in RULESETS.values() if _with(p, fields, rules_line) == p]
+        base = described[0] if described else RULESETS["brandubh"]
+        if variant is not None:
+            base = dataclasses.replace(base, name=variant, title=variant)
+    ruleset = _with(base, fields, rules_line)
+    if ruleset != base and start is not None and ruleset.size != base.size:
+        ruleset = dataclasses.replace(ruleset, layout=start)
+    if start is None:
+        start = ruleset.layout
+    elif parse_position(start)[0] != ruleset.size:
+        raise PositionError(
+            f"The record's rules say dim:{ruleset.size}, but its start position is "
+            f"{parse_position(start)[0]}x{parse_position(start)[0]}."
+        )
+    return ruleset, start
+
+
+def _with(base: Ruleset, fields: dict[str, Any], rules_line: str | None) -> Ruleset:
+    """``base`` changed by the rules line's ``fields`` (``base`` itself when nothing changes)."""
+    changes = {key: value for key, value in fields.items() if getattr(base, key) != value}
+    if not changes:
+        return base
+    try:
+        return dataclasses.replace(
+            base,
+            title=f"{base.title}, by the record's rules",
+            summary=f"The rules of a game record: {rules_line}",
+            **changes,
+        )
+    except ValueError as error:
+        raise PositionError(f"The record's rules cannot be played: {error}.") from None

@@ -6,6 +6,7 @@ fields and nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
 
@@ -53,6 +54,15 @@ class Ruleset:
 
     def __str__(self) -> str:
         return self.name
+
+    def __repr__(self) -> str:
+        """Code that rebuilds this ruleset (with ``Ruleset`` and ``Escape`` in scope)."""
+        parts = []
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            text = f"Escape.{value.name}" if isinstance(value, Escape) else repr(value)
+            parts.append(f"{field.name}={text}")
+        return f"Ruleset({', '.join(parts)})"
 
 
 _BRANDUBH_LAYOUT = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"

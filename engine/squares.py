@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import TypeAlias
 
-from engine.errors import IllegalMoveError
+from engine.errors import InvalidMoveError
 
 Square: TypeAlias = int
 
@@ -39,17 +39,17 @@ def square_name(sq: Square) -> str:
 
 
 def parse_square(text: str, size: int = MAX_SIZE) -> Square:
-    """Read a square name such as ``d4`` (either case), else raise ``IllegalMoveError``."""
+    """Read a square name such as ``d4`` (either case), else raise ``InvalidMoveError``."""
     name = text.strip().lower()
     if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
-        raise IllegalMoveError(
+        raise InvalidMoveError(
             f"'{text}' is not a square: write a file letter and a rank, like d4."
         )
     file = FILE_LETTERS.index(name[0])
     rank = int(name[1:]) - 1
     if file >= size or not 0 <= rank < size:
         last = f"{FILE_LETTERS[size - 1]}{size}"
-        raise IllegalMoveError(f"{name} is not on the {size}x{size} board (a1 to {last}).")
+        raise InvalidMoveError(f"{name} is not on the {size}x{size} board (a1 to {last}).")
     return square(file, rank)
 
 

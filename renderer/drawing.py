@@ -168,12 +168,12 @@ def _compose(scene: Scene, width: int) -> Image.Image:
     if scene.selected is not None:
         _tint(image, lay.box(scene.selected), theme.SELECTED, 0.50)
     if scene.earlier_move is not None:
-        frm, to = scene.earlier_move
+        frm, to = scene.earlier_move.from_square, scene.earlier_move.to_square
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.25)
         _tint(image, lay.box(to), theme.LAST_MOVE, 0.35)
         _trail(image, draw, lay, scene.earlier_move)
     if scene.last_move is not None:
-        frm, to = scene.last_move
+        frm, to = scene.last_move.from_square, scene.last_move.to_square
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.45)
         _tint(image, lay.box(to), theme.LAST_MOVE, 0.60)
         _trail(image, draw, lay, scene.last_move)
@@ -208,7 +208,9 @@ def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Mov
     draw.rectangle(band, fill=theme.LAST_MOVE_TRAIL)
     for sq in path_squares(move):
         _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.22), lay.box(sq))
-    _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move[0]))
+    _paste(
+        image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move.from_square)
+    )
 
 
 def _king_frame(draw: ImageDraw.ImageDraw, lay: Layout, king: Square, *, danger: bool) -> None:

@@ -140,7 +140,7 @@ def _as_square(value: Square | str, size: int) -> Square:
 
 def path_squares(move: Move) -> list[Square]:
     """The squares a move passed over, between its from- and to-square."""
-    frm, to = move
+    frm, to = move.from_square, move.to_square
     df = (to & 15) - (frm & 15)
     step = (1 if df > 0 else -1) if df else (16 if to > frm else -16)
     return list(range(frm + step, to, step))

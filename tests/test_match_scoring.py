@@ -26,10 +26,18 @@ def test_one_win_each_goes_to_the_faster_winner() -> None:
 
 
 def test_one_win_each_in_equal_moves_is_a_draw() -> None:
-    """1-1 with both sets won in 30 moves: a drawn match."""
+    """1-1 with both sets won in 30 moves: a drawn match, one set win each."""
     result = score_match(PLAYERS, [SetResult("alice", 30), SetResult("bob", 30)])
     assert result.winner is None
     assert result.reason is MatchReason.EQUAL_MOVES
+    assert result.wins == {"alice": 1, "bob": 1}
+
+
+def test_the_first_listed_player_can_be_the_faster_winner() -> None:
+    """1-1: Alice, listed first, won in 18 moves and Bob in 25, so Alice wins the match."""
+    result = score_match(PLAYERS, [SetResult("bob", 25), SetResult("alice", 18)])
+    assert result.winner == "alice"
+    assert result.reason is MatchReason.FEWER_MOVES
 
 
 def test_a_resigned_set_counts_as_a_win_in_the_moves_played() -> None:
@@ -69,6 +77,22 @@ def test_no_set_won_is_a_drawn_match() -> None:
     result = score_match(PLAYERS, [SetResult(None, 3), SetResult(None, 0)])
     assert result.winner is None
     assert result.reason is MatchReason.NO_WINS
+    assert result.wins == {"alice": 0, "bob": 0}
+
+
+def test_one_set_won_by_the_second_listed_player_takes_the_match() -> None:
+    """Bob, listed second, wins the only set that had a winner: 1-0 to Bob."""
+    result = score_match(PLAYERS, [SetResult("bob", 12), SetResult(None, 4)])
+    assert result.winner == "bob"
+    assert result.reason is MatchReason.MORE_WINS
+    assert result.wins == {"alice": 0, "bob": 1}
+
+
+def test_a_match_has_at_most_two_sets() -> None:
+    """Three set results cannot be one match (docs/rules.md §11)."""
+    sets = [SetResult("alice", 10), SetResult("bob", 12), SetResult("alice", 14)]
+    with pytest.raises(ValueError, match=r"^a match has one or two sets, not 3$"):
+        score_match(PLAYERS, sets)
 
 
 def test_the_players_order_does_not_change_the_result() -> None:
@@ -79,11 +103,13 @@ def test_the_players_order_does_not_change_the_result() -> None:
 
 def test_a_set_won_by_a_stranger_is_refused() -> None:
     """A set result naming someone outside the match is an error."""
-    with pytest.raises(ValueError, match="carol"):
+    with pytest.raises(ValueError, match=r"^'carol' is not a player of this match$"):
         score_match(PLAYERS, [SetResult("carol", 10)])
 
 
 def test_a_match_needs_two_different_players() -> None:
     """A player cannot play a match against themselves."""
-    with pytest.raises(ValueError, match="two different players"):
+    with pytest.raises(ValueError, match=r"^a match has two different players$"):
         score_match(("alice", "alice"), [])
+    with pytest.raises(ValueError, match=r"^a match has two different players$"):
+        score_match(("alice", "bob", "carol"), [])

@@ -1,0 +1,237 @@
+"""OpenTafl rules strings: a ruleset written as one line of ``key:value`` entries, and read back.
+
+Every rule in which this engine's rulesets differ is written, so a record carries its own rules
+(docs/rules.md names the rules; OpenTafl's notation names the keys)::
+
+    dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
+
+=========  =======================================================================================
+``dim``    the board's size (7 for 7x7)
+``esc``    where the king escapes: ``c`` a corner, ``e`` any edge square (§7)
+``ka``     ``y`` when the king is armed, a jaw of captures (§4)
+``ks``     ``n``: a weak king, taken by two attackers, by four on the throne (§6)
+``tfr``    ``l``: the player who makes a position for the third time loses (§9)
+``cen``    empty when the board has no throne; ``cor`` empty when corners are ordinary squares
+``cenhe``  ``tT``: the empty throne is hostile to attackers and defenders, never to the king (§5)
+``cenp``   ``K`` when only the king may pass over the throne (others may by default, §3)
+``kbt``    attackers needed around a king beside the throne: 2 (along a line) or 3 (§6)
+``dbt``    ``y``: a defender beside the king on his besieged throne is taken against it
+``dca``    ``y``: the defenders also win by capturing every attacker
+``start``  the starting position
+=========  =======================================================================================
+
+``kbt``, ``dbt`` and ``dca`` are this project's additions to OpenTafl's keys. Reading takes the
+other OpenTafl keys too, and refuses with a sentence any value this engine cannot play (a
+strong king, shieldwalls, draws by repetition...): a game is never replayed under other rules
+than its record's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.errors import PositionError
+from engine.rules import Escape, Ruleset
+from engine.squares import square, square_name
+
+_YES_NO = {"y": True, "n": False}
+
+_Reader = Callable[[dict[str, Any], str, int], None]
+"""Reads one key's value into the ruleset's fields (given the board size), or refuses it."""
+
+
+def rules_string(rules: Ruleset, start: str | None = None) -> str:
+    """The OpenTafl rules string of ``rules``, starting from ``start`` (its layout if ``None``).
+
+    >>> from engine.rules import get_ruleset
+    >>> rules_string(get_ruleset("ard-ri"), start="/7/7/7/3K3/7/7/7/")
+    'dim:7 esc:e ka:y ks:n tfr:l cen: cor: kbt:2 dbt:n dca:n start:/7/7/7/3K3/7/7/7/'
+    """
+    parts = [
+        f"dim:{rules.size}",
+        f"esc:{'c' if rules.escape is Escape.CORNERS else 'e'}",
+        f"ka:{'y' if rules.king_armed else 'n'}",
+        "ks:n",
+        "tfr:l",
+    ]
+    if rules.throne:
+        parts.append("cenhe:tT")
+        if not rules.throne_passable:
+            parts.append("cenp:K")
+    else:
+        parts.append("cen:")
+    if not rules.corners_restricted:
+        parts.append("cor:")
+    parts += [
+        f"kbt:{rules.king_sides_beside_throne}",
+        f"dbt:{'y' if rules.defender_captured_against_besieged_throne else 'n'}",
+        f"dca:{'y' if rules.defenders_win_by_capturing_all else 'n'}",
+        f"start:{start or rules.layout}",
+    ]
+    return " ".join(parts)
+
+
+def read_rules_string(line: str) -> tuple[dict[str, Any], str | None]:
+    """The :class:`Ruleset` fields a rules string sets, and its ``start`` position (or ``None``).
+
+    Keys left out are not in the result (the caller takes them from the record's variant).
+    A value this engine cannot play raises :class:`PositionError` saying which rule it is.
+
+    >>> read_rules_string("dim:9 esc:e ka:n start:/9/9/9/9/4K4/9/9/9/9/")
+    ({'size': 9, 'escape': <Escape.EDGE: 'edge'>, 'king_armed': False}, '/9/9/9/9/4K4/9/9/9/9/')
+    >>> read_rules_string("dim:11 sw:s start:/11/")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.PositionError: The record's rules ask for shieldwall captures (sw:s), which ...
+    """
+    fields: dict[str, Any] = {}
+    start: str | None = None
+    entries: list[tuple[str, str]] = []
+    for part in line.split():
+        key, colon, value = part.partition(":")
+        if not colon:
+            raise PositionError(f"'{part}' in the record's rules line is not a key:value entry.")
+        if key == "start":
+            start = value
+        else:
+            entries.append((key, value))
+    size = 0
+    for key, value in entries:
+        if key == "dim":
+            if not value.isdigit():
+                raise PositionError(f"dim:{value} in the record's rules is not a board size.")
+            size = fields["size"] = int(value)
+    for key, value in entries:
+        if key == "dim":
+            continue
+        reader = _READERS.get(key)
+        if reader is None:
+            raise PositionError(
+                f"The record's rules line has {key}:{value}, a rule this bot does not know."
+            )
+        reader(fields, value, size)
+    return fields, start
+
+
+def _refuse(key: str, value: str, what: str) -> PositionError:
+    return PositionError(
+        f"The record's rules ask for {what} ({key}:{value}), which this bot does not play."
+    )
+
+
+def _pieces(value: str) -> frozenset[str]:
+    """The attacker ``t``, defender ``T`` and king ``K`` of an OpenTafl piece list (knights,
+    commanders and mercenaries are not in this game, so their letters say nothing)."""
+    return frozenset(value) & {"t", "T", "K"}
+
+
+def _choice(field: str, key: str, values: dict[str, object], refusals: dict[str, str]) -> _Reader:
+    """A reader for a key whose value is one of ``values``; ``refusals`` name the others."""
+
+    def read(fields: dict[str, Any], value: str, size: int) -> None:
+        if value in values:
+            if field:
+                fields[field] = values[value]
+            return
+        if value in refusals:
+            raise _refuse(key, value, refusals[value])
+        raise PositionError(f"{key}:{value} in the record's rules is not a value this bot knows.")
+
+    return read
+
+
+def _only(key: str, allowed: frozenset[str], what: str) -> _Reader:
+    """A reader for a piece list this engine has one answer to (``allowed``, among t/T/K)."""
+
+    def read(fields: dict[str, Any], value: str, size: int) -> None:
+        if _pieces(value) != allowed:
+            raise _refuse(key, value, what)
+
+    return read
+
+
+def _anything(fields: dict[str, Any], value: str, size: int) -> None:
+    """A key about pieces or squares this game does not have: nothing to honour."""
+
+
+def _throne(fields: dict[str, Any], value: str, size: int) -> None:
+    middle = size // 2
+    if value == "":
+        fields["throne"] = False
+    elif value == "default" or (size and value.strip(",") == square_name(square(middle, middle))):
+        fields["throne"] = True
+    else:
+        raise _refuse("cen", value, "a throne elsewhere than the centre")
+
+
+def _corners(fields: dict[str, Any], value: str, size: int) -> None:
+    last = size - 1
+    corners = {square_name(square(f, r)) for f in (0, last) for r in (0, last)}
+    if value == "":
+        fields["corners_restricted"] = False
+    elif value == "default" or (size and set(value.strip(",").split(",")) == corners):
+        fields["corners_restricted"] = True
+    else:
+        raise _refuse("cor", value, "corner squares other than the four corners")
+
+
+def _throne_passable(fields: dict[str, Any], value: str, size: int) -> None:
+    pieces = _pieces(value)
+    if "K" in pieces and ("t" in pieces) == ("T" in pieces):
+        fields["throne_passable"] = "t" in pieces
+    else:
+        raise _refuse("cenp", value, "a throne that only some pieces may pass over")
+
+
+_READERS: dict[str, _Reader] = {
+    "esc": _choice(
+        "escape",
+        "esc",
+        {"c": Escape.CORNERS, "e": Escape.EDGE},
+        {},
+    ),
+    "ka": _choice("king_armed", "ka", dict(_YES_NO), {}),
+    "ks": _choice("", "ks", {"n": None}, {"y": "a king taken only when surrounded on four sides"}),
+    "tfr": _choice(
+        "",
+        "tfr",
+        {"l": None},
+        {
+            "d": "a draw on the third repetition",
+            "w": "a win for the player who repeats a position",
+            "i": "repetitions being ignored",
+        },
+    ),
+    "surf": _choice("", "surf", {"y": None}, {"n": "no win by encircling the defenders"}),
+    "atkf": _choice("", "atkf", {"y": None}, {"n": "the defenders moving first"}),
+    "kj": _choice("", "kj", {"n": None}, {jump: "the king jumping" for jump in ("r", "j", "c")}),
+    "sw": _choice("", "sw", {"n": None}, {"w": "shieldwall captures", "s": "shieldwall captures"}),
+    "efe": _choice("", "efe", {"n": None}, {"y": "the king escaping through an edge fort"}),
+    "ber": _choice("", "ber", {"n": None}, {"c": "berserk moves", "m": "berserk moves"}),
+    "afor": _choice("", "afor", {"": None}, {}),
+    "dfor": _choice("", "dfor", {"": None}, {}),
+    "kbt": _choice("king_sides_beside_throne", "kbt", {"2": 2, "3": 3}, {}),
+    "dbt": _choice("defender_captured_against_besieged_throne", "dbt", dict(_YES_NO), {}),
+    "dca": _choice("defenders_win_by_capturing_all", "dca", dict(_YES_NO), {}),
+    "cen": _throne,
+    "cor": _corners,
+    "cenp": _throne_passable,
+    "cenh": _only("cenh", frozenset("t"), "a throne hostile to other pieces than attackers"),
+    "cenhe": _only("cenhe", frozenset("tT"), "an empty throne hostile to other pieces"),
+    "corh": _only("corh", frozenset("tTK"), "corners hostile to only some pieces"),
+    "cens": _only("cens", frozenset("K"), "other pieces than the king stopping on the throne"),
+    "cors": _only("cors", frozenset("K"), "other pieces than the king stopping on a corner"),
+    # Corners end every line, so passing over one cannot happen; the rest concern pieces
+    # (knights, commanders) and fortresses this game does not have.
+    "corp": _anything,
+    "nj": _anything,
+    "cj": _anything,
+    "swf": _anything,
+    "aforh": _anything,
+    "dforh": _anything,
+    "aforp": _anything,
+    "dforp": _anything,
+    "afors": _anything,
+    "dfors": _anything,
+}
