@@ -173,8 +173,9 @@ def run_pair(index: int, args: argparse.Namespace, tally: Tally, pool: list[list
         opening = random_opening(
             args.ruleset, args.seed * 100_003 + index, int(low), int(high or low)
         )
-        w1, r1 = play(("A", a), ("B", b), opening, args, index * 2, tally)
-        w2, r2 = play(("B", b), ("A", a), opening, args, index * 2 + 1, tally)
+        game_seed = (args.seed * 100_003 + index) * 2
+        w1, r1 = play(("A", a), ("B", b), opening, args, game_seed, tally)
+        w2, r2 = play(("B", b), ("A", a), opening, args, game_seed + 1, tally)
     finally:
         with tally.lock:
             pool.append([a, b])
