@@ -20,7 +20,7 @@ import functools
 
 from engine.board import ATTACKER, DEFENDER, KING, Board
 from engine.geometry import CELLS, geometry
-from engine.rules import Escape, Ruleset
+from engine.rules import Ruleset
 from engine.squares import Square
 
 # Weights in centipawn-like units. Scores are the defenders' view.
@@ -41,20 +41,6 @@ GUARD_NEXT_TO_CORNER = -60
 GUARD_DIAGONAL = 22
 THREAT = 60
 """The side to move can capture a piece with its next move."""
-KING_MOVES = 0
-"""Each king move (rook moves over empty squares) beyond two that he needs to reach the nearest
-escape square (counted up to ``_KING_MOVES_CAP``; one and two moves are the open lines and
-routes above)."""
-_KING_MOVES_CAP = 5
-FREE_CORNER = 0
-"""Each corner in the king's region: the squares he could walk to, one square at a time, if no
-attacker moved and every defender stepped aside. A corner outside it is sealed by the attackers'
-blockade."""
-KING_SPACE = 0
-"""Each square of the king's region (see ``FREE_CORNER``): the room the attackers leave him."""
-FREE_EDGE = 0
-"""The same on the edge-escape boards: this weight for the whole edge, shared among its squares
-in the king's region (the attackers' control of the edges)."""
 
 
 class Tables:
@@ -62,11 +48,8 @@ class Tables:
 
     __slots__ = (
         "attacker_square",
-        "board_mask",
         "corner_distance",
         "escape_lines",
-        "escape_mask",
-        "free_escape_weight",
         "line_pairs",
         "rays",
     )
@@ -88,12 +71,6 @@ class Tables:
             lines[sq] = tuple(masks)
         self.escape_lines = lines
         escapes = [sq for sq in geo.squares if geo.escape[sq]]
-        self.board_mask = geo.board_mask
-        self.escape_mask = sum(1 << sq for sq in escapes)
-        if rules.escape is Escape.EDGE:
-            self.free_escape_weight = FREE_EDGE / len(escapes)
-        else:
-            self.free_escape_weight = float(FREE_CORNER)
         self.corner_distance = [0] * CELLS
         for sq in geo.squares:
             self.corner_distance[sq] = min(
@@ -135,66 +112,6 @@ def tables(rules: Ruleset) -> Tables:
     return Tables(rules)
 
 
-def _rook_step(frontier: int, empty: int) -> int:
-    """Every square of ``empty`` one rook move away from a square of ``frontier``.
-
-    Squares are bits ``rank * 16 + file``; file 15 is never on a board, so a shift by one
-    never wraps from one rank to the next onto the board.
-    """
-    out = 0
-    g = frontier
-    while g:
-        g = (g << 1) & empty
-        out |= g
-    g = frontier
-    while g:
-        g = (g >> 1) & empty
-        out |= g
-    g = frontier
-    while g:
-        g = (g << 16) & empty
-        out |= g
-    g = frontier
-    while g:
-        g = (g >> 16) & empty
-        out |= g
-    return out
-
-
-def king_moves_to_escape(board: Board, t: Tables, cap: int = _KING_MOVES_CAP) -> int:
-    """How many king moves (over empty squares, pieces standing still) reach an escape square,
-    at most ``cap`` (``cap`` also when none can)."""
-    king = board.king
-    if king < 0:
-        return cap
-    empty = t.board_mask & ~(board.att_bb | board.def_bb)
-    reached = frontier = 1 << king
-    target = t.escape_mask
-    for moves in range(1, cap):
-        frontier = _rook_step(frontier, empty) & ~reached
-        if frontier & target:
-            return moves
-        if not frontier:
-            break
-        reached |= frontier
-    return cap
-
-
-def king_region(board: Board, t: Tables) -> int:
-    """The squares (a bit mask) the king could reach one square at a time through squares free
-    of attackers: his region if every defender stepped aside and no attacker moved."""
-    king = board.king
-    if king < 0:
-        return 0
-    free = t.board_mask & ~board.att_bb
-    region = 1 << king
-    while True:
-        grown = (region | region << 1 | region >> 1 | region << 16 | region >> 16) & free
-        if grown == region:
-            return region
-        region = grown
-
-
 def evaluate(board: Board, t: Tables) -> int:
     """The static score of ``board`` for the side to move (positive is good for it)."""
     cells = board.cells
@@ -221,12 +138,6 @@ def evaluate(board: Board, t: Tables) -> int:
                     routes += 1
                     break
     score += KING_MOBILITY * mobility + TWO_MOVE_ROUTE * routes
-    if KING_MOVES and not routes:
-        score -= KING_MOVES * max(0, king_moves_to_escape(board, t) - 2)
-    if t.free_escape_weight or KING_SPACE:
-        region = king_region(board, t)
-        score += int(t.free_escape_weight * (region & t.escape_mask).bit_count())
-        score += KING_SPACE * region.bit_count()
     score -= CORNER_DISTANCE * t.corner_distance[king]
     score -= sum(map(t.attacker_square.__getitem__, board.attackers))
     if board.turn == DEFENDER:
