@@ -148,7 +148,7 @@ class _Searcher:
                 for mask in t.escape_lines[king]:
                     if not occupied & mask:
                         return MATE - ply - 1
-                if ply >= self.ext_limit or not (king_capturable(board, t) or _king_fork(board, t)):
+                if ply >= self.ext_limit or not king_capturable(board, t):
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             else:
                 if king_capturable(board, t):
@@ -464,25 +464,6 @@ def choose_move(
         elapsed=time.perf_counter() - started,
         budget=budget,
     )
-
-
-def _king_fork(board: Board, t: Tables) -> bool:
-    """Whether the king can move to a square from which two escape squares are open: a fork
-    the attackers can rarely parry with one move, so the horizon looks one ply further."""
-    cells = board.cells
-    occupied = board.att_bb | board.def_bb
-    escape_lines = t.escape_lines
-    for ray in t.rays[board.king]:
-        for to in ray:
-            if cells[to]:
-                break
-            open_lines = 0
-            for mask in escape_lines[to]:
-                if not occupied & mask:
-                    open_lines += 1
-                    if open_lines == 2:
-                        return True
-    return False
 
 
 _NEXT_ITERATION_SHARE = 0.3
