@@ -187,31 +187,40 @@ class SqliteDatabase(Database):
         target = latest if target_version is None else target_version
         db = self._connection
         try:
-            version = await self._user_version(db)
-            if version > latest:
-                raise DatabaseTooNew(
-                    f"The database {self.path} has schema version {version}, newer than this "
-                    f"bot's {latest}: upgrade the bot or use another file.",
-                    self.path,
-                )
-            pending = [m for m in available if version < m[0] <= target]
-            if not pending:
+            if await self._user_version(db) >= target:
+                await self._refuse_newer(await self._user_version(db), latest)
                 return
-            script = "\n".join(sql for _, _, sql in pending)
+            # BEGIN IMMEDIATE takes the file's write lock before the version is read again, so
+            # two processes starting together migrate once: the second finds it done.
+            await db.execute("BEGIN IMMEDIATE")
             try:
-                # BEGIN IMMEDIATE takes the file's write lock: two processes never migrate at once.
-                await db.executescript(
-                    f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {pending[-1][0]};\nCOMMIT;"
-                )
+                version = await self._user_version(db)
+                await self._refuse_newer(version, latest)
+                pending = [m for m in available if version < m[0] <= target]
+                for _, _, script in pending:
+                    for statement in statements(script):
+                        await db.execute(statement)
+                if pending:
+                    await db.execute(f"PRAGMA user_version = {pending[-1][0]}")
+                await db.execute("COMMIT")
             except BaseException:
                 if self._connection.in_transaction:
                     await db.execute("ROLLBACK")
                 raise
-            _log.info(
-                "Migrated %s from schema version %d to %d", self.path, version, pending[-1][0]
-            )
+            if pending:
+                _log.info(
+                    "Migrated %s from schema version %d to %d", self.path, version, pending[-1][0]
+                )
         except sqlite3.Error as error:
             raise storage_error(self.path, error) from error
+
+    async def _refuse_newer(self, version: int, latest: int) -> None:
+        if version > latest:
+            raise DatabaseTooNew(
+                f"The database {self.path} has schema version {version}, newer than this "
+                f"bot's {latest}: upgrade the bot or use another file.",
+                self.path,
+            )
 
     @staticmethod
     async def _user_version(db: aiosqlite.Connection) -> int:
@@ -362,6 +371,23 @@ class SqliteDatabase(Database):
         if self._reader is not None:
             await self._reader.raw.close()
         await self._connection.close()
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a migration script, one by one (a trigger's body stays whole)."""
+    found: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                found.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in buffer.splitlines()
+    ):
+        found.append(buffer.strip())
+    return found
 
 
 def out_of_range(error: OverflowError) -> IdOutOfRange:
