@@ -17,6 +17,7 @@ from bot import errors, sync
 from bot.ai_pool import AIPool
 from bot.config import Settings
 from bot.flow import GameFlow
+from bot.flow.analysis import AnalysisFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -43,6 +44,7 @@ COGS = (
     "bot.cogs.info",
     "bot.cogs.standings",
     "bot.cogs.admin",
+    "bot.cogs.learn",
 )
 
 
@@ -83,6 +85,8 @@ class BrandubhBot(commands.Bot):
         """The current time (tests pass a clock they can move forward)."""
         self.flow = GameFlow(self)
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
+        self.analysis = AnalysisFlow(self)
+        """/analyse: the engine's review of a finished set."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None

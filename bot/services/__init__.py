@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from bot.services.analysis import AnalysisService
 from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
@@ -91,6 +92,7 @@ class Services:
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games)
         self.announcements = AnnouncementService(database, clock)
+        self.analyses = AnalysisService(database, clock, self.games)
 
     @classmethod
     async def open(

@@ -7,6 +7,7 @@ tracked with ``PRAGMA user_version``.
 from __future__ import annotations
 
 from bot.storage import (
+    analyses,
     announcements,
     challenges,
     games,
@@ -19,6 +20,7 @@ from bot.storage.database import Database, migrations, schema_version
 
 __all__ = [
     "Database",
+    "analyses",
     "announcements",
     "challenges",
     "games",
