@@ -34,20 +34,21 @@ from engine.moves import Move
 from engine.search import MATE, MATE_BOUND, choose_move
 from engine.squares import Side
 
-ANALYSIS_NODES = 100_000
-"""Positions the search may visit per analysed position: a 60-move game fits in 30 s of one core
+ANALYSIS_NODES = 50_000
+"""Positions each search may visit: an analysed position takes two searches (its own and the
+one after its best move), and a 60-move game fits in 30 s of one core
 (``python -m benchmarks.analysis_speed``)."""
 
-WIN_CHANCE_INTERCEPT = -8.118
+WIN_CHANCE_INTERCEPT = -8.136
 """Fitted by ``python -m benchmarks.fit_win_chance --games 300 --nodes 8000`` (290 finished
 engine games, 4,844 positions): the attackers' chance is 50 % at a score of about +780 in their
 view. Scores lean to the attackers (they have twice the pieces) while engine games lean to the
 defenders (9 in 10 won by them), hence the large offset."""
 WIN_CHANCE_SLOPE = 0.01041
 """How steeply the chance rises per unit of score (attackers' view)."""
-WIN_CHANCE_TEMPO = 0.0
-"""Added when the attackers are to move: the evaluation favours the side to move, and without
-this a quiet move would look like a lost chance."""
+WIN_CHANCE_TEMPO = 0.033
+"""Added when the attackers are to move (fitted too; close to nothing: the scores of the two
+sides to move are calibrated alike)."""
 
 BEST_WITHIN = 0.03
 INACCURACY_FROM = 0.10
@@ -75,22 +76,33 @@ class PositionScore:
     """What the search found in one position: its best move and the score for the side to move.
 
     A finished position has no move; its score is ``MATE`` or ``-MATE`` for the side to move.
-    The text form ``d1-d3 35 6`` (move, score, depth; ``-`` for no move) round-trips.
+    ``after_best`` is the score of the position after the best move, searched with the same
+    budget (the opponent's view): a played move is judged against it, two positions with the
+    same side to move, so the search's swing between odd and even depths never looks like a
+    mistake. The text form ``d1-d3 35 6 -40`` (move, score, depth, after-best score; ``-`` for
+    none) round-trips.
     """
 
     best_move: Move | None
     score: int
     depth: int
+    after_best: int | None = None
 
     def __str__(self) -> str:
         move = "-" if self.best_move is None else str(self.best_move)
-        return f"{move} {self.score} {self.depth}"
+        after = "-" if self.after_best is None else str(self.after_best)
+        return f"{move} {self.score} {self.depth} {after}"
 
     @classmethod
     def parse(cls, text: str) -> PositionScore:
         """The inverse of ``str()``."""
-        move, score, depth = text.split()
-        return cls(None if move == "-" else Move.parse(move), int(score), int(depth))
+        move, score, depth, after = text.split()
+        return cls(
+            None if move == "-" else Move.parse(move),
+            int(score),
+            int(depth),
+            None if after == "-" else int(after),
+        )
 
     @property
     def win_in(self) -> int | None:
@@ -202,7 +214,14 @@ def score_position(game: Game, nodes: int = ANALYSIS_NODES) -> PositionScore:
         won = outcome is not None and outcome.winner is game.to_move
         return PositionScore(None, MATE if won else -MATE, 0)
     result = choose_move(game, level=5, nodes=nodes)
-    return PositionScore(result.move, result.score, result.depth)
+    after = game.copy()
+    after.play(result.move)
+    if after.outcome is not None:
+        won = after.outcome.winner is after.to_move
+        after_best = MATE if won else -MATE
+    else:
+        after_best = choose_move(after, level=5, nodes=nodes).score
+    return PositionScore(result.move, result.score, result.depth, after_best)
 
 
 def evaluate_position(
@@ -260,9 +279,13 @@ def judge_game(game: Game, scores: Sequence[PositionScore]) -> GameReview:
     for ply, record in enumerate(records):
         side = record.side
         before, after = scores[ply], scores[ply + 1]
-        mine_before = _for(side, chances[ply])
         mine_after = _for(side, chances[ply + 1])
-        # The search may rate the played move higher than its own choice: nothing was lost.
+        if before.after_best is not None:
+            # The best move's position and the played move's: the same side to move, the same
+            # budget. The search may rate the played move higher: then nothing was lost.
+            mine_before = _for(side, attackers_chance(before.after_best, side.opponent))
+        else:
+            mine_before = _for(side, chances[ply])
         lost = max(0.0, mine_before - mine_after)
         chosen = before.best_move
         judgement = _by_loss(lost, played_best=chosen == record.move)
