@@ -18,6 +18,7 @@ from bot.ai_pool import AIPool
 from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
+from bot.flow.puzzles import PuzzleFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -87,6 +88,8 @@ class BrandubhBot(commands.Bot):
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
         self.analysis = AnalysisFlow(self)
         """/analyse: the engine's review of a finished set."""
+        self.puzzles = PuzzleFlow(self)
+        """/puzzle and the daily puzzle."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None

@@ -34,7 +34,7 @@ from engine.moves import Move
 from engine.search import MATE, MATE_BOUND, choose_move
 from engine.squares import Side
 
-ANALYSIS_NODES = 50_000
+ANALYSIS_NODES = 40_000
 """Positions each search may visit: an analysed position takes two searches (its own and the
 one after its best move), and a 60-move game fits in 30 s of one core
 (``python -m benchmarks.analysis_speed``)."""

@@ -32,7 +32,7 @@ from tests.discord_standin.model import MANAGE_GUILD
 JSON = dict[str, Any]
 
 ANALYSIS_NODES_IN_TESTS = 20_000
-"""/analyse's search budget per position in the tests (the default is 2.5 times more)."""
+"""/analyse's search budget per position in the tests (the default is twice that)."""
 
 
 class Harness:

@@ -43,6 +43,7 @@ from bot.services.domain import (
 )
 from bot.services.games import GameService
 from bot.services.players import PlayerService
+from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
@@ -93,6 +94,7 @@ class Services:
         self.takebacks = TakebackService(database, clock, self.games)
         self.announcements = AnnouncementService(database, clock)
         self.analyses = AnalysisService(database, clock, self.games)
+        self.puzzles = PuzzleService(database, clock)
 
     @classmethod
     async def open(
