@@ -253,6 +253,9 @@ class PuzzleService:
     async def claim_due(self, now: datetime | None = None) -> None:
         """Claim the day's post of every server whose time has come (and move its timer on)."""
         moment = now if now is not None else self._clock()
+        async with self._database.reading() as db:
+            if not await puzzles.dailies_due(db, to_us(moment)):
+                return  # the usual case: no write, no lock taken
         async with self._database.transaction() as db:
             for setting in await puzzles.dailies_due(db, to_us(moment)):
                 due = from_us(setting.next_post_us)
