@@ -31,6 +31,11 @@ NODE_LIMIT = 400_000
 """Positions one proof may visit before the position counts as too hard to prove."""
 
 
+REFUTATION_LIMIT = 150_000
+"""Positions the search for a wrong move's refutation may visit (an answer within a couple of
+seconds); past it the answer says only that the move is not the fastest win."""
+
+
 class TooHard(Exception):
     """The proof needed more positions than its limit."""
 
@@ -448,7 +453,8 @@ def answer_move(bank_line: str, played: list[str], move: str) -> str:
         return str(Answer(Verdict.CORRECT, puzzle.solution[len(line)]))
     board = game.board
     solver = Solver(board, 4 * NODE_LIMIT)
-    if left > 1:
+    # The first move is proven unique: any other is wrong without searching again.
+    if left > 1 and played:
         try:
             holds = not solver.wins_within_after_reply(left - 1)
         except TooHard:
@@ -457,7 +463,7 @@ def answer_move(bank_line: str, played: list[str], move: str) -> str:
             reply = solver.defence(left - 1)
             assert reply is not None
             return str(Answer(Verdict.CORRECT, Move.from_code(reply)))
-    return str(_refuted(game, solver, chosen, left, mover))
+    return str(_refuted(game, Solver(board, REFUTATION_LIMIT), chosen, left, mover))
 
 
 def _refuted(game: Game, solver: Solver, chosen: Move, left: int, mover: Side) -> Answer:

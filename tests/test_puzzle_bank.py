@@ -1,7 +1,8 @@
 """The shipped puzzle bank and the proof search behind it.
 
 Every puzzle of the bank is proven again by ``python -m benchmarks.generate_puzzles --check``;
-here a fixed random sample is, within the test suite's budget.
+here a fixed random sample of the puzzles of up to 3 moves is, within the test suite's budget
+(proving a win in 4 unique can take half a minute).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ def test_the_bank_has_puzzles_of_every_length() -> None:
     assert {1, 2, 3} <= {p.moves for p in puzzles}
 
 
-@pytest.mark.parametrize("index", random.Random(12).sample(range(len(bank())), SAMPLE))
+QUICK = [i for i, puzzle in enumerate(bank()) if puzzle.moves <= 3]
+
+
+@pytest.mark.parametrize("index", random.Random(12).sample(QUICK, SAMPLE))
 def test_a_sampled_puzzle_is_a_unique_forced_win(index: int) -> None:
     """The puzzle's first move is the only one winning as fast, and its line wins."""
     assert verify(bank()[index]) is None
