@@ -17,6 +17,8 @@ from bot import errors, sync
 from bot.ai_pool import AIPool
 from bot.config import Settings
 from bot.flow import GameFlow
+from bot.flow.analysis import AnalysisFlow
+from bot.flow.puzzles import PuzzleFlow
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -43,6 +45,7 @@ COGS = (
     "bot.cogs.info",
     "bot.cogs.standings",
     "bot.cogs.admin",
+    "bot.cogs.learn",
 )
 
 
@@ -90,6 +93,10 @@ class BrandubhBot(commands.AutoShardedBot):
         """The current time (tests pass a clock they can move forward)."""
         self.flow = GameFlow(self)
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
+        self.analysis = AnalysisFlow(self)
+        """/analyse: the engine's review of a finished set."""
+        self.puzzles = PuzzleFlow(self)
+        """/puzzle and the daily puzzle."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None

@@ -13,6 +13,7 @@ import yarl
 
 from bot.shards import Shards, parse_ids, spans
 from bot.storage.database import is_postgresql
+from engine.analysis import ANALYSIS_NODES
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
@@ -45,6 +46,8 @@ class Settings:
     """How long the computer may think about one move; None: each level's own time."""
     ai_workers: int = 0
     """Processes for the computer opponent; 0 means one per CPU core."""
+    analysis_nodes: int = ANALYSIS_NODES
+    """BRANDUBH_ANALYSIS_NODES: positions the analysis's search visits per position of a set."""
     timer_interval: timedelta = timedelta(seconds=5)
     """How often due deadlines (move timers, challenge expiry) are checked."""
     guild_ready_timeout: float = 2.0
@@ -189,6 +192,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     workers_raw = env.get("BRANDUBH_AI_WORKERS", "").strip() or "0"
     if not workers_raw.isdigit():
         raise ConfigError(f"BRANDUBH_AI_WORKERS must be a whole number, not {workers_raw!r}.")
+    nodes_raw = env.get("BRANDUBH_ANALYSIS_NODES", "").strip() or str(ANALYSIS_NODES)
+    if not nodes_raw.isdigit() or int(nodes_raw) < 1000:
+        raise ConfigError(
+            f"BRANDUBH_ANALYSIS_NODES must be a whole number of at least 1000, not {nodes_raw!r}."
+        )
     ready_timeout = _seconds(env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2))
     backup_interval = _backup_interval(env.get("BRANDUBH_BACKUP_HOURS", "").strip())
     database = env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB
@@ -205,6 +213,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
         ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS"),
         ai_workers=int(workers_raw),
+        analysis_nodes=int(nodes_raw),
         timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
         guild_ready_timeout=ready_timeout.total_seconds(),
         log_level=_log_level(env.get("BRANDUBH_LOG_LEVEL", "").strip()),

@@ -139,6 +139,7 @@ class Timers:
                 await services.games.reminder_not_posted(active.game_id, active.ply)
         await self.bot.flow.takebacks.lapse()
         await self.bot.flow.outbox.deliver()
+        await self.bot.puzzles.post_daily(now)
         for match_id, thread_id in await services.games.archives_due(now):
             await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):

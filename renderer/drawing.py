@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw
 from engine import Game, Move, Piece, Ruleset, Side, Square, square
 from engine.squares import FILE_LETTERS
 from renderer import sprites, theme
-from renderer.scene import Players, Scene, path_squares, scene_of, set_label
+from renderer.scene import Arrow, Players, Scene, path_squares, scene_of, set_label
 
 Box = tuple[int, int, int, int]
 
@@ -187,6 +187,8 @@ def _compose(scene: Scene, width: int) -> Image.Image:
         _paste(image, sprites.dot(cell, (*theme.TARGET, 110), 0.30), lay.box(sq))
     for sq in scene.escape_routes:
         _paste(image, sprites.ring(cell, (*theme.ESCAPE_ROUTE, 235), 0.46), lay.box(sq))
+    for arrow in scene.arrows:
+        _arrow(draw, lay, arrow)
     _caption(image, draw, lay, scene)
     return image
 
@@ -210,6 +212,38 @@ def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Mov
         _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.22), lay.box(sq))
     _paste(
         image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move.from_square)
+    )
+
+
+def _arrow(draw: ImageDraw.ImageDraw, lay: Layout, arrow: Arrow) -> None:
+    """A thick arrow from the move's from-square to its to-square, its head on the to-square."""
+    colour = theme.ARROW_BETTER if arrow.better else theme.ARROW_PLAYED
+    (x0, y0), (x1, y1) = lay.centre(arrow.move.from_square), lay.centre(arrow.move.to_square)
+    length = max(1, abs(x1 - x0) + abs(y1 - y0))
+    dx, dy = (x1 - x0) / length, (y1 - y0) / length
+    head = lay.cell * 0.42
+    half = max(3, round(lay.cell * 0.09))
+    base_x, base_y = x1 - dx * head, y1 - dy * head
+    # The shaft, then the head: a triangle whose tip is a little short of the square's centre.
+    px, py = -dy, dx
+    draw.polygon(
+        [
+            (x0 + px * half, y0 + py * half),
+            (base_x + px * half, base_y + py * half),
+            (base_x - px * half, base_y - py * half),
+            (x0 - px * half, y0 - py * half),
+        ],
+        fill=colour,
+    )
+    wing = half * 2.6
+    tip_x, tip_y = x1 + dx * lay.cell * 0.12, y1 + dy * lay.cell * 0.12
+    draw.polygon(
+        [
+            (tip_x, tip_y),
+            (base_x + px * wing, base_y + py * wing),
+            (base_x - px * wing, base_y - py * wing),
+        ],
+        fill=colour,
     )
 
 
@@ -270,6 +304,8 @@ def headline(scene: Scene) -> tuple[Side | None, str, str]:
     label = set_label(players)
     if label:
         details.append(label)
+    if scene.note:
+        return side, big, scene.note
     return side, big, " · ".join(details)
 
 
@@ -403,6 +439,8 @@ def _flat_colours() -> list[tuple[int, int, int]]:
         theme.CAPTURE_MARK,
         theme.DANGER,
         theme.ESCAPE_ROUTE,
+        theme.ARROW_BETTER,
+        theme.ARROW_PLAYED,
     ]
     for colour, amount in tints:
         for base in squares:

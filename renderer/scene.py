@@ -33,6 +33,14 @@ class Players:
 
 
 @dataclass(frozen=True)
+class Arrow:
+    """A move drawn as an arrow: ``better`` in the analysis's green, else the played move's red."""
+
+    move: Move
+    better: bool = True
+
+
+@dataclass(frozen=True)
 class Scene:
     """Everything one board picture shows: position, last move, marks and the caption's facts."""
 
@@ -55,6 +63,10 @@ class Scene:
     """Legal destinations of the highlighted piece (the move picker)."""
     selected: Square | None
     players: Players
+    arrows: tuple[Arrow, ...] = ()
+    """Moves drawn as arrows over the pieces (an analysis's better move)."""
+    note: str | None = None
+    """Replaces the caption's small line (an analysis's comment on this position)."""
 
     @property
     def size(self) -> int:

@@ -31,6 +31,9 @@ from tests.discord_standin.model import MANAGE_GUILD
 
 JSON = dict[str, Any]
 
+ANALYSIS_NODES_IN_TESTS = 20_000
+"""/analyse's search budget per position in the tests (the default is twice that)."""
+
 
 class Harness:
     """A guild with players and a running bot."""
@@ -93,6 +96,7 @@ class Harness:
             gateway_url=self.standin.gateway_url,
             ai_time=timedelta(seconds=self.ai_seconds),
             ai_workers=2,
+            analysis_nodes=ANALYSIS_NODES_IN_TESTS,
             timer_interval=timedelta(seconds=0.05),
             guild_ready_timeout=0.05,
             guild_ids=(self.guild.id,) if self.dev_guild else (),

@@ -29,6 +29,8 @@ EXPECTED_OPTIONS = {
     "abort": [],
     "games": ["player"],
     "help": [],
+    "analyse": ["game"],
+    "puzzle": ["play", "stats", "daily"],
 }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from bot.services.analysis import AnalysisService
 from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
@@ -42,6 +43,7 @@ from bot.services.domain import (
 )
 from bot.services.games import GameService
 from bot.services.players import PlayerService
+from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
@@ -95,6 +97,8 @@ class Services:
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games, shards)
         self.announcements = AnnouncementService(database, clock, shards)
+        self.analyses = AnalysisService(database, clock, self.games)
+        self.puzzles = PuzzleService(database, clock, shards)
 
     @classmethod
     async def open(

@@ -171,3 +171,18 @@ class OtherServer(GameError):
         self, message: str = "That button belongs to another server: use the commands here."
     ) -> None:
         super().__init__(message)
+
+
+# ---------------------------------------------------------------- analysis and puzzles
+
+
+class StillPlaying(GameError):
+    """An analysis was asked for a set whose match is still being played."""
+
+
+class NoPuzzle(GameError):
+    """There is no puzzle to give (the bank is used up for this player, or none matches)."""
+
+
+class PuzzleOver(GameError):
+    """A move was sent for a puzzle attempt that is already solved or failed."""

@@ -10,10 +10,12 @@ applied at start-up in one transaction.
 from __future__ import annotations
 
 from bot.storage import (
+    analyses,
     announcements,
     challenges,
     games,
     players,
+    puzzles,
     ratings,
     settings,
     takebacks,
@@ -25,12 +27,14 @@ __all__ = [
     "Connection",
     "Database",
     "Dialect",
+    "analyses",
     "announcements",
     "challenges",
     "games",
     "is_postgresql",
     "migrations",
     "players",
+    "puzzles",
     "ratings",
     "schema_version",
     "settings",
