@@ -14,7 +14,8 @@ import discord
 from discord.ext import commands
 
 from bot import errors, sync
-from bot.ai_pool import AIPool
+from bot.ai_pool import AIPool, ComputerOpponent
+from bot.ai_queue import QueuedComputer
 from bot.config import Settings
 from bot.flow import GameFlow
 from bot.services import Services
@@ -65,7 +66,7 @@ class BrandubhBot(commands.AutoShardedBot):
     """
 
     services: Services
-    ai: AIPool
+    ai: ComputerOpponent
 
     def __init__(
         self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
@@ -104,7 +105,7 @@ class BrandubhBot(commands.AutoShardedBot):
             )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
-        self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.ai = await self._computer_opponent()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:
             await self.load_extension(cog)
@@ -122,6 +123,15 @@ class BrandubhBot(commands.AutoShardedBot):
         # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
         if self.settings.backup_interval is not None and self.settings.database_url is None:
             self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _computer_opponent(self) -> ComputerOpponent:
+        """On PostgreSQL the computer's moves are jobs for ``python -m bot.ai_worker`` processes
+        (any machine); on SQLite a pool of this process's own worker processes."""
+        if self.settings.database_url is None:
+            return AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        queued = QueuedComputer(self.settings.database_url, time_per_move=self.settings.ai_time)
+        await queued.start()
+        return queued
 
     async def _take_backups(self, interval: timedelta) -> None:
         """A backup every ``interval`` (the first FIRST_BACKUP after a start without any)."""
