@@ -275,3 +275,33 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
         assert await table.bot.services.games.in_channel(table.channel.id) is None
     finally:
         await table.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([], "name the database"),
+        (["--database", "/srv/brandubh.sqlite3"], "need the bots' PostgreSQL database"),
+        (["--database", "postgresql://x@/db", "--processes", "two"], "whole number"),
+        (["--database", "postgresql://x@/db", "--processes", "0"], "at least 1"),
+        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], "between 0.5 and 3600"),
+        (["--database", "postgresql://x@/db?host=/nonexistent"], "cannot reach"),
+    ],
+)
+def test_worker_settings_are_checked_at_start(args: list[str], says: str, tmp_path: Path) -> None:
+    """A worker that cannot start says why in one line and exits with code 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BRANDUBH_")}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.ai_worker", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("brandubh-ai-worker: ")
+    assert says in lines[0]
