@@ -184,7 +184,7 @@ async def test_a_killed_workers_job_completes_on_another(
 
 async def test_levels_answer_within_their_times(workers: Workers, computer: QueuedComputer) -> None:
     """Each level's move, queued and answered by a worker, comes back within its own time
-    (plus a second for the queue and the database on a busy test machine)."""
+    (plus 1.5 s for the queue and the database on a busy, shared test machine)."""
     workers.start()
     await workers.ready()
     game = opening(2, 2)
@@ -193,7 +193,7 @@ async def test_levels_answer_within_their_times(workers: Workers, computer: Queu
         move = await computer.choose_move(game, level, seed=level)
         took = time.perf_counter() - started
         assert move in {str(m) for m in game.legal_moves()}
-        assert took < config.default_time + 1.0, (level, took)
+        assert took < config.default_time + 1.5, (level, took)
 
 
 class PostgresHarness(Harness):
