@@ -15,7 +15,7 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine import Game
 from engine.search import think
@@ -28,6 +28,20 @@ T = TypeVar("T")
 
 class PoolClosed(Exception):
     """The pool was closed while a move was being asked for."""
+
+
+class ComputerOpponent(Protocol):
+    """Where the computer's moves come from: this pool with SQLite, the PostgreSQL job queue
+    (``bot.ai_queue``) with PostgreSQL. The game's flow asks either the same way."""
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        """The computer's move in ``game`` at ``level`` (1-5), as text such as ``d1-d3``.
+        Raises PoolClosed when shutting down."""
+        ...
+
+    async def close(self) -> None:
+        """Stop asking for moves."""
+        ...
 
 
 class AIPool:

@@ -14,7 +14,8 @@ import discord
 from discord.ext import commands
 
 from bot import errors, sync
-from bot.ai_pool import AIPool
+from bot.ai_pool import AIPool, ComputerOpponent
+from bot.ai_queue import QueuedComputer
 from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
@@ -68,7 +69,10 @@ class BrandubhBot(commands.AutoShardedBot):
     """
 
     services: Services
-    ai: AIPool
+    ai: ComputerOpponent
+    """Where the computer opponent's moves come from (this process or the worker queue)."""
+    engine: AIPool
+    """This process's engine workers, for the analyses and puzzles it answers itself."""
 
     def __init__(
         self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
@@ -111,7 +115,8 @@ class BrandubhBot(commands.AutoShardedBot):
             )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
-        self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.engine = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.ai = await self._computer_opponent()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:
             await self.load_extension(cog)
@@ -129,6 +134,15 @@ class BrandubhBot(commands.AutoShardedBot):
         # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
         if self.settings.backup_interval is not None and self.settings.database_url is None:
             self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _computer_opponent(self) -> ComputerOpponent:
+        """On PostgreSQL the computer's moves are jobs for ``python -m bot.ai_worker`` processes
+        (any machine); on SQLite a pool of this process's own worker processes."""
+        if self.settings.database_url is None:
+            return self.engine  # one pool: moves and analyses take its workers in turn
+        queued = QueuedComputer(self.settings.database_url, time_per_move=self.settings.ai_time)
+        await queued.start()
+        return queued
 
     async def _take_backups(self, interval: timedelta) -> None:
         """A backup every ``interval`` (the first FIRST_BACKUP after a start without any)."""
@@ -260,6 +274,9 @@ class BrandubhBot(commands.AutoShardedBot):
         ai = getattr(self, "ai", None)
         if ai is not None:
             await ai.close()
+        engine = getattr(self, "engine", None)
+        if engine is not None and engine is not ai:
+            await engine.close()
         services = getattr(self, "services", None)
         await super().close()
         if services is not None:

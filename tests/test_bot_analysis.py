@@ -65,13 +65,13 @@ async def test_second_analysis_is_read_not_searched(table: Harness) -> None:
     first = await (await table.slash(table.alice, "analyse")).wait_original(_finished, timeout=60)
     assert table.bot is not None
     searches: list[object] = []
-    run = table.bot.ai.run
+    run = table.bot.engine.run
 
     async def counted(function: Any, *args: Any) -> Any:
         searches.append(function)
         return await run(function, *args)
 
-    table.bot.ai.run = counted  # type: ignore[method-assign]
+    table.bot.engine.run = counted  # type: ignore[method-assign]
     again = await (await table.slash(table.bob, "analyse")).wait_original(_finished, timeout=10)
     assert searches == []
     assert again.content == first.content

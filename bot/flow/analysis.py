@@ -120,7 +120,7 @@ class AnalysisFlow:
         if progress is not None:
             await progress(0.0)
         for ply in range(total):
-            text = await self.bot.ai.run(
+            text = await self.bot.engine.run(
                 evaluate_position,
                 game.ruleset.name,
                 game.starting_position,

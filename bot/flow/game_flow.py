@@ -539,7 +539,8 @@ class GameFlow:
             return await self.bot.ai.choose_move(active.game, level)
 
     async def computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
-        """Think in the process pool (showing "typing"), play the move, post the board."""
+        """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
+        move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
         channel = self.bot.get_partial_messageable(active.channel_id)
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):

@@ -118,7 +118,7 @@ class PuzzleFlow:
             raise IllegalMove(str(error)) from None
         text = await within_deadline(
             interaction,
-            self.bot.ai.run(answer_move, str(attempt.puzzle), list(attempt.line), move),
+            self.bot.engine.run(answer_move, str(attempt.puzzle), list(attempt.line), move),
             ephemeral=True,
             thinking=False,
         )
