@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from engine.board import KING, Board
+from engine.board import KING, NO_KING, Board
 from engine.errors import IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
@@ -145,7 +145,7 @@ class Game:
     @property
     def king_square(self) -> Square | None:
         """Where the king stands (``None`` once captured)."""
-        return self._board.king if self._board.king >= 0 else None
+        return self._board.king if self._board.king != NO_KING else None
 
     def position(self) -> str:
         """The current position as an OpenTafl position string."""

@@ -57,3 +57,55 @@ def test_no_games_only_widens_deviation() -> None:
     after = update(Rating(1600, 100, 0.06), [])
     assert after.rating == 1600
     assert after.deviation > 100
+
+
+# Glicko-2 step 5, the new volatility, checked where it moves. The expected figures are this
+# implementation's, cross-checked to 1e-7 against a plain bisection of the paper's f(x) = 0.
+
+
+def test_surprising_losses_raise_the_volatility() -> None:
+    """Five losses to a much weaker player: the volatility rises (the paper's first bracket,
+    Δ² > φ² + v), the rating falls and the deviation widens."""
+    after = update(Rating(1500, 45, 0.2), [(Rating(1100, 30), 0.0)] * 5, tau=0.75)
+    assert after.volatility == pytest.approx(0.2285561, abs=1e-7)
+    assert after.rating == pytest.approx(1410.6812, abs=1e-4)
+    assert after.deviation == pytest.approx(58.5855, abs=1e-4)
+
+
+def test_results_as_expected_lower_the_volatility() -> None:
+    """Ten draws with an equal: a steady player's volatility falls (the second bracket)."""
+    after = update(Rating(1500, 45, 0.5), [(Rating(1500, 45), 0.5)] * 10, tau=2.0)
+    assert after.volatility == pytest.approx(0.3917189, abs=1e-6)
+    assert after.rating == pytest.approx(1500)
+    assert after.deviation == pytest.approx(65.7332, abs=1e-3)
+
+
+def test_a_high_volatility_settles_after_steady_results() -> None:
+    """A very volatile rating (0.9) drops towards the others' after twenty draws."""
+    after = update(Rating(1500, 45, 0.9), [(Rating(1500, 45), 0.5)] * 20, tau=3.0)
+    assert after.volatility == pytest.approx(0.3953405, abs=1e-7)
+    assert after.deviation == pytest.approx(56.7317, abs=1e-4)
+
+
+def test_tau_limits_how_far_the_volatility_moves() -> None:
+    """The same surprising losses move a small tau's volatility less than a large tau's."""
+    losses = [(Rating(1100, 30), 0.0)] * 5
+    small = update(Rating(1500, 45, 0.2), losses, tau=0.3)
+    large = update(Rating(1500, 45, 0.2), losses, tau=0.75)
+    assert 0.2 < small.volatility < large.volatility
+
+
+def test_the_deviation_is_clamped_only_when_asked() -> None:
+    """lichess's range 45-350 applies with clamp=True; the plain update leaves it alone."""
+    settled = Rating(1500, 40, 0.06)
+    assert update(settled, [(Rating(1500, 40), 0.5)]).deviation < 45
+    assert update(settled, [(Rating(1500, 40), 0.5)], clamp=True).deviation == 45
+    assert update(Rating(1500, 350, 0.3), [], clamp=True).deviation == 350
+    assert update(Rating(1500, 350, 0.3), []).deviation > 350
+
+
+def test_rate_game_scores_the_second_player_with_the_rest_of_the_point() -> None:
+    """The second player gets 1 - first_score: a loss for them when the first won."""
+    first, second = rate_game(Rating(1600, 80), Rating(1500, 120), 1.0)
+    assert first == update(Rating(1600, 80), [(Rating(1500, 120), 1.0)], clamp=True)
+    assert second == update(Rating(1500, 120), [(Rating(1600, 80), 0.0)], clamp=True)
