@@ -13,86 +13,15 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import timedelta
 
-from engine import Game, Move, Side
-from engine.board import Board
+from engine import Game
+from engine.search import think
 
 _log = logging.getLogger(__name__)
 
 Thinker = Callable[..., str]
-
-
-def one_ply_think(
-    ruleset: str,
-    start_position: str,
-    start_side: str,
-    moves: Sequence[str],
-    level: int,
-    time_limit: float | None = None,
-    seed: int | None = None,
-) -> str:
-    """The simplest honest opponent: take a win, avoid a move that loses at once, else capture.
-
-    Used only while ``engine.search`` is not available. Same signature as ``engine.search.think``.
-    """
-    game = Game.from_position(start_position, to_move=Side(start_side), ruleset=ruleset)
-    for move in moves:
-        game.play(move)
-    board = game.board
-    me = board.turn
-    rng = random.Random(seed)
-    safe: list[tuple[int, int]] = []
-    fallback: list[int] = []
-    for code in board.moves():
-        captured = board.push(code)
-        try:
-            outcome = board.outcome
-            if outcome is not None:
-                if outcome.winner is _side(me):
-                    return _text(code)
-                continue
-            if _opponent_wins_next(board, me):
-                fallback.append(code)
-                continue
-            safe.append((len(captured), code))
-        finally:
-            board.pop()
-    if safe:
-        best = max(score for score, _ in safe)
-        return _text(rng.choice([code for score, code in safe if score == best]))
-    choices = fallback or board.moves()
-    return _text(rng.choice(choices))
-
-
-def _opponent_wins_next(board: Board, me: int) -> bool:
-    for reply in board.moves():
-        board.push(reply)
-        outcome = board.outcome
-        board.pop()
-        if outcome is not None and outcome.winner is _side(me).opponent:
-            return True
-    return False
-
-
-def _side(turn: int) -> Side:
-    return Side.ATTACKERS if turn == 1 else Side.DEFENDERS
-
-
-def _text(code: int) -> str:
-    return str(Move.from_code(code))
-
-
-def default_thinker() -> Thinker:
-    """``engine.search.think`` when it exists, else :func:`one_ply_think`."""
-    try:
-        from engine.search import think
-    except ImportError:
-        _log.warning("engine.search is not available; the computer plays one move deep")
-        return one_ply_think
-    return think
 
 
 class PoolClosed(Exception):
@@ -111,7 +40,7 @@ class AIPool:
     ) -> None:
         self.workers = workers or max(1, os.cpu_count() or 1)
         self.time_per_move = time_per_move
-        self._thinker = thinker or default_thinker()
+        self._thinker = thinker or think
         self._slots = asyncio.Semaphore(self.workers)
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._closed = False

@@ -57,8 +57,12 @@ def _custom_ids(components: Sequence[Any]) -> set[str]:
     return found
 
 
-class BrandubhBot(commands.Bot):
-    """Brandubh for Discord. ``services`` and ``ai`` exist once ``setup_hook`` has run."""
+class BrandubhBot(commands.AutoShardedBot):
+    """Brandubh for Discord. ``services`` and ``ai`` exist once ``setup_hook`` has run.
+
+    An ``AutoShardedBot``: it runs the shards the settings name (DISCORD_SHARD_COUNT and
+    DISCORD_SHARD_IDS), or as many as Discord recommends, each its own gateway connection.
+    """
 
     services: Services
     ai: AIPool
@@ -74,6 +78,9 @@ class BrandubhBot(commands.Bot):
             intents=intents,
             help_command=None,
             guild_ready_timeout=settings.guild_ready_timeout,
+            shard_count=settings.shard_count,
+            # None (every shard) is discord.py's default, though its annotation only says list.
+            shard_ids=list(settings.shard_ids) if settings.shard_ids else None,  # type: ignore[arg-type]
             # Nobody is pinged unless a message names whom it may ping (the player to move, the
             # challenged member): a display name like "<@someone>" can never ping through us.
             allowed_mentions=discord.AllowedMentions.none(),
@@ -92,7 +99,9 @@ class BrandubhBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
         if getattr(self, "services", None) is None:
-            self.services = await Services.open(self.settings.db_path, clock=self.clock)
+            self.services = await Services.open(
+                self.settings.database, clock=self.clock, shards=self.settings.shards
+            )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
         self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
@@ -101,15 +110,17 @@ class BrandubhBot(commands.Bot):
             await self.load_extension(cog)
         errors.install(self.tree)
         assert self.application_id is not None
-        await sync.sync_if_changed(
-            self.tree,
-            application_id=self.application_id,
-            guild_ids=self.settings.guild_ids,
-            state_file=sync.state_file_for(self.settings.db_path),
-        )
+        if 0 in self.settings.shards.ids:  # one process syncs the commands, not every shard's
+            await sync.sync_if_changed(
+                self.tree,
+                application_id=self.application_id,
+                guild_ids=self.settings.guild_ids,
+                state_file=sync.state_file_for(self.settings.db_path),
+            )
         self.timers = Timers(self)
         self.timers.start()
-        if self.settings.backup_interval is not None:
+        # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
+        if self.settings.backup_interval is not None and self.settings.database_url is None:
             self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
 
     async def _take_backups(self, interval: timedelta) -> None:

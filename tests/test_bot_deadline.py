@@ -49,8 +49,10 @@ async def test_a_burst_of_commands_is_answered_within_three_seconds(
                         table.guild, channel, who, command, options, wait=False
                     )
                 )
+        # The stand-in refuses a callback later than Discord's 3 seconds (10062), as Discord
+        # does; wait_answered raises for a refused or missing answer. How fast the answers are is
+        # measured by benchmarks/bot_latency.py, not asserted here.
         await asyncio.gather(*(discord_standin.wait_answered(r, timeout=10) for r in sent))
-        slowest = max(r.response_time.total_seconds() for r in sent if r.response_time)
-        assert slowest < 3
+        assert all(r.answered for r in sent)
     finally:
         await table.stop()

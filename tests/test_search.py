@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -22,14 +21,6 @@ def test_a_move_is_legal_at_every_level() -> None:
         game = Game()
         result = choose_move(game, level=level, nodes=3000, seed=level)
         assert game.is_legal(result.move)
-
-
-def test_time_budget_is_respected() -> None:
-    """Full strength with a 0.3 s budget answers within 10 % of it."""
-    game = Game.from_moves(["d2-c2", "d3-d2"])
-    started = time.perf_counter()
-    choose_move(game, level=5, time_limit=0.3)
-    assert time.perf_counter() - started <= 0.33
 
 
 def test_node_limited_search_is_deterministic() -> None:
@@ -63,7 +54,7 @@ def test_result_reports_its_search() -> None:
     assert isinstance(result, SearchResult)
     assert result.depth >= 2
     assert result.nodes > 0
-    assert result.elapsed >= 0
+    assert result.elapsed > 0
 
 
 def test_think_round_trips_through_a_process_pool() -> None:

@@ -18,10 +18,7 @@ from bot.views.confirm import ResignButton
 from bot.views.picker import MoveButton
 from bot.views.takeback import TakebackButton
 from engine import MoveRecord, Side, square_name
-from renderer import describe_board, render_board
-
-ALT_TEXT_LIMIT = 1024
-
+from renderer import ALT_TEXT_LIMIT, describe_board, render_board
 
 NO_PINGS = discord.AllowedMentions.none()
 """Allowed mentions of a message that notifies nobody."""

@@ -164,13 +164,6 @@ class InvalidOption(GameError):
     """An option out of range: unknown ruleset, sets not 1 or 2, level not 1-5, bad time."""
 
 
-class NotAdmin(GameError):
-    """The user lacks the Manage Server permission for an admin action."""
-
-    def __init__(self, message: str = "Only server admins (Manage Server) can do that.") -> None:
-        super().__init__(message)
-
-
 class OtherServer(GameError):
     """A button naming another server's game or leaderboard was pressed here."""
 

@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-import aiosqlite
-
 from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
@@ -39,8 +37,10 @@ from bot.services.errors import (
 )
 from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.shards import Shards
 from bot.storage import Database, announcements, games, players
-from bot.storage.games import GameRow
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY, GameRow
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import (
     Game,
@@ -60,7 +60,15 @@ END_ATTEMPTS = 5
 class GameService:
     """Everything that happens to a game once it has started."""
 
-    def __init__(self, database: Database, clock: Clock, settings: SettingsService) -> None:
+    def __init__(
+        self,
+        database: Database,
+        clock: Clock,
+        settings: SettingsService,
+        shards: Shards = EVERY,
+    ) -> None:
+        self._shards = shards
+        """The servers whose timers and recovery this process drives."""
         self._database = database
         self._clock = clock
         self._settings = settings
@@ -70,7 +78,7 @@ class GameService:
 
     async def in_channel(self, channel_id: int) -> ActiveGame | None:
         """The game in progress in ``channel_id``, or ``None``."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.active_in_channel(db, channel_id)
             if row is None:
                 return None
@@ -79,7 +87,7 @@ class GameService:
 
     async def get(self, game_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
                 raise NoGameHere("That game is over.")
@@ -88,9 +96,9 @@ class GameService:
 
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
-        async with self._database.reading() as db:
-            rows = await games.active(db)
-            move_lists = await games.active_notations(db)
+        async with self._database.snapshot() as db:
+            rows = await games.active(db, self._shards)
+            move_lists = await games.active_notations(db, self._shards)
         found = []
         for row in rows:
             cached = self._cache.get(row.game_id)
@@ -160,7 +168,7 @@ class GameService:
 
     async def start_match(
         self,
-        db: aiosqlite.Connection,
+        db: Connection,
         *,
         guild_id: int,
         channel_id: int,
@@ -243,7 +251,7 @@ class GameService:
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
         move landed first: two racing moves never both land).
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.active_in_channel(db, channel_id)
             if row is None:
                 raise NoGameHere()
@@ -264,7 +272,7 @@ class GameService:
         Raises NoGameHere (the game ended meanwhile), StaleGameError (its ply changed),
         NotYourTurn (the human is to move), IllegalMove.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
                 raise NoGameHere("That game is over.")
@@ -288,19 +296,10 @@ class GameService:
             raise IllegalMove(str(error)) from None
         now = self._clock()
         now_us = to_us(now)
-        next_to_move = row.defender_id if trial.to_move is Side.DEFENDERS else row.attacker_id
-        moved = replace(
-            row,
-            ply=trial.ply,
-            to_move_id=next_to_move,
-            deadline_us=now_us + row.time_per_move_us,
-            reminder_us=now_us + row.time_per_move_us // 2,
-            reminded=False,
-        )
         captures = "/".join(square_name(sq) for sq in record.captures)
 
-        async def store(db: aiosqlite.Connection) -> None:
-            stored = await games.add_move(
+        async def store(db: Connection) -> GameRow:
+            moved = await games.add_move(
                 db,
                 row.game_id,
                 expected_ply=row.ply,
@@ -309,17 +308,18 @@ class GameService:
                 player_id=player_id,
                 now_us=now_us,
             )
-            if not stored:
+            if moved is None:
                 raise StaleGameError()
+            return moved
 
         set_end = None
         if trial.outcome is None:
             # The common case: one INSERT, its own transaction (the trigger advances the game).
             async with self._database.single_statement() as db:
-                await store(db)
+                moved = await store(db)
         else:
             async with self._database.transaction() as db:
-                await store(db)
+                moved = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
         self._remember(row.game_id, trial)
         if set_end is not None:
@@ -372,7 +372,7 @@ class GameService:
         NoGameHere says so rather than ending the next set.
         """
         for _ in range(END_ATTEMPTS):
-            async with self._database.reading() as db:
+            async with self._database.snapshot() as db:
                 row = await games.active_in_channel(db, channel_id)
                 if row is None and game_id is None:
                     raise NoGameHere()
@@ -405,11 +405,11 @@ class GameService:
         """End every game whose move deadline is at or before ``now`` (default: the clock):
         the player to move loses on time. Returns the ended sets, by game id."""
         moment = now or self._clock()
-        async with self._database.reading() as db:
-            rows = await games.due_deadlines(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            rows = await games.due_deadlines(db, to_us(moment), self._shards)
         ended = []
         for row in rows:
-            async with self._database.reading() as db:
+            async with self._database.snapshot() as db:
                 game = await self._load(db, row)
             trial = game.copy()
             trial.time_out(trial.to_move)
@@ -423,15 +423,15 @@ class GameService:
         """Games past half their time for the current move and not yet reminded (humans to
         move only); each is marked reminded, so it is returned once per move."""
         moment = now or self._clock()
-        async with self._database.reading() as db:
-            rows = await games.due_reminders(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            rows = await games.due_reminders(db, to_us(moment), self._shards)
         due = []
         for row in rows:
             async with self._database.transaction() as db:
                 marked = await games.mark_reminded(db, row.game_id, row.ply)
             if not marked:
                 continue
-            async with self._database.reading() as db:
+            async with self._database.snapshot() as db:
                 game = await self._load(db, row)
             due.append(active_game(replace(row, reminded=True), game))
         return due
@@ -445,7 +445,7 @@ class GameService:
 
     async def match_terms(self, match_id: int) -> MatchTerms:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             match = await games.match(db, match_id)
             parent, _ = await games.thread_parent(db, match_id)
         if match is None:
@@ -472,7 +472,7 @@ class GameService:
         """A page of the server's games in progress, oldest first (``player_id``: theirs)."""
         offset = max(0, offset)
         limit = max(1, min(25, limit))
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             total, rows = await games.in_progress(db, guild_id, player_id, offset, limit)
         listed = tuple(
             GameInProgress(
@@ -494,7 +494,7 @@ class GameService:
 
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             return await games.live_board(db, channel_id)
 
     async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
@@ -507,8 +507,8 @@ class GameService:
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
         moment = now if now is not None else self._clock()
-        async with self._database.reading() as db:
-            return await games.archives_due(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            return await games.archives_due(db, to_us(moment), self._shards)
 
     async def thread_archived(self, match_id: int) -> None:
         """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
@@ -523,7 +523,7 @@ class GameService:
         Give ``game_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             if game_id is not None:
                 row = await games.game(db, game_id)
             elif channel_id is not None:
@@ -542,7 +542,7 @@ class GameService:
         With ``game_id`` the set must be a finished set of ``guild_id`` (a game in progress
         cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             if game_id is not None:
                 row = await games.game(db, game_id)
                 if row is None or row.guild_id != guild_id:
@@ -564,7 +564,7 @@ class GameService:
         record = "\n".join(exported.record for exported in sets)
         return MatchExport(row.match_id, record, sets)
 
-    async def _export(self, db: aiosqlite.Connection, row: GameRow) -> GameExport:
+    async def _export(self, db: Connection, row: GameRow) -> GameExport:
         game = await self._load(db, row)
         names = await players.names(db, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, str(row.attacker_id))
@@ -587,7 +587,7 @@ class GameService:
 
     # ---------------------------------------------------------------- internals
 
-    async def _load(self, db: aiosqlite.Connection, row: GameRow) -> Game:
+    async def _load(self, db: Connection, row: GameRow) -> Game:
         """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
         cached = self._cache.get(row.game_id)
         if cached is not None and cached.ply == row.ply and ended_alike(cached, row):

@@ -19,7 +19,7 @@ class SettingsService:
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings (defaults if it never changed any). Raises nothing."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await settings.load(db, guild_id)
         if row is None:
             return GuildSettings(guild_id)

@@ -13,7 +13,9 @@ from bot.services.clock import Clock
 from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import CannotTakeBack, NoGameHere, NotAPlayer
 from bot.services.games import GameService
+from bot.shards import Shards
 from bot.storage import Database, games, takebacks
+from bot.storage.games import EVERY
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
@@ -21,7 +23,10 @@ from bot.storage.times import from_us, to_us
 class TakebackService:
     """Ask for, answer and lapse takebacks."""
 
-    def __init__(self, database: Database, clock: Clock, games: GameService) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, games: GameService, shards: Shards = EVERY
+    ) -> None:
+        self._shards = shards
         self._database = database
         self._clock = clock
         self._games = games
@@ -134,11 +139,11 @@ class TakebackService:
     async def lapse_stale(self, now: datetime | None = None) -> list[Takeback]:
         """Lapse open requests that expired or whose game moved on; return them (to edit)."""
         moment = now if now is not None else self._clock()
-        async with self._database.reading() as db:
-            if not await takebacks.stale(db, to_us(moment)):
+        async with self._database.snapshot() as db:
+            if not await takebacks.stale(db, to_us(moment), self._shards):
                 return []
         async with self._database.transaction() as db:
-            stale = await takebacks.stale(db, to_us(moment))
+            stale = await takebacks.stale(db, to_us(moment), self._shards)
             lapsed = []
             for row in stale:
                 await takebacks.close(

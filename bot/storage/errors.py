@@ -1,9 +1,9 @@
-"""The storage layer's own exceptions: what went wrong with the database file.
+"""The storage layer's own exceptions: what went wrong with the database.
 
-``str()`` of each is the detail for the operator and the log (it names the file and may quote
-SQLite); :attr:`StorageError.sentence` is the one sentence a player may be told, which never
-shows a path or SQLite's words. They are not game refusals: the services' ``GameError`` says
-what a player did wrong, these say the bot's file could not be used.
+``str()`` of each is the detail for the operator and the log (it names the file or server and
+may quote SQLite or PostgreSQL); :attr:`StorageError.sentence` is the one sentence a player may
+be told, which never shows a path or the database's words. They are not game refusals: the
+services' ``GameError`` says what a player did wrong, these say the database could not be used.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ class StorageError(Exception):
     sentence = SAVE_FAILED
     """What a player is told (no path, no SQLite message)."""
 
-    def __init__(self, detail: str, path: Path | str = "") -> None:
+    def __init__(self, detail: str, where: Path | str = "") -> None:
         super().__init__(detail)
         self.detail = detail
-        self.path = Path(path)
+        self.where = str(where)
+        """The database concerned: a file path, or a PostgreSQL URL without its password."""
 
     def __str__(self) -> str:
         return self.detail
@@ -68,3 +69,17 @@ class IdOutOfRange(StorageError):
     """An id or offset too large for SQLite (a forged or garbled button id)."""
 
     sentence = "That button or id is not one of mine."
+
+
+class ConstraintViolated(StorageError):
+    """The database refused a write that breaks one of its constraints (a unique index, a
+    foreign key, a check). Storage functions that expect one map it to what it means."""
+
+
+class WriteConflict(StorageError):
+    """PostgreSQL ended a transaction that raced another (a serialization failure, a deadlock,
+    or a move that no longer lands at its ply): nothing was written."""
+
+
+class ChannelOccupied(StorageError):
+    """The channel already has a game in progress (the database's one-game-per-channel index)."""

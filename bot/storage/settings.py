@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-import aiosqlite
-
+from bot.storage.connection import Connection
 from bot.storage.times import duration, duration_us
 
 
@@ -21,23 +20,22 @@ class SettingsRow:
     threads: bool = True
 
 
-async def load(db: aiosqlite.Connection, guild_id: int) -> SettingsRow | None:
+async def load(db: Connection, guild_id: int) -> SettingsRow | None:
     """The stored settings of ``guild_id``, or ``None`` if it never saved any."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "SELECT default_ruleset, time_per_move_us, threads FROM guild_settings WHERE guild_id = ?",
         (guild_id,),
     )
-    row = await cursor.fetchone()
     if row is None:
         return None
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         "SELECT channel_id FROM allowed_channels WHERE guild_id = ?", (guild_id,)
     )
-    channels = frozenset(int(r[0]) for r in await cursor.fetchall())
+    channels = frozenset(int(r[0]) for r in rows)
     return SettingsRow(guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]))
 
 
-async def save(db: aiosqlite.Connection, row: SettingsRow) -> None:
+async def save(db: Connection, row: SettingsRow) -> None:
     """Store ``row`` as the server's settings (replacing the allowed channels)."""
     await db.execute(
         "INSERT INTO guild_settings (guild_id, default_ruleset, time_per_move_us, threads) "
@@ -47,7 +45,7 @@ async def save(db: aiosqlite.Connection, row: SettingsRow) -> None:
         (row.guild_id, row.default_ruleset, duration_us(row.time_per_move), int(row.threads)),
     )
     await db.execute("DELETE FROM allowed_channels WHERE guild_id = ?", (row.guild_id,))
-    await db.executemany(
+    await db.execute_many(
         "INSERT INTO allowed_channels (guild_id, channel_id) VALUES (?, ?)",
         [(row.guild_id, channel) for channel in sorted(row.allowed_channel_ids)],
     )

@@ -1,0 +1,109 @@
+"""What a self-hosting admin installs: declared, locked and built the same way everywhere."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "renderer", "bot")
+
+
+def _project() -> dict[str, object]:
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)["project"]
+    assert isinstance(project, dict)
+    return project
+
+
+def _dependencies() -> list[Requirement]:
+    declared = _project()["dependencies"]
+    assert isinstance(declared, list)
+    return [Requirement(text) for text in declared]
+
+
+def _locked() -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines():
+        found = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)", line)
+        if found:
+            pins[canonicalize_name(found[1])] = found[2]
+    return pins
+
+
+def _third_party_imports() -> set[str]:
+    names: set[str] = set()
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name.split(".")[0] for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+    return {name for name in names if name not in sys.stdlib_module_names and name not in PACKAGES}
+
+
+def test_every_imported_package_is_declared() -> None:
+    """Each third-party module the bot imports comes from a distribution pyproject declares."""
+    declared = {canonicalize_name(requirement.name) for requirement in _dependencies()}
+    providers = metadata.packages_distributions()
+    for module in sorted(_third_party_imports()):
+        distributions = {canonicalize_name(name) for name in providers.get(module, [])}
+        assert distributions & declared, f"{module} is imported but its package is not declared"
+
+
+def test_the_lock_pins_every_dependency_inside_its_range() -> None:
+    """requirements.lock pins each declared dependency at a version pyproject allows."""
+    pins = _locked()
+    for requirement in _dependencies():
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement.name} is declared but not in requirements.lock"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (
+            f"requirements.lock pins {requirement.name}=={pins[name]}, outside {requirement}"
+        )
+
+
+def _pip_installs(text: str) -> list[str]:
+    return [" ".join(found.split()) for found in re.findall(r"pip install [^\n&\\]+", text)]
+
+
+def _readme_section(title: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index(f"\n## {title}\n")
+    end = readme.find("\n## ", start + 1)
+    return readme[start : end if end != -1 else None]
+
+
+def test_the_dockerfile_installs_as_the_readme_says() -> None:
+    """The image runs the README's self-hosting install commands, in the same order."""
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    installs = _pip_installs(_readme_section("Self-hosting"))
+    assert installs == ["pip install -r requirements.lock", "pip install --no-deps ."]
+    assert _pip_installs(dockerfile) == installs
+
+
+def test_the_image_keeps_its_database_on_the_volume_and_runs_unprivileged() -> None:
+    """The Dockerfile puts BRANDUBH_DB on /data, declares it a volume and drops root."""
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    compose = (ROOT / "compose.yaml").read_text(encoding="utf-8")
+    assert "ENV BRANDUBH_DB=/data/" in dockerfile
+    assert 'VOLUME ["/data"]' in dockerfile
+    assert re.search(r"^USER (?!root)\w+", dockerfile, re.MULTILINE)
+    assert dockerfile.rstrip().endswith('CMD ["python", "-m", "bot"]')
+    assert ":/data" in compose
+
+
+def test_the_ci_installs_with_the_readme_test_command() -> None:
+    """.ci/run installs exactly as the README's test command does."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "pip install -r requirements.lock -e '.[test,dev]'"
+    assert command in readme
+    assert command in ci
