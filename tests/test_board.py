@@ -347,3 +347,21 @@ def test_the_unarmed_kings_throne_is_still_a_jaw() -> None:
     start = position(d4="K", e4="t", f6="T", b6="t")
     game = Game.from_position(start, to_move=DEF, ruleset=UNARMED_KING)
     assert names(game.play("f6-f4").captures) == ["e4"]
+
+
+@pytest.mark.parametrize("name", ["a1", "g1", "a7", "g7"])
+def test_every_corner_is_restricted_and_an_escape(name: str) -> None:
+    """§3, §7: each corner, a1 (square 0) included, is for the king only and his way out."""
+    game = Game()
+    assert game.is_restricted(parse_square(name))
+    assert game.is_escape(parse_square(name))
+    assert parse_square(name) in game.corners
+
+
+def test_the_throne_is_restricted_but_no_escape() -> None:
+    """§3: the throne d4 is for the king only, and reaching it wins nothing."""
+    game = Game()
+    assert game.throne == parse_square("d4")
+    assert game.is_restricted(parse_square("d4"))
+    assert not game.is_escape(parse_square("d4"))
+    assert not game.is_restricted(parse_square("d3"))
