@@ -5,11 +5,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from engine.board import KING, Board
+from engine.board import KING, NO_KING, Board
 from engine.errors import IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
-from engine.moves import DESTINATION, Move, MoveRecord, move_for_code
+from engine.moves import DESTINATION, Move, MoveRecord, move_for_code, square_label
 from engine.outcome import Outcome, Reason
 from engine.rules import RULESETS, Ruleset, get_ruleset
 from engine.squares import Piece, Side, Square, parse_square, square_name
@@ -102,8 +102,8 @@ class Game:
         self.starting_side = to_move
         self._board = Board(rules, pieces, to_move)
         self._records: list[MoveRecord] = []
-        self._listed: tuple[int, int, list[int]] = (-1, 0, [])
-        """The board's (stack depth, hash, sorted move codes) when legal_moves() last ran."""
+        self._listed: tuple[int, list[int]] | None = None
+        """The position's hash and its sorted move codes when legal_moves() last ran."""
 
     # ------------------------------------------------------------------ state
 
@@ -145,7 +145,7 @@ class Game:
     @property
     def king_square(self) -> Square | None:
         """Where the king stands (``None`` once captured)."""
-        return self._board.king if self._board.king >= 0 else None
+        return self._board.king if self._board.king != NO_KING else None
 
     def position(self) -> str:
         """The current position as an OpenTafl position string."""
@@ -200,7 +200,7 @@ class Game:
         """Every legal move of the side to move, sorted (empty once the game is over)."""
         board = self._board
         codes = sorted(board.moves())
-        self._listed = (len(board.stack), board.hash, codes)
+        self._listed = (board.hash, codes)
         return list(map(move_for_code, codes))
 
     def legal_moves_from(self, square: Square) -> list[Move]:
@@ -247,7 +247,7 @@ class Game:
         piece = _PIECES[board.cells[checked.from_square]]
         assert piece is not None
         captured = board.push(checked.code)
-        captures = tuple(sorted([sq for sq, _ in captured])) if captured else ()
+        captures = tuple(sorted([sq for sq, _ in captured]))
         # Positional arguments: this runs for every move a caller plays.
         record = MoveRecord(len(self._records), side, piece, checked, captures)
         self._records.append(record)
@@ -272,10 +272,11 @@ class Game:
             raise IllegalMoveError(f"The game is over. {board.outcome}")
         if isinstance(move, str):
             move = self.parse_move(move)
-        depth, position, codes = self._listed
-        if depth == len(board.stack) and position == board.hash:
-            # The position legal_moves() listed (the same pieces, side and depth): a listed
+        listed = self._listed
+        if listed is not None and listed[0] == board.hash:
+            # The position legal_moves() listed (the same pieces and side to move): a listed
             # move needs no second check.
+            codes = listed[1]
             index = bisect_left(codes, move.code)
             if index < len(codes) and codes[index] == move.code:
                 return move
@@ -284,7 +285,9 @@ class Game:
         geo = board.geo
         for sq in (frm, to):
             if not (0 <= sq < len(geo.on_board) and geo.on_board[sq]):
-                raise IllegalMoveError(f"{_name(sq)} is not on the {geo.size}x{geo.size} board.")
+                raise IllegalMoveError(
+                    f"{square_label(sq)} is not on the {geo.size}x{geo.size} board."
+                )
         cells = board.cells
         if not cells[frm]:
             raise IllegalMoveError(f"There is no piece on {square_name(frm)}.")
@@ -303,7 +306,7 @@ class Game:
                 f"{square_name(frm)} to {square_name(to)} is not a straight line: pieces move like "
                 "a rook, along a rank or a file."
             )
-        step = (1 if df > 0 else -1) if df else (16 if dr > 0 else -16)
+        step = _sign(df) + 16 * _sign(dr)
         sq = frm + step
         while True:
             if cells[sq]:
@@ -392,5 +395,6 @@ class Game:
         return text + ended + ")"
 
 
-def _name(sq: Square) -> str:
-    return square_name(sq) if 0 <= sq < 256 and (sq & 15) < 15 else str(sq)
+def _sign(n: int) -> int:
+    """1, 0 or -1: the direction of ``n``."""
+    return (n > 0) - (n < 0)

@@ -88,7 +88,7 @@ class Move:
         return self._key() >= other._key()
 
     def __str__(self) -> str:
-        return f"{_name(self.from_square)}-{_name(self.to_square)}"
+        return f"{square_label(self.from_square)}-{square_label(self.to_square)}"
 
     def __repr__(self) -> str:
         if _nameable(self.from_square) and _nameable(self.to_square):
@@ -143,7 +143,8 @@ def _nameable(sq: Square) -> bool:
     return 0 <= sq < _GRID and (sq & 15) < MAX_SIZE and (sq >> 4) < MAX_SIZE
 
 
-def _name(sq: Square) -> str:
+def square_label(sq: Square) -> str:
+    """The square's name (``d4``), or its number when it lies beyond every board (``256``)."""
     return square_name(sq) if _nameable(sq) else str(sq)
 
 
