@@ -17,6 +17,8 @@ from bot import errors, sync
 from bot.ai_pool import AIPool
 from bot.config import Settings
 from bot.flow import GameFlow
+from bot.i18n.audience import reader
+from bot.i18n.commands import CatalogTranslator
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -100,6 +102,7 @@ class BrandubhBot(commands.Bot):
         for cog in COGS:
             await self.load_extension(cog)
         errors.install(self.tree)
+        await self.tree.set_translator(CatalogTranslator())
         assert self.application_id is not None
         await sync.sync_if_changed(
             self.tree,
@@ -140,7 +143,9 @@ class BrandubhBot(commands.Bot):
             return
         _log.warning("Unknown component id %r from user %s", custom_id[:100], interaction.user.id)
         with contextlib.suppress(discord.HTTPException):
-            await interaction.response.send_message(errors.UNKNOWN_BUTTON, ephemeral=True)
+            await interaction.response.send_message(
+                reader(interaction).render(errors.UNKNOWN_BUTTON), ephemeral=True
+            )
 
     def _handles_component(
         self, component_type: int, custom_id: str, interaction: discord.Interaction[Any]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import IllegalMoveError
+from engine.errors import N_, IllegalMoveError
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
 _MOVE = re.compile(
@@ -42,8 +42,11 @@ class Move(NamedTuple):
         match = _MOVE.match(text)
         if match is None:
             raise IllegalMoveError(
-                f"'{text.strip()}' is not a move: write the piece's square and where it goes, "
-                "like d1-d3."
+                N_(
+                    "'{text}' is not a move: write the piece's square and where it goes, like "
+                    "d1-d3."
+                ),
+                text=text.strip(),
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 

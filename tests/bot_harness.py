@@ -131,7 +131,7 @@ class Harness:
         self.bot = None
         self._task = None
         apologies = [
-            m.content for m in self.standin.recorder.messages.values() if APOLOGY in m.content
+            m.content for m in self.standin.recorder.messages.values() if str(APOLOGY) in m.content
         ]
         if not self.expect_apology:
             assert apologies == [], "the bot hit an unexpected error (see the log)"

@@ -35,6 +35,7 @@ from bot.flow.threads import (
     thread_name,
     thread_refusal,
 )
+from bot.i18n import _
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
@@ -176,7 +177,7 @@ class GameFlow:
         terms = await services.games.match_terms(match_id)
         user = interaction.user.id
         if user not in terms.player_ids:
-            raise NotAPlayer("Only the two players of that match can ask for a rematch.")
+            raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
         other = terms.player2_id if user == terms.player1_id else terms.player1_id
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 
+from bot.i18n import _
 from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSettings
 from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
@@ -76,5 +77,5 @@ def check_ruleset(name: str) -> str:
 def check_time_per_move(duration: timedelta) -> timedelta:
     """``duration`` if it is between 1 minute and 14 days, else :class:`InvalidOption`."""
     if not MIN_TIME_PER_MOVE <= duration <= MAX_TIME_PER_MOVE:
-        raise InvalidOption("The time per move must be between 1 minute and 14 days.")
+        raise InvalidOption(_("The time per move must be between 1 minute and 14 days."))
     return duration

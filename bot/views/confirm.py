@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from bot.errors import require_channel_permissions
+from bot.i18n import _
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GuardedItem, bot_of
@@ -47,9 +48,9 @@ class ConfirmRepetition(
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.game_id != self.game_id:
-            raise NoGameHere("That game is over.")
+            raise NoGameHere(_("That game is over."))
         if active.ply != self.ply:
-            raise StaleGameError("The board changed since the warning: nothing was played.")
+            raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
 
 
@@ -88,7 +89,7 @@ class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.game_id != self.game_id:
-            raise NoGameHere("This board belongs to a game that is over.")
+            raise NoGameHere(_("This board belongs to a game that is over."))
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active)

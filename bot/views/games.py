@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 
+from bot.i18n import _
 from bot.names import escaped
 from bot.services.domain import GameInProgress, GamesPage
 from bot.services.errors import InvalidOption
@@ -106,7 +107,7 @@ class GamesButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
-            raise InvalidOption("That list belongs to another server: use `/games` here.")
+            raise InvalidOption(_("That list belongs to another server: use `/games` here."))
         embed, view = await games_message(
             interaction, self.guild_id, self.player_id or None, self.offset
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 
+from bot.i18n import _
 from bot.names import escaped
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
@@ -121,7 +122,7 @@ class LeaderboardButton(
             raise OtherServer()
         bot = bot_of(interaction)
         if self.ruleset not in RULESETS:
-            raise InvalidOption("That leaderboard's ruleset is unknown: use `/leaderboard`.")
+            raise InvalidOption(_("That leaderboard's ruleset is unknown: use `/leaderboard`."))
         page = await bot.services.standings.leaderboard(
             self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
         )

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Self
 
 import discord
 
+from bot.i18n import _
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
 from bot.views.common import GuardedItem, bot_of
@@ -33,7 +34,7 @@ async def current_game(interaction: discord.Interaction[Any], game_id: int) -> A
     assert interaction.channel_id is not None
     active = await bot.services.games.in_channel(interaction.channel_id)
     if active is None or active.game_id != game_id:
-        raise NoGameHere("This board belongs to a game that is over.")
+        raise NoGameHere(_("This board belongs to a game that is over."))
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
     if active.player_to_move != interaction.user.id:
@@ -52,7 +53,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], game_id: int) 
         return
     active = await bot.services.games.in_channel(channel_id)
     if active is None or active.game_id != game_id:
-        raise NoGameHere("This board belongs to a game that is over.")
+        raise NoGameHere(_("This board belongs to a game that is over."))
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
     raise OldBoard(f"https://discord.com/channels/{guild}/{channel_id}/{live}")
 
@@ -169,7 +170,9 @@ class PickerSelect(
         """The game this picker was opened for, refused if a move was played since."""
         active = await current_game(interaction, self.game_id)
         if active.ply != self.ply:
-            raise StaleGameError("The board changed since you opened the picker: press Move again.")
+            raise StaleGameError(
+                _("The board changed since you opened the picker: press Move again.")
+            )
         return active
 
 
