@@ -10,23 +10,27 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
 from bot.services.domain import GuildSettings
 from bot.services.errors import NoGameHere
+from bot.views.challenge import time_per_move_text
 
 
-def settings_text(settings: GuildSettings) -> str:
+def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
     """The server's settings as an admin reads them."""
-    hours = settings.time_per_move.total_seconds() / 3600
-    per_move = f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
     if settings.allowed_channel_ids:
         where = ", ".join(f"<#{cid}>" for cid in sorted(settings.allowed_channel_ids))
     else:
-        where = "every channel"
-    return (
-        f"Default ruleset: **{settings.default_ruleset}**\n"
-        f"Time per move: **{per_move}**\n"
-        f"Games allowed in: {where}\n"
-        f"Games are played in: **{'a thread per game' if settings.threads else 'the channel'}**"
+        where = lang._("every channel")
+    played = lang._("a thread per game") if settings.threads else lang._("the channel")
+    return "\n".join(
+        (
+            lang._("Default ruleset: **{ruleset}**", ruleset=settings.default_ruleset),
+            lang._("Time per move: **{time}**", time=time_per_move_text(settings.time_per_move)),
+            lang._("Games allowed in: {channels}", channels=where),
+            lang._("Games are played in: **{where}**", where=played),
+        )
     )
 
 
@@ -92,9 +96,10 @@ class Admin(commands.Cog):
                 allowed_channel_ids=frozenset(channels),
                 threads=None if threads is None else threads == "on",
             )
-        title = "Settings saved." if changed else "This server's settings:"
+        lang = reader(interaction)
+        title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         await interaction.response.send_message(
-            f"{title}\n{settings_text(current)}", ephemeral=True
+            f"{title}\n{settings_text(current, lang)}", ephemeral=True
         )
 
     @app_commands.command(name="abort")
@@ -110,7 +115,7 @@ class Admin(commands.Cog):
         await self.bot.flow.announce_set_end(
             end,
             interaction=interaction,
-            reason_line=f"<@{interaction.user.id}> aborted the game.",
+            reason_line=_("{player} aborted the game.", player=f"<@{interaction.user.id}>"),
         )
 
 

@@ -70,6 +70,11 @@ class Language:
         """Translate the form of ``singular``/``plural`` for ``count`` (also ``{count}``)."""
         return self.render(n_(singular, plural, count, **params))
 
+    def gettext(self, msgid: str) -> str:
+        """Translate a message id marked elsewhere (a ruleset's title, marked ``N_`` in the
+        engine), without placeholders."""
+        return self.translations.gettext(msgid)
+
     def pgettext(self, context: str, msgid: str) -> str:
         """Translate ``msgid`` in ``context`` (slash-command names), without placeholders."""
         return self.translations.pgettext(context, msgid)

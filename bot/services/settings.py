@@ -9,7 +9,7 @@ from bot.i18n import _
 from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSettings
 from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
-from engine import UnknownRulesetError, get_ruleset
+from engine import RULESETS, UnknownRulesetError, get_ruleset
 
 
 class SettingsService:
@@ -70,8 +70,14 @@ def check_ruleset(name: str) -> str:
     """The canonical ruleset name, or :class:`InvalidOption` saying which exist."""
     try:
         return get_ruleset(name).name
-    except UnknownRulesetError as error:
-        raise InvalidOption(str(error)) from None
+    except UnknownRulesetError:
+        raise InvalidOption(
+            _(
+                "There is no ruleset called '{name}': choose one of {rulesets}.",
+                name=name,
+                rulesets=", ".join(RULESETS),
+            )
+        ) from None
 
 
 def check_time_per_move(duration: timedelta) -> timedelta:
