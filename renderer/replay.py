@@ -9,6 +9,7 @@ from PIL import Image
 from engine import Game
 from renderer import drawing, theme
 from renderer.scene import Players, Scene, scene_of
+from renderer.words import ENGLISH, Words
 
 FRAME_MS = 900
 """How long each position is shown."""
@@ -38,13 +39,14 @@ def render_replay(
     width: int | None = None,
     frame_ms: int = FRAME_MS,
     last_frame_ms: int = LAST_FRAME_MS,
+    words: Words = ENGLISH,
 ) -> bytes:
     """An animated GIF of ``game`` from its start: ``len(game.records) + 1`` frames, looping.
 
     Every frame is the picture ``render_board`` would draw at that point (last move, captures,
     king marks, caption); the final frame shows the result and is held ``last_frame_ms``.
     """
-    players = Players(attacker_name, defender_name, set_number, sets_total)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words)
     size = width if width is not None else theme.default_width(game.ruleset.size)
     frames = [
         drawing.to_palette(drawing.compose(scene, size), game.ruleset)

@@ -113,7 +113,7 @@ class Info(commands.Cog):
         rules = get_ruleset(name)
         lang = reader(interaction)
         picture = await within_deadline(
-            interaction, asyncio.to_thread(render_rules_card, rules), ephemeral=True
+            interaction, asyncio.to_thread(render_rules_card, rules, words=lang), ephemeral=True
         )
         card = discord.File(
             io.BytesIO(picture),

@@ -115,6 +115,7 @@ class Play(commands.Cog):
                     one.game,
                     attacker_name=one.attacker_name or None,
                     defender_name=one.defender_name or None,
+                    words=lang,
                 )
                 for one in exported.sets
             ]

@@ -94,6 +94,7 @@ class Outbox:
             position,
             attacker_name=exported.attacker_name,
             defender_name=exported.defender_name,
+            words=lang,
         )
         files.append(discord.File(io.BytesIO(picture), filename="board.png"))
         if position.outcome is not None:

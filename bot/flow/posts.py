@@ -185,6 +185,7 @@ async def board_post(
             set_number=active.set_number,
             sets_total=active.sets_total,
             mark_earlier=mark_earlier,
+            words=lang,
         )
         alt = describe_board(
             game,
@@ -192,6 +193,7 @@ async def board_post(
             defender_name=defender,
             set_number=active.set_number,
             sets_total=active.sets_total,
+            words=lang,
         )
         return png, alt
 

@@ -203,11 +203,11 @@ class PickPiece(
         for index, chunk in enumerate(chunks(options)):
             view.add_item(PickDestination(active.game_id, active.ply, index, chunk, lang))
         frm = parse_square(from_name, active.game.ruleset.size)
-        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm)
+        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
         picture = discord.File(
             io.BytesIO(png),
             filename="choices.png",
-            description=describe_board(active.game, highlight_from=frm),
+            description=describe_board(active.game, highlight_from=frm, words=lang),
         )
         await interaction.response.edit_message(
             content=lang._("Where does {square} go?", square=from_name),
