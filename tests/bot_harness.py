@@ -45,6 +45,7 @@ class Harness:
         bot_permissions: int | None = None,
         dev_guild: bool = False,
         threads: bool = False,
+        server_locale: str = "en-US",
     ) -> None:
         self.standin = standin
         self.threads = threads
@@ -59,6 +60,7 @@ class Harness:
             self.guild = standin.add_guild(
                 "Tafl Club", channels=list(channels), bot_permissions=bot_permissions
             )
+        self.guild.preferred_locale = server_locale  # Discord's Community setting
         self.channel: FakeChannel = self.guild.channel(channels[0])
         self.alice: FakeMember = standin.add_member(self.guild, "alice")
         self.bob: FakeMember = standin.add_member(self.guild, "bob")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 
 from bot.i18n.commands import DESCRIPTION_LIMIT, valid_name
 from tests.bot_harness import Harness, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -92,3 +93,95 @@ async def test_localized_names_are_unique_within_a_command(table: Harness) -> No
     for locale in DISCORD_LOCALES:
         names = [c["name_localizations"][locale] for c in table.standin.synced_commands()]
         assert len(names) == len(set(names)), locale
+
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+DEFENDERS_WIN = ["d1-b1", "d3-a3", "d2-a2", "d4-d1", "b1-c1", "d1-g1"]
+ENGLISH_WORDS = re.compile(
+    r"\b(move|moves|your|wins|win|attackers|defenders|begins|played|capturing|match|"
+    r"game|board|king|turn|time|runs|out|over|swapped|Last|to)\b",
+    re.IGNORECASE,
+)
+"""English words that would betray an untranslated sentence (names and squares aside; "set"
+and "rating" are Brazilian Portuguese too)."""
+
+
+def _texts(message: StoredMessage) -> list[str]:
+    """Everything a reader sees in a message: text, embeds, button labels, alt texts."""
+    texts = [message.content]
+    for embed in message.embeds:
+        texts += [str(embed.get("title", "")), str(embed.get("description", ""))]
+        texts += [str(embed.get("footer", {}).get("text", ""))]
+    texts += [a.description or "" for a in message.attachments]
+    for row in message.components:
+        texts += [str(c.get("label", "")) for c in row.get("components", [])]
+    return [text for text in texts if text]
+
+
+def _labels(message: StoredMessage) -> set[str]:
+    """The labels of a message's buttons."""
+    return {str(c.get("label")) for row in message.components for c in row.get("components", [])}
+
+
+def _english_in(text: str) -> list[str]:
+    # Names, mentions, squares, timestamps and the ruleset's proper name are not sentences.
+    plain = re.sub(r"<[@#t][^>]*>|\*\*[a-z]+\*\*|World Tafl Federation", "", text)
+    return ENGLISH_WORDS.findall(plain)
+
+
+async def play_set(table: Harness, moves: list[str], attacker: Any, defender: Any) -> None:
+    """Play ``moves`` alternately through /move; every board answers in Portuguese."""
+    for ply, text in enumerate(moves):
+        who = attacker if ply % 2 == 0 else defender
+        reply = await table.move(who, text)
+        assert not reply.ephemeral, reply.content
+        assert f"jogou {text}" in reply.content, reply.content
+
+
+async def test_a_portuguese_server_plays_a_whole_match_in_portuguese(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A pt-BR server: challenge, two sets, the result and the leaderboard, all in Portuguese."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", server_locale="pt-BR"
+    ) as table:
+        for member in (table.alice, table.bob, table.carol):
+            member.user.locale = "pt-BR"
+        first = await table.challenge_accepted(table.alice, table.bob)
+        live_labels = _labels(first)  # the buttons leave a board once the next one is posted
+        assert "Começa **Brandubh (World Tafl Federation)**." in first.content
+        assert f"<@{table.alice.id}>, sua vez com os atacantes" in first.content
+        await play_set(table, ATTACKERS_WIN, table.alice, table.bob)
+        second = await table.wait_board(lambda m: "Começa o set 2." in m.content)
+        assert f"<@{table.bob.id}>, sua vez com os atacantes" in second.content
+        await play_set(table, DEFENDERS_WIN, table.bob, table.alice)
+        ending = "\n".join(m.content for m in table.public_messages()[-2:])
+        assert f"**Fim da partida:** <@{table.alice.id}> vence a partida por 2–0" in ending
+        leaderboard = await table.reply_text(table.carol, "leaderboard")
+        [embed] = leaderboard.embeds
+        assert embed["title"].startswith("Classificação de Brandubh")
+        messages = [*table.public_messages(), leaderboard]
+        assert len(messages) >= 12
+        for message in messages:
+            for text in _texts(message):
+                assert _english_in(text) == [], f"English in: {text!r}"
+        assert live_labels == {"Jogar", "Voltar lance", "Abandonar"}
+        assert "Revanche" in set().union(*(_labels(m) for m in messages))
+        alt = [a.description for m in messages for a in m.attachments if a.description]
+        assert alt
+        assert all(text.startswith("Tabuleiro de Brandubh") for text in alt)
+
+
+async def test_settings_language_overrides_the_servers(table: Harness) -> None:
+    """An admin sets the public language to German: the next board is German; back to the
+    server's own, English again (the server here speaks English)."""
+    reply = await table.reply_text(table.admin, "settings", {"language": "de"})
+    assert reply.ephemeral
+    assert "Public messages in: **Deutsch**" in reply.content
+    board = await table.challenge_accepted(table.alice, table.bob)
+    assert "**Brandubh (World Tafl Federation)** beginnt." in board.content
+    assert f"<@{table.alice.id}>, du bist als Angreifer am Zug" in board.content
+    reply = await table.reply_text(table.admin, "settings", {"language": "server"})
+    assert "Public messages in: **the server's own" in reply.content
+    answer = await table.move(table.alice, "d1-b1")
+    assert "(attackers) played d1-b1." in answer.content

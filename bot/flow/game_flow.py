@@ -35,7 +35,7 @@ from bot.flow.threads import (
     thread_name,
     thread_refusal,
 )
-from bot.i18n import ENGLISH, Language, Text, _, language_for
+from bot.i18n import ENGLISH, Language, Text, _, language, language_for
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
@@ -87,8 +87,11 @@ class GameFlow:
         """Posting the boards that stored moves and set ends are still owed."""
 
     async def server_language(self, guild_id: int) -> Language:
-        """The language of ``guild_id``'s public messages: the server's own (its Community
-        setting), else English."""
+        """The language of ``guild_id``'s public messages: the one chosen with ``/settings
+        language:``, else the server's own (its Community setting), else English."""
+        chosen = (await self.bot.services.settings.get(guild_id)).language
+        if chosen is not None:
+            return language(chosen)
         guild = self.bot.get_guild(guild_id)
         return language_for(guild.preferred_locale.value if guild is not None else None)
 

@@ -4,7 +4,8 @@ discord.py wraps every command, option and choice string in ``locale_str`` and a
 translator for each of Discord's locales when it syncs; the answers become the commands'
 ``name_localizations`` and ``description_localizations``. Names are translated in a message
 context of their own (:data:`NAME_CONTEXTS`), because Discord holds names to stricter rules than
-descriptions: lowercase, no spaces, at most 32 characters (:func:`valid_name`).
+descriptions: lowercase, no spaces, at most 32 characters (:func:`valid_name`). A string made
+with ``locale_str(text, verbatim=True)`` (a language's own name) is the same in every language.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class CatalogTranslator(app_commands.Translator):
         locale: discord.Locale,
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
+        if string.extras.get("verbatim"):
+            return string.message  # a language's own name: the same in every language
         language = language_for(locale.value)
         if language is ENGLISH:
             return None

@@ -54,6 +54,9 @@ def _walk(
         yield line, "pgettext", (OPTION_NAME, parameter.name), [NAME_COMMENT]
         yield line, "gettext", parameter.description, [DESCRIPTION_COMMENT]
         for choice in parameter.choices:
+            locale_name = getattr(choice, "_locale_name", None)
+            if locale_name is not None and locale_name.extras.get("verbatim"):
+                continue  # a language's own name, never translated
             yield line, "gettext", choice.name, [DESCRIPTION_COMMENT]
 
 
