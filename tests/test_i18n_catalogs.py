@@ -154,3 +154,15 @@ def test_plural_forms_follow_each_language() -> None:
     assert unit("pt-BR") == "segundo"
     assert unit("de") == "Sekunden"
     assert unit("es-ES") == "segundos"
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_the_rules_page_exists_in_every_language(tag: str) -> None:
+    """docs/rules.<language>.md is there with every section of the English page (§1–§11)."""
+    english = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    page = ROOT / "docs" / f"rules.{tag.replace('_', '-')}.md"
+    text = page.read_text(encoding="utf-8")
+    sections = [f"§{number}" for number in range(1, 12)]
+    assert all(section in english for section in sections)
+    assert [section for section in sections if section not in text] == []
+    assert text.count("```") == english.count("```"), "every diagram is kept"
