@@ -20,6 +20,8 @@ from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
 from bot.flow.puzzles import PuzzleFlow
+from bot.i18n.audience import reader
+from bot.i18n.commands import CatalogTranslator
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -121,6 +123,7 @@ class BrandubhBot(commands.AutoShardedBot):
         for cog in COGS:
             await self.load_extension(cog)
         errors.install(self.tree)
+        await self.tree.set_translator(CatalogTranslator())
         assert self.application_id is not None
         if 0 in self.settings.shards.ids:  # one process syncs the commands, not every shard's
             await sync.sync_if_changed(
@@ -172,7 +175,9 @@ class BrandubhBot(commands.AutoShardedBot):
             return
         _log.warning("Unknown component id %r from user %s", custom_id[:100], interaction.user.id)
         with contextlib.suppress(discord.HTTPException):
-            await interaction.response.send_message(errors.UNKNOWN_BUTTON, ephemeral=True)
+            await interaction.response.send_message(
+                reader(interaction).render(errors.UNKNOWN_BUTTON), ephemeral=True
+            )
 
     def _handles_component(
         self, component_type: int, custom_id: str, interaction: discord.Interaction[Any]

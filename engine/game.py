@@ -6,7 +6,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 
 from engine.board import KING, NO_KING, Board
-from engine.errors import IllegalMoveError, PositionError
+from engine.errors import N_, IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
 from engine.moves import DESTINATION, Move, MoveRecord, move_for_code, square_label
@@ -18,6 +18,32 @@ _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.K
 _PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
 """The piece for a board cell's int (faster than calling the enum)."""
 _ENDED_FROM_OUTSIDE = frozenset({Reason.RESIGNED, Reason.TIMEOUT, Reason.ABORTED})
+
+# Whole sentences per piece and side (not a noun slotted into one sentence), so that every
+# language can say them with its own grammar.
+_WRONG_SIDE = {
+    Piece.ATTACKER: N_("{square} holds an attacker, and it is the defenders' turn."),
+    Piece.DEFENDER: N_("{square} holds a defender, and it is the attackers' turn."),
+    Piece.KING: N_("{square} holds the king, and it is the attackers' turn."),
+}
+_TAKEN = {
+    Piece.ATTACKER: N_("{square} is taken by an attacker."),
+    Piece.DEFENDER: N_("{square} is taken by a defender."),
+    Piece.KING: N_("{square} is taken by the king."),
+}
+_IN_THE_WAY = {
+    Piece.ATTACKER: N_("{square} is in the way: it holds an attacker."),
+    Piece.DEFENDER: N_("{square} is in the way: it holds a defender."),
+    Piece.KING: N_("{square} is in the way: it holds the king."),
+}
+_NONE_CAN_REACH = {
+    Side.ATTACKERS: N_("None of the attackers can move to {square}."),
+    Side.DEFENDERS: N_("None of the defenders can move to {square}."),
+}
+_SEVERAL_CAN_REACH = {
+    Side.ATTACKERS: N_("{count} of the attackers can move to {square}: write {moves} or {last}."),
+    Side.DEFENDERS: N_("{count} of the defenders can move to {square}: write {moves} or {last}."),
+}
 
 
 class Game:
@@ -230,10 +256,13 @@ class Game:
             return candidates[0]
         name = square_name(to)
         if not candidates:
-            raise IllegalMoveError(f"None of the {self.to_move.value} can move to {name}.")
-        listed = ", ".join(str(move) for move in candidates[:-1]) + f" or {candidates[-1]}"
+            raise IllegalMoveError(_NONE_CAN_REACH[self.to_move], square=name)
         raise IllegalMoveError(
-            f"{len(candidates)} of the {self.to_move.value} can move to {name}: write {listed}."
+            _SEVERAL_CAN_REACH[self.to_move],
+            count=len(candidates),
+            square=name,
+            moves=", ".join(str(move) for move in candidates[:-1]),
+            last=str(candidates[-1]),
         )
 
     def play(self, move: Move | str) -> MoveRecord:
@@ -256,7 +285,7 @@ class Game:
     def undo(self) -> MoveRecord:
         """Take back the last move (and any resignation or timeout after it)."""
         if not self._records:
-            raise IllegalMoveError("There is no move to take back.")
+            raise IllegalMoveError(N_("There is no move to take back."))
         self._board.pop()
         return self._records.pop()
 
@@ -269,7 +298,7 @@ class Game:
         """``move`` as a legal :class:`Move`, or an ``IllegalMoveError`` that says why not."""
         board = self._board
         if board.outcome is not None:
-            raise IllegalMoveError(f"The game is over. {board.outcome}")
+            raise IllegalMoveError(N_("The game is over. {outcome}"), outcome=str(board.outcome))
         if isinstance(move, str):
             move = self.parse_move(move)
         listed = self._listed
@@ -286,42 +315,50 @@ class Game:
         for sq in (frm, to):
             if not (0 <= sq < len(geo.on_board) and geo.on_board[sq]):
                 raise IllegalMoveError(
-                    f"{square_label(sq)} is not on the {geo.size}x{geo.size} board."
+                    N_("{square} is not on the {size}x{size} board."),
+                    square=square_label(sq),
+                    size=geo.size,
                 )
         cells = board.cells
         if not cells[frm]:
-            raise IllegalMoveError(f"There is no piece on {square_name(frm)}.")
+            raise IllegalMoveError(N_("There is no piece on {square}."), square=square_name(frm))
         piece = Piece(cells[frm])
         if piece.side is not board.to_move:
-            raise IllegalMoveError(
-                f"{square_name(frm)} holds {_ARTICLE[piece]}, and it is the "
-                f"{board.to_move.value}' turn."
-            )
+            raise IllegalMoveError(_WRONG_SIDE[piece], square=square_name(frm))
         if frm == to:
-            raise IllegalMoveError(f"A move must leave {square_name(frm)}.")
+            raise IllegalMoveError(N_("A move must leave {square}."), square=square_name(frm))
         df = (to & 15) - (frm & 15)
         dr = (to >> 4) - (frm >> 4)
         if df and dr:
             raise IllegalMoveError(
-                f"{square_name(frm)} to {square_name(to)} is not a straight line: pieces move like "
-                "a rook, along a rank or a file."
+                N_(
+                    "{start} to {end} is not a straight line: pieces move like a rook, along a "
+                    "rank or a file."
+                ),
+                start=square_name(frm),
+                end=square_name(to),
             )
         step = _sign(df) + 16 * _sign(dr)
         sq = frm + step
         while True:
             if cells[sq]:
-                where = "is taken by" if sq == to else "is in the way: it holds"
-                raise IllegalMoveError(f"{square_name(sq)} {where} {_ARTICLE[Piece(cells[sq])]}.")
+                sentences = _TAKEN if sq == to else _IN_THE_WAY
+                raise IllegalMoveError(sentences[Piece(cells[sq])], square=square_name(sq))
             if sq == to:
                 break
             if geo.blocks[sq] and piece is not Piece.KING:
                 raise IllegalMoveError(
-                    f"{square_name(sq)} is the throne: only the king may pass over it."
+                    N_("{square} is the throne: only the king may pass over it."),
+                    square=square_name(sq),
                 )
             sq += step
         if geo.restricted[to] and cells[frm] != KING:
-            kind = "the throne" if to == geo.throne else "a corner"
-            raise IllegalMoveError(f"{square_name(to)} is {kind}: only the king may stop there.")
+            sentence = (
+                N_("{square} is the throne: only the king may stop there.")
+                if to == geo.throne
+                else N_("{square} is a corner: only the king may stop there.")
+            )
+            raise IllegalMoveError(sentence, square=square_name(to))
         return move
 
     # ----------------------------------------------------------- ending a game
@@ -340,7 +377,9 @@ class Game:
 
     def _end(self, outcome: Outcome) -> Outcome:
         if self._board.outcome is not None:
-            raise IllegalMoveError(f"The game is already over. {self._board.outcome}")
+            raise IllegalMoveError(
+                N_("The game is already over. {outcome}"), outcome=str(self._board.outcome)
+            )
         self._board.end(outcome)
         return outcome
 

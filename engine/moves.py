@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import InvalidMoveError
+from engine.errors import N_, InvalidMoveError
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
 _MOVE = re.compile(
@@ -105,8 +105,11 @@ class Move:
         match = _MOVE.match(text)
         if match is None:
             raise InvalidMoveError(
-                f"'{text.strip()}' is not a move: write the piece's square and where it goes, "
-                "like d1-d3."
+                N_(
+                    "'{text}' is not a move: write the piece's square and where it goes, like "
+                    "d1-d3."
+                ),
+                text=text.strip(),
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 

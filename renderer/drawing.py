@@ -18,7 +18,16 @@ from PIL import Image, ImageDraw
 from engine import Game, Move, Piece, Ruleset, Side, Square, square
 from engine.squares import FILE_LETTERS
 from renderer import sprites, theme
-from renderer.scene import Arrow, Players, Scene, path_squares, scene_of, set_label
+from renderer.scene import (
+    Arrow,
+    Players,
+    Scene,
+    path_squares,
+    scene_of,
+    set_label,
+    short_ending,
+    side_title,
+)
 
 Box = tuple[int, int, int, int]
 
@@ -278,29 +287,39 @@ def _norm(x0: int, y0: int, x1: int, y1: int) -> Box:
 def headline(scene: Scene) -> tuple[Side | None, str, str]:
     """The caption: the side whose piece is shown, the big line and the small line."""
     players = scene.players
+    words = players.words
     details: list[str] = []
     outcome = scene.outcome
     if outcome is not None:
         winner = outcome.winner
         if winner is None:
-            big = "No winner"
+            big = words._("No winner")
         else:
             name = players.name_of(winner)
-            big = f"{name} wins" if name else f"{winner.value.capitalize()} win"
-        details.append(_capitalised(outcome.explanation))
-        details.append(f"{scene.ply} moves")
+            if name:
+                big = words._("{name} wins", name=name)
+            elif winner is Side.ATTACKERS:
+                big = words._("Attackers win")
+            else:
+                big = words._("Defenders win")
+        details.append(_capitalised(short_ending(outcome, words)))
+        details.append(words.n_("{count} move", "{count} moves", scene.ply))
         side = winner
     else:
         side = scene.to_move
         name = players.name_of(side)
-        big = f"{name} to move" if name else f"{side.value.capitalize()} to move"
         if name:
-            details.append(side.value.capitalize())
-        details.append(f"Move {scene.move_number}")
+            big = words._("{name} to move", name=name)
+            details.append(side_title(side, words))
+        elif side is Side.ATTACKERS:
+            big = words._("Attackers to move")
+        else:
+            big = words._("Defenders to move")
+        details.append(words._("Move {number}", number=scene.move_number))
         if scene.king_in_danger:
-            details.append("King can be captured")
+            details.append(words._("King can be captured"))
         elif scene.escape_routes:
-            details.append("King can escape")
+            details.append(words._("King can escape"))
     label = set_label(players)
     if label:
         details.append(label)

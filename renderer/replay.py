@@ -11,6 +11,7 @@ from PIL import Image
 from engine import Game, Move
 from renderer import drawing, theme
 from renderer.scene import Arrow, Players, Scene, scene_of
+from renderer.words import ENGLISH, Words
 
 FRAME_MS = 900
 """How long each position is shown."""
@@ -59,6 +60,7 @@ def render_replay(
     last_frame_ms: int = LAST_FRAME_MS,
     annotations: Sequence[Annotation] = (),
     note_frame_ms: int = NOTE_FRAME_MS,
+    words: Words = ENGLISH,
 ) -> bytes:
     """An animated GIF of ``game`` from its start: ``len(game.records) + 1`` frames, looping.
 
@@ -67,7 +69,7 @@ def render_replay(
     of ``annotations`` adds a frame before its move: the position with the played and the
     better move as arrows and the note as caption, held ``note_frame_ms``.
     """
-    players = Players(attacker_name, defender_name, set_number, sets_total)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words)
     size = width if width is not None else theme.default_width(game.ruleset.size)
     notes = {annotation.ply: annotation for annotation in annotations}
     scenes: list[Scene] = []

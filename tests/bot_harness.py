@@ -48,6 +48,7 @@ class Harness:
         bot_permissions: int | None = None,
         dev_guild: bool = False,
         threads: bool = False,
+        server_locale: str = "en-US",
     ) -> None:
         self.standin = standin
         self.threads = threads
@@ -62,6 +63,7 @@ class Harness:
             self.guild = standin.add_guild(
                 "Tafl Club", channels=list(channels), bot_permissions=bot_permissions
             )
+        self.guild.preferred_locale = server_locale  # Discord's Community setting
         self.channel: FakeChannel = self.guild.channel(channels[0])
         self.alice: FakeMember = standin.add_member(self.guild, "alice")
         self.bob: FakeMember = standin.add_member(self.guild, "bob")
@@ -135,7 +137,7 @@ class Harness:
         self.bot = None
         self._task = None
         apologies = [
-            m.content for m in self.standin.recorder.messages.values() if APOLOGY in m.content
+            m.content for m in self.standin.recorder.messages.values() if str(APOLOGY) in m.content
         ]
         if not self.expect_apology:
             assert apologies == [], "the bot hit an unexpected error (see the log)"

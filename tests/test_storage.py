@@ -26,7 +26,7 @@ async def test_empty_file_is_migrated_to_the_latest_schema(db_path: Path) -> Non
     database = await Database.open(db_path)
     version = await database.stored_version()
     await database.close()
-    assert version == schema_version() == len(migrations())
+    assert version == schema_version() == migrations()[-1][0]
     assert {"players", "games", "moves", "matches", "challenges", "ratings"} <= _tables(db_path)
 
 
@@ -38,7 +38,7 @@ async def test_zero_byte_file_is_treated_as_empty(db_path: Path) -> None:
     await database.close()
 
 
-@pytest.mark.parametrize("version", range(1, len(migrations())))
+@pytest.mark.parametrize("version", [number for number, _, _ in migrations()[:-1]])
 async def test_every_earlier_schema_is_migrated_keeping_its_games(
     db_path: Path, clock: FakeClock, version: int
 ) -> None:

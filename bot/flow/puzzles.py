@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.posts import NO_PINGS
+from bot.i18n import _
+from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
 from bot.services.puzzles import DAILY_RETRY, Attempt, DailyPost
 from bot.storage import puzzles as stored
@@ -115,7 +117,7 @@ class PuzzleFlow:
         try:
             attempt_game(attempt).parse_move(move)
         except IllegalMoveError as error:
-            raise IllegalMove(str(error)) from None
+            raise IllegalMove(engine_sentence(error)) from None
         text = await within_deadline(
             interaction,
             self.bot.engine.run(answer_move, str(attempt.puzzle), list(attempt.line), move),
@@ -163,7 +165,7 @@ class PuzzleFlow:
     ) -> Attempt:
         attempt = await self.bot.services.puzzles.attempt(attempt_id, interaction.user.id)
         if len(attempt.line) != ply:
-            raise StaleGameError("This puzzle moved on since: look at its newest message.")
+            raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
         return attempt
 
     def _prompt(self, attempt: Attempt) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, StillPlaying
 from bot.services.games import GameService
@@ -63,29 +64,41 @@ class AnalysisService:
                 active = await games.active_in_channel(db, channel_id)
                 if active is not None:
                     raise StillPlaying(
-                        "The game in this channel is still being played: analyse it once it is "
-                        "over."
+                        _(
+                            "The game in this channel is still being played: analyse it once it "
+                            "is over."
+                        )
                     )
                 game_id = await analyses.latest_finished_in_channel(db, channel_id)
                 if game_id is None:
                     raise NoGameHere(
-                        "No game has finished in this channel yet: give a finished game's "
-                        "number, or `/games` lists where the games are."
+                        _(
+                            "No game has finished in this channel yet: give a finished game's "
+                            "number, or `/games` lists where the games are."
+                        )
                     )
             row = await games.game(db, game_id)
             if row is None or row.guild_id != guild_id:
-                raise NoGameHere(f"There is no game {game_id} in this server.")
+                raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
             if row.status == games.ACTIVE:
-                raise StillPlaying(f"Game {game_id} is still being played: analyse it after.")
+                raise StillPlaying(
+                    _("Game {game} is still being played: analyse it after.", game=game_id)
+                )
             playing = await analyses.match_in_progress(db, game_id)
             if playing is not None:
                 raise StillPlaying(
-                    f"Game {game_id}'s match is still being played (set {playing}): analyse it "
-                    "once the match is over."
+                    _(
+                        "Game {game}'s match is still being played (set {set}): analyse it once "
+                        "the match is over.",
+                        game=game_id,
+                        set=playing,
+                    )
                 )
         exported = await self._games.export(game_id=game_id)
         if not exported.game.records:
-            raise NoGameHere(f"Game {game_id} ended before any move: there is nothing to analyse.")
+            raise NoGameHere(
+                _("Game {game} ended before any move: there is nothing to analyse.", game=game_id)
+            )
         return SetToAnalyse(
             game_id=game_id,
             game=exported.game,

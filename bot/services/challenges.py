@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.domain import (
     CHALLENGE_LIFETIME,
@@ -203,7 +204,7 @@ class ChallengeService:
         """
         row = await self._open(challenge_id)
         if user_id != row.challenger_id:
-            raise NotYourChallenge("Only the challenger can withdraw this challenge.")
+            raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
         return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
 
     async def expire_due(self, now: datetime | None = None) -> list[Challenge]:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from bot.i18n import _
+from bot.i18n.text import engine_sentence
 from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
@@ -90,7 +92,7 @@ class GameService:
         async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
-                raise NoGameHere("That game is over.")
+                raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         return active_game(row, game)
 
@@ -138,7 +140,7 @@ class GameService:
         if human_id == computer_id:
             raise CannotChallengeSelf()
         if level not in COMPUTER_LEVELS:
-            raise InvalidOption("The computer's level must be from 1 to 5.")
+            raise InvalidOption(_("The computer's level must be from 1 to 5."))
         settings = await self._settings.get(guild_id)
         if not settings.allows(channel_id if parent_channel_id is None else parent_channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
@@ -275,7 +277,7 @@ class GameService:
         async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
-                raise NoGameHere("That game is over.")
+                raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         if row.ply != expected_ply:
             raise StaleGameError()
@@ -293,7 +295,7 @@ class GameService:
                 raise RepetitionNeedsConfirmation(str(move))
             record = trial.play(move)
         except IllegalMoveError as error:
-            raise IllegalMove(str(error)) from None
+            raise IllegalMove(engine_sentence(error)) from None
         now = self._clock()
         now_us = to_us(now)
         captures = "/".join(square_name(sq) for sq in record.captures)
@@ -371,13 +373,13 @@ class GameService:
         Only the set first read (or ``game_id``) is ended: if it is over when retrying,
         NoGameHere says so rather than ending the next set.
         """
-        for _ in range(END_ATTEMPTS):
+        for _attempt in range(END_ATTEMPTS):
             async with self._database.snapshot() as db:
                 row = await games.active_in_channel(db, channel_id)
                 if row is None and game_id is None:
                     raise NoGameHere()
                 if row is None or (game_id is not None and row.game_id != game_id):
-                    raise NoGameHere("That set is already over.")
+                    raise NoGameHere(_("That set is already over."))
                 game = await self._load(db, row)
             ended = end(row, game)
             game_id = row.game_id
@@ -386,7 +388,7 @@ class GameService:
             except StaleGameError:
                 continue  # a move landed meanwhile: end the set on the new board
         raise StaleGameError(
-            "The game kept changing while I tried to end the set: please try again."
+            _("The game kept changing while I tried to end the set: please try again.")
         )
 
     async def _finish(self, row: GameRow, ended: Game) -> SetEnd:
@@ -447,9 +449,9 @@ class GameService:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
         async with self._database.snapshot() as db:
             match = await games.match(db, match_id)
-            parent, _ = await games.thread_parent(db, match_id)
+            parent, _channel = await games.thread_parent(db, match_id)
         if match is None:
-            raise NoGameHere("That match is unknown.")
+            raise NoGameHere(_("That match is unknown."))
         return MatchTerms(
             match_id=match.match_id,
             guild_id=match.guild_id,
@@ -529,9 +531,9 @@ class GameService:
             elif channel_id is not None:
                 row = await games.latest_in_channel(db, channel_id)
             else:
-                raise NoGameHere("Say which game to export.")
+                raise NoGameHere(_("Say which game to export."))
             if row is None:
-                raise NoGameHere("There is no game to export here.")
+                raise NoGameHere(_("There is no game to export here."))
             return await self._export(db, row)
 
     async def export_match(
@@ -546,18 +548,22 @@ class GameService:
             if game_id is not None:
                 row = await games.game(db, game_id)
                 if row is None or row.guild_id != guild_id:
-                    raise NoGameHere(f"There is no game {game_id} in this server.")
+                    raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
                 if row.status == games.ACTIVE:
-                    raise NoGameHere(f"Game {game_id} is still being played: export it after.")
+                    raise NoGameHere(
+                        _("Game {game} is still being played: export it after.", game=game_id)
+                    )
             elif channel_id is not None:
                 row = await games.latest_in_channel(db, channel_id)
                 if row is None:
                     raise NoGameHere(
-                        "There is no game to export in this channel: `/games` lists where "
-                        "the games are."
+                        _(
+                            "There is no game to export in this channel: `/games` lists where "
+                            "the games are."
+                        )
                     )
             else:
-                raise NoGameHere("Say which game to export.")
+                raise NoGameHere(_("Say which game to export."))
             sets = tuple(
                 [await self._export(db, each) for each in await games.match_games(db, row.match_id)]
             )
@@ -615,5 +621,5 @@ class GameService:
 def check_sets(sets: int) -> int:
     """``sets`` if it is 1 or 2, else InvalidOption."""
     if sets not in (1, 2):
-        raise InvalidOption("A match has 1 or 2 sets.")
+        raise InvalidOption(_("A match has 1 or 2 sets."))
     return sets

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from importlib import resources
 
+from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
 from bot.shards import Shards
@@ -133,8 +134,14 @@ class PuzzleService:
                 if p.puzzle_id not in met and (difficulty is None or p.difficulty is difficulty)
             ]
             if not fresh:
-                kind = f"{difficulty.value} " if difficulty is not None else ""
-                raise NoPuzzle(f"You have met every {kind}puzzle of the bank: well done!")
+                raise NoPuzzle(
+                    _("You have met every puzzle of the bank: well done!")
+                    if difficulty is None
+                    else _(
+                        "You have met every puzzle of that difficulty in the bank: try "
+                        "another, or well done!"
+                    )
+                )
             # Easier ones first, drawn from the easiest few so that friends do not all get one.
             puzzle = random.choice(fresh[:5])
             row = await puzzles.start(
@@ -151,7 +158,7 @@ class PuzzleService:
         """The player's attempt at a daily puzzle (a new one, or the one begun before)."""
         puzzle = by_id().get(puzzle_id)
         if puzzle is None:
-            raise NoPuzzle("This puzzle is no longer in the bank.")
+            raise NoPuzzle(_("This puzzle is no longer in the bank."))
         async with self._database.transaction() as db:
             row = await puzzles.start(
                 db,
@@ -163,7 +170,9 @@ class PuzzleService:
             )
         if row.status != puzzles.OPEN:
             raise PuzzleOver(
-                f"You have already {row.status} this puzzle: `/puzzle play` gives a new one."
+                _("You have already solved this puzzle: `/puzzle play` gives a new one.")
+                if row.status == puzzles.SOLVED
+                else _("You have already failed this puzzle: `/puzzle play` gives a new one.")
             )
         return Attempt(row, puzzle)
 
@@ -172,9 +181,13 @@ class PuzzleService:
         async with self._database.snapshot() as db:
             row = await puzzles.attempt(db, attempt_id)
         if row is None or row.user_id != user_id or row.puzzle_id not in by_id():
-            raise NoPuzzle("This puzzle is not yours: `/puzzle play` gives you one.")
+            raise NoPuzzle(_("This puzzle is not yours: `/puzzle play` gives you one."))
         if row.status != puzzles.OPEN:
-            raise PuzzleOver(f"This puzzle is already {row.status}: `/puzzle play` for another.")
+            raise PuzzleOver(
+                _("This puzzle is already solved: `/puzzle play` for another.")
+                if row.status == puzzles.SOLVED
+                else _("This puzzle is already failed: `/puzzle play` for another.")
+            )
         return Attempt(row, by_id()[row.puzzle_id])
 
     async def record(self, attempt: Attempt, played: tuple[str, ...], status: str) -> Attempt:
@@ -193,7 +206,7 @@ class PuzzleService:
                 now_us=to_us(self._clock()),
             )
             if not changed:
-                raise StaleGameError("This puzzle moved on since: look at its newest message.")
+                raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
             row = await puzzles.attempt(db, attempt.attempt_id)
         assert row is not None
         return Attempt(row, attempt.puzzle)
@@ -238,7 +251,7 @@ class PuzzleService:
         If today's puzzle was already posted, the next post is tomorrow's.
         """
         if not 0 <= hour <= 23:
-            raise InvalidOption("The hour must be from 0 to 23 (UTC).")
+            raise InvalidOption(_("The hour must be from 0 to 23 (UTC)."))
         now = self._clock()
         due = next_at(now, hour)
         async with self._database.transaction() as db:

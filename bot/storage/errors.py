@@ -2,21 +2,24 @@
 
 ``str()`` of each is the detail for the operator and the log (it names the file or server and
 may quote SQLite or PostgreSQL); :attr:`StorageError.sentence` is the one sentence a player may
-be told, which never shows a path or the database's words. They are not game refusals: the
-services' ``GameError`` says what a player did wrong, these say the database could not be used.
+be told, in the player's language, which never shows a path or the database's words. They are
+not game refusals: the services' ``GameError`` says what a player did wrong, these say the
+database could not be used.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-SAVE_FAILED = "The game could not be saved just now; try again."
+from bot.i18n.text import Text, _
+
+SAVE_FAILED = _("The game could not be saved just now; try again.")
 
 
 class StorageError(Exception):
     """The database could not do what was asked."""
 
-    sentence = SAVE_FAILED
+    sentence: Text = SAVE_FAILED
     """What a player is told (no path, no SQLite message)."""
 
     def __init__(self, detail: str, where: Path | str = "") -> None:
@@ -36,19 +39,19 @@ class DatabaseBusy(StorageError):
 class DatabaseDamaged(StorageError):
     """SQLite says the file is damaged (malformed or failing its integrity check)."""
 
-    sentence = "My game records are damaged, so I cannot do that; a server admin has been told."
+    sentence = _("My game records are damaged, so I cannot do that; a server admin has been told.")
 
 
 class NotADatabase(StorageError):
     """The file is not an SQLite database."""
 
-    sentence = "My game records cannot be read just now; a server admin has been told."
+    sentence = _("My game records cannot be read just now; a server admin has been told.")
 
 
 class DatabaseTooNew(StorageError):
     """The file was written by a newer version of the bot."""
 
-    sentence = "My game records cannot be read just now; a server admin has been told."
+    sentence = _("My game records cannot be read just now; a server admin has been told.")
 
 
 class DatabaseUnavailable(StorageError):
@@ -58,7 +61,7 @@ class DatabaseUnavailable(StorageError):
 class DatabaseClosed(StorageError):
     """The database was closed (the bot is shutting down)."""
 
-    sentence = "I am restarting just now; try again in a minute."
+    sentence = _("I am restarting just now; try again in a minute.")
 
 
 class DatabaseInUse(StorageError):
@@ -68,7 +71,7 @@ class DatabaseInUse(StorageError):
 class IdOutOfRange(StorageError):
     """An id or offset too large for SQLite (a forged or garbled button id)."""
 
-    sentence = "That button or id is not one of mine."
+    sentence = _("That button or id is not one of mine.")
 
 
 class ConstraintViolated(StorageError):
