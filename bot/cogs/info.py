@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
+from bot.rules_page import page_name, rules_page
 from bot.views.common import answer, within_deadline
 from engine import Escape, get_ruleset
 from renderer import render_rules_card
@@ -84,6 +85,10 @@ HELP_TEXT = (
         "replay · `/leaderboard` and `/stats` show ratings · `/rules` explains the rules of this "
         "game."
     ),
+    _(
+        "**The rules.** `/rules` sums up this game's rules and attaches the full rules page, "
+        "with a diagram for every capture."
+    ),
 )
 """The /help guide, a paragraph per message."""
 
@@ -123,7 +128,20 @@ class Info(commands.Cog):
                 ruleset=lang.gettext(rules.title),
             ),
         )
-        await answer(interaction, rules_text(name, lang), file=card, ephemeral=True)
+        page = discord.File(
+            io.BytesIO(rules_page(lang.tag)),
+            filename=page_name(lang.tag),
+            description=lang._("The full rules page: every rule, every board, the match."),
+        )
+        text = "\n".join(
+            (
+                rules_text(name, lang),
+                lang._(
+                    "Every rule, with a diagram for each capture, is in the attached rules page."
+                ),
+            )
+        )
+        await answer(interaction, text, files=[card, page], ephemeral=True)
 
     @app_commands.command(name="help")
     @app_commands.guild_only()
