@@ -189,12 +189,13 @@ def marked_moves(review: GameReview) -> list[MoveReview]:
     return sorted(marked, key=lambda each: each.ply)
 
 
-TALLIES = {
-    Judgement.BLUNDER: ("{count} blunder", "{count} blunders"),
-    Judgement.MISTAKE: ("{count} mistake", "{count} mistakes"),
-    Judgement.INACCURACY: ("{count} inaccuracy", "{count} inaccuracies"),
-}
-"""How a side's count of each marked judgement is said (the review's tally line)."""
+def tally(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
+    """A side's count of one marked judgement: ``2 blunders``."""
+    if judgement is Judgement.BLUNDER:
+        return lang.n_("{count} blunder", "{count} blunders", count)
+    if judgement is Judgement.MISTAKE:
+        return lang.n_("{count} mistake", "{count} mistakes", count)
+    return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
 
 
 def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
@@ -277,12 +278,12 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
         worst = review.worst(side, MARKED_PER_SIDE)
         counts = review.counts(side)
         tally = ", ".join(
-            lang.n_(*TALLIES[judgement], counts[judgement])
-            for judgement in sorted(MARKS, reverse=True)
+            tally(judgement, counts[judgement], lang) for judgement in sorted(MARKS, reverse=True)
         )
         lines.append(f"**{names[side]}** ({side_name(side, lang)}): {tally}.")
         if not worst:
-            lines.append("- " + lang._("No move lost more than 10 % of a win: well played."))
+            well_played = lang._("No move gave away more than a tenth of a win: well played.")
+            lines.append(f"- {well_played}")
         for each in worst:
             lines.append(f"- {describe_move_review(each, lang)}")
     lines.append(
