@@ -494,10 +494,10 @@ def answer_move(bank_line: str, played: list[str], move: str) -> str:
             reply = solver.defence(left - 1)
             assert reply is not None
             return str(Answer(Verdict.CORRECT, Move.from_code(reply)))
-    return str(_refuted(game, Solver(board, REFUTATION_LIMIT), chosen, left, mover))
+    return str(_refuted(game, Solver(board, REFUTATION_LIMIT), chosen, left))
 
 
-def _refuted(game: Game, solver: Solver, chosen: Move, left: int, mover: Side) -> Answer:
+def _refuted(game: Game, solver: Solver, chosen: Move, left: int) -> Answer:
     """Why ``chosen`` (just played in ``game``) fails, with the opponent's best reply."""
     if left == 1:
         return Answer(Verdict.WRONG, None, N_("{move} does not end the game."), chosen)

@@ -189,7 +189,7 @@ def marked_moves(review: GameReview) -> list[MoveReview]:
     return sorted(marked, key=lambda each: each.ply)
 
 
-def tally(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
+def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
     """A side's count of one marked judgement: ``2 blunders``."""
     if judgement is Judgement.BLUNDER:
         return lang.n_("{count} blunder", "{count} blunders", count)
@@ -278,7 +278,8 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
         worst = review.worst(side, MARKED_PER_SIDE)
         counts = review.counts(side)
         tally = ", ".join(
-            tally(judgement, counts[judgement], lang) for judgement in sorted(MARKS, reverse=True)
+            judgement_count(judgement, counts[judgement], lang)
+            for judgement in sorted(MARKS, reverse=True)
         )
         lines.append(f"**{names[side]}** ({side_name(side, lang)}): {tally}.")
         if not worst:
