@@ -33,6 +33,7 @@ from engine.game import Game
 from engine.moves import Move
 from engine.search import MATE, MATE_BOUND, choose_move
 from engine.squares import Side
+from engine.translation import N_
 
 ANALYSIS_NODES = 40_000
 """Positions each search may visit: an analysed position takes two searches (its own and the
@@ -67,8 +68,17 @@ class Judgement(enum.IntEnum):
 
     @property
     def label(self) -> str:
-        """The word players read: ``blunder``."""
-        return self.name.lower()
+        """The word players read: ``blunder`` (marked for translation with ``N_``)."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Judgement.BEST: N_("best"),
+    Judgement.GOOD: N_("good"),
+    Judgement.INACCURACY: N_("inaccuracy"),
+    Judgement.MISTAKE: N_("mistake"),
+    Judgement.BLUNDER: N_("blunder"),
+}
 
 
 @dataclass(frozen=True)

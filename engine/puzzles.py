@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from engine.board import ATTACKER, Board
 from engine.game import Game
 from engine.moves import Move
+from engine.outcome import Outcome, Reason
 from engine.rules import get_ruleset
 from engine.squares import Side
+from engine.translation import N_
 
 MAX_MOVES = 4
 """The longest forced win a puzzle may ask for, in the solver's own moves."""
@@ -409,22 +411,49 @@ class Verdict(enum.Enum):
 class Answer:
     """The verdict on one move, the defence's reply and, for a wrong move, why it fails.
 
-    Text form ``verdict|reply|explanation`` (``-`` for no reply), for a process pool.
+    ``why`` is the reason as a sentence template marked with ``N_`` (``{move}``, ``{reply}`` and
+    ``{outcome}`` placeholders), so the bot can say it in the player's language;
+    :attr:`explanation` is the English sentence. Text form
+    ``verdict|move|reply|winner:reason|why`` (``-`` for none), for a process pool.
     """
 
     verdict: Verdict
     reply: Move | None = None
-    explanation: str = ""
+    why: str = ""
+    move: Move | None = None
+    """The solver's move the reason is about."""
+    outcome: Outcome | None = None
+    """How the game ended, when the reason is that it ended."""
+
+    @property
+    def explanation(self) -> str:
+        """Why the move fails, in English: "After a4-a1, the answer b2-b1 wins. ..."."""
+        return self.why.format(move=self.move, reply=self.reply, outcome=self.outcome)
 
     def __str__(self) -> str:
+        move = "-" if self.move is None else str(self.move)
         reply = "-" if self.reply is None else str(self.reply)
-        return f"{self.verdict.value}|{reply}|{self.explanation}"
+        outcome = "-"
+        if self.outcome is not None:
+            winner = "-" if self.outcome.winner is None else self.outcome.winner.value
+            outcome = f"{winner}:{self.outcome.reason.value}"
+        return f"{self.verdict.value}|{move}|{reply}|{outcome}|{self.why}"
 
     @classmethod
     def parse(cls, text: str) -> Answer:
         """The inverse of ``str()``."""
-        verdict, reply, explanation = text.split("|", 2)
-        return cls(Verdict(verdict), None if reply == "-" else Move.parse(reply), explanation)
+        verdict, move, reply, outcome, why = text.split("|", 4)
+        ended = None
+        if outcome != "-":
+            winner, reason = outcome.split(":")
+            ended = Outcome(None if winner == "-" else Side(winner), Reason(reason))
+        return cls(
+            Verdict(verdict),
+            None if reply == "-" else Move.parse(reply),
+            why,
+            None if move == "-" else Move.parse(move),
+            ended,
+        )
 
 
 def answer_move(bank_line: str, played: list[str], move: str) -> str:
@@ -447,7 +476,9 @@ def answer_move(bank_line: str, played: list[str], move: str) -> str:
     if game.outcome is not None:
         if game.outcome.winner is mover:
             return str(Answer(Verdict.SOLVED))
-        return str(Answer(Verdict.WRONG, None, f"{chosen} loses at once: {game.outcome}"))
+        return str(
+            Answer(Verdict.WRONG, None, N_("{move} loses at once. {outcome}"), chosen, game.outcome)
+        )
     main = [str(m) for m in puzzle.solution]
     if line == main[: len(line)] and len(line) < len(main):
         return str(Answer(Verdict.CORRECT, puzzle.solution[len(line)]))
@@ -463,38 +494,35 @@ def answer_move(bank_line: str, played: list[str], move: str) -> str:
             reply = solver.defence(left - 1)
             assert reply is not None
             return str(Answer(Verdict.CORRECT, Move.from_code(reply)))
-    return str(_refuted(game, Solver(board, REFUTATION_LIMIT), chosen, left, mover))
+    return str(_refuted(game, Solver(board, REFUTATION_LIMIT), chosen, left))
 
 
-def _refuted(game: Game, solver: Solver, chosen: Move, left: int, mover: Side) -> Answer:
+def _refuted(game: Game, solver: Solver, chosen: Move, left: int) -> Answer:
     """Why ``chosen`` (just played in ``game``) fails, with the opponent's best reply."""
     if left == 1:
-        return Answer(Verdict.WRONG, None, f"{chosen} does not end the game")
+        return Answer(Verdict.WRONG, None, N_("{move} does not end the game."), chosen)
     try:
         reply_code = solver.refutation(left - 1)
     except TooHard:
         reply_code = None
     if reply_code is None:
         return Answer(
-            Verdict.WRONG, None, f"{chosen} does not force the win in {_moves(left)} as fast"
+            Verdict.WRONG, None, N_("{move} does not force the win in the moves left."), chosen
         )
     reply = Move.from_code(reply_code)
     after = game.copy()
     after.play(reply)
-    opponent = mover.opponent.value
     if after.outcome is not None:
         return Answer(
             Verdict.WRONG,
             reply,
-            f"after {chosen} the {opponent} answer {reply} and win: {after.outcome.explanation}",
+            N_("After {move}, the answer {reply} wins. {outcome}"),
+            chosen,
+            after.outcome,
         )
     return Answer(
         Verdict.WRONG,
         reply,
-        f"after {chosen} the {opponent} answer {reply}, and there is no forced win in "
-        f"{_moves(left - 1)} any more",
+        N_("After {move}, the answer {reply} leaves no forced win in the moves left."),
+        chosen,
     )
-
-
-def _moves(n: int) -> str:
-    return f"{n} move" if n == 1 else f"{n} moves"

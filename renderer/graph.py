@@ -18,6 +18,8 @@ from PIL import Image, ImageDraw
 from engine.analysis import Judgement, MoveReview
 from engine.squares import Side
 from renderer import drawing, theme
+from renderer.scene import Players, side_label
+from renderer.words import ENGLISH, Words
 
 WIDTH = 720
 HEIGHT = 360
@@ -58,13 +60,16 @@ def render_win_chance(
     defender_name: str | None = None,
     title: str | None = None,
     width: int = WIDTH,
+    words: Words = ENGLISH,
 ) -> bytes:
     """A PNG of the attackers' chance before each move and after the last (``chances``).
 
-    ``marked`` moves get a dot and a label; names go into the legend. Deterministic bytes.
+    ``marked`` moves get a dot and a label; names go into the legend. The caption is in the
+    language of ``words`` (English by default). Deterministic bytes.
     """
+    players = Players(attacker_name, defender_name, words=words)
     with drawing.DRAWING_LOCK:
-        image = _draw(chances, marked, attacker_name, defender_name, title, width)
+        image = _draw(chances, marked, players, title, width)
     out = io.BytesIO()
     image.quantize(64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
         out, "PNG", compress_level=6
@@ -75,8 +80,7 @@ def render_win_chance(
 def _draw(
     chances: Sequence[float],
     marked: Sequence[MoveReview],
-    attacker_name: str | None,
-    defender_name: str | None,
+    players: Players,
     title: str | None,
     width: int,
 ) -> Image.Image:
@@ -94,12 +98,18 @@ def _draw(
     caption = px(56)
     box = _Box(px(52), caption + px(12), width - px(20), height - px(34))
     # The caption: a title and a legend of both sides' colours.
-    draw.text((px(18), px(10)), title or "Win chance", font=big, fill=theme.CAPTION, anchor="lt")
+    draw.text(
+        (px(18), px(10)),
+        title or players.words._("Win chance"),
+        font=big,
+        fill=theme.CAPTION,
+        anchor="lt",
+    )
     legend_y = px(38)
     x = px(18)
-    for side, name, colour in (
-        (Side.ATTACKERS, attacker_name, theme.ATTACKER_BODY),
-        (Side.DEFENDERS, defender_name, theme.DEFENDER_BODY),
+    for side, colour in (
+        (Side.ATTACKERS, theme.ATTACKER_BODY),
+        (Side.DEFENDERS, theme.DEFENDER_BODY),
     ):
         swatch = px(12)
         draw.rectangle(
@@ -108,7 +118,7 @@ def _draw(
             outline=theme.CAPTION_MUTED,
         )
         x += swatch + px(6)
-        label = f"{name} ({side.value})" if name else side.value.capitalize()
+        label = side_label(side, players)
         label = drawing.fit(draw, label, small, width // 2 - px(60))
         draw.text((x, legend_y), label, font=small, fill=theme.CAPTION_MUTED, anchor="lm")
         x += round(draw.textlength(label, font=small)) + px(22)
@@ -144,7 +154,7 @@ def _draw(
         )
     draw.text(
         (box.right, box.bottom + px(20)),
-        "move",
+        players.words._("move"),
         font=small,
         fill=theme.CAPTION_MUTED,
         anchor="rt",

@@ -96,3 +96,21 @@ async def test_analysis_refused_for_a_set_of_a_match_in_progress(table: Harness)
     reply = await table.reply_text(table.alice, "analyse", {"game": first.game_id - 1})
     assert reply.ephemeral
     assert "match is still being played (set 2)" in reply.content
+
+
+async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
+    """In a server set to French, the public review and its picture texts are French."""
+    await table.reply_text(table.admin, "settings", {"language": "fr"})
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    record = await table.slash(table.carol, "analyse")
+    reply = await record.wait_original(lambda m: bool(m.attachments), timeout=60)
+    assert reply.content.startswith("**Analyse de la partie ")
+    assert "Coup 4, d4-b4 : gaffe (" in reply.content
+    assert "a permis une défaite en 1 coup" in reply.content
+    assert "Les attaquants gagnent : le roi a été pris." in reply.content
+    graph, replay = reply.attachments
+    assert graph.description is not None
+    assert "la chance de gain des attaquants" in graph.description
+    assert replay.description is not None
+    assert replay.description.startswith("Une relecture")

@@ -26,7 +26,7 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
 
 def shown_puzzle(message: StoredMessage) -> Puzzle:
     """The puzzle a message names."""
-    found = re.search(r"Puzzle (p[0-9a-f]{8})", message.content)
+    found = re.search(r"\*\*\w+ (p[0-9a-f]{8})\*\*", message.content)
     assert found is not None, message.content
     return by_id()[found[1]]
 
@@ -113,3 +113,36 @@ async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     assert f"was solved by <@{table.bob.id}>" in second.content
     assert second.pinged_user_ids() == set()
     assert len(dailies()) == 2
+
+
+async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> None:
+    """A pt-BR player's /puzzle play, its picker and a wrong move's verdict are in Portuguese."""
+    table.alice.user.locale = "pt-BR"
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert shown.ephemeral
+    assert re.match(
+        r"\*\*Desafio p[0-9a-f]{8}\*\* · fácil \(rating \d+\) · você joga com os ", shown.content
+    ), shown.content
+    assert "vença em" in shown.content
+    assert shown.content.endswith("Encontre o lance: escolha uma peça.")
+    first_select = shown.component(shown.custom_ids()[0])
+    assert first_select is not None
+    assert first_select["placeholder"] == "Escolha uma peça"
+    puzzle = shown_puzzle(shown)
+    move = wrong_first_move(puzzle)
+    origin = move.split("-")[0]
+    chosen = await table.standin.select(
+        shown, select_offering(shown, origin), table.alice, [origin]
+    )
+    step_two = await chosen.wait_original()
+    assert step_two.content.endswith(f"Para onde vai {origin}?")
+    played = await table.standin.select(
+        step_two, select_offering(step_two, move), table.alice, [move]
+    )
+    failed = await played.wait_original(lambda m: "Para onde vai" not in m.content, timeout=30)
+    assert "**Não foi desta vez:** " in failed.content
+    assert "Sua sequência recomeça." in failed.content
+    assert not re.search(r"\b(the|does not|answer|wins)\b", failed.content), failed.content
+    another = failed.component("puzzle:next")
+    assert another is not None
+    assert another["label"] == "Outro desafio"

@@ -62,7 +62,7 @@ def test_a_wrong_move_is_refuted_with_the_reply() -> None:
     wrong = next(m for m in puzzle.game().legal_moves() if m != puzzle.solution[0])
     answer = Answer.parse(answer_move(str(puzzle), [], str(wrong)))
     assert answer.verdict is Verdict.WRONG
-    assert answer.explanation.startswith(f"after {wrong}") or "does not" in answer.explanation
+    assert answer.explanation.startswith(f"After {wrong}") or "does not" in answer.explanation
 
 
 def test_the_main_line_is_answered_and_solved() -> None:

@@ -8,6 +8,8 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.i18n import ENGLISH, Language
+from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.puzzles import PuzzleStats
 from bot.views.common import answer
@@ -20,26 +22,46 @@ DIFFICULTY_CHOICES = [
 ]
 
 
-def stats_embed(stats: PuzzleStats, name: str) -> discord.Embed:
+def stats_embed(stats: PuzzleStats, name: str, lang: Language = ENGLISH) -> discord.Embed:
     """A player's puzzle record."""
-    embed = discord.Embed(title=f"{escaped(name)}'s puzzles")
+    embed = discord.Embed(title=lang._("{player}'s puzzles", player=escaped(name)))
     tried = stats.solved + stats.failed
     if not tried:
-        embed.description = "No puzzle finished yet: `/puzzle play` gives one."
+        embed.description = lang._("No puzzle finished yet: `/puzzle play` gives one.")
         return embed
     embed.add_field(
-        name="Solved", value=f"{stats.solved} of {tried} ({stats.solved * 100 // tried} %)"
+        name=lang._("Solved"),
+        value=lang._(
+            "{solved} of {tried} ({percent} %)",
+            solved=stats.solved,
+            tried=tried,
+            percent=stats.solved * 100 // tried,
+        ),
     )
-    embed.add_field(name="Streak", value=f"{stats.streak} (best {stats.best_streak})")
-    embed.add_field(name="Daily puzzles solved", value=str(stats.daily_solved))
+    embed.add_field(
+        name=lang._("Streak"),
+        value=lang._("{streak} (best {best})", streak=stats.streak, best=stats.best_streak),
+    )
+    embed.add_field(name=lang._("Daily puzzles solved"), value=str(stats.daily_solved))
     if stats.hardest is not None:
         embed.add_field(
-            name="Hardest solved",
-            value=f"{stats.hardest.puzzle_id}: win in {stats.hardest.moves}, "
-            f"rating {stats.hardest.rating}",
+            name=lang._("Hardest solved"),
+            value=lang.n_(
+                "{puzzle}: win in {count} move, rating {rating}",
+                "{puzzle}: win in {count} moves, rating {rating}",
+                stats.hardest.moves,
+                puzzle=stats.hardest.puzzle_id,
+                rating=stats.hardest.rating,
+            ),
             inline=False,
         )
-    embed.set_footer(text=f"{stats.left} puzzles of the bank left to meet")
+    embed.set_footer(
+        text=lang.n_(
+            "{count} puzzle of the bank left to meet",
+            "{count} puzzles of the bank left to meet",
+            stats.left,
+        )
+    )
     return embed
 
 
@@ -90,7 +112,7 @@ class Learn(commands.Cog):
         record = await self.bot.services.puzzles.stats(who.id)
         await answer(
             interaction,
-            embed=stats_embed(record, who.display_name),
+            embed=stats_embed(record, who.display_name, reader(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -111,23 +133,34 @@ class Learn(commands.Cog):
         """(Manage Server) Show, switch on or off the daily puzzle."""
         assert interaction.guild_id is not None
         service = self.bot.services.puzzles
+        lang = reader(interaction)
         if off:
             was_on = await service.stop_daily(interaction.guild_id)
-            text = "The daily puzzle is off." if was_on else "The daily puzzle was not on."
+            text = (
+                lang._("The daily puzzle is off.")
+                if was_on
+                else lang._("The daily puzzle was not on.")
+            )
         elif channel is not None:
             setting = await service.set_daily(interaction.guild_id, channel.id, hour)
-            text = (
-                f"A puzzle will be posted in <#{channel.id}> every day at {hour:02d}:00 UTC; the "
-                f"first <t:{setting.next_post_us // 1_000_000}:R>."
+            text = lang._(
+                "A puzzle will be posted in {channel} every day at {hour} UTC; the first {when}.",
+                channel=f"<#{channel.id}>",
+                hour=f"{hour:02d}:00",
+                when=f"<t:{setting.next_post_us // 1_000_000}:R>",
             )
         else:
             current = await service.daily_setting(interaction.guild_id)
             if current is None:
-                text = "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
+                text = lang._(
+                    "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
+                )
             else:
-                text = (
-                    f"The daily puzzle is posted in <#{current.channel_id}> at "
-                    f"{current.hour:02d}:00 UTC; next <t:{current.next_post_us // 1_000_000}:R>."
+                text = lang._(
+                    "The daily puzzle is posted in {channel} at {hour} UTC; next {when}.",
+                    channel=f"<#{current.channel_id}>",
+                    hour=f"{current.hour:02d}:00",
+                    when=f"<t:{current.next_post_us // 1_000_000}:R>",
                 )
         await interaction.response.send_message(text, ephemeral=True)
 

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS
+from bot.flow.posts import NO_PINGS, outcome_text, side_name
+from bot.i18n import ENGLISH, Language
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
 from bot.views.common import within_deadline
 from engine import Side
-from engine.analysis import GameReview, MoveReview, PositionScore, evaluate_position
+from engine.analysis import GameReview, Judgement, MoveReview, PositionScore, evaluate_position
 from renderer.graph import MARKS, render_win_chance
 from renderer.replay import Annotation, render_replay
 
@@ -61,29 +62,38 @@ class AnalysisFlow:
         )
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
+        # The review is posted for the channel: it is said in the server's language.
+        lang = await self.bot.flow.server_language(interaction.guild_id)
 
         async def progress(done: float) -> None:
             try:
                 await interaction.edit_original_response(
-                    content=f"Analysing game {chosen.game_id}… {round(done * 100)} %"
+                    content=lang._(
+                        "Analysing game {game}… {percent} %",
+                        game=chosen.game_id,
+                        percent=round(done * 100),
+                    )
                 )
             except discord.HTTPException as error:
                 _log.info("Could not show the analysis's progress: %s", error)
 
         review = await self.review(chosen, progress)
-        text = review_text(chosen, review)
-        graph, replay = await asyncio.to_thread(_pictures, chosen, review)
+        text = review_text(chosen, review, lang)
+        graph, replay = await asyncio.to_thread(_pictures, chosen, review, lang)
         files = [
             discord.File(
                 io.BytesIO(graph),
                 filename=f"analysis-{chosen.game_id}.png",
-                description=graph_alt_text(chosen, review),
+                description=graph_alt_text(chosen, review, lang),
             ),
             discord.File(
                 io.BytesIO(replay),
                 filename=f"analysis-{chosen.game_id}.gif",
-                description=f"A replay of game {chosen.game_id}; before each marked move the "
-                "played move is a red arrow and the better move a green one.",
+                description=lang._(
+                    "A replay of game {game}; before each marked move the played move is a red "
+                    "arrow and the better move a green one.",
+                    game=chosen.game_id,
+                ),
             ),
         ]
         await interaction.edit_original_response(
@@ -136,7 +146,9 @@ class AnalysisFlow:
         return await self.bot.services.analyses.store(chosen, nodes, scores)
 
 
-def _pictures(chosen: SetToAnalyse, review: GameReview) -> tuple[bytes, bytes]:
+def _pictures(
+    chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH
+) -> tuple[bytes, bytes]:
     """The win-chance graph and the annotated replay (in a worker thread)."""
     marked = marked_moves(review)
     graph = render_win_chance(
@@ -144,15 +156,15 @@ def _pictures(chosen: SetToAnalyse, review: GameReview) -> tuple[bytes, bytes]:
         marked,
         attacker_name=chosen.attacker_name or None,
         defender_name=chosen.defender_name or None,
-        title=f"Game {chosen.game_id}: win chance",
+        title=lang._("Game {game}: win chance", game=chosen.game_id),
+        words=lang,
     )
     annotations = [
         Annotation(
             ply=each.ply,
             played=each.move,
             better=each.better,
-            note=f"Move {each.number}: {each.move}{MARKS[each.judgement]}"
-            + (f", better {each.better}" if each.better is not None else ""),
+            note=annotation_note(each, lang),
         )
         for each in marked
     ]
@@ -164,6 +176,7 @@ def _pictures(chosen: SetToAnalyse, review: GameReview) -> tuple[bytes, bytes]:
         sets_total=chosen.sets_total if chosen.sets_total > 1 else None,
         width=REPLAY_WIDTH,
         annotations=annotations,
+        words=lang,
     )
     return graph, replay
 
@@ -176,51 +189,133 @@ def marked_moves(review: GameReview) -> list[MoveReview]:
     return sorted(marked, key=lambda each: each.ply)
 
 
-def review_text(chosen: SetToAnalyse, review: GameReview) -> str:
+def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
+    """A side's count of one marked judgement: ``2 blunders``."""
+    if judgement is Judgement.BLUNDER:
+        return lang.n_("{count} blunder", "{count} blunders", count)
+    if judgement is Judgement.MISTAKE:
+        return lang.n_("{count} mistake", "{count} mistakes", count)
+    return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
+
+
+def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
+    """The replay's caption before a marked move: ``Move 14: d4-d6??, better c4-c2``."""
+    played = f"{each.move}{MARKS[each.judgement]}"
+    if each.better is None:
+        return lang._("Move {number}: {move}", number=each.number, move=played)
+    return lang._(
+        "Move {number}: {move}, better {better}",
+        number=each.number,
+        move=played,
+        better=str(each.better),
+    )
+
+
+def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
+    """``Move 14, d4-d6: blunder (−35 %; allowed a loss in 2 moves); better c4-c2``."""
+    notes = [f"−{round(each.lost * 100)} %"]
+    if each.missed_win_in is not None:
+        notes.append(
+            lang.n_(
+                "missed a win in {count} move", "missed a win in {count} moves", each.missed_win_in
+            )
+        )
+    if each.allowed_loss_in is not None:
+        notes.append(
+            lang.n_(
+                "allowed a loss in {count} move",
+                "allowed a loss in {count} moves",
+                each.allowed_loss_in,
+            )
+        )
+    judgement = lang.gettext(each.judgement.label)
+    if each.better is None:
+        return lang._(
+            "Move {number}, {move}: {judgement} ({notes})",
+            number=each.number,
+            move=str(each.move),
+            judgement=judgement,
+            notes="; ".join(notes),
+        )
+    return lang._(
+        "Move {number}, {move}: {judgement} ({notes}); better {better}",
+        number=each.number,
+        move=str(each.move),
+        judgement=judgement,
+        notes="; ".join(notes),
+        better=str(each.better),
+    )
+
+
+def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
     """The reply: which set, how it ended, and each side's biggest mistakes with better moves."""
     game = chosen.game
     names = {
-        Side.ATTACKERS: escaped(chosen.attacker_name or "Attackers"),
-        Side.DEFENDERS: escaped(chosen.defender_name or "Defenders"),
+        Side.ATTACKERS: escaped(chosen.attacker_name or lang._("Attackers")),
+        Side.DEFENDERS: escaped(chosen.defender_name or lang._("Defenders")),
     }
-    set_part = f", set {chosen.set_number} of {chosen.sets_total}" if chosen.sets_total > 1 else ""
-    ending = f"{chosen.outcome} " if chosen.outcome is not None else ""
-    lines = [
-        f"**Analysis of game {chosen.game_id}**{set_part}: {names[Side.ATTACKERS]} (attackers) "
-        f"vs {names[Side.DEFENDERS]} (defenders). {ending}After {game.ply} moves.",
+    if chosen.sets_total > 1:
+        title = lang._(
+            "**Analysis of game {game}**, set {number} of {total}",
+            game=chosen.game_id,
+            number=chosen.set_number,
+            total=chosen.sets_total,
+        )
+    else:
+        title = lang._("**Analysis of game {game}**", game=chosen.game_id)
+    sentences = [
+        lang._(
+            "{attackers} (attackers) vs {defenders} (defenders).",
+            attackers=names[Side.ATTACKERS],
+            defenders=names[Side.DEFENDERS],
+        )
     ]
+    if chosen.outcome is not None:
+        sentences.append(lang.render(outcome_text(chosen.outcome)))
+    sentences.append(lang.n_("After {count} move.", "After {count} moves.", game.ply))
+    lines = [f"{title}: " + " ".join(sentences)]
     for side in (Side.ATTACKERS, Side.DEFENDERS):
         worst = review.worst(side, MARKED_PER_SIDE)
         counts = review.counts(side)
         tally = ", ".join(
-            f"{counts[judgement]} {judgement.label}{'s' if counts[judgement] != 1 else ''}"
+            judgement_count(judgement, counts[judgement], lang)
             for judgement in sorted(MARKS, reverse=True)
         )
-        lines.append(f"**{names[side]}** ({side.value}): {tally}.")
+        lines.append(f"**{names[side]}** ({side_name(side, lang)}): {tally}.")
         if not worst:
-            lines.append("- No move lost more than 10 % of a win: well played.")
+            well_played = lang._("No move gave away more than a tenth of a win: well played.")
+            lines.append(f"- {well_played}")
         for each in worst:
-            lines.append(f"- {_capitalised(each.describe())}")
+            lines.append(f"- {describe_move_review(each, lang)}")
     lines.append(
-        "The graph shows the attackers' chance of winning after each move; the replay shows, "
-        "before each marked move, the move played (red) and the better move (green)."
+        lang._(
+            "The graph shows the attackers' chance of winning after each move; the replay "
+            "shows, before each marked move, the move played (red) and the better move (green)."
+        )
     )
     return "\n".join(lines)
 
 
-def graph_alt_text(chosen: SetToAnalyse, review: GameReview) -> str:
+def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
     """Alt text of the graph: the chance at the start, the end and the marked turns."""
     start = round(review.chances[0] * 100)
     end = round(review.chances[-1] * 100)
     marked = "; ".join(
-        f"move {each.number} {each.move} {each.judgement.label}" for each in marked_moves(review)
+        lang._(
+            "move {number} {move} {judgement}",
+            number=each.number,
+            move=str(each.move),
+            judgement=lang.gettext(each.judgement.label),
+        )
+        for each in marked_moves(review)
     )
-    text = (
-        f"Game {chosen.game_id}: the attackers' chance of winning, {start} % at the start and "
-        f"{end} % at the end."
+    text = lang._(
+        "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "
+        "the end.",
+        game=chosen.game_id,
+        start=start,
+        end=end,
     )
-    return (text + (f" Marked: {marked}." if marked else ""))[:1024]
-
-
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:]
+    if marked:
+        text += " " + lang._("Marked: {moves}.", moves=marked)
+    return text[:1024]

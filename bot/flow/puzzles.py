@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS
-from bot.i18n import _
+from bot.flow.posts import NO_PINGS, outcome_text
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
 from bot.services.puzzles import DAILY_RETRY, Attempt, DailyPost
@@ -35,18 +36,42 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
-def puzzle_heading(puzzle: Puzzle) -> str:
+DIFFICULTY_NAMES = {
+    Difficulty.EASY: _("easy"),
+    Difficulty.MEDIUM: _("medium"),
+    Difficulty.HARD: _("hard"),
+}
+
+
+def puzzle_heading(puzzle: Puzzle, lang: Language = ENGLISH) -> str:
     """``**Puzzle p1a2b3c4** · medium (rating 1205) · you play the defenders: win in 2``."""
-    moves = "1 move" if puzzle.moves == 1 else f"{puzzle.moves} moves"
-    return (
-        f"**Puzzle {puzzle.puzzle_id}** · {puzzle.difficulty.value} (rating {puzzle.rating}) · "
-        f"you play the **{puzzle.to_move.value}**: win in {moves}"
+    difficulty = lang.render(DIFFICULTY_NAMES[puzzle.difficulty])
+    params = {"puzzle": puzzle.puzzle_id, "difficulty": difficulty, "rating": puzzle.rating}
+    if puzzle.to_move is Side.ATTACKERS:
+        return lang.n_(
+            "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **attackers**: "
+            "win in {count} move",
+            "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **attackers**: "
+            "win in {count} moves",
+            puzzle.moves,
+            **params,
+        )
+    return lang.n_(
+        "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **defenders**: "
+        "win in {count} move",
+        "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **defenders**: "
+        "win in {count} moves",
+        puzzle.moves,
+        **params,
     )
 
 
-def board_file(puzzle: Puzzle, game: Game, highlight: str | None = None) -> discord.File:
+def board_file(
+    puzzle: Puzzle, game: Game, highlight: str | None = None, lang: Language = ENGLISH
+) -> discord.File:
     """The puzzle's board as it stands (both last moves marked), with alt text."""
-    you, engine = "You", "Defence"
+    # Translators: the two names of a puzzle's board: the solver, and the side the bot plays.
+    you, engine = lang._("You"), lang._("Defence")
     attacker, defender = (you, engine) if puzzle.to_move is Side.ATTACKERS else (engine, you)
     frm = parse_square(highlight, game.ruleset.size) if highlight else None
     png = render_board(
@@ -55,12 +80,18 @@ def board_file(puzzle: Puzzle, game: Game, highlight: str | None = None) -> disc
         defender_name=defender,
         highlight_from=frm,
         mark_earlier=game.ply >= 2,
+        words=lang,
     )
-    return discord.File(
-        io.BytesIO(png),
-        filename="puzzle.png",
-        description=describe_board(game, highlight_from=frm)[:1024],
+    alt = describe_board(
+        game, attacker_name=attacker, defender_name=defender, highlight_from=frm, words=lang
     )
+    return discord.File(io.BytesIO(png), filename="puzzle.png", description=alt[:1024])
+
+
+def why_wrong(answer: Answer, lang: Language = ENGLISH) -> str:
+    """The engine's reason a move fails, in ``lang``: "After a4-a1, the answer b2-b1 wins. …"."""
+    outcome = lang.render(outcome_text(answer.outcome)) if answer.outcome is not None else ""
+    return lang._(answer.why, move=answer.move, reply=answer.reply, outcome=outcome).strip()
 
 
 class PuzzleFlow:
@@ -84,7 +115,8 @@ class PuzzleFlow:
         attempt = await self.bot.services.puzzles.start(
             interaction.user.id, interaction.guild_id, difficulty
         )
-        await self._show(interaction, attempt, self._prompt(attempt), edit=edit)
+        lang = reader(interaction)
+        await self._show(interaction, attempt, self._prompt(attempt, lang), edit=edit)
 
     async def solve_daily(
         self, interaction: discord.Interaction[Any], puzzle_id: str, day: str
@@ -94,7 +126,8 @@ class PuzzleFlow:
         attempt = await self.bot.services.puzzles.start_daily(
             interaction.user.id, interaction.guild_id, puzzle_id, day
         )
-        await self._show(interaction, attempt, self._prompt(attempt), edit=False)
+        lang = reader(interaction)
+        await self._show(interaction, attempt, self._prompt(attempt, lang), edit=False)
 
     async def pick_piece(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, from_name: str
@@ -102,11 +135,13 @@ class PuzzleFlow:
         """The first picker step: show the chosen piece's moves."""
         attempt = await self._current(interaction, attempt_id, ply)
         game = attempt_game(attempt)
-        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name)
+        lang = reader(interaction)
+        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name, lang)
+        where = lang._("Where does {square} go?", square=from_name)
         await interaction.response.edit_message(
-            content=f"{puzzle_heading(attempt.puzzle)}\nWhere does {from_name} go?",
+            content=f"{puzzle_heading(attempt.puzzle, lang)}\n{where}",
             attachments=[picture],
-            view=picker_view(attempt, game, from_name),
+            view=picker_view(attempt, game, from_name, lang),
         )
 
     async def play_move(
@@ -126,38 +161,44 @@ class PuzzleFlow:
         )
         answer = Answer.parse(text)
         service = self.bot.services.puzzles
+        lang = reader(interaction)
         if answer.verdict is Verdict.SOLVED:
             done = await service.record(attempt, (move,), stored.SOLVED)
             stats = await service.stats(interaction.user.id)
-            line = f"**Solved!** {move} wins. Streak: {stats.streak} puzzle" + (
-                "s" if stats.streak != 1 else ""
+            line = lang.n_(
+                "**Solved!** {move} wins. Streak: {count} puzzle.",
+                "**Solved!** {move} wins. Streak: {count} puzzles.",
+                stats.streak,
+                move=move,
             )
             await self._show(
-                interaction, done, f"{puzzle_heading(done.puzzle)}\n{line}.", edit=True
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
         elif answer.verdict is Verdict.CORRECT:
             assert answer.reply is not None
             left = attempt.moves_left - 1
-            moves = "1 more move" if left == 1 else f"{left} more moves"
             done = await service.record(attempt, (move, str(answer.reply)), stored.OPEN)
+            line = lang.n_(
+                "**Good:** {move}. The defence answers {reply}. Win in {count} more move.",
+                "**Good:** {move}. The defence answers {reply}. Win in {count} more moves.",
+                left,
+                move=move,
+                reply=str(answer.reply),
+            )
             await self._show(
-                interaction,
-                done,
-                f"{puzzle_heading(done.puzzle)}\n**Good:** {move}. The defence answers "
-                f"{answer.reply}. Win in {moves}.",
-                edit=True,
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
         else:
             played = (move, str(answer.reply)) if answer.reply is not None else (move,)
             done = await service.record(attempt, played, stored.FAILED)
             solution = " ".join(str(m) for m in attempt.puzzle.solution)
+            line = lang._(
+                "**Not this time:** {why} The solution: {solution}. Your streak starts again.",
+                why=why_wrong(answer, lang),
+                solution=solution,
+            )
             await self._show(
-                interaction,
-                done,
-                f"{puzzle_heading(done.puzzle)}\n**Not this time:** "
-                f"{answer.explanation[:1].upper()}{answer.explanation[1:]}. "
-                f"The solution: {solution}. Your streak starts again.",
-                edit=True,
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
 
     async def _current(
@@ -168,20 +209,25 @@ class PuzzleFlow:
             raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
         return attempt
 
-    def _prompt(self, attempt: Attempt) -> str:
+    def _prompt(self, attempt: Attempt, lang: Language) -> str:
         left = attempt.moves_left
+        heading = puzzle_heading(attempt.puzzle, lang)
         if not attempt.line:
-            return f"{puzzle_heading(attempt.puzzle)}\nFind the move: choose a piece."
-        moves = "1 more move" if left == 1 else f"{left} more moves"
-        return f"{puzzle_heading(attempt.puzzle)}\nWelcome back: win in {moves}."
+            return f"{heading}\n" + lang._("Find the move: choose a piece.")
+        return f"{heading}\n" + lang.n_(
+            "Welcome back: win in {count} more move.",
+            "Welcome back: win in {count} more moves.",
+            left,
+        )
 
     async def _show(
         self, interaction: discord.Interaction[Any], attempt: Attempt, content: str, *, edit: bool
     ) -> None:
         """Send (or edit into) the attempt's private message: board and picker or next."""
         game = attempt_game(attempt)
-        picture = await asyncio.to_thread(board_file, attempt.puzzle, game)
-        view = next_view() if attempt.finished else picker_view(attempt, game)
+        lang = reader(interaction)
+        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, None, lang)
+        view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
         if interaction.response.is_done():
             await interaction.edit_original_response(
                 content=content, attachments=[picture], view=view
@@ -207,17 +253,18 @@ class PuzzleFlow:
             if retry is not None and retry > now:
                 continue
             channel = self.bot.get_partial_messageable(post.channel_id)
+            lang = await self.bot.flow.server_language(post.guild_id)
             try:
                 # A post Discord took just before a restart (its id never stored) is found,
                 # not posted again.
-                earlier = await self._already_posted(channel, post.day)
+                earlier = await self._already_posted(channel, post.day, lang)
                 if earlier is not None:
                     await service.daily_posted(post.guild_id, post.day, earlier)
                     continue
                 message = await channel.send(
-                    daily_text(post),
-                    file=board_file(post.puzzle, post.puzzle.game()),
-                    view=solve_view(post.puzzle.puzzle_id, post.day),
+                    daily_text(post, lang),
+                    file=board_file(post.puzzle, post.puzzle.game(), None, lang),
+                    view=solve_view(post.puzzle.puzzle_id, post.day, lang),
                     allowed_mentions=NO_PINGS,
                 )
             except discord.HTTPException as error:
@@ -229,13 +276,15 @@ class PuzzleFlow:
             self._retry_after.pop(key, None)
             await service.daily_posted(post.guild_id, post.day, message.id)
 
-    async def _already_posted(self, channel: discord.PartialMessageable, day: str) -> int | None:
+    async def _already_posted(
+        self, channel: discord.PartialMessageable, day: str, lang: Language
+    ) -> int | None:
         """The id of this bot's post of ``day`` among the channel's latest messages."""
         me = self.bot.user
         if me is None:
             return None
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
-            if message.author.id == me.id and message.content.startswith(daily_marker(day)):
+            if message.author.id == me.id and message.content.startswith(daily_marker(day, lang)):
                 return message.id
         return None
 
@@ -244,23 +293,37 @@ HISTORY_LOOKED_AT = 50
 """Messages of the channel looked at for a post of the day that was never marked."""
 
 
-def daily_marker(day: str) -> str:
+def daily_marker(day: str, lang: Language = ENGLISH) -> str:
     """How a daily post begins (also how an unmarked one is recognised)."""
-    return f"**Daily puzzle, {day}**"
+    return lang._("**Daily puzzle, {day}**", day=day)
 
 
-def daily_text(post: DailyPost) -> str:
+def daily_text(post: DailyPost, lang: Language = ENGLISH) -> str:
     """The daily post: the day, the puzzle, and who solved the one before."""
     lines = [
-        f"{daily_marker(post.day)}\n{puzzle_heading(post.puzzle)}.\n"
-        "Press **Solve** to try it privately; your moves are checked as you play."
+        daily_marker(post.day, lang),
+        f"{puzzle_heading(post.puzzle, lang)}.",
+        lang._("Press **Solve** to try it privately; your moves are checked as you play."),
     ]
     if post.previous is not None:
+        day = post.previous.day
         if post.previous_solvers:
             names = ", ".join(f"<@{user}>" for user in post.previous_solvers[:30])
             more = len(post.previous_solvers) - 30
-            extra = f" and {more} more" if more > 0 else ""
-            lines.append(f"The puzzle of {post.previous.day} was solved by {names}{extra}.")
+            if more > 0:
+                lines.append(
+                    lang.n_(
+                        "The puzzle of {day} was solved by {names} and {count} more player.",
+                        "The puzzle of {day} was solved by {names} and {count} more players.",
+                        more,
+                        day=day,
+                        names=names,
+                    )
+                )
+            else:
+                lines.append(
+                    lang._("The puzzle of {day} was solved by {names}.", day=day, names=names)
+                )
         else:
-            lines.append(f"Nobody solved the puzzle of {post.previous.day}.")
+            lines.append(lang._("Nobody solved the puzzle of {day}.", day=day))
     return "\n".join(lines)

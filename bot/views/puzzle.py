@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Self
 
 import discord
 
+from bot.i18n import ENGLISH, Language, Text, _
 from bot.services.puzzles import Attempt
 from bot.views.common import GuardedItem, bot_of
 from bot.views.picker import chunks, piece_options
@@ -35,30 +36,32 @@ def destination_options(game: Game, from_name: str) -> list[discord.SelectOption
     ]
 
 
-def picker_view(attempt: Attempt, game: Game, from_name: str | None = None) -> discord.ui.View:
+def picker_view(
+    attempt: Attempt, game: Game, from_name: str | None = None, lang: Language = ENGLISH
+) -> discord.ui.View:
     """The pieces to move, or with ``from_name`` the chosen piece's destinations."""
     view = discord.ui.View(timeout=None)
     ply = len(attempt.line)
     if from_name is None:
-        for index, options in enumerate(chunks(piece_options(game))[:4]):
-            view.add_item(PuzzlePiece(attempt.attempt_id, ply, index, options))
+        for index, options in enumerate(chunks(piece_options(game, lang))[:4]):
+            view.add_item(PuzzlePiece(attempt.attempt_id, ply, index, options, lang))
     else:
         for index, options in enumerate(chunks(destination_options(game, from_name))[:4]):
-            view.add_item(PuzzleTarget(attempt.attempt_id, ply, index, options))
+            view.add_item(PuzzleTarget(attempt.attempt_id, ply, index, options, lang))
     return view
 
 
-def next_view() -> discord.ui.View:
+def next_view(lang: Language = ENGLISH) -> discord.ui.View:
     """One button for another puzzle."""
     view = discord.ui.View(timeout=None)
-    view.add_item(NextPuzzle())
+    view.add_item(NextPuzzle(lang))
     return view
 
 
-def solve_view(puzzle_id: str, day: str) -> discord.ui.View:
-    """The Solve button under a daily post."""
+def solve_view(puzzle_id: str, day: str, lang: Language = ENGLISH) -> discord.ui.View:
+    """The Solve button under a daily post (in the server's language)."""
     view = discord.ui.View(timeout=None)
-    view.add_item(SolveButton(puzzle_id, day))
+    view.add_item(SolveButton(puzzle_id, day, lang))
     return view
 
 
@@ -68,10 +71,10 @@ class SolveButton(
 ):
     """ "Solve" under a daily puzzle: the presser's own attempt, privately."""
 
-    def __init__(self, puzzle_id: str, day: str) -> None:
+    def __init__(self, puzzle_id: str, day: str, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Solve",
+                label=lang._("Solve"),
                 style=discord.ButtonStyle.primary,
                 custom_id=f"puzzle:solve:{puzzle_id}:{day}",
             )
@@ -96,10 +99,12 @@ class SolveButton(
 class NextPuzzle(GuardedItem[discord.ui.Button[Any]], template=r"puzzle:next"):
     """ "Another puzzle" after one is over."""
 
-    def __init__(self) -> None:
+    def __init__(self, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Another puzzle", style=discord.ButtonStyle.secondary, custom_id="puzzle:next"
+                label=lang._("Another puzzle"),
+                style=discord.ButtonStyle.secondary,
+                custom_id="puzzle:next",
             )
         )
 
@@ -124,7 +129,7 @@ class PuzzleSelect(
     """A select of a puzzle's picker; its id carries the attempt, the ply and its index."""
 
     step: ClassVar[str] = "from"
-    placeholders: ClassVar[tuple[str, str]] = ("Choose a piece", "More pieces")
+    placeholders: ClassVar[tuple[Text, Text]] = (_("Choose a piece"), _("More pieces"))
 
     def __init__(
         self,
@@ -132,12 +137,13 @@ class PuzzleSelect(
         ply: int,
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
+        lang: Language = ENGLISH,
     ) -> None:
         first, more = self.placeholders
         super().__init__(
             discord.ui.Select(
                 custom_id=f"pz:{attempt_id}:{ply}:{self.step}:{index}",
-                placeholder=first if index == 0 else more,
+                placeholder=lang.render(first if index == 0 else more),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -169,7 +175,7 @@ class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):to:
     """The second step: where to. Choosing plays the move."""
 
     step = "to"
-    placeholders = ("Choose where it goes", "More destinations")
+    placeholders = (_("Choose where it goes"), _("More destinations"))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         [move] = self.item.values
