@@ -10,14 +10,18 @@ Run from the repository root, for example::
 Version A is the checkout named by ``--a`` (default: this repository), version B the one named
 by ``--b``. Each version runs in its own Python process with its checkout first on the path, so
 the two engines never share code or tables. Each pair of games starts from the same random
-opening of 2-4 plies; A plays the attackers in one game and the defenders in the other. The
-moves are checked by this repository's rules. A game reaching ``--max-plies`` counts half a
-point to each. The score printed is A's share of the points with a 95 % confidence interval
-(normal approximation over pairs, which removes the openings' own bias from the error), and A's
-results as attackers and as defenders.
+opening of 2-4 plies (``--opening``); A plays the attackers in one game and the defenders in the
+other. The moves are checked by this repository's rules. A game reaching ``--max-plies``
+counts half a point to each. The score printed is A's share of the points with a 95 %
+confidence interval (normal approximation over pairs, which removes the openings' own bias from
+the error), and A's results as attackers and as defenders.
 
 Node budgets (``--nodes``) make a match reproducible and immune to a busy machine; ``--time``
-plays at a time budget and prints the time each version actually used per move.
+plays at a time budget and prints the time each version actually used per move. At a node
+budget a slower evaluation costs nothing: ``--nodes-a`` gives A a smaller budget to charge it
+its time (compare the nodes/s printed for each version). Level 5 leaves nothing to chance, so
+two versions from the same opening play the same game every time (and a version against
+itself plays the same game twice in a pair); a match of the weaker levels differs by its seeds.
 """
 
 from __future__ import annotations
@@ -131,7 +135,7 @@ def play(
                 "ruleset": args.ruleset,
                 "moves": moves,
                 "level": args.level_b if name == "B" and args.level_b else args.level,
-                "nodes": args.nodes,
+                "nodes": args.nodes_a if name == "A" and args.nodes_a else args.nodes,
                 "time": args.time,
                 "seed": rng.randrange(1 << 30),
             }
@@ -165,9 +169,13 @@ def run_pair(index: int, args: argparse.Namespace, tally: Tally, pool: list[list
     with tally.lock:
         a, b = pool.pop()
     try:
-        opening = random_opening(args.ruleset, args.seed * 100_003 + index)
-        w1, r1 = play(("A", a), ("B", b), opening, args, index * 2, tally)
-        w2, r2 = play(("B", b), ("A", a), opening, args, index * 2 + 1, tally)
+        low, _, high = args.opening.partition("-")
+        opening = random_opening(
+            args.ruleset, args.seed * 100_003 + index, int(low), int(high or low)
+        )
+        game_seed = (args.seed * 100_003 + index) * 2
+        w1, r1 = play(("A", a), ("B", b), opening, args, game_seed, tally)
+        w2, r2 = play(("B", b), ("A", a), opening, args, game_seed + 1, tally)
     finally:
         with tally.lock:
             pool.append([a, b])
@@ -208,17 +216,28 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--b", type=Path, required=True, help="checkout of version B")
     parser.add_argument("--pairs", type=int, default=50, help="openings (two games each)")
     parser.add_argument("--nodes", type=int, default=None, help="node budget a move")
+    parser.add_argument(
+        "--nodes-a",
+        type=int,
+        default=None,
+        help="A's node budget if not --nodes (to charge a slower evaluation its time)",
+    )
     parser.add_argument("--time", type=float, default=None, help="seconds a move")
     parser.add_argument("--level", type=int, default=5)
     parser.add_argument("--level-b", type=int, default=None, help="B's level if not --level")
     parser.add_argument("--ruleset", default="brandubh")
     parser.add_argument("--max-plies", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--opening", default="2-4", help="random plies before the engines play: LOW-HIGH or N"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.nodes is None and args.time is None:
         args.nodes = 10_000
     budget = f"{args.nodes:,} nodes" if args.nodes else f"{args.time:g} s"
+    if args.nodes_a:
+        budget += f" (A {args.nodes_a:,})"
     levels = f"level {args.level}"
     if args.level_b:
         levels = f"A level {args.level}, B level {args.level_b} (its share of)"
@@ -247,7 +266,8 @@ def main(argv: Iterable[str] | None = None) -> None:
             line = (
                 f"{name}: {sum(used) / len(used):.3f} s a move on average "
                 f"(max {max(used):.3f}), {sum(tally.nodes[name]) / len(used):,.0f} nodes, "
-                f"mean depth {sum(tally.depth[name]) / len(used):.1f}"
+                f"mean depth {sum(tally.depth[name]) / len(used):.1f}, "
+                f"{sum(tally.nodes[name]) / max(1e-9, sum(used)):,.0f} nodes/s"
             )
             if args.time:
                 line += f"; used/budget {sum(used) / len(used) / args.time:.0%}"

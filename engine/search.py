@@ -13,8 +13,10 @@ nodes of the last ones); a hard stop at 95 % of the budget ends a deeper one cut
 
 Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
 they let chance choose among the moves the search found nearly as good as the best (a softmax
-over scores). Every level takes an immediate win and steps out of an immediate loss when it can,
-because both are seen at depth 2 and a move losing at once is never drawn by chance.
+over scores). Levels 4 and 5 play the first plies of brandubh from an opening book the engine
+wrote itself by deep searches (:mod:`engine.book`). Every level takes an immediate win and steps
+out of an immediate loss when it can, because both are seen at depth 2 and a move losing at once
+is never drawn by chance.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.board import ATTACKER, DEFENDER, Board
+from engine.book import book_move
 from engine.evaluation import Tables, capture_moves, evaluate, king_capturable, tables
 from engine.game import Game
 from engine.moves import Move
@@ -63,6 +66,8 @@ class SearchResult:
     budget: float | None = None
     """Seconds this level was given (its share of the caller's time), ``None`` under a node
     limit alone: ``elapsed / budget`` is the share of the budget used."""
+    from_book: bool = False
+    """The move came from the opening book (``score`` and ``depth`` are the book's)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,8 @@ class Level:
     """Seconds per move when the caller gives no time limit."""
     effort: float = 1.0
     """Share of the time or node budget this level uses."""
+    book: bool = False
+    """Whether the level plays the opening book's move when the position is in it."""
 
 
 LEVELS: dict[int, Level] = {
@@ -83,8 +90,8 @@ LEVELS: dict[int, Level] = {
     1: Level(max_depth=2, temperature=150.0, default_time=0.2, effort=0.1),
     2: Level(max_depth=2, temperature=40.0, default_time=0.3, effort=0.15),
     3: Level(max_depth=2, temperature=12.0, default_time=0.5, effort=0.25),
-    4: Level(max_depth=4, temperature=8.0, default_time=1.0, effort=0.5),
-    5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0),
+    4: Level(max_depth=4, temperature=8.0, default_time=1.0, effort=0.5, book=True),
+    5: Level(max_depth=_MAX_PLY - 16, temperature=0.0, default_time=2.0, book=True),
 }
 
 
@@ -378,13 +385,15 @@ def choose_move(
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
+    book: bool = True,
 ) -> SearchResult:
     """The computer's move in ``game`` at ``level`` (1 weakest to 5 full strength).
 
     ``time_limit`` is a hard budget in seconds; ``nodes`` a limit on positions searched. With
     neither, the level's own time is used; with ``nodes`` alone the search is deterministic.
-    ``seed`` fixes the chance in the weaker levels' choices. Raises ``ValueError`` if the game is
-    over or the side to move has no legal move.
+    ``seed`` fixes the chance in the weaker levels' choices. Levels 4 and 5 play the opening
+    book's move when the position is in it, unless ``book`` is false. Raises ``ValueError`` if
+    the game is over or the side to move has no legal move.
     """
     started = time.perf_counter()
     if level not in LEVELS:
@@ -396,6 +405,18 @@ def choose_move(
     if not root_moves:
         raise ValueError("The side to move has no legal move.")
     config = LEVELS[level]
+    if config.book and book:
+        entry = book_move(board)
+        if entry is not None:
+            return SearchResult(
+                move=Move.from_code(entry.move),
+                score=entry.score,
+                depth=entry.depth,
+                nodes=0,
+                elapsed=time.perf_counter() - started,
+                budget=None if time_limit is None else time_limit * config.effort,
+                from_book=True,
+            )
     budget = time_limit
     if budget is None and nodes is None:
         budget = config.default_time

@@ -50,7 +50,7 @@ def test_finished_game_is_refused() -> None:
 def test_result_reports_its_search() -> None:
     """The result names a legal move, a completed depth and the positions searched."""
     game = Game()
-    result = choose_move(game, level=5, nodes=10_000)
+    result = choose_move(game, level=5, nodes=10_000, book=False)
     assert isinstance(result, SearchResult)
     assert result.depth >= 2
     assert result.nodes > 0
