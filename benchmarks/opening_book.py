@@ -1,6 +1,6 @@
 """Write the opening book (``engine/opening_book.txt``) by deep searches of the first plies.
 
-Run from the repository root (about 25 minutes on one core at the default budget)::
+Run from the repository root (about 5 minutes on one core at the default budget)::
 
     nice -n 10 .venv/bin/python -m benchmarks.opening_book
     .venv/bin/python -m benchmarks.opening_book --nodes 200000 --out /tmp/book.txt  # quicker

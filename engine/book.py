@@ -4,7 +4,7 @@
 docstring for how the positions are chosen and how deep each was searched). Each line is one
 position and the move to play in it::
 
-    brandubh <TAB> /3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ <TAB> attackers <TAB> d2-c2 <TAB> 35 <TAB> 7
+    brandubh <TAB> /3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/ <TAB> attackers <TAB> d2-f2 <TAB> 575 <TAB> 7
 
 (ruleset, OpenTafl position, side to move, move, score for the mover, depth searched). A
 position is found whatever moves led to it. Only the strongest levels consult the book
