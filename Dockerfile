@@ -23,6 +23,8 @@ COPY pyproject.toml README.md LICENSE ./
 COPY engine ./engine
 COPY renderer ./renderer
 COPY bot ./bot
+# /rules attaches the rules pages: bot/rules_pages links to them, the build copies them in.
+COPY docs/rules*.md ./docs/
 RUN pip install --no-deps .
 
 USER brandubh

@@ -147,7 +147,9 @@ def populate_guild(path: Path, players: int, games_count: int, seed: int) -> Non
             rows,
         )
         raw.executemany(
-            "INSERT INTO ratings VALUES (?, ?, ?, ?, 0.06, ?, ?, ?, 0, ?, 0)",
+            "INSERT INTO ratings (guild_id, user_id, rating, deviation, volatility, games, wins, "
+            "losses, draws, matches_won, updated_us, ruleset) "
+            "VALUES (?, ?, ?, ?, 0.06, ?, ?, ?, 0, ?, 0, 'brandubh')",
             (
                 (GUILD, 1000 + i, rng.gauss(1500, 250), rng.uniform(45, 350), 20, 10, 10, 5)
                 for i in range(players)
@@ -161,7 +163,7 @@ async def _create(path: Path) -> None:
     await database.close()
 
 
-async def leaderboard_times(path: Path, runs: int) -> dict[str, float]:
+async def leaderboard_times(path: str | Path, runs: int) -> dict[str, float]:
     """Median milliseconds of leaderboard pages and a player's stats over ``runs`` calls."""
     services = await Services.open(path)
     figures = {}

@@ -39,7 +39,9 @@ async def run(settings: Settings) -> None:
     from bot.services import Services
 
     # The database first: a damaged or foreign file is refused before Discord is contacted.
-    services = await Services.open(settings.db_path)
+    services = await Services.open(settings.database, shards=settings.shards)
+    if settings.shard_count is not None:
+        _log.info("Running shards %s", settings.shards.describe())
     settings.apply_endpoints()
     async with BrandubhBot(settings, services=services) as bot:
         loop = asyncio.get_running_loop()
@@ -81,6 +83,9 @@ def main() -> int:
         settings = load_settings()
     except ConfigError as error:
         return _fail(str(error), EXIT_CONFIG)
+    if settings.database_url is not None:
+        # PostgreSQL is shared by design: shard processes each drive their own servers.
+        return _run_logged(settings)
     lock = ProcessLock(settings.db_path)
     try:
         lock.acquire()

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any, Protocol, TypeVar
 
 from engine import Game
 from engine.search import think
@@ -22,10 +23,25 @@ from engine.search import think
 _log = logging.getLogger(__name__)
 
 Thinker = Callable[..., str]
+T = TypeVar("T")
 
 
 class PoolClosed(Exception):
     """The pool was closed while a move was being asked for."""
+
+
+class ComputerOpponent(Protocol):
+    """Where the computer's moves come from: this pool with SQLite, the PostgreSQL job queue
+    (``bot.ai_queue``) with PostgreSQL. The game's flow asks either the same way."""
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        """The computer's move in ``game`` at ``level`` (1-5), as text such as ``d1-d3``.
+        Raises PoolClosed when shutting down."""
+        ...
+
+    async def close(self) -> None:
+        """Stop asking for moves."""
+        ...
 
 
 class AIPool:
@@ -78,6 +94,23 @@ class AIPool:
                 return await future
             except concurrent.futures.process.BrokenProcessPool:
                 _log.error("A computer-opponent worker died; starting a fresh pool")
+                self._executor = None
+                raise
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker (a picklable module-level function), queued with the
+        computer's moves: the analysis's searches take a worker in turn, one position at a time.
+        """
+        if self._closed:
+            raise PoolClosed("the engine is shutting down")
+        async with self._slots:
+            if self._closed:
+                raise PoolClosed("the engine is shutting down")
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(self._pool(), function, *args)
+            except concurrent.futures.process.BrokenProcessPool:
+                _log.error("An engine worker died; starting a fresh pool")
                 self._executor = None
                 raise
 

@@ -14,9 +14,14 @@ import discord
 from discord.ext import commands
 
 from bot import errors, sync
-from bot.ai_pool import AIPool
+from bot.ai_pool import AIPool, ComputerOpponent
+from bot.ai_queue import QueuedComputer
 from bot.config import Settings
 from bot.flow import GameFlow
+from bot.flow.analysis import AnalysisFlow
+from bot.flow.puzzles import PuzzleFlow
+from bot.i18n.audience import reader
+from bot.i18n.commands import CatalogTranslator
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -43,6 +48,7 @@ COGS = (
     "bot.cogs.info",
     "bot.cogs.standings",
     "bot.cogs.admin",
+    "bot.cogs.learn",
 )
 
 
@@ -57,11 +63,18 @@ def _custom_ids(components: Sequence[Any]) -> set[str]:
     return found
 
 
-class BrandubhBot(commands.Bot):
-    """Brandubh for Discord. ``services`` and ``ai`` exist once ``setup_hook`` has run."""
+class BrandubhBot(commands.AutoShardedBot):
+    """Brandubh for Discord. ``services`` and ``ai`` exist once ``setup_hook`` has run.
+
+    An ``AutoShardedBot``: it runs the shards the settings name (DISCORD_SHARD_COUNT and
+    DISCORD_SHARD_IDS), or as many as Discord recommends, each its own gateway connection.
+    """
 
     services: Services
-    ai: AIPool
+    ai: ComputerOpponent
+    """Where the computer opponent's moves come from (this process or the worker queue)."""
+    engine: AIPool
+    """This process's engine workers, for the analyses and puzzles it answers itself."""
 
     def __init__(
         self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
@@ -74,6 +87,9 @@ class BrandubhBot(commands.Bot):
             intents=intents,
             help_command=None,
             guild_ready_timeout=settings.guild_ready_timeout,
+            shard_count=settings.shard_count,
+            # None (every shard) is discord.py's default, though its annotation only says list.
+            shard_ids=list(settings.shard_ids) if settings.shard_ids else None,  # type: ignore[arg-type]
             # Nobody is pinged unless a message names whom it may ping (the player to move, the
             # challenged member): a display name like "<@someone>" can never ping through us.
             allowed_mentions=discord.AllowedMentions.none(),
@@ -83,6 +99,10 @@ class BrandubhBot(commands.Bot):
         """The current time (tests pass a clock they can move forward)."""
         self.flow = GameFlow(self)
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
+        self.analysis = AnalysisFlow(self)
+        """/analyse: the engine's review of a finished set."""
+        self.puzzles = PuzzleFlow(self)
+        """/puzzle and the daily puzzle."""
         self._background: set[asyncio.Task[Any]] = set()
         self._names: dict[int, str] = {}
         self._closing: asyncio.Future[None] | None = None
@@ -92,25 +112,40 @@ class BrandubhBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open the database, start the pool and timers, register buttons and commands."""
         if getattr(self, "services", None) is None:
-            self.services = await Services.open(self.settings.db_path, clock=self.clock)
+            self.services = await Services.open(
+                self.settings.database, clock=self.clock, shards=self.settings.shards
+            )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
-        self.ai = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.engine = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.ai = await self._computer_opponent()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:
             await self.load_extension(cog)
         errors.install(self.tree)
+        await self.tree.set_translator(CatalogTranslator())
         assert self.application_id is not None
-        await sync.sync_if_changed(
-            self.tree,
-            application_id=self.application_id,
-            guild_ids=self.settings.guild_ids,
-            state_file=sync.state_file_for(self.settings.db_path),
-        )
+        if 0 in self.settings.shards.ids:  # one process syncs the commands, not every shard's
+            await sync.sync_if_changed(
+                self.tree,
+                application_id=self.application_id,
+                guild_ids=self.settings.guild_ids,
+                state_file=sync.state_file_for(self.settings.db_path),
+            )
         self.timers = Timers(self)
         self.timers.start()
-        if self.settings.backup_interval is not None:
+        # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
+        if self.settings.backup_interval is not None and self.settings.database_url is None:
             self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _computer_opponent(self) -> ComputerOpponent:
+        """On PostgreSQL the computer's moves are jobs for ``python -m bot.ai_worker`` processes
+        (any machine); on SQLite a pool of this process's own worker processes."""
+        if self.settings.database_url is None:
+            return self.engine  # one pool: moves and analyses take its workers in turn
+        queued = QueuedComputer(self.settings.database_url, time_per_move=self.settings.ai_time)
+        await queued.start()
+        return queued
 
     async def _take_backups(self, interval: timedelta) -> None:
         """A backup every ``interval`` (the first FIRST_BACKUP after a start without any)."""
@@ -140,7 +175,9 @@ class BrandubhBot(commands.Bot):
             return
         _log.warning("Unknown component id %r from user %s", custom_id[:100], interaction.user.id)
         with contextlib.suppress(discord.HTTPException):
-            await interaction.response.send_message(errors.UNKNOWN_BUTTON, ephemeral=True)
+            await interaction.response.send_message(
+                reader(interaction).render(errors.UNKNOWN_BUTTON), ephemeral=True
+            )
 
     def _handles_component(
         self, component_type: int, custom_id: str, interaction: discord.Interaction[Any]
@@ -242,6 +279,9 @@ class BrandubhBot(commands.Bot):
         ai = getattr(self, "ai", None)
         if ai is not None:
             await ai.close()
+        engine = getattr(self, "engine", None)
+        if engine is not None and engine is not ai:
+            await engine.close()
         services = getattr(self, "services", None)
         await super().close()
         if services is not None:

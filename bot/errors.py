@@ -1,9 +1,10 @@
 """The one place where errors become replies.
 
 Domain errors (the services' ``GameError`` sentences, the engine's ``IllegalMoveError``) and
-Discord's check failures become ephemeral one-sentence replies; anything else is logged with its
-traceback and the player gets a short apology, never a Python message. The command tree, every
-button and every select route their errors here.
+Discord's check failures become ephemeral one-sentence replies, said in the language of the
+person who used the interaction (its ``locale``); anything else is logged with its traceback and
+the player gets a short apology, never a Python message. The command tree, every button and
+every select route their errors here.
 """
 
 from __future__ import annotations
@@ -14,43 +15,62 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
+from bot.i18n.text import engine_sentence
 from bot.services.errors import GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
 from engine import IllegalMoveError
 
 _log = logging.getLogger(__name__)
 
-APOLOGY = "Sorry, something went wrong on my side. It has been logged; please try again."
+APOLOGY = _("Sorry, something went wrong on my side. It has been logged; please try again.")
 
-UNKNOWN_COMMAND = "I do not know that command (any more): type / to see mine."
-MISSING_OPTIONS = (
+UNKNOWN_COMMAND = _("I do not know that command (any more): type / to see mine.")
+MISSING_OPTIONS = _(
     "That command arrived without the options it needs: pick it again from the / menu."
 )
-UNKNOWN_BUTTON = "That button is not one of mine (any more): use the newest message, or /games."
+UNKNOWN_BUTTON = _("That button is not one of mine (any more): use the newest message, or /games.")
 
 CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
 """What the bot needs in a channel where games are played."""
 
 _PERMISSION_NAMES = {
-    "send_messages": "Send Messages",
-    "attach_files": "Attach Files",
-    "embed_links": "Embed Links",
-    "view_channel": "View Channel",
-    "read_message_history": "Read Message History",
-    "send_messages_in_threads": "Send Messages in Threads",
-    "manage_guild": "Manage Server",
+    "send_messages": _("Send Messages"),
+    "attach_files": _("Attach Files"),
+    "embed_links": _("Embed Links"),
+    "view_channel": _("View Channel"),
+    "read_message_history": _("Read Message History"),
+    "send_messages_in_threads": _("Send Messages in Threads"),
+    "manage_guild": _("Manage Server"),
 }
+"""Permissions as Discord's settings name them (in each language)."""
+
+
+def permission_names(missing: list[str], lang: Language) -> str:
+    """ "Attach Files, Embed Links": the permissions as the reader's Discord names them."""
+    return ", ".join(
+        lang.render(_PERMISSION_NAMES[name]) if name in _PERMISSION_NAMES else name
+        for name in missing
+    )
 
 
 class MissingChannelPermissions(Exception):
-    """The bot lacks permissions it needs in a channel; ``str()`` names them for the players."""
+    """The bot lacks permissions it needs in a channel; :meth:`sentence` names them."""
 
     def __init__(self, missing: list[str]) -> None:
         self.missing = missing
-        names = ", ".join(_PERMISSION_NAMES.get(name, name) for name in missing)
-        super().__init__(
-            f"I can't play in this channel: I need the {names} permission(s) here. "
-            "Ask a server admin to give them to me, or use another channel."
+        super().__init__(self.sentence(ENGLISH))
+
+    def sentence(self, lang: Language) -> str:
+        """The refusal in ``lang``, naming the missing permissions."""
+        return lang.n_(
+            "I can't play in this channel: I need the {permissions} permission here. Ask a "
+            "server admin to give it to me, or use another channel.",
+            "I can't play in this channel: I need the {permissions} permissions here. Ask a "
+            "server admin to give them to me, or use another channel.",
+            len(self.missing),
+            permissions=permission_names(self.missing, lang),
         )
 
 
@@ -74,35 +94,48 @@ def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
         raise MissingChannelPermissions(missing)
 
 
-def sentence_for(error: BaseException) -> str | None:
-    """The reply a player should see for ``error``, or None if it is a bug to log."""
+def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
+    """The reply a player should see for ``error``, in ``lang``; None if it is a bug to log."""
     if isinstance(error, app_commands.CommandInvokeError):
-        return sentence_for(error.original)
+        return sentence_for(error.original, lang)
     if isinstance(error, app_commands.TransformerError) and error.__cause__ is not None:
-        cause = sentence_for(error.__cause__)
+        cause = sentence_for(error.__cause__, lang)
         if cause is not None:
             return cause
-    if isinstance(error, GameError | IllegalMoveError | MissingChannelPermissions):
-        return str(error)
+    if isinstance(error, GameError):
+        return lang.render(error.text)
+    if isinstance(error, IllegalMoveError):
+        return lang.render(engine_sentence(error))
+    if isinstance(error, MissingChannelPermissions):
+        return error.sentence(lang)
     if isinstance(error, StorageError):
-        return error.sentence
+        return lang.render(error.sentence)
     if isinstance(error, app_commands.CommandNotFound):
-        return UNKNOWN_COMMAND
+        return lang.render(UNKNOWN_COMMAND)
     if isinstance(error, app_commands.CommandSignatureMismatch):
-        return MISSING_OPTIONS
+        return lang.render(MISSING_OPTIONS)
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "Brandubh is played in server channels, not in direct messages."
+        return lang._("Brandubh is played in server channels, not in direct messages.")
     if isinstance(error, app_commands.MissingPermissions):
-        names = ", ".join(_PERMISSION_NAMES.get(n, n) for n in error.missing_permissions)
-        return f"You need the {names} permission to use this command."
+        return lang.n_(
+            "You need the {permissions} permission to use this command.",
+            "You need the {permissions} permissions to use this command.",
+            len(error.missing_permissions),
+            permissions=permission_names(error.missing_permissions, lang),
+        )
     if isinstance(error, app_commands.BotMissingPermissions):
-        return str(MissingChannelPermissions(error.missing_permissions))
+        return MissingChannelPermissions(error.missing_permissions).sentence(lang)
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down a little: try again in {error.retry_after:.0f} seconds."
+        seconds = round(error.retry_after)
+        return lang.n_(
+            "Slow down a little: try again in {count} second.",
+            "Slow down a little: try again in {count} seconds.",
+            seconds,
+        )
     if isinstance(error, app_commands.TransformerError):
-        return f"I could not read {error.value!r} as {error.type.name.lower()}."
+        return lang._("I could not read {value} for that option.", value=repr(error.value))
     if isinstance(error, discord.Forbidden):
-        return str(MissingChannelPermissions(list(CHANNEL_PERMISSIONS)))
+        return MissingChannelPermissions(list(CHANNEL_PERMISSIONS)).sentence(lang)
     return None
 
 
@@ -121,8 +154,12 @@ def _storage_error(error: BaseException) -> StorageError | None:
 
 
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
-    """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it)."""
-    sentence = sentence_for(error)
+    """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it).
+
+    The answer is in the language of the person who used ``interaction``; the log is English.
+    """
+    lang = reader(interaction)
+    sentence = sentence_for(error, lang)
     storage = _storage_error(error)
     if storage is not None:
         # The details (file, SQLite's words) are for the operator, never for the player.
@@ -131,7 +168,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         )
         _log.log(level, "Database trouble (user=%s): %s", interaction.user.id, storage)
     elif isinstance(error, _ODD_INPUT):
-        _log.warning("Odd interaction from user %s: %s", interaction.user.id, sentence)
+        _log.warning("Odd interaction from user %s: %s", interaction.user.id, sentence_for(error))
     if sentence is None:
         command = interaction.command.qualified_name if interaction.command else None
         custom_id = interaction.data.get("custom_id") if interaction.data else None
@@ -142,7 +179,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
             interaction.user.id,
             exc_info=error,
         )
-        sentence = APOLOGY
+        sentence = lang.render(APOLOGY)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(sentence, ephemeral=True)

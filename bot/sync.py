@@ -21,9 +21,17 @@ from discord import app_commands
 _log = logging.getLogger(__name__)
 
 
-def commands_hash(tree: app_commands.CommandTree[Any], guild: discord.abc.Snowflake | None) -> str:
-    """A stable hash of the command payloads discord.py would sync for ``guild`` (or globally)."""
-    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+async def commands_hash(
+    tree: app_commands.CommandTree[Any], guild: discord.abc.Snowflake | None
+) -> str:
+    """A stable hash of the command payloads discord.py would sync for ``guild`` (or globally),
+    translations included: a changed catalog is synced like a changed command."""
+    commands = tree.get_commands(guild=guild)
+    translator = tree.translator
+    if translator is None:
+        payload = [command.to_dict(tree) for command in commands]
+    else:
+        payload = [await command.get_translated_payload(tree, translator) for command in commands]
     payload.sort(key=lambda command: (str(command.get("type", 1)), str(command["name"])))
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -76,7 +84,7 @@ async def sync_if_changed(
     for guild in guilds:
         scope = "global" if guild is None else f"guild:{guild.id}"
         key = f"{application_id}:{scope}"
-        digest = commands_hash(tree, guild)
+        digest = await commands_hash(tree, guild)
         if state.get(key) == digest:
             _log.info("Commands for %s unchanged; not syncing", scope)
             continue

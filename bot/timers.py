@@ -21,6 +21,7 @@ from bot.flow.posts import pinging
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
+from engine import Side
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -122,23 +123,36 @@ class Timers:
                 challenge.message_id
             )
             try:
-                await message.edit(content=expired_text(challenge), view=None)
+                lang = await self.bot.flow.server_language(challenge.guild_id)
+                await message.edit(content=expired_text(challenge, lang), view=None)
             except discord.HTTPException as error:
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error
                 )
         for active in await services.games.reminders_due(now):
-            left = int(active.deadline.timestamp())
-            posted = await self._post(
-                active.channel_id,
-                f"<@{active.player_to_move}>, reminder: it is your move as the "
-                f"{active.to_move.value}. Half your time is gone; it runs out <t:{left}:R>.",
-                ping=active.player_to_move,
-            )
+            lang = await self.bot.flow.server_language(active.guild_id)
+            params = {
+                "player": f"<@{active.player_to_move}>",
+                "deadline": f"<t:{int(active.deadline.timestamp())}:R>",
+            }
+            if active.to_move is Side.ATTACKERS:
+                reminder = lang._(
+                    "{player}, reminder: it is your move as the attackers. Half your time is "
+                    "gone; it runs out {deadline}.",
+                    **params,
+                )
+            else:
+                reminder = lang._(
+                    "{player}, reminder: it is your move as the defenders. Half your time is "
+                    "gone; it runs out {deadline}.",
+                    **params,
+                )
+            posted = await self._post(active.channel_id, reminder, ping=active.player_to_move)
             if not posted:  # Discord refused it: the next check tries again
                 await services.games.reminder_not_posted(active.game_id, active.ply)
         await self.bot.flow.takebacks.lapse()
         await self.bot.flow.outbox.deliver()
+        await self.bot.puzzles.post_daily(now)
         for match_id, thread_id in await services.games.archives_due(now):
             await self._archive(match_id, thread_id)
         for end in await services.games.time_out_due(now):

@@ -18,6 +18,8 @@ EMPTY = 0
 ATTACKER = 1
 DEFENDER = 2
 KING = 3
+NO_KING = -1
+"""``Board.king`` once the king is captured (or in a position without him)."""
 
 _ATTACKERS_WIN = {r: Outcome(Side.ATTACKERS, r) for r in Reason}
 _DEFENDERS_WIN = {r: Outcome(Side.DEFENDERS, r) for r in Reason}
@@ -50,7 +52,7 @@ class Board:
         self.cells = [EMPTY] * CELLS
         self.attackers: set[Square] = set()
         self.defenders: set[Square] = set()  # the king included
-        self.king: Square = -1
+        self.king: Square = NO_KING
         self.att_bb = 0
         self.def_bb = 0
         z = self.geo.zobrist
@@ -72,9 +74,10 @@ class Board:
             h ^= self.geo.z_side
         self.hash = h
         self.counts: dict[int, int] = {h: 1}
-        self.stack: list[tuple[int, int, list[tuple[Square, int]], Outcome | None]] = []
+        self.stack: list[tuple[int, int, list[tuple[Square, int]]]] = []
+        """``(move, piece, captured)`` of every move played, for :meth:`pop`."""
         self.outcome: Outcome | None = None
-        if self.king < 0:
+        if self.king == NO_KING:
             # A position without a king is one after his capture (docs/rules.md §8).
             self.outcome = _ATTACKERS_WIN[Reason.KING_CAPTURED]
         elif self.geo.escape[self.king]:
@@ -109,7 +112,7 @@ class Board:
         other.turn = self.turn
         other.hash = self.hash
         other.counts = dict(self.counts)
-        other.stack = [(m, p, list(c), o) for m, p, c, o in self.stack]
+        other.stack = [(m, p, list(c)) for m, p, c in self.stack]
         other.outcome = self.outcome
         return other
 
@@ -173,7 +176,8 @@ class Board:
     # --------------------------------------------------------------- make/unmake
 
     def push(self, move: int) -> list[tuple[Square, int]]:
-        """Play ``move`` (assumed legal) and return the captured ``(square, piece)`` pairs."""
+        """Play ``move`` (assumed legal, so the game is not over) and return the captured
+        ``(square, piece)`` pairs."""
         frm = move >> 8
         to = move & 255
         cells = self.cells
@@ -217,7 +221,7 @@ class Board:
                 self.defenders.discard(sq)
                 self.def_bb ^= 1 << sq
                 if victim == KING:
-                    self.king = -1
+                    self.king = NO_KING
                     outcome = _ATTACKERS_WIN[Reason.KING_CAPTURED]
             if outcome is None and self._encircled():
                 outcome = _ATTACKERS_WIN[Reason.ENCIRCLED]
@@ -247,7 +251,7 @@ class Board:
                 outcome = _DEFENDERS_WIN[Reason.KING_ESCAPED]
             elif captured and not self.attackers and rules.defenders_win_by_capturing_all:
                 outcome = _DEFENDERS_WIN[Reason.ALL_CAPTURED]
-        self.stack.append((move, piece, captured, self.outcome))
+        self.stack.append((move, piece, captured))
         self.hash = h
         counts = self.counts
         seen = counts.get(h, 0) + 1
@@ -263,8 +267,12 @@ class Board:
         return captured
 
     def pop(self) -> tuple[int, int, list[tuple[Square, int]]]:
-        """Take back the last move; return it as ``(move, piece, captured)``."""
-        move, piece, captured, previous = self.stack.pop()
+        """Take back the last move; return it as ``(move, piece, captured)``.
+
+        A move is only ever played in a game that is not over, so taking it back reopens the
+        game (a resignation or timeout after it goes too).
+        """
+        move, piece, captured = self.stack.pop()
         frm = move >> 8
         to = move & 255
         cells = self.cells
@@ -305,7 +313,7 @@ class Board:
                 self.att_bb |= 1 << sq
         self.hash = h
         self.turn = DEFENDER if self.turn == ATTACKER else ATTACKER
-        self.outcome = previous
+        self.outcome = None
         return move, piece, captured
 
     def end(self, outcome: Outcome) -> None:
@@ -362,8 +370,9 @@ class Board:
     # -------------------------------------------------------------- king status
 
     def king_escape_routes(self) -> list[Square]:
-        """Escape squares the king could reach with his next move, in board order."""
-        if self.king < 0:
+        """Escape squares the king could reach with his next move, in board order (none once
+        the game is over)."""
+        if self.outcome is not None:
             return []
         cells = self.cells
         escape = self.geo.escape
@@ -377,8 +386,9 @@ class Board:
         return sorted(routes)
 
     def king_in_danger(self) -> bool:
-        """Whether the attackers could capture the king with one move if it were their turn."""
-        if self.king < 0 or self.outcome is not None:
+        """Whether the attackers could capture the king with one move if it were their turn
+        (never once the game is over)."""
+        if self.outcome is not None:
             return False
         board = self
         if self.turn != ATTACKER:

@@ -1,10 +1,27 @@
-"""The engine's exceptions: their messages are sentences a player can read."""
+"""The engine's exceptions: their messages are sentences a player can read.
+
+An :class:`IllegalMoveError` keeps its sentence as a template and its parameters
+(``error.template``, ``error.params``) besides the English ``str()``, so a caller can show it in
+another language: the templates are marked with ``N_`` (``engine.translation``), which the
+bot's message catalogs extract (README, "Languages").
+"""
 
 from __future__ import annotations
 
+from engine.translation import N_
+
 
 class IllegalMoveError(ValueError):
-    """A move that cannot be played here; the message names the square or the rule."""
+    """A move that cannot be played here; the message names the square or the rule.
+
+    ``IllegalMoveError(N_("There is no piece on {square}."), square="c1")``: ``str()`` is the
+    English sentence, ``template`` and ``params`` let it be said in another language.
+    """
+
+    def __init__(self, template: str, /, **params: str | int) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params))
 
 
 class InvalidMoveError(IllegalMoveError):
@@ -19,3 +36,6 @@ class PositionError(ValueError):
 
 class UnknownRulesetError(ValueError):
     """A ruleset name that is not one of the presets."""
+
+
+__all__ = ["N_", "IllegalMoveError", "InvalidMoveError", "PositionError", "UnknownRulesetError"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from engine.board import KING, Board
-from engine.errors import IllegalMoveError, PositionError
+from engine.board import KING, NO_KING, Board
+from engine.errors import N_, IllegalMoveError, PositionError
 from engine.geometry import geometry
 from engine.layout import format_position, parse_position
-from engine.moves import DESTINATION, Move, MoveRecord, move_for_code
+from engine.moves import DESTINATION, Move, MoveRecord, move_for_code, square_label
 from engine.outcome import Outcome, Reason
 from engine.rules import RULESETS, Ruleset, get_ruleset
 from engine.squares import Piece, Side, Square, parse_square, square_name
@@ -18,6 +18,32 @@ _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.K
 _PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
 """The piece for a board cell's int (faster than calling the enum)."""
 _ENDED_FROM_OUTSIDE = frozenset({Reason.RESIGNED, Reason.TIMEOUT, Reason.ABORTED})
+
+# Whole sentences per piece and side (not a noun slotted into one sentence), so that every
+# language can say them with its own grammar.
+_WRONG_SIDE = {
+    Piece.ATTACKER: N_("{square} holds an attacker, and it is the defenders' turn."),
+    Piece.DEFENDER: N_("{square} holds a defender, and it is the attackers' turn."),
+    Piece.KING: N_("{square} holds the king, and it is the attackers' turn."),
+}
+_TAKEN = {
+    Piece.ATTACKER: N_("{square} is taken by an attacker."),
+    Piece.DEFENDER: N_("{square} is taken by a defender."),
+    Piece.KING: N_("{square} is taken by the king."),
+}
+_IN_THE_WAY = {
+    Piece.ATTACKER: N_("{square} is in the way: it holds an attacker."),
+    Piece.DEFENDER: N_("{square} is in the way: it holds a defender."),
+    Piece.KING: N_("{square} is in the way: it holds the king."),
+}
+_NONE_CAN_REACH = {
+    Side.ATTACKERS: N_("None of the attackers can move to {square}."),
+    Side.DEFENDERS: N_("None of the defenders can move to {square}."),
+}
+_SEVERAL_CAN_REACH = {
+    Side.ATTACKERS: N_("{count} of the attackers can move to {square}: write {moves} or {last}."),
+    Side.DEFENDERS: N_("{count} of the defenders can move to {square}: write {moves} or {last}."),
+}
 
 
 class Game:
@@ -102,8 +128,8 @@ class Game:
         self.starting_side = to_move
         self._board = Board(rules, pieces, to_move)
         self._records: list[MoveRecord] = []
-        self._listed: tuple[int, int, list[int]] = (-1, 0, [])
-        """The board's (stack depth, hash, sorted move codes) when legal_moves() last ran."""
+        self._listed: tuple[int, list[int]] | None = None
+        """The position's hash and its sorted move codes when legal_moves() last ran."""
 
     # ------------------------------------------------------------------ state
 
@@ -145,7 +171,7 @@ class Game:
     @property
     def king_square(self) -> Square | None:
         """Where the king stands (``None`` once captured)."""
-        return self._board.king if self._board.king >= 0 else None
+        return self._board.king if self._board.king != NO_KING else None
 
     def position(self) -> str:
         """The current position as an OpenTafl position string."""
@@ -200,7 +226,7 @@ class Game:
         """Every legal move of the side to move, sorted (empty once the game is over)."""
         board = self._board
         codes = sorted(board.moves())
-        self._listed = (len(board.stack), board.hash, codes)
+        self._listed = (board.hash, codes)
         return list(map(move_for_code, codes))
 
     def legal_moves_from(self, square: Square) -> list[Move]:
@@ -230,10 +256,13 @@ class Game:
             return candidates[0]
         name = square_name(to)
         if not candidates:
-            raise IllegalMoveError(f"None of the {self.to_move.value} can move to {name}.")
-        listed = ", ".join(str(move) for move in candidates[:-1]) + f" or {candidates[-1]}"
+            raise IllegalMoveError(_NONE_CAN_REACH[self.to_move], square=name)
         raise IllegalMoveError(
-            f"{len(candidates)} of the {self.to_move.value} can move to {name}: write {listed}."
+            _SEVERAL_CAN_REACH[self.to_move],
+            count=len(candidates),
+            square=name,
+            moves=", ".join(str(move) for move in candidates[:-1]),
+            last=str(candidates[-1]),
         )
 
     def play(self, move: Move | str) -> MoveRecord:
@@ -247,7 +276,7 @@ class Game:
         piece = _PIECES[board.cells[checked.from_square]]
         assert piece is not None
         captured = board.push(checked.code)
-        captures = tuple(sorted([sq for sq, _ in captured])) if captured else ()
+        captures = tuple(sorted([sq for sq, _ in captured]))
         # Positional arguments: this runs for every move a caller plays.
         record = MoveRecord(len(self._records), side, piece, checked, captures)
         self._records.append(record)
@@ -256,7 +285,7 @@ class Game:
     def undo(self) -> MoveRecord:
         """Take back the last move (and any resignation or timeout after it)."""
         if not self._records:
-            raise IllegalMoveError("There is no move to take back.")
+            raise IllegalMoveError(N_("There is no move to take back."))
         self._board.pop()
         return self._records.pop()
 
@@ -269,13 +298,14 @@ class Game:
         """``move`` as a legal :class:`Move`, or an ``IllegalMoveError`` that says why not."""
         board = self._board
         if board.outcome is not None:
-            raise IllegalMoveError(f"The game is over. {board.outcome}")
+            raise IllegalMoveError(N_("The game is over. {outcome}"), outcome=str(board.outcome))
         if isinstance(move, str):
             move = self.parse_move(move)
-        depth, position, codes = self._listed
-        if depth == len(board.stack) and position == board.hash:
-            # The position legal_moves() listed (the same pieces, side and depth): a listed
+        listed = self._listed
+        if listed is not None and listed[0] == board.hash:
+            # The position legal_moves() listed (the same pieces and side to move): a listed
             # move needs no second check.
+            codes = listed[1]
             index = bisect_left(codes, move.code)
             if index < len(codes) and codes[index] == move.code:
                 return move
@@ -284,41 +314,51 @@ class Game:
         geo = board.geo
         for sq in (frm, to):
             if not (0 <= sq < len(geo.on_board) and geo.on_board[sq]):
-                raise IllegalMoveError(f"{_name(sq)} is not on the {geo.size}x{geo.size} board.")
+                raise IllegalMoveError(
+                    N_("{square} is not on the {size}x{size} board."),
+                    square=square_label(sq),
+                    size=geo.size,
+                )
         cells = board.cells
         if not cells[frm]:
-            raise IllegalMoveError(f"There is no piece on {square_name(frm)}.")
+            raise IllegalMoveError(N_("There is no piece on {square}."), square=square_name(frm))
         piece = Piece(cells[frm])
         if piece.side is not board.to_move:
-            raise IllegalMoveError(
-                f"{square_name(frm)} holds {_ARTICLE[piece]}, and it is the "
-                f"{board.to_move.value}' turn."
-            )
+            raise IllegalMoveError(_WRONG_SIDE[piece], square=square_name(frm))
         if frm == to:
-            raise IllegalMoveError(f"A move must leave {square_name(frm)}.")
+            raise IllegalMoveError(N_("A move must leave {square}."), square=square_name(frm))
         df = (to & 15) - (frm & 15)
         dr = (to >> 4) - (frm >> 4)
         if df and dr:
             raise IllegalMoveError(
-                f"{square_name(frm)} to {square_name(to)} is not a straight line: pieces move like "
-                "a rook, along a rank or a file."
+                N_(
+                    "{start} to {end} is not a straight line: pieces move like a rook, along a "
+                    "rank or a file."
+                ),
+                start=square_name(frm),
+                end=square_name(to),
             )
-        step = (1 if df > 0 else -1) if df else (16 if dr > 0 else -16)
+        step = _sign(df) + 16 * _sign(dr)
         sq = frm + step
         while True:
             if cells[sq]:
-                where = "is taken by" if sq == to else "is in the way: it holds"
-                raise IllegalMoveError(f"{square_name(sq)} {where} {_ARTICLE[Piece(cells[sq])]}.")
+                sentences = _TAKEN if sq == to else _IN_THE_WAY
+                raise IllegalMoveError(sentences[Piece(cells[sq])], square=square_name(sq))
             if sq == to:
                 break
             if geo.blocks[sq] and piece is not Piece.KING:
                 raise IllegalMoveError(
-                    f"{square_name(sq)} is the throne: only the king may pass over it."
+                    N_("{square} is the throne: only the king may pass over it."),
+                    square=square_name(sq),
                 )
             sq += step
         if geo.restricted[to] and cells[frm] != KING:
-            kind = "the throne" if to == geo.throne else "a corner"
-            raise IllegalMoveError(f"{square_name(to)} is {kind}: only the king may stop there.")
+            sentence = (
+                N_("{square} is the throne: only the king may stop there.")
+                if to == geo.throne
+                else N_("{square} is a corner: only the king may stop there.")
+            )
+            raise IllegalMoveError(sentence, square=square_name(to))
         return move
 
     # ----------------------------------------------------------- ending a game
@@ -337,7 +377,9 @@ class Game:
 
     def _end(self, outcome: Outcome) -> Outcome:
         if self._board.outcome is not None:
-            raise IllegalMoveError(f"The game is already over. {self._board.outcome}")
+            raise IllegalMoveError(
+                N_("The game is already over. {outcome}"), outcome=str(self._board.outcome)
+            )
         self._board.end(outcome)
         return outcome
 
@@ -392,5 +434,6 @@ class Game:
         return text + ended + ")"
 
 
-def _name(sq: Square) -> str:
-    return square_name(sq) if 0 <= sq < 256 and (sq & 15) < 15 else str(sq)
+def _sign(n: int) -> int:
+    """1, 0 or -1: the direction of ``n``."""
+    return (n > 0) - (n < 0)

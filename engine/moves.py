@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import InvalidMoveError
+from engine.errors import N_, InvalidMoveError
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
 _MOVE = re.compile(
@@ -88,7 +88,7 @@ class Move:
         return self._key() >= other._key()
 
     def __str__(self) -> str:
-        return f"{_name(self.from_square)}-{_name(self.to_square)}"
+        return f"{square_label(self.from_square)}-{square_label(self.to_square)}"
 
     def __repr__(self) -> str:
         if _nameable(self.from_square) and _nameable(self.to_square):
@@ -105,8 +105,11 @@ class Move:
         match = _MOVE.match(text)
         if match is None:
             raise InvalidMoveError(
-                f"'{text.strip()}' is not a move: write the piece's square and where it goes, "
-                "like d1-d3."
+                N_(
+                    "'{text}' is not a move: write the piece's square and where it goes, like "
+                    "d1-d3."
+                ),
+                text=text.strip(),
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 
@@ -143,7 +146,8 @@ def _nameable(sq: Square) -> bool:
     return 0 <= sq < _GRID and (sq & 15) < MAX_SIZE and (sq >> 4) < MAX_SIZE
 
 
-def _name(sq: Square) -> str:
+def square_label(sq: Square) -> str:
+    """The square's name (``d4``), or its number when it lies beyond every board (``256``)."""
     return square_name(sq) if _nameable(sq) else str(sq)
 
 

@@ -138,7 +138,9 @@ def _record_rules(variant: str | None, rules_line: str | None) -> tuple[Ruleset,
             "has no rules line to play it by."
         )
     else:
-        described = [p for p in RULESETS.values() if _with(p, fields, rules_line) == p]
+        described = [
+            p for p in RULESETS.values() if all(getattr(p, k) == v for k, v in fields.items())
+        ]
         base = described[0] if described else RULESETS["brandubh"]
         if variant is not None:
             base = dataclasses.replace(base, name=variant, title=variant)
@@ -147,10 +149,10 @@ def _record_rules(variant: str | None, rules_line: str | None) -> tuple[Ruleset,
         ruleset = dataclasses.replace(ruleset, layout=start)
     if start is None:
         start = ruleset.layout
-    elif parse_position(start)[0] != ruleset.size:
+    size = parse_position(start)[0]
+    if size != ruleset.size:
         raise PositionError(
-            f"The record's rules say dim:{ruleset.size}, but its start position is "
-            f"{parse_position(start)[0]}x{parse_position(start)[0]}."
+            f"The record's rules say dim:{ruleset.size}, but its start position is {size}x{size}."
         )
     return ruleset, start
 

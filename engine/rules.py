@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from engine.errors import UnknownRulesetError
+from engine.translation import N_
 
 
 class Escape(enum.Enum):
@@ -70,11 +71,11 @@ _BRANDUBH_SOURCE = "World Tafl Federation brandubh rules; drawn in docs/rules.md
 
 BRANDUBH = Ruleset(
     name="brandubh",
-    title="Brandubh (World Tafl Federation)",
+    title=N_("Brandubh (World Tafl Federation)"),
     size=7,
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
-    summary=(
+    summary=N_(
         "The king escapes to a corner; the attackers capture him (four sides on the throne, two "
         "elsewhere) or encircle every defender. The throne and corners are for the king only, "
         "and hostile. The king is armed. A third repetition loses for the player who makes it."
@@ -83,11 +84,11 @@ BRANDUBH = Ruleset(
 
 BRANDUBH_CLASSIC = Ruleset(
     name="brandubh-classic",
-    title="Brandubh (classic castle rules)",
+    title=N_("Brandubh (classic castle rules)"),
     size=7,
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
-    summary=(
+    summary=N_(
         "As brandubh, but a king beside the castle needs attackers on his three free sides, a "
         "defender beside the besieged castle can be taken against it, and the defenders also "
         "win by capturing every attacker."
@@ -99,23 +100,25 @@ BRANDUBH_CLASSIC = Ruleset(
 
 BRANDUBH_HISTORICAL = Ruleset(
     name="brandubh-historical",
-    title="Brandubh (historical hnefatafl rules)",
+    title=N_("Brandubh (historical hnefatafl rules)"),
     size=7,
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
-    summary=("As brandubh, but a king beside the throne needs attackers on his three free sides."),
+    summary=N_(
+        "As brandubh, but a king beside the throne needs attackers on his three free sides."
+    ),
     king_sides_beside_throne=3,
 )
 
 ARD_RI = Ruleset(
     name="ard-ri",
-    title="Ard Rí",
+    title=N_("Ard Rí"),
     size=7,
     # The Ard Rí layout of Damian Walker (tafl.cyningstan.com) and aagenielsen.dk: the king
     # ringed by eight defenders, three attackers on each edge with a fourth in front of them.
     layout="/2ttt2/3t3/t1TTT1t/ttTKTtt/t1TTT1t/3t3/2ttt2/",
     layout_source="Ard Rí layout of tafl.cyningstan.com / aagenielsen.dk historical hnefatafl",
-    summary=(
+    summary=N_(
         "No restricted squares; the king escapes on any edge square and is captured like any "
         "piece. Sixteen attackers against the king and eight defenders."
     ),
@@ -124,14 +127,14 @@ ARD_RI = Ruleset(
     escape=Escape.EDGE,
 )
 
-_HISTORICAL_SUMMARY = (
+_HISTORICAL_SUMMARY = N_(
     "The king escapes on any edge square. He is captured by four attackers on the throne, three "
     "beside it and two elsewhere. Only the throne is restricted."
 )
 
 TABLUT = Ruleset(
     name="tablut",
-    title="Tablut (9x9)",
+    title=N_("Tablut (9x9)"),
     size=9,
     # Linnaeus' Tablut as reconstructed in the OpenTafl notation spec (its "Sea Battle 9x9"
     # record uses the same layout) and aagenielsen.dk.
@@ -145,7 +148,7 @@ TABLUT = Ruleset(
 
 HNEFATAFL = Ruleset(
     name="hnefatafl",
-    title="Hnefatafl (11x11)",
+    title=N_("Hnefatafl (11x11)"),
     size=11,
     # The Fetlar/Copenhagen diamond, from the OpenTafl notation spec.
     layout=("/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"),
@@ -158,7 +161,7 @@ HNEFATAFL = Ruleset(
 
 HNEFATAFL_13 = Ruleset(
     name="hnefatafl-13",
-    title="Hnefatafl (13x13)",
+    title=N_("Hnefatafl (13x13)"),
     size=13,
     # The 11x11 diamond widened to 13x13 as in the historical-hnefatafl diagrams of
     # aagenielsen.dk: five attackers on each edge plus one in front, twelve defenders in a cross.
@@ -172,7 +175,7 @@ HNEFATAFL_13 = Ruleset(
 
 HNEFATAFL_15 = Ruleset(
     name="hnefatafl-15",
-    title="Hnefatafl (15x15)",
+    title=N_("Hnefatafl (15x15)"),
     size=15,
     # 15x15 historical hnefatafl after aagenielsen.dk: seven attackers on each edge plus one in
     # front (32), sixteen defenders in a cross around the king.

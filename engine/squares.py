@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import TypeAlias
 
-from engine.errors import InvalidMoveError
+from engine.errors import N_, InvalidMoveError
 
 Square: TypeAlias = int
 
@@ -43,13 +43,18 @@ def parse_square(text: str, size: int = MAX_SIZE) -> Square:
     name = text.strip().lower()
     if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
         raise InvalidMoveError(
-            f"'{text}' is not a square: write a file letter and a rank, like d4."
+            N_("'{text}' is not a square: write a file letter and a rank, like d4."), text=text
         )
     file = FILE_LETTERS.index(name[0])
     rank = int(name[1:]) - 1
     if file >= size or not 0 <= rank < size:
         last = f"{FILE_LETTERS[size - 1]}{size}"
-        raise InvalidMoveError(f"{name} is not on the {size}x{size} board (a1 to {last}).")
+        raise InvalidMoveError(
+            N_("{square} is not on the {size}x{size} board (a1 to {last})."),
+            square=name,
+            size=size,
+            last=last,
+        )
     return square(file, rank)
 
 

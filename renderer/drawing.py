@@ -18,7 +18,16 @@ from PIL import Image, ImageDraw
 from engine import Game, Move, Piece, Ruleset, Side, Square, square
 from engine.squares import FILE_LETTERS
 from renderer import sprites, theme
-from renderer.scene import Players, Scene, path_squares, scene_of, set_label
+from renderer.scene import (
+    Arrow,
+    Players,
+    Scene,
+    path_squares,
+    scene_of,
+    set_label,
+    short_ending,
+    side_title,
+)
 
 Box = tuple[int, int, int, int]
 
@@ -187,6 +196,8 @@ def _compose(scene: Scene, width: int) -> Image.Image:
         _paste(image, sprites.dot(cell, (*theme.TARGET, 110), 0.30), lay.box(sq))
     for sq in scene.escape_routes:
         _paste(image, sprites.ring(cell, (*theme.ESCAPE_ROUTE, 235), 0.46), lay.box(sq))
+    for arrow in scene.arrows:
+        _arrow(draw, lay, arrow)
     _caption(image, draw, lay, scene)
     return image
 
@@ -210,6 +221,38 @@ def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Mov
         _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.22), lay.box(sq))
     _paste(
         image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move.from_square)
+    )
+
+
+def _arrow(draw: ImageDraw.ImageDraw, lay: Layout, arrow: Arrow) -> None:
+    """A thick arrow from the move's from-square to its to-square, its head on the to-square."""
+    colour = theme.ARROW_BETTER if arrow.better else theme.ARROW_PLAYED
+    (x0, y0), (x1, y1) = lay.centre(arrow.move.from_square), lay.centre(arrow.move.to_square)
+    length = max(1, abs(x1 - x0) + abs(y1 - y0))
+    dx, dy = (x1 - x0) / length, (y1 - y0) / length
+    head = lay.cell * 0.42
+    half = max(3, round(lay.cell * 0.09))
+    base_x, base_y = x1 - dx * head, y1 - dy * head
+    # The shaft, then the head: a triangle whose tip is a little short of the square's centre.
+    px, py = -dy, dx
+    draw.polygon(
+        [
+            (x0 + px * half, y0 + py * half),
+            (base_x + px * half, base_y + py * half),
+            (base_x - px * half, base_y - py * half),
+            (x0 - px * half, y0 - py * half),
+        ],
+        fill=colour,
+    )
+    wing = half * 2.6
+    tip_x, tip_y = x1 + dx * lay.cell * 0.12, y1 + dy * lay.cell * 0.12
+    draw.polygon(
+        [
+            (tip_x, tip_y),
+            (base_x + px * wing, base_y + py * wing),
+            (base_x - px * wing, base_y - py * wing),
+        ],
+        fill=colour,
     )
 
 
@@ -244,32 +287,44 @@ def _norm(x0: int, y0: int, x1: int, y1: int) -> Box:
 def headline(scene: Scene) -> tuple[Side | None, str, str]:
     """The caption: the side whose piece is shown, the big line and the small line."""
     players = scene.players
+    words = players.words
     details: list[str] = []
     outcome = scene.outcome
     if outcome is not None:
         winner = outcome.winner
         if winner is None:
-            big = "No winner"
+            big = words._("No winner")
         else:
             name = players.name_of(winner)
-            big = f"{name} wins" if name else f"{winner.value.capitalize()} win"
-        details.append(_capitalised(outcome.explanation))
-        details.append(f"{scene.ply} moves")
+            if name:
+                big = words._("{name} wins", name=name)
+            elif winner is Side.ATTACKERS:
+                big = words._("Attackers win")
+            else:
+                big = words._("Defenders win")
+        details.append(_capitalised(short_ending(outcome, words)))
+        details.append(words.n_("{count} move", "{count} moves", scene.ply))
         side = winner
     else:
         side = scene.to_move
         name = players.name_of(side)
-        big = f"{name} to move" if name else f"{side.value.capitalize()} to move"
         if name:
-            details.append(side.value.capitalize())
-        details.append(f"Move {scene.move_number}")
+            big = words._("{name} to move", name=name)
+            details.append(side_title(side, words))
+        elif side is Side.ATTACKERS:
+            big = words._("Attackers to move")
+        else:
+            big = words._("Defenders to move")
+        details.append(words._("Move {number}", number=scene.move_number))
         if scene.king_in_danger:
-            details.append("King can be captured")
+            details.append(words._("King can be captured"))
         elif scene.escape_routes:
-            details.append("King can escape")
+            details.append(words._("King can escape"))
     label = set_label(players)
     if label:
         details.append(label)
+    if scene.note:
+        return side, big, scene.note
     return side, big, " · ".join(details)
 
 
@@ -403,6 +458,8 @@ def _flat_colours() -> list[tuple[int, int, int]]:
         theme.CAPTURE_MARK,
         theme.DANGER,
         theme.ESCAPE_ROUTE,
+        theme.ARROW_BETTER,
+        theme.ARROW_PLAYED,
     ]
     for colour, amount in tints:
         for base in squares:

@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from PIL import Image
 
-from engine import Game
+from engine import Game, Move
 from renderer import drawing, theme
-from renderer.scene import Players, Scene, scene_of
+from renderer.scene import Arrow, Players, Scene, scene_of
+from renderer.words import ENGLISH, Words
 
 FRAME_MS = 900
 """How long each position is shown."""
 LAST_FRAME_MS = 4000
 """How long the final position is held before the animation loops."""
+NOTE_FRAME_MS = 3000
+"""How long an annotated position (the better move as an arrow) is shown."""
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A comment on one move of a replay: the played move and the better one as arrows.
+
+    The replay shows the position before the move once more, with the played move as a red
+    arrow, the better move as a green one and ``note`` as the caption's small line.
+    """
+
+    ply: int
+    """The annotated move's index in the set (from 0)."""
+    played: Move
+    better: Move | None
+    note: str
 
 
 def replay_scenes(game: Game, players: Players) -> list[Scene]:
@@ -38,19 +58,34 @@ def render_replay(
     width: int | None = None,
     frame_ms: int = FRAME_MS,
     last_frame_ms: int = LAST_FRAME_MS,
+    annotations: Sequence[Annotation] = (),
+    note_frame_ms: int = NOTE_FRAME_MS,
+    words: Words = ENGLISH,
 ) -> bytes:
     """An animated GIF of ``game`` from its start: ``len(game.records) + 1`` frames, looping.
 
     Every frame is the picture ``render_board`` would draw at that point (last move, captures,
-    king marks, caption); the final frame shows the result and is held ``last_frame_ms``.
+    king marks, caption); the final frame shows the result and is held ``last_frame_ms``. Each
+    of ``annotations`` adds a frame before its move: the position with the played and the
+    better move as arrows and the note as caption, held ``note_frame_ms``.
     """
-    players = Players(attacker_name, defender_name, set_number, sets_total)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words)
     size = width if width is not None else theme.default_width(game.ruleset.size)
-    frames = [
-        drawing.to_palette(drawing.compose(scene, size), game.ruleset)
-        for scene in replay_scenes(game, players)
-    ]
-    durations = [frame_ms] * (len(frames) - 1) + [last_frame_ms]
+    notes = {annotation.ply: annotation for annotation in annotations}
+    scenes: list[Scene] = []
+    durations: list[int] = []
+    for ply, scene in enumerate(replay_scenes(game, players)):
+        annotation = notes.get(ply)
+        if annotation is not None:
+            arrows = [Arrow(annotation.played, better=False)]
+            if annotation.better is not None:
+                arrows.append(Arrow(annotation.better))
+            scenes.append(replace(scene, arrows=tuple(arrows), note=annotation.note))
+            durations.append(note_frame_ms)
+        scenes.append(scene)
+        durations.append(frame_ms)
+    durations[-1] = last_frame_ms
+    frames = [drawing.to_palette(drawing.compose(scene, size), game.ruleset) for scene in scenes]
     out = io.BytesIO()
     first: Image.Image = frames[0]
     first.save(

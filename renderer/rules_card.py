@@ -7,42 +7,61 @@ from PIL import Image, ImageDraw
 from engine import Escape, Game, Piece, Ruleset, get_ruleset
 from renderer import drawing, sprites, theme
 from renderer.scene import Players, scene_of
+from renderer.words import ENGLISH, Words
 
 
-def _legend(ruleset: Ruleset, game: Game) -> list[tuple[str, str]]:
+def legend(ruleset: Ruleset, game: Game, words: Words = ENGLISH) -> list[tuple[str, str]]:
     """(icon, sentence) rows; the icon names a sprite."""
     counts = {kind: 0 for kind in Piece}
     for kind in game.pieces().values():
         counts[kind] += 1
-    goal = "a corner" if ruleset.escape is Escape.CORNERS else "any edge square"
+    if ruleset.escape is Escape.CORNERS:
+        goal = words._("The king wins by reaching a corner.")
+    else:
+        goal = words._("The king wins by reaching any edge square.")
     rows = [
-        ("attacker", f"Attackers ({counts[Piece.ATTACKER]}): move first; capture the king."),
-        ("defender", f"Defenders ({counts[Piece.DEFENDER]}): clear the way for the king."),
-        ("king", f"The king wins by reaching {goal}."),
+        (
+            "attacker",
+            words._(
+                "Attackers ({count}): move first; capture the king.",
+                count=counts[Piece.ATTACKER],
+            ),
+        ),
+        (
+            "defender",
+            words._(
+                "Defenders ({count}): clear the way for the king.",
+                count=counts[Piece.DEFENDER],
+            ),
+        ),
+        ("king", goal),
     ]
     if ruleset.throne and ruleset.corners_restricted:
-        rows.append(("restricted", "Throne and corners: only the king may stop there."))
+        rows.append(("restricted", words._("Throne and corners: only the king may stop there.")))
     elif ruleset.throne:
-        rows.append(("restricted", "The throne (centre): only the king may stop there."))
+        rows.append(("restricted", words._("The throne (centre): only the king may stop there.")))
     if ruleset.escape is Escape.EDGE:
-        rows.append(("edge", "Edge squares: the king escapes on any of them."))
-    rows.append(("capture", "Capture: trap an enemy between two of yours in a line."))
+        rows.append(("edge", words._("Edge squares: the king escapes on any of them.")))
+    rows.append(("capture", words._("Capture: trap an enemy between two of yours in a line.")))
     return rows
 
 
-def render_rules_card(ruleset: str | Ruleset = "brandubh", *, width: int | None = None) -> bytes:
-    """A PNG: the ruleset's starting position with a legend and its summary underneath."""
+def render_rules_card(
+    ruleset: str | Ruleset = "brandubh", *, width: int | None = None, words: Words = ENGLISH
+) -> bytes:
+    """A PNG: the ruleset's starting position with a legend and its summary underneath, in the
+    language of ``words`` (English by default)."""
     rules = get_ruleset(ruleset)
     with drawing.DRAWING_LOCK:
-        card = _draw_card(rules, width)
+        card = _draw_card(rules, width, words)
     image = card.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     return drawing.png_bytes(image)
 
 
-def _draw_card(rules: Ruleset, width: int | None) -> Image.Image:
+def _draw_card(rules: Ruleset, width: int | None, words: Words) -> Image.Image:
     game = Game(rules)
     size = width if width is not None else theme.default_width(rules.size)
-    board = drawing.compose(scene_of(game, Players()), size)
+    board = drawing.compose(scene_of(game, Players(words=words)), size)
     lay = drawing.layout(rules.size, size)
     draw = ImageDraw.Draw(board)
     draw.rectangle((0, 0, size, lay.caption - 2), fill=theme.FRAME)
@@ -53,24 +72,24 @@ def _draw_card(rules: Ruleset, width: int | None) -> Image.Image:
     middle = lay.caption // 2
     draw.text(
         (pad, middle - lay.px(3)),
-        drawing.fit(draw, rules.title, title_face, room),
+        drawing.fit(draw, words.gettext(rules.title), title_face, room),
         font=title_face,
         fill=theme.CAPTION,
         anchor="ls",
     )
     draw.text(
         (pad, middle + lay.px(7)),
-        f"{rules.size}x{rules.size} · the rules at a glance",
+        words._("{size}x{size} · the rules at a glance", size=rules.size),
         font=small_face,
         fill=theme.CAPTION_MUTED,
         anchor="lt",
     )
 
-    rows = _legend(rules, game)
+    rows = legend(rules, game, words)
     icon = lay.px(40)
     row_height = icon + lay.px(10)
     text_face = theme.font(lay.px(17))
-    summary = _wrap(ImageDraw.Draw(board), rules.summary, small_face, room)
+    summary = _wrap(ImageDraw.Draw(board), words.gettext(rules.summary), small_face, room)
     line_height = lay.px(23)
     extra = pad + len(rows) * row_height + pad // 2 + len(summary) * line_height + pad
     card = Image.new("RGB", (size, lay.height + extra), theme.FRAME)

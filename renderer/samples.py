@@ -8,8 +8,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine import Game
+from engine import Game, Side
+from engine.analysis import analyse_game
 from renderer import render_board, render_replay, render_rules_card
+from renderer.graph import MARKS, render_win_chance
+from renderer.replay import Annotation
 
 
 def moves(text: str) -> list[str]:
@@ -53,6 +56,46 @@ def samples() -> dict[str, bytes]:
         "rules-brandubh.png": render_rules_card("brandubh"),
         "replay.gif": render_replay(
             Game.from_moves(ESCAPED), attacker_name="Aoife", defender_name="Brian", width=420
+        ),
+        **_analysis(),
+        "puzzle.png": render_board(
+            Game.from_position("/3t3/7/7/t2K1tt/1T3T1/3tT2/7/", to_move=Side.DEFENDERS),
+            attacker_name="Defence",
+            defender_name="You",
+        ),
+    }
+
+
+ANALYSIS_NODES = 10_000
+"""The samples' analysis budget (the bot's default is higher; this keeps them quick)."""
+
+
+def _analysis() -> dict[str, bytes]:
+    """The /analyse pictures of the capture sample's set (Aoife against Brian)."""
+    game = Game.from_moves(ESCAPED)
+    review = analyse_game(game, ANALYSIS_NODES)
+    marked = sorted(
+        review.worst(Side.ATTACKERS) + review.worst(Side.DEFENDERS), key=lambda r: r.ply
+    )
+    notes = [
+        Annotation(
+            r.ply,
+            r.move,
+            r.better,
+            f"Move {r.number}: {r.move}{MARKS[r.judgement]}, better {r.better}",
+        )
+        for r in marked
+    ]
+    return {
+        "analysis-graph.png": render_win_chance(
+            review.chances,
+            marked,
+            attacker_name="Aoife",
+            defender_name="Brian",
+            title="Game 12: win chance",
+        ),
+        "analysis-replay.gif": render_replay(
+            game, attacker_name="Aoife", defender_name="Brian", width=420, annotations=notes
         ),
     }
 

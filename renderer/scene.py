@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import (
     Game,
@@ -10,12 +10,14 @@ from engine import (
     MoveRecord,
     Outcome,
     Piece,
+    Reason,
     Ruleset,
     Side,
     Square,
     parse_square,
     square_name,
 )
+from renderer.words import ENGLISH, Words
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,20 @@ class Players:
     defender_name: str | None = None
     set_number: int | None = None
     sets_total: int | None = None
+    words: Words = field(default=ENGLISH, compare=False)
+    """The language of the caption and the alt text (English unless the caller says)."""
 
     def name_of(self, side: Side) -> str | None:
         """The display name playing ``side``, if given."""
         return self.attacker_name if side is Side.ATTACKERS else self.defender_name
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """A move drawn as an arrow: ``better`` in the analysis's green, else the played move's red."""
+
+    move: Move
+    better: bool = True
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,10 @@ class Scene:
     """Legal destinations of the highlighted piece (the move picker)."""
     selected: Square | None
     players: Players
+    arrows: tuple[Arrow, ...] = ()
+    """Moves drawn as arrows over the pieces (an analysis's better move)."""
+    note: str | None = None
+    """Replaces the caption's small line (an analysis's comment on this position)."""
 
     @property
     def size(self) -> int:
@@ -146,38 +162,110 @@ def path_squares(move: Move) -> list[Square]:
     return list(range(frm + step, to, step))
 
 
+def side_title(side: Side, words: Words) -> str:
+    """``Attackers`` / ``Defenders``, capitalised as a caption's word."""
+    if side is Side.ATTACKERS:
+        return words._("Attackers")
+    return words._("Defenders")
+
+
 def side_label(side: Side, players: Players) -> str:
     """``Alice (attackers)`` or ``Attackers`` when no name was given."""
+    words = players.words
     name = players.name_of(side)
-    title = side.value.capitalize()
-    return f"{name} ({side.value})" if name else title
+    if not name:
+        return side_title(side, words)
+    if side is Side.ATTACKERS:
+        return words._("{name} (attackers)", name=name)
+    return words._("{name} (defenders)", name=name)
+
+
+def ending(outcome: Outcome, words: Words) -> str:
+    """How the game ended, as a clause: ``the king escaped`` (a caption capitalises it)."""
+    reason, winner = outcome.reason, outcome.winner
+    attackers_lost = winner is Side.DEFENDERS
+    if reason is Reason.KING_CAPTURED:
+        return words._("the king was captured")
+    if reason is Reason.KING_ESCAPED:
+        return words._("the king escaped")
+    if reason is Reason.ENCIRCLED:
+        return words._("the attackers encircled the king and every defender")
+    if reason is Reason.ALL_CAPTURED:
+        return words._("every attacker was captured")
+    if reason is Reason.REPETITION:
+        if attackers_lost:
+            return words._("the attackers repeated a position for the third time")
+        return words._("the defenders repeated a position for the third time")
+    if reason is Reason.NO_MOVES:
+        if attackers_lost:
+            return words._("the attackers had no legal move")
+        return words._("the defenders had no legal move")
+    if reason is Reason.RESIGNED:
+        if attackers_lost:
+            return words._("the attackers resigned")
+        return words._("the defenders resigned")
+    if reason is Reason.TIMEOUT:
+        if attackers_lost:
+            return words._("the attackers ran out of time")
+        return words._("the defenders ran out of time")
+    return words._("the game was aborted")
+
+
+def short_ending(outcome: Outcome, words: Words) -> str:
+    """How the game ended in two or three words, for the caption: ``king captured``."""
+    reason = outcome.reason
+    if reason is Reason.KING_CAPTURED:
+        return words._("king captured")
+    if reason is Reason.KING_ESCAPED:
+        return words._("king escaped")
+    if reason is Reason.ENCIRCLED:
+        return words._("encircled")
+    if reason is Reason.ALL_CAPTURED:
+        return words._("every attacker captured")
+    if reason is Reason.REPETITION:
+        return words._("third repetition")
+    if reason is Reason.NO_MOVES:
+        return words._("no legal move")
+    if reason is Reason.RESIGNED:
+        return words._("resigned")
+    if reason is Reason.TIMEOUT:
+        return words._("out of time")
+    return words._("aborted")
 
 
 def result_sentence(scene: Scene) -> str:
-    """``Alice (defenders) wins: the king escaped.`` or the engine's sentence without names."""
+    """``Alice (defenders) wins: the king escaped.`` or, without names, ``The defenders win``."""
     outcome = scene.outcome
     if outcome is None:
         return ""
-    if outcome.winner is None:
-        return str(outcome)
-    name = scene.players.name_of(outcome.winner)
+    words = scene.players.words
+    how = ending(outcome, words)
+    winner = outcome.winner
+    if winner is None:
+        return words._("No winner: {how}.", how=how)
+    name = scene.players.name_of(winner)
     if name:
-        return f"{name} ({outcome.winner.value}) wins: {outcome.explanation}."
-    return str(outcome)
+        return words._("{player} wins: {how}.", player=side_label(winner, scene.players), how=how)
+    if winner is Side.ATTACKERS:
+        return words._("The attackers win: {how}.", how=how)
+    return words._("The defenders win: {how}.", how=how)
 
 
 def set_label(players: Players) -> str | None:
     """``Set 1 of 2`` (or ``Set 3``) when the game is part of a match."""
     if players.set_number is None:
         return None
+    words = players.words
     if players.sets_total:
-        return f"Set {players.set_number} of {players.sets_total}"
-    return f"Set {players.set_number}"
+        return words._(
+            "Set {number} of {total}", number=players.set_number, total=players.sets_total
+        )
+    return words._("Set {number}", number=players.set_number)
 
 
-def squares_text(squares: list[Square] | tuple[Square, ...]) -> str:
+def squares_text(squares: list[Square] | tuple[Square, ...], words: Words = ENGLISH) -> str:
     """``a1, b2 and c3``."""
     names = [square_name(sq) for sq in squares]
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return words._("{squares} and {last}", squares=", ".join(names[:-1]), last=names[-1])

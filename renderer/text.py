@@ -13,6 +13,7 @@ from renderer.scene import (
     side_label,
     squares_text,
 )
+from renderer.words import ENGLISH, Words
 
 ALT_TEXT_LIMIT = 1024
 """Discord's limit on an attachment's description."""
@@ -29,88 +30,145 @@ def describe_board(
     sets_total: int | None = None,
     highlight_from: Square | str | None = None,
     width: int | None = None,
+    words: Words = ENGLISH,
 ) -> str:
     """Alt text for the picture ``render_board`` draws with the same arguments (≤ 1024 chars).
 
     Whose turn or the result first, then the last move, the king's square and his prospects,
-    then every piece by square. ``width`` is accepted (and ignored) so both calls can share
-    keyword arguments.
+    then every piece by square, in the language of ``words``. ``width`` is accepted (and
+    ignored) so both calls can share keyword arguments.
     """
     del width
-    players = Players(attacker_name, defender_name, set_number, sets_total)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words)
     return describe_scene(scene_of(game, players, highlight_from=highlight_from))
 
 
 def describe_scene(scene: Scene) -> str:
     """Alt text for one scene (also used for each frame's facts in tests)."""
+    words = scene.players.words
     n = scene.size
-    head = [f"{scene.ruleset.title} board, {n}x{n}."]
+    head = [
+        words._(
+            "{ruleset} board, {size}x{size}.", ruleset=words.gettext(scene.ruleset.title), size=n
+        )
+    ]
     label = set_label(scene.players)
     if scene.outcome is not None:
         head.append(result_sentence(scene))
-        head.append(f"{scene.ply} moves were played.")
+        head.append(words.n_("{count} move was played.", "{count} moves were played.", scene.ply))
     else:
         head.append(
-            f"{side_label(scene.to_move, scene.players)} to move, move {scene.move_number}."
+            words._(
+                "{side} to move, move {number}.",
+                side=side_label(scene.to_move, scene.players),
+                number=scene.move_number,
+            )
         )
     if label:
         head.append(f"{label}.")
     if scene.last_move is not None and scene.last_side is not None:
-        text = f"Last move: {scene.last_side.value} {scene.last_move}"
-        if scene.captures:
-            text += ", capturing " + _captures_text(scene)
-        head.append(text + ".")
-    head.append(_king_sentence(scene))
+        head.append(_last_move_text(scene, words))
+    head.append(_king_sentence(scene, words))
     if scene.selected is not None:
+        square = _name(scene.selected)
         if scene.targets:
             head.append(
-                f"The piece on {_name(scene.selected)} can move to {squares_text(scene.targets)}."
+                words._(
+                    "The piece on {square} can move to {squares}.",
+                    square=square,
+                    squares=squares_text(scene.targets, words),
+                )
             )
         elif scene.piece_at(scene.selected) is None:
-            head.append(f"There is no piece on {_name(scene.selected)}.")
+            head.append(words._("There is no piece on {square}.", square=square))
         else:
-            head.append(f"The piece on {_name(scene.selected)} cannot move.")
+            head.append(words._("The piece on {square} cannot move.", square=square))
     attackers = [sq for sq, kind in scene.pieces if kind is Piece.ATTACKER]
     defenders = [sq for sq, kind in scene.pieces if kind is Piece.DEFENDER]
+    none = words._("none")
     lists = [
-        f"Attackers ({len(attackers)}): {', '.join(_name(sq) for sq in attackers) or 'none'}.",
-        f"Defenders ({len(defenders)}): {', '.join(_name(sq) for sq in defenders) or 'none'}.",
+        words._(
+            "Attackers ({count}): {squares}.",
+            count=len(attackers),
+            squares=", ".join(_name(sq) for sq in attackers) or none,
+        ),
+        words._(
+            "Defenders ({count}): {squares}.",
+            count=len(defenders),
+            squares=", ".join(_name(sq) for sq in defenders) or none,
+        ),
     ]
     text = " ".join(head + lists)
     if len(text) > ALT_TEXT_LIMIT:
-        text = " ".join(
-            [*head, f"{len(attackers)} attackers and {len(defenders)} defenders on the board."]
+        counts = words._(
+            "{attackers} attackers and {defenders} defenders on the board.",
+            attackers=len(attackers),
+            defenders=len(defenders),
         )
+        text = " ".join([*head, counts])
     if len(text) > ALT_TEXT_LIMIT:
         text = text[: ALT_TEXT_LIMIT - 1].rstrip() + "…"
     return text
 
 
-def _captures_text(scene: Scene) -> str:
+def _last_move_text(scene: Scene, words: Words) -> str:
+    """ "Last move: attackers d1-b1, capturing a defender on b4." """
+    move = str(scene.last_move)
+    attackers = scene.last_side is Side.ATTACKERS
+    if not scene.captures:
+        if attackers:
+            return words._("Last move: attackers {move}.", move=move)
+        return words._("Last move: defenders {move}.", move=move)
+    taken = _captures_text(scene, words)
+    if attackers:
+        return words._("Last move: attackers {move}, capturing {taken}.", move=move, taken=taken)
+    return words._("Last move: defenders {move}, capturing {taken}.", move=move, taken=taken)
+
+
+def _captures_text(scene: Scene, words: Words) -> str:
     """``the king on d7``, ``a defender on f7`` or ``attackers on c3 and e3``."""
     squares = [sq for sq, _ in scene.captures]
     kinds = {kind for _, kind in scene.captures}
     if Piece.KING in kinds:
         others = [sq for sq, kind in scene.captures if kind is not Piece.KING]
-        king = next(sq for sq, kind in scene.captures if kind is Piece.KING)
-        text = f"the king on {_name(king)}"
-        return text + (f" and defenders on {squares_text(others)}" if others else "")
-    word = "attacker" if Piece.ATTACKER in kinds else "defender"
+        king = _name(next(sq for sq, kind in scene.captures if kind is Piece.KING))
+        if others:
+            return words._(
+                "the king on {square} and defenders on {squares}",
+                square=king,
+                squares=squares_text(others, words),
+            )
+        return words._("the king on {square}", square=king)
     if len(squares) == 1:
-        return f"{'an' if word == 'attacker' else 'a'} {word} on {_name(squares[0])}"
-    return f"{word}s on {squares_text(squares)}"
+        if Piece.ATTACKER in kinds:
+            return words._("an attacker on {square}", square=_name(squares[0]))
+        return words._("a defender on {square}", square=_name(squares[0]))
+    if Piece.ATTACKER in kinds:
+        return words._("attackers on {squares}", squares=squares_text(squares, words))
+    return words._("defenders on {squares}", squares=squares_text(squares, words))
 
 
-def _king_sentence(scene: Scene) -> str:
+def _king_sentence(scene: Scene, words: Words) -> str:
     if scene.king is None:
-        return "The king has been captured."
-    text = f"The king is on {_name(scene.king)}"
+        return words._("The king has been captured.")
+    square = _name(scene.king)
+    routes = squares_text(scene.escape_routes, words)
+    if scene.king_in_danger and scene.escape_routes:
+        return words._(
+            "The king is on {square} and can be captured next move and also has an open path "
+            "to {squares}.",
+            square=square,
+            squares=routes,
+        )
     if scene.king_in_danger:
-        text += " and can be captured next move"
+        return words._("The king is on {square} and can be captured next move.", square=square)
     if scene.escape_routes:
-        joint = " and also" if scene.king_in_danger else " and"
-        text += f"{joint} has an open path to {squares_text(scene.escape_routes)}"
-    return text + "."
+        return words._(
+            "The king is on {square} and has an open path to {squares}.",
+            square=square,
+            squares=routes,
+        )
+    return words._("The king is on {square}.", square=square)
 
 
 def _name(sq: Square) -> str:

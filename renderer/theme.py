@@ -46,6 +46,8 @@ DANGER: RGB = (214, 40, 32)
 ESCAPE_ROUTE: RGB = (30, 110, 215)
 SELECTED: RGB = (40, 160, 150)
 TARGET: RGB = (36, 28, 20)
+ARROW_BETTER: RGB = (38, 150, 70)
+ARROW_PLAYED: RGB = (200, 44, 36)
 
 BASE_WIDTH = 560
 """Proportions below are in pixels at this width and scale with the picture."""

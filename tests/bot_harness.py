@@ -31,6 +31,9 @@ from tests.discord_standin.model import MANAGE_GUILD
 
 JSON = dict[str, Any]
 
+ANALYSIS_NODES_IN_TESTS = 20_000
+"""/analyse's search budget per position in the tests (the default is twice that)."""
+
 
 class Harness:
     """A guild with players and a running bot."""
@@ -45,6 +48,7 @@ class Harness:
         bot_permissions: int | None = None,
         dev_guild: bool = False,
         threads: bool = False,
+        server_locale: str = "en-US",
     ) -> None:
         self.standin = standin
         self.threads = threads
@@ -59,6 +63,7 @@ class Harness:
             self.guild = standin.add_guild(
                 "Tafl Club", channels=list(channels), bot_permissions=bot_permissions
             )
+        self.guild.preferred_locale = server_locale  # Discord's Community setting
         self.channel: FakeChannel = self.guild.channel(channels[0])
         self.alice: FakeMember = standin.add_member(self.guild, "alice")
         self.bob: FakeMember = standin.add_member(self.guild, "bob")
@@ -93,6 +98,7 @@ class Harness:
             gateway_url=self.standin.gateway_url,
             ai_time=timedelta(seconds=self.ai_seconds),
             ai_workers=2,
+            analysis_nodes=ANALYSIS_NODES_IN_TESTS,
             timer_interval=timedelta(seconds=0.05),
             guild_ready_timeout=0.05,
             guild_ids=(self.guild.id,) if self.dev_guild else (),
@@ -131,7 +137,7 @@ class Harness:
         self.bot = None
         self._task = None
         apologies = [
-            m.content for m in self.standin.recorder.messages.values() if APOLOGY in m.content
+            m.content for m in self.standin.recorder.messages.values() if str(APOLOGY) in m.content
         ]
         if not self.expect_apology:
             assert apologies == [], "the bot hit an unexpected error (see the log)"

@@ -1,17 +1,24 @@
-"""Shared fixtures: the production services on a temporary database file, and a fake clock.
+"""Shared fixtures: the production services on a temporary database of each backend, a fake clock.
+
+``database`` (and so ``services``) is parametrised over both backends: every test that uses it
+runs once on a new SQLite file and once on a new database of a throwaway PostgreSQL server
+started for the session (tests/postgres_server.py). When PostgreSQL cannot be started, its half
+is skipped with the reason, which the end of the run also prints.
 
 Other test modules may import from here (``from tests.conftest import FakeClock, ...``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from bot.services import Services
+from tests import postgres_server
+from tests.postgres_server import PostgresServer
 
 GUILD = 1000
 CHANNEL = 2000
@@ -52,10 +59,47 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "brandubh.sqlite3"
 
 
+_postgres_status: list[str] = []
+"""What became of the session's PostgreSQL server (for the summary at the end of the run)."""
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer | str]:
+    """The session's throwaway PostgreSQL server, or the sentence saying why there is none."""
+    started = postgres_server.start()
+    if isinstance(started, str):
+        _postgres_status.append(f"PostgreSQL tests skipped: {started}.")
+        yield started
+        return
+    _postgres_status.append(f"PostgreSQL tests ran against {started.bindir.parent.name} server")
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+async def postgres_database(postgres: PostgresServer | str) -> str:
+    """The URL of a new, empty database on the session's server (skips without one)."""
+    if isinstance(postgres, str):
+        pytest.skip(f"PostgreSQL is not available: {postgres}")
+    return await postgres_server.create_database(postgres)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def database(
+    request: pytest.FixtureRequest, db_path: Path, postgres: PostgresServer | str
+) -> str:
+    """A new, empty database of each backend: an SQLite file path, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(db_path)
+    return await postgres_database(postgres)
+
+
 @pytest.fixture
-async def services(db_path: Path, clock: FakeClock) -> AsyncIterator[Services]:
-    """The production services on a new database file, migrated from empty; closed afterwards."""
-    opened = await Services.open(db_path, clock=clock)
+async def services(database: str, clock: FakeClock) -> AsyncIterator[Services]:
+    """The production services on a new database (each backend), migrated from empty; closed
+    afterwards."""
+    opened = await Services.open(database, clock=clock)
     try:
         yield opened
     finally:
@@ -67,3 +111,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from tests.discord_standin.contract import contract_status
 
     terminalreporter.write_line(contract_status())
+    for line in _postgres_status:
+        terminalreporter.write_line(line)

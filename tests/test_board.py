@@ -221,14 +221,35 @@ def test_king_not_in_danger_with_the_attackers_to_move() -> None:
     assert not game.king_in_danger()
 
 
-def test_a_captured_or_finished_king_is_in_no_danger() -> None:
-    """Once the game is over the king is not reported in danger."""
+def test_a_captured_king_is_in_no_danger() -> None:
+    """Once the king is taken he is neither in danger nor on his way out."""
     game = Game.from_position("/7/5T1/7/7/7/1tK4/3t3/", to_move=ATT)
     game.play("d7-d6")
     assert game.outcome == Outcome(ATT, Reason.KING_CAPTURED)
     assert not game.king_in_danger()
     assert game.king_square is None
     assert game.king_escape_routes() == []
+
+
+def test_a_resigned_game_shows_no_danger_and_no_escape_route() -> None:
+    """After a resignation the king that could be taken, or could escape, is neither."""
+    danger = Game.from_position("/7/5T1/7/7/7/1tK4/3t3/", to_move=ATT)
+    assert danger.king_in_danger()
+    danger.resign(ATT)
+    assert not danger.king_in_danger()
+    escape = Game.from_position("/7/4T1t/7/K6/7/7/7/", to_move=DEF)
+    assert names(escape.king_escape_routes()) == ["a1", "a7"]
+    escape.resign(DEF)
+    assert escape.king_escape_routes() == []
+
+
+def test_the_same_position_has_the_same_hash_however_it_was_set_up() -> None:
+    """A position set up with the defenders to move hashes like the same position reached by a
+    move, so repetitions (§9) are counted alike."""
+    played = Game.from_moves(["d2-c2"])
+    set_up = Game.from_position(played.position(), to_move=DEF)
+    assert set_up.board.hash == played.board.hash
+    assert Game.from_position(played.position(), to_move=ATT).board.hash != played.board.hash
 
 
 # ------------------------------------------------------------------ squares off the board
@@ -246,6 +267,8 @@ def test_piece_at_a_square_off_the_board_is_none(off: int) -> None:
 def test_piece_at_the_first_and_last_squares() -> None:
     """a1 (square 0) and g6 hold what the position puts there."""
     game = Game.from_position(position(a1="K", g6="t"))
+    assert game.outcome == Outcome(DEF, Reason.KING_ESCAPED)
+    assert game.king_square == 0
     assert game.piece_at(0) is Piece.KING
     assert game.piece_at(parse_square("g6")) is Piece.ATTACKER
 
@@ -287,6 +310,14 @@ def test_a_defender_held_at_a_walled_throne_has_no_move() -> None:
     assert [str(move) for move in passable.legal_moves()] == ["d3-d5", "d3-d6", "d3-d7"]
 
 
+def test_a_defender_beside_a_walled_throne_moves_away_from_it() -> None:
+    """The walled throne stops a defender's path north, not the rest of its moves."""
+    start = position(d3="T", c3="t", e3="t", g4="K", g3="t", g5="t", f4="t")
+    game = Game.from_position(start, to_move=DEF, ruleset=WALLED_THRONE)
+    assert game.outcome is None
+    assert [str(move) for move in game.legal_moves()] == ["d3-d1", "d3-d2"]
+
+
 # ------------------------------------------------------------------ an unarmed king
 
 
@@ -316,3 +347,21 @@ def test_the_unarmed_kings_throne_is_still_a_jaw() -> None:
     start = position(d4="K", e4="t", f6="T", b6="t")
     game = Game.from_position(start, to_move=DEF, ruleset=UNARMED_KING)
     assert names(game.play("f6-f4").captures) == ["e4"]
+
+
+@pytest.mark.parametrize("name", ["a1", "g1", "a7", "g7"])
+def test_every_corner_is_restricted_and_an_escape(name: str) -> None:
+    """§3, §7: each corner, a1 (square 0) included, is for the king only and his way out."""
+    game = Game()
+    assert game.is_restricted(parse_square(name))
+    assert game.is_escape(parse_square(name))
+    assert parse_square(name) in game.corners
+
+
+def test_the_throne_is_restricted_but_no_escape() -> None:
+    """§3: the throne d4 is for the king only, and reaching it wins nothing."""
+    game = Game()
+    assert game.throne == parse_square("d4")
+    assert game.is_restricted(parse_square("d4"))
+    assert not game.is_escape(parse_square("d4"))
+    assert not game.is_restricted(parse_square("d3"))

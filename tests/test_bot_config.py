@@ -110,3 +110,80 @@ def test_python_m_bot_without_token_exits_2_with_one_line(tmp_path: Path) -> Non
     assert len(lines) == 1
     assert "DISCORD_TOKEN" in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_postgresql_url_is_the_shared_database() -> None:
+    """BRANDUBH_DB=postgresql://… selects PostgreSQL; its password never shows in the repr."""
+    url = "postgresql://bot:hunter2@db.internal:5432/brandubh"
+    settings = load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_DB": url})
+    assert settings.database == url
+    assert settings.database_url == url
+    assert "hunter2" not in repr(settings)
+
+
+def test_shard_ids_are_read_as_ranges() -> None:
+    """DISCORD_SHARD_IDS=0-1 of DISCORD_SHARD_COUNT=4 runs shards 0 and 1 (PostgreSQL)."""
+    settings = load_settings(
+        {
+            "DISCORD_TOKEN": "t",
+            "BRANDUBH_DB": "postgresql:///brandubh",
+            "DISCORD_SHARD_COUNT": "4",
+            "DISCORD_SHARD_IDS": "0-1",
+        }
+    )
+    assert (settings.shard_count, settings.shard_ids) == (4, (0, 1))
+    assert not settings.shards.owns(3 << 22)  # shard 3
+    assert settings.shards.owns(4 << 22)  # shard 0
+    assert not settings.shards.owns(6 << 22)  # shard 2
+    assert settings.shards.owns(5 << 22)  # shard 1
+
+
+@pytest.mark.parametrize(
+    ("environment", "words"),
+    [
+        ({"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_IDS": "2"}, "names shard 2"),
+        ({"DISCORD_SHARD_COUNT": "two"}, "DISCORD_SHARD_COUNT"),
+        ({"DISCORD_SHARD_IDS": "0"}, "needs DISCORD_SHARD_COUNT"),
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "0-x"}, "DISCORD_SHARD_IDS"),
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "0-1"}, "SQLite cannot be shared"),
+    ],
+)
+def test_bad_shard_settings_are_one_sentence(environment: dict[str, str], words: str) -> None:
+    """Shard settings that cannot work are refused with a sentence naming the setting."""
+    with pytest.raises(ConfigError, match=words):
+        load_settings({"DISCORD_TOKEN": "t", **environment})
+
+
+def test_sqlite_with_every_shard_is_allowed() -> None:
+    """One process running every shard may keep SQLite."""
+    settings = load_settings(
+        {"DISCORD_TOKEN": "t", "DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_IDS": "0,1"}
+    )
+    assert settings.shards.every
+
+
+@pytest.mark.parametrize(
+    ("environment", "words"),
+    [
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "4"}, "names shard 4"),
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "0-1"}, "postgresql://"),
+    ],
+)
+def test_python_m_bot_with_bad_shards_exits_2_with_one_line(
+    tmp_path: Path, environment: dict[str, str], words: str
+) -> None:
+    """A shard outside the count, or SQLite left to several processes: one line, exit code 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    env.update(environment, PYTHONPATH=str(ROOT), DISCORD_TOKEN="t")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert words in lines[0]

@@ -127,6 +127,24 @@ async def test_rules_explain_with_a_picture(table: Harness) -> None:
     assert rules.attachments[0].data.startswith(b"\x89PNG")
 
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+async def test_rules_attach_the_full_rules_page_in_the_readers_language(table: Harness) -> None:
+    """/rules attaches docs/rules.md itself, and a Portuguese reader gets docs/rules.pt-BR.md."""
+    rules = await table.reply_text(table.carol, "rules")
+    page = rules.attachments[1]
+    assert page.filename == "rules.md"
+    assert page.data == (DOCS / "rules.md").read_bytes()
+    assert "attached rules page" in rules.content
+    table.carol.user.locale = "pt-BR"
+    rules = await table.reply_text(table.carol, "rules")
+    page = rules.attachments[1]
+    assert page.filename == "rules.pt-BR.md"
+    assert page.data == (DOCS / "rules.pt-BR.md").read_bytes()
+    assert "página de regras anexada" in rules.content
+
+
 async def test_stats_show_rating_and_head_to_head(table: Harness) -> None:
     """After alice beats bob in a one-set match, bob's /stats on alice shows both."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)

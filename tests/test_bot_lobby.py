@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cogs.info import HELP_TEXT
+from bot.cogs.info import help_text
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 
@@ -71,7 +71,7 @@ async def test_help_is_a_private_guide(table: Harness) -> None:
     """/help answers privately with the guide: how to start, the three ways to move, commands."""
     reply = await table.reply_text(table.alice, "help")
     assert reply.ephemeral
-    assert reply.content == HELP_TEXT
+    assert reply.content == help_text()
     for words in ("/challenge", "/move d1-d3", "press **Move**", "/games", "/rules", "move 9"):
         assert words in reply.content
     assert len(reply.content) <= 2000

@@ -67,7 +67,7 @@ async def test_a_foreign_write_lock_freezes_no_channel(
         assert blocked_move.response_time is not None
         assert blocked_move.response_time.total_seconds() < 3.0
         refusal = await blocked_move.wait_original(timeout=15)
-        assert refusal.content == SAVE_FAILED
+        assert refusal.content == str(SAVE_FAILED)
         assert str(table.db_path) not in refusal.content
         active = await table.bot.services.games.in_channel(table.channel.id)  # type: ignore[union-attr]
         assert active is not None

@@ -64,18 +64,18 @@ async def test_unknown_button_ids_are_answered(table: Harness) -> None:
     message = await board(table)
     for custom_id in ("nonsense", "move:", "games:1:2:3:sideways", "pick:1:2:from:x"):
         record = await table.standin.forged_click(message, custom_id, table.alice)
-        assert await sentence(record) == UNKNOWN_BUTTON
+        assert await sentence(record) == str(UNKNOWN_BUTTON)
 
 
 async def test_unknown_command_and_missing_options(table: Harness) -> None:
     """A command the bot does not have, and /move without its move, are each one sentence."""
-    assert await sentence(await table.slash(table.alice, "teleport")) == UNKNOWN_COMMAND
+    assert await sentence(await table.slash(table.alice, "teleport")) == str(UNKNOWN_COMMAND)
     await board(table)
     synced = find_command(table.standin.recorder, None, "move")
     assert synced is not None
     data = {"id": synced["id"], "name": "move", "type": 1, "options": []}
     record = await table.standin.send_command_data(table.channel, table.alice, data)
-    assert await sentence(record) == MISSING_OPTIONS
+    assert await sentence(record) == str(MISSING_OPTIONS)
 
 
 async def test_server_commands_in_a_direct_message(table: Harness) -> None:

@@ -120,7 +120,7 @@ async def damaged_database(path: Path) -> None:
     """A real database file with its tables' pages overwritten in the middle."""
     database = await Database.open(path)
     async with database.transaction() as db:
-        await db.executemany(
+        await db.execute_many(
             "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, 0)",
             [(user_id, f"player {user_id} " + "x" * 200) for user_id in range(1, 3000)],
         )

@@ -143,8 +143,9 @@ async def test_accept_after_expiry_is_refused_and_the_buttons_go(table: Harness)
     refused = await clicked.wait_followup()
     assert refused.ephemeral
     assert "expired" in refused.content
+    # The challenge message is edited after the refusal is sent: wait for it, not for luck.
+    await table.standin.wait_until(lambda: reply.components == [], timeout=5)
     assert "expired" in reply.content
-    assert reply.components == []
 
 
 async def test_settings_need_manage_server(table: Harness) -> None:

@@ -25,10 +25,12 @@ EXPECTED_OPTIONS = {
     "stats": ["player", "ruleset"],
     "rules": [],
     "export": ["game"],
-    "settings": ["ruleset", "time", "allow", "disallow", "everywhere", "threads"],
+    "settings": ["ruleset", "time", "allow", "disallow", "everywhere", "threads", "language"],
     "abort": [],
     "games": ["player"],
     "help": [],
+    "analyse": ["game"],
+    "puzzle": ["play", "stats", "daily"],
 }
 
 

@@ -240,3 +240,56 @@ def test_only_an_ending_from_outside_the_rules_can_be_given() -> None:
     """A game cannot be told it ended by a king's escape: only its moves can do that."""
     with pytest.raises(ValueError, match="king_escaped through its moves"):
         Game.from_moves([], ended=Outcome(Side.DEFENDERS, Reason.KING_ESCAPED))
+
+
+def test_repr_rebuilds_the_standard_start_with_the_defenders_to_move() -> None:
+    """The standard layout with the defenders to move is a set-up position, not a new game."""
+    game = Game.from_position(get_ruleset("brandubh").layout, to_move=Side.DEFENDERS)
+    assert repr(game).startswith("Game.from_position('/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/',")
+    assert rebuilt(game) == game
+
+
+def test_a_set_up_game_can_be_rebuilt_resigned() -> None:
+    """from_position takes the moves and the resignation that ended the game."""
+    game = Game.from_position(
+        "/7/4T1t/7/K6/7/7/7/",
+        to_move=Side.DEFENDERS,
+        moves=["a4-b4"],
+        ended=Outcome(Side.DEFENDERS, Reason.RESIGNED),
+    )
+    assert game.ply == 1
+    assert game.outcome == Outcome(Side.DEFENDERS, Reason.RESIGNED)
+    assert rebuilt(game) == game
+
+
+def test_a_listed_move_is_checked_again_after_the_position_changes() -> None:
+    """A move from an earlier legal_moves() list is refused once an undo and another move
+    changed the position, even at the same number of moves."""
+    game = Game.from_moves(["d2-c2"])
+    listed = {str(move): move for move in game.legal_moves()}
+    game.undo()
+    game.play("d6-c6")
+    with pytest.raises(IllegalMoveError, match=r"^d2 is taken by an attacker\.$"):
+        game.play(listed["d3-d2"])
+    assert game.ply == 1
+
+
+def test_a_destination_off_the_board_is_a_typo() -> None:
+    """'h4' alone on a 7x7 board names no square of it: InvalidMoveError with the board."""
+    with pytest.raises(InvalidMoveError, match=r"^h4 is not on the 7x7 board \(a1 to g7\)\.$"):
+        Game().parse_move("h4")
+
+
+def test_three_candidates_for_a_destination_are_all_listed() -> None:
+    """'c3' reached by three attackers lists the three moves, the last after 'or'."""
+    game = Game.from_position("/2t4/7/t6/7/7/2t3K/7/")
+    with pytest.raises(IllegalMoveError) as refused:
+        game.parse_move("c3")
+    assert str(refused.value) == "3 of the attackers can move to c3: write c1-c3, a3-c3 or c6-c3."
+
+
+@pytest.mark.parametrize(("square", "label"), [(15, "15"), (0xF0, "240"), (-3, "-3")])
+def test_a_square_beyond_every_board_is_named_by_its_number(square: int, label: str) -> None:
+    """A move from a square no board has (file or rank 16) names it by its number."""
+    with pytest.raises(IllegalMoveError, match=rf"^{label} is not on the 7x7 board\.$"):
+        Game().play(Move(square, D3))

@@ -13,7 +13,9 @@ from engine import (
     RULESETS,
     Escape,
     Game,
+    Outcome,
     PositionError,
+    Reason,
     Side,
     get_ruleset,
     read_record,
@@ -101,7 +103,30 @@ def test_a_rule_the_line_changes_is_played() -> None:
     assert game.ruleset.king_armed is False
     assert game.ruleset.name == "brandubh"
     assert game.ruleset.title == "Brandubh (World Tafl Federation), by the record's rules"
+    assert game.ruleset.summary == (
+        f"The rules of a game record: dim:7 esc:c ka:n ks:n tfr:l start:{BRANDUBH_START}"
+    )
+    assert game.ruleset.layout == BRANDUBH_START
     assert game.ply == 1
+
+
+def test_a_changed_rule_keeps_the_variants_layout_for_a_set_up_start() -> None:
+    """A record starting from a set-up position keeps brandubh's layout as its ruleset's."""
+    text = "[variant:brandubh]\ndim:7 ka:n start:/7/7/7/3K3/7/3t3/7/\n1. d6-c6\n"
+    game = read_record(text)
+    assert game.ruleset.king_armed is False
+    assert game.ruleset.layout == BRANDUBH_START
+    assert game.starting_position == "/7/7/7/3K3/7/3t3/7/"
+
+
+def test_a_9x9_rules_line_under_a_7x7_variant_plays_on_9x9() -> None:
+    """[variant:brandubh] with a 9x9 rules line is played on 9x9, its start the layout."""
+    tablut = get_ruleset("tablut")
+    game = read_record(f"[variant:brandubh]\n{rules_string(tablut)}\n1. d1-c1\n")
+    assert game.ruleset.size == 9
+    assert game.ruleset.layout == tablut.layout
+    assert game.starting_position == tablut.layout
+    assert game.ruleset.name == "brandubh"
 
 
 def test_a_custom_ruleset_round_trips_by_its_rules_line() -> None:
@@ -128,6 +153,7 @@ def test_a_9x9_rules_line_under_an_unknown_variant_plays_on_9x9() -> None:
     text = f"[variant:my-tablut]\n{rules_string(tablut)}\n1. d1-c1\n"
     game = read_record(text)
     assert game.ruleset.name == "my-tablut"
+    assert game.ruleset.title == "my-tablut"
     assert game.ruleset.size == 9
     assert rules_string(game.ruleset) == rules_string(tablut)
     assert game.to_move is Side.DEFENDERS
@@ -196,8 +222,16 @@ def test_rules_the_bot_cannot_play_are_refused_with_a_sentence(line: str, senten
 
 def test_a_rules_line_whose_size_and_start_disagree_is_refused() -> None:
     """dim:9 with a 7x7 start position names both sizes."""
-    with pytest.raises(PositionError, match=r"^The record's rules say dim:9, but its start"):
+    with pytest.raises(PositionError) as refused:
         read_record(record("dim:9 esc:e cor:", variant=None))
+    assert str(refused.value) == "The record's rules say dim:9, but its start position is 7x7."
+
+
+def test_a_rules_line_that_resizes_the_board_without_a_start_is_refused() -> None:
+    """dim:9 for brandubh with no start of its own cannot use brandubh's 7x7 layout."""
+    with pytest.raises(PositionError) as refused:
+        read_record("[variant:brandubh]\ndim:9 esc:e cor:\n1. d1-c1\n")
+    assert str(refused.value) == "The record's rules say dim:9, but its start position is 7x7."
 
 
 def test_an_impossible_board_size_is_refused() -> None:
@@ -208,8 +242,12 @@ def test_an_impossible_board_size_is_refused() -> None:
 
 def test_an_unknown_variant_without_rules_is_refused() -> None:
     """A record of a variant the bot does not know, and no rules line, cannot be replayed."""
-    with pytest.raises(PositionError, match="'alea-evangelii' is not a ruleset this bot plays"):
+    with pytest.raises(PositionError) as refused:
         read_record("[variant:alea-evangelii]\n1. d2-c2\n")
+    assert str(refused.value) == (
+        "The record's variant 'alea-evangelii' is not a ruleset this bot plays, and the record "
+        "has no rules line to play it by."
+    )
 
 
 def test_reading_a_rules_line_gives_only_the_keys_it_has() -> None:
@@ -242,3 +280,32 @@ def test_opentafl_keys_that_say_what_this_engine_does_are_read(
 ) -> None:
     """OpenTafl's own spellings of this engine's rules are accepted (knights' letters ignored)."""
     assert read_rules_string(line)[0] == fields
+
+
+def test_a_line_that_is_no_turn_is_named_by_its_number() -> None:
+    """A stray line is refused naming its line number in the record, counted from 1."""
+    with pytest.raises(PositionError) as refused:
+        read_record("[variant:brandubh]\n1. d2-c2 d3-d2\nwhat is this\n")
+    assert str(refused.value) == "Line 3 of the record is neither a tag, rules nor a turn."
+
+
+def test_empty_move_marks_are_skipped() -> None:
+    """'...' and '---' stand for no move in a turn and are not read as moves."""
+    game = read_record("1. d2-c2 d3-d2\n2. c2-c3 ---\n")
+    assert [str(record.move) for record in game.records] == ["d2-c2", "d3-d2", "c2-c3"]
+
+
+def test_a_resignation_without_a_result_is_the_side_to_moves() -> None:
+    """[termination:resigned] with no result tag: the side to move resigned."""
+    game = read_record("[variant:brandubh]\n[termination:resigned]\n1. d2-c2\n")
+    assert game.outcome == Outcome(Side.ATTACKERS, Reason.RESIGNED)
+    game = read_record("[variant:brandubh]\n[result:?]\n[termination:timeout]\n1. d2-c2 d3-d2\n")
+    assert game.outcome == Outcome(Side.DEFENDERS, Reason.TIMEOUT)
+
+
+def test_an_aborted_game_is_written_as_a_draw() -> None:
+    """OpenTafl's result 0 (nobody won) for an aborted game, with its termination."""
+    game = Game.from_moves(["d2-c2"])
+    game.abort()
+    text = write_record(game)
+    assert "[result:0]\n[termination:aborted]\n" in text

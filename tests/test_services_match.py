@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -198,7 +197,7 @@ async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: S
     assert second.ply == 0
 
 
-async def test_racing_moves_never_both_land(services: Services, db_path: Path) -> None:
+async def test_racing_moves_never_both_land(services: Services) -> None:
     """Two different moves sent at once against the same board: one lands, one is stale."""
     await start(services)
     results = await asyncio.gather(
@@ -277,9 +276,9 @@ async def test_third_repetition_needs_confirmation(services: Services) -> None:
     assert result.set_end.winner_id == ALICE
 
 
-async def test_restart_recovers_games_in_different_sets(db_path: Path, clock: FakeClock) -> None:
+async def test_restart_recovers_games_in_different_sets(database: str, clock: FakeClock) -> None:
     """After a restart every game comes back in the right set, position and player to move."""
-    services = await Services.open(db_path, clock=clock)
+    services = await Services.open(database, clock=clock)
     await start(services, CHANNEL)
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3", "c1-c3"))
     await start(services, OTHER_CHANNEL)
@@ -289,7 +288,7 @@ async def test_restart_recovers_games_in_different_sets(db_path: Path, clock: Fa
     await services.games.start_computer_match(GUILD, third, CAROL, COMPUTER, level=2)
     await services.close()
 
-    restarted = await Services.open(db_path, clock=clock)
+    restarted = await Services.open(database, clock=clock)
     try:
         recovered = {g.channel_id: g for g in await restarted.games.active()}
         assert set(recovered) == {CHANNEL, OTHER_CHANNEL, third}

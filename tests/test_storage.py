@@ -11,7 +11,7 @@ import pytest
 from bot.services import Services
 from bot.services.errors import ChannelBusy
 from bot.storage import Database, migrations, schema_version
-from bot.storage.errors import StorageError
+from bot.storage.errors import ConstraintViolated, StorageError
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
 
@@ -24,9 +24,9 @@ def _tables(path: Path) -> set[str]:
 async def test_empty_file_is_migrated_to_the_latest_schema(db_path: Path) -> None:
     """A new file gets every table and the latest schema version."""
     database = await Database.open(db_path)
-    version = await database.user_version()
+    version = await database.stored_version()
     await database.close()
-    assert version == schema_version() == len(migrations())
+    assert version == schema_version() == migrations()[-1][0]
     assert {"players", "games", "moves", "matches", "challenges", "ratings"} <= _tables(db_path)
 
 
@@ -34,17 +34,17 @@ async def test_zero_byte_file_is_treated_as_empty(db_path: Path) -> None:
     """An existing but empty file is a new database, not an error."""
     db_path.touch()  # noqa: ASYNC240 - creating the test's empty file before the bot opens it
     database = await Database.open(db_path)
-    assert await database.user_version() == schema_version()
+    assert await database.stored_version() == schema_version()
     await database.close()
 
 
-@pytest.mark.parametrize("version", range(1, len(migrations())))
+@pytest.mark.parametrize("version", [number for number, _, _ in migrations()[:-1]])
 async def test_every_earlier_schema_is_migrated_keeping_its_games(
     db_path: Path, clock: FakeClock, version: int
 ) -> None:
     """A file made by an older bot (schema N) is migrated and its game in progress survives."""
     old = await Database.open(db_path, target_version=version)
-    assert await old.user_version() == version
+    assert await old.stored_version() == version
     await old.close()
     # Play on the old schema through SQL the old version had (players, matches, games, moves).
     with sqlite3.connect(db_path) as raw:
@@ -67,7 +67,7 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
         raw.execute("INSERT INTO moves VALUES (1, 0, 'd1-c1', '', ?, 0)", (ALICE,))
     services = await Services.open(db_path, clock=clock)
     try:
-        assert await services.database.user_version() == schema_version()
+        assert await services.database.stored_version() == schema_version()
         game = await services.games.in_channel(CHANNEL)
         assert game is not None
         assert [str(r.move) for r in game.game.records] == ["d1-c1"]
@@ -124,28 +124,28 @@ async def test_the_file_uses_write_ahead_logging(db_path: Path) -> None:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-async def test_the_database_refuses_a_second_game_in_a_channel(
-    services: Services, db_path: Path
-) -> None:
-    """Even bypassing the services, SQLite will not hold two games in progress in one channel."""
+async def test_the_database_refuses_a_second_game_in_a_channel(services: Services) -> None:
+    """Even bypassing the services, the database will not hold two games in progress in one
+    channel, and the services refuse it as a busy channel."""
     await services.settings.update(GUILD, threads=False)
     await services.challenges.accept(
         (await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)).challenge_id, BOB
     )
-    with sqlite3.connect(db_path) as raw, pytest.raises(sqlite3.IntegrityError):
-        raw.execute(
-            "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, attacker_id, "
-            "defender_id, to_move_id, started_us, deadline_us, reminder_us) "
-            "VALUES (1, 2, ?, ?, 'brandubh', ?, ?, ?, 0, 0, 0)",
-            (GUILD, CHANNEL, BOB, ALICE, BOB),
-        )
+    with pytest.raises(ConstraintViolated):
+        async with services.database.transaction() as db:
+            await db.execute(
+                "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, "
+                "attacker_id, defender_id, to_move_id, started_us, deadline_us, reminder_us) "
+                "VALUES (1, 2, ?, ?, 'brandubh', ?, ?, ?, 0, 0, 0)",
+                (GUILD, CHANNEL, BOB, ALICE, BOB),
+            )
     with pytest.raises(ChannelBusy):
         await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
 
 
 async def test_foreign_keys_are_enforced(services: Services) -> None:
     """A move for a game that does not exist is refused by the database."""
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(ConstraintViolated):
         async with services.database.transaction() as db:
             await db.execute("INSERT INTO moves VALUES (12345, 0, 'd1-c1', '', 1, 0)")
 

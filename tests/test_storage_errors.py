@@ -9,8 +9,8 @@ import pytest
 
 from bot.errors import sentence_for
 from bot.services.errors import GameError
-from bot.storage.database import storage_error
 from bot.storage.errors import DatabaseBusy, DatabaseDamaged, NotADatabase, StorageError
+from bot.storage.sqlite import storage_error
 
 SQLITE_SAYS = [
     "database is locked",

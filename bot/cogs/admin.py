@@ -10,30 +10,60 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.i18n import ENGLISH, Language, _, languages
+from bot.i18n import language as spoken
+from bot.i18n.audience import reader
 from bot.services.domain import GuildSettings
 from bot.services.errors import NoGameHere
+from bot.services.settings import FOLLOW_SERVER
+from bot.views.challenge import time_per_move_text
 
 
-def settings_text(settings: GuildSettings) -> str:
+def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
     """The server's settings as an admin reads them."""
-    hours = settings.time_per_move.total_seconds() / 3600
-    per_move = f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
     if settings.allowed_channel_ids:
         where = ", ".join(f"<#{cid}>" for cid in sorted(settings.allowed_channel_ids))
     else:
-        where = "every channel"
-    return (
-        f"Default ruleset: **{settings.default_ruleset}**\n"
-        f"Time per move: **{per_move}**\n"
-        f"Games allowed in: {where}\n"
-        f"Games are played in: **{'a thread per game' if settings.threads else 'the channel'}**"
+        where = lang._("every channel")
+    played = lang._("a thread per game") if settings.threads else lang._("the channel")
+    if settings.language is None:
+        speaks = lang._("the server's own (Discord's Community setting)")
+    else:
+        speaks = spoken(settings.language).name
+    return "\n".join(
+        (
+            lang._("Default ruleset: **{ruleset}**", ruleset=settings.default_ruleset),
+            lang._("Time per move: **{time}**", time=time_per_move_text(settings.time_per_move)),
+            lang._("Games allowed in: {channels}", channels=where),
+            lang._("Games are played in: **{where}**", where=played),
+            lang._("Public messages in: **{language}**", language=speaks),
+        )
     )
+
+
+def language_choices() -> list[app_commands.Choice[str]]:
+    """The server's own language, then every language the bot speaks, each named in itself
+    (a name like "Deutsch" is the same in every language, so it is not translated)."""
+    choices = [
+        app_commands.Choice(
+            name="the server's own language (as set in Discord)", value=FOLLOW_SERVER
+        )
+    ]
+    for each in languages():
+        name = app_commands.locale_str(each.name, verbatim=True)
+        choices.append(app_commands.Choice(name=name, value=each.tag))
+    return choices
 
 
 THREAD_CHOICES = [
     app_commands.Choice(name="on (a thread per game)", value="on"),
     app_commands.Choice(name="off (play in the channel)", value="off"),
 ]
+
+
+def _chosen(value: str) -> str | None:
+    """The stored language for a ``language:`` choice (``None``: the server's own)."""
+    return None if value == FOLLOW_SERVER else value
 
 
 class Admin(commands.Cog):
@@ -53,10 +83,12 @@ class Admin(commands.Cog):
         disallow="Stop allowing games in this channel",
         everywhere="Allow games in every channel again",
         threads="on: each accepted challenge opens a thread for its game; off: play in the channel",
+        language="The language of boards, announcements and threads (default: the server's own)",
     )
     @app_commands.choices(ruleset=RULESET_CHOICES)
     @app_commands.choices(time=TIME_CHOICES)
     @app_commands.choices(threads=THREAD_CHOICES)
+    @app_commands.choices(language=language_choices())
     async def settings(
         self,
         interaction: discord.Interaction[BrandubhBot],
@@ -66,6 +98,7 @@ class Admin(commands.Cog):
         disallow: discord.TextChannel | None = None,
         everywhere: bool = False,
         threads: str | None = None,
+        language: str | None = None,
     ) -> None:
         """Show or change this server's Brandubh settings."""
         assert interaction.guild_id is not None
@@ -83,6 +116,7 @@ class Admin(commands.Cog):
             or time is not None
             or frozenset(channels) != current.allowed_channel_ids
             or (threads is not None and (threads == "on") != current.threads)
+            or (language is not None and _chosen(language) != current.language)
         )
         if changed:
             current = await services.update(
@@ -91,10 +125,12 @@ class Admin(commands.Cog):
                 time_per_move=timedelta(minutes=time) if time is not None else None,
                 allowed_channel_ids=frozenset(channels),
                 threads=None if threads is None else threads == "on",
+                language=language,
             )
-        title = "Settings saved." if changed else "This server's settings:"
+        lang = reader(interaction)
+        title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         await interaction.response.send_message(
-            f"{title}\n{settings_text(current)}", ephemeral=True
+            f"{title}\n{settings_text(current, lang)}", ephemeral=True
         )
 
     @app_commands.command(name="abort")
@@ -110,7 +146,7 @@ class Admin(commands.Cog):
         await self.bot.flow.announce_set_end(
             end,
             interaction=interaction,
-            reason_line=f"<@{interaction.user.id}> aborted the game.",
+            reason_line=_("{player} aborted the game.", player=f"<@{interaction.user.id}>"),
         )
 
 

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
+from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption
 from bot.views.challenge import challenge_text, challenge_view
 from engine import RULESETS, Side, get_ruleset
@@ -95,7 +96,7 @@ class Challenge(commands.Cog):
         my_side = Side(side)
         if level is not None and opponent.id != bot.user.id:
             raise InvalidOption(
-                "A level is only for games against me: leave it out when you challenge a member."
+                _("A level is only for games against me: leave it out when you challenge a member.")
             )
         if opponent.id == bot.user.id:
             active = await bot.services.games.start_computer_match(
@@ -109,9 +110,12 @@ class Challenge(commands.Cog):
                 human_side=my_side,
                 time_per_move=per_move,
             )
-            headline = (
-                f"<@{interaction.user.id}> plays **{get_ruleset(active.ruleset).title}** "
-                f"against the computer (level {level or DEFAULT_LEVEL})."
+            lang = await bot.flow.server_language(interaction.guild_id)
+            headline = lang._(
+                "{player} plays **{ruleset}** against the computer (level {level}).",
+                player=f"<@{interaction.user.id}>",
+                ruleset=lang.gettext(get_ruleset(active.ruleset).title),
+                level=level or DEFAULT_LEVEL,
             )
             await bot.flow.begin_match(active, interaction=interaction, headline=headline)
             return
@@ -126,9 +130,10 @@ class Challenge(commands.Cog):
             time_per_move=per_move,
             opponent_is_bot=opponent.bot,
         )
+        lang = await bot.flow.server_language(interaction.guild_id)
         response = await interaction.response.send_message(
-            challenge_text(challenge),
-            view=challenge_view(challenge.challenge_id),
+            challenge_text(challenge, lang),
+            view=challenge_view(challenge.challenge_id, lang),
             allowed_mentions=pinging([opponent.id]),
         )
         if response.message_id is not None:

@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.i18n.audience import reader
 from bot.services.errors import NoGameHere, NotAPlayer
 from bot.views.confirm import resign_prompt
 from renderer import render_replay
@@ -79,7 +80,7 @@ class Play(commands.Cog):
             raise NoGameHere()
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
-        text, view = resign_prompt(active)
+        text, view = resign_prompt(active, reader(interaction))
         await interaction.response.send_message(text, view=view, ephemeral=True)
 
     @app_commands.command(name="takeback")
@@ -101,6 +102,7 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
+        lang = await self.bot.flow.server_language(interaction.guild_id)
         exported = await self.bot.services.games.export_match(
             interaction.guild_id,
             game_id=game,
@@ -113,6 +115,7 @@ class Play(commands.Cog):
                     one.game,
                     attacker_name=one.attacker_name or None,
                     defender_name=one.defender_name or None,
+                    words=lang,
                 )
                 for one in exported.sets
             ]
@@ -128,14 +131,22 @@ class Play(commands.Cog):
                 discord.File(
                     io.BytesIO(replay),
                     filename=f"match-{exported.match_id}-set-{number}.gif",
-                    description=f"An animation of set {number} (game {one.game_id}), "
-                    "one frame per move.",
+                    description=lang._(
+                        "An animation of set {number} (game {game}), one frame per move.",
+                        number=number,
+                        game=one.game_id,
+                    ),
                 )
             )
-        sets = "its set" if len(exported.sets) == 1 else f"its {len(exported.sets)} sets"
         await interaction.followup.send(
-            f"Match {exported.match_id} in OpenTafl notation, and a replay of {sets} "
-            f"(games {', '.join(str(one.game_id) for one in exported.sets)}).",
+            lang.n_(
+                "Match {match} in OpenTafl notation, and a replay of its set (game {games}).",
+                "Match {match} in OpenTafl notation, and a replay of its {count} sets "
+                "(games {games}).",
+                len(exported.sets),
+                match=exported.match_id,
+                games=", ".join(str(one.game_id) for one in exported.sets),
+            ),
             files=files,
         )
 

@@ -8,38 +8,64 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES
+from bot.flow.posts import side_name
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
 from bot.views.leaderboard import (
     PAGE_SIZE,
-    counted,
     leaderboard_embed,
     leaderboard_view,
     matches_won_text,
     rating_text,
 )
-from engine import get_ruleset
+from engine import Reason, Side, get_ruleset
+
+_REASONS = {
+    Reason.KING_CAPTURED: _("king captured"),
+    Reason.KING_ESCAPED: _("king escaped"),
+    Reason.ENCIRCLED: _("encircled"),
+    Reason.REPETITION: _("third repetition"),
+    Reason.NO_MOVES: _("no legal move"),
+    Reason.ALL_CAPTURED: _("every attacker captured"),
+    Reason.RESIGNED: _("resigned"),
+    Reason.TIMEOUT: _("out of time"),
+    Reason.ABORTED: _("aborted"),
+}
 
 
-def game_line(game: GameSummary, user_id: int, computer_name: str = "Brandubh") -> str:
+def game_line(
+    game: GameSummary, user_id: int, computer_name: str = "Brandubh", lang: Language = ENGLISH
+) -> str:
     """ "Won as attackers vs <@bob> in 23 moves (king captured)"."""
-    side = "attackers" if game.attacker_id == user_id else "defenders"
+    side = side_name(Side.ATTACKERS if game.attacker_id == user_id else Side.DEFENDERS, lang)
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
     if game.computer_id == opponent:
-        against = f"{escaped(computer_name)} (level {game.computer_level})"
+        against = lang._(
+            "{name} (level {level})", name=escaped(computer_name), level=game.computer_level or 3
+        )
     else:
         against = f"<@{opponent}>"
     if game.no_show:
-        result = "Aborted (unrated: no move made)"
+        result = lang._("Aborted (unrated: no move made)")
     elif game.outcome is None:
-        result = "In progress"
+        result = lang._("In progress")
     elif game.winner_id is None:
-        result = "No result"
+        result = lang._("No result")
     else:
-        result = "Won" if game.winner_id == user_id else "Lost"
-    why = f" ({game.outcome.explanation})" if game.outcome is not None else ""
-    return f"{result} as {side} vs {against} in {counted(game.moves, 'move')}{why}"
+        result = lang._("Won") if game.winner_id == user_id else lang._("Lost")
+    line = lang._(
+        "{result} as {side} vs {opponent} in {moves}",
+        result=result,
+        side=side,
+        opponent=against,
+        moves=lang.n_("{count} move", "{count} moves", game.moves),
+    )
+    if game.outcome is not None:
+        line += f" ({lang.render(_REASONS[game.outcome.reason])})"
+    return line
 
 
 def stats_embed(
@@ -47,34 +73,57 @@ def stats_embed(
     head: HeadToHead | None,
     viewer_id: int,
     computer_name: str = "Brandubh",
+    lang: Language = ENGLISH,
 ) -> discord.Embed:
     """A player's rating, record, recent games and head-to-head with the viewer."""
-    title = get_ruleset(stats.ruleset).title
-    embed = discord.Embed(title=f"{escaped(stats.display_name)} at {title}")
+    title = lang.gettext(get_ruleset(stats.ruleset).title)
+    embed = discord.Embed(
+        title=lang._("{player} at {ruleset}", player=escaped(stats.display_name), ruleset=title)
+    )
     row = stats.standing
     if row is None:
-        embed.description = f"No rated game of {title} finished yet."
+        embed.description = lang._("No rated game of {ruleset} finished yet.", ruleset=title)
     else:
-        embed.add_field(name="Rating", value=rating_text(row.rating, row.deviation))
-        embed.add_field(name="Rank", value=f"#{row.rank}")
+        embed.add_field(name=lang._("Rating"), value=rating_text(row.rating, row.deviation))
+        embed.add_field(name=lang._("Rank"), value=f"#{row.rank}")
+        if row.draws:
+            record = lang._(
+                "{wins} won, {losses} lost, {draws} drawn",
+                wins=row.wins,
+                losses=row.losses,
+                draws=row.draws,
+            )
+        else:
+            record = lang._("{wins} won, {losses} lost", wins=row.wins, losses=row.losses)
         embed.add_field(
-            name="Record",
-            value=f"{row.wins} won, {row.losses} lost"
-            + (f", {row.draws} drawn" if row.draws else "")
-            + f"; {matches_won_text(row.matches_won)}",
+            name=lang._("Record"),
+            value=f"{record}; {matches_won_text(row.matches_won, lang)}",
             inline=False,
         )
     if stats.recent_games:
-        lines = [game_line(game, stats.user_id, computer_name) for game in stats.recent_games[:5]]
-        embed.add_field(name="Recent games", value="\n".join(lines), inline=False)
+        lines = [
+            game_line(game, stats.user_id, computer_name, lang) for game in stats.recent_games[:5]
+        ]
+        embed.add_field(name=lang._("Recent games"), value="\n".join(lines), inline=False)
     if head is not None and head.games:
         mine = head.player_ids.index(viewer_id)
         theirs = 1 - mine
+        if head.draws:
+            score = lang._(
+                "You won {mine}, they won {theirs}, {draws} drawn",
+                mine=head.wins[mine],
+                theirs=head.wins[theirs],
+                draws=head.draws,
+            )
+        else:
+            score = lang._(
+                "You won {mine}, they won {theirs}", mine=head.wins[mine], theirs=head.wins[theirs]
+            )
+        sets = lang.n_("{count} set", "{count} sets", head.games)
+        matches = lang.n_("{count} match", "{count} matches", head.matches)
         embed.add_field(
-            name="Head to head with you",
-            value=f"You won {head.wins[mine]}, they won {head.wins[theirs]}"
-            + (f", {head.draws} drawn" if head.draws else "")
-            + f" ({counted(head.games, 'set')}, {counted(head.matches, 'match')})",
+            name=lang._("Head to head with you"),
+            value=f"{score} ({sets}, {matches})",
             inline=False,
         )
     return embed
@@ -99,11 +148,12 @@ class Standings(commands.Cog):
         page = await self.bot.services.standings.leaderboard(
             interaction.guild_id, 0, PAGE_SIZE, ruleset=pool
         )
-        name = interaction.guild.name if interaction.guild else "this server"
-        view = leaderboard_view(page)
+        lang = await self.bot.flow.server_language(interaction.guild_id)
+        name = interaction.guild.name if interaction.guild else lang._("this server")
+        view = leaderboard_view(page, lang)
         await answer(
             interaction,
-            embed=leaderboard_embed(page, name),
+            embed=leaderboard_embed(page, name, lang),
             view=view if view is not None else None,
         )
 
@@ -138,7 +188,7 @@ class Standings(commands.Cog):
         me = self.bot.user.display_name if self.bot.user else "Brandubh"
         await answer(
             interaction,
-            embed=stats_embed(stats, head, interaction.user.id, me),
+            embed=stats_embed(stats, head, interaction.user.id, me, reader(interaction)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

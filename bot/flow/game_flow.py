@@ -35,6 +35,8 @@ from bot.flow.threads import (
     thread_name,
     thread_refusal,
 )
+from bot.i18n import ENGLISH, Language, Text, _, language, language_for
+from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
@@ -47,7 +49,7 @@ from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
-from engine import get_ruleset
+from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -84,23 +86,44 @@ class GameFlow:
         self.outbox = Outbox(self)
         """Posting the boards that stored moves and set ends are still owed."""
 
-    async def names_for(self, active: ActiveGame) -> dict[int, str]:
+    async def server_language(self, guild_id: int) -> Language:
+        """The language of ``guild_id``'s public messages: the one chosen with ``/settings
+        language:``, else the server's own (its Community setting), else English."""
+        chosen = (await self.bot.services.settings.get(guild_id)).language
+        if chosen is not None:
+            return language(chosen)
+        guild = self.bot.get_guild(guild_id)
+        return language_for(guild.preferred_locale.value if guild is not None else None)
+
+    async def channel_language(self, channel_id: int) -> Language:
+        """The language of the server that ``channel_id`` (a channel or thread) belongs to."""
+        channel = self.bot.get_channel(channel_id)
+        guild = getattr(channel, "guild", None)
+        if guild is None:
+            return ENGLISH
+        return await self.server_language(guild.id)
+
+    async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
         """The players' display names; the computer is named with its level."""
         names = await self.bot.display_names(active.attacker_id, active.defender_id)
         if active.computer_id is not None and active.computer_level is not None:
             me = names.get(active.computer_id, "Brandubh")
-            names[active.computer_id] = f"{me} (level {active.computer_level})"
+            names[active.computer_id] = lang._(
+                "{name} (level {level})", name=me, level=active.computer_level
+            )
         return names
 
-    async def headline_for(self, result: MoveResult) -> tuple[str, dict[int, str]]:
+    async def headline_for(
+        self, result: MoveResult, lang: Language = ENGLISH
+    ) -> tuple[str, dict[int, str]]:
         """The text above the board after ``result``, and the players' names used in it."""
         active = result.game
-        names = await self.names_for(active)
+        names = await self.names_for(active, lang)
         headline = describe_move(
-            result.record, names.get(active.player_of(result.record.side), "?")
+            result.record, names.get(active.player_of(result.record.side), "?"), lang
         )
         if result.set_end is not None:
-            headline += "\n" + set_end_text(result.set_end, names)
+            headline += "\n" + set_end_text(result.set_end, names, lang)
         return headline, names
 
     async def play_move(
@@ -121,6 +144,8 @@ class GameFlow:
         assert channel_id is not None
         await self.bot.remember(interaction.user)
         is_component = interaction.type is discord.InteractionType.component
+        assert interaction.guild_id is not None
+        lang = await self.server_language(interaction.guild_id)
 
         async def prepare() -> tuple[MoveResult, BoardPost | None]:
             result = await self.bot.services.games.play(
@@ -130,10 +155,10 @@ class GameFlow:
                 confirm_repetition=confirm,
                 expected_ply=expected_ply,
             )
-            headline, names = await self.headline_for(result)
+            headline, names = await self.headline_for(result, lang)
             if result.set_end is None and result.game.computer_to_move:
                 return result, None  # the computer's reply turns the acknowledgement into a board
-            return result, await board_post(result.game, names, headline=headline)
+            return result, await board_post(result.game, names, lang, headline=headline)
 
         try:
             result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
@@ -141,15 +166,22 @@ class GameFlow:
             active = await self.bot.services.games.in_channel(channel_id)
             assert active is not None
             confirm_view = discord.ui.View(timeout=None)
-            confirm_view.add_item(ConfirmRepetition(active.game_id, active.ply, warning.move_text))
-            await _update_or_answer(interaction, str(warning), confirm_view, is_component)
+            confirm_view.add_item(
+                ConfirmRepetition(
+                    active.game_id, active.ply, warning.move_text, reader(interaction)
+                )
+            )
+            await _update_or_answer(
+                interaction, reader(interaction).render(warning.text), confirm_view, is_component
+            )
             return
         if post is None:
-            await self._acknowledge_for_computer(interaction, result, is_component)
+            await self._acknowledge_for_computer(interaction, result, is_component, lang)
             return
-        content, files, view, pings = await self._with_next_set(post, result.set_end)
+        content, files, view, pings = await self._with_next_set(post, result.set_end, lang)
         if is_component:
-            await _update_or_answer(interaction, f"You played {result.record}.", None, True)
+            played = reader(interaction)._("You played {move}.", move=str(result.record))
+            await _update_or_answer(interaction, played, None, True)
             sent = await interaction.followup.send(
                 content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
             )
@@ -176,7 +208,7 @@ class GameFlow:
         terms = await services.games.match_terms(match_id)
         user = interaction.user.id
         if user not in terms.player_ids:
-            raise NotAPlayer("Only the two players of that match can ask for a rematch.")
+            raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
         other = terms.player2_id if user == terms.player1_id else terms.player1_id
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent
@@ -193,10 +225,25 @@ class GameFlow:
                 time_per_move=terms.time_per_move,
                 parent_channel_id=terms.parent_channel_id,
             )
-            headline = (
-                f"Rematch: <@{user}> plays **{get_ruleset(active.ruleset).title}** against the "
-                f"computer (level {active.computer_level}), as the {side.value} first."
-            )
+            lang = await self.server_language(terms.guild_id)
+            player, level = f"<@{user}>", active.computer_level or 3
+            ruleset = lang.gettext(get_ruleset(active.ruleset).title)
+            if side is Side.ATTACKERS:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the attackers first.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
+            else:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the defenders first.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
             await self.begin_match(active, interaction=interaction, headline=headline)
             return
         where = terms.parent_channel_id or terms.channel_id
@@ -210,26 +257,36 @@ class GameFlow:
             challenger_side=side,
             time_per_move=terms.time_per_move,
         )
+        lang = await self.server_language(terms.guild_id)
         posted = await self.bot.get_partial_messageable(where).send(
-            challenge_text(challenge),
-            view=challenge_view(challenge.challenge_id),
+            challenge_text(challenge, lang),
+            view=challenge_view(challenge.challenge_id, lang),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
         )
         await services.challenges.set_message(challenge.challenge_id, posted.id)
         await answer(
             interaction,
-            f"Rematch offered in <#{where}>: <@{other}> can accept it there.",
+            reader(interaction)._(
+                "Rematch offered in {channel}: {player} can accept it there.",
+                channel=f"<#{where}>",
+                player=f"<@{other}>",
+            ),
             ephemeral=True,
         )
 
     async def _acknowledge_for_computer(
-        self, interaction: discord.Interaction[Any], result: MoveResult, is_component: bool
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        is_component: bool,
+        lang: Language,
     ) -> None:
         """Answer a move against the computer with one line; its reply edits it into the board."""
-        headline, _ = await self.headline_for(result)
-        content = f"{headline}\nI am thinking…"
+        headline, _names = await self.headline_for(result, lang)
+        content = headline + "\n" + lang._("I am thinking…")
         if is_component:
-            await _update_or_answer(interaction, f"You played {result.record}.", None, True)
+            played = reader(interaction)._("You played {move}.", move=str(result.record))
+            await _update_or_answer(interaction, played, None, True)
             message_id: int | None = (
                 await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
             ).id
@@ -281,7 +338,7 @@ class GameFlow:
             _log.info("Could not take the buttons off board %s: %s", previous, error)
 
     async def _with_next_set(
-        self, post: BoardPost, end: SetEnd | None
+        self, post: BoardPost, end: SetEnd | None, lang: Language
     ) -> tuple[str, list[discord.File], discord.ui.View | None, discord.AllowedMentions]:
         """One message for a board, and at a set change also the next set's first board.
 
@@ -289,13 +346,17 @@ class GameFlow:
         whom it may ping (the player to move).
         """
         if end is not None and end.match_end is not None and not end.match_end.aborted:
-            return post.content, [post.file()], rematch_view(end.match_end.match_id), NO_PINGS
+            rematch = rematch_view(end.match_end.match_id, lang)
+            return post.content, [post.file()], rematch, NO_PINGS
         if end is None or end.next_game is None:
             return post.content, [post.file()], post.view, post.allowed_mentions()
         following = end.next_game
-        names = await self.names_for(following)
+        names = await self.names_for(following, lang)
         opening = await board_post(
-            following, names, headline=f"**Set {following.set_number} begins.**"
+            following,
+            names,
+            lang,
+            headline=lang._("**Set {number} begins.**", number=following.set_number),
         )
         return (
             f"{post.content}\n{opening.content}",
@@ -314,13 +375,14 @@ class GameFlow:
         error) the game is played in the channel, and the accept message says why.
         """
         services = self.bot.services
+        lang = await self.server_language(challenge.guild_id)
 
         async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
             settings = await services.settings.get(challenge.guild_id)
-            why_not = thread_refusal(interaction, settings)
+            why_not = thread_refusal(interaction, settings, lang)
             thread: discord.Thread | None = None
             if why_not is None and interaction.message is not None:
-                thread, why_not = await self._open_thread(interaction.message, challenge)
+                thread, why_not = await self._open_thread(interaction.message, challenge, lang)
             active = await services.challenges.accept(
                 challenge.challenge_id,
                 interaction.user.id,
@@ -332,15 +394,19 @@ class GameFlow:
         names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
         if thread is not None:
             await _update_or_answer(
-                interaction, match_line(challenge, names, thread.id), None, is_component=True
+                interaction, match_line(challenge, names, thread.id, lang), None, is_component=True
             )
             await self.begin_match(active)
             return
+        accepted = lang._(
+            "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
+            player=escaped(names[challenge.opponent_id]),
+            attacker=f"<@{active.attacker_id}>",
+            defender=f"<@{active.defender_id}>",
+        )
         await _update_or_answer(
             interaction,
-            f"{escaped(names[challenge.opponent_id])} accepted: "
-            f"<@{active.attacker_id}> attacks, <@{active.defender_id}> defends. Good game!"
-            + (f"\n{why_not}" if why_not else ""),
+            accepted + (f"\n{why_not}" if why_not else ""),
             None,
             is_component=True,
         )
@@ -349,12 +415,12 @@ class GameFlow:
             await self._mark_lapsed(lapsed)
 
     async def _open_thread(
-        self, message: discord.Message, challenge: Challenge
+        self, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
         """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
         names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
         name = thread_name(
-            names[challenge.challenger_id], names[challenge.opponent_id], challenge.ruleset
+            names[challenge.challenger_id], names[challenge.opponent_id], challenge.ruleset, lang
         )
         try:
             thread = await message.create_thread(
@@ -364,7 +430,9 @@ class GameFlow:
             _log.warning(
                 "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
             )
-            return None, "Discord would not let me open a thread, so the game is played here."
+            return None, lang._(
+                "Discord would not let me open a thread, so the game is played here."
+            )
         return thread, None
 
     async def _mark_lapsed(self, challenge: Challenge) -> None:
@@ -374,10 +442,15 @@ class GameFlow:
         message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
             challenge.message_id
         )
+        lang = await self.server_language(challenge.guild_id)
         try:
             await message.edit(
-                content=f"<@{challenge.challenger_id}>'s challenge to "
-                f"<@{challenge.opponent_id}> lapsed: this channel is now busy with a game.",
+                content=lang._(
+                    "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with "
+                    "a game.",
+                    challenger=f"<@{challenge.challenger_id}>",
+                    opponent=f"<@{challenge.opponent_id}>",
+                ),
                 view=None,
             )
         except discord.HTTPException as error:
@@ -385,10 +458,17 @@ class GameFlow:
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
-        names = await self.names_for(active)
+        lang = await self.server_language(active.guild_id)
+        names = await self.names_for(active, lang)
         last = active.game.last_record
-        headline = f"Last move: {last}." if last is not None else "No move yet."
-        post = await within_deadline(interaction, board_post(active, names, headline=headline))
+        headline = (
+            lang._("Last move: {move}.", move=str(last))
+            if last is not None
+            else lang._("No move yet.")
+        )
+        post = await within_deadline(
+            interaction, board_post(active, names, lang, headline=headline)
+        )
         message_id = await answer(
             interaction,
             post.content,
@@ -406,17 +486,22 @@ class GameFlow:
         headline: str | None = None,
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks)."""
-        names = await self.names_for(active)
-        title = get_ruleset(active.ruleset).title
-        headline = headline or f"**{title}** begins."
+        lang = await self.server_language(active.guild_id)
+        names = await self.names_for(active, lang)
+        title = lang.gettext(get_ruleset(active.ruleset).title)
+        headline = headline or lang._("**{ruleset}** begins.", ruleset=title)
         if active.parent_channel_id is not None:
-            headline += (
-                f" <@{active.attacker_id}> attacks, <@{active.defender_id}> defends. Good game!"
+            headline += " " + lang._(
+                "{attacker} attacks, {defender} defends. Good game!",
+                attacker=f"<@{active.attacker_id}>",
+                defender=f"<@{active.defender_id}>",
             )
         if interaction is not None:
-            post = await within_deadline(interaction, board_post(active, names, headline=headline))
+            post = await within_deadline(
+                interaction, board_post(active, names, lang, headline=headline)
+            )
         else:
-            post = await board_post(active, names, headline=headline)
+            post = await board_post(active, names, lang, headline=headline)
         # The first board of a thread game notifies both players (which adds them to it).
         players = [p for p in active.player_ids if p != active.computer_id]
         first = pinging(players) if active.parent_channel_id is not None else None
@@ -446,14 +531,16 @@ class GameFlow:
         end: SetEnd,
         *,
         interaction: discord.Interaction[Any] | None = None,
-        reason_line: str = "",
+        reason_line: Text | None = None,
     ) -> None:
         """Post the final board of a set that ended without a move (resignation, time, abort)."""
         active = end.game
-        names = await self.names_for(active)
-        headline = "\n".join(line for line in (reason_line, set_end_text(end, names)) if line)
-        post = await board_post(active, names, headline=headline, with_turn=False)
-        content, files, view, pings = await self._with_next_set(post, end)
+        lang = await self.server_language(active.guild_id)
+        names = await self.names_for(active, lang)
+        reason = lang.render(reason_line) if reason_line else ""
+        headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
+        post = await board_post(active, names, lang, headline=headline, with_turn=False)
+        content, files, view, pings = await self._with_next_set(post, end, lang)
         if interaction is not None and not interaction.response.is_done():
             message_id = await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
@@ -479,7 +566,8 @@ class GameFlow:
         if active.line_message_id is None:
             return
         names = await self.bot.display_names(*end.match_end.player_ids)
-        line = finished_line(end.match_end, active.ruleset, names, active.channel_id)
+        lang = await self.server_language(active.guild_id)
+        line = finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
         message = self.bot.get_partial_messageable(active.parent_channel_id).get_partial_message(
             active.line_message_id
         )
@@ -539,7 +627,8 @@ class GameFlow:
             return await self.bot.ai.choose_move(active.game, level)
 
     async def computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
-        """Think in the process pool (showing "typing"), play the move, post the board."""
+        """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
+        move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
         channel = self.bot.get_partial_messageable(active.channel_id)
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
@@ -555,9 +644,12 @@ class GameFlow:
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
             if self.bot.timers.computer_stalled(active.game_id, active.ply):
+                lang = await self.server_language(active.guild_id)
                 await channel.send(
-                    "I could not find a move in this game; I will keep trying. "
-                    "An admin can stop the game with `/abort`."
+                    lang._(
+                        "I could not find a move in this game; I will keep trying. An admin can "
+                        "stop the game with `/abort`."
+                    )
                 )
             return
         self.bot.timers.computer_unstalled(active.game_id)
@@ -568,16 +660,17 @@ class GameFlow:
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.game_id)
             return
-        headline, names = await self.headline_for(result)
+        lang = await self.server_language(active.guild_id)
+        headline, names = await self.headline_for(result, lang)
         if reply_in is not None:
             earlier = result.game.game.records[-2] if result.game.ply >= 2 else None
             if earlier is not None:
                 mover = names.get(result.game.player_of(earlier.side), "?")
-                headline = f"{describe_move(earlier, mover)}\n{headline}"
+                headline = f"{describe_move(earlier, mover, lang)}\n{headline}"
         post = await board_post(
-            result.game, names, headline=headline, mark_earlier=reply_in is not None
+            result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
         )
-        content, files, view, pings = await self._with_next_set(post, result.set_end)
+        content, files, view, pings = await self._with_next_set(post, result.set_end, lang)
         message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
         await self.went_live(active.channel_id, message_id)
         await self.announced(result.game, message_id)

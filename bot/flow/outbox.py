@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.flow.posts import NO_PINGS, board_post, describe_move, or_missing
+from bot.flow.posts import NO_PINGS, board_post, describe_move, or_missing, outcome_text
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from engine import Side
@@ -54,15 +54,16 @@ class Outbox:
         """
         services = self.flow.bot.services
         channel = self.flow.bot.get_partial_messageable(channel_id)
+        lang = await self.flow.channel_language(channel_id)
         try:
             active: ActiveGame | None = await services.games.get(game_id)
         except NoGameHere:
             active = None
         if active is not None and active.ply == ply:
-            names = await self.flow.names_for(active)
+            names = await self.flow.names_for(active, lang)
             last = active.game.last_record
-            headline = describe_move(last, names[active.player_of(last.side)]) if last else ""
-            post = await board_post(active, names, headline=headline)
+            headline = describe_move(last, names[active.player_of(last.side)], lang) if last else ""
+            post = await board_post(active, names, lang, headline=headline)
             sent = await channel.send(
                 post.content,
                 file=post.file(),
@@ -84,7 +85,7 @@ class Outbox:
             if last and last.side is Side.ATTACKERS
             else exported.defender_name
         )
-        lines = [describe_move(last, mover) if last else ""]
+        lines = [describe_move(last, mover, lang) if last else ""]
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         pings = NO_PINGS
@@ -93,23 +94,33 @@ class Outbox:
             position,
             attacker_name=exported.attacker_name,
             defender_name=exported.defender_name,
+            words=lang,
         )
         files.append(discord.File(io.BytesIO(picture), filename="board.png"))
         if position.outcome is not None:
-            lines.append(f"**The set is over.** {position.outcome}")
+            lines.append(
+                lang._(
+                    "**The set is over.** {outcome}",
+                    outcome=lang.render(outcome_text(position.outcome)),
+                )
+            )
             following = await services.games.in_channel(channel_id)
             if following is not None and following.ply == 0:
                 opening = await board_post(
                     following,
-                    await self.flow.names_for(following),
-                    headline=f"**Set {following.set_number} begins.**",
+                    await self.flow.names_for(following, lang),
+                    lang,
+                    headline=lang._("**Set {number} begins.**", number=following.set_number),
                 )
                 lines.append(opening.content)
                 files.append(opening.file(f"set-{following.set_number}.png"))
                 view, pings = opening.view, opening.allowed_mentions()
         else:
             lines.append(
-                f"move {ply + 1} · posted late: Discord could not be reached when it was played."
+                lang._(
+                    "move {number} · posted late: Discord could not be reached when it was played.",
+                    number=ply + 1,
+                )
             )
         sent = await channel.send(
             "\n".join(line for line in lines if line),

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.i18n import ENGLISH, Language, Text, _, verbatim
 from bot.names import escaped
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
 from bot.views.picker import MoveButton
 from bot.views.takeback import TakebackButton
-from engine import MoveRecord, Side, square_name
+from engine import MatchReason, MoveRecord, Outcome, Reason, Side, square_name
 from renderer import ALT_TEXT_LIMIT, describe_board, render_board
 
 NO_PINGS = discord.AllowedMentions.none()
@@ -61,44 +62,108 @@ class BoardPost:
         )
 
 
-def side_name(side: Side) -> str:
-    """``attackers`` / ``defenders``, as players say it."""
-    return side.value
+def side_name(side: Side, lang: Language = ENGLISH) -> str:
+    """``attackers`` / ``defenders``, as players of ``lang`` say it."""
+    return lang.render(SIDE_NAMES[side])
 
 
-def describe_move(record: MoveRecord, mover_name: str) -> str:
+SIDE_NAMES = {Side.ATTACKERS: _("attackers"), Side.DEFENDERS: _("defenders")}
+
+_OUTCOMES = {
+    (Side.ATTACKERS, Reason.KING_CAPTURED): _("The attackers win: the king was captured."),
+    (Side.DEFENDERS, Reason.KING_ESCAPED): _("The defenders win: the king escaped."),
+    (Side.ATTACKERS, Reason.ENCIRCLED): _(
+        "The attackers win: they encircled the king and every defender."
+    ),
+    (Side.DEFENDERS, Reason.ALL_CAPTURED): _("The defenders win: every attacker was captured."),
+    (Side.ATTACKERS, Reason.REPETITION): _(
+        "The attackers win: the defenders repeated a position for the third time."
+    ),
+    (Side.DEFENDERS, Reason.REPETITION): _(
+        "The defenders win: the attackers repeated a position for the third time."
+    ),
+    (Side.ATTACKERS, Reason.NO_MOVES): _("The attackers win: the defenders had no legal move."),
+    (Side.DEFENDERS, Reason.NO_MOVES): _("The defenders win: the attackers had no legal move."),
+    (Side.ATTACKERS, Reason.RESIGNED): _("The attackers win: the defenders resigned."),
+    (Side.DEFENDERS, Reason.RESIGNED): _("The defenders win: the attackers resigned."),
+    (Side.ATTACKERS, Reason.TIMEOUT): _("The attackers win: the defenders ran out of time."),
+    (Side.DEFENDERS, Reason.TIMEOUT): _("The defenders win: the attackers ran out of time."),
+}
+
+
+def outcome_text(outcome: Outcome) -> Text:
+    """How a set ended, as a sentence to say in any language ("The defenders win: ...")."""
+    if outcome.winner is None:
+        return _("No winner: the game was aborted.")
+    found = _OUTCOMES.get((outcome.winner, outcome.reason))
+    return found if found is not None else verbatim(str(outcome))
+
+
+def describe_move(record: MoveRecord, mover_name: str, lang: Language = ENGLISH) -> str:
     """ "**alice** (attackers) played d1-d3, capturing c4." """
-    text = f"**{escaped(mover_name)}** ({side_name(record.side)}) played {record.move}"
-    if record.captures:
-        taken = ", ".join(square_name(sq) for sq in record.captures)
-        text += f", capturing {taken}"
-    return text + "."
+    player = f"**{escaped(mover_name)}**"
+    move = str(record.move)
+    if not record.captures:
+        if record.side is Side.ATTACKERS:
+            return lang._("{player} (attackers) played {move}.", player=player, move=move)
+        return lang._("{player} (defenders) played {move}.", player=player, move=move)
+    taken = ", ".join(square_name(sq) for sq in record.captures)
+    if record.side is Side.ATTACKERS:
+        return lang._(
+            "{player} (attackers) played {move}, capturing {squares}.",
+            player=player,
+            move=move,
+            squares=taken,
+        )
+    return lang._(
+        "{player} (defenders) played {move}, capturing {squares}.",
+        player=player,
+        move=move,
+        squares=taken,
+    )
 
 
-def set_label(active: ActiveGame) -> str:
+def set_label(active: ActiveGame, lang: Language = ENGLISH) -> str:
     """ "Set 1 of 2" (or nothing for a one-set match)."""
     if active.sets_total <= 1:
         return ""
-    return f"Set {active.set_number} of {active.sets_total}"
+    return lang._("Set {number} of {total}", number=active.set_number, total=active.sets_total)
 
 
-def turn_line(active: ActiveGame) -> str:
+def turn_line(active: ActiveGame, lang: Language = ENGLISH) -> str:
     """Whose turn it is, mentioning them, with the time left as a Discord timestamp."""
     to_move = active.player_to_move
-    parts = [p for p in (set_label(active), f"move {active.ply + 1}") if p]
+    parts = [
+        p for p in (set_label(active, lang), lang._("move {number}", number=active.ply + 1)) if p
+    ]
     where = " · ".join(parts)
+    attackers = active.to_move is Side.ATTACKERS
     if active.computer_to_move:
-        return f"{where} · I am thinking as the {side_name(active.to_move)}…"
-    deadline = int(active.deadline.timestamp())
-    return (
-        f"{where} · <@{to_move}>, your move as the {side_name(active.to_move)} "
-        f"(time runs out <t:{deadline}:R>)."
+        if attackers:
+            return lang._("{where} · I am thinking as the attackers…", where=where)
+        return lang._("{where} · I am thinking as the defenders…", where=where)
+    # Discord shows the relative time in each reader's own language.
+    deadline = f"<t:{int(active.deadline.timestamp())}:R>"
+    player = f"<@{to_move}>"
+    if attackers:
+        return lang._(
+            "{where} · {player}, your move as the attackers (time runs out {deadline}).",
+            where=where,
+            player=player,
+            deadline=deadline,
+        )
+    return lang._(
+        "{where} · {player}, your move as the defenders (time runs out {deadline}).",
+        where=where,
+        player=player,
+        deadline=deadline,
     )
 
 
 async def board_post(
     active: ActiveGame,
     names: Mapping[int, str],
+    lang: Language = ENGLISH,
     *,
     headline: str = "",
     with_turn: bool = True,
@@ -106,8 +171,8 @@ async def board_post(
 ) -> BoardPost:
     """The post showing ``active``'s board, rendered in a worker thread."""
     game = active.game
-    attacker = names.get(active.attacker_id, "attackers")
-    defender = names.get(active.defender_id, "defenders")
+    attacker = names.get(active.attacker_id, side_name(Side.ATTACKERS, lang))
+    defender = names.get(active.defender_id, side_name(Side.DEFENDERS, lang))
 
     def draw() -> tuple[bytes, str]:
         png = render_board(
@@ -117,6 +182,7 @@ async def board_post(
             set_number=active.set_number,
             sets_total=active.sets_total,
             mark_earlier=mark_earlier,
+            words=lang,
         )
         alt = describe_board(
             game,
@@ -124,76 +190,109 @@ async def board_post(
             defender_name=defender,
             set_number=active.set_number,
             sets_total=active.sets_total,
+            words=lang,
         )
         return png, alt
 
     png, alt = await asyncio.to_thread(draw)
     with_turn = with_turn and game.outcome is None
-    lines = [line for line in (headline, turn_line(active) if with_turn else "") if line]
+    lines = [line for line in (headline, turn_line(active, lang) if with_turn else "") if line]
     view: discord.ui.View | None = None
     if with_turn:
         view = discord.ui.View(timeout=None)
-        view.add_item(MoveButton(active.game_id))
-        view.add_item(TakebackButton(active.game_id))
-        view.add_item(ResignButton(active.game_id))
+        view.add_item(MoveButton(active.game_id, lang))
+        view.add_item(TakebackButton(active.game_id, lang))
+        view.add_item(ResignButton(active.game_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
     return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings)
 
 
-def set_end_text(end: SetEnd, names: Mapping[int, str]) -> str:
+def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
-    label = set_label(active) or "The game"
-    moves = f"{end.moves} move" if end.moves == 1 else f"{end.moves} moves"
-    lines = [f"**{label} is over** after {moves}. {end.outcome}"]
+    outcome = lang.render(outcome_text(end.outcome))
+    if active.sets_total > 1:
+        over = lang.n_(
+            "**Set {number} of {total} is over** after {count} move. {outcome}",
+            "**Set {number} of {total} is over** after {count} moves. {outcome}",
+            end.moves,
+            number=active.set_number,
+            total=active.sets_total,
+            outcome=outcome,
+        )
+    else:
+        over = lang.n_(
+            "**The game is over** after {count} move. {outcome}",
+            "**The game is over** after {count} moves. {outcome}",
+            end.moves,
+            outcome=outcome,
+        )
+    lines = [over]
     if end.winner_id is not None:
-        lines.append(f"<@{end.winner_id}> wins the {'set' if active.sets_total > 1 else 'game'}.")
+        winner = f"<@{end.winner_id}>"
+        if active.sets_total > 1:
+            lines.append(lang._("{player} wins the set.", player=winner))
+        else:
+            lines.append(lang._("{player} wins the game.", player=winner))
     if end.match_end is not None:
-        lines.append(match_end_text(end.match_end, names))
+        lines.append(match_end_text(end.match_end, names, lang))
         if end.rating_changes:
-            lines.append(rating_text(end.rating_changes, names))
+            lines.append(rating_text(end.rating_changes, names, lang))
     elif end.next_game is not None:
         nxt = end.next_game
         lines.append(
-            f"Set {nxt.set_number} starts with sides swapped: <@{nxt.attacker_id}> attacks, "
-            f"<@{nxt.defender_id}> defends."
+            lang._(
+                "Set {number} starts with sides swapped: {attacker} attacks, {defender} defends.",
+                number=nxt.set_number,
+                attacker=f"<@{nxt.attacker_id}>",
+                defender=f"<@{nxt.defender_id}>",
+            )
         )
         if end.rating_changes:
-            lines.append(rating_text(end.rating_changes, names))
+            lines.append(rating_text(end.rating_changes, names, lang))
     return "\n".join(lines)
 
 
 _MATCH_REASONS = {
-    "more_wins": "with more sets won",
-    "fewer_moves": "with one set each, by winning their set in fewer moves",
-    "equal_moves": "one set each, won in the same number of moves",
-    "no_wins": "no set had a winner",
+    MatchReason.MORE_WINS: _("with more sets won"),
+    MatchReason.FEWER_MOVES: _("with one set each, by winning their set in fewer moves"),
+    MatchReason.EQUAL_MOVES: _("one set each, won in the same number of moves"),
+    MatchReason.NO_WINS: _("no set had a winner"),
 }
 
 
-def match_end_text(end: MatchEnd, names: Mapping[int, str]) -> str:
+def match_end_text(end: MatchEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """ "**Match over:** alice wins 2–0 ..." per docs/rules.md §11."""
     if end.aborted or end.result is None or end.reason is None:
-        return "**Match aborted:** it ends without a match result, and the aborted set is unrated."
+        return lang._(
+            "**Match aborted:** it ends without a match result, and the aborted set is unrated."
+        )
     first, second = end.player_ids
     wins = end.result.wins
     if end.winner_id == second:
         first, second = second, first
     score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
-    how = _MATCH_REASONS.get(end.reason.value, end.reason.value.replace("_", " "))
+    how = lang.render(_MATCH_REASONS[end.reason])
     if end.winner_id is None:
-        return f"**Match drawn** ({score}): {how}."
-    return f"**Match over:** <@{end.winner_id}> wins the match {score}, {how}."
+        return lang._("**Match drawn** ({score}): {how}.", score=score, how=how)
+    return lang._(
+        "**Match over:** {player} wins the match {score}, {how}.",
+        player=f"<@{end.winner_id}>",
+        score=score,
+        how=how,
+    )
 
 
-def rating_text(changes: tuple[RatingChange, ...], names: Mapping[int, str]) -> str:
+def rating_text(
+    changes: tuple[RatingChange, ...], names: Mapping[int, str], lang: Language = ENGLISH
+) -> str:
     """ "Ratings: alice 1500 → 1662 (+162), bob 1500 → 1338 (−162)"."""
     parts = []
     for change in changes:
-        name = escaped(names.get(change.user_id, "a player"))
+        name = escaped(names.get(change.user_id, lang._("a player")))
         delta = round(change.delta)
         sign = "+" if delta >= 0 else "−"
         parts.append(
             f"{name} {change.rating_before:.0f} → {change.rating_after:.0f} ({sign}{abs(delta)})"
         )
-    return "Ratings: " + ", ".join(parts) + "."
+    return lang._("Ratings: {changes}.", changes=", ".join(parts))

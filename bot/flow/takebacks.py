@@ -32,12 +32,17 @@ class TakebackFlow:
         user = interaction.user.id
         services = self.flow.bot.services
         asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+        assert interaction.guild_id is not None
+        lang = await self.flow.server_language(interaction.guild_id)
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
-            names = await self.flow.names_for(asked)
+            names = await self.flow.names_for(asked, lang)
             post = await board_post(
                 asked,
                 names,
-                headline=f"{escaped(names[user])} took back their move and my reply.",
+                lang,
+                headline=lang._(
+                    "{player} took back their move and my reply.", player=escaped(names[user])
+                ),
             )
             message_id = await answer(
                 interaction,
@@ -55,9 +60,15 @@ class TakebackFlow:
         until = int(asked.expires_at.timestamp())
         message_id = await answer(
             interaction,
-            f"<@{opponent}>, <@{user}> asks to take back their last move ({move}). Accept or "
-            f"decline: the request lapses <t:{until}:R> or when either of you moves.",
-            view=takeback_answer_view(asked.takeback_id),
+            lang._(
+                "{opponent}, {player} asks to take back their last move ({move}). Accept or "
+                "decline: the request lapses {deadline} or when either of you moves.",
+                opponent=f"<@{opponent}>",
+                player=f"<@{user}>",
+                move=move,
+                deadline=f"<t:{until}:R>",
+            ),
+            view=takeback_answer_view(asked.takeback_id, lang),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
         )
         if message_id is not None:
@@ -69,15 +80,23 @@ class TakebackFlow:
         """The opponent accepts (the move is undone and a new board posted) or declines."""
         user = interaction.user.id
         active = await self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
-        names = await self.flow.names_for(active)
-        who = escaped(names.get(user, "a player"))
+        lang = await self.flow.server_language(active.guild_id)
+        names = await self.flow.names_for(active, lang)
+        who = escaped(names.get(user, lang._("a player")))
         if not accept:
             await interaction.response.edit_message(
-                content=f"{who} declined the takeback: the game goes on as it was.", view=None
+                content=lang._(
+                    "{player} declined the takeback: the game goes on as it was.", player=who
+                ),
+                view=None,
             )
             return
-        await interaction.response.edit_message(content=f"{who} accepted the takeback.", view=None)
-        post = await board_post(active, names, headline="The last move was taken back.")
+        await interaction.response.edit_message(
+            content=lang._("{player} accepted the takeback.", player=who), view=None
+        )
+        post = await board_post(
+            active, names, lang, headline=lang._("The last move was taken back.")
+        )
         message_id = await self.flow.post_in_channel(
             active.channel_id,
             post.content,
@@ -96,9 +115,13 @@ class TakebackFlow:
             message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
                 lapsed.message_id
             )
+            lang = await self.flow.channel_language(lapsed.channel_id)
             try:
                 await message.edit(
-                    content=f"<@{lapsed.asked_by}>'s takeback request lapsed.", view=None
+                    content=lang._(
+                        "{player}'s takeback request lapsed.", player=f"<@{lapsed.asked_by}>"
+                    ),
+                    view=None,
                 )
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)

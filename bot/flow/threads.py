@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 
 import discord
 
+from bot.i18n import ENGLISH, Language
 from bot.names import escaped
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from engine import get_ruleset
@@ -23,15 +24,17 @@ THREAD_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 """Discord archives a quiet thread after this long (a week); the bot archives it at match end."""
 
 
-def thread_refusal(interaction: discord.Interaction[Any], settings: GuildSettings) -> str | None:
+def thread_refusal(
+    interaction: discord.Interaction[Any], settings: GuildSettings, lang: Language = ENGLISH
+) -> str | None:
     """Why the game cannot get a thread of its own here (one sentence), or None if it can."""
     if not settings.threads:
-        return "Threads are off on this server, so the game is played in this channel."
+        return lang._("Threads are off on this server, so the game is played in this channel.")
     if isinstance(interaction.channel, discord.Thread):
-        return "This channel is a thread already, so the game is played here."
+        return lang._("This channel is a thread already, so the game is played here.")
     permissions = interaction.app_permissions
     if not (permissions.create_public_threads and permissions.send_messages_in_threads):
-        return (
+        return lang._(
             "I may not create threads here (Create Public Threads and Send Messages in Threads), "
             "so the game is played in this channel."
         )
@@ -43,9 +46,9 @@ def plain_name(name: str) -> str:
     return " ".join(name.split())
 
 
-def thread_name(challenger: str, opponent: str, ruleset: str) -> str:
+def thread_name(challenger: str, opponent: str, ruleset: str, lang: Language = ENGLISH) -> str:
     """``Aoife vs Brian · Brandubh``, shortened to Discord's 100 characters."""
-    title = get_ruleset(ruleset).title
+    title = lang.gettext(get_ruleset(ruleset).title)
     suffix = f" · {title}"
     room = THREAD_NAME_LIMIT - len(suffix) - len(" vs ")
     first, second = plain_name(challenger), plain_name(opponent)
@@ -60,32 +63,56 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
 
 
-def match_line(challenge: Challenge, names: Mapping[int, str], thread_id: int) -> str:
+def match_line(
+    challenge: Challenge, names: Mapping[int, str], thread_id: int, lang: Language = ENGLISH
+) -> str:
     """The challenge message once accepted: who plays what, and where."""
-    return (
-        f"{_pairing(challenge.challenger_id, challenge.opponent_id, challenge.ruleset, names)}"
-        f" — the game is on in <#{thread_id}>."
+    pairing = _pairing(
+        challenge.challenger_id, challenge.opponent_id, challenge.ruleset, names, lang
+    )
+    return lang._(
+        "{pairing} — the game is on in {thread}.", pairing=pairing, thread=f"<#{thread_id}>"
     )
 
 
-def finished_line(end: MatchEnd, ruleset: str, names: Mapping[int, str], thread_id: int) -> str:
+def finished_line(
+    end: MatchEnd,
+    ruleset: str,
+    names: Mapping[int, str],
+    thread_id: int,
+    lang: Language = ENGLISH,
+) -> str:
     """The challenge line once the match is over: the result, and the thread to look back at."""
     first, second = end.player_ids
-    pairing = _pairing(first, second, ruleset, names)
+    pairing = _pairing(first, second, ruleset, names, lang)
+    thread = f"<#{thread_id}>"
     if end.aborted or end.result is None:
-        return f"{pairing} — the match was aborted. <#{thread_id}>"
+        return lang._("{pairing} — the match was aborted. {thread}", pairing=pairing, thread=thread)
     wins = end.result.wins
     if end.winner_id is None:
         score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
-        return f"{pairing} — the match was drawn ({score}). <#{thread_id}>"
+        return lang._(
+            "{pairing} — the match was drawn ({score}). {thread}",
+            pairing=pairing,
+            score=score,
+            thread=thread,
+        )
     loser = second if end.winner_id == first else first
     score = f"{wins.get(end.winner_id, 0)}–{wins.get(loser, 0)}"
-    winner = escaped(names.get(end.winner_id, "a player"))
-    return f"{pairing} — **{winner}** won the match {score}. <#{thread_id}>"
+    winner = escaped(names.get(end.winner_id, lang._("a player")))
+    return lang._(
+        "{pairing} — **{player}** won the match {score}. {thread}",
+        pairing=pairing,
+        player=winner,
+        score=score,
+        thread=thread,
+    )
 
 
-def _pairing(first: int, second: int, ruleset: str, names: Mapping[int, str]) -> str:
-    title = get_ruleset(ruleset).title
-    one = escaped(names.get(first, "a player"))
-    two = escaped(names.get(second, "a player"))
+def _pairing(
+    first: int, second: int, ruleset: str, names: Mapping[int, str], lang: Language
+) -> str:
+    title = lang.gettext(get_ruleset(ruleset).title)
+    one = escaped(names.get(first, lang._("a player")))
+    two = escaped(names.get(second, lang._("a player")))
     return f"**{one}** vs **{two}** · {title}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from bot.services.analysis import AnalysisService
 from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
@@ -42,11 +43,14 @@ from bot.services.domain import (
 )
 from bot.services.games import GameService
 from bot.services.players import PlayerService
+from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
 from bot.services.takebacks import TakebackService
+from bot.shards import Shards
 from bot.storage import Database
+from bot.storage.games import EVERY
 
 __all__ = [
     "CHALLENGE_LIFETIME",
@@ -81,39 +85,46 @@ __all__ = [
 class Services:
     """Every service over one open database; build it with :meth:`open`."""
 
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, shards: Shards = EVERY) -> None:
         self.database = database
         self.clock = clock
+        self.shards = shards
+        """The servers this process drives (its timers, recovery and outbox)."""
         self.players = PlayerService(database, clock)
         self.settings = SettingsService(database)
-        self.games = GameService(database, clock, self.settings)
-        self.challenges = ChallengeService(database, clock, self.settings, self.games)
+        self.games = GameService(database, clock, self.settings, shards)
+        self.challenges = ChallengeService(database, clock, self.settings, self.games, shards)
         self.standings = StandingsService(database)
-        self.takebacks = TakebackService(database, clock, self.games)
-        self.announcements = AnnouncementService(database, clock)
+        self.takebacks = TakebackService(database, clock, self.games, shards)
+        self.announcements = AnnouncementService(database, clock, shards)
+        self.analyses = AnalysisService(database, clock, self.games)
+        self.puzzles = PuzzleService(database, clock, shards)
 
     @classmethod
     async def open(
         cls,
-        db_path: str | Path,
+        database: str | Path,
         *,
         clock: Clock = utc_now,
         busy_timeout: timedelta = timedelta(seconds=5),
+        shards: Shards = EVERY,
     ) -> Services:
-        """Open (creating or migrating) the database at ``db_path`` and return the services.
+        """Open (creating or migrating) the database and return the services.
 
-        Raises :class:`~bot.storage.errors.StorageError` naming the file when it is not an
-        SQLite database, has a newer schema than this code, is corrupt, or stays locked for
-        longer than ``busy_timeout``.
+        ``database`` is an SQLite file path or a ``postgresql://`` URL. Raises
+        :class:`~bot.storage.errors.StorageError` naming it when it is not a Brandubh
+        database, has a newer schema than this code, is damaged or unreachable, or stays
+        locked for longer than ``busy_timeout``. ``shards``: the servers this process drives
+        (all of them unless the bot runs as several shard processes).
         """
-        database = await Database.open(db_path, busy_timeout=busy_timeout)
+        opened = await Database.open(database, busy_timeout=busy_timeout)
         try:
-            await rebuild_if_pending(database)
+            await rebuild_if_pending(opened)
         except BaseException:
-            await database.close()
+            await opened.close()
             raise
-        return cls(database, clock)
+        return cls(opened, clock, shards)
 
     async def close(self) -> None:
-        """Close the database connection (checkpointing the write-ahead log). Idempotent."""
+        """Close the database connections (an SQLite file is checkpointed). Idempotent."""
         await self.database.close()

@@ -10,8 +10,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.services.clock import Clock
+from bot.shards import Shards
 from bot.storage import Database, announcements
 from bot.storage.announcements import AnnouncementRow
+from bot.storage.games import EVERY
 from bot.storage.times import to_us
 
 RETRY_FIRST = timedelta(seconds=1)
@@ -22,9 +24,10 @@ RETRY_MAX = timedelta(seconds=10)
 class AnnouncementService:
     """Mark boards posted, and hand out the ones still to post."""
 
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, shards: Shards = EVERY) -> None:
         self._database = database
         self._clock = clock
+        self._shards = shards
 
     async def delivered(self, game_id: int, ply: int, message_id: int | None) -> None:
         """The board of ``game_id`` at ``ply`` is out (or superseded): never post it again."""
@@ -33,8 +36,8 @@ class AnnouncementService:
 
     async def due(self, limit: int = 20) -> list[AnnouncementRow]:
         """Boards that should have been posted by now and were not, oldest first."""
-        async with self._database.reading() as db:
-            return await announcements.due(db, to_us(self._clock()), limit)
+        async with self._database.snapshot() as db:
+            return await announcements.due(db, to_us(self._clock()), limit, self._shards)
 
     async def failed(self, row: AnnouncementRow) -> None:
         """Posting ``row`` failed: try again after a pause that doubles with every failure."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.domain import (
     CHALLENGE_LIFETIME,
@@ -25,8 +26,10 @@ from bot.services.errors import (
 from bot.services.games import GameService, check_sets
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.shards import Shards
 from bot.storage import Database, challenges, games, players
 from bot.storage.challenges import ChallengeRow
+from bot.storage.games import EVERY
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
 
@@ -35,8 +38,14 @@ class ChallengeService:
     """Create, answer, withdraw and expire challenges."""
 
     def __init__(
-        self, database: Database, clock: Clock, settings: SettingsService, games: GameService
+        self,
+        database: Database,
+        clock: Clock,
+        settings: SettingsService,
+        games: GameService,
+        shards: Shards = EVERY,
     ) -> None:
+        self._shards = shards
         self._database = database
         self._clock = clock
         self._settings = settings
@@ -100,7 +109,7 @@ class ChallengeService:
 
     async def get(self, challenge_id: int) -> Challenge:
         """The challenge with this id in whatever state it is. Raises ChallengeNotFound."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await challenges.get(db, challenge_id)
         if row is None:
             raise ChallengeNotFound()
@@ -147,9 +156,10 @@ class ChallengeService:
         row = await self._open(challenge_id)
         await self.check_accept(challenge_id, user_id)
         async with self._database.transaction() as db:
-            current = await challenges.get(db, challenge_id)
-            if current is None or current.status != ChallengeStatus.OPEN.value:
-                raise ChallengeNotFound()  # answered meanwhile (a double click)
+            # Claim the challenge first: of two Accepts racing (a double click), the second
+            # waits on this row and then finds it closed, on either backend.
+            if not await challenges.close(db, challenge_id, ChallengeStatus.ACCEPTED.value):
+                raise ChallengeNotFound()  # answered meanwhile
             game = await self._games.start_match(
                 db,
                 guild_id=row.guild_id,
@@ -161,11 +171,7 @@ class ChallengeService:
                 sets_total=row.sets_total,
                 time_per_move=duration(row.time_per_move_us),
             )
-            closed = await challenges.close(
-                db, challenge_id, ChallengeStatus.ACCEPTED.value, game.match_id
-            )
-            if not closed:
-                raise ChallengeNotFound()
+            await challenges.set_match(db, challenge_id, game.match_id)
             if thread_id is not None and row.message_id is not None:
                 await games.set_thread(db, game.match_id, row.channel_id, row.message_id)
                 reloaded = await games.game(db, game.game_id)
@@ -198,7 +204,7 @@ class ChallengeService:
         """
         row = await self._open(challenge_id)
         if user_id != row.challenger_id:
-            raise NotYourChallenge("Only the challenger can withdraw this challenge.")
+            raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
         return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
 
     async def expire_due(self, now: datetime | None = None) -> list[Challenge]:
@@ -207,19 +213,19 @@ class ChallengeService:
         moment = now or self._clock()
         expired = []
         async with self._database.transaction() as db:
-            for row in await challenges.due(db, to_us(moment)):
+            for row in await challenges.due(db, to_us(moment), self._shards):
                 if await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value):
                     expired.append(_challenge(row, ChallengeStatus.EXPIRED))
         return expired
 
     async def pending(self) -> list[Challenge]:
         """Every open challenge, soonest expiry first (to re-arm expiry after a restart)."""
-        async with self._database.reading() as db:
-            rows = await challenges.open_challenges(db)
+        async with self._database.snapshot() as db:
+            rows = await challenges.open_challenges(db, self._shards)
         return [_challenge(row) for row in rows]
 
     async def _open(self, challenge_id: int) -> ChallengeRow:
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await challenges.get(db, challenge_id)
         if row is None or row.status != ChallengeStatus.OPEN.value:
             raise ChallengeNotFound()

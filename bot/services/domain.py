@@ -38,6 +38,9 @@ class GuildSettings:
     """Channels where games may be played; empty means every channel."""
     threads: bool = True
     """Whether an accepted challenge opens a thread for its game (else the channel hosts it)."""
+    language: str | None = None
+    """The language tag of the server's public messages (``pt_BR``, ``de``) chosen with
+    ``/settings language:``; ``None`` follows the server's own language in Discord."""
 
     def allows(self, channel_id: int) -> bool:
         """Whether a game may be played in ``channel_id``."""

@@ -1,22 +1,30 @@
-"""The services' exceptions: ``str()`` of each is one sentence a player (or admin) can read.
+"""The services' exceptions: each carries one sentence a player (or admin) can read.
 
-The bot's single error handler turns any :class:`GameError` into an ephemeral reply; nothing
-here ever carries a Python message. Trouble with the database file is not a refusal: it is the
+The sentence is a :class:`~bot.i18n.text.Text` (a message id and its parameters), so the bot's
+single error handler says it in the reader's language when it turns any :class:`GameError` into
+an ephemeral reply; ``str()`` is the English sentence. Nothing here ever carries a Python
+message. Trouble with the database file is not a refusal: it is the
 storage layer's own :class:`~bot.storage.errors.StorageError`.
 """
 
 from __future__ import annotations
 
+from bot.i18n.text import Text, _, n_, verbatim
+
 
 class GameError(Exception):
-    """Base of every refusal the services make; ``str()`` is one player-readable sentence."""
+    """Base of every refusal the services make: ``text`` is one player-readable sentence.
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    Raise it with ``_("The sentence, with {placeholders}.", placeholders=...)``; a plain ``str``
+    is shown as it is in every language (only for sentences that come translated already).
+    """
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else verbatim(text)
+        super().__init__(str(self.text))
 
     def __str__(self) -> str:
-        return self.message
+        return str(self.text)
 
 
 # ---------------------------------------------------------------- games and moves
@@ -27,17 +35,18 @@ class NoGameHere(GameError):
 
     def __init__(
         self,
-        message: str = "There is no game in progress in this channel: `/games` lists where "
-        "the games are.",
+        text: Text = _(
+            "There is no game in progress in this channel: `/games` lists where the games are."
+        ),
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
 
 
 class NotAPlayer(GameError):
     """The user is not one of the two players of this channel's game."""
 
-    def __init__(self, message: str = "You are not playing the game in this channel.") -> None:
-        super().__init__(message)
+    def __init__(self, text: Text = _("You are not playing the game in this channel.")) -> None:
+        super().__init__(text)
 
 
 class NotYourTurn(GameError):
@@ -45,9 +54,11 @@ class NotYourTurn(GameError):
 
     def __init__(self, to_move_id: int, *, computer: bool = False) -> None:
         if computer:
-            super().__init__("I am still thinking about my move: wait for my reply.")
+            super().__init__(_("I am still thinking about my move: wait for my reply."))
         else:
-            super().__init__(f"It is not your turn: <@{to_move_id}> is to move.")
+            super().__init__(
+                _("It is not your turn: {player} is to move.", player=f"<@{to_move_id}>")
+            )
         self.to_move_id = to_move_id
 
 
@@ -60,8 +71,11 @@ class RepetitionNeedsConfirmation(GameError):
 
     def __init__(self, move_text: str) -> None:
         super().__init__(
-            f"{move_text} would make the same position occur for the third time, which loses "
-            "the game: confirm if you really want to play it."
+            _(
+                "{move} would make the same position occur for the third time, which loses the "
+                "game: confirm if you really want to play it.",
+                move=move_text,
+            )
         )
         self.move_text = move_text
 
@@ -71,10 +85,11 @@ class StaleGameError(GameError):
 
     def __init__(
         self,
-        message: str = "The game changed while your move was on its way: look at the new board "
-        "and try again.",
+        text: Text = _(
+            "The game changed while your move was on its way: look at the new board and try again."
+        ),
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
 
 
 # ---------------------------------------------------------------- challenges
@@ -84,7 +99,9 @@ class OldBoard(GameError):
     """A button was pressed on a board that is no longer the game's newest."""
 
     def __init__(self, live_board_url: str) -> None:
-        super().__init__(f"This board is out of date: play on the newest one, {live_board_url}")
+        super().__init__(
+            _("This board is out of date: play on the newest one, {link}", link=live_board_url)
+        )
 
 
 class CannotTakeBack(GameError):
@@ -96,10 +113,12 @@ class ChannelBusy(GameError):
 
     def __init__(
         self,
-        message: str = "A game is already being played in this channel: start yours in another "
-        "channel or in a thread.",
+        text: Text = _(
+            "A game is already being played in this channel: start yours in another "
+            "channel or in a thread."
+        ),
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
 
 
 class TooManyChallenges(GameError):
@@ -107,7 +126,11 @@ class TooManyChallenges(GameError):
 
     def __init__(self, limit: int) -> None:
         super().__init__(
-            f"You already have {limit} open challenges: wait for an answer, or withdraw one."
+            n_(
+                "You already have {count} open challenge: wait for an answer, or withdraw it.",
+                "You already have {count} open challenges: wait for an answer, or withdraw one.",
+                limit,
+            )
         )
 
 
@@ -116,48 +139,54 @@ class ChannelNotAllowed(GameError):
 
     def __init__(self, allowed_channel_ids: frozenset[int] = frozenset()) -> None:
         where = ", ".join(f"<#{cid}>" for cid in sorted(allowed_channel_ids))
-        hint = f" Games are played in {where}." if where else ""
-        super().__init__(f"Games are not allowed in this channel.{hint}")
+        if where:
+            text = _(
+                "Games are not allowed in this channel. Games are played in {channels}.",
+                channels=where,
+            )
+        else:
+            text = _("Games are not allowed in this channel.")
+        super().__init__(text)
         self.allowed_channel_ids = allowed_channel_ids
 
 
 class ChallengeNotFound(GameError):
     """No open challenge has this id (answered, withdrawn or never made)."""
 
-    def __init__(self, message: str = "That challenge is no longer open.") -> None:
-        super().__init__(message)
+    def __init__(self, text: Text = _("That challenge is no longer open.")) -> None:
+        super().__init__(text)
 
 
 class ChallengeExpired(GameError):
     """The challenge is older than its expiry time."""
 
-    def __init__(self, message: str = "That challenge has expired: challenge again.") -> None:
-        super().__init__(message)
+    def __init__(self, text: Text = _("That challenge has expired: challenge again.")) -> None:
+        super().__init__(text)
 
 
 class NotYourChallenge(GameError):
     """Someone other than the opponent (to answer) or challenger (to withdraw) used it."""
 
     def __init__(
-        self, message: str = "Only the challenged player can answer this challenge."
+        self, text: Text = _("Only the challenged player can answer this challenge.")
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
 
 
 class CannotChallengeSelf(GameError):
     """A member challenged themself."""
 
-    def __init__(self, message: str = "You cannot challenge yourself.") -> None:
-        super().__init__(message)
+    def __init__(self, text: Text = _("You cannot challenge yourself.")) -> None:
+        super().__init__(text)
 
 
 class CannotChallengeBot(GameError):
     """A member challenged a bot other than this one."""
 
     def __init__(
-        self, message: str = "Bots cannot play, except me: challenge me to play the computer."
+        self, text: Text = _("Bots cannot play, except me: challenge me to play the computer.")
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
 
 
 class InvalidOption(GameError):
@@ -168,6 +197,21 @@ class OtherServer(GameError):
     """A button naming another server's game or leaderboard was pressed here."""
 
     def __init__(
-        self, message: str = "That button belongs to another server: use the commands here."
+        self, text: Text = _("That button belongs to another server: use the commands here.")
     ) -> None:
-        super().__init__(message)
+        super().__init__(text)
+
+
+# ---------------------------------------------------------------- analysis and puzzles
+
+
+class StillPlaying(GameError):
+    """An analysis was asked for a set whose match is still being played."""
+
+
+class NoPuzzle(GameError):
+    """There is no puzzle to give (the bank is used up for this player, or none matches)."""
+
+
+class PuzzleOver(GameError):
+    """A move was sent for a puzzle attempt that is already solved or failed."""

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-import aiosqlite
-
+from bot.i18n import _
+from bot.i18n.text import engine_sentence
 from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
@@ -39,8 +39,10 @@ from bot.services.errors import (
 )
 from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.shards import Shards
 from bot.storage import Database, announcements, games, players
-from bot.storage.games import GameRow
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY, GameRow
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import (
     Game,
@@ -60,7 +62,15 @@ END_ATTEMPTS = 5
 class GameService:
     """Everything that happens to a game once it has started."""
 
-    def __init__(self, database: Database, clock: Clock, settings: SettingsService) -> None:
+    def __init__(
+        self,
+        database: Database,
+        clock: Clock,
+        settings: SettingsService,
+        shards: Shards = EVERY,
+    ) -> None:
+        self._shards = shards
+        """The servers whose timers and recovery this process drives."""
         self._database = database
         self._clock = clock
         self._settings = settings
@@ -70,7 +80,7 @@ class GameService:
 
     async def in_channel(self, channel_id: int) -> ActiveGame | None:
         """The game in progress in ``channel_id``, or ``None``."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.active_in_channel(db, channel_id)
             if row is None:
                 return None
@@ -79,18 +89,18 @@ class GameService:
 
     async def get(self, game_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
-                raise NoGameHere("That game is over.")
+                raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         return active_game(row, game)
 
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
-        async with self._database.reading() as db:
-            rows = await games.active(db)
-            move_lists = await games.active_notations(db)
+        async with self._database.snapshot() as db:
+            rows = await games.active(db, self._shards)
+            move_lists = await games.active_notations(db, self._shards)
         found = []
         for row in rows:
             cached = self._cache.get(row.game_id)
@@ -130,7 +140,7 @@ class GameService:
         if human_id == computer_id:
             raise CannotChallengeSelf()
         if level not in COMPUTER_LEVELS:
-            raise InvalidOption("The computer's level must be from 1 to 5.")
+            raise InvalidOption(_("The computer's level must be from 1 to 5."))
         settings = await self._settings.get(guild_id)
         if not settings.allows(channel_id if parent_channel_id is None else parent_channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
@@ -160,7 +170,7 @@ class GameService:
 
     async def start_match(
         self,
-        db: aiosqlite.Connection,
+        db: Connection,
         *,
         guild_id: int,
         channel_id: int,
@@ -243,7 +253,7 @@ class GameService:
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
         move landed first: two racing moves never both land).
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.active_in_channel(db, channel_id)
             if row is None:
                 raise NoGameHere()
@@ -264,10 +274,10 @@ class GameService:
         Raises NoGameHere (the game ended meanwhile), StaleGameError (its ply changed),
         NotYourTurn (the human is to move), IllegalMove.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await games.game(db, game_id)
             if row is None or row.status != games.ACTIVE:
-                raise NoGameHere("That game is over.")
+                raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         if row.ply != expected_ply:
             raise StaleGameError()
@@ -285,12 +295,12 @@ class GameService:
                 raise RepetitionNeedsConfirmation(str(move))
             record = trial.play(move)
         except IllegalMoveError as error:
-            raise IllegalMove(str(error)) from None
+            raise IllegalMove(engine_sentence(error)) from None
         now = self._clock()
         now_us = to_us(now)
         captures = "/".join(square_name(sq) for sq in record.captures)
 
-        async def store(db: aiosqlite.Connection) -> GameRow:
+        async def store(db: Connection) -> GameRow:
             moved = await games.add_move(
                 db,
                 row.game_id,
@@ -363,13 +373,13 @@ class GameService:
         Only the set first read (or ``game_id``) is ended: if it is over when retrying,
         NoGameHere says so rather than ending the next set.
         """
-        for _ in range(END_ATTEMPTS):
-            async with self._database.reading() as db:
+        for _attempt in range(END_ATTEMPTS):
+            async with self._database.snapshot() as db:
                 row = await games.active_in_channel(db, channel_id)
                 if row is None and game_id is None:
                     raise NoGameHere()
                 if row is None or (game_id is not None and row.game_id != game_id):
-                    raise NoGameHere("That set is already over.")
+                    raise NoGameHere(_("That set is already over."))
                 game = await self._load(db, row)
             ended = end(row, game)
             game_id = row.game_id
@@ -378,7 +388,7 @@ class GameService:
             except StaleGameError:
                 continue  # a move landed meanwhile: end the set on the new board
         raise StaleGameError(
-            "The game kept changing while I tried to end the set: please try again."
+            _("The game kept changing while I tried to end the set: please try again.")
         )
 
     async def _finish(self, row: GameRow, ended: Game) -> SetEnd:
@@ -397,11 +407,11 @@ class GameService:
         """End every game whose move deadline is at or before ``now`` (default: the clock):
         the player to move loses on time. Returns the ended sets, by game id."""
         moment = now or self._clock()
-        async with self._database.reading() as db:
-            rows = await games.due_deadlines(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            rows = await games.due_deadlines(db, to_us(moment), self._shards)
         ended = []
         for row in rows:
-            async with self._database.reading() as db:
+            async with self._database.snapshot() as db:
                 game = await self._load(db, row)
             trial = game.copy()
             trial.time_out(trial.to_move)
@@ -415,15 +425,15 @@ class GameService:
         """Games past half their time for the current move and not yet reminded (humans to
         move only); each is marked reminded, so it is returned once per move."""
         moment = now or self._clock()
-        async with self._database.reading() as db:
-            rows = await games.due_reminders(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            rows = await games.due_reminders(db, to_us(moment), self._shards)
         due = []
         for row in rows:
             async with self._database.transaction() as db:
                 marked = await games.mark_reminded(db, row.game_id, row.ply)
             if not marked:
                 continue
-            async with self._database.reading() as db:
+            async with self._database.snapshot() as db:
                 game = await self._load(db, row)
             due.append(active_game(replace(row, reminded=True), game))
         return due
@@ -437,11 +447,11 @@ class GameService:
 
     async def match_terms(self, match_id: int) -> MatchTerms:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             match = await games.match(db, match_id)
-            parent, _ = await games.thread_parent(db, match_id)
+            parent, _channel = await games.thread_parent(db, match_id)
         if match is None:
-            raise NoGameHere("That match is unknown.")
+            raise NoGameHere(_("That match is unknown."))
         return MatchTerms(
             match_id=match.match_id,
             guild_id=match.guild_id,
@@ -464,7 +474,7 @@ class GameService:
         """A page of the server's games in progress, oldest first (``player_id``: theirs)."""
         offset = max(0, offset)
         limit = max(1, min(25, limit))
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             total, rows = await games.in_progress(db, guild_id, player_id, offset, limit)
         listed = tuple(
             GameInProgress(
@@ -486,7 +496,7 @@ class GameService:
 
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             return await games.live_board(db, channel_id)
 
     async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
@@ -499,8 +509,8 @@ class GameService:
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
         moment = now if now is not None else self._clock()
-        async with self._database.reading() as db:
-            return await games.archives_due(db, to_us(moment))
+        async with self._database.snapshot() as db:
+            return await games.archives_due(db, to_us(moment), self._shards)
 
     async def thread_archived(self, match_id: int) -> None:
         """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
@@ -515,15 +525,15 @@ class GameService:
         Give ``game_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             if game_id is not None:
                 row = await games.game(db, game_id)
             elif channel_id is not None:
                 row = await games.latest_in_channel(db, channel_id)
             else:
-                raise NoGameHere("Say which game to export.")
+                raise NoGameHere(_("Say which game to export."))
             if row is None:
-                raise NoGameHere("There is no game to export here.")
+                raise NoGameHere(_("There is no game to export here."))
             return await self._export(db, row)
 
     async def export_match(
@@ -534,29 +544,33 @@ class GameService:
         With ``game_id`` the set must be a finished set of ``guild_id`` (a game in progress
         cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
         """
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             if game_id is not None:
                 row = await games.game(db, game_id)
                 if row is None or row.guild_id != guild_id:
-                    raise NoGameHere(f"There is no game {game_id} in this server.")
+                    raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
                 if row.status == games.ACTIVE:
-                    raise NoGameHere(f"Game {game_id} is still being played: export it after.")
+                    raise NoGameHere(
+                        _("Game {game} is still being played: export it after.", game=game_id)
+                    )
             elif channel_id is not None:
                 row = await games.latest_in_channel(db, channel_id)
                 if row is None:
                     raise NoGameHere(
-                        "There is no game to export in this channel: `/games` lists where "
-                        "the games are."
+                        _(
+                            "There is no game to export in this channel: `/games` lists where "
+                            "the games are."
+                        )
                     )
             else:
-                raise NoGameHere("Say which game to export.")
+                raise NoGameHere(_("Say which game to export."))
             sets = tuple(
                 [await self._export(db, each) for each in await games.match_games(db, row.match_id)]
             )
         record = "\n".join(exported.record for exported in sets)
         return MatchExport(row.match_id, record, sets)
 
-    async def _export(self, db: aiosqlite.Connection, row: GameRow) -> GameExport:
+    async def _export(self, db: Connection, row: GameRow) -> GameExport:
         game = await self._load(db, row)
         names = await players.names(db, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, str(row.attacker_id))
@@ -579,7 +593,7 @@ class GameService:
 
     # ---------------------------------------------------------------- internals
 
-    async def _load(self, db: aiosqlite.Connection, row: GameRow) -> Game:
+    async def _load(self, db: Connection, row: GameRow) -> Game:
         """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
         cached = self._cache.get(row.game_id)
         if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
@@ -607,5 +621,5 @@ class GameService:
 def check_sets(sets: int) -> int:
     """``sets`` if it is 1 or 2, else InvalidOption."""
     if sets not in (1, 2):
-        raise InvalidOption("A match has 1 or 2 sets.")
+        raise InvalidOption(_("A match has 1 or 2 sets."))
     return sets

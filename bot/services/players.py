@@ -20,5 +20,5 @@ class PlayerService:
 
     async def name(self, user_id: int) -> str | None:
         """The last display name seen for ``user_id``, or ``None`` if never seen."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             return await players.name(db, user_id)

@@ -19,6 +19,7 @@ async def rebuild_if_pending(database: Database) -> int:
     next start).
     """
     async with database.transaction() as db:
+        await db.lock("ratings:rebuild")  # processes starting together rebuild once
         if not await ratings.rebuild_pending(db):
             return 0
         await ratings.clear_for_rebuild(db)

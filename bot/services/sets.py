@@ -5,11 +5,8 @@ Everything here runs inside the caller's transaction; nothing commits on its own
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 from datetime import datetime, timedelta
-
-import aiosqlite
 
 from bot.ratings import rate_game
 from bot.services.domain import (
@@ -22,13 +19,15 @@ from bot.services.domain import (
 )
 from bot.services.errors import ChannelBusy, StaleGameError
 from bot.storage import games, ratings
+from bot.storage.connection import Connection
+from bot.storage.errors import ChannelOccupied
 from bot.storage.games import ABORTED, FINISHED, GameRow
 from bot.storage.times import duration, from_us, to_us
 from engine import Game, Outcome, Reason, SetResult, Side, score_match
 
 
 async def insert_set(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     match_id: int,
     set_number: int,
@@ -58,14 +57,12 @@ async def insert_set(
             deadline_us=to_us(now + time_per_move),
             reminder_us=to_us(now + time_per_move / 2),
         )
-    except sqlite3.IntegrityError as error:
-        if "channel" in str(error) or "UNIQUE" in str(error):
-            raise ChannelBusy() from None
-        raise
+    except ChannelOccupied:
+        raise ChannelBusy() from None
 
 
 async def end_set(
-    db: aiosqlite.Connection, row: GameRow, ended: Game, now: datetime
+    db: Connection, row: GameRow, ended: Game, now: datetime
 ) -> tuple[SetEnd, Game | None]:
     """Inside a transaction: store the set's end, rate it, start the next set or settle.
 
@@ -147,9 +144,11 @@ def loser_never_moved(reason: Reason, winner: Side | None, plies: int) -> bool:
 
 
 async def rate(
-    db: aiosqlite.Connection, row: GameRow, winner_id: int | None, now: datetime
+    db: Connection, row: GameRow, winner_id: int | None, now: datetime
 ) -> tuple[RatingChange, ...]:
     attacker, defender = row.attacker_id, row.defender_id
+    # Read, compute, write: one pool at a time (processes sharing PostgreSQL end sets at once).
+    await db.lock(f"ratings:{row.guild_id}:{row.ruleset}")
     before_a = await ratings.rating(db, row.guild_id, row.ruleset, attacker)
     before_d = await ratings.rating(db, row.guild_id, row.ruleset, defender)
     score = 1.0 if winner_id == attacker else 0.0 if winner_id == defender else 0.5
@@ -176,7 +175,7 @@ async def rate(
     return tuple(changes)
 
 
-async def settle(db: aiosqlite.Connection, row: GameRow, aborted: bool, now: datetime) -> MatchEnd:
+async def settle(db: Connection, row: GameRow, aborted: bool, now: datetime) -> MatchEnd:
     """Inside a transaction: the match result per docs/rules.md §11, stored."""
     match = await games.match(db, row.match_id)
     assert match is not None

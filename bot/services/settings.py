@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 
+from bot.i18n import _
+from bot.i18n.language import SOURCE_TAG, catalog_tags
 from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSettings
 from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
-from engine import UnknownRulesetError, get_ruleset
+from engine import RULESETS, UnknownRulesetError, get_ruleset
 
 
 class SettingsService:
@@ -19,7 +21,7 @@ class SettingsService:
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings (defaults if it never changed any). Raises nothing."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             row = await settings.load(db, guild_id)
         if row is None:
             return GuildSettings(guild_id)
@@ -29,6 +31,7 @@ class SettingsService:
             time_per_move=row.time_per_move,
             allowed_channel_ids=row.allowed_channel_ids,
             threads=row.threads,
+            language=row.language,
         )
 
     async def update(
@@ -39,11 +42,13 @@ class SettingsService:
         time_per_move: timedelta | None = None,
         allowed_channel_ids: Iterable[int] | None = None,
         threads: bool | None = None,
+        language: str | None = None,
     ) -> GuildSettings:
         """Change the given settings (``None`` keeps one) and return the settings now in force.
 
         Raises :class:`InvalidOption` for an unknown ruleset or a time per move outside
-        1 minute to 14 days. An empty ``allowed_channel_ids`` allows every channel.
+        1 minute to 14 days, or a language without a catalog. An empty ``allowed_channel_ids``
+        allows every channel; ``language`` :data:`FOLLOW_SERVER` follows the server's own.
         """
         current = await self.get(guild_id)
         ruleset = current.default_ruleset
@@ -56,11 +61,14 @@ class SettingsService:
         if allowed_channel_ids is not None:
             channels = frozenset(allowed_channel_ids)
         use_threads = current.threads if threads is None else threads
-        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads)
+        chosen = current.language
+        if language is not None:
+            chosen = None if language == FOLLOW_SERVER else check_language(language)
+        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen)
         async with self._database.transaction() as db:
             await settings.save(
                 db,
-                settings.SettingsRow(guild_id, ruleset, per_move, channels, use_threads),
+                settings.SettingsRow(guild_id, ruleset, per_move, channels, use_threads, chosen),
             )
         return updated
 
@@ -69,12 +77,36 @@ def check_ruleset(name: str) -> str:
     """The canonical ruleset name, or :class:`InvalidOption` saying which exist."""
     try:
         return get_ruleset(name).name
-    except UnknownRulesetError as error:
-        raise InvalidOption(str(error)) from None
+    except UnknownRulesetError:
+        raise InvalidOption(
+            _(
+                "There is no ruleset called '{name}': choose one of {rulesets}.",
+                name=name,
+                rulesets=", ".join(RULESETS),
+            )
+        ) from None
+
+
+FOLLOW_SERVER = "server"
+"""``/settings language:`` value that follows the server's own language in Discord."""
+
+
+def check_language(tag: str) -> str:
+    """``tag`` if the bot speaks it (English or a shipped catalog), else :class:`InvalidOption`."""
+    known = (SOURCE_TAG, *catalog_tags())
+    if tag not in known:
+        raise InvalidOption(
+            _(
+                "I do not speak '{name}': choose one of {languages}.",
+                name=tag,
+                languages=", ".join(known),
+            )
+        )
+    return tag
 
 
 def check_time_per_move(duration: timedelta) -> timedelta:
     """``duration`` if it is between 1 minute and 14 days, else :class:`InvalidOption`."""
     if not MIN_TIME_PER_MOVE <= duration <= MAX_TIME_PER_MOVE:
-        raise InvalidOption("The time per move must be between 1 minute and 14 days.")
+        raise InvalidOption(_("The time per move must be between 1 minute and 14 days."))
     return duration

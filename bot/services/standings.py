@@ -37,7 +37,7 @@ class StandingsService:
         total count of players rated in it. Ranks count from 1; ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
         standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
         return LeaderboardPage(guild_id, offset, limit, total, standings, ruleset)
@@ -47,7 +47,7 @@ class StandingsService:
     ) -> PlayerStats:
         """``user_id``'s rating and record in the ``ruleset`` pool, and their ``recent``
         latest finished games in the server (of any ruleset)."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
             rows = await games.recent_finished(db, guild_id, user_id, max(0, recent))
             name = await players.name(db, user_id)
@@ -63,7 +63,7 @@ class StandingsService:
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
         """The record of ``a`` against ``b`` in the server: finished sets and matches."""
-        async with self._database.reading() as db:
+        async with self._database.snapshot() as db:
             sets = await games.between(db, guild_id, a, b)
             matches = await games.matches_between(db, guild_id, a, b)
         wins_a = sum(1 for row in sets if row.winner_id == a)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import CannotTakeBack, NoGameHere, NotAPlayer
 from bot.services.games import GameService
+from bot.shards import Shards
 from bot.storage import Database, games, takebacks
+from bot.storage.games import EVERY
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
@@ -21,7 +24,10 @@ from bot.storage.times import from_us, to_us
 class TakebackService:
     """Ask for, answer and lapse takebacks."""
 
-    def __init__(self, database: Database, clock: Clock, games: GameService) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, games: GameService, shards: Shards = EVERY
+    ) -> None:
+        self._shards = shards
         self._database = database
         self._clock = clock
         self._games = games
@@ -42,14 +48,14 @@ class TakebackService:
             raise NotAPlayer()
         records = active.game.records
         if not records:
-            raise CannotTakeBack("There is no move to take back in this set yet.")
+            raise CannotTakeBack(_("There is no move to take back in this set yet."))
         mover = active.player_of(records[-1].side)
         now = self._clock()
         if active.computer_id is not None:
             if mover != active.computer_id:
-                raise CannotTakeBack("Wait for my reply first, then ask to take your move back.")
+                raise CannotTakeBack(_("Wait for my reply first, then ask to take your move back."))
             if len(records) < 2:
-                raise CannotTakeBack("You have not moved yet in this set.")
+                raise CannotTakeBack(_("You have not moved yet in this set."))
             return await self._undo_against_computer(active, user_id, now)
         if mover != user_id:
             raise CannotTakeBack(
@@ -57,7 +63,7 @@ class TakebackService:
             )
         async with self._database.transaction() as db:
             if await takebacks.open_for_game(db, active.game_id) is not None:
-                raise CannotTakeBack("A takeback is already waiting for an answer in this game.")
+                raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
             takeback_id = await takebacks.insert(
                 db,
                 game_id=active.game_id,
@@ -85,9 +91,9 @@ class TakebackService:
                 now_us=to_us(now),
                 expires_us=to_us(now),
             )
-            for _ in range(2):
+            for _attempt in range(2):
                 if not await takebacks.undo_last_move(db, active.game_id, takeback_id, to_us(now)):
-                    raise CannotTakeBack("The game moved on: nothing was taken back.")
+                    raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         self._games.forget(active.game_id)
         return await self._games.get(active.game_id)
 
@@ -106,14 +112,14 @@ class TakebackService:
         async with self._database.transaction() as db:
             row = await takebacks.get(db, takeback_id)
             if row is None:
-                raise CannotTakeBack("That takeback request is unknown.")
+                raise CannotTakeBack(_("That takeback request is unknown."))
             if user_id == row.asked_by:
-                raise CannotTakeBack("Your opponent answers your takeback request, not you.")
+                raise CannotTakeBack(_("Your opponent answers your takeback request, not you."))
             if row.status != TakebackStatus.OPEN.value:
-                raise CannotTakeBack("That takeback request was already answered or lapsed.")
+                raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
         active = await self._games.get(row.game_id)  # NoGameHere once the set is over
         if active.side_of(user_id) is None:
-            raise NotAPlayer("Only the player whose move it was asked of can answer this.")
+            raise NotAPlayer(_("Only the player whose move it was asked of can answer this."))
         async with self._database.transaction() as db:
             if active.ply != row.ply or to_us(now) >= row.expires_us:
                 await takebacks.close(db, takeback_id, TakebackStatus.LAPSED.value, to_us(now))
@@ -122,11 +128,11 @@ class TakebackService:
                 )
             status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
             if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
-                raise CannotTakeBack("That takeback request was already answered or lapsed.")
+                raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
             if accept and not await takebacks.undo_last_move(
                 db, row.game_id, takeback_id, to_us(now)
             ):
-                raise CannotTakeBack("The game moved on: nothing was taken back.")
+                raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         if accept:
             self._games.forget(row.game_id)
         return await self._games.get(row.game_id)
@@ -134,11 +140,11 @@ class TakebackService:
     async def lapse_stale(self, now: datetime | None = None) -> list[Takeback]:
         """Lapse open requests that expired or whose game moved on; return them (to edit)."""
         moment = now if now is not None else self._clock()
-        async with self._database.reading() as db:
-            if not await takebacks.stale(db, to_us(moment)):
+        async with self._database.snapshot() as db:
+            if not await takebacks.stale(db, to_us(moment), self._shards):
                 return []
         async with self._database.transaction() as db:
-            stale = await takebacks.stale(db, to_us(moment))
+            stale = await takebacks.stale(db, to_us(moment), self._shards)
             lapsed = []
             for row in stale:
                 await takebacks.close(

@@ -1,29 +1,40 @@
-"""All of the bot's SQL: one long-lived aiosqlite connection and one module per table group.
+"""All of the bot's SQL: one module per table group over either backend.
 
-Migrations live in ``bot/migrations/NNNN_*.sql`` and are applied at start-up in one transaction,
-tracked with ``PRAGMA user_version``.
+:class:`Database` opens SQLite (a file path, the default) or PostgreSQL (a ``postgresql://``
+URL) and hands the storage modules a :class:`~bot.storage.connection.Connection`. Migrations
+live in ``bot/migrations/NNNN_*.sql`` (SQLite, tracked with ``PRAGMA user_version``) and
+``bot/migrations/postgresql/NNNN_*.sql`` (tracked in the ``schema_version`` table), and are
+applied at start-up in one transaction.
 """
 
 from __future__ import annotations
 
 from bot.storage import (
+    analyses,
     announcements,
     challenges,
     games,
     players,
+    puzzles,
     ratings,
     settings,
     takebacks,
 )
-from bot.storage.database import Database, migrations, schema_version
+from bot.storage.connection import Connection, Dialect
+from bot.storage.database import Database, is_postgresql, migrations, schema_version
 
 __all__ = [
+    "Connection",
     "Database",
+    "Dialect",
+    "analyses",
     "announcements",
     "challenges",
     "games",
+    "is_postgresql",
     "migrations",
     "players",
+    "puzzles",
     "ratings",
     "schema_version",
     "settings",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
+from bot.shards import Shards
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY
 
 
 @dataclass(frozen=True)
@@ -22,19 +24,19 @@ GRACE_US = 10_000_000
 trigger gives a move's board)."""
 
 
-async def owed(
-    db: aiosqlite.Connection, game_id: int, ply: int, channel_id: int, now_us: int
-) -> None:
+async def owed(db: Connection, game_id: int, ply: int, channel_id: int, now_us: int) -> None:
     """The set ended without a move (time, resignation, abort): its last board is owed anew."""
     await db.execute(
-        "INSERT OR REPLACE INTO announcements (game_id, ply, channel_id, created_us, next_try_us) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO announcements (game_id, ply, channel_id, created_us, next_try_us) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, ply) DO UPDATE SET "
+        "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
+        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL",
         (game_id, ply, channel_id, now_us, now_us + GRACE_US),
     )
 
 
 async def delivered(
-    db: aiosqlite.Connection, game_id: int, ply: int, message_id: int | None, now_us: int
+    db: Connection, game_id: int, ply: int, message_id: int | None, now_us: int
 ) -> None:
     """The board of ``game_id`` at ``ply`` is posted (or superseded): never post it again."""
     await db.execute(
@@ -44,18 +46,26 @@ async def delivered(
     )
 
 
-async def due(db: aiosqlite.Connection, now_us: int, limit: int) -> list[AnnouncementRow]:
-    """Undelivered announcements whose next try has come, oldest first."""
-    cursor = await db.execute(
+async def due(
+    db: Connection, now_us: int, limit: int, shards: Shards = EVERY
+) -> list[AnnouncementRow]:
+    """Undelivered announcements (in the servers of ``shards``) whose next try has come,
+    oldest first."""
+    mine = (
+        ""
+        if shards.every
+        else ("AND game_id IN (SELECT game_id FROM games WHERE " + shards.where("guild_id") + ") ")
+    )
+    rows = await db.fetch_all(
         "SELECT game_id, ply, channel_id, attempts FROM announcements "
-        "WHERE delivered_us IS NULL AND next_try_us <= ? ORDER BY created_us, game_id, ply "
-        "LIMIT ?",
+        f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
+        "ORDER BY created_us, game_id, ply LIMIT ?",
         (now_us, limit),
     )
-    return [AnnouncementRow(*row) for row in await cursor.fetchall()]
+    return [AnnouncementRow(*row) for row in rows]
 
 
-async def failed(db: aiosqlite.Connection, game_id: int, ply: int, next_try_us: int) -> None:
+async def failed(db: Connection, game_id: int, ply: int, next_try_us: int) -> None:
     """Posting failed: try again at ``next_try_us``."""
     await db.execute(
         "UPDATE announcements SET attempts = attempts + 1, next_try_us = ? "

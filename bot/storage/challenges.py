@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
+from bot.shards import Shards
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ def _row(row: Any) -> ChallengeRow:
 
 
 async def insert(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     guild_id: int,
     channel_id: int,
@@ -54,10 +56,10 @@ async def insert(
     expires_us: int,
 ) -> int:
     """Store an open challenge and return its id."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, ruleset, "
         "sets_total, challenger_side, time_per_move_us, created_us, expires_us) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING challenge_id",
         (
             guild_id,
             channel_id,
@@ -71,65 +73,74 @@ async def insert(
             expires_us,
         ),
     )
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    assert row is not None
+    return int(row[0])
 
 
-async def get(db: aiosqlite.Connection, challenge_id: int) -> ChallengeRow | None:
+async def get(db: Connection, challenge_id: int) -> ChallengeRow | None:
     """The challenge with this id."""
-    cursor = await db.execute(f"{_SELECT} WHERE challenge_id = ?", (challenge_id,))
-    row = await cursor.fetchone()
+    row = await db.fetch_one(f"{_SELECT} WHERE challenge_id = ?", (challenge_id,))
     return _row(row) if row else None
 
 
 async def close(
-    db: aiosqlite.Connection, challenge_id: int, status: str, match_id: int | None = None
+    db: Connection, challenge_id: int, status: str, match_id: int | None = None
 ) -> bool:
     """Close an open challenge with ``status``; False if it was no longer open."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE challenges SET status = ?, match_id = ? WHERE challenge_id = ? AND status = 'open'",
         (status, match_id, challenge_id),
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
-async def set_message(db: aiosqlite.Connection, challenge_id: int, message_id: int) -> bool:
+async def set_match(db: Connection, challenge_id: int, match_id: int) -> None:
+    """Record the match an accepted challenge started."""
+    await db.execute(
+        "UPDATE challenges SET match_id = ? WHERE challenge_id = ?", (match_id, challenge_id)
+    )
+
+
+async def set_message(db: Connection, challenge_id: int, message_id: int) -> bool:
     """Remember the message showing the challenge; False if there is no such challenge."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE challenges SET message_id = ? WHERE challenge_id = ?", (message_id, challenge_id)
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
-async def open_count(db: aiosqlite.Connection, challenger_id: int, now_us: int) -> int:
+async def open_count(db: Connection, challenger_id: int, now_us: int) -> int:
     """How many unexpired challenges ``challenger_id`` has open."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "SELECT count(*) FROM challenges WHERE challenger_id = ? AND status = 'open' "
         "AND expires_us > ?",
         (challenger_id, now_us),
     )
-    row = await cursor.fetchone()
     return 0 if row is None else int(row[0])
 
 
-async def open_in_channel(db: aiosqlite.Connection, channel_id: int) -> list[ChallengeRow]:
+async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]:
     """The open challenges posted in ``channel_id``, oldest first."""
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         f"{_SELECT} WHERE status = 'open' AND channel_id = ? ORDER BY challenge_id", (channel_id,)
     )
-    return [_row(row) for row in await cursor.fetchall()]
+    return [_row(row) for row in rows]
 
 
-async def open_challenges(db: aiosqlite.Connection) -> list[ChallengeRow]:
-    """Every open challenge, oldest first."""
-    cursor = await db.execute(f"{_SELECT} WHERE status = 'open' ORDER BY expires_us, challenge_id")
-    return [_row(row) for row in await cursor.fetchall()]
+async def open_challenges(db: Connection, shards: Shards = EVERY) -> list[ChallengeRow]:
+    """Every open challenge (in the servers of ``shards``), soonest expiry first."""
+    rows = await db.fetch_all(
+        f"{_SELECT} WHERE status = 'open' AND {shards.where('guild_id')} "
+        "ORDER BY expires_us, challenge_id"
+    )
+    return [_row(row) for row in rows]
 
 
-async def due(db: aiosqlite.Connection, now_us: int) -> list[ChallengeRow]:
-    """Open challenges whose expiry is at or before ``now_us``."""
-    cursor = await db.execute(
-        f"{_SELECT} WHERE status = 'open' AND expires_us <= ? ORDER BY expires_us, challenge_id",
+async def due(db: Connection, now_us: int, shards: Shards = EVERY) -> list[ChallengeRow]:
+    """Open challenges (in the servers of ``shards``) whose expiry is at or before ``now_us``."""
+    rows = await db.fetch_all(
+        f"{_SELECT} WHERE status = 'open' AND expires_us <= ? AND {shards.where('guild_id')} "
+        "ORDER BY expires_us, challenge_id",
         (now_us,),
     )
-    return [_row(row) for row in await cursor.fetchall()]
+    return [_row(row) for row in rows]

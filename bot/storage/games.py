@@ -10,7 +10,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
+from bot.shards import Shards
+from bot.storage.connection import Connection
+from bot.storage.errors import ChannelOccupied, ConstraintViolated, WriteConflict
+
+EVERY = Shards()
+"""Every server (one process drives them all)."""
 
 ACTIVE = "active"
 FINISHED = "finished"
@@ -92,17 +97,6 @@ def _game(row: Any) -> GameRow:
     return GameRow(*values)
 
 
-async def _one(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> Any:
-    """The first row of a query, or None, in one trip to the database thread."""
-    rows = await db.execute_fetchall(sql, params)
-    return next(iter(rows), None)
-
-
-async def _all(db: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-    """Every row of a query, in one trip to the database thread."""
-    return list(await db.execute_fetchall(sql, params))
-
-
 _MATCH_COLUMNS = (
     "match_id, guild_id, channel_id, player1_id, player2_id, player1_side, ruleset, sets_total, "
     "time_per_move_us, computer_id, computer_level, rated, status, winner_id, result_reason, "
@@ -120,7 +114,7 @@ def _match(row: Any) -> MatchRow:
 
 
 async def insert_match(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     guild_id: int,
     channel_id: int,
@@ -136,10 +130,10 @@ async def insert_match(
     now_us: int,
 ) -> int:
     """Store a new match in progress and return its id."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "INSERT INTO matches (guild_id, channel_id, player1_id, player2_id, player1_side, "
         "ruleset, sets_total, time_per_move_us, computer_id, computer_level, rated, started_us) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING match_id",
         (
             guild_id,
             channel_id,
@@ -155,18 +149,20 @@ async def insert_match(
             now_us,
         ),
     )
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    assert row is not None
+    return int(row[0])
 
 
-async def match(db: aiosqlite.Connection, match_id: int) -> MatchRow | None:
+async def match(db: Connection, match_id: int) -> MatchRow | None:
     """The match with this id."""
-    row = await _one(db, f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,))
+    row = await db.fetch_one(
+        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)
+    )
     return _match(row) if row else None
 
 
 async def finish_match(
-    db: aiosqlite.Connection,
+    db: Connection,
     match_id: int,
     *,
     status: str,
@@ -186,7 +182,7 @@ async def finish_match(
 
 
 async def insert_game(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     match_id: int,
     set_number: int,
@@ -201,86 +197,97 @@ async def insert_game(
 ) -> int:
     """Store a new game in progress (attackers to move) and return its id.
 
-    Raises ``sqlite3.IntegrityError`` if the channel already has a game in progress.
+    Raises ChannelOccupied if the channel already has a game in progress (the database's
+    one-game-per-channel index refuses a second).
     """
-    cursor = await db.execute(
-        "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, attacker_id, "
-        "defender_id, to_move_id, started_us, deadline_us, reminder_us) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            match_id,
-            set_number,
-            guild_id,
-            channel_id,
-            ruleset,
-            attacker_id,
-            defender_id,
-            attacker_id,
-            now_us,
-            deadline_us,
-            reminder_us,
-        ),
-    )
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    try:
+        row = await db.fetch_one(
+            "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, "
+            "attacker_id, defender_id, to_move_id, started_us, deadline_us, reminder_us) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING game_id",
+            (
+                match_id,
+                set_number,
+                guild_id,
+                channel_id,
+                ruleset,
+                attacker_id,
+                defender_id,
+                attacker_id,
+                now_us,
+                deadline_us,
+                reminder_us,
+            ),
+        )
+    except ConstraintViolated as error:
+        raise ChannelOccupied(f"Channel {channel_id} already has a game in progress.") from error
+    assert row is not None
+    return int(row[0])
 
 
-async def game(db: aiosqlite.Connection, game_id: int) -> GameRow | None:
+async def game(db: Connection, game_id: int) -> GameRow | None:
     """The game with this id, in whatever state."""
-    row = await _one(db, f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
+    row = await db.fetch_one(f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
     return _game(row) if row else None
 
 
-async def active_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
+async def active_in_channel(db: Connection, channel_id: int) -> GameRow | None:
     """The game in progress in ``channel_id``."""
-    row = await _one(
-        db, f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
+    row = await db.fetch_one(
+        f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
     )
     return _game(row) if row else None
 
 
-async def latest_in_channel(db: aiosqlite.Connection, channel_id: int) -> GameRow | None:
+async def latest_in_channel(db: Connection, channel_id: int) -> GameRow | None:
     """The newest game of ``channel_id``, in progress or not."""
-    row = await _one(
-        db, f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
+    row = await db.fetch_one(
+        f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
     )
     return _game(row) if row else None
 
 
-async def active(db: aiosqlite.Connection) -> list[GameRow]:
-    """Every game in progress, by id."""
-    rows = await _all(db, f"{_GAME_SELECT} WHERE g.status = 'active' ORDER BY g.game_id")
+async def active(db: Connection, shards: Shards = EVERY) -> list[GameRow]:
+    """Every game in progress (in the servers of ``shards``), by id."""
+    rows = await db.fetch_all(
+        f"{_GAME_SELECT} WHERE g.status = 'active' AND {shards.where('g.guild_id')} "
+        "ORDER BY g.game_id"
+    )
     return [_game(row) for row in rows]
 
 
-async def match_games(db: aiosqlite.Connection, match_id: int) -> list[GameRow]:
+async def match_games(db: Connection, match_id: int) -> list[GameRow]:
     """The games of a match, by set number."""
-    rows = await _all(db, f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,))
+    rows = await db.fetch_all(
+        f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
+    )
     return [_game(row) for row in rows]
 
 
-async def due_deadlines(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
-    """Games in progress whose move deadline is at or before ``now_us``."""
-    rows = await _all(
-        db,
-        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? ORDER BY g.game_id",
+async def due_deadlines(db: Connection, now_us: int, shards: Shards = EVERY) -> list[GameRow]:
+    """Games in progress (in the servers of ``shards``) whose move deadline is at or before
+    ``now_us``."""
+    rows = await db.fetch_all(
+        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? "
+        f"AND {shards.where('g.guild_id')} ORDER BY g.game_id",
         (now_us,),
     )
     return [_game(row) for row in rows]
 
 
-async def due_reminders(db: aiosqlite.Connection, now_us: int) -> list[GameRow]:
-    """Games in progress past half-time and not reminded, a human being to move."""
-    rows = await _all(
-        db,
+async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> list[GameRow]:
+    """Games in progress past half-time and not reminded, a human being to move (in the
+    servers of ``shards``)."""
+    rows = await db.fetch_all(
         f"{_GAME_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
-        "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) ORDER BY g.game_id",
+        "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
+        f"AND {shards.where('g.guild_id')} ORDER BY g.game_id",
         (now_us,),
     )
     return [_game(row) for row in rows]
 
 
-async def unmark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> None:
+async def unmark_reminded(db: Connection, game_id: int, ply: int) -> None:
     """The reminder for the game's current move could not be posted: it is due again."""
     await db.execute(
         "UPDATE games SET reminded = 0 WHERE game_id = ? AND ply = ? AND status = 'active'",
@@ -288,17 +295,17 @@ async def unmark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> N
     )
 
 
-async def mark_reminded(db: aiosqlite.Connection, game_id: int, ply: int) -> bool:
+async def mark_reminded(db: Connection, game_id: int, ply: int) -> bool:
     """Mark the game reminded for its current move; False if it moved on meanwhile."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE games SET reminded = 1 WHERE game_id = ? AND ply = ? AND status = 'active'",
         (game_id, ply),
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
 async def finish_game(
-    db: aiosqlite.Connection,
+    db: Connection,
     game_id: int,
     *,
     expected_ply: int,
@@ -309,19 +316,19 @@ async def finish_game(
     now_us: int,
 ) -> bool:
     """End a game in progress at ``expected_ply``; False (nothing changed) if it is not."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE games SET status = ?, winner_side = ?, winner_id = ?, reason = ?, "
         "finished_us = ? WHERE game_id = ? AND ply = ? AND status = 'active'",
         (status, winner_side, winner_id, reason, now_us, game_id, expected_ply),
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
 # ---------------------------------------------------------------- moves
 
 
 async def add_move(
-    db: aiosqlite.Connection,
+    db: Connection,
     game_id: int,
     *,
     expected_ply: int,
@@ -332,36 +339,45 @@ async def add_move(
 ) -> GameRow | None:
     """Store a move made against ``expected_ply`` and return the game as it now stands.
 
-    The INSERT is one statement: schema 3's trigger (the only place the turn is handed over)
+    The INSERT is one statement: the moves trigger (the only place the turn is handed over)
     moves the ply on, gives the turn to the other player and re-arms the timers from ``now_us``;
     the row returned is read back from the database, so the caller never recomputes any of it.
-    Returns None and changes nothing if the game is no longer in progress at that ply.
+    Returns None and changes nothing if the game is no longer in progress at that ply. (Two
+    processes racing on PostgreSQL: the moves' primary key refuses the second insert at the
+    same ply, and the trigger refuses a move whose game moved on or ended meanwhile.)
     """
-    cursor = await db.execute(
-        "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
-        "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE game_id = ? "
-        "AND ply = ? AND status = 'active')",
-        (game_id, expected_ply, notation, captures, player_id, now_us, game_id, expected_ply),
-    )
-    if cursor.rowcount != 1:
+    try:
+        inserted = await db.execute(
+            "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
+            "SELECT CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), "
+            "CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE EXISTS (SELECT 1 FROM games "
+            "WHERE game_id = ? AND ply = ? AND status = 'active')",
+            (game_id, expected_ply, notation, captures, player_id, now_us, game_id, expected_ply),
+        )
+    except (ConstraintViolated, WriteConflict):
+        return None
+    if inserted != 1:
         return None
     return await game(db, game_id)
 
 
-async def notations(db: aiosqlite.Connection, game_id: int) -> list[str]:
+async def notations(db: Connection, game_id: int) -> list[str]:
     """The move texts of a game, in order."""
-    rows = await _all(db, "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+    rows = await db.fetch_all(
+        "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+    )
     return [str(row[0]) for row in rows]
 
 
-async def active_notations(db: aiosqlite.Connection) -> dict[int, list[str]]:
-    """The move texts of every game in progress, by game id."""
-    cursor = await db.execute(
+async def active_notations(db: Connection, shards: Shards = EVERY) -> dict[int, list[str]]:
+    """The move texts of every game in progress (in the servers of ``shards``), by game id."""
+    rows = await db.fetch_all(
         "SELECT game_id, notation FROM moves WHERE game_id IN "
-        "(SELECT game_id FROM games WHERE status = 'active') ORDER BY game_id, ply"
+        f"(SELECT game_id FROM games WHERE status = 'active' AND {shards.where('guild_id')}) "
+        "ORDER BY game_id, ply"
     )
     found: dict[int, list[str]] = defaultdict(list)
-    for game_id, notation in await cursor.fetchall():
+    for game_id, notation in rows:
         found[int(game_id)].append(str(notation))
     return found
 
@@ -369,12 +385,9 @@ async def active_notations(db: aiosqlite.Connection) -> dict[int, list[str]]:
 # ---------------------------------------------------------------- history
 
 
-async def recent_finished(
-    db: aiosqlite.Connection, guild_id: int, user_id: int, limit: int
-) -> list[GameRow]:
+async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: int) -> list[GameRow]:
     """The player's latest ended games in the server, newest first."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         f"{_GAME_SELECT} WHERE g.game_id IN ("
         "SELECT game_id FROM games WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
         "UNION ALL "
@@ -385,10 +398,9 @@ async def recent_finished(
     return [_game(row) for row in rows]
 
 
-async def between(db: aiosqlite.Connection, guild_id: int, a: int, b: int) -> list[GameRow]:
+async def between(db: Connection, guild_id: int, a: int, b: int) -> list[GameRow]:
     """Every finished game between ``a`` and ``b`` in the server, oldest first."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         f"{_GAME_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
         "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
         "ORDER BY g.game_id",
@@ -397,12 +409,9 @@ async def between(db: aiosqlite.Connection, guild_id: int, a: int, b: int) -> li
     return [_game(row) for row in rows]
 
 
-async def matches_between(
-    db: aiosqlite.Connection, guild_id: int, a: int, b: int
-) -> list[MatchRow]:
+async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list[MatchRow]:
     """Every finished match between ``a`` and ``b`` in the server, oldest first."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         f"SELECT {_MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
         "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
         "ORDER BY match_id",
@@ -415,7 +424,7 @@ async def matches_between(
 
 
 async def set_thread(
-    db: aiosqlite.Connection, match_id: int, parent_channel_id: int, line_message_id: int | None
+    db: Connection, match_id: int, parent_channel_id: int, line_message_id: int | None
 ) -> None:
     """Record that ``match_id`` is played in a thread started in ``parent_channel_id``."""
     await db.execute(
@@ -424,7 +433,7 @@ async def set_thread(
     )
 
 
-async def schedule_archive(db: aiosqlite.Connection, match_id: int, due_us: int) -> None:
+async def schedule_archive(db: Connection, match_id: int, due_us: int) -> None:
     """Archive the match's thread at ``due_us`` (only for a match played in a thread)."""
     await db.execute(
         "UPDATE matches SET archive_due_us = ? "
@@ -433,18 +442,20 @@ async def schedule_archive(db: aiosqlite.Connection, match_id: int, due_us: int)
     )
 
 
-async def archives_due(db: aiosqlite.Connection, now_us: int) -> list[tuple[int, int]]:
+async def archives_due(
+    db: Connection, now_us: int, shards: Shards = EVERY
+) -> list[tuple[int, int]]:
     """``(match_id, thread channel id)`` of finished matches whose thread is due to archive."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         "SELECT m.match_id, m.channel_id FROM matches m "
-        "WHERE m.archive_due_us IS NOT NULL AND m.archive_due_us <= ? ORDER BY m.archive_due_us",
+        "WHERE m.archive_due_us IS NOT NULL AND m.archive_due_us <= ? "
+        f"AND {shards.where('m.guild_id')} ORDER BY m.archive_due_us",
         (now_us,),
     )
     return [(int(r[0]), int(r[1])) for r in rows]
 
 
-async def keep_thread_open(db: aiosqlite.Connection, channel_id: int) -> None:
+async def keep_thread_open(db: Connection, channel_id: int) -> None:
     """A new match starts in ``channel_id``: earlier matches there no longer archive it."""
     await db.execute(
         "UPDATE matches SET archive_due_us = NULL "
@@ -453,26 +464,28 @@ async def keep_thread_open(db: aiosqlite.Connection, channel_id: int) -> None:
     )
 
 
-async def thread_parent(db: aiosqlite.Connection, match_id: int) -> tuple[int | None, str]:
+async def thread_parent(db: Connection, match_id: int) -> tuple[int | None, str]:
     """The parent channel of the match's thread (None when not in a thread), and its status."""
-    row = await _one(
-        db, "SELECT parent_channel_id, status FROM matches WHERE match_id = ?", (match_id,)
+    row = await db.fetch_one(
+        "SELECT parent_channel_id, status FROM matches WHERE match_id = ?", (match_id,)
     )
     return (None, "") if row is None else (row[0], str(row[1]))
 
 
-async def archived(db: aiosqlite.Connection, match_id: int) -> None:
+async def archived(db: Connection, match_id: int) -> None:
     """The match's thread was archived: nothing more is due."""
     await db.execute("UPDATE matches SET archive_due_us = NULL WHERE match_id = ?", (match_id,))
 
 
-async def live_board(db: aiosqlite.Connection, channel_id: int) -> int | None:
+async def live_board(db: Connection, channel_id: int) -> int | None:
     """The message id of the board with buttons in ``channel_id``, if one is known."""
-    row = await _one(db, "SELECT message_id FROM live_boards WHERE channel_id = ?", (channel_id,))
+    row = await db.fetch_one(
+        "SELECT message_id FROM live_boards WHERE channel_id = ?", (channel_id,)
+    )
     return None if row is None else int(row[0])
 
 
-async def set_live_board(db: aiosqlite.Connection, channel_id: int, message_id: int) -> None:
+async def set_live_board(db: Connection, channel_id: int, message_id: int) -> None:
     """``message_id`` is now the board with buttons in ``channel_id``."""
     await db.execute(
         "INSERT INTO live_boards (channel_id, message_id) VALUES (?, ?) "
@@ -482,7 +495,7 @@ async def set_live_board(db: aiosqlite.Connection, channel_id: int, message_id: 
 
 
 async def in_progress(
-    db: aiosqlite.Connection, guild_id: int, player_id: int | None, offset: int, limit: int
+    db: Connection, guild_id: int, player_id: int | None, offset: int, limit: int
 ) -> tuple[int, list[GameRow]]:
     """A page of the server's games in progress (oldest first), optionally one player's, and
     how many there are in all."""
@@ -491,44 +504,40 @@ async def in_progress(
     if player_id is not None:
         where += " AND (g.attacker_id = ? OR g.defender_id = ?)"
         params += (player_id, player_id)
-    count = await _one(db, f"SELECT count(*) FROM games g WHERE {where}", params)
-    rows = await _all(
-        db,
+    count = await db.fetch_one(f"SELECT count(*) FROM games g WHERE {where}", params)
+    rows = await db.fetch_all(
         f"{_GAME_SELECT} WHERE {where} ORDER BY g.game_id LIMIT ? OFFSET ?",
         (*params, limit, offset),
     )
-    return int(count[0]), [_game(row) for row in rows]
+    return (int(count[0]) if count else 0), [_game(row) for row in rows]
 
 
-async def mark_unrated(db: aiosqlite.Connection, game_id: int) -> None:
+async def mark_unrated(db: Connection, game_id: int) -> None:
     """The set is recorded but unrated (its loser never moved in it)."""
     await db.execute("UPDATE games SET rated = 0 WHERE game_id = ?", (game_id,))
 
 
-async def has_rated_set(db: aiosqlite.Connection, match_id: int) -> bool:
+async def has_rated_set(db: Connection, match_id: int) -> bool:
     """Whether any set of the match was rated (a match of no-show sets counts for nobody)."""
-    row = await _one(
-        db,
+    row = await db.fetch_one(
         "SELECT 1 FROM games WHERE match_id = ? AND rated = 1 AND status = 'finished'",
         (match_id,),
     )
     return row is not None
 
 
-async def rated_sets(db: aiosqlite.Connection) -> list[GameRow]:
+async def rated_sets(db: Connection) -> list[GameRow]:
     """Every finished, rated set of a rated match, in the order the sets finished."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         f"{_GAME_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
         "ORDER BY g.finished_us, g.game_id",
     )
     return [_game(row) for row in rows]
 
 
-async def rated_match_wins(db: aiosqlite.Connection) -> list[tuple[int, str, int]]:
+async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
     """(server, ruleset, winner) of every finished rated match with a winner."""
-    rows = await _all(
-        db,
+    rows = await db.fetch_all(
         "SELECT guild_id, ruleset, winner_id FROM matches m "
         "WHERE rated = 1 AND status = 'finished' AND winner_id IS NOT NULL AND EXISTS "
         "(SELECT 1 FROM games g WHERE g.match_id = m.match_id AND g.rated = 1) "

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import aiosqlite
-
+from bot.storage.connection import Connection
 from bot.storage.times import to_us
 
 
-async def upsert(db: aiosqlite.Connection, user_id: int, display_name: str, now: datetime) -> None:
+async def upsert(db: Connection, user_id: int, display_name: str, now: datetime) -> None:
     """Insert the player or update their display name."""
     await db.execute(
         "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, ?) "
@@ -19,7 +18,7 @@ async def upsert(db: aiosqlite.Connection, user_id: int, display_name: str, now:
     )
 
 
-async def ensure(db: aiosqlite.Connection, user_id: int, now: datetime) -> None:
+async def ensure(db: Connection, user_id: int, now: datetime) -> None:
     """Make sure a row exists for ``user_id`` (named by id until the bot tells its name)."""
     await db.execute(
         "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, ?) "
@@ -28,19 +27,18 @@ async def ensure(db: aiosqlite.Connection, user_id: int, now: datetime) -> None:
     )
 
 
-async def name(db: aiosqlite.Connection, user_id: int) -> str | None:
+async def name(db: Connection, user_id: int) -> str | None:
     """The stored display name of ``user_id``."""
-    cursor = await db.execute("SELECT display_name FROM players WHERE user_id = ?", (user_id,))
-    row = await cursor.fetchone()
+    row = await db.fetch_one("SELECT display_name FROM players WHERE user_id = ?", (user_id,))
     return str(row[0]) if row else None
 
 
-async def names(db: aiosqlite.Connection, user_ids: list[int]) -> dict[int, str]:
+async def names(db: Connection, user_ids: list[int]) -> dict[int, str]:
     """Display names of the given users that are known."""
     if not user_ids:
         return {}
     marks = ",".join("?" * len(user_ids))
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         f"SELECT user_id, display_name FROM players WHERE user_id IN ({marks})", user_ids
     )
-    return {int(row[0]): str(row[1]) for row in await cursor.fetchall()}
+    return {int(row[0]): str(row[1]) for row in rows}

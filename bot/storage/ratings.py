@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from bot.ratings import Rating
+from bot.storage.connection import Connection
 
 
 @dataclass(frozen=True)
@@ -36,19 +35,18 @@ def _standing(row: Any) -> StandingRow:
     return StandingRow(*row)
 
 
-async def rating(db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int) -> Rating:
+async def rating(db: Connection, guild_id: int, ruleset: str, user_id: int) -> Rating:
     """The player's current rating in the server's pool for ``ruleset`` (initial if none)."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "SELECT rating, deviation, volatility FROM ratings "
         "WHERE guild_id = ? AND ruleset = ? AND user_id = ?",
         (guild_id, ruleset, user_id),
     )
-    row = await cursor.fetchone()
     return Rating(*row) if row else Rating()
 
 
 async def record_game(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     guild_id: int,
     ruleset: str,
@@ -65,9 +63,10 @@ async def record_game(
         "INSERT INTO ratings (guild_id, ruleset, user_id, rating, deviation, volatility, games, "
         "wins, losses, draws, updated_us) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
         "ON CONFLICT (guild_id, ruleset, user_id) DO UPDATE SET rating = excluded.rating, "
-        "deviation = excluded.deviation, volatility = excluded.volatility, games = games + 1, "
-        "wins = wins + excluded.wins, losses = losses + excluded.losses, "
-        "draws = draws + excluded.draws, updated_us = excluded.updated_us",
+        "deviation = excluded.deviation, volatility = excluded.volatility, "
+        "games = ratings.games + 1, wins = ratings.wins + excluded.wins, "
+        "losses = ratings.losses + excluded.losses, draws = ratings.draws + excluded.draws, "
+        "updated_us = excluded.updated_us",
         (
             guild_id,
             ruleset,
@@ -100,9 +99,7 @@ async def record_game(
     )
 
 
-async def add_match_win(
-    db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int
-) -> None:
+async def add_match_win(db: Connection, guild_id: int, ruleset: str, user_id: int) -> None:
     """Count a rated match won (the player has a ratings row from its games)."""
     await db.execute(
         "UPDATE ratings SET matches_won = matches_won + 1 "
@@ -112,68 +109,64 @@ async def add_match_win(
 
 
 async def leaderboard(
-    db: aiosqlite.Connection, guild_id: int, ruleset: str, offset: int, limit: int
+    db: Connection, guild_id: int, ruleset: str, offset: int, limit: int
 ) -> tuple[int, list[StandingRow]]:
     """The number of rated players in the server's ``ruleset`` pool and one page, best first."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ?", (guild_id, ruleset)
     )
-    row = await cursor.fetchone()
     total = int(row[0]) if row else 0
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? "
         "ORDER BY r.rating DESC, r.user_id LIMIT ? OFFSET ?",
         (guild_id, ruleset, limit, offset),
     )
-    return total, [_standing(r) for r in await cursor.fetchall()]
+    return total, [_standing(r) for r in rows]
 
 
 async def standing(
-    db: aiosqlite.Connection, guild_id: int, ruleset: str, user_id: int
+    db: Connection, guild_id: int, ruleset: str, user_id: int
 ) -> tuple[int, StandingRow] | None:
     """The player's rank (from 1) and standing in a pool, or None if never rated there."""
-    cursor = await db.execute(
+    found = await db.fetch_one(
         f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND r.user_id = ?",
         (guild_id, ruleset, user_id),
     )
-    found = await cursor.fetchone()
     if found is None:
         return None
     row = _standing(found)
-    cursor = await db.execute(
+    above = await db.fetch_one(
         "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND "
         "(rating > ? OR (rating = ? AND user_id < ?))",
         (guild_id, ruleset, row.rating, row.rating, user_id),
     )
-    above = await cursor.fetchone()
     return (int(above[0]) if above else 0) + 1, row
 
 
 async def history(
-    db: aiosqlite.Connection, guild_id: int, user_id: int, limit: int
+    db: Connection, guild_id: int, user_id: int, limit: int
 ) -> list[tuple[int, float, float]]:
     """The player's latest rating changes: (game id, before, after), newest first."""
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         "SELECT game_id, rating_before, rating_after FROM rating_history "
         "WHERE guild_id = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
         (guild_id, user_id, limit),
     )
-    return [(int(r[0]), float(r[1]), float(r[2])) for r in await cursor.fetchall()]
+    return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]
 
 
-async def rebuild_pending(db: aiosqlite.Connection) -> bool:
+async def rebuild_pending(db: Connection) -> bool:
     """Whether the pools must be rebuilt from the rated sets (after schema 6's migration)."""
-    cursor = await db.execute("SELECT count(*) FROM rating_rebuild")
-    row = await cursor.fetchone()
+    row = await db.fetch_one("SELECT count(*) FROM rating_rebuild")
     return bool(row and row[0])
 
 
-async def clear_for_rebuild(db: aiosqlite.Connection) -> None:
+async def clear_for_rebuild(db: Connection) -> None:
     """Empty every pool and its history before they are rebuilt."""
     await db.execute("DELETE FROM ratings")
     await db.execute("DELETE FROM rating_history")
 
 
-async def rebuilt(db: aiosqlite.Connection) -> None:
+async def rebuilt(db: Connection) -> None:
     """The pools were rebuilt: nothing is pending any more."""
     await db.execute("DELETE FROM rating_rebuild")

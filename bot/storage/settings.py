@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-import aiosqlite
-
+from bot.storage.connection import Connection
 from bot.storage.times import duration, duration_us
 
 
@@ -19,35 +18,48 @@ class SettingsRow:
     time_per_move: timedelta
     allowed_channel_ids: frozenset[int]
     threads: bool = True
+    language: str | None = None
+    """The public messages' language tag (``pt_BR``); ``None`` follows the server's own."""
 
 
-async def load(db: aiosqlite.Connection, guild_id: int) -> SettingsRow | None:
+async def load(db: Connection, guild_id: int) -> SettingsRow | None:
     """The stored settings of ``guild_id``, or ``None`` if it never saved any."""
-    cursor = await db.execute(
-        "SELECT default_ruleset, time_per_move_us, threads FROM guild_settings WHERE guild_id = ?",
+    row = await db.fetch_one(
+        "SELECT default_ruleset, time_per_move_us, threads, language FROM guild_settings "
+        "WHERE guild_id = ?",
         (guild_id,),
     )
-    row = await cursor.fetchone()
     if row is None:
         return None
-    cursor = await db.execute(
+    rows = await db.fetch_all(
         "SELECT channel_id FROM allowed_channels WHERE guild_id = ?", (guild_id,)
     )
-    channels = frozenset(int(r[0]) for r in await cursor.fetchall())
-    return SettingsRow(guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]))
+    channels = frozenset(int(r[0]) for r in rows)
+    language = None if row[3] is None else str(row[3])
+    return SettingsRow(
+        guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]), language
+    )
 
 
-async def save(db: aiosqlite.Connection, row: SettingsRow) -> None:
+async def save(db: Connection, row: SettingsRow) -> None:
     """Store ``row`` as the server's settings (replacing the allowed channels)."""
     await db.execute(
-        "INSERT INTO guild_settings (guild_id, default_ruleset, time_per_move_us, threads) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+        "INSERT INTO guild_settings "
+        "(guild_id, default_ruleset, time_per_move_us, threads, language) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
         "default_ruleset = excluded.default_ruleset, "
-        "time_per_move_us = excluded.time_per_move_us, threads = excluded.threads",
-        (row.guild_id, row.default_ruleset, duration_us(row.time_per_move), int(row.threads)),
+        "time_per_move_us = excluded.time_per_move_us, threads = excluded.threads, "
+        "language = excluded.language",
+        (
+            row.guild_id,
+            row.default_ruleset,
+            duration_us(row.time_per_move),
+            int(row.threads),
+            row.language,
+        ),
     )
     await db.execute("DELETE FROM allowed_channels WHERE guild_id = ?", (row.guild_id,))
-    await db.executemany(
+    await db.execute_many(
         "INSERT INTO allowed_channels (guild_id, channel_id) VALUES (?, ?)",
         [(row.guild_id, channel) for channel in sorted(row.allowed_channel_ids)],
     )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
+from bot.shards import Shards
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY
 
 OPEN = "open"
 
@@ -37,7 +39,7 @@ def _row(row: Any) -> TakebackRow:
 
 
 async def insert(
-    db: aiosqlite.Connection,
+    db: Connection,
     *,
     game_id: int,
     ply: int,
@@ -48,9 +50,9 @@ async def insert(
     answered_by: int | None = None,
 ) -> int:
     """A new takeback request (or, with ``status``, one already answered); returns its id."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "INSERT INTO takebacks (game_id, ply, asked_by, answered_by, status, asked_us, "
-        "expires_us, answered_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "expires_us, answered_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING takeback_id",
         (
             game_id,
             ply,
@@ -62,75 +64,92 @@ async def insert(
             None if status == OPEN else now_us,
         ),
     )
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    assert row is not None
+    return int(row[0])
 
 
-async def get(db: aiosqlite.Connection, takeback_id: int) -> TakebackRow | None:
+async def get(db: Connection, takeback_id: int) -> TakebackRow | None:
     """The request with this id."""
-    cursor = await db.execute(f"{_SELECT} WHERE takeback_id = ?", (takeback_id,))
-    row = await cursor.fetchone()
+    row = await db.fetch_one(f"{_SELECT} WHERE takeback_id = ?", (takeback_id,))
     return None if row is None else _row(row)
 
 
-async def open_for_game(db: aiosqlite.Connection, game_id: int) -> TakebackRow | None:
+async def open_for_game(db: Connection, game_id: int) -> TakebackRow | None:
     """The game's open request, if any."""
-    cursor = await db.execute(f"{_SELECT} WHERE game_id = ? AND status = 'open'", (game_id,))
-    row = await cursor.fetchone()
+    row = await db.fetch_one(f"{_SELECT} WHERE game_id = ? AND status = 'open'", (game_id,))
     return None if row is None else _row(row)
 
 
 async def close(
-    db: aiosqlite.Connection,
+    db: Connection,
     takeback_id: int,
     status: str,
     now_us: int,
     answered_by: int | None = None,
 ) -> bool:
     """Answer or lapse an open request; False if it was not open any more."""
-    cursor = await db.execute(
+    changed = await db.execute(
         "UPDATE takebacks SET status = ?, answered_by = ?, answered_us = ? "
         "WHERE takeback_id = ? AND status = 'open'",
         (status, answered_by, now_us, takeback_id),
     )
-    return cursor.rowcount == 1
+    return changed == 1
 
 
-async def set_message(db: aiosqlite.Connection, takeback_id: int, message_id: int) -> None:
+async def set_message(db: Connection, takeback_id: int, message_id: int) -> None:
     """Remember the message that asks the opponent."""
     await db.execute(
         "UPDATE takebacks SET message_id = ? WHERE takeback_id = ?", (message_id, takeback_id)
     )
 
 
-async def stale(db: aiosqlite.Connection, now_us: int) -> list[TakebackRow]:
-    """Open requests that have expired or whose game moved on (or ended) since they were made."""
-    cursor = await db.execute(
-        f"{_SELECT} t WHERE t.status = 'open' AND (t.expires_us <= ? OR NOT EXISTS ("
+async def stale(db: Connection, now_us: int, shards: Shards = EVERY) -> list[TakebackRow]:
+    """Open requests (in the servers of ``shards``) that have expired or whose game moved on
+    (or ended) since they were made."""
+    mine = (
+        ""
+        if shards.every
+        else (
+            "AND t.game_id IN (SELECT game_id FROM games WHERE " + shards.where("guild_id") + ") "
+        )
+    )
+    rows = await db.fetch_all(
+        f"{_SELECT} t WHERE t.status = 'open' {mine}AND (t.expires_us <= ? OR NOT EXISTS ("
         "SELECT 1 FROM games g WHERE g.game_id = t.game_id AND g.ply = t.ply "
         "AND g.status = 'active'))",
         (now_us,),
     )
-    return [_row(row) for row in await cursor.fetchall()]
+    return [_row(row) for row in rows]
 
 
-async def undo_last_move(
-    db: aiosqlite.Connection, game_id: int, takeback_id: int, now_us: int
-) -> bool:
+async def undo_last_move(db: Connection, game_id: int, takeback_id: int, now_us: int) -> bool:
     """Move the game's last move into ``undone_moves`` and step the game back one ply.
 
     The turn goes back to the player who made the move, whose move timer starts again from
     ``now_us``. False (nothing changed) if the game has no move or is not in progress.
     """
-    cursor = await db.execute(
+    last = await db.fetch_one(
         "SELECT m.ply, m.player_id FROM moves m JOIN games g USING (game_id) "
         "WHERE m.game_id = ? AND g.status = 'active' AND m.ply = g.ply - 1",
         (game_id,),
     )
-    last = await cursor.fetchone()
     if last is None:
         return False
     ply, player_id = int(last[0]), int(last[1])
+    # The game steps back first, only from the ply just read: on PostgreSQL this locks its row,
+    # so a move racing the takeback either landed before (nothing is undone) or waits and is
+    # refused (its ply is gone).
+    stepped = await db.execute(
+        "UPDATE games SET ply = ?, to_move_id = ?, "
+        "deadline_us = ? + (SELECT time_per_move_us FROM matches "
+        "WHERE matches.match_id = games.match_id), "
+        "reminder_us = ? + (SELECT time_per_move_us FROM matches "
+        "WHERE matches.match_id = games.match_id) / 2, reminded = 0 "
+        "WHERE game_id = ? AND ply = ? AND status = 'active'",
+        (ply, player_id, now_us, now_us, game_id, ply + 1),
+    )
+    if stepped != 1:
+        return False
     await db.execute(
         "INSERT INTO undone_moves (game_id, ply, notation, captures, player_id, played_us, "
         "takeback_id, undone_us) SELECT game_id, ply, notation, captures, player_id, played_us, "
@@ -138,21 +157,12 @@ async def undo_last_move(
         (takeback_id, now_us, game_id, ply),
     )
     await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, ply))
-    await db.execute(
-        "UPDATE games SET ply = ?, to_move_id = ?, "
-        "deadline_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = games.match_id), "
-        "reminder_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = games.match_id) / 2, reminded = 0 WHERE game_id = ?",
-        (ply, player_id, now_us, now_us, game_id),
-    )
     return True
 
 
-async def last_mover(db: aiosqlite.Connection, game_id: int) -> int | None:
+async def last_mover(db: Connection, game_id: int) -> int | None:
     """Who made the game's last move (None before the first)."""
-    cursor = await db.execute(
+    row = await db.fetch_one(
         "SELECT player_id FROM moves WHERE game_id = ? ORDER BY ply DESC LIMIT 1", (game_id,)
     )
-    row = await cursor.fetchone()
     return None if row is None else int(row[0])

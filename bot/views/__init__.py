@@ -12,6 +12,7 @@ from bot.views.confirm import ConfirmRepetition, ConfirmResign, ResignButton
 from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
+from bot.views.puzzle import NextPuzzle, PuzzlePiece, PuzzleTarget, SolveButton
 from bot.views.rematch import RematchButton
 from bot.views.takeback import TakebackAnswer, TakebackButton
 
@@ -28,6 +29,10 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ResignButton,
     TakebackButton,
     TakebackAnswer,
+    SolveButton,
+    NextPuzzle,
+    PuzzlePiece,
+    PuzzleTarget,
 )
 
 __all__ = ["DYNAMIC_ITEMS"]

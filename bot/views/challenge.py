@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import discord
 
 from bot.errors import require_channel_permissions
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
 from bot.views.common import GuardedItem, bot_of
-from engine import get_ruleset
+from engine import Side, get_ruleset
 
-_LABELS = {"accept": "Accept", "decline": "Decline", "withdraw": "Withdraw"}
+_LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
 _STYLES = {
     "accept": discord.ButtonStyle.success,
     "decline": discord.ButtonStyle.secondary,
@@ -21,34 +24,52 @@ _STYLES = {
 }
 
 
-def challenge_text(challenge: Challenge) -> str:
+def time_per_move_text(per_move: timedelta) -> str:
+    """ "24 h", "5 min" (the units read the same in every language the bot speaks)."""
+    hours = per_move.total_seconds() / 3600
+    return f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
+
+
+def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     """The public challenge: who, what, sides, time per move, and when it expires."""
-    sets = "a match of two sets" if challenge.sets_total == 2 else "a single set"
-    hours = challenge.time_per_move.total_seconds() / 3600
-    per_move = f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
-    expires = int(challenge.expires_at.timestamp())
-    return (
-        f"<@{challenge.opponent_id}>, <@{challenge.challenger_id}> challenges you to "
-        f"**{get_ruleset(challenge.ruleset).title}**: {sets}, "
-        f"<@{challenge.challenger_id}> plays the {challenge.challenger_side.value} first, "
-        f"{per_move} per move.\n"
-        f"The challenge expires <t:{expires}:R>."
-    )
+    sets = lang._("a match of two sets") if challenge.sets_total == 2 else lang._("a single set")
+    params = {
+        "opponent": f"<@{challenge.opponent_id}>",
+        "challenger": f"<@{challenge.challenger_id}>",
+        "ruleset": lang.gettext(get_ruleset(challenge.ruleset).title),
+        "sets": sets,
+        "time": time_per_move_text(challenge.time_per_move),
+    }
+    if challenge.challenger_side is Side.ATTACKERS:
+        text = lang._(
+            "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
+            "plays the attackers first, {time} per move.",
+            **params,
+        )
+    else:
+        text = lang._(
+            "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
+            "plays the defenders first, {time} per move.",
+            **params,
+        )
+    expires = f"<t:{int(challenge.expires_at.timestamp())}:R>"
+    return text + "\n" + lang._("The challenge expires {deadline}.", deadline=expires)
 
 
-def expired_text(challenge: Challenge) -> str:
+def expired_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     """What an expired challenge's message says once its buttons are gone."""
-    return (
-        f"<@{challenge.challenger_id}>'s challenge to <@{challenge.opponent_id}> expired "
-        "without an answer."
+    return lang._(
+        "{challenger}'s challenge to {opponent} expired without an answer.",
+        challenger=f"<@{challenge.challenger_id}>",
+        opponent=f"<@{challenge.opponent_id}>",
     )
 
 
-def challenge_view(challenge_id: int) -> discord.ui.View:
+def challenge_view(challenge_id: int, lang: Language = ENGLISH) -> discord.ui.View:
     """Accept and Decline for the opponent, Withdraw for the challenger."""
     view = discord.ui.View(timeout=None)
     for action in ("accept", "decline", "withdraw"):
-        view.add_item(ChallengeButton(action, challenge_id))
+        view.add_item(ChallengeButton(action, challenge_id, lang))
     return view
 
 
@@ -58,10 +79,10 @@ class ChallengeButton(
 ):
     """One of the three answers to a challenge; the services check who may press which."""
 
-    def __init__(self, action: str, challenge_id: int) -> None:
+    def __init__(self, action: str, challenge_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label=_LABELS[action],
+                label=lang.render(_LABELS[action]),
                 style=_STYLES[action],
                 custom_id=f"challenge:{action}:{challenge_id}",
             )
@@ -84,16 +105,18 @@ class ChallengeButton(
         await bot.remember(interaction.user)
         challenges = bot.services.challenges
         user = interaction.user.id
+        assert interaction.guild_id is not None
+        lang = await bot.flow.server_language(interaction.guild_id)
         if self.action == "decline":
             await challenges.decline(self.challenge_id, user)
             await interaction.response.edit_message(
-                content=f"<@{user}> declined the challenge.", view=None
+                content=lang._("{player} declined the challenge.", player=f"<@{user}>"), view=None
             )
             return
         if self.action == "withdraw":
             await challenges.withdraw(self.challenge_id, user)
             await interaction.response.edit_message(
-                content=f"<@{user}> withdrew the challenge.", view=None
+                content=lang._("{player} withdrew the challenge.", player=f"<@{user}>"), view=None
             )
             return
         require_channel_permissions(interaction)
@@ -101,7 +124,11 @@ class ChallengeButton(
             challenge = await challenges.check_accept(self.challenge_id, user)
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
-            await interaction.response.edit_message(content=expired_text(challenge), view=None)
-            await interaction.followup.send(str(expired), ephemeral=True)
+            await interaction.response.edit_message(
+                content=expired_text(challenge, lang), view=None
+            )
+            await interaction.followup.send(
+                reader(interaction).render(expired.text), ephemeral=True
+            )
             return
         await bot.flow.accept_challenge(interaction, challenge)

@@ -8,6 +8,8 @@ from typing import Any
 import discord
 
 from bot.errors import require_channel_permissions
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GuardedItem, bot_of
@@ -20,10 +22,10 @@ class ConfirmRepetition(
 ):
     """ "Play it anyway": plays a move that repeats a position for the third time (and loses)."""
 
-    def __init__(self, game_id: int, ply: int, move_text: str) -> None:
+    def __init__(self, game_id: int, ply: int, move_text: str, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label=f"Play {move_text} anyway",
+                label=lang._("Play {move} anyway", move=move_text),
                 style=discord.ButtonStyle.danger,
                 custom_id=f"repeat:{game_id}:{ply}:{move_text}",
             )
@@ -47,27 +49,35 @@ class ConfirmRepetition(
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.game_id != self.game_id:
-            raise NoGameHere("That game is over.")
+            raise NoGameHere(_("That game is over."))
         if active.ply != self.ply:
-            raise StaleGameError("The board changed since the warning: nothing was played.")
+            raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
 
 
-def resign_prompt(active: ActiveGame) -> tuple[str, discord.ui.View]:
+def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:
     """The private question before resigning, with its confirming button."""
-    following = " The match goes on with set 2." if active.set_number < active.sets_total else ""
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmResign(active.game_id))
-    return f"Resign set {active.set_number}? You lose this set.{following}", view
+    view.add_item(ConfirmResign(active.game_id, lang))
+    if active.set_number < active.sets_total:
+        question = lang._(
+            "Resign set {number}? You lose this set. The match goes on with set 2.",
+            number=active.set_number,
+        )
+    else:
+        question = lang._("Resign set {number}? You lose this set.", number=active.set_number)
+    return question, view
 
 
 class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?P<game>\d{1,20})"):
     """Under the board: resign the set (asks first, privately)."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Resign", style=discord.ButtonStyle.danger, custom_id=f"resign-ask:{game_id}"
+                label=lang._("Resign"),
+                style=discord.ButtonStyle.danger,
+                custom_id=f"resign-ask:{game_id}",
             )
         )
         self.game_id = game_id
@@ -88,10 +98,10 @@ class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.game_id != self.game_id:
-            raise NoGameHere("This board belongs to a game that is over.")
+            raise NoGameHere(_("This board belongs to a game that is over."))
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
-        text, view = resign_prompt(active)
+        text, view = resign_prompt(active, reader(interaction))
         await interaction.response.send_message(text, view=view, ephemeral=True)
 
 
@@ -101,10 +111,10 @@ class ConfirmResign(
 ):
     """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Resign this set",
+                label=lang._("Resign this set"),
                 style=discord.ButtonStyle.danger,
                 custom_id=f"resign:{game_id}",
             )
@@ -128,5 +138,7 @@ class ConfirmResign(
         end = await bot.services.games.resign(
             interaction.channel_id, interaction.user.id, game_id=self.game_id
         )
-        await interaction.response.edit_message(content="You resigned this set.", view=None)
+        await interaction.response.edit_message(
+            content=reader(interaction)._("You resigned this set."), view=None
+        )
         await bot.flow.announce_set_end(end, interaction=interaction)

@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 
+from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
 from bot.services.domain import GameInProgress, GamesPage
 from bot.services.errors import InvalidOption
@@ -17,42 +18,62 @@ from engine import get_ruleset
 GAMES_PAGE_SIZE = 10
 
 
-def game_entry(game: GameInProgress, names: Mapping[int, str]) -> str:
+def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """One game as a line: who plays whom, the ruleset, set, move, whose turn, and where."""
-    attacker = escaped(names.get(game.attacker_id, "a player"))
-    defender = escaped(names.get(game.defender_id, "a player"))
-    where = [get_ruleset(game.ruleset).title]
+    someone = lang._("a player")
+    attacker = escaped(names.get(game.attacker_id, someone))
+    defender = escaped(names.get(game.defender_id, someone))
+    where = [lang.gettext(get_ruleset(game.ruleset).title)]
     if game.sets_total > 1:
-        where.append(f"set {game.set_number} of {game.sets_total}")
-    where.append(f"move {game.ply + 1}")
-    turn = escaped(names.get(game.to_move_id, "a player"))
-    return (
-        f"**{attacker}** (attackers) vs **{defender}** (defenders) · {' · '.join(where)} · "
-        f"{turn} to move · <#{game.channel_id}>"
+        where.append(
+            lang._("set {number} of {total}", number=game.set_number, total=game.sets_total)
+        )
+    where.append(lang._("move {number}", number=game.ply + 1))
+    return lang._(
+        "**{attacker}** (attackers) vs **{defender}** (defenders) · {where} · {player} to move "
+        "· {channel}",
+        attacker=attacker,
+        defender=defender,
+        where=" · ".join(where),
+        player=escaped(names.get(game.to_move_id, someone)),
+        channel=f"<#{game.channel_id}>",
     )
 
 
-def games_embed(page: GamesPage, names: Mapping[int, str], guild_name: str) -> discord.Embed:
+def games_embed(
+    page: GamesPage, names: Mapping[int, str], guild_name: str, lang: Language = ENGLISH
+) -> discord.Embed:
     """One page of games in progress as an embed."""
-    whose = "" if page.player_id is None else f" of {escaped(names.get(page.player_id, '?'))}"
-    embed = discord.Embed(title=f"Games in progress{whose} — {guild_name}")
+    if page.player_id is None:
+        title = lang._("Games in progress — {server}", server=guild_name)
+    else:
+        title = lang._(
+            "Games in progress of {player} — {server}",
+            player=escaped(names.get(page.player_id, "?")),
+            server=guild_name,
+        )
+    embed = discord.Embed(title=title)
     if not page.games:
-        embed.description = "No game in progress. Start one with `/challenge`."
+        embed.description = lang._("No game in progress. Start one with `/challenge`.")
         return embed
-    embed.description = "\n".join(game_entry(game, names) for game in page.games)
+    embed.description = "\n".join(game_entry(game, names, lang) for game in page.games)
     last = page.offset + len(page.games)
-    embed.set_footer(text=f"Games {page.offset + 1}–{last} of {page.total}")
+    embed.set_footer(
+        text=lang._(
+            "Games {first}–{last} of {total}", first=page.offset + 1, last=last, total=page.total
+        )
+    )
     return embed
 
 
-def games_view(page: GamesPage) -> discord.ui.View | None:
+def games_view(page: GamesPage, lang: Language = ENGLISH) -> discord.ui.View | None:
     """Previous / Next buttons, or None when everything fits on one page."""
     if page.total <= page.limit:
         return None
     view = discord.ui.View(timeout=None)
     player = page.player_id or 0
-    earlier = GamesButton(page.guild_id, player, max(0, page.offset - page.limit), "prev")
-    later = GamesButton(page.guild_id, player, page.offset + page.limit, "next")
+    earlier = GamesButton(page.guild_id, player, max(0, page.offset - page.limit), "prev", lang)
+    later = GamesButton(page.guild_id, player, page.offset + page.limit, "next", lang)
     earlier.item.disabled = page.offset == 0
     later.item.disabled = page.offset + page.limit >= page.total
     view.add_item(earlier)
@@ -72,8 +93,9 @@ async def games_message(
     if player_id is not None:
         ids.add(player_id)
     names = await bot.display_names(*sorted(ids))
-    guild_name = interaction.guild.name if interaction.guild else "this server"
-    return games_embed(page, names, guild_name), games_view(page)
+    lang = await bot.flow.server_language(guild_id)
+    guild_name = interaction.guild.name if interaction.guild else lang._("this server")
+    return games_embed(page, names, guild_name, lang), games_view(page, lang)
 
 
 class GamesButton(
@@ -82,10 +104,17 @@ class GamesButton(
 ):
     """Turns the /games message to another page."""
 
-    def __init__(self, guild_id: int, player_id: int, offset: int, direction: str) -> None:
+    def __init__(
+        self,
+        guild_id: int,
+        player_id: int,
+        offset: int,
+        direction: str,
+        lang: Language = ENGLISH,
+    ) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Previous" if direction == "prev" else "Next",
+                label=lang._("Previous") if direction == "prev" else lang._("Next"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"games:{guild_id}:{player_id}:{offset}:{direction}",
             )
@@ -106,7 +135,7 @@ class GamesButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
-            raise InvalidOption("That list belongs to another server: use `/games` here.")
+            raise InvalidOption(_("That list belongs to another server: use `/games` here."))
         embed, view = await games_message(
             interaction, self.guild_id, self.player_id or None, self.offset
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 
+from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
@@ -23,56 +24,64 @@ def rating_text(rating: float, deviation: float) -> str:
     return f"{rating:.0f}{'?' if deviation > PROVISIONAL_DEVIATION else ''}"
 
 
-def counted(count: int, noun: str) -> str:
-    """``1 set``, ``2 sets``, ``1 match``, ``3 matches``."""
-    plural = noun + ("es" if noun.endswith("ch") else "s")
-    return f"{count} {noun if count == 1 else plural}"
-
-
-def matches_won_text(count: int) -> str:
+def matches_won_text(count: int, lang: Language = ENGLISH) -> str:
     """``1 match won``, ``3 matches won``."""
-    return f"{counted(count, 'match')} won"
+    return lang.n_("{count} match won", "{count} matches won", count)
 
 
-def record_text(wins: int, losses: int, draws: int) -> str:
+def record_text(wins: int, losses: int, draws: int, lang: Language = ENGLISH) -> str:
     """``2W 1L``, with draws only when there are some (a rated set rarely ends drawn)."""
-    return f"{wins}W {losses}L" + (f" {draws}D" if draws else "")
+    if draws:
+        return lang._("{wins}W {losses}L {draws}D", wins=wins, losses=losses, draws=draws)
+    return lang._("{wins}W {losses}L", wins=wins, losses=losses)
 
 
-def leaderboard_embed(page: LeaderboardPage, guild_name: str) -> discord.Embed:
+def leaderboard_embed(
+    page: LeaderboardPage, guild_name: str, lang: Language = ENGLISH
+) -> discord.Embed:
     """One page of standings as an embed."""
-    title = get_ruleset(page.ruleset).title
-    embed = discord.Embed(title=f"{title} leaderboard — {guild_name}")
+    title = lang.gettext(get_ruleset(page.ruleset).title)
+    embed = discord.Embed(
+        title=lang._("{ruleset} leaderboard — {server}", ruleset=title, server=guild_name)
+    )
     if not page.rows:
-        embed.description = (
-            f"No rated games of {title} yet: `/challenge` someone to get on the board."
+        embed.description = lang._(
+            "No rated games of {ruleset} yet: `/challenge` someone to get on the board.",
+            ruleset=title,
         )
         return embed
     lines = []
     for row in page.rows:
-        record = record_text(row.wins, row.losses, row.draws)
+        record = record_text(row.wins, row.losses, row.draws, lang)
         lines.append(
             f"`{row.rank:>3}.` **{escaped(row.display_name)}** — "
             f"{rating_text(row.rating, row.deviation)}"
-            f" · {record} · {matches_won_text(row.matches_won)}"
+            f" · {record} · {matches_won_text(row.matches_won, lang)}"
         )
     embed.description = "\n".join(lines)
     last = page.offset + len(page.rows)
     embed.set_footer(
-        text=f"Players {page.offset + 1}–{last} of {page.total} · A ? marks a provisional "
-        "rating: too few rated games yet to be sure of it."
+        text=lang._(
+            "Players {first}–{last} of {total} · A ? marks a provisional rating: too few rated "
+            "games yet to be sure of it.",
+            first=page.offset + 1,
+            last=last,
+            total=page.total,
+        )
     )
     return embed
 
 
-def leaderboard_view(page: LeaderboardPage) -> discord.ui.View | None:
+def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord.ui.View | None:
     """Previous / Next buttons, or None when everything fits on one page."""
     if page.total <= page.limit:
         return None
     view = discord.ui.View(timeout=None)
     earlier = max(0, page.offset - page.limit)
-    view.add_item(LeaderboardButton(page.guild_id, earlier, "prev", page.ruleset))
-    view.add_item(LeaderboardButton(page.guild_id, page.offset + page.limit, "next", page.ruleset))
+    view.add_item(LeaderboardButton(page.guild_id, earlier, "prev", page.ruleset, lang))
+    view.add_item(
+        LeaderboardButton(page.guild_id, page.offset + page.limit, "next", page.ruleset, lang)
+    )
     prev, nxt = view.children
     assert isinstance(prev, LeaderboardButton)
     assert isinstance(nxt, LeaderboardButton)
@@ -91,11 +100,16 @@ class LeaderboardButton(
     """Turns the leaderboard message to another page."""
 
     def __init__(
-        self, guild_id: int, offset: int, direction: str, ruleset: str = DEFAULT_RULESET
+        self,
+        guild_id: int,
+        offset: int,
+        direction: str,
+        ruleset: str = DEFAULT_RULESET,
+        lang: Language = ENGLISH,
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Previous" if direction == "prev" else "Next",
+                label=lang._("Previous") if direction == "prev" else lang._("Next"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}",
             )
@@ -121,11 +135,12 @@ class LeaderboardButton(
             raise OtherServer()
         bot = bot_of(interaction)
         if self.ruleset not in RULESETS:
-            raise InvalidOption("That leaderboard's ruleset is unknown: use `/leaderboard`.")
+            raise InvalidOption(_("That leaderboard's ruleset is unknown: use `/leaderboard`."))
         page = await bot.services.standings.leaderboard(
             self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
         )
-        name = interaction.guild.name if interaction.guild else "this server"
+        lang = await bot.flow.server_language(self.guild_id)
+        name = interaction.guild.name if interaction.guild else lang._("this server")
         await interaction.response.edit_message(
-            embed=leaderboard_embed(page, name), view=leaderboard_view(page)
+            embed=leaderboard_embed(page, name, lang), view=leaderboard_view(page, lang)
         )

@@ -13,10 +13,12 @@ from typing import Any, ClassVar, Self
 
 import discord
 
+from bot.i18n import ENGLISH, Language, Text, _
+from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
 from bot.views.common import GuardedItem, bot_of
-from engine import Game, parse_square, square_name
+from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
 OPTIONS_PER_SELECT = 25
@@ -33,7 +35,7 @@ async def current_game(interaction: discord.Interaction[Any], game_id: int) -> A
     assert interaction.channel_id is not None
     active = await bot.services.games.in_channel(interaction.channel_id)
     if active is None or active.game_id != game_id:
-        raise NoGameHere("This board belongs to a game that is over.")
+        raise NoGameHere(_("This board belongs to a game that is over."))
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
     if active.player_to_move != interaction.user.id:
@@ -52,12 +54,15 @@ async def refuse_old_board(interaction: discord.Interaction[Any], game_id: int) 
         return
     active = await bot.services.games.in_channel(channel_id)
     if active is None or active.game_id != game_id:
-        raise NoGameHere("This board belongs to a game that is over.")
+        raise NoGameHere(_("This board belongs to a game that is over."))
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
     raise OldBoard(f"https://discord.com/channels/{guild}/{channel_id}/{live}")
 
 
-def piece_options(game: Game) -> list[discord.SelectOption]:
+PIECE_NAMES = {Piece.ATTACKER: _("attacker"), Piece.DEFENDER: _("defender"), Piece.KING: _("king")}
+
+
+def piece_options(game: Game, lang: Language = ENGLISH) -> list[discord.SelectOption]:
     """One option per piece of the side to move that has a legal move."""
     counts: dict[int, int] = {}
     for move in game.legal_moves():
@@ -67,17 +72,20 @@ def piece_options(game: Game) -> list[discord.SelectOption]:
         piece = game.piece_at(sq)
         name = square_name(sq)
         moves = counts[sq]
+        kind = lang.render(PIECE_NAMES[piece]) if piece is not None else ""
         options.append(
             discord.SelectOption(
-                label=f"{name} {piece}",
+                label=f"{name} {kind}",
                 value=name,
-                description=f"{moves} move{'s' if moves != 1 else ''}",
+                description=lang.n_("{count} move", "{count} moves", moves),
             )
         )
     return options
 
 
-def destination_options(game: Game, from_name: str) -> list[discord.SelectOption]:
+def destination_options(
+    game: Game, from_name: str, lang: Language = ENGLISH
+) -> list[discord.SelectOption]:
     """One option per legal destination of the piece on ``from_name``."""
     frm = parse_square(from_name, game.ruleset.size)
     options = []
@@ -87,9 +95,10 @@ def destination_options(game: Game, from_name: str) -> list[discord.SelectOption
         record = probe.play(move)
         notes = []
         if record.captures:
-            notes.append("captures " + ", ".join(square_name(sq) for sq in record.captures))
+            taken = ", ".join(square_name(sq) for sq in record.captures)
+            notes.append(lang._("captures {squares}", squares=taken))
         if probe.outcome is not None:
-            notes.append("ends the game")
+            notes.append(lang._("ends the game"))
         options.append(
             discord.SelectOption(label=label, value=label, description="; ".join(notes) or None)
         )
@@ -99,10 +108,10 @@ def destination_options(game: Game, from_name: str) -> list[discord.SelectOption
 class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
     """ "Move" under a board: opens the picker for the player to move."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Move", style=discord.ButtonStyle.primary, custom_id=f"move:{game_id}"
+                label=lang._("Move"), style=discord.ButtonStyle.primary, custom_id=f"move:{game_id}"
             )
         )
         self.game_id = game_id
@@ -120,12 +129,15 @@ class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.game_id)
         active = await current_game(interaction, self.game_id)
+        lang = reader(interaction)
         view = discord.ui.View(timeout=None)
-        for index, options in enumerate(chunks(piece_options(active.game))):
-            view.add_item(PickPiece(active.game_id, active.ply, index, options))
-        await interaction.response.send_message(
-            f"Which piece do you move as the {active.to_move.value}?", view=view, ephemeral=True
-        )
+        for index, options in enumerate(chunks(piece_options(active.game, lang))):
+            view.add_item(PickPiece(active.game_id, active.ply, index, options, lang))
+        if active.to_move is Side.ATTACKERS:
+            question = lang._("Which piece do you move as the attackers?")
+        else:
+            question = lang._("Which piece do you move as the defenders?")
+        await interaction.response.send_message(question, view=view, ephemeral=True)
 
 
 class PickerSelect(
@@ -135,7 +147,7 @@ class PickerSelect(
     """A select of the picker; its id carries the game, the ply it was made for and its index."""
 
     step: ClassVar[str] = "from"
-    placeholders: ClassVar[tuple[str, str]] = ("Choose a piece", "More pieces")
+    placeholders: ClassVar[tuple[Text, Text]] = (_("Choose a piece"), _("More pieces"))
 
     def __init__(
         self,
@@ -143,12 +155,13 @@ class PickerSelect(
         ply: int,
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
+        lang: Language = ENGLISH,
     ) -> None:
         first, more = self.placeholders
         super().__init__(
             discord.ui.Select(
                 custom_id=f"pick:{game_id}:{ply}:{self.step}:{index}",
-                placeholder=first if index == 0 else more,
+                placeholder=lang.render(first if index == 0 else more),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -169,7 +182,9 @@ class PickerSelect(
         """The game this picker was opened for, refused if a move was played since."""
         active = await current_game(interaction, self.game_id)
         if active.ply != self.ply:
-            raise StaleGameError("The board changed since you opened the picker: press Move again.")
+            raise StaleGameError(
+                _("The board changed since you opened the picker: press Move again.")
+            )
         return active
 
 
@@ -182,19 +197,22 @@ class PickPiece(
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         active = await self._unchanged_game(interaction)
         [from_name] = self.item.values
-        options = destination_options(active.game, from_name)
+        lang = reader(interaction)
+        options = destination_options(active.game, from_name, lang)
         view = discord.ui.View(timeout=None)
         for index, chunk in enumerate(chunks(options)):
-            view.add_item(PickDestination(active.game_id, active.ply, index, chunk))
+            view.add_item(PickDestination(active.game_id, active.ply, index, chunk, lang))
         frm = parse_square(from_name, active.game.ruleset.size)
-        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm)
+        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
         picture = discord.File(
             io.BytesIO(png),
             filename="choices.png",
-            description=describe_board(active.game, highlight_from=frm),
+            description=describe_board(active.game, highlight_from=frm, words=lang),
         )
         await interaction.response.edit_message(
-            content=f"Where does {from_name} go?", view=view, attachments=[picture]
+            content=lang._("Where does {square} go?", square=from_name),
+            view=view,
+            attachments=[picture],
         )
 
 
@@ -205,7 +223,7 @@ class PickDestination(
     """The picker's second step: where to. Choosing plays the move."""
 
     step = "to"
-    placeholders = ("Choose where it goes", "More destinations")
+    placeholders = (_("Choose where it goes"), _("More destinations"))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await self._unchanged_game(interaction)

@@ -7,23 +7,24 @@ from typing import Any
 
 import discord
 
+from bot.i18n import ENGLISH, Language
 from bot.views.common import GuardedItem, bot_of
 
 
-def rematch_view(match_id: int) -> discord.ui.View:
+def rematch_view(match_id: int, lang: Language = ENGLISH) -> discord.ui.View:
     """The one Rematch button for the finished match ``match_id``."""
     view = discord.ui.View(timeout=None)
-    view.add_item(RematchButton(match_id))
+    view.add_item(RematchButton(match_id, lang))
     return view
 
 
 class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<match>\d{1,20})"):
     """Asks for the same match again (same ruleset, sets and time), set 1's sides swapped."""
 
-    def __init__(self, match_id: int) -> None:
+    def __init__(self, match_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Rematch",
+                label=lang._("Rematch"),
                 style=discord.ButtonStyle.primary,
                 custom_id=f"rematch:{match_id}",
             )

@@ -7,25 +7,26 @@ from typing import Any
 
 import discord
 
+from bot.i18n import ENGLISH, Language
 from bot.views.common import GuardedItem, bot_of
 from bot.views.picker import refuse_old_board
 
 
-def takeback_answer_view(takeback_id: int) -> discord.ui.View:
+def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.ui.View:
     """Accept and Decline, for the opponent of the player who asked."""
     view = discord.ui.View(timeout=None)
-    view.add_item(TakebackAnswer(takeback_id, "accept"))
-    view.add_item(TakebackAnswer(takeback_id, "decline"))
+    view.add_item(TakebackAnswer(takeback_id, "accept", lang))
+    view.add_item(TakebackAnswer(takeback_id, "decline", lang))
     return view
 
 
 class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?P<game>\d{1,20})"):
     """Under the board: ask to take back your last move."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Takeback",
+                label=lang._("Takeback"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"takeback:{game_id}",
             )
@@ -53,10 +54,10 @@ class TakebackAnswer(
 ):
     """The opponent's answer to a takeback request."""
 
-    def __init__(self, takeback_id: int, answer: str) -> None:
+    def __init__(self, takeback_id: int, answer: str, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Accept" if answer == "accept" else "Decline",
+                label=lang._("Accept") if answer == "accept" else lang._("Decline"),
                 style=(
                     discord.ButtonStyle.success
                     if answer == "accept"

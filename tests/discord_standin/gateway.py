@@ -1,4 +1,10 @@
-"""The gateway websocket: HELLO, heartbeats, IDENTIFY → READY → GUILD_CREATE, RESUME, dispatch."""
+"""The gateway websocket: HELLO, heartbeats, IDENTIFY → READY → GUILD_CREATE, RESUME, dispatch.
+
+Sharding as Discord documents it: IDENTIFY may carry ``shard: [shard_id, num_shards]``; that
+connection then receives only the guilds with ``(guild_id >> 22) % num_shards == shard_id``
+(in READY, as GUILD_CREATE, and every guild event and interaction after), and events without a
+guild (DMs) go to shard 0. An invalid shard is closed with 4010, as Discord does.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ HELLO = 10
 HEARTBEAT_ACK = 11
 
 AUTHENTICATION_FAILED = 4004
+INVALID_SHARD = 4010
 HEARTBEAT_INTERVAL_MS = 41_250
 
 
@@ -48,6 +55,24 @@ class GatewayConnection:
         self.sequence = 0
         self.session_id: str | None = None
         self.identify: JSON | None = None
+
+    @property
+    def shard(self) -> tuple[int, int] | None:
+        """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded connection."""
+        shard = (self.identify or {}).get("shard")
+        if not isinstance(shard, list) or len(shard) != 2:
+            return None
+        return int(shard[0]), int(shard[1])
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether Discord sends this connection the events of ``guild_id`` (None: no guild)."""
+        shard = self.shard
+        if shard is None:
+            return True
+        shard_id, count = shard
+        if guild_id is None:
+            return shard_id == 0
+        return (guild_id >> 22) % count == shard_id
 
     @property
     def ready(self) -> bool:
@@ -96,6 +121,8 @@ class Gateway:
         self.last_identify: JSON | None = None
         self.refusing_until = 0.0
         """Until this ``time.monotonic()``, new gateway connections are refused (an outage)."""
+        self.recommended_shards = 1
+        """What GET /gateway/bot recommends (``shards``)."""
 
     @property
     def current(self) -> GatewayConnection | None:
@@ -104,6 +131,19 @@ class Gateway:
             if connection.ready:
                 return connection
         return None
+
+    def connection_for(self, guild_id: int | None) -> GatewayConnection | None:
+        """The newest ready connection whose shard receives ``guild_id``'s events."""
+        for connection in reversed(self.connections):
+            if connection.ready and connection.serves(guild_id):
+                return connection
+        return None
+
+    def ready_shards(self) -> set[int]:
+        """The shard ids with a ready connection (0 for an unsharded one)."""
+        return {
+            (connection.shard or (0, 1))[0] for connection in self.connections if connection.ready
+        }
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """aiohttp handler for the gateway websocket."""
@@ -155,11 +195,20 @@ class Gateway:
                 code=AUTHENTICATION_FAILED, message=b"Authentication failed."
             )
             return
+        shard = data.get("shard")
+        if shard is not None and not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(part, int) for part in shard)
+            and 0 <= shard[0] < shard[1]
+        ):
+            await connection.socket.close(code=INVALID_SHARD, message=b"Invalid shard.")
+            return
         self.identify_count += 1
         self.last_identify = data
         session_id = secrets.token_hex(16)
         connection.identify = data
-        guilds = self._guilds()
+        guilds = [guild for guild in self._guilds() if connection.serves(guild.id)]
         ready = payloads.ready(
             bot=self._bot,
             application_id=self._application_id,
@@ -205,10 +254,17 @@ class Gateway:
             await connection.send(DISPATCH, chunk, "GUILD_MEMBERS_CHUNK")
 
     async def dispatch(self, event: str, data: JSON) -> None:
-        """Send a DISPATCH event to the bot's current connection."""
-        connection = self.current
+        """Send a DISPATCH event to the connection of the shard its guild belongs to."""
+        raw = data.get("guild_id")
+        if raw is None and event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"):
+            raw = data.get("id")
+        guild_id = None if raw is None else int(raw)
+        connection = self.connection_for(guild_id)
         if connection is None:
-            raise RuntimeError(f"cannot dispatch {event}: the bot is not connected to the gateway")
+            where = "" if guild_id is None else f" of guild {guild_id}"
+            raise RuntimeError(
+                f"cannot dispatch {event}: no bot connection serves the shard{where}"
+            )
         await connection.send(DISPATCH, data, event)
         if connection.session_id is not None:
             self.sessions[connection.session_id] = connection.sequence

@@ -75,6 +75,8 @@ class FakeUser:
     name: str
     bot: bool = False
     global_name: str | None = None
+    locale: str = "en-US"
+    """The language chosen in the user's Discord client (sent as ``locale`` on interactions)."""
 
     @property
     def mention(self) -> str:
@@ -165,6 +167,8 @@ class FakeGuild:
     threads: list[FakeChannel] = field(default_factory=list)
     members: list[FakeMember] = field(default_factory=list)
     created_at: datetime = field(default_factory=utc_now)
+    preferred_locale: str = "en-US"
+    """The server's language (Server Settings → Community), sent as ``guild_locale``."""
 
     def channel(self, name: str) -> FakeChannel:
         """Return the channel with this name."""

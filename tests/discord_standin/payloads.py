@@ -154,7 +154,7 @@ def guild_create(guild: FakeGuild) -> JSON:
         "nsfw_level": 0,
         "premium_tier": 0,
         "premium_subscription_count": 0,
-        "preferred_locale": "en-US",
+        "preferred_locale": guild.preferred_locale,
         "system_channel_id": None,
         "system_channel_flags": 0,
         "rules_channel_id": None,
@@ -256,7 +256,8 @@ def interaction(
         "channel_id": str(where.id),
         "channel": channel(where),
         "app_permissions": str(app_permissions),
-        "locale": "en-US",
+        # Discord sends the invoking user's client language on every interaction but PING.
+        "locale": (who.user if isinstance(who, FakeMember) else who).locale,
         "entitlements": [],
         "entitlement_sku_ids": [],
         "data": data,
@@ -265,8 +266,8 @@ def interaction(
         guild = who.guild
         payload.update(
             guild_id=str(guild.id),
-            guild={"id": str(guild.id), "locale": "en-US", "features": []},
-            guild_locale="en-US",
+            guild={"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
+            guild_locale=guild.preferred_locale,
             member=member(who, with_permissions=True),
             authorizing_integration_owners={"0": str(guild.id)},
             context=GUILD_CONTEXT,

@@ -89,6 +89,7 @@ class RestApi:
         gateway_url: Callable[[], str],
         interaction_deadline: float | None,
         dispatch: Callable[[str, JSON], Awaitable[None]] | None = None,
+        shards: Callable[[], int] = lambda: 1,
         contract: Contract | None = None,
         faults: RestFaults | None = None,
     ) -> None:
@@ -99,6 +100,7 @@ class RestApi:
         self._token = token
         self._dispatch = dispatch
         self._gateway_url = gateway_url
+        self._shards = shards
         self._deadline = interaction_deadline
         self._messages = MessageFactory(
             snowflakes=world.snowflakes, author=world.bot_user, base_url=base_url
@@ -225,7 +227,7 @@ class RestApi:
         return json_response(
             {
                 "url": self._gateway_url(),
-                "shards": 1,
+                "shards": self._shards(),
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 1000,

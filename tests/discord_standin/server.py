@@ -104,6 +104,7 @@ class DiscordStandin(PlayerActions):
             gateway_url=lambda: self.gateway_url,
             interaction_deadline=interaction_deadline,
             dispatch=self.gateway.dispatch,
+            shards=lambda: self.gateway.recommended_shards,
             contract=load_contract() if check_contract else None,
         )
 
@@ -287,6 +288,14 @@ class DiscordStandin(PlayerActions):
     def connected(self) -> bool:
         """Whether a bot is identified on the gateway right now."""
         return self.gateway.current is not None
+
+    async def wait_shards_ready(self, *shard_ids: int, timeout: float = 10.0) -> None:
+        """Wait until a connection of each of ``shard_ids`` has identified (or resumed)."""
+        await self.wait_until(
+            lambda: set(shard_ids) <= self.gateway.ready_shards(),
+            timeout=timeout,
+            waiting_for=f"shards {sorted(shard_ids)} to identify",
+        )
 
     async def wait_ready(self, *, timeout: float = 10.0) -> None:
         """Wait until the bot has identified and been sent READY and every GUILD_CREATE."""

@@ -1,0 +1,171 @@
+"""Learning from the engine: /analyse a finished set, /puzzle play, stats and the daily puzzle."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import BrandubhBot
+from bot.errors import require_channel_permissions
+from bot.i18n import ENGLISH, Language
+from bot.i18n.audience import reader
+from bot.names import escaped
+from bot.services.puzzles import PuzzleStats
+from bot.views.common import answer
+from engine.puzzles import Difficulty
+
+DIFFICULTY_CHOICES = [
+    app_commands.Choice(name="easy (win in 1 or 2)", value="easy"),
+    app_commands.Choice(name="medium", value="medium"),
+    app_commands.Choice(name="hard (long or well hidden)", value="hard"),
+]
+
+
+def stats_embed(stats: PuzzleStats, name: str, lang: Language = ENGLISH) -> discord.Embed:
+    """A player's puzzle record."""
+    embed = discord.Embed(title=lang._("{player}'s puzzles", player=escaped(name)))
+    tried = stats.solved + stats.failed
+    if not tried:
+        embed.description = lang._("No puzzle finished yet: `/puzzle play` gives one.")
+        return embed
+    embed.add_field(
+        name=lang._("Solved"),
+        value=lang._(
+            "{solved} of {tried} ({percent} %)",
+            solved=stats.solved,
+            tried=tried,
+            percent=stats.solved * 100 // tried,
+        ),
+    )
+    embed.add_field(
+        name=lang._("Streak"),
+        value=lang._("{streak} (best {best})", streak=stats.streak, best=stats.best_streak),
+    )
+    embed.add_field(name=lang._("Daily puzzles solved"), value=str(stats.daily_solved))
+    if stats.hardest is not None:
+        embed.add_field(
+            name=lang._("Hardest solved"),
+            value=lang.n_(
+                "{puzzle}: win in {count} move, rating {rating}",
+                "{puzzle}: win in {count} moves, rating {rating}",
+                stats.hardest.moves,
+                puzzle=stats.hardest.puzzle_id,
+                rating=stats.hardest.rating,
+            ),
+            inline=False,
+        )
+    embed.set_footer(
+        text=lang.n_(
+            "{count} puzzle of the bank left to meet",
+            "{count} puzzles of the bank left to meet",
+            stats.left,
+        )
+    )
+    return embed
+
+
+class Learn(commands.Cog):
+    """Post-game analysis and puzzles."""
+
+    puzzle = app_commands.Group(
+        name="puzzle",
+        description="Brandubh puzzles: forced wins to find",
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
+    )
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="analyse")
+    @app_commands.guild_only()
+    @app_commands.describe(game="A finished game's number (default: this channel's latest set)")
+    async def analyse(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        game: app_commands.Range[int, 1, 2**53 - 1] | None = None,
+    ) -> None:
+        """See where a finished set turned: a win-chance graph, the worst moves, better ones."""
+        require_channel_permissions(interaction)
+        await self.bot.analysis.analyse(interaction, game)
+
+    @puzzle.command(name="play")
+    @app_commands.describe(difficulty="How hard (default: the easiest you have not met)")
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def play(
+        self, interaction: discord.Interaction[BrandubhBot], difficulty: str | None = None
+    ) -> None:
+        """A puzzle just for you: find the forced win with the move picker."""
+        await self.bot.remember(interaction.user)
+        chosen = Difficulty(difficulty) if difficulty is not None else None
+        await self.bot.puzzles.play(interaction, chosen)
+
+    @puzzle.command(name="stats")
+    @app_commands.describe(player="Whose record (default: yours)")
+    async def stats(
+        self, interaction: discord.Interaction[BrandubhBot], player: discord.Member | None = None
+    ) -> None:
+        """Puzzles solved, the streak and the best streak."""
+        who = player or interaction.user
+        await self.bot.remember(who)
+        record = await self.bot.services.puzzles.stats(who.id)
+        await answer(
+            interaction,
+            embed=stats_embed(record, who.display_name, reader(interaction)),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @puzzle.command(name="daily")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(
+        channel="Post a puzzle in this channel every day",
+        hour="At this hour, UTC (0-23; default 12)",
+        off="Stop the daily puzzle",
+    )
+    async def daily(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        channel: discord.TextChannel | None = None,
+        hour: app_commands.Range[int, 0, 23] = 12,
+        off: bool = False,
+    ) -> None:
+        """(Manage Server) Show, switch on or off the daily puzzle."""
+        assert interaction.guild_id is not None
+        service = self.bot.services.puzzles
+        lang = reader(interaction)
+        if off:
+            was_on = await service.stop_daily(interaction.guild_id)
+            text = (
+                lang._("The daily puzzle is off.")
+                if was_on
+                else lang._("The daily puzzle was not on.")
+            )
+        elif channel is not None:
+            setting = await service.set_daily(interaction.guild_id, channel.id, hour)
+            text = lang._(
+                "A puzzle will be posted in {channel} every day at {hour} UTC; the first {when}.",
+                channel=f"<#{channel.id}>",
+                hour=f"{hour:02d}:00",
+                when=f"<t:{setting.next_post_us // 1_000_000}:R>",
+            )
+        else:
+            current = await service.daily_setting(interaction.guild_id)
+            if current is None:
+                text = lang._(
+                    "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
+                )
+            else:
+                text = lang._(
+                    "The daily puzzle is posted in {channel} at {hour} UTC; next {when}.",
+                    channel=f"<#{current.channel_id}>",
+                    hour=f"{current.hour:02d}:00",
+                    when=f"<t:{current.next_post_us // 1_000_000}:R>",
+                )
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Load the cog (``load_extension``)."""
+    assert isinstance(bot, BrandubhBot)
+    await bot.add_cog(Learn(bot))

@@ -1,0 +1,321 @@
+"""/analyse: score every position of a finished set in the process pool, then post the review.
+
+The reply is deferred at once; while the engine works the deferred message shows how far it got
+("Analysing… 40 %"), edited at most every PROGRESS_STEP of the way, not per position. Positions
+are searched one at a time, each taking a worker in turn with the computer's moves, so a long
+analysis never holds up a game against the computer. The scores are stored: asking again reads
+them and only draws the pictures. Two requests for the same set share one analysis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.posts import NO_PINGS, outcome_text, side_name
+from bot.i18n import ENGLISH, Language
+from bot.names import escaped
+from bot.services.analysis import SetToAnalyse
+from bot.views.common import within_deadline
+from engine import Side
+from engine.analysis import GameReview, Judgement, MoveReview, PositionScore, evaluate_position
+from renderer.graph import MARKS, render_win_chance
+from renderer.replay import Annotation, render_replay
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+
+_log = logging.getLogger(__name__)
+
+PROGRESS_STEP = 0.2
+"""The deferred reply is edited each time another fifth of the positions is done."""
+MARKED_PER_SIDE = 3
+REPLAY_WIDTH = 420
+"""The annotated replay's width: small enough for a phone and a light GIF."""
+
+Progress = Callable[[float], Awaitable[None]]
+
+
+class AnalysisFlow:
+    """Analysing sets for /analyse."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+        self._running: dict[int, asyncio.Future[GameReview]] = {}
+
+    async def analyse(self, interaction: discord.Interaction[Any], game_id: int | None) -> None:
+        """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
+        assert interaction.guild_id is not None
+        # Choosing is a quick read: a refusal is answered privately before anything is deferred.
+        chosen = await within_deadline(
+            interaction,
+            self.bot.services.analyses.choose(
+                interaction.guild_id,
+                game_id=game_id,
+                channel_id=None if game_id is not None else interaction.channel_id,
+            ),
+        )
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)
+        # The review is posted for the channel: it is said in the server's language.
+        lang = await self.bot.flow.server_language(interaction.guild_id)
+
+        async def progress(done: float) -> None:
+            try:
+                await interaction.edit_original_response(
+                    content=lang._(
+                        "Analysing game {game}… {percent} %",
+                        game=chosen.game_id,
+                        percent=round(done * 100),
+                    )
+                )
+            except discord.HTTPException as error:
+                _log.info("Could not show the analysis's progress: %s", error)
+
+        review = await self.review(chosen, progress)
+        text = review_text(chosen, review, lang)
+        graph, replay = await asyncio.to_thread(_pictures, chosen, review, lang)
+        files = [
+            discord.File(
+                io.BytesIO(graph),
+                filename=f"analysis-{chosen.game_id}.png",
+                description=graph_alt_text(chosen, review, lang),
+            ),
+            discord.File(
+                io.BytesIO(replay),
+                filename=f"analysis-{chosen.game_id}.gif",
+                description=lang._(
+                    "A replay of game {game}; before each marked move the played move is a red "
+                    "arrow and the better move a green one.",
+                    game=chosen.game_id,
+                ),
+            ),
+        ]
+        await interaction.edit_original_response(
+            content=text, attachments=files, allowed_mentions=NO_PINGS
+        )
+
+    async def review(self, chosen: SetToAnalyse, progress: Progress | None = None) -> GameReview:
+        """The review of ``chosen``: stored, shared with a running analysis, or made now."""
+        nodes = chosen.nodes(self.bot.settings.analysis_nodes)
+        stored = await self.bot.services.analyses.stored(chosen, nodes)
+        if stored is not None:
+            return stored
+        running = self._running.get(chosen.game_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        task = asyncio.ensure_future(self._search(chosen, nodes, progress))
+        self._running[chosen.game_id] = task
+        try:
+            return await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._running.pop(chosen.game_id, None)
+            else:
+                task.add_done_callback(lambda _: self._running.pop(chosen.game_id, None))
+
+    async def _search(
+        self, chosen: SetToAnalyse, nodes: int, progress: Progress | None
+    ) -> GameReview:
+        game = chosen.game
+        moves = [str(record.move) for record in game.records]
+        total = game.ply + 1
+        scores: list[PositionScore] = []
+        shown = 0.0
+        if progress is not None:
+            await progress(0.0)
+        for ply in range(total):
+            text = await self.bot.engine.run(
+                evaluate_position,
+                game.ruleset.name,
+                game.starting_position,
+                game.starting_side.value,
+                moves[:ply],
+                nodes,
+            )
+            scores.append(PositionScore.parse(text))
+            done = len(scores) / total
+            if progress is not None and done < 1.0 and done - shown >= PROGRESS_STEP:
+                shown = done
+                await progress(done)
+        return await self.bot.services.analyses.store(chosen, nodes, scores)
+
+
+def _pictures(
+    chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH
+) -> tuple[bytes, bytes]:
+    """The win-chance graph and the annotated replay (in a worker thread)."""
+    marked = marked_moves(review)
+    graph = render_win_chance(
+        review.chances,
+        marked,
+        attacker_name=chosen.attacker_name or None,
+        defender_name=chosen.defender_name or None,
+        title=lang._("Game {game}: win chance", game=chosen.game_id),
+        words=lang,
+    )
+    annotations = [
+        Annotation(
+            ply=each.ply,
+            played=each.move,
+            better=each.better,
+            note=annotation_note(each, lang),
+        )
+        for each in marked
+    ]
+    replay = render_replay(
+        chosen.game,
+        attacker_name=chosen.attacker_name or None,
+        defender_name=chosen.defender_name or None,
+        set_number=chosen.set_number if chosen.sets_total > 1 else None,
+        sets_total=chosen.sets_total if chosen.sets_total > 1 else None,
+        width=REPLAY_WIDTH,
+        annotations=annotations,
+        words=lang,
+    )
+    return graph, replay
+
+
+def marked_moves(review: GameReview) -> list[MoveReview]:
+    """The moves the pictures mark: each side's three costliest, in the order played."""
+    marked = review.worst(Side.ATTACKERS, MARKED_PER_SIDE) + review.worst(
+        Side.DEFENDERS, MARKED_PER_SIDE
+    )
+    return sorted(marked, key=lambda each: each.ply)
+
+
+def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
+    """A side's count of one marked judgement: ``2 blunders``."""
+    if judgement is Judgement.BLUNDER:
+        return lang.n_("{count} blunder", "{count} blunders", count)
+    if judgement is Judgement.MISTAKE:
+        return lang.n_("{count} mistake", "{count} mistakes", count)
+    return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
+
+
+def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
+    """The replay's caption before a marked move: ``Move 14: d4-d6??, better c4-c2``."""
+    played = f"{each.move}{MARKS[each.judgement]}"
+    if each.better is None:
+        return lang._("Move {number}: {move}", number=each.number, move=played)
+    return lang._(
+        "Move {number}: {move}, better {better}",
+        number=each.number,
+        move=played,
+        better=str(each.better),
+    )
+
+
+def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
+    """``Move 14, d4-d6: blunder (−35 %; allowed a loss in 2 moves); better c4-c2``."""
+    notes = [f"−{round(each.lost * 100)} %"]
+    if each.missed_win_in is not None:
+        notes.append(
+            lang.n_(
+                "missed a win in {count} move", "missed a win in {count} moves", each.missed_win_in
+            )
+        )
+    if each.allowed_loss_in is not None:
+        notes.append(
+            lang.n_(
+                "allowed a loss in {count} move",
+                "allowed a loss in {count} moves",
+                each.allowed_loss_in,
+            )
+        )
+    judgement = lang.gettext(each.judgement.label)
+    if each.better is None:
+        return lang._(
+            "Move {number}, {move}: {judgement} ({notes})",
+            number=each.number,
+            move=str(each.move),
+            judgement=judgement,
+            notes="; ".join(notes),
+        )
+    return lang._(
+        "Move {number}, {move}: {judgement} ({notes}); better {better}",
+        number=each.number,
+        move=str(each.move),
+        judgement=judgement,
+        notes="; ".join(notes),
+        better=str(each.better),
+    )
+
+
+def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
+    """The reply: which set, how it ended, and each side's biggest mistakes with better moves."""
+    game = chosen.game
+    names = {
+        Side.ATTACKERS: escaped(chosen.attacker_name or lang._("Attackers")),
+        Side.DEFENDERS: escaped(chosen.defender_name or lang._("Defenders")),
+    }
+    if chosen.sets_total > 1:
+        title = lang._(
+            "**Analysis of game {game}**, set {number} of {total}",
+            game=chosen.game_id,
+            number=chosen.set_number,
+            total=chosen.sets_total,
+        )
+    else:
+        title = lang._("**Analysis of game {game}**", game=chosen.game_id)
+    sentences = [
+        lang._(
+            "{attackers} (attackers) vs {defenders} (defenders).",
+            attackers=names[Side.ATTACKERS],
+            defenders=names[Side.DEFENDERS],
+        )
+    ]
+    if chosen.outcome is not None:
+        sentences.append(lang.render(outcome_text(chosen.outcome)))
+    sentences.append(lang.n_("After {count} move.", "After {count} moves.", game.ply))
+    lines = [f"{title}: " + " ".join(sentences)]
+    for side in (Side.ATTACKERS, Side.DEFENDERS):
+        worst = review.worst(side, MARKED_PER_SIDE)
+        counts = review.counts(side)
+        tally = ", ".join(
+            judgement_count(judgement, counts[judgement], lang)
+            for judgement in sorted(MARKS, reverse=True)
+        )
+        lines.append(f"**{names[side]}** ({side_name(side, lang)}): {tally}.")
+        if not worst:
+            well_played = lang._("No move gave away more than a tenth of a win: well played.")
+            lines.append(f"- {well_played}")
+        for each in worst:
+            lines.append(f"- {describe_move_review(each, lang)}")
+    lines.append(
+        lang._(
+            "The graph shows the attackers' chance of winning after each move; the replay "
+            "shows, before each marked move, the move played (red) and the better move (green)."
+        )
+    )
+    return "\n".join(lines)
+
+
+def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
+    """Alt text of the graph: the chance at the start, the end and the marked turns."""
+    start = round(review.chances[0] * 100)
+    end = round(review.chances[-1] * 100)
+    marked = "; ".join(
+        lang._(
+            "move {number} {move} {judgement}",
+            number=each.number,
+            move=str(each.move),
+            judgement=lang.gettext(each.judgement.label),
+        )
+        for each in marked_moves(review)
+    )
+    text = lang._(
+        "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "
+        "the end.",
+        game=chosen.game_id,
+        start=start,
+        end=end,
+    )
+    if marked:
+        text += " " + lang._("Marked: {moves}.", moves=marked)
+    return text[:1024]

@@ -1,0 +1,329 @@
+"""Puzzles: a private board with a move picker, moves proven in the process pool, the daily post.
+
+A player's moves are judged by :func:`engine.puzzles.answer_move` in the pool (a proof search
+never runs on the event loop): a correct move is answered by the longest defence and the board
+shows both; a wrong move ends the attempt with the refutation; the winning move solves it. Every
+step edits the same private message. The daily post is made by the timer loop: the service
+claims the day first, so a restart can neither skip it nor post it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.posts import NO_PINGS, outcome_text
+from bot.i18n import ENGLISH, Language, _
+from bot.i18n.audience import reader
+from bot.i18n.text import engine_sentence
+from bot.services.errors import IllegalMove, StaleGameError
+from bot.services.puzzles import DAILY_RETRY, Attempt, DailyPost
+from bot.storage import puzzles as stored
+from bot.views.common import within_deadline
+from bot.views.puzzle import attempt_game, next_view, picker_view, solve_view
+from engine import Game, IllegalMoveError, Side, parse_square
+from engine.puzzles import Answer, Difficulty, Puzzle, Verdict, answer_move
+from renderer import describe_board, render_board
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+
+_log = logging.getLogger(__name__)
+
+
+DIFFICULTY_NAMES = {
+    Difficulty.EASY: _("easy"),
+    Difficulty.MEDIUM: _("medium"),
+    Difficulty.HARD: _("hard"),
+}
+
+
+def puzzle_heading(puzzle: Puzzle, lang: Language = ENGLISH) -> str:
+    """``**Puzzle p1a2b3c4** · medium (rating 1205) · you play the defenders: win in 2``."""
+    difficulty = lang.render(DIFFICULTY_NAMES[puzzle.difficulty])
+    params = {"puzzle": puzzle.puzzle_id, "difficulty": difficulty, "rating": puzzle.rating}
+    if puzzle.to_move is Side.ATTACKERS:
+        return lang.n_(
+            "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **attackers**: "
+            "win in {count} move",
+            "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **attackers**: "
+            "win in {count} moves",
+            puzzle.moves,
+            **params,
+        )
+    return lang.n_(
+        "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **defenders**: "
+        "win in {count} move",
+        "**Puzzle {puzzle}** · {difficulty} (rating {rating}) · you play the **defenders**: "
+        "win in {count} moves",
+        puzzle.moves,
+        **params,
+    )
+
+
+def board_file(
+    puzzle: Puzzle, game: Game, highlight: str | None = None, lang: Language = ENGLISH
+) -> discord.File:
+    """The puzzle's board as it stands (both last moves marked), with alt text."""
+    # Translators: the two names of a puzzle's board: the solver, and the side the bot plays.
+    you, engine = lang._("You"), lang._("Defence")
+    attacker, defender = (you, engine) if puzzle.to_move is Side.ATTACKERS else (engine, you)
+    frm = parse_square(highlight, game.ruleset.size) if highlight else None
+    png = render_board(
+        game,
+        attacker_name=attacker,
+        defender_name=defender,
+        highlight_from=frm,
+        mark_earlier=game.ply >= 2,
+        words=lang,
+    )
+    alt = describe_board(
+        game, attacker_name=attacker, defender_name=defender, highlight_from=frm, words=lang
+    )
+    return discord.File(io.BytesIO(png), filename="puzzle.png", description=alt[:1024])
+
+
+def why_wrong(answer: Answer, lang: Language = ENGLISH) -> str:
+    """The engine's reason a move fails, in ``lang``: "After a4-a1, the answer b2-b1 wins. …"."""
+    outcome = lang.render(outcome_text(answer.outcome)) if answer.outcome is not None else ""
+    return lang._(answer.why, move=answer.move, reply=answer.reply, outcome=outcome).strip()
+
+
+class PuzzleFlow:
+    """Showing puzzles, judging moves, posting the daily puzzle."""
+
+    def __init__(self, bot: BrandubhBot) -> None:
+        self.bot = bot
+        self._retry_after: dict[tuple[int, str], datetime] = {}
+
+    # ---------------------------------------------------------------- solving
+
+    async def play(
+        self,
+        interaction: discord.Interaction[Any],
+        difficulty: Difficulty | None,
+        *,
+        edit: bool = False,
+    ) -> None:
+        """/puzzle play (or "Another puzzle"): the player's puzzle, privately."""
+        assert interaction.guild_id is not None
+        attempt = await self.bot.services.puzzles.start(
+            interaction.user.id, interaction.guild_id, difficulty
+        )
+        lang = reader(interaction)
+        await self._show(interaction, attempt, self._prompt(attempt, lang), edit=edit)
+
+    async def solve_daily(
+        self, interaction: discord.Interaction[Any], puzzle_id: str, day: str
+    ) -> None:
+        """The Solve button of a daily post: the presser's attempt at it, privately."""
+        assert interaction.guild_id is not None
+        attempt = await self.bot.services.puzzles.start_daily(
+            interaction.user.id, interaction.guild_id, puzzle_id, day
+        )
+        lang = reader(interaction)
+        await self._show(interaction, attempt, self._prompt(attempt, lang), edit=False)
+
+    async def pick_piece(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, from_name: str
+    ) -> None:
+        """The first picker step: show the chosen piece's moves."""
+        attempt = await self._current(interaction, attempt_id, ply)
+        game = attempt_game(attempt)
+        lang = reader(interaction)
+        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name, lang)
+        where = lang._("Where does {square} go?", square=from_name)
+        await interaction.response.edit_message(
+            content=f"{puzzle_heading(attempt.puzzle, lang)}\n{where}",
+            attachments=[picture],
+            view=picker_view(attempt, game, from_name, lang),
+        )
+
+    async def play_move(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
+    ) -> None:
+        """The second picker step: judge the move (in the pool) and show what follows."""
+        attempt = await self._current(interaction, attempt_id, ply)
+        try:
+            attempt_game(attempt).parse_move(move)
+        except IllegalMoveError as error:
+            raise IllegalMove(engine_sentence(error)) from None
+        text = await within_deadline(
+            interaction,
+            self.bot.engine.run(answer_move, str(attempt.puzzle), list(attempt.line), move),
+            ephemeral=True,
+            thinking=False,
+        )
+        answer = Answer.parse(text)
+        service = self.bot.services.puzzles
+        lang = reader(interaction)
+        if answer.verdict is Verdict.SOLVED:
+            done = await service.record(attempt, (move,), stored.SOLVED)
+            stats = await service.stats(interaction.user.id)
+            line = lang.n_(
+                "**Solved!** {move} wins. Streak: {count} puzzle.",
+                "**Solved!** {move} wins. Streak: {count} puzzles.",
+                stats.streak,
+                move=move,
+            )
+            await self._show(
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
+            )
+        elif answer.verdict is Verdict.CORRECT:
+            assert answer.reply is not None
+            left = attempt.moves_left - 1
+            done = await service.record(attempt, (move, str(answer.reply)), stored.OPEN)
+            line = lang.n_(
+                "**Good:** {move}. The defence answers {reply}. Win in {count} more move.",
+                "**Good:** {move}. The defence answers {reply}. Win in {count} more moves.",
+                left,
+                move=move,
+                reply=str(answer.reply),
+            )
+            await self._show(
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
+            )
+        else:
+            played = (move, str(answer.reply)) if answer.reply is not None else (move,)
+            done = await service.record(attempt, played, stored.FAILED)
+            solution = " ".join(str(m) for m in attempt.puzzle.solution)
+            line = lang._(
+                "**Not this time:** {why} The solution: {solution}. Your streak starts again.",
+                why=why_wrong(answer, lang),
+                solution=solution,
+            )
+            await self._show(
+                interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
+            )
+
+    async def _current(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
+    ) -> Attempt:
+        attempt = await self.bot.services.puzzles.attempt(attempt_id, interaction.user.id)
+        if len(attempt.line) != ply:
+            raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
+        return attempt
+
+    def _prompt(self, attempt: Attempt, lang: Language) -> str:
+        left = attempt.moves_left
+        heading = puzzle_heading(attempt.puzzle, lang)
+        if not attempt.line:
+            return f"{heading}\n" + lang._("Find the move: choose a piece.")
+        return f"{heading}\n" + lang.n_(
+            "Welcome back: win in {count} more move.",
+            "Welcome back: win in {count} more moves.",
+            left,
+        )
+
+    async def _show(
+        self, interaction: discord.Interaction[Any], attempt: Attempt, content: str, *, edit: bool
+    ) -> None:
+        """Send (or edit into) the attempt's private message: board and picker or next."""
+        game = attempt_game(attempt)
+        lang = reader(interaction)
+        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, None, lang)
+        view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(
+                content=content, attachments=[picture], view=view
+            )
+        elif edit:
+            await interaction.response.edit_message(
+                content=content, attachments=[picture], view=view
+            )
+        else:
+            await interaction.response.send_message(
+                content, file=picture, view=view, ephemeral=True
+            )
+
+    # ---------------------------------------------------------------- the daily post
+
+    async def post_daily(self, now: datetime) -> None:
+        """Claim due days and post every claimed day Discord does not have yet."""
+        service = self.bot.services.puzzles
+        await service.claim_due(now)
+        for post in await service.posts_owed():
+            key = (post.guild_id, post.day)
+            retry = self._retry_after.get(key)
+            if retry is not None and retry > now:
+                continue
+            channel = self.bot.get_partial_messageable(post.channel_id)
+            lang = await self.bot.flow.server_language(post.guild_id)
+            try:
+                # A post Discord took just before a restart (its id never stored) is found,
+                # not posted again.
+                earlier = await self._already_posted(channel, post.day, lang)
+                if earlier is not None:
+                    await service.daily_posted(post.guild_id, post.day, earlier)
+                    continue
+                message = await channel.send(
+                    daily_text(post, lang),
+                    file=board_file(post.puzzle, post.puzzle.game(), None, lang),
+                    view=solve_view(post.puzzle.puzzle_id, post.day, lang),
+                    allowed_mentions=NO_PINGS,
+                )
+            except discord.HTTPException as error:
+                _log.warning(
+                    "Could not post the daily puzzle in channel %s: %s", post.channel_id, error
+                )
+                self._retry_after[key] = now + DAILY_RETRY
+                continue
+            self._retry_after.pop(key, None)
+            await service.daily_posted(post.guild_id, post.day, message.id)
+
+    async def _already_posted(
+        self, channel: discord.PartialMessageable, day: str, lang: Language
+    ) -> int | None:
+        """The id of this bot's post of ``day`` among the channel's latest messages."""
+        me = self.bot.user
+        if me is None:
+            return None
+        async for message in channel.history(limit=HISTORY_LOOKED_AT):
+            if message.author.id == me.id and message.content.startswith(daily_marker(day, lang)):
+                return message.id
+        return None
+
+
+HISTORY_LOOKED_AT = 50
+"""Messages of the channel looked at for a post of the day that was never marked."""
+
+
+def daily_marker(day: str, lang: Language = ENGLISH) -> str:
+    """How a daily post begins (also how an unmarked one is recognised)."""
+    return lang._("**Daily puzzle, {day}**", day=day)
+
+
+def daily_text(post: DailyPost, lang: Language = ENGLISH) -> str:
+    """The daily post: the day, the puzzle, and who solved the one before."""
+    lines = [
+        daily_marker(post.day, lang),
+        f"{puzzle_heading(post.puzzle, lang)}.",
+        lang._("Press **Solve** to try it privately; your moves are checked as you play."),
+    ]
+    if post.previous is not None:
+        day = post.previous.day
+        if post.previous_solvers:
+            names = ", ".join(f"<@{user}>" for user in post.previous_solvers[:30])
+            more = len(post.previous_solvers) - 30
+            if more > 0:
+                lines.append(
+                    lang.n_(
+                        "The puzzle of {day} was solved by {names} and {count} more player.",
+                        "The puzzle of {day} was solved by {names} and {count} more players.",
+                        more,
+                        day=day,
+                        names=names,
+                    )
+                )
+            else:
+                lines.append(
+                    lang._("The puzzle of {day} was solved by {names}.", day=day, names=names)
+                )
+        else:
+            lines.append(lang._("Nobody solved the puzzle of {day}.", day=day))
+    return "\n".join(lines)

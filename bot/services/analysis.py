@@ -1,0 +1,130 @@
+"""Analyses of finished sets: which set to analyse, and the stored scores of its positions.
+
+The searching itself happens in the bot's process pool (:mod:`bot.flow.analysis`); this service
+decides what may be analysed (never a set of a match still being played, so the engine cannot be
+asked for help during a game) and keeps what was found, so asking again is instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.i18n import _
+from bot.services.clock import Clock
+from bot.services.errors import NoGameHere, StillPlaying
+from bot.services.games import GameService
+from bot.storage import Database, analyses, games
+from bot.storage.times import to_us
+from engine import Game, Outcome
+from engine.analysis import ANALYSIS_NODES, GameReview, PositionScore, judge_game
+
+MAX_NODES_A_SET = 60 * ANALYSIS_NODES
+"""A long set (a big board) gets a smaller budget per position, so that its analysis takes no
+longer than a 60-move Brandubh set at the full budget."""
+MIN_NODES = 20_000
+
+
+@dataclass(frozen=True)
+class SetToAnalyse:
+    """A finished set, with what the analysis's pictures and text name."""
+
+    game_id: int
+    game: Game = field(compare=False, repr=False)
+    attacker_name: str
+    defender_name: str
+    set_number: int
+    sets_total: int
+    outcome: Outcome | None
+
+    def nodes(self, per_position: int = ANALYSIS_NODES) -> int:
+        """The search budget per position for this set (smaller for very long sets)."""
+        positions = self.game.ply + 1
+        return min(per_position, max(MIN_NODES, MAX_NODES_A_SET // positions))
+
+
+class AnalysisService:
+    """Choosing the set to analyse; storing and reading analyses."""
+
+    def __init__(self, database: Database, clock: Clock, games_service: GameService) -> None:
+        self._database = database
+        self._clock = clock
+        self._games = games_service
+
+    async def choose(
+        self, guild_id: int, *, game_id: int | None = None, channel_id: int | None = None
+    ) -> SetToAnalyse:
+        """The set ``game_id`` of this server, or the newest finished set of ``channel_id``.
+
+        Raises NoGameHere when there is none, StillPlaying while its match goes on.
+        """
+        async with self._database.snapshot() as db:
+            if game_id is None:
+                assert channel_id is not None
+                active = await games.active_in_channel(db, channel_id)
+                if active is not None:
+                    raise StillPlaying(
+                        _(
+                            "The game in this channel is still being played: analyse it once it "
+                            "is over."
+                        )
+                    )
+                game_id = await analyses.latest_finished_in_channel(db, channel_id)
+                if game_id is None:
+                    raise NoGameHere(
+                        _(
+                            "No game has finished in this channel yet: give a finished game's "
+                            "number, or `/games` lists where the games are."
+                        )
+                    )
+            row = await games.game(db, game_id)
+            if row is None or row.guild_id != guild_id:
+                raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
+            if row.status == games.ACTIVE:
+                raise StillPlaying(
+                    _("Game {game} is still being played: analyse it after.", game=game_id)
+                )
+            playing = await analyses.match_in_progress(db, game_id)
+            if playing is not None:
+                raise StillPlaying(
+                    _(
+                        "Game {game}'s match is still being played (set {set}): analyse it once "
+                        "the match is over.",
+                        game=game_id,
+                        set=playing,
+                    )
+                )
+        exported = await self._games.export(game_id=game_id)
+        if not exported.game.records:
+            raise NoGameHere(
+                _("Game {game} ended before any move: there is nothing to analyse.", game=game_id)
+            )
+        return SetToAnalyse(
+            game_id=game_id,
+            game=exported.game,
+            attacker_name=exported.attacker_name,
+            defender_name=exported.defender_name,
+            set_number=row.set_number,
+            sets_total=row.sets_total,
+            outcome=exported.game.outcome,
+        )
+
+    async def stored(self, chosen: SetToAnalyse, nodes: int) -> GameReview | None:
+        """The stored review of ``chosen`` made with ``nodes`` per position, if there is one."""
+        async with self._database.snapshot() as db:
+            row = await analyses.load(db, chosen.game_id)
+        if row is None or row.nodes != nodes or len(row.scores) != chosen.game.ply + 1:
+            return None
+        return judge_game(chosen.game, [PositionScore.parse(line) for line in row.scores])
+
+    async def store(
+        self, chosen: SetToAnalyse, nodes: int, scores: Sequence[PositionScore]
+    ) -> GameReview:
+        """Keep the positions' scores of ``chosen``; return the review they make."""
+        review = judge_game(chosen.game, scores)
+        row = analyses.AnalysisRow(
+            chosen.game_id, nodes, tuple(str(score) for score in scores), to_us(self._clock())
+        )
+        async with self._database.transaction() as db:
+            await analyses.save(db, row)
+        return review

@@ -1,0 +1,335 @@
+"""Puzzles: the shipped bank, players' attempts and streaks, and the daily puzzle's timer.
+
+The bank is ``bot/data/puzzles.txt`` (made by ``python -m benchmarks.generate_puzzles``). Judging
+a move needs the engine's proof search, which the flow runs in the process pool
+(:func:`engine.puzzles.answer_move`); this service keeps what happened. A player meets each
+puzzle once; the first attempt counts, and the streak is the number of puzzles solved since the
+last one failed. The daily post is a row per server and day, claimed before posting and marked
+once Discord has it, with the next post's time stored beside the setting: a restart neither
+skips a day nor posts one twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from importlib import resources
+
+from bot.i18n import _
+from bot.services.clock import Clock
+from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
+from bot.shards import Shards
+from bot.storage import Database, puzzles
+from bot.storage.games import EVERY
+from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow
+from bot.storage.times import from_us, to_us
+from engine.puzzles import Difficulty, Puzzle
+
+DAILY_RETRY = timedelta(minutes=1)
+"""A claimed daily post Discord refused is tried again after this."""
+
+
+@functools.cache
+def bank() -> tuple[Puzzle, ...]:
+    """The shipped puzzles, easiest first."""
+    text = resources.files("bot").joinpath("data", "puzzles.txt").read_text()
+    return tuple(
+        Puzzle.parse(line)
+        for line in text.splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+
+
+@functools.cache
+def by_id() -> dict[str, Puzzle]:
+    """The shipped puzzles by id."""
+    return {puzzle.puzzle_id: puzzle for puzzle in bank()}
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A player's attempt with its puzzle."""
+
+    row: AttemptRow
+    puzzle: Puzzle
+
+    @property
+    def attempt_id(self) -> int:
+        """The attempt's id (in the picker's custom ids)."""
+        return self.row.attempt_id
+
+    @property
+    def line(self) -> tuple[str, ...]:
+        """Both sides' moves played so far."""
+        return self.row.line
+
+    @property
+    def moves_left(self) -> int:
+        """The solver's moves still to find."""
+        return self.puzzle.moves - len(self.row.line) // 2
+
+    @property
+    def finished(self) -> bool:
+        """Solved or failed."""
+        return self.row.status != puzzles.OPEN
+
+
+@dataclass(frozen=True)
+class PuzzleStats:
+    """A player's puzzle record."""
+
+    user_id: int
+    solved: int
+    failed: int
+    streak: int
+    best_streak: int
+    daily_solved: int
+    hardest: Puzzle | None
+    left: int
+    """Puzzles of the bank the player has not met yet."""
+
+
+@dataclass(frozen=True)
+class DailyPost:
+    """A daily post to make: the server, day, channel, puzzle and yesterday's solvers."""
+
+    guild_id: int
+    day: str
+    channel_id: int
+    puzzle: Puzzle
+    previous: DailyPostRow | None
+    previous_solvers: tuple[int, ...]
+
+
+class PuzzleService:
+    """Attempts, stats and the daily puzzle."""
+
+    def __init__(self, database: Database, clock: Clock, shards: Shards = EVERY) -> None:
+        self._database = database
+        self._clock = clock
+        self._shards = shards
+        """Only the servers of these shards get their daily post from this process."""
+
+    # ---------------------------------------------------------------- attempts
+
+    async def start(
+        self, user_id: int, guild_id: int, difficulty: Difficulty | None = None
+    ) -> Attempt:
+        """The player's unfinished puzzle, else a new one they never met (of ``difficulty``).
+
+        Raises NoPuzzle when the bank has none left for them.
+        """
+        async with self._database.transaction() as db:
+            current = await puzzles.open_attempt(db, user_id)
+            if current is not None and current.puzzle_id in by_id():
+                puzzle = by_id()[current.puzzle_id]
+                if difficulty is None or puzzle.difficulty is difficulty:
+                    return Attempt(current, puzzle)
+            met = await puzzles.attempted(db, user_id)
+            fresh = [
+                p
+                for p in bank()
+                if p.puzzle_id not in met and (difficulty is None or p.difficulty is difficulty)
+            ]
+            if not fresh:
+                raise NoPuzzle(
+                    _("You have met every puzzle of the bank: well done!")
+                    if difficulty is None
+                    else _(
+                        "You have met every puzzle of that difficulty in the bank: try "
+                        "another, or well done!"
+                    )
+                )
+            # Easier ones first, drawn from the easiest few so that friends do not all get one.
+            puzzle = random.choice(fresh[:5])
+            row = await puzzles.start(
+                db,
+                user_id=user_id,
+                guild_id=guild_id,
+                puzzle_id=puzzle.puzzle_id,
+                daily_day=None,
+                now_us=to_us(self._clock()),
+            )
+        return Attempt(row, puzzle)
+
+    async def start_daily(self, user_id: int, guild_id: int, puzzle_id: str, day: str) -> Attempt:
+        """The player's attempt at a daily puzzle (a new one, or the one begun before)."""
+        puzzle = by_id().get(puzzle_id)
+        if puzzle is None:
+            raise NoPuzzle(_("This puzzle is no longer in the bank."))
+        async with self._database.transaction() as db:
+            row = await puzzles.start(
+                db,
+                user_id=user_id,
+                guild_id=guild_id,
+                puzzle_id=puzzle_id,
+                daily_day=day,
+                now_us=to_us(self._clock()),
+            )
+        if row.status != puzzles.OPEN:
+            raise PuzzleOver(
+                _("You have already solved this puzzle: `/puzzle play` gives a new one.")
+                if row.status == puzzles.SOLVED
+                else _("You have already failed this puzzle: `/puzzle play` gives a new one.")
+            )
+        return Attempt(row, puzzle)
+
+    async def attempt(self, attempt_id: int, user_id: int) -> Attempt:
+        """An open attempt of ``user_id``; PuzzleOver once finished."""
+        async with self._database.snapshot() as db:
+            row = await puzzles.attempt(db, attempt_id)
+        if row is None or row.user_id != user_id or row.puzzle_id not in by_id():
+            raise NoPuzzle(_("This puzzle is not yours: `/puzzle play` gives you one."))
+        if row.status != puzzles.OPEN:
+            raise PuzzleOver(
+                _("This puzzle is already solved: `/puzzle play` for another.")
+                if row.status == puzzles.SOLVED
+                else _("This puzzle is already failed: `/puzzle play` for another.")
+            )
+        return Attempt(row, by_id()[row.puzzle_id])
+
+    async def record(self, attempt: Attempt, played: tuple[str, ...], status: str) -> Attempt:
+        """Add ``played`` (the solver's move and the reply) to the attempt, with its status.
+
+        Raises StaleGameError if another answer changed the attempt first.
+        """
+        line = attempt.line + played
+        async with self._database.transaction() as db:
+            changed = await puzzles.advance(
+                db,
+                attempt.attempt_id,
+                line_before=attempt.line,
+                line=line,
+                status=status,
+                now_us=to_us(self._clock()),
+            )
+            if not changed:
+                raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
+            row = await puzzles.attempt(db, attempt.attempt_id)
+        assert row is not None
+        return Attempt(row, attempt.puzzle)
+
+    async def stats(self, user_id: int) -> PuzzleStats:
+        """Solved, failed, the current and best streak, daily puzzles solved, the hardest."""
+        async with self._database.snapshot() as db:
+            done = await puzzles.finished(db, user_id)
+            met = await puzzles.attempted(db, user_id)
+        streak = best = 0
+        for row in done:
+            streak = streak + 1 if row.status == puzzles.SOLVED else 0
+            best = max(best, streak)
+        solved = [row for row in done if row.status == puzzles.SOLVED]
+        known = by_id()
+        hardest = max(
+            (known[row.puzzle_id] for row in solved if row.puzzle_id in known),
+            key=lambda p: p.rating,
+            default=None,
+        )
+        return PuzzleStats(
+            user_id=user_id,
+            solved=len(solved),
+            failed=len(done) - len(solved),
+            streak=streak,
+            best_streak=best,
+            daily_solved=sum(1 for row in solved if row.daily_day is not None),
+            hardest=hardest,
+            left=sum(1 for p in bank() if p.puzzle_id not in met),
+        )
+
+    # ---------------------------------------------------------------- the daily puzzle
+
+    async def daily_setting(self, guild_id: int) -> DailyRow | None:
+        """Where and when the server's daily puzzle is posted (``None``: off)."""
+        async with self._database.snapshot() as db:
+            return await puzzles.daily(db, guild_id)
+
+    async def set_daily(self, guild_id: int, channel_id: int, hour: int) -> DailyRow:
+        """Post a puzzle in ``channel_id`` every day at ``hour`` (UTC), from the next such hour.
+
+        If today's puzzle was already posted, the next post is tomorrow's.
+        """
+        if not 0 <= hour <= 23:
+            raise InvalidOption(_("The hour must be from 0 to 23 (UTC)."))
+        now = self._clock()
+        due = next_at(now, hour)
+        async with self._database.transaction() as db:
+            posted_today = await puzzles.post_before(db, guild_id, _day(due + timedelta(days=1)))
+            if posted_today is not None and posted_today.day == _day(due):
+                due += timedelta(days=1)
+            row = DailyRow(guild_id, channel_id, hour, to_us(due))
+            await puzzles.set_daily(db, row)
+        return row
+
+    async def stop_daily(self, guild_id: int) -> bool:
+        """Stop the server's daily puzzle; whether it was on."""
+        async with self._database.transaction() as db:
+            return await puzzles.clear_daily(db, guild_id)
+
+    async def claim_due(self, now: datetime | None = None) -> None:
+        """Claim the day's post of every server whose time has come (and move its timer on)."""
+        moment = now if now is not None else self._clock()
+        async with self._database.snapshot() as db:
+            if not await puzzles.dailies_due(db, to_us(moment), self._shards):
+                return  # the usual case: no write, no lock taken
+        async with self._database.transaction() as db:
+            for setting in await puzzles.dailies_due(db, to_us(moment), self._shards):
+                due = from_us(setting.next_post_us)
+                day = _day(due)
+                used = await puzzles.daily_puzzle_ids(db, setting.guild_id)
+                puzzle = pick_daily(day, used)
+                await puzzles.claim_day(
+                    db,
+                    setting,
+                    day=day,
+                    puzzle_id=puzzle.puzzle_id,
+                    now_us=to_us(moment),
+                    next_post_us=to_us(
+                        next_at(max(moment, due) + timedelta(minutes=1), setting.hour)
+                    ),
+                )
+
+    async def posts_owed(self) -> list[DailyPost]:
+        """Claimed daily posts Discord does not have yet, with the day before's solvers."""
+        owed = []
+        async with self._database.snapshot() as db:
+            for row in await puzzles.unposted(db, self._shards):
+                puzzle = by_id().get(row.puzzle_id)
+                if puzzle is None:
+                    continue
+                previous = await puzzles.post_before(db, row.guild_id, row.day)
+                solvers: list[int] = []
+                if previous is not None:
+                    solvers = await puzzles.solvers(
+                        db, row.guild_id, previous.puzzle_id, previous.day
+                    )
+                owed.append(
+                    DailyPost(
+                        row.guild_id, row.day, row.channel_id, puzzle, previous, tuple(solvers)
+                    )
+                )
+        return owed
+
+    async def daily_posted(self, guild_id: int, day: str, message_id: int) -> None:
+        """Discord has ``day``'s post: it is never posted again."""
+        async with self._database.transaction() as db:
+            await puzzles.posted(db, guild_id, day, message_id)
+
+
+def next_at(moment: datetime, hour: int) -> datetime:
+    """The first ``hour``:00 UTC at or after ``moment``."""
+    today = datetime.combine(moment.astimezone(UTC).date(), time(hour), tzinfo=UTC)
+    return today if today >= moment else today + timedelta(days=1)
+
+
+def pick_daily(day: str, used: set[str]) -> Puzzle:
+    """The day's puzzle: one the server's daily post has not used, chosen by the date, medium
+    difficulty when there is one left."""
+    fresh = [p for p in bank() if p.puzzle_id not in used] or list(bank())
+    medium = [p for p in fresh if p.difficulty is not Difficulty.EASY] or fresh
+    return random.Random(day).choice(medium)
+
+
+def _day(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d")

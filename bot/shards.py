@@ -1,0 +1,79 @@
+"""Which servers this process drives: Discord's shards, by ``(guild_id >> 22) % shard_count``.
+
+A bot in many servers runs several gateway connections (shards); Discord sends each server's
+events only to the connection of its shard. Several processes may share one PostgreSQL
+database, each running some of the shards: each process then drives only the servers of its
+own shards (their games, timers, computer turns, outbox and threads), so no game is ever driven
+by two processes, and one that dies leaves its servers to whichever process next runs its shards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The shards this process runs: ``ids`` out of ``count``."""
+
+    count: int = 1
+    ids: tuple[int, ...] = (0,)
+
+    @property
+    def every(self) -> bool:
+        """Whether this process runs every shard (it drives every server)."""
+        return set(self.ids) == set(range(self.count))
+
+    def shard_of(self, guild_id: int) -> int:
+        """The shard Discord assigns the server ``guild_id`` to."""
+        return (guild_id >> 22) % self.count
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether this process drives the server ``guild_id``."""
+        return self.every or self.shard_of(guild_id) in self.ids
+
+    def where(self, column: str) -> str:
+        """An SQL condition true for rows whose server (``column``) this process drives; the
+        numbers are validated integers, so they are written into the SQL (the same text every
+        time, one prepared statement)."""
+        if self.every:
+            return "1 = 1"
+        ids = ", ".join(str(shard) for shard in sorted(self.ids))
+        return f"(({column} >> 22) % {self.count}) IN ({ids})"
+
+    def describe(self) -> str:
+        """``0-1 of 4`` (for logs and messages)."""
+        return f"{spans(self.ids)} of {self.count}"
+
+
+def spans(ids: tuple[int, ...]) -> str:
+    """Shard ids as short ranges: ``0-3``, ``0,2,5-6``."""
+    ordered = sorted(set(ids))
+    parts: list[str] = []
+    first = 0
+    while first < len(ordered):
+        last = first
+        while last + 1 < len(ordered) and ordered[last + 1] == ordered[last] + 1:
+            last += 1
+        low, high = ordered[first], ordered[last]
+        parts.append(str(low) if low == high else f"{low}-{high}")
+        first = last + 1
+    return ",".join(parts)
+
+
+def parse_ids(raw: str) -> tuple[int, ...]:
+    """``0-3`` or ``0,2,5-6`` as shard ids; ValueError naming the part it cannot read."""
+    found: list[int] = []
+    for part in raw.replace(" ", "").split(","):
+        if not part:
+            continue
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ValueError(part)
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first:
+            raise ValueError(part)
+        found.extend(range(first, last + 1))
+    if not found:
+        raise ValueError(raw)
+    return tuple(sorted(set(found)))

@@ -1,0 +1,57 @@
+"""SQL for stored analyses of finished sets, and for finding the set to analyse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.storage.connection import Connection
+
+
+@dataclass(frozen=True)
+class AnalysisRow:
+    """A stored analysis: the search budget it was made with and one line per position."""
+
+    game_id: int
+    nodes: int
+    scores: tuple[str, ...]
+    created_us: int
+
+
+async def load(db: Connection, game_id: int) -> AnalysisRow | None:
+    """The stored analysis of ``game_id``, if any."""
+    row = await db.fetch_one(
+        "SELECT nodes, scores, created_us FROM analyses WHERE game_id = ?", (game_id,)
+    )
+    if row is None:
+        return None
+    return AnalysisRow(game_id, int(row[0]), tuple(str(row[1]).split("\n")), int(row[2]))
+
+
+async def save(db: Connection, row: AnalysisRow) -> None:
+    """Store ``row`` (replacing an analysis of the same set made with another budget)."""
+    await db.execute(
+        "INSERT INTO analyses (game_id, nodes, scores, created_us) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (game_id) DO UPDATE SET nodes = excluded.nodes, scores = excluded.scores, "
+        "created_us = excluded.created_us",
+        (row.game_id, row.nodes, "\n".join(row.scores), row.created_us),
+    )
+
+
+async def latest_finished_in_channel(db: Connection, channel_id: int) -> int | None:
+    """The id of the newest finished (or aborted) set played in ``channel_id``."""
+    row = await db.fetch_one(
+        "SELECT game_id FROM games WHERE channel_id = ? AND status <> 'active' "
+        "ORDER BY game_id DESC LIMIT 1",
+        (channel_id,),
+    )
+    return None if row is None else int(row[0])
+
+
+async def match_in_progress(db: Connection, game_id: int) -> int | None:
+    """The set number of a set still being played in the match of ``game_id``, if any."""
+    row = await db.fetch_one(
+        "SELECT other.set_number FROM games AS this JOIN games AS other "
+        "ON other.match_id = this.match_id WHERE this.game_id = ? AND other.status = 'active'",
+        (game_id,),
+    )
+    return None if row is None else int(row[0])

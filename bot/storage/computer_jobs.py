@@ -1,0 +1,78 @@
+"""The computer's turns as jobs in PostgreSQL: pgqueuer's queue plus the table of found moves.
+
+With PostgreSQL the computer's searches run in ``python -m bot.ai_worker`` processes on any
+machine. A shard enqueues a job (pgqueuer: ``FOR UPDATE SKIP LOCKED`` dequeues, heartbeats, a
+job whose worker stops beating is picked again by another); the worker stores the move it found
+in ``computer_moves`` under the job's id before the job completes; the shard, told by pgqueuer's
+completion watcher (LISTEN/NOTIFY), takes the move. pgqueuer's own tables are installed and
+upgraded here (under an advisory lock: processes starting together install once); they are the
+library's schema, not the bot's migrations, like ``computer_moves`` which only lives as long as a
+search's answer.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, TypeAlias
+
+import asyncpg
+from asyncpg import Record
+from pgqueuer import Queries
+
+from bot.storage.postgresql import lock_key
+
+QUEUE_LOCK = "computer-queue-schema"
+
+FORGOTTEN_AFTER = timedelta(hours=1)
+"""A stored move nobody took (its shard stopped meanwhile) is deleted after this long."""
+
+_CREATE_MOVES = """
+CREATE TABLE IF NOT EXISTS computer_moves (
+    job_id BIGINT PRIMARY KEY,
+    move TEXT NOT NULL,
+    stored_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection: TypeAlias = asyncpg.Connection[Record] | PoolConnectionProxy[Record]
+
+
+async def install(connection: asyncpg.Connection[Record]) -> None:
+    """Install or upgrade pgqueuer's tables and create ``computer_moves`` (once, under a lock)."""
+    queries = Queries.from_asyncpg_connection(connection)
+    await connection.execute("SELECT pg_advisory_lock($1)", lock_key(QUEUE_LOCK))
+    try:
+        if await queries.schema_is_installed():
+            await queries.upgrade()
+        else:
+            await queries.install()
+        await connection.execute(_CREATE_MOVES)
+    finally:
+        await connection.execute("SELECT pg_advisory_unlock($1)", lock_key(QUEUE_LOCK))
+
+
+async def store_move(connection: Connection, job_id: int, move: str) -> None:
+    """Keep the move found for ``job_id`` (a retried job's answer replaces the first one)."""
+    await connection.execute(
+        "INSERT INTO computer_moves (job_id, move) VALUES ($1, $2) "
+        "ON CONFLICT (job_id) DO UPDATE SET move = excluded.move, stored_at = now()",
+        job_id,
+        move,
+    )
+
+
+async def take_move(connection: Connection, job_id: int) -> str | None:
+    """The move found for ``job_id``, deleted as it is taken (None if there is none), and any
+    move left over by a shard that stopped waiting long ago."""
+    async with connection.transaction():
+        move: str | None = await connection.fetchval(
+            "DELETE FROM computer_moves WHERE job_id = $1 RETURNING move", job_id
+        )
+        await connection.execute(
+            "DELETE FROM computer_moves WHERE stored_at < now() - $1::interval",
+            FORGOTTEN_AFTER,
+        )
+    return move

@@ -1,0 +1,248 @@
+"""SQL for puzzle attempts and the daily puzzle (its setting, its timer and its posts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.shards import Shards
+from bot.storage.connection import Connection
+from bot.storage.games import EVERY
+
+OPEN = "open"
+SOLVED = "solved"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    """A player's attempt at one puzzle."""
+
+    attempt_id: int
+    user_id: int
+    guild_id: int
+    puzzle_id: str
+    line: tuple[str, ...]
+    status: str
+    daily_day: str | None
+    started_us: int
+    finished_us: int | None
+
+
+@dataclass(frozen=True)
+class DailyRow:
+    """A server's daily puzzle: where, at which UTC hour, and when the next post is due."""
+
+    guild_id: int
+    channel_id: int
+    hour: int
+    next_post_us: int
+
+
+@dataclass(frozen=True)
+class DailyPostRow:
+    """One day's post of a server's daily puzzle."""
+
+    guild_id: int
+    day: str
+    puzzle_id: str
+    channel_id: int
+    claimed_us: int
+    message_id: int | None
+
+
+_ATTEMPT = (
+    "SELECT attempt_id, user_id, guild_id, puzzle_id, line, status, daily_day, started_us, "
+    "finished_us FROM puzzle_attempts"
+)
+_POST = "SELECT guild_id, day, puzzle_id, channel_id, claimed_us, message_id FROM daily_posts"
+
+
+def _attempt(row: Any) -> AttemptRow:
+    values = list(row)
+    values[4] = tuple(str(values[4]).split())
+    return AttemptRow(*values)
+
+
+async def attempt(db: Connection, attempt_id: int) -> AttemptRow | None:
+    """The attempt with this id."""
+    row = await db.fetch_one(f"{_ATTEMPT} WHERE attempt_id = ?", (attempt_id,))
+    return None if row is None else _attempt(row)
+
+
+async def attempt_at(db: Connection, user_id: int, puzzle_id: str) -> AttemptRow | None:
+    """``user_id``'s attempt at ``puzzle_id``, if any."""
+    row = await db.fetch_one(
+        f"{_ATTEMPT} WHERE user_id = ? AND puzzle_id = ?", (user_id, puzzle_id)
+    )
+    return None if row is None else _attempt(row)
+
+
+async def open_attempt(db: Connection, user_id: int) -> AttemptRow | None:
+    """``user_id``'s newest unfinished attempt begun with /puzzle (not a daily one)."""
+    row = await db.fetch_one(
+        f"{_ATTEMPT} WHERE user_id = ? AND status = 'open' AND daily_day IS NULL "
+        "ORDER BY attempt_id DESC LIMIT 1",
+        (user_id,),
+    )
+    return None if row is None else _attempt(row)
+
+
+async def start(
+    db: Connection,
+    *,
+    user_id: int,
+    guild_id: int,
+    puzzle_id: str,
+    daily_day: str | None,
+    now_us: int,
+) -> AttemptRow:
+    """The attempt of ``user_id`` at ``puzzle_id``: the existing one, else a new one."""
+    await db.execute(
+        "INSERT INTO puzzle_attempts (user_id, guild_id, puzzle_id, daily_day, started_us) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, puzzle_id) DO NOTHING",
+        (user_id, guild_id, puzzle_id, daily_day, now_us),
+    )
+    row = await attempt_at(db, user_id, puzzle_id)
+    assert row is not None
+    return row
+
+
+async def advance(
+    db: Connection,
+    attempt_id: int,
+    *,
+    line_before: tuple[str, ...],
+    line: tuple[str, ...],
+    status: str,
+    now_us: int,
+) -> bool:
+    """Record moves of an open attempt, only if it is still at ``line_before``."""
+    changed = await db.execute(
+        "UPDATE puzzle_attempts SET line = ?, status = ?, finished_us = ? "
+        "WHERE attempt_id = ? AND line = ? AND status = 'open'",
+        (
+            " ".join(line),
+            status,
+            None if status == OPEN else now_us,
+            attempt_id,
+            " ".join(line_before),
+        ),
+    )
+    return changed == 1
+
+
+async def attempted(db: Connection, user_id: int) -> set[str]:
+    """The puzzle ids ``user_id`` has met."""
+    rows = await db.fetch_all("SELECT puzzle_id FROM puzzle_attempts WHERE user_id = ?", (user_id,))
+    return {str(row[0]) for row in rows}
+
+
+async def finished(db: Connection, user_id: int) -> list[AttemptRow]:
+    """``user_id``'s finished attempts, in the order they were finished."""
+    rows = await db.fetch_all(
+        f"{_ATTEMPT} WHERE user_id = ? AND status <> 'open' ORDER BY finished_us, attempt_id",
+        (user_id,),
+    )
+    return [_attempt(row) for row in rows]
+
+
+async def solvers(db: Connection, guild_id: int, puzzle_id: str, day: str) -> list[int]:
+    """Who solved the daily puzzle of ``day`` in ``guild_id``, first solver first."""
+    rows = await db.fetch_all(
+        "SELECT user_id FROM puzzle_attempts WHERE guild_id = ? AND puzzle_id = ? "
+        "AND daily_day = ? AND status = 'solved' ORDER BY finished_us, attempt_id",
+        (guild_id, puzzle_id, day),
+    )
+    return [int(row[0]) for row in rows]
+
+
+# ---------------------------------------------------------------- the daily puzzle
+
+
+async def daily(db: Connection, guild_id: int) -> DailyRow | None:
+    """The daily puzzle setting of ``guild_id``, if it is on."""
+    row = await db.fetch_one(
+        "SELECT guild_id, channel_id, hour, next_post_us FROM daily_puzzles WHERE guild_id = ?",
+        (guild_id,),
+    )
+    return None if row is None else DailyRow(*row)
+
+
+async def set_daily(db: Connection, row: DailyRow) -> None:
+    """Switch the daily puzzle on (or move it) for ``row.guild_id``."""
+    await db.execute(
+        "INSERT INTO daily_puzzles (guild_id, channel_id, hour, next_post_us) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id, "
+        "hour = excluded.hour, next_post_us = excluded.next_post_us",
+        (row.guild_id, row.channel_id, row.hour, row.next_post_us),
+    )
+
+
+async def clear_daily(db: Connection, guild_id: int) -> bool:
+    """Switch the daily puzzle off; whether it was on."""
+    changed = await db.execute("DELETE FROM daily_puzzles WHERE guild_id = ?", (guild_id,))
+    return changed == 1
+
+
+async def dailies_due(db: Connection, now_us: int, shards: Shards = EVERY) -> list[DailyRow]:
+    """The servers (of ``shards``) whose next daily post is due."""
+    rows = await db.fetch_all(
+        "SELECT guild_id, channel_id, hour, next_post_us FROM daily_puzzles "
+        f"WHERE next_post_us <= ? AND {shards.where('guild_id')} ORDER BY next_post_us",
+        (now_us,),
+    )
+    return [DailyRow(*row) for row in rows]
+
+
+async def claim_day(
+    db: Connection,
+    setting: DailyRow,
+    *,
+    day: str,
+    puzzle_id: str,
+    now_us: int,
+    next_post_us: int,
+) -> bool:
+    """Claim ``day``'s post for the server and move its timer on; False if already claimed."""
+    changed = await db.execute(
+        "INSERT INTO daily_posts (guild_id, day, puzzle_id, channel_id, claimed_us) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
+        (setting.guild_id, day, puzzle_id, setting.channel_id, now_us),
+    )
+    await db.execute(
+        "UPDATE daily_puzzles SET next_post_us = ? WHERE guild_id = ? AND next_post_us = ?",
+        (next_post_us, setting.guild_id, setting.next_post_us),
+    )
+    return changed == 1
+
+
+async def unposted(db: Connection, shards: Shards = EVERY) -> list[DailyPostRow]:
+    """Claimed days (in the servers of ``shards``) whose post Discord has not confirmed yet (to
+    post, also after a restart)."""
+    rows = await db.fetch_all(
+        f"{_POST} WHERE message_id IS NULL AND {shards.where('guild_id')} ORDER BY claimed_us"
+    )
+    return [DailyPostRow(*row) for row in rows]
+
+
+async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> None:
+    """Discord has the post of ``day``: it is never posted again."""
+    await db.execute(
+        "UPDATE daily_posts SET message_id = ? WHERE guild_id = ? AND day = ?",
+        (message_id, guild_id, day),
+    )
+
+
+async def post_before(db: Connection, guild_id: int, day: str) -> DailyPostRow | None:
+    """The server's newest daily post before ``day``."""
+    row = await db.fetch_one(
+        f"{_POST} WHERE guild_id = ? AND day < ? ORDER BY day DESC LIMIT 1", (guild_id, day)
+    )
+    return None if row is None else DailyPostRow(*row)
+
+
+async def daily_puzzle_ids(db: Connection, guild_id: int) -> set[str]:
+    """Every puzzle the server's daily post has used."""
+    rows = await db.fetch_all("SELECT puzzle_id FROM daily_posts WHERE guild_id = ?", (guild_id,))
+    return {str(row[0]) for row in rows}

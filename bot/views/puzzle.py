@@ -1,0 +1,182 @@
+"""Puzzle components: the daily post's Solve button and the private move picker of an attempt.
+
+Ids live in the ``custom_id`` (``DynamicItem``): ``puzzle:solve:<puzzle>:<day>`` on a daily
+post, ``pz:<attempt>:<ply>:from|to:<index>`` for the picker (the ply makes an old picker stale),
+``puzzle:next`` for another puzzle. The flow (``bot.puzzles``) does the work.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Self
+
+import discord
+
+from bot.i18n import ENGLISH, Language, Text, _
+from bot.services.puzzles import Attempt
+from bot.views.common import GuardedItem, bot_of
+from bot.views.picker import chunks, piece_options
+from engine import Game, parse_square
+
+
+def attempt_game(attempt: Attempt) -> Game:
+    """The attempt's position: the puzzle with the moves played so far."""
+    game = attempt.puzzle.game()
+    for move in attempt.line:
+        game.play(move)
+    return game
+
+
+def destination_options(game: Game, from_name: str) -> list[discord.SelectOption]:
+    """One option per legal destination of the piece on ``from_name`` (no hints)."""
+    frm = parse_square(from_name, game.ruleset.size)
+    return [
+        discord.SelectOption(label=str(move), value=str(move))
+        for move in game.legal_moves_from(frm)
+    ]
+
+
+def picker_view(
+    attempt: Attempt, game: Game, from_name: str | None = None, lang: Language = ENGLISH
+) -> discord.ui.View:
+    """The pieces to move, or with ``from_name`` the chosen piece's destinations."""
+    view = discord.ui.View(timeout=None)
+    ply = len(attempt.line)
+    if from_name is None:
+        for index, options in enumerate(chunks(piece_options(game, lang))[:4]):
+            view.add_item(PuzzlePiece(attempt.attempt_id, ply, index, options, lang))
+    else:
+        for index, options in enumerate(chunks(destination_options(game, from_name))[:4]):
+            view.add_item(PuzzleTarget(attempt.attempt_id, ply, index, options, lang))
+    return view
+
+
+def next_view(lang: Language = ENGLISH) -> discord.ui.View:
+    """One button for another puzzle."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(NextPuzzle(lang))
+    return view
+
+
+def solve_view(puzzle_id: str, day: str, lang: Language = ENGLISH) -> discord.ui.View:
+    """The Solve button under a daily post (in the server's language)."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(SolveButton(puzzle_id, day, lang))
+    return view
+
+
+class SolveButton(
+    GuardedItem[discord.ui.Button[Any]],
+    template=r"puzzle:solve:(?P<puzzle>p[0-9a-f]{8}):(?P<day>\d{4}-\d{2}-\d{2})",
+):
+    """ "Solve" under a daily puzzle: the presser's own attempt, privately."""
+
+    def __init__(self, puzzle_id: str, day: str, lang: Language = ENGLISH) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=lang._("Solve"),
+                style=discord.ButtonStyle.primary,
+                custom_id=f"puzzle:solve:{puzzle_id}:{day}",
+            )
+        )
+        self.puzzle_id = puzzle_id
+        self.day = day
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(match["puzzle"], match["day"])
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).puzzles.solve_daily(interaction, self.puzzle_id, self.day)
+
+
+class NextPuzzle(GuardedItem[discord.ui.Button[Any]], template=r"puzzle:next"):
+    """ "Another puzzle" after one is over."""
+
+    def __init__(self, lang: Language = ENGLISH) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=lang._("Another puzzle"),
+                style=discord.ButtonStyle.secondary,
+                custom_id="puzzle:next",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls()
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).puzzles.play(interaction, None, edit=True)
+
+
+class PuzzleSelect(
+    GuardedItem[discord.ui.Select[Any]],
+    template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):(?P<step>from|to):(?P<index>\d)",
+):
+    """A select of a puzzle's picker; its id carries the attempt, the ply and its index."""
+
+    step: ClassVar[str] = "from"
+    placeholders: ClassVar[tuple[Text, Text]] = (_("Choose a piece"), _("More pieces"))
+
+    def __init__(
+        self,
+        attempt_id: int,
+        ply: int,
+        index: int = 0,
+        options: list[discord.SelectOption] | None = None,
+        lang: Language = ENGLISH,
+    ) -> None:
+        first, more = self.placeholders
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"pz:{attempt_id}:{ply}:{self.step}:{index}",
+                placeholder=lang.render(first if index == 0 else more),
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.attempt_id = attempt_id
+        self.ply = ply
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["attempt"]), int(match["ply"]), int(match["index"]))
+
+
+class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):from:(?P<index>\d)"):
+    """The first step: which piece. Shows its moves on the board."""
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        [from_name] = self.item.values
+        await bot_of(interaction).puzzles.pick_piece(
+            interaction, self.attempt_id, self.ply, from_name
+        )
+
+
+class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):to:(?P<index>\d)"):
+    """The second step: where to. Choosing plays the move."""
+
+    step = "to"
+    placeholders = (_("Choose where it goes"), _("More destinations"))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        [move] = self.item.values
+        await bot_of(interaction).puzzles.play_move(interaction, self.attempt_id, self.ply, move)

@@ -1,0 +1,307 @@
+"""The computer opponent on PostgreSQL: ``python -m bot.ai_worker`` processes take its turns as
+jobs from the database's queue (real PostgreSQL, real worker processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from bot.ai_queue import QueuedComputer
+from bot.config import Settings
+from engine import Game
+from engine.search import LEVELS
+from tests.bot_harness import Harness
+from tests.conftest import postgres_database
+from tests.discord_standin import DiscordStandin
+from tests.postgres_server import PostgresServer
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ROOT = Path(__file__).resolve().parent.parent
+HEARTBEAT = 1.0
+"""Seconds of silence after which a worker's job goes to another (short, for the tests)."""
+
+
+class Workers:
+    """``python -m bot.ai_worker`` processes (one search at a time each) with their logs."""
+
+    def __init__(self, database: str, folder: Path) -> None:
+        self.database = database
+        self.folder = folder
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> subprocess.Popen[bytes]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BRANDUBH_")}
+        env.update({"PYTHONPATH": str(ROOT), "BRANDUBH_LOG_LEVEL": "INFO"})
+        log = self.folder / f"worker{len(self.processes)}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bot.ai_worker",
+                    "--database",
+                    self.database,
+                    "--processes",
+                    "1",
+                    "--heartbeat",
+                    str(HEARTBEAT),
+                ],
+                cwd=self.folder,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        self.processes.append(process)
+        return process
+
+    def log(self, index: int) -> str:
+        return (self.folder / f"worker{index}.log").read_text()
+
+    def jobs(self, index: int) -> int:
+        """Jobs worker ``index`` answered."""
+        return self.log(index).count(" Job ")
+
+    async def ready(self) -> None:
+        """Wait until every started worker is taking jobs."""
+        deadline = time.monotonic() + 30
+        for index in range(len(self.processes)):
+            while "taking jobs" not in self.log(index):
+                assert time.monotonic() < deadline, self.log(index)
+                await asyncio.sleep(0.05)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+async def database(postgres: PostgresServer | str) -> str:
+    return await postgres_database(postgres)
+
+
+@pytest.fixture
+def workers(database: str, tmp_path: Path) -> Iterator[Workers]:
+    started = Workers(database, tmp_path)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture
+async def computer(database: str) -> AsyncIterator[QueuedComputer]:
+    queued = QueuedComputer(database, answer_within=timedelta(seconds=60))
+    await queued.start()
+    try:
+        yield queued
+    finally:
+        await queued.close()
+
+
+def opening(moves: int, seed: int) -> Game:
+    """A game a few legal moves in (different for each seed)."""
+    game = Game()
+    for index in range(moves):
+        legal = sorted(str(move) for move in game.legal_moves())
+        game.play(legal[(seed * 7 + index * 13) % len(legal)])
+    return game
+
+
+async def test_two_workers_share_the_jobs(workers: Workers, computer: QueuedComputer) -> None:
+    """Eight games ask at once: both worker processes answer, every move legal."""
+    workers.start()
+    workers.start()
+    await workers.ready()
+    computer.time_per_move = timedelta(seconds=0.4)
+    games = [opening(index % 4, index) for index in range(8)]
+    moves = await asyncio.wait_for(
+        asyncio.gather(*(computer.choose_move(game, 5, seed=i) for i, game in enumerate(games))),
+        60,
+    )
+    for game, move in zip(games, moves, strict=True):
+        assert move in {str(m) for m in game.legal_moves()}
+    assert workers.jobs(0) >= 1, workers.log(0)
+    assert workers.jobs(1) >= 1, workers.log(1)
+    assert workers.jobs(0) + workers.jobs(1) == len(games)
+
+
+async def picked(database: str) -> int:
+    """How many jobs a worker holds right now."""
+    connection = await asyncpg.connect(database)
+    try:
+        count: int = await connection.fetchval(
+            "SELECT count(*) FROM pgqueuer WHERE status = 'picked'"
+        )
+        return count
+    finally:
+        await connection.close()
+
+
+async def test_a_killed_workers_job_completes_on_another(
+    workers: Workers, computer: QueuedComputer, database: str
+) -> None:
+    """The only worker is SIGKILLed mid-search; the job completes on a worker started later."""
+    first = workers.start()
+    computer.time_per_move = timedelta(seconds=4)
+    game = opening(2, 1)
+    asking = asyncio.ensure_future(computer.choose_move(game, 5, seed=3))
+    deadline = time.monotonic() + 30
+    while await picked(database) == 0:
+        assert time.monotonic() < deadline, workers.log(0)
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # searching
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    started = time.monotonic()
+    workers.start()
+    move = await asyncio.wait_for(asyncio.shield(asking), 60)
+    assert move in {str(m) for m in game.legal_moves()}
+    assert workers.jobs(0) == 0
+    assert workers.jobs(1) == 1, workers.log(1)
+    # Picked up again once the dead worker's heartbeat was late, then searched in full.
+    assert time.monotonic() - started < HEARTBEAT * 3 + 4 + 10
+
+
+async def test_levels_answer_within_their_times(workers: Workers, computer: QueuedComputer) -> None:
+    """Each level's move, queued and answered by a worker, comes back within its own time
+    (plus 1.5 s for the queue and the database on a busy, shared test machine)."""
+    workers.start()
+    await workers.ready()
+    game = opening(2, 2)
+    for level, config in LEVELS.items():
+        started = time.perf_counter()
+        move = await computer.choose_move(game, level, seed=level)
+        took = time.perf_counter() - started
+        assert move in {str(m) for m in game.legal_moves()}
+        assert took < config.default_time + 1.5, (level, took)
+
+
+class PostgresHarness(Harness):
+    """The bot on PostgreSQL: its computer turns go to the worker processes."""
+
+    def __init__(self, standin: DiscordStandin, tmp_path: Path, database: str) -> None:
+        super().__init__(standin, tmp_path / "unused.sqlite3", ai_seconds=0.2)
+        self.database = database
+
+    def settings(self) -> Settings:
+        return dataclasses.replace(super().settings(), database_url=self.database)
+
+
+async def test_computer_games_on_postgresql_are_played_by_workers(
+    discord_standin: DiscordStandin, tmp_path: Path, database: str, workers: Workers
+) -> None:
+    """Two players each against the computer; the workers think, the bot posts the boards."""
+    workers.start()
+    workers.start()
+    await workers.ready()
+    table = PostgresHarness(discord_standin, tmp_path, database)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 2})
+        await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
+        side = table.guild.channel("side")
+        await table.standin.slash(
+            table.guild,
+            side,
+            table.bob,
+            "challenge",
+            {"opponent": table.me, "level": 2, "side": "defenders"},
+        )
+        # bob defends: the computer (attackers) opens in his channel.
+        board = await table.wait_board(
+            lambda m: f"<@{table.bob.id}>, your move" in m.content, channel=side, timeout=30
+        )
+        assert "(attackers) played" in board.content
+        reply = await table.move(table.alice, "d6-f6")
+        assert not reply.ephemeral, reply.content
+        answered = await table.wait_board(
+            lambda m: f"<@{table.alice.id}>, your move" in m.content and "played" in m.content,
+            timeout=30,
+        )
+        assert "(level 2)" in answered.content
+    finally:
+        await table.stop()
+    assert workers.jobs(0) + workers.jobs(1) >= 2
+
+
+async def test_a_result_for_a_game_that_moved_on_is_dropped(
+    discord_standin: DiscordStandin,
+    tmp_path: Path,
+    database: str,
+    workers: Workers,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The computer's move arrives after an admin aborted the game: dropped, nothing posted."""
+    caplog.set_level(logging.INFO, logger="bot.flow.game_flow")
+    table = PostgresHarness(discord_standin, tmp_path, database)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
+        reply = await table.move(table.alice, "d6-f6")  # no worker yet: the job waits
+        assert not reply.ephemeral, reply.content
+        aborted = await table.reply_text(table.admin, "abort")
+        assert not aborted.ephemeral, aborted.content
+        ended = len(table.public_messages())
+        workers.start()
+        deadline = time.monotonic() + 30
+        while "move dropped" not in caplog.text:
+            assert time.monotonic() < deadline, workers.log(0)
+            await asyncio.sleep(0.1)
+        assert workers.jobs(0) == 1
+        after = table.public_messages()[ended:]
+        assert not any("played" in m.content for m in after), [m.content for m in after]
+        assert table.bot is not None
+        assert await table.bot.services.games.in_channel(table.channel.id) is None
+    finally:
+        await table.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([], "name the database"),
+        (["--database", "/srv/brandubh.sqlite3"], "need the bots' PostgreSQL database"),
+        (["--database", "postgresql://x@/db", "--processes", "two"], "whole number"),
+        (["--database", "postgresql://x@/db", "--processes", "0"], "at least 1"),
+        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], "between 0.5 and 3600"),
+        (["--database", "postgresql://x@/db?host=/nonexistent"], "cannot reach"),
+    ],
+)
+def test_worker_settings_are_checked_at_start(args: list[str], says: str, tmp_path: Path) -> None:
+    """A worker that cannot start says why in one line and exits with code 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BRANDUBH_")}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.ai_worker", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("brandubh-ai-worker: ")
+    assert says in lines[0]

@@ -1,0 +1,77 @@
+"""The analysis: win chances from scores, and moves judged by the chance they gave away."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Game, Move, Side
+from engine.analysis import (
+    Judgement,
+    PositionScore,
+    analyse_game,
+    attackers_chance,
+    judge_game,
+    win_chance,
+)
+from engine.search import MATE
+
+NODES = 20_000
+
+
+def test_a_constructed_blunder_is_marked_with_a_move_that_saves_the_king() -> None:
+    """d4-b4 walks the king into b1-b3's capture: a blunder, a loss in 1, and a better move."""
+    game = Game.from_moves(["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"])
+    review = analyse_game(game, NODES)
+    blunder = review.moves[3]
+    assert blunder.judgement is Judgement.BLUNDER
+    assert blunder.allowed_loss_in == 1
+    assert blunder.better is not None
+    saved = Game.from_moves(["d1-b1", "c4-c2", "b4-b5", str(blunder.better)])
+    for reply in saved.legal_moves():
+        trial = saved.copy()
+        trial.play(reply)
+        assert trial.outcome is None, f"{blunder.better} still loses to {reply}"
+    assert review.worst(Side.DEFENDERS)[0] == blunder
+
+
+def test_a_missed_escape_is_marked_with_the_only_winning_move() -> None:
+    """With a3-a1 winning at once, any other king move missed a win in 1; a3-a1 is the better."""
+    game = Game.from_position("/5t1/3t3/K2T3/ttT1Ttt/3T3/3t3/3t3/", to_move=Side.DEFENDERS)
+    game.play("a3-a2")
+    review = analyse_game(game, NODES)
+    [move] = review.moves
+    assert move.judgement is Judgement.BLUNDER
+    assert move.missed_win_in == 1
+    assert move.better == Move.parse("a3-a1")
+
+
+def test_the_winning_move_is_best() -> None:
+    """Taking the escape is the best move, and the game's end is a certain chance."""
+    game = Game.from_position("/5t1/3t3/K2T3/ttT1Ttt/3T3/3t3/3t3/", to_move=Side.DEFENDERS)
+    game.play("a3-a1")
+    review = analyse_game(game, NODES)
+    assert review.moves[0].judgement is Judgement.BEST
+    assert review.chances[-1] == 0.0
+
+
+def test_win_chance_rises_with_the_score_and_is_exact_when_proven() -> None:
+    """More score, more chance; a proven win is 100 % and a proven loss 0 %."""
+    chances = [win_chance(score, Side.ATTACKERS) for score in range(-1000, 1001, 100)]
+    assert chances == sorted(chances)
+    assert 0.0 < chances[0] < chances[-1] < 1.0
+    assert win_chance(MATE - 3, Side.DEFENDERS) == 1.0
+    assert attackers_chance(MATE - 3, Side.DEFENDERS) == 0.0
+    assert win_chance(-(MATE - 3), Side.ATTACKERS) == 0.0
+
+
+def test_position_scores_round_trip_as_text() -> None:
+    """``d1-d3 35 6`` and a finished position's ``- 100000 0`` read back unchanged."""
+    for score in (PositionScore(Move.parse("d1-d3"), 35, 6), PositionScore(None, -MATE, 0)):
+        assert PositionScore.parse(str(score)) == score
+
+
+def test_judging_needs_a_score_for_every_position() -> None:
+    """Scores must cover the start and every move: one missing is refused, naming the count."""
+    game = Game.from_moves(["d1-b1"])
+    with pytest.raises(ValueError, match="2 positions"):
+        judge_game(game, [PositionScore(None, 0, 0)])

@@ -1,0 +1,116 @@
+"""/analyse through the Discord stand-in: the review of a finished set, stored, never mid-game."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin, FakeMember
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+KING_WALKS_INTO_CAPTURE = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+"""The defenders' d4-b4 (move 4) lets b1-b3 capture the king at once."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def play(
+    table: Harness, moves: list[str], attacker: FakeMember, defender: FakeMember
+) -> None:
+    """Play ``moves`` with /move, attacker first; each must be accepted."""
+    for ply, text in enumerate(moves):
+        reply = await table.move(attacker if ply % 2 == 0 else defender, text)
+        assert not reply.ephemeral, reply.content
+
+
+def _finished(message: Any) -> bool:
+    return bool(message.attachments)
+
+
+async def test_analysis_marks_the_blunder_with_graph_and_replay(table: Harness) -> None:
+    """The king's walk into capture is the defenders' blunder; a graph and a GIF come with it."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    record = await table.slash(table.carol, "analyse")
+    reply = await record.wait_original(_finished, timeout=60)
+    assert not reply.ephemeral
+    assert "move 4, d4-b4: blunder" in reply.content.lower()
+    assert "allowed a loss in 1" in reply.content
+    assert reply.edit_count >= 2, "the progress was never shown"
+    graph, replay = reply.attachments
+    with Image.open(io.BytesIO(graph.data)) as picture:
+        assert picture.format == "PNG"
+    with Image.open(io.BytesIO(replay.data)) as animation:
+        assert animation.format == "GIF"
+        # One frame per position and one more before each marked move.
+        assert getattr(animation, "n_frames", 1) > len(KING_WALKS_INTO_CAPTURE) + 1
+
+
+async def test_second_analysis_is_read_not_searched(table: Harness) -> None:
+    """Asking again answers from the stored analysis: no search, no progress shown."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    first = await (await table.slash(table.alice, "analyse")).wait_original(_finished, timeout=60)
+    assert table.bot is not None
+    searches: list[object] = []
+    run = table.bot.engine.run
+
+    async def counted(function: Any, *args: Any) -> Any:
+        searches.append(function)
+        return await run(function, *args)
+
+    table.bot.engine.run = counted  # type: ignore[method-assign]
+    again = await (await table.slash(table.bob, "analyse")).wait_original(_finished, timeout=10)
+    assert searches == []
+    assert again.content == first.content
+    assert again.edit_count < first.edit_count, "progress was shown again"
+
+
+async def test_analysis_refused_while_the_game_is_played(table: Harness) -> None:
+    """Mid-game /analyse is refused in one private sentence, so it cannot be used to cheat."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ["d1-b1", "c4-c2"], table.alice, table.bob)
+    reply = await table.reply_text(table.alice, "analyse")
+    assert reply.ephemeral
+    assert "still being played" in reply.content
+
+
+async def test_analysis_refused_for_a_set_of_a_match_in_progress(table: Harness) -> None:
+    """Set 1 cannot be analysed by its number while set 2 of the match is being played."""
+    await table.challenge_accepted(table.alice, table.bob, sets=2)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    [first] = [g for g in await table.bot.services.games.active()]
+    reply = await table.reply_text(table.alice, "analyse", {"game": first.game_id - 1})
+    assert reply.ephemeral
+    assert "match is still being played (set 2)" in reply.content
+
+
+async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
+    """In a server set to French, the public review and its picture texts are French."""
+    await table.reply_text(table.admin, "settings", {"language": "fr"})
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    record = await table.slash(table.carol, "analyse")
+    reply = await record.wait_original(lambda m: bool(m.attachments), timeout=60)
+    assert reply.content.startswith("**Analyse de la partie ")
+    assert "Coup 4, d4-b4 : gaffe (" in reply.content
+    assert "a permis une défaite en 1 coup" in reply.content
+    assert "Les attaquants gagnent : le roi a été pris." in reply.content
+    graph, replay = reply.attachments
+    assert graph.description is not None
+    assert "la chance de gain des attaquants" in graph.description
+    assert replay.description is not None
+    assert replay.description.startswith("Une relecture")

@@ -1,0 +1,148 @@
+"""/puzzle through the Discord stand-in: solving, failing, streaks and the daily post."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.services.puzzles import by_id
+from engine.puzzles import Puzzle
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def shown_puzzle(message: StoredMessage) -> Puzzle:
+    """The puzzle a message names."""
+    found = re.search(r"\*\*\w+ (p[0-9a-f]{8})\*\*", message.content)
+    assert found is not None, message.content
+    return by_id()[found[1]]
+
+
+def select_offering(message: StoredMessage, value: str) -> str:
+    """The custom id of the select on ``message`` that offers ``value``."""
+    for custom_id in message.custom_ids():
+        component = message.component(custom_id)
+        assert component is not None
+        if any(option["value"] == value for option in component.get("options", [])):
+            return custom_id
+    raise LookupError(f"no select offers {value}: {message.custom_ids()}")
+
+
+async def pick(table: Harness, message: StoredMessage, who: FakeMember, move: str) -> StoredMessage:
+    """Choose ``move``'s piece, then its destination, with the puzzle's picker."""
+    origin = move.split("-")[0]
+    chosen = await table.standin.select(message, select_offering(message, origin), who, [origin])
+    step_two = await chosen.wait_original()
+    played = await table.standin.select(step_two, select_offering(step_two, move), who, [move])
+    return await played.wait_original(lambda m: "Where does" not in m.content, timeout=30)
+
+
+async def solve(table: Harness, message: StoredMessage, who: FakeMember) -> StoredMessage:
+    """Play the shown puzzle's solution to its end."""
+    puzzle = shown_puzzle(message)
+    for move in puzzle.solution[::2]:
+        message = await pick(table, message, who, str(move))
+    return message
+
+
+def wrong_first_move(puzzle: Puzzle) -> str:
+    """A legal first move that is not the solution's."""
+    return next(str(m) for m in puzzle.game().legal_moves() if m != puzzle.solution[0])
+
+
+async def test_solve_fail_and_streaks(table: Harness) -> None:
+    """A solved puzzle counts a streak of 1; a wrong move shows why, and resets the streak."""
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert shown.ephemeral
+    assert "win in" in shown.content
+    first = shown_puzzle(shown)
+    solved = await solve(table, shown, table.alice)
+    assert "Solved!" in solved.content
+    assert "Streak: 1 puzzle." in solved.content
+    again = await table.standin.click(solved, "puzzle:next", table.alice)
+    second = await again.wait_original(lambda m: "Find the move" in m.content)
+    puzzle = shown_puzzle(second)
+    assert puzzle != first
+    failed = await pick(table, second, table.alice, wrong_first_move(puzzle))
+    assert "Not this time" in failed.content
+    assert f"The solution: {' '.join(str(m) for m in puzzle.solution)}" in failed.content
+    stats = await table.reply_text(table.alice, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Solved"] == "1 of 2 (50 %)"
+    assert fields["Streak"] == "0 (best 1)"
+
+
+async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
+    """The daily post comes once at its hour, not again after a restart, and the next day's
+    names who solved it."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+
+    def dailies() -> list[StoredMessage]:
+        return [m for m in table.public_messages(lobby) if "Daily puzzle" in m.content]
+
+    table.advance(timedelta(hours=1))
+    first = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    assert first.custom_ids()[0].startswith("puzzle:solve:")
+    await table.restart()
+    table.advance(timedelta(minutes=30))
+    await table.reply_text(table.alice, "puzzle stats")  # the timers have run meanwhile
+    assert len(dailies()) == 1
+    opened = await table.standin.click(first, first.custom_ids()[0], table.bob)
+    attempt = await opened.wait_original()
+    assert attempt.ephemeral
+    assert "Solved!" in (await solve(table, attempt, table.bob)).content
+    table.advance(timedelta(days=1))
+    second = await table.standin.wait_for_message(
+        lobby, lambda m: "Daily puzzle" in m.content and m.id != first.id
+    )
+    assert f"was solved by <@{table.bob.id}>" in second.content
+    assert second.pinged_user_ids() == set()
+    assert len(dailies()) == 2
+
+
+async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> None:
+    """A pt-BR player's /puzzle play, its picker and a wrong move's verdict are in Portuguese."""
+    table.alice.user.locale = "pt-BR"
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert shown.ephemeral
+    assert re.match(
+        r"\*\*Desafio p[0-9a-f]{8}\*\* · fácil \(rating \d+\) · você joga com os ", shown.content
+    ), shown.content
+    assert "vença em" in shown.content
+    assert shown.content.endswith("Encontre o lance: escolha uma peça.")
+    first_select = shown.component(shown.custom_ids()[0])
+    assert first_select is not None
+    assert first_select["placeholder"] == "Escolha uma peça"
+    puzzle = shown_puzzle(shown)
+    move = wrong_first_move(puzzle)
+    origin = move.split("-")[0]
+    chosen = await table.standin.select(
+        shown, select_offering(shown, origin), table.alice, [origin]
+    )
+    step_two = await chosen.wait_original()
+    assert step_two.content.endswith(f"Para onde vai {origin}?")
+    played = await table.standin.select(
+        step_two, select_offering(step_two, move), table.alice, [move]
+    )
+    failed = await played.wait_original(lambda m: "Para onde vai" not in m.content, timeout=30)
+    assert "**Não foi desta vez:** " in failed.content
+    assert "Sua sequência recomeça." in failed.content
+    assert not re.search(r"\b(the|does not|answer|wins)\b", failed.content), failed.content
+    another = failed.component("puzzle:next")
+    assert another is not None
+    assert another["label"] == "Outro desafio"

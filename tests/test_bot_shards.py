@@ -1,0 +1,149 @@
+"""Two shard processes sharing PostgreSQL: each drives its own servers; one dies and comes back.
+
+Two real ``python -m bot`` processes (DISCORD_SHARD_COUNT=2, DISCORD_SHARD_IDS 0 and 1) talk
+to one stand-in that delivers each server only to its shard's connection, and share one
+PostgreSQL database. Games are played in a server of each shard; the shard-1 process is killed
+(SIGKILL) in the middle of its game while shard 0 plays on, then started again: its game goes on
+from the same move, and every board was posted exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.services import Services
+from tests.conftest import postgres_database
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
+from tests.postgres_server import PostgresServer
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARDS = 2
+
+
+def start_shard(
+    standin: DiscordStandin, database: str, shard: int, folder: Path
+) -> subprocess.Popen[bytes]:
+    """``python -m bot`` running one shard of two, against the stand-in and PostgreSQL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    env.update(standin.env)
+    env.update(
+        {
+            "BRANDUBH_DB": database,
+            "DISCORD_SHARD_COUNT": str(SHARDS),
+            "DISCORD_SHARD_IDS": str(shard),
+            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
+            "BRANDUBH_TIMER_SECONDS": "0.2",
+            "BRANDUBH_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
+    folder.mkdir(exist_ok=True)
+    return subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+
+
+class Table:
+    """A server of one shard with two players and their game's thread."""
+
+    def __init__(self, standin: DiscordStandin, guild: FakeGuild) -> None:
+        self.standin = standin
+        self.guild = guild
+        self.attacker: FakeMember = standin.add_member(guild, f"alice-{guild.id % 1000}")
+        self.defender: FakeMember = standin.add_member(guild, f"bob-{guild.id % 1000}")
+        self.channel: FakeChannel = guild.channel("games")
+        self.moves: list[str] = []
+
+    async def open(self) -> None:
+        """Challenge and accept: the game gets its thread."""
+        asked = await self.standin.slash(
+            self.guild, self.channel, self.attacker, "challenge", {"opponent": self.defender}
+        )
+        message = await asked.wait_original(timeout=20)
+        accept = next(c for c in message.custom_ids() if c.startswith("challenge:accept:"))
+        await self.standin.click(message, accept, self.defender, timeout=20)
+        assert message.thread is not None, message.content
+        self.channel = message.thread
+
+    async def play(self, move: str) -> None:
+        """The player to move plays ``move`` and the board comes back."""
+        who = self.attacker if len(self.moves) % 2 == 0 else self.defender
+        record = await self.standin.slash(
+            self.guild, self.channel, who, "move", {"move": move}, timeout=20
+        )
+        answer = await record.wait_original(timeout=20)
+        assert not answer.ephemeral, answer.content
+        self.moves.append(move)
+
+    def boards(self) -> int:
+        """Board pictures the bot posted in the game's thread."""
+        return sum(
+            1
+            for message in self.standin.messages(self.channel)
+            if any(a.filename.endswith(".png") for a in message.attachments)
+        )
+
+
+async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
+    discord_standin: DiscordStandin, postgres: PostgresServer | str, tmp_path: Path
+) -> None:
+    """Games in both shards' servers; shard 1 killed mid-game and restarted: nothing lost or
+    posted twice, and shard 0 never stopped."""
+    database = await postgres_database(postgres)
+    discord_standin.gateway.recommended_shards = SHARDS
+    by_shard: dict[int, FakeGuild] = {}
+    for index in range(200):
+        guild = discord_standin.add_guild(f"Club {index}", channels=["games"])
+        by_shard.setdefault((guild.id >> 22) % SHARDS, guild)
+        if len(by_shard) == SHARDS:
+            break
+        await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on
+    assert set(by_shard) == {0, 1}
+    tables = {shard: Table(discord_standin, guild) for shard, guild in by_shard.items()}
+    processes = {
+        shard: start_shard(discord_standin, database, shard, tmp_path / f"shard{shard}")
+        for shard in range(SHARDS)
+    }
+    try:
+        await discord_standin.wait_synced("challenge", "move", timeout=60)
+        await discord_standin.wait_shards_ready(0, 1, timeout=60)
+        for table in tables.values():
+            await table.open()
+        opening = ("d1-c1", "d3-a3", "c1-c3")
+        for move in opening:
+            for table in tables.values():
+                await table.play(move)
+
+        processes[1].send_signal(signal.SIGKILL)
+        processes[1].wait(timeout=20)
+        await tables[0].play("c4-c5")  # shard 0 plays on while shard 1 is down
+        processes[1] = start_shard(discord_standin, database, 1, tmp_path / "shard1")
+        await discord_standin.wait_shards_ready(0, 1, timeout=60)
+        await tables[1].play("c4-c5")
+        await tables[1].play("d2-d1")
+        await asyncio.sleep(1.0)  # several timer checks: an outbox would post anything owed now
+
+        services = await Services.open(database)
+        try:
+            for table in tables.values():
+                game = await services.games.in_channel(table.channel.id)
+                assert game is not None
+                assert [str(r.move) for r in game.game.records] == table.moves
+                # The first board, then one per move: none lost, none posted twice.
+                assert table.boards() == 1 + len(table.moves)
+        finally:
+            await services.close()
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()

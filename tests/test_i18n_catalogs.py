@@ -1,0 +1,168 @@
+"""The message catalogs: complete, current, faithful to the English placeholders, and compiled."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog, Message
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+
+from bot.i18n.language import DOMAIN, LOCALES_DIR, catalog_tags, language_for
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = ("pt_BR", "es", "fr", "de")
+"""The languages issue 13 asks for (adding one is adding a catalog; the tests find it)."""
+
+Key = tuple[str | None, str]
+
+
+def _key(message: Message) -> Key:
+    msgid = message.id[0] if isinstance(message.id, tuple | list) else message.id
+    context: object = message.context
+    if isinstance(context, bytes):  # Babel's read_mo leaves contexts undecoded
+        context = context.decode()
+    return None if context is None else str(context), str(msgid)
+
+
+def _messages(catalog: Catalog) -> Iterator[Message]:
+    return (message for message in catalog if message.id)
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory, monkeypatch_module: None) -> Catalog:
+    """The messages the source holds today, extracted as README's command does."""
+    output = tmp_path_factory.mktemp("pot") / "messages.pot"
+    CommandLineInterface().run(  # type: ignore[no-untyped-call]
+        ["pybabel", "-q", "extract", "-F", "pyproject.toml", "-o", str(output), "."]
+    )
+    with output.open("rb") as file:
+        return read_po(file)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Iterator[None]:
+    """Extraction runs from the project root (the mapping's paths are relative to it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        yield
+
+
+def _po(tag: str) -> Catalog:
+    with (LOCALES_DIR / tag / "LC_MESSAGES" / f"{DOMAIN}.po").open("rb") as file:
+        return read_po(file, locale=tag)
+
+
+def _forms(message: Message) -> tuple[str, ...]:
+    """The translation's forms (one, or one per plural form)."""
+    forms = message.string if isinstance(message.string, tuple | list) else (message.string,)
+    return tuple(str(form) for form in forms)
+
+
+def _placeholders(text: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def test_every_language_is_shipped() -> None:
+    """Portuguese, Spanish, French and German catalogs are compiled into the package."""
+    assert set(LANGUAGES) <= set(catalog_tags())
+
+
+def test_the_template_is_current(extracted: Catalog) -> None:
+    """messages.pot holds exactly what the source marks for translation (re-extract if not)."""
+    with (LOCALES_DIR / "messages.pot").open("rb") as file:
+        template = read_po(file)
+    assert {_key(m) for m in _messages(template)} == {_key(m) for m in _messages(extracted)}
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_every_message_is_translated(tag: str, extracted: Catalog) -> None:
+    """No message is missing, stale (no longer in the source), fuzzy or left empty."""
+    po = _po(tag)
+    wanted = {_key(m) for m in _messages(extracted)}
+    have = {_key(m) for m in _messages(po)}
+    assert sorted(wanted - have, key=str) == [], f"missing from {tag}: run pybabel update"
+    assert sorted(have - wanted, key=str) == [], f"stale in {tag}: run pybabel update"
+    assert not po.obsolete, f"obsolete entries left in {tag}"
+    fuzzy = [_key(m) for m in _messages(po) if m.fuzzy]
+    assert fuzzy == [], f"fuzzy in {tag}"
+    empty = [_key(m) for m in _messages(po) if not all(_forms(m))]
+    assert empty == [], f"untranslated in {tag}"
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_placeholders_match_the_english(tag: str) -> None:
+    """Every translation uses exactly the English {placeholders} (a typo would crash a reply);
+    a plural form may leave out {count}, as English "one move" does."""
+    wrong = []
+    for message in _messages(_po(tag)):
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        english = set().union(*(_placeholders(str(one)) for one in ids))
+        plural = len(ids) > 1
+        for form in _forms(message):
+            used = _placeholders(form)
+            if plural:
+                used |= {"count"} & english
+            if used != english:
+                wrong.append((ids[0], form))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_compiled_catalog_matches_its_source(tag: str) -> None:
+    """The shipped .mo says what the .po says (run pybabel compile after editing a .po)."""
+    po = _po(tag)
+    with (LOCALES_DIR / tag / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as file:
+        mo = read_mo(file)
+    assert {_key(m): _forms(m) for m in _messages(mo)} == {
+        _key(m): _forms(m) for m in _messages(po)
+    }
+    assert mo.plural_forms == po.plural_forms
+
+
+def test_discord_locales_find_their_catalog() -> None:
+    """pt-BR, es-ES, es-419, fr and de each get their language; others get English."""
+    assert language_for("pt-BR").tag == "pt_BR"
+    assert language_for("es-ES").tag == "es"
+    assert language_for("es-419").tag == "es"
+    assert language_for("fr").tag == "fr"
+    assert language_for("de").tag == "de"
+    assert language_for("en-GB").tag == "en"
+    assert language_for("ja").tag == "en"
+
+
+def test_plural_forms_follow_each_language() -> None:
+    """French and Portuguese say 0 in the singular, German and Spanish in the plural."""
+    seconds = re.compile(r"\b0 (\w+)")
+
+    def unit(tag: str) -> str:
+        text = language_for(tag).n_(
+            "Slow down a little: try again in {count} second.",
+            "Slow down a little: try again in {count} seconds.",
+            0,
+        )
+        found = seconds.search(text)
+        assert found is not None, text
+        return found.group(1)
+
+    assert unit("fr") == "seconde"
+    assert unit("pt-BR") == "segundo"
+    assert unit("de") == "Sekunden"
+    assert unit("es-ES") == "segundos"
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_the_rules_page_exists_in_every_language(tag: str) -> None:
+    """docs/rules.<language>.md is there with every section of the English page (§1–§11)."""
+    english = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    page = ROOT / "docs" / f"rules.{tag.replace('_', '-')}.md"
+    text = page.read_text(encoding="utf-8")
+    sections = [f"§{number}" for number in range(1, 12)]
+    assert all(section in english for section in sections)
+    assert [section for section in sections if section not in text] == []
+    assert text.count("```") == english.count("```"), "every diagram is kept"

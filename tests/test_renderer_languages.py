@@ -1,0 +1,105 @@
+"""The pictures in other languages: German captions fit their strip, alt text is translated."""
+
+from __future__ import annotations
+
+import io
+import itertools
+from dataclasses import replace
+
+import pytest
+from PIL import Image, ImageDraw
+
+from bot.i18n import language_for
+from engine import RULESETS, Game, Outcome, Reason, Side, get_ruleset
+from renderer import describe_board, render_board, render_rules_card, theme
+from renderer.drawing import fit, headline, layout
+from renderer.rules_card import legend
+from renderer.scene import Players, Scene, scene_of
+
+LANGUAGES = ("en-US", "pt-BR", "es-ES", "fr", "de")
+ENDINGS = [
+    Outcome(winner, reason)
+    for winner, reason in itertools.product(Side, Reason)
+    if reason is not Reason.ABORTED
+] + [Outcome(None, Reason.ABORTED)]
+
+
+def _captions(locale: str) -> list[tuple[Side | None, str, str]]:
+    """Every caption a 7x7 board can carry: each ending, each side to move with each mark."""
+    words = language_for(locale)
+    players = Players(set_number=2, sets_total=2, words=words)
+    base = scene_of(Game(), players)
+    scenes: list[Scene] = [replace(base, outcome=ending, ply=188) for ending in ENDINGS]
+    for side, danger, routes in itertools.product(Side, (False, True), (False, True)):
+        scenes.append(
+            replace(
+                base,
+                to_move=side,
+                ply=199,
+                king_in_danger=danger,
+                escape_routes=(base.king,) if routes and base.king is not None else (),
+            )
+        )
+    return [headline(scene) for scene in scenes]
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_the_longest_caption_fits_the_strip(locale: str) -> None:
+    """No caption line is cut short at the default width (the longest translation of each)."""
+    width = theme.default_width(7)
+    lay = layout(7, width)
+    draw = ImageDraw.Draw(Image.new("RGB", (width, lay.caption)))
+    big_face = theme.font(lay.px(25), bold=True)
+    small_face = theme.font(lay.px(16))
+    pad, icon = lay.px(18), lay.px(46)
+    for side, big, small in _captions(locale):
+        x = pad + (icon + lay.px(12) if side is not None else 0)
+        room = width - x - pad
+        assert fit(draw, big, big_face, room) == big, f"{locale}: {big!r} is cut"
+        assert fit(draw, small, small_face, room) == small, f"{locale}: {small!r} is cut"
+
+
+def test_german_caption_is_drawn_in_german() -> None:
+    """The German picture differs from the English one, and its alt text is German."""
+    game = Game.from_moves(["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"])
+    german = language_for("de")
+    png = render_board(game, set_number=2, sets_total=2, words=german)
+    assert png != render_board(game, set_number=2, sets_total=2)
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.size[0] == theme.default_width(7)
+    alt = describe_board(game, set_number=2, sets_total=2, words=german)
+    assert alt.startswith("Brett für Brandubh (World Tafl Federation), 7x7.")
+    assert "Die Angreifer gewinnen: der König wurde geschlagen." in alt
+    assert "Satz 2 von 2." in alt
+
+
+def test_rules_card_in_portuguese() -> None:
+    """The rules card draws its legend in the requested language (a different picture)."""
+    portuguese = language_for("pt-BR")
+    assert render_rules_card("brandubh", words=portuguese) != render_rules_card("brandubh")
+
+
+def test_alt_text_names_no_english_words_in_portuguese() -> None:
+    """A Portuguese alt text of a board in play carries no English sentence."""
+    game = Game.from_moves(["d1-b1", "c4-c2"])
+    alt = describe_board(
+        game, attacker_name="Ana", defender_name="Bia", words=language_for("pt-BR")
+    )
+    assert "Vez de Ana (atacantes), lance 3." in alt
+    for english in ("move", "board", "king", "Last", "Attackers", "Defenders"):
+        assert english not in alt, alt
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_rules_card_legend_fits(locale: str) -> None:
+    """Every legend row of every ruleset's card fits beside its icon, uncut."""
+    width = theme.default_width(7)
+    lay = layout(7, width)
+    draw = ImageDraw.Draw(Image.new("RGB", (width, 10)))
+    face = theme.font(lay.px(17))
+    pad, icon = lay.px(18), lay.px(40)
+    room = width - 2 * pad - icon - lay.px(12)
+    for name in RULESETS:
+        rules = get_ruleset(name)
+        for _icon, sentence in legend(rules, Game(rules), language_for(locale)):
+            assert fit(draw, sentence, face, room) == sentence, f"{locale}: {sentence!r} is cut"
