@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.services import Services
-from bot.storage import Database, games
+from bot.storage import Database, sets
 from bot.storage.times import to_us
 from engine import Game
 
@@ -89,9 +89,9 @@ async def raw_move_writes(path: Path, count: int) -> float:
         start = time.perf_counter()
         for ply in range(count):
             async with database.single_statement() as db:
-                stored = await games.add_move(
+                stored = await sets.add_move(
                     db,
-                    game.game_id,
+                    game.set_id,
                     expected_ply=ply,
                     notation="a1-a2",
                     captures="",
@@ -128,19 +128,19 @@ def populate_guild(path: Path, players: int, games_count: int, seed: int) -> Non
             ),
         )
         rows = []
-        for game_id in range(1, games_count + 1):
-            match_id = (game_id + 1) // 2
+        for set_id in range(1, games_count + 1):
+            match_id = (set_id + 1) // 2
             a = 1000 + (match_id * 7) % players
             b = 1000 + (match_id * 7 + 1) % players
-            attacker, defender = (a, b) if game_id % 2 else (b, a)
+            attacker, defender = (a, b) if set_id % 2 else (b, a)
             winner = attacker if rng.random() < 0.5 else defender
             side = "attackers" if winner == attacker else "defenders"
             rows.append(
-                (game_id, match_id, 2 - game_id % 2, GUILD, match_id % 500, attacker, defender,
-                 rng.randint(7, 80), attacker, side, winner, game_id, game_id)
+                (set_id, match_id, 2 - set_id % 2, GUILD, match_id % 500, attacker, defender,
+                 rng.randint(7, 80), attacker, side, winner, set_id, set_id)
             )  # fmt: skip
         raw.executemany(
-            "INSERT INTO games (game_id, match_id, set_number, guild_id, channel_id, ruleset, "
+            "INSERT INTO sets (set_id, match_id, set_number, guild_id, channel_id, ruleset, "
             "attacker_id, defender_id, status, ply, to_move_id, winner_side, winner_id, reason, "
             "started_us, finished_us, deadline_us, reminder_us) VALUES (?, ?, ?, ?, ?, "
             "'brandubh', ?, ?, 'finished', ?, ?, ?, ?, 'king_captured', ?, ?, 0, 0)",
@@ -207,7 +207,7 @@ def populate_active(path: Path, count: int, plies: int, seed: int) -> int:
             )
             to_move = 10 if len(moves) % 2 == 0 else 10 + index
             raw.execute(
-                "INSERT INTO games (game_id, match_id, set_number, guild_id, channel_id, ruleset, "
+                "INSERT INTO sets (set_id, match_id, set_number, guild_id, channel_id, ruleset, "
                 "attacker_id, defender_id, ply, to_move_id, started_us, deadline_us, reminder_us) "
                 "VALUES (?, ?, 1, ?, ?, 'brandubh', 10, ?, ?, ?, 0, ?, ?)",
                 (index, index, GUILD, index, 10 + index, len(moves), to_move, DAY_US, DAY_US),

@@ -78,37 +78,37 @@ class Timers:
             if active.computer_to_move:
                 self.bot.flow.start_computer_turn(active)
 
-    def computer_stalled(self, game_id: int, ply: int) -> bool:
+    def computer_stalled(self, set_id: int, ply: int) -> bool:
         """The computer gave up on its move at ``ply``: try again later.
 
         True the first time at this ply (the players have not been told yet).
         """
-        previous = self._stalled.get(game_id)
+        previous = self._stalled.get(set_id)
         if previous is None or previous.ply != ply:
-            self._stalled[game_id] = _Stalled(ply, self.bot.clock() + STALLED_RETRY, STALLED_RETRY)
+            self._stalled[set_id] = _Stalled(ply, self.bot.clock() + STALLED_RETRY, STALLED_RETRY)
             return True
         wait = min(previous.wait * 2, STALLED_RETRY_MAX)
-        self._stalled[game_id] = _Stalled(ply, self.bot.clock() + wait, wait)
+        self._stalled[set_id] = _Stalled(ply, self.bot.clock() + wait, wait)
         return False
 
-    def computer_unstalled(self, game_id: int) -> None:
-        """The computer moved in ``game_id``: forget any earlier failure."""
-        self._stalled.pop(game_id, None)
+    def computer_unstalled(self, set_id: int) -> None:
+        """The computer moved in ``set_id``: forget any earlier failure."""
+        self._stalled.pop(set_id, None)
 
     async def retry_stalled(self, now: datetime) -> None:
         """Start again the computer turns that failed and whose retry time has come."""
-        for game_id, stalled in list(self._stalled.items()):
+        for set_id, stalled in list(self._stalled.items()):
             if stalled.retry_at is None or stalled.retry_at > now:
                 continue
             try:
-                active = await self.bot.services.games.get(game_id)
+                active = await self.bot.services.games.get(set_id)
             except NoGameHere:
-                del self._stalled[game_id]
+                del self._stalled[set_id]
                 continue
             if not active.computer_to_move or active.ply != stalled.ply:
-                del self._stalled[game_id]
+                del self._stalled[set_id]
                 continue
-            self._stalled[game_id] = _Stalled(stalled.ply, None, stalled.wait)
+            self._stalled[set_id] = _Stalled(stalled.ply, None, stalled.wait)
             self.bot.flow.start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
@@ -149,7 +149,7 @@ class Timers:
                 )
             posted = await self._post(active.channel_id, reminder, ping=active.player_to_move)
             if not posted:  # Discord refused it: the next check tries again
-                await services.games.reminder_not_posted(active.game_id, active.ply)
+                await services.games.reminder_not_posted(active.set_id, active.ply)
         await self.bot.flow.takebacks.lapse()
         await self.bot.flow.outbox.deliver()
         await self.bot.puzzles.post_daily(now)
@@ -159,7 +159,7 @@ class Timers:
             try:
                 await self.bot.flow.announce_set_end(end)
             except discord.HTTPException as error:
-                _log.warning("Could not announce timeout in game %s: %s", end.game.game_id, error)
+                _log.warning("Could not announce timeout in game %s: %s", end.game.set_id, error)
 
     async def _archive(self, match_id: int, thread_id: int) -> None:
         """Archive a finished match's thread (its grace period is over)."""

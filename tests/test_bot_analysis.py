@@ -93,7 +93,7 @@ async def test_analysis_refused_for_a_set_of_a_match_in_progress(table: Harness)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
     assert table.bot is not None
     [first] = [g for g in await table.bot.services.games.active()]
-    reply = await table.reply_text(table.alice, "analyse", {"game": first.game_id - 1})
+    reply = await table.reply_text(table.alice, "analyse", {"game": first.set_id - 1})
     assert reply.ephemeral
     assert "match is still being played (set 2)" in reply.content
 

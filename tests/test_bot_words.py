@@ -101,8 +101,8 @@ async def test_export_gives_the_whole_match(table: Harness) -> None:
     record = exported.attachments[0].data.decode()
     assert "[set:1/2]" in record
     assert "[set:2/2]" in record
-    game_id = int(record.split("[game-id:")[1].split("]")[0])
-    by_id = await table.reply_text(table.carol, "export", {"game": game_id})
+    set_id = int(record.split("[game-id:")[1].split("]")[0])
+    by_id = await table.reply_text(table.carol, "export", {"game": set_id})
     assert by_id.attachments[0].data == exported.attachments[0].data
 
 
@@ -111,9 +111,9 @@ async def test_export_by_id_refuses_a_game_in_progress_or_unknown(table: Harness
     await table.challenge_accepted(table.alice, table.bob)
     exported = await table.reply_text(table.carol, "export")
     record = exported.attachments[0].data.decode()
-    game_id = int(record.split("[game-id:")[1].split("]")[0])
-    playing = await table.reply_text(table.carol, "export", {"game": game_id})
-    assert playing.content == f"Game {game_id} is still being played: export it after."
+    set_id = int(record.split("[game-id:")[1].split("]")[0])
+    playing = await table.reply_text(table.carol, "export", {"game": set_id})
+    assert playing.content == f"Game {set_id} is still being played: export it after."
     unknown = await table.reply_text(table.carol, "export", {"game": 999999})
     assert unknown.content == "There is no game 999999 in this server."
 

@@ -31,7 +31,7 @@ async def _history(services: Services) -> None:
     for name, user in (("Alice", ALICE), ("Bob", BOB), ("Carol", CAROL)):
         await services.players.remember(user, name)
     for channel, (winner, loser) in ((2000, (ALICE, BOB)), (2001, (ALICE, CAROL))):
-        challenge = await services.challenges.create(GUILD, channel, winner, loser, sets=1)
+        challenge = await services.challenges.create(GUILD, channel, winner, loser, sets_total=1)
         await services.challenges.accept(challenge.challenge_id, loser)
         await services.games.play(channel, winner, "d1-c1")
         await services.games.play(channel, loser, "d3-a3")  # moved: the set is rated
@@ -88,7 +88,7 @@ async def test_a_copied_database_plays_on(
         assert await after.standings.player_stats(GUILD, ALICE) == stats
         game = await after.games.in_channel(PLAYING)
         assert game is not None
-        assert (game.game_id, game.ply, game.player_to_move) == (playing.game_id, 3, CAROL)
+        assert (game.set_id, game.ply, game.player_to_move) == (playing.set_id, 3, CAROL)
         assert game.deadline == playing.deadline
         assert [c.channel_id for c in await after.challenges.pending()] == [WAITING]
         await after.games.play(PLAYING, CAROL, "c4-c5")  # the takeback request lapses
@@ -96,7 +96,7 @@ async def test_a_copied_database_plays_on(
         # New rows get new ids after the copied ones.
         fresh = await after.challenges.create(GUILD, 3002, ALICE, BOB)
         accepted = await after.challenges.accept(fresh.challenge_id, BOB)
-        assert accepted.game_id > game.game_id
+        assert accepted.set_id > game.set_id
         # The copied move timer still ends the game on time.
         ended = await after.games.time_out_due(clock.advance(timedelta(hours=2)))
         assert PLAYING in {end.game.channel_id for end in ended}

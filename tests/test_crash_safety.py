@@ -35,11 +35,11 @@ async def main(path, seed):
     while True:
         game = await services.games.in_channel(7)
         if game is None:
-            challenge = await services.challenges.create(5, 7, 1, 2, sets=2)
+            challenge = await services.challenges.create(5, 7, 1, 2, sets_total=2)
             game = await services.challenges.accept(challenge.challenge_id, 2)
         move = str(rng.choice(game.game.legal_moves()))
         result = await services.games.play(7, game.player_to_move, move, confirm_repetition=True)
-        print("ack", result.game.game_id, result.record.ply, move, flush=True)
+        print("ack", result.game.set_id, result.record.ply, move, flush=True)
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
@@ -88,22 +88,22 @@ def test_kill_nine_loses_no_acknowledged_move(tmp_path: Path) -> None:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = {
             (int(g), int(p)): str(n)
-            for g, p, n in raw.execute("SELECT game_id, ply, notation FROM moves")
+            for g, p, n in raw.execute("SELECT set_id, ply, notation FROM moves")
         }
-        for game_id, ply, notation in acked:
-            assert stored.get((game_id, ply)) == notation, (game_id, ply, notation)
-        for game_id, ply, status, reason, match_id, set_number in raw.execute(
-            "SELECT game_id, ply, status, reason, match_id, set_number FROM games"
+        for set_id, ply, notation in acked:
+            assert stored.get((set_id, ply)) == notation, (set_id, ply, notation)
+        for set_id, ply, status, reason, match_id, set_number in raw.execute(
+            "SELECT set_id, ply, status, reason, match_id, set_number FROM sets"
         ):
-            plies = sorted(p for g, p in stored if g == game_id)
-            assert plies == list(range(ply)), f"game {game_id} has a torn move list"
+            plies = sorted(p for g, p in stored if g == set_id)
+            assert plies == list(range(ply)), f"game {set_id} has a torn move list"
             assert (status == "active") == (reason is None)
             if status == "finished" and set_number == 1:
                 sets = raw.execute(
-                    "SELECT count(*) FROM games WHERE match_id = ?", (match_id,)
+                    "SELECT count(*) FROM sets WHERE match_id = ?", (match_id,)
                 ).fetchone()[0]
                 assert sets == 2, f"match {match_id} ended set 1 without starting set 2"
-        active = raw.execute("SELECT count(*) FROM games WHERE status = 'active'").fetchone()[0]
+        active = raw.execute("SELECT count(*) FROM sets WHERE status = 'active'").fetchone()[0]
         assert active <= 1
 
     async def recover() -> int:

@@ -17,7 +17,7 @@ async def start(services: Services, channel: int, ruleset: str) -> None:
     await services.players.remember(ALICE, "Alice")
     await services.players.remember(BOB, "Bob")
     challenge = await services.challenges.create(
-        GUILD, channel, ALICE, BOB, sets=1, ruleset=ruleset
+        GUILD, channel, ALICE, BOB, sets_total=1, ruleset=ruleset
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
 

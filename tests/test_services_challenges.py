@@ -50,7 +50,7 @@ async def test_only_the_opponent_can_accept(services: Services) -> None:
 async def test_challenger_side_sets_who_attacks_first(services: Services) -> None:
     """A challenger who picks the defenders defends in set 1."""
     challenge = await services.challenges.create(
-        GUILD, CHANNEL, ALICE, BOB, challenger_side=Side.DEFENDERS, sets=1
+        GUILD, CHANNEL, ALICE, BOB, challenger_side=Side.DEFENDERS, sets_total=1
     )
     game = await services.challenges.accept(challenge.challenge_id, BOB)
     assert (game.attacker_id, game.defender_id, game.sets_total) == (BOB, ALICE, 1)
@@ -189,7 +189,7 @@ async def test_bad_options_are_refused_with_a_reason(services: Services) -> None
     with pytest.raises(InvalidOption, match="ruleset"):
         await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, ruleset="chess")
     with pytest.raises(InvalidOption, match="sets"):
-        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets=3)
+        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=3)
     with pytest.raises(InvalidOption, match="level"):
         await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, level=9)
     with pytest.raises(InvalidOption, match="time per move"):

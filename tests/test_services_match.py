@@ -33,7 +33,7 @@ async def start(services: Services, channel: int = CHANNEL, sets: int = 2) -> Ac
     """Alice challenges Bob in ``channel`` and Bob accepts; Alice attacks in set 1."""
     await services.players.remember(ALICE, "Alice")
     await services.players.remember(BOB, "Bob")
-    challenge = await services.challenges.create(GUILD, channel, ALICE, BOB, sets=sets)
+    challenge = await services.challenges.create(GUILD, channel, ALICE, BOB, sets_total=sets)
     return await services.challenges.accept(challenge.challenge_id, BOB)
 
 
@@ -190,7 +190,7 @@ async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: S
     first = await start(services)
     await services.games.resign(CHANNEL, BOB)
     with pytest.raises(NoGameHere, match="already over"):
-        await services.games.resign(CHANNEL, ALICE, game_id=first.game_id)
+        await services.games.resign(CHANNEL, ALICE, set_id=first.set_id)
     second = await services.games.in_channel(CHANNEL)
     assert second is not None
     assert second.set_number == 2
@@ -305,7 +305,7 @@ async def test_restart_recovers_games_in_different_sets(database: str, clock: Fa
 
 async def test_computer_games_are_recorded_but_not_rated(services: Services) -> None:
     """A match against the computer plays out with no rating change and no leaderboard row."""
-    game = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, sets=1)
+    game = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, sets_total=1)
     assert game.player_to_move == ALICE
     assert not game.computer_to_move
     moves = ATTACKERS_CAPTURE_KING
@@ -314,14 +314,14 @@ async def test_computer_games_are_recorded_but_not_rated(services: Services) -> 
         if ply % 2 == 0:
             result = await services.games.play(CHANNEL, ALICE, move)
         else:
-            result = await services.games.play_computer_move(game.game_id, move, ply)
+            result = await services.games.play_computer_move(game.set_id, move, ply)
     assert result is not None
     assert result.set_end is not None
     assert result.set_end.rating_changes == ()
     assert result.set_end.match_end is not None
     assert not result.set_end.match_end.rated
     assert (await services.standings.leaderboard(GUILD)).total == 0
-    exported = await services.games.export(game_id=game.game_id)
+    exported = await services.games.export(set_id=game.set_id)
     assert "d1-c1" in exported.record
 
 
@@ -331,9 +331,9 @@ async def test_computer_move_against_an_old_ply_is_stale(services: Services) -> 
         GUILD, CHANNEL, ALICE, COMPUTER, human_side=Side.DEFENDERS
     )
     assert game.computer_to_move
-    await services.games.play_computer_move(game.game_id, "d1-c1", 0)
+    await services.games.play_computer_move(game.set_id, "d1-c1", 0)
     with pytest.raises(StaleGameError):
-        await services.games.play_computer_move(game.game_id, "d2-c2", 0)
+        await services.games.play_computer_move(game.set_id, "d2-c2", 0)
 
 
 async def test_abort_ends_the_match_unrated(services: Services) -> None:

@@ -27,7 +27,7 @@ async def test_empty_file_is_migrated_to_the_latest_schema(db_path: Path) -> Non
     version = await database.stored_version()
     await database.close()
     assert version == schema_version() == migrations()[-1][0]
-    assert {"players", "games", "moves", "matches", "challenges", "ratings"} <= _tables(db_path)
+    assert {"players", "sets", "moves", "matches", "challenges", "ratings"} <= _tables(db_path)
 
 
 async def test_zero_byte_file_is_treated_as_empty(db_path: Path) -> None:
@@ -46,7 +46,8 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
     old = await Database.open(db_path, target_version=version)
     assert await old.stored_version() == version
     await old.close()
-    # Play on the old schema through SQL the old version had (players, matches, games, moves).
+    # Play on the old schema through SQL the old version had (players, matches, games, moves;
+    # `games` became `sets` in schema 10).
     with sqlite3.connect(db_path) as raw:
         raw.execute("INSERT INTO players VALUES (?, 'Alice', 0), (?, 'Bob', 0)", (ALICE, BOB))
         raw.execute(
@@ -134,7 +135,7 @@ async def test_the_database_refuses_a_second_game_in_a_channel(services: Service
     with pytest.raises(ConstraintViolated):
         async with services.database.transaction() as db:
             await db.execute(
-                "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, "
+                "INSERT INTO sets (match_id, set_number, guild_id, channel_id, ruleset, "
                 "attacker_id, defender_id, to_move_id, started_us, deadline_us, reminder_us) "
                 "VALUES (1, 2, ?, ?, 'brandubh', ?, ?, ?, 0, 0, 0)",
                 (GUILD, CHANNEL, BOB, ALICE, BOB),

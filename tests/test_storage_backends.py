@@ -105,7 +105,7 @@ async def test_a_resignation_racing_a_move_in_another_process_never_loses_either
         )
         resigned = results[1]
         assert not isinstance(resigned, BaseException), resigned
-        exported = await one.games.export(game_id=resigned.game.game_id)
+        exported = await one.games.export(set_id=resigned.game.set_id)
         moved = not isinstance(results[0], BaseException)
         assert len(exported.game.records) == (1 if moved else 0)
         assert resigned.moves == len(exported.game.records)
@@ -141,3 +141,67 @@ async def test_each_process_drives_only_the_servers_of_its_shards(
     finally:
         await shard_0.close()
         await shard_1.close()
+
+
+async def test_schema_10_renames_games_to_sets_keeping_a_set_in_progress(
+    database: str, clock: FakeClock
+) -> None:
+    """A database of schema 9 (the table still called ``games``) with a set in progress is
+    migrated; the set, its moves and its owed board survive under the new names, and the
+    recreated triggers still advance the set and fill the outbox when play goes on."""
+    old = await Database.open(database, target_version=9)
+    try:
+        async with old.transaction() as db:
+            await db.execute(
+                "INSERT INTO players VALUES (?, 'Alice', 0), (?, 'Bob', 0)", (ALICE, BOB)
+            )
+            await db.execute(
+                "INSERT INTO matches (guild_id, channel_id, player1_id, player2_id, "
+                "player1_side, ruleset, sets_total, time_per_move_us, rated, started_us) "
+                "VALUES (?, ?, ?, ?, 'attackers', 'brandubh', 2, 86400000000, 1, 0)",
+                (GUILD, CHANNEL, ALICE, BOB),
+            )
+            await db.execute(
+                "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, "
+                "attacker_id, defender_id, to_move_id, started_us, deadline_us, reminder_us) "
+                "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, ?, 0, 0, 0)",
+                (GUILD, CHANNEL, ALICE, BOB, ALICE),
+            )
+            await db.execute(
+                "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
+                "VALUES (1, 0, 'd1-c1', '', ?, 0)",
+                (ALICE,),
+            )
+    finally:
+        await old.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        assert await services.database.stored_version() == schema_version(services.database.dialect)
+        game = await services.games.in_channel(CHANNEL)
+        assert game is not None
+        assert [str(r.move) for r in game.game.records] == ["d1-c1"]
+        assert game.player_to_move == BOB
+        await services.games.play(CHANNEL, BOB, "d3-a3")
+        after = await services.games.in_channel(CHANNEL)
+        assert after is not None
+        assert (after.set_id, after.ply, after.player_to_move) == (game.set_id, 2, ALICE)
+        async with services.database.snapshot() as db:
+            owed = await db.fetch_all("SELECT set_id, ply FROM announcements ORDER BY ply")
+        assert [tuple(row) for row in owed] == [(game.set_id, 1), (game.set_id, 2)]
+        # Nothing in the catalog is still named after games.
+        async with services.database.snapshot() as db:
+            if services.database.dialect is Dialect.SQLITE:
+                names = await db.fetch_all("SELECT name FROM sqlite_master")
+            else:
+                names = await db.fetch_all(
+                    "SELECT relname FROM pg_class "
+                    "WHERE relnamespace = current_schema()::regnamespace "
+                    "UNION ALL SELECT conname FROM pg_constraint "
+                    "WHERE connamespace = current_schema()::regnamespace "
+                    "UNION ALL SELECT tgname FROM pg_trigger WHERE NOT tgisinternal "
+                    "UNION ALL SELECT proname FROM pg_proc "
+                    "WHERE pronamespace = current_schema()::regnamespace"
+                )
+        assert [row[0] for row in names if "game" in row[0]] == []
+    finally:
+        await services.close()

@@ -106,7 +106,7 @@ class Challenge(commands.Cog):
                 bot.user.id,
                 level=level or DEFAULT_LEVEL,
                 ruleset=rules,
-                sets=sets,
+                sets_total=sets,
                 human_side=my_side,
                 time_per_move=per_move,
             )
@@ -125,7 +125,7 @@ class Challenge(commands.Cog):
             interaction.user.id,
             opponent.id,
             ruleset=rules,
-            sets=sets,
+            sets_total=sets,
             challenger_side=my_side,
             time_per_move=per_move,
             opponent_is_bot=opponent.bot,

@@ -105,7 +105,7 @@ class Play(commands.Cog):
         lang = await self.bot.flow.server_language(interaction.guild_id)
         exported = await self.bot.services.games.export_match(
             interaction.guild_id,
-            game_id=game,
+            set_id=game,
             channel_id=None if game is not None else interaction.channel_id,
         )
 
@@ -134,7 +134,7 @@ class Play(commands.Cog):
                     description=lang._(
                         "An animation of set {number} (game {game}), one frame per move.",
                         number=number,
-                        game=one.game_id,
+                        game=one.set_id,
                     ),
                 )
             )
@@ -145,7 +145,7 @@ class Play(commands.Cog):
                 "(games {games}).",
                 len(exported.sets),
                 match=exported.match_id,
-                games=", ".join(str(one.game_id) for one in exported.sets),
+                games=", ".join(str(one.set_id) for one in exported.sets),
             ),
             files=files,
         )

@@ -48,7 +48,7 @@ class AnalysisFlow:
         self.bot = bot
         self._running: dict[int, asyncio.Future[GameReview]] = {}
 
-    async def analyse(self, interaction: discord.Interaction[Any], game_id: int | None) -> None:
+    async def analyse(self, interaction: discord.Interaction[Any], set_id: int | None) -> None:
         """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
         assert interaction.guild_id is not None
         # Choosing is a quick read: a refusal is answered privately before anything is deferred.
@@ -56,8 +56,8 @@ class AnalysisFlow:
             interaction,
             self.bot.services.analyses.choose(
                 interaction.guild_id,
-                game_id=game_id,
-                channel_id=None if game_id is not None else interaction.channel_id,
+                set_id=set_id,
+                channel_id=None if set_id is not None else interaction.channel_id,
             ),
         )
         if not interaction.response.is_done():
@@ -70,7 +70,7 @@ class AnalysisFlow:
                 await interaction.edit_original_response(
                     content=lang._(
                         "Analysing game {game}… {percent} %",
-                        game=chosen.game_id,
+                        game=chosen.set_id,
                         percent=round(done * 100),
                     )
                 )
@@ -83,16 +83,16 @@ class AnalysisFlow:
         files = [
             discord.File(
                 io.BytesIO(graph),
-                filename=f"analysis-{chosen.game_id}.png",
+                filename=f"analysis-{chosen.set_id}.png",
                 description=graph_alt_text(chosen, review, lang),
             ),
             discord.File(
                 io.BytesIO(replay),
-                filename=f"analysis-{chosen.game_id}.gif",
+                filename=f"analysis-{chosen.set_id}.gif",
                 description=lang._(
                     "A replay of game {game}; before each marked move the played move is a red "
                     "arrow and the better move a green one.",
-                    game=chosen.game_id,
+                    game=chosen.set_id,
                 ),
             ),
         ]
@@ -106,18 +106,18 @@ class AnalysisFlow:
         stored = await self.bot.services.analyses.stored(chosen, nodes)
         if stored is not None:
             return stored
-        running = self._running.get(chosen.game_id)
+        running = self._running.get(chosen.set_id)
         if running is not None:
             return await asyncio.shield(running)
         task = asyncio.ensure_future(self._search(chosen, nodes, progress))
-        self._running[chosen.game_id] = task
+        self._running[chosen.set_id] = task
         try:
             return await asyncio.shield(task)
         finally:
             if task.done():
-                self._running.pop(chosen.game_id, None)
+                self._running.pop(chosen.set_id, None)
             else:
-                task.add_done_callback(lambda _: self._running.pop(chosen.game_id, None))
+                task.add_done_callback(lambda _: self._running.pop(chosen.set_id, None))
 
     async def _search(
         self, chosen: SetToAnalyse, nodes: int, progress: Progress | None
@@ -156,7 +156,7 @@ def _pictures(
         marked,
         attacker_name=chosen.attacker_name or None,
         defender_name=chosen.defender_name or None,
-        title=lang._("Game {game}: win chance", game=chosen.game_id),
+        title=lang._("Game {game}: win chance", game=chosen.set_id),
         words=lang,
     )
     annotations = [
@@ -257,12 +257,12 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
     if chosen.sets_total > 1:
         title = lang._(
             "**Analysis of game {game}**, set {number} of {total}",
-            game=chosen.game_id,
+            game=chosen.set_id,
             number=chosen.set_number,
             total=chosen.sets_total,
         )
     else:
-        title = lang._("**Analysis of game {game}**", game=chosen.game_id)
+        title = lang._("**Analysis of game {game}**", game=chosen.set_id)
     sentences = [
         lang._(
             "{attackers} (attackers) vs {defenders} (defenders).",
@@ -312,7 +312,7 @@ def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = EN
     text = lang._(
         "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "
         "the end.",
-        game=chosen.game_id,
+        game=chosen.set_id,
         start=start,
         end=end,
     )

@@ -167,9 +167,7 @@ class GameFlow:
             assert active is not None
             confirm_view = discord.ui.View(timeout=None)
             confirm_view.add_item(
-                ConfirmRepetition(
-                    active.game_id, active.ply, warning.move_text, reader(interaction)
-                )
+                ConfirmRepetition(active.set_id, active.ply, warning.move_text, reader(interaction))
             )
             await _update_or_answer(
                 interaction, reader(interaction).render(warning.text), confirm_view, is_component
@@ -220,7 +218,7 @@ class GameFlow:
                 terms.computer_id,
                 level=terms.computer_level or 3,
                 ruleset=terms.ruleset,
-                sets=terms.sets_total,
+                sets_total=terms.sets_total,
                 human_side=side,
                 time_per_move=terms.time_per_move,
                 parent_channel_id=terms.parent_channel_id,
@@ -253,7 +251,7 @@ class GameFlow:
             user,
             other,
             ruleset=terms.ruleset,
-            sets=terms.sets_total,
+            sets_total=terms.sets_total,
             challenger_side=side,
             time_per_move=terms.time_per_move,
         )
@@ -322,7 +320,7 @@ class GameFlow:
 
     async def announced(self, active: ActiveGame, message_id: int | None) -> None:
         """The board after ``active``'s last move is out: the outbox need not post it."""
-        await self.bot.services.announcements.delivered(active.game_id, active.ply, message_id)
+        await self.bot.services.announcements.delivered(active.set_id, active.ply, message_id)
 
     async def went_live(self, channel_id: int, message_id: int | None) -> None:
         """``message_id`` is the game's newest board: the board before it loses its buttons."""
@@ -584,7 +582,7 @@ class GameFlow:
         """
         self.bot.spawn(
             self.computer_turn(active, reply_in=reply_in),
-            name=f"computer-move-{active.game_id}-{active.ply}",
+            name=f"computer-move-{active.set_id}-{active.ply}",
         )
 
     async def _replace_or_send(
@@ -639,11 +637,11 @@ class GameFlow:
                 return  # shutting down: the turn resumes at the next start
             except Exception:
                 _log.exception(
-                    "The computer failed to move in game %s (try %d)", active.game_id, attempt
+                    "The computer failed to move in game %s (try %d)", active.set_id, attempt
                 )
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
-            if self.bot.timers.computer_stalled(active.game_id, active.ply):
+            if self.bot.timers.computer_stalled(active.set_id, active.ply):
                 lang = await self.server_language(active.guild_id)
                 await channel.send(
                     lang._(
@@ -652,13 +650,13 @@ class GameFlow:
                     )
                 )
             return
-        self.bot.timers.computer_unstalled(active.game_id)
+        self.bot.timers.computer_unstalled(active.set_id)
         try:
             result = await self.bot.services.games.play_computer_move(
-                active.game_id, move, expected_ply=active.ply
+                active.set_id, move, expected_ply=active.ply
             )
         except (StaleGameError, NoGameHere):
-            _log.info("Game %s moved on while the computer thought; move dropped", active.game_id)
+            _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
             return
         lang = await self.server_language(active.guild_id)
         headline, names = await self.headline_for(result, lang)

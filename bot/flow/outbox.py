@@ -36,17 +36,17 @@ class Outbox:
         services = self.flow.bot.services
         for row in await services.announcements.due():
             try:
-                message_id = await self._post_owed_board(row.game_id, row.ply, row.channel_id)
+                message_id = await self._post_owed_board(row.set_id, row.ply, row.channel_id)
             except discord.HTTPException as error:
                 _log.info(
-                    "Board of game %s at ply %s not posted yet: %s", row.game_id, row.ply, error
+                    "Board of game %s at ply %s not posted yet: %s", row.set_id, row.ply, error
                 )
                 await services.announcements.failed(row)
                 continue
-            await services.announcements.delivered(row.game_id, row.ply, message_id)
+            await services.announcements.delivered(row.set_id, row.ply, message_id)
 
-    async def _post_owed_board(self, game_id: int, ply: int, channel_id: int) -> int | None:
-        """Post the board of ``game_id`` as it stood after move ``ply``; None if superseded.
+    async def _post_owed_board(self, set_id: int, ply: int, channel_id: int) -> int | None:
+        """Post the board of ``set_id`` as it stood after move ``ply``; None if superseded.
 
         The board of the current position carries the buttons; a board owed for an earlier
         move (several moves were made while Discord was unreachable) shows that move's position,
@@ -56,7 +56,7 @@ class Outbox:
         channel = self.flow.bot.get_partial_messageable(channel_id)
         lang = await self.flow.channel_language(channel_id)
         try:
-            active: ActiveGame | None = await services.games.get(game_id)
+            active: ActiveGame | None = await services.games.get(set_id)
         except NoGameHere:
             active = None
         if active is not None and active.ply == ply:
@@ -72,7 +72,7 @@ class Outbox:
             )
             await self.flow.went_live(channel_id, sent.id)
             return sent.id
-        exported = await services.games.export(game_id=game_id)
+        exported = await services.games.export(set_id=set_id)
         game = exported.game
         if game.ply < ply:
             return None  # taken back: that move is no longer part of the game

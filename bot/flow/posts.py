@@ -200,9 +200,9 @@ async def board_post(
     view: discord.ui.View | None = None
     if with_turn:
         view = discord.ui.View(timeout=None)
-        view.add_item(MoveButton(active.game_id, lang))
-        view.add_item(TakebackButton(active.game_id, lang))
-        view.add_item(ResignButton(active.game_id, lang))
+        view.add_item(MoveButton(active.set_id, lang))
+        view.add_item(TakebackButton(active.set_id, lang))
+        view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
     return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings)
 

@@ -53,7 +53,7 @@ class TakebackFlow:
             )
             await self.flow.went_live(channel_id, message_id)
             return
-        active = await services.games.get(asked.game_id)
+        active = await services.games.get(asked.set_id)
         opponent = active.defender_id if user == active.attacker_id else active.attacker_id
         last = active.game.last_record
         move = str(last.move) if last is not None else "?"

@@ -50,7 +50,7 @@ from bot.services.standings import StandingsService
 from bot.services.takebacks import TakebackService
 from bot.shards import Shards
 from bot.storage import Database
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 
 __all__ = [
     "CHALLENGE_LIFETIME",

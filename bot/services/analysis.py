@@ -14,7 +14,7 @@ from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, StillPlaying
 from bot.services.games import GameService
-from bot.storage import Database, analyses, games
+from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
 from engine import Game, Outcome
 from engine.analysis import ANALYSIS_NODES, GameReview, PositionScore, judge_game
@@ -29,7 +29,7 @@ MIN_NODES = 20_000
 class SetToAnalyse:
     """A finished set, with what the analysis's pictures and text name."""
 
-    game_id: int
+    set_id: int
     game: Game = field(compare=False, repr=False)
     attacker_name: str
     defender_name: str
@@ -52,16 +52,16 @@ class AnalysisService:
         self._games = games_service
 
     async def choose(
-        self, guild_id: int, *, game_id: int | None = None, channel_id: int | None = None
+        self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
     ) -> SetToAnalyse:
-        """The set ``game_id`` of this server, or the newest finished set of ``channel_id``.
+        """The set ``set_id`` of this server, or the newest finished set of ``channel_id``.
 
         Raises NoGameHere when there is none, StillPlaying while its match goes on.
         """
         async with self._database.snapshot() as db:
-            if game_id is None:
+            if set_id is None:
                 assert channel_id is not None
-                active = await games.active_in_channel(db, channel_id)
+                active = await sets.active_in_channel(db, channel_id)
                 if active is not None:
                     raise StillPlaying(
                         _(
@@ -69,38 +69,38 @@ class AnalysisService:
                             "is over."
                         )
                     )
-                game_id = await analyses.latest_finished_in_channel(db, channel_id)
-                if game_id is None:
+                set_id = await analyses.latest_finished_in_channel(db, channel_id)
+                if set_id is None:
                     raise NoGameHere(
                         _(
                             "No game has finished in this channel yet: give a finished game's "
                             "number, or `/games` lists where the games are."
                         )
                     )
-            row = await games.game(db, game_id)
+            row = await sets.by_id(db, set_id)
             if row is None or row.guild_id != guild_id:
-                raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
-            if row.status == games.ACTIVE:
+                raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
+            if row.status == sets.ACTIVE:
                 raise StillPlaying(
-                    _("Game {game} is still being played: analyse it after.", game=game_id)
+                    _("Game {game} is still being played: analyse it after.", game=set_id)
                 )
-            playing = await analyses.match_in_progress(db, game_id)
+            playing = await analyses.match_in_progress(db, set_id)
             if playing is not None:
                 raise StillPlaying(
                     _(
                         "Game {game}'s match is still being played (set {set}): analyse it once "
                         "the match is over.",
-                        game=game_id,
+                        game=set_id,
                         set=playing,
                     )
                 )
-        exported = await self._games.export(game_id=game_id)
+        exported = await self._games.export(set_id=set_id)
         if not exported.game.records:
             raise NoGameHere(
-                _("Game {game} ended before any move: there is nothing to analyse.", game=game_id)
+                _("Game {game} ended before any move: there is nothing to analyse.", game=set_id)
             )
         return SetToAnalyse(
-            game_id=game_id,
+            set_id=set_id,
             game=exported.game,
             attacker_name=exported.attacker_name,
             defender_name=exported.defender_name,
@@ -112,7 +112,7 @@ class AnalysisService:
     async def stored(self, chosen: SetToAnalyse, nodes: int) -> GameReview | None:
         """The stored review of ``chosen`` made with ``nodes`` per position, if there is one."""
         async with self._database.snapshot() as db:
-            row = await analyses.load(db, chosen.game_id)
+            row = await analyses.load(db, chosen.set_id)
         if row is None or row.nodes != nodes or len(row.scores) != chosen.game.ply + 1:
             return None
         return judge_game(chosen.game, [PositionScore.parse(line) for line in row.scores])
@@ -123,7 +123,7 @@ class AnalysisService:
         """Keep the positions' scores of ``chosen``; return the review they make."""
         review = judge_game(chosen.game, scores)
         row = analyses.AnalysisRow(
-            chosen.game_id, nodes, tuple(str(score) for score in scores), to_us(self._clock())
+            chosen.set_id, nodes, tuple(str(score) for score in scores), to_us(self._clock())
         )
         async with self._database.transaction() as db:
             await analyses.save(db, row)

@@ -13,7 +13,7 @@ from bot.services.clock import Clock
 from bot.shards import Shards
 from bot.storage import Database, announcements
 from bot.storage.announcements import AnnouncementRow
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
 RETRY_FIRST = timedelta(seconds=1)
@@ -29,10 +29,10 @@ class AnnouncementService:
         self._clock = clock
         self._shards = shards
 
-    async def delivered(self, game_id: int, ply: int, message_id: int | None) -> None:
-        """The board of ``game_id`` at ``ply`` is out (or superseded): never post it again."""
+    async def delivered(self, set_id: int, ply: int, message_id: int | None) -> None:
+        """The board of ``set_id`` at ``ply`` is out (or superseded): never post it again."""
         async with self._database.transaction() as db:
-            await announcements.delivered(db, game_id, ply, message_id, to_us(self._clock()))
+            await announcements.delivered(db, set_id, ply, message_id, to_us(self._clock()))
 
     async def due(self, limit: int = 20) -> list[AnnouncementRow]:
         """Boards that should have been posted by now and were not, oldest first."""
@@ -43,4 +43,4 @@ class AnnouncementService:
         """Posting ``row`` failed: try again after a pause that doubles with every failure."""
         pause = min(RETRY_FIRST * (2**row.attempts), RETRY_MAX)
         async with self._database.transaction() as db:
-            await announcements.failed(db, row.game_id, row.ply, to_us(self._clock() + pause))
+            await announcements.failed(db, row.set_id, row.ply, to_us(self._clock() + pause))

@@ -27,9 +27,9 @@ from bot.services.games import GameService, check_sets
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.shards import Shards
-from bot.storage import Database, challenges, games, players
+from bot.storage import Database, challenges, players, sets
 from bot.storage.challenges import ChallengeRow
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
 
@@ -59,7 +59,7 @@ class ChallengeService:
         opponent_id: int,
         *,
         ruleset: str | None = None,
-        sets: int = 2,
+        sets_total: int = 2,
         challenger_side: Side = Side.ATTACKERS,
         time_per_move: timedelta | None = None,
         opponent_is_bot: bool = False,
@@ -80,11 +80,11 @@ class ChallengeService:
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         name = check_ruleset(ruleset or settings.default_ruleset)
         per_move = check_time_per_move(time_per_move or settings.time_per_move)
-        check_sets(sets)
+        check_sets(sets_total)
         now = self._clock()
         async with self._database.transaction() as db:
             # With threads on, the game will not be played in this channel: it may be busy.
-            if not settings.threads and await games.active_in_channel(db, channel_id) is not None:
+            if not settings.threads and await sets.active_in_channel(db, channel_id) is not None:
                 raise ChannelBusy()
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
@@ -97,7 +97,7 @@ class ChallengeService:
                 challenger_id=challenger_id,
                 opponent_id=opponent_id,
                 ruleset=name,
-                sets_total=sets,
+                sets_total=sets_total,
                 challenger_side=challenger_side.value,
                 time_per_move_us=duration_us(per_move),
                 created_us=to_us(now),
@@ -173,8 +173,8 @@ class ChallengeService:
             )
             await challenges.set_match(db, challenge_id, game.match_id)
             if thread_id is not None and row.message_id is not None:
-                await games.set_thread(db, game.match_id, row.channel_id, row.message_id)
-                reloaded = await games.game(db, game.game_id)
+                await sets.set_thread(db, game.match_id, row.channel_id, row.message_id)
+                reloaded = await sets.by_id(db, game.set_id)
                 assert reloaded is not None
                 game = active_game(reloaded, game.game)
         return game

@@ -82,7 +82,7 @@ class Challenge:
 class ActiveGame:
     """One set of a match, as it stands; ``game`` is the position rebuilt from the move list."""
 
-    game_id: int
+    set_id: int
     match_id: int
     guild_id: int
     channel_id: int
@@ -169,7 +169,7 @@ class RatingChange:
 class SetSummary:
     """A finished set of a match."""
 
-    game_id: int
+    set_id: int
     set_number: int
     attacker_id: int
     defender_id: int
@@ -267,7 +267,7 @@ class Takeback:
     """A player's request to take their last move back, waiting for the opponent."""
 
     takeback_id: int
-    game_id: int
+    set_id: int
     channel_id: int | None
     """Where the game is played (unknown for a request read back to lapse it)."""
     ply: int
@@ -306,7 +306,7 @@ class MatchTerms:
 class GameInProgress:
     """A set being played, as /games lists it."""
 
-    game_id: int
+    set_id: int
     channel_id: int
     ruleset: str
     set_number: int
@@ -336,7 +336,7 @@ class GamesPage:
 class GameSummary:
     """A finished (or aborted) set, for stats and history lists."""
 
-    game_id: int
+    set_id: int
     match_id: int
     set_number: int
     ruleset: str
@@ -394,7 +394,7 @@ class MatchExport:
 class GameExport:
     """A set's full record in OpenTafl notation and the engine game to replay it."""
 
-    game_id: int
+    set_id: int
     record: str
     game: Game = field(compare=False, repr=False)
     attacker_name: str = ""

@@ -40,9 +40,9 @@ from bot.services.errors import (
 from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.shards import Shards
-from bot.storage import Database, announcements, games, players
+from bot.storage import Database, announcements, players, sets
 from bot.storage.connection import Connection
-from bot.storage.games import EVERY, GameRow
+from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import (
     Game,
@@ -81,17 +81,17 @@ class GameService:
     async def in_channel(self, channel_id: int) -> ActiveGame | None:
         """The game in progress in ``channel_id``, or ``None``."""
         async with self._database.snapshot() as db:
-            row = await games.active_in_channel(db, channel_id)
+            row = await sets.active_in_channel(db, channel_id)
             if row is None:
                 return None
             game = await self._load(db, row)
         return active_game(row, game)
 
-    async def get(self, game_id: int) -> ActiveGame:
+    async def get(self, set_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
         async with self._database.snapshot() as db:
-            row = await games.game(db, game_id)
-            if row is None or row.status != games.ACTIVE:
+            row = await sets.by_id(db, set_id)
+            if row is None or row.status != sets.ACTIVE:
                 raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         return active_game(row, game)
@@ -99,16 +99,16 @@ class GameService:
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
         async with self._database.snapshot() as db:
-            rows = await games.active(db, self._shards)
-            move_lists = await games.active_notations(db, self._shards)
+            rows = await sets.active(db, self._shards)
+            move_lists = await sets.active_notations(db, self._shards)
         found = []
         for row in rows:
-            cached = self._cache.get(row.game_id)
+            cached = self._cache.get(row.set_id)
             if cached is not None and cached.ply == row.ply and cached.outcome is None:
                 game = cached
             else:
-                game = replay(row, move_lists.get(row.game_id, []))
-                self._remember(row.game_id, game)
+                game = replay(row, move_lists.get(row.set_id, []))
+                self._remember(row.set_id, game)
             found.append(active_game(row, game))
         return found
 
@@ -123,7 +123,7 @@ class GameService:
         *,
         level: int = 3,
         ruleset: str | None = None,
-        sets: int = 2,
+        sets_total: int = 2,
         human_side: Side = Side.ATTACKERS,
         time_per_move: timedelta | None = None,
         parent_channel_id: int | None = None,
@@ -146,7 +146,7 @@ class GameService:
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         name = check_ruleset(ruleset or settings.default_ruleset)
         per_move = check_time_per_move(time_per_move or settings.time_per_move)
-        check_sets(sets)
+        check_sets(sets_total)
         async with self._database.transaction() as db:
             started = await self.start_match(
                 db,
@@ -156,15 +156,15 @@ class GameService:
                 player2_id=computer_id,
                 player1_side=human_side,
                 ruleset=name,
-                sets_total=sets,
+                sets_total=sets_total,
                 time_per_move=per_move,
                 computer_id=computer_id,
                 computer_level=level,
             )
             if parent_channel_id is None:
                 return started
-            await games.set_thread(db, started.match_id, parent_channel_id, None)
-            row = await games.game(db, started.game_id)
+            await sets.set_thread(db, started.match_id, parent_channel_id, None)
+            row = await sets.by_id(db, started.set_id)
         assert row is not None
         return active_game(row, started.game)
 
@@ -192,10 +192,10 @@ class GameService:
         now_us = to_us(now)
         for user_id in (player1_id, player2_id):
             await players.ensure(db, user_id, now)
-        if await games.active_in_channel(db, channel_id) is not None:
+        if await sets.active_in_channel(db, channel_id) is not None:
             raise ChannelBusy()
-        await games.keep_thread_open(db, channel_id)
-        match_id = await games.insert_match(
+        await sets.keep_thread_open(db, channel_id)
+        match_id = await sets.insert_match(
             db,
             guild_id=guild_id,
             channel_id=channel_id,
@@ -213,7 +213,7 @@ class GameService:
         attacker, defender = (
             (player1_id, player2_id) if player1_side is Side.ATTACKERS else (player2_id, player1_id)
         )
-        game_id = await insert_set(
+        set_id = await insert_set(
             db,
             match_id=match_id,
             set_number=1,
@@ -225,10 +225,10 @@ class GameService:
             time_per_move=time_per_move,
             now=now,
         )
-        row = await games.game(db, game_id)
+        row = await sets.by_id(db, set_id)
         assert row is not None
         game = Game(ruleset)
-        self._remember(game_id, game)
+        self._remember(set_id, game)
         return active_game(row, game)
 
     # ---------------------------------------------------------------- moving
@@ -254,7 +254,7 @@ class GameService:
         move landed first: two racing moves never both land).
         """
         async with self._database.snapshot() as db:
-            row = await games.active_in_channel(db, channel_id)
+            row = await sets.active_in_channel(db, channel_id)
             if row is None:
                 raise NoGameHere()
             game = await self._load(db, row)
@@ -267,16 +267,16 @@ class GameService:
         return await self._apply(row, game, user_id, move_text, confirm_repetition)
 
     async def play_computer_move(
-        self, game_id: int, move_text: str, expected_ply: int
+        self, set_id: int, move_text: str, expected_ply: int
     ) -> MoveResult:
-        """Play the computer's move in game ``game_id``, made against ply ``expected_ply``.
+        """Play the computer's move in game ``set_id``, made against ply ``expected_ply``.
 
         Raises NoGameHere (the game ended meanwhile), StaleGameError (its ply changed),
         NotYourTurn (the human is to move), IllegalMove.
         """
         async with self._database.snapshot() as db:
-            row = await games.game(db, game_id)
-            if row is None or row.status != games.ACTIVE:
+            row = await sets.by_id(db, set_id)
+            if row is None or row.status != sets.ACTIVE:
                 raise NoGameHere(_("That game is over."))
             game = await self._load(db, row)
         if row.ply != expected_ply:
@@ -286,7 +286,7 @@ class GameService:
         return await self._apply(row, game, row.computer_id, move_text, True)
 
     async def _apply(
-        self, row: GameRow, game: Game, player_id: int, move_text: str, confirm_repetition: bool
+        self, row: SetRow, game: Game, player_id: int, move_text: str, confirm_repetition: bool
     ) -> MoveResult:
         trial = game.copy()
         try:
@@ -300,10 +300,10 @@ class GameService:
         now_us = to_us(now)
         captures = "/".join(square_name(sq) for sq in record.captures)
 
-        async def store(db: Connection) -> GameRow:
-            moved = await games.add_move(
+        async def store(db: Connection) -> SetRow:
+            moved = await sets.add_move(
                 db,
-                row.game_id,
+                row.set_id,
                 expected_ply=row.ply,
                 notation=str(record.move),
                 captures=captures,
@@ -323,24 +323,24 @@ class GameService:
             async with self._database.transaction() as db:
                 moved = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
-        self._remember(row.game_id, trial)
+        self._remember(row.set_id, trial)
         if set_end is not None:
             self._remember_next(set_end, fresh)
             return MoveResult(record, set_end.game, set_end)
         return MoveResult(record, active_game(moved, trial))
 
-    async def resign(self, channel_id: int, user_id: int, *, game_id: int | None = None) -> SetEnd:
+    async def resign(self, channel_id: int, user_id: int, *, set_id: int | None = None) -> SetEnd:
         """``user_id`` resigns the current SET (the other player wins it; set 2 still follows).
 
-        ``game_id`` pins the set meant (a button's set): if another set is being played by
+        ``set_id`` pins the set meant (a button's set): if another set is being played by
         then, nothing is resigned. A move landing at the same moment does not stop the
         resignation; it takes effect after that move.
 
-        Raises NoGameHere ("That set is already over." when ``game_id`` or the set that was
+        Raises NoGameHere ("That set is already over." when ``set_id`` or the set that was
         read has ended meanwhile), NotAPlayer.
         """
 
-        def resigned(row: GameRow, game: Game) -> Game:
+        def resigned(row: SetRow, game: Game) -> Game:
             if user_id == row.attacker_id:
                 side = Side.ATTACKERS
             elif user_id == row.defender_id:
@@ -351,14 +351,14 @@ class GameService:
             trial.resign(side)
             return trial
 
-        return await self._end_current(channel_id, game_id, resigned)
+        return await self._end_current(channel_id, set_id, resigned)
 
     async def abort(self, channel_id: int) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
         without ratings (its MatchEnd has ``aborted=True``). A move landing at the same moment
         does not stop the abort. Raises NoGameHere."""
 
-        def aborted(row: GameRow, game: Game) -> Game:
+        def aborted(row: SetRow, game: Game) -> Game:
             trial = game.copy()
             trial.abort()
             return trial
@@ -366,23 +366,23 @@ class GameService:
         return await self._end_current(channel_id, None, aborted)
 
     async def _end_current(
-        self, channel_id: int, game_id: int | None, end: Callable[[GameRow, Game], Game]
+        self, channel_id: int, set_id: int | None, end: Callable[[SetRow, Game], Game]
     ) -> SetEnd:
         """End the channel's set as ``end`` says, again on the new board if a move lands first.
 
-        Only the set first read (or ``game_id``) is ended: if it is over when retrying,
+        Only the set first read (or ``set_id``) is ended: if it is over when retrying,
         NoGameHere says so rather than ending the next set.
         """
         for _attempt in range(END_ATTEMPTS):
             async with self._database.snapshot() as db:
-                row = await games.active_in_channel(db, channel_id)
-                if row is None and game_id is None:
+                row = await sets.active_in_channel(db, channel_id)
+                if row is None and set_id is None:
                     raise NoGameHere()
-                if row is None or (game_id is not None and row.game_id != game_id):
+                if row is None or (set_id is not None and row.set_id != set_id):
                     raise NoGameHere(_("That set is already over."))
                 game = await self._load(db, row)
             ended = end(row, game)
-            game_id = row.game_id
+            set_id = row.set_id
             try:
                 return await self._finish(row, ended)
             except StaleGameError:
@@ -391,13 +391,13 @@ class GameService:
             _("The game kept changing while I tried to end the set: please try again.")
         )
 
-    async def _finish(self, row: GameRow, ended: Game) -> SetEnd:
+    async def _finish(self, row: SetRow, ended: Game) -> SetEnd:
         now = self._clock()
         async with self._database.transaction() as db:
             set_end, fresh = await end_set(db, row, ended, now)
             # The set's end is announced like a move: posted later if it cannot be now.
-            await announcements.owed(db, row.game_id, ended.ply, row.channel_id, to_us(now))
-        self._remember(row.game_id, ended)
+            await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
+        self._remember(row.set_id, ended)
         self._remember_next(set_end, fresh)
         return set_end
 
@@ -408,7 +408,7 @@ class GameService:
         the player to move loses on time. Returns the ended sets, by game id."""
         moment = now or self._clock()
         async with self._database.snapshot() as db:
-            rows = await games.due_deadlines(db, to_us(moment), self._shards)
+            rows = await sets.due_deadlines(db, to_us(moment), self._shards)
         ended = []
         for row in rows:
             async with self._database.snapshot() as db:
@@ -426,11 +426,11 @@ class GameService:
         move only); each is marked reminded, so it is returned once per move."""
         moment = now or self._clock()
         async with self._database.snapshot() as db:
-            rows = await games.due_reminders(db, to_us(moment), self._shards)
+            rows = await sets.due_reminders(db, to_us(moment), self._shards)
         due = []
         for row in rows:
             async with self._database.transaction() as db:
-                marked = await games.mark_reminded(db, row.game_id, row.ply)
+                marked = await sets.mark_reminded(db, row.set_id, row.ply)
             if not marked:
                 continue
             async with self._database.snapshot() as db:
@@ -438,18 +438,18 @@ class GameService:
             due.append(active_game(replace(row, reminded=True), game))
         return due
 
-    async def reminder_not_posted(self, game_id: int, ply: int) -> None:
+    async def reminder_not_posted(self, set_id: int, ply: int) -> None:
         """Discord refused the reminder for move ``ply``: the next check tries it again."""
         async with self._database.transaction() as db:
-            await games.unmark_reminded(db, game_id, ply)
+            await sets.unmark_reminded(db, set_id, ply)
 
     # ---------------------------------------------------------------- records
 
     async def match_terms(self, match_id: int) -> MatchTerms:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
         async with self._database.snapshot() as db:
-            match = await games.match(db, match_id)
-            parent, _channel = await games.thread_parent(db, match_id)
+            match = await sets.match(db, match_id)
+            parent, _channel = await sets.thread_parent(db, match_id)
         if match is None:
             raise NoGameHere(_("That match is unknown."))
         return MatchTerms(
@@ -465,7 +465,7 @@ class GameService:
             time_per_move=duration(match.time_per_move_us),
             computer_id=match.computer_id,
             computer_level=match.computer_level,
-            finished=match.status != games.ACTIVE,
+            finished=match.status != sets.ACTIVE,
         )
 
     async def in_progress(
@@ -475,10 +475,10 @@ class GameService:
         offset = max(0, offset)
         limit = max(1, min(25, limit))
         async with self._database.snapshot() as db:
-            total, rows = await games.in_progress(db, guild_id, player_id, offset, limit)
+            total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
         listed = tuple(
             GameInProgress(
-                game_id=row.game_id,
+                set_id=row.set_id,
                 channel_id=row.channel_id,
                 ruleset=row.ruleset,
                 set_number=row.set_number,
@@ -497,39 +497,39 @@ class GameService:
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
         async with self._database.snapshot() as db:
-            return await games.live_board(db, channel_id)
+            return await sets.live_board(db, channel_id)
 
     async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
         """Make ``message_id`` the board with buttons in ``channel_id``; return the one before."""
         async with self._database.transaction() as db:
-            previous = await games.live_board(db, channel_id)
-            await games.set_live_board(db, channel_id, message_id)
+            previous = await sets.live_board(db, channel_id)
+            await sets.set_live_board(db, channel_id, message_id)
         return previous
 
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
         moment = now if now is not None else self._clock()
         async with self._database.snapshot() as db:
-            return await games.archives_due(db, to_us(moment), self._shards)
+            return await sets.archives_due(db, to_us(moment), self._shards)
 
     async def thread_archived(self, match_id: int) -> None:
         """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
         async with self._database.transaction() as db:
-            await games.archived(db, match_id)
+            await sets.archived(db, match_id)
 
     async def export(
-        self, *, game_id: int | None = None, channel_id: int | None = None
+        self, *, set_id: int | None = None, channel_id: int | None = None
     ) -> GameExport:
         """A set's OpenTafl record (player names as tags) and engine game for a replay.
 
-        Give ``game_id``, or ``channel_id`` for the channel's current or latest game. Raises
+        Give ``set_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
         """
         async with self._database.snapshot() as db:
-            if game_id is not None:
-                row = await games.game(db, game_id)
+            if set_id is not None:
+                row = await sets.by_id(db, set_id)
             elif channel_id is not None:
-                row = await games.latest_in_channel(db, channel_id)
+                row = await sets.latest_in_channel(db, channel_id)
             else:
                 raise NoGameHere(_("Say which game to export."))
             if row is None:
@@ -537,24 +537,24 @@ class GameService:
             return await self._export(db, row)
 
     async def export_match(
-        self, guild_id: int, *, game_id: int | None = None, channel_id: int | None = None
+        self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
     ) -> MatchExport:
         """Every set of a match: the channel's latest match, or the match of a finished set.
 
-        With ``game_id`` the set must be a finished set of ``guild_id`` (a game in progress
+        With ``set_id`` the set must be a finished set of ``guild_id`` (a game in progress
         cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
         """
         async with self._database.snapshot() as db:
-            if game_id is not None:
-                row = await games.game(db, game_id)
+            if set_id is not None:
+                row = await sets.by_id(db, set_id)
                 if row is None or row.guild_id != guild_id:
-                    raise NoGameHere(_("There is no game {game} in this server.", game=game_id))
-                if row.status == games.ACTIVE:
+                    raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
+                if row.status == sets.ACTIVE:
                     raise NoGameHere(
-                        _("Game {game} is still being played: export it after.", game=game_id)
+                        _("Game {game} is still being played: export it after.", game=set_id)
                     )
             elif channel_id is not None:
-                row = await games.latest_in_channel(db, channel_id)
+                row = await sets.latest_in_channel(db, channel_id)
                 if row is None:
                     raise NoGameHere(
                         _(
@@ -564,13 +564,13 @@ class GameService:
                     )
             else:
                 raise NoGameHere(_("Say which game to export."))
-            sets = tuple(
-                [await self._export(db, each) for each in await games.match_games(db, row.match_id)]
+            exports = tuple(
+                [await self._export(db, each) for each in await sets.match_sets(db, row.match_id)]
             )
-        record = "\n".join(exported.record for exported in sets)
-        return MatchExport(row.match_id, record, sets)
+        record = "\n".join(exported.record for exported in exports)
+        return MatchExport(row.match_id, record, exports)
 
-    async def _export(self, db: Connection, row: GameRow) -> GameExport:
+    async def _export(self, db: Connection, row: SetRow) -> GameExport:
         game = await self._load(db, row)
         names = await players.names(db, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, str(row.attacker_id))
@@ -586,34 +586,34 @@ class GameService:
             "defenders": defender,
             "set": f"{row.set_number}/{row.sets_total}",
             "date": from_us(row.started_us).strftime("%Y-%m-%d"),
-            "game-id": str(row.game_id),
+            "game-id": str(row.set_id),
         }
         copy = game.copy()
-        return GameExport(row.game_id, write_record(copy, tags), copy, attacker, defender)
+        return GameExport(row.set_id, write_record(copy, tags), copy, attacker, defender)
 
     # ---------------------------------------------------------------- internals
 
-    async def _load(self, db: Connection, row: GameRow) -> Game:
+    async def _load(self, db: Connection, row: SetRow) -> Game:
         """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
-        cached = self._cache.get(row.game_id)
+        cached = self._cache.get(row.set_id)
         if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
-            self._cache.move_to_end(row.game_id)
+            self._cache.move_to_end(row.set_id)
             return cached
-        game = replay(row, await games.notations(db, row.game_id))
-        self._remember(row.game_id, game)
+        game = replay(row, await sets.notations(db, row.set_id))
+        self._remember(row.set_id, game)
         return game
 
     def _remember_next(self, set_end: SetEnd, fresh: Game | None) -> None:
         if set_end.next_game is not None and fresh is not None:
-            self._remember(set_end.next_game.game_id, fresh)
+            self._remember(set_end.next_game.set_id, fresh)
 
-    def forget(self, game_id: int) -> None:
-        """Drop the cached position of ``game_id`` (its moves changed other than by a move)."""
-        self._cache.pop(game_id, None)
+    def forget(self, set_id: int) -> None:
+        """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
+        self._cache.pop(set_id, None)
 
-    def _remember(self, game_id: int, game: Game) -> None:
-        self._cache[game_id] = game
-        self._cache.move_to_end(game_id)
+    def _remember(self, set_id: int, game: Game) -> None:
+        self._cache[set_id] = game
+        self._cache.move_to_end(set_id)
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
 

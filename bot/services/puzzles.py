@@ -22,8 +22,8 @@ from bot.services.clock import Clock
 from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
 from bot.shards import Shards
 from bot.storage import Database, puzzles
-from bot.storage.games import EVERY
 from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow
+from bot.storage.sets import EVERY
 from bot.storage.times import from_us, to_us
 from engine.puzzles import Difficulty, Puzzle
 

@@ -18,10 +18,10 @@ from bot.services.domain import (
     SetSummary,
 )
 from bot.services.errors import ChannelBusy, StaleGameError
-from bot.storage import games, ratings
+from bot.storage import ratings, sets
 from bot.storage.connection import Connection
 from bot.storage.errors import ChannelOccupied
-from bot.storage.games import ABORTED, FINISHED, GameRow
+from bot.storage.sets import ABORTED, FINISHED, SetRow
 from bot.storage.times import duration, from_us, to_us
 from engine import Game, Outcome, Reason, SetResult, Side, score_match
 
@@ -44,7 +44,7 @@ async def insert_set(
     Raises ChannelBusy if the channel already has a game in progress.
     """
     try:
-        return await games.insert_game(
+        return await sets.insert_set(
             db,
             match_id=match_id,
             set_number=set_number,
@@ -62,7 +62,7 @@ async def insert_set(
 
 
 async def end_set(
-    db: Connection, row: GameRow, ended: Game, now: datetime
+    db: Connection, row: SetRow, ended: Game, now: datetime
 ) -> tuple[SetEnd, Game | None]:
     """Inside a transaction: store the set's end, rate it, start the next set or settle.
 
@@ -74,9 +74,9 @@ async def end_set(
     aborted = outcome.reason is Reason.ABORTED
     winner_id = player_of(row, outcome.winner) if outcome.winner else None
     loser_id = player_of(row, outcome.winner.opponent) if outcome.winner else None
-    stored = await games.finish_game(
+    stored = await sets.finish_set(
         db,
-        row.game_id,
+        row.set_id,
         expected_ply=ended.ply,
         status=ABORTED if aborted else FINISHED,
         winner_side=outcome.winner.value if outcome.winner else None,
@@ -96,7 +96,7 @@ async def end_set(
     )
     changes: tuple[RatingChange, ...] = ()
     if loser_never_moved(outcome.reason, outcome.winner, ended.ply):
-        await games.mark_unrated(db, row.game_id)  # a no-show's loss says nothing of strength
+        await sets.mark_unrated(db, row.set_id)  # a no-show's loss says nothing of strength
     elif row.rated and not aborted:
         changes = await rate(db, row, winner_id, now)
     next_game = None
@@ -116,7 +116,7 @@ async def end_set(
             time_per_move=per_move,
             now=now,
         )
-        next_row = await games.game(db, next_id)
+        next_row = await sets.by_id(db, next_id)
         assert next_row is not None
         fresh = Game(row.ruleset)
         next_game = active_game(next_row, fresh)
@@ -144,7 +144,7 @@ def loser_never_moved(reason: Reason, winner: Side | None, plies: int) -> bool:
 
 
 async def rate(
-    db: Connection, row: GameRow, winner_id: int | None, now: datetime
+    db: Connection, row: SetRow, winner_id: int | None, now: datetime
 ) -> tuple[RatingChange, ...]:
     attacker, defender = row.attacker_id, row.defender_id
     # Read, compute, write: one pool at a time (processes sharing PostgreSQL end sets at once).
@@ -163,7 +163,7 @@ async def rate(
             guild_id=row.guild_id,
             ruleset=row.ruleset,
             user_id=user_id,
-            game_id=row.game_id,
+            set_id=row.set_id,
             before=before,
             after=after,
             score=points,
@@ -175,20 +175,20 @@ async def rate(
     return tuple(changes)
 
 
-async def settle(db: Connection, row: GameRow, aborted: bool, now: datetime) -> MatchEnd:
+async def settle(db: Connection, row: SetRow, aborted: bool, now: datetime) -> MatchEnd:
     """Inside a transaction: the match result per docs/rules.md §11, stored."""
-    match = await games.match(db, row.match_id)
+    match = await sets.match(db, row.match_id)
     assert match is not None
-    sets = tuple(
+    summaries = tuple(
         summary(game_row)
-        for game_row in await games.match_games(db, row.match_id)
-        if game_row.status != games.ACTIVE
+        for game_row in await sets.match_sets(db, row.match_id)
+        if game_row.status != sets.ACTIVE
     )
     pair = (match.player1_id, match.player2_id)
     # A match played in a thread: the thread is archived a little after the result.
-    await games.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
+    await sets.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
     if aborted:
-        await games.finish_match(
+        await sets.finish_match(
             db,
             row.match_id,
             status=ABORTED,
@@ -196,12 +196,12 @@ async def settle(db: Connection, row: GameRow, aborted: bool, now: datetime) -> 
             reason=Reason.ABORTED.value,
             now_us=to_us(now),
         )
-        return MatchEnd(row.match_id, pair, None, None, None, sets, True, match.rated)
+        return MatchEnd(row.match_id, pair, None, None, None, summaries, True, match.rated)
     result = score_match(
         pair,
-        [SetResult(winner=s.winner_id, moves=s.moves) for s in sets],
+        [SetResult(winner=s.winner_id, moves=s.moves) for s in summaries],
     )
-    await games.finish_match(
+    await sets.finish_match(
         db,
         row.match_id,
         status=FINISHED,
@@ -209,26 +209,26 @@ async def settle(db: Connection, row: GameRow, aborted: bool, now: datetime) -> 
         reason=result.reason.value,
         now_us=to_us(now),
     )
-    if match.rated and result.winner is not None and await games.has_rated_set(db, row.match_id):
+    if match.rated and result.winner is not None and await sets.has_rated_set(db, row.match_id):
         await ratings.add_match_win(db, row.guild_id, row.ruleset, result.winner)
     return MatchEnd(
-        row.match_id, pair, result.winner, result.reason, result, sets, False, match.rated
+        row.match_id, pair, result.winner, result.reason, result, summaries, False, match.rated
     )
 
 
-def player_of(row: GameRow, side: Side) -> int:
+def player_of(row: SetRow, side: Side) -> int:
     return row.attacker_id if side is Side.ATTACKERS else row.defender_id
 
 
-def ended_alike(game: Game, row: GameRow) -> bool:
+def ended_alike(game: Game, row: SetRow) -> bool:
     """Whether a cached game agrees with the row on being over."""
-    return (game.outcome is None) == (row.status == games.ACTIVE)
+    return (game.outcome is None) == (row.status == sets.ACTIVE)
 
 
-def replay(row: GameRow, notations: list[str]) -> Game:
+def replay(row: SetRow, notations: list[str]) -> Game:
     """The game rebuilt from its stored moves, with a stored resignation/timeout/abort applied."""
     game = Game.from_moves(notations, ruleset=row.ruleset)
-    if game.outcome is None and row.status != games.ACTIVE and row.reason is not None:
+    if game.outcome is None and row.status != sets.ACTIVE and row.reason is not None:
         reason = Reason(row.reason)
         if reason is Reason.ABORTED:
             game.abort()
@@ -241,11 +241,11 @@ def replay(row: GameRow, notations: list[str]) -> Game:
     return game
 
 
-def summary(row: GameRow) -> SetSummary:
+def summary(row: SetRow) -> SetSummary:
     winner = Side(row.winner_side) if row.winner_side else None
     outcome = Outcome(winner, Reason(row.reason or Reason.ABORTED.value))
     return SetSummary(
-        row.game_id,
+        row.set_id,
         row.set_number,
         row.attacker_id,
         row.defender_id,
@@ -255,10 +255,10 @@ def summary(row: GameRow) -> SetSummary:
     )
 
 
-def active_game(row: GameRow, game: Game) -> ActiveGame:
+def active_game(row: SetRow, game: Game) -> ActiveGame:
     """The domain value for ``row`` with a private copy of ``game``."""
     return ActiveGame(
-        game_id=row.game_id,
+        set_id=row.set_id,
         match_id=row.match_id,
         guild_id=row.guild_id,
         channel_id=row.channel_id,

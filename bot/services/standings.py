@@ -10,9 +10,9 @@ from bot.services.domain import (
     PlayerStats,
     Standing,
 )
-from bot.storage import Database, games, players, ratings
-from bot.storage.games import GameRow
+from bot.storage import Database, players, ratings, sets
 from bot.storage.ratings import StandingRow
+from bot.storage.sets import SetRow
 from bot.storage.times import from_us
 from engine import Outcome, Reason, Side
 
@@ -49,7 +49,7 @@ class StandingsService:
         latest finished games in the server (of any ruleset)."""
         async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
-            rows = await games.recent_finished(db, guild_id, user_id, max(0, recent))
+            rows = await sets.recent_finished(db, guild_id, user_id, max(0, recent))
             name = await players.name(db, user_id)
         standing = _standing(*found) if found else None
         return PlayerStats(
@@ -64,16 +64,16 @@ class StandingsService:
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
         """The record of ``a`` against ``b`` in the server: finished sets and matches."""
         async with self._database.snapshot() as db:
-            sets = await games.between(db, guild_id, a, b)
-            matches = await games.matches_between(db, guild_id, a, b)
-        wins_a = sum(1 for row in sets if row.winner_id == a)
-        wins_b = sum(1 for row in sets if row.winner_id == b)
+            played = await sets.between(db, guild_id, a, b)
+            matches = await sets.matches_between(db, guild_id, a, b)
+        wins_a = sum(1 for row in played if row.winner_id == a)
+        wins_b = sum(1 for row in played if row.winner_id == b)
         return HeadToHead(
             guild_id,
             (a, b),
-            games=len(sets),
+            games=len(played),
             wins=(wins_a, wins_b),
-            draws=len(sets) - wins_a - wins_b,
+            draws=len(played) - wins_a - wins_b,
             matches=len(matches),
             matches_won=(
                 sum(1 for m in matches if m.winner_id == a),
@@ -97,13 +97,13 @@ def _standing(rank: int, row: StandingRow) -> Standing:
     )
 
 
-def _summary(row: GameRow) -> GameSummary:
+def _summary(row: SetRow) -> GameSummary:
     outcome = None
     if row.reason is not None:
         winner = Side(row.winner_side) if row.winner_side else None
         outcome = Outcome(winner, Reason(row.reason))
     return GameSummary(
-        game_id=row.game_id,
+        set_id=row.set_id,
         match_id=row.match_id,
         set_number=row.set_number,
         ruleset=row.ruleset,
@@ -114,7 +114,7 @@ def _summary(row: GameRow) -> GameSummary:
         moves=row.ply,
         started_at=from_us(row.started_us),
         finished_at=from_us(row.finished_us) if row.finished_us is not None else None,
-        rated=row.rated and row.set_rated and row.status == games.FINISHED,
+        rated=row.rated and row.set_rated and row.status == sets.FINISHED,
         no_show=not row.set_rated,
         computer_id=row.computer_id,
         computer_level=row.computer_level,

@@ -15,8 +15,8 @@ from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, Takebac
 from bot.services.errors import CannotTakeBack, NoGameHere, NotAPlayer
 from bot.services.games import GameService
 from bot.shards import Shards
-from bot.storage import Database, games, takebacks
-from bot.storage.games import EVERY
+from bot.storage import Database, sets, takebacks
+from bot.storage.sets import EVERY
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
@@ -62,11 +62,11 @@ class TakebackService:
                 "Only your own last move can be taken back, and your opponent has moved since."
             )
         async with self._database.transaction() as db:
-            if await takebacks.open_for_game(db, active.game_id) is not None:
+            if await takebacks.open_for_game(db, active.set_id) is not None:
                 raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
             takeback_id = await takebacks.insert(
                 db,
-                game_id=active.game_id,
+                set_id=active.set_id,
                 ply=active.ply,
                 asked_by=user_id,
                 now_us=to_us(now),
@@ -83,7 +83,7 @@ class TakebackService:
         async with self._database.transaction() as db:
             takeback_id = await takebacks.insert(
                 db,
-                game_id=active.game_id,
+                set_id=active.set_id,
                 ply=active.ply,
                 asked_by=user_id,
                 answered_by=active.computer_id,
@@ -92,10 +92,10 @@ class TakebackService:
                 expires_us=to_us(now),
             )
             for _attempt in range(2):
-                if not await takebacks.undo_last_move(db, active.game_id, takeback_id, to_us(now)):
+                if not await takebacks.undo_last_move(db, active.set_id, takeback_id, to_us(now)):
                     raise CannotTakeBack(_("The game moved on: nothing was taken back."))
-        self._games.forget(active.game_id)
-        return await self._games.get(active.game_id)
+        self._games.forget(active.set_id)
+        return await self._games.get(active.set_id)
 
     async def set_message(self, takeback_id: int, message_id: int) -> None:
         """Remember the message asking the opponent (to edit it when the request lapses)."""
@@ -117,7 +117,7 @@ class TakebackService:
                 raise CannotTakeBack(_("Your opponent answers your takeback request, not you."))
             if row.status != TakebackStatus.OPEN.value:
                 raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
-        active = await self._games.get(row.game_id)  # NoGameHere once the set is over
+        active = await self._games.get(row.set_id)  # NoGameHere once the set is over
         if active.side_of(user_id) is None:
             raise NotAPlayer(_("Only the player whose move it was asked of can answer this."))
         async with self._database.transaction() as db:
@@ -130,12 +130,12 @@ class TakebackService:
             if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
                 raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
             if accept and not await takebacks.undo_last_move(
-                db, row.game_id, takeback_id, to_us(now)
+                db, row.set_id, takeback_id, to_us(now)
             ):
                 raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         if accept:
-            self._games.forget(row.game_id)
-        return await self._games.get(row.game_id)
+            self._games.forget(row.set_id)
+        return await self._games.get(row.set_id)
 
     async def lapse_stale(self, now: datetime | None = None) -> list[Takeback]:
         """Lapse open requests that expired or whose game moved on; return them (to edit)."""
@@ -150,7 +150,7 @@ class TakebackService:
                 await takebacks.close(
                     db, row.takeback_id, TakebackStatus.LAPSED.value, to_us(moment)
                 )
-                game = await games.game(db, row.game_id)
+                game = await sets.by_id(db, row.set_id)
                 lapsed.append(_takeback(row, None if game is None else game.channel_id))
         return lapsed
 
@@ -158,7 +158,7 @@ class TakebackService:
 def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
     return Takeback(
         takeback_id=row.takeback_id,
-        game_id=row.game_id,
+        set_id=row.set_id,
         channel_id=channel_id,
         ply=row.ply,
         asked_by=row.asked_by,

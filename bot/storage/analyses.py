@@ -11,47 +11,47 @@ from bot.storage.connection import Connection
 class AnalysisRow:
     """A stored analysis: the search budget it was made with and one line per position."""
 
-    game_id: int
+    set_id: int
     nodes: int
     scores: tuple[str, ...]
     created_us: int
 
 
-async def load(db: Connection, game_id: int) -> AnalysisRow | None:
-    """The stored analysis of ``game_id``, if any."""
+async def load(db: Connection, set_id: int) -> AnalysisRow | None:
+    """The stored analysis of ``set_id``, if any."""
     row = await db.fetch_one(
-        "SELECT nodes, scores, created_us FROM analyses WHERE game_id = ?", (game_id,)
+        "SELECT nodes, scores, created_us FROM analyses WHERE set_id = ?", (set_id,)
     )
     if row is None:
         return None
-    return AnalysisRow(game_id, int(row[0]), tuple(str(row[1]).split("\n")), int(row[2]))
+    return AnalysisRow(set_id, int(row[0]), tuple(str(row[1]).split("\n")), int(row[2]))
 
 
 async def save(db: Connection, row: AnalysisRow) -> None:
     """Store ``row`` (replacing an analysis of the same set made with another budget)."""
     await db.execute(
-        "INSERT INTO analyses (game_id, nodes, scores, created_us) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (game_id) DO UPDATE SET nodes = excluded.nodes, scores = excluded.scores, "
+        "INSERT INTO analyses (set_id, nodes, scores, created_us) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (set_id) DO UPDATE SET nodes = excluded.nodes, scores = excluded.scores, "
         "created_us = excluded.created_us",
-        (row.game_id, row.nodes, "\n".join(row.scores), row.created_us),
+        (row.set_id, row.nodes, "\n".join(row.scores), row.created_us),
     )
 
 
 async def latest_finished_in_channel(db: Connection, channel_id: int) -> int | None:
     """The id of the newest finished (or aborted) set played in ``channel_id``."""
     row = await db.fetch_one(
-        "SELECT game_id FROM games WHERE channel_id = ? AND status <> 'active' "
-        "ORDER BY game_id DESC LIMIT 1",
+        "SELECT set_id FROM sets WHERE channel_id = ? AND status <> 'active' "
+        "ORDER BY set_id DESC LIMIT 1",
         (channel_id,),
     )
     return None if row is None else int(row[0])
 
 
-async def match_in_progress(db: Connection, game_id: int) -> int | None:
-    """The set number of a set still being played in the match of ``game_id``, if any."""
+async def match_in_progress(db: Connection, set_id: int) -> int | None:
+    """The set number of a set still being played in the match of ``set_id``, if any."""
     row = await db.fetch_one(
-        "SELECT other.set_number FROM games AS this JOIN games AS other "
-        "ON other.match_id = this.match_id WHERE this.game_id = ? AND other.status = 'active'",
-        (game_id,),
+        "SELECT other.set_number FROM sets AS this JOIN sets AS other "
+        "ON other.match_id = this.match_id WHERE this.set_id = ? AND other.status = 'active'",
+        (set_id,),
     )
     return None if row is None else int(row[0])

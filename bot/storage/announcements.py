@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from bot.shards import Shards
 from bot.storage.connection import Connection
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 
 
 @dataclass(frozen=True)
 class AnnouncementRow:
-    """A board to post: the set ``game_id`` as it stood at ``ply``, in ``channel_id``."""
+    """A board to post: the set ``set_id`` as it stood at ``ply``, in ``channel_id``."""
 
-    game_id: int
+    set_id: int
     ply: int
     channel_id: int
     attempts: int
@@ -24,25 +24,25 @@ GRACE_US = 10_000_000
 trigger gives a move's board)."""
 
 
-async def owed(db: Connection, game_id: int, ply: int, channel_id: int, now_us: int) -> None:
+async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: int) -> None:
     """The set ended without a move (time, resignation, abort): its last board is owed anew."""
     await db.execute(
-        "INSERT INTO announcements (game_id, ply, channel_id, created_us, next_try_us) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, ply) DO UPDATE SET "
+        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "
         "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
         "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL",
-        (game_id, ply, channel_id, now_us, now_us + GRACE_US),
+        (set_id, ply, channel_id, now_us, now_us + GRACE_US),
     )
 
 
 async def delivered(
-    db: Connection, game_id: int, ply: int, message_id: int | None, now_us: int
+    db: Connection, set_id: int, ply: int, message_id: int | None, now_us: int
 ) -> None:
-    """The board of ``game_id`` at ``ply`` is posted (or superseded): never post it again."""
+    """The board of ``set_id`` at ``ply`` is posted (or superseded): never post it again."""
     await db.execute(
         "UPDATE announcements SET delivered_us = ?, message_id = ? "
-        "WHERE game_id = ? AND ply = ? AND delivered_us IS NULL",
-        (now_us, message_id, game_id, ply),
+        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
+        (now_us, message_id, set_id, ply),
     )
 
 
@@ -54,21 +54,21 @@ async def due(
     mine = (
         ""
         if shards.every
-        else ("AND game_id IN (SELECT game_id FROM games WHERE " + shards.where("guild_id") + ") ")
+        else ("AND set_id IN (SELECT set_id FROM sets WHERE " + shards.where("guild_id") + ") ")
     )
     rows = await db.fetch_all(
-        "SELECT game_id, ply, channel_id, attempts FROM announcements "
+        "SELECT set_id, ply, channel_id, attempts FROM announcements "
         f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
-        "ORDER BY created_us, game_id, ply LIMIT ?",
+        "ORDER BY created_us, set_id, ply LIMIT ?",
         (now_us, limit),
     )
     return [AnnouncementRow(*row) for row in rows]
 
 
-async def failed(db: Connection, game_id: int, ply: int, next_try_us: int) -> None:
+async def failed(db: Connection, set_id: int, ply: int, next_try_us: int) -> None:
     """Posting failed: try again at ``next_try_us``."""
     await db.execute(
         "UPDATE announcements SET attempts = attempts + 1, next_try_us = ? "
-        "WHERE game_id = ? AND ply = ? AND delivered_us IS NULL",
-        (next_try_us, game_id, ply),
+        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
+        (next_try_us, set_id, ply),
     )

@@ -93,7 +93,7 @@ async def copy_database(source: SqliteDatabase, target: PostgresDatabase) -> lis
         missing = [table for table in tables if table not in present]
         if missing:
             raise CopyRefused(f"The target has no table {missing[0]}: it is not this bot's schema.")
-        for table in ("players", "matches", "games", "moves", "challenges", "ratings"):
+        for table in ("players", "matches", "sets", "moves", "challenges", "ratings"):
             row = await pg.fetch_one(f"SELECT count(*) FROM {table}")
             if row is not None and int(row[0]) > 0:
                 raise CopyRefused(

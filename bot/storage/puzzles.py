@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.shards import Shards
 from bot.storage.connection import Connection
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 
 OPEN = "open"
 SOLVED = "solved"

@@ -51,7 +51,7 @@ async def record_game(
     guild_id: int,
     ruleset: str,
     user_id: int,
-    game_id: int,
+    set_id: int,
     before: Rating,
     after: Rating,
     score: float,
@@ -81,14 +81,14 @@ async def record_game(
         ),
     )
     await db.execute(
-        "INSERT INTO rating_history (guild_id, ruleset, user_id, game_id, rating_before, "
+        "INSERT INTO rating_history (guild_id, ruleset, user_id, set_id, rating_before, "
         "rating_after, deviation_before, deviation_after, volatility_after, changed_us) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             guild_id,
             ruleset,
             user_id,
-            game_id,
+            set_id,
             before.rating,
             after.rating,
             before.deviation,
@@ -148,7 +148,7 @@ async def history(
 ) -> list[tuple[int, float, float]]:
     """The player's latest rating changes: (game id, before, after), newest first."""
     rows = await db.fetch_all(
-        "SELECT game_id, rating_before, rating_after FROM rating_history "
+        "SELECT set_id, rating_before, rating_after FROM rating_history "
         "WHERE guild_id = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
         (guild_id, user_id, limit),
     )

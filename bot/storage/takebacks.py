@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.shards import Shards
 from bot.storage.connection import Connection
-from bot.storage.games import EVERY
+from bot.storage.sets import EVERY
 
 OPEN = "open"
 
@@ -17,7 +17,7 @@ class TakebackRow:
     """A stored takeback request."""
 
     takeback_id: int
-    game_id: int
+    set_id: int
     ply: int
     asked_by: int
     answered_by: int | None
@@ -29,7 +29,7 @@ class TakebackRow:
 
 
 _SELECT = (
-    "SELECT takeback_id, game_id, ply, asked_by, answered_by, status, asked_us, expires_us, "
+    "SELECT takeback_id, set_id, ply, asked_by, answered_by, status, asked_us, expires_us, "
     "answered_us, message_id FROM takebacks"
 )
 
@@ -41,7 +41,7 @@ def _row(row: Any) -> TakebackRow:
 async def insert(
     db: Connection,
     *,
-    game_id: int,
+    set_id: int,
     ply: int,
     asked_by: int,
     now_us: int,
@@ -51,10 +51,10 @@ async def insert(
 ) -> int:
     """A new takeback request (or, with ``status``, one already answered); returns its id."""
     row = await db.fetch_one(
-        "INSERT INTO takebacks (game_id, ply, asked_by, answered_by, status, asked_us, "
+        "INSERT INTO takebacks (set_id, ply, asked_by, answered_by, status, asked_us, "
         "expires_us, answered_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING takeback_id",
         (
-            game_id,
+            set_id,
             ply,
             asked_by,
             answered_by,
@@ -74,9 +74,9 @@ async def get(db: Connection, takeback_id: int) -> TakebackRow | None:
     return None if row is None else _row(row)
 
 
-async def open_for_game(db: Connection, game_id: int) -> TakebackRow | None:
+async def open_for_game(db: Connection, set_id: int) -> TakebackRow | None:
     """The game's open request, if any."""
-    row = await db.fetch_one(f"{_SELECT} WHERE game_id = ? AND status = 'open'", (game_id,))
+    row = await db.fetch_one(f"{_SELECT} WHERE set_id = ? AND status = 'open'", (set_id,))
     return None if row is None else _row(row)
 
 
@@ -109,29 +109,27 @@ async def stale(db: Connection, now_us: int, shards: Shards = EVERY) -> list[Tak
     mine = (
         ""
         if shards.every
-        else (
-            "AND t.game_id IN (SELECT game_id FROM games WHERE " + shards.where("guild_id") + ") "
-        )
+        else ("AND t.set_id IN (SELECT set_id FROM sets WHERE " + shards.where("guild_id") + ") ")
     )
     rows = await db.fetch_all(
         f"{_SELECT} t WHERE t.status = 'open' {mine}AND (t.expires_us <= ? OR NOT EXISTS ("
-        "SELECT 1 FROM games g WHERE g.game_id = t.game_id AND g.ply = t.ply "
+        "SELECT 1 FROM sets g WHERE g.set_id = t.set_id AND g.ply = t.ply "
         "AND g.status = 'active'))",
         (now_us,),
     )
     return [_row(row) for row in rows]
 
 
-async def undo_last_move(db: Connection, game_id: int, takeback_id: int, now_us: int) -> bool:
+async def undo_last_move(db: Connection, set_id: int, takeback_id: int, now_us: int) -> bool:
     """Move the game's last move into ``undone_moves`` and step the game back one ply.
 
     The turn goes back to the player who made the move, whose move timer starts again from
     ``now_us``. False (nothing changed) if the game has no move or is not in progress.
     """
     last = await db.fetch_one(
-        "SELECT m.ply, m.player_id FROM moves m JOIN games g USING (game_id) "
-        "WHERE m.game_id = ? AND g.status = 'active' AND m.ply = g.ply - 1",
-        (game_id,),
+        "SELECT m.ply, m.player_id FROM moves m JOIN sets g USING (set_id) "
+        "WHERE m.set_id = ? AND g.status = 'active' AND m.ply = g.ply - 1",
+        (set_id,),
     )
     if last is None:
         return False
@@ -140,29 +138,29 @@ async def undo_last_move(db: Connection, game_id: int, takeback_id: int, now_us:
     # so a move racing the takeback either landed before (nothing is undone) or waits and is
     # refused (its ply is gone).
     stepped = await db.execute(
-        "UPDATE games SET ply = ?, to_move_id = ?, "
+        "UPDATE sets SET ply = ?, to_move_id = ?, "
         "deadline_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = games.match_id), "
+        "WHERE matches.match_id = sets.match_id), "
         "reminder_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = games.match_id) / 2, reminded = 0 "
-        "WHERE game_id = ? AND ply = ? AND status = 'active'",
-        (ply, player_id, now_us, now_us, game_id, ply + 1),
+        "WHERE matches.match_id = sets.match_id) / 2, reminded = 0 "
+        "WHERE set_id = ? AND ply = ? AND status = 'active'",
+        (ply, player_id, now_us, now_us, set_id, ply + 1),
     )
     if stepped != 1:
         return False
     await db.execute(
-        "INSERT INTO undone_moves (game_id, ply, notation, captures, player_id, played_us, "
-        "takeback_id, undone_us) SELECT game_id, ply, notation, captures, player_id, played_us, "
-        "?, ? FROM moves WHERE game_id = ? AND ply = ?",
-        (takeback_id, now_us, game_id, ply),
+        "INSERT INTO undone_moves (set_id, ply, notation, captures, player_id, played_us, "
+        "takeback_id, undone_us) SELECT set_id, ply, notation, captures, player_id, played_us, "
+        "?, ? FROM moves WHERE set_id = ? AND ply = ?",
+        (takeback_id, now_us, set_id, ply),
     )
-    await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, ply))
+    await db.execute("DELETE FROM moves WHERE set_id = ? AND ply = ?", (set_id, ply))
     return True
 
 
-async def last_mover(db: Connection, game_id: int) -> int | None:
+async def last_mover(db: Connection, set_id: int) -> int | None:
     """Who made the game's last move (None before the first)."""
     row = await db.fetch_one(
-        "SELECT player_id FROM moves WHERE game_id = ? ORDER BY ply DESC LIMIT 1", (game_id,)
+        "SELECT player_id FROM moves WHERE set_id = ? ORDER BY ply DESC LIMIT 1", (set_id,)
     )
     return None if row is None else int(row[0])

@@ -22,15 +22,15 @@ class ConfirmRepetition(
 ):
     """ "Play it anyway": plays a move that repeats a position for the third time (and loses)."""
 
-    def __init__(self, game_id: int, ply: int, move_text: str, lang: Language = ENGLISH) -> None:
+    def __init__(self, set_id: int, ply: int, move_text: str, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
                 label=lang._("Play {move} anyway", move=move_text),
                 style=discord.ButtonStyle.danger,
-                custom_id=f"repeat:{game_id}:{ply}:{move_text}",
+                custom_id=f"repeat:{set_id}:{ply}:{move_text}",
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
         self.ply = ply
         self.move_text = move_text
 
@@ -48,7 +48,7 @@ class ConfirmRepetition(
         bot = bot_of(interaction)
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
-        if active is None or active.game_id != self.game_id:
+        if active is None or active.set_id != self.set_id:
             raise NoGameHere(_("That game is over."))
         if active.ply != self.ply:
             raise StaleGameError(_("The board changed since the warning: nothing was played."))
@@ -58,7 +58,7 @@ class ConfirmRepetition(
 def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:
     """The private question before resigning, with its confirming button."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmResign(active.game_id, lang))
+    view.add_item(ConfirmResign(active.set_id, lang))
     if active.set_number < active.sets_total:
         question = lang._(
             "Resign set {number}? You lose this set. The match goes on with set 2.",
@@ -72,15 +72,15 @@ def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, di
 class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?P<game>\d{1,20})"):
     """Under the board: resign the set (asks first, privately)."""
 
-    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
+    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
                 label=lang._("Resign"),
                 style=discord.ButtonStyle.danger,
-                custom_id=f"resign-ask:{game_id}",
+                custom_id=f"resign-ask:{set_id}",
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
 
     @classmethod
     async def from_custom_id(
@@ -93,11 +93,11 @@ class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?
         return cls(int(match["game"]))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.game_id)
+        await refuse_old_board(interaction, self.set_id)
         bot = bot_of(interaction)
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
-        if active is None or active.game_id != self.game_id:
+        if active is None or active.set_id != self.set_id:
             raise NoGameHere(_("This board belongs to a game that is over."))
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
@@ -111,15 +111,15 @@ class ConfirmResign(
 ):
     """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
 
-    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
+    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
                 label=lang._("Resign this set"),
                 style=discord.ButtonStyle.danger,
-                custom_id=f"resign:{game_id}",
+                custom_id=f"resign:{set_id}",
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
 
     @classmethod
     async def from_custom_id(
@@ -136,7 +136,7 @@ class ConfirmResign(
         require_channel_permissions(interaction)
         assert interaction.channel_id is not None
         end = await bot.services.games.resign(
-            interaction.channel_id, interaction.user.id, game_id=self.game_id
+            interaction.channel_id, interaction.user.id, set_id=self.set_id
         )
         await interaction.response.edit_message(
             content=reader(interaction)._("You resigned this set."), view=None

@@ -29,12 +29,12 @@ def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]
     return [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)][:5]
 
 
-async def current_game(interaction: discord.Interaction[Any], game_id: int) -> ActiveGame:
-    """The channel's game if it is ``game_id`` and the user is to move in it, else a GameError."""
+async def current_game(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
+    """The channel's game if it is ``set_id`` and the user is to move in it, else a GameError."""
     bot = bot_of(interaction)
     assert interaction.channel_id is not None
     active = await bot.services.games.in_channel(interaction.channel_id)
-    if active is None or active.game_id != game_id:
+    if active is None or active.set_id != set_id:
         raise NoGameHere(_("This board belongs to a game that is over."))
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
@@ -43,7 +43,7 @@ async def current_game(interaction: discord.Interaction[Any], game_id: int) -> A
     return active
 
 
-async def refuse_old_board(interaction: discord.Interaction[Any], game_id: int) -> None:
+async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -> None:
     """A button on a board that is no longer the game's newest answers where the live one is."""
     bot = bot_of(interaction)
     channel_id = interaction.channel_id
@@ -53,7 +53,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], game_id: int) 
     if live is None or live == interaction.message.id:
         return
     active = await bot.services.games.in_channel(channel_id)
-    if active is None or active.game_id != game_id:
+    if active is None or active.set_id != set_id:
         raise NoGameHere(_("This board belongs to a game that is over."))
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
     raise OldBoard(f"https://discord.com/channels/{guild}/{channel_id}/{live}")
@@ -108,13 +108,13 @@ def destination_options(
 class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
     """ "Move" under a board: opens the picker for the player to move."""
 
-    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
+    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
-                label=lang._("Move"), style=discord.ButtonStyle.primary, custom_id=f"move:{game_id}"
+                label=lang._("Move"), style=discord.ButtonStyle.primary, custom_id=f"move:{set_id}"
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
 
     @classmethod
     async def from_custom_id(
@@ -127,12 +127,12 @@ class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\
         return cls(int(match["game"]))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.game_id)
-        active = await current_game(interaction, self.game_id)
+        await refuse_old_board(interaction, self.set_id)
+        active = await current_game(interaction, self.set_id)
         lang = reader(interaction)
         view = discord.ui.View(timeout=None)
         for index, options in enumerate(chunks(piece_options(active.game, lang))):
-            view.add_item(PickPiece(active.game_id, active.ply, index, options, lang))
+            view.add_item(PickPiece(active.set_id, active.ply, index, options, lang))
         if active.to_move is Side.ATTACKERS:
             question = lang._("Which piece do you move as the attackers?")
         else:
@@ -151,7 +151,7 @@ class PickerSelect(
 
     def __init__(
         self,
-        game_id: int,
+        set_id: int,
         ply: int,
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
@@ -160,12 +160,12 @@ class PickerSelect(
         first, more = self.placeholders
         super().__init__(
             discord.ui.Select(
-                custom_id=f"pick:{game_id}:{ply}:{self.step}:{index}",
+                custom_id=f"pick:{set_id}:{ply}:{self.step}:{index}",
                 placeholder=lang.render(first if index == 0 else more),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
         self.ply = ply
 
     @classmethod
@@ -180,7 +180,7 @@ class PickerSelect(
 
     async def _unchanged_game(self, interaction: discord.Interaction[Any]) -> ActiveGame:
         """The game this picker was opened for, refused if a move was played since."""
-        active = await current_game(interaction, self.game_id)
+        active = await current_game(interaction, self.set_id)
         if active.ply != self.ply:
             raise StaleGameError(
                 _("The board changed since you opened the picker: press Move again.")
@@ -201,7 +201,7 @@ class PickPiece(
         options = destination_options(active.game, from_name, lang)
         view = discord.ui.View(timeout=None)
         for index, chunk in enumerate(chunks(options)):
-            view.add_item(PickDestination(active.game_id, active.ply, index, chunk, lang))
+            view.add_item(PickDestination(active.set_id, active.ply, index, chunk, lang))
         frm = parse_square(from_name, active.game.ruleset.size)
         png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
         picture = discord.File(

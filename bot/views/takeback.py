@@ -23,15 +23,15 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
 class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?P<game>\d{1,20})"):
     """Under the board: ask to take back your last move."""
 
-    def __init__(self, game_id: int, lang: Language = ENGLISH) -> None:
+    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
                 label=lang._("Takeback"),
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"takeback:{game_id}",
+                custom_id=f"takeback:{set_id}",
             )
         )
-        self.game_id = game_id
+        self.set_id = set_id
 
     @classmethod
     async def from_custom_id(
@@ -44,7 +44,7 @@ class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?
         return cls(int(match["game"]))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.game_id)
+        await refuse_old_board(interaction, self.set_id)
         await bot_of(interaction).flow.takebacks.ask(interaction)
 
 

@@ -1,6 +1,6 @@
-"""SQL for matches, games (sets) and moves.
+"""SQL for matches, their sets (the games of a match, one per side) and moves.
 
-A move is stored by :func:`add_move`, which advances ``games.ply`` only if it still equals the
+A move is stored by :func:`add_move`, which advances ``sets.ply`` only if it still equals the
 ply the move was made against: a stale move changes nothing and the caller raises.
 """
 
@@ -46,10 +46,10 @@ class MatchRow:
 
 
 @dataclass(frozen=True)
-class GameRow:
+class SetRow:
     """A stored game (one set), with the match fields a game needs."""
 
-    game_id: int
+    set_id: int
     match_id: int
     set_number: int
     guild_id: int
@@ -79,22 +79,22 @@ class GameRow:
     """False for a set lost by a player who never moved in it (recorded, unrated)."""
 
 
-_GAME_COLUMNS = """
-    g.game_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
+_SET_COLUMNS = """
+    g.set_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
     m.parent_channel_id, m.line_message_id, g.rated
 """
-_GAME_SELECT = f"SELECT {_GAME_COLUMNS} FROM games g JOIN matches m USING (match_id)"
+_SET_SELECT = f"SELECT {_SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
 
 
-def _game(row: Any) -> GameRow:
+def _set_row(row: Any) -> SetRow:
     values = list(row)
     values[18] = bool(values[18])
     values[23] = bool(values[23])
     values[26] = bool(values[26])
-    return GameRow(*values)
+    return SetRow(*values)
 
 
 _MATCH_COLUMNS = (
@@ -178,10 +178,10 @@ async def finish_match(
     )
 
 
-# ---------------------------------------------------------------- games
+# ---------------------------------------------------------------- sets
 
 
-async def insert_game(
+async def insert_set(
     db: Connection,
     *,
     match_id: int,
@@ -202,9 +202,9 @@ async def insert_game(
     """
     try:
         row = await db.fetch_one(
-            "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, "
+            "INSERT INTO sets (match_id, set_number, guild_id, channel_id, ruleset, "
             "attacker_id, defender_id, to_move_id, started_us, deadline_us, reminder_us) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING game_id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING set_id",
             (
                 match_id,
                 set_number,
@@ -225,88 +225,88 @@ async def insert_game(
     return int(row[0])
 
 
-async def game(db: Connection, game_id: int) -> GameRow | None:
+async def by_id(db: Connection, set_id: int) -> SetRow | None:
     """The game with this id, in whatever state."""
-    row = await db.fetch_one(f"{_GAME_SELECT} WHERE g.game_id = ?", (game_id,))
-    return _game(row) if row else None
+    row = await db.fetch_one(f"{_SET_SELECT} WHERE g.set_id = ?", (set_id,))
+    return _set_row(row) if row else None
 
 
-async def active_in_channel(db: Connection, channel_id: int) -> GameRow | None:
+async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The game in progress in ``channel_id``."""
     row = await db.fetch_one(
-        f"{_GAME_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
+        f"{_SET_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
     )
-    return _game(row) if row else None
+    return _set_row(row) if row else None
 
 
-async def latest_in_channel(db: Connection, channel_id: int) -> GameRow | None:
+async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The newest game of ``channel_id``, in progress or not."""
     row = await db.fetch_one(
-        f"{_GAME_SELECT} WHERE g.channel_id = ? ORDER BY g.game_id DESC LIMIT 1", (channel_id,)
+        f"{_SET_SELECT} WHERE g.channel_id = ? ORDER BY g.set_id DESC LIMIT 1", (channel_id,)
     )
-    return _game(row) if row else None
+    return _set_row(row) if row else None
 
 
-async def active(db: Connection, shards: Shards = EVERY) -> list[GameRow]:
+async def active(db: Connection, shards: Shards = EVERY) -> list[SetRow]:
     """Every game in progress (in the servers of ``shards``), by id."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.status = 'active' AND {shards.where('g.guild_id')} "
-        "ORDER BY g.game_id"
+        f"{_SET_SELECT} WHERE g.status = 'active' AND {shards.where('g.guild_id')} "
+        "ORDER BY g.set_id"
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
-async def match_games(db: Connection, match_id: int) -> list[GameRow]:
+async def match_sets(db: Connection, match_id: int) -> list[SetRow]:
     """The games of a match, by set number."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
+        f"{_SET_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
-async def due_deadlines(db: Connection, now_us: int, shards: Shards = EVERY) -> list[GameRow]:
+async def due_deadlines(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
     """Games in progress (in the servers of ``shards``) whose move deadline is at or before
     ``now_us``."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? "
-        f"AND {shards.where('g.guild_id')} ORDER BY g.game_id",
+        f"{_SET_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? "
+        f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
         (now_us,),
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
-async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> list[GameRow]:
+async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
     """Games in progress past half-time and not reminded, a human being to move (in the
     servers of ``shards``)."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
+        f"{_SET_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
         "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
-        f"AND {shards.where('g.guild_id')} ORDER BY g.game_id",
+        f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
         (now_us,),
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
-async def unmark_reminded(db: Connection, game_id: int, ply: int) -> None:
+async def unmark_reminded(db: Connection, set_id: int, ply: int) -> None:
     """The reminder for the game's current move could not be posted: it is due again."""
     await db.execute(
-        "UPDATE games SET reminded = 0 WHERE game_id = ? AND ply = ? AND status = 'active'",
-        (game_id, ply),
+        "UPDATE sets SET reminded = 0 WHERE set_id = ? AND ply = ? AND status = 'active'",
+        (set_id, ply),
     )
 
 
-async def mark_reminded(db: Connection, game_id: int, ply: int) -> bool:
+async def mark_reminded(db: Connection, set_id: int, ply: int) -> bool:
     """Mark the game reminded for its current move; False if it moved on meanwhile."""
     changed = await db.execute(
-        "UPDATE games SET reminded = 1 WHERE game_id = ? AND ply = ? AND status = 'active'",
-        (game_id, ply),
+        "UPDATE sets SET reminded = 1 WHERE set_id = ? AND ply = ? AND status = 'active'",
+        (set_id, ply),
     )
     return changed == 1
 
 
-async def finish_game(
+async def finish_set(
     db: Connection,
-    game_id: int,
+    set_id: int,
     *,
     expected_ply: int,
     status: str,
@@ -317,9 +317,9 @@ async def finish_game(
 ) -> bool:
     """End a game in progress at ``expected_ply``; False (nothing changed) if it is not."""
     changed = await db.execute(
-        "UPDATE games SET status = ?, winner_side = ?, winner_id = ?, reason = ?, "
-        "finished_us = ? WHERE game_id = ? AND ply = ? AND status = 'active'",
-        (status, winner_side, winner_id, reason, now_us, game_id, expected_ply),
+        "UPDATE sets SET status = ?, winner_side = ?, winner_id = ?, reason = ?, "
+        "finished_us = ? WHERE set_id = ? AND ply = ? AND status = 'active'",
+        (status, winner_side, winner_id, reason, now_us, set_id, expected_ply),
     )
     return changed == 1
 
@@ -329,14 +329,14 @@ async def finish_game(
 
 async def add_move(
     db: Connection,
-    game_id: int,
+    set_id: int,
     *,
     expected_ply: int,
     notation: str,
     captures: str,
     player_id: int,
     now_us: int,
-) -> GameRow | None:
+) -> SetRow | None:
     """Store a move made against ``expected_ply`` and return the game as it now stands.
 
     The INSERT is one statement: the moves trigger (the only place the turn is handed over)
@@ -348,65 +348,63 @@ async def add_move(
     """
     try:
         inserted = await db.execute(
-            "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
+            "INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us) "
             "SELECT CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), "
-            "CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE EXISTS (SELECT 1 FROM games "
-            "WHERE game_id = ? AND ply = ? AND status = 'active')",
-            (game_id, expected_ply, notation, captures, player_id, now_us, game_id, expected_ply),
+            "CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE EXISTS (SELECT 1 FROM sets "
+            "WHERE set_id = ? AND ply = ? AND status = 'active')",
+            (set_id, expected_ply, notation, captures, player_id, now_us, set_id, expected_ply),
         )
     except (ConstraintViolated, WriteConflict):
         return None
     if inserted != 1:
         return None
-    return await game(db, game_id)
+    return await by_id(db, set_id)
 
 
-async def notations(db: Connection, game_id: int) -> list[str]:
+async def notations(db: Connection, set_id: int) -> list[str]:
     """The move texts of a game, in order."""
-    rows = await db.fetch_all(
-        "SELECT notation FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
-    )
+    rows = await db.fetch_all("SELECT notation FROM moves WHERE set_id = ? ORDER BY ply", (set_id,))
     return [str(row[0]) for row in rows]
 
 
 async def active_notations(db: Connection, shards: Shards = EVERY) -> dict[int, list[str]]:
     """The move texts of every game in progress (in the servers of ``shards``), by game id."""
     rows = await db.fetch_all(
-        "SELECT game_id, notation FROM moves WHERE game_id IN "
-        f"(SELECT game_id FROM games WHERE status = 'active' AND {shards.where('guild_id')}) "
-        "ORDER BY game_id, ply"
+        "SELECT set_id, notation FROM moves WHERE set_id IN "
+        f"(SELECT set_id FROM sets WHERE status = 'active' AND {shards.where('guild_id')}) "
+        "ORDER BY set_id, ply"
     )
     found: dict[int, list[str]] = defaultdict(list)
-    for game_id, notation in rows:
-        found[int(game_id)].append(str(notation))
+    for set_id, notation in rows:
+        found[int(set_id)].append(str(notation))
     return found
 
 
 # ---------------------------------------------------------------- history
 
 
-async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: int) -> list[GameRow]:
+async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: int) -> list[SetRow]:
     """The player's latest ended games in the server, newest first."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.game_id IN ("
-        "SELECT game_id FROM games WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
+        f"{_SET_SELECT} WHERE g.set_id IN ("
+        "SELECT set_id FROM sets WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
         "UNION ALL "
-        "SELECT game_id FROM games WHERE guild_id = ? AND defender_id = ? AND status <> 'active'"
-        ") ORDER BY g.game_id DESC LIMIT ?",
+        "SELECT set_id FROM sets WHERE guild_id = ? AND defender_id = ? AND status <> 'active'"
+        ") ORDER BY g.set_id DESC LIMIT ?",
         (guild_id, user_id, guild_id, user_id, limit),
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
-async def between(db: Connection, guild_id: int, a: int, b: int) -> list[GameRow]:
+async def between(db: Connection, guild_id: int, a: int, b: int) -> list[SetRow]:
     """Every finished game between ``a`` and ``b`` in the server, oldest first."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
+        f"{_SET_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
         "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
-        "ORDER BY g.game_id",
+        "ORDER BY g.set_id",
         (guild_id, a, b, b, a),
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
 async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list[MatchRow]:
@@ -496,7 +494,7 @@ async def set_live_board(db: Connection, channel_id: int, message_id: int) -> No
 
 async def in_progress(
     db: Connection, guild_id: int, player_id: int | None, offset: int, limit: int
-) -> tuple[int, list[GameRow]]:
+) -> tuple[int, list[SetRow]]:
     """A page of the server's games in progress (oldest first), optionally one player's, and
     how many there are in all."""
     where = "g.guild_id = ? AND g.status = 'active'"
@@ -504,35 +502,35 @@ async def in_progress(
     if player_id is not None:
         where += " AND (g.attacker_id = ? OR g.defender_id = ?)"
         params += (player_id, player_id)
-    count = await db.fetch_one(f"SELECT count(*) FROM games g WHERE {where}", params)
+    count = await db.fetch_one(f"SELECT count(*) FROM sets g WHERE {where}", params)
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE {where} ORDER BY g.game_id LIMIT ? OFFSET ?",
+        f"{_SET_SELECT} WHERE {where} ORDER BY g.set_id LIMIT ? OFFSET ?",
         (*params, limit, offset),
     )
-    return (int(count[0]) if count else 0), [_game(row) for row in rows]
+    return (int(count[0]) if count else 0), [_set_row(row) for row in rows]
 
 
-async def mark_unrated(db: Connection, game_id: int) -> None:
+async def mark_unrated(db: Connection, set_id: int) -> None:
     """The set is recorded but unrated (its loser never moved in it)."""
-    await db.execute("UPDATE games SET rated = 0 WHERE game_id = ?", (game_id,))
+    await db.execute("UPDATE sets SET rated = 0 WHERE set_id = ?", (set_id,))
 
 
 async def has_rated_set(db: Connection, match_id: int) -> bool:
     """Whether any set of the match was rated (a match of no-show sets counts for nobody)."""
     row = await db.fetch_one(
-        "SELECT 1 FROM games WHERE match_id = ? AND rated = 1 AND status = 'finished'",
+        "SELECT 1 FROM sets WHERE match_id = ? AND rated = 1 AND status = 'finished'",
         (match_id,),
     )
     return row is not None
 
 
-async def rated_sets(db: Connection) -> list[GameRow]:
+async def rated_sets(db: Connection) -> list[SetRow]:
     """Every finished, rated set of a rated match, in the order the sets finished."""
     rows = await db.fetch_all(
-        f"{_GAME_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
-        "ORDER BY g.finished_us, g.game_id",
+        f"{_SET_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
+        "ORDER BY g.finished_us, g.set_id",
     )
-    return [_game(row) for row in rows]
+    return [_set_row(row) for row in rows]
 
 
 async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
@@ -540,7 +538,7 @@ async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
     rows = await db.fetch_all(
         "SELECT guild_id, ruleset, winner_id FROM matches m "
         "WHERE rated = 1 AND status = 'finished' AND winner_id IS NOT NULL AND EXISTS "
-        "(SELECT 1 FROM games g WHERE g.match_id = m.match_id AND g.rated = 1) "
+        "(SELECT 1 FROM sets g WHERE g.match_id = m.match_id AND g.rated = 1) "
         "ORDER BY match_id",
     )
     return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
