@@ -82,26 +82,34 @@ async def test_only_the_players_may_ask_for_a_rematch(table: Harness) -> None:
 async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
     table: Harness,
 ) -> None:
-    """alice resigns a one-set game against the computer; Rematch starts her as the defenders."""
-    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1})
-    await table.move(table.alice, "d1-b1")
-    await table.standin.wait_until(
-        lambda: any("your move" in m.content for m in table.public_messages()[-1:]), timeout=10
+    """alice resigns a one-set game against the computer in its thread; Rematch starts her as
+    the defenders in the same thread."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
     )
-    ask = await table.reply_text(table.alice, "resign")
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.wait_board(lambda m: "(defenders) played" in m.content, channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
     confirmed = await table.standin.click(ask, ask.custom_ids()[0], table.alice)
     await confirmed.wait_original()
     over = await table.standin.wait_for_message(
-        table.channel, lambda m: "Match over" in m.content, timeout=10
+        thread, lambda m: "Match over" in m.content, timeout=10
     )
     pressed = await table.standin.click(over, rematch_id(over), table.alice)
     started = await pressed.wait_original()
+    assert started.channel is thread
     assert started.content.startswith(
         f"Rematch: <@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the "
         "computer (level 1), as the defenders first."
     )
     board = await table.wait_board(
-        lambda m: m.id > started.id and "(attackers) played" in m.content, timeout=10
+        lambda m: m.id > started.id and "(attackers) played" in m.content,
+        channel=thread,
+        timeout=10,
     )
     assert f"<@{table.alice.id}>, your move as the defenders" in board.content
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,79 @@ async def test_a_thread_game_resumes_after_a_restart(table: Harness) -> None:
     reply = await table.reply_text(table.bob, "move", {"move": "c4-c2"}, channel=thread)
     assert not reply.ephemeral, reply.content
     assert "c4-c2" in reply.content
+
+
+async def challenge_computer(table: Harness, member: FakeMember, **options: Any) -> StoredMessage:
+    """Challenge the computer; return the answer once the match has started (thread or not)."""
+    line = await table.reply_text(member, "challenge", {"opponent": table.me, **options})
+    await table.standin.wait_until(
+        lambda: "the game is on" in line.content or "\n" in line.content, timeout=5
+    )
+    return line
+
+
+async def test_games_against_the_computer_get_a_thread_each(table: Harness) -> None:
+    """Two members challenge the computer in one channel: each game is in its own thread,
+    linked from one line, and the computer answers there; the channel stays free."""
+    alice = await challenge_computer(table, table.alice, level=1)
+    carol = await challenge_computer(table, table.carol, level=1)
+    for line, member in ((alice, table.alice), (carol, table.carol)):
+        thread = thread_of(table, line)
+        assert thread.parent is table.channel
+        assert thread.name == f"{member.name} vs {table.me.name} · Brandubh (World Tafl Federation)"
+        assert line.content == (
+            f"**{member.name}** vs **{table.me.name}** · Brandubh (World Tafl Federation) "
+            f"(level 1) — the game is on in <#{thread.id}>."
+        )
+        board = await table.wait_board(channel=thread)
+        assert "against the computer (level 1)" in board.content
+        assert f"<@{member.id}>" in board.content
+    assert [m.id for m in table.public_messages()] == [alice.id, carol.id]
+    thread = thread_of(table, alice)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert played.channel is thread
+    reply = await table.wait_board(lambda m: "(defenders) played" in m.content, channel=thread)
+    assert reply.channel is thread
+    assert [m.id for m in table.public_messages()] == [alice.id, carol.id]
+
+
+async def test_the_computer_line_shows_the_result_and_its_thread_archives(
+    table: Harness,
+) -> None:
+    """Resigning a one-set match against the computer: the line shows the result."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    [confirm] = asked.custom_ids()
+    await table.standin.click(asked, confirm, table.alice)
+    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=5)
+    assert f"**{table.me.name}** won the match 1–0" in line.content
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=5)
+
+
+async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(
+    table: Harness,
+) -> None:
+    """Discord refusing the thread: the game against the computer is played in the channel."""
+    table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
+    line = await challenge_computer(table, table.alice, level=1)
+    assert line.thread is None
+    assert "against the computer (level 1)" in line.content
+    assert "Discord would not let me open a thread, so the game is played here." in line.content
+    board = await table.wait_board()
+    assert board.channel is table.channel
+    reply = await table.move(table.alice, "d1-b1")
+    assert not reply.ephemeral, reply.content
+
+
+async def test_a_refused_computer_match_opens_no_thread(table: Harness) -> None:
+    """A channel where games are not allowed: one sentence, and nothing posted or opened."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.me})
+    assert refused.ephemeral
+    assert f"<#{lobby.id}>" in refused.content
+    assert table.public_messages() == []
+    assert table.standin.world.threads_of(table.channel) == []

@@ -14,7 +14,7 @@ from bot.flow.posts import pinging
 from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption
 from bot.views.challenge import challenge_text, challenge_view
-from engine import RULESETS, Side, get_ruleset
+from engine import RULESETS, Side
 
 
 def ruleset_label(title: str, size: int) -> str:
@@ -99,25 +99,14 @@ class Challenge(commands.Cog):
                 _("A level is only for games against me: leave it out when you challenge a member.")
             )
         if opponent.id == bot.user.id:
-            active = await bot.services.games.start_computer_match(
-                interaction.guild_id,
-                interaction.channel_id,
-                interaction.user.id,
-                bot.user.id,
+            await bot.flow.computer.start(
+                interaction,
                 level=level or DEFAULT_LEVEL,
                 ruleset=rules,
                 sets_total=sets,
                 human_side=my_side,
                 time_per_move=per_move,
             )
-            lang = await bot.flow.server_language(interaction.guild_id)
-            headline = lang._(
-                "{player} plays **{ruleset}** against the computer (level {level}).",
-                player=f"<@{interaction.user.id}>",
-                ruleset=lang.gettext(get_ruleset(active.ruleset).title),
-                level=level or DEFAULT_LEVEL,
-            )
-            await bot.flow.begin_match(active, interaction=interaction, headline=headline)
             return
         challenge = await bot.services.challenges.create(
             interaction.guild_id,

@@ -17,6 +17,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
+from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.outbox import Outbox
 from bot.flow.posts import (
     NO_PINGS,
@@ -83,6 +84,8 @@ class GameFlow:
         self.bot = bot
         self.takebacks = TakebackFlow(self)
         """Asking for, answering and lapsing takebacks."""
+        self.computer = ComputerMatchFlow(self)
+        """Starting a match against the computer, in a thread of its own when it can."""
         self.outbox = Outbox(self)
         """Posting the boards that stored moves and set ends are still owed."""
 

@@ -2,7 +2,8 @@
 
 When a challenge is accepted the bot starts a public thread from the challenge message and the
 game is played there; the challenge message becomes one line in the parent channel that links
-the thread and, once the match is over, shows its result.
+the thread and, once the match is over, shows its result. A match against the computer is
+started the same way from the answer to /challenge (bot/flow/computer_match.py).
 """
 
 from __future__ import annotations
@@ -72,6 +73,25 @@ def match_line(
     )
     return lang._(
         "{pairing} — the game is on in {thread}.", pairing=pairing, thread=f"<#{thread_id}>"
+    )
+
+
+def computer_line(
+    human_id: int,
+    computer_id: int,
+    ruleset: str,
+    level: int,
+    names: Mapping[int, str],
+    thread_id: int,
+    lang: Language = ENGLISH,
+) -> str:
+    """The answer to a challenge of the computer once its thread is open."""
+    pairing = _pairing(human_id, computer_id, ruleset, names, lang)
+    return lang._(
+        "{pairing} (level {level}) — the game is on in {thread}.",
+        pairing=pairing,
+        level=level,
+        thread=f"<#{thread_id}>",
     )
 
 

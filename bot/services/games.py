@@ -114,6 +114,35 @@ class GameService:
 
     # ---------------------------------------------------------------- starting
 
+    async def check_computer_match(
+        self,
+        guild_id: int,
+        channel_id: int,
+        human_id: int,
+        computer_id: int,
+        *,
+        level: int = 3,
+        ruleset: str | None = None,
+        sets_total: int = 2,
+        time_per_move: timedelta | None = None,
+    ) -> tuple[str, timedelta]:
+        """The ruleset's name and the time per move of a match against the computer in
+        ``channel_id`` (a channel, not a thread), once every term is allowed: what
+        :meth:`start_computer_match` checks, without storing anything, so that a thread is only
+        opened for a match that will start. Raises as :meth:`start_computer_match` does, but
+        never ChannelBusy."""
+        if human_id == computer_id:
+            raise CannotChallengeSelf()
+        if level not in COMPUTER_LEVELS:
+            raise InvalidOption(_("The computer's level must be from 1 to 5."))
+        settings = await self._settings.get(guild_id)
+        if not settings.allows(channel_id):
+            raise ChannelNotAllowed(settings.allowed_channel_ids)
+        name = check_ruleset(ruleset or settings.default_ruleset)
+        per_move = check_time_per_move(time_per_move or settings.time_per_move)
+        check_sets(sets_total)
+        return name, per_move
+
     async def start_computer_match(
         self,
         guild_id: int,
@@ -127,26 +156,28 @@ class GameService:
         human_side: Side = Side.ATTACKERS,
         time_per_move: timedelta | None = None,
         parent_channel_id: int | None = None,
+        line_message_id: int | None = None,
     ) -> ActiveGame:
         """Start a match against the computer at once and return its first set.
 
         ``parent_channel_id``: ``channel_id`` is a thread of that channel (whose allowance
-        counts, and which the match's thread records).
+        counts, and which the match's thread records, with ``line_message_id``, the message in
+        the parent channel that links the thread).
 
         Computer games are recorded but never rated. Raises ChannelBusy, ChannelNotAllowed,
         CannotChallengeSelf (``human_id == computer_id``), InvalidOption (level not 1-5,
         ruleset, sets, time per move).
         """
-        if human_id == computer_id:
-            raise CannotChallengeSelf()
-        if level not in COMPUTER_LEVELS:
-            raise InvalidOption(_("The computer's level must be from 1 to 5."))
-        settings = await self._settings.get(guild_id)
-        if not settings.allows(channel_id if parent_channel_id is None else parent_channel_id):
-            raise ChannelNotAllowed(settings.allowed_channel_ids)
-        name = check_ruleset(ruleset or settings.default_ruleset)
-        per_move = check_time_per_move(time_per_move or settings.time_per_move)
-        check_sets(sets_total)
+        name, per_move = await self.check_computer_match(
+            guild_id,
+            channel_id if parent_channel_id is None else parent_channel_id,
+            human_id,
+            computer_id,
+            level=level,
+            ruleset=ruleset,
+            sets_total=sets_total,
+            time_per_move=time_per_move,
+        )
         async with self._database.transaction() as db:
             started = await self.start_match(
                 db,
@@ -163,7 +194,7 @@ class GameService:
             )
             if parent_channel_id is None:
                 return started
-            await sets.set_thread(db, started.match_id, parent_channel_id, None)
+            await sets.set_thread(db, started.match_id, parent_channel_id, line_message_id)
             row = await sets.by_id(db, started.set_id)
         assert row is not None
         return active_game(row, started.game)

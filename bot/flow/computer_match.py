@@ -1,0 +1,138 @@
+"""A match against the computer in Discord: its own thread when the server allows one.
+
+As for a match between members, the game goes into a public thread so that the channel stays
+free for others: the answer to /challenge becomes one line in the channel, the thread is
+started from it, and the line links the thread (and shows the result once the match is over).
+Every term is checked before anything is posted, so a refused match leaves no empty thread.
+When no thread can be had (threads off, already in a thread, permissions, an HTTP error) the
+game is played in the channel, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.posts import NO_PINGS
+from bot.flow.threads import THREAD_ARCHIVE_MINUTES, computer_line, thread_name, thread_refusal
+from bot.i18n import Language
+from bot.services.domain import ActiveGame
+from engine import Side, get_ruleset
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+
+class ComputerMatchFlow:
+    """What the bot does and posts when a member challenges the computer."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def start(
+        self,
+        interaction: discord.Interaction[Any],
+        *,
+        level: int,
+        ruleset: str | None,
+        sets_total: int,
+        human_side: Side,
+        time_per_move: timedelta | None,
+    ) -> None:
+        """Start the match at once, in a thread of its own when one can be opened."""
+        bot = self.flow.bot
+        services = bot.services
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None
+        assert channel_id is not None
+        assert bot.user is not None
+        human, computer = interaction.user.id, bot.user.id
+        name, _per_move = await services.games.check_computer_match(
+            guild_id,
+            channel_id,
+            human,
+            computer,
+            level=level,
+            ruleset=ruleset,
+            sets_total=sets_total,
+            time_per_move=time_per_move,
+        )
+        lang = await self.flow.server_language(guild_id)
+        headline = lang._(
+            "{player} plays **{ruleset}** against the computer (level {level}).",
+            player=f"<@{human}>",
+            ruleset=lang.gettext(get_ruleset(name).title),
+            level=level,
+        )
+
+        async def start_in(
+            channel: int, parent: int | None = None, line_id: int | None = None
+        ) -> ActiveGame:
+            return await services.games.start_computer_match(
+                guild_id,
+                channel,
+                human,
+                computer,
+                level=level,
+                ruleset=name,
+                sets_total=sets_total,
+                human_side=human_side,
+                time_per_move=time_per_move,
+                parent_channel_id=parent,
+                line_message_id=line_id,
+            )
+
+        settings = await services.settings.get(guild_id)
+        why_not = thread_refusal(interaction, settings, lang)
+        if why_not is None:
+            await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
+            line = await interaction.original_response()
+            thread, why_not = await self._open_thread(line, human, computer, name, lang)
+            try:
+                if thread is not None:
+                    active = await start_in(thread.id, channel_id, line.id)
+                else:
+                    active = await start_in(channel_id)
+            except BaseException:
+                # Nothing started: the line would announce a match that does not exist.
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.delete_original_response()
+                raise
+            if thread is not None:
+                names = await bot.display_names(human, computer)
+                await interaction.edit_original_response(
+                    content=computer_line(human, computer, name, level, names, thread.id, lang),
+                    allowed_mentions=NO_PINGS,
+                )
+                await self.flow.begin_match(active, headline=headline)
+            else:
+                await interaction.edit_original_response(
+                    content=f"{headline}\n{why_not}", allowed_mentions=NO_PINGS
+                )
+                await self.flow.begin_match(active)
+            return
+        active = await start_in(channel_id)
+        await self.flow.begin_match(active, interaction=interaction, headline=headline)
+
+    async def _open_thread(
+        self, line: discord.Message, human: int, computer: int, ruleset: str, lang: Language
+    ) -> tuple[discord.Thread | None, str | None]:
+        """Start the game's thread from the line: (thread, None) or (None, why)."""
+        names = await self.flow.bot.display_names(human, computer)
+        try:
+            thread = await line.create_thread(
+                name=thread_name(names[human], names[computer], ruleset, lang),
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.HTTPException as error:
+            _log.warning("Could not open a thread for a computer match of %s: %s", human, error)
+            return None, lang._(
+                "Discord would not let me open a thread, so the game is played here."
+            )
+        return thread, None
