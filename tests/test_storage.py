@@ -59,9 +59,10 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
         # From schema 3 on, storing a move advances its game (a trigger); before, the game row
         # was written already advanced.
         advanced = version < 3
+        table = "sets" if version >= 10 else "games"
         raw.execute(
-            "INSERT INTO games (match_id, set_number, guild_id, channel_id, ruleset, attacker_id, "
-            "defender_id, ply, to_move_id, started_us, deadline_us, reminder_us) "
+            f"INSERT INTO {table} (match_id, set_number, guild_id, channel_id, ruleset, "
+            "attacker_id, defender_id, ply, to_move_id, started_us, deadline_us, reminder_us) "
             "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, ?, ?, 0, 4102444800000000, 4102444800000000)",
             (GUILD, CHANNEL, ALICE, BOB, int(advanced), BOB if advanced else ALICE),
         )

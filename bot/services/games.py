@@ -7,7 +7,7 @@ engine, with a small in-memory cache of rebuilt games checked against the stored
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -80,21 +80,15 @@ class GameService:
 
     async def in_channel(self, channel_id: int) -> ActiveGame | None:
         """The game in progress in ``channel_id``, or ``None``."""
-        async with self._database.snapshot() as db:
-            row = await sets.active_in_channel(db, channel_id)
-            if row is None:
-                return None
-            game = await self._load(db, row)
-        return active_game(row, game)
+        found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
+        return None if found is None else active_game(*found)
 
     async def get(self, set_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
-        async with self._database.snapshot() as db:
-            row = await sets.by_id(db, set_id)
-            if row is None or row.status != sets.ACTIVE:
-                raise NoGameHere(_("That game is over."))
-            game = await self._load(db, row)
-        return active_game(row, game)
+        found = await self._read(lambda db: sets.active_by_id(db, set_id))
+        if found is None:
+            raise NoGameHere(_("That game is over."))
+        return active_game(*found)
 
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
@@ -284,11 +278,10 @@ class GameService:
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
         move landed first: two racing moves never both land).
         """
-        async with self._database.snapshot() as db:
-            row = await sets.active_in_channel(db, channel_id)
-            if row is None:
-                raise NoGameHere()
-            game = await self._load(db, row)
+        found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
+        if found is None:
+            raise NoGameHere()
+        row, game = found
         if user_id not in (row.attacker_id, row.defender_id):
             raise NotAPlayer()
         if expected_ply is not None and expected_ply != row.ply:
@@ -305,11 +298,10 @@ class GameService:
         Raises NoGameHere (the game ended meanwhile), StaleGameError (its ply changed),
         NotYourTurn (the human is to move), IllegalMove.
         """
-        async with self._database.snapshot() as db:
-            row = await sets.by_id(db, set_id)
-            if row is None or row.status != sets.ACTIVE:
-                raise NoGameHere(_("That game is over."))
-            game = await self._load(db, row)
+        found = await self._read(lambda db: sets.active_by_id(db, set_id))
+        if found is None:
+            raise NoGameHere(_("That game is over."))
+        row, game = found
         if row.ply != expected_ply:
             raise StaleGameError()
         if row.computer_id is None or row.to_move_id != row.computer_id:
@@ -624,11 +616,40 @@ class GameService:
 
     # ---------------------------------------------------------------- internals
 
-    async def _load(self, db: Connection, row: SetRow) -> Game:
-        """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
+    async def _read(
+        self, find: Callable[[Connection], Awaitable[SetRow | None]]
+    ) -> tuple[SetRow, Game] | None:
+        """The set that ``find`` reads, with its game; ``None`` if it finds none.
+
+        One read statement when the game is cached at the stored ply (the common case: a
+        move in a game this process drives); otherwise one snapshot that reads the set again
+        with its moves, so the row and the moves agree.
+        """
+        async with self._database.single_read() as db:
+            row = await find(db)
+        if row is None:
+            return None
+        game = self._cached(row)
+        if game is not None:
+            return row, game
+        async with self._database.snapshot() as db:
+            row = await find(db)
+            if row is None:
+                return None
+            return row, await self._load(db, row)
+
+    def _cached(self, row: SetRow) -> Game | None:
+        """The cached game of ``row`` if it is at the stored ply and state, else ``None``."""
         cached = self._cache.get(row.set_id)
         if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
             self._cache.move_to_end(row.set_id)
+            return cached
+        return None
+
+    async def _load(self, db: Connection, row: SetRow) -> Game:
+        """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
+        cached = self._cached(row)
+        if cached is not None:
             return cached
         game = replay(row, await sets.notations(db, row.set_id))
         self._remember(row.set_id, game)

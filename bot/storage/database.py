@@ -116,6 +116,12 @@ class Database(abc.ABC):
         """A read-only connection holding one consistent snapshot of the last committed state;
         it never waits for another process's write."""
 
+    def single_read(self) -> AbstractAsyncContextManager[Connection]:
+        """A read-only connection for exactly ONE read statement, which is its own consistent
+        snapshot. A backend where a snapshot costs more than its statement (PostgreSQL:
+        BEGIN and COMMIT are two more round trips) makes it cheaper than :meth:`snapshot`."""
+        return self.snapshot()
+
     @abc.abstractmethod
     def transaction(self) -> AbstractAsyncContextManager[Connection]:
         """One write transaction, committed at the end and rolled back on any exception."""

@@ -177,6 +177,7 @@ class PostgresDatabase(Database):
                 max_size=pool_size,
                 timeout=max(1.0, busy_timeout.total_seconds()),
                 statement_cache_size=512,
+                reset=_keep_session,
                 server_settings={
                     "application_name": "brandubh-bot",
                     "lock_timeout": str(milliseconds),
@@ -265,6 +266,13 @@ class PostgresDatabase(Database):
             yield PostgresConnection(conn)
 
     @asynccontextmanager
+    async def single_read(self) -> AsyncIterator[PostgresConnection]:
+        """A connection for exactly one read statement: PostgreSQL runs a statement outside a
+        transaction on one snapshot of its own, so no BEGIN … COMMIT is needed around it."""
+        async with self._connection() as conn:
+            yield PostgresConnection(conn)
+
+    @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresConnection]:
         """One ``READ COMMITTED`` write transaction, rolled back on any exception."""
         async with self._connection() as conn, conn.transaction():
@@ -282,6 +290,17 @@ class PostgresDatabase(Database):
             return
         self._closed = True
         await self._pool.close()
+
+
+async def _keep_session(connection: asyncpg.Connection[Record]) -> None:
+    """Give a connection back to the pool as it is, without asyncpg's default reset query.
+
+    asyncpg already rolls back a transaction left open. The default reset
+    (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``) would cost one more
+    round trip for each use of a connection, and there is nothing for it to undo: the bot's
+    connections take only transaction-scoped advisory locks, open no cursors outside a
+    transaction, never LISTEN and never change a setting of their session.
+    """
 
 
 def postgres_error(where: str, error: BaseException) -> StorageError:

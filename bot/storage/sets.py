@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.shards import Shards
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Dialect
 from bot.storage.errors import ChannelOccupied, ConstraintViolated, WriteConflict
 
 EVERY = Shards()
@@ -327,6 +327,12 @@ async def finish_set(
 # ---------------------------------------------------------------- moves
 
 
+async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
+    """Set ``set_id`` if it is in progress, else ``None``."""
+    row = await by_id(db, set_id)
+    return row if row is not None and row.status == ACTIVE else None
+
+
 async def add_move(
     db: Connection,
     set_id: int,
@@ -346,6 +352,18 @@ async def add_move(
     processes racing on PostgreSQL: the moves' primary key refuses the second insert at the
     same ply, and the trigger refuses a move whose game moved on or ended meanwhile.)
     """
+    params = (set_id, expected_ply, notation, captures, player_id, now_us)
+    if db.dialect is Dialect.POSTGRESQL:
+        # One round trip: the function inserts and returns the set as the trigger left it.
+        try:
+            row = await db.fetch_one(
+                f"SELECT {_SET_COLUMNS} FROM add_move(?, ?, ?, ?, ?, ?) g "
+                "JOIN matches m USING (match_id)",
+                params,
+            )
+        except (ConstraintViolated, WriteConflict):
+            return None
+        return _set_row(row) if row else None
     try:
         inserted = await db.execute(
             "INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us) "
