@@ -217,18 +217,21 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
 
 
 @pytest.mark.parametrize(
-    ("args", "says"),
+    ("args", "code", "says"),
     [
-        ([], "name the database"),
-        (["--database", "/srv/brandubh.sqlite3"], "need the bots' PostgreSQL database"),
-        (["--database", "postgresql://x@/db", "--processes", "two"], "whole number"),
-        (["--database", "postgresql://x@/db", "--processes", "0"], "at least 1"),
-        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], "between 0.5 and 3600"),
-        (["--database", "postgresql://x@/db?host=/nonexistent"], "cannot reach"),
+        ([], 2, "name the database"),
+        (["--database", "/srv/brandubh.sqlite3"], 2, "need the bots' PostgreSQL database"),
+        (["--database", "postgresql://x@/db", "--processes", "two"], 2, "whole number"),
+        (["--database", "postgresql://x@/db", "--processes", "0"], 2, "at least 1"),
+        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], 2, "between 0.5 and 3600"),
+        (["--database", "postgresql://x@/db?host=/nonexistent"], 4, "cannot reach"),
     ],
 )
-def test_worker_settings_are_checked_at_start(args: list[str], says: str, tmp_path: Path) -> None:
-    """A worker that cannot start says why in one line and exits with code 2."""
+def test_worker_settings_are_checked_at_start(
+    args: list[str], code: int, says: str, tmp_path: Path
+) -> None:
+    """A worker that cannot start says why in one line and exits with code 2 (a person must
+    act), or 4 when the database does not answer (a service manager may try again)."""
     done = subprocess.run(
         [sys.executable, "-m", "bot.ai_worker", *args],
         cwd=tmp_path,
@@ -237,8 +240,27 @@ def test_worker_settings_are_checked_at_start(args: list[str], says: str, tmp_pa
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == code, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("brandubh-ai-worker: ")
     assert says in lines[0]
+
+
+async def test_a_database_that_refuses_the_worker_needs_a_person(
+    database: str, tmp_path: Path
+) -> None:
+    """A database that answers but refuses the worker (no such database) is exit code 2."""
+    missing = database.replace("/brandubh_", "/missing_", 1)
+    assert missing != database
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "bot.ai_worker", "--database", missing],
+        cwd=tmp_path,
+        env=clean_env("BRANDUBH_"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("brandubh-ai-worker: cannot connect to "), done.stderr
