@@ -10,7 +10,9 @@ each pointed at the same database::
 at a time each) to ``BRANDUBH_AI_WORKERS``, else one per core. ``--heartbeat SECONDS`` (default 10):
 a busy worker beats at half this; a job whose worker was silent this long (it died, its machine
 went away) is picked up again by another worker. Stop with SIGTERM or Ctrl+C: searches under way
-are finished first. Exit codes: 0 stopped, 2 refused (one line on stderr says why).
+are finished first. Exit codes: 0 stopped; 2 refused, a setting or the database's answer needs a
+person; 4 the database cannot be reached (yet), worth starting again later. Either is one line on
+stderr saying why.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from engine.search import think
 _log = logging.getLogger("bot.ai_worker")
 
 EXIT_REFUSED = 2
+EXIT_UNREACHABLE = 4
 HEARTBEAT = timedelta(seconds=10)
 RESTART_PAUSE = 1.0
 """Seconds before a worker process that died is started again."""
@@ -48,6 +51,19 @@ RESTART_PAUSE = 1.0
 
 class Refused(Exception):
     """The worker cannot start (one line says why)."""
+
+    code = EXIT_REFUSED
+
+
+class Unreachable(Refused):
+    """The database does not answer, or not yet (down, starting up, out of connections)."""
+
+    code = EXIT_UNREACHABLE
+
+
+_TRANSIENT_STATES = ("08", "57P03", "53300")
+"""SQLSTATEs of a server that may answer later: connection exceptions (class 08), "the database
+system is starting up", too many connections."""
 
 
 class OneAtATime(QueueManager):
@@ -96,7 +112,13 @@ async def serve(url: str, heartbeat: timedelta) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, manager.shutdown.set)
-        _log.info("Worker %d taking jobs from %s", os.getpid(), display_url(url))
+        # The queue manager's id is the one pgqueuer's table shows beside the jobs it holds.
+        _log.info(
+            "Worker %d taking jobs from %s (queue manager %s)",
+            os.getpid(),
+            display_url(url),
+            manager.queue_manager_id,
+        )
         await manager.run(
             dequeue_timeout=heartbeat / 2,
             batch_size=1,
@@ -211,11 +233,18 @@ def settings(argv: Sequence[str] | None = None) -> tuple[str, int, timedelta]:
 
 
 async def check_database(url: str) -> None:
-    """Connect once and install the queue's tables. Raises Refused naming the database."""
+    """Connect once and install the queue's tables. Raises Unreachable, or Refused, naming the
+    database."""
     try:
         connection = await asyncpg.connect(url, timeout=10)
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as error:
-        raise Refused(f"cannot reach {display_url(url)}: {error}") from None
+    except (OSError, TimeoutError) as error:
+        raise Unreachable(f"cannot reach {display_url(url)}: {error}") from None
+    except asyncpg.PostgresError as error:
+        state = str(error.sqlstate or "")
+        refusal = Unreachable if state.startswith(_TRANSIENT_STATES) else Refused
+        raise refusal(f"cannot connect to {display_url(url)}: {error}") from None
+    except asyncpg.InterfaceError as error:
+        raise Refused(f"cannot connect to {display_url(url)}: {error}") from None
     try:
         await computer_jobs.install(connection)
     except asyncpg.PostgresError as error:
@@ -232,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(check_database(url))
     except Refused as refusal:
         print(f"brandubh-ai-worker: {refusal}", file=sys.stderr)
-        return EXIT_REFUSED
+        return refusal.code
     level = logging.getLevelName(os.environ.get("BRANDUBH_LOG_LEVEL", "INFO").upper())
     level = level if isinstance(level, int) else logging.INFO
     _configure_logging(level)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -26,72 +25,12 @@ from tests.bot_harness import Harness
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin
 from tests.postgres_server import PostgresServer
+from tests.scale_processes import Workers, clean_env
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
-ROOT = Path(__file__).resolve().parent.parent
 HEARTBEAT = 1.0
 """Seconds of silence after which a worker's job goes to another (short, for the tests)."""
-
-
-class Workers:
-    """``python -m bot.ai_worker`` processes (one search at a time each) with their logs."""
-
-    def __init__(self, database: str, folder: Path) -> None:
-        self.database = database
-        self.folder = folder
-        self.processes: list[subprocess.Popen[bytes]] = []
-
-    def start(self) -> subprocess.Popen[bytes]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRANDUBH_")}
-        env.update({"PYTHONPATH": str(ROOT), "BRANDUBH_LOG_LEVEL": "INFO"})
-        log = self.folder / f"worker{len(self.processes)}.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "bot.ai_worker",
-                    "--database",
-                    self.database,
-                    "--processes",
-                    "1",
-                    "--heartbeat",
-                    str(HEARTBEAT),
-                ],
-                cwd=self.folder,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        self.processes.append(process)
-        return process
-
-    def log(self, index: int) -> str:
-        return (self.folder / f"worker{index}.log").read_text()
-
-    def jobs(self, index: int) -> int:
-        """Jobs worker ``index`` answered."""
-        return self.log(index).count(" Job ")
-
-    async def ready(self) -> None:
-        """Wait until every started worker is taking jobs."""
-        deadline = time.monotonic() + 30
-        for index in range(len(self.processes)):
-            while "taking jobs" not in self.log(index):
-                assert time.monotonic() < deadline, self.log(index)
-                await asyncio.sleep(0.05)
-
-    def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 @pytest.fixture
@@ -101,7 +40,7 @@ async def database(postgres: PostgresServer | str) -> str:
 
 @pytest.fixture
 def workers(database: str, tmp_path: Path) -> Iterator[Workers]:
-    started = Workers(database, tmp_path)
+    started = Workers(database, tmp_path, heartbeat=HEARTBEAT)
     try:
         yield started
     finally:
@@ -278,30 +217,50 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
 
 
 @pytest.mark.parametrize(
-    ("args", "says"),
+    ("args", "code", "says"),
     [
-        ([], "name the database"),
-        (["--database", "/srv/brandubh.sqlite3"], "need the bots' PostgreSQL database"),
-        (["--database", "postgresql://x@/db", "--processes", "two"], "whole number"),
-        (["--database", "postgresql://x@/db", "--processes", "0"], "at least 1"),
-        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], "between 0.5 and 3600"),
-        (["--database", "postgresql://x@/db?host=/nonexistent"], "cannot reach"),
+        ([], 2, "name the database"),
+        (["--database", "/srv/brandubh.sqlite3"], 2, "need the bots' PostgreSQL database"),
+        (["--database", "postgresql://x@/db", "--processes", "two"], 2, "whole number"),
+        (["--database", "postgresql://x@/db", "--processes", "0"], 2, "at least 1"),
+        (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], 2, "between 0.5 and 3600"),
+        (["--database", "postgresql://x@/db?host=/nonexistent"], 4, "cannot reach"),
     ],
 )
-def test_worker_settings_are_checked_at_start(args: list[str], says: str, tmp_path: Path) -> None:
-    """A worker that cannot start says why in one line and exits with code 2."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BRANDUBH_")}
-    env["PYTHONPATH"] = str(ROOT)
+def test_worker_settings_are_checked_at_start(
+    args: list[str], code: int, says: str, tmp_path: Path
+) -> None:
+    """A worker that cannot start says why in one line and exits with code 2 (a person must
+    act), or 4 when the database does not answer (a service manager may try again)."""
     done = subprocess.run(
         [sys.executable, "-m", "bot.ai_worker", *args],
         cwd=tmp_path,
-        env=env,
+        env=clean_env("BRANDUBH_"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("brandubh-ai-worker: ")
+    assert says in lines[0]
+
+
+async def test_a_database_that_refuses_the_worker_needs_a_person(
+    database: str, tmp_path: Path
+) -> None:
+    """A database that answers but refuses the worker (no such database) is exit code 2."""
+    missing = database.replace("/brandubh_", "/missing_", 1)
+    assert missing != database
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "bot.ai_worker", "--database", missing],
+        cwd=tmp_path,
+        env=clean_env("BRANDUBH_"),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("brandubh-ai-worker: ")
-    assert says in lines[0]
+    assert done.stderr.startswith("brandubh-ai-worker: cannot connect to "), done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -107,3 +108,33 @@ async def test_a_computer_turn_that_failed_is_tried_again_later(
     table.advance(timedelta(minutes=5))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
+
+
+class HeldPool(AIPool):
+    """A computer opponent that notes each position it is asked about and answers once the
+    test lets it."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=1)
+        self.asked: list[int] = []
+        self.go = asyncio.Event()
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        self.asked.append(game.ply)
+        await self.go.wait()
+        return str(game.legal_moves()[0])
+
+
+async def test_a_turn_under_way_is_not_started_twice(table: Harness) -> None:
+    """The start-up resume of the computer's turns, racing the turn of a match that began as
+    the bot came up, does not ask for the same move again: one search, one board."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_until(lambda: pool.asked == [0], waiting_for="the computer's turn")
+    await table.bot.timers.resume_computer_turns()
+    pool.go.set()
+    await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
+    assert pool.asked == [0]
+    assert sum("(attackers) played" in m.content for m in table.public_messages()) == 1

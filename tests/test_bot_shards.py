@@ -10,42 +10,16 @@ from the same move, and every board was posted exactly once.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from bot.services import Services
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
 from tests.postgres_server import PostgresServer
+from tests.scale_processes import SHARDS, guild_of_each_shard, start_shard, stop
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
-
-ROOT = Path(__file__).resolve().parent.parent
-SHARDS = 2
-
-
-def start_shard(
-    standin: DiscordStandin, database: str, shard: int, folder: Path
-) -> subprocess.Popen[bytes]:
-    """``python -m bot`` running one shard of two, against the stand-in and PostgreSQL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
-    env.update(standin.env)
-    env.update(
-        {
-            "BRANDUBH_DB": database,
-            "DISCORD_SHARD_COUNT": str(SHARDS),
-            "DISCORD_SHARD_IDS": str(shard),
-            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
-            "BRANDUBH_TIMER_SECONDS": "0.2",
-            "BRANDUBH_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    folder.mkdir(exist_ok=True)
-    return subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
 
 
 class Table:
@@ -95,15 +69,7 @@ async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
     """Games in both shards' servers; shard 1 killed mid-game and restarted: nothing lost or
     posted twice, and shard 0 never stopped."""
     database = await postgres_database(postgres)
-    discord_standin.gateway.recommended_shards = SHARDS
-    by_shard: dict[int, FakeGuild] = {}
-    for index in range(200):
-        guild = discord_standin.add_guild(f"Club {index}", channels=["games"])
-        by_shard.setdefault((guild.id >> 22) % SHARDS, guild)
-        if len(by_shard) == SHARDS:
-            break
-        await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on
-    assert set(by_shard) == {0, 1}
+    by_shard = await guild_of_each_shard(discord_standin, ["games"])
     tables = {shard: Table(discord_standin, guild) for shard, guild in by_shard.items()}
     processes = {
         shard: start_shard(discord_standin, database, shard, tmp_path / f"shard{shard}")
@@ -139,11 +105,4 @@ async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
         finally:
             await services.close()
     finally:
-        for process in processes.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(processes.values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 import sys
 import tomllib
@@ -11,6 +12,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+import bot.__main__ as bot_main
+from bot import ai_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "renderer", "bot")
@@ -98,6 +102,79 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_unprivileged() -> N
     assert re.search(r"^USER (?!root)\w+", dockerfile, re.MULTILINE)
     assert dockerfile.rstrip().endswith('CMD ["python", "-m", "bot"]')
     assert ":/data" in compose
+
+
+def _unit(name: str) -> dict[str, list[str]]:
+    """A systemd unit of deploy/: each setting's values, in order (sections and comments off)."""
+    settings: dict[str, list[str]] = {}
+    for line in (ROOT / "deploy" / name).read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            settings.setdefault(key, []).append(value)
+    return settings
+
+
+UNITS = {
+    "brandubh-bot.service": ("bot", {bot_main.EXIT_CONFIG, bot_main.EXIT_IN_USE}),
+    "brandubh-ai-worker.service": ("bot.ai_worker", {ai_worker.EXIT_REFUSED}),
+}
+"""Each unit of deploy/: the module it runs, and the exit codes after which it must not restart
+(those that need a person: the others are a clean stop or worth trying again)."""
+
+
+def test_the_systemd_units_run_the_modules_and_know_their_exit_codes() -> None:
+    """Each unit runs a module of this tree from the plain install, stops it with SIGTERM,
+    restarts it after a failure except after the exit codes the module keeps for a person, and
+    is shown in the README."""
+    assert sorted(path.name for path in (ROOT / "deploy").glob("*.service")) == sorted(UNITS)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ai_worker.EXIT_UNREACHABLE not in UNITS["brandubh-ai-worker.service"][1]
+    for name, (module, needs_a_person) in UNITS.items():
+        unit = _unit(name)
+        assert unit["ExecStart"] == [f"/opt/brandubh/.venv/bin/python -m {module}"], name
+        spec = importlib.util.find_spec(module)
+        assert spec is not None, module
+        if spec.submodule_search_locations is not None:  # a package: run by its __main__
+            assert importlib.util.find_spec(f"{module}.__main__") is not None, module
+        assert unit["EnvironmentFile"] == ["/opt/brandubh/.env"], name
+        assert unit["KillSignal"] == ["SIGTERM"], name
+        assert unit["Restart"] == ["on-failure"], name
+        prevented = {int(code) for code in unit["RestartPreventExitStatus"][0].split()}
+        assert prevented == needs_a_person, name
+        assert f"sudo cp deploy/{name} /etc/systemd/system/" in readme, name
+
+
+def _compose_services() -> dict[str, str]:
+    """compose.yaml's services, each with the text of its block."""
+    compose = (ROOT / "compose.yaml").read_text(encoding="utf-8")
+    body = compose[compose.index("\nservices:\n") : compose.index("\nvolumes:\n")]
+    services: dict[str, str] = {}
+    name = ""
+    for line in body.splitlines()[2:]:
+        found = re.match(r"^  ([a-z0-9-]+):", line)
+        if found:
+            name = found[1]
+            services[name] = ""
+        elif name and not line.lstrip().startswith("#"):
+            services[name] += line + "\n"
+    return services
+
+
+def test_compose_runs_the_sqlite_bot_by_default_and_the_scale_example_when_named() -> None:
+    """`docker compose up -d` starts only the SQLite bot; PostgreSQL, the two shards and the
+    worker are a profile's, and the worker runs `python -m bot.ai_worker` on the shards'
+    database."""
+    services = _compose_services()
+    assert sorted(services) == ["ai-worker", "bot", "postgres", "shard-0", "shard-1"]
+    assert "profiles" not in services["bot"]
+    for name in ("ai-worker", "postgres", "shard-0", "shard-1"):
+        assert "profiles: [scale]" in services[name], name
+    assert 'command: ["python", "-m", "bot.ai_worker"]' in services["ai-worker"]
+    url = "BRANDUBH_DB: postgresql://brandubh:${POSTGRES_PASSWORD:-}@postgres/brandubh"
+    assert url in services["ai-worker"]
+    assert url in services["shard-0"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docker compose --profile scale up -d postgres shard-0 shard-1 ai-worker" in readme
 
 
 def test_the_ci_installs_with_the_readme_test_command() -> None:

@@ -88,6 +88,8 @@ class GameFlow:
         """Starting a match against the computer, in a thread of its own when it can."""
         self.outbox = Outbox(self)
         """Posting the boards that stored moves and set ends are still owed."""
+        self._computer_turns: set[tuple[int, tuple[str, ...]]] = set()
+        """The computer's turns under way, by set and moves so far."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -581,12 +583,19 @@ class GameFlow:
         """Let the computer choose and play its move in the background.
 
         ``reply_in`` is the message acknowledging the player's move: the computer's board
-        replaces it, so a round against the computer is one message.
+        replaces it, so a round against the computer is one message. A turn already under way
+        for the same position is not started again (the start-up resume of the computer's turns
+        can meet the turn of a match begun as the bot came up): one search, one board.
         """
-        self.bot.spawn(
+        key = (active.set_id, tuple(str(record.move) for record in active.game.records))
+        if key in self._computer_turns:
+            return
+        self._computer_turns.add(key)
+        task = self.bot.spawn(
             self.computer_turn(active, reply_in=reply_in),
             name=f"computer-move-{active.set_id}-{active.ply}",
         )
+        task.add_done_callback(lambda _: self._computer_turns.discard(key))
 
     async def _replace_or_send(
         self,

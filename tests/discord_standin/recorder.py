@@ -298,6 +298,8 @@ class RestCall:
     path: str
     status: int
     at: datetime
+    client_port: int | None = None
+    """The TCP port the request came from: which process sent it, when several share the bot."""
 
 
 class Recorder:

@@ -171,7 +171,11 @@ class RestApi:
                 response = error(status, rejected.code, rejected.message)
             except web.HTTPException as exc:
                 response = error(exc.status, 0, exc.text or exc.reason)
-        self._recorder.rest_log.append(RestCall(request.method, path, response.status, utc_now()))
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        port = peer[1] if isinstance(peer, tuple) and len(peer) >= 2 else None
+        self._recorder.rest_log.append(
+            RestCall(request.method, path, response.status, utc_now(), client_port=port)
+        )
         self._recorder.notify()
         return response
 

@@ -1,0 +1,156 @@
+"""Real processes for the tests of running at scale: ``python -m bot`` shard processes and
+``python -m bot.ai_worker`` processes against the stand-in and the throwaway PostgreSQL, and
+which process a REST request came from."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from tests.discord_standin import DiscordStandin, FakeGuild
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARDS = 2
+
+
+def clean_env(*prefixes: str) -> dict[str, str]:
+    """This environment without the variables starting with ``prefixes``, importing this tree."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def start_shard(
+    standin: DiscordStandin,
+    database: str,
+    shard: int,
+    folder: Path,
+    extra: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """``python -m bot`` running one shard of two, against the stand-in and PostgreSQL."""
+    env = clean_env("DISCORD_", "BRANDUBH_")
+    env.update(standin.env)
+    env.update(
+        {
+            "BRANDUBH_DB": database,
+            "DISCORD_SHARD_COUNT": str(SHARDS),
+            "DISCORD_SHARD_IDS": str(shard),
+            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
+            "BRANDUBH_TIMER_SECONDS": "0.2",
+            "BRANDUBH_LOG_LEVEL": "WARNING",
+        }
+    )
+    env.update(extra or {})
+    folder.mkdir(exist_ok=True)
+    return subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+
+
+async def guild_of_each_shard(standin: DiscordStandin, channels: list[str]) -> dict[int, FakeGuild]:
+    """A new server in each of the ``SHARDS`` shards (``(guild_id >> 22) % SHARDS``)."""
+    standin.gateway.recommended_shards = SHARDS
+    by_shard: dict[int, FakeGuild] = {}
+    for index in range(200):
+        guild = standin.add_guild(f"Club {index}", channels=channels)
+        by_shard.setdefault((guild.id >> 22) % SHARDS, guild)
+        if len(by_shard) == SHARDS:
+            return by_shard
+        await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on
+    raise AssertionError(f"no server of each shard in 200 tries: {sorted(by_shard)}")
+
+
+def stop(processes: Iterable[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM each process still running, then wait for them (SIGKILL after 20 s)."""
+    running = list(processes)
+    for process in running:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in running:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Workers:
+    """``python -m bot.ai_worker`` processes (one search at a time each) with their logs.
+
+    ``heartbeat`` is the worker's ``--heartbeat`` (None: its default, the documented 10 s).
+    """
+
+    def __init__(self, database: str, folder: Path, heartbeat: float | None = None) -> None:
+        self.database = database
+        self.folder = folder
+        self.heartbeat = heartbeat
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> subprocess.Popen[bytes]:
+        env = clean_env("BRANDUBH_")
+        env["BRANDUBH_LOG_LEVEL"] = "INFO"
+        args = ["--database", self.database, "--processes", "1"]
+        if self.heartbeat is not None:
+            args += ["--heartbeat", str(self.heartbeat)]
+        log = self.folder / f"worker{len(self.processes)}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "bot.ai_worker", *args],
+                cwd=self.folder,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        self.processes.append(process)
+        return process
+
+    def log(self, index: int) -> str:
+        return (self.folder / f"worker{index}.log").read_text()
+
+    def jobs(self, index: int) -> int:
+        """Jobs worker ``index`` answered."""
+        return self.log(index).count(" Job ")
+
+    def answered(self, index: int, job_id: int) -> bool:
+        """Whether worker ``index`` stored its move for job ``job_id``."""
+        return f" Job {job_id}: " in self.log(index)
+
+    def queue_manager(self, index: int) -> str:
+        """Worker ``index``'s pgqueuer queue manager id (from its first line)."""
+        found = re.search(r"taking jobs from .* \(queue manager ([0-9a-f-]+)\)", self.log(index))
+        assert found is not None, self.log(index)
+        return found.group(1)
+
+    async def ready(self) -> None:
+        """Wait until every started worker is taking jobs."""
+        deadline = time.monotonic() + 30
+        for index in range(len(self.processes)):
+            while "taking jobs" not in self.log(index):
+                assert time.monotonic() < deadline, self.log(index)
+                await asyncio.sleep(0.05)
+
+    def stop(self) -> None:
+        stop(self.processes)
+
+
+def tcp_ports(pid: int) -> set[int]:
+    """The local ports of the IPv4 TCP sockets process ``pid`` holds open (Linux ``/proc``)."""
+    inodes: set[str] = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    ports: set[int] = set()
+    for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[9] in inodes:
+            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
