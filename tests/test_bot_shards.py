@@ -10,20 +10,18 @@ from the same move, and every board was posted exactly once.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from bot.services import Services
+from tests.bot_processes import start_bot, stop_bots
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
 from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
-ROOT = Path(__file__).resolve().parent.parent
 SHARDS = 2
 
 
@@ -31,21 +29,7 @@ def start_shard(
     standin: DiscordStandin, database: str, shard: int, folder: Path
 ) -> subprocess.Popen[bytes]:
     """``python -m bot`` running one shard of two, against the stand-in and PostgreSQL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
-    env.update(standin.env)
-    env.update(
-        {
-            "BRANDUBH_DB": database,
-            "DISCORD_SHARD_COUNT": str(SHARDS),
-            "DISCORD_SHARD_IDS": str(shard),
-            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
-            "BRANDUBH_TIMER_SECONDS": "0.2",
-            "BRANDUBH_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    folder.mkdir(exist_ok=True)
-    return subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+    return start_bot(standin, database, folder, shard=(shard, SHARDS), BRANDUBH_TIMER_SECONDS="0.2")
 
 
 class Table:
@@ -139,11 +123,4 @@ async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
         finally:
             await services.close()
     finally:
-        for process in processes.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_bots(processes.values())
