@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import subprocess
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import Game
+from tests import bot_processes
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -40,8 +40,6 @@ from tests.discord_standin import (
     InteractionNotAnswered,
     InteractionRecord,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -78,45 +76,54 @@ def percentile(values: list[float], share: float) -> float:
 
 async def start_bot(standin: DiscordStandin, db_path: Path) -> subprocess.Popen[bytes]:
     """``python -m bot`` against the stand-in, in its own process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
-    env.update(standin.env)
-    env.update(
-        {
-            "BRANDUBH_DB": str(db_path),
-            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
-            "BRANDUBH_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=db_path.parent, env=env)
+    process = bot_processes.start_bot(standin, str(db_path), db_path.parent)
     await standin.wait_synced("challenge", "move", timeout=60)
     await standin.wait_ready(timeout=60)
     return process
 
 
-async def open_table(standin: DiscordStandin, guild: FakeGuild, table: Table) -> None:
+async def open_table(
+    standin: DiscordStandin, guild: FakeGuild, table: Table, *, within: float = 5
+) -> None:
     """Challenge and accept in the table's channel; the game is then played in its thread."""
     challenge = await standin.slash(
-        guild, table.channel, table.attacker, "challenge", {"opponent": table.defender, "sets": 1}
+        guild,
+        table.channel,
+        table.attacker,
+        "challenge",
+        {"opponent": table.defender, "sets": 1},
+        timeout=within,
     )
-    message = await challenge.wait_original()
+    message = await challenge.wait_original(timeout=within)
     accept = next(c for c in message.custom_ids() if c.startswith("challenge:accept:"))
-    await standin.click(message, accept, table.defender)
+    await standin.click(message, accept, table.defender, timeout=within)
     if message.thread is None:
         raise AssertionError(f"the game got no thread: {message.content}")
     table.channel = message.thread
 
 
-async def play(standin: DiscordStandin, guild: FakeGuild, table: Table) -> InteractionRecord | None:
-    """Send the table's next move; mirror it locally; return the interaction."""
+class MoveRefused(AssertionError):
+    """The bot answered a move with something else than the board: a refusal, or an apology
+    (a deferred answer's apology fills the public "thinking..." message)."""
+
+
+async def play(
+    standin: DiscordStandin, guild: FakeGuild, table: Table, *, within: float = 10
+) -> InteractionRecord | None:
+    """Send the table's next move and wait for the board; mirror the move locally; return the
+    interaction (None when the table has no move left that keeps the game going).
+
+    Raises InteractionNotAnswered without an acknowledgement, AssertionError when the answer
+    does not come within ``within`` seconds, and MoveRefused when the answer is not the board.
+    """
     chosen = table.next_move()
     if chosen is None:
         return None
     who, text = chosen
-    record = await standin.slash(guild, table.channel, who, "move", {"move": text}, timeout=10)
-    message = await record.wait_original(timeout=10)
-    if message.ephemeral:
-        raise AssertionError(f"/move {text} was refused: {message.content}")
+    record = await standin.slash(guild, table.channel, who, "move", {"move": text}, timeout=within)
+    message = await record.wait_original(timeout=within)
+    if message.ephemeral or not any(a.filename.endswith(".png") for a in message.attachments):
+        raise MoveRefused(f"/move {text} was answered without the board: {message.content}")
     table.game.play(text)
     return record
 
