@@ -14,6 +14,7 @@ import pytest
 
 from bot.services import Services
 from bot.services.errors import NotYourTurn, StaleGameError
+from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
 from bot.storage import Database, Dialect, migrations, schema_version
 from bot.storage.postgresql import numbered
@@ -205,3 +206,26 @@ async def test_schema_10_renames_games_to_sets_keeping_a_set_in_progress(
         assert [row[0] for row in names if "game" in row[0]] == []
     finally:
         await services.close()
+
+
+async def test_settings_are_kept_in_memory_and_read_again_in_time(database: str) -> None:
+    """Each process keeps the settings it read (every interaction needs them) and those it
+    changed; a change made by another process is seen once KEEP_SECONDS have passed."""
+    now = [0.0]
+    first, second = await Database.open(database), await Database.open(database)
+    try:
+        one = SettingsService(first)
+        two = SettingsService(second, monotonic=lambda: now[0])
+        assert (await two.get(GUILD)).threads
+        await one.update(GUILD, threads=False)
+        assert not (await one.get(GUILD)).threads  # at once where it was changed
+        now[0] += KEEP_SECONDS - 1
+        assert (await two.get(GUILD)).threads  # what the other process read is kept a while
+        now[0] += 1
+        assert not (await two.get(GUILD)).threads
+        await two.update(GUILD, language="de")
+        assert (await two.get(GUILD)).language == "de"
+        assert not (await two.get(GUILD)).threads  # the change kept the other setting
+    finally:
+        await first.close()
+        await second.close()
