@@ -97,8 +97,11 @@ async def open_table(
     message = await challenge.wait_original(timeout=within)
     accept = next(c for c in message.custom_ids() if c.startswith("challenge:accept:"))
     await standin.click(message, accept, table.defender, timeout=within)
-    if message.thread is None:
-        raise AssertionError(f"the game got no thread: {message.content}")
+    # After a deferred accept the thread comes with the answer that follows.
+    await standin.wait_until(
+        lambda: message.thread is not None, timeout=within, waiting_for="the game's thread"
+    )
+    assert message.thread is not None
     table.channel = message.thread
 
 

@@ -28,6 +28,32 @@ already taken half of that time.
 """
 
 
+BUSY = 10
+"""Interactions at work at once in this process from which one more is deferred at once.
+
+That many answers under way wait for the same database connections and renderer threads, so
+one more will not be ready within ANSWER_BEFORE either; deferring it at once (as it would be
+later anyway) keeps its acknowledgement clear of Discord's 3 seconds, however long the queue.
+"""
+
+
+class _AtWork:
+    """How many interactions' work is under way in this process."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def started(self, task: asyncio.Future[Any]) -> None:
+        self.count += 1
+        task.add_done_callback(self._ended)
+
+    def _ended(self, _task: asyncio.Future[Any]) -> None:
+        self.count -= 1
+
+
+_at_work = _AtWork()
+
+
 def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
     """The bot that received ``interaction``."""
     return interaction.client  # type: ignore[no-any-return]
@@ -40,13 +66,16 @@ async def within_deadline(
     ephemeral: bool = False,
     thinking: bool = True,
 ) -> T:
-    """Await ``work``; if it takes longer than ANSWER_BEFORE, defer ``interaction`` meanwhile.
+    """Await ``work``; if it takes longer than ANSWER_BEFORE, defer ``interaction`` meanwhile
+    (at once when the process already has BUSY interactions at work).
 
     After a deferral the caller must answer with ``interaction.followup`` (or
     ``edit_original_response``); :func:`answer` does the right thing either way.
     """
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=ANSWER_BEFORE)
+    busy = _at_work.count >= BUSY
+    _at_work.started(task)
+    done, _ = await asyncio.wait({task}, timeout=0 if busy else ANSWER_BEFORE)
     if not done and not interaction.response.is_done():
         try:
             if interaction.type is discord.InteractionType.component and not thinking:
