@@ -81,6 +81,11 @@ class Figures:
     refused: int = 0
     refusals: list[str] = field(default_factory=list)
 
+    @property
+    def sent(self) -> int:
+        """Moves sent."""
+        return len(self.acknowledged) + self.unanswered + self.refused
+
     def add(self, other: Figures) -> None:
         """Take in ``other``'s measurements."""
         self.acknowledged += other.acknowledged
@@ -302,8 +307,9 @@ def cpu_use(
     return used
 
 
-def cpu_line(spent: dict[str, float], wall: float) -> str:
-    """Where the CPU time went during ``wall`` seconds (``spent``: from :func:`cpu_use`)."""
+def cpu_line(spent: dict[str, float], wall: float, moves: int) -> str:
+    """Where the CPU time went during ``wall`` seconds (``spent``: from :func:`cpu_use`) in
+    which ``moves`` moves were sent."""
     spent = dict(spent)
     machine = spent.pop("machine")
     ours = sum(spent.values())
@@ -311,7 +317,8 @@ def cpu_line(spent: dict[str, float], wall: float) -> str:
     cores = os.cpu_count() or 1
     return (
         f"CPU seconds during the rounds ({wall:.1f} s × {cores} cores = {wall * cores:.1f} "
-        f"available): {parts}; other programs on the machine {max(0.0, machine - ours):.1f}"
+        f"available): {parts} (in all {ours:.1f}, {1000 * ours / max(1, moves):.0f} ms a move); "
+        f"other programs on the machine {max(0.0, machine - ours):.1f}"
     )
 
 
@@ -383,7 +390,8 @@ async def run(server: postgres_server.PostgresServer, games: int, count: int) ->
                     standin, database, seats, count, lambda: cpu_use(processes, server)
                 )
                 print(load_line("after the rounds"))
-                print(cpu_line(spent, sum(durations)))
+                sent = sum(f.sent for f in figures.values())
+                print(cpu_line(spent, sum(durations), sent))
             finally:
                 # In a thread: the stand-in must keep serving the bots while they close.
                 await asyncio.to_thread(stop_bots, processes)
