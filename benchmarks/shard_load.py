@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from benchmarks.bot_latency import MoveRefused, Table, open_table, percentile, play
+from benchmarks.bot_latency import MoveRefused, Table, open_tables, percentile, play
 from bot.services import Services
 from tests import postgres_server
 from tests.bot_processes import start_bot, stop_bots
@@ -125,17 +125,6 @@ async def seat_players(standin: DiscordStandin, games_per_shard: int) -> list[Se
             )
             seats.append(Seat(table, guild, shard))
     return seats
-
-
-async def open_games(standin: DiscordStandin, seats: Sequence[Seat], at_once: int) -> None:
-    """Challenge and accept at every table, ``at_once`` tables at a time (not measured)."""
-    gate = asyncio.Semaphore(at_once)
-
-    async def open_one(seat: Seat) -> None:
-        async with gate:
-            await open_table(standin, seat.guild, seat.table, within=30)
-
-    await asyncio.gather(*(open_one(seat) for seat in seats))
 
 
 async def move(standin: DiscordStandin, seat: Seat, figures: Figures) -> None:
@@ -377,7 +366,7 @@ async def run(server: postgres_server.PostgresServer, games: int, count: int) ->
                 await standin.wait_synced("challenge", "move", timeout=120)
                 await standin.wait_shards_ready(*range(SHARDS), timeout=120)
                 started = time.perf_counter()
-                await open_games(standin, seats, at_once=20)
+                await open_tables(standin, [(seat.guild, seat.table) for seat in seats])
                 print(
                     f"{SHARDS} shard processes (python -m bot, shards 0 and 1 of {SHARDS}) on one "
                     f"durable PostgreSQL; {games} thread games per shard "
