@@ -8,7 +8,10 @@ never both land, and each drives only the servers of its own shards.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -229,3 +232,30 @@ async def test_settings_are_kept_in_memory_and_read_again_in_time(database: str)
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_read_or_write_cancelled_while_it_begins_leaves_the_database_usable(
+    database: str,
+) -> None:
+    """A task cancelled while its transaction is beginning (the move timers stopping in the
+    middle of a check, say) leaves nothing open: later reads and writes go on as usual."""
+    db = await Database.open(database)
+    try:
+        for opening in (db.snapshot, db.transaction):
+
+            async def use(opening: Callable[[], Any] = opening) -> None:
+                async with opening() as connection:
+                    await connection.fetch_one("SELECT 1")
+
+            for _ in range(3):
+                task = asyncio.create_task(use())
+                await asyncio.sleep(0)  # the task is now waiting for its BEGIN
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            async with db.snapshot() as connection:
+                assert await connection.fetch_one("SELECT 1") == (1,)
+            async with db.transaction() as connection:
+                assert await connection.fetch_one("SELECT 2") == (2,)
+    finally:
+        await db.close()
