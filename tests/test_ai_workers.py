@@ -22,10 +22,11 @@ from bot.config import Settings
 from engine import Game
 from engine.search import LEVELS
 from tests.bot_harness import Harness
+from tests.bot_processes import clean_env
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin
 from tests.postgres_server import PostgresServer
-from tests.scale_processes import Workers, clean_env
+from tests.scale_processes import Workers
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 

@@ -28,12 +28,13 @@ from bot.services import Services
 from engine import Game
 from engine.book import book_move
 from engine.search import LEVELS, choose_move
+from tests.bot_processes import stop_bots
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.recorder import RestCall, StoredMessage
 from tests.postgres_server import PostgresServer
-from tests.scale_processes import Workers, guild_of_each_shard, start_shard, stop, tcp_ports
+from tests.scale_processes import Workers, guild_of_each_shard, start_shard, tcp_ports
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -304,5 +305,5 @@ async def test_a_killed_workers_job_completes_on_the_other_and_shards_play_on(
     finally:
         if services is not None:
             await services.close()
-        stop(shards.values())
+        stop_bots(shards.values())
         workers.stop()

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.bot_harness import Harness, challenge_id
+import pytest
+
+from bot.views import common
+from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord
+from tests.discord_standin.recorder import CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -56,3 +61,36 @@ async def test_a_burst_of_commands_is_answered_within_three_seconds(
         assert all(r.answered for r in sent)
     finally:
         await table.stop()
+
+
+async def test_a_busy_process_defers_at_once_and_the_board_follows(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With BUSY interactions already at work, a move is deferred at once ("thinking..."),
+    then the board fills in the answer; a process that is not busy answers directly."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        direct = await table.slash(table.alice, "move", {"move": "d1-b1"})
+        await direct.wait_original()
+        assert direct.response_type == CHANNEL_MESSAGE
+        monkeypatch.setattr(common, "BUSY", 0)  # every interaction finds the process busy
+        deferred = await table.slash(table.bob, "move", {"move": "d3-a3"})
+        board = await deferred.wait_original()
+        assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
+        assert any(a.filename.endswith(".png") for a in board.attachments)
+
+
+async def test_an_interaction_that_arrives_late_is_deferred_at_once(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deferral counts from the interaction's creation, not from when the bot got to it:
+    one already ANSWER_BEFORE old (slow to arrive, or waiting for a busy event loop) is
+    deferred at once, and its board follows."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        late = timedelta(seconds=common.ANSWER_BEFORE)
+        monkeypatch.setattr(common, "utcnow", lambda: datetime.now(UTC) + late)
+        deferred = await table.slash(table.alice, "move", {"move": "d1-b1"})
+        board = await deferred.wait_original()
+        assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
+        assert any(a.filename.endswith(".png") for a in board.attachments)

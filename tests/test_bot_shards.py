@@ -14,10 +14,11 @@ import signal
 from pathlib import Path
 
 from bot.services import Services
+from tests.bot_processes import stop_bots
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
 from tests.postgres_server import PostgresServer
-from tests.scale_processes import SHARDS, guild_of_each_shard, start_shard, stop
+from tests.scale_processes import SHARDS, guild_of_each_shard, start_shard
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -105,4 +106,4 @@ async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
         finally:
             await services.close()
     finally:
-        stop(processes.values())
+        stop_bots(processes.values())

@@ -8,12 +8,16 @@ never both land, and each drives only the servers of its own shards.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from bot.services import Services
 from bot.services.errors import NotYourTurn, StaleGameError
+from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
 from bot.storage import Database, Dialect, migrations, schema_version
 from bot.storage.postgresql import numbered
@@ -205,3 +209,53 @@ async def test_schema_10_renames_games_to_sets_keeping_a_set_in_progress(
         assert [row[0] for row in names if "game" in row[0]] == []
     finally:
         await services.close()
+
+
+async def test_settings_are_kept_in_memory_and_read_again_in_time(database: str) -> None:
+    """Each process keeps the settings it read (every interaction needs them) and those it
+    changed; a change made by another process is seen once KEEP_SECONDS have passed."""
+    now = [0.0]
+    first, second = await Database.open(database), await Database.open(database)
+    try:
+        one = SettingsService(first)
+        two = SettingsService(second, monotonic=lambda: now[0])
+        assert (await two.get(GUILD)).threads
+        await one.update(GUILD, threads=False)
+        assert not (await one.get(GUILD)).threads  # at once where it was changed
+        now[0] += KEEP_SECONDS - 1
+        assert (await two.get(GUILD)).threads  # what the other process read is kept a while
+        now[0] += 1
+        assert not (await two.get(GUILD)).threads
+        await two.update(GUILD, language="de")
+        assert (await two.get(GUILD)).language == "de"
+        assert not (await two.get(GUILD)).threads  # the change kept the other setting
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_read_or_write_cancelled_while_it_begins_leaves_the_database_usable(
+    database: str,
+) -> None:
+    """A task cancelled while its transaction is beginning (the move timers stopping in the
+    middle of a check, say) leaves nothing open: later reads and writes go on as usual."""
+    db = await Database.open(database)
+    try:
+        for opening in (db.snapshot, db.transaction):
+
+            async def use(opening: Callable[[], Any] = opening) -> None:
+                async with opening() as connection:
+                    await connection.fetch_one("SELECT 1")
+
+            for _ in range(3):
+                task = asyncio.create_task(use())
+                await asyncio.sleep(0)  # the task is now waiting for its BEGIN
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            async with db.snapshot() as connection:
+                assert await connection.fetch_one("SELECT 1") == (1,)
+            async with db.transaction() as connection:
+                assert await connection.fetch_one("SELECT 2") == (2,)
+    finally:
+        await db.close()

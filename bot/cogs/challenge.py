@@ -14,6 +14,7 @@ from bot.flow.posts import pinging
 from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption
 from bot.views.challenge import challenge_text, challenge_view
+from bot.views.common import answer, within_deadline
 from engine import RULESETS, Side
 
 
@@ -108,7 +109,7 @@ class Challenge(commands.Cog):
                 time_per_move=per_move,
             )
             return
-        challenge = await bot.services.challenges.create(
+        created = bot.services.challenges.create(
             interaction.guild_id,
             interaction.channel_id,
             interaction.user.id,
@@ -119,14 +120,16 @@ class Challenge(commands.Cog):
             time_per_move=per_move,
             opponent_is_bot=opponent.bot,
         )
+        challenge = await within_deadline(interaction, created)  # deferred when slow or busy
         lang = await bot.flow.server_language(interaction.guild_id)
-        response = await interaction.response.send_message(
+        message_id = await answer(
+            interaction,
             challenge_text(challenge, lang),
             view=challenge_view(challenge.challenge_id, lang),
             allowed_mentions=pinging([opponent.id]),
         )
-        if response.message_id is not None:
-            await bot.services.challenges.set_message(challenge.challenge_id, response.message_id)
+        if message_id is not None:
+            await bot.services.challenges.set_message(challenge.challenge_id, message_id)
 
 
 async def setup(bot: commands.Bot) -> None:

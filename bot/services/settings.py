@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from bot.i18n import _
@@ -12,27 +13,43 @@ from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
 from engine import RULESETS, UnknownRulesetError, get_ruleset
 
+KEEP_SECONDS = 60.0
+"""How long settings read from the database are used again before they are read anew.
+
+Every interaction needs its server's settings (the language of its answer, at least), so they
+are kept in memory. Only the process running a server's shard changes them (/settings there),
+and it keeps what it stored at once; the time only bounds how late a change made elsewhere
+(another process running the same shard for a while, during a restart) is seen.
+"""
+
 
 class SettingsService:
     """Reads and changes a server's settings."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(
+        self, database: Database, *, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self._database = database
+        self._monotonic = monotonic
+        """The clock that ages kept settings (seconds)."""
+        self._kept: dict[int, tuple[float, GuildSettings]] = {}
+        self._changes: dict[int, int] = {}
+        """How often each server's settings were changed here (a read that began before a
+        change must not keep what it read)."""
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The server's settings (defaults if it never changed any). Raises nothing."""
+        kept = self._kept.get(guild_id)
+        if kept is not None and self._monotonic() - kept[0] < KEEP_SECONDS:
+            return kept[1]
+        changes = self._changes.get(guild_id, 0)
+        read_at = self._monotonic()
         async with self._database.snapshot() as db:
             row = await settings.load(db, guild_id)
-        if row is None:
-            return GuildSettings(guild_id)
-        return GuildSettings(
-            guild_id,
-            default_ruleset=row.default_ruleset,
-            time_per_move=row.time_per_move,
-            allowed_channel_ids=row.allowed_channel_ids,
-            threads=row.threads,
-            language=row.language,
-        )
+        found = GuildSettings(guild_id) if row is None else _settings(row)
+        if self._changes.get(guild_id, 0) == changes:
+            self._kept[guild_id] = (read_at, found)
+        return found
 
     async def update(
         self,
@@ -65,12 +82,27 @@ class SettingsService:
         if language is not None:
             chosen = None if language == FOLLOW_SERVER else check_language(language)
         updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen)
+        self._changes[guild_id] = self._changes.get(guild_id, 0) + 1
+        self._kept.pop(guild_id, None)
         async with self._database.transaction() as db:
             await settings.save(
                 db,
                 settings.SettingsRow(guild_id, ruleset, per_move, channels, use_threads, chosen),
             )
+        self._changes[guild_id] += 1
+        self._kept[guild_id] = (self._monotonic(), updated)
         return updated
+
+
+def _settings(row: settings.SettingsRow) -> GuildSettings:
+    return GuildSettings(
+        row.guild_id,
+        default_ruleset=row.default_ruleset,
+        time_per_move=row.time_per_move,
+        allowed_channel_ids=row.allowed_channel_ids,
+        threads=row.threads,
+        language=row.language,
+    )
 
 
 def check_ruleset(name: str) -> str:

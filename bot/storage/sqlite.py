@@ -11,6 +11,7 @@ Migrations are tracked with ``PRAGMA user_version``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
@@ -38,6 +39,26 @@ _log = logging.getLogger(__name__)
 
 READ_AFTER_WRITE = 0.25
 """Seconds a read waits at most for this bot's write in progress (see ``snapshot``)."""
+
+
+async def _begin(db: aiosqlite.Connection, sql: str) -> None:
+    """Run ``sql`` (a BEGIN) on ``db``, carried through when the caller is cancelled meanwhile.
+
+    The database's thread runs a statement once it is queued, cancelled caller or not: a BEGIN
+    left behind would hold the connection in a transaction that nothing ends, and every later
+    BEGIN on it would fail ("cannot start a transaction within a transaction"; a write one
+    would keep the file locked too). So a cancelled caller waits for its BEGIN, rolls back the
+    empty transaction, and only then is cancelled.
+    """
+    begun = asyncio.ensure_future(db.execute(sql))
+    try:
+        await asyncio.shield(begun)
+    except asyncio.CancelledError:
+        with contextlib.suppress(sqlite3.Error):
+            await begun
+        if db.in_transaction:
+            await db.execute("ROLLBACK")
+        raise
 
 
 class SqliteConnection:
@@ -259,7 +280,7 @@ class SqliteDatabase(Database):
             reader = self._reader
             db = reader.raw
             try:
-                await db.execute("BEGIN")
+                await _begin(db, "BEGIN")
                 try:
                     yield reader
                 finally:
@@ -311,7 +332,7 @@ class SqliteDatabase(Database):
         async with self._holding_write_lock():
             db = self._connection
             try:
-                await db.execute("BEGIN IMMEDIATE")
+                await _begin(db, "BEGIN IMMEDIATE")
             except sqlite3.Error as error:
                 raise storage_error(self.path, error) from error
             try:

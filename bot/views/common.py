@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import discord
+from discord.utils import utcnow
 
 from bot.errors import report_error
 
@@ -20,12 +21,40 @@ T = TypeVar("T")
 ItemT = TypeVar("ItemT", bound="discord.ui.Item[Any]")
 
 ANSWER_BEFORE = 1.5
-"""Seconds of work after which an interaction is deferred rather than answered directly.
+"""The age (seconds since Discord created it) at which an interaction still at work is deferred
+rather than answered directly.
 
-Discord drops an interaction that is not acknowledged within 3 seconds. Answering directly saves
-a round trip, so slow work (a busy database, a long render queue) is only deferred when it has
-already taken half of that time.
+Discord drops an interaction that is not acknowledged within 3 seconds of its creation.
+Answering directly saves a round trip, so slow work (a busy database, a long render queue) is
+only deferred when half of that time is gone, counted from the interaction's creation (its
+id's timestamp): time it spent reaching the bot or waiting for a busy event loop counts too.
 """
+
+
+BUSY = 10
+"""Interactions at work at once in this process from which one more is deferred at once.
+
+That many answers under way wait for the same database connections and renderer threads, so
+one more will not be ready within ANSWER_BEFORE either; deferring it at once (as it would be
+later anyway) keeps its acknowledgement clear of Discord's 3 seconds, however long the queue.
+"""
+
+
+class _AtWork:
+    """How many interactions' work is under way in this process."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def started(self, task: asyncio.Future[Any]) -> None:
+        self.count += 1
+        task.add_done_callback(self._ended)
+
+    def _ended(self, _task: asyncio.Future[Any]) -> None:
+        self.count -= 1
+
+
+_at_work = _AtWork()
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
@@ -40,13 +69,17 @@ async def within_deadline(
     ephemeral: bool = False,
     thinking: bool = True,
 ) -> T:
-    """Await ``work``; if it takes longer than ANSWER_BEFORE, defer ``interaction`` meanwhile.
+    """Await ``work``; if ``interaction`` reaches the age ANSWER_BEFORE meanwhile, defer it
+    (at once when the process already has BUSY interactions at work).
 
     After a deferral the caller must answer with ``interaction.followup`` (or
     ``edit_original_response``); :func:`answer` does the right thing either way.
     """
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=ANSWER_BEFORE)
+    age = (utcnow() - interaction.created_at).total_seconds()
+    wait = 0.0 if _at_work.count >= BUSY else min(ANSWER_BEFORE, max(0.0, ANSWER_BEFORE - age))
+    _at_work.started(task)
+    done, _ = await asyncio.wait({task}, timeout=wait)
     if not done and not interaction.response.is_done():
         try:
             if interaction.type is discord.InteractionType.component and not thinking:

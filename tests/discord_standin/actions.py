@@ -98,8 +98,7 @@ class PlayerActions:
             source_message=source,
             original=source,
         )
-        self.recorder.interactions[interaction_id] = record
-        self.recorder.interaction_log.append(record)
+        self.recorder.add_interaction(record)
         await self.gateway.dispatch("INTERACTION_CREATE", payload)
         if wait:
             await self.wait_answered(record, timeout=timeout)

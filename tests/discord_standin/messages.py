@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -222,6 +223,8 @@ class MessageFactory:
         if not was_loading:
             message.edited_at = utc_now()
             message.edit_count += 1
+        elif message.interaction is not None and message.interaction.shown_clock is None:
+            message.interaction.shown_clock = time.perf_counter()
 
 
 def validate(message: StoredMessage) -> None:

@@ -228,6 +228,9 @@ class InteractionRecord:
     rejected: str | None = None
     original: StoredMessage | None = None
     followups: list[StoredMessage] = field(default_factory=list)
+    shown_clock: float | None = None
+    """When (``time.perf_counter()``) the answer itself arrived: the callback's message, or the
+    deferred "thinking..." placeholder filled in by the first followup or edit."""
 
     @property
     def answered(self) -> bool:
@@ -240,6 +243,14 @@ class InteractionRecord:
         if self.answered_clock is None:
             return None
         return timedelta(seconds=self.answered_clock - self.sent_clock)
+
+    @property
+    def shown_time(self) -> timedelta | None:
+        """Time from sending INTERACTION_CREATE to the answer itself (after a deferral, the
+        followup or edit that replaced "thinking..."); None until then."""
+        if self.shown_clock is None:
+            return None
+        return timedelta(seconds=self.shown_clock - self.sent_clock)
 
     @property
     def message(self) -> StoredMessage | None:
@@ -317,27 +328,59 @@ class Recorder:
         self.guild_commands: dict[int, list[JSON]] = {}
         self.command_syncs = 0
         self.attachments: dict[int, StoredAttachment] = {}
-        self._changed = asyncio.Event()
+        self._by_token: dict[str, InteractionRecord] = {}
+        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self._check_scheduled = False
 
     def notify(self) -> None:
-        """Wake everyone waiting in :meth:`wait_until`."""
-        self._changed.set()
-        self._changed = asyncio.Event()
+        """Something changed: every waiter's condition is checked again, once, soon after.
+
+        One check of the conditions serves any number of changes made before it runs, and a
+        waiter costs nothing more until its condition holds (hundreds can wait at once).
+        """
+        if self._check_scheduled or not self._waiters:
+            return
+        self._check_scheduled = True
+        self._waiters[0][1].get_loop().call_soon(self._check_waiters)
+
+    def _check_waiters(self) -> None:
+        self._check_scheduled = False
+        waiting = []
+        for condition, future in self._waiters:
+            if future.done():
+                continue  # timed out or cancelled
+            try:
+                holds = condition()
+            except Exception as error:  # raised where the waiter waits
+                future.set_exception(error)
+                continue
+            if holds:
+                future.set_result(None)
+            else:
+                waiting.append((condition, future))
+        self._waiters = waiting
 
     async def wait_until(
         self, condition: Callable[[], bool], *, timeout: float, waiting_for: str
     ) -> None:
         """Wait until ``condition()`` holds; raise AssertionError naming ``waiting_for`` if not."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not condition():
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"timed out after {timeout}s waiting for {waiting_for}")
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                continue
+        if condition():
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((condition, future))
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            if not condition():
+                raise AssertionError(
+                    f"timed out after {timeout}s waiting for {waiting_for}"
+                ) from None
+
+    def add_interaction(self, record: InteractionRecord) -> None:
+        """Keep an interaction sent to the bot (found again by its id or its token)."""
+        self.interactions[record.id] = record
+        self.interaction_log.append(record)
+        self._by_token[record.token] = record
 
     def add_message(self, message: StoredMessage) -> StoredMessage:
         """Store a new message."""
@@ -357,7 +400,4 @@ class Recorder:
 
     def interaction_by_token(self, token: str) -> InteractionRecord | None:
         """The interaction with this token."""
-        for record in self.interaction_log:
-            if record.token == token:
-                return record
-        return None
+        return self._by_token.get(token)

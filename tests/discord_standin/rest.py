@@ -338,6 +338,8 @@ class RestApi:
         record.response_data = data
         record.answered_at = utc_now()
         record.answered_clock = arrived
+        if kind not in (DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE):
+            record.shown_clock = arrived
         self._recorder.notify()
         if request.query.get("with_response", "").lower() in ("1", "true"):
             return json_response({"interaction": info, "resource": resource})
