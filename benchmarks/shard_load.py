@@ -44,7 +44,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 
 from benchmarks.bot_latency import MoveRefused, Table, open_tables, percentile, play
 from bot.services import Services
@@ -349,6 +348,10 @@ def load_line(when: str) -> str:
 
 async def run(server: postgres_server.PostgresServer, games: int, count: int) -> int:
     """The whole benchmark against ``server``; the exit code."""
+    main_task = asyncio.current_task()
+    assert main_task is not None
+    # SIGTERM stops the benchmark as Ctrl-C does: the task is cancelled, every finally runs.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     database = await postgres_server.create_database(server)
     processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
@@ -400,10 +403,6 @@ async def run(server: postgres_server.PostgresServer, games: int, count: int) ->
     return 0
 
 
-def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Start PostgreSQL, run the benchmark, stop everything; the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -413,13 +412,15 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     games = options.games or (4 if options.quick else 200)
     count = options.rounds or (2 if options.quick else 5)
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)  # tear down as on Ctrl-C
     server = postgres_server.start(durable=True)
     if isinstance(server, str):
         print(f"shard_load: {server}.", file=sys.stderr)
         return 2
     try:
         return asyncio.run(run(server, games, count))
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        print("shard_load: interrupted; the bots and PostgreSQL are stopped.", file=sys.stderr)
+        return 130 if isinstance(stop, KeyboardInterrupt) else 128 + signal.SIGTERM
     finally:
         server.stop()
 
