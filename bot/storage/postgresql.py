@@ -43,6 +43,14 @@ _log = logging.getLogger(__name__)
 POOL_SIZE = 10
 """Connections each process keeps at most (PostgreSQL's default limit is 100 in all)."""
 
+CONNECTION_WAIT = timedelta(seconds=30)
+"""How long work waits for a free connection of the pool before DatabaseBusy.
+
+Longer than the busy timeout of a lock: waiting for a connection is a queue, not a conflict.
+Under a burst (hundreds of games moving at once) every connection is busy for a while, and a
+player's move waiting its turn (its interaction is deferred meanwhile) is better than a move
+refused as "could not be saved just now"."""
+
 MIGRATION_LOCK = "brandubh:migrations"
 """The advisory lock held while migrating: two processes starting together migrate once."""
 
@@ -154,7 +162,7 @@ class PostgresDatabase(Database):
         self.url = url
         self.where = display_url(url)
         self._pool = pool
-        self._lock_wait = lock_wait.total_seconds()
+        self._connection_wait = max(lock_wait, CONNECTION_WAIT).total_seconds()
         self._closed = False
 
     @classmethod
@@ -238,11 +246,11 @@ class PostgresDatabase(Database):
         if self._closed:
             raise DatabaseClosed(f"The database {self.where} is closed.", self.where)
         try:
-            conn = await self._pool.acquire(timeout=self._lock_wait)
+            conn = await self._pool.acquire(timeout=self._connection_wait)
         except TimeoutError:
             raise DatabaseBusy(
                 f"The database {self.where} is busy: no connection was free for "
-                f"{self._lock_wait:g} s.",
+                f"{self._connection_wait:g} s.",
                 self.where,
             ) from None
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
