@@ -156,17 +156,8 @@ class Board:
 
     def has_moves(self) -> bool:
         """Whether the side to move has any legal move at all."""
-        geo = self.geo
-        # Almost always a piece has an empty unrestricted square beside it: one step there is a
-        # legal move. (A shift by one file never joins two ranks: boards are at most 15 wide.)
-        own = self.att_bb if self.turn == ATTACKER else self.def_bb
-        if (
-            (own << 1 | own >> 1 | own << 16 | own >> 16)
-            & geo.unrestricted_mask
-            & ~(self.att_bb | self.def_bb)
-        ):
-            return True
         cells = self.cells
+        geo = self.geo
         restricted = geo.restricted
         blocks = geo.blocks
         pieces = self.attackers if self.turn == ATTACKER else self.defenders

@@ -162,6 +162,9 @@ def evaluate(board: Board, t: Tables) -> int:
     return -score + (THREAT if can_capture(board, t, ATTACKER) else 0)
 
 
+_FEW_TARGETS = 8
+"""Up to this many enemy pieces (brandubh's attackers), the threat check walks over them."""
+
 _DEFENDER_HAMMERS = {True: (DEFENDER, KING), False: (DEFENDER,)}
 """The pieces that capture for the defenders, by whether the king is armed."""
 
@@ -174,8 +177,12 @@ def can_capture(board: Board, t: Tables, mover: int) -> bool:
     the mover's, or a hostile empty square, on the other side. The squares where that would
     happen are found with shifts of the bit masks (squares are ``rank * 16 + file`` on boards at
     most 15 wide, so a shift by one file never joins the two ends of a rank); only for those
-    does a ray walk look for a piece of the mover's that can get there.
+    does a ray walk look for a piece of the mover's that can get there. Against a few pieces
+    (up to ``_FEW_TARGETS``) a walk over them is faster.
     """
+    few = board.defenders if mover == ATTACKER else board.attackers
+    if len(few) <= _FEW_TARGETS:
+        return _can_capture_walk(board, t, few, mover)
     att_bb = board.att_bb
     def_bb = board.def_bb
     occupied = att_bb | def_bb
@@ -207,6 +214,40 @@ def can_capture(board: Board, t: Tables, mover: int) -> bool:
         if _reaches(cells, rays[low.bit_length() - 1], blocks, hammers):
             return True
         squares ^= low
+    return False
+
+
+def _can_capture_walk(board: Board, t: Tables, targets: set[Square], mover: int) -> bool:
+    """:func:`can_capture` by a walk over ``targets``, the other side's pieces: faster than the
+    masks when they are few (brandubh).
+
+    A target (never the king) falls when the mover brings a piece to an empty square beside it
+    with a piece of the mover's, or a hostile empty square, on the other side.
+    """
+    cells = board.cells
+    geo = board.geo
+    restricted = geo.restricted
+    hostile = geo.hostile_to_defender if mover == ATTACKER else geo.hostile_to_attacker
+    hammers = (ATTACKER,) if mover == ATTACKER else _DEFENDER_HAMMERS[board.rules.king_armed]
+    armed = board.rules.king_armed
+    king = board.king
+    for s in targets:
+        if s == king:
+            continue
+        for n, f in t.line_pairs[s]:
+            if cells[n] or restricted[n]:
+                continue
+            anvil = cells[f]
+            if anvil:
+                if anvil == ATTACKER:
+                    if mover != ATTACKER:
+                        continue
+                elif mover == ATTACKER or (anvil == KING and not armed):
+                    continue
+            elif not hostile[f]:
+                continue
+            if _reaches(cells, geo.rays[n], geo.blocks, hammers):
+                return True
     return False
 
 
