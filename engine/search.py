@@ -48,9 +48,6 @@ REPEAT = 20
 engine does not shuffle back and forth when it has anything better to do."""
 _QUIESCENCE_PLIES = 4
 """Captures played out beyond the horizon, at most."""
-_BIG_BOARD = 11
-"""From this size on, level 5 rarely completes a third iteration at the A/B budgets (a few
-hundred moves a position): its second iteration already plays captures out."""
 
 
 @dataclass(frozen=True)
@@ -123,8 +120,6 @@ class _Searcher:
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
-        self.quiescence_from = 3
-        """The first iteration with a quiescence search."""
 
     # ------------------------------------------------------------------ budget
 
@@ -342,9 +337,8 @@ class _Searcher:
         turn = board.turn
         self.ext_limit = depth + 6
         # The first two iterations always finish, so they must stay cheap on every board: the
-        # quiescence search starts with the third (levels 1-3 never use it), except where
-        # choose_move says otherwise.
-        self.quiescence_plies = _QUIESCENCE_PLIES if depth >= self.quiescence_from else 0
+        # quiescence search starts with the third (levels 1-3 never use it).
+        self.quiescence_plies = _QUIESCENCE_PLIES if depth > 2 else 0
         stack_size = len(board.stack)
         alpha = -INFINITY
         scored: list[tuple[int, int]] = []
@@ -433,8 +427,6 @@ def choose_move(
     # The hard stop: a little under the budget, so that unwinding and answering stay inside it.
     deadline = None if budget is None else started + budget * 0.95
     searcher = _Searcher(board, deadline, nodes, tables(board.rules))
-    if config.temperature <= 0 and config.max_depth > 2 and board.rules.size >= _BIG_BOARD:
-        searcher.quiescence_from = 2
     rng = random.Random(seed)
     margin = None if config.temperature <= 0 else int(config.temperature * 6)
 
