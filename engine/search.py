@@ -48,8 +48,6 @@ REPEAT = 20
 engine does not shuffle back and forth when it has anything better to do."""
 _QUIESCENCE_PLIES = 4
 """Captures played out beyond the horizon, at most."""
-_BIG_BOARD = 11
-"""From this size on, the search looks one ply further when the king can move to a fork."""
 
 
 @dataclass(frozen=True)
@@ -122,9 +120,6 @@ class _Searcher:
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
-        self.forks = False
-        """Whether a king able to move to a fork (two open escape lines) is a threat at the
-        horizon, worth one more ply."""
 
     # ------------------------------------------------------------------ budget
 
@@ -153,9 +148,7 @@ class _Searcher:
                 for mask in t.escape_lines[king]:
                     if not occupied & mask:
                         return MATE - ply - 1
-                if ply >= self.ext_limit or not (
-                    king_capturable(board, t) or (self.forks and _king_fork(board, t))
-                ):
+                if ply >= self.ext_limit or not king_capturable(board, t):
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
             else:
                 if king_capturable(board, t):
@@ -434,8 +427,6 @@ def choose_move(
     # The hard stop: a little under the budget, so that unwinding and answering stay inside it.
     deadline = None if budget is None else started + budget * 0.95
     searcher = _Searcher(board, deadline, nodes, tables(board.rules))
-    # Levels 4 and 5 on the big boards, where the king has many more roads to the edge.
-    searcher.forks = config.max_depth > 2 and board.rules.size >= _BIG_BOARD
     rng = random.Random(seed)
     margin = None if config.temperature <= 0 else int(config.temperature * 6)
 
@@ -473,25 +464,6 @@ def choose_move(
         elapsed=time.perf_counter() - started,
         budget=budget,
     )
-
-
-def _king_fork(board: Board, t: Tables) -> bool:
-    """Whether the king can move to a square from which two escape squares are open: a fork
-    the attackers can rarely parry with one move, so the horizon looks one ply further."""
-    cells = board.cells
-    occupied = board.att_bb | board.def_bb
-    escape_lines = t.escape_lines
-    for ray in t.rays[board.king]:
-        for to in ray:
-            if cells[to]:
-                break
-            open_lines = 0
-            for mask in escape_lines[to]:
-                if not occupied & mask:
-                    open_lines += 1
-                    if open_lines == 2:
-                        return True
-    return False
 
 
 _NEXT_ITERATION_SHARE = 0.3
