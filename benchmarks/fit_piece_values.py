@@ -46,9 +46,9 @@ def quiet_features(board: Board) -> Row | None:
     """The model's inputs for ``board``, or ``None`` if the side to move can capture."""
     t = tables(board.rules)
     if board.turn == ATTACKER:
-        if can_capture(board, t, board.defenders, ATTACKER):
+        if can_capture(board, t, ATTACKER):
             return None
-    elif can_capture(board, t, board.attackers, DEFENDER):
+    elif can_capture(board, t, DEFENDER):
         return None
     score = evaluate(board, t)
     defenders_view = score if board.turn == DEFENDER else -score

@@ -47,9 +47,13 @@ class Tables:
     """Per-ruleset tables for the evaluation and the threat checks of the search."""
 
     __slots__ = (
+        "anvil_for_attacker",
+        "anvil_for_defender",
         "attacker_square",
         "corner_distance",
         "escape_lines",
+        "guard_masks",
+        "landing",
         "line_pairs",
         "rays",
     )
@@ -104,6 +108,17 @@ class Tables:
             df = 1 if f == 0 else -1
             dr = 1 if r == 0 else -1
             self.attacker_square[(r + dr) * 16 + f + df] += GUARD_DIAGONAL
+        # The same as (weight, mask of the squares with that weight) pairs, for bit counts.
+        weights = sorted({w for w in self.attacker_square if w})
+        self.guard_masks = tuple(
+            (w, sum(1 << sq for sq in range(CELLS) if self.attacker_square[sq] == w))
+            for w in weights
+        )
+        # Bit masks for the capture-threat check: the squares a capturing piece may stop on
+        # (on the board, not restricted) and the empty squares hostile to each side's pieces.
+        self.landing = geo.unrestricted_mask
+        self.anvil_for_attacker = sum(1 << sq for sq in geo.squares if geo.hostile_to_defender[sq])
+        self.anvil_for_defender = sum(1 << sq for sq in geo.squares if geo.hostile_to_attacker[sq])
 
 
 @functools.cache
@@ -139,18 +154,72 @@ def evaluate(board: Board, t: Tables) -> int:
                     break
     score += KING_MOBILITY * mobility + TWO_MOVE_ROUTE * routes
     score -= CORNER_DISTANCE * t.corner_distance[king]
-    score -= sum(map(t.attacker_square.__getitem__, board.attackers))
+    att_bb = board.att_bb
+    for weight, mask in t.guard_masks:
+        score -= weight * (att_bb & mask).bit_count()
     if board.turn == DEFENDER:
-        return score + (THREAT if can_capture(board, t, board.attackers, DEFENDER) else 0)
-    return -score + (THREAT if can_capture(board, t, board.defenders, ATTACKER) else 0)
+        return score + (THREAT if can_capture(board, t, DEFENDER) else 0)
+    return -score + (THREAT if can_capture(board, t, ATTACKER) else 0)
 
+
+_FEW_TARGETS = 8
+"""Up to this many enemy pieces (brandubh's attackers), the threat check walks over them."""
 
 _DEFENDER_HAMMERS = {True: (DEFENDER, KING), False: (DEFENDER,)}
 """The pieces that capture for the defenders, by whether the king is armed."""
 
 
-def can_capture(board: Board, t: Tables, targets: set[Square], mover: int) -> bool:
-    """Whether ``mover`` (``ATTACKER`` or ``DEFENDER``) could take one of ``targets`` in one move.
+def can_capture(board: Board, t: Tables, mover: int) -> bool:
+    """Whether ``mover`` (``ATTACKER`` or ``DEFENDER``) could take an enemy piece (never the
+    king) in one move.
+
+    A target falls when the mover brings a piece to an empty square beside it with a piece of
+    the mover's, or a hostile empty square, on the other side. The squares where that would
+    happen are found with shifts of the bit masks (squares are ``rank * 16 + file`` on boards at
+    most 15 wide, so a shift by one file never joins the two ends of a rank); only for those
+    does a ray walk look for a piece of the mover's that can get there. Against a few pieces
+    (up to ``_FEW_TARGETS``) a walk over them is faster.
+    """
+    few = board.defenders if mover == ATTACKER else board.attackers
+    if len(few) <= _FEW_TARGETS:
+        return _can_capture_walk(board, t, few, mover)
+    att_bb = board.att_bb
+    def_bb = board.def_bb
+    occupied = att_bb | def_bb
+    king_bit = 1 << board.king if board.king >= 0 else 0
+    if mover == ATTACKER:
+        targets = def_bb & ~king_bit
+        anvils = att_bb | (t.anvil_for_attacker & ~occupied)
+        hammers: tuple[int, ...] = (ATTACKER,)
+    else:
+        targets = att_bb
+        armed = board.rules.king_armed
+        anvils = (def_bb if armed else def_bb & ~king_bit) | (t.anvil_for_defender & ~occupied)
+        hammers = _DEFENDER_HAMMERS[armed]
+    free = t.landing & ~occupied
+    squares = free & (
+        (targets << 1 & anvils << 2)
+        | (targets >> 1 & anvils >> 2)
+        | (targets << 16 & anvils << 32)
+        | (targets >> 16 & anvils >> 32)
+    )
+    if not squares:
+        return False
+    cells = board.cells
+    geo = board.geo
+    rays = geo.rays
+    blocks = geo.blocks
+    while squares:
+        low = squares & -squares
+        if _reaches(cells, rays[low.bit_length() - 1], blocks, hammers):
+            return True
+        squares ^= low
+    return False
+
+
+def _can_capture_walk(board: Board, t: Tables, targets: set[Square], mover: int) -> bool:
+    """:func:`can_capture` by a walk over ``targets``, the other side's pieces: faster than the
+    masks when they are few (brandubh).
 
     A target (never the king) falls when the mover brings a piece to an empty square beside it
     with a piece of the mover's, or a hostile empty square, on the other side.

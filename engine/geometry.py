@@ -38,6 +38,7 @@ class Geometry:
         "size",
         "squares",
         "throne",
+        "unrestricted_mask",
         "z_side",
         "zobrist",
     )
@@ -103,6 +104,7 @@ class Geometry:
                 self.beside_throne[sq] = True
 
         self.board_mask = sum(1 << sq for sq in self.squares)
+        self.unrestricted_mask = sum(1 << sq for sq in self.squares if not self.restricted[sq])
         self.edge_mask = sum(
             1 << sq for sq in self.squares if (sq & 15) in (0, n - 1) or (sq >> 4) in (0, n - 1)
         )

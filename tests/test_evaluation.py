@@ -17,8 +17,8 @@ from engine.evaluation import can_capture, capture_moves, tables
 def _threat(board: Board) -> bool:
     """What the evaluation's check says of the side to move."""
     if board.turn == ATTACKER:
-        return can_capture(board, tables(board.rules), board.defenders, ATTACKER)
-    return can_capture(board, tables(board.rules), board.attackers, DEFENDER)
+        return can_capture(board, tables(board.rules), ATTACKER)
+    return can_capture(board, tables(board.rules), DEFENDER)
 
 
 def _some_move_captures(board: Board) -> bool:
