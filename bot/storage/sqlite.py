@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -59,6 +61,25 @@ async def _begin(db: aiosqlite.Connection, sql: str) -> None:
         if db.in_transaction:
             await db.execute("ROLLBACK")
         raise
+
+
+async def _journal_mode_wal(db: aiosqlite.Connection, busy_timeout: timedelta) -> Any:
+    """Switch ``db``'s file to write-ahead logging; the row SQLite answers (the mode now).
+
+    The switch needs the file to itself for a moment, and SQLite does not wait for that with
+    the busy handler: while another connection opens the same new file (two processes starting
+    together) it answers "database is locked" at once. So the switch is tried again until
+    ``busy_timeout`` has passed, as any other locked statement would wait.
+    """
+    give_up = time.monotonic() + busy_timeout.total_seconds()
+    while True:
+        try:
+            cursor = await db.execute("PRAGMA journal_mode = WAL")
+            return await cursor.fetchone()
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error).lower() or time.monotonic() >= give_up:
+                raise
+        await asyncio.sleep(0.01)
 
 
 class SqliteConnection:
@@ -158,8 +179,7 @@ class SqliteDatabase(Database):
         db = self._connection
         try:
             await db.execute(f"PRAGMA busy_timeout = {milliseconds}")
-            cursor = await db.execute("PRAGMA journal_mode = WAL")
-            row = await cursor.fetchone()
+            row = await _journal_mode_wal(db, busy_timeout)
             if row is None or str(row[0]).lower() != "wal":
                 raise DatabaseUnavailable(
                     f"The database {self.path} cannot use write-ahead logging "
