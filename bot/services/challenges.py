@@ -23,9 +23,9 @@ from bot.services.errors import (
     NotYourChallenge,
     TooManyChallenges,
 )
-from bot.services.games import GameService, check_sets
+from bot.services.games import GameService, check_terms
 from bot.services.sets import active_game
-from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.services.settings import SettingsService
 from bot.shards import Shards
 from bot.storage import Database, challenges, players, sets
 from bot.storage.challenges import ChallengeRow
@@ -76,11 +76,7 @@ class ChallengeService:
         if opponent_is_bot:
             raise CannotChallengeBot()
         settings = await self._settings.get(guild_id)
-        if not settings.allows(channel_id):
-            raise ChannelNotAllowed(settings.allowed_channel_ids)
-        name = check_ruleset(ruleset or settings.default_ruleset)
-        per_move = check_time_per_move(time_per_move or settings.time_per_move)
-        check_sets(sets_total)
+        name, per_move = check_terms(settings, channel_id, ruleset, time_per_move, sets_total)
         now = self._clock()
         async with self._database.transaction() as db:
             # With threads on, the game will not be played in this channel: it may be busy.

@@ -20,6 +20,7 @@ from bot.services.domain import (
     GameExport,
     GameInProgress,
     GamesPage,
+    GuildSettings,
     MatchExport,
     MatchTerms,
     MoveResult,
@@ -130,12 +131,7 @@ class GameService:
         if level not in COMPUTER_LEVELS:
             raise InvalidOption(_("The computer's level must be from 1 to 5."))
         settings = await self._settings.get(guild_id)
-        if not settings.allows(channel_id):
-            raise ChannelNotAllowed(settings.allowed_channel_ids)
-        name = check_ruleset(ruleset or settings.default_ruleset)
-        per_move = check_time_per_move(time_per_move or settings.time_per_move)
-        check_sets(sets_total)
-        return name, per_move
+        return check_terms(settings, channel_id, ruleset, time_per_move, sets_total)
 
     async def start_computer_match(
         self,
@@ -668,6 +664,24 @@ class GameService:
         self._cache.move_to_end(set_id)
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
+
+
+def check_terms(
+    settings: GuildSettings,
+    channel_id: int,
+    ruleset: str | None,
+    time_per_move: timedelta | None,
+    sets_total: int,
+) -> tuple[str, timedelta]:
+    """The ruleset's name and the time per move of a match in ``channel_id`` under the
+    server's ``settings`` (which give the defaults). Raises ChannelNotAllowed, InvalidOption
+    (ruleset, time per move, sets)."""
+    if not settings.allows(channel_id):
+        raise ChannelNotAllowed(settings.allowed_channel_ids)
+    name = check_ruleset(ruleset or settings.default_ruleset)
+    per_move = check_time_per_move(time_per_move or settings.time_per_move)
+    check_sets(sets_total)
+    return name, per_move
 
 
 def check_sets(sets: int) -> int:
