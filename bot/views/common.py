@@ -40,21 +40,8 @@ later anyway) keeps its acknowledgement clear of Discord's 3 seconds, however lo
 """
 
 
-class _AtWork:
-    """How many interactions' work is under way in this process."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def started(self, task: asyncio.Future[Any]) -> None:
-        self.count += 1
-        task.add_done_callback(self._ended)
-
-    def _ended(self, _task: asyncio.Future[Any]) -> None:
-        self.count -= 1
-
-
-_at_work = _AtWork()
+_at_work: set[asyncio.Future[Any]] = set()
+"""The interactions' work under way in this process."""
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
@@ -77,8 +64,9 @@ async def within_deadline(
     """
     task = asyncio.ensure_future(work)
     age = (utcnow() - interaction.created_at).total_seconds()
-    wait = 0.0 if _at_work.count >= BUSY else min(ANSWER_BEFORE, max(0.0, ANSWER_BEFORE - age))
-    _at_work.started(task)
+    wait = 0.0 if len(_at_work) >= BUSY else min(ANSWER_BEFORE, max(0.0, ANSWER_BEFORE - age))
+    _at_work.add(task)
+    task.add_done_callback(_at_work.discard)
     done, _ = await asyncio.wait({task}, timeout=wait)
     if not done and not interaction.response.is_done():
         try:
