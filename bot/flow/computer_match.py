@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -93,7 +94,8 @@ class ComputerMatchFlow:
         if why_not is None:
             await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
             line = await interaction.original_response()
-            thread, why_not = await self._open_thread(line, human, computer, name, lang)
+            names = await bot.display_names(human, computer)
+            thread, why_not = await self._open_thread(line, names, human, computer, name, lang)
             try:
                 if thread is not None:
                     active = await start_in(thread.id, channel_id, line.id)
@@ -105,7 +107,6 @@ class ComputerMatchFlow:
                     await interaction.delete_original_response()
                 raise
             if thread is not None:
-                names = await bot.display_names(human, computer)
                 await interaction.edit_original_response(
                     content=computer_line(human, computer, name, level, names, thread.id, lang),
                     allowed_mentions=NO_PINGS,
@@ -121,10 +122,15 @@ class ComputerMatchFlow:
         await self.flow.begin_match(active, interaction=interaction, headline=headline)
 
     async def _open_thread(
-        self, line: discord.Message, human: int, computer: int, ruleset: str, lang: Language
+        self,
+        line: discord.Message,
+        names: Mapping[int, str],
+        human: int,
+        computer: int,
+        ruleset: str,
+        lang: Language,
     ) -> tuple[discord.Thread | None, str | None]:
         """Start the game's thread from the line: (thread, None) or (None, why)."""
-        names = await self.flow.bot.display_names(human, computer)
         try:
             thread = await line.create_thread(
                 name=thread_name(names[human], names[computer], ruleset, lang),
