@@ -26,7 +26,9 @@ from tests.conftest import (
     GUILD,
     OTHER_CHANNEL,
     FakeClock,
+    postgres_database,
 )
+from tests.postgres_server import PostgresServer
 
 
 async def start(services: Services, channel: int = CHANNEL, sets: int = 2) -> ActiveGame:
@@ -261,6 +263,41 @@ async def test_refusals_change_nothing(services: Services) -> None:
     game = await services.games.in_channel(CHANNEL)
     assert game is not None
     assert game.ply == 0
+
+
+async def test_a_move_is_judged_on_the_set_as_stored_not_as_last_seen(
+    postgres: PostgresServer | str, clock: FakeClock
+) -> None:
+    """A process tries a move against the set as it last stored it (one round trip); when the
+    set moved on elsewhere meanwhile, the move lands at the stored ply or is refused for the
+    stored state, never for the one last seen. (Two processes never drive one game; two
+    services on one database stand in for a set changed behind this one's back.)"""
+    database = await postgres_database(postgres)
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        await start(first, CHANNEL)
+        await first.games.play(CHANNEL, ALICE, "d1-c1")  # first keeps ply 1, Bob to move
+        await second.games.play(CHANNEL, BOB, "d3-a3")  # the set moves on elsewhere
+        # Bob's move is legal at ply 1, as first saw it, but Alice is to move at ply 2.
+        with pytest.raises(NotYourTurn):
+            await first.games.play(CHANNEL, BOB, "c4-c5")
+        with pytest.raises(StaleGameError):  # a board of ply 1 is out of date
+            await first.games.play(CHANNEL, ALICE, "c1-c3", expected_ply=1)
+        await second.games.play(CHANNEL, ALICE, "c1-c3")
+        assert (await first.games.play(CHANNEL, BOB, "c4-c5")).game.ply == 4
+        assert (await first.games.play(CHANNEL, ALICE, "d2-d1")).game.ply == 5
+        await second.games.resign(CHANNEL, BOB)  # set 1 ends elsewhere; set 2 begins
+        # In first's set 1 (ply 5) d1-c1 would move an attacker for the defenders: refused
+        # there, but set 2 is stored, where Bob attacks and it is his move.
+        result = await first.games.play(CHANNEL, BOB, "d1-c1")
+        assert (result.game.set_number, result.game.ply) == (2, 1)
+        stored = await second.games.in_channel(CHANNEL)
+        assert stored is not None
+        assert [str(m.move) for m in stored.game.records] == ["d1-c1"]
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_third_repetition_needs_confirmation(services: Services) -> None:

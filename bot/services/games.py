@@ -1,7 +1,10 @@
 """Games: matches of one or two sets, moves, resignations, timeouts, and the end of each set.
 
 The move list in the database is the truth; positions are rebuilt by replaying it through the
-engine, with a small in-memory cache of rebuilt games checked against the stored ply.
+engine, with a small in-memory cache of rebuilt games checked against the stored ply. A move is
+first tried against the set as this process last stored it, in one round trip (the write lands
+only at that ply, while the set is in progress); when that fails, the set is read again and the
+move is judged on it, so a refusal always speaks of the set as stored.
 """
 
 from __future__ import annotations
@@ -76,6 +79,9 @@ class GameService:
         self._clock = clock
         self._settings = settings
         self._cache: OrderedDict[int, Game] = OrderedDict()
+        self._stored: OrderedDict[int, SetRow] = OrderedDict()
+        """By channel: the set in progress there as this process last stored or read it. A
+        move is tried against it first (one round trip: the write checks the stored ply)."""
 
     # ---------------------------------------------------------------- reading
 
@@ -274,10 +280,25 @@ class GameService:
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
         move landed first: two racing moves never both land).
         """
+        known = self._stored.get(channel_id)
+        game = None if known is None else self._cached(known)
+        if (
+            known is not None
+            and game is not None
+            and known.to_move_id == user_id
+            and expected_ply in (None, known.ply)
+        ):
+            # The common case, in one round trip: the write lands only if the set is still in
+            # progress at this ply. Any refusal is decided again on the set as stored now.
+            try:
+                return await self._apply(known, game, user_id, move_text, confirm_repetition)
+            except (StaleGameError, IllegalMove, RepetitionNeedsConfirmation):
+                self._stored.pop(channel_id, None)
         found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
         if found is None:
             raise NoGameHere()
         row, game = found
+        self._store(row)
         if user_id not in (row.attacker_id, row.defender_id):
             raise NotAPlayer()
         if expected_ply is not None and expected_ply != row.ply:
@@ -343,7 +364,10 @@ class GameService:
                 moved = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
         self._remember(row.set_id, trial)
-        if set_end is not None:
+        if set_end is None:
+            self._store(moved)
+        else:
+            self._stored.pop(row.channel_id, None)
             self._remember_next(set_end, fresh)
             return MoveResult(record, set_end.game, set_end)
         return MoveResult(record, active_game(moved, trial))
@@ -658,6 +682,16 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.pop(set_id, None)
+
+    def _store(self, row: SetRow) -> None:
+        """Keep ``row`` as the set in progress in its channel (or drop it if it is over)."""
+        if row.status != sets.ACTIVE:
+            self._stored.pop(row.channel_id, None)
+            return
+        self._stored[row.channel_id] = row
+        self._stored.move_to_end(row.channel_id)
+        while len(self._stored) > CACHE_SIZE:
+            self._stored.popitem(last=False)
 
     def _remember(self, set_id: int, game: Game) -> None:
         self._cache[set_id] = game
