@@ -15,6 +15,7 @@ import discord
 import yarl
 from dotenv import load_dotenv
 
+from bot import event_loop
 from bot.config import ConfigError, Settings, load_settings
 from bot.storage.errors import DatabaseInUse, StorageError
 from bot.storage.process_lock import ProcessLock
@@ -42,6 +43,7 @@ async def run(settings: Settings) -> None:
     services = await Services.open(settings.database, shards=settings.shards)
     if settings.shard_count is not None:
         _log.info("Running shards %s", settings.shards.describe())
+    _log.info("Event loop: %s", event_loop.name())
     settings.apply_endpoints()
     async with BrandubhBot(settings, services=services) as bot:
         loop = asyncio.get_running_loop()
@@ -112,7 +114,7 @@ def _run_logged(settings: Settings) -> int:
         format="%(asctime)s %(levelname)-8s %(name)s: %(message)s",
     )
     try:
-        asyncio.run(run(settings))
+        event_loop.run(run(settings))
     except discord.LoginFailure:
         return _fail(
             "Discord rejected DISCORD_TOKEN: copy the token again from the "

@@ -35,6 +35,7 @@ from dotenv import load_dotenv
 from pgqueuer import AsyncpgDriver, Job, Queries, QueueManager
 from pgqueuer.domain import types
 
+from bot import event_loop
 from bot.ai_queue import ENTRYPOINT, MoveRequest
 from bot.storage import computer_jobs, is_postgresql
 from bot.storage.postgresql import display_url
@@ -133,7 +134,7 @@ def _serve_process(url: str, seconds: float, log_level: int) -> None:
     """A worker process's body (``spawn``ed: nothing of the parent's state comes along)."""
     _configure_logging(log_level)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(url, timedelta(seconds=seconds)))
+        event_loop.run(serve(url, timedelta(seconds=seconds)))
 
 
 def _configure_logging(level: int) -> None:
@@ -258,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_dotenv(".env")
     try:
         url, processes, heartbeat = settings(argv)
-        asyncio.run(check_database(url))
+        event_loop.run(check_database(url))
     except Refused as refusal:
         print(f"brandubh-ai-worker: {refusal}", file=sys.stderr)
         return refusal.code
@@ -267,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _configure_logging(level)
     if processes == 1:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(url, heartbeat))
+            event_loop.run(serve(url, heartbeat))
     else:
         supervise(url, processes, heartbeat, level)
     return 0

@@ -108,8 +108,10 @@ async def test_a_second_bot_on_the_same_file_is_refused(
             )
         finally:
             third.send_signal(signal.SIGTERM)
-            _, stderr_bytes = await asyncio.wait_for(third.communicate(), 60)
+            stdout_bytes, stderr_bytes = await asyncio.wait_for(third.communicate(), 60)
         assert third.returncode == 0, stderr_bytes.decode()
+        if sys.platform != "win32":  # the bot runs on uvloop wherever it is a dependency
+            assert "Event loop: uvloop" in stdout_bytes.decode()
     finally:
         if first.returncode is None:
             first.kill()
