@@ -181,8 +181,8 @@ async def test_games_against_the_computer_get_a_thread_each(table: Harness) -> N
         assert thread.parent is table.channel
         assert thread.name == f"{member.name} vs {table.me.name} · Brandubh (World Tafl Federation)"
         assert line.content == (
-            f"**{member.name}** vs **{table.me.name}** · Brandubh (World Tafl Federation) "
-            f"(level 1) — the game is on in <#{thread.id}>."
+            f"**{member.name}** vs **{table.me.name} (level 1)** · Brandubh (World Tafl "
+            f"Federation) — the game is on in <#{thread.id}>."
         )
         board = await table.wait_board(channel=thread)
         assert "against the computer (level 1)" in board.content

@@ -85,13 +85,14 @@ def computer_line(
     thread_id: int,
     lang: Language = ENGLISH,
 ) -> str:
-    """The answer to a challenge of the computer once its thread is open."""
-    pairing = _pairing(human_id, computer_id, ruleset, names, lang)
+    """The answer to a challenge of the computer once its thread is open (its level beside
+    its name: "**Alice** vs **Brandubh (level 4)** · Brandubh (World Tafl Federation)")."""
+    computer = lang._(
+        "{name} (level {level})", name=names.get(computer_id, lang._("a player")), level=level
+    )
+    pairing = _pairing(human_id, computer_id, ruleset, {**names, computer_id: computer}, lang)
     return lang._(
-        "{pairing} (level {level}) — the game is on in {thread}.",
-        pairing=pairing,
-        level=level,
-        thread=f"<#{thread_id}>",
+        "{pairing} — the game is on in {thread}.", pairing=pairing, thread=f"<#{thread_id}>"
     )
 
 
