@@ -117,6 +117,7 @@ def _unit(name: str) -> dict[str, list[str]]:
 UNITS = {
     "brandubh-bot.service": ("bot", {bot_main.EXIT_CONFIG, bot_main.EXIT_IN_USE}),
     "brandubh-ai-worker.service": ("bot.ai_worker", {ai_worker.EXIT_REFUSED}),
+    "brandubh-bot-shard@.service": ("bot", {bot_main.EXIT_CONFIG}),
 }
 """Each unit of deploy/: the module it runs, and the exit codes after which it must not restart
 (those that need a person: the others are a clean stop or worth trying again)."""
@@ -142,6 +143,8 @@ def test_the_systemd_units_run_the_modules_and_know_their_exit_codes() -> None:
         prevented = {int(code) for code in unit["RestartPreventExitStatus"][0].split()}
         assert prevented == needs_a_person, name
         assert f"sudo cp deploy/{name} /etc/systemd/system/" in readme, name
+    # The template's instance name is the shards its process runs (brandubh-bot-shard@0-3).
+    assert _unit("brandubh-bot-shard@.service")["Environment"] == ["DISCORD_SHARD_IDS=%i"]
 
 
 def _compose_services() -> dict[str, str]:
