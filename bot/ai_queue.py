@@ -24,6 +24,7 @@ import asyncpg
 from asyncpg import Record
 from pgqueuer import AsyncpgDriver, AsyncpgPoolDriver, Queries
 from pgqueuer.core.completion import CompletionWatcher
+from pgqueuer.types import JobId
 
 from bot.ai_pool import PoolClosed
 from bot.storage import computer_jobs
@@ -37,6 +38,9 @@ ENTRYPOINT = "computer_move"
 ANSWER_WITHIN = timedelta(minutes=2)
 """How long a shard waits for a worker's answer before the flow tries again (and, after its
 last try, tells the players it is still trying): no worker running, or all of them busy."""
+
+CANCEL_WITHIN = 5.0
+"""Seconds a closing shard gives the database to cancel the jobs it still waits for."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class QueuedComputer:
         self._watcher: CompletionWatcher | None = None
         self._exit = contextlib.AsyncExitStack()
         self._waiting: set[asyncio.Future[Any]] = set()
+        self._jobs: set[JobId] = set()
+        """The jobs this process still waits for (cancelled if it closes first)."""
         self._closed = False
 
     async def start(self) -> None:
@@ -143,6 +149,7 @@ class QueuedComputer:
         [job_id] = await self._queries.enqueue(ENTRYPOINT, request.encode())
         finished = self._watcher.wait_for(job_id)
         self._waiting.add(finished)
+        self._jobs.add(job_id)
         try:
             status = await asyncio.wait_for(finished, self.answer_within.total_seconds())
         except asyncio.CancelledError:
@@ -156,6 +163,7 @@ class QueuedComputer:
             ) from None
         finally:
             self._waiting.discard(finished)
+            self._jobs.discard(job_id)
         if status != "successful":
             raise RuntimeError(f"the computer's move (job {job_id}) ended {status}")
         async with self._pool.acquire() as connection:
@@ -165,8 +173,18 @@ class QueuedComputer:
         return move
 
     async def close(self) -> None:
-        """Stop waiting for answers (queued jobs stay: a worker still answers them)."""
+        """Stop waiting for answers, and cancel the jobs still waited for: nobody would take
+        their moves (the process that next drives those games asks again), so no worker
+        should search for them."""
         self._closed = True
+        unanswered = list(self._jobs)
         for waiter in list(self._waiting):
             waiter.cancel()
+        if unanswered and self._queries is not None:
+            try:
+                await asyncio.wait_for(
+                    self._queries.mark_job_as_cancelled(unanswered), CANCEL_WITHIN
+                )
+            except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                _log.warning("Computer jobs %s left to the workers: %r", unanswered, error)
         await self._exit.aclose()

@@ -17,6 +17,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bot.ai_pool import PoolClosed
 from bot.ai_queue import QueuedComputer
 from bot.config import Settings
 from engine import Game
@@ -120,6 +121,33 @@ async def test_a_killed_workers_job_completes_on_another(
     assert workers.jobs(1) == 1, workers.log(1)
     # Picked up again once the dead worker's heartbeat was late, then searched in full.
     assert time.monotonic() - started < HEARTBEAT * 3 + 4 + 10
+
+
+async def test_a_closing_shard_cancels_the_jobs_it_waits_for(
+    workers: Workers, database: str
+) -> None:
+    """A shard that stops while its computer turn is queued cancels the job: no worker
+    searches for a move nobody would take (the next process to drive the game asks again)."""
+    closing = QueuedComputer(database, answer_within=timedelta(seconds=60))
+    await closing.start()
+    asking = asyncio.ensure_future(closing.choose_move(opening(2, 1), 1, seed=3))
+    connection = await asyncpg.connect(database)
+    try:
+        deadline = time.monotonic() + 30
+        while await connection.fetchval("SELECT count(*) FROM pgqueuer") == 0:
+            assert time.monotonic() < deadline, "the job was never queued"
+            await asyncio.sleep(0.05)
+        await closing.close()
+        with pytest.raises(PoolClosed):
+            await asking
+        assert await connection.fetchval("SELECT count(*) FROM pgqueuer") == 0
+        logged = await connection.fetch("SELECT status FROM pgqueuer_log WHERE status = 'canceled'")
+        assert len(logged) == 1
+        workers.start()  # a worker started now finds nothing to search
+        await asyncio.sleep(HEARTBEAT * 2)
+        assert workers.jobs(0) == 0, workers.log(0)
+    finally:
+        await connection.close()
 
 
 async def test_levels_answer_within_their_times(workers: Workers, computer: QueuedComputer) -> None:
