@@ -185,3 +185,23 @@ async def test_settings_language_overrides_the_servers(table: Harness) -> None:
     assert "Public messages in: **the server's own" in reply.content
     answer = await table.move(table.alice, "d1-b1")
     assert "(attackers) played d1-b1." in answer.content
+
+
+async def test_public_stats_are_in_the_servers_language(table: Harness) -> None:
+    """/stats and /puzzle stats answer in the channel, so in the server's language (German
+    here), whatever the asker's own."""
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    table.alice.user.locale = "pt-BR"
+    stats = await table.reply_text(table.alice, "stats")
+    assert not stats.ephemeral
+    [embed] = stats.embeds
+    assert embed["title"] == "alice in Brandubh (World Tafl Federation)"
+    assert (
+        embed["description"]
+        == "Noch keine gewertete Partie Brandubh (World Tafl Federation) beendet."
+    )
+    puzzles = await table.reply_text(table.alice, "puzzle stats")
+    assert not puzzles.ephemeral
+    [embed] = puzzles.embeds
+    assert embed["title"] == "Rätsel von alice"
+    assert embed["description"] == "Noch kein Rätsel beendet: `/puzzle play` gibt dir eins."

@@ -110,9 +110,12 @@ class Learn(commands.Cog):
         who = player or interaction.user
         await self.bot.remember(who)
         record = await self.bot.services.puzzles.stats(who.id)
+        assert interaction.guild_id is not None  # the group is guild_only
+        # A public answer: in the server's language, as everything everyone sees.
+        lang = await self.bot.flow.server_language(interaction.guild_id)
         await answer(
             interaction,
-            embed=stats_embed(record, who.display_name, reader(interaction)),
+            embed=stats_embed(record, who.display_name, lang),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

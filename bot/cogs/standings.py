@@ -10,7 +10,6 @@ from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
@@ -186,9 +185,11 @@ class Standings(commands.Cog):
                 interaction.guild_id, interaction.user.id, who.id
             )
         me = self.bot.user.display_name if self.bot.user else "Brandubh"
+        # A public answer: in the server's language, as everything everyone sees.
+        lang = await self.bot.flow.server_language(interaction.guild_id)
         await answer(
             interaction,
-            embed=stats_embed(stats, head, interaction.user.id, me, reader(interaction)),
+            embed=stats_embed(stats, head, interaction.user.id, me, lang),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
