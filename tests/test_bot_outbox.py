@@ -124,3 +124,61 @@ async def test_a_refused_reminder_is_tried_again_and_posted_once(table: Harness)
     await asyncio.sleep(1.0)
     [reminder] = reminders()
     assert reminder.startswith(f"<@{table.alice.id}>, reminder: it is your move as the attackers.")
+
+
+def _channel_posts(method: str, path: str) -> bool:
+    return method == "POST" and path.startswith("/channels/") and path.endswith("/messages")
+
+
+async def test_a_board_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
+    """Two moves' boards are owed to the outbox (their interaction answers failed). Discord
+    takes the outbox's first post but its answer is lost (a 503, which discord.py does not
+    send again): the outbox tries again later with the announcement's own nonce, and Discord
+    returns the message it made instead of a second one. (discord.py's own nonce is new at
+    every call, so a crash between posting and marking the board delivered would meet the
+    same: the next process's post carries the same nonce.)"""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(500, seconds=2.0, matching=lambda m, p: "/interactions/" in p)
+    for ply, text in enumerate(quiet_moves(2)):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.standin.slash(
+            table.guild, table.channel, who, "move", {"move": text}, wait=False
+        )
+        await asyncio.sleep(0.3)
+    await asyncio.sleep(2.0)
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=30)
+    table.advance(timedelta(minutes=2))  # past the outbox's pause before trying again
+    expected = {2: 1, 3: 1}
+
+    def all_posted() -> bool:
+        counts = boards_by_move(table)
+        return all(counts.get(number, 0) >= 1 for number in expected)
+
+    await table.standin.wait_until(all_posted, timeout=30)
+    assert table.bot is not None
+    for _ in range(100):  # the retried post is marked delivered
+        if not await table.bot.services.announcements.due():
+            break
+        table.advance(timedelta(minutes=2))
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("an announcement stayed owed")
+    counts = boards_by_move(table)
+    assert {number: counts.get(number, 0) for number in expected} == expected
+
+
+async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
+    """Discord takes the half-time reminder but its answer is lost (502): discord.py sends it
+    again with the same nonce (its own, on every message), and Discord keeps one reminder."""
+    await table.challenge_accepted(table.alice, table.bob)
+    lost = table.standin.lose_answers(502, requests=1, matching=_channel_posts)
+    table.advance(timedelta(hours=12, seconds=1))
+
+    def reminders() -> list[str]:
+        return [m.content for m in table.public_messages() if "reminder" in m.content]
+
+    await table.standin.wait_until(lambda: lost.hits == 1 and bool(reminders()), timeout=15)
+    await asyncio.sleep(2.0)  # discord.py tries again after a second or so
+    assert len(reminders()) == 1

@@ -36,7 +36,9 @@ class Outbox:
         services = self.flow.bot.services
         for row in await services.announcements.due():
             try:
-                message_id = await self._post_owed_board(row.set_id, row.ply, row.channel_id)
+                message_id = await self._post_owed_board(
+                    row.set_id, row.ply, row.channel_id, row.nonce
+                )
             except discord.HTTPException as error:
                 _log.info(
                     "Board of game %s at ply %s not posted yet: %s", row.set_id, row.ply, error
@@ -45,8 +47,11 @@ class Outbox:
                 continue
             await services.announcements.delivered(row.set_id, row.ply, message_id)
 
-    async def _post_owed_board(self, set_id: int, ply: int, channel_id: int) -> int | None:
+    async def _post_owed_board(
+        self, set_id: int, ply: int, channel_id: int, nonce: str
+    ) -> int | None:
         """Post the board of ``set_id`` as it stood after move ``ply``; None if superseded.
+        ``nonce`` makes Discord create the post once, however often it is sent.
 
         The board of the current position carries the buttons; a board owed for an earlier
         move (several moves were made while Discord was unreachable) shows that move's position,
@@ -69,6 +74,7 @@ class Outbox:
                 file=post.file(),
                 view=or_missing(post.view),
                 allowed_mentions=post.allowed_mentions(),
+                nonce=nonce,
             )
             await self.flow.went_live(channel_id, sent.id)
             return sent.id
@@ -127,6 +133,7 @@ class Outbox:
             files=files,
             view=or_missing(view),
             allowed_mentions=pings,
+            nonce=nonce,
         )
         if view is not None:
             await self.flow.went_live(channel_id, sent.id)

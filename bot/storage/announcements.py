@@ -17,6 +17,16 @@ class AnnouncementRow:
     ply: int
     channel_id: int
     attempts: int
+    created_us: int
+    """When it became owed (the move's time): a board owed anew, after a takeback and another
+    move to the same ply, is a different announcement."""
+
+    @property
+    def nonce(self) -> str:
+        """The Discord nonce of its post (at most 25 characters): Discord creates one message
+        however often the post is sent again within a few minutes (a crash between posting
+        and marking it delivered, or an answer lost on the way back)."""
+        return f"{self.set_id % 10**9}.{self.ply}.{self.created_us % 10**9}"
 
 
 GRACE_US = 10_000_000
@@ -57,7 +67,7 @@ async def due(
         else ("AND set_id IN (SELECT set_id FROM sets WHERE " + shards.where("guild_id") + ") ")
     )
     rows = await db.fetch_all(
-        "SELECT set_id, ply, channel_id, attempts FROM announcements "
+        "SELECT set_id, ply, channel_id, attempts, created_us FROM announcements "
         f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
         "ORDER BY created_us, set_id, ply LIMIT ?",
         (now_us, limit),

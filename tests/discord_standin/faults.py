@@ -32,6 +32,9 @@ class RestFault:
     retry_after: float = 0.0
     is_global: bool = False
     hits: int = 0
+    landed: bool = False
+    """Whether the request takes effect before the error is answered (a gateway timing out
+    after Discord's origin did the work): a client that tries again may do it twice."""
 
     def applies(self, method: str, path: str, now: float) -> bool:
         """Whether this request falls in the window (and uses up one of a counted fault)."""
@@ -92,10 +95,10 @@ class RestFaults:
         """End every fault window now."""
         self.windows.clear()
 
-    def answer(self, method: str, path: str) -> web.Response | None:
-        """The fault's answer if this request falls in a window, else None."""
+    def find(self, method: str, path: str) -> RestFault | None:
+        """The fault whose window this request falls in, if any."""
         now = time.monotonic()
         for fault in self.windows:
             if fault.applies(method, path, now):
-                return fault.response()
+                return fault
         return None

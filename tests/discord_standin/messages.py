@@ -176,6 +176,7 @@ class MessageFactory:
             interaction=interaction,
             application_id=None if interaction is None else interaction.application_id,
             allowed_mentions=payload.get("allowed_mentions"),
+            nonce=None if payload.get("nonce") is None else str(payload["nonce"]),
         )
         validate(message)
         return message

@@ -102,6 +102,8 @@ class StoredMessage:
     """The thread started from this message, if any."""
     allowed_mentions: JSON | None = None
     """The ``allowed_mentions`` the message was sent with (None: Discord's default, parse all)."""
+    nonce: str | None = None
+    """The ``nonce`` it was created with (Discord echoes it in the message it returns)."""
 
     @property
     def channel_id(self) -> int:
@@ -187,6 +189,8 @@ class StoredMessage:
         }
         if guild is not None:
             payload["guild_id"] = str(guild.id)
+        if self.nonce is not None:
+            payload["nonce"] = self.nonce
         if self.reference is not None:
             payload["message_reference"] = self.reference
         if self.application_id is not None:

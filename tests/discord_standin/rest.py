@@ -8,6 +8,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from aiohttp import web
@@ -46,6 +47,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 API = "/api/v{version:\\d+}"
 API_PREFIX = re.compile(r"^/api/v\d+")
+NONCE_WINDOW = timedelta(minutes=3)
+"""How long a message's ``nonce`` with ``enforce_nonce`` is remembered ("the past few minutes"
+in Discord's documentation of Create Message; three here, so nothing may count on more)."""
 
 # Which callback types each interaction type accepts (2 command, 3 component, 4 autocomplete,
 # 5 modal submit).
@@ -154,9 +158,9 @@ class RestApi:
         fault = None
         if api_path is not None:
             await self._check_contract(request, api_path)
-            fault = self.faults.answer(request.method, api_path)
-        if fault is not None:
-            response: web.StreamResponse = fault
+            fault = self.faults.find(request.method, api_path)
+        if fault is not None and not fault.landed:
+            response: web.StreamResponse = fault.response()
         elif request.match_info.http_exception is not None:
             self._recorder.unknown_requests.append(f"{request.method} {request.path_qs}")
             _log.warning("stand-in has no route for %s %s", request.method, request.path_qs)
@@ -171,6 +175,8 @@ class RestApi:
                 response = error(status, rejected.code, rejected.message)
             except web.HTTPException as exc:
                 response = error(exc.status, 0, exc.text or exc.reason)
+            if fault is not None:  # it took effect, but its answer is lost on the way
+                response = fault.response()
         peer = request.transport.get_extra_info("peername") if request.transport else None
         port = peer[1] if isinstance(peer, tuple) and len(peer) >= 2 else None
         self._recorder.rest_log.append(
@@ -515,6 +521,15 @@ class RestApi:
             await self._tell("THREAD_UPDATE", payloads.thread(channel))
         if uploads and not self._bot_may(channel, ATTACH_FILES):
             return error(403, 50013, "Missing Permissions")
+        if body.get("enforce_nonce") and body.get("nonce") is not None:
+            # "If another message was created by the same author with the same nonce [in the
+            # past few minutes], that message will be returned and no new message created."
+            recent = utc_now() - NONCE_WINDOW
+            for earlier in reversed(self._recorder.messages.values()):
+                if earlier.created_at < recent:
+                    break
+                if earlier.nonce == str(body["nonce"]) and not earlier.deleted:
+                    return json_response(earlier.to_payload())
         message = self._messages.create(channel, body, uploads)
         self._recorder.add_message(message)
         return json_response(message.to_payload())

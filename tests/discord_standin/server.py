@@ -251,6 +251,15 @@ class DiscordStandin(PlayerActions):
         fault = RestFault(status, time.monotonic() + seconds, None, matching)
         return self._rest.faults.add(fault)
 
+    def lose_answers(
+        self, status: int = 502, *, requests: int = 1, matching: Matcher | None = None
+    ) -> RestFault:
+        """Let the next ``requests`` REST requests (those ``matching``) take effect, then answer
+        ``status`` as if the answer was lost on the way back: a client that tries again would
+        do the same thing twice unless Discord can tell (a message's ``enforce_nonce``)."""
+        fault = RestFault(status, None, requests, matching, landed=True)
+        return self._rest.faults.add(fault)
+
     def rate_limit(
         self,
         *,
