@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,9 @@ async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
     record = await table.slash(table.carol, "analyse")
     reply = await record.wait_original(lambda m: bool(m.attachments), timeout=60)
     assert reply.content.startswith("**Analyse de la partie ")
+    # French spacing before a colon, in the lines put together from several sentences too.
+    assert re.match(r"\*\*Analyse de la partie \d+\*\* : ", reply.content), reply.content
+    assert f"**{table.alice.name}** (attaquants) : " in reply.content, reply.content
     assert "Coup 4, d4-b4 : gaffe (" in reply.content
     assert "a permis une défaite en 1 coup" in reply.content
     assert "Les attaquants gagnent : le roi a été pris." in reply.content

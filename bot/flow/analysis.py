@@ -273,7 +273,7 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
     if chosen.outcome is not None:
         sentences.append(lang.render(outcome_text(chosen.outcome)))
     sentences.append(lang.n_("After {count} move.", "After {count} moves.", game.ply))
-    lines = [f"{title}: " + " ".join(sentences)]
+    lines = [lang._("{title}: {summary}", title=title, summary=" ".join(sentences))]
     for side in (Side.ATTACKERS, Side.DEFENDERS):
         worst = review.worst(side, MARKED_PER_SIDE)
         counts = review.counts(side)
@@ -281,7 +281,14 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
             judgement_count(judgement, counts[judgement], lang)
             for judgement in sorted(MARKS, reverse=True)
         )
-        lines.append(f"**{names[side]}** ({side_name(side, lang)}): {tally}.")
+        lines.append(
+            lang._(
+                "**{player}** ({side}): {tally}.",
+                player=names[side],
+                side=side_name(side, lang),
+                tally=tally,
+            )
+        )
         if not worst:
             well_played = lang._("No move gave away more than a tenth of a win: well played.")
             lines.append(f"- {well_played}")
