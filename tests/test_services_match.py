@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 
@@ -298,6 +299,26 @@ async def test_a_move_is_judged_on_the_set_as_stored_not_as_last_seen(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_posted_board_is_delivered_and_live_in_one_step(
+    services: Services, clock: FakeClock
+) -> None:
+    """After a move its board is owed to the outbox; once posted it is no longer owed and it
+    is the channel's board with buttons, the one before it handed back (to lose its buttons)."""
+    await start(services)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace
+    assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(first.set_id, 1)]
+    assert await services.games.board_posted(first, 111) is None
+    assert await services.announcements.due() == []
+    second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
+    assert await services.games.board_posted(second, 222) == 111
+    assert await services.games.board_posted(second, 222) is None  # posted twice: no change
+    third = (await services.games.play(CHANNEL, ALICE, "c1-c3")).game
+    assert await services.games.board_posted(third, None) is None  # posted, id unknown
+    clock.advance(timedelta(minutes=1))
+    assert await services.announcements.due() == []
 
 
 async def test_third_repetition_needs_confirmation(services: Services) -> None:

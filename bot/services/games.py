@@ -549,6 +549,20 @@ class GameService:
             await sets.set_live_board(db, channel_id, message_id)
         return previous
 
+    async def board_posted(self, active: ActiveGame, message_id: int | None) -> int | None:
+        """The board after ``active``'s last move is out as ``message_id``, in one transaction:
+        the outbox need not post it, and (with an id) it is the channel's board with buttons.
+        Returns the board that had the buttons before, if another."""
+        async with self._database.transaction() as db:
+            previous = None
+            if message_id is not None:
+                previous = await sets.live_board(db, active.channel_id)
+                await sets.set_live_board(db, active.channel_id, message_id)
+            await announcements.delivered(
+                db, active.set_id, active.ply, message_id, to_us(self._clock())
+            )
+        return None if previous == message_id else previous
+
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
         moment = now if now is not None else self._clock()
