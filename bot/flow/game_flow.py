@@ -193,8 +193,7 @@ class GameFlow:
             message_id = await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
             )
-        await self.went_live(channel_id, message_id)
-        await self.announced(result.game, message_id)
+        await self.board_out(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:
@@ -327,12 +326,24 @@ class GameFlow:
         """The board after ``active``'s last move is out: the outbox need not post it."""
         await self.bot.services.announcements.delivered(active.set_id, active.ply, message_id)
 
+    async def board_out(self, active: ActiveGame, message_id: int | None) -> None:
+        """The board after ``active``'s last move is out as ``message_id``, both recorded in
+        one transaction: the outbox need not post it, and it is the game's board with buttons
+        (the one before loses them)."""
+        previous = await self.bot.services.games.board_posted(active, message_id)
+        await self._take_buttons_off(active.channel_id, previous)
+
     async def went_live(self, channel_id: int, message_id: int | None) -> None:
         """``message_id`` is the game's newest board: the board before it loses its buttons."""
         if message_id is None:
             return
         previous = await self.bot.services.games.set_live_board(channel_id, message_id)
-        if previous is None or previous == message_id:
+        if previous != message_id:
+            await self._take_buttons_off(channel_id, previous)
+
+    async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:
+        """Edit board ``previous`` (if any) to have no buttons."""
+        if previous is None:
             return
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(previous)
         try:
@@ -557,8 +568,7 @@ class GameFlow:
                 view=view,
                 pings=pings,
             )
-        await self.went_live(active.channel_id, message_id)
-        await self.announced(active, message_id)
+        await self.board_out(active, message_id)
         await self._after_set(end)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
@@ -682,8 +692,7 @@ class GameFlow:
         )
         content, files, view, pings = await self._with_next_set(post, result.set_end, lang)
         message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
-        await self.went_live(active.channel_id, message_id)
-        await self.announced(result.game, message_id)
+        await self.board_out(result.game, message_id)
         if result.set_end is not None:
             await self._after_set(result.set_end)
         elif result.game.computer_to_move:
