@@ -99,6 +99,7 @@ async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
     over = await table.standin.wait_for_message(
         thread, lambda m: "Match over" in m.content, timeout=10
     )
+    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=10)
     pressed = await table.standin.click(over, rematch_id(over), table.alice)
     started = await pressed.wait_original()
     assert started.channel is thread
@@ -112,6 +113,11 @@ async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
         timeout=10,
     )
     assert f"<@{table.alice.id}>, your move as the defenders" in board.content
+    # The line in the channel, which showed the first match's result, shows the rematch on.
+    assert line.content == (
+        f"**{table.alice.name}** vs **{table.me.name} (level 1)** · Brandubh (World Tafl "
+        f"Federation) — the game is on in <#{thread.id}>."
+    )
 
 
 async def test_a_rematch_challenge_survives_a_restart(table: Harness) -> None:

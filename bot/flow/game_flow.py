@@ -31,6 +31,7 @@ from bot.flow.posts import (
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
+    computer_line,
     finished_line,
     match_line,
     thread_name,
@@ -226,6 +227,7 @@ class GameFlow:
                 human_side=side,
                 time_per_move=terms.time_per_move,
                 parent_channel_id=terms.parent_channel_id,
+                line_message_id=terms.line_message_id,
             )
             lang = await self.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
@@ -247,6 +249,7 @@ class GameFlow:
                     level=level,
                 )
             await self.begin_match(active, interaction=interaction, headline=headline)
+            await self._show_rematch_on_line(active, user, lang)
             return
         where = terms.parent_channel_id or terms.channel_id
         challenge = await services.challenges.create(
@@ -570,6 +573,31 @@ class GameFlow:
             )
         await self.board_out(active, message_id)
         await self._after_set(end)
+
+    async def _show_rematch_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
+        """A rematch against the computer is played in the same thread: the line in the parent
+        channel that showed the last match's result says the game is on again."""
+        if active.parent_channel_id is None or active.line_message_id is None:
+            return
+        assert active.computer_id is not None
+        assert active.computer_level is not None
+        names = await self.bot.display_names(human, active.computer_id)
+        line = computer_line(
+            human,
+            active.computer_id,
+            active.ruleset,
+            active.computer_level,
+            names,
+            active.channel_id,
+            lang,
+        )
+        message = self.bot.get_partial_messageable(active.parent_channel_id).get_partial_message(
+            active.line_message_id
+        )
+        try:
+            await message.edit(content=line, view=None)
+        except discord.HTTPException as error:
+            _log.warning("Could not show match %s's rematch: %s", active.match_id, error)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""

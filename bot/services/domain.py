@@ -285,6 +285,8 @@ class MatchTerms:
     guild_id: int
     channel_id: int
     parent_channel_id: int | None
+    line_message_id: int | None
+    """The message in the parent channel that links the match's thread."""
     player1_id: int
     player2_id: int
     player1_side: Side

@@ -492,7 +492,7 @@ class GameService:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
         async with self._database.snapshot() as db:
             match = await sets.match(db, match_id)
-            parent, _channel = await sets.thread_parent(db, match_id)
+            parent, line = await sets.thread_parent(db, match_id)
         if match is None:
             raise NoGameHere(_("That match is unknown."))
         return MatchTerms(
@@ -500,6 +500,7 @@ class GameService:
             guild_id=match.guild_id,
             channel_id=match.channel_id,
             parent_channel_id=parent,
+            line_message_id=line,
             player1_id=match.player1_id,
             player2_id=match.player2_id,
             player1_side=Side(match.player1_side),

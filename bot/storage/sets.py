@@ -480,12 +480,13 @@ async def keep_thread_open(db: Connection, channel_id: int) -> None:
     )
 
 
-async def thread_parent(db: Connection, match_id: int) -> tuple[int | None, str]:
-    """The parent channel of the match's thread (None when not in a thread), and its status."""
+async def thread_parent(db: Connection, match_id: int) -> tuple[int | None, int | None]:
+    """The parent channel of the match's thread and the message there that links the thread
+    (both None when the match is not in a thread)."""
     row = await db.fetch_one(
-        "SELECT parent_channel_id, status FROM matches WHERE match_id = ?", (match_id,)
+        "SELECT parent_channel_id, line_message_id FROM matches WHERE match_id = ?", (match_id,)
     )
-    return (None, "") if row is None else (row[0], str(row[1]))
+    return (None, None) if row is None else (row[0], row[1])
 
 
 async def archived(db: Connection, match_id: int) -> None:
