@@ -591,13 +591,7 @@ class GameFlow:
             active.channel_id,
             lang,
         )
-        message = self.bot.get_partial_messageable(active.parent_channel_id).get_partial_message(
-            active.line_message_id
-        )
-        try:
-            await message.edit(content=line, view=None)
-        except discord.HTTPException as error:
-            _log.warning("Could not show match %s's rematch: %s", active.match_id, error)
+        await self._edit_line(active, line)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""
@@ -608,14 +602,22 @@ class GameFlow:
             return
         names = await self.bot.display_names(*end.match_end.player_ids)
         lang = await self.server_language(active.guild_id)
-        line = finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
+        await self._edit_line(
+            active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
+        )
+
+    async def _edit_line(self, active: ActiveGame, line: str) -> None:
+        """Make the message in the parent channel that links ``active``'s thread read ``line``
+        (without buttons); a line Discord refuses to edit stays as it is."""
+        assert active.parent_channel_id is not None
+        assert active.line_message_id is not None
         message = self.bot.get_partial_messageable(active.parent_channel_id).get_partial_message(
             active.line_message_id
         )
         try:
             await message.edit(content=line, view=None)
         except discord.HTTPException as error:
-            _log.warning("Could not show match %s's result: %s", active.match_id, error)
+            _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
 
     def start_computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
         """Let the computer choose and play its move in the background.
