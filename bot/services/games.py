@@ -9,7 +9,6 @@ move is judged on it, so a refusal always speaks of the set as stored.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -41,7 +40,8 @@ from bot.services.errors import (
     RepetitionNeedsConfirmation,
     StaleGameError,
 )
-from bot.services.sets import active_game, end_set, ended_alike, insert_set, replay
+from bot.services.game_cache import GameCache
+from bot.services.sets import active_game, end_set, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.shards import Shards
 from bot.storage import Database, announcements, players, sets
@@ -55,9 +55,6 @@ from engine import (
     square_name,
     write_record,
 )
-
-CACHE_SIZE = 4096
-"""Rebuilt games kept in memory (each is checked against the stored ply before use)."""
 
 END_ATTEMPTS = 5
 """How often a resignation or abort is tried again when moves keep landing first."""
@@ -78,10 +75,7 @@ class GameService:
         self._database = database
         self._clock = clock
         self._settings = settings
-        self._cache: OrderedDict[int, Game] = OrderedDict()
-        self._stored: OrderedDict[int, SetRow] = OrderedDict()
-        """By channel: the set in progress there as this process last stored or read it. A
-        move is tried against it first (one round trip: the write checks the stored ply)."""
+        self._cache = GameCache()
 
     # ---------------------------------------------------------------- reading
 
@@ -104,12 +98,10 @@ class GameService:
             move_lists = await sets.active_notations(db, self._shards)
         found = []
         for row in rows:
-            cached = self._cache.get(row.set_id)
-            if cached is not None and cached.ply == row.ply and cached.outcome is None:
-                game = cached
-            else:
+            game = self._cache.game(row)
+            if game is None:
                 game = replay(row, move_lists.get(row.set_id, []))
-                self._remember(row.set_id, game)
+                self._cache.remember(row.set_id, game)
             found.append(active_game(row, game))
         return found
 
@@ -255,7 +247,7 @@ class GameService:
         row = await sets.by_id(db, set_id)
         assert row is not None
         game = Game(ruleset)
-        self._remember(set_id, game)
+        self._cache.remember(set_id, game)
         return active_game(row, game)
 
     # ---------------------------------------------------------------- moving
@@ -280,8 +272,8 @@ class GameService:
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
         move landed first: two racing moves never both land).
         """
-        known = self._stored.get(channel_id)
-        game = None if known is None else self._cached(known)
+        known = self._cache.set_in(channel_id)
+        game = None if known is None else self._cache.game(known)
         if (
             known is not None
             and game is not None
@@ -293,12 +285,12 @@ class GameService:
             try:
                 return await self._apply(known, game, user_id, move_text, confirm_repetition)
             except (StaleGameError, IllegalMove, RepetitionNeedsConfirmation):
-                self._stored.pop(channel_id, None)
+                self._cache.drop_set_in(channel_id)
         found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
         if found is None:
             raise NoGameHere()
         row, game = found
-        self._store(row)
+        self._cache.store(row)
         if user_id not in (row.attacker_id, row.defender_id):
             raise NotAPlayer()
         if expected_ply is not None and expected_ply != row.ply:
@@ -363,11 +355,11 @@ class GameService:
             async with self._database.transaction() as db:
                 moved = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
-        self._remember(row.set_id, trial)
+        self._cache.remember(row.set_id, trial)
         if set_end is None:
-            self._store(moved)
+            self._cache.store(moved)
         else:
-            self._stored.pop(row.channel_id, None)
+            self._cache.drop_set_in(row.channel_id)
             self._remember_next(set_end, fresh)
             return MoveResult(record, set_end.game, set_end)
         return MoveResult(record, active_game(moved, trial))
@@ -440,7 +432,7 @@ class GameService:
             set_end, fresh = await end_set(db, row, ended, now)
             # The set's end is announced like a move: posted later if it cannot be now.
             await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
-        self._remember(row.set_id, ended)
+        self._cache.remember(row.set_id, ended)
         self._remember_next(set_end, fresh)
         return set_end
 
@@ -664,7 +656,7 @@ class GameService:
             row = await find(db)
         if row is None:
             return None
-        game = self._cached(row)
+        game = self._cache.game(row)
         if game is not None:
             return row, game
         async with self._database.snapshot() as db:
@@ -673,46 +665,22 @@ class GameService:
                 return None
             return row, await self._load(db, row)
 
-    def _cached(self, row: SetRow) -> Game | None:
-        """The cached game of ``row`` if it is at the stored ply and state, else ``None``."""
-        cached = self._cache.get(row.set_id)
-        if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
-            self._cache.move_to_end(row.set_id)
-            return cached
-        return None
-
     async def _load(self, db: Connection, row: SetRow) -> Game:
         """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
-        cached = self._cached(row)
+        cached = self._cache.game(row)
         if cached is not None:
             return cached
         game = replay(row, await sets.notations(db, row.set_id))
-        self._remember(row.set_id, game)
+        self._cache.remember(row.set_id, game)
         return game
 
     def _remember_next(self, set_end: SetEnd, fresh: Game | None) -> None:
         if set_end.next_game is not None and fresh is not None:
-            self._remember(set_end.next_game.set_id, fresh)
+            self._cache.remember(set_end.next_game.set_id, fresh)
 
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
-        self._cache.pop(set_id, None)
-
-    def _store(self, row: SetRow) -> None:
-        """Keep ``row`` as the set in progress in its channel (or drop it if it is over)."""
-        if row.status != sets.ACTIVE:
-            self._stored.pop(row.channel_id, None)
-            return
-        self._stored[row.channel_id] = row
-        self._stored.move_to_end(row.channel_id)
-        while len(self._stored) > CACHE_SIZE:
-            self._stored.popitem(last=False)
-
-    def _remember(self, set_id: int, game: Game) -> None:
-        self._cache[set_id] = game
-        self._cache.move_to_end(set_id)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._cache.forget(set_id)
 
 
 def check_terms(

@@ -1,0 +1,70 @@
+"""What a process keeps in memory of the games it drives, always checked against storage.
+
+Rebuilt games by set (replaying a set's moves costs more than reading one row), used only while
+they agree with the stored row's ply and state; and by channel, the set in progress there as
+this process last stored or read it, against which a move is tried first (the write itself
+checks the stored ply, so a set that moved on meanwhile is never played on stale).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TypeVar
+
+from bot.services.sets import ended_alike
+from bot.storage import sets
+from bot.storage.sets import SetRow
+from engine import Game
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+CACHE_SIZE = 4096
+"""Rebuilt games (and channels' sets) kept in memory, the least recently used dropped first."""
+
+
+class GameCache:
+    """Rebuilt games by set id, and the set last stored or read by channel id."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self._size = size
+        self._games: OrderedDict[int, Game] = OrderedDict()
+        self._sets: OrderedDict[int, SetRow] = OrderedDict()
+
+    def game(self, row: SetRow) -> Game | None:
+        """The rebuilt game of ``row`` if it is at the stored ply and state, else ``None``."""
+        cached = self._games.get(row.set_id)
+        if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
+            self._games.move_to_end(row.set_id)
+            return cached
+        return None
+
+    def remember(self, set_id: int, game: Game) -> None:
+        """Keep ``game`` as set ``set_id``'s position (the caller no longer changes it)."""
+        _keep(self._games, set_id, game, self._size)
+
+    def forget(self, set_id: int) -> None:
+        """Drop set ``set_id``'s position (its moves changed other than by a move)."""
+        self._games.pop(set_id, None)
+
+    def set_in(self, channel_id: int) -> SetRow | None:
+        """The set in progress in ``channel_id`` as last stored or read, if known."""
+        return self._sets.get(channel_id)
+
+    def store(self, row: SetRow) -> None:
+        """Keep ``row`` as the set in progress in its channel (or drop it if it is over)."""
+        if row.status != sets.ACTIVE:
+            self.drop_set_in(row.channel_id)
+        else:
+            _keep(self._sets, row.channel_id, row, self._size)
+
+    def drop_set_in(self, channel_id: int) -> None:
+        """Forget the set known in ``channel_id`` (the next move reads it afresh)."""
+        self._sets.pop(channel_id, None)
+
+
+def _keep(items: OrderedDict[K, V], key: K, value: V, size: int) -> None:
+    items[key] = value
+    items.move_to_end(key)
+    while len(items) > size:
+        items.popitem(last=False)
