@@ -220,7 +220,7 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The computer's move arrives after an admin aborted the game: dropped, nothing posted."""
-    caplog.set_level(logging.INFO, logger="bot.flow.game_flow")
+    caplog.set_level(logging.INFO, logger="bot.flow.computer_turns")
     table = PostgresHarness(discord_standin, tmp_path, database)
     await table.start()
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.ai_pool import AIPool
-from bot.flow import game_flow as turns
+from bot.flow import computer_turns as turns
 from engine import Game
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage

@@ -8,16 +8,14 @@ layer that both changes a game and talks to Discord about it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.ai_pool import PoolClosed
 from bot.errors import require_channel_permissions
 from bot.flow.computer_match import ComputerMatchFlow
+from bot.flow.computer_turns import ComputerTurns
 from bot.flow.outbox import Outbox
 from bot.flow.posts import (
     NO_PINGS,
@@ -42,10 +40,8 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
-    NoGameHere,
     NotAPlayer,
     RepetitionNeedsConfirmation,
-    StaleGameError,
 )
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
@@ -57,10 +53,6 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
-
-COMPUTER_ATTEMPTS = 3
-COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
-"""Pause after the computer's first failed search (times the attempt number after later ones)."""
 
 
 async def _update_or_answer(
@@ -89,8 +81,8 @@ class GameFlow:
         """Starting a match against the computer, in a thread of its own when it can."""
         self.outbox = Outbox(self)
         """Posting the boards that stored moves and set ends are still owed."""
-        self._computer_turns: set[tuple[int, tuple[str, ...]]] = set()
-        """The computer's turns under way, by set and moves so far."""
+        self.computer_turns = ComputerTurns(self)
+        """The computer's moves: searched in the background, played, their boards posted."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -182,7 +174,7 @@ class GameFlow:
         if post is None:
             await self._acknowledge_for_computer(interaction, result, is_component, lang)
             return
-        content, files, view, pings = await self._with_next_set(post, result.set_end, lang)
+        content, files, view, pings = await self.with_next_set(post, result.set_end, lang)
         if is_component:
             played = reader(interaction)._("You played {move}.", move=str(result.record))
             await _update_or_answer(interaction, played, None, True)
@@ -196,7 +188,7 @@ class GameFlow:
             )
         await self.board_out(result.game, message_id)
         if result.set_end is not None:
-            await self._after_set(result.set_end)
+            await self.after_set(result.set_end)
         elif result.game.computer_to_move:
             self.start_computer_turn(result.game)
 
@@ -354,7 +346,7 @@ class GameFlow:
         except discord.HTTPException as error:  # deleted, or Discord in trouble: it can stay
             _log.info("Could not take the buttons off board %s: %s", previous, error)
 
-    async def _with_next_set(
+    async def with_next_set(
         self, post: BoardPost, end: SetEnd | None, lang: Language
     ) -> tuple[str, list[discord.File], discord.ui.View | None, discord.AllowedMentions]:
         """One message for a board, and at a set change also the next set's first board.
@@ -534,7 +526,7 @@ class GameFlow:
         if active.computer_to_move:
             self.start_computer_turn(active)
 
-    async def _after_set(self, end: SetEnd) -> None:
+    async def after_set(self, end: SetEnd) -> None:
         """After a set: the computer opens the next set if it attacks; after the match's last
         set, the line in the parent channel shows the result."""
         if end.match_end is not None:
@@ -557,7 +549,7 @@ class GameFlow:
         reason = lang.render(reason_line) if reason_line else ""
         headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
         post = await board_post(active, names, lang, headline=headline, with_turn=False)
-        content, files, view, pings = await self._with_next_set(post, end, lang)
+        content, files, view, pings = await self.with_next_set(post, end, lang)
         if interaction is not None and not interaction.response.is_done():
             message_id = await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
@@ -572,7 +564,7 @@ class GameFlow:
                 pings=pings,
             )
         await self.board_out(active, message_id)
-        await self._after_set(end)
+        await self.after_set(end)
 
     async def _show_rematch_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
         """A rematch against the computer is played in the same thread: the line in the parent
@@ -620,110 +612,6 @@ class GameFlow:
             _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
 
     def start_computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
-        """Let the computer choose and play its move in the background.
-
-        ``reply_in`` is the message acknowledging the player's move: the computer's board
-        replaces it, so a round against the computer is one message. A turn already under way
-        for the same position is not started again (the start-up resume of the computer's turns
-        can meet the turn of a match begun as the bot came up): one search, one board.
-        """
-        key = (active.set_id, tuple(str(record.move) for record in active.game.records))
-        if key in self._computer_turns:
-            return
-        self._computer_turns.add(key)
-        task = self.bot.spawn(
-            self.computer_turn(active, reply_in=reply_in),
-            name=f"computer-move-{active.set_id}-{active.ply}",
-        )
-        task.add_done_callback(lambda _: self._computer_turns.discard(key))
-
-    async def _replace_or_send(
-        self,
-        channel: discord.PartialMessageable,
-        message_id: int | None,
-        content: str,
-        files: list[discord.File],
-        view: discord.ui.View | None,
-        pings: discord.AllowedMentions,
-    ) -> int:
-        """Edit ``message_id`` into this content (else send it anew); return the message id.
-
-        An edit notifies nobody, so only a message sent anew can ping the player to move.
-        """
-        if message_id is not None:
-            try:
-                await channel.get_partial_message(message_id).edit(
-                    content=content, attachments=files, view=view, allowed_mentions=pings
-                )
-                return message_id
-            except discord.HTTPException as error:  # deleted meanwhile: post it instead
-                _log.info("Could not edit message %s into the board: %s", message_id, error)
-                for file in files:
-                    file.reset()
-        sent = await channel.send(
-            content, files=files, view=or_missing(view), allowed_mentions=pings
-        )
-        return sent.id
-
-    async def _think_visibly(
-        self, channel: discord.PartialMessageable, active: ActiveGame, level: int
-    ) -> str:
-        """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed)."""
-        try:
-            async with channel.typing():
-                return await self.bot.ai.choose_move(active.game, level)
-        except discord.HTTPException as error:  # typing refused: think without showing it
-            _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
-            return await self.bot.ai.choose_move(active.game, level)
-
-    async def computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
-        """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
-        move while showing "typing", play it at the ply it was asked for, post the board."""
-        assert active.computer_level is not None
-        channel = self.bot.get_partial_messageable(active.channel_id)
-        for attempt in range(1, COMPUTER_ATTEMPTS + 1):
-            try:
-                move = await self._think_visibly(channel, active, active.computer_level)
-                break
-            except PoolClosed:
-                return  # shutting down: the turn resumes at the next start
-            except Exception:
-                _log.exception(
-                    "The computer failed to move in game %s (try %d)", active.set_id, attempt
-                )
-                await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
-        else:
-            if self.bot.timers.computer_stalled(active.set_id, active.ply):
-                lang = await self.server_language(active.guild_id)
-                await channel.send(
-                    lang._(
-                        "I could not find a move in this game; I will keep trying. An admin can "
-                        "stop the game with `/abort`."
-                    )
-                )
-            return
-        self.bot.timers.computer_unstalled(active.set_id)
-        try:
-            result = await self.bot.services.games.play_computer_move(
-                active.set_id, move, expected_ply=active.ply
-            )
-        except (StaleGameError, NoGameHere):
-            _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
-            return
-        lang = await self.server_language(active.guild_id)
-        headline, names = await self.headline_for(result, lang)
-        if reply_in is not None:
-            earlier = result.game.game.records[-2] if result.game.ply >= 2 else None
-            if earlier is not None:
-                mover = names.get(result.game.player_of(earlier.side), "?")
-                headline = f"{describe_move(earlier, mover, lang)}\n{headline}"
-        post = await board_post(
-            result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
-        )
-        content, files, view, pings = await self._with_next_set(post, result.set_end, lang)
-        message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
-        await self.board_out(result.game, message_id)
-        if result.set_end is not None:
-            await self._after_set(result.set_end)
-        elif result.game.computer_to_move:
-            self.start_computer_turn(result.game)
+        """Let the computer choose and play its move in the background (see
+        :meth:`ComputerTurns.start`)."""
+        self.computer_turns.start(active, reply_in=reply_in)

@@ -1,0 +1,144 @@
+"""The computer's turns: searched in the background while "typing" shows, played at the ply
+they were asked for, their board posted (edited into the player's acknowledgement when there is
+one, so a round against the computer is one message)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.ai_pool import PoolClosed
+from bot.flow.posts import board_post, describe_move, or_missing
+from bot.services.domain import ActiveGame
+from bot.services.errors import NoGameHere, StaleGameError
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+COMPUTER_ATTEMPTS = 3
+COMPUTER_RETRY_PAUSE = timedelta(seconds=1)
+"""Pause after the computer's first failed search (times the attempt number after later ones)."""
+
+
+class ComputerTurns:
+    """The computer's moves in the games of one bot."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+        self._under_way: set[tuple[int, tuple[str, ...]]] = set()
+        """The computer's turns under way, by set and moves so far."""
+
+    def start(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+        """Let the computer choose and play its move in the background.
+
+        ``reply_in`` is the message acknowledging the player's move: the computer's board
+        replaces it, so a round against the computer is one message. A turn already under way
+        for the same position is not started again (the start-up resume of the computer's turns
+        can meet the turn of a match begun as the bot came up): one search, one board.
+        """
+        key = (active.set_id, tuple(str(record.move) for record in active.game.records))
+        if key in self._under_way:
+            return
+        self._under_way.add(key)
+        task = self.flow.bot.spawn(
+            self.play(active, reply_in=reply_in),
+            name=f"computer-move-{active.set_id}-{active.ply}",
+        )
+        task.add_done_callback(lambda _: self._under_way.discard(key))
+
+    async def _replace_or_send(
+        self,
+        channel: discord.PartialMessageable,
+        message_id: int | None,
+        content: str,
+        files: list[discord.File],
+        view: discord.ui.View | None,
+        pings: discord.AllowedMentions,
+    ) -> int:
+        """Edit ``message_id`` into this content (else send it anew); return the message id.
+
+        An edit notifies nobody, so only a message sent anew can ping the player to move.
+        """
+        if message_id is not None:
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    content=content, attachments=files, view=view, allowed_mentions=pings
+                )
+                return message_id
+            except discord.HTTPException as error:  # deleted meanwhile: post it instead
+                _log.info("Could not edit message %s into the board: %s", message_id, error)
+                for file in files:
+                    file.reset()
+        sent = await channel.send(
+            content, files=files, view=or_missing(view), allowed_mentions=pings
+        )
+        return sent.id
+
+    async def _think_visibly(
+        self, channel: discord.PartialMessageable, active: ActiveGame, level: int
+    ) -> str:
+        """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed)."""
+        try:
+            async with channel.typing():
+                return await self.flow.bot.ai.choose_move(active.game, level)
+        except discord.HTTPException as error:  # typing refused: think without showing it
+            _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
+            return await self.flow.bot.ai.choose_move(active.game, level)
+
+    async def play(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+        """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
+        move while showing "typing", play it at the ply it was asked for, post the board."""
+        assert active.computer_level is not None
+        channel = self.flow.bot.get_partial_messageable(active.channel_id)
+        for attempt in range(1, COMPUTER_ATTEMPTS + 1):
+            try:
+                move = await self._think_visibly(channel, active, active.computer_level)
+                break
+            except PoolClosed:
+                return  # shutting down: the turn resumes at the next start
+            except Exception:
+                _log.exception(
+                    "The computer failed to move in game %s (try %d)", active.set_id, attempt
+                )
+                await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
+        else:
+            if self.flow.bot.timers.computer_stalled(active.set_id, active.ply):
+                lang = await self.flow.server_language(active.guild_id)
+                await channel.send(
+                    lang._(
+                        "I could not find a move in this game; I will keep trying. An admin can "
+                        "stop the game with `/abort`."
+                    )
+                )
+            return
+        self.flow.bot.timers.computer_unstalled(active.set_id)
+        try:
+            result = await self.flow.bot.services.games.play_computer_move(
+                active.set_id, move, expected_ply=active.ply
+            )
+        except (StaleGameError, NoGameHere):
+            _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
+            return
+        lang = await self.flow.server_language(active.guild_id)
+        headline, names = await self.flow.headline_for(result, lang)
+        if reply_in is not None:
+            earlier = result.game.game.records[-2] if result.game.ply >= 2 else None
+            if earlier is not None:
+                mover = names.get(result.game.player_of(earlier.side), "?")
+                headline = f"{describe_move(earlier, mover, lang)}\n{headline}"
+        post = await board_post(
+            result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
+        )
+        content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
+        message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
+        await self.flow.board_out(result.game, message_id)
+        if result.set_end is not None:
+            await self.flow.after_set(result.set_end)
+        elif result.game.computer_to_move:
+            self.start(result.game)
