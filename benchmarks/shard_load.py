@@ -1,6 +1,6 @@
 """Two shard processes, each with its games all moving at once, on one PostgreSQL. Prints figures.
 
-    python -m benchmarks.shard_load [--games 200] [--rounds 5] [--quick]
+    python -m benchmarks.shard_load [--games 200] [--rounds 5] [--quick] [--profile DIR]
 
 What runs: a throwaway PostgreSQL 15 server with its default durability (fsync, synchronous
 commit), as ``scale_speed`` starts it; two ``python -m bot`` processes running shards 0 and 1
@@ -283,31 +283,50 @@ def machine_cpu() -> float:
     return (user + nice + system + irq + softirq + steal) / TICK
 
 
+def thread_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the main thread of process ``pid`` used so far (a bot's
+    event loop); 0 when it is gone."""
+    fields = _stat_fields(f"{pid}/task/{pid}")
+    return (int(fields[11]) + int(fields[12])) / TICK if fields else 0.0
+
+
 def cpu_use(
     bots: Sequence[subprocess.Popen[bytes]], server: postgres_server.PostgresServer
 ) -> dict[str, float]:
-    """CPU seconds used so far by each part of the benchmark and by the whole machine."""
+    """CPU seconds used so far by each part of the benchmark and by the whole machine (for a
+    shard also, under ``shard N loop``, its event loop's thread alone)."""
     used = {"benchmark (stand-in, players)": time.process_time()}
     for shard, bot in enumerate(bots):
         used[f"shard {shard}"] = process_cpu(bot.pid)
+        used[f"shard {shard} loop"] = thread_cpu(bot.pid)
     used["PostgreSQL"] = postgres_cpu(server)
     used["machine"] = machine_cpu()
     return used
 
 
-def cpu_line(spent: dict[str, float], wall: float, moves: int) -> str:
+def cpu_lines(spent: dict[str, float], wall: float, sent: dict[int, int]) -> list[str]:
     """Where the CPU time went during ``wall`` seconds (``spent``: from :func:`cpu_use`) in
-    which ``moves`` moves were sent."""
+    which ``sent[shard]`` moves were sent to each shard."""
     spent = dict(spent)
     machine = spent.pop("machine")
+    loops = {shard: spent.pop(f"shard {shard} loop", 0.0) for shard in sent}
+    moves = sum(sent.values())
     ours = sum(spent.values())
     parts = ", ".join(f"{part} {seconds:.1f}" for part, seconds in spent.items())
     cores = os.cpu_count() or 1
-    return (
+    lines = [
         f"CPU seconds during the rounds ({wall:.1f} s × {cores} cores = {wall * cores:.1f} "
         f"available): {parts} (in all {ours:.1f}, {1000 * ours / max(1, moves):.0f} ms a move); "
         f"other programs on the machine {max(0.0, machine - ours):.1f}"
-    )
+    ]
+    for shard, count in sent.items():
+        used, loop = spent[f"shard {shard}"], loops[shard]
+        lines.append(
+            f"  shard {shard} process: {1000 * used / max(1, count):.1f} ms of CPU a move "
+            f"(event loop thread {1000 * loop / max(1, count):.1f}, other threads, "
+            f"Pillow's: {1000 * (used - loop) / max(1, count):.1f}; {count} moves)"
+        )
+    return lines
 
 
 IDS = re.compile(r"\d{3,}")
@@ -346,8 +365,30 @@ def load_line(when: str) -> str:
     )
 
 
-async def run(server: postgres_server.PostgresServer, games: int, count: int) -> int:
-    """The whole benchmark against ``server``; the exit code."""
+def signal_all(processes: Sequence[subprocess.Popen[bytes]], signum: int) -> None:
+    """Send ``signum`` to every process still running."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signum)
+
+
+async def profiles_written(folder: Path, shards: int) -> None:
+    """Wait (up to a minute) until every profiled bot wrote its ``shardN.threads``, the last
+    file it writes."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if all((folder / f"shard{shard}.threads").exists() for shard in range(shards)):
+            return
+        await asyncio.sleep(0.2)
+    print(f"shard_load: the profiles in {folder} were not all written.", file=sys.stderr)
+
+
+async def run(
+    server: postgres_server.PostgresServer, games: int, count: int, profile: Path | None = None
+) -> int:
+    """The whole benchmark against ``server``; the exit code. With ``profile`` (a folder), the
+    bots run under ``benchmarks.profiled_bot``, profiled during the rounds only (``profile``
+    is absolute: the bots run in folders of their own)."""
     main_task = asyncio.current_task()
     assert main_task is not None
     # SIGTERM stops the benchmark as Ctrl-C does: the task is cancelled, every finally runs.
@@ -363,8 +404,19 @@ async def run(server: postgres_server.PostgresServer, games: int, count: int) ->
                     place = Path(folder) / f"shard{shard}"
                     place.mkdir()
                     log = stack.enter_context((place / "bot.log").open("wb"))
+                    command = ["-m", "bot"]
+                    if profile is not None:
+                        out = profile / f"shard{shard}"
+                        command = ["-m", "benchmarks.profiled_bot", str(out)]
                     processes.append(
-                        start_bot(standin, database, place, shard=(shard, SHARDS), log=log)
+                        start_bot(
+                            standin,
+                            database,
+                            place,
+                            shard=(shard, SHARDS),
+                            log=log,
+                            command=command,
+                        )
                     )
                 await standin.wait_synced("challenge", "move", timeout=120)
                 await standin.wait_shards_ready(*range(SHARDS), timeout=120)
@@ -378,12 +430,18 @@ async def run(server: postgres_server.PostgresServer, games: int, count: int) ->
                     "moving at once:"
                 )
                 print(load_line("before the rounds"))
+                if profile is not None:
+                    signal_all(processes, signal.SIGUSR1)
                 figures, durations, spent = await rounds(
                     standin, database, seats, count, lambda: cpu_use(processes, server)
                 )
                 print(load_line("after the rounds"))
-                sent = sum(f.sent for f in figures.values())
-                print(cpu_line(spent, sum(durations), sent))
+                if profile is not None:
+                    signal_all(processes, signal.SIGUSR2)
+                    await profiles_written(profile, SHARDS)
+                sent = {shard: f.sent for shard, f in figures.items()}
+                for line in cpu_lines(spent, sum(durations), sent):
+                    print(line)
             finally:
                 # In a thread: the stand-in must keep serving the bots while they close.
                 await asyncio.to_thread(stop_bots, processes)
@@ -409,7 +467,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, help="games in progress per shard (default 200)")
     parser.add_argument("--rounds", type=int, help="moves per game, all at once (default 5)")
     parser.add_argument("--quick", action="store_true", help="a smoke test: 4 games, 2 rounds")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="profile the bots during the rounds (benchmarks.profiled_bot): writes "
+        "DIR/shardN.pstats and DIR/shardN.threads",
+    )
     options = parser.parse_args(argv)
+    if options.profile is not None:
+        options.profile = options.profile.resolve()
+        options.profile.mkdir(parents=True, exist_ok=True)
     games = options.games or (4 if options.quick else 200)
     count = options.rounds or (2 if options.quick else 5)
     server = postgres_server.start(durable=True)
@@ -417,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shard_load: {server}.", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(run(server, games, count))
+        return asyncio.run(run(server, games, count, options.profile))
     except (KeyboardInterrupt, asyncio.CancelledError) as stop:
         print("shard_load: interrupted; the bots and PostgreSQL are stopped.", file=sys.stderr)
         return 130 if isinstance(stop, KeyboardInterrupt) else 128 + signal.SIGTERM

@@ -153,11 +153,37 @@ def _storage_error(error: BaseException) -> StorageError | None:
     return error if isinstance(error, StorageError) else None
 
 
+UNKNOWN_INTERACTION = 10062
+"""Discord's code refusing an interaction's first answer: it came after the 3 seconds."""
+
+
+def _expired(interaction: discord.Interaction[Any], error: BaseException) -> bool:
+    """Discord refused ``interaction``'s first answer as too late: nothing can answer it now."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    return (
+        isinstance(error, discord.NotFound)
+        and error.code == UNKNOWN_INTERACTION
+        and not interaction.response.is_done()
+    )
+
+
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it).
 
     The answer is in the language of the person who used ``interaction``; the log is English.
+    An interaction Discord refused as too old (the process was too busy to acknowledge it in 3
+    seconds) is one WARNING line: answering it would be refused the same way, and a traceback
+    and a doomed request per interaction are what an overloaded process can least afford.
     """
+    if _expired(interaction, error):
+        _log.warning(
+            "Interaction %s of user %s was not acknowledged within Discord's 3 seconds "
+            "(the process is too busy)",
+            interaction.id,
+            interaction.user.id,
+        )
+        return
     lang = reader(interaction)
     sentence = sentence_for(error, lang)
     storage = _storage_error(error)

@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from engine import Game, Move, Piece, Ruleset, Side, Square, square
 from engine.squares import FILE_LETTERS
 from renderer import sprites, theme
+from renderer.png import palette_png
 from renderer.scene import (
     Arrow,
     Players,
@@ -512,8 +513,11 @@ def to_palette(image: Image.Image, ruleset: Ruleset) -> Image.Image:
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """PNG bytes of a palette image, with a fast compression level (3: a board encodes in
-    1.7 ms of CPU against 4.4 ms at 6, the default, for 12 % more bytes)."""
+    """PNG bytes of a palette image, with a fast compression level, bands of rows met before
+    not compressed again (:mod:`renderer.png`)."""
+    encoded = palette_png(image)
+    if encoded is not None:
+        return encoded
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=3)
     return out.getvalue()

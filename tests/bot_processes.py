@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -51,20 +51,20 @@ def start_bot(
     shard: tuple[int, int] | None = None,
     log: IO[bytes] | None = None,
     settings: Mapping[str, str] | None = None,
+    command: Sequence[str] = ("-m", "bot"),
 ) -> subprocess.Popen[bytes]:
     """Start ``python -m bot`` in ``folder`` (created if missing); ``shard`` is
     ``(shard_id, shard_count)`` for a process running that one shard; ``log`` takes its
     output (standard output and error; by default this process's own); ``settings`` adds or
-    overrides environment variables."""
+    overrides environment variables; ``command`` replaces ``-m bot`` (a wrapper that runs it,
+    such as ``benchmarks.profiled_bot``)."""
     extra = dict(settings or {})
     if shard is not None:
         shard_id, count = shard
         extra = {"DISCORD_SHARD_COUNT": str(count), "DISCORD_SHARD_IDS": str(shard_id), **extra}
     folder.mkdir(parents=True, exist_ok=True)
     env = bot_env(standin, database, **extra)
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot"], cwd=folder, env=env, stdout=log, stderr=log
-    )
+    return subprocess.Popen([sys.executable, *command], cwd=folder, env=env, stdout=log, stderr=log)
 
 
 def stop_bots(processes: Iterable[subprocess.Popen[bytes]], *, timeout: float = 20) -> None:

@@ -8,8 +8,10 @@ for 2 rounds with every move answered by its board, prints its table and stops e
 from __future__ import annotations
 
 import os
+import pstats
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +35,26 @@ def test_the_shard_load_benchmark_runs_end_to_end() -> None:
     [board] = [line for line in lines if line.strip().startswith("all board")]
     assert board.split()[2] == "16"  # 2 shards × 4 games × 2 rounds, every one with its board
     assert not any("FAILED" in line for line in lines)
+
+
+def test_the_profiled_run_writes_each_bots_profile_and_threads(tmp_path: Path) -> None:
+    """``--profile DIR``: both bots run under benchmarks.profiled_bot and write, for the rounds,
+    a cProfile of their event loop and the CPU of each of their threads."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
+    finished = subprocess.run(
+        [sys.executable, "-m", "benchmarks.shard_load", "--quick", "--profile", str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if finished.returncode == 2 and finished.stderr.startswith("shard_load: "):  # no PostgreSQL
+        pytest.skip(finished.stderr.strip())
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert "event loop thread" in finished.stdout
+    for shard in (0, 1):
+        stats = pstats.Stats(str(tmp_path / f"shard{shard}.pstats"))
+        assert any(func == "play_move" for _file, _line, func in stats.stats)  # type: ignore[attr-defined]
+        threads = (tmp_path / f"shard{shard}.threads").read_text().splitlines()
+        assert any(line.startswith("MainThread ") for line in threads)

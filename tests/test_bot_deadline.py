@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord
-from tests.discord_standin.recorder import CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE
+from tests.discord_standin.recorder import CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -94,3 +95,45 @@ async def test_an_interaction_that_arrives_late_is_deferred_at_once(
         board = await deferred.wait_original()
         assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
         assert any(a.filename.endswith(".png") for a in board.attachments)
+
+
+async def test_an_interaction_discord_refuses_as_too_old_is_not_answered_again(
+    discord_standin: DiscordStandin, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A move whose answer Discord refuses as too late (a process too busy to acknowledge it in
+    3 s; here the stand-in finds every callback late) is one WARNING line without a traceback,
+    and no second answer that Discord would refuse too; the move, stored meanwhile, is posted
+    by the outbox with its board."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        caplog.set_level(logging.WARNING, logger="bot")
+        discord_standin._rest._deadline = 0.0  # every callback from now on is late
+        late = await discord_standin.slash(
+            table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+        )
+        assert table.bot is not None
+        services = table.bot.services
+        await discord_standin.wait_until(lambda: late.rejected is not None, waiting_for="refusal")
+        for _ in range(100):
+            active = await services.games.in_channel(table.channel.id)
+            if active is not None and active.ply == 1:
+                break
+            await asyncio.sleep(0.05)
+        table.advance(timedelta(minutes=1))  # the board is due: the outbox's timer posts it
+
+        def boards() -> list[StoredMessage]:
+            return [
+                m
+                for m in table.public_messages()
+                if "move 2 ·" in m.content
+                and any(a.filename.endswith(".png") for a in m.attachments)
+            ]
+
+        await discord_standin.wait_until(lambda: bool(boards()), waiting_for="the owed board")
+        await asyncio.sleep(0.5)  # a second posting would come meanwhile
+        callbacks = [c for c in discord_standin.rest_log if f"/interactions/{late.id}/" in c.path]
+        assert [c.status for c in callbacks] == [404]
+        refused = [r for r in caplog.records if r.name == "bot.errors"]
+        assert [(r.levelno, r.exc_info) for r in refused] == [(logging.WARNING, None)]
+        assert "not acknowledged within Discord's 3 seconds" in refused[0].getMessage()
+        assert len(boards()) == 1
