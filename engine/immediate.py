@@ -7,8 +7,8 @@ the board, and the opponent's wins in one are looked for with the search's own q
 the king's open lines to an escape square (a corner or any edge square, by the ruleset),
 :func:`engine.evaluation.king_capturable` — and, for the rarer ways a game ends, cheap screens
 that play the opponent's moves themselves (with the board's own rules) only when the position
-makes such an end possible: the defenders capturing the last attackers, the attackers
-encircling every defender, and a side left without a legal move.
+makes such an end possible: the attackers encircling every defender, a side left without a
+legal move, the defenders capturing the last attackers.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import enum
 from collections.abc import Iterable
 
 from engine.board import ATTACKER, DEFENDER, KING, Board
-from engine.evaluation import Tables, capture_moves, king_capturable
+from engine.evaluation import Tables, king_capturable
 from engine.squares import Side
 
 _MOST_CAPTURED = 3
@@ -64,12 +64,6 @@ def wins_in_one(board: Board, t: Tables) -> bool:
         for mask in t.escape_lines[board.king]:
             if not occupied & mask:
                 return True
-        if (
-            board.rules.defenders_win_by_capturing_all
-            and len(board.attackers) <= _MOST_CAPTURED
-            and _some_move_wins(board, capture_moves(board, t))
-        ):
-            return True
     else:
         if king_capturable(board, t):
             return True
@@ -82,7 +76,9 @@ def wins_in_one(board: Board, t: Tables) -> bool:
         ):
             return True
     # Left without a legal move: possible only when the side that just moved has few pieces
-    # that can move two ways (one landing square blocks one way, and captures take at most three).
+    # that can move two ways (one landing square blocks one way, and captures take at most
+    # three). The defenders taking the last attackers (brandubh-classic) needs three attackers
+    # or fewer, so it is found here too.
     return not _keeps_a_move(board) and _some_move_wins(board, board.moves())
 
 

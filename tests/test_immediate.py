@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,8 +13,9 @@ from engine.board import ATTACKER, Board
 from engine.evaluation import tables
 from engine.geometry import geometry
 from engine.immediate import Immediate, classify
+from engine.moves import Move
 from engine.outcome import Reason
-from engine.squares import Piece, Side
+from engine.squares import Piece, Side, square
 
 
 def _by_playing(board: Board, move: int) -> Immediate:
@@ -130,3 +132,39 @@ def test_check_sees_the_rare_ends_of_a_game() -> None:
         if min(rare.values()) >= 3:
             return
     raise AssertionError(f"too few rare ends met: {rare}")
+
+
+def _nearly_encircled(*, king_shut_in: bool = False) -> Board:
+    """11x11, defenders to move: a ring of attackers around the king and six defenders, open
+    at f3, where the attacker on f1 (or one beside the gap) closes it; only f5-f2 keeps a
+    defender outside the ring safe. With ``king_shut_in`` the king sits on d4 between the ring
+    and two attackers of their own, cut off already."""
+    pieces = {}
+    for i in range(2, 9):
+        for sq in (square(i, 2), square(i, 8), square(2, i), square(8, i)):
+            pieces[sq] = Piece.ATTACKER
+    del pieces[square(5, 2)]
+    pieces[square(5, 0)] = Piece.ATTACKER
+    if king_shut_in:
+        pieces[square(3, 3)] = Piece.KING
+        pieces[square(4, 3)] = pieces[square(3, 4)] = Piece.ATTACKER
+    else:
+        pieces[square(4, 4)] = Piece.KING
+    for f, r in ((3, 6), (7, 6), (6, 7), (7, 4), (5, 4), (4, 6)):
+        pieces[square(f, r)] = Piece.DEFENDER
+    return Board(RULESETS["hnefatafl"], pieces, Side.DEFENDERS)
+
+
+@pytest.mark.parametrize("king_shut_in", [False, True])
+def test_check_sees_an_encirclement_that_one_attacker_closes(king_shut_in: bool) -> None:
+    """Moves that let an attacker close the ring around every defender are found as losing, as
+    playing every answer finds them; with the king free inside, only f5-f2 escapes that."""
+    board = _nearly_encircled(king_shut_in=king_shut_in)
+    moves = sorted(board.moves())
+    found = classify(board, tables(board.rules), moves)
+    for move in moves:
+        assert found[move] is _by_playing(board, move), str(Move.from_code(move))
+    assert any(_losing_reasons(board, m) == {Reason.ENCIRCLED} for m in moves)
+    if not king_shut_in:
+        saving = [str(Move.from_code(m)) for m in moves if found[m] is not Immediate.LOSES]
+        assert saving == ["f5-f2"]
