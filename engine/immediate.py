@@ -127,37 +127,52 @@ def _encircling_landings(board: Board) -> int | None:
     """For the attackers to move: a mask of the squares where an attacker landing *might*
     encircle every defender (0 when none can), or ``None`` when no square can be ruled out.
 
-    The king cannot be taken by this move (that is checked first), so the defenders stay
-    unencircled while he can reach the edge through squares free of attackers. Take one shortest
-    such path: an attacker landing off it leaves it open. If a second path avoids it entirely, no
-    single landing closes both; else only the path's squares whose loss cuts the king off remain.
+    The defenders stay unencircled while one of them, the anchor, can reach the edge through
+    squares free of attackers and is not captured. The anchor is the king when he can reach the
+    edge (he cannot be taken by this move: that is checked first), else the first other
+    defender that can; an attacker landing beside that one might take him. Take one shortest
+    path from the anchor to the edge: an attacker landing off it leaves it open. If a second
+    path avoids it entirely, no single landing closes both; else only the path's squares whose
+    loss cuts the anchor off remain.
     """
     geo = board.geo
     open_squares = geo.board_mask & ~board.att_bb
+    start = geo.edge_mask & open_squares
     king_bit = 1 << board.king
-    layers = _layers(geo.edge_mask & open_squares, open_squares, king_bit)
+    layers = _layers(start, open_squares, king_bit)
+    landings = 0
     if layers is None:
-        return None  # the king is shut in already: the other defenders decide
-    # Walk back from the king through the layers: one shortest path to the edge.
+        # The king is shut in already: another defender that reaches the edge keeps them free.
+        layers = _layers(start, open_squares, board.def_bb & ~king_bit)
+        if layers is None:
+            return None
+        reached = layers[-1] & board.def_bb
+        anchor = (reached & -reached).bit_length() - 1
+        for n in geo.neighbours[anchor]:
+            landings |= 1 << n
+        landings &= ~(board.att_bb | board.def_bb)
+    else:
+        anchor = board.king
+    anchor_bit = 1 << anchor
+    # Walk back from the anchor through the layers: one shortest path to the edge.
     path = 0
-    square = board.king
+    square = anchor
     for layer in reversed(layers[:-1]):
         for step in (1, -1, 16, -16):
             if square + step >= 0 and layer >> (square + step) & 1:
                 square += step
                 break
         path |= 1 << square
-    if _layers(geo.edge_mask & open_squares & ~path, open_squares & ~path, king_bit) is not None:
-        return 0
-    cuts = 0
-    landings = path & ~board.def_bb
-    while landings:
-        low = landings & -landings
-        landings ^= low
+    if _layers(start & ~path, open_squares & ~path, anchor_bit) is not None:
+        return landings
+    cuts = path & ~board.def_bb
+    while cuts:
+        low = cuts & -cuts
+        cuts ^= low
         rest = open_squares & ~low
-        if _layers(geo.edge_mask & rest, rest, king_bit) is None:
-            cuts |= low
-    return cuts
+        if _layers(geo.edge_mask & rest, rest, anchor_bit) is None:
+            landings |= low
+    return landings
 
 
 def _layers(start: int, open_squares: int, target: int) -> list[int] | None:
