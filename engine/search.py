@@ -9,14 +9,16 @@ him, is never scored statically) and beyond it a capture quiescence search. A sc
 on the path (a third repetition, or a position met before, which costs the mover ``REPEAT``) is
 never stored in the table, and a position met before is never scored from it. Iterative
 deepening goes on while the next iteration is expected to fit in the budget (from the time and
-nodes of the last ones); a hard stop at 95 % of the budget ends a deeper one cut short.
+nodes of the last ones); a hard stop at 95 % of the budget ends any iteration cut short, the
+first included (under a node limit alone the first two always finish, as they always did).
 
 Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
 they let chance choose among the moves the search found nearly as good as the best (a softmax
 over scores). Levels 4 and 5 play the first plies of brandubh from an opening book the engine
 wrote itself by deep searches (:mod:`engine.book`). Every level takes an immediate win and steps
-out of an immediate loss when it can, because both are seen at depth 2 and a move losing at once
-is never drawn by chance.
+out of an immediate loss when it can, whatever its search completed: before searching, each root
+move is checked one move deep (:mod:`engine.immediate`), and the move played is a win at once if
+the search found no win, else the best known among those that do not lose at once.
 """
 
 from __future__ import annotations
