@@ -450,15 +450,15 @@ def choose_move(
         began, began_nodes = time.perf_counter(), searcher.nodes
         result, complete = searcher.root(order, depth, margin)
         if not complete:
-            if result and margin is None:
-                # Moves finished in the cut-short iteration are better informed than the last.
-                scored = [result[0]] + [pair for pair in scored if pair[1] != result[0][1]]
-            elif result and done == 0:
-                # Levels 1-3 choose among exact scores of a complete iteration; with none, among
-                # the moves searched, the others below them.
+            if result and done == 0:
+                # Nothing complete: the moves searched, best first, then the others below them.
                 searched = {m for _, m in result}
                 floor = result[-1][0] - 1
                 scored = result + [(floor, m) for _, m in scored if m not in searched]
+            elif result and margin is None:
+                # Moves finished in the cut-short iteration are better informed than the last.
+                # (Levels 1-3 choose among the exact scores of the last complete iteration.)
+                scored = [result[0]] + [pair for pair in scored if pair[1] != result[0][1]]
             break
         costs.append((time.perf_counter() - began, searcher.nodes - began_nodes))
         scored = result
