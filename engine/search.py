@@ -9,14 +9,16 @@ him, is never scored statically) and beyond it a capture quiescence search. A sc
 on the path (a third repetition, or a position met before, which costs the mover ``REPEAT``) is
 never stored in the table, and a position met before is never scored from it. Iterative
 deepening goes on while the next iteration is expected to fit in the budget (from the time and
-nodes of the last ones); a hard stop at 95 % of the budget ends a deeper one cut short.
+nodes of the last ones); a hard stop at 95 % of the budget ends any iteration cut short, the
+first included (under a node limit alone the first two always finish, as they always did).
 
 Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
 they let chance choose among the moves the search found nearly as good as the best (a softmax
 over scores). Levels 4 and 5 play the first plies of brandubh from an opening book the engine
 wrote itself by deep searches (:mod:`engine.book`). Every level takes an immediate win and steps
-out of an immediate loss when it can, because both are seen at depth 2 and a move losing at once
-is never drawn by chance.
+out of an immediate loss when it can, whatever its search completed: before searching, each root
+move is checked one move deep (:mod:`engine.immediate`), and the move played is a win at once if
+the search found no win, else the best known among those that do not lose at once.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from engine.board import ATTACKER, DEFENDER, Board
 from engine.book import book_move
 from engine.evaluation import Tables, capture_moves, evaluate, king_capturable, tables
 from engine.game import Game
+from engine.immediate import Immediate, classify
 from engine.moves import Move
 from engine.outcome import Reason
 from engine.squares import Side
@@ -115,7 +118,10 @@ class _Searcher:
         self.history = [[0] * 65536 for _ in range(3)]
         self.killers = [[0, 0] for _ in range(_MAX_PLY + 8)]
         self.ext_limit = 0
-        self.abortable = False
+        self.node_abortable = False
+        """Whether the node limit may cut the current iteration short (the time limit always
+        may): under a node limit alone the first two iterations always finish, so that a node
+        budget gives the same moves as before time could cut them short."""
         self.repetitions = 0
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
@@ -125,9 +131,7 @@ class _Searcher:
 
     def _check_budget(self) -> None:
         self.next_check = self.nodes + _CHECK_EVERY
-        if not self.abortable:
-            return
-        if self.node_limit is not None and self.nodes >= self.node_limit:
+        if self.node_limit is not None and self.nodes >= self.node_limit and self.node_abortable:
             raise _Stop
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise _Stop
@@ -336,8 +340,9 @@ class _Searcher:
         board = self.board
         turn = board.turn
         self.ext_limit = depth + 6
-        # The first two iterations always finish, so they must stay cheap on every board: the
-        # quiescence search starts with the third (levels 1-3 never use it).
+        # The quiescence search starts with the third iteration (levels 1-3 never use it): the
+        # first two were once never cut short and had to stay cheap, and running it earlier
+        # measured no better on 15x15 (README, "Big boards").
         self.quiescence_plies = _QUIESCENCE_PLIES if depth > 2 else 0
         stack_size = len(board.stack)
         alpha = -INFINITY
@@ -426,7 +431,11 @@ def choose_move(
         nodes = max(1, int(nodes * config.effort))
     # The hard stop: a little under the budget, so that unwinding and answering stay inside it.
     deadline = None if budget is None else started + budget * 0.95
-    searcher = _Searcher(board, deadline, nodes, tables(board.rules))
+    t = tables(board.rules)
+    # What every level guarantees, known before the search and whatever it completes: the
+    # moves that win at once, and those after which the opponent wins at once.
+    immediate = classify(board.copy(), t, root_moves)  # a copy: pushing reorders its sets
+    searcher = _Searcher(board, deadline, nodes, t)
     rng = random.Random(seed)
     margin = None if config.temperature <= 0 else int(config.temperature * 6)
 
@@ -436,13 +445,20 @@ def choose_move(
     costs: list[tuple[float, int]] = []
     """Seconds and nodes each completed iteration took."""
     for depth in range(1, config.max_depth + 1):
-        # The first two plies always finish: they are what sees wins and losses in one.
-        searcher.abortable = depth > 2
+        # Time may cut any iteration short (the check above keeps the guarantees); a node limit
+        # alone lets the first two finish, as it always did.
+        searcher.node_abortable = depth > 2
         began, began_nodes = time.perf_counter(), searcher.nodes
         result, complete = searcher.root(order, depth, margin)
         if not complete:
-            if result and margin is None:
+            if result and done == 0:
+                # Nothing complete: the moves searched, best first, then the others below them.
+                searched = {m for _, m in result}
+                floor = result[-1][0] - 1
+                scored = result + [(floor, m) for _, m in scored if m not in searched]
+            elif result and margin is None:
                 # Moves finished in the cut-short iteration are better informed than the last.
+                # (Levels 1-3 choose among the exact scores of the last complete iteration.)
                 scored = [result[0]] + [pair for pair in scored if pair[1] != result[0][1]]
             break
         costs.append((time.perf_counter() - began, searcher.nodes - began_nodes))
@@ -455,7 +471,7 @@ def choose_move(
             break
         if not _next_fits(costs, started, budget, nodes, searcher.nodes):
             break
-    score, move = _pick(scored, config.temperature, rng)
+    score, move = _choose(scored, immediate, config.temperature, rng)
     return SearchResult(
         move=Move.from_code(move),
         score=score,
@@ -493,6 +509,27 @@ def _next_fits(
         if spent + _NEXT_ITERATION_SHARE * growth * last_time > budget:
             return False
     return node_limit is None or nodes + _NEXT_ITERATION_SHARE * growth * last_nodes <= node_limit
+
+
+def _choose(
+    scored: list[tuple[int, int]],
+    immediate: dict[int, Immediate],
+    temperature: float,
+    rng: random.Random,
+) -> tuple[int, int]:
+    """The move to play from the search's ``(score, move)`` pairs, best first, and the check of
+    the moves one move deep: a win at once if the search (cut short) has not found a win, else
+    :func:`_pick` among the moves that do not lose at once (among all of them if every one does).
+
+    After a complete second iteration the search knows all this itself and the check changes
+    nothing; it matters when the time cut the first two short.
+    """
+    if scored[0][0] <= MATE_BOUND:
+        for _, move in scored:
+            if immediate[move] is Immediate.WINS:
+                return MATE - 1, move
+    safe = [pair for pair in scored if immediate[pair[1]] is not Immediate.LOSES]
+    return _pick(safe or scored, temperature, rng)
 
 
 def _pick(scored: list[tuple[int, int]], temperature: float, rng: random.Random) -> tuple[int, int]:

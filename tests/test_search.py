@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import RULESETS, Game, Side
-from engine.board import ATTACKER, KING
+from benchmarks.ai_budget import positions
+from engine import RULESETS, Game, Move, Side
+from engine.board import ATTACKER, KING, Board
 from engine.evaluation import king_capturable, tables
 from engine.search import LEVELS, SearchResult, choose_move, think
 
@@ -110,3 +112,87 @@ def test_node_budget_is_spent_but_not_exceeded() -> None:
     game = Game.from_moves(["d2-c2", "d3-d2"])
     result = choose_move(game, level=5, nodes=30_000)
     assert 30_000 * 0.5 <= result.nodes <= 30_000 + 128
+
+
+def _mover_wins(board: Board) -> bool:
+    """Whether the side that just moved has won."""
+    outcome = board.outcome
+    return outcome is not None and (outcome.winner is Side.ATTACKERS) == (board.turn != ATTACKER)
+
+
+def _wins(board: Board, move: int) -> bool:
+    """Whether ``move`` wins at once."""
+    board.push(move)
+    won = _mover_wins(board)
+    board.pop()
+    return won
+
+
+def _answer_wins(board: Board, move: int) -> bool:
+    """Whether ``move`` loses at once: by its own result, or an answer that wins (played out)."""
+    board.push(move)
+    try:
+        if board.outcome is not None:
+            return not _mover_wins(board)
+        for answer in board.moves():
+            board.push(answer)
+            won = _mover_wins(board)
+            board.pop()
+            if won:
+                return True
+        return False
+    finally:
+        board.pop()
+
+
+def _position_with(ruleset: str, kind: str) -> Game:
+    """A position of seeded random play where the side to move can win at once (``win``), or
+    must and can stop an escape (``escape``) or a capture of the king (``capture``)."""
+    for seed in range(1000):
+        rng = random.Random(seed)
+        game = Game(ruleset)
+        board = game.board
+        for _ in range(rng.randrange(10, 60)):
+            game.play(Move.from_code(rng.choice(sorted(board.moves()))))
+            if game.outcome is not None:
+                break
+            moves = sorted(board.moves())
+            if kind == "win":
+                if any(_wins(board, m) for m in moves):
+                    return game
+                continue
+            if kind == "escape":
+                threat = board.turn == ATTACKER and bool(board.king_escape_routes())
+            else:
+                threat = board.turn != ATTACKER and board.king_in_danger()
+            if threat:
+                losing = [_answer_wins(board, m) for m in moves]
+                if any(losing) and not all(losing):
+                    return game
+    raise AssertionError(f"no {kind} position found on {ruleset}")
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "hnefatafl", "hnefatafl-15"])
+@pytest.mark.parametrize("kind", ["win", "escape", "capture"])
+def test_every_level_keeps_its_guarantees_with_almost_no_time(ruleset: str, kind: str) -> None:
+    """With 0.01 s (a thousandth of a second for level 1) every level still takes a win in one,
+    stops an escape or a capture of the king, and never plays a move that loses at once."""
+    game = _position_with(ruleset, kind)
+    board = game.board
+    for level in LEVELS:
+        move = choose_move(game, level=level, time_limit=0.01, seed=level, book=False).move
+        code = move.code
+        if kind == "win":
+            assert _wins(board, code), (level, str(move))
+        else:
+            assert not _answer_wins(board, code), (level, str(move))
+
+
+def test_a_big_board_middlegame_move_keeps_to_its_time() -> None:
+    """Level 3 on 15x15 given 0.2 s (0.05 s, its share) stops in time, although its second
+    iteration there takes up to 150,000 positions: its CPU time stays far below that."""
+    game = positions("hnefatafl-15", 8)[7]
+    started = time.process_time()
+    result = choose_move(game, level=3, time_limit=0.2, seed=1)
+    assert time.process_time() - started < 0.3
+    assert game.is_legal(result.move)
