@@ -15,6 +15,7 @@ from engine.geometry import geometry
 from engine.immediate import Immediate, classify
 from engine.moves import Move
 from engine.outcome import Reason
+from engine.rules import Ruleset
 from engine.squares import Piece, Side, square
 
 
@@ -64,10 +65,21 @@ def test_check_agrees_with_playing_every_answer_on_crowded_boards(seed: int, rul
     """On random crowded or sparse boards (encirclements, blocked sides, last attackers taken),
     the check says what playing every answer says."""
     rng = random.Random(seed)
-    rules = RULESETS[ruleset]
+    board = _random_board(rng, RULESETS[ruleset], most_attackers=0.6, fewest_attackers=0.05)
+    if board.outcome is None:
+        _agrees(board, rng)
+
+
+def _random_board(
+    rng: random.Random, rules: Ruleset, *, fewest_attackers: float, most_attackers: float
+) -> Board:
+    """A board of ``rules`` with the king on a square he cannot escape from and every other
+    square an attacker, a defender or empty at random (attackers' density drawn between the
+    bounds, defenders' up to 0.3), either side to move."""
     geo = geometry(rules)
     king = rng.choice([sq for sq in geo.squares if not geo.escape[sq]])
-    attackers, defenders = rng.uniform(0.05, 0.6), rng.uniform(0.0, 0.3)
+    attackers = rng.uniform(fewest_attackers, most_attackers)
+    defenders = rng.uniform(0.0, 0.3)
     pieces = {king: Piece.KING}
     for sq in geo.squares:
         if sq != king and not geo.restricted[sq]:
@@ -76,9 +88,7 @@ def test_check_agrees_with_playing_every_answer_on_crowded_boards(seed: int, rul
                 pieces[sq] = Piece.ATTACKER
             elif x < attackers + defenders:
                 pieces[sq] = Piece.DEFENDER
-    board = Board(rules, pieces, rng.choice([Side.ATTACKERS, Side.DEFENDERS]))
-    if board.outcome is None:
-        _agrees(board, rng)
+    return Board(rules, pieces, rng.choice([Side.ATTACKERS, Side.DEFENDERS]))
 
 
 def _losing_reasons(board: Board, move: int) -> set[Reason]:
@@ -105,18 +115,7 @@ def test_check_sees_the_rare_ends_of_a_game() -> None:
     for seed in range(20_000):
         rng = random.Random(seed)
         rules = RULESETS[names[seed % len(names)]]
-        geo = geometry(rules)
-        king = rng.choice([sq for sq in geo.squares if not geo.escape[sq]])
-        attackers, defenders = rng.uniform(0.02, 0.7), rng.uniform(0.0, 0.3)
-        pieces = {king: Piece.KING}
-        for sq in geo.squares:
-            if sq != king and not geo.restricted[sq]:
-                x = rng.random()
-                if x < attackers:
-                    pieces[sq] = Piece.ATTACKER
-                elif x < attackers + defenders:
-                    pieces[sq] = Piece.DEFENDER
-        board = Board(rules, pieces, rng.choice([Side.ATTACKERS, Side.DEFENDERS]))
+        board = _random_board(rng, rules, fewest_attackers=0.02, most_attackers=0.7)
         if board.outcome is not None:
             continue
         moves = sorted(board.moves())
