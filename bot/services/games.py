@@ -538,9 +538,7 @@ class GameService:
     async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
         """Make ``message_id`` the board with buttons in ``channel_id``; return the one before."""
         async with self._database.transaction() as db:
-            previous = await sets.live_board(db, channel_id)
-            await sets.set_live_board(db, channel_id, message_id)
-        return previous
+            return await sets.set_live_board(db, channel_id, message_id)
 
     async def board_posted(self, active: ActiveGame, message_id: int | None) -> int | None:
         """The board after ``active``'s last move is out as ``message_id``, in one transaction:
@@ -549,8 +547,7 @@ class GameService:
         async with self._database.transaction() as db:
             previous = None
             if message_id is not None:
-                previous = await sets.live_board(db, active.channel_id)
-                await sets.set_live_board(db, active.channel_id, message_id)
+                previous = await sets.set_live_board(db, active.channel_id, message_id)
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
             )

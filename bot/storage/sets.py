@@ -502,13 +502,16 @@ async def live_board(db: Connection, channel_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-async def set_live_board(db: Connection, channel_id: int, message_id: int) -> None:
-    """``message_id`` is now the board with buttons in ``channel_id``."""
+async def set_live_board(db: Connection, channel_id: int, message_id: int) -> int | None:
+    """``message_id`` is now the board with buttons in ``channel_id``; returns the one before
+    (if one was known)."""
+    previous = await live_board(db, channel_id)
     await db.execute(
         "INSERT INTO live_boards (channel_id, message_id) VALUES (?, ?) "
         "ON CONFLICT (channel_id) DO UPDATE SET message_id = excluded.message_id",
         (channel_id, message_id),
     )
+    return previous
 
 
 async def in_progress(
