@@ -19,9 +19,18 @@ from bot.services import Services
 from bot.services.errors import NotYourTurn, StaleGameError
 from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
-from bot.storage import Database, Dialect, migrations, schema_version
+from bot.storage import Database, Dialect, migrations, schema_version, sets
 from bot.storage.postgresql import numbered
-from tests.conftest import ALICE, BOB, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
+from tests.conftest import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    OTHER_CHANNEL,
+    FakeClock,
+    postgres_database,
+)
+from tests.postgres_server import PostgresServer
 
 
 def test_every_sqlite_migration_has_its_postgresql_twin() -> None:
@@ -257,5 +266,49 @@ async def test_a_read_or_write_cancelled_while_it_begins_leaves_the_database_usa
                 assert await connection.fetch_one("SELECT 1") == (1,)
             async with db.transaction() as connection:
                 assert await connection.fetch_one("SELECT 2") == (2,)
+    finally:
+        await db.close()
+
+
+async def test_a_move_on_postgresql_finds_its_match_by_key_however_many_matches_exist(
+    postgres: PostgresServer | str, clock: FakeClock
+) -> None:
+    """A move's statement reads its match through the primary key: with thousands of matches
+    stored, PostgreSQL plans no scan of the matches table (the cost of a move stays the same
+    as a server's history grows)."""
+    database = await postgres_database(postgres)
+    opened = await Services.open(database, clock=clock)
+    try:
+        await _start(opened)
+        playing = await opened.games.in_channel(CHANNEL)
+        assert playing is not None
+    finally:
+        await opened.close()
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as connection:
+            # Two thousand more matches, copies of the first under new ids.
+            columns = [
+                str(row[0])
+                for row in await connection.fetch_all(
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = 'matches' AND column_name <> 'match_id' "
+                    "AND table_schema = current_schema()"
+                )
+            ]
+            names = ", ".join(columns)
+            await connection.execute(
+                f"INSERT INTO matches ({names}) SELECT {names} FROM matches, "
+                "generate_series(1, 2000)"
+            )
+            await connection.execute("ANALYZE matches")
+        async with db.snapshot() as connection:
+            plan = await connection.fetch_all(
+                f"EXPLAIN {sets.ADD_MOVE_POSTGRESQL}",
+                (playing.set_id, 0, "d1-d3", "", ALICE, 0),
+            )
+        lines = "\n".join(str(row[0]) for row in plan)
+        assert "matches_pkey" in lines, lines
+        assert "Seq Scan on matches" not in lines, lines
     finally:
         await db.close()

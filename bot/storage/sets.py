@@ -333,6 +333,13 @@ async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
     return row if row is not None and row.status == ACTIVE else None
 
 
+ADD_MOVE_POSTGRESQL = (
+    f"SELECT {_SET_COLUMNS} FROM add_move(?, ?, ?, ?, ?, ?) g JOIN matches m USING (match_id)"
+)
+"""A move's one statement on PostgreSQL: store it and read back its set with its match's fields
+(the match found through its primary key, as add_move() is declared to return one row)."""
+
+
 async def add_move(
     db: Connection,
     set_id: int,
@@ -356,11 +363,7 @@ async def add_move(
     if db.dialect is Dialect.POSTGRESQL:
         # One round trip: the function inserts and returns the set as the trigger left it.
         try:
-            row = await db.fetch_one(
-                f"SELECT {_SET_COLUMNS} FROM add_move(?, ?, ?, ?, ?, ?) g "
-                "JOIN matches m USING (match_id)",
-                params,
-            )
+            row = await db.fetch_one(ADD_MOVE_POSTGRESQL, params)
         except (ConstraintViolated, WriteConflict):
             return None
         return _set_row(row) if row else None
