@@ -46,6 +46,10 @@ class Shards:
         return f"{spans(self.ids)} of {self.count}"
 
 
+EVERY = Shards()
+"""Every server (one process drives them all)."""
+
+
 def spans(ids: tuple[int, ...]) -> str:
     """Shard ids as short ranges: ``0-3``, ``0,2,5-6``."""
     ordered = sorted(set(ids))

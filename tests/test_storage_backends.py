@@ -312,3 +312,50 @@ async def test_a_move_on_postgresql_finds_its_match_by_key_however_many_matches_
         assert "Seq Scan on matches" not in lines, lines
     finally:
         await db.close()
+
+
+async def test_a_move_waiting_on_a_set_that_ends_meanwhile_writes_nothing(
+    postgres: PostgresServer | str, clock: FakeClock
+) -> None:
+    """On PostgreSQL a move blocked behind another transaction that ends its set (a
+    resignation in another process) looks at the set again once that commits: no move, no
+    owed board, and the set stays as the other transaction left it."""
+    database = await postgres_database(postgres)
+    opened = await Services.open(database, clock=clock)
+    try:
+        await _start(opened)
+        playing = await opened.games.in_channel(CHANNEL)
+        assert playing is not None
+    finally:
+        await opened.close()
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as other:
+            await other.execute(
+                "UPDATE sets SET status = 'finished' WHERE set_id = ?", (playing.set_id,)
+            )
+
+            async def move() -> sets.SetRow | None:
+                async with db.single_statement() as connection:
+                    return await sets.add_move(
+                        connection,
+                        playing.set_id,
+                        expected_ply=0,
+                        notation="d1-d3",
+                        captures="",
+                        player_id=ALICE,
+                        now_us=1,
+                    )
+
+            waiting = asyncio.create_task(move())
+            await asyncio.sleep(0.5)
+            assert not waiting.done()  # it waits for the set's lock
+        assert await waiting is None
+        async with db.snapshot() as connection:
+            row = await sets.by_id(connection, playing.set_id)
+            assert row is not None
+            assert (row.status, row.ply) == (sets.FINISHED, 0)
+            assert await sets.notations(connection, playing.set_id) == []
+            assert await connection.fetch_all("SELECT ply FROM announcements") == []
+    finally:
+        await db.close()

@@ -1,8 +1,9 @@
 """The outbox: the board after every stored move is posted once, even through Discord outages.
 
-A move and its announcement are stored in one statement (a trigger). The flow marks the
-announcement delivered once the board is out; :meth:`AnnouncementService.due` hands the timer
-what was not, with growing pauses between tries, also after a restart.
+A move and its announcement are stored in one statement (SQLite's moves trigger, or the move's
+statement on PostgreSQL). The flow marks the announcement delivered once the board is out;
+:meth:`AnnouncementService.due` hands the timer what was not, with growing pauses between
+tries, also after a restart.
 """
 
 from __future__ import annotations

@@ -348,7 +348,7 @@ class GameService:
 
         set_end = None
         if trial.outcome is None:
-            # The common case: one INSERT, its own transaction (the trigger advances the game).
+            # The common case: one statement, its own transaction (it advances the game too).
             async with self._database.single_statement() as db:
                 moved = await store(db)
         else:

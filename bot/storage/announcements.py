@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.shards import Shards
+from bot.shards import EVERY, Shards
 from bot.storage.connection import Connection
-from bot.storage.sets import EVERY
 
 
 @dataclass(frozen=True)
@@ -30,8 +29,8 @@ class AnnouncementRow:
 
 
 GRACE_US = 10_000_000
-"""The normal path has this long (µs) to post a board before the timer posts it (as schema 7's
-trigger gives a move's board)."""
+"""The normal path has this long (µs) to post a board before the timer posts it (also the time a
+move's board is given: SQLite's moves trigger and PostgreSQL's move statement)."""
 
 
 async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: int) -> None:

@@ -1,9 +1,9 @@
 """Copying a whole SQLite database into an empty PostgreSQL database (moving up to shards).
 
 Every table of the SQLite file is copied, parents before children (by its foreign keys), in one
-PostgreSQL transaction: the copy lands whole or not at all. The moves' triggers are switched off
-while copying (the games already hold the positions the moves led to, and the outbox its own
-rows), the identity counters are moved past the copied ids, and every table's row count is
+PostgreSQL transaction: the copy lands whole or not at all. Moves are copied as rows (PostgreSQL
+has no moves triggers: the sets already hold the positions the moves led to, and the outbox its
+own rows), the identity counters are moved past the copied ids, and every table's row count is
 compared at the end.
 """
 
@@ -103,8 +103,6 @@ async def copy_database(source: SqliteDatabase, target: PostgresDatabase) -> lis
         # Rows the target's migrations made themselves (rating_rebuild's request) are replaced.
         for table in reversed(tables):
             await pg.execute(f"DELETE FROM {table}")
-        # The games already stand where their moves led, and the outbox has its own rows.
-        await pg.execute("ALTER TABLE moves DISABLE TRIGGER USER")
         for table in tables:
             columns, rowid = layout[table]
             names = ", ".join(columns)
@@ -121,7 +119,6 @@ async def copy_database(source: SqliteDatabase, target: PostgresDatabase) -> lis
                     break
                 await pg.execute_many(insert, rows)
                 offset += len(rows)
-        await pg.execute("ALTER TABLE moves ENABLE TRIGGER USER")
         for table, column in await pg.fetch_all(
             "SELECT table_name, column_name FROM information_schema.columns "
             "WHERE table_schema = current_schema() AND is_identity = 'YES'"

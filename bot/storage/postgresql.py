@@ -4,10 +4,11 @@
 ``postgresql:///brandubh?host=/run/postgresql``). Each process keeps a small pool of
 connections. Reads run in ``REPEATABLE READ READ ONLY`` transactions (one consistent snapshot,
 never waiting for a writer); writes in ``READ COMMITTED`` transactions whose statements are
-guarded by the row they change (a move lands only at its ply: the ``moves`` trigger refuses
-it otherwise), with advisory locks where work reads before it writes (ratings). Migrations in
-``bot/migrations/postgresql/`` are applied at start-up in one transaction under an advisory
-lock, so processes starting together migrate once; the version is kept in ``schema_version``.
+guarded by the row they change (a move lands only at its ply: its statement locks the set
+only while it is in progress at that ply), with advisory locks where work reads before it
+writes (ratings). Migrations in ``bot/migrations/postgresql/`` are applied at start-up in one
+transaction under an advisory lock, so processes starting together migrate once; the version
+is kept in ``schema_version``.
 """
 
 from __future__ import annotations

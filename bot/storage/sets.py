@@ -10,12 +10,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from bot.shards import EVERY as EVERY
 from bot.shards import Shards
+from bot.storage.announcements import GRACE_US
 from bot.storage.connection import Connection, Dialect
 from bot.storage.errors import ChannelOccupied, ConstraintViolated, WriteConflict
-
-EVERY = Shards()
-"""Every server (one process drives them all)."""
 
 ACTIVE = "active"
 FINISHED = "finished"
@@ -333,11 +332,46 @@ async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
     return row if row is not None and row.status == ACTIVE else None
 
 
-ADD_MOVE_POSTGRESQL = (
-    f"SELECT {_SET_COLUMNS} FROM add_move(?, ?, ?, ?, ?, ?) g JOIN matches m USING (match_id)"
+ADD_MOVE_POSTGRESQL = f"""
+WITH target AS (
+    SELECT s.set_id, s.ply, s.channel_id, s.attacker_id, s.defender_id, s.to_move_id,
+        m.time_per_move_us
+    FROM sets s JOIN matches m USING (match_id)
+    WHERE s.set_id = $1 AND s.ply = $2 AND s.status = 'active'
+    FOR UPDATE OF s
+), moved AS (
+    INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us)
+    SELECT set_id, ply, $3, $4, $5, $6 FROM target
+), owed AS (
+    INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us)
+    SELECT set_id, ply + 1, channel_id, $6, $6 + {GRACE_US} FROM target
+    ON CONFLICT (set_id, ply) DO UPDATE SET
+        channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
+        next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL
+), g AS (
+    UPDATE sets SET
+        ply = t.ply + 1,
+        to_move_id = CASE WHEN t.to_move_id = t.attacker_id
+            THEN t.defender_id ELSE t.attacker_id END,
+        deadline_us = $6 + t.time_per_move_us,
+        reminder_us = $6 + t.time_per_move_us / 2,
+        reminded = 0
+    FROM target t
+    WHERE sets.set_id = t.set_id
+    RETURNING sets.*
 )
-"""A move's one statement on PostgreSQL: store it and read back its set with its match's fields
-(the match found through its primary key, as add_move() is declared to return one row)."""
+SELECT {_SET_COLUMNS} FROM g JOIN matches m USING (match_id)
+"""
+"""A move on PostgreSQL, in one statement: what SQLite's moves triggers do, done here (schema
+12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used four times:
+set, ply, notation, captures, player, time in µs.
+
+The set is locked (``FOR UPDATE``) only while it is in progress at that ply; a racing move or
+resignation that changed it first makes PostgreSQL check the row again once that commits, and
+then nothing at all is written. Otherwise the move is stored, the board it leads to is owed
+to the outbox, the turn passes and the timers are re-armed from the move's time; the set is
+returned as it now stands, with its match's fields (each found through a primary key).
+"""
 
 
 async def add_move(
@@ -352,16 +386,16 @@ async def add_move(
 ) -> SetRow | None:
     """Store a move made against ``expected_ply`` and return the game as it now stands.
 
-    The INSERT is one statement: the moves trigger (the only place the turn is handed over)
-    moves the ply on, gives the turn to the other player and re-arms the timers from ``now_us``;
-    the row returned is read back from the database, so the caller never recomputes any of it.
-    Returns None and changes nothing if the game is no longer in progress at that ply. (Two
-    processes racing on PostgreSQL: the moves' primary key refuses the second insert at the
-    same ply, and the trigger refuses a move whose game moved on or ended meanwhile.)
+    Storing the move moves the ply on, gives the turn to the other player, re-arms the timers
+    from ``now_us`` and owes the new board to the outbox: on SQLite the moves triggers do it
+    (the INSERT is one statement), on PostgreSQL :data:`ADD_MOVE_POSTGRESQL`. The row returned
+    is read back from the database, so the caller never recomputes any of it. Returns None and
+    changes nothing if the game is no longer in progress at that ply, also when two processes
+    race (PostgreSQL re-checks the locked set; SQLite writes one transaction at a time).
     """
     params = (set_id, expected_ply, notation, captures, player_id, now_us)
     if db.dialect is Dialect.POSTGRESQL:
-        # One round trip: the function inserts and returns the set as the trigger left it.
+        # One round trip: the statement stores everything and returns the set as it stands.
         try:
             row = await db.fetch_one(ADD_MOVE_POSTGRESQL, params)
         except (ConstraintViolated, WriteConflict):
