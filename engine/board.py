@@ -75,7 +75,8 @@ class Board:
         self.hash = h
         self.counts: dict[int, int] = {h: 1}
         self.stack: list[tuple[int, int, list[tuple[Square, int]]]] = []
-        """``(move, piece, captured)`` of every move played, for :meth:`pop`."""
+        """``(move, piece, captured)`` of every move played, for :meth:`pop`; an entry is never
+        changed once pushed, so copies share them."""
         self.outcome: Outcome | None = None
         if self.king == NO_KING:
             # A position without a king is one after his capture (docs/rules.md §8).
@@ -112,7 +113,7 @@ class Board:
         other.turn = self.turn
         other.hash = self.hash
         other.counts = dict(self.counts)
-        other.stack = [(m, p, list(c)) for m, p, c in self.stack]
+        other.stack = self.stack[:]
         other.outcome = self.outcome
         return other
 

@@ -20,7 +20,8 @@ from bot.services.errors import NotYourTurn, StaleGameError
 from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
 from bot.storage import Database, Dialect, migrations, schema_version, sets
-from bot.storage.postgresql import numbered
+from bot.storage.errors import DatabaseBusy
+from bot.storage.postgresql import PostgresDatabase, numbered
 from tests.conftest import (
     ALICE,
     BOB,
@@ -357,5 +358,31 @@ async def test_a_move_waiting_on_a_set_that_ends_meanwhile_writes_nothing(
             assert (row.status, row.ply) == (sets.FINISHED, 0)
             assert await sets.notations(connection, playing.set_id) == []
             assert await connection.fetch_all("SELECT ply FROM announcements") == []
+    finally:
+        await db.close()
+
+
+async def test_work_waits_for_a_free_connection_then_says_the_database_is_busy(
+    postgres: PostgresServer | str,
+) -> None:
+    """With every connection of the pool in use, work waits its turn for a while, then is told
+    the database is busy in one sentence; once a connection is free again it goes on."""
+    database = await postgres_database(postgres)
+    db = await PostgresDatabase.connect(
+        database,
+        busy_timeout=timedelta(seconds=0.1),
+        pool_size=1,
+        connection_wait=timedelta(seconds=0.3),
+    )
+    try:
+        async with db.transaction() as held:
+            await held.fetch_one("SELECT 1")
+            waited = asyncio.get_running_loop().time()
+            with pytest.raises(DatabaseBusy, match=r"no connection was free for 0\.3 s"):
+                async with db.snapshot() as connection:
+                    await connection.fetch_one("SELECT 1")
+            assert asyncio.get_running_loop().time() - waited >= 0.3
+        async with db.snapshot() as connection:
+            assert await connection.fetch_one("SELECT 2") == (2,)
     finally:
         await db.close()
