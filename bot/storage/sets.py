@@ -333,32 +333,27 @@ async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
 
 
 ADD_MOVE_POSTGRESQL = f"""
-WITH target AS (
-    SELECT s.set_id, s.ply, s.channel_id, s.attacker_id, s.defender_id, s.to_move_id,
-        m.time_per_move_us
-    FROM sets s JOIN matches m USING (match_id)
-    WHERE s.set_id = $1 AND s.ply = $2 AND s.status = 'active'
-    FOR UPDATE OF s
+WITH g AS (
+    UPDATE sets SET
+        ply = sets.ply + 1,
+        to_move_id = CASE WHEN sets.to_move_id = sets.attacker_id
+            THEN sets.defender_id ELSE sets.attacker_id END,
+        deadline_us = $6 + m.time_per_move_us,
+        reminder_us = $6 + m.time_per_move_us / 2,
+        reminded = 0
+    FROM matches m
+    WHERE sets.set_id = $1 AND sets.ply = $2 AND sets.status = 'active'
+        AND m.match_id = sets.match_id
+    RETURNING sets.*
 ), moved AS (
     INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us)
-    SELECT set_id, ply, $3, $4, $5, $6 FROM target
+    SELECT set_id, $2, $3, $4, $5, $6 FROM g
 ), owed AS (
     INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us)
-    SELECT set_id, ply + 1, channel_id, $6, $6 + {GRACE_US} FROM target
+    SELECT set_id, $2 + 1, channel_id, $6, $6 + {GRACE_US} FROM g
     ON CONFLICT (set_id, ply) DO UPDATE SET
         channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
         next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL
-), g AS (
-    UPDATE sets SET
-        ply = t.ply + 1,
-        to_move_id = CASE WHEN t.to_move_id = t.attacker_id
-            THEN t.defender_id ELSE t.attacker_id END,
-        deadline_us = $6 + t.time_per_move_us,
-        reminder_us = $6 + t.time_per_move_us / 2,
-        reminded = 0
-    FROM target t
-    WHERE sets.set_id = t.set_id
-    RETURNING sets.*
 )
 SELECT {_SET_COLUMNS} FROM g JOIN matches m USING (match_id)
 """
@@ -366,11 +361,11 @@ SELECT {_SET_COLUMNS} FROM g JOIN matches m USING (match_id)
 12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used four times:
 set, ply, notation, captures, player, time in µs.
 
-The set is locked (``FOR UPDATE``) only while it is in progress at that ply; a racing move or
-resignation that changed it first makes PostgreSQL check the row again once that commits, and
-then nothing at all is written. Otherwise the move is stored, the board it leads to is owed
-to the outbox, the turn passes and the timers are re-armed from the move's time; the set is
-returned as it now stands, with its match's fields (each found through a primary key).
+The set advances only while it is in progress at that ply: a racing move or resignation that
+changed it first makes PostgreSQL look at the row again once that commits, and then nothing
+at all is written. Otherwise the turn passes, the timers are re-armed from the move's time,
+the move is stored and the board it leads to is owed to the outbox; the set is returned as it
+now stands, with its match's fields (each found through a primary key).
 """
 
 
@@ -391,7 +386,8 @@ async def add_move(
     (the INSERT is one statement), on PostgreSQL :data:`ADD_MOVE_POSTGRESQL`. The row returned
     is read back from the database, so the caller never recomputes any of it. Returns None and
     changes nothing if the game is no longer in progress at that ply, also when two processes
-    race (PostgreSQL re-checks the locked set; SQLite writes one transaction at a time).
+    race (PostgreSQL checks the set again after a racing commit; SQLite writes one transaction
+    at a time).
     """
     params = (set_id, expected_ply, notation, captures, player_id, now_us)
     if db.dialect is Dialect.POSTGRESQL:
