@@ -259,18 +259,25 @@ def process_cpu(pid: int, *, children: bool = False) -> float:
 
 
 def postgres_cpu(server: postgres_server.PostgresServer) -> float:
-    """CPU seconds of the PostgreSQL server: the postmaster, its live and ended children."""
+    """CPU seconds of the PostgreSQL server: the postmaster, its live and ended children.
+
+    A child that ends while the live ones are being read would be counted nowhere (gone from
+    /proc, not yet in the postmaster's ended children), so the reading is taken again until
+    the postmaster's count of ended children is the same before and after."""
     try:
         postmaster = int((server.root / "data" / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return 0.0
-    used = process_cpu(postmaster, children=True)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat_fields(entry.name)
-            if fields and int(fields[1]) == postmaster:
-                used += process_cpu(int(entry.name))
-    return used
+    while True:
+        ended = _stat_fields(postmaster)[13:15]
+        used = process_cpu(postmaster, children=True)
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                fields = _stat_fields(entry.name)
+                if fields and int(fields[1]) == postmaster:
+                    used += process_cpu(int(entry.name))
+        if _stat_fields(postmaster)[13:15] == ended:
+            return used
 
 
 def machine_cpu() -> float:
