@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from bot.services import Services
+from bot.services import ActiveGame, Services
 from bot.services.errors import NotYourTurn, StaleGameError
 from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
-from bot.storage import Database, Dialect, migrations, schema_version, sets
+from bot.storage import Connection, Database, Dialect, migrations, schema_version, sets
 from bot.storage.errors import DatabaseBusy
 from bot.storage.postgresql import PostgresDatabase, numbered
 from tests.conftest import (
@@ -271,13 +271,10 @@ async def test_a_read_or_write_cancelled_while_it_begins_leaves_the_database_usa
         await db.close()
 
 
-async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_history(
+async def _playing_on_postgresql(
     postgres: PostgresServer | str, clock: FakeClock
-) -> None:
-    """With thousands of matches and finished sets stored, a move finds its match through its
-    key and its set through an index, and updates the set's row in place (no index entry);
-    the timers' queries scan only the sets in progress: a move and a timer check cost the same as a
-    server's history grows."""
+) -> tuple[str, ActiveGame]:
+    """A new PostgreSQL database with Alice and Bob's set in progress (skips without one)."""
     database = await postgres_database(postgres)
     opened = await Services.open(database, clock=clock)
     try:
@@ -286,6 +283,30 @@ async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_histor
         assert playing is not None
     finally:
         await opened.close()
+    return database, playing
+
+
+async def _first_move(connection: Connection, set_id: int) -> sets.SetRow | None:
+    """Alice's first move in set ``set_id``, stored by the storage layer itself."""
+    return await sets.add_move(
+        connection,
+        set_id,
+        expected_ply=0,
+        notation="d1-d3",
+        captures="",
+        player_id=ALICE,
+        now_us=0,
+    )
+
+
+async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_history(
+    postgres: PostgresServer | str, clock: FakeClock
+) -> None:
+    """With thousands of matches and finished sets stored, a move finds its match through its
+    key and its set through an index, and updates the set's row in place (no index entry);
+    the timers' queries scan only the sets in progress: a move and a timer check cost the same
+    as a server's history grows."""
+    database, playing = await _playing_on_postgresql(postgres, clock)
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:
@@ -325,15 +346,7 @@ async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_histor
                 "pg_stat_get_xact_numscans('sets'::regclass)"
             )
             before = tuple(await connection.fetch_one(counted) or ())
-            moved = await sets.add_move(
-                connection,
-                playing.set_id,
-                expected_ply=0,
-                notation="d1-d3",
-                captures="",
-                player_id=ALICE,
-                now_us=0,
-            )
+            moved = await _first_move(connection, playing.set_id)
             assert moved is not None
             assert moved.ply == 1
             late = 10**18
@@ -357,14 +370,7 @@ async def test_a_move_waiting_on_a_set_that_ends_meanwhile_writes_nothing(
     """On PostgreSQL a move blocked behind another transaction that ends its set (a
     resignation in another process) looks at the set again once that commits: no move, no
     owed board, and the set stays as the other transaction left it."""
-    database = await postgres_database(postgres)
-    opened = await Services.open(database, clock=clock)
-    try:
-        await _start(opened)
-        playing = await opened.games.in_channel(CHANNEL)
-        assert playing is not None
-    finally:
-        await opened.close()
+    database, playing = await _playing_on_postgresql(postgres, clock)
     db = await Database.open(database)
     try:
         async with db.transaction() as other:
@@ -374,15 +380,7 @@ async def test_a_move_waiting_on_a_set_that_ends_meanwhile_writes_nothing(
 
             async def move() -> sets.SetRow | None:
                 async with db.single_statement() as connection:
-                    return await sets.add_move(
-                        connection,
-                        playing.set_id,
-                        expected_ply=0,
-                        notation="d1-d3",
-                        captures="",
-                        player_id=ALICE,
-                        now_us=1,
-                    )
+                    return await _first_move(connection, playing.set_id)
 
             waiting = asyncio.create_task(move())
             await asyncio.sleep(0.5)
