@@ -217,7 +217,7 @@ async def test_racing_moves_never_both_land(services: Services) -> None:
     game = await services.games.in_channel(CHANNEL)
     assert game is not None
     assert game.ply == 1
-    exported = await services.games.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL)
     assert len(exported.game.records) == 1
 
 
@@ -379,7 +379,7 @@ async def test_computer_games_are_recorded_but_not_rated(services: Services) -> 
     assert result.set_end.match_end is not None
     assert not result.set_end.match_end.rated
     assert (await services.standings.leaderboard(GUILD)).total == 0
-    exported = await services.games.export(set_id=game.set_id)
+    exported = await services.records.export(set_id=game.set_id)
     assert "d1-c1" in exported.record
 
 
@@ -426,7 +426,7 @@ async def test_export_names_the_players_and_replays(services: Services) -> None:
     """The OpenTafl record carries the players' names and replays to the same position."""
     await start(services)
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
-    exported = await services.games.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL)
     assert "[attackers:Alice]" in exported.record
     assert "[defenders:Bob]" in exported.record
     assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()

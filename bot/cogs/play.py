@@ -103,7 +103,7 @@ class Play(commands.Cog):
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
         lang = await self.bot.flow.server_language(interaction.guild_id)
-        exported = await self.bot.services.games.export_match(
+        exported = await self.bot.services.records.export_match(
             interaction.guild_id,
             set_id=game,
             channel_id=None if game is not None else interaction.channel_id,

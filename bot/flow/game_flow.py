@@ -200,7 +200,7 @@ class GameFlow:
         opens a new thread).
         """
         services = self.bot.services
-        terms = await services.games.match_terms(match_id)
+        terms = await services.records.match_terms(match_id)
         user = interaction.user.id
         if user not in terms.player_ids:
             raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))

@@ -78,7 +78,7 @@ class Outbox:
             )
             await self.flow.went_live(channel_id, sent.id)
             return sent.id
-        exported = await services.games.export(set_id=set_id)
+        exported = await services.records.export(set_id=set_id)
         game = exported.game
         if game.ply < ply:
             return None  # taken back: that move is no longer part of the game

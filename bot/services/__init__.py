@@ -41,10 +41,12 @@ from bot.services.domain import (
     SetSummary,
     Standing,
 )
+from bot.services.game_cache import GameCache
 from bot.services.games import GameService
 from bot.services.players import PlayerService
 from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
+from bot.services.records import RecordService
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
 from bot.services.takebacks import TakebackService
@@ -72,6 +74,7 @@ __all__ = [
     "PlayerService",
     "PlayerStats",
     "RatingChange",
+    "RecordService",
     "Services",
     "SetEnd",
     "SetSummary",
@@ -92,12 +95,14 @@ class Services:
         """The servers this process drives (its timers, recovery and outbox)."""
         self.players = PlayerService(database, clock)
         self.settings = SettingsService(database)
-        self.games = GameService(database, clock, self.settings, shards)
+        cache = GameCache()
+        self.games = GameService(database, clock, self.settings, shards, cache)
+        self.records = RecordService(database, cache)
         self.challenges = ChallengeService(database, clock, self.settings, self.games, shards)
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games, shards)
         self.announcements = AnnouncementService(database, clock, shards)
-        self.analyses = AnalysisService(database, clock, self.games)
+        self.analyses = AnalysisService(database, clock, self.records)
         self.puzzles = PuzzleService(database, clock, shards)
 
     @classmethod

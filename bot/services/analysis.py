@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, StillPlaying
-from bot.services.games import GameService
+from bot.services.records import RecordService
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
 from engine import Game, Outcome
@@ -46,10 +46,10 @@ class SetToAnalyse:
 class AnalysisService:
     """Choosing the set to analyse; storing and reading analyses."""
 
-    def __init__(self, database: Database, clock: Clock, games_service: GameService) -> None:
+    def __init__(self, database: Database, clock: Clock, records: RecordService) -> None:
         self._database = database
         self._clock = clock
-        self._games = games_service
+        self._records = records
 
     async def choose(
         self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
@@ -94,7 +94,7 @@ class AnalysisService:
                         set=playing,
                     )
                 )
-        exported = await self._games.export(set_id=set_id)
+        exported = await self._records.export(set_id=set_id)
         if not exported.game.records:
             raise NoGameHere(
                 _("Game {game} ended before any move: there is nothing to analyse.", game=set_id)

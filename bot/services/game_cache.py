@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TypeVar
 
-from bot.services.sets import ended_alike
+from bot.services.sets import ended_alike, replay
 from bot.storage import sets
+from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from engine import Game
 
@@ -38,6 +39,16 @@ class GameCache:
             self._games.move_to_end(row.set_id)
             return cached
         return None
+
+    async def load(self, db: Connection, row: SetRow) -> Game:
+        """The game of ``row``: kept if at the stored ply, else rebuilt from its moves (and
+        kept)."""
+        cached = self.game(row)
+        if cached is not None:
+            return cached
+        game = replay(row, await sets.notations(db, row.set_id))
+        self.remember(row.set_id, game)
+        return game
 
     def remember(self, set_id: int, game: Game) -> None:
         """Keep ``game`` as set ``set_id``'s position (the caller no longer changes it)."""

@@ -19,12 +19,7 @@ from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
     ActiveGame,
-    GameExport,
-    GameInProgress,
-    GamesPage,
     GuildSettings,
-    MatchExport,
-    MatchTerms,
     MoveResult,
     SetEnd,
 )
@@ -47,13 +42,12 @@ from bot.shards import Shards
 from bot.storage import Database, announcements, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from bot.storage.times import duration, duration_us, from_us, to_us
+from bot.storage.times import duration_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
     Side,
     square_name,
-    write_record,
 )
 
 END_ATTEMPTS = 5
@@ -69,13 +63,14 @@ class GameService:
         clock: Clock,
         settings: SettingsService,
         shards: Shards = EVERY,
+        cache: GameCache | None = None,
     ) -> None:
         self._shards = shards
         """The servers whose timers and recovery this process drives."""
         self._database = database
         self._clock = clock
         self._settings = settings
-        self._cache = GameCache()
+        self._cache = cache if cache is not None else GameCache()
 
     # ---------------------------------------------------------------- reading
 
@@ -415,7 +410,7 @@ class GameService:
                     raise NoGameHere()
                 if row is None or (set_id is not None and row.set_id != set_id):
                     raise NoGameHere(_("That set is already over."))
-                game = await self._load(db, row)
+                game = await self._cache.load(db, row)
             ended = end(row, game)
             set_id = row.set_id
             try:
@@ -447,7 +442,7 @@ class GameService:
         ended = []
         for row in rows:
             async with self._database.snapshot() as db:
-                game = await self._load(db, row)
+                game = await self._cache.load(db, row)
             trial = game.copy()
             trial.time_out(trial.to_move)
             try:
@@ -469,7 +464,7 @@ class GameService:
             if not marked:
                 continue
             async with self._database.snapshot() as db:
-                game = await self._load(db, row)
+                game = await self._cache.load(db, row)
             due.append(active_game(replace(row, reminded=True), game))
         return due
 
@@ -479,56 +474,6 @@ class GameService:
             await sets.unmark_reminded(db, set_id, ply)
 
     # ---------------------------------------------------------------- records
-
-    async def match_terms(self, match_id: int) -> MatchTerms:
-        """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
-        async with self._database.snapshot() as db:
-            match = await sets.match(db, match_id)
-            parent, line = await sets.thread_parent(db, match_id)
-        if match is None:
-            raise NoGameHere(_("That match is unknown."))
-        return MatchTerms(
-            match_id=match.match_id,
-            guild_id=match.guild_id,
-            channel_id=match.channel_id,
-            parent_channel_id=parent,
-            line_message_id=line,
-            player1_id=match.player1_id,
-            player2_id=match.player2_id,
-            player1_side=Side(match.player1_side),
-            ruleset=match.ruleset,
-            sets_total=match.sets_total,
-            time_per_move=duration(match.time_per_move_us),
-            computer_id=match.computer_id,
-            computer_level=match.computer_level,
-            finished=match.status != sets.ACTIVE,
-        )
-
-    async def in_progress(
-        self, guild_id: int, *, player_id: int | None = None, offset: int = 0, limit: int = 10
-    ) -> GamesPage:
-        """A page of the server's games in progress, oldest first (``player_id``: theirs)."""
-        offset = max(0, offset)
-        limit = max(1, min(25, limit))
-        async with self._database.snapshot() as db:
-            total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
-        listed = tuple(
-            GameInProgress(
-                set_id=row.set_id,
-                channel_id=row.channel_id,
-                ruleset=row.ruleset,
-                set_number=row.set_number,
-                sets_total=row.sets_total,
-                attacker_id=row.attacker_id,
-                defender_id=row.defender_id,
-                ply=row.ply,
-                to_move_id=row.to_move_id,
-                computer_id=row.computer_id,
-                computer_level=row.computer_level,
-            )
-            for row in rows
-        )
-        return GamesPage(guild_id, player_id, offset, limit, total, listed)
 
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
@@ -564,80 +509,6 @@ class GameService:
         async with self._database.transaction() as db:
             await sets.archived(db, match_id)
 
-    async def export(
-        self, *, set_id: int | None = None, channel_id: int | None = None
-    ) -> GameExport:
-        """A set's OpenTafl record (player names as tags) and engine game for a replay.
-
-        Give ``set_id``, or ``channel_id`` for the channel's current or latest game. Raises
-        NoGameHere when there is none.
-        """
-        async with self._database.snapshot() as db:
-            if set_id is not None:
-                row = await sets.by_id(db, set_id)
-            elif channel_id is not None:
-                row = await sets.latest_in_channel(db, channel_id)
-            else:
-                raise NoGameHere(_("Say which game to export."))
-            if row is None:
-                raise NoGameHere(_("There is no game to export here."))
-            return await self._export(db, row)
-
-    async def export_match(
-        self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
-    ) -> MatchExport:
-        """Every set of a match: the channel's latest match, or the match of a finished set.
-
-        With ``set_id`` the set must be a finished set of ``guild_id`` (a game in progress
-        cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
-        """
-        async with self._database.snapshot() as db:
-            if set_id is not None:
-                row = await sets.by_id(db, set_id)
-                if row is None or row.guild_id != guild_id:
-                    raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
-                if row.status == sets.ACTIVE:
-                    raise NoGameHere(
-                        _("Game {game} is still being played: export it after.", game=set_id)
-                    )
-            elif channel_id is not None:
-                row = await sets.latest_in_channel(db, channel_id)
-                if row is None:
-                    raise NoGameHere(
-                        _(
-                            "There is no game to export in this channel: `/games` lists where "
-                            "the games are."
-                        )
-                    )
-            else:
-                raise NoGameHere(_("Say which game to export."))
-            exports = tuple(
-                [await self._export(db, each) for each in await sets.match_sets(db, row.match_id)]
-            )
-        record = "\n".join(exported.record for exported in exports)
-        return MatchExport(row.match_id, record, exports)
-
-    async def _export(self, db: Connection, row: SetRow) -> GameExport:
-        game = await self._load(db, row)
-        names = await players.names(db, [row.attacker_id, row.defender_id])
-        attacker = names.get(row.attacker_id, str(row.attacker_id))
-        defender = names.get(row.defender_id, str(row.defender_id))
-        if row.computer_id is not None and row.computer_level is not None:
-            level = f" (level {row.computer_level})"
-            if row.computer_id == row.attacker_id:
-                attacker += level
-            else:
-                defender += level
-        tags = {
-            "attackers": attacker,
-            "defenders": defender,
-            "set": f"{row.set_number}/{row.sets_total}",
-            "date": from_us(row.started_us).strftime("%Y-%m-%d"),
-            "game-id": str(row.set_id),
-        }
-        copy = game.copy()
-        return GameExport(row.set_id, write_record(copy, tags), copy, attacker, defender)
-
     # ---------------------------------------------------------------- internals
 
     async def _read(
@@ -660,16 +531,7 @@ class GameService:
             row = await find(db)
             if row is None:
                 return None
-            return row, await self._load(db, row)
-
-    async def _load(self, db: Connection, row: SetRow) -> Game:
-        """The rebuilt game for ``row`` (from the cache if it is at the stored ply)."""
-        cached = self._cache.game(row)
-        if cached is not None:
-            return cached
-        game = replay(row, await sets.notations(db, row.set_id))
-        self._cache.remember(row.set_id, game)
-        return game
+            return row, await self._cache.load(db, row)
 
     def _remember_next(self, set_end: SetEnd, fresh: Game | None) -> None:
         if set_end.next_game is not None and fresh is not None:

@@ -86,7 +86,7 @@ async def games_message(
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     """The /games embed and buttons for one page."""
     bot = bot_of(interaction)
-    page = await bot.services.games.in_progress(
+    page = await bot.services.records.in_progress(
         guild_id, player_id=player_id, offset=offset, limit=GAMES_PAGE_SIZE
     )
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
