@@ -46,6 +46,7 @@ from bot.storage.times import duration_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
+    Reason,
     Side,
     square_name,
 )
@@ -317,12 +318,13 @@ class GameService:
     ) -> MoveResult:
         trial = game.copy()
         try:
-            move = trial.parse_move(move_text)
-            if not confirm_repetition and trial.would_repeat(move):
-                raise RepetitionNeedsConfirmation(str(move))
-            record = trial.play(move)
+            record = trial.play(move_text)
         except IllegalMoveError as error:
             raise IllegalMove(engine_sentence(error)) from None
+        repeated = trial.outcome is not None and trial.outcome.reason is Reason.REPETITION
+        if repeated and not confirm_repetition:
+            # Played on a copy, so nothing happened: the player must confirm the losing move.
+            raise RepetitionNeedsConfirmation(str(record.move))
         now = self._clock()
         now_us = to_us(now)
         captures = "/".join(square_name(sq) for sq in record.captures)
