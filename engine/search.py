@@ -126,6 +126,9 @@ class _Searcher:
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
+        self.skip_lost_moves = True
+        """Whether the attackers' moves that leave the king an open escape line are scored as
+        lost without being played (off only to test that this changes no score)."""
 
     # ------------------------------------------------------------------ budget
 
@@ -206,6 +209,28 @@ class _Searcher:
         alpha_orig = alpha
         best = -INFINITY
         best_move = 0
+        if turn == ATTACKER and self.skip_lost_moves:
+            # With an open escape line the king escapes next unless the attackers close every
+            # open line or take him: the moves landing elsewhere lose at once (scored so without
+            # being played; most of the positions in a search are such moves).
+            occupied = board.att_bb | board.def_bb
+            king = board.king
+            open_lines = 0
+            for mask in t.escape_lines[king]:
+                if not occupied & mask:
+                    open_lines |= mask
+            if open_lines:
+                open_lines |= t.around[king]
+                saving = [m for m in moves if open_lines >> (m & 255) & 1]
+                if len(saving) < len(moves):
+                    best = -(MATE - ply - 2)
+                    for m in moves:
+                        if not open_lines >> (m & 255) & 1:
+                            best_move = m
+                            break
+                    if best > alpha:
+                        alpha = best
+                    moves = saving if alpha < beta else []
         push = board.push
         pop = board.pop
         child_ply = ply + 1

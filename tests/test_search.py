@@ -14,7 +14,16 @@ from benchmarks.ai_budget import positions
 from engine import RULESETS, Game, Move, Side
 from engine.board import ATTACKER, KING, Board
 from engine.evaluation import king_capturable, tables
-from engine.search import LEVELS, SearchResult, choose_move, think
+from engine.search import (
+    INFINITY,
+    LEVELS,
+    MATE,
+    MATE_BOUND,
+    SearchResult,
+    _Searcher,
+    choose_move,
+    think,
+)
 
 
 def test_a_move_is_legal_at_every_level() -> None:
@@ -196,3 +205,68 @@ def test_a_big_board_middlegame_move_keeps_to_its_time() -> None:
     result = choose_move(game, level=3, time_limit=0.2, seed=1)
     assert time.process_time() - started < 0.3
     assert game.is_legal(result.move)
+
+
+def _attackers_facing_an_open_line(ruleset: str, count: int) -> list[Board]:
+    """Positions of seeded random play where the attackers are to move and the king has an
+    open line to an escape square, and some of their moves do not close it."""
+    found: list[Board] = []
+    t = tables(RULESETS[ruleset])
+    for seed in range(2000):
+        rng = random.Random(seed)
+        game = Game(ruleset)
+        board = game.board
+        for _ in range(rng.randrange(6, 40)):
+            game.play(Move.from_code(rng.choice(sorted(board.moves()))))
+            if game.outcome is not None:
+                break
+            occupied = board.att_bb | board.def_bb
+            if board.turn == ATTACKER and any(
+                not occupied & mask for mask in t.escape_lines[board.king]
+            ):
+                found.append(board.copy())
+                break
+        if len(found) == count:
+            return found
+    raise AssertionError(f"only {len(found)} positions found on {ruleset}")
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_moves_leaving_an_open_line_are_scored_lost_unplayed(ruleset: str) -> None:
+    """Facing an open escape line the attackers' search plays only the moves that land on an
+    open line or beside the king (the others lose at once), and the score is the same as with
+    every move played."""
+    for board in _attackers_facing_an_open_line(ruleset, 6):
+        t = tables(board.rules)
+        occupied = board.att_bb | board.def_bb
+        open_lines = 0
+        for mask in t.escape_lines[board.king]:
+            if not occupied & mask:
+                open_lines |= mask
+        saving = [m for m in board.moves() if (open_lines | t.around[board.king]) >> (m & 255) & 1]
+        results = []
+        for skip in (True, False):
+            searcher = _Searcher(board.copy(), None, None, t)
+            searcher.skip_lost_moves = skip
+            score = searcher.negamax(1, -INFINITY, INFINITY, 1)
+            results.append((score, searcher.nodes))
+        (pruned_score, pruned_nodes), (full_score, full_nodes) = results
+        assert pruned_score == full_score
+        assert pruned_nodes == len(saving) < full_nodes == len(board.moves())
+        if pruned_score < -MATE_BOUND:
+            assert pruned_score == -(MATE - 3)  # the king escapes on the next ply
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "hnefatafl"])
+def test_skipping_lost_moves_changes_no_root_score(ruleset: str) -> None:
+    """Three plies deep (too shallow for late-move reductions, whose count of moves the skipped
+    moves would change) every root move scores the same with and without the skipping."""
+    for board in _attackers_facing_an_open_line(ruleset, 3):
+        t = tables(board.rules)
+        order = sorted(board.moves())
+        scored = []
+        for skip in (True, False):
+            searcher = _Searcher(board.copy(), None, None, t)
+            searcher.skip_lost_moves = skip
+            scored.append(searcher.root(order, 3, None)[0])
+        assert scored[0] == scored[1]
