@@ -147,29 +147,29 @@ class _Searcher:
         if self.nodes >= self.next_check:
             self._check_budget()
         t = self.t
-        if depth <= 0:
-            # The horizon: a win in one is a fact, a threat gets one more ply, else evaluate.
-            if board.turn == DEFENDER:
-                king = board.king
-                occupied = board.att_bb | board.def_bb
-                for mask in t.escape_lines[king]:
-                    if not occupied & mask:
-                        return MATE - ply - 1
+        # A win in one is a fact, at the horizon and before it; at the horizon a threat gets
+        # one more ply, else the position is evaluated.
+        turn = board.turn
+        king = board.king
+        occupied = board.att_bb | board.def_bb
+        open_lines = 0
+        for mask in t.escape_lines[king]:
+            if not occupied & mask:
+                open_lines |= mask
+        if turn == DEFENDER:
+            if open_lines:
+                return MATE - ply - 1
+            if depth <= 0:
                 if ply >= self.ext_limit or not king_capturable(board, t):
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
-            else:
-                if king_capturable(board, t):
-                    return MATE - ply - 1
-                king = board.king
-                occupied = board.att_bb | board.def_bb
-                threatened = False
-                for mask in t.escape_lines[king]:
-                    if not occupied & mask:
-                        threatened = True
-                        break
-                if not threatened or ply >= self.ext_limit:
+                depth = 1
+        else:
+            if king_capturable(board, t):
+                return MATE - ply - 1
+            if depth <= 0:
+                if not open_lines or ply >= self.ext_limit:
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
-            depth = 1
+                depth = 1
 
         tt = self.tt
         key = board.hash
@@ -193,7 +193,6 @@ class _Searcher:
                 elif e_score <= alpha:
                     return e_score
 
-        turn = board.turn
         moves = board.moves()
         history = self.history[turn]
         moves.sort(key=history.__getitem__, reverse=True)
@@ -209,28 +208,22 @@ class _Searcher:
         alpha_orig = alpha
         best = -INFINITY
         best_move = 0
-        if turn == ATTACKER and self.skip_lost_moves:
-            # With an open escape line the king escapes next unless the attackers close every
-            # open line or take him: the moves landing elsewhere lose at once (scored so without
-            # being played; most of the positions in a search are such moves).
-            occupied = board.att_bb | board.def_bb
-            king = board.king
-            open_lines = 0
-            for mask in t.escape_lines[king]:
-                if not occupied & mask:
-                    open_lines |= mask
-            if open_lines:
-                open_lines |= t.around[king]
-                saving = [m for m in moves if open_lines >> (m & 255) & 1]
-                if len(saving) < len(moves):
-                    best = -(MATE - ply - 2)
-                    for m in moves:
-                        if not open_lines >> (m & 255) & 1:
-                            best_move = m
-                            break
-                    if best > alpha:
-                        alpha = best
-                    moves = saving if alpha < beta else []
+        if open_lines and self.skip_lost_moves:
+            # The attackers to move: with an open escape line the king escapes next unless they
+            # close every open line or take him, so the moves landing elsewhere lose at once
+            # (scored so without being played; most of the positions in a search were such
+            # moves).
+            open_lines |= t.around[king]
+            saving = [m for m in moves if open_lines >> (m & 255) & 1]
+            if len(saving) < len(moves):
+                best = -(MATE - ply - 2)
+                for m in moves:
+                    if not open_lines >> (m & 255) & 1:
+                        best_move = m
+                        break
+                if best > alpha:
+                    alpha = best
+                moves = saving if alpha < beta else []
         push = board.push
         pop = board.pop
         child_ply = ply + 1

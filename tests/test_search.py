@@ -208,8 +208,8 @@ def test_a_big_board_middlegame_move_keeps_to_its_time() -> None:
 
 
 def _attackers_facing_an_open_line(ruleset: str, count: int) -> list[Board]:
-    """Positions of seeded random play where the attackers are to move and the king has an
-    open line to an escape square, and some of their moves do not close it."""
+    """Positions of seeded random play where the attackers are to move, the king has an open
+    line to an escape square and they cannot take him at once."""
     found: list[Board] = []
     t = tables(RULESETS[ruleset])
     for seed in range(2000):
@@ -221,8 +221,10 @@ def _attackers_facing_an_open_line(ruleset: str, count: int) -> list[Board]:
             if game.outcome is not None:
                 break
             occupied = board.att_bb | board.def_bb
-            if board.turn == ATTACKER and any(
-                not occupied & mask for mask in t.escape_lines[board.king]
+            if (
+                board.turn == ATTACKER
+                and any(not occupied & mask for mask in t.escape_lines[board.king])
+                and not king_capturable(board, t)
             ):
                 found.append(board.copy())
                 break
@@ -270,3 +272,16 @@ def test_skipping_lost_moves_changes_no_root_score(ruleset: str) -> None:
             searcher.skip_lost_moves = skip
             scored.append(searcher.root(order, 3, None)[0])
         assert scored[0] == scored[1]
+
+
+def test_a_win_in_one_is_scored_before_any_move_is_searched() -> None:
+    """Whatever depth is left, a king with an open line (defenders to move) or a king the
+    attackers can take (attackers to move) scores a win in one without a move played."""
+    t = tables(RULESETS["brandubh"])
+    escape = Game.from_position("/2K1t2/7/3T3/tt3t1/4T2/7/3t3/", to_move=Side.DEFENDERS)
+    capture = Game.from_position("/7/5T1/7/7/7/1tK4/3t3/", to_move=Side.ATTACKERS)
+    assert king_capturable(capture.board, t)
+    for game in (escape, capture):
+        searcher = _Searcher(game.board.copy(), None, None, t)
+        assert searcher.negamax(4, -INFINITY, INFINITY, 3) == MATE - 4
+        assert searcher.nodes == 0
