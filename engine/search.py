@@ -153,19 +153,29 @@ class _Searcher:
         king = board.king
         occupied = board.att_bb | board.def_bb
         open_lines = 0
+        lines = 0
         for mask in t.escape_lines[king]:
             if not occupied & mask:
                 open_lines |= mask
+                lines += 1
+        danger = False  # defenders to move, and the attackers could take the king
         if turn == DEFENDER:
             if open_lines:
                 return MATE - ply - 1
+            if depth <= 0 and ply >= self.ext_limit:
+                return self.quiesce(alpha, beta, ply, self.quiescence_plies)
+            danger = king_capturable(board, t)
             if depth <= 0:
-                if ply >= self.ext_limit or not king_capturable(board, t):
+                if not danger:
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
                 depth = 1
         else:
             if king_capturable(board, t):
                 return MATE - ply - 1
+            if lines > 1 and ply < self.ext_limit and self.skip_lost_moves:
+                # No move closes two lines, and none takes the king: he escapes next (what the
+                # threat extension would find, so only where it would look).
+                return -(MATE - ply - 2)
             if depth <= 0:
                 if not open_lines or ply >= self.ext_limit:
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
@@ -208,17 +218,35 @@ class _Searcher:
         alpha_orig = alpha
         best = -INFINITY
         best_move = 0
-        if open_lines and self.skip_lost_moves:
-            # The attackers to move: with an open escape line the king escapes next unless they
-            # close every open line or take him, so the moves landing elsewhere lose at once
-            # (scored so without being played; most of the positions in a search were such
-            # moves).
-            open_lines |= t.around[king]
-            saving = [m for m in moves if open_lines >> (m & 255) & 1]
+        if (open_lines or danger) and self.skip_lost_moves:
+            # A threat the side to move must answer at once, or lose on the next ply: the moves
+            # that cannot answer it are scored so without being played (before this, most of
+            # the positions in a search were such moves). The attackers facing one open line
+            # (they cannot take the king, see above) must land on it. The defenders facing a
+            # capture of the king must move him, land beside him or on a line an attacker
+            # would come along to a square beside him, or capture (land beside an attacker).
+            if open_lines:
+                keep = open_lines
+                mover = -1
+            else:
+                cells = board.cells
+                rays = t.rays
+                keep = t.around[king]
+                for n in board.geo.neighbours[king]:
+                    if not cells[n]:
+                        for ray in rays[n]:
+                            for to in ray:
+                                if cells[to]:
+                                    break
+                                keep |= 1 << to
+                a = board.att_bb
+                keep |= (a << 1 | a >> 1 | a << 16 | a >> 16) & board.geo.board_mask
+                mover = king
+            saving = [m for m in moves if keep >> (m & 255) & 1 or m >> 8 == mover]
             if len(saving) < len(moves):
                 best = -(MATE - ply - 2)
                 for m in moves:
-                    if not open_lines >> (m & 255) & 1:
+                    if not (keep >> (m & 255) & 1 or m >> 8 == mover):
                         best_move = m
                         break
                 if best > alpha:

@@ -24,6 +24,7 @@ from engine.search import (
     choose_move,
     think,
 )
+from engine.squares import square_name
 
 
 def test_a_move_is_legal_at_every_level() -> None:
@@ -207,70 +208,88 @@ def test_a_big_board_middlegame_move_keeps_to_its_time() -> None:
     assert game.is_legal(result.move)
 
 
-def _attackers_facing_an_open_line(ruleset: str, count: int) -> list[Board]:
-    """Positions of seeded random play where the attackers are to move, the king has an open
-    line to an escape square and they cannot take him at once."""
+def _facing_a_threat(ruleset: str, count: int, kind: str) -> list[Board]:
+    """Positions of seeded random play where the side to move must answer a threat at once:
+    the attackers an open escape line of the king's (``escape``; they cannot take him), or the
+    defenders a capture of the king (``capture``; he has no open line)."""
     found: list[Board] = []
     t = tables(RULESETS[ruleset])
-    for seed in range(2000):
+    for seed in range(3000):
         rng = random.Random(seed)
         game = Game(ruleset)
         board = game.board
-        for _ in range(rng.randrange(6, 40)):
+        for _ in range(rng.randrange(6, 60)):
             game.play(Move.from_code(rng.choice(sorted(board.moves()))))
             if game.outcome is not None:
                 break
             occupied = board.att_bb | board.def_bb
-            if (
-                board.turn == ATTACKER
-                and any(not occupied & mask for mask in t.escape_lines[board.king])
-                and not king_capturable(board, t)
-            ):
+            line = any(not occupied & mask for mask in t.escape_lines[board.king])
+            capturable = king_capturable(board, t)
+            if kind == "escape":
+                threat = board.turn == ATTACKER and line and not capturable
+            else:
+                threat = board.turn != ATTACKER and capturable and not line
+            if threat:
                 found.append(board.copy())
                 break
         if len(found) == count:
             return found
-    raise AssertionError(f"only {len(found)} positions found on {ruleset}")
+    raise AssertionError(f"only {len(found)} {kind} positions found on {ruleset}")
+
+
+def _depth_one(board: Board, skip: bool) -> tuple[int, int]:
+    """The score and positions searched of a one-ply search, with or without skipping."""
+    searcher = _Searcher(board.copy(), None, None, tables(board.rules))
+    searcher.skip_lost_moves = skip
+    return searcher.negamax(1, -INFINITY, INFINITY, 1), searcher.nodes
 
 
 @pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
-def test_moves_leaving_an_open_line_are_scored_lost_unplayed(ruleset: str) -> None:
-    """Facing an open escape line the attackers' search plays only the moves that land on an
-    open line or beside the king (the others lose at once), and the score is the same as with
-    every move played."""
-    for board in _attackers_facing_an_open_line(ruleset, 6):
+def test_attackers_facing_an_open_line_play_only_moves_onto_it(ruleset: str) -> None:
+    """Facing open escape lines the attackers' search plays only the moves that land on one (the
+    others lose at once; they cannot take the king), and the score is the same as with every
+    move played."""
+    for board in _facing_a_threat(ruleset, 8, "escape"):
         t = tables(board.rules)
         occupied = board.att_bb | board.def_bb
-        open_lines = 0
-        for mask in t.escape_lines[board.king]:
-            if not occupied & mask:
-                open_lines |= mask
-        saving = [m for m in board.moves() if (open_lines | t.around[board.king]) >> (m & 255) & 1]
-        results = []
-        for skip in (True, False):
-            searcher = _Searcher(board.copy(), None, None, t)
-            searcher.skip_lost_moves = skip
-            score = searcher.negamax(1, -INFINITY, INFINITY, 1)
-            results.append((score, searcher.nodes))
-        (pruned_score, pruned_nodes), (full_score, full_nodes) = results
-        assert pruned_score == full_score
-        assert pruned_nodes == len(saving) < full_nodes == len(board.moves())
-        if pruned_score < -MATE_BOUND:
-            assert pruned_score == -(MATE - 3)  # the king escapes on the next ply
+        lines = [mask for mask in t.escape_lines[board.king] if not occupied & mask]
+        onto = [m for m in board.moves() if any(mask >> (m & 255) & 1 for mask in lines)]
+        (score, nodes), (full_score, full_nodes) = _depth_one(board, True), _depth_one(board, False)
+        assert score == full_score
+        assert full_nodes == len(board.moves())
+        assert nodes == len(onto)
+        if score < -MATE_BOUND:
+            assert score == -(MATE - 3)  # the king escapes on the next ply
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_defenders_facing_a_capture_skip_only_moves_that_lose(ruleset: str) -> None:
+    """Facing a capture of the king the defenders' search skips moves, only moves that lose at
+    once (every answer played out), and scores the same as with every move played."""
+    skipped = 0
+    for board in _facing_a_threat(ruleset, 8, "capture"):
+        holding = [m for m in board.moves() if not _answer_wins(board, m)]
+        (score, nodes), (full_score, full_nodes) = _depth_one(board, True), _depth_one(board, False)
+        assert score == full_score
+        assert len(holding) <= nodes <= full_nodes == len(board.moves())
+        skipped += full_nodes - nodes
+    assert skipped > 0
 
 
 @pytest.mark.parametrize("ruleset", ["brandubh", "hnefatafl"])
-def test_skipping_lost_moves_changes_no_root_score(ruleset: str) -> None:
+@pytest.mark.parametrize("kind", ["escape", "capture"])
+def test_skipping_lost_moves_changes_no_root_score(ruleset: str, kind: str) -> None:
     """Three plies deep (too shallow for late-move reductions, whose count of moves the skipped
-    moves would change) every root move scores the same with and without the skipping."""
-    for board in _attackers_facing_an_open_line(ruleset, 3):
+    moves would change) every root move scores exactly the same with and without the skipping."""
+    for board in _facing_a_threat(ruleset, 3, kind):
         t = tables(board.rules)
         order = sorted(board.moves())
         scored = []
         for skip in (True, False):
             searcher = _Searcher(board.copy(), None, None, t)
             searcher.skip_lost_moves = skip
-            scored.append(searcher.root(order, 3, None)[0])
+            # A margin wider than any score: every root move gets an exact score, not a bound.
+            scored.append(searcher.root(order, 3, 4 * MATE)[0])
         assert scored[0] == scored[1]
 
 
@@ -285,3 +304,18 @@ def test_a_win_in_one_is_scored_before_any_move_is_searched() -> None:
         searcher = _Searcher(game.board.copy(), None, None, t)
         assert searcher.negamax(4, -INFINITY, INFINITY, 3) == MATE - 4
         assert searcher.nodes == 0
+
+
+def test_attackers_facing_two_open_lines_lose_without_a_move_searched() -> None:
+    """The king on a4 sees a1 and a7 and no attacker can take him: no move closes both lines,
+    so the attackers lose on the next ply, known without a move played (where the threat
+    extension would look; beyond it the position is evaluated, as before)."""
+    game = Game.from_position("/3t3/7/7/K5t/7/7/3t3/", to_move=Side.ATTACKERS)
+    assert [square_name(sq) for sq in game.king_escape_routes()] == ["a1", "a7"]
+    searcher = _Searcher(game.board.copy(), None, None, tables(game.board.rules))
+    searcher.ext_limit = 7
+    assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
+    assert searcher.nodes == 0
+    searcher.skip_lost_moves = False
+    assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
+    assert searcher.nodes > 0
