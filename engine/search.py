@@ -564,13 +564,15 @@ def _choose(
     rng: random.Random,
 ) -> tuple[int, int]:
     """The move to play from the search's ``(score, move)`` pairs, best first, and the check of
-    the moves one move deep: a win at once if the search (cut short) has not found a win, else
-    :func:`_pick` among the moves that do not lose at once (among all of them if every one does).
+    the moves one move deep: a win at once if the search (cut short) has not found one (it may
+    have found a longer forced win, such as a king move opening two lines, before reaching the
+    move that wins at once), else :func:`_pick` among the moves that do not lose at once (among
+    all of them if every one does).
 
     After a complete second iteration the search knows all this itself and the check changes
     nothing; it matters when the time cut the first two short.
     """
-    if scored[0][0] <= MATE_BOUND:
+    if scored[0][0] < MATE - 1:
         for _, move in scored:
             if immediate[move] is Immediate.WINS:
                 return MATE - 1, move

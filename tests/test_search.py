@@ -14,12 +14,14 @@ from benchmarks.ai_budget import positions
 from engine import RULESETS, Game, Move, Side
 from engine.board import ATTACKER, KING, Board
 from engine.evaluation import king_capturable, tables
+from engine.immediate import Immediate
 from engine.search import (
     INFINITY,
     LEVELS,
     MATE,
     MATE_BOUND,
     SearchResult,
+    _choose,
     _Searcher,
     choose_move,
     think,
@@ -319,3 +321,16 @@ def test_attackers_facing_two_open_lines_lose_without_a_move_searched() -> None:
     searcher.skip_lost_moves = False
     assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
     assert searcher.nodes > 0
+
+
+def test_a_win_at_once_is_preferred_to_a_longer_forced_win() -> None:
+    """A search cut short may have found a win two plies away (a king move opening two lines)
+    before reaching the move that wins at once: the move that wins at once is played."""
+    fork, escape = 0x1020, 0x1030
+    immediate = {fork: Immediate.NEITHER, escape: Immediate.WINS}
+    rng = random.Random(0)
+    assert _choose([(MATE - 3, fork), (0, escape)], immediate, 0.0, rng) == (MATE - 1, escape)
+    assert _choose([(MATE - 1, escape), (MATE - 3, fork)], immediate, 0.0, rng) == (
+        MATE - 1,
+        escape,
+    )
