@@ -127,8 +127,9 @@ class _Searcher:
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
         self.skip_lost_moves = True
-        """Whether the attackers' moves that leave the king an open escape line are scored as
-        lost without being played (off only to test that this changes no score)."""
+        """Whether the moves that cannot answer a threat of a win on the next ply (the king's
+        open line, a capture of the king) are scored as lost without being played (off only
+        to test that this changes no score)."""
 
     # ------------------------------------------------------------------ budget
 
