@@ -49,6 +49,7 @@ class Tables:
     __slots__ = (
         "anvil_for_attacker",
         "anvil_for_defender",
+        "around",
         "attacker_square",
         "corner_distance",
         "escape_lines",
@@ -74,6 +75,12 @@ class Tables:
                         masks.append(mask)
             lines[sq] = tuple(masks)
         self.escape_lines = lines
+        # around[sq]: the mask of the squares beside sq (where a move capturing a king on sq
+        # lands).
+        self.around = [0] * CELLS
+        for sq in geo.squares:
+            for n in geo.neighbours[sq]:
+                self.around[sq] |= 1 << n
         escapes = [sq for sq in geo.squares if geo.escape[sq]]
         self.corner_distance = [0] * CELLS
         for sq in geo.squares:

@@ -126,6 +126,10 @@ class _Searcher:
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
+        self.skip_lost_moves = True
+        """Whether the moves that cannot answer a threat of a win on the next ply (the king's
+        open line, a capture of the king) are scored as lost without being played (off only
+        to test that this changes no score)."""
 
     # ------------------------------------------------------------------ budget
 
@@ -144,29 +148,39 @@ class _Searcher:
         if self.nodes >= self.next_check:
             self._check_budget()
         t = self.t
-        if depth <= 0:
-            # The horizon: a win in one is a fact, a threat gets one more ply, else evaluate.
-            if board.turn == DEFENDER:
-                king = board.king
-                occupied = board.att_bb | board.def_bb
-                for mask in t.escape_lines[king]:
-                    if not occupied & mask:
-                        return MATE - ply - 1
-                if ply >= self.ext_limit or not king_capturable(board, t):
+        # A win in one is a fact, at the horizon and before it; at the horizon a threat gets
+        # one more ply, else the position is evaluated.
+        turn = board.turn
+        king = board.king
+        occupied = board.att_bb | board.def_bb
+        open_lines = 0
+        lines = 0
+        for mask in t.escape_lines[king]:
+            if not occupied & mask:
+                open_lines |= mask
+                lines += 1
+        danger = False  # defenders to move, and the attackers could take the king
+        if turn == DEFENDER:
+            if open_lines:
+                return MATE - ply - 1
+            if depth <= 0 and ply >= self.ext_limit:
+                return self.quiesce(alpha, beta, ply, self.quiescence_plies)
+            danger = king_capturable(board, t)
+            if depth <= 0:
+                if not danger:
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
-            else:
-                if king_capturable(board, t):
-                    return MATE - ply - 1
-                king = board.king
-                occupied = board.att_bb | board.def_bb
-                threatened = False
-                for mask in t.escape_lines[king]:
-                    if not occupied & mask:
-                        threatened = True
-                        break
-                if not threatened or ply >= self.ext_limit:
+                depth = 1
+        else:
+            if king_capturable(board, t):
+                return MATE - ply - 1
+            if lines > 1 and ply < self.ext_limit and self.skip_lost_moves:
+                # No move closes two lines, and none takes the king: he escapes next (what the
+                # threat extension would find, so only where it would look).
+                return -(MATE - ply - 2)
+            if depth <= 0:
+                if not open_lines or ply >= self.ext_limit:
                     return self.quiesce(alpha, beta, ply, self.quiescence_plies)
-            depth = 1
+                depth = 1
 
         tt = self.tt
         key = board.hash
@@ -190,7 +204,6 @@ class _Searcher:
                 elif e_score <= alpha:
                     return e_score
 
-        turn = board.turn
         moves = board.moves()
         history = self.history[turn]
         moves.sort(key=history.__getitem__, reverse=True)
@@ -206,6 +219,40 @@ class _Searcher:
         alpha_orig = alpha
         best = -INFINITY
         best_move = 0
+        if (open_lines or danger) and self.skip_lost_moves:
+            # A threat the side to move must answer at once, or lose on the next ply: the moves
+            # that cannot answer it are scored so without being played (before this, most of
+            # the positions in a search were such moves). The attackers facing one open line
+            # (they cannot take the king, see above) must land on it. The defenders facing a
+            # capture of the king must move him, land beside him or on a line an attacker
+            # would come along to a square beside him, or capture (land beside an attacker).
+            if open_lines:
+                keep = open_lines
+                mover = -1
+            else:
+                cells = board.cells
+                rays = t.rays
+                keep = t.around[king]
+                for n in board.geo.neighbours[king]:
+                    if not cells[n]:
+                        for ray in rays[n]:
+                            for to in ray:
+                                if cells[to]:
+                                    break
+                                keep |= 1 << to
+                a = board.att_bb
+                keep |= (a << 1 | a >> 1 | a << 16 | a >> 16) & board.geo.board_mask
+                mover = king
+            saving = [m for m in moves if keep >> (m & 255) & 1 or m >> 8 == mover]
+            if len(saving) < len(moves):
+                best = -(MATE - ply - 2)
+                for m in moves:
+                    if not (keep >> (m & 255) & 1 or m >> 8 == mover):
+                        best_move = m
+                        break
+                if best > alpha:
+                    alpha = best
+                moves = saving if alpha < beta else []
         push = board.push
         pop = board.pop
         child_ply = ply + 1
@@ -518,13 +565,15 @@ def _choose(
     rng: random.Random,
 ) -> tuple[int, int]:
     """The move to play from the search's ``(score, move)`` pairs, best first, and the check of
-    the moves one move deep: a win at once if the search (cut short) has not found a win, else
-    :func:`_pick` among the moves that do not lose at once (among all of them if every one does).
+    the moves one move deep: a win at once if the search (cut short) has not found one (it may
+    have found a longer forced win, such as a king move opening two lines, before reaching the
+    move that wins at once), else :func:`_pick` among the moves that do not lose at once (among
+    all of them if every one does).
 
     After a complete second iteration the search knows all this itself and the check changes
     nothing; it matters when the time cut the first two short.
     """
-    if scored[0][0] <= MATE_BOUND:
+    if scored[0][0] < MATE - 1:
         for _, move in scored:
             if immediate[move] is Immediate.WINS:
                 return MATE - 1, move

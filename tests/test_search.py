@@ -14,7 +14,19 @@ from benchmarks.ai_budget import positions
 from engine import RULESETS, Game, Move, Side
 from engine.board import ATTACKER, KING, Board
 from engine.evaluation import king_capturable, tables
-from engine.search import LEVELS, SearchResult, choose_move, think
+from engine.immediate import Immediate
+from engine.search import (
+    INFINITY,
+    LEVELS,
+    MATE,
+    MATE_BOUND,
+    SearchResult,
+    _choose,
+    _Searcher,
+    choose_move,
+    think,
+)
+from engine.squares import square_name
 
 
 def test_a_move_is_legal_at_every_level() -> None:
@@ -196,3 +208,129 @@ def test_a_big_board_middlegame_move_keeps_to_its_time() -> None:
     result = choose_move(game, level=3, time_limit=0.2, seed=1)
     assert time.process_time() - started < 0.3
     assert game.is_legal(result.move)
+
+
+def _facing_a_threat(ruleset: str, count: int, kind: str) -> list[Board]:
+    """Positions of seeded random play where the side to move must answer a threat at once:
+    the attackers an open escape line of the king's (``escape``; they cannot take him), or the
+    defenders a capture of the king (``capture``; he has no open line)."""
+    found: list[Board] = []
+    t = tables(RULESETS[ruleset])
+    for seed in range(3000):
+        rng = random.Random(seed)
+        game = Game(ruleset)
+        board = game.board
+        for _ in range(rng.randrange(6, 60)):
+            game.play(Move.from_code(rng.choice(sorted(board.moves()))))
+            if game.outcome is not None:
+                break
+            occupied = board.att_bb | board.def_bb
+            line = any(not occupied & mask for mask in t.escape_lines[board.king])
+            capturable = king_capturable(board, t)
+            if kind == "escape":
+                threat = board.turn == ATTACKER and line and not capturable
+            else:
+                threat = board.turn != ATTACKER and capturable and not line
+            if threat:
+                found.append(board.copy())
+                break
+        if len(found) == count:
+            return found
+    raise AssertionError(f"only {len(found)} {kind} positions found on {ruleset}")
+
+
+def _depth_one(board: Board, skip: bool) -> tuple[int, int]:
+    """The score and positions searched of a one-ply search, with or without skipping."""
+    searcher = _Searcher(board.copy(), None, None, tables(board.rules))
+    searcher.skip_lost_moves = skip
+    return searcher.negamax(1, -INFINITY, INFINITY, 1), searcher.nodes
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_attackers_facing_an_open_line_play_only_moves_onto_it(ruleset: str) -> None:
+    """Facing open escape lines the attackers' search plays only the moves that land on one (the
+    others lose at once; they cannot take the king), and the score is the same as with every
+    move played."""
+    for board in _facing_a_threat(ruleset, 8, "escape"):
+        t = tables(board.rules)
+        occupied = board.att_bb | board.def_bb
+        lines = [mask for mask in t.escape_lines[board.king] if not occupied & mask]
+        onto = [m for m in board.moves() if any(mask >> (m & 255) & 1 for mask in lines)]
+        (score, nodes), (full_score, full_nodes) = _depth_one(board, True), _depth_one(board, False)
+        assert score == full_score
+        assert full_nodes == len(board.moves())
+        assert nodes == len(onto)
+        if score < -MATE_BOUND:
+            assert score == -(MATE - 3)  # the king escapes on the next ply
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_defenders_facing_a_capture_skip_only_moves_that_lose(ruleset: str) -> None:
+    """Facing a capture of the king the defenders' search skips moves, only moves that lose at
+    once (every answer played out), and scores the same as with every move played."""
+    skipped = 0
+    for board in _facing_a_threat(ruleset, 8, "capture"):
+        holding = [m for m in board.moves() if not _answer_wins(board, m)]
+        (score, nodes), (full_score, full_nodes) = _depth_one(board, True), _depth_one(board, False)
+        assert score == full_score
+        assert len(holding) <= nodes <= full_nodes == len(board.moves())
+        skipped += full_nodes - nodes
+    assert skipped > 0
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "hnefatafl"])
+@pytest.mark.parametrize("kind", ["escape", "capture"])
+def test_skipping_lost_moves_changes_no_root_score(ruleset: str, kind: str) -> None:
+    """Three plies deep (too shallow for late-move reductions, whose count of moves the skipped
+    moves would change) every root move scores exactly the same with and without the skipping."""
+    for board in _facing_a_threat(ruleset, 3, kind):
+        t = tables(board.rules)
+        order = sorted(board.moves())
+        scored = []
+        for skip in (True, False):
+            searcher = _Searcher(board.copy(), None, None, t)
+            searcher.skip_lost_moves = skip
+            # A margin wider than any score: every root move gets an exact score, not a bound.
+            scored.append(searcher.root(order, 3, 4 * MATE)[0])
+        assert scored[0] == scored[1]
+
+
+def test_a_win_in_one_is_scored_before_any_move_is_searched() -> None:
+    """Whatever depth is left, a king with an open line (defenders to move) or a king the
+    attackers can take (attackers to move) scores a win in one without a move played."""
+    t = tables(RULESETS["brandubh"])
+    escape = Game.from_position("/2K1t2/7/3T3/tt3t1/4T2/7/3t3/", to_move=Side.DEFENDERS)
+    capture = Game.from_position("/7/5T1/7/7/7/1tK4/3t3/", to_move=Side.ATTACKERS)
+    assert king_capturable(capture.board, t)
+    for game in (escape, capture):
+        searcher = _Searcher(game.board.copy(), None, None, t)
+        assert searcher.negamax(4, -INFINITY, INFINITY, 3) == MATE - 4
+        assert searcher.nodes == 0
+
+
+def test_attackers_facing_two_open_lines_lose_without_a_move_searched() -> None:
+    """The king on a4 sees a1 and a7 and no attacker can take him: no move closes both lines,
+    so the attackers lose on the next ply, known without a move played (where the threat
+    extension would look; beyond it the position is evaluated, as before)."""
+    game = Game.from_position("/3t3/7/7/K5t/7/7/3t3/", to_move=Side.ATTACKERS)
+    assert [square_name(sq) for sq in game.king_escape_routes()] == ["a1", "a7"]
+    searcher = _Searcher(game.board.copy(), None, None, tables(game.board.rules))
+    searcher.ext_limit = 7
+    assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
+    assert searcher.nodes == 0
+    searcher.skip_lost_moves = False
+    assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
+    assert searcher.nodes > 0
+
+
+def test_a_win_at_once_is_preferred_to_a_longer_forced_win() -> None:
+    """A search cut short may have found a win two plies away (a king move opening two lines)
+    before reaching the move that wins at once: the move that wins at once is played."""
+    fork, escape = 0x1020, 0x1030
+    immediate = {fork: Immediate.NEITHER, escape: Immediate.WINS}
+    rng = random.Random(0)
+    assert _choose([(MATE - 3, fork), (0, escape)], immediate, 0.0, rng) == (MATE - 1, escape)
+    assert _choose([(MATE - 1, escape), (MATE - 3, fork)], immediate, 0.0, rng) == (
+        MATE - 1,
+        escape,
+    )
