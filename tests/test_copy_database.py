@@ -83,6 +83,12 @@ async def test_a_copied_database_plays_on(
 
     after = await Services.open(target, clock=clock)
     try:
+        async with after.database.snapshot() as db:
+            unvacuumed = await db.fetch_all(
+                "SELECT relname FROM pg_stat_user_tables "
+                "WHERE last_vacuum IS NULL OR last_analyze IS NULL"
+            )
+        assert [row[0] for row in unvacuumed] == [], "the copy is vacuumed and analysed"
         assert board.total == 3
         assert await after.standings.leaderboard(GUILD) == board
         assert await after.standings.player_stats(GUILD, ALICE) == stats
