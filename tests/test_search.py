@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import random
 import time
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -157,17 +158,29 @@ def _answer_wins(board: Board, move: int) -> bool:
         board.pop()
 
 
+def _random_walks(ruleset: str, seeds: int, fewest: int) -> Iterator[Iterator[Game]]:
+    """For each seed below ``seeds``, a game of seeded random play, yielded after each of its
+    ``fewest`` to 59 moves while it is not over (the same game, moved on each time)."""
+    for seed in range(seeds):
+        yield _random_walk(ruleset, random.Random(seed), fewest)
+
+
+def _random_walk(ruleset: str, rng: random.Random, fewest: int) -> Iterator[Game]:
+    game = Game(ruleset)
+    board = game.board
+    for _ in range(rng.randrange(fewest, 60)):
+        game.play(Move.from_code(rng.choice(sorted(board.moves()))))
+        if game.outcome is not None:
+            return
+        yield game
+
+
 def _position_with(ruleset: str, kind: str) -> Game:
     """A position of seeded random play where the side to move can win at once (``win``), or
     must and can stop an escape (``escape``) or a capture of the king (``capture``)."""
-    for seed in range(1000):
-        rng = random.Random(seed)
-        game = Game(ruleset)
-        board = game.board
-        for _ in range(rng.randrange(10, 60)):
-            game.play(Move.from_code(rng.choice(sorted(board.moves()))))
-            if game.outcome is not None:
-                break
+    for walk in _random_walks(ruleset, 1000, 10):
+        for game in walk:
+            board = game.board
             moves = sorted(board.moves())
             if kind == "win":
                 if any(_wins(board, m) for m in moves):
@@ -216,14 +229,9 @@ def _facing_a_threat(ruleset: str, count: int, kind: str) -> list[Board]:
     defenders a capture of the king (``capture``; he has no open line)."""
     found: list[Board] = []
     t = tables(RULESETS[ruleset])
-    for seed in range(3000):
-        rng = random.Random(seed)
-        game = Game(ruleset)
-        board = game.board
-        for _ in range(rng.randrange(6, 60)):
-            game.play(Move.from_code(rng.choice(sorted(board.moves()))))
-            if game.outcome is not None:
-                break
+    for walk in _random_walks(ruleset, 3000, 6):
+        for game in walk:
+            board = game.board
             occupied = board.att_bb | board.def_bb
             line = any(not occupied & mask for mask in t.escape_lines[board.king])
             capturable = king_capturable(board, t)
