@@ -43,6 +43,62 @@ THREAT = 60
 """The side to move can capture a piece with its next move."""
 
 
+class Tuned:
+    """Weights fitted to the results of self-play games for one ruleset ("Texel tuning",
+    ``benchmarks/fit_evaluation.py``): they replace the hand-set terms above, except the capture
+    threat. The material values, the corner distance and the guards of the corners live in the
+    piece-square tables, given for the ten classes of squares the eight symmetries of a 7x7
+    board leave, in the order of :data:`SQUARE_CLASSES`; all from the defenders' view."""
+
+    __slots__ = (
+        "attacker",
+        "defender",
+        "king",
+        "king_mobility",
+        "king_pressure",
+        "open_line",
+        "tempo",
+        "two_move_route",
+    )
+
+    def __init__(
+        self,
+        *,
+        open_line: int,
+        two_move_route: int,
+        king_mobility: int,
+        king_pressure: int,
+        tempo: int,
+        attacker: tuple[int, ...],
+        defender: tuple[int, ...],
+        king: tuple[int, ...],
+    ) -> None:
+        self.open_line = open_line
+        self.two_move_route = two_move_route
+        self.king_mobility = king_mobility
+        self.king_pressure = king_pressure
+        self.tempo = tempo
+        self.attacker = attacker
+        self.defender = defender
+        self.king = king
+
+
+SQUARE_CLASSES = ((0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3))
+"""The classes of the squares of a 7x7 board under its symmetries: the square's distances from
+the nearer file edge and rank edge, smaller first; (0, 0) is a corner, (3, 3) the throne."""
+
+
+def square_class(sq: Square, size: int) -> int:
+    """The index in :data:`SQUARE_CLASSES` of ``sq`` on a ``size`` x ``size`` board."""
+    f, r = sq & 15, sq >> 4
+    a, b = min(f, size - 1 - f), min(r, size - 1 - r)
+    return SQUARE_CLASSES.index((min(a, b), max(a, b)))
+
+
+TUNED: dict[str, Tuned] = {}
+"""The fitted evaluations, by ruleset name; every other ruleset uses the hand-set terms."""
+
+
 class Tables:
     """Per-ruleset tables for the evaluation and the threat checks of the search."""
 
@@ -57,6 +113,8 @@ class Tables:
         "landing",
         "line_pairs",
         "rays",
+        "square_values",
+        "tuned",
     )
 
     def __init__(self, rules: Ruleset) -> None:
@@ -126,6 +184,20 @@ class Tables:
         self.landing = geo.unrestricted_mask
         self.anvil_for_attacker = sum(1 << sq for sq in geo.squares if geo.hostile_to_defender[sq])
         self.anvil_for_defender = sum(1 << sq for sq in geo.squares if geo.hostile_to_attacker[sq])
+        # A fitted evaluation: per-square values of an attacker, a defender and the king
+        # (the king's less a defender's, since the king is among the defenders).
+        self.tuned = TUNED.get(rules.name)
+        self.square_values: tuple[list[int], list[int], list[int]] = ([], [], [])
+        if self.tuned is not None:
+            att = [0] * CELLS
+            dfn = [0] * CELLS
+            kng = [0] * CELLS
+            for sq in geo.squares:
+                c = square_class(sq, geo.size)
+                att[sq] = self.tuned.attacker[c]
+                dfn[sq] = self.tuned.defender[c]
+                kng[sq] = self.tuned.king[c] - dfn[sq]
+            self.square_values = (att, dfn, kng)
 
 
 @functools.cache
@@ -140,6 +212,8 @@ def evaluate(board: Board, t: Tables) -> int:
     king = board.king
     if king < 0:  # only reached through a finished game; the search scores those itself
         return -10_000 if board.turn == DEFENDER else 10_000
+    if t.tuned is not None:
+        return _evaluate_tuned(board, t, t.tuned)
     occupied = board.att_bb | board.def_bb
     escape_lines = t.escape_lines
     score = DEFENDER_VALUE * (len(board.defenders) - 1) - ATTACKER_VALUE * len(board.attackers)
@@ -167,6 +241,41 @@ def evaluate(board: Board, t: Tables) -> int:
     if board.turn == DEFENDER:
         return score + (THREAT if can_capture(board, t, DEFENDER) else 0)
     return -score + (THREAT if can_capture(board, t, ATTACKER) else 0)
+
+
+def _evaluate_tuned(board: Board, t: Tables, w: Tuned) -> int:
+    """:func:`evaluate` with the fitted weights ``w`` of the ruleset."""
+    cells = board.cells
+    king = board.king
+    occupied = board.att_bb | board.def_bb
+    escape_lines = t.escape_lines
+    att, dfn, kng = t.square_values
+    score = kng[king]
+    for sq in board.attackers:
+        score += att[sq]
+    for sq in board.defenders:
+        score += dfn[sq]
+    for mask in escape_lines[king]:
+        if not occupied & mask:
+            score += w.open_line
+    mobility = 0
+    routes = 0
+    pressure = 0
+    for ray in t.rays[king]:
+        for to in ray:
+            if cells[to]:
+                if cells[to] == ATTACKER and to == ray[0]:
+                    pressure += 1
+                break
+            mobility += 1
+            for mask in escape_lines[to]:
+                if not occupied & mask:
+                    routes += 1
+                    break
+    score += w.king_mobility * mobility + w.two_move_route * routes + w.king_pressure * pressure
+    if board.turn == DEFENDER:
+        return score + w.tempo + (THREAT if can_capture(board, t, DEFENDER) else 0)
+    return -score + w.tempo + (THREAT if can_capture(board, t, ATTACKER) else 0)
 
 
 _FEW_TARGETS = 8

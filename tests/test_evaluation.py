@@ -1,4 +1,5 @@
-"""The evaluation's capture-threat check: it must agree with the board's own capture rules.
+"""The evaluation's capture-threat check: it must agree with the board's own capture rules; and
+the fitted evaluation's tables must hold the hand-set terms when given their weights.
 
 Positions are OpenTafl strings, first row rank 1: ``t`` attacker, ``T`` defender, ``K`` king.
 """
@@ -9,9 +10,9 @@ import random
 
 import pytest
 
-from engine import RULESETS, Board, Game, Side
+from engine import RULESETS, Board, Game, Side, evaluation
 from engine.board import ATTACKER, DEFENDER, KING
-from engine.evaluation import can_capture, capture_moves, tables
+from engine.evaluation import SQUARE_CLASSES, Tables, Tuned, can_capture, capture_moves, tables
 
 
 def _threat(board: Board) -> bool:
@@ -86,3 +87,44 @@ def test_quiescence_sees_every_capturing_move(ruleset: str) -> None:
                     capturing_positions += 1
             board.push(rng.choice(board.moves()))
     assert capturing_positions > 0
+
+
+def test_the_fitted_evaluation_with_the_hand_set_weights_is_the_hand_set_evaluation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fitted evaluation's code, given the hand-set weights as tables (material, corner
+    distance and guards by square class), scores every position of random brandubh games as the
+    hand-set evaluation does."""
+    guard = {(0, 1): -evaluation.GUARD_NEXT_TO_CORNER, (1, 1): -evaluation.GUARD_DIAGONAL}
+    hand_set = Tuned(
+        open_line=evaluation.OPEN_LINE,
+        two_move_route=evaluation.TWO_MOVE_ROUTE,
+        king_mobility=evaluation.KING_MOBILITY,
+        king_pressure=-evaluation.KING_PRESSURE,
+        tempo=0,
+        attacker=tuple(-evaluation.ATTACKER_VALUE + guard.get(c, 0) for c in SQUARE_CLASSES),
+        defender=tuple(evaluation.DEFENDER_VALUE for _ in SQUARE_CLASSES),
+        king=tuple(-evaluation.CORNER_DISTANCE * (a + b) for a, b in SQUARE_CLASSES),
+    )
+    rules = RULESETS["brandubh"]
+    monkeypatch.setitem(evaluation.TUNED, "brandubh", hand_set)
+    fitted = Tables(rules)
+    monkeypatch.delitem(evaluation.TUNED, "brandubh", raising=False)
+    plain = Tables(rules)
+    assert fitted.tuned is hand_set
+    assert plain.tuned is None
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(40):
+        board = Game(ruleset="brandubh").board
+        while board.outcome is None and len(board.stack) < 80:
+            assert evaluation.evaluate(board, fitted) == evaluation.evaluate(board, plain)
+            checked += 1
+            board.push(rng.choice(board.moves()))
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("ruleset", sorted(set(RULESETS) - {"brandubh"}))
+def test_only_brandubh_has_a_fitted_evaluation(ruleset: str) -> None:
+    """Every other ruleset keeps the hand-set evaluation."""
+    assert tables(RULESETS[ruleset]).tuned is None

@@ -1,0 +1,392 @@
+"""Fit the whole brandubh evaluation, piece-square tables included, to self-play results
+("Texel tuning").
+
+Run from the repository root::
+
+    nice -n 19 .venv/bin/python -m benchmarks.fit_evaluation --games 2000 --nodes 3000 \\
+        --workers 2 --save /tmp/texel_games.json
+    nice -n 19 .venv/bin/python -m benchmarks.fit_evaluation --load /tmp/texel_games.json
+
+The first command plays ``--games`` games of level 5 against itself (``--nodes`` positions a
+move, no opening book) from random openings of 2-6 plies, so that every game is a different
+one, in ``--workers`` processes; keeps every quiet position after the opening (one where the
+side to move can neither capture a piece nor win at once) with the game's result; saves the
+feature rows to ``--save`` and fits. The second refits saved rows without playing. The games
+are played by the engine of the checkout, so once the fitted weights are in
+``engine/evaluation.py`` new games are the tuned engine's.
+
+The features are the raw counts behind each term of today's evaluation
+(``engine/evaluation.py``), from the defenders' view: attackers, defenders (the king not
+counted), the king's open lines, two-move routes, mobility, attackers beside him, his distance
+from the nearest corner, attackers beside a corner and diagonally in front of one; a side to
+move indicator (+1 when the defenders move); the side not to move's capture threat (shown, not
+in today's evaluation); and piece-square tables for the attackers, the defenders and the king,
+each over the ten classes of squares that the eight symmetries of the square board leave on
+7x7. The threat term of today's evaluation cannot be fitted: in a quiet position the side to
+move has no capture. The corner distance is a function of the king's square and the guard
+squares are attacker squares, so they are exact linear combinations of the piece-square
+classes: the full model leaves them out (the tables carry them).
+
+Three logistic models of P(defenders win) are fitted by Newton's method:
+
+* ``scale``: ``sigmoid(c + s * eval)`` on today's whole evaluation (defenders' view), which
+  gives the logistic scale ``s`` of one evaluation unit;
+* ``terms``: one weight for each of today's terms, without tables;
+* ``full``: the terms and the three piece-square tables (an L2 penalty ``--ridge`` on the
+  table entries only keeps them identifiable: the class counts of a table add up to its
+  material count, and the king's to the constant).
+
+Each weight is printed divided by ``s``, in the evaluation's units, next to today's, with a
+rough error: the Fisher information's, times the square root of the mean number of positions a
+game (positions of one game are not independent). The last lines print the full model as the
+``Tuned(...)`` of ``engine/evaluation.py`` (material folded into the tables, rounded).
+Deterministic for a given command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from engine import Game, Move, Side
+from engine.board import ATTACKER, DEFENDER, Board
+from engine.evaluation import (
+    ATTACKER_VALUE,
+    CORNER_DISTANCE,
+    DEFENDER_VALUE,
+    GUARD_DIAGONAL,
+    GUARD_NEXT_TO_CORNER,
+    KING_MOBILITY,
+    KING_PRESSURE,
+    OPEN_LINE,
+    SQUARE_CLASSES,
+    TWO_MOVE_ROUTE,
+    Tables,
+    can_capture,
+    king_capturable,
+    square_class,
+    tables,
+)
+from engine.search import choose_move
+
+CLASSES = SQUARE_CLASSES
+
+TERMS = (
+    "attackers",
+    "defenders",
+    "open lines",
+    "routes",
+    "king mobility",
+    "king pressure",
+    "corner distance",
+    "guard beside corner",
+    "guard diagonal",
+    "defenders to move",
+    "waiting side threat",
+)
+"""The raw term counts of a row, in order, from the defenders' view; the three tables follow."""
+
+TODAY: dict[str, float] = {
+    "attackers": -ATTACKER_VALUE,
+    "defenders": DEFENDER_VALUE,
+    "open lines": OPEN_LINE,
+    "routes": TWO_MOVE_ROUTE,
+    "king mobility": KING_MOBILITY,
+    "king pressure": -KING_PRESSURE,
+    "corner distance": -CORNER_DISTANCE,
+    "guard beside corner": -GUARD_NEXT_TO_CORNER,
+    "guard diagonal": -GUARD_DIAGONAL,
+    "defenders to move": 0,
+    "waiting side threat": 0,
+}
+"""Today's weight of each term in the defenders' view (the threat of the side to move is zero in
+a quiet position; the side not to move's is not in the evaluation)."""
+
+TABLES = ("attacker", "defender", "king")
+
+Record = tuple[list[int], int]
+"""One quiet position: its feature counts (terms, then 3 x 10 class counts) and today's
+evaluation from the defenders' view."""
+
+
+def features(board: Board, t: Tables) -> Record | None:
+    """The raw counts of ``board``, or ``None`` when it is not quiet: the side to move can
+    capture a piece or win at once (the king escape or be taken)."""
+    mover = board.turn
+    if can_capture(board, t, ATTACKER if mover == ATTACKER else DEFENDER):
+        return None
+    king = board.king
+    cells = board.cells
+    occupied = board.att_bb | board.def_bb
+    escape_lines = t.escape_lines
+    open_lines = sum(1 for mask in escape_lines[king] if not occupied & mask)
+    if (open_lines and mover == DEFENDER) or (mover == ATTACKER and king_capturable(board, t)):
+        return None
+    mobility = routes = pressure = 0
+    for ray in t.rays[king]:
+        for to in ray:
+            if cells[to]:
+                if cells[to] == ATTACKER and to == ray[0]:
+                    pressure += 1
+                break
+            mobility += 1
+            if any(not occupied & mask for mask in escape_lines[to]):
+                routes += 1
+    guards = {w: (board.att_bb & mask).bit_count() for w, mask in t.guard_masks}
+    waiting = DEFENDER if mover == ATTACKER else ATTACKER
+    row = [
+        len(board.attackers),
+        len(board.defenders) - 1,
+        open_lines,
+        routes,
+        mobility,
+        pressure,
+        t.corner_distance[king],
+        guards.get(GUARD_NEXT_TO_CORNER, 0),
+        guards.get(GUARD_DIAGONAL, 0),
+        1 if mover == DEFENDER else -1,
+        (1 if waiting == DEFENDER else -1) * int(can_capture(board, t, waiting)),
+    ]
+    pst = [0] * (3 * len(CLASSES))
+    for sq in board.attackers:
+        pst[square_class(sq, 7)] += 1
+    for sq in board.defenders:
+        if sq != king:
+            pst[len(CLASSES) + square_class(sq, 7)] += 1
+    pst[2 * len(CLASSES) + square_class(king, 7)] += 1
+    # Today's hand-set evaluation (the threat of the side to move is zero here).
+    return row + pst, round(today_from_row(row))
+
+
+def today_from_row(row: Sequence[int]) -> float:
+    """Today's evaluation (defenders' view) rebuilt from a row's term counts."""
+    return sum(TODAY[name] * row[i] for i, name in enumerate(TERMS))
+
+
+def play_game(job: tuple[str, int, int, int]) -> tuple[list[Record], float]:
+    """One self-play game: its quiet positions and the defenders' result (1, 0 or ½)."""
+    ruleset, seed, nodes, max_plies = job
+    rng = random.Random(seed)
+    game = Game(ruleset)
+    t = tables(game.ruleset)
+    for _ in range(rng.randint(2, 6)):
+        game.play(Move.from_code(rng.choice(sorted(game.board.moves()))))
+        if game.outcome is not None:
+            break
+    records: list[Record] = []
+    while game.outcome is None and game.ply < max_plies:
+        record = features(game.board, t)
+        if record is not None:
+            records.append(record)
+        game.play(choose_move(game, level=5, nodes=nodes, book=False).move)
+    if game.outcome is None:
+        return records, 0.5
+    return records, float(game.outcome.winner is Side.DEFENDERS)
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting."""
+    n = len(vector)
+    m = [[*row, v] for row, v in zip(matrix, vector, strict=True)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(n):
+            if r != col and m[col][col]:
+                factor = m[r][col] / m[col][col]
+                for c in range(col, n + 1):
+                    m[r][c] -= factor * m[col][c]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+
+
+def fit(
+    rows: Sequence[Sequence[float]], results: Sequence[float], ridge: Sequence[float]
+) -> tuple[list[float], list[float], float]:
+    """Logistic regression by Newton's method with an L2 penalty ``ridge[i]`` on coefficient
+    ``i``: the coefficients, their standard errors and the mean log loss."""
+    k = len(rows[0])
+    beta = [0.0] * k
+    hessian: list[list[float]] = []
+    loss = 0.0
+    # Distinct rows with their weight and summed result: the fit is the same, and faster.
+    grouped: dict[tuple[float, ...], list[float]] = {}
+    for x, y in zip(rows, results, strict=True):
+        entry = grouped.setdefault(tuple(x), [0.0, 0.0])
+        entry[0] += 1
+        entry[1] += y
+    for _ in range(40):
+        gradient = [-ridge[i] * beta[i] for i in range(k)]
+        hessian = [[ridge[i] + 1e-6 if i == j else 0.0 for j in range(k)] for i in range(k)]
+        loss = 0.0
+        for x, (n, ys) in grouped.items():
+            z = sum(b * xi for b, xi in zip(beta, x, strict=True))
+            z = max(-30.0, min(30.0, z))
+            p = 1 / (1 + math.exp(-z))
+            loss += ys * math.log(1 + math.exp(-z)) + (n - ys) * math.log(1 + math.exp(z))
+            w = n * p * (1 - p)
+            r = ys - n * p
+            nonzero = [i for i in range(k) if x[i]]
+            for i in nonzero:
+                gradient[i] += r * x[i]
+                wi = w * x[i]
+                row = hessian[i]
+                for j in nonzero:
+                    row[j] += wi * x[j]
+        step = _solve(hessian, gradient)
+        beta = [b + s for b, s in zip(beta, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-7:
+            break
+    errors = []
+    for i in range(k):
+        unit = [1.0 if j == i else 0.0 for j in range(k)]
+        errors.append(math.sqrt(max(0.0, _solve(hessian, unit)[i])))
+    return beta, errors, loss / len(rows)
+
+
+def _class_name(index: int) -> str:
+    near, far = CLASSES[index]
+    # A representative square of the class, in the board's notation (file a-g, rank 1-7).
+    return f"{'abcdefg'[near]}{far + 1}"
+
+
+def report(records: Sequence[Record], results: Sequence[float], games: int, ridge: float) -> None:
+    """Fit the three models and print their weights in the evaluation's units."""
+    inflate = math.sqrt(len(records) / max(1, games))
+    evals = [float(e) for _, e in records]
+    (c0, s), (_, se), loss0 = fit([(1.0, e) for e in evals], results, [0.0, 0.0])
+    print(
+        f"scale: P = sigmoid({c0:.3f} + {s:.5f} * eval), s = {s:.5f} ± {se * inflate:.5f} "
+        f"(100 units = x{math.exp(100 * s):.2f} odds); log loss {loss0:.4f}"
+    )
+    base = math.log(2)
+    print(f"(log loss of a coin: {base:.4f})")
+
+    n_terms = len(TERMS)
+    terms_rows = [[1.0, *(float(v) for v in row[:n_terms])] for row, _ in records]
+    beta, errors, loss1 = fit(terms_rows, results, [0.0] * (n_terms + 1))
+    print(f"\nterms model: log loss {loss1:.4f}; constant {beta[0]:.3f}")
+    print(f"  {'term':22} {'fitted':>8} {'± err':>7} {'today':>7}")
+    for i, name in enumerate(TERMS):
+        b, e = beta[i + 1] / s, errors[i + 1] * inflate / s
+        print(f"  {name:22} {b:8.1f} {e:7.1f} {TODAY[name]:7.0f}")
+
+    # The full model: the terms that are not functions of the piece squares, and the tables.
+    kept = [i for i, name in enumerate(TERMS) if name not in FOLDED]
+    full_rows = [
+        [1.0, *(float(row[i]) for i in kept), *(float(v) for v in row[n_terms:])]
+        for row, _ in records
+    ]
+    penalties = [0.0] * (1 + len(kept)) + [ridge] * (3 * len(CLASSES))
+    beta, errors, loss2 = fit(full_rows, results, penalties)
+    print(f"\nfull model (ridge {ridge:g} on the tables): log loss {loss2:.4f}")
+    print(f"  {'term':22} {'fitted':>8} {'± err':>7} {'today':>7}")
+    for j, i in enumerate(kept):
+        name = TERMS[i]
+        b, e = beta[j + 1] / s, errors[j + 1] * inflate / s
+        print(f"  {name:22} {b:8.1f} {e:7.1f} {TODAY[name]:7.0f}")
+    offset = 1 + len(kept)
+    counts = [0] * (3 * len(CLASSES))
+    for row, _ in records:
+        for i, v in enumerate(row[n_terms:]):
+            counts[i] += v
+    for t_index, table in enumerate(TABLES):
+        print(f"  {table} squares (class, fitted ± err, occupancy in positions):")
+        for c in range(len(CLASSES)):
+            i = offset + t_index * len(CLASSES) + c
+            n = counts[t_index * len(CLASSES) + c]
+            if n:
+                print(
+                    f"    {_class_name(c)}: {beta[i] / s:7.1f} ± {errors[i] * inflate / s:5.1f}"
+                    f"  ({n})"
+                )
+    fitted = {TERMS[i]: beta[j + 1] / s for j, i in enumerate(kept)}
+
+    def folded(t_index: int, material: float) -> tuple[int, ...]:
+        first = offset + t_index * len(CLASSES)
+        values = [material + beta[first + c] / s for c in range(len(CLASSES))]
+        return tuple(
+            round(v) if counts[t_index * len(CLASSES) + c] else 0 for c, v in enumerate(values)
+        )
+
+    print("\nas engine/evaluation.py's Tuned (defenders' view):")
+    print(f"    open_line={round(fitted['open lines'])},")
+    print(f"    two_move_route={round(fitted['routes'])},")
+    print(f"    king_mobility={round(fitted['king mobility'])},")
+    print(f"    king_pressure={round(fitted['king pressure'])},")
+    print(f"    tempo={round(fitted['defenders to move'])},")
+    print(f"    attacker={folded(0, fitted['attackers'])},")
+    print(f"    defender={folded(1, fitted['defenders'])},")
+    print(f"    king={folded(2, 0.0)},")
+
+
+FOLDED = ("corner distance", "guard beside corner", "guard diagonal")
+"""Terms that are exact linear functions of the piece-square classes."""
+
+
+def main(argv: Iterable[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Texel-tune the brandubh evaluation.")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--nodes", type=int, default=3000, help="node budget a move")
+    parser.add_argument("--ruleset", default="brandubh")
+    parser.add_argument("--max-plies", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes playing games")
+    parser.add_argument("--ridge", type=float, default=2.0, help="L2 penalty on table entries")
+    parser.add_argument("--save", type=Path, default=None, help="write the rows here (JSON)")
+    parser.add_argument("--load", type=Path, default=None, help="fit saved rows, play none")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    began = time.perf_counter()
+    records: list[Record] = []
+    results: list[float] = []
+    if args.load is not None:
+        data = json.loads(args.load.read_text())
+        games = int(data["games"])
+        for row, e, y in data["rows"]:
+            records.append((list(row), int(e)))
+            results.append(float(y))
+        wins = float(data["defenders_won"])
+        print(f"loaded {games} games ({data['nodes']} nodes a move) from {args.load}")
+    else:
+        games = args.games
+        jobs = [
+            (args.ruleset, args.seed * 100_003 + i, args.nodes, args.max_plies)
+            for i in range(games)
+        ]
+        wins = 0.0
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            for index, (game_records, result) in enumerate(pool.map(play_game, jobs)):
+                records += game_records
+                results += [result] * len(game_records)
+                wins += result
+                if (index + 1) % 50 == 0:
+                    print(
+                        f"  {index + 1} games, {len(records)} positions, "
+                        f"{time.perf_counter() - began:.0f} s",
+                        flush=True,
+                    )
+        if args.save is not None:
+            args.save.write_text(
+                json.dumps(
+                    {
+                        "games": games,
+                        "nodes": args.nodes,
+                        "defenders_won": wins,
+                        "rows": [[row, e, y] for (row, e), y in zip(records, results, strict=True)],
+                    }
+                )
+            )
+    print(
+        f"{args.ruleset}: {games} games (defenders won {wins:g}, {wins / games:.1%}), "
+        f"{len(records)} quiet positions, {time.perf_counter() - began:.0f} s"
+    )
+    report(records, results, games, args.ridge)
+
+
+if __name__ == "__main__":
+    main()
