@@ -40,6 +40,8 @@ Each weight is printed divided by ``s``, in the evaluation's units, next to toda
 rough error: the Fisher information's, times the square root of the mean number of positions a
 game (positions of one game are not independent). The last lines print the full model as the
 ``Tuned(...)`` of ``engine/evaluation.py`` (material folded into the tables, rounded).
+``--without-open-lines`` fits only the positions where the king has no open line (where the
+attackers need not block at once); the open line then keeps today's weight.
 Deterministic for a given command.
 """
 
@@ -305,7 +307,11 @@ def report(records: Sequence[Record], results: Sequence[float], games: int, ridg
                     f"    {_class_name(c)}: {beta[i] / s:7.1f} ± {errors[i] * inflate / s:5.1f}"
                     f"  ({n})"
                 )
-    fitted = {TERMS[i]: beta[j + 1] / s for j, i in enumerate(kept)}
+    # A term that is zero in every row is not fitted: it keeps today's weight.
+    fitted = {
+        TERMS[i]: beta[j + 1] / s if any(row[i] for row, _ in records) else TODAY[TERMS[i]]
+        for j, i in enumerate(kept)
+    }
 
     def folded(t_index: int, material: float) -> tuple[int, ...]:
         first = offset + t_index * len(CLASSES)
@@ -340,6 +346,11 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--ridge", type=float, default=2.0, help="L2 penalty on table entries")
     parser.add_argument("--save", type=Path, default=None, help="write the rows here (JSON)")
     parser.add_argument("--load", type=Path, default=None, help="fit saved rows, play none")
+    parser.add_argument(
+        "--without-open-lines",
+        action="store_true",
+        help="fit only positions where the king has no open line (nothing to block at once)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     began = time.perf_counter()
     records: list[Record] = []
@@ -385,6 +396,12 @@ def main(argv: Iterable[str] | None = None) -> None:
         f"{args.ruleset}: {games} games (defenders won {wins:g}, {wins / games:.1%}), "
         f"{len(records)} quiet positions, {time.perf_counter() - began:.0f} s"
     )
+    if args.without_open_lines:
+        column = TERMS.index("open lines")
+        kept_rows = [k for k, (row, _) in enumerate(records) if not row[column]]
+        records = [records[k] for k in kept_rows]
+        results = [results[k] for k in kept_rows]
+        print(f"without open lines: {len(records)} positions")
     report(records, results, games, args.ridge)
 
 
