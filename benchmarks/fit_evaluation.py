@@ -41,7 +41,9 @@ rough error: the Fisher information's, times the square root of the mean number 
 game (positions of one game are not independent). The last lines print the full model as the
 ``Tuned(...)`` of ``engine/evaluation.py`` (material folded into the tables, rounded).
 ``--without-open-lines`` fits only the positions where the king has no open line (where the
-attackers need not block at once); the open line then keeps today's weight.
+attackers need not block at once); the open line then keeps today's weight. ``--holdout
+0.2`` fits the first 80 % of the positions (in game order) and prints each model's log loss on
+the last 20 % too, a check that the tables do not just fit noise.
 Deterministic for a given command.
 """
 
@@ -52,7 +54,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -257,36 +259,70 @@ def _class_name(index: int) -> str:
     return f"{'abcdefg'[near]}{far + 1}"
 
 
-def report(records: Sequence[Record], results: Sequence[float], games: int, ridge: float) -> None:
-    """Fit the three models and print their weights in the evaluation's units."""
+def log_loss(
+    beta: Sequence[float], rows: Sequence[Sequence[float]], results: Sequence[float]
+) -> float:
+    """The mean log loss of coefficients ``beta`` on ``rows`` (NaN when there are none)."""
+    total = 0.0
+    for x, y in zip(rows, results, strict=True):
+        z = max(-30.0, min(30.0, sum(b * xi for b, xi in zip(beta, x, strict=True))))
+        total += y * math.log(1 + math.exp(-z)) + (1 - y) * math.log(1 + math.exp(z))
+    return total / len(rows) if rows else math.nan
+
+
+def report(
+    records: Sequence[Record],
+    results: Sequence[float],
+    games: int,
+    ridge: float,
+    held: tuple[Sequence[Record], Sequence[float]] = ((), ()),
+) -> None:
+    """Fit the three models and print their weights in the evaluation's units; with ``held``
+    (positions kept out of the fit), each model's log loss on them too."""
     inflate = math.sqrt(len(records) / max(1, games))
-    evals = [float(e) for _, e in records]
-    (c0, s), (_, se), loss0 = fit([(1.0, e) for e in evals], results, [0.0, 0.0])
+    held_records, held_results = held
+
+    def scale_row(record: Record) -> list[float]:
+        return [1.0, float(record[1])]
+
+    def terms_row(record: Record) -> list[float]:
+        return [1.0, *(float(v) for v in record[0][:n_terms])]
+
+    def full_row(record: Record) -> list[float]:
+        row = record[0]
+        return [1.0, *(float(row[i]) for i in kept), *(float(v) for v in row[n_terms:])]
+
+    def held_out(beta: Sequence[float], make: Callable[[Record], list[float]]) -> str:
+        if not held_records:
+            return ""
+        loss = log_loss(beta, [make(r) for r in held_records], held_results)
+        return f", on the {len(held_records)} held-out positions {loss:.4f}"
+
+    n_terms = len(TERMS)
+    kept = [i for i, name in enumerate(TERMS) if name not in FOLDED]
+    (c0, s), (_, se), loss0 = fit([scale_row(r) for r in records], results, [0.0, 0.0])
     print(
         f"scale: P = sigmoid({c0:.3f} + {s:.5f} * eval), s = {s:.5f} ± {se * inflate:.5f} "
         f"(100 units = x{math.exp(100 * s):.2f} odds); log loss {loss0:.4f}"
+        f"{held_out((c0, s), scale_row)}"
     )
     base = math.log(2)
     print(f"(log loss of a coin: {base:.4f})")
 
-    n_terms = len(TERMS)
-    terms_rows = [[1.0, *(float(v) for v in row[:n_terms])] for row, _ in records]
-    beta, errors, loss1 = fit(terms_rows, results, [0.0] * (n_terms + 1))
-    print(f"\nterms model: log loss {loss1:.4f}; constant {beta[0]:.3f}")
+    beta, errors, loss1 = fit([terms_row(r) for r in records], results, [0.0] * (n_terms + 1))
+    print(f"\nterms model: log loss {loss1:.4f}{held_out(beta, terms_row)}; constant {beta[0]:.3f}")
     print(f"  {'term':22} {'fitted':>8} {'± err':>7} {'today':>7}")
     for i, name in enumerate(TERMS):
         b, e = beta[i + 1] / s, errors[i + 1] * inflate / s
         print(f"  {name:22} {b:8.1f} {e:7.1f} {TODAY[name]:7.0f}")
 
     # The full model: the terms that are not functions of the piece squares, and the tables.
-    kept = [i for i, name in enumerate(TERMS) if name not in FOLDED]
-    full_rows = [
-        [1.0, *(float(row[i]) for i in kept), *(float(v) for v in row[n_terms:])]
-        for row, _ in records
-    ]
     penalties = [0.0] * (1 + len(kept)) + [ridge] * (3 * len(CLASSES))
-    beta, errors, loss2 = fit(full_rows, results, penalties)
-    print(f"\nfull model (ridge {ridge:g} on the tables): log loss {loss2:.4f}")
+    beta, errors, loss2 = fit([full_row(r) for r in records], results, penalties)
+    print(
+        f"\nfull model (ridge {ridge:g} on the tables): log loss {loss2:.4f}"
+        f"{held_out(beta, full_row)}"
+    )
     print(f"  {'term':22} {'fitted':>8} {'± err':>7} {'today':>7}")
     for j, i in enumerate(kept):
         name = TERMS[i]
@@ -347,6 +383,12 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--save", type=Path, default=None, help="write the rows here (JSON)")
     parser.add_argument("--load", type=Path, default=None, help="fit saved rows, play none")
     parser.add_argument(
+        "--holdout",
+        type=float,
+        default=0.0,
+        help="share of the positions, the last games', kept out of the fit to test it on",
+    )
+    parser.add_argument(
         "--without-open-lines",
         action="store_true",
         help="fit only positions where the king has no open line (nothing to block at once)",
@@ -402,7 +444,12 @@ def main(argv: Iterable[str] | None = None) -> None:
         records = [records[k] for k in kept_rows]
         results = [results[k] for k in kept_rows]
         print(f"without open lines: {len(records)} positions")
-    report(records, results, games, args.ridge)
+    split = len(records) - round(len(records) * args.holdout)
+    if split < len(records):
+        print(f"fitting the first {split} positions, testing on the other {len(records) - split}")
+    held = (records[split:], results[split:])
+    fitted_games = games * split / len(records) if records else games
+    report(records[:split], results[:split], round(fitted_games), args.ridge, held)
 
 
 if __name__ == "__main__":
