@@ -211,9 +211,10 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 def fit(
     rows: Sequence[Sequence[float]], results: Sequence[float], ridge: Sequence[float]
-) -> tuple[list[float], list[float], float]:
+) -> tuple[list[float], list[float], float, list[list[float]]]:
     """Logistic regression by Newton's method with an L2 penalty ``ridge[i]`` on coefficient
-    ``i``: the coefficients, their standard errors and the mean log loss."""
+    ``i``: the coefficients, their standard errors, the mean log loss and the Hessian (for the
+    errors of sums of coefficients)."""
     k = len(rows[0])
     beta = [0.0] * k
     hessian: list[list[float]] = []
@@ -250,7 +251,7 @@ def fit(
     for i in range(k):
         unit = [1.0 if j == i else 0.0 for j in range(k)]
         errors.append(math.sqrt(max(0.0, _solve(hessian, unit)[i])))
-    return beta, errors, loss / len(rows)
+    return beta, errors, loss / len(rows), hessian
 
 
 def _class_name(index: int) -> str:
@@ -300,7 +301,7 @@ def report(
 
     n_terms = len(TERMS)
     kept = [i for i, name in enumerate(TERMS) if name not in FOLDED]
-    (c0, s), (_, se), loss0 = fit([scale_row(r) for r in records], results, [0.0, 0.0])
+    (c0, s), (_, se), loss0, _ = fit([scale_row(r) for r in records], results, [0.0, 0.0])
     print(
         f"scale: P = sigmoid({c0:.3f} + {s:.5f} * eval), s = {s:.5f} ± {se * inflate:.5f} "
         f"(100 units = x{math.exp(100 * s):.2f} odds); log loss {loss0:.4f}"
@@ -309,7 +310,7 @@ def report(
     base = math.log(2)
     print(f"(log loss of a coin: {base:.4f})")
 
-    beta, errors, loss1 = fit([terms_row(r) for r in records], results, [0.0] * (n_terms + 1))
+    beta, errors, loss1, _ = fit([terms_row(r) for r in records], results, [0.0] * (n_terms + 1))
     print(f"\nterms model: log loss {loss1:.4f}{held_out(beta, terms_row)}; constant {beta[0]:.3f}")
     print(f"  {'term':22} {'fitted':>8} {'± err':>7} {'today':>7}")
     for i, name in enumerate(TERMS):
@@ -318,7 +319,7 @@ def report(
 
     # The full model: the terms that are not functions of the piece squares, and the tables.
     penalties = [0.0] * (1 + len(kept)) + [ridge] * (3 * len(CLASSES))
-    beta, errors, loss2 = fit([full_row(r) for r in records], results, penalties)
+    beta, errors, loss2, hessian = fit([full_row(r) for r in records], results, penalties)
     print(
         f"\nfull model (ridge {ridge:g} on the tables): log loss {loss2:.4f}"
         f"{held_out(beta, full_row)}"
@@ -333,16 +334,39 @@ def report(
     for row, _ in records:
         for i, v in enumerate(row[n_terms:]):
             counts[i] += v
+
+    def spread(weights: dict[int, float]) -> float:
+        """The rough error of a sum of coefficients, in the evaluation's units."""
+        vector = [weights.get(i, 0.0) for i in range(len(beta))]
+        solved = _solve(hessian, vector)
+        variance = sum(v * x for v, x in zip(vector, solved, strict=True))
+        return math.sqrt(max(0.0, variance)) * inflate / s
+
+    material = {"attacker": 1 + kept.index(0), "defender": 1 + kept.index(1)}
+    throne = offset + 2 * len(CLASSES) + CLASSES.index((3, 3))
+    guard = {(0, 1): -GUARD_NEXT_TO_CORNER, (1, 1): -GUARD_DIAGONAL}
+    print("  the tables with the material folded in (the king's against his value on the throne):")
+    print(f"  {'square class':22} {'fitted':>8} {'± err':>7} {'today':>7}  positions")
     for t_index, table in enumerate(TABLES):
-        print(f"  {table} squares (class, fitted ± err, occupancy in positions):")
-        for c in range(len(CLASSES)):
+        for c, (near, far) in enumerate(CLASSES):
             i = offset + t_index * len(CLASSES) + c
             n = counts[t_index * len(CLASSES) + c]
-            if n:
-                print(
-                    f"    {_class_name(c)}: {beta[i] / s:7.1f} ± {errors[i] * inflate / s:5.1f}"
-                    f"  ({n})"
+            if not n or (table == "king" and i == throne):
+                continue
+            if table == "king":
+                value = (beta[i] - beta[throne]) / s
+                error = spread({i: 1.0, throne: -1.0})
+                today = -CORNER_DISTANCE * (near + far - 6)
+            else:
+                value = (beta[material[table]] + beta[i]) / s
+                error = spread({material[table]: 1.0, i: 1.0})
+                today = (
+                    -ATTACKER_VALUE + guard.get((near, far), 0)
+                    if table == "attacker"
+                    else DEFENDER_VALUE
                 )
+            label = f"{table} on {_class_name(c)}"
+            print(f"  {label:22} {value:8.1f} {error:7.1f} {today:7.0f}  {n}")
     # A term that is zero in every row is not fitted: it keeps today's weight.
     fitted = {
         TERMS[i]: beta[j + 1] / s if any(row[i] for row, _ in records) else TODAY[TERMS[i]]
