@@ -43,7 +43,9 @@ game (positions of one game are not independent). The last lines print the full 
 ``--without-open-lines`` fits only the positions where the king has no open line (where the
 attackers need not block at once); the open line then keeps today's weight. ``--holdout
 0.2`` fits the first 80 % of the positions (in game order) and prints each model's log loss on
-the last 20 % too, a check that the tables do not just fit noise.
+the last 20 % too, a check that the tables do not just fit noise. ``--on-today`` fits instead
+a side to move term and the tables on top of today's whole evaluation times ``s`` (a fixed
+offset): the tables and the tempo to add to today's evaluation, whose weights are kept.
 Deterministic for a given command.
 """
 
@@ -210,27 +212,43 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 
 def fit(
-    rows: Sequence[Sequence[float]], results: Sequence[float], ridge: Sequence[float]
+    rows: Sequence[Sequence[float]],
+    results: Sequence[float],
+    ridge: Sequence[float],
+    offsets: Sequence[float] | None = None,
 ) -> tuple[list[float], list[float], float, list[list[float]]]:
     """Logistic regression by Newton's method with an L2 penalty ``ridge[i]`` on coefficient
     ``i``: the coefficients, their standard errors, the mean log loss and the Hessian (for the
-    errors of sums of coefficients)."""
+    errors of sums of coefficients). ``offsets``, if given, are added to each row's logit with
+    no coefficient of their own."""
     k = len(rows[0])
     beta = [0.0] * k
     hessian: list[list[float]] = []
     loss = 0.0
     # Distinct rows with their weight and summed result: the fit is the same, and faster.
     grouped: dict[tuple[float, ...], list[float]] = {}
-    for x, y in zip(rows, results, strict=True):
-        entry = grouped.setdefault(tuple(x), [0.0, 0.0])
+    fixed = offsets if offsets is not None else [0.0] * len(rows)
+    for x, y, o in zip(rows, results, fixed, strict=True):
+        entry = grouped.setdefault((o, *x), [0.0, 0.0])
         entry[0] += 1
         entry[1] += y
+
+    def penalty(beta: Sequence[float]) -> float:
+        return sum(r * b * b for r, b in zip(ridge, beta, strict=True)) / 2
+
+    def objective(beta: Sequence[float]) -> float:
+        total = penalty(beta)
+        for (o, *x), (n, ys) in grouped.items():
+            z = max(-30.0, min(30.0, o + sum(b * xi for b, xi in zip(beta, x, strict=True))))
+            total += ys * math.log(1 + math.exp(-z)) + (n - ys) * math.log(1 + math.exp(z))
+        return total
+
     for _ in range(40):
         gradient = [-ridge[i] * beta[i] for i in range(k)]
         hessian = [[ridge[i] + 1e-6 if i == j else 0.0 for j in range(k)] for i in range(k)]
         loss = 0.0
-        for x, (n, ys) in grouped.items():
-            z = sum(b * xi for b, xi in zip(beta, x, strict=True))
+        for (o, *x), (n, ys) in grouped.items():
+            z = o + sum(b * xi for b, xi in zip(beta, x, strict=True))
             z = max(-30.0, min(30.0, z))
             p = 1 / (1 + math.exp(-z))
             loss += ys * math.log(1 + math.exp(-z)) + (n - ys) * math.log(1 + math.exp(z))
@@ -244,6 +262,14 @@ def fit(
                 for j in nonzero:
                     row[j] += wi * x[j]
         step = _solve(hessian, gradient)
+        # Halve the step while it makes the penalised loss worse (Newton's method alone can
+        # overshoot far from the optimum).
+        before = loss + penalty(beta)
+        for _ in range(30):
+            trial = [b + s for b, s in zip(beta, step, strict=True)]
+            if objective(trial) <= before + 1e-9:
+                break
+            step = [s / 2 for s in step]
         beta = [b + s for b, s in zip(beta, step, strict=True)]
         if max(abs(s) for s in step) < 1e-7:
             break
@@ -261,12 +287,18 @@ def _class_name(index: int) -> str:
 
 
 def log_loss(
-    beta: Sequence[float], rows: Sequence[Sequence[float]], results: Sequence[float]
+    beta: Sequence[float],
+    rows: Sequence[Sequence[float]],
+    results: Sequence[float],
+    offsets: Sequence[float] | None = None,
 ) -> float:
-    """The mean log loss of coefficients ``beta`` on ``rows`` (NaN when there are none)."""
+    """The mean log loss of coefficients ``beta`` (and ``offsets``) on ``rows`` (NaN when there
+    are none)."""
     total = 0.0
-    for x, y in zip(rows, results, strict=True):
-        z = max(-30.0, min(30.0, sum(b * xi for b, xi in zip(beta, x, strict=True))))
+    fixed = offsets if offsets is not None else [0.0] * len(rows)
+    for x, y, o in zip(rows, results, fixed, strict=True):
+        z = o + sum(b * xi for b, xi in zip(beta, x, strict=True))
+        z = max(-30.0, min(30.0, z))
         total += y * math.log(1 + math.exp(-z)) + (1 - y) * math.log(1 + math.exp(z))
     return total / len(rows) if rows else math.nan
 
@@ -391,6 +423,82 @@ def report(
     print(f"    king={folded(2, 0.0)},")
 
 
+def report_on_today(
+    records: Sequence[Record],
+    results: Sequence[float],
+    games: int,
+    ridge: float,
+    held: tuple[Sequence[Record], Sequence[float]] = ((), ()),
+) -> None:
+    """Fit a side to move term and the three tables (ridge on the tables) added to today's
+    whole evaluation times the scale ``s`` of the one-feature model, a fixed offset; print the
+    tables and the tempo divided by ``s``: what to add to today's evaluation, whose terms keep
+    their weights."""
+    inflate = math.sqrt(len(records) / max(1, games))
+    n_terms = len(TERMS)
+    stm = TERMS.index("defenders to move")
+    (c0, s), _, loss0, _ = fit([[1.0, float(e)] for _, e in records], results, [0.0, 0.0])
+
+    def make(record: Record) -> list[float]:
+        row = record[0]
+        return [1.0, float(row[stm]), *(float(v) for v in row[n_terms:])]
+
+    penalties = [0.0, 0.0] + [ridge] * (3 * len(CLASSES))
+    offsets = [s * e for _, e in records]
+    beta, errors, loss, _ = fit([make(r) for r in records], results, penalties, offsets)
+    held_records, held_results = held
+    tested = ""
+    if held_records:
+        scale_loss = log_loss((c0, s), [[1.0, e] for _, e in held_records], held_results)
+        held_loss = log_loss(
+            beta, [make(r) for r in held_records], held_results, [s * e for _, e in held_records]
+        )
+        tested = (
+            f"; on the {len(held_records)} held-out positions {held_loss:.4f} "
+            f"(today's evaluation alone {scale_loss:.4f})"
+        )
+    print(
+        f"today's evaluation times s = {s:.5f} (log loss {loss0:.4f}) plus tables "
+        f"(ridge {ridge:g}): log loss {loss:.4f}{tested}"
+    )
+    k = s
+    print(f"  defenders to move: {beta[1] / k:.1f} ± {errors[1] * inflate / k:.1f}")
+    counts = [0] * (3 * len(CLASSES))
+    for row, _ in records:
+        for i, v in enumerate(row[n_terms:]):
+            counts[i] += v
+    guard = {(0, 1): -GUARD_NEXT_TO_CORNER, (1, 1): -GUARD_DIAGONAL}
+    added: list[tuple[int, ...]] = []
+    for t_index, table in enumerate(TABLES):
+        first = 2 + t_index * len(CLASSES)
+        values = [
+            round(beta[first + c] / k) if counts[t_index * len(CLASSES) + c] else 0
+            for c in range(len(CLASSES))
+        ]
+        print(f"  {table} table added, by class: {values}")
+        added.append(tuple(values))
+    attacker = tuple(
+        -ATTACKER_VALUE + guard.get(cls, 0) + v if counts[c] else 0
+        for c, (cls, v) in enumerate(zip(CLASSES, added[0], strict=True))
+    )
+    defender = tuple(
+        DEFENDER_VALUE + v if counts[len(CLASSES) + c] else 0 for c, v in enumerate(added[1])
+    )
+    king = tuple(
+        -CORNER_DISTANCE * (near + far) + v
+        for (near, far), v in zip(CLASSES, added[2], strict=True)
+    )
+    print("\nas engine/evaluation.py's Tuned (defenders' view):")
+    print(f"    open_line={OPEN_LINE},")
+    print(f"    two_move_route={TWO_MOVE_ROUTE},")
+    print(f"    king_mobility={KING_MOBILITY},")
+    print(f"    king_pressure={-KING_PRESSURE},")
+    print(f"    tempo={round(beta[1] / k)},")
+    print(f"    attacker={attacker},")
+    print(f"    defender={defender},")
+    print(f"    king={king},")
+
+
 FOLDED = ("corner distance", "guard beside corner", "guard diagonal")
 """Terms that are exact linear functions of the piece-square classes."""
 
@@ -411,6 +519,11 @@ def main(argv: Iterable[str] | None = None) -> None:
         type=float,
         default=0.0,
         help="share of the positions, the last games', kept out of the fit to test it on",
+    )
+    parser.add_argument(
+        "--on-today",
+        action="store_true",
+        help="fit only tables and a tempo added to today's evaluation, its weights kept",
     )
     parser.add_argument(
         "--without-open-lines",
@@ -473,7 +586,10 @@ def main(argv: Iterable[str] | None = None) -> None:
         print(f"fitting the first {split} positions, testing on the other {len(records) - split}")
     held = (records[split:], results[split:])
     fitted_games = games * split / len(records) if records else games
-    report(records[:split], results[:split], round(fitted_games), args.ridge, held)
+    if args.on_today:
+        report_on_today(records[:split], results[:split], round(fitted_games), args.ridge, held)
+    else:
+        report(records[:split], results[:split], round(fitted_games), args.ridge, held)
 
 
 if __name__ == "__main__":
