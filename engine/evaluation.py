@@ -8,7 +8,8 @@ distance from the nearest escape square, and whether the side to move can captur
 
 The weights were set by games between versions of the engine (``benchmarks/ai_strength.py``
 and an A/B match at a fixed node count); the README's section on the computer opponent gives
-the figures.
+the figures. On brandubh, piece-square tables and a tempo fitted to the results of self-play
+games (``benchmarks/fit_evaluation.py``, :data:`TUNED`) are added to these terms.
 
 Everything that can be computed once per ruleset lives in :class:`Tables`; the per-position work
 is a handful of list look-ups and big-int masks, because it runs at every leaf of the search.
