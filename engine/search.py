@@ -383,7 +383,8 @@ class _Searcher:
         return best
 
     def _king_threats(self) -> list[int]:
-        """The king's moves that leave him an open line to an escape square."""
+        """The king's moves that leave him an open line to an escape square (counted as if
+        they captured nothing: the captures are tried before them)."""
         board = self.board
         cells = board.cells
         king = board.king
@@ -439,9 +440,7 @@ class _Searcher:
                         break
         return best
 
-    def _quiet_horizon(
-        self, alpha: int, beta: int, ply: int, left: int, threats: int = 0
-    ) -> int:
+    def _quiet_horizon(self, alpha: int, beta: int, ply: int, left: int, threats: int = 0) -> int:
         """A quiescence node that first looks for a win in one (escape or king capture)."""
         board = self.board
         t = self.t
