@@ -5,7 +5,9 @@ picklable function of strings for a process pool. The search is a negamax princi
 search with a Zobrist-keyed transposition table, move ordering (transposition-table move,
 killer moves, history), late-move reductions for quiet moves, a threat extension at the
 horizon (a position where the king can reach an escape square, or where the attackers can take
-him, is never scored statically) and beyond it a capture quiescence search. A score that depends
+him, is never scored statically) and beyond it a quiescence search of captures and of the
+king's threats (a king move opening a line to an escape square, which the attackers must block
+or lose: the defenders' forcing plans that lie past the horizon). A score that depends
 on the path (a third repetition, or a position met before, which costs the mover ``REPEAT``) is
 never stored in the table, and a position met before is never scored from it. Iterative
 deepening goes on while the next iteration is expected to fit in the budget (from the time and
@@ -330,7 +332,12 @@ class _Searcher:
         return best
 
     def quiesce(self, alpha: int, beta: int, ply: int, left: int, threats: int = 0) -> int:
-        """The score once the captures the side to move may make have been played out."""
+        """The score once the captures the side to move may make have been played out, and,
+        ``threats`` deep, the king's threats: a king move that opens a line to an escape square,
+        which the attackers must block (:meth:`_answer_threat`). Standing pat is the side to
+        move's choice, so only the defenders' forcing moves need searching; the attackers' own
+        threats (a capture of the king) measured too dear, since the defenders have many
+        answers to each."""
         board = self.board
         t = self.t
         if self.nodes >= self.next_check:
