@@ -5,7 +5,9 @@ picklable function of strings for a process pool. The search is a negamax princi
 search with a Zobrist-keyed transposition table, move ordering (transposition-table move,
 killer moves, history), late-move reductions for quiet moves, a threat extension at the
 horizon (a position where the king can reach an escape square, or where the attackers can take
-him, is never scored statically) and beyond it a capture quiescence search. A score that depends
+him, is never scored statically) and beyond it a quiescence search of captures and of the
+king's threats (a king move opening a line to an escape square, which the attackers must block
+or lose: the defenders' forcing plans that lie past the horizon). A score that depends
 on the path (a third repetition, or a position met before, which costs the mover ``REPEAT``) is
 never stored in the table, and a position met before is never scored from it. Iterative
 deepening goes on while the next iteration is expected to fit in the budget (from the time and
@@ -51,6 +53,9 @@ REPEAT = 20
 engine does not shuffle back and forth when it has anything better to do."""
 _QUIESCENCE_PLIES = 4
 """Captures played out beyond the horizon, at most."""
+_THREAT_PLIES = 2
+"""King moves opening a line, each with the attackers' forced block, played out beyond the
+horizon, at most."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,7 @@ class _Searcher:
         self.repetitions = 0
         """Third repetitions and returns to positions met before, met in the search so far."""
         self.quiescence_plies = 0
+        self.threat_plies = 0
         """Captures played out beyond the horizon in the current iteration."""
         self.skip_lost_moves = True
         """Whether the moves that cannot answer a threat of a win on the next ply (the king's
@@ -164,11 +170,11 @@ class _Searcher:
             if open_lines:
                 return MATE - ply - 1
             if depth <= 0 and ply >= self.ext_limit:
-                return self.quiesce(alpha, beta, ply, self.quiescence_plies)
+                return self.quiesce(alpha, beta, ply, self.quiescence_plies, self.threat_plies)
             danger = king_capturable(board, t)
             if depth <= 0:
                 if not danger:
-                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies, self.threat_plies)
                 depth = 1
         else:
             if king_capturable(board, t):
@@ -179,7 +185,7 @@ class _Searcher:
                 return -(MATE - ply - 2)
             if depth <= 0:
                 if not open_lines or ply >= self.ext_limit:
-                    return self.quiesce(alpha, beta, ply, self.quiescence_plies)
+                    return self.quiesce(alpha, beta, ply, self.quiescence_plies, self.threat_plies)
                 depth = 1
 
         tt = self.tt
@@ -325,8 +331,13 @@ class _Searcher:
             tt[key] = (-1, flag, stored, best_move)
         return best
 
-    def quiesce(self, alpha: int, beta: int, ply: int, left: int) -> int:
-        """The score once the captures the side to move may make have been played out."""
+    def quiesce(self, alpha: int, beta: int, ply: int, left: int, threats: int = 0) -> int:
+        """The score once the captures the side to move may make have been played out, and,
+        ``threats`` deep, the king's threats: a king move that opens a line to an escape square,
+        which the attackers must block (:meth:`_answer_threat`). Standing pat is the side to
+        move's choice, so only the defenders' forcing moves need searching; the attackers' own
+        threats (a capture of the king) measured too dear, since the defenders have many
+        answers to each."""
         board = self.board
         t = self.t
         if self.nodes >= self.next_check:
@@ -358,10 +369,85 @@ class _Searcher:
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:
+                        return best
+        if threats > 0 and turn == DEFENDER:
+            for m in self._king_threats():
+                push(m)
+                self.nodes += 1
+                outcome = board.outcome
+                if outcome is not None:
+                    won = outcome.winner is Side.DEFENDERS
+                    score = MATE - ply - 1 if won else -(MATE - ply - 1)
+                else:
+                    score = -self._answer_threat(-beta, -alpha, ply + 1, left, threats - 1)
+                pop()
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            break
+        return best
+
+    def _king_threats(self) -> list[int]:
+        """The king's moves that leave him an open line to an escape square (counted as if
+        they captured nothing: the captures are tried before them)."""
+        board = self.board
+        cells = board.cells
+        king = board.king
+        escape_lines = self.t.escape_lines
+        occupied = (board.att_bb | board.def_bb) & ~(1 << king)
+        base = king << 8
+        out = []
+        for ray in self.t.rays[king]:
+            for to in ray:
+                if cells[to]:
+                    break
+                for mask in escape_lines[to]:
+                    if not occupied & mask:
+                        out.append(base | to)
+                        break
+        return out
+
+    def _answer_threat(self, alpha: int, beta: int, ply: int, left: int, threats: int) -> int:
+        """Beyond the horizon, the attackers facing an open line: block it or lose."""
+        board = self.board
+        t = self.t
+        if king_capturable(board, t):
+            return MATE - ply - 1
+        occupied = board.att_bb | board.def_bb
+        keep = 0
+        for mask in t.escape_lines[board.king]:
+            if not occupied & mask:
+                if keep:
+                    return -(MATE - ply - 2)
+                keep = mask
+        best = -(MATE - ply - 2)
+        if best >= beta:
+            return best
+        push = board.push
+        pop = board.pop
+        for m in board.moves():
+            if not keep >> (m & 255) & 1:
+                continue
+            push(m)
+            self.nodes += 1
+            outcome = board.outcome
+            if outcome is not None:
+                won = outcome.winner is Side.ATTACKERS
+                score = MATE - ply - 1 if won else -(MATE - ply - 1)
+            else:
+                score = -self._quiet_horizon(-beta, -alpha, ply + 1, left, threats)
+            pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
                         break
         return best
 
-    def _quiet_horizon(self, alpha: int, beta: int, ply: int, left: int) -> int:
+    def _quiet_horizon(self, alpha: int, beta: int, ply: int, left: int, threats: int = 0) -> int:
         """A quiescence node that first looks for a win in one (escape or king capture)."""
         board = self.board
         t = self.t
@@ -372,7 +458,7 @@ class _Searcher:
                     return MATE - ply - 1
         elif king_capturable(board, t):
             return MATE - ply - 1
-        return self.quiesce(alpha, beta, ply, left)
+        return self.quiesce(alpha, beta, ply, left, threats)
 
     def root(
         self, moves: list[int], depth: int, margin: int | None
@@ -391,6 +477,7 @@ class _Searcher:
         # first two were once never cut short and had to stay cheap, and running it earlier
         # measured no better on 15x15 (README, "Big boards").
         self.quiescence_plies = _QUIESCENCE_PLIES if depth > 2 else 0
+        self.threat_plies = _THREAT_PLIES if depth > 2 else 0
         stack_size = len(board.stack)
         alpha = -INFINITY
         scored: list[tuple[int, int]] = []

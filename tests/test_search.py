@@ -342,3 +342,66 @@ def test_a_win_at_once_is_preferred_to_a_longer_forced_win() -> None:
         MATE - 1,
         escape,
     )
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_king_threats_are_the_king_moves_that_open_a_line(ruleset: str) -> None:
+    """The threats tried beyond the horizon are exactly the king's moves that capture nothing
+    (captures are tried before them) after which he has an open line to an escape square."""
+    t = tables(RULESETS[ruleset])
+    checked = 0
+    for walk in _random_walks(ruleset, 40, 4):
+        for game in walk:
+            board = game.board
+            if board.turn == ATTACKER or board.king_escape_routes():
+                continue
+            searcher = _Searcher(board.copy(), None, None, t)
+            expected = set()
+            capturing = set()
+            for m in board.moves():
+                if m >> 8 != board.king:
+                    continue
+                if board.push(m):
+                    capturing.add(m)
+                elif board.king_escape_routes():
+                    expected.add(m)
+                board.pop()
+            assert set(searcher._king_threats()) - capturing == expected
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut", "hnefatafl"])
+def test_answering_a_threat_beyond_the_horizon_plays_only_the_blocks(ruleset: str) -> None:
+    """The attackers facing one open line beyond the horizon score exactly what playing every
+    one of their moves would: the moves off the line lose to the escape on the next ply."""
+    for board in _facing_a_threat(ruleset, 8, "escape"):
+        t = tables(board.rules)
+        occupied = board.att_bb | board.def_bb
+        if sum(not occupied & mask for mask in t.escape_lines[board.king]) != 1:
+            continue
+        searcher = _Searcher(board.copy(), None, None, t)
+        score = searcher._answer_threat(-INFINITY, INFINITY, 1, 0, 0)
+        full = -INFINITY
+        for m in board.moves():
+            board.push(m)
+            outcome = board.outcome
+            if outcome is not None:
+                full = max(full, MATE - 2 if outcome.winner is Side.ATTACKERS else -(MATE - 2))
+            else:
+                other = _Searcher(board, None, None, t)
+                full = max(full, -other._quiet_horizon(-INFINITY, INFINITY, 2, 0, 0))
+            board.pop()
+        assert score == full
+
+
+def test_a_fork_beyond_the_horizon_is_seen() -> None:
+    """The king on c5 with the defenders to move has no open line, but c5-a5 opens a1 and a7 at
+    once: the quiescence search finds the win with king threats, and only with them."""
+    game = Game.from_position("/3t3/7/2K4/6t/7/7/3t3/", to_move=Side.DEFENDERS)
+    assert not game.king_escape_routes()
+    t = tables(game.board.rules)
+    with_threats = _Searcher(game.board.copy(), None, None, t)
+    assert with_threats.quiesce(-INFINITY, INFINITY, 0, 4, 1) == MATE - 3
+    without = _Searcher(game.board.copy(), None, None, t)
+    assert without.quiesce(-INFINITY, INFINITY, 0, 4, 0) < MATE_BOUND
