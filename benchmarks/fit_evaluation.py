@@ -54,13 +54,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from engine import Game, Move, Side
+from benchmarks.fit_piece_values import self_play, solve
+from engine import RULESETS
 from engine.board import ATTACKER, DEFENDER, Board
 from engine.evaluation import (
     ATTACKER_VALUE,
@@ -79,7 +79,6 @@ from engine.evaluation import (
     square_class,
     tables,
 )
-from engine.search import choose_move
 
 CLASSES = SQUARE_CLASSES
 
@@ -178,37 +177,8 @@ def today_from_row(row: Sequence[int]) -> float:
 def play_game(job: tuple[str, int, int, int]) -> tuple[list[Record], float]:
     """One self-play game: its quiet positions and the defenders' result (1, 0 or ½)."""
     ruleset, seed, nodes, max_plies = job
-    rng = random.Random(seed)
-    game = Game(ruleset)
-    t = tables(game.ruleset)
-    for _ in range(rng.randint(2, 6)):
-        game.play(Move.from_code(rng.choice(sorted(game.board.moves()))))
-        if game.outcome is not None:
-            break
-    records: list[Record] = []
-    while game.outcome is None and game.ply < max_plies:
-        record = features(game.board, t)
-        if record is not None:
-            records.append(record)
-        game.play(choose_move(game, level=5, nodes=nodes, book=False).move)
-    if game.outcome is None:
-        return records, 0.5
-    return records, float(game.outcome.winner is Side.DEFENDERS)
-
-
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting."""
-    n = len(vector)
-    m = [[*row, v] for row, v in zip(matrix, vector, strict=True)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        m[col], m[pivot] = m[pivot], m[col]
-        for r in range(n):
-            if r != col and m[col][col]:
-                factor = m[r][col] / m[col][col]
-                for c in range(col, n + 1):
-                    m[r][c] -= factor * m[col][c]
-    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+    t = tables(RULESETS[ruleset])
+    return self_play(ruleset, seed, nodes, max_plies, lambda board: features(board, t))
 
 
 def fit(
@@ -261,7 +231,7 @@ def fit(
                 row = hessian[i]
                 for j in nonzero:
                     row[j] += wi * x[j]
-        step = _solve(hessian, gradient)
+        step = solve(hessian, gradient)
         # Halve the step while it makes the penalised loss worse (Newton's method alone can
         # overshoot far from the optimum).
         before = loss + penalty(beta)
@@ -276,7 +246,7 @@ def fit(
     errors = []
     for i in range(k):
         unit = [1.0 if j == i else 0.0 for j in range(k)]
-        errors.append(math.sqrt(max(0.0, _solve(hessian, unit)[i])))
+        errors.append(math.sqrt(max(0.0, solve(hessian, unit)[i])))
     return beta, errors, loss / len(rows), hessian
 
 
@@ -370,7 +340,7 @@ def report(
     def spread(weights: dict[int, float]) -> float:
         """The rough error of a sum of coefficients, in the evaluation's units."""
         vector = [weights.get(i, 0.0) for i in range(len(beta))]
-        solved = _solve(hessian, vector)
+        solved = solve(hessian, vector)
         variance = sum(v * x for v, x in zip(vector, solved, strict=True))
         return math.sqrt(max(0.0, variance)) * inflate / s
 

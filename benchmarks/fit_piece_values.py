@@ -25,7 +25,8 @@ import argparse
 import math
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from engine import Game, Move, Side
 from engine.board import ATTACKER, DEFENDER, Board
@@ -38,6 +39,7 @@ from engine.evaluation import (
 )
 from engine.search import choose_move
 
+R = TypeVar("R")
 Row = tuple[float, float, float, float]
 """1, attackers, defenders (the king not counted), rest of the evaluation / 100."""
 
@@ -57,27 +59,37 @@ def quiet_features(board: Board) -> Row | None:
     return 1.0, float(len(board.attackers)), float(len(board.defenders) - 1), rest / 100
 
 
-def play_game(ruleset: str, seed: int, nodes: int, max_plies: int) -> tuple[list[Row], float]:
-    """One self-play game: its quiet positions' features and the defenders' result (1, 0, ½)."""
+def self_play(
+    ruleset: str, seed: int, nodes: int, max_plies: int, keep: Callable[[Board], R | None]
+) -> tuple[list[R], float]:
+    """One game of level 5 against itself (``nodes`` a move, no book) after 2-6 seeded random
+    plies: what ``keep`` makes of each position it does not refuse (``None``), and the
+    defenders' result (1, 0, ½ if unfinished after ``max_plies``)."""
     rng = random.Random(seed)
     game = Game(ruleset)
     for _ in range(rng.randint(2, 6)):
         game.play(Move.from_code(rng.choice(sorted(game.board.moves()))))
         if game.outcome is not None:
             break
-    rows: list[Row] = []
+    kept: list[R] = []
     while game.outcome is None and game.ply < max_plies:
-        row = quiet_features(game.board)
-        if row is not None:
-            rows.append(row)
+        item = keep(game.board)
+        if item is not None:
+            kept.append(item)
         game.play(choose_move(game, level=5, nodes=nodes, book=False).move)
     if game.outcome is None:
-        return rows, 0.5
-    return rows, float(game.outcome.winner is Side.DEFENDERS)
+        return kept, 0.5
+    return kept, float(game.outcome.winner is Side.DEFENDERS)
 
 
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (a small, well-conditioned system)."""
+def play_game(ruleset: str, seed: int, nodes: int, max_plies: int) -> tuple[list[Row], float]:
+    """One self-play game: its quiet positions' features and the defenders' result (1, 0, ½)."""
+    return self_play(ruleset, seed, nodes, max_plies, quiet_features)
+
+
+def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (a small system; an unknown whose pivot
+    vanishes, one the data cannot tell apart from the others, is given 0)."""
     n = len(vector)
     m = [[*row, v] for row, v in zip(matrix, vector, strict=True)]
     for col in range(n):
@@ -88,7 +100,7 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
                 factor = m[r][col] / m[col][col]
                 for c in range(col, n + 1):
                     m[r][c] -= factor * m[col][c]
-    return [m[i][n] / m[i][i] for i in range(n)]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
 
 
 def fit(rows: Sequence[Row], results: Sequence[float]) -> tuple[list[float], list[float]]:
@@ -108,14 +120,14 @@ def fit(rows: Sequence[Row], results: Sequence[float]) -> tuple[list[float], lis
                 gradient[i] += (y - p) * x[i]
                 for j in range(k):
                     hessian[i][j] += w * x[i] * x[j]
-        step = _solve(hessian, gradient)
+        step = solve(hessian, gradient)
         beta = [b + s for b, s in zip(beta, step, strict=True)]
         if max(abs(s) for s in step) < 1e-9:
             break
     errors = []
     for i in range(k):
         unit = [1.0 if j == i else 0.0 for j in range(k)]
-        errors.append(math.sqrt(max(0.0, _solve(hessian, unit)[i])))
+        errors.append(math.sqrt(max(0.0, solve(hessian, unit)[i])))
     return beta, errors
 
 
