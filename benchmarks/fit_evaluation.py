@@ -11,7 +11,9 @@ The first command plays ``--games`` games of level 5 against itself (``--nodes``
 move, no opening book) from random openings of 2-6 plies, so that every game is a different
 one, in ``--workers`` processes; keeps every quiet position after the opening (one where the
 side to move can neither capture a piece nor win at once) with the game's result; saves the
-feature rows to ``--save`` and fits. The second refits saved rows without playing. The games
+feature rows to ``--save`` and fits. The second refits saved rows without playing (several
+files given to ``--load`` are joined in the order given; ``--holdout`` then tests on the last
+file's last games). The games
 are played by the engine of the checkout, so once the fitted weights are in
 ``engine/evaluation.py`` new games are the tuned engine's.
 
@@ -483,7 +485,9 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="processes playing games")
     parser.add_argument("--ridge", type=float, default=2.0, help="L2 penalty on table entries")
     parser.add_argument("--save", type=Path, default=None, help="write the rows here (JSON)")
-    parser.add_argument("--load", type=Path, default=None, help="fit saved rows, play none")
+    parser.add_argument(
+        "--load", type=Path, nargs="+", default=None, help="fit saved rows (joined), play none"
+    )
     parser.add_argument(
         "--holdout",
         type=float,
@@ -505,13 +509,16 @@ def main(argv: Iterable[str] | None = None) -> None:
     records: list[Record] = []
     results: list[float] = []
     if args.load is not None:
-        data = json.loads(args.load.read_text())
-        games = int(data["games"])
-        for row, e, y in data["rows"]:
-            records.append((list(row), int(e)))
-            results.append(float(y))
-        wins = float(data["defenders_won"])
-        print(f"loaded {games} games ({data['nodes']} nodes a move) from {args.load}")
+        games = 0
+        wins = 0.0
+        for path in args.load:
+            data = json.loads(path.read_text())
+            games += int(data["games"])
+            for row, e, y in data["rows"]:
+                records.append((list(row), int(e)))
+                results.append(float(y))
+            wins += float(data["defenders_won"])
+            print(f"loaded {data['games']} games ({data['nodes']} nodes a move) from {path}")
     else:
         games = args.games
         jobs = [
