@@ -9,7 +9,8 @@ distance from the nearest escape square, and whether the side to move can captur
 The weights were set by games between versions of the engine (``benchmarks/ai_strength.py``
 and an A/B match at a fixed node count); the README's section on the computer opponent gives
 the figures. On brandubh, piece-square tables and a tempo fitted to the results of self-play
-games (``benchmarks/fit_evaluation.py``, :data:`TUNED`) are added to these terms.
+games (``benchmarks/fit_evaluation.py``, :data:`TUNED`) are added to these terms, and a weight
+for each edge left without an attacker (a road for the king to two corners), set by A/B matches.
 
 Everything that can be computed once per ruleset lives in :class:`Tables`; the per-position work
 is a handful of list look-ups and big-int masks, because it runs at every leaf of the search.
@@ -42,6 +43,10 @@ GUARD_NEXT_TO_CORNER = -60
 GUARD_DIAGONAL = 22
 THREAT = 60
 """The side to move can capture a piece with its next move."""
+EMPTY_EDGE = 40
+"""Each edge with no attacker between its corners (fitted evaluation only): the king who
+reaches it runs along it to either corner, so one attacker on every edge matters more than
+where the tables would put him."""
 
 
 class Tuned:
@@ -54,6 +59,7 @@ class Tuned:
     __slots__ = (
         "attacker",
         "defender",
+        "empty_edge",
         "king",
         "king_mobility",
         "king_pressure",
@@ -73,6 +79,7 @@ class Tuned:
         attacker: tuple[int, ...],
         defender: tuple[int, ...],
         king: tuple[int, ...],
+        empty_edge: int = 0,
     ) -> None:
         self.open_line = open_line
         self.two_move_route = two_move_route
@@ -82,6 +89,9 @@ class Tuned:
         self.attacker = attacker
         self.defender = defender
         self.king = king
+        self.empty_edge = empty_edge
+        """Each edge of the board with no attacker on it (set by A/B matches, not fitted: no
+        piece-square table can say that an edge is empty)."""
 
 
 SQUARE_CLASSES = ((0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3))
@@ -109,6 +119,7 @@ TUNED: dict[str, Tuned] = {
         attacker=(0, -163, -163, -172, -175, -176, -165, -225, -207, 0),
         defender=(0, 36, 175, 144, 103, 120, 79, 123, 94, 0),
         king=(0, 218, 133, -52, -69, -100, -145, -108, -38, -20),
+        empty_edge=EMPTY_EDGE,
     ),
 }
 """The fitted evaluations, by ruleset name; every other ruleset uses the hand-set terms."""
@@ -123,6 +134,7 @@ class Tables:
         "around",
         "attacker_square",
         "corner_distance",
+        "edges",
         "escape_lines",
         "guard_masks",
         "landing",
@@ -199,6 +211,18 @@ class Tables:
         self.landing = geo.unrestricted_mask
         self.anvil_for_attacker = sum(1 << sq for sq in geo.squares if geo.hostile_to_defender[sq])
         self.anvil_for_defender = sum(1 << sq for sq in geo.squares if geo.hostile_to_attacker[sq])
+        # The edges between the escape squares, as masks (none on the boards whose every edge
+        # square is an escape square).
+        last = geo.size - 1
+        sides: list[list[Square]] = [[], [], [], []]
+        for sq in geo.squares:
+            if geo.escape[sq]:
+                continue
+            f, r = sq & 15, sq >> 4
+            for i, on_edge in enumerate((f == 0, f == last, r == 0, r == last)):
+                if on_edge:
+                    sides[i].append(sq)
+        self.edges = tuple(sum(1 << sq for sq in side) for side in sides if side)
         # A fitted evaluation: per-square values of an attacker, a defender and the king
         # (the king's less a defender's, since the king is among the defenders).
         self.tuned = TUNED.get(rules.name)
@@ -288,6 +312,11 @@ def _evaluate_tuned(board: Board, t: Tables, w: Tuned) -> int:
                     routes += 1
                     break
     score += w.king_mobility * mobility + w.two_move_route * routes + w.king_pressure * pressure
+    if w.empty_edge:
+        att_bb = board.att_bb
+        for mask in t.edges:
+            if not att_bb & mask:
+                score += w.empty_edge
     if board.turn == DEFENDER:
         return score + w.tempo + (THREAT if can_capture(board, t, DEFENDER) else 0)
     return -score + w.tempo + (THREAT if can_capture(board, t, ATTACKER) else 0)

@@ -128,3 +128,37 @@ def test_the_fitted_evaluation_with_the_hand_set_weights_is_the_hand_set_evaluat
 def test_only_brandubh_has_a_fitted_evaluation(ruleset: str) -> None:
     """Every other ruleset keeps the hand-set evaluation."""
     assert tables(RULESETS[ruleset]).tuned is None
+
+
+def test_each_edge_without_an_attacker_counts_for_the_defenders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On brandubh the fitted evaluation adds ``empty_edge`` for each edge with no attacker
+    between its corners (counted here square by square), in the defenders' favour; the boards
+    whose every edge square is an escape square have no such edges."""
+    rules = RULESETS["brandubh"]
+    weighted = Tables(rules)
+    assert weighted.tuned is not None
+    assert weighted.tuned.empty_edge == evaluation.EMPTY_EDGE > 0
+    without = Tuned(
+        **{name: getattr(weighted.tuned, name) for name in Tuned.__slots__ if name != "empty_edge"}
+    )
+    monkeypatch.setitem(evaluation.TUNED, "brandubh", without)
+    plain = Tables(rules)
+    rng = random.Random(9)
+    seen = set()
+    for _ in range(40):
+        board = Game(ruleset="brandubh").board
+        while board.outcome is None and len(board.stack) < 80:
+            files = {sq & 15 for sq in board.attackers}
+            ranks = {sq >> 4 for sq in board.attackers}
+            empty = sum(side not in files for side in (0, 6)) + sum(
+                side not in ranks for side in (0, 6)
+            )
+            seen.add(empty)
+            difference = evaluation.evaluate(board, weighted) - evaluation.evaluate(board, plain)
+            defenders_view = difference if board.turn == DEFENDER else -difference
+            assert defenders_view == evaluation.EMPTY_EDGE * empty
+            board.push(rng.choice(board.moves()))
+    assert {0, 1, 2} <= seen
+    assert all(not tables(r).edges for n, r in RULESETS.items() if n in ("tablut", "ard-ri"))
