@@ -109,7 +109,8 @@ def square_class(sq: Square, size: int) -> int:
 TUNED: dict[str, Tuned] = {
     # python -m benchmarks.fit_evaluation --on-today: piece-square tables and a tempo fitted on
     # top of the hand-set evaluation, whose terms keep their weights (3,000 self-play games at
-    # 3,000 nodes a move, 40,305 quiet positions, ridge 2 on the tables).
+    # 3,000 nodes a move, 40,305 quiet positions, ridge 2 on the tables); the empty edges
+    # added afterwards, by A/B matches (README, "A fifth round").
     "brandubh": Tuned(
         open_line=OPEN_LINE,
         two_move_route=TWO_MOVE_ROUTE,
