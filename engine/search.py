@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.board import ATTACKER, DEFENDER, Board
@@ -371,22 +371,44 @@ class _Searcher:
                     if alpha >= beta:
                         return best
         if threats > 0 and turn == DEFENDER:
-            for m in self._king_threats():
-                push(m)
-                self.nodes += 1
-                outcome = board.outcome
-                if outcome is not None:
-                    won = outcome.winner is Side.DEFENDERS
-                    score = MATE - ply - 1 if won else -(MATE - ply - 1)
-                else:
-                    score = -self._answer_threat(-beta, -alpha, ply + 1, left, threats - 1)
-                pop()
-                if score > best:
-                    best = score
-                    if score > alpha:
-                        alpha = score
-                        if alpha >= beta:
-                            break
+            best = self._forcing(
+                self._king_threats(), best, alpha, beta, ply, self._answer_threat, left, threats - 1
+            )
+        return best
+
+    def _forcing(
+        self,
+        moves: list[int],
+        best: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        reply: Callable[[int, int, int, int, int], int],
+        left: int,
+        threats: int,
+    ) -> int:
+        """Beyond the horizon, the best of ``best`` and the scores of ``moves`` (the king's
+        threats, or the attackers' blocks), each answered by ``reply``."""
+        board = self.board
+        attackers_move = board.turn == ATTACKER
+        push = board.push
+        pop = board.pop
+        for m in moves:
+            push(m)
+            self.nodes += 1
+            outcome = board.outcome
+            if outcome is not None:
+                won = (outcome.winner is Side.ATTACKERS) == attackers_move
+                score = MATE - ply - 1 if won else -(MATE - ply - 1)
+            else:
+                score = -reply(-beta, -alpha, ply + 1, left, threats)
+            pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
         return best
 
     def _king_threats(self) -> list[int]:
@@ -425,27 +447,8 @@ class _Searcher:
         best = -(MATE - ply - 2)
         if best >= beta:
             return best
-        push = board.push
-        pop = board.pop
-        for m in board.moves():
-            if not keep >> (m & 255) & 1:
-                continue
-            push(m)
-            self.nodes += 1
-            outcome = board.outcome
-            if outcome is not None:
-                won = outcome.winner is Side.ATTACKERS
-                score = MATE - ply - 1 if won else -(MATE - ply - 1)
-            else:
-                score = -self._quiet_horizon(-beta, -alpha, ply + 1, left, threats)
-            pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        return best
+        blocks = [m for m in board.moves() if keep >> (m & 255) & 1]
+        return self._forcing(blocks, best, alpha, beta, ply, self._quiet_horizon, left, threats)
 
     def _quiet_horizon(self, alpha: int, beta: int, ply: int, left: int, threats: int = 0) -> int:
         """A quiescence node that first looks for a win in one (escape or king capture)."""
