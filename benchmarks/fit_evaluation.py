@@ -48,7 +48,13 @@ attackers need not block at once); the open line then keeps today's weight. ``--
 the last 20 % too, a check that the tables do not just fit noise. ``--on-today`` fits instead
 a side to move term and the tables on top of today's whole evaluation times ``s`` (a fixed
 offset): the tables and the tempo to add to today's evaluation, whose weights are kept.
-Deterministic for a given command.
+``--label-depth D`` also scores every kept position by a full search ``D`` plies deep (saved
+with the rows); ``--mix w`` then fits on labels from those scores instead of the results alone:
+``(1 - w) * sigmoid(c + k * score) + w * result``, where ``c`` and ``k`` are fitted on the game
+results (the chance of a defenders' win the deeper search's score gives), so that a position
+is judged by what a deeper search sees in it rather than by how one game from it ended (in
+games between equals the defenders win nine in ten, and the results say little about the
+attackers' play). Deterministic for a given command.
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ from engine.evaluation import (
     square_class,
     tables,
 )
+from engine.search import _Searcher
 
 CLASSES = SQUARE_CLASSES
 
@@ -176,11 +183,52 @@ def today_from_row(row: Sequence[int]) -> float:
     return sum(TODAY[name] * row[i] for i, name in enumerate(TERMS))
 
 
-def play_game(job: tuple[str, int, int, int]) -> tuple[list[Record], float]:
-    """One self-play game: its quiet positions and the defenders' result (1, 0 or ½)."""
-    ruleset, seed, nodes, max_plies = job
+def search_score(board: Board, t: Tables, depth: int) -> int:
+    """The score of ``board`` from the defenders' view by a full search ``depth`` plies deep
+    (level 5's iterations, no time or node limit), forced results kept within +-``_SURE``."""
+    searcher = _Searcher(board.copy(), None, None, t)
+    order = sorted(board.moves())
+    score = 0
+    for d in range(1, depth + 1):
+        scored, _ = searcher.root(order, d, None)
+        order = [m for _, m in scored]
+        score = scored[0][0]
+    score = max(-_SURE, min(_SURE, score))
+    return score if board.turn == DEFENDER else -score
+
+
+_SURE = 3000
+"""A search score beyond which a position counts as decided (far out on the logistic curve)."""
+
+
+def play_game(job: tuple[str, int, int, int, int]) -> tuple[list[Record], list[int], float]:
+    """One self-play game: its quiet positions, their search scores (``job``'s last item is
+    the depth, none if 0) and the defenders' result (1, 0 or ½)."""
+    ruleset, seed, nodes, max_plies, depth = job
     t = tables(RULESETS[ruleset])
-    return self_play(ruleset, seed, nodes, max_plies, lambda board: features(board, t))
+
+    def keep(board: Board) -> tuple[Record, int] | None:
+        record = features(board, t)
+        if record is None:
+            return None
+        return record, search_score(board, t, depth) if depth else 0
+
+    kept, result = self_play(ruleset, seed, nodes, max_plies, keep)
+    return [record for record, _ in kept], [score for _, score in kept], result
+
+
+def search_labels(
+    scores: Sequence[int], results: Sequence[float], mix: float
+) -> tuple[list[float], float, float]:
+    """Each position's label when the deeper search speaks too: the chance of a defenders' win
+    its score gives (``sigmoid(c + s * score)``, ``c`` and ``s`` fitted on the game results),
+    weighted ``1 - mix`` against the game's result weighted ``mix``; and ``c``, ``s``."""
+    (c, s), _, _, _ = fit([[1.0, float(v)] for v in scores], results, [0.0, 0.0])
+    labels = [
+        mix * y + (1 - mix) / (1 + math.exp(-(c + s * v)))
+        for v, y in zip(scores, results, strict=True)
+    ]
+    return labels, c, s
 
 
 def fit(
@@ -500,6 +548,18 @@ def main(argv: Iterable[str] | None = None) -> None:
         help="fit only tables and a tempo added to today's evaluation, its weights kept",
     )
     parser.add_argument(
+        "--label-depth",
+        type=int,
+        default=0,
+        help="also score every kept position by a full search this deep (saved with the rows)",
+    )
+    parser.add_argument(
+        "--mix",
+        type=float,
+        default=None,
+        help="fit on labels from the search scores, with this weight (0-1) on the game result",
+    )
+    parser.add_argument(
         "--without-open-lines",
         action="store_true",
         help="fit only positions where the king has no open line (nothing to block at once)",
@@ -508,27 +568,30 @@ def main(argv: Iterable[str] | None = None) -> None:
     began = time.perf_counter()
     records: list[Record] = []
     results: list[float] = []
+    scores: list[int] = []
     if args.load is not None:
         games = 0
         wins = 0.0
         for path in args.load:
             data = json.loads(path.read_text())
             games += int(data["games"])
-            for row, e, y in data["rows"]:
+            for row, e, y, *deep in data["rows"]:
                 records.append((list(row), int(e)))
                 results.append(float(y))
+                scores.append(int(deep[0]) if deep else 0)
             wins += float(data["defenders_won"])
             print(f"loaded {data['games']} games ({data['nodes']} nodes a move) from {path}")
     else:
         games = args.games
         jobs = [
-            (args.ruleset, args.seed * 100_003 + i, args.nodes, args.max_plies)
+            (args.ruleset, args.seed * 100_003 + i, args.nodes, args.max_plies, args.label_depth)
             for i in range(games)
         ]
         wins = 0.0
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            for index, (game_records, result) in enumerate(pool.map(play_game, jobs)):
+            for index, (game_records, game_scores, result) in enumerate(pool.map(play_game, jobs)):
                 records += game_records
+                scores += game_scores
                 results += [result] * len(game_records)
                 wins += result
                 if (index + 1) % 50 == 0:
@@ -544,7 +607,11 @@ def main(argv: Iterable[str] | None = None) -> None:
                         "games": games,
                         "nodes": args.nodes,
                         "defenders_won": wins,
-                        "rows": [[row, e, y] for (row, e), y in zip(records, results, strict=True)],
+                        "label_depth": args.label_depth,
+                        "rows": [
+                            [row, e, y, v]
+                            for (row, e), y, v in zip(records, results, scores, strict=True)
+                        ],
                     }
                 )
             )
@@ -552,6 +619,12 @@ def main(argv: Iterable[str] | None = None) -> None:
         f"{args.ruleset}: {games} games (defenders won {wins:g}, {wins / games:.1%}), "
         f"{len(records)} quiet positions, {time.perf_counter() - began:.0f} s"
     )
+    if args.mix is not None:
+        results, c, s = search_labels(scores, results, args.mix)
+        print(
+            f"labels: {1 - args.mix:g} x sigmoid({c:.3f} + {s:.5f} * search score) "
+            f"+ {args.mix:g} x result"
+        )
     if args.without_open_lines:
         column = TERMS.index("open lines")
         kept_rows = [k for k, (row, _) in enumerate(records) if not row[column]]
