@@ -158,18 +158,6 @@ class MoveReview:
         """The share of a win this move gave away (never negative)."""
         return max(0.0, self.chance_before - self.chance_after)
 
-    def describe(self) -> str:
-        """``move 14, d4-d6: blunder (−35 %; allowed a loss in 2); better c4-c2``."""
-        notes = [f"−{round(self.lost * 100)} %"]
-        if self.missed_win_in is not None:
-            notes.append(f"missed a win in {self.missed_win_in}")
-        if self.allowed_loss_in is not None:
-            notes.append(f"allowed a loss in {self.allowed_loss_in}")
-        text = f"move {self.number}, {self.move}: {self.judgement.label} ({'; '.join(notes)})"
-        if self.better is not None:
-            text += f"; better {self.better}"
-        return text
-
 
 @dataclass(frozen=True)
 class GameReview:
