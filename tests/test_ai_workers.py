@@ -21,6 +21,7 @@ from bot.ai_pool import PoolClosed
 from bot.ai_queue import QueuedComputer
 from bot.config import Settings
 from engine import Game
+from engine.book import book_move
 from engine.search import LEVELS
 from tests.bot_harness import Harness
 from tests.bot_processes import clean_env
@@ -104,7 +105,8 @@ async def test_a_killed_workers_job_completes_on_another(
     """The only worker is SIGKILLed mid-search; the job completes on a worker started later."""
     first = workers.start()
     computer.time_per_move = timedelta(seconds=4)
-    game = opening(2, 1)
+    game = opening(4, 1)
+    assert book_move(game.board) is None  # a search to kill, not a book move
     asking = asyncio.ensure_future(computer.choose_move(game, 5, seed=3))
     deadline = time.monotonic() + 30
     while await picked(database) == 0:

@@ -41,8 +41,9 @@ def test_a_move_is_legal_at_every_level() -> None:
 def test_node_limited_search_is_deterministic() -> None:
     """The same node limit and seed give the same move and the same node count twice."""
     game = Game.from_moves(["d2-c2"])
-    first = choose_move(game, level=5, nodes=20_000, seed=1)
-    second = choose_move(game, level=5, nodes=20_000, seed=1)
+    first = choose_move(game, level=5, nodes=20_000, seed=1, book=False)
+    second = choose_move(game, level=5, nodes=20_000, seed=1, book=False)
+    assert first.nodes > 0
     assert (first.move, first.nodes, first.score) == (second.move, second.nodes, second.score)
 
 
@@ -50,7 +51,7 @@ def test_the_game_is_left_untouched() -> None:
     """Searching does not change the position or history of the game it was given."""
     game = Game.from_moves(["d2-c2", "d3-d2"])
     before = (game.position(), game.ply, game.board.hash)
-    choose_move(game, level=5, nodes=5000)
+    assert choose_move(game, level=5, nodes=5000, book=False).nodes > 0
     assert (game.position(), game.ply, game.board.hash) == before
 
 
@@ -123,7 +124,7 @@ def test_level_one_blocks_an_immediate_escape() -> None:
 def test_node_budget_is_spent_but_not_exceeded() -> None:
     """Full strength given 30,000 positions searches most of them and never many more."""
     game = Game.from_moves(["d2-c2", "d3-d2"])
-    result = choose_move(game, level=5, nodes=30_000)
+    result = choose_move(game, level=5, nodes=30_000, book=False)
     assert 30_000 * 0.5 <= result.nodes <= 30_000 + 128
 
 
