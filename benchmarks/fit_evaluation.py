@@ -620,6 +620,8 @@ def main(argv: Iterable[str] | None = None) -> None:
         f"{len(records)} quiet positions, {time.perf_counter() - began:.0f} s"
     )
     if args.mix is not None:
+        if not any(scores):
+            parser.error("--mix needs positions scored by a deeper search (--label-depth)")
         results, c, s = search_labels(scores, results, args.mix)
         print(
             f"labels: {1 - args.mix:g} x sigmoid({c:.3f} + {s:.5f} * search score) "

@@ -30,6 +30,10 @@ def test_saved_games_from_several_files_are_fitted_together(
     assert "brandubh: 12 games" in out
     assert f"{rows} quiet positions" in out
     assert "as engine/evaluation.py's Tuned" in out
+    # Rows never scored by a deeper search cannot be fitted on search labels.
+    with pytest.raises(SystemExit):
+        main(["--load", str(first), "--mix", "0"])
+    assert "--mix needs positions scored by a deeper search" in capsys.readouterr().err
 
 
 def test_a_search_score_is_the_defenders_view_of_a_full_search() -> None:
