@@ -49,6 +49,10 @@ reaches it runs along it to either corner, so one attacker on every edge matters
 where the tables would put him."""
 
 
+_UNBOUNDED = 1 << 30
+"""Beyond every score: :func:`evaluate`'s window when none is given."""
+
+
 class Tuned:
     """Weights fitted to the results of self-play games for one ruleset ("Texel tuning",
     ``benchmarks/fit_evaluation.py``): they replace the hand-set terms above, except the capture
@@ -246,14 +250,19 @@ def tables(rules: Ruleset) -> Tables:
     return Tables(rules)
 
 
-def evaluate(board: Board, t: Tables) -> int:
-    """The static score of ``board`` for the side to move (positive is good for it)."""
+def evaluate(board: Board, t: Tables, alpha: int = -_UNBOUNDED, beta: int = _UNBOUNDED) -> int:
+    """The static score of ``board`` for the side to move (positive is good for it).
+
+    Given a window, the capture threat is only looked for when it could move the score across
+    it: below ``alpha`` the score without it is returned plus :data:`THREAT` (no more than the
+    score), at ``beta`` or above without it (no less than the score) — the bounds a search
+    needs there. In a search that skips nine threat checks in ten."""
     cells = board.cells
     king = board.king
     if king < 0:  # only reached through a finished game; the search scores those itself
         return -10_000 if board.turn == DEFENDER else 10_000
     if t.tuned is not None:
-        return _evaluate_tuned(board, t, t.tuned)
+        return _evaluate_tuned(board, t, t.tuned, alpha, beta)
     occupied = board.att_bb | board.def_bb
     escape_lines = t.escape_lines
     score = DEFENDER_VALUE * (len(board.defenders) - 1) - ATTACKER_VALUE * len(board.attackers)
@@ -278,12 +287,23 @@ def evaluate(board: Board, t: Tables) -> int:
     att_bb = board.att_bb
     for weight, mask in t.guard_masks:
         score -= weight * (att_bb & mask).bit_count()
-    if board.turn == DEFENDER:
-        return score + (THREAT if can_capture(board, t, DEFENDER) else 0)
-    return -score + (THREAT if can_capture(board, t, ATTACKER) else 0)
+    return _with_threat(board, t, score, alpha, beta)
 
 
-def _evaluate_tuned(board: Board, t: Tables, w: Tuned) -> int:
+def _with_threat(board: Board, t: Tables, score: int, alpha: int, beta: int) -> int:
+    """``score`` (the defenders' view) for the side to move, with :data:`THREAT` if it can
+    capture — looked for only when that could move the score across ``alpha`` or ``beta``."""
+    mover = board.turn
+    if mover != DEFENDER:
+        score = -score
+    if score >= beta:
+        return score
+    if score + THREAT <= alpha:
+        return score + THREAT
+    return score + THREAT if can_capture(board, t, mover) else score
+
+
+def _evaluate_tuned(board: Board, t: Tables, w: Tuned, alpha: int, beta: int) -> int:
     """:func:`evaluate` with the fitted weights ``w`` of the ruleset."""
     cells = board.cells
     king = board.king
@@ -318,9 +338,10 @@ def _evaluate_tuned(board: Board, t: Tables, w: Tuned) -> int:
         for mask in t.edges:
             if not att_bb & mask:
                 score += w.empty_edge
-    if board.turn == DEFENDER:
-        return score + w.tempo + (THREAT if can_capture(board, t, DEFENDER) else 0)
-    return -score + w.tempo + (THREAT if can_capture(board, t, ATTACKER) else 0)
+    # The tempo is the side to move's: added to the defenders' view, or taken from it.
+    return _with_threat(
+        board, t, score + w.tempo if board.turn == DEFENDER else score - w.tempo, alpha, beta
+    )
 
 
 _FEW_TARGETS = 8

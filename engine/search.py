@@ -342,7 +342,7 @@ class _Searcher:
         t = self.t
         if self.nodes >= self.next_check:
             self._check_budget()
-        stand = evaluate(board, t)
+        stand = evaluate(board, t, alpha, beta)
         if stand >= beta or left <= 0:
             return stand
         if stand > alpha:

@@ -162,3 +162,30 @@ def test_each_edge_without_an_attacker_counts_for_the_defenders(
             board.push(rng.choice(board.moves()))
     assert {0, 1, 2} <= seen
     assert all(not tables(r).edges for n, r in RULESETS.items() if n in ("tablut", "ard-ri"))
+
+
+@pytest.mark.parametrize("ruleset", ["brandubh", "tablut"])
+def test_a_window_gives_true_bounds_of_the_score(ruleset: str) -> None:
+    """With a window the evaluation may skip the capture threat, but what it returns is the
+    score inside the window, no more than it at or below ``alpha``, no less at or above
+    ``beta`` — on the fitted (brandubh) and the hand-set (tablut) evaluation."""
+    t = tables(RULESETS[ruleset])
+    rng = random.Random(5)
+    outside = 0
+    for _ in range(10):
+        board = Game(ruleset=ruleset).board
+        while board.outcome is None and len(board.stack) < 60:
+            score = evaluation.evaluate(board, t)
+            for _ in range(4):
+                alpha = score + rng.randint(-90, 60)
+                beta = alpha + rng.choice((1, 1, 30, 200))
+                bound = evaluation.evaluate(board, t, alpha, beta)
+                if bound <= alpha:
+                    assert score <= bound
+                elif bound >= beta:
+                    assert score >= bound
+                else:
+                    assert bound == score
+                outside += not alpha < bound < beta
+            board.push(rng.choice(board.moves()))
+    assert outside > 100
