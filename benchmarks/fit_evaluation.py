@@ -569,11 +569,15 @@ def main(argv: Iterable[str] | None = None) -> None:
     records: list[Record] = []
     results: list[float] = []
     scores: list[int] = []
+    unscored: list[str] = []
+    """The files whose positions no deeper search scored (their scores are all 0)."""
     if args.load is not None:
         games = 0
         wins = 0.0
         for path in args.load:
             data = json.loads(path.read_text())
+            if not data.get("label_depth"):
+                unscored.append(str(path))
             games += int(data["games"])
             for row, e, y, *deep in data["rows"]:
                 records.append((list(row), int(e)))
@@ -583,6 +587,8 @@ def main(argv: Iterable[str] | None = None) -> None:
             print(f"loaded {data['games']} games ({data['nodes']} nodes a move) from {path}")
     else:
         games = args.games
+        if args.mix is not None and not args.label_depth:
+            parser.error("--mix needs positions scored by a deeper search (--label-depth).")
         jobs = [
             (args.ruleset, args.seed * 100_003 + i, args.nodes, args.max_plies, args.label_depth)
             for i in range(games)
@@ -620,8 +626,11 @@ def main(argv: Iterable[str] | None = None) -> None:
         f"{len(records)} quiet positions, {time.perf_counter() - began:.0f} s"
     )
     if args.mix is not None:
-        if not any(scores):
-            parser.error("--mix needs positions scored by a deeper search (--label-depth)")
+        if unscored:
+            parser.error(
+                f"--mix needs positions scored by a deeper search (--label-depth), "
+                f"and {', '.join(unscored)} has none."
+            )
         results, c, s = search_labels(scores, results, args.mix)
         print(
             f"labels: {1 - args.mix:g} x sigmoid({c:.3f} + {s:.5f} * search score) "

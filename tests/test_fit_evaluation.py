@@ -30,9 +30,21 @@ def test_saved_games_from_several_files_are_fitted_together(
     assert "brandubh: 12 games" in out
     assert f"{rows} quiet positions" in out
     assert "as engine/evaluation.py's Tuned" in out
-    # Rows never scored by a deeper search cannot be fitted on search labels.
+    # Rows never scored by a deeper search cannot be fitted on search labels, even beside
+    # rows that were.
+    labelled = tmp_path / "labelled.json"
+    main([*"--games 2 --nodes 300 --seed 3 --label-depth 1 --save".split(), str(labelled)])
+    capsys.readouterr()
+    main(["--load", str(labelled), "--mix", "0"])
+    assert "labels: 1 x sigmoid(" in capsys.readouterr().out
+    for loaded in ([first], [labelled, first]):
+        with pytest.raises(SystemExit):
+            main(["--load", *map(str, loaded), "--mix", "0"])
+        err = capsys.readouterr().err
+        assert "--mix needs positions scored by a deeper search" in err
+        assert f"and {first} has none." in err
     with pytest.raises(SystemExit):
-        main(["--load", str(first), "--mix", "0"])
+        main(["--games", "2", "--nodes", "300", "--mix", "0"])
     assert "--mix needs positions scored by a deeper search" in capsys.readouterr().err
 
 
