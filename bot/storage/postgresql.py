@@ -17,7 +17,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
@@ -286,12 +286,11 @@ class PostgresDatabase(Database):
         ):
             yield PostgresConnection(conn)
 
-    @asynccontextmanager
-    async def single_read(self) -> AsyncIterator[PostgresConnection]:
+    def single_read(self) -> AbstractAsyncContextManager[PostgresConnection]:
         """A connection for exactly one read statement: PostgreSQL runs a statement outside a
-        transaction on one snapshot of its own, so no BEGIN … COMMIT is needed around it."""
-        async with self._connection() as conn:
-            yield PostgresConnection(conn)
+        transaction on one snapshot of its own, so no BEGIN … COMMIT is needed around it —
+        the bare connection of :meth:`single_statement`."""
+        return self.single_statement()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresConnection]:
