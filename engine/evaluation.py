@@ -253,10 +253,11 @@ def tables(rules: Ruleset) -> Tables:
 def evaluate(board: Board, t: Tables, alpha: int = -_UNBOUNDED, beta: int = _UNBOUNDED) -> int:
     """The static score of ``board`` for the side to move (positive is good for it).
 
-    Given a window, the capture threat is only looked for when it could move the score across
-    it: below ``alpha`` the score without it is returned plus :data:`THREAT` (no more than the
-    score), at ``beta`` or above without it (no less than the score) — the bounds a search
-    needs there. In a search that skips nine threat checks in ten."""
+    Given a window, the capture threat is looked for only when it could carry the score across
+    it: when even with :data:`THREAT` the score is at most ``alpha``, the score plus THREAT is
+    returned (an upper bound, never below the true score); when without it the score is at
+    least ``beta``, the score without it (a lower bound, never above) — all a search needs
+    there. The quiescence search skips nine threat checks in ten so."""
     cells = board.cells
     king = board.king
     if king < 0:  # only reached through a finished game; the search scores those itself

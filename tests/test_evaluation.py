@@ -167,8 +167,8 @@ def test_each_edge_without_an_attacker_counts_for_the_defenders(
 @pytest.mark.parametrize("ruleset", ["brandubh", "tablut"])
 def test_a_window_gives_true_bounds_of_the_score(ruleset: str) -> None:
     """With a window the evaluation may skip the capture threat, but what it returns is the
-    score inside the window, no more than it at or below ``alpha``, no less at or above
-    ``beta`` — on the fitted (brandubh) and the hand-set (tablut) evaluation."""
+    score inside the window, an upper bound of it at or below ``alpha`` and a lower bound at or
+    above ``beta`` — on the fitted (brandubh) and the hand-set (tablut) evaluation."""
     t = tables(RULESETS[ruleset])
     rng = random.Random(5)
     outside = 0
