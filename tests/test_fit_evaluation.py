@@ -33,7 +33,8 @@ def test_saved_games_from_several_files_are_fitted_together(
     # Rows never scored by a deeper search cannot be fitted on search labels, even beside
     # rows that were.
     labelled = tmp_path / "labelled.json"
-    main([*"--games 2 --nodes 300 --seed 3 --label-depth 1 --save".split(), str(labelled)])
+    labelled_run = ["--games", "2", "--nodes", "300", "--seed", "3", "--label-depth", "1"]
+    main([*labelled_run, "--save", str(labelled)])
     capsys.readouterr()
     main(["--load", str(labelled), "--mix", "0"])
     assert "labels: 1 x sigmoid(" in capsys.readouterr().out
