@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from benchmarks.ai_budget import positions
 from benchmarks.ai_speed import BRANDUBH_LINES
 from engine import Game
-from engine.evaluation import tables
+from engine.board import Board
+from engine.evaluation import Tables, tables
 from engine.search import _Searcher
 
 
@@ -35,17 +36,25 @@ def games(ruleset: str, count: int) -> list[Game]:
     return found + positions(ruleset, count)
 
 
+def iterations(board: Board, t: Tables, depth: int) -> Iterator[tuple[list[tuple[int, int]], int]]:
+    """Level 5's iterations 1 to ``depth`` on a copy of ``board``, one search as in a real move
+    (no time or node limit, no book): after each, its ``(score, move)`` pairs, best first, and
+    the positions searched so far."""
+    searcher = _Searcher(board.copy(), None, None, t)
+    order = sorted(board.moves())
+    for d in range(1, depth + 1):
+        scored, _ = searcher.root(order, d, None)
+        yield scored, searcher.nodes
+        order = [m for _, m in scored]
+
+
 def measure(game: Game, depth: int) -> list[tuple[int, float]]:
     """Positions searched and CPU seconds of each iteration from 1 to ``depth``."""
-    board = game.board.copy()
-    order = sorted(board.moves())
-    searcher = _Searcher(board, None, None, tables(board.rules))
     costs = []
-    for d in range(1, depth + 1):
-        nodes, began = searcher.nodes, time.process_time()
-        scored, _ = searcher.root(order, d, None)
-        costs.append((searcher.nodes - nodes, time.process_time() - began))
-        order = [m for _, m in scored]
+    nodes, began = 0, time.process_time()
+    for _, searched in iterations(game.board, tables(game.board.rules), depth):
+        costs.append((searched - nodes, time.process_time() - began))
+        nodes, began = searched, time.process_time()
     return costs
 
 

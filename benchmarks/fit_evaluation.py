@@ -67,6 +67,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from benchmarks.ai_depth import iterations
 from benchmarks.fit_piece_values import self_play, solve
 from engine import RULESETS
 from engine.board import ATTACKER, DEFENDER, Board
@@ -87,7 +88,6 @@ from engine.evaluation import (
     square_class,
     tables,
 )
-from engine.search import _Searcher
 
 CLASSES = SQUARE_CLASSES
 
@@ -186,12 +186,8 @@ def today_from_row(row: Sequence[int]) -> float:
 def search_score(board: Board, t: Tables, depth: int) -> int:
     """The score of ``board`` from the defenders' view by a full search ``depth`` plies deep
     (level 5's iterations, no time or node limit), forced results kept within +-``_SURE``."""
-    searcher = _Searcher(board.copy(), None, None, t)
-    order = sorted(board.moves())
     score = 0
-    for d in range(1, depth + 1):
-        scored, _ = searcher.root(order, d, None)
-        order = [m for _, m in scored]
+    for scored, _ in iterations(board, t, depth):
         score = scored[0][0]
     score = max(-_SURE, min(_SURE, score))
     return score if board.turn == DEFENDER else -score
