@@ -23,7 +23,8 @@ its time (compare the nodes/s printed for each version). ``--time-a`` gives A ot
 move than ``--time``: what a faster A would score, before anyone makes it faster. Level 5
 leaves nothing to chance, so two versions from the same opening play the same game every time
 (and a version against itself plays the same game twice in a pair); a match of the weaker
-levels differs by its seeds.
+levels differs by its seeds. ``--save-games FILE`` writes every game (who attacked, the
+opening's length, the moves, the result) as JSON lines, to replay or study the games lost.
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ class Tally:
     used: dict[str, list[float]] = field(default_factory=lambda: {"A": [], "B": []})
     nodes: dict[str, list[int]] = field(default_factory=lambda: {"A": [], "B": []})
     depth: dict[str, list[int]] = field(default_factory=lambda: {"A": [], "B": []})
+    games: list[dict[str, object]] = field(default_factory=list)
+    """Every game played: who attacked, the opening's length, the moves and the result."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -149,6 +152,19 @@ def play(
             tally.used[name].append(float(str(answer["elapsed"])))
             tally.nodes[name].append(int(str(answer["nodes"])))
             tally.depth[name].append(int(str(answer["depth"])))
+    won = game.outcome.winner if game.outcome else None
+    with tally.lock:
+        tally.games.append(
+            {
+                "seed": seed,
+                "attackers": attackers[0],
+                "defenders": defenders[0],
+                "opening": len(opening),
+                "moves": moves,
+                "winner": won.value if won else None,
+                "reason": "unfinished" if game.outcome is None else game.outcome.reason.value,
+            }
+        )
     if game.outcome is None:
         return None, "unfinished"
     reason = game.outcome.reason.value
@@ -240,6 +256,9 @@ def main(argv: Iterable[str] | None = None) -> None:
         "--opening", default="2-4", help="random plies before the engines play: LOW-HIGH or N"
     )
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
+    parser.add_argument(
+        "--save-games", type=Path, default=None, help="write every game's moves here (JSON lines)"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.time_a and not args.time:
         parser.error("--time-a is A's budget beside B's --time; give --time too.")
@@ -272,6 +291,11 @@ def main(argv: Iterable[str] | None = None) -> None:
             for engine in engines:
                 engine.close()
     print(score_line(tally))
+    if args.save_games is not None:
+        with args.save_games.open("w") as out:
+            for record in sorted(tally.games, key=lambda g: int(str(g["seed"]))):
+                out.write(json.dumps(record) + "\n")
+        print(f"{len(tally.games)} games written to {args.save_games}")
     for name in ("A", "B"):
         used = tally.used[name]
         if used:
