@@ -22,6 +22,7 @@ from engine.search import (
     MATE,
     MATE_BOUND,
     SearchResult,
+    _after_cut,
     _choose,
     _Searcher,
     choose_move,
@@ -406,3 +407,37 @@ def test_a_fork_beyond_the_horizon_is_seen() -> None:
     assert with_threats.quiesce(-INFINITY, INFINITY, 0, 4, 1) == MATE - 3
     without = _Searcher(game.board.copy(), None, None, t)
     assert without.quiesce(-INFINITY, INFINITY, 0, 4, 0) < MATE_BOUND
+
+
+def test_a_move_the_cut_short_iteration_proved_lost_is_not_played() -> None:
+    """From an A/B match game (the attackers lost it by this very move at 0.5 s a move): depth 4
+    ranks g3-g4 first; at 20,000 positions the depth-5 iteration proves it lost and is cut short
+    before it finishes another move. The engine once played it all the same."""
+    game = Game.from_moves(["d2-a2", "d3-f3", "g4-g3", "d4-d2"])
+    after = game.copy()
+    after.play("g3-g4")
+    assert choose_move(after, level=5, nodes=40_000, book=False).score >= MATE_BOUND
+    result = choose_move(game, level=5, nodes=20_000, book=False)
+    assert result.depth == 4  # the fifth iteration was cut short
+    assert str(result.move) != "g3-g4"
+    assert result.score > -MATE_BOUND
+
+
+def test_after_a_cut_the_moves_proved_lost_come_last() -> None:
+    last = [(300, 1), (200, 2), (100, 3)]  # the last complete iteration's ranking
+    # The finished move best, the last iteration's others, the lost last.
+    assert _after_cut([(150, 2), (-(MATE - 9), 1)], last, 4) == [
+        (150, 2),
+        (100, 3),
+        (-(MATE - 9), 1),
+    ]
+    assert _after_cut([(-(MATE - 9), 1)], last, 4) == [(200, 2), (100, 3), (-(MATE - 9), 1)]
+    assert _after_cut([(250, 1)], last, 4) == [(250, 1), (200, 2), (100, 3)]
+    # Nothing complete yet: the moves searched, then those not searched, then the lost.
+    unscored = [(0, 1), (0, 2), (0, 3)]
+    assert _after_cut([(-(MATE - 5), 1), (40, 2)][::-1], unscored, 0) == [
+        (40, 2),
+        (39, 3),
+        (-(MATE - 5), 1),
+    ]
+    assert _after_cut([(-(MATE - 5), 1)], unscored, 0) == [(0, 2), (0, 3), (-(MATE - 5), 1)]
