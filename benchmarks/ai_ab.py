@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from engine import Game, Move, Side
 
@@ -140,8 +141,8 @@ def play(
                 "ruleset": args.ruleset,
                 "moves": moves,
                 "level": args.level_b if name == "B" and args.level_b else args.level,
-                "nodes": args.nodes_a if name == "A" and args.nodes_a else args.nodes,
-                "time": args.time_a if name == "A" and args.time_a else args.time,
+                "nodes": _own(name, args.nodes_a, args.nodes),
+                "time": _own(name, args.time_a, args.time),
                 "seed": rng.randrange(1 << 30),
             }
         )
@@ -176,6 +177,15 @@ def play(
             else:
                 tally.b_third_repetitions += 1
     return game.outcome.winner, reason
+
+
+T = TypeVar("T")
+
+
+def _own(name: str, a_value: T | None, value: T) -> T:
+    """A version's own budget: ``a_value`` (``--nodes-a``, ``--time-a``) for A when given, else
+    the budget both play at."""
+    return a_value if name == "A" and a_value else value
 
 
 def _points(winner: Side | None, side: Side) -> float:
@@ -306,7 +316,7 @@ def main(argv: Iterable[str] | None = None) -> None:
                 f"{sum(tally.nodes[name]) / max(1e-9, sum(used)):,.0f} nodes/s"
             )
             if args.time:
-                allowed = args.time_a if name == "A" and args.time_a else args.time
+                allowed = _own(name, args.time_a, args.time)
                 line += f"; used/budget {sum(used) / len(used) / allowed:.0%}"
             print(line)
 

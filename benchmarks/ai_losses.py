@@ -58,10 +58,9 @@ def losing_move(
     """The last move of ``side`` after the first ``opening`` plies played from a position the
     deeper search does not find lost (``None`` if it finds all of them lost)."""
     first = 0 if side is Side.ATTACKERS else 1
-    start = opening + (opening - first) % 2  # the first of the side's plies after the opening
-    for ply in range(len(moves) - 1, start - 1, -1):
+    for ply in range(len(moves) - 1, opening - 1, -1):
         if (ply - first) % 2:
-            continue
+            continue  # the other side's move
         game = Game.from_moves(moves[:ply], ruleset=ruleset)
         deep = choose_move(game, level=5, nodes=nodes, book=False)
         if deep.score <= -MATE_BOUND:

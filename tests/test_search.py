@@ -435,7 +435,7 @@ def test_after_a_cut_the_moves_proved_lost_come_last() -> None:
     assert _after_cut([(250, 1)], last, 4) == [(250, 1), (200, 2), (100, 3)]
     # Nothing complete yet: the moves searched, then those not searched, then the lost.
     unscored = [(0, 1), (0, 2), (0, 3)]
-    assert _after_cut([(-(MATE - 5), 1), (40, 2)][::-1], unscored, 0) == [
+    assert _after_cut([(40, 2), (-(MATE - 5), 1)], unscored, 0) == [
         (40, 2),
         (39, 3),
         (-(MATE - 5), 1),
