@@ -13,8 +13,9 @@ never stored in the table, and a position met before is never scored from it. It
 deepening goes on while the next iteration is expected to fit in the budget (from the time and
 nodes of the last ones); a hard stop at 95 % of the budget ends any iteration cut short, the
 first included (under a node limit alone the first two always finish, as they always did). The
-best move a cut-short iteration finished is preferred to the last complete one's, and the moves
-it proved lost rank below every other (:func:`_after_cut`).
+best move a cut-short iteration finished is preferred to the last complete one's (at level 5;
+the levels that choose by chance keep the last complete iteration's exact scores), and at every
+level the moves it proved lost rank below every other (:func:`_after_cut`).
 
 Levels 1 to 5 differ in how deep they may look, what share of the budget they use, and how much
 they let chance choose among the moves the search found nearly as good as the best (a softmax
@@ -590,9 +591,10 @@ def choose_move(
         began, began_nodes = time.perf_counter(), searcher.nodes
         result, complete = searcher.root(order, depth, margin)
         if not complete:
-            if result and (done == 0 or margin is None):
-                # (Levels 1-3 choose among the exact scores of the last complete iteration.)
-                scored = _after_cut(result, scored, done)
+            if result:
+                # Levels 1-4 choose by chance among the exact scores of the last complete
+                # iteration: from the cut-short one they take only what it proved lost.
+                scored = _after_cut(result, scored, done, lead=done == 0 or margin is None)
             break
         costs.append((time.perf_counter() - began, searcher.nodes - began_nodes))
         scored = result
@@ -616,17 +618,22 @@ def choose_move(
 
 
 def _after_cut(
-    result: list[tuple[int, int]], scored: list[tuple[int, int]], done: int
+    result: list[tuple[int, int]],
+    scored: list[tuple[int, int]],
+    done: int,
+    *,
+    lead: bool = True,
 ) -> list[tuple[int, int]]:
     """The ``(score, move)`` ranking after an iteration cut short: ``result`` holds the moves it
     finished, best first, ``scored`` the last complete iteration's ranking (``done`` deep; with
     none, every root move).
 
-    The best move the cut-short iteration finished comes first: it is better informed than the
-    last iteration (it is searched first, being the last iteration's best). Then the last
-    iteration's other moves (or, with none complete, the other moves finished, then those not
-    searched), and last the moves the cut-short iteration proved lost — never played while a
-    move not known to lose is left, though the last iteration ranked them first: the deeper
+    The best move the cut-short iteration finished comes first (unless ``lead`` is false, for
+    the levels that choose by chance among exact scores of one depth): it is better informed
+    than the last iteration (it is searched first, being the last iteration's best). Then the
+    last iteration's other moves (or, with none complete, the other moves finished, then those
+    not searched), and last the moves the cut-short iteration proved lost — never played while
+    a move not known to lose is left, though the last iteration ranked them first: the deeper
     look found the loss and the time ran out before a way out was searched.
     """
     known = [pair for pair in result if pair[0] > -MATE_BOUND]
@@ -635,7 +642,7 @@ def _after_cut(
         searched = {m for _, m in result}
         floor = known[-1][0] - 1 if known else 0
         return known + [(floor, m) for _, m in scored if m not in searched] + lost
-    ahead = known[:1]
+    ahead = known[:1] if lead else []
     placed = {m for _, m in ahead} | {m for _, m in lost}
     return ahead + [pair for pair in scored if pair[1] not in placed] + lost
 

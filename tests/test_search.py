@@ -423,6 +423,22 @@ def test_a_move_the_cut_short_iteration_proved_lost_is_not_played() -> None:
     assert result.score > -MATE_BOUND
 
 
+def test_a_level_that_chooses_by_chance_never_plays_a_move_proved_lost() -> None:
+    """Level 4 at 6,000 positions completes depth 2 here, where d6-c6 ranks first; the cut-short
+    depth-3 iteration proves it lost (the king escapes by force). Level 4 chooses by chance
+    among depth 2's exact scores and once played it in 12 of 20 seeds."""
+    moves = "g4-g6 d5-f5 d1-b1 f5-f6 b1-e1 d4-d5 g6-g5 d5-e5 d7-e7 d3-g3 f4-g4 e4-e2 d2-c2 f6-e6"
+    game = Game.from_moves(moves.split())
+    after = game.copy()
+    after.play("d6-c6")
+    assert choose_move(after, level=5, nodes=40_000, book=False).score >= MATE_BOUND
+    for seed in range(10):
+        result = choose_move(game, level=4, nodes=6_000, book=False, seed=seed)
+        assert result.depth == 2
+        assert str(result.move) != "d6-c6"
+        assert result.score > -MATE_BOUND
+
+
 def test_after_a_cut_the_moves_proved_lost_come_last() -> None:
     last = [(300, 1), (200, 2), (100, 3)]  # the last complete iteration's ranking
     # The finished move best, the last iteration's others, the lost last.
@@ -433,6 +449,13 @@ def test_after_a_cut_the_moves_proved_lost_come_last() -> None:
     ]
     assert _after_cut([(-(MATE - 9), 1)], last, 4) == [(200, 2), (100, 3), (-(MATE - 9), 1)]
     assert _after_cut([(250, 1)], last, 4) == [(250, 1), (200, 2), (100, 3)]
+    # Levels 1-4 keep the last iteration's exact scores: only the lost move goes last.
+    assert _after_cut([(150, 2), (-(MATE - 9), 1)], last, 4, lead=False) == [
+        (200, 2),
+        (100, 3),
+        (-(MATE - 9), 1),
+    ]
+    assert _after_cut([(250, 1)], last, 4, lead=False) == last
     # Nothing complete yet: the moves searched, then those not searched, then the lost.
     unscored = [(0, 1), (0, 2), (0, 3)]
     assert _after_cut([(40, 2), (-(MATE - 5), 1)], unscored, 0) == [
