@@ -594,7 +594,7 @@ def choose_move(
             if result:
                 # Levels 1-4 choose by chance among the exact scores of the last complete
                 # iteration: from the cut-short one they take only what it proved lost.
-                scored = _after_cut(result, scored, done, lead=done == 0 or margin is None)
+                scored = _after_cut(result, scored, done, lead=margin is None)
             break
         costs.append((time.perf_counter() - began, searcher.nodes - began_nodes))
         scored = result
@@ -629,12 +629,13 @@ def _after_cut(
     none, every root move).
 
     The best move the cut-short iteration finished comes first (unless ``lead`` is false, for
-    the levels that choose by chance among exact scores of one depth): it is better informed
-    than the last iteration (it is searched first, being the last iteration's best). Then the
-    last iteration's other moves (or, with none complete, the other moves finished, then those
-    not searched), and last the moves the cut-short iteration proved lost — never played while
-    a move not known to lose is left, though the last iteration ranked them first: the deeper
-    look found the loss and the time ran out before a way out was searched.
+    the levels that choose by chance among exact scores of one depth; with none complete, every
+    level takes the moves finished first): it is better informed than the last iteration (it is
+    searched first, being the last iteration's best). Then the last iteration's other moves (or,
+    with none complete, the other moves finished, then those not searched), and last the moves
+    the cut-short iteration proved lost — never played while a move not known to lose is left,
+    though the last iteration ranked them first: the deeper look found the loss and the time ran
+    out before a way out was searched.
     """
     known = [pair for pair in result if pair[0] > -MATE_BOUND]
     lost = [pair for pair in result if pair[0] <= -MATE_BOUND]
