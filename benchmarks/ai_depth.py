@@ -24,9 +24,9 @@ from collections.abc import Iterable, Iterator
 from benchmarks.ai_budget import positions
 from benchmarks.ai_speed import BRANDUBH_LINES
 from engine import Game
+from engine.alphabeta import Searcher
 from engine.board import Board
 from engine.evaluation import Tables, tables
-from engine.search import _Searcher
 
 
 def games(ruleset: str, count: int) -> list[Game]:
@@ -40,7 +40,7 @@ def iterations(board: Board, t: Tables, depth: int) -> Iterator[tuple[list[tuple
     """Level 5's iterations 1 to ``depth`` on a copy of ``board``, one search as in a real move
     (no time or node limit, no book): after each, its ``(score, move)`` pairs, best first, and
     the positions searched so far."""
-    searcher = _Searcher(board.copy(), None, None, t)
+    searcher = Searcher(board.copy(), None, None, t)
     order = sorted(board.moves())
     for d in range(1, depth + 1):
         scored, _ = searcher.root(order, d, None)

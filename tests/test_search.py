@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from benchmarks.ai_budget import positions
 from engine import RULESETS, Game, Move, Side
+from engine.alphabeta import Searcher
 from engine.board import ATTACKER, KING, Board
 from engine.evaluation import king_capturable, tables
 from engine.immediate import Immediate
@@ -24,7 +25,6 @@ from engine.search import (
     SearchResult,
     _after_cut,
     _choose,
-    _Searcher,
     choose_move,
     think,
 )
@@ -251,7 +251,7 @@ def _facing_a_threat(ruleset: str, count: int, kind: str) -> list[Board]:
 
 def _depth_one(board: Board, skip: bool) -> tuple[int, int]:
     """The score and positions searched of a one-ply search, with or without skipping."""
-    searcher = _Searcher(board.copy(), None, None, tables(board.rules))
+    searcher = Searcher(board.copy(), None, None, tables(board.rules))
     searcher.skip_lost_moves = skip
     return searcher.negamax(1, -INFINITY, INFINITY, 1), searcher.nodes
 
@@ -298,7 +298,7 @@ def test_skipping_lost_moves_changes_no_root_score(ruleset: str, kind: str) -> N
         order = sorted(board.moves())
         scored = []
         for skip in (True, False):
-            searcher = _Searcher(board.copy(), None, None, t)
+            searcher = Searcher(board.copy(), None, None, t)
             searcher.skip_lost_moves = skip
             # A margin wider than any score: every root move gets an exact score, not a bound.
             scored.append(searcher.root(order, 3, 4 * MATE)[0])
@@ -313,7 +313,7 @@ def test_a_win_in_one_is_scored_before_any_move_is_searched() -> None:
     capture = Game.from_position("/7/5T1/7/7/7/1tK4/3t3/", to_move=Side.ATTACKERS)
     assert king_capturable(capture.board, t)
     for game in (escape, capture):
-        searcher = _Searcher(game.board.copy(), None, None, t)
+        searcher = Searcher(game.board.copy(), None, None, t)
         assert searcher.negamax(4, -INFINITY, INFINITY, 3) == MATE - 4
         assert searcher.nodes == 0
 
@@ -324,7 +324,7 @@ def test_attackers_facing_two_open_lines_lose_without_a_move_searched() -> None:
     extension would look; beyond it the position is evaluated, as before)."""
     game = Game.from_position("/3t3/7/7/K5t/7/7/3t3/", to_move=Side.ATTACKERS)
     assert [square_name(sq) for sq in game.king_escape_routes()] == ["a1", "a7"]
-    searcher = _Searcher(game.board.copy(), None, None, tables(game.board.rules))
+    searcher = Searcher(game.board.copy(), None, None, tables(game.board.rules))
     searcher.ext_limit = 7
     assert searcher.negamax(3, -INFINITY, INFINITY, 1) == -(MATE - 3)
     assert searcher.nodes == 0
@@ -357,7 +357,7 @@ def test_king_threats_are_the_king_moves_that_open_a_line(ruleset: str) -> None:
             board = game.board
             if board.turn == ATTACKER or board.king_escape_routes():
                 continue
-            searcher = _Searcher(board.copy(), None, None, t)
+            searcher = Searcher(board.copy(), None, None, t)
             expected = set()
             capturing = set()
             for m in board.moves():
@@ -382,7 +382,7 @@ def test_answering_a_threat_beyond_the_horizon_plays_only_the_blocks(ruleset: st
         occupied = board.att_bb | board.def_bb
         if sum(not occupied & mask for mask in t.escape_lines[board.king]) != 1:
             continue
-        searcher = _Searcher(board.copy(), None, None, t)
+        searcher = Searcher(board.copy(), None, None, t)
         score = searcher._answer_threat(-INFINITY, INFINITY, 1, 0, 0)
         full = -INFINITY
         for m in board.moves():
@@ -391,7 +391,7 @@ def test_answering_a_threat_beyond_the_horizon_plays_only_the_blocks(ruleset: st
             if outcome is not None:
                 full = max(full, MATE - 2 if outcome.winner is Side.ATTACKERS else -(MATE - 2))
             else:
-                other = _Searcher(board, None, None, t)
+                other = Searcher(board, None, None, t)
                 full = max(full, -other._quiet_horizon(-INFINITY, INFINITY, 2, 0, 0))
             board.pop()
         assert score == full
@@ -403,9 +403,9 @@ def test_a_fork_beyond_the_horizon_is_seen() -> None:
     game = Game.from_position("/3t3/7/2K4/6t/7/7/3t3/", to_move=Side.DEFENDERS)
     assert not game.king_escape_routes()
     t = tables(game.board.rules)
-    with_threats = _Searcher(game.board.copy(), None, None, t)
+    with_threats = Searcher(game.board.copy(), None, None, t)
     assert with_threats.quiesce(-INFINITY, INFINITY, 0, 4, 1) == MATE - 3
-    without = _Searcher(game.board.copy(), None, None, t)
+    without = Searcher(game.board.copy(), None, None, t)
     assert without.quiesce(-INFINITY, INFINITY, 0, 4, 0) < MATE_BOUND
 
 
