@@ -140,18 +140,22 @@ class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\
         await interaction.response.send_message(question, view=view, ephemeral=True)
 
 
-class PickerSelect(
-    GuardedItem[discord.ui.Select[Any]],
-    template=r"pick:(?P<game>\d+):(?P<ply>\d+):(?P<step>from|to):(?P<index>\d)",
-):
-    """A select of the picker; its id carries the game, the ply it was made for and its index."""
+class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
+    """A select of a two-step move picker (a piece, then where to). Its ``custom_id`` is
+    ``<prefix>:<owner>:<ply>:from|to:<index>``: what it was made for (a game, a puzzle attempt),
+    the ply (a picker made before a move is stale) and which chunk of options it shows.
 
+    Subclasses set ``prefix``, give a ``template`` with the groups ``owner``, ``ply`` and
+    ``index``, and implement :meth:`handle`.
+    """
+
+    prefix: ClassVar[str]
     step: ClassVar[str] = "from"
     placeholders: ClassVar[tuple[Text, Text]] = (_("Choose a piece"), _("More pieces"))
 
     def __init__(
         self,
-        set_id: int,
+        owner: int,
         ply: int,
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
@@ -160,12 +164,12 @@ class PickerSelect(
         first, more = self.placeholders
         super().__init__(
             discord.ui.Select(
-                custom_id=f"pick:{set_id}:{ply}:{self.step}:{index}",
+                custom_id=f"{self.prefix}:{owner}:{ply}:{self.step}:{index}",
                 placeholder=lang.render(first if index == 0 else more),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
-        self.set_id = set_id
+        self.owner = owner
         self.ply = ply
 
     @classmethod
@@ -176,7 +180,18 @@ class PickerSelect(
         match: re.Match[str],
         /,
     ) -> Self:
-        return cls(int(match["game"]), int(match["ply"]), int(match["index"]))
+        return cls(int(match["owner"]), int(match["ply"]), int(match["index"]))
+
+
+class PickerSelect(StepSelect, template=r"(?!)"):
+    """A select of a game's picker: its owner is the game (the set's id)."""
+
+    prefix = "pick"
+
+    @property
+    def set_id(self) -> int:
+        """The game this picker was opened for."""
+        return self.owner
 
     async def _unchanged_game(self, interaction: discord.Interaction[Any]) -> ActiveGame:
         """The game this picker was opened for, refused if a move was played since."""
@@ -190,7 +205,7 @@ class PickerSelect(
 
 class PickPiece(
     PickerSelect,
-    template=r"pick:(?P<game>\d+):(?P<ply>\d+):from:(?P<index>\d)",
+    template=r"pick:(?P<owner>\d+):(?P<ply>\d+):from:(?P<index>\d)",
 ):
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
@@ -218,7 +233,7 @@ class PickPiece(
 
 class PickDestination(
     PickerSelect,
-    template=r"pick:(?P<game>\d+):(?P<ply>\d+):to:(?P<index>\d)",
+    template=r"pick:(?P<owner>\d+):(?P<ply>\d+):to:(?P<index>\d)",
 ):
     """The picker's second step: where to. Choosing plays the move."""
 

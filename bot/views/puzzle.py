@@ -8,14 +8,14 @@ post, ``pz:<attempt>:<ply>:from|to:<index>`` for the picker (the ply makes an ol
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 import discord
 
-from bot.i18n import ENGLISH, Language, Text, _
+from bot.i18n import ENGLISH, Language, _
 from bot.services.puzzles import Attempt
 from bot.views.common import GuardedItem, bot_of
-from bot.views.picker import chunks, piece_options
+from bot.views.picker import StepSelect, chunks, piece_options
 from engine import Game, parse_square
 
 
@@ -122,46 +122,18 @@ class NextPuzzle(GuardedItem[discord.ui.Button[Any]], template=r"puzzle:next"):
         await bot_of(interaction).puzzles.play(interaction, None, edit=True)
 
 
-class PuzzleSelect(
-    GuardedItem[discord.ui.Select[Any]],
-    template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):(?P<step>from|to):(?P<index>\d)",
-):
-    """A select of a puzzle's picker; its id carries the attempt, the ply and its index."""
+class PuzzleSelect(StepSelect, template=r"(?!)"):
+    """A select of a puzzle's picker: its owner is the attempt."""
 
-    step: ClassVar[str] = "from"
-    placeholders: ClassVar[tuple[Text, Text]] = (_("Choose a piece"), _("More pieces"))
+    prefix = "pz"
 
-    def __init__(
-        self,
-        attempt_id: int,
-        ply: int,
-        index: int = 0,
-        options: list[discord.SelectOption] | None = None,
-        lang: Language = ENGLISH,
-    ) -> None:
-        first, more = self.placeholders
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"pz:{attempt_id}:{ply}:{self.step}:{index}",
-                placeholder=lang.render(first if index == 0 else more),
-                options=options or [discord.SelectOption(label="-", value="-")],
-            )
-        )
-        self.attempt_id = attempt_id
-        self.ply = ply
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        return cls(int(match["attempt"]), int(match["ply"]), int(match["index"]))
+    @property
+    def attempt_id(self) -> int:
+        """The attempt this picker was opened for."""
+        return self.owner
 
 
-class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):from:(?P<index>\d)"):
+class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):from:(?P<index>\d)"):
     """The first step: which piece. Shows its moves on the board."""
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
@@ -171,7 +143,7 @@ class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):from
         )
 
 
-class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):to:(?P<index>\d)"):
+class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):to:(?P<index>\d)"):
     """The second step: where to. Choosing plays the move."""
 
     step = "to"
