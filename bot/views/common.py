@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import discord
 from discord.utils import utcnow
 
 from bot.errors import report_error
+from bot.i18n import ENGLISH, Language, Text
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -143,3 +145,36 @@ class GuardedItem(discord.ui.DynamicItem[ItemT], Generic[ItemT], template=r"(?!)
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         """What pressing (or choosing in) this component does."""
         raise NotImplementedError
+
+
+class GameButton(GuardedItem[discord.ui.Button[Any]], template=r"(?!)"):
+    """A button about one game (a set): its ``custom_id`` is ``<prefix>:<set id>``.
+
+    Subclasses set ``prefix``, ``button_label`` and ``button_style``, give a ``template`` that
+    matches ``<prefix>:<set id>`` with the id in the group ``game``, and implement
+    :meth:`handle`.
+    """
+
+    prefix: ClassVar[str]
+    button_label: ClassVar[Text]
+    button_style: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+
+    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=lang.render(self.button_label),
+                style=self.button_style,
+                custom_id=f"{self.prefix}:{set_id}",
+            )
+        )
+        self.set_id = set_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["game"]))

@@ -12,7 +12,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GameButton, GuardedItem, bot_of
 from bot.views.picker import refuse_old_board
 
 
@@ -69,28 +69,12 @@ def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, di
     return question, view
 
 
-class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?P<game>\d{1,20})"):
+class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
     """Under the board: resign the set (asks first, privately)."""
 
-    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=lang._("Resign"),
-                style=discord.ButtonStyle.danger,
-                custom_id=f"resign-ask:{set_id}",
-            )
-        )
-        self.set_id = set_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> ResignButton:
-        return cls(int(match["game"]))
+    prefix = "resign-ask"
+    button_label = _("Resign")
+    button_style = discord.ButtonStyle.danger
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)
@@ -105,31 +89,12 @@ class ResignButton(GuardedItem[discord.ui.Button[Any]], template=r"resign-ask:(?
         await interaction.response.send_message(text, view=view, ephemeral=True)
 
 
-class ConfirmResign(
-    GuardedItem[discord.ui.Button[Any]],
-    template=r"resign:(?P<game>\d+)",
-):
+class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
     """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
 
-    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=lang._("Resign this set"),
-                style=discord.ButtonStyle.danger,
-                custom_id=f"resign:{set_id}",
-            )
-        )
-        self.set_id = set_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> ConfirmResign:
-        return cls(int(match["game"]))
+    prefix = "resign"
+    button_label = _("Resign this set")
+    button_style = discord.ButtonStyle.danger
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)

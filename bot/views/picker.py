@@ -17,7 +17,7 @@ from bot.i18n import ENGLISH, Language, Text, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GameButton, GuardedItem, bot_of
 from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
@@ -105,26 +105,12 @@ def destination_options(
     return options
 
 
-class MoveButton(GuardedItem[discord.ui.Button[Any]], template=r"move:(?P<game>\d+)"):
+class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
     """ "Move" under a board: opens the picker for the player to move."""
 
-    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=lang._("Move"), style=discord.ButtonStyle.primary, custom_id=f"move:{set_id}"
-            )
-        )
-        self.set_id = set_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> MoveButton:
-        return cls(int(match["game"]))
+    prefix = "move"
+    button_label = _("Move")
+    button_style = discord.ButtonStyle.primary
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)

@@ -7,8 +7,8 @@ from typing import Any
 
 import discord
 
-from bot.i18n import ENGLISH, Language
-from bot.views.common import GuardedItem, bot_of
+from bot.i18n import ENGLISH, Language, _
+from bot.views.common import GameButton, GuardedItem, bot_of
 from bot.views.picker import refuse_old_board
 
 
@@ -20,28 +20,11 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
     return view
 
 
-class TakebackButton(GuardedItem[discord.ui.Button[Any]], template=r"takeback:(?P<game>\d{1,20})"):
+class TakebackButton(GameButton, template=r"takeback:(?P<game>\d{1,20})"):
     """Under the board: ask to take back your last move."""
 
-    def __init__(self, set_id: int, lang: Language = ENGLISH) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=lang._("Takeback"),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"takeback:{set_id}",
-            )
-        )
-        self.set_id = set_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> TakebackButton:
-        return cls(int(match["game"]))
+    prefix = "takeback"
+    button_label = _("Takeback")
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)
