@@ -121,7 +121,7 @@ async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> No
     shown = await table.reply_text(table.alice, "puzzle play")
     assert shown.ephemeral
     assert re.match(
-        r"\*\*Desafio p[0-9a-f]{8}\*\* · fácil \(rating \d+\) · você joga com os ", shown.content
+        r"\*\*Problema p[0-9a-f]{8}\*\* · fácil \(rating \d+\) · você joga com os ", shown.content
     ), shown.content
     assert "vença em" in shown.content
     assert shown.content.endswith("Encontre o lance: escolha uma peça.")
@@ -145,4 +145,4 @@ async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> No
     assert not re.search(r"\b(the|does not|answer|wins)\b", failed.content), failed.content
     another = failed.component("puzzle:next")
     assert another is not None
-    assert another["label"] == "Outro desafio"
+    assert another["label"] == "Outro problema"
