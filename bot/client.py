@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot import errors, sync
@@ -20,6 +21,7 @@ from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
 from bot.flow.puzzles import PuzzleFlow
+from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
 from bot.services import Services
@@ -132,11 +134,38 @@ class BrandubhBot(commands.AutoShardedBot):
                 guild_ids=self.settings.guild_ids,
                 state_file=sync.state_file_for(self.settings.db_path),
             )
+        await self._learn_command_ids()
         self.timers = Timers(self)
         self.timers.start()
         # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
         if self.settings.backup_interval is not None and self.settings.database_url is None:
             self.spawn(self._take_backups(self.settings.backup_interval), name="backups")
+
+    async def _learn_command_ids(self) -> None:
+        """Read the global commands' ids, so that messages mention the commands they name
+        (:mod:`bot.i18n.mentions`). Commands synced to development guilds have an id per guild:
+        those messages name them as text, as they do if Discord cannot be asked."""
+        if self.settings.guild_ids:
+            mentions.learn({})
+            return
+        try:
+            fetched = await self.tree.fetch_commands()
+        except discord.HTTPException as error:
+            _log.warning("Could not read the commands' ids (%s): messages name them as text", error)
+            return
+        roots = {
+            command.name: command.id
+            for command in fetched
+            if command.type is discord.AppCommandType.chat_input
+        }
+        mentions.learn(
+            {
+                command.qualified_name: roots[command.qualified_name.split()[0]]
+                for command in self.tree.walk_commands()
+                if isinstance(command, app_commands.Command)
+                and command.qualified_name.split()[0] in roots
+            }
+        )
 
     async def _computer_opponent(self) -> ComputerOpponent:
         """On PostgreSQL the computer's moves are jobs for ``python -m bot.ai_worker`` processes

@@ -89,6 +89,14 @@ class Harness:
         assert member is not None
         return member
 
+    def mention(self, command: str) -> str:
+        """How the bot's messages name ``command`` (``games``, ``puzzle play``): Discord's
+        mention of it, with the id the stand-in gave its global command when the bot synced."""
+        [found] = [
+            c for c in self.standin.recorder.global_commands if c["name"] == command.split()[0]
+        ]
+        return f"</{command}:{found['id']}>"
+
     def settings(self) -> Settings:
         """Settings as the environment would give them, pointed at the stand-in."""
         return Settings(

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.i18n import mentions
 from bot.services import Services
 from tests import postgres_server
 from tests.postgres_server import PostgresServer
@@ -61,6 +62,14 @@ def db_path(tmp_path: Path) -> Path:
 
 _postgres_status: list[str] = []
 """What became of the session's PostgreSQL server (for the summary at the end of the run)."""
+
+
+@pytest.fixture(autouse=True)
+def no_command_ids_left() -> Iterator[None]:
+    """A bot started in a test teaches the process its commands' ids (bot.i18n.mentions); the
+    next test starts without them."""
+    yield
+    mentions.learn({})
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,8 @@ async def test_a_brazilian_players_refusal_is_in_portuguese(table: Harness) -> N
     message = await (await table.slash(table.alice, "move", {"move": "d1-d3"})).wait_original()
     assert message.ephemeral
     assert message.content == (
-        "Não há jogo em andamento neste canal: `/games` mostra onde estão os jogos."
+        f"Não há jogo em andamento neste canal: {table.mention('games')} mostra onde estão os"
+        " jogos."
     )
 
 
@@ -204,4 +205,6 @@ async def test_public_stats_are_in_the_servers_language(table: Harness) -> None:
     assert not puzzles.ephemeral
     [embed] = puzzles.embeds
     assert embed["title"] == "Rätsel von alice"
-    assert embed["description"] == "Noch kein Rätsel beendet: `/puzzle play` gibt dir eins."
+    assert embed["description"] == (
+        f"Noch kein Rätsel beendet: {table.mention('puzzle play')} gibt dir eins."
+    )

@@ -64,7 +64,9 @@ async def test_games_filters_by_player(table: Harness) -> None:
 async def test_games_says_so_when_nothing_is_being_played(table: Harness) -> None:
     """With no game in progress /games says how to start one."""
     listing = await table.reply_text(table.alice, "games")
-    assert listing.embeds[0]["description"] == "No game in progress. Start one with `/challenge`."
+    assert listing.embeds[0]["description"] == (
+        f"No game in progress. Start one with {table.mention('challenge')}."
+    )
 
 
 async def test_help_is_a_private_guide(table: Harness) -> None:
@@ -72,8 +74,10 @@ async def test_help_is_a_private_guide(table: Harness) -> None:
     reply = await table.reply_text(table.alice, "help")
     assert reply.ephemeral
     assert reply.content == help_text()
-    for words in ("/challenge", "/move d1-d3", "press **Move**", "/games", "/rules", "move 9"):
+    for words in ("`/challenge opponent:@someone`", "`/move d1-d3`", "press **Move**", "move 9"):
         assert words in reply.content
+    for command in ("games", "rules", "board", "resign"):
+        assert table.mention(command) in reply.content  # a click puts it in the message box
     assert len(reply.content) <= 2000
 
 
@@ -81,5 +85,6 @@ async def test_no_game_here_points_at_games(table: Harness) -> None:
     """/board in a channel without a game says where the games are."""
     reply = await table.reply_text(table.alice, "board")
     assert reply.content == (
-        "There is no game in progress in this channel: `/games` lists where the games are."
+        f"There is no game in progress in this channel: {table.mention('games')} lists where the"
+        " games are."
     )

@@ -127,5 +127,8 @@ async def test_development_guilds_get_the_commands_instead_of_everyone(
         assert discord_standin.synced_commands() == []
         reply = await table.reply_text(table.alice, "rules")
         assert "corner" in reply.content
+        # Those commands have an id per server: messages name them as text, not as mentions.
+        reply = await table.reply_text(table.alice, "board")
+        assert "`/games` lists where the games are" in reply.content
     finally:
         await table.stop()

@@ -19,6 +19,7 @@ How to write a string the players read (README, "Languages", says how catalogs a
 
 from __future__ import annotations
 
+from bot.i18n import mentions
 from bot.i18n.language import ENGLISH, Language, language, language_for, languages
 from bot.i18n.text import Text, _, n_, verbatim
 
@@ -30,6 +31,7 @@ __all__ = [
     "language",
     "language_for",
     "languages",
+    "mentions",
     "n_",
     "verbatim",
 ]

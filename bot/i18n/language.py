@@ -20,6 +20,7 @@ from babel import Locale
 from babel.numbers import format_decimal
 from babel.support import Translations
 
+from bot.i18n.mentions import link
 from bot.i18n.text import Text, _, n_
 
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
@@ -57,10 +58,12 @@ class Language:
         return format_decimal(value, format=pattern, locale=self.locale)
 
     def render(self, text: Text | str) -> str:
-        """``text`` in this language (a plain ``str`` is already said and comes back as is)."""
+        """``text`` in this language (a plain ``str`` is already said and comes back as is),
+        the commands it names in backticks as Discord's mentions of them once their ids are
+        known (:mod:`bot.i18n.mentions`)."""
         if isinstance(text, str):
             return text
-        return text.render(self.translations, self.number)
+        return link(text.render(self.translations, self.number))
 
     def _(self, msgid: str, /, **params: object) -> str:
         """Translate ``msgid`` and fill in its ``{placeholders}``."""
