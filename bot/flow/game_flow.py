@@ -26,28 +26,26 @@ from bot.flow.posts import (
     pinging,
     set_end_text,
 )
+from bot.flow.rematches import RematchFlow
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
-    computer_line,
     finished_line,
     match_line,
     thread_name,
     thread_refusal,
 )
-from bot.i18n import ENGLISH, Language, Text, _, language, language_for
+from bot.i18n import ENGLISH, Language, Text, language, language_for
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
-    NotAPlayer,
     RepetitionNeedsConfirmation,
 )
-from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
-from engine import Side, get_ruleset
+from engine import get_ruleset
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -83,6 +81,8 @@ class GameFlow:
         """Posting the boards that stored moves and set ends are still owed."""
         self.computer_turns = ComputerTurns(self)
         """The computer's moves: searched in the background, played, their boards posted."""
+        self.rematches = RematchFlow(self)
+        """The Rematch button: the same match again, set 1's sides swapped."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -191,85 +191,6 @@ class GameFlow:
             await self.after_set(result.set_end)
         elif result.game.computer_to_move:
             self.start_computer_turn(result.game)
-
-    async def rematch(self, interaction: discord.Interaction[Any], match_id: int) -> None:
-        """Rematch: the same match again with set 1's sides swapped.
-
-        Against the computer it starts at once, where the last match was played; against a
-        member it is a new challenge in the channel the last one came from (which, accepted,
-        opens a new thread).
-        """
-        services = self.bot.services
-        terms = await services.records.match_terms(match_id)
-        user = interaction.user.id
-        if user not in terms.player_ids:
-            raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
-        other = terms.player2_id if user == terms.player1_id else terms.player1_id
-        first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
-        side = first_side.opponent
-        if terms.computer_id is not None:
-            active = await services.games.start_computer_match(
-                terms.guild_id,
-                terms.channel_id,
-                user,
-                terms.computer_id,
-                level=terms.computer_level or 3,
-                ruleset=terms.ruleset,
-                sets_total=terms.sets_total,
-                human_side=side,
-                time_per_move=terms.time_per_move,
-                parent_channel_id=terms.parent_channel_id,
-                line_message_id=terms.line_message_id,
-            )
-            lang = await self.server_language(terms.guild_id)
-            player, level = f"<@{user}>", active.computer_level or 3
-            ruleset = lang.gettext(get_ruleset(active.ruleset).title)
-            if side is Side.ATTACKERS:
-                headline = lang._(
-                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
-                    "as the attackers first.",
-                    player=player,
-                    ruleset=ruleset,
-                    level=level,
-                )
-            else:
-                headline = lang._(
-                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
-                    "as the defenders first.",
-                    player=player,
-                    ruleset=ruleset,
-                    level=level,
-                )
-            await self.begin_match(active, interaction=interaction, headline=headline)
-            await self._show_rematch_on_line(active, user, lang)
-            return
-        where = terms.parent_channel_id or terms.channel_id
-        challenge = await services.challenges.create(
-            terms.guild_id,
-            where,
-            user,
-            other,
-            ruleset=terms.ruleset,
-            sets_total=terms.sets_total,
-            challenger_side=side,
-            time_per_move=terms.time_per_move,
-        )
-        lang = await self.server_language(terms.guild_id)
-        posted = await self.bot.get_partial_messageable(where).send(
-            challenge_text(challenge, lang),
-            view=challenge_view(challenge.challenge_id, lang),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
-        )
-        await services.challenges.set_message(challenge.challenge_id, posted.id)
-        await answer(
-            interaction,
-            reader(interaction)._(
-                "Rematch offered in {channel}: {player} can accept it there.",
-                channel=f"<#{where}>",
-                player=f"<@{other}>",
-            ),
-            ephemeral=True,
-        )
 
     async def _acknowledge_for_computer(
         self,
@@ -566,25 +487,6 @@ class GameFlow:
         await self.board_out(active, message_id)
         await self.after_set(end)
 
-    async def _show_rematch_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
-        """A rematch against the computer is played in the same thread: the line in the parent
-        channel that showed the last match's result says the game is on again."""
-        if active.parent_channel_id is None or active.line_message_id is None:
-            return
-        assert active.computer_id is not None
-        assert active.computer_level is not None
-        names = await self.bot.display_names(human, active.computer_id)
-        line = computer_line(
-            human,
-            active.computer_id,
-            active.ruleset,
-            active.computer_level,
-            names,
-            active.channel_id,
-            lang,
-        )
-        await self._edit_line(active, line)
-
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""
         active = end.game
@@ -594,11 +496,11 @@ class GameFlow:
             return
         names = await self.bot.display_names(*end.match_end.player_ids)
         lang = await self.server_language(active.guild_id)
-        await self._edit_line(
+        await self.edit_line(
             active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
         )
 
-    async def _edit_line(self, active: ActiveGame, line: str) -> None:
+    async def edit_line(self, active: ActiveGame, line: str) -> None:
         """Make the message in the parent channel that links ``active``'s thread read ``line``
         (without buttons); a line Discord refuses to edit stays as it is."""
         assert active.parent_channel_id is not None

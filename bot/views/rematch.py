@@ -42,4 +42,4 @@ class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<
         return cls(int(match["match"]))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).flow.rematch(interaction, self.match_id)
+        await bot_of(interaction).flow.rematches.ask(interaction, self.match_id)

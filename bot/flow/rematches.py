@@ -1,0 +1,128 @@
+"""Rematches in Discord: the Rematch button under a match's result asks for the same match again.
+
+Against the computer the new match starts at once, where the last one was played; against a
+member it is a new challenge in the channel the last one came from.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.threads import computer_line
+from bot.i18n import Language, _
+from bot.i18n.audience import reader
+from bot.services.domain import ActiveGame
+from bot.services.errors import NotAPlayer
+from bot.views.challenge import challenge_text, challenge_view
+from bot.views.common import answer
+from engine import Side, get_ruleset
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+
+class RematchFlow:
+    """What the bot does and posts when a player of a finished match asks for a rematch."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def ask(self, interaction: discord.Interaction[Any], match_id: int) -> None:
+        """The Rematch button: the same match again with set 1's sides swapped.
+
+        Against the computer it starts at once, where the last match was played; against a
+        member it is a new challenge in the channel the last one came from (which, accepted,
+        opens a new thread).
+        """
+        services = self.flow.bot.services
+        terms = await services.records.match_terms(match_id)
+        user = interaction.user.id
+        if user not in terms.player_ids:
+            raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
+        other = terms.player2_id if user == terms.player1_id else terms.player1_id
+        first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
+        side = first_side.opponent
+        if terms.computer_id is not None:
+            active = await services.games.start_computer_match(
+                terms.guild_id,
+                terms.channel_id,
+                user,
+                terms.computer_id,
+                level=terms.computer_level or 3,
+                ruleset=terms.ruleset,
+                sets_total=terms.sets_total,
+                human_side=side,
+                time_per_move=terms.time_per_move,
+                parent_channel_id=terms.parent_channel_id,
+                line_message_id=terms.line_message_id,
+            )
+            lang = await self.flow.server_language(terms.guild_id)
+            player, level = f"<@{user}>", active.computer_level or 3
+            ruleset = lang.gettext(get_ruleset(active.ruleset).title)
+            if side is Side.ATTACKERS:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the attackers first.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
+            else:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the defenders first.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
+            await self.flow.begin_match(active, interaction=interaction, headline=headline)
+            await self._show_on_line(active, user, lang)
+            return
+        where = terms.parent_channel_id or terms.channel_id
+        challenge = await services.challenges.create(
+            terms.guild_id,
+            where,
+            user,
+            other,
+            ruleset=terms.ruleset,
+            sets_total=terms.sets_total,
+            challenger_side=side,
+            time_per_move=terms.time_per_move,
+        )
+        lang = await self.flow.server_language(terms.guild_id)
+        posted = await self.flow.bot.get_partial_messageable(where).send(
+            challenge_text(challenge, lang),
+            view=challenge_view(challenge.challenge_id, lang),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+        )
+        await services.challenges.set_message(challenge.challenge_id, posted.id)
+        await answer(
+            interaction,
+            reader(interaction)._(
+                "Rematch offered in {channel}: {player} can accept it there.",
+                channel=f"<#{where}>",
+                player=f"<@{other}>",
+            ),
+            ephemeral=True,
+        )
+
+    async def _show_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
+        """A rematch against the computer is played in the same thread: the line in the parent
+        channel that showed the last match's result says the game is on again."""
+        if active.parent_channel_id is None or active.line_message_id is None:
+            return
+        assert active.computer_id is not None
+        assert active.computer_level is not None
+        names = await self.flow.bot.display_names(human, active.computer_id)
+        line = computer_line(
+            human,
+            active.computer_id,
+            active.ruleset,
+            active.computer_level,
+            names,
+            active.channel_id,
+            lang,
+        )
+        await self.flow.edit_line(active, line)
