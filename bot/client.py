@@ -150,8 +150,9 @@ class BrandubhBot(commands.AutoShardedBot):
             return
         try:
             fetched = await self.tree.fetch_commands()
-        except discord.HTTPException as error:
+        except (discord.HTTPException, OSError, TimeoutError) as error:
             _log.warning("Could not read the commands' ids (%s): messages name them as text", error)
+            mentions.learn({})
             return
         roots = {
             command.name: command.id

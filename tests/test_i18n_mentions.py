@@ -44,3 +44,13 @@ def test_a_plain_string_is_already_said() -> None:
     """A str handed to render comes back as it is (it may be a player's own text)."""
     mentions.learn({"games": GAMES})
     assert ENGLISH.render("I typed `/games`") == "I typed `/games`"
+
+
+def test_a_name_filled_into_a_sentence_is_never_rewritten() -> None:
+    """A player named `/games` stays text: only the catalog's sentence names commands."""
+    mentions.learn({"games": GAMES})
+    text = _(
+        "{player}: `/games` lists where the games are.",
+        player=_("{name} to move", name="`/games`"),
+    )
+    assert ENGLISH.render(text) == f"`/games` to move: </games:{GAMES}> lists where the games are."

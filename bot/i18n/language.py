@@ -59,11 +59,11 @@ class Language:
 
     def render(self, text: Text | str) -> str:
         """``text`` in this language (a plain ``str`` is already said and comes back as is),
-        the commands it names in backticks as Discord's mentions of them once their ids are
-        known (:mod:`bot.i18n.mentions`)."""
+        the commands its sentences name in backticks as Discord's mentions of them once their
+        ids are known (:mod:`bot.i18n.mentions`; never in the values filled in)."""
         if isinstance(text, str):
             return text
-        return link(text.render(self.translations, self.number))
+        return text.render(self.translations, self.number, link)
 
     def _(self, msgid: str, /, **params: object) -> str:
         """Translate ``msgid`` and fill in its ``{placeholders}``."""

@@ -33,18 +33,24 @@ class Text:
         self,
         translations: gettext.NullTranslations,
         number: Callable[[float], str] = str,
+        sentence: Callable[[str], str] = str,
     ) -> str:
-        """This message in the language of ``translations`` (its parameters too)."""
+        """This message in the language of ``translations`` (its parameters too).
+
+        ``sentence`` rewrites each catalog sentence before its values are filled in (the
+        commands it names become mentions, :mod:`bot.i18n.mentions`), so a value — a player's
+        name, a server's — is never rewritten.
+        """
         if self.literal:
             template = self.msgid
         elif self.plural is None:
-            template = translations.gettext(self.msgid)
+            template = sentence(translations.gettext(self.msgid))
         else:
-            template = translations.ngettext(self.msgid, self.plural, self.count)
+            template = sentence(translations.ngettext(self.msgid, self.plural, self.count))
         values: dict[str, object] = {}
         for key, value in self.params:
             if isinstance(value, Text):
-                values[key] = value.render(translations, number)
+                values[key] = value.render(translations, number, sentence)
             elif isinstance(value, float):
                 values[key] = number(value)
             else:
