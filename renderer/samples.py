@@ -1,12 +1,17 @@
 """Sample pictures for the README: ``python -m renderer.samples docs/images``.
 
-The games are fixed move lists, so the files only change when the drawing does.
+The games are fixed move lists, so the pictures only change when the drawing (or, for the
+analysis, the engine) does; a file whose pixels would not change is left as it is, since the
+encoder's bytes may differ between runs and versions of Pillow.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
+
+from PIL import Image, ImageSequence
 
 from engine import Game, Side
 from engine.analysis import analyse_game
@@ -118,9 +123,24 @@ def main(argv: list[str]) -> int:
     folder = Path(argv[0] if argv else "docs/images")
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in samples().items():
-        (folder / name).write_bytes(data)
-        print(f"{folder / name}: {len(data) // 1024} KiB")
+        path = folder / name
+        if same_pixels(path, data):
+            print(f"{path}: unchanged")
+            continue
+        path.write_bytes(data)
+        print(f"{path}: {len(data) // 1024} KiB")
     return 0
+
+
+def same_pixels(path: Path, data: bytes) -> bool:
+    """Whether ``path`` already holds a picture with exactly the pixels of ``data`` (every
+    frame of an animation, in order)."""
+    if not path.exists():
+        return False
+    with Image.open(path) as old, Image.open(io.BytesIO(data)) as new:
+        old_frames = [(f.size, f.convert("RGBA").tobytes()) for f in ImageSequence.Iterator(old)]
+        new_frames = [(f.size, f.convert("RGBA").tobytes()) for f in ImageSequence.Iterator(new)]
+    return old_frames == new_frames
 
 
 if __name__ == "__main__":
