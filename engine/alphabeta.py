@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from engine.board import ATTACKER, DEFENDER, Board
 from engine.evaluation import Tables, capture_moves, evaluate, king_capturable
-from engine.outcome import Reason
+from engine.outcome import Outcome, Reason
 from engine.squares import Side
 
 MATE = 100_000
@@ -38,6 +38,13 @@ _QUIESCENCE_PLIES = 4
 _THREAT_PLIES = 2
 """King moves opening a line, each with the attackers' forced block, played out beyond the
 horizon, at most."""
+
+
+def _finished(outcome: Outcome, attackers_moved: bool, plies: int) -> int:
+    """The score of a game that the move ``plies`` from the root finished, for the side that
+    made it: ``MATE - plies`` for a win, its negative for a loss."""
+    won = (outcome.winner is Side.ATTACKERS) == attackers_moved
+    return MATE - plies if won else -(MATE - plies)
 
 
 class _Stop(Exception):
@@ -206,8 +213,7 @@ class Searcher:
             self.nodes += 1
             outcome = board.outcome
             if outcome is not None:
-                won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
-                score = MATE - child_ply if won else -(MATE - child_ply)
+                score = _finished(outcome, turn == ATTACKER, child_ply)
                 if outcome.reason is Reason.REPETITION:
                     self.repetitions += 1
             elif counts[board.hash] > 1:
@@ -296,8 +302,7 @@ class Searcher:
                 continue
             outcome = board.outcome
             if outcome is not None:
-                won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
-                score = MATE - ply - 1 if won else -(MATE - ply - 1)
+                score = _finished(outcome, turn == ATTACKER, ply + 1)
             else:
                 score = -self._quiet_horizon(-beta, -alpha, ply + 1, left - 1)
             pop()
@@ -335,8 +340,7 @@ class Searcher:
             self.nodes += 1
             outcome = board.outcome
             if outcome is not None:
-                won = (outcome.winner is Side.ATTACKERS) == attackers_move
-                score = MATE - ply - 1 if won else -(MATE - ply - 1)
+                score = _finished(outcome, attackers_move, ply + 1)
             else:
                 score = -reply(-beta, -alpha, ply + 1, left, threats)
             pop()
@@ -428,8 +432,7 @@ class Searcher:
                 self.nodes += 1
                 outcome = board.outcome
                 if outcome is not None:
-                    won = (outcome.winner is Side.ATTACKERS) == (turn == ATTACKER)
-                    score = MATE - 1 if won else -(MATE - 1)
+                    score = _finished(outcome, turn == ATTACKER, 1)
                 elif board.counts[board.hash] > 1:
                     score = -self.negamax(depth - 1, -INFINITY, INFINITY, 1) - REPEAT
                 elif margin is not None:
