@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -113,6 +114,37 @@ async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     assert f"was solved by <@{table.bob.id}>" in second.content
     assert second.pinged_user_ids() == set()
     assert len(dailies()) == 2
+
+
+async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Harness) -> None:
+    """Discord takes the daily post but its answer is lost (503): the next try finds the post
+    in the channel by its Solve button, though the server's language changed meanwhile."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    lost = table.standin.lose_answers(
+        503,
+        matching=lambda method, path: method == "POST" and path == f"/channels/{lobby.id}/messages",
+    )
+    table.advance(timedelta(hours=1))
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=15)
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    for _ in range(100):  # the next tries, a minute apart, until the post is recorded
+        if not await puzzles.posts_owed():
+            break
+        table.advance(timedelta(minutes=1))
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the daily post stayed owed")
+    dailies = [
+        m
+        for m in table.public_messages(lobby)
+        if any(c.startswith("puzzle:solve:") for c in m.custom_ids())
+    ]
+    assert len(dailies) == 1
+    assert dailies[0].content.startswith("**Daily puzzle, ")
 
 
 async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> None:

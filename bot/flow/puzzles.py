@@ -25,7 +25,7 @@ from bot.services.errors import IllegalMove, StaleGameError
 from bot.services.puzzles import DAILY_RETRY, Attempt, DailyPost
 from bot.storage import puzzles as stored
 from bot.views.common import within_deadline
-from bot.views.puzzle import attempt_game, next_view, picker_view, solve_view
+from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
 from engine import Game, IllegalMoveError, Side, parse_square
 from engine.puzzles import Answer, Difficulty, Puzzle, Verdict, answer_move
 from renderer import describe_board, render_board
@@ -257,7 +257,7 @@ class PuzzleFlow:
             try:
                 # A post Discord took just before a restart (its id never stored) is found,
                 # not posted again.
-                earlier = await self._already_posted(channel, post.day, lang)
+                earlier = await self._already_posted(channel, post.day)
                 if earlier is not None:
                     await service.daily_posted(post.guild_id, post.day, earlier)
                     continue
@@ -276,17 +276,26 @@ class PuzzleFlow:
             self._retry_after.pop(key, None)
             await service.daily_posted(post.guild_id, post.day, message.id)
 
-    async def _already_posted(
-        self, channel: discord.PartialMessageable, day: str, lang: Language
-    ) -> int | None:
+    async def _already_posted(self, channel: discord.PartialMessageable, day: str) -> int | None:
         """The id of this bot's post of ``day`` among the channel's latest messages."""
         me = self.bot.user
         if me is None:
             return None
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
-            if message.author.id == me.id and message.content.startswith(daily_marker(day, lang)):
+            if message.author.id == me.id and is_daily_post(message, day):
                 return message.id
         return None
+
+
+def is_daily_post(message: discord.Message, day: str) -> bool:
+    """Whether ``message`` is a daily post of ``day``: known by its Solve button's id, which
+    does not change with the server's language (nor with a reworded translation)."""
+    for row in message.components:
+        for item in getattr(row, "children", ()):
+            custom_id = getattr(item, "custom_id", None)
+            if custom_id and solve_day(custom_id) == day:
+                return True
+    return False
 
 
 HISTORY_LOOKED_AT = 50
@@ -294,7 +303,7 @@ HISTORY_LOOKED_AT = 50
 
 
 def daily_marker(day: str, lang: Language = ENGLISH) -> str:
-    """How a daily post begins (also how an unmarked one is recognised)."""
+    """How a daily post begins."""
     return lang._("**Daily puzzle, {day}**", day=day)
 
 

@@ -65,6 +65,12 @@ def solve_view(puzzle_id: str, day: str, lang: Language = ENGLISH) -> discord.ui
     return view
 
 
+def solve_day(custom_id: str) -> str | None:
+    """The day of the daily post whose Solve button has ``custom_id`` (None for another id)."""
+    found = SolveButton.__discord_ui_compiled_template__.fullmatch(custom_id)
+    return found["day"] if found else None
+
+
 class SolveButton(
     GuardedItem[discord.ui.Button[Any]],
     template=r"puzzle:solve:(?P<puzzle>p[0-9a-f]{8}):(?P<day>\d{4}-\d{2}-\d{2})",
