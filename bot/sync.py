@@ -56,7 +56,16 @@ def _read_state(path: Path) -> dict[str, str]:
 
 
 def _write_state(path: Path, state: dict[str, str]) -> None:
-    path.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    """Keep the hashes; a place the bot may not write (a read-only working directory) costs
+    only a sync at the next start, so it is logged, not raised."""
+    try:
+        path.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as error:
+        _log.warning(
+            "Could not keep the command sync state in %s (%s); the next start syncs again",
+            path,
+            error,
+        )
 
 
 async def sync_if_changed(

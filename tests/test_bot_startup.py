@@ -65,6 +65,23 @@ async def test_commands_are_not_synced_again_when_unchanged(
         await table.stop()
 
 
+async def test_a_sync_state_that_cannot_be_written_costs_only_a_sync(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Where the sync state cannot be written (here a directory is in its way), the bot still
+    starts and plays, and syncs again at the next start."""
+    (tmp_path / "bot.sqlite3.commands.json").mkdir()
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        assert discord_standin.recorder.command_syncs == 1
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.restart()
+        assert discord_standin.recorder.command_syncs == 2
+    finally:
+        await table.stop()
+
+
 async def test_rejected_token_exits_2_with_one_line(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

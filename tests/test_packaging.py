@@ -114,6 +114,9 @@ def _unit(name: str) -> dict[str, list[str]]:
     return settings
 
 
+SHARDS_BY_NAME = "/usr/bin/env DISCORD_SHARD_IDS=%i "
+"""How the shard template's command begins: its instance name is the shards it runs."""
+
 UNITS = {
     "brandubh-bot.service": ("bot", {bot_main.EXIT_CONFIG, bot_main.EXIT_IN_USE}),
     "brandubh-ai-worker.service": ("bot.ai_worker", {ai_worker.EXIT_REFUSED}),
@@ -132,7 +135,8 @@ def test_the_systemd_units_run_the_modules_and_know_their_exit_codes() -> None:
     assert ai_worker.EXIT_UNREACHABLE not in UNITS["brandubh-ai-worker.service"][1]
     for name, (module, needs_a_person) in UNITS.items():
         unit = _unit(name)
-        assert unit["ExecStart"] == [f"/opt/brandubh/.venv/bin/python -m {module}"], name
+        (command,) = unit["ExecStart"]
+        assert command.removeprefix(SHARDS_BY_NAME) == f"/opt/brandubh/.venv/bin/python -m {module}"
         spec = importlib.util.find_spec(module)
         assert spec is not None, module
         if spec.submodule_search_locations is not None:  # a package: run by its __main__
@@ -143,8 +147,16 @@ def test_the_systemd_units_run_the_modules_and_know_their_exit_codes() -> None:
         prevented = {int(code) for code in unit["RestartPreventExitStatus"][0].split()}
         assert prevented == needs_a_person, name
         assert f"sudo cp deploy/{name} /etc/systemd/system/" in readme, name
-    # The template's instance name is the shards its process runs (brandubh-bot-shard@0-3).
-    assert _unit("brandubh-bot-shard@.service")["Environment"] == ["DISCORD_SHARD_IDS=%i"]
+        if module == "bot":
+            # The bot writes beside its database (the command sync state; on SQLite the
+            # database, its lock and backups): under ProtectSystem=strict only a state
+            # directory is writable.
+            assert unit["ProtectSystem"] == ["strict"], name
+            (state,) = unit["StateDirectory"]
+            assert unit["WorkingDirectory"] == [f"/var/lib/{state}"], name
+    # The template's instance name is the shards its process runs (brandubh-bot-shard@0-3),
+    # set on the command line: systemd lets an EnvironmentFile's value win over Environment=.
+    assert _unit("brandubh-bot-shard@.service")["ExecStart"][0].startswith(SHARDS_BY_NAME)
 
 
 def _compose_services() -> dict[str, str]:
