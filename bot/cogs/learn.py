@@ -16,7 +16,7 @@ from bot.views.common import answer
 from engine.puzzles import Difficulty
 
 DIFFICULTY_CHOICES = [
-    app_commands.Choice(name="easy (win in 1 or 2)", value="easy"),
+    app_commands.Choice(name="easy (win in 1)", value="easy"),
     app_commands.Choice(name="medium", value="medium"),
     app_commands.Choice(name="hard (long or well hidden)", value="hard"),
 ]
