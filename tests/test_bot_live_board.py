@@ -6,10 +6,13 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.ai_pool import AIPool
+from bot.flow import game_flow
+from bot.flow.posts import BoardPost, board_post
 from engine import Game
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
@@ -90,6 +93,35 @@ async def test_board_command_pings_nobody(table: Harness) -> None:
     shown = await table.reply_text(table.carol, "board")
     assert f"<@{table.alice.id}>" in shown.content
     assert shown.pinged_user_ids() == set()
+
+
+async def test_a_board_drawn_while_a_move_lands_does_not_take_the_buttons(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol's /board is still being drawn when alice's move lands: the board after the move
+    keeps the buttons, and carol's picture of the position before it comes without any."""
+    await table.challenge_accepted(table.alice, table.bob)
+    drawing, moved = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_move(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only /board's own drawing waits
+        drawing.set()
+        await moved.wait()
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_move)
+    shown = await table.standin.slash(table.guild, table.channel, table.carol, "board", wait=False)
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    after = await table.move(table.alice, "d1-b1")
+    await until_live(table, after.id)
+    moved.set()
+    await table.standin.wait_answered(shown, timeout=10)
+    old = await shown.wait_original()
+    await table.standin.wait_until(lambda: old.components == [], timeout=5)
+    assert old.content.startswith("No move yet.")
+    assert [b.id for b in boards(table) if b.components] == [after.id]
+    assert await asyncio.to_thread(live_board, table.db_path) == after.id
 
 
 async def test_a_round_against_the_computer_is_one_message(table: Harness) -> None:

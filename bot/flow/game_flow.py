@@ -257,6 +257,18 @@ class GameFlow:
         if previous != message_id:
             await self._take_buttons_off(channel_id, previous)
 
+    async def went_live_at(self, active: ActiveGame, message_id: int | None) -> None:
+        """``message_id`` shows ``active`` as it was read: it becomes the game's board with
+        buttons if the game still stands there; if a move (or the set's end) came meanwhile it
+        is an old picture, and its own buttons come off instead."""
+        if message_id is None:
+            return
+        live, previous = await self.bot.services.games.set_live_board_at(active, message_id)
+        if not live:
+            await self._take_buttons_off(active.channel_id, message_id)
+        elif previous != message_id:
+            await self._take_buttons_off(active.channel_id, previous)
+
     async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:
         """Edit board ``previous`` (if any) to have no buttons."""
         if previous is None:
@@ -406,7 +418,7 @@ class GameFlow:
             view=post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        await self.went_live(active.channel_id, message_id)
+        await self.went_live_at(active, message_id)
 
     async def begin_match(
         self,

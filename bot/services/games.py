@@ -487,6 +487,18 @@ class GameService:
         async with self._database.transaction() as db:
             return await sets.set_live_board(db, channel_id, message_id)
 
+    async def set_live_board_at(
+        self, active: ActiveGame, message_id: int
+    ) -> tuple[bool, int | None]:
+        """Make ``message_id``, a board of ``active`` as it was read, the board with buttons in
+        its channel if the set still stands at that ply (in one transaction, so a move landing
+        meanwhile is either before, and this board is not live, or after, and its own board
+        takes the buttons). Returns whether it did, and the board that had them before."""
+        async with self._database.transaction() as db:
+            return await sets.set_live_board_at(
+                db, active.channel_id, message_id, active.set_id, active.ply
+            )
+
     async def board_posted(self, active: ActiveGame, message_id: int | None) -> int | None:
         """The board after ``active``'s last move is out as ``message_id``, in one transaction:
         the outbox need not post it, and (with an id) it is the channel's board with buttons.

@@ -547,6 +547,20 @@ async def set_live_board(db: Connection, channel_id: int, message_id: int) -> in
     return previous
 
 
+async def set_live_board_at(
+    db: Connection, channel_id: int, message_id: int, set_id: int, ply: int
+) -> tuple[bool, int | None]:
+    """``message_id`` shows set ``set_id`` at ``ply``: it becomes the board with buttons in
+    ``channel_id`` if the set still stands there, in progress. Returns whether it did, and the
+    board that had the buttons before (if one was known)."""
+    current = await db.fetch_one(
+        "SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'", (set_id, ply)
+    )
+    if current is None:
+        return False, None
+    return True, await set_live_board(db, channel_id, message_id)
+
+
 async def in_progress(
     db: Connection, guild_id: int, player_id: int | None, offset: int, limit: int
 ) -> tuple[int, list[SetRow]]:
