@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from engine.translation import N_
 
+ECHO_LIMIT = 24
+"""At most this many characters of what a player typed are repeated in a sentence."""
+
+
+def echoed(text: str) -> str:
+    """What a player typed, as a sentence repeats it: stripped, and cut with "…" past
+    :data:`ECHO_LIMIT` characters (a refusal stays one short line, however long the input)."""
+    text = text.strip()
+    return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1].rstrip() + "…"
+
 
 class IllegalMoveError(ValueError):
     """A move that cannot be played here; the message names the square or the rule.
@@ -38,4 +48,12 @@ class UnknownRulesetError(ValueError):
     """A ruleset name that is not one of the presets."""
 
 
-__all__ = ["N_", "IllegalMoveError", "InvalidMoveError", "PositionError", "UnknownRulesetError"]
+__all__ = [
+    "ECHO_LIMIT",
+    "N_",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "PositionError",
+    "UnknownRulesetError",
+    "echoed",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import N_, InvalidMoveError
+from engine.errors import N_, InvalidMoveError, echoed
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
 _MOVE = re.compile(
@@ -109,7 +109,7 @@ class Move:
                     "'{text}' is not a move: write the piece's square and where it goes, like "
                     "d1-d3."
                 ),
-                text=text.strip(),
+                text=echoed(text),
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import TypeAlias
 
-from engine.errors import N_, InvalidMoveError
+from engine.errors import N_, InvalidMoveError, echoed
 
 Square: TypeAlias = int
 
@@ -43,7 +43,8 @@ def parse_square(text: str, size: int = MAX_SIZE) -> Square:
     name = text.strip().lower()
     if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
         raise InvalidMoveError(
-            N_("'{text}' is not a square: write a file letter and a rank, like d4."), text=text
+            N_("'{text}' is not a square: write a file letter and a rank, like d4."),
+            text=echoed(text),
         )
     file = FILE_LETTERS.index(name[0])
     rank = int(name[1:]) - 1

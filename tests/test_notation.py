@@ -56,6 +56,16 @@ def test_junk_says_what_a_move_looks_like(text: str) -> None:
     assert str(info.value).endswith("write the piece's square and where it goes, like d1-d3.")
 
 
+def test_a_long_text_is_repeated_cut_short() -> None:
+    """However long the text, the sentence repeats its first characters only (a chat reply has
+    a length limit)."""
+    with pytest.raises(IllegalMoveError) as info:
+        Move.parse("x" * 5000, 7)
+    assert str(info.value) == (
+        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-d3."
+    )
+
+
 def test_a_square_off_the_board_is_named() -> None:
     """d1-d8 on a 7x7 board names d8 and the board's range."""
     with pytest.raises(IllegalMoveError, match=r"^d8 is not on the 7x7 board \(a1 to g7\)\.$"):

@@ -26,6 +26,10 @@ def squash(text: str) -> str:
     return _SEPARATORS.sub("", text.lower())
 
 
+MOVE_TEXT_LIMIT = 40
+"""The longest /move text Discord lets a player send (``d1 to d3 xd4`` is 12 characters)."""
+
+
 class Play(commands.Cog):
     """Moves and the board."""
 
@@ -35,7 +39,11 @@ class Play(commands.Cog):
     @app_commands.command(name="move")
     @app_commands.guild_only()
     @app_commands.describe(move="Your move: the piece's square and where it goes, like d1-d3")
-    async def move(self, interaction: discord.Interaction[BrandubhBot], move: str) -> None:
+    async def move(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        move: app_commands.Range[str, 1, MOVE_TEXT_LIMIT],
+    ) -> None:
         """Play a move in this channel's game."""
         await self.bot.flow.play_move(interaction, move)
 
