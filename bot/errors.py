@@ -18,9 +18,11 @@ from discord import app_commands
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
+from bot.names import escaped
 from bot.services.errors import GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
 from engine import IllegalMoveError
+from engine.errors import echoed
 
 _log = logging.getLogger(__name__)
 
@@ -133,7 +135,15 @@ def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
             seconds,
         )
     if isinstance(error, app_commands.TransformerError):
-        return lang._("I could not read {value} for that option.", value=repr(error.value))
+        value = error.value
+        if isinstance(value, discord.abc.User):  # a member option given someone who left
+            return lang._(
+                "{player} is not a member of this server.",
+                player=f"**{escaped(value.display_name)}**",
+            )
+        if isinstance(value, str):
+            return lang._("I could not read {value} for that option.", value=f"'{echoed(value)}'")
+        return lang._("I could not read one of the options.")
     if isinstance(error, discord.Forbidden):
         return MissingChannelPermissions(list(CHANNEL_PERMISSIONS)).sentence(lang)
     return None

@@ -106,3 +106,22 @@ async def test_buttons_from_another_server(table: Harness) -> None:
     active = await table.bot.services.games.in_channel(table.channel.id)
     assert active is not None
     assert active.ply == 0
+
+
+async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -> None:
+    """A member option given a user who is not in the server (left it) is refused with their
+    name, never a Python object's text; a long move text is repeated cut short."""
+    ghost = table.standin.add_user("ghost")
+    for command in ("challenge", "stats", "games"):
+        option = "opponent" if command == "challenge" else "player"
+        record = await table.standin.slash(
+            table.guild, table.channel, table.alice, command, {option: ghost}
+        )
+        assert await sentence(record) == "**ghost** is not a member of this server.", command
+    await board(table)
+    record = await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "x" * 1900}
+    )
+    assert await sentence(record) == (
+        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-d3."
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -66,6 +67,39 @@ async def test_rematch_against_a_member_posts_a_challenge_that_opens_a_new_threa
     assert second is not thread
     board = await table.wait_board(channel=second)
     assert f"<@{table.bob.id}> attacks, <@{table.alice.id}> defends" in board.content
+
+
+async def test_rematch_pressed_by_both_players_at_once_offers_one(table: Harness) -> None:
+    """alice and bob press Rematch at the same moment, bob twice: one challenge is posted and
+    pings once; the other presses are told, privately, where it is."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    before = len(table.public_messages())
+    presses = [
+        await table.standin.click(last, rematch_id(last), who, wait=False)
+        for who in (table.alice, table.bob, table.bob)
+    ]
+    for pressed in presses:
+        await table.standin.wait_answered(pressed, timeout=10)
+    answers = [await pressed.wait_original() for pressed in presses]
+    offers = [m for m in table.public_messages()[before:] if "challenges you" in m.content]
+    assert len(offers) == 1
+    assert all(answer.ephemeral for answer in answers)
+    offered = [a for a in answers if a.content.startswith("Rematch offered in")]
+    refused = [a for a in answers if a not in offered]
+    assert len(offered) == 1
+    assert len(refused) == 2
+    # Where the offer is: a link to it, or its channel while its message is being posted.
+    where = rf"(https://discord\.com/channels/\d+/{table.channel.id}/\d+|<#{table.channel.id}>)"
+    for a in refused:
+        assert re.fullmatch(
+            rf"(Your challenge to <@\d+> is still open \({where}\): wait for the answer, or "
+            rf"withdraw it first\.|<@\d+> has already challenged you \({where}\): accept or "
+            r"decline that one\.)",
+            a.content,
+        ), a.content
 
 
 async def test_only_the_players_may_ask_for_a_rematch(table: Harness) -> None:

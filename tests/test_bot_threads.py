@@ -140,8 +140,8 @@ async def test_without_thread_permissions_the_game_stays_in_the_channel(table: H
 
 async def test_a_member_may_have_five_open_challenges(table: Harness) -> None:
     """The sixth open challenge is refused with one sentence."""
-    for _ in range(5):
-        await challenge(table, table.alice, table.bob)
+    for n in range(5):
+        await challenge(table, table.alice, table.standin.add_member(table.guild, f"m{n}"))
     refused = await challenge(table, table.alice, table.carol)
     assert refused.ephemeral
     assert refused.content == (

@@ -11,6 +11,7 @@ from bot.services import ChallengeStatus, Services
 from bot.services.errors import (
     CannotChallengeBot,
     CannotChallengeSelf,
+    ChallengeAlreadyOpen,
     ChallengeExpired,
     ChallengeNotFound,
     ChannelBusy,
@@ -138,11 +139,51 @@ async def test_with_threads_a_busy_channel_still_takes_challenges(services: Serv
 
 async def test_a_member_may_have_at_most_five_open_challenges(services: Services) -> None:
     """The sixth open challenge is refused with a sentence; an answered one frees a place."""
-    opened = [await services.challenges.create(GUILD, CHANNEL, ALICE, BOB) for _ in range(5)]
+    opened = [
+        await services.challenges.create(GUILD, CHANNEL, ALICE, opponent)
+        for opponent in range(21, 26)
+    ]
     with pytest.raises(TooManyChallenges, match="5 open challenges"):
         await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
     await services.challenges.withdraw(opened[0].challenge_id, ALICE)
     await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+
+
+async def test_two_members_have_one_open_challenge_between_them(services: Services) -> None:
+    """A second challenge between the same two members, either way round, is refused with
+    where the first one is; once it is answered they may challenge again."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(first.challenge_id, 4242)
+    link = f"https://discord.com/channels/{GUILD}/{CHANNEL}/4242"
+    with pytest.raises(ChallengeAlreadyOpen) as again:
+        await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB, ruleset="tablut")
+    assert str(again.value) == (
+        f"Your challenge to <@{BOB}> is still open ({link}): wait for the answer, or withdraw "
+        "it first."
+    )
+    with pytest.raises(ChallengeAlreadyOpen) as back:
+        await services.challenges.create(GUILD, CHANNEL, BOB, ALICE)
+    assert str(back.value) == (
+        f"<@{ALICE}> has already challenged you ({link}): accept or decline that one."
+    )
+    await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)  # others are not held up
+    await services.challenges.create(GUILD + 1, CHANNEL + 10, ALICE, BOB)  # another server
+    await services.challenges.decline(first.challenge_id, BOB)
+    await services.challenges.create(GUILD, CHANNEL, BOB, ALICE)
+
+
+async def test_two_challenges_at_once_between_two_members_open_one(services: Services) -> None:
+    """Each challenging the other at the same moment: one challenge opens, the other is
+    refused (the check and the insert hold a lock on the pair)."""
+    results = await asyncio.gather(
+        services.challenges.create(GUILD, CHANNEL, ALICE, BOB),
+        services.challenges.create(GUILD, CHANNEL, BOB, ALICE),
+        return_exceptions=True,
+    )
+    assert sorted(type(result).__name__ for result in results) == [
+        "Challenge",
+        "ChallengeAlreadyOpen",
+    ]
 
 
 async def test_an_accepted_thread_game_remembers_its_channel_and_line(services: Services) -> None:

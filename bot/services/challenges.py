@@ -16,6 +16,7 @@ from bot.services.domain import (
 from bot.services.errors import (
     CannotChallengeBot,
     CannotChallengeSelf,
+    ChallengeAlreadyOpen,
     ChallengeExpired,
     ChallengeNotFound,
     ChannelBusy,
@@ -84,6 +85,21 @@ class ChallengeService:
                 raise ChannelBusy()
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
+            # One open challenge between two members: checked and stored under a lock on the
+            # pair, so two at once (a double press of Rematch, or each challenging the other)
+            # cannot both pass on PostgreSQL either.
+            pair = sorted((challenger_id, opponent_id))
+            await db.lock(f"challenges:{guild_id}:{pair[0]}:{pair[1]}")
+            earlier = await challenges.open_between(
+                db, guild_id, challenger_id, opponent_id, to_us(now)
+            )
+            if earlier is not None:
+                raise ChallengeAlreadyOpen(
+                    earlier.challenger_id,
+                    earlier.opponent_id,
+                    _where(earlier),
+                    yours=earlier.challenger_id == challenger_id,
+                )
             for user_id in (challenger_id, opponent_id):
                 await players.ensure(db, user_id, now)
             challenge_id = await challenges.insert(
@@ -252,3 +268,10 @@ def _challenge(row: ChallengeRow, status: ChallengeStatus | None = None) -> Chal
         status=status or ChallengeStatus(row.status),
         message_id=row.message_id,
     )
+
+
+def _where(row: ChallengeRow) -> str:
+    """Where a challenge is shown: a link to its message, else its channel."""
+    if row.message_id is None:
+        return f"<#{row.channel_id}>"
+    return f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"

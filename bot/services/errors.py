@@ -134,6 +134,27 @@ class TooManyChallenges(GameError):
         )
 
 
+class ChallengeAlreadyOpen(GameError):
+    """Two members have one open challenge between them at a time (a second one, or a second
+    press of Rematch, would ping the opponent again for the same thing)."""
+
+    def __init__(self, challenger_id: int, opponent_id: int, where: str, *, yours: bool) -> None:
+        if yours:
+            text = _(
+                "Your challenge to {player} is still open ({where}): wait for the answer, or "
+                "withdraw it first.",
+                player=f"<@{opponent_id}>",
+                where=where,
+            )
+        else:
+            text = _(
+                "{player} has already challenged you ({where}): accept or decline that one.",
+                player=f"<@{challenger_id}>",
+                where=where,
+            )
+        super().__init__(text)
+
+
 class ChannelNotAllowed(GameError):
     """The server's settings do not allow games in this channel."""
 

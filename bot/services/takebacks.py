@@ -59,7 +59,7 @@ class TakebackService:
             return await self._undo_against_computer(active, user_id, now)
         if mover != user_id:
             raise CannotTakeBack(
-                "Only your own last move can be taken back, and your opponent has moved since."
+                _("Only your own last move can be taken back, and your opponent has moved since.")
             )
         async with self._database.transaction() as db:
             if await takebacks.open_for_game(db, active.set_id) is not None:
@@ -91,8 +91,12 @@ class TakebackService:
                 now_us=to_us(now),
                 expires_us=to_us(now),
             )
-            for _attempt in range(2):
-                if not await takebacks.undo_last_move(db, active.set_id, takeback_id, to_us(now)):
+            # From the ply the player saw: a move of theirs landing meanwhile is not undone
+            # (nor the computer's reply before it), the whole takeback is refused.
+            for ply in (active.ply, active.ply - 1):
+                if not await takebacks.undo_last_move(
+                    db, active.set_id, takeback_id, to_us(now), from_ply=ply
+                ):
                     raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         self._games.forget(active.set_id)
         return await self._games.get(active.set_id)
@@ -121,18 +125,29 @@ class TakebackService:
         if active.side_of(user_id) is None:
             raise NotAPlayer(_("Only the player whose move it was asked of can answer this."))
         async with self._database.transaction() as db:
-            if active.ply != row.ply or to_us(now) >= row.expires_us:
+            # Judged on the set as stored now, not as read above: a move that landed meanwhile
+            # lapses the request (and is never the move undone).
+            stored = await sets.by_id(db, row.set_id)
+            lapsed = (
+                stored is None
+                or stored.status != sets.ACTIVE
+                or stored.ply != row.ply
+                or to_us(now) >= row.expires_us
+            )
+            if lapsed:
                 await takebacks.close(db, takeback_id, TakebackStatus.LAPSED.value, to_us(now))
-                raise CannotTakeBack(
-                    "That takeback request lapsed: a move was played or ten minutes passed."
-                )
-            status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
-            if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
-                raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
-            if accept and not await takebacks.undo_last_move(
-                db, row.set_id, takeback_id, to_us(now)
-            ):
-                raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+            else:
+                status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
+                if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
+                    raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
+                if accept and not await takebacks.undo_last_move(
+                    db, row.set_id, takeback_id, to_us(now), from_ply=row.ply
+                ):
+                    raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+        if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
+            raise CannotTakeBack(
+                _("That takeback request lapsed: a move was played or ten minutes passed.")
+            )
         if accept:
             self._games.forget(row.set_id)
         return await self._games.get(row.set_id)

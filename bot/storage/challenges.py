@@ -119,6 +119,20 @@ async def open_count(db: Connection, challenger_id: int, now_us: int) -> int:
     return 0 if row is None else int(row[0])
 
 
+async def open_between(
+    db: Connection, guild_id: int, one: int, other: int, now_us: int
+) -> ChallengeRow | None:
+    """The oldest unexpired open challenge between ``one`` and ``other`` (either way round) in
+    the server."""
+    row = await db.fetch_one(
+        f"{_SELECT} WHERE guild_id = ? AND status = 'open' AND expires_us > ? AND ("
+        "(challenger_id = ? AND opponent_id = ?) OR (challenger_id = ? AND opponent_id = ?)) "
+        "ORDER BY challenge_id LIMIT 1",
+        (guild_id, now_us, one, other, other, one),
+    )
+    return None if row is None else _row(row)
+
+
 async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]:
     """The open challenges posted in ``channel_id``, oldest first."""
     rows = await db.fetch_all(

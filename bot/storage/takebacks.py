@@ -120,16 +120,20 @@ async def stale(db: Connection, now_us: int, shards: Shards = EVERY) -> list[Tak
     return [_row(row) for row in rows]
 
 
-async def undo_last_move(db: Connection, set_id: int, takeback_id: int, now_us: int) -> bool:
-    """Move the game's last move into ``undone_moves`` and step the game back one ply.
+async def undo_last_move(
+    db: Connection, set_id: int, takeback_id: int, now_us: int, *, from_ply: int
+) -> bool:
+    """Move the game's last move into ``undone_moves`` and step the game back one ply, from
+    ``from_ply`` (the ply the player saw when the takeback was asked or answered).
 
     The turn goes back to the player who made the move, whose move timer starts again from
-    ``now_us``. False (nothing changed) if the game has no move or is not in progress.
+    ``now_us``. False (nothing changed) if the game has no move, is not in progress, or no
+    longer stands at ``from_ply`` (a move landed meanwhile: it is not the one to undo).
     """
     last = await db.fetch_one(
         "SELECT m.ply, m.player_id FROM moves m JOIN sets g USING (set_id) "
-        "WHERE m.set_id = ? AND g.status = 'active' AND m.ply = g.ply - 1",
-        (set_id,),
+        "WHERE m.set_id = ? AND g.status = 'active' AND g.ply = ? AND m.ply = g.ply - 1",
+        (set_id, from_ply),
     )
     if last is None:
         return False

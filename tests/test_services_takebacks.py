@@ -1,0 +1,72 @@
+"""Takebacks racing moves, through the services on both backends: a move that lands while a
+takeback is being answered (or asked against the computer) is never the move undone."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.services import ActiveGame, Services
+from bot.services.domain import Takeback
+from bot.services.errors import CannotTakeBack
+from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD
+
+
+async def moves_played(services: Services) -> list[str]:
+    """The channel's set's moves as stored."""
+    exported = await services.records.export(channel_id=CHANNEL)
+    return [str(record.move) for record in exported.game.records]
+
+
+async def test_an_accept_racing_the_opponents_move_undoes_nothing(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's takeback just as his own move lands: the request lapses, both moves
+    stand, and the refusal says why."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    read = services.games.get
+
+    async def read_then_bob_moves(set_id: int) -> ActiveGame:
+        seen = await read(set_id)
+        monkeypatch.setattr(services.games, "get", read)
+        await services.games.play(CHANNEL, BOB, "c4-c2")  # lands after the answer read the game
+        return seen
+
+    monkeypatch.setattr(services.games, "get", read_then_bob_moves)
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    assert str(refused.value) == (
+        "That takeback request lapsed: a move was played or ten minutes passed."
+    )
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]
+    assert await services.takebacks.lapse_stale() == []  # lapsed for good, not left open
+    with pytest.raises(CannotTakeBack, match="already answered or lapsed"):
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+
+
+async def test_a_takeback_against_the_computer_racing_a_move_undoes_nothing(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /takeback reads the game after the computer's reply; her next move lands before
+    the undo: nothing is taken back (not her new move and the reply before it)."""
+    active = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+    read = services.games.in_channel
+
+    async def read_then_alice_moves(channel_id: int) -> ActiveGame | None:
+        seen = await read(channel_id)
+        monkeypatch.setattr(services.games, "in_channel", read)
+        await services.games.play(CHANNEL, ALICE, "d2-e2")
+        return seen
+
+    monkeypatch.setattr(services.games, "in_channel", read_then_alice_moves)
+    with pytest.raises(CannotTakeBack, match=r"The game moved on: nothing was taken back\."):
+        await services.takebacks.ask(CHANNEL, ALICE)
+    assert await moves_played(services) == ["d1-c1", "c4-c2", "d2-e2"]
+    game = await services.games.in_channel(CHANNEL)
+    assert game is not None
+    assert game.computer_to_move
