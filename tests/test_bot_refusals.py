@@ -100,12 +100,23 @@ async def test_autocomplete_offers_nothing_to_the_player_not_to_move(table: Harn
 
 
 async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness) -> None:
-    """Typing "D1 B" offers d1-b1 (and only moves from d1 towards b)."""
+    """Typing "D1 B" (or "d1 to b", "D1>B1", with an en dash) offers d1-b1 and only it; text
+    /move would refuse ("d1xb1") offers nothing."""
     await table.challenge_accepted(table.alice, table.bob)
     choices = await table.standin.autocomplete(
         table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
     )
     assert [c["value"] for c in choices] == ["d1-b1"]
+    for typed in ("d1 to b", "D1>B1", "d1\u2013b"):
+        choices = await table.standin.autocomplete(
+            table.guild, table.channel, table.alice, "move", focused="move", value=typed
+        )
+        assert [c["value"] for c in choices] == ["d1-b1"], typed
+    for typed in ("d1xb1", "xxxx"):  # /move refuses these: autocomplete offers nothing
+        choices = await table.standin.autocomplete(
+            table.guild, table.channel, table.alice, "move", focused="move", value=typed
+        )
+        assert choices == [], typed
 
 
 async def test_only_the_opponent_may_accept(table: Harness) -> None:

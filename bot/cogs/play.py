@@ -18,11 +18,13 @@ from bot.views.confirm import resign_prompt
 from renderer import render_replay
 
 MAX_CHOICES = 25
-_SEPARATORS = re.compile(r"[\s\-x:,./]+")
+_SEPARATORS = re.compile(r"\s+|[-\u2013\u2014>]|to")
+"""What /move reads between two squares (engine.moves): spaces, a dash of any length, > or to."""
 
 
 def squash(text: str) -> str:
-    """``D1 - d3`` → ``d1d3``: what autocomplete compares, ignoring case and separators."""
+    """``D1 - d3`` → ``d1d3``, ``d1 to d3`` too: what autocomplete compares, ignoring case and
+    the separators /move accepts (so it never offers a move for text /move would refuse)."""
     return _SEPARATORS.sub("", text.lower())
 
 
