@@ -284,3 +284,12 @@ async def test_a_double_click_on_accept_starts_one_game(services: Services) -> N
     outcomes = sorted(type(r).__name__ for r in (first, second))
     assert outcomes == ["ActiveGame", "ChallengeNotFound"]
     assert len(await services.games.active()) == 1
+
+
+async def test_an_unknown_ruleset_is_repeated_cut_short(services: Services) -> None:
+    """A forged ruleset of 3,000 characters is refused in a sentence that repeats only its
+    start (a reply must stay under Discord's 2,000 characters)."""
+    with pytest.raises(InvalidOption) as refused:
+        await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, ruleset="z" * 3000)
+    assert str(refused.value).startswith("There is no ruleset called '" + "z" * 23 + "…': ")
+    assert len(str(refused.value)) < 300

@@ -12,6 +12,7 @@ from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSetti
 from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
 from engine import RULESETS, UnknownRulesetError, get_ruleset
+from engine.errors import echoed
 
 KEEP_SECONDS = 60.0
 """How long settings read from the database are used again before they are read anew.
@@ -113,7 +114,7 @@ def check_ruleset(name: str) -> str:
         raise InvalidOption(
             _(
                 "There is no ruleset called '{name}': choose one of {rulesets}.",
-                name=name,
+                name=echoed(name),
                 rulesets=", ".join(RULESETS),
             )
         ) from None
@@ -130,7 +131,7 @@ def check_language(tag: str) -> str:
         raise InvalidOption(
             _(
                 "I do not speak '{name}': choose one of {languages}.",
-                name=tag,
+                name=echoed(tag),
                 languages=", ".join(known),
             )
         )
