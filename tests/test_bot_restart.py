@@ -41,7 +41,8 @@ async def test_game_continues_after_restart_with_the_old_move_button(
 async def test_move_timer_survives_a_restart(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
-    """A deadline that passes while the bot is down ends the set when it is back."""
+    """A deadline that passes while the bot is down ends the set when it is back, without a
+    half-time reminder naming a deadline already past."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
@@ -53,6 +54,7 @@ async def test_move_timer_survives_a_restart(
         ended = await table.wait_board(lambda m: "ran out of time" in m.content)
         assert "Set 1 of 2 is over" in ended.content
         await table.wait_board(lambda m: "Set 2 begins" in m.content)
+        assert not [m.content for m in table.public_messages() if "reminder" in m.content]
     finally:
         await table.stop()
 

@@ -276,12 +276,13 @@ async def due_deadlines(db: Connection, now_us: int, shards: Shards = EVERY) -> 
 
 async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
     """Games in progress past half-time and not reminded, a human being to move (in the
-    servers of ``shards``)."""
+    servers of ``shards``), whose time has not run out yet (a reminder then would name a
+    deadline already past, just before the loss on time)."""
     rows = await db.fetch_all(
         f"{_SET_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
-        "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
+        "AND g.deadline_us > ? AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
         f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
-        (now_us,),
+        (now_us, now_us),
     )
     return [_set_row(row) for row in rows]
 
