@@ -430,3 +430,16 @@ async def test_export_names_the_players_and_replays(services: Services) -> None:
     assert "[attackers:Alice]" in exported.record
     assert "[defenders:Bob]" in exported.record
     assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()
+
+
+async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Services) -> None:
+    """Turned to games 11–12, then three games end: the page asked for is past the end, so the
+    last page comes back (games 1–9), never an empty list that says no game is on."""
+    for channel in range(CHANNEL, CHANNEL + 12):
+        await services.games.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+    page = await services.records.in_progress(GUILD, offset=10, limit=10)
+    assert (page.offset, page.total, len(page.games)) == (10, 12, 2)
+    for channel in range(CHANNEL, CHANNEL + 3):
+        await services.games.abort(channel)
+    page = await services.records.in_progress(GUILD, offset=10, limit=10)
+    assert (page.offset, page.total, len(page.games)) == (0, 9, 9)

@@ -304,6 +304,14 @@ class MatchTerms:
         return self.player1_id, self.player2_id
 
 
+def last_page(offset: int, total: int, limit: int) -> int:
+    """``offset``, or that of the last page when the list has shrunk below it (a page turned
+    after games ended): a page past the end would look like an empty list."""
+    if total and offset >= total:
+        return (total - 1) // limit * limit
+    return offset
+
+
 @dataclass(frozen=True)
 class GameInProgress:
     """A set being played, as /games lists it."""

@@ -8,7 +8,14 @@ when not kept), so exporting a game that this process drives costs no replay.
 from __future__ import annotations
 
 from bot.i18n import _
-from bot.services.domain import GameExport, GameInProgress, GamesPage, MatchExport, MatchTerms
+from bot.services.domain import (
+    GameExport,
+    GameInProgress,
+    GamesPage,
+    MatchExport,
+    MatchTerms,
+    last_page,
+)
 from bot.services.errors import NoGameHere
 from bot.services.game_cache import GameCache
 from bot.storage import Database, players, sets
@@ -57,6 +64,9 @@ class RecordService:
         limit = max(1, min(25, limit))
         async with self._database.snapshot() as db:
             total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
+            if not rows and last_page(offset, total, limit) != offset:
+                offset = last_page(offset, total, limit)
+                total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
         listed = tuple(
             GameInProgress(
                 set_id=row.set_id,

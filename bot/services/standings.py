@@ -9,6 +9,7 @@ from bot.services.domain import (
     LeaderboardPage,
     PlayerStats,
     Standing,
+    last_page,
 )
 from bot.storage import Database, players, ratings, sets
 from bot.storage.ratings import StandingRow
@@ -39,6 +40,9 @@ class StandingsService:
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.snapshot() as db:
             total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
+            if not rows and last_page(offset, total, limit) != offset:
+                offset = last_page(offset, total, limit)
+                total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
         standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
         return LeaderboardPage(guild_id, offset, limit, total, standings, ruleset)
 
