@@ -353,7 +353,8 @@ async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_histor
             assert [row.set_id for row in await sets.due_deadlines(connection, late)] == [
                 playing.set_id
             ]
-            assert [row.set_id for row in await sets.due_reminders(connection, late)] == [
+            half_time = moved.reminder_us  # a reminder is due from here until the deadline
+            assert [row.set_id for row in await sets.due_reminders(connection, half_time)] == [
                 playing.set_id
             ]
             after = tuple(await connection.fetch_one(counted) or ())
