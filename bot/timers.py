@@ -73,10 +73,14 @@ class Timers:
             await asyncio.sleep(interval)
 
     async def resume_computer_turns(self) -> None:
-        """Let the computer move in every active game where it was to move at shutdown."""
-        for active in await self.bot.services.games.active():
+        """Let the computer move in every active game where it was to move at shutdown; its
+        board replaces the player's "… I am thinking…" line, as it would have without the
+        restart."""
+        services = self.bot.services
+        for active in await services.games.active():
             if active.computer_to_move:
-                self.bot.flow.start_computer_turn(active)
+                thinking = await services.announcements.message_of(active.set_id, active.ply)
+                self.bot.flow.start_computer_turn(active, reply_in=thinking)
 
     def computer_stalled(self, set_id: int, ply: int) -> bool:
         """The computer gave up on its move at ``ply``: try again later.

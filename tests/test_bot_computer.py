@@ -138,3 +138,22 @@ async def test_a_turn_under_way_is_not_started_twice(table: Harness) -> None:
     await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
     assert pool.asked == [0]
     assert sum("(attackers) played" in m.content for m in table.public_messages()) == 1
+
+
+async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
+    table: Harness,
+) -> None:
+    """An admin aborts while the computer thinks about its reply: the search's move is dropped,
+    and the player's line no longer says "I am thinking…"."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    line = await table.move(table.alice, "d1-b1")
+    assert line.content.endswith("I am thinking…")
+    await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    await table.reply_text(table.admin, "abort")
+    pool.go.set()
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
+    assert line.content == "**alice** (attackers) played d1-b1."

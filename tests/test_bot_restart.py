@@ -77,3 +77,26 @@ async def test_computer_turn_resumes_after_a_restart(
         assert f"<@{table.alice.id}>, your move as the defenders" in board.content
     finally:
         await table.stop()
+
+
+async def test_a_restart_while_the_computer_thinks_answers_in_the_players_line(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Stopped while the computer thought about its reply, the bot edits the player's
+    "… I am thinking…" line into the computer's board after starting again, as it would have."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=8.0)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        line = await table.move(table.alice, "d1-b1")
+        assert line.content.endswith("I am thinking…")
+        await table.stop()
+        await table.start()
+        await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=30)
+        assert line.content.startswith("**alice** (attackers) played d1-b1.")
+        assert line.attachments
+        replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
+        assert [m.id for m in replies] == [line.id]
+    finally:
+        await table.stop()

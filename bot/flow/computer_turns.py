@@ -80,6 +80,21 @@ class ComputerTurns:
         )
         return sent.id
 
+    async def _stop_thinking(
+        self, channel: discord.PartialMessageable, message_id: int, guild_id: int
+    ) -> None:
+        """The move's line said "I am thinking…" but no reply will come (the set ended by a
+        resignation or an abort meanwhile): take that line off."""
+        lang = await self.flow.server_language(guild_id)
+        thinking = lang._("I am thinking…")
+        try:
+            message = await channel.fetch_message(message_id)
+            lines = message.content.split("\n")
+            if lines[-1] == thinking:
+                await message.edit(content="\n".join(lines[:-1]))
+        except discord.HTTPException as error:
+            _log.info("Could not take 'thinking' off message %s: %s", message_id, error)
+
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
     ) -> str:
@@ -124,6 +139,8 @@ class ComputerTurns:
             )
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
+            if reply_in is not None:
+                await self._stop_thinking(channel, reply_in, active.guild_id)
             return
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)

@@ -35,6 +35,12 @@ class AnnouncementService:
         async with self._database.transaction() as db:
             await announcements.delivered(db, set_id, ply, message_id, to_us(self._clock()))
 
+    async def message_of(self, set_id: int, ply: int) -> int | None:
+        """The message the board of ``set_id`` at ``ply`` went out as, if known (against the
+        computer: the line "… I am thinking…" its reply is edited into)."""
+        async with self._database.snapshot() as db:
+            return await announcements.message_of(db, set_id, ply)
+
     async def due(self, limit: int = 20) -> list[AnnouncementRow]:
         """Boards that should have been posted by now and were not, oldest first."""
         async with self._database.snapshot() as db:

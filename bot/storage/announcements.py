@@ -55,6 +55,16 @@ async def delivered(
     )
 
 
+async def message_of(db: Connection, set_id: int, ply: int) -> int | None:
+    """The message the board of ``set_id`` at ``ply`` went out as, if it did and is known."""
+    row = await db.fetch_one(
+        "SELECT message_id FROM announcements WHERE set_id = ? AND ply = ? "
+        "AND delivered_us IS NOT NULL",
+        (set_id, ply),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
 async def due(
     db: Connection, now_us: int, limit: int, shards: Shards = EVERY
 ) -> list[AnnouncementRow]:
