@@ -15,6 +15,7 @@ from bot.services.errors import (
     NotYourTurn,
     RepetitionNeedsConfirmation,
     StaleGameError,
+    TimeRanOut,
 )
 from engine import Game, MatchReason, Reason, Side
 from tests.conftest import (
@@ -443,3 +444,29 @@ async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Servi
         await services.games.abort(channel)
     page = await services.records.in_progress(GUILD, offset=10, limit=10)
     assert (page.offset, page.total, len(page.games)) == (0, 9, 9)
+
+
+async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_set(
+    services: Services, clock: FakeClock
+) -> None:
+    """With 5 minutes a move, alice's move 6 minutes later (before the timer has checked) is
+    refused with the time it ran out and stores nothing; the timer then ends the set on time."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    deadline = clock.now + timedelta(minutes=5)
+    clock.advance(timedelta(minutes=6))
+    with pytest.raises(TimeRanOut) as late:
+        await services.games.play(CHANNEL, BOB, "c4-c2")
+    assert str(late.value) == (
+        f"Too late: your time for this move ran out <t:{int(deadline.timestamp())}:R>, so this "
+        "set is lost on time."
+    )
+    game = await services.games.in_channel(CHANNEL)
+    assert game is not None
+    assert game.ply == 1
+    [ended] = await services.games.time_out_due()
+    assert ended.outcome.reason is Reason.TIMEOUT
+    assert ended.winner_id == ALICE

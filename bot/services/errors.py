@@ -92,6 +92,19 @@ class StaleGameError(GameError):
         super().__init__(text)
 
 
+class TimeRanOut(StaleGameError):
+    """The move came at or after the mover's deadline: the set is lost on time, which the
+    timer announces at its next check (a few seconds)."""
+
+    def __init__(self, deadline_us: int) -> None:
+        super().__init__(
+            _(
+                "Too late: your time for this move ran out {when}, so this set is lost on time.",
+                when=f"<t:{deadline_us // 1_000_000}:R>",
+            )
+        )
+
+
 # ---------------------------------------------------------------- challenges
 
 

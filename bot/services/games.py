@@ -34,6 +34,7 @@ from bot.services.errors import (
     NotYourTurn,
     RepetitionNeedsConfirmation,
     StaleGameError,
+    TimeRanOut,
 )
 from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, end_set, insert_set, replay
@@ -316,6 +317,12 @@ class GameService:
     async def _apply(
         self, row: SetRow, game: Game, player_id: int, move_text: str, confirm_repetition: bool
     ) -> MoveResult:
+        now = self._clock()
+        now_us = to_us(now)
+        if now_us >= row.deadline_us:
+            # Lost on time already, though the timer has not said so yet (it checks every few
+            # seconds, and first after a restart): the move is refused, never played.
+            raise TimeRanOut(row.deadline_us)
         trial = game.copy()
         try:
             record = trial.play(move_text)
@@ -325,8 +332,6 @@ class GameService:
         if repeated and not confirm_repetition:
             # Played on a copy, so nothing happened: the player must confirm the losing move.
             raise RepetitionNeedsConfirmation(str(record.move))
-        now = self._clock()
-        now_us = to_us(now)
         captures = "/".join(square_name(sq) for sq in record.captures)
 
         async def store(db: Connection) -> SetRow:

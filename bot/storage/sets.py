@@ -344,7 +344,7 @@ WITH g AS (
         reminded = 0
     FROM matches m
     WHERE sets.set_id = $1 AND sets.ply = $2 AND sets.status = 'active'
-        AND m.match_id = sets.match_id
+        AND sets.deadline_us > $6 AND m.match_id = sets.match_id
     RETURNING sets.*
 ), moved AS (
     INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us)
@@ -366,7 +366,8 @@ The set advances only while it is in progress at that ply: a racing move or resi
 changed it first makes PostgreSQL look at the row again once that commits, and then nothing
 at all is written. Otherwise the turn passes, the timers are re-armed from the move's time,
 the move is stored and the board it leads to is owed to the outbox; the set is returned as it
-now stands, with its match's fields (each found through a primary key).
+now stands, with its match's fields (each found through a primary key). A move at or after the
+mover's deadline writes nothing either (the set is lost on time; the timer ends it).
 """
 
 
@@ -388,7 +389,7 @@ async def add_move(
     is read back from the database, so the caller never recomputes any of it. Returns None and
     changes nothing if the game is no longer in progress at that ply, also when two processes
     race (PostgreSQL checks the set again after a racing commit; SQLite writes one transaction
-    at a time).
+    at a time), or if the mover's time ran out at or before ``now_us``.
     """
     params = (set_id, expected_ply, notation, captures, player_id, now_us)
     if db.dialect is Dialect.POSTGRESQL:
@@ -403,8 +404,18 @@ async def add_move(
             "INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us) "
             "SELECT CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), "
             "CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE EXISTS (SELECT 1 FROM sets "
-            "WHERE set_id = ? AND ply = ? AND status = 'active')",
-            (set_id, expected_ply, notation, captures, player_id, now_us, set_id, expected_ply),
+            "WHERE set_id = ? AND ply = ? AND status = 'active' AND deadline_us > ?)",
+            (
+                set_id,
+                expected_ply,
+                notation,
+                captures,
+                player_id,
+                now_us,
+                set_id,
+                expected_ply,
+                now_us,
+            ),
         )
     except (ConstraintViolated, WriteConflict):
         return None
