@@ -8,8 +8,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 
+from bot.flow.game_flow import GameFlow
+from bot.i18n import Language
+from bot.services.domain import Challenge
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import (
     DiscordStandin,
@@ -236,3 +240,32 @@ async def test_a_refused_computer_match_opens_no_thread(table: Harness) -> None:
     assert f"<#{lobby.id}>" in refused.content
     assert table.public_messages() == []
     assert table.standin.world.threads_of(table.channel) == []
+
+
+async def test_a_challenge_that_expires_while_its_thread_opens_leaves_no_empty_thread(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts just before the challenge expires and Discord is slow to make the thread:
+    the match does not start, bob is told why, and the thread says so and is archived."""
+    opened = GameFlow._open_thread
+
+    async def slow_open(
+        flow: GameFlow, message: discord.Message, challenge: Challenge, lang: Language
+    ) -> tuple[discord.Thread | None, str | None]:
+        made = await opened(flow, message, challenge, lang)
+        table.advance(timedelta(minutes=11))  # the challenge expired meanwhile
+        return made
+
+    monkeypatch.setattr(GameFlow, "_open_thread", slow_open)
+    line = await challenge(table, table.alice, table.bob)
+    pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == "That challenge has expired: challenge again."
+    thread = thread_of(table, line)
+    await table.standin.wait_until(lambda: thread.archived, timeout=5)
+    assert [m.content for m in table.standin.messages(thread)] == [
+        "That challenge has expired: challenge again."
+    ]
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(thread.id) is None

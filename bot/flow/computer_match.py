@@ -19,9 +19,16 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.posts import NO_PINGS
-from bot.flow.threads import THREAD_ARCHIVE_MINUTES, computer_line, thread_name, thread_refusal
+from bot.flow.threads import (
+    THREAD_ARCHIVE_MINUTES,
+    close_unused_thread,
+    computer_line,
+    thread_name,
+    thread_refusal,
+)
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
+from bot.services.errors import GameError
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -101,10 +108,14 @@ class ComputerMatchFlow:
                     active = await start_in(thread.id, channel_id, line.id)
                 else:
                     active = await start_in(channel_id)
-            except BaseException:
-                # Nothing started: the line would announce a match that does not exist.
+            except BaseException as error:
+                # Nothing started: the line would announce a match that does not exist, and
+                # the thread opened from it would stay empty.
                 with contextlib.suppress(discord.HTTPException):
                     await interaction.delete_original_response()
+                if thread is not None:
+                    reason = lang.render(error.text) if isinstance(error, GameError) else None
+                    await close_unused_thread(thread, reason)
                 raise
             if thread is not None:
                 await interaction.edit_original_response(

@@ -30,6 +30,7 @@ from bot.flow.rematches import RematchFlow
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
+    close_unused_thread,
     finished_line,
     match_line,
     thread_name,
@@ -40,6 +41,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
+    GameError,
     RepetitionNeedsConfirmation,
 )
 from bot.views.common import answer, within_deadline
@@ -325,11 +327,17 @@ class GameFlow:
             thread: discord.Thread | None = None
             if why_not is None and interaction.message is not None:
                 thread, why_not = await self._open_thread(interaction.message, challenge, lang)
-            active = await services.challenges.accept(
-                challenge.challenge_id,
-                interaction.user.id,
-                thread_id=None if thread is None else thread.id,
-            )
+            try:
+                active = await services.challenges.accept(
+                    challenge.challenge_id,
+                    interaction.user.id,
+                    thread_id=None if thread is None else thread.id,
+                )
+            except Exception as error:
+                if thread is not None:  # withdrawn or expired while the thread was made
+                    reason = lang.render(error.text) if isinstance(error, GameError) else None
+                    await close_unused_thread(thread, reason)
+                raise
             return active, thread, why_not
 
         active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)

@@ -8,6 +8,7 @@ started the same way from the answer to /challenge (bot/flow/computer_match.py).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -18,11 +19,25 @@ from bot.names import escaped
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from engine import get_ruleset
 
+_log = logging.getLogger(__name__)
+
 THREAD_NAME_LIMIT = 100
 """Discord's limit on a channel's (and so a thread's) name."""
 
 THREAD_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 """Discord archives a quiet thread after this long (a week); the bot archives it at match end."""
+
+
+async def close_unused_thread(thread: discord.Thread, reason: str | None) -> None:
+    """A thread opened for a match that then did not start (the challenge was withdrawn or
+    expired while Discord made the thread): say why in it, if known, and archive it, so no
+    empty thread stays in the channel's list."""
+    try:
+        if reason:
+            await thread.send(reason, allowed_mentions=discord.AllowedMentions.none())
+        await thread.edit(archived=True)
+    except discord.HTTPException as error:
+        _log.warning("Could not close the unused thread %s: %s", thread.id, error)
 
 
 def thread_refusal(
