@@ -147,6 +147,45 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
     assert dailies[0].content.startswith("**Daily puzzle, ")
 
 
+async def test_a_refused_daily_post_follows_the_setting_moved_or_switched_off(
+    table: Harness,
+) -> None:
+    """The bot may not post in #lobby, so the day's post is refused there. Moved to #side, the
+    day's puzzle is posted in #side at the next check; switched off, nothing comes later."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    refused = table.standin.fail_rest(
+        403,
+        seconds=3600,
+        matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
+    )
+    table.advance(timedelta(hours=1))
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=10)
+    await table.reply_text(table.admin, "puzzle daily", {"channel": side, "hour": hour})
+    table.advance(timedelta(seconds=10))
+    post = await table.standin.wait_for_message(side, lambda m: "Daily puzzle" in m.content)
+    assert post.custom_ids()[0].startswith("puzzle:solve:")
+    assert refused.hits == 1
+
+    table.advance(timedelta(days=1))  # the next day's post is refused in #side...
+    refused_too = table.standin.fail_rest(
+        403,
+        seconds=3600,
+        matching=lambda method, path: path.startswith(f"/channels/{side.id}/messages"),
+    )
+    await table.standin.wait_until(lambda: refused_too.hits >= 1, timeout=10)
+    off = await table.reply_text(table.admin, "puzzle daily", {"off": True})
+    assert off.content == "The daily puzzle is off."
+    table.standin.end_faults()  # ...and once the bot may post there, nothing comes
+    for _ in range(5):
+        table.advance(timedelta(minutes=10))
+        await table.reply_text(table.alice, "puzzle stats")  # the timers have run meanwhile
+    dailies = [m for m in table.public_messages(side) if "Daily puzzle" in m.content]
+    assert [m.id for m in dailies] == [post.id]
+    assert [m for m in table.public_messages(lobby) if "Daily puzzle" in m.content] == []
+
+
 async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> None:
     """A pt-BR player's /puzzle play, its picker and a wrong move's verdict are in Portuguese."""
     table.alice.user.locale = "pt-BR"

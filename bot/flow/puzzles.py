@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -22,7 +22,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
-from bot.services.puzzles import DAILY_RETRY, Attempt, DailyPost
+from bot.services.puzzles import DAILY_RETRY, DAILY_RETRY_MAX, Attempt, DailyPost
 from bot.storage import puzzles as stored
 from bot.views.common import within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
@@ -99,7 +99,9 @@ class PuzzleFlow:
 
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
-        self._retry_after: dict[tuple[int, str], datetime] = {}
+        self._retry_after: dict[tuple[int, str, int], tuple[datetime, timedelta]] = {}
+        """When each refused daily post (server, day, channel) is tried next, and the pause
+        before the one after; a post moved to another channel is tried there at once."""
 
     # ---------------------------------------------------------------- solving
 
@@ -248,9 +250,9 @@ class PuzzleFlow:
         service = self.bot.services.puzzles
         await service.claim_due(now)
         for post in await service.posts_owed():
-            key = (post.guild_id, post.day)
+            key = (post.guild_id, post.day, post.channel_id)
             retry = self._retry_after.get(key)
-            if retry is not None and retry > now:
+            if retry is not None and retry[0] > now:
                 continue
             channel = self.bot.get_partial_messageable(post.channel_id)
             lang = await self.bot.flow.server_language(post.guild_id)
@@ -271,7 +273,8 @@ class PuzzleFlow:
                 _log.warning(
                     "Could not post the daily puzzle in channel %s: %s", post.channel_id, error
                 )
-                self._retry_after[key] = now + DAILY_RETRY
+                pause = DAILY_RETRY if retry is None else min(retry[1] * 2, DAILY_RETRY_MAX)
+                self._retry_after[key] = (now + pause, pause)
                 continue
             self._retry_after.pop(key, None)
             await service.daily_posted(post.guild_id, post.day, message.id)

@@ -28,7 +28,10 @@ from bot.storage.times import from_us, to_us
 from engine.puzzles import Difficulty, Puzzle
 
 DAILY_RETRY = timedelta(minutes=1)
-"""A claimed daily post Discord refused is tried again after this."""
+"""A claimed daily post Discord refused is tried again after this, the pause doubling with
+each refusal up to :data:`DAILY_RETRY_MAX` (a channel the bot may not post in stays so until
+an admin acts: the bot keeps trying, without a warning a minute)."""
+DAILY_RETRY_MAX = timedelta(hours=1)
 
 
 @functools.cache

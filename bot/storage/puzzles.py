@@ -170,18 +170,27 @@ async def daily(db: Connection, guild_id: int) -> DailyRow | None:
 
 
 async def set_daily(db: Connection, row: DailyRow) -> None:
-    """Switch the daily puzzle on (or move it) for ``row.guild_id``."""
+    """Switch the daily puzzle on (or move it) for ``row.guild_id``; a day claimed but not yet
+    posted (Discord refused it in the old channel) goes to the new channel too."""
     await db.execute(
         "INSERT INTO daily_puzzles (guild_id, channel_id, hour, next_post_us) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id, "
         "hour = excluded.hour, next_post_us = excluded.next_post_us",
         (row.guild_id, row.channel_id, row.hour, row.next_post_us),
     )
+    await db.execute(
+        "UPDATE daily_posts SET channel_id = ? WHERE guild_id = ? AND message_id IS NULL",
+        (row.channel_id, row.guild_id),
+    )
 
 
 async def clear_daily(db: Connection, guild_id: int) -> bool:
-    """Switch the daily puzzle off; whether it was on."""
+    """Switch the daily puzzle off (a day claimed but not yet posted is not posted after);
+    whether it was on."""
     changed = await db.execute("DELETE FROM daily_puzzles WHERE guild_id = ?", (guild_id,))
+    await db.execute(
+        "DELETE FROM daily_posts WHERE guild_id = ? AND message_id IS NULL", (guild_id,)
+    )
     return changed == 1
 
 
