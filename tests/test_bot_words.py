@@ -87,7 +87,8 @@ ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
 
 
 async def test_export_gives_the_whole_match(table: Harness) -> None:
-    """After set 1 and a move of set 2, /export gives one record file and a replay per set."""
+    """After set 1 and a move of set 2, /export gives one record file and a replay per set;
+    /export game:<set 1> gives set 1 alone while set 2 is played."""
     await table.challenge_accepted(table.alice, table.bob)
     for ply, text in enumerate(ATTACKERS_WIN):
         await table.move(table.alice if ply % 2 == 0 else table.bob, text)
@@ -102,8 +103,10 @@ async def test_export_gives_the_whole_match(table: Harness) -> None:
     assert "[set:1/2]" in record
     assert "[set:2/2]" in record
     set_id = int(record.split("[game-id:")[1].split("]")[0])
+    # By number, from anywhere in the server, only the finished sets: set 2 is still played.
     by_id = await table.reply_text(table.carol, "export", {"game": set_id})
-    assert by_id.attachments[0].data == exported.attachments[0].data
+    assert [a.filename.rsplit("-", 1)[-1] for a in by_id.attachments[1:]] == ["1.gif"]
+    assert by_id.attachments[0].data.decode() == record.split("\n\n[")[0] + "\n"
 
 
 async def test_export_by_id_refuses_a_game_in_progress_or_unknown(table: Harness) -> None:

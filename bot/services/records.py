@@ -109,8 +109,9 @@ class RecordService:
     ) -> MatchExport:
         """Every set of a match: the channel's latest match, or the match of a finished set.
 
-        With ``set_id`` the set must be a finished set of ``guild_id`` (a game in progress
-        cannot be exported by id, so a player cannot study it elsewhere). Raises NoGameHere.
+        With ``set_id`` the set must be a finished set of ``guild_id``, and only the match's
+        finished sets are exported (a game in progress cannot be exported by id, so a player
+        cannot study it elsewhere; in its own channel it can). Raises NoGameHere.
         """
         async with self._database.snapshot() as db:
             if set_id is not None:
@@ -132,9 +133,12 @@ class RecordService:
                     )
             else:
                 raise NoGameHere(_("Say which game to export."))
-            exports = tuple(
-                [await self._export(db, each) for each in await sets.match_sets(db, row.match_id)]
-            )
+            exported = [
+                each
+                for each in await sets.match_sets(db, row.match_id)
+                if set_id is None or each.status != sets.ACTIVE
+            ]
+            exports = tuple([await self._export(db, each) for each in exported])
         record = "\n".join(exported.record for exported in exports)
         return MatchExport(row.match_id, record, exports)
 
