@@ -12,6 +12,7 @@ from bot.services import Services
 from bot.services.errors import ChannelBusy
 from bot.storage import Database, migrations, schema_version
 from bot.storage.errors import ConstraintViolated, StorageError
+from bot.storage.times import to_us
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
 
@@ -66,7 +67,8 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
             "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, ?, ?, 0, 4102444800000000, 4102444800000000)",
             (GUILD, CHANNEL, ALICE, BOB, int(advanced), BOB if advanced else ALICE),
         )
-        raw.execute("INSERT INTO moves VALUES (1, 0, 'd1-c1', '', ?, 0)", (ALICE,))
+        # Played just now: from schema 3 on the trigger arms bob's deadline a day from it.
+        raw.execute("INSERT INTO moves VALUES (1, 0, 'd1-c1', '', ?, ?)", (ALICE, to_us(clock.now)))
     services = await Services.open(db_path, clock=clock)
     try:
         assert await services.database.stored_version() == schema_version()

@@ -22,6 +22,7 @@ from bot.shards import Shards
 from bot.storage import Connection, Database, Dialect, migrations, schema_version, sets
 from bot.storage.errors import DatabaseBusy
 from bot.storage.postgresql import PostgresDatabase, numbered
+from bot.storage.times import to_us
 from tests.conftest import (
     ALICE,
     BOB,
@@ -181,10 +182,11 @@ async def test_schema_10_renames_games_to_sets_keeping_a_set_in_progress(
                 "VALUES (1, 1, ?, ?, 'brandubh', ?, ?, ?, 0, 0, 0)",
                 (GUILD, CHANNEL, ALICE, BOB, ALICE),
             )
+            # Played just now: the trigger arms bob's deadline a day from the move.
             await db.execute(
                 "INSERT INTO moves (game_id, ply, notation, captures, player_id, played_us) "
-                "VALUES (1, 0, 'd1-c1', '', ?, 0)",
-                (ALICE,),
+                "VALUES (1, 0, 'd1-c1', '', ?, ?)",
+                (ALICE, to_us(clock.now)),
             )
     finally:
         await old.close()
