@@ -100,6 +100,28 @@ async def test_a_takeback_lapses_when_a_move_is_played(table: Harness) -> None:
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
 
 
+async def test_an_accept_after_a_move_landed_marks_the_request_lapsed_itself(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's move lands and he presses Accept before the timer's sweep: nothing is undone, and
+    the press itself turns the request into "lapsed" without buttons (no sweep will, since
+    the press stored the lapse)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    assert table.bot is not None
+
+    async def no_sweep(now: object = None) -> list[object]:
+        return []
+
+    monkeypatch.setattr(table.bot.services.takebacks, "lapse_stale", no_sweep)
+    await table.move(table.bob, "c4-c2")
+    await table.standin.click(request, answer_button(request, "accept"), table.bob)
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+    assert undone_moves(table.db_path) == []
+
+
 async def test_a_takeback_lapses_after_ten_minutes(table: Harness) -> None:
     """Unanswered for ten minutes, the request lapses and its buttons go."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -3,12 +3,14 @@ takeback is being answered (or asked against the computer) is never the move und
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from bot.services import ActiveGame, Services
 from bot.services.domain import Takeback
-from bot.services.errors import CannotTakeBack
-from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD
+from bot.services.errors import CannotTakeBack, TimeRanOut
+from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, FakeClock
 
 
 async def moves_played(services: Services) -> list[str]:
@@ -70,3 +72,38 @@ async def test_a_takeback_against_the_computer_racing_a_move_undoes_nothing(
     game = await services.games.in_channel(CHANNEL)
     assert game is not None
     assert game.computer_to_move
+
+
+async def test_an_accept_after_the_deadline_takes_nothing_back(
+    services: Services, clock: FakeClock
+) -> None:
+    """bob's time ran out (the timer has not said so yet): his Accept of alice's takeback is
+    refused as too late and undoes nothing, so the set is lost on time as it stands."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(minutes=6))
+    with pytest.raises(TimeRanOut):
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    assert await moves_played(services) == ["d1-c1"]
+    [ended] = await services.games.time_out_due()
+    assert ended.winner_id == ALICE
+
+
+async def test_a_takeback_against_the_computer_after_the_deadline_is_too_late(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's time ran out after the computer's reply: her takeback is refused as too late."""
+    active = await services.games.start_computer_match(
+        GUILD, CHANNEL, ALICE, COMPUTER, time_per_move=timedelta(minutes=5)
+    )
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+    clock.advance(timedelta(minutes=6))
+    with pytest.raises(TimeRanOut):
+        await services.takebacks.ask(CHANNEL, ALICE)
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.posts import NO_PINGS, board_post
+from bot.i18n import Language
 from bot.names import escaped
-from bot.services.domain import ActiveGame
+from bot.services.domain import ActiveGame, Takeback
+from bot.services.errors import TakebackLapsed
 from bot.views.common import answer, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -79,7 +81,15 @@ class TakebackFlow:
     ) -> None:
         """The opponent accepts (the move is undone and a new board posted) or declines."""
         user = interaction.user.id
-        active = await self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+        try:
+            active = await self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+        except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
+            assert interaction.channel_id is not None
+            lang = await self.flow.channel_language(interaction.channel_id)
+            await interaction.response.edit_message(
+                content=lapsed_text(lapsed.takeback, lang), view=None
+            )
+            return
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
         who = escaped(names.get(user, lang._("a player")))
@@ -117,11 +127,11 @@ class TakebackFlow:
             )
             lang = await self.flow.channel_language(lapsed.channel_id)
             try:
-                await message.edit(
-                    content=lang._(
-                        "{player}'s takeback request lapsed.", player=f"<@{lapsed.asked_by}>"
-                    ),
-                    view=None,
-                )
+                await message.edit(content=lapsed_text(lapsed, lang), view=None)
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
+
+
+def lapsed_text(takeback: Takeback, lang: Language) -> str:
+    """What a takeback request's message says once it lapsed."""
+    return lang._("{player}'s takeback request lapsed.", player=f"<@{takeback.asked_by}>")

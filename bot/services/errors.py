@@ -9,7 +9,12 @@ storage layer's own :class:`~bot.storage.errors.StorageError`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.i18n.text import Text, _, n_, verbatim
+
+if TYPE_CHECKING:
+    from bot.services.domain import Takeback
 
 
 class GameError(Exception):
@@ -119,6 +124,17 @@ class OldBoard(GameError):
 
 class CannotTakeBack(GameError):
     """A takeback that cannot be asked for or answered now (the sentence says why)."""
+
+
+class TakebackLapsed(CannotTakeBack):
+    """The request was answered after it lapsed (a move was played, or ten minutes passed):
+    stored as lapsed; ``takeback`` says which, so its message can say so too."""
+
+    def __init__(self, takeback: Takeback) -> None:
+        super().__init__(
+            _("That takeback request lapsed: a move was played or ten minutes passed.")
+        )
+        self.takeback = takeback
 
 
 class ChannelBusy(GameError):

@@ -12,7 +12,13 @@ from datetime import datetime
 from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
-from bot.services.errors import CannotTakeBack, NoGameHere, NotAPlayer
+from bot.services.errors import (
+    CannotTakeBack,
+    NoGameHere,
+    NotAPlayer,
+    TakebackLapsed,
+    TimeRanOut,
+)
 from bot.services.games import GameService
 from bot.shards import Shards
 from bot.storage import Database, sets, takebacks
@@ -81,6 +87,9 @@ class TakebackService:
     ) -> ActiveGame:
         assert active.computer_id is not None
         async with self._database.transaction() as db:
+            stored = await sets.by_id(db, active.set_id)
+            if stored is not None and to_us(now) >= stored.deadline_us:
+                raise TimeRanOut(stored.deadline_us)  # the set is lost on time: nothing to undo
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -125,8 +134,13 @@ class TakebackService:
         if active.side_of(user_id) is None:
             raise NotAPlayer(_("Only the player whose move it was asked of can answer this."))
         async with self._database.transaction() as db:
-            # Judged on the set as stored now, not as read above: a move that landed meanwhile
-            # lapses the request (and is never the move undone).
+            # Judged on the request and the set as stored now, not as read above: a move that
+            # landed meanwhile lapses the request (and is never the move undone); a request a
+            # second press answered first is answered; a player whose time ran out cannot
+            # take the set back into play.
+            current = await takebacks.get(db, takeback_id)
+            if current is None or current.status != TakebackStatus.OPEN.value:
+                raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
             stored = await sets.by_id(db, row.set_id)
             lapsed = (
                 stored is None
@@ -137,6 +151,9 @@ class TakebackService:
             if lapsed:
                 await takebacks.close(db, takeback_id, TakebackStatus.LAPSED.value, to_us(now))
             else:
+                assert stored is not None
+                if to_us(now) >= stored.deadline_us:
+                    raise TimeRanOut(stored.deadline_us)
                 status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
                 if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
                     raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
@@ -145,9 +162,7 @@ class TakebackService:
                 ):
                     raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
-            raise CannotTakeBack(
-                _("That takeback request lapsed: a move was played or ten minutes passed.")
-            )
+            raise TakebackLapsed(_takeback(row, active.channel_id))
         if accept:
             self._games.forget(row.set_id)
         return await self._games.get(row.set_id)
