@@ -102,6 +102,29 @@ async def test_rematch_pressed_by_both_players_at_once_offers_one(table: Harness
         ), a.content
 
 
+async def test_a_rematch_discord_would_not_post_does_not_hold_the_pair(table: Harness) -> None:
+    """The channel refuses the rematch's post (403): bob is told, and once the channel takes
+    posts again his next press offers the rematch (the unshown challenge was withdrawn)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    refused = table.standin.fail_rest(
+        403,
+        seconds=60,
+        matching=lambda method, path: (
+            method == "POST" and path == f"/channels/{table.channel.id}/messages"
+        ),
+    )
+    first = await table.standin.click(last, rematch_id(last), table.bob)
+    assert (await first.wait_original()).ephemeral
+    assert refused.hits == 1
+    table.standin.end_faults()
+    again = await table.standin.click(last, rematch_id(last), table.bob)
+    answer = await again.wait_original()
+    assert answer.content.startswith("Rematch offered in"), answer.content
+
+
 async def test_only_the_players_may_ask_for_a_rematch(table: Harness) -> None:
     """carol pressing Rematch on alice and bob's match is told she did not play it."""
     thread = await accepted_in_thread(table, table.alice, table.bob)

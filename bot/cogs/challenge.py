@@ -122,12 +122,18 @@ class Challenge(commands.Cog):
         )
         challenge = await within_deadline(interaction, created)  # deferred when slow or busy
         lang = await bot.flow.server_language(interaction.guild_id)
-        message_id = await answer(
-            interaction,
-            challenge_text(challenge, lang),
-            view=challenge_view(challenge.challenge_id, lang),
-            allowed_mentions=pinging([opponent.id]),
-        )
+        try:
+            message_id = await answer(
+                interaction,
+                challenge_text(challenge, lang),
+                view=challenge_view(challenge.challenge_id, lang),
+                allowed_mentions=pinging([opponent.id]),
+            )
+        except Exception:
+            # Never shown, so never answerable: it must not hold the pair (two members have
+            # one open challenge between them) until it expires.
+            await bot.services.challenges.withdraw(challenge.challenge_id, interaction.user.id)
+            raise
         if message_id is not None:
             await bot.services.challenges.set_message(challenge.challenge_id, message_id)
 

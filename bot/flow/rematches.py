@@ -92,11 +92,17 @@ class RematchFlow:
             time_per_move=terms.time_per_move,
         )
         lang = await self.flow.server_language(terms.guild_id)
-        posted = await self.flow.bot.get_partial_messageable(where).send(
-            challenge_text(challenge, lang),
-            view=challenge_view(challenge.challenge_id, lang),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
-        )
+        try:
+            posted = await self.flow.bot.get_partial_messageable(where).send(
+                challenge_text(challenge, lang),
+                view=challenge_view(challenge.challenge_id, lang),
+                allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+            )
+        except Exception:
+            # Never shown (the channel is gone, or the bot may not post there): it must not
+            # hold the pair until it expires.
+            await services.challenges.withdraw(challenge.challenge_id, user)
+            raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
         await answer(
             interaction,
