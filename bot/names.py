@@ -16,10 +16,18 @@ FIRST_STRONG_ISOLATE = "\u2068"
 POP_DIRECTIONAL_ISOLATE = "\u2069"
 
 
+_DIRECTION_CONTROLS = dict.fromkeys(
+    map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+)
+"""Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): taken out of names, so a
+name cannot close the isolate around it early and turn the rest of the line."""
+
+
 def escaped(name: str) -> str:
-    """A display name safe to show in a message: its Markdown and mentions are inert, and a
-    name written right to left (or holding direction controls, such as U+202E) is isolated,
-    so the sentence around it keeps its own direction."""
+    """A display name safe to show in a message: its Markdown and mentions are inert, its
+    direction controls (such as U+202E) are taken out, and a name written right to left is
+    isolated, so the sentence around it keeps its own direction."""
+    name = name.translate(_DIRECTION_CONTROLS)
     safe = discord.utils.escape_mentions(discord.utils.escape_markdown(name))
     if any(unicodedata.bidirectional(char) in _RIGHT_TO_LEFT for char in safe):
         return f"{FIRST_STRONG_ISOLATE}{safe}{POP_DIRECTIONAL_ISOLATE}"

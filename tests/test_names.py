@@ -19,10 +19,12 @@ def test_markdown_and_mentions_are_inert() -> None:
     assert "<@123456789012345678>" not in shown
 
 
-def test_a_right_to_left_override_is_isolated() -> None:
-    """A name holding U+202E is wrapped in first-strong isolate … pop isolate, so the words
-    after it keep their direction."""
-    assert escaped("abc\u202egnp") == "\u2068abc\u202egnp\u2069"
+def test_direction_controls_are_taken_out() -> None:
+    """A name holding U+202E (right-to-left override), or a pop isolate that would close the
+    isolate around it early, loses those controls: the words after it keep their direction."""
+    assert escaped("abc\u202egnp") == "abcgnp"
+    assert escaped("\u2069\u202eevil") == "evil"
+    assert escaped("\u2069\u202eסוף") == "\u2068סוף\u2069"
 
 
 def test_a_name_in_a_right_to_left_script_is_isolated() -> None:
