@@ -7,10 +7,9 @@ import unicodedata
 
 import discord
 
-_RIGHT_TO_LEFT = frozenset(
-    {"R", "AL", "RLE", "RLO", "LRE", "LRO", "RLI", "LRI", "FSI", "PDF", "PDI"}
-)
-"""Bidirectional classes of the characters that can change the direction of what follows."""
+_RIGHT_TO_LEFT = frozenset({"R", "AL"})
+"""Bidirectional classes of the letters written right to left (Hebrew, Arabic…), which would
+pull the punctuation after a name into their direction."""
 
 FIRST_STRONG_ISOLATE = "\u2068"
 POP_DIRECTIONAL_ISOLATE = "\u2069"
