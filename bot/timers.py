@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.flow.posts import pinging
+from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
@@ -76,11 +77,15 @@ class Timers:
         """Let the computer move in every active game where it was to move at shutdown; its
         board replaces the player's "… I am thinking…" line, as it would have without the
         restart."""
-        services = self.bot.services
-        for active in await services.games.active():
+        for active in await self.bot.services.games.active():
             if active.computer_to_move:
-                thinking = await services.announcements.message_of(active.set_id, active.ply)
-                self.bot.flow.start_computer_turn(active, reply_in=thinking)
+                await self._start_computer_turn(active)
+
+    async def _start_computer_turn(self, active: ActiveGame) -> None:
+        """Start the computer's turn again, its board to replace the player's "… I am
+        thinking…" line (the message that went out for the player's move)."""
+        thinking = await self.bot.services.announcements.message_of(active.set_id, active.ply)
+        self.bot.flow.start_computer_turn(active, reply_in=thinking)
 
     def computer_stalled(self, set_id: int, ply: int) -> bool:
         """The computer gave up on its move at ``ply``: try again later.
@@ -113,7 +118,7 @@ class Timers:
                 del self._stalled[set_id]
                 continue
             self._stalled[set_id] = _Stalled(stalled.ply, None, stalled.wait)
-            self.bot.flow.start_computer_turn(active)
+            await self._start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players at half time, end games on time, and retry the

@@ -157,3 +157,21 @@ async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     pool.go.set()
     await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
     assert line.content == "**alice** (attackers) played d1-b1."
+
+
+async def test_a_reply_tried_again_later_still_replaces_the_thinking_line(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer gives up on its reply to alice's move, then plays it at the later try: the
+    board goes into alice's "… I am thinking…" line, as a reply in time would."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    table.bot.ai = StallingPool(failures=turns.COMPUTER_ATTEMPTS)
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
+    assert line.content.endswith("I am thinking…")
+    table.advance(timedelta(minutes=5))
+    await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=10)
+    assert line.attachments

@@ -470,3 +470,13 @@ async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_se
     [ended] = await services.games.time_out_due()
     assert ended.outcome.reason is Reason.TIMEOUT
     assert ended.winner_id == ALICE
+
+
+async def test_a_board_of_a_ply_the_set_has_left_never_becomes_live(services: Services) -> None:
+    """A board drawn of the set as it stands becomes the live one; a board of a ply the set has
+    moved past since (a /board drawn while a move landed) does not."""
+    active = await start(services)
+    assert await services.games.set_live_board_at(active, 501) == (True, None)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    assert await services.games.set_live_board_at(active, 502) == (False, None)
+    assert await services.games.live_board(CHANNEL) == 501

@@ -565,8 +565,12 @@ async def set_live_board_at(
     """``message_id`` shows set ``set_id`` at ``ply``: it becomes the board with buttons in
     ``channel_id`` if the set still stands there, in progress. Returns whether it did, and the
     board that had the buttons before (if one was known)."""
+    # On PostgreSQL the set's row is locked until this commits, so a move cannot land (and
+    # its board take the buttons) between this check and the write below.
+    lock = " FOR SHARE" if db.dialect is Dialect.POSTGRESQL else ""
     current = await db.fetch_one(
-        "SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'", (set_id, ply)
+        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{lock}",
+        (set_id, ply),
     )
     if current is None:
         return False, None
