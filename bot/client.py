@@ -136,6 +136,7 @@ class BrandubhBot(commands.AutoShardedBot):
             )
         await self._learn_command_ids()
         self.timers = Timers(self)
+        await self.timers.resume_clocks()  # before any interaction can meet a clock
         self.timers.start()
         # PostgreSQL is backed up by its own tools (pg_dump, replicas): see the README.
         if self.settings.backup_interval is not None and self.settings.database_url is None:

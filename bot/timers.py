@@ -2,8 +2,11 @@
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
-a restart the first check picks up everything that fell due while the bot was away. At start-up
-the computer's pending turns are resumed too.
+a restart the first check picks up everything that fell due while the bot was away — except the
+move clocks, which stand still while it is away: the loop notes every ``RECORD_EVERY`` (and at a
+clean stop) that it runs, and at start-up the time since is given back to every clock that was
+running then (nobody can move while the bot is down). The computer's pending turns are resumed
+at start-up too.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
@@ -29,6 +32,10 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+RECORD_EVERY = timedelta(seconds=10)
+"""How often the timers note in the database that they are running: a restart gives the move
+clocks back the time since (at most this much more than the bot was really away)."""
+
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
 STALLED_RETRY_MAX = timedelta(hours=1)
@@ -40,20 +47,34 @@ class Timers:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
+        self._recorded = datetime.min.replace(tzinfo=UTC)
+        """When the timers' running was last noted in the database."""
         self._stalled: dict[int, _Stalled] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
+
+    async def resume_clocks(self) -> None:
+        """Before the first interaction: give the move clocks back the time the bot was away."""
+        given, away = await self.bot.services.games.resume_clocks(self.bot.clock())
+        self._recorded = self.bot.clock()
+        if given:
+            _log.info("Gave %d game clocks back the %s the bot was away", given, away)
 
     def start(self) -> None:
         """Start checking (and resume the computer's turns in active games)."""
         self._task = asyncio.create_task(self._run(), name="brandubh-timers")
 
     async def stop(self) -> None:
-        """Stop checking; a check in progress is cancelled."""
+        """Stop checking; a check in progress is cancelled. The time is noted: the clocks
+        stand still from here until the next start."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            try:
+                await self.bot.services.games.timers_ran(self.bot.clock())
+            except StorageError as error:
+                _log.warning("Could not note when the timers stopped: %s", error)
 
     async def _run(self) -> None:
         await self.bot.wait_until_ready()
@@ -124,6 +145,9 @@ class Timers:
         """Expire challenges, remind players at half time, end games on time, and retry the
         computer's failed turns."""
         services = self.bot.services
+        if now - self._recorded >= RECORD_EVERY:  # where an absence would start
+            await services.games.timers_ran(now)
+            self._recorded = now
         await self.retry_stalled(now)
         for challenge in await services.challenges.expire_due(now):
             if challenge.message_id is None:

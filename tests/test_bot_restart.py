@@ -41,8 +41,8 @@ async def test_game_continues_after_restart_with_the_old_move_button(
 async def test_move_timer_survives_a_restart(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
-    """A deadline that passes while the bot is down ends the set when it is back, without a
-    half-time reminder naming a deadline already past."""
+    """The move clock stands still while the bot is down (nobody can move then): after two
+    hours away bob still has his hour, with its half-time reminder, and then loses on time."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
@@ -51,10 +51,18 @@ async def test_move_timer_survives_a_restart(
         await table.stop()
         table.advance(timedelta(hours=2))
         await table.start()
+        await table.reply_text(table.carol, "board")
+        table.advance(timedelta(minutes=31))
+        reminder = await table.standin.wait_for_message(
+            table.channel, lambda m: "reminder" in m.content
+        )
+        assert f"<@{table.bob.id}>" in reminder.content
+        table.advance(timedelta(minutes=30))
         ended = await table.wait_board(lambda m: "ran out of time" in m.content)
         assert "Set 1 of 2 is over" in ended.content
+        assert ended.id > reminder.id  # the loss on time came after the reminder, not at start
         await table.wait_board(lambda m: "Set 2 begins" in m.content)
-        assert not [m.content for m in table.public_messages() if "reminder" in m.content]
+        assert sum("ran out of time" in m.content for m in table.public_messages()) == 1
     finally:
         await table.stop()
 

@@ -480,3 +480,24 @@ async def test_a_board_of_a_ply_the_set_has_left_never_becomes_live(services: Se
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     assert await services.games.set_live_board_at(active, 502) == (False, None)
     assert await services.games.live_board(CHANNEL) == 501
+
+
+async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(
+    services: Services, clock: FakeClock
+) -> None:
+    """The timers last ran a minute after alice's move, the bot came back an hour later: bob's
+    five minutes are moved on by that hour, so he can still move and is not lost on time."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    assert await services.games.resume_clocks() == (0, timedelta(0))  # the first start
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    clock.advance(timedelta(minutes=1))
+    await services.games.timers_ran()
+    clock.advance(timedelta(hours=1))
+    assert await services.games.resume_clocks() == (1, timedelta(hours=1))
+    assert await services.games.time_out_due() == []
+    clock.advance(timedelta(minutes=3))
+    moved = await services.games.play(CHANNEL, BOB, "c4-c2")
+    assert moved.game.ply == 2

@@ -40,7 +40,7 @@ from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, end_set, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.shards import Shards
-from bot.storage import Database, announcements, players, sets
+from bot.storage import Database, announcements, clocks, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import duration_us, to_us
@@ -439,6 +439,26 @@ class GameService:
         return set_end
 
     # ---------------------------------------------------------------- timers
+
+    async def resume_clocks(self, now: datetime | None = None) -> tuple[int, timedelta]:
+        """At start-up: the time since this process's timers last ran (the bot was away) is
+        given back to every move clock that was running then, so that nobody loses on time,
+        nor is reminded, for the bot's absence. Returns how many sets, and the time given."""
+        now_us = to_us(now or self._clock())
+        async with self._database.transaction() as db:
+            last = await clocks.last_check(db, self._shards)
+            given = 0
+            if last is not None and last < now_us:
+                given = await clocks.give_back(db, last, now_us, self._shards)
+            await clocks.record_check(db, now_us, self._shards)
+        away = 0 if last is None else max(0, now_us - last)
+        return given, timedelta(microseconds=away)
+
+    async def timers_ran(self, now: datetime | None = None) -> None:
+        """Note that this process's timers are running (the start of an absence, if it ends
+        here)."""
+        async with self._database.transaction() as db:
+            await clocks.record_check(db, to_us(now or self._clock()), self._shards)
 
     async def time_out_due(self, now: datetime | None = None) -> list[SetEnd]:
         """End every game whose move deadline is at or before ``now`` (default: the clock):
