@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
 
-from bot.flow.posts import pinging
+from bot.flow.posts import NO_PINGS, pinging
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
+
+_TIMESTAMP = re.compile(r"<t:-?\d+:R>")
+"""A Discord relative timestamp, as a board's turn line shows its deadline."""
 
 RECORD_EVERY = timedelta(seconds=10)
 """How often the timers note in the database that they are running: a restart gives the move
@@ -51,13 +55,36 @@ class Timers:
         """When the timers' running was last noted in the database."""
         self._stalled: dict[int, _Stalled] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
+        self._moved_clocks: list[tuple[int, int, datetime]] = []
+        """The sets whose clocks :meth:`resume_clocks` moved on, for their boards."""
 
     async def resume_clocks(self) -> None:
-        """Before the first interaction: give the move clocks back the time the bot was away."""
-        given, away = await self.bot.services.games.resume_clocks(self.bot.clock())
+        """Before the first interaction: give the move clocks back the time the bot was away.
+        The boards showing the old deadlines are corrected once the bot is connected."""
+        away, self._moved_clocks = await self.bot.services.games.resume_clocks(self.bot.clock())
         self._recorded = self.bot.clock()
-        if given:
-            _log.info("Gave %d game clocks back the %s the bot was away", given, away)
+        if self._moved_clocks:
+            _log.info(
+                "Gave %d game clocks back the %s the bot was away", len(self._moved_clocks), away
+            )
+
+    async def _show_moved_deadlines(self) -> None:
+        """Each board with buttons of a set whose clock was given time says the new deadline
+        (its text's one Discord timestamp is replaced; the picture does not show the time)."""
+        moved, self._moved_clocks = self._moved_clocks, []
+        for _set_id, channel_id, deadline in moved:
+            board = await self.bot.services.games.live_board(channel_id)
+            if board is None:
+                continue
+            message = self.bot.get_partial_messageable(channel_id).get_partial_message(board)
+            try:
+                shown = await message.fetch()
+                stamps = _TIMESTAMP.findall(shown.content)
+                if len(stamps) == 1:
+                    content = _TIMESTAMP.sub(f"<t:{int(deadline.timestamp())}:R>", shown.content)
+                    await shown.edit(content=content, allowed_mentions=NO_PINGS)
+            except discord.HTTPException as error:
+                _log.info("Could not show the new deadline on board %s: %s", board, error)
 
     def start(self) -> None:
         """Start checking (and resume the computer's turns in active games)."""
@@ -82,6 +109,10 @@ class Timers:
             await self.resume_computer_turns()
         except Exception:
             _log.exception("Could not resume the computer's turns")
+        try:
+            await self._show_moved_deadlines()
+        except Exception:
+            _log.exception("Could not show the deadlines moved at start-up")
         interval = self.bot.settings.timer_interval.total_seconds()
         while True:
             try:
@@ -104,8 +135,13 @@ class Timers:
 
     async def _start_computer_turn(self, active: ActiveGame) -> None:
         """Start the computer's turn again, its board to replace the player's "… I am
-        thinking…" line (the message that went out for the player's move)."""
-        thinking = await self.bot.services.announcements.message_of(active.set_id, active.ply)
+        thinking…" line (the message that went out for the player's move; if the database
+        cannot say which now, the board comes as a new message — the turn starts anyway)."""
+        try:
+            thinking = await self.bot.services.announcements.message_of(active.set_id, active.ply)
+        except StorageError as error:
+            _log.warning("Could not find game %s's last line: %s", active.set_id, error)
+            thinking = None
         self.bot.flow.start_computer_turn(active, reply_in=thinking)
 
     def computer_stalled(self, set_id: int, ply: int) -> bool:

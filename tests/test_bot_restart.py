@@ -42,16 +42,19 @@ async def test_move_timer_survives_a_restart(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
     """The move clock stands still while the bot is down (nobody can move then): after two
-    hours away bob still has his hour, with its half-time reminder, and then loses on time."""
+    hours away bob still has his hour (his board says so), with its half-time reminder, and
+    then loses on time."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
         await table.challenge_accepted(table.alice, table.bob, time=60)
-        await table.move(table.alice, "d1-b1")
+        board = await table.move(table.alice, "d1-b1")
         await table.stop()
         table.advance(timedelta(hours=2))
         await table.start()
-        await table.reply_text(table.carol, "board")
+        # The board with the buttons says bob's new deadline, an hour from now.
+        hour_from_now = f"<t:{int((table.now + timedelta(hours=1)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: hour_from_now in board.content, timeout=10)
         table.advance(timedelta(minutes=31))
         reminder = await table.standin.wait_for_message(
             table.channel, lambda m: "reminder" in m.content

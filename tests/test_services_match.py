@@ -491,13 +491,31 @@ async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(
         GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
-    assert await services.games.resume_clocks() == (0, timedelta(0))  # the first start
-    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    assert await services.games.resume_clocks() == (timedelta(0), [])  # the first start
+    moved = await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(minutes=1))
     await services.games.timers_ran()
     clock.advance(timedelta(hours=1))
-    assert await services.games.resume_clocks() == (1, timedelta(hours=1))
+    away, given = await services.games.resume_clocks()
+    assert away == timedelta(hours=1)
+    assert given == [(moved.game.set_id, CHANNEL, moved.game.deadline + timedelta(hours=1))]
     assert await services.games.time_out_due() == []
     clock.advance(timedelta(minutes=3))
-    moved = await services.games.play(CHANNEL, BOB, "c4-c2")
-    assert moved.game.ply == 2
+    assert (await services.games.play(CHANNEL, BOB, "c4-c2")).game.ply == 2
+
+
+async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
+    services: Services, clock: FakeClock
+) -> None:
+    """The timers' last note is a week old (an earlier layout of the shards, say) and a set
+    started a minute before the bot stopped, ten minutes ago: its clock gets back what it had
+    run, eleven minutes — a full five again — not the week."""
+    await services.games.timers_ran()
+    clock.advance(timedelta(days=7))
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
+    )
+    started = await services.challenges.accept(challenge.challenge_id, BOB)
+    clock.advance(timedelta(minutes=11))
+    _away, given = await services.games.resume_clocks()
+    assert given == [(started.set_id, CHANNEL, clock.now + timedelta(minutes=5))]

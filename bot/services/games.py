@@ -43,7 +43,7 @@ from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from bot.storage.times import duration_us, to_us
+from bot.storage.times import duration_us, from_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
@@ -440,19 +440,22 @@ class GameService:
 
     # ---------------------------------------------------------------- timers
 
-    async def resume_clocks(self, now: datetime | None = None) -> tuple[int, timedelta]:
-        """At start-up: the time since this process's timers last ran (the bot was away) is
-        given back to every move clock that was running then, so that nobody loses on time,
-        nor is reminded, for the bot's absence. Returns how many sets, and the time given."""
+    async def resume_clocks(
+        self, now: datetime | None = None
+    ) -> tuple[timedelta, list[tuple[int, int, datetime]]]:
+        """At start-up: the time since timers that drove these servers last ran (the bot was
+        away) is given back to every move clock that was running then — never more than a
+        clock had run — so that nobody loses on time, nor is reminded, for the bot's absence.
+        Returns the time away and ``(set_id, channel_id, new deadline)`` of each set."""
         now_us = to_us(now or self._clock())
         async with self._database.transaction() as db:
             last = await clocks.last_check(db, self._shards)
-            given = 0
+            moved: list[tuple[int, int, int]] = []
             if last is not None and last < now_us:
-                given = await clocks.give_back(db, last, now_us, self._shards)
+                moved = await clocks.give_back(db, last, now_us, self._shards)
             await clocks.record_check(db, now_us, self._shards)
-        away = 0 if last is None else max(0, now_us - last)
-        return given, timedelta(microseconds=away)
+        away = timedelta(microseconds=0 if last is None else max(0, now_us - last))
+        return away, [(set_id, channel, from_us(deadline)) for set_id, channel, deadline in moved]
 
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends
