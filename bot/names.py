@@ -26,8 +26,13 @@ def escaped(name: str) -> str:
     """A display name safe to show in a message: its Markdown and mentions are inert, its
     direction controls (such as U+202E) are taken out, and a name written right to left is
     isolated, so the sentence around it keeps its own direction."""
-    name = name.translate(_DIRECTION_CONTROLS)
+    name = without_direction_controls(name)
     safe = discord.utils.escape_mentions(discord.utils.escape_markdown(name))
     if any(unicodedata.bidirectional(char) in _RIGHT_TO_LEFT for char in safe):
         return f"{FIRST_STRONG_ISOLATE}{safe}{POP_DIRECTIONAL_ISOLATE}"
     return safe
+
+
+def without_direction_controls(name: str) -> str:
+    """``name`` without embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069)."""
+    return name.translate(_DIRECTION_CONTROLS)

@@ -14,6 +14,7 @@ import pytest
 from bot.flow.game_flow import GameFlow
 from bot.i18n import Language
 from bot.services.domain import Challenge
+from bot.storage import challenges as stored_challenges
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import (
     DiscordStandin,
@@ -151,6 +152,34 @@ async def test_a_member_may_have_five_open_challenges(table: Harness) -> None:
     assert refused.content == (
         "You already have 5 open challenges: wait for an answer, or withdraw one."
     )
+
+
+async def test_a_challenge_discord_would_not_show_does_not_hold_the_pair(table: Harness) -> None:
+    """Discord refuses the answer that would show alice's challenge (404, as for an interaction
+    that expired): the stored challenge is withdrawn, so her next /challenge to bob is posted,
+    not refused as still open."""
+    failed = table.standin.fail_rest(
+        404,
+        seconds=60,
+        matching=lambda method, path: path.startswith("/interactions/"),
+        code=10062,  # Unknown interaction
+    )
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"opponent": table.bob}, wait=False
+    )
+    await table.standin.wait_until(lambda: failed.hits >= 1, timeout=10)
+    table.standin.end_faults()
+    assert table.bot is not None
+    database = table.bot.services.database
+    for _ in range(100):  # the failed answer's handling has withdrawn it
+        async with database.snapshot() as db:
+            if not await stored_challenges.open_in_channel(db, table.channel.id):
+                break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the unshown challenge stayed open")
+    line = await challenge(table, table.alice, table.bob)
+    assert line.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> challenges you")
 
 
 async def test_a_thread_game_resumes_after_a_restart(table: Harness) -> None:

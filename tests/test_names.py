@@ -3,6 +3,7 @@ turn the rest of the line around."""
 
 from __future__ import annotations
 
+from bot.flow.threads import thread_name
 from bot.names import escaped
 
 
@@ -32,3 +33,8 @@ def test_a_name_in_a_right_to_left_script_is_isolated() -> None:
     punctuation that follows it)."""
     assert escaped("سارة") == "\u2068سارة\u2069"
     assert escaped("דנה") == "\u2068דנה\u2069"
+
+
+def test_a_thread_name_loses_direction_controls_too() -> None:
+    """The thread of a game between such names reads left to right after them."""
+    assert thread_name("\u202eevil", "bob", "brandubh").startswith("evil vs bob · ")

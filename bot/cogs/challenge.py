@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import timedelta
 
 import discord
@@ -13,6 +15,7 @@ from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
 from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption
+from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from engine import RULESETS, Side
@@ -109,20 +112,22 @@ class Challenge(commands.Cog):
                 time_per_move=per_move,
             )
             return
-        created = bot.services.challenges.create(
-            interaction.guild_id,
-            interaction.channel_id,
-            interaction.user.id,
-            opponent.id,
-            ruleset=rules,
-            sets_total=sets,
-            challenger_side=my_side,
-            time_per_move=per_move,
-            opponent_is_bot=opponent.bot,
+        created = asyncio.ensure_future(
+            bot.services.challenges.create(
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id,
+                opponent.id,
+                ruleset=rules,
+                sets_total=sets,
+                challenger_side=my_side,
+                time_per_move=per_move,
+                opponent_is_bot=opponent.bot,
+            )
         )
-        challenge = await within_deadline(interaction, created)  # deferred when slow or busy
-        lang = await bot.flow.server_language(interaction.guild_id)
         try:
+            challenge = await within_deadline(interaction, created)  # deferred when slow
+            lang = await bot.flow.server_language(interaction.guild_id)
             message_id = await answer(
                 interaction,
                 challenge_text(challenge, lang),
@@ -130,9 +135,12 @@ class Challenge(commands.Cog):
                 allowed_mentions=pinging([opponent.id]),
             )
         except Exception:
-            # Never shown, so never answerable: it must not hold the pair (two members have
-            # one open challenge between them) until it expires.
-            await bot.services.challenges.withdraw(challenge.challenge_id, interaction.user.id)
+            # Stored but never shown (the deferral or the answer failed), so never answerable:
+            # it must not hold the pair (one open challenge between two members) until it
+            # expires.
+            if created.done() and not created.cancelled() and created.exception() is None:
+                with contextlib.suppress(StorageError):  # the post's own error is the one to tell
+                    await bot.services.challenges.forget_unshown(created.result().challenge_id)
             raise
         if message_id is not None:
             await bot.services.challenges.set_message(challenge.challenge_id, message_id)

@@ -6,6 +6,7 @@ member it is a new challenge in the channel the last one came from.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -15,6 +16,7 @@ from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NotAPlayer
+from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer
 from engine import Side, get_ruleset
@@ -91,8 +93,8 @@ class RematchFlow:
             challenger_side=side,
             time_per_move=terms.time_per_move,
         )
-        lang = await self.flow.server_language(terms.guild_id)
         try:
+            lang = await self.flow.server_language(terms.guild_id)
             posted = await self.flow.bot.get_partial_messageable(where).send(
                 challenge_text(challenge, lang),
                 view=challenge_view(challenge.challenge_id, lang),
@@ -100,8 +102,9 @@ class RematchFlow:
             )
         except Exception:
             # Never shown (the channel is gone, or the bot may not post there): it must not
-            # hold the pair until it expires.
-            await services.challenges.withdraw(challenge.challenge_id, user)
+            # hold the pair until it expires; the post's own error is the one to tell.
+            with contextlib.suppress(StorageError):
+                await services.challenges.forget_unshown(challenge.challenge_id)
             raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
         await answer(

@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 import discord
 
 from bot.i18n import ENGLISH, Language
-from bot.names import escaped
+from bot.names import escaped, without_direction_controls
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from engine import get_ruleset
 
@@ -58,8 +58,9 @@ def thread_refusal(
 
 
 def plain_name(name: str) -> str:
-    """A display name as plain text for a thread's name (no line breaks)."""
-    return " ".join(name.split())
+    """A display name as plain text for a thread's name (no line breaks, and no direction
+    controls that would turn the rest of the thread's name around)."""
+    return " ".join(without_direction_controls(name).split())
 
 
 def thread_name(challenger: str, opponent: str, ruleset: str, lang: Language = ENGLISH) -> str:

@@ -219,6 +219,13 @@ class ChallengeService:
             raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
         return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
 
+    async def forget_unshown(self, challenge_id: int) -> None:
+        """A challenge Discord never showed (its post failed), so nobody can answer it: closed
+        as withdrawn, so that it does not hold the two members (one open challenge between
+        them) until it expires. Nothing if it is no longer open."""
+        async with self._database.transaction() as db:
+            await challenges.close(db, challenge_id, ChallengeStatus.WITHDRAWN.value)
+
     async def expire_due(self, now: datetime | None = None) -> list[Challenge]:
         """Mark every open challenge whose expiry is at or before ``now`` (default: the clock)
         expired, and return them (so the bot can edit their messages)."""

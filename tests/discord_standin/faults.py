@@ -35,6 +35,9 @@ class RestFault:
     landed: bool = False
     """Whether the request takes effect before the error is answered (a gateway timing out
     after Discord's origin did the work): a client that tries again may do it twice."""
+    code: int = 0
+    """Discord's JSON error code in the body (10062, "Unknown interaction", for an interaction
+    answered too late)."""
 
     def applies(self, method: str, path: str, now: float) -> bool:
         """Whether this request falls in the window (and uses up one of a counted fault)."""
@@ -72,7 +75,7 @@ class RestFault:
                 headers["X-RateLimit-Global"] = "true"
             return web.Response(status=429, body=json.dumps(body).encode(), headers=headers)
         reason = _REASONS.get(self.status, "Server Error")
-        body = {"message": f"{self.status}: {reason}", "code": 0}
+        body = {"message": f"{self.status}: {reason}", "code": self.code}
         return web.Response(
             status=self.status,
             body=json.dumps(body).encode(),

@@ -245,10 +245,16 @@ class DiscordStandin(PlayerActions):
     # -- Discord having a bad day -----------------------------------------------------------
 
     def fail_rest(
-        self, status: int = 500, *, seconds: float, matching: Matcher | None = None
+        self,
+        status: int = 500,
+        *,
+        seconds: float,
+        matching: Matcher | None = None,
+        code: int = 0,
     ) -> RestFault:
-        """Answer REST requests (those ``matching(method, path)``) with ``status`` for a while."""
-        fault = RestFault(status, time.monotonic() + seconds, None, matching)
+        """Answer REST requests (those ``matching(method, path)``) with ``status`` (and the JSON
+        error ``code``) for a while."""
+        fault = RestFault(status, time.monotonic() + seconds, None, matching, code=code)
         return self._rest.faults.add(fault)
 
     def lose_answers(
