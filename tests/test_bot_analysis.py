@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 from collections.abc import AsyncIterator
@@ -118,3 +119,31 @@ async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
     assert "la chance de gain des attaquants" in graph.description
     assert replay.description is not None
     assert replay.description.startswith("Une relecture")
+
+
+async def test_an_analysis_cut_short_by_a_restart_says_so(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot restarts while carol's analysis runs: her reply says it was interrupted and to
+    run /analyse again, instead of staying at "Analysing… %" (and nothing is logged as an
+    unretrieved error)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # a search that outlasts the restart
+        searching.set()
+        await asyncio.sleep(30)
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    await table.restart()
+    reply = await record.wait_original(lambda m: "interrupted" in m.content, timeout=10)
+    assert reply.content == (
+        f"The analysis of game 1 was interrupted by a restart: run {table.mention('analyse')} "
+        "again."
+    )

@@ -10,6 +10,7 @@ them and only draws the pictures. Two requests for the same set share one analys
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.ai_pool import PoolClosed
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.i18n import ENGLISH, Language
 from bot.names import escaped
@@ -77,7 +79,20 @@ class AnalysisFlow:
             except discord.HTTPException as error:
                 _log.info("Could not show the analysis's progress: %s", error)
 
-        review = await self.review(chosen, progress)
+        try:
+            review = await self.review(chosen, progress)
+        except (asyncio.CancelledError, PoolClosed):
+            # The bot is stopping (a restart or deploy): say so rather than leave the reply
+            # at "Analysing… 67 %" for good.
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.edit_original_response(
+                    content=lang._(
+                        "The analysis of game {game} was interrupted by a restart: run "
+                        "`/analyse` again.",
+                        game=chosen.set_id,
+                    )
+                )
+            raise
         text = review_text(chosen, review, lang)
         graph, replay = await asyncio.to_thread(_pictures, chosen, review, lang)
         files = [
@@ -117,7 +132,14 @@ class AnalysisFlow:
             if task.done():
                 self._running.pop(chosen.set_id, None)
             else:
-                task.add_done_callback(lambda _: self._running.pop(chosen.set_id, None))
+                task.add_done_callback(lambda done: self._search_over(chosen.set_id, done))
+
+    def _search_over(self, set_id: int, task: asyncio.Future[GameReview]) -> None:
+        """A search whose asker stopped waiting (the bot stopping) ended: forget it, and note
+        how it ended (never an unretrieved exception)."""
+        self._running.pop(set_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            _log.info("The analysis of game %s stopped: %r", set_id, task.exception())
 
     async def _search(
         self, chosen: SetToAnalyse, nodes: int, progress: Progress | None
