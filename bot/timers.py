@@ -231,14 +231,22 @@ class Timers:
                 _log.warning("Could not announce timeout in game %s: %s", end.game.set_id, error)
 
     async def _archive(self, match_id: int, thread_id: int) -> None:
-        """Archive a finished match's thread (its grace period is over)."""
+        """Archive a finished match's thread (its grace period is over); if a new match began
+        in it meanwhile (a rematch against the computer, a challenge made in the thread), it is
+        opened again at once."""
         try:
             await self.bot.http.edit_channel(thread_id, archived=True)
         except discord.HTTPException as error:
             if error.status >= 500:
                 return  # Discord's trouble: the next check tries again
             _log.warning("Could not archive thread %s: %s", thread_id, error)
-        await self.bot.services.games.thread_archived(match_id)
+        services = self.bot.services
+        await services.games.thread_archived(match_id)
+        if await services.games.in_channel(thread_id) is not None:
+            try:
+                await self.bot.http.edit_channel(thread_id, archived=False)
+            except discord.HTTPException as error:  # its next post opens it anyway
+                _log.info("Could not open thread %s again: %s", thread_id, error)
 
     async def _post(self, channel_id: int, content: str, *, ping: int) -> bool:
         """Post ``content`` pinging ``ping``; False if Discord refused it."""

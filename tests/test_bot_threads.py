@@ -245,6 +245,48 @@ async def test_the_computer_line_shows_the_result_and_its_thread_archives(
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
 
 
+async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_open(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timer has read that the finished match's thread is due to archive when alice's
+    rematch against the computer starts in it: the thread is archived, then opened again at
+    once, since a game is being played in it."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "Match over" in m.content)
+    assert table.bot is not None
+    games = table.bot.services.games
+    read_due = games.archives_due
+    due_read, rematch_started = asyncio.Event(), asyncio.Event()
+
+    async def due_then_rematch(now: Any = None) -> list[tuple[int, int]]:
+        due = await read_due(now)
+        if due:
+            due_read.set()
+            await rematch_started.wait()  # the rematch begins between the read and the archive
+        return due
+
+    monkeypatch.setattr(games, "archives_due", due_then_rematch)
+    table.advance(timedelta(minutes=11))
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    await asyncio.wait_for(due_read.wait(), timeout=5)
+    started = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    await table.wait_board(lambda m: m.id > started.id, channel=thread)
+
+    def thread_edits() -> int:
+        log = table.standin.recorder.rest_log
+        return sum(c.method == "PATCH" and c.path.endswith(f"/channels/{thread.id}") for c in log)
+
+    before = thread_edits()
+    rematch_started.set()
+    await table.standin.wait_until(lambda: thread_edits() >= before + 2, timeout=5)  # and back
+    assert not thread.archived
+    assert await games.in_channel(thread.id) is not None
+
+
 async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(
     table: Harness,
 ) -> None:
