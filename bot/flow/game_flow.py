@@ -251,15 +251,7 @@ class GameFlow:
         previous = await self.bot.services.games.board_posted(active, message_id)
         await self._take_buttons_off(active.channel_id, previous)
 
-    async def went_live(self, channel_id: int, message_id: int | None) -> None:
-        """``message_id`` is the game's newest board: the board before it loses its buttons."""
-        if message_id is None:
-            return
-        previous = await self.bot.services.games.set_live_board(channel_id, message_id)
-        if previous != message_id:
-            await self._take_buttons_off(channel_id, previous)
-
-    async def went_live_at(self, active: ActiveGame, message_id: int | None) -> None:
+    async def went_live(self, active: ActiveGame, message_id: int | None) -> None:
         """``message_id`` shows ``active`` as it was read: it becomes the game's board with
         buttons if the game still stands there; if a move (or the set's end) came meanwhile it
         is an old picture, and its own buttons come off instead."""
@@ -426,7 +418,7 @@ class GameFlow:
             view=post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        await self.went_live_at(active, message_id)
+        await self.went_live(active, message_id)
 
     async def begin_match(
         self,
@@ -463,7 +455,7 @@ class GameFlow:
             view=post.view,
             pings=first or post.allowed_mentions(),
         )
-        await self.went_live(active.channel_id, message_id)
+        await self.went_live(active, message_id)
         if active.computer_to_move:
             self.start_computer_turn(active)
 

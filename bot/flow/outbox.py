@@ -76,7 +76,7 @@ class Outbox:
                 allowed_mentions=post.allowed_mentions(),
                 nonce=nonce,
             )
-            await self.flow.went_live(channel_id, sent.id)
+            await self.flow.went_live(active, sent.id)
             return sent.id
         exported = await services.records.export(set_id=set_id)
         game = exported.game
@@ -94,6 +94,7 @@ class Outbox:
         lines = [describe_move(last, mover, lang) if last else ""]
         files: list[discord.File] = []
         view: discord.ui.View | None = None
+        live: ActiveGame | None = None  # the set whose buttons the post carries
         pings = NO_PINGS
         picture = await asyncio.to_thread(
             render_board,
@@ -121,6 +122,7 @@ class Outbox:
                 lines.append(opening.content)
                 files.append(opening.file(f"set-{following.set_number}.png"))
                 view, pings = opening.view, opening.allowed_mentions()
+                live = following
         else:
             lines.append(
                 lang._(
@@ -135,6 +137,6 @@ class Outbox:
             allowed_mentions=pings,
             nonce=nonce,
         )
-        if view is not None:
-            await self.flow.went_live(channel_id, sent.id)
+        if live is not None:
+            await self.flow.went_live(live, sent.id)
         return sent.id

@@ -53,7 +53,7 @@ class TakebackFlow:
                 view=post.view,
                 allowed_mentions=NO_PINGS,
             )
-            await self.flow.went_live_at(asked, message_id)
+            await self.flow.went_live(asked, message_id)
             return
         active = await services.games.get(asked.set_id)
         opponent = active.defender_id if user == active.attacker_id else active.attacker_id
@@ -115,7 +115,7 @@ class TakebackFlow:
             view=post.view,
             pings=post.allowed_mentions(),
         )
-        await self.flow.went_live_at(active, message_id)
+        await self.flow.went_live(active, message_id)
 
     async def lapse(self) -> None:
         """Edit the requests that lapsed (a move was played, or ten minutes passed)."""

@@ -510,11 +510,6 @@ class GameService:
         async with self._database.snapshot() as db:
             return await sets.live_board(db, channel_id)
 
-    async def set_live_board(self, channel_id: int, message_id: int) -> int | None:
-        """Make ``message_id`` the board with buttons in ``channel_id``; return the one before."""
-        async with self._database.transaction() as db:
-            return await sets.set_live_board(db, channel_id, message_id)
-
     async def set_live_board_at(
         self, active: ActiveGame, message_id: int
     ) -> tuple[bool, int | None]:
