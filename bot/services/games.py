@@ -34,10 +34,9 @@ from bot.services.errors import (
     NotYourTurn,
     RepetitionNeedsConfirmation,
     StaleGameError,
-    TimeRanOut,
 )
 from bot.services.game_cache import GameCache
-from bot.services.sets import active_game, end_set, insert_set, replay
+from bot.services.sets import active_game, check_in_time, end_set, insert_set, replay
 from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
 from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, players, sets
@@ -319,10 +318,7 @@ class GameService:
     ) -> MoveResult:
         now = self._clock()
         now_us = to_us(now)
-        if now_us >= row.deadline_us:
-            # Lost on time already, though the timer has not said so yet (it checks every few
-            # seconds, and first after a restart): the move is refused, never played.
-            raise TimeRanOut(row.deadline_us)
+        check_in_time(row, now_us)  # a move made too late is refused, never played
         trial = game.copy()
         try:
             record = trial.play(move_text)

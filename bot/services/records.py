@@ -64,8 +64,8 @@ class RecordService:
         limit = max(1, min(25, limit))
         async with self._database.snapshot() as db:
             total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
-            if not rows and last_page(offset, total, limit) != offset:
-                offset = last_page(offset, total, limit)
+            if not rows and (last := last_page(offset, total, limit)) != offset:
+                offset = last  # the list shrank below the page asked for
                 total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
         listed = tuple(
             GameInProgress(

@@ -17,13 +17,20 @@ from bot.services.domain import (
     SetEnd,
     SetSummary,
 )
-from bot.services.errors import ChannelBusy, StaleGameError
+from bot.services.errors import ChannelBusy, StaleGameError, TimeRanOut
 from bot.storage import ratings, sets
 from bot.storage.connection import Connection
 from bot.storage.errors import ChannelOccupied
 from bot.storage.sets import ABORTED, FINISHED, SetRow
 from bot.storage.times import duration, from_us, to_us
 from engine import Game, Outcome, Reason, SetResult, Side, score_match
+
+
+def check_in_time(row: SetRow, now_us: int) -> None:
+    """Raise TimeRanOut if the player to move in ``row`` is out of time at ``now_us``: the set
+    is lost on time, whether or not the timer has said so yet (it checks every few seconds)."""
+    if now_us >= row.deadline_us:
+        raise TimeRanOut(row.deadline_us)
 
 
 async def insert_set(

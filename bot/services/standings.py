@@ -40,8 +40,8 @@ class StandingsService:
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.snapshot() as db:
             total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
-            if not rows and last_page(offset, total, limit) != offset:
-                offset = last_page(offset, total, limit)
+            if not rows and (last := last_page(offset, total, limit)) != offset:
+                offset = last  # the list shrank below the page asked for
                 total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
         standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
         return LeaderboardPage(guild_id, offset, limit, total, standings, ruleset)

@@ -17,9 +17,9 @@ from bot.services.errors import (
     NoGameHere,
     NotAPlayer,
     TakebackLapsed,
-    TimeRanOut,
 )
 from bot.services.games import GameService
+from bot.services.sets import check_in_time
 from bot.shards import Shards
 from bot.storage import Database, sets, takebacks
 from bot.storage.sets import EVERY
@@ -88,8 +88,8 @@ class TakebackService:
         assert active.computer_id is not None
         async with self._database.transaction() as db:
             stored = await sets.by_id(db, active.set_id)
-            if stored is not None and to_us(now) >= stored.deadline_us:
-                raise TimeRanOut(stored.deadline_us)  # the set is lost on time: nothing to undo
+            if stored is not None:
+                check_in_time(stored, to_us(now))  # lost on time: nothing to undo
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -152,8 +152,7 @@ class TakebackService:
                 await takebacks.close(db, takeback_id, TakebackStatus.LAPSED.value, to_us(now))
             else:
                 assert stored is not None
-                if to_us(now) >= stored.deadline_us:
-                    raise TimeRanOut(stored.deadline_us)
+                check_in_time(stored, to_us(now))
                 status = TakebackStatus.ACCEPTED if accept else TakebackStatus.DECLINED
                 if not await takebacks.close(db, takeback_id, status.value, to_us(now), user_id):
                     raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
