@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import discord
 import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot
@@ -42,6 +43,35 @@ async def test_challenging_another_bot_is_refused(table: Harness) -> None:
     """Bots other than this one cannot be challenged."""
     text = await refusal(table, table.alice, "challenge", {"opponent": table.other_bot})
     assert "bot" in text.lower()
+
+
+async def test_a_member_who_cannot_see_the_channel_cannot_be_challenged_there(
+    table: Harness,
+) -> None:
+    """In a private channel, challenging a member who cannot see it is refused, naming them
+    and the reason; nothing is stored, so the same pair can play where both can see."""
+    standin, private = table.standin, table.channel
+    view = discord.Permissions(view_channel=True)
+    await standin.set_overwrite(private, table.guild, deny=view)
+    for member in (table.alice, table.carol, table.me):
+        await standin.set_overwrite(private, member, allow=view)
+
+    text = await refusal(table, table.alice, "challenge", {"opponent": table.bob})
+    assert text == (
+        f"{table.bob.mention} cannot see this channel, so they could not answer: challenge "
+        "them in a channel they can see."
+    )
+    assert [m for m in standin.messages(private) if not m.ephemeral] == []
+
+    # Nothing held the pair: the challenge in a channel bob sees is posted and pings him.
+    lobby = table.guild.channel("lobby")
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob}, channel=lobby)
+    assert not reply.ephemeral
+    assert table.bob.mention in reply.content
+    # And a member allowed in the private channel can be challenged there.
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.carol})
+    assert not reply.ephemeral
+    assert table.carol.mention in reply.content
 
 
 async def test_busy_channel_suggests_another_channel_or_a_thread(table: Harness) -> None:

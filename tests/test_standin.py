@@ -77,6 +77,9 @@ def build_bot(guild_id: int, seen: dict[str, Any]) -> commands.Bot:
         interaction: discord.Interaction, opponent: discord.Member, sets: int = 1
     ) -> None:
         """Challenge someone to Brandubh."""
+        seen["opponent_permissions"] = opponent.resolved_permissions
+        seen["own_permissions"] = interaction.permissions
+        seen["app_permissions"] = interaction.app_permissions
         seen["challenge"] = await interaction.response.send_message(
             f"{interaction.user.mention} challenges {opponent.mention} to {sets} set(s)",
             file=discord.File(io.BytesIO(board_png()), filename="board.png"),
@@ -188,6 +191,41 @@ async def test_bot_logs_in_and_syncs_guild_commands(table: Table) -> None:
     guild = table.bot.get_guild(table.guild.id)
     assert guild is not None
     assert guild.get_channel(table.channel.id) is not None
+
+
+async def test_channel_overwrites_shape_the_permissions_discord_sends(table: Table) -> None:
+    """Overwrites as Discord computes them: @everyone, then the roles together, then the member;
+    interactions carry each member's result in their channel, and the bot's cache is told."""
+    standin, guild, games = table.standin, table.guild, table.channel
+    view = discord.Permissions(view_channel=True)
+    await standin.set_overwrite(games, guild, deny=view)  # a private channel...
+    carol = standin.add_member(guild, "carol", permissions=discord.Permissions(send_messages=True))
+    await standin.announce_member(carol)
+    await standin.set_overwrite(games, carol.roles[0], allow=view)  # ...carol's role may see
+    await standin.set_overwrite(games, table.alice, allow=view)
+    bot_member = guild.member(standin.bot_user.id)
+    assert bot_member is not None
+    await standin.set_overwrite(games, bot_member, allow=view)
+
+    await standin.slash(table.guild, games, table.alice, "challenge", {"opponent": table.bob})
+    assert table.seen["opponent_permissions"].view_channel is False  # bob: @everyone's deny
+    assert table.seen["own_permissions"].view_channel is True  # alice: her own allow
+    assert table.seen["app_permissions"].view_channel is True
+    await standin.slash(table.guild, games, table.alice, "challenge", {"opponent": carol})
+    assert table.seen["opponent_permissions"].view_channel is True  # her role's allow
+    general = guild.channel("general")
+    await standin.slash(table.guild, general, table.alice, "challenge", {"opponent": table.bob})
+    assert table.seen["opponent_permissions"].view_channel is True  # no overwrite there
+
+    await standin.set_overwrite(games, carol, deny=view)  # the member's own overwrite wins
+    await standin.slash(table.guild, games, table.alice, "challenge", {"opponent": carol})
+    assert table.seen["opponent_permissions"].view_channel is False
+    # The gateway is ordered: each CHANNEL_UPDATE reached the bot before the interaction after it.
+    channel = table.bot.get_channel(games.id)
+    assert isinstance(channel, discord.TextChannel)
+    assert channel.overwrites_for(channel.guild.default_role).view_channel is False
+    assert channel.overwrites_for(discord.Object(carol.id)).view_channel is False
+    assert channel.overwrites_for(discord.Object(table.alice.id)).view_channel is True
 
 
 async def test_slash_reply_carries_png_and_buttons(table: Table) -> None:

@@ -14,7 +14,7 @@ from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
 from bot.i18n import _
-from bot.services.errors import CannotChallengeSelf, InvalidOption
+from bot.services.errors import CannotChallengeSelf, InvalidOption, OpponentCannotSeeChannel
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
@@ -92,6 +92,9 @@ class Challenge(commands.Cog):
         assert bot.user is not None
         if opponent.id == interaction.user.id:
             raise CannotChallengeSelf()
+        seen = opponent.resolved_permissions  # Discord sends them in this channel (or thread)
+        if not opponent.bot and seen is not None and not seen.view_channel:
+            raise OpponentCannotSeeChannel(opponent.id)
         await bot.remember(interaction.user)
         await bot.remember(opponent)
         settings = await bot.services.settings.get(interaction.guild_id)

@@ -239,6 +239,19 @@ class CannotChallengeBot(GameError):
         super().__init__(text)
 
 
+class OpponentCannotSeeChannel(GameError):
+    """The challenged member cannot see the channel: they could never answer the challenge."""
+
+    def __init__(self, opponent_id: int) -> None:
+        super().__init__(
+            _(
+                "{player} cannot see this channel, so they could not answer: challenge them in "
+                "a channel they can see.",
+                player=f"<@{opponent_id}>",
+            )
+        )
+
+
 class InvalidOption(GameError):
     """An option out of range: unknown ruleset, sets not 1 or 2, level not 1-5, bad time."""
 

@@ -52,7 +52,7 @@ class PlayerActions:
     def _app_permissions(self, channel: FakeChannel) -> int:
         if channel.guild is None:
             return ALL_PERMISSIONS
-        return self.world.bot_member(channel.guild).permissions
+        return self.world.bot_member(channel.guild).permissions_in(channel)
 
     async def _send(
         self,
@@ -140,7 +140,12 @@ class PlayerActions:
         """Run ``/name`` (``"game move"`` for a subcommand) and wait for the bot's callback."""
         self._check_place(guild, channel)
         data = command_data(
-            world=self.world, recorder=self.recorder, guild=guild, name=name, options=options or {}
+            world=self.world,
+            recorder=self.recorder,
+            guild=guild,
+            channel=channel,
+            name=name,
+            options=options or {},
         )
         return await self._send(
             interaction_type=APPLICATION_COMMAND,
@@ -171,6 +176,7 @@ class PlayerActions:
             world=self.world,
             recorder=self.recorder,
             guild=guild,
+            channel=channel,
             name=name,
             options=given,
             focused=focused,

@@ -63,9 +63,10 @@ def _infer_type(value: OptionValue) -> int:
 class OptionBuilder:
     """Turns ``{"opponent": bob, "sets": 2}`` into Discord's options list plus ``resolved``."""
 
-    def __init__(self, world: World, guild: FakeGuild | None) -> None:
+    def __init__(self, world: World, guild: FakeGuild | None, channel: FakeChannel) -> None:
         self._world = world
         self._guild = guild
+        self._channel = channel
         self.resolved: JSON = {}
 
     def _resolve_user(self, value: OptionValue) -> str:
@@ -81,7 +82,8 @@ class OptionBuilder:
         self.resolved.setdefault("users", {})[str(user.id)] = payloads.user(user)
         member = None if self._guild is None else self._guild.member(user.id)
         if member is not None:
-            member_json = payloads.member(member, with_permissions=True)
+            # Discord sends a resolved member's permissions in the interaction's channel.
+            member_json = payloads.member(member, channel_for_permissions=self._channel)
             del member_json["user"]
             self.resolved.setdefault("members", {})[str(user.id)] = member_json
         return str(user.id)
@@ -154,6 +156,7 @@ def command_data(
     world: World,
     recorder: Recorder,
     guild: FakeGuild | None,
+    channel: FakeChannel,
     name: str,
     options: Mapping[str, OptionValue],
     focused: str | None = None,
@@ -165,7 +168,7 @@ def command_data(
     """
     top, *sub = name.split()
     command = find_command(recorder, guild, top)
-    builder = OptionBuilder(world, guild)
+    builder = OptionBuilder(world, guild, channel)
     definitions: list[JSON] | None = None if command is None else command.get("options", [])
     data: JSON = {
         "id": str(world.snowflakes.next()) if command is None else command["id"],

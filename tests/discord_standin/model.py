@@ -41,6 +41,9 @@ GUILD_TEXT = 0
 DM = 1
 PUBLIC_THREAD = 11
 
+ROLE_OVERWRITE = 0
+MEMBER_OVERWRITE = 1
+
 
 class Snowflakes:
     """Hands out unique, increasing Discord-style ids whose timestamp part is the current time."""
@@ -96,6 +99,17 @@ class FakeRole:
 
 
 @dataclass(eq=False)
+class FakeOverwrite:
+    """A channel's permission overwrite for a role (``@everyone``'s id is the guild's) or member."""
+
+    id: int
+    type: int
+    """ROLE_OVERWRITE or MEMBER_OVERWRITE."""
+    allow: int = 0
+    deny: int = 0
+
+
+@dataclass(eq=False)
 class FakeChannel:
     """A guild text channel, or a DM channel when ``guild`` is None."""
 
@@ -113,6 +127,8 @@ class FakeChannel:
     locked: bool = False
     auto_archive_duration: int = 1440
     archived_at: datetime = field(default_factory=utc_now)
+    overwrites: list[FakeOverwrite] = field(default_factory=list)
+    """Permission overwrites (a thread has none of its own: it follows its parent's)."""
 
     @property
     def is_thread(self) -> bool:
@@ -152,6 +168,34 @@ class FakeMember:
         for role in self.roles:
             value |= role.permissions
         return ALL_PERMISSIONS if value & ADMINISTRATOR else value
+
+    def permissions_in(self, channel: FakeChannel) -> int:
+        """Permissions in a channel, computed as Discord documents it ("Permission Overwrites").
+
+        The owner and administrators hold every permission; otherwise the guild-wide
+        permissions, then the channel's @everyone overwrite, then the member's roles'
+        overwrites together (denies before allows), then the member's own overwrite. A thread
+        takes its parent's overwrites.
+        """
+        base = self.permissions
+        if self.id == self.guild.owner_id or base & ADMINISTRATOR:
+            return ALL_PERMISSIONS
+        where = channel.parent if channel.parent is not None else channel
+        roles = {role.id for role in self.roles}
+        value = base
+        for overwrite in where.overwrites:
+            if overwrite.type == ROLE_OVERWRITE and overwrite.id == self.guild.id:
+                value = (value & ~overwrite.deny) | overwrite.allow
+        allow = deny = 0
+        for overwrite in where.overwrites:
+            if overwrite.type == ROLE_OVERWRITE and overwrite.id in roles:
+                allow |= overwrite.allow
+                deny |= overwrite.deny
+        value = (value & ~deny) | allow
+        for overwrite in where.overwrites:
+            if overwrite.type == MEMBER_OVERWRITE and overwrite.id == self.id:
+                value = (value & ~overwrite.deny) | overwrite.allow
+        return value
 
 
 @dataclass(eq=False)

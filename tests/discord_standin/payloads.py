@@ -106,15 +106,24 @@ def channel(where: FakeChannel) -> JSON:
         "topic": None,
         "nsfw": False,
         "parent_id": None,
-        "permission_overwrites": [],
+        "permission_overwrites": [
+            {
+                "id": str(o.id),
+                "type": o.type,
+                "allow": str(o.allow),
+                "deny": str(o.deny),
+            }
+            for o in where.overwrites
+        ],
         "rate_limit_per_user": 0,
         "last_message_id": None,
         "flags": 0,
     }
 
 
-def member(who: FakeMember, *, with_permissions: bool = False) -> JSON:
-    """A guild member object, with the user inside and, for interactions, the permissions."""
+def member(who: FakeMember, *, channel_for_permissions: FakeChannel | None = None) -> JSON:
+    """A guild member object, with the user inside and, for interactions, the permissions the
+    member holds in the interaction's channel (``channel_for_permissions``)."""
     payload: JSON = {
         "user": user(who.user),
         "roles": [str(r.id) for r in who.roles],
@@ -129,8 +138,8 @@ def member(who: FakeMember, *, with_permissions: bool = False) -> JSON:
         "pending": False,
         "communication_disabled_until": None,
     }
-    if with_permissions:
-        payload["permissions"] = str(who.permissions)
+    if channel_for_permissions is not None:
+        payload["permissions"] = str(who.permissions_in(channel_for_permissions))
     return payload
 
 
@@ -268,7 +277,7 @@ def interaction(
             guild_id=str(guild.id),
             guild={"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
             guild_locale=guild.preferred_locale,
-            member=member(who, with_permissions=True),
+            member=member(who, channel_for_permissions=where),
             authorizing_integration_owners={"0": str(guild.id)},
             context=GUILD_CONTEXT,
         )

@@ -34,9 +34,13 @@ from .model import (
     ATTACH_FILES,
     EMBED_LINKS,
     EVERYONE_PERMISSIONS,
+    MEMBER_OVERWRITE,
+    ROLE_OVERWRITE,
     FakeChannel,
     FakeGuild,
     FakeMember,
+    FakeOverwrite,
+    FakeRole,
     FakeUser,
     World,
 )
@@ -228,6 +232,33 @@ class DiscordStandin(PlayerActions):
     async def announce_guild(self, guild: FakeGuild) -> None:
         """Send GUILD_CREATE for a guild added after the bot connected (the bot was invited)."""
         await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
+
+    async def set_overwrite(
+        self,
+        channel: FakeChannel,
+        target: FakeMember | FakeRole | FakeGuild,
+        *,
+        allow: Permissions = 0,
+        deny: Permissions = 0,
+    ) -> None:
+        """Set a channel's permission overwrite for a member, a role or (a guild) @everyone.
+
+        It replaces the target's earlier overwrite there; a connected bot is sent CHANNEL_UPDATE,
+        as Discord does when a moderator edits a channel's permissions.
+        """
+        if channel.guild is None or channel.is_thread:
+            raise ValueError("overwrites belong to a guild text channel (threads follow theirs)")
+        if isinstance(target, FakeMember):
+            kind, target_id = MEMBER_OVERWRITE, target.id
+        elif isinstance(target, FakeGuild):
+            kind, target_id = ROLE_OVERWRITE, target.id  # @everyone's role id is the guild's
+        else:
+            kind, target_id = ROLE_OVERWRITE, target.id
+        channel.overwrites = [
+            o for o in channel.overwrites if (o.type, o.id) != (kind, target_id)
+        ] + [FakeOverwrite(id=target_id, type=kind, allow=_bits(allow), deny=_bits(deny))]
+        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+            await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
 
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
