@@ -18,6 +18,7 @@ from bot.services.errors import (
     ChannelNotAllowed,
     InvalidOption,
     NotYourChallenge,
+    OpenChallengeWaiting,
     TooManyChallenges,
 )
 from engine import Side
@@ -293,3 +294,73 @@ async def test_an_unknown_ruleset_is_repeated_cut_short(services: Services) -> N
         await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, ruleset="z" * 3000)
     assert str(refused.value).startswith("There is no ruleset called '" + "z" * 23 + "…': ")
     assert len(str(refused.value)) < 300
+
+
+async def test_a_challenge_open_to_anyone_is_taken_by_whoever_accepts(
+    services: Services,
+) -> None:
+    """With no opponent, anyone but the challenger may accept, and becomes the opponent; it
+    cannot be declined, and the match is the challenger's against them."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, None, challenger_side=Side.DEFENDERS
+    )
+    assert challenge.opponent_id is None
+    with pytest.raises(NotYourChallenge, match="your own challenge"):
+        await services.challenges.accept(challenge.challenge_id, ALICE)
+    with pytest.raises(NotYourChallenge):
+        await services.challenges.decline(challenge.challenge_id, BOB)
+    assert (await services.challenges.check_accept(challenge.challenge_id, CAROL)).opponent_id == (
+        CAROL
+    )
+    game = await services.challenges.accept(challenge.challenge_id, CAROL)
+    assert (game.attacker_id, game.defender_id) == (CAROL, ALICE)
+    taken = await services.challenges.get(challenge.challenge_id)
+    assert (taken.status, taken.opponent_id) == (ChallengeStatus.ACCEPTED, CAROL)
+    with pytest.raises(ChallengeNotFound):
+        await services.challenges.accept(challenge.challenge_id, BOB)
+
+
+async def test_two_members_taking_one_open_challenge_at_once_start_one_game(
+    services: Services,
+) -> None:
+    """Bob and Carol press Accept together: one of them plays Alice, the other is told the
+    challenge is closed (the claim is one conditional update)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, None)
+    results = await asyncio.gather(
+        services.challenges.accept(challenge.challenge_id, BOB),
+        services.challenges.accept(challenge.challenge_id, CAROL),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["ActiveGame", "ChallengeNotFound"]
+    [active] = await services.games.active()
+    taken = await services.challenges.get(challenge.challenge_id)
+    assert taken.opponent_id in (BOB, CAROL)
+    assert {active.attacker_id, active.defender_id} == {ALICE, taken.opponent_id}
+
+
+async def test_a_member_has_one_challenge_open_to_anyone_at_a_time(
+    services: Services, clock: FakeClock
+) -> None:
+    """A second open challenge is refused with a link to the first (in any channel of the
+    server); direct challenges are not held by it, and once it is gone another may follow."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, None)
+    with pytest.raises(OpenChallengeWaiting, match="withdraw it first"):
+        await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, None)
+    await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB)  # a direct one is fine
+    await services.challenges.create(GUILD + 1, CHANNEL + 10, ALICE, None)  # another server
+    await services.challenges.create(GUILD, CHANNEL, BOB, None)  # bob's own
+    await services.challenges.withdraw(first.challenge_id, ALICE)
+    second = await services.challenges.create(GUILD, CHANNEL, ALICE, None)
+    clock.advance(timedelta(minutes=10))
+    assert second.challenge_id in [c.challenge_id for c in await services.challenges.expire_due()]
+    await services.challenges.create(GUILD, CHANNEL, ALICE, None)
+
+
+async def test_two_open_challenges_at_once_by_one_member_open_one(services: Services) -> None:
+    """Two at the same moment (a double press of Enter): one opens, the other is refused."""
+    results = await asyncio.gather(
+        services.challenges.create(GUILD, CHANNEL, ALICE, None),
+        services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, None),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["Challenge", "OpenChallengeWaiting"]

@@ -63,7 +63,7 @@ class Challenge(commands.Cog):
     @app_commands.command(name="challenge")
     @app_commands.guild_only()
     @app_commands.describe(
-        opponent="Who you want to play (pick me to play the computer)",
+        opponent="Who you want to play (leave out to let anyone accept; pick me for the computer)",
         ruleset="Which rules (default: the server's, normally brandubh)",
         sets="One set, or a match of two with sides swapped (default 2)",
         side="Your side in the first set (default attackers)",
@@ -77,35 +77,36 @@ class Challenge(commands.Cog):
     async def challenge(
         self,
         interaction: discord.Interaction[BrandubhBot],
-        opponent: discord.Member,
+        opponent: discord.Member | None = None,
         ruleset: str | None = None,
         sets: int = 2,
         side: str = "attackers",
         level: app_commands.Range[int, 1, 5] | None = None,
         time: int | None = None,
     ) -> None:
-        """Challenge a member to Brandubh, or play the computer by challenging me."""
+        """Challenge a member to Brandubh, anyone (no opponent), or the computer (challenge me)."""
         require_channel_permissions(interaction)
         bot = self.bot
         assert interaction.guild_id is not None
         assert interaction.channel_id is not None
         assert bot.user is not None
-        if opponent.id == interaction.user.id:
+        if opponent is not None and opponent.id == interaction.user.id:
             raise CannotChallengeSelf()
-        seen = opponent.resolved_permissions  # Discord sends them in this channel (or thread)
-        if not opponent.bot and seen is not None and not seen.view_channel:
+        seen = None if opponent is None else opponent.resolved_permissions  # in this channel
+        if opponent is not None and not opponent.bot and seen is not None and not seen.view_channel:
             raise OpponentCannotSeeChannel(opponent.id)
         await bot.remember(interaction.user)
-        await bot.remember(opponent)
+        if opponent is not None:
+            await bot.remember(opponent)
         settings = await bot.services.settings.get(interaction.guild_id)
         per_move = timedelta(minutes=time) if time is not None else settings.time_per_move
         rules = ruleset or settings.default_ruleset
         my_side = Side(side)
-        if level is not None and opponent.id != bot.user.id:
+        if level is not None and (opponent is None or opponent.id != bot.user.id):
             raise InvalidOption(
                 _("A level is only for games against me: leave it out when you challenge a member.")
             )
-        if opponent.id == bot.user.id:
+        if opponent is not None and opponent.id == bot.user.id:
             await bot.flow.computer.start(
                 interaction,
                 level=level or DEFAULT_LEVEL,
@@ -120,12 +121,12 @@ class Challenge(commands.Cog):
                 interaction.guild_id,
                 interaction.channel_id,
                 interaction.user.id,
-                opponent.id,
+                None if opponent is None else opponent.id,
                 ruleset=rules,
                 sets_total=sets,
                 challenger_side=my_side,
                 time_per_move=per_move,
-                opponent_is_bot=opponent.bot,
+                opponent_is_bot=opponent is not None and opponent.bot,
             )
         )
         try:
@@ -134,8 +135,9 @@ class Challenge(commands.Cog):
             message_id = await answer(
                 interaction,
                 challenge_text(challenge, lang),
-                view=challenge_view(challenge.challenge_id, lang),
-                allowed_mentions=pinging([opponent.id]),
+                view=challenge_view(challenge.challenge_id, lang, open_to_anyone=opponent is None),
+                # One open to anyone pings nobody: it is there for whoever reads the channel.
+                allowed_mentions=pinging([] if opponent is None else [opponent.id]),
             )
         except Exception:
             # Stored but never shown (the deferral or the answer failed), so never answerable:

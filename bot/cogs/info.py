@@ -59,7 +59,8 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
 HELP_TEXT = (
     _("**Brandubh for Discord: how to play**"),
     _(
-        "**Start a game.** `/challenge opponent:@someone` posts a challenge with **Accept**; "
+        "**Start a game.** `/challenge opponent:@someone` posts a challenge with **Accept** "
+        "(leave out the opponent and anyone may accept it); "
         "once accepted, the game gets a thread of its own (or the channel, if the server turned "
         "threads off). Challenge me (`/challenge opponent:@Brandubh level:1-5`) to play the "
         "computer at once. A match is two sets with sides swapped."

@@ -9,6 +9,7 @@ layer that both changes a game and talks to Discord about it.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -312,6 +313,8 @@ class GameFlow:
         """
         services = self.bot.services
         lang = await self.server_language(challenge.guild_id)
+        opponent = interaction.user.id  # the one who pressed (one open to anyone: whoever did)
+        challenge = replace(challenge, opponent_id=opponent)
 
         async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
             settings = await services.settings.get(challenge.guild_id)
@@ -333,7 +336,7 @@ class GameFlow:
             return active, thread, why_not
 
         active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
-        names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
+        names = await self.bot.display_names(challenge.challenger_id, opponent)
         if thread is not None:
             await _update_or_answer(
                 interaction, match_line(challenge, names, thread.id, lang), None, is_component=True
@@ -342,7 +345,7 @@ class GameFlow:
             return
         accepted = lang._(
             "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
-            player=escaped(names[challenge.opponent_id]),
+            player=escaped(names[opponent]),
             attacker=f"<@{active.attacker_id}>",
             defender=f"<@{active.defender_id}>",
         )
@@ -360,10 +363,10 @@ class GameFlow:
         self, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
         """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
-        names = await self.bot.display_names(challenge.challenger_id, challenge.opponent_id)
-        name = thread_name(
-            names[challenge.challenger_id], names[challenge.opponent_id], challenge.ruleset, lang
-        )
+        opponent = challenge.opponent_id
+        assert opponent is not None, "the challenge being accepted has its opponent"
+        names = await self.bot.display_names(challenge.challenger_id, opponent)
+        name = thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
         try:
             thread = await message.create_thread(
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
@@ -385,16 +388,20 @@ class GameFlow:
             challenge.message_id
         )
         lang = await self.server_language(challenge.guild_id)
-        try:
-            await message.edit(
-                content=lang._(
-                    "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with "
-                    "a game.",
-                    challenger=f"<@{challenge.challenger_id}>",
-                    opponent=f"<@{challenge.opponent_id}>",
-                ),
-                view=None,
+        if challenge.opponent_id is None:
+            content = lang._(
+                "{challenger}'s open challenge lapsed: this channel is now busy with a game.",
+                challenger=f"<@{challenge.challenger_id}>",
             )
+        else:
+            content = lang._(
+                "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with a "
+                "game.",
+                challenger=f"<@{challenge.challenger_id}>",
+                opponent=f"<@{challenge.opponent_id}>",
+            )
+        try:
+            await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
         except discord.HTTPException as error:
             _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
 

@@ -84,6 +84,7 @@ def match_line(
     challenge: Challenge, names: Mapping[int, str], thread_id: int, lang: Language = ENGLISH
 ) -> str:
     """The challenge message once accepted: who plays what, and where."""
+    assert challenge.opponent_id is not None, "an accepted challenge has its opponent"
     pairing = _pairing(
         challenge.challenger_id, challenge.opponent_id, challenge.ruleset, names, lang
     )

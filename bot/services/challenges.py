@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.i18n import _
@@ -22,6 +23,7 @@ from bot.services.errors import (
     ChannelBusy,
     ChannelNotAllowed,
     NotYourChallenge,
+    OpenChallengeWaiting,
     TooManyChallenges,
 )
 from bot.services.games import GameService, check_terms
@@ -30,6 +32,7 @@ from bot.services.settings import SettingsService
 from bot.shards import Shards
 from bot.storage import Database, challenges, players, sets
 from bot.storage.challenges import ChallengeRow
+from bot.storage.connection import Connection
 from bot.storage.sets import EVERY
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
@@ -57,7 +60,7 @@ class ChallengeService:
         guild_id: int,
         channel_id: int,
         challenger_id: int,
-        opponent_id: int,
+        opponent_id: int | None,
         *,
         ruleset: str | None = None,
         sets_total: int = 2,
@@ -65,12 +68,14 @@ class ChallengeService:
         time_per_move: timedelta | None = None,
         opponent_is_bot: bool = False,
     ) -> Challenge:
-        """Open a challenge that expires 10 minutes from now and return it.
+        """Open a challenge that expires 10 minutes from now and return it; with
+        ``opponent_id`` None it is open to anyone in the channel but the challenger.
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
-        ChannelBusy (a game is in progress in the channel), InvalidOption (ruleset, sets not
-        1 or 2, time per move).
+        ChannelBusy (a game is in progress in the channel), TooManyChallenges,
+        ChallengeAlreadyOpen (one between the two members already), OpenChallengeWaiting (the
+        challenger's open one), InvalidOption (ruleset, sets not 1 or 2, time per move).
         """
         if challenger_id == opponent_id:
             raise CannotChallengeSelf()
@@ -85,23 +90,13 @@ class ChallengeService:
                 raise ChannelBusy()
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
-            # One open challenge between two members: checked and stored under a lock on the
-            # pair, so two at once (a double press of Rematch, or each challenging the other)
-            # cannot both pass on PostgreSQL either.
-            pair = sorted((challenger_id, opponent_id))
-            await db.lock(f"challenges:{guild_id}:{pair[0]}:{pair[1]}")
-            earlier = await challenges.open_between(
-                db, guild_id, challenger_id, opponent_id, to_us(now)
-            )
-            if earlier is not None:
-                raise ChallengeAlreadyOpen(
-                    earlier.challenger_id,
-                    earlier.opponent_id,
-                    _where(earlier),
-                    yours=earlier.challenger_id == challenger_id,
-                )
+            if opponent_id is None:
+                await self._check_no_open_to_anyone(db, guild_id, challenger_id, to_us(now))
+            else:
+                await self._check_none_between(db, guild_id, challenger_id, opponent_id, to_us(now))
             for user_id in (challenger_id, opponent_id):
-                await players.ensure(db, user_id, now)
+                if user_id is not None:
+                    await players.ensure(db, user_id, now)
             challenge_id = await challenges.insert(
                 db,
                 guild_id=guild_id,
@@ -118,6 +113,36 @@ class ChallengeService:
             row = await challenges.get(db, challenge_id)
         assert row is not None
         return _challenge(row)
+
+    @staticmethod
+    async def _check_none_between(
+        db: Connection, guild_id: int, challenger_id: int, opponent_id: int, now_us: int
+    ) -> None:
+        """One open challenge between two members: checked (and then stored, in the caller's
+        transaction) under a lock on the pair, so two at once (a double press of Rematch, or
+        each challenging the other) cannot both pass on PostgreSQL either."""
+        pair = sorted((challenger_id, opponent_id))
+        await db.lock(f"challenges:{guild_id}:{pair[0]}:{pair[1]}")
+        earlier = await challenges.open_between(db, guild_id, challenger_id, opponent_id, now_us)
+        if earlier is not None:
+            assert earlier.opponent_id is not None
+            raise ChallengeAlreadyOpen(
+                earlier.challenger_id,
+                earlier.opponent_id,
+                _where(earlier),
+                yours=earlier.challenger_id == challenger_id,
+            )
+
+    @staticmethod
+    async def _check_no_open_to_anyone(
+        db: Connection, guild_id: int, challenger_id: int, now_us: int
+    ) -> None:
+        """One challenge open to anyone per member and server (checked under a lock, as the
+        pairs are): a second would only ask the channel the same thing twice."""
+        await db.lock(f"challenges:{guild_id}:{challenger_id}:anyone")
+        earlier = await challenges.open_to_anyone(db, guild_id, challenger_id, now_us)
+        if earlier is not None:
+            raise OpenChallengeWaiting(_where(earlier))
 
     async def get(self, challenge_id: int) -> Challenge:
         """The challenge with this id in whatever state it is. Raises ChallengeNotFound."""
@@ -138,13 +163,23 @@ class ChallengeService:
             raise ChallengeNotFound()
 
     async def check_accept(self, challenge_id: int, user_id: int) -> Challenge:
-        """The challenge, if ``user_id`` may accept it now (before a thread is made for it).
+        """The challenge, if ``user_id`` may accept it now (before a thread is made for it);
+        one open to anyone comes back with ``user_id`` as its opponent.
 
-        Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent),
-        ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed.
+        Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent, or the
+        challenger of one open to anyone), ChallengeExpired (past its expiry; it is marked
+        expired), ChannelNotAllowed.
         """
         row = await self._open(challenge_id)
-        if user_id != row.opponent_id:
+        if row.opponent_id is None:
+            if user_id == row.challenger_id:
+                raise NotYourChallenge(
+                    _(
+                        "You cannot accept your own challenge: withdraw it if you no longer "
+                        "want to play."
+                    )
+                )
+        elif user_id != row.opponent_id:
             raise NotYourChallenge()
         now = self._clock()
         if to_us(now) >= row.expires_us:
@@ -154,12 +189,13 @@ class ChallengeService:
         settings = await self._settings.get(row.guild_id)
         if not settings.allows(row.channel_id):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
-        return _challenge(row)
+        return replace(_challenge(row), opponent_id=user_id)
 
     async def accept(
         self, challenge_id: int, user_id: int, *, thread_id: int | None = None
     ) -> ActiveGame:
-        """The opponent accepts: the match starts and its first set is returned.
+        """The opponent accepts (anyone but the challenger, for one open to anyone, who becomes
+        its opponent): the match starts and its first set is returned.
 
         With ``thread_id`` the match is played in that thread (started from the challenge
         message); without, in the challenge's channel. Raises what :meth:`check_accept` raises,
@@ -168,16 +204,18 @@ class ChallengeService:
         row = await self._open(challenge_id)
         await self.check_accept(challenge_id, user_id)
         async with self._database.transaction() as db:
-            # Claim the challenge first: of two Accepts racing (a double click), the second
-            # waits on this row and then finds it closed, on either backend.
-            if not await challenges.close(db, challenge_id, ChallengeStatus.ACCEPTED.value):
+            await players.ensure(db, user_id, self._clock())
+            # Claim the challenge first: of two Accepts racing (a double click, or two members
+            # taking one open to anyone), the second waits on this row and then finds it
+            # closed, on either backend.
+            if not await challenges.claim(db, challenge_id, user_id):
                 raise ChallengeNotFound()  # answered meanwhile
             game = await self._games.start_match(
                 db,
                 guild_id=row.guild_id,
                 channel_id=row.channel_id if thread_id is None else thread_id,
                 player1_id=row.challenger_id,
-                player2_id=row.opponent_id,
+                player2_id=user_id,
                 player1_side=Side(row.challenger_side),
                 ruleset=row.ruleset,
                 sets_total=row.sets_total,

@@ -59,13 +59,15 @@ class ChallengeStatus(enum.Enum):
 
 @dataclass(frozen=True)
 class Challenge:
-    """A challenge from one member to another, waiting for an answer until ``expires_at``."""
+    """A challenge from one member to another (or to anyone in the channel), waiting for an
+    answer until ``expires_at``."""
 
     challenge_id: int
     guild_id: int
     channel_id: int
     challenger_id: int
-    opponent_id: int
+    opponent_id: int | None
+    """None: open to anyone but the challenger, until someone accepts it (who becomes it)."""
     ruleset: str
     sets_total: int
     challenger_side: Side

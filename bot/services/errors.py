@@ -184,6 +184,19 @@ class ChallengeAlreadyOpen(GameError):
         super().__init__(text)
 
 
+class OpenChallengeWaiting(GameError):
+    """A member has one challenge open to anyone at a time (in a server)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            _(
+                "Your open challenge is still waiting for someone to accept it ({where}): "
+                "withdraw it first to post another.",
+                where=where,
+            )
+        )
+
+
 class ChannelNotAllowed(GameError):
     """The server's settings do not allow games in this channel."""
 

@@ -18,7 +18,8 @@ class ChallengeRow:
     guild_id: int
     channel_id: int
     challenger_id: int
-    opponent_id: int
+    opponent_id: int | None
+    """None: open to anyone (until someone accepts it)."""
     ruleset: str
     sets_total: int
     challenger_side: str
@@ -47,7 +48,7 @@ async def insert(
     guild_id: int,
     channel_id: int,
     challenger_id: int,
-    opponent_id: int,
+    opponent_id: int | None,
     ruleset: str,
     sets_total: int,
     challenger_side: str,
@@ -94,6 +95,17 @@ async def close(
     return changed == 1
 
 
+async def claim(db: Connection, challenge_id: int, user_id: int) -> bool:
+    """Accept an open challenge as ``user_id``, who becomes the opponent of one open to anyone;
+    False if it was no longer open (or names someone else)."""
+    changed = await db.execute(
+        "UPDATE challenges SET status = 'accepted', opponent_id = ? WHERE challenge_id = ? "
+        "AND status = 'open' AND (opponent_id IS NULL OR opponent_id = ?)",
+        (user_id, challenge_id, user_id),
+    )
+    return changed == 1
+
+
 async def set_match(db: Connection, challenge_id: int, match_id: int) -> None:
     """Record the match an accepted challenge started."""
     await db.execute(
@@ -129,6 +141,18 @@ async def open_between(
         "(challenger_id = ? AND opponent_id = ?) OR (challenger_id = ? AND opponent_id = ?)) "
         "ORDER BY challenge_id LIMIT 1",
         (guild_id, now_us, one, other, other, one),
+    )
+    return None if row is None else _row(row)
+
+
+async def open_to_anyone(
+    db: Connection, guild_id: int, challenger_id: int, now_us: int
+) -> ChallengeRow | None:
+    """``challenger_id``'s unexpired open challenge to anyone in the server, if any."""
+    row = await db.fetch_one(
+        f"{_SELECT} WHERE guild_id = ? AND challenger_id = ? AND opponent_id IS NULL "
+        "AND status = 'open' AND expires_us > ? ORDER BY challenge_id LIMIT 1",
+        (guild_id, challenger_id, now_us),
     )
     return None if row is None else _row(row)
 

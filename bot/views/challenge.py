@@ -34,22 +34,36 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     """The public challenge: who, what, sides, time per move, and when it expires."""
     sets = lang._("a match of two sets") if challenge.sets_total == 2 else lang._("a single set")
     params = {
-        "opponent": f"<@{challenge.opponent_id}>",
         "challenger": f"<@{challenge.challenger_id}>",
         "ruleset": lang.gettext(get_ruleset(challenge.ruleset).title),
         "sets": sets,
         "time": time_per_move_text(challenge.time_per_move),
     }
-    if challenge.challenger_side is Side.ATTACKERS:
+    attacking = challenge.challenger_side is Side.ATTACKERS
+    if challenge.opponent_id is None and attacking:
+        text = lang._(
+            "{challenger} is looking for an opponent: **{ruleset}**, {sets}, {challenger} plays "
+            "the attackers first, {time} per move. Anyone may accept.",
+            **params,
+        )
+    elif challenge.opponent_id is None:
+        text = lang._(
+            "{challenger} is looking for an opponent: **{ruleset}**, {sets}, {challenger} plays "
+            "the defenders first, {time} per move. Anyone may accept.",
+            **params,
+        )
+    elif attacking:
         text = lang._(
             "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
             "plays the attackers first, {time} per move.",
+            opponent=f"<@{challenge.opponent_id}>",
             **params,
         )
     else:
         text = lang._(
             "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
             "plays the defenders first, {time} per move.",
+            opponent=f"<@{challenge.opponent_id}>",
             **params,
         )
     expires = f"<t:{int(challenge.expires_at.timestamp())}:R>"
@@ -58,6 +72,11 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
 
 def expired_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     """What an expired challenge's message says once its buttons are gone."""
+    if challenge.opponent_id is None:
+        return lang._(
+            "{challenger}'s open challenge expired: nobody accepted it.",
+            challenger=f"<@{challenge.challenger_id}>",
+        )
     return lang._(
         "{challenger}'s challenge to {opponent} expired without an answer.",
         challenger=f"<@{challenge.challenger_id}>",
@@ -65,10 +84,14 @@ def expired_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     )
 
 
-def challenge_view(challenge_id: int, lang: Language = ENGLISH) -> discord.ui.View:
-    """Accept and Decline for the opponent, Withdraw for the challenger."""
+def challenge_view(
+    challenge_id: int, lang: Language = ENGLISH, *, open_to_anyone: bool = False
+) -> discord.ui.View:
+    """Accept and Decline for the opponent, Withdraw for the challenger (no Decline when the
+    challenge is open to anyone: whoever does not want it just leaves it)."""
     view = discord.ui.View(timeout=None)
-    for action in ("accept", "decline", "withdraw"):
+    actions = ("accept", "withdraw") if open_to_anyone else ("accept", "decline", "withdraw")
+    for action in actions:
         view.add_item(ChallengeButton(action, challenge_id, lang))
     return view
 

@@ -1,0 +1,144 @@
+"""A challenge open to anyone, end to end: /challenge without an opponent, taken by whoever
+presses Accept first, in its own thread like any game."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.discord_standin import DiscordStandin, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays each game in a thread (the bot's default)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+async def open_challenge(table: Harness, **options: object) -> StoredMessage:
+    """Alice asks the channel for a game (one set); returns the public challenge."""
+    reply = await table.reply_text(table.alice, "challenge", {"sets": 1, **options})
+    assert not reply.ephemeral, reply.content
+    return reply
+
+
+async def test_anyone_may_take_an_open_challenge_and_it_pings_nobody(table: Harness) -> None:
+    """The challenge names no opponent and pings nobody; it has Accept and Withdraw only; the
+    challenger cannot take it; the first to accept plays, in a thread named for both."""
+    message = await open_challenge(table, side="defenders")
+    alice = table.alice.mention
+    assert message.content.startswith(
+        f"{alice} is looking for an opponent: **Brandubh (World Tafl Federation)**, a single "
+        f"set, {alice} plays the defenders first, 24 h per move. Anyone may accept.\n"
+        "The challenge expires <t:"
+    )
+    assert message.pinged_user_ids() == set()
+    number = challenge_id(message)
+    assert message.custom_ids() == [f"challenge:accept:{number}", f"challenge:withdraw:{number}"]
+
+    own = await table.standin.click(message, f"challenge:accept:{number}", table.alice)
+    refusal = await own.wait_original()
+    assert refusal.ephemeral
+    assert refusal.content == (
+        "You cannot accept your own challenge: withdraw it if you no longer want to play."
+    )
+    assert message.components, "the challenge lost its buttons"
+
+    taken = await table.standin.click(message, f"challenge:accept:{number}", table.carol)
+    assert taken.answered
+    assert message.thread is not None
+    assert message.thread.name == "alice vs carol · Brandubh (World Tafl Federation)"
+    board = await table.wait_board(channel=message.thread)
+    assert f"<@{table.carol.id}>" in board.content  # carol attacks and moves first
+    assert board.pinged_user_ids() == {table.alice.id, table.carol.id}  # alice learns who took it
+    assert message.components == []
+    assert f"<#{message.thread.id}>" in message.content
+
+
+async def test_two_members_pressing_accept_together_start_one_game(table: Harness) -> None:
+    """Bob and Carol take the same open challenge at once: one game, one thread, and the other
+    is told it is no longer open."""
+    message = await open_challenge(table)
+    number = challenge_id(message)
+    presses = await asyncio.gather(
+        table.standin.click(message, f"challenge:accept:{number}", table.bob, wait=False),
+        table.standin.click(message, f"challenge:accept:{number}", table.carol, wait=False),
+    )
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+    thread = message.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    answers = [await press.wait_original() for press in presses]
+    refused = [a for a in answers if a.ephemeral]
+    assert [a.content for a in refused] == ["That challenge is no longer open."]
+    assert len(table.standin.world.threads_of(table.channel)) == 1
+
+
+async def test_one_open_challenge_at_a_time_and_it_expires_saying_so(table: Harness) -> None:
+    """A second open challenge is refused with a link to the first; after ten minutes the first
+    says nobody accepted it, and a new one may be posted."""
+    first = await open_challenge(table)
+    first_id = challenge_id(first)
+    second = await table.reply_text(table.alice, "challenge", {})
+    assert second.ephemeral
+    link = f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{first.id}"
+    assert second.content == (
+        f"Your open challenge is still waiting for someone to accept it ({link}): withdraw it "
+        "first to post another."
+    )
+    table.advance(timedelta(minutes=10))
+    await table.standin.wait_until(lambda: first.components == [], timeout=5)
+    assert first.content == f"{table.alice.mention}'s open challenge expired: nobody accepted it."
+    again = await open_challenge(table)
+    assert challenge_id(again) != first_id
+
+
+async def test_a_level_needs_me_as_the_opponent(table: Harness) -> None:
+    """`level` without an opponent is refused (it is only for games against the computer)."""
+    reply = await table.reply_text(table.alice, "challenge", {"level": 3})
+    assert reply.ephemeral
+    assert reply.content == (
+        "A level is only for games against me: leave it out when you challenge a member."
+    )
+    assert table.public_messages() == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "posted", "expired"),
+    [
+        (
+            "de",
+            "{a} sucht jemanden für eine Partie: **Brandubh (World Tafl Federation)**, ein "
+            "einzelner Satz, {a} spielt zuerst die Angreifer, 24 h pro Zug. Alle dürfen annehmen.",
+            "Die offene Herausforderung von {a} ist abgelaufen: Niemand hat sie angenommen.",
+        ),
+        (
+            "fr",
+            "{a} cherche un adversaire : **Brandubh (World Tafl Federation)**, une seule manche, "
+            "{a} commence avec les attaquants, 24 h par coup. Tout le monde peut accepter.",
+            "Le défi ouvert de {a} a expiré : personne ne l'a accepté.",
+        ),
+    ],
+)
+async def test_an_open_challenge_reads_in_the_server_language(
+    discord_standin: DiscordStandin, tmp_path: Path, locale: str, posted: str, expired: str
+) -> None:
+    """The open challenge and its expiry, as a German or French server reads them."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", threads=True, server_locale=locale
+    ) as table:
+        message = await open_challenge(table)
+        alice = table.alice.mention
+        assert message.content.split("\n")[0] == posted.format(a=alice)
+        table.advance(timedelta(minutes=10))
+        await table.standin.wait_until(lambda: message.components == [], timeout=5)
+        assert message.content == expired.format(a=alice)
