@@ -423,3 +423,37 @@ async def test_work_waits_for_a_free_connection_then_says_the_database_is_busy(
             assert await connection.fetch_one("SELECT 2") == (2,)
     finally:
         await db.close()
+
+
+async def test_schema_14_keeps_open_challenges_and_lets_one_be_open_to_anyone(
+    database: str, clock: FakeClock
+) -> None:
+    """A database of schema 13 with an open challenge is migrated: the challenge survives and
+    can be accepted, and a new challenge may name no opponent (SQLite rebuilt the table)."""
+    old = await Database.open(database, target_version=13)
+    try:
+        async with old.transaction() as db:
+            await db.execute(
+                "INSERT INTO players VALUES (?, 'Alice', 0), (?, 'Bob', 0)", (ALICE, BOB)
+            )
+            await db.execute(
+                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
+                "ruleset, sets_total, challenger_side, time_per_move_us, created_us, "
+                "expires_us, message_id) "
+                "VALUES (?, ?, ?, ?, 'brandubh', 1, 'defenders', 86400000000, ?, ?, 77)",
+                (GUILD, CHANNEL, ALICE, BOB, to_us(clock.now), to_us(clock.now) + 600_000_000),
+            )
+    finally:
+        await old.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        assert await services.database.stored_version() == schema_version(services.database.dialect)
+        [kept] = await services.challenges.pending()
+        assert (kept.challenger_id, kept.opponent_id, kept.message_id) == (ALICE, BOB, 77)
+        game = await services.challenges.accept(kept.challenge_id, BOB)
+        assert (game.attacker_id, game.defender_id) == (BOB, ALICE)
+        anyone = await services.challenges.create(GUILD, CHANNEL + 1, ALICE, None)
+        assert anyone.opponent_id is None
+        assert anyone.challenge_id > kept.challenge_id
+    finally:
+        await services.close()
