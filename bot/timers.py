@@ -3,10 +3,12 @@
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
 a restart the first check picks up everything that fell due while the bot was away — except the
-move clocks, which stand still while it is away: the loop notes every ``RECORD_EVERY`` (and at a
-clean stop) that it runs, and at start-up the time since is given back to every clock that was
-running then (nobody can move while the bot is down). The computer's pending turns are resumed
-at start-up too.
+move clocks, challenges and takeback requests, which stand still while it is away: the loop notes
+every ``RECORD_EVERY`` (and at a clean stop) that it runs, and at start-up the time since is given
+back to every clock that was running then and to the expiry of every challenge and takeback
+request that was open then (nobody can move, accept or answer while the bot is down); once
+connected, their boards and messages are edited to show the new times. The computer's pending
+turns are resumed at start-up too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.flow.posts import NO_PINGS, pinging
+from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
@@ -34,11 +37,13 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 _TIMESTAMP = re.compile(r"<t:-?\d+:R>")
-"""A Discord relative timestamp, as a board's turn line shows its deadline."""
+"""A Discord relative timestamp, as a board's turn line shows its deadline (and a challenge or
+takeback request its expiry)."""
 
 RECORD_EVERY = timedelta(seconds=10)
 """How often the timers note in the database that they are running: a restart gives the move
-clocks back the time since (at most this much more than the bot was really away)."""
+clocks, challenges and takeback requests back the time since (at most this much more than the bot
+was really away)."""
 
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
@@ -57,34 +62,60 @@ class Timers:
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
         self._moved_clocks: list[tuple[int, int, datetime]] = []
         """The sets whose clocks :meth:`resume_clocks` moved on, for their boards."""
+        self._moved_expiries: list[MovedExpiry] = []
+        """The challenges and takeback requests :meth:`resume_clocks` gave time, for their
+        messages."""
 
     async def resume_clocks(self) -> None:
-        """Before the first interaction: give the move clocks back the time the bot was away.
-        The boards showing the old deadlines are corrected once the bot is connected."""
-        away, self._moved_clocks = await self.bot.services.games.resume_clocks(self.bot.clock())
+        """Before the first interaction: give the move clocks, challenges and takeback requests
+        back the time the bot was away. The boards and requests showing the old times are
+        corrected once the bot is connected."""
+        resumed = await self.bot.services.games.resume_clocks(self.bot.clock())
+        self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
         self._recorded = self.bot.clock()
-        if self._moved_clocks:
+        if self._moved_clocks or self._moved_expiries:
             _log.info(
-                "Gave %d game clocks back the %s the bot was away", len(self._moved_clocks), away
+                "Gave %d game clocks and %d challenges or takeback requests back the %s the bot "
+                "was away",
+                len(self._moved_clocks),
+                len(self._moved_expiries),
+                resumed.away,
             )
 
     async def _show_moved_deadlines(self) -> None:
-        """Each board with buttons of a set whose clock was given time says the new deadline
-        (its text's one Discord timestamp is replaced; the picture does not show the time)."""
+        """Each board with buttons of a set whose clock was given time says the new deadline,
+        and each challenge or takeback request given time its new expiry (the message's one
+        Discord timestamp is replaced; a board's picture does not show the time)."""
         moved, self._moved_clocks = self._moved_clocks, []
-        for _set_id, channel_id, deadline in moved:
+        for set_id, channel_id, deadline in moved:
             board = await self.bot.services.games.live_board(channel_id)
-            if board is None:
-                continue
-            message = self.bot.get_partial_messageable(channel_id).get_partial_message(board)
-            try:
-                shown = await message.fetch()
-                stamps = _TIMESTAMP.findall(shown.content)
-                if len(stamps) == 1:
-                    content = _TIMESTAMP.sub(f"<t:{int(deadline.timestamp())}:R>", shown.content)
-                    await shown.edit(content=content, allowed_mentions=NO_PINGS)
-            except discord.HTTPException as error:
-                _log.info("Could not show the new deadline on board %s: %s", board, error)
+            if board is not None:
+                await self._show_time(channel_id, board, deadline, f"the board of set {set_id}")
+        expiries, self._moved_expiries = self._moved_expiries, []
+        for moved_expiry in expiries:
+            if moved_expiry.message_id is not None:
+                await self._show_time(
+                    moved_expiry.channel_id,
+                    moved_expiry.message_id,
+                    moved_expiry.expires_at,
+                    f"{moved_expiry.kind} {moved_expiry.row_id}",
+                )
+
+    async def _show_time(self, channel_id: int, message_id: int, when: datetime, what: str) -> None:
+        """Replace the one Discord timestamp in the text of the bot's message with ``when``,
+        pinging nobody again; a message without exactly one, or one Discord will not let the
+        bot read or edit, is left as it is (``what`` names it in the log)."""
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            shown = await message.fetch()
+            stamps = len(_TIMESTAMP.findall(shown.content))
+            if stamps != 1:
+                _log.info("Not showing the new time on %s: it has %d timestamps", what, stamps)
+                return
+            content = _TIMESTAMP.sub(f"<t:{int(when.timestamp())}:R>", shown.content)
+            await shown.edit(content=content, allowed_mentions=NO_PINGS)
+        except discord.HTTPException as error:
+            _log.info("Could not show the new time on %s (message %s): %s", what, message_id, error)
 
     def start(self) -> None:
         """Start checking (and resume the computer's turns in active games)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from tests.bot_harness import Harness, move_button
+from tests.bot_harness import Harness, challenge_id, move_button
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -66,6 +66,64 @@ async def test_move_timer_survives_a_restart(
         assert ended.id > reminder.id  # the loss on time came after the reminder, not at start
         await table.wait_board(lambda m: "Set 2 begins" in m.content)
         assert sum("ran out of time" in m.content for m in table.public_messages()) == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_challenge_survives_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A challenge stands still while the bot is down, as the move clocks do (nobody can accept
+    it then): made two minutes before the bot stopped, after half an hour away it still has its
+    eight minutes, its message says so, and bob can accept it."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        table.advance(timedelta(minutes=2))
+        await table.stop()
+        table.advance(timedelta(minutes=30))
+        await table.start()
+        eight_from_now = f"<t:{int((table.now + timedelta(minutes=8)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: eight_from_now in reply.content, timeout=10)
+        assert reply.content.endswith(f"The challenge expires {eight_from_now}.")
+        accepted = await table.standin.click(
+            reply, f"challenge:accept:{challenge_id(reply)}", table.bob
+        )
+        assert accepted.answered
+        board = await table.wait_board(lambda m: m.created_at >= reply.created_at)
+        assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+        assert not any("expired" in m.content for m in table.public_messages())
+    finally:
+        await table.stop()
+
+
+async def test_a_takeback_request_survives_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A takeback request stands still while the bot is down too: asked two minutes before the
+    bot stopped, after half an hour away its message says the eight minutes it still has, and
+    bob can accept it (alice's move is taken back)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        request = await table.reply_text(table.alice, "takeback")
+        table.advance(timedelta(minutes=2))
+        await table.stop()
+        table.advance(timedelta(minutes=30))
+        await table.start()
+        eight_from_now = f"<t:{int((table.now + timedelta(minutes=8)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: eight_from_now in request.content, timeout=10)
+        assert request.content.startswith(
+            f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back their last move (d1-b1)."
+        )
+        [accept] = [c for c in request.custom_ids() if c.endswith(":accept")]
+        await table.standin.click(request, accept, table.bob)
+        assert request.content == "bob accepted the takeback."
+        board = await table.wait_board(lambda m: "taken back" in m.content)
+        assert f"<@{table.alice.id}>, your move as the attackers" in board.content
     finally:
         await table.stop()
 

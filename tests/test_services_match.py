@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from bot.services import ActiveGame, MatchEnd, Services, SetEnd
+from bot.services.absence import Resumed
 from bot.services.errors import (
     IllegalMove,
     NoGameHere,
@@ -491,14 +492,16 @@ async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(
         GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
-    assert await services.games.resume_clocks() == (timedelta(0), [])  # the first start
+    assert await services.games.resume_clocks() == Resumed(timedelta(0), [], [])  # first start
     moved = await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(minutes=1))
     await services.games.timers_ran()
     clock.advance(timedelta(hours=1))
-    away, given = await services.games.resume_clocks()
-    assert away == timedelta(hours=1)
-    assert given == [(moved.game.set_id, CHANNEL, moved.game.deadline + timedelta(hours=1))]
+    resumed = await services.games.resume_clocks()
+    assert resumed.away == timedelta(hours=1)
+    assert resumed.clocks == [
+        (moved.game.set_id, CHANNEL, moved.game.deadline + timedelta(hours=1))
+    ]
     assert await services.games.time_out_due() == []
     clock.advance(timedelta(minutes=3))
     assert (await services.games.play(CHANNEL, BOB, "c4-c2")).game.ply == 2
@@ -517,5 +520,5 @@ async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
     )
     started = await services.challenges.accept(challenge.challenge_id, BOB)
     clock.advance(timedelta(minutes=11))
-    _away, given = await services.games.resume_clocks()
-    assert given == [(started.set_id, CHANNEL, clock.now + timedelta(minutes=5))]
+    resumed = await services.games.resume_clocks()
+    assert resumed.clocks == [(started.set_id, CHANNEL, clock.now + timedelta(minutes=5))]

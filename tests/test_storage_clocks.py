@@ -1,9 +1,17 @@
-"""Which timers' notes stand for a process's servers when the clocks are given back."""
+"""The deadlines across the bot's absence: which timers' notes stand for a process's servers,
+and the time given back at start-up to the challenges and takeback requests open then (both
+backends; the move clocks' own tests are in tests/test_services_match.py)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from bot.services import ActiveGame, Services
+from bot.services.absence import MovedExpiry
+from bot.services.domain import Takeback
 from bot.shards import EVERY, Shards
 from bot.storage.clocks import covers, shards_key
+from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 
 def test_a_process_is_named_by_its_share_of_the_shards() -> None:
@@ -22,3 +30,140 @@ def test_only_another_share_of_the_same_count_does_not_stand_for_ours() -> None:
     assert not covers("1 of 2", ours)
     assert covers("1 of 2", EVERY)
     assert covers("unreadable", ours)
+
+
+async def start_set(services: Services, guild: int, channel: int) -> ActiveGame:
+    """Alice challenges bob in ``channel``, he accepts, and she plays her first move."""
+    challenge = await services.challenges.create(guild, channel, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    return (await services.games.play(channel, ALICE, "d1-c1")).game
+
+
+async def ask(services: Services, channel: int) -> Takeback:
+    """Alice asks bob to take her last move in ``channel`` back."""
+    asked = await services.takebacks.ask(channel, ALICE)
+    assert isinstance(asked, Takeback)
+    return asked
+
+
+async def test_a_restart_gives_open_challenges_back_the_time_the_bot_was_away(
+    services: Services, clock: FakeClock
+) -> None:
+    """The timers last ran a minute after alice challenged bob, the bot came back an hour
+    later: the challenge's expiry is moved on by that hour, so bob can still accept it. Her
+    challenge to carol had expired before the timers last ran: it gets nothing and expires at
+    the first check."""
+    await services.games.resume_clocks()  # the first start
+    stale = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
+    clock.advance(timedelta(minutes=11))
+    fresh = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(fresh.challenge_id, 5001)
+    clock.advance(timedelta(minutes=1))
+    await services.games.timers_ran()
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.resume_clocks()
+    new_expiry = fresh.expires_at + timedelta(hours=1)
+    assert resumed.expiries == [
+        MovedExpiry("challenge", fresh.challenge_id, CHANNEL, 5001, new_expiry)
+    ]
+    assert (await services.challenges.get(fresh.challenge_id)).expires_at == new_expiry
+    assert (await services.challenges.get(stale.challenge_id)).expires_at == stale.expires_at
+    assert [c.challenge_id for c in await services.challenges.expire_due()] == [stale.challenge_id]
+    clock.advance(timedelta(minutes=8))
+    assert (await services.challenges.accept(fresh.challenge_id, BOB)).attacker_id == ALICE
+
+
+async def test_a_restart_gives_open_takeback_requests_back_the_time_the_bot_was_away(
+    services: Services, clock: FakeClock
+) -> None:
+    """Alice asked bob to take her move back a minute before the timers last ran, and the bot
+    came back an hour later: the request's expiry is moved on by that hour (as the set's
+    clock), so bob can still accept it. Her request in the other channel had lapsed before the
+    timers last ran: it gets nothing and lapses at the first check."""
+    await services.games.resume_clocks()  # the first start
+    await start_set(services, GUILD, OTHER_CHANNEL)
+    stale = await ask(services, OTHER_CHANNEL)
+    clock.advance(timedelta(minutes=11))
+    game = await start_set(services, GUILD, CHANNEL)
+    fresh = await ask(services, CHANNEL)
+    await services.takebacks.set_message(fresh.takeback_id, 6001)
+    clock.advance(timedelta(minutes=1))
+    await services.games.timers_ran()
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.resume_clocks()
+    assert resumed.expiries == [
+        MovedExpiry(
+            "takeback", fresh.takeback_id, CHANNEL, 6001, fresh.expires_at + timedelta(hours=1)
+        )
+    ]
+    assert (game.set_id, CHANNEL, game.deadline + timedelta(hours=1)) in resumed.clocks
+    assert [t.takeback_id for t in await services.takebacks.lapse_stale()] == [stale.takeback_id]
+    clock.advance(timedelta(minutes=8))
+    undone = await services.takebacks.answer(fresh.takeback_id, BOB, accept=True)
+    assert (undone.ply, undone.player_to_move) == (0, ALICE)
+
+
+async def test_a_stale_note_never_gives_a_request_more_than_it_had_been_open(
+    services: Services, clock: FakeClock
+) -> None:
+    """The timers' last note is a week old (an earlier layout of the shards, say); alice asked
+    a takeback and challenged carol four minutes before the bot came back: each gets back the
+    four minutes it had been open — a full ten again — not the week."""
+    await services.games.timers_ran()
+    clock.advance(timedelta(days=7))
+    await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
+    clock.advance(timedelta(minutes=4))
+    resumed = await services.games.resume_clocks()
+    ten_from_now = clock.now + timedelta(minutes=10)
+    assert sorted((m.kind, m.row_id, m.expires_at) for m in resumed.expiries) == [
+        ("challenge", challenge.challenge_id, ten_from_now),
+        ("takeback", takeback.takeback_id, ten_from_now),
+    ]
+
+
+async def test_each_process_gives_back_only_its_own_servers_requests(
+    database: str, clock: FakeClock
+) -> None:
+    """The process of shard 0 of 2 moves on the challenge and takeback request of its own
+    server; those of shard 1's server keep their expiry (and run out there, unless shard 1's
+    own start-up gives them back their time)."""
+    guild_a, guild_b = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    opened = await Services.open(database, clock=clock)
+    try:
+        asked = {}
+        challenged = {}
+        for guild, game_channel, challenge_channel in (
+            (guild_a, CHANNEL, CHANNEL + 10),
+            (guild_b, OTHER_CHANNEL, OTHER_CHANNEL + 10),
+        ):
+            await start_set(opened, guild, game_channel)
+            asked[guild] = await ask(opened, game_channel)
+            challenged[guild] = await opened.challenges.create(
+                guild, challenge_channel, ALICE, CAROL
+            )
+        await opened.games.timers_ran()
+    finally:
+        await opened.close()
+    clock.advance(timedelta(hours=1))
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    shard_1 = await Services.open(database, clock=clock, shards=Shards(2, (1,)))
+    try:
+        resumed = await shard_0.games.resume_clocks()
+        mine, theirs = asked[guild_a], asked[guild_b]
+        assert sorted((m.kind, m.row_id) for m in resumed.expiries) == [
+            ("challenge", challenged[guild_a].challenge_id),
+            ("takeback", mine.takeback_id),
+        ]
+        assert [c.challenge_id for c in await shard_1.challenges.expire_due()] == [
+            challenged[guild_b].challenge_id
+        ]
+        assert [t.takeback_id for t in await shard_1.takebacks.lapse_stale()] == [
+            theirs.takeback_id
+        ]
+        assert await shard_0.challenges.expire_due() == []
+        assert await shard_0.takebacks.lapse_stale() == []
+    finally:
+        await shard_0.close()
+        await shard_1.close()

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from bot.i18n import _
 from bot.i18n.text import engine_sentence
+from bot.services.absence import Resumed, give_time_back
 from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
@@ -42,7 +43,7 @@ from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from bot.storage.times import duration_us, from_us, to_us
+from bot.storage.times import duration_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
@@ -436,22 +437,18 @@ class GameService:
 
     # ---------------------------------------------------------------- timers
 
-    async def resume_clocks(
-        self, now: datetime | None = None
-    ) -> tuple[timedelta, list[tuple[int, int, datetime]]]:
+    async def resume_clocks(self, now: datetime | None = None) -> Resumed:
         """At start-up: the time since timers that drove these servers last ran (the bot was
-        away) is given back to every move clock that was running then — never more than a
-        clock had run — so that nobody loses on time, nor is reminded, for the bot's absence.
-        Returns the time away and ``(set_id, channel_id, new deadline)`` of each set."""
+        away) is given back to every move clock that was running then, and to the expiry of
+        every challenge and takeback request open then — never more than each had run — so
+        that nobody loses on time, is reminded, or sees a challenge or request run out for the
+        bot's absence (bot/services/absence.py). Returns what was moved on."""
         now_us = to_us(now or self._clock())
         async with self._database.transaction() as db:
             last = await clocks.last_check(db, self._shards)
-            moved: list[tuple[int, int, int]] = []
-            if last is not None and last < now_us:
-                moved = await clocks.give_back(db, last, now_us, self._shards)
+            resumed = await give_time_back(db, last, now_us, self._shards)
             await clocks.record_check(db, now_us, self._shards)
-        away = timedelta(microseconds=0 if last is None else max(0, now_us - last))
-        return away, [(set_id, channel, from_us(deadline)) for set_id, channel, deadline in moved]
+        return resumed
 
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends

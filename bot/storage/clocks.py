@@ -1,10 +1,11 @@
-"""SQL for the move clocks across a process's absence: when its timers last ran, and the time
-given back to the clocks that were running then."""
+"""SQL for the deadlines across a process's absence: when its timers last ran, and the time given
+back to the move clocks that were running then and to the challenges and takeback requests that
+were open then (nobody could answer them either)."""
 
 from __future__ import annotations
 
 from bot.shards import EVERY, Shards, parse_ids
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Row
 
 
 def shards_key(shards: Shards) -> str:
@@ -47,7 +48,15 @@ _STARTED = (
 )
 """When a set's current clock started (its deadline less the match's time per move)."""
 
-_GIVEN = f"CASE WHEN ? <= ? - {_STARTED} THEN ? ELSE ? - {_STARTED} END"
+
+def _given(started: str) -> str:
+    """The time given back to what started at ``started`` (an SQL expression; its parameters
+    are the time away, the end of the absence, the time away and the end again): the time
+    away, but never more than it had run by the end of the absence."""
+    return f"CASE WHEN ? <= ? - {started} THEN ? ELSE ? - {started} END"
+
+
+_GIVEN = _given(_STARTED)
 """The time given back to a set: the time away, but never more than its clock has run."""
 
 
@@ -68,3 +77,47 @@ async def give_back(
         (*given, *given, since_us),
     )
     return [(int(row[0]), int(row[1]), int(row[2])) for row in rows]
+
+
+async def give_back_challenges(
+    db: Connection, since_us: int, until_us: int, shards: Shards = EVERY
+) -> list[tuple[int, int, int | None, int]]:
+    """Move on the expiry of every open challenge (in the servers of ``shards``) that had not
+    expired at ``since_us`` by the time away, but never by more than it had been open at
+    ``until_us``. Returns ``(challenge_id, channel_id, message_id, new expiry)`` of each."""
+    away = until_us - since_us
+    rows = await db.fetch_all(
+        f"UPDATE challenges SET expires_us = expires_us + {_given('created_us')} "
+        f"WHERE status = 'open' AND expires_us > ? AND {shards.where('guild_id')} "
+        "RETURNING challenge_id, channel_id, message_id, expires_us",
+        (away, until_us, away, until_us, since_us),
+    )
+    return _expiries(rows)
+
+
+async def give_back_takebacks(
+    db: Connection, since_us: int, until_us: int, shards: Shards = EVERY
+) -> list[tuple[int, int, int | None, int]]:
+    """Move on the expiry of every open takeback request that had not lapsed at ``since_us``
+    and can still be answered (its set, in the servers of ``shards``, is in progress at the
+    ply it was asked at) by the time away, but never by more than it had been open at
+    ``until_us``. Returns ``(takeback_id, channel_id of its set, message_id, new expiry)``."""
+    away = until_us - since_us
+    rows = await db.fetch_all(
+        f"UPDATE takebacks SET expires_us = expires_us + {_given('asked_us')} "
+        "WHERE status = 'open' AND expires_us > ? AND EXISTS (SELECT 1 FROM sets g "
+        "WHERE g.set_id = takebacks.set_id AND g.ply = takebacks.ply AND g.status = 'active' "
+        f"AND {shards.where('g.guild_id')}) "
+        "RETURNING takeback_id, (SELECT g.channel_id FROM sets g WHERE g.set_id = "
+        "takebacks.set_id), message_id, expires_us",
+        (away, until_us, away, until_us, since_us),
+    )
+    return _expiries(rows)
+
+
+def _expiries(rows: list[Row]) -> list[tuple[int, int, int | None, int]]:
+    """``(id, channel_id, message_id or None, expiry)`` of each row so returned."""
+    return [
+        (int(row[0]), int(row[1]), None if row[2] is None else int(row[2]), int(row[3]))
+        for row in rows
+    ]
