@@ -142,3 +142,52 @@ async def test_an_open_challenge_reads_in_the_server_language(
         table.advance(timedelta(minutes=10))
         await table.standin.wait_until(lambda: message.components == [], timeout=5)
         assert message.content == expired.format(a=alice)
+
+
+async def test_a_server_role_is_pinged_for_open_challenges_and_only_for_them(
+    table: Harness,
+) -> None:
+    """An admin picks a role for open challenges: they ping it (nobody else), a direct
+    challenge does not, and the admin can stop it."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    saved = await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    assert saved.ephemeral
+    assert f"Challenges open to anyone ping: <@&{players.id}>" in saved.content.split("\n")
+
+    message = await open_challenge(table)
+    assert message.content.startswith(f"<@&{players.id}> {table.alice.mention} is looking for")
+    assert message.pinged_role_ids() == {players.id}
+    assert message.pinged_user_ids() == set()
+    direct = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert direct.pinged_role_ids() == set()
+    assert direct.pinged_user_ids() == {table.bob.id}
+
+    stopped = await table.reply_text(table.admin, "settings", {"no_open_challenge_role": True})
+    assert "Challenges open to anyone ping: nobody" in stopped.content.split("\n")
+    again = await table.reply_text(table.bob, "challenge", {})
+    assert not again.ephemeral
+    assert again.content.startswith(f"{table.bob.mention} is looking for")
+    assert again.pinged_role_ids() == set()
+
+
+async def test_a_role_open_challenges_could_not_ping_is_refused(table: Harness) -> None:
+    """@everyone, or a role that is not mentionable while I may not ping every role, is refused
+    with the reason, and the setting stays as it was."""
+    quiet = await table.standin.add_role(table.guild, "quiet", mentionable=False)
+    refused = await table.reply_text(table.admin, "settings", {"open_challenge_role": quiet})
+    assert refused.ephemeral
+    assert refused.content == (
+        f"I cannot ping <@&{quiet.id}>: make it mentionable (Server Settings → Roles) or give me "
+        "the Mention @everyone, @here, and All Roles permission."
+    )
+    everyone = await table.reply_text(
+        table.admin, "settings", {"open_challenge_role": table.guild.everyone}
+    )
+    assert everyone.content == (
+        "Choose a role, not @everyone: the role is there so that only those who want a game "
+        "are pinged."
+    )
+    shown = await table.reply_text(table.admin, "settings", {})
+    assert "Challenges open to anyone ping: nobody" in shown.content.split("\n")
+    message = await open_challenge(table)
+    assert message.pinged_role_ids() == set()

@@ -21,6 +21,7 @@ from bot.services.errors import (
     OpenChallengeWaiting,
     TooManyChallenges,
 )
+from bot.services.settings import SettingsService
 from engine import Side
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
 
@@ -364,3 +365,18 @@ async def test_two_open_challenges_at_once_by_one_member_open_one(services: Serv
         return_exceptions=True,
     )
     assert sorted(type(r).__name__ for r in results) == ["Challenge", "OpenChallengeWaiting"]
+
+
+async def test_the_open_challenge_role_is_kept_until_an_admin_stops_it(
+    services: Services,
+) -> None:
+    """The role setting is stored with the others, survives other changes, and is cleared by
+    ``no_open_challenge_role`` (read back from the database, not the settings kept in memory)."""
+    role = 4_000_000_001
+    assert (await services.settings.get(GUILD)).open_challenge_role_id is None
+    await services.settings.update(GUILD, open_challenge_role_id=role)
+    await services.settings.update(GUILD, threads=False)
+    fresh = SettingsService(services.database)
+    assert (await fresh.get(GUILD)).open_challenge_role_id == role
+    await services.settings.update(GUILD, no_open_challenge_role=True)
+    assert (await SettingsService(services.database).get(GUILD)).open_challenge_role_id is None

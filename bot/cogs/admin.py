@@ -14,7 +14,7 @@ from bot.i18n import ENGLISH, Language, _, languages
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.services.domain import GuildSettings
-from bot.services.errors import NoGameHere
+from bot.services.errors import InvalidOption, NoGameHere
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
 
@@ -30,6 +30,8 @@ def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
         speaks = lang._("the server's own (Discord's Community setting)")
     else:
         speaks = spoken(settings.language).name
+    role = settings.open_challenge_role_id
+    pings = lang._("nobody") if role is None else f"<@&{role}>"
     return "\n".join(
         (
             lang._("Default ruleset: **{ruleset}**", ruleset=settings.default_ruleset),
@@ -37,6 +39,7 @@ def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
             lang._("Games allowed in: {channels}", channels=where),
             lang._("Games are played in: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
+            lang._("Challenges open to anyone ping: {role}", role=pings),
         )
     )
 
@@ -59,6 +62,27 @@ THREAD_CHOICES = [
     app_commands.Choice(name="on (a thread per game)", value="on"),
     app_commands.Choice(name="off (play in the channel)", value="off"),
 ]
+
+
+def check_pingable(role: discord.Role, mine: discord.Permissions) -> None:
+    """Refuse a role that open challenges could not ping: @everyone (that is what a role
+    avoids), or one neither mentionable nor pingable by me (Discord would show the mention and
+    notify nobody)."""
+    if role.is_default():
+        raise InvalidOption(
+            _(
+                "Choose a role, not @everyone: the role is there so that only those who want a "
+                "game are pinged."
+            )
+        )
+    if not (role.mentionable or mine.mention_everyone):
+        raise InvalidOption(
+            _(
+                "I cannot ping {role}: make it mentionable (Server Settings → Roles) or give me "
+                "the Mention @everyone, @here, and All Roles permission.",
+                role=f"<@&{role.id}>",
+            )
+        )
 
 
 def _chosen(value: str) -> str | None:
@@ -84,6 +108,8 @@ class Admin(commands.Cog):
         everywhere="Allow games in every channel again",
         threads="on: each accepted challenge opens a thread for its game; off: play in the channel",
         language="The language of boards, announcements and threads (default: the server's own)",
+        open_challenge_role="A role to ping for challenges open to anyone (no opponent given)",
+        no_open_challenge_role="Stop pinging a role for challenges open to anyone",
     )
     @app_commands.choices(ruleset=RULESET_CHOICES)
     @app_commands.choices(time=TIME_CHOICES)
@@ -99,9 +125,13 @@ class Admin(commands.Cog):
         everywhere: bool = False,
         threads: str | None = None,
         language: str | None = None,
+        open_challenge_role: discord.Role | None = None,
+        no_open_challenge_role: bool = False,
     ) -> None:
         """Show or change this server's Brandubh settings."""
         assert interaction.guild_id is not None
+        if open_challenge_role is not None:
+            check_pingable(open_challenge_role, interaction.app_permissions)
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
         channels = set(current.allowed_channel_ids)
@@ -117,6 +147,11 @@ class Admin(commands.Cog):
             or frozenset(channels) != current.allowed_channel_ids
             or (threads is not None and (threads == "on") != current.threads)
             or (language is not None and _chosen(language) != current.language)
+            or (
+                open_challenge_role is not None
+                and open_challenge_role.id != current.open_challenge_role_id
+            )
+            or (no_open_challenge_role and current.open_challenge_role_id is not None)
         )
         if changed:
             current = await services.update(
@@ -126,6 +161,10 @@ class Admin(commands.Cog):
                 allowed_channel_ids=frozenset(channels),
                 threads=None if threads is None else threads == "on",
                 language=language,
+                open_challenge_role_id=None
+                if open_challenge_role is None
+                else open_challenge_role.id,
+                no_open_challenge_role=no_open_challenge_role,
             )
         lang = reader(interaction)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")

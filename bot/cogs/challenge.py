@@ -132,12 +132,18 @@ class Challenge(commands.Cog):
         try:
             challenge = await within_deadline(interaction, created)  # deferred when slow
             lang = await bot.flow.server_language(interaction.guild_id)
+            text = challenge_text(challenge, lang)
+            pings = pinging([] if opponent is None else [opponent.id])
+            role = settings.open_challenge_role_id
+            if opponent is None and role is not None and _role_exists(interaction, role):
+                # One open to anyone pings the server's role for it, if it has one; else nobody.
+                text = f"<@&{role}> {text}"
+                pings = pinging([], roles=[role])
             message_id = await answer(
                 interaction,
-                challenge_text(challenge, lang),
+                text,
                 view=challenge_view(challenge.challenge_id, lang, open_to_anyone=opponent is None),
-                # One open to anyone pings nobody: it is there for whoever reads the channel.
-                allowed_mentions=pinging([] if opponent is None else [opponent.id]),
+                allowed_mentions=pings,
             )
         except Exception:
             # Stored but never shown (the deferral or the answer failed), so never answerable:
@@ -149,6 +155,11 @@ class Challenge(commands.Cog):
             raise
         if message_id is not None:
             await bot.services.challenges.set_message(challenge.challenge_id, message_id)
+
+
+def _role_exists(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:
+    """Whether the server still has the role (deleted, its mention would read @deleted-role)."""
+    return interaction.guild is not None and interaction.guild.get_role(role_id) is not None
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -30,11 +30,14 @@ def or_missing(view: discord.ui.View | None) -> discord.ui.View:
     return view if view is not None else discord.utils.MISSING
 
 
-def pinging(user_ids: tuple[int, ...] | list[int]) -> discord.AllowedMentions:
-    """Allowed mentions that notify exactly ``user_ids`` (no one else, no roles, no @everyone)."""
+def pinging(
+    user_ids: tuple[int, ...] | list[int], *, roles: tuple[int, ...] | list[int] = ()
+) -> discord.AllowedMentions:
+    """Allowed mentions that notify exactly ``user_ids`` and the members of ``roles`` (no one
+    else, no other role, no @everyone)."""
     return discord.AllowedMentions(
         everyone=False,
-        roles=False,
+        roles=[discord.Object(role_id) for role_id in roles] if roles else False,
         users=[discord.Object(user_id) for user_id in user_ids],
         replied_user=False,
     )

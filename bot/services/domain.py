@@ -41,6 +41,8 @@ class GuildSettings:
     language: str | None = None
     """The language tag of the server's public messages (``pt_BR``, ``de``) chosen with
     ``/settings language:``; ``None`` follows the server's own language in Discord."""
+    open_challenge_role_id: int | None = None
+    """The role a challenge open to anyone pings (``/settings open_challenge_role:``)."""
 
     def allows(self, channel_id: int) -> bool:
         """Whether a game may be played in ``channel_id``."""

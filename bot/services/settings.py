@@ -61,8 +61,11 @@ class SettingsService:
         allowed_channel_ids: Iterable[int] | None = None,
         threads: bool | None = None,
         language: str | None = None,
+        open_challenge_role_id: int | None = None,
+        no_open_challenge_role: bool = False,
     ) -> GuildSettings:
-        """Change the given settings (``None`` keeps one) and return the settings now in force.
+        """Change the given settings (``None`` keeps one) and return the settings now in force;
+        ``no_open_challenge_role`` stops open challenges pinging a role.
 
         Raises :class:`InvalidOption` for an unknown ruleset or a time per move outside
         1 minute to 14 days, or a language without a catalog. An empty ``allowed_channel_ids``
@@ -82,13 +85,20 @@ class SettingsService:
         chosen = current.language
         if language is not None:
             chosen = None if language == FOLLOW_SERVER else check_language(language)
-        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen)
+        role = current.open_challenge_role_id
+        if open_challenge_role_id is not None:
+            role = open_challenge_role_id
+        if no_open_challenge_role:
+            role = None
+        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen, role)
         self._changes[guild_id] = self._changes.get(guild_id, 0) + 1
         self._kept.pop(guild_id, None)
         async with self._database.transaction() as db:
             await settings.save(
                 db,
-                settings.SettingsRow(guild_id, ruleset, per_move, channels, use_threads, chosen),
+                settings.SettingsRow(
+                    guild_id, ruleset, per_move, channels, use_threads, chosen, role
+                ),
             )
         self._changes[guild_id] += 1
         self._kept[guild_id] = (self._monotonic(), updated)
@@ -103,6 +113,7 @@ def _settings(row: settings.SettingsRow) -> GuildSettings:
         allowed_channel_ids=row.allowed_channel_ids,
         threads=row.threads,
         language=row.language,
+        open_challenge_role_id=row.open_challenge_role_id,
     )
 
 

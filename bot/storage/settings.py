@@ -20,13 +20,15 @@ class SettingsRow:
     threads: bool = True
     language: str | None = None
     """The public messages' language tag (``pt_BR``); ``None`` follows the server's own."""
+    open_challenge_role_id: int | None = None
+    """The role challenges open to anyone ping, if any."""
 
 
 async def load(db: Connection, guild_id: int) -> SettingsRow | None:
     """The stored settings of ``guild_id``, or ``None`` if it never saved any."""
     row = await db.fetch_one(
-        "SELECT default_ruleset, time_per_move_us, threads, language FROM guild_settings "
-        "WHERE guild_id = ?",
+        "SELECT default_ruleset, time_per_move_us, threads, language, open_challenge_role_id "
+        "FROM guild_settings WHERE guild_id = ?",
         (guild_id,),
     )
     if row is None:
@@ -36,8 +38,9 @@ async def load(db: Connection, guild_id: int) -> SettingsRow | None:
     )
     channels = frozenset(int(r[0]) for r in rows)
     language = None if row[3] is None else str(row[3])
+    role = None if row[4] is None else int(row[4])
     return SettingsRow(
-        guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]), language
+        guild_id, str(row[0]), duration(int(row[1])), channels, bool(row[2]), language, role
     )
 
 
@@ -45,17 +48,19 @@ async def save(db: Connection, row: SettingsRow) -> None:
     """Store ``row`` as the server's settings (replacing the allowed channels)."""
     await db.execute(
         "INSERT INTO guild_settings "
-        "(guild_id, default_ruleset, time_per_move_us, threads, language) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+        "(guild_id, default_ruleset, time_per_move_us, threads, language, "
+        "open_challenge_role_id) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
         "default_ruleset = excluded.default_ruleset, "
         "time_per_move_us = excluded.time_per_move_us, threads = excluded.threads, "
-        "language = excluded.language",
+        "language = excluded.language, open_challenge_role_id = excluded.open_challenge_role_id",
         (
             row.guild_id,
             row.default_ruleset,
             duration_us(row.time_per_move),
             int(row.threads),
             row.language,
+            row.open_challenge_role_id,
         ),
     )
     await db.execute("DELETE FROM allowed_channels WHERE guild_id = ?", (row.guild_id,))

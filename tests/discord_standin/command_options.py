@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import payloads
-from .model import EVERYONE_PERMISSIONS, FakeChannel, FakeGuild, FakeMember, FakeUser, World
+from .model import (
+    EVERYONE_PERMISSIONS,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeRole,
+    FakeUser,
+    World,
+)
 from .recorder import Recorder
 
 JSON = dict[str, Any]
@@ -18,9 +26,10 @@ INTEGER = 4
 BOOLEAN = 5
 USER = 6
 CHANNEL = 7
+ROLE = 8
 NUMBER = 10
 
-OptionValue = str | int | float | bool | FakeUser | FakeMember | FakeChannel
+OptionValue = str | int | float | bool | FakeUser | FakeMember | FakeChannel | FakeRole
 
 
 def find_command(recorder: Recorder, guild: FakeGuild | None, name: str) -> JSON | None:
@@ -55,6 +64,8 @@ def _infer_type(value: OptionValue) -> int:
         return NUMBER
     if isinstance(value, FakeUser | FakeMember):
         return USER
+    if isinstance(value, FakeRole):
+        return ROLE
     if isinstance(value, FakeChannel):
         return CHANNEL
     return STRING
@@ -98,6 +109,14 @@ class OptionBuilder:
         self.resolved.setdefault("channels", {})[str(channel.id)] = entry
         return str(channel.id)
 
+    def _resolve_role(self, value: OptionValue) -> str:
+        found = self._world.role(value.id if isinstance(value, FakeRole) else _as_int(value))
+        if found is None:
+            raise LookupError(f"no stand-in role has id {value}")
+        guild, role = found
+        self.resolved.setdefault("roles", {})[str(role.id)] = payloads.role(guild, role)
+        return str(role.id)
+
     def option(self, name: str, value: OptionValue, definition: JSON | None) -> JSON:
         """One option entry; user and channel values are added to ``resolved``."""
         kind = _infer_type(value) if definition is None else int(definition["type"])
@@ -106,6 +125,8 @@ class OptionBuilder:
             converted = self._resolve_user(value)
         elif kind == CHANNEL:
             converted = self._resolve_channel(value)
+        elif kind == ROLE:
+            converted = self._resolve_role(value)
         elif kind == STRING:
             converted = str(value)
         elif kind == INTEGER:

@@ -22,6 +22,8 @@ CREATE_PUBLIC_THREADS = 1 << 35
 SEND_MESSAGES_IN_THREADS = 1 << 38
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
+MENTION_EVERYONE = 1 << 17
+"""Discord's "Mention @everyone, @here, and All Roles"."""
 
 EVERYONE_PERMISSIONS = (
     VIEW_CHANNEL
@@ -96,6 +98,9 @@ class FakeRole:
     permissions: int
     position: int = 0
     managed: bool = False
+    mentionable: bool = False
+    """Whether anyone may ping it (else only members with Mention @everyone, @here and All
+    Roles)."""
 
 
 @dataclass(eq=False)
@@ -316,6 +321,26 @@ class World:
     def threads_of(self, parent: FakeChannel) -> list[FakeChannel]:
         """Every thread created in ``parent``."""
         return [c for c in self.channels.values() if c.parent is parent]
+
+    def add_role(self, guild: FakeGuild, name: str, *, mentionable: bool) -> FakeRole:
+        """Create a role that grants no permissions (a role for pings, say)."""
+        role = FakeRole(
+            id=self.snowflakes.next(),
+            name=name,
+            permissions=0,
+            position=len(guild.roles) + 1,
+            mentionable=mentionable,
+        )
+        guild.roles.append(role)
+        return role
+
+    def role(self, role_id: int) -> tuple[FakeGuild, FakeRole] | None:
+        """The role with this id (@everyone's is its guild's), and its guild."""
+        for guild in self.guilds:
+            for role in (guild.everyone, *guild.roles):
+                if role.id == role_id:
+                    return guild, role
+        return None
 
     def dm_channel(self, user: FakeUser) -> FakeChannel:
         """The bot's DM channel with a user, created on first use."""

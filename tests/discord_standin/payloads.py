@@ -46,7 +46,7 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
         "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
         "hoist": False,
         "managed": what.managed,
-        "mentionable": False,
+        "mentionable": what.mentionable,
         "icon": None,
         "unicode_emoji": None,
         "flags": 0,

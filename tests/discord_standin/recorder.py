@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from . import payloads
-from .model import FakeChannel, FakeUser, iso, utc_now
+from .model import MENTION_EVERYONE, FakeChannel, FakeUser, iso, utc_now
 
 _log = logging.getLogger(__name__)
 
@@ -134,6 +134,28 @@ class StoredMessage:
         if "users" in (allowed.get("parse") or []):
             return mentioned
         return mentioned & {int(user) for user in allowed.get("users") or []}
+
+    def pinged_role_ids(self) -> set[int]:
+        """Roles whose members Discord notifies for this message: mentioned roles that
+        allowed_mentions permits and that may be pinged — mentionable ones, or any when the
+        author holds Mention @everyone, @here and All Roles in the channel. Only a new, public
+        message pings."""
+        guild = self.channel.guild
+        if self.ephemeral or guild is None:
+            return set()
+        mentioned = {int(found) for found in re.findall(r"<@&(\d+)>", self.content)}
+        allowed = self.allowed_mentions
+        if allowed is not None and "roles" not in (allowed.get("parse") or []):
+            mentioned &= {int(role) for role in allowed.get("roles") or []}
+        author = guild.member(self.author.id)
+        may_ping_all = author is not None and bool(
+            author.permissions_in(self.channel) & MENTION_EVERYONE
+        )
+        return {
+            role.id
+            for role in guild.roles
+            if role.id in mentioned and (role.mentionable or may_ping_all)
+        }
 
     def walk_components(self) -> Iterator[JSON]:
         """Every component in the message, rows and their children alike."""

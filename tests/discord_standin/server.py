@@ -233,6 +233,16 @@ class DiscordStandin(PlayerActions):
         """Send GUILD_CREATE for a guild added after the bot connected (the bot was invited)."""
         await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
 
+    async def add_role(self, guild: FakeGuild, name: str, *, mentionable: bool = True) -> FakeRole:
+        """Create a role (for pings; it grants nothing); a connected bot is sent
+        GUILD_ROLE_CREATE, as Discord does when an admin makes one."""
+        role = self.world.add_role(guild, name, mentionable=mentionable)
+        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+            await self.gateway.dispatch(
+                "GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": payloads.role(guild, role)}
+            )
+        return role
+
     async def set_overwrite(
         self,
         channel: FakeChannel,
