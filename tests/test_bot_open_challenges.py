@@ -191,3 +191,26 @@ async def test_a_role_open_challenges_could_not_ping_is_refused(table: Harness) 
     assert "Challenges open to anyone ping: nobody" in shown.content.split("\n")
     message = await open_challenge(table)
     assert message.pinged_role_ids() == set()
+
+
+async def test_games_lists_the_challenges_waiting_for_an_opponent(table: Harness) -> None:
+    """/games shows each open challenge with a link to accept it, until someone has; with a
+    player given, only theirs."""
+    message = await open_challenge(table, time=60)
+    number = challenge_id(message)
+    listing = await table.reply_text(table.bob, "games")
+    [field] = listing.embeds[0]["fields"]
+    assert field["name"] == "Waiting for an opponent"
+    link = f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{message.id}"
+    assert field["value"].startswith(
+        "**alice** · Brandubh (World Tafl Federation) · a single set · 1 h per move · expires <t:"
+    )
+    assert field["value"].endswith(f":R> · [accept it there]({link})")
+    assert listing.pinged_user_ids() == set()
+    theirs = await table.reply_text(table.bob, "games", {"player": table.carol})
+    assert "fields" not in theirs.embeds[0] or theirs.embeds[0]["fields"] == []
+
+    await table.standin.click(message, f"challenge:accept:{number}", table.carol)
+    listing = await table.reply_text(table.bob, "games")
+    assert listing.embeds[0].get("fields", []) == []
+    assert listing.embeds[0]["description"].startswith("**alice** (attackers) vs **carol**")

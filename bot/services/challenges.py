@@ -281,6 +281,13 @@ class ChallengeService:
             rows = await challenges.open_challenges(db, self._shards)
         return [_challenge(row) for row in rows]
 
+    async def waiting_for_anyone(self, guild_id: int, limit: int = 5) -> list[Challenge]:
+        """The server's challenges open to anyone that can be accepted now (posted, not
+        expired), oldest first: for ``/games``, where members look for a game."""
+        async with self._database.snapshot() as db:
+            rows = await challenges.waiting_for_anyone(db, guild_id, to_us(self._clock()), limit)
+        return [_challenge(row) for row in rows]
+
     async def _open(self, challenge_id: int) -> ChallengeRow:
         async with self._database.snapshot() as db:
             row = await challenges.get(db, challenge_id)
@@ -319,4 +326,9 @@ def _where(row: ChallengeRow) -> str:
     """Where a challenge is shown: a link to its message, else its channel."""
     if row.message_id is None:
         return f"<#{row.channel_id}>"
-    return f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
+    return message_link(row.guild_id, row.channel_id, row.message_id)
+
+
+def message_link(guild_id: int, channel_id: int, message_id: int) -> str:
+    """Discord's link to a message (it opens the channel at the message)."""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"

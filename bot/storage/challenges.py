@@ -157,6 +157,19 @@ async def open_to_anyone(
     return None if row is None else _row(row)
 
 
+async def waiting_for_anyone(
+    db: Connection, guild_id: int, now_us: int, limit: int
+) -> list[ChallengeRow]:
+    """The server's unexpired challenges open to anyone that were posted (their message is
+    known), oldest first, at most ``limit``."""
+    rows = await db.fetch_all(
+        f"{_SELECT} WHERE guild_id = ? AND opponent_id IS NULL AND status = 'open' "
+        "AND expires_us > ? AND message_id IS NOT NULL ORDER BY challenge_id LIMIT ?",
+        (guild_id, now_us, limit),
+    )
+    return [_row(row) for row in rows]
+
+
 async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]:
     """The open challenges posted in ``channel_id``, oldest first."""
     rows = await db.fetch_all(

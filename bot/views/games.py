@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import discord
 
 from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
-from bot.services.domain import GameInProgress, GamesPage
+from bot.services.challenges import message_link
+from bot.services.domain import Challenge, GameInProgress, GamesPage
 from bot.services.errors import InvalidOption
+from bot.views.challenge import time_per_move_text
 from bot.views.common import GuardedItem, bot_of
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
+EMBED_FIELD_LIMIT = 1024
+"""Discord's limit on an embed field's value."""
 
 
 def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
@@ -40,8 +44,48 @@ def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = 
     )
 
 
+def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
+    """One challenge open to anyone as a line: who, what, and a link to accept it."""
+    assert challenge.message_id is not None, "only posted challenges are listed"
+    sets = lang._("a match of two sets") if challenge.sets_total == 2 else lang._("a single set")
+    link = message_link(challenge.guild_id, challenge.channel_id, challenge.message_id)
+    return lang._(
+        "**{player}** · {ruleset} · {sets} · {time} per move · expires {deadline} · "
+        "[accept it there]({link})",
+        player=escaped(names.get(challenge.challenger_id, lang._("a player"))),
+        ruleset=lang.gettext(get_ruleset(challenge.ruleset).title),
+        sets=sets,
+        time=time_per_move_text(challenge.time_per_move),
+        deadline=f"<t:{int(challenge.expires_at.timestamp())}:R>",
+        link=link,
+    )
+
+
 def games_embed(
-    page: GamesPage, names: Mapping[int, str], guild_name: str, lang: Language = ENGLISH
+    page: GamesPage,
+    names: Mapping[int, str],
+    guild_name: str,
+    lang: Language = ENGLISH,
+    waiting: Sequence[Challenge] = (),
+) -> discord.Embed:
+    """One page of games in progress as an embed, with the challenges open to anyone (what a
+    member looking for a game can accept) in a field below."""
+    embed = _games_embed(page, names, guild_name, lang)
+    lines: list[str] = []
+    for challenge in waiting:
+        line = waiting_entry(challenge, names, lang)
+        if sum(len(each) + 1 for each in lines) + len(line) > EMBED_FIELD_LIMIT:
+            break
+        lines.append(line)
+    if lines:
+        embed.add_field(
+            name=lang._("Waiting for an opponent"), value="\n".join(lines), inline=False
+        )
+    return embed
+
+
+def _games_embed(
+    page: GamesPage, names: Mapping[int, str], guild_name: str, lang: Language
 ) -> discord.Embed:
     """One page of games in progress as an embed."""
     if page.player_id is None:
@@ -89,13 +133,17 @@ async def games_message(
     page = await bot.services.records.in_progress(
         guild_id, player_id=player_id, offset=offset, limit=GAMES_PAGE_SIZE
     )
+    waiting = await bot.services.challenges.waiting_for_anyone(guild_id)
+    if player_id is not None:
+        waiting = [c for c in waiting if c.challenger_id == player_id]
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
+    ids.update(challenge.challenger_id for challenge in waiting)
     if player_id is not None:
         ids.add(player_id)
     names = await bot.display_names(*sorted(ids))
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
-    return games_embed(page, names, guild_name, lang), games_view(page, lang)
+    return games_embed(page, names, guild_name, lang, waiting), games_view(page, lang)
 
 
 class GamesButton(
