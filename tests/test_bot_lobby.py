@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot.cogs.info import help_text
@@ -88,3 +89,37 @@ async def test_no_game_here_points_at_games(table: Harness) -> None:
         f"There is no game in progress in this channel: {table.mention('games')} lists where the"
         " games are."
     )
+
+
+async def test_games_in_a_private_channel_are_listed_only_inside_it(table: Harness) -> None:
+    """A game and an open challenge in a channel @everyone cannot see are left out of /games
+    asked anywhere else (the list is public), counted out too, and listed inside it."""
+    standin, guild = table.standin, table.guild
+    staff = guild.channel("side")
+    view = discord.Permissions(view_channel=True)
+    await standin.set_overwrite(staff, guild, deny=view)
+    for member in (table.admin, table.carol, table.me):
+        await standin.set_overwrite(staff, member, allow=view)
+    line = await table.reply_text(
+        table.admin, "challenge", {"opponent": table.carol}, channel=staff
+    )
+    await standin.click(line, f"challenge:accept:{challenge_id(line)}", table.carol)
+    assert line.thread is not None
+    waiting = await table.reply_text(table.carol, "challenge", {}, channel=staff)
+    assert not waiting.ephemeral
+    public_game = await start_game(table, "ann", "ben")
+
+    outside = (await table.reply_text(table.bob, "games")).embeds[0]
+    assert outside["description"].splitlines() == [
+        "**ann** (attackers) vs **ben** (defenders) · Brandubh (World Tafl Federation) · "
+        f"set 1 of 2 · move 1 · ann to move · <#{public_game}>"
+    ]
+    assert outside.get("fields", []) == []
+
+    inside = (await table.reply_text(table.admin, "games", channel=staff)).embeds[0]
+    assert f"<#{line.thread.id}>" in inside["description"]
+    assert f"<#{public_game}>" in inside["description"]
+    [field] = inside["fields"]
+    assert field["value"].startswith("**carol** · ")
+    in_thread = (await table.reply_text(table.carol, "games", channel=line.thread)).embeds[0]
+    assert f"<#{line.thread.id}>" in in_thread["description"]

@@ -380,3 +380,23 @@ async def test_the_open_challenge_role_is_kept_until_an_admin_stops_it(
     assert (await fresh.get(GUILD)).open_challenge_role_id == role
     await services.settings.update(GUILD, no_open_challenge_role=True)
     assert (await SettingsService(services.database).get(GUILD)).open_challenge_role_id is None
+
+
+async def test_the_games_list_leaves_out_hidden_channels_and_their_threads(
+    services: Services,
+) -> None:
+    """Games in a hidden channel, or in a thread started in one, are neither listed nor
+    counted; the others are."""
+    in_thread = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(in_thread.challenge_id, 4242)
+    await services.challenges.accept(in_thread.challenge_id, BOB, thread_id=THREAD)
+    elsewhere = await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
+    await services.challenges.accept(elsewhere.challenge_id, BOB)
+    everything = await services.records.in_progress(GUILD)
+    assert [g.channel_id for g in everything.games] == [THREAD, OTHER_CHANNEL]
+    page = await services.records.in_progress(GUILD, hidden_channel_ids=frozenset({CHANNEL}))
+    assert (page.total, [g.channel_id for g in page.games]) == (1, [OTHER_CHANNEL])
+    page = await services.records.in_progress(
+        GUILD, player_id=BOB, hidden_channel_ids=frozenset({OTHER_CHANNEL, 1})
+    )
+    assert (page.total, [g.channel_id for g in page.games]) == (1, [THREAD])

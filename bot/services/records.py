@@ -57,16 +57,24 @@ class RecordService:
         )
 
     async def in_progress(
-        self, guild_id: int, *, player_id: int | None = None, offset: int = 0, limit: int = 10
+        self,
+        guild_id: int,
+        *,
+        player_id: int | None = None,
+        offset: int = 0,
+        limit: int = 10,
+        hidden_channel_ids: frozenset[int] = frozenset(),
     ) -> GamesPage:
-        """A page of the server's games in progress, oldest first (``player_id``: theirs)."""
+        """A page of the server's games in progress, oldest first (``player_id``: theirs),
+        leaving out those in ``hidden_channel_ids`` and their threads."""
         offset = max(0, offset)
         limit = max(1, min(25, limit))
+        hidden = hidden_channel_ids
         async with self._database.snapshot() as db:
-            total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
+            total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit, hidden)
             if not rows and (last := last_page(offset, total, limit)) != offset:
                 offset = last  # the list shrank below the page asked for
-                total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit)
+                total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit, hidden)
         listed = tuple(
             GameInProgress(
                 set_id=row.set_id,

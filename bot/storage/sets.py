@@ -578,16 +578,32 @@ async def set_live_board_at(
 
 
 async def in_progress(
-    db: Connection, guild_id: int, player_id: int | None, offset: int, limit: int
+    db: Connection,
+    guild_id: int,
+    player_id: int | None,
+    offset: int,
+    limit: int,
+    hidden_channel_ids: frozenset[int] = frozenset(),
 ) -> tuple[int, list[SetRow]]:
     """A page of the server's games in progress (oldest first), optionally one player's, and
-    how many there are in all."""
+    how many there are in all; games in ``hidden_channel_ids`` or in threads of them left
+    out."""
     where = "g.guild_id = ? AND g.status = 'active'"
     params: tuple[Any, ...] = (guild_id,)
     if player_id is not None:
         where += " AND (g.attacker_id = ? OR g.defender_id = ?)"
         params += (player_id, player_id)
-    count = await db.fetch_one(f"SELECT count(*) FROM sets g WHERE {where}", params)
+    if hidden_channel_ids:
+        hidden = tuple(sorted(hidden_channel_ids))
+        marks = ", ".join("?" * len(hidden))
+        where += (
+            f" AND g.channel_id NOT IN ({marks})"
+            f" AND COALESCE(m.parent_channel_id, g.channel_id) NOT IN ({marks})"
+        )
+        params += hidden + hidden
+    count = await db.fetch_one(
+        f"SELECT count(*) FROM sets g JOIN matches m USING (match_id) WHERE {where}", params
+    )
     rows = await db.fetch_all(
         f"{_SET_SELECT} WHERE {where} ORDER BY g.set_id LIMIT ? OFFSET ?",
         (*params, limit, offset),

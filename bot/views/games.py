@@ -130,12 +130,20 @@ async def games_message(
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     """The /games embed and buttons for one page."""
     bot = bot_of(interaction)
+    hidden = private_channels(interaction)
     page = await bot.services.records.in_progress(
-        guild_id, player_id=player_id, offset=offset, limit=GAMES_PAGE_SIZE
+        guild_id,
+        player_id=player_id,
+        offset=offset,
+        limit=GAMES_PAGE_SIZE,
+        hidden_channel_ids=hidden,
     )
-    waiting = await bot.services.challenges.waiting_for_anyone(guild_id)
-    if player_id is not None:
-        waiting = [c for c in waiting if c.challenger_id == player_id]
+    waiting = [
+        challenge
+        for challenge in await bot.services.challenges.waiting_for_anyone(guild_id)
+        if challenge.channel_id not in hidden
+        and (player_id is None or challenge.challenger_id == player_id)
+    ]
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
     ids.update(challenge.challenger_id for challenge in waiting)
     if player_id is not None:
@@ -144,6 +152,26 @@ async def games_message(
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     return games_embed(page, names, guild_name, lang, waiting), games_view(page, lang)
+
+
+def private_channels(interaction: discord.Interaction[Any]) -> frozenset[int]:
+    """The server's channels @everyone may not see, and their threads — except the one the
+    list is asked for in (or its parent): the list is public, so a game or challenge in a
+    private channel is listed only inside it, never to members who cannot see it."""
+    guild = interaction.guild
+    if guild is None:
+        return frozenset()
+    here = interaction.channel
+    parent = getattr(here, "parent_id", None)
+    shown_anyway = {interaction.channel_id, parent}
+    everyone = guild.default_role
+    private = {
+        channel.id
+        for channel in guild.channels
+        if not channel.permissions_for(everyone).view_channel and channel.id not in shown_anyway
+    }
+    private.update(thread.id for thread in guild.threads if thread.parent_id in private)
+    return frozenset(private)
 
 
 class GamesButton(
