@@ -137,7 +137,7 @@ async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness)
         table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
     )
     assert [c["value"] for c in choices] == ["d1-b1"]
-    for typed in ("d1 to b", "D1>B1", "d1\u2013b"):
+    for typed in ("d1 to b", "D1>B1", "d1\u2013b", "k d1-b", "Kd1 to b1"):  # /move reads "k"
         choices = await table.standin.autocomplete(
             table.guild, table.channel, table.alice, "move", focused="move", value=typed
         )

@@ -22,10 +22,16 @@ _SEPARATORS = re.compile(r"\s+|[-\u2013\u2014>]|to")
 """What /move reads between two squares (engine.moves): spaces, a dash of any length, > or to."""
 
 
+_KING_PREFIX = re.compile(r"^\s*k(?=\s*[a-o](?:\d|$))")
+"""The optional ``k`` /move reads before a king's move (``k d4-d2``); never the k file's own
+letter (``k4``)."""
+
+
 def squash(text: str) -> str:
-    """``D1 - d3`` → ``d1d3``, ``d1 to d3`` too: what autocomplete compares, ignoring case and
-    the separators /move accepts (so it never offers a move for text /move would refuse)."""
-    return _SEPARATORS.sub("", text.lower())
+    """``D1 - d3`` → ``d1d3``, ``d1 to d3`` and ``k d1-d3`` too: what autocomplete compares,
+    ignoring case, the king's prefix and the separators /move accepts (so it never offers a
+    move for text /move would refuse)."""
+    return _SEPARATORS.sub("", _KING_PREFIX.sub("", text.lower()))
 
 
 MOVE_TEXT_LIMIT = 40
