@@ -370,3 +370,11 @@ async def test_clicking_a_missing_button_is_a_test_error(table: Table) -> None:
     assert reply.message is not None
     with pytest.raises(LookupError, match="resign"):
         await table.standin.click(reply.message, "draw", table.bob)
+
+
+async def test_the_bots_managed_role_is_tagged_with_its_id(table: Table) -> None:
+    """discord.py finds the bot's own role (``Guild.self_role``) by the role's ``bot_id`` tag."""
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    assert guild.self_role is not None
+    assert guild.self_role.is_bot_managed()

@@ -52,7 +52,10 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
         "flags": 0,
     }
     if what.managed:
-        payload["tags"] = {"bot_id": str(guild.owner_id)}
+        # A bot's own role: Discord tags it with that bot's user id.
+        holders = [m.id for m in guild.members if m.user.bot and what in m.roles]
+        if holders:
+            payload["tags"] = {"bot_id": str(holders[0])}
     return payload
 
 
