@@ -8,8 +8,12 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import discord
 import pytest
 
+from bot.flow.game_flow import GameFlow
+from bot.i18n import Language
+from bot.services.domain import Challenge
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
@@ -214,3 +218,42 @@ async def test_games_lists_the_challenges_waiting_for_an_opponent(table: Harness
     listing = await table.reply_text(table.bob, "games")
     assert listing.embeds[0].get("fields", []) == []
     assert listing.embeds[0]["description"].startswith("**alice** (attackers) vs **carol**")
+
+
+async def test_a_late_second_accept_does_not_push_the_game_out_of_the_first_ones_thread(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob presses Accept first and Discord makes his thread, but its answer reaches the bot
+    late; Carol's press meets Discord's "a thread has already been created for this message":
+    she is told the challenge is no longer open, and bob's game is played in his thread."""
+    original = GameFlow._open_thread
+    bob = table.bob.id
+
+    async def slow_for_bob(
+        flow: GameFlow, message: discord.Message, challenge: Challenge, lang: Language
+    ) -> tuple[discord.Thread | None, str | None]:
+        made = await original(flow, message, challenge, lang)
+        if challenge.opponent_id == bob:
+            await asyncio.sleep(0.5)  # Discord's answer to bob's thread creation is slow
+        return made
+
+    monkeypatch.setattr(GameFlow, "_open_thread", slow_for_bob)
+    message = await open_challenge(table)
+    number = challenge_id(message)
+    first = await table.standin.click(message, f"challenge:accept:{number}", table.bob, wait=False)
+    await table.standin.wait_until(lambda: message.thread is not None, timeout=5)
+    second = await table.standin.click(
+        message, f"challenge:accept:{number}", table.carol, wait=False
+    )
+    for press in (first, second):
+        await table.standin.wait_answered(press, timeout=10)
+    late = await second.wait_original()
+    assert late.ephemeral
+    assert late.content == "That challenge is no longer open."
+    thread = message.thread
+    assert thread is not None
+    assert thread.name == "alice vs bob · Brandubh (World Tafl Federation)"
+    board = await table.wait_board(channel=thread)
+    assert not thread.archived
+    assert board.channel is thread
+    assert [m for m in table.public_messages() if m.attachments] == []

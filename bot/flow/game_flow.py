@@ -9,7 +9,6 @@ layer that both changes a game and talks to Discord about it.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -42,6 +41,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
+    ChallengeNotFound,
     GameError,
     RepetitionNeedsConfirmation,
 )
@@ -54,6 +54,9 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
+
+THREAD_ALREADY_MADE = 160004
+"""Discord's error code for "A thread has already been created for this message"."""
 
 
 async def _update_or_answer(
@@ -313,8 +316,7 @@ class GameFlow:
         """
         services = self.bot.services
         lang = await self.server_language(challenge.guild_id)
-        opponent = interaction.user.id  # the one who pressed (one open to anyone: whoever did)
-        challenge = replace(challenge, opponent_id=opponent)
+        opponent = interaction.user.id  # check_accept made the presser the challenge's opponent
 
         async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
             settings = await services.settings.get(challenge.guild_id)
@@ -372,6 +374,10 @@ class GameFlow:
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
             )
         except discord.HTTPException as error:
+            if error.code == THREAD_ALREADY_MADE:
+                # Another press of Accept (someone else's, on a challenge open to anyone) made
+                # the message's thread and is starting the match: this one is too late.
+                raise ChallengeNotFound() from None
             _log.warning(
                 "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
             )
