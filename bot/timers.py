@@ -98,7 +98,7 @@ class Timers:
                     moved_expiry.channel_id,
                     moved_expiry.message_id,
                     moved_expiry.expires_at,
-                    f"{moved_expiry.kind} {moved_expiry.row_id}",
+                    f"{moved_expiry.kind.value} {moved_expiry.row_id}",
                 )
 
     async def _show_time(self, channel_id: int, message_id: int, when: datetime, what: str) -> None:

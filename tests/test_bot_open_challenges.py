@@ -14,8 +14,12 @@ import pytest
 from bot.flow.game_flow import GameFlow
 from bot.i18n import Language
 from bot.services.domain import Challenge
+from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin.model import MENTION_EVERYONE
+from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE as DEFERRED
+from tests.discord_standin.server import DEFAULT_BOT_PERMISSIONS
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -122,7 +126,8 @@ async def test_a_level_needs_me_as_the_opponent(table: Harness) -> None:
         (
             "de",
             "{a} sucht jemanden für eine Partie: **Brandubh (World Tafl Federation)**, ein "
-            "einzelner Satz, {a} spielt zuerst die Angreifer, 24 h pro Zug. Alle dürfen annehmen.",
+            "einzelner Satz, {a} spielt zuerst die Angreifer, 24 h pro Zug. Wer will, kann "
+            "annehmen.",
             "Die offene Herausforderung von {a} ist abgelaufen: Niemand hat sie angenommen.",
         ),
         (
@@ -156,7 +161,7 @@ async def test_a_server_role_is_pinged_for_open_challenges_and_only_for_them(
     players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
     saved = await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
     assert saved.ephemeral
-    assert f"Challenges open to anyone ping: <@&{players.id}>" in saved.content.split("\n")
+    assert f"Open challenges ping: <@&{players.id}>" in saved.content.split("\n")
 
     message = await open_challenge(table)
     assert message.content.startswith(f"<@&{players.id}> {table.alice.mention} is looking for")
@@ -167,7 +172,7 @@ async def test_a_server_role_is_pinged_for_open_challenges_and_only_for_them(
     assert direct.pinged_user_ids() == {table.bob.id}
 
     stopped = await table.reply_text(table.admin, "settings", {"no_open_challenge_role": True})
-    assert "Challenges open to anyone ping: nobody" in stopped.content.split("\n")
+    assert "Open challenges ping: nobody" in stopped.content.split("\n")
     again = await table.reply_text(table.bob, "challenge", {})
     assert not again.ephemeral
     assert again.content.startswith(f"{table.bob.mention} is looking for")
@@ -192,7 +197,7 @@ async def test_a_role_open_challenges_could_not_ping_is_refused(table: Harness) 
         "are pinged."
     )
     shown = await table.reply_text(table.admin, "settings", {})
-    assert "Challenges open to anyone ping: nobody" in shown.content.split("\n")
+    assert "Open challenges ping: nobody" in shown.content.split("\n")
     message = await open_challenge(table)
     assert message.pinged_role_ids() == set()
 
@@ -257,3 +262,84 @@ async def test_a_late_second_accept_does_not_push_the_game_out_of_the_first_ones
     assert not thread.archived
     assert board.channel is thread
     assert [m for m in table.public_messages() if m.attachments] == []
+
+
+async def test_a_role_i_may_not_ping_in_a_channel_is_not_named_there(
+    discord_standin: DiscordStandin, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The role is not mentionable but I may mention every role in the server, so /settings
+    takes it; a channel that denies me that permission gets open challenges that name no role
+    (a mention nobody hears would mislead), and the log says why."""
+    async with running_bot(
+        discord_standin,
+        tmp_path / "bot.sqlite3",
+        threads=True,
+        bot_permissions=DEFAULT_BOT_PERMISSIONS | MENTION_EVERYONE,
+    ) as table:
+        standin = table.standin
+        await standin.set_overwrite(table.channel, table.me, deny=MENTION_EVERYONE)
+        quiet = await standin.add_role(table.guild, "Tafl players", mentionable=False)
+        side = table.guild.channel("side")
+        saved = await table.reply_text(
+            table.admin, "settings", {"open_challenge_role": quiet}, channel=table.channel
+        )
+        assert saved.content.startswith("Settings saved."), saved.content
+        here = await open_challenge(table)
+        assert here.content.startswith(f"{table.alice.mention} is looking for")
+        assert here.pinged_role_ids() == set()
+        assert "Cannot ping the open challenge role" in caplog.text
+        there = await table.reply_text(table.bob, "challenge", {"sets": 1}, channel=side)
+        assert there.content.startswith(f"<@&{quiet.id}> {table.bob.mention} is looking for")
+        assert there.pinged_role_ids() == {quiet.id}
+
+
+async def test_games_finds_a_members_open_challenge_behind_five_older_ones(
+    table: Harness,
+) -> None:
+    """/games player:alice lists alice's open challenge even when five older ones by others
+    fill the list without the filter."""
+    for name in ("dan", "eve", "fay", "gus", "hal"):
+        member = table.standin.add_member(table.guild, name)
+        await table.standin.announce_member(member)
+        await table.reply_text(member, "challenge", {"sets": 1})
+    mine = await open_challenge(table)
+    listing = await table.reply_text(table.bob, "games", {"player": table.alice})
+    [field] = listing.embeds[0]["fields"]
+    assert field["value"].startswith("**alice** · ")
+    assert str(mine.id) in field["value"]
+
+
+async def test_giving_and_stopping_the_role_at_once_is_refused(table: Harness) -> None:
+    """open_challenge_role and no_open_challenge_role together contradict each other: one
+    sentence, and the setting stays as it was."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    both = await table.reply_text(
+        table.admin, "settings", {"open_challenge_role": players, "no_open_challenge_role": True}
+    )
+    assert both.ephemeral
+    assert both.content == (
+        "Give a role with open_challenge_role or stop it with no_open_challenge_role, not both "
+        "at once."
+    )
+    shown = await table.reply_text(table.admin, "settings", {})
+    assert f"Open challenges ping: <@&{players.id}>" in shown.content.split("\n")
+
+
+async def test_a_deferred_open_challenge_pings_only_whom_its_answer_allows(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slow storage makes /challenge defer and then fill in its answer: the filled-in answer
+    notifies as the bot allowed (the role, not the challenger named in it), and the edits that
+    follow (the expiry) notify nobody."""
+    monkeypatch.setattr(common, "ANSWER_BEFORE", 0.0)  # every answer is deferred first
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    message = await open_challenge(table)
+    assert message.interaction is not None
+    assert message.interaction.response_type == DEFERRED
+    assert message.pinged_user_ids() == set()
+    assert message.pinged_role_ids() == {players.id}
+    table.advance(timedelta(minutes=10))
+    await table.standin.wait_until(lambda: message.components == [], timeout=5)
+    assert message.pinged_user_ids() == set()

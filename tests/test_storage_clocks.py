@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.services import ActiveGame, Services
-from bot.services.absence import MovedExpiry
+from bot.services.absence import Expiring, MovedExpiry
 from bot.services.domain import Takeback
 from bot.shards import EVERY, Shards
 from bot.storage.clocks import covers, shards_key
@@ -64,7 +64,7 @@ async def test_a_restart_gives_open_challenges_back_the_time_the_bot_was_away(
     resumed = await services.games.resume_clocks()
     new_expiry = fresh.expires_at + timedelta(hours=1)
     assert resumed.expiries == [
-        MovedExpiry("challenge", fresh.challenge_id, CHANNEL, 5001, new_expiry)
+        MovedExpiry(Expiring.CHALLENGE, fresh.challenge_id, CHANNEL, 5001, new_expiry)
     ]
     assert (await services.challenges.get(fresh.challenge_id)).expires_at == new_expiry
     assert (await services.challenges.get(stale.challenge_id)).expires_at == stale.expires_at
@@ -93,7 +93,11 @@ async def test_a_restart_gives_open_takeback_requests_back_the_time_the_bot_was_
     resumed = await services.games.resume_clocks()
     assert resumed.expiries == [
         MovedExpiry(
-            "takeback", fresh.takeback_id, CHANNEL, 6001, fresh.expires_at + timedelta(hours=1)
+            Expiring.TAKEBACK,
+            fresh.takeback_id,
+            CHANNEL,
+            6001,
+            fresh.expires_at + timedelta(hours=1),
         )
     ]
     assert (game.set_id, CHANNEL, game.deadline + timedelta(hours=1)) in resumed.clocks
@@ -117,9 +121,9 @@ async def test_a_stale_note_never_gives_a_request_more_than_it_had_been_open(
     clock.advance(timedelta(minutes=4))
     resumed = await services.games.resume_clocks()
     ten_from_now = clock.now + timedelta(minutes=10)
-    assert sorted((m.kind, m.row_id, m.expires_at) for m in resumed.expiries) == [
+    assert sorted((m.kind.value, m.row_id, m.expires_at) for m in resumed.expiries) == [
         ("challenge", challenge.challenge_id, ten_from_now),
-        ("takeback", takeback.takeback_id, ten_from_now),
+        ("takeback request", takeback.takeback_id, ten_from_now),
     ]
 
 
@@ -152,9 +156,9 @@ async def test_each_process_gives_back_only_its_own_servers_requests(
     try:
         resumed = await shard_0.games.resume_clocks()
         mine, theirs = asked[guild_a], asked[guild_b]
-        assert sorted((m.kind, m.row_id) for m in resumed.expiries) == [
+        assert sorted((m.kind.value, m.row_id) for m in resumed.expiries) == [
             ("challenge", challenged[guild_a].challenge_id),
-            ("takeback", mine.takeback_id),
+            ("takeback request", mine.takeback_id),
         ]
         assert [c.challenge_id for c in await shard_1.challenges.expire_due()] == [
             challenged[guild_b].challenge_id

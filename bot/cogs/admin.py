@@ -39,7 +39,7 @@ def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
             lang._("Games allowed in: {channels}", channels=where),
             lang._("Games are played in: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
-            lang._("Challenges open to anyone ping: {role}", role=pings),
+            lang._("Open challenges ping: {role}", role=pings),
         )
     )
 
@@ -64,10 +64,11 @@ THREAD_CHOICES = [
 ]
 
 
-def check_pingable(role: discord.Role, mine: discord.Permissions) -> None:
+def check_pingable(role: discord.Role, mine: discord.Permissions | None) -> None:
     """Refuse a role that open challenges could not ping: @everyone (that is what a role
-    avoids), or one neither mentionable nor pingable by me (Discord would show the mention and
-    notify nobody)."""
+    avoids), or one neither mentionable nor pingable by me with my server-wide permissions
+    (``mine``; Discord would show the mention and notify nobody). A channel that takes the
+    permission from me is met when a challenge is posted there (it then names no role)."""
     if role.is_default():
         raise InvalidOption(
             _(
@@ -75,7 +76,7 @@ def check_pingable(role: discord.Role, mine: discord.Permissions) -> None:
                 "game are pinged."
             )
         )
-    if not (role.mentionable or mine.mention_everyone):
+    if not (role.mentionable or (mine is not None and mine.mention_everyone)):
         raise InvalidOption(
             _(
                 "I cannot ping {role}: make it mentionable (Server Settings → Roles) or give me "
@@ -130,8 +131,16 @@ class Admin(commands.Cog):
     ) -> None:
         """Show or change this server's Brandubh settings."""
         assert interaction.guild_id is not None
+        if open_challenge_role is not None and no_open_challenge_role:
+            raise InvalidOption(
+                _(
+                    "Give a role with open_challenge_role or stop it with "
+                    "no_open_challenge_role, not both at once."
+                )
+            )
         if open_challenge_role is not None:
-            check_pingable(open_challenge_role, interaction.app_permissions)
+            me = open_challenge_role.guild.me  # the server-wide permission; a channel's
+            check_pingable(open_challenge_role, me.guild_permissions if me else None)
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
         channels = set(current.allowed_channel_ids)

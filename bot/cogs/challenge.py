@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from datetime import timedelta
 
 import discord
@@ -19,6 +20,8 @@ from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, within_deadline
 from engine import RULESETS, Side
+
+_log = logging.getLogger(__name__)
 
 
 def ruleset_label(title: str, size: int) -> str:
@@ -135,7 +138,7 @@ class Challenge(commands.Cog):
             text = challenge_text(challenge, lang)
             pings = pinging([] if opponent is None else [opponent.id])
             role = settings.open_challenge_role_id
-            if opponent is None and role is not None and _role_exists(interaction, role):
+            if opponent is None and role is not None and _may_ping(interaction, role):
                 # One open to anyone pings the server's role for it, if it has one; else nobody.
                 text = f"<@&{role}> {text}"
                 pings = pinging([], roles=[role])
@@ -157,9 +160,23 @@ class Challenge(commands.Cog):
             await bot.services.challenges.set_message(challenge.challenge_id, message_id)
 
 
-def _role_exists(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:
-    """Whether the server still has the role (deleted, its mention would read @deleted-role)."""
-    return interaction.guild is not None and interaction.guild.get_role(role_id) is not None
+def _may_ping(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:
+    """Whether a post here would notify the role: it still exists (deleted, its mention reads
+    @deleted-role) and is mentionable, or I may mention every role in this channel. If not,
+    the challenge names no role rather than one nobody hears, and the log says why."""
+    role = None if interaction.guild is None else interaction.guild.get_role(role_id)
+    if role is None:
+        _log.warning("The open challenge role %s is gone: /settings can set another", role_id)
+        return False
+    if role.mentionable or interaction.app_permissions.mention_everyone:
+        return True
+    _log.warning(
+        "Cannot ping the open challenge role %s in channel %s: it is not mentionable and I may "
+        "not mention every role there",
+        role_id,
+        interaction.channel_id,
+    )
+    return False
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -8,6 +8,7 @@ challenge and takeback request that was open — never more than each had run.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -17,13 +18,19 @@ from bot.storage.connection import Connection
 from bot.storage.times import from_us
 
 
+class Expiring(enum.Enum):
+    """What waits for an answer until an expiry."""
+
+    CHALLENGE = "challenge"
+    TAKEBACK = "takeback request"
+
+
 @dataclass(frozen=True)
 class MovedExpiry:
     """An open challenge or takeback request whose expiry a start-up moved on: its message
     still shows the old time until it is edited."""
 
-    kind: str
-    """``challenge`` or ``takeback`` (for the log)."""
+    kind: Expiring
     row_id: int
     """The challenge's or takeback's id."""
     channel_id: int
@@ -57,8 +64,8 @@ async def give_time_back(
     expiries = [
         MovedExpiry(kind, row_id, channel_id, message_id, from_us(expires))
         for kind, rows in (
-            ("challenge", await clocks.give_back_challenges(db, last_us, now_us, shards)),
-            ("takeback", await clocks.give_back_takebacks(db, last_us, now_us, shards)),
+            (Expiring.CHALLENGE, await clocks.give_back_challenges(db, last_us, now_us, shards)),
+            (Expiring.TAKEBACK, await clocks.give_back_takebacks(db, last_us, now_us, shards)),
         )
         for row_id, channel_id, message_id, expires in rows
     ]

@@ -281,11 +281,21 @@ class ChallengeService:
             rows = await challenges.open_challenges(db, self._shards)
         return [_challenge(row) for row in rows]
 
-    async def waiting_for_anyone(self, guild_id: int, limit: int = 5) -> list[Challenge]:
+    async def waiting_for_anyone(
+        self,
+        guild_id: int,
+        *,
+        challenger_id: int | None = None,
+        hidden_channel_ids: frozenset[int] = frozenset(),
+        limit: int = 5,
+    ) -> list[Challenge]:
         """The server's challenges open to anyone that can be accepted now (posted, not
-        expired), oldest first: for ``/games``, where members look for a game."""
+        expired), oldest first: for ``/games``, where members look for a game (only
+        ``challenger_id``'s if given; none in ``hidden_channel_ids``)."""
         async with self._database.snapshot() as db:
-            rows = await challenges.waiting_for_anyone(db, guild_id, to_us(self._clock()), limit)
+            rows = await challenges.waiting_for_anyone(
+                db, guild_id, to_us(self._clock()), limit, challenger_id, hidden_channel_ids
+            )
         return [_challenge(row) for row in rows]
 
     async def _open(self, challenge_id: int) -> ChallengeRow:

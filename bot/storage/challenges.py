@@ -158,14 +158,30 @@ async def open_to_anyone(
 
 
 async def waiting_for_anyone(
-    db: Connection, guild_id: int, now_us: int, limit: int
+    db: Connection,
+    guild_id: int,
+    now_us: int,
+    limit: int,
+    challenger_id: int | None = None,
+    hidden_channel_ids: frozenset[int] = frozenset(),
 ) -> list[ChallengeRow]:
     """The server's unexpired challenges open to anyone that were posted (their message is
-    known), oldest first, at most ``limit``."""
+    known), oldest first, at most ``limit``: only ``challenger_id``'s if given, none in
+    ``hidden_channel_ids``."""
+    where = (
+        "guild_id = ? AND opponent_id IS NULL AND status = 'open' AND expires_us > ? "
+        "AND message_id IS NOT NULL"
+    )
+    params: tuple[int, ...] = (guild_id, now_us)
+    if challenger_id is not None:
+        where += " AND challenger_id = ?"
+        params += (challenger_id,)
+    if hidden_channel_ids:
+        hidden = tuple(sorted(hidden_channel_ids))
+        where += f" AND channel_id NOT IN ({', '.join('?' * len(hidden))})"
+        params += hidden
     rows = await db.fetch_all(
-        f"{_SELECT} WHERE guild_id = ? AND opponent_id IS NULL AND status = 'open' "
-        "AND expires_us > ? AND message_id IS NOT NULL ORDER BY challenge_id LIMIT ?",
-        (guild_id, now_us, limit),
+        f"{_SELECT} WHERE {where} ORDER BY challenge_id LIMIT ?", (*params, limit)
     )
     return [_row(row) for row in rows]
 

@@ -100,7 +100,8 @@ class ChallengeButton(
     GuardedItem[discord.ui.Button[Any]],
     template=r"challenge:(?P<action>accept|decline|withdraw):(?P<id>\d+)",
 ):
-    """One of the three answers to a challenge; the services check who may press which."""
+    """Accept, Decline or Withdraw under a challenge (no Decline under one open to anyone);
+    the services check who may press which."""
 
     def __init__(self, action: str, challenge_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(

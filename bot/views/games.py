@@ -138,12 +138,9 @@ async def games_message(
         limit=GAMES_PAGE_SIZE,
         hidden_channel_ids=hidden,
     )
-    waiting = [
-        challenge
-        for challenge in await bot.services.challenges.waiting_for_anyone(guild_id)
-        if challenge.channel_id not in hidden
-        and (player_id is None or challenge.challenger_id == player_id)
-    ]
+    waiting = await bot.services.challenges.waiting_for_anyone(
+        guild_id, challenger_id=player_id, hidden_channel_ids=hidden
+    )
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
     ids.update(challenge.challenger_id for challenge in waiting)
     if player_id is not None:

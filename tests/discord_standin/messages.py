@@ -177,6 +177,7 @@ class MessageFactory:
             application_id=None if interaction is None else interaction.application_id,
             allowed_mentions=payload.get("allowed_mentions"),
             nonce=None if payload.get("nonce") is None else str(payload["nonce"]),
+            sent_content=payload.get("content") or "",
         )
         validate(message)
         return message
@@ -224,7 +225,12 @@ class MessageFactory:
         if not was_loading:
             message.edited_at = utc_now()
             message.edit_count += 1
-        elif message.interaction is not None and message.interaction.shown_clock is None:
+            return
+        # A deferred answer filled in is shown for the first time: it notifies as a new message
+        # would, with the allowed mentions of the answer that filled it.
+        message.sent_content = message.content
+        message.allowed_mentions = payload.get("allowed_mentions")
+        if message.interaction is not None and message.interaction.shown_clock is None:
             message.interaction.shown_clock = time.perf_counter()
 
 

@@ -101,7 +101,11 @@ class StoredMessage:
     thread: FakeChannel | None = None
     """The thread started from this message, if any."""
     allowed_mentions: JSON | None = None
-    """The ``allowed_mentions`` the message was sent with (None: Discord's default, parse all)."""
+    """The ``allowed_mentions`` the message was sent with (None: Discord's default, parse all);
+    for a deferred answer, those of the answer that filled it in."""
+    sent_content: str = ""
+    """The text as Discord first showed it (created, or a deferred answer filled in): mentions
+    notify for that text only, never for a later edit."""
     nonce: str | None = None
     """The ``nonce`` it was created with (Discord echoes it in the message it returns)."""
 
@@ -127,7 +131,7 @@ class StoredMessage:
         """
         if self.ephemeral:
             return set()
-        mentioned = {int(found) for found in re.findall(r"<@!?(\d+)>", self.content)}
+        mentioned = {int(found) for found in re.findall(r"<@!?(\d+)>", self.sent_content)}
         allowed = self.allowed_mentions
         if allowed is None:
             return mentioned
@@ -143,7 +147,7 @@ class StoredMessage:
         guild = self.channel.guild
         if self.ephemeral or guild is None:
             return set()
-        mentioned = {int(found) for found in re.findall(r"<@&(\d+)>", self.content)}
+        mentioned = {int(found) for found in re.findall(r"<@&(\d+)>", self.sent_content)}
         allowed = self.allowed_mentions
         if allowed is not None and "roles" not in (allowed.get("parse") or []):
             mentioned &= {int(role) for role in allowed.get("roles") or []}
