@@ -22,6 +22,14 @@ from tests.discord_standin import (
     FakeMember,
     InteractionNotAnswered,
 )
+from tests.discord_standin.model import (
+    ATTACH_FILES,
+    MENTION_EVERYONE,
+    SEND_MESSAGES,
+    VIEW_CHANNEL,
+    FakeOverwrite,
+    World,
+)
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -378,3 +386,20 @@ async def test_the_bots_managed_role_is_tagged_with_its_id(table: Table) -> None
     assert guild is not None
     assert guild.self_role is not None
     assert guild.self_role.is_bot_managed()
+
+
+def test_discords_implicit_permissions_take_away_what_a_channel_makes_pointless() -> None:
+    """Without View Channel nothing counts; without Send Messages in a text channel neither do
+    Attach Files, Embed Links nor Mention @everyone (Discord's "implicit permissions")."""
+    world = World(bot_name="Brandubh")
+    guild = world.add_guild("g", ["games", "quiet"], bot_permissions=MENTION_EVERYONE)
+    bot = world.bot_member(guild)
+    games, quiet = guild.channel("games"), guild.channel("quiet")
+    assert bot.effective_permissions_in(games) & (ATTACH_FILES | MENTION_EVERYONE) == (
+        ATTACH_FILES | MENTION_EVERYONE
+    )
+    quiet.overwrites.append(FakeOverwrite(id=guild.id, type=0, deny=SEND_MESSAGES))
+    assert bot.permissions_in(quiet) & ATTACH_FILES  # what an interaction would carry
+    assert not bot.effective_permissions_in(quiet) & (ATTACH_FILES | MENTION_EVERYONE)
+    quiet.overwrites.append(FakeOverwrite(id=guild.id, type=0, deny=VIEW_CHANNEL))
+    assert bot.effective_permissions_in(quiet) == 0

@@ -23,6 +23,7 @@ SEND_MESSAGES_IN_THREADS = 1 << 38
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
 MENTION_EVERYONE = 1 << 17
+SEND_TTS_MESSAGES = 1 << 12
 """Discord's "Mention @everyone, @here, and All Roles"."""
 
 EVERYONE_PERMISSIONS = (
@@ -173,6 +174,17 @@ class FakeMember:
         for role in self.roles:
             value |= role.permissions
         return ALL_PERMISSIONS if value & ADMINISTRATOR else value
+
+    def effective_permissions_in(self, channel: FakeChannel) -> int:
+        """What the member can actually do in a channel: :meth:`permissions_in` less Discord's
+        implicit denials — nothing without View Channel, and in a text channel without Send
+        Messages no Mention @everyone, Send TTS, Attach Files or Embed Links either."""
+        value = self.permissions_in(channel)
+        if not value & VIEW_CHANNEL:
+            return 0
+        if not channel.is_thread and not value & SEND_MESSAGES:
+            value &= ~(MENTION_EVERYONE | SEND_TTS_MESSAGES | ATTACH_FILES | EMBED_LINKS)
+        return value
 
     def permissions_in(self, channel: FakeChannel) -> int:
         """Permissions in a channel, computed as Discord documents it ("Permission Overwrites").

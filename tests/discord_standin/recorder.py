@@ -153,7 +153,7 @@ class StoredMessage:
             mentioned &= {int(role) for role in allowed.get("roles") or []}
         author = guild.member(self.author.id)
         may_ping_all = author is not None and bool(
-            author.permissions_in(self.channel) & MENTION_EVERYONE
+            author.effective_permissions_in(self.channel) & MENTION_EVERYONE
         )
         return {
             role.id

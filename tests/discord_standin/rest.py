@@ -23,7 +23,6 @@ from .model import (
     PUBLIC_THREAD,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
-    VIEW_CHANNEL,
     FakeChannel,
     World,
     utc_now,
@@ -421,10 +420,8 @@ class RestApi:
     def _bot_may(self, channel: FakeChannel, permission: int) -> bool:
         if channel.guild is None:
             return True
-        # Without View Channel no other permission counts there (Discord's implicit permissions).
-        needed = permission | VIEW_CHANNEL
-        held = self._world.bot_member(channel.guild).permissions_in(channel)
-        return held & needed == needed
+        held = self._world.bot_member(channel.guild).effective_permissions_in(channel)
+        return held & permission == permission
 
     async def _tell(self, event: str, data: JSON) -> None:
         """Dispatch a gateway event to the bot, if it is connected."""
