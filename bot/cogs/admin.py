@@ -139,7 +139,9 @@ class Admin(commands.Cog):
                 )
             )
         if open_challenge_role is not None:
-            me = open_challenge_role.guild.me  # the server-wide permission; a channel's
+            # Server-wide: a channel that takes the permission away is met when a challenge
+            # is posted there.
+            me = open_challenge_role.guild.me
             check_pingable(open_challenge_role, me.guild_permissions if me else None)
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
