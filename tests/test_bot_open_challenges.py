@@ -343,3 +343,15 @@ async def test_a_deferred_open_challenge_pings_only_whom_its_answer_allows(
     table.advance(timedelta(minutes=10))
     await table.standin.wait_until(lambda: message.components == [], timeout=5)
     assert message.pinged_user_ids() == set()
+
+
+async def test_a_role_discord_manages_is_refused(table: Harness) -> None:
+    """My own role (or any bot's, an integration's, the boosters') is not one members take to
+    hear of games: refused, naming it."""
+    [mine] = table.standin.world.bot_member(table.guild).roles
+    refused = await table.reply_text(table.admin, "settings", {"open_challenge_role": mine})
+    assert refused.ephemeral
+    assert refused.content == (
+        f"Choose a role members can be given, not <@&{mine.id}>: Discord manages it for a bot, "
+        "an integration or the server's boosters."
+    )

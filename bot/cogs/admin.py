@@ -66,7 +66,8 @@ THREAD_CHOICES = [
 
 def check_pingable(role: discord.Role, mine: discord.Permissions | None) -> None:
     """Refuse a role that open challenges could not ping: @everyone (that is what a role
-    avoids), or one neither mentionable nor pingable by me with my server-wide permissions
+    avoids), one Discord manages (a bot's, an integration's, the boosters': nobody joins it to
+    find games), or one neither mentionable nor pingable by me with my server-wide permissions
     (``mine``; Discord would show the mention and notify nobody). A channel that takes the
     permission from me is met when a challenge is posted there (it then names no role)."""
     if role.is_default():
@@ -74,6 +75,14 @@ def check_pingable(role: discord.Role, mine: discord.Permissions | None) -> None
             _(
                 "Choose a role, not @everyone: the role is there so that only those who want a "
                 "game are pinged."
+            )
+        )
+    if role.managed:
+        raise InvalidOption(
+            _(
+                "Choose a role members can be given, not {role}: Discord manages it for a bot, "
+                "an integration or the server's boosters.",
+                role=f"<@&{role.id}>",
             )
         )
     if not (role.mentionable or (mine is not None and mine.mention_everyone)):
