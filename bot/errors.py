@@ -34,8 +34,10 @@ MISSING_OPTIONS = _(
 )
 UNKNOWN_BUTTON = _("That button is not one of mine (any more): use the newest message, or /games.")
 
-CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
-"""What the bot needs in a channel where games are played."""
+CHANNEL_PERMISSIONS = ("send_messages", "attach_files")
+"""What the bot needs in a channel where games are played: boards are attached pictures, and
+no post in a game carries an embed (a channel that denies Embed Links to stop link previews
+must not stop its games)."""
 
 _PERMISSION_NAMES = {
     "send_messages": _("Send Messages"),
@@ -76,7 +78,7 @@ class MissingChannelPermissions(Exception):
         )
 
 
-THREAD_PERMISSIONS = ("send_messages_in_threads", "attach_files", "embed_links")
+THREAD_PERMISSIONS = ("send_messages_in_threads", "attach_files")
 """What the bot needs in a thread (where Send Messages in Threads replaces Send Messages)."""
 
 

@@ -17,9 +17,10 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -209,14 +210,41 @@ class Timers:
             await self._start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
-        """Expire challenges, remind players at half time, end games on time, and retry the
-        computer's failed turns."""
+        """Expire challenges, remind players at half time, end games on time, post owed boards
+        and the daily puzzle, archive threads, and retry the computer's failed turns. Each
+        step runs on its own: one that fails is logged and the others still run."""
         services = self.bot.services
         if now - self._recorded >= RECORD_EVERY:  # where an absence would start
             await services.games.timers_ran(now)
             self._recorded = now
-        await self.retry_stalled(now)
-        for challenge in await services.challenges.expire_due(now):
+        await self._step("retrying the computer's turns", self.retry_stalled(now))
+        await self._step("expiring challenges", self._expire_challenges(now))
+        await self._step("reminding players", self._remind(now))
+        await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse())
+        await self._step("posting owed boards", self.bot.flow.outbox.deliver())
+        await self._step("posting the daily puzzle", self.bot.puzzles.post_daily(now))
+        await self._step("archiving threads", self._archive_due(now))
+        # Last, so that a board owed for a move is out before the set's end is announced.
+        await self._step("ending games on time", self._time_out(now))
+
+    async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
+        """Run one step of a check; its failure is logged (the next check tries again)."""
+        try:
+            await work
+        except StorageError as error:
+            _log.warning("Timers, %s: %s", what, error)
+        except Exception:
+            _log.exception("Timers, %s, failed", what)
+
+    async def _time_out(self, now: datetime) -> None:
+        for end in await self.bot.services.games.time_out_due(now):
+            try:
+                await self.bot.flow.announce_set_end(end)
+            except discord.HTTPException as error:
+                _log.warning("Could not announce timeout in game %s: %s", end.game.set_id, error)
+
+    async def _expire_challenges(self, now: datetime) -> None:
+        for challenge in await self.bot.services.challenges.expire_due(now):
             if challenge.message_id is None:
                 continue
             message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
@@ -229,6 +257,9 @@ class Timers:
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error
                 )
+
+    async def _remind(self, now: datetime) -> None:
+        services = self.bot.services
         for active in await services.games.reminders_due(now):
             lang = await self.bot.flow.server_language(active.guild_id)
             params = {
@@ -247,19 +278,15 @@ class Timers:
                     "gone; it runs out {deadline}.",
                     **params,
                 )
-            posted = await self._post(active.channel_id, reminder, ping=active.player_to_move)
-            if not posted:  # Discord refused it: the next check tries again
+            if await self._post_needing_retry(
+                active.channel_id, reminder, ping=active.player_to_move
+            ):
+                # Discord could not take it now (an outage): the next check tries again.
                 await services.games.reminder_not_posted(active.set_id, active.ply)
-        await self.bot.flow.takebacks.lapse()
-        await self.bot.flow.outbox.deliver()
-        await self.bot.puzzles.post_daily(now)
-        for match_id, thread_id in await services.games.archives_due(now):
+
+    async def _archive_due(self, now: datetime) -> None:
+        for match_id, thread_id in await self.bot.services.games.archives_due(now):
             await self._archive(match_id, thread_id)
-        for end in await services.games.time_out_due(now):
-            try:
-                await self.bot.flow.announce_set_end(end)
-            except discord.HTTPException as error:
-                _log.warning("Could not announce timeout in game %s: %s", end.game.set_id, error)
 
     async def _archive(self, match_id: int, thread_id: int) -> None:
         """Archive a finished match's thread (its grace period is over); if a new match began
@@ -279,16 +306,22 @@ class Timers:
             except discord.HTTPException as error:  # its next post opens it anyway
                 _log.info("Could not open thread %s again: %s", thread_id, error)
 
-    async def _post(self, channel_id: int, content: str, *, ping: int) -> bool:
-        """Post ``content`` pinging ``ping``; False if Discord refused it."""
+    async def _post_needing_retry(self, channel_id: int, content: str, *, ping: int) -> bool:
+        """Post ``content`` pinging ``ping``; True if it is worth trying again: Discord could
+        not take it (5xx, a timeout). A refusal (no permission, the channel gone) is not
+        retried every few seconds — it would be refused again, and each refusal counts
+        towards Discord's limit on invalid requests."""
         try:
             await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
+        except (discord.Forbidden, discord.NotFound) as error:
+            _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
+            return False
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s: %s", channel_id, error)
-            return False
-        return True
+            return True
+        return False
 
 
 @dataclass(frozen=True)

@@ -36,17 +36,20 @@ def test_missing_manage_server_is_named() -> None:
 
 
 def test_missing_channel_permissions_are_listed() -> None:
-    """Without Attach Files and Embed Links the bot names exactly those two."""
-    permissions = discord.Permissions(send_messages=True)
+    """Without Send Messages and Attach Files the bot names exactly those two; Embed Links is
+    not needed (no game post carries an embed)."""
+    permissions = discord.Permissions(embed_links=True)
     missing = missing_channel_permissions(permissions)
-    assert missing == ["attach_files", "embed_links"]
-    assert "Attach Files, Embed Links" in str(MissingChannelPermissions(missing))
+    assert missing == ["send_messages", "attach_files"]
+    assert "Send Messages, Attach Files" in str(MissingChannelPermissions(missing))
+    assert (
+        missing_channel_permissions(discord.Permissions(send_messages=True, attach_files=True))
+        == []
+    )
 
 
 def test_threads_need_send_messages_in_threads_instead() -> None:
     """In a thread the bot needs Send Messages in Threads, not Send Messages."""
-    permissions = discord.Permissions(
-        send_messages_in_threads=True, attach_files=True, embed_links=True
-    )
+    permissions = discord.Permissions(send_messages_in_threads=True, attach_files=True)
     assert missing_channel_permissions(permissions, in_thread=True) == []
     assert missing_channel_permissions(permissions) == ["send_messages"]

@@ -181,22 +181,26 @@ class GameFlow:
             await self._acknowledge_for_computer(interaction, result, is_component, lang)
             return
         content, files, view, pings = await self.with_next_set(post, result.set_end, lang)
-        if is_component:
-            played = reader(interaction)._("You played {move}.", move=str(result.record))
-            await _update_or_answer(interaction, played, None, True)
-            sent = await interaction.followup.send(
-                content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
-            )
-            message_id: int | None = sent.id
-        else:
-            message_id = await answer(
-                interaction, content, files=files, view=view, allowed_mentions=pings
-            )
-        await self.board_out(result.game, message_id)
-        if result.set_end is not None:
-            await self.after_set(result.set_end)
-        elif result.game.computer_to_move:
-            self.start_computer_turn(result.game)
+        try:
+            if is_component:
+                played = reader(interaction)._("You played {move}.", move=str(result.record))
+                await _update_or_answer(interaction, played, None, True)
+                sent = await interaction.followup.send(
+                    content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
+                )
+                message_id: int | None = sent.id
+            else:
+                message_id = await answer(
+                    interaction, content, files=files, view=view, allowed_mentions=pings
+                )
+            await self.board_out(result.game, message_id)
+        finally:
+            # The move is stored whatever became of its board (the outbox posts an owed one):
+            # the game goes on — the computer answers, the next set begins.
+            if result.set_end is not None:
+                await self.after_set(result.set_end)
+            elif result.game.computer_to_move:
+                self.start_computer_turn(result.game)
 
     async def _acknowledge_for_computer(
         self,
@@ -496,21 +500,25 @@ class GameFlow:
         headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
         post = await board_post(active, names, lang, headline=headline, with_turn=False)
         content, files, view, pings = await self.with_next_set(post, end, lang)
-        if interaction is not None and not interaction.response.is_done():
-            message_id = await answer(
-                interaction, content, files=files, view=view, allowed_mentions=pings
-            )
-        else:
-            message_id = await self.post_in_channel(
-                active.channel_id,
-                content,
-                interaction=interaction,
-                files=files,
-                view=view,
-                pings=pings,
-            )
-        await self.board_out(active, message_id)
-        await self.after_set(end)
+        try:
+            if interaction is not None and not interaction.response.is_done():
+                message_id = await answer(
+                    interaction, content, files=files, view=view, allowed_mentions=pings
+                )
+            else:
+                message_id = await self.post_in_channel(
+                    active.channel_id,
+                    content,
+                    interaction=interaction,
+                    files=files,
+                    view=view,
+                    pings=pings,
+                )
+            await self.board_out(active, message_id)
+        finally:
+            # The set ended whatever became of its board (the outbox posts an owed one): the
+            # next set begins (the computer opens it if it attacks), the line shows the result.
+            await self.after_set(end)
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""

@@ -16,6 +16,7 @@ import discord
 from bot.flow.posts import NO_PINGS, board_post, describe_move, or_missing, outcome_text
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
+from bot.storage.errors import StorageError
 from engine import Side
 from renderer import render_board
 
@@ -40,10 +41,17 @@ class Outbox:
                     row.set_id, row.ply, row.channel_id, row.nonce
                 )
             except discord.HTTPException as error:
-                _log.info(
-                    "Board of game %s at ply %s not posted yet: %s", row.set_id, row.ply, error
-                )
-                await services.announcements.failed(row)
+                refused = isinstance(error, discord.Forbidden | discord.NotFound)
+                log = _log.warning if refused and row.attempts == 0 else _log.info
+                log("Board of game %s at ply %s not posted yet: %s", row.set_id, row.ply, error)
+                await services.announcements.failed(row, refused=refused)
+                continue
+            except StorageError:
+                raise  # the database's trouble: the timers say so and try again
+            except Exception:
+                # A fault of ours in one board must not hold up the others, nor the timers.
+                _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
+                await services.announcements.failed(row, refused=True)
                 continue
             await services.announcements.delivered(row.set_id, row.ply, message_id)
 

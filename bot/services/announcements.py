@@ -19,6 +19,10 @@ from bot.storage.times import to_us
 
 RETRY_FIRST = timedelta(seconds=1)
 RETRY_MAX = timedelta(seconds=10)
+REFUSED_RETRY_MAX = timedelta(hours=1)
+"""The longest pause before posting a board Discord refused (403, 404) again."""
+_DOUBLINGS = 12
+"""Doublings of RETRY_FIRST past which the pause stops growing (it is capped long before)."""
 """Pauses between tries double from the first to this, so a recovered Discord hears soon."""
 
 
@@ -46,8 +50,11 @@ class AnnouncementService:
         async with self._database.snapshot() as db:
             return await announcements.due(db, to_us(self._clock()), limit, self._shards)
 
-    async def failed(self, row: AnnouncementRow) -> None:
-        """Posting ``row`` failed: try again after a pause that doubles with every failure."""
-        pause = min(RETRY_FIRST * (2**row.attempts), RETRY_MAX)
+    async def failed(self, row: AnnouncementRow, *, refused: bool = False) -> None:
+        """Posting ``row`` failed: try again after a pause that doubles with every failure, up
+        to ``RETRY_MAX`` — or, when Discord refused it (no permission, the channel gone), up to
+        ``REFUSED_RETRY_MAX``: that lasts until someone changes something."""
+        ceiling = REFUSED_RETRY_MAX if refused else RETRY_MAX
+        pause = min(RETRY_FIRST * (2 ** min(row.attempts, _DOUBLINGS)), ceiling)
         async with self._database.transaction() as db:
             await announcements.failed(db, row.set_id, row.ply, to_us(self._clock() + pause))

@@ -261,6 +261,14 @@ class ChallengeService:
         """A challenge Discord never showed (its post failed), so nobody can answer it: closed
         as withdrawn, so that it does not hold the two members (one open challenge between
         them) until it expires. Nothing if it is no longer open."""
+        await self._withdraw_for(challenge_id)
+
+    async def challenger_left(self, challenge_id: int) -> None:
+        """The challenger left the server: nobody can play them, so the challenge is closed
+        as withdrawn. Nothing if it is no longer open."""
+        await self._withdraw_for(challenge_id)
+
+    async def _withdraw_for(self, challenge_id: int) -> None:
         async with self._database.transaction() as db:
             await challenges.close(db, challenge_id, ChallengeStatus.WITHDRAWN.value)
 

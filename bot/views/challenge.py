@@ -146,6 +146,16 @@ class ChallengeButton(
         require_channel_permissions(interaction)
         try:
             challenge = await challenges.check_accept(self.challenge_id, user)
+            if not await _still_here(interaction, challenge.challenger_id):
+                await challenges.challenger_left(self.challenge_id)
+                await interaction.response.edit_message(
+                    content=lang._(
+                        "{player} has left the server, so this challenge is closed.",
+                        player=f"<@{challenge.challenger_id}>",
+                    ),
+                    view=None,
+                )
+                return
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
             await interaction.response.edit_message(
@@ -156,3 +166,17 @@ class ChallengeButton(
             )
             return
         await bot.flow.accept_challenge(interaction, challenge)
+
+
+async def _still_here(interaction: discord.Interaction[Any], user_id: int) -> bool:
+    """Whether ``user_id`` is still a member of the interaction's server (asked of Discord: the
+    bot does not follow members coming and going). If Discord cannot say, they are."""
+    if interaction.guild is None:
+        return True
+    try:
+        await interaction.guild.fetch_member(user_id)
+    except discord.NotFound:
+        return False
+    except discord.HTTPException:
+        return True
+    return True

@@ -270,6 +270,15 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
             await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
 
+    async def remove_member(self, member: FakeMember) -> None:
+        """The member leaves the guild (or is kicked); a connected bot is sent
+        GUILD_MEMBER_REMOVE (Discord sends it only with the members intent; discord.py ignores
+        it otherwise)."""
+        member.guild.members.remove(member)
+        data = {"guild_id": str(member.guild.id), "user": payloads.user(member.user)}
+        with contextlib.suppress(RuntimeError):
+            await self.gateway.dispatch("GUILD_MEMBER_REMOVE", data)
+
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
         data = {**payloads.member(member), "guild_id": str(member.guild.id)}
