@@ -403,3 +403,30 @@ def test_discords_implicit_permissions_take_away_what_a_channel_makes_pointless(
     assert not bot.effective_permissions_in(quiet) & (ATTACH_FILES | MENTION_EVERYONE)
     quiet.overwrites.append(FakeOverwrite(id=guild.id, type=0, deny=VIEW_CHANNEL))
     assert bot.effective_permissions_in(quiet) == 0
+
+
+async def test_a_channel_the_bot_or_a_member_cannot_see_behaves_as_on_discord(
+    table: Table,
+) -> None:
+    """Where the bot may not view, posting and editing answer 403 Missing Access (50001); a
+    member who cannot see the channel is not notified by a mention there, and no interaction
+    of theirs comes from it."""
+    standin, guild = table.standin, table.guild
+    general = guild.channel("general")
+    me = standin.world.bot_member(guild)
+    channel = table.bot.get_partial_messageable(general.id)
+    posted = await channel.send("A game starts")
+    await standin.set_overwrite(general, me, deny=VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("again")
+    assert refused.value.code == 50001
+    with pytest.raises(discord.Forbidden) as refused:
+        await posted.edit(content="A game started")
+    assert refused.value.code == 50001
+
+    await standin.set_overwrite(general, me, allow=VIEW_CHANNEL)
+    await standin.set_overwrite(general, table.bob, deny=VIEW_CHANNEL)
+    sent = await channel.send(f"{table.alice.mention} and {table.bob.mention}, your game")
+    assert standin.recorder.messages[sent.id].pinged_user_ids() == {table.alice.id}
+    with pytest.raises(ValueError, match="cannot see"):
+        await standin.slash(guild, general, table.bob, "rules")

@@ -10,7 +10,16 @@ from typing import Any
 from . import payloads
 from .command_options import OptionValue, command_data
 from .gateway import Gateway
-from .model import ALL_PERMISSIONS, FakeChannel, FakeGuild, FakeMember, FakeUser, World, utc_now
+from .model import (
+    ALL_PERMISSIONS,
+    VIEW_CHANNEL,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeUser,
+    World,
+    utc_now,
+)
 from .recorder import InteractionNotAnswered, InteractionRecord, Recorder, StoredMessage
 
 JSON = dict[str, Any]
@@ -68,6 +77,11 @@ class PlayerActions:
         message_payload: JSON | None = None,
     ) -> InteractionRecord:
         actor = self._as_actor(channel, who)
+        if isinstance(actor, FakeMember) and not (
+            actor.effective_permissions_in(channel) & VIEW_CHANNEL
+        ):
+            # Their client does not show the channel: Discord never sends such an interaction.
+            raise ValueError(f"{actor.name} cannot see #{channel.name}: no interaction from there")
         if message_payload is None and source is not None:
             message_payload = source.to_payload()
         interaction_id = self.world.snowflakes.next()

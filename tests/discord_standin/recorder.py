@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from . import payloads
-from .model import MENTION_EVERYONE, FakeChannel, FakeUser, iso, utc_now
+from .model import MENTION_EVERYONE, VIEW_CHANNEL, FakeChannel, FakeUser, iso, utc_now
 
 _log = logging.getLogger(__name__)
 
@@ -133,11 +133,18 @@ class StoredMessage:
             return set()
         mentioned = {int(found) for found in re.findall(r"<@!?(\d+)>", self.sent_content)}
         allowed = self.allowed_mentions
-        if allowed is None:
+        if allowed is not None and "users" not in (allowed.get("parse") or []):
+            mentioned &= {int(user) for user in allowed.get("users") or []}
+        guild = self.channel.guild
+        if guild is None:
             return mentioned
-        if "users" in (allowed.get("parse") or []):
-            return mentioned
-        return mentioned & {int(user) for user in allowed.get("users") or []}
+        # A member who cannot see the channel is not notified (nor is a non-member).
+        return {
+            user_id
+            for user_id in mentioned
+            if (member := guild.member(user_id)) is not None
+            and member.effective_permissions_in(self.channel) & VIEW_CHANNEL
+        }
 
     def pinged_role_ids(self) -> set[int]:
         """Roles whose members Discord notifies for this message: mentioned roles that

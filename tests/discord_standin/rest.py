@@ -23,6 +23,7 @@ from .model import (
     PUBLIC_THREAD,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
     FakeChannel,
     World,
     utc_now,
@@ -512,6 +513,8 @@ class RestApi:
         """POST /channels/{id}/messages — ``channel.send``."""
         channel = self._channel(request)
         body, uploads = await read_body(request)
+        if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, 50001, "Missing Access")
         needed = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
         if not self._bot_may(channel, needed):
             return error(403, 50013, "Missing Permissions")
@@ -536,8 +539,11 @@ class RestApi:
         return json_response(message.to_payload())
 
     async def channel_message(self, request: web.Request) -> web.StreamResponse:
-        """GET/PATCH/DELETE /channels/{id}/messages/{id}."""
+        """GET/PATCH/DELETE /channels/{id}/messages/{id} (the channel must be visible to the
+        bot: Discord answers 50001 Missing Access otherwise)."""
         channel = self._channel(request)
+        if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, 50001, "Missing Access")
         message = self._recorder.messages.get(_int(request, "message_id"))
         if (
             message is None
