@@ -16,7 +16,7 @@ import discord
 import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, FakeMember
+from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
 from tests.discord_standin.model import (
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
@@ -260,3 +260,35 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     await table.wait_board(channel=side)
     table.advance(timedelta(minutes=61))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=side, timeout=10)
+
+
+async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded: Harness) -> None:
+    """A thread match ends; meanwhile an admin took Send Messages in #games from the bot (it
+    still plays in threads). bob's Rematch cannot be posted in #games: he is told so, naming
+    #games and the permission (he was told "I can't play in this channel: I need the Send
+    Messages, Attach Files permissions here", of the thread he was playing in)."""
+    table = threaded
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    last: StoredMessage | None = None
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    assert last is not None
+    assert "Match over" in last.content
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    [rematch] = [c for c in last.custom_ids() if c.startswith("rematch:")]
+    pressed = await table.standin.click(last, rematch, table.bob)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        f"I could not offer the rematch in <#{table.channel.id}>: I may not post there. A server "
+        "admin can give me Send Messages in that channel."
+    )
+    # Nothing holds the pair: once the admin puts it right, the rematch can be offered.
+    await table.standin.set_overwrite(table.channel, table.me)
+    again = await table.standin.click(last, rematch, table.bob)
+    assert (await again.wait_original()).content.startswith("Rematch offered in")

@@ -15,7 +15,7 @@ from bot.flow.threads import computer_line
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
-from bot.services.errors import NotAPlayer
+from bot.services.errors import GameError, NotAPlayer
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer
@@ -100,11 +100,20 @@ class RematchFlow:
                 view=challenge_view(challenge.challenge_id, lang),
                 allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
             )
-        except Exception:
+        except Exception as error:
             # Never shown (the channel is gone, or the bot may not post there): it must not
             # hold the pair until it expires; the post's own error is the one to tell.
             with contextlib.suppress(StorageError):
                 await services.challenges.forget_unshown(challenge.challenge_id)
+            if isinstance(error, discord.Forbidden | discord.NotFound):
+                # Said of the channel the rematch goes to, not of the thread it was asked in.
+                raise GameError(
+                    _(
+                        "I could not offer the rematch in {channel}: I may not post there. A "
+                        "server admin can give me Send Messages in that channel.",
+                        channel=f"<#{where}>",
+                    )
+                ) from error
             raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
         await answer(
