@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -33,6 +34,11 @@ MISSING_OPTIONS = _(
     "That command arrived without the options it needs: pick it again from the / menu."
 )
 UNKNOWN_BUTTON = _("That button is not one of mine (any more): use the newest message, or /games.")
+
+UNREACHABLE = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
+"""What a post raises when Discord could not take it just now (5xx, the connection, a time-out):
+worth trying again soon, unlike a refusal (4xx) that would be refused again."""
+
 
 CHANNEL_PERMISSIONS = ("send_messages", "attach_files")
 """What the bot needs in a channel where games are played: boards are attached pictures, and

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
@@ -238,10 +239,16 @@ class Timers:
 
     async def _time_out(self, now: datetime) -> None:
         for end in await self.bot.services.games.time_out_due(now):
+            # Each ended set is announced on its own: one that fails (its board is then owed)
+            # leaves the others' announcements, next sets and lines to come.
             try:
                 await self.bot.flow.announce_set_end(end)
-            except discord.HTTPException as error:
-                _log.warning("Could not announce timeout in game %s: %s", end.game.set_id, error)
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                _log.warning("Could not announce timeout in game %s: %r", end.game.set_id, error)
+            except StorageError:
+                raise
+            except Exception:
+                _log.exception("Announcing the timeout in game %s failed", end.game.set_id)
 
     async def _expire_challenges(self, now: datetime) -> None:
         for challenge in await self.bot.services.challenges.expire_due(now):
@@ -308,19 +315,19 @@ class Timers:
 
     async def _post_needing_retry(self, channel_id: int, content: str, *, ping: int) -> bool:
         """Post ``content`` pinging ``ping``; True if it is worth trying again: Discord could
-        not take it (5xx, a timeout). A refusal (no permission, the channel gone) is not
-        retried every few seconds — it would be refused again, and each refusal counts
-        towards Discord's limit on invalid requests."""
+        not take it (5xx, the connection, a time-out). A refusal (4xx: no permission, the
+        channel gone or locked) is not retried every few seconds — it would be refused again,
+        and each refusal counts towards Discord's limit on invalid requests."""
         try:
             await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
-        except (discord.Forbidden, discord.NotFound) as error:
+        except UNREACHABLE as error:
+            _log.warning("Could not post in channel %s yet: %r", channel_id, error)
+            return True
+        except discord.HTTPException as error:
             _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
             return False
-        except discord.HTTPException as error:
-            _log.warning("Could not post in channel %s: %s", channel_id, error)
-            return True
         return False
 
 

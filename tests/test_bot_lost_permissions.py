@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import discord
 import pytest
 
+from bot.services.games import GameService
+from engine import Game
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
 from tests.discord_standin.model import (
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
 )
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -286,9 +291,196 @@ async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded
     assert answer.ephemeral
     assert answer.content == (
         f"I could not offer the rematch in <#{table.channel.id}>: I may not post there. A server "
-        "admin can give me Send Messages in that channel."
+        "admin can give me View Channel and Send Messages in that channel."
     )
     # Nothing holds the pair: once the admin puts it right, the rematch can be offered.
     await table.standin.set_overwrite(table.channel, table.me)
     again = await table.standin.click(last, rematch, table.bob)
     assert (await again.wait_original()).content.startswith("Rematch offered in")
+
+
+# -- from the review of these fixes ---------------------------------------------------------
+
+
+async def test_the_computer_opens_set_two_after_winning_set_one_while_refused(
+    table: Harness,
+) -> None:
+    """The computer (defenders in set 1) wins set 1 with its own move while the bot may not
+    view the channel: set 2, where it attacks, still begins with its move."""
+    assert table.bot is not None
+    gate = asyncio.Event()
+    script = {0: "d1-b1", 1: "d3-a3", 3: "d4-d1", 5: "d1-g1"}  # the defenders win at ply 5
+
+    async def scripted(game: Game, level: int, *, seed: int | None = None) -> str:
+        if game.ply == 5:
+            await gate.wait()
+        return script[game.ply]
+
+    table.bot.ai.choose_move = scripted  # type: ignore[method-assign]
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 2})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    for text in ("d1-b1", "d2-a2", "b1-c1"):
+        await table.move(table.alice, text)
+        await asyncio.sleep(0.3)
+    await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
+    gate.set()  # its winning move is made while it cannot post
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, table.channel.id), 2)
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))
+    await eventually(lambda: _set_and_ply(games, table.channel.id), (2, 1))
+
+
+async def _set_number(games: GameService, channel_id: int) -> int | None:
+    active = await games.in_channel(channel_id)
+    return None if active is None else active.set_number
+
+
+async def _set_and_ply(games: GameService, channel_id: int) -> tuple[int, int] | None:
+    active = await games.in_channel(channel_id)
+    return None if active is None else (active.set_number, min(active.ply, 1))
+
+
+async def eventually(
+    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
+) -> None:
+    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
+    seen: object = None
+    for _ in range(tries):
+        seen = await probe()
+        if seen == wanted:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
+
+
+async def test_an_owed_board_is_posted_soon_after_a_connection_outage(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord unreachable at the connection level (aiohttp raises, not an HTTPException):
+    once it is back, the owed board comes within seconds, not after an hour's back-off."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    real = discord.PartialMessageable.send
+    down = True
+
+    async def unreachable(
+        self: discord.PartialMessageable, *args: Any, **kwargs: Any
+    ) -> discord.Message:
+        if down:
+            raise aiohttp.ServerDisconnectedError()
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessageable, "send", unreachable)
+    table.advance(timedelta(days=1, seconds=1))  # alice loses on time; the board is owed
+    await asyncio.sleep(0.3)
+    for _ in range(14):  # a long outage: the outbox tries again and again
+        table.advance(timedelta(hours=1))
+        await asyncio.sleep(0.15)
+    down = False
+    table.advance(timedelta(seconds=11))
+    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=3)
+
+
+async def test_one_timeout_failing_off_http_does_not_strand_the_others(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two games against the computer time out in one check and the first one's post fails
+    with a connection error: the second game's set 2 still begins with the computer's move."""
+    assert table.bot is not None
+    side = table.guild.channel("side")
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 2})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    await table.slash(table.carol, "challenge", {"opponent": table.me, "sets": 2}, channel=side)
+    await table.wait_board(lambda m: "your move as the attackers" in m.content, channel=side)
+    real = discord.PartialMessageable.send
+
+    async def flaky(self: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:
+        if self.id == table.channel.id:
+            raise aiohttp.ServerDisconnectedError()
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessageable, "send", flaky)
+    table.advance(timedelta(days=1, seconds=1))
+    await eventually(lambda: _set_and_ply(table.bot.services.games, side.id), (2, 1))  # type: ignore[union-attr]
+
+
+async def test_accept_answers_in_time_when_the_member_lookup_is_slow(
+    threaded: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord answering the member lookup slowly (a rate-limit wait, 5xx retries inside
+    discord.py) does not make Accept miss the 3-second deadline."""
+    table = threaded
+    real = discord.Guild.fetch_member
+
+    async def slow(self: discord.Guild, user_id: int) -> discord.Member:
+        await asyncio.sleep(3.5)
+        return await real(self, user_id)
+
+    monkeypatch.setattr(discord.Guild, "fetch_member", slow)
+    message = await table.reply_text(table.alice, "challenge", {"sets": 1})
+    pressed = await table.standin.click(
+        message, f"challenge:accept:{challenge_id(message)}", table.carol
+    )
+    await pressed.wait_original()
+    assert message.thread is not None
+
+
+async def test_a_reminder_whose_post_times_out_is_tried_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reminder post that times out (not an HTTPException) is tried again at the next
+    check, and the other game's reminder due in the same check is posted too."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    side = table.guild.channel("side")
+    reply = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=side
+    )
+    await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.admin)
+    await table.wait_board(channel=side)
+    real = discord.PartialMessageable.send
+    failures = 1
+
+    async def flaky(self: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:
+        nonlocal failures
+        if "reminder" in str(args[0] if args else kwargs.get("content")) and failures:
+            failures -= 1
+            raise TimeoutError
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessageable, "send", flaky)
+    table.advance(timedelta(hours=12, seconds=30))
+    await table.standin.wait_until(
+        lambda: (
+            sum(
+                "reminder" in m.content
+                for ch in (table.channel, side)
+                for m in table.public_messages(ch)
+            )
+            == 2
+        ),
+        timeout=5,
+    )
+
+
+async def test_a_reminder_in_a_locked_thread_is_not_retried_every_check(
+    threaded: Harness,
+) -> None:
+    """A moderator archives and locks a game's thread: Discord answers 400 (50083) to the
+    reminder, which is not tried again at every check (only what Discord could not take is)."""
+    table = threaded
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    thread.archived = True
+    thread.locked = True
+    table.advance(timedelta(hours=12, seconds=1))
+    await asyncio.sleep(2.0)
+    path = f"/api/v10/channels/{thread.id}/messages"
+    tries = sum(
+        1
+        for c in table.standin.rest_log
+        if c.method == "POST" and c.path == path and c.status == 400
+    )
+    assert tries <= 3, f"{tries} refused reminder posts in 2 s"

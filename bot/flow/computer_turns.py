@@ -153,9 +153,13 @@ class ComputerTurns:
             result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
         )
         content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
-        message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
-        await self.flow.board_out(result.game, message_id)
-        if result.set_end is not None:
-            await self.flow.after_set(result.set_end)
-        elif result.game.computer_to_move:
-            self.start(result.game)
+        try:
+            message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
+            await self.flow.board_out(result.game, message_id)
+        finally:
+            # The move is stored whatever became of its board (the outbox posts an owed one):
+            # the next set begins, or the computer moves again.
+            if result.set_end is not None:
+                await self.flow.after_set(result.set_end)
+            elif result.game.computer_to_move:
+                self.start(result.game)

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.flow.posts import NO_PINGS, board_post, describe_move, or_missing, outcome_text
+from bot.errors import UNREACHABLE
+from bot.flow.posts import (
+    NO_PINGS,
+    board_post,
+    describe_move,
+    or_missing,
+    outcome_text,
+)
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
@@ -40,10 +47,10 @@ class Outbox:
                 message_id = await self._post_owed_board(
                     row.set_id, row.ply, row.channel_id, row.nonce
                 )
-            except discord.HTTPException as error:
+            except (discord.HTTPException, *UNREACHABLE) as error:
                 refused = isinstance(error, discord.Forbidden | discord.NotFound)
                 log = _log.warning if refused and row.attempts == 0 else _log.info
-                log("Board of game %s at ply %s not posted yet: %s", row.set_id, row.ply, error)
+                log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)
                 await services.announcements.failed(row, refused=refused)
                 continue
             except StorageError:

@@ -105,12 +105,19 @@ class RematchFlow:
             # hold the pair until it expires; the post's own error is the one to tell.
             with contextlib.suppress(StorageError):
                 await services.challenges.forget_unshown(challenge.challenge_id)
-            if isinstance(error, discord.Forbidden | discord.NotFound):
-                # Said of the channel the rematch goes to, not of the thread it was asked in.
+            # Said of the channel the rematch goes to, not of the thread it was asked in.
+            if isinstance(error, discord.Forbidden):
                 raise GameError(
                     _(
                         "I could not offer the rematch in {channel}: I may not post there. A "
-                        "server admin can give me Send Messages in that channel.",
+                        "server admin can give me View Channel and Send Messages in that channel.",
+                        channel=f"<#{where}>",
+                    )
+                ) from error
+            if isinstance(error, discord.NotFound):
+                raise GameError(
+                    _(
+                        "I could not offer the rematch in {channel}: that channel is gone.",
                         channel=f"<#{where}>",
                     )
                 ) from error

@@ -19,11 +19,11 @@ from bot.storage.times import to_us
 
 RETRY_FIRST = timedelta(seconds=1)
 RETRY_MAX = timedelta(seconds=10)
+"""Pauses between tries double from the first to this, so a recovered Discord hears soon."""
 REFUSED_RETRY_MAX = timedelta(hours=1)
 """The longest pause before posting a board Discord refused (403, 404) again."""
 _DOUBLINGS = 12
 """Doublings of RETRY_FIRST past which the pause stops growing (it is capped long before)."""
-"""Pauses between tries double from the first to this, so a recovered Discord hears soon."""
 
 
 class AnnouncementService:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from typing import Any
 
 import discord
 
-from bot.errors import require_channel_permissions
+from bot.errors import UNREACHABLE, require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
@@ -168,15 +169,20 @@ class ChallengeButton(
         await bot.flow.accept_challenge(interaction, challenge)
 
 
+MEMBER_LOOKUP_LIMIT = 1.0
+"""Seconds Accept waits for Discord to say whether the challenger is still a member (the press
+must be answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
+
+
 async def _still_here(interaction: discord.Interaction[Any], user_id: int) -> bool:
     """Whether ``user_id`` is still a member of the interaction's server (asked of Discord: the
-    bot does not follow members coming and going). If Discord cannot say, they are."""
+    bot does not follow members coming and going). If Discord cannot say in time, they are."""
     if interaction.guild is None:
         return True
     try:
-        await interaction.guild.fetch_member(user_id)
+        await asyncio.wait_for(interaction.guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
     except discord.NotFound:
         return False
-    except discord.HTTPException:
+    except (discord.HTTPException, *UNREACHABLE):
         return True
     return True
