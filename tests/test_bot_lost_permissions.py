@@ -71,13 +71,8 @@ async def test_computer_opens_set_two_after_a_timeout_posted_late(table: Harness
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     table.advance(timedelta(days=1, seconds=1))  # alice's time runs out in set 1
     assert table.bot is not None
-    for _ in range(100):
-        active = await table.bot.services.games.in_channel(table.channel.id)
-        if active is not None and active.set_number == 2:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("set 1 did not end on time")
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, table.channel.id), 2)
     await table.standin.set_overwrite(table.channel, table.me)  # the admin puts it right
     table.advance(timedelta(seconds=30))  # the outbox's turn
     await table.wait_board(lambda m: "Set 2 begins" in m.content, timeout=10)
@@ -101,12 +96,8 @@ async def test_the_line_shows_the_result_of_a_timeout_posted_late(threaded: Harn
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES_IN_THREADS)
     table.advance(timedelta(days=1, seconds=1))  # alice's time runs out
     assert table.bot is not None
-    for _ in range(100):
-        if await table.bot.services.games.in_channel(thread.id) is None:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the set did not end on time")
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, thread.id), None)
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=10)
@@ -143,10 +134,8 @@ async def test_a_board_refused_for_a_missing_permission_backs_off(
     caplog.set_level(logging.INFO, logger="bot.flow.outbox")
     table.advance(timedelta(days=1, seconds=1))
     assert table.bot is not None
-    for _ in range(100):
-        if await table.bot.services.games.in_channel(table.channel.id) is None:
-            break
-        await asyncio.sleep(0.05)
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, table.channel.id), None)
     before = refused_posts(table, table.channel.id)
     for _ in range(60):  # an hour, a minute at a time
         table.advance(timedelta(minutes=1))
@@ -166,10 +155,8 @@ async def test_one_board_refused_for_eight_minutes_stops_every_deadline_in_the_s
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     table.advance(timedelta(days=1, seconds=1))  # alice loses on time; the board is owed
     assert table.bot is not None
-    for _ in range(100):
-        if await table.bot.services.games.in_channel(table.channel.id) is None:
-            break
-        await asyncio.sleep(0.05)
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, table.channel.id), None)
     for _ in range(50):  # 50 tries of the outbox, as 50 × 10 s would give in production
         table.advance(timedelta(minutes=1))
         await asyncio.sleep(0.1)
@@ -401,7 +388,8 @@ async def test_one_timeout_failing_off_http_does_not_strand_the_others(
 
     monkeypatch.setattr(discord.PartialMessageable, "send", flaky)
     table.advance(timedelta(days=1, seconds=1))
-    await eventually(lambda: _set_and_ply(table.bot.services.games, side.id), (2, 1))  # type: ignore[union-attr]
+    games = table.bot.services.games
+    await eventually(lambda: _set_and_ply(games, side.id), (2, 1))
 
 
 async def test_accept_answers_in_time_when_the_member_lookup_is_slow(
