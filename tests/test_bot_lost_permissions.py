@@ -20,7 +20,7 @@ import pytest
 from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import (
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
@@ -46,6 +46,15 @@ async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIter
         discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
     ) as harness:
         yield harness
+
+
+async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
+    """alice and bob play one set in a thread of #games: its line and the thread."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    await table.wait_board(channel=line.thread)
+    return line, line.thread
 
 
 def refused_posts(table: Harness, channel_id: int) -> int:
@@ -88,11 +97,7 @@ async def test_the_line_shows_the_result_of_a_timeout_posted_late(threaded: Harn
     once led to that edit), and the final board follows in the thread once the permission is
     back."""
     table = threaded
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    thread = line.thread
-    await table.wait_board(channel=thread)
+    line, thread = await thread_game(table)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES_IN_THREADS)
     table.advance(timedelta(days=1, seconds=1))  # alice's time runs out
     assert table.bot is not None
@@ -222,11 +227,7 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     a day later the game ends on time and its final board is owed to a channel that no
     longer exists (404). The timers go on for every other game."""
     table = threaded
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    thread = line.thread
-    await table.wait_board(channel=thread)
+    _, thread = await thread_game(table)
     del table.standin.world.channels[thread.id]
     table.guild.threads.remove(thread)
     await table.standin.dispatch(
@@ -260,11 +261,7 @@ async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded
     #games and the permission (he was told "I can't play in this channel: I need the Send
     Messages, Attach Files permissions here", of the thread he was playing in)."""
     table = threaded
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    thread = line.thread
-    await table.wait_board(channel=thread)
+    _, thread = await thread_game(table)
     last: StoredMessage | None = None
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
@@ -456,11 +453,7 @@ async def test_a_reminder_in_a_locked_thread_is_not_retried_every_check(
     """A moderator archives and locks a game's thread: Discord answers 400 (50083) to the
     reminder, which is not tried again at every check (only what Discord could not take is)."""
     table = threaded
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    thread = line.thread
-    await table.wait_board(channel=thread)
+    _, thread = await thread_game(table)
     thread.archived = True
     thread.locked = True
     table.advance(timedelta(hours=12, seconds=1))
