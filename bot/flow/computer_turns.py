@@ -157,9 +157,4 @@ class ComputerTurns:
             message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
             await self.flow.board_out(result.game, message_id)
         finally:
-            # The move is stored whatever became of its board (the outbox posts an owed one):
-            # the next set begins, or the computer moves again.
-            if result.set_end is not None:
-                await self.flow.after_set(result.set_end)
-            elif result.game.computer_to_move:
-                self.start(result.game)
+            await self.flow.after_move(result)

@@ -195,12 +195,7 @@ class GameFlow:
                 )
             await self.board_out(result.game, message_id)
         finally:
-            # The move is stored whatever became of its board (the outbox posts an owed one):
-            # the game goes on — the computer answers, the next set begins.
-            if result.set_end is not None:
-                await self.after_set(result.set_end)
-            elif result.game.computer_to_move:
-                self.start_computer_turn(result.game)
+            await self.after_move(result)
 
     async def _acknowledge_for_computer(
         self,
@@ -331,7 +326,7 @@ class GameFlow:
             try:
                 active = await services.challenges.accept(
                     challenge.challenge_id,
-                    interaction.user.id,
+                    opponent,
                     thread_id=None if thread is None else thread.id,
                 )
             except Exception as error:
@@ -475,6 +470,14 @@ class GameFlow:
         await self.went_live(active, message_id)
         if active.computer_to_move:
             self.start_computer_turn(active)
+
+    async def after_move(self, result: MoveResult) -> None:
+        """After a stored move, whatever became of its board (the outbox posts an owed one):
+        the game goes on — the next set begins, or the computer answers."""
+        if result.set_end is not None:
+            await self.after_set(result.set_end)
+        elif result.game.computer_to_move:
+            self.start_computer_turn(result.game)
 
     async def after_set(self, end: SetEnd) -> None:
         """After a set: the computer opens the next set if it attacks; after the match's last
