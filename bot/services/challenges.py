@@ -170,7 +170,10 @@ class ChallengeService:
         challenger of one open to anyone), ChallengeExpired (past its expiry; it is marked
         expired), ChannelNotAllowed.
         """
-        row = await self._open(challenge_id)
+        return await self._check_accept(await self._open(challenge_id), user_id)
+
+    async def _check_accept(self, row: ChallengeRow, user_id: int) -> Challenge:
+        """:meth:`check_accept` of the open challenge ``row``."""
         if row.opponent_id is None:
             if user_id == row.challenger_id:
                 raise NotYourChallenge(
@@ -184,7 +187,7 @@ class ChallengeService:
         now = self._clock()
         if to_us(now) >= row.expires_us:
             async with self._database.transaction() as db:
-                await challenges.close(db, challenge_id, ChallengeStatus.EXPIRED.value)
+                await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value)
             raise ChallengeExpired()
         settings = await self._settings.get(row.guild_id)
         if not settings.allows(row.channel_id):
@@ -202,7 +205,7 @@ class ChallengeService:
         and ChannelBusy (a game started in the channel meanwhile).
         """
         row = await self._open(challenge_id)
-        await self.check_accept(challenge_id, user_id)
+        await self._check_accept(row, user_id)
         async with self._database.transaction() as db:
             await players.ensure(db, user_id, self._clock())
             # Claim the challenge first: of two Accepts racing (a double click, or two members
