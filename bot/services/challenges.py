@@ -350,6 +350,7 @@ def _where(row: ChallengeRow) -> str:
     return message_link(row.guild_id, row.channel_id, row.message_id)
 
 
-def message_link(guild_id: int, channel_id: int, message_id: int) -> str:
-    """Discord's link to a message (it opens the channel at the message)."""
+def message_link(guild_id: int | str, channel_id: int, message_id: int) -> str:
+    """Discord's link to a message (it opens the channel at the message); ``guild_id`` is
+    ``"@me"`` for a direct message."""
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"

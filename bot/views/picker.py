@@ -15,6 +15,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, Text, _
 from bot.i18n.audience import reader
+from bot.services.challenges import message_link
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
 from bot.views.common import GameButton, GuardedItem, bot_of
@@ -56,7 +57,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -
     if active is None or active.set_id != set_id:
         raise NoGameHere(_("This board belongs to a game that is over."))
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
-    raise OldBoard(f"https://discord.com/channels/{guild}/{channel_id}/{live}")
+    raise OldBoard(message_link(guild, channel_id, live))
 
 
 PIECE_NAMES = {Piece.ATTACKER: _("attacker"), Piece.DEFENDER: _("defender"), Piece.KING: _("king")}
