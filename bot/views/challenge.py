@@ -31,13 +31,17 @@ def time_per_move_text(per_move: timedelta) -> str:
     return f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
 
 
+def sets_text(sets_total: int, lang: Language = ENGLISH) -> str:
+    """ "a match of two sets" or "a single set", as a challenge states its terms."""
+    return lang._("a match of two sets") if sets_total == 2 else lang._("a single set")
+
+
 def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
     """The public challenge: who, what, sides, time per move, and when it expires."""
-    sets = lang._("a match of two sets") if challenge.sets_total == 2 else lang._("a single set")
     params = {
         "challenger": f"<@{challenge.challenger_id}>",
         "ruleset": lang.gettext(get_ruleset(challenge.ruleset).title),
-        "sets": sets,
+        "sets": sets_text(challenge.sets_total, lang),
         "time": time_per_move_text(challenge.time_per_move),
     }
     attacking = challenge.challenger_side is Side.ATTACKERS

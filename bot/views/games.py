@@ -13,7 +13,7 @@ from bot.names import escaped
 from bot.services.challenges import message_link
 from bot.services.domain import Challenge, GameInProgress, GamesPage
 from bot.services.errors import InvalidOption
-from bot.views.challenge import time_per_move_text
+from bot.views.challenge import sets_text, time_per_move_text
 from bot.views.common import GuardedItem, bot_of
 from engine import get_ruleset
 
@@ -47,14 +47,13 @@ def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = 
 def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """One challenge open to anyone as a line: who, what, and a link to accept it."""
     assert challenge.message_id is not None, "only posted challenges are listed"
-    sets = lang._("a match of two sets") if challenge.sets_total == 2 else lang._("a single set")
     link = message_link(challenge.guild_id, challenge.channel_id, challenge.message_id)
     return lang._(
         "**{player}** · {ruleset} · {sets} · {time} per move · expires {deadline} · "
         "[accept it there]({link})",
         player=escaped(names.get(challenge.challenger_id, lang._("a player"))),
         ruleset=lang.gettext(get_ruleset(challenge.ruleset).title),
-        sets=sets,
+        sets=sets_text(challenge.sets_total, lang),
         time=time_per_move_text(challenge.time_per_move),
         deadline=f"<t:{int(challenge.expires_at.timestamp())}:R>",
         link=link,
