@@ -465,3 +465,32 @@ async def test_a_reminder_in_a_locked_thread_is_not_retried_every_check(
         if c.method == "POST" and c.path == path and c.status == 400
     )
     assert tries <= 3, f"{tries} refused reminder posts in 2 s"
+
+
+async def test_a_board_owed_to_a_locked_thread_backs_off(threaded: Harness) -> None:
+    """A moderator archives and locks a game's thread and the game ends on time: Discord
+    answers the owed final board with 400 (50083), a refusal like 403's, so the outbox's
+    pauses grow towards an hour (it tried every 10 s, as if Discord were down)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    thread.archived = True
+    thread.locked = True
+    table.advance(timedelta(days=1, seconds=1))
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, thread.id), None)
+    path = f"/api/v10/channels/{thread.id}/messages"
+
+    def refused() -> int:
+        return sum(
+            1
+            for c in table.standin.rest_log
+            if c.method == "POST" and c.path == path and c.status == 400
+        )
+
+    before = refused()
+    for _ in range(60):  # an hour, a minute at a time
+        table.advance(timedelta(minutes=1))
+        await asyncio.sleep(0.1)
+    tries = refused() - before
+    assert tries <= 12, f"the outbox was refused {tries} times in an hour and keeps trying"

@@ -48,7 +48,7 @@ class Outbox:
                     row.set_id, row.ply, row.channel_id, row.nonce
                 )
             except (discord.HTTPException, *UNREACHABLE) as error:
-                refused = isinstance(error, discord.Forbidden | discord.NotFound)
+                refused = not isinstance(error, UNREACHABLE)
                 log = _log.warning if refused and row.attempts == 0 else _log.info
                 log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)
                 await services.announcements.failed(row, refused=refused)

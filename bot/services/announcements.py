@@ -21,7 +21,7 @@ RETRY_FIRST = timedelta(seconds=1)
 RETRY_MAX = timedelta(seconds=10)
 """Pauses between tries double from the first to this, so a recovered Discord hears soon."""
 REFUSED_RETRY_MAX = timedelta(hours=1)
-"""The longest pause before posting a board Discord refused (403, 404) again."""
+"""The longest pause before posting a board Discord refused (a 4xx) again."""
 _DOUBLINGS = 12
 """Doublings of RETRY_FIRST past which the pause stops growing (it is capped long before)."""
 
@@ -52,8 +52,9 @@ class AnnouncementService:
 
     async def failed(self, row: AnnouncementRow, *, refused: bool = False) -> None:
         """Posting ``row`` failed: try again after a pause that doubles with every failure, up
-        to ``RETRY_MAX`` — or, when Discord refused it (no permission, the channel gone), up to
-        ``REFUSED_RETRY_MAX``: that lasts until someone changes something."""
+        to ``RETRY_MAX`` — or, when Discord refused it (a 4xx: no permission, the channel gone,
+        the thread locked), up to ``REFUSED_RETRY_MAX``: that lasts until someone changes
+        something."""
         ceiling = REFUSED_RETRY_MAX if refused else RETRY_MAX
         pause = min(RETRY_FIRST * (2 ** min(row.attempts, _DOUBLINGS)), ceiling)
         async with self._database.transaction() as db:
