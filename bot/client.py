@@ -51,6 +51,7 @@ COGS = (
     "bot.cogs.standings",
     "bot.cogs.admin",
     "bot.cogs.learn",
+    "bot.cogs.server_changes",
 )
 
 

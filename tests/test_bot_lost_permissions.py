@@ -494,3 +494,78 @@ async def test_a_board_owed_to_a_locked_thread_backs_off(threaded: Harness) -> N
         await asyncio.sleep(0.1)
     tries = refused() - before
     assert tries <= 12, f"the outbox was refused {tries} times in an hour and keeps trying"
+
+
+# -- permissions given back: the owed board comes at once ----------------------------------
+
+
+async def lose_on_time_while_refused(table: Harness, channel: FakeChannel) -> None:
+    """alice loses on time while Discord refuses the bot's posts in ``channel``; the outbox
+    tries the owed final board for 20 minutes, and so pauses for longer and longer."""
+    table.advance(timedelta(days=1, seconds=1))
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, channel.id), None)
+    for _ in range(20):
+        table.advance(timedelta(minutes=1))
+        await asyncio.sleep(0.1)
+    assert not [m for m in table.public_messages(channel) if "ran out of time" in m.content]
+
+
+async def final_board_soon(table: Harness, channel: FakeChannel) -> None:
+    """The owed final board is posted within seconds, the bot's clock standing still (the
+    refusals' pause would have lasted many more minutes)."""
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=channel, timeout=5)
+
+
+async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: Harness) -> None:
+    """An admin took Send Messages in #games from the bot while a game ended on time, then
+    gives it back: the owed board comes at the next check, not after the refusal's pause."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+    await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
+    await final_board_soon(table, table.channel)
+
+
+async def test_a_board_is_posted_soon_after_the_bots_role_allows_it_again(
+    table: Harness,
+) -> None:
+    """An admin edits the roles so that the bot may not send messages anywhere, then gives
+    the bot's own role Send Messages: the owed board comes at the next check."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    mine = next(role for role in table.me.roles if role.managed)
+    granted = mine.permissions
+    await table.standin.edit_role(mine, permissions=granted & ~SEND_MESSAGES)
+    everyone = table.guild.everyone
+    await table.standin.edit_role(everyone, permissions=everyone.permissions & ~SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+    await table.standin.edit_role(mine, permissions=granted | SEND_MESSAGES)
+    await final_board_soon(table, table.channel)
+
+
+async def test_a_board_is_posted_soon_after_the_bot_is_given_a_role(table: Harness) -> None:
+    """The bot may not send messages (its role and @everyone lack it) when a game ends on time;
+    an admin gives the bot a "Game host" role that may: the owed board comes at the next
+    check (Discord tells a bot of its own roles without the members intent)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    mine = next(role for role in table.me.roles if role.managed)
+    await table.standin.edit_role(mine, permissions=mine.permissions & ~SEND_MESSAGES)
+    everyone = table.guild.everyone
+    await table.standin.edit_role(everyone, permissions=everyone.permissions & ~SEND_MESSAGES)
+    host = await table.standin.add_role(table.guild, "Game host")
+    await table.standin.edit_role(host, permissions=SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+    await table.standin.give_role(table.me, host)
+    await final_board_soon(table, table.channel)
+
+
+async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Harness) -> None:
+    """A moderator locked a game's thread while its game ended on time, then unlocks it: the
+    owed board comes at the next check."""
+    table = threaded
+    _, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await lose_on_time_while_refused(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await final_board_soon(table, thread)

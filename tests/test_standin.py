@@ -388,6 +388,26 @@ async def test_the_bots_managed_role_is_tagged_with_its_id(table: Table) -> None
     assert guild.self_role.is_bot_managed()
 
 
+async def test_role_edits_and_the_bots_new_roles_reach_its_cache(table: Table) -> None:
+    """GUILD_ROLE_UPDATE and the bot's own GUILD_MEMBER_UPDATE arrive as Discord sends them:
+    discord.py's cache shows the role's new permissions and the bot's new role."""
+    standin, guild = table.standin, table.guild
+    bot_member = guild.member(standin.bot_user.id)
+    assert bot_member is not None
+    host = await standin.add_role(guild, "Game host")
+    await standin.edit_role(host, permissions=discord.Permissions(manage_threads=True))
+    await standin.give_role(bot_member, host)
+    await standin.give_role(table.alice, host)  # no members intent: the bot is not told
+    await standin.slash(guild, table.channel, table.alice, "challenge", {"opponent": table.bob})
+    cached = table.bot.get_guild(guild.id)
+    assert cached is not None
+    role = cached.get_role(host.id)
+    assert role is not None
+    assert role.permissions.manage_threads
+    assert cached.me.get_role(host.id) is not None
+    assert cached.me.guild_permissions.manage_threads
+
+
 def test_discords_implicit_permissions_take_away_what_a_channel_makes_pointless() -> None:
     """Without View Channel nothing counts; without Send Messages in a text channel neither do
     Attach Files, Embed Links nor Mention @everyone (Discord's "implicit permissions")."""

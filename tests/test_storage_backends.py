@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -457,3 +458,30 @@ async def test_schema_14_keeps_open_challenges_and_lets_one_be_open_to_anyone(
         assert anyone.challenge_id > kept.challenge_id
     finally:
         await services.close()
+
+
+async def test_boards_paused_after_a_refusal_are_tried_again_when_their_server_changes(
+    database: str, clock: FakeClock
+) -> None:
+    """A board Discord refused waits long; ``retry_refused`` for its server brings it to the next
+    check, and leaves another server's refused board waiting."""
+    guild_a, guild_b = 4 << 22, 5 << 22
+    opened = await Services.open(database, clock=clock)
+    try:
+        await _start(opened, guild_a, CHANNEL)
+        await _start(opened, guild_b, OTHER_CHANNEL)
+        for channel in (CHANNEL, OTHER_CHANNEL):
+            game = await opened.games.in_channel(channel)
+            assert game is not None
+            await opened.games.play(channel, game.player_to_move, str(game.game.legal_moves()[0]))
+        clock.advance(timedelta(minutes=1))
+        owed = await opened.announcements.due()
+        assert len(owed) == 2
+        for row in owed:
+            await opened.announcements.failed(replace(row, attempts=12), refused=True)
+        clock.advance(timedelta(minutes=1))
+        assert await opened.announcements.due() == []
+        await opened.announcements.retry_refused(guild_a)
+        assert [row.channel_id for row in await opened.announcements.due()] == [CHANNEL]
+    finally:
+        await opened.close()

@@ -45,6 +45,14 @@ class AnnouncementService:
         async with self._database.snapshot() as db:
             return await announcements.message_of(db, set_id, ply)
 
+    async def retry_refused(self, guild_id: int) -> None:
+        """Something changed in server ``guild_id`` that may let the bot post again (a channel's
+        permissions, a role, the bot's roles, a thread unlocked): boards paused after a refusal
+        are tried at the next check instead of up to an hour later."""
+        now = self._clock()
+        async with self._database.transaction() as db:
+            await announcements.retry_refused(db, guild_id, to_us(now), to_us(now + RETRY_MAX))
+
     async def due(self, limit: int = 20) -> list[AnnouncementRow]:
         """Boards that should have been posted by now and were not, oldest first."""
         async with self._database.snapshot() as db:

@@ -91,3 +91,14 @@ async def failed(db: Connection, set_id: int, ply: int, next_try_us: int) -> Non
         "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
         (next_try_us, set_id, ply),
     )
+
+
+async def retry_refused(db: Connection, guild_id: int, now_us: int, later_than_us: int) -> None:
+    """Undelivered announcements of ``guild_id``'s sets whose next try is after
+    ``later_than_us`` (paused for a refusal) are tried again at ``now_us``."""
+    await db.execute(
+        "UPDATE announcements SET next_try_us = ? "
+        "WHERE delivered_us IS NULL AND next_try_us > ? "
+        "AND set_id IN (SELECT set_id FROM sets WHERE guild_id = ?)",
+        (now_us, later_than_us, guild_id),
+    )

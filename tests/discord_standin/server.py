@@ -43,6 +43,7 @@ from .model import (
     FakeRole,
     FakeUser,
     World,
+    utc_now,
 )
 from .recorder import (
     InteractionRecord,
@@ -269,6 +270,40 @@ class DiscordStandin(PlayerActions):
         ] + [FakeOverwrite(id=target_id, type=kind, allow=_bits(allow), deny=_bits(deny))]
         with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
             await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
+
+    async def edit_role(self, role: FakeRole, *, permissions: Permissions) -> None:
+        """An admin edits a role's server-wide permissions (the bot's own managed role too); a
+        connected bot is sent GUILD_ROLE_UPDATE, as Discord does."""
+        guild = next(g for g in self.world.guilds if role in g.roles or role is g.everyone)
+        role.permissions = _bits(permissions)
+        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+            await self.gateway.dispatch(
+                "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": payloads.role(guild, role)}
+            )
+
+    async def give_role(self, member: FakeMember, role: FakeRole) -> None:
+        """An admin gives ``member`` a role. Discord sends GUILD_MEMBER_UPDATE with the members
+        intent only, except for the bot's own member, so a connected bot hears of its own."""
+        member.roles.append(role)
+        if member.user is self.world.bot_user:
+            data = {**payloads.member(member), "guild_id": str(member.guild.id)}
+            with contextlib.suppress(RuntimeError):
+                await self.gateway.dispatch("GUILD_MEMBER_UPDATE", data)
+
+    async def edit_thread(
+        self, thread: FakeChannel, *, archived: bool | None = None, locked: bool | None = None
+    ) -> None:
+        """A moderator archives, unarchives, locks or unlocks a thread; a connected bot is sent
+        THREAD_UPDATE, as Discord does."""
+        if not thread.is_thread:
+            raise ValueError("only a thread is archived or locked")
+        if archived is not None:
+            thread.archived = archived
+            thread.archived_at = utc_now()
+        if locked is not None:
+            thread.locked = locked
+        with contextlib.suppress(RuntimeError):
+            await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
 
     async def remove_member(self, member: FakeMember) -> None:
         """The member leaves the guild (or is kicked); a connected bot is sent
