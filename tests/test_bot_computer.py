@@ -159,6 +159,31 @@ async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     assert line.content == "**alice** (attackers) played d1-b1."
 
 
+async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(
+    table: Harness,
+) -> None:
+    """Discord cannot take the computer's reply to alice's move (neither the edit of her line
+    nor a new post): the outbox posts the board later, and her line no longer says "I am
+    thinking…" (it said so for good)."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    path = f"/channels/{table.channel.id}/messages"
+    down = table.standin.fail_rest(503, seconds=1.5, matching=lambda _method, p: path in p)
+    pool.go.set()
+    await table.standin.wait_until(lambda: down.hits >= 2, waiting_for="the reply refused")
+    await asyncio.sleep(1.6)  # Discord is back
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    board = await table.wait_board(lambda m: "(defenders) played" in m.content)
+    assert board.id != line.id
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
+    assert line.content == "**alice** (attackers) played d1-b1."
+
+
 async def test_a_reply_tried_again_later_still_replaces_the_thinking_line(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

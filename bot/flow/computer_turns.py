@@ -13,6 +13,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.flow.posts import board_post, describe_move, or_missing
+from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, StaleGameError
 
@@ -80,12 +81,12 @@ class ComputerTurns:
         )
         return sent.id
 
-    async def _stop_thinking(
-        self, channel: discord.PartialMessageable, message_id: int, guild_id: int
+    async def stop_thinking(
+        self, channel: discord.PartialMessageable, message_id: int, lang: Language
     ) -> None:
-        """The move's line said "I am thinking…" but no reply will come (the set ended by a
-        resignation or an abort meanwhile): take that line off."""
-        lang = await self.flow.server_language(guild_id)
+        """The move's line said "I am thinking…" (in ``lang``) but no reply will replace it
+        (the set ended by a resignation or an abort meanwhile, or the reply was posted apart):
+        take that line off."""
         thinking = lang._("I am thinking…")
         try:
             message = await channel.fetch_message(message_id)
@@ -140,7 +141,8 @@ class ComputerTurns:
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
             if reply_in is not None:
-                await self._stop_thinking(channel, reply_in, active.guild_id)
+                lang = await self.flow.server_language(active.guild_id)
+                await self.stop_thinking(channel, reply_in, lang)
             return
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)

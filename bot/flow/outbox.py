@@ -21,6 +21,7 @@ from bot.flow.posts import (
     or_missing,
     outcome_text,
 )
+from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
@@ -92,6 +93,8 @@ class Outbox:
                 nonce=nonce,
             )
             await self.flow.went_live(active, sent.id)
+            if last is not None and active.player_of(last.side) == active.computer_id:
+                await self._stop_thinking(set_id, ply, channel, lang)
             return sent.id
         exported = await services.records.export(set_id=set_id)
         game = exported.game
@@ -154,4 +157,15 @@ class Outbox:
         )
         if live is not None:
             await self.flow.went_live(live, sent.id)
+        if last is not None and last.side is exported.computer_side:
+            await self._stop_thinking(set_id, ply, channel, lang)
         return sent.id
+
+    async def _stop_thinking(
+        self, set_id: int, ply: int, channel: discord.PartialMessageable, lang: Language
+    ) -> None:
+        """The computer's move ``ply`` was posted apart from the line of the player's move
+        before it, which said "I am thinking…": take that off (the reply did not replace it)."""
+        line = await self.flow.bot.services.announcements.message_of(set_id, ply - 1)
+        if line is not None:
+            await self.flow.computer_turns.stop_thinking(channel, line, lang)

@@ -413,3 +413,5 @@ class GameExport:
     game: Game = field(compare=False, repr=False)
     attacker_name: str = ""
     defender_name: str = ""
+    computer_side: Side | None = None
+    """The side the computer played, if it played one."""

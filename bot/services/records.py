@@ -169,4 +169,9 @@ class RecordService:
             "game-id": str(row.set_id),
         }
         copy = game.copy()
-        return GameExport(row.set_id, write_record(copy, tags), copy, attacker, defender)
+        computer_side = None
+        if row.computer_id is not None:
+            computer_side = Side.ATTACKERS if row.computer_id == row.attacker_id else Side.DEFENDERS
+        return GameExport(
+            row.set_id, write_record(copy, tags), copy, attacker, defender, computer_side
+        )
