@@ -140,11 +140,9 @@ async def test_a_turn_under_way_is_not_started_twice(table: Harness) -> None:
     assert sum("(attackers) played" in m.content for m in table.public_messages()) == 1
 
 
-async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
-    table: Harness,
-) -> None:
-    """An admin aborts while the computer thinks about its reply: the search's move is dropped,
-    and the player's line no longer says "I am thinking…"."""
+async def computer_thinking(table: Harness) -> tuple[HeldPool, StoredMessage]:
+    """alice plays d1-b1 against the computer, which holds its reply until the test lets it:
+    the held pool and alice's line ("… I am thinking…")."""
     assert table.bot is not None
     pool = HeldPool()
     table.bot.ai = pool
@@ -153,6 +151,15 @@ async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     line = await table.move(table.alice, "d1-b1")
     assert line.content.endswith("I am thinking…")
     await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    return pool, line
+
+
+async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
+    table: Harness,
+) -> None:
+    """An admin aborts while the computer thinks about its reply: the search's move is dropped,
+    and the player's line no longer says "I am thinking…"."""
+    pool, line = await computer_thinking(table)
     await table.reply_text(table.admin, "abort")
     pool.go.set()
     await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
@@ -165,13 +172,7 @@ async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(
     """Discord cannot take the computer's reply to alice's move (neither the edit of her line
     nor a new post): the outbox posts the board later, and her line no longer says "I am
     thinking…" (it said so for good)."""
-    assert table.bot is not None
-    pool = HeldPool()
-    table.bot.ai = pool
-    await table.slash(table.alice, "challenge", {"opponent": table.me})
-    await table.wait_board(lambda m: "your move as the attackers" in m.content)
-    line = await table.move(table.alice, "d1-b1")
-    await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    pool, line = await computer_thinking(table)
     path = f"/channels/{table.channel.id}/messages"
     down = table.standin.fail_rest(503, seconds=1.5, matching=lambda _method, p: path in p)
     pool.go.set()
