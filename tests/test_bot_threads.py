@@ -143,6 +143,47 @@ async def test_without_thread_permissions_the_game_stays_in_the_channel(table: H
     assert (await table.wait_board()).channel is table.channel
 
 
+async def test_a_channel_without_thread_permissions_refuses_challenges_while_busy(
+    table: Harness,
+) -> None:
+    """The bot may not create threads in #games, so alice and bob's game is played there:
+    carol's challenge in #games is refused at once with the reason, instead of being posted
+    and refused to whoever accepts it."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        role.permissions &= ~CREATE_PUBLIC_THREADS
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    await table.wait_board()
+    refused = await challenge(table, table.carol, table.admin)
+    assert refused.ephemeral
+    assert refused.content == (
+        "A game is already being played in this channel: start yours in another channel or "
+        "in a thread."
+    )
+
+
+async def test_a_challenge_inside_a_game_thread_is_refused_at_once(table: Harness) -> None:
+    """carol types /challenge inside alice and bob's game thread, where her game could only be
+    played (a thread has no threads): she is told at once where to challenge instead."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    refused = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=thread
+    )
+    assert refused.ephemeral
+    assert refused.content == (
+        "A game is already being played in this thread: challenge from the channel, where "
+        "each game gets a thread of its own."
+    )
+    computer = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.me}, channel=thread
+    )
+    assert computer.ephemeral
+    assert computer.content == refused.content
+
+
 async def test_a_member_may_have_five_open_challenges(table: Harness) -> None:
     """The sixth open challenge is refused with one sentence."""
     for n in range(5):

@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
+from bot.flow.threads import may_open_threads
 from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption, OpponentCannotSeeChannel
 from bot.storage.errors import StorageError
@@ -130,6 +131,7 @@ class Challenge(commands.Cog):
                 challenger_side=my_side,
                 time_per_move=per_move,
                 opponent_is_bot=opponent is not None and opponent.bot,
+                plays_here=not may_open_threads(interaction),
             )
         )
         try:

@@ -40,6 +40,16 @@ async def close_unused_thread(thread: discord.Thread, reason: str | None) -> Non
         _log.warning("Could not close the unused thread %s: %s", thread.id, error)
 
 
+def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
+    """Whether a game accepted from where ``interaction`` is could have a thread of its own,
+    whatever the server's settings: a thread has none, and without Create Public Threads and
+    Send Messages in Threads I can start none."""
+    if isinstance(interaction.channel, discord.Thread):
+        return False
+    permissions = interaction.app_permissions
+    return permissions.create_public_threads and permissions.send_messages_in_threads
+
+
 def thread_refusal(
     interaction: discord.Interaction[Any], settings: GuildSettings, lang: Language = ENGLISH
 ) -> str | None:
@@ -48,8 +58,7 @@ def thread_refusal(
         return lang._("Threads are off on this server, so the game is played in this channel.")
     if isinstance(interaction.channel, discord.Thread):
         return lang._("This channel is a thread already, so the game is played here.")
-    permissions = interaction.app_permissions
-    if not (permissions.create_public_threads and permissions.send_messages_in_threads):
+    if not may_open_threads(interaction):
         return lang._(
             "I may not create threads here (Create Public Threads and Send Messages in Threads), "
             "so the game is played in this channel."

@@ -20,13 +20,12 @@ from bot.services.errors import (
     ChallengeAlreadyOpen,
     ChallengeExpired,
     ChallengeNotFound,
-    ChannelBusy,
     ChannelNotAllowed,
     NotYourChallenge,
     OpenChallengeWaiting,
     TooManyChallenges,
 )
-from bot.services.games import GameService, check_terms
+from bot.services.games import GameService, busy, check_terms
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService
 from bot.shards import Shards
@@ -67,9 +66,12 @@ class ChallengeService:
         challenger_side: Side = Side.ATTACKERS,
         time_per_move: timedelta | None = None,
         opponent_is_bot: bool = False,
+        plays_here: bool = False,
     ) -> Challenge:
         """Open a challenge that expires 10 minutes from now and return it; with
         ``opponent_id`` None it is open to anyone in the channel but the challenger.
+        ``plays_here``: its game could have no thread of its own even with threads on (the
+        channel is a thread, or the bot may not start threads there).
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
@@ -86,8 +88,10 @@ class ChallengeService:
         now = self._clock()
         async with self._database.transaction() as db:
             # With threads on, the game will not be played in this channel: it may be busy.
-            if not settings.threads and await sets.active_in_channel(db, channel_id) is not None:
-                raise ChannelBusy()
+            if not settings.threads or plays_here:
+                playing = await sets.active_in_channel(db, channel_id)
+                if playing is not None:
+                    raise busy(playing)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
             if opponent_id is None:

@@ -140,6 +140,12 @@ class TakebackLapsed(CannotTakeBack):
 class ChannelBusy(GameError):
     """The channel already has a game in progress (one game per channel)."""
 
+    IN_THREAD = _(
+        "A game is already being played in this thread: challenge from the channel, where each "
+        "game gets a thread of its own."
+    )
+    """The sentence when the channel is a game's thread."""
+
     def __init__(
         self,
         text: Text = _(

@@ -208,8 +208,9 @@ class GameService:
         now_us = to_us(now)
         for user_id in (player1_id, player2_id):
             await players.ensure(db, user_id, now)
-        if await sets.active_in_channel(db, channel_id) is not None:
-            raise ChannelBusy()
+        playing = await sets.active_in_channel(db, channel_id)
+        if playing is not None:
+            raise busy(playing)
         await sets.keep_thread_open(db, channel_id)
         match_id = await sets.insert_match(
             db,
@@ -570,6 +571,14 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+def busy(playing: SetRow) -> ChannelBusy:
+    """The refusal of a second game where ``playing`` is played: a thread's names the channel
+    to challenge from instead."""
+    if playing.parent_channel_id is not None:
+        return ChannelBusy(ChannelBusy.IN_THREAD)
+    return ChannelBusy()
 
 
 def check_terms(
