@@ -54,3 +54,14 @@ async def test_a_hostile_nickname_pings_nobody_and_shows_as_text(table: Harness)
         f"**@\u200beveryone <@\u200b{table.carol.id}> \\*\\*x\\*\\*** (attackers) played d1-b1."
         + shown[0].split("played d1-b1.")[1]
     ]
+
+
+async def test_a_server_name_with_markdown_shows_as_text_in_the_titles(table: Harness) -> None:
+    """A server named "**Tafl** __Club__": /leaderboard's and /games' titles show the name as
+    written, not as bold and underlined text."""
+    table.guild.name = "**Tafl** __Club__"
+    await table.standin.announce_guild(table.guild)
+    for command in ("leaderboard", "games"):
+        shown = await table.reply_text(table.alice, command)
+        title = shown.embeds[0]["title"]
+        assert title.endswith(" — \\*\\*Tafl\\*\\* \\_\\_Club\\_\\_"), title

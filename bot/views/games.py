@@ -88,12 +88,12 @@ def _games_embed(
 ) -> discord.Embed:
     """One page of games in progress as an embed."""
     if page.player_id is None:
-        title = lang._("Games in progress — {server}", server=guild_name)
+        title = lang._("Games in progress — {server}", server=escaped(guild_name))
     else:
         title = lang._(
             "Games in progress of {player} — {server}",
             player=escaped(names.get(page.player_id, "?")),
-            server=guild_name,
+            server=escaped(guild_name),
         )
     embed = discord.Embed(title=title)
     if not page.games:

@@ -42,7 +42,7 @@ def leaderboard_embed(
     """One page of standings as an embed."""
     title = lang.gettext(get_ruleset(page.ruleset).title)
     embed = discord.Embed(
-        title=lang._("{ruleset} leaderboard — {server}", ruleset=title, server=guild_name)
+        title=lang._("{ruleset} leaderboard — {server}", ruleset=title, server=escaped(guild_name))
     )
     if not page.rows:
         embed.description = lang._(
