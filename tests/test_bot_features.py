@@ -119,6 +119,21 @@ async def test_export_gives_the_record_and_a_replay(table: Harness) -> None:
         assert getattr(replay, "n_frames", 1) == 3
 
 
+async def test_export_refusals_are_private(table: Harness) -> None:
+    """/export of a set still being played, or where there is no game, is refused to the one
+    who asked alone (it was posted for the whole channel to see)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    assert table.bot is not None
+    [active] = await table.bot.services.games.active()
+    refused = await table.reply_text(table.carol, "export", {"game": active.set_id})
+    assert refused.ephemeral
+    assert refused.content == f"Game {active.set_id} is still being played: export it after."
+    side = table.guild.channel("side")
+    refused = await table.reply_text(table.carol, "export", channel=side)
+    assert refused.ephemeral
+    assert refused.content.startswith("There is no game to export in this channel")
+
+
 async def test_rules_explain_with_a_picture(table: Harness) -> None:
     """/rules answers privately with the corner-escape goal and a rules picture."""
     rules = await table.reply_text(table.carol, "rules")

@@ -14,6 +14,7 @@ from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.i18n.audience import reader
 from bot.services.errors import NoGameHere, NotAPlayer
+from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
 from renderer import render_replay
 
@@ -117,13 +118,19 @@ class Play(commands.Cog):
         require_channel_permissions(interaction)
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
-        await interaction.response.defer(thinking=True)
-        lang = await self.bot.flow.server_language(interaction.guild_id)
-        exported = await self.bot.services.records.export_match(
-            interaction.guild_id,
-            set_id=game,
-            channel_id=None if game is not None else interaction.channel_id,
+        # Reading the match is quick: a refusal is answered privately before anything is
+        # deferred (a deferral's first follow-up takes its visibility).
+        exported = await within_deadline(
+            interaction,
+            self.bot.services.records.export_match(
+                interaction.guild_id,
+                set_id=game,
+                channel_id=None if game is not None else interaction.channel_id,
+            ),
         )
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)
+        lang = await self.bot.flow.server_language(interaction.guild_id)
 
         def draw() -> list[bytes]:
             return [
