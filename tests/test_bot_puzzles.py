@@ -13,7 +13,8 @@ import pytest
 from bot.services.puzzles import by_id
 from engine.puzzles import Puzzle
 from tests.bot_harness import Harness, running_bot
-from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -217,3 +218,129 @@ async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> No
     another = failed.component("puzzle:next")
     assert another is not None
     assert another["label"] == "Outro problema"
+
+
+# -- /puzzle daily: the options, the channel, days missed (from an attack run) --------------
+
+
+def dailies(table: Harness, channel: FakeChannel) -> list[StoredMessage]:
+    """The daily posts in ``channel``."""
+    return [
+        m
+        for m in table.public_messages(channel)
+        if any(c.startswith("puzzle:solve:") for c in m.custom_ids())
+    ]
+
+
+async def settle(table: Harness, rounds: int = 3) -> None:
+    """Let the timer loop run a few times at the current clock."""
+    for _ in range(rounds):
+        await asyncio.sleep(0.2)
+        await table.reply_text(table.carol, "puzzle stats")
+
+
+async def test_puzzle_daily_hour_alone_moves_the_hour(table: Harness) -> None:
+    """/puzzle daily hour:18 moves a daily puzzle posted at 12:00 to 18:00 in its channel (it
+    showed the old setting and changed nothing); switched off, it asks for a channel."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    moved = await table.reply_text(table.admin, "puzzle daily", {"hour": 18})
+    assert moved.content.startswith(f"A puzzle will be posted in <#{lobby.id}> every day at 18:00")
+    assert table.bot is not None
+    setting = await table.bot.services.puzzles.daily_setting(table.guild.id)
+    assert setting is not None
+    assert (setting.channel_id, setting.hour) == (lobby.id, 18)
+    side = table.guild.channel("side")
+    kept = await table.reply_text(table.admin, "puzzle daily", {"channel": side})
+    assert "every day at 18:00" in kept.content  # a channel alone keeps the hour
+    both = await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "off": True})
+    assert both.content == (
+        "Give `off` alone to stop the daily puzzle, or a channel and hour to move it."
+    )
+    assert (await table.bot.services.puzzles.daily_setting(table.guild.id)) is not None
+    await table.reply_text(table.admin, "puzzle daily", {"off": True})
+    refused = await table.reply_text(table.admin, "puzzle daily", {"hour": 9})
+    assert refused.content == (
+        "The daily puzzle is off: say where to post it, `/puzzle daily channel:#somewhere`."
+    )
+
+
+async def test_a_daily_channel_the_bot_cannot_post_in_is_refused(table: Harness) -> None:
+    """/puzzle daily channel:#lobby where the bot may not send messages is refused at once,
+    naming the permission (it was accepted, then never posted)."""
+    lobby = table.guild.channel("lobby")
+    await table.standin.set_overwrite(lobby, table.me, deny=SEND_MESSAGES)
+    reply = await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    assert reply.ephemeral
+    assert reply.content.startswith(f"I can't post the daily puzzle in <#{lobby.id}>: I need the ")
+    assert "Send Messages" in reply.content
+    assert table.bot is not None
+    assert await table.bot.services.puzzles.daily_setting(table.guild.id) is None
+
+
+async def test_days_missed_while_refused_are_not_all_posted_at_once(table: Harness) -> None:
+    """The bot may not post in #lobby for three days; the admin moves the daily puzzle to
+    #side: one post comes there, not one for every day missed."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    refused = table.standin.fail_rest(
+        403,
+        seconds=3600,
+        matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
+    )
+    for _ in range(3):
+        table.advance(timedelta(days=1))
+        await settle(table)
+    assert refused.hits >= 3
+    await table.reply_text(table.admin, "puzzle daily", {"channel": side, "hour": hour})
+    table.advance(timedelta(seconds=10))
+    await table.standin.wait_for_message(side, lambda m: "Daily puzzle" in m.content)
+    await settle(table)
+    posted = [m.content.splitlines()[0] for m in dailies(table, side)]
+    assert len(posted) == 1, posted
+
+
+async def test_a_daily_post_days_late_carries_the_day_it_is_posted(table: Harness) -> None:
+    """The bot is away for three days past the daily hour: back, it posts the daily puzzle
+    headed with today's date (it carried the date of three days before)."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.stop()
+    table.advance(timedelta(days=3, hours=1, minutes=5))
+    await table.start()
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    today = table.now.strftime("%Y-%m-%d")
+    assert post.content.startswith(f"**Daily puzzle, {today}**"), post.content.splitlines()[0]
+
+
+async def test_the_daily_puzzle_solved_after_drawing_it_with_puzzle_play_counts(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob drew the day's puzzle with /puzzle play and left it open; he presses Solve on the
+    daily post and solves it: the next day's post names him and his daily count is 1 (it
+    said nobody solved it)."""
+    import bot.services.puzzles as puzzle_service
+
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    table.advance(timedelta(hours=1))
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    todays = shown_puzzle(post)
+    with monkeypatch.context() as patched:  # bob happens to draw the same puzzle
+        patched.setattr(puzzle_service, "bank", lambda: (todays,))
+        drawn = await table.reply_text(table.bob, "puzzle play")
+    assert shown_puzzle(drawn) == todays
+    opened = await table.standin.click(post, post.custom_ids()[0], table.bob)
+    attempt = await opened.wait_original()
+    assert "Solved!" in (await solve(table, attempt, table.bob)).content
+    stats = await table.reply_text(table.bob, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Daily puzzles solved"] == "1"
+    table.advance(timedelta(days=1))
+    second = await table.standin.wait_for_message(
+        lobby, lambda m: "Daily puzzle" in m.content and m.id != post.id
+    )
+    assert f"was solved by <@{table.bob.id}>" in second.content, second.content.splitlines()[-1]

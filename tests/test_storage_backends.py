@@ -20,7 +20,16 @@ from bot.services import ActiveGame, Services
 from bot.services.errors import NotYourTurn, StaleGameError
 from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
-from bot.storage import Connection, Database, Dialect, migrations, schema_version, sets
+from bot.storage import (
+    Connection,
+    Database,
+    Dialect,
+    migrations,
+    players,
+    puzzles,
+    schema_version,
+    sets,
+)
 from bot.storage.errors import DatabaseBusy
 from bot.storage.postgresql import PostgresDatabase, numbered
 from bot.storage.times import to_us
@@ -485,3 +494,42 @@ async def test_boards_paused_after_a_refusal_are_tried_again_when_their_server_c
         assert [row.channel_id for row in await opened.announcements.due()] == [CHANNEL]
     finally:
         await opened.close()
+
+
+async def test_a_new_days_claim_drops_the_days_never_posted_and_a_drawn_puzzle_turns_daily(
+    database: str, clock: FakeClock
+) -> None:
+    """Claiming a day drops earlier claims Discord never took (a posted one stays); an open
+    attempt begun with /puzzle becomes the day's daily attempt."""
+    db = await Database.open(database)
+    try:
+        setting = puzzles.DailyRow(GUILD, CHANNEL, 12, 0)
+        async with db.transaction() as connection:
+            await puzzles.set_daily(connection, setting)
+            for day, puzzle_id in (
+                ("2026-11-01", "p1"),
+                ("2026-11-02", "p2"),
+                ("2026-11-03", "p3"),
+            ):
+                await puzzles.claim_day(
+                    connection, setting, day=day, puzzle_id=puzzle_id, now_us=1, next_post_us=0
+                )
+                if day == "2026-11-01":
+                    await puzzles.posted(connection, GUILD, day, 99)
+            await players.ensure(connection, ALICE, clock())
+            row = await puzzles.start(
+                connection, user_id=ALICE, guild_id=GUILD, puzzle_id="p3", daily_day=None, now_us=1
+            )
+            await puzzles.make_daily(connection, row.attempt_id, "2026-11-03")
+        async with db.snapshot() as connection:
+            assert [(r.day, r.message_id) for r in await puzzles.unposted(connection)] == [
+                ("2026-11-03", None)
+            ]
+            before = await puzzles.post_before(connection, GUILD, "2026-11-03")
+            assert before is not None
+            assert before.day == "2026-11-01"
+            again = await puzzles.attempt(connection, row.attempt_id)
+            assert again is not None
+            assert again.daily_day == "2026-11-03"
+    finally:
+        await db.close()

@@ -7,10 +7,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import require_channel_permissions
-from bot.i18n import ENGLISH, Language
+from bot.errors import permission_names, require_channel_permissions
+from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.names import escaped
+from bot.services.errors import InvalidOption
 from bot.services.puzzles import PuzzleStats
 from bot.views.common import answer
 from engine.puzzles import Difficulty
@@ -123,20 +124,25 @@ class Learn(commands.Cog):
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
         channel="Post a puzzle in this channel every day",
-        hour="At this hour, UTC (0-23; default 12)",
+        hour="At this hour, UTC (0-23; default 12, or the hour set before)",
         off="Stop the daily puzzle",
     )
     async def daily(
         self,
         interaction: discord.Interaction[BrandubhBot],
         channel: discord.TextChannel | None = None,
-        hour: app_commands.Range[int, 0, 23] = 12,
+        hour: app_commands.Range[int, 0, 23] | None = None,
         off: bool = False,
     ) -> None:
-        """(Manage Server) Show, switch on or off the daily puzzle."""
+        """(Manage Server) Show, switch on or off, or move the daily puzzle."""
         assert interaction.guild_id is not None
         service = self.bot.services.puzzles
         lang = reader(interaction)
+        if off and (channel is not None or hour is not None):
+            raise InvalidOption(
+                _("Give `off` alone to stop the daily puzzle, or a channel and hour to move it.")
+            )
+        current = await service.daily_setting(interaction.guild_id)
         if off:
             was_on = await service.stop_daily(interaction.guild_id)
             text = (
@@ -144,28 +150,74 @@ class Learn(commands.Cog):
                 if was_on
                 else lang._("The daily puzzle was not on.")
             )
-        elif channel is not None:
-            setting = await service.set_daily(interaction.guild_id, channel.id, hour)
+        elif channel is not None or hour is not None:
+            if channel is not None:
+                where = channel.id
+            elif current is not None:
+                where = current.channel_id
+            else:
+                raise InvalidOption(
+                    _(
+                        "The daily puzzle is off: say where to post it, "
+                        "`/puzzle daily channel:#somewhere`."
+                    )
+                )
+            at = hour if hour is not None else (current.hour if current else DEFAULT_DAILY_HOUR)
+            missing = daily_permissions_missing(interaction, where)
+            if missing:
+                await interaction.response.send_message(
+                    lang.n_(
+                        "I can't post the daily puzzle in {channel}: I need the {permissions} "
+                        "permission there.",
+                        "I can't post the daily puzzle in {channel}: I need the {permissions} "
+                        "permissions there.",
+                        len(missing),
+                        channel=f"<#{where}>",
+                        permissions=permission_names(missing, lang),
+                    ),
+                    ephemeral=True,
+                )
+                return
+            setting = await service.set_daily(interaction.guild_id, where, at)
             text = lang._(
                 "A puzzle will be posted in {channel} every day at {hour} UTC; the first {when}.",
-                channel=f"<#{channel.id}>",
-                hour=f"{hour:02d}:00",
+                channel=f"<#{where}>",
+                hour=f"{at:02d}:00",
                 when=f"<t:{setting.next_post_us // 1_000_000}:R>",
             )
+        elif current is None:
+            text = lang._(
+                "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
+            )
         else:
-            current = await service.daily_setting(interaction.guild_id)
-            if current is None:
-                text = lang._(
-                    "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
-                )
-            else:
-                text = lang._(
-                    "The daily puzzle is posted in {channel} at {hour} UTC; next {when}.",
-                    channel=f"<#{current.channel_id}>",
-                    hour=f"{current.hour:02d}:00",
-                    when=f"<t:{current.next_post_us // 1_000_000}:R>",
-                )
+            text = lang._(
+                "The daily puzzle is posted in {channel} at {hour} UTC; next {when}.",
+                channel=f"<#{current.channel_id}>",
+                hour=f"{current.hour:02d}:00",
+                when=f"<t:{current.next_post_us // 1_000_000}:R>",
+            )
         await interaction.response.send_message(text, ephemeral=True)
+
+
+DEFAULT_DAILY_HOUR = 12
+"""The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
+
+DAILY_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
+"""What the daily post needs: its board is a picture, and after a restart the channel's latest
+messages are read so that a day is never posted twice."""
+
+
+def daily_permissions_missing(
+    interaction: discord.Interaction[BrandubhBot], channel_id: int
+) -> list[str]:
+    """What the bot lacks in ``channel_id`` for the daily post (empty when the channel is not
+    in the cache: the post will then say in the log why it failed)."""
+    guild = interaction.guild
+    channel = guild.get_channel(channel_id) if guild is not None else None
+    if guild is None or channel is None:
+        return []
+    mine = channel.permissions_for(guild.me)
+    return [name for name in DAILY_PERMISSIONS if not getattr(mine, name)]
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from importlib import resources
 
@@ -171,6 +171,11 @@ class PuzzleService:
                 daily_day=day,
                 now_us=to_us(self._clock()),
             )
+            if row.status == puzzles.OPEN and row.daily_day is None:
+                # Drawn with /puzzle play and still open: solved from the daily post, it counts
+                # as the day's.
+                await puzzles.make_daily(db, row.attempt_id, day)
+                row = replace(row, daily_day=day)
         if row.status != puzzles.OPEN:
             raise PuzzleOver(
                 _("You have already solved this puzzle: `/puzzle play` gives a new one.")
@@ -279,7 +284,8 @@ class PuzzleService:
         async with self._database.transaction() as db:
             for setting in await puzzles.dailies_due(db, to_us(moment), self._shards):
                 due = from_us(setting.next_post_us)
-                day = _day(due)
+                # A post a day or more late (the bot was away) is today's, not the missed day's.
+                day = _day(moment if moment - due >= timedelta(days=1) else due)
                 used = await puzzles.daily_puzzle_ids(db, setting.guild_id)
                 puzzle = pick_daily(day, used)
                 await puzzles.claim_day(

@@ -108,6 +108,15 @@ async def start(
     return row
 
 
+async def make_daily(db: Connection, attempt_id: int, day: str) -> None:
+    """An open attempt begun with /puzzle becomes the attempt at ``day``'s daily puzzle."""
+    await db.execute(
+        "UPDATE puzzle_attempts SET daily_day = ? "
+        "WHERE attempt_id = ? AND daily_day IS NULL AND status = 'open'",
+        (day, attempt_id),
+    )
+
+
 async def advance(
     db: Connection,
     attempt_id: int,
@@ -213,7 +222,15 @@ async def claim_day(
     now_us: int,
     next_post_us: int,
 ) -> bool:
-    """Claim ``day``'s post for the server and move its timer on; False if already claimed."""
+    """Claim ``day``'s post for the server and move its timer on; False if already claimed.
+
+    Earlier days claimed but never posted (Discord refused them) are dropped: one day's post
+    replaces them, rather than a burst of old puzzles once the channel allows posts again.
+    """
+    await db.execute(
+        "DELETE FROM daily_posts WHERE guild_id = ? AND day < ? AND message_id IS NULL",
+        (setting.guild_id, day),
+    )
     changed = await db.execute(
         "INSERT INTO daily_posts (guild_id, day, puzzle_id, channel_id, claimed_us) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
