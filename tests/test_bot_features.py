@@ -14,6 +14,7 @@ from bot.cogs.info import rules_text
 from engine import read_record
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
+from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -132,6 +133,38 @@ async def test_export_refusals_are_private(table: Harness) -> None:
     refused = await table.reply_text(table.carol, "export", channel=side)
     assert refused.ephemeral
     assert refused.content.startswith("There is no game to export in this channel")
+
+
+async def test_a_private_channels_game_is_exported_and_analysed_only_there(
+    table: Harness,
+) -> None:
+    """alice and bob played in #side, which @everyone cannot see: carol's /export game:N and
+    /analyse game:N in #games are refused (they posted the record, replay and review for all
+    to see); inside #side they work."""
+    side = table.guild.channel("side")
+    await table.standin.set_overwrite(side, table.guild, deny=VIEW_CHANNEL)
+    for member in (table.alice, table.bob, table.me):
+        await table.standin.set_overwrite(side, member, allow=VIEW_CHANNEL)
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1}, channel=side
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    await table.wait_board(channel=side)
+    assert table.bot is not None
+    [active] = await table.bot.services.games.active()
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        moved = await table.reply_text(who, "move", {"move": text}, channel=side)
+        assert not moved.ephemeral, moved.content
+    for command in ("export", "analyse"):
+        refused = await table.reply_text(table.carol, command, {"game": active.set_id})
+        assert refused.ephemeral
+        assert refused.content == (
+            f"Game {active.set_id} was played in a channel not everyone here can see: ask for "
+            "it there."
+        )
+    exported = await table.slash(table.alice, "export", {"game": active.set_id}, channel=side)
+    assert (await exported.wait_followup()).attachments
 
 
 async def test_rules_explain_with_a_picture(table: Harness) -> None:

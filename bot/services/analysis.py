@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from bot.i18n import _
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, StillPlaying
-from bot.services.records import RecordService
+from bot.services.records import RecordService, check_shown
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
 from engine import Game, Outcome
@@ -52,11 +52,17 @@ class AnalysisService:
         self._records = records
 
     async def choose(
-        self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
+        self,
+        guild_id: int,
+        *,
+        set_id: int | None = None,
+        channel_id: int | None = None,
+        hidden_channel_ids: frozenset[int] = frozenset(),
     ) -> SetToAnalyse:
         """The set ``set_id`` of this server, or the newest finished set of ``channel_id``.
 
-        Raises NoGameHere when there is none, StillPlaying while its match goes on.
+        Raises NoGameHere when there is none (or ``set_id`` was played in a channel of
+        ``hidden_channel_ids``), StillPlaying while its match goes on.
         """
         async with self._database.snapshot() as db:
             if set_id is None:
@@ -80,6 +86,7 @@ class AnalysisService:
             row = await sets.by_id(db, set_id)
             if row is None or row.guild_id != guild_id:
                 raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
+            check_shown(row, hidden_channel_ids)
             if row.status == sets.ACTIVE:
                 raise StillPlaying(
                     _("Game {game} is still being played: analyse it after.", game=set_id)

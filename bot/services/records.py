@@ -113,19 +113,26 @@ class RecordService:
             return await self._export(db, row)
 
     async def export_match(
-        self, guild_id: int, *, set_id: int | None = None, channel_id: int | None = None
+        self,
+        guild_id: int,
+        *,
+        set_id: int | None = None,
+        channel_id: int | None = None,
+        hidden_channel_ids: frozenset[int] = frozenset(),
     ) -> MatchExport:
         """Every set of a match: the channel's latest match, or the match of a finished set.
 
-        With ``set_id`` the set must be a finished set of ``guild_id``, and only the match's
-        finished sets are exported (a game in progress cannot be exported by id, so a player
-        cannot study it elsewhere; in its own channel it can). Raises NoGameHere.
+        With ``set_id`` the set must be a finished set of ``guild_id``, not played in (a thread
+        of) one of ``hidden_channel_ids``, and only the match's finished sets are exported (a
+        game in progress cannot be exported by id, so a player cannot study it elsewhere; in
+        its own channel it can). Raises NoGameHere.
         """
         async with self._database.snapshot() as db:
             if set_id is not None:
                 row = await sets.by_id(db, set_id)
                 if row is None or row.guild_id != guild_id:
                     raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
+                check_shown(row, hidden_channel_ids)
                 if row.status == sets.ACTIVE:
                     raise NoGameHere(
                         _("Game {game} is still being played: export it after.", game=set_id)
@@ -174,4 +181,16 @@ class RecordService:
             computer_side = Side.ATTACKERS if row.computer_id == row.attacker_id else Side.DEFENDERS
         return GameExport(
             row.set_id, write_record(copy, tags), copy, attacker, defender, computer_side
+        )
+
+
+def check_shown(row: SetRow, hidden_channel_ids: frozenset[int]) -> None:
+    """Refuse ``row`` if it was played in (a thread of) a channel of ``hidden_channel_ids``:
+    channels not everyone can see, whose games are shown only inside them."""
+    if row.channel_id in hidden_channel_ids or row.parent_channel_id in hidden_channel_ids:
+        raise NoGameHere(
+            _(
+                "Game {game} was played in a channel not everyone here can see: ask for it there.",
+                game=row.set_id,
+            )
         )
