@@ -21,8 +21,8 @@ from engine.analysis import ANALYSIS_NODES, GameReview, PositionScore, judge_gam
 
 MAX_NODES_A_SET = 60 * ANALYSIS_NODES
 """A long set (a big board) gets a smaller budget per position, so that its analysis takes no
-longer than a 60-move Brandubh set at the full budget."""
-MIN_NODES = 20_000
+longer than a 60-move Brandubh set at the full budget — however long, it must be answered
+within the 15 minutes Discord gives an interaction's follow-ups."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class SetToAnalyse:
     def nodes(self, per_position: int = ANALYSIS_NODES) -> int:
         """The search budget per position for this set (smaller for very long sets)."""
         positions = self.game.ply + 1
-        return min(per_position, max(MIN_NODES, MAX_NODES_A_SET // positions))
+        return min(per_position, MAX_NODES_A_SET // positions)
 
 
 class AnalysisService:
