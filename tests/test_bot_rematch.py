@@ -10,6 +10,7 @@ import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -188,3 +189,73 @@ async def test_a_rematch_challenge_survives_a_restart(table: Harness) -> None:
     await table.restart()
     second = await accepted_in_thread(table, table.alice, table.bob, line=offer)
     assert second is not thread
+
+
+async def finished_in_thread(table: Harness) -> StoredMessage:
+    """alice beats bob in a one-set match in its thread; the match-over message."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    last = None
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    assert last is not None
+    assert "Match over" in last.content, last.content
+    return last
+
+
+async def test_a_rematch_with_a_member_who_left_is_refused(table: Harness) -> None:
+    """bob has left the server when alice presses Rematch: she is told so, and no challenge
+    pinging bob is posted (one was, which nobody could ever accept)."""
+    over = await finished_in_thread(table)
+    await table.standin.remove_member(table.bob)
+    before = len(table.public_messages())
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert table.public_messages()[before:] == []
+    assert answer.ephemeral
+    assert answer.content == f"<@{table.bob.id}> has left the server, so there can be no rematch."
+
+
+async def test_a_rematch_with_a_member_who_cannot_see_the_channel_is_refused(
+    table: Harness,
+) -> None:
+    """#games was made private after the match and bob cannot see it: alice's Rematch says so
+    instead of posting a challenge there that he could never answer."""
+    over = await finished_in_thread(table)
+    await table.standin.set_overwrite(table.channel, table.guild, deny=VIEW_CHANNEL)
+    for member in (table.alice, table.me):
+        await table.standin.set_overwrite(table.channel, member, allow=VIEW_CHANNEL)
+    before = len(table.public_messages())
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert table.public_messages()[before:] == []
+    assert answer.ephemeral
+    assert answer.content == (
+        f"<@{table.bob.id}> cannot see <#{table.channel.id}>, where the rematch would be "
+        "offered, so they could not answer it."
+    )
+
+
+async def test_a_second_rematch_press_against_the_computer_says_it_is_on(table: Harness) -> None:
+    """alice presses Rematch again after her rematch against the computer began: she is told
+    it is on (she was told to challenge from the channel)."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.wait_board(lambda m: "(defenders) played" in m.content, channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        thread, lambda m: "Match over" in m.content, timeout=10
+    )
+    first = await table.standin.click(over, rematch_id(over), table.alice)
+    assert (await first.wait_original()).content.startswith("Rematch:")
+    second = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await second.wait_original()
+    assert answer.ephemeral
+    assert answer.content == "Your rematch is already on: play it here."

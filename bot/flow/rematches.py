@@ -15,9 +15,9 @@ from bot.flow.threads import computer_line
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
-from bot.services.errors import GameError, NotAPlayer
+from bot.services.errors import ChannelBusy, GameError, NotAPlayer
 from bot.storage.errors import StorageError
-from bot.views.challenge import challenge_text, challenge_view
+from bot.views.challenge import challenge_text, challenge_view, member_now
 from bot.views.common import answer
 from engine import Side, get_ruleset
 
@@ -47,6 +47,17 @@ class RematchFlow:
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent
         if terms.computer_id is not None:
+            playing = await services.games.in_channel(terms.channel_id)
+            if (
+                playing is not None
+                and playing.computer_id is not None
+                and user
+                in (
+                    playing.attacker_id,
+                    playing.defender_id,
+                )
+            ):
+                raise ChannelBusy(_("Your rematch is already on: play it here."))
             active = await services.games.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
@@ -83,6 +94,7 @@ class RematchFlow:
             await self._show_on_line(active, user, lang)
             return
         where = terms.parent_channel_id or terms.channel_id
+        await self._check_opponent(interaction, other, where)
         challenge = await services.challenges.create(
             terms.guild_id,
             where,
@@ -132,6 +144,34 @@ class RematchFlow:
             ),
             ephemeral=True,
         )
+
+    async def _check_opponent(
+        self, interaction: discord.Interaction[Any], other: int, where: int
+    ) -> None:
+        """Refuse a rematch ``other`` could never answer in ``where``: they have left the
+        server, or cannot see that channel (when Discord cannot say in time, it is offered)."""
+        member = await member_now(interaction, other)
+        if member is False:
+            raise GameError(
+                _(
+                    "{player} has left the server, so there can be no rematch.",
+                    player=f"<@{other}>",
+                )
+            )
+        channel = interaction.guild.get_channel(where) if interaction.guild else None
+        if (
+            member is not None
+            and channel is not None
+            and not channel.permissions_for(member).view_channel
+        ):
+            raise GameError(
+                _(
+                    "{player} cannot see {channel}, where the rematch would be offered, so "
+                    "they could not answer it.",
+                    player=f"<@{other}>",
+                    channel=f"<#{where}>",
+                )
+            )
 
     async def _show_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
         """A rematch against the computer is played in the same thread: the line in the parent

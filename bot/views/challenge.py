@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 import discord
 
@@ -181,12 +181,20 @@ must be answered within 3 s, and discord.py sleeps out rate limits and 5xx retri
 async def _still_here(interaction: discord.Interaction[Any], user_id: int) -> bool:
     """Whether ``user_id`` is still a member of the interaction's server (asked of Discord: the
     bot does not follow members coming and going). If Discord cannot say in time, they are."""
+    return await member_now(interaction, user_id) is not False
+
+
+async def member_now(
+    interaction: discord.Interaction[Any], user_id: int
+) -> discord.Member | Literal[False] | None:
+    """``user_id`` as a member of the interaction's server, asked of Discord (the bot does not
+    follow members coming and going): False if they have left, None if Discord cannot say
+    within ``MEMBER_LOOKUP_LIMIT``."""
     if interaction.guild is None:
-        return True
+        return None
     try:
-        await asyncio.wait_for(interaction.guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
+        return await asyncio.wait_for(interaction.guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
     except discord.NotFound:
         return False
     except (discord.HTTPException, *UNREACHABLE):
-        return True
-    return True
+        return None
