@@ -6,6 +6,7 @@ import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -247,6 +248,43 @@ async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:
         table.alice, "challenge", {"opponent": table.bob}, channel=lobby
     )
     assert "1 h per move" in allowed.content
+
+
+async def test_settings_refuse_channel_options_that_contradict_or_do_the_opposite(
+    table: Harness,
+) -> None:
+    """Channel options that contradict each other, or would change nothing or the opposite of
+    what they say, are refused in one sentence, and nothing changes (disallowing the only
+    allowed channel opened every channel; the others were silently ignored)."""
+    lobby, games = table.guild.channel("lobby"), table.channel
+    refused = await table.reply_text(table.admin, "settings", {"disallow": games})
+    assert refused.content == (
+        "Games are allowed in every channel: `disallow` takes a channel off the list that "
+        "`allow` makes, so allow the channels games may use instead."
+    )
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    cases: list[tuple[dict[str, Any], str]] = [
+        (
+            {"disallow": lobby},
+            f"<#{lobby.id}> is the only channel games are allowed in: allow another first, or "
+            "give `everywhere` to allow every channel.",
+        ),
+        ({"allow": games, "disallow": games}, "Allow a channel or disallow it, not both at once."),
+        (
+            {"allow": games, "everywhere": True},
+            "Give `everywhere` alone to allow every channel, not with `allow` or `disallow`.",
+        ),
+        ({"disallow": games}, f"<#{games.id}> is not one of the channels games are allowed in."),
+    ]
+    for options, sentence in cases:
+        refused = await table.reply_text(table.admin, "settings", options)
+        assert refused.ephemeral
+        assert refused.content == sentence
+    assert table.bot is not None
+    settings = await table.bot.services.settings.get(table.guild.id)
+    assert settings.allowed_channel_ids == {lobby.id}
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert reply.ephemeral  # #games is still not allowed
 
 
 async def test_leaderboard_pages_with_buttons(table: Harness) -> None:

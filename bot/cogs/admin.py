@@ -100,6 +100,50 @@ def _chosen(value: str) -> str | None:
     return None if value == FOLLOW_SERVER else value
 
 
+def allowed_after(
+    allowed: frozenset[int], *, allow: int | None, disallow: int | None, everywhere: bool
+) -> frozenset[int]:
+    """The channels games are allowed in after ``/settings allow: disallow: everywhere:`` (none:
+    every channel). Options that contradict each other, or one that would change nothing or the
+    opposite of what it says, are refused in one sentence."""
+    if everywhere and (allow is not None or disallow is not None):
+        raise InvalidOption(
+            _("Give `everywhere` alone to allow every channel, not with `allow` or `disallow`.")
+        )
+    if everywhere:
+        return frozenset()
+    if allow is not None and allow == disallow:
+        raise InvalidOption(_("Allow a channel or disallow it, not both at once."))
+    channels = set(allowed)
+    if allow is not None:
+        channels.add(allow)
+    if disallow is not None:
+        if not allowed:
+            raise InvalidOption(
+                _(
+                    "Games are allowed in every channel: `disallow` takes a channel off the list "
+                    "that `allow` makes, so allow the channels games may use instead."
+                )
+            )
+        if disallow not in allowed:
+            raise InvalidOption(
+                _(
+                    "{channel} is not one of the channels games are allowed in.",
+                    channel=f"<#{disallow}>",
+                )
+            )
+        channels.discard(disallow)
+        if not channels:
+            raise InvalidOption(
+                _(
+                    "{channel} is the only channel games are allowed in: allow another first, "
+                    "or give `everywhere` to allow every channel.",
+                    channel=f"<#{disallow}>",
+                )
+            )
+    return frozenset(channels)
+
+
 class Admin(commands.Cog):
     """Server settings and stuck games."""
 
@@ -154,17 +198,16 @@ class Admin(commands.Cog):
             check_pingable(open_challenge_role, me.guild_permissions if me else None)
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
-        channels = set(current.allowed_channel_ids)
-        if allow is not None:
-            channels.add(allow.id)
-        if disallow is not None:
-            channels.discard(disallow.id)
-        if everywhere:
-            channels.clear()
+        channels = allowed_after(
+            current.allowed_channel_ids,
+            allow=None if allow is None else allow.id,
+            disallow=None if disallow is None else disallow.id,
+            everywhere=everywhere,
+        )
         changed = (
             ruleset is not None
             or time is not None
-            or frozenset(channels) != current.allowed_channel_ids
+            or channels != current.allowed_channel_ids
             or (threads is not None and (threads == "on") != current.threads)
             or (language is not None and _chosen(language) != current.language)
             or (
@@ -178,7 +221,7 @@ class Admin(commands.Cog):
                 interaction.guild_id,
                 default_ruleset=ruleset,
                 time_per_move=timedelta(minutes=time) if time is not None else None,
-                allowed_channel_ids=frozenset(channels),
+                allowed_channel_ids=channels,
                 threads=None if threads is None else threads == "on",
                 language=language,
                 open_challenge_role_id=None
