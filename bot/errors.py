@@ -197,7 +197,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     if _expired(interaction, error):
         _log.warning(
             "Interaction %s of user %s was not acknowledged within Discord's 3 seconds "
-            "(the process is too busy)",
+            "(the process is too busy, or its work waited too long before it could defer)",
             interaction.id,
             interaction.user.id,
         )

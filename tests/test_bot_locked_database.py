@@ -78,3 +78,97 @@ async def test_a_foreign_write_lock_freezes_no_channel(
         assert "played d1-b1" in again.content
         tracebacks = [r for r in caplog.records if r.exc_info and "bot" in r.name]
         assert tracebacks == []
+
+
+SLOW_WRITE_SECONDS = 4.0
+"""Another program holds the write lock this long: under the bot's 5 s busy timeout, so the
+write lands, but past Discord's 3 s to answer — the press must be deferred in time."""
+
+
+async def test_a_takeback_accepted_during_a_slow_write_is_answered_and_posted(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob accepts alice's takeback while another program holds the write lock for 4 s: the
+    press is answered in time and the board after the takeback is posted (the press failed,
+    the move was undone unseen and the old board still asked bob to move)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        request = await table.reply_text(table.alice, "takeback")
+        [accept] = [
+            c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+        ]
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            pressed = await table.standin.click(request, accept, table.bob, wait=False)
+            await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
+        board = await table.wait_board(lambda m: "taken back" in m.content)
+        assert f"<@{table.alice.id}>, your move" in board.content
+        assert request.content == "bob accepted the takeback."
+
+
+async def test_resigning_against_the_computer_during_a_slow_write_goes_on_to_set_two(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice resigns set 1 against the computer while another program holds the write lock
+    for 4 s: the press is answered in time, and the computer opens set 2 (the press failed,
+    and the computer never played set 2)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as table:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        await table.move(table.alice, "d1-b1")
+        await table.wait_board(lambda m: "(defenders) played" in m.content)
+        ask = await table.reply_text(table.alice, "resign")
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            pressed = await table.standin.click(ask, ask.custom_ids()[0], table.alice, wait=False)
+            await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
+        await table.wait_board(
+            lambda m: "(attackers) played" in m.content and "Set 2 of 2" in m.content, timeout=15
+        )
+        assert ask.content == "You resigned this set."
+
+
+async def test_declining_a_challenge_during_a_slow_write_is_answered(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob declines alice's challenge while another program holds the write lock for 4 s:
+    the press is answered in time and the challenge says he declined."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            pressed = await table.standin.click(
+                line, f"challenge:decline:{challenge_id(line)}", table.bob, wait=False
+            )
+            await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
+        await table.standin.wait_until(lambda: "declined" in line.content, timeout=5)
+        assert line.content == f"<@{table.bob.id}> declined the challenge."
+
+
+async def test_an_abort_during_a_slow_write_is_answered(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin aborts a game while another program holds the write lock for 4 s: the command
+    is answered in time and the aborted board is posted."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            aborted = await table.standin.slash(
+                table.guild, table.channel, table.admin, "abort", {}, wait=False
+            )
+            await table.standin.wait_until(lambda: aborted.answered, timeout=3.0)
+        board = await table.wait_board(lambda m: "aborted the game" in m.content)
+        assert "Match aborted" in board.content
+
+
+async def test_settings_saved_during_a_slow_write_are_answered(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin changes the time per move while another program holds the write lock for
+    4 s: the command is answered in time, privately, saying the settings were saved."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            saved = await table.standin.slash(
+                table.guild, table.channel, table.admin, "settings", {"time": 60}, wait=False
+            )
+            await table.standin.wait_until(lambda: saved.answered, timeout=3.0)
+        answer = await saved.wait_original(lambda m: "Settings saved" in m.content, timeout=10)
+        assert answer.ephemeral

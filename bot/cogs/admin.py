@@ -17,6 +17,7 @@ from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
+from bot.views.common import answer, within_deadline
 
 
 def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
@@ -217,7 +218,7 @@ class Admin(commands.Cog):
             or (no_open_challenge_role and current.open_challenge_role_id is not None)
         )
         if changed:
-            current = await services.update(
+            updated = services.update(
                 interaction.guild_id,
                 default_ruleset=ruleset,
                 time_per_move=timedelta(minutes=time) if time is not None else None,
@@ -229,11 +230,11 @@ class Admin(commands.Cog):
                 else open_challenge_role.id,
                 no_open_challenge_role=no_open_challenge_role,
             )
+            # A slow write (another program holding the database) is deferred in time.
+            current = await within_deadline(interaction, updated, ephemeral=True)
         lang = reader(interaction)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
-        await interaction.response.send_message(
-            f"{title}\n{settings_text(current, lang)}", ephemeral=True
-        )
+        await answer(interaction, f"{title}\n{settings_text(current, lang)}", ephemeral=True)
 
     @app_commands.command(name="abort")
     @app_commands.guild_only()
@@ -244,7 +245,10 @@ class Admin(commands.Cog):
         assert interaction.channel_id is not None
         if await self.bot.services.games.in_channel(interaction.channel_id) is None:
             raise NoGameHere()
-        end = await self.bot.services.games.abort(interaction.channel_id)
+        # A slow write (another program holding the database) is deferred in time.
+        end = await within_deadline(
+            interaction, self.bot.services.games.abort(interaction.channel_id)
+        )
         await self.bot.flow.announce_set_end(
             end,
             interaction=interaction,

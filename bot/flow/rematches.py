@@ -18,7 +18,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, GameError, NotAPlayer
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view, member_now
-from bot.views.common import answer
+from bot.views.common import answer, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class RematchFlow:
                 )
             ):
                 raise ChannelBusy(_("Your rematch is already on: play it here."))
-            active = await services.games.start_computer_match(
+            started = services.games.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
                 user,
@@ -71,6 +71,8 @@ class RematchFlow:
                 parent_channel_id=terms.parent_channel_id,
                 line_message_id=terms.line_message_id,
             )
+            # A slow write (another program holding the database) is deferred in time.
+            active = await within_deadline(interaction, started, thinking=False)
             lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
@@ -95,7 +97,7 @@ class RematchFlow:
             return
         where = terms.parent_channel_id or terms.channel_id
         await self._check_opponent(interaction, other, where)
-        challenge = await services.challenges.create(
+        created = services.challenges.create(
             terms.guild_id,
             where,
             user,
@@ -105,6 +107,7 @@ class RematchFlow:
             challenger_side=side,
             time_per_move=terms.time_per_move,
         )
+        challenge = await within_deadline(interaction, created, thinking=False)
         try:
             lang = await self.flow.server_language(terms.guild_id)
             posted = await self.flow.bot.get_partial_messageable(where).send(

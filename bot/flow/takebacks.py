@@ -12,7 +12,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
 from bot.services.errors import TakebackLapsed
-from bot.views.common import answer, within_deadline
+from bot.views.common import answer, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
 if TYPE_CHECKING:
@@ -81,29 +81,25 @@ class TakebackFlow:
     ) -> None:
         """The opponent accepts (the move is undone and a new board posted) or declines."""
         user = interaction.user.id
+        answered = self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
         try:
-            active = await self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+            # A slow write (another program holding the database) is deferred in time.
+            active = await within_deadline(interaction, answered, thinking=False)
         except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
             assert interaction.channel_id is not None
             lang = await self.flow.channel_language(interaction.channel_id)
-            await interaction.response.edit_message(
-                content=lapsed_text(lapsed.takeback, lang), view=None
-            )
+            await update_message(interaction, lapsed_text(lapsed.takeback, lang))
             return
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
         who = escaped(names.get(user, lang._("a player")))
         if not accept:
-            await interaction.response.edit_message(
-                content=lang._(
-                    "{player} declined the takeback: the game goes on as it was.", player=who
-                ),
-                view=None,
+            await update_message(
+                interaction,
+                lang._("{player} declined the takeback: the game goes on as it was.", player=who),
             )
             return
-        await interaction.response.edit_message(
-            content=lang._("{player} accepted the takeback.", player=who), view=None
-        )
+        await update_message(interaction, lang._("{player} accepted the takeback.", player=who))
         post = await board_post(
             active, names, lang, headline=lang._("The last move was taken back.")
         )

@@ -14,7 +14,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GuardedItem, bot_of, update_message, within_deadline
 from engine import Side, get_ruleset
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
@@ -136,29 +136,36 @@ class ChallengeButton(
         user = interaction.user.id
         assert interaction.guild_id is not None
         lang = await bot.flow.server_language(interaction.guild_id)
+        # A slow write (another program holding the database) is deferred in time.
         if self.action == "decline":
-            await challenges.decline(self.challenge_id, user)
-            await interaction.response.edit_message(
-                content=lang._("{player} declined the challenge.", player=f"<@{user}>"), view=None
+            await within_deadline(
+                interaction, challenges.decline(self.challenge_id, user), thinking=False
+            )
+            await update_message(
+                interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
             )
             return
         if self.action == "withdraw":
-            await challenges.withdraw(self.challenge_id, user)
-            await interaction.response.edit_message(
-                content=lang._("{player} withdrew the challenge.", player=f"<@{user}>"), view=None
+            await within_deadline(
+                interaction, challenges.withdraw(self.challenge_id, user), thinking=False
+            )
+            await update_message(
+                interaction, lang._("{player} withdrew the challenge.", player=f"<@{user}>")
             )
             return
         require_channel_permissions(interaction)
         try:
             challenge = await challenges.check_accept(self.challenge_id, user)
             if not await _still_here(interaction, challenge.challenger_id):
-                await challenges.challenger_left(self.challenge_id)
-                await interaction.response.edit_message(
-                    content=lang._(
+                await within_deadline(
+                    interaction, challenges.challenger_left(self.challenge_id), thinking=False
+                )
+                await update_message(
+                    interaction,
+                    lang._(
                         "{player} has left the server, so this challenge is closed.",
                         player=f"<@{challenge.challenger_id}>",
                     ),
-                    view=None,
                 )
                 return
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it

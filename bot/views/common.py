@@ -121,6 +121,20 @@ async def answer(
     return response.message_id
 
 
+async def update_message(
+    interaction: discord.Interaction[Any],
+    content: str,
+    *,
+    view: discord.ui.View | None = None,
+) -> None:
+    """Replace the message whose component was pressed (its buttons go unless ``view``): as the
+    first response, or by editing it once the press was deferred (:func:`within_deadline`)."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(content=content, view=view)
+    else:
+        await interaction.response.edit_message(content=content, view=view)
+
+
 Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
 
 

@@ -12,7 +12,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
-from bot.views.common import GameButton, GuardedItem, bot_of
+from bot.views.common import GameButton, GuardedItem, bot_of, update_message, within_deadline
 from bot.views.picker import refuse_old_board
 
 
@@ -100,10 +100,12 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
         bot = bot_of(interaction)
         require_channel_permissions(interaction)
         assert interaction.channel_id is not None
-        end = await bot.services.games.resign(
+        resigned = bot.services.games.resign(
             interaction.channel_id, interaction.user.id, set_id=self.set_id
         )
-        await interaction.response.edit_message(
-            content=reader(interaction)._("You resigned this set."), view=None
-        )
-        await bot.flow.announce_set_end(end, interaction=interaction)
+        # A slow write (another program holding the database) is deferred in time.
+        end = await within_deadline(interaction, resigned, thinking=False)
+        try:
+            await update_message(interaction, reader(interaction)._("You resigned this set."))
+        finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
+            await bot.flow.announce_set_end(end, interaction=interaction)
