@@ -228,17 +228,7 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     longer exists (404). The timers go on for every other game."""
     table = threaded
     _, thread = await thread_game(table)
-    del table.standin.world.channels[thread.id]
-    table.guild.threads.remove(thread)
-    await table.standin.dispatch(
-        "THREAD_DELETE",
-        {
-            "id": str(thread.id),
-            "guild_id": str(table.guild.id),
-            "parent_id": str(table.channel.id),
-            "type": 11,
-        },
-    )
+    await table.standin.delete_channel(thread)
     table.advance(timedelta(days=1, seconds=1))  # the orphaned game ends on time
     await asyncio.sleep(0.5)
     for _ in range(50):

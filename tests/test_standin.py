@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import io
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import discord
@@ -450,3 +450,98 @@ async def test_a_channel_the_bot_or_a_member_cannot_see_behaves_as_on_discord(
     assert standin.recorder.messages[sent.id].pinged_user_ids() == {table.alice.id}
     with pytest.raises(ValueError, match="cannot see"):
         await standin.slash(guild, general, table.bob, "rules")
+
+
+async def _soon(condition: Callable[[], bool], what: str) -> None:
+    """Wait (a few seconds at most) until the bot has seen what ``condition`` looks for."""
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the bot never saw {what}")
+
+
+async def _thread_of(table: Table) -> tuple[discord.Thread, FakeChannel]:
+    """A public thread the bot starts in #games, as discord.py and the stand-in hold it."""
+    games = table.bot.get_channel(table.channel.id)
+    assert isinstance(games, discord.TextChannel)
+    thread = await games.create_thread(name="alice vs bob", type=discord.ChannelType.public_thread)
+    return thread, table.standin.world.channels[thread.id]
+
+
+async def test_a_deleted_thread_is_announced_and_then_unknown(table: Table) -> None:
+    """Deleting a thread sends THREAD_DELETE with its parent; a post to it afterwards is
+    answered 404 Unknown Channel (10003)."""
+    deleted: list[discord.RawThreadDeleteEvent] = []
+
+    async def on_raw_thread_delete(payload: discord.RawThreadDeleteEvent) -> None:
+        deleted.append(payload)
+
+    table.bot.add_listener(on_raw_thread_delete)
+    thread, fake = await _thread_of(table)
+    await table.standin.delete_channel(fake)
+    await _soon(lambda: bool(deleted), "THREAD_DELETE")
+    [payload] = deleted
+    assert (payload.thread_id, payload.parent_id, payload.guild_id) == (
+        thread.id,
+        table.channel.id,
+        table.guild.id,
+    )
+    with pytest.raises(discord.NotFound) as refused:
+        await thread.send("still there?")
+    assert refused.value.code == 10003
+
+
+async def test_a_deleted_channel_takes_its_threads_without_thread_delete(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleting a channel sends CHANNEL_DELETE only (Discord sends no THREAD_DELETE for the
+    threads deleted with it); the channel and its threads answer 404 Unknown Channel."""
+    standin = table.standin
+    sent: list[str] = []
+    real = standin.gateway.dispatch
+
+    async def recorded(event: str, data: dict[str, Any]) -> None:
+        sent.append(event)
+        await real(event, data)
+
+    monkeypatch.setattr(standin.gateway, "dispatch", recorded)
+    removed: list[int] = []
+
+    async def on_guild_channel_delete(channel: discord.abc.GuildChannel) -> None:
+        removed.append(channel.id)
+
+    table.bot.add_listener(on_guild_channel_delete)
+    thread, _ = await _thread_of(table)
+    sent.clear()
+    await standin.delete_channel(table.channel)
+    await _soon(lambda: removed == [table.channel.id], "CHANNEL_DELETE")
+    assert sent == ["CHANNEL_DELETE"]
+    for channel_id in (table.channel.id, thread.id):
+        with pytest.raises(discord.NotFound) as refused:
+            await table.bot.get_partial_messageable(channel_id).send("still there?")
+        assert refused.value.code == 10003
+
+
+async def test_a_bot_removed_from_a_guild_is_told_so_and_loses_its_channels(
+    table: Table,
+) -> None:
+    """Kicking the bot sends GUILD_DELETE without ``unavailable`` (not an outage): discord.py
+    reports the guild removed, and the guild's channels answer 403 Missing Access (50001)."""
+    seen: list[str] = []
+
+    async def on_guild_remove(guild: discord.Guild) -> None:
+        seen.append("removed")
+
+    async def on_guild_unavailable(guild: discord.Guild) -> None:
+        seen.append("unavailable")
+
+    table.bot.add_listener(on_guild_remove)
+    table.bot.add_listener(on_guild_unavailable)
+    await table.standin.remove_bot_from_guild(table.guild)
+    await _soon(lambda: bool(seen), "GUILD_DELETE")
+    assert seen == ["removed"]
+    assert table.bot.get_guild(table.guild.id) is None
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.get_partial_messageable(table.channel.id).send("still here?")
+    assert refused.value.code == 50001

@@ -76,6 +76,10 @@ class PlayerActions:
         timeout: float,
         message_payload: JSON | None = None,
     ) -> InteractionRecord:
+        if channel.id not in self.world.channels:
+            raise ValueError(f"#{channel.name} was deleted: no interaction from there")
+        if channel.guild is not None and not self.world.bot_is_in(channel.guild):
+            raise ValueError(f"the bot was removed from {channel.guild.name}: no interactions")
         actor = self._as_actor(channel, who)
         if isinstance(actor, FakeMember) and not (
             actor.effective_permissions_in(channel) & VIEW_CHANNEL

@@ -334,6 +334,23 @@ class World:
         """Every thread created in ``parent``."""
         return [c for c in self.channels.values() if c.parent is parent]
 
+    def delete_channel(self, channel: FakeChannel) -> None:
+        """Delete a guild channel or thread; a channel's threads go with it."""
+        guild = channel.guild
+        assert guild is not None, "only a guild's channels and threads are deleted"
+        for gone in (channel, *self.threads_of(channel)):
+            del self.channels[gone.id]
+            if gone in guild.threads:
+                guild.threads.remove(gone)
+        if channel in guild.channels:
+            guild.channels.remove(channel)
+
+    def remove_bot(self, guild: FakeGuild) -> None:
+        """The bot is removed from ``guild`` (kicked): it is no longer one of its guilds. Its
+        channels still exist, for its members."""
+        guild.members.remove(self.bot_member(guild))
+        self.guilds.remove(guild)
+
     def add_role(self, guild: FakeGuild, name: str, *, mentionable: bool) -> FakeRole:
         """Create a role that grants no permissions (a role for pings, say)."""
         role = FakeRole(
@@ -375,5 +392,9 @@ class World:
     def bot_member(self, guild: FakeGuild) -> FakeMember:
         """The bot's own membership in a guild."""
         member = guild.member(self.bot_user.id)
-        assert member is not None, "the bot is a member of every stand-in guild"
+        assert member is not None, f"the bot is not in {guild.name} (it was removed)"
         return member
+
+    def bot_is_in(self, guild: FakeGuild) -> bool:
+        """Whether the bot is (still) a member of ``guild``."""
+        return guild.member(self.bot_user.id) is not None

@@ -48,6 +48,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 API = "/api/v{version:\\d+}"
 API_PREFIX = re.compile(r"^/api/v\d+")
+MISSING_ACCESS = 50001
 NONCE_WINDOW = timedelta(minutes=3)
 """How long a message's ``nonce`` with ``enforce_nonce`` is remembered ("the past few minutes"
 in Discord's documentation of Create Message; three here, so nothing may count on more)."""
@@ -172,7 +173,13 @@ class RestApi:
             try:
                 response = await handler(request)
             except MessageRejected as rejected:
-                status = 404 if rejected.code in (10003, 10008) else 400
+                status = (
+                    404
+                    if rejected.code in (10003, 10008)
+                    else 403
+                    if rejected.code == MISSING_ACCESS
+                    else 400
+                )
                 response = error(status, rejected.code, rejected.message)
             except web.HTTPException as exc:
                 response = error(exc.status, 0, exc.text or exc.reason)
@@ -413,9 +420,13 @@ class RestApi:
     # -- channels and guilds ---------------------------------------------------------------------
 
     def _channel(self, request: web.Request) -> FakeChannel:
+        """The channel of the request's path: 404 Unknown Channel (10003) if there is none (or
+        it was deleted), 403 Missing Access (50001) in a guild the bot was removed from."""
         channel = self._world.channels.get(_int(request, "channel_id"))
         if channel is None:
             raise MessageRejected(10003, "Unknown Channel")
+        if channel.guild is not None and not self._world.bot_is_in(channel.guild):
+            raise MessageRejected(MISSING_ACCESS, "Missing Access")
         return channel
 
     def _bot_may(self, channel: FakeChannel, permission: int) -> bool:

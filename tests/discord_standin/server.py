@@ -314,6 +314,41 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("GUILD_MEMBER_REMOVE", data)
 
+    async def delete_channel(self, channel: FakeChannel) -> None:
+        """A moderator deletes a text channel or a thread, as Discord documents it.
+
+        A connected bot is sent THREAD_DELETE (the thread's id, guild_id, parent_id and type)
+        for a thread, CHANNEL_DELETE (the channel object) for a channel. A channel's threads are
+        deleted with it, and Discord sends no THREAD_DELETE for them. Every later REST call to
+        any of them is answered 404 Unknown Channel (10003).
+        """
+        guild = channel.guild
+        if guild is None:
+            raise ValueError("only a guild's channels and threads can be deleted")
+        if channel.is_thread:
+            assert channel.parent is not None
+            event = "THREAD_DELETE"
+            data: JSON = {
+                "id": str(channel.id),
+                "guild_id": str(guild.id),
+                "parent_id": str(channel.parent.id),
+                "type": channel.type,
+            }
+        else:
+            event, data = "CHANNEL_DELETE", payloads.channel(channel)
+        self.world.delete_channel(channel)
+        with contextlib.suppress(RuntimeError):  # not connected: the next GUILD_CREATE lacks it
+            await self.gateway.dispatch(event, data)
+
+    async def remove_bot_from_guild(self, guild: FakeGuild) -> None:
+        """The bot is kicked from ``guild``: a connected bot is sent GUILD_DELETE without
+        ``unavailable`` ("the user was removed from the guild"; with it, it would mean an
+        outage). The guild is no longer sent when the bot identifies, and REST calls to its
+        channels are answered 403 Missing Access (50001)."""
+        self.world.remove_bot(guild)
+        with contextlib.suppress(RuntimeError):  # not connected: READY no longer lists it
+            await self.gateway.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
         data = {**payloads.member(member), "guild_id": str(member.guild.id)}
