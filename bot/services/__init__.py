@@ -50,6 +50,7 @@ from bot.services.records import RecordService
 from bot.services.settings import SettingsService
 from bot.services.standings import StandingsService
 from bot.services.takebacks import TakebackService
+from bot.services.vanished import VanishedService
 from bot.shards import Shards
 from bot.storage import Database
 from bot.storage.sets import EVERY
@@ -104,6 +105,7 @@ class Services:
         self.announcements = AnnouncementService(database, clock, shards)
         self.analyses = AnalysisService(database, clock, self.records)
         self.puzzles = PuzzleService(database, clock, shards)
+        self.vanished = VanishedService(database, clock, self.games)
 
     @classmethod
     async def open(

@@ -20,6 +20,7 @@ from bot.storage import (
     sets,
     settings,
     takebacks,
+    vanished,
 )
 from bot.storage.connection import Connection, Dialect
 from bot.storage.database import Database, is_postgresql, migrations, schema_version
@@ -41,4 +42,5 @@ __all__ = [
     "sets",
     "settings",
     "takebacks",
+    "vanished",
 ]

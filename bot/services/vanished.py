@@ -1,0 +1,60 @@
+"""Places that are gone: a game's channel or thread was deleted, or the bot left its server.
+
+Nobody can play, answer or read anything there any more. Every game in progress there is
+aborted as ``/abort`` aborts it (recorded, no result, unrated), and whatever would still wait on
+the place or post to it is closed: the boards owed there, open challenges (a rematch offered to
+a member is one too), open takeback requests, and the archiving of its threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.services.clock import Clock
+from bot.services.domain import SetEnd
+from bot.services.errors import NoGameHere
+from bot.services.games import GameService
+from bot.storage import Database, vanished
+from bot.storage.times import to_us
+
+
+class VanishedService:
+    """Abort the games of a place that is gone and close what waits on it."""
+
+    def __init__(self, database: Database, clock: Clock, games: GameService) -> None:
+        self._database = database
+        self._clock = clock
+        self._games = games
+
+    async def channel_gone(self, channel_id: int) -> list[SetEnd]:
+        """``channel_id`` (a channel or a thread) was deleted, and with a channel the threads in
+        it (Discord deletes them too). Aborts the games in progress there and closes what
+        waits on them; returns the sets it ended. Calling it again ends nothing more."""
+        async with self._database.snapshot() as db:
+            threads = await vanished.threads_in_play(db, channel_id)
+        places = [channel_id, *threads]
+        ended = await self._abort(places)
+        async with self._database.transaction() as db:
+            await vanished.close_in_channels(db, places, to_us(self._clock()))
+        return ended
+
+    async def guild_gone(self, guild_id: int) -> list[SetEnd]:
+        """The bot was removed from the server ``guild_id`` (or the server was deleted). Aborts
+        every game in progress there and closes what waits on them; returns the sets it
+        ended. Calling it again ends nothing more."""
+        async with self._database.snapshot() as db:
+            places = await vanished.channels_in_play(db, guild_id)
+        ended = await self._abort(places)
+        async with self._database.transaction() as db:
+            await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
+        return ended
+
+    async def _abort(self, channel_ids: Sequence[int]) -> list[SetEnd]:
+        """Abort the game in progress in each of ``channel_ids``, if it still is."""
+        ended = []
+        for channel_id in channel_ids:
+            try:
+                ended.append(await self._games.abort(channel_id))
+            except NoGameHere:
+                continue  # ended meanwhile (a move, time, another report of the same place)
+        return ended

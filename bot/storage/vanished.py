@@ -1,0 +1,67 @@
+"""SQL for places that are gone: a deleted channel or thread, a server the bot was removed from.
+
+The games there are aborted the usual way (bot/services/games.py); these statements find them
+and close what would otherwise wait on the place, or post to it, for ever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.storage.connection import Connection, Params
+
+
+async def threads_in_play(db: Connection, parent_channel_id: int) -> list[int]:
+    """The threads of ``parent_channel_id`` with a game in progress (a match played in a
+    thread records the channel the thread is in), by id."""
+    # Ordered by the channel, so that SQLite too reads only the index of the games in progress.
+    rows = await db.fetch_all(
+        "SELECT g.channel_id FROM sets g JOIN matches m USING (match_id) "
+        "WHERE g.status = 'active' AND m.parent_channel_id = ? ORDER BY g.channel_id",
+        (parent_channel_id,),
+    )
+    return [int(row[0]) for row in rows]
+
+
+async def channels_in_play(db: Connection, guild_id: int) -> list[int]:
+    """The channels and threads of ``guild_id`` with a game in progress."""
+    rows = await db.fetch_all(
+        "SELECT channel_id FROM sets WHERE guild_id = ? AND status = 'active' ORDER BY set_id",
+        (guild_id,),
+    )
+    return [int(row[0]) for row in rows]
+
+
+async def close_in_channels(db: Connection, channel_ids: Sequence[int], now_us: int) -> None:
+    """Nothing in ``channel_ids`` is owed or waited for any more: see :func:`_close`."""
+    marks = ", ".join("?" * len(channel_ids))
+    await _close(db, f"channel_id IN ({marks})", tuple(channel_ids), now_us)
+
+
+async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> None:
+    """Nothing in the server ``guild_id`` is owed or waited for any more: see :func:`_close`."""
+    await _close(db, "guild_id = ?", (guild_id,), now_us)
+
+
+async def _close(db: Connection, place: str, params: Params, now_us: int) -> None:
+    """The boards owed to the sets of ``place`` (a condition on ``channel_id`` or ``guild_id``,
+    columns of sets, challenges and matches alike) are marked done without a message, its open
+    challenges withdrawn, its sets' open takeback requests lapsed, and no thread of its matches
+    is due to be archived."""
+    await db.execute(
+        "UPDATE announcements SET delivered_us = ? WHERE delivered_us IS NULL AND EXISTS "
+        f"(SELECT 1 FROM sets g WHERE g.set_id = announcements.set_id AND g.{place})",
+        (now_us, *params),
+    )
+    await db.execute(
+        f"UPDATE challenges SET status = 'withdrawn' WHERE status = 'open' AND {place}", params
+    )
+    await db.execute(
+        "UPDATE takebacks SET status = 'lapsed', answered_us = ? WHERE status = 'open' AND EXISTS "
+        f"(SELECT 1 FROM sets g WHERE g.set_id = takebacks.set_id AND g.{place})",
+        (now_us, *params),
+    )
+    await db.execute(
+        f"UPDATE matches SET archive_due_us = NULL WHERE archive_due_us IS NOT NULL AND {place}",
+        params,
+    )

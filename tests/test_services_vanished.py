@@ -1,0 +1,129 @@
+"""A game's channel, thread or server gone, through the services on both backends: its games
+are aborted as /abort aborts them, and nothing there is owed or waited for any more."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.services import ActiveGame, ChallengeStatus, Services
+from bot.services.domain import Takeback
+from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
+
+THREAD = 9_000_000_001
+"""A thread of CHANNEL started from a challenge message."""
+OTHER_GUILD = 1001
+LATER = timedelta(minutes=11)
+"""Past the outbox's grace, a challenge's ten minutes and a finished thread's archiving."""
+
+
+async def game_in(
+    services: Services, channel_id: int = CHANNEL, challenger: int = ALICE
+) -> ActiveGame:
+    """``challenger`` (attackers) and bob start a match in ``channel_id``."""
+    challenge = await services.challenges.create(GUILD, channel_id, challenger, BOB)
+    return await services.challenges.accept(challenge.challenge_id, BOB)
+
+
+async def thread_game(services: Services) -> ActiveGame:
+    """alice and bob start a match in THREAD, started from their challenge in CHANNEL."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(challenge.challenge_id, 5_000)
+    return await services.challenges.accept(challenge.challenge_id, BOB, thread_id=THREAD)
+
+
+async def test_a_game_whose_channel_is_gone_is_aborted_unrated(services: Services) -> None:
+    """The channel's game ends as /abort ends it: no winner, the match aborted, unrated."""
+    await game_in(services)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    [end] = await services.vanished.channel_gone(CHANNEL)
+    assert (end.winner_id, end.rating_changes) == (None, ())
+    assert end.match_end is not None
+    assert end.match_end.aborted
+    assert await services.games.in_channel(CHANNEL) is None
+
+
+async def test_no_board_is_owed_to_a_channel_that_is_gone(
+    services: Services, clock: FakeClock
+) -> None:
+    """Neither the board of the last move nor the aborted set's final board is owed."""
+    await game_in(services)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")  # its board never went out
+    await services.vanished.channel_gone(CHANNEL)
+    clock.advance(LATER)
+    assert await services.announcements.due() == []
+
+
+async def test_a_challenge_in_a_channel_that_is_gone_no_longer_holds_its_challenger(
+    services: Services,
+) -> None:
+    """alice's challenge open to anyone is withdrawn with its channel: she may open another."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, None)
+    await services.vanished.channel_gone(CHANNEL)
+    assert (await services.challenges.get(first.challenge_id)).status is ChallengeStatus.WITHDRAWN
+    await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, None)
+
+
+async def test_a_takeback_request_in_a_channel_that_is_gone_is_lapsed(
+    services: Services, clock: FakeClock
+) -> None:
+    """An open takeback request is closed with its game: nothing is left to edit later."""
+    await game_in(services)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    await services.vanished.channel_gone(CHANNEL)
+    clock.advance(LATER)
+    assert await services.takebacks.lapse_stale() == []
+
+
+async def test_a_thread_game_is_aborted_with_the_channel_its_thread_is_in(
+    services: Services,
+) -> None:
+    """Deleting a channel deletes its threads: the game in one of them is aborted too."""
+    await thread_game(services)
+    [end] = await services.vanished.channel_gone(CHANNEL)
+    assert end.game.channel_id == THREAD
+    assert await services.games.in_channel(THREAD) is None
+
+
+async def test_a_deleted_thread_is_not_archived_later(services: Services, clock: FakeClock) -> None:
+    """The aborted match's thread is gone: it is not due to be archived."""
+    await thread_game(services)
+    await services.vanished.channel_gone(THREAD)
+    clock.advance(LATER)
+    assert await services.games.archives_due() == []
+
+
+async def test_a_place_reported_gone_twice_ends_nothing_more(services: Services) -> None:
+    """A second report (the event, then a refused post) finds nothing left to abort."""
+    await game_in(services)
+    await services.vanished.channel_gone(CHANNEL)
+    assert await services.vanished.channel_gone(CHANNEL) == []
+
+
+async def test_another_channels_game_goes_on(services: Services) -> None:
+    """Only the games of the place that is gone are aborted."""
+    await game_in(services)
+    await game_in(services, OTHER_CHANNEL, CAROL)
+    await services.vanished.channel_gone(CHANNEL)
+    assert await services.games.in_channel(OTHER_CHANNEL) is not None
+
+
+async def test_every_game_of_a_server_the_bot_left_is_aborted(services: Services) -> None:
+    """Removed from a server, the bot aborts each of its games; another server's goes on."""
+    await game_in(services)
+    await game_in(services, OTHER_CHANNEL, CAROL)
+    other = await services.challenges.create(OTHER_GUILD, 3000, ALICE, BOB)
+    await services.challenges.accept(other.challenge_id, BOB)
+    ended = await services.vanished.guild_gone(GUILD)
+    assert sorted(end.game.channel_id for end in ended) == [CHANNEL, OTHER_CHANNEL]
+    assert await services.games.in_channel(3000) is not None
+
+
+async def test_no_challenge_of_a_server_the_bot_left_stays_open(services: Services) -> None:
+    """Removed from a server, its challenges are withdrawn."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.vanished.guild_gone(GUILD)
+    assert (await services.challenges.get(challenge.challenge_id)).status is (
+        ChallengeStatus.WITHDRAWN
+    )
