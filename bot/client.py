@@ -52,6 +52,7 @@ COGS = (
     "bot.cogs.admin",
     "bot.cogs.learn",
     "bot.cogs.server_changes",
+    "bot.cogs.vanished",
 )
 
 

@@ -223,13 +223,13 @@ async def test_denying_embed_links_to_everyone_does_not_stop_a_game(table: Harne
 
 
 async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded: Harness) -> None:
-    """A moderator deletes a game's thread mid-game (the bot does not react to THREAD_DELETE):
-    a day later the game ends on time and its final board is owed to a channel that no
-    longer exists (404). The timers go on for every other game."""
+    """A moderator deletes a game's thread mid-game (the bot now aborts its game at once:
+    tests/test_bot_vanished.py): a day and many timer checks later the timers go on for every
+    other game."""
     table = threaded
     _, thread = await thread_game(table)
     await table.standin.delete_channel(thread)
-    table.advance(timedelta(days=1, seconds=1))  # the orphaned game ends on time
+    table.advance(timedelta(days=1, seconds=1))
     await asyncio.sleep(0.5)
     for _ in range(50):
         table.advance(timedelta(minutes=1))

@@ -36,6 +36,7 @@ from bot.flow.threads import (
     thread_name,
     thread_refusal,
 )
+from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, Text, language, language_for
 from bot.i18n.audience import reader
 from bot.names import escaped
@@ -89,6 +90,8 @@ class GameFlow:
         """The computer's moves: searched in the background, played, their boards posted."""
         self.rematches = RematchFlow(self)
         """The Rematch button: the same match again, set 1's sides swapped."""
+        self.vanished = VanishedFlow(self)
+        """Aborting the games whose channel, thread or server is gone."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings

@@ -1,0 +1,62 @@
+"""Games whose place is gone: a channel or thread deleted, or the bot removed from a server.
+
+Discord says so with an event (CHANNEL_DELETE, THREAD_DELETE, GUILD_DELETE; bot/cogs/vanished.py
+listens). The games there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and
+nothing is posted in the place that is gone; a thread game's line in its channel, if that
+channel is still there, says the match was aborted, as after ``/abort``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.services.domain import SetEnd
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+
+class VanishedFlow:
+    """Aborts the games of a place that is gone, posting nothing there."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def channel_gone(self, channel_id: int) -> None:
+        """``channel_id`` (a channel or a thread) was deleted, with a channel the threads in it."""
+        for end in await self.flow.bot.services.vanished.channel_gone(channel_id):
+            _log_abort(end, why(end, channel_id))
+            parent = end.game.parent_channel_id
+            if parent is not None and self.flow.bot.get_channel(parent) is not None:
+                await self.flow.after_set(end)  # the match's line says it was aborted
+
+    async def guild_gone(self, guild_id: int) -> None:
+        """The bot was removed from ``guild_id`` (it can post nothing there any more)."""
+        for end in await self.flow.bot.services.vanished.guild_gone(guild_id):
+            _log_abort(end, "the bot was removed from its server")
+
+
+def why(end: SetEnd, channel_id: int) -> str:
+    """Why the set ``end`` was aborted, for the log, when ``channel_id`` is gone."""
+    active = end.game
+    if active.channel_id != channel_id:
+        place = "the channel its thread was in"
+    else:
+        place = "its channel" if active.parent_channel_id is None else "its thread"
+    return f"{place} was deleted"
+
+
+def _log_abort(end: SetEnd, reason: str) -> None:
+    """One line per aborted game, saying why."""
+    active = end.game
+    _log.info(
+        "Aborted game %s (match %s) in channel %s of server %s: %s",
+        active.set_id,
+        active.match_id,
+        active.channel_id,
+        active.guild_id,
+        reason,
+    )

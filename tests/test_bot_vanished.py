@@ -1,0 +1,220 @@
+"""A game's channel or thread deleted, or the bot removed from the server: the game is aborted
+at once as /abort aborts it (unrated), nothing more is posted to the place that is gone, and
+its challenges stop counting. Each test failed before (the game ran out its clock where nobody
+could see it, rated, and its boards were tried hourly for ever).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.services.games import GameService
+from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+OPENING = ["d1-b1", "c4-c2"]
+"""alice's and bob's first moves: a loss on time after them is rated."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads (the bot's default)."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
+    ) as harness:
+        yield harness
+
+
+async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
+    """alice and bob play one set in a thread of #games and make a move each: its line in
+    #games, and the thread."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    await table.wait_board(channel=line.thread)
+    for who, text in zip((table.alice, table.bob), OPENING, strict=True):
+        await table.reply_text(who, "move", {"move": text}, channel=line.thread)
+    return line, line.thread
+
+
+async def channel_game(table: Harness, sets: int = 1) -> None:
+    """alice and bob play in #games and make a move each."""
+    await table.challenge_accepted(table.alice, table.bob, sets=sets)
+    for who, text in zip((table.alice, table.bob), OPENING, strict=True):
+        await table.move(who, text)
+
+
+def calls_to(table: Harness, channel: FakeChannel, since: int, method: str = "POST") -> int:
+    """How many ``method`` requests the bot made to ``channel`` (its messages included) after
+    the first ``since`` requests of the run."""
+    prefix = f"/api/v10/channels/{channel.id}"
+    return sum(
+        1
+        for call in table.standin.rest_log[since:]
+        if call.method == method and (call.path == prefix or call.path.startswith(prefix + "/"))
+    )
+
+
+async def a_day_passes(table: Harness) -> None:
+    """A day goes by on the bot's clock, in steps its timers see."""
+    for _ in range(24):
+        table.advance(timedelta(hours=1))
+        await asyncio.sleep(0.1)
+
+
+async def rated_players(table: Harness) -> int:
+    """How many players the server's leaderboard rates."""
+    assert table.bot is not None
+    return (await table.bot.services.standings.leaderboard(table.guild.id)).total
+
+
+async def eventually(
+    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
+) -> None:
+    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
+    seen: object = None
+    for _ in range(tries):
+        seen = await probe()
+        if seen == wanted:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
+
+
+def game_in(table: Harness, channel: FakeChannel) -> Callable[[], Awaitable[int | None]]:
+    """A probe: the id of the game in progress in ``channel``, or None."""
+    assert table.bot is not None
+    games: GameService = table.bot.services.games
+
+    async def probe() -> int | None:
+        active = await games.in_channel(channel.id)
+        return None if active is None else active.set_id
+
+    return probe
+
+
+# -- a deleted thread or channel ---------------------------------------------------------------
+
+
+async def test_a_thread_game_whose_thread_is_deleted_is_aborted_at_once(
+    threaded: Harness,
+) -> None:
+    """A moderator deletes a game's thread: the game is aborted at once and the challenge line
+    in #games says so, as after /abort."""
+    table = threaded
+    line, thread = await thread_game(table)
+    await table.standin.delete_channel(thread)
+    await eventually(game_in(table, thread), None)
+    await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=5)
+
+
+async def test_a_deleted_thread_is_never_posted_to_nor_its_game_rated(threaded: Harness) -> None:
+    """A day after its thread was deleted, nobody has lost on time there: no post was tried in
+    the thread and nobody is rated."""
+    table = threaded
+    _, thread = await thread_game(table)
+    since = len(table.standin.rest_log)
+    await table.standin.delete_channel(thread)
+    await a_day_passes(table)
+    assert calls_to(table, thread, since) == 0
+    assert await rated_players(table) == 0
+
+
+async def test_a_game_whose_channel_is_deleted_is_aborted_and_left_alone(table: Harness) -> None:
+    """Threads off: the game's channel is deleted. The game is aborted, /games no longer lists
+    it, and a day later nothing was posted there and nobody is rated."""
+    await channel_game(table)
+    since = len(table.standin.rest_log)
+    await table.standin.delete_channel(table.channel)
+    await eventually(game_in(table, table.channel), None)
+    listing = await table.reply_text(table.carol, "games", channel=table.guild.channel("side"))
+    assert listing.embeds[0]["description"].startswith("No game in progress.")
+    await a_day_passes(table)
+    assert calls_to(table, table.channel, since) == 0
+    assert await rated_players(table) == 0
+
+
+async def test_deleting_a_channel_aborts_the_games_in_its_threads(threaded: Harness) -> None:
+    """#games is deleted, and with it the thread of a game (Discord sends no THREAD_DELETE for
+    it): the game is aborted, and nothing is posted or edited in either."""
+    table = threaded
+    _, thread = await thread_game(table)
+    since = len(table.standin.rest_log)
+    await table.standin.delete_channel(table.channel)
+    await eventually(game_in(table, thread), None)
+    await a_day_passes(table)
+    assert calls_to(table, thread, since) == 0
+    assert calls_to(table, table.channel, since, "PATCH") == 0  # the line went with #games
+    assert await rated_players(table) == 0
+
+
+async def test_each_game_aborted_for_a_deleted_thread_is_logged_with_why(
+    threaded: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The log says, in one INFO line, which game was aborted and why."""
+    table = threaded
+    _, thread = await thread_game(table)
+    caplog.set_level(logging.INFO, logger="bot.flow.vanished")
+    await table.standin.delete_channel(thread)
+    await eventually(game_in(table, thread), None)
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.flow.vanished"]
+    assert line.startswith("Aborted game ")
+    assert line.endswith(
+        f"in channel {thread.id} of server {table.guild.id}: its thread was deleted"
+    )
+
+
+# -- challenges ------------------------------------------------------------------------------
+
+
+async def test_a_challenge_in_a_deleted_channel_no_longer_holds_its_challenger(
+    table: Harness,
+) -> None:
+    """alice's challenge open to anyone in #lobby is closed with #lobby: she may open another in
+    #side at once (one such challenge per member and server), and the deleted one is not
+    marked expired ten minutes later (no edit is tried in #lobby)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.alice, "challenge", {"sets": 1}, channel=lobby)
+    since = len(table.standin.rest_log)
+    await table.standin.delete_channel(lobby)
+    assert table.bot is not None
+    challenges = table.bot.services.challenges
+    await eventually(lambda: challenges.waiting_for_anyone(table.guild.id), [])
+    side = table.guild.channel("side")
+    again = await table.reply_text(table.alice, "challenge", {"sets": 1}, channel=side)
+    assert not again.ephemeral, again.content
+    table.advance(timedelta(minutes=11))
+    await asyncio.sleep(0.5)
+    assert calls_to(table, lobby, since, "PATCH") == 0
+
+
+# -- the bot removed from the server ---------------------------------------------------------
+
+
+async def test_the_games_of_a_server_that_removed_the_bot_are_aborted_unrated(
+    table: Harness,
+) -> None:
+    """The bot is kicked from the server: its game there is aborted at once, and a day later
+    nobody has lost on time and nothing was posted (the bot cannot post there)."""
+    await channel_game(table)
+    since = len(table.standin.rest_log)
+    await table.standin.remove_bot_from_guild(table.guild)
+    await eventually(game_in(table, table.channel), None)
+    await a_day_passes(table)
+    assert sum(calls_to(table, ch, since) for ch in table.guild.channels) == 0
+    assert await rated_players(table) == 0
