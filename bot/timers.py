@@ -26,6 +26,7 @@ import discord
 
 from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
+from bot.flow.vanished import Gone, unknown_channel
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
@@ -245,6 +246,7 @@ class Timers:
                 await self.bot.flow.announce_set_end(end)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 _log.warning("Could not announce timeout in game %s: %r", end.game.set_id, error)
+                await self._gone_if_unknown(end.game.channel_id, error)
             except StorageError:
                 raise
             except Exception:
@@ -264,6 +266,7 @@ class Timers:
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error
                 )
+                await self._gone_if_unknown(challenge.channel_id, error)
 
     async def _remind(self, now: datetime) -> None:
         services = self.bot.services
@@ -316,8 +319,9 @@ class Timers:
     async def _post_needing_retry(self, channel_id: int, content: str, *, ping: int) -> bool:
         """Post ``content`` pinging ``ping``; True if it is worth trying again: Discord could
         not take it (5xx, the connection, a time-out). A refusal (4xx: no permission, the
-        channel gone or locked) is not retried every few seconds — it would be refused again,
-        and each refusal counts towards Discord's limit on invalid requests."""
+        channel locked) is not retried every few seconds — it would be refused again, and each
+        refusal counts towards Discord's limit on invalid requests; a channel Discord no
+        longer knows is gone."""
         try:
             await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
@@ -327,8 +331,16 @@ class Timers:
             return True
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
+            await self._gone_if_unknown(channel_id, error)
             return False
         return False
+
+    async def _gone_if_unknown(self, channel_id: int, error: BaseException) -> None:
+        """A post or edit in ``channel_id`` failed with ``error``: if Discord answered Unknown
+        Channel, the channel is gone (deleted while the bot was away, or the deletion was
+        missed), and its games are aborted as if the bot had been told."""
+        if unknown_channel(error):
+            await self.bot.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN)
 
 
 @dataclass(frozen=True)

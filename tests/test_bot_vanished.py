@@ -17,6 +17,7 @@ import pytest
 from bot.services.games import GameService
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -177,6 +178,54 @@ async def test_each_game_aborted_for_a_deleted_thread_is_logged_with_why(
     assert line.endswith(
         f"in channel {thread.id} of server {table.guild.id}: its thread was deleted"
     )
+
+
+# -- deleted unseen: the first post Discord refuses as Unknown Channel --------------------------
+
+
+async def test_a_channel_deleted_while_the_bot_was_away_aborts_its_game_at_the_first_post(
+    table: Harness,
+) -> None:
+    """#games is deleted while the bot is stopped. Its first post there after the restart
+    (alice's half-time reminder) is refused as Unknown Channel: the game is aborted then, so
+    alice does not lose on time a day later and nothing more is tried there."""
+    await channel_game(table)
+    await table.stop()
+    await table.standin.delete_channel(table.channel)  # nobody is connected to be told
+    await table.start()
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(hours=12, seconds=1))  # alice's reminder falls due
+    await eventually(game_in(table, table.channel), None)
+    await a_day_passes(table)
+    assert calls_to(table, table.channel, since) == 1
+    assert await rated_players(table) == 0
+
+
+async def test_a_board_owed_to_a_channel_deleted_unseen_is_dropped_and_the_match_aborted(
+    table: Harness,
+) -> None:
+    """Set 1 of a match ends on time while the bot may not post in #games (its board is owed);
+    then #games is deleted without the bot being told. The outbox's next try is refused as
+    Unknown Channel: set 2 is aborted and the board is never tried again (it was, hourly)."""
+    await channel_game(table, sets=2)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    table.advance(timedelta(days=1, seconds=1))  # alice loses set 1 on time; set 2 begins
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: _set_number(games, table.channel.id), 2)
+    table.standin.world.delete_channel(table.channel)  # the event never reaches the bot
+    since = len(table.standin.rest_log)
+    for _ in range(6):  # the outbox's pause after a refusal grows: it tries within minutes
+        table.advance(timedelta(minutes=10))
+        await asyncio.sleep(0.1)
+    await eventually(game_in(table, table.channel), None)
+    await a_day_passes(table)
+    assert calls_to(table, table.channel, since) == 1
+
+
+async def _set_number(games: GameService, channel_id: int) -> int | None:
+    active = await games.in_channel(channel_id)
+    return None if active is None else active.set_number
 
 
 # -- challenges ------------------------------------------------------------------------------

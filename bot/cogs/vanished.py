@@ -11,6 +11,7 @@ import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.flow.vanished import Gone
 
 
 class Vanished(commands.Cog):
@@ -22,12 +23,12 @@ class Vanished(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted, and with it the threads in it."""
-        await self.bot.flow.vanished.channel_gone(channel.id)
+        await self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (raw: whether or not discord.py had it cached)."""
-        await self.bot.flow.vanished.channel_gone(payload.thread_id)
+        await self.bot.flow.vanished.channel_gone(payload.thread_id, Gone.DELETED)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:

@@ -21,6 +21,7 @@ from bot.flow.posts import (
     or_missing,
     outcome_text,
 )
+from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
@@ -41,14 +42,24 @@ class Outbox:
         self.flow = flow
 
     async def deliver(self) -> None:
-        """Post the boards that stored moves are owed (Discord was down, or the bot stopped)."""
+        """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
+
+        A channel Discord no longer knows (deleted while the bot was away, or its deletion
+        missed) is gone: its games are aborted and nothing more is owed there."""
         services = self.flow.bot.services
+        gone: set[int] = set()
         for row in await services.announcements.due():
+            if row.channel_id in gone:
+                continue  # dropped with the first of its boards
             try:
                 message_id = await self._post_owed_board(
                     row.set_id, row.ply, row.channel_id, row.nonce
                 )
             except (discord.HTTPException, *UNREACHABLE) as error:
+                if unknown_channel(error):
+                    gone.add(row.channel_id)
+                    await self.flow.vanished.channel_gone(row.channel_id, Gone.UNKNOWN)
+                    continue
                 refused = not isinstance(error, UNREACHABLE)
                 log = _log.warning if refused and row.attempts == 0 else _log.info
                 log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)

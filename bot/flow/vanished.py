@@ -1,15 +1,20 @@
 """Games whose place is gone: a channel or thread deleted, or the bot removed from a server.
 
 Discord says so with an event (CHANNEL_DELETE, THREAD_DELETE, GUILD_DELETE; bot/cogs/vanished.py
-listens). The games there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and
-nothing is posted in the place that is gone; a thread game's line in its channel, if that
-channel is still there, says the match was aborted, as after ``/abort``.
+listens) or, when the bot was away or missed it, by refusing a post with Unknown Channel
+(10003), which the outbox and the timers hand here instead of backing off. Either way the games
+there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and nothing is posted in
+the place that is gone; a thread game's line in its channel, if that channel is still there,
+says the match was aborted, as after ``/abort``.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 from typing import TYPE_CHECKING
+
+import discord
 
 from bot.services.domain import SetEnd
 
@@ -18,6 +23,23 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+UNKNOWN_CHANNEL = 10003
+"""Discord's error code for a channel (or thread) that does not exist."""
+
+
+def unknown_channel(error: BaseException) -> bool:
+    """Whether ``error`` is Discord answering 404 Unknown Channel: the channel is gone."""
+    return isinstance(error, discord.NotFound) and error.code == UNKNOWN_CHANNEL
+
+
+class Gone(enum.Enum):
+    """How the bot learnt that a game's channel or thread is gone."""
+
+    DELETED = "deleted"
+    """CHANNEL_DELETE or THREAD_DELETE."""
+    UNKNOWN = "unknown"
+    """Discord refused a post there with Unknown Channel (deleted while the bot was away)."""
+
 
 class VanishedFlow:
     """Aborts the games of a place that is gone, posting nothing there."""
@@ -25,10 +47,10 @@ class VanishedFlow:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
 
-    async def channel_gone(self, channel_id: int) -> None:
-        """``channel_id`` (a channel or a thread) was deleted, with a channel the threads in it."""
+    async def channel_gone(self, channel_id: int, how: Gone) -> None:
+        """``channel_id`` (a channel or a thread) is gone, with a channel the threads in it."""
         for end in await self.flow.bot.services.vanished.channel_gone(channel_id):
-            _log_abort(end, why(end, channel_id))
+            _log_abort(end, why(end, channel_id, how))
             parent = end.game.parent_channel_id
             if parent is not None and self.flow.bot.get_channel(parent) is not None:
                 await self.flow.after_set(end)  # the match's line says it was aborted
@@ -39,13 +61,15 @@ class VanishedFlow:
             _log_abort(end, "the bot was removed from its server")
 
 
-def why(end: SetEnd, channel_id: int) -> str:
+def why(end: SetEnd, channel_id: int, how: Gone) -> str:
     """Why the set ``end`` was aborted, for the log, when ``channel_id`` is gone."""
     active = end.game
     if active.channel_id != channel_id:
         place = "the channel its thread was in"
     else:
         place = "its channel" if active.parent_channel_id is None else "its thread"
+    if how is Gone.UNKNOWN:
+        return f"Discord no longer knows {place} (Unknown Channel)"
     return f"{place} was deleted"
 
 
