@@ -239,6 +239,7 @@ class Timers:
             _log.exception("Timers, %s, failed", what)
 
     async def _time_out(self, now: datetime) -> None:
+        await self.bot.flow.vanished.before_time_out(now)
         for end in await self.bot.services.games.time_out_due(now):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.

@@ -201,6 +201,23 @@ async def test_a_channel_deleted_while_the_bot_was_away_aborts_its_game_at_the_f
     assert await rated_players(table) == 0
 
 
+async def test_a_game_whose_channel_was_deleted_unseen_is_not_lost_on_time(
+    table: Harness,
+) -> None:
+    """#games is deleted while the bot is stopped, after alice's half-time reminder: nothing is
+    posted there before her time runs out. The bot finds the channel gone before ending the
+    game, which is aborted instead of lost on time (rated)."""
+    await channel_game(table)
+    table.advance(timedelta(hours=12, seconds=1))
+    await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    await table.stop()
+    await table.standin.delete_channel(table.channel)
+    await table.start()
+    await a_day_passes(table)
+    await eventually(game_in(table, table.channel), None)
+    assert await rated_players(table) == 0
+
+
 async def test_a_board_owed_to_a_channel_deleted_unseen_is_dropped_and_the_match_aborted(
     table: Harness,
 ) -> None:

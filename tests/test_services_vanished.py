@@ -127,3 +127,15 @@ async def test_no_challenge_of_a_server_the_bot_left_stays_open(services: Servic
     assert (await services.challenges.get(challenge.challenge_id)).status is (
         ChallengeStatus.WITHDRAWN
     )
+
+
+async def test_only_the_channels_of_games_out_of_time_are_named(
+    services: Services, clock: FakeClock
+) -> None:
+    """Before games are lost on time, the channel of each one out of time is named (to check
+    it is still there); a game with time left is not."""
+    await game_in(services)
+    clock.advance(timedelta(hours=12))
+    await game_in(services, OTHER_CHANNEL, CAROL)
+    clock.advance(timedelta(hours=12))
+    assert await services.vanished.out_of_time() == [CHANNEL]

@@ -2,7 +2,8 @@
 
 Discord says so with an event (CHANNEL_DELETE, THREAD_DELETE, GUILD_DELETE; bot/cogs/vanished.py
 listens) or, when the bot was away or missed it, by refusing a post with Unknown Channel
-(10003), which the outbox and the timers hand here instead of backing off. Either way the games
+(10003), which the outbox and the timers hand here instead of backing off; before anyone loses
+on time in a channel the bot does not know, it asks Discord first. Either way the games
 there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and nothing is posted in
 the place that is gone; a thread game's line in its channel, if that channel is still there,
 says the match was aborted, as after ``/abort``.
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import enum
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import discord
 
+from bot.errors import UNREACHABLE
 from bot.services.domain import SetEnd
 
 if TYPE_CHECKING:
@@ -54,6 +57,21 @@ class VanishedFlow:
             parent = end.game.parent_channel_id
             if parent is not None and self.flow.bot.get_channel(parent) is not None:
                 await self.flow.after_set(end)  # the match's line says it was aborted
+
+    async def before_time_out(self, now: datetime) -> None:
+        """Before games are lost on time at ``now``: a game's channel the bot has not heard of
+        (not in its cache: deleted while it was away, or not cached) is asked of Discord, and
+        one Discord no longer knows is gone — its game is aborted, not lost on time (rated)
+        where nobody could play. If Discord cannot say, the game is ended on time as usual."""
+        bot = self.flow.bot
+        for channel_id in await bot.services.vanished.out_of_time(now):
+            if bot.get_channel(channel_id) is not None:
+                continue
+            try:
+                await bot.fetch_channel(channel_id)
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                if unknown_channel(error):
+                    await self.channel_gone(channel_id, Gone.UNKNOWN)
 
     async def guild_gone(self, guild_id: int) -> None:
         """The bot was removed from ``guild_id`` (it can post nothing there any more)."""

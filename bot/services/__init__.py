@@ -105,7 +105,7 @@ class Services:
         self.announcements = AnnouncementService(database, clock, shards)
         self.analyses = AnalysisService(database, clock, self.records)
         self.puzzles = PuzzleService(database, clock, shards)
-        self.vanished = VanishedService(database, clock, self.games)
+        self.vanished = VanishedService(database, clock, self.games, shards)
 
     @classmethod
     async def open(

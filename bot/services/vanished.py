@@ -9,22 +9,36 @@ a member is one too), open takeback requests, and the archiving of its threads.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from bot.services.clock import Clock
 from bot.services.domain import SetEnd
 from bot.services.errors import NoGameHere
 from bot.services.games import GameService
-from bot.storage import Database, vanished
+from bot.shards import Shards
+from bot.storage import Database, sets, vanished
+from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
 
 class VanishedService:
     """Abort the games of a place that is gone and close what waits on it."""
 
-    def __init__(self, database: Database, clock: Clock, games: GameService) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, games: GameService, shards: Shards = EVERY
+    ) -> None:
         self._database = database
         self._clock = clock
         self._games = games
+        self._shards = shards
+
+    async def out_of_time(self, now: datetime | None = None) -> list[int]:
+        """The channels of the games (in these servers) whose player to move is out of time at
+        ``now`` (default: the clock): where to make sure the place is still there before
+        anyone loses on time in it."""
+        async with self._database.snapshot() as db:
+            rows = await sets.due_deadlines(db, to_us(now or self._clock()), self._shards)
+        return [row.channel_id for row in rows]
 
     async def channel_gone(self, channel_id: int) -> list[SetEnd]:
         """``channel_id`` (a channel or a thread) was deleted, and with a channel the threads in
