@@ -284,3 +284,43 @@ async def test_the_games_of_a_server_that_removed_the_bot_are_aborted_unrated(
     await a_day_passes(table)
     assert sum(calls_to(table, ch, since) for ch in table.guild.channels) == 0
     assert await rated_players(table) == 0
+
+
+# -- the daily puzzle ------------------------------------------------------------------------
+
+
+async def test_a_daily_puzzle_whose_channel_is_deleted_is_switched_off(table: Harness) -> None:
+    """#lobby, where the daily puzzle is posted, is deleted: the daily puzzle is off (an
+    admin sees so with /puzzle daily) and no post is tried there at the next hour."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    since = len(table.standin.rest_log)
+    await table.standin.delete_channel(lobby)
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content.startswith("The daily puzzle is off")
+    await a_day_passes(table)
+    assert sum(calls_to(table, lobby, since, method) for method in ("GET", "POST")) == 0
+
+
+async def test_a_daily_puzzle_channel_deleted_unseen_is_switched_off_at_the_first_post(
+    table: Harness,
+) -> None:
+    """#lobby is deleted while the bot is stopped: the daily post there is refused as Unknown
+    Channel once, and the daily puzzle is switched off instead of being tried for ever."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.stop()
+    await table.standin.delete_channel(lobby)
+    await table.start()
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(hours=1, minutes=1))
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
+    await a_day_passes(table)
+    tried = sum(calls_to(table, lobby, since, method) for method in ("GET", "POST"))
+    assert tried == 1  # its channel history, read first so that no day is posted twice

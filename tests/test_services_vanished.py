@@ -139,3 +139,22 @@ async def test_only_the_channels_of_games_out_of_time_are_named(
     await game_in(services, OTHER_CHANNEL, CAROL)
     clock.advance(timedelta(hours=12))
     assert await services.vanished.out_of_time() == [CHANNEL]
+
+
+async def test_a_daily_puzzle_whose_channel_is_gone_is_switched_off(services: Services) -> None:
+    """The daily puzzle posted in a deleted channel is switched off (it was tried hourly for
+    ever); another server's, posted elsewhere, goes on."""
+    await services.puzzles.set_daily(GUILD, CHANNEL, 12)
+    await services.puzzles.set_daily(OTHER_GUILD, OTHER_CHANNEL, 12)
+    await services.vanished.channel_gone(CHANNEL)
+    assert await services.puzzles.daily_setting(GUILD) is None
+    assert await services.puzzles.daily_setting(OTHER_GUILD) is not None
+
+
+async def test_the_daily_puzzle_of_a_server_the_bot_left_is_switched_off(
+    services: Services,
+) -> None:
+    """Removed from a server, the bot no longer tries to post its daily puzzle."""
+    await services.puzzles.set_daily(GUILD, CHANNEL, 12)
+    await services.vanished.guild_gone(GUILD)
+    assert await services.puzzles.daily_setting(GUILD) is None

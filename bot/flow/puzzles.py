@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.posts import NO_PINGS, outcome_text
+from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
@@ -273,6 +274,9 @@ class PuzzleFlow:
                 _log.warning(
                     "Could not post the daily puzzle in channel %s: %s", post.channel_id, error
                 )
+                if unknown_channel(error):  # deleted while the bot was away: switched off
+                    await self.bot.flow.vanished.channel_gone(post.channel_id, Gone.UNKNOWN)
+                    continue
                 pause = DAILY_RETRY if retry is None else min(retry[1] * 2, DAILY_RETRY_MAX)
                 self._retry_after[key] = (now + pause, pause)
                 continue

@@ -3,11 +3,13 @@
 Nobody can play, answer or read anything there any more. Every game in progress there is
 aborted as ``/abort`` aborts it (recorded, no result, unrated), and whatever would still wait on
 the place or post to it is closed: the boards owed there, open challenges (a rematch offered to
-a member is one too), open takeback requests, and the archiving of its threads.
+a member is one too), open takeback requests, the archiving of its threads, and a daily
+puzzle posted there (switched off, as ``/puzzle daily off:True`` does).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -16,9 +18,11 @@ from bot.services.domain import SetEnd
 from bot.services.errors import NoGameHere
 from bot.services.games import GameService
 from bot.shards import Shards
-from bot.storage import Database, sets, vanished
+from bot.storage import Database, puzzles, sets, vanished
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
+
+_log = logging.getLogger(__name__)
 
 
 class VanishedService:
@@ -50,6 +54,9 @@ class VanishedService:
         ended = await self._abort(places)
         async with self._database.transaction() as db:
             await vanished.close_in_channels(db, places, to_us(self._clock()))
+            for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
+                await puzzles.clear_daily(db, guild_id)
+                _log.info("Daily puzzle of server %s switched off: its channel is gone", guild_id)
         return ended
 
     async def guild_gone(self, guild_id: int) -> list[SetEnd]:
@@ -61,6 +68,7 @@ class VanishedService:
         ended = await self._abort(places)
         async with self._database.transaction() as db:
             await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
+            await puzzles.clear_daily(db, guild_id)
         return ended
 
     async def _abort(self, channel_ids: Sequence[int]) -> list[SetEnd]:

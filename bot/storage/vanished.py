@@ -43,6 +43,16 @@ async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> None:
     await _close(db, "guild_id = ?", (guild_id,), now_us)
 
 
+async def daily_puzzles_in_channels(db: Connection, channel_ids: Sequence[int]) -> list[int]:
+    """The servers whose daily puzzle is posted in one of ``channel_ids``."""
+    marks = ", ".join("?" * len(channel_ids))
+    rows = await db.fetch_all(
+        f"SELECT guild_id FROM daily_puzzles WHERE channel_id IN ({marks}) ORDER BY guild_id",
+        tuple(channel_ids),
+    )
+    return [int(row[0]) for row in rows]
+
+
 async def _close(db: Connection, place: str, params: Params, now_us: int) -> None:
     """The boards owed to the sets of ``place`` (a condition on ``channel_id`` or ``guild_id``,
     columns of sets, challenges and matches alike) are marked done without a message, its open
