@@ -52,7 +52,6 @@ COGS = (
     "bot.cogs.admin",
     "bot.cogs.learn",
     "bot.cogs.server_changes",
-    "bot.cogs.vanished",
 )
 
 

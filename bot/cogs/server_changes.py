@@ -1,4 +1,10 @@
-"""What changes in a server that the game flow must hear of: permissions given back."""
+"""What changes in a server that the game flow must hear of: permissions given back, and a
+game's place gone (a channel or thread deleted, the bot removed from the server).
+
+The bot runs with the guilds intent only, which brings these events. A thread deleted with its
+channel comes as the channel's deletion (Discord sends no THREAD_DELETE for it; discord.py
+reports the threads it knew of as deleted too). What a deletion does is in bot/flow/vanished.py.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.flow.vanished import Gone
 
 _log = logging.getLogger(__name__)
 
@@ -15,9 +22,10 @@ _log = logging.getLogger(__name__)
 class ServerChanges(commands.Cog):
     """Gateway events of the ``guilds`` intent (and the bot's own member) that games care about.
 
-    A board Discord refused (no permission, a locked thread) waits up to an hour before it is
-    tried again; when an admin may just have given the permission back — a channel's
-    overwrites, a role, the bot's roles or a thread changed — it is tried at the next check.
+    A deleted channel or thread, or the bot's removal, aborts the games there. A board Discord
+    refused (no permission, a locked thread) waits up to an hour before it is tried again; when
+    an admin may just have given the permission back — a channel's overwrites, a role, the
+    bot's roles or a thread changed — it is tried at the next check.
     """
 
     def __init__(self, bot: BrandubhBot) -> None:
@@ -52,6 +60,22 @@ class ServerChanges(commands.Cog):
         without the members intent)."""
         if self.bot.user is not None and after.id == self.bot.user.id:
             await self._maybe_allowed(after.guild.id, "My roles")
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted, and with it the threads in it."""
+        await self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted (raw: whether or not discord.py had it cached)."""
+        await self.bot.flow.vanished.channel_gone(payload.thread_id, Gone.DELETED)
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server, or the server was deleted (not an outage: that
+        is ``on_guild_unavailable``)."""
+        await self.bot.flow.vanished.guild_gone(guild.id)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -1,12 +1,12 @@
 """Games whose place is gone: a channel or thread deleted, or the bot removed from a server.
 
-Discord says so with an event (CHANNEL_DELETE, THREAD_DELETE, GUILD_DELETE; bot/cogs/vanished.py
-listens) or, when the bot was away or missed it, by refusing a post with Unknown Channel
-(10003), which the outbox and the timers hand here instead of backing off; before anyone loses
-on time in a channel the bot does not know, it asks Discord first. Either way the games
-there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and nothing is posted in
-the place that is gone; a thread game's line in its channel, if that channel is still there,
-says the match was aborted, as after ``/abort``.
+Discord says so with an event (CHANNEL_DELETE, THREAD_DELETE, GUILD_DELETE;
+bot/cogs/server_changes.py listens) or, when the bot was away or missed it, by refusing a post
+with Unknown Channel (10003), which the outbox and the timers hand here instead of backing off;
+before anyone loses on time in a channel the bot does not know, it asks Discord first. Either
+way the games there are aborted as ``/abort`` aborts them (bot/services/vanished.py) and nothing
+is posted in the place that is gone; a thread game's line in its channel, if that channel is
+still there, says the match was aborted, as after ``/abort``.
 """
 
 from __future__ import annotations
