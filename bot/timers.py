@@ -140,6 +140,10 @@ class Timers:
     async def _run(self) -> None:
         await self.bot.wait_until_ready()
         try:
+            await self.bot.flow.vanished.servers_left()
+        except Exception:
+            _log.exception("Could not look for the servers the bot was removed from")
+        try:
             await self.resume_computer_turns()
         except Exception:
             _log.exception("Could not resume the computer's turns")

@@ -286,6 +286,21 @@ async def test_the_games_of_a_server_that_removed_the_bot_are_aborted_unrated(
     assert await rated_players(table) == 0
 
 
+async def test_a_server_that_removed_the_bot_while_it_was_away_has_its_games_aborted(
+    table: Harness,
+) -> None:
+    """The bot is kicked while it is stopped: Discord no longer lists the server when it comes
+    back, and once Discord confirms the bot cannot see it, its game is aborted (it timed out,
+    rated, a day later)."""
+    await channel_game(table)
+    await table.stop()
+    await table.standin.remove_bot_from_guild(table.guild)  # nobody is connected to be told
+    await table.start()
+    await eventually(game_in(table, table.channel), None)
+    await a_day_passes(table)
+    assert await rated_players(table) == 0
+
+
 # -- the daily puzzle ------------------------------------------------------------------------
 
 

@@ -158,3 +158,14 @@ async def test_the_daily_puzzle_of_a_server_the_bot_left_is_switched_off(
     await services.puzzles.set_daily(GUILD, CHANNEL, 12)
     await services.vanished.guild_gone(GUILD)
     assert await services.puzzles.daily_setting(GUILD) is None
+
+
+async def test_the_servers_in_play_are_those_with_a_game_in_progress(services: Services) -> None:
+    """Each server with a game in progress is named once (to look for one that removed the
+    bot while it was away); a server whose games are over is not."""
+    await game_in(services)
+    await game_in(services, OTHER_CHANNEL, CAROL)
+    finished = await services.challenges.create(OTHER_GUILD, 3000, ALICE, BOB)
+    await services.challenges.accept(finished.challenge_id, BOB)
+    await services.games.abort(3000)
+    assert await services.vanished.guilds_in_play() == [GUILD]

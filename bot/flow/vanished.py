@@ -73,6 +73,21 @@ class VanishedFlow:
                 if unknown_channel(error):
                     await self.channel_gone(channel_id, Gone.UNKNOWN)
 
+    async def servers_left(self) -> None:
+        """At start-up: a server with games in progress that Discord did not list for the bot
+        (it was removed while it was away) is gone once Discord confirms it cannot see the
+        server (403 or 404); if Discord cannot say, nothing is done."""
+        bot = self.flow.bot
+        for guild_id in await bot.services.vanished.guilds_in_play():
+            if bot.get_guild(guild_id) is not None:
+                continue
+            try:
+                await bot.fetch_guild(guild_id)
+            except (discord.Forbidden, discord.NotFound):
+                await self.guild_gone(guild_id)
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                _log.info("Could not ask Discord about server %s: %s", guild_id, error)
+
     async def guild_gone(self, guild_id: int) -> None:
         """The bot was removed from ``guild_id`` (it can post nothing there any more)."""
         for end in await self.flow.bot.services.vanished.guild_gone(guild_id):

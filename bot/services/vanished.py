@@ -44,6 +44,11 @@ class VanishedService:
             rows = await sets.due_deadlines(db, to_us(now or self._clock()), self._shards)
         return [row.channel_id for row in rows]
 
+    async def guilds_in_play(self) -> list[int]:
+        """The servers (of these shards) with a game in progress."""
+        async with self._database.snapshot() as db:
+            return await vanished.guilds_in_play(db, self._shards)
+
     async def channel_gone(self, channel_id: int) -> list[SetEnd]:
         """``channel_id`` (a channel or a thread) was deleted, and with a channel the threads in
         it (Discord deletes them too). Aborts the games in progress there and closes what

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.shards import EVERY, Shards
 from bot.storage.connection import Connection, Params
 
 
@@ -28,6 +29,15 @@ async def channels_in_play(db: Connection, guild_id: int) -> list[int]:
     rows = await db.fetch_all(
         "SELECT channel_id FROM sets WHERE guild_id = ? AND status = 'active' ORDER BY set_id",
         (guild_id,),
+    )
+    return [int(row[0]) for row in rows]
+
+
+async def guilds_in_play(db: Connection, shards: Shards = EVERY) -> list[int]:
+    """The servers (of ``shards``) with a game in progress."""
+    rows = await db.fetch_all(
+        "SELECT DISTINCT guild_id FROM sets "
+        f"WHERE status = 'active' AND {shards.where('guild_id')} ORDER BY guild_id"
     )
     return [int(row[0]) for row in rows]
 
