@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+import bot.services.puzzles as puzzle_service
 from bot.services import Services
 from bot.services.errors import StaleGameError
 from bot.storage import puzzles as stored
@@ -73,5 +74,34 @@ async def test_streak_counts_solved_since_the_last_failure(database: str) -> Non
             await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
         stats = await services.puzzles.stats(ALICE)
         assert (stats.solved, stats.failed, stats.streak, stats.best_streak) == (3, 1, 1, 2)
+    finally:
+        await services.close()
+
+
+async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_server(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice drew P with /puzzle play in another server and left it open; she solves it from
+    this server's daily post: the next day's post here names her (it named nobody)."""
+    other_guild = 11
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        first = puzzle_service.bank()[0]
+        monkeypatch.setattr(puzzle_service, "bank", lambda: (first,))
+        drawn = await services.puzzles.start(ALICE, other_guild)  # /puzzle play elsewhere
+        assert drawn.puzzle.puzzle_id == first.puzzle_id
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        clock.now += timedelta(hours=1)
+        await services.puzzles.claim_due()
+        [owed] = await services.puzzles.posts_owed()
+        assert owed.puzzle.puzzle_id == first.puzzle_id
+        await services.puzzles.daily_posted(GUILD, owed.day, 1)
+        daily = await services.puzzles.start_daily(ALICE, GUILD, first.puzzle_id, owed.day)
+        await services.puzzles.record(daily, tuple(str(m) for m in first.solution), stored.SOLVED)
+        clock.now += timedelta(days=1)
+        await services.puzzles.claim_due()
+        [tomorrow] = await services.puzzles.posts_owed()
+        assert tomorrow.previous_solvers == (ALICE,)
     finally:
         await services.close()

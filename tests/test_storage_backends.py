@@ -520,7 +520,7 @@ async def test_a_new_days_claim_drops_the_days_never_posted_and_a_drawn_puzzle_t
             row = await puzzles.start(
                 connection, user_id=ALICE, guild_id=GUILD, puzzle_id="p3", daily_day=None, now_us=1
             )
-            await puzzles.make_daily(connection, row.attempt_id, "2026-11-03")
+            await puzzles.make_daily(connection, row.attempt_id, GUILD, "2026-11-03")
         async with db.snapshot() as connection:
             assert [(r.day, r.message_id) for r in await puzzles.unposted(connection)] == [
                 ("2026-11-03", None)

@@ -174,8 +174,8 @@ class PuzzleService:
             if row.status == puzzles.OPEN and row.daily_day is None:
                 # Drawn with /puzzle play and still open: solved from the daily post, it counts
                 # as the day's.
-                await puzzles.make_daily(db, row.attempt_id, day)
-                row = replace(row, daily_day=day)
+                await puzzles.make_daily(db, row.attempt_id, guild_id, day)
+                row = replace(row, daily_day=day, guild_id=guild_id)
         if row.status != puzzles.OPEN:
             raise PuzzleOver(
                 _("You have already solved this puzzle: `/puzzle play` gives a new one.")

@@ -108,12 +108,13 @@ async def start(
     return row
 
 
-async def make_daily(db: Connection, attempt_id: int, day: str) -> None:
-    """An open attempt begun with /puzzle becomes the attempt at ``day``'s daily puzzle."""
+async def make_daily(db: Connection, attempt_id: int, guild_id: int, day: str) -> None:
+    """An open attempt begun with /puzzle (in any server) becomes the attempt at ``day``'s
+    daily puzzle of ``guild_id``."""
     await db.execute(
-        "UPDATE puzzle_attempts SET daily_day = ? "
+        "UPDATE puzzle_attempts SET daily_day = ?, guild_id = ? "
         "WHERE attempt_id = ? AND daily_day IS NULL AND status = 'open'",
-        (day, attempt_id),
+        (day, guild_id, attempt_id),
     )
 
 
