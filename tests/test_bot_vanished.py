@@ -269,6 +269,40 @@ async def test_a_challenge_in_a_deleted_channel_no_longer_holds_its_challenger(
     assert calls_to(table, lobby, since, "PATCH") == 0
 
 
+# -- Unknown Channel that is not a deletion ---------------------------------------------------
+
+
+async def test_a_live_channel_refused_as_unknown_once_keeps_its_game(table: Harness) -> None:
+    """Discord wrongly answers alice's half-time reminder with Unknown Channel (as in outages)
+    while #games is there: asked again, Discord has the channel, so the game goes on."""
+    await channel_game(table)
+    path = f"/channels/{table.channel.id}/messages"
+    refused = table.standin.fail_rest(
+        404, seconds=60, matching=lambda method, p: method == "POST" and path in p, code=10003
+    )
+    table.advance(timedelta(hours=12, seconds=1))  # alice's reminder falls due
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+    await asyncio.sleep(0.5)
+    assert await game_in(table, table.channel)() is not None
+
+
+async def test_a_channel_unknown_while_its_server_is_unavailable_keeps_its_game(
+    table: Harness,
+) -> None:
+    """The server is in an outage (Discord says it is unavailable) and every request about
+    #games answers Unknown Channel: nothing is aborted on Discord's word then."""
+    await channel_game(table)
+    await table.standin.dispatch("GUILD_DELETE", {"id": str(table.guild.id), "unavailable": True})
+    channel = f"/channels/{table.channel.id}"
+    refused = table.standin.fail_rest(
+        404, seconds=60, matching=lambda method, p: channel in p, code=10003
+    )
+    table.advance(timedelta(hours=12, seconds=1))
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+    await asyncio.sleep(0.5)
+    assert await game_in(table, table.channel)() is not None
+
+
 # -- the bot removed from the server ---------------------------------------------------------
 
 
@@ -337,5 +371,6 @@ async def test_a_daily_puzzle_channel_deleted_unseen_is_switched_off_at_the_firs
     puzzles = table.bot.services.puzzles
     await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
     await a_day_passes(table)
-    tried = sum(calls_to(table, lobby, since, method) for method in ("GET", "POST"))
-    assert tried == 1  # its channel history, read first so that no day is posted twice
+    # Its history (read first, so that no day is posted twice) refused, the channel asked
+    # for once to be sure, and nothing more.
+    assert (calls_to(table, lobby, since, "GET"), calls_to(table, lobby, since)) == (2, 0)

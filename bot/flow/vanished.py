@@ -51,12 +51,36 @@ class VanishedFlow:
         self.flow = flow
 
     async def channel_gone(self, channel_id: int, how: Gone) -> None:
-        """``channel_id`` (a channel or a thread) is gone, with a channel the threads in it."""
+        """``channel_id`` (a channel or a thread) is gone, with a channel the threads in it.
+
+        A post refused as Unknown Channel (``Gone.UNKNOWN``) is taken for a deletion only once
+        Discord says so again when asked for the channel, with its server available: an abort
+        cannot be undone, and Discord has answered 10003 for live channels in outages."""
+        if how is Gone.UNKNOWN and not await self._gone_for_sure(channel_id):
+            return
+        await self._abort_in(channel_id, how)
+
+    async def _abort_in(self, channel_id: int, how: Gone) -> None:
         for end in await self.flow.bot.services.vanished.channel_gone(channel_id):
             _log_abort(end, why(end, channel_id, how))
             parent = end.game.parent_channel_id
             if parent is not None and self.flow.bot.get_channel(parent) is not None:
                 await self.flow.after_set(end)  # the match's line says it was aborted
+
+    async def _gone_for_sure(self, channel_id: int) -> bool:
+        """Whether Discord answers Unknown Channel when asked for ``channel_id``, its server
+        being available to the bot (not in an outage, not still loading)."""
+        bot = self.flow.bot
+        guild_id = await bot.services.vanished.guild_of(channel_id)
+        guild = None if guild_id is None else bot.get_guild(guild_id)
+        if guild_id is not None and (guild is None or guild.unavailable):
+            _log.info("Channel %s may be gone, but its server is not available", channel_id)
+            return False
+        try:
+            await bot.fetch_channel(channel_id)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            return unknown_channel(error)
+        return False
 
     async def before_time_out(self, now: datetime) -> None:
         """Before games are lost on time at ``now``: a game's channel the bot has not heard of
@@ -65,13 +89,8 @@ class VanishedFlow:
         where nobody could play. If Discord cannot say, the game is ended on time as usual."""
         bot = self.flow.bot
         for channel_id in await bot.services.vanished.out_of_time(now):
-            if bot.get_channel(channel_id) is not None:
-                continue
-            try:
-                await bot.fetch_channel(channel_id)
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                if unknown_channel(error):
-                    await self.channel_gone(channel_id, Gone.UNKNOWN)
+            if bot.get_channel(channel_id) is None and await self._gone_for_sure(channel_id):
+                await self._abort_in(channel_id, Gone.UNKNOWN)
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot

@@ -44,6 +44,11 @@ class VanishedService:
             rows = await sets.due_deadlines(db, to_us(now or self._clock()), self._shards)
         return [row.channel_id for row in rows]
 
+    async def guild_of(self, channel_id: int) -> int | None:
+        """The server ``channel_id`` belongs to, as recorded here (None if nothing was)."""
+        async with self._database.snapshot() as db:
+            return await vanished.guild_of_channel(db, channel_id)
+
     async def guilds_in_play(self) -> list[int]:
         """The servers (of these shards) with a game in progress."""
         async with self._database.snapshot() as db:

@@ -33,6 +33,17 @@ async def channels_in_play(db: Connection, guild_id: int) -> list[int]:
     return [int(row[0]) for row in rows]
 
 
+async def guild_of_channel(db: Connection, channel_id: int) -> int | None:
+    """The server of ``channel_id``, as its games, daily puzzle or challenges recorded it."""
+    row = await db.fetch_one(
+        "SELECT guild_id FROM sets WHERE channel_id = ? "
+        "UNION SELECT guild_id FROM daily_puzzles WHERE channel_id = ? "
+        "UNION SELECT guild_id FROM challenges WHERE channel_id = ? LIMIT 1",
+        (channel_id, channel_id, channel_id),
+    )
+    return None if row is None else int(row[0])
+
+
 async def guilds_in_play(db: Connection, shards: Shards = EVERY) -> list[int]:
     """The servers (of ``shards``) with a game in progress."""
     rows = await db.fetch_all(
