@@ -172,3 +172,48 @@ async def test_settings_saved_during_a_slow_write_are_answered(
             await table.standin.wait_until(lambda: saved.answered, timeout=3.0)
         answer = await saved.wait_original(lambda m: "Settings saved" in m.content, timeout=10)
         assert answer.ephemeral
+
+
+async def test_a_resignation_whose_press_cannot_be_answered_still_goes_on_to_set_two(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice resigns set 1 against the computer during a 4 s write lock, and Discord refuses
+    the press's deferral: the resignation, stored, is announced in the channel and the
+    computer opens set 2 (it waited for a restart)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as table:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        await table.move(table.alice, "d1-b1")
+        await table.wait_board(lambda m: "(defenders) played" in m.content)
+        ask = await table.reply_text(table.alice, "resign")
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            refused = table.standin.fail_rest(
+                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
+            )
+            await table.standin.click(ask, ask.custom_ids()[0], table.alice, wait=False)
+            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+        await table.wait_board(
+            lambda m: "(attackers) played" in m.content and "Set 2 of 2" in m.content, timeout=15
+        )
+
+
+async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob accepts alice's takeback during a 4 s write lock, and Discord refuses the press's
+    deferral: the takeback, stored, gets its board in the channel (nothing showed it)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        request = await table.reply_text(table.alice, "takeback")
+        [accept] = [
+            c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+        ]
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            refused = table.standin.fail_rest(
+                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
+            )
+            await table.standin.click(request, accept, table.bob, wait=False)
+            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+        board = await table.wait_board(lambda m: "taken back" in m.content, timeout=15)
+        assert f"<@{table.alice.id}>, your move" in board.content

@@ -83,8 +83,14 @@ class TakebackFlow:
         user = interaction.user.id
         answered = self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
         try:
-            # A slow write (another program holding the database) is deferred in time.
-            active = await within_deadline(interaction, answered, thinking=False)
+            # A slow write (another program holding the database) is deferred in time; if even
+            # the deferral fails, an accepted takeback's board is posted in the channel.
+            active = await within_deadline(
+                interaction,
+                answered,
+                thinking=False,
+                unanswered=self._post_taken_back if accept else None,
+            )
         except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
             assert interaction.channel_id is not None
             lang = await self.flow.channel_language(interaction.channel_id)
@@ -100,6 +106,14 @@ class TakebackFlow:
             )
             return
         await update_message(interaction, lang._("{player} accepted the takeback.", player=who))
+        await self._post_taken_back(active, interaction)
+
+    async def _post_taken_back(
+        self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
+    ) -> None:
+        """Post the board after an accepted takeback (as ``interaction``'s answer, if given)."""
+        lang = await self.flow.server_language(active.guild_id)
+        names = await self.flow.names_for(active, lang)
         post = await board_post(
             active, names, lang, headline=lang._("The last move was taken back.")
         )

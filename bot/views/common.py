@@ -57,12 +57,16 @@ async def within_deadline(
     *,
     ephemeral: bool = False,
     thinking: bool = True,
+    unanswered: Callable[[T], Awaitable[None]] | None = None,
 ) -> T:
     """Await ``work``; if ``interaction`` reaches the age ANSWER_BEFORE meanwhile, defer it
     (at once when the process already has BUSY interactions at work).
 
     After a deferral the caller must answer with ``interaction.followup`` (or
-    ``edit_original_response``); :func:`answer` does the right thing either way.
+    ``edit_original_response``); :func:`answer` does the right thing either way. If the
+    deferral fails (Discord unreachable, the interaction expired), ``work`` still goes on to
+    its end and the deferral's error is raised; when ``work`` succeeded, ``unanswered`` is
+    first given its result, to announce without the interaction what it stored.
     """
     task = asyncio.ensure_future(work)
     age = (utcnow() - interaction.created_at).total_seconds()
@@ -83,6 +87,8 @@ async def within_deadline(
             await asyncio.wait({task})
             if not task.cancelled() and task.exception() is not None:
                 _log.info("Work behind a failed deferral also failed", exc_info=task.exception())
+            elif not task.cancelled() and unanswered is not None:
+                await unanswered(task.result())
             raise
     return await task
 

@@ -103,8 +103,11 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
         resigned = bot.services.games.resign(
             interaction.channel_id, interaction.user.id, set_id=self.set_id
         )
-        # A slow write (another program holding the database) is deferred in time.
-        end = await within_deadline(interaction, resigned, thinking=False)
+        # A slow write (another program holding the database) is deferred in time; if even
+        # the deferral fails, the stored resignation is announced in the channel all the same.
+        end = await within_deadline(
+            interaction, resigned, thinking=False, unanswered=bot.flow.announce_set_end
+        )
         try:
             await update_message(interaction, reader(interaction)._("You resigned this set."))
         finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
