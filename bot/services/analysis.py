@@ -19,10 +19,10 @@ from bot.storage.times import to_us
 from engine import Game, Outcome
 from engine.analysis import ANALYSIS_NODES, GameReview, PositionScore, judge_game
 
-MAX_NODES_A_SET = 60 * ANALYSIS_NODES
+MAX_NODES_A_SET = 61 * ANALYSIS_NODES
 """A long set (a big board) gets a smaller budget per position, so that its analysis takes no
-longer than a 60-move Brandubh set at the full budget — however long, it must be answered
-within the 15 minutes Discord gives an interaction's follow-ups."""
+longer than a 60-move Brandubh set (61 positions) at the full budget — however long, it must
+be answered within the 15 minutes Discord gives an interaction's follow-ups."""
 
 
 @dataclass(frozen=True)
