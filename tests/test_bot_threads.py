@@ -162,6 +162,32 @@ async def test_a_channel_without_thread_permissions_refuses_challenges_while_bus
     )
 
 
+async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_is_refused(
+    table: Harness,
+) -> None:
+    """The bot may not create threads in #games: after alice and bob's match there, carol and
+    ada start one in #games; alice's Rematch is refused at once (it was posted, and refused
+    to bob when he accepted)."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    await table.wait_board()
+    for ply, text in enumerate(ATTACKERS_WIN):
+        over = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    assert "Match over" in over.content
+    busy = await challenge(table, table.carol, table.admin)
+    await accept(table, busy, table.admin)
+    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
+    before = len(table.public_messages())
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    pressed = await table.standin.click(over, rematch, table.alice)
+    answer = await pressed.wait_original()
+    assert table.public_messages()[before:] == []
+    assert answer.ephemeral
+    assert answer.content.startswith("A game is already being played in this channel")
+
+
 async def test_a_challenge_inside_a_game_thread_is_refused_at_once(table: Harness) -> None:
     """carol types /challenge inside alice and bob's game thread, where her game could only be
     played (a thread has no threads): she is told at once where to challenge instead."""

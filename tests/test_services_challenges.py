@@ -400,3 +400,18 @@ async def test_the_games_list_leaves_out_hidden_channels_and_their_threads(
         GUILD, player_id=BOB, hidden_channel_ids=frozenset({OTHER_CHANNEL, 1})
     )
     assert (page.total, [g.channel_id for g in page.games]) == (1, [THREAD])
+
+
+async def test_a_challenge_in_a_busy_game_thread_points_to_the_channel_only_with_threads_on(
+    services: Services,
+) -> None:
+    """Inside a busy game thread a challenge is refused pointing to the channel, where each
+    game gets a thread; once threads are off that would be untrue, so the usual sentence."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.set_message(challenge.challenge_id, 5_000)
+    await services.challenges.accept(challenge.challenge_id, BOB, thread_id=THREAD)
+    with pytest.raises(ChannelBusy, match="challenge from the channel"):
+        await services.challenges.create(GUILD, THREAD, CAROL, ALICE, plays_here=True)
+    await services.settings.update(GUILD, threads=False)
+    with pytest.raises(ChannelBusy, match="start yours in another channel"):
+        await services.challenges.create(GUILD, THREAD, CAROL, ALICE, plays_here=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.threads import computer_line
+from bot.flow.threads import computer_line, may_open_threads_in
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
@@ -106,6 +106,7 @@ class RematchFlow:
             sets_total=terms.sets_total,
             challenger_side=side,
             time_per_move=terms.time_per_move,
+            plays_here=not may_open_threads_in(interaction.guild, where),
         )
         challenge = await within_deadline(interaction, created, thinking=False)
         try:

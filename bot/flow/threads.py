@@ -50,6 +50,18 @@ def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     return permissions.create_public_threads and permissions.send_messages_in_threads
 
 
+def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
+    """Whether a game accepted in ``channel_id`` could have a thread of its own (as
+    :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""
+    channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
+    if isinstance(channel, discord.Thread):
+        return False
+    if guild is None or channel is None:
+        return True
+    permissions = channel.permissions_for(guild.me)
+    return permissions.create_public_threads and permissions.send_messages_in_threads
+
+
 def thread_refusal(
     interaction: discord.Interaction[Any], settings: GuildSettings, lang: Language = ENGLISH
 ) -> str | None:

@@ -91,7 +91,7 @@ class ChallengeService:
             if not settings.threads or plays_here:
                 playing = await sets.active_in_channel(db, channel_id)
                 if playing is not None:
-                    raise busy(playing)
+                    raise busy(playing, threads=settings.threads)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
             if opponent_id is None:

@@ -573,10 +573,10 @@ class GameService:
         self._cache.forget(set_id)
 
 
-def busy(playing: SetRow) -> ChannelBusy:
-    """The refusal of a second game where ``playing`` is played: a thread's names the channel
-    to challenge from instead."""
-    if playing.parent_channel_id is not None:
+def busy(playing: SetRow, *, threads: bool = True) -> ChannelBusy:
+    """The refusal of a second game where ``playing`` is played: a game thread's names the
+    channel to challenge from instead, where (``threads`` on) each game gets a thread."""
+    if threads and playing.parent_channel_id is not None:
         return ChannelBusy(ChannelBusy.IN_THREAD)
     return ChannelBusy()
 
