@@ -217,3 +217,24 @@ async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
             await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
         board = await table.wait_board(lambda m: "taken back" in m.content, timeout=15)
         assert f"<@{table.alice.id}>, your move" in board.content
+
+
+async def test_the_daily_puzzle_set_during_a_slow_write_is_answered(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin switches the daily puzzle on while another program holds the write lock for
+    4 s: the command is answered in time, privately, with the new setting."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        lobby = table.guild.channel("lobby")
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            daily = await table.standin.slash(
+                table.guild,
+                table.channel,
+                table.admin,
+                "puzzle daily",
+                {"channel": lobby, "hour": 18},
+                wait=False,
+            )
+            await table.standin.wait_until(lambda: daily.answered, timeout=3.0)
+        answer = await daily.wait_original(lambda m: "every day at 18:00" in m.content, timeout=10)
+        assert answer.ephemeral

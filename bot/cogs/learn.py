@@ -13,7 +13,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import PuzzleStats
-from bot.views.common import answer
+from bot.views.common import answer, within_deadline
 from engine.puzzles import Difficulty
 
 DIFFICULTY_CHOICES = [
@@ -144,7 +144,10 @@ class Learn(commands.Cog):
             )
         current = await service.daily_setting(interaction.guild_id)
         if off:
-            was_on = await service.stop_daily(interaction.guild_id)
+            # A slow write (another program holding the database) is deferred in time.
+            was_on = await within_deadline(
+                interaction, service.stop_daily(interaction.guild_id), ephemeral=True
+            )
             text = (
                 lang._("The daily puzzle is off.")
                 if was_on
@@ -178,7 +181,9 @@ class Learn(commands.Cog):
                     ephemeral=True,
                 )
                 return
-            setting = await service.set_daily(interaction.guild_id, where, at)
+            setting = await within_deadline(
+                interaction, service.set_daily(interaction.guild_id, where, at), ephemeral=True
+            )
             text = lang._(
                 "A puzzle will be posted in {channel} every day at {hour} UTC; the first {when}.",
                 channel=f"<#{where}>",
@@ -196,7 +201,7 @@ class Learn(commands.Cog):
                 hour=f"{current.hour:02d}:00",
                 when=f"<t:{current.next_post_us // 1_000_000}:R>",
             )
-        await interaction.response.send_message(text, ephemeral=True)
+        await answer(interaction, text, ephemeral=True)
 
 
 DEFAULT_DAILY_HOUR = 12
