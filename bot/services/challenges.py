@@ -25,9 +25,10 @@ from bot.services.errors import (
     OpenChallengeWaiting,
     TooManyChallenges,
 )
-from bot.services.games import GameService, busy, check_terms
+from bot.services.games import GameService
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService
+from bot.services.terms import busy, check_terms
 from bot.shards import Shards
 from bot.storage import Database, challenges, players, sets
 from bot.storage.challenges import ChallengeRow

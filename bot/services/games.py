@@ -20,14 +20,11 @@ from bot.services.clock import Clock
 from bot.services.domain import (
     COMPUTER_LEVELS,
     ActiveGame,
-    GuildSettings,
     MoveResult,
     SetEnd,
 )
 from bot.services.errors import (
     CannotChallengeSelf,
-    ChannelBusy,
-    ChannelNotAllowed,
     IllegalMove,
     InvalidOption,
     NoGameHere,
@@ -38,7 +35,8 @@ from bot.services.errors import (
 )
 from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, check_in_time, end_set, insert_set, replay
-from bot.services.settings import SettingsService, check_ruleset, check_time_per_move
+from bot.services.settings import SettingsService
+from bot.services.terms import busy, check_terms
 from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, players, sets
 from bot.storage.connection import Connection
@@ -571,36 +569,3 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
-
-
-def busy(playing: SetRow, *, threads: bool = True) -> ChannelBusy:
-    """The refusal of a second game where ``playing`` is played: a game thread's names the
-    channel to challenge from instead, where (``threads`` on) each game gets a thread."""
-    if threads and playing.parent_channel_id is not None:
-        return ChannelBusy(ChannelBusy.IN_THREAD)
-    return ChannelBusy()
-
-
-def check_terms(
-    settings: GuildSettings,
-    channel_id: int,
-    ruleset: str | None,
-    time_per_move: timedelta | None,
-    sets_total: int,
-) -> tuple[str, timedelta]:
-    """The ruleset's name and the time per move of a match in ``channel_id`` under the
-    server's ``settings`` (which give the defaults). Raises ChannelNotAllowed, InvalidOption
-    (ruleset, time per move, sets)."""
-    if not settings.allows(channel_id):
-        raise ChannelNotAllowed(settings.allowed_channel_ids)
-    name = check_ruleset(ruleset or settings.default_ruleset)
-    per_move = check_time_per_move(time_per_move or settings.time_per_move)
-    check_sets(sets_total)
-    return name, per_move
-
-
-def check_sets(sets: int) -> int:
-    """``sets`` if it is 1 or 2, else InvalidOption."""
-    if sets not in (1, 2):
-        raise InvalidOption(_("A match has 1 or 2 sets."))
-    return sets
