@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -170,3 +170,39 @@ async def test_against_the_computer_a_takeback_undoes_both_moves_at_once(table: 
     assert len(audit) == 2
     assert audit[1][0] == "d1-b1"  # the computer's reply was undone first, then alice's move
     assert {(asked, accepted) for _, asked, accepted in audit} == {(table.alice.id, table.me.id)}
+
+
+async def test_a_picker_opened_before_a_takeback_is_refused_on_the_new_board(
+    table: Harness,
+) -> None:
+    """alice opens the picker against the computer, takes her move back, plays another and the
+    computer replies (the same move number, another board): the old picker's square is refused
+    as "the board changed" (it was played on a board it never showed)."""
+    assert table.bot is not None
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    first = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: bool(first.attachments), timeout=10)
+    live = await table.wait_board(lambda m: any(c.startswith("move:") for c in m.custom_ids()))
+    opened = await table.standin.click(live, move_button(live), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    chosen = await table.standin.select(picker, pieces, table.alice, ["d7"])
+    step_two = await chosen.wait_original()
+    [where] = step_two.custom_ids()
+    undone = await table.reply_text(table.alice, "takeback")
+    assert "took back" in undone.content, undone.content
+    second = await table.move(table.alice, "d1-f1")
+    await table.standin.wait_until(lambda: bool(second.attachments), timeout=10)
+    new = await table.bot.services.games.in_channel(table.channel.id)
+    assert new is not None
+    assert new.ply == 2
+    component = step_two.component(where)
+    assert component is not None
+    legal_now = {str(m) for m in new.game.legal_moves()}
+    stale = next(o["value"] for o in component["options"] if o["value"] in legal_now)
+    played = await table.standin.select(step_two, where, table.alice, [stale])
+    answer = await played.wait_original()
+    after = await table.bot.services.games.in_channel(table.channel.id)
+    assert after is not None
+    assert after.ply == 2, f"{stale} was played from a picker of another board"
+    assert answer.content == "The board changed since you opened the picker: press Move again."

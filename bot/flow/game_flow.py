@@ -174,7 +174,13 @@ class GameFlow:
             assert active is not None
             confirm_view = discord.ui.View(timeout=None)
             confirm_view.add_item(
-                ConfirmRepetition(active.set_id, active.ply, warning.move_text, reader(interaction))
+                ConfirmRepetition(
+                    active.set_id,
+                    active.ply,
+                    active.moves_stamp,
+                    warning.move_text,
+                    reader(interaction),
+                )
             )
             await _update_or_answer(
                 interaction, reader(interaction).render(warning.text), confirm_view, is_component

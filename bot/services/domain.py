@@ -8,6 +8,7 @@ without touching the database or the services' cache).
 from __future__ import annotations
 
 import enum
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -114,6 +115,13 @@ class ActiveGame:
     def ply(self) -> int:
         """How many moves of both sides have been played in this set."""
         return self.game.ply
+
+    @property
+    def moves_stamp(self) -> str:
+        """Eight hex digits standing for the moves played so far: a button made for one
+        position is refused on another reached at the same ply (after a takeback)."""
+        moves = " ".join(str(record.move) for record in self.game.records)
+        return f"{zlib.crc32(moves.encode()):08x}"
 
     @property
     def to_move(self) -> Side:

@@ -18,20 +18,27 @@ from bot.views.picker import refuse_old_board
 
 class ConfirmRepetition(
     GuardedItem[discord.ui.Button[Any]],
-    template=r"repeat:(?P<game>\d+):(?P<ply>\d+):(?P<move>[a-o]\d{1,2}-[a-o]\d{1,2})",
+    template=(
+        r"repeat:(?P<game>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):"
+        r"(?P<move>[a-o]\d{1,2}-[a-o]\d{1,2})"
+    ),
 ):
     """ "Play it anyway": plays a move that repeats a position for the third time (and loses)."""
 
-    def __init__(self, set_id: int, ply: int, move_text: str, lang: Language = ENGLISH) -> None:
+    def __init__(
+        self, set_id: int, ply: int, stamp: str, move_text: str, lang: Language = ENGLISH
+    ) -> None:
         super().__init__(
             discord.ui.Button(
                 label=lang._("Play {move} anyway", move=move_text),
                 style=discord.ButtonStyle.danger,
-                custom_id=f"repeat:{set_id}:{ply}:{move_text}",
+                custom_id=f"repeat:{set_id}:{ply}.{stamp}:{move_text}",
             )
         )
         self.set_id = set_id
         self.ply = ply
+        self.stamp = stamp
+        """The moves the warning was given on (:attr:`ActiveGame.moves_stamp`)."""
         self.move_text = move_text
 
     @classmethod
@@ -42,7 +49,7 @@ class ConfirmRepetition(
         match: re.Match[str],
         /,
     ) -> ConfirmRepetition:
-        return cls(int(match["game"]), int(match["ply"]), match["move"])
+        return cls(int(match["game"]), int(match["ply"]), match["stamp"], match["move"])
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -50,7 +57,7 @@ class ConfirmRepetition(
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.set_id != self.set_id:
             raise NoGameHere(_("That game is over."))
-        if active.ply != self.ply:
+        if active.ply != self.ply or active.moves_stamp != self.stamp:
             raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
 

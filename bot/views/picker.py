@@ -119,7 +119,9 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
         lang = reader(interaction)
         view = discord.ui.View(timeout=None)
         for index, options in enumerate(chunks(piece_options(active.game, lang))):
-            view.add_item(PickPiece(active.set_id, active.ply, index, options, lang))
+            view.add_item(
+                PickPiece(active.set_id, active.ply, index, options, lang, stamp=active.moves_stamp)
+            )
         if active.to_move is Side.ATTACKERS:
             question = lang._("Which piece do you move as the attackers?")
         else:
@@ -147,17 +149,22 @@ class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
         index: int = 0,
         options: list[discord.SelectOption] | None = None,
         lang: Language = ENGLISH,
+        *,
+        stamp: str = "",
     ) -> None:
         first, more = self.placeholders
+        at = f"{ply}.{stamp}" if stamp else str(ply)
         super().__init__(
             discord.ui.Select(
-                custom_id=f"{self.prefix}:{owner}:{ply}:{self.step}:{index}",
+                custom_id=f"{self.prefix}:{owner}:{at}:{self.step}:{index}",
                 placeholder=lang.render(first if index == 0 else more),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
         self.owner = owner
         self.ply = ply
+        self.stamp = stamp
+        """The moves the picker was opened on (:attr:`ActiveGame.moves_stamp`), if it says."""
 
     @classmethod
     async def from_custom_id(
@@ -167,7 +174,8 @@ class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
         match: re.Match[str],
         /,
     ) -> Self:
-        return cls(int(match["owner"]), int(match["ply"]), int(match["index"]))
+        stamp = match.groupdict().get("stamp") or ""
+        return cls(int(match["owner"]), int(match["ply"]), int(match["index"]), stamp=stamp)
 
 
 class PickerSelect(StepSelect, template=r"(?!)"):
@@ -183,7 +191,7 @@ class PickerSelect(StepSelect, template=r"(?!)"):
     async def _unchanged_game(self, interaction: discord.Interaction[Any]) -> ActiveGame:
         """The game this picker was opened for, refused if a move was played since."""
         active = await current_game(interaction, self.set_id)
-        if active.ply != self.ply:
+        if active.ply != self.ply or active.moves_stamp != self.stamp:
             raise StaleGameError(
                 _("The board changed since you opened the picker: press Move again.")
             )
@@ -192,7 +200,7 @@ class PickerSelect(StepSelect, template=r"(?!)"):
 
 class PickPiece(
     PickerSelect,
-    template=r"pick:(?P<owner>\d+):(?P<ply>\d+):from:(?P<index>\d)",
+    template=r"pick:(?P<owner>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):from:(?P<index>\d)",
 ):
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
@@ -203,7 +211,11 @@ class PickPiece(
         options = destination_options(active.game, from_name, lang)
         view = discord.ui.View(timeout=None)
         for index, chunk in enumerate(chunks(options)):
-            view.add_item(PickDestination(active.set_id, active.ply, index, chunk, lang))
+            view.add_item(
+                PickDestination(
+                    active.set_id, active.ply, index, chunk, lang, stamp=active.moves_stamp
+                )
+            )
         frm = parse_square(from_name, active.game.ruleset.size)
         png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
         picture = discord.File(
@@ -220,7 +232,7 @@ class PickPiece(
 
 class PickDestination(
     PickerSelect,
-    template=r"pick:(?P<owner>\d+):(?P<ply>\d+):to:(?P<index>\d)",
+    template=r"pick:(?P<owner>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):to:(?P<index>\d)",
 ):
     """The picker's second step: where to. Choosing plays the move."""
 
