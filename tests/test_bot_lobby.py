@@ -10,7 +10,8 @@ import pytest
 
 from bot.cogs.info import help_text
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeChannel
+from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -123,3 +124,72 @@ async def test_games_in_a_private_channel_are_listed_only_inside_it(table: Harne
     assert field["value"].startswith("**carol** · ")
     in_thread = (await table.reply_text(table.carol, "games", channel=line.thread)).embeds[0]
     assert f"<#{line.thread.id}>" in in_thread["description"]
+
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+"""Five moves after which the attackers capture the king against the throne's neighbour."""
+
+
+async def game_in_member_thread(
+    table: Harness, parent_name: str, *, private: bool = False
+) -> FakeChannel:
+    """alice starts a thread of #``parent_name`` herself and challenges bob inside it; the
+    game is played there (a thread has no threads). Returns the thread."""
+    thread = await table.standin.start_member_thread(
+        table.guild.channel(parent_name), "our game", table.alice, private=private
+    )
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1}, channel=thread
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    await table.wait_board(channel=thread)
+    return thread
+
+
+async def test_a_game_in_a_private_thread_is_listed_and_exported_only_inside_it(
+    table: Harness,
+) -> None:
+    """alice and bob play in a private thread of #games: carol's /games in #lobby does not list
+    it, and once it is over her /export of it there is refused (both gave it out)."""
+    thread = await game_in_member_thread(table, "games", private=True)
+    lobby = table.guild.channel("lobby")
+    listed = await table.reply_text(table.carol, "games", channel=lobby)
+    assert f"<#{thread.id}>" not in str(listed.embeds[0].get("description"))
+    inside = await table.reply_text(table.alice, "games", channel=thread)
+    assert f"<#{thread.id}>" in str(inside.embeds[0].get("description"))
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.reply_text(who, "move", {"move": text}, channel=thread)
+    refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=lobby)
+    assert refused.ephemeral
+    assert "not everyone here can see" in refused.content
+
+
+async def test_a_game_in_an_archived_thread_of_a_private_channel_stays_unlisted(
+    table: Harness,
+) -> None:
+    """alice and bob play in a thread alice started in the private #side: carol's /games in
+    #lobby hides it, also once the thread is archived (the bot then no longer knows where the
+    thread is; it was listed)."""
+    side = table.guild.channel("side")
+    await table.standin.set_overwrite(side, table.guild, deny=VIEW_CHANNEL)
+    for member in (table.alice, table.bob, table.me):
+        await table.standin.set_overwrite(side, member, allow=VIEW_CHANNEL)
+    thread = await game_in_member_thread(table, "side")
+    lobby = table.guild.channel("lobby")
+    before = await table.reply_text(table.carol, "games", channel=lobby)
+    assert f"<#{thread.id}>" not in str(before.embeds[0].get("description"))
+    await table.standin.edit_thread(thread, archived=True)
+    after = await table.reply_text(table.carol, "games", channel=lobby)
+    assert f"<#{thread.id}>" not in str(after.embeds[0].get("description"))
+
+
+async def test_a_game_whose_bot_made_thread_is_archived_is_still_listed(table: Harness) -> None:
+    """A game's own thread (started by the bot in the public #games) is archived while the game
+    goes on: the bot no longer has it in hand, but knows its channel, so /games elsewhere
+    still lists it."""
+    thread_id = await start_game(table, "ann", "ben")
+    thread = table.standin.world.channels[thread_id]
+    await table.standin.edit_thread(thread, archived=True)
+    listed = await table.reply_text(table.carol, "games", channel=table.guild.channel("lobby"))
+    assert f"<#{thread_id}>" in str(listed.embeds[0].get("description"))

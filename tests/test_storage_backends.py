@@ -36,6 +36,7 @@ from bot.storage.times import to_us
 from tests.conftest import (
     ALICE,
     BOB,
+    CAROL,
     CHANNEL,
     GUILD,
     OTHER_CHANNEL,
@@ -533,3 +534,24 @@ async def test_a_new_days_claim_drops_the_days_never_posted_and_a_drawn_puzzle_t
             assert again.daily_day == "2026-11-03"
     finally:
         await db.close()
+
+
+async def test_the_places_of_games_name_the_thread_and_its_channel(
+    database: str, clock: FakeClock
+) -> None:
+    """Where games are played: a channel game's channel, and a thread game's thread with the
+    channel the bot started it in."""
+    opened = await Services.open(database, clock=clock)
+    try:
+        await _start(opened, GUILD, CHANNEL)
+        await opened.settings.update(GUILD, threads=True)
+        challenge = await opened.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
+        await opened.challenges.set_message(challenge.challenge_id, 5_000)
+        thread = await opened.challenges.accept(challenge.challenge_id, BOB, thread_id=77)
+        assert sorted(await opened.records.places_in_progress(GUILD)) == sorted(
+            [(CHANNEL, None), (77, OTHER_CHANNEL)]
+        )
+        assert await opened.records.place_of(thread.set_id) == (77, OTHER_CHANNEL)
+        assert await opened.records.place_of(10**12) is None
+    finally:
+        await opened.close()

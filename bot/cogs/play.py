@@ -16,7 +16,7 @@ from bot.i18n.audience import reader
 from bot.services.errors import NoGameHere, NotAPlayer
 from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
-from bot.views.games import private_channels
+from bot.views.games import hidden_for
 from renderer import render_replay
 
 MAX_CHOICES = 25
@@ -127,7 +127,7 @@ class Play(commands.Cog):
                 interaction.guild_id,
                 set_id=game,
                 channel_id=None if game is not None else interaction.channel_id,
-                hidden_channel_ids=private_channels(interaction),
+                hidden_channel_ids=await hidden_for(interaction, game),
             ),
         )
         if not interaction.response.is_done():

@@ -24,7 +24,7 @@ from bot.i18n import ENGLISH, Language
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
 from bot.views.common import within_deadline
-from bot.views.games import private_channels
+from bot.views.games import hidden_for
 from engine import Side
 from engine.analysis import GameReview, Judgement, MoveReview, PositionScore, evaluate_position
 from renderer.graph import MARKS, render_win_chance
@@ -61,7 +61,7 @@ class AnalysisFlow:
                 interaction.guild_id,
                 set_id=set_id,
                 channel_id=None if set_id is not None else interaction.channel_id,
-                hidden_channel_ids=private_channels(interaction),
+                hidden_channel_ids=await hidden_for(interaction, set_id),
             ),
         )
         if not interaction.response.is_done():

@@ -14,6 +14,10 @@ from datetime import datetime, timedelta
 
 from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Side
 
+Place = tuple[int, int | None]
+"""Where a set is played: its channel (or thread) id, and for a thread the bot started from a
+challenge, the id of the channel that thread is in (else None)."""
+
 DEFAULT_RULESET = "brandubh"
 DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
 CHALLENGE_LIFETIME = timedelta(minutes=10)

@@ -14,11 +14,12 @@ from bot.services.domain import (
     GamesPage,
     MatchExport,
     MatchTerms,
+    Place,
     last_page,
 )
 from bot.services.errors import NoGameHere
 from bot.services.game_cache import GameCache
-from bot.storage import Database, players, sets
+from bot.storage import Database, places, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from bot.storage.times import duration, from_us
@@ -55,6 +56,17 @@ class RecordService:
             computer_level=match.computer_level,
             finished=match.status != sets.ACTIVE,
         )
+
+    async def places_in_progress(self, guild_id: int) -> list[Place]:
+        """Where ``guild_id``'s games in progress are played: each channel (or thread) and,
+        for a thread the bot started, its parent channel."""
+        async with self._database.snapshot() as db:
+            return await places.in_progress(db, guild_id)
+
+    async def place_of(self, set_id: int) -> Place | None:
+        """Where the set ``set_id`` was played (as :meth:`places_in_progress`), if it exists."""
+        async with self._database.snapshot() as db:
+            return await places.of_set(db, set_id)
 
     async def in_progress(
         self,

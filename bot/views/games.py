@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import discord
@@ -11,7 +11,7 @@ import discord
 from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
 from bot.services.challenges import message_link
-from bot.services.domain import Challenge, GameInProgress, GamesPage
+from bot.services.domain import Challenge, GameInProgress, GamesPage, Place
 from bot.services.errors import InvalidOption
 from bot.views.challenge import sets_text, time_per_move_text
 from bot.views.common import GuardedItem, bot_of
@@ -130,12 +130,13 @@ async def games_message(
     """The /games embed and buttons for one page."""
     bot = bot_of(interaction)
     hidden = private_channels(interaction)
+    places = await bot.services.records.places_in_progress(guild_id)
     page = await bot.services.records.in_progress(
         guild_id,
         player_id=player_id,
         offset=offset,
         limit=GAMES_PAGE_SIZE,
-        hidden_channel_ids=hidden,
+        hidden_channel_ids=hidden | unknown_places(interaction, places),
     )
     waiting = await bot.services.challenges.waiting_for_anyone(
         guild_id, challenger_id=player_id, hidden_channel_ids=hidden
@@ -151,23 +152,65 @@ async def games_message(
 
 
 def private_channels(interaction: discord.Interaction[Any]) -> frozenset[int]:
-    """The server's channels @everyone may not see, and their threads — except the one the
-    list is asked for in (or its parent): the list is public, so a game or challenge in a
-    private channel is listed only inside it, never to members who cannot see it."""
+    """The server's channels @everyone may not see, their threads and the private threads the
+    bot knows of — except the one the list is asked for in (or its parent): the list is
+    public, so a game or challenge in a private place is listed only inside it, never to
+    members who cannot see it."""
     guild = interaction.guild
     if guild is None:
         return frozenset()
-    here = interaction.channel
-    parent = getattr(here, "parent_id", None)
-    shown_anyway = {interaction.channel_id, parent}
     everyone = guild.default_role
+    shown_anyway = _shown_anyway(interaction)
     private = {
         channel.id
         for channel in guild.channels
         if not channel.permissions_for(everyone).view_channel and channel.id not in shown_anyway
     }
-    private.update(thread.id for thread in guild.threads if thread.parent_id in private)
+    private.update(
+        thread.id
+        for thread in guild.threads
+        if thread.parent_id in private
+        or (thread.type is discord.ChannelType.private_thread and thread.id not in shown_anyway)
+    )
     return frozenset(private)
+
+
+def unknown_places(
+    interaction: discord.Interaction[Any], places: Iterable[Place]
+) -> frozenset[int]:
+    """Of ``places``, those the bot cannot tell are public (to hide with
+    :func:`private_channels`): a channel or thread not in its cache — deleted, or a thread
+    archived since, whose channel and kind it no longer knows — unless it is a thread the bot
+    started in a channel @everyone can see."""
+    guild = interaction.guild
+    if guild is None:
+        return frozenset()
+    everyone = guild.default_role
+    unknown = set()
+    for channel_id, parent_id in places:
+        if guild.get_channel_or_thread(channel_id) is not None:
+            continue  # known: private_channels judges it
+        parent = guild.get_channel(parent_id) if parent_id is not None else None
+        if parent is None or not parent.permissions_for(everyone).view_channel:
+            unknown.add(channel_id)
+    return frozenset(unknown - _shown_anyway(interaction))
+
+
+async def hidden_for(interaction: discord.Interaction[Any], set_id: int | None) -> frozenset[int]:
+    """The places whose games are not given out here (:func:`private_channels`, and the place
+    of ``set_id`` if the bot cannot tell it is public)."""
+    hidden = private_channels(interaction)
+    if set_id is None:
+        return hidden
+    place = await bot_of(interaction).services.records.place_of(set_id)
+    return hidden if place is None else hidden | unknown_places(interaction, [place])
+
+
+def _shown_anyway(interaction: discord.Interaction[Any]) -> set[int]:
+    """Where the list is asked for, and that thread's channel: shown there whatever it is."""
+    here = interaction.channel
+    parent = getattr(here, "parent_id", None)
+    return {i for i in (interaction.channel_id, parent) if i is not None}
 
 
 class GamesButton(

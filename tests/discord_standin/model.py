@@ -43,6 +43,9 @@ ALL_PERMISSIONS = (1 << 53) - 1
 GUILD_TEXT = 0
 DM = 1
 PUBLIC_THREAD = 11
+PRIVATE_THREAD = 12
+"""A thread only its members (and those with Manage Threads) see; membership is not modelled:
+tests act there only as the members."""
 
 ROLE_OVERWRITE = 0
 MEMBER_OVERWRITE = 1
@@ -139,7 +142,7 @@ class FakeChannel:
     @property
     def is_thread(self) -> bool:
         """Whether this channel is a thread."""
-        return self.type == PUBLIC_THREAD
+        return self.type in (PUBLIC_THREAD, PRIVATE_THREAD)
 
 
 @dataclass(eq=False)
@@ -313,16 +316,23 @@ class World:
         return member
 
     def add_thread(
-        self, parent: FakeChannel, name: str, owner: FakeUser, *, thread_id: int | None = None
+        self,
+        parent: FakeChannel,
+        name: str,
+        owner: FakeUser,
+        *,
+        thread_id: int | None = None,
+        private: bool = False,
     ) -> FakeChannel:
-        """Create a public thread in ``parent`` (from a message: the thread has its id)."""
+        """Create a public thread in ``parent`` (from a message: the thread has its id), or a
+        private one (``private``)."""
         assert parent.guild is not None
         assert not parent.is_thread
         thread = FakeChannel(
             id=thread_id if thread_id is not None else self.snowflakes.next(),
             name=name,
             guild=parent.guild,
-            type=PUBLIC_THREAD,
+            type=PRIVATE_THREAD if private else PUBLIC_THREAD,
             parent=parent,
             owner_id=owner.id,
         )

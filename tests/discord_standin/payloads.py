@@ -60,7 +60,7 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
 
 
 def thread(where: FakeChannel) -> JSON:
-    """A thread channel object (type 11) with its metadata."""
+    """A thread channel object (type 11, or 12 for a private thread) with its metadata."""
     assert where.guild is not None
     assert where.parent is not None
     return {

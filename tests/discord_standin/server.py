@@ -290,6 +290,18 @@ class DiscordStandin(PlayerActions):
             with contextlib.suppress(RuntimeError):
                 await self.gateway.dispatch("GUILD_MEMBER_UPDATE", data)
 
+    async def start_member_thread(
+        self, parent: FakeChannel, name: str, owner: FakeMember, *, private: bool = False
+    ) -> FakeChannel:
+        """A member starts a thread without a starter message in ``parent``: public (type 11),
+        or private (type 12); the bot is sent THREAD_CREATE, as Discord does for a thread it
+        can see (a private one: once it is added to it)."""
+        thread = self.world.add_thread(parent, name, owner.user, private=private)
+        data = {**payloads.thread(thread), "newly_created": True}
+        with contextlib.suppress(RuntimeError):
+            await self.gateway.dispatch("THREAD_CREATE", data)
+        return thread
+
     async def edit_thread(
         self, thread: FakeChannel, *, archived: bool | None = None, locked: bool | None = None
     ) -> None:
