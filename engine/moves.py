@@ -8,10 +8,17 @@ from typing import NamedTuple
 from engine.errors import N_, InvalidMoveError, echoed
 from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
 
+DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"
+"""Every dash a keyboard or a phone may type between two squares: the hyphen-minus, the
+hyphens, the figure, en and em dashes, the minus sign and the small and full-width
+hyphen-minus."""
+
 _MOVE = re.compile(
     r"""^\s*k?\s*
         (?P<from>[a-o]\d{1,2})
-        (?:\s*(?:-|\u2013|\u2014|>|to)\s*|\s+)?    # d1-d3, d1–d3, d1—d3, d1>d3, d1 to d3, d1 d3
+        (?:\s*(?:["""
+    + DASHES
+    + r"""]|>|to)\s*|\s+)?    # d1-d3, d1–d3, d1−d3, d1>d3, d1 to d3, d1 d3
         (?P<to>[a-o]\d{1,2})
         \s*(?:x\s*[a-o0-9/,\s]*)?   # capture suffix, e.g. xd4 or xa5/c5: ignored
         [+\-#]*\s*$""",

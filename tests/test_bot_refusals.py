@@ -137,11 +137,18 @@ async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness)
         table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
     )
     assert [c["value"] for c in choices] == ["d1-b1"]
-    for typed in ("d1 to b", "D1>B1", "d1\u2013b", "k d1-b", "Kd1 to b1"):  # /move reads "k"
+    typing = ("d1 to b", "D1>B1", "d1\u2013b", "d1\u2212b", "k d1-b", "Kd1 to b1")
+    for typed in typing:  # /move reads "k"
         choices = await table.standin.autocomplete(
             table.guild, table.channel, table.alice, "move", focused="move", value=typed
         )
         assert [c["value"] for c in choices] == ["d1-b1"], typed
+    half_typed = await table.standin.autocomplete(  # "d1 t", on the way to "d1 to b1"
+        table.guild, table.channel, table.alice, "move", focused="move", value="d1 t"
+    )
+    values = [c["value"] for c in half_typed]
+    assert "d1-b1" in values
+    assert all(value.startswith("d1-") for value in values)
     for typed in ("d1xb1", "xxxx"):  # /move refuses these: autocomplete offers nothing
         choices = await table.standin.autocomplete(
             table.guild, table.channel, table.alice, "move", focused="move", value=typed

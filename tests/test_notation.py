@@ -48,6 +48,15 @@ def test_lenient_move_forms_all_read_as_the_same_move(text: str) -> None:
     assert Move.parse(text, 7) == D1_D3
 
 
+@pytest.mark.parametrize(
+    "dash", ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212", "\uff0d"]
+)
+def test_any_dash_a_keyboard_or_phone_types_reads_as_a_move(dash: str) -> None:
+    """A hyphen, a minus sign or a full-width dash between the squares reads as d1-d3 (a
+    minus sign was refused as "not a move", echoing text that looked like a valid one)."""
+    assert Move.parse(f"d1{dash}d3", 7) == D1_D3
+
+
 @pytest.mark.parametrize("text", ["", "d1", "d1-", "hello", "d1-d3-d5", "1d-3d", "d1/d3"])
 def test_junk_says_what_a_move_looks_like(text: str) -> None:
     """Text that is not a move is refused with an example of one."""

@@ -17,11 +17,13 @@ from bot.services.errors import NoGameHere, NotAPlayer
 from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
+from engine.moves import DASHES
 from renderer import render_replay
 
 MAX_CHOICES = 25
-_SEPARATORS = re.compile(r"\s+|[-\u2013\u2014>]|to")
-"""What /move reads between two squares (engine.moves): spaces, a dash of any length, > or to."""
+_SEPARATORS = re.compile(r"\s+|[" + DASHES + r">]|to|(?<=[\d\s])t$")
+"""What /move reads between two squares (engine.moves): spaces, a dash of any kind, > or to
+(and a ``t`` typed after a square: the ``to`` being typed)."""
 
 
 _KING_PREFIX = re.compile(r"^\s*k(?=\s*[a-o](?:\d|$))")
