@@ -96,13 +96,21 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
 
 
-async def test_moves_in_the_parent_channel_point_nowhere(table: Harness) -> None:
-    """The parent channel has no game of its own: /move there is refused with a sentence."""
+async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Harness) -> None:
+    """The parent channel has no game of its own: alice's /move and /board there are refused
+    naming her game's thread (they said only that there was no game here); carol, who plays
+    nothing, is pointed to /games."""
     line = await challenge(table, table.alice, table.bob)
     await accept(table, line, table.bob)
-    await table.wait_board(channel=thread_of(table, line))
-    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
-    assert reply.ephemeral
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    for command, options in (("move", {"move": "d1-b1"}), ("board", {})):
+        reply = await table.reply_text(table.alice, command, options)
+        assert reply.ephemeral
+        assert reply.content == (
+            f"There is no game in this channel: yours is in <#{thread.id}>, play it there."
+        )
+    reply = await table.reply_text(table.carol, "move", {"move": "d1-b1"})
     assert "no game in progress in this channel" in reply.content
 
 

@@ -87,7 +87,7 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
-            raise NoGameHere()
+            raise await self.bot.flow.no_game_here(interaction)
         await self.bot.flow.show_board(interaction, active)
 
     @app_commands.command(name="resign")

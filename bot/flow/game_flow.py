@@ -37,13 +37,14 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.flow.vanished import VanishedFlow
-from bot.i18n import ENGLISH, Language, Text, language, language_for
+from bot.i18n import ENGLISH, Language, Text, language, language_for, n_
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
 from bot.services.errors import (
     ChallengeNotFound,
     GameError,
+    NoGameHere,
     RepetitionNeedsConfirmation,
 )
 from bot.views.common import answer, within_deadline
@@ -169,6 +170,10 @@ class GameFlow:
 
         try:
             result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
+        except NoGameHere as none:
+            if is_component:
+                raise
+            raise await self.no_game_here(interaction, none) from None
         except RepetitionNeedsConfirmation as warning:
             active = await self.bot.services.games.in_channel(channel_id)
             assert active is not None
@@ -205,6 +210,29 @@ class GameFlow:
             await self.board_out(result.game, message_id)
         finally:
             await self.after_move(result)
+
+    async def no_game_here(
+        self, interaction: discord.Interaction[Any], refusal: NoGameHere | None = None
+    ) -> NoGameHere:
+        """The refusal of a game command where no game is played: it names the channels where
+        the player's own games are, if they play any in this server (else ``refusal``)."""
+        assert interaction.guild_id is not None
+        page = await self.bot.services.records.in_progress(
+            interaction.guild_id, player_id=interaction.user.id, limit=3
+        )
+        places = [
+            game.channel_id for game in page.games if game.channel_id != interaction.channel_id
+        ]
+        if not places:
+            return refusal or NoGameHere()
+        return NoGameHere(
+            n_(
+                "There is no game in this channel: yours is in {channels}, play it there.",
+                "There is no game in this channel: yours are in {channels}, play each there.",
+                len(places),
+                channels=", ".join(f"<#{place}>" for place in places),
+            )
+        )
 
     async def _acknowledge_for_computer(
         self,
