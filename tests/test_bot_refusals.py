@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import discord
 import pytest
 
+from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES
@@ -242,3 +245,52 @@ async def test_a_bug_is_logged_and_the_player_gets_an_apology(
     [logged] = [r for r in caplog.records if r.name == "bot.errors"]
     assert logged.exc_info is not None
     assert logged.exc_info[0] is not None
+
+
+# -- on a busy bot, /move is deferred at once: its refusals stay private -----------------------
+
+
+@contextlib.contextmanager
+def busy_process() -> Iterator[None]:
+    """Ten other interactions at work in the bot's process (a busy evening): a /move is then
+    deferred at once, and a deferred /move answers in public."""
+    loop = asyncio.get_running_loop()
+    others = [loop.create_future() for _ in range(common.BUSY)]
+    common._at_work.update(others)
+    try:
+        yield
+    finally:
+        common._at_work.difference_update(others)
+        for other in others:
+            other.cancel()
+
+
+SHUFFLE = ["a4-a5", "e4-e5", "a5-a4", "e5-e4", "a4-a5", "e4-e5", "a5-a4"]
+"""After these, the defenders' e5-e4 would bring the start position back a third time."""
+
+
+async def test_on_a_busy_bot_a_refused_move_is_still_private(table: Harness) -> None:
+    """On a busy bot, carol (a spectator) types /move: "You are not playing the game in this
+    channel." is hers alone, as when the bot is idle (it landed in the channel for all)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    with busy_process():
+        refusal = await table.reply_text(table.carol, "move", {"move": "d1-b1"})
+        wrong = await table.reply_text(table.alice, "move", {"move": "d1-d4"})
+    assert refusal.content == "You are not playing the game in this channel."
+    assert refusal.ephemeral
+    assert wrong.ephemeral, wrong.content
+
+
+async def test_on_a_busy_bot_the_losing_repetition_warning_is_still_private(
+    table: Harness,
+) -> None:
+    """On a busy bot, bob's /move repeating the position a third time gets its warning and
+    "Play e5-e4 anyway" privately (they were posted in the channel)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for ply, text in enumerate(SHUFFLE):
+        reply = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+        assert not reply.ephemeral, reply.content
+    with busy_process():
+        warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
+    assert "third time" in warning.content, warning.content
+    assert warning.ephemeral

@@ -8,6 +8,8 @@ layer that both changes a game and talks to Discord about it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,7 @@ from bot.services.errors import (
     NoGameHere,
     RepetitionNeedsConfirmation,
 )
+from bot.storage.errors import StorageError
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
@@ -74,6 +77,10 @@ async def _update_or_answer(
         await interaction.edit_original_response(content=content, view=view, attachments=[])
     else:
         await interaction.response.edit_message(content=content, view=view, attachments=[])
+
+
+EARLY_CHECK_LIMIT = 0.5
+"""Seconds a /move's early refusal check may take before the move goes on without it."""
 
 
 class GameFlow:
@@ -169,6 +176,8 @@ class GameFlow:
             return result, await board_post(result.game, names, lang, headline=headline)
 
         try:
+            if not is_component:
+                await self._refuse_early(interaction, move_text, confirm)
             result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
         except NoGameHere as none:
             if is_component:
@@ -210,6 +219,20 @@ class GameFlow:
             await self.board_out(result.game, message_id)
         finally:
             await self.after_move(result)
+
+    async def _refuse_early(
+        self, interaction: discord.Interaction[Any], move_text: str, confirm: bool
+    ) -> None:
+        """Raise a /move's refusal (or the repetition warning) judged on a quick read, before
+        the move may have to be deferred: a deferred /move answers in public, and a refusal is
+        the player's alone. A read that takes longer than ``EARLY_CHECK_LIMIT`` is left to
+        the move itself."""
+        assert interaction.channel_id is not None
+        check = self.bot.services.games.check_move(
+            interaction.channel_id, interaction.user.id, move_text, confirm_repetition=confirm
+        )
+        with contextlib.suppress(TimeoutError, StorageError):
+            await asyncio.wait_for(check, EARLY_CHECK_LIMIT)
 
     async def no_game_here(
         self, interaction: discord.Interaction[Any], refusal: NoGameHere | None = None

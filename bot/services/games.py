@@ -45,6 +45,7 @@ from bot.storage.times import duration_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
+    MoveRecord,
     Reason,
     Side,
     square_name,
@@ -313,21 +314,28 @@ class GameService:
             raise NotYourTurn(row.to_move_id)
         return await self._apply(row, game, row.computer_id, move_text, True)
 
+    async def check_move(
+        self, channel_id: int, user_id: int, move_text: str, *, confirm_repetition: bool = False
+    ) -> None:
+        """Raise what :meth:`play` would refuse this move with, judged on the game as stored
+        now, writing nothing: a read the flow can answer from before it must defer (the
+        answer is then the player's alone). :meth:`play` judges again when it stores."""
+        found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
+        if found is None:
+            raise NoGameHere()
+        row, game = found
+        if user_id not in (row.attacker_id, row.defender_id):
+            raise NotAPlayer()
+        if row.to_move_id != user_id:
+            raise NotYourTurn(row.to_move_id, computer=row.to_move_id == row.computer_id)
+        _judge(row, game, move_text, confirm_repetition, to_us(self._clock()))
+
     async def _apply(
         self, row: SetRow, game: Game, player_id: int, move_text: str, confirm_repetition: bool
     ) -> MoveResult:
         now = self._clock()
         now_us = to_us(now)
-        check_in_time(row, now_us)  # a move made too late is refused, never played
-        trial = game.copy()
-        try:
-            record = trial.play(move_text)
-        except IllegalMoveError as error:
-            raise IllegalMove(engine_sentence(error)) from None
-        repeated = trial.outcome is not None and trial.outcome.reason is Reason.REPETITION
-        if repeated and not confirm_repetition:
-            # Played on a copy, so nothing happened: the player must confirm the losing move.
-            raise RepetitionNeedsConfirmation(str(record.move))
+        trial, record = _judge(row, game, move_text, confirm_repetition, now_us)
         captures = "/".join(square_name(sq) for sq in record.captures)
 
         async def store(db: Connection) -> SetRow:
@@ -569,3 +577,21 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+def _judge(
+    row: SetRow, game: Game, move_text: str, confirm_repetition: bool, now_us: int
+) -> tuple[Game, MoveRecord]:
+    """The game after ``move_text`` (played on a copy) and its record, or the refusal: too
+    late, an illegal move, or a losing repetition not confirmed."""
+    check_in_time(row, now_us)  # a move made too late is refused, never played
+    trial = game.copy()
+    try:
+        record = trial.play(move_text)
+    except IllegalMoveError as error:
+        raise IllegalMove(engine_sentence(error)) from None
+    repeated = trial.outcome is not None and trial.outcome.reason is Reason.REPETITION
+    if repeated and not confirm_repetition:
+        # Played on a copy, so nothing happened: the player must confirm the losing move.
+        raise RepetitionNeedsConfirmation(str(record.move))
+    return trial, record
