@@ -25,6 +25,7 @@ from bot.services.domain import (
 )
 from bot.services.errors import (
     CannotChallengeSelf,
+    GameError,
     IllegalMove,
     InvalidOption,
     NoGameHere,
@@ -319,16 +320,24 @@ class GameService:
     ) -> None:
         """Raise what :meth:`play` would refuse this move with, judged on the game as stored
         now, writing nothing: a read the flow can answer from before it must defer (the
-        answer is then the player's alone). :meth:`play` judges again when it stores."""
+        answer is then the player's alone). :meth:`play` judges again when it stores.
+
+        The game this process knows (its cache) decides a move it finds good; a refusal is
+        judged again on the game as stored, which another process may have moved on."""
+        now_us = to_us(self._clock())
+        known = self._cache.set_in(channel_id)
+        game = None if known is None else self._cache.game(known)
+        if known is not None and game is not None:
+            try:
+                _refusal(known, game, user_id, move_text, confirm_repetition, now_us)
+                return
+            except GameError:
+                pass
         found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
         if found is None:
             raise NoGameHere()
         row, game = found
-        if user_id not in (row.attacker_id, row.defender_id):
-            raise NotAPlayer()
-        if row.to_move_id != user_id:
-            raise NotYourTurn(row.to_move_id, computer=row.to_move_id == row.computer_id)
-        _judge(row, game, move_text, confirm_repetition, to_us(self._clock()))
+        _refusal(row, game, user_id, move_text, confirm_repetition, now_us)
 
     async def _apply(
         self, row: SetRow, game: Game, player_id: int, move_text: str, confirm_repetition: bool
@@ -577,6 +586,17 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+def _refusal(
+    row: SetRow, game: Game, user_id: int, move_text: str, confirm_repetition: bool, now_us: int
+) -> None:
+    """Raise what ``user_id``'s ``move_text`` would be refused with in this set, if anything."""
+    if user_id not in (row.attacker_id, row.defender_id):
+        raise NotAPlayer()
+    if row.to_move_id != user_id:
+        raise NotYourTurn(row.to_move_id, computer=row.to_move_id == row.computer_id)
+    _judge(row, game, move_text, confirm_repetition, now_us)
 
 
 def _judge(
