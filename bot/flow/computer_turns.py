@@ -96,6 +96,16 @@ class ComputerTurns:
         except discord.HTTPException as error:
             _log.info("Could not take 'thinking' off message %s: %s", message_id, error)
 
+    async def _still_to_move(self, active: ActiveGame) -> bool:
+        """Whether the computer is still to move in ``active`` as stored: a turn started from
+        an older read (the start-up resume, read as a match began and its first turn was
+        already played) asks for no search whose move would only be dropped."""
+        try:
+            current = await self.flow.bot.services.games.get(active.set_id)
+        except NoGameHere:
+            return False
+        return current.ply == active.ply and current.computer_to_move
+
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
     ) -> str:
@@ -111,6 +121,8 @@ class ComputerTurns:
         """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
         move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
+        if not await self._still_to_move(active):
+            return
         channel = self.flow.bot.get_partial_messageable(active.channel_id)
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
