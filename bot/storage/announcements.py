@@ -94,11 +94,12 @@ async def failed(db: Connection, set_id: int, ply: int, next_try_us: int) -> Non
 
 
 async def retry_refused(db: Connection, guild_id: int, now_us: int, later_than_us: int) -> None:
-    """Undelivered announcements of ``guild_id``'s sets whose next try is after
-    ``later_than_us`` (paused for a refusal) are tried again at ``now_us``."""
+    """Undelivered announcements of ``guild_id``'s sets that failed and whose next try is
+    after ``later_than_us`` (paused for a refusal) are tried again at ``now_us`` (a board
+    still in its first grace, which the move's own answer posts, is left alone)."""
     await db.execute(
         "UPDATE announcements SET next_try_us = ? "
-        "WHERE delivered_us IS NULL AND next_try_us > ? "
+        "WHERE delivered_us IS NULL AND attempts > 0 AND next_try_us > ? "
         "AND set_id IN (SELECT set_id FROM sets WHERE guild_id = ?)",
         (now_us, later_than_us, guild_id),
     )
