@@ -50,7 +50,7 @@ from bot.services.errors import (
     RepetitionNeedsConfirmation,
 )
 from bot.storage.errors import StorageError
-from bot.views.common import answer, within_deadline
+from bot.views.common import answer, update_message, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
 from engine import get_ruleset
@@ -73,10 +73,8 @@ async def _update_or_answer(
     """Replace the picker / warning the player clicked on, or answer them privately."""
     if not is_component:
         await answer(interaction, content, ephemeral=True, view=view)
-    elif interaction.response.is_done():
-        await interaction.edit_original_response(content=content, view=view, attachments=[])
     else:
-        await interaction.response.edit_message(content=content, view=view, attachments=[])
+        await update_message(interaction, content, view=view, attachments=[])
 
 
 EARLY_CHECK_LIMIT = 0.5

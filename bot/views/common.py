@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import discord
@@ -132,13 +132,18 @@ async def update_message(
     content: str,
     *,
     view: discord.ui.View | None = None,
+    attachments: Sequence[discord.File] | None = None,
 ) -> None:
-    """Replace the message whose component was pressed (its buttons go unless ``view``): as the
-    first response, or by editing it once the press was deferred (:func:`within_deadline`)."""
+    """Replace the message whose component was pressed (its buttons go unless ``view``; its
+    files are replaced by ``attachments`` if given): as the first response, or by editing it
+    once the press was deferred (:func:`within_deadline`)."""
+    kwargs: dict[str, Any] = {"content": content, "view": view}
+    if attachments is not None:
+        kwargs["attachments"] = attachments
     if interaction.response.is_done():
-        await interaction.edit_original_response(content=content, view=view)
+        await interaction.edit_original_response(**kwargs)
     else:
-        await interaction.response.edit_message(content=content, view=view)
+        await interaction.response.edit_message(**kwargs)
 
 
 Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
