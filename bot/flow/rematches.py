@@ -51,11 +51,7 @@ class RematchFlow:
             if (
                 playing is not None
                 and playing.computer_id is not None
-                and user
-                in (
-                    playing.attacker_id,
-                    playing.defender_id,
-                )
+                and user in playing.player_ids
             ):
                 raise ChannelBusy(_("Your rematch is already on: play it here."))
             started = services.games.start_computer_match(

@@ -46,8 +46,7 @@ def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     Send Messages in Threads I can start none."""
     if isinstance(interaction.channel, discord.Thread):
         return False
-    permissions = interaction.app_permissions
-    return permissions.create_public_threads and permissions.send_messages_in_threads
+    return _may_start_threads(interaction.app_permissions)
 
 
 def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
@@ -58,7 +57,11 @@ def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
         return False
     if guild is None or channel is None:
         return True
-    permissions = channel.permissions_for(guild.me)
+    return _may_start_threads(channel.permissions_for(guild.me))
+
+
+def _may_start_threads(permissions: discord.Permissions) -> bool:
+    """Whether ``permissions`` (the bot's in a channel) let it start a game's thread there."""
     return permissions.create_public_threads and permissions.send_messages_in_threads
 
 

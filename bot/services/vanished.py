@@ -18,7 +18,7 @@ from bot.services.domain import SetEnd
 from bot.services.errors import NoGameHere
 from bot.services.games import GameService
 from bot.shards import Shards
-from bot.storage import Database, puzzles, sets, vanished
+from bot.storage import Database, places, puzzles, sets, vanished
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
@@ -60,10 +60,10 @@ class VanishedService:
         waits on them; returns the sets it ended. Calling it again ends nothing more."""
         async with self._database.snapshot() as db:
             threads = await vanished.threads_in_play(db, channel_id)
-        places = [channel_id, *threads]
-        ended = await self._abort(places)
+        gone = [channel_id, *threads]
+        ended = await self._abort(gone)
         async with self._database.transaction() as db:
-            await vanished.close_in_channels(db, places, to_us(self._clock()))
+            await vanished.close_in_channels(db, gone, to_us(self._clock()))
             for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
                 await puzzles.clear_daily(db, guild_id)
                 _log.info("Daily puzzle of server %s switched off: its channel is gone", guild_id)
@@ -74,8 +74,8 @@ class VanishedService:
         every game in progress there and closes what waits on them; returns the sets it
         ended. Calling it again ends nothing more."""
         async with self._database.snapshot() as db:
-            places = await vanished.channels_in_play(db, guild_id)
-        ended = await self._abort(places)
+            in_play = await places.in_progress(db, guild_id)
+        ended = await self._abort([channel_id for channel_id, _parent in in_play])
         async with self._database.transaction() as db:
             await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
             await puzzles.clear_daily(db, guild_id)

@@ -24,15 +24,6 @@ async def threads_in_play(db: Connection, parent_channel_id: int) -> list[int]:
     return [int(row[0]) for row in rows]
 
 
-async def channels_in_play(db: Connection, guild_id: int) -> list[int]:
-    """The channels and threads of ``guild_id`` with a game in progress."""
-    rows = await db.fetch_all(
-        "SELECT channel_id FROM sets WHERE guild_id = ? AND status = 'active' ORDER BY set_id",
-        (guild_id,),
-    )
-    return [int(row[0]) for row in rows]
-
-
 async def guild_of_channel(db: Connection, channel_id: int) -> int | None:
     """The server of ``channel_id``, as its games, daily puzzle or challenges recorded it."""
     row = await db.fetch_one(
