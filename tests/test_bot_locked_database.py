@@ -11,7 +11,13 @@ import pytest
 
 from bot.storage.errors import SAVE_FAILED
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, InteractionRecord
+from tests.discord_standin import (
+    DiscordStandin,
+    FakeChannel,
+    FakeMember,
+    InteractionRecord,
+    StoredMessage,
+)
 from tests.foreign_lock import foreign_write_lock
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -85,6 +91,17 @@ SLOW_WRITE_SECONDS = 4.0
 write lands, but past Discord's 3 s to answer — the press must be deferred in time."""
 
 
+async def takeback_asked(table: Harness) -> tuple[StoredMessage, str]:
+    """alice plays d1-b1 against bob and asks to take it back: the request and its Accept."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await table.reply_text(table.alice, "takeback")
+    [accept] = [
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    ]
+    return request, accept
+
+
 async def test_a_takeback_accepted_during_a_slow_write_is_answered_and_posted(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -92,12 +109,7 @@ async def test_a_takeback_accepted_during_a_slow_write_is_answered_and_posted(
     press is answered in time and the board after the takeback is posted (the press failed,
     the move was undone unseen and the old board still asked bob to move)."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
-        await table.challenge_accepted(table.alice, table.bob)
-        await table.move(table.alice, "d1-b1")
-        request = await table.reply_text(table.alice, "takeback")
-        [accept] = [
-            c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
-        ]
+        request, accept = await takeback_asked(table)
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
             pressed = await table.standin.click(request, accept, table.bob, wait=False)
             await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
@@ -203,12 +215,7 @@ async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
     """bob accepts alice's takeback during a 4 s write lock, and Discord refuses the press's
     deferral: the takeback, stored, gets its board in the channel (nothing showed it)."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
-        await table.challenge_accepted(table.alice, table.bob)
-        await table.move(table.alice, "d1-b1")
-        request = await table.reply_text(table.alice, "takeback")
-        [accept] = [
-            c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
-        ]
+        request, accept = await takeback_asked(table)
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
             refused = table.standin.fail_rest(
                 503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
