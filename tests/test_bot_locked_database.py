@@ -209,6 +209,27 @@ async def test_a_resignation_whose_press_cannot_be_answered_still_goes_on_to_set
         )
 
 
+async def test_a_move_against_the_computer_that_cannot_be_answered_is_still_answered(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice plays /move against the computer during a 4 s write lock, and Discord refuses the
+    deferral: the move, stored, is answered by the computer at once (not after a restart)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as table:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            refused = table.standin.fail_rest(
+                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
+            )
+            await table.standin.slash(
+                table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+            )
+            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+        await table.wait_board(
+            lambda m: "(defenders) played" in m.content and "your move" in m.content, timeout=15
+        )
+
+
 async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

@@ -176,7 +176,12 @@ class GameFlow:
         try:
             if not is_component:
                 await self._refuse_early(interaction, move_text, confirm)
-            result, post = await within_deadline(interaction, prepare(), thinking=not is_component)
+            result, post = await within_deadline(
+                interaction,
+                prepare(),
+                thinking=not is_component,
+                unanswered=lambda prepared: self.after_move(prepared[0]),
+            )
         except NoGameHere as none:
             if is_component:
                 raise
@@ -265,16 +270,21 @@ class GameFlow:
         """Answer a move against the computer with one line; its reply edits it into the board."""
         headline, _names = await self.headline_for(result, lang)
         content = headline + "\n" + lang._("I am thinking…")
-        if is_component:
-            played = reader(interaction)._("You played {move}.", move=str(result.record))
-            await _update_or_answer(interaction, played, None, True)
-            message_id: int | None = (
-                await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
-            ).id
-        else:
-            message_id = await answer(interaction, content, allowed_mentions=NO_PINGS)
-        await self.announced(result.game, message_id)
-        self.start_computer_turn(result.game, reply_in=message_id)
+        message_id: int | None = None
+        try:
+            if is_component:
+                played = reader(interaction)._("You played {move}.", move=str(result.record))
+                await _update_or_answer(interaction, played, None, True)
+                message_id = (
+                    await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
+                ).id
+            else:
+                message_id = await answer(interaction, content, allowed_mentions=NO_PINGS)
+            await self.announced(result.game, message_id)
+        finally:
+            # The move is stored: the computer answers it even if the player's acknowledgement
+            # could not be sent (its reply is then a board of its own).
+            self.start_computer_turn(result.game, reply_in=message_id)
 
     async def post_in_channel(
         self,
