@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -228,6 +229,29 @@ async def test_a_move_against_the_computer_that_cannot_be_answered_is_still_answ
         await table.wait_board(
             lambda m: "(defenders) played" in m.content and "your move" in m.content, timeout=15
         )
+
+
+async def test_accept_after_expiry_during_a_slow_write_is_answered_privately(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob presses Accept on a challenge past its expiry while another program holds the write
+    lock for 4 s (closing the challenge must wait): the press is answered in time, the refusal
+    is his alone and the challenge shows it expired."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        assert table.bot is not None
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        await table.bot.timers.stop()  # the press lands between two sweeps
+        table.advance(timedelta(minutes=10, seconds=1))
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            pressed = await table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, wait=False
+            )
+            await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
+        refused = await pressed.wait_followup(timeout=10)
+        assert refused.ephemeral
+        assert refused.content == "That challenge has expired: challenge again."
+        await table.standin.wait_until(lambda: reply.components == [], timeout=5)
+        assert "expired" in reply.content
 
 
 async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(

@@ -155,7 +155,10 @@ class ChallengeButton(
             return
         require_channel_permissions(interaction)
         try:
-            challenge = await challenges.check_accept(self.challenge_id, user)
+            # A press past the expiry closes the challenge first (a write, which may wait).
+            challenge = await within_deadline(
+                interaction, challenges.check_accept(self.challenge_id, user), thinking=False
+            )
             if not await _still_here(interaction, challenge.challenger_id):
                 await within_deadline(
                     interaction, challenges.challenger_left(self.challenge_id), thinking=False
@@ -170,9 +173,7 @@ class ChallengeButton(
                 return
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
-            await interaction.response.edit_message(
-                content=expired_text(challenge, lang), view=None
-            )
+            await update_message(interaction, expired_text(challenge, lang))
             await interaction.followup.send(
                 reader(interaction).render(expired.text), ephemeral=True
             )
