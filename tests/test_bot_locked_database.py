@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -187,6 +189,18 @@ async def test_settings_saved_during_a_slow_write_are_answered(
         assert answer.ephemeral
 
 
+@contextlib.asynccontextmanager
+async def unanswerable(table: Harness) -> AsyncIterator[None]:
+    """For ``SLOW_WRITE_SECONDS`` another program holds the write lock and Discord refuses
+    every interaction's answer (503): what the block sends in is stored, its answer lost."""
+    async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+        refused = table.standin.fail_rest(
+            503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
+        )
+        yield
+        await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+
+
 async def test_a_resignation_whose_press_cannot_be_answered_still_goes_on_to_set_two(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -199,12 +213,8 @@ async def test_a_resignation_whose_press_cannot_be_answered_still_goes_on_to_set
         await table.move(table.alice, "d1-b1")
         await table.wait_board(lambda m: "(defenders) played" in m.content)
         ask = await table.reply_text(table.alice, "resign")
-        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            refused = table.standin.fail_rest(
-                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
-            )
+        async with unanswerable(table):
             await table.standin.click(ask, ask.custom_ids()[0], table.alice, wait=False)
-            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
         await table.wait_board(
             lambda m: "(attackers) played" in m.content and "Set 2 of 2" in m.content, timeout=15
         )
@@ -218,14 +228,10 @@ async def test_a_move_against_the_computer_that_cannot_be_answered_is_still_answ
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as table:
         await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
         await table.wait_board(lambda m: "your move as the attackers" in m.content)
-        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            refused = table.standin.fail_rest(
-                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
-            )
+        async with unanswerable(table):
             await table.standin.slash(
                 table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
             )
-            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
         await table.wait_board(
             lambda m: "(defenders) played" in m.content and "your move" in m.content, timeout=15
         )
@@ -261,12 +267,8 @@ async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
     deferral: the takeback, stored, gets its board in the channel (nothing showed it)."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         request, accept = await takeback_asked(table)
-        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            refused = table.standin.fail_rest(
-                503, seconds=SLOW_WRITE_SECONDS, matching=lambda _m, path: "/callback" in path
-            )
+        async with unanswerable(table):
             await table.standin.click(request, accept, table.bob, wait=False)
-            await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
         board = await table.wait_board(lambda m: "taken back" in m.content, timeout=15)
         assert f"<@{table.alice.id}>, your move" in board.content
 
