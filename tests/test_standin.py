@@ -545,3 +545,17 @@ async def test_a_bot_removed_from_a_guild_is_told_so_and_loses_its_channels(
     with pytest.raises(discord.Forbidden) as refused:
         await table.bot.get_partial_messageable(table.channel.id).send("still here?")
     assert refused.value.code == 50001
+
+
+async def test_an_upload_past_the_servers_limit_is_refused(table: Table) -> None:
+    """A file larger than the server's upload limit is refused (413, 40005) and nothing is
+    posted; interactions there carry that limit."""
+    table.guild.attachment_size_limit = 100
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    with pytest.raises(discord.HTTPException) as refused:
+        await channel.send(file=discord.File(io.BytesIO(board_png()), filename="b.png"))
+    assert (refused.value.status, refused.value.code) == (413, 40005)
+    assert table.standin.messages(table.channel) == []
+    await table.standin.slash(table.guild, table.channel, table.alice, "rules")
+    assert table.standin.interaction_log[-1].payload["attachment_size_limit"] == 100

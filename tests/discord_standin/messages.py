@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from .model import FakeChannel, FakeUser, Snowflakes, utc_now
+from .payloads import ATTACHMENT_SIZE_LIMIT
 from .recorder import (
     EPHEMERAL,
     LOADING,
@@ -33,6 +34,8 @@ MAX_EMBEDS = 10
 MAX_ROWS = 5
 MAX_ROW_WIDTH = 5
 MAX_CUSTOM_ID = 100
+REQUEST_TOO_LARGE = 40005
+"""Discord's code (with 413) for an upload past the attachment size limit."""
 
 _FILE_FIELD = re.compile(r"files\[(\d+)\]")
 
@@ -123,9 +126,18 @@ class MessageFactory:
         )
 
     def _attachments(
-        self, payload: JSON, uploads: dict[int, Upload], existing: list[StoredAttachment]
+        self,
+        channel: FakeChannel,
+        payload: JSON,
+        uploads: dict[int, Upload],
+        existing: list[StoredAttachment],
     ) -> list[StoredAttachment] | None:
         """New attachment list, or None if the payload leaves attachments untouched."""
+        limit = (
+            ATTACHMENT_SIZE_LIMIT if channel.guild is None else channel.guild.attachment_size_limit
+        )
+        if any(len(upload.data) > limit for upload in uploads.values()):
+            raise MessageRejected(REQUEST_TOO_LARGE, "Request entity too large")
         entries: list[JSON] | None = payload.get("attachments")
         if entries is None:
             if not uploads:
@@ -169,7 +181,7 @@ class MessageFactory:
             content=payload.get("content") or "",
             embeds=list(payload.get("embeds") or []),
             components=list(payload.get("components") or []),
-            attachments=self._attachments(payload, uploads, []) or [],
+            attachments=self._attachments(channel, payload, uploads, []) or [],
             flags=flags,
             message_type=message_type,
             reference=payload.get("message_reference"),
@@ -200,7 +212,7 @@ class MessageFactory:
         """Apply an edit payload; a loading placeholder becomes a real message without "edited"."""
         if message.deleted:
             raise MessageRejected(10008, "Unknown Message")
-        attachments = self._attachments(payload, uploads, message.attachments)
+        attachments = self._attachments(message.channel, payload, uploads, message.attachments)
         was_loading = message.loading
         before = (message.content, message.embeds, message.components, message.attachments)
         if "content" in payload:

@@ -233,6 +233,9 @@ class FakeGuild:
     created_at: datetime = field(default_factory=utc_now)
     preferred_locale: str = "en-US"
     """The server's language (Server Settings → Community), sent as ``guild_locale``."""
+    attachment_size_limit: int = 10 * 1024 * 1024
+    """The largest file anyone may upload here, in bytes: 10 MiB unless the server is boosted
+    (sent with every interaction as ``attachment_size_limit``; a larger upload is refused)."""
 
     def channel(self, name: str) -> FakeChannel:
         """Return the channel with this name."""

@@ -264,7 +264,9 @@ def interaction(
         "token": token,
         "application_id": str(application_id),
         "version": 1,
-        "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        "attachment_size_limit": (
+            ATTACHMENT_SIZE_LIMIT if where.guild is None else where.guild.attachment_size_limit
+        ),
         "channel_id": str(where.id),
         "channel": channel(where),
         "app_permissions": str(app_permissions),

@@ -16,7 +16,7 @@ from aiohttp import web
 from . import payloads
 from .contract import Contract
 from .faults import RestFaults
-from .messages import MessageFactory, MessageRejected, read_body
+from .messages import REQUEST_TOO_LARGE, MessageFactory, MessageRejected, read_body
 from .model import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
@@ -178,6 +178,8 @@ class RestApi:
                     if rejected.code in (10003, 10008)
                     else 403
                     if rejected.code == MISSING_ACCESS
+                    else 413
+                    if rejected.code == REQUEST_TOO_LARGE
                     else 400
                 )
                 response = error(status, rejected.code, rejected.message)
