@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.flow.uploads import MESSAGE_OVERHEAD
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
 
@@ -78,6 +79,23 @@ async def test_second_analysis_is_read_not_searched(table: Harness) -> None:
     assert searches == []
     assert again.content == first.content
     assert again.edit_count < first.edit_count, "progress was shown again"
+
+
+async def test_a_replay_past_the_upload_limit_is_left_out(table: Harness) -> None:
+    """Where the server's upload limit leaves room for the graph alone, the review comes with
+    the graph and says why the replay is missing."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    first = await (await table.slash(table.alice, "analyse")).wait_original(_finished, timeout=60)
+    graph, _replay = first.attachments
+    table.guild.attachment_size_limit = MESSAGE_OVERHEAD + len(graph.data) + 1000
+    again = await (await table.slash(table.bob, "analyse")).wait_original(_finished, timeout=10)
+    [shown] = again.attachments
+    assert shown.data == graph.data
+    assert again.content == (
+        first.content + "\nThe annotated replay is too large to post here; the moves above say "
+        "what it would show."
+    )
 
 
 async def test_analysis_refused_while_the_game_is_played(table: Harness) -> None:

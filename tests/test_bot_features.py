@@ -12,7 +12,9 @@ import pytest
 from PIL import Image
 
 from bot.cogs.info import rules_text
+from bot.flow.uploads import MESSAGE_OVERHEAD, SMALL_WIDTH
 from engine import read_record
+from renderer import render_replay
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -119,6 +121,41 @@ async def test_export_gives_the_record_and_a_replay(table: Harness) -> None:
     with Image.open(io.BytesIO(gif.data)) as replay:
         assert replay.format == "GIF"
         assert getattr(replay, "n_frames", 1) == 3
+
+
+async def test_export_past_the_upload_limit_draws_the_replay_smaller(table: Harness) -> None:
+    """Where the server's upload limit would refuse the replay at its own size, /export posts
+    it drawn at a phone's width instead."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ["d1-b1", "d3-a3"], table.alice, table.bob)
+    game = read_record((await export_text(table)).decode())
+    small = render_replay(game, width=SMALL_WIDTH)
+    assert len(render_replay(game)) > len(small) + 2000
+    table.guild.attachment_size_limit = MESSAGE_OVERHEAD + len(small) + 2000
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    _text, gif = message.attachments
+    with Image.open(io.BytesIO(gif.data)) as replay:
+        assert replay.width == SMALL_WIDTH
+
+
+async def test_export_past_the_upload_limit_leaves_the_replay_out(table: Harness) -> None:
+    """Where even a small replay would pass the server's upload limit, /export posts the
+    record alone and says why the replay is missing."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ["d1-b1", "d3-a3"], table.alice, table.bob)
+    table.guild.attachment_size_limit = MESSAGE_OVERHEAD + 1000
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    [text] = message.attachments
+    assert text.filename.endswith(".txt")
+    assert message.content.endswith(
+        "The replay of set 1 is too large to post here; the record has every move."
+    )
+
+
+async def export_text(table: Harness) -> bytes:
+    """The OpenTafl record /export attaches for this channel's match."""
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    return message.attachments[0].data
 
 
 async def test_export_refusals_are_private(table: Harness) -> None:

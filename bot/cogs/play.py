@@ -12,7 +12,9 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.flow.uploads import Draw, fit_pictures, picture_budget
 from bot.i18n.audience import reader
+from bot.services.domain import GameExport
 from bot.services.errors import NoGameHere, NotAPlayer
 from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
@@ -136,24 +138,37 @@ class Play(commands.Cog):
             await interaction.response.defer(thinking=True)
         lang = await self.bot.flow.server_language(interaction.guild_id)
 
-        def draw() -> list[bytes]:
-            return [
-                render_replay(
+        record = exported.record.encode()
+
+        def drawing(one: GameExport) -> Draw:
+            def draw(width: int | None) -> bytes:
+                return render_replay(
                     one.game,
                     attacker_name=one.attacker_name or None,
                     defender_name=one.defender_name or None,
+                    width=width,
                     words=lang,
                 )
-                for one in exported.sets
-            ]
 
-        replays = await asyncio.to_thread(draw)
-        files = [
-            discord.File(
-                io.BytesIO(exported.record.encode()), filename=f"match-{exported.match_id}.txt"
-            )
-        ]
+            return draw
+
+        replays = await asyncio.to_thread(
+            fit_pictures,
+            [drawing(one) for one in exported.sets],
+            picture_budget(interaction.filesize_limit, record),
+        )
+        files = [discord.File(io.BytesIO(record), filename=f"match-{exported.match_id}.txt")]
+        left_out = []
         for number, (one, replay) in enumerate(zip(exported.sets, replays, strict=True), 1):
+            if replay is None:
+                left_out.append(
+                    lang._(
+                        "The replay of set {number} is too large to post here; the record "
+                        "has every move.",
+                        number=number,
+                    )
+                )
+                continue
             files.append(
                 discord.File(
                     io.BytesIO(replay),
@@ -165,17 +180,14 @@ class Play(commands.Cog):
                     ),
                 )
             )
-        await interaction.followup.send(
-            lang.n_(
-                "Match {match} in OpenTafl notation, and a replay of its set (game {games}).",
-                "Match {match} in OpenTafl notation, and a replay of its {count} sets "
-                "(games {games}).",
-                len(exported.sets),
-                match=exported.match_id,
-                games=", ".join(str(one.set_id) for one in exported.sets),
-            ),
-            files=files,
+        heading = lang.n_(
+            "Match {match} in OpenTafl notation, and a replay of its set (game {games}).",
+            "Match {match} in OpenTafl notation, and a replay of its {count} sets (games {games}).",
+            len(exported.sets),
+            match=exported.match_id,
+            games=", ".join(str(one.set_id) for one in exported.sets),
         )
+        await interaction.followup.send("\n".join([heading, *left_out]), files=files)
 
 
 async def setup(bot: commands.Bot) -> None:

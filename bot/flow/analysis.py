@@ -20,6 +20,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
+from bot.flow.uploads import fit_pictures, picture_budget
 from bot.i18n import ENGLISH, Language
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
@@ -96,23 +97,33 @@ class AnalysisFlow:
                 )
             raise
         text = review_text(chosen, review, lang)
-        graph, replay = await asyncio.to_thread(_pictures, chosen, review, lang)
+        graph, replay = await asyncio.to_thread(
+            _pictures, chosen, review, lang, interaction.filesize_limit
+        )
         files = [
             discord.File(
                 io.BytesIO(graph),
                 filename=f"analysis-{chosen.set_id}.png",
                 description=graph_alt_text(chosen, review, lang),
-            ),
-            discord.File(
-                io.BytesIO(replay),
-                filename=f"analysis-{chosen.set_id}.gif",
-                description=lang._(
-                    "A replay of game {game}; before each marked move the played move is a red "
-                    "arrow and the better move a green one.",
-                    game=chosen.set_id,
-                ),
-            ),
+            )
         ]
+        if replay is None:
+            text += "\n" + lang._(
+                "The annotated replay is too large to post here; the moves above say what it "
+                "would show."
+            )
+        else:
+            files.append(
+                discord.File(
+                    io.BytesIO(replay),
+                    filename=f"analysis-{chosen.set_id}.gif",
+                    description=lang._(
+                        "A replay of game {game}; before each marked move the played move is a "
+                        "red arrow and the better move a green one.",
+                        game=chosen.set_id,
+                    ),
+                )
+            )
         await interaction.edit_original_response(
             content=text, attachments=files, allowed_mentions=NO_PINGS
         )
@@ -171,9 +182,10 @@ class AnalysisFlow:
 
 
 def _pictures(
-    chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH
-) -> tuple[bytes, bytes]:
-    """The win-chance graph and the annotated replay (in a worker thread)."""
+    chosen: SetToAnalyse, review: GameReview, lang: Language, upload_limit: int
+) -> tuple[bytes, bytes | None]:
+    """The win-chance graph and the annotated replay, which is drawn smaller or left out
+    (None) if both would pass ``upload_limit`` together (in a worker thread)."""
     marked = marked_moves(review)
     graph = render_win_chance(
         review.chances,
@@ -192,16 +204,20 @@ def _pictures(
         )
         for each in marked
     ]
-    replay = render_replay(
-        chosen.game,
-        attacker_name=chosen.attacker_name or None,
-        defender_name=chosen.defender_name or None,
-        set_number=chosen.set_number if chosen.sets_total > 1 else None,
-        sets_total=chosen.sets_total if chosen.sets_total > 1 else None,
-        width=REPLAY_WIDTH,
-        annotations=annotations,
-        words=lang,
-    )
+
+    def draw(width: int | None) -> bytes:
+        return render_replay(
+            chosen.game,
+            attacker_name=chosen.attacker_name or None,
+            defender_name=chosen.defender_name or None,
+            set_number=chosen.set_number if chosen.sets_total > 1 else None,
+            sets_total=chosen.sets_total if chosen.sets_total > 1 else None,
+            width=width or REPLAY_WIDTH,
+            annotations=annotations,
+            words=lang,
+        )
+
+    [replay] = fit_pictures([draw], picture_budget(upload_limit, graph))
     return graph, replay
 
 
