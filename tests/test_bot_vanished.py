@@ -18,6 +18,7 @@ from bot.services.games import GameService
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
+from tests.foreign_lock import foreign_write_lock
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -147,6 +148,20 @@ async def test_a_game_whose_channel_is_deleted_is_aborted_and_left_alone(table: 
     assert listing.embeds[0]["description"].startswith("No game in progress.")
     await a_day_passes(table)
     assert calls_to(table, table.channel, since) == 0
+    assert await rated_players(table) == 0
+
+
+async def test_a_channel_deleted_while_the_database_is_busy_still_aborts_its_game(
+    table: Harness,
+) -> None:
+    """Threads off: the game's channel is deleted while another program holds the write lock
+    for 8 s (longer than a write waits): the abort is tried again and lands after the lock."""
+    await channel_game(table)
+    async with foreign_write_lock(table.db_path, 8.0):
+        await table.standin.delete_channel(table.channel)
+        await asyncio.sleep(6.0)  # the first try has given up
+        assert await game_in(table, table.channel)() is not None
+    await eventually(game_in(table, table.channel), None, tries=200)
     assert await rated_players(table) == 0
 
 

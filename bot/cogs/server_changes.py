@@ -8,15 +8,24 @@ reports the threads it knew of as deleted too). What a deletion does is in bot/f
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.flow.vanished import Gone
+from bot.storage.errors import DatabaseBusy
 
 _log = logging.getLogger(__name__)
+
+BUSY_RETRY_SECONDS = (1.0, 10.0, 60.0, 300.0)
+"""Pauses before a deletion's aborts are tried again when the database was busy (each try
+first waits up to 5 s for the write lock). Discord sends the event once; if every try fails,
+the next post there meets Unknown Channel and aborts the games then."""
 
 
 class ServerChanges(commands.Cog):
@@ -64,18 +73,43 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted, and with it the threads in it."""
-        await self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED)
+        self._until_stored(
+            f"channel {channel.id} deleted",
+            lambda: self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED),
+        )
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (raw: whether or not discord.py had it cached)."""
-        await self.bot.flow.vanished.channel_gone(payload.thread_id, Gone.DELETED)
+        self._until_stored(
+            f"thread {payload.thread_id} deleted",
+            lambda: self.bot.flow.vanished.channel_gone(payload.thread_id, Gone.DELETED),
+        )
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server, or the server was deleted (not an outage: that
         is ``on_guild_unavailable``)."""
-        await self.bot.flow.vanished.guild_gone(guild.id)
+        self._until_stored(
+            f"removed from server {guild.id}", lambda: self.bot.flow.vanished.guild_gone(guild.id)
+        )
+
+    def _until_stored(self, what: str, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in the background, again after a pause while the database is busy."""
+
+        async def tries() -> None:
+            for pause in (*BUSY_RETRY_SECONDS, None):
+                try:
+                    await work()
+                    return
+                except DatabaseBusy as busy:
+                    if pause is None:
+                        _log.warning("%s: the database stayed busy (%s)", what.capitalize(), busy)
+                        return
+                    _log.info("%s: the database is busy, trying again in %s s", what, pause)
+                    await asyncio.sleep(pause)
+
+        self.bot.spawn(tries(), name=f"brandubh-{what.replace(' ', '-')}")
 
 
 async def setup(bot: commands.Bot) -> None:
