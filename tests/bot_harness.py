@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -245,6 +245,19 @@ def png_size(message: StoredMessage) -> tuple[int, int]:
     with Image.open(io.BytesIO(picture.data)) as image:
         image.load()
         return image.size
+
+
+async def eventually(
+    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
+) -> None:
+    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
+    seen: object = None
+    for _ in range(tries):
+        seen = await probe()
+        if seen == wanted:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
 
 
 @asynccontextmanager

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ import pytest
 
 from bot.services.games import GameService
 from engine import Game
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import (
     SEND_MESSAGES,
@@ -313,19 +313,6 @@ async def _set_number(games: GameService, channel_id: int) -> int | None:
 async def _set_and_ply(games: GameService, channel_id: int) -> tuple[int, int] | None:
     active = await games.in_channel(channel_id)
     return None if active is None else (active.set_number, min(active.ply, 1))
-
-
-async def eventually(
-    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
-) -> None:
-    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
-    seen: object = None
-    for _ in range(tries):
-        seen = await probe()
-        if seen == wanted:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
 
 
 async def test_an_owed_board_is_posted_soon_after_a_connection_outage(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.services.games import GameService
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.foreign_lock import foreign_write_lock
@@ -83,19 +83,6 @@ async def rated_players(table: Harness) -> int:
     """How many players the server's leaderboard rates."""
     assert table.bot is not None
     return (await table.bot.services.standings.leaderboard(table.guild.id)).total
-
-
-async def eventually(
-    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
-) -> None:
-    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
-    seen: object = None
-    for _ in range(tries):
-        seen = await probe()
-        if seen == wanted:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
 
 
 def game_in(table: Harness, channel: FakeChannel) -> Callable[[], Awaitable[int | None]]:
