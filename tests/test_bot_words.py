@@ -63,15 +63,22 @@ async def test_ruleset_choices_name_the_board_size_once(table: Harness) -> None:
     assert all(name.count("x") <= 2 for name in names)
 
 
-async def test_a_no_show_set_is_shown_aborted_and_unrated(table: Harness) -> None:
-    """bob resigns before his first move: /stats shows the set aborted, the leaderboard is empty."""
+async def test_a_no_show_set_is_a_win_but_unrated(table: Harness) -> None:
+    """bob resigns before his first move: alice wins the set, which the announcement and
+    /stats call unrated (bob never moved); the leaderboard is empty."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.move(table.alice, "d1-b1")
     ask = await table.reply_text(table.bob, "resign")
     await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    over = await table.wait_board(lambda m: "resigned" in m.content)
+    unrated = f"<@{table.alice.id}> wins the game.\nIt is not rated: <@{table.bob.id}> never moved"
+    assert unrated in over.content
     stats = await table.reply_text(table.alice, "stats", {"player": table.bob})
     recent = next(f for f in stats.embeds[0]["fields"] if f["name"] == "Recent games")
-    assert recent["value"].startswith("Aborted (unrated: no move made) as defenders vs")
+    assert recent["value"] == (
+        f"Lost as defenders vs <@{table.alice.id}> in 1 move "
+        f"(resigned; unrated: <@{table.bob.id}> never moved)"
+    )
     board = await table.reply_text(table.alice, "leaderboard")
     assert board.embeds[0]["title"] == "Brandubh (World Tafl Federation) leaderboard — Tafl Club"
     assert board.embeds[0]["description"].startswith("No rated games of Brandubh")

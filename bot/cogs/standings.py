@@ -47,9 +47,7 @@ def game_line(
         )
     else:
         against = f"<@{opponent}>"
-    if game.no_show:
-        result = lang._("Aborted (unrated: no move made)")
-    elif game.outcome is None:
+    if game.outcome is None:
         result = lang._("In progress")
     elif game.winner_id is None:
         result = lang._("No result")
@@ -63,7 +61,15 @@ def game_line(
         moves=lang.n_("{count} move", "{count} moves", game.moves),
     )
     if game.outcome is not None:
-        line += f" ({lang.render(_REASONS[game.outcome.reason])})"
+        reason = lang.render(_REASONS[game.outcome.reason])
+        if game.no_show:
+            loser = opponent if game.winner_id == user_id else user_id
+            reason = lang._(
+                "{reason}; unrated: {player} never moved",
+                reason=reason,
+                player=f"<@{loser}>",
+            )
+        line += f" ({reason})"
     return line
 
 

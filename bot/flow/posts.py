@@ -237,6 +237,10 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             lines.append(lang._("{player} wins the set.", player=winner))
         else:
             lines.append(lang._("{player} wins the game.", player=winner))
+        if end.loser_never_moved and end.loser_id is not None and active.computer_id is None:
+            lines.append(
+                lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
+            )
     if end.match_end is not None:
         lines.append(match_end_text(end.match_end, names, lang))
         if end.rating_changes:

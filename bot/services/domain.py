@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Side
+from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Reason, Side
 
 Place = tuple[int, int | None]
 """Where a set is played: its channel (or thread) id, and for a thread the bot started from a
@@ -230,6 +230,20 @@ class SetEnd:
     rating_changes: tuple[RatingChange, ...] = ()
     """Empty for unrated games (computer, aborted)."""
 
+    @property
+    def loser_never_moved(self) -> bool:
+        """Lost on time or by resignation by a player who never moved: a win for the other
+        player all the same (docs/rules.md §11), but unrated."""
+        return loser_never_moved(self.outcome.reason, self.outcome.winner, self.moves)
+
+
+def loser_never_moved(reason: Reason, winner: Side | None, plies: int) -> bool:
+    """Whether a set lost on time or by resignation was lost by a player who never moved."""
+    if reason not in (Reason.TIMEOUT, Reason.RESIGNED) or winner is None:
+        return False
+    loser_moves = (plies + 1) // 2 if winner is Side.DEFENDERS else plies // 2
+    return loser_moves == 0
+
 
 @dataclass(frozen=True)
 class MoveResult:
@@ -377,7 +391,8 @@ class GameSummary:
     computer_id: int | None = None
     computer_level: int | None = None
     no_show: bool = False
-    """Lost on time or by resignation by a player who never moved: shown aborted, unrated."""
+    """Lost on time or by resignation by a player who never moved: a win all the same, but
+    unrated."""
 
 
 @dataclass(frozen=True)

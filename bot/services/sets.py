@@ -16,6 +16,7 @@ from bot.services.domain import (
     RatingChange,
     SetEnd,
     SetSummary,
+    loser_never_moved,
 )
 from bot.services.errors import ChannelBusy, StaleGameError, TimeRanOut
 from bot.storage import ratings, sets
@@ -140,14 +141,6 @@ async def end_set(
         rating_changes=changes,
     )
     return set_end, fresh
-
-
-def loser_never_moved(reason: Reason, winner: Side | None, plies: int) -> bool:
-    """Whether a set lost on time or by resignation was lost by a player who never moved."""
-    if reason not in (Reason.TIMEOUT, Reason.RESIGNED) or winner is None:
-        return False
-    loser_moves = (plies + 1) // 2 if winner is Side.DEFENDERS else plies // 2
-    return loser_moves == 0
 
 
 async def rate(
