@@ -98,6 +98,18 @@ async def test_a_replay_past_the_upload_limit_is_left_out(table: Harness) -> Non
     )
 
 
+async def test_a_side_that_never_moved_is_not_praised(table: Harness) -> None:
+    """bob resigns before his first move: the review says he made no move, not "well played"."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    ask = await table.reply_text(table.bob, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    reply = await (await table.slash(table.carol, "analyse")).wait_original(_finished, timeout=60)
+    bob_line = next(line for line in reply.content.splitlines() if line.startswith("**bob**"))
+    after = reply.content.split(bob_line + "\n", 1)[1]
+    assert after.startswith("- No move made.")
+
+
 async def test_analysis_refused_while_the_game_is_played(table: Harness) -> None:
     """Mid-game /analyse is refused in one private sentence, so it cannot be used to cheat."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -71,6 +71,8 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     assert shown.ephemeral
     assert "win in" in shown.content
     first = shown_puzzle(shown)
+    [picture] = shown.attachments
+    assert f"You ({first.to_move.value}) to move" in (picture.description or "")
     solved = await solve(table, shown, table.alice)
     assert "Solved!" in solved.content
     assert "Streak: 1 puzzle." in solved.content
@@ -80,6 +82,8 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     assert puzzle != first
     failed = await pick(table, second, table.alice, wrong_first_move(puzzle))
     assert "Not this time" in failed.content
+    [picture] = failed.attachments
+    assert f"Opponent ({puzzle.to_move.opponent.value}) to move" in (picture.description or "")
     assert f"The solution: {' '.join(str(m) for m in puzzle.solution)}" in failed.content
     stats = await table.reply_text(table.alice, "puzzle stats")
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}

@@ -136,3 +136,26 @@ async def test_the_computer_is_named_with_its_level(table: Harness) -> None:
     assert "**Brandubh (level 2)** (defenders) played" in reply.content
     exported = await table.reply_text(table.alice, "export")
     assert "[defenders:Brandubh (level 2)]" in exported.attachments[0].data.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "record"),
+    [
+        ("es", "Ganadas: 1, perdidas: 0"),
+        ("pt_BR", "Vitórias: 1, derrotas: 0"),
+        ("fr", "Victoires : 1, défaites : 0"),
+        ("de", "1 gewonnen, 0 verloren"),
+    ],
+)
+async def test_a_record_of_one_win_reads_right_in_every_language(
+    table: Harness, language: str, record: str
+) -> None:
+    """alice captures the king: her /stats record in a server speaking Spanish, Portuguese,
+    French or German has no plural after a count of one."""
+    await table.reply_text(table.admin, "settings", {"language": language})
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    for ply, move in enumerate(["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, move)
+    stats = await table.reply_text(table.carol, "stats", {"player": table.alice})
+    fields = stats.embeds[0]["fields"]
+    assert any(field["value"].startswith(record + ";") for field in fields), fields

@@ -329,7 +329,10 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
                 tally=tally,
             )
         )
-        if not worst:
+        if not any(each.side is side for each in review.moves):
+            no_move = lang._("No move made.")
+            lines.append(f"- {no_move}")
+        elif not worst:
             well_played = lang._("No move gave away more than a tenth of a win: well played.")
             lines.append(f"- {well_played}")
         for each in worst:

@@ -71,8 +71,9 @@ def board_file(
     puzzle: Puzzle, game: Game, highlight: str | None = None, lang: Language = ENGLISH
 ) -> discord.File:
     """The puzzle's board as it stands (both last moves marked), with alt text."""
-    # Translators: the two names of a puzzle's board: the solver, and the side the bot plays.
-    you, engine = lang._("You"), lang._("Defence")
+    # Translators: the two names of a puzzle's board: the solver, and the side the bot plays
+    # (the attackers or the defenders, whichever the solver is not).
+    you, engine = lang._("You"), lang._("Opponent")
     attacker, defender = (you, engine) if puzzle.to_move is Side.ATTACKERS else (engine, you)
     frm = parse_square(highlight, game.ruleset.size) if highlight else None
     png = render_board(
