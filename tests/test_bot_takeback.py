@@ -144,6 +144,29 @@ async def test_only_your_own_last_move_can_be_taken_back(table: Harness) -> None
     )
 
 
+async def test_a_player_who_has_not_moved_is_told_so(table: Harness) -> None:
+    """bob asks for a takeback before his first move: he is told he has not moved yet."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    refused = await table.reply_text(table.bob, "takeback")
+    assert refused.ephemeral
+    assert refused.content == "You have not moved yet in this set."
+
+
+async def test_a_spectator_pressing_accept_is_told_who_may(table: Harness) -> None:
+    """carol presses Accept on alice's request: only bob, who was asked, may answer it."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    pressed = await table.standin.click(request, answer_button(request, "accept"), table.carol)
+    refused = await pressed.wait_original()
+    assert refused.ephemeral
+    assert refused.content == (
+        f"Only <@{table.bob.id}>, who was asked, can answer this takeback request."
+    )
+    assert request.custom_ids(), "the request still waits for bob"
+
+
 async def test_a_pending_takeback_survives_a_restart(table: Harness) -> None:
     """Asked before a restart, the request is accepted after it and the move is undone."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -64,6 +64,8 @@ class TakebackService:
                 raise CannotTakeBack(_("You have not moved yet in this set."))
             return await self._undo_against_computer(active, user_id, now)
         if mover != user_id:
+            if all(active.player_of(record.side) != user_id for record in records):
+                raise CannotTakeBack(_("You have not moved yet in this set."))
             raise CannotTakeBack(
                 _("Only your own last move can be taken back, and your opponent has moved since.")
             )
@@ -132,7 +134,13 @@ class TakebackService:
                 raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
         active = await self._games.get(row.set_id)  # NoGameHere once the set is over
         if active.side_of(user_id) is None:
-            raise NotAPlayer(_("Only the player whose move it was asked of can answer this."))
+            asked = active.defender_id if row.asked_by == active.attacker_id else active.attacker_id
+            raise NotAPlayer(
+                _(
+                    "Only {player}, who was asked, can answer this takeback request.",
+                    player=f"<@{asked}>",
+                )
+            )
         async with self._database.transaction() as db:
             # Judged on the request and the set as stored now, not as read above: a move that
             # landed meanwhile lapses the request (and is never the move undone); a request a
