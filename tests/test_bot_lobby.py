@@ -63,6 +63,12 @@ async def test_games_filters_by_player(table: Harness) -> None:
     assert listing.embeds[0]["title"].startswith("Games in progress of cat")
 
 
+async def test_games_of_a_player_who_never_played_names_them(table: Harness) -> None:
+    """/games player:@carol, who has never played here, is titled with her name."""
+    listing = await table.reply_text(table.alice, "games", {"player": table.carol})
+    assert listing.embeds[0]["title"].startswith("Games in progress of carol")
+
+
 async def test_games_says_so_when_nothing_is_being_played(table: Harness) -> None:
     """With no game in progress /games says how to start one."""
     listing = await table.reply_text(table.alice, "games")

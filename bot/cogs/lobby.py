@@ -27,6 +27,8 @@ class Lobby(commands.Cog):
     ) -> None:
         """The games being played in this server, with a link to each."""
         assert interaction.guild_id is not None
+        if player is not None:
+            await self.bot.remember(player)  # the title names them, played before or not
         embed, view = await within_deadline(
             interaction,
             games_message(
