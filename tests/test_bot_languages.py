@@ -179,11 +179,12 @@ async def test_settings_language_overrides_the_servers(table: Harness) -> None:
     reply = await table.reply_text(table.admin, "settings", {"language": "de"})
     assert reply.ephemeral
     assert "Public messages in: **Deutsch**" in reply.content
+    assert "Default ruleset: **Brandubh (World Tafl Federation)**" in reply.content
     board = await table.challenge_accepted(table.alice, table.bob)
     assert "**Brandubh (World Tafl Federation)** beginnt." in board.content
     assert f"<@{table.alice.id}>, du bist als Angreifer am Zug" in board.content
     reply = await table.reply_text(table.admin, "settings", {"language": "server"})
-    assert "Public messages in: **the server's own" in reply.content
+    assert "Public messages in: **English, the server's own (Discord's" in reply.content
     answer = await table.move(table.alice, "d1-b1")
     assert "(attackers) played d1-b1." in answer.content
 

@@ -18,24 +18,33 @@ from bot.services.errors import InvalidOption, NoGameHere
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
+from engine import get_ruleset
 
 
-def settings_text(settings: GuildSettings, lang: Language = ENGLISH) -> str:
-    """The server's settings as an admin reads them."""
+def settings_text(
+    settings: GuildSettings, lang: Language = ENGLISH, public: Language = ENGLISH
+) -> str:
+    """The server's settings as an admin reads them (``public``: the language the server's
+    public messages are in, followed or chosen)."""
     if settings.allowed_channel_ids:
         where = ", ".join(f"<#{cid}>" for cid in sorted(settings.allowed_channel_ids))
     else:
         where = lang._("every channel")
     played = lang._("a thread per game") if settings.threads else lang._("the channel")
     if settings.language is None:
-        speaks = lang._("the server's own (Discord's Community setting)")
+        speaks = lang._(
+            "{language}, the server's own (Discord's Community setting)", language=public.name
+        )
     else:
         speaks = spoken(settings.language).name
     role = settings.open_challenge_role_id
     pings = lang._("nobody") if role is None else f"<@&{role}>"
     return "\n".join(
         (
-            lang._("Default ruleset: **{ruleset}**", ruleset=settings.default_ruleset),
+            lang._(
+                "Default ruleset: **{ruleset}**",
+                ruleset=lang.gettext(get_ruleset(settings.default_ruleset).title),
+            ),
             lang._("Time per move: **{time}**", time=time_per_move_text(settings.time_per_move)),
             lang._("Games allowed in: {channels}", channels=where),
             lang._("Games are played in: **{where}**", where=played),
@@ -234,7 +243,9 @@ class Admin(commands.Cog):
             current = await within_deadline(interaction, updated, ephemeral=True)
         lang = reader(interaction)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
-        await answer(interaction, f"{title}\n{settings_text(current, lang)}", ephemeral=True)
+        public = await self.bot.flow.server_language(interaction.guild_id)
+        text = settings_text(current, lang, public)
+        await answer(interaction, f"{title}\n{text}", ephemeral=True)
 
     @app_commands.command(name="abort")
     @app_commands.guild_only()
