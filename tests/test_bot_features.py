@@ -97,6 +97,20 @@ async def test_resign_asks_first_and_set_two_follows(table: Harness) -> None:
     assert f"<@{table.bob.id}>, your move as the attackers" in second.content
 
 
+async def test_a_match_of_one_set_speaks_of_one_game(table: Harness) -> None:
+    """A one-set match is one game: its board says no "set 1 of 1", /resign asks to resign the
+    game, and its end says who won the game without a second "match over" line."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    [picture] = board.attachments
+    assert "set 1" not in (picture.description or "").lower()
+    asked = await table.reply_text(table.alice, "resign")
+    assert asked.content == "Resign the game? You lose it."
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.wait_board(lambda m: "resigned" in m.content)
+    assert f"<@{table.bob.id}> wins the game." in over.content
+    assert "Match" not in over.content
+
+
 async def test_reminder_at_half_time_then_loss_on_time(table: Harness) -> None:
     """With an hour per move: a reminder after 30 minutes, the set lost after 60."""
     await table.challenge_accepted(table.alice, table.bob, time=60)

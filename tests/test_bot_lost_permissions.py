@@ -106,7 +106,7 @@ async def test_the_line_shows_the_result_of_a_timeout_posted_late(threaded: Harn
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=10)
-    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=5)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
 
 
 # -- refused posts back off; one refused board holds up nothing -------------------------
@@ -257,7 +257,7 @@ async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded
         who = table.alice if ply % 2 == 0 else table.bob
         last = await table.reply_text(who, "move", {"move": text}, channel=thread)
     assert last is not None
-    assert "Match over" in last.content
+    assert "wins the game" in last.content
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     [rematch] = [c for c in last.custom_ids() if c.startswith("rematch:")]
     pressed = await table.standin.click(last, rematch, table.bob)

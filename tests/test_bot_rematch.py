@@ -52,7 +52,7 @@ async def test_rematch_against_a_member_posts_a_challenge_that_opens_a_new_threa
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
         last = await table.reply_text(who, "move", {"move": text}, channel=thread)
-    assert "Match over" in last.content
+    assert "wins the game" in last.content
     pressed = await table.standin.click(last, rematch_id(last), table.bob)
     answer = await pressed.wait_original()
     assert answer.ephemeral
@@ -155,15 +155,15 @@ async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
     confirmed = await table.standin.click(ask, ask.custom_ids()[0], table.alice)
     await confirmed.wait_original()
     over = await table.standin.wait_for_message(
-        thread, lambda m: "Match over" in m.content, timeout=10
+        thread, lambda m: "wins the game" in m.content, timeout=10
     )
-    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=10)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=10)
     pressed = await table.standin.click(over, rematch_id(over), table.alice)
     started = await pressed.wait_original()
     assert started.channel is thread
     assert started.content.startswith(
         f"Rematch: <@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the "
-        "computer (level 1), as the defenders first."
+        "computer (level 1), as the defenders."
     )
     board = await table.wait_board(
         lambda m: m.id > started.id and "(attackers) played" in m.content,
@@ -199,7 +199,7 @@ async def finished_in_thread(table: Harness) -> StoredMessage:
         who = table.alice if ply % 2 == 0 else table.bob
         last = await table.reply_text(who, "move", {"move": text}, channel=thread)
     assert last is not None
-    assert "Match over" in last.content, last.content
+    assert "wins the game" in last.content, last.content
     return last
 
 
@@ -251,7 +251,7 @@ async def test_a_second_rematch_press_against_the_computer_says_it_is_on(table: 
     ask = await table.reply_text(table.alice, "resign", channel=thread)
     await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
     over = await table.standin.wait_for_message(
-        thread, lambda m: "Match over" in m.content, timeout=10
+        thread, lambda m: "wins the game" in m.content, timeout=10
     )
     first = await table.standin.click(over, rematch_id(over), table.alice)
     assert (await first.wait_original()).content.startswith("Rematch:")

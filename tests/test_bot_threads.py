@@ -88,8 +88,8 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
         reply = await table.reply_text(who, "move", {"move": text}, channel=thread)
         assert not reply.ephemeral, reply.content
         assert reply.channel is thread
-    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=5)
-    assert "**alice** won the match 1–0" in line.content
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    assert "**alice** won." in line.content
     assert f"<#{thread.id}>" in line.content
     assert not thread.archived  # late replies still land during the grace period
     table.advance(timedelta(minutes=11))
@@ -183,7 +183,7 @@ async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_i
     await table.wait_board()
     for ply, text in enumerate(ATTACKERS_WIN):
         over = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
-    assert "Match over" in over.content
+    assert "wins the game" in over.content
     busy = await challenge(table, table.carol, table.admin)
     await accept(table, busy, table.admin)
     await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
@@ -314,8 +314,8 @@ async def test_the_computer_line_shows_the_result_and_its_thread_archives(
     asked = await table.reply_text(table.alice, "resign", channel=thread)
     [confirm] = asked.custom_ids()
     await table.standin.click(asked, confirm, table.alice)
-    await table.standin.wait_until(lambda: "won the match" in line.content, timeout=5)
-    assert f"**{table.me.name}** won the match 1–0" in line.content
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    assert f"**{table.me.name}** won." in line.content
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
 
@@ -331,7 +331,7 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
     await table.wait_board(channel=thread)
     asked = await table.reply_text(table.alice, "resign", channel=thread)
     await table.standin.click(asked, asked.custom_ids()[0], table.alice)
-    over = await table.standin.wait_for_message(thread, lambda m: "Match over" in m.content)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
     assert table.bot is not None
     games = table.bot.services.games
     read_due = games.archives_due

@@ -178,12 +178,16 @@ async def board_post(
     defender = names.get(active.defender_id, side_name(Side.DEFENDERS, lang))
 
     def draw() -> tuple[bytes, str]:
+        # A match of one set is one game: its picture says no "Set 1 of 1".
+        one_set = active.sets_total == 1
+        number = None if one_set else active.set_number
+        total = None if one_set else active.sets_total
         png = render_board(
             game,
             attacker_name=attacker,
             defender_name=defender,
-            set_number=active.set_number,
-            sets_total=active.sets_total,
+            set_number=number,
+            sets_total=total,
             mark_earlier=mark_earlier,
             words=lang,
         )
@@ -191,8 +195,8 @@ async def board_post(
             game,
             attacker_name=attacker,
             defender_name=defender,
-            set_number=active.set_number,
-            sets_total=active.sets_total,
+            set_number=number,
+            sets_total=total,
             words=lang,
         )
         return png, alt
@@ -242,7 +246,9 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
                 lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
             )
     if end.match_end is not None:
-        lines.append(match_end_text(end.match_end, names, lang))
+        if active.sets_total > 1 or end.winner_id is None or end.match_end.aborted:
+            # (A match of one set is won with its game: the line above says so.)
+            lines.append(match_end_text(end.match_end, names, lang))
         if end.rating_changes:
             lines.append(rating_text(end.rating_changes, names, lang))
     elif end.next_game is not None:

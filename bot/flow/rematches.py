@@ -72,7 +72,23 @@ class RematchFlow:
             lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
-            if side is Side.ATTACKERS:
+            if terms.sets_total == 1 and side is Side.ATTACKERS:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the attackers.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
+            elif terms.sets_total == 1:
+                headline = lang._(
+                    "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
+                    "as the defenders.",
+                    player=player,
+                    ruleset=ruleset,
+                    level=level,
+                )
+            elif side is Side.ATTACKERS:
                 headline = lang._(
                     "Rematch: {player} plays **{ruleset}** against the computer (level {level}), "
                     "as the attackers first.",

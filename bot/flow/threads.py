@@ -17,7 +17,7 @@ import discord
 from bot.i18n import ENGLISH, Language
 from bot.names import escaped, without_direction_controls
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
-from engine import get_ruleset
+from engine import MatchReason, get_ruleset
 
 _log = logging.getLogger(__name__)
 
@@ -162,6 +162,19 @@ def finished_line(
     loser = second if end.winner_id == first else first
     score = f"{wins.get(end.winner_id, 0)}–{wins.get(loser, 0)}"
     winner = escaped(names.get(end.winner_id, lang._("a player")))
+    if len(end.sets) == 1:
+        return lang._(
+            "{pairing} — **{player}** won. {thread}", pairing=pairing, player=winner, thread=thread
+        )
+    if end.reason is MatchReason.FEWER_MOVES:
+        return lang._(
+            "{pairing} — **{player}** won the match {score} on the tiebreak: their set was won "
+            "in fewer moves. {thread}",
+            pairing=pairing,
+            player=winner,
+            score=score,
+            thread=thread,
+        )
     return lang._(
         "{pairing} — **{player}** won the match {score}. {thread}",
         pairing=pairing,

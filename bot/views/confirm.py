@@ -71,8 +71,10 @@ def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, di
             "Resign set {number}? You lose this set. The match goes on with set 2.",
             number=active.set_number,
         )
-    else:
+    elif active.sets_total > 1:
         question = lang._("Resign set {number}? You lose this set.", number=active.set_number)
+    else:
+        question = lang._("Resign the game? You lose it.")
     return question, view
 
 
