@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.services import Services
-from bot.storage import Database, sets
+from bot.storage import Database, moves
 from bot.storage.times import to_us
 from engine import Game
 
@@ -89,7 +89,7 @@ async def raw_move_writes(path: Path, count: int) -> float:
         start = time.perf_counter()
         for ply in range(count):
             async with database.single_statement() as db:
-                stored = await sets.add_move(
+                stored = await moves.add_move(
                     db,
                     game.set_id,
                     expected_ply=ply,

@@ -25,6 +25,7 @@ from bot.storage import (
     Database,
     Dialect,
     migrations,
+    moves,
     players,
     puzzles,
     schema_version,
@@ -301,7 +302,7 @@ async def _playing_on_postgresql(
 
 async def _first_move(connection: Connection, set_id: int) -> sets.SetRow | None:
     """Alice's first move in set ``set_id``, stored by the storage layer itself."""
-    return await sets.add_move(
+    return await moves.add_move(
         connection,
         set_id,
         expected_ply=0,
@@ -344,7 +345,7 @@ async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_histor
             await connection.execute("ANALYZE sets")
         async with db.snapshot() as connection:
             plan = await connection.fetch_all(
-                f"EXPLAIN {sets.ADD_MOVE_POSTGRESQL}",
+                f"EXPLAIN {moves.ADD_MOVE_POSTGRESQL}",
                 (playing.set_id, 0, "d1-d3", "", ALICE, 0),
             )
         lines = "\n".join(str(row[0]) for row in plan)
@@ -404,7 +405,7 @@ async def test_a_move_waiting_on_a_set_that_ends_meanwhile_writes_nothing(
             row = await sets.by_id(connection, playing.set_id)
             assert row is not None
             assert (row.status, row.ply) == (sets.FINISHED, 0)
-            assert await sets.notations(connection, playing.set_id) == []
+            assert await moves.notations(connection, playing.set_id) == []
             assert await connection.fetch_all("SELECT ply FROM announcements") == []
     finally:
         await db.close()

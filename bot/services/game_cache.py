@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import TypeVar
 
 from bot.services.sets import ended_alike, replay
-from bot.storage import sets
+from bot.storage import moves, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from engine import Game
@@ -46,7 +46,7 @@ class GameCache:
         cached = self.game(row)
         if cached is not None:
             return cached
-        game = replay(row, await sets.notations(db, row.set_id))
+        game = replay(row, await moves.notations(db, row.set_id))
         self.remember(row.set_id, game)
         return game
 

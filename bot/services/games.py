@@ -39,7 +39,7 @@ from bot.services.sets import active_game, check_in_time, end_set, insert_set, r
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
 from bot.shards import Shards
-from bot.storage import Database, announcements, clocks, players, sets
+from bot.storage import Database, announcements, clocks, moves, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import duration_us, to_us
@@ -92,7 +92,7 @@ class GameService:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""
         async with self._database.snapshot() as db:
             rows = await sets.active(db, self._shards)
-            move_lists = await sets.active_notations(db, self._shards)
+            move_lists = await moves.active_notations(db, self._shards)
         found = []
         for row in rows:
             game = self._cache.game(row)
@@ -348,7 +348,7 @@ class GameService:
         captures = "/".join(square_name(sq) for sq in record.captures)
 
         async def store(db: Connection) -> SetRow:
-            moved = await sets.add_move(
+            moved = await moves.add_move(
                 db,
                 row.set_id,
                 expected_ply=row.ply,

@@ -1,20 +1,18 @@
-"""SQL for matches, their sets (the games of a match, one per side) and moves.
+"""SQL for matches and their sets (the games of a match, one per side).
 
-A move is stored by :func:`add_move`, which advances ``sets.ply`` only if it still equals the
-ply the move was made against: a stale move changes nothing and the caller raises.
+:class:`SetRow` and :class:`MatchRow` are how every storage module reads them back. A set's moves
+are stored by :mod:`bot.storage.moves`.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from bot.shards import EVERY as EVERY
 from bot.shards import Shards
-from bot.storage.announcements import GRACE_US
 from bot.storage.connection import Connection, Dialect
-from bot.storage.errors import ChannelOccupied, ConstraintViolated, WriteConflict
+from bot.storage.errors import ChannelOccupied, ConstraintViolated
 
 ACTIVE = "active"
 FINISHED = "finished"
@@ -78,17 +76,20 @@ class SetRow:
     """False for a set lost by a player who never moved in it (recorded, unrated)."""
 
 
-_SET_COLUMNS = """
+SET_COLUMNS = """
     g.set_id, g.match_id, g.set_number, g.guild_id, g.channel_id, g.ruleset, g.attacker_id,
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
     m.parent_channel_id, m.line_message_id, g.rated
 """
-_SET_SELECT = f"SELECT {_SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
+"""A :class:`SetRow`'s columns in order, from ``sets g`` joined with its match ``m``."""
+SET_SELECT = f"SELECT {SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
+"""Sets with their matches' fields, read as :func:`set_row_of` reads them."""
 
 
-def _set_row(row: Any) -> SetRow:
+def set_row_of(row: Any) -> SetRow:
+    """The set read by a query of :data:`SET_COLUMNS`."""
     values = list(row)
     values[18] = bool(values[18])
     values[23] = bool(values[23])
@@ -96,14 +97,16 @@ def _set_row(row: Any) -> SetRow:
     return SetRow(*values)
 
 
-_MATCH_COLUMNS = (
+MATCH_COLUMNS = (
     "match_id, guild_id, channel_id, player1_id, player2_id, player1_side, ruleset, sets_total, "
     "time_per_move_us, computer_id, computer_level, rated, status, winner_id, result_reason, "
     "started_us, finished_us"
 )
+"""A :class:`MatchRow`'s columns in order, from ``matches``."""
 
 
-def _match(row: Any) -> MatchRow:
+def match_row_of(row: Any) -> MatchRow:
+    """The match read by a query of :data:`MATCH_COLUMNS`."""
     values = list(row)
     values[11] = bool(values[11])
     return MatchRow(*values)
@@ -154,10 +157,8 @@ async def insert_match(
 
 async def match(db: Connection, match_id: int) -> MatchRow | None:
     """The match with this id."""
-    row = await db.fetch_one(
-        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)
-    )
-    return _match(row) if row else None
+    row = await db.fetch_one(f"SELECT {MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,))
+    return match_row_of(row) if row else None
 
 
 async def finish_match(
@@ -226,52 +227,57 @@ async def insert_set(
 
 async def by_id(db: Connection, set_id: int) -> SetRow | None:
     """The game with this id, in whatever state."""
-    row = await db.fetch_one(f"{_SET_SELECT} WHERE g.set_id = ?", (set_id,))
-    return _set_row(row) if row else None
+    row = await db.fetch_one(f"{SET_SELECT} WHERE g.set_id = ?", (set_id,))
+    return set_row_of(row) if row else None
+
+
+async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
+    """Set ``set_id`` if it is in progress, else ``None``."""
+    row = await by_id(db, set_id)
+    return row if row is not None and row.status == ACTIVE else None
 
 
 async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The game in progress in ``channel_id``."""
     row = await db.fetch_one(
-        f"{_SET_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
+        f"{SET_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
     )
-    return _set_row(row) if row else None
+    return set_row_of(row) if row else None
 
 
 async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The newest game of ``channel_id``, in progress or not."""
     row = await db.fetch_one(
-        f"{_SET_SELECT} WHERE g.channel_id = ? ORDER BY g.set_id DESC LIMIT 1", (channel_id,)
+        f"{SET_SELECT} WHERE g.channel_id = ? ORDER BY g.set_id DESC LIMIT 1", (channel_id,)
     )
-    return _set_row(row) if row else None
+    return set_row_of(row) if row else None
 
 
 async def active(db: Connection, shards: Shards = EVERY) -> list[SetRow]:
     """Every game in progress (in the servers of ``shards``), by id."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.status = 'active' AND {shards.where('g.guild_id')} "
-        "ORDER BY g.set_id"
+        f"{SET_SELECT} WHERE g.status = 'active' AND {shards.where('g.guild_id')} ORDER BY g.set_id"
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def match_sets(db: Connection, match_id: int) -> list[SetRow]:
     """The games of a match, by set number."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
+        f"{SET_SELECT} WHERE g.match_id = ? ORDER BY g.set_number", (match_id,)
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def due_deadlines(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
     """Games in progress (in the servers of ``shards``) whose move deadline is at or before
     ``now_us``."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? "
+        f"{SET_SELECT} WHERE g.status = 'active' AND g.deadline_us <= ? "
         f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
         (now_us,),
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
@@ -279,12 +285,12 @@ async def due_reminders(db: Connection, now_us: int, shards: Shards = EVERY) -> 
     servers of ``shards``), whose time has not run out yet (a reminder then would name a
     deadline already past, just before the loss on time)."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
+        f"{SET_SELECT} WHERE g.status = 'active' AND g.reminded = 0 AND g.reminder_us <= ? "
         "AND g.deadline_us > ? AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
         f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
         (now_us, now_us),
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def unmark_reminded(db: Connection, set_id: int, ply: int) -> None:
@@ -324,161 +330,42 @@ async def finish_set(
     return changed == 1
 
 
-# ---------------------------------------------------------------- moves
-
-
-async def active_by_id(db: Connection, set_id: int) -> SetRow | None:
-    """Set ``set_id`` if it is in progress, else ``None``."""
-    row = await by_id(db, set_id)
-    return row if row is not None and row.status == ACTIVE else None
-
-
-ADD_MOVE_POSTGRESQL = f"""
-WITH g AS (
-    UPDATE sets SET
-        ply = sets.ply + 1,
-        to_move_id = CASE WHEN sets.to_move_id = sets.attacker_id
-            THEN sets.defender_id ELSE sets.attacker_id END,
-        deadline_us = $6 + m.time_per_move_us,
-        reminder_us = $6 + m.time_per_move_us / 2,
-        reminded = 0
-    FROM matches m
-    WHERE sets.set_id = $1 AND sets.ply = $2 AND sets.status = 'active'
-        AND sets.deadline_us > $6 AND m.match_id = sets.match_id
-    RETURNING sets.*
-), moved AS (
-    INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us)
-    SELECT set_id, $2, $3, $4, $5, $6 FROM g
-), owed AS (
-    INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us)
-    SELECT set_id, $2 + 1, channel_id, $6, $6 + {GRACE_US} FROM g
-    ON CONFLICT (set_id, ply) DO UPDATE SET
-        channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
-        next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL
-)
-SELECT {_SET_COLUMNS} FROM g JOIN matches m USING (match_id)
-"""
-"""A move on PostgreSQL, in one statement: what SQLite's moves triggers do, done here (schema
-12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used four times:
-set, ply, notation, captures, player, time in µs.
-
-The set advances only while it is in progress at that ply: a racing move or resignation that
-changed it first makes PostgreSQL look at the row again once that commits, and then nothing
-at all is written. Otherwise the turn passes, the timers are re-armed from the move's time,
-the move is stored and the board it leads to is owed to the outbox; the set is returned as it
-now stands, with its match's fields (each found through a primary key). A move at or after the
-mover's deadline writes nothing either (the set is lost on time; the timer ends it).
-"""
-
-
-async def add_move(
-    db: Connection,
-    set_id: int,
-    *,
-    expected_ply: int,
-    notation: str,
-    captures: str,
-    player_id: int,
-    now_us: int,
-) -> SetRow | None:
-    """Store a move made against ``expected_ply`` and return the game as it now stands.
-
-    Storing the move moves the ply on, gives the turn to the other player, re-arms the timers
-    from ``now_us`` and owes the new board to the outbox: on SQLite the moves triggers do it
-    (the INSERT is one statement), on PostgreSQL :data:`ADD_MOVE_POSTGRESQL`. The row returned
-    is read back from the database, so the caller never recomputes any of it. Returns None and
-    changes nothing if the game is no longer in progress at that ply, also when two processes
-    race (PostgreSQL checks the set again after a racing commit; SQLite writes one transaction
-    at a time), or if the mover's time ran out at or before ``now_us``.
-    """
-    params = (set_id, expected_ply, notation, captures, player_id, now_us)
-    if db.dialect is Dialect.POSTGRESQL:
-        # One round trip: the statement stores everything and returns the set as it stands.
-        try:
-            row = await db.fetch_one(ADD_MOVE_POSTGRESQL, params)
-        except (ConstraintViolated, WriteConflict):
-            return None
-        return _set_row(row) if row else None
-    try:
-        inserted = await db.execute(
-            "INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us) "
-            "SELECT CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), "
-            "CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE EXISTS (SELECT 1 FROM sets "
-            "WHERE set_id = ? AND ply = ? AND status = 'active' AND deadline_us > ?)",
-            (
-                set_id,
-                expected_ply,
-                notation,
-                captures,
-                player_id,
-                now_us,
-                set_id,
-                expected_ply,
-                now_us,
-            ),
-        )
-    except (ConstraintViolated, WriteConflict):
-        return None
-    if inserted != 1:
-        return None
-    return await by_id(db, set_id)
-
-
-async def notations(db: Connection, set_id: int) -> list[str]:
-    """The move texts of a game, in order."""
-    rows = await db.fetch_all("SELECT notation FROM moves WHERE set_id = ? ORDER BY ply", (set_id,))
-    return [str(row[0]) for row in rows]
-
-
-async def active_notations(db: Connection, shards: Shards = EVERY) -> dict[int, list[str]]:
-    """The move texts of every game in progress (in the servers of ``shards``), by game id."""
-    rows = await db.fetch_all(
-        "SELECT set_id, notation FROM moves WHERE set_id IN "
-        f"(SELECT set_id FROM sets WHERE status = 'active' AND {shards.where('guild_id')}) "
-        "ORDER BY set_id, ply"
-    )
-    found: dict[int, list[str]] = defaultdict(list)
-    for set_id, notation in rows:
-        found[int(set_id)].append(str(notation))
-    return found
-
-
 # ---------------------------------------------------------------- history
 
 
 async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: int) -> list[SetRow]:
     """The player's latest ended games in the server, newest first."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.set_id IN ("
+        f"{SET_SELECT} WHERE g.set_id IN ("
         "SELECT set_id FROM sets WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
         "UNION ALL "
         "SELECT set_id FROM sets WHERE guild_id = ? AND defender_id = ? AND status <> 'active'"
         ") ORDER BY g.set_id DESC LIMIT ?",
         (guild_id, user_id, guild_id, user_id, limit),
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def between(db: Connection, guild_id: int, a: int, b: int) -> list[SetRow]:
     """Every finished game between ``a`` and ``b`` in the server, oldest first."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
+        f"{SET_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
         "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
         "ORDER BY g.set_id",
         (guild_id, a, b, b, a),
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list[MatchRow]:
     """Every finished match between ``a`` and ``b`` in the server, oldest first."""
     rows = await db.fetch_all(
-        f"SELECT {_MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
+        f"SELECT {MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
         "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
         "ORDER BY match_id",
         (guild_id, a, b, b, a),
     )
-    return [_match(row) for row in rows]
+    return [match_row_of(row) for row in rows]
 
 
 # ---------------------------------------------------------------- threads and live boards
@@ -605,10 +492,10 @@ async def in_progress(
         f"SELECT count(*) FROM sets g JOIN matches m USING (match_id) WHERE {where}", params
     )
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE {where} ORDER BY g.set_id LIMIT ? OFFSET ?",
+        f"{SET_SELECT} WHERE {where} ORDER BY g.set_id LIMIT ? OFFSET ?",
         (*params, limit, offset),
     )
-    return (int(count[0]) if count else 0), [_set_row(row) for row in rows]
+    return (int(count[0]) if count else 0), [set_row_of(row) for row in rows]
 
 
 async def mark_unrated(db: Connection, set_id: int) -> None:
@@ -628,10 +515,10 @@ async def has_rated_set(db: Connection, match_id: int) -> bool:
 async def rated_sets(db: Connection) -> list[SetRow]:
     """Every finished, rated set of a rated match, in the order the sets finished."""
     rows = await db.fetch_all(
-        f"{_SET_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
+        f"{SET_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
         "ORDER BY g.finished_us, g.set_id",
     )
-    return [_set_row(row) for row in rows]
+    return [set_row_of(row) for row in rows]
 
 
 async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
