@@ -30,7 +30,7 @@ from bot.services.sets import active_game
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
 from bot.shards import Shards
-from bot.storage import Database, challenges, players, sets
+from bot.storage import Database, challenges, places, players, sets
 from bot.storage.challenges import ChallengeRow
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY
@@ -231,7 +231,7 @@ class ChallengeService:
             )
             await challenges.set_match(db, challenge_id, game.match_id)
             if thread_id is not None and row.message_id is not None:
-                await sets.set_thread(db, game.match_id, row.channel_id, row.message_id)
+                await places.set_thread(db, game.match_id, row.channel_id, row.message_id)
                 reloaded = await sets.by_id(db, game.set_id)
                 assert reloaded is not None
                 game = active_game(reloaded, game.game)

@@ -39,7 +39,7 @@ from bot.services.sets import active_game, check_in_time, end_set, insert_set, r
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
 from bot.shards import Shards
-from bot.storage import Database, announcements, clocks, moves, players, sets
+from bot.storage import Database, announcements, clocks, moves, places, players, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import duration_us, to_us
@@ -179,7 +179,7 @@ class GameService:
             )
             if parent_channel_id is None:
                 return started
-            await sets.set_thread(db, started.match_id, parent_channel_id, line_message_id)
+            await places.set_thread(db, started.match_id, parent_channel_id, line_message_id)
             row = await sets.by_id(db, started.set_id)
         assert row is not None
         return active_game(row, started.game)
@@ -211,7 +211,7 @@ class GameService:
         playing = await sets.active_in_channel(db, channel_id)
         if playing is not None:
             raise busy(playing)
-        await sets.keep_thread_open(db, channel_id)
+        await places.keep_thread_open(db, channel_id)
         match_id = await sets.insert_match(
             db,
             guild_id=guild_id,
@@ -517,7 +517,7 @@ class GameService:
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
         async with self._database.snapshot() as db:
-            return await sets.live_board(db, channel_id)
+            return await places.live_board(db, channel_id)
 
     async def set_live_board_at(
         self, active: ActiveGame, message_id: int
@@ -527,7 +527,7 @@ class GameService:
         meanwhile is either before, and this board is not live, or after, and its own board
         takes the buttons). Returns whether it did, and the board that had them before."""
         async with self._database.transaction() as db:
-            return await sets.set_live_board_at(
+            return await places.set_live_board_at(
                 db, active.channel_id, message_id, active.set_id, active.ply
             )
 
@@ -538,7 +538,7 @@ class GameService:
         async with self._database.transaction() as db:
             previous = None
             if message_id is not None:
-                previous = await sets.set_live_board(db, active.channel_id, message_id)
+                previous = await places.set_live_board(db, active.channel_id, message_id)
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
             )
@@ -548,12 +548,12 @@ class GameService:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
         moment = now if now is not None else self._clock()
         async with self._database.snapshot() as db:
-            return await sets.archives_due(db, to_us(moment), self._shards)
+            return await places.archives_due(db, to_us(moment), self._shards)
 
     async def thread_archived(self, match_id: int) -> None:
         """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
         async with self._database.transaction() as db:
-            await sets.archived(db, match_id)
+            await places.archived(db, match_id)
 
     # ---------------------------------------------------------------- internals
 

@@ -37,7 +37,7 @@ class RecordService:
         """The terms a match was played with (for a rematch). Raises NoGameHere if unknown."""
         async with self._database.snapshot() as db:
             match = await sets.match(db, match_id)
-            parent, line = await sets.thread_parent(db, match_id)
+            parent, line = await places.thread_parent(db, match_id)
         if match is None:
             raise NoGameHere(_("That match is unknown."))
         return MatchTerms(

@@ -19,7 +19,7 @@ from bot.services.domain import (
     loser_never_moved,
 )
 from bot.services.errors import ChannelBusy, StaleGameError, TimeRanOut
-from bot.storage import ratings, sets
+from bot.storage import places, ratings, sets
 from bot.storage.connection import Connection
 from bot.storage.errors import ChannelOccupied
 from bot.storage.sets import ABORTED, FINISHED, SetRow
@@ -186,7 +186,7 @@ async def settle(db: Connection, row: SetRow, aborted: bool, now: datetime) -> M
     )
     pair = (match.player1_id, match.player2_id)
     # A match played in a thread: the thread is archived a little after the result.
-    await sets.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
+    await places.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
     if aborted:
         await sets.finish_match(
             db,

@@ -1,7 +1,8 @@
 """SQL for matches and their sets (the games of a match, one per side).
 
 :class:`SetRow` and :class:`MatchRow` are how every storage module reads them back. A set's moves
-are stored by :mod:`bot.storage.moves`.
+are stored by :mod:`bot.storage.moves`; where a match is played and shown (its thread, the board
+with buttons) is kept by :mod:`bot.storage.places`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from bot.shards import EVERY as EVERY
 from bot.shards import Shards
-from bot.storage.connection import Connection, Dialect
+from bot.storage.connection import Connection
 from bot.storage.errors import ChannelOccupied, ConstraintViolated
 
 ACTIVE = "active"
@@ -366,102 +367,6 @@ async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list
         (guild_id, a, b, b, a),
     )
     return [match_row_of(row) for row in rows]
-
-
-# ---------------------------------------------------------------- threads and live boards
-
-
-async def set_thread(
-    db: Connection, match_id: int, parent_channel_id: int, line_message_id: int | None
-) -> None:
-    """Record that ``match_id`` is played in a thread started in ``parent_channel_id``."""
-    await db.execute(
-        "UPDATE matches SET parent_channel_id = ?, line_message_id = ? WHERE match_id = ?",
-        (parent_channel_id, line_message_id, match_id),
-    )
-
-
-async def schedule_archive(db: Connection, match_id: int, due_us: int) -> None:
-    """Archive the match's thread at ``due_us`` (only for a match played in a thread)."""
-    await db.execute(
-        "UPDATE matches SET archive_due_us = ? "
-        "WHERE match_id = ? AND parent_channel_id IS NOT NULL",
-        (due_us, match_id),
-    )
-
-
-async def archives_due(
-    db: Connection, now_us: int, shards: Shards = EVERY
-) -> list[tuple[int, int]]:
-    """``(match_id, thread channel id)`` of finished matches whose thread is due to archive."""
-    rows = await db.fetch_all(
-        "SELECT m.match_id, m.channel_id FROM matches m "
-        "WHERE m.archive_due_us IS NOT NULL AND m.archive_due_us <= ? "
-        f"AND {shards.where('m.guild_id')} ORDER BY m.archive_due_us",
-        (now_us,),
-    )
-    return [(int(r[0]), int(r[1])) for r in rows]
-
-
-async def keep_thread_open(db: Connection, channel_id: int) -> None:
-    """A new match starts in ``channel_id``: earlier matches there no longer archive it."""
-    await db.execute(
-        "UPDATE matches SET archive_due_us = NULL "
-        "WHERE channel_id = ? AND archive_due_us IS NOT NULL",
-        (channel_id,),
-    )
-
-
-async def thread_parent(db: Connection, match_id: int) -> tuple[int | None, int | None]:
-    """The parent channel of the match's thread and the message there that links the thread
-    (both None when the match is not in a thread)."""
-    row = await db.fetch_one(
-        "SELECT parent_channel_id, line_message_id FROM matches WHERE match_id = ?", (match_id,)
-    )
-    return (None, None) if row is None else (row[0], row[1])
-
-
-async def archived(db: Connection, match_id: int) -> None:
-    """The match's thread was archived: nothing more is due."""
-    await db.execute("UPDATE matches SET archive_due_us = NULL WHERE match_id = ?", (match_id,))
-
-
-async def live_board(db: Connection, channel_id: int) -> int | None:
-    """The message id of the board with buttons in ``channel_id``, if one is known."""
-    row = await db.fetch_one(
-        "SELECT message_id FROM live_boards WHERE channel_id = ?", (channel_id,)
-    )
-    return None if row is None else int(row[0])
-
-
-async def set_live_board(db: Connection, channel_id: int, message_id: int) -> int | None:
-    """``message_id`` is now the board with buttons in ``channel_id``; returns the one before
-    (if one was known)."""
-    previous = await live_board(db, channel_id)
-    await db.execute(
-        "INSERT INTO live_boards (channel_id, message_id) VALUES (?, ?) "
-        "ON CONFLICT (channel_id) DO UPDATE SET message_id = excluded.message_id",
-        (channel_id, message_id),
-    )
-    return previous
-
-
-async def set_live_board_at(
-    db: Connection, channel_id: int, message_id: int, set_id: int, ply: int
-) -> tuple[bool, int | None]:
-    """``message_id`` shows set ``set_id`` at ``ply``: it becomes the board with buttons in
-    ``channel_id`` if the set still stands there, in progress. Returns whether it did, and the
-    board that had the buttons before (if one was known)."""
-    # On PostgreSQL the set's row is locked until this commits, so a move cannot land (and
-    # its board take the buttons) between this check and the write below.
-    lock = " FOR SHARE" if db.dialect is Dialect.POSTGRESQL else ""
-    current = await db.fetch_one(
-        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{lock}",
-        (set_id, ply),
-    )
-    if current is None:
-        return False, None
-    return True, await set_live_board(db, channel_id, message_id)
 
 
 async def in_progress(
