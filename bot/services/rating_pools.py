@@ -8,7 +8,7 @@ sets finished through the same rating code that rates a set when it ends.
 from __future__ import annotations
 
 from bot.services.sets import rate
-from bot.storage import Database, ratings, sets
+from bot.storage import Database, history, ratings
 from bot.storage.times import from_us
 
 
@@ -23,11 +23,11 @@ async def rebuild_if_pending(database: Database) -> int:
         if not await ratings.rebuild_pending(db):
             return 0
         await ratings.clear_for_rebuild(db)
-        rated = await sets.rated_sets(db)
+        rated = await history.rated_sets(db)
         for row in rated:
             assert row.finished_us is not None
             await rate(db, row, row.winner_id, from_us(row.finished_us))
-        for guild_id, ruleset, winner_id in await sets.rated_match_wins(db):
+        for guild_id, ruleset, winner_id in await history.rated_match_wins(db):
             await ratings.add_match_win(db, guild_id, ruleset, winner_id)
         await ratings.rebuilt(db)
     return len(rated)

@@ -11,7 +11,7 @@ from bot.services.domain import (
     Standing,
     last_page,
 )
-from bot.storage import Database, players, ratings, sets
+from bot.storage import Database, history, players, ratings, sets
 from bot.storage.ratings import StandingRow
 from bot.storage.sets import SetRow
 from bot.storage.times import from_us
@@ -53,7 +53,7 @@ class StandingsService:
         latest finished games in the server (of any ruleset)."""
         async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
-            rows = await sets.recent_finished(db, guild_id, user_id, max(0, recent))
+            rows = await history.recent_finished(db, guild_id, user_id, max(0, recent))
             name = await players.name(db, user_id)
         standing = _standing(*found) if found else None
         return PlayerStats(
@@ -68,8 +68,8 @@ class StandingsService:
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
         """The record of ``a`` against ``b`` in the server: finished sets and matches."""
         async with self._database.snapshot() as db:
-            played = await sets.between(db, guild_id, a, b)
-            matches = await sets.matches_between(db, guild_id, a, b)
+            played = await history.between(db, guild_id, a, b)
+            matches = await history.matches_between(db, guild_id, a, b)
         wins_a = sum(1 for row in played if row.winner_id == a)
         wins_b = sum(1 for row in played if row.winner_id == b)
         return HeadToHead(

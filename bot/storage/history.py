@@ -1,0 +1,70 @@
+"""SQL that reads finished sets and matches back: a player's latest games, the games and matches
+between two players, and every rated set and rated match win in order (the rating pools are
+replayed from them)."""
+
+from __future__ import annotations
+
+from bot.storage.connection import Connection
+from bot.storage.sets import (
+    MATCH_COLUMNS,
+    SET_SELECT,
+    MatchRow,
+    SetRow,
+    match_row_of,
+    set_row_of,
+)
+
+
+async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: int) -> list[SetRow]:
+    """The player's latest ended games in the server, newest first."""
+    rows = await db.fetch_all(
+        f"{SET_SELECT} WHERE g.set_id IN ("
+        "SELECT set_id FROM sets WHERE guild_id = ? AND attacker_id = ? AND status <> 'active' "
+        "UNION ALL "
+        "SELECT set_id FROM sets WHERE guild_id = ? AND defender_id = ? AND status <> 'active'"
+        ") ORDER BY g.set_id DESC LIMIT ?",
+        (guild_id, user_id, guild_id, user_id, limit),
+    )
+    return [set_row_of(row) for row in rows]
+
+
+async def between(db: Connection, guild_id: int, a: int, b: int) -> list[SetRow]:
+    """Every finished game between ``a`` and ``b`` in the server, oldest first."""
+    rows = await db.fetch_all(
+        f"{SET_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
+        "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
+        "ORDER BY g.set_id",
+        (guild_id, a, b, b, a),
+    )
+    return [set_row_of(row) for row in rows]
+
+
+async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list[MatchRow]:
+    """Every finished match between ``a`` and ``b`` in the server, oldest first."""
+    rows = await db.fetch_all(
+        f"SELECT {MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
+        "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
+        "ORDER BY match_id",
+        (guild_id, a, b, b, a),
+    )
+    return [match_row_of(row) for row in rows]
+
+
+async def rated_sets(db: Connection) -> list[SetRow]:
+    """Every finished, rated set of a rated match, in the order the sets finished."""
+    rows = await db.fetch_all(
+        f"{SET_SELECT} WHERE g.status = 'finished' AND g.rated = 1 AND m.rated = 1 "
+        "ORDER BY g.finished_us, g.set_id",
+    )
+    return [set_row_of(row) for row in rows]
+
+
+async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
+    """(server, ruleset, winner) of every finished rated match with a winner."""
+    rows = await db.fetch_all(
+        "SELECT guild_id, ruleset, winner_id FROM matches m "
+        "WHERE rated = 1 AND status = 'finished' AND winner_id IS NOT NULL AND EXISTS "
+        "(SELECT 1 FROM sets g WHERE g.match_id = m.match_id AND g.rated = 1) "
+        "ORDER BY match_id",
+    )
+    return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
