@@ -11,7 +11,7 @@ from pathlib import Path
 import discord
 import pytest
 
-from bot.flow.game_flow import GameFlow
+from bot.flow.challenges import ChallengeFlow
 from bot.i18n import Language
 from bot.services.domain import Challenge
 from bot.views import common
@@ -231,18 +231,18 @@ async def test_a_late_second_accept_does_not_push_the_game_out_of_the_first_ones
     """Bob presses Accept first and Discord makes his thread, but its answer reaches the bot
     late; Carol's press meets Discord's "a thread has already been created for this message":
     she is told the challenge is no longer open, and bob's game is played in his thread."""
-    original = GameFlow._open_thread
+    original = ChallengeFlow._open_thread
     bob = table.bob.id
 
     async def slow_for_bob(
-        flow: GameFlow, message: discord.Message, challenge: Challenge, lang: Language
+        flow: ChallengeFlow, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
         made = await original(flow, message, challenge, lang)
         if challenge.opponent_id == bob:
             await asyncio.sleep(0.5)  # Discord's answer to bob's thread creation is slow
         return made
 
-    monkeypatch.setattr(GameFlow, "_open_thread", slow_for_bob)
+    monkeypatch.setattr(ChallengeFlow, "_open_thread", slow_for_bob)
     message = await open_challenge(table)
     number = challenge_id(message)
     first = await table.standin.click(message, f"challenge:accept:{number}", table.bob, wait=False)

@@ -11,7 +11,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.flow.game_flow import GameFlow
+from bot.flow.challenges import ChallengeFlow
 from bot.i18n import Language
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
@@ -393,16 +393,16 @@ async def test_a_challenge_that_expires_while_its_thread_opens_leaves_no_empty_t
 ) -> None:
     """bob accepts just before the challenge expires and Discord is slow to make the thread:
     the match does not start, bob is told why, and the thread says so and is archived."""
-    opened = GameFlow._open_thread
+    opened = ChallengeFlow._open_thread
 
     async def slow_open(
-        flow: GameFlow, message: discord.Message, challenge: Challenge, lang: Language
+        flow: ChallengeFlow, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
         made = await opened(flow, message, challenge, lang)
         table.advance(timedelta(minutes=11))  # the challenge expired meanwhile
         return made
 
-    monkeypatch.setattr(GameFlow, "_open_thread", slow_open)
+    monkeypatch.setattr(ChallengeFlow, "_open_thread", slow_open)
     line = await challenge(table, table.alice, table.bob)
     pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
     answer = await pressed.wait_original()

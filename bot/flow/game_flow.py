@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import require_channel_permissions
+from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.outbox import Outbox
@@ -30,25 +31,12 @@ from bot.flow.posts import (
 )
 from bot.flow.rematches import RematchFlow
 from bot.flow.takebacks import TakebackFlow
-from bot.flow.threads import (
-    THREAD_ARCHIVE_MINUTES,
-    close_unused_thread,
-    finished_line,
-    match_line,
-    thread_name,
-    thread_refusal,
-)
+from bot.flow.threads import finished_line
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, Text, language, language_for, n_
 from bot.i18n.audience import reader
-from bot.names import escaped
-from bot.services.domain import ActiveGame, Challenge, MoveResult, SetEnd
-from bot.services.errors import (
-    ChallengeNotFound,
-    GameError,
-    NoGameHere,
-    RepetitionNeedsConfirmation,
-)
+from bot.services.domain import ActiveGame, MoveResult, SetEnd
+from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
 from bot.views.common import answer, update_message, within_deadline
 from bot.views.confirm import ConfirmRepetition
@@ -59,9 +47,6 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
-
-THREAD_ALREADY_MADE = 160004
-"""Discord's error code for "A thread has already been created for this message"."""
 
 
 async def _update_or_answer(
@@ -88,6 +73,8 @@ class GameFlow:
         self.bot = bot
         self.takebacks = TakebackFlow(self)
         """Asking for, answering and lapsing takebacks."""
+        self.challenges = ChallengeFlow(self)
+        """Accepting a challenge: the match's thread (when it can have one) and its start."""
         self.computer = ComputerMatchFlow(self)
         """Starting a match against the computer, in a thread of its own when it can."""
         self.outbox = Outbox(self)
@@ -371,112 +358,6 @@ class GameFlow:
             opening.view,
             opening.allowed_mentions(),
         )
-
-    async def accept_challenge(
-        self, interaction: discord.Interaction[Any], challenge: Challenge
-    ) -> None:
-        """The opponent pressed Accept: open the game's thread (or fall back), start the match.
-
-        The thread is started from the challenge message, which becomes one line linking it.
-        When no thread can be had (threads off, already in a thread, permissions, an HTTP
-        error) the game is played in the channel, and the accept message says why.
-        """
-        services = self.bot.services
-        lang = await self.server_language(challenge.guild_id)
-        opponent = interaction.user.id  # check_accept made the presser the challenge's opponent
-
-        async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
-            settings = await services.settings.get(challenge.guild_id)
-            why_not = thread_refusal(interaction, settings, lang)
-            thread: discord.Thread | None = None
-            if why_not is None and interaction.message is not None:
-                thread, why_not = await self._open_thread(interaction.message, challenge, lang)
-            try:
-                active = await services.challenges.accept(
-                    challenge.challenge_id,
-                    opponent,
-                    thread_id=None if thread is None else thread.id,
-                )
-            except Exception as error:
-                if thread is not None:  # withdrawn or expired while the thread was made
-                    reason = lang.render(error.text) if isinstance(error, GameError) else None
-                    await close_unused_thread(thread, reason)
-                raise
-            return active, thread, why_not
-
-        active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
-        names = await self.bot.display_names(challenge.challenger_id, opponent)
-        if thread is not None:
-            await _update_or_answer(
-                interaction, match_line(challenge, names, thread.id, lang), None, is_component=True
-            )
-            await self.begin_match(active)
-            return
-        accepted = lang._(
-            "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
-            player=escaped(names[opponent]),
-            attacker=f"<@{active.attacker_id}>",
-            defender=f"<@{active.defender_id}>",
-        )
-        await _update_or_answer(
-            interaction,
-            accepted + (f"\n{why_not}" if why_not else ""),
-            None,
-            is_component=True,
-        )
-        await self.begin_match(active, interaction=interaction)
-        for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
-            await self._mark_lapsed(lapsed)
-
-    async def _open_thread(
-        self, message: discord.Message, challenge: Challenge, lang: Language
-    ) -> tuple[discord.Thread | None, str | None]:
-        """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
-        opponent = challenge.opponent_id
-        assert opponent is not None, "the challenge being accepted has its opponent"
-        names = await self.bot.display_names(challenge.challenger_id, opponent)
-        name = thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
-        try:
-            thread = await message.create_thread(
-                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
-            )
-        except discord.HTTPException as error:
-            if error.code == THREAD_ALREADY_MADE:
-                # Another press of Accept (someone else's, on a challenge open to anyone) made
-                # the message's thread and is starting the match: this one is too late.
-                raise ChallengeNotFound() from None
-            _log.warning(
-                "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
-            )
-            return None, lang._(
-                "Discord would not let me open a thread, so the game is played here."
-            )
-        return thread, None
-
-    async def _mark_lapsed(self, challenge: Challenge) -> None:
-        """Edit a challenge made moot by a game in its channel: no buttons, and why."""
-        if challenge.message_id is None:
-            return
-        message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
-            challenge.message_id
-        )
-        lang = await self.server_language(challenge.guild_id)
-        if challenge.opponent_id is None:
-            content = lang._(
-                "{challenger}'s open challenge lapsed: this channel is now busy with a game.",
-                challenger=f"<@{challenge.challenger_id}>",
-            )
-        else:
-            content = lang._(
-                "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with a "
-                "game.",
-                challenger=f"<@{challenge.challenger_id}>",
-                opponent=f"<@{challenge.opponent_id}>",
-            )
-        try:
-            await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
-        except discord.HTTPException as error:
-            _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""

@@ -178,7 +178,7 @@ class ChallengeButton(
                 reader(interaction).render(expired.text), ephemeral=True
             )
             return
-        await bot.flow.accept_challenge(interaction, challenge)
+        await bot.flow.challenges.accept(interaction, challenge)
 
 
 MEMBER_LOOKUP_LIMIT = 1.0

@@ -1,0 +1,144 @@
+"""Accepting a challenge in Discord: the match between members starts in a thread of its own.
+
+When the opponent presses Accept the bot starts a public thread from the challenge message, the
+match is played there and the message becomes one line in the channel that links the thread
+(bot/flow/threads.py); when no thread can be had the match is played in the channel, and the
+other challenges waiting there lapse, as the channel is now busy with a game.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.flow.posts import NO_PINGS
+from bot.flow.threads import (
+    THREAD_ARCHIVE_MINUTES,
+    close_unused_thread,
+    match_line,
+    thread_name,
+    thread_refusal,
+)
+from bot.i18n import Language
+from bot.names import escaped
+from bot.services.domain import ActiveGame, Challenge
+from bot.services.errors import ChallengeNotFound, GameError
+from bot.views.common import update_message, within_deadline
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+THREAD_ALREADY_MADE = 160004
+"""Discord's error code for "A thread has already been created for this message"."""
+
+
+class ChallengeFlow:
+    """What the bot does and posts when a member accepts a challenge."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
+        """The opponent pressed Accept: open the game's thread (or fall back), start the match.
+
+        The thread is started from the challenge message, which becomes one line linking it.
+        When no thread can be had (threads off, already in a thread, permissions, an HTTP
+        error) the game is played in the channel, and the accept message says why.
+        """
+        services = self.flow.bot.services
+        lang = await self.flow.server_language(challenge.guild_id)
+        opponent = interaction.user.id  # check_accept made the presser the challenge's opponent
+
+        async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
+            settings = await services.settings.get(challenge.guild_id)
+            why_not = thread_refusal(interaction, settings, lang)
+            thread: discord.Thread | None = None
+            if why_not is None and interaction.message is not None:
+                thread, why_not = await self._open_thread(interaction.message, challenge, lang)
+            try:
+                active = await services.challenges.accept(
+                    challenge.challenge_id,
+                    opponent,
+                    thread_id=None if thread is None else thread.id,
+                )
+            except Exception as error:
+                if thread is not None:  # withdrawn or expired while the thread was made
+                    reason = lang.render(error.text) if isinstance(error, GameError) else None
+                    await close_unused_thread(thread, reason)
+                raise
+            return active, thread, why_not
+
+        active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
+        names = await self.flow.bot.display_names(challenge.challenger_id, opponent)
+        if thread is not None:
+            await update_message(
+                interaction, match_line(challenge, names, thread.id, lang), attachments=[]
+            )
+            await self.flow.begin_match(active)
+            return
+        accepted = lang._(
+            "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
+            player=escaped(names[opponent]),
+            attacker=f"<@{active.attacker_id}>",
+            defender=f"<@{active.defender_id}>",
+        )
+        await update_message(
+            interaction, accepted + (f"\n{why_not}" if why_not else ""), attachments=[]
+        )
+        await self.flow.begin_match(active, interaction=interaction)
+        for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
+            await self._mark_lapsed(lapsed)
+
+    async def _open_thread(
+        self, message: discord.Message, challenge: Challenge, lang: Language
+    ) -> tuple[discord.Thread | None, str | None]:
+        """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
+        opponent = challenge.opponent_id
+        assert opponent is not None, "the challenge being accepted has its opponent"
+        names = await self.flow.bot.display_names(challenge.challenger_id, opponent)
+        name = thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
+        try:
+            thread = await message.create_thread(
+                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as error:
+            if error.code == THREAD_ALREADY_MADE:
+                # Another press of Accept (someone else's, on a challenge open to anyone) made
+                # the message's thread and is starting the match: this one is too late.
+                raise ChallengeNotFound() from None
+            _log.warning(
+                "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
+            )
+            return None, lang._(
+                "Discord would not let me open a thread, so the game is played here."
+            )
+        return thread, None
+
+    async def _mark_lapsed(self, challenge: Challenge) -> None:
+        """Edit a challenge made moot by a game in its channel: no buttons, and why."""
+        if challenge.message_id is None:
+            return
+        message = self.flow.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
+            challenge.message_id
+        )
+        lang = await self.flow.server_language(challenge.guild_id)
+        if challenge.opponent_id is None:
+            content = lang._(
+                "{challenger}'s open challenge lapsed: this channel is now busy with a game.",
+                challenger=f"<@{challenge.challenger_id}>",
+            )
+        else:
+            content = lang._(
+                "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with a "
+                "game.",
+                challenger=f"<@{challenge.challenger_id}>",
+                opponent=f"<@{challenge.opponent_id}>",
+            )
+        try:
+            await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
+        except discord.HTTPException as error:
+            _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
