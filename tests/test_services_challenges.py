@@ -125,7 +125,7 @@ async def test_a_busy_channel_refuses_challenges_and_second_acceptances(
     with pytest.raises(ChannelBusy):
         await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
     with pytest.raises(ChannelBusy):
-        await services.games.start_computer_match(GUILD, CHANNEL, CAROL, COMPUTER)
+        await services.matches.start_computer_match(GUILD, CHANNEL, CAROL, COMPUTER)
     assert (await services.challenges.get(second.challenge_id)).status is ChallengeStatus.OPEN
 
 
@@ -234,7 +234,7 @@ async def test_bad_options_are_refused_with_a_reason(services: Services) -> None
     with pytest.raises(InvalidOption, match="sets"):
         await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=3)
     with pytest.raises(InvalidOption, match="level"):
-        await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, level=9)
+        await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, level=9)
     with pytest.raises(InvalidOption, match="time per move"):
         await services.settings.update(GUILD, time_per_move=timedelta(seconds=10))
 

@@ -345,7 +345,7 @@ async def test_restart_recovers_games_in_different_sets(database: str, clock: Fa
     await services.games.resign(OTHER_CHANNEL, BOB)  # into set 2
     await play_out(services, OTHER_CHANNEL, ("d1-c1",))
     third = 2002
-    await services.games.start_computer_match(GUILD, third, CAROL, COMPUTER, level=2)
+    await services.matches.start_computer_match(GUILD, third, CAROL, COMPUTER, level=2)
     await services.close()
 
     restarted = await Services.open(database, clock=clock)
@@ -365,7 +365,9 @@ async def test_restart_recovers_games_in_different_sets(database: str, clock: Fa
 
 async def test_computer_games_are_recorded_but_not_rated(services: Services) -> None:
     """A match against the computer plays out with no rating change and no leaderboard row."""
-    game = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, sets_total=1)
+    game = await services.matches.start_computer_match(
+        GUILD, CHANNEL, ALICE, COMPUTER, sets_total=1
+    )
     assert game.player_to_move == ALICE
     assert not game.computer_to_move
     moves = ATTACKERS_CAPTURE_KING
@@ -387,7 +389,7 @@ async def test_computer_games_are_recorded_but_not_rated(services: Services) -> 
 
 async def test_computer_move_against_an_old_ply_is_stale(services: Services) -> None:
     """The AI's move computed for a position that has since changed is refused."""
-    game = await services.games.start_computer_match(
+    game = await services.matches.start_computer_match(
         GUILD, CHANNEL, ALICE, COMPUTER, human_side=Side.DEFENDERS
     )
     assert game.computer_to_move
@@ -438,7 +440,7 @@ async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Servi
     """Turned to games 11–12, then three games end: the page asked for is past the end, so the
     last page comes back (games 1–9), never an empty list that says no game is on."""
     for channel in range(CHANNEL, CHANNEL + 12):
-        await services.games.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+        await services.matches.start_computer_match(GUILD, channel, ALICE, COMPUTER)
     page = await services.records.in_progress(GUILD, offset=10, limit=10)
     assert (page.offset, page.total, len(page.games)) == (10, 12, 2)
     for channel in range(CHANNEL, CHANNEL + 3):

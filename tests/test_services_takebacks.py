@@ -54,7 +54,7 @@ async def test_a_takeback_against_the_computer_racing_a_move_undoes_nothing(
 ) -> None:
     """alice's /takeback reads the game after the computer's reply; her next move lands before
     the undo: nothing is taken back (not her new move and the reply before it)."""
-    active = await services.games.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+    active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
     read = services.games.in_channel
@@ -98,7 +98,7 @@ async def test_a_takeback_against_the_computer_after_the_deadline_is_too_late(
     services: Services, clock: FakeClock
 ) -> None:
     """alice's time ran out after the computer's reply: her takeback is refused as too late."""
-    active = await services.games.start_computer_match(
+    active = await services.matches.start_computer_match(
         GUILD, CHANNEL, ALICE, COMPUTER, time_per_move=timedelta(minutes=5)
     )
     await services.games.play(CHANNEL, ALICE, "d1-c1")

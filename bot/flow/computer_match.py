@@ -61,7 +61,7 @@ class ComputerMatchFlow:
         assert channel_id is not None
         assert bot.user is not None
         human, computer = interaction.user.id, bot.user.id
-        name, _per_move = await services.games.check_computer_match(
+        name, _per_move = await services.matches.check_computer_match(
             guild_id,
             channel_id,
             human,
@@ -82,7 +82,7 @@ class ComputerMatchFlow:
         async def start_in(
             channel: int, parent: int | None = None, line_id: int | None = None
         ) -> ActiveGame:
-            return await services.games.start_computer_match(
+            return await services.matches.start_computer_match(
                 guild_id,
                 channel,
                 human,

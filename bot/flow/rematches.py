@@ -54,7 +54,7 @@ class RematchFlow:
                 and user in playing.player_ids
             ):
                 raise ChannelBusy(_("Your rematch is already on: play it here."))
-            started = services.games.start_computer_match(
+            started = services.matches.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
                 user,

@@ -43,6 +43,7 @@ from bot.services.domain import (
 )
 from bot.services.game_cache import GameCache
 from bot.services.games import GameService
+from bot.services.matches import MatchService
 from bot.services.players import PlayerService
 from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
@@ -71,6 +72,7 @@ __all__ = [
     "HeadToHead",
     "LeaderboardPage",
     "MatchEnd",
+    "MatchService",
     "MoveResult",
     "PlayerService",
     "PlayerStats",
@@ -97,9 +99,10 @@ class Services:
         self.players = PlayerService(database, clock)
         self.settings = SettingsService(database)
         cache = GameCache()
-        self.games = GameService(database, clock, self.settings, shards, cache)
+        self.matches = MatchService(database, clock, self.settings, cache)
+        self.games = GameService(database, clock, shards, cache)
         self.records = RecordService(database, cache)
-        self.challenges = ChallengeService(database, clock, self.settings, self.games, shards)
+        self.challenges = ChallengeService(database, clock, self.settings, self.matches, shards)
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games, shards)
         self.announcements = AnnouncementService(database, clock, shards)

@@ -25,7 +25,7 @@ from bot.services.errors import (
     OpenChallengeWaiting,
     TooManyChallenges,
 )
-from bot.services.games import GameService
+from bot.services.matches import MatchService
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
@@ -46,14 +46,14 @@ class ChallengeService:
         database: Database,
         clock: Clock,
         settings: SettingsService,
-        games: GameService,
+        matches: MatchService,
         shards: Shards = EVERY,
     ) -> None:
         self._shards = shards
         self._database = database
         self._clock = clock
         self._settings = settings
-        self._games = games
+        self._matches = matches
 
     async def create(
         self,
@@ -218,7 +218,7 @@ class ChallengeService:
             # closed, on either backend.
             if not await challenges.claim(db, challenge_id, user_id):
                 raise ChallengeNotFound()  # answered meanwhile
-            game = await self._games.start_match(
+            game = await self._matches.start_match(
                 db,
                 guild_id=row.guild_id,
                 channel_id=row.channel_id if thread_id is None else thread_id,

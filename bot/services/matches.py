@@ -1,0 +1,177 @@
+"""Starting a match: one against the computer has its terms checked and starts at once, one from
+an accepted challenge starts inside the challenge's transaction (bot/services/challenges.py);
+either way the match is stored with its first set, played on from there by bot/services/games.py.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.i18n import _
+from bot.services.clock import Clock
+from bot.services.domain import COMPUTER_LEVELS, ActiveGame
+from bot.services.errors import CannotChallengeSelf, InvalidOption
+from bot.services.game_cache import GameCache
+from bot.services.sets import active_game, insert_set
+from bot.services.settings import SettingsService
+from bot.services.terms import busy, check_terms
+from bot.storage import Database, places, players, sets
+from bot.storage.connection import Connection
+from bot.storage.times import duration_us, to_us
+from engine import Game, Side
+
+
+class MatchService:
+    """Starting matches: their terms checked, each stored with its first set."""
+
+    def __init__(
+        self, database: Database, clock: Clock, settings: SettingsService, cache: GameCache
+    ) -> None:
+        self._database = database
+        self._clock = clock
+        self._settings = settings
+        self._cache = cache
+
+    async def check_computer_match(
+        self,
+        guild_id: int,
+        channel_id: int,
+        human_id: int,
+        computer_id: int,
+        *,
+        level: int = 3,
+        ruleset: str | None = None,
+        sets_total: int = 2,
+        time_per_move: timedelta | None = None,
+    ) -> tuple[str, timedelta]:
+        """The ruleset's name and the time per move of a match against the computer in
+        ``channel_id`` (a channel, not a thread), once every term is allowed: what
+        :meth:`start_computer_match` checks, without storing anything, so that a thread is only
+        opened for a match that will start. Raises as :meth:`start_computer_match` does, but
+        never ChannelBusy."""
+        if human_id == computer_id:
+            raise CannotChallengeSelf()
+        if level not in COMPUTER_LEVELS:
+            raise InvalidOption(_("The computer's level must be from 1 to 5."))
+        settings = await self._settings.get(guild_id)
+        return check_terms(settings, channel_id, ruleset, time_per_move, sets_total)
+
+    async def start_computer_match(
+        self,
+        guild_id: int,
+        channel_id: int,
+        human_id: int,
+        computer_id: int,
+        *,
+        level: int = 3,
+        ruleset: str | None = None,
+        sets_total: int = 2,
+        human_side: Side = Side.ATTACKERS,
+        time_per_move: timedelta | None = None,
+        parent_channel_id: int | None = None,
+        line_message_id: int | None = None,
+    ) -> ActiveGame:
+        """Start a match against the computer at once and return its first set.
+
+        ``parent_channel_id``: ``channel_id`` is a thread of that channel (whose allowance
+        counts, and which the match's thread records, with ``line_message_id``, the message in
+        the parent channel that links the thread).
+
+        Computer games are recorded but never rated. Raises ChannelBusy, ChannelNotAllowed,
+        CannotChallengeSelf (``human_id == computer_id``), InvalidOption (level not 1-5,
+        ruleset, sets, time per move).
+        """
+        name, per_move = await self.check_computer_match(
+            guild_id,
+            channel_id if parent_channel_id is None else parent_channel_id,
+            human_id,
+            computer_id,
+            level=level,
+            ruleset=ruleset,
+            sets_total=sets_total,
+            time_per_move=time_per_move,
+        )
+        async with self._database.transaction() as db:
+            started = await self.start_match(
+                db,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                player1_id=human_id,
+                player2_id=computer_id,
+                player1_side=human_side,
+                ruleset=name,
+                sets_total=sets_total,
+                time_per_move=per_move,
+                computer_id=computer_id,
+                computer_level=level,
+            )
+            if parent_channel_id is None:
+                return started
+            await places.set_thread(db, started.match_id, parent_channel_id, line_message_id)
+            row = await sets.by_id(db, started.set_id)
+        assert row is not None
+        return active_game(row, started.game)
+
+    async def start_match(
+        self,
+        db: Connection,
+        *,
+        guild_id: int,
+        channel_id: int,
+        player1_id: int,
+        player2_id: int,
+        player1_side: Side,
+        ruleset: str,
+        sets_total: int,
+        time_per_move: timedelta,
+        computer_id: int | None = None,
+        computer_level: int | None = None,
+    ) -> ActiveGame:
+        """Inside a caller's transaction: store a match and its first set (internal use).
+
+        Raises ChannelBusy if the channel has a game in progress (the database refuses a
+        second one).
+        """
+        now = self._clock()
+        now_us = to_us(now)
+        for user_id in (player1_id, player2_id):
+            await players.ensure(db, user_id, now)
+        playing = await sets.active_in_channel(db, channel_id)
+        if playing is not None:
+            raise busy(playing)
+        await places.keep_thread_open(db, channel_id)
+        match_id = await sets.insert_match(
+            db,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            player1_id=player1_id,
+            player2_id=player2_id,
+            player1_side=player1_side.value,
+            ruleset=ruleset,
+            sets_total=sets_total,
+            time_per_move_us=duration_us(time_per_move),
+            computer_id=computer_id,
+            computer_level=computer_level,
+            rated=computer_id is None,
+            now_us=now_us,
+        )
+        attacker, defender = (
+            (player1_id, player2_id) if player1_side is Side.ATTACKERS else (player2_id, player1_id)
+        )
+        set_id = await insert_set(
+            db,
+            match_id=match_id,
+            set_number=1,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            ruleset=ruleset,
+            attacker_id=attacker,
+            defender_id=defender,
+            time_per_move=time_per_move,
+            now=now,
+        )
+        row = await sets.by_id(db, set_id)
+        assert row is not None
+        game = Game(ruleset)
+        self._cache.remember(set_id, game)
+        return active_game(row, game)
