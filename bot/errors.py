@@ -16,7 +16,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.names import escaped
@@ -33,7 +33,10 @@ UNKNOWN_COMMAND = _("I do not know that command (any more): type / to see mine."
 MISSING_OPTIONS = _(
     "That command arrived without the options it needs: pick it again from the / menu."
 )
-UNKNOWN_BUTTON = _("That button is not one of mine (any more): use the newest message, or /games.")
+UNKNOWN_BUTTON = _(
+    "That button is not one of mine (any more): use the newest message, or {games_command}.",
+    games_command=command("games"),
+)
 
 UNREACHABLE = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
 """What a post raises when Discord could not take it just now (5xx, the connection, a time-out):

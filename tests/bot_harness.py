@@ -97,6 +97,29 @@ class Harness:
         ]
         return f"</{command}:{found['id']}>"
 
+    def _synced(self, command: str) -> list[JSON]:
+        """The synced command and the group and subcommand of ``command`` (``puzzle daily``)."""
+        words = command.split()
+        [node] = [c for c in self.standin.synced_commands() if c["name"] == words[0]]
+        chain = [node]
+        for word in words[1:]:
+            [node] = [o for o in node.get("options", []) if o["name"] == word and o["type"] <= 2]
+            chain.append(node)
+        return chain
+
+    def shown_name(self, command: str, locale: str) -> str:
+        """``command`` (``puzzle daily``) as a ``locale`` reader's Discord lists it
+        (``rätsel täglich``): the synced commands' ``name_localizations``, else the name."""
+        return " ".join(
+            str((part.get("name_localizations") or {}).get(locale, part["name"]))
+            for part in self._synced(command)
+        )
+
+    def shown_option(self, command: str, option: str, locale: str) -> str:
+        """The option ``option`` of ``command`` as a ``locale`` reader's Discord names it."""
+        [found] = [o for o in self._synced(command)[-1].get("options", []) if o["name"] == option]
+        return str((found.get("name_localizations") or {}).get(locale, found["name"]))
+
     def settings(self) -> Settings:
         """Settings as the environment would give them, pointed at the stand-in."""
         return Settings(

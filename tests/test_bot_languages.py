@@ -28,13 +28,15 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
 
 
 async def test_a_brazilian_players_refusal_is_in_portuguese(table: Harness) -> None:
-    """A pt-BR player's /move without a game is refused in Portuguese, only to them."""
+    """A pt-BR player's /move without a game is refused in Portuguese, only to them, naming
+    /games as their Discord lists it (not as its mention, which Discord shows in English)."""
     table.alice.user.locale = "pt-BR"
     message = await (await table.slash(table.alice, "move", {"move": "d1-d3"})).wait_original()
     assert message.ephemeral
+    games = table.shown_name("games", "pt-BR")
+    assert games != "games"
     assert message.content == (
-        f"Não há jogo em andamento neste canal: {table.mention('games')} mostra onde estão os"
-        " jogos."
+        f"Não há jogo em andamento neste canal: `/{games}` mostra onde estão os jogos."
     )
 
 
@@ -207,5 +209,5 @@ async def test_public_stats_are_in_the_servers_language(table: Harness) -> None:
     [embed] = puzzles.embeds
     assert embed["title"] == "Rätsel von alice"
     assert embed["description"] == (
-        f"Noch kein Rätsel beendet: {table.mention('puzzle play')} gibt dir eins."
+        f"Noch kein Rätsel beendet: `/{table.shown_name('puzzle play', 'de')}` gibt dir eins."
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import discord
 import pytest
 
 from bot.cogs.info import help_text
+from bot.i18n import language_for, languages, mentions
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -77,16 +79,87 @@ async def test_games_says_so_when_nothing_is_being_played(table: Harness) -> Non
     )
 
 
+HELP_COMMANDS = (
+    "challenge",
+    "move",
+    "board",
+    "takeback",
+    "resign",
+    "games",
+    "stats",
+    "leaderboard",
+    "export",
+    "analyse",
+    "puzzle play",
+    "puzzle daily",
+    "rules",
+    "settings",
+)
+"""What /help tells a newcomer about: playing, the game, ratings, learning, and (admins) the
+server's settings and the daily puzzle."""
+
+
 async def test_help_is_a_private_guide(table: Harness) -> None:
-    """/help answers privately with the guide: how to start, the three ways to move, commands."""
+    """/help answers privately with the guide: how to start, the three ways to move, and every
+    command a newcomer needs, each named once (a click on one puts it in the message box)."""
     reply = await table.reply_text(table.alice, "help")
     assert reply.ephemeral
     assert reply.content == help_text()
-    for words in ("`/challenge opponent:@someone`", "`/move d1-d3`", "press **Move**", "move 9"):
+    for words in (
+        "`/challenge opponent:@someone`",
+        "`/challenge opponent:@Brandubh level:1-5`",
+        "`/move d1-d3`",
+        "press **Move**",
+        "move 9",
+    ):
         assert words in reply.content
-    for command in ("games", "rules", "board", "resign"):
-        assert table.mention(command) in reply.content  # a click puts it in the message box
+    for command in HELP_COMMANDS:
+        if command not in ("challenge", "move"):  # named with options above
+            assert reply.content.count(table.mention(command)) == 1, command
+    assert table.mention("move") in reply.content  # "/move and pick from the suggestions"
     assert len(reply.content) <= 2000
+
+
+ENGLISH_COMMAND = re.compile(r"</|(?<![\w/])/(\w+)")
+"""A mention (its name is English in every language), or a command as written: its first word."""
+
+
+async def test_help_names_the_commands_as_the_readers_discord_lists_them(table: Harness) -> None:
+    """A German, French, Spanish or Brazilian reader's /help names each command as their Discord
+    lists it (`/herausfordern gegner:@jemand`, the synced name_localizations), never in English,
+    and never as a mention (Discord shows a mention by its English name)."""
+    for locale in ("de", "fr", "es-ES", "pt-BR"):
+        table.alice.user.locale = locale
+        reply = await table.reply_text(table.alice, "help")
+        assert reply.content == help_text(language_for(locale))
+        challenge = table.shown_name("challenge", locale)
+        opponent = table.shown_option("challenge", "opponent", locale)
+        level = table.shown_option("challenge", "level", locale)
+        assert challenge != "challenge"
+        assert f"`/{challenge} {opponent}:@" in reply.content
+        assert f"`/{challenge} {opponent}:@Brandubh {level}:1-5`" in reply.content
+        assert f"`/{table.shown_name('move', locale)} d1-d3`" in reply.content
+        for command in HELP_COMMANDS:
+            assert f"`/{table.shown_name(command, locale)}" in reply.content, (locale, command)
+        english = {
+            c["name"]
+            for c in table.standin.synced_commands()
+            if table.shown_name(c["name"], locale) != c["name"]
+        }
+        named = ENGLISH_COMMAND.findall(reply.content)
+        assert "" not in named, f"a mention in {locale}"
+        assert set(named) & english == set(), locale
+        assert "opponent:" not in reply.content
+        assert len(reply.content) <= 2000
+
+
+def test_help_fits_one_message_in_every_language() -> None:
+    """Discord takes at most 2000 characters: /help fits in every language, with every command
+    it names bare written as a mention with a 20-digit id (ids grow; English gets mentions)."""
+    mentions.learn({command: 10**19 for command in HELP_COMMANDS})  # forgotten after the test
+    for language in languages():
+        assert len(help_text(language)) <= 2000, language.tag
+    assert "</games:10000000000000000000>" in help_text()
 
 
 async def test_no_game_here_points_at_games(table: Harness) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MISSING_OPTIONS, UNKNOWN_BUTTON, UNKNOWN_COMMAND
+from bot.errors import MISSING_OPTIONS, UNKNOWN_COMMAND
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
 from tests.discord_standin.command_options import find_command
@@ -64,7 +64,10 @@ async def test_unknown_button_ids_are_answered(table: Harness) -> None:
     message = await board(table)
     for custom_id in ("nonsense", "move:", "games:1:2:3:sideways", "pick:1:2:from:x"):
         record = await table.standin.forged_click(message, custom_id, table.alice)
-        assert await sentence(record) == str(UNKNOWN_BUTTON)
+        assert await sentence(record) == (
+            "That button is not one of mine (any more): use the newest message, or "
+            f"{table.mention('games')}."
+        )
 
 
 async def test_unknown_command_and_missing_options(table: Harness) -> None:

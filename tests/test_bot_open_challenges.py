@@ -319,8 +319,8 @@ async def test_giving_and_stopping_the_role_at_once_is_refused(table: Harness) -
     )
     assert both.ephemeral
     assert both.content == (
-        "Give a role with open_challenge_role or stop it with no_open_challenge_role, not both "
-        "at once."
+        "Give a role with `open_challenge_role` or stop it with `no_open_challenge_role`, not "
+        "both at once."
     )
     shown = await table.reply_text(table.admin, "settings", {})
     assert f"Open challenges ping: <@&{players.id}>" in shown.content.split("\n")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.i18n import language_for
 from bot.services.puzzles import by_id
 from engine.puzzles import Puzzle
 from tests.bot_harness import Harness, running_bot
@@ -267,6 +268,33 @@ async def test_puzzle_daily_hour_alone_moves_the_hour(table: Harness) -> None:
     assert refused.content == (
         "The daily puzzle is off: say where to post it, `/puzzle daily channel:#somewhere`."
     )
+
+
+async def test_the_daily_puzzle_says_how_to_switch_it_on_as_the_admins_discord_does(
+    table: Harness,
+) -> None:
+    """A German admin's /puzzle daily, off, names the subcommand and its option as their
+    Discord lists them (`/rätsel täglich kanal:#irgendwo`, from the synced name_localizations),
+    not `/puzzle daily channel:`; a French admin's refusal names the option `off` in French."""
+    table.admin.user.locale = "de"
+    daily = table.shown_name("puzzle daily", "de")
+    channel = table.shown_option("puzzle daily", "channel", "de")
+    assert (daily, channel) != ("puzzle daily", "channel")
+    somewhere = language_for("de").gettext("#somewhere")
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert (
+        shown.content
+        == f"Das Tagesrätsel ist aus: `/{daily} {channel}:{somewhere}` schaltet es ein."
+    )
+    refused = await table.reply_text(table.admin, "puzzle daily", {"hour": 9})
+    assert f"`/{daily} {channel}:{somewhere}`" in refused.content
+    table.admin.user.locale = "fr"
+    off = table.shown_option("puzzle daily", "off", "fr")
+    both = await table.reply_text(
+        table.admin, "puzzle daily", {"channel": table.guild.channel("lobby"), "off": True}
+    )
+    assert both.content.startswith(f"Donnez `{off}` seul pour arrêter le problème du jour")
+    assert "puzzle" not in both.content + shown.content + refused.content
 
 
 async def test_a_daily_channel_the_bot_cannot_post_in_is_refused(table: Harness) -> None:

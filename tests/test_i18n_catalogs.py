@@ -14,6 +14,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from bot.i18n.language import DOMAIN, LOCALES_DIR, catalog_tags, language_for
+from bot.i18n.slash import COMMAND_NAME, OPTION_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("pt_BR", "es", "fr", "de")
@@ -111,6 +112,45 @@ def test_placeholders_match_the_english(tag: str) -> None:
             if used != english:
                 wrong.append((ids[0], form))
     assert wrong == []
+
+
+def _names(catalog: Catalog, context: str) -> set[str]:
+    """The command or option names of a catalog (``context``), in English and translated."""
+    names = set()
+    for message in _messages(catalog):
+        if _key(message)[0] == context:
+            names.add(str(message.id))
+            names.update(form for form in _forms(message) if form)
+    return names
+
+
+def _spelled(text: str, commands: set[str], options: set[str]) -> list[str]:
+    """The commands and options ``text`` writes out itself: ``/games``, `` `everywhere` ``,
+    ``open_challenge_role``."""
+    found = [name for name in re.findall(r"(?<![\w<])/(\w+)", text) if name in commands]
+    found += [name for name in re.findall(r"`([^`:]+)[`:]", text) if name in options]
+    found += [name for name in re.findall(r"\w+_\w+", text) if name in options]
+    return found
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_no_message_spells_a_command_or_an_option(tag: str) -> None:
+    """A message names a command or option through a placeholder (``command("games")``,
+    ``option("everywhere")``), which the reader's language fills in with the names their Discord
+    shows; one typed into a message id or a translation would be English for some readers, or
+    stale once a name's translation changes."""
+    po = _po(tag)
+    commands = _names(po, COMMAND_NAME)
+    options = _names(po, OPTION_NAME)
+    spelled = []
+    for message in _messages(po):
+        if _key(message)[0] is not None:
+            continue  # the names themselves
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        for text in (*(str(one) for one in ids), *_forms(message)):
+            if "`/" in text or _spelled(text, commands, options):
+                spelled.append(text)
+    assert spelled == []
 
 
 @pytest.mark.parametrize("tag", LANGUAGES)

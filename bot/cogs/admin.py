@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
-from bot.i18n import ENGLISH, Language, _, languages
+from bot.i18n import ENGLISH, Language, _, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.services.domain import GuildSettings
@@ -118,7 +118,13 @@ def allowed_after(
     opposite of what it says, are refused in one sentence."""
     if everywhere and (allow is not None or disallow is not None):
         raise InvalidOption(
-            _("Give `everywhere` alone to allow every channel, not with `allow` or `disallow`.")
+            _(
+                "Give {everywhere_option} alone to allow every channel, not with {allow_option} "
+                "or {disallow_option}.",
+                everywhere_option=option("everywhere"),
+                allow_option=option("allow"),
+                disallow_option=option("disallow"),
+            )
         )
     if everywhere:
         return frozenset()
@@ -131,8 +137,11 @@ def allowed_after(
         if not allowed:
             raise InvalidOption(
                 _(
-                    "Games are allowed in every channel: `disallow` takes a channel off the list "
-                    "that `allow` makes, so allow the channels games may use instead."
+                    "Games are allowed in every channel: {disallow_option} takes a channel off "
+                    "the list that {allow_option} makes, so allow the channels games may use "
+                    "instead.",
+                    disallow_option=option("disallow"),
+                    allow_option=option("allow"),
                 )
             )
         if disallow not in allowed:
@@ -147,8 +156,9 @@ def allowed_after(
             raise InvalidOption(
                 _(
                     "{channel} is the only channel games are allowed in: allow another first, "
-                    "or give `everywhere` to allow every channel.",
+                    "or give {everywhere_option} to allow every channel.",
                     channel=f"<#{disallow}>",
+                    everywhere_option=option("everywhere"),
                 )
             )
     return frozenset(channels)
@@ -197,8 +207,10 @@ class Admin(commands.Cog):
         if open_challenge_role is not None and no_open_challenge_role:
             raise InvalidOption(
                 _(
-                    "Give a role with open_challenge_role or stop it with "
-                    "no_open_challenge_role, not both at once."
+                    "Give a role with {role_option} or stop it with {no_role_option}, not both "
+                    "at once.",
+                    role_option=option("open_challenge_role"),
+                    no_role_option=option("no_open_challenge_role"),
                 )
             )
         if open_challenge_role is not None:

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.rules_page import page_name, rules_page
 from bot.views.common import answer, within_deadline
@@ -48,27 +48,39 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
             lang.render(_BASICS),
             lang.gettext(rules.summary),
             lang._(
-                "Play with `/move` (for example `/move d1-d3`) or the **Move** button under a "
-                "board. A match is two sets with sides swapped: two wins, or at one each the "
-                "faster win, takes it."
+                "Play with {move_command} (for example {move_example_command}) or the **Move** "
+                "button under a board. A match is two sets with sides swapped: two wins, or at "
+                "one each the faster win, takes it.",
+                move_command=command("move"),
+                move_example_command=MOVE_EXAMPLE,
             ),
         )
     )
 
 
+MOVE_EXAMPLE = command("move", "d1-d3")
+"""A move as a player types it."""
+CHALLENGE_EXAMPLE = command("challenge", opponent=_("@someone"))
+"""A challenge of a member as a player types it."""
+
 HELP_TEXT = (
     _("**Brandubh for Discord: how to play**"),
+    # Translators: each {..._command} is a slash command as the reader's Discord names it
+    # (`/herausfordern gegner:@jemand`), filled in by the bot: never type a command's name.
     _(
-        "**Start a game.** `/challenge opponent:@someone` posts a challenge with **Accept** "
-        "(leave out the opponent and anyone may accept it); "
-        "once accepted, the game gets a thread of its own (or the channel, if the server turned "
-        "threads off). Challenge me (`/challenge opponent:@Brandubh level:1-5`) to play the "
-        "computer at once. A match is two sets with sides swapped."
+        "**Start a game.** {challenge_command} posts a challenge with **Accept** (leave out the "
+        "opponent and anyone may accept it); once accepted, the game gets a thread of its own. "
+        "Challenge me ({challenge_computer_command}) to play the computer at once. A match is "
+        "two sets with sides swapped.",
+        challenge_command=CHALLENGE_EXAMPLE,
+        challenge_computer_command=command("challenge", opponent="@Brandubh", level="1-5"),
     ),
     _(
-        "**Move** in any of three ways: `/move d1-d3` (also `d1 d3`, `d1 to d3`, or just `d3` "
-        "when only one of your pieces can go there); `/move` and pick from the suggestions; or "
-        "press **Move** under the newest board, then choose a piece and where it goes."
+        "**Move** in any of three ways: {move_example_command} (or just `d3` when only one of "
+        "your pieces can go there); {move_command} and pick from the suggestions; or press "
+        "**Move** under the newest board.",
+        move_example_command=MOVE_EXAMPLE,
+        move_command=command("move"),
     ),
     _(
         "**Read the picture.** Attackers are dark with a pale ring, defenders ivory with a dot, "
@@ -77,18 +89,37 @@ HELP_TEXT = (
         "brackets that he has an open road to an escape square."
     ),
     _(
-        "**Counting moves.** Every piece moved counts as one move, both sides together: move 9 "
-        'is the ninth move of the set, and the match rule\'s "fewer moves" counts the same way.'
+        "**Counting moves.** Every piece moved is one move, both sides together: move 9 is the "
+        "ninth move of the set."
     ),
     _(
-        "**Commands.** `/board` shows the game again · `/resign` gives up the set · `/games` "
-        "lists the games in progress and where they are · `/export` gives the record and a "
-        "replay · `/leaderboard` and `/stats` show ratings · `/rules` explains the rules of this "
-        "game."
+        "**In a game.** {board_command} shows the board again · {takeback_command} asks to take "
+        "back your last move · {resign_command} gives up the set.",
+        board_command=command("board"),
+        takeback_command=command("takeback"),
+        resign_command=command("resign"),
     ),
     _(
-        "**The rules.** `/rules` sums up this game's rules and attaches the full rules page, "
-        "with a diagram for every capture."
+        "**Games and ratings.** {games_command} lists the games in progress and where they are · "
+        "{stats_command} and {leaderboard_command} show ratings · {export_command} gives a "
+        "match's record and a replay · {analyse_command} shows where a finished set turned.",
+        games_command=command("games"),
+        stats_command=command("stats"),
+        leaderboard_command=command("leaderboard"),
+        export_command=command("export"),
+        analyse_command=command("analyse"),
+    ),
+    _(
+        "**Learn.** {puzzle_command} gives you a puzzle: a forced win to find · {rules_command} "
+        "sums up this game's rules and attaches the full rules page.",
+        puzzle_command=command("puzzle play"),
+        rules_command=command("rules"),
+    ),
+    _(
+        "**Admins** set the server's ruleset, time per move, channels and language with "
+        "{settings_command}, and have a puzzle posted every day with {daily_command}.",
+        settings_command=command("settings"),
+        daily_command=command("puzzle daily"),
     ),
 )
 """The /help guide, a paragraph per message."""

@@ -8,13 +8,16 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import permission_names, require_channel_permissions
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import PuzzleStats
 from bot.views.common import answer, within_deadline
 from engine.puzzles import Difficulty
+
+DAILY_EXAMPLE = command("puzzle daily", channel=_("#somewhere"))
+"""How an admin switches the daily puzzle on, as they would type it."""
 
 DIFFICULTY_CHOICES = [
     app_commands.Choice(name="easy (win in 1)", value="easy"),
@@ -28,7 +31,10 @@ def stats_embed(stats: PuzzleStats, name: str, lang: Language = ENGLISH) -> disc
     embed = discord.Embed(title=lang._("{player}'s puzzles", player=escaped(name)))
     tried = stats.solved + stats.failed
     if not tried:
-        embed.description = lang._("No puzzle finished yet: `/puzzle play` gives one.")
+        embed.description = lang._(
+            "No puzzle finished yet: {play_command} gives one.",
+            play_command=command("puzzle play"),
+        )
         return embed
     embed.add_field(
         name=lang._("Solved"),
@@ -140,7 +146,11 @@ class Learn(commands.Cog):
         lang = reader(interaction)
         if off and (channel is not None or hour is not None):
             raise InvalidOption(
-                _("Give `off` alone to stop the daily puzzle, or a channel and hour to move it.")
+                _(
+                    "Give {off_option} alone to stop the daily puzzle, or a channel and hour to "
+                    "move it.",
+                    off_option=option("off"),
+                )
             )
         current = await service.daily_setting(interaction.guild_id)
         if off:
@@ -161,8 +171,8 @@ class Learn(commands.Cog):
             else:
                 raise InvalidOption(
                     _(
-                        "The daily puzzle is off: say where to post it, "
-                        "`/puzzle daily channel:#somewhere`."
+                        "The daily puzzle is off: say where to post it, {daily_command}.",
+                        daily_command=DAILY_EXAMPLE,
                     )
                 )
             at = hour if hour is not None else (current.hour if current else DEFAULT_DAILY_HOUR)
@@ -192,7 +202,8 @@ class Learn(commands.Cog):
             )
         elif current is None:
             text = lang._(
-                "The daily puzzle is off: `/puzzle daily channel:#somewhere` switches it on."
+                "The daily puzzle is off: {daily_command} switches it on.",
+                daily_command=DAILY_EXAMPLE,
             )
         else:
             text = lang._(

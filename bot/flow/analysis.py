@@ -21,7 +21,7 @@ import discord
 from bot.ai_pool import PoolClosed
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.flow.uploads import fit_pictures, picture_budget
-from bot.i18n import ENGLISH, Language
+from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
 from bot.views.common import within_deadline
@@ -91,8 +91,9 @@ class AnalysisFlow:
                 await interaction.edit_original_response(
                     content=lang._(
                         "The analysis of game {game} was interrupted by a restart: run "
-                        "`/analyse` again.",
+                        "{analyse_command} again.",
                         game=chosen.set_id,
+                        analyse_command=command("analyse"),
                     )
                 )
             raise

@@ -13,7 +13,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.flow.posts import board_post, describe_move, or_missing
-from bot.i18n import Language
+from bot.i18n import Language, command
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, StaleGameError
 
@@ -141,7 +141,8 @@ class ComputerTurns:
                 await channel.send(
                     lang._(
                         "I could not find a move in this game; I will keep trying. An admin can "
-                        "stop the game with `/abort`."
+                        "stop the game with {abort_command}.",
+                        abort_command=command("abort"),
                     )
                 )
             return

@@ -15,12 +15,17 @@ How to write a string the players read (README, "Languages", says how catalogs a
   same way (``N_`` in the engine; the renderer is handed a ``Language`` as its ``words``).
 - Slash command names, descriptions, options and choices need nothing: the
   :class:`~bot.i18n.commands.CatalogTranslator` translates them, and the extractor finds them.
+- A message that names a command or an option never spells it: a placeholder gets
+  :func:`~bot.i18n.slash.command` or :func:`~bot.i18n.slash.option`, written in the reader's
+  language with the names their Discord shows (``/partien`` for a German reader):
+  ``_("{games_command} lists where the games are.", games_command=command("games"))``.
 """
 
 from __future__ import annotations
 
 from bot.i18n import mentions
 from bot.i18n.language import ENGLISH, Language, language, language_for, languages
+from bot.i18n.slash import command, option
 from bot.i18n.text import Text, _, n_, verbatim
 
 __all__ = [
@@ -28,10 +33,12 @@ __all__ = [
     "Language",
     "Text",
     "_",
+    "command",
     "language",
     "language_for",
     "languages",
     "mentions",
     "n_",
+    "option",
     "verbatim",
 ]

@@ -6,23 +6,21 @@ translator for each of Discord's locales when it syncs; the answers become the c
 context of their own (:data:`NAME_CONTEXTS`), because Discord holds names to stricter rules than
 descriptions: lowercase, no spaces, at most 32 characters (:func:`valid_name`). A string made
 with ``locale_str(text, verbatim=True)`` (a language's own name) is the same in every language.
+Messages name the commands from the same catalog entries (:mod:`bot.i18n.slash`).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 
 import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Location
 
 from bot.i18n.language import ENGLISH, language_for
+from bot.i18n.slash import COMMAND_NAME, OPTION_NAME, localized_name, valid_name
 
 _log = logging.getLogger(__name__)
-
-COMMAND_NAME = "slash command"
-OPTION_NAME = "command option"
 
 NAME_CONTEXTS = {
     Location.command_name: COMMAND_NAME,
@@ -31,15 +29,8 @@ NAME_CONTEXTS = {
 }
 """The gettext context of each kind of name (descriptions and choices have none)."""
 
-NAME_PATTERN = re.compile(r"^[-_'\w]{1,32}$")
-"""Discord's name rule (``^[-_'\\p{L}\\p{N}...]{1,32}$``) for the scripts our languages use."""
 DESCRIPTION_LIMIT = 100
 CHOICE_NAME_LIMIT = 100
-
-
-def valid_name(name: str) -> bool:
-    """Whether Discord accepts ``name`` as a command or option name (lowercase, no spaces)."""
-    return bool(NAME_PATTERN.match(name)) and name == name.lower()
 
 
 class CatalogTranslator(app_commands.Translator):
@@ -58,10 +49,14 @@ class CatalogTranslator(app_commands.Translator):
             return None
         name_context = NAME_CONTEXTS.get(context.location)
         if name_context is not None:
-            translated = language.pgettext(name_context, string.message)
-            if not valid_name(translated):
-                _log.warning("Ignoring %s name %r for %s", language.tag, translated, locale)
-                return None
+            translated = localized_name(language.translations, name_context, string.message)
+            if translated is None:
+                _log.warning(
+                    "Ignoring %s name %r for %s",
+                    language.tag,
+                    language.pgettext(name_context, string.message),
+                    locale,
+                )
             return translated
         translated = language.translations.gettext(string.message)
         limit = CHOICE_NAME_LIMIT if context.location is Location.choice_name else DESCRIPTION_LIMIT

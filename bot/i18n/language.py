@@ -20,8 +20,8 @@ from babel import Locale
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from bot.i18n.mentions import link
-from bot.i18n.text import Text, _, n_
+from bot.i18n.mentions import mention
+from bot.i18n.text import Phrase, _, n_
 
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 """Where the catalogs live: ``<tag>/LC_MESSAGES/messages.po`` and its compiled ``.mo``."""
@@ -57,13 +57,13 @@ class Language:
         pattern = "#,##0" + ("." + "#" * decimals if decimals else "")
         return format_decimal(value, format=pattern, locale=self.locale)
 
-    def render(self, text: Text | str) -> str:
+    def render(self, text: Phrase | str) -> str:
         """``text`` in this language (a plain ``str`` is already said and comes back as is),
-        the commands its sentences name in backticks as Discord's mentions of them once their
-        ids are known (:mod:`bot.i18n.mentions`; never in the values filled in)."""
+        the commands it names as this language's Discord names them, or as their mentions
+        (:mod:`bot.i18n.slash`)."""
         if isinstance(text, str):
             return text
-        return text.render(self.translations, self.number, link)
+        return text.render(self.translations, self.number, mention)
 
     def _(self, msgid: str, /, **params: object) -> str:
         """Translate ``msgid`` and fill in its ``{placeholders}``."""

@@ -1,24 +1,19 @@
-"""Slash commands named in messages become Discord's command mentions once their ids are known.
+"""Discord's mentions of the bot's slash commands, once their ids are known.
 
-A message names a command as a player types it, in backticks: ``"`/games` lists where the games
-are"``. Discord shows ``</games:ID>`` as the command itself, and a click puts it in the reader's
-message box — in every language, whatever the command's localized name there (a German reader's
-menu lists ``/partien``, not ``/games``). That needs the command's id, which only Discord knows:
-the bot reads its global commands' ids at start-up (:func:`learn`), and from then on
-:meth:`bot.i18n.Language.render` writes every command it knows this way. A command written with
-options (``/move d1-d3``) stays text, since a mention cannot carry options; so does everything
-while no ids are known (a development guild's commands have an id per guild).
+Discord shows ``</games:ID>`` as the command itself, and a click puts it in the reader's message
+box. That needs the command's id, which only Discord knows: the bot reads its global commands'
+ids at start-up (:func:`learn`), and from then on a command a message names bare
+(:func:`bot.i18n.slash.command`) is written as its mention, where the reader's language names it
+as English does (:mod:`bot.i18n.slash` says why only there). A command written with options
+(``/move d1-d3``) stays text, since a mention cannot carry options; so does every command while
+no ids are known (a development guild's commands have an id per guild).
 
 This module imports neither Discord nor Babel.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-
-_NAMED = re.compile(r"`/([a-z0-9_-]{1,32}(?: [a-z0-9_-]{1,32}){0,2})`")
-"""A command in backticks: its name and up to two subcommand names, nothing else."""
 
 _ids: dict[str, int] = {}
 """Each command's full name (``games``, ``puzzle play``) and its id."""
@@ -31,14 +26,11 @@ def learn(ids: Mapping[str, int]) -> None:
     _ids.update(ids)
 
 
-def link(text: str) -> str:
-    """``text`` with each known command in backticks written as Discord's mention of it."""
-    if not _ids or "`/" not in text:
-        return text
-    return _NAMED.sub(_mention, text)
-
-
-def _mention(match: re.Match[str]) -> str:
-    name = match[1]
+def mention(name: str) -> str | None:
+    """Discord's mention of the command ``name`` (its full English name, ``puzzle play``), or
+    ``None`` while its id is unknown."""
     command_id = _ids.get(name)
-    return match[0] if command_id is None else f"</{name}:{command_id}>"
+    return None if command_id is None else f"</{name}:{command_id}>"
+
+
+__all__ = ["learn", "mention"]

@@ -3,7 +3,8 @@
 A ``Text`` holds an English message id (the sentence itself, with ``{name}`` placeholders) and
 its parameters; nothing is translated until :meth:`Language.render` is given it. Services use it
 for their refusals (the error handler renders them in the reader's language), flows for what
-they post later. Parameters may themselves be ``Text`` (rendered in the same language).
+they post later. Parameters may themselves be a :class:`Phrase` — a ``Text``, or a slash
+command as the reader's Discord names it (:mod:`bot.i18n.slash`) — said in the same language.
 
 This module imports neither Discord nor Babel: the services and storage may use it.
 """
@@ -11,14 +12,58 @@ This module imports neither Discord nor Babel: the services and storage may use 
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from engine import IllegalMoveError
 
+Mention = Callable[[str], str | None]
+"""Discord's mention of a command by its full English name (``puzzle play``), or ``None`` while
+its id is unknown (:func:`bot.i18n.mentions.mention`)."""
+
+
+def no_mention(name: str) -> str | None:
+    """No command can be mentioned (English text for logs and tests, or no ids known)."""
+    return None
+
+
+class Phrase(ABC):
+    """Something said in the reader's language once it is known: a sentence, or a part of one
+    filled into a placeholder."""
+
+    @abstractmethod
+    def render(
+        self,
+        translations: gettext.NullTranslations,
+        number: Callable[[float], str] = str,
+        mention: Mention = no_mention,
+    ) -> str:
+        """This phrase in the language of ``translations``; ``number`` writes a float in it,
+        ``mention`` gives the commands Discord can mention."""
+
+
+def fill(
+    params: Iterable[tuple[str, object]],
+    translations: gettext.NullTranslations,
+    number: Callable[[float], str],
+    mention: Mention,
+) -> dict[str, object]:
+    """The values of ``params`` for ``str.format``: a phrase said in the same language, a float
+    written the language's way, anything else as it is."""
+    values: dict[str, object] = {}
+    for key, value in params:
+        if isinstance(value, Phrase):
+            values[key] = value.render(translations, number, mention)
+        elif isinstance(value, float):
+            values[key] = number(value)
+        else:
+            values[key] = value
+    return values
+
 
 @dataclass(frozen=True)
-class Text:
+class Text(Phrase):
     """A message to be said in some language later: ``_("{square} is empty.", square="d4")``."""
 
     msgid: str
@@ -33,29 +78,16 @@ class Text:
         self,
         translations: gettext.NullTranslations,
         number: Callable[[float], str] = str,
-        sentence: Callable[[str], str] = str,
+        mention: Mention = no_mention,
     ) -> str:
-        """This message in the language of ``translations`` (its parameters too).
-
-        ``sentence`` rewrites each catalog sentence before its values are filled in (the
-        commands it names become mentions, :mod:`bot.i18n.mentions`), so a value — a player's
-        name, a server's — is never rewritten.
-        """
+        """This message in the language of ``translations`` (its parameters too)."""
         if self.literal:
             template = self.msgid
         elif self.plural is None:
-            template = sentence(translations.gettext(self.msgid))
+            template = translations.gettext(self.msgid)
         else:
-            template = sentence(translations.ngettext(self.msgid, self.plural, self.count))
-        values: dict[str, object] = {}
-        for key, value in self.params:
-            if isinstance(value, Text):
-                values[key] = value.render(translations, number, sentence)
-            elif isinstance(value, float):
-                values[key] = number(value)
-            else:
-                values[key] = value
-        return template.format(**values)
+            template = translations.ngettext(self.msgid, self.plural, self.count)
+        return template.format(**fill(self.params, translations, number, mention))
 
     def __str__(self) -> str:
         """The English sentence (what logs and tests read)."""
@@ -82,4 +114,14 @@ def verbatim(sentence: str) -> Text:
     return Text(sentence.replace("{", "{{").replace("}", "}}"), literal=True)
 
 
-__all__ = ["Text", "_", "engine_sentence", "n_", "verbatim"]
+__all__ = [
+    "Mention",
+    "Phrase",
+    "Text",
+    "_",
+    "engine_sentence",
+    "fill",
+    "n_",
+    "no_mention",
+    "verbatim",
+]

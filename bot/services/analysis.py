@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.i18n import _
+from bot.i18n import _, command
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, StillPlaying
 from bot.services.records import RecordService, check_shown
@@ -80,7 +80,8 @@ class AnalysisService:
                     raise NoGameHere(
                         _(
                             "No game has finished in this channel yet: give a finished game's "
-                            "number, or `/games` lists where the games are."
+                            "number, or {games_command} lists where the games are.",
+                            games_command=command("games"),
                         )
                     )
             row = await sets.by_id(db, set_id)

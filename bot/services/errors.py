@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.i18n.slash import command
 from bot.i18n.text import Text, _, n_, verbatim
 
 if TYPE_CHECKING:
@@ -41,7 +42,9 @@ class NoGameHere(GameError):
     def __init__(
         self,
         text: Text = _(
-            "There is no game in progress in this channel: `/games` lists where the games are."
+            "There is no game in progress in this channel: {games_command} lists where the "
+            "games are.",
+            games_command=command("games"),
         ),
     ) -> None:
         super().__init__(text)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from importlib import resources
 
-from bot.i18n import _
+from bot.i18n import _, command
 from bot.services.clock import Clock
 from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
 from bot.shards import Shards
@@ -178,9 +178,15 @@ class PuzzleService:
                 row = replace(row, daily_day=day, guild_id=guild_id)
         if row.status != puzzles.OPEN:
             raise PuzzleOver(
-                _("You have already solved this puzzle: `/puzzle play` gives a new one.")
+                _(
+                    "You have already solved this puzzle: {play_command} gives a new one.",
+                    play_command=command("puzzle play"),
+                )
                 if row.status == puzzles.SOLVED
-                else _("You have already failed this puzzle: `/puzzle play` gives a new one.")
+                else _(
+                    "You have already failed this puzzle: {play_command} gives a new one.",
+                    play_command=command("puzzle play"),
+                )
             )
         return Attempt(row, puzzle)
 
@@ -189,12 +195,23 @@ class PuzzleService:
         async with self._database.snapshot() as db:
             row = await puzzles.attempt(db, attempt_id)
         if row is None or row.user_id != user_id or row.puzzle_id not in by_id():
-            raise NoPuzzle(_("This puzzle is not yours: `/puzzle play` gives you one."))
+            raise NoPuzzle(
+                _(
+                    "This puzzle is not yours: {play_command} gives you one.",
+                    play_command=command("puzzle play"),
+                )
+            )
         if row.status != puzzles.OPEN:
             raise PuzzleOver(
-                _("This puzzle is already solved: `/puzzle play` for another.")
+                _(
+                    "This puzzle is already solved: {play_command} for another.",
+                    play_command=command("puzzle play"),
+                )
                 if row.status == puzzles.SOLVED
-                else _("This puzzle is already failed: `/puzzle play` for another.")
+                else _(
+                    "This puzzle is already failed: {play_command} for another.",
+                    play_command=command("puzzle play"),
+                )
             )
         return Attempt(row, by_id()[row.puzzle_id])
 

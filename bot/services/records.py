@@ -7,7 +7,7 @@ when not kept), so exporting a game that this process drives costs no replay.
 
 from __future__ import annotations
 
-from bot.i18n import _
+from bot.i18n import _, command
 from bot.services.domain import (
     GameExport,
     GameInProgress,
@@ -154,8 +154,9 @@ class RecordService:
                 if row is None:
                     raise NoGameHere(
                         _(
-                            "There is no game to export in this channel: `/games` lists where "
-                            "the games are."
+                            "There is no game to export in this channel: {games_command} lists "
+                            "where the games are.",
+                            games_command=command("games"),
                         )
                     )
             else:

@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.challenges import message_link
 from bot.services.domain import Challenge, GameInProgress, GamesPage, Place
@@ -97,7 +97,10 @@ def _games_embed(
         )
     embed = discord.Embed(title=title)
     if not page.games:
-        embed.description = lang._("No game in progress. Start one with `/challenge`.")
+        embed.description = lang._(
+            "No game in progress. Start one with {challenge_command}.",
+            challenge_command=command("challenge"),
+        )
         return embed
     embed.description = "\n".join(game_entry(game, names, lang) for game in page.games)
     last = page.offset + len(page.games)
@@ -250,7 +253,12 @@ class GamesButton(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
-            raise InvalidOption(_("That list belongs to another server: use `/games` here."))
+            raise InvalidOption(
+                _(
+                    "That list belongs to another server: use {games_command} here.",
+                    games_command=command("games"),
+                )
+            )
         embed, view = await games_message(
             interaction, self.guild_id, self.player_id or None, self.offset
         )

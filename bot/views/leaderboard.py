@@ -7,7 +7,7 @@ from typing import Any
 
 import discord
 
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
@@ -46,8 +46,9 @@ def leaderboard_embed(
     )
     if not page.rows:
         embed.description = lang._(
-            "No rated games of {ruleset} yet: `/challenge` someone to get on the board.",
+            "No rated games of {ruleset} yet: {challenge_command} someone to get on the board.",
             ruleset=title,
+            challenge_command=command("challenge"),
         )
         return embed
     lines = []
@@ -135,7 +136,12 @@ class LeaderboardButton(
             raise OtherServer()
         bot = bot_of(interaction)
         if self.ruleset not in RULESETS:
-            raise InvalidOption(_("That leaderboard's ruleset is unknown: use `/leaderboard`."))
+            raise InvalidOption(
+                _(
+                    "That leaderboard's ruleset is unknown: use {leaderboard_command}.",
+                    leaderboard_command=command("leaderboard"),
+                )
+            )
         page = await bot.services.standings.leaderboard(
             self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
         )
