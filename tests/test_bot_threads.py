@@ -75,6 +75,30 @@ async def test_two_games_start_from_one_channel_each_in_its_thread(table: Harnes
     assert [m.id for m in table.public_messages()] == [first.id, second.id]
 
 
+async def test_a_finished_thread_match_is_exported_and_analysed_from_its_channel(
+    table: Harness,
+) -> None:
+    """/export and /analyse in #games, without a number, take the match just finished in a
+    thread of #games; a match still being played there is its thread's alone."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    refused = await table.reply_text(table.carol, "export")
+    assert refused.ephemeral, refused.content
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.reply_text(who, "move", {"move": text}, channel=thread)
+    exported = await (await table.slash(table.carol, "export")).wait_followup()
+    assert exported.channel is table.channel
+    record, _replay = exported.attachments
+    assert "b1-b3" in record.data.decode()
+    review = await (await table.slash(table.carol, "analyse")).wait_original(
+        lambda m: bool(m.attachments), timeout=60
+    )
+    assert review.content.startswith("**Analysis of game ")
+
+
 async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
     table: Harness,
 ) -> None:

@@ -70,7 +70,8 @@ def game_line(
                 player=f"<@{loser}>",
             )
         line += f" ({reason})"
-    return line
+    # The number /export and /analyse take: ``game:12``.
+    return line + " · " + lang._("game {game}", game=game.set_id)
 
 
 def stats_embed(

@@ -132,7 +132,8 @@ class RecordService:
         channel_id: int | None = None,
         hidden_channel_ids: frozenset[int] = frozenset(),
     ) -> MatchExport:
-        """Every set of a match: the channel's latest match, or the match of a finished set.
+        """Every set of a match: the channel's latest match (or, if newer, the latest finished
+        match of a thread the bot started there), or the match of a finished set.
 
         With ``set_id`` the set must be a finished set of ``guild_id``, not played in (a thread
         of) one of ``hidden_channel_ids``, and only the match's finished sets are exported (a
@@ -161,10 +162,12 @@ class RecordService:
                     )
             else:
                 raise NoGameHere(_("Say which game to export."))
+            # A set still being played is exported only from its own channel or thread.
+            here = set_id is None and row.channel_id == channel_id
             exported = [
                 each
                 for each in await sets.match_sets(db, row.match_id)
-                if set_id is None or each.status != sets.ACTIVE
+                if here or each.status != sets.ACTIVE
             ]
             exports = tuple([await self._export(db, each) for each in exported])
         record = "\n".join(exported.record for exported in exports)

@@ -249,9 +249,14 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
 
 
 async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
-    """The newest game of ``channel_id``, in progress or not."""
+    """The newest game of ``channel_id``, in progress or not, or, if newer, the newest
+    finished game of a thread the bot started there (in progress, a thread's game is its
+    thread's alone)."""
     row = await db.fetch_one(
-        f"{SET_SELECT} WHERE g.channel_id = ? ORDER BY g.set_id DESC LIMIT 1", (channel_id,)
+        f"{SET_SELECT} WHERE g.channel_id = ? "
+        "OR (m.parent_channel_id = ? AND g.channel_id <> ? AND g.status <> 'active') "
+        "ORDER BY g.set_id DESC LIMIT 1",
+        (channel_id, channel_id, channel_id),
     )
     return set_row_of(row) if row else None
 
