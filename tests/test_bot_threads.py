@@ -311,7 +311,9 @@ async def test_games_against_the_computer_get_a_thread_each(table: Harness) -> N
     for line, member in ((alice, table.alice), (carol, table.carol)):
         thread = thread_of(table, line)
         assert thread.parent is table.channel
-        assert thread.name == f"{member.name} vs {table.me.name} · Brandubh (World Tafl Federation)"
+        assert thread.name == (
+            f"{member.name} vs {table.me.name} (level 1) · Brandubh (World Tafl Federation)"
+        )
         assert line.content == (
             f"**{member.name}** vs **{table.me.name} (level 1)** · Brandubh (World Tafl "
             f"Federation) — the game is on in <#{thread.id}>."

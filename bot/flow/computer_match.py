@@ -102,7 +102,9 @@ class ComputerMatchFlow:
             await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
             line = await interaction.original_response()
             names = await bot.display_names(human, computer)
-            thread, why_not = await self._open_thread(line, names, human, computer, name, lang)
+            thread, why_not = await self._open_thread(
+                line, names, human, computer, name, level, lang
+            )
             try:
                 if thread is not None:
                     active = await start_in(thread.id, channel_id, line.id)
@@ -139,12 +141,15 @@ class ComputerMatchFlow:
         human: int,
         computer: int,
         ruleset: str,
+        level: int,
         lang: Language,
     ) -> tuple[discord.Thread | None, str | None]:
-        """Start the game's thread from the line: (thread, None) or (None, why)."""
+        """Start the game's thread from the line: (thread, None) or (None, why). Its name
+        gives the computer's level, as the line does ("alice vs Brandubh (level 4) · …")."""
+        opponent = lang._("{name} (level {level})", name=names[computer], level=level)
         try:
             thread = await line.create_thread(
-                name=thread_name(names[human], names[computer], ruleset, lang),
+                name=thread_name(names[human], opponent, ruleset, lang),
                 auto_archive_duration=THREAD_ARCHIVE_MINUTES,
             )
         except discord.HTTPException as error:
