@@ -9,6 +9,7 @@ import pytest
 
 from bot.services import ActiveGame, MatchEnd, Services, SetEnd
 from bot.services.absence import Resumed
+from bot.services.domain import MoveResult
 from bot.services.errors import (
     IllegalMove,
     NoGameHere,
@@ -18,6 +19,7 @@ from bot.services.errors import (
     StaleGameError,
     TimeRanOut,
 )
+from bot.storage.sets import SetRow
 from engine import Game, MatchReason, Reason, Side
 from tests.conftest import (
     ALICE,
@@ -160,32 +162,45 @@ async def test_resigning_ends_only_the_current_set(services: Services) -> None:
     assert set_end.match_end is None
 
 
-async def test_a_resign_racing_a_move_still_resigns(services: Services) -> None:
+def move_lands_first(
+    services: Services, monkeypatch: pytest.MonkeyPatch, move: str
+) -> list[MoveResult]:
+    """Alice's ``move`` lands between the moment the set's end is judged (on the board before
+    it) and the moment it is stored: the race the end must survive, made to happen."""
+    finish = services.games._finish
+    played: list[MoveResult] = []
+
+    async def after_the_move(row: SetRow, ended: Game) -> SetEnd:
+        if not played:
+            played.append(await services.games.play(CHANNEL, ALICE, move))
+        return await finish(row, ended)
+
+    monkeypatch.setattr(services.games, "_finish", after_the_move)
+    return played
+
+
+async def test_a_resign_racing_a_move_still_resigns(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Bob resigns while Alice's move is landing: both count, Bob loses set 1 after her move."""
     await start(services)
-    moved, resigned = await asyncio.gather(
-        services.games.play(CHANNEL, ALICE, "d1-c1"),
-        services.games.resign(CHANNEL, BOB),
-        return_exceptions=True,
-    )
-    assert not isinstance(moved, BaseException)
-    assert not isinstance(resigned, BaseException)
+    played = move_lands_first(services, monkeypatch, "d1-c1")
+    resigned = await services.games.resign(CHANNEL, BOB)
+    assert [str(result.record) for result in played] == ["d1-c1"]
     assert resigned.outcome.reason is Reason.RESIGNED
     assert resigned.winner_id == ALICE
     assert resigned.moves == 1
     assert resigned.game.set_number == 1
 
 
-async def test_an_abort_racing_a_move_still_aborts(services: Services) -> None:
+async def test_an_abort_racing_a_move_still_aborts(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An admin's /abort sent while a move is landing stops the game after that move."""
     await start(services)
-    moved, aborted = await asyncio.gather(
-        services.games.play(CHANNEL, ALICE, "d1-c1"),
-        services.games.abort(CHANNEL),
-        return_exceptions=True,
-    )
-    assert not isinstance(moved, BaseException)
-    assert not isinstance(aborted, BaseException)
+    played = move_lands_first(services, monkeypatch, "d1-c1")
+    aborted = await services.games.abort(CHANNEL)
+    assert [str(result.record) for result in played] == ["d1-c1"]
     assert aborted.outcome.reason is Reason.ABORTED
     assert aborted.moves == 1
 
