@@ -79,7 +79,8 @@ async def test_a_finished_thread_match_is_exported_and_analysed_from_its_channel
     table: Harness,
 ) -> None:
     """/export and /analyse in #games, without a number, take the match just finished in a
-    thread of #games; a match still being played there is its thread's alone."""
+    thread of #games, not the newer match still being played in another thread (between its
+    sets), which is its thread's alone."""
     line = await challenge(table, table.alice, table.bob)
     await accept(table, line, table.bob)
     thread = thread_of(table, line)
@@ -89,14 +90,24 @@ async def test_a_finished_thread_match_is_exported_and_analysed_from_its_channel
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
         await table.reply_text(who, "move", {"move": text}, channel=thread)
-    exported = await (await table.slash(table.carol, "export")).wait_followup()
+    # Meanwhile carol and the admin finish set 1 of a two-set match in another thread.
+    other = await table.reply_text(table.carol, "challenge", {"opponent": table.admin, "sets": 2})
+    await accept(table, other, table.admin)
+    second = thread_of(table, other)
+    await table.wait_board(channel=second)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.carol if ply % 2 == 0 else table.admin
+        await table.reply_text(who, "move", {"move": text}, channel=second)
+    exported = await (await table.slash(table.bob, "export")).wait_followup()
     assert exported.channel is table.channel
     record, _replay = exported.attachments
+    assert "[attackers:alice]" in record.data.decode()
     assert "b1-b3" in record.data.decode()
-    review = await (await table.slash(table.carol, "analyse")).wait_original(
+    review = await (await table.slash(table.bob, "analyse")).wait_original(
         lambda m: bool(m.attachments), timeout=60
     )
     assert review.content.startswith("**Analysis of game ")
+    assert "**alice** (attackers)" in review.content
 
 
 async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(

@@ -38,15 +38,21 @@ async def save(db: Connection, row: AnalysisRow) -> None:
 
 
 async def latest_finished_in_channel(db: Connection, channel_id: int) -> int | None:
-    """The id of the newest finished (or aborted) set played in ``channel_id`` or in a thread
-    the bot started there."""
-    row = await db.fetch_one(
+    """The id of the newest finished (or aborted) set played in ``channel_id``, or, if newer,
+    of the newest finished match of a thread the bot started there."""
+    here = await db.fetch_one(
+        "SELECT set_id FROM sets WHERE channel_id = ? AND status <> 'active' "
+        "ORDER BY set_id DESC LIMIT 1",
+        (channel_id,),
+    )
+    threads = await db.fetch_one(
         "SELECT g.set_id FROM sets g JOIN matches m USING (match_id) "
-        "WHERE (g.channel_id = ? OR m.parent_channel_id = ?) AND g.status <> 'active' "
+        "WHERE m.parent_channel_id = ? AND g.channel_id <> ? AND m.status <> 'active' "
         "ORDER BY g.set_id DESC LIMIT 1",
         (channel_id, channel_id),
     )
-    return None if row is None else int(row[0])
+    found = [int(row[0]) for row in (here, threads) if row is not None]
+    return max(found, default=None)
 
 
 async def match_in_progress(db: Connection, set_id: int) -> int | None:

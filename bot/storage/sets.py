@@ -249,16 +249,19 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
 
 
 async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
-    """The newest game of ``channel_id``, in progress or not, or, if newer, the newest
-    finished game of a thread the bot started there (in progress, a thread's game is its
-    thread's alone)."""
-    row = await db.fetch_one(
-        f"{SET_SELECT} WHERE g.channel_id = ? "
-        "OR (m.parent_channel_id = ? AND g.channel_id <> ? AND g.status <> 'active') "
-        "ORDER BY g.set_id DESC LIMIT 1",
-        (channel_id, channel_id, channel_id),
+    """The newest game of ``channel_id``, in progress or not, or, if newer, the last game of
+    the newest finished match of a thread the bot started there (while a match is played,
+    its thread's games are its thread's alone)."""
+    here = await db.fetch_one(
+        f"{SET_SELECT} WHERE g.channel_id = ? ORDER BY g.set_id DESC LIMIT 1", (channel_id,)
     )
-    return set_row_of(row) if row else None
+    threads = await db.fetch_one(
+        f"{SET_SELECT} WHERE m.parent_channel_id = ? AND g.channel_id <> ? "
+        "AND m.status <> 'active' ORDER BY g.set_id DESC LIMIT 1",
+        (channel_id, channel_id),
+    )
+    rows = [set_row_of(row) for row in (here, threads) if row is not None]
+    return max(rows, key=lambda row: row.set_id, default=None)
 
 
 async def active(db: Connection, shards: Shards = EVERY) -> list[SetRow]:
