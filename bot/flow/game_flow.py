@@ -193,8 +193,8 @@ class GameFlow:
         if post is None:
             await self._acknowledge_for_computer(interaction, result, is_component, lang)
             return
-        content, files, view, pings = await self.with_next_set(post, result.set_end, lang)
         try:
+            content, files, view, pings = await self.with_next_set(post, result.set_end, lang)
             if is_component:
                 played = reader(interaction)._("You played {move}.", move=str(result.record))
                 await _update_or_answer(interaction, played, None, True)
@@ -255,10 +255,10 @@ class GameFlow:
         lang: Language,
     ) -> None:
         """Answer a move against the computer with one line; its reply edits it into the board."""
-        headline, _names = await self.headline_for(result, lang)
-        content = headline + "\n" + lang._("I am thinking…")
         message_id: int | None = None
         try:
+            headline, _names = await self.headline_for(result, lang)
+            content = headline + "\n" + lang._("I am thinking…")
             if is_component:
                 played = reader(interaction)._("You played {move}.", move=str(result.record))
                 await _update_or_answer(interaction, played, None, True)
