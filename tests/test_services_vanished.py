@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from bot.services import ActiveGame, ChallengeStatus, Services
 from bot.services.domain import Takeback
+from bot.storage import vanished
+from bot.storage.errors import DatabaseBusy
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 THREAD = 9_000_000_001
@@ -37,6 +41,23 @@ async def test_a_game_whose_channel_is_gone_is_aborted_unrated(services: Service
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     [end] = await services.vanished.channel_gone(CHANNEL)
     assert (end.winner_id, end.rating_changes) == (None, ())
+    assert end.match_end is not None
+    assert end.match_end.aborted
+    assert await services.games.in_channel(CHANNEL) is None
+
+
+async def test_the_aborted_set_is_returned_even_when_the_rest_must_wait(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database is busy after the abort is stored: the ended set still comes back (its
+    line must say the match was aborted; a second call would end nothing), the rest waits."""
+    await game_in(services)
+
+    async def busy(*_args: object) -> None:
+        raise DatabaseBusy("the write lock could not be had")
+
+    monkeypatch.setattr(vanished, "close_in_channels", busy)
+    [end] = await services.vanished.channel_gone(CHANNEL)
     assert end.match_end is not None
     assert end.match_end.aborted
     assert await services.games.in_channel(CHANNEL) is None

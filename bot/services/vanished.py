@@ -19,6 +19,7 @@ from bot.services.errors import NoGameHere
 from bot.services.games import GameService
 from bot.shards import Shards
 from bot.storage import Database, places, puzzles, sets, vanished
+from bot.storage.errors import DatabaseBusy
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
@@ -62,11 +63,19 @@ class VanishedService:
             threads = await vanished.threads_in_play(db, channel_id)
         gone = [channel_id, *threads]
         ended = await self._abort(gone)
-        async with self._database.transaction() as db:
-            await vanished.close_in_channels(db, gone, to_us(self._clock()))
-            for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
-                await puzzles.clear_daily(db, guild_id)
-                _log.info("Daily puzzle of server %s switched off: its channel is gone", guild_id)
+        try:
+            async with self._database.transaction() as db:
+                await vanished.close_in_channels(db, gone, to_us(self._clock()))
+                for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
+                    await puzzles.clear_daily(db, guild_id)
+                    _log.info(
+                        "Daily puzzle of server %s switched off: its channel is gone", guild_id
+                    )
+        except DatabaseBusy as busy:
+            # The aborts are stored, and the sets they ended must reach the caller (a retry
+            # would end nothing more). What is left is done when a post there next meets
+            # Unknown Channel (an owed board, a challenge's expiry, the daily puzzle).
+            _log.warning("Channel %s is gone; the rest waits for a later try: %s", channel_id, busy)
         return ended
 
     async def guild_gone(self, guild_id: int) -> list[SetEnd]:
