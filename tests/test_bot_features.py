@@ -111,6 +111,14 @@ async def test_a_match_of_one_set_speaks_of_one_game(table: Harness) -> None:
     assert "Match" not in over.content
 
 
+async def test_a_one_set_match_aborted_says_the_game_was(table: Harness) -> None:
+    """/abort of a one-set match: the game is aborted, no result, unrated — no match talk."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    aborted = await table.reply_text(table.admin, "abort")
+    assert "**Game aborted:** it has no result and is unrated." in aborted.content
+    assert "Match" not in aborted.content
+
+
 async def test_reminder_at_half_time_then_loss_on_time(table: Harness) -> None:
     """With an hour per move: a reminder after 30 minutes, the set lost after 60."""
     await table.challenge_accepted(table.alice, table.bob, time=60)

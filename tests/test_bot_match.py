@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -61,6 +62,8 @@ async def test_full_two_set_match_to_the_leaderboard(table: Harness) -> None:
     assert "Match over" in ending
     assert f"<@{table.alice.id}> wins the match 2–0" in ending
     assert "Ratings:" in ending
+    # Two games in, both ratings are still provisional: shown with "?" as on the leaderboard.
+    assert re.search(r"alice 1\d{3}\? → 1\d{3}\? \(\+\d+\)", ending), ending
     board = await table.reply_text(table.carol, "leaderboard")
     [embed] = board.embeds
     lines = embed["description"].splitlines()

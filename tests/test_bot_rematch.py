@@ -62,7 +62,7 @@ async def test_rematch_against_a_member_posts_a_challenge_that_opens_a_new_threa
     offer = table.public_messages()[-1]
     assert offer.channel is table.channel
     assert offer.content.startswith(f"<@{table.alice.id}>, <@{table.bob.id}> challenges you")
-    assert f"<@{table.bob.id}> plays the attackers first" in offer.content
+    assert f"<@{table.bob.id}> plays the attackers, " in offer.content
     assert offer.pinged_user_ids() == {table.alice.id}
     second = await accepted_in_thread(table, table.bob, table.alice, line=offer)
     assert second is not thread

@@ -37,11 +37,11 @@ def lost_on_time(set_id: int) -> GameSummary:
 
 
 def test_recent_games_never_pass_discords_field_limit() -> None:
-    """Five long lines (a 32-character bot name of characters that need escaping, unrated
-    no-shows) are cut to what fits in one embed field, in every language."""
+    """Five lines too long together (a bot name of characters that need escaping) are cut to
+    what fits in one embed field, in every language."""
     games = tuple(lost_on_time(10**12 + n) for n in range(5))
     stats = PlayerStats(1, ALICE, "alice", None, games)
-    name = "_*" * 16
+    name = "_*" * 100  # longer than Discord allows a name: the cut must hold whatever comes
     longest = max(
         sum(len(game_line(game, ALICE, name, language(tag))) + 1 for game in games)
         for tag in LANGUAGES

@@ -63,7 +63,7 @@ def game_line(
     )
     if game.outcome is not None:
         reason = lang.render(_REASONS[game.outcome.reason])
-        if game.no_show:
+        if game.no_show and game.computer_id is None:  # games against me are never rated
             loser = opponent if game.winner_id == user_id else user_id
             reason = lang._(
                 "{reason}; unrated: {player} never moved",

@@ -16,6 +16,7 @@ from bot.i18n import ENGLISH, Language, Text, _, verbatim
 from bot.names import escaped
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
+from bot.views.leaderboard import rating_text as shown_rating
 from bot.views.picker import MoveButton
 from bot.views.takeback import TakebackButton
 from engine import MatchReason, MoveRecord, Outcome, Reason, Side, square_name
@@ -246,7 +247,9 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
                 lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
             )
     if end.match_end is not None:
-        if active.sets_total > 1 or end.winner_id is None or end.match_end.aborted:
+        if active.sets_total == 1 and end.match_end.aborted:
+            lines.append(lang._("**Game aborted:** it has no result and is unrated."))
+        elif active.sets_total > 1 or end.winner_id is None:
             # (A match of one set is won with its game: the line above says so.)
             lines.append(match_end_text(end.match_end, names, lang))
         if end.rating_changes:
@@ -305,7 +308,7 @@ def rating_text(
         name = escaped(names.get(change.user_id, lang._("a player")))
         delta = round(change.delta)
         sign = "+" if delta >= 0 else "−"
-        parts.append(
-            f"{name} {change.rating_before:.0f} → {change.rating_after:.0f} ({sign}{abs(delta)})"
-        )
+        before = shown_rating(change.rating_before, change.deviation_before)
+        after = shown_rating(change.rating_after, change.deviation_after)
+        parts.append(f"{name} {before} → {after} ({sign}{abs(delta)})")
     return lang._("Ratings: {changes}.", changes=", ".join(parts))

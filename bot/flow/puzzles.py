@@ -183,8 +183,8 @@ class PuzzleFlow:
             left = attempt.moves_left - 1
             done = await service.record(attempt, (move, str(answer.reply)), stored.OPEN)
             line = lang.n_(
-                "**Good:** {move}. The defence answers {reply}. Win in {count} more move.",
-                "**Good:** {move}. The defence answers {reply}. Win in {count} more moves.",
+                "**Good:** {move}. Your opponent answers {reply}. Win in {count} more move.",
+                "**Good:** {move}. Your opponent answers {reply}. Win in {count} more moves.",
                 left,
                 move=move,
                 reply=str(answer.reply),

@@ -45,7 +45,9 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
         "time": time_per_move_text(challenge.time_per_move),
     }
     attacking = challenge.challenger_side is Side.ATTACKERS
-    if challenge.opponent_id is None and attacking:
+    if challenge.sets_total == 1:
+        text = _one_set_text(challenge, attacking, params, lang)
+    elif challenge.opponent_id is None and attacking:
         text = lang._(
             "{challenger} is looking for an opponent: **{ruleset}**, {sets}, {challenger} plays "
             "the attackers first, {time} per move. Anyone may accept.",
@@ -73,6 +75,37 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
         )
     expires = f"<t:{int(challenge.expires_at.timestamp())}:R>"
     return text + "\n" + lang._("The challenge expires {deadline}.", deadline=expires)
+
+
+def _one_set_text(
+    challenge: Challenge, attacking: bool, params: dict[str, str], lang: Language
+) -> str:
+    """:func:`challenge_text` of a one-set match: the challenger's side, not "first"."""
+    if challenge.opponent_id is None and attacking:
+        return lang._(
+            "{challenger} is looking for an opponent: **{ruleset}**, {sets}, {challenger} plays "
+            "the attackers, {time} per move. Anyone may accept.",
+            **params,
+        )
+    if challenge.opponent_id is None:
+        return lang._(
+            "{challenger} is looking for an opponent: **{ruleset}**, {sets}, {challenger} plays "
+            "the defenders, {time} per move. Anyone may accept.",
+            **params,
+        )
+    if attacking:
+        return lang._(
+            "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
+            "plays the attackers, {time} per move.",
+            opponent=f"<@{challenge.opponent_id}>",
+            **params,
+        )
+    return lang._(
+        "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
+        "plays the defenders, {time} per move.",
+        opponent=f"<@{challenge.opponent_id}>",
+        **params,
+    )
 
 
 def expired_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
