@@ -354,6 +354,10 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         image.paste(sprite, (x, (lay.caption - icon) // 2), sprite)
         x += icon + lay.px(12)
     room = lay.width - x - pad
+    if draw.textlength(big, font=big_face) > room:
+        # A long name is cut, never the words around it ("to move", "wins").
+        scene = _names_cut_to_fit(draw, scene, big_face, room)
+        side, big, small = headline(scene)
     small_face = theme.font(lay.px(16))
     middle = lay.caption // 2
     draw.text(
@@ -370,6 +374,32 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         fill=theme.CAPTION_MUTED,
         anchor="lt",
     )
+
+
+def _names_cut_to_fit(
+    draw: ImageDraw.ImageDraw, scene: Scene, face: theme.Font, room: int
+) -> Scene:
+    """``scene`` with its players' names cut (with an ellipsis) until the big line of the
+    caption fits in ``room`` pixels, or to one letter each."""
+    players = scene.players
+    longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
+    cut = scene
+    for keep in range(longest - 1, 0, -1):
+        cut = replace(
+            scene,
+            players=replace(
+                players,
+                attacker_name=_cut(players.attacker_name, keep),
+                defender_name=_cut(players.defender_name, keep),
+            ),
+        )
+        if draw.textlength(headline(cut)[1], font=face) <= room:
+            break
+    return cut
+
+
+def _cut(name: str | None, keep: int) -> str | None:
+    return name if name is None or len(name) <= keep else name[:keep].rstrip() + "…"
 
 
 def drawable(name: str | None, face: theme.Font) -> str | None:

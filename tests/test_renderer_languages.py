@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 from bot.i18n import language_for
 from engine import RULESETS, Game, Outcome, Reason, Side, get_ruleset
 from renderer import describe_board, render_board, render_rules_card, theme
-from renderer.drawing import fit, headline, layout
+from renderer.drawing import _names_cut_to_fit, fit, headline, layout
 from renderer.rules_card import legend
 from renderer.scene import Players, Scene, scene_of
 
@@ -103,3 +103,27 @@ def test_rules_card_legend_fits(locale: str) -> None:
         rules = get_ruleset(name)
         for _icon, sentence in legend(rules, Game(rules), language_for(locale)):
             assert fit(draw, sentence, face, room) == sentence, f"{locale}: {sentence!r} is cut"
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_a_long_name_is_cut_but_never_the_verb(locale: str) -> None:
+    """With 32-character names (Discord's longest) the caption cuts the name, keeping "to
+    move" and "wins" (an attack run saw "Maximiliane Schwarzenberger…" with "gewinnt" gone)."""
+    words = language_for(locale)
+    width = theme.default_width(7)
+    lay = layout(7, width)
+    draw = ImageDraw.Draw(Image.new("RGB", (width, lay.caption)))
+    big_face = theme.font(lay.px(25), bold=True)
+    room = width - lay.px(18) - lay.px(46) - lay.px(12) - lay.px(18)
+    name = "Maximiliane Schwarzenberger-Hoh"
+    players = Players(attacker_name=name, defender_name=name, words=words)
+    base = scene_of(Game(), players)
+    for scene in (base, replace(base, outcome=Outcome(Side.ATTACKERS, Reason.KING_CAPTURED))):
+        whole = headline(scene)[1]
+        assert draw.textlength(whole, font=big_face) > room, "the name must be too long here"
+        cut = headline(_names_cut_to_fit(draw, scene, big_face, room))[1]
+        assert draw.textlength(cut, font=big_face) <= room
+        words_around = [part.strip() for part in whole.split(name) if part.strip()]
+        assert words_around
+        assert all(part in cut for part in words_around), (locale, cut)
+        assert "…" in cut
