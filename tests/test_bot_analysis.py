@@ -110,6 +110,22 @@ async def test_a_side_that_never_moved_is_not_praised(table: Harness) -> None:
     assert after.startswith("- No move made.")
 
 
+async def test_a_game_of_another_ruleset_is_not_analysed(table: Harness) -> None:
+    """A finished Tablut game: /analyse says in one private sentence that only Brandubh games
+    are analysed (elsewhere the win chances are not measured, and every move read as fine)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1, ruleset="tablut")
+    await table.move(table.alice, "d1-d2")
+    ask = await table.reply_text(table.bob, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    await table.wait_board(lambda m: "resigned" in m.content)
+    reply = await table.reply_text(table.carol, "analyse")
+    assert reply.ephemeral
+    assert reply.content.endswith(
+        "was played with Tablut (9x9): I can only analyse Brandubh (World Tafl Federation) "
+        "games for now, whose winning chances I have measured."
+    )
+
+
 async def test_analysis_refused_while_the_game_is_played(table: Harness) -> None:
     """Mid-game /analyse is refused in one private sentence, so it cannot be used to cheat."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -10,14 +10,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.i18n import _, command
+from bot.i18n import Text, _, command
 from bot.services.clock import Clock
-from bot.services.errors import NoGameHere, StillPlaying
+from bot.services.errors import NoGameHere, NotAnalysable, StillPlaying
 from bot.services.records import RecordService, check_shown
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
-from engine import Game, Outcome
-from engine.analysis import ANALYSIS_NODES, GameReview, PositionScore, judge_game
+from engine import Game, Outcome, get_ruleset
+from engine.analysis import (
+    ANALYSIS_NODES,
+    CALIBRATED_RULESETS,
+    GameReview,
+    PositionScore,
+    judge_game,
+)
 
 MAX_NODES_A_SET = 61 * ANALYSIS_NODES
 """A long set (a big board) gets a smaller budget per position, so that its analysis takes no
@@ -91,6 +97,16 @@ class AnalysisService:
             if row.status == sets.ACTIVE:
                 raise StillPlaying(
                     _("Game {game} is still being played: analyse it after.", game=set_id)
+                )
+            if row.ruleset not in CALIBRATED_RULESETS:
+                raise NotAnalysable(
+                    _(
+                        "Game {game} was played with {ruleset}: I can only analyse Brandubh "
+                        "(World Tafl Federation) games for now, whose winning chances I have "
+                        "measured.",
+                        game=set_id,
+                        ruleset=Text(get_ruleset(row.ruleset).title),
+                    )
                 )
             playing = await analyses.match_in_progress(db, set_id)
             if playing is not None:

@@ -294,6 +294,10 @@ class StillPlaying(GameError):
     """An analysis was asked for a set whose match is still being played."""
 
 
+class NotAnalysable(GameError):
+    """An analysis was asked for a set of a ruleset the analysis cannot judge."""
+
+
 class NoPuzzle(GameError):
     """There is no puzzle to give (the bank is used up for this player, or none matches)."""
 
