@@ -11,7 +11,7 @@ import pytest
 
 from bot.cogs.info import help_text
 from bot.i18n import language_for, languages, mentions
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import VIEW_CHANNEL
 
@@ -69,6 +69,21 @@ async def test_games_of_a_player_who_never_played_names_them(table: Harness) -> 
     """/games player:@carol, who has never played here, is titled with her name."""
     listing = await table.reply_text(table.alice, "games", {"player": table.carol})
     assert listing.embeds[0]["title"].startswith("Games in progress of carol")
+
+
+async def test_games_names_the_computer_with_its_level(table: Harness) -> None:
+    """A game against the computer is listed with its level, as its board names it."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 4})
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def in_progress() -> int:
+        return len(await games.active())
+
+    await eventually(in_progress, 1)
+    listing = await table.reply_text(table.carol, "games")
+    [line] = listing.embeds[0]["description"].splitlines()
+    assert line.startswith(f"**alice** (attackers) vs **{table.me.name} (level 4)** (defenders)")
 
 
 async def test_games_says_so_when_nothing_is_being_played(table: Harness) -> None:

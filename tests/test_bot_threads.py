@@ -352,7 +352,7 @@ async def test_the_computer_line_shows_the_result_and_its_thread_archives(
     [confirm] = asked.custom_ids()
     await table.standin.click(asked, confirm, table.alice)
     await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
-    assert f"**{table.me.name}** won." in line.content
+    assert f"**{table.me.name} (level 1)** won." in line.content
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
 

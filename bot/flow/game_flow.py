@@ -479,8 +479,8 @@ class GameFlow:
             return
         if active.line_message_id is None:
             return
-        names = await self.bot.display_names(*end.match_end.player_ids)
         lang = await self.server_language(active.guild_id)
+        names = await self.names_for(active, lang)  # the computer with its level
         await self.edit_line(
             active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
         )

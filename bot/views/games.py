@@ -25,6 +25,13 @@ EMBED_FIELD_LIMIT = 1024
 def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """One game as a line: who plays whom, the ruleset, set, move, whose turn, and where."""
     someone = lang._("a player")
+    if game.computer_id is not None:  # named with its level, as everywhere
+        computer = lang._(
+            "{name} (level {level})",
+            name=names.get(game.computer_id, someone),
+            level=game.computer_level or 3,
+        )
+        names = {**names, game.computer_id: computer}
     attacker = escaped(names.get(game.attacker_id, someone))
     defender = escaped(names.get(game.defender_id, someone))
     where = [lang.gettext(get_ruleset(game.ruleset).title)]
