@@ -235,6 +235,14 @@ async def test_rules_explain_with_a_picture(table: Harness) -> None:
     assert rules.attachments[0].data.startswith(b"\x89PNG")
 
 
+async def test_rules_of_a_ruleset_asked_for(table: Harness) -> None:
+    """/rules ruleset:tablut explains Tablut (the edge escape), whatever the server plays."""
+    rules = await table.reply_text(table.carol, "rules", {"ruleset": "tablut"})
+    assert rules.ephemeral
+    assert rules.content.startswith("**Tablut (9x9)**")
+    assert "Tablut" in (rules.attachments[0].description or "")
+
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 

@@ -23,7 +23,7 @@ EXPECTED_OPTIONS = {
     "takeback": [],
     "leaderboard": ["ruleset"],
     "stats": ["player", "ruleset"],
-    "rules": [],
+    "rules": ["ruleset"],
     "export": ["game"],
     "settings": [
         "ruleset",

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.cogs.challenge import RULESET_CHOICES
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.rules_page import page_name, rules_page
@@ -136,17 +137,26 @@ class Info(commands.Cog):
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
 
+    async def _ruleset_here(self, guild_id: int, channel_id: int) -> str:
+        """The ruleset of the game in this channel, else the server's default."""
+        active = await self.bot.services.games.in_channel(channel_id)
+        if active is not None:
+            return active.ruleset
+        return (await self.bot.services.settings.get(guild_id)).default_ruleset
+
     @app_commands.command(name="rules")
     @app_commands.guild_only()
-    async def rules(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+    @app_commands.describe(
+        ruleset="Which rules (default: this channel's game's, else the server's)"
+    )
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction[BrandubhBot], ruleset: str | None = None
+    ) -> None:
         """How to play the ruleset of this channel's game (or of this server)."""
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
-        active = await self.bot.services.games.in_channel(interaction.channel_id)
-        if active is not None:
-            name = active.ruleset
-        else:
-            name = (await self.bot.services.settings.get(interaction.guild_id)).default_ruleset
+        name = ruleset or await self._ruleset_here(interaction.guild_id, interaction.channel_id)
         rules = get_ruleset(name)
         lang = reader(interaction)
         picture = await within_deadline(
