@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import Game, Square
+from engine import Game, Side, Square
 from renderer import drawing, theme
 from renderer.scene import Players, scene_of
 from renderer.words import ENGLISH, Words
@@ -19,6 +19,7 @@ def render_board(
     width: int | None = None,
     mark_earlier: bool = False,
     words: Words = ENGLISH,
+    you: Side | None = None,
 ) -> bytes:
     """A PNG of the game's position, last move, captures, king marks and caption.
 
@@ -26,9 +27,10 @@ def render_board(
     the piece standing there, for a move picker. ``mark_earlier`` marks the move before the
     last one too (a player's move and the computer's reply, in one picture). ``width``
     defaults to 560 px for 7x7 and a little more for larger boards. The same arguments always
-    give the same bytes. The caption is in the language of ``words`` (English by default).
+    give the same bytes. The caption is in the language of ``words`` (English by default);
+    ``you`` is the side of the one it is drawn for (a puzzle's solver: "You win", "Your move").
     """
-    players = Players(attacker_name, defender_name, set_number, sets_total, words)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words, you)
     scene = scene_of(game, players, highlight_from=highlight_from, mark_earlier=mark_earlier)
     size = width if width is not None else theme.default_width(game.ruleset.size)
     image = drawing.compose(scene, size)

@@ -295,6 +295,8 @@ def headline(scene: Scene) -> tuple[Side | None, str, str]:
         winner = outcome.winner
         if winner is None:
             big = words._("No winner")
+        elif winner is players.you:
+            big = words._("You win")
         else:
             name = players.name_of(winner)
             if name:
@@ -309,7 +311,10 @@ def headline(scene: Scene) -> tuple[Side | None, str, str]:
     else:
         side = scene.to_move
         name = players.name_of(side)
-        if name:
+        if side is players.you:
+            big = words._("Your move")
+            details.append(side_title(side, words))
+        elif name:
             big = words._("{name} to move", name=name)
             details.append(side_title(side, words))
         elif side is Side.ATTACKERS:

@@ -30,6 +30,9 @@ class Players:
     sets_total: int | None = None
     words: Words = field(default=ENGLISH, compare=False)
     """The language of the caption and the alt text (English unless the caller says)."""
+    you: Side | None = None
+    """The side of the one the picture is for (a puzzle's solver): said "You win", "Your
+    move" rather than by a name."""
 
     def name_of(self, side: Side) -> str | None:
         """The display name playing ``side``, if given."""
@@ -243,6 +246,8 @@ def result_sentence(scene: Scene) -> str:
     winner = outcome.winner
     if winner is None:
         return words._("No winner: {how}.", how=how)
+    if winner is scene.players.you:
+        return words._("You win: {how}.", how=how)
     name = scene.players.name_of(winner)
     if name:
         return words._("{player} wins: {how}.", player=side_label(winner, scene.players), how=how)

@@ -31,6 +31,7 @@ def describe_board(
     highlight_from: Square | str | None = None,
     width: int | None = None,
     words: Words = ENGLISH,
+    you: Side | None = None,
 ) -> str:
     """Alt text for the picture ``render_board`` draws with the same arguments (≤ 1024 chars).
 
@@ -39,7 +40,7 @@ def describe_board(
     ignored) so both calls can share keyword arguments.
     """
     del width
-    players = Players(attacker_name, defender_name, set_number, sets_total, words)
+    players = Players(attacker_name, defender_name, set_number, sets_total, words, you)
     return describe_scene(scene_of(game, players, highlight_from=highlight_from))
 
 
@@ -56,6 +57,10 @@ def describe_scene(scene: Scene) -> str:
     if scene.outcome is not None:
         head.append(result_sentence(scene))
         head.append(words.n_("{count} move was played.", "{count} moves were played.", scene.ply))
+    elif scene.to_move is scene.players.you and scene.to_move is Side.ATTACKERS:
+        head.append(words._("Your move (attackers), move {number}.", number=scene.move_number))
+    elif scene.to_move is scene.players.you:
+        head.append(words._("Your move (defenders), move {number}.", number=scene.move_number))
     else:
         head.append(
             words._(

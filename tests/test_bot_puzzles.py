@@ -73,9 +73,11 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     assert "win in" in shown.content
     first = shown_puzzle(shown)
     [picture] = shown.attachments
-    assert f"You ({first.to_move.value}) to move" in (picture.description or "")
+    assert f"Your move ({first.to_move.value}), move " in (picture.description or "")
     solved = await solve(table, shown, table.alice)
     assert "Solved!" in solved.content
+    [won] = solved.attachments
+    assert (won.description or "").split(". ")[1].startswith("You win: "), won.description
     assert "Streak: 1 puzzle." in solved.content
     again = await table.standin.click(solved, "puzzle:next", table.alice)
     second = await again.wait_original(lambda m: "Find the move" in m.content)

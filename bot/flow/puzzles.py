@@ -83,9 +83,15 @@ def board_file(
         highlight_from=frm,
         mark_earlier=game.ply >= 2,
         words=lang,
+        you=puzzle.to_move,
     )
     alt = describe_board(
-        game, attacker_name=attacker, defender_name=defender, highlight_from=frm, words=lang
+        game,
+        attacker_name=attacker,
+        defender_name=defender,
+        highlight_from=frm,
+        words=lang,
+        you=puzzle.to_move,
     )
     return discord.File(io.BytesIO(png), filename="puzzle.png", description=alt[:1024])
 
