@@ -89,6 +89,19 @@ async def test_declined_takeback_changes_nothing(table: Harness) -> None:
     assert not reply.ephemeral, reply.content
 
 
+async def test_a_declined_takeback_is_not_asked_again_for_the_same_move(table: Harness) -> None:
+    """bob declines; alice asks again at once: refused to her alone, bob is not pinged again."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    await table.standin.click(request, answer_button(request, "decline"), table.bob)
+    posts = len(table.public_messages())
+    again = await table.reply_text(table.alice, "takeback")
+    assert again.ephemeral
+    assert again.content == (f"<@{table.bob.id}> already declined to take this move back: play on.")
+    assert len(table.public_messages()) == posts
+
+
 async def test_a_takeback_lapses_when_a_move_is_played(table: Harness) -> None:
     """bob moves instead of answering: the request lapses and loses its buttons."""
     await table.challenge_accepted(table.alice, table.bob)

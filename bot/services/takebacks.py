@@ -72,6 +72,14 @@ class TakebackService:
         async with self._database.transaction() as db:
             if await takebacks.open_for_game(db, active.set_id) is not None:
                 raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
+            if await takebacks.declined_at(db, active.set_id, active.ply):
+                # Asked again and again, the opponent would be pinged each time.
+                raise CannotTakeBack(
+                    _(
+                        "{player} already declined to take this move back: play on.",
+                        player=f"<@{active.player_of(records[-1].side.opponent)}>",
+                    )
+                )
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
