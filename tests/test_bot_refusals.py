@@ -228,6 +228,25 @@ async def test_opponent_can_decline(table: Harness) -> None:
     assert reply.components == []
 
 
+async def test_a_member_who_declined_is_not_challenged_again_at_once(table: Harness) -> None:
+    """bob declines alice's challenge: her next challenge to him is refused to her alone (he
+    is not pinged again) until fifteen minutes have passed; carol may still challenge him."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    posts = len(table.public_messages())
+    again = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert again.ephemeral
+    assert again.content.startswith(
+        f"<@{table.bob.id}> just declined your challenge: you can challenge them again <t:"
+    )
+    assert len(table.public_messages()) == posts
+    other = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert challenge_id(other)
+    table.advance(timedelta(minutes=16))
+    later = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert challenge_id(later)
+
+
 async def test_a_bug_is_logged_and_the_player_gets_an_apology(
     table: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -95,9 +95,9 @@ async def test_decline_and_withdraw_close_the_challenge(services: Services) -> N
     )
     with pytest.raises(ChallengeNotFound):
         await services.challenges.accept(first.challenge_id, BOB)
-    second = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    second = await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
     with pytest.raises(NotYourChallenge):
-        await services.challenges.withdraw(second.challenge_id, BOB)
+        await services.challenges.withdraw(second.challenge_id, CAROL)
     assert (await services.challenges.withdraw(second.challenge_id, ALICE)).status is (
         ChallengeStatus.WITHDRAWN
     )

@@ -23,6 +23,7 @@ from bot.services.errors import (
     ChannelNotAllowed,
     NotYourChallenge,
     OpenChallengeWaiting,
+    RecentlyDeclined,
     TooManyChallenges,
 )
 from bot.services.matches import MatchService
@@ -36,6 +37,10 @@ from bot.storage.connection import Connection
 from bot.storage.sets import EVERY
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
+
+DECLINE_PAUSE = timedelta(minutes=15)
+"""How long a member who declined a challenge is not challenged again by the same member
+(each challenge pings them)."""
 
 
 class ChallengeService:
@@ -99,6 +104,11 @@ class ChallengeService:
                 await self._check_no_open_to_anyone(db, guild_id, challenger_id, to_us(now))
             else:
                 await self._check_none_between(db, guild_id, challenger_id, opponent_id, to_us(now))
+                declined = await challenges.declined_since(
+                    db, guild_id, challenger_id, opponent_id, to_us(now - DECLINE_PAUSE)
+                )
+                if declined is not None:
+                    raise RecentlyDeclined(opponent_id, from_us(declined) + DECLINE_PAUSE)
             for user_id in (challenger_id, opponent_id):
                 if user_id is not None:
                     await players.ensure(db, user_id, now)
@@ -192,7 +202,9 @@ class ChallengeService:
         now = self._clock()
         if to_us(now) >= row.expires_us:
             async with self._database.transaction() as db:
-                await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value)
+                await challenges.close(
+                    db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=to_us(now)
+                )
             raise ChallengeExpired()
         settings = await self._settings.get(row.guild_id)
         if not settings.allows(row.channel_id):
@@ -241,8 +253,11 @@ class ChallengeService:
         """A game now occupies ``channel_id``: its other open challenges lapse, and are returned."""
         async with self._database.transaction() as db:
             lapsed = await challenges.open_in_channel(db, channel_id)
+            now_us = to_us(self._clock())
             for row in lapsed:
-                await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value)
+                await challenges.close(
+                    db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
+                )
         return [_challenge(row) for row in lapsed]
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
@@ -278,7 +293,9 @@ class ChallengeService:
 
     async def _withdraw_for(self, challenge_id: int) -> None:
         async with self._database.transaction() as db:
-            await challenges.close(db, challenge_id, ChallengeStatus.WITHDRAWN.value)
+            await challenges.close(
+                db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
+            )
 
     async def expire_due(self, now: datetime | None = None) -> list[Challenge]:
         """Mark every open challenge whose expiry is at or before ``now`` (default: the clock)
@@ -287,7 +304,9 @@ class ChallengeService:
         expired = []
         async with self._database.transaction() as db:
             for row in await challenges.due(db, to_us(moment), self._shards):
-                if await challenges.close(db, row.challenge_id, ChallengeStatus.EXPIRED.value):
+                if await challenges.close(
+                    db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=to_us(moment)
+                ):
                     expired.append(_challenge(row, ChallengeStatus.EXPIRED))
         return expired
 
@@ -323,7 +342,9 @@ class ChallengeService:
 
     async def _close(self, challenge_id: int, status: ChallengeStatus) -> Challenge:
         async with self._database.transaction() as db:
-            if not await challenges.close(db, challenge_id, status.value):
+            if not await challenges.close(
+                db, challenge_id, status.value, now_us=to_us(self._clock())
+            ):
                 raise ChallengeNotFound()
             row = await challenges.get(db, challenge_id)
         assert row is not None

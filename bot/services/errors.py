@@ -9,6 +9,7 @@ storage layer's own :class:`~bot.storage.errors.StorageError`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot.i18n.slash import command
@@ -191,6 +192,20 @@ class ChallengeAlreadyOpen(GameError):
                 where=where,
             )
         super().__init__(text)
+
+
+class RecentlyDeclined(GameError):
+    """A member declined the challenger's last challenge a moment ago: challenging them again
+    at once would only ping them again."""
+
+    def __init__(self, opponent_id: int, again_at: datetime) -> None:
+        super().__init__(
+            _(
+                "{player} just declined your challenge: you can challenge them again {when}.",
+                player=f"<@{opponent_id}>",
+                when=f"<t:{int(again_at.timestamp())}:R>",
+            )
+        )
 
 
 class OpenChallengeWaiting(GameError):

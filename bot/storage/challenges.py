@@ -85,14 +85,28 @@ async def get(db: Connection, challenge_id: int) -> ChallengeRow | None:
 
 
 async def close(
-    db: Connection, challenge_id: int, status: str, match_id: int | None = None
+    db: Connection, challenge_id: int, status: str, *, now_us: int, match_id: int | None = None
 ) -> bool:
-    """Close an open challenge with ``status``; False if it was no longer open."""
+    """Close an open challenge with ``status`` at ``now_us``; False if it was no longer open."""
     changed = await db.execute(
-        "UPDATE challenges SET status = ?, match_id = ? WHERE challenge_id = ? AND status = 'open'",
-        (status, match_id, challenge_id),
+        "UPDATE challenges SET status = ?, match_id = ?, closed_us = ? "
+        "WHERE challenge_id = ? AND status = 'open'",
+        (status, match_id, now_us, challenge_id),
     )
     return changed == 1
+
+
+async def declined_since(
+    db: Connection, guild_id: int, challenger_id: int, opponent_id: int, since_us: int
+) -> int | None:
+    """When ``opponent_id`` last declined a challenge of ``challenger_id`` in ``guild_id``, if
+    that was at or after ``since_us``."""
+    row = await db.fetch_one(
+        "SELECT MAX(closed_us) FROM challenges WHERE guild_id = ? AND challenger_id = ? "
+        "AND opponent_id = ? AND status = 'declined' AND closed_us >= ?",
+        (guild_id, challenger_id, opponent_id, since_us),
+    )
+    return None if row is None or row[0] is None else int(row[0])
 
 
 async def claim(db: Connection, challenge_id: int, user_id: int) -> bool:
