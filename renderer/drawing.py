@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
@@ -340,15 +341,7 @@ def _capitalised(text: str) -> str:
 
 def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
     big_face = theme.font(lay.px(25), bold=True)
-    players = scene.players
-    scene = replace(
-        scene,
-        players=replace(
-            players,
-            attacker_name=drawable(players.attacker_name, big_face),
-            defender_name=drawable(players.defender_name, big_face),
-        ),
-    )
+    scene = _renamed(scene, lambda name: drawable(name, big_face))
     side, big, small = headline(scene)
     icon = lay.px(46)
     pad = lay.px(18)
@@ -390,14 +383,7 @@ def _names_cut_to_fit(
     longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
     cut = scene
     for keep in range(longest - 1, 0, -1):
-        cut = replace(
-            scene,
-            players=replace(
-                players,
-                attacker_name=_cut(players.attacker_name, keep),
-                defender_name=_cut(players.defender_name, keep),
-            ),
-        )
+        cut = _renamed(scene, functools.partial(_cut, keep=keep))
         if draw.textlength(headline(cut)[1], font=face) <= room:
             break
     return cut
@@ -405,6 +391,19 @@ def _names_cut_to_fit(
 
 def _cut(name: str | None, keep: int) -> str | None:
     return name if name is None or len(name) <= keep else name[:keep].rstrip() + "…"
+
+
+def _renamed(scene: Scene, rename: Callable[[str | None], str | None]) -> Scene:
+    """``scene`` with both players' names passed through ``rename``."""
+    players = scene.players
+    return replace(
+        scene,
+        players=replace(
+            players,
+            attacker_name=rename(players.attacker_name),
+            defender_name=rename(players.defender_name),
+        ),
+    )
 
 
 def drawable(name: str | None, face: theme.Font) -> str | None:
