@@ -180,9 +180,9 @@ def _compose(scene: Scene, width: int) -> Image.Image:
         _tint(image, lay.box(scene.selected), theme.SELECTED, 0.50)
     if scene.earlier_move is not None:
         frm, to = scene.earlier_move.from_square, scene.earlier_move.to_square
-        _tint(image, lay.box(frm), theme.LAST_MOVE, 0.25)
-        _tint(image, lay.box(to), theme.LAST_MOVE, 0.35)
-        _trail(image, draw, lay, scene.earlier_move)
+        _tint(image, lay.box(frm), theme.LAST_MOVE, 0.15)
+        _tint(image, lay.box(to), theme.LAST_MOVE, 0.25)
+        _trail(image, draw, lay, scene.earlier_move, theme.EARLIER_TRAIL, 0.6)
     if scene.last_move is not None:
         frm, to = scene.last_move.from_square, scene.last_move.to_square
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.45)
@@ -213,17 +213,23 @@ def _tint(image: Image.Image, box: Box, colour: tuple[int, int, int], amount: fl
     image.paste(Image.blend(region, Image.new("RGB", region.size, colour), amount), box[:2])
 
 
-def _trail(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, move: Move) -> None:
-    """A band from the from-square's centre to the to-square's, under the moved piece."""
+def _trail(
+    image: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    lay: Layout,
+    move: Move,
+    colour: tuple[int, int, int] = theme.LAST_MOVE_TRAIL,
+    scale: float = 1.0,
+) -> None:
+    """A band from the from-square's centre to the to-square's, under the moved piece
+    (``scale`` < 1: thinner, for the older of two marked moves)."""
     (x0, y0), (x1, y1) = lay.centre(move.from_square), lay.centre(move.to_square)
-    half = max(2, round(lay.cell * 0.055))
+    half = max(2, round(lay.cell * 0.055 * scale))
     band = (min(x0, x1) - half, min(y0, y1) - half, max(x0, x1) + half, max(y0, y1) + half)
-    draw.rectangle(band, fill=theme.LAST_MOVE_TRAIL)
+    draw.rectangle(band, fill=colour)
     for sq in path_squares(move):
-        _paste(image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.22), lay.box(sq))
-    _paste(
-        image, sprites.dot(lay.cell, (*theme.LAST_MOVE_TRAIL, 255), 0.30), lay.box(move.from_square)
-    )
+        _paste(image, sprites.dot(lay.cell, (*colour, 255), 0.22 * scale), lay.box(sq))
+    _paste(image, sprites.dot(lay.cell, (*colour, 255), 0.30 * scale), lay.box(move.from_square))
 
 
 def _arrow(draw: ImageDraw.ImageDraw, lay: Layout, arrow: Arrow) -> None:
@@ -470,7 +476,13 @@ def _flat_colours() -> list[tuple[int, int, int]]:
         theme.RESTRICTED,
         theme.ESCAPE_EDGE,
     ]
-    tints = [(theme.SELECTED, 0.50), (theme.LAST_MOVE, 0.45), (theme.LAST_MOVE, 0.60)]
+    tints = [
+        (theme.SELECTED, 0.50),
+        (theme.LAST_MOVE, 0.45),
+        (theme.LAST_MOVE, 0.60),
+        (theme.LAST_MOVE, 0.15),
+        (theme.LAST_MOVE, 0.25),
+    ]
     colours = [
         theme.FRAME,
         theme.FRAME_LINE,
@@ -490,6 +502,7 @@ def _flat_colours() -> list[tuple[int, int, int]]:
         theme.CROWN,
         theme.CROWN_LINE,
         theme.LAST_MOVE_TRAIL,
+        theme.EARLIER_TRAIL,
         theme.CAPTURE_MARK,
         theme.DANGER,
         theme.ESCAPE_ROUTE,

@@ -65,8 +65,9 @@ def samples() -> dict[str, bytes]:
         **_analysis(),
         "puzzle.png": render_board(
             Game.from_position("/3t3/7/7/t2K1tt/1T3T1/3tT2/7/", to_move=Side.DEFENDERS),
-            attacker_name="Defence",
+            attacker_name="Opponent",
             defender_name="You",
+            you=Side.DEFENDERS,
         ),
     }
 

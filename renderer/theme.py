@@ -41,6 +41,9 @@ CROWN_LINE: RGB = (74, 50, 12)
 
 LAST_MOVE: RGB = (246, 214, 72)
 LAST_MOVE_TRAIL: RGB = (214, 150, 30)
+EARLIER_TRAIL: RGB = (178, 150, 112)
+"""The move before the last one (a player's move under the computer's reply): an older,
+paler trail, so the reply's golden one stands out."""
 CAPTURE_MARK: RGB = (190, 40, 32)
 DANGER: RGB = (214, 40, 32)
 ESCAPE_ROUTE: RGB = (30, 110, 215)
