@@ -13,7 +13,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
 from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.common import answer
-from bot.views.games import EMBED_FIELD_LIMIT
+from bot.views.games import field_value
 from bot.views.leaderboard import (
     PAGE_SIZE,
     leaderboard_embed,
@@ -108,13 +108,10 @@ def stats_embed(
             inline=False,
         )
     if stats.recent_games:
-        lines: list[str] = []
-        for game in stats.recent_games[:5]:
-            line = game_line(game, stats.user_id, computer_name, lang)
-            if sum(len(each) + 1 for each in lines) + len(line) > EMBED_FIELD_LIMIT:
-                break  # Discord refuses a longer field (long names can make five lines so)
-            lines.append(line)
-        embed.add_field(name=lang._("Recent games"), value="\n".join(lines), inline=False)
+        lines = (
+            game_line(game, stats.user_id, computer_name, lang) for game in stats.recent_games[:5]
+        )
+        embed.add_field(name=lang._("Recent games"), value=field_value(lines), inline=False)
     if head is not None and head.games:
         mine = head.player_ids.index(viewer_id)
         theirs = 1 - mine

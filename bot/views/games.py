@@ -22,6 +22,17 @@ EMBED_FIELD_LIMIT = 1024
 """Discord's limit on an embed field's value."""
 
 
+def field_value(lines: Iterable[str]) -> str:
+    """``lines`` joined, one a line, as many as fit in an embed field (Discord refuses a
+    longer one)."""
+    kept: list[str] = []
+    for line in lines:
+        if sum(len(each) + 1 for each in kept) + len(line) > EMBED_FIELD_LIMIT:
+            break
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """One game as a line: who plays whom, the ruleset, set, move, whose turn, and where."""
     someone = lang._("a player")
@@ -77,16 +88,9 @@ def games_embed(
     """One page of games in progress as an embed, with the challenges open to anyone (what a
     member looking for a game can accept) in a field below."""
     embed = _games_embed(page, names, guild_name, lang)
-    lines: list[str] = []
-    for challenge in waiting:
-        line = waiting_entry(challenge, names, lang)
-        if sum(len(each) + 1 for each in lines) + len(line) > EMBED_FIELD_LIMIT:
-            break
-        lines.append(line)
-    if lines:
-        embed.add_field(
-            name=lang._("Waiting for an opponent"), value="\n".join(lines), inline=False
-        )
+    value = field_value(waiting_entry(challenge, names, lang) for challenge in waiting)
+    if value:
+        embed.add_field(name=lang._("Waiting for an opponent"), value=value, inline=False)
     return embed
 
 
