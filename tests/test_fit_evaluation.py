@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.fit_evaluation import main, search_labels, search_score
+from benchmarks.fit_evaluation import main, search_labels
+from benchmarks.texel_positions import search_score
 from engine import Game, Side
 from engine.evaluation import tables
 
