@@ -1,5 +1,5 @@
 -- Schema version 11 (PostgreSQL): storing a move and reading back its set in one round trip.
--- add_move() inserts the move as bot/storage/sets.py's add_move did (only while the set is in
+-- add_move() inserts the move as the storage layer's add_move() did (only while the set is in
 -- progress at that ply; the moves trigger still advances the set, the one place the turn is
 -- handed over) and returns the set as it now stands, or no row if the move was refused. A
 -- statement inside a PL/pgSQL function sees what the statements before it did, so the row

@@ -1,7 +1,7 @@
 -- Schema version 12 (PostgreSQL): a move is stored by one statement without triggers, and the
 -- set's row is updated in place.
 --
--- bot/storage/sets.py's ADD_MOVE_POSTGRESQL now does in plain SQL what add_move() and the two
+-- bot/storage/moves.py's ADD_MOVE_POSTGRESQL now does in plain SQL what add_move() and the two
 -- PL/pgSQL triggers on moves did: advance the set only while it is in progress at the move's
 -- ply (pass the turn, re-arm the timers), store the move, owe its board to the outbox, and
 -- return the set with its match's fields. add_move(), a set-returning function PostgreSQL
