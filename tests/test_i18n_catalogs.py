@@ -153,6 +153,29 @@ def test_no_message_spells_a_command_or_an_option(tag: str) -> None:
     assert spelled == []
 
 
+BUTTONS = ("Move", "Accept", "Decline", "Withdraw", "Rematch", "Resign", "Takeback", "Solve")
+"""Button labels a message may name in bold (``**Move**``) for the reader to press."""
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_a_button_named_in_a_message_is_the_button_the_reader_sees(tag: str) -> None:
+    """A message that tells the reader to press **Move** names it as their language labels the
+    button under the board, not a translator's other word for it."""
+    po = _po(tag)
+    labels = {label: str(po[label].string) for label in BUTTONS if po.get(label) is not None}
+    assert set(labels) == set(BUTTONS)
+    named = 0
+    wrong = []
+    for message in _messages(po):
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        for english, label in labels.items():
+            if any(f"**{english}**" in str(one) for one in ids):
+                named += 1
+                wrong += [form for form in _forms(message) if f"**{label}**" not in form]
+    assert named >= 3
+    assert wrong == []
+
+
 @pytest.mark.parametrize("tag", LANGUAGES)
 def test_compiled_catalog_matches_its_source(tag: str) -> None:
     """The shipped .mo says what the .po says (run pybabel compile after editing a .po)."""
