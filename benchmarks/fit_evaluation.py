@@ -17,16 +17,16 @@ file's last games). The games
 are played by the engine of the checkout, so once the fitted weights are in
 ``engine/evaluation.py`` new games are the tuned engine's.
 
-The features (``benchmarks/texel_positions.py``) are the raw counts behind each term of today's evaluation
-(``engine/evaluation.py``), from the defenders' view: attackers, defenders (the king not
-counted), the king's open lines, two-move routes, mobility, attackers beside him, his distance
-from the nearest corner, attackers beside a corner and diagonally in front of one; a side to
-move indicator (+1 when the defenders move); the side not to move's capture threat (shown, not
-in today's evaluation); and piece-square tables for the attackers, the defenders and the king,
-each over the ten classes of squares that the eight symmetries of the square board leave on
-7x7. The threat term of today's evaluation cannot be fitted: in a quiet position the side to
-move has no capture. The corner distance is a function of the king's square and the guard
-squares are attacker squares, so they are exact linear combinations of the piece-square
+The features (``benchmarks/texel_positions.py``) are the raw counts behind each term of today's
+evaluation (``engine/evaluation.py``), from the defenders' view: attackers, defenders (the king
+not counted), the king's open lines, two-move routes, mobility, attackers beside him, his
+distance from the nearest corner, attackers beside a corner and diagonally in front of one; a
+side to move indicator (+1 when the defenders move); the side not to move's capture threat
+(shown, not in today's evaluation); and piece-square tables for the attackers, the defenders and
+the king, each over the ten classes of squares that the eight symmetries of the square board
+leave on 7x7. The threat term of today's evaluation cannot be fitted: in a quiet position the
+side to move has no capture. The corner distance is a function of the king's square and the
+guard squares are attacker squares, so they are exact linear combinations of the piece-square
 classes: the full model leaves them out (the tables carry them).
 
 Three logistic models of P(defenders win) are fitted by Newton's method:
