@@ -105,10 +105,11 @@ async def test_a_match_of_one_set_speaks_of_one_game(table: Harness) -> None:
     assert "set 1" not in (picture.description or "").lower()
     asked = await table.reply_text(table.alice, "resign")
     assert asked.content == "Resign the game? You lose it."
-    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    await table.standin.click(asked, asked.button("Resign the game")["custom_id"], table.alice)
     over = await table.wait_board(lambda m: "resigned" in m.content)
     assert f"<@{table.bob.id}> wins the game." in over.content
     assert "Match" not in over.content
+    assert asked.content == "You resigned the game."
 
 
 async def test_a_one_set_match_aborted_says_the_game_was(table: Harness) -> None:

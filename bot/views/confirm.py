@@ -65,7 +65,10 @@ class ConfirmRepetition(
 def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:
     """The private question before resigning, with its confirming button."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmResign(active.set_id, lang))
+    button = ConfirmResign(active.set_id, lang)
+    if active.sets_total == 1:  # a one-set match speaks of one game
+        button.item.label = lang._("Resign the game")
+    view.add_item(button)
     if active.set_number < active.sets_total:
         question = lang._(
             "Resign set {number}? You lose this set. The match goes on with set 2.",
@@ -99,7 +102,8 @@ class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
 
 
 class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
-    """ "Resign this set": the player loses the current set (the match goes on to set 2)."""
+    """ "Resign this set" ("Resign the game" in a one-set match): the player loses the current
+    set (the match goes on to set 2)."""
 
     prefix = "resign"
     button_label = _("Resign this set")
@@ -118,6 +122,12 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
             interaction, resigned, thinking=False, unanswered=bot.flow.announce_set_end
         )
         try:
-            await update_message(interaction, reader(interaction)._("You resigned this set."))
+            lang = reader(interaction)
+            done = (
+                lang._("You resigned the game.")
+                if end.game.sets_total == 1
+                else lang._("You resigned this set.")
+            )
+            await update_message(interaction, done)
         finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
             await bot.flow.announce_set_end(end, interaction=interaction)
