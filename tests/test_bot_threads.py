@@ -132,14 +132,15 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
 
 
 async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Harness) -> None:
-    """The parent channel has no game of its own: alice's /move and /board there are refused
-    naming her game's thread (they said only that there was no game here); carol, who plays
-    nothing, is pointed to /games."""
+    """The parent channel has no game of its own: alice's /move, /board, /resign and /takeback
+    there are refused naming her game's thread (they said only that there was no game here);
+    carol, who plays nothing, is pointed to /games."""
     line = await challenge(table, table.alice, table.bob)
     await accept(table, line, table.bob)
     thread = thread_of(table, line)
     await table.wait_board(channel=thread)
-    for command, options in (("move", {"move": "d1-b1"}), ("board", {})):
+    commands = (("move", {"move": "d1-b1"}), ("board", {}), ("resign", {}), ("takeback", {}))
+    for command, options in commands:
         reply = await table.reply_text(table.alice, command, options)
         assert reply.ephemeral
         assert reply.content == (

@@ -15,7 +15,7 @@ from bot.errors import require_channel_permissions
 from bot.flow.uploads import Draw, fit_pictures, picture_budget
 from bot.i18n.audience import reader
 from bot.services.domain import GameExport
-from bot.services.errors import NoGameHere, NotAPlayer
+from bot.services.errors import NotAPlayer
 from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
@@ -99,7 +99,7 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
-            raise NoGameHere()
+            raise await self.bot.flow.no_game_here(interaction)
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))

@@ -11,7 +11,7 @@ from bot.flow.posts import NO_PINGS, board_post
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
-from bot.services.errors import TakebackLapsed
+from bot.services.errors import NoGameHere, TakebackLapsed
 from bot.views.common import answer, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -33,7 +33,12 @@ class TakebackFlow:
         assert channel_id is not None
         user = interaction.user.id
         services = self.flow.bot.services
-        asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+        try:
+            asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+        except NoGameHere as none:
+            if interaction.type is discord.InteractionType.component:
+                raise  # a button's game is over: its own sentence says so
+            raise await self.flow.no_game_here(interaction, none) from None
         assert interaction.guild_id is not None
         lang = await self.flow.server_language(interaction.guild_id)
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
