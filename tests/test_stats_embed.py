@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 from bot.cogs.standings import game_line, stats_embed
@@ -52,3 +53,16 @@ def test_recent_games_never_pass_discords_field_limit() -> None:
         for field in embed.fields:
             assert len(field.value or "") <= EMBED_FIELD_LIMIT, (tag, field.name)
         assert any(str(10**12) in (field.value or "") for field in embed.fields), tag
+
+
+def test_a_game_of_another_ruleset_is_named() -> None:
+    """/stats of brandubh lists alice's recent games of every ruleset: one of Tablut says so,
+    one of brandubh does not repeat the title above it."""
+    tablut = dataclasses.replace(lost_on_time(7), ruleset="tablut")
+    brandubh = lost_on_time(8)
+    stats = PlayerStats(1, ALICE, "alice", None, (tablut, brandubh))
+    embed = stats_embed(stats, None, ALICE)
+    [recent] = [field.value or "" for field in embed.fields if field.name == "Recent games"]
+    first, second = recent.splitlines()
+    assert first.endswith(" · Tablut (9x9) · game 7"), first
+    assert second.endswith(") · game 8"), second

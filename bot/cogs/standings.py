@@ -37,9 +37,14 @@ _REASONS = {
 
 
 def game_line(
-    game: GameSummary, user_id: int, computer_name: str = "Brandubh", lang: Language = ENGLISH
+    game: GameSummary,
+    user_id: int,
+    computer_name: str = "Brandubh",
+    lang: Language = ENGLISH,
+    ruleset: str | None = None,
 ) -> str:
-    """ "Won as attackers vs <@bob> in 23 moves (king captured)"."""
+    """ "Won as attackers vs <@bob> in 23 moves (king captured) · game 12", naming the game's
+    ruleset when it is not ``ruleset`` (the one the list is about)."""
     side = side_name(Side.ATTACKERS if game.attacker_id == user_id else Side.DEFENDERS, lang)
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
     if game.computer_id == opponent:
@@ -71,6 +76,8 @@ def game_line(
                 player=f"<@{loser}>",
             )
         line += f" ({reason})"
+    if ruleset is not None and game.ruleset != ruleset:
+        line += " · " + lang.gettext(get_ruleset(game.ruleset).title)
     # The number /export and /analyse take: ``game:12``.
     return line + " · " + lang._("game {game}", game=game.set_id)
 
@@ -109,7 +116,8 @@ def stats_embed(
         )
     if stats.recent_games:
         lines = (
-            game_line(game, stats.user_id, computer_name, lang) for game in stats.recent_games[:5]
+            game_line(game, stats.user_id, computer_name, lang, stats.ruleset)
+            for game in stats.recent_games[:5]
         )
         embed.add_field(name=lang._("Recent games"), value=field_value(lines), inline=False)
     if head is not None and head.games:
