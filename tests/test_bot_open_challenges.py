@@ -45,7 +45,7 @@ async def test_anyone_may_take_an_open_challenge_and_it_pings_nobody(table: Harn
     alice = table.alice.mention
     assert message.content.startswith(
         f"{alice} is looking for an opponent: **Brandubh (World Tafl Federation)**, a single "
-        f"set, {alice} plays the defenders, 24 h per move. Anyone may accept.\n"
+        f"set, {alice} plays the defenders, 1 day per move. Anyone may accept.\n"
         "The challenge expires <t:"
     )
     assert message.pinged_user_ids() == set()
@@ -126,14 +126,14 @@ async def test_a_level_needs_me_as_the_opponent(table: Harness) -> None:
         (
             "de",
             "{a} sucht jemanden für eine Partie: **Brandubh (World Tafl Federation)**, ein "
-            "einzelner Satz, {a} spielt die Angreifer, 24 h pro Zug. Wer will, kann "
+            "einzelner Satz, {a} spielt die Angreifer, 1 Tag pro Zug. Wer will, kann "
             "annehmen.",
             "Die offene Herausforderung von {a} ist abgelaufen: Niemand hat sie angenommen.",
         ),
         (
             "fr",
             "{a} cherche un adversaire : **Brandubh (World Tafl Federation)**, une seule manche, "
-            "{a} joue avec les attaquants, 24 h par coup. Tout le monde peut accepter.",
+            "{a} joue avec les attaquants, 1 jour par coup. Tout le monde peut accepter.",
             "Le défi ouvert de {a} a expiré : personne ne l'a accepté.",
         ),
     ],

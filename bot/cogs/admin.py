@@ -45,7 +45,9 @@ def settings_text(
                 "Default ruleset: **{ruleset}**",
                 ruleset=lang.gettext(get_ruleset(settings.default_ruleset).title),
             ),
-            lang._("Time per move: **{time}**", time=time_per_move_text(settings.time_per_move)),
+            lang._(
+                "Time per move: **{time}**", time=time_per_move_text(settings.time_per_move, lang)
+            ),
             lang._("Games allowed in: {channels}", channels=where),
             lang._("Games are played in: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),

@@ -25,8 +25,14 @@ _STYLES = {
 }
 
 
-def time_per_move_text(per_move: timedelta) -> str:
-    """ "24 h", "5 min" (the units read the same in every language the bot speaks)."""
+def time_per_move_text(per_move: timedelta, lang: Language = ENGLISH) -> str:
+    """ "1 week", "3 days", "12 h", "5 min": whole days and weeks in words, as the time options
+    name them; shorter times with the units that read the same in every language."""
+    if per_move >= timedelta(days=1) and per_move % timedelta(days=1) == timedelta(0):
+        days = per_move.days
+        if days % 7 == 0:
+            return lang.n_("{count} week", "{count} weeks", days // 7)
+        return lang.n_("{count} day", "{count} days", days)
     hours = per_move.total_seconds() / 3600
     return f"{hours:g} h" if hours >= 1 else f"{hours * 60:g} min"
 
@@ -42,7 +48,7 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
         "challenger": f"<@{challenge.challenger_id}>",
         "ruleset": lang.gettext(get_ruleset(challenge.ruleset).title),
         "sets": sets_text(challenge.sets_total, lang),
-        "time": time_per_move_text(challenge.time_per_move),
+        "time": time_per_move_text(challenge.time_per_move, lang),
     }
     attacking = challenge.challenger_side is Side.ATTACKERS
     if challenge.sets_total == 1:

@@ -72,7 +72,7 @@ def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language
         player=escaped(names.get(challenge.challenger_id, lang._("a player"))),
         ruleset=lang.gettext(get_ruleset(challenge.ruleset).title),
         sets=sets_text(challenge.sets_total, lang),
-        time=time_per_move_text(challenge.time_per_move),
+        time=time_per_move_text(challenge.time_per_move, lang),
         deadline=f"<t:{int(challenge.expires_at.timestamp())}:R>",
         link=link,
     )
