@@ -139,7 +139,12 @@ async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Ha
     await accept(table, line, table.bob)
     thread = thread_of(table, line)
     await table.wait_board(channel=thread)
-    commands = (("move", {"move": "d1-b1"}), ("board", {}), ("resign", {}), ("takeback", {}))
+    commands: tuple[tuple[str, dict[str, str]], ...] = (
+        ("move", {"move": "d1-b1"}),
+        ("board", {}),
+        ("resign", {}),
+        ("takeback", {}),
+    )
     for command, options in commands:
         reply = await table.reply_text(table.alice, command, options)
         assert reply.ephemeral
