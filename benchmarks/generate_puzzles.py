@@ -17,7 +17,7 @@ import random
 import time
 from pathlib import Path
 
-from engine import Game, Move, read_record
+from engine import Game, Move, read_record, split_records
 from engine.puzzles import MAX_MOVES, Puzzle, TooHard, find_puzzle, verify
 from engine.search import choose_move
 
@@ -121,9 +121,8 @@ def main() -> None:
     with multiprocessing.Pool(args.workers) as pool:
         results = pool.map(_from_self_play, jobs)
     for name in args.records:
-        for text in Path(name).read_text().split("\n\n"):
-            if text.strip():
-                results.append(puzzles_of(read_record(text), args.node_limit))
+        for text in split_records(Path(name).read_text()):
+            results.append(puzzles_of(read_record(text), args.node_limit))
     seconds = time.perf_counter() - started
     known = {p.puzzle_id: p for p in bank}
     new = 0

@@ -20,7 +20,7 @@ from engine.layout import format_position, parse_position
 from engine.match import MatchReason, MatchResult, SetResult, score_match
 from engine.moves import Move, MoveRecord
 from engine.outcome import Outcome, Reason
-from engine.record import read_record, read_tags, write_record
+from engine.record import read_record, read_tags, split_records, write_record
 from engine.rules import RULESETS, Escape, Ruleset, get_ruleset
 from engine.squares import Piece, Side, Square, parse_square, square, square_name
 
@@ -51,6 +51,7 @@ __all__ = [
     "read_record",
     "read_tags",
     "score_match",
+    "split_records",
     "square",
     "square_name",
     "write_record",

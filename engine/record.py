@@ -1,18 +1,44 @@
 """Whole game records in OpenTafl notation, written and read back.
 
-A record is a few ``[tag:value]`` lines, an OpenTafl rules string, then numbered turns::
+A record is one game: ``[tag:value]`` lines, the rules in the last tag, a blank line, then
+numbered turns::
 
     [variant:brandubh]
     [attackers:Alice]
+    [date:2026.11.27]
     [result:1]
-    dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
-    1. d2-c2 d3-d2
-    2. c2-c3xc4 ...
+    [termination:king_captured]
+    [rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/...]
 
-The rules line (:mod:`engine.rules_string`) carries every rule of the ruleset, so a record is
+    1. d2-c2 d3-d2
+    2. c2-c3xc4
+
+This is the shape OpenTafl opens (``opentafl-notation-spec.txt``, "4. Game Records", and
+``GameSerializer`` in jslater89/OpenTafl):
+
+- The rules are the ``[rules:...]`` tag, the last tag: ``GameSerializer.loadGameRecord`` builds
+  the game from ``RulesSerializer.loadRulesRecord(tagMap.get("rules"))`` and nothing else, so
+  a record without that tag cannot be opened. Rules keys OpenTafl does not know (this
+  project's ``kbt``, ``dbt``, ``dca``) are ignored there.
+- One game per file: ``parseTags`` reads tags up to the first ``1.`` outside a tag and
+  ``parseMoves`` reads turns numbered up from ``1.``; a second record would be read as part of
+  the first.
+- ``[date:YYYY.MM.DD]`` (:data:`DATE_FORMAT`); ``[result:...]`` is ``1`` (the attackers won),
+  ``-1`` (the defenders won), ``0`` (a draw) or ``?`` ("other": an aborted or unfinished
+  game); ``[termination:...]`` says how the game ended.
+- Every token of a turn must be a move record (``MoveSerializer``'s pattern), so a game the
+  defenders begin (a set-up position) says so with the rules key ``atkf:n`` rather than a
+  ``...`` placeholder, and a resignation is a tag, not ``---``.
+- A tag ends at its first ``]`` and the turns start at the first ``1.`` followed by a space,
+  so a tag value has its brackets written as parentheses and a no-break space after a
+  number's dot (a player named ``Team 1. [A]`` is written ``Team 1.\u00a0(A)``).
+
+The rules (:mod:`engine.rules_string`) carry every rule of the ruleset, so a record is
 replayed under its own rules: when they differ from its variant's, the game gets a ruleset of
-its own, and a record whose rules this engine cannot play is refused with a sentence. Turns with
-the defenders to move first (a game set up from a position) open with ``...``.
+its own, and a record whose rules this engine cannot play is refused with a sentence. Records
+written before the rules tag (the rules as a bare line, ``[to-move:defenders]`` and a
+``1. ...`` first turn for a game the defenders began) are read too, as are files holding
+several such records (:func:`split_records`).
 """
 
 from __future__ import annotations
@@ -31,16 +57,22 @@ from engine.rules_string import read_rules_string, rules_string
 from engine.squares import Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z0-9_-]+):(?P<value>.*)\]$")
-_RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move"})
+_RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move", "rules"})
+_TURN_LOOKALIKE = re.compile(r"(?<=\d)\. ")
+"""A number's dot and a space in a tag value: OpenTafl would start reading turns there."""
+_BRACKETS = str.maketrans("[]", "()")
+DATE_FORMAT = "%Y.%m.%d"
+"""The ``[date:...]`` tag's format, OpenTafl's ``YYYY.MM.DD`` (``date.strftime(DATE_FORMAT)``)."""
 _TURN_NUMBER = re.compile(r"^\d+\.$")
 _RESULT_LOSER = {"1": Side.DEFENDERS, "-1": Side.ATTACKERS}
 """The side that lost, by OpenTafl result tag (``1`` means the attackers won)."""
 
 
 def result_tag(game: Game) -> str:
-    """OpenTafl's result: ``1`` attackers won, ``-1`` defenders won, ``0`` draw, ``?`` open."""
+    """OpenTafl's result: ``1`` attackers won, ``-1`` defenders won, ``0`` a draw, ``?``
+    "other": a game still open or aborted (nobody won, but it was no draw)."""
     outcome = game.outcome
-    if outcome is None:
+    if outcome is None or outcome.reason is Reason.ABORTED:
         return "?"
     if outcome.winner is None:
         return "0"
@@ -48,29 +80,42 @@ def result_tag(game: Game) -> str:
 
 
 def write_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
-    """The whole game as an OpenTafl game record."""
+    """The whole game as one OpenTafl game record (``tags`` after the variant, the result,
+    termination and rules tags last)."""
     lines = [f"[variant:{game.ruleset.name}]"]
     for key, value in (tags or {}).items():
         if key in _RESERVED_TAGS or not _TAG.match(f"[{key}:]"):
             raise ValueError(f"{key!r} cannot be a tag of a game record")
-        flat = " ".join(str(value).split())
-        lines.append(f"[{key}:{flat}]")
+        lines.append(f"[{key}:{tag_value(value)}]")
     lines.append(f"[result:{result_tag(game)}]")
     if game.outcome is not None:
         lines.append(f"[termination:{game.outcome.reason.value}]")
-    if game.starting_side is not Side.ATTACKERS:
-        lines.append(f"[to-move:{game.starting_side.value}]")
-    lines.append(rules_string(game.ruleset, game.starting_position))
+    lines.append(f"[rules:{_rules_tag(game)}]")
+    lines.append("")
     texts = [str(record) for record in game.records]
-    if game.starting_side is Side.DEFENDERS:
-        texts.insert(0, "...")
     for index in range(0, len(texts), 2):
         lines.append(f"{index // 2 + 1}. " + " ".join(texts[index : index + 2]))
     return "\n".join(lines) + "\n"
 
 
+def tag_value(value: object) -> str:
+    """``value`` as OpenTafl can read it back in a tag: on one line, brackets as parentheses,
+    and no number's dot followed by a space (see the module's notes)."""
+    flat = " ".join(str(value).split()).translate(_BRACKETS)
+    return _TURN_LOOKALIKE.sub(".\u00a0", flat)
+
+
+def _rules_tag(game: Game) -> str:
+    """The rules string, with ``atkf:n`` after the board size when the defenders began."""
+    rules = rules_string(game.ruleset, game.starting_position)
+    if game.starting_side is Side.ATTACKERS:
+        return rules
+    size, rest = rules.split(" ", 1)
+    return f"{size} atkf:n {rest}"
+
+
 def read_tags(text: str) -> dict[str, str]:
-    """The ``[key:value]`` tags of a record."""
+    """The ``[key:value]`` tags of a record (``rules`` among them when it has the tag)."""
     tags = {}
     for line in text.splitlines():
         match = _TAG.match(line.strip())
@@ -79,27 +124,55 @@ def read_tags(text: str) -> dict[str, str]:
     return tags
 
 
+def split_records(text: str) -> list[str]:
+    """The records of ``text``, one game each: a file this bot exported before it gave one
+    file per set held a match's records one after the other.
+
+    A record begins at a tag after the previous record's rules line or turns, or at a tag its
+    record already has.
+    """
+    records: list[list[str]] = []
+    keys: set[str] = set()
+    body = False
+    for line in text.splitlines():
+        match = _TAG.match(line.strip())
+        if match and (not records or body or match["key"] in keys):
+            records.append([])
+            keys, body = set(), False
+        if match:
+            keys.add(match["key"])
+        elif line.strip():
+            body = True
+        if not records:
+            records.append([])
+        records[-1].append(line)
+    texts = ["\n".join(lines).strip("\n") + "\n" for lines in records]
+    return [each for each in texts if each.strip()]
+
+
 def read_record(text: str) -> Game:
-    """Replay a record written by :func:`write_record` (or a plain OpenTafl move list).
+    """Replay one record written by :func:`write_record` (or an older one of this bot's, or a
+    plain OpenTafl move list).
 
     A ``[termination:resigned]`` or ``timeout`` tag is applied to the loser named by the
     ``[result:...]`` tag (a player may resign on the opponent's turn), else to the side to move.
     """
     tags = read_tags(text)
-    rules_line: str | None = None
-    to_move = Side(tags.get("to-move", Side.ATTACKERS.value))
+    rules_line: str | None = tags.get("rules")
     move_texts: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or _TAG.match(line):
             continue
         if line.startswith("dim:"):
-            rules_line = line
+            rules_line = tags.get("rules", line)  # the bare line of older records
             continue
         tokens = line.split()
         if not _TURN_NUMBER.match(tokens[0]):
             raise PositionError(f"Line {number} of the record is neither a tag, rules nor a turn.")
         move_texts.extend(token for token in tokens[1:] if token not in ("...", "---"))
+    rules_line, first = _who_moves_first(rules_line)
+    to_move = Side(tags["to-move"]) if "to-move" in tags else first
     ruleset, start = _record_rules(tags.get("variant"), rules_line)
     game = Game.from_position(start, to_move=to_move, ruleset=ruleset)
     for index, move_text in enumerate(move_texts):
@@ -117,6 +190,26 @@ def read_record(text: str) -> Game:
     elif game.outcome is None and termination == Reason.ABORTED.value:
         game.abort()
     return game
+
+
+def _who_moves_first(rules_line: str | None) -> tuple[str | None, Side]:
+    """The rules without their ``atkf`` entry, and the side it says moves first (OpenTafl's
+    default: the attackers). Who begins is the game's, not the ruleset's."""
+    if rules_line is None:
+        return None, Side.ATTACKERS
+    first = Side.ATTACKERS
+    kept = []
+    for part in rules_line.split():
+        key, _, value = part.partition(":")
+        if key != "atkf":
+            kept.append(part)
+        elif value in ("y", "n"):
+            first = Side.ATTACKERS if value == "y" else Side.DEFENDERS
+        else:
+            raise PositionError(
+                f"atkf:{value} in the record's rules is not a value this bot knows."
+            )
+    return " ".join(kept), first
 
 
 def _record_rules(variant: str | None, rules_line: str | None) -> tuple[Ruleset, str]:

@@ -184,8 +184,9 @@ def test_a_record_numbers_turns_of_two_moves() -> None:
         "[attackers:Alice]",
         "[defenders:Bob]",
         "[result:?]",
-        "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n"
-        " start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
+        "[rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n"
+        " start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]",
+        "",
         "1. d2-c2 d3-d2",
         "2. c2-c3",
     ]
@@ -224,13 +225,28 @@ def test_a_game_of_each_preset_round_trips(ruleset: str) -> None:
 
 
 def test_a_game_from_a_position_with_defenders_to_move_round_trips() -> None:
-    """A set-up game opening with the defenders keeps its start and its '...' first turn."""
+    """A set-up game opening with the defenders says atkf:n in its rules (OpenTafl reads no
+    '...' placeholder) and reads back with the defenders first."""
     game = Game.from_position("/7/4T1t/7/2K4/7/7/7/", to_move=Side.DEFENDERS)
     for move in ["c4-c3", "g2-g3", "c3-b3"]:
         game.play(move)
     text = write_record(game)
-    assert "1. ... c4-c3" in text
+    assert "[rules:dim:7 atkf:n esc:c " in text
+    assert "\n1. c4-c3 g2-g3\n2. c3-b3\n" in text
+    assert "..." not in text
     assert_same_game(read_record(text), game)
+
+
+def test_an_older_record_with_defenders_to_move_still_reads() -> None:
+    """A record written before the rules tag ([to-move:defenders], '1. ...') reads as before."""
+    text = (
+        "[variant:brandubh]\n[result:?]\n[to-move:defenders]\n"
+        "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/7/4T1t/7/2K4/7/7/7/\n"
+        "1. ... c4-c3\n2. g2-g3 c3-b3\n"
+    )
+    game = read_record(text)
+    assert game.starting_side is Side.DEFENDERS
+    assert [str(record.move) for record in game.records] == ["c4-c3", "g2-g3", "c3-b3"]
 
 
 @pytest.mark.parametrize("side", list(Side))
@@ -259,11 +275,12 @@ def test_an_aborted_game_round_trips() -> None:
 
 
 def test_tags_read_back() -> None:
-    """Player tags written into a record are read back by read_tags."""
+    """Player tags written into a record are read back by read_tags, brackets as parentheses
+    (OpenTafl ends a tag at its first ']')."""
     game = Game.from_moves(["d2-c2"])
-    tags = read_tags(write_record(game, {"attackers": "Alice [A]", "date": "2025-01-01"}))
-    assert tags["attackers"] == "Alice [A]"
-    assert tags["date"] == "2025-01-01"
+    tags = read_tags(write_record(game, {"attackers": "Alice [A]", "date": "2025.01.01"}))
+    assert tags["attackers"] == "Alice (A)"
+    assert tags["date"] == "2025.01.01"
     assert tags["variant"] == "brandubh"
 
 

@@ -63,7 +63,7 @@ def test_each_preset_writes_its_rules_line(name: str, line: str) -> None:
     """The rules string of a preset is exactly its line, then its layout."""
     rules = get_ruleset(name)
     assert rules_string(rules) == f"{line} start:{rules.layout}"
-    assert f"\n{line} start:{rules.layout}\n" in write_record(Game(name))
+    assert f"\n[rules:{line} start:{rules.layout}]\n" in write_record(Game(name))
 
 
 @pytest.mark.parametrize("name", list(RULESETS))
@@ -181,11 +181,7 @@ def test_a_9x9_rules_line_under_an_unknown_variant_plays_on_9x9() -> None:
             "The record's rules ask for no win by encircling the defenders (surf:n), which this "
             "bot does not play.",
         ),
-        (
-            "dim:7 atkf:n",
-            "The record's rules ask for the defenders moving first (atkf:n), which this bot does "
-            "not play.",
-        ),
+        ("dim:7 atkf:x", "atkf:x in the record's rules is not a value this bot knows."),
         (
             "dim:7 cenhe:tTK",
             "The record's rules ask for an empty throne hostile to other pieces (cenhe:tTK), "
@@ -303,9 +299,9 @@ def test_a_resignation_without_a_result_is_the_side_to_moves() -> None:
     assert game.outcome == Outcome(Side.DEFENDERS, Reason.TIMEOUT)
 
 
-def test_an_aborted_game_is_written_as_a_draw() -> None:
-    """OpenTafl's result 0 (nobody won) for an aborted game, with its termination."""
+def test_an_aborted_game_is_written_as_other_not_a_draw() -> None:
+    """OpenTafl's result ? ("other") for an aborted game, with its termination: 0 is a draw."""
     game = Game.from_moves(["d2-c2"])
     game.abort()
     text = write_record(game)
-    assert "[result:0]\n[termination:aborted]\n" in text
+    assert "[result:?]\n[termination:aborted]\n" in text
