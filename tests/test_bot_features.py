@@ -13,7 +13,7 @@ from PIL import Image
 
 from bot.cogs.info import rules_text
 from bot.flow.uploads import MESSAGE_OVERHEAD, SMALL_WIDTH
-from engine import read_record
+from engine import Outcome, Reason, read_record, read_tags
 from renderer import render_replay
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
@@ -172,6 +172,62 @@ async def test_export_past_the_upload_limit_leaves_the_replay_out(table: Harness
     assert text.filename.endswith(".txt")
     assert message.content.endswith(
         "The replay of set 1 is too large to post here; the record has every move."
+    )
+
+
+async def test_export_of_an_aborted_match_gives_files_opentafl_opens(table: Harness) -> None:
+    """alice wins set 1, then the admin aborts the match before set 2's first move: /export
+    gives one OpenTafl record a set (rules tag, YYYY.MM.DD date, result ? for the aborted
+    set), set 1's replay labelled "set 1 of 2", and for set 2 a line instead of a replay."""
+    started = table.now
+    await table.challenge_accepted(table.alice, table.bob)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    await table.wait_board(lambda m: "Set 2" in m.content)
+    await table.reply_text(table.admin, "abort")
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    match = message.attachments[0].filename.split("-")[1]
+    first, second, gif = message.attachments
+    assert [first.filename, second.filename, gif.filename] == [
+        f"match-{match}-set-1.txt",
+        f"match-{match}-set-2.txt",
+        f"match-{match}-set-1.gif",
+    ]
+    one, two = first.data.decode(), second.data.decode()
+    date = started.strftime("%Y.%m.%d")
+    rules = "[rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:"
+    assert one.startswith(
+        f"[variant:brandubh]\n[attackers:alice]\n[defenders:bob]\n[set:1/2]\n[date:{date}]\n"
+    )
+    assert f"[result:1]\n[termination:king_captured]\n{rules}" in one
+    assert one.endswith("]\n\n1. d1-b1 c4-c2\n2. b4-b5 d4-b4\n3. b1-b3xb4\n")
+    assert "[attackers:bob]\n[defenders:alice]\n[set:2/2]\n" in two
+    assert f"[result:?]\n[termination:aborted]\n{rules}" in two
+    assert two.endswith("]\n\n")
+    set_one, set_two = read_record(one), read_record(two)
+    assert [str(r.move) for r in set_one.records] == ATTACKERS_WIN
+    assert set_two.outcome == Outcome(None, Reason.ABORTED)
+    assert set_two.ply == 0
+    assert message.content.endswith("\nSet 2 has no moves, so it has no replay.")
+    labelled = render_replay(
+        set_one, attacker_name="alice", defender_name="bob", set_number=1, sets_total=2
+    )
+    assert gif.data == labelled
+    assert gif.data != render_replay(set_one, attacker_name="alice", defender_name="bob")
+
+
+async def test_export_of_a_game_aborted_before_its_first_move_has_no_replay(
+    table: Harness,
+) -> None:
+    """A one-set match aborted at once: /export gives its record alone and says in one line,
+    speaking of the game (not a set), that there is no replay."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.reply_text(table.admin, "abort")
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    [record] = message.attachments
+    assert record.filename.endswith("-set-1.txt")
+    game = read_tags(record.data.decode())["game-id"]
+    assert message.content == (
+        f"Game {game} in OpenTafl notation.\nThe game has no moves, so it has no replay."
     )
 
 

@@ -94,26 +94,33 @@ ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
 
 
 async def test_export_gives_the_whole_match(table: Harness) -> None:
-    """After set 1 and a move of set 2, /export gives one record file and a replay per set;
-    /export game:<set 1> gives set 1 alone while set 2 is played."""
+    """After set 1 and a move of set 2, /export gives one record file per set (OpenTafl opens
+    one game a file) and a replay per set; /export game:<set 1> gives set 1 alone while set 2
+    is played."""
     await table.challenge_accepted(table.alice, table.bob)
     for ply, text in enumerate(ATTACKERS_WIN):
         await table.move(table.alice if ply % 2 == 0 else table.bob, text)
     await table.move(table.bob, "d1-b1")
     exported = await table.reply_text(table.carol, "export")
-    names = [a.filename for a in exported.attachments]
-    assert len(names) == 3
-    assert names[0].endswith(".txt")
-    assert names[1].endswith("-set-1.gif")
-    assert names[2].endswith("-set-2.gif")
-    record = exported.attachments[0].data.decode()
-    assert "[set:1/2]" in record
-    assert "[set:2/2]" in record
-    set_id = int(record.split("[game-id:")[1].split("]")[0])
+    match = exported.attachments[0].filename.split("-")[1]
+    assert [a.filename for a in exported.attachments] == [
+        f"match-{match}-set-1.txt",
+        f"match-{match}-set-2.txt",
+        f"match-{match}-set-1.gif",
+        f"match-{match}-set-2.gif",
+    ]
+    first, second = (a.data.decode() for a in exported.attachments[:2])
+    assert "[set:1/2]" in first
+    assert "[set:2/2]" in second
+    assert first.count("[variant:") == second.count("[variant:") == 1
+    set_id = int(first.split("[game-id:")[1].split("]")[0])
     # By number, from anywhere in the server, only the finished sets: set 2 is still played.
     by_id = await table.reply_text(table.carol, "export", {"game": set_id})
-    assert [a.filename.rsplit("-", 1)[-1] for a in by_id.attachments[1:]] == ["1.gif"]
-    assert by_id.attachments[0].data.decode() == record.split("\n\n[")[0] + "\n"
+    assert [a.filename for a in by_id.attachments] == [
+        f"match-{match}-set-1.txt",
+        f"match-{match}-set-1.gif",
+    ]
+    assert by_id.attachments[0].data.decode() == first
 
 
 async def test_export_by_id_refuses_a_game_in_progress_or_unknown(table: Harness) -> None:

@@ -12,9 +12,10 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
-from bot.flow.uploads import Draw, fit_pictures, picture_budget
+from bot.flow.uploads import ATTACHMENTS_PER_MESSAGE, Draw, fit_pictures, picture_budget
+from bot.i18n import Language
 from bot.i18n.audience import reader
-from bot.services.domain import GameExport
+from bot.services.domain import GameExport, MatchExport
 from bot.services.errors import NotAPlayer
 from bot.views.common import within_deadline
 from bot.views.confirm import resign_prompt
@@ -137,15 +138,22 @@ class Play(commands.Cog):
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
         lang = await self.bot.flow.server_language(interaction.guild_id)
-
-        record = exported.record.encode()
+        match = exported.match_id
+        # One record per file: OpenTafl opens one game a file. A set without moves has no
+        # replay to show. At most two sets: 4 files, within Discord's 10 a message.
+        records = {one.set_number: one.record.encode() for one in exported.sets}
+        replayed = [one for one in exported.sets if one.game.records]
 
         def drawing(one: GameExport) -> Draw:
+            two_sets = one.sets_total > 1
+
             def draw(width: int | None) -> bytes:
                 return render_replay(
                     one.game,
                     attacker_name=one.attacker_name or None,
                     defender_name=one.defender_name or None,
+                    set_number=one.set_number if two_sets else None,
+                    sets_total=one.sets_total if two_sets else None,
                     width=width,
                     words=lang,
                 )
@@ -154,40 +162,71 @@ class Play(commands.Cog):
 
         replays = await asyncio.to_thread(
             fit_pictures,
-            [drawing(one) for one in exported.sets],
-            picture_budget(interaction.filesize_limit, record),
+            [drawing(one) for one in replayed],
+            picture_budget(interaction.filesize_limit, *records.values()),
         )
-        files = [discord.File(io.BytesIO(record), filename=f"match-{exported.match_id}.txt")]
+        files = [
+            discord.File(io.BytesIO(record), filename=f"match-{match}-set-{number}.txt")
+            for number, record in records.items()
+        ]
+        drawn = dict(zip((one.set_number for one in replayed), replays, strict=True))
         left_out = []
-        for number, (one, replay) in enumerate(zip(exported.sets, replays, strict=True), 1):
+        for one in exported.sets:
+            replay = drawn.get(one.set_number)
             if replay is None:
-                left_out.append(
-                    lang._(
-                        "The replay of set {number} is too large to post here; the record "
-                        "has every move.",
-                        number=number,
-                    )
-                )
+                left_out.append(no_replay_line(one, lang))
                 continue
             files.append(
                 discord.File(
                     io.BytesIO(replay),
-                    filename=f"match-{exported.match_id}-set-{number}.gif",
-                    description=lang._(
-                        "An animation of set {number} (game {game}), one frame per move.",
-                        number=number,
-                        game=one.set_id,
-                    ),
+                    filename=f"match-{match}-set-{one.set_number}.gif",
+                    description=replay_description(one, lang),
                 )
             )
-        heading = lang.n_(
-            "Match {match} in OpenTafl notation, and a replay of its set (game {games}).",
-            "Match {match} in OpenTafl notation, and a replay of its {count} sets (games {games}).",
-            len(exported.sets),
-            match=exported.match_id,
-            games=", ".join(str(one.set_id) for one in exported.sets),
-        )
+        assert len(files) <= ATTACHMENTS_PER_MESSAGE
+        heading = export_heading(exported, lang)
         await interaction.followup.send("\n".join([heading, *left_out]), files=files)
+
+
+def export_heading(exported: MatchExport, lang: Language) -> str:
+    """What /export's files are: a one-set match's game, or a match's sets, one file each."""
+    games = ", ".join(str(one.set_id) for one in exported.sets)
+    if all(one.sets_total == 1 for one in exported.sets):
+        return lang._("Game {game} in OpenTafl notation.", game=games)
+    return lang.n_(
+        "Match {match} in OpenTafl notation, one file per set (game {games}).",
+        "Match {match} in OpenTafl notation, one file per set (games {games}).",
+        len(exported.sets),
+        match=exported.match_id,
+        games=games,
+    )
+
+
+def replay_description(one: GameExport, lang: Language) -> str:
+    """The alt text of a set's replay GIF."""
+    if one.sets_total == 1:
+        return lang._("An animation of game {game}, one frame per move.", game=one.set_id)
+    return lang._(
+        "An animation of set {number} (game {game}), one frame per move.",
+        number=one.set_number,
+        game=one.set_id,
+    )
+
+
+def no_replay_line(one: GameExport, lang: Language) -> str:
+    """Why a set has no replay in /export's message: no moves, or too large to post."""
+    if not one.game.records and one.sets_total == 1:
+        return lang._("The game has no moves, so it has no replay.")
+    if not one.game.records:
+        return lang._("Set {number} has no moves, so it has no replay.", number=one.set_number)
+    if one.sets_total == 1:
+        return lang._(
+            "The replay of the game is too large to post here; the record has every move."
+        )
+    return lang._(
+        "The replay of set {number} is too large to post here; the record has every move.",
+        number=one.set_number,
+    )
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -15,6 +15,9 @@ MESSAGE_OVERHEAD = 64 * 1024
 """Bytes kept free of pictures in a message: its text, the other files' names and
 descriptions, the multipart request's own framing."""
 
+ATTACHMENTS_PER_MESSAGE = 10
+"""Discord's most files in one message."""
+
 SMALL_WIDTH = 360
 """The width a picture is drawn again at when the pictures are too large together (a
 phone's width: still readable)."""

@@ -424,10 +424,10 @@ class HeadToHead:
 
 @dataclass(frozen=True)
 class MatchExport:
-    """A match's sets as one OpenTafl file (one record per set) and each set to replay."""
+    """A match's sets, each with its own OpenTafl record (OpenTafl opens one game per file)
+    and the game to replay."""
 
     match_id: int
-    record: str
     sets: tuple[GameExport, ...]
 
 
@@ -442,3 +442,5 @@ class GameExport:
     defender_name: str = ""
     computer_side: Side | None = None
     """The side the computer played, if it played one."""
+    set_number: int = 1
+    sets_total: int = 1

@@ -1,5 +1,6 @@
 """Records of what is and was played: the games in progress in a server, the terms a match was
-played with (for a rematch), and OpenTafl exports of sets and whole matches.
+played with (for a rematch), and OpenTafl exports of sets and whole matches (a record per set:
+OpenTafl opens one game per file).
 
 Reads only. Positions come from the games' shared :class:`GameCache` (rebuilt from the moves
 when not kept), so exporting a game that this process drives costs no replay.
@@ -24,6 +25,7 @@ from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from bot.storage.times import duration, from_us
 from engine import Side, write_record
+from engine.record import DATE_FORMAT
 
 
 class RecordService:
@@ -108,7 +110,8 @@ class RecordService:
     async def export(
         self, *, set_id: int | None = None, channel_id: int | None = None
     ) -> GameExport:
-        """A set's OpenTafl record (player names as tags) and engine game for a replay.
+        """A set's OpenTafl record (player names, set, date and game number as tags) and
+        engine game for a replay.
 
         Give ``set_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
@@ -170,8 +173,7 @@ class RecordService:
                 if here or each.status != sets.ACTIVE
             ]
             exports = tuple([await self._export(db, each) for each in exported])
-        record = "\n".join(exported.record for exported in exports)
-        return MatchExport(row.match_id, record, exports)
+        return MatchExport(row.match_id, exports)
 
     async def _export(self, db: Connection, row: SetRow) -> GameExport:
         game = await self._cache.load(db, row)
@@ -188,7 +190,7 @@ class RecordService:
             "attackers": attacker,
             "defenders": defender,
             "set": f"{row.set_number}/{row.sets_total}",
-            "date": from_us(row.started_us).strftime("%Y-%m-%d"),
+            "date": from_us(row.started_us).strftime(DATE_FORMAT),
             "game-id": str(row.set_id),
         }
         copy = game.copy()
@@ -196,7 +198,14 @@ class RecordService:
         if row.computer_id is not None:
             computer_side = Side.ATTACKERS if row.computer_id == row.attacker_id else Side.DEFENDERS
         return GameExport(
-            row.set_id, write_record(copy, tags), copy, attacker, defender, computer_side
+            row.set_id,
+            write_record(copy, tags),
+            copy,
+            attacker,
+            defender,
+            computer_side,
+            set_number=row.set_number,
+            sets_total=row.sets_total,
         )
 
 
