@@ -30,6 +30,20 @@ class AttemptRow:
 
 
 @dataclass(frozen=True)
+class SolverRow:
+    """A player's place among a server's puzzle solvers."""
+
+    place: int
+    """From 1, every place different (ties broken down to the user id)."""
+    user_id: int
+    display_name: str | None
+    """The last known display name (None: the bot never learned it)."""
+    solved: int
+    attempted: int
+    """Finished attempts: solved or failed."""
+
+
+@dataclass(frozen=True)
 class DailyRow:
     """A server's daily puzzle: where, at which UTC hour, and when the next post is due."""
 
@@ -165,6 +179,51 @@ async def solvers(db: Connection, guild_id: int, puzzle_id: str, day: str) -> li
         (guild_id, puzzle_id, day),
     )
     return [int(row[0]) for row in rows]
+
+
+_TOTALS = (
+    "SELECT user_id, SUM(CASE WHEN status = 'solved' THEN 1 ELSE 0 END) AS solved, "
+    "count(*) AS attempted, COALESCE(MAX(CASE WHEN status = 'solved' THEN finished_us END), "
+    "MIN(finished_us)) AS reached_us "
+    "FROM puzzle_attempts WHERE guild_id = ? AND finished_us >= ? GROUP BY user_id"
+)
+"""Each player's finished attempts in a server since a moment: solved, attempted, and when the
+count was reached (the last solve; with none solved, the first attempt finished). Read from the
+index ``puzzle_attempts_by_guild`` alone (migration 18). An attempt counts in the server it was
+played in, and a player meets each puzzle once, so every row is a first attempt."""
+
+SOLVERS_BOARD = (
+    f"WITH totals AS ({_TOTALS}), ranked AS (SELECT user_id, solved, attempted, "
+    "row_number() OVER (ORDER BY solved DESC, solved * 1.0 / attempted DESC, reached_us, "
+    "user_id) AS place FROM totals) "
+    "SELECT r.place, r.user_id, p.display_name, r.solved, r.attempted FROM ranked r "
+    "LEFT JOIN players p ON p.user_id = r.user_id "
+    "WHERE (r.place > ? AND r.place <= ?) OR r.user_id = ? ORDER BY r.place"
+)
+"""Places ``offset + 1`` to ``offset + limit`` of a server's solvers, and the viewer's row
+wherever it is: most solved first, then the higher solve rate, then whoever reached the count
+first. Parameters: server, since (microseconds), offset, offset + limit, viewer."""
+
+
+async def solvers_board(
+    db: Connection, guild_id: int, since_us: int, offset: int, limit: int, viewer_id: int
+) -> tuple[int, list[SolverRow]]:
+    """How many players finished a puzzle in ``guild_id`` since ``since_us`` (0: ever), and
+    places ``offset + 1`` to ``offset + limit`` of them, with ``viewer_id``'s row wherever it
+    is (if they finished one), best first."""
+    row = await db.fetch_one(
+        "SELECT count(DISTINCT user_id) FROM puzzle_attempts "
+        "WHERE guild_id = ? AND finished_us >= ?",
+        (guild_id, since_us),
+    )
+    total = int(row[0]) if row else 0
+    rows = await db.fetch_all(
+        SOLVERS_BOARD, (guild_id, since_us, offset, offset + limit, viewer_id)
+    )
+    return total, [
+        SolverRow(int(r[0]), int(r[1]), None if r[2] is None else str(r[2]), int(r[3]), int(r[4]))
+        for r in rows
+    ]
 
 
 # ---------------------------------------------------------------- the daily puzzle
