@@ -105,3 +105,105 @@ async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_se
         assert tomorrow.previous_solvers == (ALICE,)
     finally:
         await services.close()
+
+
+# -- the server's puzzle leaderboard ----------------------------------------------------------
+
+BOB, CAROL, DAN = 31, 32, 33
+
+
+async def finish(
+    services: Services, clock: Clock, user_id: int, status: str, guild_id: int = GUILD
+) -> None:
+    """``user_id`` draws a puzzle in ``guild_id`` and finishes it ``status``, a minute on."""
+    attempt = await services.puzzles.start(user_id, guild_id)
+    await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
+    clock.now += timedelta(minutes=1)
+
+
+async def test_the_leaderboard_ranks_solved_then_rate_then_who_got_there_first(
+    database: str,
+) -> None:
+    """dan solves 3 of 5; carol 2 of 2; bob 2 of 3 (before alice); alice 2 of 2 after carol.
+    Ranked dan, carol, alice, bob: most solved, then the higher rate, then the earlier."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        for user_id, statuses in (
+            (CAROL, (stored.SOLVED, stored.SOLVED)),
+            (BOB, (stored.SOLVED, stored.SOLVED, stored.FAILED)),
+            (ALICE, (stored.SOLVED, stored.SOLVED)),
+            (DAN, (stored.FAILED, stored.SOLVED, stored.FAILED, stored.SOLVED, stored.SOLVED)),
+        ):
+            for status in statuses:
+                await finish(services, clock, user_id, status)
+        await services.puzzles.start(CAROL, GUILD)  # still being played: not counted yet
+        board = await services.puzzles.leaderboard(GUILD, ALICE)
+        assert [(r.rank, r.user_id, r.solved, r.attempted, r.percent) for r in board.rows] == [
+            (1, DAN, 3, 5, 60),
+            (2, CAROL, 2, 2, 100),
+            (3, ALICE, 2, 2, 100),
+            (4, BOB, 2, 3, 66),
+        ]
+        assert (board.total, board.viewer) == (4, None)
+    finally:
+        await services.close()
+
+
+async def test_the_last_30_days_count_only_puzzles_finished_in_them(database: str) -> None:
+    """alice solved three puzzles 31 days ago and one yesterday, bob two 29 days ago: all time
+    alice leads; over the last 30 days bob does, and alice has 1 of 1. Another server's
+    puzzles count in neither."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        for _ in range(3):
+            await finish(services, clock, ALICE, stored.SOLVED)
+        clock.now += timedelta(days=2)
+        for _ in range(2):
+            await finish(services, clock, BOB, stored.SOLVED)
+        for _ in range(4):
+            await finish(services, clock, BOB, stored.SOLVED, guild_id=GUILD + 1)
+        clock.now += timedelta(days=28)
+        await finish(services, clock, ALICE, stored.SOLVED)
+        clock.now += timedelta(days=1)
+        ever = await services.puzzles.leaderboard(GUILD, ALICE)
+        assert [(r.user_id, r.solved) for r in ever.rows] == [(ALICE, 4), (BOB, 2)]
+        recent = await services.puzzles.leaderboard(
+            GUILD, ALICE, puzzle_service.Period.LAST_30_DAYS
+        )
+        assert recent.period is puzzle_service.Period.LAST_30_DAYS
+        assert [(r.user_id, r.solved, r.attempted) for r in recent.rows] == [
+            (BOB, 2, 2),
+            (ALICE, 1, 1),
+        ]
+    finally:
+        await services.close()
+
+
+async def test_the_viewer_outside_the_top_ten_gets_their_own_line(database: str) -> None:
+    """Twelve players, the viewer 12th: the top ten and the viewer's line (12th, 0 of 1);
+    the 5th player sees no extra line; the second page holds 11 and 12."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        players = list(range(100, 112))
+        for place, user_id in enumerate(players):
+            for _ in range(11 - place):
+                await finish(services, clock, user_id, stored.SOLVED)
+        await finish(services, clock, players[-1], stored.FAILED)
+        last = await services.puzzles.leaderboard(GUILD, players[-1])
+        assert [r.user_id for r in last.rows] == players[:10]
+        assert last.total == 12
+        assert last.viewer is not None
+        assert (last.viewer.rank, last.viewer.solved, last.viewer.attempted) == (12, 0, 1)
+        fifth = await services.puzzles.leaderboard(GUILD, players[4])
+        assert fifth.viewer is None
+        second = await services.puzzles.leaderboard(GUILD, players[4], offset=10)
+        assert [r.rank for r in second.rows] == [11, 12]
+        assert second.viewer is not None
+        assert second.viewer.rank == 5
+        beyond = await services.puzzles.leaderboard(GUILD, players[0], offset=40)
+        assert beyond.offset == 10, "a page past the end shows the last one"
+    finally:
+        await services.close()

@@ -6,11 +6,13 @@ a move needs the engine's proof search, which the flow runs in the process pool
 puzzle once; the first attempt counts, and the streak is the number of puzzles solved since the
 last one failed. The daily post is a row per server and day, claimed before posting and marked
 once Discord has it, with the next post's time stored beside the setting: a restart neither
-skips a day nor posts one twice.
+skips a day nor posts one twice. The server's leaderboard ranks its members by the puzzles they
+solved there (first attempts, as everything here), over all time or the last 30 days.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import random
 from dataclasses import dataclass, replace
@@ -19,10 +21,11 @@ from importlib import resources
 
 from bot.i18n import _, command
 from bot.services.clock import Clock
+from bot.services.domain import last_page
 from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
 from bot.shards import Shards
 from bot.storage import Database, puzzles
-from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow
+from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow, SolverRow
 from bot.storage.sets import EVERY
 from bot.storage.times import from_us, to_us
 from engine.puzzles import Difficulty, Puzzle
@@ -92,6 +95,59 @@ class PuzzleStats:
     hardest: Puzzle | None
     left: int
     """Puzzles of the bank the player has not met yet."""
+
+
+class Period(enum.Enum):
+    """Which finished attempts a puzzle leaderboard counts (the value is the command's choice
+    and goes into the page buttons' ids)."""
+
+    ALL_TIME = "all"
+    LAST_30_DAYS = "30d"
+
+    def since(self, now: datetime) -> datetime | None:
+        """The earliest finish that counts (None: every one)."""
+        return now - RECENT if self is Period.LAST_30_DAYS else None
+
+
+RECENT = timedelta(days=30)
+"""The span of the "last 30 days" leaderboard, back from the moment it is asked for."""
+
+BOARD_PAGE_MAX = 100
+"""The most players a page of the puzzle leaderboard holds (as /leaderboard's)."""
+
+
+@dataclass(frozen=True)
+class SolverStanding:
+    """A player's line on a server's puzzle leaderboard."""
+
+    rank: int
+    user_id: int
+    display_name: str | None
+    """The last known display name (None: the bot never learned it)."""
+    solved: int
+    attempted: int
+    """Puzzles finished: solved or failed (one still being played does not count yet)."""
+
+    @property
+    def percent(self) -> int:
+        """The solve rate in whole percent, rounded down as /puzzle stats shows it."""
+        return self.solved * 100 // self.attempted
+
+
+@dataclass(frozen=True)
+class SolverBoard:
+    """A page of a server's puzzle leaderboard, and the viewer's own line when it is not on it."""
+
+    guild_id: int
+    period: Period
+    viewer_id: int
+    offset: int
+    limit: int
+    total: int
+    """Players who finished a puzzle in the server in the period."""
+    rows: tuple[SolverStanding, ...]
+    viewer: SolverStanding | None
+    """The viewer's line when it is not on the page (None: on it, or no puzzle finished here)."""
 
 
 @dataclass(frozen=True)
@@ -263,6 +319,39 @@ class PuzzleService:
             left=sum(1 for p in bank() if p.puzzle_id not in met),
         )
 
+    # ---------------------------------------------------------------- the leaderboard
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        viewer_id: int,
+        period: Period = Period.ALL_TIME,
+        offset: int = 0,
+        limit: int = 10,
+    ) -> SolverBoard:
+        """A page of the server's puzzle solvers: most puzzles solved in the server (first
+        attempts, finished in ``period``) first, ties to the higher solve rate, then to
+        whoever reached the count first; with ``viewer_id``'s line if it is not on the page.
+        Ranks count from 1; ``limit`` is capped at 100."""
+        offset = max(0, offset)
+        limit = max(1, min(BOARD_PAGE_MAX, limit))
+        since = period.since(self._clock())
+        since_us = 0 if since is None else to_us(since)
+        async with self._database.snapshot() as db:
+            total, rows = await puzzles.solvers_board(
+                db, guild_id, since_us, offset, limit, viewer_id
+            )
+            if (last := last_page(offset, total, limit)) != offset:
+                offset = last  # the list shrank below the page asked for
+                total, rows = await puzzles.solvers_board(
+                    db, guild_id, since_us, offset, limit, viewer_id
+                )
+        on_page = [row for row in rows if offset < row.place <= offset + limit]
+        elsewhere = [row for row in rows if row not in on_page]  # the viewer's, off the page
+        page = tuple(_solver(row) for row in on_page)
+        viewer = _solver(elsewhere[0]) if elsewhere else None
+        return SolverBoard(guild_id, period, viewer_id, offset, limit, total, page, viewer)
+
     # ---------------------------------------------------------------- the daily puzzle
 
     async def daily_setting(self, guild_id: int) -> DailyRow | None:
@@ -341,6 +430,10 @@ class PuzzleService:
         """Discord has ``day``'s post: it is never posted again."""
         async with self._database.transaction() as db:
             await puzzles.posted(db, guild_id, day, message_id)
+
+
+def _solver(row: SolverRow) -> SolverStanding:
+    return SolverStanding(row.place, row.user_id, row.display_name, row.solved, row.attempted)
 
 
 def next_at(moment: datetime, hour: int) -> datetime:
