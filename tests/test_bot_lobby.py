@@ -106,6 +106,7 @@ HELP_COMMANDS = (
     "export",
     "analyse",
     "puzzle play",
+    "puzzle leaderboard",
     "puzzle daily",
     "rules",
     "settings",

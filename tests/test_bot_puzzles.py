@@ -96,7 +96,7 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
 
 async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     """The daily post comes once at its hour, not again after a restart, and the next day's
-    names who solved it."""
+    names who solved it; the puzzle leaderboard names the solver, who used only Solve."""
     lobby = table.guild.channel("lobby")
     hour = (table.now + timedelta(hours=1)).hour
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
@@ -115,6 +115,8 @@ async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     attempt = await opened.wait_original()
     assert attempt.ephemeral
     assert "Solved!" in (await solve(table, attempt, table.bob)).content
+    board = await table.reply_text(table.carol, "puzzle leaderboard")
+    assert board.embeds[0]["description"] == "`  1.` **bob** — 1 of 1 solved (100 %)"
     table.advance(timedelta(days=1))
     second = await table.standin.wait_for_message(
         lobby, lambda m: "Daily puzzle" in m.content and m.id != first.id
@@ -378,3 +380,139 @@ async def test_the_daily_puzzle_solved_after_drawing_it_with_puzzle_play_counts(
         lobby, lambda m: "Daily puzzle" in m.content and m.id != post.id
     )
     assert f"was solved by <@{table.bob.id}>" in second.content, second.content.splitlines()[-1]
+
+
+# -- /puzzle leaderboard -----------------------------------------------------------------------
+
+
+async def finished_elsewhere(table: Harness, member: FakeMember, *statuses: str) -> None:
+    """``member`` finishes puzzles in the server (one per status, a minute apart), stored
+    straight through the service as the picker stores them, their name remembered as the bot
+    remembers a player's."""
+    assert table.bot is not None
+    services = table.bot.services
+    await services.players.remember(member.id, member.name)
+    for status in statuses:
+        attempt = await services.puzzles.start(member.id, table.guild.id)
+        await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
+        table.advance(timedelta(minutes=1))
+
+
+def pings_nobody(message: StoredMessage) -> bool:
+    """Whether ``message`` pings nobody, and could not: its allowed_mentions parse nothing."""
+    allowed = message.allowed_mentions
+    return (
+        message.pinged_user_ids() == set()
+        and allowed is not None
+        and not allowed.get("parse")
+        and not allowed.get("users")
+    )
+
+
+async def test_the_puzzle_leaderboard_ranks_the_servers_solvers(table: Harness) -> None:
+    """/puzzle leaderboard answers in public and pings nobody: with no puzzle finished, one
+    sentence naming /puzzle play; later the top ten, then the asker (12th) on a line of their
+    own, and Next turns to the rest. A member who left keeps their line, as on /leaderboard,
+    and a name's Markdown and @everyone show as text."""
+    empty = await table.reply_text(table.carol, "puzzle leaderboard")
+    assert not empty.ephemeral
+    [embed] = empty.embeds
+    assert embed["title"] == "Puzzle leaderboard — Tafl Club"
+    assert embed["description"] == (
+        f"Nobody here has finished a puzzle yet: {table.mention('puzzle play')} gives you one."
+    )
+    assert empty.custom_ids() == []
+    assert pings_nobody(empty)
+
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert "Solved!" in (await solve(table, shown, table.alice)).content
+    shown = await table.reply_text(table.bob, "puzzle play")
+    failed = await pick(table, shown, table.bob, wrong_first_move(shown_puzzle(shown)))
+    assert "Not this time" in failed.content
+    names = ["**Tafl** _fan_ @everyone", *(f"solver{n}" for n in range(1, 11))]
+    solvers = [table.standin.add_member(table.guild, name) for name in names]
+    for member in solvers:
+        await finished_elsewhere(table, member, "solved", "solved")
+    await table.standin.remove_member(solvers[0])
+
+    board = await table.reply_text(table.alice, "puzzle leaderboard")
+    assert not board.ephemeral
+    assert pings_nobody(board)
+    [embed] = board.embeds
+    assert embed["title"] == "Puzzle leaderboard — Tafl Club"
+    lines = embed["description"].splitlines()
+    assert lines[:2] == [
+        "`  1.` **\\*\\*Tafl\\*\\* \\_fan\\_ @\u200beveryone** — 2 of 2 solved (100 %)",
+        "`  2.` **solver1** — 2 of 2 solved (100 %)",
+    ]
+    assert lines[9:] == [
+        "` 10.` **solver9** — 2 of 2 solved (100 %)",
+        "…",
+        "` 12.` **alice** — 1 of 1 solved (100 %)",
+    ]
+    assert embed["footer"]["text"] == (
+        "Players 1–10 of 13 · Each player's first try at a puzzle counts; a tie goes to the "
+        "higher rate, then to whoever got there first."
+    )
+    previous, following = board.button("Previous"), board.button("Next")
+    assert previous["disabled"] is True
+    assert not following.get("disabled")
+    await table.standin.click(board, following["custom_id"], table.carol)
+    [embed] = board.embeds
+    assert embed["description"].splitlines() == [
+        "` 11.` **solver10** — 2 of 2 solved (100 %)",
+        "` 12.` **alice** — 1 of 1 solved (100 %)",
+        "` 13.` **bob** — 0 of 1 solved (0 %)",
+    ]
+    assert embed["footer"]["text"].startswith("Players 11–13 of 13 · ")
+    assert pings_nobody(board)
+
+
+async def test_a_german_servers_puzzle_leaderboard_over_the_last_30_days(table: Harness) -> None:
+    """In a server whose public messages are German, /puzzle leaderboard is listed as
+    `/rätsel rangliste zeitraum:` with its choices in German, and answers in German: over the
+    last 30 days it leaves out alice's puzzle of 31 days ago (first saying in one sentence,
+    naming `/rätsel spielen`, that nobody finished one), over all time it counts it."""
+    assert table.shown_name("puzzle leaderboard", "de") == "rätsel rangliste"
+    assert table.shown_option("puzzle leaderboard", "period", "de") == "zeitraum"
+    [period] = [
+        option
+        for command in table.standin.synced_commands()
+        if command["name"] == "puzzle"
+        for sub in command["options"]
+        if sub["name"] == "leaderboard"
+        for option in sub["options"]
+    ]
+    assert [(c["value"], c["name_localizations"]["de"]) for c in period["choices"]] == [
+        ("all", "seit Beginn"),
+        ("30d", "letzte 30 Tage"),
+    ]
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert "Solved!" in (await solve(table, shown, table.alice)).content
+    table.advance(timedelta(days=31))
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    table.carol.user.locale = "pt-BR"  # a public answer is in the server's language
+    recent = {"period": "30d"}
+    empty = await table.reply_text(table.carol, "puzzle leaderboard", recent)
+    [embed] = empty.embeds
+    assert embed["title"] == "Rätsel-Rangliste, letzte 30 Tage — Tafl Club"
+    assert embed["description"] == (
+        "In den letzten 30 Tagen hat hier niemand ein Rätsel beendet: `/rätsel spielen` gibt "
+        "dir eins."
+    )
+    await finished_elsewhere(table, table.bob, "solved", "failed")
+    board = await table.reply_text(table.carol, "puzzle leaderboard", recent)
+    [embed] = board.embeds
+    assert embed["description"] == "`  1.` **bob** — 1 von 2 gelöst (50 %)"
+    assert embed["footer"]["text"] == (
+        "Spieler 1–1 von 1 · Es zählt der erste Versuch an jedem Rätsel; bei Gleichstand "
+        "entscheidet die höhere Quote, dann wer zuerst dort war."
+    )
+    ever = await table.reply_text(table.carol, "puzzle leaderboard")
+    [embed] = ever.embeds
+    assert embed["title"] == "Rätsel-Rangliste — Tafl Club"
+    assert embed["description"].splitlines() == [
+        "`  1.` **alice** — 1 von 1 gelöst (100 %)",
+        "`  2.` **bob** — 1 von 2 gelöst (50 %)",
+    ]
+    assert pings_nobody(ever)

@@ -40,7 +40,7 @@ EXPECTED_OPTIONS = {
     "games": ["player"],
     "help": [],
     "analyse": ["game"],
-    "puzzle": ["play", "stats", "daily"],
+    "puzzle": ["play", "stats", "leaderboard", "daily"],
 }
 
 

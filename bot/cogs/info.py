@@ -111,9 +111,11 @@ HELP_TEXT = (
         analyse_command=command("analyse"),
     ),
     _(
-        "**Learn.** {puzzle_command} gives you a puzzle: a forced win to find · {rules_command} "
-        "sums up this game's rules and attaches the full rules page.",
+        "**Learn.** {puzzle_command} gives you a puzzle: a forced win to find, and "
+        "{puzzle_leaderboard_command} ranks this server's solvers · {rules_command} sums up this "
+        "game's rules and attaches the full rules page.",
         puzzle_command=command("puzzle play"),
+        puzzle_leaderboard_command=command("puzzle leaderboard"),
         rules_command=command("rules"),
     ),
     _(

@@ -1,4 +1,5 @@
-"""Learning from the engine: /analyse a finished set, /puzzle play, stats and the daily puzzle."""
+"""Learning from the engine: /analyse a finished set, /puzzle play, stats, the server's
+leaderboard and the daily puzzle."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.errors import InvalidOption
-from bot.services.puzzles import PuzzleStats
+from bot.services.puzzles import Period, PuzzleStats
 from bot.views.common import answer, within_deadline
+from bot.views.puzzle_board import NO_PINGS, PAGE_SIZE, solvers_embed, solvers_view
 from engine.puzzles import Difficulty
 
 DAILY_EXAMPLE = command("puzzle daily", channel=_("#somewhere"))
@@ -23,6 +25,11 @@ DIFFICULTY_CHOICES = [
     app_commands.Choice(name="easy (win in 1)", value="easy"),
     app_commands.Choice(name="medium", value="medium"),
     app_commands.Choice(name="hard (long or well hidden)", value="hard"),
+]
+
+PERIOD_CHOICES = [
+    app_commands.Choice(name="all time", value=Period.ALL_TIME.value),
+    app_commands.Choice(name="last 30 days", value=Period.LAST_30_DAYS.value),
 ]
 
 
@@ -104,7 +111,6 @@ class Learn(commands.Cog):
         self, interaction: discord.Interaction[BrandubhBot], difficulty: str | None = None
     ) -> None:
         """A puzzle just for you: find the forced win with the move picker."""
-        await self.bot.remember(interaction.user)
         chosen = Difficulty(difficulty) if difficulty is not None else None
         await self.bot.puzzles.play(interaction, chosen)
 
@@ -124,6 +130,35 @@ class Learn(commands.Cog):
             interaction,
             embed=stats_embed(record, who.display_name, lang),
             allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @puzzle.command(name="leaderboard")
+    @app_commands.describe(period="Which puzzles count (default: all time)")
+    @app_commands.choices(period=PERIOD_CHOICES)
+    async def leaderboard(
+        self, interaction: discord.Interaction[BrandubhBot], period: str | None = None
+    ) -> None:
+        """This server's best puzzle solvers: puzzles solved here, first tries only."""
+        assert interaction.guild_id is not None  # the group is guild_only
+        await self.bot.remember(interaction.user)  # their own line names them
+        board = await within_deadline(
+            interaction,
+            self.bot.services.puzzles.leaderboard(
+                interaction.guild_id,
+                interaction.user.id,
+                Period(period or Period.ALL_TIME.value),
+                0,
+                PAGE_SIZE,
+            ),
+        )
+        # A public answer: in the server's language, as everything everyone sees.
+        lang = await self.bot.flow.server_language(interaction.guild_id)
+        name = interaction.guild.name if interaction.guild else lang._("this server")
+        await answer(
+            interaction,
+            embed=solvers_embed(board, name, lang),
+            view=solvers_view(board, lang),
+            allowed_mentions=NO_PINGS,
         )
 
     @puzzle.command(name="daily")

@@ -122,6 +122,7 @@ class PuzzleFlow:
     ) -> None:
         """/puzzle play (or "Another puzzle"): the player's puzzle, privately."""
         assert interaction.guild_id is not None
+        await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
         attempt = await self.bot.services.puzzles.start(
             interaction.user.id, interaction.guild_id, difficulty
         )
@@ -133,6 +134,7 @@ class PuzzleFlow:
     ) -> None:
         """The Solve button of a daily post: the presser's attempt at it, privately."""
         assert interaction.guild_id is not None
+        await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
         attempt = await self.bot.services.puzzles.start_daily(
             interaction.user.id, interaction.guild_id, puzzle_id, day
         )
