@@ -321,6 +321,50 @@ async def mark_reminded(db: Connection, set_id: int, ply: int) -> bool:
     return changed == 1
 
 
+async def due_last_reminders(
+    db: Connection,
+    now_us: int,
+    *,
+    from_time_us: int,
+    share: int,
+    at_most_us: int,
+    shards: Shards = EVERY,
+) -> list[SetRow]:
+    """Games in progress, with ``from_time_us`` or more per move, whose player to move (a
+    human, in the servers of ``shards``) has at most 1/``share`` of that time left and at most
+    ``at_most_us``, not yet run out, and has not had the last reminder for this move."""
+    rows = await db.fetch_all(
+        f"{SET_SELECT} WHERE g.status = 'active' AND g.deadline_us > ? "
+        "AND (g.last_reminded_ply IS NULL OR g.last_reminded_ply <> g.ply) "
+        "AND m.time_per_move_us >= ? AND g.deadline_us - ? <= m.time_per_move_us / ? "
+        "AND g.deadline_us - ? <= ? "
+        "AND (m.computer_id IS NULL OR g.to_move_id <> m.computer_id) "
+        f"AND {shards.where('g.guild_id')} ORDER BY g.set_id",
+        (now_us, from_time_us, now_us, share, now_us, at_most_us),
+    )
+    return [set_row_of(row) for row in rows]
+
+
+async def mark_last_reminded(db: Connection, set_id: int, ply: int) -> bool:
+    """Note the last reminder for the game's current move; False if it moved on meanwhile or
+    the reminder was already noted (by another process)."""
+    changed = await db.execute(
+        "UPDATE sets SET last_reminded_ply = ? WHERE set_id = ? AND ply = ? "
+        "AND status = 'active' AND (last_reminded_ply IS NULL OR last_reminded_ply <> ?)",
+        (ply, set_id, ply, ply),
+    )
+    return changed == 1
+
+
+async def unmark_last_reminded(db: Connection, set_id: int, ply: int) -> None:
+    """The last reminder for the game's move ``ply`` could not be posted: it is due again."""
+    await db.execute(
+        "UPDATE sets SET last_reminded_ply = NULL WHERE set_id = ? AND ply = ? "
+        "AND last_reminded_ply = ?",
+        (set_id, ply, ply),
+    )
+
+
 async def finish_set(
     db: Connection,
     set_id: int,

@@ -155,7 +155,7 @@ async def undo_last_move(
         "deadline_us = ? + (SELECT time_per_move_us FROM matches "
         "WHERE matches.match_id = sets.match_id), "
         "reminder_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = sets.match_id) / 2, reminded = 0 "
+        "WHERE matches.match_id = sets.match_id) / 2, reminded = 0, last_reminded_ply = NULL "
         "WHERE set_id = ? AND ply = ? AND status = 'active'",
         (ply, player_id, now_us, now_us, set_id, ply + 1),
     )
