@@ -1,4 +1,7 @@
-"""Deadlines: challenge expiry, half-time reminders, loss on time and archiving threads.
+"""Deadlines: challenge expiry, reminders, loss on time and archiving threads.
+
+A player is reminded at half time, and on a timer of an hour or more again shortly before it
+runs out (``LAST_REMINDER_*`` in bot/services/domain.py).
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
@@ -27,6 +30,7 @@ import discord
 from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.vanished import Gone, unknown_channel
+from bot.i18n import Language
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
@@ -216,9 +220,10 @@ class Timers:
             await self._start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
-        """Expire challenges, remind players at half time, end games on time, post owed boards
-        and the daily puzzle, archive threads, and retry the computer's failed turns. Each
-        step runs on its own: one that fails is logged and the others still run."""
+        """Expire challenges, remind players (at half time, and shortly before their time runs
+        out), end games on time, post owed boards and the daily puzzle, archive threads, and
+        retry the computer's failed turns. Each step runs on its own: one that fails is logged
+        and the others still run."""
         services = self.bot.services
         if now - self._recorded >= RECORD_EVERY:  # where an absence would start
             await services.games.timers_ran(now)
@@ -275,29 +280,24 @@ class Timers:
 
     async def _remind(self, now: datetime) -> None:
         services = self.bot.services
-        for active in await services.games.reminders_due(now):
+        half_time = await services.games.reminders_due(now)
+        last = await services.games.last_reminders_due(now)
+        lasts = {(active.set_id, active.ply) for active in last}
+        # A half-time reminder still due when the last one is (Discord was down meanwhile) is
+        # not posted as well: the last says it all.
+        due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
+        for active in due + last:
+            is_last = (active.set_id, active.ply) in lasts
             lang = await self.bot.flow.server_language(active.guild_id)
-            params = {
-                "player": f"<@{active.player_to_move}>",
-                "deadline": f"<t:{int(active.deadline.timestamp())}:R>",
-            }
-            if active.to_move is Side.ATTACKERS:
-                reminder = lang._(
-                    "{player}, reminder: it is your move as the attackers. Half your time is "
-                    "gone; it runs out {deadline}.",
-                    **params,
-                )
-            else:
-                reminder = lang._(
-                    "{player}, reminder: it is your move as the defenders. Half your time is "
-                    "gone; it runs out {deadline}.",
-                    **params,
-                )
+            reminder = reminder_text(active, lang, last=is_last)
             if await self._post_needing_retry(
                 active.channel_id, reminder, ping=active.player_to_move
             ):
                 # Discord could not take it now (an outage): the next check tries again.
-                await services.games.reminder_not_posted(active.set_id, active.ply)
+                if is_last:
+                    await services.games.last_reminder_not_posted(active.set_id, active.ply)
+                else:
+                    await services.games.reminder_not_posted(active.set_id, active.ply)
 
     async def _archive_due(self, now: datetime) -> None:
         for match_id, thread_id in await self.bot.services.games.archives_due(now):
@@ -346,6 +346,38 @@ class Timers:
         missed), and its games are aborted as if the bot had been told."""
         if unknown_channel(error):
             await self.bot.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN)
+
+
+def reminder_text(active: ActiveGame, lang: Language, *, last: bool) -> str:
+    """The reminder to the player to move in ``active``: at half time, or the ``last`` one."""
+    params = {
+        "player": f"<@{active.player_to_move}>",
+        "deadline": f"<t:{int(active.deadline.timestamp())}:R>",
+    }
+    attackers = active.to_move is Side.ATTACKERS
+    if last and attackers:
+        return lang._(
+            "{player}, last reminder: it is your move as the attackers, and your time runs out "
+            "{deadline}.",
+            **params,
+        )
+    if last:
+        return lang._(
+            "{player}, last reminder: it is your move as the defenders, and your time runs out "
+            "{deadline}.",
+            **params,
+        )
+    if attackers:
+        return lang._(
+            "{player}, reminder: it is your move as the attackers. Half your time is gone; it "
+            "runs out {deadline}.",
+            **params,
+        )
+    return lang._(
+        "{player}, reminder: it is your move as the defenders. Half your time is gone; it runs "
+        "out {deadline}.",
+        **params,
+    )
 
 
 @dataclass(frozen=True)

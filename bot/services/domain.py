@@ -29,6 +29,13 @@ TAKEBACK_LIFETIME = timedelta(minutes=10)
 """How long a finished match's thread stays open for late replies before it is archived."""
 MIN_TIME_PER_MOVE = timedelta(minutes=1)
 MAX_TIME_PER_MOVE = timedelta(days=14)
+LAST_REMINDER_FROM = timedelta(hours=1)
+"""The time per move from which a player is also reminded shortly before it runs out (with
+less, the half-time reminder is enough: two would come within minutes of each other)."""
+LAST_REMINDER_SHARE = 10
+LAST_REMINDER_AT_MOST = timedelta(hours=1)
+"""The last reminder comes when a tenth of the time per move is left, or an hour, whichever
+is less: from 6 minutes before the deadline (1 hour per move) to 1 hour (10 hours or more)."""
 COMPUTER_LEVELS = range(1, 6)
 
 

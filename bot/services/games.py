@@ -18,7 +18,14 @@ from bot.i18n import _
 from bot.i18n.text import engine_sentence
 from bot.services.absence import Resumed, give_time_back
 from bot.services.clock import Clock
-from bot.services.domain import ActiveGame, MoveResult, SetEnd
+from bot.services.domain import (
+    LAST_REMINDER_AT_MOST,
+    LAST_REMINDER_FROM,
+    LAST_REMINDER_SHARE,
+    ActiveGame,
+    MoveResult,
+    SetEnd,
+)
 from bot.services.errors import (
     GameError,
     IllegalMove,
@@ -34,7 +41,7 @@ from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, moves, places, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from bot.storage.times import to_us
+from bot.storage.times import duration_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
@@ -355,6 +362,38 @@ class GameService:
         """Discord refused the reminder for move ``ply``: the next check tries it again."""
         async with self._database.transaction() as db:
             await sets.unmark_reminded(db, set_id, ply)
+
+    async def last_reminders_due(self, now: datetime | None = None) -> list[ActiveGame]:
+        """Games with ``LAST_REMINDER_FROM`` or more per move whose player to move (a human) has
+        a tenth of that time left or an hour, whichever is less, and has not had the last
+        reminder for this move; each is noted as reminded (in the database: a restart does
+        not post it again), so it is returned once per move."""
+        moment = now or self._clock()
+        async with self._database.snapshot() as db:
+            rows = await sets.due_last_reminders(
+                db,
+                to_us(moment),
+                from_time_us=duration_us(LAST_REMINDER_FROM),
+                share=LAST_REMINDER_SHARE,
+                at_most_us=duration_us(LAST_REMINDER_AT_MOST),
+                shards=self._shards,
+            )
+        due = []
+        for row in rows:
+            async with self._database.transaction() as db:
+                marked = await sets.mark_last_reminded(db, row.set_id, row.ply)
+            if not marked:
+                continue
+            async with self._database.snapshot() as db:
+                game = await self._cache.load(db, row)
+            due.append(active_game(row, game))
+        return due
+
+    async def last_reminder_not_posted(self, set_id: int, ply: int) -> None:
+        """Discord could not take the last reminder for move ``ply``: the next check tries it
+        again."""
+        async with self._database.transaction() as db:
+            await sets.unmark_last_reminded(db, set_id, ply)
 
     # ---------------------------------------------------------------- records
 

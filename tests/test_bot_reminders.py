@@ -1,0 +1,109 @@
+"""Reminders: at half time, and on timers of an hour or more a last one shortly before the loss."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def last_reminders(table: Harness) -> list[str]:
+    """The last reminders posted in the game's channel, oldest first."""
+    return [m.content for m in table.public_messages() if "last reminder" in m.content]
+
+
+async def test_a_last_reminder_when_a_tenth_of_an_hour_is_left(table: Harness) -> None:
+    """An hour per move: reminded at half time, and again with 6 minutes left — not before —
+    pinging the player to move, once; bob's own move gets its own."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    table.advance(timedelta(minutes=31))
+    await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    table.advance(timedelta(minutes=22))  # 7 minutes left
+    await asyncio.sleep(0.3)
+    assert last_reminders(table) == []
+    table.advance(timedelta(minutes=2))  # 5 minutes left
+    last = await table.standin.wait_for_message(
+        table.channel, lambda m: "last reminder" in m.content
+    )
+    deadline = table.now + timedelta(minutes=5)
+    assert last.content == (
+        f"<@{table.alice.id}>, last reminder: it is your move as the attackers, and your time "
+        f"runs out <t:{int(deadline.timestamp())}:R>."
+    )
+    assert last.pinged_user_ids() == {table.alice.id}
+    await asyncio.sleep(0.3)
+    assert len(last_reminders(table)) == 1
+    await table.move(table.alice, "d1-b1")
+    table.advance(timedelta(minutes=55))
+    bobs = await table.standin.wait_for_message(
+        table.channel, lambda m: "last reminder" in m.content and "defenders" in m.content
+    )
+    assert bobs.pinged_user_ids() == {table.bob.id}
+
+
+async def test_a_day_per_move_is_reminded_an_hour_before(table: Harness) -> None:
+    """A day per move: the last reminder comes with an hour left (a tenth would be 2.4 h)."""
+    await table.challenge_accepted(table.alice, table.bob, time=24 * 60)
+    table.advance(timedelta(hours=22, minutes=58))
+    await asyncio.sleep(0.3)
+    assert last_reminders(table) == []
+    table.advance(timedelta(minutes=3))
+    await table.standin.wait_for_message(table.channel, lambda m: "last reminder" in m.content)
+
+
+async def test_a_short_timer_has_only_the_half_time_reminder(table: Harness) -> None:
+    """Five minutes per move: the half-time reminder only, no second one a minute later."""
+    await table.challenge_accepted(table.alice, table.bob, time=5)
+    table.advance(timedelta(minutes=2, seconds=31))
+    await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    table.advance(timedelta(minutes=2))  # 29 seconds left
+    await asyncio.sleep(0.5)
+    assert last_reminders(table) == []
+
+
+async def test_the_last_reminder_is_not_posted_again_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The last reminder is noted in the database: a restart does not post it a second time."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60)
+        table.advance(timedelta(minutes=55))
+        await table.standin.wait_for_message(table.channel, lambda m: "last reminder" in m.content)
+        await table.restart()
+        table.advance(timedelta(seconds=30))
+        await asyncio.sleep(0.5)
+        assert len(last_reminders(table)) == 1
+    finally:
+        await table.stop()
+
+
+async def test_the_last_reminder_in_french(discord_standin: DiscordStandin, tmp_path: Path) -> None:
+    """In a French server the last reminder reads in French."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.reply_text(table.admin, "settings", {"language": "fr"})
+        await table.challenge_accepted(table.alice, table.bob, time=60)
+        table.advance(timedelta(minutes=55))
+        last = await table.standin.wait_for_message(
+            table.channel, lambda m: "dernier rappel" in m.content
+        )
+        assert last.content.startswith(
+            f"<@{table.alice.id}>, dernier rappel : c'est à vous de jouer avec les attaquants, "
+            "et votre temps expire <t:"
+        )
