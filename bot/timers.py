@@ -1,7 +1,9 @@
 """Deadlines: challenge expiry, reminders, loss on time and archiving threads.
 
 A player is reminded at half time, and on a timer of an hour or more again shortly before it
-runs out (``LAST_REMINDER_*`` in bot/services/domain.py).
+runs out (``LAST_REMINDER_*`` in bot/services/domain.py); before each reminder Discord is asked
+whether they are still a member of the server: one who has left loses the set at once instead
+(bot/flow/departures.py).
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
@@ -288,6 +290,8 @@ class Timers:
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
+            if await self._ended_for_leaving(active):
+                continue
             lang = await self.bot.flow.server_language(active.guild_id)
             reminder = reminder_text(active, lang, last=is_last)
             if await self._post_needing_retry(
@@ -298,6 +302,23 @@ class Timers:
                     await services.games.last_reminder_not_posted(active.set_id, active.ply)
                 else:
                     await services.games.reminder_not_posted(active.set_id, active.ply)
+
+    async def _ended_for_leaving(self, active: ActiveGame) -> bool:
+        """Before a reminder: whether the player to move has left the server (Discord is
+        asked); if so their set is ended and announced instead (bot/flow/departures.py)."""
+        end = await self.bot.flow.departures.forfeit_if_left(active)
+        if end is None:
+            return False
+        try:
+            await self.bot.flow.announce_set_end(end)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning("Could not announce game %s's end: %r", active.set_id, error)
+            await self._gone_if_unknown(active.channel_id, error)
+        except StorageError:
+            raise
+        except Exception:
+            _log.exception("Announcing the end of game %s failed", active.set_id)
+        return True
 
     async def _archive_due(self, now: datetime) -> None:
         for match_id, thread_id in await self.bot.services.games.archives_due(now):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -157,6 +158,8 @@ class ComputerTurns:
                 lang = await self.flow.server_language(active.guild_id)
                 await self.stop_thinking(channel, reply_in, lang)
             return
+        if result.set_end is not None:  # the human may have left before the next set
+            result = replace(result, set_end=await self.flow.departures.next_set(result.set_end))
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)
         if reply_in is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -19,6 +20,7 @@ from bot.errors import require_channel_permissions
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
+from bot.flow.departures import Departures
 from bot.flow.outbox import Outbox
 from bot.flow.posts import (
     NO_PINGS,
@@ -85,6 +87,8 @@ class GameFlow:
         """The Rematch button: the same match again, set 1's sides swapped."""
         self.vanished = VanishedFlow(self)
         """Aborting the games whose channel, thread or server is gone."""
+        self.departures = Departures(self)
+        """Ending the sets, and the matches, of players who left the server."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -155,6 +159,11 @@ class GameFlow:
                 confirm_repetition=confirm,
                 expected_ply=expected_ply,
             )
+            if result.set_end is not None:
+                checked = await self.departures.next_set(
+                    result.set_end, present=interaction.user.id
+                )
+                result = replace(result, set_end=checked)
             headline, names = await self.headline_for(result, lang)
             if result.set_end is None and result.game.computer_to_move:
                 return result, None  # the computer's reply turns the acknowledgement into a board
@@ -448,6 +457,8 @@ class GameFlow:
         active = end.game
         lang = await self.server_language(active.guild_id)
         names = await self.names_for(active, lang)
+        present = interaction.user.id if interaction is not None else None
+        end = await self.departures.next_set(end, present=present)
         reason = lang.render(reason_line) if reason_line else ""
         headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
         post = await board_post(active, names, lang, headline=headline, with_turn=False)

@@ -95,10 +95,19 @@ _OUTCOMES = {
 }
 
 
-def outcome_text(outcome: Outcome) -> Text:
-    """How a set ended, as a sentence to say in any language ("The defenders win: ...")."""
+_LEFT_SERVER = {
+    Side.ATTACKERS: _("The attackers win: the defenders left the server."),
+    Side.DEFENDERS: _("The defenders win: the attackers left the server."),
+}
+
+
+def outcome_text(outcome: Outcome, *, left_server: bool = False) -> Text:
+    """How a set ended, as a sentence to say in any language ("The defenders win: ...");
+    ``left_server``: the loser had left the server (the set is recorded as lost on time)."""
     if outcome.winner is None:
         return _("No winner: the game was aborted.")
+    if left_server:
+        return _LEFT_SERVER[outcome.winner]
     found = _OUTCOMES.get((outcome.winner, outcome.reason))
     return found if found is not None else verbatim(str(outcome))
 
@@ -218,7 +227,7 @@ async def board_post(
 def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
-    outcome = lang.render(outcome_text(end.outcome))
+    outcome = lang.render(outcome_text(end.outcome, left_server=end.left_server))
     if active.sets_total > 1:
         over = lang.n_(
             "**Set {number} of {total} is over** after {count} move. {outcome}",
@@ -238,7 +247,9 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
     lines = [over]
     if end.winner_id is not None:
         winner = f"<@{end.winner_id}>"
-        if active.sets_total > 1:
+        if end.left_server and end.loser_id is not None:
+            lines.append(left_server_text(end, lang))
+        elif active.sets_total > 1:
             lines.append(lang._("{player} wins the set.", player=winner))
         else:
             lines.append(lang._("{player} wins the game.", player=winner))
@@ -246,6 +257,16 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             lines.append(
                 lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
             )
+    if end.walkover is not None and end.walkover.loser_id is not None:
+        lines.append(
+            lang._(
+                "{player} has left the server, so set {number} is not played: {winner} wins it "
+                "without a move.",
+                player=f"<@{end.walkover.loser_id}>",
+                number=end.walkover.game.set_number,
+                winner=f"<@{end.walkover.winner_id}>",
+            )
+        )
     if end.match_end is not None:
         if active.sets_total == 1 and end.match_end.aborted:
             lines.append(lang._("**Game aborted:** it has no result and is unrated."))
@@ -267,6 +288,18 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
         if end.rating_changes:
             lines.append(rating_text(end.rating_changes, names, lang))
     return "\n".join(lines)
+
+
+def left_server_text(end: SetEnd, lang: Language = ENGLISH) -> str:
+    """ "@bob has left the server: @alice wins the set." """
+    loser, winner = f"<@{end.loser_id}>", f"<@{end.winner_id}>"
+    if end.game.sets_total > 1:
+        return lang._(
+            "{loser} has left the server: {winner} wins the set.", loser=loser, winner=winner
+        )
+    return lang._(
+        "{loser} has left the server: {winner} wins the game.", loser=loser, winner=winner
+    )
 
 
 _MATCH_REASONS = {

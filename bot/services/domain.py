@@ -236,6 +236,12 @@ class SetEnd:
     """The match result if this was the match's last set."""
     rating_changes: tuple[RatingChange, ...] = ()
     """Empty for unrated games (computer, aborted)."""
+    left_server: bool = False
+    """The loser had left the server: the set was lost for it as on time (docs/rules.md §11)."""
+    walkover: SetEnd | None = None
+    """The match's next set, not played: lost at once, without a move, by a player who had
+    left the server (docs/rules.md §11). Its end, with the match's result, replaces the start
+    of that set (``next_game`` is then None)."""
 
     @property
     def loser_never_moved(self) -> bool:

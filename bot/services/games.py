@@ -254,6 +254,26 @@ class GameService:
 
         return await self._end_current(channel_id, set_id, resigned)
 
+    async def forfeit(self, set_id: int, player_id: int) -> SetEnd:
+        """``player_id`` has left the server: they lose set ``set_id`` at once, whoever is to
+        move, recorded as a loss on time — the end its timer would have brought (docs/rules.md
+        §11: unrated if they never moved in it). Raises NoGameHere if the set is over,
+        NotAPlayer if they do not play in it."""
+
+        def walked_out(row: SetRow, game: Game) -> Game:
+            if player_id == row.attacker_id:
+                side = Side.ATTACKERS
+            elif player_id == row.defender_id:
+                side = Side.DEFENDERS
+            else:
+                raise NotAPlayer()
+            trial = game.copy()
+            trial.time_out(side)
+            return trial
+
+        channel_id = (await self.get(set_id)).channel_id
+        return replace(await self._end_current(channel_id, set_id, walked_out), left_server=True)
+
     async def abort(self, channel_id: int) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
         without ratings (its MatchEnd has ``aborted=True``). A move landing at the same moment

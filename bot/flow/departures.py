@@ -1,0 +1,100 @@
+"""Players who left the server: their games end instead of waiting out their time.
+
+The bot has no members intent, so it asks Discord (GET guild member) — only at the two moments
+it matters: before reminding a player to move, and when a match's next set is about to start.
+A player who has left loses the set they are to move in at once, and a match's next set is not
+played with them: it is lost by them at once, without a move (docs/rules.md §11), which ends the
+match. Only a clear answer counts: Discord saying Unknown Member. Any other answer, or none
+within ``MEMBER_LOOKUP_LIMIT``, means they are still there — an outage never ends a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.errors import UNREACHABLE
+from bot.services.domain import ActiveGame, SetEnd
+from bot.services.errors import NoGameHere
+from bot.views.challenge import MEMBER_LOOKUP_LIMIT
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+UNKNOWN_MEMBER = 10007
+"""Discord's error code for a user who is not a member of the server."""
+
+
+class Departures:
+    """Ends the sets of players who left the server, and plays no further set with them."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def has_left(self, guild_id: int, user_id: int) -> bool:
+        """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown
+        Member). Any other error, or no answer in time, is taken for "still a member"."""
+        try:
+            await asyncio.wait_for(
+                self.flow.bot.http.get_member(guild_id, user_id), MEMBER_LOOKUP_LIMIT
+            )
+        except discord.NotFound as error:
+            return error.code == UNKNOWN_MEMBER
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.info(
+                "Could not ask whether %s is still in server %s: %r", user_id, guild_id, error
+            )
+        return False
+
+    async def forfeit_if_left(self, active: ActiveGame) -> SetEnd | None:
+        """Before reminding the player to move in ``active``: if they have left the server,
+        their set ends now, lost by them (and the match's next set is not played with them).
+        Returns that end, to announce (:meth:`next_set` then finds its loser gone); None if
+        they are still there, or if the set ended meanwhile."""
+        player = active.player_to_move
+        if not await self.has_left(active.guild_id, player):
+            return None
+        try:
+            end = await self.flow.bot.services.games.forfeit(active.set_id, player)
+        except NoGameHere:
+            return None
+        _log.info("Game %s: %s has left the server and loses the set", active.set_id, player)
+        return end
+
+    async def next_set(self, end: SetEnd, *, present: int | None = None) -> SetEnd:
+        """``end`` once the match's next set, if it has just started, was checked for players
+        who left the server (``present`` just acted: they are there; the loser of a set lost
+        by leaving is known to be gone). If one has left, that set is lost by them at once,
+        without a move, and ``end`` carries it as its ``walkover`` with the match's result
+        instead of the next set; its board is not owed (``end``'s post tells of it)."""
+        following = end.next_game
+        if following is None:
+            return end
+        gone = end.loser_id if end.left_server else None
+        for player in following.player_ids:
+            if gone is not None:
+                break
+            if player in (present, following.computer_id):
+                continue
+            if await self.has_left(following.guild_id, player):
+                gone = player
+        if gone is None:
+            return end
+        try:
+            walkover = await self.flow.bot.services.games.forfeit(following.set_id, gone)
+        except NoGameHere:
+            return end  # it was ended meanwhile (an admin's /abort): its own post says so
+        _log.info(
+            "Match %s: %s has left the server; set %s is not played",
+            following.match_id,
+            gone,
+            following.set_number,
+        )
+        await self.flow.announced(walkover.game, None)
+        return replace(end, next_game=None, match_end=walkover.match_end, walkover=walkover)
