@@ -37,7 +37,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
 ) -> None:
     """bob leaves during set 1 of a two-set match (an hour per move): at his half-time
     reminder he is not pinged; the set is carol's at once, set 2 is not played, and carol
-    wins the match."""
+    wins the match — and is the one pinged."""
     await table.challenge_accepted(table.carol, table.bob, time=60)
     await table.move(table.carol, "d1-b1")
     await table.standin.remove_member(table.bob)
@@ -51,6 +51,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
         f"{bob} has left the server, so set 2 is not played: {carol} wins it without a move.",
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
+    assert allowed_users(over) == {table.carol.id}
     await asyncio.sleep(0.5)
     shown = [m.content for m in table.public_messages()]
     assert not any("reminder" in text for text in shown), shown

@@ -1,14 +1,16 @@
-"""Names cannot ping or format: a hostile nickname plays a whole set and nobody is pinged by it."""
+"""Names cannot ping or format, and a match's end pings only the player who did not cause it."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeMember
+from tests.discord_standin.recorder import StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -20,6 +22,77 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
     """The bot in a server that plays each game in a thread."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
         yield harness
+
+
+@pytest.fixture
+async def channel_table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays games in the channel itself."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def allowed_users(message: StoredMessage) -> set[int]:
+    """The users the message allows Discord to notify."""
+    allowed = message.allowed_mentions or {}
+    assert "users" not in (allowed.get("parse") or []), allowed
+    return {int(user) for user in allowed.get("users") or []}
+
+
+async def resign(table: Harness, who: FakeMember) -> StoredMessage:
+    """``who`` resigns with /resign and its confirmation; the set's end is returned."""
+    asked = await table.reply_text(who, "resign")
+    await table.standin.click(asked, asked.custom_ids()[0], who)
+    return await table.wait_board(lambda m: "resigned" in m.content)
+
+
+async def test_a_match_lost_on_time_pings_the_winner_once(channel_table: Harness) -> None:
+    """alice runs out of time in the match's last set: bob, who may not be watching, is
+    pinged by its end — he alone, and once."""
+    table = channel_table
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1, time=60)
+    table.advance(timedelta(minutes=61))
+    over = await table.wait_board(lambda m: "ran out of time" in m.content)
+    assert f"<@{table.bob.id}> wins the game." in over.content
+    assert allowed_users(over) == {table.bob.id}
+    assert over.pinged_user_ids() == {table.bob.id}
+    since = [m for m in table.public_messages() if m.id > board.id]
+    assert [m.id for m in since if table.bob.id in m.pinged_user_ids()] == [over.id]
+
+
+async def test_a_resignation_that_ends_the_match_pings_the_opponent(
+    channel_table: Harness,
+) -> None:
+    """alice resigns set 2: bob is pinged by the match's end, alice (who resigned) is not."""
+    table = channel_table
+    await table.challenge_accepted(table.alice, table.bob)
+    first = await resign(table, table.alice)
+    assert "Set 2 begins" in first.content
+    asked = await table.reply_text(table.alice, "resign")
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.wait_board(lambda m: "Match over" in m.content)
+    assert allowed_users(over) == {table.bob.id}
+    assert over.pinged_user_ids() == {table.bob.id}
+
+
+async def test_a_match_ended_by_a_move_pings_nobody(channel_table: Harness) -> None:
+    """The near miss: a one-set match won by a move pings nobody (both were just playing)."""
+    table = channel_table
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        over = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    assert "wins the game" in over.content
+    assert over.pinged_user_ids() == set()
+
+
+async def test_resigning_to_the_computer_pings_nobody(channel_table: Harness) -> None:
+    """Against the computer the match's end pings nobody extra: alice resigned herself."""
+    table = channel_table
+    start = await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
+    await start.wait_original()
+    await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
+    over = await resign(table, table.alice)
+    assert allowed_users(over) == set()
+    assert over.pinged_user_ids() == set()
 
 
 async def test_a_hostile_nickname_pings_nobody_and_shows_as_text(table: Harness) -> None:

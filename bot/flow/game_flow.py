@@ -27,6 +27,7 @@ from bot.flow.posts import (
     BoardPost,
     board_post,
     describe_move,
+    match_end_pings,
     or_missing,
     pinging,
     set_end_text,
@@ -203,7 +204,9 @@ class GameFlow:
             await self._acknowledge_for_computer(interaction, result, is_component, lang)
             return
         try:
-            content, files, view, pings = await self.with_next_set(post, result.set_end, lang)
+            content, files, view, pings = await self.with_next_set(
+                post, result.set_end, lang, actor=interaction.user.id
+            )
             if is_component:
                 played = reader(interaction)._("You played {move}.", move=str(result.record))
                 await _update_or_answer(interaction, played, None, True)
@@ -341,16 +344,17 @@ class GameFlow:
             _log.info("Could not take the buttons off board %s: %s", previous, error)
 
     async def with_next_set(
-        self, post: BoardPost, end: SetEnd | None, lang: Language
+        self, post: BoardPost, end: SetEnd | None, lang: Language, *, actor: int | None = None
     ) -> tuple[str, list[discord.File], discord.ui.View | None, discord.AllowedMentions]:
         """One message for a board, and at a set change also the next set's first board.
 
         Returns the content, the pictures, the buttons (the next set's, at a set change) and
-        whom it may ping (the player to move).
+        whom it may ping: the player to move; at the match's end the player who did not cause
+        it, if it ended on time or by resignation (never ``actor``, who caused the post).
         """
         if end is not None and end.match_end is not None and not end.match_end.aborted:
             rematch = rematch_view(end.match_end.match_id, lang)
-            return post.content, [post.file()], rematch, NO_PINGS
+            return post.content, [post.file()], rematch, match_end_pings(end, actor)
         if end is None or end.next_game is None:
             return post.content, [post.file()], post.view, post.allowed_mentions()
         following = end.next_game
@@ -462,7 +466,7 @@ class GameFlow:
         reason = lang.render(reason_line) if reason_line else ""
         headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
         post = await board_post(active, names, lang, headline=headline, with_turn=False)
-        content, files, view, pings = await self.with_next_set(post, end, lang)
+        content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
         try:
             if interaction is not None and not interaction.response.is_done():
                 message_id = await answer(

@@ -302,6 +302,20 @@ def left_server_text(end: SetEnd, lang: Language = ENGLISH) -> str:
     )
 
 
+def match_end_pings(end: SetEnd, actor: int | None = None) -> discord.AllowedMentions:
+    """Whom the post of a match's end may ping: if its last set ended on time, by leaving
+    the server or by resignation (``end``'s, or its walkover's), the player who did not cause
+    it — the one who may not be watching — unless that is ``actor`` (who caused the post) or
+    the computer; in a match against the computer, nobody. A match ended by a move pings
+    nobody: both players were just playing."""
+    last = end.walkover or end
+    if end.game.computer_id is not None or last.winner_id in (None, actor):
+        return NO_PINGS
+    if last.outcome.reason not in (Reason.TIMEOUT, Reason.RESIGNED):
+        return NO_PINGS
+    return pinging([last.winner_id])
+
+
 _MATCH_REASONS = {
     MatchReason.MORE_WINS: _("with more sets won"),
     MatchReason.FEWER_MOVES: _("with one set each, by winning their set in fewer moves"),
