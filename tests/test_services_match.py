@@ -539,3 +539,53 @@ async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
     clock.advance(timedelta(minutes=11))
     resumed = await services.games.resume_clocks()
     assert resumed.clocks == [(started.set_id, CHANNEL, clock.now + timedelta(minutes=5))]
+
+
+async def test_the_last_reminder_is_due_once_per_move_and_again_after_a_takeback(
+    services: Services, clock: FakeClock
+) -> None:
+    """An hour per move: the last reminder is due from 6 minutes before the deadline, once;
+    a takeback's fresh clock for the same move gets one again, and the next move its own."""
+    await services.players.remember(ALICE, "Alice")
+    await services.players.remember(BOB, "Bob")
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(hours=1)
+    )
+    first = await services.challenges.accept(challenge.challenge_id, BOB)
+    clock.advance(timedelta(minutes=53))
+    assert await services.games.last_reminders_due() == []
+    clock.advance(timedelta(minutes=2))
+    assert [g.set_id for g in await services.games.last_reminders_due()] == [first.set_id]
+    assert await services.games.last_reminders_due() == []
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)  # alice takes her move back
+    assert not isinstance(asked, ActiveGame)
+    await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    clock.advance(timedelta(minutes=55))
+    (again,) = await services.games.last_reminders_due()
+    assert (again.player_to_move, again.ply) == (ALICE, 0)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    clock.advance(timedelta(minutes=55))
+    (bobs,) = await services.games.last_reminders_due()
+    assert bobs.player_to_move == BOB
+
+
+async def test_a_player_who_left_forfeits_their_set_whoever_is_to_move(
+    services: Services,
+) -> None:
+    """Bob left: he loses set 1 as on time (unrated: he never moved in it), and set 2, where
+    Alice defends and Bob would move first, ends the match without a move — Alice wins 2–0."""
+    first = await start(services)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    one = await services.games.forfeit(first.set_id, BOB)
+    assert (one.outcome.reason, one.winner_id, one.left_server) == (Reason.TIMEOUT, ALICE, True)
+    assert one.loser_never_moved
+    assert one.rating_changes == ()
+    assert one.next_game is not None
+    two = await services.games.forfeit(one.next_game.set_id, BOB)
+    assert (two.winner_id, two.moves) == (ALICE, 0)
+    assert two.match_end is not None
+    assert (two.match_end.winner_id, two.match_end.reason) == (ALICE, MatchReason.MORE_WINS)
+    assert await services.games.in_channel(CHANNEL) is None
+    with pytest.raises(NoGameHere):
+        await services.games.forfeit(one.next_game.set_id, BOB)
