@@ -1,9 +1,10 @@
 """Moving up: `python -m bot.copy_database` copies an SQLite file into PostgreSQL, and play goes on.
 
-The source holds finished matches with ratings, a game in progress with its move timer, an
-open challenge and a takeback in the audit table. After the copy the same services on
-PostgreSQL show the same standings, the game in progress continues at the same ply, its timer
-still ends it on time, and new matches get new ids.
+The source holds players' names in the server, finished matches with ratings, a game in
+progress with its move timer, an open challenge and a takeback in the audit table. After the
+copy the same services on PostgreSQL show the same standings (under the same names), the
+game in progress continues at the same ply, its timer still ends it on time, and new matches
+get new ids.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ WAITING = 3001
 
 
 async def _history(services: Services) -> None:
-    """Two finished rated matches, a game in progress, an open challenge, a takeback."""
+    """Names in the server, two finished rated matches, a game in progress, an open
+    challenge, a takeback."""
     await services.settings.update(GUILD, threads=False, time_per_move=timedelta(hours=1))
     for name, user in (("Alice", ALICE), ("Bob", BOB), ("Carol", CAROL)):
-        await services.players.remember(user, name)
+        await services.players.remember(user, name, guild_id=GUILD, member_name=f"{name} here")
     for channel, (winner, loser) in ((2000, (ALICE, BOB)), (2001, (ALICE, CAROL))):
         challenge = await services.challenges.create(GUILD, channel, winner, loser, sets_total=1)
         await services.challenges.accept(challenge.challenge_id, loser)
@@ -90,6 +92,7 @@ async def test_a_copied_database_plays_on(
             )
         assert [row[0] for row in unvacuumed] == [], "the copy is vacuumed and analysed"
         assert board.total == 3
+        assert board.rows[0].display_name == "Alice here"
         assert await after.standings.leaderboard(GUILD) == board
         assert await after.standings.player_stats(GUILD, ALICE) == stats
         game = await after.games.in_channel(PLAYING)

@@ -451,6 +451,29 @@ async def test_export_names_the_players_and_replays(services: Services) -> None:
     assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()
 
 
+async def test_names_are_the_ones_of_the_server_asked_about(services: Services) -> None:
+    """A nickname belongs to its server: the export, the leaderboard and the stats of a server
+    name each player as that server does (else by the account's name), never as another does."""
+    await start(services, sets=1)
+    await services.players.remember(ALICE, "Alice", guild_id=GUILD, member_name="Alice here")
+    await services.players.remember(ALICE, "Alice", guild_id=GUILD + 1, member_name="Ali there")
+    await services.players.remember(BOB, "Bob", guild_id=GUILD + 1, member_name="Bobby there")
+    await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
+    exported = await services.records.export(channel_id=CHANNEL)
+    assert "[attackers:Alice here]" in exported.record
+    assert "[defenders:Bob]" in exported.record
+    await resign_after(services, CHANNEL, 0, BOB)
+    board = await services.standings.leaderboard(GUILD)
+    assert [row.display_name for row in board.rows] == ["Alice here", "Bob"]
+    assert (await services.standings.player_stats(GUILD, BOB)).display_name == "Bob"
+    assert (await services.standings.player_stats(GUILD + 1, BOB)).display_name == "Bobby there"
+    assert await services.players.names(GUILD + 1, [ALICE, BOB, CAROL]) == {
+        ALICE: "Ali there",
+        BOB: "Bobby there",
+    }
+    assert await services.players.names(None, [ALICE, BOB]) == {ALICE: "Alice", BOB: "Bob"}
+
+
 async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Services) -> None:
     """Turned to games 11–12, then three games end: the page asked for is past the end, so the
     last page comes back (games 1–9), never an empty list that says no game is on."""

@@ -39,6 +39,7 @@ from tests.conftest import (
     BOB,
     CAROL,
     CHANNEL,
+    COMPUTER,
     GUILD,
     OTHER_CHANNEL,
     FakeClock,
@@ -467,6 +468,60 @@ async def test_schema_14_keeps_open_challenges_and_lets_one_be_open_to_anyone(
         anyone = await services.challenges.create(GUILD, CHANNEL + 1, ALICE, None)
         assert anyone.opponent_id is None
         assert anyone.challenge_id > kept.challenge_id
+    finally:
+        await services.close()
+
+
+async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
+    database: str, clock: FakeClock
+) -> None:
+    """A database of schema 19 (one name per user) is migrated: each name stays the player's
+    name in the servers where they played or were challenged, the computer gets none there,
+    and another server, or none, shows the account's name until the member is seen again."""
+    old = await Database.open(database, target_version=19)
+    try:
+        async with old.transaction() as db:
+            await db.execute(
+                "INSERT INTO players VALUES (?, 'Ali', 5), (?, 'Bob', 6), (?, 'Carol', 7), "
+                "(?, 'Brandubh', 8)",
+                (ALICE, BOB, CAROL, COMPUTER),
+            )
+            await db.execute(
+                "INSERT INTO matches (guild_id, channel_id, player1_id, player2_id, "
+                "player1_side, ruleset, sets_total, time_per_move_us, computer_id, "
+                "computer_level, rated, started_us) "
+                "VALUES (?, ?, ?, ?, 'attackers', 'brandubh', 1, 86400000000, ?, 3, 0, 0)",
+                (GUILD, CHANNEL, ALICE, COMPUTER, COMPUTER),
+            )
+            await db.execute(
+                "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
+                "ruleset, sets_total, challenger_side, time_per_move_us, created_us, "
+                "expires_us) "
+                "VALUES (?, ?, ?, ?, 'brandubh', 1, 'defenders', 86400000000, 0, 0)",
+                (GUILD + 1, CHANNEL, BOB, ALICE),
+            )
+    finally:
+        await old.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        assert await services.database.stored_version() == schema_version(services.database.dialect)
+        async with services.database.snapshot() as db:
+            kept = await db.fetch_all(
+                "SELECT guild_id, user_id, display_name, seen_us FROM member_names "
+                "ORDER BY guild_id, user_id"
+            )
+        assert [tuple(row) for row in kept] == [
+            (GUILD, ALICE, "Ali", 5),
+            (GUILD + 1, ALICE, "Ali", 5),
+            (GUILD + 1, BOB, "Bob", 6),
+        ]
+        await services.players.remember(CAROL, "carol", guild_id=GUILD, member_name="Caro")
+        assert await services.players.names(GUILD + 2, [ALICE, CAROL, COMPUTER]) == {
+            ALICE: "Ali",
+            CAROL: "carol",
+            COMPUTER: "Brandubh",
+        }
+        assert await services.players.name(CAROL, GUILD) == "Caro"
     finally:
         await services.close()
 

@@ -1,4 +1,4 @@
-"""Players: the bot remembers every member's last known display name."""
+"""Players: the bot remembers each account's own name and every member's name in each server."""
 
 from __future__ import annotations
 
@@ -7,18 +7,36 @@ from bot.storage import Database, players
 
 
 class PlayerService:
-    """Who is who: display names by Discord user id."""
+    """Who is who: names by Discord user id, per server (a nickname belongs to its server)."""
 
     def __init__(self, database: Database, clock: Clock) -> None:
         self._database = database
         self._clock = clock
 
-    async def remember(self, user_id: int, display_name: str) -> None:
-        """Record ``user_id``'s current display name (insert or update). Returns nothing."""
+    async def remember(
+        self,
+        user_id: int,
+        account_name: str,
+        *,
+        guild_id: int | None = None,
+        member_name: str | None = None,
+    ) -> None:
+        """Record ``user_id``'s account name (their global display name, the same in every
+        server) and, given ``guild_id`` and ``member_name``, their display name in that server
+        (its nickname, else the account's name). Returns nothing."""
+        now = self._clock()
         async with self._database.transaction() as db:
-            await players.upsert(db, user_id, display_name, self._clock())
+            await players.upsert(db, user_id, account_name, now)
+            if guild_id is not None and member_name is not None:
+                await players.upsert_member(db, guild_id, user_id, member_name, now)
 
-    async def name(self, user_id: int) -> str | None:
-        """The last display name seen for ``user_id``, or ``None`` if never seen."""
+    async def name(self, user_id: int, guild_id: int | None = None) -> str | None:
+        """The name of ``user_id`` as shown in the server ``guild_id`` (their name there, else
+        their account's; ``None``: outside any server), or ``None`` if never seen."""
         async with self._database.snapshot() as db:
-            return await players.name(db, user_id)
+            return await players.name(db, guild_id, user_id)
+
+    async def names(self, guild_id: int | None, user_ids: list[int]) -> dict[int, str]:
+        """The names of those of ``user_ids`` ever seen, as shown in the server ``guild_id``."""
+        async with self._database.snapshot() as db:
+            return await players.names(db, guild_id, user_ids)

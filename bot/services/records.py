@@ -177,7 +177,7 @@ class RecordService:
 
     async def _export(self, db: Connection, row: SetRow) -> GameExport:
         game = await self._cache.load(db, row)
-        names = await players.names(db, [row.attacker_id, row.defender_id])
+        names = await players.names(db, row.guild_id, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, str(row.attacker_id))
         defender = names.get(row.defender_id, str(row.defender_id))
         if row.computer_id is not None and row.computer_level is not None:

@@ -1,4 +1,11 @@
-"""SQL for players (Discord user ids and their last known display names)."""
+"""SQL for players: Discord user ids, each account's own name, and members' names per server.
+
+A member's display name belongs to one server (a nickname set there is meant for it alone), so
+names are stored per (server, user) in ``member_names``. ``players.display_name`` is the
+account's own name (Discord's global display name, else the username), the same in every
+server: the name read where the server's is not known (the computer, a member not seen there
+yet) and outside any server.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +16,25 @@ from bot.storage.times import to_us
 
 
 async def upsert(db: Connection, user_id: int, display_name: str, now: datetime) -> None:
-    """Insert the player or update their display name."""
+    """Insert the player or update their account's own name."""
     await db.execute(
         "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, "
         "seen_us = excluded.seen_us",
         (user_id, display_name, to_us(now)),
+    )
+
+
+async def upsert_member(
+    db: Connection, guild_id: int, user_id: int, display_name: str, now: datetime
+) -> None:
+    """Insert or update the display name of ``user_id`` in the server ``guild_id`` (the
+    player's row must exist: :func:`upsert` or :func:`ensure` first)."""
+    await db.execute(
+        "INSERT INTO member_names (guild_id, user_id, display_name, seen_us) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
+        "display_name = excluded.display_name, seen_us = excluded.seen_us",
+        (guild_id, user_id, display_name, to_us(now)),
     )
 
 
@@ -27,18 +47,27 @@ async def ensure(db: Connection, user_id: int, now: datetime) -> None:
     )
 
 
-async def name(db: Connection, user_id: int) -> str | None:
-    """The stored display name of ``user_id``."""
-    row = await db.fetch_one("SELECT display_name FROM players WHERE user_id = ?", (user_id,))
-    return str(row[0]) if row else None
+async def name(db: Connection, guild_id: int | None, user_id: int) -> str | None:
+    """The name of ``user_id`` as shown in the server ``guild_id`` (``None``: outside any
+    server), or ``None`` if the player was never seen."""
+    return (await names(db, guild_id, [user_id])).get(user_id)
 
 
-async def names(db: Connection, user_ids: list[int]) -> dict[int, str]:
-    """Display names of the given users that are known."""
+async def names(db: Connection, guild_id: int | None, user_ids: list[int]) -> dict[int, str]:
+    """The names of the given users that are known, as shown in the server ``guild_id``: each
+    member's name there, else the account's own name (``guild_id`` None: the account's)."""
     if not user_ids:
         return {}
     marks = ",".join("?" * len(user_ids))
-    rows = await db.fetch_all(
-        f"SELECT user_id, display_name FROM players WHERE user_id IN ({marks})", user_ids
-    )
+    if guild_id is None:
+        rows = await db.fetch_all(
+            f"SELECT user_id, display_name FROM players WHERE user_id IN ({marks})", user_ids
+        )
+    else:
+        rows = await db.fetch_all(
+            "SELECT p.user_id, coalesce(m.display_name, p.display_name) FROM players p "
+            "LEFT JOIN member_names m ON m.guild_id = ? AND m.user_id = p.user_id "
+            f"WHERE p.user_id IN ({marks})",
+            [guild_id, *user_ids],
+        )
     return {int(row[0]): str(row[1]) for row in rows}

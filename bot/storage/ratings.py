@@ -15,6 +15,7 @@ class StandingRow:
 
     user_id: int
     display_name: str
+    """The player's name in that server."""
     rating: float
     deviation: float
     volatility: float
@@ -26,9 +27,12 @@ class StandingRow:
 
 
 _STANDING = (
-    "SELECT r.user_id, p.display_name, r.rating, r.deviation, r.volatility, r.games, r.wins, "
-    "r.losses, r.draws, r.matches_won FROM ratings r JOIN players p USING (user_id)"
+    "SELECT r.user_id, coalesce(m.display_name, p.display_name), r.rating, r.deviation, "
+    "r.volatility, r.games, r.wins, r.losses, r.draws, r.matches_won "
+    "FROM ratings r JOIN players p USING (user_id) "
+    "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id"
 )
+"""A standing with the player's name in the rating's server (else their account's name)."""
 
 
 def _standing(row: Any) -> StandingRow:
