@@ -107,7 +107,12 @@ class BrandubhBot(commands.AutoShardedBot):
         self.puzzles = PuzzleFlow(self)
         """/puzzle and the daily puzzle."""
         self._background: set[asyncio.Task[Any]] = set()
-        self._names: dict[int, str] = {}
+        self._stored: dict[tuple[int | None, int], str] = {}
+        """The names this process stored, by (server, user); server None: the account's own."""
+        self._names: dict[tuple[int | None, int], str] = {}
+        """Names as shown in each server (None: outside any), by (server, user): those stored,
+        and those looked up. A server's names are stored and read by the process that runs its
+        shard (its interactions and timers), so they stay current with several processes."""
         self._closing: asyncio.Future[None] | None = None
         if services is not None:
             self.services = services  # opened (and checked) before connecting to Discord
@@ -227,36 +232,54 @@ class BrandubhBot(commands.AutoShardedBot):
         return key in store._views.get(message_id, {}) or key in store._views.get(None, {})
 
     async def remember(self, user: discord.abc.User) -> None:
-        """Keep ``user``'s display name (for boards and the leaderboard).
+        """Keep ``user``'s names (for boards and the leaderboard): their account's own name
+        and, for a member of a server, their display name in that server (a nickname there is
+        shown there only).
 
-        The name is stored by a write that may wait for a busy database: an answer waits for it
-        at most REMEMBER_WAIT seconds, then it goes on in the background.
+        The names are stored by a write that may wait for a busy database: an answer waits for
+        it at most REMEMBER_WAIT seconds, then it goes on in the background.
         """
-        name = user.display_name
-        if self._names.get(user.id) == name:
+        account = user.global_name or user.name
+        guild_id = user.guild.id if isinstance(user, discord.Member) else None
+        member_name = user.display_name if guild_id is not None else None
+        names: dict[tuple[int | None, int], str] = {(None, user.id): account}
+        if member_name is not None:
+            names[guild_id, user.id] = member_name
+        if all(self._stored.get(key) == name for key, name in names.items()):
             return
-        self._names[user.id] = name
-        write = self.spawn(self._store_name(user.id, name), name=f"remember-{user.id}")
+        self._stored.update(names)
+        self._names.update(names)
+        write = self.spawn(
+            self._store_names(user.id, account, guild_id, member_name),
+            name=f"remember-{user.id}",
+        )
         await asyncio.wait({write}, timeout=REMEMBER_WAIT)
 
-    async def _store_name(self, user_id: int, name: str) -> None:
+    async def _store_names(
+        self, user_id: int, account: str, guild_id: int | None, member_name: str | None
+    ) -> None:
         try:
-            await self.services.players.remember(user_id, name)
+            await self.services.players.remember(
+                user_id, account, guild_id=guild_id, member_name=member_name
+            )
         except StorageError as error:
-            if self._names.get(user_id) == name:
-                del self._names[user_id]  # stored next time the member shows up
-            _log.warning("Could not store the name of user %s: %s", user_id, error)
+            for key, name in (((None, user_id), account), ((guild_id, user_id), member_name)):
+                if self._stored.get(key) == name:
+                    del self._stored[key]  # stored next time the member shows up
+            _log.warning("Could not store the names of user %s: %s", user_id, error)
 
-    async def display_names(self, *user_ids: int) -> dict[int, str]:
-        """Display names for ``user_ids``: remembered ones, else from the database."""
-        missing = [uid for uid in user_ids if uid not in self._names]
-        for user_id in missing:
-            name = await self.services.players.name(user_id)
-            if name is not None:
-                self._names[user_id] = name
+    async def display_names(self, guild_id: int | None, *user_ids: int) -> dict[int, str]:
+        """Display names for ``user_ids`` as shown in the server ``guild_id`` (``None``:
+        outside any server): remembered ones, else from the database — a member's name in that
+        server, else their account's own name, never a name from another server."""
+        missing = [uid for uid in user_ids if (guild_id, uid) not in self._names]
+        if missing:
+            found = await self.services.players.names(guild_id, missing)
+            for user_id, name in found.items():
+                self._names[guild_id, user_id] = name
         if self.user is not None:
-            self._names.setdefault(self.user.id, self.user.display_name)
-        return {uid: self._names.get(uid, "a player") for uid in user_ids}
+            self._names.setdefault((guild_id, self.user.id), self.user.display_name)
+        return {uid: self._names.get((guild_id, uid), "a player") for uid in user_ids}
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

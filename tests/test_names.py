@@ -1,10 +1,17 @@
-"""Display names in the bot's text: inert Markdown and mentions, and isolated when they could
-turn the rest of the line around."""
+"""Display names in the bot's text: inert Markdown and mentions, isolated when they could turn
+the rest of the line around, and a member's name in one server never shown in another."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 from bot.flow.threads import thread_name
 from bot.names import escaped
+from tests.bot_harness import challenge_id, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
 
 
 def test_a_plain_name_is_shown_as_it_is() -> None:
@@ -38,3 +45,43 @@ def test_a_name_in_a_right_to_left_script_is_isolated() -> None:
 def test_a_thread_name_loses_direction_controls_too() -> None:
     """The thread of a game between such names reads left to right after them."""
     assert thread_name("\u202eevil", "bob", "brandubh").startswith("evil vs bob · ")
+
+
+async def test_a_nickname_from_another_server_is_shown_only_there(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice's nickname on a second server names her there, never on Tafl Club: its /games,
+    board, /export, the end of her game there and its /leaderboard still call her alice."""
+    standin = discord_standin
+    async with running_bot(standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob, sets=1, time=60)
+        await table.move(table.alice, "d1-b1")
+        await table.move(table.bob, "c4-c2")
+        other = standin.add_guild("Other Club", channels=["chat"])
+        ali = standin.add_member(other, table.alice.user, nick="Ali in Other Club")
+        dave = standin.add_member(other, "dave")
+        await standin.announce_guild(other)
+        chat = other.channel("chat")
+        asked = await (
+            await standin.slash(other, chat, ali, "challenge", {"opponent": dave})
+        ).wait_original()
+        await standin.click(asked, f"challenge:accept:{challenge_id(asked)}", dave)
+        there = await (await standin.slash(other, chat, dave, "games", {})).wait_original()
+        assert "**Ali in Other Club**" in there.embeds[0]["description"]
+
+        games = await table.reply_text(table.carol, "games")
+        board = await table.reply_text(table.carol, "board")
+        exported = await (await table.slash(table.carol, "export")).wait_followup()
+        table.advance(timedelta(minutes=61))
+        over = await table.wait_board(lambda m: "ran out of time" in m.content)
+        leaderboard = await table.reply_text(table.carol, "leaderboard")
+        shown = {
+            "/games": games.embeds[0]["description"],
+            "the board": board.attachments[0].description or "",
+            "/export": exported.attachments[0].data.decode(),
+            "the end of the game": over.content,
+            "/leaderboard": leaderboard.embeds[0]["description"],
+        }
+        for where, text in shown.items():
+            assert "Ali" not in text, f"{where}: {text}"
+            assert "alice" in text, f"{where}: {text}"

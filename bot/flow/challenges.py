@@ -73,7 +73,9 @@ class ChallengeFlow:
             return active, thread, why_not
 
         active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
-        names = await self.flow.bot.display_names(challenge.challenger_id, opponent)
+        names = await self.flow.bot.display_names(
+            challenge.guild_id, challenge.challenger_id, opponent
+        )
         if thread is not None:
             await update_message(
                 interaction, match_line(challenge, names, thread.id, lang), attachments=[]
@@ -99,7 +101,9 @@ class ChallengeFlow:
         """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
         opponent = challenge.opponent_id
         assert opponent is not None, "the challenge being accepted has its opponent"
-        names = await self.flow.bot.display_names(challenge.challenger_id, opponent)
+        names = await self.flow.bot.display_names(
+            challenge.guild_id, challenge.challenger_id, opponent
+        )
         name = thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
         try:
             thread = await message.create_thread(

@@ -101,7 +101,7 @@ class ComputerMatchFlow:
         if why_not is None:
             await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
             line = await interaction.original_response()
-            names = await bot.display_names(human, computer)
+            names = await bot.display_names(guild_id, human, computer)
             thread, why_not = await self._open_thread(
                 line, names, human, computer, name, level, lang
             )

@@ -110,7 +110,9 @@ class GameFlow:
 
     async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
         """The players' display names; the computer is named with its level."""
-        names = await self.bot.display_names(active.attacker_id, active.defender_id)
+        names = await self.bot.display_names(
+            active.guild_id, active.attacker_id, active.defender_id
+        )
         if active.computer_id is not None and active.computer_level is not None:
             me = names.get(active.computer_id, "Brandubh")
             names[active.computer_id] = lang._(

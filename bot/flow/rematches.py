@@ -196,7 +196,7 @@ class RematchFlow:
             return
         assert active.computer_id is not None
         assert active.computer_level is not None
-        names = await self.flow.bot.display_names(human, active.computer_id)
+        names = await self.flow.bot.display_names(active.guild_id, human, active.computer_id)
         line = computer_line(
             human,
             active.computer_id,

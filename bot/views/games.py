@@ -159,7 +159,7 @@ async def games_message(
     ids.update(challenge.challenger_id for challenge in waiting)
     if player_id is not None:
         ids.add(player_id)
-    names = await bot.display_names(*sorted(ids))
+    names = await bot.display_names(guild_id, *sorted(ids))
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     return games_embed(page, names, guild_name, lang, waiting), games_view(page, lang)
