@@ -2,9 +2,10 @@
 
 SOURCE is the bot's SQLite file, TARGET an empty PostgreSQL database's URL
 (``postgresql://user:password@host/brandubh``). Stop the bot first. Both are brought to this
-version's schema, every table is copied in one transaction (players, matches, sets and moves,
-ratings and their history, settings, open challenges, takebacks, timers, the outbox), and the
-row counts are compared table by table. Then point ``BRANDUBH_DB`` at TARGET and start the bot.
+version's schema, every table is copied in one transaction (players and their names in each
+server, matches, sets and moves, ratings and their history, settings, open challenges,
+takebacks, timers, the outbox), and the row counts are compared table by table. Then point
+``BRANDUBH_DB`` at TARGET and start the bot.
 Exit codes: 0 copied, 2 refused (one line on stderr says why; nothing was copied).
 """
 
