@@ -476,8 +476,9 @@ async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
     database: str, clock: FakeClock
 ) -> None:
     """A database of schema 19 (one name per user) is migrated: each name stays the player's
-    name in the servers where they played or were challenged, the computer gets none there,
-    and another server, or none, shows the account's name until the member is seen again."""
+    name in the servers where they played, were challenged or tried a puzzle, the computer gets
+    none there, and another server, or none, shows the account's name until the member is seen
+    again."""
     old = await Database.open(database, target_version=19)
     try:
         async with old.transaction() as db:
@@ -500,6 +501,9 @@ async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
                 "VALUES (?, ?, ?, ?, 'brandubh', 1, 'defenders', 86400000000, 0, 0)",
                 (GUILD + 1, CHANNEL, BOB, ALICE),
             )
+            await puzzles.start(
+                db, user_id=BOB, guild_id=GUILD + 3, puzzle_id="p1", daily_day=None, now_us=1
+            )
     finally:
         await old.close()
     services = await Services.open(database, clock=clock)
@@ -514,6 +518,7 @@ async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
             (GUILD, ALICE, "Ali", 5),
             (GUILD + 1, ALICE, "Ali", 5),
             (GUILD + 1, BOB, "Bob", 6),
+            (GUILD + 3, BOB, "Bob", 6),
         ]
         await services.players.remember(CAROL, "carol", guild_id=GUILD, member_name="Caro")
         assert await services.players.names(GUILD + 2, [ALICE, CAROL, COMPUTER]) == {

@@ -30,12 +30,16 @@ async def test_solvers_are_ranked_by_solved_then_rate_then_who_got_there_first(
     database: str, clock: FakeClock
 ) -> None:
     """alice 2 of 2, bob 2 of 3, carol 2 of 2 but later than alice, dan 0 of 1 (open ones and
-    another server's do not count): alice, carol, bob, dan; erin, never named, has no name."""
+    another server's do not count): alice, carol, bob, dan; erin, never named, has no name.
+    Each is named as in this server: carol by her name here, alice by her account's name, as
+    her name in another server is not shown here."""
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:
             for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"), (DAN, "dan")):
                 await players.upsert(connection, user, name, clock())
+            await players.upsert_member(connection, GUILD, CAROL, "Caro here", clock())
+            await players.upsert_member(connection, OTHER_GUILD, ALICE, "Ali elsewhere", clock())
             await finished(connection, ALICE, "p1", puzzles.SOLVED, 10)
             await finished(connection, ALICE, "p2", puzzles.SOLVED, 20)
             await finished(connection, BOB, "p1", puzzles.SOLVED, 5)
@@ -54,7 +58,7 @@ async def test_solvers_are_ranked_by_solved_then_rate_then_who_got_there_first(
             assert total == 5
             assert [(r.place, r.display_name, r.solved, r.attempted) for r in rows] == [
                 (1, "alice", 2, 2),
-                (2, "carol", 2, 2),
+                (2, "Caro here", 2, 2),
                 (3, "bob", 2, 3),
                 (4, "dan", 0, 1),
                 (5, None, 0, 1),

@@ -11,8 +11,9 @@ CREATE TABLE member_names (
     PRIMARY KEY (guild_id, user_id)
 ) WITHOUT ROWID;
 -- Until now one name per user was kept and shown in every server: it stays the name in each
--- server where the user played or was challenged (what those servers showed), until the member
--- is next seen there; it also stays the account's name until the user is next seen anywhere.
+-- server where the user played, was challenged or tried a puzzle (what those servers showed),
+-- until the member is next seen there; it also stays the account's name until the user is next
+-- seen anywhere.
 INSERT INTO member_names (guild_id, user_id, display_name, seen_us)
 SELECT seen.guild_id, p.user_id, p.display_name, p.seen_us
 FROM players p
@@ -23,4 +24,5 @@ JOIN (
     WHERE computer_id IS NULL OR player2_id <> computer_id
     UNION SELECT guild_id, challenger_id FROM challenges
     UNION SELECT guild_id, opponent_id FROM challenges WHERE opponent_id IS NOT NULL
+    UNION SELECT guild_id, user_id FROM puzzle_attempts
 ) seen ON seen.user_id = p.user_id;

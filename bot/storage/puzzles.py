@@ -37,7 +37,7 @@ class SolverRow:
     """From 1, every place different (ties broken down to the user id)."""
     user_id: int
     display_name: str | None
-    """The last known display name (None: the bot never learned it)."""
+    """The player's name in that server, else their account's (None: the bot never learned it)."""
     solved: int
     attempted: int
     """Finished attempts: solved or failed."""
@@ -182,10 +182,10 @@ async def solvers(db: Connection, guild_id: int, puzzle_id: str, day: str) -> li
 
 
 _TOTALS = (
-    "SELECT user_id, SUM(CASE WHEN status = 'solved' THEN 1 ELSE 0 END) AS solved, "
+    "SELECT guild_id, user_id, SUM(CASE WHEN status = 'solved' THEN 1 ELSE 0 END) AS solved, "
     "count(*) AS attempted, COALESCE(MAX(CASE WHEN status = 'solved' THEN finished_us END), "
     "MIN(finished_us)) AS reached_us "
-    "FROM puzzle_attempts WHERE guild_id = ? AND finished_us >= ? GROUP BY user_id"
+    "FROM puzzle_attempts WHERE guild_id = ? AND finished_us >= ? GROUP BY guild_id, user_id"
 )
 """Each player's finished attempts in a server since a moment: solved, attempted, and when the
 count was reached (the last solve; with none solved, the first attempt finished). Read from the
@@ -193,16 +193,18 @@ index ``puzzle_attempts_by_guild`` alone (migration 18). An attempt counts in th
 played in, and a player meets each puzzle once, so every row is a first attempt."""
 
 SOLVERS_BOARD = (
-    f"WITH totals AS ({_TOTALS}), ranked AS (SELECT user_id, solved, attempted, "
+    f"WITH totals AS ({_TOTALS}), ranked AS (SELECT guild_id, user_id, solved, attempted, "
     "row_number() OVER (ORDER BY solved DESC, solved * 1.0 / attempted DESC, reached_us, "
     "user_id) AS place FROM totals) "
-    "SELECT r.place, r.user_id, p.display_name, r.solved, r.attempted FROM ranked r "
-    "LEFT JOIN players p ON p.user_id = r.user_id "
+    "SELECT r.place, r.user_id, coalesce(m.display_name, p.display_name), r.solved, "
+    "r.attempted FROM ranked r LEFT JOIN players p ON p.user_id = r.user_id "
+    "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id "
     "WHERE (r.place > ? AND r.place <= ?) OR r.user_id = ? ORDER BY r.place"
 )
 """Places ``offset + 1`` to ``offset + limit`` of a server's solvers, and the viewer's row
 wherever it is: most solved first, then the higher solve rate, then whoever reached the count
-first. Parameters: server, since (microseconds), offset, offset + limit, viewer."""
+first; each named as in that server (else by the account's name). Parameters: server, since
+(microseconds), offset, offset + limit, viewer."""
 
 
 async def solvers_board(

@@ -16,4 +16,5 @@ JOIN (
     WHERE computer_id IS NULL OR player2_id <> computer_id
     UNION SELECT guild_id, challenger_id FROM challenges
     UNION SELECT guild_id, opponent_id FROM challenges WHERE opponent_id IS NOT NULL
+    UNION SELECT guild_id, user_id FROM puzzle_attempts
 ) seen ON seen.user_id = p.user_id;
