@@ -23,6 +23,9 @@ INITIAL_DEVIATION = 350.0
 INITIAL_VOLATILITY = 0.06
 TAU = 0.75
 """How much volatility may change per period (lichess uses 0.75)."""
+PROVISIONAL_DEVIATION = 110.0
+"""Above this deviation a rating is provisional: shown with a question mark and ranked after the
+established ones, as lichess keeps provisional players off its leaderboards."""
 MIN_DEVIATION = 45.0
 MAX_DEVIATION = 350.0
 """lichess keeps deviations in this range."""

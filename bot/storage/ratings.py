@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.ratings import Rating
+from bot.ratings import PROVISIONAL_DEVIATION, Rating
 from bot.storage.connection import Connection
 
 
@@ -112,26 +112,37 @@ async def add_match_win(db: Connection, guild_id: int, ruleset: str, user_id: in
     )
 
 
+def _provisional(deviation: str = "deviation") -> str:
+    """1 for a provisional rating, else 0: the first key of the ranking (established players
+    first). Migration 0021 indexes the same expression (ratings_standing)."""
+    return f"CASE WHEN {deviation} > {PROVISIONAL_DEVIATION!r} THEN 1 ELSE 0 END"
+
+
+LEADERBOARD_PAGE = (
+    f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? "
+    f"ORDER BY {_provisional('r.deviation')}, r.rating DESC, r.user_id LIMIT ? OFFSET ?"
+)
+"""One page of a pool's standings (guild, ruleset, limit, offset), in the leaderboard's order."""
+
+
 async def leaderboard(
     db: Connection, guild_id: int, ruleset: str, offset: int, limit: int
 ) -> tuple[int, list[StandingRow]]:
-    """The number of rated players in the server's ``ruleset`` pool and one page, best first."""
+    """The number of rated players in the server's ``ruleset`` pool and one page, best first:
+    established ratings, then provisional ones, each by rating."""
     row = await db.fetch_one(
         "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ?", (guild_id, ruleset)
     )
     total = int(row[0]) if row else 0
-    rows = await db.fetch_all(
-        f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? "
-        "ORDER BY r.rating DESC, r.user_id LIMIT ? OFFSET ?",
-        (guild_id, ruleset, limit, offset),
-    )
+    rows = await db.fetch_all(LEADERBOARD_PAGE, (guild_id, ruleset, limit, offset))
     return total, [_standing(r) for r in rows]
 
 
 async def standing(
     db: Connection, guild_id: int, ruleset: str, user_id: int
 ) -> tuple[int, StandingRow] | None:
-    """The player's rank (from 1) and standing in a pool, or None if never rated there."""
+    """The player's rank (from 1; the leaderboard's order) and standing in a pool, or None if
+    never rated there."""
     found = await db.fetch_one(
         f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND r.user_id = ?",
         (guild_id, ruleset, user_id),
@@ -139,10 +150,12 @@ async def standing(
     if found is None:
         return None
     row = _standing(found)
+    provisional = 1 if row.deviation > PROVISIONAL_DEVIATION else 0
+    key = _provisional()
     above = await db.fetch_one(
-        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND "
-        "(rating > ? OR (rating = ? AND user_id < ?))",
-        (guild_id, ruleset, row.rating, row.rating, user_id),
+        f"SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND ({key} < ? "
+        f"OR ({key} = ? AND (rating > ? OR (rating = ? AND user_id < ?))))",
+        (guild_id, ruleset, provisional, provisional, row.rating, row.rating, user_id),
     )
     return (int(above[0]) if above else 0) + 1, row
 

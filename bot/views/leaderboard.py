@@ -9,14 +9,13 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
+from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import GuardedItem, bot_of
 from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
-PROVISIONAL_DEVIATION = 110.0
-"""Above this deviation a rating is provisional and shown with a question mark, as on lichess."""
 
 
 def rating_text(rating: float, deviation: float) -> str:
@@ -63,8 +62,8 @@ def leaderboard_embed(
     last = page.offset + len(page.rows)
     embed.set_footer(
         text=lang._(
-            "Players {first}–{last} of {total} · A ? marks a provisional rating: too few rated "
-            "games yet to be sure of it.",
+            "Players {first}–{last} of {total} · A ? marks a provisional rating (too few rated "
+            "games yet to be sure of it), ranked after the others.",
             first=page.offset + 1,
             last=last,
             total=page.total,

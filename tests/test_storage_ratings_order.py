@@ -1,0 +1,87 @@
+"""The leaderboard's order on both backends: established ratings first, provisional ones after,
+the rank /stats shows agreeing with it, and a page read through the index."""
+
+from __future__ import annotations
+
+from bot.ratings import PROVISIONAL_DEVIATION
+from bot.storage import Connection, Database, Dialect, players, ratings
+from tests.conftest import ALICE, BOB, CAROL, GUILD, FakeClock
+
+DAN = 14
+
+
+async def rated(
+    db: Connection, user_id: int, rating: float, deviation: float, guild_id: int = GUILD
+) -> None:
+    """A brandubh rating row for ``user_id``."""
+    await db.execute(
+        "INSERT INTO ratings (guild_id, ruleset, user_id, rating, deviation, volatility, games, "
+        "wins, updated_us) VALUES (?, 'brandubh', ?, ?, ?, 0.06, 1, 1, 0)",
+        (guild_id, user_id, rating, deviation),
+    )
+
+
+async def test_provisional_ratings_rank_after_established_ones(
+    database: str, clock: FakeClock
+) -> None:
+    """dan won one game (1662?, provisional) and outrates everyone: he is listed, and ranked by
+    /stats, after alice (1600), bob (1550) and carol (1550, deviation exactly at the line)."""
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as connection:
+            for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"), (DAN, "dan")):
+                await players.upsert(connection, user, name, clock())
+            await rated(connection, ALICE, 1600.0, 60.0)
+            await rated(connection, BOB, 1550.0, 80.0)
+            await rated(connection, CAROL, 1550.0, PROVISIONAL_DEVIATION)
+            await rated(connection, DAN, 1662.0, 290.0)
+        async with db.snapshot() as connection:
+            total, rows = await ratings.leaderboard(connection, GUILD, "brandubh", 0, 10)
+            assert total == 4
+            order = [row.user_id for row in rows]
+            assert order == [ALICE, BOB, CAROL, DAN]
+            for rank, user in enumerate(order, start=1):
+                found = await ratings.standing(connection, GUILD, "brandubh", user)
+                assert found is not None
+                assert found[0] == rank, (user, found[0], rank)
+            _, second_page = await ratings.leaderboard(connection, GUILD, "brandubh", 3, 10)
+            assert [row.user_id for row in second_page] == [DAN]
+    finally:
+        await db.close()
+
+
+async def test_a_leaderboard_page_is_read_in_order_from_the_index(
+    database: str, clock: FakeClock
+) -> None:
+    """With thousands of players in many servers, a page is read in the index's order (no sort
+    of the server's players, no scan of the table)."""
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as connection:
+            for user in range(1, 401):
+                await players.upsert(connection, user, f"p{user}", clock())
+            await connection.execute_many(
+                "INSERT INTO ratings (guild_id, ruleset, user_id, rating, deviation, volatility, "
+                "updated_us) VALUES (?, 'brandubh', ?, ?, ?, 0.06, 0)",
+                [
+                    (GUILD + n % 20, 1 + n // 20, 1200.0 + n % 617, 50.0 + n % 300)
+                    for n in range(8000)
+                ],
+            )
+            await connection.execute("ANALYZE")
+        async with db.snapshot() as connection:
+            params = (GUILD, "brandubh", 10, 0)
+            if connection.dialect is Dialect.SQLITE:
+                plan = await connection.fetch_all(
+                    f"EXPLAIN QUERY PLAN {ratings.LEADERBOARD_PAGE}", params
+                )
+                lines = "\n".join(str(row[3]) for row in plan)
+                assert "USING INDEX ratings_standing" in lines, lines
+                assert "TEMP B-TREE" not in lines, lines
+            else:
+                plan = await connection.fetch_all(f"EXPLAIN {ratings.LEADERBOARD_PAGE}", params)
+                lines = "\n".join(str(row[0]) for row in plan)
+                assert "ratings_standing" in lines, lines
+                assert "Seq Scan on ratings" not in lines, lines
+    finally:
+        await db.close()
