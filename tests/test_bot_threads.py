@@ -206,8 +206,50 @@ async def test_a_channel_without_thread_permissions_refuses_challenges_while_bus
     refused = await challenge(table, table.carol, table.admin)
     assert refused.ephemeral
     assert refused.content == (
+        "A game is already being played in this channel: start yours in another channel."
+    )
+
+
+async def test_a_members_thread_in_an_allowed_channel_hosts_games(table: Harness) -> None:
+    """Games are allowed in #games only and threads are off: while alice and bob play in
+    #games, carol is told to start her game in a thread, and in the thread she starts there
+    her challenge and a game against the computer are taken (the thread was refused as a
+    channel games are not allowed in)."""
+    await table.reply_text(table.admin, "settings", {"allow": table.channel, "threads": "off"})
+    await table.challenge_accepted(table.alice, table.bob)
+    busy = await challenge(table, table.carol, table.admin)
+    assert busy.content == (
         "A game is already being played in this channel: start yours in another channel or "
         "in a thread."
+    )
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    posted = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=corner
+    )
+    assert not posted.ephemeral, posted.content
+    await accept(table, posted, table.admin)
+    board = await table.wait_board(channel=corner)
+    assert f"<@{table.carol.id}>, your move" in board.content
+    other = await table.standin.start_member_thread(table.channel, "ada's corner", table.admin)
+    computer = await table.reply_text(
+        table.admin, "challenge", {"opponent": table.me}, channel=other
+    )
+    assert not computer.ephemeral, computer.content
+
+
+async def test_a_thread_of_a_channel_games_are_not_allowed_in_is_refused(
+    table: Harness,
+) -> None:
+    """Only #lobby is allowed: a member's thread of #games is refused as #games is."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    corner = await table.standin.start_member_thread(table.channel, "corner", table.carol)
+    refused = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin}, channel=corner
+    )
+    assert refused.ephemeral
+    assert refused.content == (
+        f"Games are not allowed in this channel. Games are played in <#{lobby.id}>."
     )
 
 

@@ -14,12 +14,12 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
-from bot.flow.threads import may_open_threads
+from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n import _
 from bot.services.errors import CannotChallengeSelf, InvalidOption, OpponentCannotSeeChannel
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
-from bot.views.common import answer, within_deadline
+from bot.views.common import answer, thread_of, within_deadline
 from engine import RULESETS, Side
 
 _log = logging.getLogger(__name__)
@@ -132,6 +132,8 @@ class Challenge(commands.Cog):
                 time_per_move=per_move,
                 opponent_is_bot=opponent is not None and opponent.bot,
                 plays_here=not may_open_threads(interaction),
+                thread_of=thread_of(interaction),
+                threads_here=member_threads_here(interaction),
             )
         )
         try:

@@ -25,7 +25,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
-from bot.views.common import update_message, within_deadline
+from bot.views.common import thread_of, update_message, within_deadline
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
@@ -64,6 +64,7 @@ class ChallengeFlow:
                     challenge.challenge_id,
                     opponent,
                     thread_id=None if thread is None else thread.id,
+                    thread_of=thread_of(interaction),
                 )
             except Exception as error:
                 if thread is not None:  # withdrawn or expired while the thread was made

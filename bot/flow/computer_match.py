@@ -23,12 +23,14 @@ from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     close_unused_thread,
     computer_line,
+    member_threads_here,
     thread_name,
     thread_refusal,
 )
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
+from bot.views.common import thread_of
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -70,6 +72,7 @@ class ComputerMatchFlow:
             ruleset=ruleset,
             sets_total=sets_total,
             time_per_move=time_per_move,
+            thread_of=thread_of(interaction),
         )
         lang = await self.flow.server_language(guild_id)
         headline = lang._(
@@ -94,6 +97,8 @@ class ComputerMatchFlow:
                 time_per_move=time_per_move,
                 parent_channel_id=parent,
                 line_message_id=line_id,
+                thread_of=thread_of(interaction),
+                threads_here=member_threads_here(interaction),
             )
 
         settings = await services.settings.get(guild_id)

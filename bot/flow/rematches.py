@@ -18,7 +18,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, GameError, NotAPlayer
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view, member_now
-from bot.views.common import answer, within_deadline
+from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -46,6 +46,12 @@ class RematchFlow:
         other = terms.player2_id if user == terms.player1_id else terms.player1_id
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent
+        # A match played in a member's thread (not its own) is allowed by the thread's channel.
+        in_thread_of = (
+            thread_of(interaction)
+            if terms.parent_channel_id is None and interaction.channel_id == terms.channel_id
+            else None
+        )
         if terms.computer_id is not None:
             playing = await services.games.in_channel(terms.channel_id)
             if (
@@ -66,6 +72,7 @@ class RematchFlow:
                 time_per_move=terms.time_per_move,
                 parent_channel_id=terms.parent_channel_id,
                 line_message_id=terms.line_message_id,
+                thread_of=in_thread_of,
             )
             # A slow write (another program holding the database) is deferred in time.
             active = await within_deadline(interaction, started, thinking=False)
@@ -119,6 +126,7 @@ class RematchFlow:
             challenger_side=side,
             time_per_move=terms.time_per_move,
             plays_here=not may_open_threads_in(interaction.guild, where),
+            thread_of=in_thread_of,
         )
         challenge = await within_deadline(interaction, created, thinking=False)
         try:

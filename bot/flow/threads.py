@@ -49,6 +49,17 @@ def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     return _may_start_threads(interaction.app_permissions)
 
 
+def member_threads_here(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the member could start a thread where ``interaction`` is and play in it: not
+    already in a thread, the member may create public threads, and I may post in threads."""
+    if isinstance(interaction.channel, discord.Thread):
+        return False
+    return (
+        interaction.permissions.create_public_threads
+        and interaction.app_permissions.send_messages_in_threads
+    )
+
+
 def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
     """Whether a game accepted in ``channel_id`` could have a thread of its own (as
     :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""

@@ -73,11 +73,15 @@ class ChallengeService:
         time_per_move: timedelta | None = None,
         opponent_is_bot: bool = False,
         plays_here: bool = False,
+        thread_of: int | None = None,
+        threads_here: bool = True,
     ) -> Challenge:
         """Open a challenge that expires 10 minutes from now and return it; with
         ``opponent_id`` None it is open to anyone in the channel but the challenger.
         ``plays_here``: its game could have no thread of its own even with threads on (the
-        channel is a thread, or the bot may not start threads there).
+        channel is a thread, or the bot may not start threads there). ``thread_of``: the
+        channel is a thread of that channel, whose allowance counts. ``threads_here``: a
+        member's thread could host a game (the busy channel's refusal suggests one).
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
@@ -90,14 +94,16 @@ class ChallengeService:
         if opponent_is_bot:
             raise CannotChallengeBot()
         settings = await self._settings.get(guild_id)
-        name, per_move = check_terms(settings, channel_id, ruleset, time_per_move, sets_total)
+        name, per_move = check_terms(
+            settings, channel_id, ruleset, time_per_move, sets_total, thread_of=thread_of
+        )
         now = self._clock()
         async with self._database.transaction() as db:
             # With threads on, the game will not be played in this channel: it may be busy.
             if not settings.threads or plays_here:
                 playing = await sets.active_in_channel(db, channel_id)
                 if playing is not None:
-                    raise busy(playing, threads=settings.threads)
+                    raise busy(playing, threads=settings.threads, threads_here=threads_here)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
             if opponent_id is None:
@@ -177,17 +183,22 @@ class ChallengeService:
         if not found:
             raise ChallengeNotFound()
 
-    async def check_accept(self, challenge_id: int, user_id: int) -> Challenge:
+    async def check_accept(
+        self, challenge_id: int, user_id: int, *, thread_of: int | None = None
+    ) -> Challenge:
         """The challenge, if ``user_id`` may accept it now (before a thread is made for it);
-        one open to anyone comes back with ``user_id`` as its opponent.
+        one open to anyone comes back with ``user_id`` as its opponent. ``thread_of``: the
+        challenge is in a thread of that channel, whose allowance counts.
 
         Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent, or the
         challenger of one open to anyone), ChallengeExpired (past its expiry; it is marked
         expired), ChannelNotAllowed.
         """
-        return await self._check_accept(await self._open(challenge_id), user_id)
+        return await self._check_accept(await self._open(challenge_id), user_id, thread_of)
 
-    async def _check_accept(self, row: ChallengeRow, user_id: int) -> Challenge:
+    async def _check_accept(
+        self, row: ChallengeRow, user_id: int, thread_of: int | None = None
+    ) -> Challenge:
         """:meth:`check_accept` of the open challenge ``row``."""
         if row.opponent_id is None:
             if user_id == row.challenger_id:
@@ -207,22 +218,28 @@ class ChallengeService:
                 )
             raise ChallengeExpired()
         settings = await self._settings.get(row.guild_id)
-        if not settings.allows(row.channel_id):
+        if not settings.allows(row.channel_id, thread_of):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         return replace(_challenge(row), opponent_id=user_id)
 
     async def accept(
-        self, challenge_id: int, user_id: int, *, thread_id: int | None = None
+        self,
+        challenge_id: int,
+        user_id: int,
+        *,
+        thread_id: int | None = None,
+        thread_of: int | None = None,
     ) -> ActiveGame:
         """The opponent accepts (anyone but the challenger, for one open to anyone, who becomes
         its opponent): the match starts and its first set is returned.
 
         With ``thread_id`` the match is played in that thread (started from the challenge
-        message); without, in the challenge's channel. Raises what :meth:`check_accept` raises,
-        and ChannelBusy (a game started in the channel meanwhile).
+        message); without, in the challenge's channel (``thread_of``: as for
+        :meth:`check_accept`). Raises what :meth:`check_accept` raises, and ChannelBusy (a game
+        started in the channel meanwhile).
         """
         row = await self._open(challenge_id)
-        await self._check_accept(row, user_id)
+        await self._check_accept(row, user_id, thread_of)
         async with self._database.transaction() as db:
             await players.ensure(db, user_id, self._clock())
             # Claim the challenge first: of two Accepts racing (a double click, or two members

@@ -56,9 +56,12 @@ class GuildSettings:
     open_challenge_role_id: int | None = None
     """The role a challenge open to anyone pings (``/settings open_challenge_role:``)."""
 
-    def allows(self, channel_id: int) -> bool:
-        """Whether a game may be played in ``channel_id``."""
-        return not self.allowed_channel_ids or channel_id in self.allowed_channel_ids
+    def allows(self, channel_id: int, thread_of: int | None = None) -> bool:
+        """Whether a game may be played in ``channel_id`` (``thread_of``: it is a thread of
+        that channel, allowed when its channel is)."""
+        if not self.allowed_channel_ids:
+            return True
+        return channel_id in self.allowed_channel_ids or thread_of in self.allowed_channel_ids
 
 
 class ChallengeStatus(enum.Enum):

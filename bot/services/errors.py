@@ -150,6 +150,12 @@ class ChannelBusy(GameError):
     )
     """The sentence when the channel is a game's thread."""
 
+    NO_THREADS = _(
+        "A game is already being played in this channel: start yours in another channel."
+    )
+    """The sentence where no thread could host another game (the member may not start one,
+    or I may not post in threads)."""
+
     def __init__(
         self,
         text: Text = _(

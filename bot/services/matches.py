@@ -43,18 +43,21 @@ class MatchService:
         ruleset: str | None = None,
         sets_total: int = 2,
         time_per_move: timedelta | None = None,
+        thread_of: int | None = None,
     ) -> tuple[str, timedelta]:
         """The ruleset's name and the time per move of a match against the computer in
-        ``channel_id`` (a channel, not a thread), once every term is allowed: what
-        :meth:`start_computer_match` checks, without storing anything, so that a thread is only
-        opened for a match that will start. Raises as :meth:`start_computer_match` does, but
-        never ChannelBusy."""
+        ``channel_id`` (``thread_of``: a member's thread of that channel, whose allowance
+        counts), once every term is allowed: what :meth:`start_computer_match` checks, without
+        storing anything, so that a thread is only opened for a match that will start. Raises
+        as :meth:`start_computer_match` does, but never ChannelBusy."""
         if human_id == computer_id:
             raise CannotChallengeSelf()
         if level not in COMPUTER_LEVELS:
             raise InvalidOption(_("The computer's level must be from 1 to 5."))
         settings = await self._settings.get(guild_id)
-        return check_terms(settings, channel_id, ruleset, time_per_move, sets_total)
+        return check_terms(
+            settings, channel_id, ruleset, time_per_move, sets_total, thread_of=thread_of
+        )
 
     async def start_computer_match(
         self,
@@ -70,12 +73,17 @@ class MatchService:
         time_per_move: timedelta | None = None,
         parent_channel_id: int | None = None,
         line_message_id: int | None = None,
+        thread_of: int | None = None,
+        threads_here: bool = True,
     ) -> ActiveGame:
         """Start a match against the computer at once and return its first set.
 
         ``parent_channel_id``: ``channel_id`` is a thread of that channel (whose allowance
         counts, and which the match's thread records, with ``line_message_id``, the message in
-        the parent channel that links the thread).
+        the parent channel that links the thread). ``thread_of``: ``channel_id`` is a member's
+        thread of that channel (not the match's own: its allowance counts, nothing more).
+        ``threads_here``: a member's thread could host a game (the busy channel's refusal
+        suggests one).
 
         Computer games are recorded but never rated. Raises ChannelBusy, ChannelNotAllowed,
         CannotChallengeSelf (``human_id == computer_id``), InvalidOption (level not 1-5,
@@ -90,6 +98,7 @@ class MatchService:
             ruleset=ruleset,
             sets_total=sets_total,
             time_per_move=time_per_move,
+            thread_of=thread_of,
         )
         async with self._database.transaction() as db:
             started = await self.start_match(
@@ -104,6 +113,7 @@ class MatchService:
                 time_per_move=per_move,
                 computer_id=computer_id,
                 computer_level=level,
+                threads_here=threads_here,
             )
             if parent_channel_id is None:
                 return started
@@ -126,11 +136,12 @@ class MatchService:
         time_per_move: timedelta,
         computer_id: int | None = None,
         computer_level: int | None = None,
+        threads_here: bool = True,
     ) -> ActiveGame:
         """Inside a caller's transaction: store a match and its first set (internal use).
 
         Raises ChannelBusy if the channel has a game in progress (the database refuses a
-        second one).
+        second one; ``threads_here``: its refusal may suggest a member's thread).
         """
         now = self._clock()
         now_us = to_us(now)
@@ -138,7 +149,7 @@ class MatchService:
             await players.ensure(db, user_id, now)
         playing = await sets.active_in_channel(db, channel_id)
         if playing is not None:
-            raise busy(playing)
+            raise busy(playing, threads_here=threads_here)
         await places.keep_thread_open(db, channel_id)
         match_id = await sets.insert_match(
             db,

@@ -12,12 +12,14 @@ from bot.services.settings import check_ruleset, check_time_per_move
 from bot.storage.sets import SetRow
 
 
-def busy(playing: SetRow, *, threads: bool = True) -> ChannelBusy:
+def busy(playing: SetRow, *, threads: bool = True, threads_here: bool = True) -> ChannelBusy:
     """The refusal of a second game where ``playing`` is played: a game thread's names the
-    channel to challenge from instead, where (``threads`` on) each game gets a thread."""
+    channel to challenge from instead, where (``threads`` on) each game gets a thread; a
+    channel's suggests a thread only if a member's thread could host the game
+    (``threads_here``)."""
     if threads and playing.parent_channel_id is not None:
         return ChannelBusy(ChannelBusy.IN_THREAD)
-    return ChannelBusy()
+    return ChannelBusy() if threads_here else ChannelBusy(ChannelBusy.NO_THREADS)
 
 
 def check_terms(
@@ -26,11 +28,13 @@ def check_terms(
     ruleset: str | None,
     time_per_move: timedelta | None,
     sets_total: int,
+    *,
+    thread_of: int | None = None,
 ) -> tuple[str, timedelta]:
-    """The ruleset's name and the time per move of a match in ``channel_id`` under the
-    server's ``settings`` (which give the defaults). Raises ChannelNotAllowed, InvalidOption
-    (ruleset, time per move, sets)."""
-    if not settings.allows(channel_id):
+    """The ruleset's name and the time per move of a match in ``channel_id`` (``thread_of``:
+    a thread of that channel) under the server's ``settings`` (which give the defaults).
+    Raises ChannelNotAllowed, InvalidOption (ruleset, time per move, sets)."""
+    if not settings.allows(channel_id, thread_of):
         raise ChannelNotAllowed(settings.allowed_channel_ids)
     name = check_ruleset(ruleset or settings.default_ruleset)
     per_move = check_time_per_move(time_per_move or settings.time_per_move)

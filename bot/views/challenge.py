@@ -14,7 +14,7 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.views.common import GuardedItem, bot_of, update_message, within_deadline
+from bot.views.common import GuardedItem, bot_of, thread_of, update_message, within_deadline
 from engine import Side, get_ruleset
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
@@ -196,7 +196,9 @@ class ChallengeButton(
         try:
             # A press past the expiry closes the challenge first (a write, which may wait).
             challenge = await within_deadline(
-                interaction, challenges.check_accept(self.challenge_id, user), thinking=False
+                interaction,
+                challenges.check_accept(self.challenge_id, user, thread_of=thread_of(interaction)),
+                thinking=False,
             )
             if not await _still_here(interaction, challenge.challenger_id):
                 await within_deadline(

@@ -93,6 +93,13 @@ async def within_deadline(
     return await task
 
 
+def thread_of(interaction: discord.Interaction[Any]) -> int | None:
+    """The channel ``interaction`` came from a thread of (whose allowance counts for a game
+    there), or None outside a thread."""
+    channel = interaction.channel
+    return channel.parent_id if isinstance(channel, discord.Thread) else None
+
+
 async def answer(
     interaction: discord.Interaction[Any],
     content: str | None = None,
