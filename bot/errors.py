@@ -20,7 +20,7 @@ from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.names import escaped
-from bot.services.errors import GameError
+from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
 from engine import IllegalMoveError
 from engine.errors import echoed
@@ -189,6 +189,30 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
     )
 
 
+def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
+    """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
+    games are not allowed in names none of the allowed channels Discord has deleted."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, ChannelNotAllowed):
+        return error.without(deleted_channels(interaction, error.allowed_channel_ids))
+    return error
+
+
+def deleted_channels(
+    interaction: discord.Interaction[Any], channel_ids: frozenset[int]
+) -> frozenset[int]:
+    """The channels of ``channel_ids`` that ``interaction``'s server no longer has (deleted in
+    Discord), as the guilds intent keeps the server's channels; none when the server is not
+    known whole (not cached, or unavailable)."""
+    guild = (
+        None if interaction.guild_id is None else interaction.client.get_guild(interaction.guild_id)
+    )
+    if guild is None or guild.unavailable:
+        return frozenset()
+    return frozenset(cid for cid in channel_ids if guild.get_channel(cid) is None)
+
+
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it).
 
@@ -206,7 +230,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         )
         return
     lang = reader(interaction)
-    sentence = sentence_for(error, lang)
+    sentence = sentence_for(_as_seen_here(interaction, error), lang)
     storage = _storage_error(error)
     if storage is not None:
         # The details (file, SQLite's words) are for the operator, never for the player.

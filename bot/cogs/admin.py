@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.errors import deleted_channels
 from bot.i18n import ENGLISH, Language, _, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
@@ -22,12 +23,20 @@ from engine import get_ruleset
 
 
 def settings_text(
-    settings: GuildSettings, lang: Language = ENGLISH, public: Language = ENGLISH
+    settings: GuildSettings,
+    lang: Language = ENGLISH,
+    public: Language = ENGLISH,
+    *,
+    gone: frozenset[int] = frozenset(),
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
-    public messages are in, followed or chosen)."""
-    if settings.allowed_channel_ids:
-        where = ", ".join(f"<#{cid}>" for cid in sorted(settings.allowed_channel_ids))
+    public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted)."""
+    allowed = settings.allowed_channel_ids
+    if allowed:
+        where = ", ".join(
+            lang._("{channel} (deleted)", channel=f"<#{cid}>") if cid in gone else f"<#{cid}>"
+            for cid in sorted(allowed)
+        )
     else:
         where = lang._("every channel")
     played = lang._("a thread per game") if settings.threads else lang._("the channel")
@@ -49,6 +58,19 @@ def settings_text(
                 "Time per move: **{time}**", time=time_per_move_text(settings.time_per_move, lang)
             ),
             lang._("Games allowed in: {channels}", channels=where),
+            *(
+                [
+                    lang._(
+                        "Games are allowed nowhere: the channel they were allowed in was "
+                        "deleted. Allow one with {allow_option}, or every channel with "
+                        "{everywhere_option}.",
+                        allow_option=option("allow"),
+                        everywhere_option=option("everywhere"),
+                    )
+                ]
+                if allowed and allowed <= gone
+                else []
+            ),
             lang._("Games are played in: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
             lang._("Open challenges ping: {role}", role=pings),
@@ -113,11 +135,17 @@ def _chosen(value: str) -> str | None:
 
 
 def allowed_after(
-    allowed: frozenset[int], *, allow: int | None, disallow: int | None, everywhere: bool
+    allowed: frozenset[int],
+    *,
+    allow: int | None,
+    disallow: int | None,
+    everywhere: bool,
+    gone: frozenset[int] = frozenset(),
 ) -> frozenset[int]:
     """The channels games are allowed in after ``/settings allow: disallow: everywhere:`` (none:
     every channel). Options that contradict each other, or one that would change nothing or the
-    opposite of what it says, are refused in one sentence."""
+    opposite of what it says, are refused in one sentence. Allowing a channel takes the
+    ``gone`` (deleted) ones off the list; disallowing may not leave only deleted ones."""
     if everywhere and (allow is not None or disallow is not None):
         raise InvalidOption(
             _(
@@ -134,6 +162,7 @@ def allowed_after(
         raise InvalidOption(_("Allow a channel or disallow it, not both at once."))
     channels = set(allowed)
     if allow is not None:
+        channels -= gone
         channels.add(allow)
     if disallow is not None:
         if not allowed:
@@ -154,7 +183,7 @@ def allowed_after(
                 )
             )
         channels.discard(disallow)
-        if not channels:
+        if not channels - gone:
             raise InvalidOption(
                 _(
                     "{channel} is the only channel games are allowed in: allow another first, "
@@ -227,6 +256,7 @@ class Admin(commands.Cog):
             allow=None if allow is None else allow.id,
             disallow=None if disallow is None else disallow.id,
             everywhere=everywhere,
+            gone=deleted_channels(interaction, current.allowed_channel_ids),
         )
         changed = (
             ruleset is not None
@@ -258,7 +288,8 @@ class Admin(commands.Cog):
         lang = reader(interaction)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         public = await self.bot.flow.server_language(interaction.guild_id)
-        text = settings_text(current, lang, public)
+        gone = deleted_channels(interaction, current.allowed_channel_ids)
+        text = settings_text(current, lang, public, gone=gone)
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
 
     @app_commands.command(name="abort")

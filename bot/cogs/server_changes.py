@@ -72,11 +72,20 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
-        """A channel was deleted, and with it the threads in it."""
+        """A channel was deleted, and with it the threads in it (and its place among the
+        channels games are allowed in, unless it was the only one)."""
         self._until_stored(
             f"channel {channel.id} deleted",
             lambda: self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED),
         )
+        self._until_stored(
+            f"allowed channel {channel.id} deleted",
+            lambda: self._disallow_deleted(channel.guild.id, channel.id),
+        )
+
+    async def _disallow_deleted(self, guild_id: int, channel_id: int) -> None:
+        if await self.bot.services.settings.channel_deleted(guild_id, channel_id):
+            _log.info("Deleted channel %s is no longer allowed in server %s", channel_id, guild_id)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:

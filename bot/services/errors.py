@@ -228,19 +228,33 @@ class OpenChallengeWaiting(GameError):
 
 
 class ChannelNotAllowed(GameError):
-    """The server's settings do not allow games in this channel."""
+    """The server's settings do not allow games in this channel.
 
-    def __init__(self, allowed_channel_ids: frozenset[int] = frozenset()) -> None:
-        where = ", ".join(f"<#{cid}>" for cid in sorted(allowed_channel_ids))
+    ``gone``: the allowed channels Discord deleted (the services cannot know them; the error
+    handler asks :meth:`without` for a refusal that sends nobody to a deleted channel)."""
+
+    def __init__(
+        self, allowed_channel_ids: frozenset[int] = frozenset(), gone: frozenset[int] = frozenset()
+    ) -> None:
+        where = ", ".join(f"<#{cid}>" for cid in sorted(allowed_channel_ids - gone))
         if where:
             text = _(
                 "Games are not allowed in this channel. Games are played in {channels}.",
                 channels=where,
             )
+        elif allowed_channel_ids:
+            text = _(
+                "Games are allowed nowhere on this server until an admin allows a channel: the "
+                "one they were allowed in was deleted."
+            )
         else:
             text = _("Games are not allowed in this channel.")
         super().__init__(text)
         self.allowed_channel_ids = allowed_channel_ids
+
+    def without(self, gone: frozenset[int]) -> ChannelNotAllowed:
+        """The same refusal, naming none of the ``gone`` (deleted) channels."""
+        return ChannelNotAllowed(self.allowed_channel_ids, gone & self.allowed_channel_ids)
 
 
 class ChallengeNotFound(GameError):

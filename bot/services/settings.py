@@ -104,6 +104,16 @@ class SettingsService:
         self._kept[guild_id] = (self._monotonic(), updated)
         return updated
 
+    async def channel_deleted(self, guild_id: int, channel_id: int) -> bool:
+        """Take a deleted channel off the channels games are allowed in, unless it was the
+        only one: an empty list would allow every channel, so it stays (/settings shows it
+        deleted, and refusals say games are allowed nowhere). Whether the list changed."""
+        allowed = (await self.get(guild_id)).allowed_channel_ids
+        if channel_id not in allowed or len(allowed) == 1:
+            return False
+        await self.update(guild_id, allowed_channel_ids=allowed - {channel_id})
+        return True
+
 
 def _settings(row: settings.SettingsRow) -> GuildSettings:
     return GuildSettings(

@@ -1,0 +1,80 @@
+"""/settings as a server admin meets it: channels deleted under it, roles that cannot be
+pinged, channels the bot cannot play in, the daily puzzle, and the lines in every language."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, eventually, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a fresh server with #games, #lobby and #side, alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def allowed(table: Harness) -> frozenset[int]:
+    """The channels the server's settings allow games in (empty: every channel)."""
+    assert table.bot is not None
+    return (await table.bot.services.settings.get(table.guild.id)).allowed_channel_ids
+
+
+async def knows(table: Harness, channel_id: int) -> bool:
+    """Whether the bot still has the channel (Discord's CHANNEL_DELETE may still be on its
+    way)."""
+    assert table.bot is not None
+    return table.bot.get_channel(channel_id) is not None
+
+
+async def test_a_deleted_allowed_channel_leaves_the_list_when_others_remain(
+    table: Harness,
+) -> None:
+    """#games and #lobby are allowed; #lobby is deleted: only #games is left on the list (the
+    admin could not pick the deleted channel to disallow it)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    await table.standin.delete_channel(lobby)
+    await eventually(lambda: allowed(table), {table.channel.id})
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"Games allowed in: <#{table.channel.id}>\n" in shown.content
+
+
+async def test_the_only_allowed_channel_deleted_allows_games_nowhere_until_an_admin_acts(
+    table: Harness,
+) -> None:
+    """#lobby, the only allowed channel, is deleted: it stays on the list (an empty list would
+    open every channel), challenges are refused without sending anyone to it, /settings marks
+    it deleted and says what to do, and allowing #games takes it off the list."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.standin.delete_channel(lobby)
+    await eventually(lambda: knows(table, lobby.id), False)
+    assert await allowed(table) == {lobby.id}
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert refused.ephemeral
+    assert refused.content == (
+        "Games are allowed nowhere on this server until an admin allows a channel: the one "
+        "they were allowed in was deleted."
+    )
+    shown = await table.reply_text(table.admin, "settings")
+    assert (
+        f"Games allowed in: <#{lobby.id}> (deleted)\n"
+        "Games are allowed nowhere: the channel they were allowed in was deleted. Allow one "
+        "with `allow`, or every channel with `everywhere`.\n"
+    ) in shown.content
+    table.admin.user.locale = "de"
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"<#{lobby.id}> (gelöscht)" in shown.content
+    table.admin.user.locale = "en-US"
+    saved = await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    assert f"Games allowed in: <#{table.channel.id}>\n" in saved.content
+    assert await allowed(table) == {table.channel.id}
