@@ -78,3 +78,31 @@ async def test_the_only_allowed_channel_deleted_allows_games_nowhere_until_an_ad
     saved = await table.reply_text(table.admin, "settings", {"allow": table.channel})
     assert f"Games allowed in: <#{table.channel.id}>\n" in saved.content
     assert await allowed(table) == {table.channel.id}
+
+
+async def test_settings_warn_when_the_open_challenge_role_cannot_be_pinged(
+    table: Harness,
+) -> None:
+    """The open-challenge role made unmentionable, then deleted: /settings says in one line
+    why open challenges ping nobody (it only said so in the log)."""
+    role = await table.standin.add_role(table.guild, "tafl", mentionable=True)
+    saved = await table.reply_text(table.admin, "settings", {"open_challenge_role": role})
+    assert saved.content.endswith(f"Open challenges ping: <@&{role.id}>")
+    await table.standin.edit_role(role, mentionable=False)
+
+    async def last_line() -> str:
+        return (await table.reply_text(table.admin, "settings")).content.splitlines()[-1]
+
+    await eventually(
+        last_line,
+        f"I cannot ping <@&{role.id}>: make it mentionable (Server Settings → Roles) or give me "
+        "the Mention @everyone, @here, and All Roles permission.",
+    )
+    await table.standin.delete_role(role)
+    await eventually(
+        last_line,
+        "The role open challenges ping was deleted: they ping nobody until you choose another "
+        "with `open_challenge_role`.",
+    )
+    table.admin.user.locale = "fr"
+    assert (await last_line()).startswith("Le rôle que mentionnent les défis ouverts à tous")

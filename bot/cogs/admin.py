@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import deleted_channels
-from bot.i18n import ENGLISH, Language, _, languages, option
+from bot.i18n import ENGLISH, Language, Text, _, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.services.domain import GuildSettings
@@ -28,9 +28,11 @@ def settings_text(
     public: Language = ENGLISH,
     *,
     gone: frozenset[int] = frozenset(),
+    role_trouble: Text | None = None,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
-    public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted)."""
+    public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;
+    ``role_trouble``: why open challenges cannot ping their role, a line of its own)."""
     allowed = settings.allowed_channel_ids
     if allowed:
         where = ", ".join(
@@ -74,6 +76,7 @@ def settings_text(
             lang._("Games are played in: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
             lang._("Open challenges ping: {role}", role=pings),
+            *([] if role_trouble is None else [lang.render(role_trouble)]),
         )
     )
 
@@ -127,6 +130,29 @@ def check_pingable(role: discord.Role, mine: discord.Permissions | None) -> None
                 role=f"<@&{role.id}>",
             )
         )
+
+
+def role_trouble(interaction: discord.Interaction[BrandubhBot], role_id: int | None) -> Text | None:
+    """Why open challenges cannot ping the server's role now (deleted, or neither mentionable
+    nor pingable by me: :func:`check_pingable`), or None if they can (or it is not known: the
+    server is not cached whole)."""
+    if role_id is None or interaction.guild_id is None:
+        return None
+    guild = interaction.client.get_guild(interaction.guild_id)
+    if guild is None or guild.unavailable:
+        return None
+    role = guild.get_role(role_id)
+    if role is None:
+        return _(
+            "The role open challenges ping was deleted: they ping nobody until you choose "
+            "another with {role_option}.",
+            role_option=option("open_challenge_role"),
+        )
+    try:
+        check_pingable(role, guild.me.guild_permissions if guild.me else None)
+    except InvalidOption as refusal:
+        return refusal.text
+    return None
 
 
 def _chosen(value: str) -> str | None:
@@ -289,7 +315,8 @@ class Admin(commands.Cog):
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         public = await self.bot.flow.server_language(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)
-        text = settings_text(current, lang, public, gone=gone)
+        trouble = role_trouble(interaction, current.open_challenge_role_id)
+        text = settings_text(current, lang, public, gone=gone, role_trouble=trouble)
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
 
     @app_commands.command(name="abort")

@@ -271,14 +271,37 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
             await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
 
-    async def edit_role(self, role: FakeRole, *, permissions: Permissions) -> None:
-        """An admin edits a role's server-wide permissions (the bot's own managed role too); a
-        connected bot is sent GUILD_ROLE_UPDATE, as Discord does."""
+    async def edit_role(
+        self,
+        role: FakeRole,
+        *,
+        permissions: Permissions | None = None,
+        mentionable: bool | None = None,
+    ) -> None:
+        """An admin edits a role's server-wide permissions (the bot's own managed role too) or
+        whether anyone may mention it; a connected bot is sent GUILD_ROLE_UPDATE, as Discord
+        does."""
         guild = next(g for g in self.world.guilds if role in g.roles or role is g.everyone)
-        role.permissions = _bits(permissions)
+        if permissions is not None:
+            role.permissions = _bits(permissions)
+        if mentionable is not None:
+            role.mentionable = mentionable
         with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
             await self.gateway.dispatch(
                 "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": payloads.role(guild, role)}
+            )
+
+    async def delete_role(self, role: FakeRole) -> None:
+        """An admin deletes a role: it leaves the server and its members, and a connected bot
+        is sent GUILD_ROLE_DELETE (the guild's and the role's ids), as Discord does."""
+        guild = next(g for g in self.world.guilds if role in g.roles)
+        guild.roles.remove(role)
+        for member in guild.members:
+            if role in member.roles:
+                member.roles.remove(role)
+        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will lack it
+            await self.gateway.dispatch(
+                "GUILD_ROLE_DELETE", {"guild_id": str(guild.id), "role_id": str(role.id)}
             )
 
     async def give_role(self, member: FakeMember, role: FakeRole) -> None:
