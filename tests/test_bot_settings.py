@@ -106,3 +106,40 @@ async def test_settings_warn_when_the_open_challenge_role_cannot_be_pinged(
     )
     table.admin.user.locale = "fr"
     assert (await last_line()).startswith("Le rôle que mentionnent les défis ouverts à tous")
+
+
+async def test_a_server_language_without_a_catalog_is_not_called_the_servers_own(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The server speaks Italian, which I do not: /settings says English stands in for it,
+    not that English is the server's own language."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", server_locale="it") as it:
+        shown = await it.reply_text(it.admin, "settings")
+        assert (
+            "Public messages in: **English, as I do not speak the server's language (Discord's "
+            "Community setting)**"
+        ) in shown.content
+        it.admin.user.locale = "es-ES"
+        shown = await it.reply_text(it.admin, "settings")
+        assert "**English, porque no hablo el idioma del servidor" in shown.content
+
+
+async def test_where_games_are_played_reads_naturally_in_every_language(table: Harness) -> None:
+    """The line on where games are played keeps its preposition with the place, so that each
+    language can say it ("Os jogos acontecem: **no canal**", not "em: **o canal**")."""
+    expected = {
+        "en-US": ("Games are played: **in a thread per game**", "**in the channel**"),
+        "de": ("Gespielt wird: **in einem Thread pro Partie**", "**im Kanal**"),
+        "fr": ("Les parties se jouent : **dans un fil par partie**", "**dans le salon**"),
+        "es-ES": ("Las partidas se juegan: **en un hilo por partida**", "**en el canal**"),
+        "pt-BR": ("Os jogos acontecem: **em um tópico por jogo**", "**no canal**"),
+    }
+    await table.reply_text(table.admin, "settings", {"threads": "on"})
+    for locale, (threads, _channel) in expected.items():
+        table.admin.user.locale = locale
+        assert threads in (await table.reply_text(table.admin, "settings")).content
+    await table.reply_text(table.admin, "settings", {"threads": "off"})
+    for locale, (threads, channel) in expected.items():
+        table.admin.user.locale = locale
+        line = threads.split("**")[0] + channel
+        assert line in (await table.reply_text(table.admin, "settings")).content

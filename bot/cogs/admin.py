@@ -11,9 +11,10 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import deleted_channels
-from bot.i18n import ENGLISH, Language, Text, _, languages, option
+from bot.i18n import ENGLISH, Language, Text, _, language_for, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
+from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere
 from bot.services.settings import FOLLOW_SERVER
@@ -29,10 +30,12 @@ def settings_text(
     *,
     gone: frozenset[int] = frozenset(),
     role_trouble: Text | None = None,
+    unspoken: bool = False,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
     public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;
-    ``role_trouble``: why open challenges cannot ping their role, a line of its own)."""
+    ``role_trouble``: why open challenges cannot ping their role, a line of its own;
+    ``unspoken``: the server's own language is one I do not speak, so English stands in)."""
     allowed = settings.allowed_channel_ids
     if allowed:
         where = ", ".join(
@@ -41,8 +44,13 @@ def settings_text(
         )
     else:
         where = lang._("every channel")
-    played = lang._("a thread per game") if settings.threads else lang._("the channel")
-    if settings.language is None:
+    played = lang._("in a thread per game") if settings.threads else lang._("in the channel")
+    if settings.language is None and unspoken:
+        speaks = lang._(
+            "{language}, as I do not speak the server's language (Discord's Community setting)",
+            language=public.name,
+        )
+    elif settings.language is None:
         speaks = lang._(
             "{language}, the server's own (Discord's Community setting)", language=public.name
         )
@@ -73,7 +81,7 @@ def settings_text(
                 if allowed and allowed <= gone
                 else []
             ),
-            lang._("Games are played in: **{where}**", where=played),
+            lang._("Games are played: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
             lang._("Open challenges ping: {role}", role=pings),
             *([] if role_trouble is None else [lang.render(role_trouble)]),
@@ -130,6 +138,16 @@ def check_pingable(role: discord.Role, mine: discord.Permissions | None) -> None
                 role=f"<@&{role.id}>",
             )
         )
+
+
+def speaks_server_language(locale: discord.Locale | None) -> bool:
+    """Whether I speak the server's own language (Discord's Community setting; English, or a
+    language with a catalog): else its public messages fall back to English."""
+    if locale is None:
+        return True
+    return (
+        locale.value.lower().startswith(SOURCE_TAG) or language_for(locale.value).tag != SOURCE_TAG
+    )
 
 
 def role_trouble(interaction: discord.Interaction[BrandubhBot], role_id: int | None) -> Text | None:
@@ -316,7 +334,14 @@ class Admin(commands.Cog):
         public = await self.bot.flow.server_language(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)
         trouble = role_trouble(interaction, current.open_challenge_role_id)
-        text = settings_text(current, lang, public, gone=gone, role_trouble=trouble)
+        text = settings_text(
+            current,
+            lang,
+            public,
+            gone=gone,
+            role_trouble=trouble,
+            unspoken=not speaks_server_language(interaction.guild_locale),
+        )
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
 
     @app_commands.command(name="abort")
