@@ -55,16 +55,20 @@ _PERMISSION_NAMES = {
     "view_channel": _("View Channel"),
     "read_message_history": _("Read Message History"),
     "send_messages_in_threads": _("Send Messages in Threads"),
+    "create_public_threads": _("Create Public Threads"),
     "manage_guild": _("Manage Server"),
 }
 """Permissions as Discord's settings name them (in each language)."""
 
 
 def permission_names(missing: list[str], lang: Language) -> str:
-    """ "Attach Files, Embed Links": the permissions as the reader's Discord names them."""
-    return ", ".join(
-        lang.render(_PERMISSION_NAMES[name]) if name in _PERMISSION_NAMES else name
-        for name in missing
+    """ "Send Messages, Attach Files, and Embed Links": the permissions as the reader's Discord
+    names them, listed as the reader's language lists things."""
+    return lang.joined(
+        [
+            lang.render(_PERMISSION_NAMES[name]) if name in _PERMISSION_NAMES else name
+            for name in missing
+        ]
     )
 
 
@@ -97,6 +101,21 @@ def missing_channel_permissions(
     """The game permissions missing from ``permissions`` (the bot's, in a channel or thread)."""
     needed = THREAD_PERMISSIONS if in_thread else CHANNEL_PERMISSIONS
     return [name for name in needed if not getattr(permissions, name)]
+
+
+def permissions_missing(
+    interaction: discord.Interaction[Any], channel_id: int, needed: tuple[str, ...]
+) -> list[str]:
+    """Which of ``needed`` I lack in ``channel_id`` of ``interaction``'s server (none when the
+    channel is not in the cache: a post there will say in the log why it failed)."""
+    guild = (
+        None if interaction.guild_id is None else interaction.client.get_guild(interaction.guild_id)
+    )
+    channel = None if guild is None else guild.get_channel(channel_id)
+    if guild is None or channel is None:
+        return []
+    mine = channel.permissions_for(guild.me)
+    return [name for name in needed if not getattr(mine, name)]
 
 
 def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:

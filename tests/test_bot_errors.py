@@ -41,7 +41,9 @@ def test_missing_channel_permissions_are_listed() -> None:
     permissions = discord.Permissions(embed_links=True)
     missing = missing_channel_permissions(permissions)
     assert missing == ["send_messages", "attach_files"]
-    assert "Send Messages, Attach Files" in str(MissingChannelPermissions(missing))
+    assert "the Send Messages and Attach Files permissions" in str(
+        MissingChannelPermissions(missing)
+    )
     assert (
         missing_channel_permissions(discord.Permissions(send_messages=True, attach_files=True))
         == []

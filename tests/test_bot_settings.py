@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
 
 from tests.bot_harness import Harness, eventually, running_bot
@@ -32,6 +33,16 @@ async def knows(table: Harness, channel_id: int) -> bool:
     way)."""
     assert table.bot is not None
     return table.bot.get_channel(channel_id) is not None
+
+
+async def can_send(table: Harness, channel_id: int, *, in_threads: bool = False) -> bool:
+    """Whether the bot sees itself allowed to post in the channel (or in its threads), once
+    Discord's CHANNEL_UPDATE has reached it."""
+    assert table.bot is not None
+    channel = table.bot.get_channel(channel_id)
+    assert isinstance(channel, discord.TextChannel)
+    mine = channel.permissions_for(channel.guild.me)
+    return mine.send_messages_in_threads if in_threads else mine.send_messages
 
 
 async def test_a_deleted_allowed_channel_leaves_the_list_when_others_remain(
@@ -143,3 +154,45 @@ async def test_where_games_are_played_reads_naturally_in_every_language(table: H
         table.admin.user.locale = locale
         line = threads.split("**")[0] + channel
         assert line in (await table.reply_text(table.admin, "settings")).content
+
+
+async def test_allowing_a_channel_i_cannot_play_in_is_refused(table: Harness) -> None:
+    """#lobby denies me Send Messages and Attach Files: /settings allow:#lobby is refused in
+    one sentence naming them, and nothing is saved (it said "Settings saved." and every
+    challenge there was then refused)."""
+    lobby = table.guild.channel("lobby")
+    await table.standin.set_overwrite(
+        lobby, table.me, deny=discord.Permissions(send_messages=True, attach_files=True)
+    )
+    await eventually(lambda: can_send(table, lobby.id), False)
+    refused = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert refused.ephemeral
+    assert refused.content == (
+        f"I can't play in <#{lobby.id}>, so it stays off the list: I need the Send Messages "
+        "and Attach Files permissions there."
+    )
+    assert await allowed(table) == frozenset()
+    table.admin.user.locale = "de"
+    refused = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert "Nachrichten senden und Dateien anhängen" in refused.content
+
+
+async def test_with_threads_on_allowing_a_channel_needs_the_thread_permissions(
+    table: Harness,
+) -> None:
+    """Threads are on and #lobby denies me Send Messages in Threads: allowing it is refused
+    with threads on, and accepted together with threads:off."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"threads": "on"})
+    await table.standin.set_overwrite(
+        lobby, table.me, deny=discord.Permissions(send_messages_in_threads=True)
+    )
+    await eventually(lambda: can_send(table, lobby.id, in_threads=True), False)
+    refused = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert refused.content == (
+        f"I can't play in <#{lobby.id}>, so it stays off the list: I need the Send Messages "
+        "in Threads permission there."
+    )
+    saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "threads": "off"})
+    assert saved.content.startswith("Settings saved.")
+    assert await allowed(table) == {lobby.id}

@@ -10,7 +10,13 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
-from bot.errors import deleted_channels
+from bot.errors import (
+    CHANNEL_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    deleted_channels,
+    permission_names,
+    permissions_missing,
+)
 from bot.i18n import ENGLISH, Language, Text, _, language_for, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
@@ -178,6 +184,13 @@ def _chosen(value: str) -> str | None:
     return None if value == FOLLOW_SERVER else value
 
 
+PLAY_PERMISSIONS = ("view_channel", *CHANNEL_PERMISSIONS)
+"""What games need in a channel an admin allows (what /challenge checks there, and seeing it)."""
+
+PLAY_THREAD_PERMISSIONS = ("create_public_threads", *THREAD_PERMISSIONS)
+"""And, with threads on, what a game's own thread needs."""
+
+
 def allowed_after(
     allowed: frozenset[int],
     *,
@@ -295,6 +308,29 @@ class Admin(commands.Cog):
             check_pingable(open_challenge_role, me.guild_permissions if me else None)
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
+        lang = reader(interaction)
+        if allow is not None:
+            # Games there need what /challenge checks, and a thread's permissions if they
+            # will have threads.
+            with_threads = current.threads if threads is None else threads == "on"
+            needed = PLAY_PERMISSIONS + (PLAY_THREAD_PERMISSIONS if with_threads else ())
+            needed = tuple(dict.fromkeys(needed))  # Attach Files once
+            missing = permissions_missing(interaction, allow.id, needed)
+            if missing:
+                await answer(
+                    interaction,
+                    lang.n_(
+                        "I can't play in {channel}, so it stays off the list: I need the "
+                        "{permissions} permission there.",
+                        "I can't play in {channel}, so it stays off the list: I need the "
+                        "{permissions} permissions there.",
+                        len(missing),
+                        channel=f"<#{allow.id}>",
+                        permissions=permission_names(missing, lang),
+                    ),
+                    ephemeral=True,
+                )
+                return
         channels = allowed_after(
             current.allowed_channel_ids,
             allow=None if allow is None else allow.id,
@@ -329,7 +365,6 @@ class Admin(commands.Cog):
             )
             # A slow write (another program holding the database) is deferred in time.
             current = await within_deadline(interaction, updated, ephemeral=True)
-        lang = reader(interaction)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         public = await self.bot.flow.server_language(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)

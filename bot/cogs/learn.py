@@ -8,7 +8,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import permission_names, require_channel_permissions
+from bot.errors import permission_names, permissions_missing, require_channel_permissions
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.names import escaped
@@ -263,12 +263,7 @@ def daily_permissions_missing(
 ) -> list[str]:
     """What the bot lacks in ``channel_id`` for the daily post (empty when the channel is not
     in the cache: the post will then say in the log why it failed)."""
-    guild = interaction.guild
-    channel = guild.get_channel(channel_id) if guild is not None else None
-    if guild is None or channel is None:
-        return []
-    mine = channel.permissions_for(guild.me)
-    return [name for name in DAILY_PERMISSIONS if not getattr(mine, name)]
+    return permissions_missing(interaction, channel_id, DAILY_PERMISSIONS)
 
 
 async def setup(bot: commands.Bot) -> None:

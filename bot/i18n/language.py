@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import gettext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from babel import Locale
+from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.support import Translations
 
@@ -56,6 +58,10 @@ class Language:
         """``value`` written this language's way (``2.5`` in English, ``2,5`` in German)."""
         pattern = "#,##0" + ("." + "#" * decimals if decimals else "")
         return format_decimal(value, format=pattern, locale=self.locale)
+
+    def joined(self, items: Sequence[str]) -> str:
+        """``items`` as this language lists them: "A, B, and C", "A, B und C", "A, B e C"."""
+        return format_list(list(items), locale=self.locale)
 
     def render(self, text: Phrase | str) -> str:
         """``text`` in this language (a plain ``str`` is already said and comes back as is),
