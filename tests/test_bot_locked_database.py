@@ -290,5 +290,5 @@ async def test_the_daily_puzzle_set_during_a_slow_write_is_answered(
                 wait=False,
             )
             await table.standin.wait_until(lambda: daily.answered, timeout=3.0)
-        answer = await daily.wait_original(lambda m: "every day at 18:00" in m.content, timeout=10)
+        answer = await daily.wait_original(lambda m: "(18:00 UTC)" in m.content, timeout=10)
         assert answer.ephemeral

@@ -254,14 +254,15 @@ async def test_puzzle_daily_hour_alone_moves_the_hour(table: Harness) -> None:
     lobby = table.guild.channel("lobby")
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
     moved = await table.reply_text(table.admin, "puzzle daily", {"hour": 18})
-    assert moved.content.startswith(f"A puzzle will be posted in <#{lobby.id}> every day at 18:00")
+    assert moved.content.startswith(f"A puzzle will be posted in <#{lobby.id}> every day at <t:")
+    assert ":t> (18:00 UTC); the first <t:" in moved.content
     assert table.bot is not None
     setting = await table.bot.services.puzzles.daily_setting(table.guild.id)
     assert setting is not None
     assert (setting.channel_id, setting.hour) == (lobby.id, 18)
     side = table.guild.channel("side")
     kept = await table.reply_text(table.admin, "puzzle daily", {"channel": side})
-    assert "every day at 18:00" in kept.content  # a channel alone keeps the hour
+    assert "(18:00 UTC)" in kept.content  # a channel alone keeps the hour
     both = await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "off": True})
     assert both.content == (
         "Give `off` alone to stop the daily puzzle, or a channel and hour to move it."

@@ -4,6 +4,7 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
@@ -196,3 +197,34 @@ async def test_with_threads_on_allowing_a_channel_needs_the_thread_permissions(
     saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "threads": "off"})
     assert saved.content.startswith("Settings saved.")
     assert await allowed(table) == {lobby.id}
+
+
+async def test_the_daily_puzzle_hour_is_shown_in_each_readers_time_and_in_settings(
+    table: Harness,
+) -> None:
+    """/puzzle daily and /settings show the daily puzzle's hour as a Discord time, which each
+    reader sees in their own time zone, with the UTC hour beside it; /settings says when it is
+    off (it did not mention the daily puzzle at all)."""
+    shown = await table.reply_text(table.admin, "settings")
+    assert "\nDaily puzzle: **off**\n" in shown.content
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 18})
+    assert table.bot is not None
+    setting = await table.bot.services.puzzles.daily_setting(table.guild.id)
+    assert setting is not None
+    at = setting.next_post_us // 1_000_000
+    assert datetime.fromtimestamp(at, UTC).hour == 18
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content == (
+        f"The daily puzzle is posted in <#{lobby.id}> every day at <t:{at}:t> (18:00 UTC); "
+        f"next <t:{at}:R>."
+    )
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"\nDaily puzzle: in <#{lobby.id}>, every day at <t:{at}:t> (18:00 UTC)\n" in (
+        shown.content
+    )
+    table.admin.user.locale = "pt-BR"
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"\nProblema do dia: em <#{lobby.id}>, todo dia às <t:{at}:t> (18:00 UTC)\n" in (
+        shown.content
+    )

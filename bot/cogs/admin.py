@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.cogs.learn import daily_time
 from bot.errors import (
     CHANNEL_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -24,6 +25,7 @@ from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere
 from bot.services.settings import FOLLOW_SERVER
+from bot.storage.puzzles import DailyRow
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
 from engine import get_ruleset
@@ -37,11 +39,13 @@ def settings_text(
     gone: frozenset[int] = frozenset(),
     role_trouble: Text | None = None,
     unspoken: bool = False,
+    daily: DailyRow | None = None,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
     public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;
     ``role_trouble``: why open challenges cannot ping their role, a line of its own;
-    ``unspoken``: the server's own language is one I do not speak, so English stands in)."""
+    ``unspoken``: the server's own language is one I do not speak, so English stands in;
+    ``daily``: where and when the daily puzzle is posted, None when it is off)."""
     allowed = settings.allowed_channel_ids
     if allowed:
         where = ", ".join(
@@ -89,6 +93,14 @@ def settings_text(
             ),
             lang._("Games are played: **{where}**", where=played),
             lang._("Public messages in: **{language}**", language=speaks),
+            lang._("Daily puzzle: **off**")
+            if daily is None
+            else lang._(
+                "Daily puzzle: in {channel}, every day at {time} ({hour} UTC)",
+                channel=f"<#{daily.channel_id}>",
+                time=daily_time(daily),
+                hour=f"{daily.hour:02d}:00",
+            ),
             lang._("Open challenges ping: {role}", role=pings),
             *([] if role_trouble is None else [lang.render(role_trouble)]),
         )
@@ -367,6 +379,7 @@ class Admin(commands.Cog):
             current = await within_deadline(interaction, updated, ephemeral=True)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         public = await self.bot.flow.server_language(interaction.guild_id)
+        daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)
         trouble = role_trouble(interaction, current.open_challenge_role_id)
         text = settings_text(
@@ -376,6 +389,7 @@ class Admin(commands.Cog):
             gone=gone,
             role_trouble=trouble,
             unspoken=not speaks_server_language(interaction.guild_locale),
+            daily=daily,
         )
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
 

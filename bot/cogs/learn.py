@@ -14,6 +14,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import Period, PuzzleStats
+from bot.storage.puzzles import DailyRow
 from bot.views.common import answer, within_deadline
 from bot.views.puzzle_board import NO_PINGS, PAGE_SIZE, solvers_embed, solvers_view
 from engine.puzzles import Difficulty
@@ -230,8 +231,10 @@ class Learn(commands.Cog):
                 interaction, service.set_daily(interaction.guild_id, where, at), ephemeral=True
             )
             text = lang._(
-                "A puzzle will be posted in {channel} every day at {hour} UTC; the first {when}.",
+                "A puzzle will be posted in {channel} every day at {time} ({hour} UTC); the "
+                "first {when}.",
                 channel=f"<#{where}>",
+                time=daily_time(setting),
                 hour=f"{at:02d}:00",
                 when=f"<t:{setting.next_post_us // 1_000_000}:R>",
             )
@@ -242,12 +245,20 @@ class Learn(commands.Cog):
             )
         else:
             text = lang._(
-                "The daily puzzle is posted in {channel} at {hour} UTC; next {when}.",
+                "The daily puzzle is posted in {channel} every day at {time} ({hour} UTC); "
+                "next {when}.",
                 channel=f"<#{current.channel_id}>",
+                time=daily_time(current),
                 hour=f"{current.hour:02d}:00",
                 when=f"<t:{current.next_post_us // 1_000_000}:R>",
             )
         await answer(interaction, text, ephemeral=True)
+
+
+def daily_time(setting: DailyRow) -> str:
+    """The daily puzzle's hour as Discord shows each reader a time: in their own time zone
+    (its next post's time of day, ``<t:…:t>``)."""
+    return f"<t:{setting.next_post_us // 1_000_000}:t>"
 
 
 DEFAULT_DAILY_HOUR = 12
