@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,9 +17,10 @@ from bot.i18n import Language
 from bot.services.domain import Challenge
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
 from tests.discord_standin.model import MENTION_EVERYONE
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE as DEFERRED
+from tests.discord_standin.recorder import InteractionRecord
 from tests.discord_standin.server import DEFAULT_BOT_PERMISSIONS
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -355,3 +357,70 @@ async def test_a_role_discord_manages_is_refused(table: Harness) -> None:
         f"Choose a role members can be given, not <@&{mine.id}>: Discord manages it for a bot, "
         "an integration or the server's boosters."
     )
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A challenge message as it was posted (before a withdrawal edits it)."""
+
+    content: str
+    roles: set[int]
+
+
+async def test_a_members_open_challenges_ping_the_role_once_in_15_minutes_across_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Alice posts an open challenge (the role is pinged), withdraws it and posts again: the
+    second goes out without the role, and she is told privately until when; the pause holds
+    across a restart; after 15 minutes the role is pinged again; bob's first pings it (four
+    role pings in a few seconds were possible)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+        await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+
+        async def post_and_withdraw(who: FakeMember) -> tuple[Posted, InteractionRecord]:
+            """Post an open challenge as ``who`` and withdraw it: what it said and pinged."""
+            record = await table.slash(who, "challenge", {"sets": 1})
+            posted = await record.wait_original()
+            assert not posted.ephemeral, posted.content
+            seen = Posted(posted.content, posted.pinged_role_ids())
+            await table.standin.click(posted, f"challenge:withdraw:{challenge_id(posted)}", who)
+            return seen, record
+
+        first, record = await post_and_withdraw(table.alice)
+        assert first.roles == {players.id}
+        assert record.followups == []
+        pinged_at = table.now
+        table.advance(timedelta(minutes=5))
+        second, record = await post_and_withdraw(table.alice)
+        assert second.roles == set()
+        assert second.content.startswith(f"{table.alice.mention} is looking for")
+        note = await record.wait_followup()
+        again_at = int((pinged_at + timedelta(minutes=15)).timestamp())
+        assert note.ephemeral
+        assert note.content == (
+            f"Your challenge is posted without pinging <@&{players.id}>: your open challenges "
+            f"ping it at most once every 15 minutes (next <t:{again_at}:R>)."
+        )
+        assert note.pinged_role_ids() == set()
+        bobs, _record = await post_and_withdraw(table.bob)
+        assert bobs.roles == {players.id}
+
+        await table.stop()
+        await table.start()
+        table.advance(timedelta(minutes=5))
+        third, record = await post_and_withdraw(table.alice)
+        assert third.roles == set()
+        table.alice.user.locale = "de"
+        table.advance(timedelta(minutes=1))
+        _fourth, record = await post_and_withdraw(table.alice)
+        assert (await record.wait_followup()).content.startswith(
+            f"Deine Herausforderung ist ohne Ping an <@&{players.id}> gepostet"
+        )
+        table.advance(timedelta(minutes=5))
+        fifth, _record = await post_and_withdraw(table.alice)
+        assert fifth.roles == {players.id}
+    finally:
+        await table.stop()

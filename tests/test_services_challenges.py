@@ -415,3 +415,24 @@ async def test_a_challenge_in_a_busy_game_thread_points_to_the_channel_only_with
     await services.settings.update(GUILD, threads=False)
     with pytest.raises(ChannelBusy, match="start yours in another channel"):
         await services.challenges.create(GUILD, THREAD, CAROL, ALICE, plays_here=True)
+
+
+async def test_a_members_open_challenges_ping_the_role_once_in_15_minutes(
+    services: Services, clock: FakeClock
+) -> None:
+    """After alice's open challenge pinged the role, hers do not until 15 minutes later (what
+    the pause says is when); bob's are not held back by hers, nor hers in another server."""
+    challenges = services.challenges
+    assert await challenges.role_ping_paused_until(GUILD, ALICE) is None
+    first = await challenges.create(GUILD, CHANNEL, ALICE, None)
+    await challenges.role_pinged(first.challenge_id)
+    pinged_at = clock.now
+    await challenges.withdraw(first.challenge_id, ALICE)
+    clock.advance(timedelta(minutes=14, seconds=59))
+    assert await challenges.role_ping_paused_until(GUILD, ALICE) == pinged_at + timedelta(
+        minutes=15
+    )
+    assert await challenges.role_ping_paused_until(GUILD, BOB) is None
+    assert await challenges.role_ping_paused_until(GUILD + 1, ALICE) is None
+    clock.advance(timedelta(seconds=2))
+    assert await challenges.role_ping_paused_until(GUILD, ALICE) is None

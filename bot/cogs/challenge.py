@@ -16,6 +16,7 @@ from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n import _
+from bot.i18n.audience import reader
 from bot.services.errors import CannotChallengeSelf, InvalidOption, OpponentCannotSeeChannel
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
@@ -142,10 +143,17 @@ class Challenge(commands.Cog):
             text = challenge_text(challenge, lang)
             pings = pinging([] if opponent is None else [opponent.id])
             role = settings.open_challenge_role_id
+            pinged, paused_until = False, None
             if opponent is None and role is not None and _may_ping(interaction, role):
-                # One open to anyone pings the server's role for it, if it has one; else nobody.
-                text = f"<@&{role}> {text}"
-                pings = pinging([], roles=[role])
+                # One open to anyone pings the server's role for it, if it has one; else
+                # nobody. A member's open challenges ping it once in 15 minutes at most.
+                paused_until = await bot.services.challenges.role_ping_paused_until(
+                    interaction.guild_id, interaction.user.id
+                )
+                if paused_until is None:
+                    text = f"<@&{role}> {text}"
+                    pings = pinging([], roles=[role])
+                    pinged = True
             message_id = await answer(
                 interaction,
                 text,
@@ -162,6 +170,19 @@ class Challenge(commands.Cog):
             raise
         if message_id is not None:
             await bot.services.challenges.set_message(challenge.challenge_id, message_id)
+        if pinged:
+            await bot.services.challenges.role_pinged(challenge.challenge_id)
+        if paused_until is not None:
+            await interaction.followup.send(
+                reader(interaction)._(
+                    "Your challenge is posted without pinging {role}: your open challenges ping "
+                    "it at most once every 15 minutes (next {when}).",
+                    role=f"<@&{role}>",
+                    when=f"<t:{int(paused_until.timestamp())}:R>",
+                ),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
 
 
 def _may_ping(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:

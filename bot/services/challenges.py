@@ -43,6 +43,11 @@ DECLINE_PAUSE = timedelta(minutes=15)
 (each challenge pings them)."""
 
 
+ROLE_PING_PAUSE = timedelta(minutes=15)
+"""How long after one of a member's open challenges pinged the server's role their next ones
+go out without pinging it (withdrawing and posting again would ping everyone each time)."""
+
+
 class ChallengeService:
     """Create, answer, withdraw and expire challenges."""
 
@@ -182,6 +187,21 @@ class ChallengeService:
             found = await challenges.set_message(db, challenge_id, message_id)
         if not found:
             raise ChallengeNotFound()
+
+    async def role_ping_paused_until(self, guild_id: int, challenger_id: int) -> datetime | None:
+        """Until when ``challenger_id``'s open challenges in ``guild_id`` do not ping the
+        server's role (one of theirs pinged it less than 15 minutes ago), or None if one may."""
+        now = self._clock()
+        async with self._database.snapshot() as db:
+            pinged = await challenges.role_pinged_since(
+                db, guild_id, challenger_id, to_us(now - ROLE_PING_PAUSE)
+            )
+        return None if pinged is None else from_us(pinged) + ROLE_PING_PAUSE
+
+    async def role_pinged(self, challenge_id: int) -> None:
+        """Record that the challenge's post pinged the server's role (now)."""
+        async with self._database.transaction() as db:
+            await challenges.set_role_pinged(db, challenge_id, to_us(self._clock()))
 
     async def check_accept(
         self, challenge_id: int, user_id: int, *, thread_of: int | None = None

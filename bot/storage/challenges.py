@@ -109,6 +109,26 @@ async def declined_since(
     return None if row is None or row[0] is None else int(row[0])
 
 
+async def set_role_pinged(db: Connection, challenge_id: int, now_us: int) -> None:
+    """Record that the challenge's post pinged the server's role at ``now_us``."""
+    await db.execute(
+        "UPDATE challenges SET role_pinged_us = ? WHERE challenge_id = ?", (now_us, challenge_id)
+    )
+
+
+async def role_pinged_since(
+    db: Connection, guild_id: int, challenger_id: int, since_us: int
+) -> int | None:
+    """When an open challenge of ``challenger_id`` in ``guild_id`` last pinged the server's
+    role, if that was at or after ``since_us``."""
+    row = await db.fetch_one(
+        "SELECT MAX(role_pinged_us) FROM challenges WHERE guild_id = ? AND challenger_id = ? "
+        "AND role_pinged_us IS NOT NULL AND role_pinged_us >= ?",
+        (guild_id, challenger_id, since_us),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
 async def claim(db: Connection, challenge_id: int, user_id: int) -> bool:
     """Accept an open challenge as ``user_id``, who becomes the opponent of one open to anyone;
     False if it was no longer open (or names someone else)."""
