@@ -116,6 +116,20 @@ def build_bot(guild_id: int, seen: dict[str, Any]) -> commands.Bot:
         seen["think"] = await interaction.original_response()
 
     @bot.tree.command(guild=guild)
+    async def whisper(interaction: discord.Interaction) -> None:
+        """Defer privately, follow up twice (neither flagged private), delete the answer."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await interaction.followup.send("Only you see this")
+        await interaction.followup.send("Everyone sees this")
+        await interaction.delete_original_response()
+
+    @bot.tree.command(guild=guild)
+    async def blurt(interaction: discord.Interaction) -> None:
+        """Defer publicly, then follow up flagged private."""
+        await interaction.response.defer(thinking=True)
+        await interaction.followup.send("Everyone sees this too", ephemeral=True)
+
+    @bot.tree.command(guild=guild)
     async def rules(interaction: discord.Interaction) -> None:
         """Explain the rules privately."""
         await interaction.response.send_message("The king escapes to a corner", ephemeral=True)
@@ -193,7 +207,16 @@ async def table(
 async def test_bot_logs_in_and_syncs_guild_commands(table: Table) -> None:
     """The bot logs in as the stand-in's bot user and syncs its guild commands."""
     synced = {c["name"] for c in table.standin.synced_commands(table.guild)}
-    assert synced == {"challenge", "move", "think", "rules", "announce", "dawdle"}
+    assert synced == {
+        "challenge",
+        "move",
+        "think",
+        "whisper",
+        "blurt",
+        "rules",
+        "announce",
+        "dawdle",
+    }
     assert table.bot.user is not None
     assert table.bot.user.id == table.standin.bot_user.id
     guild = table.bot.get_guild(table.guild.id)
@@ -313,6 +336,25 @@ async def test_deferred_answer_is_filled_by_followup(table: Table) -> None:
     await table.standin.wait_until(lambda: "think" in table.seen, waiting_for="original_response")
     assert table.seen["think"].id == followup.id
     assert table.seen["think"].content == "Here is the board"
+
+
+async def test_a_deferrals_visibility_is_its_first_followups(table: Table) -> None:
+    """As on Discord, the first followup fills the deferred answer in and keeps the
+    deferral's visibility whatever its own flag; later followups are messages of their own;
+    a private answer can be deleted."""
+    private = await table.standin.slash(table.guild, table.channel, table.alice, "whisper")
+    first, second = await private.wait_followups(2)
+    assert first is private.message
+    assert first.ephemeral
+    assert first.content == "Only you see this"
+    assert not second.ephemeral
+    assert second.content == "Everyone sees this"
+    await table.standin.wait_until(lambda: first.deleted, waiting_for="the private answer to go")
+    public = await table.standin.slash(table.guild, table.channel, table.alice, "blurt")
+    [filled] = await public.wait_followups(1)
+    assert filled is public.message
+    assert not filled.ephemeral
+    assert filled.content == "Everyone sees this too"
 
 
 async def test_ephemeral_flag_is_recorded(table: Table) -> None:
