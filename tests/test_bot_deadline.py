@@ -67,8 +67,9 @@ async def test_a_burst_of_commands_is_answered_within_three_seconds(
 async def test_a_busy_process_defers_at_once_and_the_board_follows(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With BUSY interactions already at work, a move is deferred at once ("thinking..."),
-    then the board fills in the answer; a process that is not busy answers directly."""
+    """With BUSY interactions already at work, a move is deferred at once (privately: it
+    could still be refused), then the board follows in public and the private "thinking..."
+    goes; a process that is not busy answers directly."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.challenge_accepted(table.alice, table.bob)
         direct = await table.slash(table.alice, "move", {"move": "d1-b1"})
@@ -76,9 +77,7 @@ async def test_a_busy_process_defers_at_once_and_the_board_follows(
         assert direct.response_type == CHANNEL_MESSAGE
         monkeypatch.setattr(common, "BUSY", 0)  # every interaction finds the process busy
         deferred = await table.slash(table.bob, "move", {"move": "d3-a3"})
-        board = await deferred.wait_original()
-        assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
-        assert any(a.filename.endswith(".png") for a in board.attachments)
+        await deferred_board_follows(table, deferred, "played d3-a3")
 
 
 async def test_an_interaction_that_arrives_late_is_deferred_at_once(
@@ -92,9 +91,20 @@ async def test_an_interaction_that_arrives_late_is_deferred_at_once(
         late = timedelta(seconds=common.ANSWER_BEFORE)
         monkeypatch.setattr(common, "utcnow", lambda: datetime.now(UTC) + late)
         deferred = await table.slash(table.alice, "move", {"move": "d1-b1"})
-        board = await deferred.wait_original()
-        assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
-        assert any(a.filename.endswith(".png") for a in board.attachments)
+        await deferred_board_follows(table, deferred, "played d1-b1")
+
+
+async def deferred_board_follows(table: Harness, deferred: InteractionRecord, played: str) -> None:
+    """``deferred`` (a /move) was deferred privately; its board (saying ``played``) is posted
+    for everyone and the private "thinking..." is taken away."""
+    assert deferred.response_type == DEFERRED_CHANNEL_MESSAGE
+    assert deferred.ephemeral
+    board = await table.wait_board(lambda m: played in m.content)
+    assert any(a.filename.endswith(".png") for a in board.attachments)
+    await table.standin.wait_until(
+        lambda: deferred.original is not None and deferred.original.deleted,
+        waiting_for="the private thinking... to go",
+    )
 
 
 async def test_an_interaction_discord_refuses_as_too_old_is_not_answered_again(

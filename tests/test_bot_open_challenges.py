@@ -331,15 +331,18 @@ async def test_giving_and_stopping_the_role_at_once_is_refused(table: Harness) -
 async def test_a_deferred_open_challenge_pings_only_whom_its_answer_allows(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Slow storage makes /challenge defer and then fill in its answer: the filled-in answer
-    notifies as the bot allowed (the role, not the challenger named in it), and the edits that
-    follow (the expiry) notify nobody."""
+    """Slow storage makes /challenge defer (privately: it could still be refused) and then
+    post the challenge apart: that post notifies as the bot allowed (the role, not the
+    challenger named in it), and the edits that follow (the expiry) notify nobody."""
     monkeypatch.setattr(common, "ANSWER_BEFORE", 0.0)  # every answer is deferred first
     players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
     await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
-    message = await open_challenge(table)
-    assert message.interaction is not None
-    assert message.interaction.response_type == DEFERRED
+    asked = await table.slash(table.alice, "challenge", {"sets": 1})
+    assert asked.response_type == DEFERRED
+    assert asked.ephemeral
+    message = await table.standin.wait_for_message(
+        table.channel, lambda m: not m.ephemeral and "looking for an opponent" in m.content
+    )
     assert message.pinged_user_ids() == set()
     assert message.pinged_role_ids() == {players.id}
     table.advance(timedelta(minutes=10))

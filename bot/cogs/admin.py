@@ -402,9 +402,11 @@ class Admin(commands.Cog):
         assert interaction.channel_id is not None
         if await self.bot.services.games.in_channel(interaction.channel_id) is None:
             raise NoGameHere()
-        # A slow write (another program holding the database) is deferred in time.
+        # A slow write (another program holding the database) is deferred in time, privately:
+        # it may still be refused (the game ended meanwhile, the write given up); the aborted
+        # board is then posted for everyone.
         end = await within_deadline(
-            interaction, self.bot.services.games.abort(interaction.channel_id)
+            interaction, self.bot.services.games.abort(interaction.channel_id), ephemeral=True
         )
         await self.bot.flow.announce_set_end(
             end,

@@ -138,7 +138,9 @@ class Challenge(commands.Cog):
             )
         )
         try:
-            challenge = await within_deadline(interaction, created)  # deferred when slow
+            # Deferred when slow, privately: the challenge may still be refused (one sentence
+            # for the challenger alone); once stored it is posted for everyone.
+            challenge = await within_deadline(interaction, created, ephemeral=True)
             lang = await bot.flow.server_language(interaction.guild_id)
             text = challenge_text(challenge, lang)
             pings = pinging([] if opponent is None else [opponent.id])

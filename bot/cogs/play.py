@@ -17,7 +17,7 @@ from bot.i18n import Language
 from bot.i18n.audience import reader
 from bot.services.domain import GameExport, MatchExport
 from bot.services.errors import NotAPlayer
-from bot.views.common import within_deadline
+from bot.views.common import answer, within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
 from engine.moves import DASHES
@@ -125,7 +125,8 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
         # Reading the match is quick: a refusal is answered privately before anything is
-        # deferred (a deferral's first follow-up takes its visibility).
+        # deferred (a deferral's first follow-up takes its visibility), or after a private
+        # deferral if the read is slow (the files are then posted apart).
         exported = await within_deadline(
             interaction,
             self.bot.services.records.export_match(
@@ -134,6 +135,7 @@ class Play(commands.Cog):
                 channel_id=None if game is not None else interaction.channel_id,
                 hidden_channel_ids=await hidden_for(interaction, game),
             ),
+            ephemeral=True,
         )
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
@@ -185,7 +187,7 @@ class Play(commands.Cog):
             )
         assert len(files) <= ATTACHMENTS_PER_MESSAGE
         heading = export_heading(exported, lang)
-        await interaction.followup.send("\n".join([heading, *left_out]), files=files)
+        await answer(interaction, "\n".join([heading, *left_out]), files=files)
 
 
 def export_heading(exported: MatchExport, lang: Language) -> str:

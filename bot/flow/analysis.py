@@ -24,7 +24,7 @@ from bot.flow.uploads import fit_pictures, picture_budget
 from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
-from bot.views.common import within_deadline
+from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.games import hidden_for
 from engine import Side
 from engine.analysis import GameReview, Judgement, MoveReview, PositionScore, evaluate_position
@@ -55,7 +55,9 @@ class AnalysisFlow:
     async def analyse(self, interaction: discord.Interaction[Any], set_id: int | None) -> None:
         """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
         assert interaction.guild_id is not None
-        # Choosing is a quick read: a refusal is answered privately before anything is deferred.
+        # Choosing is a quick read: a refusal is answered privately before anything is deferred
+        # (or, if the read is slow, after a private deferral: the progress is then shown to the
+        # asker alone, and the review posted apart).
         chosen = await within_deadline(
             interaction,
             self.bot.services.analyses.choose(
@@ -64,6 +66,7 @@ class AnalysisFlow:
                 channel_id=None if set_id is not None else interaction.channel_id,
                 hidden_channel_ids=await hidden_for(interaction, set_id),
             ),
+            ephemeral=True,
         )
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
@@ -125,9 +128,12 @@ class AnalysisFlow:
                     ),
                 )
             )
-        await interaction.edit_original_response(
-            content=text, attachments=files, allowed_mentions=NO_PINGS
-        )
+        if deferred_privately(interaction):
+            await answer(interaction, text, files=files, allowed_mentions=NO_PINGS)
+        else:
+            await interaction.edit_original_response(
+                content=text, attachments=files, allowed_mentions=NO_PINGS
+            )
 
     async def review(self, chosen: SetToAnalyse, progress: Progress | None = None) -> GameReview:
         """The review of ``chosen``: stored, shared with a running analysis, or made now."""

@@ -175,9 +175,12 @@ class GameFlow:
         try:
             if not is_component:
                 await self._refuse_early(interaction, move_text, confirm)
+            # A /move deferred before its refusal is known is deferred privately (its board
+            # is then posted apart); a press is deferred without a message at all.
             result, post = await within_deadline(
                 interaction,
                 prepare(),
+                ephemeral=True,
                 thinking=not is_component,
                 unanswered=lambda prepared: self.after_move(prepared[0]),
             )

@@ -33,8 +33,12 @@ class TakebackFlow:
         assert channel_id is not None
         user = interaction.user.id
         services = self.flow.bot.services
+        # Deferred privately when slow: the request may still be refused (one sentence for
+        # the asker alone); a request made is then posted for everyone.
         try:
-            asked = await within_deadline(interaction, services.takebacks.ask(channel_id, user))
+            asked = await within_deadline(
+                interaction, services.takebacks.ask(channel_id, user), ephemeral=True
+            )
         except NoGameHere as none:
             if interaction.type is discord.InteractionType.component:
                 raise  # a button's game is over: its own sentence says so

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import discord
 from discord.utils import utcnow
 
-from bot.errors import report_error
+from bot.errors import UNREACHABLE, report_error
 from bot.i18n import ENGLISH, Language, Text
 
 if TYPE_CHECKING:
@@ -46,6 +46,12 @@ _at_work: set[asyncio.Future[Any]] = set()
 """The interactions' work under way in this process."""
 
 
+_PRIVATE_DEFERRAL = "brandubh.private_deferral"
+"""Key in ``Interaction.extras``: :func:`within_deadline` deferred the interaction privately
+(``"private"``), and the private answer was taken away once the public one was out
+(``"gone"``)."""
+
+
 def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
     """The bot that received ``interaction``."""
     return interaction.client  # type: ignore[no-any-return]
@@ -61,6 +67,12 @@ async def within_deadline(
 ) -> T:
     """Await ``work``; if ``interaction`` reaches the age ANSWER_BEFORE meanwhile, defer it
     (at once when the process already has BUSY interactions at work).
+
+    ``ephemeral`` defers privately: for a private answer, and for ``work`` that may still
+    refuse, whose public answer comes only on success. A deferral's visibility is fixed when
+    it is sent and its first followup fills it in, so a refusal after a public deferral would
+    be shown to everyone; after a private one, :func:`answer` posts a public answer as a
+    message of its own in the channel.
 
     After a deferral the caller must answer with ``interaction.followup`` (or
     ``edit_original_response``); :func:`answer` does the right thing either way. If the
@@ -80,6 +92,8 @@ async def within_deadline(
                 await interaction.response.defer()
             else:
                 await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+                if ephemeral:
+                    interaction.extras[_PRIVATE_DEFERRAL] = "private"
         except BaseException:
             # The deferral failed (Discord unreachable, the interaction expired): the work goes
             # on to its end, so what it stores is stored (the outbox announces it), and its own
@@ -128,10 +142,40 @@ async def answer(
     if embed is not None:
         kwargs["embed"] = embed
     if interaction.response.is_done():
+        if not ephemeral and deferred_privately(interaction):
+            return await _post_apart(interaction, kwargs)
         message = await interaction.followup.send(wait=True, **kwargs)
         return message.id
     response = await interaction.response.send_message(**kwargs)
     return response.message_id
+
+
+def deferred_privately(interaction: discord.Interaction[Any]) -> bool:
+    """Whether :func:`within_deadline` deferred ``interaction`` privately: a public answer
+    cannot fill in that deferral (:func:`answer` posts it apart)."""
+    return _PRIVATE_DEFERRAL in interaction.extras
+
+
+async def _post_apart(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> int:
+    """Post the public answer to ``interaction``, deferred privately, as a message of its own
+    in the interaction's channel, then take the private "thinking…" (or progress) away."""
+    assert interaction.channel_id is not None
+    kwargs = {key: value for key, value in kwargs.items() if key != "ephemeral"}
+    channel = bot_of(interaction).get_partial_messageable(
+        interaction.channel_id, guild_id=interaction.guild_id
+    )
+    message = await channel.send(**kwargs)
+    if interaction.extras.get(_PRIVATE_DEFERRAL) == "private":
+        interaction.extras[_PRIVATE_DEFERRAL] = "gone"
+        try:
+            await interaction.delete_original_response()
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.info(
+                "Could not take the private answer of interaction %s away: %s",
+                interaction.id,
+                error,
+            )
+    return message.id
 
 
 async def update_message(
