@@ -37,7 +37,6 @@ from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
-from bot.views.challenge import expired_text
 from engine import Side
 
 if TYPE_CHECKING:
@@ -266,14 +265,8 @@ class Timers:
 
     async def _expire_challenges(self, now: datetime) -> None:
         for challenge in await self.bot.services.challenges.expire_due(now):
-            if challenge.message_id is None:
-                continue
-            message = self.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
-                challenge.message_id
-            )
             try:
-                lang = await self.bot.flow.server_language(challenge.guild_id)
-                await message.edit(content=expired_text(challenge, lang), view=None)
+                await self.bot.flow.challenges.show_expired(challenge)
             except discord.HTTPException as error:
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error

@@ -260,6 +260,27 @@ async def test_accept_after_expiry_during_a_slow_write_is_answered_privately(
         assert "expired" in reply.content
 
 
+async def test_accept_after_expiry_whose_press_cannot_be_answered_still_shows_it_expired(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob presses Accept on a challenge past its expiry during a 4 s write lock, and Discord
+    refuses the press's deferral: the challenge, closed as expired, loses its buttons and says
+    it expired (it kept an Accept that only answered "not open")."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        assert table.bot is not None
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        await table.bot.timers.stop()  # no sweep would mark it expired
+        table.advance(timedelta(minutes=10, seconds=1))
+        async with unanswerable(table):
+            await table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, wait=False
+            )
+        await table.standin.wait_until(lambda: reply.components == [], timeout=10)
+        assert reply.content == (
+            f"<@{table.alice.id}>'s challenge to <@{table.bob.id}> expired without an answer."
+        )
+
+
 async def test_a_takeback_whose_press_cannot_be_answered_still_posts_its_board(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

@@ -25,6 +25,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
+from bot.views.challenge import expired_text
 from bot.views.common import thread_of, update_message, within_deadline
 
 if TYPE_CHECKING:
@@ -122,6 +123,18 @@ class ChallengeFlow:
                 "Discord would not let me open a thread, so the game is played here."
             )
         return thread, None
+
+    async def show_expired(self, challenge: Challenge) -> None:
+        """Edit the message of ``challenge``, closed as expired, to say so, without buttons:
+        through the channel, as the expiry sweep does, for no interaction answers it (or the
+        press that found it expired could not be answered). Raises discord.HTTPException."""
+        if challenge.message_id is None:
+            return
+        message = self.flow.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
+            challenge.message_id
+        )
+        lang = await self.flow.server_language(challenge.guild_id)
+        await message.edit(content=expired_text(challenge, lang), view=None)
 
     async def _mark_lapsed(self, challenge: Challenge) -> None:
         """Edit a challenge made moot by a game in its channel: no buttons, and why."""
