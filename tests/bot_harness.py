@@ -209,6 +209,27 @@ class Harness:
         record = await self.slash(who, name, options, channel=channel)
         return await record.wait_original()
 
+    async def abort(
+        self,
+        admin: FakeMember,
+        options: dict[str, Any] | None = None,
+        *,
+        channel: FakeChannel | None = None,
+        game_channel: FakeChannel | None = None,
+    ) -> StoredMessage:
+        """/abort in ``channel`` (with ``options``), confirmed on its private question; return
+        the aborted board, posted in the game's channel (``game_channel``, by default the
+        same)."""
+        asked = await self.reply_text(admin, "abort", options, channel=channel)
+        assert asked.ephemeral, asked.content
+        [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+        started = asked.created_at
+        await self.standin.click(asked, confirm, admin)
+        return await self.wait_board(
+            lambda m: "aborted the game" in m.content and m.created_at >= started,
+            channel=game_channel or channel,
+        )
+
     async def challenge_accepted(
         self, challenger: FakeMember, opponent: FakeMember, **options: Any
     ) -> StoredMessage:

@@ -230,7 +230,7 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
         await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
         reply = await table.move(table.alice, "d6-f6")  # no worker yet: the job waits
         assert not reply.ephemeral, reply.content
-        aborted = await table.reply_text(table.admin, "abort")
+        aborted = await table.abort(table.admin)
         assert not aborted.ephemeral, aborted.content
         ended = len(table.public_messages())
         workers.start()

@@ -160,7 +160,7 @@ async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     """An admin aborts while the computer thinks about its reply: the search's move is dropped,
     and the player's line no longer says "I am thinking…"."""
     pool, line = await computer_thinking(table)
-    await table.reply_text(table.admin, "abort")
+    await table.abort(table.admin)
     pool.go.set()
     await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
     assert line.content == "**alice** (attackers) played d1-b1."

@@ -115,7 +115,7 @@ async def test_a_match_of_one_set_speaks_of_one_game(table: Harness) -> None:
 async def test_a_one_set_match_aborted_says_the_game_was(table: Harness) -> None:
     """/abort of a one-set match: the game is aborted, no result, unrated — no match talk."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
-    aborted = await table.reply_text(table.admin, "abort")
+    aborted = await table.abort(table.admin)
     assert "**Game aborted:** it has no result and is unrated." in aborted.content
     assert "Match" not in aborted.content
 
@@ -183,7 +183,7 @@ async def test_export_of_an_aborted_match_gives_files_opentafl_opens(table: Harn
     await table.challenge_accepted(table.alice, table.bob)
     await play(table, ATTACKERS_WIN, table.alice, table.bob)
     await table.wait_board(lambda m: "Set 2" in m.content)
-    await table.reply_text(table.admin, "abort")
+    await table.abort(table.admin)
     message = await (await table.slash(table.carol, "export")).wait_followup()
     match = message.attachments[0].filename.split("-")[1]
     first, second, gif = message.attachments
@@ -221,7 +221,7 @@ async def test_export_of_a_game_aborted_before_its_first_move_has_no_replay(
     """A one-set match aborted at once: /export gives its record alone and says in one line,
     speaking of the game (not a set), that there is no replay."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
-    await table.reply_text(table.admin, "abort")
+    await table.abort(table.admin)
     message = await (await table.slash(table.carol, "export")).wait_followup()
     [record] = message.attachments
     assert record.filename.endswith("-set-1.txt")
@@ -335,18 +335,46 @@ async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None
     refused = await table.reply_text(table.alice, "abort")
     assert refused.ephemeral
     assert "Manage Server" in refused.content
-    aborted = await table.reply_text(table.admin, "abort")
+    aborted = await table.abort(table.admin)
     assert "aborted" in aborted.content
     assert not aborted.ephemeral
     again = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
     assert challenge_id(again)
 
 
+async def test_abort_asks_first_and_changes_nothing_until_confirmed(table: Harness) -> None:
+    """/abort only asks, privately, naming the match; the game goes on until the admin presses
+    the button, which then says what was done."""
+    await table.challenge_accepted(table.alice, table.bob)
+    asked = await table.reply_text(table.admin, "abort")
+    assert asked.ephemeral
+    assert asked.content.startswith("Abort the match of **alice** against **bob** (game ")
+    assert asked.content.endswith(
+        "set 1 of 2)? It ends without a match result, and this set is unrated."
+    )
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(table.channel.id) is not None
+    await table.standin.click(asked, asked.button("Abort the match")["custom_id"], table.admin)
+    board = await table.wait_board(lambda m: "aborted the game" in m.content)
+    assert "Match aborted" in board.content
+    assert asked.content == "You aborted the match."
+    assert await table.bot.services.games.in_channel(table.channel.id) is None
+
+
+async def test_abort_by_number_refuses_a_game_not_in_progress(table: Harness) -> None:
+    """/abort game:999 names the number it could not find, and changes nothing."""
+    await table.challenge_accepted(table.alice, table.bob)
+    refused = await table.reply_text(table.admin, "abort", {"game": 999})
+    assert refused.ephemeral
+    assert refused.content == "There is no game 999 in progress in this server."
+    assert refused.custom_ids() == []
+
+
 async def test_aborting_set_two_does_not_deny_set_ones_rating_change(table: Harness) -> None:
     """After a rated set 1, aborting set 2 says only the aborted set is unrated."""
     await table.challenge_accepted(table.alice, table.bob)
     await play(table, ATTACKERS_WIN, table.alice, table.bob)
-    aborted = await table.reply_text(table.admin, "abort")
+    aborted = await table.abort(table.admin)
     assert "Match aborted" in aborted.content
     assert "without rating changes" not in aborted.content
     assert "aborted set is unrated" in aborted.content

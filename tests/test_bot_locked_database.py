@@ -161,13 +161,14 @@ async def test_declining_a_challenge_during_a_slow_write_is_answered(
 async def test_an_abort_during_a_slow_write_is_answered(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
-    """An admin aborts a game while another program holds the write lock for 4 s: the command
-    is answered in time and the aborted board is posted."""
+    """An admin confirms an abort while another program holds the write lock for 4 s: the
+    press is answered in time and the aborted board is posted."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.challenge_accepted(table.alice, table.bob)
+        asked = await table.reply_text(table.admin, "abort")
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            aborted = await table.standin.slash(
-                table.guild, table.channel, table.admin, "abort", {}, wait=False
+            aborted = await table.standin.click(
+                asked, asked.custom_ids()[0], table.admin, wait=False
             )
             await table.standin.wait_until(lambda: aborted.answered, timeout=3.0)
         board = await table.wait_board(lambda m: "aborted the game" in m.content)

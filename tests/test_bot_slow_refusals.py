@@ -221,17 +221,21 @@ async def test_a_takeback_asked_after_a_slow_read_is_posted_in_public(
 async def test_an_abort_that_cannot_be_saved_is_refused_privately(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
-    """An admin's /abort meets another program's write lock for 8 s: the answer is deferred,
-    and "could not be saved" is the admin's alone; the game goes on."""
+    """An admin confirms /abort while another program holds the write lock for 8 s: the press
+    is deferred, and "could not be saved" is the admin's alone; the game goes on."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.challenge_accepted(table.alice, table.bob)
+        asked = await table.reply_text(table.admin, "abort")
         before = public_ids(table)
         async with foreign_write_lock(table.db_path, LOCK_SECONDS):
-            record = await table.standin.slash(
-                table.guild, table.channel, table.admin, "abort", {}, wait=False
+            record = await table.standin.click(
+                asked, asked.custom_ids()[0], table.admin, wait=False
             )
-            refusal = await refused_privately(table, record, before)
+            refusal = await record.wait_followup(timeout=15)
+        assert refusal.ephemeral, f"a refusal shown to everyone: {refusal.content!r}"
         assert refusal.content == str(SAVE_FAILED)
+        await asyncio.sleep(0.3)  # anything else the press would post comes meanwhile
+        assert public_ids(table) == before
         assert table.bot is not None
         assert await table.bot.services.games.in_channel(table.channel.id) is not None
 

@@ -36,7 +36,7 @@ EXPECTED_OPTIONS = {
         "open_challenge_role",
         "no_open_challenge_role",
     ],
-    "abort": [],
+    "abort": ["game"],
     "games": ["player"],
     "help": [],
     "analyse": ["game"],

@@ -340,6 +340,26 @@ async def test_a_challenge_discord_would_not_show_does_not_hold_the_pair(table: 
     assert line.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> challenges you")
 
 
+async def test_an_admin_aborts_a_thread_game_by_number_from_the_channel(table: Harness) -> None:
+    """In #games an admin aborts alice and bob's game by its number: the question names the
+    thread it is played in, and the aborted board is posted there, not in #games."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    asked = await table.reply_text(table.admin, "abort", {"game": active.set_id})
+    assert asked.content.endswith(f"It is played in <#{thread.id}>.")
+    before = len(table.public_messages(table.channel))
+    board = await table.abort(table.admin, {"game": active.set_id}, game_channel=thread)
+    assert "**Game aborted:**" in board.content
+    assert await table.bot.services.games.in_channel(thread.id) is None
+    boards = [m for m in table.public_messages(table.channel)[before:] if m.attachments]
+    assert boards == []
+
+
 async def test_a_thread_game_resumes_after_a_restart(table: Harness) -> None:
     """Restarted mid-game, the bot goes on in the thread: moves there still land."""
     line = await challenge(table, table.alice, table.bob)

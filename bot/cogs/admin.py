@@ -28,6 +28,7 @@ from bot.services.settings import FOLLOW_SERVER
 from bot.storage.puzzles import DailyRow
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
+from bot.views.confirm import abort_prompt
 from engine import get_ruleset
 
 
@@ -397,22 +398,35 @@ class Admin(commands.Cog):
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.has_permissions(manage_guild=True)
-    async def abort(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """Stop this channel's game without a result (recorded, unrated)."""
+    @app_commands.describe(
+        game="A game in progress anywhere in this server, by number (default: this channel's game)"
+    )
+    async def abort(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        game: app_commands.Range[int, 1] | None = None,
+    ) -> None:
+        """Stop this channel's game, or any game by number, without a result (asks first)."""
         assert interaction.channel_id is not None
-        if await self.bot.services.games.in_channel(interaction.channel_id) is None:
-            raise NoGameHere()
-        # A slow write (another program holding the database) is deferred in time, privately:
-        # it may still be refused (the game ended meanwhile, the write given up); the aborted
-        # board is then posted for everyone.
-        end = await within_deadline(
-            interaction, self.bot.services.games.abort(interaction.channel_id), ephemeral=True
-        )
-        await self.bot.flow.announce_set_end(
-            end,
-            interaction=interaction,
-            reason_line=_("{player} aborted the game.", player=f"<@{interaction.user.id}>"),
-        )
+        games = self.bot.services.games
+        if game is None:
+            active = await games.in_channel(interaction.channel_id)
+            if active is None:
+                raise NoGameHere()
+        else:
+            try:
+                active = await games.get(game)
+            except NoGameHere:
+                active = None
+            if active is None or active.guild_id != interaction.guild_id:
+                raise NoGameHere(
+                    _("There is no game {game} in progress in this server.", game=game)
+                )
+        lang = reader(interaction)
+        names = await self.bot.flow.names_for(active, lang)
+        here = active.channel_id == interaction.channel_id
+        text, view = abort_prompt(active, names, here, lang)
+        await answer(interaction, text, view=view, ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:

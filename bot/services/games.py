@@ -274,17 +274,18 @@ class GameService:
         channel_id = (await self.get(set_id)).channel_id
         return replace(await self._end_current(channel_id, set_id, walked_out), left_server=True)
 
-    async def abort(self, channel_id: int) -> SetEnd:
+    async def abort(self, channel_id: int, *, set_id: int | None = None) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
         without ratings (its MatchEnd has ``aborted=True``). A move landing at the same moment
-        does not stop the abort. Raises NoGameHere."""
+        does not stop the abort. ``set_id`` pins the set meant (a confirmation's): if another
+        set is being played by then, nothing is aborted. Raises NoGameHere."""
 
         def aborted(row: SetRow, game: Game) -> Game:
             trial = game.copy()
             trial.abort()
             return trial
 
-        return await self._end_current(channel_id, None, aborted)
+        return await self._end_current(channel_id, set_id, aborted)
 
     async def _end_current(
         self, channel_id: int, set_id: int | None, end: Callable[[SetRow, Game], Game]

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.views.challenge import ChallengeButton
-from bot.views.confirm import ConfirmRepetition, ConfirmResign, ResignButton
+from bot.views.confirm import ConfirmAbort, ConfirmRepetition, ConfirmResign, ResignButton
 from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
@@ -24,6 +24,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     PickDestination,
     ConfirmRepetition,
     ConfirmResign,
+    ConfirmAbort,
     LeaderboardButton,
     GamesButton,
     RematchButton,

@@ -1,4 +1,5 @@
-"""Buttons that confirm a step a player might regret: a losing repetition, resigning a set."""
+"""Buttons that confirm a step someone might regret: a losing repetition, resigning a set, an
+admin aborting a game."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import re
 from typing import Any
 
 import discord
+from discord import app_commands
 
 from bot.errors import require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
-from bot.services.domain import ActiveGame
+from bot.names import escaped
+from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GameButton, GuardedItem, bot_of, update_message, within_deadline
 from bot.views.picker import refuse_old_board
@@ -131,3 +134,74 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
             await update_message(interaction, done)
         finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
             await bot.flow.announce_set_end(end, interaction=interaction)
+
+
+def abort_prompt(
+    active: ActiveGame, names: dict[int, str], here: bool, lang: Language = ENGLISH
+) -> tuple[str, discord.ui.View]:
+    """The private question before an admin aborts ``active`` (``here``: in the channel the
+    command came from), with its confirming button."""
+    view = discord.ui.View(timeout=None)
+    button = ConfirmAbort(active.set_id, lang)
+    params = {
+        "attacker": escaped(names.get(active.attacker_id, str(active.attacker_id))),
+        "defender": escaped(names.get(active.defender_id, str(active.defender_id))),
+        "game": active.set_id,
+    }
+    if active.sets_total == 1:
+        button.item.label = lang._("Abort the game")
+        question = lang._(
+            "Abort game {game}, **{attacker}** against **{defender}**? It ends without a "
+            "result and is unrated.",
+            **params,
+        )
+    else:
+        question = lang._(
+            "Abort the match of **{attacker}** against **{defender}** (game {game}, set "
+            "{number} of 2)? It ends without a match result, and this set is unrated.",
+            number=active.set_number,
+            **params,
+        )
+    if not here:
+        question += " " + lang._("It is played in {channel}.", channel=f"<#{active.channel_id}>")
+    view.add_item(button)
+    return question, view
+
+
+class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
+    """ "Abort the match" ("Abort the game" in a one-set match): an admin ends the set without
+    a result, and its match with it."""
+
+    prefix = "abort"
+    button_label = _("Abort the match")
+    button_style = discord.ButtonStyle.danger
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        if not interaction.permissions.manage_guild:
+            raise app_commands.MissingPermissions(["manage_guild"])
+        bot = bot_of(interaction)
+        active = await bot.services.games.get(self.set_id)
+        if active.guild_id != interaction.guild_id:
+            raise NoGameHere(_("That game is over."))
+        reason = _("{player} aborted the game.", player=f"<@{interaction.user.id}>")
+
+        async def announce(end: SetEnd) -> None:
+            await bot.flow.announce_set_end(end, reason_line=reason)
+
+        aborted = bot.services.games.abort(active.channel_id, set_id=self.set_id)
+        # A slow write (another program holding the database) is deferred in time; if even
+        # the deferral fails, the stored abort is announced in the game's channel all the same.
+        end = await within_deadline(interaction, aborted, thinking=False, unanswered=announce)
+        try:
+            lang = reader(interaction)
+            done = (
+                lang._("You aborted the game.")
+                if end.game.sets_total == 1
+                else lang._("You aborted the match.")
+            )
+            await update_message(interaction, done)
+        finally:  # stored: the board is posted in the game's channel whatever the edit
+            here = interaction.channel_id == active.channel_id
+            await bot.flow.announce_set_end(
+                end, interaction=interaction if here else None, reason_line=reason
+            )
