@@ -35,7 +35,7 @@ from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import Language
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
-from bot.services.errors import NoGameHere
+from bot.services.errors import GameError, NoGameHere
 from bot.storage.errors import StorageError
 from engine import Side
 
@@ -283,7 +283,15 @@ class Timers:
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
-            if await self._ended_for_leaving(active):
+            try:
+                if await self._ended_for_leaving(active):
+                    continue
+            except (StorageError, GameError) as error:
+                # The departed player's set could not be ended now (a busy database): this
+                # reminder is due again at the next check, which asks again; the other games'
+                # reminders go on.
+                _log.warning("Game %s: a departure could not be handled: %r", active.set_id, error)
+                await self._reminder_due_again(active, last=is_last)
                 continue
             lang = await self.bot.flow.server_language(active.guild_id)
             reminder = reminder_text(active, lang, last=is_last)
@@ -291,10 +299,18 @@ class Timers:
                 active.channel_id, reminder, ping=active.player_to_move
             ):
                 # Discord could not take it now (an outage): the next check tries again.
-                if is_last:
-                    await services.games.last_reminder_not_posted(active.set_id, active.ply)
-                else:
-                    await services.games.reminder_not_posted(active.set_id, active.ply)
+                await self._reminder_due_again(active, last=is_last)
+
+    async def _reminder_due_again(self, active: ActiveGame, *, last: bool) -> None:
+        """Undo the note that ``active``'s reminder was posted, so the next check posts it."""
+        games = self.bot.services.games
+        try:
+            if last:
+                await games.last_reminder_not_posted(active.set_id, active.ply)
+            else:
+                await games.reminder_not_posted(active.set_id, active.ply)
+        except StorageError as error:  # then this one reminder is lost, not the others
+            _log.warning("Game %s: its reminder stays noted as posted: %r", active.set_id, error)
 
     async def _ended_for_leaving(self, active: ActiveGame) -> bool:
         """Before a reminder: whether the player to move has left the server (Discord is

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, running_bot
+from bot.services.domain import SetEnd
+from bot.storage.errors import DatabaseBusy
+from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.recorder import StoredMessage
 
@@ -46,9 +48,9 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
     assert over.content.splitlines() == [
         "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
-        f"{bob} has left the server: {carol} wins the set.",
+        f"{carol} wins the set.",
         f"It is not rated: {bob} never moved in it.",
-        f"{bob} has left the server, so set 2 is not played: {carol} wins it without a move.",
+        f"Set 2 is not played: {carol} wins it without a move.",
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
     assert allowed_users(over) == {table.carol.id}
@@ -117,8 +119,70 @@ async def test_a_player_who_left_in_german(discord_standin: DiscordStandin, tmp_
         table.advance(timedelta(minutes=31))
         over = await table.wait_board(lambda m: "Server verlassen" in m.content)
         bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
-        assert f"{bob} hat den Server verlassen: {carol} gewinnt den Satz." in over.content
-        assert (
-            f"{bob} hat den Server verlassen, deshalb wird Satz 2 nicht gespielt: {carol} "
-            "gewinnt ihn ohne Zug." in over.content
-        )
+        assert over.content.splitlines() == [
+            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
+            "haben den Server verlassen.",
+            f"{carol} gewinnt den Satz.",
+            f"Ohne Wertung: {bob} hat darin nie gezogen.",
+            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
+            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
+        ]
+
+
+async def test_a_departure_not_stored_now_holds_back_no_other_reminder(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob has left carol's game; ending his set meets a busy database once (as another program
+    holding the write lock would make it): alice's reminder in #second is posted all the same,
+    and bob's set ends at the next check. (One failure used to stop that check's reminders.)"""
+    second = table.standin.add_channel(table.guild, "second")
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    asked = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.admin, "time": 60}, channel=second
+    )
+    await table.standin.click(asked, f"challenge:accept:{challenge_id(asked)}", table.admin)
+    await table.wait_board(channel=second)
+    await table.standin.remove_member(table.bob)
+    assert table.bot is not None
+    games = table.bot.services.games
+    forfeit = games.forfeit
+    failures: list[int] = []
+
+    async def busy_once(set_id: int, player_id: int) -> SetEnd:
+        if not failures:
+            failures.append(set_id)
+            raise DatabaseBusy("the database is busy")
+        return await forfeit(set_id, player_id)
+
+    monkeypatch.setattr(games, "forfeit", busy_once)
+    table.advance(timedelta(minutes=31))
+    reminder = await table.standin.wait_for_message(second, lambda m: "reminder" in m.content)
+    assert allowed_users(reminder) == {table.alice.id}
+    assert failures
+    table.advance(timedelta(seconds=30))
+    over = await table.wait_board(lambda m: "left the server" in m.content)
+    assert "Set 2 is not played" in over.content
+
+
+async def test_a_walkover_not_stored_now_does_not_unsay_the_move(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob has left before alice's winning move in set 1, and ending set 2 for him meets a busy
+    database: her move, which was stored, is answered with its board (not "could not be
+    saved"), and set 2 begins, to be ended at bob's reminder."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN[:-1]):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    await table.standin.remove_member(table.bob)
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def busy(set_id: int, player_id: int) -> SetEnd:
+        raise DatabaseBusy("the database is busy")
+
+    monkeypatch.setattr(games, "forfeit", busy)
+    over = await table.move(table.alice, ATTACKERS_WIN[-1])
+    assert not over.ephemeral, over.content
+    assert f"<@{table.alice.id}> wins the set." in over.content
+    assert "Set 2 starts with sides swapped" in over.content

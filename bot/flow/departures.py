@@ -19,7 +19,8 @@ import discord
 
 from bot.errors import UNREACHABLE
 from bot.services.domain import ActiveGame, SetEnd
-from bot.services.errors import NoGameHere
+from bot.services.errors import GameError, NoGameHere
+from bot.storage.errors import StorageError
 from bot.views.challenge import MEMBER_LOOKUP_LIMIT
 
 if TYPE_CHECKING:
@@ -90,11 +91,24 @@ class Departures:
             walkover = await self.flow.bot.services.games.forfeit(following.set_id, gone)
         except NoGameHere:
             return end  # it was ended meanwhile (an admin's /abort): its own post says so
+        except (StorageError, GameError) as error:
+            # Not now (a busy database): the set that just ended stays stored and announced,
+            # the next set begins, and the reminder's check ends it for the player who left.
+            _log.warning(
+                "Match %s: set %s could not be forfeited now: %r",
+                following.match_id,
+                following.set_number,
+                error,
+            )
+            return end
         _log.info(
             "Match %s: %s has left the server; set %s is not played",
             following.match_id,
             gone,
             following.set_number,
         )
-        await self.flow.announced(walkover.game, None)
+        try:
+            await self.flow.announced(walkover.game, None)
+        except StorageError as error:  # then the outbox posts the walkover's board as well
+            _log.warning("Set %s: its walkover not noted as told: %r", walkover.game.set_id, error)
         return replace(end, next_game=None, match_end=walkover.match_end, walkover=walkover)

@@ -247,9 +247,7 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
     lines = [over]
     if end.winner_id is not None:
         winner = f"<@{end.winner_id}>"
-        if end.left_server and end.loser_id is not None:
-            lines.append(left_server_text(end, lang))
-        elif active.sets_total > 1:
+        if active.sets_total > 1:
             lines.append(lang._("{player} wins the set.", player=winner))
         else:
             lines.append(lang._("{player} wins the game.", player=winner))
@@ -258,15 +256,23 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
                 lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
             )
     if end.walkover is not None and end.walkover.loser_id is not None:
-        lines.append(
-            lang._(
-                "{player} has left the server, so set {number} is not played: {winner} wins it "
-                "without a move.",
-                player=f"<@{end.walkover.loser_id}>",
-                number=end.walkover.game.set_number,
-                winner=f"<@{end.walkover.winner_id}>",
+        walkover = {
+            "player": f"<@{end.walkover.loser_id}>",
+            "number": end.walkover.game.set_number,
+            "winner": f"<@{end.walkover.winner_id}>",
+        }
+        if end.left_server and end.walkover.loser_id == end.loser_id:  # said in the outcome
+            lines.append(
+                lang._("Set {number} is not played: {winner} wins it without a move.", **walkover)
             )
-        )
+        else:
+            lines.append(
+                lang._(
+                    "{player} has left the server, so set {number} is not played: {winner} wins "
+                    "it without a move.",
+                    **walkover,
+                )
+            )
     if end.match_end is not None:
         if active.sets_total == 1 and end.match_end.aborted:
             lines.append(lang._("**Game aborted:** it has no result and is unrated."))
@@ -288,18 +294,6 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
         if end.rating_changes:
             lines.append(rating_text(end.rating_changes, names, lang))
     return "\n".join(lines)
-
-
-def left_server_text(end: SetEnd, lang: Language = ENGLISH) -> str:
-    """ "@bob has left the server: @alice wins the set." """
-    loser, winner = f"<@{end.loser_id}>", f"<@{end.winner_id}>"
-    if end.game.sets_total > 1:
-        return lang._(
-            "{loser} has left the server: {winner} wins the set.", loser=loser, winner=winner
-        )
-    return lang._(
-        "{loser} has left the server: {winner} wins the game.", loser=loser, winner=winner
-    )
 
 
 def match_end_pings(end: SetEnd, actor: int | None = None) -> discord.AllowedMentions:
