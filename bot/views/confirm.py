@@ -4,13 +4,14 @@ admin aborting a game."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.errors import require_channel_permissions
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, Text, _
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
@@ -63,6 +64,35 @@ class ConfirmRepetition(
         if active.ply != self.ply or active.moves_stamp != self.stamp:
             raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
+
+
+async def end_confirmed(
+    interaction: discord.Interaction[Any],
+    ending: Coroutine[Any, Any, SetEnd],
+    done: Callable[[Language, SetEnd], str],
+    *,
+    reason: Text | None = None,
+    here: bool = True,
+) -> None:
+    """A confirmed resignation or abort: store ``ending``, say ``done`` in place of the
+    question, and post the set's end with ``reason`` (as the press's answer when the game is
+    ``here``, else in the game's channel).
+
+    A slow write (another program holding the database) is deferred in time; if even the
+    deferral fails, the stored end is announced all the same.
+    """
+    flow = bot_of(interaction).flow
+
+    async def announce(end: SetEnd) -> None:
+        await flow.announce_set_end(end, reason_line=reason)
+
+    end = await within_deadline(interaction, ending, thinking=False, unanswered=announce)
+    try:
+        await update_message(interaction, done(reader(interaction), end))
+    finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
+        await flow.announce_set_end(
+            end, interaction=interaction if here else None, reason_line=reason
+        )
 
 
 def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:
@@ -119,21 +149,13 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
         resigned = bot.services.games.resign(
             interaction.channel_id, interaction.user.id, set_id=self.set_id
         )
-        # A slow write (another program holding the database) is deferred in time; if even
-        # the deferral fails, the stored resignation is announced in the channel all the same.
-        end = await within_deadline(
-            interaction, resigned, thinking=False, unanswered=bot.flow.announce_set_end
-        )
-        try:
-            lang = reader(interaction)
-            done = (
-                lang._("You resigned the game.")
-                if end.game.sets_total == 1
-                else lang._("You resigned this set.")
-            )
-            await update_message(interaction, done)
-        finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
-            await bot.flow.announce_set_end(end, interaction=interaction)
+
+        def done(lang: Language, end: SetEnd) -> str:
+            if end.game.sets_total == 1:
+                return lang._("You resigned the game.")
+            return lang._("You resigned this set.")
+
+        await end_confirmed(interaction, resigned, done)
 
 
 def abort_prompt(
@@ -183,25 +205,16 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
         active = await bot.services.games.get(self.set_id)
         if active.guild_id != interaction.guild_id:
             raise NoGameHere(_("That game is over."))
-        reason = _("{player} aborted the game.", player=f"<@{interaction.user.id}>")
 
-        async def announce(end: SetEnd) -> None:
-            await bot.flow.announce_set_end(end, reason_line=reason)
+        def done(lang: Language, end: SetEnd) -> str:
+            if end.game.sets_total == 1:
+                return lang._("You aborted the game.")
+            return lang._("You aborted the match.")
 
-        aborted = bot.services.games.abort(active.channel_id, set_id=self.set_id)
-        # A slow write (another program holding the database) is deferred in time; if even
-        # the deferral fails, the stored abort is announced in the game's channel all the same.
-        end = await within_deadline(interaction, aborted, thinking=False, unanswered=announce)
-        try:
-            lang = reader(interaction)
-            done = (
-                lang._("You aborted the game.")
-                if end.game.sets_total == 1
-                else lang._("You aborted the match.")
-            )
-            await update_message(interaction, done)
-        finally:  # stored: the board is posted in the game's channel whatever the edit
-            here = interaction.channel_id == active.channel_id
-            await bot.flow.announce_set_end(
-                end, interaction=interaction if here else None, reason_line=reason
-            )
+        await end_confirmed(
+            interaction,
+            bot.services.games.abort(active.channel_id, set_id=self.set_id),
+            done,
+            reason=_("{player} aborted the game.", player=f"<@{interaction.user.id}>"),
+            here=interaction.channel_id == active.channel_id,
+        )
