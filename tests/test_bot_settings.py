@@ -4,7 +4,6 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
@@ -212,8 +211,8 @@ async def test_the_daily_puzzle_hour_is_shown_in_each_readers_time_and_in_settin
     assert table.bot is not None
     setting = await table.bot.services.puzzles.daily_setting(table.guild.id)
     assert setting is not None
-    at = setting.next_post_us // 1_000_000
-    assert datetime.fromtimestamp(at, UTC).hour == 18
+    at = int(setting.next_post.timestamp())
+    assert setting.next_post.hour == 18
     shown = await table.reply_text(table.admin, "puzzle daily")
     assert shown.content == (
         f"The daily puzzle is posted in <#{lobby.id}> every day at <t:{at}:t> (18:00 UTC); "

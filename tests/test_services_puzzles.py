@@ -30,7 +30,7 @@ async def test_a_day_is_claimed_once_and_posted_once(database: str) -> None:
     services = await Services.open(database, clock=clock)
     try:
         setting = await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        assert setting.next_post_us == int(datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp() * 1e6)
+        assert setting.next_post == datetime(2026, 3, 1, 10, tzinfo=UTC)
         clock.now += timedelta(hours=1)
         await services.puzzles.claim_due()
         await services.puzzles.claim_due()

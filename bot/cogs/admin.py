@@ -10,7 +10,6 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
-from bot.cogs.learn import daily_time
 from bot.errors import (
     CHANNEL_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -24,11 +23,12 @@ from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere
+from bot.services.puzzles import DailySetting
 from bot.services.settings import FOLLOW_SERVER
-from bot.storage.puzzles import DailyRow
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import abort_prompt
+from bot.views.puzzle import daily_time
 from engine import get_ruleset
 
 
@@ -40,7 +40,7 @@ def settings_text(
     gone: frozenset[int] = frozenset(),
     role_trouble: Text | None = None,
     unspoken: bool = False,
-    daily: DailyRow | None = None,
+    daily: DailySetting | None = None,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
     public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;

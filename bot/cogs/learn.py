@@ -14,8 +14,8 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import Period, PuzzleStats
-from bot.storage.puzzles import DailyRow
 from bot.views.common import answer, within_deadline
+from bot.views.puzzle import daily_time, daily_when
 from bot.views.puzzle_board import NO_PINGS, PAGE_SIZE, solvers_embed, solvers_view
 from engine.puzzles import Difficulty
 
@@ -236,7 +236,7 @@ class Learn(commands.Cog):
                 channel=f"<#{where}>",
                 time=daily_time(setting),
                 hour=f"{at:02d}:00",
-                when=f"<t:{setting.next_post_us // 1_000_000}:R>",
+                when=daily_when(setting),
             )
         elif current is None:
             text = lang._(
@@ -250,15 +250,9 @@ class Learn(commands.Cog):
                 channel=f"<#{current.channel_id}>",
                 time=daily_time(current),
                 hour=f"{current.hour:02d}:00",
-                when=f"<t:{current.next_post_us // 1_000_000}:R>",
+                when=daily_when(current),
             )
         await answer(interaction, text, ephemeral=True)
-
-
-def daily_time(setting: DailyRow) -> str:
-    """The daily puzzle's hour as Discord shows each reader a time: in their own time zone
-    (its next post's time of day, ``<t:…:t>``)."""
-    return f"<t:{setting.next_post_us // 1_000_000}:t>"
 
 
 DEFAULT_DAILY_HOUR = 12

@@ -151,6 +151,20 @@ class SolverBoard:
 
 
 @dataclass(frozen=True)
+class DailySetting:
+    """A server's daily puzzle: the channel it is posted in, its hour (UTC) and the next post."""
+
+    guild_id: int
+    channel_id: int
+    hour: int
+    next_post: datetime
+
+
+def _setting(row: DailyRow) -> DailySetting:
+    return DailySetting(row.guild_id, row.channel_id, row.hour, from_us(row.next_post_us))
+
+
+@dataclass(frozen=True)
 class DailyPost:
     """A daily post to make: the server, day, channel, puzzle and yesterday's solvers."""
 
@@ -354,12 +368,13 @@ class PuzzleService:
 
     # ---------------------------------------------------------------- the daily puzzle
 
-    async def daily_setting(self, guild_id: int) -> DailyRow | None:
+    async def daily_setting(self, guild_id: int) -> DailySetting | None:
         """Where and when the server's daily puzzle is posted (``None``: off)."""
         async with self._database.snapshot() as db:
-            return await puzzles.daily(db, guild_id)
+            row = await puzzles.daily(db, guild_id)
+        return None if row is None else _setting(row)
 
-    async def set_daily(self, guild_id: int, channel_id: int, hour: int) -> DailyRow:
+    async def set_daily(self, guild_id: int, channel_id: int, hour: int) -> DailySetting:
         """Post a puzzle in ``channel_id`` every day at ``hour`` (UTC), from the next such hour.
 
         If today's puzzle was already posted, the next post is tomorrow's.
@@ -374,7 +389,7 @@ class PuzzleService:
                 due += timedelta(days=1)
             row = DailyRow(guild_id, channel_id, hour, to_us(due))
             await puzzles.set_daily(db, row)
-        return row
+        return _setting(row)
 
     async def stop_daily(self, guild_id: int) -> bool:
         """Stop the server's daily puzzle; whether it was on."""

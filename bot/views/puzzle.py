@@ -13,10 +13,21 @@ from typing import Any, Self
 import discord
 
 from bot.i18n import ENGLISH, Language, _
-from bot.services.puzzles import Attempt
+from bot.services.puzzles import Attempt, DailySetting
 from bot.views.common import GuardedItem, bot_of
 from bot.views.picker import StepSelect, chunks, piece_options
 from engine import Game, parse_square
+
+
+def daily_time(setting: DailySetting) -> str:
+    """The daily puzzle's hour as Discord shows each reader a time: in their own time zone
+    (its next post's time of day, ``<t:…:t>``)."""
+    return f"<t:{int(setting.next_post.timestamp())}:t>"
+
+
+def daily_when(setting: DailySetting) -> str:
+    """When the daily puzzle is next posted, as each reader sees it counted (``in 3 hours``)."""
+    return f"<t:{int(setting.next_post.timestamp())}:R>"
 
 
 def attempt_game(attempt: Attempt) -> Game:
