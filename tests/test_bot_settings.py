@@ -35,14 +35,13 @@ async def knows(table: Harness, channel_id: int) -> bool:
     return table.bot.get_channel(channel_id) is not None
 
 
-async def can_send(table: Harness, channel_id: int, *, in_threads: bool = False) -> bool:
-    """Whether the bot sees itself allowed to post in the channel (or in its threads), once
-    Discord's CHANNEL_UPDATE has reached it."""
+async def may(table: Harness, channel_id: int, permission: str) -> bool:
+    """Whether the bot sees itself given ``permission`` in the channel, once Discord's
+    CHANNEL_UPDATE has reached it."""
     assert table.bot is not None
     channel = table.bot.get_channel(channel_id)
     assert isinstance(channel, discord.TextChannel)
-    mine = channel.permissions_for(channel.guild.me)
-    return mine.send_messages_in_threads if in_threads else mine.send_messages
+    return bool(getattr(channel.permissions_for(channel.guild.me), permission))
 
 
 async def test_a_deleted_allowed_channel_leaves_the_list_when_others_remain(
@@ -164,7 +163,7 @@ async def test_allowing_a_channel_i_cannot_play_in_is_refused(table: Harness) ->
     await table.standin.set_overwrite(
         lobby, table.me, deny=discord.Permissions(send_messages=True, attach_files=True)
     )
-    await eventually(lambda: can_send(table, lobby.id), False)
+    await eventually(lambda: may(table, lobby.id, "send_messages"), False)
     refused = await table.reply_text(table.admin, "settings", {"allow": lobby})
     assert refused.ephemeral
     assert refused.content == (
@@ -177,25 +176,51 @@ async def test_allowing_a_channel_i_cannot_play_in_is_refused(table: Harness) ->
     assert "Nachrichten senden und Dateien anhängen" in refused.content
 
 
-async def test_with_threads_on_allowing_a_channel_needs_the_thread_permissions(
+async def test_with_threads_on_allowing_a_channel_without_thread_permissions_warns(
     table: Harness,
 ) -> None:
-    """Threads are on and #lobby denies me Send Messages in Threads: allowing it is refused
-    with threads on, and accepted together with threads:off."""
+    """Threads are on and #lobby denies me Create Public Threads: allowing it is saved, with a
+    line saying its games are played in the channel (as /challenge there does); it was
+    refused."""
     lobby = table.guild.channel("lobby")
     await table.reply_text(table.admin, "settings", {"threads": "on"})
     await table.standin.set_overwrite(
-        lobby, table.me, deny=discord.Permissions(send_messages_in_threads=True)
+        lobby, table.me, deny=discord.Permissions(create_public_threads=True)
     )
-    await eventually(lambda: can_send(table, lobby.id, in_threads=True), False)
-    refused = await table.reply_text(table.admin, "settings", {"allow": lobby})
-    assert refused.content == (
-        f"I can't play in <#{lobby.id}>, so it stays off the list: I need the Send Messages "
-        "in Threads permission there."
+    await eventually(lambda: may(table, lobby.id, "create_public_threads"), False)
+    saved = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert saved.content.startswith(
+        f"Settings saved.\nGames in <#{lobby.id}> are played in the channel itself: to give "
+        "each its own thread I need the Create Public Threads permission there.\n"
     )
-    saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "threads": "off"})
-    assert saved.content.startswith("Settings saved.")
     assert await allowed(table) == {lobby.id}
+    side = table.guild.channel("side")
+    quiet = await table.reply_text(table.admin, "settings", {"allow": side, "threads": "off"})
+    assert quiet.content.startswith("Settings saved.\nDefault ruleset:")
+
+
+async def test_re_allowing_a_listed_channel_i_lost_is_no_refusal(table: Harness) -> None:
+    """#lobby is allowed, then denies me Send Messages: allowing it again shows the settings
+    (it said #lobby "stays off the list" although it is on it)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.standin.set_overwrite(lobby, table.me, deny=discord.Permissions(send_messages=True))
+    await eventually(lambda: may(table, lobby.id, "send_messages"), False)
+    shown = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert shown.content.startswith("This server's settings:\n")
+    assert f"\nGames allowed in: <#{lobby.id}>\n" in shown.content
+
+
+async def test_conflicting_options_are_named_before_permissions(table: Harness) -> None:
+    """allow:#lobby with everywhere: is refused for the conflict even where I cannot play (it
+    named the missing permission instead)."""
+    lobby = table.guild.channel("lobby")
+    await table.standin.set_overwrite(lobby, table.me, deny=discord.Permissions(send_messages=True))
+    await eventually(lambda: may(table, lobby.id, "send_messages"), False)
+    refused = await table.reply_text(table.admin, "settings", {"allow": lobby, "everywhere": True})
+    assert refused.content == (
+        "Give `everywhere` alone to allow every channel, not with `allow` or `disallow`."
+    )
 
 
 async def test_the_daily_puzzle_hour_is_shown_in_each_readers_time_and_in_settings(

@@ -12,7 +12,6 @@ from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import (
     CHANNEL_PERMISSIONS,
-    THREAD_PERMISSIONS,
     deleted_channels,
     permission_names,
     permissions_missing,
@@ -200,8 +199,9 @@ def _chosen(value: str) -> str | None:
 PLAY_PERMISSIONS = ("view_channel", *CHANNEL_PERMISSIONS)
 """What games need in a channel an admin allows (what /challenge checks there, and seeing it)."""
 
-PLAY_THREAD_PERMISSIONS = ("create_public_threads", *THREAD_PERMISSIONS)
-"""And, with threads on, what a game's own thread needs."""
+START_THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
+"""And, with threads on, what starting a game's own thread needs (without them /challenge
+plays the game in the channel: :func:`bot.flow.threads.may_open_threads`)."""
 
 
 def allowed_after(
@@ -322,13 +322,18 @@ class Admin(commands.Cog):
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
         lang = reader(interaction)
-        if allow is not None:
-            # Games there need what /challenge checks, and a thread's permissions if they
-            # will have threads.
-            with_threads = current.threads if threads is None else threads == "on"
-            needed = PLAY_PERMISSIONS + (PLAY_THREAD_PERMISSIONS if with_threads else ())
-            needed = tuple(dict.fromkeys(needed))  # Attach Files once
-            missing = permissions_missing(interaction, allow.id, needed)
+        channels = allowed_after(
+            current.allowed_channel_ids,
+            allow=None if allow is None else allow.id,
+            disallow=None if disallow is None else disallow.id,
+            everywhere=everywhere,
+            gone=deleted_channels(interaction, current.allowed_channel_ids),
+        )
+        no_threads: str | None = None
+        if allow is not None and allow.id not in current.allowed_channel_ids:
+            # Games there need what /challenge checks; without a thread's permissions they
+            # are played in the channel itself, as /challenge does there.
+            missing = permissions_missing(interaction, allow.id, PLAY_PERMISSIONS)
             if missing:
                 await answer(
                     interaction,
@@ -344,13 +349,18 @@ class Admin(commands.Cog):
                     ephemeral=True,
                 )
                 return
-        channels = allowed_after(
-            current.allowed_channel_ids,
-            allow=None if allow is None else allow.id,
-            disallow=None if disallow is None else disallow.id,
-            everywhere=everywhere,
-            gone=deleted_channels(interaction, current.allowed_channel_ids),
-        )
+            if current.threads if threads is None else threads == "on":
+                lacking = permissions_missing(interaction, allow.id, START_THREAD_PERMISSIONS)
+                if lacking:
+                    no_threads = lang.n_(
+                        "Games in {channel} are played in the channel itself: to give each "
+                        "its own thread I need the {permissions} permission there.",
+                        "Games in {channel} are played in the channel itself: to give each "
+                        "its own thread I need the {permissions} permissions there.",
+                        len(lacking),
+                        channel=f"<#{allow.id}>",
+                        permissions=permission_names(lacking, lang),
+                    )
         changed = (
             ruleset is not None
             or time is not None
@@ -379,6 +389,8 @@ class Admin(commands.Cog):
             # A slow write (another program holding the database) is deferred in time.
             current = await within_deadline(interaction, updated, ephemeral=True)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
+        if no_threads is not None:
+            title = f"{title}\n{no_threads}"
         public = await self.bot.flow.server_language(interaction.guild_id)
         daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)
