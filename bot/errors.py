@@ -9,6 +9,7 @@ every select route their errors here.
 
 from __future__ import annotations
 
+import enum
 import logging
 from typing import Any
 
@@ -118,6 +119,60 @@ def permissions_missing(
     return [name for name in needed if not getattr(mine, name)]
 
 
+class ChannelUse(enum.Enum):
+    """What an admin chooses a channel for (what :class:`ChannelRefused` says it cannot be)."""
+
+    GAMES = enum.auto()
+    DAILY_PUZZLE = enum.auto()
+
+
+class ChannelRefused(Exception):
+    """A channel an admin chose lacks permissions I need there; :meth:`sentence` names them."""
+
+    def __init__(self, channel_id: int, missing: list[str], use: ChannelUse) -> None:
+        self.channel_id = channel_id
+        self.missing = missing
+        self.use = use
+        super().__init__(self.sentence(ENGLISH))
+
+    def sentence(self, lang: Language) -> str:
+        """The refusal in ``lang``, naming the channel and the missing permissions."""
+        channel = f"<#{self.channel_id}>"
+        permissions = permission_names(self.missing, lang)
+        if self.use is ChannelUse.DAILY_PUZZLE:
+            return lang.n_(
+                "I can't post the daily puzzle in {channel}: I need the {permissions} "
+                "permission there.",
+                "I can't post the daily puzzle in {channel}: I need the {permissions} "
+                "permissions there.",
+                len(self.missing),
+                channel=channel,
+                permissions=permissions,
+            )
+        return lang.n_(
+            "I can't play in {channel}, so it stays off the list: I need the {permissions} "
+            "permission there.",
+            "I can't play in {channel}, so it stays off the list: I need the {permissions} "
+            "permissions there.",
+            len(self.missing),
+            channel=channel,
+            permissions=permissions,
+        )
+
+
+def require_permissions_in(
+    interaction: discord.Interaction[Any],
+    channel_id: int,
+    needed: tuple[str, ...],
+    use: ChannelUse,
+) -> None:
+    """Raise :class:`ChannelRefused` if I lack any of ``needed`` in ``channel_id`` (as
+    :func:`permissions_missing` sees it), which an admin chose for ``use``."""
+    missing = permissions_missing(interaction, channel_id, needed)
+    if missing:
+        raise ChannelRefused(channel_id, missing, use)
+
+
 def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
     """Raise MissingChannelPermissions unless the bot may post boards where ``interaction`` is."""
     in_thread = isinstance(interaction.channel, discord.Thread)
@@ -138,7 +193,7 @@ def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
         return lang.render(error.text)
     if isinstance(error, IllegalMoveError):
         return lang.render(engine_sentence(error))
-    if isinstance(error, MissingChannelPermissions):
+    if isinstance(error, MissingChannelPermissions | ChannelRefused):
         return error.sentence(lang)
     if isinstance(error, StorageError):
         return lang.render(error.sentence)

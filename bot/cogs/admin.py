@@ -12,9 +12,11 @@ from bot.client import BrandubhBot
 from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import (
     CHANNEL_PERMISSIONS,
+    ChannelUse,
     deleted_channels,
     permission_names,
     permissions_missing,
+    require_permissions_in,
 )
 from bot.i18n import ENGLISH, Language, Text, _, language_for, languages, option
 from bot.i18n import language as spoken
@@ -333,22 +335,7 @@ class Admin(commands.Cog):
         if allow is not None and allow.id not in current.allowed_channel_ids:
             # Games there need what /challenge checks; without a thread's permissions they
             # are played in the channel itself, as /challenge does there.
-            missing = permissions_missing(interaction, allow.id, PLAY_PERMISSIONS)
-            if missing:
-                await answer(
-                    interaction,
-                    lang.n_(
-                        "I can't play in {channel}, so it stays off the list: I need the "
-                        "{permissions} permission there.",
-                        "I can't play in {channel}, so it stays off the list: I need the "
-                        "{permissions} permissions there.",
-                        len(missing),
-                        channel=f"<#{allow.id}>",
-                        permissions=permission_names(missing, lang),
-                    ),
-                    ephemeral=True,
-                )
-                return
+            require_permissions_in(interaction, allow.id, PLAY_PERMISSIONS, ChannelUse.GAMES)
             if current.threads if threads is None else threads == "on":
                 lacking = permissions_missing(interaction, allow.id, START_THREAD_PERMISSIONS)
                 if lacking:

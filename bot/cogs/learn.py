@@ -8,7 +8,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import permission_names, permissions_missing, require_channel_permissions
+from bot.errors import ChannelUse, require_channel_permissions, require_permissions_in
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.names import escaped
@@ -212,21 +212,7 @@ class Learn(commands.Cog):
                     )
                 )
             at = hour if hour is not None else (current.hour if current else DEFAULT_DAILY_HOUR)
-            missing = daily_permissions_missing(interaction, where)
-            if missing:
-                await interaction.response.send_message(
-                    lang.n_(
-                        "I can't post the daily puzzle in {channel}: I need the {permissions} "
-                        "permission there.",
-                        "I can't post the daily puzzle in {channel}: I need the {permissions} "
-                        "permissions there.",
-                        len(missing),
-                        channel=f"<#{where}>",
-                        permissions=permission_names(missing, lang),
-                    ),
-                    ephemeral=True,
-                )
-                return
+            require_permissions_in(interaction, where, DAILY_PERMISSIONS, ChannelUse.DAILY_PUZZLE)
             setting = await within_deadline(
                 interaction, service.set_daily(interaction.guild_id, where, at), ephemeral=True
             )
@@ -261,14 +247,6 @@ DEFAULT_DAILY_HOUR = 12
 DAILY_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
 """What the daily post needs: its board is a picture, and after a restart the channel's latest
 messages are read so that a day is never posted twice."""
-
-
-def daily_permissions_missing(
-    interaction: discord.Interaction[BrandubhBot], channel_id: int
-) -> list[str]:
-    """What the bot lacks in ``channel_id`` for the daily post (empty when the channel is not
-    in the cache: the post will then say in the log why it failed)."""
-    return permissions_missing(interaction, channel_id, DAILY_PERMISSIONS)
 
 
 async def setup(bot: commands.Bot) -> None:
