@@ -114,7 +114,7 @@ async def test_a_locked_database_is_retried_then_refused(db_path: Path) -> None:
         assert str(db_path) in str(caught.value)
         blocker.execute("ROLLBACK")
         await services.players.remember(ALICE, "Alice")
-        assert await services.players.name(ALICE) == "Alice"
+        assert await services.players.name(guild_id=None, user_id=ALICE) == "Alice"
     finally:
         blocker.close()
         await services.close()

@@ -526,7 +526,7 @@ async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
             CAROL: "carol",
             COMPUTER: "Brandubh",
         }
-        assert await services.players.name(CAROL, GUILD) == "Caro"
+        assert await services.players.name(guild_id=GUILD, user_id=CAROL) == "Caro"
     finally:
         await services.close()
 

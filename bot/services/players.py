@@ -30,11 +30,11 @@ class PlayerService:
             if guild_id is not None and member_name is not None:
                 await players.upsert_member(db, guild_id, user_id, member_name, now)
 
-    async def name(self, user_id: int, guild_id: int | None = None) -> str | None:
+    async def name(self, *, guild_id: int | None, user_id: int) -> str | None:
         """The name of ``user_id`` as shown in the server ``guild_id`` (their name there, else
         their account's; ``None``: outside any server), or ``None`` if never seen."""
         async with self._database.snapshot() as db:
-            return await players.name(db, guild_id, user_id)
+            return await players.name(db, guild_id=guild_id, user_id=user_id)
 
     async def names(self, guild_id: int | None, user_ids: list[int]) -> dict[int, str]:
         """The names of those of ``user_ids`` ever seen, as shown in the server ``guild_id``."""

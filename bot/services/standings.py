@@ -54,7 +54,7 @@ class StandingsService:
         async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
             rows = await history.recent_finished(db, guild_id, user_id, max(0, recent))
-            name = await players.name(db, guild_id, user_id)
+            name = await players.name(db, guild_id=guild_id, user_id=user_id)
         standing = _standing(*found) if found else None
         return PlayerStats(
             guild_id,

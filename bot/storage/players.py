@@ -47,7 +47,7 @@ async def ensure(db: Connection, user_id: int, now: datetime) -> None:
     )
 
 
-async def name(db: Connection, guild_id: int | None, user_id: int) -> str | None:
+async def name(db: Connection, *, guild_id: int | None, user_id: int) -> str | None:
     """The name of ``user_id`` as shown in the server ``guild_id`` (``None``: outside any
     server), or ``None`` if the player was never seen."""
     return (await names(db, guild_id, [user_id])).get(user_id)
