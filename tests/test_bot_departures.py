@@ -13,7 +13,6 @@ from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.recorder import StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -25,13 +24,6 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
     """The bot running in a fresh server with alice, bob, carol and an admin."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
         yield harness
-
-
-def allowed_users(message: StoredMessage) -> set[int]:
-    """The users the message allows Discord to notify (whether or not they are members)."""
-    allowed = message.allowed_mentions or {}
-    assert "users" not in (allowed.get("parse") or []), allowed
-    return {int(user) for user in allowed.get("users") or []}
 
 
 async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
@@ -53,7 +45,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
         f"Set 2 is not played: {carol} wins it without a move.",
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
-    assert allowed_users(over) == {table.carol.id}
+    assert over.allowed_user_ids() == {table.carol.id}
     await asyncio.sleep(0.5)
     shown = [m.content for m in table.public_messages()]
     assert not any("reminder" in text for text in shown), shown
@@ -78,7 +70,7 @@ async def test_no_set_starts_with_a_player_who_left(table: Harness) -> None:
     )
     assert f"**Match over:** {alice} wins the match 2–0, with more sets won." in over.content
     assert "Set 2 begins" not in over.content
-    assert allowed_users(over) == set()
+    assert over.allowed_user_ids() == set()
     await asyncio.sleep(0.5)  # nor does the outbox post set 2 later
     assert not any("Set 2" in m.content for m in table.public_messages())
 
@@ -158,7 +150,7 @@ async def test_a_departure_not_stored_now_holds_back_no_other_reminder(
     monkeypatch.setattr(games, "forfeit", busy_once)
     table.advance(timedelta(minutes=31))
     reminder = await table.standin.wait_for_message(second, lambda m: "reminder" in m.content)
-    assert allowed_users(reminder) == {table.alice.id}
+    assert reminder.allowed_user_ids() == {table.alice.id}
     assert failures
     table.advance(timedelta(seconds=30))
     over = await table.wait_board(lambda m: "left the server" in m.content)

@@ -31,13 +31,6 @@ async def channel_table(discord_standin: DiscordStandin, tmp_path: Path) -> Asyn
         yield harness
 
 
-def allowed_users(message: StoredMessage) -> set[int]:
-    """The users the message allows Discord to notify."""
-    allowed = message.allowed_mentions or {}
-    assert "users" not in (allowed.get("parse") or []), allowed
-    return {int(user) for user in allowed.get("users") or []}
-
-
 async def resign(table: Harness, who: FakeMember) -> StoredMessage:
     """``who`` resigns with /resign and its confirmation; the set's end is returned."""
     asked = await table.reply_text(who, "resign")
@@ -53,7 +46,7 @@ async def test_a_match_lost_on_time_pings_the_winner_once(channel_table: Harness
     table.advance(timedelta(minutes=61))
     over = await table.wait_board(lambda m: "ran out of time" in m.content)
     assert f"<@{table.bob.id}> wins the game." in over.content
-    assert allowed_users(over) == {table.bob.id}
+    assert over.allowed_user_ids() == {table.bob.id}
     assert over.pinged_user_ids() == {table.bob.id}
     since = [m for m in table.public_messages() if m.id > board.id]
     assert [m.id for m in since if table.bob.id in m.pinged_user_ids()] == [over.id]
@@ -70,7 +63,7 @@ async def test_a_resignation_that_ends_the_match_pings_the_opponent(
     asked = await table.reply_text(table.alice, "resign")
     await table.standin.click(asked, asked.custom_ids()[0], table.alice)
     over = await table.wait_board(lambda m: "Match over" in m.content)
-    assert allowed_users(over) == {table.bob.id}
+    assert over.allowed_user_ids() == {table.bob.id}
     assert over.pinged_user_ids() == {table.bob.id}
 
 
@@ -91,7 +84,7 @@ async def test_resigning_to_the_computer_pings_nobody(channel_table: Harness) ->
     await start.wait_original()
     await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
     over = await resign(table, table.alice)
-    assert allowed_users(over) == set()
+    assert over.allowed_user_ids() == set()
     assert over.pinged_user_ids() == set()
 
 

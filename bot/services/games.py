@@ -242,12 +242,7 @@ class GameService:
         """
 
         def resigned(row: SetRow, game: Game) -> Game:
-            if user_id == row.attacker_id:
-                side = Side.ATTACKERS
-            elif user_id == row.defender_id:
-                side = Side.DEFENDERS
-            else:
-                raise NotAPlayer()
+            side = _side_of(row, user_id)
             trial = game.copy()
             trial.resign(side)
             return trial
@@ -261,12 +256,7 @@ class GameService:
         NotAPlayer if they do not play in it."""
 
         def walked_out(row: SetRow, game: Game) -> Game:
-            if player_id == row.attacker_id:
-                side = Side.ATTACKERS
-            elif player_id == row.defender_id:
-                side = Side.DEFENDERS
-            else:
-                raise NotAPlayer()
+            side = _side_of(row, player_id)
             trial = game.copy()
             trial.time_out(side)
             return trial
@@ -490,6 +480,15 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+def _side_of(row: SetRow, user_id: int) -> Side:
+    """The side ``user_id`` plays in the set ``row``; NotAPlayer if neither."""
+    if user_id == row.attacker_id:
+        return Side.ATTACKERS
+    if user_id == row.defender_id:
+        return Side.DEFENDERS
+    raise NotAPlayer()
 
 
 def _refusal(

@@ -254,3 +254,32 @@ class GameButton(GuardedItem[discord.ui.Button[Any]], template=r"(?!)"):
         /,
     ) -> Self:
         return cls(int(match["game"]))
+
+
+PageButton = GuardedItem[discord.ui.Button[Any]]
+
+
+def page_button(direction: str, custom_id: str, lang: Language = ENGLISH) -> discord.ui.Button[Any]:
+    """The Previous (``direction`` "prev") or Next button of a list shown a page at a time."""
+    return discord.ui.Button(
+        label=lang._("Previous") if direction == "prev" else lang._("Next"),
+        style=discord.ButtonStyle.secondary,
+        custom_id=custom_id,
+    )
+
+
+def paging_view(
+    offset: int, limit: int, total: int, button: Callable[[int, str], PageButton]
+) -> discord.ui.View | None:
+    """Previous / Next buttons for ``total`` rows shown ``limit`` at a time from ``offset``
+    (``button(offset, direction)`` makes each), or None when everything fits on one page."""
+    if total <= limit:
+        return None
+    earlier = button(max(0, offset - limit), "prev")
+    later = button(offset + limit, "next")
+    earlier.item.disabled = offset == 0
+    later.item.disabled = offset + limit >= total
+    view = discord.ui.View(timeout=None)
+    view.add_item(earlier)
+    view.add_item(later)
+    return view

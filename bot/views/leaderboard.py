@@ -12,7 +12,7 @@ from bot.names import escaped
 from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GuardedItem, bot_of, page_button, paging_view
 from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
@@ -74,20 +74,14 @@ def leaderboard_embed(
 
 def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord.ui.View | None:
     """Previous / Next buttons, or None when everything fits on one page."""
-    if page.total <= page.limit:
-        return None
-    view = discord.ui.View(timeout=None)
-    earlier = max(0, page.offset - page.limit)
-    view.add_item(LeaderboardButton(page.guild_id, earlier, "prev", page.ruleset, lang))
-    view.add_item(
-        LeaderboardButton(page.guild_id, page.offset + page.limit, "next", page.ruleset, lang)
+    return paging_view(
+        page.offset,
+        page.limit,
+        page.total,
+        lambda offset, direction: LeaderboardButton(
+            page.guild_id, offset, direction, page.ruleset, lang
+        ),
     )
-    prev, nxt = view.children
-    assert isinstance(prev, LeaderboardButton)
-    assert isinstance(nxt, LeaderboardButton)
-    prev.item.disabled = page.offset == 0
-    nxt.item.disabled = page.offset + page.limit >= page.total
-    return view
 
 
 class LeaderboardButton(
@@ -108,11 +102,7 @@ class LeaderboardButton(
         lang: Language = ENGLISH,
     ) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=lang._("Previous") if direction == "prev" else lang._("Next"),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}",
-            )
+            page_button(direction, f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}", lang)
         )
         self.guild_id = guild_id
         self.offset = offset

@@ -16,7 +16,7 @@ from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped
 from bot.services.errors import OtherServer
 from bot.services.puzzles import Period, SolverBoard, SolverStanding
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GuardedItem, bot_of, page_button, paging_view
 
 PAGE_SIZE = 10
 NO_PINGS = discord.AllowedMentions.none()
@@ -80,18 +80,14 @@ def solvers_embed(board: SolverBoard, guild_name: str, lang: Language = ENGLISH)
 
 def solvers_view(board: SolverBoard, lang: Language = ENGLISH) -> discord.ui.View | None:
     """Previous / Next buttons, or None when everything fits on one page."""
-    if board.total <= board.limit:
-        return None
-    view = discord.ui.View(timeout=None)
-    earlier = max(0, board.offset - board.limit)
-    later = board.offset + board.limit
-    prev = SolversButton(board.guild_id, board.period, board.viewer_id, earlier, "prev", lang)
-    nxt = SolversButton(board.guild_id, board.period, board.viewer_id, later, "next", lang)
-    prev.item.disabled = board.offset == 0
-    nxt.item.disabled = later >= board.total
-    view.add_item(prev)
-    view.add_item(nxt)
-    return view
+    return paging_view(
+        board.offset,
+        board.limit,
+        board.total,
+        lambda offset, direction: SolversButton(
+            board.guild_id, board.period, board.viewer_id, offset, direction, lang
+        ),
+    )
 
 
 class SolversButton(
@@ -113,12 +109,10 @@ class SolversButton(
         lang: Language = ENGLISH,
     ) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=lang._("Previous") if direction == "prev" else lang._("Next"),
-                style=discord.ButtonStyle.secondary,
-                custom_id=(
-                    f"puzzleboard:{guild_id}:{period.value}:{viewer_id}:{offset}:{direction}"
-                ),
+            page_button(
+                direction,
+                f"puzzleboard:{guild_id}:{period.value}:{viewer_id}:{offset}:{direction}",
+                lang,
             )
         )
         self.guild_id = guild_id

@@ -146,6 +146,14 @@ class StoredMessage:
             and member.effective_permissions_in(self.channel) & VIEW_CHANNEL
         }
 
+    def allowed_user_ids(self) -> set[int]:
+        """The users the message allows Discord to notify (whether or not they are members,
+        mentioned or not); it must name them: one that lets Discord notify every mentioned
+        user (``parse: ["users"]``) fails the test."""
+        allowed = self.allowed_mentions or {}
+        assert "users" not in (allowed.get("parse") or []), allowed
+        return {int(user) for user in allowed.get("users") or []}
+
     def pinged_role_ids(self) -> set[int]:
         """Roles whose members Discord notifies for this message: mentioned roles that
         allowed_mentions permits and that may be pinged — mentionable ones, or any when the
