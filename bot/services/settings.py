@@ -91,28 +91,43 @@ class SettingsService:
         if no_open_challenge_role:
             role = None
         updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen, role)
-        self._changes[guild_id] = self._changes.get(guild_id, 0) + 1
-        self._kept.pop(guild_id, None)
+        self._changing(guild_id)
         async with self._database.transaction() as db:
+            await db.lock(_lock(guild_id))
             await settings.save(
                 db,
                 settings.SettingsRow(
                     guild_id, ruleset, per_move, channels, use_threads, chosen, role
                 ),
             )
-        self._changes[guild_id] += 1
+        self._changing(guild_id)
         self._kept[guild_id] = (self._monotonic(), updated)
         return updated
 
     async def channel_deleted(self, guild_id: int, channel_id: int) -> bool:
         """Take a deleted channel off the channels games are allowed in, unless it was the
         only one: an empty list would allow every channel, so it stays (/settings shows it
-        deleted, and refusals say games are allowed nowhere). Whether the list changed."""
-        allowed = (await self.get(guild_id)).allowed_channel_ids
-        if channel_id not in allowed or len(allowed) == 1:
-            return False
-        await self.update(guild_id, allowed_channel_ids=allowed - {channel_id})
-        return True
+        deleted, and refusals say games are allowed nowhere). Whether the list changed.
+
+        One conditional write, under the lock the settings' other writes take: a channel
+        allowed meanwhile (here or in another process) stays allowed."""
+        self._changing(guild_id)
+        async with self._database.transaction() as db:
+            await db.lock(_lock(guild_id))
+            dropped = await settings.drop_allowed_channel(db, guild_id, channel_id)
+        self._changing(guild_id)
+        return dropped
+
+    def _changing(self, guild_id: int) -> None:
+        """Forget the server's kept settings: they are being changed (a read under way keeps
+        nothing it read)."""
+        self._changes[guild_id] = self._changes.get(guild_id, 0) + 1
+        self._kept.pop(guild_id, None)
+
+
+def _lock(guild_id: int) -> str:
+    """The lock every write of the server's settings holds (PostgreSQL: one at a time)."""
+    return f"settings:{guild_id}"
 
 
 def _settings(row: settings.SettingsRow) -> GuildSettings:

@@ -68,3 +68,16 @@ async def save(db: Connection, row: SettingsRow) -> None:
         "INSERT INTO allowed_channels (guild_id, channel_id) VALUES (?, ?)",
         [(row.guild_id, channel) for channel in sorted(row.allowed_channel_ids)],
     )
+
+
+async def drop_allowed_channel(db: Connection, guild_id: int, channel_id: int) -> bool:
+    """Take ``channel_id`` off the server's allowed channels, unless it is the only one (an
+    empty list would allow every channel); whether it was taken off. One statement: a change
+    of the list made meanwhile is kept."""
+    dropped = await db.execute(
+        "DELETE FROM allowed_channels WHERE guild_id = ? AND channel_id = ? AND EXISTS "
+        "(SELECT 1 FROM allowed_channels AS other WHERE other.guild_id = ? "
+        "AND other.channel_id <> ?)",
+        (guild_id, channel_id, guild_id, channel_id),
+    )
+    return dropped > 0

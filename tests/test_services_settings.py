@@ -1,0 +1,40 @@
+"""The settings service on both backends: writes made apart, by two processes, keep each other."""
+
+from __future__ import annotations
+
+from bot.services import Services
+from tests.conftest import FakeClock
+
+GUILD, GAMES, LOBBY, SIDE = 10, 20, 21, 22
+
+
+async def test_a_deleted_channel_leaves_a_channel_allowed_meanwhile_on_the_list(
+    database: str, clock: FakeClock
+) -> None:
+    """One process knows #games and #lobby allowed; another allows #side; #lobby is deleted
+    and the first takes it off: #games and #side remain (it wrote back the list it knew,
+    dropping #side)."""
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        await first.settings.update(GUILD, allowed_channel_ids={GAMES, LOBBY})
+        await second.settings.update(GUILD, allowed_channel_ids={GAMES, LOBBY, SIDE})
+        assert await first.settings.channel_deleted(GUILD, LOBBY)
+        assert (await first.settings.get(GUILD)).allowed_channel_ids == {GAMES, SIDE}
+    finally:
+        await first.close()
+        await second.close()
+    restarted = await Services.open(database, clock=clock)
+    try:
+        assert (await restarted.settings.get(GUILD)).allowed_channel_ids == {GAMES, SIDE}
+    finally:
+        await restarted.close()
+
+
+async def test_the_only_allowed_channel_deleted_stays_on_the_list(services: Services) -> None:
+    """The list's one channel is deleted: it stays (an empty list would allow every
+    channel), and a channel not on the list changes nothing."""
+    await services.settings.update(GUILD, allowed_channel_ids={GAMES})
+    assert not await services.settings.channel_deleted(GUILD, GAMES)
+    assert not await services.settings.channel_deleted(GUILD, SIDE)
+    assert (await services.settings.get(GUILD)).allowed_channel_ids == {GAMES}
