@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -420,19 +420,46 @@ async def test_a_challenge_in_a_busy_game_thread_points_to_the_channel_only_with
 async def test_a_members_open_challenges_ping_the_role_once_in_15_minutes(
     services: Services, clock: FakeClock
 ) -> None:
-    """After alice's open challenge pinged the role, hers do not until 15 minutes later (what
-    the pause says is when); bob's are not held back by hers, nor hers in another server."""
+    """After alice's open challenge claimed the role's ping, hers do not until 15 minutes
+    later (the refusal says when); bob's are not held back by hers, nor hers in another
+    server."""
     challenges = services.challenges
-    assert await challenges.role_ping_paused_until(GUILD, ALICE) is None
-    first = await challenges.create(GUILD, CHANNEL, ALICE, None)
-    await challenges.role_pinged(first.challenge_id)
+
+    async def claim(guild_id: int, challenger_id: int) -> datetime | None:
+        """Post an open challenge as ``challenger_id``, claim its ping, and withdraw it."""
+        challenge = await challenges.create(guild_id, CHANNEL, challenger_id, None)
+        paused_until = await challenges.claim_role_ping(challenge.challenge_id)
+        await challenges.withdraw(challenge.challenge_id, challenger_id)
+        return paused_until
+
+    assert await claim(GUILD, ALICE) is None
     pinged_at = clock.now
-    await challenges.withdraw(first.challenge_id, ALICE)
     clock.advance(timedelta(minutes=14, seconds=59))
-    assert await challenges.role_ping_paused_until(GUILD, ALICE) == pinged_at + timedelta(
-        minutes=15
-    )
-    assert await challenges.role_ping_paused_until(GUILD, BOB) is None
-    assert await challenges.role_ping_paused_until(GUILD + 1, ALICE) is None
+    assert await claim(GUILD, ALICE) == pinged_at + timedelta(minutes=15)
+    assert await claim(GUILD, BOB) is None
+    assert await claim(GUILD + 1, ALICE) is None
     clock.advance(timedelta(seconds=2))
-    assert await challenges.role_ping_paused_until(GUILD, ALICE) is None
+    assert await claim(GUILD, ALICE) is None
+
+
+async def test_two_claims_of_the_role_ping_at_once_ping_once(services: Services) -> None:
+    """Two claims of alice's role ping at the same moment: one pings, the other is told
+    when (both read no earlier ping, then both pinged)."""
+    challenges = services.challenges
+    challenge = await challenges.create(GUILD, CHANNEL, ALICE, None)
+    results = await asyncio.gather(
+        challenges.claim_role_ping(challenge.challenge_id),
+        challenges.claim_role_ping(challenge.challenge_id),
+    )
+    assert sorted(result is None for result in results) == [False, True]
+
+
+async def test_a_challenge_never_shown_gives_its_role_ping_back(services: Services) -> None:
+    """alice's open challenge claimed the role's ping but its post failed: her next one
+    pings the role (nobody heard the first)."""
+    challenges = services.challenges
+    unshown = await challenges.create(GUILD, CHANNEL, ALICE, None)
+    assert await challenges.claim_role_ping(unshown.challenge_id) is None
+    await challenges.forget_unshown(unshown.challenge_id)
+    again = await challenges.create(GUILD, CHANNEL, ALICE, None)
+    assert await challenges.claim_role_ping(again.challenge_id) is None

@@ -17,7 +17,12 @@ from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n import _
 from bot.i18n.audience import reader
-from bot.services.errors import CannotChallengeSelf, InvalidOption, OpponentCannotSeeChannel
+from bot.services.errors import (
+    CannotChallengeSelf,
+    ChallengeNotFound,
+    InvalidOption,
+    OpponentCannotSeeChannel,
+)
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
@@ -145,17 +150,28 @@ class Challenge(commands.Cog):
             text = challenge_text(challenge, lang)
             pings = pinging([] if opponent is None else [opponent.id])
             role = settings.open_challenge_role_id
-            pinged, paused_until = False, None
+            paused_until = None
             if opponent is None and role is not None and _may_ping(interaction, role):
                 # One open to anyone pings the server's role for it, if it has one; else
-                # nobody. A member's open challenges ping it once in 15 minutes at most.
-                paused_until = await bot.services.challenges.role_ping_paused_until(
-                    interaction.guild_id, interaction.user.id
-                )
-                if paused_until is None:
+                # nobody. A member's open challenges ping it once in 15 minutes at most: the
+                # ping is claimed before the post, which goes out without it if it cannot be.
+                try:
+                    paused_until = await bot.services.challenges.claim_role_ping(
+                        challenge.challenge_id
+                    )
+                    pinged = paused_until is None
+                except StorageError as error:
+                    _log.warning(
+                        "Challenge %s is posted without pinging role %s: its ping could not be "
+                        "claimed (%s)",
+                        challenge.challenge_id,
+                        role,
+                        error,
+                    )
+                    pinged = False
+                if pinged:
                     text = f"<@&{role}> {text}"
                     pings = pinging([], roles=[role])
-                    pinged = True
             message_id = await answer(
                 interaction,
                 text,
@@ -170,21 +186,35 @@ class Challenge(commands.Cog):
                 with contextlib.suppress(StorageError):  # the post's own error is the one to tell
                     await bot.services.challenges.forget_unshown(created.result().challenge_id)
             raise
+        # The challenge is out: what follows may fail without a word to its author.
         if message_id is not None:
-            await bot.services.challenges.set_message(challenge.challenge_id, message_id)
-        if pinged:
-            await bot.services.challenges.role_pinged(challenge.challenge_id)
+            try:
+                await bot.services.challenges.set_message(challenge.challenge_id, message_id)
+            except (StorageError, ChallengeNotFound) as error:
+                _log.warning(
+                    "Challenge %s was posted, but its message could not be noted (its expiry "
+                    "will not edit it): %s",
+                    challenge.challenge_id,
+                    error,
+                )
         if paused_until is not None:
-            await interaction.followup.send(
-                reader(interaction)._(
-                    "Your challenge is posted without pinging {role}: your open challenges ping "
-                    "it at most once every 15 minutes (next {when}).",
-                    role=f"<@&{role}>",
-                    when=f"<t:{int(paused_until.timestamp())}:R>",
-                ),
-                ephemeral=True,
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
+            try:
+                await interaction.followup.send(
+                    reader(interaction)._(
+                        "Your challenge is posted without pinging {role}: your open challenges "
+                        "ping it at most once every 15 minutes (next {when}).",
+                        role=f"<@&{role}>",
+                        when=f"<t:{int(paused_until.timestamp())}:R>",
+                    ),
+                    ephemeral=True,
+                    allowed_mentions=discord.AllowedMentions.none(),
+                )
+            except discord.HTTPException as error:
+                _log.warning(
+                    "Could not tell user %s their challenge did not ping the role: %s",
+                    interaction.user.id,
+                    error,
+                )
 
 
 def _may_ping(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:

@@ -188,20 +188,24 @@ class ChallengeService:
         if not found:
             raise ChallengeNotFound()
 
-    async def role_ping_paused_until(self, guild_id: int, challenger_id: int) -> datetime | None:
-        """Until when ``challenger_id``'s open challenges in ``guild_id`` do not ping the
-        server's role (one of theirs pinged it less than 15 minutes ago), or None if one may."""
-        now = self._clock()
-        async with self._database.snapshot() as db:
-            pinged = await challenges.role_pinged_since(
-                db, guild_id, challenger_id, to_us(now - ROLE_PING_PAUSE)
-            )
-        return None if pinged is None else from_us(pinged) + ROLE_PING_PAUSE
+    async def claim_role_ping(self, challenge_id: int) -> datetime | None:
+        """Claim the server's role ping for the challenge's post, before it is posted: None
+        when claimed (the post pings the role), else until when its challenger's open
+        challenges do not ping it (one of theirs pinged it less than 15 minutes ago). Two
+        claims at once, here or in another process, cannot both succeed.
 
-    async def role_pinged(self, challenge_id: int) -> None:
-        """Record that the challenge's post pinged the server's role (now)."""
+        Raises ChallengeNotFound."""
+        now = self._clock()
+        since = to_us(now - ROLE_PING_PAUSE)
         async with self._database.transaction() as db:
-            await challenges.set_role_pinged(db, challenge_id, to_us(self._clock()))
+            row = await challenges.get(db, challenge_id)
+            if row is None:
+                raise ChallengeNotFound()
+            await db.lock(f"challenges:{row.guild_id}:{row.challenger_id}:role-ping")
+            if await challenges.claim_role_ping(db, challenge_id, to_us(now), since):
+                return None
+            pinged = await challenges.role_pinged_since(db, row.guild_id, row.challenger_id, since)
+        return (now if pinged is None else from_us(pinged)) + ROLE_PING_PAUSE
 
     async def check_accept(
         self, challenge_id: int, user_id: int, *, thread_of: int | None = None
@@ -320,8 +324,13 @@ class ChallengeService:
     async def forget_unshown(self, challenge_id: int) -> None:
         """A challenge Discord never showed (its post failed), so nobody can answer it: closed
         as withdrawn, so that it does not hold the two members (one open challenge between
-        them) until it expires. Nothing if it is no longer open."""
-        await self._withdraw_for(challenge_id)
+        them) until it expires, and its claim on the role ping (it pinged nobody) given up.
+        Nothing if it is no longer open."""
+        async with self._database.transaction() as db:
+            if await challenges.close(
+                db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
+            ):
+                await challenges.release_role_ping(db, challenge_id)
 
     async def challenger_left(self, challenge_id: int) -> None:
         """The challenger left the server: nobody can play them, so the challenge is closed

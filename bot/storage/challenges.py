@@ -109,10 +109,24 @@ async def declined_since(
     return None if row is None or row[0] is None else int(row[0])
 
 
-async def set_role_pinged(db: Connection, challenge_id: int, now_us: int) -> None:
-    """Record that the challenge's post pinged the server's role at ``now_us``."""
+async def claim_role_ping(db: Connection, challenge_id: int, now_us: int, since_us: int) -> bool:
+    """Note that the challenge's post pings the server's role at ``now_us``, unless a challenge
+    of the same member in the same server pinged it at or after ``since_us``; whether it was
+    noted (one statement: two claims at once cannot both see no earlier ping)."""
+    claimed = await db.execute(
+        "UPDATE challenges SET role_pinged_us = ? WHERE challenge_id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM challenges AS earlier WHERE earlier.guild_id = challenges.guild_id "
+        "AND earlier.challenger_id = challenges.challenger_id "
+        "AND earlier.role_pinged_us IS NOT NULL AND earlier.role_pinged_us >= ?)",
+        (now_us, challenge_id, since_us),
+    )
+    return claimed > 0
+
+
+async def release_role_ping(db: Connection, challenge_id: int) -> None:
+    """The challenge's post pinged nobody after all (it never went out)."""
     await db.execute(
-        "UPDATE challenges SET role_pinged_us = ? WHERE challenge_id = ?", (now_us, challenge_id)
+        "UPDATE challenges SET role_pinged_us = NULL WHERE challenge_id = ?", (challenge_id,)
     )
 
 
