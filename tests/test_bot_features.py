@@ -146,6 +146,18 @@ async def test_export_gives_the_record_and_a_replay(table: Harness) -> None:
         assert getattr(replay, "n_frames", 1) == 3
 
 
+async def test_export_of_a_one_set_match_names_its_files_for_the_game(table: Harness) -> None:
+    """A one-set match's /export heading says "Game N", and its files are game-N.txt and
+    game-N.gif (they were match-M-set-1: a set and a match the heading never spoke of)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, ["d1-b1", "d3-a3"], table.alice, table.bob)
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    text, gif = message.attachments
+    game = read_tags(text.data.decode())["game-id"]
+    assert message.content == f"Game {game} in OpenTafl notation."
+    assert [text.filename, gif.filename] == [f"game-{game}.txt", f"game-{game}.gif"]
+
+
 async def test_export_past_the_upload_limit_draws_the_replay_smaller(table: Harness) -> None:
     """Where the server's upload limit would refuse the replay at its own size, /export posts
     it drawn at a phone's width instead."""
@@ -224,8 +236,8 @@ async def test_export_of_a_game_aborted_before_its_first_move_has_no_replay(
     await table.abort(table.admin)
     message = await (await table.slash(table.carol, "export")).wait_followup()
     [record] = message.attachments
-    assert record.filename.endswith("-set-1.txt")
     game = read_tags(record.data.decode())["game-id"]
+    assert record.filename == f"game-{game}.txt"
     assert message.content == (
         f"Game {game} in OpenTafl notation.\nThe game has no moves, so it has no replay."
     )

@@ -168,8 +168,10 @@ class Play(commands.Cog):
             picture_budget(interaction.filesize_limit, *records.values()),
         )
         files = [
-            discord.File(io.BytesIO(record), filename=f"match-{match}-set-{number}.txt")
-            for number, record in records.items()
+            discord.File(
+                io.BytesIO(records[one.set_number]), filename=export_file_name(one, match, "txt")
+            )
+            for one in exported.sets
         ]
         drawn = dict(zip((one.set_number for one in replayed), replays, strict=True))
         left_out = []
@@ -181,7 +183,7 @@ class Play(commands.Cog):
             files.append(
                 discord.File(
                     io.BytesIO(replay),
-                    filename=f"match-{match}-set-{one.set_number}.gif",
+                    filename=export_file_name(one, match, "gif"),
                     description=replay_description(one, lang),
                 )
             )
@@ -202,6 +204,14 @@ def export_heading(exported: MatchExport, lang: Language) -> str:
         match=exported.match_id,
         games=games,
     )
+
+
+def export_file_name(one: GameExport, match: int, extension: str) -> str:
+    """The name of a set's /export file, as its heading names it: a one-set match's
+    ``game-12.txt`` (the game's number), a set of two ``match-7-set-1.txt``."""
+    if one.sets_total == 1:
+        return f"game-{one.set_id}.{extension}"
+    return f"match-{match}-set-{one.set_number}.{extension}"
 
 
 def replay_description(one: GameExport, lang: Language) -> str:
