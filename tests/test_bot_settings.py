@@ -90,6 +90,34 @@ async def test_the_only_allowed_channel_deleted_allows_games_nowhere_until_an_ad
     assert await allowed(table) == {table.channel.id}
 
 
+async def test_every_allowed_channel_deleted_unseen_is_spoken_of_in_the_plural(
+    table: Harness,
+) -> None:
+    """#lobby and #side, the allowed channels, are deleted while the bot is away: refusals and
+    /settings say the 2 channels were deleted (they said "the channel ... was deleted")."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.reply_text(table.admin, "settings", {"allow": side})
+    await table.stop()
+    await table.standin.delete_channel(lobby)
+    await table.standin.delete_channel(side)
+    await table.start()
+    assert await allowed(table) == {lobby.id, side.id}
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert refused.content == (
+        "Games are allowed nowhere on this server until an admin allows a channel: the 2 they "
+        "were allowed in were deleted."
+    )
+    shown = await table.reply_text(table.admin, "settings")
+    assert (
+        "\nGames are allowed nowhere: the 2 channels they were allowed in were deleted. Allow "
+        "one with `allow`, or every channel with `everywhere`.\n"
+    ) in shown.content
+    table.admin.user.locale = "fr"
+    shown = await table.reply_text(table.admin, "settings")
+    assert "les 2 salons où elles l'étaient ont été supprimés" in shown.content
+
+
 async def test_settings_warn_when_the_open_challenge_role_cannot_be_pinged(
     table: Harness,
 ) -> None:

@@ -82,10 +82,14 @@ def settings_text(
             lang._("Games allowed in: {channels}", channels=where),
             *(
                 [
-                    lang._(
+                    lang.n_(
                         "Games are allowed nowhere: the channel they were allowed in was "
                         "deleted. Allow one with {allow_option}, or every channel with "
                         "{everywhere_option}.",
+                        "Games are allowed nowhere: the {count} channels they were allowed in "
+                        "were deleted. Allow one with {allow_option}, or every channel with "
+                        "{everywhere_option}.",
+                        len(allowed),
                         allow_option=option("allow"),
                         everywhere_option=option("everywhere"),
                     )

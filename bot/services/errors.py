@@ -242,10 +242,13 @@ class ChannelNotAllowed(GameError):
                 "Games are not allowed in this channel. Games are played in {channels}.",
                 channels=where,
             )
-        elif allowed_channel_ids:
-            text = _(
+        elif allowed_channel_ids:  # every one of them deleted
+            text = n_(
                 "Games are allowed nowhere on this server until an admin allows a channel: the "
-                "one they were allowed in was deleted."
+                "one they were allowed in was deleted.",
+                "Games are allowed nowhere on this server until an admin allows a channel: the "
+                "{count} they were allowed in were deleted.",
+                len(allowed_channel_ids),
             )
         else:
             text = _("Games are not allowed in this channel.")
