@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.cogs.challenge import RULESET_CHOICES, TIME_CHOICES
+from bot.cogs.choices import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import (
     CHANNEL_PERMISSIONS,
     ChannelUse,

@@ -12,6 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.cogs.choices import RULESET_CHOICES, SETS_CHOICES, SIDE_CHOICES, TIME_CHOICES
 from bot.errors import require_channel_permissions
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
@@ -26,42 +27,12 @@ from bot.services.errors import (
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
-from engine import RULESETS, Side
+from engine import Side
 
 _log = logging.getLogger(__name__)
 
 
-def ruleset_label(title: str, size: int) -> str:
-    """ "Brandubh (World Tafl Federation) · 7x7", or "Tablut (9x9)" when the title says it."""
-    board = f"{size}x{size}"
-    return title if board in title else f"{title} · {board}"
-
-
-RULESET_CHOICES = [
-    app_commands.Choice(name=ruleset_label(rules.title, rules.size), value=name)
-    for name, rules in RULESETS.items()
-][:25]
-
 DEFAULT_LEVEL = 3
-
-TIME_CHOICES = [
-    app_commands.Choice(name="5 minutes", value=5),
-    app_commands.Choice(name="1 hour", value=60),
-    app_commands.Choice(name="12 hours", value=12 * 60),
-    app_commands.Choice(name="1 day", value=24 * 60),
-    app_commands.Choice(name="3 days", value=3 * 24 * 60),
-    app_commands.Choice(name="1 week", value=7 * 24 * 60),
-]
-
-SIDE_CHOICES = [
-    app_commands.Choice(name="attackers (move first)", value="attackers"),
-    app_commands.Choice(name="defenders (the king)", value="defenders"),
-]
-
-SETS_CHOICES = [
-    app_commands.Choice(name="2 sets: sides swap; tied at one win each, fewer moves wins", value=2),
-    app_commands.Choice(name="1 set", value=1),
-]
 
 
 class Challenge(commands.Cog):

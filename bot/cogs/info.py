@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.cogs.challenge import RULESET_CHOICES
+from bot.cogs.choices import RULESET_CHOICES
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.rules_page import page_name, rules_page
