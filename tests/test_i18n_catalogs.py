@@ -177,6 +177,14 @@ def test_a_button_named_in_a_message_is_the_button_the_reader_sees(tag: str) -> 
 
 
 @pytest.mark.parametrize("tag", LANGUAGES)
+def test_no_translation_is_left_fuzzy(tag: str) -> None:
+    """pybabel marks a message fuzzy when its English changes shape (a singular gaining a
+    plural); compile then leaves it out silently and the reader gets English."""
+    fuzzy = [_key(message) for message in _messages(_po(tag)) if message.fuzzy]
+    assert fuzzy == []
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
 def test_compiled_catalog_matches_its_source(tag: str) -> None:
     """The shipped .mo says what the .po says (run pybabel compile after editing a .po)."""
     po = _po(tag)
