@@ -226,7 +226,7 @@ class Harness:
         started = asked.created_at
         await self.standin.click(asked, confirm, admin)
         return await self.wait_board(
-            lambda m: "aborted the game" in m.content and m.created_at >= started,
+            lambda m: " aborted the " in m.content and m.created_at >= started,
             channel=game_channel or channel,
         )
 

@@ -367,7 +367,7 @@ async def test_abort_asks_first_and_changes_nothing_until_confirmed(table: Harne
     assert table.bot is not None
     assert await table.bot.services.games.in_channel(table.channel.id) is not None
     await table.standin.click(asked, asked.button("Abort the match")["custom_id"], table.admin)
-    board = await table.wait_board(lambda m: "aborted the game" in m.content)
+    board = await table.wait_board(lambda m: "aborted the match" in m.content)
     assert "Match aborted" in board.content
     assert asked.content == "You aborted the match."
     assert await table.bot.services.games.in_channel(table.channel.id) is None

@@ -175,7 +175,7 @@ async def test_an_abort_during_a_slow_write_is_answered(
                 asked, asked.custom_ids()[0], table.admin, wait=False
             )
             await table.standin.wait_until(lambda: aborted.answered, timeout=3.0)
-        board = await table.wait_board(lambda m: "aborted the game" in m.content)
+        board = await table.wait_board(lambda m: "aborted the match" in m.content)
         assert "Match aborted" in board.content
 
 

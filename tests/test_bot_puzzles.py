@@ -453,7 +453,7 @@ async def test_the_puzzle_leaderboard_ranks_the_servers_solvers(table: Harness) 
     ]
     assert embed["footer"]["text"] == (
         "Players 1–10 of 13 · Each player's first try at a puzzle counts; a tie goes to the "
-        "higher rate, then to whoever got there first."
+        "higher success rate, then to whoever got there first."
     )
     previous, following = board.button("Previous"), board.button("Next")
     assert previous["disabled"] is True
@@ -507,7 +507,7 @@ async def test_a_german_servers_puzzle_leaderboard_over_the_last_30_days(table: 
     assert embed["description"] == "`  1.` **bob** — 1 von 2 gelöst (50 %)"
     assert embed["footer"]["text"] == (
         "Spieler 1–1 von 1 · Es zählt der erste Versuch an jedem Rätsel; bei Gleichstand "
-        "entscheidet die höhere Quote, dann wer zuerst dort war."
+        "entscheidet die höhere Lösungsquote, dann wer zuerst dort war."
     )
     ever = await table.reply_text(table.carol, "puzzle leaderboard")
     [embed] = ever.embeds

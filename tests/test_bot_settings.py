@@ -139,8 +139,8 @@ async def test_settings_warn_when_the_open_challenge_role_cannot_be_pinged(
     await table.standin.delete_role(role)
     await eventually(
         last_line,
-        "The role open challenges ping was deleted: they ping nobody until you choose another "
-        "with `open_challenge_role`.",
+        "The role pinged for open challenges was deleted: they ping nobody until you choose "
+        "another with `open_challenge_role`.",
     )
     table.admin.user.locale = "fr"
     assert (await last_line()).startswith("Le rôle que mentionnent les défis ouverts à tous")

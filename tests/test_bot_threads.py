@@ -341,8 +341,8 @@ async def test_a_challenge_discord_would_not_show_does_not_hold_the_pair(table: 
 
 
 async def test_an_admin_aborts_a_thread_game_by_number_from_the_channel(table: Harness) -> None:
-    """In #games an admin aborts alice and bob's game by its number: the question names the
-    thread it is played in, and the aborted board is posted there, not in #games."""
+    """In #games an admin's /abort says to give the game's number; with it, the question names
+    the thread the game is played in, and the aborted board is posted there, not in #games."""
     line = await challenge(table, table.alice, table.bob)
     await accept(table, line, table.bob)
     thread = thread_of(table, line)
@@ -350,6 +350,11 @@ async def test_an_admin_aborts_a_thread_game_by_number_from_the_channel(table: H
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
+    refused = await table.reply_text(table.admin, "abort")
+    assert refused.content.startswith(
+        "There is no game in progress in this channel: to abort one played elsewhere, give its "
+        "number with `game` ("
+    )
     asked = await table.reply_text(table.admin, "abort", {"game": active.set_id})
     assert asked.content.endswith(f"It is played in <#{thread.id}>.")
     before = len(table.public_messages(table.channel))

@@ -18,7 +18,7 @@ from bot.errors import (
     permissions_missing,
     require_permissions_in,
 )
-from bot.i18n import ENGLISH, Language, Text, _, language_for, languages, option
+from bot.i18n import ENGLISH, Language, Text, _, command, language_for, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
@@ -186,8 +186,8 @@ def role_trouble(interaction: discord.Interaction[BrandubhBot], role_id: int | N
     role = guild.get_role(role_id)
     if role is None:
         return _(
-            "The role open challenges ping was deleted: they ping nobody until you choose "
-            "another with {role_option}.",
+            "The role pinged for open challenges was deleted: they ping nobody until you "
+            "choose another with {role_option}.",
             role_option=option("open_challenge_role"),
         )
     try:
@@ -415,7 +415,15 @@ class Admin(commands.Cog):
         if game is None:
             active = await games.in_channel(interaction.channel_id)
             if active is None:
-                raise NoGameHere()
+                raise NoGameHere(
+                    _(
+                        "There is no game in progress in this channel: to abort one played "
+                        "elsewhere, give its number with {game_option} ({games_command} lists "
+                        "them).",
+                        game_option=option("game"),
+                        games_command=command("games"),
+                    )
+                )
         else:
             try:
                 active = await games.get(game)

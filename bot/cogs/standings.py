@@ -111,7 +111,11 @@ def stats_embed(
             record = lang._("{wins} won, {losses} lost", wins=row.wins, losses=row.losses)
         embed.add_field(
             name=lang._("Record"),
-            value=f"{record}; {matches_won_text(row.matches_won, lang)}",
+            value=lang._(
+                "{record}; {matches}",
+                record=record,
+                matches=matches_won_text(row.matches_won, lang),
+            ),
             inline=False,
         )
     if stats.recent_games:

@@ -215,6 +215,10 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             interaction,
             bot.services.games.abort(active.channel_id, set_id=self.set_id),
             done,
-            reason=_("{player} aborted the game.", player=f"<@{interaction.user.id}>"),
+            reason=(
+                _("{player} aborted the game.", player=f"<@{interaction.user.id}>")
+                if active.sets_total == 1
+                else _("{player} aborted the match.", player=f"<@{interaction.user.id}>")
+            ),
             here=interaction.channel_id == active.channel_id,
         )

@@ -69,7 +69,7 @@ def solvers_embed(board: SolverBoard, guild_name: str, lang: Language = ENGLISH)
     embed.set_footer(
         text=lang._(
             "Players {first}–{last} of {total} · Each player's first try at a puzzle counts; a "
-            "tie goes to the higher rate, then to whoever got there first.",
+            "tie goes to the higher success rate, then to whoever got there first.",
             first=board.offset + 1,
             last=board.offset + len(board.rows),
             total=board.total,
