@@ -67,6 +67,17 @@ async def test_a_resignation_that_ends_the_match_pings_the_opponent(
     assert over.pinged_user_ids() == {table.bob.id}
 
 
+async def test_an_abort_pings_the_players_not_the_admin(channel_table: Harness) -> None:
+    """An admin aborts alice and bob's match (perhaps from another channel, in a game of a week
+    a move): both players are named and pinged by the post, the admin is not."""
+    table = channel_table
+    await table.challenge_accepted(table.alice, table.bob, time=7 * 24 * 60)
+    over = await table.abort(table.admin)
+    alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
+    assert over.content.startswith(f"<@{table.admin.id}> aborted the match of {alice} and {bob}.")
+    assert over.pinged_user_ids() == {table.alice.id, table.bob.id}
+
+
 async def test_a_match_ended_by_a_move_pings_nobody(channel_table: Harness) -> None:
     """The near miss: a one-set match won by a move pings nobody (both were just playing)."""
     table = channel_table

@@ -355,9 +355,12 @@ class GameFlow:
 
         Returns the content, the pictures, the buttons (the next set's, at a set change) and
         whom it may ping: the player to move; at the match's end the player who did not cause
-        it, if it ended on time or by resignation (never ``actor``, who caused the post).
+        it, if it ended on time or by resignation, or both players of an aborted match (never
+        ``actor``, who caused the post).
         """
-        if end is not None and end.match_end is not None and not end.match_end.aborted:
+        if end is not None and end.match_end is not None:
+            if end.match_end.aborted:  # no rematch; an admin's abort notifies the players
+                return post.content, [post.file()], None, match_end_pings(end, actor)
             rematch = rematch_view(end.match_end.match_id, lang)
             return post.content, [post.file()], rematch, match_end_pings(end, actor)
         if end is None or end.next_game is None:

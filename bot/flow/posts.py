@@ -300,9 +300,12 @@ def match_end_pings(end: SetEnd, actor: int | None = None) -> discord.AllowedMen
     """Whom the post of a match's end may ping: if its last set ended on time, by leaving
     the server or by resignation (``end``'s, or its walkover's), the player who did not cause
     it — the one who may not be watching — unless that is ``actor`` (who caused the post) or
-    the computer; in a match against the computer, nobody. A match ended by a move pings
-    nobody: both players were just playing."""
+    the computer; in a match against the computer, nobody. A match an admin aborted pings its
+    players (an admin may abort it from anywhere), never ``actor`` nor the computer. A match
+    ended by a move pings nobody: both players were just playing."""
     last = end.walkover or end
+    if last.outcome.reason is Reason.ABORTED:
+        return pinging([p for p in end.game.player_ids if p not in (actor, end.game.computer_id)])
     if end.game.computer_id is not None or last.winner_id in (None, actor):
         return NO_PINGS
     if last.outcome.reason not in (Reason.TIMEOUT, Reason.RESIGNED):

@@ -190,6 +190,19 @@ def abort_prompt(
     return question, view
 
 
+def aborted_line(active: ActiveGame, admin_id: int) -> Text:
+    """ "@admin aborted the match of @alice and @bob.": the players are named, so the post
+    notifies them (an admin may abort a game from anywhere, in a correspondence game)."""
+    players = {
+        "player": f"<@{admin_id}>",
+        "first": f"<@{active.attacker_id}>",
+        "second": f"<@{active.defender_id}>",
+    }
+    if active.sets_total == 1:
+        return _("{player} aborted the game of {first} and {second}.", **players)
+    return _("{player} aborted the match of {first} and {second}.", **players)
+
+
 class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
     """ "Abort the match" ("Abort the game" in a one-set match): an admin ends the set without
     a result, and its match with it."""
@@ -215,10 +228,6 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             interaction,
             bot.services.games.abort(active.channel_id, set_id=self.set_id),
             done,
-            reason=(
-                _("{player} aborted the game.", player=f"<@{interaction.user.id}>")
-                if active.sets_total == 1
-                else _("{player} aborted the match.", player=f"<@{interaction.user.id}>")
-            ),
+            reason=aborted_line(active, interaction.user.id),
             here=interaction.channel_id == active.channel_id,
         )
