@@ -373,6 +373,21 @@ async def test_abort_asks_first_and_changes_nothing_until_confirmed(table: Harne
     assert await table.bot.services.games.in_channel(table.channel.id) is None
 
 
+async def test_an_abort_confirmed_after_its_set_ended_says_so(table: Harness) -> None:
+    """The admin asks to abort set 1, alice wins it before the press: the press aborts nothing
+    and says to ask again, since the match goes on in set 2."""
+    await table.challenge_accepted(table.alice, table.bob)
+    asked = await table.reply_text(table.admin, "abort")
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    await table.wait_board(lambda m: "Set 2" in m.content)
+    pressed = await table.standin.click(asked, asked.custom_ids()[0], table.admin)
+    refusal = await pressed.wait_original()
+    assert refusal.ephemeral
+    assert refusal.content.startswith("That set is over: if its match goes on, ask ")
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(table.channel.id) is not None
+
+
 async def test_abort_by_number_refuses_a_game_not_in_progress(table: Harness) -> None:
     """/abort game:999 names the number it could not find, and changes nothing."""
     await table.challenge_accepted(table.alice, table.bob)

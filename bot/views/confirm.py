@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import require_channel_permissions
-from bot.i18n import ENGLISH, Language, Text, _
+from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
@@ -215,7 +215,15 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
         if not interaction.permissions.manage_guild:
             raise app_commands.MissingPermissions(["manage_guild"])
         bot = bot_of(interaction)
-        active = await bot.services.games.get(self.set_id)
+        try:
+            active = await bot.services.games.get(self.set_id)
+        except NoGameHere:
+            raise NoGameHere(
+                _(
+                    "That set is over: if its match goes on, ask {abort_command} again.",
+                    abort_command=command("abort"),
+                )
+            ) from None
         if active.guild_id != interaction.guild_id:
             raise NoGameHere(_("That game is over."))
 
