@@ -52,6 +52,12 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     assert not any("Set 2 begins" in text for text in shown), shown
     refused = await table.move(table.carol, "d1-b1")
     assert refused.ephemeral  # nothing left to play: the match is over, not waiting
+    stats = await table.reply_text(table.carol, "stats", {"player": table.carol})
+    [recent] = [f["value"] for f in stats.embeds[0]["fields"] if f["name"] == "Recent games"]
+    assert all(
+        f"({bob} left the server; unrated: {bob} never moved)" in line
+        for line in recent.splitlines()
+    ), recent
 
 
 async def test_no_set_starts_with_a_player_who_left(table: Harness) -> None:

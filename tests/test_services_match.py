@@ -170,10 +170,10 @@ def move_lands_first(
     finish = services.games._finish
     played: list[MoveResult] = []
 
-    async def after_the_move(row: SetRow, ended: Game) -> SetEnd:
+    async def after_the_move(row: SetRow, ended: Game, *, left_server: bool = False) -> SetEnd:
         if not played:
             played.append(await services.games.play(CHANNEL, ALICE, move))
-        return await finish(row, ended)
+        return await finish(row, ended, left_server=left_server)
 
     monkeypatch.setattr(services.games, "_finish", after_the_move)
     return played
@@ -612,3 +612,8 @@ async def test_a_player_who_left_forfeits_their_set_whoever_is_to_move(
     assert await services.games.in_channel(CHANNEL) is None
     with pytest.raises(NoGameHere):
         await services.games.forfeit(one.next_game.set_id, BOB)
+    stats = await services.standings.player_stats(GUILD, ALICE)
+    assert [(game.left_server, game.outcome) for game in stats.recent_games] == [
+        (True, two.outcome),
+        (True, one.outcome),
+    ]

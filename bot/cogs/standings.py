@@ -67,9 +67,12 @@ def game_line(
         moves=lang.n_("{count} move", "{count} moves", game.moves),
     )
     if game.outcome is not None:
-        reason = lang.render(_REASONS[game.outcome.reason])
+        loser = opponent if game.winner_id == user_id else user_id
+        if game.left_server:
+            reason = lang._("{player} left the server", player=f"<@{loser}>")
+        else:
+            reason = lang.render(_REASONS[game.outcome.reason])
         if game.no_show and game.computer_id is None:  # games against me are never rated
-            loser = opponent if game.winner_id == user_id else user_id
             reason = lang._(
                 "{reason}; unrated: {player} never moved",
                 reason=reason,

@@ -409,6 +409,8 @@ class GameSummary:
     no_show: bool = False
     """Lost on time or by resignation by a player who never moved: a win all the same, but
     unrated."""
+    left_server: bool = False
+    """Lost by a player who had left the server (recorded as lost on time)."""
 
 
 @dataclass(frozen=True)

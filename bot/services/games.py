@@ -262,7 +262,8 @@ class GameService:
             return trial
 
         channel_id = (await self.get(set_id)).channel_id
-        return replace(await self._end_current(channel_id, set_id, walked_out), left_server=True)
+        ended = await self._end_current(channel_id, set_id, walked_out, left_server=True)
+        return replace(ended, left_server=True)
 
     async def abort(self, channel_id: int, *, set_id: int | None = None) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
@@ -278,7 +279,12 @@ class GameService:
         return await self._end_current(channel_id, set_id, aborted)
 
     async def _end_current(
-        self, channel_id: int, set_id: int | None, end: Callable[[SetRow, Game], Game]
+        self,
+        channel_id: int,
+        set_id: int | None,
+        end: Callable[[SetRow, Game], Game],
+        *,
+        left_server: bool = False,
     ) -> SetEnd:
         """End the channel's set as ``end`` says, again on the new board if a move lands first.
 
@@ -296,17 +302,17 @@ class GameService:
             ended = end(row, game)
             set_id = row.set_id
             try:
-                return await self._finish(row, ended)
+                return await self._finish(row, ended, left_server=left_server)
             except StaleGameError:
                 continue  # a move landed meanwhile: end the set on the new board
         raise StaleGameError(
             _("The game kept changing while I tried to end the set: please try again.")
         )
 
-    async def _finish(self, row: SetRow, ended: Game) -> SetEnd:
+    async def _finish(self, row: SetRow, ended: Game, *, left_server: bool = False) -> SetEnd:
         now = self._clock()
         async with self._database.transaction() as db:
-            set_end, fresh = await end_set(db, row, ended, now)
+            set_end, fresh = await end_set(db, row, ended, now, left_server=left_server)
             # The set's end is announced like a move: posted later if it cannot be now.
             await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
         self._cache.remember(row.set_id, ended)

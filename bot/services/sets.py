@@ -70,9 +70,10 @@ async def insert_set(
 
 
 async def end_set(
-    db: Connection, row: SetRow, ended: Game, now: datetime
+    db: Connection, row: SetRow, ended: Game, now: datetime, *, left_server: bool = False
 ) -> tuple[SetEnd, Game | None]:
-    """Inside a transaction: store the set's end, rate it, start the next set or settle.
+    """Inside a transaction: store the set's end (``left_server``: lost by a player who left
+    the server), rate it, start the next set or settle.
 
     Returns the SetEnd and, when a next set started, its fresh engine game (for the cache).
     Raises StaleGameError if the game is no longer in progress at ``ended.ply``.
@@ -102,6 +103,9 @@ async def end_set(
         reason=outcome.reason.value,
         finished_us=to_us(now),
     )
+    if left_server:
+        await sets.mark_left_server(db, row.set_id)
+        finished_row = replace(finished_row, left_server=True)
     changes: tuple[RatingChange, ...] = ()
     if loser_never_moved(outcome.reason, outcome.winner, ended.ply):
         await sets.mark_unrated(db, row.set_id)  # a no-show's loss says nothing of strength

@@ -120,6 +120,7 @@ def _summary(row: SetRow) -> GameSummary:
         finished_at=from_us(row.finished_us) if row.finished_us is not None else None,
         rated=row.rated and row.set_rated and row.status == sets.FINISHED,
         no_show=not row.set_rated,
+        left_server=row.left_server,
         computer_id=row.computer_id,
         computer_level=row.computer_level,
     )

@@ -77,6 +77,8 @@ class SetRow:
     line_message_id: int | None
     set_rated: bool = True
     """False for a set lost by a player who never moved in it (recorded, unrated)."""
+    left_server: bool = False
+    """The set was lost by a player who had left the server (recorded as lost on time)."""
 
 
 SET_COLUMNS = """
@@ -84,7 +86,7 @@ SET_COLUMNS = """
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
-    m.parent_channel_id, m.line_message_id, g.rated
+    m.parent_channel_id, m.line_message_id, g.rated, g.left_server
 """
 """A :class:`SetRow`'s columns in order, from ``sets g`` joined with its match ``m``."""
 SET_SELECT = f"SELECT {SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
@@ -97,6 +99,7 @@ def set_row_of(row: Any) -> SetRow:
     values[18] = bool(values[18])
     values[23] = bool(values[23])
     values[26] = bool(values[26])
+    values[27] = bool(values[27])
     return SetRow(*values)
 
 
@@ -422,6 +425,11 @@ async def in_progress(
 async def mark_unrated(db: Connection, set_id: int) -> None:
     """The set is recorded but unrated (its loser never moved in it)."""
     await db.execute("UPDATE sets SET rated = 0 WHERE set_id = ?", (set_id,))
+
+
+async def mark_left_server(db: Connection, set_id: int) -> None:
+    """The set was lost by a player who had left the server."""
+    await db.execute("UPDATE sets SET left_server = 1 WHERE set_id = ?", (set_id,))
 
 
 async def has_rated_set(db: Connection, match_id: int) -> bool:
