@@ -14,6 +14,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from bot.storage.errors import SAVE_FAILED
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
@@ -316,3 +318,21 @@ async def test_an_export_after_a_slow_read_is_posted_in_public(
         )
         assert [a.filename[-4:] for a in exported.attachments] == [".txt", ".gif"]
         await private_answer_gone(table, record)
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "stats", "puzzle stats"])
+async def test_standings_after_a_slow_read_are_answered_in_public(
+    discord_standin: DiscordStandin, tmp_path: Path, command: str
+) -> None:
+    """/leaderboard, /stats and /puzzle stats meet a read held 4 s, past Discord's 3 s to
+    answer: they are deferred in time, publicly (nothing there refuses after the read), and
+    then answered."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.slash(
+                table.guild, table.channel, table.carol, command, {}, wait=False
+            )
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        assert record.response_type == DEFERRED_CHANNEL_MESSAGE
+        shown = await record.wait_original(lambda m: bool(m.embeds), timeout=15)
+        assert not shown.ephemeral

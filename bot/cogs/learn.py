@@ -122,11 +122,17 @@ class Learn(commands.Cog):
     ) -> None:
         """Puzzles solved, the streak and the best streak."""
         who = player or interaction.user
-        await self.bot.remember(who)
-        record = await self.bot.services.puzzles.stats(who.id)
-        assert interaction.guild_id is not None  # the group is guild_only
-        # A public answer: in the server's language, as everything everyone sees.
-        lang = await self.bot.flow.server_language(interaction.guild_id)
+        guild_id = interaction.guild_id
+        assert guild_id is not None  # the group is guild_only
+
+        async def read() -> tuple[PuzzleStats, Language]:
+            await self.bot.remember(who)
+            record = await self.bot.services.puzzles.stats(who.id)
+            # A public answer: in the server's language, as everything everyone sees.
+            return record, await self.bot.flow.server_language(guild_id)
+
+        # Deferred publicly when slow: nothing refuses after the read.
+        record, lang = await within_deadline(interaction, read())
         await answer(
             interaction,
             embed=stats_embed(record, who.display_name, lang),

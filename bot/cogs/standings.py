@@ -11,8 +11,8 @@ from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
-from bot.services.domain import GameSummary, HeadToHead, PlayerStats
-from bot.views.common import answer
+from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
+from bot.views.common import answer, within_deadline
 from bot.views.games import field_value
 from bot.views.leaderboard import (
     PAGE_SIZE,
@@ -165,12 +165,19 @@ class Standings(commands.Cog):
         self, interaction: discord.Interaction[BrandubhBot], ruleset: str | None = None
     ) -> None:
         """This server's best players, for one ruleset (each ruleset has its own ratings)."""
-        assert interaction.guild_id is not None
-        pool = ruleset or await self._default_ruleset(interaction.guild_id)
-        page = await self.bot.services.standings.leaderboard(
-            interaction.guild_id, 0, PAGE_SIZE, ruleset=pool
-        )
-        lang = await self.bot.flow.server_language(interaction.guild_id)
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+
+        async def read() -> tuple[LeaderboardPage, Language]:
+            pool = ruleset or await self._default_ruleset(guild_id)
+            page = await self.bot.services.standings.leaderboard(
+                guild_id, 0, PAGE_SIZE, ruleset=pool
+            )
+            return page, await self.bot.flow.server_language(guild_id)
+
+        # A slow database (a long read, another program's write lock) is deferred in time:
+        # nothing here refuses after the read, so the deferral is public, like the answer.
+        page, lang = await within_deadline(interaction, read())
         name = interaction.guild.name if interaction.guild else lang._("this server")
         view = leaderboard_view(page, lang)
         await answer(
@@ -193,23 +200,26 @@ class Standings(commands.Cog):
         ruleset: str | None = None,
     ) -> None:
         """Rating, record, recent games and head-to-head."""
-        assert interaction.guild_id is not None
-        await self.bot.remember(interaction.user)
+        guild_id = interaction.guild_id
+        assert guild_id is not None
         who = player or interaction.user
-        if player is not None:
-            await self.bot.remember(player)
-        pool = ruleset or await self._default_ruleset(interaction.guild_id)
-        stats = await self.bot.services.standings.player_stats(
-            interaction.guild_id, who.id, ruleset=pool
-        )
-        head = None
-        if who.id != interaction.user.id:
-            head = await self.bot.services.standings.head_to_head(
-                interaction.guild_id, interaction.user.id, who.id
-            )
+        standings = self.bot.services.standings
+
+        async def read() -> tuple[PlayerStats, HeadToHead | None, Language]:
+            await self.bot.remember(interaction.user)
+            if player is not None:
+                await self.bot.remember(player)
+            pool = ruleset or await self._default_ruleset(guild_id)
+            stats = await standings.player_stats(guild_id, who.id, ruleset=pool)
+            head = None
+            if who.id != interaction.user.id:
+                head = await standings.head_to_head(guild_id, interaction.user.id, who.id)
+            # A public answer: in the server's language, as everything everyone sees.
+            return stats, head, await self.bot.flow.server_language(guild_id)
+
+        # Deferred publicly when slow, as /leaderboard: nothing refuses after the read.
+        stats, head, lang = await within_deadline(interaction, read())
         me = self.bot.user.display_name if self.bot.user else "Brandubh"
-        # A public answer: in the server's language, as everything everyone sees.
-        lang = await self.bot.flow.server_language(interaction.guild_id)
         await answer(
             interaction,
             embed=stats_embed(stats, head, interaction.user.id, me, lang),
