@@ -364,16 +364,8 @@ class GameService:
         moment = now or self._clock()
         async with self._database.snapshot() as db:
             rows = await sets.due_reminders(db, to_us(moment), self._shards)
-        due = []
-        for row in rows:
-            async with self._database.transaction() as db:
-                marked = await sets.mark_reminded(db, row.set_id, row.ply)
-            if not marked:
-                continue
-            async with self._database.snapshot() as db:
-                game = await self._cache.load(db, row)
-            due.append(active_game(replace(row, reminded=True), game))
-        return due
+        claimed = await self._claim_reminders(rows, sets.mark_reminded)
+        return [active_game(replace(row, reminded=True), game) for row, game in claimed]
 
     async def reminder_not_posted(self, set_id: int, ply: int) -> None:
         """Discord refused the reminder for move ``ply``: the next check tries it again."""
@@ -395,16 +387,23 @@ class GameService:
                 at_most_us=duration_us(LAST_REMINDER_AT_MOST),
                 shards=self._shards,
             )
-        due = []
+        claimed = await self._claim_reminders(rows, sets.mark_last_reminded)
+        return [active_game(row, game) for row, game in claimed]
+
+    async def _claim_reminders(
+        self, rows: list[SetRow], mark: Callable[[Connection, int, int], Awaitable[bool]]
+    ) -> list[tuple[SetRow, Game]]:
+        """The due ``rows`` this process noted as reminded (``mark``, one transaction each:
+        a row another process noted first is left out), each with its game."""
+        claimed = []
         for row in rows:
             async with self._database.transaction() as db:
-                marked = await sets.mark_last_reminded(db, row.set_id, row.ply)
+                marked = await mark(db, row.set_id, row.ply)
             if not marked:
                 continue
             async with self._database.snapshot() as db:
-                game = await self._cache.load(db, row)
-            due.append(active_game(row, game))
-        return due
+                claimed.append((row, await self._cache.load(db, row)))
+        return claimed
 
     async def last_reminder_not_posted(self, set_id: int, ply: int) -> None:
         """Discord could not take the last reminder for move ``ply``: the next check tries it
