@@ -6,7 +6,7 @@ import asyncio
 import logging
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -206,7 +206,7 @@ class ChallengeButton(
         )
         try:
             challenge = await within_deadline(interaction, checked, thinking=False)
-            if not await _still_here(interaction, challenge.challenger_id):
+            if await bot.flow.members.has_left(interaction.guild_id, challenge.challenger_id):
                 await within_deadline(
                     interaction, challenges.challenger_left(self.challenge_id), thinking=False
                 )
@@ -250,30 +250,3 @@ async def _show_expired(bot: BrandubhBot, challenge_id: int) -> None:
         await bot.flow.challenges.show_expired(await bot.services.challenges.get(challenge_id))
     except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
         _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
-
-
-MEMBER_LOOKUP_LIMIT = 1.0
-"""Seconds Accept waits for Discord to say whether the challenger is still a member (the press
-must be answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
-
-
-async def _still_here(interaction: discord.Interaction[Any], user_id: int) -> bool:
-    """Whether ``user_id`` is still a member of the interaction's server (asked of Discord: the
-    bot does not follow members coming and going). If Discord cannot say in time, they are."""
-    return await member_now(interaction, user_id) is not False
-
-
-async def member_now(
-    interaction: discord.Interaction[Any], user_id: int
-) -> discord.Member | Literal[False] | None:
-    """``user_id`` as a member of the interaction's server, asked of Discord (the bot does not
-    follow members coming and going): False if they have left, None if Discord cannot say
-    within ``MEMBER_LOOKUP_LIMIT``."""
-    if interaction.guild is None:
-        return None
-    try:
-        return await asyncio.wait_for(interaction.guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
-    except discord.NotFound:
-        return False
-    except (discord.HTTPException, *UNREACHABLE):
-        return None
