@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
@@ -25,6 +26,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
+from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 from bot.views.common import thread_of, update_message, within_deadline
 
@@ -135,6 +137,15 @@ class ChallengeFlow:
         )
         lang = await self.flow.server_language(challenge.guild_id)
         await message.edit(content=expired_text(challenge, lang), view=None)
+
+    async def show_expired_after_press(self, challenge_id: int) -> None:
+        """Show challenge ``challenge_id``, closed as expired, so on its message through the
+        channel (the press on it could not be answered); what stops that is logged, and the
+        press's own error is the one to report."""
+        try:
+            await self.show_expired(await self.flow.bot.services.challenges.get(challenge_id))
+        except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
+            _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
 
     async def _mark_lapsed(self, challenge: Challenge) -> None:
         """Edit a challenge made moot by a game in its channel: no buttons, and why."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -15,14 +14,8 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.storage.errors import StorageError
 from bot.views.common import GuardedItem, bot_of, thread_of, update_message, within_deadline
 from engine import Side, get_ruleset
-
-if TYPE_CHECKING:
-    from bot.client import BrandubhBot
-
-_log = logging.getLogger(__name__)
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
 _STYLES = {
@@ -223,7 +216,7 @@ class ChallengeButton(
             try:
                 await update_message(interaction, expired_text(challenge, lang))
             except (discord.HTTPException, *UNREACHABLE):
-                await _show_expired(bot, self.challenge_id)
+                await bot.flow.challenges.show_expired_after_press(self.challenge_id)
                 raise
             await interaction.followup.send(
                 reader(interaction).render(expired.text), ephemeral=True
@@ -237,16 +230,6 @@ class ChallengeButton(
             ):
                 # Closed as expired, but the press could not be deferred: no sweep will reach
                 # the challenge now, so its message is edited through the channel.
-                await _show_expired(bot, self.challenge_id)
+                await bot.flow.challenges.show_expired_after_press(self.challenge_id)
             raise
         await bot.flow.challenges.accept(interaction, challenge)
-
-
-async def _show_expired(bot: BrandubhBot, challenge_id: int) -> None:
-    """Show challenge ``challenge_id``, closed as expired, so on its message through the
-    channel (the press on it could not be answered); what stops that is logged, and the
-    press's own error is the one to report."""
-    try:
-        await bot.flow.challenges.show_expired(await bot.services.challenges.get(challenge_id))
-    except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
-        _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
