@@ -19,6 +19,7 @@ from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     close_unused_thread,
     match_line,
+    member_threads_here,
     thread_name,
     thread_refusal,
 )
@@ -68,6 +69,7 @@ class ChallengeFlow:
                     opponent,
                     thread_id=None if thread is None else thread.id,
                     thread_of=thread_of(interaction),
+                    threads_here=member_threads_here(interaction),
                 )
             except Exception as error:
                 if thread is not None:  # withdrawn or expired while the thread was made
