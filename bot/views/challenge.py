@@ -174,16 +174,11 @@ class ChallengeButton(
         challenges = bot.services.challenges
         user = interaction.user.id
         assert interaction.guild_id is not None
+        if self.action == "decline":
+            await bot.flow.challenges.decline(interaction, self.challenge_id)
+            return
         lang = await bot.flow.server_language(interaction.guild_id)
         # A slow write (another program holding the database) is deferred in time.
-        if self.action == "decline":
-            await within_deadline(
-                interaction, challenges.decline(self.challenge_id, user), thinking=False
-            )
-            await update_message(
-                interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
-            )
-            return
         if self.action == "withdraw":
             await within_deadline(
                 interaction, challenges.withdraw(self.challenge_id, user), thinking=False
