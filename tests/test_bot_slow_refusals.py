@@ -336,3 +336,25 @@ async def test_standings_after_a_slow_read_are_answered_in_public(
         assert record.response_type == DEFERRED_CHANNEL_MESSAGE
         shown = await record.wait_original(lambda m: bool(m.embeds), timeout=15)
         assert not shown.ephemeral
+
+
+async def test_a_game_against_the_computer_after_a_slow_start_is_posted_in_public(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice challenges the computer (threads off) while another program holds the write lock
+    for 4 s: the answer is deferred in time, the first board is posted for everyone and the
+    private "thinking…" goes away."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            record = await table.standin.slash(
+                table.guild,
+                table.channel,
+                table.alice,
+                "challenge",
+                {"opponent": table.me, "level": 1},
+                wait=False,
+            )
+            await table.standin.wait_answered(record, timeout=3.0)
+        board = await table.wait_board(lambda m: "against the computer" in m.content)
+        assert not board.ephemeral
+        await private_answer_gone(table, record)

@@ -30,7 +30,7 @@ from bot.flow.threads import (
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
-from bot.views.common import thread_of
+from bot.views.common import thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -136,7 +136,15 @@ class ComputerMatchFlow:
                 )
                 await self.flow.begin_match(active)
             return
-        active = await start_in(channel_id)
+        # A slow write (another program holding the database) is deferred in time, privately:
+        # the start may still be refused (one sentence for the player alone); its board, when
+        # it comes, is posted for everyone. Stored but unanswerable, the board is posted anyway.
+        active = await within_deadline(
+            interaction,
+            start_in(channel_id),
+            ephemeral=True,
+            unanswered=lambda started: self.flow.begin_match(started, headline=headline),
+        )
         await self.flow.begin_match(active, interaction=interaction, headline=headline)
 
     async def _open_thread(
