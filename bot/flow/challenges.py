@@ -29,7 +29,7 @@ from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
-from bot.views.common import thread_of, update_message, within_deadline
+from bot.views.common import pressed_on, thread_of, update_message, within_deadline
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
@@ -108,7 +108,9 @@ class ChallengeFlow:
         # A slow write (another program holding the database) is deferred in time.
         challenge = await within_deadline(
             interaction,
-            self.flow.bot.services.challenges.decline(challenge_id, user),
+            self.flow.bot.services.challenges.decline(
+                challenge_id, user, pressed_on=pressed_on(interaction)
+            ),
             thinking=False,
         )
         lang = await self.flow.server_language(challenge.guild_id)

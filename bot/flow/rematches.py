@@ -15,7 +15,7 @@ from bot.flow.threads import computer_line, may_open_threads_in
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
-from bot.services.errors import ChannelBusy, GameError, NotAPlayer
+from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
@@ -40,6 +40,10 @@ class RematchFlow:
         """
         services = self.flow.bot.services
         terms = await services.records.match_terms(match_id)
+        if interaction.channel_id != terms.channel_id:
+            # The button is under the match's result, in its channel: a forged id naming
+            # another match would start it (or post its challenge) from here.
+            raise ForeignButton()
         user = interaction.user.id
         if user not in terms.player_ids:
             raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))

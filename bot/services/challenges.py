@@ -21,6 +21,7 @@ from bot.services.errors import (
     ChallengeExpired,
     ChallengeNotFound,
     ChannelNotAllowed,
+    ForeignButton,
     NotYourChallenge,
     OpenChallengeWaiting,
     RecentlyDeclined,
@@ -208,17 +209,24 @@ class ChallengeService:
         return (now if pinged is None else from_us(pinged)) + ROLE_PING_PAUSE
 
     async def check_accept(
-        self, challenge_id: int, user_id: int, *, thread_of: int | None = None
+        self,
+        challenge_id: int,
+        user_id: int,
+        *,
+        thread_of: int | None = None,
+        pressed_on: tuple[int, int] | None = None,
     ) -> Challenge:
         """The challenge, if ``user_id`` may accept it now (before a thread is made for it);
         one open to anyone comes back with ``user_id`` as its opponent. ``thread_of``: the
-        challenge is in a thread of that channel, whose allowance counts.
+        challenge is in a thread of that channel, whose allowance counts. ``pressed_on``: the
+        channel and message the press came from, which must be the challenge's own.
 
-        Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent, or the
-        challenger of one open to anyone), ChallengeExpired (past its expiry; it is marked
-        expired), ChannelNotAllowed.
+        Raises ForeignButton (``pressed_on`` is not the challenge's message), ChallengeNotFound
+        (not open), NotYourChallenge (not the opponent, or the challenger of one open to
+        anyone), ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed.
         """
-        return await self._check_accept(await self._open(challenge_id), user_id, thread_of)
+        row = await self._open(challenge_id, pressed_on)
+        return await self._check_accept(row, user_id, thread_of)
 
     async def _check_accept(
         self, row: ChallengeRow, user_id: int, thread_of: int | None = None
@@ -306,22 +314,28 @@ class ChallengeService:
                 )
         return [_challenge(row) for row in lapsed]
 
-    async def decline(self, challenge_id: int, user_id: int) -> Challenge:
-        """The opponent declines; returns the closed challenge.
+    async def decline(
+        self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
+    ) -> Challenge:
+        """The opponent declines; returns the closed challenge. ``pressed_on``: as for
+        :meth:`check_accept`.
 
-        Raises ChallengeNotFound, NotYourChallenge.
+        Raises ForeignButton, ChallengeNotFound, NotYourChallenge.
         """
-        row = await self._open(challenge_id)
+        row = await self._open(challenge_id, pressed_on)
         if user_id != row.opponent_id:
             raise NotYourChallenge()
         return await self._close(challenge_id, ChallengeStatus.DECLINED)
 
-    async def withdraw(self, challenge_id: int, user_id: int) -> Challenge:
+    async def withdraw(
+        self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
+    ) -> Challenge:
         """The challenger takes the challenge back; returns the closed challenge.
+        ``pressed_on``: as for :meth:`check_accept`.
 
-        Raises ChallengeNotFound, NotYourChallenge (not the challenger).
+        Raises ForeignButton, ChallengeNotFound, NotYourChallenge (not the challenger).
         """
-        row = await self._open(challenge_id)
+        row = await self._open(challenge_id, pressed_on)
         if user_id != row.challenger_id:
             raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
         return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
@@ -384,9 +398,18 @@ class ChallengeService:
             )
         return [_challenge(row) for row in rows]
 
-    async def _open(self, challenge_id: int) -> ChallengeRow:
+    async def _open(
+        self, challenge_id: int, pressed_on: tuple[int, int] | None = None
+    ) -> ChallengeRow:
+        """The open challenge ``challenge_id``; with ``pressed_on`` (channel, message), only if
+        that message shows it (once its message is noted; before, in that channel): a forged
+        button naming another challenge must neither answer it nor edit the message pressed."""
         async with self._database.snapshot() as db:
             row = await challenges.get(db, challenge_id)
+        if row is not None and pressed_on is not None:
+            channel_id, message_id = pressed_on
+            if row.channel_id != channel_id or row.message_id not in (None, message_id):
+                raise ForeignButton()
         if row is None or row.status != ChallengeStatus.OPEN.value:
             raise ChallengeNotFound()
         return row

@@ -325,6 +325,14 @@ class OtherServer(GameError):
         super().__init__(text)
 
 
+class ForeignButton(GameError):
+    """A button naming a challenge, request or match that the message it was pressed on does
+    not show (a forged or garbled ``custom_id``): refused before anything is changed."""
+
+    def __init__(self) -> None:
+        super().__init__(_("That button or id is not one of mine."))
+
+
 # ---------------------------------------------------------------- analysis and puzzles
 
 
