@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -277,3 +278,32 @@ async def test_a_second_rematch_press_against_the_computer_says_it_is_on(table: 
     answer = await second.wait_original()
     assert answer.ephemeral
     assert answer.content == "Your rematch is already on: play it here."
+
+
+async def test_rematch_pressed_twice_at_once_against_the_computer_says_it_is_on(
+    table: Harness,
+) -> None:
+    """alice presses Rematch twice at the same moment: one match starts, and the other press
+    is told it is on (it was told to challenge from the channel)."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        thread, lambda m: "wins the game" in m.content, timeout=10
+    )
+    presses = await asyncio.gather(
+        *(table.standin.click(over, rematch_id(over), table.alice, wait=False) for _ in "ab")
+    )
+    answers = []
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+        answers.append(await press.wait_original())
+    assert sorted(a.ephemeral for a in answers) == [False, True]
+    [refused] = [a for a in answers if a.ephemeral]
+    assert refused.content == "Your rematch is already on: play it here."

@@ -57,13 +57,7 @@ class RematchFlow:
             else None
         )
         if terms.computer_id is not None:
-            playing = await services.games.in_channel(terms.channel_id)
-            if (
-                playing is not None
-                and playing.computer_id is not None
-                and user in playing.player_ids
-            ):
-                raise ChannelBusy(_("Your rematch is already on: play it here."))
+            await self._refuse_if_on(terms.channel_id, user)
             started = services.matches.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
@@ -79,7 +73,12 @@ class RematchFlow:
                 thread_of=in_thread_of,
             )
             # A slow write (another program holding the database) is deferred in time.
-            active = await within_deadline(interaction, started, thinking=False)
+            try:
+                active = await within_deadline(interaction, started, thinking=False)
+            except ChannelBusy:
+                # A second press at the same moment started it first.
+                await self._refuse_if_on(terms.channel_id, user)
+                raise
             lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
@@ -172,6 +171,13 @@ class RematchFlow:
             ),
             ephemeral=True,
         )
+
+    async def _refuse_if_on(self, channel_id: int, user: int) -> None:
+        """Raise ChannelBusy saying so if ``user``'s rematch against the computer is already
+        being played in ``channel_id`` (a second press of Rematch)."""
+        playing = await self.flow.bot.services.games.in_channel(channel_id)
+        if playing is not None and playing.computer_id is not None and user in playing.player_ids:
+            raise ChannelBusy(_("Your rematch is already on: play it here."))
 
     async def _check_opponent(
         self, interaction: discord.Interaction[Any], guild_id: int, other: int, where: int
