@@ -282,6 +282,34 @@ async def test_a_member_who_declined_is_not_challenged_again_at_once(table: Harn
     assert challenge_id(later)
 
 
+async def test_withdrawing_and_challenging_again_pings_the_member_once_in_15_minutes(
+    table: Harness,
+) -> None:
+    """alice challenges bob, withdraws and challenges him again, three times: he is pinged
+    once, and alice is told privately when her challenges will ping him again; carol's ping
+    him, and alice's do again fifteen minutes after the first. (Each pinged him: a member
+    could ping another without end.)"""
+    pinged = []
+    for _ in range(3):
+        record = await table.slash(table.alice, "challenge", {"opponent": table.bob})
+        posted = await record.wait_original()
+        pinged.append(posted.pinged_user_ids())
+        await table.standin.click(posted, f"challenge:withdraw:{challenge_id(posted)}", table.alice)
+    assert pinged == [{table.bob.id}, set(), set()]
+    told = await record.wait_followup()
+    assert told.ephemeral
+    next_ping = int((table.now + timedelta(minutes=15)).timestamp())
+    assert told.content == (
+        f"Your challenge is posted without pinging <@{table.bob.id}>: your challenges ping them "
+        f"at most once every 15 minutes (next <t:{next_ping}:R>)."
+    )
+    other = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert other.pinged_user_ids() == {table.bob.id}
+    table.advance(timedelta(minutes=15, seconds=1))
+    later = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert later.pinged_user_ids() == {table.bob.id}
+
+
 async def test_a_bug_is_logged_and_the_player_gets_an_apology(
     table: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

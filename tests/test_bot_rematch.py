@@ -104,6 +104,29 @@ async def test_rematch_pressed_by_both_players_at_once_offers_one(table: Harness
         ), a.content
 
 
+async def test_a_rematch_withdrawn_and_asked_again_pings_once(table: Harness) -> None:
+    """bob asks for a rematch, withdraws it and asks again: alice is pinged by the first
+    only, and bob is told privately why the second did not ping her."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    pinged = []
+    for _ in range(2):
+        answer = await (
+            await table.standin.click(last, rematch_id(last), table.bob)
+        ).wait_original()
+        offer = table.public_messages()[-1]
+        pinged.append(offer.pinged_user_ids())
+        await table.standin.click(offer, f"challenge:withdraw:{challenge_id(offer)}", table.bob)
+    assert pinged == [{table.alice.id}, set()]
+    assert answer.ephemeral
+    assert answer.content.startswith(
+        f"Rematch offered in <#{table.channel.id}> without pinging <@{table.alice.id}>: your "
+        "challenges ping them at most once every 15 minutes (next <t:"
+    )
+
+
 async def test_a_rematch_discord_would_not_post_does_not_hold_the_pair(table: Harness) -> None:
     """The channel refuses the rematch's post (403): bob is told, and once the channel takes
     posts again his next press offers the rematch (the unshown challenge was withdrawn)."""

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.challenges import opponent_ping
+from bot.flow.posts import pinging
 from bot.flow.threads import computer_line, may_open_threads_in
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
@@ -132,12 +134,14 @@ class RematchFlow:
             thread_of=in_thread_of,
         )
         challenge = await within_deadline(interaction, created, thinking=False)
+        # As /challenge: one member's challenges ping another at most once in 15 minutes.
+        quiet_until = await opponent_ping(self.flow.bot, challenge.challenge_id)
         try:
             lang = await self.flow.server_language(terms.guild_id)
             posted = await self.flow.bot.get_partial_messageable(where).send(
                 challenge_text(challenge, lang),
                 view=challenge_view(challenge.challenge_id, lang),
-                allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+                allowed_mentions=pinging([] if quiet_until else [other]),
             )
         except Exception as error:
             # Never shown (the channel is gone, or the bot may not post there): it must not
@@ -162,15 +166,21 @@ class RematchFlow:
                 ) from error
             raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
-        await answer(
-            interaction,
-            reader(interaction)._(
+        if quiet_until is None:
+            offered = reader(interaction)._(
                 "Rematch offered in {channel}: {player} can accept it there.",
                 channel=f"<#{where}>",
                 player=f"<@{other}>",
-            ),
-            ephemeral=True,
-        )
+            )
+        else:
+            offered = reader(interaction)._(
+                "Rematch offered in {channel} without pinging {player}: your challenges ping "
+                "them at most once every 15 minutes (next {when}).",
+                channel=f"<#{where}>",
+                player=f"<@{other}>",
+                when=f"<t:{int(quiet_until.timestamp())}:R>",
+            )
+        await answer(interaction, offered, ephemeral=True)
 
     async def _refuse_if_on(self, channel_id: int, user: int) -> None:
         """Raise ChannelBusy saying so if ``user``'s rematch against the computer is already

@@ -49,6 +49,12 @@ ROLE_PING_PAUSE = timedelta(minutes=15)
 go out without pinging it (withdrawing and posting again would ping everyone each time)."""
 
 
+OPPONENT_PING_PAUSE = timedelta(minutes=15)
+"""How long after one of a member's challenges pinged another member their next ones to that
+member go out without pinging them (withdrawing and challenging again would ping them each
+time; declining stops only the challenges themselves)."""
+
+
 class ChallengeService:
     """Create, answer, withdraw and expire challenges."""
 
@@ -208,6 +214,29 @@ class ChallengeService:
             pinged = await challenges.role_pinged_since(db, row.guild_id, row.challenger_id, since)
         return (now if pinged is None else from_us(pinged)) + ROLE_PING_PAUSE
 
+    async def claim_opponent_ping(self, challenge_id: int) -> datetime | None:
+        """Claim the ping of the challenge's opponent for its post, before it is posted: None
+        when claimed (the post pings them), else until when its challenger's challenges to
+        them do not ping them (one pinged them less than 15 minutes ago: withdrawing and
+        challenging again would ping them each time). Two claims at once, here or in another
+        process, cannot both succeed.
+
+        Raises ChallengeNotFound."""
+        now = self._clock()
+        since = to_us(now - OPPONENT_PING_PAUSE)
+        async with self._database.transaction() as db:
+            row = await challenges.get(db, challenge_id)
+            if row is None or row.opponent_id is None:
+                raise ChallengeNotFound()
+            pair = sorted((row.challenger_id, row.opponent_id))
+            await db.lock(f"challenges:{row.guild_id}:{pair[0]}:{pair[1]}:ping")
+            if await challenges.claim_opponent_ping(db, challenge_id, to_us(now), since):
+                return None
+            pinged = await challenges.opponent_pinged_since(
+                db, row.guild_id, row.challenger_id, row.opponent_id, since
+            )
+        return (now if pinged is None else from_us(pinged)) + OPPONENT_PING_PAUSE
+
     async def check_accept(
         self,
         challenge_id: int,
@@ -343,13 +372,14 @@ class ChallengeService:
     async def forget_unshown(self, challenge_id: int) -> None:
         """A challenge Discord never showed (its post failed), so nobody can answer it: closed
         as withdrawn, so that it does not hold the two members (one open challenge between
-        them) until it expires, and its claim on the role ping (it pinged nobody) given up.
-        Nothing if it is no longer open."""
+        them) until it expires, and its claims on the role's and the opponent's ping (it
+        pinged nobody) given up. Nothing if it is no longer open."""
         async with self._database.transaction() as db:
             if await challenges.close(
                 db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
             ):
                 await challenges.release_role_ping(db, challenge_id)
+                await challenges.release_opponent_ping(db, challenge_id)
 
     async def challenger_left(self, challenge_id: int) -> None:
         """The challenger left the server: nobody can play them, so the challenge is closed
