@@ -23,6 +23,9 @@ DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
 CHALLENGE_LIFETIME = timedelta(minutes=10)
 MAX_OPEN_CHALLENGES = 5
 """How many challenges one member may have open at once."""
+MAX_COMPUTER_MATCHES = 5
+"""How many matches against the computer one member may play at once in a server (each has a
+thread of its own, and each of the computer's moves a search)."""
 THREAD_GRACE = timedelta(minutes=10)
 TAKEBACK_LIFETIME = timedelta(minutes=10)
 """How long a takeback request waits for the opponent's answer."""

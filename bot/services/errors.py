@@ -179,6 +179,22 @@ class TooManyChallenges(GameError):
         )
 
 
+class TooManyComputerMatches(GameError):
+    """The member already plays the most matches against the computer allowed at once."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            n_(
+                "You are already playing {count} match against me in this server: finish it, "
+                "or resign it, first ({games_command} lists it).",
+                "You are already playing {count} matches against me in this server: finish "
+                "one, or resign it, first ({games_command} lists them).",
+                limit,
+                games_command=command("games"),
+            )
+        )
+
+
 class ChallengeAlreadyOpen(GameError):
     """Two members have one open challenge between them at a time (a second one, or a second
     press of Rematch, would ping the opponent again for the same thing)."""
