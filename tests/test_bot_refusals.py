@@ -7,10 +7,12 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
 
+from bot.services.errors import RepetitionNeedsConfirmation
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
@@ -376,3 +378,34 @@ async def test_on_a_busy_bot_the_losing_repetition_warning_is_still_private(
         warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
     assert "third time" in warning.content, warning.content
     assert warning.ephemeral
+
+
+async def test_a_repetition_warning_as_the_opponent_resigns_is_no_apology(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice resigns the one-set game just as bob's /move gets its losing-repetition warning:
+    bob sees the warning (not the apology: the game was read again, gone, and an assertion
+    failed), and its "Play anyway" then says the game is over."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    for ply, text in enumerate(SHUFFLE):
+        reply = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+        assert not reply.ephemeral, reply.content
+    assert table.bot is not None
+    games = table.bot.services.games
+    check = games.check_move
+
+    async def resigned_meanwhile(*args: Any, **kwargs: Any) -> None:
+        try:
+            await check(*args, **kwargs)
+        except RepetitionNeedsConfirmation:
+            await games.resign(table.channel.id, table.alice.id)
+            raise
+
+    monkeypatch.setattr(games, "check_move", resigned_meanwhile)
+    warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
+    assert warning.ephemeral
+    assert "third time" in warning.content, warning.content
+    [confirm] = warning.custom_ids()
+    pressed = await (await table.standin.click(warning, confirm, table.bob)).wait_original()
+    assert pressed.ephemeral
+    assert pressed.content == "That game is over."

@@ -137,8 +137,7 @@ class ActiveGame:
     def moves_stamp(self) -> str:
         """Eight hex digits standing for the moves played so far: a button made for one
         position is refused on another reached at the same ply (after a takeback)."""
-        moves = " ".join(str(record.move) for record in self.game.records)
-        return f"{zlib.crc32(moves.encode()):08x}"
+        return moves_stamp(self.game)
 
     @property
     def to_move(self) -> Side:
@@ -465,3 +464,9 @@ class GameExport:
     """The side the computer played, if it played one."""
     set_number: int = 1
     sets_total: int = 1
+
+
+def moves_stamp(game: Game) -> str:
+    """Eight hex digits standing for ``game``'s moves so far (:attr:`ActiveGame.moves_stamp`)."""
+    moves = " ".join(str(record.move) for record in game.records)
+    return f"{zlib.crc32(moves.encode()):08x}"

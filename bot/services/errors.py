@@ -78,7 +78,7 @@ class IllegalMove(GameError):
 class RepetitionNeedsConfirmation(GameError):
     """The move would make a position occur a third time, which loses: ask to confirm it."""
 
-    def __init__(self, move_text: str) -> None:
+    def __init__(self, move_text: str, *, set_id: int = 0, ply: int = 0, stamp: str = "") -> None:
         super().__init__(
             _(
                 "{move} would make the same position occur for the third time, which loses the "
@@ -87,6 +87,11 @@ class RepetitionNeedsConfirmation(GameError):
             )
         )
         self.move_text = move_text
+        self.set_id = set_id
+        self.ply = ply
+        self.stamp = stamp
+        """The set, ply and moves (:func:`~bot.services.domain.moves_stamp`) the warning was
+        given on: its confirming button is for them, whatever happened since."""
 
 
 class StaleGameError(GameError):
