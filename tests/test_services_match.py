@@ -641,7 +641,7 @@ async def test_a_member_plays_at_most_five_matches_against_the_computer_at_once(
         "TooManyComputerMatches",
     ]
     with pytest.raises(TooManyComputerMatches):
-        await matches.check_computer_match(GUILD, CHANNEL + 6, ALICE, COMPUTER)
+        await matches.check_computer_matches(GUILD, ALICE)
     await matches.start_computer_match(GUILD + 1, CHANNEL + 6, ALICE, COMPUTER)
     await services.games.abort(CHANNEL)
     await matches.start_computer_match(GUILD, CHANNEL + 7, ALICE, COMPUTER)

@@ -55,12 +55,16 @@ class MatchService:
         if level not in COMPUTER_LEVELS:
             raise InvalidOption(_("The computer's level must be from 1 to 5."))
         settings = await self._settings.get(guild_id)
-        terms = check_terms(
+        return check_terms(
             settings, channel_id, ruleset, time_per_move, sets_total, thread_of=thread_of
         )
+
+    async def check_computer_matches(self, guild_id: int, human_id: int) -> None:
+        """Raise TooManyComputerMatches if ``human_id`` may start no other match against the
+        computer in ``guild_id`` now (a read: :meth:`start_computer_match` counts again as it
+        stores)."""
         async with self._database.snapshot() as db:
             await _check_computer_matches(db, guild_id, human_id)
-        return terms
 
     async def start_computer_match(
         self,
