@@ -330,3 +330,16 @@ async def test_rematch_pressed_twice_at_once_against_the_computer_says_it_is_on(
     assert sorted(a.ephemeral for a in answers) == [False, True]
     [refused] = [a for a in answers if a.ephemeral]
     assert refused.content == "Your rematch is already on: play it here."
+
+
+async def test_a_rematch_right_after_a_quick_match_pings_the_opponent(table: Harness) -> None:
+    """alice challenged bob and won within minutes; her Rematch pings bob (a match was played:
+    the pause on pings is for challenges withdrawn and asked again)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    answer = await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
+    assert answer.content.startswith("Rematch offered in ")
+    offer = table.public_messages()[-1]
+    assert offer.pinged_user_ids() == {table.bob.id}

@@ -217,9 +217,9 @@ class ChallengeService:
     async def claim_opponent_ping(self, challenge_id: int) -> datetime | None:
         """Claim the ping of the challenge's opponent for its post, before it is posted: None
         when claimed (the post pings them), else until when its challenger's challenges to
-        them do not ping them (one pinged them less than 15 minutes ago: withdrawing and
-        challenging again would ping them each time). Two claims at once, here or in another
-        process, cannot both succeed.
+        them do not ping them (one not accepted pinged them less than 15 minutes ago:
+        withdrawing and challenging again would ping them each time; after a match, a
+        rematch pings). Two claims at once, here or in another process, cannot both succeed.
 
         Raises ChallengeNotFound."""
         now = self._clock()
