@@ -126,8 +126,11 @@ class Challenge(commands.Cog):
             quiet_until = None
             if opponent is not None:
                 # One member's challenges ping another at most once in 15 minutes: withdrawing
-                # and challenging again would ping them each time.
-                quiet_until = await opponent_ping(bot, challenge.challenge_id)
+                # and challenging again would ping them each time. (A write: deferred in time
+                # like the challenge's own, when the database is slow.)
+                quiet_until = await within_deadline(
+                    interaction, opponent_ping(bot, challenge.challenge_id), ephemeral=True
+                )
                 if quiet_until is not None:
                     pings = pinging([])
             if opponent is None and role is not None and _may_ping(interaction, role):

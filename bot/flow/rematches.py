@@ -135,7 +135,15 @@ class RematchFlow:
         )
         challenge = await within_deadline(interaction, created, thinking=False)
         # As /challenge: one member's challenges ping another at most once in 15 minutes.
-        quiet_until = await opponent_ping(self.flow.bot, challenge.challenge_id)
+        try:
+            quiet_until = await within_deadline(
+                interaction, opponent_ping(self.flow.bot, challenge.challenge_id), thinking=False
+            )
+        except BaseException:
+            # Not shown (the press could not be answered): it must not hold the pair.
+            with contextlib.suppress(StorageError):
+                await services.challenges.forget_unshown(challenge.challenge_id)
+            raise
         try:
             lang = await self.flow.server_language(terms.guild_id)
             posted = await self.flow.bot.get_partial_messageable(where).send(
