@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS, board_post
+from bot.flow.posts import NO_PINGS, board_post, pinging
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
@@ -80,7 +80,8 @@ class TakebackFlow:
                 deadline=f"<t:{until}:R>",
             ),
             view=takeback_answer_view(asked.takeback_id, lang),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
+            # One ping a move: asked again after a lapse, the request names them unpinged.
+            allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
         )
         if message_id is not None:
             await services.takebacks.set_message(asked.takeback_id, message_id)

@@ -323,6 +323,9 @@ class Takeback:
     asked_by: int
     expires_at: datetime
     message_id: int | None
+    asked_before: bool = False
+    """The same move was asked back before and the request lapsed unanswered: the opponent
+    was pinged then, so this one does not ping them again."""
 
 
 @dataclass(frozen=True)

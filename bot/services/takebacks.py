@@ -7,6 +7,7 @@ accepted; the game's record and replay show the game as played after the takebac
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from bot.i18n import _
@@ -81,6 +82,7 @@ class TakebackService:
                         player=f"<@{active.player_of(records[-1].side.opponent)}>",
                     )
                 )
+            asked_before = await takebacks.lapsed_at(db, active.set_id, active.ply)
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -91,7 +93,7 @@ class TakebackService:
             )
             row = await takebacks.get(db, takeback_id)
         assert row is not None
-        return _takeback(row, active.channel_id)
+        return replace(_takeback(row, active.channel_id), asked_before=asked_before)
 
     async def _undo_against_computer(
         self, active: ActiveGame, user_id: int, now: datetime
