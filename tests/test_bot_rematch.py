@@ -343,3 +343,23 @@ async def test_a_rematch_right_after_a_quick_match_pings_the_opponent(table: Har
     assert answer.content.startswith("Rematch offered in ")
     offer = table.public_messages()[-1]
     assert offer.pinged_user_ids() == {table.bob.id}
+
+
+async def test_a_rematch_after_a_match_pings_even_when_an_earlier_challenge_was_withdrawn(
+    table: Harness,
+) -> None:
+    """alice challenged bob, withdrew and challenged again (unpinged); bob accepted and lost
+    within minutes: her Rematch pings him (the match played since ends the pause)."""
+    first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    assert first.pinged_user_ids() == {table.bob.id}
+    await table.standin.click(first, f"challenge:withdraw:{challenge_id(first)}", table.alice)
+    second = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    assert second.pinged_user_ids() == set()
+    thread = await accepted_in_thread(table, table.alice, table.bob, second)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    answer = await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
+    assert answer.content.startswith("Rematch offered in ")
+    offer = table.public_messages()[-1]
+    assert offer.pinged_user_ids() == {table.bob.id}

@@ -130,13 +130,28 @@ async def release_role_ping(db: Connection, challenge_id: int) -> None:
     )
 
 
+def _played_since(earlier: str) -> str:
+    """A subquery: a challenge between the two members of ``earlier`` (either way round),
+    made after it, was accepted — a match was played since ``earlier`` pinged its opponent (a
+    challenge's ping is claimed as it is posted, and ids grow)."""
+    e = earlier
+    return (
+        f"(SELECT 1 FROM challenges AS played WHERE played.guild_id = {e}.guild_id "
+        f"AND played.status = 'accepted' AND played.challenge_id > {e}.challenge_id "
+        f"AND ((played.challenger_id = {e}.challenger_id "
+        f"AND played.opponent_id = {e}.opponent_id) "
+        f"OR (played.challenger_id = {e}.opponent_id "
+        f"AND played.opponent_id = {e}.challenger_id)))"
+    )
+
+
 async def claim_opponent_ping(
     db: Connection, challenge_id: int, now_us: int, since_us: int
 ) -> bool:
     """Note that the challenge's post pings its opponent at ``now_us``, unless a challenge of
-    the same member to the same opponent in the same server, not accepted (a match played
-    since, a rematch may ping), pinged them at or after ``since_us``; whether it was noted
-    (one statement, as :func:`claim_role_ping`)."""
+    the same member to the same opponent in the same server, not accepted, pinged them at or
+    after ``since_us`` with no match between the two since (after a match, a rematch pings);
+    whether it was noted (one statement, as :func:`claim_role_ping`)."""
     claimed = await db.execute(
         "UPDATE challenges SET opponent_pinged_us = ? WHERE challenge_id = ? "
         "AND opponent_id IS NOT NULL AND NOT EXISTS "
@@ -144,7 +159,7 @@ async def claim_opponent_ping(
         "AND earlier.challenger_id = challenges.challenger_id "
         "AND earlier.opponent_id = challenges.opponent_id "
         "AND earlier.opponent_pinged_us IS NOT NULL AND earlier.opponent_pinged_us >= ? "
-        "AND earlier.status <> 'accepted')",
+        f"AND earlier.status <> 'accepted' AND NOT EXISTS {_played_since('earlier')})",
         (now_us, challenge_id, since_us),
     )
     return claimed > 0
@@ -161,11 +176,13 @@ async def opponent_pinged_since(
     db: Connection, guild_id: int, challenger_id: int, opponent_id: int, since_us: int
 ) -> int | None:
     """When a challenge of ``challenger_id`` to ``opponent_id`` in ``guild_id``, not
-    accepted, last pinged them, if that was at or after ``since_us``."""
+    accepted and with no match between the two since, last pinged them, if that was at or
+    after ``since_us``."""
     row = await db.fetch_one(
-        "SELECT MAX(opponent_pinged_us) FROM challenges WHERE guild_id = ? "
+        "SELECT MAX(opponent_pinged_us) FROM challenges AS earlier WHERE guild_id = ? "
         "AND challenger_id = ? AND opponent_id = ? AND opponent_pinged_us IS NOT NULL "
-        "AND opponent_pinged_us >= ? AND status <> 'accepted'",
+        "AND opponent_pinged_us >= ? AND status <> 'accepted' "
+        f"AND NOT EXISTS {_played_since('earlier')}",
         (guild_id, challenger_id, opponent_id, since_us),
     )
     return None if row is None or row[0] is None else int(row[0])
