@@ -150,7 +150,7 @@ async def test_a_takeback_asked_again_after_it_lapsed_does_not_ping_again(
 ) -> None:
     """alice's request lapses unanswered and she asks again for the same move: the new request
     is posted (bob may still answer it), but only the first one pinged him — else asking every
-    ten minutes would ping him six times an hour."""
+    ten minutes would ping him six times an hour. Taken back, another move is asked pinging."""
     await table.challenge_accepted(table.alice, table.bob)
     await table.move(table.alice, "d1-b1")
     first = await ask(table)
@@ -163,6 +163,10 @@ async def test_a_takeback_asked_again_after_it_lapsed_does_not_ping_again(
     await table.standin.click(again, answer_button(again, "accept"), table.bob)
     assert again.content == "bob accepted the takeback."
     await table.wait_board(lambda m: "taken back" in m.content)
+    await table.move(table.alice, "d1-c1")  # another move at the same ply: pinged again
+    other = await ask(table)
+    assert "(d1-c1)" in other.content
+    assert other.pinged_user_ids() == {table.bob.id}
 
 
 async def test_only_your_own_last_move_can_be_taken_back(table: Harness) -> None:

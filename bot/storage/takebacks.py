@@ -74,19 +74,31 @@ async def get(db: Connection, takeback_id: int) -> TakebackRow | None:
     return None if row is None else _row(row)
 
 
+_UNDONE_SINCE = (
+    "(SELECT 1 FROM takebacks AS undone WHERE undone.set_id = asked.set_id "
+    "AND undone.status = 'accepted' AND undone.takeback_id > asked.takeback_id)"
+)
+"""A subquery: a takeback in the set of ``asked`` was accepted after it — a move was undone,
+so the move at ``asked``'s ply may be another one."""
+
+
 async def declined_at(db: Connection, set_id: int, ply: int) -> bool:
-    """Whether a request to take back the move that made ``ply`` in this set was declined."""
+    """Whether a request to take back the move that made ``ply`` in this set was declined (the
+    move now at that ply: one taken back since was another)."""
     row = await db.fetch_one(
-        "SELECT 1 FROM takebacks WHERE set_id = ? AND ply = ? AND status = 'declined'",
+        "SELECT 1 FROM takebacks AS asked WHERE set_id = ? AND ply = ? AND status = 'declined' "
+        f"AND NOT EXISTS {_UNDONE_SINCE}",
         (set_id, ply),
     )
     return row is not None
 
 
 async def lapsed_at(db: Connection, set_id: int, ply: int) -> bool:
-    """Whether a request to take back the move that made ``ply`` in this set lapsed."""
+    """Whether a request to take back the move that made ``ply`` in this set lapsed (the move
+    now at that ply, as for :func:`declined_at`)."""
     row = await db.fetch_one(
-        "SELECT 1 FROM takebacks WHERE set_id = ? AND ply = ? AND status = 'lapsed'",
+        "SELECT 1 FROM takebacks AS asked WHERE set_id = ? AND ply = ? AND status = 'lapsed' "
+        f"AND NOT EXISTS {_UNDONE_SINCE}",
         (set_id, ply),
     )
     return row is not None
