@@ -16,7 +16,7 @@ from bot.services.errors import RepetitionNeedsConfirmation
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import ATTACH_FILES
+from tests.discord_standin.model import ATTACH_FILES, READ_MESSAGE_HISTORY
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -243,6 +243,22 @@ async def test_a_declined_challenge_tells_the_challenger_in_a_reply(table: Harne
     assert int(told.reference["message_id"]) == reply.id
     assert told.pinged_user_ids() == {table.alice.id}
     assert told.allowed_user_ids() == {table.alice.id}
+
+
+async def test_a_decline_is_told_without_a_reply_where_i_cannot_read_the_history(
+    table: Harness,
+) -> None:
+    """Without Read Message History Discord refuses a reply (160002): the challenger is told
+    all the same, in a message that is not a reply, pinging her alone."""
+    await table.standin.set_overwrite(table.channel, table.me, deny=READ_MESSAGE_HISTORY)
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    told = await table.standin.wait_for_message(
+        table.channel, lambda m: "declined your challenge" in m.content
+    )
+    assert told.content == f"<@{table.alice.id}>, bob declined your challenge."
+    assert told.reference is None
+    assert told.pinged_user_ids() == {table.alice.id}
 
 
 async def test_a_withdrawn_or_expired_challenge_sends_no_reply(table: Harness) -> None:

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+CANNOT_REPLY_WITHOUT_HISTORY = 160002
+"""Discord's error code for a reply where the bot may not read the message history."""
+
 THREAD_ALREADY_MADE = 160004
 """Discord's error code for "A thread has already been created for this message"."""
 
@@ -145,17 +148,24 @@ class ChallengeFlow:
         channel = self.flow.bot.get_partial_messageable(
             challenge.channel_id, guild_id=challenge.guild_id
         )
-        message = channel.get_partial_message(challenge.message_id)
+        text = lang._(
+            "{challenger}, {player} declined your challenge.",
+            challenger=f"<@{challenge.challenger_id}>",
+            player=escaped(names[opponent]),
+        )
+        reply = channel.get_partial_message(challenge.message_id).to_reference(
+            fail_if_not_exists=False
+        )
         try:
-            await channel.send(
-                lang._(
-                    "{challenger}, {player} declined your challenge.",
-                    challenger=f"<@{challenge.challenger_id}>",
-                    player=escaped(names[opponent]),
-                ),
-                reference=message.to_reference(fail_if_not_exists=False),
-                allowed_mentions=pinging([challenge.challenger_id]),
-            )
+            try:
+                await channel.send(
+                    text, reference=reply, allowed_mentions=pinging([challenge.challenger_id])
+                )
+            except discord.Forbidden as refused:
+                if refused.code != CANNOT_REPLY_WITHOUT_HISTORY:
+                    raise
+                # Without Read Message History no reply may be sent: the same words, unlinked.
+                await channel.send(text, allowed_mentions=pinging([challenge.challenger_id]))
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.warning(
                 "Could not tell the challenger of challenge %s it was declined: %s",

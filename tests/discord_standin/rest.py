@@ -21,6 +21,7 @@ from .model import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
     PUBLIC_THREAD,
+    READ_MESSAGE_HISTORY,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
@@ -538,6 +539,9 @@ class RestApi:
             await self._tell("THREAD_UPDATE", payloads.thread(channel))
         if uploads and not self._bot_may(channel, ATTACH_FILES):
             return error(403, 50013, "Missing Permissions")
+        if body.get("message_reference") and not self._bot_may(channel, READ_MESSAGE_HISTORY):
+            # A reply needs Read Message History (JSON error code 160002).
+            return error(403, 160002, "Cannot reply without permission to read message history")
         if body.get("enforce_nonce") and body.get("nonce") is not None:
             # "If another message was created by the same author with the same nonce [in the
             # past few minutes], that message will be returned and no new message created."
