@@ -52,9 +52,11 @@ class AnalysisFlow:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
         self._running: dict[int, asyncio.Future[GameReview]] = {}
-        self._asked_by: dict[int, int] = {}
-        """The game each member's analysis under way is of: one at a time per member (each
-        position's search takes a turn of the workers the computer's moves need too)."""
+        self._asked_by: dict[int, tuple[int, int]] = {}
+        """The game each member's analysis under way is of, and how many of their /analyse of
+        it are waiting for it: one game at a time per member (each position's search takes a
+        turn of the workers the computer's moves need too). Kept by this process: with shards
+        in several processes, one at a time in each."""
 
     async def analyse(self, interaction: discord.Interaction[Any], set_id: int | None) -> None:
         """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
@@ -73,8 +75,8 @@ class AnalysisFlow:
             ephemeral=True,
         )
         asker = interaction.user.id
-        running = self._asked_by.get(asker)
-        if running is not None and running != chosen.set_id:
+        running, asking = self._asked_by.get(asker, (chosen.set_id, 0))
+        if running != chosen.set_id:
             raise GameError(
                 _(
                     "Your analysis of game {game} is still running: wait for it before asking "
@@ -82,12 +84,16 @@ class AnalysisFlow:
                     game=running,
                 )
             )
-        self._asked_by[asker] = chosen.set_id
+        # The same game asked twice shares one analysis: the member's turn ends with the last.
+        self._asked_by[asker] = (running, asking + 1)
         try:
             await self._answer(interaction, chosen)
         finally:
-            if self._asked_by.get(asker) == chosen.set_id:
+            running, asking = self._asked_by[asker]
+            if asking == 1:
                 del self._asked_by[asker]
+            else:
+                self._asked_by[asker] = (running, asking - 1)
 
     async def _answer(self, interaction: discord.Interaction[Any], chosen: SetToAnalyse) -> None:
         """:meth:`analyse` once the set is chosen: the progress, then the review."""
