@@ -162,6 +162,14 @@ class ActiveGame:
         """(attacker id, defender id)."""
         return (self.attacker_id, self.defender_id)
 
+    @property
+    def players_in_match_order(self) -> tuple[int, int]:
+        """Both players in the same order in every set of the match: set 1's attacker first
+        (the sides swap from set to set)."""
+        if self.set_number % 2 == 1:
+            return (self.attacker_id, self.defender_id)
+        return (self.defender_id, self.attacker_id)
+
     def player_of(self, side: Side) -> int:
         """The user id playing ``side``."""
         return self.attacker_id if side is Side.ATTACKERS else self.defender_id
