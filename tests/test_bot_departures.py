@@ -12,7 +12,7 @@ import pytest
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeChannel
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -184,3 +184,48 @@ async def test_a_walkover_not_stored_now_does_not_unsay_the_move(
     assert not over.ephemeral, over.content
     assert f"<@{table.alice.id}> wins the set." in over.content
     assert "Set 2 starts with sides swapped" in over.content
+
+
+async def one_set_each_then_alice_leaves(
+    table: Harness, channel: FakeChannel | None = None
+) -> None:
+    """alice wins set 1 in 5 moves; in set 2 bob moves, alice leaves, and her half-time
+    reminder finds her gone: bob wins set 2 in 1 move, the match 1–1."""
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await (await table.slash(who, "move", {"move": text}, channel=channel)).wait_original()
+    await table.wait_board(lambda m: "Set 2 begins" in m.content, channel=channel)
+    await (await table.slash(table.bob, "move", {"move": "d1-b1"}, channel=channel)).wait_original()
+    await table.standin.remove_member(table.alice)
+    table.advance(timedelta(minutes=31))
+
+
+async def test_a_match_won_because_a_player_left_says_so(table: Harness) -> None:
+    """At one set each, bob won the match because alice left the server in set 2, not
+    by "winning his set in fewer moves": the match's result says so."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    await one_set_each_then_alice_leaves(table)
+    over = await table.wait_board(lambda m: "Match over" in m.content)
+    alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
+    assert f"{bob} wins the set." in over.content.splitlines()
+    assert over.content.splitlines()[-1] == (
+        f"**Match over:** {bob} wins the match 1–1, with one set each, by forfeit: {alice} "
+        "left the server."
+    ), over.content
+    assert "fewer moves" not in over.content
+
+
+async def test_a_thread_line_says_the_match_was_won_by_forfeit(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The same in a thread: the challenge line in the parent channel says bob won by
+    forfeit, alice having left, not "on the tiebreak"."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as table:
+        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "time": 60})
+        await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+        assert line.thread is not None
+        await table.wait_board(channel=line.thread)
+        await one_set_each_then_alice_leaves(table, line.thread)
+        await table.standin.wait_until(lambda: "forfeit" in line.content, timeout=10)
+        assert "**bob** won the match 1–1 by forfeit: **alice** left the server." in line.content
+        assert "tiebreak" not in line.content

@@ -211,6 +211,8 @@ class SetSummary:
     winner_id: int | None
     moves: int
     """Moves of both sides (plies), as docs/rules.md §11 counts them."""
+    left_server: bool = False
+    """Lost by a player who had left the server (recorded as lost on time)."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,18 @@ class MatchEnd:
     sets: tuple[SetSummary, ...]
     aborted: bool = False
     rated: bool = True
+
+    @property
+    def forfeited_by(self) -> int | None:
+        """The player who left the server, when that decided the match at one set each: the
+        winner's set was lost by them as on time (maybe without a move), so it was "won in
+        fewer moves" only because they left (docs/rules.md §11)."""
+        if self.reason is not MatchReason.FEWER_MOVES or self.winner_id is None:
+            return None
+        for each in self.sets:
+            if each.winner_id == self.winner_id and each.left_server:
+                return next(p for p in self.player_ids if p != self.winner_id)
+        return None
 
 
 @dataclass(frozen=True)

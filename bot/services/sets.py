@@ -256,6 +256,7 @@ def summary(row: SetRow) -> SetSummary:
         outcome,
         row.winner_id,
         row.ply,
+        row.left_server,
     )
 
 
