@@ -11,8 +11,9 @@ import pytest
 
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
-from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, FakeChannel
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -229,3 +230,59 @@ async def test_a_thread_line_says_the_match_was_won_by_forfeit(
         await table.standin.wait_until(lambda: "forfeit" in line.content, timeout=10)
         assert "**bob** won the match 1–1 by forfeit: **alice** left the server." in line.content
         assert "tiebreak" not in line.content
+
+
+async def end_posted_late(table: Harness) -> StoredMessage:
+    """bob leaves carol's two-set match (an hour per move) while the bot may not post in the
+    channel: his set ends at his reminder, its post is refused, and once the bot may post
+    again the outbox posts it late. Returns that post."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    await table.standin.remove_member(table.bob)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    table.advance(timedelta(minutes=31))
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def over() -> bool:
+        return await games.in_channel(table.channel.id) is None
+
+    await eventually(over, True)
+    earlier = {m.id for m in table.public_messages()}
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    return await table.wait_board(lambda m: m.id not in earlier)
+
+
+async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
+    table: Harness,
+) -> None:
+    """The end of bob's set, posted late by the outbox, reads as the live post would: he left
+    the server (not "ran out of time"), set 2 is not played, and carol wins the match."""
+    late = await end_posted_late(table)
+    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+    assert late.content.splitlines() == [
+        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
+        f"{carol} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+        f"Set 2 is not played: {carol} wins it without a move.",
+        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+    ]
+
+
+async def test_a_set_end_posted_late_in_german(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The same late post in a German server."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.reply_text(table.admin, "settings", {"language": "de"})
+        late = await end_posted_late(table)
+        bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+        assert late.content.splitlines() == [
+            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
+            "haben den Server verlassen.",
+            f"{carol} gewinnt den Satz.",
+            f"Ohne Wertung: {bob} hat darin nie gezogen.",
+            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
+            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
+        ]
