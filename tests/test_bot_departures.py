@@ -11,6 +11,7 @@ import pytest
 
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
+from engine import Outcome, Reason, Side, read_record, read_tags
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
@@ -286,3 +287,25 @@ async def test_a_set_end_posted_late_in_german(
             f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
             f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
         ]
+
+
+async def test_export_records_who_left_and_the_set_not_played(table: Harness) -> None:
+    """/export of a match bob left: each set is recorded as lost on time, as OpenTafl knows it,
+    with a tag naming the side that left, and reads back to the same result; set 2, never
+    played, is said to be not played because bob had left (not that it "has no moves")."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))
+    await table.wait_board(lambda m: "left the server" in m.content)
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    first, second, _gif = message.attachments
+    one, two = first.data.decode(), second.data.decode()
+    assert "[left-server:defenders]\n[result:1]\n[termination:timeout]\n" in one
+    assert "[left-server:attackers]\n[result:-1]\n[termination:timeout]\n" in two
+    assert read_record(one).outcome == Outcome(Side.ATTACKERS, Reason.TIMEOUT)
+    assert read_record(two).outcome == Outcome(Side.DEFENDERS, Reason.TIMEOUT)
+    assert read_tags(two)["left-server"] == "attackers"
+    assert message.content.endswith(
+        "\nSet 2 was not played: **bob** had left the server, so it has no replay."
+    ), message.content

@@ -484,3 +484,6 @@ class GameExport:
     """The side the computer played, if it played one."""
     set_number: int = 1
     sets_total: int = 1
+    left_by: Side | None = None
+    """The side whose player had left the server, and so lost the set (recorded as lost on
+    time; docs/rules.md §11)."""
