@@ -249,8 +249,10 @@ class Timers:
             _log.exception("Timers, %s, failed", what)
 
     async def _time_out(self, now: datetime) -> None:
-        await self.bot.flow.vanished.before_time_out(now)
-        for end in await self.bot.services.games.time_out_due(now):
+        games = self.bot.services.games
+        due = await games.out_of_time(now)
+        await self.bot.flow.vanished.before_time_out(due.channel_ids)
+        for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.
             try:

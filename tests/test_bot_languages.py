@@ -202,7 +202,7 @@ async def test_public_stats_are_in_the_servers_language(table: Harness) -> None:
     assert embed["title"] == "alice in Brandubh (World Tafl Federation)"
     assert (
         embed["description"]
-        == "Noch keine gewertete Partie Brandubh (World Tafl Federation) beendet."
+        == "Noch keine gewertete Partie in Brandubh (World Tafl Federation) beendet."
     )
     puzzles = await table.reply_text(table.alice, "puzzle stats")
     assert not puzzles.ephemeral

@@ -206,6 +206,27 @@ async def test_an_open_challenge_of_a_member_who_left_cannot_start_a_game(
     assert await table.bot.services.challenges.waiting_for_anyone(table.guild.id) == []
 
 
+async def test_a_member_lookup_failing_otherwise_does_not_close_a_challenge(
+    threaded: Harness,
+) -> None:
+    """Discord answers the challenger's member lookup with a 404 that is not Unknown Member
+    (10004 Unknown Guild): that is no proof alice left, so carol's Accept starts the match
+    (any 404 used to close the challenge, saying alice had left the server)."""
+    table = threaded
+    message = await table.reply_text(table.alice, "challenge", {"sets": 1})
+    asked = table.standin.fail_rest(
+        404,
+        seconds=60,
+        code=10004,
+        matching=lambda method, path: method == "GET" and "/members/" in path,
+    )
+    await table.standin.click(message, f"challenge:accept:{challenge_id(message)}", table.carol)
+    assert message.thread is not None, message.content
+    await table.wait_board(channel=message.thread)
+    assert asked.hits >= 1
+    assert "left the server" not in message.content
+
+
 # -- a permission no game needs ------------------------------------------
 
 

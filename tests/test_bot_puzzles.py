@@ -394,7 +394,7 @@ async def finished_elsewhere(table: Harness, member: FakeMember, *statuses: str)
     services = table.bot.services
     await services.players.remember(member.id, member.name)
     for status in statuses:
-        attempt = await services.puzzles.start(member.id, table.guild.id)
+        attempt = await services.puzzles.start(guild_id=table.guild.id, user_id=member.id)
         await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
         table.advance(timedelta(minutes=1))
 

@@ -228,11 +228,46 @@ async def test_opponent_can_decline(table: Harness) -> None:
     assert reply.components == []
 
 
+async def test_a_declined_challenge_tells_the_challenger_in_a_reply(table: Harness) -> None:
+    """bob declines alice's challenge: beside the edit (which pings nobody), a reply to the
+    challenge tells alice, pinging her alone (she was never told)."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    told = await table.standin.wait_for_message(
+        table.channel, lambda m: "declined your challenge" in m.content
+    )
+    assert told.content == f"<@{table.alice.id}>, bob declined your challenge."
+    assert told.reference is not None
+    assert int(told.reference["message_id"]) == reply.id
+    assert told.pinged_user_ids() == {table.alice.id}
+    assert told.allowed_user_ids() == {table.alice.id}
+
+
+async def test_a_withdrawn_or_expired_challenge_sends_no_reply(table: Harness) -> None:
+    """The near misses: alice withdraws her challenge to bob, and her next one expires; no
+    message follows either (she knows, and nobody declined)."""
+    withdrawn = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(
+        withdrawn, f"challenge:withdraw:{challenge_id(withdrawn)}", table.alice
+    )
+    expiring = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    posts = len(table.public_messages())
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: "expired" in expiring.content, waiting_for="expiry")
+    await asyncio.sleep(0.5)
+    assert "withdrew" in withdrawn.content
+    assert len(table.public_messages()) == posts
+    assert not any("your challenge" in m.content for m in table.public_messages())
+
+
 async def test_a_member_who_declined_is_not_challenged_again_at_once(table: Harness) -> None:
     """bob declines alice's challenge: her next challenge to him is refused to her alone (he
     is not pinged again) until fifteen minutes have passed; carol may still challenge him."""
     reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    await table.standin.wait_for_message(
+        table.channel, lambda m: "declined your challenge" in m.content
+    )
     posts = len(table.public_messages())
     again = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     assert again.ephemeral

@@ -216,6 +216,24 @@ async def test_a_rematch_with_a_member_who_left_is_refused(table: Harness) -> No
     assert answer.content == f"<@{table.bob.id}> has left the server, so there can be no rematch."
 
 
+async def test_a_rematch_is_offered_when_discord_fails_otherwise(table: Harness) -> None:
+    """Discord answers the lookup of bob with a 404 that is not Unknown Member (10004 Unknown
+    Guild): no proof he left, so alice's Rematch is offered (any 404 used to refuse it)."""
+    over = await finished_in_thread(table)
+    asked = table.standin.fail_rest(
+        404,
+        seconds=60,
+        code=10004,
+        matching=lambda method, path: method == "GET" and "/members/" in path,
+    )
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert asked.hits >= 1
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.bob.id}> can accept it there."
+    )
+
+
 async def test_a_rematch_with_a_member_who_cannot_see_the_channel_is_refused(
     table: Harness,
 ) -> None:

@@ -227,6 +227,30 @@ async def test_with_threads_on_allowing_a_channel_without_thread_permissions_war
     assert quiet.content.startswith("Settings saved.\nDefault ruleset:")
 
 
+async def test_turning_threads_on_warns_of_allowed_channels_without_thread_permissions(
+    table: Harness,
+) -> None:
+    """Threads are off; #lobby and #side are allowed, and #lobby denies me Create Public
+    Threads. Turning threads on is saved with the line allowing #lobby would have given (it
+    said nothing, and games there were still played in the channel); #side needs no line."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    await table.reply_text(table.admin, "settings", {"threads": "off"})
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.reply_text(table.admin, "settings", {"allow": side})
+    await table.standin.set_overwrite(
+        lobby, table.me, deny=discord.Permissions(create_public_threads=True)
+    )
+    await eventually(lambda: may(table, lobby.id, "create_public_threads"), False)
+    saved = await table.reply_text(table.admin, "settings", {"threads": "on"})
+    assert saved.content.startswith(
+        f"Settings saved.\nGames in <#{lobby.id}> are played in the channel itself: to give "
+        "each its own thread I need the Create Public Threads permission there.\nDefault "
+    ), saved.content
+    assert f"Games in <#{side.id}>" not in saved.content
+    off = await table.reply_text(table.admin, "settings", {"threads": "off"})
+    assert off.content.startswith("Settings saved.\nDefault ruleset:")
+
+
 async def test_re_allowing_a_listed_channel_i_lost_is_no_refusal(table: Harness) -> None:
     """#lobby is allowed, then denies me Send Messages: allowing it again shows the settings
     (it said #lobby "stays off the list" although it is on it)."""

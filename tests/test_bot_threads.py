@@ -210,6 +210,29 @@ async def test_a_channel_without_thread_permissions_refuses_challenges_while_bus
     )
 
 
+async def test_accept_in_a_channel_that_became_busy_says_what_a_challenge_there_would(
+    table: Harness,
+) -> None:
+    """Nobody may create threads in #games: alice's challenge to bob is posted, then carol's
+    game against the computer starts there. bob's Accept is refused with the sentence carol's
+    /challenge would get — start yours in another channel — not one suggesting a thread he
+    cannot start (Accept kept the sentence from before threads were taken into account)."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
+    line = await challenge(table, table.alice, table.bob)
+    await challenge_computer(table, table.carol, level=1)
+    pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    refused = await pressed.wait_original()
+    assert refused.ephemeral
+    busy = await challenge(table, table.admin, table.alice)
+    assert busy.ephemeral
+    assert (
+        refused.content
+        == busy.content
+        == ("A game is already being played in this channel: start yours in another channel.")
+    )
+
+
 async def test_a_members_thread_in_an_allowed_channel_hosts_games(table: Harness) -> None:
     """Games are allowed in #games only and threads are off: while alice and bob play in
     #games, carol is told to start her game in a thread, and in the thread she starts there

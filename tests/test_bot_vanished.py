@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 
 from bot.services.games import GameService
+from bot.shards import Shards
+from bot.storage import sets as stored_sets
+from bot.storage.connection import Connection
+from bot.storage.sets import EVERY, SetRow
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
@@ -218,6 +222,28 @@ async def test_a_game_whose_channel_was_deleted_unseen_is_not_lost_on_time(
     await a_day_passes(table)
     await eventually(game_in(table, table.channel), None)
     assert await rated_players(table) == 0
+
+
+async def test_a_timer_check_reads_the_games_out_of_time_once(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One check of the timers reads the games out of time once, both to make sure their
+    places are there and to end them (it read them twice); alice's game still ends on time."""
+    await channel_game(table)
+    assert table.bot is not None
+    await table.bot.timers.stop()
+    reads: list[int] = []
+    real = stored_sets.due_deadlines
+
+    async def counted(db: Connection, now_us: int, shards: Shards = EVERY) -> list[SetRow]:
+        reads.append(now_us)
+        return await real(db, now_us, shards)
+
+    monkeypatch.setattr(stored_sets, "due_deadlines", counted)
+    table.advance(timedelta(days=1, seconds=1))
+    await table.bot.timers.check(table.bot.clock())
+    assert len(reads) == 1, reads
+    assert await game_in(table, table.channel)() is None
 
 
 async def test_a_board_owed_to_a_channel_deleted_unseen_is_dropped_and_the_match_aborted(

@@ -54,7 +54,7 @@ async def test_an_answer_to_an_old_position_is_refused(database: str) -> None:
     """Recording a move against a line that moved on raises, and stores nothing."""
     services = await Services.open(database, clock=Clock())
     try:
-        attempt = await services.puzzles.start(ALICE, GUILD)
+        attempt = await services.puzzles.start(guild_id=GUILD, user_id=ALICE)
         first = str(attempt.puzzle.solution[0])
         await services.puzzles.record(attempt, (first,), stored.OPEN)
         with pytest.raises(StaleGameError):
@@ -70,7 +70,7 @@ async def test_streak_counts_solved_since_the_last_failure(database: str) -> Non
     services = await Services.open(database, clock=Clock())
     try:
         for status in (stored.SOLVED, stored.SOLVED, stored.FAILED, stored.SOLVED):
-            attempt = await services.puzzles.start(ALICE, GUILD)
+            attempt = await services.puzzles.start(guild_id=GUILD, user_id=ALICE)
             await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
         stats = await services.puzzles.stats(ALICE)
         assert (stats.solved, stats.failed, stats.streak, stats.best_streak) == (3, 1, 1, 2)
@@ -89,7 +89,9 @@ async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_se
     try:
         first = puzzle_service.bank()[0]
         monkeypatch.setattr(puzzle_service, "bank", lambda: (first,))
-        drawn = await services.puzzles.start(ALICE, other_guild)  # /puzzle play elsewhere
+        drawn = await services.puzzles.start(
+            guild_id=other_guild, user_id=ALICE
+        )  # /puzzle play elsewhere
         assert drawn.puzzle.puzzle_id == first.puzzle_id
         await services.puzzles.set_daily(GUILD, CHANNEL, 10)
         clock.now += timedelta(hours=1)
@@ -97,7 +99,9 @@ async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_se
         [owed] = await services.puzzles.posts_owed()
         assert owed.puzzle.puzzle_id == first.puzzle_id
         await services.puzzles.daily_posted(GUILD, owed.day, 1)
-        daily = await services.puzzles.start_daily(ALICE, GUILD, first.puzzle_id, owed.day)
+        daily = await services.puzzles.start_daily(
+            guild_id=GUILD, user_id=ALICE, puzzle_id=first.puzzle_id, day=owed.day
+        )
         await services.puzzles.record(daily, tuple(str(m) for m in first.solution), stored.SOLVED)
         clock.now += timedelta(days=1)
         await services.puzzles.claim_due()
@@ -116,7 +120,7 @@ async def finish(
     services: Services, clock: Clock, user_id: int, status: str, guild_id: int = GUILD
 ) -> None:
     """``user_id`` draws a puzzle in ``guild_id`` and finishes it ``status``, a minute on."""
-    attempt = await services.puzzles.start(user_id, guild_id)
+    attempt = await services.puzzles.start(guild_id=guild_id, user_id=user_id)
     await services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), status)
     clock.now += timedelta(minutes=1)
 
@@ -137,7 +141,9 @@ async def test_the_leaderboard_ranks_solved_then_rate_then_who_got_there_first(
         ):
             for status in statuses:
                 await finish(services, clock, user_id, status)
-        await services.puzzles.start(CAROL, GUILD)  # still being played: not counted yet
+        await services.puzzles.start(
+            guild_id=GUILD, user_id=CAROL
+        )  # still being played: not counted yet
         board = await services.puzzles.leaderboard(GUILD, ALICE)
         assert [(r.rank, r.user_id, r.solved, r.attempted, r.percent) for r in board.rows] == [
             (1, DAN, 3, 5, 60),

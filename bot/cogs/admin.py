@@ -210,6 +210,26 @@ START_THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
 plays the game in the channel: :func:`bot.flow.threads.may_open_threads`)."""
 
 
+def no_thread_line(
+    interaction: discord.Interaction[BrandubhBot], channel_id: int, lang: Language
+) -> str | None:
+    """The line saying games in ``channel_id`` are played in the channel itself, as I lack a
+    permission :data:`START_THREAD_PERMISSIONS` names there (None when I have them all, or the
+    channel is not known)."""
+    lacking = permissions_missing(interaction, channel_id, START_THREAD_PERMISSIONS)
+    if not lacking:
+        return None
+    return lang.n_(
+        "Games in {channel} are played in the channel itself: to give each "
+        "its own thread I need the {permissions} permission there.",
+        "Games in {channel} are played in the channel itself: to give each "
+        "its own thread I need the {permissions} permissions there.",
+        len(lacking),
+        channel=f"<#{channel_id}>",
+        permissions=permission_names(lacking, lang),
+    )
+
+
 def allowed_after(
     allowed: frozenset[int],
     *,
@@ -335,23 +355,22 @@ class Admin(commands.Cog):
             everywhere=everywhere,
             gone=deleted_channels(interaction, current.allowed_channel_ids),
         )
-        no_threads: str | None = None
+        # With threads on, a channel games are allowed in without a thread's permissions has
+        # its games played in the channel itself, as /challenge does there: said when it is
+        # allowed, and for every allowed channel when threads are turned on.
+        thread_checked: list[int] = []
         if allow is not None and allow.id not in current.allowed_channel_ids:
-            # Games there need what /challenge checks; without a thread's permissions they
-            # are played in the channel itself, as /challenge does there.
+            # Games there need what /challenge checks.
             require_permissions_in(interaction, allow.id, PLAY_PERMISSIONS, ChannelUse.GAMES)
             if current.threads if threads is None else threads == "on":
-                lacking = permissions_missing(interaction, allow.id, START_THREAD_PERMISSIONS)
-                if lacking:
-                    no_threads = lang.n_(
-                        "Games in {channel} are played in the channel itself: to give each "
-                        "its own thread I need the {permissions} permission there.",
-                        "Games in {channel} are played in the channel itself: to give each "
-                        "its own thread I need the {permissions} permissions there.",
-                        len(lacking),
-                        channel=f"<#{allow.id}>",
-                        permissions=permission_names(lacking, lang),
-                    )
+                thread_checked.append(allow.id)
+        if threads == "on":
+            thread_checked += sorted(channels - {*thread_checked})
+        no_threads = [
+            line
+            for channel_id in thread_checked
+            if (line := no_thread_line(interaction, channel_id, lang)) is not None
+        ]
         changed = (
             ruleset is not None
             or time is not None
@@ -380,8 +399,8 @@ class Admin(commands.Cog):
             # A slow write (another program holding the database) is deferred in time.
             current = await within_deadline(interaction, updated, ephemeral=True)
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
-        if no_threads is not None:
-            title = f"{title}\n{no_threads}"
+        if no_threads:
+            title = "\n".join((title, *no_threads))
         public = await self.bot.flow.server_language(interaction.guild_id)
         daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)

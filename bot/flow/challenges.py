@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS
+from bot.errors import UNREACHABLE
+from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     close_unused_thread,
     match_line,
+    member_threads_here,
     thread_name,
     thread_refusal,
 )
@@ -25,6 +27,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
+from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 from bot.views.common import thread_of, update_message, within_deadline
 
@@ -66,6 +69,7 @@ class ChallengeFlow:
                     opponent,
                     thread_id=None if thread is None else thread.id,
                     thread_of=thread_of(interaction),
+                    threads_here=member_threads_here(interaction),
                 )
             except Exception as error:
                 if thread is not None:  # withdrawn or expired while the thread was made
@@ -96,6 +100,49 @@ class ChallengeFlow:
         await self.flow.begin_match(active, interaction=interaction)
         for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
             await self._mark_lapsed(lapsed)
+
+    async def decline(self, interaction: discord.Interaction[Any], challenge_id: int) -> None:
+        """The opponent pressed Decline: the challenge says so (an edit, which pings nobody),
+        then a reply to it tells the challenger, pinging them alone."""
+        user = interaction.user.id
+        # A slow write (another program holding the database) is deferred in time.
+        challenge = await within_deadline(
+            interaction,
+            self.flow.bot.services.challenges.decline(challenge_id, user),
+            thinking=False,
+        )
+        lang = await self.flow.server_language(challenge.guild_id)
+        await update_message(
+            interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
+        )
+        await self._tell_declined(challenge, user, lang)
+
+    async def _tell_declined(self, challenge: Challenge, opponent: int, lang: Language) -> None:
+        """Reply to the declined ``challenge``'s message so that its challenger hears of it;
+        what stops the reply is logged (the challenge is declined all the same)."""
+        if challenge.message_id is None:
+            return
+        names = await self.flow.bot.display_names(challenge.guild_id, opponent)
+        channel = self.flow.bot.get_partial_messageable(
+            challenge.channel_id, guild_id=challenge.guild_id
+        )
+        message = channel.get_partial_message(challenge.message_id)
+        try:
+            await channel.send(
+                lang._(
+                    "{challenger}, {player} declined your challenge.",
+                    challenger=f"<@{challenge.challenger_id}>",
+                    player=escaped(names[opponent]),
+                ),
+                reference=message.to_reference(fail_if_not_exists=False),
+                allowed_mentions=pinging([challenge.challenger_id]),
+            )
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning(
+                "Could not tell the challenger of challenge %s it was declined: %s",
+                challenge.challenge_id,
+                error,
+            )
 
     async def _open_thread(
         self, message: discord.Message, challenge: Challenge, lang: Language
@@ -135,6 +182,15 @@ class ChallengeFlow:
         )
         lang = await self.flow.server_language(challenge.guild_id)
         await message.edit(content=expired_text(challenge, lang), view=None)
+
+    async def show_expired_after_press(self, challenge_id: int) -> None:
+        """Show challenge ``challenge_id``, closed as expired, so on its message through the
+        channel (the press on it could not be answered); what stops that is logged, and the
+        press's own error is the one to report."""
+        try:
+            await self.show_expired(await self.flow.bot.services.challenges.get(challenge_id))
+        except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
+            _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
 
     async def _mark_lapsed(self, challenge: Challenge) -> None:
         """Edit a challenge made moot by a game in its channel: no buttons, and why."""

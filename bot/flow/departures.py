@@ -4,32 +4,24 @@ The bot has no members intent, so it asks Discord (GET guild member) — only at
 it matters: before reminding a player to move, and when a match's next set is about to start.
 A player who has left loses the set they are to move in at once, and a match's next set is not
 played with them: it is lost by them at once, without a move (docs/rules.md §11), which ends the
-match. Only a clear answer counts: Discord saying Unknown Member. Any other answer, or none
-within ``MEMBER_LOOKUP_LIMIT``, means they are still there — an outage never ends a game.
+match. Only a clear answer counts: Discord saying Unknown Member (bot/flow/members.py). Any other
+answer, or none within a second, means they are still there — an outage never ends a game.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import discord
-
-from bot.errors import UNREACHABLE
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import GameError, NoGameHere
 from bot.storage.errors import StorageError
-from bot.views.challenge import MEMBER_LOOKUP_LIMIT
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
-
-UNKNOWN_MEMBER = 10007
-"""Discord's error code for a user who is not a member of the server."""
 
 
 class Departures:
@@ -38,28 +30,13 @@ class Departures:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
 
-    async def has_left(self, guild_id: int, user_id: int) -> bool:
-        """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown
-        Member). Any other error, or no answer in time, is taken for "still a member"."""
-        try:
-            await asyncio.wait_for(
-                self.flow.bot.http.get_member(guild_id, user_id), MEMBER_LOOKUP_LIMIT
-            )
-        except discord.NotFound as error:
-            return error.code == UNKNOWN_MEMBER
-        except (discord.HTTPException, *UNREACHABLE) as error:
-            _log.info(
-                "Could not ask whether %s is still in server %s: %r", user_id, guild_id, error
-            )
-        return False
-
     async def forfeit_if_left(self, active: ActiveGame) -> SetEnd | None:
         """Before reminding the player to move in ``active``: if they have left the server,
         their set ends now, lost by them (and the match's next set is not played with them).
         Returns that end, to announce (:meth:`next_set` then finds its loser gone); None if
         they are still there, or if the set ended meanwhile."""
         player = active.player_to_move
-        if not await self.has_left(active.guild_id, player):
+        if not await self.flow.members.has_left(active.guild_id, player):
             return None
         try:
             end = await self.flow.bot.services.games.forfeit(active.set_id, player)
@@ -83,7 +60,7 @@ class Departures:
                 break
             if player in (present, following.computer_id):
                 continue
-            if await self.has_left(following.guild_id, player):
+            if await self.flow.members.has_left(following.guild_id, player):
                 gone = player
         if gone is None:
             return end

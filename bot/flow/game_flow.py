@@ -21,6 +21,7 @@ from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
+from bot.flow.members import Members
 from bot.flow.outbox import Outbox
 from bot.flow.posts import (
     NO_PINGS,
@@ -88,6 +89,8 @@ class GameFlow:
         """The Rematch button: the same match again, set 1's sides swapped."""
         self.vanished = VanishedFlow(self)
         """Aborting the games whose channel, thread or server is gone."""
+        self.members = Members(self)
+        """Asking Discord whether someone is still a member of a server."""
         self.departures = Departures(self)
         """Ending the sets, and the matches, of players who left the server."""
 

@@ -124,7 +124,7 @@ class PuzzleFlow:
         assert interaction.guild_id is not None
         await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
         attempt = await self.bot.services.puzzles.start(
-            interaction.user.id, interaction.guild_id, difficulty
+            guild_id=interaction.guild_id, user_id=interaction.user.id, difficulty=difficulty
         )
         lang = reader(interaction)
         await self._show(interaction, attempt, self._prompt(attempt, lang), edit=edit)
@@ -136,7 +136,7 @@ class PuzzleFlow:
         assert interaction.guild_id is not None
         await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
         attempt = await self.bot.services.puzzles.start_daily(
-            interaction.user.id, interaction.guild_id, puzzle_id, day
+            guild_id=interaction.guild_id, user_id=interaction.user.id, puzzle_id=puzzle_id, day=day
         )
         lang = reader(interaction)
         await self._show(interaction, attempt, self._prompt(attempt, lang), edit=False)

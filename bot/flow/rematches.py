@@ -17,7 +17,7 @@ from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, GameError, NotAPlayer
 from bot.storage.errors import StorageError
-from bot.views.challenge import challenge_text, challenge_view, member_now
+from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
 
@@ -115,7 +115,7 @@ class RematchFlow:
             await self._show_on_line(active, user, lang)
             return
         where = terms.parent_channel_id or terms.channel_id
-        await self._check_opponent(interaction, other, where)
+        await self._check_opponent(interaction, terms.guild_id, other, where)
         created = services.challenges.create(
             terms.guild_id,
             where,
@@ -170,11 +170,11 @@ class RematchFlow:
         )
 
     async def _check_opponent(
-        self, interaction: discord.Interaction[Any], other: int, where: int
+        self, interaction: discord.Interaction[Any], guild_id: int, other: int, where: int
     ) -> None:
         """Refuse a rematch ``other`` could never answer in ``where``: they have left the
         server, or cannot see that channel (when Discord cannot say in time, it is offered)."""
-        member = await member_now(interaction, other)
+        member = await self.flow.members.member_now(guild_id, other)
         if member is False:
             raise GameError(
                 _(

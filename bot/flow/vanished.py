@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from datetime import datetime
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
@@ -82,13 +82,14 @@ class VanishedFlow:
             return unknown_channel(error)
         return False
 
-    async def before_time_out(self, now: datetime) -> None:
-        """Before games are lost on time at ``now``: a game's channel the bot has not heard of
-        (not in its cache: deleted while it was away, or not cached) is asked of Discord, and
-        one Discord no longer knows is gone — its game is aborted, not lost on time (rated)
-        where nobody could play. If Discord cannot say, the game is ended on time as usual."""
+    async def before_time_out(self, channel_ids: Sequence[int]) -> None:
+        """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
+        heard of (not in its cache: deleted while it was away, or not cached) is asked of
+        Discord, and one Discord no longer knows is gone — its game is aborted, not lost on
+        time (rated) where nobody could play. If Discord cannot say, the game is ended on time
+        as usual."""
         bot = self.flow.bot
-        for channel_id in await bot.services.vanished.out_of_time(now):
+        for channel_id in channel_ids:
             if bot.get_channel(channel_id) is None and await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
 

@@ -253,6 +253,7 @@ class ChallengeService:
         *,
         thread_id: int | None = None,
         thread_of: int | None = None,
+        threads_here: bool = True,
     ) -> ActiveGame:
         """The opponent accepts (anyone but the challenger, for one open to anyone, who becomes
         its opponent): the match starts and its first set is returned.
@@ -260,10 +261,12 @@ class ChallengeService:
         With ``thread_id`` the match is played in that thread (started from the challenge
         message); without, in the challenge's channel (``thread_of``: as for
         :meth:`check_accept`). Raises what :meth:`check_accept` raises, and ChannelBusy (a game
-        started in the channel meanwhile).
+        started in the channel meanwhile) in the words :meth:`create` would use there
+        (``threads_here``: the opponent could start a thread there and play in it).
         """
         row = await self._open(challenge_id)
         await self._check_accept(row, user_id, thread_of)
+        settings = await self._settings.get(row.guild_id)
         async with self._database.transaction() as db:
             await players.ensure(db, user_id, self._clock())
             # Claim the challenge first: of two Accepts racing (a double click, or two members
@@ -281,6 +284,8 @@ class ChallengeService:
                 ruleset=row.ruleset,
                 sets_total=row.sets_total,
                 time_per_move=duration(row.time_per_move_us),
+                threads=settings.threads,
+                threads_here=threads_here,
             )
             await challenges.set_match(db, challenge_id, game.match_id)
             if thread_id is not None and row.message_id is not None:

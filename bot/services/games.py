@@ -11,7 +11,7 @@ move is judged on it, so a refusal always speaks of the set as stored.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.i18n import _
@@ -53,6 +53,19 @@ from engine import (
 
 END_ATTEMPTS = 5
 """How often a resignation or abort is tried again when moves keep landing first."""
+
+
+@dataclass(frozen=True)
+class OutOfTime:
+    """The games in progress whose player to move was out of time when read (one read per
+    timer check): the places to check before they are lost on time, and the games to end."""
+
+    rows: tuple[SetRow, ...]
+
+    @property
+    def channel_ids(self) -> list[int]:
+        """The channels (or threads) the games are played in, by game id."""
+        return [row.channel_id for row in self.rows]
 
 
 class GameService:
@@ -349,14 +362,24 @@ class GameService:
         async with self._database.transaction() as db:
             await clocks.record_check(db, to_us(now or self._clock()), self._shards)
 
+    async def out_of_time(self, now: datetime | None = None) -> OutOfTime:
+        """The games (in these servers) whose move deadline is at or before ``now`` (default:
+        the clock), read once: their places are checked, then :meth:`time_out` ends them."""
+        async with self._database.snapshot() as db:
+            rows = await sets.due_deadlines(db, to_us(now or self._clock()), self._shards)
+        return OutOfTime(tuple(rows))
+
     async def time_out_due(self, now: datetime | None = None) -> list[SetEnd]:
         """End every game whose move deadline is at or before ``now`` (default: the clock):
         the player to move loses on time. Returns the ended sets, by game id."""
-        moment = now or self._clock()
-        async with self._database.snapshot() as db:
-            rows = await sets.due_deadlines(db, to_us(moment), self._shards)
+        return await self.time_out(await self.out_of_time(now))
+
+    async def time_out(self, due: OutOfTime) -> list[SetEnd]:
+        """End the games of ``due``: the player to move loses on time. One that moved on or
+        ended since ``due`` was read (a move, an abort) is left as it is. Returns the ended
+        sets, by game id."""
         ended = []
-        for row in rows:
+        for row in due.rows:
             async with self._database.snapshot() as db:
                 game = await self._cache.load(db, row)
             trial = game.copy()

@@ -136,12 +136,15 @@ class MatchService:
         time_per_move: timedelta,
         computer_id: int | None = None,
         computer_level: int | None = None,
+        threads: bool = True,
         threads_here: bool = True,
     ) -> ActiveGame:
         """Inside a caller's transaction: store a match and its first set (internal use).
 
         Raises ChannelBusy if the channel has a game in progress (the database refuses a
-        second one; ``threads_here``: its refusal may suggest a member's thread).
+        second one), in the words of a challenge refused there (bot/services/terms.py
+        ``busy``: ``threads``, the server's setting, and ``threads_here``, a member's thread
+        could host the game, decide whether its refusal suggests a thread).
         """
         now = self._clock()
         now_us = to_us(now)
@@ -149,7 +152,7 @@ class MatchService:
             await players.ensure(db, user_id, now)
         playing = await sets.active_in_channel(db, channel_id)
         if playing is not None:
-            raise busy(playing, threads_here=threads_here)
+            raise busy(playing, threads=threads, threads_here=threads_here)
         await places.keep_thread_open(db, channel_id)
         match_id = await sets.insert_match(
             db,

@@ -188,7 +188,7 @@ class PuzzleService:
     # ---------------------------------------------------------------- attempts
 
     async def start(
-        self, user_id: int, guild_id: int, difficulty: Difficulty | None = None
+        self, *, guild_id: int, user_id: int, difficulty: Difficulty | None = None
     ) -> Attempt:
         """The player's unfinished puzzle, else a new one they never met (of ``difficulty``).
 
@@ -227,7 +227,9 @@ class PuzzleService:
             )
         return Attempt(row, puzzle)
 
-    async def start_daily(self, user_id: int, guild_id: int, puzzle_id: str, day: str) -> Attempt:
+    async def start_daily(
+        self, *, guild_id: int, user_id: int, puzzle_id: str, day: str
+    ) -> Attempt:
         """The player's attempt at a daily puzzle (a new one, or the one begun before)."""
         puzzle = by_id().get(puzzle_id)
         if puzzle is None:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 
 from bot.services.clock import Clock
 from bot.services.domain import SetEnd
 from bot.services.errors import NoGameHere
 from bot.services.games import GameService
 from bot.shards import Shards
-from bot.storage import Database, places, puzzles, sets, vanished
+from bot.storage import Database, places, puzzles, vanished
 from bot.storage.errors import DatabaseBusy
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
@@ -36,14 +35,6 @@ class VanishedService:
         self._clock = clock
         self._games = games
         self._shards = shards
-
-    async def out_of_time(self, now: datetime | None = None) -> list[int]:
-        """The channels of the games (in these servers) whose player to move is out of time at
-        ``now`` (default: the clock): where to make sure the place is still there before
-        anyone loses on time in it."""
-        async with self._database.snapshot() as db:
-            rows = await sets.due_deadlines(db, to_us(now or self._clock()), self._shards)
-        return [row.channel_id for row in rows]
 
     async def guild_of(self, channel_id: int) -> int | None:
         """The server ``channel_id`` belongs to, as recorded here (None if nothing was)."""

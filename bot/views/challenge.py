@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 import discord
 
@@ -15,14 +14,8 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.storage.errors import StorageError
 from bot.views.common import GuardedItem, bot_of, thread_of, update_message, within_deadline
 from engine import Side, get_ruleset
-
-if TYPE_CHECKING:
-    from bot.client import BrandubhBot
-
-_log = logging.getLogger(__name__)
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
 _STYLES = {
@@ -181,16 +174,11 @@ class ChallengeButton(
         challenges = bot.services.challenges
         user = interaction.user.id
         assert interaction.guild_id is not None
+        if self.action == "decline":
+            await bot.flow.challenges.decline(interaction, self.challenge_id)
+            return
         lang = await bot.flow.server_language(interaction.guild_id)
         # A slow write (another program holding the database) is deferred in time.
-        if self.action == "decline":
-            await within_deadline(
-                interaction, challenges.decline(self.challenge_id, user), thinking=False
-            )
-            await update_message(
-                interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
-            )
-            return
         if self.action == "withdraw":
             await within_deadline(
                 interaction, challenges.withdraw(self.challenge_id, user), thinking=False
@@ -206,7 +194,7 @@ class ChallengeButton(
         )
         try:
             challenge = await within_deadline(interaction, checked, thinking=False)
-            if not await _still_here(interaction, challenge.challenger_id):
+            if await bot.flow.members.has_left(interaction.guild_id, challenge.challenger_id):
                 await within_deadline(
                     interaction, challenges.challenger_left(self.challenge_id), thinking=False
                 )
@@ -223,7 +211,7 @@ class ChallengeButton(
             try:
                 await update_message(interaction, expired_text(challenge, lang))
             except (discord.HTTPException, *UNREACHABLE):
-                await _show_expired(bot, self.challenge_id)
+                await bot.flow.challenges.show_expired_after_press(self.challenge_id)
                 raise
             await interaction.followup.send(
                 reader(interaction).render(expired.text), ephemeral=True
@@ -237,43 +225,6 @@ class ChallengeButton(
             ):
                 # Closed as expired, but the press could not be deferred: no sweep will reach
                 # the challenge now, so its message is edited through the channel.
-                await _show_expired(bot, self.challenge_id)
+                await bot.flow.challenges.show_expired_after_press(self.challenge_id)
             raise
         await bot.flow.challenges.accept(interaction, challenge)
-
-
-async def _show_expired(bot: BrandubhBot, challenge_id: int) -> None:
-    """Show challenge ``challenge_id``, closed as expired, so on its message through the
-    channel (the press on it could not be answered); what stops that is logged, and the
-    press's own error is the one to report."""
-    try:
-        await bot.flow.challenges.show_expired(await bot.services.challenges.get(challenge_id))
-    except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
-        _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
-
-
-MEMBER_LOOKUP_LIMIT = 1.0
-"""Seconds Accept waits for Discord to say whether the challenger is still a member (the press
-must be answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
-
-
-async def _still_here(interaction: discord.Interaction[Any], user_id: int) -> bool:
-    """Whether ``user_id`` is still a member of the interaction's server (asked of Discord: the
-    bot does not follow members coming and going). If Discord cannot say in time, they are."""
-    return await member_now(interaction, user_id) is not False
-
-
-async def member_now(
-    interaction: discord.Interaction[Any], user_id: int
-) -> discord.Member | Literal[False] | None:
-    """``user_id`` as a member of the interaction's server, asked of Discord (the bot does not
-    follow members coming and going): False if they have left, None if Discord cannot say
-    within ``MEMBER_LOOKUP_LIMIT``."""
-    if interaction.guild is None:
-        return None
-    try:
-        return await asyncio.wait_for(interaction.guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
-    except discord.NotFound:
-        return False
-    except (discord.HTTPException, *UNREACHABLE):
-        return None

@@ -1,0 +1,66 @@
+"""Whether someone is still a member of a server, asked of Discord.
+
+The bot has no members intent, so it does not follow members coming and going: Accept, Rematch
+and the departures check (bot/flow/departures.py) ask Discord (GET guild member) when it
+matters. Only a clear answer counts as "left": Discord saying Unknown Member (10007). Any other
+answer — a 404 for an Unknown Guild, a 5xx, a lost connection — or none within
+``MEMBER_LOOKUP_LIMIT`` means Discord cannot say, and the member is taken to be there: an
+outage never closes a challenge, refuses a rematch or ends a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Literal
+
+import discord
+
+from bot.errors import UNREACHABLE
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+UNKNOWN_MEMBER = 10007
+"""Discord's error code for a user who is not a member of the server."""
+
+MEMBER_LOOKUP_LIMIT = 1.0
+"""Seconds to wait for Discord to say whether someone is still a member (a button press must be
+answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
+
+
+class Members:
+    """Asking Discord whether someone is still a member of a server."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def member_now(
+        self, guild_id: int, user_id: int
+    ) -> discord.Member | Literal[False] | None:
+        """``user_id`` as a member of ``guild_id``: False if Discord says Unknown Member (they
+        have left), None if Discord cannot say within ``MEMBER_LOOKUP_LIMIT`` (any other error)
+        or the server is not in the bot's cache (then Discord is only asked whether they left)."""
+        guild = self.flow.bot.get_guild(guild_id)
+        try:
+            if guild is None:
+                await asyncio.wait_for(
+                    self.flow.bot.http.get_member(guild_id, user_id), MEMBER_LOOKUP_LIMIT
+                )
+                return None
+            return await asyncio.wait_for(guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
+        except discord.NotFound as error:
+            if error.code == UNKNOWN_MEMBER:
+                return False
+            failure: BaseException = error
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            failure = error
+        _log.info("Could not ask whether %s is still in server %s: %r", user_id, guild_id, failure)
+        return None
+
+    async def has_left(self, guild_id: int, user_id: int) -> bool:
+        """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown
+        Member). Any other error, or no answer in time, is taken for "still a member"."""
+        return await self.member_now(guild_id, user_id) is False

@@ -1,0 +1,31 @@
+"""The layers import one way: components only present and collect (STYLE.md)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+VIEWS = Path(__file__).resolve().parent.parent / "bot" / "views"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports by name (``import x.y`` and ``from x.y import z``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_components_reach_neither_the_storage_nor_the_flow_layer() -> None:
+    """No view imports bot.storage (its errors go through the services and flow) or bot.flow
+    (reached as ``bot.flow`` at run time)."""
+    reaching = {
+        f"{path.name}: {module}"
+        for path in sorted(VIEWS.glob("*.py"))
+        for module in _imported_modules(path)
+        if module.split(".")[:2] in (["bot", "storage"], ["bot", "flow"])
+    }
+    assert reaching == set()
