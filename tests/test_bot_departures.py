@@ -269,6 +269,8 @@ async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
         f"Set 2 is not played: {carol} wins it without a move.",
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
+    assert late.allowed_user_ids() == {table.carol.id}  # as the live post: she may be away
+    assert late.button("Rematch")
 
 
 async def test_a_set_end_posted_late_in_german(

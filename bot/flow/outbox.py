@@ -18,6 +18,7 @@ from bot.flow.posts import (
     NO_PINGS,
     board_post,
     describe_move,
+    match_end_pings,
     or_missing,
     set_end_text,
 )
@@ -26,6 +27,7 @@ from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
+from bot.views.rematch import rematch_view
 from engine import Reason, Side
 from renderer import render_board
 
@@ -143,6 +145,10 @@ class Outbox:
             if position.outcome.reason in _ENDED_WITHOUT_A_MOVE:
                 lines = []  # its last move was told already: the set ended after it
             lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
+            if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
+                pings = match_end_pings(end)
+                if not end.match_end.aborted:
+                    view = rematch_view(end.match_end.match_id, lang)
             following = await services.games.in_channel(channel_id)
             if following is not None and following.ply == 0:
                 opening = await board_post(
