@@ -3,6 +3,7 @@ the rest of the line around."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import discord
@@ -22,12 +23,23 @@ _DIRECTION_CONTROLS = dict.fromkeys(
 name cannot close the isolate around it early and turn the rest of the line."""
 
 
+ZERO_WIDTH_SPACE = "\u200b"
+
+_MARKUP = re.compile(r"(?<=<)(?=[#/:]|a:|t:|id:)|(?<=:)(?=//)")
+"""Where Discord reads more than text in a message: the ``<`` of a channel, command, emoji,
+timestamp or server guide mention (``<#123…>``, ``</move:123…>``, ``<t:…>``), and the ``//``
+after a link's scheme (``https://…``, linked and previewed). A zero-width space there leaves
+the name as it reads and makes it plain text."""
+
+
 def escaped(name: str) -> str:
-    """A display name safe to show in a message: its Markdown and mentions are inert, its
-    direction controls (such as U+202E) are taken out, and a name written right to left is
-    isolated, so the sentence around it keeps its own direction."""
+    """A display name safe to show in a message: its Markdown, mentions, links and other
+    Discord markup are inert, its direction controls (such as U+202E) are taken out, and a
+    name written right to left is isolated, so the sentence around it keeps its own
+    direction."""
     name = without_direction_controls(name)
     safe = discord.utils.escape_mentions(discord.utils.escape_markdown(name))
+    safe = _MARKUP.sub(ZERO_WIDTH_SPACE, safe)
     if any(unicodedata.bidirectional(char) in _RIGHT_TO_LEFT for char in safe):
         return f"{FIRST_STRONG_ISOLATE}{safe}{POP_DIRECTIONAL_ISOLATE}"
     return safe

@@ -12,7 +12,7 @@ from engine.layout import format_position, parse_position
 from engine.moves import DESTINATION, Move, MoveRecord, move_for_code, square_label
 from engine.outcome import Outcome, Reason
 from engine.rules import RULESETS, Ruleset, get_ruleset
-from engine.squares import Piece, Side, Square, parse_square, square_name
+from engine.squares import Piece, Side, Square, as_typed, parse_square, square_name
 
 _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
 _PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
@@ -247,7 +247,7 @@ class Game:
         A destination alone (``b5``) stands for the one legal move of the side to move that
         ends there; with none or several, the error says so and lists the candidates.
         """
-        alone = DESTINATION.match(text)
+        alone = DESTINATION.match(as_typed(text))
         if alone is None:
             return Move.parse(text, self.ruleset.size)
         to = parse_square(alone["to"], self.ruleset.size)

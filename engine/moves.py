@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 
 from engine.errors import N_, InvalidMoveError, echoed
-from engine.squares import MAX_SIZE, Piece, Side, Square, parse_square, square_name
+from engine.squares import MAX_SIZE, Piece, Side, Square, as_typed, parse_square, square_name
 
 DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"
 """Every dash a keyboard or a phone may type between two squares: the hyphen-minus, the
@@ -105,11 +105,11 @@ class Move:
     @classmethod
     def parse(cls, text: str, size: int = MAX_SIZE) -> Move:
         """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1–d3`` (en or em
-        dash) or ``D1-D3``; a capture suffix ``xd4`` is ignored.
+        dash) or ``D1-D3``, in full-width characters too; a capture suffix ``xd4`` is ignored.
 
         Text that is not a move on a ``size`` board raises :class:`InvalidMoveError`.
         """
-        match = _MOVE.match(text)
+        match = _MOVE.match(as_typed(text))
         if match is None:
             raise InvalidMoveError(
                 N_(

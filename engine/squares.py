@@ -8,6 +8,7 @@ A square is an ``int``: ``rank * 16 + file`` with file ``a`` = 0 and rank ``1`` 
 from __future__ import annotations
 
 import enum
+import unicodedata
 from typing import TypeAlias
 
 from engine.errors import N_, InvalidMoveError, echoed
@@ -38,9 +39,16 @@ def square_name(sq: Square) -> str:
     return f"{FILE_LETTERS[sq & 15]}{(sq >> 4) + 1}"
 
 
+def as_typed(text: str) -> str:
+    """``text`` as a plain keyboard types it: a full-width keyboard's letters, digits and dashes
+    (``ｄ１－ｄ３``, as a Chinese or Japanese phone may write them) read as ``d1-d3``."""
+    return unicodedata.normalize("NFKC", text)
+
+
 def parse_square(text: str, size: int = MAX_SIZE) -> Square:
-    """Read a square name such as ``d4`` (either case), else raise ``InvalidMoveError``."""
-    name = text.strip().lower()
+    """Read a square name such as ``d4`` (either case, full-width too), else raise
+    ``InvalidMoveError``."""
+    name = as_typed(text).strip().lower()
     if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
         raise InvalidMoveError(
             N_("'{text}' is not a square: write a file letter and a rank, like d4."),

@@ -193,3 +193,40 @@ async def test_an_analysis_cut_short_by_a_restart_says_so(
         f"The analysis of game 1 was interrupted by a restart: run {table.mention('analyse')} "
         "again."
     )
+
+
+async def test_a_member_analyses_one_game_at_a_time(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While alice's analysis of game 1 runs, her /analyse of game 2 is refused privately
+    (each analysis takes turns of the workers the computer's moves need: one member could
+    queue any number); carol's of game 2 runs, and alice's once hers is done."""
+    for _ in range(2):
+        await table.challenge_accepted(table.alice, table.bob, sets=1)
+        await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # game 1's search waits to be let go
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    first = await table.slash(table.alice, "analyse", {"game": 1})
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    refused = await (await table.slash(table.alice, "analyse", {"game": 2})).wait_original()
+    assert refused.ephemeral
+    assert refused.content == (
+        "Your analysis of game 1 is still running: wait for it before asking for another."
+    )
+    other = await table.slash(table.carol, "analyse", {"game": 2})
+    release.set()
+    await first.wait_original(_finished, timeout=60)
+    await other.wait_original(_finished, timeout=60)
+    again = await (await table.slash(table.alice, "analyse", {"game": 2})).wait_original(
+        _finished, timeout=60
+    )
+    assert not again.ephemeral

@@ -133,6 +133,26 @@ async def test_a_hostile_nickname_pings_nobody_and_shows_as_text(table: Harness)
     ]
 
 
+async def test_a_nickname_that_is_a_link_or_a_channel_shows_as_text(
+    channel_table: Harness,
+) -> None:
+    """Players nicknamed 'https://e.vil/x' and '<#lobby>' play: the boards name them as
+    text, not as a link Discord would preview or as a link to #lobby."""
+    table = channel_table
+    lobby = table.guild.channel("lobby")
+    link = table.standin.add_member(table.guild, "link", nick="https://e.vil/x")
+    channel = table.standin.add_member(table.guild, "channel", nick=f"<#{lobby.id}>")
+    await table.standin.announce_guild(table.guild)
+    await table.challenge_accepted(link, channel, sets=1)
+    first = await table.move(link, "d1-b1")
+    second = await table.move(channel, "c4-c2")
+    assert first.content.startswith("**https:\u200b//e.vil/x** (attackers) played d1-b1.")
+    assert second.content.startswith(f"**<\u200b#{lobby.id}>** (defenders) played c4-c2.")
+    for message in table.public_messages():
+        assert "https://" not in message.content, message.content
+        assert f"<#{lobby.id}>" not in message.content, message.content
+
+
 async def test_a_server_name_with_markdown_shows_as_text_in_the_titles(table: Harness) -> None:
     """A server named "**Tafl** __Club__": /leaderboard's and /games' titles show the name as
     written, not as bold and underlined text."""

@@ -126,6 +126,27 @@ async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     assert len(dailies()) == 2
 
 
+async def test_a_forged_solve_button_starts_no_puzzle(table: Harness) -> None:
+    """A Solve button naming another puzzle than the day's post, or a day without one, is
+    refused in one sentence; the post's own button still opens its puzzle. (A forged one
+    started any puzzle of the bank, counted as a daily puzzle of any day.)"""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    table.advance(timedelta(hours=1))
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    [solve_id] = post.custom_ids()
+    _, _, puzzle_id, day = solve_id.split(":")
+    other = next(p.puzzle_id for p in by_id().values() if p.puzzle_id != puzzle_id)
+    for forged in (f"puzzle:solve:{other}:{day}", f"puzzle:solve:{puzzle_id}:2001-01-01"):
+        record = await table.standin.forged_click(post, forged, table.bob)
+        refused = await record.wait_original()
+        assert refused.ephemeral
+        assert refused.content == "That button or id is not one of mine.", forged
+    opened = await (await table.standin.click(post, solve_id, table.bob)).wait_original()
+    assert shown_puzzle(opened).puzzle_id == puzzle_id
+
+
 async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Harness) -> None:
     """Discord takes the daily post but its answer is lost (503): the next try finds the post
     in the channel by its Solve button, though the server's language changed meanwhile."""

@@ -7,10 +7,12 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
 
+from bot.services.errors import RepetitionNeedsConfirmation
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
@@ -133,14 +135,14 @@ async def test_autocomplete_offers_nothing_to_the_player_not_to_move(table: Harn
 
 
 async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness) -> None:
-    """Typing "D1 B" (or "d1 to b", "D1>B1", with an en dash) offers d1-b1 and only it; text
-    /move would refuse ("d1xb1") offers nothing."""
+    """Typing "D1 B" (or "d1 to b", "D1>B1", with an en dash, in full-width characters)
+    offers d1-b1 and only it; text /move would refuse ("d1xb1") offers nothing."""
     await table.challenge_accepted(table.alice, table.bob)
     choices = await table.standin.autocomplete(
         table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
     )
     assert [c["value"] for c in choices] == ["d1-b1"]
-    typing = ("d1 to b", "D1>B1", "d1\u2013b", "d1\u2212b", "k d1-b", "Kd1 to b1")
+    typing = ("d1 to b", "D1>B1", "d1\u2013b", "d1\u2212b", "k d1-b", "Kd1 to b1", "ｄ１－ｂ")
     for typed in typing:  # /move reads "k"
         choices = await table.standin.autocomplete(
             table.guild, table.channel, table.alice, "move", focused="move", value=typed
@@ -282,6 +284,34 @@ async def test_a_member_who_declined_is_not_challenged_again_at_once(table: Harn
     assert challenge_id(later)
 
 
+async def test_withdrawing_and_challenging_again_pings_the_member_once_in_15_minutes(
+    table: Harness,
+) -> None:
+    """alice challenges bob, withdraws and challenges him again, three times: he is pinged
+    once, and alice is told privately when her challenges will ping him again; carol's ping
+    him, and alice's do again fifteen minutes after the first. (Each pinged him: a member
+    could ping another without end.)"""
+    pinged = []
+    for _ in range(3):
+        record = await table.slash(table.alice, "challenge", {"opponent": table.bob})
+        posted = await record.wait_original()
+        pinged.append(posted.pinged_user_ids())
+        await table.standin.click(posted, f"challenge:withdraw:{challenge_id(posted)}", table.alice)
+    assert pinged == [{table.bob.id}, set(), set()]
+    told = await record.wait_followup()
+    assert told.ephemeral
+    next_ping = int((table.now + timedelta(minutes=15)).timestamp())
+    assert told.content == (
+        f"Your challenge is posted without pinging <@{table.bob.id}>: your challenges ping them "
+        f"at most once every 15 minutes (next <t:{next_ping}:R>)."
+    )
+    other = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert other.pinged_user_ids() == {table.bob.id}
+    table.advance(timedelta(minutes=15, seconds=1))
+    later = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert later.pinged_user_ids() == {table.bob.id}
+
+
 async def test_a_bug_is_logged_and_the_player_gets_an_apology(
     table: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -348,3 +378,34 @@ async def test_on_a_busy_bot_the_losing_repetition_warning_is_still_private(
         warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
     assert "third time" in warning.content, warning.content
     assert warning.ephemeral
+
+
+async def test_a_repetition_warning_as_the_opponent_resigns_is_no_apology(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice resigns the one-set game just as bob's /move gets its losing-repetition warning:
+    bob sees the warning (not the apology: the game was read again, gone, and an assertion
+    failed), and its "Play anyway" then says the game is over."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    for ply, text in enumerate(SHUFFLE):
+        reply = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+        assert not reply.ephemeral, reply.content
+    assert table.bot is not None
+    games = table.bot.services.games
+    check = games.check_move
+
+    async def resigned_meanwhile(*args: Any, **kwargs: Any) -> None:
+        try:
+            await check(*args, **kwargs)
+        except RepetitionNeedsConfirmation:
+            await games.resign(table.channel.id, table.alice.id)
+            raise
+
+    monkeypatch.setattr(games, "check_move", resigned_meanwhile)
+    warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
+    assert warning.ephemeral
+    assert "third time" in warning.content, warning.content
+    [confirm] = warning.custom_ids()
+    pressed = await (await table.standin.click(warning, confirm, table.bob)).wait_original()
+    assert pressed.ephemeral
+    assert pressed.content == "That game is over."

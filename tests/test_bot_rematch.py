@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -101,6 +102,29 @@ async def test_rematch_pressed_by_both_players_at_once_offers_one(table: Harness
             r"decline that one\.)",
             a.content,
         ), a.content
+
+
+async def test_a_rematch_withdrawn_and_asked_again_pings_once(table: Harness) -> None:
+    """bob asks for a rematch, withdraws it and asks again: alice is pinged by the first
+    only, and bob is told privately why the second did not ping her."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    pinged = []
+    for _ in range(2):
+        answer = await (
+            await table.standin.click(last, rematch_id(last), table.bob)
+        ).wait_original()
+        offer = table.public_messages()[-1]
+        pinged.append(offer.pinged_user_ids())
+        await table.standin.click(offer, f"challenge:withdraw:{challenge_id(offer)}", table.bob)
+    assert pinged == [{table.alice.id}, set()]
+    assert answer.ephemeral
+    assert answer.content.startswith(
+        f"Rematch offered in <#{table.channel.id}> without pinging <@{table.alice.id}>: your "
+        "challenges ping them at most once every 15 minutes (next <t:"
+    )
 
 
 async def test_a_rematch_discord_would_not_post_does_not_hold_the_pair(table: Harness) -> None:
@@ -277,3 +301,45 @@ async def test_a_second_rematch_press_against_the_computer_says_it_is_on(table: 
     answer = await second.wait_original()
     assert answer.ephemeral
     assert answer.content == "Your rematch is already on: play it here."
+
+
+async def test_rematch_pressed_twice_at_once_against_the_computer_says_it_is_on(
+    table: Harness,
+) -> None:
+    """alice presses Rematch twice at the same moment: one match starts, and the other press
+    is told it is on (it was told to challenge from the channel)."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        thread, lambda m: "wins the game" in m.content, timeout=10
+    )
+    presses = await asyncio.gather(
+        *(table.standin.click(over, rematch_id(over), table.alice, wait=False) for _ in "ab")
+    )
+    answers = []
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+        answers.append(await press.wait_original())
+    assert sorted(a.ephemeral for a in answers) == [False, True]
+    [refused] = [a for a in answers if a.ephemeral]
+    assert refused.content == "Your rematch is already on: play it here."
+
+
+async def test_a_rematch_right_after_a_quick_match_pings_the_opponent(table: Harness) -> None:
+    """alice challenged bob and won within minutes; her Rematch pings bob (a match was played:
+    the pause on pings is for challenges withdrawn and asked again)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    answer = await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
+    assert answer.content.startswith("Rematch offered in ")
+    offer = table.public_messages()[-1]
+    assert offer.pinged_user_ids() == {table.bob.id}

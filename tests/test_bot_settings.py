@@ -90,6 +90,22 @@ async def test_the_only_allowed_channel_deleted_allows_games_nowhere_until_an_ad
     assert await allowed(table) == {table.channel.id}
 
 
+async def test_an_allowed_channel_deleted_unseen_leaves_the_list_when_others_remain(
+    table: Harness,
+) -> None:
+    """#lobby is deleted while the bot is stopped, #games stays: when the bot is back, #lobby
+    leaves the list without an admin's /settings (no CHANNEL_DELETE ever reached it)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    await table.stop()
+    await table.standin.delete_channel(lobby)
+    await table.start()
+    await eventually(lambda: allowed(table), {table.channel.id})
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"Games allowed in: <#{table.channel.id}>\n" in shown.content
+
+
 async def test_every_allowed_channel_deleted_unseen_is_spoken_of_in_the_plural(
     table: Harness,
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,37 @@ async def test_a_challenge_after_a_slow_start_is_posted_in_public(
         await table.wait_board(lambda m: "your move" in m.content)
 
 
+async def test_a_challenge_whose_ping_claim_waits_for_a_lock_is_posted_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program takes the write lock for 4 s just after alice's challenge is stored,
+    as its claim on bob's ping is made: the answer is deferred in time (it waited for the
+    claim past Discord's 3 s), and the challenge is posted, pinging bob."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        assert table.bot is not None
+        challenges = table.bot.services.challenges
+        claim = challenges.claim_opponent_ping
+
+        async def behind_a_lock(challenge_id: int) -> datetime | None:
+            async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+                return await claim(challenge_id)
+
+        monkeypatch.setattr(challenges, "claim_opponent_ping", behind_a_lock)
+        record = await table.standin.slash(
+            table.guild,
+            table.channel,
+            table.alice,
+            "challenge",
+            {"opponent": table.bob},
+            wait=False,
+        )
+        await table.standin.wait_answered(record, timeout=3.0)
+        posted = await table.standin.wait_for_message(
+            table.channel, lambda m: not m.ephemeral and "challenges you" in m.content, timeout=10
+        )
+        assert posted.pinged_user_ids() == {table.bob.id}
+
+
 async def test_a_takeback_refused_after_a_slow_read_is_private(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -336,3 +368,25 @@ async def test_standings_after_a_slow_read_are_answered_in_public(
         assert record.response_type == DEFERRED_CHANNEL_MESSAGE
         shown = await record.wait_original(lambda m: bool(m.embeds), timeout=15)
         assert not shown.ephemeral
+
+
+async def test_a_game_against_the_computer_after_a_slow_start_is_posted_in_public(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice challenges the computer (threads off) while another program holds the write lock
+    for 4 s: the answer is deferred in time, the first board is posted for everyone and the
+    private "thinking…" goes away."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            record = await table.standin.slash(
+                table.guild,
+                table.channel,
+                table.alice,
+                "challenge",
+                {"opponent": table.me, "level": 1},
+                wait=False,
+            )
+            await table.standin.wait_answered(record, timeout=3.0)
+        board = await table.wait_board(lambda m: "against the computer" in m.content)
+        assert not board.ephemeral
+        await private_answer_gone(table, record)

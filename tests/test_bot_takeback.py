@@ -145,6 +145,26 @@ async def test_a_takeback_lapses_after_ten_minutes(table: Harness) -> None:
     assert "lapsed" in request.content
 
 
+async def test_a_takeback_asked_again_after_it_lapsed_does_not_ping_again(
+    table: Harness,
+) -> None:
+    """alice's request lapses unanswered and she asks again for the same move: the new request
+    is posted (bob may still answer it), but only the first one pinged him — else asking every
+    ten minutes would ping him six times an hour."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    first = await ask(table)
+    assert first.pinged_user_ids() == {table.bob.id}
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: first.components == [], timeout=5)
+    again = await ask(table)
+    assert again.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back")
+    assert again.pinged_user_ids() == set()
+    await table.standin.click(again, answer_button(again, "accept"), table.bob)
+    assert again.content == "bob accepted the takeback."
+    await table.wait_board(lambda m: "taken back" in m.content)
+
+
 async def test_only_your_own_last_move_can_be_taken_back(table: Harness) -> None:
     """After bob replied, alice's takeback is refused with the reason."""
     await table.challenge_accepted(table.alice, table.bob)

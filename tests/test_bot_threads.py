@@ -437,6 +437,30 @@ async def test_games_against_the_computer_get_a_thread_each(table: Harness) -> N
     assert [m.id for m in table.public_messages()] == [alice.id, carol.id]
 
 
+async def test_a_member_may_play_five_matches_against_the_computer_at_once(
+    table: Harness,
+) -> None:
+    """The sixth match alice asks the computer for while five are on is refused privately,
+    with no thread opened; once she resigns one, she may start another. (Each /challenge of
+    the computer opened a thread: one member could fill a server with them.)"""
+    lines = [await challenge_computer(table, table.alice, level=1, sets=1) for _ in range(5)]
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.me})
+    assert refused.ephemeral
+    assert refused.content == (
+        "You are already playing 5 matches against me in this server: finish one, or resign "
+        f"it, first ({table.mention('games')} lists them)."
+    )
+    assert len(table.standin.world.threads_of(table.channel)) == 5
+    carol = await challenge_computer(table, table.carol, level=1)
+    assert carol.thread is not None
+    thread = thread_of(table, lines[0])
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(asked, asked.custom_ids()[0], table.alice)).wait_original()
+    await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    again = await challenge_computer(table, table.alice, level=1)
+    assert again.thread is not None
+
+
 async def test_the_computer_line_shows_the_result_and_its_thread_archives(
     table: Harness,
 ) -> None:

@@ -27,6 +27,17 @@ def test_markdown_and_mentions_are_inert() -> None:
     assert "<@123456789012345678>" not in shown
 
 
+def test_links_and_other_discord_markup_are_inert() -> None:
+    """A channel, command or timestamp mention and a link in a name stay text: no "#rules"
+    link, clickable command, date or link preview in the bot's message, where the name is
+    shown as it reads (a zero-width space after the ``<`` and the scheme's colon)."""
+    for name in ("<#123456789012345678>", "</abort:123456789012345678>", "<t:0:R>", "<id:guide>"):
+        assert escaped(name) == "<\u200b" + name[1:]
+    assert escaped("<a:x:123456789012345678>") == "<\u200ba:x:123456789012345678>"
+    assert escaped("https://e.vil/x") == "https:\u200b//e.vil/x"
+    assert escaped("<3 a:b") == "<3 a:b"
+
+
 def test_direction_controls_are_taken_out() -> None:
     """A name holding U+202E (right-to-left override), or a pop isolate that would close the
     isolate around it early, loses those controls: the words after it keep their direction."""

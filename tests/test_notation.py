@@ -57,6 +57,19 @@ def test_any_dash_a_keyboard_or_phone_types_reads_as_a_move(dash: str) -> None:
     assert Move.parse(f"d1{dash}d3", 7) == D1_D3
 
 
+@pytest.mark.parametrize("text", ["ｄ１－ｄ３", "Ｄ１　ｄ３", "d１-ｄ3"])
+def test_full_width_letters_and_digits_read_as_a_move(text: str) -> None:
+    """A full-width keyboard's move (a Chinese or Japanese phone's) reads as d1-d3, not only
+    its dash (the whole move was refused as "not a move" while its dash alone was read)."""
+    assert Move.parse(text, 7) == D1_D3
+
+
+def test_a_full_width_destination_alone_names_its_move() -> None:
+    """``ｃ１`` alone is the one attacker's move that can reach c1, as ``c1`` is."""
+    game = Game()
+    assert game.parse_move("ｃ１") == game.parse_move("c1")
+
+
 @pytest.mark.parametrize("text", ["", "d1", "d1-", "hello", "d1-d3-d5", "1d-3d", "d1/d3"])
 def test_junk_says_what_a_move_looks_like(text: str) -> None:
     """Text that is not a move is refused with an example of one."""

@@ -463,3 +463,52 @@ async def test_a_challenge_never_shown_gives_its_role_ping_back(services: Servic
     await challenges.forget_unshown(unshown.challenge_id)
     again = await challenges.create(GUILD, CHANNEL, ALICE, None)
     assert await challenges.claim_role_ping(again.challenge_id) is None
+
+
+async def test_a_members_challenges_ping_the_same_member_once_in_15_minutes(
+    services: Services, clock: FakeClock
+) -> None:
+    """After alice's challenge claimed bob's ping, hers to bob do not ping him until 15 minutes
+    later (the refusal says when); hers to carol, carol's to bob and hers in another server
+    still ping."""
+    challenges = services.challenges
+
+    async def claim(guild_id: int, challenger_id: int, opponent_id: int) -> datetime | None:
+        """Challenge, claim the opponent's ping, and withdraw."""
+        challenge = await challenges.create(guild_id, CHANNEL, challenger_id, opponent_id)
+        paused_until = await challenges.claim_opponent_ping(challenge.challenge_id)
+        await challenges.withdraw(challenge.challenge_id, challenger_id)
+        return paused_until
+
+    assert await claim(GUILD, ALICE, BOB) is None
+    pinged_at = clock.now
+    clock.advance(timedelta(minutes=14, seconds=59))
+    assert await claim(GUILD, ALICE, BOB) == pinged_at + timedelta(minutes=15)
+    assert await claim(GUILD, ALICE, CAROL) is None
+    assert await claim(GUILD, CAROL, BOB) is None
+    assert await claim(GUILD + 1, ALICE, BOB) is None
+    clock.advance(timedelta(seconds=2))
+    assert await claim(GUILD, ALICE, BOB) is None
+
+
+async def test_two_claims_of_the_opponents_ping_at_once_ping_once(services: Services) -> None:
+    """Two claims of bob's ping for alice's challenge at the same moment: one pings, the
+    other is told when."""
+    challenges = services.challenges
+    challenge = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    results = await asyncio.gather(
+        challenges.claim_opponent_ping(challenge.challenge_id),
+        challenges.claim_opponent_ping(challenge.challenge_id),
+    )
+    assert sorted(result is None for result in results) == [False, True]
+
+
+async def test_a_challenge_never_shown_gives_its_opponents_ping_back(services: Services) -> None:
+    """alice's challenge to bob claimed his ping but its post failed: her next one pings him
+    (he never heard the first)."""
+    challenges = services.challenges
+    unshown = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert await challenges.claim_opponent_ping(unshown.challenge_id) is None
+    await challenges.forget_unshown(unshown.challenge_id)
+    again = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert await challenges.claim_opponent_ping(again.challenge_id) is None

@@ -18,6 +18,7 @@ from bot.services.errors import (
     RepetitionNeedsConfirmation,
     StaleGameError,
     TimeRanOut,
+    TooManyComputerMatches,
 )
 from bot.storage.sets import SetRow
 from engine import Game, MatchReason, Reason, Side
@@ -477,8 +478,8 @@ async def test_names_are_the_ones_of_the_server_asked_about(services: Services) 
 async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Services) -> None:
     """Turned to games 11–12, then three games end: the page asked for is past the end, so the
     last page comes back (games 1–9), never an empty list that says no game is on."""
-    for channel in range(CHANNEL, CHANNEL + 12):
-        await services.matches.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+    for player, channel in enumerate(range(CHANNEL, CHANNEL + 12), start=ALICE):
+        await services.matches.start_computer_match(GUILD, channel, player, COMPUTER)
     page = await services.records.in_progress(GUILD, offset=10, limit=10)
     assert (page.offset, page.total, len(page.games)) == (10, 12, 2)
     for channel in range(CHANNEL, CHANNEL + 3):
@@ -663,3 +664,30 @@ async def test_a_set_end_read_back_has_its_walkover(services: Services) -> None:
     assert stored.match_end is not None
     assert stored.match_end.winner_id == ALICE
     assert stored.match_end.reason is MatchReason.MORE_WINS
+
+
+async def test_a_member_plays_at_most_five_matches_against_the_computer_at_once(
+    services: Services,
+) -> None:
+    """alice's sixth match against the computer in a server is refused, even asked for at the
+    same moment as the fifth; in another server, or once one of hers is over, she may play
+    another."""
+    matches = services.matches
+    for channel in range(CHANNEL, CHANNEL + 4):
+        await matches.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+    started = await asyncio.gather(
+        *(
+            matches.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+            for channel in (CHANNEL + 4, CHANNEL + 5)
+        ),
+        return_exceptions=True,
+    )
+    assert sorted(type(each).__name__ for each in started) == [
+        "ActiveGame",
+        "TooManyComputerMatches",
+    ]
+    with pytest.raises(TooManyComputerMatches):
+        await matches.check_computer_matches(GUILD, ALICE)
+    await matches.start_computer_match(GUILD + 1, CHANNEL + 6, ALICE, COMPUTER)
+    await services.games.abort(CHANNEL)
+    await matches.start_computer_match(GUILD, CHANNEL + 7, ALICE, COMPUTER)

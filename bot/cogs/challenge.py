@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES, SETS_CHOICES, SIDE_CHOICES, TIME_CHOICES
 from bot.errors import require_channel_permissions
+from bot.flow.challenges import opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n import _
@@ -122,6 +123,16 @@ class Challenge(commands.Cog):
             pings = pinging([] if opponent is None else [opponent.id])
             role = settings.open_challenge_role_id
             paused_until = None
+            quiet_until = None
+            if opponent is not None:
+                # One member's challenges ping another at most once in 15 minutes: withdrawing
+                # and challenging again would ping them each time. (A write: deferred in time
+                # like the challenge's own, when the database is slow.)
+                quiet_until = await within_deadline(
+                    interaction, opponent_ping(bot, challenge.challenge_id), ephemeral=True
+                )
+                if quiet_until is not None:
+                    pings = pinging([])
             if opponent is None and role is not None and _may_ping(interaction, role):
                 # One open to anyone pings the server's role for it, if it has one; else
                 # nobody. A member's open challenges ping it once in 15 minutes at most: the
@@ -168,24 +179,45 @@ class Challenge(commands.Cog):
                     challenge.challenge_id,
                     error,
                 )
+        if quiet_until is not None and opponent is not None:
+            await _tell_unpinged(
+                interaction,
+                reader(interaction)._(
+                    "Your challenge is posted without pinging {player}: your challenges ping "
+                    "them at most once every 15 minutes (next {when}).",
+                    player=f"<@{opponent.id}>",
+                    when=f"<t:{int(quiet_until.timestamp())}:R>",
+                ),
+                "its opponent",
+            )
         if paused_until is not None:
-            try:
-                await interaction.followup.send(
-                    reader(interaction)._(
-                        "Your challenge is posted without pinging {role}: your open challenges "
-                        "ping it at most once every 15 minutes (next {when}).",
-                        role=f"<@&{role}>",
-                        when=f"<t:{int(paused_until.timestamp())}:R>",
-                    ),
-                    ephemeral=True,
-                    allowed_mentions=discord.AllowedMentions.none(),
-                )
-            except discord.HTTPException as error:
-                _log.warning(
-                    "Could not tell user %s their challenge did not ping the role: %s",
-                    interaction.user.id,
-                    error,
-                )
+            await _tell_unpinged(
+                interaction,
+                reader(interaction)._(
+                    "Your challenge is posted without pinging {role}: your open challenges "
+                    "ping it at most once every 15 minutes (next {when}).",
+                    role=f"<@&{role}>",
+                    when=f"<t:{int(paused_until.timestamp())}:R>",
+                ),
+                "the role",
+            )
+
+
+async def _tell_unpinged(
+    interaction: discord.Interaction[BrandubhBot], text: str, whom: str
+) -> None:
+    """Tell the challenger, privately, that their challenge did not ping ``whom``, and why."""
+    try:
+        await interaction.followup.send(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+    except discord.HTTPException as error:
+        _log.warning(
+            "Could not tell user %s their challenge did not ping %s: %s",
+            interaction.user.id,
+            whom,
+            error,
+        )
 
 
 def _may_ping(interaction: discord.Interaction[BrandubhBot], role_id: int) -> bool:

@@ -23,6 +23,7 @@ from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
 from engine import Side
 from engine.moves import DASHES
+from engine.squares import as_typed
 from renderer import render_replay
 
 MAX_CHOICES = 25
@@ -38,9 +39,9 @@ letter (``k4``)."""
 
 def squash(text: str) -> str:
     """``D1 - d3`` → ``d1d3``, ``d1 to d3`` and ``k d1-d3`` too: what autocomplete compares,
-    ignoring case, the king's prefix and the separators /move accepts (so it never offers a
-    move for text /move would refuse)."""
-    return _SEPARATORS.sub("", _KING_PREFIX.sub("", text.lower()))
+    ignoring case, the king's prefix, the separators /move accepts and full-width characters
+    (so it never offers a move for text /move would refuse, nor none for text it reads)."""
+    return _SEPARATORS.sub("", _KING_PREFIX.sub("", as_typed(text).lower()))
 
 
 MOVE_TEXT_LIMIT = 40

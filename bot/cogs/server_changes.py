@@ -88,6 +88,24 @@ class ServerChanges(commands.Cog):
             _log.info("Deleted channel %s is no longer allowed in server %s", channel_id, guild_id)
 
     @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's channels are known again (at start-up, after an outage): allowed
+        channels deleted meanwhile, which no CHANNEL_DELETE reached me for, leave the list as
+        a deletion seen would take them off — when one allowed channel is still there (with
+        all gone, the list stays, and /settings and refusals say they were deleted)."""
+        self._until_stored(
+            f"allowed channels of server {guild.id} checked",
+            lambda: self._disallow_deleted_unseen(guild),
+        )
+
+    async def _disallow_deleted_unseen(self, guild: discord.Guild) -> None:
+        allowed = (await self.bot.services.settings.get(guild.id)).allowed_channel_ids
+        gone = sorted(channel for channel in allowed if guild.get_channel(channel) is None)
+        if len(gone) < len(allowed):
+            for channel_id in gone:
+                await self._disallow_deleted(guild.id, channel_id)
+
+    @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (raw: whether or not discord.py had it cached)."""
         self._until_stored(

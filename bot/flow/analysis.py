@@ -21,9 +21,10 @@ import discord
 from bot.ai_pool import PoolClosed
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.flow.uploads import fit_pictures, picture_budget
-from bot.i18n import ENGLISH, Language, command
+from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
+from bot.services.errors import GameError
 from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.games import hidden_for
 from engine import Side
@@ -51,6 +52,9 @@ class AnalysisFlow:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
         self._running: dict[int, asyncio.Future[GameReview]] = {}
+        self._asked_by: dict[int, int] = {}
+        """The game each member's analysis under way is of: one at a time per member (each
+        position's search takes a turn of the workers the computer's moves need too)."""
 
     async def analyse(self, interaction: discord.Interaction[Any], set_id: int | None) -> None:
         """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
@@ -68,6 +72,26 @@ class AnalysisFlow:
             ),
             ephemeral=True,
         )
+        asker = interaction.user.id
+        running = self._asked_by.get(asker)
+        if running is not None and running != chosen.set_id:
+            raise GameError(
+                _(
+                    "Your analysis of game {game} is still running: wait for it before asking "
+                    "for another.",
+                    game=running,
+                )
+            )
+        self._asked_by[asker] = chosen.set_id
+        try:
+            await self._answer(interaction, chosen)
+        finally:
+            if self._asked_by.get(asker) == chosen.set_id:
+                del self._asked_by[asker]
+
+    async def _answer(self, interaction: discord.Interaction[Any], chosen: SetToAnalyse) -> None:
+        """:meth:`analyse` once the set is chosen: the progress, then the review."""
+        assert interaction.guild_id is not None
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
         # The review is posted for the channel: it is said in the server's language.

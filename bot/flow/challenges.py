@@ -9,6 +9,7 @@ other challenges waiting there lapse, as the channel is now busy with a game.
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -29,15 +30,31 @@ from bot.services.domain import ActiveGame, Challenge
 from bot.services.errors import ChallengeNotFound, GameError
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
-from bot.views.common import thread_of, update_message, within_deadline
+from bot.views.common import pressed_on, thread_of, update_message, within_deadline
 
 if TYPE_CHECKING:
+    from bot.client import BrandubhBot
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
 
 THREAD_ALREADY_MADE = 160004
 """Discord's error code for "A thread has already been created for this message"."""
+
+
+async def opponent_ping(bot: BrandubhBot, challenge_id: int) -> datetime | None:
+    """Claim the ping of the challenge's opponent for its post: None when its post pings them
+    (also when the claim cannot be stored: a challenge must reach the member it names), else
+    until when its challenger's challenges to them go out without a ping."""
+    try:
+        return await bot.services.challenges.claim_opponent_ping(challenge_id)
+    except (StorageError, ChallengeNotFound) as error:
+        _log.warning(
+            "Challenge %s pings its opponent: the ping could not be claimed (%s)",
+            challenge_id,
+            error,
+        )
+        return None
 
 
 class ChallengeFlow:
@@ -108,7 +125,9 @@ class ChallengeFlow:
         # A slow write (another program holding the database) is deferred in time.
         challenge = await within_deadline(
             interaction,
-            self.flow.bot.services.challenges.decline(challenge_id, user),
+            self.flow.bot.services.challenges.decline(
+                challenge_id, user, pressed_on=pressed_on(interaction)
+            ),
             thinking=False,
         )
         lang = await self.flow.server_language(challenge.guild_id)

@@ -10,6 +10,7 @@ game is played in the channel, as before.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
@@ -30,13 +31,19 @@ from bot.flow.threads import (
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
-from bot.views.common import thread_of
+from bot.storage.errors import StorageError
+from bot.views.common import thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
+
+
+COUNT_LIMIT = 0.5
+"""Seconds the count of a member's matches against the computer may take before the match goes
+on without it (its answer must come within Discord's 3 seconds)."""
 
 
 class ComputerMatchFlow:
@@ -74,6 +81,13 @@ class ComputerMatchFlow:
             time_per_move=time_per_move,
             thread_of=thread_of(interaction),
         )
+        # A member's matches against the computer are counted before the line and its thread
+        # are posted (the start counts again as it stores): unless the read is slow, then
+        # the start's own count refuses, and the thread is closed again.
+        with contextlib.suppress(TimeoutError, StorageError):
+            await asyncio.wait_for(
+                services.matches.check_computer_matches(guild_id, human), COUNT_LIMIT
+            )
         lang = await self.flow.server_language(guild_id)
         headline = lang._(
             "{player} plays **{ruleset}** against the computer (level {level}).",
@@ -136,7 +150,15 @@ class ComputerMatchFlow:
                 )
                 await self.flow.begin_match(active)
             return
-        active = await start_in(channel_id)
+        # A slow write (another program holding the database) is deferred in time, privately:
+        # the start may still be refused (one sentence for the player alone); its board, when
+        # it comes, is posted for everyone. Stored but unanswerable, the board is posted anyway.
+        active = await within_deadline(
+            interaction,
+            start_in(channel_id),
+            ephemeral=True,
+            unanswered=lambda started: self.flow.begin_match(started, headline=headline),
+        )
         await self.flow.begin_match(active, interaction=interaction, headline=headline)
 
     async def _open_thread(

@@ -192,14 +192,14 @@ class GameFlow:
                 raise
             raise await self.no_game_here(interaction, none) from None
         except RepetitionNeedsConfirmation as warning:
-            active = await self.bot.services.games.in_channel(channel_id)
-            assert active is not None
+            # For the position the warning was given on: the set may have ended since (the
+            # opponent resigned), and its button then says so.
             confirm_view = discord.ui.View(timeout=None)
             confirm_view.add_item(
                 ConfirmRepetition(
-                    active.set_id,
-                    active.ply,
-                    active.moves_stamp,
+                    warning.set_id,
+                    warning.ply,
+                    warning.stamp,
                     warning.move_text,
                     reader(interaction),
                 )

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.challenges import opponent_ping
+from bot.flow.posts import pinging
 from bot.flow.threads import computer_line, may_open_threads_in
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
-from bot.services.errors import ChannelBusy, GameError, NotAPlayer
+from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
@@ -40,6 +42,10 @@ class RematchFlow:
         """
         services = self.flow.bot.services
         terms = await services.records.match_terms(match_id)
+        if interaction.channel_id != terms.channel_id:
+            # The button is under the match's result, in its channel: a forged id naming
+            # another match would start it (or post its challenge) from here.
+            raise ForeignButton()
         user = interaction.user.id
         if user not in terms.player_ids:
             raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
@@ -53,13 +59,7 @@ class RematchFlow:
             else None
         )
         if terms.computer_id is not None:
-            playing = await services.games.in_channel(terms.channel_id)
-            if (
-                playing is not None
-                and playing.computer_id is not None
-                and user in playing.player_ids
-            ):
-                raise ChannelBusy(_("Your rematch is already on: play it here."))
+            await self._refuse_if_on(terms.channel_id, user)
             started = services.matches.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
@@ -75,7 +75,12 @@ class RematchFlow:
                 thread_of=in_thread_of,
             )
             # A slow write (another program holding the database) is deferred in time.
-            active = await within_deadline(interaction, started, thinking=False)
+            try:
+                active = await within_deadline(interaction, started, thinking=False)
+            except ChannelBusy:
+                # A second press at the same moment started it first.
+                await self._refuse_if_on(terms.channel_id, user)
+                raise
             lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
@@ -129,12 +134,22 @@ class RematchFlow:
             thread_of=in_thread_of,
         )
         challenge = await within_deadline(interaction, created, thinking=False)
+        # As /challenge: one member's challenges ping another at most once in 15 minutes.
+        try:
+            quiet_until = await within_deadline(
+                interaction, opponent_ping(self.flow.bot, challenge.challenge_id), thinking=False
+            )
+        except BaseException:
+            # Not shown (the press could not be answered): it must not hold the pair.
+            with contextlib.suppress(StorageError):
+                await services.challenges.forget_unshown(challenge.challenge_id)
+            raise
         try:
             lang = await self.flow.server_language(terms.guild_id)
             posted = await self.flow.bot.get_partial_messageable(where).send(
                 challenge_text(challenge, lang),
                 view=challenge_view(challenge.challenge_id, lang),
-                allowed_mentions=discord.AllowedMentions(users=[discord.Object(other)]),
+                allowed_mentions=pinging([] if quiet_until else [other]),
             )
         except Exception as error:
             # Never shown (the channel is gone, or the bot may not post there): it must not
@@ -159,15 +174,28 @@ class RematchFlow:
                 ) from error
             raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
-        await answer(
-            interaction,
-            reader(interaction)._(
+        if quiet_until is None:
+            offered = reader(interaction)._(
                 "Rematch offered in {channel}: {player} can accept it there.",
                 channel=f"<#{where}>",
                 player=f"<@{other}>",
-            ),
-            ephemeral=True,
-        )
+            )
+        else:
+            offered = reader(interaction)._(
+                "Rematch offered in {channel} without pinging {player}: your challenges ping "
+                "them at most once every 15 minutes (next {when}).",
+                channel=f"<#{where}>",
+                player=f"<@{other}>",
+                when=f"<t:{int(quiet_until.timestamp())}:R>",
+            )
+        await answer(interaction, offered, ephemeral=True)
+
+    async def _refuse_if_on(self, channel_id: int, user: int) -> None:
+        """Raise ChannelBusy saying so if ``user``'s rematch against the computer is already
+        being played in ``channel_id`` (a second press of Rematch)."""
+        playing = await self.flow.bot.services.games.in_channel(channel_id)
+        if playing is not None and playing.computer_id is not None and user in playing.player_ids:
+            raise ChannelBusy(_("Your rematch is already on: play it here."))
 
     async def _check_opponent(
         self, interaction: discord.Interaction[Any], guild_id: int, other: int, where: int

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS, board_post
+from bot.flow.posts import NO_PINGS, board_post, pinging
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
 from bot.services.errors import NoGameHere, TakebackLapsed
-from bot.views.common import answer, update_message, within_deadline
+from bot.views.common import answer, pressed_on, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
 if TYPE_CHECKING:
@@ -80,7 +80,8 @@ class TakebackFlow:
                 deadline=f"<t:{until}:R>",
             ),
             view=takeback_answer_view(asked.takeback_id, lang),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(opponent)]),
+            # One ping a move: asked again after a lapse, the request names them unpinged.
+            allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
         )
         if message_id is not None:
             await services.takebacks.set_message(asked.takeback_id, message_id)
@@ -90,7 +91,9 @@ class TakebackFlow:
     ) -> None:
         """The opponent accepts (the move is undone and a new board posted) or declines."""
         user = interaction.user.id
-        answered = self.flow.bot.services.takebacks.answer(takeback_id, user, accept=accept)
+        answered = self.flow.bot.services.takebacks.answer(
+            takeback_id, user, accept=accept, pressed_on=pressed_on(interaction)
+        )
         try:
             # A slow write (another program holding the database) is deferred in time; if even
             # the deferral fails, an accepted takeback's board is posted in the channel.

@@ -21,6 +21,7 @@ from bot.services.errors import (
     ChallengeExpired,
     ChallengeNotFound,
     ChannelNotAllowed,
+    ForeignButton,
     NotYourChallenge,
     OpenChallengeWaiting,
     RecentlyDeclined,
@@ -46,6 +47,12 @@ DECLINE_PAUSE = timedelta(minutes=15)
 ROLE_PING_PAUSE = timedelta(minutes=15)
 """How long after one of a member's open challenges pinged the server's role their next ones
 go out without pinging it (withdrawing and posting again would ping everyone each time)."""
+
+
+OPPONENT_PING_PAUSE = timedelta(minutes=15)
+"""How long after one of a member's challenges pinged another member their next ones to that
+member go out without pinging them (withdrawing and challenging again would ping them each
+time; declining stops only the challenges themselves)."""
 
 
 class ChallengeService:
@@ -207,18 +214,48 @@ class ChallengeService:
             pinged = await challenges.role_pinged_since(db, row.guild_id, row.challenger_id, since)
         return (now if pinged is None else from_us(pinged)) + ROLE_PING_PAUSE
 
+    async def claim_opponent_ping(self, challenge_id: int) -> datetime | None:
+        """Claim the ping of the challenge's opponent for its post, before it is posted: None
+        when claimed (the post pings them), else until when its challenger's challenges to
+        them do not ping them (one not accepted pinged them less than 15 minutes ago:
+        withdrawing and challenging again would ping them each time; after a match, a
+        rematch pings). Two claims at once, here or in another process, cannot both succeed.
+
+        Raises ChallengeNotFound."""
+        now = self._clock()
+        since = to_us(now - OPPONENT_PING_PAUSE)
+        async with self._database.transaction() as db:
+            row = await challenges.get(db, challenge_id)
+            if row is None or row.opponent_id is None:
+                raise ChallengeNotFound()
+            pair = sorted((row.challenger_id, row.opponent_id))
+            await db.lock(f"challenges:{row.guild_id}:{pair[0]}:{pair[1]}:ping")
+            if await challenges.claim_opponent_ping(db, challenge_id, to_us(now), since):
+                return None
+            pinged = await challenges.opponent_pinged_since(
+                db, row.guild_id, row.challenger_id, row.opponent_id, since
+            )
+        return (now if pinged is None else from_us(pinged)) + OPPONENT_PING_PAUSE
+
     async def check_accept(
-        self, challenge_id: int, user_id: int, *, thread_of: int | None = None
+        self,
+        challenge_id: int,
+        user_id: int,
+        *,
+        thread_of: int | None = None,
+        pressed_on: tuple[int, int] | None = None,
     ) -> Challenge:
         """The challenge, if ``user_id`` may accept it now (before a thread is made for it);
         one open to anyone comes back with ``user_id`` as its opponent. ``thread_of``: the
-        challenge is in a thread of that channel, whose allowance counts.
+        challenge is in a thread of that channel, whose allowance counts. ``pressed_on``: the
+        channel and message the press came from, which must be the challenge's own.
 
-        Raises ChallengeNotFound (not open), NotYourChallenge (not the opponent, or the
-        challenger of one open to anyone), ChallengeExpired (past its expiry; it is marked
-        expired), ChannelNotAllowed.
+        Raises ForeignButton (``pressed_on`` is not the challenge's message), ChallengeNotFound
+        (not open), NotYourChallenge (not the opponent, or the challenger of one open to
+        anyone), ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed.
         """
-        return await self._check_accept(await self._open(challenge_id), user_id, thread_of)
+        row = await self._open(challenge_id, pressed_on)
+        return await self._check_accept(row, user_id, thread_of)
 
     async def _check_accept(
         self, row: ChallengeRow, user_id: int, thread_of: int | None = None
@@ -306,22 +343,28 @@ class ChallengeService:
                 )
         return [_challenge(row) for row in lapsed]
 
-    async def decline(self, challenge_id: int, user_id: int) -> Challenge:
-        """The opponent declines; returns the closed challenge.
+    async def decline(
+        self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
+    ) -> Challenge:
+        """The opponent declines; returns the closed challenge. ``pressed_on``: as for
+        :meth:`check_accept`.
 
-        Raises ChallengeNotFound, NotYourChallenge.
+        Raises ForeignButton, ChallengeNotFound, NotYourChallenge.
         """
-        row = await self._open(challenge_id)
+        row = await self._open(challenge_id, pressed_on)
         if user_id != row.opponent_id:
             raise NotYourChallenge()
         return await self._close(challenge_id, ChallengeStatus.DECLINED)
 
-    async def withdraw(self, challenge_id: int, user_id: int) -> Challenge:
+    async def withdraw(
+        self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
+    ) -> Challenge:
         """The challenger takes the challenge back; returns the closed challenge.
+        ``pressed_on``: as for :meth:`check_accept`.
 
-        Raises ChallengeNotFound, NotYourChallenge (not the challenger).
+        Raises ForeignButton, ChallengeNotFound, NotYourChallenge (not the challenger).
         """
-        row = await self._open(challenge_id)
+        row = await self._open(challenge_id, pressed_on)
         if user_id != row.challenger_id:
             raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
         return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
@@ -329,13 +372,14 @@ class ChallengeService:
     async def forget_unshown(self, challenge_id: int) -> None:
         """A challenge Discord never showed (its post failed), so nobody can answer it: closed
         as withdrawn, so that it does not hold the two members (one open challenge between
-        them) until it expires, and its claim on the role ping (it pinged nobody) given up.
-        Nothing if it is no longer open."""
+        them) until it expires, and its claims on the role's and the opponent's ping (it
+        pinged nobody) given up. Nothing if it is no longer open."""
         async with self._database.transaction() as db:
             if await challenges.close(
                 db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
             ):
                 await challenges.release_role_ping(db, challenge_id)
+                await challenges.release_opponent_ping(db, challenge_id)
 
     async def challenger_left(self, challenge_id: int) -> None:
         """The challenger left the server: nobody can play them, so the challenge is closed
@@ -384,9 +428,18 @@ class ChallengeService:
             )
         return [_challenge(row) for row in rows]
 
-    async def _open(self, challenge_id: int) -> ChallengeRow:
+    async def _open(
+        self, challenge_id: int, pressed_on: tuple[int, int] | None = None
+    ) -> ChallengeRow:
+        """The open challenge ``challenge_id``; with ``pressed_on`` (channel, message), only if
+        that message shows it (once its message is noted; before, in that channel): a forged
+        button naming another challenge must neither answer it nor edit the message pressed."""
         async with self._database.snapshot() as db:
             row = await challenges.get(db, challenge_id)
+        if row is not None and pressed_on is not None:
+            channel_id, message_id = pressed_on
+            if row.channel_id != channel_id or row.message_id not in (None, message_id):
+                raise ForeignButton()
         if row is None or row.status != ChallengeStatus.OPEN.value:
             raise ChallengeNotFound()
         return row

@@ -23,6 +23,9 @@ DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
 CHALLENGE_LIFETIME = timedelta(minutes=10)
 MAX_OPEN_CHALLENGES = 5
 """How many challenges one member may have open at once."""
+MAX_COMPUTER_MATCHES = 5
+"""How many matches against the computer one member may play at once in a server (each has a
+thread of its own, and each of the computer's moves a search)."""
 THREAD_GRACE = timedelta(minutes=10)
 TAKEBACK_LIFETIME = timedelta(minutes=10)
 """How long a takeback request waits for the opponent's answer."""
@@ -134,8 +137,7 @@ class ActiveGame:
     def moves_stamp(self) -> str:
         """Eight hex digits standing for the moves played so far: a button made for one
         position is refused on another reached at the same ply (after a takeback)."""
-        moves = " ".join(str(record.move) for record in self.game.records)
-        return f"{zlib.crc32(moves.encode()):08x}"
+        return moves_stamp(self.game)
 
     @property
     def to_move(self) -> Side:
@@ -343,6 +345,9 @@ class Takeback:
     asked_by: int
     expires_at: datetime
     message_id: int | None
+    asked_before: bool = False
+    """The same move was asked back before and the request lapsed unanswered: the opponent
+    was pinged then, so this one does not ping them again."""
 
 
 @dataclass(frozen=True)
@@ -487,3 +492,9 @@ class GameExport:
     left_by: Side | None = None
     """The side whose player had left the server, and so lost the set (recorded as lost on
     time; docs/rules.md §11)."""
+
+
+def moves_stamp(game: Game) -> str:
+    """Eight hex digits standing for ``game``'s moves so far (:attr:`ActiveGame.moves_stamp`)."""
+    moves = " ".join(str(record.move) for record in game.records)
+    return f"{zlib.crc32(moves.encode()):08x}"

@@ -78,7 +78,7 @@ class IllegalMove(GameError):
 class RepetitionNeedsConfirmation(GameError):
     """The move would make a position occur a third time, which loses: ask to confirm it."""
 
-    def __init__(self, move_text: str) -> None:
+    def __init__(self, move_text: str, *, set_id: int = 0, ply: int = 0, stamp: str = "") -> None:
         super().__init__(
             _(
                 "{move} would make the same position occur for the third time, which loses the "
@@ -87,6 +87,11 @@ class RepetitionNeedsConfirmation(GameError):
             )
         )
         self.move_text = move_text
+        self.set_id = set_id
+        self.ply = ply
+        self.stamp = stamp
+        """The set, ply and moves (:func:`~bot.services.domain.moves_stamp`) the warning was
+        given on: its confirming button is for them, whatever happened since."""
 
 
 class StaleGameError(GameError):
@@ -175,6 +180,22 @@ class TooManyChallenges(GameError):
                 "You already have {count} open challenge: wait for an answer, or withdraw it.",
                 "You already have {count} open challenges: wait for an answer, or withdraw one.",
                 limit,
+            )
+        )
+
+
+class TooManyComputerMatches(GameError):
+    """The member already plays the most matches against the computer allowed at once."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            n_(
+                "You are already playing {count} match against me in this server: finish it, "
+                "or resign it, first ({games_command} lists it).",
+                "You are already playing {count} matches against me in this server: finish "
+                "one, or resign it, first ({games_command} lists them).",
+                limit,
+                games_command=command("games"),
             )
         )
 
@@ -323,6 +344,14 @@ class OtherServer(GameError):
         self, text: Text = _("That button belongs to another server: use the commands here.")
     ) -> None:
         super().__init__(text)
+
+
+class ForeignButton(GameError):
+    """A button naming a challenge, request or match that the message it was pressed on does
+    not show (a forged or garbled ``custom_id``): refused before anything is changed."""
+
+    def __init__(self) -> None:
+        super().__init__(_("That button or id is not one of mine."))
 
 
 # ---------------------------------------------------------------- analysis and puzzles

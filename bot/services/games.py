@@ -25,6 +25,7 @@ from bot.services.domain import (
     ActiveGame,
     MoveResult,
     SetEnd,
+    moves_stamp,
 )
 from bot.services.errors import (
     GameError,
@@ -553,5 +554,7 @@ def _judge(
     repeated = trial.outcome is not None and trial.outcome.reason is Reason.REPETITION
     if repeated and not confirm_repetition:
         # Played on a copy, so nothing happened: the player must confirm the losing move.
-        raise RepetitionNeedsConfirmation(str(record.move))
+        raise RepetitionNeedsConfirmation(
+            str(record.move), set_id=row.set_id, ply=game.ply, stamp=moves_stamp(game)
+        )
     return trial, record

@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from bot.i18n import _
 from bot.services.clock import Clock
-from bot.services.domain import COMPUTER_LEVELS, ActiveGame
-from bot.services.errors import CannotChallengeSelf, InvalidOption
+from bot.services.domain import COMPUTER_LEVELS, MAX_COMPUTER_MATCHES, ActiveGame
+from bot.services.errors import CannotChallengeSelf, InvalidOption, TooManyComputerMatches
 from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, insert_set
 from bot.services.settings import SettingsService
@@ -59,6 +59,13 @@ class MatchService:
             settings, channel_id, ruleset, time_per_move, sets_total, thread_of=thread_of
         )
 
+    async def check_computer_matches(self, guild_id: int, human_id: int) -> None:
+        """Raise TooManyComputerMatches if ``human_id`` may start no other match against the
+        computer in ``guild_id`` now (a read: :meth:`start_computer_match` counts again as it
+        stores)."""
+        async with self._database.snapshot() as db:
+            await _check_computer_matches(db, guild_id, human_id)
+
     async def start_computer_match(
         self,
         guild_id: int,
@@ -87,7 +94,8 @@ class MatchService:
 
         Computer games are recorded but never rated. Raises ChannelBusy, ChannelNotAllowed,
         CannotChallengeSelf (``human_id == computer_id``), InvalidOption (level not 1-5,
-        ruleset, sets, time per move).
+        ruleset, sets, time per move), TooManyComputerMatches (the member already plays
+        MAX_COMPUTER_MATCHES against the computer in the server).
         """
         name, per_move = await self.check_computer_match(
             guild_id,
@@ -101,6 +109,9 @@ class MatchService:
             thread_of=thread_of,
         )
         async with self._database.transaction() as db:
+            # Counted again as stored: presses at once must not pass the limit together.
+            await db.lock(f"computer-matches:{guild_id}:{human_id}")
+            await _check_computer_matches(db, guild_id, human_id)
             started = await self.start_match(
                 db,
                 guild_id=guild_id,
@@ -189,3 +200,11 @@ class MatchService:
         game = Game(ruleset)
         self._cache.remember(set_id, game)
         return active_game(row, game)
+
+
+async def _check_computer_matches(db: Connection, guild_id: int, human_id: int) -> None:
+    """Raise TooManyComputerMatches if ``human_id`` already plays the most matches against
+    the computer allowed at once in ``guild_id`` (else one member could open a thread, and
+    queue a search, per command without end)."""
+    if await sets.computer_matches_of(db, guild_id, human_id) >= MAX_COMPUTER_MATCHES:
+        raise TooManyComputerMatches(MAX_COMPUTER_MATCHES)

@@ -22,7 +22,13 @@ from importlib import resources
 from bot.i18n import _, command
 from bot.services.clock import Clock
 from bot.services.domain import last_page
-from bot.services.errors import InvalidOption, NoPuzzle, PuzzleOver, StaleGameError
+from bot.services.errors import (
+    ForeignButton,
+    InvalidOption,
+    NoPuzzle,
+    PuzzleOver,
+    StaleGameError,
+)
 from bot.shards import Shards
 from bot.storage import Database, puzzles
 from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow, SolverRow
@@ -230,10 +236,18 @@ class PuzzleService:
     async def start_daily(
         self, *, guild_id: int, user_id: int, puzzle_id: str, day: str
     ) -> Attempt:
-        """The player's attempt at a daily puzzle (a new one, or the one begun before)."""
+        """The player's attempt at a daily puzzle (a new one, or the one begun before).
+
+        Raises ForeignButton unless ``puzzle_id`` was the server's daily puzzle of ``day`` (a
+        forged Solve button would start any puzzle of the bank, as any day's), NoPuzzle,
+        PuzzleOver."""
         puzzle = by_id().get(puzzle_id)
         if puzzle is None:
             raise NoPuzzle(_("This puzzle is no longer in the bank."))
+        async with self._database.snapshot() as db:
+            post = await puzzles.post_of(db, guild_id, day)
+        if post is None or post.puzzle_id != puzzle_id:
+            raise ForeignButton()
         async with self._database.transaction() as db:
             row = await puzzles.start(
                 db,

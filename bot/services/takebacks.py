@@ -7,6 +7,7 @@ accepted; the game's record and replay show the game as played after the takebac
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from bot.i18n import _
@@ -14,6 +15,7 @@ from bot.services.clock import Clock
 from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import (
     CannotTakeBack,
+    ForeignButton,
     NoGameHere,
     NotAPlayer,
     TakebackLapsed,
@@ -80,6 +82,7 @@ class TakebackService:
                         player=f"<@{active.player_of(records[-1].side.opponent)}>",
                     )
                 )
+            asked_before = await takebacks.lapsed_at(db, active.set_id, active.ply)
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -90,7 +93,7 @@ class TakebackService:
             )
             row = await takebacks.get(db, takeback_id)
         assert row is not None
-        return _takeback(row, active.channel_id)
+        return replace(_takeback(row, active.channel_id), asked_before=asked_before)
 
     async def _undo_against_computer(
         self, active: ActiveGame, user_id: int, now: datetime
@@ -125,22 +128,37 @@ class TakebackService:
         async with self._database.transaction() as db:
             await takebacks.set_message(db, takeback_id, message_id)
 
-    async def answer(self, takeback_id: int, user_id: int, *, accept: bool) -> ActiveGame:
+    async def answer(
+        self,
+        takeback_id: int,
+        user_id: int,
+        *,
+        accept: bool,
+        pressed_on: tuple[int, int] | None = None,
+    ) -> ActiveGame:
         """The opponent accepts (the move is undone) or declines; returns the game now.
+        ``pressed_on``: the channel and message the answer came from, which must be the
+        request's own (a forged button naming another request would answer it, edit the
+        message pressed and post the game's board there).
 
-        Raises CannotTakeBack (not theirs to answer, already answered, lapsed because a move
-        was played or ten minutes passed, or the set is over).
+        Raises ForeignButton (not the request's message), CannotTakeBack (not theirs to
+        answer, already answered, lapsed because a move was played or ten minutes passed, or
+        the set is over).
         """
         now = self._clock()
         async with self._database.transaction() as db:
             row = await takebacks.get(db, takeback_id)
             if row is None:
                 raise CannotTakeBack(_("That takeback request is unknown."))
+            if pressed_on is not None and row.message_id not in (None, pressed_on[1]):
+                raise ForeignButton()
             if user_id == row.asked_by:
                 raise CannotTakeBack(_("Your opponent answers your takeback request, not you."))
             if row.status != TakebackStatus.OPEN.value:
                 raise CannotTakeBack(_("That takeback request was already answered or lapsed."))
         active = await self._games.get(row.set_id)  # NoGameHere once the set is over
+        if pressed_on is not None and pressed_on[0] != active.channel_id:
+            raise ForeignButton()
         if active.side_of(user_id) is None:
             asked = active.defender_id if row.asked_by == active.attacker_id else active.attacker_id
             raise NotAPlayer(

@@ -130,6 +130,47 @@ async def release_role_ping(db: Connection, challenge_id: int) -> None:
     )
 
 
+async def claim_opponent_ping(
+    db: Connection, challenge_id: int, now_us: int, since_us: int
+) -> bool:
+    """Note that the challenge's post pings its opponent at ``now_us``, unless a challenge of
+    the same member to the same opponent in the same server, not accepted (a match played
+    since, a rematch may ping), pinged them at or after ``since_us``; whether it was noted
+    (one statement, as :func:`claim_role_ping`)."""
+    claimed = await db.execute(
+        "UPDATE challenges SET opponent_pinged_us = ? WHERE challenge_id = ? "
+        "AND opponent_id IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM challenges AS earlier WHERE earlier.guild_id = challenges.guild_id "
+        "AND earlier.challenger_id = challenges.challenger_id "
+        "AND earlier.opponent_id = challenges.opponent_id "
+        "AND earlier.opponent_pinged_us IS NOT NULL AND earlier.opponent_pinged_us >= ? "
+        "AND earlier.status <> 'accepted')",
+        (now_us, challenge_id, since_us),
+    )
+    return claimed > 0
+
+
+async def release_opponent_ping(db: Connection, challenge_id: int) -> None:
+    """The challenge's post pinged nobody after all (it never went out)."""
+    await db.execute(
+        "UPDATE challenges SET opponent_pinged_us = NULL WHERE challenge_id = ?", (challenge_id,)
+    )
+
+
+async def opponent_pinged_since(
+    db: Connection, guild_id: int, challenger_id: int, opponent_id: int, since_us: int
+) -> int | None:
+    """When a challenge of ``challenger_id`` to ``opponent_id`` in ``guild_id``, not
+    accepted, last pinged them, if that was at or after ``since_us``."""
+    row = await db.fetch_one(
+        "SELECT MAX(opponent_pinged_us) FROM challenges WHERE guild_id = ? "
+        "AND challenger_id = ? AND opponent_id = ? AND opponent_pinged_us IS NOT NULL "
+        "AND opponent_pinged_us >= ? AND status <> 'accepted'",
+        (guild_id, challenger_id, opponent_id, since_us),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
 async def role_pinged_since(
     db: Connection, guild_id: int, challenger_id: int, since_us: int
 ) -> int | None:

@@ -322,6 +322,12 @@ async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> No
     )
 
 
+async def post_of(db: Connection, guild_id: int, day: str) -> DailyPostRow | None:
+    """The server's daily post of ``day``, if it had one."""
+    row = await db.fetch_one(f"{_POST} WHERE guild_id = ? AND day = ?", (guild_id, day))
+    return None if row is None else DailyPostRow(*row)
+
+
 async def post_before(db: Connection, guild_id: int, day: str) -> DailyPostRow | None:
     """The server's newest daily post before ``day``."""
     row = await db.fetch_one(

@@ -251,6 +251,17 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     return set_row_of(row) if row else None
 
 
+async def computer_matches_of(db: Connection, guild_id: int, player_id: int) -> int:
+    """How many matches against the computer ``player_id`` is playing in ``guild_id``."""
+    row = await db.fetch_one(
+        "SELECT count(*) FROM sets g JOIN matches m USING (match_id) WHERE g.guild_id = ? "
+        "AND g.status = 'active' AND m.computer_id IS NOT NULL "
+        "AND (g.attacker_id = ? OR g.defender_id = ?)",
+        (guild_id, player_id, player_id),
+    )
+    return 0 if row is None else int(row[0])
+
+
 async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The newest game of ``channel_id``, in progress or not, or, if newer, the last game of
     the newest finished match of a thread the bot started there (while a match is played,

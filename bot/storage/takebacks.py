@@ -83,6 +83,15 @@ async def declined_at(db: Connection, set_id: int, ply: int) -> bool:
     return row is not None
 
 
+async def lapsed_at(db: Connection, set_id: int, ply: int) -> bool:
+    """Whether a request to take back the move that made ``ply`` in this set lapsed."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM takebacks WHERE set_id = ? AND ply = ? AND status = 'lapsed'",
+        (set_id, ply),
+    )
+    return row is not None
+
+
 async def open_for_game(db: Connection, set_id: int) -> TakebackRow | None:
     """The game's open request, if any."""
     row = await db.fetch_one(f"{_SELECT} WHERE set_id = ? AND status = 'open'", (set_id,))

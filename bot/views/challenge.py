@@ -14,7 +14,14 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired
-from bot.views.common import GuardedItem, bot_of, thread_of, update_message, within_deadline
+from bot.views.common import (
+    GuardedItem,
+    bot_of,
+    pressed_on,
+    thread_of,
+    update_message,
+    within_deadline,
+)
 from engine import Side, get_ruleset
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
@@ -178,10 +185,15 @@ class ChallengeButton(
             await bot.flow.challenges.decline(interaction, self.challenge_id)
             return
         lang = await bot.flow.server_language(interaction.guild_id)
+        # The message pressed must be the challenge's own: a forged id naming another one
+        # would answer that one and edit this message.
+        shown = pressed_on(interaction)
         # A slow write (another program holding the database) is deferred in time.
         if self.action == "withdraw":
             await within_deadline(
-                interaction, challenges.withdraw(self.challenge_id, user), thinking=False
+                interaction,
+                challenges.withdraw(self.challenge_id, user, pressed_on=shown),
+                thinking=False,
             )
             await update_message(
                 interaction, lang._("{player} withdrew the challenge.", player=f"<@{user}>")
@@ -190,7 +202,9 @@ class ChallengeButton(
         require_channel_permissions(interaction)
         # A press past the expiry closes the challenge first (a write, which may wait).
         checked = asyncio.ensure_future(
-            challenges.check_accept(self.challenge_id, user, thread_of=thread_of(interaction))
+            challenges.check_accept(
+                self.challenge_id, user, thread_of=thread_of(interaction), pressed_on=shown
+            )
         )
         try:
             challenge = await within_deadline(interaction, checked, thinking=False)

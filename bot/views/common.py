@@ -107,6 +107,13 @@ async def within_deadline(
     return await task
 
 
+def pressed_on(interaction: discord.Interaction[Any]) -> tuple[int, int]:
+    """The channel and message a component was pressed on, for the services to check against
+    what its ``custom_id`` names (a forged id may name another challenge or request)."""
+    assert interaction.channel_id is not None
+    return interaction.channel_id, interaction.message.id if interaction.message else 0
+
+
 def thread_of(interaction: discord.Interaction[Any]) -> int | None:
     """The channel ``interaction`` came from a thread of (whose allowance counts for a game
     there), or None outside a thread."""
