@@ -25,7 +25,9 @@ This is the shape OpenTafl opens (``opentafl-notation-spec.txt``, "4. Game Recor
   the first.
 - ``[date:YYYY.MM.DD]`` (:data:`DATE_FORMAT`); ``[result:...]`` is ``1`` (the attackers won),
   ``-1`` (the defenders won), ``0`` (a draw) or ``?`` ("other": an aborted or unfinished
-  game); ``[termination:...]`` says how the game ended.
+  game); ``[termination:...]`` says how the game ended. A game lost by a player who left the
+  server is written ``[termination:timeout]`` with a ``[left-server:...]`` tag of this bot's
+  naming their side (:data:`LEFT_SERVER_TAG`): OpenTafl keeps tags it does not know.
 - Every token of a turn must be a move record (``MoveSerializer``'s pattern), so a game the
   defenders begin (a set-up position) says so with the rules key ``atkf:n`` rather than a
   ``...`` placeholder, and a resignation is a tag, not ``---``.
@@ -63,6 +65,11 @@ _TURN_LOOKALIKE = re.compile(r"(?<=\d)\. ")
 _BRACKETS = str.maketrans("[]", "()")
 DATE_FORMAT = "%Y.%m.%d"
 """The ``[date:...]`` tag's format, OpenTafl's ``YYYY.MM.DD`` (``date.strftime(DATE_FORMAT)``)."""
+LEFT_SERVER_TAG = "left-server"
+"""A tag of this bot's: the side whose player had left the server and so lost the game
+(``[left-server:defenders]``). Such a game is recorded as lost on time (``[termination:timeout]``,
+a code OpenTafl knows); the tag, which OpenTafl keeps among the others and :func:`read_record`
+passes over, says why."""
 _TURN_NUMBER = re.compile(r"^\d+\.$")
 _RESULT_LOSER = {"1": Side.DEFENDERS, "-1": Side.ATTACKERS}
 """The side that lost, by OpenTafl result tag (``1`` means the attackers won)."""

@@ -11,8 +11,10 @@ import pytest
 
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
-from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin
+from engine import Outcome, Reason, Side, read_record, read_tags
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -184,3 +186,128 @@ async def test_a_walkover_not_stored_now_does_not_unsay_the_move(
     assert not over.ephemeral, over.content
     assert f"<@{table.alice.id}> wins the set." in over.content
     assert "Set 2 starts with sides swapped" in over.content
+
+
+async def one_set_each_then_alice_leaves(
+    table: Harness, channel: FakeChannel | None = None
+) -> None:
+    """alice wins set 1 in 5 moves; in set 2 bob moves, alice leaves, and her half-time
+    reminder finds her gone: bob wins set 2 in 1 move, the match 1–1."""
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await (await table.slash(who, "move", {"move": text}, channel=channel)).wait_original()
+    await table.wait_board(lambda m: "Set 2 begins" in m.content, channel=channel)
+    await (await table.slash(table.bob, "move", {"move": "d1-b1"}, channel=channel)).wait_original()
+    await table.standin.remove_member(table.alice)
+    table.advance(timedelta(minutes=31))
+
+
+async def test_a_match_won_because_a_player_left_says_so(table: Harness) -> None:
+    """At one set each, bob won the match because alice left the server in set 2, not
+    by "winning his set in fewer moves": the match's result says so."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    await one_set_each_then_alice_leaves(table)
+    over = await table.wait_board(lambda m: "Match over" in m.content)
+    alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
+    assert f"{bob} wins the set." in over.content.splitlines()
+    assert over.content.splitlines()[-1] == (
+        f"**Match over:** {bob} wins the match 1–1, with one set each, by forfeit: {alice} "
+        "left the server."
+    ), over.content
+    assert "fewer moves" not in over.content
+
+
+async def test_a_thread_line_says_the_match_was_won_by_forfeit(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The same in a thread: the challenge line in the parent channel says bob won by
+    forfeit, alice having left, not "on the tiebreak"."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as table:
+        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "time": 60})
+        await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+        assert line.thread is not None
+        await table.wait_board(channel=line.thread)
+        await one_set_each_then_alice_leaves(table, line.thread)
+        await table.standin.wait_until(lambda: "forfeit" in line.content, timeout=10)
+        assert "**bob** won the match 1–1 by forfeit: **alice** left the server." in line.content
+        assert "tiebreak" not in line.content
+
+
+async def end_posted_late(table: Harness) -> StoredMessage:
+    """bob leaves carol's two-set match (an hour per move) while the bot may not post in the
+    channel: his set ends at his reminder, its post is refused, and once the bot may post
+    again the outbox posts it late. Returns that post."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    await table.standin.remove_member(table.bob)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    table.advance(timedelta(minutes=31))
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def over() -> bool:
+        return await games.in_channel(table.channel.id) is None
+
+    await eventually(over, True)
+    earlier = {m.id for m in table.public_messages()}
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    return await table.wait_board(lambda m: m.id not in earlier)
+
+
+async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
+    table: Harness,
+) -> None:
+    """The end of bob's set, posted late by the outbox, reads as the live post would: he left
+    the server (not "ran out of time"), set 2 is not played, and carol wins the match."""
+    late = await end_posted_late(table)
+    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+    assert late.content.splitlines() == [
+        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
+        f"{carol} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+        f"Set 2 is not played: {carol} wins it without a move.",
+        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+    ]
+    assert late.allowed_user_ids() == {table.carol.id}  # as the live post: she may be away
+    assert late.button("Rematch")
+
+
+async def test_a_set_end_posted_late_in_german(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The same late post in a German server."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.reply_text(table.admin, "settings", {"language": "de"})
+        late = await end_posted_late(table)
+        bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+        assert late.content.splitlines() == [
+            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
+            "haben den Server verlassen.",
+            f"{carol} gewinnt den Satz.",
+            f"Ohne Wertung: {bob} hat darin nie gezogen.",
+            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
+            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
+        ]
+
+
+async def test_export_records_who_left_and_the_set_not_played(table: Harness) -> None:
+    """/export of a match bob left: each set is recorded as lost on time, as OpenTafl knows it,
+    with a tag naming the side that left, and reads back to the same result; set 2, never
+    played, is said to be not played because bob had left (not that it "has no moves")."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))
+    await table.wait_board(lambda m: "left the server" in m.content)
+    message = await (await table.slash(table.carol, "export")).wait_followup()
+    first, second, _gif = message.attachments
+    one, two = first.data.decode(), second.data.decode()
+    assert "[left-server:defenders]\n[result:1]\n[termination:timeout]\n" in one
+    assert "[left-server:attackers]\n[result:-1]\n[termination:timeout]\n" in two
+    assert read_record(one).outcome == Outcome(Side.ATTACKERS, Reason.TIMEOUT)
+    assert read_record(two).outcome == Outcome(Side.DEFENDERS, Reason.TIMEOUT)
+    assert read_tags(two)["left-server"] == "attackers"
+    assert message.content.endswith(
+        "\nSet 2 was not played: **bob** had left the server, so it has no replay."
+    ), message.content

@@ -373,6 +373,22 @@ async def test_abort_asks_first_and_changes_nothing_until_confirmed(table: Harne
     assert await table.bot.services.games.in_channel(table.channel.id) is None
 
 
+async def test_abort_names_the_players_in_set_one_order_in_set_two(table: Harness) -> None:
+    """In set 2 (bob attacks) /abort and its post name alice and bob in set 1's order, as
+    the question for set 1 does, not the other way round."""
+    await table.challenge_accepted(table.alice, table.bob)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    await table.wait_board(lambda m: "Set 2 begins" in m.content)
+    asked = await table.reply_text(table.admin, "abort")
+    assert asked.content.startswith("Abort the match of **alice** against **bob** (game ")
+    assert "set 2 of 2)?" in asked.content
+    await table.standin.click(asked, asked.button("Abort the match")["custom_id"], table.admin)
+    board = await table.wait_board(lambda m: "aborted the match" in m.content)
+    alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
+    assert board.content.startswith(f"<@{table.admin.id}> aborted the match of {alice} and {bob}.")
+
+
 async def test_an_abort_confirmed_after_its_set_ended_says_so(table: Harness) -> None:
     """The admin asks to abort set 1, alice wins it before the press: the press aborts nothing
     and says to ask again, since the match goes on in set 2."""

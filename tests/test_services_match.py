@@ -620,6 +620,52 @@ async def test_a_player_who_left_forfeits_their_set_whoever_is_to_move(
     ]
 
 
+async def test_a_set_end_read_back_is_the_one_told_when_it_ended(services: Services) -> None:
+    """``games.ended`` rebuilds a finished set's end from the store as it was told (for a
+    post made late): winner and why, rating changes, the next set, the match's result."""
+    await start(services)
+    set_one = await play_out(services, CHANNEL, ATTACKERS_CAPTURE_KING)
+    assert set_one is not None
+    assert set_one.next_game is not None
+    set_two = await services.games.resign(CHANNEL, ALICE)
+    for told in (set_one, set_two):
+        stored = await services.games.ended(told.game.set_id)
+        assert (stored.outcome, stored.winner_id, stored.loser_id, stored.moves) == (
+            told.outcome,
+            told.winner_id,
+            told.loser_id,
+            told.moves,
+        )
+        assert stored.match_end == told.match_end
+        assert [(c.user_id, round(c.delta, 6)) for c in stored.rating_changes] == [
+            (c.user_id, round(c.delta, 6)) for c in told.rating_changes
+        ]
+    stored_one = await services.games.ended(set_one.game.set_id)
+    assert stored_one.next_game is not None
+    assert stored_one.next_game.set_id == set_one.next_game.set_id
+    with pytest.raises(NoGameHere):
+        await services.games.ended(set_one.game.set_id + 99)
+
+
+async def test_a_set_end_read_back_has_its_walkover(services: Services) -> None:
+    """Bob left: set 1 is forfeited by him, then set 2 without a move; set 1's end read back
+    carries set 2's walkover and Alice's match win, both lost by a player who left."""
+    first = await start(services)
+    await services.games.play(CHANNEL, ALICE, "d1-b1")
+    set_one = await services.games.forfeit(first.set_id, BOB)
+    assert set_one.next_game is not None
+    await services.games.forfeit(set_one.next_game.set_id, BOB)
+    stored = await services.games.ended(first.set_id)
+    assert stored.left_server
+    assert stored.next_game is None
+    assert stored.walkover is not None
+    assert stored.walkover.left_server
+    assert (stored.walkover.game.set_id, stored.walkover.moves) == (set_one.next_game.set_id, 0)
+    assert stored.match_end is not None
+    assert stored.match_end.winner_id == ALICE
+    assert stored.match_end.reason is MatchReason.MORE_WINS
+
+
 async def test_a_member_plays_at_most_five_matches_against_the_computer_at_once(
     services: Services,
 ) -> None:

@@ -15,11 +15,13 @@ from bot.errors import require_channel_permissions
 from bot.flow.uploads import ATTACHMENTS_PER_MESSAGE, Draw, fit_pictures, picture_budget
 from bot.i18n import Language
 from bot.i18n.audience import reader
+from bot.names import escaped
 from bot.services.domain import GameExport, MatchExport
 from bot.services.errors import NotAPlayer
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
+from engine import Side
 from engine.moves import DASHES
 from engine.squares import as_typed
 from renderer import render_replay
@@ -227,7 +229,20 @@ def replay_description(one: GameExport, lang: Language) -> str:
 
 
 def no_replay_line(one: GameExport, lang: Language) -> str:
-    """Why a set has no replay in /export's message: no moves, or too large to post."""
+    """Why a set has no replay in /export's message: no moves (not played, when a player had
+    left the server), or too large to post."""
+    if not one.game.records and one.left_by is not None:
+        gone = one.attacker_name if one.left_by is Side.ATTACKERS else one.defender_name
+        if one.sets_total == 1:
+            return lang._(
+                "The game was not played: **{player}** had left the server, so it has no replay.",
+                player=escaped(gone),
+            )
+        return lang._(
+            "Set {number} was not played: **{player}** had left the server, so it has no replay.",
+            number=one.set_number,
+            player=escaped(gone),
+        )
     if not one.game.records and one.sets_total == 1:
         return lang._("The game has no moves, so it has no replay.")
     if not one.game.records:

@@ -18,21 +18,26 @@ from bot.flow.posts import (
     NO_PINGS,
     board_post,
     describe_move,
+    match_end_pings,
     or_missing,
-    outcome_text,
+    set_end_text,
 )
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
-from engine import Side
+from bot.views.rematch import rematch_view
+from engine import Reason, Side
 from renderer import render_board
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
+
+_ENDED_WITHOUT_A_MOVE = frozenset({Reason.TIMEOUT, Reason.RESIGNED, Reason.ABORTED})
+"""How a set ends after its last move rather than by it."""
 
 
 class Outbox:
@@ -134,12 +139,16 @@ class Outbox:
         )
         files.append(discord.File(io.BytesIO(picture), filename="board.png"))
         if position.outcome is not None:
-            lines.append(
-                lang._(
-                    "**The set is over.** {outcome}",
-                    outcome=lang.render(outcome_text(position.outcome)),
-                )
-            )
+            # The set's end as its live post tells it (who won and why, the walkover of the
+            # next set, the match's result), from what was stored when it ended.
+            end = await services.games.ended(set_id)
+            if position.outcome.reason in _ENDED_WITHOUT_A_MOVE:
+                lines = []  # its last move was told already: the set ended after it
+            lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
+            if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
+                pings = match_end_pings(end)
+                if not end.match_end.aborted:
+                    view = rematch_view(end.match_end.match_id, lang)
             following = await services.games.in_channel(channel_id)
             if following is not None and following.ply == 0:
                 opening = await board_post(

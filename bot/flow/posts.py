@@ -333,6 +333,8 @@ def match_end_text(end: MatchEnd, names: Mapping[int, str], lang: Language = ENG
         first, second = second, first
     score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
     how = lang.render(_MATCH_REASONS[end.reason])
+    if (gone := end.forfeited_by) is not None:  # not "in fewer moves": the other one left
+        how = lang._("with one set each, by forfeit: {player} left the server", player=f"<@{gone}>")
     if end.winner_id is None:
         return lang._("**Match drawn** ({score}): {how}.", score=score, how=how)
     return lang._(

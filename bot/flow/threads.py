@@ -177,6 +177,16 @@ def finished_line(
         return lang._(
             "{pairing} — **{player}** won. {thread}", pairing=pairing, player=winner, thread=thread
         )
+    if (gone := end.forfeited_by) is not None:
+        return lang._(
+            "{pairing} — **{player}** won the match {score} by forfeit: **{other}** left the "
+            "server. {thread}",
+            pairing=pairing,
+            player=winner,
+            score=score,
+            other=escaped(names.get(gone, lang._("a player"))),
+            thread=thread,
+        )
     if end.reason is MatchReason.FEWER_MOVES:
         return lang._(
             "{pairing} — **{player}** won the match {score} on the tiebreak: their set was won "

@@ -164,6 +164,14 @@ class ActiveGame:
         """(attacker id, defender id)."""
         return (self.attacker_id, self.defender_id)
 
+    @property
+    def players_in_match_order(self) -> tuple[int, int]:
+        """Both players in the same order in every set of the match: set 1's attacker first
+        (the sides swap from set to set)."""
+        if self.set_number % 2 == 1:
+            return (self.attacker_id, self.defender_id)
+        return (self.defender_id, self.attacker_id)
+
     def player_of(self, side: Side) -> int:
         """The user id playing ``side``."""
         return self.attacker_id if side is Side.ATTACKERS else self.defender_id
@@ -205,6 +213,8 @@ class SetSummary:
     winner_id: int | None
     moves: int
     """Moves of both sides (plies), as docs/rules.md §11 counts them."""
+    left_server: bool = False
+    """Lost by a player who had left the server (recorded as lost on time)."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +232,18 @@ class MatchEnd:
     sets: tuple[SetSummary, ...]
     aborted: bool = False
     rated: bool = True
+
+    @property
+    def forfeited_by(self) -> int | None:
+        """The player who left the server, when that decided the match at one set each: the
+        winner's set was lost by them as on time (maybe without a move), so it was "won in
+        fewer moves" only because they left (docs/rules.md §11)."""
+        if self.reason is not MatchReason.FEWER_MOVES or self.winner_id is None:
+            return None
+        for each in self.sets:
+            if each.winner_id == self.winner_id and each.left_server:
+                return next(p for p in self.player_ids if p != self.winner_id)
+        return None
 
 
 @dataclass(frozen=True)
@@ -467,6 +489,9 @@ class GameExport:
     """The side the computer played, if it played one."""
     set_number: int = 1
     sets_total: int = 1
+    left_by: Side | None = None
+    """The side whose player had left the server, and so lost the set (recorded as lost on
+    time; docs/rules.md §11)."""
 
 
 def moves_stamp(game: Game) -> str:

@@ -37,7 +37,7 @@ from bot.services.errors import (
     StaleGameError,
 )
 from bot.services.game_cache import GameCache
-from bot.services.sets import active_game, check_in_time, end_set, replay
+from bot.services.sets import active_game, check_in_time, end_set, replay, stored_end
 from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, moves, places, sets
 from bot.storage.connection import Connection
@@ -98,6 +98,15 @@ class GameService:
         if found is None:
             raise NoGameHere(_("That game is over."))
         return active_game(*found)
+
+    async def ended(self, set_id: int) -> SetEnd:
+        """How the finished set ``set_id`` ended, and what followed, as its end was told
+        (for a post of it made late). Raises NoGameHere if it is unknown or not over."""
+        async with self._database.snapshot() as db:
+            row = await sets.by_id(db, set_id)
+            if row is None or row.status == sets.ACTIVE:
+                raise NoGameHere()
+            return await stored_end(db, row, self._cache.load)
 
     async def active(self) -> list[ActiveGame]:
         """Every game in progress, rebuilt from its moves (start-up recovery), by game id."""

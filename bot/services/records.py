@@ -25,7 +25,7 @@ from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from bot.storage.times import duration, from_us
 from engine import Side, write_record
-from engine.record import DATE_FORMAT
+from engine.record import DATE_FORMAT, LEFT_SERVER_TAG
 
 
 class RecordService:
@@ -194,6 +194,12 @@ class RecordService:
             "game-id": str(row.set_id),
         }
         copy = game.copy()
+        left_by = None
+        if row.left_server and copy.outcome is not None and copy.outcome.winner is not None:
+            # Recorded as lost on time ([termination:timeout], a code OpenTafl knows); this
+            # tag, which OpenTafl and read_record pass over, says why.
+            left_by = copy.outcome.winner.opponent
+            tags[LEFT_SERVER_TAG] = left_by.value
         computer_side = None
         if row.computer_id is not None:
             computer_side = Side.ATTACKERS if row.computer_id == row.attacker_id else Side.DEFENDERS
@@ -206,6 +212,7 @@ class RecordService:
             computer_side,
             set_number=row.set_number,
             sets_total=row.sets_total,
+            left_by=left_by,
         )
 
 

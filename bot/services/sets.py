@@ -5,6 +5,7 @@ Everything here runs inside the caller's transaction; nothing commits on its own
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -220,6 +221,66 @@ async def settle(db: Connection, row: SetRow, aborted: bool, now: datetime) -> M
     )
 
 
+async def stored_end(
+    db: Connection, row: SetRow, load: Callable[[Connection, SetRow], Awaitable[Game]]
+) -> SetEnd:
+    """The end of the finished set ``row`` as :func:`end_set` told it, rebuilt from the store
+    (``load`` gives a set's game): its winner and why, its rating changes, and what followed —
+    the next set, or the match's result, with the walkover of a next set lost without a move
+    by a player who had left the server (docs/rules.md §11)."""
+    game = await load(db, row)
+    outcome = game.outcome
+    assert outcome is not None, f"set {row.set_id} is not over"
+    winner_id = player_of(row, outcome.winner) if outcome.winner else None
+    loser_id = player_of(row, outcome.winner.opponent) if outcome.winner else None
+    changes = tuple(
+        RatingChange(*change) for change in await ratings.changes_of_set(db, row.set_id)
+    )
+    following = next(
+        (
+            each
+            for each in await sets.match_sets(db, row.match_id)
+            if each.set_number > row.set_number
+        ),
+        None,
+    )
+    end = SetEnd(
+        game=active_game(row, game),
+        outcome=outcome,
+        winner_id=winner_id,
+        loser_id=loser_id,
+        moves=game.ply,
+        rating_changes=changes,
+        left_server=row.left_server,
+    )
+    if following is None:
+        return replace(end, match_end=await stored_match_end(db, row))
+    if following.status != sets.ACTIVE and following.left_server and following.ply == 0:
+        walkover = await stored_end(db, following, load)
+        return replace(end, walkover=walkover, match_end=walkover.match_end)
+    return replace(end, next_game=active_game(following, await load(db, following)))
+
+
+async def stored_match_end(db: Connection, row: SetRow) -> MatchEnd | None:
+    """The result of ``row``'s match as :func:`settle` gave it, if the match is over."""
+    match = await sets.match(db, row.match_id)
+    assert match is not None
+    if match.status == sets.ACTIVE:
+        return None
+    summaries = tuple(
+        summary(each)
+        for each in await sets.match_sets(db, row.match_id)
+        if each.status != sets.ACTIVE
+    )
+    pair = (match.player1_id, match.player2_id)
+    if match.status == ABORTED:
+        return MatchEnd(row.match_id, pair, None, None, None, summaries, True, match.rated)
+    result = score_match(pair, [SetResult(winner=s.winner_id, moves=s.moves) for s in summaries])
+    return MatchEnd(
+        row.match_id, pair, result.winner, result.reason, result, summaries, False, match.rated
+    )
+
+
 def player_of(row: SetRow, side: Side) -> int:
     return row.attacker_id if side is Side.ATTACKERS else row.defender_id
 
@@ -256,6 +317,7 @@ def summary(row: SetRow) -> SetSummary:
         outcome,
         row.winner_id,
         row.ply,
+        row.left_server,
     )
 
 

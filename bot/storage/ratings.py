@@ -172,6 +172,19 @@ async def history(
     return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]
 
 
+async def changes_of_set(
+    db: Connection, set_id: int
+) -> list[tuple[int, float, float, float, float]]:
+    """The rating changes a rated set caused, in the order they were made: (user id, rating
+    before, rating after, deviation before, deviation after)."""
+    rows = await db.fetch_all(
+        "SELECT user_id, rating_before, rating_after, deviation_before, deviation_after "
+        "FROM rating_history WHERE set_id = ? ORDER BY history_id",
+        (set_id,),
+    )
+    return [(int(r[0]), float(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in rows]
+
+
 async def rebuild_pending(db: Connection) -> bool:
     """Whether the pools must be rebuilt from the rated sets (after schema 6's migration)."""
     row = await db.fetch_one("SELECT count(*) FROM rating_rebuild")

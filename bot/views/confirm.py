@@ -165,24 +165,27 @@ def abort_prompt(
     command came from), with its confirming button."""
     view = discord.ui.View(timeout=None)
     button = ConfirmAbort(active.set_id, lang)
-    params = {
-        "attacker": escaped(names.get(active.attacker_id, str(active.attacker_id))),
-        "defender": escaped(names.get(active.defender_id, str(active.defender_id))),
-        "game": active.set_id,
-    }
+    first, second = (
+        escaped(names.get(player, str(player))) for player in active.players_in_match_order
+    )
     if active.sets_total == 1:
         button.item.label = lang._("Abort the game")
         question = lang._(
             "Abort game {game}, **{attacker}** against **{defender}**? It ends without a "
             "result and is unrated.",
-            **params,
+            attacker=first,
+            defender=second,
+            game=active.set_id,
         )
     else:
+        # The players in set 1's order in either set, so set 2's question names them alike.
         question = lang._(
-            "Abort the match of **{attacker}** against **{defender}** (game {game}, set "
+            "Abort the match of **{first}** against **{second}** (game {game}, set "
             "{number} of 2)? It ends without a match result, and this set is unrated.",
+            first=first,
+            second=second,
+            game=active.set_id,
             number=active.set_number,
-            **params,
         )
     if not here:
         question += " " + lang._("It is played in {channel}.", channel=f"<#{active.channel_id}>")
@@ -193,11 +196,8 @@ def abort_prompt(
 def aborted_line(active: ActiveGame, admin_id: int) -> Text:
     """ "@admin aborted the match of @alice and @bob.": the players are named, so the post
     notifies them (an admin may abort a game from anywhere, in a correspondence game)."""
-    players = {
-        "player": f"<@{admin_id}>",
-        "first": f"<@{active.attacker_id}>",
-        "second": f"<@{active.defender_id}>",
-    }
+    first, second = active.players_in_match_order
+    players = {"player": f"<@{admin_id}>", "first": f"<@{first}>", "second": f"<@{second}>"}
     if active.sets_total == 1:
         return _("{player} aborted the game of {first} and {second}.", **players)
     return _("{player} aborted the match of {first} and {second}.", **players)
