@@ -28,18 +28,28 @@ from bot.services import Services
 
 async def main(path, seed):
     services = await Services.open(path)
-    rng = random.Random(seed)
-    for user, name in ((1, "A"), (2, "B")):
-        await services.players.remember(user, name)
-    print("ready", flush=True)
-    while True:
-        game = await services.games.in_channel(7)
-        if game is None:
-            challenge = await services.challenges.create(5, 7, 1, 2, sets_total=2)
-            game = await services.challenges.accept(challenge.challenge_id, 2)
-        move = str(rng.choice(game.game.legal_moves()))
-        result = await services.games.play(7, game.player_to_move, move, confirm_repetition=True)
-        print("ack", result.game.set_id, result.record.ply, move, flush=True)
+    try:
+        rng = random.Random(seed)
+        for user, name in ((1, "A"), (2, "B")):
+            await services.players.remember(user, name)
+        print("ready", flush=True)
+        while True:
+            game = await services.games.in_channel(7)
+            if game is None:
+                # A challenge made before a kill, never accepted, is accepted now (the two
+                # members may have only one open between them).
+                waiting = await services.challenges.pending()
+                challenge = waiting[0] if waiting else await services.challenges.create(
+                    5, 7, 1, 2, sets_total=2
+                )
+                game = await services.challenges.accept(challenge.challenge_id, 2)
+            move = str(rng.choice(game.game.legal_moves()))
+            result = await services.games.play(
+                7, game.player_to_move, move, confirm_repetition=True
+            )
+            print("ack", result.game.set_id, result.record.ply, move, flush=True)
+    finally:
+        await services.close()  # else, failing, it would wait for the database's thread
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
