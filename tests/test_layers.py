@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-VIEWS = Path(__file__).resolve().parent.parent / "bot" / "views"
+BOT = Path(__file__).resolve().parent.parent / "bot"
+VIEWS = BOT / "views"
+COGS = BOT / "cogs"
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -27,5 +29,17 @@ def test_components_reach_neither_the_storage_nor_the_flow_layer() -> None:
         for path in sorted(VIEWS.glob("*.py"))
         for module in _imported_modules(path)
         if module.split(".")[:2] in (["bot", "storage"], ["bot", "flow"])
+    }
+    assert reaching == set()
+
+
+def test_commands_reach_not_the_storage_layer() -> None:
+    """No cog imports bot.storage: cogs parse, call a service or the flow, and reply; storage
+    errors are the flow's and the error handler's to deal with."""
+    reaching = {
+        f"{path.name}: {module}"
+        for path in sorted(COGS.glob("*.py"))
+        for module in _imported_modules(path)
+        if module.split(".")[:2] == ["bot", "storage"]
     }
     assert reaching == set()

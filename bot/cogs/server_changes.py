@@ -8,24 +8,16 @@ reports the threads it knew of as deleted too). What a deletion does is in bot/f
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
 
 import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
-from bot.storage.errors import DatabaseBusy
 
 _log = logging.getLogger(__name__)
-
-BUSY_RETRY_SECONDS = (1.0, 10.0, 60.0, 300.0)
-"""Pauses before a deletion's aborts are tried again when the database was busy (each try
-first waits up to 5 s for the write lock). Discord sends the event once; if every try fails,
-the next post there meets Unknown Channel and aborts the games then."""
 
 
 class ServerChanges(commands.Cog):
@@ -74,11 +66,13 @@ class ServerChanges(commands.Cog):
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted, and with it the threads in it (and its place among the
         channels games are allowed in, unless it was the only one)."""
-        self._until_stored(
+        until_stored(
+            self.bot,
             f"channel {channel.id} deleted",
             lambda: self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED),
         )
-        self._until_stored(
+        until_stored(
+            self.bot,
             f"allowed channel {channel.id} deleted",
             lambda: self._disallow_deleted(channel.guild.id, channel.id),
         )
@@ -93,7 +87,8 @@ class ServerChanges(commands.Cog):
         channels deleted meanwhile, which no CHANNEL_DELETE reached me for, leave the list as
         a deletion seen would take them off — when one allowed channel is still there (with
         all gone, the list stays, and /settings and refusals say they were deleted)."""
-        self._until_stored(
+        until_stored(
+            self.bot,
             f"allowed channels of server {guild.id} checked",
             lambda: self._disallow_deleted_unseen(guild),
         )
@@ -108,7 +103,8 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (raw: whether or not discord.py had it cached)."""
-        self._until_stored(
+        until_stored(
+            self.bot,
             f"thread {payload.thread_id} deleted",
             lambda: self.bot.flow.vanished.channel_gone(payload.thread_id, Gone.DELETED),
         )
@@ -117,26 +113,11 @@ class ServerChanges(commands.Cog):
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server, or the server was deleted (not an outage: that
         is ``on_guild_unavailable``)."""
-        self._until_stored(
-            f"removed from server {guild.id}", lambda: self.bot.flow.vanished.guild_gone(guild.id)
+        until_stored(
+            self.bot,
+            f"removed from server {guild.id}",
+            lambda: self.bot.flow.vanished.guild_gone(guild.id),
         )
-
-    def _until_stored(self, what: str, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        """Run ``work`` in the background, again after a pause while the database is busy."""
-
-        async def tries() -> None:
-            for pause in (*BUSY_RETRY_SECONDS, None):
-                try:
-                    await work()
-                    return
-                except DatabaseBusy as busy:
-                    if pause is None:
-                        _log.warning("%s: the database stayed busy (%s)", what.capitalize(), busy)
-                        return
-                    _log.info("%s: the database is busy, trying again in %s s", what, pause)
-                    await asyncio.sleep(pause)
-
-        self.bot.spawn(tries(), name=f"brandubh-{what.replace(' ', '-')}")
 
 
 async def setup(bot: commands.Bot) -> None:
