@@ -12,6 +12,7 @@ import pytest
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
 from engine import Outcome, Reason, Side, read_record, read_tags
+from renderer import render_board
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
@@ -271,6 +272,16 @@ async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
     ]
     assert late.allowed_user_ids() == {table.carol.id}  # as the live post: she may be away
     assert late.button("Rematch")
+    assert table.bot is not None
+    exported = await table.bot.services.records.export(set_id=1)
+    [picture] = late.attachments  # as the live board: its caption says "Set 1 of 2"
+    assert picture.data == render_board(
+        exported.game,
+        attacker_name=exported.attacker_name,
+        defender_name=exported.defender_name,
+        set_number=1,
+        sets_total=2,
+    )
 
 
 async def test_a_set_end_posted_late_in_german(

@@ -130,11 +130,14 @@ class Outbox:
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
         pings = NO_PINGS
+        one_set = exported.sets_total == 1  # as the live board: no "Set 1 of 1"
         picture = await asyncio.to_thread(
             render_board,
             position,
             attacker_name=exported.attacker_name,
             defender_name=exported.defender_name,
+            set_number=None if one_set else exported.set_number,
+            sets_total=None if one_set else exported.sets_total,
             words=lang,
         )
         files.append(discord.File(io.BytesIO(picture), filename="board.png"))
