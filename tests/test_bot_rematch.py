@@ -39,6 +39,17 @@ async def accepted_in_thread(
     return line.thread
 
 
+async def attackers_win(table: Harness, thread: FakeChannel) -> StoredMessage:
+    """alice (attacking) and bob play ATTACKERS_WIN in ``thread``; returns the last answer,
+    the match's end."""
+    last = None
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    assert last is not None
+    return last
+
+
 def rematch_id(message: StoredMessage) -> str:
     """The Rematch button's custom_id."""
     [found] = [c for c in message.custom_ids() if c.startswith("rematch:")]
@@ -50,9 +61,7 @@ async def test_rematch_against_a_member_posts_a_challenge_that_opens_a_new_threa
 ) -> None:
     """bob asks for a rematch in the thread; the challenge appears in #games, sides swapped."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     assert "wins the game" in last.content
     pressed = await table.standin.click(last, rematch_id(last), table.bob)
     answer = await pressed.wait_original()
@@ -75,9 +84,7 @@ async def test_rematch_pressed_by_both_players_at_once_offers_one(table: Harness
     """alice and bob press Rematch at the same moment, bob twice: one challenge is posted and
     pings once; the other presses are told, privately, where it is."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     before = len(table.public_messages())
     presses = [
         await table.standin.click(last, rematch_id(last), who, wait=False)
@@ -108,9 +115,7 @@ async def test_a_rematch_withdrawn_and_asked_again_pings_once(table: Harness) ->
     """bob asks for a rematch, withdraws it and asks again: alice is pinged by the first
     only, and bob is told privately why the second did not ping her."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     pinged = []
     for _ in range(2):
         answer = await (
@@ -131,9 +136,7 @@ async def test_a_rematch_discord_would_not_post_does_not_hold_the_pair(table: Ha
     """The channel refuses the rematch's post (403): bob is told, and once the channel takes
     posts again his next press offers the rematch (the unshown challenge was withdrawn)."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     refused = table.standin.fail_rest(
         403,
         seconds=60,
@@ -153,9 +156,7 @@ async def test_a_rematch_discord_would_not_post_does_not_hold_the_pair(table: Ha
 async def test_only_the_players_may_ask_for_a_rematch(table: Harness) -> None:
     """carol pressing Rematch on alice and bob's match is told she did not play it."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     pressed = await table.standin.click(last, rematch_id(last), table.carol)
     answer = await pressed.wait_original()
     assert answer.content == "Only the two players of that match can ask for a rematch."
@@ -205,9 +206,7 @@ async def test_rematch_against_the_computer_starts_at_once_with_sides_swapped(
 async def test_a_rematch_challenge_survives_a_restart(table: Harness) -> None:
     """The rematch offer posted before a restart is accepted after it and opens a thread."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
     offer = table.public_messages()[-1]
     await table.restart()
@@ -218,11 +217,7 @@ async def test_a_rematch_challenge_survives_a_restart(table: Harness) -> None:
 async def finished_in_thread(table: Harness) -> StoredMessage:
     """alice beats bob in a one-set match in its thread; the match-over message."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    last = None
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
-    assert last is not None
+    last = await attackers_win(table, thread)
     assert "wins the game" in last.content, last.content
     return last
 
@@ -336,9 +331,7 @@ async def test_a_rematch_right_after_a_quick_match_pings_the_opponent(table: Har
     """alice challenged bob and won within minutes; her Rematch pings bob (a match was played:
     the pause on pings is for challenges withdrawn and asked again)."""
     thread = await accepted_in_thread(table, table.alice, table.bob)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     answer = await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
     assert answer.content.startswith("Rematch offered in ")
     offer = table.public_messages()[-1]
@@ -356,9 +349,7 @@ async def test_a_rematch_after_a_match_pings_even_when_an_earlier_challenge_was_
     second = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
     assert second.pinged_user_ids() == set()
     thread = await accepted_in_thread(table, table.alice, table.bob, second)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        last = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    last = await attackers_win(table, thread)
     answer = await (await table.standin.click(last, rematch_id(last), table.alice)).wait_original()
     assert answer.content.startswith("Rematch offered in ")
     offer = table.public_messages()[-1]

@@ -14,12 +14,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.storage.errors import SAVE_FAILED
 from tests.bot_harness import Harness, challenge_id, running_bot
-from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeMember, InteractionRecord, StoredMessage
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE
 from tests.foreign_lock import foreign_write_lock
 
@@ -57,6 +58,18 @@ async def slow_reads(table: Harness, seconds: float = SLOW_READ_SECONDS) -> Asyn
         yield
     finally:
         await reading
+
+
+async def answered_in_time(
+    table: Harness, member: FakeMember, command: str, options: dict[str, Any]
+) -> InteractionRecord:
+    """``member``'s ``/command`` in the table's channel, sent without waiting for its answer:
+    Discord's 3 s must see it answered (deferred, when the start is slow)."""
+    record = await table.standin.slash(
+        table.guild, table.channel, member, command, options, wait=False
+    )
+    await table.standin.wait_answered(record, timeout=3.0)
+    return record
 
 
 def public_ids(table: Harness) -> set[int]:
@@ -127,10 +140,7 @@ async def test_a_move_after_a_slow_start_is_posted_in_public(
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.challenge_accepted(table.alice, table.bob)
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            record = await table.standin.slash(
-                table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
-            )
-            await table.standin.wait_answered(record, timeout=3.0)
+            record = await answered_in_time(table, table.alice, "move", {"move": "d1-b1"})
         board = await table.wait_board(lambda m: "played d1-b1" in m.content)
         assert f"<@{table.bob.id}>, your move" in board.content
         await private_answer_gone(table, record)
@@ -146,15 +156,9 @@ async def test_a_challenge_refused_after_a_slow_write_is_private(
         await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
         before = public_ids(table)
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            record = await table.standin.slash(
-                table.guild,
-                table.channel,
-                table.alice,
-                "challenge",
-                {"opponent": table.bob},
-                wait=False,
+            record = await answered_in_time(
+                table, table.alice, "challenge", {"opponent": table.bob}
             )
-            await table.standin.wait_answered(record, timeout=3.0)
         refusal = await refused_privately(table, record, before)
         assert refusal.content.startswith(f"Your challenge to <@{table.bob.id}> is still open")
 
@@ -167,15 +171,9 @@ async def test_a_challenge_after_a_slow_start_is_posted_in_public(
     starts the match."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            record = await table.standin.slash(
-                table.guild,
-                table.channel,
-                table.alice,
-                "challenge",
-                {"opponent": table.bob},
-                wait=False,
+            record = await answered_in_time(
+                table, table.alice, "challenge", {"opponent": table.bob}
             )
-            await table.standin.wait_answered(record, timeout=3.0)
         posted = await table.standin.wait_for_message(
             table.channel, lambda m: not m.ephemeral and "challenges you" in m.content, timeout=10
         )
@@ -201,15 +199,7 @@ async def test_a_challenge_whose_ping_claim_waits_for_a_lock_is_posted_in_time(
                 return await claim(challenge_id)
 
         monkeypatch.setattr(challenges, "claim_opponent_ping", behind_a_lock)
-        record = await table.standin.slash(
-            table.guild,
-            table.channel,
-            table.alice,
-            "challenge",
-            {"opponent": table.bob},
-            wait=False,
-        )
-        await table.standin.wait_answered(record, timeout=3.0)
+        await answered_in_time(table, table.alice, "challenge", {"opponent": table.bob})
         posted = await table.standin.wait_for_message(
             table.channel, lambda m: not m.ephemeral and "challenges you" in m.content, timeout=10
         )
@@ -378,15 +368,9 @@ async def test_a_game_against_the_computer_after_a_slow_start_is_posted_in_publi
     private "thinking…" goes away."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
-            record = await table.standin.slash(
-                table.guild,
-                table.channel,
-                table.alice,
-                "challenge",
-                {"opponent": table.me, "level": 1},
-                wait=False,
+            record = await answered_in_time(
+                table, table.alice, "challenge", {"opponent": table.me, "level": 1}
             )
-            await table.standin.wait_answered(record, timeout=3.0)
         board = await table.wait_board(lambda m: "against the computer" in m.content)
         assert not board.ephemeral
         await private_answer_gone(table, record)
