@@ -29,16 +29,22 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
         yield harness
 
 
+async def bob_leaves_before_his_reminder(table: Harness) -> None:
+    """carol and bob start a two-set match (an hour per move), carol moves, bob leaves the
+    server, and his half-time reminder falls due."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.move(table.carol, "d1-b1")
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))
+
+
 async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     table: Harness,
 ) -> None:
     """bob leaves during set 1 of a two-set match (an hour per move): at his half-time
     reminder he is not pinged; the set is carol's at once, set 2 is not played, and carol
     wins the match — and is the one pinged."""
-    await table.challenge_accepted(table.carol, table.bob, time=60)
-    await table.move(table.carol, "d1-b1")
-    await table.standin.remove_member(table.bob)
-    table.advance(timedelta(minutes=31))
+    await bob_leaves_before_his_reminder(table)
     over = await table.wait_board(lambda m: "left the server" in m.content)
     bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
     assert over.content.splitlines() == [
@@ -114,10 +120,7 @@ async def test_a_player_who_left_in_german(discord_standin: DiscordStandin, tmp_
     """The same in a German server: the players read why the set and the match ended."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.reply_text(table.admin, "settings", {"language": "de"})
-        await table.challenge_accepted(table.carol, table.bob, time=60)
-        await table.move(table.carol, "d1-b1")
-        await table.standin.remove_member(table.bob)
-        table.advance(timedelta(minutes=31))
+        await bob_leaves_before_his_reminder(table)
         over = await table.wait_board(lambda m: "Server verlassen" in m.content)
         bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
         assert over.content.splitlines() == [
@@ -306,10 +309,7 @@ async def test_export_records_who_left_and_the_set_not_played(table: Harness) ->
     """/export of a match bob left: each set is recorded as lost on time, as OpenTafl knows it,
     with a tag naming the side that left, and reads back to the same result; set 2, never
     played, is said to be not played because bob had left (not that it "has no moves")."""
-    await table.challenge_accepted(table.carol, table.bob, time=60)
-    await table.move(table.carol, "d1-b1")
-    await table.standin.remove_member(table.bob)
-    table.advance(timedelta(minutes=31))
+    await bob_leaves_before_his_reminder(table)
     await table.wait_board(lambda m: "left the server" in m.content)
     message = await (await table.slash(table.carol, "export")).wait_followup()
     first, second, _gif = message.attachments
