@@ -17,7 +17,6 @@ from engine.squares import Piece, Side, Square, as_typed, parse_square, square_n
 _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
 _PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
 """The piece for a board cell's int (faster than calling the enum)."""
-_ENDED_FROM_OUTSIDE = frozenset({Reason.RESIGNED, Reason.TIMEOUT, Reason.ABORTED})
 
 # Whole sentences per piece and side (not a noun slotted into one sentence), so that every
 # language can say them with its own grammar.
@@ -103,7 +102,7 @@ class Game:
         for move in moves:
             self.play(move)
         if ended is not None:
-            if ended.reason not in _ENDED_FROM_OUTSIDE:
+            if not ended.reason.from_outside:
                 raise ValueError(
                     f"A game ends by {ended.reason.value} through its moves, not by saying so."
                 )
@@ -417,7 +416,7 @@ class Game:
         moves = [str(record.move) for record in self._records]
         outcome = self.outcome
         ended = ""
-        if outcome is not None and outcome.reason in _ENDED_FROM_OUTSIDE:
+        if outcome is not None and outcome.reason.from_outside:
             winner = f"Side.{outcome.winner.name}" if outcome.winner else "None"
             ended = f", ended=Outcome({winner}, Reason.{outcome.reason.name})"
         standard = format_position(*parse_position(rules.layout))

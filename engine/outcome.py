@@ -24,6 +24,12 @@ class Reason(enum.Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def from_outside(self) -> bool:
+        """Whether a game ends this way by being told so (resigned, out of time, aborted),
+        after its last move rather than by it."""
+        return self in (Reason.RESIGNED, Reason.TIMEOUT, Reason.ABORTED)
+
 
 _EXPLANATIONS = {
     Reason.KING_CAPTURED: "the king was captured",

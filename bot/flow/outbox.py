@@ -28,16 +28,13 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
 from bot.views.rematch import rematch_view
-from engine import Reason, Side
+from engine import Side
 from renderer import render_board
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
-
-_ENDED_WITHOUT_A_MOVE = frozenset({Reason.TIMEOUT, Reason.RESIGNED, Reason.ABORTED})
-"""How a set ends after its last move rather than by it."""
 
 
 class Outbox:
@@ -145,7 +142,7 @@ class Outbox:
             # The set's end as its live post tells it (who won and why, the walkover of the
             # next set, the match's result), from what was stored when it ended.
             end = await services.games.ended(set_id)
-            if position.outcome.reason in _ENDED_WITHOUT_A_MOVE:
+            if position.outcome.reason.from_outside:
                 lines = []  # its last move was told already: the set ended after it
             lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
             if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
