@@ -184,12 +184,7 @@ async def settle(db: Connection, row: SetRow, aborted: bool, now: datetime) -> M
     """Inside a transaction: the match result per docs/rules.md §11, stored."""
     match = await sets.match(db, row.match_id)
     assert match is not None
-    summaries = tuple(
-        summary(game_row)
-        for game_row in await sets.match_sets(db, row.match_id)
-        if game_row.status != sets.ACTIVE
-    )
-    pair = (match.player1_id, match.player2_id)
+    end = await _match_end(db, match, aborted)
     # A match played in a thread: the thread is archived a little after the result.
     await places.schedule_archive(db, row.match_id, to_us(now + THREAD_GRACE))
     if aborted:
@@ -201,23 +196,34 @@ async def settle(db: Connection, row: SetRow, aborted: bool, now: datetime) -> M
             reason=Reason.ABORTED.value,
             now_us=to_us(now),
         )
-        return MatchEnd(row.match_id, pair, None, None, None, summaries, True, match.rated)
-    result = score_match(
-        pair,
-        [SetResult(winner=s.winner_id, moves=s.moves) for s in summaries],
-    )
+        return end
+    assert end.reason is not None
     await sets.finish_match(
         db,
         row.match_id,
         status=FINISHED,
-        winner_id=result.winner,
-        reason=result.reason.value,
+        winner_id=end.winner_id,
+        reason=end.reason.value,
         now_us=to_us(now),
     )
-    if match.rated and result.winner is not None and await sets.has_rated_set(db, row.match_id):
-        await ratings.add_match_win(db, row.guild_id, row.ruleset, result.winner)
+    if match.rated and end.winner_id is not None and await sets.has_rated_set(db, row.match_id):
+        await ratings.add_match_win(db, row.guild_id, row.ruleset, end.winner_id)
+    return end
+
+
+async def _match_end(db: Connection, match: sets.MatchRow, aborted: bool) -> MatchEnd:
+    """The result of ``match`` per docs/rules.md §11, from its finished sets (none, aborted)."""
+    summaries = tuple(
+        summary(game_row)
+        for game_row in await sets.match_sets(db, match.match_id)
+        if game_row.status != sets.ACTIVE
+    )
+    pair = (match.player1_id, match.player2_id)
+    if aborted:
+        return MatchEnd(match.match_id, pair, None, None, None, summaries, True, match.rated)
+    result = score_match(pair, [SetResult(winner=s.winner_id, moves=s.moves) for s in summaries])
     return MatchEnd(
-        row.match_id, pair, result.winner, result.reason, result, summaries, False, match.rated
+        match.match_id, pair, result.winner, result.reason, result, summaries, False, match.rated
     )
 
 
@@ -267,18 +273,7 @@ async def stored_match_end(db: Connection, row: SetRow) -> MatchEnd | None:
     assert match is not None
     if match.status == sets.ACTIVE:
         return None
-    summaries = tuple(
-        summary(each)
-        for each in await sets.match_sets(db, row.match_id)
-        if each.status != sets.ACTIVE
-    )
-    pair = (match.player1_id, match.player2_id)
-    if match.status == ABORTED:
-        return MatchEnd(row.match_id, pair, None, None, None, summaries, True, match.rated)
-    result = score_match(pair, [SetResult(winner=s.winner_id, moves=s.moves) for s in summaries])
-    return MatchEnd(
-        row.match_id, pair, result.winner, result.reason, result, summaries, False, match.rated
-    )
+    return await _match_end(db, match, match.status == ABORTED)
 
 
 def player_of(row: SetRow, side: Side) -> int:
