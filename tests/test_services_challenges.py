@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from bot.services import ChallengeStatus, Services
+from bot.services.domain import MAX_MEMBER_MATCHES
 from bot.services.errors import (
     CannotChallengeBot,
     CannotChallengeSelf,
@@ -20,6 +21,7 @@ from bot.services.errors import (
     NotYourChallenge,
     OpenChallengeWaiting,
     TooManyChallenges,
+    TooManyMatches,
 )
 from bot.services.settings import SettingsService
 from engine import Side
@@ -27,6 +29,7 @@ from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CH
 
 THREAD = 9_000_000_001
 """A thread started from a challenge message."""
+DAVE = 14
 
 
 async def test_challenge_expires_ten_minutes_after_it_is_made(
@@ -512,3 +515,32 @@ async def test_a_challenge_never_shown_gives_its_opponents_ping_back(services: S
     await challenges.forget_unshown(unshown.challenge_id)
     again = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
     assert await challenges.claim_opponent_ping(again.challenge_id) is None
+
+
+async def test_two_accepts_at_once_never_pass_the_limit_of_matches(services: Services) -> None:
+    """alice plays 19 matches against members; bob and carol accept her two challenges at the
+    same moment: one match starts, the other is refused and its challenge stays open. She may
+    challenge nobody then, nor accept; in another server she may."""
+    challenges = services.challenges
+    for channel in range(CHANNEL, CHANNEL + MAX_MEMBER_MATCHES - 1):
+        asked = await challenges.create(GUILD, channel, ALICE, BOB)
+        await challenges.accept(asked.challenge_id, BOB)
+    to_bob = await challenges.create(GUILD, THREAD, ALICE, BOB)
+    to_carol = await challenges.create(GUILD, THREAD + 1, ALICE, CAROL)
+    started = await asyncio.gather(
+        challenges.accept(to_bob.challenge_id, BOB),
+        challenges.accept(to_carol.challenge_id, CAROL),
+        return_exceptions=True,
+    )
+    assert sorted(type(each).__name__ for each in started) == ["ActiveGame", "TooManyMatches"]
+    [refused] = [each for each in started if isinstance(each, TooManyMatches)]
+    assert str(refused).startswith(f"<@{ALICE}> is already playing 20 matches")
+    still_open = [to_bob, to_carol][started.index(refused)]
+    assert (await challenges.get(still_open.challenge_id)).status is ChallengeStatus.OPEN
+    with pytest.raises(TooManyMatches):
+        await challenges.create(GUILD, THREAD + 2, ALICE, None)
+    by_dave = await challenges.create(GUILD, THREAD + 2, DAVE, ALICE)
+    with pytest.raises(TooManyMatches):
+        await challenges.check_accept(by_dave.challenge_id, ALICE)
+    elsewhere = await challenges.create(GUILD + 1, THREAD + 3, ALICE, DAVE)
+    await challenges.accept(elsewhere.challenge_id, DAVE)

@@ -27,7 +27,7 @@ from bot.services.errors import (
     RecentlyDeclined,
     TooManyChallenges,
 )
-from bot.services.matches import MatchService
+from bot.services.matches import MatchService, check_member_matches
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
@@ -97,7 +97,8 @@ class ChallengeService:
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
-        ChannelBusy (a game is in progress in the channel), TooManyChallenges,
+        ChannelBusy (a game is in progress in the channel), TooManyChallenges, TooManyMatches
+        (the challenger already plays MAX_MEMBER_MATCHES against members in the server),
         ChallengeAlreadyOpen (one between the two members already), OpenChallengeWaiting (the
         challenger's open one), InvalidOption (ruleset, sets not 1 or 2, time per move).
         """
@@ -118,6 +119,7 @@ class ChallengeService:
                     raise busy(playing, threads=settings.threads, threads_here=threads_here)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
+            await check_member_matches(db, guild_id, challenger_id)
             if opponent_id is None:
                 await self._check_no_open_to_anyone(db, guild_id, challenger_id, to_us(now))
             else:
@@ -252,7 +254,10 @@ class ChallengeService:
 
         Raises ForeignButton (``pressed_on`` is not the challenge's message), ChallengeNotFound
         (not open), NotYourChallenge (not the opponent, or the challenger of one open to
-        anyone), ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed.
+        anyone), ChallengeExpired (past its expiry; it is marked expired), ChannelNotAllowed,
+        TooManyMatches (``user_id``, or else the challenger, already plays MAX_MEMBER_MATCHES
+        against members in the server: the challenge stays open, to be accepted once they
+        have finished one, or to expire).
         """
         row = await self._open(challenge_id, pressed_on)
         return await self._check_accept(row, user_id, thread_of)
@@ -281,6 +286,8 @@ class ChallengeService:
         settings = await self._settings.get(row.guild_id)
         if not settings.allows(row.channel_id, thread_of):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
+        async with self._database.snapshot() as db:
+            await check_member_matches(db, row.guild_id, user_id, row.challenger_id)
         return replace(_challenge(row), opponent_id=user_id)
 
     async def accept(
@@ -311,6 +318,9 @@ class ChallengeService:
             # closed, on either backend.
             if not await challenges.claim(db, challenge_id, user_id):
                 raise ChallengeNotFound()  # answered meanwhile
+            # Counted again as stored: accepts at once must not pass the limit together (the
+            # refusal rolls the claim back, so the challenge stays open).
+            await check_member_matches(db, row.guild_id, user_id, row.challenger_id, lock=True)
             game = await self._matches.start_match(
                 db,
                 guild_id=row.guild_id,

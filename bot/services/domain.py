@@ -26,6 +26,9 @@ MAX_OPEN_CHALLENGES = 5
 MAX_COMPUTER_MATCHES = 5
 """How many matches against the computer one member may play at once in a server (each has a
 thread of its own, and each of the computer's moves a search)."""
+MAX_MEMBER_MATCHES = 20
+"""How many matches against members one member may play at once in a server (each accepted
+challenge opens a public thread, and Discord caps a server's active threads)."""
 THREAD_GRACE = timedelta(minutes=10)
 TAKEBACK_LIFETIME = timedelta(minutes=10)
 """How long a takeback request waits for the opponent's answer."""

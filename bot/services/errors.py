@@ -200,6 +200,34 @@ class TooManyComputerMatches(GameError):
         )
 
 
+class TooManyMatches(GameError):
+    """A member already plays the most matches against members allowed at once in a server:
+    ``player_id`` None when it is the member asking, else the other player of the challenge."""
+
+    def __init__(self, limit: int, player_id: int | None = None) -> None:
+        if player_id is None:
+            text = n_(
+                "You are already playing {count} match against a member in this server: finish "
+                "it, or resign it, before you start another ({games_command} lists it).",
+                "You are already playing {count} matches against members in this server: finish "
+                "one, or resign it, before you start another ({games_command} lists them).",
+                limit,
+                games_command=command("games"),
+            )
+        else:
+            text = n_(
+                "{player} is already playing {count} match against a member in this server: "
+                "this challenge can be accepted once they finish it ({games_command} lists it).",
+                "{player} is already playing {count} matches against members in this server: "
+                "this challenge can be accepted once they finish one ({games_command} lists "
+                "them).",
+                limit,
+                player=f"<@{player_id}>",
+                games_command=command("games"),
+            )
+        super().__init__(text)
+
+
 class ChallengeAlreadyOpen(GameError):
     """Two members have one open challenge between them at a time (a second one, or a second
     press of Rematch, would ping the opponent again for the same thing)."""

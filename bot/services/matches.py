@@ -9,8 +9,18 @@ from datetime import timedelta
 
 from bot.i18n import _
 from bot.services.clock import Clock
-from bot.services.domain import COMPUTER_LEVELS, MAX_COMPUTER_MATCHES, ActiveGame
-from bot.services.errors import CannotChallengeSelf, InvalidOption, TooManyComputerMatches
+from bot.services.domain import (
+    COMPUTER_LEVELS,
+    MAX_COMPUTER_MATCHES,
+    MAX_MEMBER_MATCHES,
+    ActiveGame,
+)
+from bot.services.errors import (
+    CannotChallengeSelf,
+    InvalidOption,
+    TooManyComputerMatches,
+    TooManyMatches,
+)
 from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, insert_set
 from bot.services.settings import SettingsService
@@ -208,3 +218,21 @@ async def _check_computer_matches(db: Connection, guild_id: int, human_id: int) 
     queue a search, per command without end)."""
     if await sets.computer_matches_of(db, guild_id, human_id) >= MAX_COMPUTER_MATCHES:
         raise TooManyComputerMatches(MAX_COMPUTER_MATCHES)
+
+
+async def check_member_matches(
+    db: Connection, guild_id: int, asker_id: int, *player_ids: int, lock: bool = False
+) -> None:
+    """Raise TooManyMatches if ``asker_id`` or another of ``player_ids`` (checked in that
+    order) already plays the most matches against members allowed at once in ``guild_id``
+    (else two members could open a public thread per accepted challenge without end, and
+    Discord caps a server's active threads). ``lock``: inside a caller's transaction that
+    stores a match, the members' counts are locked until it ends, so that accepts at once
+    cannot pass the limit together."""
+    players = (asker_id, *(player for player in player_ids if player != asker_id))
+    if lock:
+        for player_id in sorted(players):  # always in one order: two locks never deadlock
+            await db.lock(f"member-matches:{guild_id}:{player_id}")
+    for player_id in players:
+        if await sets.member_matches_of(db, guild_id, player_id) >= MAX_MEMBER_MATCHES:
+            raise TooManyMatches(MAX_MEMBER_MATCHES, None if player_id == asker_id else player_id)

@@ -262,6 +262,16 @@ async def computer_matches_of(db: Connection, guild_id: int, player_id: int) -> 
     return 0 if row is None else int(row[0])
 
 
+async def member_matches_of(db: Connection, guild_id: int, player_id: int) -> int:
+    """How many matches against members ``player_id`` is playing in ``guild_id``."""
+    row = await db.fetch_one(
+        "SELECT count(*) FROM matches WHERE guild_id = ? AND status = 'active' "
+        "AND computer_id IS NULL AND (player1_id = ? OR player2_id = ?)",
+        (guild_id, player_id, player_id),
+    )
+    return 0 if row is None else int(row[0])
+
+
 async def latest_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     """The newest game of ``channel_id``, in progress or not, or, if newer, the last game of
     the newest finished match of a thread the bot started there (while a match is played,
