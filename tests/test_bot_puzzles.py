@@ -178,6 +178,48 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
     assert dailies[0].content.startswith("**Daily puzzle, ")
 
 
+async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Harness) -> None:
+    """Discord takes the daily post but its answer is lost, and the bot stops before it finds
+    the post; back a day later, the new day's claim drops the unmarked one, yet that post's
+    Solve button opens its puzzle (it was refused as forged), while a forged id on it, naming
+    another puzzle or another day, is still refused."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    lost = table.standin.lose_answers(
+        503,
+        matching=lambda method, path: method == "POST" and path == f"/channels/{lobby.id}/messages",
+    )
+    table.advance(timedelta(hours=1))
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=15)
+    await table.stop()
+    table.advance(timedelta(days=1))
+    await table.start()
+
+    def dailies() -> list[StoredMessage]:
+        return [m for m in table.public_messages(lobby) if "Daily puzzle" in m.content]
+
+    await table.standin.wait_until(lambda: len(dailies()) == 2, timeout=15)
+    old, new = dailies()
+    [solve_id] = old.custom_ids()
+    _, _, puzzle_id, day = solve_id.split(":")
+    assert new.custom_ids() != [solve_id]
+    other = next(p.puzzle_id for p in by_id().values() if p.puzzle_id != puzzle_id)
+    next_day = new.custom_ids()[0].split(":")[3]
+    for forged in (f"puzzle:solve:{other}:{day}", f"puzzle:solve:{puzzle_id}:{next_day}"):
+        record = await table.standin.forged_click(old, forged, table.bob)
+        refused = await record.wait_original()
+        assert refused.ephemeral
+        assert refused.content == "That button or id is not one of mine.", forged
+    opened = await (await table.standin.click(old, solve_id, table.bob)).wait_original()
+    assert opened.ephemeral
+    assert shown_puzzle(opened).puzzle_id == puzzle_id
+    assert "Solved!" in (await solve(table, opened, table.bob)).content
+    stats = await table.reply_text(table.bob, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Daily puzzles solved"] == "1"
+
+
 async def test_a_refused_daily_post_follows_the_setting_moved_or_switched_off(
     table: Harness,
 ) -> None:

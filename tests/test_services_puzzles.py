@@ -8,7 +8,7 @@ import pytest
 
 import bot.services.puzzles as puzzle_service
 from bot.services import Services
-from bot.services.errors import StaleGameError
+from bot.services.errors import ForeignButton, StaleGameError
 from bot.storage import puzzles as stored
 
 GUILD, CHANNEL, ALICE = 10, 20, 30
@@ -107,6 +107,47 @@ async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_se
         await services.puzzles.claim_due()
         [tomorrow] = await services.puzzles.posts_owed()
         assert tomorrow.previous_solvers == (ALICE,)
+    finally:
+        await services.close()
+
+
+async def test_a_dropped_daily_post_is_recorded_again_from_the_post_pressed(
+    database: str,
+) -> None:
+    """A day's post whose id was never stored is dropped by the next day's claim: a press
+    from the post that shows it records it again (its solvers are named the day after);
+    without the post, or naming another puzzle, it is refused."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        clock.now += timedelta(hours=1)
+        await services.puzzles.claim_due()
+        [lost] = await services.puzzles.posts_owed()
+        clock.now += timedelta(days=1)
+        await services.puzzles.claim_due()
+        [today] = await services.puzzles.posts_owed()
+        assert today.previous is None, "the unmarked day is dropped"
+        other = next(p for p in puzzle_service.bank() if p.puzzle_id != lost.puzzle.puzzle_id)
+        day, puzzle_id = lost.day, lost.puzzle.puzzle_id
+        with pytest.raises(ForeignButton):
+            await services.puzzles.start_daily(
+                guild_id=GUILD, user_id=ALICE, puzzle_id=puzzle_id, day=day
+            )
+        attempt = await services.puzzles.start_daily(
+            guild_id=GUILD, user_id=ALICE, puzzle_id=puzzle_id, day=day, shown_in=(CHANNEL, 77)
+        )
+        with pytest.raises(ForeignButton):
+            await services.puzzles.start_daily(
+                guild_id=GUILD, user_id=BOB, puzzle_id=other.puzzle_id, day=day, shown_in=(1, 2)
+            )
+        await services.puzzles.record(
+            attempt, tuple(str(m) for m in lost.puzzle.solution), stored.SOLVED
+        )
+        [today] = await services.puzzles.posts_owed()
+        assert today.previous is not None
+        assert (today.previous.day, today.previous.message_id) == (day, 77)
+        assert today.previous_solvers == (ALICE,)
     finally:
         await services.close()
 

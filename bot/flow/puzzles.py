@@ -19,11 +19,11 @@ import discord
 
 from bot.flow.posts import NO_PINGS, outcome_text
 from bot.flow.vanished import Gone, unknown_channel
-from bot.i18n import ENGLISH, Language, _
+from bot.i18n import ENGLISH, Language, _, languages
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
-from bot.services.puzzles import DAILY_RETRY, DAILY_RETRY_MAX, Attempt, DailyPost
+from bot.services.puzzles import DAILY_RETRY, DAILY_RETRY_MAX, Attempt, DailyPost, by_id
 from bot.storage import puzzles as stored
 from bot.views.common import within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
@@ -135,11 +135,34 @@ class PuzzleFlow:
         """The Solve button of a daily post: the presser's attempt at it, privately."""
         assert interaction.guild_id is not None
         await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
+        message = interaction.message
         attempt = await self.bot.services.puzzles.start_daily(
-            guild_id=interaction.guild_id, user_id=interaction.user.id, puzzle_id=puzzle_id, day=day
+            guild_id=interaction.guild_id,
+            user_id=interaction.user.id,
+            puzzle_id=puzzle_id,
+            day=day,
+            shown_in=(
+                (message.channel.id, message.id)
+                if message is not None and self._shows_daily(message, puzzle_id, day)
+                else None
+            ),
         )
         lang = reader(interaction)
         await self._show(interaction, attempt, self._prompt(attempt, lang), edit=False)
+
+    def _shows_daily(self, message: discord.Message, puzzle_id: str, day: str) -> bool:
+        """Whether ``message`` is this bot's daily post of ``day`` showing ``puzzle_id``: told
+        by its text, as it begins in any language (the server's may have changed since), not
+        by its buttons (a forged press names any id)."""
+        me, puzzle = self.bot.user, by_id().get(puzzle_id)
+        if me is None or puzzle is None or message.author.id != me.id:
+            return False
+        return any(
+            message.content.startswith(
+                f"{daily_marker(day, lang)}\n{puzzle_heading(puzzle, lang)}."
+            )
+            for lang in languages()
+        )
 
     async def pick_piece(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, from_name: str

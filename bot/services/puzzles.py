@@ -234,9 +234,21 @@ class PuzzleService:
         return Attempt(row, puzzle)
 
     async def start_daily(
-        self, *, guild_id: int, user_id: int, puzzle_id: str, day: str
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        puzzle_id: str,
+        day: str,
+        shown_in: tuple[int, int] | None = None,
     ) -> Attempt:
         """The player's attempt at a daily puzzle (a new one, or the one begun before).
+
+        ``shown_in``: the channel and message of the bot's own daily post of ``day`` in this
+        server that shows ``puzzle_id`` (its text, which no press can change, says so), where
+        the press came from. Such a post whose claim was dropped before its message id could be
+        stored (a new day's claim drops the days never marked posted) is recorded again, and
+        its button works.
 
         Raises ForeignButton unless ``puzzle_id`` was the server's daily puzzle of ``day`` (a
         forged Solve button would start any puzzle of the bank, as any day's), NoPuzzle,
@@ -246,9 +258,16 @@ class PuzzleService:
             raise NoPuzzle(_("This puzzle is no longer in the bank."))
         async with self._database.snapshot() as db:
             post = await puzzles.post_of(db, guild_id, day)
-        if post is None or post.puzzle_id != puzzle_id:
+        if post is not None and post.puzzle_id != puzzle_id:
+            raise ForeignButton()
+        if post is None and shown_in is None:
             raise ForeignButton()
         async with self._database.transaction() as db:
+            if shown_in is not None and (post is None or post.message_id is None):
+                channel_id, message_id = shown_in
+                await puzzles.found_post(
+                    db, guild_id, day, puzzle_id, channel_id, message_id, to_us(self._clock())
+                )
             row = await puzzles.start(
                 db,
                 user_id=user_id,

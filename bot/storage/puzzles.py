@@ -322,6 +322,27 @@ async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> No
     )
 
 
+async def found_post(
+    db: Connection,
+    guild_id: int,
+    day: str,
+    puzzle_id: str,
+    channel_id: int,
+    message_id: int,
+    now_us: int,
+) -> None:
+    """Discord has the post of ``day`` showing ``puzzle_id`` (a press of its Solve button
+    came from it): recorded again if its claim was dropped before its id was stored, or its
+    id noted if the claim is still waiting for it; nothing if the day has another puzzle."""
+    await db.execute(
+        "INSERT INTO daily_posts (guild_id, day, puzzle_id, channel_id, claimed_us, message_id) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, day) DO UPDATE SET "
+        "channel_id = excluded.channel_id, message_id = excluded.message_id "
+        "WHERE daily_posts.message_id IS NULL AND daily_posts.puzzle_id = excluded.puzzle_id",
+        (guild_id, day, puzzle_id, channel_id, now_us, message_id),
+    )
+
+
 async def post_of(db: Connection, guild_id: int, day: str) -> DailyPostRow | None:
     """The server's daily post of ``day``, if it had one."""
     row = await db.fetch_one(f"{_POST} WHERE guild_id = ? AND day = ?", (guild_id, day))
