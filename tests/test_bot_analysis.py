@@ -6,15 +6,21 @@ import asyncio
 import io
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from bot.config import Settings
 from bot.flow.uploads import MESSAGE_OVERHEAD
-from tests.bot_harness import Harness, running_bot
+from bot.services import Services
+from tests.bot_harness import Harness, eventually, running_bot
+from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeMember
+from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -230,3 +236,66 @@ async def test_a_member_analyses_one_game_at_a_time(
         _finished, timeout=60
     )
     assert not again.ephemeral
+
+
+class SharedHarness(Harness):
+    """The bot on a PostgreSQL database that another process (a second shard's) shares."""
+
+    def __init__(self, standin: DiscordStandin, tmp_path: Path, database_url: str) -> None:
+        super().__init__(standin, tmp_path / "unused.sqlite3")
+        self.database_url = database_url
+
+    def settings(self) -> Settings:
+        return replace(super().settings(), database_url=self.database_url)
+
+
+async def test_a_member_analyses_one_game_at_a_time_across_processes(
+    discord_standin: DiscordStandin,
+    postgres: PostgresServer | str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """alice's analysis under way in another shard process refuses her /analyse here, and
+    hers here refuses her there; once it is done, or after 15 minutes if its process died
+    with it, she may ask again. (Each process kept its own: one analysis at a time in each.)"""
+    url = await postgres_database(postgres)
+    table = SharedHarness(discord_standin, tmp_path, url)
+    await table.start()
+    elsewhere = await Services.open(url, clock=lambda: table.now)
+    try:
+        for _ in range(2):
+            await table.challenge_accepted(table.alice, table.bob, sets=1)
+            await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+        alice = table.alice.id
+        assert await elsewhere.analyses.claim(alice, 2) is None
+        refused = await (await table.slash(table.alice, "analyse", {"game": 1})).wait_original()
+        assert refused.ephemeral
+        assert refused.content == (
+            "Your analysis of game 2 is still running: wait for it before asking for another."
+        )
+        await elsewhere.analyses.release(alice, 2)
+        assert table.bot is not None
+        run = table.bot.engine.run
+        searching, release = asyncio.Event(), asyncio.Event()
+
+        async def held(function: Any, *args: Any) -> Any:  # game 1's search waits
+            searching.set()
+            await release.wait()
+            return await run(function, *args)
+
+        monkeypatch.setattr(table.bot.engine, "run", held)
+        first = await table.slash(table.alice, "analyse", {"game": 1})
+        await asyncio.wait_for(searching.wait(), timeout=10)
+        assert await elsewhere.analyses.claim(alice, 2) == 1
+        release.set()
+        await first.wait_original(_finished, timeout=60)
+        # Its claim ends just after the answer (and this one is never released: it dies).
+        await eventually(lambda: elsewhere.analyses.claim(alice, 2), None)
+        table.advance(timedelta(minutes=15))
+        again = await (await table.slash(table.alice, "analyse", {"game": 1})).wait_original(
+            _finished, timeout=60
+        )
+        assert not again.ephemeral
+    finally:
+        await elsewhere.close()
+        await table.stop()

@@ -1,12 +1,16 @@
-"""The analysis's budget: a long set costs no more than a 60-move Brandubh set."""
+"""The analysis's budget (a long set costs no more than a 60-move Brandubh set), and one
+analysis at a time per member across processes."""
 
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
-from bot.services.analysis import MAX_NODES_A_SET, SetToAnalyse
+from bot.services import Services
+from bot.services.analysis import CLAIM_LIFETIME, MAX_NODES_A_SET, SetToAnalyse
 from engine import Game
 from engine.analysis import ANALYSIS_NODES
+from tests.conftest import ALICE, BOB, FakeClock
 
 
 def long_game(ruleset: str, moves: int, seed: int) -> Game:
@@ -34,3 +38,32 @@ def test_a_60_move_brandubh_set_gets_the_full_budget() -> None:
     while game.ply > 60:
         game.undo()
     assert SetToAnalyse(1, game, "a", "b", 1, 1, None).nodes(ANALYSIS_NODES) == ANALYSIS_NODES
+
+
+async def test_one_analysis_at_a_time_holds_across_processes(
+    database: str, clock: FakeClock
+) -> None:
+    """Two services on one database stand in for two shard processes: alice's analysis of
+    set 1 claimed in one refuses her set 2 in the other, and is joined by set 1 asked there;
+    it ends with the last of her requests, and a claim never released (its process died)
+    lapses after the 15 minutes an analysis has at most."""
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        assert await first.analyses.claim(ALICE, 1) is None
+        assert await second.analyses.claim(ALICE, 2) == 1
+        assert await second.analyses.claim(BOB, 2) is None
+        assert await second.analyses.claim(ALICE, 1) is None  # the same set: shared
+        await first.analyses.release(ALICE, 1)
+        assert await second.analyses.claim(ALICE, 2) == 1, "one of her requests still waits"
+        await second.analyses.release(ALICE, 1)
+        assert await second.analyses.claim(ALICE, 2) is None
+        clock.advance(CLAIM_LIFETIME - timedelta(seconds=1))
+        assert await first.analyses.claim(ALICE, 3) == 2
+        clock.advance(timedelta(seconds=1))
+        assert await first.analyses.claim(ALICE, 3) is None
+        await second.analyses.release(ALICE, 2)  # the lapsed claim's late end: nothing
+        assert await second.analyses.claim(ALICE, 4) == 3
+    finally:
+        await first.close()
+        await second.close()

@@ -25,6 +25,7 @@ from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
 from bot.services.errors import GameError
+from bot.storage.errors import StorageError
 from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.games import hidden_for
 from engine import Side
@@ -52,11 +53,6 @@ class AnalysisFlow:
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
         self._running: dict[int, asyncio.Future[GameReview]] = {}
-        self._asked_by: dict[int, tuple[int, int]] = {}
-        """The game each member's analysis under way is of, and how many of their /analyse of
-        it are waiting for it: one game at a time per member (each position's search takes a
-        turn of the workers the computer's moves need too). Kept by this process: with shards
-        in several processes, one at a time in each."""
 
     async def analyse(self, interaction: discord.Interaction[Any], set_id: int | None) -> None:
         """Answer /analyse: defer, choose the set, analyse (or read) it, post the review."""
@@ -74,9 +70,24 @@ class AnalysisFlow:
             ),
             ephemeral=True,
         )
+        # One game at a time per member (each position's search takes a turn of the workers
+        # the computer's moves need too), claimed in the database: it holds across shard
+        # processes. The same game asked twice shares one analysis: the member's turn ends
+        # with the last.
         asker = interaction.user.id
-        running, asking = self._asked_by.get(asker, (chosen.set_id, 0))
-        if running != chosen.set_id:
+        analyses = self.bot.services.analyses
+
+        async def unanswered(running: int | None) -> None:
+            if running is None:  # claimed, but the asker cannot be answered: given up
+                await analyses.release(asker, chosen.set_id)
+
+        running = await within_deadline(
+            interaction,
+            analyses.claim(asker, chosen.set_id),
+            ephemeral=True,
+            unanswered=unanswered,
+        )
+        if running is not None:
             raise GameError(
                 _(
                     "Your analysis of game {game} is still running: wait for it before asking "
@@ -84,16 +95,13 @@ class AnalysisFlow:
                     game=running,
                 )
             )
-        # The same game asked twice shares one analysis: the member's turn ends with the last.
-        self._asked_by[asker] = (running, asking + 1)
         try:
             await self._answer(interaction, chosen)
         finally:
-            running, asking = self._asked_by[asker]
-            if asking == 1:
-                del self._asked_by[asker]
-            else:
-                self._asked_by[asker] = (running, asking - 1)
+            try:
+                await analyses.release(asker, chosen.set_id)
+            except StorageError as error:  # the claim lapses on its own
+                _log.warning("Could not release %s's analysis claim: %s", asker, error)
 
     async def _answer(self, interaction: discord.Interaction[Any], chosen: SetToAnalyse) -> None:
         """:meth:`analyse` once the set is chosen: the progress, then the review."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from bot.i18n import Text, _, command
 from bot.services.clock import Clock
@@ -29,6 +30,11 @@ MAX_NODES_A_SET = 61 * ANALYSIS_NODES
 """A long set (a big board) gets a smaller budget per position, so that its analysis takes no
 longer than a 60-move Brandubh set (61 positions) at the full budget — however long, it must
 be answered within the 15 minutes Discord gives an interaction's follow-ups."""
+
+CLAIM_LIFETIME = timedelta(minutes=15)
+"""How long a member's claim of an analysis holds at most: an analysis is sized to be answered
+within the 15 minutes Discord gives an interaction's follow-ups (after which it could not be
+answered anyway), so an older claim is of a process that died with it, and no longer counts."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,25 @@ class AnalysisService:
             sets_total=row.sets_total,
             outcome=exported.game.outcome,
         )
+
+    async def claim(self, user_id: int, set_id: int) -> int | None:
+        """Claim ``user_id``'s one analysis at a time, for ``set_id``: None when claimed (or
+        joined: the same set asked again shares it, and counts once more until
+        :meth:`release`), else the set their analysis under way is of. Held in the database,
+        so it holds across every bot process; a claim CLAIM_LIFETIME old is dropped."""
+        now = self._clock()
+        async with self._database.transaction() as db:
+            await db.lock(f"analysis-claim:{user_id}")
+            running = await analyses.claim(
+                db, user_id, set_id, to_us(now), to_us(now - CLAIM_LIFETIME)
+            )
+        return None if running == set_id else running
+
+    async def release(self, user_id: int, set_id: int) -> None:
+        """One of ``user_id``'s requests for the analysis of ``set_id`` is answered (or
+        failed): their claim ends with the last."""
+        async with self._database.transaction() as db:
+            await analyses.release(db, user_id, set_id)
 
     async def stored(self, chosen: SetToAnalyse, nodes: int) -> GameReview | None:
         """The stored review of ``chosen`` made with ``nodes`` per position, if there is one."""

@@ -63,3 +63,41 @@ async def match_in_progress(db: Connection, set_id: int) -> int | None:
         (set_id,),
     )
     return None if row is None else int(row[0])
+
+
+async def claim(db: Connection, user_id: int, set_id: int, now_us: int, live_since_us: int) -> int:
+    """Claim the analysis of ``set_id`` for ``user_id`` (one more request of theirs waiting
+    for it, if it is theirs already) and return ``set_id``; or, if another set's claim of
+    theirs made after ``live_since_us`` holds, claim nothing and return that set. An
+    older claim (its process died) is replaced."""
+    row = await db.fetch_one(
+        "SELECT set_id, claimed_us FROM analysis_claims WHERE user_id = ?", (user_id,)
+    )
+    if row is not None and int(row[1]) > live_since_us:
+        if int(row[0]) != set_id:
+            return int(row[0])
+        await db.execute(
+            "UPDATE analysis_claims SET asking = asking + 1 WHERE user_id = ?", (user_id,)
+        )
+        return set_id
+    await db.execute(
+        "INSERT INTO analysis_claims (user_id, set_id, asking, claimed_us) VALUES (?, ?, 1, ?) "
+        "ON CONFLICT (user_id) DO UPDATE SET set_id = excluded.set_id, asking = 1, "
+        "claimed_us = excluded.claimed_us",
+        (user_id, set_id, now_us),
+    )
+    return set_id
+
+
+async def release(db: Connection, user_id: int, set_id: int) -> None:
+    """One request of ``user_id`` for the analysis of ``set_id`` is answered (or failed): the
+    claim goes with the last. Nothing if their claim is now of another set."""
+    await db.execute(
+        "DELETE FROM analysis_claims WHERE user_id = ? AND set_id = ? AND asking = 1",
+        (user_id, set_id),
+    )
+    await db.execute(
+        "UPDATE analysis_claims SET asking = asking - 1 WHERE user_id = ? AND set_id = ? "
+        "AND asking > 1",
+        (user_id, set_id),
+    )
