@@ -13,7 +13,7 @@ import pytest
 from bot.i18n import language_for
 from bot.services.puzzles import by_id
 from engine.puzzles import Puzzle
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 
@@ -218,6 +218,34 @@ async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Ha
     stats = await table.reply_text(table.bob, "puzzle stats")
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert fields["Daily puzzles solved"] == "1"
+
+
+async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) -> None:
+    """The bot may not post in #lobby: the day's post is refused, tried again a minute later,
+    refused again, and then waits two minutes, a restart in between or not (a restart tried it
+    again at once: many servers refusing would all be tried at each start)."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    refused = table.standin.fail_rest(
+        403,
+        seconds=3600,
+        matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
+    )
+    table.advance(timedelta(hours=1))
+    await table.standin.wait_until(lambda: refused.hits == 1, timeout=10)
+    table.advance(timedelta(minutes=1))
+    await table.standin.wait_until(lambda: refused.hits == 2, timeout=10)
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.posts_owed(table.now), [])  # the refusal is stored
+    await table.restart()
+    table.advance(timedelta(seconds=90))
+    await table.reply_text(table.alice, "puzzle stats")  # the timers have run meanwhile
+    await asyncio.sleep(0.5)
+    assert refused.hits == 2
+    table.advance(timedelta(seconds=40))
+    await table.standin.wait_until(lambda: refused.hits == 3, timeout=10)
 
 
 async def test_a_refused_daily_post_follows_the_setting_moved_or_switched_off(

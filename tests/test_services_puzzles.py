@@ -152,6 +152,34 @@ async def test_a_dropped_daily_post_is_recorded_again_from_the_post_pressed(
         await services.close()
 
 
+async def test_a_refused_daily_post_waits_longer_each_time_until_moved(database: str) -> None:
+    """Each refusal of the day's post doubles the stored pause before the next try, up to an
+    hour, seen by any process; switching the daily puzzle to a channel (which was just found
+    to allow the post) tries it at once."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        clock.now += timedelta(hours=1)
+        await services.puzzles.claim_due()
+        [owed] = await services.puzzles.posts_owed(clock.now)
+        pauses = []
+        for _ in range(8):
+            after = await services.puzzles.daily_refused(GUILD, owed.day, clock.now)
+            assert after is not None
+            assert await services.puzzles.posts_owed(after - timedelta(seconds=1)) == []
+            assert len(await services.puzzles.posts_owed(after)) == 1
+            pauses.append(after - clock.now)
+            clock.now = after
+        assert pauses == [timedelta(minutes=m) for m in (1, 2, 4, 8, 16, 32, 60, 60)]
+        await services.puzzles.daily_refused(GUILD, owed.day, clock.now)
+        await services.puzzles.set_daily(GUILD, CHANNEL + 1, 10)
+        [moved] = await services.puzzles.posts_owed(clock.now)
+        assert moved.channel_id == CHANNEL + 1
+    finally:
+        await services.close()
+
+
 # -- the server's puzzle leaderboard ----------------------------------------------------------
 
 BOB, CAROL, DAN = 31, 32, 33

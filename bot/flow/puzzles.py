@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -23,7 +23,7 @@ from bot.i18n import ENGLISH, Language, _, languages
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
-from bot.services.puzzles import DAILY_RETRY, DAILY_RETRY_MAX, Attempt, DailyPost, by_id
+from bot.services.puzzles import Attempt, DailyPost, by_id
 from bot.storage import puzzles as stored
 from bot.views.common import within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
@@ -107,9 +107,6 @@ class PuzzleFlow:
 
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
-        self._retry_after: dict[tuple[int, str, int], tuple[datetime, timedelta]] = {}
-        """When each refused daily post (server, day, channel) is tried next, and the pause
-        before the one after; a post moved to another channel is tried there at once."""
 
     # ---------------------------------------------------------------- solving
 
@@ -282,11 +279,7 @@ class PuzzleFlow:
         """Claim due days and post every claimed day Discord does not have yet."""
         service = self.bot.services.puzzles
         await service.claim_due(now)
-        for post in await service.posts_owed():
-            key = (post.guild_id, post.day, post.channel_id)
-            retry = self._retry_after.get(key)
-            if retry is not None and retry[0] > now:
-                continue
+        for post in await service.posts_owed(now):
             channel = self.bot.get_partial_messageable(post.channel_id)
             lang = await self.bot.flow.server_language(post.guild_id)
             try:
@@ -309,10 +302,8 @@ class PuzzleFlow:
                 if unknown_channel(error):  # deleted while the bot was away: switched off
                     await self.bot.flow.vanished.channel_gone(post.channel_id, Gone.UNKNOWN)
                     continue
-                pause = DAILY_RETRY if retry is None else min(retry[1] * 2, DAILY_RETRY_MAX)
-                self._retry_after[key] = (now + pause, pause)
+                await service.daily_refused(post.guild_id, post.day, now)
                 continue
-            self._retry_after.pop(key, None)
             await service.daily_posted(post.guild_id, post.day, message.id)
 
     async def _already_posted(self, channel: discord.PartialMessageable, day: str) -> int | None:

@@ -455,11 +455,13 @@ class PuzzleService:
                     ),
                 )
 
-    async def posts_owed(self) -> list[DailyPost]:
-        """Claimed daily posts Discord does not have yet, with the day before's solvers."""
+    async def posts_owed(self, due: datetime | None = None) -> list[DailyPost]:
+        """Claimed daily posts Discord does not have yet, with the day before's solvers; with
+        ``due``, only those not waiting after then to be tried again (:meth:`daily_refused`)."""
         owed = []
+        due_us = None if due is None else to_us(due)
         async with self._database.snapshot() as db:
-            for row in await puzzles.unposted(db, self._shards):
+            for row in await puzzles.unposted(db, self._shards, due_us):
                 puzzle = by_id().get(row.puzzle_id)
                 if puzzle is None:
                     continue
@@ -475,6 +477,18 @@ class PuzzleService:
                     )
                 )
         return owed
+
+    async def daily_refused(self, guild_id: int, day: str, now: datetime) -> datetime | None:
+        """Discord refused the post of ``day``: it is tried again after DAILY_RETRY, the pause
+        doubling with each refusal up to DAILY_RETRY_MAX (stored: a restart does not try every
+        refused post at once). Returns when, or None if the day is no longer owed."""
+        async with self._database.transaction() as db:
+            post = await puzzles.post_of(db, guild_id, day)
+            if post is None or post.message_id is not None:
+                return None
+            pause: timedelta = min(DAILY_RETRY * 2 ** min(post.refusals, 16), DAILY_RETRY_MAX)
+            await puzzles.refused(db, guild_id, day, to_us(now + pause))
+        return now + pause
 
     async def daily_posted(self, guild_id: int, day: str, message_id: int) -> None:
         """Discord has ``day``'s post: it is never posted again."""

@@ -63,13 +63,20 @@ class DailyPostRow:
     channel_id: int
     claimed_us: int
     message_id: int | None
+    refusals: int = 0
+    """How often Discord refused the post (the pause before the next try doubles with each)."""
+    next_try_us: int | None = None
+    """When a refused post is tried next (None: at once)."""
 
 
 _ATTEMPT = (
     "SELECT attempt_id, user_id, guild_id, puzzle_id, line, status, daily_day, started_us, "
     "finished_us FROM puzzle_attempts"
 )
-_POST = "SELECT guild_id, day, puzzle_id, channel_id, claimed_us, message_id FROM daily_posts"
+_POST = (
+    "SELECT guild_id, day, puzzle_id, channel_id, claimed_us, message_id, refusals, "
+    "next_try_us FROM daily_posts"
+)
 
 
 def _attempt(row: Any) -> AttemptRow:
@@ -242,7 +249,8 @@ async def daily(db: Connection, guild_id: int) -> DailyRow | None:
 
 async def set_daily(db: Connection, row: DailyRow) -> None:
     """Switch the daily puzzle on (or move it) for ``row.guild_id``; a day claimed but not yet
-    posted (Discord refused it in the old channel) goes to the new channel too."""
+    posted (Discord refused it in the old channel) goes to the new channel too, tried at once
+    (the channel was just found to allow the post)."""
     await db.execute(
         "INSERT INTO daily_puzzles (guild_id, channel_id, hour, next_post_us) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id, "
@@ -250,7 +258,8 @@ async def set_daily(db: Connection, row: DailyRow) -> None:
         (row.guild_id, row.channel_id, row.hour, row.next_post_us),
     )
     await db.execute(
-        "UPDATE daily_posts SET channel_id = ? WHERE guild_id = ? AND message_id IS NULL",
+        "UPDATE daily_posts SET channel_id = ?, refusals = 0, next_try_us = NULL "
+        "WHERE guild_id = ? AND message_id IS NULL",
         (row.channel_id, row.guild_id),
     )
 
@@ -305,13 +314,34 @@ async def claim_day(
     return changed == 1
 
 
-async def unposted(db: Connection, shards: Shards = EVERY) -> list[DailyPostRow]:
+async def unposted(
+    db: Connection, shards: Shards = EVERY, due_us: int | None = None
+) -> list[DailyPostRow]:
     """Claimed days (in the servers of ``shards``) whose post Discord has not confirmed yet (to
-    post, also after a restart)."""
+    post, also after a restart); with ``due_us``, only those not waiting to be tried again
+    after then."""
+    due, params = (
+        ("", ())
+        if due_us is None
+        else (
+            " AND (next_try_us IS NULL OR next_try_us <= ?)",
+            (due_us,),
+        )
+    )
     rows = await db.fetch_all(
-        f"{_POST} WHERE message_id IS NULL AND {shards.where('guild_id')} ORDER BY claimed_us"
+        f"{_POST} WHERE message_id IS NULL AND {shards.where('guild_id')}{due} ORDER BY claimed_us",
+        params,
     )
     return [DailyPostRow(*row) for row in rows]
+
+
+async def refused(db: Connection, guild_id: int, day: str, next_try_us: int) -> None:
+    """Discord refused the post of ``day``: one refusal more, tried again at ``next_try_us``."""
+    await db.execute(
+        "UPDATE daily_posts SET refusals = refusals + 1, next_try_us = ? "
+        "WHERE guild_id = ? AND day = ? AND message_id IS NULL",
+        (next_try_us, guild_id, day),
+    )
 
 
 async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> None:
