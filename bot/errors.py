@@ -173,12 +173,47 @@ def require_permissions_in(
         raise ChannelRefused(channel_id, missing, use)
 
 
-def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
-    """Raise MissingChannelPermissions unless the bot may post boards where ``interaction`` is."""
+def missing_here(interaction: discord.Interaction[Any]) -> list[str]:
+    """The game permissions I lack where ``interaction`` is (a channel, or a thread)."""
     in_thread = isinstance(interaction.channel, discord.Thread)
-    missing = missing_channel_permissions(interaction.app_permissions, in_thread=in_thread)
+    return missing_channel_permissions(interaction.app_permissions, in_thread=in_thread)
+
+
+def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
+    """Raise MissingChannelPermissions unless the bot may post boards where ``interaction`` is
+    (for what I must post on my own there: an interaction's own answer needs none of them)."""
+    missing = missing_here(interaction)
     if missing:
         raise MissingChannelPermissions(missing)
+
+
+def answers_only_note(missing: list[str], lang: Language, *, computer: bool = False) -> str:
+    """The line telling a player whose move was played where I lack ``missing`` that only my
+    answers get through there (Discord delivers those without these permissions), not what
+    I post on my own: reminders, results on time, the computer's reply."""
+    permissions = permission_names(missing, lang)
+    if computer:
+        return lang.n_(
+            "I can only answer commands in this channel, not post on my own, until a server "
+            "admin gives me the {permissions} permission here: if my reply does not show, "
+            "{board_command} shows it.",
+            "I can only answer commands in this channel, not post on my own, until a server "
+            "admin gives me the {permissions} permissions here: if my reply does not show, "
+            "{board_command} shows it.",
+            len(missing),
+            permissions=permissions,
+            board_command=command("board"),
+        )
+    return lang.n_(
+        "I can only answer commands in this channel, not post on my own, until a server admin "
+        "gives me the {permissions} permission here: your opponent may not be reminded of "
+        "their turn.",
+        "I can only answer commands in this channel, not post on my own, until a server admin "
+        "gives me the {permissions} permissions here: your opponent may not be reminded of "
+        "their turn.",
+        len(missing),
+        permissions=permissions,
+    )
 
 
 def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:

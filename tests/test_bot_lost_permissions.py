@@ -19,13 +19,15 @@ import pytest
 
 from bot.services.games import GameService
 from engine import Game
-from tests.bot_harness import Harness, challenge_id, eventually, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import (
+    ATTACH_FILES,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
 )
+from tests.discord_standin.recorder import InteractionRecord
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -572,3 +574,193 @@ async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Har
     await lose_on_time_while_refused(table, thread)
     await table.standin.edit_thread(thread, locked=False)
     await final_board_soon(table, thread)
+
+
+# -- moves where I may only answer: played, not lost on time ---------------------------------
+
+ANSWERS_ONLY = (
+    "I can only answer commands in this channel, not post on my own, until a server admin "
+    "gives me the {permission} permission here: your opponent may not be reminded of their turn."
+)
+
+
+async def moved_where_refused(
+    table: Harness, who: FakeMember, text: str, *, channel: FakeChannel | None = None
+) -> tuple[StoredMessage, StoredMessage]:
+    """``who`` plays ``text`` with /move where I may not post on my own: the public board
+    that answers it, and the note only ``who`` sees."""
+    record: InteractionRecord = await table.slash(who, "move", {"move": text}, channel=channel)
+    board = await record.wait_original()
+    assert not board.ephemeral, board.content
+    assert any(a.filename.endswith(".png") for a in board.attachments), board.content
+    [note] = await record.wait_followups()
+    assert note.ephemeral
+    return board, note
+
+
+async def test_moves_are_played_where_i_may_not_send_messages(table: Harness) -> None:
+    """An admin takes Send Messages in #games from the bot mid-game: alice's and bob's /move
+    are played, each answered with the board (an interaction's answer needs no Send Messages),
+    so neither loses on time for the admin's setting (alice's /move was refused, and she lost
+    the set on time, rated). Once the permission is back nothing is posted twice."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    table.advance(timedelta(hours=20))
+    board, note = await moved_where_refused(table, table.alice, "d1-b1")
+    assert "**alice** (attackers) played d1-b1." in board.content
+    assert f"<@{table.bob.id}>, your move as the defenders" in board.content
+    assert board.allowed_user_ids() == {table.bob.id}
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
+    table.advance(timedelta(hours=20))
+    board, _ = await moved_where_refused(table, table.bob, "c4-c2")
+    assert "**bob** (defenders) played c4-c2." in board.content
+    table.advance(timedelta(hours=20))  # 60 hours: each moved within their day
+    await asyncio.sleep(0.5)
+    assert table.bot is not None
+    assert await _set_and_ply(table.bot.services.games, table.channel.id) == (1, 1)
+    assert not [m for m in table.public_messages() if "ran out of time" in m.content]
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await asyncio.sleep(1.0)
+    assert len([m for m in table.public_messages() if "played c4-c2" in m.content]) == 1
+
+
+async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> None:
+    """Without Attach Files in #games, alice's /move is played and answered with the board
+    picture (an interaction's answer needs no Attach Files); her note names the permission."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    board, note = await moved_where_refused(table, table.alice, "d1-b1")
+    assert "**alice** (attackers) played d1-b1." in board.content
+    assert note.content == ANSWERS_ONLY.format(permission="Attach Files")
+    board, _ = await moved_where_refused(table, table.bob, "c4-c2")
+    assert "**bob** (defenders) played c4-c2." in board.content
+
+
+async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(
+    threaded: Harness,
+) -> None:
+    """Without Send Messages in Threads on #games, alice and bob play on in their game's
+    thread: each /move is answered with the board, and the note names that permission."""
+    table = threaded
+    _, thread = await thread_game(table)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES_IN_THREADS)
+    board, note = await moved_where_refused(table, table.alice, "d1-b1", channel=thread)
+    assert "**alice** (attackers) played d1-b1." in board.content
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages in Threads")
+    board, _ = await moved_where_refused(table, table.bob, "c4-c2", channel=thread)
+    assert "**bob** (defenders) played c4-c2." in board.content
+    table.advance(timedelta(hours=20))
+    await asyncio.sleep(0.3)
+    assert table.bot is not None
+    assert await _set_and_ply(table.bot.services.games, thread.id) == (1, 1)
+
+
+async def test_the_picker_plays_where_i_may_not_send_messages(table: Harness) -> None:
+    """Without Send Messages, alice plays with the Move button's picker: the picker becomes
+    "You played d1-b1." with the note, and the board follows as the press's public answer."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
+    step_two = await chosen.wait_original()
+    [where] = step_two.custom_ids()
+    played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
+    [shown] = await played.wait_followups()
+    assert not shown.ephemeral
+    assert "**alice** (attackers) played d1-b1." in shown.content
+    assert step_two.content == (
+        "You played d1-b1.\n" + ANSWERS_ONLY.format(permission="Send Messages")
+    )
+
+
+async def test_the_computer_replies_where_i_may_not_send_messages(table: Harness) -> None:
+    """Against the computer without Send Messages in #games: alice's /move is played, and
+    the computer's reply edits her answer into its board (an edit of my own message needs no
+    Send Messages), as it does normally; her note says /board shows the game if the reply
+    does not show. Once the permission is back, the reply is not posted a second time."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})
+    answer = await record.wait_original()
+    assert not answer.ephemeral, answer.content
+    [note] = await record.wait_followups()
+    assert note.ephemeral
+    assert note.content == (
+        "I can only answer commands in this channel, not post on my own, until a server admin "
+        f"gives me the Send Messages permission here: if my reply does not show, "
+        f"{table.mention('board')} shows it."
+    )
+    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=10)
+    assert answer.attachments
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))
+    await asyncio.sleep(1.0)
+    replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
+    assert replies == [answer]
+
+
+async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_later(
+    table: Harness,
+) -> None:
+    """alice's /move is slow to store (the database busy) where I may not send messages: it is
+    deferred privately, so its public board would be a post of my own; she is shown the board
+    privately with the note, and once the permission is back the outbox posts it publicly,
+    once (the post was refused and the player told "I can't play in this channel", although
+    her move was stored)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    assert table.bot is not None
+    games = table.bot.services.games
+    real = games.play
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(2.0)
+        return await real(*args, **kwargs)
+
+    games.play = slow  # type: ignore[method-assign]
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})
+    shown, note = await record.wait_followups(2)
+    assert shown.ephemeral
+    assert "**alice** (attackers) played d1-b1." in shown.content
+    assert shown.attachments
+    assert note.ephemeral
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
+    assert not [m for m in table.public_messages() if "played d1-b1" in m.content]
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    posted = await table.wait_board(lambda m: "played d1-b1" in m.content, timeout=10)
+    assert f"<@{table.bob.id}>, your move as the defenders" in posted.content
+    await asyncio.sleep(1.0)
+    assert [m for m in table.public_messages() if "played d1-b1" in m.content] == [posted]
+
+
+async def test_board_answers_where_i_may_not_send_messages(table: Harness) -> None:
+    """Without Send Messages in #games, bob's /board shows the game: the board is the
+    command's answer, which needs no Send Messages (it was refused, "I can't play in this
+    channel", so the player to move could not see where the game stood)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    shown = await table.reply_text(table.bob, "board")
+    assert not shown.ephemeral, shown.content
+    assert shown.attachments
+    assert f"<@{table.alice.id}>, your move as the attackers" in shown.content
+
+
+async def test_a_resignation_is_announced_where_i_may_not_send_messages(table: Harness) -> None:
+    """Without Send Messages in #games, alice's confirmed resignation ends the set, and its
+    final board is the press's public answer (it was refused, "I can't play in this
+    channel", and she lost on time instead)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    asked = await table.reply_text(table.alice, "resign")
+    pressed = await table.standin.click(
+        asked, asked.button("Resign the game")["custom_id"], table.alice
+    )
+    over = await pressed.wait_followup()
+    assert not over.ephemeral, over.content
+    assert f"<@{table.bob.id}> wins the game." in over.content
+    assert asked.content == "You resigned the game."

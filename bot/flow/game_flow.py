@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import require_channel_permissions
+from bot.errors import UNREACHABLE, answers_only_note, missing_here
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
@@ -42,7 +42,7 @@ from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
-from bot.views.common import answer, update_message, within_deadline
+from bot.views.common import answer, deferred_privately, update_message, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from bot.views.rematch import rematch_view
 from engine import get_ruleset
@@ -64,6 +64,57 @@ async def _update_or_answer(
         await answer(interaction, content, ephemeral=True, view=view)
     else:
         await update_message(interaction, content, view=view, attachments=[])
+
+
+def _played_line(
+    interaction: discord.Interaction[Any],
+    result: MoveResult,
+    missing: list[str],
+    *,
+    computer: bool = False,
+) -> str:
+    """ "You played d1-b1.", in place of the picker: with the line saying that only my answers
+    get through here if I lack ``missing``."""
+    lang = reader(interaction)
+    played = lang._("You played {move}.", move=str(result.record))
+    if not missing:
+        return played
+    return played + "\n" + answers_only_note(missing, lang, computer=computer)
+
+
+async def _answer_publicly_if_possible(
+    interaction: discord.Interaction[Any],
+    missing: list[str],
+    content: str,
+    files: list[discord.File],
+    view: discord.ui.View | None,
+    pings: discord.AllowedMentions,
+) -> tuple[bool, int | None]:
+    """Answer a /move with its public message; whether it is public, and its id.
+
+    A /move deferred privately (a slow read) has its public answer posted apart, in the
+    channel, which needs the permissions I may lack (``missing``): then the player is shown
+    it privately, and the outbox posts it publicly once I may."""
+    if missing and deferred_privately(interaction):
+        await interaction.followup.send(
+            content, files=files, view=or_missing(view), ephemeral=True, allowed_mentions=NO_PINGS
+        )
+        return False, None
+    return True, await answer(interaction, content, files=files, view=view, allowed_mentions=pings)
+
+
+async def _tell_answers_only(
+    interaction: discord.Interaction[Any], missing: list[str], *, computer: bool = False
+) -> None:
+    """Tell the player who moved, privately, that only my answers get through here (if I lack
+    ``missing``); a note Discord will not take is only logged: the move is played."""
+    if not missing:
+        return
+    note = answers_only_note(missing, reader(interaction), computer=computer)
+    try:
+        await interaction.followup.send(note, ephemeral=True, allowed_mentions=NO_PINGS)
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not tell user %s that I may not post: %s", interaction.user.id, error)
 
 
 EARLY_CHECK_LIMIT = 0.5
@@ -148,8 +199,13 @@ class GameFlow:
 
         From a component (picker, confirmation) the ephemeral message is first updated, then the
         board follows as a public message; from ``/move`` the board is the answer itself.
+
+        Where I lack the permissions to post on my own (Send Messages, Attach Files), the move
+        is played all the same: Discord delivers an interaction's answers without them. The
+        player is told, privately, that what I post on my own waits (the outbox posts it once
+        the permissions are back), so the clock never runs out on them for an admin's setting.
         """
-        require_channel_permissions(interaction)
+        missing = missing_here(interaction)
         channel_id = interaction.channel_id
         assert channel_id is not None
         await self.bot.remember(interaction.user)
@@ -209,23 +265,27 @@ class GameFlow:
             )
             return
         if post is None:
-            await self._acknowledge_for_computer(interaction, result, is_component, lang)
+            await self._acknowledge_for_computer(interaction, result, is_component, lang, missing)
             return
         try:
             content, files, view, pings = await self.with_next_set(
                 post, result.set_end, lang, actor=interaction.user.id
             )
             if is_component:
-                played = reader(interaction)._("You played {move}.", move=str(result.record))
-                await _update_or_answer(interaction, played, None, True)
+                await _update_or_answer(
+                    interaction, _played_line(interaction, result, missing), None, True
+                )
                 sent = await interaction.followup.send(
                     content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
                 )
                 message_id: int | None = sent.id
             else:
-                message_id = await answer(
-                    interaction, content, files=files, view=view, allowed_mentions=pings
+                public, message_id = await _answer_publicly_if_possible(
+                    interaction, missing, content, files, view, pings
                 )
+                await _tell_answers_only(interaction, missing)
+                if not public:
+                    return  # the outbox owes the public board
             await self.board_out(result.game, message_id)
         finally:
             await self.after_move(result)
@@ -273,6 +333,7 @@ class GameFlow:
         result: MoveResult,
         is_component: bool,
         lang: Language,
+        missing: list[str],
     ) -> None:
         """Answer a move against the computer with one line; its reply edits it into the board."""
         message_id: int | None = None
@@ -280,13 +341,18 @@ class GameFlow:
             headline, _names = await self.headline_for(result, lang)
             content = headline + "\n" + lang._("I am thinking…")
             if is_component:
-                played = reader(interaction)._("You played {move}.", move=str(result.record))
+                played = _played_line(interaction, result, missing, computer=True)
                 await _update_or_answer(interaction, played, None, True)
                 message_id = (
                     await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
                 ).id
             else:
-                message_id = await answer(interaction, content, allowed_mentions=NO_PINGS)
+                public, message_id = await _answer_publicly_if_possible(
+                    interaction, missing, content, [], None, NO_PINGS
+                )
+                await _tell_answers_only(interaction, missing, computer=True)
+                if not public:
+                    return  # the computer's reply is a board of its own (the outbox's if refused)
             await self.announced(result.game, message_id)
         finally:
             # The move is stored: the computer answers it even if the player's acknowledgement
