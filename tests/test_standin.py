@@ -494,6 +494,30 @@ async def test_a_channel_the_bot_or_a_member_cannot_see_behaves_as_on_discord(
         await standin.slash(guild, general, table.bob, "rules")
 
 
+async def test_an_interactions_answers_need_no_send_messages_nor_attach_files(
+    table: Table,
+) -> None:
+    """As on Discord, an interaction's answer and its followups come through where the bot may
+    not send messages nor attach files (they carry the interaction's own permissions), while a
+    post of the bot's own there is refused 403 Missing Permissions (50013). The bot relies on it
+    to let a game go on when an admin takes those permissions away."""
+    standin, guild = table.standin, table.guild
+    me = standin.world.bot_member(guild)
+    await standin.set_overwrite(table.channel, me, deny=SEND_MESSAGES | ATTACH_FILES)
+    answered = await standin.slash(
+        guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert answered.message is not None
+    assert answered.message.attachments
+    deferred = await standin.slash(guild, table.channel, table.alice, "think")
+    followup = await deferred.wait_followup()
+    assert followup.attachments
+    channel = table.bot.get_partial_messageable(table.channel.id)
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("A game starts")
+    assert refused.value.code == 50013
+
+
 async def _soon(condition: Callable[[], bool], what: str) -> None:
     """Wait (a few seconds at most) until the bot has seen what ``condition`` looks for."""
     for _ in range(500):
