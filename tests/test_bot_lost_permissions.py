@@ -764,3 +764,50 @@ async def test_a_resignation_is_announced_where_i_may_not_send_messages(table: H
     assert not over.ephemeral, over.content
     assert f"<@{table.bob.id}> wins the game." in over.content
     assert asked.content == "You resigned the game."
+
+
+async def test_a_computer_reply_i_cannot_show_is_on_board_and_posted_later(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Against the computer without Attach Files, Discord refuses to edit alice's answer into
+    the computer's board (as it may: the edit adds a picture) and its post of its own: alice's
+    /board shows the computer's move meanwhile, and once the permission is back the outbox
+    posts the reply, once. The refusal is a warning line, not an error's traceback."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    edits = table.standin.fail_rest(
+        403,
+        seconds=120,
+        code=50013,
+        matching=lambda method, path: (
+            method == "PATCH" and f"/channels/{table.channel.id}/messages/" in path
+        ),
+    )
+    answer = await table.move(table.alice, "d1-b1")
+    assert not answer.ephemeral, answer.content
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def plies() -> int | None:
+        active = await games.in_channel(table.channel.id)
+        return None if active is None else active.ply
+
+    await eventually(plies, 2)
+    active = await games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.game.last_record is not None
+    record = active.game.last_record
+    reply = str(record.move)
+    shown = await table.reply_text(table.alice, "board")
+    assert not shown.ephemeral, shown.content
+    assert f"Last move: {record}." in shown.content
+    assert shown.attachments
+    edits.until = 0.0  # Discord takes edits again
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    posted = await table.wait_board(lambda m: f"(defenders) played {reply}" in m.content)
+    await asyncio.sleep(1.0)
+    played = [m for m in table.public_messages() if f"(defenders) played {reply}" in m.content]
+    assert played == [posted]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

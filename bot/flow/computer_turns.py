@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.errors import UNREACHABLE
 from bot.flow.posts import board_post, describe_move, or_missing
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame
@@ -173,6 +174,16 @@ class ComputerTurns:
         content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
         try:
             message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            # Stored, and its board owed: the outbox posts it once Discord takes it (a
+            # permission given back), and /board shows it meanwhile.
+            _log.warning(
+                "The computer's board in game %s at ply %s is owed: %r",
+                active.set_id,
+                result.game.ply,
+                error,
+            )
+        else:
             await self.flow.board_out(result.game, message_id)
         finally:
             await self.flow.after_move(result)
