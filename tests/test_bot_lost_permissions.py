@@ -727,6 +727,7 @@ async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_lat
     assert shown.ephemeral
     assert "**alice** (attackers) played d1-b1." in shown.content
     assert shown.attachments
+    assert shown.custom_ids() == []
     assert note.ephemeral
     assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
     assert not [m for m in table.public_messages() if "played d1-b1" in m.content]

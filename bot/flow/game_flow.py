@@ -94,10 +94,11 @@ async def _answer_publicly_if_possible(
 
     A /move deferred privately (a slow read) has its public answer posted apart, in the
     channel, which needs the permissions I may lack (``missing``): then the player is shown
-    it privately, and the outbox posts it publicly once I may."""
+    it privately (without buttons: the public board has them), and the outbox posts it
+    publicly once I may."""
     if missing and deferred_privately(interaction):
         await interaction.followup.send(
-            content, files=files, view=or_missing(view), ephemeral=True, allowed_mentions=NO_PINGS
+            content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
         )
         return False, None
     return True, await answer(interaction, content, files=files, view=view, allowed_mentions=pings)
