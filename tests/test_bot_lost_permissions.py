@@ -627,14 +627,21 @@ async def test_moves_are_played_where_i_may_not_send_messages(table: Harness) ->
 
 async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> None:
     """Without Attach Files in #games, alice's /move is played and answered with the board
-    picture (an interaction's answer needs no Attach Files); her note names the permission."""
+    picture (an interaction's answer needs no Attach Files); her note names the permission,
+    and bob's, whose Discord speaks German, is in German."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
     board, note = await moved_where_refused(table, table.alice, "d1-b1")
     assert "**alice** (attackers) played d1-b1." in board.content
     assert note.content == ANSWERS_ONLY.format(permission="Attach Files")
-    board, _ = await moved_where_refused(table, table.bob, "c4-c2")
+    table.bob.user.locale = "de"
+    board, note = await moved_where_refused(table, table.bob, "c4-c2")
     assert "**bob** (defenders) played c4-c2." in board.content
+    assert note.content == (
+        "Ich kann in diesem Kanal nur auf Befehle antworten, aber nicht von mir aus posten, bis "
+        "ein Server-Admin mir hier die Berechtigung Dateien anhängen gibt: Dein Gegner wird "
+        "vielleicht nicht an seinen Zug erinnert."
+    )
 
 
 async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(
