@@ -9,14 +9,13 @@ does not hold the pair; what fails once it is out is logged, not told.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import opponent_ping
+from bot.flow.challenges import forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n.audience import reader
@@ -113,8 +112,7 @@ async def post_challenge(
         # it must not hold the pair (one open challenge between two members) until it
         # expires.
         if created.done() and not created.cancelled() and created.exception() is None:
-            with contextlib.suppress(StorageError):  # the post's own error is the one to tell
-                await bot.services.challenges.forget_unshown(created.result().challenge_id)
+            await forget_unshown(bot, created.result().challenge_id)
         raise
     # The challenge is out: what follows may fail without a word to its author.
     if message_id is not None:

@@ -8,6 +8,7 @@ other challenges waiting there lapse, as the channel is now busy with a game.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,14 @@ async def opponent_ping(bot: BrandubhBot, challenge_id: int) -> datetime | None:
             error,
         )
         return None
+
+
+async def forget_unshown(bot: BrandubhBot, challenge_id: int) -> None:
+    """Forget a challenge that was stored but never shown (its post or its answer failed), so
+    it does not hold the pair until it expires. A storage error is passed over: the failure
+    that kept it from being shown is the one to tell."""
+    with contextlib.suppress(StorageError):
+        await bot.services.challenges.forget_unshown(challenge_id)
 
 
 class ChallengeFlow:

@@ -6,19 +6,17 @@ member it is a new challenge in the channel the last one came from.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import opponent_ping
+from bot.flow.challenges import forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import computer_line, may_open_threads_in
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
-from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
@@ -141,8 +139,7 @@ class RematchFlow:
             )
         except BaseException:
             # Not shown (the press could not be answered): it must not hold the pair.
-            with contextlib.suppress(StorageError):
-                await services.challenges.forget_unshown(challenge.challenge_id)
+            await forget_unshown(self.flow.bot, challenge.challenge_id)
             raise
         try:
             lang = await self.flow.server_language(terms.guild_id)
@@ -154,8 +151,7 @@ class RematchFlow:
         except Exception as error:
             # Never shown (the channel is gone, or the bot may not post there): it must not
             # hold the pair until it expires; the post's own error is the one to tell.
-            with contextlib.suppress(StorageError):
-                await services.challenges.forget_unshown(challenge.challenge_id)
+            await forget_unshown(self.flow.bot, challenge.challenge_id)
             # Said of the channel the rematch goes to, not of the thread it was asked in.
             if isinstance(error, discord.Forbidden):
                 raise GameError(
