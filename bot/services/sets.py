@@ -82,8 +82,7 @@ async def end_set(
     outcome = ended.outcome
     assert outcome is not None
     aborted = outcome.reason is Reason.ABORTED
-    winner_id = player_of(row, outcome.winner) if outcome.winner else None
-    loser_id = player_of(row, outcome.winner.opponent) if outcome.winner else None
+    winner_id, loser_id = winner_and_loser(row, outcome)
     stored = await sets.finish_set(
         db,
         row.set_id,
@@ -237,8 +236,7 @@ async def stored_end(
     game = await load(db, row)
     outcome = game.outcome
     assert outcome is not None, f"set {row.set_id} is not over"
-    winner_id = player_of(row, outcome.winner) if outcome.winner else None
-    loser_id = player_of(row, outcome.winner.opponent) if outcome.winner else None
+    winner_id, loser_id = winner_and_loser(row, outcome)
     changes = tuple(
         RatingChange(*change) for change in await ratings.changes_of_set(db, row.set_id)
     )
@@ -278,6 +276,14 @@ async def stored_match_end(db: Connection, row: SetRow) -> MatchEnd | None:
 
 def player_of(row: SetRow, side: Side) -> int:
     return row.attacker_id if side is Side.ATTACKERS else row.defender_id
+
+
+def winner_and_loser(row: SetRow, outcome: Outcome) -> tuple[int | None, int | None]:
+    """The ids of the player who won ``row`` by ``outcome`` and of the one who lost it
+    (both None when nobody won: an aborted set)."""
+    if outcome.winner is None:
+        return None, None
+    return player_of(row, outcome.winner), player_of(row, outcome.winner.opponent)
 
 
 def ended_alike(game: Game, row: SetRow) -> bool:
