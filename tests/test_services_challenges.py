@@ -494,14 +494,17 @@ async def test_a_members_challenges_ping_the_same_member_once_in_15_minutes(
     assert await claim(GUILD, ALICE, BOB) is None
 
 
-async def test_two_claims_of_the_opponents_ping_at_once_ping_once(services: Services) -> None:
-    """Two claims of bob's ping for alice's challenge at the same moment: one pings, the
-    other is told when."""
+async def test_two_challenges_of_a_pair_claiming_at_once_ping_once(services: Services) -> None:
+    """Two of alice's challenges to bob (the first withdrawn before its claim landed) claim
+    his ping at the same moment: one pings him, the other is told when (both would read no
+    earlier ping, then both ping him)."""
     challenges = services.challenges
-    challenge = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    first = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await challenges.withdraw(first.challenge_id, ALICE)
+    second = await challenges.create(GUILD, CHANNEL, ALICE, BOB)
     results = await asyncio.gather(
-        challenges.claim_opponent_ping(challenge.challenge_id),
-        challenges.claim_opponent_ping(challenge.challenge_id),
+        challenges.claim_opponent_ping(first.challenge_id),
+        challenges.claim_opponent_ping(second.challenge_id),
     )
     assert sorted(result is None for result in results) == [False, True]
 
