@@ -279,9 +279,10 @@ async def test_a_thread_of_a_channel_games_are_not_allowed_in_is_refused(
 async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_is_refused(
     table: Harness,
 ) -> None:
-    """The bot may not create threads in #games: after alice and bob's match there, carol and
-    ada start one in #games; alice's Rematch is refused at once (it was posted, and refused
-    to bob when he accepted)."""
+    """Nobody may create threads in #games: after alice and bob's match there, carol and ada
+    start one in #games; alice's Rematch is refused at once (it was posted, and refused to bob
+    when he accepted), in the words a /challenge there gets: not "or in a thread", which she
+    may not start."""
     for role in (table.guild.everyone, *table.guild.roles):
         await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
     line = await challenge(table, table.alice, table.bob)
@@ -299,7 +300,75 @@ async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_i
     answer = await pressed.wait_original()
     assert table.public_messages()[before:] == []
     assert answer.ephemeral
-    assert answer.content.startswith("A game is already being played in this channel")
+    refused = await challenge(table, table.alice, table.bob)
+    assert refused.ephemeral
+    assert (
+        answer.content
+        == refused.content
+        == ("A game is already being played in this channel: start yours in another channel.")
+    )
+
+
+async def test_a_rematch_against_the_computer_in_a_busy_channel_says_what_a_challenge_would(
+    table: Harness,
+) -> None:
+    """Nobody may create threads in #games: alice resigns her game against the computer
+    there, carol and ada start theirs in #games, and alice's Rematch is refused in the words
+    her /challenge of the computer there gets: start yours in another channel."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
+    await challenge_computer(table, table.alice, level=1, sets=1)
+    await table.wait_board()
+    await table.move(table.alice, "d1-b1")
+    await table.wait_board(lambda m: "(defenders) played" in m.content)
+    ask = await table.reply_text(table.alice, "resign")
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.wait_board(lambda m: "wins the game" in m.content)
+    busy = await challenge(table, table.carol, table.admin)
+    await accept(table, busy, table.admin)
+    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    assert answer.ephemeral
+    refused = await table.reply_text(table.alice, "challenge", {"opponent": table.me})
+    assert refused.ephemeral
+    assert (
+        answer.content
+        == refused.content
+        == ("A game is already being played in this channel: start yours in another channel.")
+    )
+
+
+async def test_a_rematch_asked_in_a_thread_is_refused_for_its_channel(table: Harness) -> None:
+    """alice beats bob in their thread; then I may no longer create threads in #games, where
+    carol and ada's game is played. alice's Rematch, pressed in the thread, goes to #games and
+    is refused in the words a /challenge in #games gets: members may start threads there, so
+    it suggests one (not what a /challenge inside the thread would be told)."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        over = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    assert "wins the game" in over.content
+    await table.standin.set_overwrite(table.channel, table.me, deny=CREATE_PUBLIC_THREADS)
+    busy = await challenge(table, table.carol, table.admin)
+    await accept(table, busy, table.admin)
+    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    assert answer.ephemeral
+    refused = await challenge(table, table.alice, table.bob)
+    assert refused.ephemeral
+    assert (
+        answer.content
+        == refused.content
+        == (
+            "A game is already being played in this channel: start yours in another channel or "
+            "in a thread."
+        )
+    )
 
 
 async def test_a_challenge_inside_a_game_thread_is_refused_at_once(table: Harness) -> None:

@@ -12,7 +12,12 @@ import discord
 
 from bot.flow.challenges import forget_unshown, opponent_ping
 from bot.flow.posts import pinging
-from bot.flow.threads import computer_line, may_open_threads_in
+from bot.flow.threads import (
+    computer_line,
+    may_open_threads_in,
+    member_threads_here,
+    member_threads_in,
+)
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
@@ -71,6 +76,7 @@ class RematchFlow:
                 parent_channel_id=terms.parent_channel_id,
                 line_message_id=terms.line_message_id,
                 thread_of=in_thread_of,
+                threads_here=member_threads_here(interaction),  # pressed where it is played
             )
             # A slow write (another program holding the database) is deferred in time.
             try:
@@ -130,6 +136,7 @@ class RematchFlow:
             time_per_move=terms.time_per_move,
             plays_here=not may_open_threads_in(interaction.guild, where),
             thread_of=in_thread_of,
+            threads_here=member_threads_in(interaction, where),
         )
         challenge = await within_deadline(interaction, created, thinking=False)
         # As /challenge: one member's challenges ping another at most once in 15 minutes.

@@ -60,6 +60,25 @@ def member_threads_here(interaction: discord.Interaction[Any]) -> bool:
     )
 
 
+def member_threads_in(interaction: discord.Interaction[Any], channel_id: int) -> bool:
+    """As :func:`member_threads_here`, for ``channel_id`` in the interaction's server (a
+    rematch asked in a match's thread goes to its channel), from the cached permissions there
+    of the member and of mine; True when they are unknown."""
+    if channel_id == interaction.channel_id:
+        return member_threads_here(interaction)
+    guild = interaction.guild
+    channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
+    if isinstance(channel, discord.Thread):
+        return False
+    member = interaction.user
+    if guild is None or channel is None or not isinstance(member, discord.Member):
+        return True
+    return (
+        channel.permissions_for(member).create_public_threads
+        and channel.permissions_for(guild.me).send_messages_in_threads
+    )
+
+
 def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
     """Whether a game accepted in ``channel_id`` could have a thread of its own (as
     :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""
