@@ -20,6 +20,7 @@ def render_board(
     mark_earlier: bool = False,
     words: Words = ENGLISH,
     you: Side | None = None,
+    left_server: bool = False,
 ) -> bytes:
     """A PNG of the game's position, last move, captures, king marks and caption.
 
@@ -29,9 +30,17 @@ def render_board(
     defaults to 560 px for 7x7 and a little more for larger boards. The same arguments always
     give the same bytes. The caption is in the language of ``words`` (English by default);
     ``you`` is the side of the one it is drawn for (a puzzle's solver: "You win", "Your move").
+    ``left_server``: a game lost on time was lost by a player who had left the server (the
+    caption says so, not "Out of time").
     """
     players = Players(attacker_name, defender_name, set_number, sets_total, words, you)
-    scene = scene_of(game, players, highlight_from=highlight_from, mark_earlier=mark_earlier)
+    scene = scene_of(
+        game,
+        players,
+        highlight_from=highlight_from,
+        mark_earlier=mark_earlier,
+        left_server=left_server,
+    )
     size = width if width is not None else theme.default_width(game.ruleset.size)
     image = drawing.compose(scene, size)
     return drawing.png_bytes(drawing.to_palette(image, game.ruleset))

@@ -312,7 +312,7 @@ def headline(scene: Scene) -> tuple[Side | None, str, str]:
                 big = words._("Attackers win")
             else:
                 big = words._("Defenders win")
-        details.append(_capitalised(short_ending(outcome, words)))
+        details.append(_capitalised(short_ending(outcome, words, left_server=scene.left_server)))
         details.append(words.n_("{count} move", "{count} moves", scene.ply))
         side = winner
     else:

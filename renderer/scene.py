@@ -74,6 +74,9 @@ class Scene:
     """Moves drawn as arrows over the pieces (an analysis's better move)."""
     note: str | None = None
     """Replaces the caption's small line (an analysis's comment on this position)."""
+    left_server: bool = False
+    """The loser had left the server: the set was lost for it as on time (its ``outcome``
+    says out of time), and the caption says why."""
 
     @property
     def size(self) -> int:
@@ -101,10 +104,12 @@ def scene_of(
     highlight_from: Square | str | None = None,
     outcome: Outcome | None = None,
     mark_earlier: bool = False,
+    left_server: bool = False,
 ) -> Scene:
     """Read the picture's facts from ``game`` (``outcome`` overrides the game's, for replays).
 
-    ``mark_earlier`` also marks the move before the last (and its captures).
+    ``mark_earlier`` also marks the move before the last (and its captures). ``left_server``:
+    a game lost on time was lost by a player who had left the server.
     """
     record = game.last_record
     final = outcome if outcome is not None else game.outcome
@@ -134,6 +139,7 @@ def scene_of(
         targets=targets,
         selected=selected,
         players=players,
+        left_server=left_server and final is not None and final.reason is Reason.TIMEOUT,
     )
 
 
@@ -183,10 +189,15 @@ def side_label(side: Side, players: Players) -> str:
     return words._("{name} (defenders)", name=name)
 
 
-def ending(outcome: Outcome, words: Words) -> str:
-    """How the game ended, as a clause: ``the king escaped`` (a caption capitalises it)."""
+def ending(outcome: Outcome, words: Words, *, left_server: bool = False) -> str:
+    """How the game ended, as a clause: ``the king escaped`` (a caption capitalises it);
+    ``left_server``: lost on time by a player who had left the server, and said so."""
     reason, winner = outcome.reason, outcome.winner
     attackers_lost = winner is Side.DEFENDERS
+    if left_server and reason is Reason.TIMEOUT:
+        if attackers_lost:
+            return words._("the attackers left the server")
+        return words._("the defenders left the server")
     if reason is Reason.KING_CAPTURED:
         return words._("the king was captured")
     if reason is Reason.KING_ESCAPED:
@@ -214,9 +225,14 @@ def ending(outcome: Outcome, words: Words) -> str:
     return words._("the game was aborted")
 
 
-def short_ending(outcome: Outcome, words: Words) -> str:
-    """How the game ended in two or three words, for the caption: ``king captured``."""
+def short_ending(outcome: Outcome, words: Words, *, left_server: bool = False) -> str:
+    """How the game ended in a few words, for the caption: ``king captured``
+    (``left_server``: as :func:`ending`)."""
     reason = outcome.reason
+    if left_server and reason is Reason.TIMEOUT:
+        if outcome.winner is Side.DEFENDERS:
+            return words._("attackers left the server")
+        return words._("defenders left the server")
     if reason is Reason.KING_CAPTURED:
         return words._("king captured")
     if reason is Reason.KING_ESCAPED:
@@ -242,7 +258,7 @@ def result_sentence(scene: Scene) -> str:
     if outcome is None:
         return ""
     words = scene.players.words
-    how = ending(outcome, words)
+    how = ending(outcome, words, left_server=scene.left_server)
     winner = outcome.winner
     if winner is None:
         return words._("No winner: {how}.", how=how)

@@ -32,6 +32,7 @@ def describe_board(
     width: int | None = None,
     words: Words = ENGLISH,
     you: Side | None = None,
+    left_server: bool = False,
 ) -> str:
     """Alt text for the picture ``render_board`` draws with the same arguments (≤ 1024 chars).
 
@@ -41,7 +42,9 @@ def describe_board(
     """
     del width
     players = Players(attacker_name, defender_name, set_number, sets_total, words, you)
-    return describe_scene(scene_of(game, players, highlight_from=highlight_from))
+    return describe_scene(
+        scene_of(game, players, highlight_from=highlight_from, left_server=left_server)
+    )
 
 
 def describe_scene(scene: Scene) -> str:

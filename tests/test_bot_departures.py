@@ -55,6 +55,9 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
     assert over.allowed_user_ids() == {table.carol.id}
+    [picture] = over.attachments  # its caption and alt text say why too, not "Out of time"
+    assert picture.data == await board_of_set_1(table)
+    assert "carol (attackers) wins: the defenders left the server." in (picture.description or "")
     await asyncio.sleep(0.5)
     shown = [m.content for m in table.public_messages()]
     assert not any("reminder" in text for text in shown), shown
@@ -67,6 +70,28 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
         f"({bob} left the server; unrated: {bob} never moved)" in line
         for line in recent.splitlines()
     ), recent
+
+
+async def board_of_set_1(table: Harness) -> bytes:
+    """The picture of set 1 of a two-set match lost by a player who left the server."""
+    assert table.bot is not None
+    exported = await table.bot.services.records.export(set_id=1)
+    left = render_board(
+        exported.game,
+        attacker_name=exported.attacker_name,
+        defender_name=exported.defender_name,
+        set_number=1,
+        sets_total=2,
+        left_server=True,
+    )
+    assert left != render_board(  # "Out of time"
+        exported.game,
+        attacker_name=exported.attacker_name,
+        defender_name=exported.defender_name,
+        set_number=1,
+        sets_total=2,
+    )
+    return left
 
 
 async def test_no_set_starts_with_a_player_who_left(table: Harness) -> None:
@@ -131,6 +156,10 @@ async def test_a_player_who_left_in_german(discord_standin: DiscordStandin, tmp_
             f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
             f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
         ]
+        [picture] = over.attachments
+        assert "carol (Angreifer) gewinnt: die Verteidiger haben den Server verlassen." in (
+            picture.description or ""
+        )
 
 
 async def test_a_departure_not_stored_now_holds_back_no_other_reminder(
@@ -275,16 +304,8 @@ async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
     ]
     assert late.allowed_user_ids() == {table.carol.id}  # as the live post: she may be away
     assert late.button("Rematch")
-    assert table.bot is not None
-    exported = await table.bot.services.records.export(set_id=1)
-    [picture] = late.attachments  # as the live board: its caption says "Set 1 of 2"
-    assert picture.data == render_board(
-        exported.game,
-        attacker_name=exported.attacker_name,
-        defender_name=exported.defender_name,
-        set_number=1,
-        sets_total=2,
-    )
+    [picture] = late.attachments  # as the live board: "Set 1 of 2", "Defenders left the server"
+    assert picture.data == await board_of_set_1(table)
 
 
 async def test_a_set_end_posted_late_in_german(

@@ -30,6 +30,10 @@ def _captions(locale: str) -> list[tuple[Side | None, str, str]]:
     players = Players(set_number=2, sets_total=2, words=words)
     base = scene_of(Game(), players)
     scenes: list[Scene] = [replace(base, outcome=ending, ply=188) for ending in ENDINGS]
+    scenes += [  # lost by a player who left the server (recorded as lost on time)
+        replace(base, outcome=Outcome(winner, Reason.TIMEOUT), ply=188, left_server=True)
+        for winner in Side
+    ]
     for side, danger, routes in itertools.product(Side, (False, True), (False, True)):
         scenes.append(
             replace(
@@ -127,3 +131,39 @@ def test_a_long_name_is_cut_but_never_the_verb(locale: str) -> None:
         assert words_around
         assert all(part in cut for part in words_around), (locale, cut)
         assert "…" in cut
+
+
+@pytest.mark.parametrize(
+    ("locale", "small", "alt"),
+    [
+        ("en-US", "Defenders left the server", "carol (attackers) wins: the defenders left the"),
+        ("de", "Verteidiger gingen vom Server", "carol (Angreifer) gewinnt: die Verteidiger haben"),
+        ("fr", "Défenseurs hors du serveur", "les défenseurs ont quitté le serveur."),
+        ("es-ES", "Defensores se fueron", "los defensores han dejado el servidor."),
+        ("pt-BR", "Defensores saíram do servidor", "os defensores saíram do servidor."),
+    ],
+)
+def test_a_set_lost_by_leaving_the_server_says_so_not_out_of_time(
+    locale: str, small: str, alt: str
+) -> None:
+    """bob (defending) left the server after carol's first move, and the set is recorded as
+    lost on time: the caption and the alt text say he left, not that his time ran out."""
+    words = language_for(locale)
+    game = Game.from_moves(["d1-b1"])
+    game.time_out(Side.DEFENDERS)
+    players = Players("carol", "bob", 1, 2, words)
+    line = headline(scene_of(game, players, left_server=True))[2]
+    assert line.startswith(f"{small} · "), line
+    assert line != headline(scene_of(game, players))[2]
+    text = describe_board(
+        game,
+        attacker_name="carol",
+        defender_name="bob",
+        set_number=1,
+        sets_total=2,
+        words=words,
+        left_server=True,
+    )
+    assert alt in text, text
+    left = render_board(game, attacker_name="carol", words=words, left_server=True)
+    assert left != render_board(game, attacker_name="carol", words=words)

@@ -543,7 +543,9 @@ class GameFlow:
         end = await self.departures.next_set(end, present=present)
         reason = lang.render(reason_line) if reason_line else ""
         headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
-        post = await board_post(active, names, lang, headline=headline, with_turn=False)
+        post = await board_post(
+            active, names, lang, headline=headline, with_turn=False, left_server=end.left_server
+        )
         content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
         try:
             if interaction is not None and not interaction.response.is_done():

@@ -136,6 +136,7 @@ class Outbox:
             set_number=None if one_set else exported.set_number,
             sets_total=None if one_set else exported.sets_total,
             words=lang,
+            left_server=exported.left_by is not None,
         )
         files.append(discord.File(io.BytesIO(picture), filename="board.png"))
         if position.outcome is not None:

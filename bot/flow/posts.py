@@ -181,8 +181,10 @@ async def board_post(
     headline: str = "",
     with_turn: bool = True,
     mark_earlier: bool = False,
+    left_server: bool = False,
 ) -> BoardPost:
-    """The post showing ``active``'s board, rendered in a worker thread."""
+    """The post showing ``active``'s board, rendered in a worker thread (``left_server``: its
+    set was lost by a player who had left the server, which its caption says)."""
     game = active.game
     attacker = names.get(active.attacker_id, side_name(Side.ATTACKERS, lang))
     defender = names.get(active.defender_id, side_name(Side.DEFENDERS, lang))
@@ -200,6 +202,7 @@ async def board_post(
             sets_total=total,
             mark_earlier=mark_earlier,
             words=lang,
+            left_server=left_server,
         )
         alt = describe_board(
             game,
@@ -208,6 +211,7 @@ async def board_post(
             set_number=number,
             sets_total=total,
             words=lang,
+            left_server=left_server,
         )
         return png, alt
 
