@@ -13,6 +13,7 @@ import pytest
 from engine import Game
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -189,3 +190,39 @@ async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -
     assert lost.hits == 1
     reminders = [m for m in table.public_messages() if "reminder" in m.content]
     assert len(reminders) == 1
+
+
+async def test_an_abort_posted_late_names_the_admin_as_the_live_post_does(
+    table: Harness,
+) -> None:
+    """ada aborts alice and bob's match from #second while I may not post in #games: once I
+    may, the outbox posts the abort as the live post would have, naming ada, who aborted it,
+    and the players (whom it pings)."""
+    second = table.standin.add_channel(table.guild, "second")
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    asked = await table.reply_text(table.admin, "abort", {"game": 1}, channel=second)
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    tried = len(table.standin.rest_log)
+    await table.standin.click(asked, confirm, table.admin)
+    post = f"/channels/{table.channel.id}/messages"
+
+    def refused() -> bool:  # the live post, refused: the abort is owed to the outbox
+        return any(
+            call.method == "POST" and call.path.endswith(post) and call.status == 403
+            for call in table.standin.rest_log[tried:]
+        )
+
+    await table.standin.wait_until(refused, timeout=10)
+    earlier = {m.id for m in table.public_messages()}
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    late = await table.wait_board(lambda m: m.id not in earlier)
+    ada, alice, bob = (f"<@{who.id}>" for who in (table.admin, table.alice, table.bob))
+    assert late.content.splitlines() == [
+        f"{ada} aborted the match of {alice} and {bob}.",
+        "**Set 1 of 2 is over** after 1 move. No winner: the game was aborted.",
+        "**Match aborted:** it ends without a match result, and the aborted set is unrated.",
+    ]
+    assert late.allowed_user_ids() == {table.alice.id, table.bob.id}

@@ -171,10 +171,12 @@ def move_lands_first(
     finish = services.games._finish
     played: list[MoveResult] = []
 
-    async def after_the_move(row: SetRow, ended: Game, *, left_server: bool = False) -> SetEnd:
+    async def after_the_move(
+        row: SetRow, ended: Game, *, left_server: bool = False, aborted_by: int | None = None
+    ) -> SetEnd:
         if not played:
             played.append(await services.games.play(CHANNEL, ALICE, move))
-        return await finish(row, ended, left_server=left_server)
+        return await finish(row, ended, left_server=left_server, aborted_by=aborted_by)
 
     monkeypatch.setattr(services.games, "_finish", after_the_move)
     return played
@@ -664,6 +666,20 @@ async def test_a_set_end_read_back_has_its_walkover(services: Services) -> None:
     assert stored.match_end is not None
     assert stored.match_end.winner_id == ALICE
     assert stored.match_end.reason is MatchReason.MORE_WINS
+
+
+async def test_a_set_end_read_back_names_the_admin_who_aborted_it(services: Services) -> None:
+    """An admin (CAROL here) aborts the match: the set's end told and the one read back from
+    the store both name her; an abort by nobody in particular (the bot's own) names nobody."""
+    await start(services)
+    await services.games.play(CHANNEL, ALICE, "d1-b1")
+    told = await services.games.abort(CHANNEL, by=CAROL)
+    assert told.aborted_by == CAROL
+    assert (await services.games.ended(told.game.set_id)).aborted_by == CAROL
+    other = await services.matches.start_computer_match(GUILD, OTHER_CHANNEL, ALICE, COMPUTER)
+    untold = await services.games.abort(OTHER_CHANNEL)
+    assert untold.aborted_by is None
+    assert (await services.games.ended(other.set_id)).aborted_by is None
 
 
 async def test_a_member_plays_at_most_five_matches_against_the_computer_at_once(

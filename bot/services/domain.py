@@ -272,6 +272,8 @@ class SetEnd:
     """The match's next set, not played: lost at once, without a move, by a player who had
     left the server (docs/rules.md §11). Its end, with the match's result, replaces the start
     of that set (``next_game`` is then None)."""
+    aborted_by: int | None = None
+    """The admin who aborted the set (None: not aborted, or by the bot: its channel went)."""
 
     @property
     def loser_never_moved(self) -> bool:

@@ -288,18 +288,21 @@ class GameService:
         ended = await self._end_current(channel_id, set_id, walked_out, left_server=True)
         return replace(ended, left_server=True)
 
-    async def abort(self, channel_id: int, *, set_id: int | None = None) -> SetEnd:
+    async def abort(
+        self, channel_id: int, *, set_id: int | None = None, by: int | None = None
+    ) -> SetEnd:
         """Stop the channel's game (admin): recorded, no winner, unrated; the match ends
         without ratings (its MatchEnd has ``aborted=True``). A move landing at the same moment
         does not stop the abort. ``set_id`` pins the set meant (a confirmation's): if another
-        set is being played by then, nothing is aborted. Raises NoGameHere."""
+        set is being played by then, nothing is aborted. ``by``: the admin who aborts it,
+        stored (a post of its end made late names them). Raises NoGameHere."""
 
         def aborted(row: SetRow, game: Game) -> Game:
             trial = game.copy()
             trial.abort()
             return trial
 
-        return await self._end_current(channel_id, set_id, aborted)
+        return await self._end_current(channel_id, set_id, aborted, aborted_by=by)
 
     async def _end_current(
         self,
@@ -308,6 +311,7 @@ class GameService:
         end: Callable[[SetRow, Game], Game],
         *,
         left_server: bool = False,
+        aborted_by: int | None = None,
     ) -> SetEnd:
         """End the channel's set as ``end`` says, again on the new board if a move lands first.
 
@@ -325,17 +329,28 @@ class GameService:
             ended = end(row, game)
             set_id = row.set_id
             try:
-                return await self._finish(row, ended, left_server=left_server)
+                return await self._finish(
+                    row, ended, left_server=left_server, aborted_by=aborted_by
+                )
             except StaleGameError:
                 continue  # a move landed meanwhile: end the set on the new board
         raise StaleGameError(
             _("The game kept changing while I tried to end the set: please try again.")
         )
 
-    async def _finish(self, row: SetRow, ended: Game, *, left_server: bool = False) -> SetEnd:
+    async def _finish(
+        self,
+        row: SetRow,
+        ended: Game,
+        *,
+        left_server: bool = False,
+        aborted_by: int | None = None,
+    ) -> SetEnd:
         now = self._clock()
         async with self._database.transaction() as db:
-            set_end, fresh = await end_set(db, row, ended, now, left_server=left_server)
+            set_end, fresh = await end_set(
+                db, row, ended, now, left_server=left_server, aborted_by=aborted_by
+            )
             # The set's end is announced like a move: posted later if it cannot be now.
             await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
         self._cache.remember(row.set_id, ended)

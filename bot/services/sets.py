@@ -71,10 +71,17 @@ async def insert_set(
 
 
 async def end_set(
-    db: Connection, row: SetRow, ended: Game, now: datetime, *, left_server: bool = False
+    db: Connection,
+    row: SetRow,
+    ended: Game,
+    now: datetime,
+    *,
+    left_server: bool = False,
+    aborted_by: int | None = None,
 ) -> tuple[SetEnd, Game | None]:
     """Inside a transaction: store the set's end (``left_server``: lost by a player who left
-    the server), rate it, start the next set or settle.
+    the server; ``aborted_by``: the admin who aborted it), rate it, start the next set or
+    settle.
 
     Returns the SetEnd and, when a next set started, its fresh engine game (for the cache).
     Raises StaleGameError if the game is no longer in progress at ``ended.ply``.
@@ -106,6 +113,9 @@ async def end_set(
     if left_server:
         await sets.mark_left_server(db, row.set_id)
         finished_row = replace(finished_row, left_server=True)
+    if aborted and aborted_by is not None:
+        await sets.mark_aborted_by(db, row.set_id, aborted_by)
+        finished_row = replace(finished_row, aborted_by=aborted_by)
     changes: tuple[RatingChange, ...] = ()
     if loser_never_moved(outcome.reason, outcome.winner, ended.ply):
         await sets.mark_unrated(db, row.set_id)  # a no-show's loss says nothing of strength
@@ -143,6 +153,7 @@ async def end_set(
         next_game=next_game,
         match_end=match_end,
         rating_changes=changes,
+        aborted_by=finished_row.aborted_by,
     )
     return set_end, fresh
 
@@ -256,6 +267,7 @@ async def stored_end(
         moves=game.ply,
         rating_changes=changes,
         left_server=row.left_server,
+        aborted_by=row.aborted_by,
     )
     if following is None:
         return replace(end, match_end=await stored_match_end(db, row))

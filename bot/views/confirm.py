@@ -234,7 +234,7 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
 
         await end_confirmed(
             interaction,
-            bot.services.games.abort(active.channel_id, set_id=self.set_id),
+            bot.services.games.abort(active.channel_id, set_id=self.set_id, by=interaction.user.id),
             done,
             reason=aborted_line(active, interaction.user.id),
             here=interaction.channel_id == active.channel_id,
