@@ -182,11 +182,11 @@ async def test_a_departure_not_stored_now_holds_back_no_other_reminder(
     forfeit = games.forfeit
     failures: list[int] = []
 
-    async def busy_once(set_id: int, player_id: int) -> SetEnd:
+    async def busy_once(set_id: int, player_id: int, *, walkover: bool = False) -> SetEnd:
         if not failures:
             failures.append(set_id)
             raise DatabaseBusy("the database is busy")
-        return await forfeit(set_id, player_id)
+        return await forfeit(set_id, player_id, walkover=walkover)
 
     monkeypatch.setattr(games, "forfeit", busy_once)
     table.advance(timedelta(minutes=31))
@@ -211,7 +211,7 @@ async def test_a_walkover_not_stored_now_does_not_unsay_the_move(
     assert table.bot is not None
     games = table.bot.services.games
 
-    async def busy(set_id: int, player_id: int) -> SetEnd:
+    async def busy(set_id: int, player_id: int, *, walkover: bool = False) -> SetEnd:
         raise DatabaseBusy("the database is busy")
 
     monkeypatch.setattr(games, "forfeit", busy)
@@ -343,3 +343,44 @@ async def test_export_records_who_left_and_the_set_not_played(table: Harness) ->
     assert message.content.endswith(
         "\nSet 2 was not played: **bob** had left the server, so it has no replay."
     ), message.content
+
+
+async def test_a_set_2_that_began_and_was_lost_by_leaving_is_no_walkover(table: Harness) -> None:
+    """While I may not post in #games, bob runs out of time in set 1, set 2 begins with bob
+    to move, he leaves the server, and his reminder ends set 2 at move 0. Posted late, set 1's
+    end says set 2 started (not that it "is not played"), set 2's end says bob left, and
+    /export says set 2 has no moves (not that it was not played)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    await table.move(table.alice, "d1-b1")
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def set_number() -> int | None:
+        playing = await games.in_channel(table.channel.id)
+        return None if playing is None else playing.set_number
+
+    table.advance(timedelta(minutes=61))  # bob's reminder, then his time runs out
+    await eventually(set_number, 2)
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))  # his reminder in set 2 finds him gone
+    await eventually(set_number, None)
+    earlier = {m.id for m in table.public_messages()}
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await table.wait_board(lambda m: m.id not in earlier and "Set 2 of 2" in m.content)
+    one, two = (m.content for m in table.public_messages() if m.id not in earlier)
+    alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
+    assert one.splitlines() == [
+        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders ran out of time.",
+        f"{alice} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+        f"Set 2 starts with sides swapped: {bob} attacks, {alice} defends.",
+    ]
+    assert two.splitlines()[:3] == [
+        "**Set 2 of 2 is over** after 0 moves. The defenders win: the attackers left the server.",
+        f"{alice} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+    ]
+    message = await (await table.slash(table.alice, "export")).wait_followup()
+    assert message.content.endswith("\nSet 2 has no moves, so it has no replay."), message.content

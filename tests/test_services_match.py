@@ -20,6 +20,7 @@ from bot.services.errors import (
     TimeRanOut,
     TooManyComputerMatches,
 )
+from bot.services.sets import NO_NOTES, EndNotes
 from bot.storage.sets import SetRow
 from engine import Game, MatchReason, Reason, Side
 from tests.conftest import (
@@ -171,12 +172,10 @@ def move_lands_first(
     finish = services.games._finish
     played: list[MoveResult] = []
 
-    async def after_the_move(
-        row: SetRow, ended: Game, *, left_server: bool = False, aborted_by: int | None = None
-    ) -> SetEnd:
+    async def after_the_move(row: SetRow, ended: Game, notes: EndNotes = NO_NOTES) -> SetEnd:
         if not played:
             played.append(await services.games.play(CHANNEL, ALICE, move))
-        return await finish(row, ended, left_server=left_server, aborted_by=aborted_by)
+        return await finish(row, ended, notes)
 
     monkeypatch.setattr(services.games, "_finish", after_the_move)
     return played
@@ -650,13 +649,14 @@ async def test_a_set_end_read_back_is_the_one_told_when_it_ended(services: Servi
 
 
 async def test_a_set_end_read_back_has_its_walkover(services: Services) -> None:
-    """Bob left: set 1 is forfeited by him, then set 2 without a move; set 1's end read back
-    carries set 2's walkover and Alice's match win, both lost by a player who left."""
+    """Bob left: set 1 is forfeited by him, then set 2 before it began (as departures does);
+    set 1's end read back carries set 2's walkover and Alice's match win, both lost by a
+    player who left."""
     first = await start(services)
     await services.games.play(CHANNEL, ALICE, "d1-b1")
     set_one = await services.games.forfeit(first.set_id, BOB)
     assert set_one.next_game is not None
-    await services.games.forfeit(set_one.next_game.set_id, BOB)
+    await services.games.forfeit(set_one.next_game.set_id, BOB, walkover=True)
     stored = await services.games.ended(first.set_id)
     assert stored.left_server
     assert stored.next_game is None

@@ -616,3 +616,44 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
         assert await opened.records.place_of(10**12) is None
     finally:
         await opened.close()
+
+
+async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
+    database: str, clock: FakeClock
+) -> None:
+    """Sets ended before schema 26 are read as they were: a match's next set lost at once by
+    bob, who had left (a walkover), is marked not played; one lost at move 0 at his reminder,
+    after it began, is not."""
+    services = await Services.open(database, clock=clock)
+    try:
+        ids = []
+        for channel in (CHANNEL, OTHER_CHANNEL):
+            challenge = await services.challenges.create(GUILD, channel, ALICE, BOB)
+            first = await services.challenges.accept(challenge.challenge_id, BOB)
+            await services.games.play(channel, ALICE, "d1-b1")
+            following = (await services.games.resign(channel, BOB)).next_game
+            assert following is not None
+            if channel == OTHER_CHANNEL:
+                clock.advance(timedelta(hours=13))  # set 2 began; its reminder finds bob gone
+            await services.games.forfeit(following.set_id, BOB)
+            ids.append(following.set_id)
+            assert first.set_id < following.set_id
+        async with services.database.transaction() as db:
+            await db.execute("ALTER TABLE sets DROP COLUMN walkover")
+            await db.execute("ALTER TABLE sets DROP COLUMN aborted_by")
+            if services.database.dialect is Dialect.SQLITE:
+                await db.execute("PRAGMA user_version = 25")
+            else:
+                await db.execute("UPDATE schema_version SET version = 25")
+    finally:
+        await services.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        async with services.database.snapshot() as db:
+            rows = [await sets.by_id(db, set_id) for set_id in ids]
+        assert [(row.left_server, row.ply, row.walkover) for row in rows if row] == [
+            (True, 0, True),
+            (True, 0, False),
+        ]
+    finally:
+        await services.close()

@@ -231,8 +231,8 @@ def replay_description(one: GameExport, lang: Language) -> str:
 
 def no_replay_line(one: GameExport, lang: Language) -> str:
     """Why a set has no replay in /export's message: no moves (not played, when a player had
-    left the server), or too large to post."""
-    if not one.game.records and one.left_by is not None:
+    left the server before it began), or too large to post."""
+    if one.not_played and one.left_by is not None:
         gone = one.attacker_name if one.left_by is Side.ATTACKERS else one.defender_name
         if one.sets_total == 1:
             return lang._(

@@ -65,7 +65,9 @@ class Departures:
         if gone is None:
             return end
         try:
-            walkover = await self.flow.bot.services.games.forfeit(following.set_id, gone)
+            walkover = await self.flow.bot.services.games.forfeit(
+                following.set_id, gone, walkover=True
+            )
         except NoGameHere:
             return end  # it was ended meanwhile (an admin's /abort): its own post says so
         except (StorageError, GameError) as error:

@@ -497,6 +497,8 @@ class GameExport:
     left_by: Side | None = None
     """The side whose player had left the server, and so lost the set (recorded as lost on
     time; docs/rules.md §11)."""
+    not_played: bool = False
+    """Lost before it began, without a move, by the player who had left (``left_by``)."""
 
 
 def moves_stamp(game: Game) -> str:

@@ -37,7 +37,15 @@ from bot.services.errors import (
     StaleGameError,
 )
 from bot.services.game_cache import GameCache
-from bot.services.sets import active_game, check_in_time, end_set, replay, stored_end
+from bot.services.sets import (
+    NO_NOTES,
+    EndNotes,
+    active_game,
+    check_in_time,
+    end_set,
+    replay,
+    stored_end,
+)
 from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, moves, places, sets
 from bot.storage.connection import Connection
@@ -272,11 +280,12 @@ class GameService:
 
         return await self._end_current(channel_id, set_id, resigned)
 
-    async def forfeit(self, set_id: int, player_id: int) -> SetEnd:
+    async def forfeit(self, set_id: int, player_id: int, *, walkover: bool = False) -> SetEnd:
         """``player_id`` has left the server: they lose set ``set_id`` at once, whoever is to
         move, recorded as a loss on time — the end its timer would have brought (docs/rules.md
-        §11: unrated if they never moved in it). Raises NoGameHere if the set is over,
-        NotAPlayer if they do not play in it."""
+        §11: unrated if they never moved in it). ``walkover``: the set is a match's next set,
+        lost before it began (not played), as its stored end says. Raises NoGameHere if the
+        set is over, NotAPlayer if they do not play in it."""
 
         def walked_out(row: SetRow, game: Game) -> Game:
             side = _side_of(row, player_id)
@@ -285,8 +294,8 @@ class GameService:
             return trial
 
         channel_id = (await self.get(set_id)).channel_id
-        ended = await self._end_current(channel_id, set_id, walked_out, left_server=True)
-        return replace(ended, left_server=True)
+        notes = EndNotes(left_server=True, walkover=walkover)
+        return await self._end_current(channel_id, set_id, walked_out, notes)
 
     async def abort(
         self, channel_id: int, *, set_id: int | None = None, by: int | None = None
@@ -302,18 +311,17 @@ class GameService:
             trial.abort()
             return trial
 
-        return await self._end_current(channel_id, set_id, aborted, aborted_by=by)
+        return await self._end_current(channel_id, set_id, aborted, EndNotes(aborted_by=by))
 
     async def _end_current(
         self,
         channel_id: int,
         set_id: int | None,
         end: Callable[[SetRow, Game], Game],
-        *,
-        left_server: bool = False,
-        aborted_by: int | None = None,
+        notes: EndNotes = NO_NOTES,
     ) -> SetEnd:
-        """End the channel's set as ``end`` says, again on the new board if a move lands first.
+        """End the channel's set as ``end`` says (stored with ``notes``), again on the new
+        board if a move lands first.
 
         Only the set first read (or ``set_id``) is ended: if it is over when retrying,
         NoGameHere says so rather than ending the next set.
@@ -329,28 +337,17 @@ class GameService:
             ended = end(row, game)
             set_id = row.set_id
             try:
-                return await self._finish(
-                    row, ended, left_server=left_server, aborted_by=aborted_by
-                )
+                return await self._finish(row, ended, notes)
             except StaleGameError:
                 continue  # a move landed meanwhile: end the set on the new board
         raise StaleGameError(
             _("The game kept changing while I tried to end the set: please try again.")
         )
 
-    async def _finish(
-        self,
-        row: SetRow,
-        ended: Game,
-        *,
-        left_server: bool = False,
-        aborted_by: int | None = None,
-    ) -> SetEnd:
+    async def _finish(self, row: SetRow, ended: Game, notes: EndNotes = NO_NOTES) -> SetEnd:
         now = self._clock()
         async with self._database.transaction() as db:
-            set_end, fresh = await end_set(
-                db, row, ended, now, left_server=left_server, aborted_by=aborted_by
-            )
+            set_end, fresh = await end_set(db, row, ended, now, notes)
             # The set's end is announced like a move: posted later if it cannot be now.
             await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
         self._cache.remember(row.set_id, ended)

@@ -213,6 +213,7 @@ class RecordService:
             set_number=row.set_number,
             sets_total=row.sets_total,
             left_by=left_by,
+            not_played=row.walkover,
         )
 
 

@@ -6,7 +6,7 @@ Everything here runs inside the caller's transaction; nothing commits on its own
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from bot.ratings import rate_game
@@ -70,18 +70,26 @@ async def insert_set(
         raise ChannelBusy() from None
 
 
+@dataclass(frozen=True)
+class EndNotes:
+    """What is stored of a set's end beside its outcome, for its posts (late ones too)."""
+
+    left_server: bool = False
+    """Lost by a player who had left the server (recorded as lost on time)."""
+    walkover: bool = False
+    """With ``left_server``: not played, lost before it began (the match's next set)."""
+    aborted_by: int | None = None
+    """The admin who aborted it."""
+
+
+NO_NOTES = EndNotes()
+
+
 async def end_set(
-    db: Connection,
-    row: SetRow,
-    ended: Game,
-    now: datetime,
-    *,
-    left_server: bool = False,
-    aborted_by: int | None = None,
+    db: Connection, row: SetRow, ended: Game, now: datetime, notes: EndNotes = NO_NOTES
 ) -> tuple[SetEnd, Game | None]:
-    """Inside a transaction: store the set's end (``left_server``: lost by a player who left
-    the server; ``aborted_by``: the admin who aborted it), rate it, start the next set or
-    settle.
+    """Inside a transaction: store the set's end with its ``notes``, rate it, start the next
+    set or settle.
 
     Returns the SetEnd and, when a next set started, its fresh engine game (for the cache).
     Raises StaleGameError if the game is no longer in progress at ``ended.ply``.
@@ -110,12 +118,15 @@ async def end_set(
         reason=outcome.reason.value,
         finished_us=to_us(now),
     )
-    if left_server:
+    if notes.left_server:
         await sets.mark_left_server(db, row.set_id)
         finished_row = replace(finished_row, left_server=True)
-    if aborted and aborted_by is not None:
-        await sets.mark_aborted_by(db, row.set_id, aborted_by)
-        finished_row = replace(finished_row, aborted_by=aborted_by)
+        if notes.walkover:
+            await sets.mark_walkover(db, row.set_id)
+            finished_row = replace(finished_row, walkover=True)
+    if aborted and notes.aborted_by is not None:
+        await sets.mark_aborted_by(db, row.set_id, notes.aborted_by)
+        finished_row = replace(finished_row, aborted_by=notes.aborted_by)
     changes: tuple[RatingChange, ...] = ()
     if loser_never_moved(outcome.reason, outcome.winner, ended.ply):
         await sets.mark_unrated(db, row.set_id)  # a no-show's loss says nothing of strength
@@ -153,6 +164,7 @@ async def end_set(
         next_game=next_game,
         match_end=match_end,
         rating_changes=changes,
+        left_server=finished_row.left_server,
         aborted_by=finished_row.aborted_by,
     )
     return set_end, fresh
@@ -242,8 +254,9 @@ async def stored_end(
 ) -> SetEnd:
     """The end of the finished set ``row`` as :func:`end_set` told it, rebuilt from the store
     (``load`` gives a set's game): its winner and why, its rating changes, and what followed —
-    the next set, or the match's result, with the walkover of a next set lost without a move
-    by a player who had left the server (docs/rules.md §11)."""
+    the next set, or the match's result, with the walkover of a next set lost before it began
+    by a player who had left the server (docs/rules.md §11; a next set that began and was lost
+    at its first move by a player who left since is a next set, with its own end)."""
     game = await load(db, row)
     outcome = game.outcome
     assert outcome is not None, f"set {row.set_id} is not over"
@@ -271,7 +284,7 @@ async def stored_end(
     )
     if following is None:
         return replace(end, match_end=await stored_match_end(db, row))
-    if following.status != sets.ACTIVE and following.left_server and following.ply == 0:
+    if following.walkover:
         walkover = await stored_end(db, following, load)
         return replace(end, walkover=walkover, match_end=walkover.match_end)
     return replace(end, next_game=active_game(following, await load(db, following)))

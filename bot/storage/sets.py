@@ -81,6 +81,9 @@ class SetRow:
     """The set was lost by a player who had left the server (recorded as lost on time)."""
     aborted_by: int | None = None
     """The admin who aborted the set (None: not aborted, or by the bot: its channel went)."""
+    walkover: bool = False
+    """The set was not played: lost without a move by a player who had left the server before
+    it began (the match's next set, docs/rules.md §11)."""
 
 
 SET_COLUMNS = """
@@ -88,7 +91,7 @@ SET_COLUMNS = """
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
-    m.parent_channel_id, m.line_message_id, g.rated, g.left_server, g.aborted_by
+    m.parent_channel_id, m.line_message_id, g.rated, g.left_server, g.aborted_by, g.walkover
 """
 """A :class:`SetRow`'s columns in order, from ``sets g`` joined with its match ``m``."""
 SET_SELECT = f"SELECT {SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
@@ -102,6 +105,7 @@ def set_row_of(row: Any) -> SetRow:
     values[23] = bool(values[23])
     values[26] = bool(values[26])
     values[27] = bool(values[27])
+    values[29] = bool(values[29])
     return SetRow(*values)
 
 
@@ -458,6 +462,11 @@ async def mark_left_server(db: Connection, set_id: int) -> None:
 async def mark_aborted_by(db: Connection, set_id: int, admin_id: int) -> None:
     """The set was aborted by ``admin_id``."""
     await db.execute("UPDATE sets SET aborted_by = ? WHERE set_id = ?", (admin_id, set_id))
+
+
+async def mark_walkover(db: Connection, set_id: int) -> None:
+    """The set was not played: lost before it began by a player who had left the server."""
+    await db.execute("UPDATE sets SET walkover = 1 WHERE set_id = ?", (set_id,))
 
 
 async def has_rated_set(db: Connection, match_id: int) -> bool:
