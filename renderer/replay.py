@@ -36,15 +36,16 @@ class Annotation:
     note: str
 
 
-def replay_scenes(game: Game, players: Players) -> list[Scene]:
-    """The scene before the first move and after every move; the last carries the result."""
+def replay_scenes(game: Game, players: Players, *, left_server: bool = False) -> list[Scene]:
+    """The scene before the first move and after every move; the last carries the result
+    (``left_server``: as :func:`render_board`'s)."""
     replay = Game.from_position(game.starting_position, game.starting_side, game.ruleset)
     scenes = [scene_of(replay, players)]
     for record in game.records:
         replay.play(record.move)
         scenes.append(scene_of(replay, players))
     if game.outcome is not None:
-        scenes[-1] = scene_of(replay, players, outcome=game.outcome)
+        scenes[-1] = scene_of(replay, players, outcome=game.outcome, left_server=left_server)
     return scenes
 
 
@@ -61,20 +62,22 @@ def render_replay(
     annotations: Sequence[Annotation] = (),
     note_frame_ms: int = NOTE_FRAME_MS,
     words: Words = ENGLISH,
+    left_server: bool = False,
 ) -> bytes:
     """An animated GIF of ``game`` from its start: ``len(game.records) + 1`` frames, looping.
 
     Every frame is the picture ``render_board`` would draw at that point (last move, captures,
     king marks, caption); the final frame shows the result and is held ``last_frame_ms``. Each
     of ``annotations`` adds a frame before its move: the position with the played and the
-    better move as arrows and the note as caption, held ``note_frame_ms``.
+    better move as arrows and the note as caption, held ``note_frame_ms``. ``left_server``:
+    a game lost on time was lost by a player who had left the server, as the last frame says.
     """
     players = Players(attacker_name, defender_name, set_number, sets_total, words)
     size = width if width is not None else theme.default_width(game.ruleset.size)
     notes = {annotation.ply: annotation for annotation in annotations}
     scenes: list[Scene] = []
     durations: list[int] = []
-    for ply, scene in enumerate(replay_scenes(game, players)):
+    for ply, scene in enumerate(replay_scenes(game, players, left_server=left_server)):
         annotation = notes.get(ply)
         if annotation is not None:
             arrows = [Arrow(annotation.played, better=False)]

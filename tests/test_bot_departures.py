@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageSequence
 
 from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
@@ -333,7 +335,7 @@ async def test_export_records_who_left_and_the_set_not_played(table: Harness) ->
     await bob_leaves_before_his_reminder(table)
     await table.wait_board(lambda m: "left the server" in m.content)
     message = await (await table.slash(table.carol, "export")).wait_followup()
-    first, second, _gif = message.attachments
+    first, second, gif = message.attachments
     one, two = first.data.decode(), second.data.decode()
     assert "[left-server:defenders]\n[result:1]\n[termination:timeout]\n" in one
     assert "[left-server:attackers]\n[result:-1]\n[termination:timeout]\n" in two
@@ -343,6 +345,10 @@ async def test_export_records_who_left_and_the_set_not_played(table: Harness) ->
     assert message.content.endswith(
         "\nSet 2 was not played: **bob** had left the server, so it has no replay."
     ), message.content
+    *_, last = ImageSequence.Iterator(Image.open(io.BytesIO(gif.data)))
+    assert last.convert("RGB").tobytes() == (  # set 1's replay ends saying bob left
+        Image.open(io.BytesIO(await board_of_set_1(table))).convert("RGB").tobytes()
+    )
 
 
 async def test_a_set_2_that_began_and_was_lost_by_leaving_is_no_walkover(table: Harness) -> None:

@@ -64,3 +64,14 @@ def test_replay_is_deterministic() -> None:
     """The same game gives the same GIF bytes."""
     game = Game.from_moves(MOVES)
     assert render_replay(game) == render_replay(game)
+
+
+def test_last_frame_says_a_player_left_the_server() -> None:
+    """A game lost on time by a player who had left the server ends on the picture that
+    says so, as the board posted at its end does (not "Out of time")."""
+    game = Game.from_moves(MOVES)
+    game.time_out(Side.DEFENDERS)
+    last = frames(render_replay(game, left_server=True))[-1]
+    expected = Image.open(io.BytesIO(render_board(game, left_server=True))).convert("RGB")
+    out_of_time = Image.open(io.BytesIO(render_board(game))).convert("RGB")
+    assert last.tobytes() == expected.tobytes() != out_of_time.tobytes()

@@ -162,6 +162,7 @@ class Play(commands.Cog):
                     sets_total=one.sets_total if two_sets else None,
                     width=width,
                     words=lang,
+                    left_server=one.left_by is not None,
                 )
 
             return draw
