@@ -276,6 +276,20 @@ async def test_a_thread_of_a_channel_games_are_not_allowed_in_is_refused(
     )
 
 
+async def rematch_beside_a_busy_game(table: Harness, over: StoredMessage) -> StoredMessage:
+    """carol and ada start a game in #games, then alice presses Rematch under ``over`` (her
+    finished match's end): her answer, which is private and posts nothing."""
+    busy = await challenge(table, table.carol, table.admin)
+    await accept(table, busy, table.admin)
+    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
+    before = len(table.public_messages())
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    assert answer.ephemeral
+    assert table.public_messages()[before:] == []
+    return answer
+
+
 async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_is_refused(
     table: Harness,
 ) -> None:
@@ -291,15 +305,7 @@ async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_i
     for ply, text in enumerate(ATTACKERS_WIN):
         over = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
     assert "wins the game" in over.content
-    busy = await challenge(table, table.carol, table.admin)
-    await accept(table, busy, table.admin)
-    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
-    before = len(table.public_messages())
-    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
-    pressed = await table.standin.click(over, rematch, table.alice)
-    answer = await pressed.wait_original()
-    assert table.public_messages()[before:] == []
-    assert answer.ephemeral
+    answer = await rematch_beside_a_busy_game(table, over)
     refused = await challenge(table, table.alice, table.bob)
     assert refused.ephemeral
     assert (
@@ -324,12 +330,7 @@ async def test_a_rematch_against_the_computer_in_a_busy_channel_says_what_a_chal
     ask = await table.reply_text(table.alice, "resign")
     await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
     over = await table.wait_board(lambda m: "wins the game" in m.content)
-    busy = await challenge(table, table.carol, table.admin)
-    await accept(table, busy, table.admin)
-    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
-    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
-    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
-    assert answer.ephemeral
+    answer = await rematch_beside_a_busy_game(table, over)
     refused = await table.reply_text(table.alice, "challenge", {"opponent": table.me})
     assert refused.ephemeral
     assert (
@@ -353,12 +354,7 @@ async def test_a_rematch_asked_in_a_thread_is_refused_for_its_channel(table: Har
         over = await table.reply_text(who, "move", {"move": text}, channel=thread)
     assert "wins the game" in over.content
     await table.standin.set_overwrite(table.channel, table.me, deny=CREATE_PUBLIC_THREADS)
-    busy = await challenge(table, table.carol, table.admin)
-    await accept(table, busy, table.admin)
-    await table.wait_board(lambda m: f"<@{table.carol.id}>, your move" in m.content)
-    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
-    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
-    assert answer.ephemeral
+    answer = await rematch_beside_a_busy_game(table, over)
     refused = await challenge(table, table.alice, table.bob)
     assert refused.ephemeral
     assert (
