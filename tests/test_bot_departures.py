@@ -308,6 +308,9 @@ async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
     assert late.button("Rematch")
     [picture] = late.attachments  # as the live board: "Set 1 of 2", "Defenders left the server"
     assert picture.data == await board_of_set_1(table)
+    assert "carol (attackers) wins: the defenders left the server." in (  # and alt text
+        picture.description or ""
+    )
 
 
 async def test_a_set_end_posted_late_in_german(
@@ -374,8 +377,14 @@ async def test_a_set_2_that_began_and_was_lost_by_leaving_is_no_walkover(table: 
     earlier = {m.id for m in table.public_messages()}
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
-    await table.wait_board(lambda m: m.id not in earlier and "Set 2 of 2" in m.content)
-    one, two = (m.content for m in table.public_messages() if m.id not in earlier)
+    one, two = [
+        (
+            await table.wait_board(
+                lambda m, n=n: m.id not in earlier and f"Set {n} of 2" in m.content
+            )
+        ).content
+        for n in (1, 2)
+    ]
     alice, bob = f"<@{table.alice.id}>", f"<@{table.bob.id}>"
     assert one.splitlines() == [
         "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders ran out of time.",

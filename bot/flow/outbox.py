@@ -7,7 +7,6 @@ when it posts it. What Discord refused, or what a restart cut off, the timer pos
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,8 @@ import discord
 from bot.errors import UNREACHABLE
 from bot.flow.posts import (
     NO_PINGS,
+    BoardPost,
+    board_picture,
     board_post,
     describe_move,
     match_end_pings,
@@ -30,7 +31,6 @@ from bot.storage.errors import StorageError
 from bot.views.confirm import aborted_line
 from bot.views.rematch import rematch_view
 from engine import Side
-from renderer import render_board
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
@@ -129,17 +129,17 @@ class Outbox:
         live: ActiveGame | None = None  # the set whose buttons the post carries
         pings = NO_PINGS
         one_set = exported.sets_total == 1  # as the live board: no "Set 1 of 1"
-        picture = await asyncio.to_thread(
-            render_board,
+        png, alt = await asyncio.to_thread(
+            board_picture,
             position,
-            attacker_name=exported.attacker_name,
-            defender_name=exported.defender_name,
-            set_number=None if one_set else exported.set_number,
-            sets_total=None if one_set else exported.sets_total,
-            words=lang,
+            exported.attacker_name,
+            exported.defender_name,
+            None if one_set else exported.set_number,
+            None if one_set else exported.sets_total,
+            lang,
             left_server=exported.left_by is not None,
         )
-        files.append(discord.File(io.BytesIO(picture), filename="board.png"))
+        files.append(BoardPost("", png, alt, None).file())  # with its alt text, as live boards
         if position.outcome is not None:
             # The set's end as its live post tells it (who won and why, the walkover of the
             # next set, the match's result), from what was stored when it ended.

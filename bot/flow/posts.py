@@ -19,7 +19,7 @@ from bot.views.confirm import ResignButton
 from bot.views.leaderboard import rating_text as shown_rating
 from bot.views.picker import MoveButton
 from bot.views.takeback import TakebackButton
-from engine import MatchReason, MoveRecord, Outcome, Reason, Side, square_name
+from engine import Game, MatchReason, MoveRecord, Outcome, Reason, Side, square_name
 from renderer import ALT_TEXT_LIMIT, describe_board, render_board
 
 NO_PINGS = discord.AllowedMentions.none()
@@ -189,33 +189,19 @@ async def board_post(
     attacker = names.get(active.attacker_id, side_name(Side.ATTACKERS, lang))
     defender = names.get(active.defender_id, side_name(Side.DEFENDERS, lang))
 
-    def draw() -> tuple[bytes, str]:
-        # A match of one set is one game: its picture says no "Set 1 of 1".
-        one_set = active.sets_total == 1
-        number = None if one_set else active.set_number
-        total = None if one_set else active.sets_total
-        png = render_board(
-            game,
-            attacker_name=attacker,
-            defender_name=defender,
-            set_number=number,
-            sets_total=total,
-            mark_earlier=mark_earlier,
-            words=lang,
-            left_server=left_server,
-        )
-        alt = describe_board(
-            game,
-            attacker_name=attacker,
-            defender_name=defender,
-            set_number=number,
-            sets_total=total,
-            words=lang,
-            left_server=left_server,
-        )
-        return png, alt
-
-    png, alt = await asyncio.to_thread(draw)
+    # A match of one set is one game: its picture says no "Set 1 of 1".
+    one_set = active.sets_total == 1
+    png, alt = await asyncio.to_thread(
+        board_picture,
+        game,
+        attacker,
+        defender,
+        None if one_set else active.set_number,
+        None if one_set else active.sets_total,
+        lang,
+        mark_earlier=mark_earlier,
+        left_server=left_server,
+    )
     with_turn = with_turn and game.outcome is None
     lines = [line for line in (headline, turn_line(active, lang) if with_turn else "") if line]
     view: discord.ui.View | None = None
@@ -226,6 +212,41 @@ async def board_post(
         view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
     return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings)
+
+
+def board_picture(
+    game: Game,
+    attacker: str | None,
+    defender: str | None,
+    set_number: int | None,
+    sets_total: int | None,
+    lang: Language = ENGLISH,
+    *,
+    mark_earlier: bool = False,
+    left_server: bool = False,
+) -> tuple[bytes, str]:
+    """The picture of ``game``'s board and its alt text, as a board post shows them (Pillow:
+    call it in a worker thread)."""
+    png = render_board(
+        game,
+        attacker_name=attacker,
+        defender_name=defender,
+        set_number=set_number,
+        sets_total=sets_total,
+        mark_earlier=mark_earlier,
+        words=lang,
+        left_server=left_server,
+    )
+    alt = describe_board(
+        game,
+        attacker_name=attacker,
+        defender_name=defender,
+        set_number=set_number,
+        sets_total=sets_total,
+        words=lang,
+        left_server=left_server,
+    )
+    return png, alt
 
 
 def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
