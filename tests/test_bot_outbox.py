@@ -226,3 +226,33 @@ async def test_an_abort_posted_late_names_the_admin_as_the_live_post_does(
         "**Match aborted:** it ends without a match result, and the aborted set is unrated.",
     ]
     assert late.allowed_user_ids() == {table.alice.id, table.bob.id}
+
+
+async def test_an_abort_posted_late_does_not_ping_the_admin_who_aborted_it(
+    table: Harness,
+) -> None:
+    """ada aborts her own match with alice from #second while I may not post in #games: the
+    late post pings alice only, as the live post would (never whoever caused the post); it
+    pinged ada too."""
+    second = table.standin.add_channel(table.guild, "second")
+    await table.challenge_accepted(table.admin, table.alice)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    asked = await table.reply_text(table.admin, "abort", {"game": 1}, channel=second)
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    tried = len(table.standin.rest_log)
+    await table.standin.click(asked, confirm, table.admin)
+    post = f"/channels/{table.channel.id}/messages"
+
+    def refused() -> bool:  # the live post, refused: the abort is owed to the outbox
+        return any(
+            call.method == "POST" and call.path.endswith(post) and call.status == 403
+            for call in table.standin.rest_log[tried:]
+        )
+
+    await table.standin.wait_until(refused, timeout=10)
+    earlier = {m.id for m in table.public_messages()}
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    late = await table.wait_board(lambda m: m.id not in earlier)
+    assert late.content.startswith(f"<@{table.admin.id}> aborted the match of ")
+    assert late.allowed_user_ids() == {table.alice.id}

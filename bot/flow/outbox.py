@@ -150,7 +150,7 @@ class Outbox:
                 lines.append(lang.render(aborted_line(end.game, end.aborted_by)))
             lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
             if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
-                pings = match_end_pings(end)
+                pings = match_end_pings(end, end.aborted_by)  # not the admin who aborted it
                 if not end.match_end.aborted:
                     view = rematch_view(end.match_end.match_id, lang)
             following = await services.games.in_channel(channel_id)
