@@ -67,3 +67,23 @@ async def test_one_analysis_at_a_time_holds_across_processes(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_claim_joined_later_holds_for_the_later_request(
+    database: str, clock: FakeClock
+) -> None:
+    """alice's set 1 asked again 10 minutes on (in another process, whose own analysis of it
+    starts then) holds her claim for 15 minutes from that request: 20 minutes after the first,
+    her set 2 is still refused (it lapsed with the first request's 15 minutes)."""
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        assert await first.analyses.claim(ALICE, 1) is None
+        clock.advance(timedelta(minutes=10))
+        assert await second.analyses.claim(ALICE, 1) is None  # joined
+        await first.analyses.release(ALICE, 1)  # the first request answered
+        clock.advance(timedelta(minutes=10))
+        assert await first.analyses.claim(ALICE, 2) == 1
+    finally:
+        await first.close()
+        await second.close()

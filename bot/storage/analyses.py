@@ -67,17 +67,20 @@ async def match_in_progress(db: Connection, set_id: int) -> int | None:
 
 async def claim(db: Connection, user_id: int, set_id: int, now_us: int, live_since_us: int) -> int:
     """Claim the analysis of ``set_id`` for ``user_id`` (one more request of theirs waiting
-    for it, if it is theirs already) and return ``set_id``; or, if another set's claim of
-    theirs made after ``live_since_us`` holds, claim nothing and return that set. An
-    older claim (its process died) is replaced."""
+    for it, if it is theirs already: the claim is then dated ``now_us``) and return
+    ``set_id``; or, if another set's claim of theirs made (or last joined) after
+    ``live_since_us`` holds, claim nothing and return that set. An older claim (its process
+    died) is replaced."""
     row = await db.fetch_one(
         "SELECT set_id, claimed_us FROM analysis_claims WHERE user_id = ?", (user_id,)
     )
     if row is not None and int(row[1]) > live_since_us:
         if int(row[0]) != set_id:
             return int(row[0])
+        # Its lifetime runs from this request: another process's analysis of it starts now.
         await db.execute(
-            "UPDATE analysis_claims SET asking = asking + 1 WHERE user_id = ?", (user_id,)
+            "UPDATE analysis_claims SET asking = asking + 1, claimed_us = ? WHERE user_id = ?",
+            (now_us, user_id),
         )
         return set_id
     await db.execute(
