@@ -54,11 +54,12 @@ async def test_a_member_playing_twenty_matches_against_members_starts_no_other(
     table: Harness,
 ) -> None:
     """alice, playing 20 matches against members, may neither challenge, nor ask for a rematch,
-    nor accept; nor may carol accept alice's earlier challenge, which stays open, refused
-    without a thread, until alice has resigned one."""
+    nor accept ada's earlier challenge; nor may carol accept alice's earlier challenge, which
+    stays open, refused without a thread, until alice has resigned one."""
     assert MAX_MEMBER_MATCHES == 20
     threads = [await accepted(table, table.alice, table.bob) for _ in range(19)]
     waiting = await table.reply_text(table.alice, "challenge", {"opponent": table.carol})
+    by_ada = await table.reply_text(table.admin, "challenge", {"opponent": table.alice})
     threads.append(await accepted(table, table.alice, table.bob))
     full = (
         "You are already playing 20 matches against members in this server: finish one, or "
@@ -74,7 +75,6 @@ async def test_a_member_playing_twenty_matches_against_members_starts_no_other(
     )
     assert waiting.thread is None
     assert accept_id(waiting) in waiting.custom_ids()
-    by_ada = await table.reply_text(table.admin, "challenge", {"opponent": table.alice})
     assert await refused(table, by_ada, table.alice) == full
     assert len(table.standin.world.threads_of(table.channel)) == 20
     result = await resign(table, table.alice, threads[0])
@@ -102,3 +102,33 @@ async def test_a_member_at_the_limit_is_named_to_whoever_accepts_an_open_challen
     assert anyone.thread is None
     await table.standin.click(anyone, accept_id(anyone), table.alice)
     assert anyone.thread is not None
+
+
+async def test_a_member_at_the_limit_is_not_challenged_by_name_until_they_finish_one(
+    table: Harness,
+) -> None:
+    """carol's challenge to alice, who plays 20 matches against members, and bob's Rematch of
+    his match against her are refused privately, naming her: neither is posted nor pings her,
+    and once she has resigned one both go out."""
+    first = await accepted(table, table.bob, table.alice)
+    result = await resign(table, table.bob, first)
+    threads = [await accepted(table, table.alice, table.admin) for _ in range(MAX_MEMBER_MATCHES)]
+    posted = len(table.public_messages()), len(table.public_messages(first))
+    later = (
+        f"<@{table.alice.id}> is already playing 20 matches against members in this server: "
+        f"challenge them once they finish one ({table.mention('games')} lists them)."
+    )
+    by_carol = await table.reply_text(table.carol, "challenge", {"opponent": table.alice})
+    assert by_carol.ephemeral
+    assert by_carol.content == later
+    rematch = next(c for c in result.custom_ids() if c.startswith("rematch:"))
+    by_bob = await (await table.standin.click(result, rematch, table.bob)).wait_original()
+    assert by_bob.ephemeral
+    assert by_bob.content == later
+    assert (len(table.public_messages()), len(table.public_messages(first))) == posted
+    await resign(table, table.alice, threads[0])
+    by_carol = await table.reply_text(table.carol, "challenge", {"opponent": table.alice})
+    assert not by_carol.ephemeral
+    assert by_carol.pinged_user_ids() == {table.alice.id}
+    by_bob = await (await table.standin.click(result, rematch, table.bob)).wait_original()
+    assert by_bob.content.startswith("Rematch offered in"), by_bob.content

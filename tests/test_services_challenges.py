@@ -24,6 +24,7 @@ from bot.services.errors import (
     TooManyMatches,
 )
 from bot.services.settings import SettingsService
+from bot.storage import challenges as storage_challenges
 from engine import Side
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
 
@@ -520,16 +521,33 @@ async def test_a_challenge_never_shown_gives_its_opponents_ping_back(services: S
     assert await challenges.claim_opponent_ping(again.challenge_id) is None
 
 
+async def test_a_challenge_naming_a_member_at_the_limit_is_not_stored(services: Services) -> None:
+    """alice plays 20 matches against members: dave's challenge naming her is refused, naming
+    her, and not stored (none is open between them); his challenge open to anyone is not."""
+    challenges = services.challenges
+    for channel in range(CHANNEL, CHANNEL + MAX_MEMBER_MATCHES):
+        asked = await challenges.create(GUILD, channel, ALICE, BOB)
+        await challenges.accept(asked.challenge_id, BOB)
+    with pytest.raises(TooManyMatches) as refused:
+        await challenges.create(GUILD, THREAD, DAVE, ALICE)
+    assert str(refused.value).startswith(f"<@{ALICE}> is already playing 20 matches")
+    assert "challenge them once they finish one" in str(refused.value)
+    async with services.database.snapshot() as db:
+        assert await storage_challenges.open_between(db, GUILD, DAVE, ALICE, 0) is None
+    await challenges.create(GUILD, THREAD, DAVE, None)
+
+
 async def test_two_accepts_at_once_never_pass_the_limit_of_matches(services: Services) -> None:
     """alice plays 19 matches against members; bob and carol accept her two challenges at the
     same moment: one match starts, the other is refused and its challenge stays open. She may
-    challenge nobody then, nor accept; in another server she may."""
+    challenge nobody then, nor accept dave's; in another server she may."""
     challenges = services.challenges
     for channel in range(CHANNEL, CHANNEL + MAX_MEMBER_MATCHES - 1):
         asked = await challenges.create(GUILD, channel, ALICE, BOB)
         await challenges.accept(asked.challenge_id, BOB)
     to_bob = await challenges.create(GUILD, THREAD, ALICE, BOB)
     to_carol = await challenges.create(GUILD, THREAD + 1, ALICE, CAROL)
+    by_dave = await challenges.create(GUILD, THREAD + 2, DAVE, ALICE)
     started = await asyncio.gather(
         challenges.accept(to_bob.challenge_id, BOB),
         challenges.accept(to_carol.challenge_id, CAROL),
@@ -542,7 +560,6 @@ async def test_two_accepts_at_once_never_pass_the_limit_of_matches(services: Ser
     assert (await challenges.get(still_open.challenge_id)).status is ChallengeStatus.OPEN
     with pytest.raises(TooManyMatches):
         await challenges.create(GUILD, THREAD + 2, ALICE, None)
-    by_dave = await challenges.create(GUILD, THREAD + 2, DAVE, ALICE)
     with pytest.raises(TooManyMatches):
         await challenges.check_accept(by_dave.challenge_id, ALICE)
     elsewhere = await challenges.create(GUILD + 1, THREAD + 3, ALICE, DAVE)

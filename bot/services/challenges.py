@@ -98,7 +98,8 @@ class ChallengeService:
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
         ChannelBusy (a game is in progress in the channel), TooManyChallenges, TooManyMatches
-        (the challenger already plays MAX_MEMBER_MATCHES against members in the server),
+        (the challenger, or else ``opponent_id``, already plays MAX_MEMBER_MATCHES against
+        members in the server: nothing is stored, and nobody is pinged for nothing),
         ChallengeAlreadyOpen (one between the two members already), OpenChallengeWaiting (the
         challenger's open one), InvalidOption (ruleset, sets not 1 or 2, time per move).
         """
@@ -119,7 +120,9 @@ class ChallengeService:
                     raise busy(playing, threads=settings.threads, threads_here=threads_here)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES)
-            await check_member_matches(db, guild_id, challenger_id)
+            # A member named who could not accept it now is not pinged for it.
+            named = () if opponent_id is None else (opponent_id,)
+            await check_member_matches(db, guild_id, challenger_id, *named, challenging=True)
             if opponent_id is None:
                 await self._check_no_open_to_anyone(db, guild_id, challenger_id, to_us(now))
             else:

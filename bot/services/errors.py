@@ -202,9 +202,12 @@ class TooManyComputerMatches(GameError):
 
 class TooManyMatches(GameError):
     """A member already plays the most matches against members allowed at once in a server:
-    ``player_id`` None when it is the member asking, else the other player of the challenge."""
+    ``player_id`` None when it is the member asking, else the other player of the challenge
+    (``challenging``: of one not yet made, which would ping them for nothing)."""
 
-    def __init__(self, limit: int, player_id: int | None = None) -> None:
+    def __init__(
+        self, limit: int, player_id: int | None = None, *, challenging: bool = False
+    ) -> None:
         if player_id is None:
             text = n_(
                 "You are already playing {count} match against a member in this server: finish "
@@ -212,6 +215,16 @@ class TooManyMatches(GameError):
                 "You are already playing {count} matches against members in this server: finish "
                 "one, or resign it, before you start another ({games_command} lists them).",
                 limit,
+                games_command=command("games"),
+            )
+        elif challenging:
+            text = n_(
+                "{player} is already playing {count} match against a member in this server: "
+                "challenge them once they finish it ({games_command} lists it).",
+                "{player} is already playing {count} matches against members in this server: "
+                "challenge them once they finish one ({games_command} lists them).",
+                limit,
+                player=f"<@{player_id}>",
                 games_command=command("games"),
             )
         else:

@@ -221,18 +221,26 @@ async def _check_computer_matches(db: Connection, guild_id: int, human_id: int) 
 
 
 async def check_member_matches(
-    db: Connection, guild_id: int, asker_id: int, *player_ids: int, lock: bool = False
+    db: Connection,
+    guild_id: int,
+    asker_id: int,
+    *player_ids: int,
+    lock: bool = False,
+    challenging: bool = False,
 ) -> None:
     """Raise TooManyMatches if ``asker_id`` or another of ``player_ids`` (checked in that
     order) already plays the most matches against members allowed at once in ``guild_id``
     (else two members could open a public thread per accepted challenge without end, and
     Discord caps a server's active threads). ``lock``: inside a caller's transaction that
     stores a match, the members' counts are locked until it ends, so that accepts at once
-    cannot pass the limit together."""
+    cannot pass the limit together. ``challenging``: ``player_ids`` are named in a challenge
+    ``asker_id`` is about to make (its refusal says to challenge them later)."""
     players = (asker_id, *(player for player in player_ids if player != asker_id))
     if lock:
         for player_id in sorted(players):  # always in one order: two locks never deadlock
             await db.lock(f"member-matches:{guild_id}:{player_id}")
     for player_id in players:
         if await sets.member_matches_of(db, guild_id, player_id) >= MAX_MEMBER_MATCHES:
-            raise TooManyMatches(MAX_MEMBER_MATCHES, None if player_id == asker_id else player_id)
+            if player_id == asker_id:
+                raise TooManyMatches(MAX_MEMBER_MATCHES)
+            raise TooManyMatches(MAX_MEMBER_MATCHES, player_id, challenging=challenging)
