@@ -125,6 +125,10 @@ class BrandubhBot(commands.AutoShardedBot):
             )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(self.user.id, self.user.name)
+        # Before any /analyse: a claim this process's earlier run died with refuses nobody.
+        dropped = await self.services.analyses.drop_dead_claims()
+        if dropped:
+            _log.info("Dropped %d analysis claim(s) an earlier run left", dropped)
         self.engine = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
         self.ai = await self._computer_opponent()
         self.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -201,6 +201,24 @@ async def test_an_analysis_cut_short_by_a_restart_says_so(
     )
 
 
+async def test_an_analysis_claim_a_killed_bot_left_refuses_nobody_after_a_restart(
+    table: Harness,
+) -> None:
+    """The bot dies (killed: nothing releases it) while alice's analysis of game 1 holds her
+    claim: started again, it runs her /analyse of game 2 at once, not "still running" for up
+    to 15 minutes."""
+    for _ in range(2):
+        await table.challenge_accepted(table.alice, table.bob, sets=1)
+        await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    assert await table.bot.services.analyses.claim(table.alice.id, 1) is None
+    await table.restart()
+    record = await table.slash(table.alice, "analyse", {"game": 2})
+    answer = await record.wait_original()
+    assert not answer.ephemeral, answer.content
+    await record.wait_original(_finished, timeout=60)
+
+
 async def test_a_member_analyses_one_game_at_a_time(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -106,7 +106,7 @@ class Services:
         self.standings = StandingsService(database)
         self.takebacks = TakebackService(database, clock, self.games, shards)
         self.announcements = AnnouncementService(database, clock, shards)
-        self.analyses = AnalysisService(database, clock, self.records)
+        self.analyses = AnalysisService(database, clock, self.records, shards)
         self.puzzles = PuzzleService(database, clock, shards)
         self.vanished = VanishedService(database, clock, self.games, shards)
 

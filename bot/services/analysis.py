@@ -15,6 +15,7 @@ from bot.i18n import Text, _, command
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, NotAnalysable, StillPlaying
 from bot.services.records import RecordService, check_shown
+from bot.shards import EVERY, Shards
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
 from engine import Game, Outcome, get_ruleset
@@ -58,10 +59,14 @@ class SetToAnalyse:
 class AnalysisService:
     """Choosing the set to analyse; storing and reading analyses."""
 
-    def __init__(self, database: Database, clock: Clock, records: RecordService) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, records: RecordService, shards: Shards = EVERY
+    ) -> None:
         self._database = database
         self._clock = clock
         self._records = records
+        # Which process a claim is of: the shards it runs, which its next run runs too.
+        self._owner = "every" if shards.every else shards.describe()
 
     async def choose(
         self,
@@ -148,9 +153,20 @@ class AnalysisService:
         async with self._database.transaction() as db:
             await db.lock(f"analysis-claim:{user_id}")
             running = await analyses.claim(
-                db, user_id, set_id, to_us(now), to_us(now - CLAIM_LIFETIME)
+                db, user_id, set_id, to_us(now), to_us(now - CLAIM_LIFETIME), self._owner
             )
         return None if running == set_id else running
+
+    async def drop_dead_claims(self) -> int:
+        """At start-up, before any /analyse: drop the claims this process's earlier run died
+        with (killed, or its machine lost; a clean stop releases them), which would refuse
+        their members for up to CLAIM_LIFETIME; return how many. On SQLite that is every
+        claim (one process owns the file). On PostgreSQL it is those made by a process of the
+        same shards, which Discord gives to one process at a time; others lapse after
+        CLAIM_LIFETIME. (If the earlier run still overlaps this one for a moment during a
+        restart, its member may start one more analysis meanwhile: the lesser harm.)"""
+        async with self._database.transaction() as db:
+            return await analyses.drop_dead_claims(db, self._owner)
 
     async def release(self, user_id: int, set_id: int) -> None:
         """One of ``user_id``'s requests for the analysis of ``set_id`` is answered (or

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Dialect
 
 
 @dataclass(frozen=True)
@@ -65,29 +65,34 @@ async def match_in_progress(db: Connection, set_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-async def claim(db: Connection, user_id: int, set_id: int, now_us: int, live_since_us: int) -> int:
-    """Claim the analysis of ``set_id`` for ``user_id`` (one more request of theirs waiting
-    for it, if it is theirs already: the claim is then dated ``now_us``) and return
-    ``set_id``; or, if another set's claim of theirs made (or last joined) after
-    ``live_since_us`` holds, claim nothing and return that set. An older claim (its process
-    died) is replaced."""
+async def claim(
+    db: Connection, user_id: int, set_id: int, now_us: int, live_since_us: int, owner: str
+) -> int:
+    """Claim the analysis of ``set_id`` for ``user_id`` in the process ``owner`` (one more
+    request of theirs waiting for it, if it is theirs already: the claim is then dated
+    ``now_us`` and owned by ``owner``) and return ``set_id``; or, if another set's claim of
+    theirs made (or last joined) after ``live_since_us`` holds, claim nothing and return that
+    set. An older claim (its process died) is replaced."""
     row = await db.fetch_one(
         "SELECT set_id, claimed_us FROM analysis_claims WHERE user_id = ?", (user_id,)
     )
     if row is not None and int(row[1]) > live_since_us:
         if int(row[0]) != set_id:
             return int(row[0])
-        # Its lifetime runs from this request: another process's analysis of it starts now.
+        # Its lifetime runs from this request: another process's analysis of it starts now,
+        # and ends last.
         await db.execute(
-            "UPDATE analysis_claims SET asking = asking + 1, claimed_us = ? WHERE user_id = ?",
-            (now_us, user_id),
+            "UPDATE analysis_claims SET asking = asking + 1, claimed_us = ?, owner = ? "
+            "WHERE user_id = ?",
+            (now_us, owner, user_id),
         )
         return set_id
     await db.execute(
-        "INSERT INTO analysis_claims (user_id, set_id, asking, claimed_us) VALUES (?, ?, 1, ?) "
+        "INSERT INTO analysis_claims (user_id, set_id, asking, claimed_us, owner) "
+        "VALUES (?, ?, 1, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET set_id = excluded.set_id, asking = 1, "
-        "claimed_us = excluded.claimed_us",
-        (user_id, set_id, now_us),
+        "claimed_us = excluded.claimed_us, owner = excluded.owner",
+        (user_id, set_id, now_us, owner),
     )
     return set_id
 
@@ -104,3 +109,12 @@ async def release(db: Connection, user_id: int, set_id: int) -> None:
         "AND asking > 1",
         (user_id, set_id),
     )
+
+
+async def drop_dead_claims(db: Connection, owner: str) -> int:
+    """At the start-up of the process ``owner``: drop the claims its earlier run left (it died
+    with them: a clean stop releases each), and return how many. On SQLite every claim: one
+    process owns the file (bot/storage/process_lock.py), so none can be of a live one."""
+    if db.dialect is Dialect.SQLITE:
+        return await db.execute("DELETE FROM analysis_claims")
+    return await db.execute("DELETE FROM analysis_claims WHERE owner = ?", (owner,))
