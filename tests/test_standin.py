@@ -494,16 +494,14 @@ async def test_a_channel_the_bot_or_a_member_cannot_see_behaves_as_on_discord(
         await standin.slash(guild, general, table.bob, "rules")
 
 
-async def test_an_interactions_answers_need_no_send_messages_nor_attach_files(
-    table: Table,
-) -> None:
+async def test_an_interactions_answers_need_no_send_messages(table: Table) -> None:
     """As on Discord, an interaction's answer and its followups come through where the bot may
-    not send messages nor attach files (they carry the interaction's own permissions), while a
-    post of the bot's own there is refused 403 Missing Permissions (50013). The bot relies on it
-    to let a game go on when an admin takes those permissions away."""
+    not send messages (they carry the interaction's own permissions), while a post of the
+    bot's own there is refused 403 Missing Permissions (50013). The bot relies on it to let a
+    game go on when an admin takes Send Messages away."""
     standin, guild = table.standin, table.guild
     me = standin.world.bot_member(guild)
-    await standin.set_overwrite(table.channel, me, deny=SEND_MESSAGES | ATTACH_FILES)
+    await standin.set_overwrite(table.channel, me, deny=SEND_MESSAGES)
     answered = await standin.slash(
         guild, table.channel, table.alice, "challenge", {"opponent": table.bob}
     )
@@ -516,6 +514,36 @@ async def test_an_interactions_answers_need_no_send_messages_nor_attach_files(
     with pytest.raises(discord.Forbidden) as refused:
         await channel.send("A game starts")
     assert refused.value.code == 50013
+
+
+async def test_an_interactions_answers_with_files_need_attach_files(table: Table) -> None:
+    """Discord checks Attach Files on an interaction's answers: where the bot's
+    ``app_permissions`` lack it, a response or a followup that carries a file is refused 403
+    Missing Permissions (50013), while an answer without files comes through."""
+    standin, guild = table.standin, table.guild
+    me = standin.world.bot_member(guild)
+    await standin.set_overwrite(table.channel, me, deny=ATTACH_FILES)
+    await standin.slash(
+        guild, table.channel, table.alice, "challenge", {"opponent": table.bob}, wait=False
+    )
+    await _soon(lambda: "app_permissions" in table.seen, "the challenge")
+    assert not table.seen["app_permissions"].attach_files
+    deferred = await standin.slash(guild, table.channel, table.alice, "think")
+    await _soon(lambda: len(_refused_answers(table)) == 2, "both answers refused")
+    assert [call.status for call in _refused_answers(table)] == [403, 403]
+    assert deferred.followups == []
+    plain = await standin.slash(guild, table.channel, table.alice, "rules")
+    assert plain.message is not None
+    assert plain.message.content == "The king escapes to a corner"
+
+
+def _refused_answers(table: Table) -> list[Any]:
+    """The interaction answers (callbacks, followups) the stand-in refused with 403."""
+    return [
+        call
+        for call in table.standin.rest_log
+        if call.status == 403 and ("/interactions/" in call.path or "/webhooks/" in call.path)
+    ]
 
 
 async def _soon(condition: Callable[[], bool], what: str) -> None:

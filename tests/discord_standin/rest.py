@@ -16,7 +16,7 @@ from aiohttp import web
 from . import payloads
 from .contract import Contract
 from .faults import RestFaults
-from .messages import REQUEST_TOO_LARGE, MessageFactory, MessageRejected, read_body
+from .messages import REQUEST_TOO_LARGE, MessageFactory, MessageRejected, Upload, read_body
 from .model import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
@@ -321,6 +321,8 @@ class RestApi:
         kind = int(body["type"])
         if kind not in ALLOWED_CALLBACKS.get(record.type, set()):
             return error(400, 50035, f"callback type {kind} is invalid for this interaction")
+        if self._answer_refused(record, uploads):
+            return error(403, 50013, "Missing Permissions")
         data: JSON = body.get("data") or {}
         resource: JSON = {"type": kind}
         info: JSON = {"id": str(record.id), "type": record.type}
@@ -374,6 +376,8 @@ class RestApi:
         if record is None or record.response_type is None:
             return error(404, 10015, "Unknown Webhook")
         body, uploads = await read_body(request)
+        if self._answer_refused(record, uploads):
+            return error(403, 50013, "Missing Permissions")
         original = record.original
         if (
             original is not None
@@ -405,13 +409,19 @@ class RestApi:
             message = next((m for m in candidates if str(m.id) == wanted), None)
         if message is None or message.deleted:
             return error(404, 10008, "Unknown Message")
-        return await self._message_operation(request, message)
+        return await self._message_operation(request, message, answering=record)
 
     async def _message_operation(
-        self, request: web.Request, message: StoredMessage
+        self,
+        request: web.Request,
+        message: StoredMessage,
+        *,
+        answering: InteractionRecord | None = None,
     ) -> web.StreamResponse:
         if request.method == "PATCH":
             body, uploads = await read_body(request)
+            if answering is not None and self._answer_refused(answering, uploads):
+                return error(403, 50013, "Missing Permissions")
             self._messages.edit(message, body, uploads)
         elif request.method == "DELETE":
             message.deleted = True
@@ -431,6 +441,17 @@ class RestApi:
         if channel.guild is not None and not self._world.bot_is_in(channel.guild):
             raise MessageRejected(MISSING_ACCESS, "Missing Access")
         return channel
+
+    def _answer_refused(self, record: InteractionRecord, uploads: dict[int, Upload]) -> bool:
+        """Whether an interaction's answer (callback, followup, edit of one) carrying files is
+        refused: Discord checks Attach Files on them against the bot's permissions in the
+        interaction's channel (a thread: its parent's overwrites), as its ``app_permissions``
+        show them. Send Messages is not needed for an interaction's answer."""
+        channel = record.channel
+        if not uploads or channel.guild is None or not self._world.bot_is_in(channel.guild):
+            return False
+        held = self._world.bot_member(channel.guild).permissions_in(channel)
+        return not held & ATTACH_FILES
 
     def _bot_may(self, channel: FakeChannel, permission: int) -> bool:
         if channel.guild is None:
