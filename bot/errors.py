@@ -188,9 +188,28 @@ def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
 
 
 def answers_only_note(missing: list[str], lang: Language, *, computer: bool = False) -> str:
-    """The line telling a player whose move was played where I lack ``missing`` that only my
-    answers get through there (Discord delivers those without these permissions), not what
-    I post on my own: reminders, results on time, the computer's reply."""
+    """The lines telling a player whose move was played where I lack ``missing`` what that
+    means: without Send Messages (in Threads) only my answers get through there (Discord
+    delivers those without it), not what I post on my own (reminders, results on time, the
+    computer's reply); without Attach Files boards are shown as text (Discord refuses files
+    in my answers too)."""
+    posting = [name for name in missing if name != "attach_files"]
+    lines = []
+    if posting:
+        lines.append(_posting_note(posting, lang, computer=computer))
+    if len(posting) < len(missing):
+        lines.append(
+            lang._(
+                "Until a server admin gives me the {permission} permission here, I show boards "
+                "as text, without their picture.",
+                permission=permission_names(["attach_files"], lang),
+            )
+        )
+    return "\n".join(lines)
+
+
+def _posting_note(missing: list[str], lang: Language, *, computer: bool) -> str:
+    """The line saying that only my answers get through here until I may post (``missing``)."""
     permissions = permission_names(missing, lang)
     if computer:
         return lang.n_(

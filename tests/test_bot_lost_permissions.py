@@ -584,15 +584,33 @@ ANSWERS_ONLY = (
 )
 
 
+SHOWN_AS_TEXT = (
+    "Until a server admin gives me the Attach Files permission here, I show boards as text, "
+    "without their picture."
+)
+BOARD_AS_TEXT = "\n> Brandubh (World Tafl Federation) board, 7x7."
+"""Where a board's picture stands where I may attach files: its alt text, quoted."""
+
+
 async def moved_where_refused(
-    table: Harness, who: FakeMember, text: str, *, channel: FakeChannel | None = None
+    table: Harness,
+    who: FakeMember,
+    text: str,
+    *,
+    channel: FakeChannel | None = None,
+    picture: bool = True,
 ) -> tuple[StoredMessage, StoredMessage]:
-    """``who`` plays ``text`` with /move where I may not post on my own: the public board
-    that answers it, and the note only ``who`` sees."""
+    """``who`` plays ``text`` with /move where I may not post on my own (or attach files,
+    then not ``picture``): the public board that answers it, and the note only ``who``
+    sees."""
     record: InteractionRecord = await table.slash(who, "move", {"move": text}, channel=channel)
     board = await record.wait_original()
     assert not board.ephemeral, board.content
-    assert any(a.filename.endswith(".png") for a in board.attachments), board.content
+    if picture:
+        assert any(a.filename.endswith(".png") for a in board.attachments), board.content
+    else:
+        assert board.attachments == [], board.content
+        assert BOARD_AS_TEXT in board.content
     [note] = await record.wait_followups()
     assert note.ephemeral
     return board, note
@@ -626,22 +644,79 @@ async def test_moves_are_played_where_i_may_not_send_messages(table: Harness) ->
 
 
 async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> None:
-    """Without Attach Files in #games, alice's /move is played and answered with the board
-    picture (an interaction's answer needs no Attach Files); her note names the permission,
-    and bob's, whose Discord speaks German, is in German."""
+    """Without Attach Files in #games, alice's /move is played and answered with the board as
+    text, its picture's alt text in place of the picture (Discord refuses a file in an
+    interaction's answer there); her note says boards are shown as text until an admin gives
+    the permission, and bob's, whose Discord speaks German, is in German."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    board, note = await moved_where_refused(table, table.alice, "d1-b1")
-    assert "**alice** (attackers) played d1-b1." in board.content
-    assert note.content == ANSWERS_ONLY.format(permission="Attach Files")
+    board, note = await moved_where_refused(table, table.alice, "d1-b1", picture=False)
+    assert board.content.startswith("**alice** (attackers) played d1-b1.\n")
+    assert f"<@{table.bob.id}>, your move as the defenders" in board.content
+    assert "Last move: attackers d1-b1. The king is on d4." in board.content
+    assert "Attackers (8): b1, d2, a4, b4, f4, g4, d6, d7." in board.content
+    assert board.allowed_user_ids() == {table.bob.id}
+    assert note.content == SHOWN_AS_TEXT
     table.bob.user.locale = "de"
-    board, note = await moved_where_refused(table, table.bob, "c4-c2")
+    board, note = await moved_where_refused(table, table.bob, "c4-c2", picture=False)
     assert "**bob** (defenders) played c4-c2." in board.content
     assert note.content == (
-        "Ich kann in diesem Kanal nur auf Befehle antworten, aber nicht von mir aus posten, bis "
-        "ein Server-Admin mir hier die Berechtigung Dateien anhängen gibt: Dein Gegner wird "
-        "vielleicht nicht an seinen Zug erinnert."
+        "Bis ein Server-Admin mir hier die Berechtigung Dateien anhängen gibt, zeige ich Bretter "
+        "als Text, ohne Bild."
     )
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.ply == 2
+
+
+async def test_the_picker_plays_where_i_may_not_attach_files(table: Harness) -> None:
+    """Without Attach Files, alice plays with the Move button's picker: its second step has no
+    picture, the picker becomes "You played d1-b1." with the note, and the board follows as
+    text (Discord refused the second step and the board, each with its picture)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
+    step_two = await chosen.wait_original()
+    assert step_two.content == "Where does d1 go?"
+    assert step_two.attachments == []
+    [where] = step_two.custom_ids()
+    played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
+    [shown] = await played.wait_followups()
+    assert not shown.ephemeral
+    assert shown.attachments == []
+    assert "**alice** (attackers) played d1-b1." in shown.content
+    assert BOARD_AS_TEXT in shown.content
+    assert shown.custom_ids(), "the board as text carries the game's buttons"
+    assert step_two.content == "You played d1-b1.\n" + SHOWN_AS_TEXT
+
+
+async def test_board_and_resignation_answer_as_text_where_i_may_not_attach_files(
+    table: Harness,
+) -> None:
+    """Without Attach Files in #games, bob's /board shows the game as text, and alice's
+    confirmed resignation ends the set with its final board as text (both answers were
+    refused with their picture: an error for bob, and alice's set ended unannounced)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    shown = await table.reply_text(table.bob, "board")
+    assert not shown.ephemeral, shown.content
+    assert shown.attachments == []
+    assert f"<@{table.alice.id}>, your move as the attackers" in shown.content
+    assert BOARD_AS_TEXT in shown.content
+    asked = await table.reply_text(table.alice, "resign")
+    pressed = await table.standin.click(
+        asked, asked.button("Resign the game")["custom_id"], table.alice
+    )
+    over = await pressed.wait_followup()
+    assert not over.ephemeral, over.content
+    assert over.attachments == []
+    assert f"<@{table.bob.id}> wins the game." in over.content
+    assert BOARD_AS_TEXT in over.content
+    assert "0 moves were played. The king is on d4." in over.content
 
 
 async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(
@@ -777,13 +852,13 @@ async def test_a_resignation_is_announced_where_i_may_not_send_messages(table: H
 async def test_a_computer_reply_i_cannot_show_is_on_board_and_posted_later(
     table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Against the computer without Attach Files, Discord refuses to edit alice's answer into
-    the computer's board (as it may: the edit adds a picture) and its post of its own: alice's
-    /board shows the computer's move meanwhile, and once the permission is back the outbox
+    """Against the computer without Send Messages nor Attach Files, Discord refuses to edit
+    alice's answer into the computer's board and its post of its own: alice's /board shows
+    the computer's move meanwhile (as text), and once the permissions are back the outbox
     posts the reply, once. The refusal is a warning line, not an error's traceback."""
     await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
-    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES | ATTACH_FILES)
     edits = table.standin.fail_rest(
         403,
         seconds=120,
@@ -810,7 +885,7 @@ async def test_a_computer_reply_i_cannot_show_is_on_board_and_posted_later(
     shown = await table.reply_text(table.alice, "board")
     assert not shown.ephemeral, shown.content
     assert f"Last move: {record}." in shown.content
-    assert shown.attachments
+    assert BOARD_AS_TEXT in shown.content
     edits.until = 0.0  # Discord takes edits again
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
@@ -819,3 +894,50 @@ async def test_a_computer_reply_i_cannot_show_is_on_board_and_posted_later(
     played = [m for m in table.public_messages() if f"(defenders) played {reply}" in m.content]
     assert played == [posted]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_the_computer_replies_as_text_where_i_may_not_attach_files(table: Harness) -> None:
+    """Against the computer without Attach Files in #games, the computer's reply edits
+    alice's answer into its board as text (an edit adding the picture may be refused, and
+    its reply then waited for the permission); her note says boards are shown as text."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})
+    answer = await record.wait_original()
+    assert not answer.ephemeral, answer.content
+    [note] = await record.wait_followups()
+    assert note.content == SHOWN_AS_TEXT
+    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=10)
+    assert answer.attachments == []
+    assert BOARD_AS_TEXT in answer.content
+    assert f"<@{table.alice.id}>, your move as the attackers" in answer.content
+    replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
+    assert replies == [answer]
+
+
+async def test_a_slow_move_against_the_computer_where_i_may_not_post_says_where_my_reply_is(
+    table: Harness,
+) -> None:
+    """alice's /move against the computer is slow to store where I may not send messages: it
+    is shown to her privately, and that private line says /board shows my reply (it said "I
+    am thinking…" for good: my reply is a board of its own, never edited into it)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    assert table.bot is not None
+    games = table.bot.services.games
+    real = games.play
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(2.0)
+        return await real(*args, **kwargs)
+
+    games.play = slow  # type: ignore[method-assign]
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})
+    shown, _note = await record.wait_followups(2)
+    assert shown.ephemeral
+    assert shown.content == (
+        "**alice** (attackers) played d1-b1.\n"
+        f"My reply will not show here: {table.mention('board')} shows it once I have played."
+    )

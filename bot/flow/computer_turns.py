@@ -14,7 +14,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import UNREACHABLE
-from bot.flow.posts import board_post, describe_move, or_missing
+from bot.flow.posts import board_post, describe_move, or_missing, pictures_as_text
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, StaleGameError
@@ -37,20 +37,24 @@ class ComputerTurns:
         self._under_way: set[tuple[int, tuple[str, ...]]] = set()
         """The computer's turns under way, by set and moves so far."""
 
-    def start(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+    def start(
+        self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
+    ) -> None:
         """Let the computer choose and play its move in the background.
 
         ``reply_in`` is the message acknowledging the player's move: the computer's board
         replaces it, so a round against the computer is one message. A turn already under way
         for the same position is not started again (the start-up resume of the computer's turns
         can meet the turn of a match begun as the bot came up): one search, one board.
+        ``as_text``: the player's move was answered where I may not attach files, so the
+        board replacing that answer is shown as text (:func:`pictures_as_text`).
         """
         key = (active.set_id, tuple(str(record.move) for record in active.game.records))
         if key in self._under_way:
             return
         self._under_way.add(key)
         task = self.flow.bot.spawn(
-            self.play(active, reply_in=reply_in),
+            self.play(active, reply_in=reply_in, as_text=as_text),
             name=f"computer-move-{active.set_id}-{active.ply}",
         )
         task.add_done_callback(lambda _: self._under_way.discard(key))
@@ -119,7 +123,9 @@ class ComputerTurns:
             _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
             return await self.flow.bot.ai.choose_move(active.game, level)
 
-    async def play(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+    async def play(
+        self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
+    ) -> None:
         """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
         move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
@@ -172,6 +178,8 @@ class ComputerTurns:
             result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
         )
         content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
+        if as_text:
+            content, files = pictures_as_text(content, files, lang), []
         try:
             message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
         except (discord.HTTPException, *UNREACHABLE) as error:

@@ -30,6 +30,7 @@ from bot.flow.posts import (
     describe_move,
     match_end_pings,
     or_missing,
+    pictures_or_text,
     pinging,
     set_end_text,
 )
@@ -37,7 +38,7 @@ from bot.flow.rematches import RematchFlow
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import finished_line
 from bot.flow.vanished import VanishedFlow
-from bot.i18n import ENGLISH, Language, Text, language, language_for, n_
+from bot.i18n import ENGLISH, Language, Text, command, language, language_for, n_
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
@@ -89,16 +90,21 @@ async def _answer_publicly_if_possible(
     files: list[discord.File],
     view: discord.ui.View | None,
     pings: discord.AllowedMentions,
+    *,
+    privately: str | None = None,
 ) -> tuple[bool, int | None]:
     """Answer a /move with its public message; whether it is public, and its id.
 
     A /move deferred privately (a slow read) has its public answer posted apart, in the
     channel, which needs the permissions I may lack (``missing``): then the player is shown
-    it privately (without buttons: the public board has them), and the outbox posts it
-    publicly once I may."""
-    if missing and deferred_privately(interaction):
+    it privately (``privately`` if given, else ``content``; without buttons: the public board
+    has them), and the outbox posts it
+    publicly once I may. Attach Files alone does not stop that post: its pictures are
+    already shown as text (:func:`pictures_or_text`)."""
+    may_not_post = [name for name in missing if name != "attach_files"]
+    if may_not_post and deferred_privately(interaction):
         await interaction.followup.send(
-            content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
+            privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
         )
         return False, None
     return True, await answer(interaction, content, files=files, view=view, allowed_mentions=pings)
@@ -272,6 +278,7 @@ class GameFlow:
             content, files, view, pings = await self.with_next_set(
                 post, result.set_end, lang, actor=interaction.user.id
             )
+            content, files = pictures_or_text(interaction, content, files, lang)
             if is_component:
                 await _update_or_answer(
                     interaction, _played_line(interaction, result, missing), None, True
@@ -341,6 +348,16 @@ class GameFlow:
         try:
             headline, _names = await self.headline_for(result, lang)
             content = headline + "\n" + lang._("I am thinking…")
+            # Shown privately, this line is never edited into my reply (a board of its own):
+            # it says where to find it rather than that I am thinking.
+            privately = (
+                headline
+                + "\n"
+                + lang._(
+                    "My reply will not show here: {board_command} shows it once I have played.",
+                    board_command=command("board"),
+                )
+            )
             if is_component:
                 played = _played_line(interaction, result, missing, computer=True)
                 await _update_or_answer(interaction, played, None, True)
@@ -349,7 +366,7 @@ class GameFlow:
                 ).id
             else:
                 public, message_id = await _answer_publicly_if_possible(
-                    interaction, missing, content, [], None, NO_PINGS
+                    interaction, missing, content, [], None, NO_PINGS, privately=privately
                 )
                 await _tell_answers_only(interaction, missing, computer=True)
                 if not public:
@@ -358,7 +375,11 @@ class GameFlow:
         finally:
             # The move is stored: the computer answers it even if the player's acknowledgement
             # could not be sent (its reply is then a board of its own).
-            self.start_computer_turn(result.game, reply_in=message_id)
+            self.start_computer_turn(
+                result.game,
+                reply_in=message_id,
+                as_text=not interaction.app_permissions.attach_files,
+            )
 
     async def post_in_channel(
         self,
@@ -463,10 +484,11 @@ class GameFlow:
         post = await within_deadline(
             interaction, board_post(active, names, lang, headline=headline)
         )
+        content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
         message_id = await answer(
             interaction,
-            post.content,
-            file=post.file(),
+            content,
+            files=files,
             view=post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -547,6 +569,8 @@ class GameFlow:
             active, names, lang, headline=headline, with_turn=False, left_server=end.left_server
         )
         content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
+        if interaction is not None:
+            content, files = pictures_or_text(interaction, content, files, lang)
         try:
             if interaction is not None and not interaction.response.is_done():
                 message_id = await answer(
@@ -593,7 +617,9 @@ class GameFlow:
         except discord.HTTPException as error:
             _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
 
-    def start_computer_turn(self, active: ActiveGame, *, reply_in: int | None = None) -> None:
+    def start_computer_turn(
+        self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
+    ) -> None:
         """Let the computer choose and play its move in the background (see
         :meth:`ComputerTurns.start`)."""
-        self.computer_turns.start(active, reply_in=reply_in)
+        self.computer_turns.start(active, reply_in=reply_in, as_text=as_text)

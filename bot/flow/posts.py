@@ -9,10 +9,11 @@ import asyncio
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 
-from bot.i18n import ENGLISH, Language, Text, _, verbatim
+from bot.i18n import ENGLISH, Language, Text, _, command, verbatim
 from bot.names import escaped
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
@@ -64,6 +65,40 @@ class BoardPost:
         return discord.File(
             io.BytesIO(self.png), filename=filename, description=self.alt_text[:ALT_TEXT_LIMIT]
         )
+
+
+MESSAGE_LIMIT = 2000
+"""Discord's limit on a message's content."""
+
+
+def pictures_as_text(content: str, files: list[discord.File], lang: Language) -> str:
+    """``content`` with each picture's alt text after it, quoted, in place of the pictures: how
+    a board is shown where I may not attach files. If that would pass Discord's limit on a
+    message (it does not for one board of any preset), one line says so and points to
+    ``/board``, which shows the game's board alone."""
+    described = [f"> {file.description}" for file in files if file.description]
+    shown = "\n".join([line for line in (content, *described) if line])
+    if len(shown) <= MESSAGE_LIMIT:
+        return shown
+    too_long = lang._(
+        "The board is too long to show as text here: {board_command} shows it.",
+        board_command=command("board"),
+    )
+    return f"{content}\n{too_long}"[:MESSAGE_LIMIT]
+
+
+def pictures_or_text(
+    interaction: discord.Interaction[Any],
+    content: str,
+    files: list[discord.File],
+    lang: Language,
+) -> tuple[str, list[discord.File]]:
+    """What answers ``interaction`` with these pictures: themselves, or where its
+    ``app_permissions`` lack Attach Files (Discord refuses an answer with files there) the
+    content with their alt text (:func:`pictures_as_text`) and no files."""
+    if interaction.app_permissions.attach_files:
+        return content, files
+    return pictures_as_text(content, files, lang), []
 
 
 def side_name(side: Side, lang: Language = ENGLISH) -> str:

@@ -216,17 +216,20 @@ class PickPiece(
                     active.set_id, active.ply, index, chunk, lang, stamp=active.moves_stamp
                 )
             )
-        frm = parse_square(from_name, active.game.ruleset.size)
-        png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
-        picture = discord.File(
-            io.BytesIO(png),
-            filename="choices.png",
-            description=describe_board(active.game, highlight_from=frm, words=lang),
-        )
+        pictures: list[discord.File] = []
+        # Where I may not attach files, Discord refuses the picture even in this answer: the
+        # destinations to choose from are listed anyway.
+        if interaction.app_permissions.attach_files:
+            frm = parse_square(from_name, active.game.ruleset.size)
+            png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
+            description = describe_board(active.game, highlight_from=frm, words=lang)
+            pictures.append(
+                discord.File(io.BytesIO(png), filename="choices.png", description=description)
+            )
         await interaction.response.edit_message(
             content=lang._("Where does {square} go?", square=from_name),
             view=view,
-            attachments=[picture],
+            attachments=pictures,
         )
 
 
