@@ -8,11 +8,17 @@ from datetime import UTC, datetime, timedelta
 import discord
 import pytest
 
-from bot.flow.posts import MESSAGE_LIMIT, describe_move, pictures_as_text, turn_line
+from bot.flow.posts import (
+    MESSAGE_LIMIT,
+    BoardPost,
+    board_post,
+    describe_move,
+    pictures_as_text,
+)
 from bot.i18n import Language, languages
 from bot.services.domain import ActiveGame
 from engine import RULESETS, Game
-from renderer import ALT_TEXT_LIMIT, describe_board
+from renderer import ALT_TEXT_LIMIT
 
 LONGEST_NAME = "_*" * 16
 """A 32-character display name (Discord's longest) that escaping doubles."""
@@ -42,39 +48,40 @@ def set_two(ruleset: str) -> ActiveGame:
     )
 
 
-def picture(active: ActiveGame, lang: Language) -> discord.File:
-    """A board's file as a board post makes it: its alt text is the description."""
-    alt = describe_board(
-        active.game,
-        attacker_name=LONGEST_NAME,
-        defender_name=LONGEST_NAME,
-        set_number=active.set_number,
-        sets_total=active.sets_total,
-        words=lang,
-    )
-    return discord.File(io.BytesIO(b""), filename="board.png", description=alt[:ALT_TEXT_LIMIT])
-
-
-def post_text(active: ActiveGame, lang: Language) -> str:
-    """A move's post: what was played, and whose turn it is."""
+async def post_of(active: ActiveGame, lang: Language, name: str = LONGEST_NAME) -> BoardPost:
+    """The board post of ``active`` after its last move, both players called ``name``."""
     last = active.game.last_record
     assert last is not None
-    return describe_move(last, LONGEST_NAME, lang) + "\n" + turn_line(active, lang)
+    names = {active.attacker_id: name, active.defender_id: name}
+    headline = describe_move(last, name, lang)
+    return await board_post(active, names, lang, headline=headline)
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-def test_two_boards_as_text_fit_one_message_in_every_preset_and_language(ruleset: str) -> None:
+async def test_two_boards_as_text_fit_one_message_in_every_preset_and_language(
+    ruleset: str,
+) -> None:
     """A set's last board and the next set's first, shown as text in one answer (the longest
     case, at a set change), keep both alt texts and stay within Discord's 2000 characters,
-    15x15 included, with the longest names."""
+    15x15 included, with the longest names (escaping doubles them)."""
     active = set_two(ruleset)
     for lang in languages():
-        content = post_text(active, lang) + "\n" + post_text(active, lang)
-        files = [picture(active, lang), picture(active, lang)]
-        shown = pictures_as_text(content, files, lang)
+        post = await post_of(active, lang)
+        files = [post.file(), post.file("set-2.png")]
+        shown = pictures_as_text(f"{post.content}\n{post.content}", list(files), lang)
         assert len(shown) <= MESSAGE_LIMIT, (lang.tag, len(shown))
-        for file in files:
-            assert f"\n> {file.description}" in shown
+        assert shown.count(f"\n> {files[0].text}") == 2
+
+
+async def test_names_in_a_board_shown_as_text_are_escaped() -> None:
+    """A player's display name in the text standing for the picture is inert, as everywhere
+    in my messages: no mention, no Markdown (the alt text itself keeps the name as is)."""
+    post = await post_of(set_two("brandubh"), languages()[0], name="<@123456789012345678> **bold**")
+    shown = pictures_as_text(post.content, [post.file()], languages()[0])
+    alt_line = shown.split("\n> ", 1)[1]
+    assert "<@123456789012345678> **bold**" in post.alt_text
+    assert "<@123456789012345678>" not in alt_line
+    assert "\\*\\*bold\\*\\*" in alt_line
 
 
 def test_a_board_too_long_as_text_says_so_and_points_to_board() -> None:

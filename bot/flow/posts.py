@@ -55,16 +55,30 @@ class BoardPost:
     view: discord.ui.View | None
     pings: tuple[int, ...] = ()
     """Whom the post may notify: the player to move (never the computer, never a spectator)."""
+    text: str = ""
+    """The alt text as a message shows it in place of the picture (the names escaped); the
+    alt text itself if empty."""
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """discord.py's allowed_mentions naming exactly :attr:`pings`."""
         return pinging(self.pings)
 
-    def file(self, filename: str = "board.png") -> discord.File:
-        """A fresh discord.File (a File can be sent once)."""
-        return discord.File(
-            io.BytesIO(self.png), filename=filename, description=self.alt_text[:ALT_TEXT_LIMIT]
+    def file(self, filename: str = "board.png") -> BoardFile:
+        """A fresh file of the picture (a File can be sent once)."""
+        return BoardFile(
+            io.BytesIO(self.png),
+            filename=filename,
+            description=self.alt_text[:ALT_TEXT_LIMIT],
+            text=(self.text or self.alt_text)[:ALT_TEXT_LIMIT],
         )
+
+
+class BoardFile(discord.File):
+    """A board's picture, which knows how a message shows it where I may not attach files."""
+
+    def __init__(self, fp: io.BytesIO, *, filename: str, description: str, text: str) -> None:
+        super().__init__(fp, filename=filename, description=description)
+        self.text = text
 
 
 MESSAGE_LIMIT = 2000
@@ -76,7 +90,11 @@ def pictures_as_text(content: str, files: list[discord.File], lang: Language) ->
     a board is shown where I may not attach files. If that would pass Discord's limit on a
     message (it does not for one board of any preset), one line says so and points to
     ``/board``, which shows the game's board alone."""
-    described = [f"> {file.description}" for file in files if file.description]
+    described = [
+        f"> {file.text if isinstance(file, BoardFile) else escaped(file.description or '')}"
+        for file in files
+        if file.description
+    ]
     shown = "\n".join([line for line in (content, *described) if line])
     if len(shown) <= MESSAGE_LIMIT:
         return shown
@@ -246,7 +264,19 @@ async def board_post(
         view.add_item(TakebackButton(active.set_id, lang))
         view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
-    return BoardPost(content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings)
+    # The same words, to stand in a message for the picture: the names made inert there.
+    text = describe_board(
+        game,
+        attacker_name=escaped(attacker),
+        defender_name=escaped(defender),
+        set_number=None if one_set else active.set_number,
+        sets_total=None if one_set else active.sets_total,
+        words=lang,
+        left_server=left_server,
+    )
+    return BoardPost(
+        content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings, text=text
+    )
 
 
 def board_picture(
