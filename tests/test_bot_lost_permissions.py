@@ -941,3 +941,23 @@ async def test_a_slow_move_against_the_computer_where_i_may_not_post_says_where_
         "**alice** (attackers) played d1-b1.\n"
         f"My reply will not show here: {table.mention('board')} shows it once I have played."
     )
+
+
+async def test_a_takeback_is_shown_as_text_where_i_may_not_attach_files(table: Harness) -> None:
+    """Without Attach Files in #games, bob's accepting alice's takeback answers with the
+    board as text (the press's answer with its picture was refused: the move undone, and
+    no board showing it)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    request = await table.reply_text(table.alice, "takeback")
+    [accept] = [
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    ]
+    pressed = await table.standin.click(request, accept, table.bob)
+    board = await pressed.wait_followup()
+    assert not board.ephemeral, board.content
+    assert board.attachments == []
+    assert board.content.startswith("The last move was taken back.\n")
+    assert BOARD_AS_TEXT in board.content
+    assert "Attackers (8): d1, d2," in board.content

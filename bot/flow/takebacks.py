@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS, board_post, pinging
+from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
@@ -55,12 +55,9 @@ class TakebackFlow:
                     "{player} took back their move and my reply.", player=escaped(names[user])
                 ),
             )
+            content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
             message_id = await answer(
-                interaction,
-                post.content,
-                file=post.file(),
-                view=post.view,
-                allowed_mentions=NO_PINGS,
+                interaction, content, files=files, view=post.view, allowed_mentions=NO_PINGS
             )
             await self.flow.went_live(asked, message_id)
             return
@@ -129,11 +126,15 @@ class TakebackFlow:
         post = await board_post(
             active, names, lang, headline=lang._("The last move was taken back.")
         )
+        content = post.content
+        files: list[discord.File] = [post.file()]
+        if interaction is not None:
+            content, files = pictures_or_text(interaction, content, files, lang)
         message_id = await self.flow.post_in_channel(
             active.channel_id,
-            post.content,
+            content,
             interaction=interaction,
-            files=[post.file()],
+            files=files,
             view=post.view,
             pings=post.allowed_mentions(),
         )
