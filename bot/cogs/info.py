@@ -177,15 +177,19 @@ class Info(commands.Cog):
             filename=page_name(lang.tag),
             description=lang._("The full rules page: every rule, every board, the match."),
         )
-        text = "\n".join(
-            (
-                rules_text(name, lang),
-                lang._(
-                    "Every rule, with a diagram for each capture, is in the attached rules page."
-                ),
+        if interaction.app_permissions.attach_files:
+            attached = lang._(
+                "Every rule, with a diagram for each capture, is in the attached rules page."
             )
-        )
-        await answer(interaction, text, files=[card, page], ephemeral=True)
+            files = [card, page]
+        else:  # Discord refuses files in my answers here: the rules in text, and why
+            attached = lang._(
+                "I can't attach the rules page and its pictures here: I need the Attach Files "
+                "permission in this channel."
+            )
+            files = []
+        text = "\n".join((rules_text(name, lang), attached))
+        await answer(interaction, text, files=files, ephemeral=True)
 
     @app_commands.command(name="help")
     @app_commands.guild_only()

@@ -521,11 +521,15 @@ class GameFlow:
         # The first board of a thread game notifies both players (which adds them to it).
         players = [p for p in active.player_ids if p != active.computer_id]
         first = pinging(players) if active.parent_channel_id is not None else None
+        content = post.content
+        files: list[discord.File] = [post.file()]
+        if interaction is not None:  # an answer: as text where I may not attach files
+            content, files = pictures_or_text(interaction, content, files, lang)
         message_id = await self.post_in_channel(
             active.channel_id,
-            post.content,
+            content,
             interaction=interaction,
-            files=[post.file()],
+            files=files,
             view=post.view,
             pings=first or post.allowed_mentions(),
         )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS, outcome_text
+from bot.flow.posts import NO_PINGS, outcome_text, pictures_or_text
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _, languages
 from bot.i18n.audience import reader
@@ -170,10 +170,11 @@ class PuzzleFlow:
         lang = reader(interaction)
         picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name, lang)
         where = lang._("Where does {square} go?", square=from_name)
+        content, pictures = pictures_or_text(
+            interaction, f"{puzzle_heading(attempt.puzzle, lang)}\n{where}", [picture], lang
+        )
         await interaction.response.edit_message(
-            content=f"{puzzle_heading(attempt.puzzle, lang)}\n{where}",
-            attachments=[picture],
-            view=picker_view(attempt, game, from_name, lang),
+            content=content, attachments=pictures, view=picker_view(attempt, game, from_name, lang)
         )
 
     async def play_move(
@@ -255,22 +256,24 @@ class PuzzleFlow:
     async def _show(
         self, interaction: discord.Interaction[Any], attempt: Attempt, content: str, *, edit: bool
     ) -> None:
-        """Send (or edit into) the attempt's private message: board and picker or next."""
+        """Send (or edit into) the attempt's private message: board and picker or next (the
+        board as text where I may not attach files)."""
         game = attempt_game(attempt)
         lang = reader(interaction)
         picture = await asyncio.to_thread(board_file, attempt.puzzle, game, None, lang)
         view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
+        content, pictures = pictures_or_text(interaction, content, [picture], lang)
         if interaction.response.is_done():
             await interaction.edit_original_response(
-                content=content, attachments=[picture], view=view
+                content=content, attachments=pictures, view=view
             )
         elif edit:
             await interaction.response.edit_message(
-                content=content, attachments=[picture], view=view
+                content=content, attachments=pictures, view=view
             )
         else:
             await interaction.response.send_message(
-                content, file=picture, view=view, ephemeral=True
+                content, files=pictures, view=view, ephemeral=True
             )
 
     # ---------------------------------------------------------------- the daily post

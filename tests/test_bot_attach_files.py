@@ -1,0 +1,106 @@
+"""Answers that carry pictures, where the bot lacks Attach Files: Discord refuses a file in an
+interaction's answer there, so a puzzle, the rules and a rematch against the computer answer
+with text instead of failing with an apology."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import ATTACH_FILES
+from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+APOLOGY = "Sorry, something went wrong"
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads (the bot's default)."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
+    ) as harness:
+        yield harness
+
+
+async def test_a_puzzle_is_played_as_text_where_i_may_not_attach_files(table: Harness) -> None:
+    """Without Attach Files in #games, /puzzle play shows the puzzle's board as its alt text,
+    and its picker works to the end (a wrong move shows why), each step without a picture."""
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    shown = await table.reply_text(table.alice, "puzzle play")
+    assert shown.ephemeral
+    assert shown.attachments == []
+    assert "Find the move: choose a piece." in shown.content
+    puzzle = shown_puzzle(shown)
+    assert (
+        f"\n> Brandubh (World Tafl Federation) board, 7x7. Your move ({puzzle.to_move.value})"
+        in (shown.content)
+    )
+    move = wrong_first_move(puzzle)
+    origin = move.split("-")[0]
+    chosen = await table.standin.select(
+        shown, select_offering(shown, origin), table.alice, [origin]
+    )
+    step_two = await chosen.wait_original()
+    assert step_two.attachments == []
+    assert f"Where does {origin} go?" in step_two.content
+    played = await table.standin.select(
+        step_two, select_offering(step_two, move), table.alice, [move]
+    )
+    failed = await played.wait_original(lambda m: "Where does" not in m.content, timeout=30)
+    assert failed.attachments == []
+    assert "Not this time" in failed.content
+    assert APOLOGY not in failed.content
+
+
+async def test_the_rules_answer_as_text_where_i_may_not_attach_files(table: Harness) -> None:
+    """Without Attach Files in #games, /rules gives the rules in text and says why the rules
+    page and the picture are not attached, rather than an apology."""
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    rules = await table.reply_text(table.carol, "rules")
+    assert rules.ephemeral
+    assert rules.attachments == []
+    assert "corner" in rules.content
+    assert rules.content.endswith(
+        "I can't attach the rules page and its pictures here: I need the Attach Files "
+        "permission in this channel."
+    )
+
+
+async def test_a_rematch_against_the_computer_starts_as_text_where_i_may_not_attach_files(
+    threaded: Harness,
+) -> None:
+    """alice resigns her game against the computer in its thread; with Attach Files denied on
+    #games since, her Rematch starts the new game with its first board as text."""
+    table = threaded
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        thread, lambda m: "wins the game" in m.content, timeout=10
+    )
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    pressed = await table.standin.click(over, rematch, table.alice)
+    started = await pressed.wait_original()
+    assert started.content.startswith("Rematch:"), started.content
+    assert started.attachments == []
+    assert "\n> Brandubh (World Tafl Federation) board, 7x7." in started.content
