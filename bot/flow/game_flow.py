@@ -386,16 +386,20 @@ class GameFlow:
         channel_id: int,
         content: str,
         *,
+        lang: Language,
         interaction: discord.Interaction[Any] | None = None,
         files: list[discord.File] | None = None,
         view: discord.ui.View | None = None,
         pings: discord.AllowedMentions = NO_PINGS,
     ) -> int | None:
-        """Post publicly: as the answer to ``interaction`` if there is one, else in the channel.
+        """Post publicly: as the answer to ``interaction`` if there is one (its pictures as
+        text, in ``lang``, where I may not attach files), else in the channel.
 
         Returns the message's id.
         """
         if interaction is not None:
+            if files:
+                content, files = pictures_or_text(interaction, content, files, lang)
             return await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
             )
@@ -521,15 +525,12 @@ class GameFlow:
         # The first board of a thread game notifies both players (which adds them to it).
         players = [p for p in active.player_ids if p != active.computer_id]
         first = pinging(players) if active.parent_channel_id is not None else None
-        content = post.content
-        files: list[discord.File] = [post.file()]
-        if interaction is not None:  # an answer: as text where I may not attach files
-            content, files = pictures_or_text(interaction, content, files, lang)
         message_id = await self.post_in_channel(
             active.channel_id,
-            content,
+            post.content,
+            lang=lang,
             interaction=interaction,
-            files=files,
+            files=[post.file()],
             view=post.view,
             pings=first or post.allowed_mentions(),
         )
@@ -573,22 +574,16 @@ class GameFlow:
             active, names, lang, headline=headline, with_turn=False, left_server=end.left_server
         )
         content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
-        if interaction is not None:
-            content, files = pictures_or_text(interaction, content, files, lang)
         try:
-            if interaction is not None and not interaction.response.is_done():
-                message_id = await answer(
-                    interaction, content, files=files, view=view, allowed_mentions=pings
-                )
-            else:
-                message_id = await self.post_in_channel(
-                    active.channel_id,
-                    content,
-                    interaction=interaction,
-                    files=files,
-                    view=view,
-                    pings=pings,
-                )
+            message_id = await self.post_in_channel(
+                active.channel_id,
+                content,
+                lang=lang,
+                interaction=interaction,
+                files=files,
+                view=view,
+                pings=pings,
+            )
             await self.board_out(active, message_id)
         finally:
             # The set ended whatever became of its board (the outbox posts an owed one): the

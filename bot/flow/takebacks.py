@@ -126,15 +126,12 @@ class TakebackFlow:
         post = await board_post(
             active, names, lang, headline=lang._("The last move was taken back.")
         )
-        content = post.content
-        files: list[discord.File] = [post.file()]
-        if interaction is not None:
-            content, files = pictures_or_text(interaction, content, files, lang)
         message_id = await self.flow.post_in_channel(
             active.channel_id,
-            content,
+            post.content,
+            lang=lang,
             interaction=interaction,
-            files=files,
+            files=[post.file()],
             view=post.view,
             pings=post.allowed_mentions(),
         )
