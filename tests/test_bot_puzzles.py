@@ -178,11 +178,9 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
     assert dailies[0].content.startswith("**Daily puzzle, ")
 
 
-async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Harness) -> None:
-    """Discord takes the daily post but its answer is lost, and the bot stops before it finds
-    the post; back a day later, the new day's claim drops the unmarked one, yet that post's
-    Solve button opens its puzzle (it was refused as forged), while a forged id on it, naming
-    another puzzle or another day, is still refused."""
+async def daily_post_never_marked(table: Harness) -> tuple[StoredMessage, StoredMessage]:
+    """Discord takes #lobby's daily post but its answer is lost, and the bot stops before it
+    finds the post; back a day later, it posts the new day's: the two posts."""
     lobby = table.guild.channel("lobby")
     hour = (table.now + timedelta(hours=1)).hour
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
@@ -201,6 +199,15 @@ async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Ha
 
     await table.standin.wait_until(lambda: len(dailies()) == 2, timeout=15)
     old, new = dailies()
+    return old, new
+
+
+async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Harness) -> None:
+    """Discord takes the daily post but its answer is lost, and the bot stops before it finds
+    the post; back a day later, the new day's claim drops the unmarked one, yet that post's
+    Solve button opens its puzzle (it was refused as forged), while a forged id on it, naming
+    another puzzle or another day, is still refused."""
+    old, new = await daily_post_never_marked(table)
     [solve_id] = old.custom_ids()
     _, _, puzzle_id, day = solve_id.split(":")
     assert new.custom_ids() != [solve_id]
@@ -218,6 +225,20 @@ async def test_a_daily_post_never_marked_posted_keeps_its_solve_button(table: Ha
     stats = await table.reply_text(table.bob, "puzzle stats")
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert fields["Daily puzzles solved"] == "1"
+
+
+async def test_a_daily_post_never_marked_is_known_whatever_its_wording(table: Harness) -> None:
+    """A daily post whose claim was dropped, worded otherwise than today's catalogs say (a
+    translation reworded since), still opens its puzzle: it is known by its day and its
+    puzzle's id, which no wording changes."""
+    old, _new = await daily_post_never_marked(table)
+    [solve_id] = old.custom_ids()
+    _, _, puzzle_id, day = solve_id.split(":")
+    rest = old.content.split("\n", 2)[2]
+    old.content = f"**Puzzle of the day — {day}**\nTry {puzzle_id}!\n{rest}"
+    opened = await (await table.standin.click(old, solve_id, table.bob)).wait_original()
+    assert opened.ephemeral
+    assert shown_puzzle(opened).puzzle_id == puzzle_id
 
 
 async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) -> None:

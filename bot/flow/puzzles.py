@@ -19,7 +19,7 @@ import discord
 
 from bot.flow.posts import NO_PINGS, outcome_text, pictures_or_text
 from bot.flow.vanished import Gone, unknown_channel
-from bot.i18n import ENGLISH, Language, _, languages
+from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, StaleGameError
@@ -149,17 +149,14 @@ class PuzzleFlow:
 
     def _shows_daily(self, message: discord.Message, puzzle_id: str, day: str) -> bool:
         """Whether ``message`` is this bot's daily post of ``day`` showing ``puzzle_id``: told
-        by its text, as it begins in any language (the server's may have changed since), not
-        by its buttons (a forged press names any id)."""
-        me, puzzle = self.bot.user, by_id().get(puzzle_id)
-        if me is None or puzzle is None or message.author.id != me.id:
+        by its text (a forged press names any id, but cannot change the text), by the day in
+        its first line and the puzzle's id in its second, which no language nor rewording
+        changes (:func:`daily_text`)."""
+        me = self.bot.user
+        if me is None or puzzle_id not in by_id() or message.author.id != me.id:
             return False
-        return any(
-            message.content.startswith(
-                f"{daily_marker(day, lang)}\n{puzzle_heading(puzzle, lang)}."
-            )
-            for lang in languages()
-        )
+        lines = message.content.split("\n", 2)
+        return len(lines) >= 2 and day in lines[0] and puzzle_id in lines[1]
 
     async def pick_piece(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, from_name: str
