@@ -13,6 +13,7 @@ from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
+from tests.test_bot_rematch import rematch_id, resigned_against_the_computer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -85,21 +86,9 @@ async def test_a_rematch_against_the_computer_starts_as_text_where_i_may_not_att
     """alice resigns her game against the computer in its thread; with Attach Files denied on
     #games since, her Rematch starts the new game with its first board as text."""
     table = threaded
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
-    )
-    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
-    thread = line.thread
-    assert thread is not None
-    await table.wait_board(channel=thread)
-    ask = await table.reply_text(table.alice, "resign", channel=thread)
-    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
-    over = await table.standin.wait_for_message(
-        thread, lambda m: "wins the game" in m.content, timeout=10
-    )
+    over = await resigned_against_the_computer(table)
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
-    pressed = await table.standin.click(over, rematch, table.alice)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
     started = await pressed.wait_original()
     assert started.content.startswith("Rematch:"), started.content
     assert started.attachments == []

@@ -592,6 +592,20 @@ BOARD_AS_TEXT = "\n> Brandubh (World Tafl Federation) board, 7x7."
 """Where a board's picture stands where I may attach files: its alt text, quoted."""
 
 
+def slow_to_store_moves(table: Harness) -> None:
+    """Every move takes 2 s to store from now on (the database busy), so that a /move is
+    deferred privately before it is known to be played."""
+    assert table.bot is not None
+    games = table.bot.services.games
+    real = games.play
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(2.0)
+        return await real(*args, **kwargs)
+
+    games.play = slow  # type: ignore[method-assign]
+
+
 async def moved_where_refused(
     table: Harness,
     who: FakeMember,
@@ -795,15 +809,7 @@ async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_lat
     her move was stored)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
-    assert table.bot is not None
-    games = table.bot.services.games
-    real = games.play
-
-    async def slow(*args: Any, **kwargs: Any) -> Any:
-        await asyncio.sleep(2.0)
-        return await real(*args, **kwargs)
-
-    games.play = slow  # type: ignore[method-assign]
+    slow_to_store_moves(table)
     record = await table.slash(table.alice, "move", {"move": "d1-b1"})
     shown, note = await record.wait_followups(2)
     assert shown.ephemeral
@@ -925,15 +931,7 @@ async def test_a_slow_move_against_the_computer_where_i_may_not_post_says_where_
     await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 1})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
-    assert table.bot is not None
-    games = table.bot.services.games
-    real = games.play
-
-    async def slow(*args: Any, **kwargs: Any) -> Any:
-        await asyncio.sleep(2.0)
-        return await real(*args, **kwargs)
-
-    games.play = slow  # type: ignore[method-assign]
+    slow_to_store_moves(table)
     record = await table.slash(table.alice, "move", {"move": "d1-b1"})
     shown, _note = await record.wait_followups(2)
     assert shown.ephemeral

@@ -147,9 +147,9 @@ async def test_a_forged_solve_button_starts_no_puzzle(table: Harness) -> None:
     assert shown_puzzle(opened).puzzle_id == puzzle_id
 
 
-async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Harness) -> None:
-    """Discord takes the daily post but its answer is lost (503): the next try finds the post
-    in the channel by its Solve button, though the server's language changed meanwhile."""
+async def daily_post_answer_lost(table: Harness) -> FakeChannel:
+    """The daily puzzle set for #lobby an hour from now; Discord takes its post when it is due
+    but the answer is lost (503): #lobby."""
     lobby = table.guild.channel("lobby")
     hour = (table.now + timedelta(hours=1)).hour
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
@@ -159,6 +159,13 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
     )
     table.advance(timedelta(hours=1))
     await table.standin.wait_until(lambda: lost.hits == 1, timeout=15)
+    return lobby
+
+
+async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Harness) -> None:
+    """Discord takes the daily post but its answer is lost (503): the next try finds the post
+    in the channel by its Solve button, though the server's language changed meanwhile."""
+    lobby = await daily_post_answer_lost(table)
     await table.reply_text(table.admin, "settings", {"language": "de"})
     assert table.bot is not None
     puzzles = table.bot.services.puzzles
@@ -181,15 +188,7 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
 async def daily_post_never_marked(table: Harness) -> tuple[StoredMessage, StoredMessage]:
     """Discord takes #lobby's daily post but its answer is lost, and the bot stops before it
     finds the post; back a day later, it posts the new day's: the two posts."""
-    lobby = table.guild.channel("lobby")
-    hour = (table.now + timedelta(hours=1)).hour
-    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
-    lost = table.standin.lose_answers(
-        503,
-        matching=lambda method, path: method == "POST" and path == f"/channels/{lobby.id}/messages",
-    )
-    table.advance(timedelta(hours=1))
-    await table.standin.wait_until(lambda: lost.hits == 1, timeout=15)
+    lobby = await daily_post_answer_lost(table)
     await table.stop()
     table.advance(timedelta(days=1))
     await table.start()

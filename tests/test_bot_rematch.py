@@ -50,6 +50,23 @@ async def attackers_win(table: Harness, thread: FakeChannel) -> StoredMessage:
     return last
 
 
+async def resigned_against_the_computer(table: Harness) -> StoredMessage:
+    """alice challenges the computer (level 1, one set) in a thread of her own and resigns at
+    once: the post of the match's end, with its Rematch button."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    return await table.standin.wait_for_message(
+        thread, lambda m: "wins the game" in m.content, timeout=10
+    )
+
+
 def rematch_id(message: StoredMessage) -> str:
     """The Rematch button's custom_id."""
     [found] = [c for c in message.custom_ids() if c.startswith("rematch:")]
@@ -303,18 +320,7 @@ async def test_rematch_pressed_twice_at_once_against_the_computer_says_it_is_on(
 ) -> None:
     """alice presses Rematch twice at the same moment: one match starts, and the other press
     is told it is on (it was told to challenge from the channel)."""
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}
-    )
-    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
-    thread = line.thread
-    assert thread is not None
-    await table.wait_board(channel=thread)
-    ask = await table.reply_text(table.alice, "resign", channel=thread)
-    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
-    over = await table.standin.wait_for_message(
-        thread, lambda m: "wins the game" in m.content, timeout=10
-    )
+    over = await resigned_against_the_computer(table)
     presses = await asyncio.gather(
         *(table.standin.click(over, rematch_id(over), table.alice, wait=False) for _ in "ab")
     )
