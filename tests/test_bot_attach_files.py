@@ -93,3 +93,34 @@ async def test_a_rematch_against_the_computer_starts_as_text_where_i_may_not_att
     assert started.content.startswith("Rematch:"), started.content
     assert started.attachments == []
     assert "\n> Brandubh (World Tafl Federation) board, 7x7." in started.content
+
+
+async def test_the_computers_opening_move_shows_as_text_where_i_may_not_attach_files(
+    threaded: Harness,
+) -> None:
+    """With Attach Files denied on #games after alice resigned her game against the computer,
+    her Rematch (the computer attacks now) shows the computer's opening move, which I post on
+    my own, as text too: not owed until the permission comes back."""
+    table = threaded
+    line = await table.reply_text(
+        table.alice,
+        "challenge",
+        {"opponent": table.me, "sets": 1, "level": 1, "side": "attackers"},
+    )
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    ask = await table.reply_text(table.alice, "resign", channel=thread)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        thread, lambda m: "wins the game" in m.content, timeout=10
+    )
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    opening = await table.standin.wait_for_message(
+        thread, lambda m: "(attackers) played" in m.content, timeout=20
+    )
+    assert opening.attachments == []
+    assert "\n> Brandubh (World Tafl Federation) board, 7x7." in opening.content

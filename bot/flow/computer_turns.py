@@ -14,7 +14,13 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import UNREACHABLE
-from bot.flow.posts import board_post, describe_move, or_missing, pictures_as_text
+from bot.flow.posts import (
+    board_post,
+    describe_move,
+    may_attach_files,
+    or_missing,
+    pictures_as_text,
+)
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere, StaleGameError
@@ -178,7 +184,8 @@ class ComputerTurns:
             result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
         )
         content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
-        if as_text:
+        # Posted on my own (an opening move, a resumed turn) it follows my permissions there.
+        if as_text or not may_attach_files(self.flow.bot, active.channel_id):
             content, files = pictures_as_text(content, files, lang), []
         try:
             message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)

@@ -119,6 +119,16 @@ def pictures_or_text(
     return pictures_as_text(content, files, lang), []
 
 
+def may_attach_files(client: discord.Client, channel_id: int) -> bool:
+    """Whether I may attach files in ``channel_id`` (a channel or a thread) as Discord last told
+    me: for what I post on my own, which no interaction's ``app_permissions`` describe. True
+    when the channel is not cached (a post with files then says in the log why it failed)."""
+    place = client.get_channel(channel_id)
+    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
+        return True
+    return place.permissions_for(place.guild.me).attach_files
+
+
 def side_name(side: Side, lang: Language = ENGLISH) -> str:
     """``attackers`` / ``defenders``, as players of ``lang`` say it."""
     return lang.render(SIDE_NAMES[side])
