@@ -5,13 +5,15 @@ with text instead of failing with an apology."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import ATTACH_FILES
+from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES
+from tests.test_bot_lost_permissions import lose_on_time_while_refused
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
 from tests.test_bot_rematch import rematch_id, resigned_against_the_computer
 
@@ -124,3 +126,36 @@ async def test_the_computers_opening_move_shows_as_text_where_i_may_not_attach_f
     )
     assert opening.attachments == []
     assert "\n> Brandubh (World Tafl Federation) board, 7x7." in opening.content
+
+
+async def test_a_loss_on_time_is_announced_as_text_where_i_may_not_attach_files(
+    table: Harness,
+) -> None:
+    """With Attach Files denied on #games during alice's game with bob, her loss on time (which
+    I post on my own) is announced with its board as text, not owed until the permission
+    comes back."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    table.advance(timedelta(days=1, seconds=1))
+    ended = await table.standin.wait_for_message(
+        table.channel, lambda m: "ran out of time" in m.content, timeout=10
+    )
+    assert ended.attachments == []
+    assert "\n> Brandubh (World Tafl Federation) board, 7x7." in ended.content
+
+
+async def test_an_owed_board_is_posted_as_text_where_i_may_still_not_attach_files(
+    table: Harness,
+) -> None:
+    """alice loses on time while I may neither send messages nor attach files in #games; an
+    admin gives Send Messages back but not Attach Files: the owed board comes, as text, rather
+    than being refused for as long as Attach Files is missing."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES | ATTACH_FILES)
+    await lose_on_time_while_refused(table, table.channel)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    ended = await table.standin.wait_for_message(
+        table.channel, lambda m: "ran out of time" in m.content, timeout=10
+    )
+    assert ended.attachments == []
+    assert "\n> Brandubh (World Tafl Federation) board, 7x7." in ended.content

@@ -31,6 +31,7 @@ from bot.flow.posts import (
     match_end_pings,
     or_missing,
     pictures_or_text,
+    pictures_posted,
     pinging,
     set_end_text,
 )
@@ -392,14 +393,16 @@ class GameFlow:
         view: discord.ui.View | None = None,
         pings: discord.AllowedMentions = NO_PINGS,
     ) -> int | None:
-        """Post publicly: as the answer to ``interaction`` if there is one (its pictures as
-        text, in ``lang``, where I may not attach files), else in the channel.
+        """Post publicly: as the answer to ``interaction`` if there is one, else in the channel;
+        its pictures as text, in ``lang``, where I may not attach files (:func:`pictures_posted`).
 
         Returns the message's id.
         """
+        if files:
+            content, files = pictures_posted(
+                self.bot, channel_id, interaction, content, files, lang
+            )
         if interaction is not None:
-            if files:
-                content, files = pictures_or_text(interaction, content, files, lang)
             return await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings
             )

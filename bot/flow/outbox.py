@@ -21,6 +21,7 @@ from bot.flow.posts import (
     describe_move,
     match_end_pings,
     or_missing,
+    pictures_posted,
     set_end_text,
 )
 from bot.flow.vanished import Gone, unknown_channel
@@ -99,9 +100,12 @@ class Outbox:
             last = active.game.last_record
             headline = describe_move(last, names[active.player_of(last.side)], lang) if last else ""
             post = await board_post(active, names, lang, headline=headline)
+            content, pictures = pictures_posted(
+                self.flow.bot, channel_id, None, post.content, [post.file()], lang
+            )
             sent = await channel.send(
-                post.content,
-                file=post.file(),
+                content,
+                files=pictures,
                 view=or_missing(post.view),
                 allowed_mentions=post.allowed_mentions(),
                 nonce=nonce,
@@ -172,8 +176,12 @@ class Outbox:
                     number=ply + 1,
                 )
             )
+        # Where I may still not attach files (Send Messages given back alone), as text.
+        content, files = pictures_posted(
+            self.flow.bot, channel_id, None, "\n".join(line for line in lines if line), files, lang
+        )
         sent = await channel.send(
-            "\n".join(line for line in lines if line),
+            content,
             files=files,
             view=or_missing(view),
             allowed_mentions=pings,

@@ -119,6 +119,24 @@ def pictures_or_text(
     return pictures_as_text(content, files, lang), []
 
 
+def pictures_posted(
+    client: discord.Client,
+    channel_id: int,
+    interaction: discord.Interaction[Any] | None,
+    content: str,
+    files: list[discord.File],
+    lang: Language,
+) -> tuple[str, list[discord.File]]:
+    """What a post of these pictures in ``channel_id`` shows: as :func:`pictures_or_text` if it
+    answers ``interaction``; posted on my own, the pictures where my permissions there let me
+    attach them (:func:`may_attach_files`), else their alt text (:func:`pictures_as_text`)."""
+    if interaction is not None:
+        return pictures_or_text(interaction, content, files, lang)
+    if may_attach_files(client, channel_id):
+        return content, files
+    return pictures_as_text(content, files, lang), []
+
+
 def may_attach_files(client: discord.Client, channel_id: int) -> bool:
     """Whether I may attach files in ``channel_id`` (a channel or a thread) as Discord last told
     me: for what I post on my own, which no interaction's ``app_permissions`` describe. True
