@@ -92,3 +92,12 @@ def test_a_board_too_long_as_text_says_so_and_points_to_board() -> None:
     assert shown.startswith("A move was played.\nThe board is too long to show as text here: ")
     assert "/board" in shown
     assert "xxx" not in shown
+
+
+def test_a_board_without_a_text_of_its_own_shows_its_alt_text_escaped() -> None:
+    """A board made from a bare alt text (as the outbox makes a late one) shows it inert in
+    place of the picture: the names in it ping nobody and start no Markdown."""
+    post = BoardPost("", b"", "<@123456789012345678> **bold** to move.", None)
+    shown = pictures_as_text("A move was played.", [post.file()], languages()[0])
+    assert "<@123456789012345678>" not in shown
+    assert "\\*\\*bold\\*\\*" in shown

@@ -56,8 +56,8 @@ class BoardPost:
     pings: tuple[int, ...] = ()
     """Whom the post may notify: the player to move (never the computer, never a spectator)."""
     text: str = ""
-    """The alt text as a message shows it in place of the picture (the names escaped); the
-    alt text itself if empty."""
+    """The alt text as a message shows it in place of the picture (the names escaped); if
+    empty, the whole alt text escaped."""
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """discord.py's allowed_mentions naming exactly :attr:`pings`."""
@@ -69,7 +69,7 @@ class BoardPost:
             io.BytesIO(self.png),
             filename=filename,
             description=self.alt_text[:ALT_TEXT_LIMIT],
-            text=(self.text or self.alt_text)[:ALT_TEXT_LIMIT],
+            text=(self.text or escaped(self.alt_text))[:ALT_TEXT_LIMIT],
         )
 
 
