@@ -12,7 +12,8 @@ import pytest
 
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES
+from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES, FakeChannel
+from tests.discord_standin.recorder import InteractionRecord
 from tests.test_bot_lost_permissions import lose_on_time_while_refused
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
 from tests.test_bot_rematch import rematch_id, resigned_against_the_computer
@@ -82,15 +83,22 @@ async def test_the_rules_answer_as_text_where_i_may_not_attach_files(table: Harn
     )
 
 
+async def rematch_without_attach_files(table: Harness) -> tuple[FakeChannel, InteractionRecord]:
+    """alice, attacking, resigns her game against the computer in its thread; Attach Files is
+    denied on #games, and she presses Rematch (the computer attacks in it): the thread, and
+    the press."""
+    over = await resigned_against_the_computer(table)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    return over.channel, await table.standin.click(over, rematch_id(over), table.alice)
+
+
 async def test_a_rematch_against_the_computer_starts_as_text_where_i_may_not_attach_files(
     threaded: Harness,
 ) -> None:
     """alice resigns her game against the computer in its thread; with Attach Files denied on
     #games since, her Rematch starts the new game with its first board as text."""
     table = threaded
-    over = await resigned_against_the_computer(table)
-    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    _thread, pressed = await rematch_without_attach_files(table)
     started = await pressed.wait_original()
     assert started.content.startswith("Rematch:"), started.content
     assert started.attachments == []
@@ -104,23 +112,8 @@ async def test_the_computers_opening_move_shows_as_text_where_i_may_not_attach_f
     her Rematch (the computer attacks now) shows the computer's opening move, which I post on
     my own, as text too: not owed until the permission comes back."""
     table = threaded
-    line = await table.reply_text(
-        table.alice,
-        "challenge",
-        {"opponent": table.me, "sets": 1, "level": 1, "side": "attackers"},
-    )
-    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
-    thread = line.thread
-    assert thread is not None
-    await table.wait_board(channel=thread)
-    ask = await table.reply_text(table.alice, "resign", channel=thread)
-    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
-    over = await table.standin.wait_for_message(
-        thread, lambda m: "wins the game" in m.content, timeout=10
-    )
-    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
-    await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    thread, pressed = await rematch_without_attach_files(table)
+    await pressed.wait_original()
     opening = await table.standin.wait_for_message(
         thread, lambda m: "(attackers) played" in m.content, timeout=20
     )
