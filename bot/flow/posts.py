@@ -142,6 +142,8 @@ def may_attach_files(client: discord.Client, channel_id: int) -> bool:
     me: for what I post on my own, which no interaction's ``app_permissions`` describe. True
     when the channel is not cached (a post with files then says in the log why it failed)."""
     place = client.get_channel(channel_id)
+    if isinstance(place, discord.Thread) and place.parent is None:
+        return True  # its channel not cached (discord.py would raise)
     if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
         return True
     return place.permissions_for(place.guild.me).attach_files
