@@ -146,7 +146,15 @@ def may_attach_files(client: discord.Client, channel_id: int) -> bool:
         return True  # its channel not cached (discord.py would raise)
     if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
         return True
-    return place.permissions_for(place.guild.me).attach_files
+    mine = place.permissions_for(place.guild.me)
+    # discord.py takes Attach Files away where I may not send messages (Discord's implicit
+    # permissions; in a thread, its channel's Send Messages counts too), which an interaction's
+    # app_permissions do not: there Attach Files is not known, and the picture stays as it
+    # would in an answer (a post fails on Send Messages anyway; an edit of mine goes through).
+    posting = mine.send_messages and (
+        mine.send_messages_in_threads or not isinstance(place, discord.Thread)
+    )
+    return mine.attach_files or not posting
 
 
 def side_name(side: Side, lang: Language = ENGLISH) -> str:
