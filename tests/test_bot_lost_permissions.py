@@ -799,20 +799,6 @@ async def test_the_computer_replies_where_i_may_not_send_messages(table: Harness
     assert replies == [answer]
 
 
-def slow_to_store_moves(table: Harness) -> None:
-    """Each move takes two seconds to store (the database busy), so a /move is deferred
-    privately."""
-    assert table.bot is not None
-    games = table.bot.services.games
-    real = games.play
-
-    async def slow(*args: Any, **kwargs: Any) -> Any:
-        await asyncio.sleep(2.0)
-        return await real(*args, **kwargs)
-
-    games.play = slow  # type: ignore[method-assign]
-
-
 async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_later(
     table: Harness,
 ) -> None:
