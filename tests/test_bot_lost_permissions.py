@@ -657,6 +657,22 @@ async def test_moves_are_played_where_i_may_not_send_messages(table: Harness) ->
     assert len([m for m in table.public_messages() if "played c4-c2" in m.content]) == 1
 
 
+async def test_the_note_of_what_waits_comes_once_a_set_to_each_player(table: Harness) -> None:
+    """Where I may not send messages, alice and bob are each told once what waits, at their
+    first move of the set, not at every move (it came with each move)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    _board, note = await moved_where_refused(table, table.alice, "d1-b1")
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
+    _board, note = await moved_where_refused(table, table.bob, "c4-c2")
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
+    again = await table.slash(table.alice, "move", {"move": "b4-b5"})
+    board = await again.wait_original()
+    assert "**alice** (attackers) played b4-b5." in board.content
+    await asyncio.sleep(0.5)
+    assert again.followups == []
+
+
 async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> None:
     """Without Attach Files in #games, alice's /move is played and answered with the board as
     text, its picture's alt text in place of the picture (Discord refuses a file in an

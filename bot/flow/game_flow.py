@@ -152,6 +152,18 @@ class GameFlow:
         """Asking Discord whether someone is still a member of a server."""
         self.departures = Departures(self)
         """Ending the sets, and the matches, of players who left the server."""
+        self._noted: set[tuple[int, int, tuple[str, ...]]] = set()
+        """Who was told, in which set, that I lack which permissions (:meth:`_note_once`)."""
+
+    def _note_once(self, result: MoveResult, user_id: int, missing: list[str]) -> list[str]:
+        """``missing``, the first time ``user_id`` moves in ``result``'s set while I lack just
+        these permissions, else none: the note saying what waits is not repeated at every
+        move (held in memory: a restart may say it once more)."""
+        key = (result.game.set_id, user_id, tuple(missing))
+        if not missing or key in self._noted:
+            return []
+        self._noted.add(key)
+        return missing
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -210,8 +222,9 @@ class GameFlow:
 
         Where I lack the permissions to post on my own (Send Messages, Attach Files), the move
         is played all the same: Discord delivers an interaction's answers without them. The
-        player is told, privately, that what I post on my own waits (the outbox posts it once
-        the permissions are back), so the clock never runs out on them for an admin's setting.
+        player is told, privately and once a set, that what I post on my own waits (the outbox
+        posts it once the permissions are back), so the clock never runs out on them for an
+        admin's setting.
         """
         missing = missing_here(interaction)
         channel_id = interaction.channel_id
@@ -280,9 +293,10 @@ class GameFlow:
                 post, result.set_end, lang, actor=interaction.user.id
             )
             content, files = pictures_or_text(interaction, content, files, lang)
+            noted = self._note_once(result, interaction.user.id, missing)
             if is_component:
                 await _update_or_answer(
-                    interaction, _played_line(interaction, result, missing), None, True
+                    interaction, _played_line(interaction, result, noted), None, True
                 )
                 sent = await interaction.followup.send(
                     content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
@@ -292,7 +306,7 @@ class GameFlow:
                 public, message_id = await _answer_publicly_if_possible(
                     interaction, missing, content, files, view, pings
                 )
-                await _tell_answers_only(interaction, missing)
+                await _tell_answers_only(interaction, noted)
                 if not public:
                     return  # the outbox owes the public board
             await self.board_out(result.game, message_id)
@@ -359,8 +373,9 @@ class GameFlow:
                     board_command=command("board"),
                 )
             )
+            noted = self._note_once(result, interaction.user.id, missing)
             if is_component:
-                played = _played_line(interaction, result, missing, computer=True)
+                played = _played_line(interaction, result, noted, computer=True)
                 await _update_or_answer(interaction, played, None, True)
                 message_id = (
                     await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
@@ -369,7 +384,7 @@ class GameFlow:
                 public, message_id = await _answer_publicly_if_possible(
                     interaction, missing, content, [], None, NO_PINGS, privately=privately
                 )
-                await _tell_answers_only(interaction, missing, computer=True)
+                await _tell_answers_only(interaction, noted, computer=True)
                 if not public:
                     return  # the computer's reply is a board of its own (the outbox's if refused)
             await self.announced(result.game, message_id)
