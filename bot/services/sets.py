@@ -97,7 +97,7 @@ async def end_set(
     outcome = ended.outcome
     assert outcome is not None
     aborted = outcome.reason is Reason.ABORTED
-    winner_id, loser_id = winner_and_loser(row, outcome)
+    winner_id, _loser_id = winner_and_loser(row, outcome)
     stored = await sets.finish_set(
         db,
         row.set_id,
@@ -155,17 +155,8 @@ async def end_set(
         next_game = active_game(next_row, fresh)
     else:
         match_end = await settle(db, row, aborted, now)
-    set_end = SetEnd(
-        game=active_game(finished_row, ended),
-        outcome=outcome,
-        winner_id=winner_id,
-        loser_id=loser_id,
-        moves=ended.ply,
-        next_game=next_game,
-        match_end=match_end,
-        rating_changes=changes,
-        left_server=finished_row.left_server,
-        aborted_by=finished_row.aborted_by,
+    set_end = replace(
+        finished_end(finished_row, ended, changes), next_game=next_game, match_end=match_end
     )
     return set_end, fresh
 
@@ -258,9 +249,7 @@ async def stored_end(
     by a player who had left the server (docs/rules.md §11; a next set that began and was lost
     at its first move by a player who left since is a next set, with its own end)."""
     game = await load(db, row)
-    outcome = game.outcome
-    assert outcome is not None, f"set {row.set_id} is not over"
-    winner_id, loser_id = winner_and_loser(row, outcome)
+    assert game.outcome is not None, f"set {row.set_id} is not over"
     changes = tuple(
         RatingChange(*change) for change in await ratings.changes_of_set(db, row.set_id)
     )
@@ -272,16 +261,7 @@ async def stored_end(
         ),
         None,
     )
-    end = SetEnd(
-        game=active_game(row, game),
-        outcome=outcome,
-        winner_id=winner_id,
-        loser_id=loser_id,
-        moves=game.ply,
-        rating_changes=changes,
-        left_server=row.left_server,
-        aborted_by=row.aborted_by,
-    )
+    end = finished_end(row, game, changes)
     if following is None:
         return replace(end, match_end=await stored_match_end(db, row))
     if following.walkover:
@@ -301,6 +281,24 @@ async def stored_match_end(db: Connection, row: SetRow) -> MatchEnd | None:
 
 def player_of(row: SetRow, side: Side) -> int:
     return row.attacker_id if side is Side.ATTACKERS else row.defender_id
+
+
+def finished_end(row: SetRow, game: Game, changes: tuple[RatingChange, ...]) -> SetEnd:
+    """The end of the finished set ``row`` whose ``game`` is over, with its rating
+    ``changes``, as the row tells it (who left, who aborted); what followed is the caller's."""
+    outcome = game.outcome
+    assert outcome is not None, f"set {row.set_id} is not over"
+    winner_id, loser_id = winner_and_loser(row, outcome)
+    return SetEnd(
+        game=active_game(row, game),
+        outcome=outcome,
+        winner_id=winner_id,
+        loser_id=loser_id,
+        moves=game.ply,
+        rating_changes=changes,
+        left_server=row.left_server,
+        aborted_by=row.aborted_by,
+    )
 
 
 def winner_and_loser(row: SetRow, outcome: Outcome) -> tuple[int | None, int | None]:
