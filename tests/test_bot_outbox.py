@@ -12,7 +12,7 @@ import pytest
 
 from engine import Game
 from tests.bot_harness import Harness, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -192,15 +192,10 @@ async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -
     assert len(reminders) == 1
 
 
-async def test_an_abort_posted_late_names_the_admin_as_the_live_post_does(
-    table: Harness,
-) -> None:
-    """ada aborts alice and bob's match from #second while I may not post in #games: once I
-    may, the outbox posts the abort as the live post would have, naming ada, who aborted it,
-    and the players (whom it pings)."""
+async def aborted_from_elsewhere_while_refused(table: Harness) -> StoredMessage:
+    """ada aborts game 1 from #second while I may not post in #games, so its live post is
+    refused; once I may again, the outbox's late post of the abort."""
     second = table.standin.add_channel(table.guild, "second")
-    await table.challenge_accepted(table.alice, table.bob)
-    await table.move(table.alice, "d1-b1")
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     asked = await table.reply_text(table.admin, "abort", {"game": 1}, channel=second)
     [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
@@ -218,7 +213,18 @@ async def test_an_abort_posted_late_names_the_admin_as_the_live_post_does(
     earlier = {m.id for m in table.public_messages()}
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
-    late = await table.wait_board(lambda m: m.id not in earlier)
+    return await table.wait_board(lambda m: m.id not in earlier)
+
+
+async def test_an_abort_posted_late_names_the_admin_as_the_live_post_does(
+    table: Harness,
+) -> None:
+    """ada aborts alice and bob's match from #second while I may not post in #games: once I
+    may, the outbox posts the abort as the live post would have, naming ada, who aborted it,
+    and the players (whom it pings)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    late = await aborted_from_elsewhere_while_refused(table)
     ada, alice, bob = (f"<@{who.id}>" for who in (table.admin, table.alice, table.bob))
     assert late.content.splitlines() == [
         f"{ada} aborted the match of {alice} and {bob}.",
@@ -234,25 +240,7 @@ async def test_an_abort_posted_late_does_not_ping_the_admin_who_aborted_it(
     """ada aborts her own match with alice from #second while I may not post in #games: the
     late post pings alice only, as the live post would (never whoever caused the post); it
     pinged ada too."""
-    second = table.standin.add_channel(table.guild, "second")
     await table.challenge_accepted(table.admin, table.alice)
-    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
-    asked = await table.reply_text(table.admin, "abort", {"game": 1}, channel=second)
-    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
-    tried = len(table.standin.rest_log)
-    await table.standin.click(asked, confirm, table.admin)
-    post = f"/channels/{table.channel.id}/messages"
-
-    def refused() -> bool:  # the live post, refused: the abort is owed to the outbox
-        return any(
-            call.method == "POST" and call.path.endswith(post) and call.status == 403
-            for call in table.standin.rest_log[tried:]
-        )
-
-    await table.standin.wait_until(refused, timeout=10)
-    earlier = {m.id for m in table.public_messages()}
-    await table.standin.set_overwrite(table.channel, table.me)
-    table.advance(timedelta(seconds=30))  # the outbox's turn
-    late = await table.wait_board(lambda m: m.id not in earlier)
+    late = await aborted_from_elsewhere_while_refused(table)
     assert late.content.startswith(f"<@{table.admin.id}> aborted the match of ")
     assert late.allowed_user_ids() == {table.alice.id}
