@@ -15,6 +15,7 @@ from bot.services.puzzles import by_id
 from engine.puzzles import Puzzle
 from tests.bot_harness import Harness, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+from tests.discord_standin.faults import RestFault
 from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -240,11 +241,9 @@ async def test_a_daily_post_never_marked_is_known_whatever_its_wording(table: Ha
     assert shown_puzzle(opened).puzzle_id == puzzle_id
 
 
-async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) -> None:
-    """The bot may not post in #lobby: the day's post is refused, tried again a minute later,
-    refused again, and then waits two minutes, a restart in between or not (a restart tried it
-    again at once: many servers refusing would all be tried at each start)."""
-    lobby = table.guild.channel("lobby")
+async def daily_refused_in(table: Harness, lobby: FakeChannel) -> tuple[int, RestFault]:
+    """The daily puzzle set for ``lobby`` an hour from now, where Discord refuses the bot's
+    posts (403) for an hour: the hour, and the refusal (its ``hits``)."""
     hour = (table.now + timedelta(hours=1)).hour
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
     refused = table.standin.fail_rest(
@@ -252,6 +251,15 @@ async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) ->
         seconds=3600,
         matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
     )
+    return hour, refused
+
+
+async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) -> None:
+    """The bot may not post in #lobby: the day's post is refused, tried again a minute later,
+    refused again, and then waits two minutes, a restart in between or not (a restart tried it
+    again at once: many servers refusing would all be tried at each start)."""
+    lobby = table.guild.channel("lobby")
+    _hour, refused = await daily_refused_in(table, lobby)
     table.advance(timedelta(hours=1))
     await table.standin.wait_until(lambda: refused.hits == 1, timeout=10)
     table.advance(timedelta(minutes=1))
@@ -274,13 +282,7 @@ async def test_a_refused_daily_post_follows_the_setting_moved_or_switched_off(
     """The bot may not post in #lobby, so the day's post is refused there. Moved to #side, the
     day's puzzle is posted in #side at the next check; switched off, nothing comes later."""
     lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
-    hour = (table.now + timedelta(hours=1)).hour
-    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
-    refused = table.standin.fail_rest(
-        403,
-        seconds=3600,
-        matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
-    )
+    hour, refused = await daily_refused_in(table, lobby)
     table.advance(timedelta(hours=1))
     await table.standin.wait_until(lambda: refused.hits >= 1, timeout=10)
     await table.reply_text(table.admin, "puzzle daily", {"channel": side, "hour": hour})
@@ -430,13 +432,7 @@ async def test_days_missed_while_refused_are_not_all_posted_at_once(table: Harne
     """The bot may not post in #lobby for three days; the admin moves the daily puzzle to
     #side: one post comes there, not one for every day missed."""
     lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
-    hour = (table.now + timedelta(hours=1)).hour
-    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
-    refused = table.standin.fail_rest(
-        403,
-        seconds=3600,
-        matching=lambda method, path: path.startswith(f"/channels/{lobby.id}/messages"),
-    )
+    hour, refused = await daily_refused_in(table, lobby)
     for _ in range(3):
         table.advance(timedelta(days=1))
         await settle(table)
