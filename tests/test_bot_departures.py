@@ -40,6 +40,29 @@ async def bob_leaves_before_his_reminder(table: Harness) -> None:
     table.advance(timedelta(minutes=31))
 
 
+def bob_left_lines(table: Harness, *, german: bool = False) -> list[str]:
+    """The post of set 1's end when bob left before his reminder (carol wins the match by
+    the walkover of set 2), line by line, in English or German: the live post and the
+    outbox's late one say the same."""
+    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+    if german:
+        return [
+            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
+            "haben den Server verlassen.",
+            f"{carol} gewinnt den Satz.",
+            f"Ohne Wertung: {bob} hat darin nie gezogen.",
+            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
+            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
+        ]
+    return [
+        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
+        f"{carol} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+        f"Set 2 is not played: {carol} wins it without a move.",
+        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+    ]
+
+
 async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     table: Harness,
 ) -> None:
@@ -48,14 +71,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     wins the match — and is the one pinged."""
     await bob_leaves_before_his_reminder(table)
     over = await table.wait_board(lambda m: "left the server" in m.content)
-    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
-    assert over.content.splitlines() == [
-        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
-        f"{carol} wins the set.",
-        f"It is not rated: {bob} never moved in it.",
-        f"Set 2 is not played: {carol} wins it without a move.",
-        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
-    ]
+    assert over.content.splitlines() == bob_left_lines(table)
     assert over.allowed_user_ids() == {table.carol.id}
     [picture] = over.attachments  # its caption and alt text say why too, not "Out of time"
     assert picture.data == await board_of_set_1(table)
@@ -68,6 +84,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     assert refused.ephemeral  # nothing left to play: the match is over, not waiting
     stats = await table.reply_text(table.carol, "stats", {"player": table.carol})
     [recent] = [f["value"] for f in stats.embeds[0]["fields"] if f["name"] == "Recent games"]
+    bob = f"<@{table.bob.id}>"
     assert all(
         f"({bob} left the server; unrated: {bob} never moved)" in line
         for line in recent.splitlines()
@@ -149,15 +166,7 @@ async def test_a_player_who_left_in_german(discord_standin: DiscordStandin, tmp_
         await table.reply_text(table.admin, "settings", {"language": "de"})
         await bob_leaves_before_his_reminder(table)
         over = await table.wait_board(lambda m: "Server verlassen" in m.content)
-        bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
-        assert over.content.splitlines() == [
-            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
-            "haben den Server verlassen.",
-            f"{carol} gewinnt den Satz.",
-            f"Ohne Wertung: {bob} hat darin nie gezogen.",
-            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
-            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
-        ]
+        assert over.content.splitlines() == bob_left_lines(table, german=True)
         [picture] = over.attachments
         assert "carol (Angreifer) gewinnt: die Verteidiger haben den Server verlassen." in (
             picture.description or ""
@@ -296,14 +305,7 @@ async def test_a_set_end_posted_late_says_the_player_left_and_the_match_is_over(
     """The end of bob's set, posted late by the outbox, reads as the live post would: he left
     the server (not "ran out of time"), set 2 is not played, and carol wins the match."""
     late = await end_posted_late(table)
-    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
-    assert late.content.splitlines() == [
-        "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
-        f"{carol} wins the set.",
-        f"It is not rated: {bob} never moved in it.",
-        f"Set 2 is not played: {carol} wins it without a move.",
-        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
-    ]
+    assert late.content.splitlines() == bob_left_lines(table)
     assert late.allowed_user_ids() == {table.carol.id}  # as the live post: she may be away
     assert late.button("Rematch")
     [picture] = late.attachments  # as the live board: "Set 1 of 2", "Defenders left the server"
@@ -320,15 +322,7 @@ async def test_a_set_end_posted_late_in_german(
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.reply_text(table.admin, "settings", {"language": "de"})
         late = await end_posted_late(table)
-        bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
-        assert late.content.splitlines() == [
-            "**Satz 1 von 2 ist nach 1 Zug vorbei.** Die Angreifer gewinnen: Die Verteidiger "
-            "haben den Server verlassen.",
-            f"{carol} gewinnt den Satz.",
-            f"Ohne Wertung: {bob} hat darin nie gezogen.",
-            f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
-            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
-        ]
+        assert late.content.splitlines() == bob_left_lines(table, german=True)
 
 
 async def test_export_records_who_left_and_the_set_not_played(table: Harness) -> None:
