@@ -99,9 +99,8 @@ async def _answer_publicly_if_possible(
     A /move deferred privately (a slow read) has its public answer posted apart, in the
     channel, which needs the permissions I may lack (``missing``): then the player is shown
     it privately (``privately`` if given, else ``content``; without buttons: the public board
-    has them), and the outbox posts it
-    publicly once I may. Attach Files alone does not stop that post: its pictures are
-    already shown as text (:func:`pictures_or_text`)."""
+    has them), and the outbox posts it publicly once I may. Attach Files alone does not stop
+    that post: its pictures are already shown as text (:func:`pictures_or_text`)."""
     may_not_post = [name for name in missing if name != "attach_files"]
     if may_not_post and deferred_privately(interaction):
         await interaction.followup.send(
