@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
+from bot.errors import permission_names
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.rules_page import page_name, rules_page
@@ -184,8 +185,9 @@ class Info(commands.Cog):
             files = [card, page]
         else:  # Discord refuses files in my answers here: the rules in text, and why
             attached = lang._(
-                "I can't attach the rules page and its pictures here: I need the Attach Files "
-                "permission in this channel."
+                "I can't attach the rules page and its pictures here: I need the {permission} "
+                "permission in this channel.",
+                permission=permission_names(["attach_files"], lang),
             )
             files = []
         text = "\n".join((rules_text(name, lang), attached))
