@@ -578,9 +578,13 @@ class RestApi:
 
     async def channel_message(self, request: web.Request) -> web.StreamResponse:
         """GET/PATCH/DELETE /channels/{id}/messages/{id} (the channel must be visible to the
-        bot: Discord answers 50001 Missing Access otherwise)."""
+        bot: Discord answers 50001 Missing Access otherwise). A GET also needs Read Message
+        History ("Get Channel Message": "requires the VIEW_CHANNEL and READ_MESSAGE_HISTORY
+        permissions")."""
         channel = self._channel(request)
         if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, 50001, "Missing Access")
+        if request.method == "GET" and not self._bot_may(channel, READ_MESSAGE_HISTORY):
             return error(403, 50001, "Missing Access")
         message = self._recorder.messages.get(_int(request, "message_id"))
         if (

@@ -375,6 +375,18 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):  # not connected: the next GUILD_CREATE lacks it
             await self.gateway.dispatch(event, data)
 
+    def delete_message(self, message: StoredMessage) -> None:
+        """A moderator (Manage Messages) deletes one of the bot's messages: a board, a
+        challenge, a match's result. Every later REST call to it is answered 404 Unknown
+        Message (10008), and nobody can press its buttons. A thread started from it stays
+        ("Original message was deleted"). Discord sends MESSAGE_DELETE only to a bot with the
+        GUILD_MESSAGES intent ("Gateway Intents" in Discord's documentation), which the bot
+        does not ask for, so the bot is not told."""
+        if message.ephemeral:
+            raise ValueError("only its reader can dismiss an ephemeral message")
+        message.deleted = True
+        self.recorder.notify()
+
     async def remove_bot_from_guild(self, guild: FakeGuild) -> None:
         """The bot is kicked from ``guild``: a connected bot is sent GUILD_DELETE without
         ``unavailable`` ("the user was removed from the guild"; with it, it would mean an
