@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import forget_unshown, opponent_ping
+from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n.audience import reader
@@ -48,20 +48,24 @@ async def post_challenge(
     one sentence for the challenger alone). ``role``: the server's open-challenge role."""
     assert interaction.guild_id is not None
     assert interaction.channel_id is not None
+    guild_id, channel_id = interaction.guild_id, interaction.channel_id
     created = asyncio.ensure_future(
-        bot.services.challenges.create(
-            interaction.guild_id,
-            interaction.channel_id,
-            interaction.user.id,
-            opponent_id,
-            ruleset=ruleset,
-            sets_total=sets_total,
-            challenger_side=challenger_side,
-            time_per_move=time_per_move,
-            opponent_is_bot=opponent_is_bot,
-            plays_here=not may_open_threads(interaction),
-            thread_of=thread_of(interaction),
-            threads_here=member_threads_here(interaction),
+        create_unheld(
+            bot,
+            lambda: bot.services.challenges.create(
+                guild_id,
+                channel_id,
+                interaction.user.id,
+                opponent_id,
+                ruleset=ruleset,
+                sets_total=sets_total,
+                challenger_side=challenger_side,
+                time_per_move=time_per_move,
+                opponent_is_bot=opponent_is_bot,
+                plays_here=not may_open_threads(interaction),
+                thread_of=thread_of(interaction),
+                threads_here=member_threads_here(interaction),
+            ),
         )
     )
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from bot.flow.threads import (
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
-from bot.services.errors import ChallengeNotFound, GameError
+from bot.services.errors import ChallengeHeld, ChallengeNotFound, GameError
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 from bot.views.common import pressed_on, thread_of, update_message, within_deadline
@@ -44,6 +45,42 @@ CANNOT_REPLY_WITHOUT_HISTORY = 160002
 
 THREAD_ALREADY_MADE = 160004
 """Discord's error code for "A thread has already been created for this message"."""
+
+UNKNOWN_MESSAGE = 10008
+"""Discord's error code for a message that does not exist (deleted)."""
+
+
+async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]) -> Challenge:
+    """``create()`` a challenge. Refused for an earlier one still open whose message Discord
+    no longer has (a moderator deleted it: nobody can accept, decline or withdraw it, and the
+    refusal would link to nothing for up to ten minutes), the earlier one is closed and
+    ``create()`` is tried once more. Discord does not tell the bot of a deleted message
+    without the message intents, so it is asked for the message here."""
+    try:
+        return await create()
+    except ChallengeHeld as held:
+        earlier = held.earlier
+        if earlier is None or earlier.message_id is None:
+            raise
+        if not await _message_deleted(bot, earlier.channel_id, earlier.message_id):
+            raise
+        gone = earlier.message_id
+    await bot.services.challenges.message_gone(earlier.challenge_id, gone)
+    _log.info("Challenge %s was withdrawn: its message %s was deleted", earlier.challenge_id, gone)
+    return await create()
+
+
+async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
+    """Whether Discord says message ``message_id`` is no more (404 Unknown Message); anything
+    else — it is there, no access to read it, Discord unreachable — counts as there."""
+    channel = bot.get_partial_messageable(channel_id)
+    try:
+        await channel.fetch_message(message_id)
+    except discord.NotFound as error:
+        return error.code == UNKNOWN_MESSAGE
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not ask Discord for message %s: %s", message_id, error)
+    return False
 
 
 async def opponent_ping(bot: BrandubhBot, challenge_id: int) -> datetime | None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import forget_unshown, opponent_ping
+from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import (
     computer_line,
@@ -125,18 +125,21 @@ class RematchFlow:
             return
         where = terms.parent_channel_id or terms.channel_id
         await self._check_opponent(interaction, terms.guild_id, other, where)
-        created = services.challenges.create(
-            terms.guild_id,
-            where,
-            user,
-            other,
-            ruleset=terms.ruleset,
-            sets_total=terms.sets_total,
-            challenger_side=side,
-            time_per_move=terms.time_per_move,
-            plays_here=not may_open_threads_in(interaction.guild, where),
-            thread_of=in_thread_of,
-            threads_here=member_threads_in(interaction, where),
+        created = create_unheld(
+            self.flow.bot,
+            lambda: services.challenges.create(
+                terms.guild_id,
+                where,
+                user,
+                other,
+                ruleset=terms.ruleset,
+                sets_total=terms.sets_total,
+                challenger_side=side,
+                time_per_move=terms.time_per_move,
+                plays_here=not may_open_threads_in(interaction.guild, where),
+                thread_of=in_thread_of,
+                threads_here=member_threads_in(interaction, where),
+            ),
         )
         challenge = await within_deadline(interaction, created, thinking=False)
         # As /challenge: one member's challenges ping another at most once in 15 minutes.

@@ -169,6 +169,7 @@ class ChallengeService:
                 earlier.opponent_id,
                 _where(earlier),
                 yours=earlier.challenger_id == challenger_id,
+                earlier=_challenge(earlier),
             )
 
     @staticmethod
@@ -180,7 +181,7 @@ class ChallengeService:
         await db.lock(f"challenges:{guild_id}:{challenger_id}:anyone")
         earlier = await challenges.open_to_anyone(db, guild_id, challenger_id, now_us)
         if earlier is not None:
-            raise OpenChallengeWaiting(_where(earlier))
+            raise OpenChallengeWaiting(_where(earlier), earlier=_challenge(earlier))
 
     async def get(self, challenge_id: int) -> Challenge:
         """The challenge with this id in whatever state it is. Raises ChallengeNotFound."""
@@ -398,6 +399,19 @@ class ChallengeService:
         """The challenger left the server: nobody can play them, so the challenge is closed
         as withdrawn. Nothing if it is no longer open."""
         await self._withdraw_for(challenge_id)
+
+    async def message_gone(self, challenge_id: int, message_id: int) -> None:
+        """The challenge's message ``message_id`` is gone (a moderator deleted it): nobody can
+        accept, decline or withdraw it any more, so it is closed as withdrawn and holds
+        neither its members nor its challenger's open one. Its pings stay claimed: it did
+        ping. Nothing if it is no longer open, or is shown by another message now."""
+        async with self._database.transaction() as db:
+            row = await challenges.get(db, challenge_id)
+            if row is None or row.message_id != message_id:
+                return
+            await challenges.close(
+                db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
+            )
 
     async def _withdraw_for(self, challenge_id: int) -> None:
         async with self._database.transaction() as db:

@@ -16,7 +16,7 @@ from bot.i18n.slash import command
 from bot.i18n.text import Text, _, n_, verbatim
 
 if TYPE_CHECKING:
-    from bot.services.domain import Takeback
+    from bot.services.domain import Challenge, Takeback
 
 
 class GameError(Exception):
@@ -241,11 +241,28 @@ class TooManyMatches(GameError):
         super().__init__(text)
 
 
-class ChallengeAlreadyOpen(GameError):
+class ChallengeHeld(GameError):
+    """A refusal because of an ``earlier`` challenge still open: answered on its message, so
+    one whose message is gone (a moderator deleted it) holds nothing (the flow checks)."""
+
+    def __init__(self, text: Text, earlier: Challenge | None) -> None:
+        super().__init__(text)
+        self.earlier = earlier
+
+
+class ChallengeAlreadyOpen(ChallengeHeld):
     """Two members have one open challenge between them at a time (a second one, or a second
     press of Rematch, would ping the opponent again for the same thing)."""
 
-    def __init__(self, challenger_id: int, opponent_id: int, where: str, *, yours: bool) -> None:
+    def __init__(
+        self,
+        challenger_id: int,
+        opponent_id: int,
+        where: str,
+        *,
+        yours: bool,
+        earlier: Challenge | None = None,
+    ) -> None:
         if yours:
             text = _(
                 "Your challenge to {player} is still open ({where}): wait for the answer, or "
@@ -259,7 +276,7 @@ class ChallengeAlreadyOpen(GameError):
                 player=f"<@{challenger_id}>",
                 where=where,
             )
-        super().__init__(text)
+        super().__init__(text, earlier)
 
 
 class RecentlyDeclined(GameError):
@@ -276,16 +293,17 @@ class RecentlyDeclined(GameError):
         )
 
 
-class OpenChallengeWaiting(GameError):
+class OpenChallengeWaiting(ChallengeHeld):
     """A member has one challenge open to anyone at a time (in a server)."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, *, earlier: Challenge | None = None) -> None:
         super().__init__(
             _(
                 "Your open challenge is still waiting for someone to accept it ({where}): "
                 "withdraw it first to post another.",
                 where=where,
-            )
+            ),
+            earlier,
         )
 
 
