@@ -12,8 +12,10 @@ move clocks, challenges and takeback requests, which stand still while it is awa
 every ``RECORD_EVERY`` (and at a clean stop) that it runs, and at start-up the time since is given
 back to every clock that was running then and to the expiry of every challenge and takeback
 request that was open then (nobody can move, accept or answer while the bot is down); once
-connected, their boards and messages are edited to show the new times. The computer's pending
-turns are resumed at start-up too.
+connected, their boards and messages are edited to show the new times. The same holds while
+Discord's gateway has dropped the running bot (no interaction reaches it then): the checks wait
+and the time is given back once it is connected again. The computer's pending turns are resumed
+at start-up too.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ RECORD_EVERY = timedelta(seconds=10)
 clocks, challenges and takeback requests back the time since (at most this much more than the bot
 was really away)."""
 
+SHOWN_OUTAGE = timedelta(minutes=1)
+"""An outage of the gateway at least this long has the boards and requests whose deadlines it
+moved on edited to show the new times (a shorter one moves them by less than their relative
+timestamps show)."""
+
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
 STALLED_RETRY_MAX = timedelta(hours=1)
@@ -73,6 +80,11 @@ class Timers:
         self._moved_expiries: list[MovedExpiry] = []
         """The challenges and takeback requests :meth:`resume_clocks` gave time, for their
         messages."""
+        self._down: set[int] = set()
+        """The shards Discord's gateway has dropped (no interaction reaches me for their
+        servers): while any is down the checks wait (:meth:`shard_down`)."""
+        self._down_since: datetime | None = None
+        """When the first of :attr:`_down` went down."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -89,6 +101,39 @@ class Timers:
                 len(self._moved_expiries),
                 resumed.away,
             )
+
+    def shard_down(self, shard_id: int) -> None:
+        """Discord's gateway dropped ``shard_id``: until it is back no interaction reaches me,
+        so nobody can move, accept a challenge or answer a takeback request in its servers.
+        As while the bot is stopped, the clocks stand still: the checks wait (nobody loses
+        on time, is reminded or sees a challenge expire meanwhile) and the time is given back
+        when the gateway is back (:meth:`shard_up`). With several shards in this process,
+        one down holds the others' checks too: they are given the time back with it."""
+        if self._task is None:  # not checking (stopped): the stop noted the time
+            return
+        if not self._down:
+            self._down_since = self.bot.clock()
+            _log.info("The gateway dropped shard %s: the clocks stand still", shard_id)
+        self._down.add(shard_id)
+
+    async def shard_up(self, shard_id: int) -> None:
+        """``shard_id`` is connected again (resumed, or identified anew): once no shard is
+        down, the move clocks, challenges and takeback requests are given back the time since
+        the timers last ran, as after a restart, before the checks go on."""
+        if shard_id not in self._down:
+            return
+        if len(self._down) == 1:
+            try:
+                await self.resume_clocks()
+            except StorageError as error:
+                _log.warning("Could not give the clocks back the outage: %s", error)
+            since = self._down_since or self.bot.clock()
+            if self.bot.clock() - since < SHOWN_OUTAGE:
+                self._moved_clocks, self._moved_expiries = [], []
+            self._down_since = None
+        self._down.discard(shard_id)
+        if not self._down:
+            self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
     async def _show_moved_deadlines(self) -> None:
         """Each board with buttons of a set whose clock was given time says the new deadline,
@@ -158,6 +203,9 @@ class Timers:
             _log.exception("Could not show the deadlines moved at start-up")
         interval = self.bot.settings.timer_interval.total_seconds()
         while True:
+            if self._down:  # Discord cannot reach me: the clocks stand still
+                await asyncio.sleep(interval)
+                continue
             try:
                 await self.check(self.bot.clock())
             except asyncio.CancelledError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -167,5 +168,38 @@ async def test_a_restart_while_the_computer_thinks_answers_in_the_players_line(
         assert line.attachments
         replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
         assert [m.id for m in replies] == [line.id]
+    finally:
+        await table.stop()
+
+
+async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Discord's gateway drops the bot for a while (an outage): nobody's /move can reach it
+    then, so bob's clock stands still as for a restart. His deadline, which falls during the
+    outage, does not end the set; once the bot is back his board says his new deadline, he
+    still has the half hour he had left, and his move is played (before, he lost on time,
+    rated, while nobody could play)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        board = await table.move(table.alice, "d1-b1")
+        table.advance(timedelta(minutes=30))  # bob has half an hour left
+        await asyncio.sleep(0.3)  # the timers note that they ran then
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await asyncio.sleep(0.3)  # the timers notice the outage
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await asyncio.sleep(0.5)  # ten timer checks
+        assert table.bot is not None
+        active = await table.bot.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time during the outage"
+        await discord_standin.wait_until(
+            lambda: discord_standin.connected, timeout=20, waiting_for="the bot to reconnect"
+        )
+        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
     finally:
         await table.stop()

@@ -21,7 +21,8 @@ _log = logging.getLogger(__name__)
 
 
 class ServerChanges(commands.Cog):
-    """Gateway events of the ``guilds`` intent (and the bot's own member) that games care about.
+    """Gateway events of the ``guilds`` intent (and the bot's own member) that games care about,
+    and the gateway's own comings and goings (the clocks stand still while it is down).
 
     A deleted channel or thread, or the bot's removal, aborts the games there. A board Discord
     refused (no permission, a locked thread) waits up to an hour before it is tried again; when
@@ -61,6 +62,22 @@ class ServerChanges(commands.Cog):
         without the members intent)."""
         if self.bot.user is not None and after.id == self.bot.user.id:
             await self._maybe_allowed(after.guild.id, "My roles")
+
+    @commands.Cog.listener()
+    async def on_shard_disconnect(self, shard_id: int) -> None:
+        """Discord's gateway dropped a shard: no interaction reaches me from its servers, so
+        the clocks stand still until it is back (bot/timers.py)."""
+        self.bot.timers.shard_down(shard_id)
+
+    @commands.Cog.listener()
+    async def on_shard_resumed(self, shard_id: int) -> None:
+        """A dropped shard resumed its session."""
+        await self.bot.timers.shard_up(shard_id)
+
+    @commands.Cog.listener()
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A shard identified anew (its session could not be resumed), or for the first time."""
+        await self.bot.timers.shard_up(shard_id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
