@@ -44,10 +44,18 @@ async def test_a_challenge_whose_message_was_deleted_does_not_hold_the_pair(
     the deleted message, "wait for the answer, or withdraw it first")."""
     first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     assert is_challenge(first)
+    assert first.pinged_user_ids() == {table.bob.id}
     table.standin.delete_message(first)
-    second = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    record = await table.slash(table.alice, "challenge", {"opponent": table.bob})
+    second = await record.wait_original()
     assert not second.ephemeral, second.content
     assert is_challenge(second)
+    # The first pinged bob: the second does not (her challenges ping him once in 15 minutes,
+    # whoever deleted them), and alice is told so privately.
+    assert second.pinged_user_ids() == set()
+    told = await record.wait_followup()
+    assert told.ephemeral
+    assert told.content.startswith(f"Your challenge is posted without pinging <@{table.bob.id}>")
     # The first no longer counts for anything: the second is the one bob accepts.
     await table.standin.click(second, f"challenge:accept:{challenge_id(second)}", table.bob)
     assert second.thread is not None
