@@ -85,6 +85,8 @@ class Timers:
         servers): while any is down the checks wait (:meth:`shard_down`)."""
         self._down_since: datetime | None = None
         """When the first of :attr:`_down` went down."""
+        self._outages: dict[int, datetime] = {}
+        """The servers Discord says are unavailable (an outage of theirs), and since when."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -134,6 +136,50 @@ class Timers:
         self._down.discard(shard_id)
         if not self._down:
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
+
+    def server_unavailable(self, guild_id: int) -> None:
+        """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody
+        there can move, accept a challenge or answer a takeback request, so nobody there
+        loses on time until it is back (:meth:`server_available` gives the time back)."""
+        if guild_id not in self._outages:
+            _log.info("Server %s is unavailable: its clocks stand still", guild_id)
+        self._outages.setdefault(guild_id, self.bot.clock())
+
+    async def server_available(self, guild_id: int) -> None:
+        """Server ``guild_id`` is available again: its move clocks, challenges and takeback
+        requests are given back the time it was not (never more than each had run)."""
+        since = self._outages.get(guild_id)
+        if since is None:
+            return
+        now = self.bot.clock()
+        try:
+            resumed = await self.bot.services.games.give_back_outage(guild_id, since, now)
+        except StorageError as error:
+            _log.warning("Could not give server %s's clocks back its outage: %s", guild_id, error)
+        else:
+            if resumed.clocks or resumed.expiries:
+                _log.info(
+                    "Gave %d game clocks and %d challenges or takeback requests of server %s "
+                    "back its %s outage",
+                    len(resumed.clocks),
+                    len(resumed.expiries),
+                    guild_id,
+                    resumed.away,
+                )
+            if now - since >= SHOWN_OUTAGE:
+                self._moved_clocks += resumed.clocks
+                self._moved_expiries += resumed.expiries
+                self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
+        finally:
+            self._outages.pop(guild_id, None)
+
+    def _unavailable_servers(self) -> set[int]:
+        """The servers in an outage now: those Discord said were unavailable, and any the
+        cache holds as unavailable (one that was so when the bot connected), noted from now."""
+        for guild in self.bot.guilds:
+            if guild.unavailable:
+                self._outages.setdefault(guild.id, self.bot.clock())
+        return set(self._outages)
 
     async def _show_moved_deadlines(self) -> None:
         """Each board with buttons of a set whose clock was given time says the new deadline,
@@ -298,7 +344,8 @@ class Timers:
 
     async def _time_out(self, now: datetime) -> None:
         games = self.bot.services.games
-        due = await games.out_of_time(now)
+        # Nobody could play in a server Discord says is unavailable: its clocks stand still.
+        due = (await games.out_of_time(now)).outside(self._unavailable_servers())
         await self.bot.flow.vanished.before_time_out(due.channel_ids)
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)

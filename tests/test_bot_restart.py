@@ -203,3 +203,34 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
         assert "played d3-a3" in played.content, played.content
     finally:
         await table.stop()
+
+
+async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Discord says the server is unavailable (an outage of that server: nobody in it can
+    use the bot): bob's deadline passes meanwhile, and the set is not ended; once the server
+    is back his board says his new deadline and he still has the half hour he had left
+    (before, he lost on time, rated, while nobody there could play)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        board = await table.move(table.alice, "d1-b1")
+        table.advance(timedelta(minutes=30))  # bob has half an hour left
+        await asyncio.sleep(0.3)  # the timers run then
+        outage = {"id": str(table.guild.id), "unavailable": True}
+        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await asyncio.sleep(0.5)  # ten timer checks
+        assert table.bot is not None
+        active = await table.bot.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time while his server was unavailable"
+        await discord_standin.announce_guild(table.guild)  # the server is back
+        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()

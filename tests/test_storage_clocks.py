@@ -171,3 +171,29 @@ async def test_each_process_gives_back_only_its_own_servers_requests(
     finally:
         await shard_0.close()
         await shard_1.close()
+
+
+async def test_a_server_outage_gives_back_only_that_servers_clocks_and_requests(
+    services: Services, clock: FakeClock
+) -> None:
+    """Server GUILD was unavailable for an hour, the other server was not: the set, the
+    takeback request and the challenge of GUILD are given the hour back; the other server's
+    set and challenge keep their times (its players could play)."""
+    other_guild = GUILD + 1
+    game = await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    challenge = await services.challenges.create(GUILD, CHANNEL + 10, BOB, CAROL)
+    elsewhere = await start_set(services, other_guild, OTHER_CHANNEL)
+    other_challenge = await services.challenges.create(other_guild, OTHER_CHANNEL + 10, BOB, CAROL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_outage(GUILD, since)
+    hour = timedelta(hours=1)
+    assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + hour)]
+    assert sorted((m.kind.value, m.row_id, m.expires_at) for m in resumed.expiries) == [
+        ("challenge", challenge.challenge_id, challenge.expires_at + hour),
+        ("takeback request", takeback.takeback_id, takeback.expires_at + hour),
+    ]
+    assert (await services.games.get(elsewhere.set_id)).deadline == elsewhere.deadline
+    kept = await services.challenges.get(other_challenge.challenge_id)
+    assert kept.expires_at == other_challenge.expires_at

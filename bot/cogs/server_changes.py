@@ -99,11 +99,17 @@ class ServerChanges(commands.Cog):
             _log.info("Deleted channel %s is no longer allowed in server %s", channel_id, guild_id)
 
     @commands.Cog.listener()
+    async def on_guild_unavailable(self, guild: discord.Guild) -> None:
+        """Discord says the server is in an outage: nobody loses on time there meanwhile."""
+        self.bot.timers.server_unavailable(guild.id)
+
+    @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
         """The server's channels are known again (at start-up, after an outage): allowed
         channels deleted meanwhile, which no CHANNEL_DELETE reached me for, leave the list as
         a deletion seen would take them off — when one allowed channel is still there (with
         all gone, the list stays, and /settings and refusals say they were deleted)."""
+        await self.bot.timers.server_available(guild.id)  # after an outage: its time back
         until_stored(
             self.bot,
             f"allowed channels of server {guild.id} checked",

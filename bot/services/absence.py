@@ -52,21 +52,26 @@ class Resumed:
 
 
 async def give_time_back(
-    db: Connection, last_us: int | None, now_us: int, shards: Shards
+    db: Connection,
+    last_us: int | None,
+    now_us: int,
+    shards: Shards,
+    *,
+    guild_id: int | None = None,
 ) -> Resumed:
     """Give the time from ``last_us`` (when timers that drove the servers of ``shards`` last
-    ran; None if never) to ``now_us`` back to the clocks, challenges and takeback requests
-    still running at ``last_us``, each capped at the time it had run; in the caller's
+    ran, or when ``guild_id``'s outage began; None if never) to ``now_us`` back to the
+    clocks, challenges and takeback requests still running at ``last_us`` (only
+    ``guild_id``'s if given), each capped at the time it had run; in the caller's
     transaction."""
     if last_us is None or last_us >= now_us:
         return Resumed(timedelta(0), [], [])
-    moved = await clocks.give_back(db, last_us, now_us, shards)
+    moved = await clocks.give_back(db, last_us, now_us, shards, guild_id=guild_id)
+    challenges = await clocks.give_back_challenges(db, last_us, now_us, shards, guild_id=guild_id)
+    takebacks = await clocks.give_back_takebacks(db, last_us, now_us, shards, guild_id=guild_id)
     expiries = [
         MovedExpiry(kind, row_id, channel_id, message_id, from_us(expires))
-        for kind, rows in (
-            (Expiring.CHALLENGE, await clocks.give_back_challenges(db, last_us, now_us, shards)),
-            (Expiring.TAKEBACK, await clocks.give_back_takebacks(db, last_us, now_us, shards)),
-        )
+        for kind, rows in ((Expiring.CHALLENGE, challenges), (Expiring.TAKEBACK, takebacks))
         for row_id, channel_id, message_id, expires in rows
     ]
     return Resumed(

@@ -76,6 +76,10 @@ class OutOfTime:
         """The channels (or threads) the games are played in, by game id."""
         return [row.channel_id for row in self.rows]
 
+    def outside(self, guild_ids: set[int]) -> OutOfTime:
+        """The same games less those of the servers ``guild_ids``."""
+        return OutOfTime(tuple(row for row in self.rows if row.guild_id not in guild_ids))
+
 
 class GameService:
     """Everything that happens to a game once it has started."""
@@ -368,6 +372,18 @@ class GameService:
             resumed = await give_time_back(db, last, now_us, self._shards)
             await clocks.record_check(db, now_us, self._shards)
         return resumed
+
+    async def give_back_outage(
+        self, guild_id: int, since: datetime, now: datetime | None = None
+    ) -> Resumed:
+        """Server ``guild_id`` was unavailable (Discord's outage of it: nobody there could
+        move, accept a challenge or answer a takeback request) from ``since``: that time is
+        given back to its clocks, challenges and takeback requests, as a start-up gives back
+        the bot's absence. Returns what was moved on."""
+        async with self._database.transaction() as db:
+            return await give_time_back(
+                db, to_us(since), to_us(now or self._clock()), self._shards, guild_id=guild_id
+            )
 
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends

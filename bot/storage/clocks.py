@@ -60,57 +60,84 @@ _GIVEN = _given(_STARTED)
 """The time given back to a set: the time away, but never more than its clock has run."""
 
 
+def _in_guild(column: str, guild_id: int | None) -> tuple[str, tuple[int, ...]]:
+    """An SQL condition (and its parameters) keeping one server's rows, or every row."""
+    if guild_id is None:
+        return "", ()
+    return f" AND {column} = ?", (guild_id,)
+
+
 async def give_back(
-    db: Connection, since_us: int, until_us: int, shards: Shards = EVERY
+    db: Connection,
+    since_us: int,
+    until_us: int,
+    shards: Shards = EVERY,
+    *,
+    guild_id: int | None = None,
 ) -> list[tuple[int, int, int]]:
     """Move on the deadline and half-time of every set in progress (in the servers of
-    ``shards``) whose clock was still running at ``since_us`` by the time away,
-    ``until_us - since_us``, but never by more than that clock had run at ``until_us``.
-    Returns ``(set_id, channel_id, new deadline)`` of each."""
+    ``shards``; only ``guild_id``'s if given) whose clock was still running at ``since_us`` by
+    the time away, ``until_us - since_us``, but never by more than that clock had run at
+    ``until_us``. Returns ``(set_id, channel_id, new deadline)`` of each."""
     away = until_us - since_us
     given = (away, until_us, away, until_us)
+    guild, guild_params = _in_guild("guild_id", guild_id)
     rows = await db.fetch_all(
         f"UPDATE sets SET deadline_us = deadline_us + {_GIVEN}, "
         f"reminder_us = reminder_us + {_GIVEN} "
-        f"WHERE status = 'active' AND deadline_us > ? AND {shards.where('guild_id')} "
+        f"WHERE status = 'active' AND deadline_us > ? AND {shards.where('guild_id')}{guild} "
         "RETURNING set_id, channel_id, deadline_us",
-        (*given, *given, since_us),
+        (*given, *given, since_us, *guild_params),
     )
     return [(int(row[0]), int(row[1]), int(row[2])) for row in rows]
 
 
 async def give_back_challenges(
-    db: Connection, since_us: int, until_us: int, shards: Shards = EVERY
+    db: Connection,
+    since_us: int,
+    until_us: int,
+    shards: Shards = EVERY,
+    *,
+    guild_id: int | None = None,
 ) -> list[tuple[int, int, int | None, int]]:
-    """Move on the expiry of every open challenge (in the servers of ``shards``) that had not
-    expired at ``since_us`` by the time away, but never by more than it had been open at
-    ``until_us``. Returns ``(challenge_id, channel_id, message_id, new expiry)`` of each."""
+    """Move on the expiry of every open challenge (in the servers of ``shards``; only
+    ``guild_id``'s if given) that had not expired at ``since_us`` by the time away, but never
+    by more than it had been open at ``until_us``. Returns ``(challenge_id, channel_id,
+    message_id, new expiry)`` of each."""
     away = until_us - since_us
+    guild, guild_params = _in_guild("guild_id", guild_id)
     rows = await db.fetch_all(
         f"UPDATE challenges SET expires_us = expires_us + {_given('created_us')} "
-        f"WHERE status = 'open' AND expires_us > ? AND {shards.where('guild_id')} "
+        f"WHERE status = 'open' AND expires_us > ? AND {shards.where('guild_id')}{guild} "
         "RETURNING challenge_id, channel_id, message_id, expires_us",
-        (away, until_us, away, until_us, since_us),
+        (away, until_us, away, until_us, since_us, *guild_params),
     )
     return _expiries(rows)
 
 
 async def give_back_takebacks(
-    db: Connection, since_us: int, until_us: int, shards: Shards = EVERY
+    db: Connection,
+    since_us: int,
+    until_us: int,
+    shards: Shards = EVERY,
+    *,
+    guild_id: int | None = None,
 ) -> list[tuple[int, int, int | None, int]]:
     """Move on the expiry of every open takeback request that had not lapsed at ``since_us``
-    and can still be answered (its set, in the servers of ``shards``, is in progress at the
-    ply it was asked at) by the time away, but never by more than it had been open at
-    ``until_us``. Returns ``(takeback_id, channel_id of its set, message_id, new expiry)``."""
+    and can still be answered (its set, in the servers of ``shards`` — only ``guild_id`` if
+    given —, is in progress at the ply it was asked at) by the time away, but never by more
+    than it had been open at ``until_us``. Returns ``(takeback_id, channel_id of its set,
+    message_id, new expiry)``."""
     away = until_us - since_us
+    guild, guild_params = _in_guild("g.guild_id", guild_id)
     rows = await db.fetch_all(
         f"UPDATE takebacks SET expires_us = expires_us + {_given('asked_us')} "
         "WHERE status = 'open' AND expires_us > ? AND EXISTS (SELECT 1 FROM sets g "
         "WHERE g.set_id = takebacks.set_id AND g.ply = takebacks.ply AND g.status = 'active' "
-        f"AND {shards.where('g.guild_id')}) "
+        f"AND {shards.where('g.guild_id')}{guild}) "
         "RETURNING takeback_id, (SELECT g.channel_id FROM sets g WHERE g.set_id = "
         "takebacks.set_id), message_id, expires_us",
-        (away, until_us, away, until_us, since_us),
+        (away, until_us, away, until_us, since_us, *guild_params),
     )
     return _expiries(rows)
 
