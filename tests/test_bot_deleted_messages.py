@@ -141,3 +141,23 @@ async def test_a_deleted_challenge_is_not_guessed_where_i_cannot_read_messages(
     second = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     assert second.ephemeral
     assert second.content.startswith(f"Your challenge to <@{table.bob.id}> is still open (")
+
+
+async def test_five_deleted_challenges_do_not_hold_the_sixth(table: Harness) -> None:
+    """alice has her five challenges open when a moderator clears the channel: her sixth is
+    posted (before: "You already have 5 open challenges: … withdraw one", with none left to
+    withdraw, for ten minutes)."""
+    dave = table.standin.add_member(table.guild, "dave")
+    erin = table.standin.add_member(table.guild, "erin")
+    posted = []
+    for opponent in (table.bob, table.carol, table.admin, dave, erin):
+        posted.append(await table.reply_text(table.alice, "challenge", {"opponent": opponent}))
+    assert all(is_challenge(message) for message in posted)
+    refused = await table.reply_text(table.alice, "challenge", {})
+    assert refused.ephemeral
+    assert refused.content.startswith("You already have 5 open challenges")
+    for message in posted:
+        table.standin.delete_message(message)
+    sixth = await table.reply_text(table.alice, "challenge", {})
+    assert not sixth.ephemeral, sixth.content
+    assert is_challenge(sixth)

@@ -29,7 +29,12 @@ from bot.flow.threads import (
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge
-from bot.services.errors import ChallengeHeld, ChallengeNotFound, GameError
+from bot.services.errors import (
+    ChallengeHeld,
+    ChallengeNotFound,
+    GameError,
+    TooManyChallenges,
+)
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
 from bot.views.common import pressed_on, thread_of, update_message, within_deadline
@@ -51,22 +56,28 @@ UNKNOWN_MESSAGE = 10008
 
 
 async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]) -> Challenge:
-    """``create()`` a challenge. Refused for an earlier one still open whose message Discord
-    no longer has (a moderator deleted it: nobody can accept, decline or withdraw it, and the
-    refusal would link to nothing for up to ten minutes), the earlier one is closed and
-    ``create()`` is tried once more. Discord does not tell the bot of a deleted message
-    without the message intents, so it is asked for the message here."""
+    """``create()`` a challenge. Refused for earlier ones still open (one between two
+    members, one open to anyone, five at once) of which Discord no longer has the message (a
+    moderator deleted it: nobody can accept, decline or withdraw it, and the refusal would
+    point at nothing for up to ten minutes), those are closed and ``create()`` is tried once
+    more. Discord does not tell the bot of a deleted message without the message intents, so
+    it is asked for each message here."""
     try:
         return await create()
-    except ChallengeHeld as held:
-        earlier = held.earlier
-        if earlier is None or earlier.message_id is None:
+    except (ChallengeHeld, TooManyChallenges) as held:
+        gone = [
+            (earlier.challenge_id, earlier.message_id)
+            for earlier in held.held_by
+            if earlier.message_id is not None
+            and await _message_deleted(bot, earlier.channel_id, earlier.message_id)
+        ]
+        if not gone:
             raise
-        if not await _message_deleted(bot, earlier.channel_id, earlier.message_id):
-            raise
-        gone = earlier.message_id
-    await bot.services.challenges.message_gone(earlier.challenge_id, gone)
-    _log.info("Challenge %s was withdrawn: its message %s was deleted", earlier.challenge_id, gone)
+    for challenge_id, message_id in gone:
+        await bot.services.challenges.message_gone(challenge_id, message_id)
+        _log.info(
+            "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
+        )
     return await create()
 
 

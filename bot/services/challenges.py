@@ -119,7 +119,8 @@ class ChallengeService:
                 if playing is not None:
                     raise busy(playing, threads=settings.threads, threads_here=threads_here)
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
-                raise TooManyChallenges(MAX_OPEN_CHALLENGES)
+                held = await challenges.open_of(db, challenger_id, to_us(now))
+                raise TooManyChallenges(MAX_OPEN_CHALLENGES, tuple(_challenge(row) for row in held))
             # A member named who could not accept it now is not pinged for it.
             named = () if opponent_id is None else (opponent_id,)
             await check_member_matches(db, guild_id, challenger_id, *named, challenging=True)

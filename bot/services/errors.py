@@ -172,9 +172,9 @@ class ChannelBusy(GameError):
 
 
 class TooManyChallenges(GameError):
-    """The member already has the most open challenges allowed."""
+    """The member already has the most open challenges allowed (``held_by``: them)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, held_by: tuple[Challenge, ...] = ()) -> None:
         super().__init__(
             n_(
                 "You already have {count} open challenge: wait for an answer, or withdraw it.",
@@ -182,6 +182,7 @@ class TooManyChallenges(GameError):
                 limit,
             )
         )
+        self.held_by = held_by
 
 
 class TooManyComputerMatches(GameError):
@@ -247,7 +248,7 @@ class ChallengeHeld(GameError):
 
     def __init__(self, text: Text, earlier: Challenge | None) -> None:
         super().__init__(text)
-        self.earlier = earlier
+        self.held_by = () if earlier is None else (earlier,)
 
 
 class ChallengeAlreadyOpen(ChallengeHeld):

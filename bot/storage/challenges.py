@@ -237,6 +237,16 @@ async def open_count(db: Connection, challenger_id: int, now_us: int) -> int:
     return 0 if row is None else int(row[0])
 
 
+async def open_of(db: Connection, challenger_id: int, now_us: int) -> list[ChallengeRow]:
+    """``challenger_id``'s unexpired open challenges (in every server), oldest first."""
+    rows = await db.fetch_all(
+        f"{_SELECT} WHERE challenger_id = ? AND status = 'open' AND expires_us > ? "
+        "ORDER BY challenge_id",
+        (challenger_id, now_us),
+    )
+    return [_row(row) for row in rows]
+
+
 async def open_between(
     db: Connection, guild_id: int, one: int, other: int, now_us: int
 ) -> ChallengeRow | None:
