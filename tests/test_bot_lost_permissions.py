@@ -566,14 +566,32 @@ async def test_a_board_is_posted_soon_after_the_bot_is_given_a_role(table: Harne
 
 
 async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Harness) -> None:
-    """A moderator locked a game's thread while its game ended on time, then unlocks it: the
-    owed board comes at the next check."""
+    """A moderator locked a game's thread and an admin aborted its game from the channel
+    meanwhile: the admin is told it is aborted, and nothing went wrong (the thread refuses
+    the board, which is owed). The moderator unlocks it: the owed board comes at the next
+    check."""
     table = threaded
     _, thread = await thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await lose_on_time_while_refused(table, thread)
+    assert table.bot is not None
+    games = table.bot.services.games
+    active = await games.in_channel(thread.id)
+    assert active is not None
+    asked = await table.reply_text(table.admin, "abort", {"game": active.set_id})
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    pressed = await table.standin.click(asked, confirm, table.admin)
+    await eventually(lambda: _set_number(games, thread.id), None)
+    # The abort is stored, and the admin is told so, and nothing else (before, an apology
+    # followed: "something went wrong … please try again", for the board Discord refused).
+    await asyncio.sleep(0.5)
+    assert asked.content == "You aborted the game."
+    assert [m.content for m in pressed.followups] == []
+    for _ in range(20):  # the owed board is refused for 20 minutes, so pauses grow
+        table.advance(timedelta(minutes=1))
+        await asyncio.sleep(0.1)
+    assert not [m for m in table.public_messages(thread) if " aborted the " in m.content]
     await table.standin.edit_thread(thread, locked=False)
-    await final_board_soon(table, thread)
+    await table.wait_board(lambda m: " aborted the " in m.content, channel=thread, timeout=5)
 
 
 # -- moves where I may only answer: played, not lost on time ---------------------------------

@@ -607,6 +607,21 @@ class GameFlow:
             # next set begins (the computer opens it if it attacks), the line shows the result.
             await self.after_set(end)
 
+    async def announce_set_end_apart(self, end: SetEnd, *, reason_line: Text | None = None) -> None:
+        """:meth:`announce_set_end` posted on my own, not as the answer of whoever ended the
+        set (an admin's abort from another channel): a post Discord refuses there — no
+        permission, a locked thread, an outage — is owed by the outbox and only logged, so
+        the admin, whose abort is stored, is not told something went wrong."""
+        try:
+            await self.announce_set_end(end, reason_line=reason_line)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning(
+                "Could not announce the end of game %s in channel %s (owed): %s",
+                end.game.set_id,
+                end.game.channel_id,
+                error,
+            )
+
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended."""
         active = end.game
