@@ -87,6 +87,8 @@ class Timers:
         """When the first of :attr:`_down` went down."""
         self._outages: dict[int, datetime] = {}
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
+        self._closed_threads: dict[int, datetime] = {}
+        """The game threads a moderator locked and archived, and since when."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -148,30 +150,57 @@ class Timers:
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
         requests are given back the time it was not (never more than each had run)."""
-        since = self._outages.get(guild_id)
-        if since is None:
-            return
+        since = self._outages.pop(guild_id, None)
+        if since is not None:
+            await self._give_back(since, f"server {guild_id}", guild_id=guild_id)
+
+    def thread_closed(self, thread_id: int) -> None:
+        """A moderator locked and archived thread ``thread_id``: only members with Manage
+        Threads may open it again, and Discord's clients offer no commands in an archived
+        thread, so its players cannot play. Its game is not lost on time meanwhile
+        (:meth:`thread_opened` gives the time back); an admin's ``/abort`` still ends it."""
+        if thread_id not in self._closed_threads:
+            _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
+        self._closed_threads.setdefault(thread_id, self.bot.clock())
+
+    async def thread_opened(self, thread_id: int) -> None:
+        """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
+        takeback request's expiry, are given back the time it was."""
+        since = self._closed_threads.pop(thread_id, None)
+        if since is not None:
+            await self._give_back(since, f"thread {thread_id}", channel_id=thread_id)
+
+    async def _give_back(
+        self,
+        since: datetime,
+        what: str,
+        *,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+    ) -> None:
+        """Give the time since ``since`` back to the clocks and requests of a server or a
+        thread (``what`` names it in the log) its players could not play in; after a minute
+        or more the boards and requests show their new times."""
         now = self.bot.clock()
         try:
-            resumed = await self.bot.services.games.give_back_outage(guild_id, since, now)
+            resumed = await self.bot.services.games.give_back_closed(
+                since, now, guild_id=guild_id, channel_id=channel_id
+            )
         except StorageError as error:
-            _log.warning("Could not give server %s's clocks back its outage: %s", guild_id, error)
-        else:
-            if resumed.clocks or resumed.expiries:
-                _log.info(
-                    "Gave %d game clocks and %d challenges or takeback requests of server %s "
-                    "back its %s outage",
-                    len(resumed.clocks),
-                    len(resumed.expiries),
-                    guild_id,
-                    resumed.away,
-                )
-            if now - since >= SHOWN_OUTAGE:
-                self._moved_clocks += resumed.clocks
-                self._moved_expiries += resumed.expiries
-                self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
-        finally:
-            self._outages.pop(guild_id, None)
+            _log.warning("Could not give the clocks of %s back its time: %s", what, error)
+            return
+        if resumed.clocks or resumed.expiries:
+            _log.info(
+                "Gave %d game clocks and %d challenges or takeback requests of %s back %s",
+                len(resumed.clocks),
+                len(resumed.expiries),
+                what,
+                resumed.away,
+            )
+        if now - since >= SHOWN_OUTAGE:
+            self._moved_clocks += resumed.clocks
+            self._moved_expiries += resumed.expiries
+            self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
     def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
@@ -344,9 +373,12 @@ class Timers:
 
     async def _time_out(self, now: datetime) -> None:
         games = self.bot.services.games
-        # Nobody could play in a server Discord says is unavailable: its clocks stand still.
+        # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
+        # archived: their clocks stand still.
         due = (await games.out_of_time(now)).outside(self._unavailable_servers())
-        await self.bot.flow.vanished.before_time_out(due.channel_ids)
+        for closed in await self.bot.flow.vanished.before_time_out(due.channel_ids):
+            self.thread_closed(closed)  # one found so (locked while I was away, say)
+        due = due.outside(set(), set(self._closed_threads))
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.

@@ -594,6 +594,45 @@ async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Har
     await table.wait_board(lambda m: " aborted the " in m.content, channel=thread, timeout=5)
 
 
+async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) -> None:
+    """A moderator locks and archives a game's thread with alice to move and four hours left:
+    nobody but a moderator may post there, and Discord offers no commands in it, so her
+    deadline passing meanwhile ends nothing. Unlocked two days later, her board says she has
+    her four hours, and she plays (before, she lost on time, rated, while nobody could play)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    [board] = [m for m in table.public_messages(thread) if m.components]
+    table.advance(timedelta(hours=20))  # alice has four hours left
+    await asyncio.sleep(0.3)  # the timers run then
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert table.bot is not None
+    games = table.bot.services.games
+    assert await _set_number(games, thread.id) == 1, "alice lost on time in the locked thread"
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert "played d1-b1" in played.content, played.content
+
+
+async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness) -> None:
+    """The thread is locked and archived while the bot is stopped (it hears nothing of it):
+    when alice's deadline passes after the restart, Discord is asked about the thread, and
+    her set is not ended."""
+    table = threaded
+    _, thread = await thread_game(table)
+    await table.stop()
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await table.start()
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)
+    assert table.bot is not None
+    assert await _set_number(table.bot.services.games, thread.id) == 1
+
+
 # -- moves where I may only answer: played, not lost on time ---------------------------------
 
 ANSWERS_ONLY = (

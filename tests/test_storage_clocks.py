@@ -187,7 +187,7 @@ async def test_a_server_outage_gives_back_only_that_servers_clocks_and_requests(
     other_challenge = await services.challenges.create(other_guild, OTHER_CHANNEL + 10, BOB, CAROL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_outage(GUILD, since)
+    resumed = await services.games.give_back_closed(since, guild_id=GUILD)
     hour = timedelta(hours=1)
     assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + hour)]
     assert sorted((m.kind.value, m.row_id, m.expires_at) for m in resumed.expiries) == [
@@ -197,3 +197,22 @@ async def test_a_server_outage_gives_back_only_that_servers_clocks_and_requests(
     assert (await services.games.get(elsewhere.set_id)).deadline == elsewhere.deadline
     kept = await services.challenges.get(other_challenge.challenge_id)
     assert kept.expires_at == other_challenge.expires_at
+
+
+async def test_a_closed_thread_gives_back_only_its_own_game_and_request(
+    services: Services, clock: FakeClock
+) -> None:
+    """The thread CHANNEL was locked for an hour, OTHER_CHANNEL of the same server was not:
+    only CHANNEL's set and takeback request are given the hour back."""
+    game = await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    elsewhere = await start_set(services, GUILD, OTHER_CHANNEL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_closed(since, channel_id=CHANNEL)
+    hour = timedelta(hours=1)
+    assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + hour)]
+    assert [(m.kind, m.row_id, m.expires_at) for m in resumed.expiries] == [
+        (Expiring.TAKEBACK, takeback.takeback_id, takeback.expires_at + hour)
+    ]
+    assert (await services.games.get(elsewhere.set_id)).deadline == elsewhere.deadline

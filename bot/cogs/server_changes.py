@@ -48,7 +48,13 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
-        """A thread may have been unlocked or unarchived."""
+        """A thread may have been unlocked or unarchived; one locked and archived holds its
+        game's clock still until it is not (bot/timers.py)."""
+        metadata = payload.data.get("thread_metadata") or {}
+        if metadata.get("locked") and metadata.get("archived"):
+            self.bot.timers.thread_closed(payload.thread_id)
+        else:
+            await self.bot.timers.thread_opened(payload.thread_id)
         await self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()

@@ -82,16 +82,31 @@ class VanishedFlow:
             return unknown_channel(error)
         return False
 
-    async def before_time_out(self, channel_ids: Sequence[int]) -> None:
+    async def before_time_out(self, channel_ids: Sequence[int]) -> set[int]:
         """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
-        heard of (not in its cache: deleted while it was away, or not cached) is asked of
-        Discord, and one Discord no longer knows is gone — its game is aborted, not lost on
-        time (rated) where nobody could play. If Discord cannot say, the game is ended on time
-        as usual."""
+        heard of (not in its cache: deleted while it was away, an archived thread, or not
+        cached) is asked of Discord, and one Discord no longer knows is gone — its game is
+        aborted, not lost on time (rated) where nobody could play. Returns those Discord
+        shows as threads locked and archived, where nobody but a moderator can post (their
+        clocks stand still). If Discord cannot say, the game is ended on time as usual."""
         bot = self.flow.bot
+        closed = set()
         for channel_id in channel_ids:
-            if bot.get_channel(channel_id) is None and await self._gone_for_sure(channel_id):
+            if bot.get_channel(channel_id) is not None:
+                continue  # cached: not archived (discord.py drops archived threads)
+            if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
+            elif await self._closed_to_players(channel_id):
+                closed.add(channel_id)
+        return closed
+
+    async def _closed_to_players(self, channel_id: int) -> bool:
+        """Whether Discord shows ``channel_id`` as a thread locked and archived."""
+        try:
+            channel = await self.flow.bot.fetch_channel(channel_id)
+        except (discord.HTTPException, *UNREACHABLE):
+            return False
+        return isinstance(channel, discord.Thread) and channel.locked and channel.archived
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot

@@ -58,21 +58,23 @@ async def give_time_back(
     shards: Shards,
     *,
     guild_id: int | None = None,
+    channel_id: int | None = None,
 ) -> Resumed:
     """Give the time from ``last_us`` (when timers that drove the servers of ``shards`` last
-    ran, or when ``guild_id``'s outage began; None if never) to ``now_us`` back to the
-    clocks, challenges and takeback requests still running at ``last_us`` (only
-    ``guild_id``'s if given), each capped at the time it had run; in the caller's
-    transaction."""
+    ran, or when ``guild_id`` or ``channel_id`` was closed to its players; None if never) to
+    ``now_us`` back to the clocks, challenges and takeback requests still running at
+    ``last_us`` (only ``guild_id``'s, or ``channel_id``'s, if given), each capped at the time
+    it had run; in the caller's transaction."""
     if last_us is None or last_us >= now_us:
         return Resumed(timedelta(0), [], [])
-    moved = await clocks.give_back(db, last_us, now_us, shards, guild_id=guild_id)
-    challenges = await clocks.give_back_challenges(db, last_us, now_us, shards, guild_id=guild_id)
-    takebacks = await clocks.give_back_takebacks(db, last_us, now_us, shards, guild_id=guild_id)
+    place = {"guild_id": guild_id, "channel_id": channel_id}
+    moved = await clocks.give_back(db, last_us, now_us, shards, **place)
+    challenges = await clocks.give_back_challenges(db, last_us, now_us, shards, **place)
+    takebacks = await clocks.give_back_takebacks(db, last_us, now_us, shards, **place)
     expiries = [
-        MovedExpiry(kind, row_id, channel_id, message_id, from_us(expires))
+        MovedExpiry(kind, row_id, channel, message_id, from_us(expires))
         for kind, rows in ((Expiring.CHALLENGE, challenges), (Expiring.TAKEBACK, takebacks))
-        for row_id, channel_id, message_id, expires in rows
+        for row_id, channel, message_id, expires in rows
     ]
     return Resumed(
         timedelta(microseconds=now_us - last_us),

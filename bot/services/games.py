@@ -76,9 +76,17 @@ class OutOfTime:
         """The channels (or threads) the games are played in, by game id."""
         return [row.channel_id for row in self.rows]
 
-    def outside(self, guild_ids: set[int]) -> OutOfTime:
-        """The same games less those of the servers ``guild_ids``."""
-        return OutOfTime(tuple(row for row in self.rows if row.guild_id not in guild_ids))
+    def outside(self, guild_ids: set[int], channel_ids: set[int] | None = None) -> OutOfTime:
+        """The same games less those of the servers ``guild_ids`` and of the channels (or
+        threads) ``channel_ids``."""
+        channels = channel_ids or set()
+        return OutOfTime(
+            tuple(
+                row
+                for row in self.rows
+                if row.guild_id not in guild_ids and row.channel_id not in channels
+            )
+        )
 
 
 class GameService:
@@ -373,16 +381,27 @@ class GameService:
             await clocks.record_check(db, now_us, self._shards)
         return resumed
 
-    async def give_back_outage(
-        self, guild_id: int, since: datetime, now: datetime | None = None
+    async def give_back_closed(
+        self,
+        since: datetime,
+        now: datetime | None = None,
+        *,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
     ) -> Resumed:
-        """Server ``guild_id`` was unavailable (Discord's outage of it: nobody there could
-        move, accept a challenge or answer a takeback request) from ``since``: that time is
-        given back to its clocks, challenges and takeback requests, as a start-up gives back
-        the bot's absence. Returns what was moved on."""
+        """Server ``guild_id`` was unavailable (Discord's outage of it), or thread
+        ``channel_id`` locked and archived by a moderator, from ``since``: nobody there could
+        move, accept a challenge or answer a takeback request, so that time is given back to
+        its clocks, challenges and takeback requests, as a start-up gives back the bot's
+        absence. Returns what was moved on."""
         async with self._database.transaction() as db:
             return await give_time_back(
-                db, to_us(since), to_us(now or self._clock()), self._shards, guild_id=guild_id
+                db,
+                to_us(since),
+                to_us(now or self._clock()),
+                self._shards,
+                guild_id=guild_id,
+                channel_id=channel_id,
             )
 
     async def timers_ran(self, now: datetime | None = None) -> None:

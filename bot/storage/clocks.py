@@ -60,11 +60,19 @@ _GIVEN = _given(_STARTED)
 """The time given back to a set: the time away, but never more than its clock has run."""
 
 
-def _in_guild(column: str, guild_id: int | None) -> tuple[str, tuple[int, ...]]:
-    """An SQL condition (and its parameters) keeping one server's rows, or every row."""
-    if guild_id is None:
-        return "", ()
-    return f" AND {column} = ?", (guild_id,)
+def _in_place(
+    prefix: str, guild_id: int | None, channel_id: int | None
+) -> tuple[str, tuple[int, ...]]:
+    """An SQL condition (and its parameters) keeping one server's rows, or one channel's (or
+    thread's), or every row; ``prefix`` names the table of the ``guild_id`` and ``channel_id``
+    columns (``"g."``, or ``""``)."""
+    condition = ""
+    params: tuple[int, ...] = ()
+    if guild_id is not None:
+        condition, params = f" AND {prefix}guild_id = ?", (guild_id,)
+    if channel_id is not None:
+        condition, params = f"{condition} AND {prefix}channel_id = ?", (*params, channel_id)
+    return condition, params
 
 
 async def give_back(
@@ -74,14 +82,16 @@ async def give_back(
     shards: Shards = EVERY,
     *,
     guild_id: int | None = None,
+    channel_id: int | None = None,
 ) -> list[tuple[int, int, int]]:
     """Move on the deadline and half-time of every set in progress (in the servers of
-    ``shards``; only ``guild_id``'s if given) whose clock was still running at ``since_us`` by
-    the time away, ``until_us - since_us``, but never by more than that clock had run at
-    ``until_us``. Returns ``(set_id, channel_id, new deadline)`` of each."""
+    ``shards``; only ``guild_id``'s, or ``channel_id``'s, if given) whose clock was still
+    running at ``since_us`` by the time away, ``until_us - since_us``, but never by more than
+    that clock had run at ``until_us``. Returns ``(set_id, channel_id, new deadline)`` of
+    each."""
     away = until_us - since_us
     given = (away, until_us, away, until_us)
-    guild, guild_params = _in_guild("guild_id", guild_id)
+    guild, guild_params = _in_place("", guild_id, channel_id)
     rows = await db.fetch_all(
         f"UPDATE sets SET deadline_us = deadline_us + {_GIVEN}, "
         f"reminder_us = reminder_us + {_GIVEN} "
@@ -99,13 +109,14 @@ async def give_back_challenges(
     shards: Shards = EVERY,
     *,
     guild_id: int | None = None,
+    channel_id: int | None = None,
 ) -> list[tuple[int, int, int | None, int]]:
     """Move on the expiry of every open challenge (in the servers of ``shards``; only
-    ``guild_id``'s if given) that had not expired at ``since_us`` by the time away, but never
-    by more than it had been open at ``until_us``. Returns ``(challenge_id, channel_id,
-    message_id, new expiry)`` of each."""
+    ``guild_id``'s, or ``channel_id``'s, if given) that had not expired at ``since_us`` by the
+    time away, but never by more than it had been open at ``until_us``. Returns
+    ``(challenge_id, channel_id, message_id, new expiry)`` of each."""
     away = until_us - since_us
-    guild, guild_params = _in_guild("guild_id", guild_id)
+    guild, guild_params = _in_place("", guild_id, channel_id)
     rows = await db.fetch_all(
         f"UPDATE challenges SET expires_us = expires_us + {_given('created_us')} "
         f"WHERE status = 'open' AND expires_us > ? AND {shards.where('guild_id')}{guild} "
@@ -122,14 +133,15 @@ async def give_back_takebacks(
     shards: Shards = EVERY,
     *,
     guild_id: int | None = None,
+    channel_id: int | None = None,
 ) -> list[tuple[int, int, int | None, int]]:
     """Move on the expiry of every open takeback request that had not lapsed at ``since_us``
-    and can still be answered (its set, in the servers of ``shards`` — only ``guild_id`` if
-    given —, is in progress at the ply it was asked at) by the time away, but never by more
-    than it had been open at ``until_us``. Returns ``(takeback_id, channel_id of its set,
-    message_id, new expiry)``."""
+    and can still be answered (its set, in the servers of ``shards`` — only ``guild_id``, or
+    ``channel_id``, if given —, is in progress at the ply it was asked at) by the time away,
+    but never by more than it had been open at ``until_us``. Returns ``(takeback_id,
+    channel_id of its set, message_id, new expiry)``."""
     away = until_us - since_us
-    guild, guild_params = _in_guild("g.guild_id", guild_id)
+    guild, guild_params = _in_place("g.", guild_id, channel_id)
     rows = await db.fetch_all(
         f"UPDATE takebacks SET expires_us = expires_us + {_given('asked_us')} "
         "WHERE status = 'open' AND expires_us > ? AND EXISTS (SELECT 1 FROM sets g "
