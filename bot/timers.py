@@ -410,8 +410,14 @@ class Timers:
         # A half-time reminder still due when the last one is (Discord was down meanwhile) is
         # not posted as well: the last says it all.
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
+        held = self._unavailable_servers()
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
+            if active.guild_id in held or active.channel_id in self._closed_threads:
+                # Nobody can play there (a locked thread, a server's outage), and the post
+                # would be refused: the reminder is due again once they can.
+                await self._reminder_due_again(active, last=is_last)
+                continue
             try:
                 if await self._ended_for_leaving(active):
                     continue

@@ -618,6 +618,28 @@ async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) 
     assert "played d1-b1" in played.content, played.content
 
 
+async def test_a_reminder_due_in_a_locked_thread_comes_once_it_is_open(
+    threaded: Harness,
+) -> None:
+    """alice's half-time reminder falls due while a moderator has her thread locked and
+    archived: it is not spent on a post Discord refuses, and comes when half her time has
+    run with the thread open (the locked hours given back)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(hours=13))  # past half her time, all of it locked
+    await asyncio.sleep(0.5)
+    assert not [m for m in table.public_messages(thread) if "reminder" in m.content]
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(hours=12, minutes=1))  # half her time, open
+    reminder = await table.standin.wait_for_message(
+        thread, lambda m: "reminder" in m.content, timeout=5
+    )
+    assert reminder.pinged_user_ids() == {table.alice.id}
+
+
 async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness) -> None:
     """The thread is locked and archived while the bot is stopped (it hears nothing of it):
     when alice's deadline passes after the restart, Discord is asked about the thread, and
