@@ -9,6 +9,7 @@ it learns of one when it asks for it. Each test failed before its fix.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,14 @@ async def test_a_challenge_still_shown_still_holds_the_pair(table: Harness) -> N
         "withdraw it first."
     )
     assert len(table.public_messages()) == before
+    # Seen a moment ago, it is taken to be still there for a minute (a member refused again
+    # and again costs Discord one request a minute), then asked about again.
+    table.standin.delete_message(first)
+    third = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert third.ephemeral
+    table.advance(timedelta(minutes=1))
+    fourth = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert not fourth.ephemeral, fourth.content
 
 
 async def finished_thread_match(table: Harness) -> tuple[FakeChannel, StoredMessage]:
@@ -158,6 +167,7 @@ async def test_five_deleted_challenges_do_not_hold_the_sixth(table: Harness) -> 
     assert refused.content.startswith("You already have 5 open challenges")
     for message in posted:
         table.standin.delete_message(message)
+    table.advance(timedelta(minutes=1))  # the refusal saw them a moment ago
     sixth = await table.reply_text(table.alice, "challenge", {})
     assert not sixth.ephemeral, sixth.content
     assert is_challenge(sixth)

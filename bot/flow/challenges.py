@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -83,7 +83,13 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
 
 async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
     """Whether Discord says message ``message_id`` is no more (404 Unknown Message); anything
-    else — it is there, no access to read it, Discord unreachable — counts as there."""
+    else — it is there (or was, less than ``SHOWN_RECENTLY`` ago), no access to read it,
+    Discord unreachable — counts as there."""
+    shown = bot.flow.challenges.shown
+    now = bot.clock()
+    seen = shown.get(message_id)
+    if seen is not None and now - seen < SHOWN_RECENTLY:
+        return False
     channel = bot.get_partial_messageable(channel_id)
     try:
         await channel.fetch_message(message_id)
@@ -91,6 +97,10 @@ async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -
         return error.code == UNKNOWN_MESSAGE
     except (discord.HTTPException, *UNREACHABLE) as error:
         _log.info("Could not ask Discord for message %s: %s", message_id, error)
+        return False
+    for old in [seen for seen, at in shown.items() if now - at >= SHOWN_RECENTLY]:
+        del shown[old]
+    shown[message_id] = now
     return False
 
 
@@ -117,11 +127,18 @@ async def forget_unshown(bot: BrandubhBot, challenge_id: int) -> None:
         await bot.services.challenges.forget_unshown(challenge_id)
 
 
+SHOWN_RECENTLY = timedelta(minutes=1)
+"""How long a challenge's message Discord showed is taken to be still there: a member refused
+again and again (one challenge between two members) costs one request a minute."""
+
+
 class ChallengeFlow:
     """What the bot does and posts when a member accepts a challenge."""
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self.shown: dict[int, datetime] = {}
+        """Challenges' messages Discord showed, by id, and when."""
 
     async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
         """The opponent pressed Accept: open the game's thread (or fall back), start the match.
