@@ -375,10 +375,13 @@ class Timers:
         games = self.bot.services.games
         # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
         # archived: their clocks stand still.
-        due = (await games.out_of_time(now)).outside(self._unavailable_servers())
-        for closed in await self.bot.flow.vanished.before_time_out(due.channel_ids):
-            self.thread_closed(closed)  # one found so (locked while I was away, say)
-        due = due.outside(set(), set(self._closed_threads))
+        due = (await games.out_of_time(now)).outside(
+            self._unavailable_servers(), set(self._closed_threads)
+        )
+        closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
+        for thread_id in closed:
+            self.thread_closed(thread_id)  # one found so (locked while I was away, say)
+        due = due.outside(set(), closed)
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.
@@ -404,20 +407,17 @@ class Timers:
 
     async def _remind(self, now: datetime) -> None:
         services = self.bot.services
-        half_time = await services.games.reminders_due(now)
-        last = await services.games.last_reminders_due(now)
+        # Nobody can play in a server's outage or a locked thread, and a post there would be
+        # refused: their reminders wait until they can.
+        held = self._unavailable_servers() | set(self._closed_threads)
+        half_time = await services.games.reminders_due(now, held=held)
+        last = await services.games.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
         # A half-time reminder still due when the last one is (Discord was down meanwhile) is
         # not posted as well: the last says it all.
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
-        held = self._unavailable_servers()
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
-            if active.guild_id in held or active.channel_id in self._closed_threads:
-                # Nobody can play there (a locked thread, a server's outage), and the post
-                # would be refused: the reminder is due again once they can.
-                await self._reminder_due_again(active, last=is_last)
-                continue
             try:
                 if await self._ended_for_leaving(active):
                     continue

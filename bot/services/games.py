@@ -10,7 +10,7 @@ move is judged on it, so a refusal always speaks of the set as stored.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -438,13 +438,16 @@ class GameService:
                 continue
         return ended
 
-    async def reminders_due(self, now: datetime | None = None) -> list[ActiveGame]:
+    async def reminders_due(
+        self, now: datetime | None = None, *, held: Collection[int] = ()
+    ) -> list[ActiveGame]:
         """Games past half their time for the current move and not yet reminded (humans to
-        move only); each is marked reminded, so it is returned once per move."""
+        move only), but those of the servers or channels ``held`` (nobody can play there now:
+        their reminders wait); each is marked reminded, so it is returned once per move."""
         moment = now or self._clock()
         async with self._database.snapshot() as db:
             rows = await sets.due_reminders(db, to_us(moment), self._shards)
-        claimed = await self._claim_reminders(rows, sets.mark_reminded)
+        claimed = await self._claim_reminders(_not_held(rows, held), sets.mark_reminded)
         return [active_game(replace(row, reminded=True), game) for row, game in claimed]
 
     async def reminder_not_posted(self, set_id: int, ply: int) -> None:
@@ -452,11 +455,14 @@ class GameService:
         async with self._database.transaction() as db:
             await sets.unmark_reminded(db, set_id, ply)
 
-    async def last_reminders_due(self, now: datetime | None = None) -> list[ActiveGame]:
+    async def last_reminders_due(
+        self, now: datetime | None = None, *, held: Collection[int] = ()
+    ) -> list[ActiveGame]:
         """Games with ``LAST_REMINDER_FROM`` or more per move whose player to move (a human) has
         a tenth of that time left or an hour, whichever is less, and has not had the last
-        reminder for this move; each is noted as reminded (in the database: a restart does
-        not post it again), so it is returned once per move."""
+        reminder for this move (but those of the servers or channels ``held``); each is noted
+        as reminded (in the database: a restart does not post it again), so it is returned
+        once per move."""
         moment = now or self._clock()
         async with self._database.snapshot() as db:
             rows = await sets.due_last_reminders(
@@ -467,7 +473,7 @@ class GameService:
                 at_most_us=duration_us(LAST_REMINDER_AT_MOST),
                 shards=self._shards,
             )
-        claimed = await self._claim_reminders(rows, sets.mark_last_reminded)
+        claimed = await self._claim_reminders(_not_held(rows, held), sets.mark_last_reminded)
         return [active_game(row, game) for row, game in claimed]
 
     async def _claim_reminders(
@@ -605,3 +611,8 @@ def _judge(
             str(record.move), set_id=row.set_id, ply=game.ply, stamp=moves_stamp(game)
         )
     return trial, record
+
+
+def _not_held(rows: list[SetRow], held: Collection[int]) -> list[SetRow]:
+    """``rows`` but those whose server or channel is one of ``held``."""
+    return [row for row in rows if row.guild_id not in held and row.channel_id not in held]
