@@ -204,7 +204,11 @@ class Timers:
 
     def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
-        cache holds as unavailable (one that was so when the bot connected), noted from now."""
+        cache holds as unavailable (one that was so when the bot connected), noted from now.
+        One the bot is no longer in (removed during its outage) is forgotten: its games were
+        aborted, and should it come back its new games are not held."""
+        for guild_id in [g for g in self._outages if self.bot.get_guild(g) is None]:
+            del self._outages[guild_id]
         for guild in self.bot.guilds:
             if guild.unavailable:
                 self._outages.setdefault(guild.id, self.bot.clock())

@@ -234,3 +234,34 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
         assert "played d3-a3" in played.content, played.content
     finally:
         await table.stop()
+
+
+async def test_a_server_that_left_during_its_outage_holds_nothing_when_back(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The server is unavailable, then removes the bot (its game is aborted), then invites it
+    back: a new game there is lost on time as usual, not held for the old outage."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        outage = {"id": str(table.guild.id), "unavailable": True}
+        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await asyncio.sleep(0.3)
+        await discord_standin.remove_bot_from_guild(table.guild)
+        assert table.bot is not None
+        games = table.bot.services.games
+        for _ in range(100):
+            if await games.in_channel(table.channel.id) is None:
+                break
+            await asyncio.sleep(0.05)
+        await discord_standin.invite_bot_back(table.guild)
+        await discord_standin.wait_until(
+            lambda: table.bot is not None and table.bot.get_guild(table.guild.id) is not None,
+            waiting_for="the server to be back",
+        )
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        table.advance(timedelta(hours=1, seconds=1))
+        await table.wait_board(lambda m: "ran out of time" in m.content)
+    finally:
+        await table.stop()

@@ -396,6 +396,19 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):  # not connected: READY no longer lists it
             await self.gateway.dispatch("GUILD_DELETE", {"id": str(guild.id)})
 
+    async def invite_bot_back(self, guild: FakeGuild) -> None:
+        """An admin invites the bot back to ``guild`` it was removed from: it is a member again
+        with its managed role, and a connected bot is sent GUILD_CREATE as for any server it
+        joins: without ``unavailable``, which Discord sets only on a server coming back from
+        an outage (or lazily loaded), so discord.py reports a join, not a server available."""
+        role = next(r for r in guild.roles if r.managed and r.name == self.world.bot_user.name)
+        guild.members.append(FakeMember(user=self.world.bot_user, guild=guild, roles=[role]))
+        self.world.guilds.append(guild)
+        data = payloads.guild_create(guild)
+        del data["unavailable"]
+        with contextlib.suppress(RuntimeError):  # not connected: READY will list it
+            await self.gateway.dispatch("GUILD_CREATE", data)
+
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
         data = {**payloads.member(member), "guild_id": str(member.guild.id)}
