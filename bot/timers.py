@@ -89,6 +89,9 @@ class Timers:
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
         """The game threads a moderator locked and archived, and since when."""
+        self._resumed = datetime.min.replace(tzinfo=UTC)
+        """When the clocks were last given back the time the bot (or the gateway) was away:
+        a hold found later gives back nothing from before it."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -96,7 +99,7 @@ class Timers:
         corrected once the bot is connected."""
         resumed = await self.bot.services.games.resume_clocks(self.bot.clock())
         self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
-        self._recorded = self.bot.clock()
+        self._recorded = self._resumed = self.bot.clock()
         if self._moved_clocks or self._moved_expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests back the %s the bot "
@@ -154,14 +157,19 @@ class Timers:
         if since is not None:
             await self._give_back(since, f"server {guild_id}", guild_id=guild_id)
 
-    def thread_closed(self, thread_id: int) -> None:
-        """A moderator locked and archived thread ``thread_id``: only members with Manage
-        Threads may open it again, and Discord's clients offer no commands in an archived
-        thread, so its players cannot play. Its game is not lost on time meanwhile
-        (:meth:`thread_opened` gives the time back); an admin's ``/abort`` still ends it."""
+    def thread_closed(self, thread_id: int, since: datetime | None = None) -> None:
+        """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
+        before now): only members with Manage Threads may open it again, and Discord's clients
+        offer no commands in an archived thread, so its players cannot play. Its game is not
+        lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since`` but
+        never from before the clocks were last given back the bot's absence); an admin's
+        ``/abort`` still ends it."""
         if thread_id not in self._closed_threads:
             _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
-        self._closed_threads.setdefault(thread_id, self.bot.clock())
+        now = self.bot.clock()
+        if since is None or since > now:
+            since = now
+        self._closed_threads.setdefault(thread_id, max(since, self._resumed))
 
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
@@ -383,9 +391,9 @@ class Timers:
             self._unavailable_servers(), set(self._closed_threads)
         )
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
-        for thread_id in closed:
-            self.thread_closed(thread_id)  # one found so (locked while I was away, say)
-        due = due.outside(set(), closed)
+        for thread_id, since in closed.items():
+            self.thread_closed(thread_id, since)  # one found so (locked while I was away, say)
+        due = due.outside(set(), set(closed))
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.

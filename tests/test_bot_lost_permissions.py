@@ -643,9 +643,11 @@ async def test_a_reminder_due_in_a_locked_thread_comes_once_it_is_open(
 async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness) -> None:
     """The thread is locked and archived while the bot is stopped (it hears nothing of it):
     when alice's deadline passes after the restart, Discord is asked about the thread, and
-    her set is not ended."""
+    her set is not ended. Unlocked two days later, she is given back the time from when it
+    was archived, not from when the bot found it so: her day to move is whole again."""
     table = threaded
     _, thread = await thread_game(table)
+    [board] = [m for m in table.public_messages(thread) if m.components]
     await table.stop()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
@@ -653,6 +655,15 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     await asyncio.sleep(0.5)
     assert table.bot is not None
     assert await _set_number(table.bot.services.games, thread.id) == 1
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    await asyncio.sleep(0.5)  # ten timer checks: she is not lost on time now
+    assert await _set_number(table.bot.services.games, thread.id) == 1, "lost once unlocked"
+    a_day_on = int((table.now + timedelta(days=1)).timestamp())
+    await table.standin.wait_until(
+        lambda: any(f"<t:{a_day_on + d}:R>" in board.content for d in range(-5, 6)), timeout=10
+    )
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert "played d1-b1" in played.content, played.content
 
 
 # -- moves where I may only answer: played, not lost on time ---------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import discord
@@ -82,31 +83,35 @@ class VanishedFlow:
             return unknown_channel(error)
         return False
 
-    async def before_time_out(self, channel_ids: Sequence[int]) -> set[int]:
+    async def before_time_out(self, channel_ids: Sequence[int]) -> dict[int, datetime]:
         """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
         heard of (not in its cache: deleted while it was away, an archived thread, or not
         cached) is asked of Discord, and one Discord no longer knows is gone — its game is
         aborted, not lost on time (rated) where nobody could play. Returns those Discord
         shows as threads locked and archived, where nobody but a moderator can post (their
-        clocks stand still). If Discord cannot say, the game is ended on time as usual."""
+        clocks stand still), with when they were archived. If Discord cannot say, the game is
+        ended on time as usual."""
         bot = self.flow.bot
-        closed = set()
+        closed: dict[int, datetime] = {}
         for channel_id in channel_ids:
             if bot.get_channel(channel_id) is not None:
                 continue  # cached: not archived (discord.py drops archived threads)
             if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
-            elif await self._closed_to_players(channel_id):
-                closed.add(channel_id)
+            elif (since := await self._closed_to_players(channel_id)) is not None:
+                closed[channel_id] = since
         return closed
 
-    async def _closed_to_players(self, channel_id: int) -> bool:
-        """Whether Discord shows ``channel_id`` as a thread locked and archived."""
+    async def _closed_to_players(self, channel_id: int) -> datetime | None:
+        """When ``channel_id`` was archived, if Discord shows it as a thread locked and
+        archived (else None)."""
         try:
             channel = await self.flow.bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE):
-            return False
-        return isinstance(channel, discord.Thread) and channel.locked and channel.archived
+            return None
+        if isinstance(channel, discord.Thread) and channel.locked and channel.archived:
+            return channel.archive_timestamp
+        return None
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot
