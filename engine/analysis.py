@@ -1,10 +1,10 @@
 """Post-game analysis: each position's score as a win chance, and each move judged by it.
 
 The search (:mod:`engine.search`) scores every position of a game at full strength within a fixed
-node budget (deterministic: no clock involved). :func:`win_chance` turns a score into the
-attackers' chance of winning with a logistic curve fitted on engine games
-(``python -m benchmarks.fit_win_chance``), and :func:`judge_game` judges each move by how much
-of the mover's chance it gave away:
+node budget (deterministic: no clock involved). The game's ruleset's :class:`WinChanceCurve`
+turns a score into the attackers' chance of winning with a logistic curve fitted on that
+ruleset's engine games (``python -m benchmarks.fit_win_chance``), and :func:`judge_game` judges
+each move by how much of the mover's chance it gave away:
 
 ========== ===========================================
 best       the search's own choice, or within 3 points
@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from engine.game import Game
 from engine.moves import Move
@@ -40,25 +41,85 @@ ANALYSIS_NODES = 40_000
 one after its best move), and a 60-move game fits in 30 s of one core
 (``python -m benchmarks.analysis_speed``)."""
 
-WIN_CHANCE_INTERCEPT = -8.245
-"""Fitted by ``python -m benchmarks.fit_win_chance --games 300 --nodes 8000`` with brandubh's
-fitted evaluation and its empty-edge term (292 finished engine games, 4,327 positions): the
-attackers' chance is 50 % at a score of about +1,090 in their view. Scores lean to the
-attackers (they have twice the pieces, and the fitted tables value an attacker at 163-225, a
-defender at 36-175) while engine games lean to the defenders (9 in 10 won by them), hence the
-large offset."""
-WIN_CHANCE_SLOPE = 0.00755
-"""How steeply the chance rises per unit of score (attackers' view)."""
-WIN_CHANCE_TEMPO = -0.107
-"""Added when the attackers are to move (fitted too; close to nothing: the scores of the two
-sides to move are calibrated alike)."""
 
-CALIBRATED_RULESETS = frozenset({"brandubh"})
-"""The rulesets the win-chance curve above was fitted on. On the others the evaluation's
-scale differs (from the start position the attackers' chance reads 2 % on brandubh-classic,
-83 % on ard-ri, 97.5 % on hnefatafl, 100 % on hnefatafl-15), so no move could lose a tenth of
-a win there and every judgement would be noise: they are not analysed until a curve is
-fitted for them (``benchmarks/fit_win_chance.py`` plays brandubh)."""
+@dataclass(frozen=True)
+class WinChanceCurve:
+    """The attackers' chance of winning, ``1 / (1 + exp(-(a + b * score + c * tempo)))``.
+
+    ``score`` is the search's score in the attackers' view; ``tempo`` is 1 when the attackers
+    are to move (it takes out the evaluation's lean towards the side to move, so that a quiet
+    move does not look like a lost chance). Fitted per ruleset by maximum likelihood on engine
+    games (``python -m benchmarks.fit_win_chance --ruleset NAME``): the evaluation's scale
+    differs from one ruleset to another.
+    """
+
+    a: float
+    """The offset: the attackers' chance's logit at a level score, defenders to move."""
+    b: float
+    """How steeply the chance rises per unit of score (attackers' view)."""
+    c: float
+    """Added when the attackers are to move."""
+
+    def win_chance(self, score: int, to_move: Side) -> float:
+        """The side to move's chance of winning, from its score (proven results are exact)."""
+        if score > MATE_BOUND:
+            return 1.0
+        if score < -MATE_BOUND:
+            return 0.0
+        attackers = to_move is Side.ATTACKERS
+        logit = self.a + self.b * (score if attackers else -score)
+        if attackers:
+            logit += self.c
+        chance = 1.0 / (1.0 + math.exp(-logit))
+        return chance if attackers else 1.0 - chance
+
+    def attackers_chance(self, score: int, to_move: Side) -> float:
+        """The attackers' chance from the score of the side to move."""
+        chance = self.win_chance(score, to_move)
+        return chance if to_move is Side.ATTACKERS else 1.0 - chance
+
+
+WIN_CHANCE_CURVES: Mapping[str, WinChanceCurve] = MappingProxyType(
+    {
+        # ``--games 300 --nodes 8000`` with brandubh's fitted evaluation and its empty-edge
+        # term (292 finished engine games, 28 won by the attackers, 4,327 positions): the
+        # attackers' chance is 50 % at a score of about +1,090 in their view. Scores lean to
+        # the attackers (they have twice the pieces, and the fitted tables value an attacker
+        # at 163-225, a defender at 36-175) while engine games lean to the defenders (9 in 10
+        # won by them), hence the large offset.
+        "brandubh": WinChanceCurve(a=-8.245, b=0.00755, c=-0.107),
+        # The next two: 582 finished games of 600 (22 won by the attackers), 10,115
+        # positions, at 8,000 nodes a move. Their engine games are one-sided (more chance or
+        # longer random openings did not change it), hence many games for 20 attackers' wins.
+        "brandubh-classic": WinChanceCurve(a=-8.200, b=0.00942, c=-0.096),
+        "brandubh-historical": WinChanceCurve(a=-8.200, b=0.00942, c=-0.095),
+        # 299 finished games of 300 (93 won by the attackers), 13,332 positions, at 8,000
+        # nodes a move and 250 moves at most: 50 % at about +1,120.
+        "tablut": WinChanceCurve(a=-6.308, b=0.00561, c=0.002),
+        # 159 finished games of 160 (84 won by the attackers), 12,229 positions, at 8,000
+        # nodes a move (about what a long big-board set gets): 50 % at about +1,480.
+        "hnefatafl": WinChanceCurve(a=-6.642, b=0.00448, c=0.029),
+        # Hnefatafl-13 has no curve: its 120 engine games (12 won by the attackers) fitted
+        # one too flat to judge a move by (b = 0.00045), so its sets are not analysed.
+        # 120 finished games of 120 (18 won by the attackers), 7,661 positions, at 8,000
+        # nodes a move: 50 % at about +2,390.
+        "hnefatafl-15": WinChanceCurve(a=-6.566, b=0.00275, c=0.037),
+    }
+)
+"""Each ruleset's win-chance curve, by ruleset name, with how it was fitted (the settings are
+``SETTINGS`` in ``benchmarks/fit_win_chance.py``; README "The win-chance curves")."""
+
+CALIBRATED_RULESETS = frozenset(WIN_CHANCE_CURVES)
+"""The rulesets whose games can be analysed: those with a fitted curve."""
+
+
+def curve_for(ruleset: str) -> WinChanceCurve:
+    """``ruleset``'s win-chance curve (``ValueError`` when none was fitted for it)."""
+    try:
+        return WIN_CHANCE_CURVES[ruleset]
+    except KeyError:
+        raise ValueError(f"No win-chance curve was fitted for {ruleset}.") from None
+
 
 BEST_WITHIN = 0.03
 INACCURACY_FROM = 0.10
@@ -194,26 +255,6 @@ class GameReview:
         return tally
 
 
-def win_chance(score: int, to_move: Side) -> float:
-    """The side to move's chance of winning, from its score (proven results are exact)."""
-    if score > MATE_BOUND:
-        return 1.0
-    if score < -MATE_BOUND:
-        return 0.0
-    attackers = to_move is Side.ATTACKERS
-    logit = WIN_CHANCE_INTERCEPT + WIN_CHANCE_SLOPE * (score if attackers else -score)
-    if attackers:
-        logit += WIN_CHANCE_TEMPO
-    chance = 1.0 / (1.0 + math.exp(-logit))
-    return chance if attackers else 1.0 - chance
-
-
-def attackers_chance(score: int, to_move: Side) -> float:
-    """The attackers' chance from the score of the side to move."""
-    chance = win_chance(score, to_move)
-    return chance if to_move is Side.ATTACKERS else 1.0 - chance
-
-
 def score_position(game: Game, nodes: int = ANALYSIS_NODES) -> PositionScore:
     """The search's best move and score in ``game``'s current position (full strength)."""
     outcome = game.outcome
@@ -269,16 +310,19 @@ def judge_game(game: Game, scores: Sequence[PositionScore]) -> GameReview:
     """Judge every move of ``game`` from its positions' scores (``len(records) + 1`` of them).
 
     The score after the game's last move is taken from the game's result when it has one (a
-    resignation or time-out decides the chance as surely as a capture).
+    resignation or time-out decides the chance as surely as a capture). Raises ValueError for a
+    ruleset without a win-chance curve.
     """
     records = game.records
     if len(scores) != len(records) + 1:
         raise ValueError(f"{len(records) + 1} positions need scores, not {len(scores)}.")
+    curve = curve_for(game.ruleset.name)
     sides = [record.side for record in records]
     last_to_move = sides[-1].opponent if sides else game.starting_side
     to_move = [*sides, last_to_move]
     chances = [
-        attackers_chance(score.score, side) for score, side in zip(scores, to_move, strict=True)
+        curve.attackers_chance(score.score, side)
+        for score, side in zip(scores, to_move, strict=True)
     ]
     if game.outcome is not None and game.outcome.winner is not None:
         chances[-1] = 1.0 if game.outcome.winner is Side.ATTACKERS else 0.0
@@ -290,7 +334,7 @@ def judge_game(game: Game, scores: Sequence[PositionScore]) -> GameReview:
         if before.after_best is not None:
             # The best move's position and the played move's: the same side to move, the same
             # budget. The search may rate the played move higher: then nothing was lost.
-            mine_before = _for(side, attackers_chance(before.after_best, side.opponent))
+            mine_before = _for(side, curve.attackers_chance(before.after_best, side.opponent))
         else:
             mine_before = _for(side, chances[ply])
         lost = max(0.0, mine_before - mine_after)
