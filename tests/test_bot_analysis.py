@@ -27,6 +27,10 @@ pytest_plugins = ["tests.discord_standin.fixtures"]
 KING_WALKS_INTO_CAPTURE = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
 """The defenders' d4-b4 (move 4) lets b1-b3 capture the king at once."""
 
+KING_ESCAPES_ON_11X11 = ["f2-i2", "f4-e4", "k8-i8", "f5-f2", "d11-d9", "f6-f3", "i8-i3", "f3-a3"]
+"""Hnefatafl (11x11): the attackers' d11-d9 (move 5) lets the king reach the edge in two moves
+(f6-f3, then f3-a3)."""
+
 
 @pytest.fixture
 async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
@@ -116,19 +120,55 @@ async def test_a_side_that_never_moved_is_not_praised(table: Harness) -> None:
     assert after.startswith("- No move made.")
 
 
-async def test_a_game_of_another_ruleset_is_not_analysed(table: Harness) -> None:
-    """A finished Tablut game: /analyse says in one private sentence that only Brandubh games
-    are analysed (elsewhere the win chances are not measured, and every move read as fine)."""
+async def test_a_hnefatafl_game_is_analysed_on_its_own_curve(table: Harness) -> None:
+    """An 11x11 set the king won by escaping: the attackers' move that let him out is their
+    blunder with a better move, and the graph and the replay of the big board come with it."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1, ruleset="hnefatafl")
+    await play(table, KING_ESCAPES_ON_11X11, table.alice, table.bob)
+    reply = await (await table.slash(table.carol, "analyse")).wait_original(_finished, timeout=60)
+    assert not reply.ephemeral
+    assert "The defenders win: the king escaped. After 8 moves." in reply.content
+    alice_lines = reply.content.split("**alice** (attackers): ", 1)[1].splitlines()
+    assert alice_lines[0] == "1 blunder, 0 mistakes, 0 inaccuracies."
+    assert alice_lines[1].startswith("- Move 5, d11-d9: blunder (")
+    assert "allowed a loss in 2 moves); better " in alice_lines[1]
+    graph, replay = reply.attachments
+    with Image.open(io.BytesIO(graph.data)) as picture:
+        assert picture.format == "PNG"
+    with Image.open(io.BytesIO(replay.data)) as animation:
+        assert animation.format == "GIF"
+        assert getattr(animation, "n_frames", 1) > len(KING_ESCAPES_ON_11X11) + 1
+
+
+async def test_a_resigned_tablut_game_is_analysed(table: Harness) -> None:
+    """A Tablut set resigned after one move is analysed like any other (it was refused while
+    only brandubh's win chances were measured)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1, ruleset="tablut")
     await table.move(table.alice, "d1-d2")
     ask = await table.reply_text(table.bob, "resign")
     await table.standin.click(ask, ask.custom_ids()[0], table.bob)
     await table.wait_board(lambda m: "resigned" in m.content)
+    reply = await (await table.slash(table.carol, "analyse")).wait_original(_finished, timeout=60)
+    assert not reply.ephemeral
+    assert reply.content.startswith("**Analysis of game 1**: alice (attackers) vs bob (defenders).")
+    assert len(reply.attachments) == 2
+
+
+async def test_a_game_of_a_ruleset_without_a_curve_is_not_analysed(table: Harness) -> None:
+    """A finished 13x13 game (its engine games fitted no curve): /analyse says in one private
+    sentence that its winning chances are not measured, and which rulesets can be analysed."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1, ruleset="hnefatafl-13")
+    await table.move(table.alice, "e1-e2")
+    ask = await table.reply_text(table.bob, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    await table.wait_board(lambda m: "resigned" in m.content)
     reply = await table.reply_text(table.carol, "analyse")
     assert reply.ephemeral
-    assert reply.content.endswith(
-        "was played with Tablut (9x9): I can only analyse Brandubh (World Tafl Federation) "
-        "games for now, whose winning chances I have measured."
+    assert reply.content == (
+        "Game 1 was played with Hnefatafl (13x13), whose winning chances I have not measured: "
+        "I can analyse games of Brandubh (World Tafl Federation), Brandubh (classic castle "
+        "rules), Brandubh (historical hnefatafl rules), Tablut (9x9), Hnefatafl "
+        "(11x11), Hnefatafl (15x15)."
     )
 
 

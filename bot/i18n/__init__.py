@@ -26,11 +26,12 @@ from __future__ import annotations
 from bot.i18n import mentions
 from bot.i18n.language import ENGLISH, Language, language, language_for, languages
 from bot.i18n.slash import command, option
-from bot.i18n.text import Text, _, n_, verbatim
+from bot.i18n.text import Listing, Text, _, n_, verbatim
 
 __all__ = [
     "ENGLISH",
     "Language",
+    "Listing",
     "Text",
     "_",
     "command",

@@ -94,6 +94,22 @@ class Text(Phrase):
         return self.render(gettext.NullTranslations())
 
 
+@dataclass(frozen=True)
+class Listing(Phrase):
+    """Phrases said one after another, separated by commas: ``Tablut (9x9), Ard Rí``."""
+
+    items: tuple[Phrase, ...]
+
+    def render(
+        self,
+        translations: gettext.NullTranslations,
+        number: Callable[[float], str] = str,
+        mention: Mention = no_mention,
+    ) -> str:
+        """Each item in the language of ``translations``, in order."""
+        return ", ".join(item.render(translations, number, mention) for item in self.items)
+
+
 def _(msgid: str, /, **params: object) -> Text:
     """A message to translate later, with its ``{placeholders}``' values."""
     return Text(msgid, tuple(params.items()))
@@ -115,6 +131,7 @@ def verbatim(sentence: str) -> Text:
 
 
 __all__ = [
+    "Listing",
     "Mention",
     "Phrase",
     "Text",

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from bot.i18n import Text, _, command
+from bot.i18n import Listing, Text, _, command
 from bot.services.clock import Clock
 from bot.services.errors import NoGameHere, NotAnalysable, StillPlaying
 from bot.services.records import RecordService, check_shown
 from bot.shards import EVERY, Shards
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
-from engine import Game, Outcome, get_ruleset
+from engine import RULESETS, Game, Outcome, get_ruleset
 from engine.analysis import (
     ANALYSIS_NODES,
     CALIBRATED_RULESETS,
@@ -112,11 +112,17 @@ class AnalysisService:
             if row.ruleset not in CALIBRATED_RULESETS:
                 raise NotAnalysable(
                     _(
-                        "Game {game} was played with {ruleset}: I can only analyse Brandubh "
-                        "(World Tafl Federation) games for now, whose winning chances I have "
-                        "measured.",
+                        "Game {game} was played with {ruleset}, whose winning chances I have "
+                        "not measured: I can analyse games of {rulesets}.",
                         game=set_id,
                         ruleset=Text(get_ruleset(row.ruleset).title),
+                        rulesets=Listing(
+                            tuple(
+                                Text(ruleset.title)
+                                for name, ruleset in RULESETS.items()
+                                if name in CALIBRATED_RULESETS
+                            )
+                        ),
                     )
                 )
             playing = await analyses.match_in_progress(db, set_id)
