@@ -178,21 +178,30 @@ def _marks(
     face: theme.Font,
     px: Callable[[float], int],
 ) -> None:
-    """A dot on the line after each marked move and a label that keeps clear of the others."""
+    """A dot on the line after each marked move, and a label beside it that keeps clear of
+    every dot and of the labels placed before (on a long set, marked moves a few plies apart
+    sit a few pixels apart)."""
     plies = len(chances) - 1
-    taken: list[tuple[int, int, int, int]] = []
     radius = px(6)
-    for review in sorted(marked, key=lambda r: r.ply):
-        if review.judgement not in MARKS or review.ply + 1 >= len(chances):
-            continue
+    shown = [
+        review
+        for review in sorted(marked, key=lambda r: r.ply)
+        if review.judgement in MARKS and review.ply + 1 < len(chances)
+    ]
+    dots = [(box.x(r.ply + 1, plies), box.y(chances[r.ply + 1])) for r in shown]
+    for review, (x, y) in zip(shown, dots, strict=True):
+        draw.ellipse(
+            (x - radius, y - radius, x + radius, y + radius),
+            fill=COLOURS[review.judgement],
+            outline="white",
+        )
+    taken = [(x - radius, y - radius, x + radius, y + radius) for x, y in dots]
+    for review, (x, y) in zip(shown, dots, strict=True):
         colour = COLOURS[review.judgement]
-        x = box.x(review.ply + 1, plies)
-        y = box.y(chances[review.ply + 1])
-        draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=colour, outline="white")
         label = f"{review.number}. {review.move}{MARKS[review.judgement]}"
         w = round(draw.textlength(label, font=face)) + px(8)
         h = px(18)
-        # Above the dot when there is room, else below; shifted away from labels placed before.
+        # Above the dot when there is room, else below; shifted away from what is placed.
         for offset in (-px(14) - h, px(14), -px(36) - h, px(36), -px(58) - h, px(58)):
             left = min(max(box.left + 2, x - w // 2), box.right - w - 2)
             top = min(max(box.top + 2, y + offset), box.bottom - h - 2)

@@ -1,0 +1,45 @@
+"""The win-chance graph: marked moves stay readable on a long set of a big board."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from engine import Move, Side
+from engine.analysis import Judgement, MoveReview
+from renderer.graph import COLOURS, WIDTH, _Box, render_win_chance
+
+
+def _inaccuracy(ply: int, move: str) -> MoveReview:
+    return MoveReview(
+        ply=ply,
+        move=Move.parse(move),
+        side=Side.DEFENDERS if ply % 2 else Side.ATTACKERS,
+        judgement=Judgement.INACCURACY,
+        chance_before=0.5,
+        chance_after=0.38,
+        better=None,
+    )
+
+
+def test_no_label_hides_the_dot_of_a_neighbouring_move() -> None:
+    """Moves 2, 3 and 4 of a 150-move 15x15 set all marked: every dot is still seen (a label
+    placed for move 3 covered move 4's dot)."""
+    chances = [0.33, 0.28, 0.38, 0.28, 0.38] + [0.35] * 146
+    marked = [_inaccuracy(1, "f8-f7"), _inaccuracy(2, "h14-l14"), _inaccuracy(3, "k8-l8")]
+    png = render_win_chance(chances, marked, attacker_name="Aoife", defender_name="Brian")
+    with Image.open(io.BytesIO(png)) as picture:
+        image = picture.convert("RGB")
+    assert image.width == WIDTH
+    # The plot's box as render_win_chance lays it out at the default width.
+    box = _Box(52, 56 + 12, WIDTH - 20, image.height - 34)
+    plies = len(chances) - 1
+    colour = COLOURS[Judgement.INACCURACY]
+    for review in marked:
+        x, y = box.x(review.ply + 1, plies), box.y(chances[review.ply + 1])
+        pixel = image.getpixel((x, y))
+        assert isinstance(pixel, tuple)
+        assert sum(abs(a - b) for a, b in zip(pixel, colour, strict=True)) < 40, (
+            f"move {review.number}'s dot at {x},{y} is {pixel}"
+        )
