@@ -54,7 +54,7 @@ SETTINGS: dict[str, Settings] = {
     "brandubh-classic": Settings(games=600, nodes=8000),
     "brandubh-historical": Settings(games=600, nodes=8000),
     # Ard Rí's scores grow with the depth (1,188 from the start at 8,000 nodes, 1,527 at
-    # 40,000): fitted at the budget its sets are analysed with.
+    # 40,000): fitted at the budget its sets are analysed with (too one-sided to be used).
     "ard-ri": Settings(games=200, nodes=40_000),
     "tablut": Settings(games=300, nodes=8000, max_plies=250),
     # The big boards' long sets are analysed with less than ANALYSIS_NODES a position (about

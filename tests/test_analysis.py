@@ -83,8 +83,8 @@ def test_the_start_position_is_an_open_game_on_every_curve(ruleset: str) -> None
 
 def test_every_ruleset_but_two_has_a_curve() -> None:
     """Every ruleset the bot offers can be analysed but 13x13, whose engine games fitted a
-    curve too flat to judge a move by, and ard-ri, not yet fitted at its analysis's budget
-    (README "The win-chance curves")."""
+    curve too flat to judge a move by, and ard-ri, whose engine games at the analysis's budget
+    the attackers nearly always win (README "The win-chance curves")."""
     assert set(RULESETS) - CALIBRATED_RULESETS == {"hnefatafl-13", "ard-ri"}
 
 
