@@ -60,6 +60,11 @@ SHOWN_OUTAGE = timedelta(minutes=1)
 moved on edited to show the new times (a shorter one moves them by less than their relative
 timestamps show)."""
 
+GIVEN_TO_ALL_KEPT = 64
+"""How many of the latest absences given back to every clock are remembered, to be taken off a
+server's or thread's hold that overlaps them (a gateway that drops more often than this within
+one hold gives that hold the oldest drops' time twice)."""
+
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
 STALLED_RETRY_MAX = timedelta(hours=1)
@@ -89,9 +94,10 @@ class Timers:
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
         """The game threads a moderator locked and archived, and since when."""
-        self._resumed = datetime.min.replace(tzinfo=UTC)
-        """When the clocks were last given back the time the bot (or the gateway) was away:
-        a hold found later gives back nothing from before it."""
+        self._given_to_all: list[tuple[datetime, datetime]] = []
+        """The absences (the bot's, at start-up; the gateway's) whose time was given back to
+        every clock, oldest first: a server's or thread's hold that overlaps one gives back
+        only the rest of its time (:meth:`_give_back`). At most ``GIVEN_TO_ALL_KEPT``."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -99,7 +105,10 @@ class Timers:
         corrected once the bot is connected."""
         resumed = await self.bot.services.games.resume_clocks(self.bot.clock())
         self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
-        self._recorded = self._resumed = self.bot.clock()
+        self._recorded = now = self.bot.clock()
+        if resumed.away > timedelta(0):
+            self._given_to_all.append((now - resumed.away, now))
+            del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
         if self._moved_clocks or self._moved_expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests back the %s the bot "
@@ -161,15 +170,15 @@ class Timers:
         """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
         before now): only members with Manage Threads may open it again, and Discord's clients
         offer no commands in an archived thread, so its players cannot play. Its game is not
-        lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since`` but
-        never from before the clocks were last given back the bot's absence); an admin's
+        lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
+        less the absences of the bot or the gateway given back meanwhile); an admin's
         ``/abort`` still ends it."""
         if thread_id not in self._closed_threads:
             _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
         now = self.bot.clock()
         if since is None or since > now:
             since = now
-        self._closed_threads.setdefault(thread_id, max(since, self._resumed))
+        self._closed_threads.setdefault(thread_id, since)
 
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
@@ -187,9 +196,22 @@ class Timers:
         channel_id: int | None = None,
     ) -> None:
         """Give the time since ``since`` back to the clocks and requests of a server or a
-        thread (``what`` names it in the log) its players could not play in; after a minute
-        or more the boards and requests show their new times."""
+        thread (``what`` names it in the log) its players could not play in, less the
+        absences of the bot or the gateway already given back to every clock in that time
+        (a restart during the hold, say: given once, not twice, and the hours before it still
+        given); after a minute or more the boards and requests show their new times."""
         now = self.bot.clock()
+        given = sum(
+            (
+                max(timedelta(0), min(end, now) - max(start, since))
+                for start, end in self._given_to_all
+            ),
+            timedelta(0),
+        )
+        held = now - since - given
+        if held <= timedelta(0):
+            return
+        since = now - held
         try:
             resumed = await self.bot.services.games.give_back_closed(
                 since, now, guild_id=guild_id, channel_id=channel_id

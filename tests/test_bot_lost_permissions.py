@@ -666,6 +666,32 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     assert "played d1-b1" in played.content, played.content
 
 
+async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: Harness) -> None:
+    """A moderator locks and archives alice's thread with four hours left, her deadline
+    passes, and the bot is restarted before the thread is opened again: she is not lost on
+    time once it opens (the locked days before the restart are given back too)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    table.advance(timedelta(hours=20))  # alice has four hours left
+    await asyncio.sleep(0.3)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)  # ten timer checks: held
+    await table.stop()
+    await table.start()
+    table.advance(timedelta(minutes=1))
+    await asyncio.sleep(0.5)
+    assert table.bot is not None
+    games = table.bot.services.games
+    assert await _set_number(games, thread.id) == 1, "alice lost on time after the restart"
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert await _set_number(games, thread.id) == 1, "alice lost on time once it opened"
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert "played d1-b1" in played.content, played.content
+
+
 # -- moves where I may only answer: played, not lost on time ---------------------------------
 
 ANSWERS_ONLY = (
