@@ -162,9 +162,11 @@ class Timers:
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
         requests are given back the time it was not (never more than each had run)."""
-        since = self._outages.pop(guild_id, None)
+        since = self._outages.get(guild_id)
         if since is not None:
+            # Held until its time is given back: a check meanwhile must not end its games.
             await self._give_back(since, f"server {guild_id}", guild_id=guild_id)
+            self._outages.pop(guild_id, None)
 
     def thread_closed(self, thread_id: int, since: datetime | None = None) -> None:
         """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
@@ -183,9 +185,11 @@ class Timers:
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
         takeback request's expiry, are given back the time it was."""
-        since = self._closed_threads.pop(thread_id, None)
+        since = self._closed_threads.get(thread_id)
         if since is not None:
+            # Held until its time is given back: a check meanwhile must not end its game.
             await self._give_back(since, f"thread {thread_id}", channel_id=thread_id)
+            self._closed_threads.pop(thread_id, None)
 
     async def _give_back(
         self,
