@@ -289,12 +289,18 @@ class Timers:
 
     async def stop(self) -> None:
         """Stop checking; a check in progress is cancelled. The time is noted: the clocks
-        stand still from here until the next start."""
+        stand still from here until the next start (while the gateway is down, from when the
+        timers last ran before it went down: that note is left as it is)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            if self._down:
+                # The gateway is down: the clocks have stood still since the timers last ran
+                # (noted then), and the next start gives that time back with its own.
+                _log.info("Stopping while the gateway is down: its outage is given back later")
+                return
             try:
                 await self.bot.services.games.timers_ran(self.bot.clock())
             except StorageError as error:

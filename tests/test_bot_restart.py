@@ -265,3 +265,34 @@ async def test_a_server_that_left_during_its_outage_holds_nothing_when_back(
         await table.wait_board(lambda m: "ran out of time" in m.content)
     finally:
         await table.stop()
+
+
+async def test_a_restart_during_a_gateway_outage_gives_the_outage_back(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Discord's gateway drops the bot, bob's deadline passes meanwhile, and the bot is
+    stopped before the gateway is back (restarted because of the outage, say): after the
+    restart bob still has the half hour he had left (the outage before the stop is given
+    back with the restart, not lost)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        await table.move(table.alice, "d1-b1")
+        table.advance(timedelta(minutes=30))  # bob has half an hour left
+        await asyncio.sleep(0.3)  # the timers note that they ran then
+        await discord_standin.drop_gateway(refuse_for=1.0)
+        await asyncio.sleep(0.3)  # the timers notice the outage
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await asyncio.sleep(0.3)
+        await table.stop()
+        await asyncio.sleep(1.0)  # the gateway takes connections again
+        await table.start()
+        await asyncio.sleep(0.5)  # ten timer checks
+        assert table.bot is not None
+        active = await table.bot.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time for the outage before the restart"
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()
