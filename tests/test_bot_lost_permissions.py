@@ -692,6 +692,25 @@ async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: H
     assert "played d1-b1" in played.content, played.content
 
 
+async def test_a_locked_thread_without_a_game_is_not_held(threaded: Harness) -> None:
+    """A moderator locks and archives a thread whose game is over (tidying up): nothing is
+    held for it (the bot does not keep, for as long as it runs, every thread ever locked in
+    every server it is in)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    assert table.bot is not None
+    games = table.bot.services.games
+    active = await games.in_channel(thread.id)
+    assert active is not None
+    asked = await table.reply_text(table.admin, "abort", {"game": active.set_id})
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    await table.standin.click(asked, confirm, table.admin)
+    await eventually(lambda: _set_number(games, thread.id), None)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    assert thread.id not in table.bot.timers._closed_threads
+
+
 # -- moves where I may only answer: played, not lost on time ---------------------------------
 
 ANSWERS_ONLY = (
