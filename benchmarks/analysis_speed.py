@@ -18,7 +18,7 @@ import time
 
 from bot.services.analysis import SetToAnalyse
 from engine import RULESETS, Game, Move, Side
-from engine.analysis import ANALYSIS_NODES, analyse_game
+from engine.analysis import ANALYSIS_NODES, CALIBRATED_RULESETS, analyse_game
 from engine.search import choose_move
 from renderer.graph import render_win_chance
 
@@ -42,7 +42,9 @@ def sixty_moves(seed: int, plies: int = 60, ruleset: str = "brandubh") -> Game:
 def main() -> None:
     """Analyse, draw and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ruleset", choices=list(RULESETS), default="brandubh")
+    # Only a ruleset with a win-chance curve can be judged (the others fail after the search).
+    calibrated = [name for name in RULESETS if name in CALIBRATED_RULESETS]
+    parser.add_argument("--ruleset", choices=calibrated, default="brandubh")
     parser.add_argument("--moves", type=int, default=60, help="the set's length at least")
     parser.add_argument(
         "--nodes", type=int, help="per search (default: the bot's budget for the set)"
