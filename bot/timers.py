@@ -150,6 +150,15 @@ class Timers:
         self._down.discard(shard_id)
         if not self._down:
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
+            self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
+
+    async def _recheck_closed_threads(self) -> None:
+        """After the gateway was down (a thread opened meanwhile sent me nothing, and would
+        otherwise be held for as long as the bot runs): each held thread is asked of Discord,
+        and one no longer locked and archived is opened, its time given back."""
+        for thread_id in list(self._closed_threads):
+            if not await self.bot.flow.vanished.still_closed(thread_id):
+                await self.thread_opened(thread_id)
 
     def server_unavailable(self, guild_id: int) -> None:
         """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody

@@ -102,6 +102,17 @@ class VanishedFlow:
                 closed[channel_id] = since
         return closed
 
+    async def still_closed(self, thread_id: int) -> bool:
+        """Whether thread ``thread_id`` is still locked and archived, as far as Discord says
+        (when it cannot say, it is taken to be)."""
+        try:
+            channel = await self.flow.bot.fetch_channel(thread_id)
+        except discord.NotFound:
+            return False  # gone: its game is aborted when that is heard of
+        except (discord.HTTPException, *UNREACHABLE):
+            return True
+        return isinstance(channel, discord.Thread) and channel.locked and channel.archived
+
     async def _closed_to_players(self, channel_id: int) -> datetime | None:
         """When ``channel_id`` was archived, if Discord shows it as a thread locked and
         archived (else None)."""
