@@ -138,19 +138,34 @@ class Timers:
         the timers last ran, as after a restart, before the checks go on."""
         if shard_id not in self._down:
             return
-        if len(self._down) == 1:
-            try:
-                await self.resume_clocks()
-            except StorageError as error:
-                _log.warning("Could not give the clocks back the outage: %s", error)
-            since = self._down_since or self.bot.clock()
-            if self.bot.clock() - since < SHOWN_OUTAGE:
-                self._moved_clocks, self._moved_expiries = [], []
-            self._down_since = None
-        self._down.discard(shard_id)
+        try:
+            if len(self._down) == 1:
+                await self._give_back_outage()
+        finally:  # whatever failed, the checks go on once every shard is back
+            self._down.discard(shard_id)
         if not self._down:
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
             self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
+
+    async def _give_back_outage(self) -> None:
+        """The gateway is back for every shard: the time since the first of them was dropped
+        (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is given
+        back to every clock, challenge and takeback request, once."""
+        now = self.bot.clock()
+        since, self._down_since = self._down_since or now, None
+        if since >= now:
+            return
+        try:
+            resumed = await self.bot.services.games.give_back_outage(since, now)
+        except StorageError as error:
+            _log.warning("Could not give the clocks back the outage: %s", error)
+            return
+        self._recorded = now
+        self._given_to_all.append((since, now))
+        del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
+        if now - since >= SHOWN_OUTAGE:
+            self._moved_clocks += resumed.clocks
+            self._moved_expiries += resumed.expiries
 
     async def _recheck_closed_threads(self) -> None:
         """After the gateway was down (a thread opened meanwhile sent me nothing, and would

@@ -205,6 +205,35 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
         await table.stop()
 
 
+async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The timers note that they run every 10 s; bob's clock runs 9 s past a note before the
+    gateway drops the bot for two hours. Back, he has his half hour less those 9 s: the
+    outage is given back from when the gateway dropped, not from the note before it (which
+    gave every clock up to 10 s more at every reconnect, however short)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+        board = await table.move(table.alice, "d1-b1")
+        table.advance(timedelta(minutes=30))  # bob has half an hour left
+        await asyncio.sleep(0.3)  # the timers note that they ran then
+        table.advance(timedelta(seconds=9))  # before the next note
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await asyncio.sleep(0.3)  # the timers notice the outage
+        table.advance(timedelta(hours=2))
+        await discord_standin.wait_until(
+            lambda: discord_standin.connected, timeout=20, waiting_for="the bot to reconnect"
+        )
+        left = table.now + timedelta(minutes=30) - timedelta(seconds=9)
+        await table.standin.wait_until(
+            lambda: f"<t:{int(left.timestamp())}:R>" in board.content, timeout=10
+        )
+    finally:
+        await table.stop()
+
+
 async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

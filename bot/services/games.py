@@ -404,6 +404,17 @@ class GameService:
                 channel_id=channel_id,
             )
 
+    async def give_back_outage(self, since: datetime, now: datetime | None = None) -> Resumed:
+        """Discord's gateway dropped these servers from ``since`` (no interaction could reach
+        the bot): that time is given back to every clock, challenge and takeback request of
+        the servers of these shards running then, and the timers are noted as running now, in
+        one transaction. Returns what was moved on."""
+        now_us = to_us(now or self._clock())
+        async with self._database.transaction() as db:
+            resumed = await give_time_back(db, to_us(since), now_us, self._shards)
+            await clocks.record_check(db, now_us, self._shards)
+        return resumed
+
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends
         here)."""
