@@ -192,6 +192,18 @@ class Timers:
             await self._give_back(since, f"server {guild_id}", guild_id=guild_id)
             self._outages.pop(guild_id, None)
 
+    async def thread_locked(self, thread_id: int) -> None:
+        """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
+        when a game is being played in it — any other thread is not kept; if the database
+        cannot say, it is held."""
+        try:
+            playing = await self.bot.services.games.in_channel(thread_id) is not None
+        except StorageError as error:
+            _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
+            playing = True
+        if playing:
+            self.thread_closed(thread_id)
+
     def thread_closed(self, thread_id: int, since: datetime | None = None) -> None:
         """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
         before now): only members with Manage Threads may open it again, and Discord's clients

@@ -16,7 +16,6 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
-from bot.storage.errors import StorageError
 
 _log = logging.getLogger(__name__)
 
@@ -53,20 +52,10 @@ class ServerChanges(commands.Cog):
         game's clock still until it is not (bot/timers.py)."""
         metadata = payload.data.get("thread_metadata") or {}
         if metadata.get("locked") and metadata.get("archived"):
-            if await self._game_in(payload.thread_id):
-                self.bot.timers.thread_closed(payload.thread_id)
+            await self.bot.timers.thread_locked(payload.thread_id)
         else:
             await self.bot.timers.thread_opened(payload.thread_id)
         await self._maybe_allowed(payload.guild_id, "A thread")
-
-    async def _game_in(self, thread_id: int) -> bool:
-        """Whether a game is being played in ``thread_id`` (held when its thread is locked:
-        any other thread is not kept; if the database cannot say, it is held)."""
-        try:
-            return await self.bot.services.games.in_channel(thread_id) is not None
-        except StorageError as error:
-            _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
-            return True
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
