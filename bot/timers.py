@@ -272,6 +272,11 @@ class Timers:
             self._moved_expiries += resumed.expiries
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
+    def _held(self) -> set[int]:
+        """The servers in an outage and the threads locked and archived: nobody can play in
+        them now, so their clocks stand still and their reminders wait."""
+        return self._unavailable_servers() | set(self._closed_threads)
+
     def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
         cache holds as unavailable (one that was so when the bot connected), noted from now.
@@ -455,13 +460,11 @@ class Timers:
         games = self.bot.services.games
         # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
         # archived: their clocks stand still.
-        due = (await games.out_of_time(now)).outside(
-            self._unavailable_servers(), set(self._closed_threads)
-        )
+        due = (await games.out_of_time(now)).outside(self._held())
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
         for thread_id, since in closed.items():
             self.thread_closed(thread_id, since)  # one found so (locked while I was away, say)
-        due = due.outside(set(), set(closed))
+        due = due.outside(closed)
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.
@@ -489,7 +492,7 @@ class Timers:
         services = self.bot.services
         # Nobody can play in a server's outage or a locked thread, and a post there would be
         # refused: their reminders wait until they can.
-        held = self._unavailable_servers() | set(self._closed_threads)
+        held = self._held()
         half_time = await services.games.reminders_due(now, held=held)
         last = await services.games.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}

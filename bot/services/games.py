@@ -10,7 +10,7 @@ move is judged on it, so a refusal always speaks of the set as stored.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -76,17 +76,9 @@ class OutOfTime:
         """The channels (or threads) the games are played in, by game id."""
         return [row.channel_id for row in self.rows]
 
-    def outside(self, guild_ids: set[int], channel_ids: set[int] | None = None) -> OutOfTime:
-        """The same games less those of the servers ``guild_ids`` and of the channels (or
-        threads) ``channel_ids``."""
-        channels = channel_ids or set()
-        return OutOfTime(
-            tuple(
-                row
-                for row in self.rows
-                if row.guild_id not in guild_ids and row.channel_id not in channels
-            )
-        )
+    def outside(self, held: Collection[int]) -> OutOfTime:
+        """The same games less those whose server or channel (or thread) is one of ``held``."""
+        return OutOfTime(tuple(_not_held(self.rows, held)))
 
 
 class GameService:
@@ -624,6 +616,6 @@ def _judge(
     return trial, record
 
 
-def _not_held(rows: list[SetRow], held: Collection[int]) -> list[SetRow]:
+def _not_held(rows: Iterable[SetRow], held: Collection[int]) -> list[SetRow]:
     """``rows`` but those whose server or channel is one of ``held``."""
     return [row for row in rows if row.guild_id not in held and row.channel_id not in held]
