@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from tests.bot_harness import Harness, challenge_id, move_button
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -172,6 +172,16 @@ async def test_a_restart_while_the_computer_thinks_answers_in_the_players_line(
         await table.stop()
 
 
+async def bob_has_half_an_hour_left(table: Harness) -> StoredMessage:
+    """A one-set match of an hour a move where alice has moved and bob has half an hour
+    left, the timers having run (and noted so) then: alice's board."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    board = await table.move(table.alice, "d1-b1")
+    table.advance(timedelta(minutes=30))  # bob has half an hour left
+    await asyncio.sleep(0.3)  # the timers note that they ran then
+    return board
+
+
 async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -183,10 +193,7 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
-        board = await table.move(table.alice, "d1-b1")
-        table.advance(timedelta(minutes=30))  # bob has half an hour left
-        await asyncio.sleep(0.3)  # the timers note that they ran then
+        board = await bob_has_half_an_hour_left(table)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await asyncio.sleep(0.3)  # the timers notice the outage
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
@@ -215,10 +222,7 @@ async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
-        board = await table.move(table.alice, "d1-b1")
-        table.advance(timedelta(minutes=30))  # bob has half an hour left
-        await asyncio.sleep(0.3)  # the timers note that they ran then
+        board = await bob_has_half_an_hour_left(table)
         table.advance(timedelta(seconds=9))  # before the next note
         await discord_standin.drop_gateway(refuse_for=2.0)
         await asyncio.sleep(0.3)  # the timers notice the outage
@@ -244,10 +248,7 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
-        board = await table.move(table.alice, "d1-b1")
-        table.advance(timedelta(minutes=30))  # bob has half an hour left
-        await asyncio.sleep(0.3)  # the timers run then
+        board = await bob_has_half_an_hour_left(table)
         outage = {"id": str(table.guild.id), "unavailable": True}
         await discord_standin.dispatch("GUILD_DELETE", outage)
         await asyncio.sleep(0.3)
@@ -306,10 +307,7 @@ async def test_a_restart_during_a_gateway_outage_gives_the_outage_back(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
-        await table.move(table.alice, "d1-b1")
-        table.advance(timedelta(minutes=30))  # bob has half an hour left
-        await asyncio.sleep(0.3)  # the timers note that they ran then
+        await bob_has_half_an_hour_left(table)
         await discord_standin.drop_gateway(refuse_for=1.0)
         await asyncio.sleep(0.3)  # the timers notice the outage
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
