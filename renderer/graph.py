@@ -21,8 +21,11 @@ from renderer import drawing, theme
 from renderer.scene import Players, side_label
 from renderer.words import ENGLISH, Words
 
-WIDTH = 720
-HEIGHT = 360
+WIDTH = 560
+HEIGHT = 330
+"""The default size: Discord shows a picture at most about 550 pixels wide on a desktop and
+360 on a phone, so the text is drawn big enough to read at either (at 360, the smallest is
+about 10 pixels high)."""
 
 MARKS: dict[Judgement, str] = {
     Judgement.BLUNDER: "??",
@@ -92,11 +95,10 @@ def _draw(
 
     image = Image.new("RGB", (width, height), theme.FRAME)
     draw = ImageDraw.Draw(image)
-    big = theme.font(px(21), bold=True)
-    small = theme.font(px(15))
-    tiny = theme.font(px(13), bold=True)
-    caption = px(56)
-    box = _Box(px(52), caption + px(12), width - px(20), height - px(34))
+    big = theme.font(px(24), bold=True)
+    small = theme.font(px(17))
+    tiny = theme.font(px(16), bold=True)
+    box = plot_box(width, height)
     # The caption: a title and a legend of both sides' colours.
     draw.text(
         (px(18), px(10)),
@@ -105,13 +107,13 @@ def _draw(
         fill=theme.CAPTION,
         anchor="lt",
     )
-    legend_y = px(38)
+    legend_y = px(44)
     x = px(18)
     for side, colour in (
         (Side.ATTACKERS, theme.ATTACKER_BODY),
         (Side.DEFENDERS, theme.DEFENDER_BODY),
     ):
-        swatch = px(12)
+        swatch = px(14)
         draw.rectangle(
             (x, legend_y - swatch // 2, x + swatch, legend_y + swatch // 2),
             fill=colour,
@@ -153,7 +155,7 @@ def _draw(
             anchor="mt",
         )
     draw.text(
-        (box.right, box.bottom + px(20)),
+        (box.right, box.bottom + px(24)),
         players.words._("move"),
         font=small,
         fill=theme.CAPTION_MUTED,
@@ -163,9 +165,21 @@ def _draw(
     return image
 
 
+def plot_box(width: int = WIDTH, height: int = HEIGHT) -> _Box:
+    """Where the plot lies in a graph of this size (its caption above, the axes' numbers to
+    the left and below)."""
+    scale = width / WIDTH
+    return _Box(
+        round(58 * scale),
+        round(76 * scale),
+        width - max(1, round(16 * scale)),
+        height - round(46 * scale),
+    )
+
+
 def _tick_step(plies: int) -> int:
     for step in (5, 10, 20, 50):
-        if plies / step <= 12:
+        if plies / step <= 10:
             return step
     return 100
 
@@ -189,34 +203,66 @@ def _marks(
         if review.judgement in MARKS and review.ply + 1 < len(chances)
     ]
     dots = [(box.x(r.ply + 1, plies), box.y(chances[r.ply + 1])) for r in shown]
+    labels = [f"{r.number}. {r.move}{MARKS[r.judgement]}" for r in shown]
+    taken = [(x - radius, y - radius, x + radius, y + radius) for x, y in dots]
+    places: list[tuple[int, int, int, int]] = []
+    for label, dot in zip(labels, dots, strict=True):
+        size = (round(draw.textlength(label, font=face)) + px(10), px(24))
+        places.append(_place(box, dot, size, px(10), taken))
+        taken.append(places[-1])
+    # A label pushed away from its dot by the others is tied to it by a thin line, drawn
+    # first so that no dot or label is crossed out by it.
+    for review, (x, y), place in zip(shown, dots, places, strict=True):
+        near_x = min(max(x, place[0]), place[2])
+        near_y = min(max(y, place[1]), place[3])
+        if abs(near_x - x) + abs(near_y - y) > px(24):
+            draw.line((x, y, near_x, near_y), fill=COLOURS[review.judgement], width=px(2))
     for review, (x, y) in zip(shown, dots, strict=True):
         draw.ellipse(
             (x - radius, y - radius, x + radius, y + radius),
             fill=COLOURS[review.judgement],
             outline="white",
         )
-    taken = [(x - radius, y - radius, x + radius, y + radius) for x, y in dots]
-    for review, (x, y) in zip(shown, dots, strict=True):
+    for review, label, place in zip(shown, labels, places, strict=True):
         colour = COLOURS[review.judgement]
-        label = f"{review.number}. {review.move}{MARKS[review.judgement]}"
-        w = round(draw.textlength(label, font=face)) + px(8)
-        h = px(18)
-        # Above the dot when there is room, else below; shifted away from what is placed.
-        for offset in (-px(14) - h, px(14), -px(36) - h, px(36), -px(58) - h, px(58)):
-            left = min(max(box.left + 2, x - w // 2), box.right - w - 2)
-            top = min(max(box.top + 2, y + offset), box.bottom - h - 2)
-            candidate = (left, top, left + w, top + h)
-            if not any(_overlaps(candidate, other) for other in taken):
-                break
-        taken.append(candidate)
-        draw.rounded_rectangle(candidate, radius=px(4), fill=theme.FRAME, outline=colour, width=2)
+        draw.rounded_rectangle(place, radius=px(4), fill=theme.FRAME, outline=colour, width=2)
         draw.text(
-            ((candidate[0] + candidate[2]) // 2, (candidate[1] + candidate[3]) // 2),
+            ((place[0] + place[2]) // 2, (place[1] + place[3]) // 2),
             label,
             font=face,
             fill=theme.CAPTION,
             anchor="mm",
         )
+
+
+def _place(
+    box: _Box,
+    dot: tuple[int, int],
+    size: tuple[int, int],
+    gap: int,
+    taken: Sequence[tuple[int, int, int, int]],
+) -> tuple[int, int, int, int]:
+    """Where a label of ``size`` goes for the dot at ``dot``: the nearest place to it, above
+    then below, centred on it or to either side, that covers no dot and no label placed
+    before; where every place would, the one that covers least."""
+    x, y = dot
+    w, h = size
+    step = h + gap // 2
+    places: list[tuple[int, int, int, int]] = []
+    for k in range((box.bottom - box.top) // step + 1):
+        for top in (y - gap - h - k * step, y + gap + k * step):
+            for left in (x - w // 2, x - w + gap, x - gap):
+                left = min(max(box.left + 2, left), box.right - w - 2)
+                top = min(max(box.top + 2, top), box.bottom - h - 2)
+                places.append((left, top, left + w, top + h))
+    for place in places:
+        if not any(_overlaps(place, other) for other in taken):
+            return place
+    return min(places, key=lambda place: sum(_overlap(place, other) for other in taken))
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

@@ -8,7 +8,7 @@ from PIL import Image
 
 from engine import Move, Side
 from engine.analysis import Judgement, MoveReview
-from renderer.graph import COLOURS, WIDTH, _Box, render_win_chance
+from renderer.graph import COLOURS, WIDTH, _overlaps, _place, plot_box, render_win_chance
 
 
 def _inaccuracy(ply: int, move: str) -> MoveReview:
@@ -32,8 +32,7 @@ def test_no_label_hides_the_dot_of_a_neighbouring_move() -> None:
     with Image.open(io.BytesIO(png)) as picture:
         image = picture.convert("RGB")
     assert image.width == WIDTH
-    # The plot's box as render_win_chance lays it out at the default width.
-    box = _Box(52, 56 + 12, WIDTH - 20, image.height - 34)
+    box = plot_box(image.width, image.height)
     plies = len(chances) - 1
     colour = COLOURS[Judgement.INACCURACY]
     for review in marked:
@@ -43,3 +42,18 @@ def test_no_label_hides_the_dot_of_a_neighbouring_move() -> None:
         assert sum(abs(a - b) for a, b in zip(pixel, colour, strict=True)) < 40, (
             f"move {review.number}'s dot at {x},{y} is {pixel}"
         )
+
+
+def test_labels_never_cover_one_another_while_there_is_room() -> None:
+    """Six marked moves near the bottom of the plot, a few moves apart (as a game that the
+    attackers lose early draws them): each label finds a place clear of every dot and of the
+    labels placed before (move 15's label once covered move 9's)."""
+    box = plot_box()
+    dots = [(box.x(ply, 60), box.bottom - 2) for ply in (4, 8, 9, 15, 17, 20)]
+    taken = [(x - 6, y - 6, x + 6, y + 6) for x, y in dots]
+    for dot in dots:
+        place = _place(box, dot, (120, 24), 10, taken)
+        assert not any(_overlaps(place, other) for other in taken), (dot, place)
+        assert box.left < place[0] < place[2] < box.right
+        assert box.top < place[1] < place[3] < box.bottom
+        taken.append(place)
