@@ -155,6 +155,23 @@ async def test_a_member_may_have_at_most_five_open_challenges(services: Services
     await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
 
 
+async def test_two_challenges_at_once_never_pass_the_five_open(services: Services) -> None:
+    """With four open, two more sent at the same moment to different members: one opens,
+    the other is refused (the count and the insert hold a lock on the challenger)."""
+    for opponent in range(21, 25):
+        await services.challenges.create(GUILD, CHANNEL, ALICE, opponent)
+    # A busy bot's connections are open already: two reads at once open a second one.
+    await asyncio.gather(services.challenges.pending(), services.challenges.pending())
+    results = await asyncio.gather(
+        services.challenges.create(GUILD, CHANNEL, ALICE, BOB),
+        services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL),
+        return_exceptions=True,
+    )
+    refused = [type(result) for result in results if isinstance(result, BaseException)]
+    assert refused == [TooManyChallenges], results
+    assert len(await services.challenges.pending()) == 5
+
+
 async def test_two_members_have_one_open_challenge_between_them(services: Services) -> None:
     """A second challenge between the same two members, either way round, is refused with
     where the first one is; once it is answered they may challenge again."""

@@ -118,6 +118,9 @@ class ChallengeService:
                 playing = await sets.active_in_channel(db, channel_id)
                 if playing is not None:
                     raise busy(playing, threads=settings.threads, threads_here=threads_here)
+            # Counted under a lock on the challenger, held until the insert commits: two
+            # challenges at once (to two members) cannot both pass the limit on PostgreSQL.
+            await db.lock(f"challenges:{challenger_id}:open")
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 held = await challenges.open_of(db, challenger_id, to_us(now))
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES, tuple(_challenge(row) for row in held))
