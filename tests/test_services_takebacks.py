@@ -3,6 +3,7 @@ takeback is being answered (or asked against the computer) is never the move und
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -107,3 +108,24 @@ async def test_a_takeback_against_the_computer_after_the_deadline_is_too_late(
     with pytest.raises(TimeRanOut):
         await services.takebacks.ask(CHANNEL, ALICE)
     assert await moves_played(services) == ["d1-c1", "c4-c2"]
+
+
+async def test_two_takeback_requests_at_once_open_one(services: Services) -> None:
+    """alice asks twice at the same moment (a double press): one request opens, the other is
+    told one is already waiting — not that the game could not be saved."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    # A busy bot's connections are open already: two reads at once open a second one.
+    await asyncio.gather(services.games.in_channel(CHANNEL), services.games.in_channel(CHANNEL))
+    results = await asyncio.gather(
+        services.takebacks.ask(CHANNEL, ALICE),
+        services.takebacks.ask(CHANNEL, ALICE),
+        return_exceptions=True,
+    )
+    asked = [result for result in results if isinstance(result, Takeback)]
+    refused = [result for result in results if isinstance(result, BaseException)]
+    assert len(asked) == 1, results
+    assert [str(error) for error in refused] == [
+        "A takeback is already waiting for an answer in this game."
+    ]

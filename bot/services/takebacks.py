@@ -72,6 +72,9 @@ class TakebackService:
                 _("Only your own last move can be taken back, and your opponent has moved since.")
             )
         async with self._database.transaction() as db:
+            # Checked under a lock on the set until the insert commits: of two requests at
+            # once (a double press), the second finds the first, on PostgreSQL too.
+            await db.lock(f"takebacks:{active.set_id}")
             if await takebacks.open_for_game(db, active.set_id) is not None:
                 raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
             if await takebacks.declined_at(db, active.set_id, active.ply):
