@@ -124,6 +124,40 @@ async def test_a_board_drawn_while_a_move_lands_does_not_take_the_buttons(
     assert await asyncio.to_thread(live_board, table.db_path) == after.id
 
 
+async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move is stored but her board is slow to draw; bob's /move lands and his board
+    is out first: his board, the newest, keeps the buttons, and alice's, out of date when it
+    arrives, comes without any (before, hers took them and pointed at itself)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    drawing, moved = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_next_move(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
+        drawing.set()
+        await moved.wait()
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_next_move)
+    alices = await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+    )
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    bobs = await table.move(table.bob, "c4-c2")
+    await until_live(table, bobs.id)
+    moved.set()
+    await table.standin.wait_answered(alices, timeout=10)
+    await table.standin.wait_until(
+        lambda: any("played d1-b1" in b.content for b in boards(table)), timeout=10
+    )
+    late = next(b for b in boards(table) if "played d1-b1" in b.content)
+    await table.standin.wait_until(lambda: late.components == [], timeout=5)
+    assert [b.id for b in boards(table) if b.components] == [bobs.id]
+    assert await asyncio.to_thread(live_board, table.db_path) == bobs.id
+
+
 async def test_a_round_against_the_computer_is_one_message(table: Harness) -> None:
     """The player's move is acknowledged, then that message becomes the board with both moves."""
     await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})

@@ -329,14 +329,29 @@ async def test_a_posted_board_is_delivered_and_live_in_one_step(
     first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     clock.advance(timedelta(minutes=1))  # past the normal path's grace
     assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(first.set_id, 1)]
-    assert await services.games.board_posted(first, 111) is None
+    assert await services.games.board_posted(first, 111) == (True, None)
     assert await services.announcements.due() == []
     second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
-    assert await services.games.board_posted(second, 222) == 111
-    assert await services.games.board_posted(second, 222) is None  # posted twice: no change
+    assert await services.games.board_posted(second, 222) == (True, 111)
+    assert await services.games.board_posted(second, 222) == (True, None)  # posted twice
     third = (await services.games.play(CHANNEL, ALICE, "c1-c3")).game
-    assert await services.games.board_posted(third, None) is None  # posted, id unknown
+    assert await services.games.board_posted(third, None) == (True, None)  # id unknown
     clock.advance(timedelta(minutes=1))
+    assert await services.announcements.due() == []
+
+
+async def test_a_board_posted_after_the_next_move_is_not_the_live_one(
+    services: Services, clock: FakeClock
+) -> None:
+    """A board of move 1 whose post is out only after move 2 landed is delivered, but the
+    board of move 2 keeps the buttons: the late one is told it is not live."""
+    await start(services)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
+    assert await services.games.board_posted(second, 222, shows=second) == (True, None)
+    assert await services.games.board_posted(first, 111, shows=first) == (False, None)
+    assert await services.games.live_board(CHANNEL) == 222
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace: neither is owed
     assert await services.announcements.due() == []
 
 

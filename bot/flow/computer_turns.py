@@ -199,6 +199,6 @@ class ComputerTurns:
                 error,
             )
         else:
-            await self.flow.board_out(result.game, message_id)
+            await self.flow.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)

@@ -308,7 +308,7 @@ class GameFlow:
                 await _tell_answers_only(interaction, noted)
                 if not public:
                     return  # the outbox owes the public board
-            await self.board_out(result.game, message_id)
+            await self.board_out(result.game, message_id, result.set_end)
         finally:
             await self.after_move(result)
 
@@ -431,11 +431,21 @@ class GameFlow:
         """The board after ``active``'s last move is out: the outbox need not post it."""
         await self.bot.services.announcements.delivered(active.set_id, active.ply, message_id)
 
-    async def board_out(self, active: ActiveGame, message_id: int | None) -> None:
-        """The board after ``active``'s last move is out as ``message_id``, both recorded in
-        one transaction: the outbox need not post it, and it is the game's board with buttons
-        (the one before loses them)."""
-        previous = await self.bot.services.games.board_posted(active, message_id)
+    async def board_out(
+        self, active: ActiveGame, message_id: int | None, end: SetEnd | None = None
+    ) -> None:
+        """The board after ``active``'s last move (which ended the set as ``end`` says, if it
+        did) is out as ``message_id``, both recorded in one transaction: the outbox need not
+        post it, and it is the game's board with buttons (the one before loses them) — unless
+        a move landed meanwhile, in the set whose buttons it carries (``active``, or the next
+        set's): then it is an old picture, and its own buttons come off instead."""
+        if end is None:
+            shows: ActiveGame | None = active
+        else:  # the next set's opening board, or the match's end (its Rematch button)
+            shows = end.next_game
+        live, previous = await self.bot.services.games.board_posted(active, message_id, shows=shows)
+        if not live:
+            await self._take_buttons_off(active.channel_id, message_id)
         await self._take_buttons_off(active.channel_id, previous)
 
     async def went_live(self, active: ActiveGame, message_id: int | None) -> None:
@@ -601,7 +611,7 @@ class GameFlow:
                 view=view,
                 pings=pings,
             )
-            await self.board_out(active, message_id)
+            await self.board_out(active, message_id, end)
         finally:
             # The set ended whatever became of its board (the outbox posts an owed one): the
             # next set begins (the computer opens it if it attacks), the line shows the result.

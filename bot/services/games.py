@@ -519,18 +519,28 @@ class GameService:
                 db, active.channel_id, message_id, active.set_id, active.ply
             )
 
-    async def board_posted(self, active: ActiveGame, message_id: int | None) -> int | None:
+    async def board_posted(
+        self, active: ActiveGame, message_id: int | None, *, shows: ActiveGame | None = None
+    ) -> tuple[bool, int | None]:
         """The board after ``active``'s last move is out as ``message_id``, in one transaction:
-        the outbox need not post it, and (with an id) it is the channel's board with buttons.
-        Returns the board that had the buttons before, if another."""
+        the outbox need not post it, and (with an id) it is the channel's board with buttons —
+        if it carries the buttons of ``shows`` (``active``, or the next set's opening), only
+        while that set still stands at that ply: a board out after the next move landed (its
+        drawing or its post was slow) is an old picture, and the newer board keeps them.
+        Returns whether it is the board with buttons, and the one that had them before, if
+        another."""
         async with self._database.transaction() as db:
-            previous = None
-            if message_id is not None:
+            live, previous = True, None
+            if message_id is not None and shows is None:
                 previous = await places.set_live_board(db, active.channel_id, message_id)
+            elif message_id is not None and shows is not None:
+                live, previous = await places.set_live_board_at(
+                    db, shows.channel_id, message_id, shows.set_id, shows.ply
+                )
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
             )
-        return None if previous == message_id else previous
+        return live, None if previous == message_id else previous
 
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """``(match_id, thread id)`` of finished matches whose thread should be archived now."""
