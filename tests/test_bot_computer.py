@@ -12,6 +12,7 @@ import pytest
 
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
+from bot.services.domain import ActiveGame
 from engine import Game
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
@@ -164,6 +165,36 @@ async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     pool.go.set()
     await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
     assert line.content == "**alice** (attackers) played d1-b1."
+
+
+async def test_an_abort_before_the_computer_starts_thinking_takes_the_thinking_line_off(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The admin's abort lands between alice's move and the computer's first look at the
+    game (its turn is started once her line is out): no search, and her line no longer says
+    "I am thinking…" (before, it said so for good)."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    looking, aborted = asyncio.Event(), asyncio.Event()
+    look = turns.ComputerTurns._still_to_move
+
+    async def looks_after_the_abort(self: turns.ComputerTurns, active: ActiveGame) -> bool:
+        looking.set()
+        await aborted.wait()
+        return await look(self, active)
+
+    monkeypatch.setattr(turns.ComputerTurns, "_still_to_move", looks_after_the_abort)
+    line = await table.move(table.alice, "d1-b1")
+    assert line.content.endswith("I am thinking…")
+    await asyncio.wait_for(looking.wait(), timeout=5)
+    await table.abort(table.admin)
+    aborted.set()
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
+    assert line.content == "**alice** (attackers) played d1-b1."
+    assert pool.asked == []
 
 
 async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(

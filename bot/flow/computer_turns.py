@@ -135,9 +135,12 @@ class ComputerTurns:
         """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
         move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
-        if not await self._still_to_move(active):
-            return
         channel = self.flow.bot.get_partial_messageable(active.channel_id)
+        if not await self._still_to_move(active):
+            if reply_in is not None:  # ended (resigned, aborted) before I looked: no reply
+                lang = await self.flow.server_language(active.guild_id)
+                await self.stop_thinking(channel, reply_in, lang)
+            return
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
                 move = await self._think_visibly(channel, active, active.computer_level)
