@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from bot.services import ActiveGame, Services
-from bot.services.domain import Takeback
+from bot.services.domain import TAKEBACK_LIFETIME, Takeback
 from bot.services.errors import CannotTakeBack, TimeRanOut
+from bot.storage import takebacks as storage_takebacks
+from bot.storage.connection import Dialect
+from bot.storage.takebacks import TakebackRow
 from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, FakeClock
 
 
@@ -129,3 +133,33 @@ async def test_two_takeback_requests_at_once_open_one(services: Services) -> Non
     assert [str(error) for error in refused] == [
         "A takeback is already waiting for an answer in this game."
     ]
+
+
+async def test_a_request_accepted_as_it_lapses_is_not_called_lapsed(
+    services: Services, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's request in its last moment, while the timer's sweep, which read it
+    as open and expired, is about to lapse it: the move is taken back and the sweep does not
+    return it as lapsed (its message would say so over the accepted one)."""
+    if services.database.dialect is Dialect.SQLITE:
+        pytest.skip("SQLite runs one write transaction at a time: the sweep cannot be overtaken")
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    clock.advance(TAKEBACK_LIFETIME - timedelta(microseconds=1))  # bob's press, just in time
+    read = storage_takebacks.stale
+    reads: list[int] = []
+
+    async def read_then_bob_accepts(*args: Any, **kwargs: Any) -> list[TakebackRow]:
+        found = await read(*args, **kwargs)
+        reads.append(len(found))
+        if len(reads) == 2:  # the sweep's read inside its transaction, before it lapses them
+            await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+        return found
+
+    monkeypatch.setattr(storage_takebacks, "stale", read_then_bob_accepts)
+    assert await services.takebacks.lapse_stale(asked.expires_at) == []
+    assert reads == [1, 1]
+    assert await moves_played(services) == []

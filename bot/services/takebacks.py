@@ -213,9 +213,12 @@ class TakebackService:
             stale = await takebacks.stale(db, to_us(moment), self._shards)
             lapsed = []
             for row in stale:
-                await takebacks.close(
+                # Answered since it was read (an accept in its last moment, on PostgreSQL):
+                # not lapsed, and its message must not say so.
+                if not await takebacks.close(
                     db, row.takeback_id, TakebackStatus.LAPSED.value, to_us(moment)
-                )
+                ):
+                    continue
                 game = await sets.by_id(db, row.set_id)
                 lapsed.append(_takeback(row, None if game is None else game.channel_id))
         return lapsed
