@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,8 @@ from bot.services.errors import (
 )
 from bot.services.settings import SettingsService
 from bot.storage import challenges as storage_challenges
+from bot.storage.challenges import ChallengeRow
+from bot.storage.connection import Dialect
 from engine import Side
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
 
@@ -581,3 +584,29 @@ async def test_two_accepts_at_once_never_pass_the_limit_of_matches(services: Ser
         await challenges.check_accept(by_dave.challenge_id, ALICE)
     elsewhere = await challenges.create(GUILD + 1, THREAD + 3, ALICE, DAVE)
     await challenges.accept(elsewhere.challenge_id, DAVE)
+
+
+async def test_a_challenge_withdrawn_as_the_channel_fills_is_not_called_lapsed(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads off: bob's acceptance makes the channel busy, and carol withdraws her own
+    challenge there at that moment: it stays withdrawn and is not returned as lapsed (its
+    message would say "lapsed" over "withdrew")."""
+    if services.database.dialect is Dialect.SQLITE:
+        pytest.skip("SQLite runs one write transaction at a time: nothing comes in between")
+    await services.settings.update(GUILD, threads=False)
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    second = await services.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
+    await services.challenges.accept(first.challenge_id, BOB)
+    read = storage_challenges.open_in_channel
+
+    async def read_then_carol_withdraws(*args: Any, **kwargs: Any) -> list[ChallengeRow]:
+        found = await read(*args, **kwargs)
+        await services.challenges.withdraw(second.challenge_id, CAROL)
+        return found
+
+    monkeypatch.setattr(storage_challenges, "open_in_channel", read_then_carol_withdraws)
+    assert await services.challenges.close_others_in_channel(CHANNEL) == []
+    assert (await services.challenges.get(second.challenge_id)).status is (
+        ChallengeStatus.WITHDRAWN
+    )

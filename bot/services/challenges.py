@@ -353,12 +353,16 @@ class ChallengeService:
     async def close_others_in_channel(self, channel_id: int) -> list[Challenge]:
         """A game now occupies ``channel_id``: its other open challenges lapse, and are returned."""
         async with self._database.transaction() as db:
-            lapsed = await challenges.open_in_channel(db, channel_id)
             now_us = to_us(self._clock())
-            for row in lapsed:
-                await challenges.close(
+            # Only those this closes: one answered since it was read (withdrawn, on
+            # PostgreSQL) keeps its answer, and its message must not say it lapsed.
+            lapsed = [
+                row
+                for row in await challenges.open_in_channel(db, channel_id)
+                if await challenges.close(
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )
+            ]
         return [_challenge(row) for row in lapsed]
 
     async def decline(
