@@ -163,3 +163,32 @@ async def test_a_request_accepted_as_it_lapses_is_not_called_lapsed(
     assert await services.takebacks.lapse_stale(asked.expires_at) == []
     assert reads == [1, 1]
     assert await moves_played(services) == []
+
+
+async def test_a_request_racing_the_opponents_move_is_refused(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /takeback reads the game before bob's move lands, and stores after it: she is
+    told bob has moved since, and no request opens (it would ping bob for a move he has
+    already answered)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    read = services.games.in_channel
+
+    async def read_then_bob_moves(channel_id: int) -> ActiveGame | None:
+        seen = await read(channel_id)
+        monkeypatch.setattr(services.games, "in_channel", read)
+        await services.games.play(CHANNEL, BOB, "c4-c2")
+        return seen
+
+    monkeypatch.setattr(services.games, "in_channel", read_then_bob_moves)
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.ask(CHANNEL, ALICE)
+    assert str(refused.value) == (
+        "Only your own last move can be taken back, and your opponent has moved since."
+    )
+    game = await services.games.in_channel(CHANNEL)
+    assert game is not None
+    async with services.database.snapshot() as db:
+        assert await storage_takebacks.open_for_game(db, game.set_id) is None

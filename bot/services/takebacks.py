@@ -75,6 +75,18 @@ class TakebackService:
             # Checked under a lock on the set until the insert commits: of two requests at
             # once (a double press), the second finds the first, on PostgreSQL too.
             await db.lock(f"takebacks:{active.set_id}")
+            if not await sets.stands_at(db, active.set_id, active.ply):
+                # The opponent's move (or the set's end) landed since the game was read: the
+                # request would ask them about a move they have answered.
+                stored = await sets.by_id(db, active.set_id)
+                if stored is None or stored.status != sets.ACTIVE:
+                    raise NoGameHere(_("That set is already over."))
+                raise CannotTakeBack(
+                    _(
+                        "Only your own last move can be taken back, and your opponent has "
+                        "moved since."
+                    )
+                )
             if await takebacks.open_for_game(db, active.set_id) is not None:
                 raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
             if await takebacks.declined_at(db, active.set_id, active.ply):

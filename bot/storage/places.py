@@ -5,7 +5,8 @@ archived; and the board with buttons in each channel."""
 from __future__ import annotations
 
 from bot.shards import EVERY, Shards
-from bot.storage.connection import Connection, Dialect
+from bot.storage.connection import Connection
+from bot.storage.sets import stands_at
 
 
 async def in_progress(db: Connection, guild_id: int) -> list[tuple[int, int | None]]:
@@ -111,11 +112,6 @@ async def set_live_board_at(
     board that had the buttons before (if one was known)."""
     # On PostgreSQL the set's row is locked until this commits, so a move cannot land (and
     # its board take the buttons) between this check and the write below.
-    lock = " FOR SHARE" if db.dialect is Dialect.POSTGRESQL else ""
-    current = await db.fetch_one(
-        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{lock}",
-        (set_id, ply),
-    )
-    if current is None:
+    if not await stands_at(db, set_id, ply):
         return False, None
     return True, await set_live_board(db, channel_id, message_id)

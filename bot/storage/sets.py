@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.shards import EVERY as EVERY
 from bot.shards import Shards
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Dialect
 from bot.storage.errors import ChannelOccupied, ConstraintViolated
 
 ACTIVE = "active"
@@ -255,6 +255,18 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
         f"{SET_SELECT} WHERE g.channel_id = ? AND g.status = 'active'", (channel_id,)
     )
     return set_row_of(row) if row else None
+
+
+async def stands_at(db: Connection, set_id: int, ply: int) -> bool:
+    """Whether set ``set_id`` is in progress at ``ply``. On PostgreSQL its row is then locked
+    until the caller's transaction ends, so no move (nor end) can land before that commits:
+    what the caller stores for this ply is either before it, or sees it."""
+    lock = " FOR SHARE" if db.dialect is Dialect.POSTGRESQL else ""
+    row = await db.fetch_one(
+        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{lock}",
+        (set_id, ply),
+    )
+    return row is not None
 
 
 async def computer_matches_of(db: Connection, guild_id: int, player_id: int) -> int:
