@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.flow import takebacks as takebacks_flow
+from bot.flow.posts import BoardPost, board_post
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
+
+DOUBLE_CLICK = 0.2
+"""Seconds between the two presses of a double click."""
 
 
 @pytest.fixture
@@ -266,3 +273,40 @@ async def test_a_picker_opened_before_a_takeback_is_refused_on_the_new_board(
     assert after is not None
     assert after.ply == 2, f"{stale} was played from a picker of another board"
     assert answer.content == "The board changed since you opened the picker: press Move again."
+
+
+async def test_a_double_press_of_takeback_against_the_computer_takes_back_one_round(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice presses Takeback twice on the computer's board after two rounds, the second
+    press while the first one's board is still being drawn: her last move and its reply are
+    taken back, not also the round before; the second press is told why, privately."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    for move in ("d1-b1", "d2-c2"):
+        reply = await table.move(table.alice, move)
+        await table.wait_board(lambda m, line=reply.id: m.id == line)  # my reply is in it
+    drawing, second_answered = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_second_press(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(takebacks_flow, "board_post", draw)  # only the first one waits
+        drawing.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(second_answered.wait(), timeout=3)
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(takebacks_flow, "board_post", drawn_after_the_second_press)
+    [button] = [c for c in reply.custom_ids() if c.startswith("takeback:")]
+    first = await table.standin.click(reply, button, table.alice, wait=False)
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    second = await table.standin.click(reply, button, table.alice, wait=False)
+    await table.standin.wait_answered(second, timeout=10)
+    second_answered.set()
+    await table.standin.wait_answered(first, timeout=10)
+    taken = await first.wait_original()
+    refused = await second.wait_original()
+    assert taken.content.startswith("alice took back their move and my reply.")
+    audit = await asyncio.to_thread(undone_moves, table.db_path)
+    assert [move for move, _, _ in audit] == [audit[0][0], "d2-c2"]
+    assert refused.ephemeral
+    assert refused.content == "The game moved on: nothing was taken back."

@@ -27,8 +27,11 @@ class TakebackFlow:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
 
-    async def ask(self, interaction: discord.Interaction[Any]) -> None:
-        """/takeback or the Takeback button: ask the opponent (the computer agrees at once)."""
+    async def ask(
+        self, interaction: discord.Interaction[Any], *, board_ply: int | None = None
+    ) -> None:
+        """/takeback or the Takeback button (under a board of ``board_ply``, if it says): ask
+        the opponent (the computer agrees at once)."""
         channel_id = interaction.channel_id
         assert channel_id is not None
         user = interaction.user.id
@@ -37,7 +40,9 @@ class TakebackFlow:
         # the asker alone); a request made is then posted for everyone.
         try:
             asked = await within_deadline(
-                interaction, services.takebacks.ask(channel_id, user), ephemeral=True
+                interaction,
+                services.takebacks.ask(channel_id, user, board_ply=board_ply),
+                ephemeral=True,
             )
         except NoGameHere as none:
             if interaction.type is discord.InteractionType.component:

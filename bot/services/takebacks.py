@@ -40,8 +40,12 @@ class TakebackService:
         self._clock = clock
         self._games = games
 
-    async def ask(self, channel_id: int, user_id: int) -> Takeback | ActiveGame:
-        """``user_id`` asks to take back their last move in this channel's game.
+    async def ask(
+        self, channel_id: int, user_id: int, *, board_ply: int | None = None
+    ) -> Takeback | ActiveGame:
+        """``user_id`` asks to take back their last move in this channel's game; with
+        ``board_ply``, the move that made the board they pressed Takeback under (a double
+        press against the computer would otherwise take back the round before too).
 
         Against a member: an open request for the opponent to answer (a :class:`Takeback`).
         Against the computer: granted at once; the game after undoing the player's move and
@@ -54,6 +58,8 @@ class TakebackService:
             raise NoGameHere()
         if active.side_of(user_id) is None:
             raise NotAPlayer()
+        if board_ply is not None and board_ply != active.ply:
+            raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         records = active.game.records
         if not records:
             raise CannotTakeBack(_("There is no move to take back in this set yet."))

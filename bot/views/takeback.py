@@ -20,15 +20,35 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
     return view
 
 
-class TakebackButton(GameButton, template=r"takeback:(?P<game>\d{1,20})"):
-    """Under the board: ask to take back your last move."""
+class TakebackButton(GameButton, template=r"takeback:(?P<game>\d{1,20})(?::(?P<ply>\d{1,6}))?"):
+    """Under the board: ask to take back your last move. Its ``custom_id`` carries the ply of
+    the board it is under (``takeback:<set id>:<ply>``; boards posted before it did carry
+    ``takeback:<set id>``), so a second press of it takes back nothing more."""
 
     prefix = "takeback"
     button_label = _("Takeback")
 
+    def __init__(self, set_id: int, lang: Language = ENGLISH, *, ply: int | None = None) -> None:
+        super().__init__(set_id, lang)
+        self.ply = ply
+        """The ply of the board the button is under, if its ``custom_id`` says."""
+        if ply is not None:
+            self.item.custom_id = f"{self.prefix}:{set_id}:{ply}"
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> TakebackButton:
+        ply = match["ply"]
+        return cls(int(match["game"]), ply=None if ply is None else int(ply))
+
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)
-        await bot_of(interaction).flow.takebacks.ask(interaction)
+        await bot_of(interaction).flow.takebacks.ask(interaction, board_ply=self.ply)
 
 
 class TakebackAnswer(
