@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,37 @@ async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
     await table.standin.wait_until(lambda: late.components == [], timeout=5)
     assert [b.id for b in boards(table) if b.components] == [bobs.id]
     assert await asyncio.to_thread(live_board, table.db_path) == bobs.id
+
+
+async def test_a_board_slow_to_post_is_not_posted_again_by_the_outbox(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's board is still being drawn when the outbox's time for it comes (Discord or
+    the drawing slow for over 10 s): it is posted once, as her move's answer, not also by
+    the outbox."""
+    await table.challenge_accepted(table.alice, table.bob)
+    drawing, owed_time = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
+        drawing.set()
+        await owed_time.wait()
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    moved = await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+    )
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    owed_time.set()
+    await table.standin.wait_answered(moved, timeout=10)
+    await asyncio.sleep(0.5)
+    assert [b.content.splitlines()[0] for b in boards(table)][1:] == [
+        "**alice** (attackers) played d1-b1."
+    ]
 
 
 async def test_a_round_against_the_computer_is_one_message(table: Harness) -> None:

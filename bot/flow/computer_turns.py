@@ -22,7 +22,7 @@ from bot.flow.posts import (
     pictures_as_text,
 )
 from bot.i18n import Language, command
-from bot.services.domain import ActiveGame
+from bot.services.domain import ActiveGame, MoveResult
 from bot.services.errors import NoGameHere, StaleGameError
 
 if TYPE_CHECKING:
@@ -174,6 +174,20 @@ class ComputerTurns:
                 lang = await self.flow.server_language(active.guild_id)
                 await self.stop_thinking(channel, reply_in, lang)
             return
+        with self.flow.outbox.posting() as claim:
+            claim(result.game.set_id, result.game.ply)  # its board is mine to post now
+            await self._post_reply(active, result, reply_in, as_text, channel)
+
+    async def _post_reply(
+        self,
+        active: ActiveGame,
+        result: MoveResult,
+        reply_in: int | None,
+        as_text: bool,
+        channel: discord.PartialMessageable,
+    ) -> None:
+        """Post the board after the computer's stored move ``result`` (into ``reply_in``, the
+        player's line, if there is one), then let the game go on."""
         if result.set_end is not None:  # the human may have left before the next set
             result = replace(result, set_end=await self.flow.departures.next_set(result.set_end))
         lang = await self.flow.server_language(active.guild_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -226,9 +227,23 @@ class GameFlow:
         admin's setting.
         """
         missing = missing_here(interaction)
+        await self.bot.remember(interaction.user)
+        with self.outbox.posting() as claim:
+            await self._play_move(interaction, move_text, confirm, expected_ply, missing, claim)
+
+    async def _play_move(
+        self,
+        interaction: discord.Interaction[Any],
+        move_text: str,
+        confirm: bool,
+        expected_ply: int | None,
+        missing: list[str],
+        claim: Callable[[int, int], None],
+    ) -> None:
+        """:meth:`play_move`, whose stored move's board is ``claim``-ed from the outbox until
+        this is done."""
         channel_id = interaction.channel_id
         assert channel_id is not None
-        await self.bot.remember(interaction.user)
         is_component = interaction.type is discord.InteractionType.component
         assert interaction.guild_id is not None
         lang = await self.server_language(interaction.guild_id)
@@ -241,6 +256,7 @@ class GameFlow:
                 confirm_repetition=confirm,
                 expected_ply=expected_ply,
             )
+            claim(result.game.set_id, result.game.ply)  # its board is mine to post now
             if result.set_end is not None:
                 checked = await self.departures.next_set(
                     result.set_end, present=interaction.user.id
@@ -602,16 +618,18 @@ class GameFlow:
         )
         content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
         try:
-            message_id = await self.post_in_channel(
-                active.channel_id,
-                content,
-                lang=lang,
-                interaction=interaction,
-                files=files,
-                view=view,
-                pings=pings,
-            )
-            await self.board_out(active, message_id, end)
+            with self.outbox.posting() as claim:
+                claim(active.set_id, active.ply)  # its final board is mine to post now
+                message_id = await self.post_in_channel(
+                    active.channel_id,
+                    content,
+                    lang=lang,
+                    interaction=interaction,
+                    files=files,
+                    view=view,
+                    pings=pings,
+                )
+                await self.board_out(active, message_id, end)
         finally:
             # The set ended whatever became of its board (the outbox posts an owed one): the
             # next set begins (the computer opens it if it attacks), the line shows the result.

@@ -7,7 +7,9 @@ when it posts it. What Discord refused, or what a restart cut off, the timer pos
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import discord
@@ -44,6 +46,25 @@ class Outbox:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._posting: set[tuple[int, int]] = set()
+        """The boards (set, ply) the flow is posting itself right now (:meth:`posting`)."""
+
+    @contextlib.contextmanager
+    def posting(self) -> Iterator[Callable[[int, int], None]]:
+        """While the flow posts a board itself, the boards it claims (with the function this
+        yields: set, ply, once stored) are left alone by the outbox, even past their grace: a
+        drawing or a post slower than that would otherwise be posted twice. Once the flow is
+        done (posted and marked delivered, or failed), what is still owed is the outbox's."""
+        mine: set[tuple[int, int]] = set()
+
+        def claim(set_id: int, ply: int) -> None:
+            mine.add((set_id, ply))
+            self._posting.add((set_id, ply))
+
+        try:
+            yield claim
+        finally:
+            self._posting.difference_update(mine)
 
     async def deliver(self) -> None:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
@@ -55,6 +76,8 @@ class Outbox:
         for row in await services.announcements.due():
             if row.channel_id in gone:
                 continue  # dropped with the first of its boards
+            if (row.set_id, row.ply) in self._posting:
+                continue  # the flow is posting it (slowly): it is owed only if that fails
             try:
                 message_id = await self._post_owed_board(
                     row.set_id, row.ply, row.channel_id, row.nonce
