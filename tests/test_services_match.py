@@ -355,6 +355,19 @@ async def test_a_board_posted_after_the_next_move_is_not_the_live_one(
     assert await services.announcements.due() == []
 
 
+async def test_a_move_board_out_after_a_resignation_leaves_the_set_end_owed(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's board of move 1 is out only after bob resigned at that move: the resignation's
+    final board is still owed (its own post may fail), not taken for delivered by hers."""
+    await start(services, sets=1)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    await services.games.resign(CHANNEL, BOB)
+    assert await services.games.board_posted(first, 111, shows=first) == (False, None)
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace
+    assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(first.set_id, 1)]
+
+
 async def test_third_repetition_needs_confirmation(services: Services) -> None:
     """A move repeating a position a third time is refused until confirmed, then it loses."""
     await start(services)

@@ -526,7 +526,9 @@ class GameService:
         the outbox need not post it, and (with an id) it is the channel's board with buttons —
         if it carries the buttons of ``shows`` (``active``, or the next set's opening), only
         while that set still stands at that ply: a board out after the next move landed (its
-        drawing or its post was slow) is an old picture, and the newer board keeps them.
+        drawing or its post was slow) is an old picture, and the newer board keeps them; and
+        if the set ended at that very move meanwhile (resigned, aborted, lost on time), what
+        is owed at its ply is the final board, which stays owed until it is out itself.
         Returns whether it is the board with buttons, and the one that had them before, if
         another."""
         async with self._database.transaction() as db:
@@ -537,6 +539,10 @@ class GameService:
                 live, previous = await places.set_live_board_at(
                     db, shows.channel_id, message_id, shows.set_id, shows.ply
                 )
+                if not live and shows.set_id == active.set_id and await _ended_at(db, active):
+                    # Resigned, aborted or lost on time at this very move: what is owed at
+                    # this ply is now the set's final board, which this one is not.
+                    return False, None
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
             )
@@ -584,6 +590,12 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+async def _ended_at(db: Connection, active: ActiveGame) -> bool:
+    """Whether ``active``'s set has ended (without a move) at the ply ``active`` shows."""
+    row = await sets.by_id(db, active.set_id)
+    return row is not None and row.status != sets.ACTIVE and row.ply == active.ply
 
 
 def _side_of(row: SetRow, user_id: int) -> Side:
