@@ -13,9 +13,10 @@ every ``RECORD_EVERY`` (and at a clean stop) that it runs, and at start-up the t
 back to every clock that was running then and to the expiry of every challenge and takeback
 request that was open then (nobody can move, accept or answer while the bot is down); once
 connected, their boards and messages are edited to show the new times. The same holds while
-Discord's gateway has dropped the running bot (no interaction reaches it then): the checks wait
-and the time is given back once it is connected again. The computer's pending turns are resumed
-at start-up too.
+Discord's gateway has dropped a shard of the running bot (no interaction reaches it from that
+shard's servers then): their deadlines stand still, and the time is given back to them once it
+is connected again; the other shards' servers go on (with one shard, the checks wait). The
+computer's pending turns are resumed at start-up too.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from bot.i18n import Language
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
+from bot.services.held import Held
+from bot.shards import Shards
 from bot.storage.errors import StorageError
 from engine import Side
 
@@ -85,11 +88,9 @@ class Timers:
         self._moved_expiries: list[MovedExpiry] = []
         """The challenges and takeback requests :meth:`resume_clocks` gave time, for their
         messages."""
-        self._down: set[int] = set()
+        self._down: dict[int, datetime] = {}
         """The shards Discord's gateway has dropped (no interaction reaches me for their
-        servers): while any is down the checks wait (:meth:`shard_down`)."""
-        self._down_since: datetime | None = None
-        """When the first of :attr:`_down` went down."""
+        servers), and since when (:meth:`shard_down`)."""
         self._outages: dict[int, datetime] = {}
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
@@ -118,41 +119,54 @@ class Timers:
                 resumed.away,
             )
 
+    def _running_shards(self) -> set[int]:
+        """The shards this process runs (every shard of the count, unless it names some)."""
+        named = self.bot.shard_ids
+        return set(named) if named else set(range(self.bot.shard_count or 1))
+
+    def _all_down(self) -> bool:
+        """Whether the gateway has dropped every shard this process runs: then the checks
+        wait (and note nothing: a stop now leaves the note from before the drop)."""
+        return bool(self._down) and self._running_shards() <= set(self._down)
+
     def shard_down(self, shard_id: int) -> None:
-        """Discord's gateway dropped ``shard_id``: until it is back no interaction reaches me,
-        so nobody can move, accept a challenge or answer a takeback request in its servers.
-        As while the bot is stopped, the clocks stand still: the checks wait (nobody loses
-        on time, is reminded or sees a challenge expire meanwhile) and the time is given back
-        when the gateway is back (:meth:`shard_up`). With several shards in this process,
-        one down holds the others' checks too: they are given the time back with it."""
+        """Discord's gateway dropped ``shard_id``: until it is back no interaction reaches me
+        from its servers, so nobody there can move, accept a challenge or answer a takeback
+        request. As while the bot is stopped, their clocks stand still: nobody there loses on
+        time, is reminded or sees a challenge or request expire meanwhile, and the time is
+        given back when the shard is back (:meth:`shard_up`). The servers of this process's
+        other shards, whose players can play, go on as ever; once every shard is down the
+        checks wait."""
         if self._task is None:  # not checking (stopped): the stop noted the time
             return
-        if not self._down:
-            self._down_since = self.bot.clock()
-            _log.info("The gateway dropped shard %s: the clocks stand still", shard_id)
-        self._down.add(shard_id)
+        if shard_id not in self._down:
+            _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
+        self._down.setdefault(shard_id, self.bot.clock())
 
     async def shard_up(self, shard_id: int) -> None:
-        """``shard_id`` is connected again (resumed, or identified anew): once no shard is
-        down, the move clocks, challenges and takeback requests are given back the time since
-        the timers last ran, as after a restart, before the checks go on."""
-        if shard_id not in self._down:
+        """``shard_id`` is connected again (resumed, or identified anew): the move clocks,
+        challenges and takeback requests of its servers are given back the time since it was
+        dropped; with one shard in this process, that is every server's (as after a
+        restart)."""
+        since = self._down.get(shard_id)
+        if since is None:
             return
         try:
-            if len(self._down) == 1:
-                await self._give_back_outage()
-        finally:  # whatever failed, the checks go on once every shard is back
-            self._down.discard(shard_id)
-        if not self._down:
-            self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
-            self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
+            if self._running_shards() <= {shard_id}:
+                await self._give_back_outage(since)
+            else:
+                shard = Shards(self.bot.shard_count or 1, (shard_id,))
+                await self._give_back(since, f"shard {shard_id}", shard=shard)
+        finally:  # whatever failed, its servers' checks go on
+            self._down.pop(shard_id, None)
+        self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
+        self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
 
-    async def _give_back_outage(self) -> None:
-        """The gateway is back for every shard: the time since the first of them was dropped
-        (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is given
-        back to every clock, challenge and takeback request, once."""
+    async def _give_back_outage(self, since: datetime) -> None:
+        """The gateway is back for the one shard of this process: the time since it was
+        dropped (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is
+        given back to every clock, challenge and takeback request, once."""
         now = self.bot.clock()
-        since, self._down_since = self._down_since or now, None
         if since >= now:
             return
         try:
@@ -234,9 +248,11 @@ class Timers:
         *,
         guild_id: int | None = None,
         channel_id: int | None = None,
+        shard: Shards | None = None,
     ) -> None:
-        """Give the time since ``since`` back to the clocks and requests of a server or a
-        thread (``what`` names it in the log) its players could not play in, less the
+        """Give the time since ``since`` back to the clocks and requests of a server, a
+        thread or a shard's servers (``what`` names it in the log) its players could not play
+        in, less the
         absences of the bot or the gateway already given back to every clock in that time
         (a restart during the hold, say: given once, not twice, and the hours before it still
         given); after a minute or more the boards and requests show their new times."""
@@ -254,7 +270,7 @@ class Timers:
         since = now - held
         try:
             resumed = await self.bot.services.games.give_back_closed(
-                since, now, guild_id=guild_id, channel_id=channel_id
+                since, now, guild_id=guild_id, channel_id=channel_id, shard=shard
             )
         except StorageError as error:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)
@@ -272,10 +288,15 @@ class Timers:
             self._moved_expiries += resumed.expiries
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
-    def _held(self) -> set[int]:
-        """The servers in an outage and the threads locked and archived: nobody can play in
-        them now, so their clocks stand still and their reminders wait."""
-        return self._unavailable_servers() | set(self._closed_threads)
+    def _held(self) -> Held:
+        """The servers in an outage, the threads locked and archived and the servers of the
+        shards the gateway dropped: nobody can play in them now, so their clocks stand still
+        and their reminders wait."""
+        return Held(
+            frozenset(self._unavailable_servers() | set(self._closed_threads)),
+            frozenset(self._down),
+            self.bot.shard_count or 1,
+        )
 
     def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
@@ -363,7 +384,7 @@ class Timers:
             _log.exception("Could not show the deadlines moved at start-up")
         interval = self.bot.settings.timer_interval.total_seconds()
         while True:
-            if self._down:  # Discord cannot reach me: the clocks stand still
+            if self._all_down():  # Discord cannot reach me: the clocks stand still
                 await asyncio.sleep(interval)
                 continue
             try:
@@ -464,7 +485,7 @@ class Timers:
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
         for thread_id, since in closed.items():
             self.thread_closed(thread_id, since)  # one found so (locked while I was away, say)
-        due = due.outside(closed)
+        due = due.outside(Held(frozenset(closed)))
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.

@@ -323,3 +323,49 @@ async def test_a_restart_during_a_gateway_outage_gives_the_outage_back(
         assert "played d3-a3" in played.content, played.content
     finally:
         await table.stop()
+
+
+async def other_shard(table: Harness, tmp_path: Path, shards: int) -> Harness:
+    """A second server with its own players, in another of ``shards`` shards than
+    ``table``'s, played through ``table``'s bot (not started on its own)."""
+    for _ in range(200):
+        other = Harness(table.standin, tmp_path / "bot.sqlite3")
+        if (other.guild.id >> 22) % shards != (table.guild.id >> 22) % shards:
+            return other
+        await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on
+    raise AssertionError("no server in another shard in 200 tries")
+
+
+async def test_one_dropped_shard_holds_only_its_own_servers(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The bot runs two shards in one process; Discord's gateway drops one of them for a
+    while. Bob's deadline in a server of the dropped shard passes meanwhile and ends nothing:
+    back, he has the half hour he had left. Bob's deadline in a server of the other shard,
+    whose players could play all along, ends his set on time during the outage (before, one
+    dropped shard stood every clock still, and gave the outage back to everyone)."""
+    discord_standin.gateway.recommended_shards = 2
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    other = await other_shard(table, tmp_path, 2)
+    bot = await table.start()
+    assert bot.shard_count == 2
+    try:
+        other.bot, other.now = bot, table.now
+        await bot.services.settings.update(other.guild.id, threads=False)
+        await other.challenge_accepted(other.alice, other.bob, time=60, sets=1)
+        await other.move(other.alice, "d1-b1")  # bob there has an hour, too
+        board = await bob_has_half_an_hour_left(table)
+        await discord_standin.drop_shard((table.guild.id >> 22) % 2, refuse_for=3.0)
+        await asyncio.sleep(0.3)  # the timers notice the outage
+        table.advance(timedelta(hours=2))  # both bobs' deadlines pass
+        ended = await other.wait_board(lambda m: "ran out of time" in m.content, timeout=2)
+        assert "the defenders ran out of time" in ended.content, ended.content
+        active = await bot.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time while his shard was dropped"
+        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=20)
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
+    finally:
+        other.bot = None
+        await table.stop()

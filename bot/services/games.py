@@ -10,7 +10,7 @@ move is judged on it, so a refusal always speaks of the set as stored.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -37,6 +37,7 @@ from bot.services.errors import (
     StaleGameError,
 )
 from bot.services.game_cache import GameCache
+from bot.services.held import NOTHING, Held
 from bot.services.sets import (
     NO_NOTES,
     EndNotes,
@@ -76,8 +77,8 @@ class OutOfTime:
         """The channels (or threads) the games are played in, by game id."""
         return [row.channel_id for row in self.rows]
 
-    def outside(self, held: Collection[int]) -> OutOfTime:
-        """The same games less those whose server or channel (or thread) is one of ``held``."""
+    def outside(self, held: Held) -> OutOfTime:
+        """The same games less those ``held`` (nobody can play where they are now)."""
         return OutOfTime(tuple(_not_held(self.rows, held)))
 
 
@@ -380,9 +381,11 @@ class GameService:
         *,
         guild_id: int | None = None,
         channel_id: int | None = None,
+        shard: Shards | None = None,
     ) -> Resumed:
         """Server ``guild_id`` was unavailable (Discord's outage of it), or thread
-        ``channel_id`` locked and archived by a moderator, from ``since``: nobody there could
+        ``channel_id`` locked and archived by a moderator, or the servers of ``shard`` (one of
+        this process's shards) out of the gateway's reach, from ``since``: nobody there could
         move, accept a challenge or answer a takeback request, so that time is given back to
         its clocks, challenges and takeback requests, as a start-up gives back the bot's
         absence. Returns what was moved on."""
@@ -391,7 +394,7 @@ class GameService:
                 db,
                 to_us(since),
                 to_us(now or self._clock()),
-                self._shards,
+                self._shards if shard is None else shard,
                 guild_id=guild_id,
                 channel_id=channel_id,
             )
@@ -442,7 +445,7 @@ class GameService:
         return ended
 
     async def reminders_due(
-        self, now: datetime | None = None, *, held: Collection[int] = ()
+        self, now: datetime | None = None, *, held: Held = NOTHING
     ) -> list[ActiveGame]:
         """Games past half their time for the current move and not yet reminded (humans to
         move only), but those of the servers or channels ``held`` (nobody can play there now:
@@ -459,7 +462,7 @@ class GameService:
             await sets.unmark_reminded(db, set_id, ply)
 
     async def last_reminders_due(
-        self, now: datetime | None = None, *, held: Collection[int] = ()
+        self, now: datetime | None = None, *, held: Held = NOTHING
     ) -> list[ActiveGame]:
         """Games with ``LAST_REMINDER_FROM`` or more per move whose player to move (a human) has
         a tenth of that time left or an hour, whichever is less, and has not had the last
@@ -638,6 +641,6 @@ def _judge(
     return trial, record
 
 
-def _not_held(rows: Iterable[SetRow], held: Collection[int]) -> list[SetRow]:
-    """``rows`` but those whose server or channel is one of ``held``."""
-    return [row for row in rows if row.guild_id not in held and row.channel_id not in held]
+def _not_held(rows: Iterable[SetRow], held: Held) -> list[SetRow]:
+    """``rows`` but those ``held`` (nobody can play where they are now)."""
+    return [row for row in rows if not held.covers(row.guild_id, row.channel_id)]

@@ -123,6 +123,11 @@ class Gateway:
         """Until this ``time.monotonic()``, new gateway connections are refused (an outage)."""
         self.recommended_shards = 1
         """What GET /gateway/bot recommends (``shards``)."""
+        self.refusing_shards: dict[int, float] = {}
+        """Shards whose IDENTIFY or RESUME is cut off until this ``time.monotonic()`` (an
+        outage of their connections alone)."""
+        self._session_identify: dict[str, JSON] = {}
+        """The IDENTIFY of each session: a RESUME does not name its shard, but is the same."""
 
     @property
     def current(self) -> GatewayConnection | None:
@@ -189,6 +194,15 @@ class Gateway:
         else:
             _log.warning("stand-in gateway ignored op %s: %s", op, data)
 
+    def _cut_if_refusing(self, connection: GatewayConnection, shard_id: int) -> bool:
+        """Cut ``connection`` (no close frame) if ``shard_id``'s connections are refused now."""
+        if time.monotonic() >= self.refusing_shards.get(shard_id, 0.0):
+            return False
+        transport = connection.request.transport
+        if transport is not None:
+            transport.abort()
+        return True
+
     async def _identify(self, connection: GatewayConnection, data: JSON) -> None:
         if data.get("token") != self._token:
             await connection.socket.close(
@@ -203,6 +217,8 @@ class Gateway:
             and 0 <= shard[0] < shard[1]
         ):
             await connection.socket.close(code=INVALID_SHARD, message=b"Invalid shard.")
+            return
+        if self._cut_if_refusing(connection, shard[0] if isinstance(shard, list) else 0):
             return
         self.identify_count += 1
         self.last_identify = data
@@ -222,12 +238,16 @@ class Gateway:
             await connection.send(DISPATCH, payloads.guild_create(guild), "GUILD_CREATE")
         connection.session_id = session_id
         self.sessions[session_id] = connection.sequence
+        self._session_identify[session_id] = data
         self._on_change()
 
     async def _resume(self, connection: GatewayConnection, data: JSON) -> None:
         session_id = data.get("session_id")
         if data.get("token") != self._token or session_id not in self.sessions:
             await connection.send(INVALID_SESSION, False)
+            return
+        connection.identify = self._session_identify.get(str(session_id))
+        if self._cut_if_refusing(connection, (connection.shard or (0, 1))[0]):
             return
         self.resume_count += 1
         connection.sequence = max(self.sessions[session_id], data.get("seq") or 0)
@@ -284,6 +304,17 @@ class Gateway:
             transport = connection.request.transport
             if transport is not None:
                 transport.abort()
+        self._on_change()
+
+    async def drop_shard(self, shard_id: int, *, refuse_for: float = 0.0) -> None:
+        """Cut the connections of shard ``shard_id`` alone as a network failure would, and cut
+        its IDENTIFY or RESUME again for ``refuse_for`` seconds (the other shards go on)."""
+        self.refusing_shards[shard_id] = time.monotonic() + refuse_for
+        for connection in list(self.connections):
+            if (connection.shard or (0, 1))[0] == shard_id:
+                transport = connection.request.transport
+                if transport is not None:
+                    transport.abort()
         self._on_change()
 
     async def close(self) -> None:

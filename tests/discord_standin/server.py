@@ -466,6 +466,11 @@ class DiscordStandin(PlayerActions):
         """Cut the gateway connections without a close frame; refuse new ones for a while."""
         await self.gateway.drop(refuse_for=refuse_for)
 
+    async def drop_shard(self, shard_id: int, *, refuse_for: float = 0.0) -> None:
+        """Cut shard ``shard_id``'s gateway connection alone; cut its reconnections for a
+        while (the bot's other shards stay connected)."""
+        await self.gateway.drop_shard(shard_id, refuse_for=refuse_for)
+
     @property
     def contract_violations(self) -> list[str]:
         """Requests that broke Discord's published API contract, one readable line each."""
