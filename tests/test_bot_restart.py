@@ -355,7 +355,7 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         await other.challenge_accepted(other.alice, other.bob, time=60, sets=1)
         await other.move(other.alice, "d1-b1")  # bob there has an hour, too
         board = await bob_has_half_an_hour_left(table)
-        await discord_standin.drop_shard((table.guild.id >> 22) % 2, refuse_for=3.0)
+        await discord_standin.drop_shard((table.guild.id >> 22) % 2, refuse_for=1.5)
         await asyncio.sleep(0.3)  # the timers notice the outage
         table.advance(timedelta(hours=2))  # both bobs' deadlines pass
         ended = await other.wait_board(lambda m: "ran out of time" in m.content, timeout=2)
@@ -363,7 +363,7 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         active = await bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time while his shard was dropped"
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
-        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=20)
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=60)
         played = await table.move(table.bob, "d3-a3")
         assert "played d3-a3" in played.content, played.content
     finally:
