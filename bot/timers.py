@@ -459,9 +459,10 @@ class Timers:
             await services.games.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
-        await self._step("expiring challenges", self._expire_challenges(now))
+        held = self._held()  # nobody can answer there now: their requests wait
+        await self._step("expiring challenges", self._expire_challenges(now, held))
         await self._step("reminding players", self._remind(now))
-        await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse())
+        await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse(held))
         await self._step("posting owed boards", self.bot.flow.outbox.deliver())
         await self._step("posting the daily puzzle", self.bot.puzzles.post_daily(now))
         await self._step("archiving threads", self._archive_due(now))
@@ -499,8 +500,8 @@ class Timers:
             except Exception:
                 _log.exception("Announcing the timeout in game %s failed", end.game.set_id)
 
-    async def _expire_challenges(self, now: datetime) -> None:
-        for challenge in await self.bot.services.challenges.expire_due(now):
+    async def _expire_challenges(self, now: datetime, held: Held) -> None:
+        for challenge in await self.bot.services.challenges.expire_due(now, held=held):
             try:
                 await self.bot.flow.challenges.show_expired(challenge)
             except discord.HTTPException as error:

@@ -369,3 +369,48 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
     finally:
         other.bot = None
         await table.stop()
+
+
+async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_unavailable(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Carol's challenge and alice's takeback request are two minutes old when the server
+    becomes unavailable for half an hour: nobody there can answer them meanwhile, so neither
+    expires or lapses; back, each says the eight minutes it still has, and each can be
+    accepted (before, both ran out during the outage)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        lobby = table.guild.channel("lobby")
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        request = await table.reply_text(table.alice, "takeback")
+        challenge = await table.reply_text(
+            table.carol, "challenge", {"opponent": table.alice}, channel=lobby
+        )
+        table.advance(timedelta(minutes=2))
+        await asyncio.sleep(0.3)
+        outage = {"id": str(table.guild.id), "unavailable": True}
+        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(minutes=30))
+        await asyncio.sleep(0.5)  # ten timer checks
+        assert "expired" not in challenge.content, challenge.content
+        assert "lapsed" not in request.content, request.content
+        await discord_standin.announce_guild(table.guild)  # the server is back
+        eight_from_now = f"<t:{int((table.now + timedelta(minutes=8)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: eight_from_now in request.content, timeout=10)
+        await table.standin.wait_until(lambda: eight_from_now in challenge.content, timeout=10)
+        [accept] = [c for c in request.custom_ids() if c.endswith(":accept")]
+        await table.standin.click(request, accept, table.bob)
+        assert request.content == "bob accepted the takeback."
+        accepted = await table.standin.click(
+            challenge, f"challenge:accept:{challenge_id(challenge)}", table.alice
+        )
+        assert accepted.answered
+        board = await table.wait_board(
+            lambda m: m.created_at >= challenge.created_at, channel=lobby
+        )
+        assert f"<@{table.carol.id}>, your move as the attackers" in board.content
+    finally:
+        await table.stop()

@@ -12,6 +12,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
 from bot.services.errors import NoGameHere, TakebackLapsed
+from bot.services.held import NOTHING, Held
 from bot.views.common import answer, pressed_on, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -142,9 +143,10 @@ class TakebackFlow:
         )
         await self.flow.went_live(active, message_id)
 
-    async def lapse(self) -> None:
-        """Edit the requests that lapsed (a move was played, or ten minutes passed)."""
-        for lapsed in await self.flow.bot.services.takebacks.lapse_stale():
+    async def lapse(self, held: Held = NOTHING) -> None:
+        """Edit the requests that lapsed (a move was played, or ten minutes passed where
+        they could be answered: not ``held``)."""
+        for lapsed in await self.flow.bot.services.takebacks.lapse_stale(held=held):
             if lapsed.message_id is None or lapsed.channel_id is None:
                 continue
             message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(

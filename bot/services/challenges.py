@@ -27,6 +27,7 @@ from bot.services.errors import (
     RecentlyDeclined,
     TooManyChallenges,
 )
+from bot.services.held import NOTHING, Held
 from bot.services.matches import MatchService, check_member_matches
 from bot.services.sets import active_game
 from bot.services.settings import SettingsService
@@ -427,13 +428,19 @@ class ChallengeService:
                 db, challenge_id, ChallengeStatus.WITHDRAWN.value, now_us=to_us(self._clock())
             )
 
-    async def expire_due(self, now: datetime | None = None) -> list[Challenge]:
+    async def expire_due(
+        self, now: datetime | None = None, *, held: Held = NOTHING
+    ) -> list[Challenge]:
         """Mark every open challenge whose expiry is at or before ``now`` (default: the clock)
-        expired, and return them (so the bot can edit their messages)."""
+        expired, but those ``held`` (nobody can accept them there now: they wait, and get the
+        time back once the hold ends), and return them (so the bot can edit their
+        messages)."""
         moment = now or self._clock()
         expired = []
         async with self._database.transaction() as db:
             for row in await challenges.due(db, to_us(moment), self._shards):
+                if held.covers(row.guild_id, row.channel_id):
+                    continue
                 if await challenges.close(
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=to_us(moment)
                 ):

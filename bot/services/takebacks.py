@@ -21,6 +21,7 @@ from bot.services.errors import (
     TakebackLapsed,
 )
 from bot.services.games import GameService
+from bot.services.held import NOTHING, Held
 from bot.services.sets import check_in_time
 from bot.shards import Shards
 from bot.storage import Database, sets, takebacks
@@ -221,8 +222,12 @@ class TakebackService:
             self._games.forget(row.set_id)
         return await self._games.get(row.set_id)
 
-    async def lapse_stale(self, now: datetime | None = None) -> list[Takeback]:
-        """Lapse open requests that expired or whose game moved on; return them (to edit)."""
+    async def lapse_stale(
+        self, now: datetime | None = None, *, held: Held = NOTHING
+    ) -> list[Takeback]:
+        """Lapse open requests that expired or whose game moved on; return them (to edit).
+        One that expired in a game ``held`` (nobody can answer it there now) waits, and gets
+        the time back once the hold ends."""
         moment = now if now is not None else self._clock()
         async with self._database.snapshot() as db:
             if not await takebacks.stale(db, to_us(moment), self._shards):
@@ -231,13 +236,20 @@ class TakebackService:
             stale = await takebacks.stale(db, to_us(moment), self._shards)
             lapsed = []
             for row in stale:
+                game = await sets.by_id(db, row.set_id)
+                if (
+                    game is not None
+                    and game.status == "active"
+                    and game.ply == row.ply
+                    and held.covers(game.guild_id, game.channel_id)
+                ):
+                    continue  # only its time is up, where nobody can answer it now
                 # Answered since it was read (an accept in its last moment, on PostgreSQL):
                 # not lapsed, and its message must not say so.
                 if not await takebacks.close(
                     db, row.takeback_id, TakebackStatus.LAPSED.value, to_us(moment)
                 ):
                     continue
-                game = await sets.by_id(db, row.set_id)
                 lapsed.append(_takeback(row, None if game is None else game.channel_id))
         return lapsed
 
