@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 import re
 from collections.abc import Coroutine
@@ -39,7 +40,7 @@ from bot.i18n import Language
 from bot.services.absence import MovedExpiry
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
-from bot.services.held import Held
+from bot.services.held import Held, Hold, HoldKind
 from bot.shards import Shards
 from bot.storage.errors import StorageError
 from engine import Side
@@ -95,6 +96,9 @@ class Timers:
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
         """The game threads a moderator locked and archived, and since when."""
+        self._kept_shards: dict[tuple[int, int], datetime] = {}
+        """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
+        connection at start-up ends its hold (:meth:`shard_up`)."""
         self._given_to_all: list[tuple[datetime, datetime]] = []
         """The absences (the bot's, at start-up; the gateway's) whose time was given back to
         every clock, oldest first: a server's or thread's hold that overlaps one gives back
@@ -110,6 +114,7 @@ class Timers:
         if resumed.away > timedelta(0):
             self._given_to_all.append((now - resumed.away, now))
             del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
+        await self._reload_holds()
         if self._moved_clocks or self._moved_expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests back the %s the bot "
@@ -118,6 +123,43 @@ class Timers:
                 len(self._moved_expiries),
                 resumed.away,
             )
+
+    async def _reload_holds(self) -> None:
+        """Take up the holds kept before the restart: the servers in an outage and the threads
+        locked and archived then are held from when they were (their time back at their end,
+        less the bot's absence, given to every clock already); the threads are asked of
+        Discord once connected (:meth:`_recheck_closed_threads`)."""
+        try:
+            kept = await self.bot.services.holds.kept()
+        except StorageError as error:
+            _log.warning("Could not read the holds kept before the restart: %s", error)
+            return
+        for hold in kept:
+            if hold.kind is HoldKind.SERVER:
+                self._outages.setdefault(hold.place_id, hold.since)
+            elif hold.kind is HoldKind.THREAD:
+                self._closed_threads.setdefault(hold.place_id, hold.since)
+            elif hold.shard_count is not None:
+                self._kept_shards.setdefault((hold.place_id, hold.shard_count), hold.since)
+        if kept:
+            _log.info("Holding %d servers, threads or shards held before the restart", len(kept))
+
+    async def _keep(self, hold: Hold) -> None:
+        """Store ``hold`` (a restart takes it up again); if the database cannot, it is held
+        for as long as this process runs."""
+        try:
+            await self.bot.services.holds.hold(hold)
+        except StorageError as error:
+            _log.warning(
+                "Could not keep the hold of %s %s: %s", hold.kind.value, hold.place_id, error
+            )
+
+    async def _release(self, kind: HoldKind, place_id: int) -> None:
+        """The hold of ``kind`` ``place_id`` is over, with no time to give back."""
+        try:
+            await self.bot.services.holds.release(kind, place_id)
+        except StorageError as error:
+            _log.warning("Could not end the hold of %s %s: %s", kind.value, place_id, error)
 
     def _running_shards(self) -> set[int]:
         """The shards this process runs (every shard of the count, unless it names some)."""
@@ -129,7 +171,7 @@ class Timers:
         wait (and note nothing: a stop now leaves the note from before the drop)."""
         return bool(self._down) and self._running_shards() <= set(self._down)
 
-    def shard_down(self, shard_id: int) -> None:
+    async def shard_down(self, shard_id: int) -> None:
         """Discord's gateway dropped ``shard_id``: until it is back no interaction reaches me
         from its servers, so nobody there can move, accept a challenge or answer a takeback
         request. As while the bot is stopped, their clocks stand still: nobody there loses on
@@ -139,24 +181,36 @@ class Timers:
         checks wait."""
         if self._task is None:  # not checking (stopped): the stop noted the time
             return
-        if shard_id not in self._down:
-            _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
-        self._down.setdefault(shard_id, self.bot.clock())
+        if shard_id in self._down:
+            return
+        _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
+        self._down[shard_id] = since = self.bot.clock()
+        if not self._running_shards() <= {shard_id}:  # one of several: kept across a restart
+            count = self.bot.shard_count or 1
+            await self._keep(Hold(HoldKind.SHARD, shard_id, since, shard_count=count))
 
     async def shard_up(self, shard_id: int) -> None:
         """``shard_id`` is connected again (resumed, or identified anew): the move clocks,
         challenges and takeback requests of its servers are given back the time since it was
         dropped; with one shard in this process, that is every server's (as after a
         restart)."""
+        count = self.bot.shard_count or 1
         since = self._down.get(shard_id)
-        if since is None:
-            return
+        if since is None:  # held before a restart, if at all
+            since = self._kept_shards.pop((shard_id, count), None)
+            if since is None:
+                return
+            self._down[shard_id] = since
         try:
             if self._running_shards() <= {shard_id}:
                 await self._give_back_outage(since)
             else:
-                shard = Shards(self.bot.shard_count or 1, (shard_id,))
-                await self._give_back(since, f"shard {shard_id}", shard=shard)
+                await self._give_back(
+                    since,
+                    f"shard {shard_id}",
+                    (HoldKind.SHARD, shard_id),
+                    shard=Shards(count, (shard_id,)),
+                )
         finally:  # whatever failed, its servers' checks go on
             self._down.pop(shard_id, None)
         self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
@@ -189,13 +243,15 @@ class Timers:
             if not await self.bot.flow.vanished.still_closed(thread_id):
                 await self.thread_opened(thread_id)
 
-    def server_unavailable(self, guild_id: int) -> None:
+    async def server_unavailable(self, guild_id: int) -> None:
         """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody
         there can move, accept a challenge or answer a takeback request, so nobody there
         loses on time until it is back (:meth:`server_available` gives the time back)."""
-        if guild_id not in self._outages:
-            _log.info("Server %s is unavailable: its clocks stand still", guild_id)
-        self._outages.setdefault(guild_id, self.bot.clock())
+        if guild_id in self._outages:
+            return
+        _log.info("Server %s is unavailable: its clocks stand still", guild_id)
+        self._outages[guild_id] = since = self.bot.clock()
+        await self._keep(Hold(HoldKind.SERVER, guild_id, since, guild_id))
 
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
@@ -203,34 +259,43 @@ class Timers:
         since = self._outages.get(guild_id)
         if since is not None:
             # Held until its time is given back: a check meanwhile must not end its games.
-            await self._give_back(since, f"server {guild_id}", guild_id=guild_id)
+            await self._give_back(
+                since, f"server {guild_id}", (HoldKind.SERVER, guild_id), guild_id=guild_id
+            )
             self._outages.pop(guild_id, None)
 
     async def thread_locked(self, thread_id: int) -> None:
         """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
         when a game is being played in it — any other thread is not kept; if the database
         cannot say, it is held."""
+        guild_id: int | None = None
         try:
-            playing = await self.bot.services.games.in_channel(thread_id) is not None
+            active = await self.bot.services.games.in_channel(thread_id)
         except StorageError as error:
             _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
-            playing = True
-        if playing:
-            self.thread_closed(thread_id)
+        else:
+            if active is None:
+                return
+            guild_id = active.guild_id
+        await self.thread_closed(thread_id, guild_id=guild_id)
 
-    def thread_closed(self, thread_id: int, since: datetime | None = None) -> None:
+    async def thread_closed(
+        self, thread_id: int, since: datetime | None = None, *, guild_id: int | None = None
+    ) -> None:
         """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
         before now): only members with Manage Threads may open it again, and Discord's clients
         offer no commands in an archived thread, so its players cannot play. Its game is not
         lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
         less the absences of the bot or the gateway given back meanwhile); an admin's
         ``/abort`` still ends it."""
-        if thread_id not in self._closed_threads:
-            _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
+        if thread_id in self._closed_threads:
+            return
+        _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
         now = self.bot.clock()
         if since is None or since > now:
             since = now
-        self._closed_threads.setdefault(thread_id, since)
+        self._closed_threads[thread_id] = since
+        await self._keep(Hold(HoldKind.THREAD, thread_id, since, guild_id))
 
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
@@ -238,13 +303,16 @@ class Timers:
         since = self._closed_threads.get(thread_id)
         if since is not None:
             # Held until its time is given back: a check meanwhile must not end its game.
-            await self._give_back(since, f"thread {thread_id}", channel_id=thread_id)
+            await self._give_back(
+                since, f"thread {thread_id}", (HoldKind.THREAD, thread_id), channel_id=thread_id
+            )
             self._closed_threads.pop(thread_id, None)
 
     async def _give_back(
         self,
         since: datetime,
         what: str,
+        hold: tuple[HoldKind, int],
         *,
         guild_id: int | None = None,
         channel_id: int | None = None,
@@ -266,11 +334,17 @@ class Timers:
         )
         held = now - since - given
         if held <= timedelta(0):
+            await self._release(*hold)
             return
         since = now - held
         try:
             resumed = await self.bot.services.games.give_back_closed(
-                since, now, guild_id=guild_id, channel_id=channel_id, shard=shard
+                since,
+                now,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                shard=shard,
+                releasing=hold,
             )
         except StorageError as error:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)
@@ -288,26 +362,27 @@ class Timers:
             self._moved_expiries += resumed.expiries
             self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
-    def _held(self) -> Held:
+    async def _held(self) -> Held:
         """The servers in an outage, the threads locked and archived and the servers of the
         shards the gateway dropped: nobody can play in them now, so their clocks stand still
         and their reminders wait."""
         return Held(
-            frozenset(self._unavailable_servers() | set(self._closed_threads)),
+            frozenset(await self._unavailable_servers() | set(self._closed_threads)),
             frozenset(self._down),
             self.bot.shard_count or 1,
         )
 
-    def _unavailable_servers(self) -> set[int]:
+    async def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
         cache holds as unavailable (one that was so when the bot connected), noted from now.
         One the bot is no longer in (removed during its outage) is forgotten: its games were
         aborted, and should it come back its new games are not held."""
         for guild_id in [g for g in self._outages if self.bot.get_guild(g) is None]:
             del self._outages[guild_id]
+            await self._release(HoldKind.SERVER, guild_id)
         for guild in self.bot.guilds:
-            if guild.unavailable:
-                self._outages.setdefault(guild.id, self.bot.clock())
+            if guild.unavailable and guild.id not in self._outages:
+                await self.server_unavailable(guild.id)
         return set(self._outages)
 
     async def _show_moved_deadlines(self) -> None:
@@ -358,7 +433,7 @@ class Timers:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-            if self._down:
+            if self._all_down():
                 # The gateway is down: the clocks have stood still since the timers last ran
                 # (noted then), and the next start gives that time back with its own.
                 _log.info("Stopping while the gateway is down: its outage is given back later")
@@ -382,6 +457,10 @@ class Timers:
             await self._show_moved_deadlines()
         except Exception:
             _log.exception("Could not show the deadlines moved at start-up")
+        try:  # those held before the restart: one opened meanwhile told me nothing
+            await self._recheck_closed_threads()
+        except Exception:
+            _log.exception("Could not ask Discord about the threads held before the restart")
         interval = self.bot.settings.timer_interval.total_seconds()
         while True:
             if self._all_down():  # Discord cannot reach me: the clocks stand still
@@ -459,7 +538,7 @@ class Timers:
             await services.games.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
-        held = self._held()  # nobody can answer there now: their requests wait
+        held = await self._held()  # nobody can answer there now: their requests wait
         await self._step("expiring challenges", self._expire_challenges(now, held))
         await self._step("reminding players", self._remind(now))
         await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse(held))
@@ -482,10 +561,11 @@ class Timers:
         games = self.bot.services.games
         # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
         # archived: their clocks stand still.
-        due = (await games.out_of_time(now)).outside(self._held())
+        due = (await games.out_of_time(now)).outside(await self._held())
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
-        for thread_id, since in closed.items():
-            self.thread_closed(thread_id, since)  # one found so (locked while I was away, say)
+        guilds = {row.channel_id: row.guild_id for row in due.rows}
+        for thread_id, since in closed.items():  # found so (locked while I was away, say)
+            await self.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
         due = due.outside(Held(frozenset(closed)))
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
@@ -514,7 +594,7 @@ class Timers:
         services = self.bot.services
         # Nobody can play in a server's outage or a locked thread, and a post there would be
         # refused: their reminders wait until they can.
-        held = self._held()
+        held = await self._held()
         half_time = await services.games.reminders_due(now, held=held)
         last = await services.games.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
@@ -535,9 +615,10 @@ class Timers:
                 continue
             lang = await self.bot.flow.server_language(active.guild_id)
             reminder = reminder_text(active, lang, last=is_last)
-            if await self._post_needing_retry(
-                active.channel_id, reminder, ping=active.player_to_move
-            ):
+            posted = await self._post(active.channel_id, reminder, ping=active.player_to_move)
+            if posted is _Posted.REFUSED and await self._found_closed(active):
+                posted = _Posted.LATER  # its thread is held now: posted once it opens
+            if posted is _Posted.LATER:
                 # Discord could not take it now (an outage): the next check tries again.
                 await self._reminder_due_again(active, last=is_last)
 
@@ -591,24 +672,36 @@ class Timers:
             except discord.HTTPException as error:  # its next post opens it anyway
                 _log.info("Could not open thread %s again: %s", thread_id, error)
 
-    async def _post_needing_retry(self, channel_id: int, content: str, *, ping: int) -> bool:
-        """Post ``content`` pinging ``ping``; True if it is worth trying again: Discord could
-        not take it (5xx, the connection, a time-out). A refusal (4xx: no permission, the
-        channel locked) is not retried every few seconds — it would be refused again, and each
-        refusal counts towards Discord's limit on invalid requests; a channel Discord no
-        longer knows is gone."""
+    async def _post(self, channel_id: int, content: str, *, ping: int) -> _Posted:
+        """Post ``content`` pinging ``ping``: posted, worth trying again later (Discord could
+        not take it: 5xx, the connection, a time-out), or refused. A refusal (4xx: no
+        permission, the channel locked) is not retried every few seconds — it would be
+        refused again, and each refusal counts towards Discord's limit on invalid requests; a
+        channel Discord no longer knows is gone."""
         try:
             await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
         except UNREACHABLE as error:
             _log.warning("Could not post in channel %s yet: %r", channel_id, error)
-            return True
+            return _Posted.LATER
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
             await self._gone_if_unknown(channel_id, error)
+            return _Posted.REFUSED
+        return _Posted.POSTED
+
+    async def _found_closed(self, active: ActiveGame) -> bool:
+        """After Discord refused a post in ``active``'s channel: whether it is a thread
+        locked and archived (one not in the cache is asked of Discord), now held from when it
+        was archived."""
+        if self.bot.get_channel(active.channel_id) is not None:
+            return False  # cached: not archived (discord.py drops archived threads)
+        since = await self.bot.flow.vanished.closed_since(active.channel_id)
+        if since is None:
             return False
-        return False
+        await self.thread_closed(active.channel_id, since, guild_id=active.guild_id)
+        return True
 
     async def _gone_if_unknown(self, channel_id: int, error: BaseException) -> None:
         """A post or edit in ``channel_id`` failed with ``error``: if Discord answered Unknown
@@ -648,6 +741,16 @@ def reminder_text(active: ActiveGame, lang: Language, *, last: bool) -> str:
         "out {deadline}.",
         **params,
     )
+
+
+class _Posted(enum.Enum):
+    """What became of a post."""
+
+    POSTED = enum.auto()
+    LATER = enum.auto()
+    """Discord could not take it now: worth trying again."""
+    REFUSED = enum.auto()
+    """Discord refused it (4xx): not tried again as it is."""
 
 
 @dataclass(frozen=True)

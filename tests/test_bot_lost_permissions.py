@@ -692,6 +692,70 @@ async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: H
     assert "played d1-b1" in played.content, played.content
 
 
+def reminders(table: Harness, thread: FakeChannel) -> tuple[int, int]:
+    """The reminders posted in ``thread``, and those Discord refused there."""
+    path = f"/api/v10/channels/{thread.id}/messages"
+    refused = sum(
+        1
+        for call in table.standin.rest_log
+        if call.method == "POST" and call.path == path and call.status >= 400
+    )
+    return len([m for m in table.public_messages(thread) if "reminder" in m.content]), refused
+
+
+async def test_a_thread_locked_before_a_restart_holds_its_reminder(threaded: Harness) -> None:
+    """A moderator locks and archives alice's thread two hours into her day, and the bot is
+    restarted: the hold is kept, so her half-time reminder, due while it is still locked, is
+    not spent on a post Discord refuses; once it opens it comes when half her time has run
+    with the thread open (before, the restart forgot the hold: the reminder was refused and
+    never sent, and she lost on time for the hours it was locked)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    table.advance(timedelta(hours=2))
+    await asyncio.sleep(0.3)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    await table.stop()
+    await table.start()
+    table.advance(timedelta(hours=13))  # past half her time, the thread locked
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert reminders(table, thread) == (0, 0)
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(hours=9, minutes=59))  # not yet half her time with it open
+    await asyncio.sleep(0.5)
+    assert reminders(table, thread) == (0, 0)
+    table.advance(timedelta(minutes=2))
+    reminder = await table.standin.wait_for_message(
+        thread, lambda m: "reminder" in m.content, timeout=5
+    )
+    assert reminder.pinged_user_ids() == {table.alice.id}
+
+
+async def test_a_reminder_refused_in_a_thread_locked_while_i_was_away_comes_once_it_is_open(
+    threaded: Harness,
+) -> None:
+    """The thread is locked and archived while the bot is stopped (it hears nothing of it):
+    alice's half-time reminder after the restart is refused, and Discord, asked why, shows
+    the thread locked; it is held, and the reminder comes once it is open and half her time
+    has run (before, the refused reminder was never sent again)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    await table.stop()
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await table.start()
+    table.advance(timedelta(hours=13))  # past half her time, the thread locked
+    await asyncio.sleep(0.5)
+    assert reminders(table, thread) == (0, 1)  # refused once, not every check
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(hours=12, minutes=1))  # half her time, open
+    reminder = await table.standin.wait_for_message(
+        thread, lambda m: "reminder" in m.content, timeout=5
+    )
+    assert reminder.pinged_user_ids() == {table.alice.id}
+
+
 async def test_a_locked_thread_without_a_game_is_not_held(threaded: Harness) -> None:
     """A moderator locks and archives a thread whose game is over (tidying up): nothing is
     held for it (the bot does not keep, for as long as it runs, every thread ever locked in

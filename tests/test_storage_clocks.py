@@ -9,6 +9,7 @@ from datetime import timedelta
 from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry
 from bot.services.domain import Takeback
+from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
 from bot.storage.clocks import covers, shards_key
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
@@ -216,3 +217,85 @@ async def test_a_closed_thread_gives_back_only_its_own_game_and_request(
         (Expiring.TAKEBACK, takeback.takeback_id, takeback.expires_at + hour)
     ]
     assert (await services.games.get(elsewhere.set_id)).deadline == elsewhere.deadline
+
+
+async def test_holds_are_kept_once_and_each_process_takes_up_its_own(
+    database: str, clock: FakeClock
+) -> None:
+    """A server's, a thread's and a shard's holds are kept (held again, a place keeps its
+    first start); a process of shard 0 of 2 takes up its own server's and thread's holds and
+    the shards', not shard 1's server's; a hold released is gone."""
+    guild_a, guild_b = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    opened = await Services.open(database, clock=clock)
+    try:
+        start = clock.now
+        await opened.holds.hold(Hold(HoldKind.SERVER, guild_b, start, guild_b))
+        await opened.holds.hold(Hold(HoldKind.THREAD, CHANNEL, start, guild_a))
+        await opened.holds.hold(Hold(HoldKind.SHARD, 1, start, shard_count=2))
+        later = start + timedelta(hours=1)
+        await opened.holds.hold(Hold(HoldKind.THREAD, CHANNEL, later, guild_a))
+    finally:
+        await opened.close()
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    try:
+        assert sorted(await shard_0.holds.kept(), key=lambda h: h.kind.value) == [
+            Hold(HoldKind.SHARD, 1, start, shard_count=2),
+            Hold(HoldKind.THREAD, CHANNEL, start, guild_a),
+        ]
+        await shard_0.holds.release(HoldKind.SHARD, 1)
+        assert [h.kind for h in await shard_0.holds.kept()] == [HoldKind.THREAD]
+    finally:
+        await shard_0.close()
+
+
+async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:
+    """The thread CHANNEL's hold is released in the same transaction as its hour is given
+    back (a restart after it takes up no hold to give the hour again)."""
+    game = await start_set(services, GUILD, CHANNEL)
+    since = clock.now
+    await services.holds.hold(Hold(HoldKind.THREAD, CHANNEL, since, GUILD))
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_closed(
+        since, channel_id=CHANNEL, releasing=(HoldKind.THREAD, CHANNEL)
+    )
+    assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=1))]
+    assert await services.holds.kept() == []
+
+
+async def test_a_dropped_shard_gives_back_only_its_own_servers_clocks(
+    services: Services, clock: FakeClock
+) -> None:
+    """Shard 1 of 2 was dropped for an hour: its server's set is given the hour back, the
+    set in shard 0's server is not (its players could play)."""
+    guild_a, guild_b = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    kept = await start_set(services, guild_a, CHANNEL)
+    held = await start_set(services, guild_b, OTHER_CHANNEL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_closed(since, shard=Shards(2, (1,)))
+    assert resumed.clocks == [(held.set_id, OTHER_CHANNEL, held.deadline + timedelta(hours=1))]
+    assert (await services.games.get(kept.set_id)).deadline == kept.deadline
+
+
+async def test_what_is_held_neither_expires_nor_lapses(
+    services: Services, clock: FakeClock
+) -> None:
+    """A challenge and a takeback request past their expiry in a held server are left open;
+    the same past their expiry elsewhere expire and lapse."""
+    other_guild = GUILD + 1
+    await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    challenge = await services.challenges.create(GUILD, CHANNEL + 10, BOB, CAROL)
+    await start_set(services, other_guild, OTHER_CHANNEL)
+    other_takeback = await ask(services, OTHER_CHANNEL)
+    other_challenge = await services.challenges.create(other_guild, OTHER_CHANNEL + 10, BOB, CAROL)
+    clock.advance(timedelta(minutes=11))
+    held = Held(frozenset({GUILD}))
+    expired = await services.challenges.expire_due(held=held)
+    assert [c.challenge_id for c in expired] == [other_challenge.challenge_id]
+    lapsed = await services.takebacks.lapse_stale(held=held)
+    assert [t.takeback_id for t in lapsed] == [other_takeback.takeback_id]
+    assert [c.challenge_id for c in await services.challenges.expire_due()] == [
+        challenge.challenge_id
+    ]
+    assert [t.takeback_id for t in await services.takebacks.lapse_stale()] == [takeback.takeback_id]

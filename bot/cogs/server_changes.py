@@ -73,7 +73,7 @@ class ServerChanges(commands.Cog):
     async def on_shard_disconnect(self, shard_id: int) -> None:
         """Discord's gateway dropped a shard: no interaction reaches me from its servers, so
         the clocks stand still until it is back (bot/timers.py)."""
-        self.bot.timers.shard_down(shard_id)
+        await self.bot.timers.shard_down(shard_id)
 
     @commands.Cog.listener()
     async def on_shard_resumed(self, shard_id: int) -> None:
@@ -107,7 +107,7 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_unavailable(self, guild: discord.Guild) -> None:
         """Discord says the server is in an outage: nobody loses on time there meanwhile."""
-        self.bot.timers.server_unavailable(guild.id)
+        await self.bot.timers.server_unavailable(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:

@@ -98,7 +98,7 @@ class VanishedFlow:
                 continue  # cached: not archived (discord.py drops archived threads)
             if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
-            elif (since := await self._closed_to_players(channel_id)) is not None:
+            elif (since := await self.closed_since(channel_id)) is not None:
                 closed[channel_id] = since
         return closed
 
@@ -113,7 +113,7 @@ class VanishedFlow:
             return True
         return isinstance(channel, discord.Thread) and channel.locked and channel.archived
 
-    async def _closed_to_players(self, channel_id: int) -> datetime | None:
+    async def closed_since(self, channel_id: int) -> datetime | None:
         """When ``channel_id`` was archived, if Discord shows it as a thread locked and
         archived (else None)."""
         try:

@@ -43,6 +43,7 @@ from bot.services.domain import (
 )
 from bot.services.game_cache import GameCache
 from bot.services.games import GameService
+from bot.services.held import HoldService
 from bot.services.matches import MatchService
 from bot.services.players import PlayerService
 from bot.services.puzzles import PuzzleService
@@ -109,6 +110,7 @@ class Services:
         self.analyses = AnalysisService(database, clock, self.records, shards)
         self.puzzles = PuzzleService(database, clock, shards)
         self.vanished = VanishedService(database, clock, self.games, shards)
+        self.holds = HoldService(database, shards)
 
     @classmethod
     async def open(

@@ -37,7 +37,7 @@ from bot.services.errors import (
     StaleGameError,
 )
 from bot.services.game_cache import GameCache
-from bot.services.held import NOTHING, Held
+from bot.services.held import NOTHING, Held, HoldKind
 from bot.services.sets import (
     NO_NOTES,
     EndNotes,
@@ -48,7 +48,7 @@ from bot.services.sets import (
     stored_end,
 )
 from bot.shards import Shards
-from bot.storage import Database, announcements, clocks, moves, places, sets
+from bot.storage import Database, announcements, clocks, holds, moves, places, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import duration_us, to_us
@@ -382,15 +382,17 @@ class GameService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         shard: Shards | None = None,
+        releasing: tuple[HoldKind, int] | None = None,
     ) -> Resumed:
         """Server ``guild_id`` was unavailable (Discord's outage of it), or thread
         ``channel_id`` locked and archived by a moderator, or the servers of ``shard`` (one of
         this process's shards) out of the gateway's reach, from ``since``: nobody there could
         move, accept a challenge or answer a takeback request, so that time is given back to
         its clocks, challenges and takeback requests, as a start-up gives back the bot's
-        absence. Returns what was moved on."""
+        absence; the stored hold ``releasing`` ends with it (in one transaction: the time is
+        given once). Returns what was moved on."""
         async with self._database.transaction() as db:
-            return await give_time_back(
+            resumed = await give_time_back(
                 db,
                 to_us(since),
                 to_us(now or self._clock()),
@@ -398,6 +400,9 @@ class GameService:
                 guild_id=guild_id,
                 channel_id=channel_id,
             )
+            if releasing is not None:
+                await holds.release(db, releasing[0].value, releasing[1])
+        return resumed
 
     async def give_back_outage(self, since: datetime, now: datetime | None = None) -> Resumed:
         """Discord's gateway dropped these servers from ``since`` (no interaction could reach

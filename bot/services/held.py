@@ -3,12 +3,19 @@
 A server in an outage, a game's thread a moderator locked and archived, and the servers of a
 shard whose gateway connection has dropped: nobody there can move, accept a challenge or answer
 a takeback request, so nobody there loses on time, is reminded, or sees a challenge or request
-run out until they can (bot/timers.py keeps the holds and gives the time back).
+run out until they can (bot/timers.py keeps the holds and gives the time back). The holds are
+stored, so that a restart keeps them.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+from datetime import datetime
+
+from bot.shards import Shards
+from bot.storage import Database, holds
+from bot.storage.times import from_us, to_us
 
 
 @dataclass(frozen=True)
@@ -33,3 +40,69 @@ class Held:
 
 NOTHING = Held()
 """Nowhere is held."""
+
+
+class HoldKind(enum.Enum):
+    """What is held."""
+
+    SERVER = "server"
+    """A server Discord says is unavailable (its outage)."""
+    THREAD = "thread"
+    """A game's thread a moderator locked and archived."""
+    SHARD = "shard"
+    """A shard (of several in one process) whose gateway connection dropped."""
+
+
+@dataclass(frozen=True)
+class Hold:
+    """One place held, since when."""
+
+    kind: HoldKind
+    place_id: int
+    """The server's, thread's or shard's id."""
+    since: datetime
+    guild_id: int | None = None
+    """The server (of the thread); None for a shard."""
+    shard_count: int | None = None
+    """A shard's: how many shards it is one of."""
+
+
+class HoldService:
+    """The holds kept in the database, across a restart."""
+
+    def __init__(self, database: Database, shards: Shards) -> None:
+        self._database = database
+        self._shards = shards
+
+    async def kept(self) -> list[Hold]:
+        """The holds of this process's servers (and their threads), and every shard's, oldest
+        first (at start-up)."""
+        async with self._database.snapshot() as db:
+            rows = await holds.held(db, self._shards)
+        return [
+            Hold(
+                HoldKind(row.kind),
+                row.place_id,
+                from_us(row.since_us),
+                row.guild_id,
+                row.shard_count,
+            )
+            for row in rows
+        ]
+
+    async def hold(self, hold: Hold) -> None:
+        """Keep ``hold`` (one already kept for its place keeps its start)."""
+        async with self._database.transaction() as db:
+            await holds.hold(
+                db,
+                hold.kind.value,
+                hold.place_id,
+                to_us(hold.since),
+                guild_id=hold.guild_id,
+                shard_count=hold.shard_count,
+            )
+
+    async def release(self, kind: HoldKind, place_id: int) -> None:
+        """``kind`` ``place_id`` is held no more (its time given back, or nothing to give)."""
+        async with self._database.transaction() as db:
+            await holds.release(db, kind.value, place_id)
