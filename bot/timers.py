@@ -96,6 +96,9 @@ class Timers:
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
         """The game threads a moderator locked and archived, and since when."""
+        self._ending: set[tuple[HoldKind, int]] = set()
+        """The holds whose time is being given back: another end of the same hold meanwhile
+        (two events for one server's return, say) gives nothing."""
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
@@ -201,6 +204,9 @@ class Timers:
             if since is None:
                 return
             self._down[shard_id] = since
+        if (HoldKind.SHARD, shard_id) in self._ending:
+            return
+        self._ending.add((HoldKind.SHARD, shard_id))
         try:
             if self._running_shards() <= {shard_id}:
                 await self._give_back_outage(since)
@@ -213,6 +219,7 @@ class Timers:
                 )
         finally:  # whatever failed, its servers' checks go on
             self._down.pop(shard_id, None)
+            self._ending.discard((HoldKind.SHARD, shard_id))
         self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
         self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
 
@@ -257,12 +264,23 @@ class Timers:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
         requests are given back the time it was not (never more than each had run)."""
         since = self._outages.get(guild_id)
-        if since is not None:
+        hold = (HoldKind.SERVER, guild_id)
+        if since is None or hold in self._ending:
+            return
+        self._ending.add(hold)
+        try:
             # Held until its time is given back: a check meanwhile must not end its games.
-            await self._give_back(
-                since, f"server {guild_id}", (HoldKind.SERVER, guild_id), guild_id=guild_id
-            )
+            await self._give_back(since, f"server {guild_id}", hold, guild_id=guild_id)
             self._outages.pop(guild_id, None)
+        finally:
+            self._ending.discard(hold)
+
+    async def server_left(self, guild_id: int) -> None:
+        """The bot was removed from server ``guild_id``: its games are aborted, so a hold of
+        it ends with nothing to give back (should it invite the bot back, its new games are
+        not held for the old outage)."""
+        if self._outages.pop(guild_id, None) is not None:
+            await self._release(HoldKind.SERVER, guild_id)
 
     async def thread_locked(self, thread_id: int) -> None:
         """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
@@ -301,12 +319,16 @@ class Timers:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
         takeback request's expiry, are given back the time it was."""
         since = self._closed_threads.get(thread_id)
-        if since is not None:
+        hold = (HoldKind.THREAD, thread_id)
+        if since is None or hold in self._ending:
+            return
+        self._ending.add(hold)
+        try:
             # Held until its time is given back: a check meanwhile must not end its game.
-            await self._give_back(
-                since, f"thread {thread_id}", (HoldKind.THREAD, thread_id), channel_id=thread_id
-            )
+            await self._give_back(since, f"thread {thread_id}", hold, channel_id=thread_id)
             self._closed_threads.pop(thread_id, None)
+        finally:
+            self._ending.discard(hold)
 
     async def _give_back(
         self,
@@ -375,11 +397,17 @@ class Timers:
     async def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
         cache holds as unavailable (one that was so when the bot connected), noted from now.
-        One the bot is no longer in (removed during its outage) is forgotten: its games were
-        aborted, and should it come back its new games are not held."""
-        for guild_id in [g for g in self._outages if self.bot.get_guild(g) is None]:
-            del self._outages[guild_id]
-            await self._release(HoldKind.SERVER, guild_id)
+        One the cache holds as available again is no longer held, its time given back: it
+        may have come back in a GUILD_CREATE that discord.py reports as a join, not as the
+        server available (``unavailable`` missing rather than false). One the bot is no
+        longer in (removed during its outage) is forgotten: its games were aborted, and should
+        it come back its new games are not held."""
+        for guild_id in list(self._outages):
+            guild = self.bot.get_guild(guild_id)
+            if guild is None:
+                await self.server_left(guild_id)
+            elif not guild.unavailable:
+                await self.server_available(guild_id)
         for guild in self.bot.guilds:
             if guild.unavailable and guild.id not in self._outages:
                 await self.server_unavailable(guild.id)

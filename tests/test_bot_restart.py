@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from tests.bot_harness import Harness, challenge_id, move_button
-from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin import DiscordStandin, StoredMessage, payloads
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -412,5 +412,37 @@ async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_
             lambda m: m.created_at >= challenge.created_at, channel=lobby
         )
         assert f"<@{table.carol.id}>, your move as the attackers" in board.content
+    finally:
+        await table.stop()
+
+
+async def test_a_server_back_as_a_join_ends_its_hold_once(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The server is unavailable for two hours, then comes back in a GUILD_CREATE without
+    ``unavailable`` (discord.py reports a join, not a server available): its hold ends all
+    the same, and bob has the half hour he had left; a later GUILD_CREATE that discord.py
+    reports as the server available gives nothing again (before, the hold never ended and
+    bob's clock stood still for good)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        board = await bob_has_half_an_hour_left(table)
+        outage = {"id": str(table.guild.id), "unavailable": True}
+        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(hours=2))
+        back = payloads.guild_create(table.guild)
+        del back["unavailable"]
+        await discord_standin.dispatch("GUILD_CREATE", back)
+        half_hour_on = table.now + timedelta(minutes=30)
+        stamp = f"<t:{int(half_hour_on.timestamp())}:R>"
+        await table.standin.wait_until(lambda: stamp in board.content, timeout=10)
+        await discord_standin.announce_guild(table.guild)  # discord.py: available
+        await asyncio.sleep(0.3)
+        assert table.bot is not None
+        active = await table.bot.services.games.in_channel(table.channel.id)
+        assert active is not None
+        assert active.deadline == half_hour_on
     finally:
         await table.stop()

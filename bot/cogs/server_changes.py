@@ -142,6 +142,7 @@ class ServerChanges(commands.Cog):
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server, or the server was deleted (not an outage: that
         is ``on_guild_unavailable``)."""
+        await self.bot.timers.server_left(guild.id)  # a hold of its outage ends with it
         until_stored(
             self.bot,
             f"removed from server {guild.id}",
