@@ -79,6 +79,7 @@ class Harness:
         """Sync commands to this guild only (DISCORD_GUILD_IDS), not globally."""
         self.now = datetime.now(UTC)
         """The bot's clock: tests move it forward to make deadlines fall due."""
+        standin.world.clock = lambda: self.now  # Discord dates a thread's archiving by it
         self.bot: BrandubhBot | None = None
         self._task: asyncio.Task[None] | None = None
 

@@ -641,13 +641,17 @@ async def test_a_reminder_due_in_a_locked_thread_comes_once_it_is_open(
 
 
 async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness) -> None:
-    """The thread is locked and archived while the bot is stopped (it hears nothing of it):
-    when alice's deadline passes after the restart, Discord is asked about the thread, and
-    her set is not ended. Unlocked two days later, she is given back the time from when it
-    was archived, not from when the bot found it so: her day to move is whole again."""
+    """The thread is locked and archived while the bot is stopped (it hears nothing of it),
+    alice having four hours left: when her deadline passes after the restart, Discord is
+    asked about the thread, and her set is not ended. Unlocked two days later, she is given
+    back the time from when it was archived, not from when the bot found it so: she has her
+    four hours again, to the second (no more: the stand-in dates the archiving by the bot's
+    clock, so a give-back from too early is not hidden by the cap at what her clock ran)."""
     table = threaded
     _, thread = await thread_game(table)
     [board] = [m for m in table.public_messages(thread) if m.components]
+    table.advance(timedelta(hours=20))  # alice has four hours left
+    await asyncio.sleep(0.3)  # the timers run then
     await table.stop()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
@@ -658,10 +662,8 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     await table.standin.edit_thread(thread, archived=False, locked=False)
     await asyncio.sleep(0.5)  # ten timer checks: she is not lost on time now
     assert await _set_number(table.bot.services.games, thread.id) == 1, "lost once unlocked"
-    a_day_on = int((table.now + timedelta(days=1)).timestamp())
-    await table.standin.wait_until(
-        lambda: any(f"<t:{a_day_on + d}:R>" in board.content for d in range(-5, 6)), timeout=10
-    )
+    four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert "played d1-b1" in played.content, played.content
 

@@ -330,6 +330,7 @@ async def other_shard(table: Harness, tmp_path: Path, shards: int) -> Harness:
     ``table``'s, played through ``table``'s bot (not started on its own)."""
     for _ in range(200):
         other = Harness(table.standin, tmp_path / "bot.sqlite3")
+        table.standin.world.clock = lambda: table.now  # the one clock
         if (other.guild.id >> 22) % shards != (table.guild.id >> 22) % shards:
             return other
         await asyncio.sleep(0.002)  # the next snowflake's timestamp moves on

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -265,6 +266,9 @@ class World:
         self.channels: dict[int, FakeChannel] = {}
         self.thread_creation_error: tuple[int, int, str] | None = None
         """When set, (status, code, message) answers every thread creation (Discord refusing)."""
+        self.clock: Callable[[], datetime] = utc_now
+        """Discord's time, as it dates a thread's archiving (a test's harness sets it to the
+        bot's clock, which it moves forward)."""
 
     def add_user(self, name: str, *, bot: bool = False) -> FakeUser:
         """Create a user account."""

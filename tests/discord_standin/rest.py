@@ -513,7 +513,7 @@ class RestApi:
             channel.name = str(body["name"])
         if "archived" in body:
             channel.archived = bool(body["archived"])
-            channel.archived_at = utc_now()
+            channel.archived_at = self._world.clock()
         if "locked" in body:
             channel.locked = bool(body["locked"])
         data = payloads.thread(channel)

@@ -43,7 +43,6 @@ from .model import (
     FakeRole,
     FakeUser,
     World,
-    utc_now,
 )
 from .recorder import (
     InteractionRecord,
@@ -334,7 +333,7 @@ class DiscordStandin(PlayerActions):
             raise ValueError("only a thread is archived or locked")
         if archived is not None:
             thread.archived = archived
-            thread.archived_at = utc_now()
+            thread.archived_at = self.world.clock()
         if locked is not None:
             thread.locked = locked
         with contextlib.suppress(RuntimeError):
