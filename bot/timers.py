@@ -282,6 +282,10 @@ class Timers:
         if self._outages.pop(guild_id, None) is not None:
             await self._release(HoldKind.SERVER, guild_id)
 
+    def holds_thread(self, thread_id: int) -> bool:
+        """Whether thread ``thread_id`` is held, locked and archived by a moderator."""
+        return thread_id in self._closed_threads
+
     async def thread_locked(self, thread_id: int) -> None:
         """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
         when a game is being played in it — any other thread is not kept; if the database

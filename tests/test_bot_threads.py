@@ -155,6 +155,26 @@ async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Ha
     assert "no game in progress in this channel" in reply.content
 
 
+async def test_a_move_in_the_parent_channel_says_the_players_thread_is_locked(
+    table: Harness,
+) -> None:
+    """A moderator locked and archived alice's thread: her /move in the parent channel says
+    so, and that its clocks stand still until it is opened (it said "play it there", where
+    she cannot)."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert reply.ephemeral
+    assert reply.content == (
+        f"There is no game in this channel: yours is in <#{thread.id}>, which a moderator has "
+        "locked; its clocks stand still until it is opened again."
+    )
+
+
 async def test_refused_thread_falls_back_to_the_channel_and_says_why(table: Harness) -> None:
     """Discord refusing the thread (403): the game is played in the channel, with the reason."""
     table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")

@@ -40,7 +40,7 @@ from bot.flow.rematches import RematchFlow
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.threads import finished_line
 from bot.flow.vanished import VanishedFlow
-from bot.i18n import ENGLISH, Language, Text, command, language, language_for, n_
+from bot.i18n import ENGLISH, Language, Text, _, command, language, language_for, n_
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
@@ -356,6 +356,14 @@ class GameFlow:
         ]
         if not places:
             return refusal or NoGameHere()
+        if len(places) == 1 and self.bot.timers.holds_thread(places[0]):
+            return NoGameHere(
+                _(
+                    "There is no game in this channel: yours is in {channel}, which a moderator "
+                    "has locked; its clocks stand still until it is opened again.",
+                    channel=f"<#{places[0]}>",
+                )
+            )
         return NoGameHere(
             n_(
                 "There is no game in this channel: yours is in {channels}, play it there.",
