@@ -12,11 +12,11 @@ move clocks, challenges and takeback requests, which stand still while it is awa
 every ``RECORD_EVERY`` (and at a clean stop) that it runs, and at start-up the time since is given
 back to every clock that was running then and to the expiry of every challenge and takeback
 request that was open then (nobody can move, accept or answer while the bot is down); once
-connected, their boards and messages are edited to show the new times. The same holds while
-Discord's gateway has dropped a shard of the running bot (no interaction reaches it from that
-shard's servers then): their deadlines stand still, and the time is given back to them once it
-is connected again; the other shards' servers go on (with one shard, the checks wait). The
-computer's pending turns are resumed at start-up too.
+connected, their boards and messages are edited to show the new times. The same holds where
+nobody can play while the bot runs — a server's outage, a locked thread, the servers of a shard
+the gateway dropped (bot/holds.py): the checks leave them alone, and the time is given back when
+they can play again (with one shard and it dropped, the checks wait). The computer's pending
+turns are resumed at start-up too.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ import discord
 from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.vanished import Gone, unknown_channel
+from bot.holds import Holds
 from bot.i18n import Language
-from bot.services.absence import MovedExpiry
+from bot.services.absence import MovedExpiry, Resumed
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
-from bot.services.held import Held, Hold, HoldKind
-from bot.shards import Shards
+from bot.services.held import Held
 from bot.storage.errors import StorageError
 from engine import Side
 
@@ -58,16 +58,6 @@ RECORD_EVERY = timedelta(seconds=10)
 """How often the timers note in the database that they are running: a restart gives the move
 clocks, challenges and takeback requests back the time since (at most this much more than the bot
 was really away)."""
-
-SHOWN_OUTAGE = timedelta(minutes=1)
-"""An outage of the gateway at least this long has the boards and requests whose deadlines it
-moved on edited to show the new times (a shorter one moves them by less than their relative
-timestamps show)."""
-
-GIVEN_TO_ALL_KEPT = 64
-"""How many of the latest absences given back to every clock are remembered, to be taken off a
-server's or thread's hold that overlaps them (a gateway that drops more often than this within
-one hold gives that hold the oldest drops' time twice)."""
 
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
@@ -89,23 +79,8 @@ class Timers:
         self._moved_expiries: list[MovedExpiry] = []
         """The challenges and takeback requests :meth:`resume_clocks` gave time, for their
         messages."""
-        self._down: dict[int, datetime] = {}
-        """The shards Discord's gateway has dropped (no interaction reaches me for their
-        servers), and since when (:meth:`shard_down`)."""
-        self._outages: dict[int, datetime] = {}
-        """The servers Discord says are unavailable (an outage of theirs), and since when."""
-        self._closed_threads: dict[int, datetime] = {}
-        """The game threads a moderator locked and archived, and since when."""
-        self._ending: set[tuple[HoldKind, int]] = set()
-        """The holds whose time is being given back: another end of the same hold meanwhile
-        (two events for one server's return, say) gives nothing."""
-        self._kept_shards: dict[tuple[int, int], datetime] = {}
-        """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
-        connection at start-up ends its hold (:meth:`shard_up`)."""
-        self._given_to_all: list[tuple[datetime, datetime]] = []
-        """The absences (the bot's, at start-up; the gateway's) whose time was given back to
-        every clock, oldest first: a server's or thread's hold that overlaps one gives back
-        only the rest of its time (:meth:`_give_back`). At most ``GIVEN_TO_ALL_KEPT``."""
+        self.holds = Holds(bot, self)
+        """The servers, threads and shards nobody can play in now (bot/holds.py)."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -115,9 +90,8 @@ class Timers:
         self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
         self._recorded = now = self.bot.clock()
         if resumed.away > timedelta(0):
-            self._given_to_all.append((now - resumed.away, now))
-            del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
-        await self._reload_holds()
+            self.holds.given_to_all(now - resumed.away, now)
+        await self.holds.reload()
         if self._moved_clocks or self._moved_expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests back the %s the bot "
@@ -127,295 +101,21 @@ class Timers:
                 resumed.away,
             )
 
-    async def _reload_holds(self) -> None:
-        """Take up the holds kept before the restart: the servers in an outage and the threads
-        locked and archived then are held from when they were (their time back at their end,
-        less the bot's absence, given to every clock already); the threads are asked of
-        Discord once connected (:meth:`_recheck_closed_threads`)."""
-        try:
-            kept = await self.bot.services.holds.kept()
-        except StorageError as error:
-            _log.warning("Could not read the holds kept before the restart: %s", error)
-            return
-        for hold in kept:
-            if hold.kind is HoldKind.SERVER:
-                self._outages.setdefault(hold.place_id, hold.since)
-            elif hold.kind is HoldKind.THREAD:
-                self._closed_threads.setdefault(hold.place_id, hold.since)
-            elif hold.shard_count is not None:
-                self._kept_shards.setdefault((hold.place_id, hold.shard_count), hold.since)
-        if kept:
-            _log.info("Holding %d servers, threads or shards held before the restart", len(kept))
+    @property
+    def running(self) -> bool:
+        """Whether the timers are checking (started, not stopped)."""
+        return self._task is not None
 
-    async def _keep(self, hold: Hold) -> None:
-        """Store ``hold`` (a restart takes it up again); if the database cannot, it is held
-        for as long as this process runs."""
-        try:
-            await self.bot.services.holds.hold(hold)
-        except StorageError as error:
-            _log.warning(
-                "Could not keep the hold of %s %s: %s", hold.kind.value, hold.place_id, error
-            )
-
-    async def _release(self, kind: HoldKind, place_id: int) -> None:
-        """The hold of ``kind`` ``place_id`` is over, with no time to give back."""
-        try:
-            await self.bot.services.holds.release(kind, place_id)
-        except StorageError as error:
-            _log.warning("Could not end the hold of %s %s: %s", kind.value, place_id, error)
-
-    def _running_shards(self) -> set[int]:
-        """The shards this process runs (every shard of the count, unless it names some)."""
-        named = self.bot.shard_ids
-        return set(named) if named else set(range(self.bot.shard_count or 1))
-
-    def _all_down(self) -> bool:
-        """Whether the gateway has dropped every shard this process runs: then the checks
-        wait (and note nothing: a stop now leaves the note from before the drop)."""
-        return bool(self._down) and self._running_shards() <= set(self._down)
-
-    async def shard_down(self, shard_id: int) -> None:
-        """Discord's gateway dropped ``shard_id``: until it is back no interaction reaches me
-        from its servers, so nobody there can move, accept a challenge or answer a takeback
-        request. As while the bot is stopped, their clocks stand still: nobody there loses on
-        time, is reminded or sees a challenge or request expire meanwhile, and the time is
-        given back when the shard is back (:meth:`shard_up`). The servers of this process's
-        other shards, whose players can play, go on as ever; once every shard is down the
-        checks wait."""
-        if self._task is None:  # not checking (stopped): the stop noted the time
-            return
-        if shard_id in self._down:
-            return
-        _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
-        self._down[shard_id] = since = self.bot.clock()
-        if not self._running_shards() <= {shard_id}:  # one of several: kept across a restart
-            count = self.bot.shard_count or 1
-            await self._keep(Hold(HoldKind.SHARD, shard_id, since, shard_count=count))
-
-    async def shard_up(self, shard_id: int) -> None:
-        """``shard_id`` is connected again (resumed, or identified anew): the move clocks,
-        challenges and takeback requests of its servers are given back the time since it was
-        dropped; with one shard in this process, that is every server's (as after a
-        restart)."""
-        count = self.bot.shard_count or 1
-        since = self._down.get(shard_id)
-        if since is None:  # held before a restart, if at all
-            since = self._kept_shards.pop((shard_id, count), None)
-            if since is None:
-                return
-            self._down[shard_id] = since
-        if (HoldKind.SHARD, shard_id) in self._ending:
-            return
-        self._ending.add((HoldKind.SHARD, shard_id))
-        try:
-            if self._running_shards() <= {shard_id}:
-                await self._give_back_outage(since)
-            else:
-                await self._give_back(
-                    since,
-                    f"shard {shard_id}",
-                    (HoldKind.SHARD, shard_id),
-                    shard=Shards(count, (shard_id,)),
-                )
-        finally:  # whatever failed, its servers' checks go on
-            self._down.pop(shard_id, None)
-            self._ending.discard((HoldKind.SHARD, shard_id))
-        self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
-        self.bot.spawn(self._recheck_closed_threads(), name="brandubh-closed-threads")
-
-    async def _give_back_outage(self, since: datetime) -> None:
-        """The gateway is back for the one shard of this process: the time since it was
-        dropped (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is
-        given back to every clock, challenge and takeback request, once."""
-        now = self.bot.clock()
-        if since >= now:
-            return
-        try:
-            resumed = await self.bot.services.games.give_back_outage(since, now)
-        except StorageError as error:
-            _log.warning("Could not give the clocks back the outage: %s", error)
-            return
+    def noted(self, now: datetime) -> None:
+        """The timers' running was noted in the database at ``now``."""
         self._recorded = now
-        self._given_to_all.append((since, now))
-        del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
-        if now - since >= SHOWN_OUTAGE:
-            self._moved_clocks += resumed.clocks
-            self._moved_expiries += resumed.expiries
 
-    async def _recheck_closed_threads(self) -> None:
-        """After the gateway was down (a thread opened meanwhile sent me nothing, and would
-        otherwise be held for as long as the bot runs): each held thread is asked of Discord,
-        and one no longer locked and archived is opened, its time given back."""
-        for thread_id in list(self._closed_threads):
-            if not await self.bot.flow.vanished.still_closed(thread_id):
-                await self.thread_opened(thread_id)
-
-    async def server_unavailable(self, guild_id: int) -> None:
-        """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody
-        there can move, accept a challenge or answer a takeback request, so nobody there
-        loses on time until it is back (:meth:`server_available` gives the time back)."""
-        if guild_id in self._outages:
-            return
-        _log.info("Server %s is unavailable: its clocks stand still", guild_id)
-        self._outages[guild_id] = since = self.bot.clock()
-        await self._keep(Hold(HoldKind.SERVER, guild_id, since, guild_id))
-
-    async def server_available(self, guild_id: int) -> None:
-        """Server ``guild_id`` is available again: its move clocks, challenges and takeback
-        requests are given back the time it was not (never more than each had run)."""
-        since = self._outages.get(guild_id)
-        hold = (HoldKind.SERVER, guild_id)
-        if since is None or hold in self._ending:
-            return
-        self._ending.add(hold)
-        try:
-            # Held until its time is given back: a check meanwhile must not end its games.
-            await self._give_back(since, f"server {guild_id}", hold, guild_id=guild_id)
-            self._outages.pop(guild_id, None)
-        finally:
-            self._ending.discard(hold)
-
-    async def server_left(self, guild_id: int) -> None:
-        """The bot was removed from server ``guild_id``: its games are aborted, so a hold of
-        it ends with nothing to give back (should it invite the bot back, its new games are
-        not held for the old outage)."""
-        if self._outages.pop(guild_id, None) is not None:
-            await self._release(HoldKind.SERVER, guild_id)
-
-    def holds_thread(self, thread_id: int) -> bool:
-        """Whether thread ``thread_id`` is held, locked and archived by a moderator."""
-        return thread_id in self._closed_threads
-
-    async def thread_locked(self, thread_id: int) -> None:
-        """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
-        when a game is being played in it — any other thread is not kept; if the database
-        cannot say, it is held."""
-        guild_id: int | None = None
-        try:
-            active = await self.bot.services.games.in_channel(thread_id)
-        except StorageError as error:
-            _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
-        else:
-            if active is None:
-                return
-            guild_id = active.guild_id
-        await self.thread_closed(thread_id, guild_id=guild_id)
-
-    async def thread_closed(
-        self, thread_id: int, since: datetime | None = None, *, guild_id: int | None = None
-    ) -> None:
-        """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
-        before now): only members with Manage Threads may open it again, and Discord's clients
-        offer no commands in an archived thread, so its players cannot play. Its game is not
-        lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
-        less the absences of the bot or the gateway given back meanwhile); an admin's
-        ``/abort`` still ends it."""
-        if thread_id in self._closed_threads:
-            return
-        _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
-        now = self.bot.clock()
-        if since is None or since > now:
-            since = now
-        self._closed_threads[thread_id] = since
-        await self._keep(Hold(HoldKind.THREAD, thread_id, since, guild_id))
-
-    async def thread_opened(self, thread_id: int) -> None:
-        """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
-        takeback request's expiry, are given back the time it was."""
-        since = self._closed_threads.get(thread_id)
-        hold = (HoldKind.THREAD, thread_id)
-        if since is None or hold in self._ending:
-            return
-        self._ending.add(hold)
-        try:
-            # Held until its time is given back: a check meanwhile must not end its game.
-            await self._give_back(since, f"thread {thread_id}", hold, channel_id=thread_id)
-            self._closed_threads.pop(thread_id, None)
-        finally:
-            self._ending.discard(hold)
-
-    async def _give_back(
-        self,
-        since: datetime,
-        what: str,
-        hold: tuple[HoldKind, int],
-        *,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
-        shard: Shards | None = None,
-    ) -> None:
-        """Give the time since ``since`` back to the clocks and requests of a server, a
-        thread or a shard's servers (``what`` names it in the log) its players could not play
-        in, less the
-        absences of the bot or the gateway already given back to every clock in that time
-        (a restart during the hold, say: given once, not twice, and the hours before it still
-        given); after a minute or more the boards and requests show their new times."""
-        now = self.bot.clock()
-        given = sum(
-            (
-                max(timedelta(0), min(end, now) - max(start, since))
-                for start, end in self._given_to_all
-            ),
-            timedelta(0),
-        )
-        held = now - since - given
-        if held <= timedelta(0):
-            await self._release(*hold)
-            return
-        since = now - held
-        try:
-            resumed = await self.bot.services.games.give_back_closed(
-                since,
-                now,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                shard=shard,
-                releasing=hold,
-            )
-        except StorageError as error:
-            _log.warning("Could not give the clocks of %s back its time: %s", what, error)
-            return
-        if resumed.clocks or resumed.expiries:
-            _log.info(
-                "Gave %d game clocks and %d challenges or takeback requests of %s back %s",
-                len(resumed.clocks),
-                len(resumed.expiries),
-                what,
-                resumed.away,
-            )
-        if now - since >= SHOWN_OUTAGE:
-            self._moved_clocks += resumed.clocks
-            self._moved_expiries += resumed.expiries
-            self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
-
-    async def _held(self) -> Held:
-        """The servers in an outage, the threads locked and archived and the servers of the
-        shards the gateway dropped: nobody can play in them now, so their clocks stand still
-        and their reminders wait."""
-        return Held(
-            frozenset(await self._unavailable_servers() | set(self._closed_threads)),
-            frozenset(self._down),
-            self.bot.shard_count or 1,
-        )
-
-    async def _unavailable_servers(self) -> set[int]:
-        """The servers in an outage now: those Discord said were unavailable, and any the
-        cache holds as unavailable (one that was so when the bot connected), noted from now.
-        One the cache holds as available again is no longer held, its time given back: it
-        may have come back in a GUILD_CREATE that discord.py reports as a join, not as the
-        server available (``unavailable`` missing rather than false). One the bot is no
-        longer in (removed during its outage) is forgotten: its games were aborted, and should
-        it come back its new games are not held."""
-        for guild_id in list(self._outages):
-            guild = self.bot.get_guild(guild_id)
-            if guild is None:
-                await self.server_left(guild_id)
-            elif not guild.unavailable:
-                await self.server_available(guild_id)
-        for guild in self.bot.guilds:
-            if guild.unavailable and guild.id not in self._outages:
-                await self.server_unavailable(guild.id)
-        return set(self._outages)
+    def moved(self, resumed: Resumed) -> None:
+        """The clocks, challenges and takeback requests ``resumed`` moved on show their new
+        times soon."""
+        self._moved_clocks += resumed.clocks
+        self._moved_expiries += resumed.expiries
+        self.bot.spawn(self._show_moved_deadlines(), name="brandubh-moved-deadlines")
 
     async def _show_moved_deadlines(self) -> None:
         """Each board with buttons of a set whose clock was given time says the new deadline,
@@ -465,7 +165,7 @@ class Timers:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-            if self._all_down():
+            if self.holds.all_down():
                 # The gateway is down: the clocks have stood still since the timers last ran
                 # (noted then), and the next start gives that time back with its own.
                 _log.info("Stopping while the gateway is down: its outage is given back later")
@@ -490,12 +190,12 @@ class Timers:
         except Exception:
             _log.exception("Could not show the deadlines moved at start-up")
         try:  # those held before the restart: one opened meanwhile told me nothing
-            await self._recheck_closed_threads()
+            await self.holds.recheck_closed_threads()
         except Exception:
             _log.exception("Could not ask Discord about the threads held before the restart")
         interval = self.bot.settings.timer_interval.total_seconds()
         while True:
-            if self._all_down():  # Discord cannot reach me: the clocks stand still
+            if self.holds.all_down():  # Discord cannot reach me: the clocks stand still
                 await asyncio.sleep(interval)
                 continue
             try:
@@ -570,7 +270,7 @@ class Timers:
             await services.games.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
-        held = await self._held()  # nobody can answer there now: their requests wait
+        held = await self.holds.held()  # nobody can answer there now: their requests wait
         await self._step("expiring challenges", self._expire_challenges(now, held))
         await self._step("reminding players", self._remind(now))
         await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse(held))
@@ -593,11 +293,11 @@ class Timers:
         games = self.bot.services.games
         # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
         # archived: their clocks stand still.
-        due = (await games.out_of_time(now)).outside(await self._held())
+        due = (await games.out_of_time(now)).outside(await self.holds.held())
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
         guilds = {row.channel_id: row.guild_id for row in due.rows}
         for thread_id, since in closed.items():  # found so (locked while I was away, say)
-            await self.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
+            await self.holds.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
         due = due.outside(Held(frozenset(closed)))
         for end in await games.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
@@ -626,7 +326,7 @@ class Timers:
         services = self.bot.services
         # Nobody can play in a server's outage or a locked thread, and a post there would be
         # refused: their reminders wait until they can.
-        held = await self._held()
+        held = await self.holds.held()
         half_time = await services.games.reminders_due(now, held=held)
         last = await services.games.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
@@ -732,7 +432,7 @@ class Timers:
         since = await self.bot.flow.vanished.closed_since(active.channel_id)
         if since is None:
             return False
-        await self.thread_closed(active.channel_id, since, guild_id=active.guild_id)
+        await self.holds.thread_closed(active.channel_id, since, guild_id=active.guild_id)
         return True
 
     async def _gone_if_unknown(self, channel_id: int, error: BaseException) -> None:

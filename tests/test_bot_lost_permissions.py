@@ -774,7 +774,7 @@ async def test_a_locked_thread_without_a_game_is_not_held(threaded: Harness) -> 
     await eventually(lambda: _set_number(games, thread.id), None)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
-    assert thread.id not in table.bot.timers._closed_threads
+    assert thread.id not in table.bot.timers.holds._closed_threads
 
 
 async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
@@ -788,16 +788,16 @@ async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
     assert table.bot is not None
-    timers = table.bot.timers
+    holds = table.bot.timers.holds
     await table.standin.drop_gateway(refuse_for=1.0)
     # Opened meanwhile: the bot is sent no THREAD_UPDATE (no connection to send it on).
     thread.archived = thread.locked = False
     for down in (True, False):  # the bot hears that it was dropped, then that it is back
         for _ in range(400):
-            if bool(timers._down) is down:
+            if bool(holds._down) is down:
                 break
             await asyncio.sleep(0.05)
-        assert bool(timers._down) is down
+        assert bool(holds._down) is down
     await asyncio.sleep(0.5)
     table.advance(timedelta(days=1, minutes=1))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=10)

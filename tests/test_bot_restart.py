@@ -356,8 +356,13 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         await other.challenge_accepted(other.alice, other.bob, time=60, sets=1)
         await other.move(other.alice, "d1-b1")  # bob there has an hour, too
         board = await bob_has_half_an_hour_left(table)
-        await discord_standin.drop_shard((table.guild.id >> 22) % 2, refuse_for=1.5)
-        await asyncio.sleep(0.3)  # the timers notice the outage
+        dropped = (table.guild.id >> 22) % 2
+        await discord_standin.drop_shard(dropped, refuse_for=3.0)
+        for _ in range(50):  # the bot hears that the shard was dropped (slower when busy)
+            if dropped in bot.timers.holds._down:
+                break
+            await asyncio.sleep(0.05)
+        assert dropped in bot.timers.holds._down
         table.advance(timedelta(hours=2))  # both bobs' deadlines pass
         ended = await other.wait_board(lambda m: "ran out of time" in m.content, timeout=2)
         assert "the defenders ran out of time" in ended.content, ended.content

@@ -49,12 +49,12 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
         """A thread may have been unlocked or unarchived; one locked and archived holds its
-        game's clock still until it is not (bot/timers.py)."""
+        game's clock still until it is not (bot/holds.py)."""
         metadata = payload.data.get("thread_metadata") or {}
         if metadata.get("locked") and metadata.get("archived"):
-            await self.bot.timers.thread_locked(payload.thread_id)
+            await self.bot.timers.holds.thread_locked(payload.thread_id)
         else:
-            await self.bot.timers.thread_opened(payload.thread_id)
+            await self.bot.timers.holds.thread_opened(payload.thread_id)
         await self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()
@@ -72,18 +72,18 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_shard_disconnect(self, shard_id: int) -> None:
         """Discord's gateway dropped a shard: no interaction reaches me from its servers, so
-        the clocks stand still until it is back (bot/timers.py)."""
-        await self.bot.timers.shard_down(shard_id)
+        the clocks stand still until it is back (bot/holds.py)."""
+        await self.bot.timers.holds.shard_down(shard_id)
 
     @commands.Cog.listener()
     async def on_shard_resumed(self, shard_id: int) -> None:
         """A dropped shard resumed its session."""
-        await self.bot.timers.shard_up(shard_id)
+        await self.bot.timers.holds.shard_up(shard_id)
 
     @commands.Cog.listener()
     async def on_shard_connect(self, shard_id: int) -> None:
         """A shard identified anew (its session could not be resumed), or for the first time."""
-        await self.bot.timers.shard_up(shard_id)
+        await self.bot.timers.holds.shard_up(shard_id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
@@ -107,7 +107,7 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_unavailable(self, guild: discord.Guild) -> None:
         """Discord says the server is in an outage: nobody loses on time there meanwhile."""
-        await self.bot.timers.server_unavailable(guild.id)
+        await self.bot.timers.holds.server_unavailable(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
@@ -115,7 +115,7 @@ class ServerChanges(commands.Cog):
         channels deleted meanwhile, which no CHANNEL_DELETE reached me for, leave the list as
         a deletion seen would take them off — when one allowed channel is still there (with
         all gone, the list stays, and /settings and refusals say they were deleted)."""
-        await self.bot.timers.server_available(guild.id)  # after an outage: its time back
+        await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         until_stored(
             self.bot,
             f"allowed channels of server {guild.id} checked",
@@ -142,7 +142,7 @@ class ServerChanges(commands.Cog):
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server, or the server was deleted (not an outage: that
         is ``on_guild_unavailable``)."""
-        await self.bot.timers.server_left(guild.id)  # a hold of its outage ends with it
+        await self.bot.timers.holds.server_left(guild.id)  # a hold of its outage ends with it
         until_stored(
             self.bot,
             f"removed from server {guild.id}",

@@ -356,7 +356,7 @@ class GameFlow:
         ]
         if not places:
             return refusal or NoGameHere()
-        if len(places) == 1 and self.bot.timers.holds_thread(places[0]):
+        if len(places) == 1 and self.bot.timers.holds.thread_held(places[0]):
             return NoGameHere(
                 _(
                     "There is no game in this channel: yours is in {channel}, which a moderator "

@@ -1,5 +1,5 @@
 -- Schema version 28: the places nobody can play in, held so that their deadlines stand still
--- (bot/timers.py): a server in an outage, a game's thread locked and archived by a moderator,
+-- (bot/holds.py): a server in an outage, a game's thread locked and archived by a moderator,
 -- a shard whose gateway connection dropped. Kept across a restart, so that a thread still
 -- locked is held from the start (not found again only at its game's deadline) and the time
 -- before the restart is given back with the rest when the hold ends.

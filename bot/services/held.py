@@ -3,7 +3,7 @@
 A server in an outage, a game's thread a moderator locked and archived, and the servers of a
 shard whose gateway connection has dropped: nobody there can move, accept a challenge or answer
 a takeback request, so nobody there loses on time, is reminded, or sees a challenge or request
-run out until they can (bot/timers.py keeps the holds and gives the time back). The holds are
+run out until they can (bot/holds.py keeps the holds and gives the time back). The holds are
 stored, so that a restart keeps them.
 """
 

@@ -1,5 +1,5 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
-(schema 28's ``holds``; bot/timers.py keeps them, bot/services/held.py names them)."""
+(schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them)."""
 
 from __future__ import annotations
 
