@@ -190,6 +190,53 @@ async def test_a_board_slow_to_post_is_not_posted_again_by_the_outbox(
     ]
 
 
+async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is_out(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's board is slow to draw, bob resigns meanwhile and his set's end is slow to post:
+    alice's board coming out first leaves the set's end to bob's post, not also to the outbox
+    (before, her board's claim and his, on the same move, ended together with hers)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    assert table.bot is not None
+    flow = table.bot.flow
+    drawing, moved = asyncio.Event(), asyncio.Event()
+    posting, posted = asyncio.Event(), asyncio.Event()
+    draw, post = board_post, flow.post_in_channel
+
+    async def drawn_after_the_resignation(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
+        drawing.set()
+        await moved.wait()
+        return await draw(*args, **kwargs)
+
+    async def posted_after_the_outbox_looked(*args: Any, **kwargs: Any) -> int | None:
+        posting.set()
+        await posted.wait()
+        return await post(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_resignation)
+    moving = await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+    )
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    monkeypatch.setattr(flow, "post_in_channel", posted_after_the_outbox_looked)
+    asked = await table.reply_text(table.bob, "resign")
+    [confirm] = asked.custom_ids()
+    await table.standin.click(asked, confirm, table.bob, wait=False)
+    await asyncio.wait_for(posting.wait(), timeout=5)
+    moved.set()  # alice's board is out, and marked
+    await table.standin.wait_answered(moving, timeout=10)
+    await table.standin.wait_until(
+        lambda: any("played d1-b1" in b.content for b in boards(table)), timeout=10
+    )
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    posted.set()
+    await table.wait_board(lambda m: "resigned" in m.content)
+    await asyncio.sleep(0.5)
+    assert len([b for b in boards(table) if "resigned" in b.content]) == 1
+
+
 async def test_a_round_against_the_computer_is_one_message(table: Harness) -> None:
     """The player's move is acknowledged, then that message becomes the board with both moves."""
     await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -46,25 +47,32 @@ class Outbox:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
-        self._posting: set[tuple[int, int]] = set()
-        """The boards (set, ply) the flow is posting itself right now (:meth:`posting`)."""
+        self._posting: Counter[tuple[int, int]] = Counter()
+        """The boards (set, ply) the flow is posting itself right now (:meth:`posting`), with
+        how many posts claim each: a move's board and the final board of a set resigned at
+        that move are owed at the same ply, and may be posted at once."""
 
     @contextlib.contextmanager
     def posting(self) -> Iterator[Callable[[int, int], None]]:
         """While the flow posts a board itself, the boards it claims (with the function this
         yields: set, ply, once stored) are left alone by the outbox, even past their grace: a
         drawing or a post slower than that would otherwise be posted twice. Once the flow is
-        done (posted and marked delivered, or failed), what is still owed is the outbox's."""
+        done (posted and marked delivered, or failed), what is still owed is the outbox's —
+        unless another post still claims it."""
         mine: set[tuple[int, int]] = set()
 
         def claim(set_id: int, ply: int) -> None:
-            mine.add((set_id, ply))
-            self._posting.add((set_id, ply))
+            if (set_id, ply) not in mine:
+                mine.add((set_id, ply))
+                self._posting[set_id, ply] += 1
 
         try:
             yield claim
         finally:
-            self._posting.difference_update(mine)
+            self._posting.subtract(mine)
+            for board in mine:
+                if self._posting[board] <= 0:
+                    del self._posting[board]
 
     async def deliver(self) -> None:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
