@@ -11,7 +11,7 @@ import pytest
 
 from bot.services import ActiveGame, Services
 from bot.services.domain import TAKEBACK_LIFETIME, Takeback
-from bot.services.errors import CannotTakeBack, TimeRanOut
+from bot.services.errors import CannotTakeBack, NoGameHere, TimeRanOut
 from bot.storage import takebacks as storage_takebacks
 from bot.storage.connection import Dialect
 from bot.storage.takebacks import TakebackRow
@@ -192,3 +192,25 @@ async def test_a_request_racing_the_opponents_move_is_refused(
     assert game is not None
     async with services.database.snapshot() as db:
         assert await storage_takebacks.open_for_game(db, game.set_id) is None
+
+
+async def test_a_request_racing_a_resignation_in_a_one_set_match_speaks_of_the_game(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /takeback reads her one-set game before bob's resignation lands: she is told
+    the game is over (a one-set match has no sets to speak of), and no request opens."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=1)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    read = services.games.in_channel
+
+    async def read_then_bob_resigns(channel_id: int) -> ActiveGame | None:
+        seen = await read(channel_id)
+        monkeypatch.setattr(services.games, "in_channel", read)
+        await services.games.resign(CHANNEL, BOB)
+        return seen
+
+    monkeypatch.setattr(services.games, "in_channel", read_then_bob_resigns)
+    with pytest.raises(NoGameHere) as refused:
+        await services.takebacks.ask(CHANNEL, ALICE)
+    assert str(refused.value) == "That game is over."

@@ -87,6 +87,9 @@ class TakebackService:
                 # request would ask them about a move they have answered.
                 stored = await sets.by_id(db, active.set_id)
                 if stored is None or stored.status != sets.ACTIVE:
+                    # A one-set match is one game: it has no set to speak of.
+                    if active.sets_total == 1:
+                        raise NoGameHere(_("That game is over."))
                     raise NoGameHere(_("That set is already over."))
                 raise CannotTakeBack(
                     _(
