@@ -14,6 +14,8 @@ import pytest
 from bot.ai_pool import AIPool
 from bot.flow import game_flow
 from bot.flow.posts import BoardPost, board_post
+from bot.views import common as view_common
+from bot.views import confirm as confirm_views
 from engine import Game
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
@@ -232,6 +234,63 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
     await asyncio.sleep(1)  # its checks run every 0.05 s
     posted.set()
+    await table.wait_board(lambda m: "resigned" in m.content)
+    await asyncio.sleep(0.5)
+    assert len([b for b in boards(table) if "resigned" in b.content]) == 1
+
+
+async def test_a_set_end_slow_to_draw_is_posted_once(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob resigns and his set's final board is still being drawn when the outbox's time for
+    it comes: it is posted once, as his resignation's answer, not also by the outbox."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    drawing, owed_time = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only the set's end waits
+        drawing.set()
+        await owed_time.wait()
+        return await draw(*args, **kwargs)
+
+    asked = await table.reply_text(table.bob, "resign")
+    [confirm] = asked.custom_ids()
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    await table.standin.click(asked, confirm, table.bob, wait=False)
+    await asyncio.wait_for(drawing.wait(), timeout=5)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    owed_time.set()
+    await table.wait_board(lambda m: "resigned" in m.content)
+    await asyncio.sleep(0.5)
+    assert len([b for b in boards(table) if "resigned" in b.content]) == 1
+
+
+async def test_a_set_end_whose_question_is_slow_to_edit_is_posted_once(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's resignation is stored, but the edit of his question into "You resigned" is slow
+    (Discord slow) past the outbox's time for the set's end: that is posted once."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    editing, owed_time = asyncio.Event(), asyncio.Event()
+    edit = view_common.update_message
+
+    async def edited_after_the_outbox_looked(*args: Any, **kwargs: Any) -> None:
+        editing.set()
+        await owed_time.wait()
+        await edit(*args, **kwargs)
+
+    asked = await table.reply_text(table.bob, "resign")
+    [confirm] = asked.custom_ids()
+    monkeypatch.setattr(confirm_views, "update_message", edited_after_the_outbox_looked)
+    await table.standin.click(asked, confirm, table.bob, wait=False)
+    await asyncio.wait_for(editing.wait(), timeout=5)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    owed_time.set()
     await table.wait_board(lambda m: "resigned" in m.content)
     await asyncio.sleep(0.5)
     assert len([b for b in boards(table) if "resigned" in b.content]) == 1

@@ -613,21 +613,29 @@ class GameFlow:
         interaction: discord.Interaction[Any] | None = None,
         reason_line: Text | None = None,
     ) -> None:
-        """Post the final board of a set that ended without a move (resignation, time, abort)."""
+        """Post the final board of a set that ended without a move (resignation, time, abort).
+
+        Its board is claimed from the outbox from the start: drawn or posted slower than the
+        outbox's grace, it would otherwise be posted twice."""
         active = end.game
-        lang = await self.server_language(active.guild_id)
-        names = await self.names_for(active, lang)
-        present = interaction.user.id if interaction is not None else None
-        end = await self.departures.next_set(end, present=present)
-        reason = lang.render(reason_line) if reason_line else ""
-        headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
-        post = await board_post(
-            active, names, lang, headline=headline, with_turn=False, left_server=end.left_server
-        )
-        content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
-        try:
-            with self.outbox.posting() as claim:
-                claim(active.set_id, active.ply)  # its final board is mine to post now
+        with self.outbox.posting() as claim:
+            claim(active.set_id, active.ply)  # its final board is mine to post now
+            lang = await self.server_language(active.guild_id)
+            names = await self.names_for(active, lang)
+            present = interaction.user.id if interaction is not None else None
+            end = await self.departures.next_set(end, present=present)
+            reason = lang.render(reason_line) if reason_line else ""
+            headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
+            post = await board_post(
+                active,
+                names,
+                lang,
+                headline=headline,
+                with_turn=False,
+                left_server=end.left_server,
+            )
+            content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
+            try:
                 message_id = await self.post_in_channel(
                     active.channel_id,
                     content,
@@ -638,10 +646,11 @@ class GameFlow:
                     pings=pings,
                 )
                 await self.board_out(active, message_id, end)
-        finally:
-            # The set ended whatever became of its board (the outbox posts an owed one): the
-            # next set begins (the computer opens it if it attacks), the line shows the result.
-            await self.after_set(end)
+            finally:
+                # The set ended whatever became of its board (the outbox posts an owed one):
+                # the next set begins (the computer opens it if it attacks), the line shows
+                # the result.
+                await self.after_set(end)
 
     async def announce_set_end_apart(self, end: SetEnd, *, reason_line: Text | None = None) -> None:
         """:meth:`announce_set_end` posted on my own, not as the answer of whoever ended the

@@ -85,14 +85,18 @@ async def end_confirmed(
     async def announce(end: SetEnd) -> None:
         await flow.announce_set_end_apart(end, reason_line=reason)
 
-    end = await within_deadline(interaction, ending, thinking=False, unanswered=announce)
-    try:
-        await update_message(interaction, done(reader(interaction), end))
-    finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
-        if here:
-            await flow.announce_set_end(end, interaction=interaction, reason_line=reason)
-        else:
-            await flow.announce_set_end_apart(end, reason_line=reason)
+    with flow.outbox.posting() as claim:
+        end = await within_deadline(interaction, ending, thinking=False, unanswered=announce)
+        # Its final board is ours to post from now on: an edit of the question slower than
+        # the outbox's grace would otherwise have it posted twice.
+        claim(end.game.set_id, end.game.ply)
+        try:
+            await update_message(interaction, done(reader(interaction), end))
+        finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
+            if here:
+                await flow.announce_set_end(end, interaction=interaction, reason_line=reason)
+            else:
+                await flow.announce_set_end_apart(end, reason_line=reason)
 
 
 def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:
