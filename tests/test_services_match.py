@@ -219,6 +219,18 @@ async def test_resigning_a_set_that_is_over_does_not_resign_the_next(services: S
     assert second.ply == 0
 
 
+async def test_resigning_a_one_set_game_that_is_over_speaks_of_the_game(
+    services: Services,
+) -> None:
+    """A resignation confirmed after a one-set match ended (an admin aborted it meanwhile) is
+    refused as a game that is over: a one-set match has no set to speak of."""
+    first = await start(services, sets=1)
+    await services.games.abort(CHANNEL)
+    with pytest.raises(NoGameHere) as refused:
+        await services.games.resign(CHANNEL, ALICE, set_id=first.set_id)
+    assert str(refused.value) == "That game is over."
+
+
 async def test_racing_moves_never_both_land(services: Services) -> None:
     """Two different moves sent at once against the same board: one lands, one is stale."""
     await start(services)

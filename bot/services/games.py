@@ -331,16 +331,19 @@ class GameService:
         Only the set first read (or ``set_id``) is ended: if it is over when retrying,
         NoGameHere says so rather than ending the next set.
         """
+        one_set = False  # a one-set match is one game: it has no set to speak of
         for _attempt in range(END_ATTEMPTS):
             async with self._database.snapshot() as db:
                 row = await sets.active_in_channel(db, channel_id)
                 if row is None and set_id is None:
                     raise NoGameHere()
                 if row is None or (set_id is not None and row.set_id != set_id):
+                    if one_set or (set_id is not None and await _one_set(db, set_id)):
+                        raise NoGameHere(_("That game is over."))
                     raise NoGameHere(_("That set is already over."))
                 game = await self._cache.load(db, row)
             ended = end(row, game)
-            set_id = row.set_id
+            set_id, one_set = row.set_id, row.sets_total == 1
             try:
                 return await self._finish(row, ended, notes)
             except StaleGameError:
@@ -598,6 +601,12 @@ class GameService:
     def forget(self, set_id: int) -> None:
         """Drop the cached position of ``set_id`` (its moves changed other than by a move)."""
         self._cache.forget(set_id)
+
+
+async def _one_set(db: Connection, set_id: int) -> bool:
+    """Whether set ``set_id`` is the one set of its match."""
+    row = await sets.by_id(db, set_id)
+    return row is not None and row.sets_total == 1
 
 
 async def _ended_at(db: Connection, active: ActiveGame) -> bool:
