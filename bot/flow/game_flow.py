@@ -346,8 +346,11 @@ class GameFlow:
         self, interaction: discord.Interaction[Any], refusal: NoGameHere | None = None
     ) -> NoGameHere:
         """The refusal of a game command where no game is played: it names the channels where
-        the player's own games are, if they play any in this server (else ``refusal``)."""
+        the player's own games are, if they play any in this server (else ``refusal``). A
+        refusal that says more (the set here just ended) is kept as it is."""
         assert interaction.guild_id is not None
+        if refusal is not None and not refusal.nowhere:
+            return refusal
         page = await self.bot.services.records.in_progress(
             interaction.guild_id, player_id=interaction.user.id, limit=3
         )

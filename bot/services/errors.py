@@ -40,15 +40,18 @@ class GameError(Exception):
 class NoGameHere(GameError):
     """There is no game in progress in this channel (or with this id)."""
 
-    def __init__(
-        self,
-        text: Text = _(
-            "There is no game in progress in this channel: {games_command} lists where the "
-            "games are.",
-            games_command=command("games"),
-        ),
-    ) -> None:
-        super().__init__(text)
+    def __init__(self, text: Text | None = None) -> None:
+        self.nowhere = text is None
+        """Whether it says only that no game is here (not, say, that the set just ended):
+        then the flow may say instead where the player's own games are."""
+        super().__init__(
+            text
+            or _(
+                "There is no game in progress in this channel: {games_command} lists where the "
+                "games are.",
+                games_command=command("games"),
+            )
+        )
 
 
 class NotAPlayer(GameError):
