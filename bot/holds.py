@@ -182,10 +182,30 @@ class Holds:
     async def recheck_closed_threads(self) -> None:
         """After the gateway was down (a thread opened meanwhile sent me nothing, and would
         otherwise be held for as long as the bot runs): each held thread is asked of Discord,
-        and one no longer locked and archived is opened, its time given back."""
+        and one no longer locked and archived is opened, its time given back. One whose game
+        ended meanwhile (an admin's ``/abort`` from the channel) is held no more, and not
+        asked about: nothing there is left to give time back to."""
         for thread_id in list(self._closed_threads):
+            if await self._without_game(thread_id):
+                continue
             if not await self.bot.flow.vanished.still_closed(thread_id):
                 await self.thread_opened(thread_id)
+
+    async def _without_game(self, thread_id: int) -> bool:
+        """Whether held thread ``thread_id`` has no game in progress any more: then its hold
+        ends, with nothing to give back (if the database cannot say, it stays held)."""
+        if (HoldKind.THREAD, thread_id) in self._ending:
+            return False
+        try:
+            active = await self.bot.services.games.in_channel(thread_id)
+        except StorageError as error:
+            _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
+            return False
+        if active is not None:
+            return False
+        self._closed_threads.pop(thread_id, None)
+        await self._release(HoldKind.THREAD, thread_id)
+        return True
 
     async def server_unavailable(self, guild_id: int) -> None:
         """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody

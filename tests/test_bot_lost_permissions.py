@@ -1270,3 +1270,34 @@ async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_re
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
     assert active.deadline - table.now == timedelta(hours=4)
+
+
+async def test_a_locked_thread_whose_game_was_aborted_is_held_no_more_after_a_restart(
+    threaded: Harness,
+) -> None:
+    """A moderator locks and archives a game's thread and leaves it so; an admin aborts its
+    game from the channel. Nothing is left to hold there: after a restart the thread is
+    neither held nor kept in the database (before, it was held, its row kept and Discord
+    asked about it at every start and reconnection, for as long as it stayed locked)."""
+    table = threaded
+    _, thread = await thread_game(table)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await eventually(lambda: _async(holds.thread_held(thread.id)), True)
+    games = table.bot.services.games
+    active = await games.in_channel(thread.id)
+    assert active is not None
+    asked = await table.reply_text(table.admin, "abort", {"game": active.set_id})
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    await table.standin.click(asked, confirm, table.admin)
+    await eventually(lambda: _set_number(games, thread.id), None)
+    await table.stop()
+    bot = await table.start()
+    await eventually(lambda: bot.services.holds.kept(), [])
+    assert not bot.timers.holds.thread_held(thread.id)
+
+
+async def _async(value: object) -> object:
+    """``value``, awaitable (for :func:`eventually`)."""
+    return value
