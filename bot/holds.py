@@ -54,6 +54,10 @@ class Holds:
         self._ending: set[tuple[HoldKind, int]] = set()
         """The holds whose time is being given back: another end of the same hold meanwhile
         (two events for one server's return, say) gives nothing."""
+        self._unended: set[tuple[HoldKind, int]] = set()
+        """Holds that ended but whose time could not be given back (the database failed):
+        still held, and tried again at each check (:meth:`held`), so that the time is given
+        now rather than, from the stored hold, at the next start (all of it since it began)."""
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
@@ -77,8 +81,13 @@ class Holds:
         except StorageError as error:
             _log.warning("Could not read the holds kept before the restart: %s", error)
             return
+        count = self.bot.shard_count or 1
         for hold in kept:
-            if hold.kind is HoldKind.SERVER:
+            if hold.kind is HoldKind.SHARD and hold.shard_count != count:
+                # Kept under another shard layout: that shard's servers are others now (and
+                # the restart that changed the layout gave every clock its time).
+                await self._release(HoldKind.SHARD, hold.place_id)
+            elif hold.kind is HoldKind.SERVER:
                 self._outages.setdefault(hold.place_id, hold.since)
             elif hold.kind is HoldKind.THREAD:
                 self._closed_threads.setdefault(hold.place_id, hold.since)
@@ -97,12 +106,15 @@ class Holds:
                 "Could not keep the hold of %s %s: %s", hold.kind.value, hold.place_id, error
             )
 
-    async def _release(self, kind: HoldKind, place_id: int) -> None:
-        """The hold of ``kind`` ``place_id`` is over, with no time to give back."""
+    async def _release(self, kind: HoldKind, place_id: int) -> bool:
+        """The hold of ``kind`` ``place_id`` is over, with no time to give back. Returns
+        whether its row is gone (False: the database failed)."""
         try:
             await self.bot.services.holds.release(kind, place_id)
         except StorageError as error:
             _log.warning("Could not end the hold of %s %s: %s", kind.value, place_id, error)
+            return False
+        return True
 
     def _running_shards(self) -> set[int]:
         """The shards this process runs (every shard of the count, unless it names some)."""
@@ -124,7 +136,8 @@ class Holds:
         checks wait."""
         if not self.timers.running:  # stopped: the stop noted the time
             return
-        if shard_id in self._down:
+        if shard_id in self._down:  # its hold goes on (one whose end failed is not retried)
+            self._unended.discard((HoldKind.SHARD, shard_id))
             return
         _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
         self._down[shard_id] = since = self.bot.clock()
@@ -147,19 +160,23 @@ class Holds:
         if (HoldKind.SHARD, shard_id) in self._ending:
             return
         self._ending.add((HoldKind.SHARD, shard_id))
+        given = False
         try:
             if self._running_shards() <= {shard_id}:
                 await self._give_back_outage(since)
+                given = True  # not stored: whatever failed, the checks go on
             else:
-                await self._give_back(
+                given = await self._give_back(
                     since,
                     f"shard {shard_id}",
                     (HoldKind.SHARD, shard_id),
                     shard=Shards(count, (shard_id,)),
                 )
-        finally:  # whatever failed, its servers' checks go on
-            self._down.pop(shard_id, None)
+        finally:
             self._ending.discard((HoldKind.SHARD, shard_id))
+            self._ended((HoldKind.SHARD, shard_id), given)
+            if given:
+                self._down.pop(shard_id, None)
         self.bot.spawn(self.recheck_closed_threads(), name="brandubh-closed-threads")
 
     async def _give_back_outage(self, since: datetime) -> None:
@@ -207,15 +224,19 @@ class Holds:
         await self._release(HoldKind.THREAD, thread_id)
         return True
 
-    async def server_unavailable(self, guild_id: int) -> None:
+    async def server_unavailable(self, guild_id: int, *, keep: bool = True) -> None:
         """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody
         there can move, accept a challenge or answer a takeback request, so nobody there
-        loses on time until it is back (:meth:`server_available` gives the time back)."""
+        loses on time until it is back (:meth:`server_available` gives the time back). Kept
+        in the database unless ``keep`` is false (one only the cache shows unavailable: every
+        server of a shard that connects anew is so for a moment, and a write for each of
+        thousands would hold up the checks)."""
         if guild_id in self._outages:
             return
         _log.info("Server %s is unavailable: its clocks stand still", guild_id)
         self._outages[guild_id] = since = self.bot.clock()
-        await self._keep(Hold(HoldKind.SERVER, guild_id, since, guild_id))
+        if keep:
+            await self._keep(Hold(HoldKind.SERVER, guild_id, since, guild_id))
 
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
@@ -225,12 +246,15 @@ class Holds:
         if since is None or hold in self._ending:
             return
         self._ending.add(hold)
+        given = False
         try:
             # Held until its time is given back: a check meanwhile must not end its games.
-            await self._give_back(since, f"server {guild_id}", hold, guild_id=guild_id)
-            self._outages.pop(guild_id, None)
+            given = await self._give_back(since, f"server {guild_id}", hold, guild_id=guild_id)
         finally:
             self._ending.discard(hold)
+            self._ended(hold, given)
+            if given:
+                self._outages.pop(guild_id, None)
 
     async def server_left(self, guild_id: int) -> None:
         """The bot was removed from server ``guild_id``: its games are aborted, so a hold of
@@ -243,11 +267,11 @@ class Holds:
         """Whether thread ``thread_id`` is held, locked and archived by a moderator."""
         return thread_id in self._closed_threads
 
-    async def thread_locked(self, thread_id: int) -> None:
-        """A moderator locked and archived thread ``thread_id``: held (:meth:`thread_closed`)
-        when a game is being played in it — any other thread is not kept; if the database
-        cannot say, it is held."""
-        guild_id: int | None = None
+    async def thread_locked(self, thread_id: int, guild_id: int | None = None) -> None:
+        """A moderator locked and archived thread ``thread_id`` (of server ``guild_id``, as
+        Discord's event says): held (:meth:`thread_closed`) when a game is being played in it
+        — any other thread is not kept; if the database cannot say, it is held (and stored
+        with its server, so that the process running that server takes it up again)."""
         try:
             active = await self.bot.services.games.in_channel(thread_id)
         except StorageError as error:
@@ -267,7 +291,8 @@ class Holds:
         lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
         less the absences of the bot or the gateway given back meanwhile); an admin's
         ``/abort`` still ends it."""
-        if thread_id in self._closed_threads:
+        if thread_id in self._closed_threads:  # its hold goes on (one whose end failed too)
+            self._unended.discard((HoldKind.THREAD, thread_id))
             return
         _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
         now = self.bot.clock()
@@ -284,12 +309,32 @@ class Holds:
         if since is None or hold in self._ending:
             return
         self._ending.add(hold)
+        given = False
         try:
             # Held until its time is given back: a check meanwhile must not end its game.
-            await self._give_back(since, f"thread {thread_id}", hold, channel_id=thread_id)
-            self._closed_threads.pop(thread_id, None)
+            given = await self._give_back(since, f"thread {thread_id}", hold, channel_id=thread_id)
         finally:
             self._ending.discard(hold)
+            self._ended(hold, given)
+            if given:
+                self._closed_threads.pop(thread_id, None)
+
+    def _ended(self, hold: tuple[HoldKind, int], given: bool) -> None:
+        """``hold`` ended, its time ``given`` back or not (then it is tried again)."""
+        if given:
+            self._unended.discard(hold)
+        else:
+            self._unended.add(hold)
+
+    async def _end_again(self) -> None:
+        """Try again to give back the time of the holds that ended while the database failed
+        (a server's is tried again by :meth:`_unavailable_servers`, as long as the cache shows
+        it available)."""
+        for kind, place_id in sorted(self._unended, key=lambda hold: hold[1]):
+            if kind is HoldKind.SHARD:
+                await self.shard_up(place_id)
+            elif kind is HoldKind.THREAD:
+                await self.thread_opened(place_id)
 
     async def _give_back(
         self,
@@ -300,13 +345,14 @@ class Holds:
         guild_id: int | None = None,
         channel_id: int | None = None,
         shard: Shards | None = None,
-    ) -> None:
+    ) -> bool:
         """Give the time since ``since`` back to the clocks and requests of a server, a
         thread or a shard's servers (``what`` names it in the log) its players could not play
         in, less the
         absences of the bot or the gateway already given back to every clock in that time
         (a restart during the hold, say: given once, not twice, and the hours before it still
-        given); after a minute or more the boards and requests show their new times."""
+        given); after a minute or more the boards and requests show their new times. Returns
+        whether it did (False: the database failed, and the hold stays)."""
         now = self.bot.clock()
         given = sum(
             (
@@ -317,8 +363,7 @@ class Holds:
         )
         held = now - since - given
         if held <= timedelta(0):
-            await self._release(*hold)
-            return
+            return await self._release(*hold)
         since = now - held
         try:
             resumed = await self.bot.services.games.give_back_closed(
@@ -331,7 +376,7 @@ class Holds:
             )
         except StorageError as error:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)
-            return
+            return False
         if resumed.clocks or resumed.expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests of %s back %s",
@@ -342,11 +387,15 @@ class Holds:
             )
         if now - since >= SHOWN_OUTAGE:
             self.timers.moved(resumed)
+        return True
 
     async def held(self) -> Held:
         """The servers in an outage, the threads locked and archived and the servers of the
         shards the gateway dropped: nobody can play in them now, so their clocks stand still
-        and their reminders wait."""
+        and their reminders wait. The holds whose time could not be given back as they ended
+        are given it now, if the database lets."""
+        if self._unended:
+            await self._end_again()
         return Held(
             frozenset(await self._unavailable_servers() | set(self._closed_threads)),
             frozenset(self._down),
@@ -369,5 +418,5 @@ class Holds:
                 await self.server_available(guild_id)
         for guild in self.bot.guilds:
             if guild.unavailable and guild.id not in self._outages:
-                await self.server_unavailable(guild.id)
+                await self.server_unavailable(guild.id, keep=False)
         return set(self._outages)

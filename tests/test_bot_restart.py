@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, move_button
 from tests.discord_standin import DiscordStandin, StoredMessage, payloads
 
@@ -420,6 +422,46 @@ async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_
             lambda m: m.created_at >= challenge.created_at, channel=lobby
         )
         assert f"<@{table.carol.id}>, your move as the attackers" in board.content
+    finally:
+        await table.stop()
+
+
+async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server is unavailable for two hours; as it comes back the database fails the
+    give-back once: the hold stays (bob does not lose on time at the next check) and the
+    next check gives him the two hours, so he has his half hour (before, the hold ended
+    all the same: bob lost on time, and a restart would have given every hour since the
+    outage began from the hold's stored row)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        board = await bob_has_half_an_hour_left(table)
+        outage = {"id": str(table.guild.id), "unavailable": True}
+        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(hours=2))
+        assert table.bot is not None
+        games = table.bot.services.games
+        real = games.give_back_closed
+        failures: list[int] = []
+
+        async def fails_once(*args: Any, **kwargs: Any) -> Any:
+            if not failures:
+                failures.append(1)
+                raise StorageError("database is locked")
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_closed", fails_once)
+        await discord_standin.announce_guild(table.guild)  # the server is back
+        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+        assert failures == [1]
+        active = await games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time after the give-back failed"
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
     finally:
         await table.stop()
 

@@ -52,7 +52,7 @@ class ServerChanges(commands.Cog):
         game's clock still until it is not (bot/holds.py)."""
         metadata = payload.data.get("thread_metadata") or {}
         if metadata.get("locked") and metadata.get("archived"):
-            await self.bot.timers.holds.thread_locked(payload.thread_id)
+            await self.bot.timers.holds.thread_locked(payload.thread_id, payload.guild_id)
         else:
             await self.bot.timers.holds.thread_opened(payload.thread_id)
         await self._maybe_allowed(payload.guild_id, "A thread")
