@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, move_button
 from tests.discord_standin import DiscordStandin, StoredMessage, payloads
@@ -462,6 +463,23 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         assert active is not None, "bob lost on time after the give-back failed"
         played = await table.move(table.bob, "d3-a3")
         assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()
+
+
+async def test_a_shard_hold_kept_under_another_shard_count_is_dropped_at_start(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A dropped shard's hold stored while the bot ran two shards is not taken up by a bot
+    started with one: that shard's servers are others now, and the row is released rather
+    than kept for ever (before, it stayed in the table)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        since = table.now - timedelta(hours=1)
+        await bot.services.holds.hold(Hold(HoldKind.SHARD, 1, since, shard_count=2))
+        bot = await table.restart()
+        assert await bot.services.holds.kept() == []
     finally:
         await table.stop()
 
