@@ -241,20 +241,7 @@ class Holds:
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
         requests are given back the time it was not (never more than each had run)."""
-        since = self._outages.get(guild_id)
-        hold = (HoldKind.SERVER, guild_id)
-        if since is None or hold in self._ending:
-            return
-        self._ending.add(hold)
-        given = False
-        try:
-            # Held until its time is given back: a check meanwhile must not end its games.
-            given = await self._give_back(since, f"server {guild_id}", hold, guild_id=guild_id)
-        finally:
-            self._ending.discard(hold)
-            self._ended(hold, given)
-            if given:
-                self._outages.pop(guild_id, None)
+        await self._end((HoldKind.SERVER, guild_id), self._outages, guild_id=guild_id)
 
     async def server_left(self, guild_id: int) -> None:
         """The bot was removed from server ``guild_id``: its games are aborted, so a hold of
@@ -304,20 +291,35 @@ class Holds:
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
         takeback request's expiry, are given back the time it was."""
-        since = self._closed_threads.get(thread_id)
-        hold = (HoldKind.THREAD, thread_id)
+        await self._end((HoldKind.THREAD, thread_id), self._closed_threads, channel_id=thread_id)
+
+    async def _end(
+        self,
+        hold: tuple[HoldKind, int],
+        places: dict[int, datetime],
+        *,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+    ) -> None:
+        """End the hold of a server or thread kept in ``places``: once its time is given back
+        (to the server ``guild_id``'s, or the thread ``channel_id``'s, clocks and requests),
+        it is no longer held; until then (or if the database fails it) it stays, so a check
+        meanwhile does not end its games. A second end meanwhile gives nothing."""
+        kind, place_id = hold
+        since = places.get(place_id)
         if since is None or hold in self._ending:
             return
         self._ending.add(hold)
         given = False
         try:
-            # Held until its time is given back: a check meanwhile must not end its game.
-            given = await self._give_back(since, f"thread {thread_id}", hold, channel_id=thread_id)
+            given = await self._give_back(
+                since, f"{kind.value} {place_id}", hold, guild_id=guild_id, channel_id=channel_id
+            )
         finally:
             self._ending.discard(hold)
             self._ended(hold, given)
             if given:
-                self._closed_threads.pop(thread_id, None)
+                places.pop(place_id, None)
 
     def _ended(self, hold: tuple[HoldKind, int], given: bool) -> None:
         """``hold`` ended, its time ``given`` back or not (then it is tried again)."""
