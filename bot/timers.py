@@ -270,15 +270,18 @@ class Timers:
             await services.games.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
-        held = await self.holds.held()  # nobody can answer there now: their requests wait
+        # Nobody can play where these are held now (their holds end only once their time is
+        # given back, so a hold ending during this check still holds for it): their
+        # challenges and requests wait, their reminders wait, their clocks stand still.
+        held = await self.holds.held()
         await self._step("expiring challenges", self._expire_challenges(now, held))
-        await self._step("reminding players", self._remind(now))
+        await self._step("reminding players", self._remind(now, held))
         await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse(held))
         await self._step("posting owed boards", self.bot.flow.outbox.deliver())
         await self._step("posting the daily puzzle", self.bot.puzzles.post_daily(now))
         await self._step("archiving threads", self._archive_due(now))
         # Last, so that a board owed for a move is out before the set's end is announced.
-        await self._step("ending games on time", self._time_out(now))
+        await self._step("ending games on time", self._time_out(now, held))
 
     async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Run one step of a check; its failure is logged (the next check tries again)."""
@@ -289,11 +292,11 @@ class Timers:
         except Exception:
             _log.exception("Timers, %s, failed", what)
 
-    async def _time_out(self, now: datetime) -> None:
+    async def _time_out(self, now: datetime, held: Held) -> None:
         games = self.bot.services.games
         # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
         # archived: their clocks stand still.
-        due = (await games.out_of_time(now)).outside(await self.holds.held())
+        due = (await games.out_of_time(now)).outside(held)
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids)
         guilds = {row.channel_id: row.guild_id for row in due.rows}
         for thread_id, since in closed.items():  # found so (locked while I was away, say)
@@ -322,11 +325,10 @@ class Timers:
                 )
                 await self._gone_if_unknown(challenge.channel_id, error)
 
-    async def _remind(self, now: datetime) -> None:
+    async def _remind(self, now: datetime, held: Held) -> None:
         services = self.bot.services
-        # Nobody can play in a server's outage or a locked thread, and a post there would be
-        # refused: their reminders wait until they can.
-        held = await self.holds.held()
+        # Nobody can play where ``held`` (a post in a locked thread would be refused too):
+        # their reminders wait until they can.
         half_time = await services.games.reminders_due(now, held=held)
         last = await services.games.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
