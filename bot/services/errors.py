@@ -54,6 +54,14 @@ class NoGameHere(GameError):
         )
 
 
+def set_over(*, one_set: bool) -> NoGameHere:
+    """The refusal when the set meant ended meanwhile; a one-set match is one game, with no
+    set to speak of."""
+    if one_set:
+        return NoGameHere(_("That game is over."))
+    return NoGameHere(_("That set is already over."))
+
+
 class NotAPlayer(GameError):
     """The user is not one of the two players of this channel's game."""
 

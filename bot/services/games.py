@@ -35,6 +35,7 @@ from bot.services.errors import (
     NotYourTurn,
     RepetitionNeedsConfirmation,
     StaleGameError,
+    set_over,
 )
 from bot.services.game_cache import GameCache
 from bot.services.held import NOTHING, Held, HoldKind
@@ -338,9 +339,8 @@ class GameService:
                 if row is None and set_id is None:
                     raise NoGameHere()
                 if row is None or (set_id is not None and row.set_id != set_id):
-                    if one_set or (set_id is not None and await _one_set(db, set_id)):
-                        raise NoGameHere(_("That game is over."))
-                    raise NoGameHere(_("That set is already over."))
+                    one_set = one_set or (set_id is not None and await _one_set(db, set_id))
+                    raise set_over(one_set=one_set)
                 game = await self._cache.load(db, row)
             ended = end(row, game)
             set_id, one_set = row.set_id, row.sets_total == 1

@@ -19,6 +19,7 @@ from bot.services.errors import (
     NoGameHere,
     NotAPlayer,
     TakebackLapsed,
+    set_over,
 )
 from bot.services.games import GameService
 from bot.services.held import NOTHING, Held
@@ -87,10 +88,7 @@ class TakebackService:
                 # request would ask them about a move they have answered.
                 stored = await sets.by_id(db, active.set_id)
                 if stored is None or stored.status != sets.ACTIVE:
-                    # A one-set match is one game: it has no set to speak of.
-                    if active.sets_total == 1:
-                        raise NoGameHere(_("That game is over."))
-                    raise NoGameHere(_("That set is already over."))
+                    raise set_over(one_set=active.sets_total == 1)
                 raise CannotTakeBack(
                     _(
                         "Only your own last move can be taken back, and your opponent has "
