@@ -136,7 +136,7 @@ async def test_a_level_needs_me_as_the_opponent(table: Harness) -> None:
             "fr",
             "{a} cherche un adversaire : **Brandubh (World Tafl Federation)**, une seule manche, "
             "{a} joue avec les attaquants, 1 jour par coup. Tout le monde peut accepter.",
-            "Le défi ouvert de {a} a expiré : personne ne l'a accepté.",
+            "Le défi ouvert lancé par {a} a expiré : personne ne l'a accepté.",
         ),
     ],
 )
