@@ -78,7 +78,8 @@ BRANDUBH = Ruleset(
     summary=N_(
         "The king escapes to a corner; the attackers capture him (four sides on the throne, two "
         "elsewhere) or encircle every defender. The throne and corners are for the king only, "
-        "and hostile. The king is armed. A third repetition loses for the player who makes it."
+        "and hostile. The king is armed: he can help capture. A third repetition loses for the "
+        "player who makes it."
     ),
 )
 
@@ -89,7 +90,7 @@ BRANDUBH_CLASSIC = Ruleset(
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
     summary=N_(
-        "As brandubh, but a king beside the castle needs attackers on his three free sides, a "
+        "As Brandubh, but a king beside the castle needs attackers on his three free sides, a "
         "defender beside the besieged castle can be taken against it, and the defenders also "
         "win by capturing every attacker."
     ),
@@ -105,7 +106,7 @@ BRANDUBH_HISTORICAL = Ruleset(
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
     summary=N_(
-        "As brandubh, but a king beside the throne needs attackers on his three free sides."
+        "As Brandubh, but a king beside the throne needs attackers on his three free sides."
     ),
     king_sides_beside_throne=3,
 )

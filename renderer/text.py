@@ -64,6 +64,14 @@ def describe_scene(scene: Scene) -> str:
         head.append(words._("Your move (attackers), move {number}.", number=scene.move_number))
     elif scene.to_move is scene.players.you:
         head.append(words._("Your move (defenders), move {number}.", number=scene.move_number))
+    elif scene.players.you is not None and scene.to_move is Side.ATTACKERS:
+        head.append(
+            words._("Your opponent's move (attackers), move {number}.", number=scene.move_number)
+        )
+    elif scene.players.you is not None:
+        head.append(
+            words._("Your opponent's move (defenders), move {number}.", number=scene.move_number)
+        )
     else:
         head.append(
             words._(

@@ -127,7 +127,7 @@ async def test_a_hnefatafl_game_is_analysed_on_its_own_curve(table: Harness) -> 
     await play(table, KING_ESCAPES_ON_11X11, table.alice, table.bob)
     reply = await (await table.slash(table.carol, "analyse")).wait_original(_finished, timeout=60)
     assert not reply.ephemeral
-    assert "The defenders win: the king escaped. After 8 moves." in reply.content
+    assert "The defenders win: the king escaped. 8 moves were played." in reply.content
     alice_lines = reply.content.split("**alice** (attackers): ", 1)[1].splitlines()
     assert alice_lines[0] == "1 blunder, 0 mistakes, 0 inaccuracies."
     assert alice_lines[1].startswith("- Move 5, d11-d9: blunder (")

@@ -87,7 +87,7 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     failed = await pick(table, second, table.alice, wrong_first_move(puzzle))
     assert "Not this time" in failed.content
     [picture] = failed.attachments
-    assert f"Opponent ({puzzle.to_move.opponent.value}) to move" in (picture.description or "")
+    assert f"Your opponent's move ({puzzle.to_move.opponent.value})" in (picture.description or "")
     assert f"The solution: {' '.join(str(m) for m in puzzle.solution)}" in failed.content
     stats = await table.reply_text(table.alice, "puzzle stats")
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}

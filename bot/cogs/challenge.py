@@ -33,7 +33,7 @@ class Challenge(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(
         opponent="Who you want to play (leave out to let anyone accept; pick me for the computer)",
-        ruleset="Which rules (default: the server's, normally brandubh)",
+        ruleset="Which rules (default: the server's, normally Brandubh)",
         sets="One set, or a match of two with sides swapped (default 2)",
         side="Your side in the first set (default attackers)",
         level="Computer strength, 1 (gentle) to 5 (strongest); only against me",

@@ -72,8 +72,8 @@ def stats_embed(stats: PuzzleStats, name: str, lang: Language = ENGLISH) -> disc
         )
     embed.set_footer(
         text=lang.n_(
-            "{count} puzzle of the bank left to meet",
-            "{count} puzzles of the bank left to meet",
+            "{count} puzzle in the bank you have not seen yet",
+            "{count} puzzles in the bank you have not seen yet",
             stats.left,
         )
     )
@@ -106,7 +106,7 @@ class Learn(commands.Cog):
         await self.bot.analysis.analyse(interaction, game)
 
     @puzzle.command(name="play")
-    @app_commands.describe(difficulty="How hard (default: the easiest you have not met)")
+    @app_commands.describe(difficulty="How hard (default: the easiest you have not seen yet)")
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
     async def play(
         self, interaction: discord.Interaction[BrandubhBot], difficulty: str | None = None

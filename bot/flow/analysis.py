@@ -283,6 +283,13 @@ def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) 
     return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
 
 
+def _listed(items: list[str], lang: Language) -> str:
+    """``items`` one after another, parted by a semicolon as ``lang`` writes one."""
+    # Translators: what parts the notes of a move, or the marked moves, in a list ("; " in
+    # English; French sets a space before it: " ; ").
+    return lang._("; ").join(items)
+
+
 def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
     """The replay's caption before a marked move: ``Move 14: d4-d6??, better c4-c2``."""
     played = f"{each.move}{MARKS[each.judgement]}"
@@ -320,14 +327,14 @@ def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
             number=each.number,
             move=str(each.move),
             judgement=judgement,
-            notes="; ".join(notes),
+            notes=_listed(notes, lang),
         )
     return lang._(
         "Move {number}, {move}: {judgement} ({notes}); better {better}",
         number=each.number,
         move=str(each.move),
         judgement=judgement,
-        notes="; ".join(notes),
+        notes=_listed(notes, lang),
         better=str(each.better),
     )
 
@@ -357,7 +364,7 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
     ]
     if chosen.outcome is not None:
         sentences.append(lang.render(outcome_text(chosen.outcome)))
-    sentences.append(lang.n_("After {count} move.", "After {count} moves.", game.ply))
+    sentences.append(lang.n_("{count} move was played.", "{count} moves were played.", game.ply))
     lines = [lang._("{title}: {summary}", title=title, summary=" ".join(sentences))]
     for side in (Side.ATTACKERS, Side.DEFENDERS):
         worst = review.worst(side, MARKED_PER_SIDE)
@@ -395,14 +402,17 @@ def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = EN
     """Alt text of the graph: the chance at the start, the end and the marked turns."""
     start = round(review.chances[0] * 100)
     end = round(review.chances[-1] * 100)
-    marked = "; ".join(
-        lang._(
-            "move {number} {move} {judgement}",
-            number=each.number,
-            move=str(each.move),
-            judgement=lang.gettext(each.judgement.label),
-        )
-        for each in marked_moves(review)
+    marked = _listed(
+        [
+            lang._(
+                "move {number} {move} {judgement}",
+                number=each.number,
+                move=str(each.move),
+                judgement=lang.gettext(each.judgement.label),
+            )
+            for each in marked_moves(review)
+        ],
+        lang,
     )
     text = lang._(
         "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "

@@ -237,10 +237,12 @@ def set_label(active: ActiveGame, lang: Language = ENGLISH) -> str:
 def turn_line(active: ActiveGame, lang: Language = ENGLISH) -> str:
     """Whose turn it is, mentioning them, with the time left as a Discord timestamp."""
     to_move = active.player_to_move
-    parts = [
-        p for p in (set_label(active, lang), lang._("move {number}", number=active.ply + 1)) if p
-    ]
-    where = " · ".join(parts)
+    label = set_label(active, lang)
+    if label:
+        move = lang._("move {number}", number=active.ply + 1)
+        where = f"{label} · {move}"
+    else:  # the line begins with the move: "Move 1 · …"
+        where = lang._("Move {number}", number=active.ply + 1)
     attackers = active.to_move is Side.ATTACKERS
     if active.computer_to_move:
         if attackers:

@@ -100,7 +100,7 @@ class PuzzleStats:
     daily_solved: int
     hardest: Puzzle | None
     left: int
-    """Puzzles of the bank the player has not met yet."""
+    """Puzzles of the bank the player has not seen yet."""
 
 
 class Period(enum.Enum):
@@ -214,10 +214,10 @@ class PuzzleService:
             ]
             if not fresh:
                 raise NoPuzzle(
-                    _("You have met every puzzle of the bank: well done!")
+                    _("You have seen every puzzle in the bank: well done!")
                     if difficulty is None
                     else _(
-                        "You have met every puzzle of that difficulty in the bank: try "
+                        "You have seen every puzzle of that difficulty in the bank: try "
                         "another, or well done!"
                     )
                 )

@@ -1,0 +1,36 @@
+"""Lines of the boards and of the analysis read as sentences in every language."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.flow.analysis import describe_move_review
+from bot.flow.posts import turn_line
+from bot.i18n import ENGLISH, language
+from engine import Move, Side
+from engine.analysis import Judgement, MoveReview
+from tests.test_flow_boards_as_text import set_two
+
+
+def test_a_one_set_boards_turn_line_begins_with_a_capital() -> None:
+    """Without "Set 1 of 2" in front, the line begins with the move: "Move 4 · …"."""
+    one_set = replace(set_two("brandubh"), set_number=1, sets_total=1)
+    assert turn_line(one_set).startswith("Move 4 · <@")
+    assert turn_line(one_set, language("fr")).startswith("Coup 4 · <@")
+    assert turn_line(set_two("brandubh")).startswith("Set 2 of 2 · move 4 · <@")
+
+
+def test_the_notes_of_a_move_are_parted_as_each_language_writes_a_semicolon() -> None:
+    """French sets a space before a semicolon: "(−40 % ; a permis …)"; English does not."""
+    review = MoveReview(
+        ply=3,
+        move=Move.parse("d1-d3"),
+        side=Side.DEFENDERS,
+        judgement=Judgement.BLUNDER,
+        chance_before=0.6,
+        chance_after=0.2,
+        better=None,
+        allowed_loss_in=2,
+    )
+    assert "(−40 %; allowed a loss in 2 moves)" in describe_move_review(review, ENGLISH)
+    assert "(−40 % ; " in describe_move_review(review, language("fr"))
