@@ -65,14 +65,20 @@ def _draw_card(rules: Ruleset, width: int | None, words: Words) -> Image.Image:
     lay = drawing.layout(rules.size, size)
     draw = ImageDraw.Draw(board)
     draw.rectangle((0, 0, size, lay.caption - 2), fill=theme.FRAME)
-    title_face = theme.font(lay.px(25), bold=True)
+    title = words.gettext(rules.title)
+    # A long title ("Brandubh (regras históricas do hnefatafl)") is set smaller, not cut.
+    points = 25
+    title_face = theme.font(lay.px(points), bold=True)
+    while points > 18 and draw.textlength(title, font=title_face) > size - 2 * lay.px(18):
+        points -= 1
+        title_face = theme.font(lay.px(points), bold=True)
     small_face = theme.font(lay.px(16))
     pad = lay.px(18)
     room = size - 2 * pad
     middle = lay.caption // 2
     draw.text(
         (pad, middle - lay.px(3)),
-        drawing.fit(draw, words.gettext(rules.title), title_face, room),
+        drawing.fit(draw, title, title_face, room),
         font=title_face,
         fill=theme.CAPTION,
         anchor="ls",
@@ -85,31 +91,42 @@ def _draw_card(rules: Ruleset, width: int | None, words: Words) -> Image.Image:
         anchor="lt",
     )
 
-    rows = legend(rules, game, words)
     icon = lay.px(40)
-    row_height = icon + lay.px(10)
     text_face = theme.font(lay.px(17))
-    summary = _wrap(ImageDraw.Draw(board), words.gettext(rules.summary), small_face, room)
-    line_height = lay.px(23)
-    extra = pad + len(rows) * row_height + pad // 2 + len(summary) * line_height + pad
+    line_height = lay.px(24)
+    gap = lay.px(10)
+    beside = room - icon - lay.px(12)
+    # Each row of the legend beside its icon, on two lines where one is too short (a German
+    # sentence, or a big board's card, where it used to be cut off with an ellipsis).
+    rows = [
+        (name, _wrap(draw, sentence, text_face, beside))
+        for name, sentence in legend(rules, game, words)
+    ]
+    heights = [max(icon, len(lines) * line_height) for _, lines in rows]
+    # The summary as legible as the legend above it (at a phone's 360 px, grey 16 px text on
+    # the brown frame was the hardest to read of the card).
+    summary = _wrap(draw, words.gettext(rules.summary), text_face, room)
+    extra = pad + sum(heights) + gap * len(rows) + pad // 2 + len(summary) * line_height + pad
     card = Image.new("RGB", (size, lay.height + extra), theme.FRAME)
     card.paste(board, (0, 0))
     draw = ImageDraw.Draw(card)
     y = lay.height + pad // 2
-    for name, sentence in rows:
+    for (name, lines), height in zip(rows, heights, strict=True):
         sprite = _icon(name, icon)
-        card.paste(sprite, (pad, y), sprite)
-        draw.text(
-            (pad + icon + lay.px(12), y + icon // 2),
-            drawing.fit(draw, sentence, text_face, room - icon - lay.px(12)),
-            font=text_face,
-            fill=theme.CAPTION,
-            anchor="lm",
-        )
-        y += row_height
+        card.paste(sprite, (pad, y + (height - icon) // 2), sprite)
+        top = y + height // 2 - len(lines) * line_height // 2
+        for number, line in enumerate(lines):
+            draw.text(
+                (pad + icon + lay.px(12), top + number * line_height + line_height // 2),
+                drawing.fit(draw, line, text_face, beside),
+                font=text_face,
+                fill=theme.CAPTION,
+                anchor="lm",
+            )
+        y += height + gap
     y += pad // 2
     for line in summary:
-        draw.text((pad, y), line, font=small_face, fill=theme.CAPTION_MUTED, anchor="la")
+        draw.text((pad, y), line, font=text_face, fill=theme.CAPTION, anchor="la")
         y += line_height
     return card
 

@@ -10,10 +10,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from bot.i18n import language_for
-from engine import RULESETS, Game, Outcome, Reason, Side, get_ruleset
-from renderer import describe_board, render_board, render_rules_card, theme
+from engine import RULESETS, Game, Outcome, Reason, Side
+from renderer import describe_board, drawing, render_board, render_rules_card, theme
 from renderer.drawing import _names_cut_to_fit, fit, headline, layout
-from renderer.rules_card import legend
 from renderer.scene import Players, Scene, scene_of
 
 LANGUAGES = ("en-US", "pt-BR", "es-ES", "fr", "de")
@@ -95,18 +94,21 @@ def test_alt_text_names_no_english_words_in_portuguese() -> None:
 
 
 @pytest.mark.parametrize("locale", LANGUAGES)
-def test_rules_card_legend_fits(locale: str) -> None:
-    """Every legend row of every ruleset's card fits beside its icon, uncut."""
-    width = theme.default_width(7)
-    lay = layout(7, width)
-    draw = ImageDraw.Draw(Image.new("RGB", (width, 10)))
-    face = theme.font(lay.px(17))
-    pad, icon = lay.px(18), lay.px(40)
-    room = width - 2 * pad - icon - lay.px(12)
+def test_rules_card_legend_fits(locale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line of every ruleset's card is drawn uncut, on its own board's width (the 15x15
+    card cut "Capture: trap an enemy between two of yours in a li…")."""
+    cut: list[str] = []
+
+    def watched_fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:
+        shown = fit(draw, text, face, room)
+        if shown != text:
+            cut.append(text)
+        return shown
+
+    monkeypatch.setattr(drawing, "fit", watched_fit)
     for name in RULESETS:
-        rules = get_ruleset(name)
-        for _icon, sentence in legend(rules, Game(rules), language_for(locale)):
-            assert fit(draw, sentence, face, room) == sentence, f"{locale}: {sentence!r} is cut"
+        render_rules_card(name, words=language_for(locale))
+        assert not cut, f"{locale}, {name}: {cut} cut"
 
 
 @pytest.mark.parametrize("locale", LANGUAGES)
