@@ -85,6 +85,34 @@ async def test_accepted_takeback_undoes_the_move_and_keeps_it_in_the_audit(
     assert "d2-c2" in record.data.decode()
 
 
+async def test_a_takeback_button_of_the_earlier_form_works_until_a_takeback(
+    table: Harness,
+) -> None:
+    """A board posted before the buttons named their position carries
+    ``takeback:<set>:<ply>``: its press asks as before in a set where nothing was taken back;
+    once something was (the same ply reached again), it is refused in one sentence."""
+    await table.challenge_accepted(table.alice, table.bob)
+    first = await table.move(table.alice, "d1-b1")
+    [button] = [c for c in first.custom_ids() if c.startswith("takeback:")]
+    set_id = button.split(":")[1]
+    assert button == f"takeback:{set_id}:1.0"
+    earlier = f"takeback:{set_id}:1"
+    pressed = await table.standin.forged_click(first, earlier, table.alice)
+    request = await pressed.wait_original()
+    assert request.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back")
+    await table.standin.click(request, answer_button(request, "accept"), table.bob)
+    await table.wait_board(lambda m: "taken back" in m.content)
+    again = await table.move(table.alice, "d1-b1")
+    assert f"takeback:{set_id}:1.1" in again.custom_ids()
+    refused = await table.standin.forged_click(again, earlier, table.alice)
+    answer = await refused.wait_original()
+    assert answer.ephemeral
+    assert answer.content == "The game moved on: nothing was taken back."
+    assert await asyncio.to_thread(undone_moves, table.db_path) == [
+        ("d1-b1", table.alice.id, table.bob.id)
+    ]
+
+
 async def test_declined_takeback_changes_nothing(table: Harness) -> None:
     """bob declines: the move stands and it is still bob's turn."""
     await table.challenge_accepted(table.alice, table.bob)

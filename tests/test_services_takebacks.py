@@ -214,3 +214,70 @@ async def test_a_request_racing_a_resignation_in_a_one_set_match_speaks_of_the_g
     with pytest.raises(NoGameHere) as refused:
         await services.takebacks.ask(CHANNEL, ALICE)
     assert str(refused.value) == "That game is over."
+
+
+async def test_a_board_from_before_a_takeback_is_not_live_when_the_ply_comes_back(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's move 1 is taken back and she plays it again: a board of the first move 1, out
+    only now (slow), neither takes the buttons from the new move's board nor counts as it."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    old = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    new = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    assert (old.ply, old.undone, new.ply, new.undone) == (1, 0, 1, 1)
+    assert await services.games.set_live_board_at(old, 501) == (False, None)
+    assert await services.games.board_posted(old, 111, shows=old) == (False, None)
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace: the new board is owed
+    assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(new.set_id, 1)]
+    assert await services.games.board_posted(new, 222, shows=new) == (True, None)
+    assert await services.games.set_live_board_at(old, 502) == (False, None)
+    assert await services.games.live_board(CHANNEL) == 222
+
+
+async def test_a_takeback_button_from_before_a_takeback_takes_nothing_back(
+    services: Services,
+) -> None:
+    """Against the computer, alice takes back a round and plays it again, move for move: the
+    Takeback button of the first round's board (the same ply) takes nothing back."""
+    active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    first = (await services.games.play_computer_move(active.set_id, "c4-c2", 1)).game
+    await services.takebacks.ask(CHANNEL, ALICE, board=(first.ply, first.undone))
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    again = (await services.games.play_computer_move(active.set_id, "c4-c2", 1)).game
+    assert (first.ply, again.ply, again.undone) == (2, 2, 2)
+    with pytest.raises(CannotTakeBack, match=r"The game moved on: nothing was taken back\."):
+        await services.takebacks.ask(CHANNEL, ALICE, board=(first.ply, first.undone))
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]
+    taken = await services.takebacks.ask(CHANNEL, ALICE, board=(again.ply, again.undone))
+    assert isinstance(taken, ActiveGame)
+    assert taken.ply == 0
+
+
+async def test_a_takeback_racing_a_takeback_and_the_same_round_undoes_nothing(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's second /takeback against the computer reads the game; before its undo the
+    round is taken back and played again, move for move (the same ply): nothing more is taken
+    back, the round she now sees stands."""
+    active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+    read = services.games.in_channel
+
+    async def read_then_the_round_again(channel_id: int) -> ActiveGame | None:
+        seen = await read(channel_id)
+        monkeypatch.setattr(services.games, "in_channel", read)
+        await services.takebacks.ask(CHANNEL, ALICE)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        return seen
+
+    monkeypatch.setattr(services.games, "in_channel", read_then_the_round_again)
+    with pytest.raises(CannotTakeBack, match=r"The game moved on: nothing was taken back\."):
+        await services.takebacks.ask(CHANNEL, ALICE)
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]

@@ -301,7 +301,7 @@ async def board_post(
     if with_turn:
         view = discord.ui.View(timeout=None)
         view.add_item(MoveButton(active.set_id, lang))
-        view.add_item(TakebackButton(active.set_id, lang, ply=active.ply))
+        view.add_item(TakebackButton(active.set_id, lang, ply=active.ply, undone=active.undone))
         view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
     # The same words, to stand in a message for the picture: the names made inert there.

@@ -29,10 +29,10 @@ class TakebackFlow:
         self.flow = flow
 
     async def ask(
-        self, interaction: discord.Interaction[Any], *, board_ply: int | None = None
+        self, interaction: discord.Interaction[Any], *, board: tuple[int, int] | None = None
     ) -> None:
-        """/takeback or the Takeback button (under a board of ``board_ply``, if it says): ask
-        the opponent (the computer agrees at once)."""
+        """/takeback or the Takeback button (under a board of ``board``, its ply and the moves
+        taken back before it, if it says): ask the opponent (the computer agrees at once)."""
         channel_id = interaction.channel_id
         assert channel_id is not None
         user = interaction.user.id
@@ -42,7 +42,7 @@ class TakebackFlow:
         try:
             asked = await within_deadline(
                 interaction,
-                services.takebacks.ask(channel_id, user, board_ply=board_ply),
+                services.takebacks.ask(channel_id, user, board=board),
                 ephemeral=True,
             )
         except NoGameHere as none:

@@ -129,6 +129,10 @@ class ActiveGame:
     """For a match played in a thread: the channel its challenge was posted in."""
     line_message_id: int | None = None
     """For a match played in a thread: the challenge message, now a line linking the thread."""
+    undone: int = 0
+    """How many moves were taken back in this set so far: with :attr:`ply` it names the
+    position as stored, which a takeback and a new move back to the same ply change too, so a
+    board or a Takeback button made for it is told from one made before the takeback."""
     game: Game = field(default_factory=Game, compare=False, repr=False)
 
     @property

@@ -527,7 +527,7 @@ class GameService:
         takes the buttons). Returns whether it did, and the board that had them before."""
         async with self._database.transaction() as db:
             return await places.set_live_board_at(
-                db, active.channel_id, message_id, active.set_id, active.ply
+                db, active.channel_id, message_id, active.set_id, active.ply, active.undone
             )
 
     async def board_posted(
@@ -536,23 +536,28 @@ class GameService:
         """The board after ``active``'s last move is out as ``message_id``, in one transaction:
         the outbox need not post it, and (with an id) it is the channel's board with buttons —
         if it carries the buttons of ``shows`` (``active``, or the next set's opening), only
-        while that set still stands at that ply: a board out after the next move landed (its
-        drawing or its post was slow) is an old picture, and the newer board keeps them; and
-        if the set ended at that very move meanwhile (resigned, aborted, lost on time), what
-        is owed at its ply is the final board, which stays owed until it is out itself.
-        Returns whether it is the board with buttons, and the one that had them before, if
-        another."""
+        while that set still stands at that position (its ply, nothing taken back since): a
+        board out after the next move landed (its drawing or its post was slow) is an old
+        picture, and the newer board keeps them; and if the set ended at that very move
+        meanwhile (resigned, aborted, lost on time), what is owed at its ply is the final
+        board, which stays owed until it is out itself; so is a board of a ply the set left
+        by a takeback, whose ply may owe a new move's board now. Returns whether it is the
+        board with buttons, and the one that had them before, if another."""
         async with self._database.transaction() as db:
             live, previous = True, None
             if message_id is not None and shows is None:
                 previous = await places.set_live_board(db, active.channel_id, message_id)
             elif message_id is not None and shows is not None:
                 live, previous = await places.set_live_board_at(
-                    db, shows.channel_id, message_id, shows.set_id, shows.ply
+                    db, shows.channel_id, message_id, shows.set_id, shows.ply, shows.undone
                 )
                 if not live and shows.set_id == active.set_id and await _ended_at(db, active):
                     # Resigned, aborted or lost on time at this very move: what is owed at
                     # this ply is now the set's final board, which this one is not.
+                    return False, None
+                if not live and await sets.taken_back(db, active.set_id) != active.undone:
+                    # A takeback since: a new move back to this ply owes its own board there,
+                    # which this old one is not (left owed, the outbox posts it if need be).
                     return False, None
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())

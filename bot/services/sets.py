@@ -365,5 +365,6 @@ def active_game(row: SetRow, game: Game) -> ActiveGame:
         computer_level=row.computer_level,
         parent_channel_id=row.parent_channel_id,
         line_message_id=row.line_message_id,
+        undone=row.undone,
         game=game.copy(),
     )

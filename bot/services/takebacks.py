@@ -43,11 +43,13 @@ class TakebackService:
         self._games = games
 
     async def ask(
-        self, channel_id: int, user_id: int, *, board_ply: int | None = None
+        self, channel_id: int, user_id: int, *, board: tuple[int, int] | None = None
     ) -> Takeback | ActiveGame:
         """``user_id`` asks to take back their last move in this channel's game; with
-        ``board_ply``, the move that made the board they pressed Takeback under (a double
-        press against the computer would otherwise take back the round before too).
+        ``board``, the position of the board they pressed Takeback under: its ply and how many
+        moves had been taken back in the set (a double press against the computer would
+        otherwise take back the round before too, and a board from before a takeback, once a
+        new move brought the game back to its ply, a move it never showed).
 
         Against a member: an open request for the opponent to answer (a :class:`Takeback`).
         Against the computer: granted at once; the game after undoing the player's move and
@@ -60,7 +62,7 @@ class TakebackService:
             raise NoGameHere()
         if active.side_of(user_id) is None:
             raise NotAPlayer()
-        if board_ply is not None and board_ply != active.ply:
+        if board is not None and board != (active.ply, active.undone):
             raise CannotTakeBack(_("The game moved on: nothing was taken back."))
         records = active.game.records
         if not records:
@@ -83,7 +85,7 @@ class TakebackService:
             # Checked under a lock on the set until the insert commits: of two requests at
             # once (a double press), the second finds the first, on PostgreSQL too.
             await db.lock(f"takebacks:{active.set_id}")
-            if not await sets.stands_at(db, active.set_id, active.ply):
+            if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
                 # The opponent's move (or the set's end) landed since the game was read: the
                 # request would ask them about a move they have answered.
                 stored = await sets.by_id(db, active.set_id)
@@ -123,9 +125,16 @@ class TakebackService:
     ) -> ActiveGame:
         assert active.computer_id is not None
         async with self._database.transaction() as db:
+            # One takeback of the set at a time (a double press), on PostgreSQL too: the
+            # second finds the position the first left.
+            await db.lock(f"takebacks:{active.set_id}")
             stored = await sets.by_id(db, active.set_id)
             if stored is not None:
                 check_in_time(stored, to_us(now))  # lost on time: nothing to undo
+            if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
+                # Moved on since the game was read: a takeback and new moves back to the same
+                # ply would otherwise be the moves undone.
+                raise CannotTakeBack(_("The game moved on: nothing was taken back."))
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,

@@ -105,13 +105,15 @@ async def set_live_board(db: Connection, channel_id: int, message_id: int) -> in
 
 
 async def set_live_board_at(
-    db: Connection, channel_id: int, message_id: int, set_id: int, ply: int
+    db: Connection, channel_id: int, message_id: int, set_id: int, ply: int, undone: int
 ) -> tuple[bool, int | None]:
-    """``message_id`` shows set ``set_id`` at ``ply``: it becomes the board with buttons in
-    ``channel_id`` if the set still stands there, in progress. Returns whether it did, and the
-    board that had the buttons before (if one was known)."""
+    """``message_id`` shows set ``set_id`` at ``ply`` with ``undone`` moves taken back: it
+    becomes the board with buttons in ``channel_id`` if the set still stands there, in
+    progress (:func:`~bot.storage.sets.stands_at`: a takeback and a new move back to that ply
+    make it an old board too). Returns whether it did, and the board that had the buttons
+    before (if one was known)."""
     # On PostgreSQL the set's row is locked until this commits, so a move cannot land (and
     # its board take the buttons) between this check and the write below.
-    if not await stands_at(db, set_id, ply):
+    if not await stands_at(db, set_id, ply, undone):
         return False, None
     return True, await set_live_board(db, channel_id, message_id)

@@ -84,6 +84,10 @@ class SetRow:
     walkover: bool = False
     """The set was not played: lost without a move by a player who had left the server before
     it began (the match's next set, docs/rules.md §11)."""
+    undone: int = 0
+    """How many moves were taken back in this set so far: with ``ply`` it names the set's
+    position as stored, which a takeback and a new move back to the same ply change too
+    (:func:`stands_at`)."""
 
 
 SET_COLUMNS = """
@@ -91,7 +95,8 @@ SET_COLUMNS = """
     g.defender_id, g.status, g.ply, g.to_move_id, g.winner_side, g.winner_id, g.reason,
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
-    m.parent_channel_id, m.line_message_id, g.rated, g.left_server, g.aborted_by, g.walkover
+    m.parent_channel_id, m.line_message_id, g.rated, g.left_server, g.aborted_by, g.walkover,
+    (SELECT count(*) FROM undone_moves u WHERE u.set_id = g.set_id)
 """
 """A :class:`SetRow`'s columns in order, from ``sets g`` joined with its match ``m``."""
 SET_SELECT = f"SELECT {SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
@@ -106,6 +111,7 @@ def set_row_of(row: Any) -> SetRow:
     values[26] = bool(values[26])
     values[27] = bool(values[27])
     values[29] = bool(values[29])
+    values[30] = int(values[30])
     return SetRow(*values)
 
 
@@ -257,16 +263,32 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     return set_row_of(row) if row else None
 
 
-async def stands_at(db: Connection, set_id: int, ply: int) -> bool:
-    """Whether set ``set_id`` is in progress at ``ply``. On PostgreSQL its row is then locked
-    until the caller's transaction ends, so no move (nor end) can land before that commits:
-    what the caller stores for this ply is either before it, or sees it."""
-    lock = " FOR SHARE" if db.dialect is Dialect.POSTGRESQL else ""
+async def stands_at(
+    db: Connection, set_id: int, ply: int, undone: int, *, lock: bool = True
+) -> bool:
+    """Whether set ``set_id`` is in progress at ``ply`` with ``undone`` moves taken back so
+    far (:attr:`SetRow.undone`): the ply alone is reached again by a takeback and a new move,
+    and then a board or a button made for it is an old one. On PostgreSQL the set's row is
+    then locked until the caller's transaction ends, so no move, takeback (nor end) can land
+    before that commits: what the caller stores for this position is either before it, or
+    sees it. ``lock=False`` reads without that lock (a read-only snapshot: an answer that
+    holds as of its read)."""
+    share = " FOR SHARE" if lock and db.dialect is Dialect.POSTGRESQL else ""
     row = await db.fetch_one(
-        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{lock}",
+        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{share}",
         (set_id, ply),
     )
-    return row is not None
+    if row is None:
+        return False
+    # Counted once the row is locked: a takeback, which steps the row back, cannot commit
+    # between this count and the caller's commit.
+    return await taken_back(db, set_id) == undone
+
+
+async def taken_back(db: Connection, set_id: int) -> int:
+    """How many moves were taken back in set ``set_id`` so far (:attr:`SetRow.undone`)."""
+    row = await db.fetch_one("SELECT count(*) FROM undone_moves WHERE set_id = ?", (set_id,))
+    return 0 if row is None else int(row[0])
 
 
 async def computer_matches_of(db: Connection, guild_id: int, player_id: int) -> int:

@@ -20,20 +20,37 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
     return view
 
 
-class TakebackButton(GameButton, template=r"takeback:(?P<game>\d{1,20})(?::(?P<ply>\d{1,6}))?"):
-    """Under the board: ask to take back your last move. Its ``custom_id`` carries the ply of
-    the board it is under (``takeback:<set id>:<ply>``; boards posted before it did carry
-    ``takeback:<set id>``), so a second press of it takes back nothing more."""
+class TakebackButton(
+    GameButton,
+    template=r"takeback:(?P<game>\d{1,20})(?::(?P<ply>\d{1,6})(?:\.(?P<undone>\d{1,6}))?)?",
+):
+    """Under the board: ask to take back your last move. Its ``custom_id`` carries the
+    position of the board it is under, its ply and how many moves were taken back before it
+    (``takeback:<set id>:<ply>.<undone>``), so a second press of it takes back nothing more,
+    nor does a press on a board from before a takeback once a new move has brought the game
+    back to that ply. Boards posted before carry ``takeback:<set id>:<ply>`` (their position
+    is known only in a set where nothing was taken back yet) or ``takeback:<set id>``."""
 
     prefix = "takeback"
     button_label = _("Takeback")
 
-    def __init__(self, set_id: int, lang: Language = ENGLISH, *, ply: int | None = None) -> None:
+    def __init__(
+        self,
+        set_id: int,
+        lang: Language = ENGLISH,
+        *,
+        ply: int | None = None,
+        undone: int | None = None,
+    ) -> None:
         super().__init__(set_id, lang)
         self.ply = ply
         """The ply of the board the button is under, if its ``custom_id`` says."""
+        self.undone = undone
+        """How many moves had been taken back in the set at that board, if its ``custom_id``
+        says."""
         if ply is not None:
-            self.item.custom_id = f"{self.prefix}:{set_id}:{ply}"
+            at = str(ply) if undone is None else f"{ply}.{undone}"
+            self.item.custom_id = f"{self.prefix}:{set_id}:{at}"
 
     @classmethod
     async def from_custom_id(
@@ -43,12 +60,17 @@ class TakebackButton(GameButton, template=r"takeback:(?P<game>\d{1,20})(?::(?P<p
         match: re.Match[str],
         /,
     ) -> TakebackButton:
-        ply = match["ply"]
-        return cls(int(match["game"]), ply=None if ply is None else int(ply))
+        ply, undone = match["ply"], match["undone"]
+        return cls(
+            int(match["game"]),
+            ply=None if ply is None else int(ply),
+            undone=None if undone is None else int(undone),
+        )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)
-        await bot_of(interaction).flow.takebacks.ask(interaction, board_ply=self.ply)
+        board = None if self.ply is None else (self.ply, self.undone or 0)
+        await bot_of(interaction).flow.takebacks.ask(interaction, board=board)
 
 
 class TakebackAnswer(
