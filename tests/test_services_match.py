@@ -555,6 +555,22 @@ async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_se
     assert ended.winner_id == ALICE
 
 
+async def test_a_final_board_out_after_a_new_match_began_leaves_it_the_buttons(
+    services: Services,
+) -> None:
+    """bob resigns a one-set match; its final board (with Rematch) is out only after a new
+    match began in the same channel (threads off) and posted its board: the new board keeps
+    the buttons, and the final board is not told to take them from it."""
+    await start(services, sets=1)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    end = await services.games.resign(CHANNEL, BOB)
+    assert end.match_end is not None
+    following = await start(services)
+    assert await services.games.set_live_board_at(following, 900) == (True, None)
+    assert await services.games.board_posted(end.game, 800) == (True, None)
+    assert await services.games.live_board(CHANNEL) == 900
+
+
 async def test_a_board_of_a_ply_the_set_has_left_never_becomes_live(services: Services) -> None:
     """A board drawn of the set as it stands becomes the live one; a board of a ply the set has
     moved past since (a /board drawn while a move landed) does not."""

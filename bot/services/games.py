@@ -541,12 +541,17 @@ class GameService:
         picture, and the newer board keeps them; and if the set ended at that very move
         meanwhile (resigned, aborted, lost on time), what is owed at its ply is the final
         board, which stays owed until it is out itself; so is a board of a ply the set left
-        by a takeback, whose ply may owe a new move's board now. Returns whether it is the
-        board with buttons, and the one that had them before, if another."""
+        by a takeback, whose ply may owe a new move's board now. Without ``shows`` (a match's
+        final board, with its Rematch button) it becomes the board with buttons only if no
+        newer match was started in the channel meanwhile (with threads off, the next match
+        is played in the same channel, and its board keeps them). Returns whether it is the
+        board with buttons — or keeps its own (a final board in a channel another match
+        holds) —, and the one that had them before, if another."""
         async with self._database.transaction() as db:
             live, previous = True, None
             if message_id is not None and shows is None:
-                previous = await places.set_live_board(db, active.channel_id, message_id)
+                if not await sets.newer_in_channel(db, active.channel_id, active.set_id):
+                    previous = await places.set_live_board(db, active.channel_id, message_id)
             elif message_id is not None and shows is not None:
                 live, previous = await places.set_live_board_at(
                     db, shows.channel_id, message_id, shows.set_id, shows.ply, shows.undone

@@ -291,6 +291,15 @@ async def taken_back(db: Connection, set_id: int) -> int:
     return 0 if row is None else int(row[0])
 
 
+async def newer_in_channel(db: Connection, channel_id: int, set_id: int) -> bool:
+    """Whether a set newer than ``set_id`` was started in ``channel_id`` (a new match there,
+    in progress or not)."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM sets WHERE channel_id = ? AND set_id > ? LIMIT 1", (channel_id, set_id)
+    )
+    return row is not None
+
+
 async def computer_matches_of(db: Connection, guild_id: int, player_id: int) -> int:
     """How many matches against the computer ``player_id`` is playing in ``guild_id``."""
     row = await db.fetch_one(
