@@ -349,12 +349,37 @@ class Timers:
                 continue
             lang = await self.bot.flow.server_language(active.guild_id)
             reminder = reminder_text(active, lang, last=is_last)
-            posted = await self._post(active.channel_id, reminder, ping=active.player_to_move)
+            if not await self._still_due(active):
+                continue  # the move came first (asking Discord above takes a while)
+            posted, message = await self._post(
+                active.channel_id, reminder, ping=active.player_to_move
+            )
+            if message is not None and not await self._still_due(active):
+                await self._withdraw(message, active)  # the move landed while it was posted
             if posted is _Posted.REFUSED and await self._found_closed(active):
                 posted = _Posted.LATER  # its thread is held now: posted once it opens
             if posted is _Posted.LATER:
                 # Discord could not take it now (an outage): the next check tries again.
                 await self._reminder_due_again(active, last=is_last)
+
+    async def _still_due(self, active: ActiveGame) -> bool:
+        """Whether ``active``'s reminder is still about the position it was claimed at: the set
+        in progress at that ply, nothing taken back since (a move, a takeback or the set's end
+        landing meanwhile makes it moot). A read the database fails says yes: the reminder
+        goes out as claimed."""
+        try:
+            return await self.bot.services.games.stands_at(active)
+        except StorageError as error:
+            _log.warning("Game %s: could not check its reminder is due: %r", active.set_id, error)
+            return True
+
+    async def _withdraw(self, message: discord.Message, active: ActiveGame) -> None:
+        """Delete reminder ``message``, which a move made moot while it was posted (a deleted
+        mention no longer shows as one); one Discord will not delete stays."""
+        try:
+            await message.delete()
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.info("Could not delete game %s's moot reminder: %s", active.set_id, error)
 
     async def _reminder_due_again(self, active: ActiveGame, *, last: bool) -> None:
         """Undo the note that ``active``'s reminder was posted, so the next check posts it."""
@@ -406,24 +431,26 @@ class Timers:
             except discord.HTTPException as error:  # its next post opens it anyway
                 _log.info("Could not open thread %s again: %s", thread_id, error)
 
-    async def _post(self, channel_id: int, content: str, *, ping: int) -> _Posted:
-        """Post ``content`` pinging ``ping``: posted, worth trying again later (Discord could
-        not take it: 5xx, the connection, a time-out), or refused. A refusal (4xx: no
-        permission, the channel locked) is not retried every few seconds — it would be
-        refused again, and each refusal counts towards Discord's limit on invalid requests; a
-        channel Discord no longer knows is gone."""
+    async def _post(
+        self, channel_id: int, content: str, *, ping: int
+    ) -> tuple[_Posted, discord.Message | None]:
+        """Post ``content`` pinging ``ping``: posted (with the message), worth trying again
+        later (Discord could not take it: 5xx, the connection, a time-out), or refused. A
+        refusal (4xx: no permission, the channel locked) is not retried every few seconds — it
+        would be refused again, and each refusal counts towards Discord's limit on invalid
+        requests; a channel Discord no longer knows is gone."""
         try:
-            await self.bot.get_partial_messageable(channel_id).send(
+            message = await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
         except UNREACHABLE as error:
             _log.warning("Could not post in channel %s yet: %r", channel_id, error)
-            return _Posted.LATER
+            return _Posted.LATER, None
         except discord.HTTPException as error:
             _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
             await self._gone_if_unknown(channel_id, error)
-            return _Posted.REFUSED
-        return _Posted.POSTED
+            return _Posted.REFUSED, None
+        return _Posted.POSTED, message
 
     async def _found_closed(self, active: ActiveGame) -> bool:
         """After Discord refused a post in ``active``'s channel: whether it is a thread

@@ -6,11 +6,13 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.services.domain import ActiveGame, SetEnd
 from tests.bot_harness import Harness, running_bot
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -107,3 +109,58 @@ async def test_the_last_reminder_in_french(discord_standin: DiscordStandin, tmp_
             f"<@{table.alice.id}>, dernier rappel : c'est à vous de jouer avec les attaquants, "
             "et votre temps expire <t:"
         )
+
+
+def reminders(table: Harness) -> list[StoredMessage]:
+    """Every reminder posted in the game's channel, deleted ones too, oldest first."""
+    posted = table.standin.messages(table.channel, include_deleted=True)
+    return [m for m in posted if not m.ephemeral and "reminder" in m.content]
+
+
+async def test_a_move_landing_while_a_reminder_is_prepared_stops_it(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice moves while the bot asks Discord whether she is still a member, before her
+    half-time reminder: it is not posted (it would ping her about a move she has made)."""
+    assert table.bot is not None
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    departures = table.bot.flow.departures
+    ask = departures.forfeit_if_left
+
+    async def alice_moves_meanwhile(active: ActiveGame) -> SetEnd | None:
+        monkeypatch.setattr(departures, "forfeit_if_left", ask)
+        await table.move(table.alice, "d1-b1")
+        return await ask(active)
+
+    monkeypatch.setattr(departures, "forfeit_if_left", alice_moves_meanwhile)
+    table.advance(timedelta(minutes=31))
+    await table.wait_board(lambda m: "d1-b1" in m.content)
+    await asyncio.sleep(0.5)
+    assert reminders(table) == []
+
+
+async def test_a_reminder_out_after_the_move_landed_is_deleted(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move lands while her half-time reminder is being posted: the reminder, out
+    after it, is deleted (a moot ping), and bob's own reminder comes as usual."""
+    assert table.bot is not None
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    timers = table.bot.timers
+    post = timers._post
+
+    async def alice_moves_first(channel_id: int, content: str, *, ping: int) -> Any:
+        monkeypatch.setattr(timers, "_post", post)
+        await table.move(table.alice, "d1-b1")
+        return await post(channel_id, content, ping=ping)
+
+    monkeypatch.setattr(timers, "_post", alice_moves_first)
+    table.advance(timedelta(minutes=31))
+    await table.standin.wait_until(lambda: any(m.deleted for m in reminders(table)), timeout=10)
+    [moot] = reminders(table)
+    assert moot.pinged_user_ids() == {table.alice.id}
+    table.advance(timedelta(minutes=31))
+    bobs = await table.standin.wait_for_message(
+        table.channel, lambda m: "reminder" in m.content and not m.deleted
+    )
+    assert bobs.pinged_user_ids() == {table.bob.id}

@@ -513,6 +513,13 @@ class GameService:
 
     # ---------------------------------------------------------------- records
 
+    async def stands_at(self, active: ActiveGame) -> bool:
+        """Whether ``active``'s set still stands as it was read: in progress at its ply, with
+        nothing taken back since (a takeback and a new move back to that ply are another
+        position), as of this read."""
+        async with self._database.snapshot() as db:
+            return await sets.stands_at(db, active.set_id, active.ply, active.undone, lock=False)
+
     async def live_board(self, channel_id: int) -> int | None:
         """The message id of the board with buttons in ``channel_id``, if one is known."""
         async with self._database.snapshot() as db:
