@@ -170,8 +170,41 @@ async def test_a_move_in_the_parent_channel_says_the_players_thread_is_locked(
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
     assert reply.ephemeral
     assert reply.content == (
-        f"There is no game in this channel: yours is in <#{thread.id}>, which a moderator has "
-        "locked; its clocks stand still until it is opened again."
+        f"Your game's thread <#{thread.id}> is locked by a moderator: ask one to open it; its "
+        "clocks stand still until then."
+    )
+
+
+async def test_a_move_beside_a_locked_thread_says_so_when_the_player_has_other_games(
+    table: Harness,
+) -> None:
+    """alice plays bob in a thread of #games and carol in a thread of #second; a moderator
+    locks the first: her /move in #games says that thread is locked (it listed both games,
+    "play each there"), while in a third channel it still lists both."""
+    line = await challenge(table, table.alice, table.bob)
+    await accept(table, line, table.bob)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    second = table.standin.add_channel(table.guild, "second")
+    other_line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.carol, "sets": 1}, channel=second
+    )
+    await accept(table, other_line, table.carol)
+    other = thread_of(table, other_line)
+    await table.wait_board(channel=other)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert reply.ephemeral
+    assert reply.content == (
+        f"Your game's thread <#{thread.id}> is locked by a moderator: ask one to open it; its "
+        "clocks stand still until then."
+    )
+    third = table.standin.add_channel(table.guild, "third")
+    elsewhere = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=third)
+    assert elsewhere.content == (
+        f"There is no game in this channel: yours are in <#{thread.id}>, <#{other.id}>, play "
+        "each there."
     )
 
 

@@ -410,6 +410,8 @@ class GameInProgress:
     to_move_id: int
     computer_id: int | None
     computer_level: int | None
+    parent_channel_id: int | None = None
+    """For a set played in a thread: the channel the thread is in."""
 
 
 @dataclass(frozen=True)

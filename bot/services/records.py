@@ -102,6 +102,7 @@ class RecordService:
                 to_move_id=row.to_move_id,
                 computer_id=row.computer_id,
                 computer_level=row.computer_level,
+                parent_channel_id=row.parent_channel_id,
             )
             for row in rows
         )
