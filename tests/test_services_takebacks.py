@@ -281,3 +281,22 @@ async def test_a_takeback_racing_a_takeback_and_the_same_round_undoes_nothing(
     with pytest.raises(CannotTakeBack, match=r"The game moved on: nothing was taken back\."):
         await services.takebacks.ask(CHANNEL, ALICE)
     assert await moves_played(services) == ["d1-c1", "c4-c2"]
+
+
+async def test_a_takeback_under_a_board_the_computer_has_moved_past_says_whose_move_came(
+    services: Services,
+) -> None:
+    """alice presses the Takeback of my board after her next move: while I think she is told
+    to wait for my reply; once I have replied, that I have moved since; nothing is taken back."""
+    active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    board = (await services.games.play_computer_move(active.set_id, "c4-c2", 1)).game
+    await services.games.play(CHANNEL, ALICE, "d2-e2")
+    with pytest.raises(CannotTakeBack) as thinking:
+        await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
+    assert str(thinking.value) == "Wait for my reply first, then ask to take your move back."
+    await services.games.play_computer_move(active.set_id, "c2-c3", 3)
+    with pytest.raises(CannotTakeBack) as replied:
+        await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
+    assert str(replied.value) == "I have moved since: nothing was taken back."
+    assert await moves_played(services) == ["d1-c1", "c4-c2", "d2-e2", "c2-c3"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from bot.i18n import _
+from bot.i18n import Text, _
 from bot.services.clock import Clock
 from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import (
@@ -63,7 +63,7 @@ class TakebackService:
         if active.side_of(user_id) is None:
             raise NotAPlayer()
         if board is not None and board != (active.ply, active.undone):
-            raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+            raise CannotTakeBack(_moved_on(active, board))
         records = active.game.records
         if not records:
             raise CannotTakeBack(_("There is no move to take back in this set yet."))
@@ -262,6 +262,18 @@ class TakebackService:
                     continue
                 lapsed.append(_takeback(row, None if game is None else game.channel_id))
         return lapsed
+
+
+def _moved_on(active: ActiveGame, board: tuple[int, int]) -> Text:
+    """Why a Takeback under the board of position ``board`` takes nothing back in ``active``:
+    against the computer, when only moves came since (nothing taken back), whose they were —
+    the player's, with my reply still to come, or mine too; else that the game moved on."""
+    ply, undone = board
+    if active.computer_id is not None and undone == active.undone and active.ply > ply:
+        if active.computer_to_move:
+            return _("Wait for my reply first, then ask to take your move back.")
+        return _("I have moved since: nothing was taken back.")
+    return _("The game moved on: nothing was taken back.")
 
 
 def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
