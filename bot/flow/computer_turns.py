@@ -69,6 +69,7 @@ class ComputerTurns:
         self,
         channel: discord.PartialMessageable,
         message_id: int | None,
+        board: tuple[int, int],
         content: str,
         files: list[discord.File],
         view: discord.ui.View | None,
@@ -76,7 +77,9 @@ class ComputerTurns:
     ) -> int:
         """Edit ``message_id`` into this content (else send it anew); return the message id.
 
-        An edit notifies nobody, so only a message sent anew can ping the player to move.
+        An edit notifies nobody, so only a message sent anew can ping the player to move. Sent
+        anew, it carries the nonce the outbox would post ``board`` (set, ply) with: if Discord
+        took it but its answer was lost, the outbox's post returns it instead of a second one.
         """
         if message_id is not None:
             try:
@@ -88,8 +91,13 @@ class ComputerTurns:
                 _log.info("Could not edit message %s into the board: %s", message_id, error)
                 for file in files:
                     file.reset()
+        nonce = await self.flow.bot.services.announcements.nonce(*board)
         sent = await channel.send(
-            content, files=files, view=or_missing(view), allowed_mentions=pings
+            content,
+            files=files,
+            view=or_missing(view),
+            allowed_mentions=pings,
+            nonce=nonce,
         )
         return sent.id
 
@@ -205,7 +213,10 @@ class ComputerTurns:
         if as_text or not may_attach_files(self.flow.bot, active.channel_id):
             content, files = pictures_as_text(content, files, lang), []
         try:
-            message_id = await self._replace_or_send(channel, reply_in, content, files, view, pings)
+            board = (result.game.set_id, result.game.ply)
+            message_id = await self._replace_or_send(
+                channel, reply_in, board, content, files, view, pings
+            )
         except (discord.HTTPException, *UNREACHABLE) as error:
             # Stored, and its board owed: the outbox posts it once Discord takes it (a
             # permission given back), and /board shows it meanwhile.

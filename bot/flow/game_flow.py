@@ -94,6 +94,7 @@ async def _answer_publicly_if_possible(
     pings: discord.AllowedMentions,
     *,
     privately: str | None = None,
+    nonce: str | None = None,
 ) -> tuple[bool, int | None]:
     """Answer a /move with its public message; whether it is public, and its id.
 
@@ -101,14 +102,17 @@ async def _answer_publicly_if_possible(
     channel, which needs the permissions I may lack (``missing``): then the player is shown
     it privately (``privately`` if given, else ``content``; without buttons: the public board
     has them), and the outbox posts it publicly once I may. Attach Files alone does not stop
-    that post: its pictures are already shown as text (:func:`pictures_or_text`)."""
+    that post: its pictures are already shown as text (:func:`pictures_or_text`). Posted
+    apart, it carries ``nonce`` (:meth:`GameFlow.owed_nonce`)."""
     may_not_post = [name for name in missing if name != "attach_files"]
     if may_not_post and deferred_privately(interaction):
         await interaction.followup.send(
             privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
         )
         return False, None
-    return True, await answer(interaction, content, files=files, view=view, allowed_mentions=pings)
+    return True, await answer(
+        interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
+    )
 
 
 async def _tell_answers_only(
@@ -326,7 +330,13 @@ class GameFlow:
                 message_id: int | None = sent.id
             else:
                 public, message_id = await _answer_publicly_if_possible(
-                    interaction, missing, content, files, view, pings
+                    interaction,
+                    missing,
+                    content,
+                    files,
+                    view,
+                    pings,
+                    nonce=await self.owed_nonce(result.game, interaction),
                 )
                 await _tell_answers_only(interaction, noted)
                 if not public:
@@ -418,7 +428,14 @@ class GameFlow:
                 ).id
             else:
                 public, message_id = await _answer_publicly_if_possible(
-                    interaction, missing, content, [], None, NO_PINGS, privately=privately
+                    interaction,
+                    missing,
+                    content,
+                    [],
+                    None,
+                    NO_PINGS,
+                    privately=privately,
+                    nonce=await self.owed_nonce(result.game, interaction),
                 )
                 await _tell_answers_only(interaction, noted, computer=True)
                 if not public:
@@ -443,9 +460,11 @@ class GameFlow:
         files: list[discord.File] | None = None,
         view: discord.ui.View | None = None,
         pings: discord.AllowedMentions = NO_PINGS,
+        nonce: str | None = None,
     ) -> int | None:
         """Post publicly: as the answer to ``interaction`` if there is one, else in the channel;
         its pictures as text, in ``lang``, where I may not attach files (:func:`pictures_posted`).
+        Posted in the channel, it carries ``nonce`` (an owed board's: see :meth:`owed_nonce`).
 
         Returns the message's id.
         """
@@ -455,14 +474,27 @@ class GameFlow:
             )
         if interaction is not None:
             return await answer(
-                interaction, content, files=files, view=view, allowed_mentions=pings
+                interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
             )
         kwargs: dict[str, Any] = {"content": content, "allowed_mentions": pings}
+        if nonce is not None:
+            kwargs["nonce"] = nonce
         if files:
             kwargs["files"] = files
         if view is not None:
             kwargs["view"] = view
         return (await self.bot.get_partial_messageable(channel_id).send(**kwargs)).id
+
+    async def owed_nonce(
+        self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
+    ) -> str | None:
+        """The nonce of the board after ``active``'s last move, owed to the outbox, if it is
+        posted in the channel (not as ``interaction``'s answer, which cannot carry one): the
+        outbox posts it with the same nonce, so a post Discord took but whose answer was lost
+        is returned to the outbox rather than posted twice."""
+        if interaction is not None and not deferred_privately(interaction):
+            return None
+        return await self.bot.services.announcements.nonce(active.set_id, active.ply)
 
     async def announced(self, active: ActiveGame, message_id: int | None) -> None:
         """The board after ``active``'s last move is out: the outbox need not post it."""
@@ -657,6 +689,7 @@ class GameFlow:
                     files=files,
                     view=view,
                     pings=pings,
+                    nonce=await self.owed_nonce(active, interaction),
                 )
                 await self.board_out(active, message_id, end)
             finally:

@@ -42,6 +42,16 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
+UNKNOWN_MESSAGE = 10008
+
+
+def posted_and_deleted(error: BaseException) -> bool:
+    """Whether ``error`` answers a post with Discord's 404 Unknown Message: a message with
+    the post's nonce was made in the past few minutes and deleted since (Discord does not make
+    it again)."""
+    return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
+
+
 class Outbox:
     """Posts what is owed, with retries (the services keep what is owed and when to retry)."""
 
@@ -58,17 +68,23 @@ class Outbox:
         yields: set, ply, once stored) are left alone by the outbox, even past their grace: a
         drawing or a post slower than that would otherwise be posted twice. Once the flow is
         done (posted and marked delivered, or failed), what is still owed is the outbox's —
-        unless another post still claims it."""
+        unless another post still claims it. A claim made after that (a task outliving its
+        post, at shutdown) changes nothing: nothing would end it, and the board would never be
+        posted."""
         mine: set[tuple[int, int]] = set()
+        over = False
 
         def claim(set_id: int, ply: int) -> None:
-            if (set_id, ply) not in mine:
+            if over:
+                _log.info("Board of game %s at ply %s claimed too late: left owed", set_id, ply)
+            elif (set_id, ply) not in mine:
                 mine.add((set_id, ply))
                 self._posting[set_id, ply] += 1
 
         try:
             yield claim
         finally:
+            over = True
             self._posting.subtract(mine)
             for board in mine:
                 if self._posting[board] <= 0:
@@ -91,6 +107,12 @@ class Outbox:
                     row.set_id, row.ply, row.channel_id, row.nonce
                 )
             except (discord.HTTPException, *UNREACHABLE) as error:
+                if posted_and_deleted(error):
+                    # Its post, under the same nonce, was made (by the flow, its answer lost,
+                    # or by me before a crash) and deleted since: it was out.
+                    _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
+                    await services.announcements.delivered(row.set_id, row.ply, None)
+                    continue
                 if unknown_channel(error):
                     gone.add(row.channel_id)
                     await self.flow.vanished.channel_gone(row.channel_id, Gone.UNKNOWN)

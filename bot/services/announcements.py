@@ -8,6 +8,7 @@ tries, also after a restart.
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 
 from bot.services.clock import Clock
@@ -44,6 +45,14 @@ class AnnouncementService:
         computer: the line "… I am thinking…" its reply is edited into)."""
         async with self._database.snapshot() as db:
             return await announcements.message_of(db, set_id, ply)
+
+    async def nonce(self, set_id: int, ply: int) -> str:
+        """The nonce to post the board of ``set_id`` at ``ply`` with, which the outbox posts it
+        with too: Discord creates it once, whoever posts it (the flow's post whose answer was
+        lost, then the outbox's). A board never owed gets a nonce of its own."""
+        async with self._database.snapshot() as db:
+            owed = await announcements.nonce_of(db, set_id, ply)
+        return secrets.token_hex(8) if owed is None else owed
 
     async def retry_refused(self, guild_id: int) -> None:
         """Something changed in server ``guild_id`` that may let the bot post again (a channel's

@@ -22,10 +22,16 @@ class AnnouncementRow:
 
     @property
     def nonce(self) -> str:
-        """The Discord nonce of its post (at most 25 characters): Discord creates one message
-        however often the post is sent again within a few minutes (a crash between posting
-        and marking it delivered, or an answer lost on the way back)."""
-        return f"{self.set_id % 10**9}.{self.ply}.{self.created_us % 10**9}"
+        """The Discord nonce of its post (:func:`nonce`)."""
+        return nonce(self.set_id, self.ply, self.created_us)
+
+
+def nonce(set_id: int, ply: int, created_us: int) -> str:
+    """The Discord nonce of the post of the board of ``set_id`` at ``ply`` owed since
+    ``created_us`` (at most 25 characters): Discord creates one message however often the post
+    is sent again within a few minutes, by the flow or the outbox (a crash between posting and
+    marking it delivered, or an answer lost on the way back)."""
+    return f"{set_id % 10**9}.{ply}.{created_us % 10**9}"
 
 
 GRACE_US = 10_000_000
@@ -63,6 +69,14 @@ async def message_of(db: Connection, set_id: int, ply: int) -> int | None:
         (set_id, ply),
     )
     return None if row is None or row[0] is None else int(row[0])
+
+
+async def nonce_of(db: Connection, set_id: int, ply: int) -> str | None:
+    """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed."""
+    row = await db.fetch_one(
+        "SELECT created_us FROM announcements WHERE set_id = ? AND ply = ?", (set_id, ply)
+    )
+    return None if row is None else nonce(set_id, ply, int(row[0]))
 
 
 async def due(

@@ -131,10 +131,13 @@ async def answer(
     view: discord.ui.View | None = None,
     embed: discord.Embed | None = None,
     allowed_mentions: discord.AllowedMentions | None = None,
+    nonce: str | None = None,
 ) -> int | None:
     """Send the answer to ``interaction``, as a first response or as the followup after a defer.
 
-    Returns the id of the message sent (None if Discord did not say).
+    Returns the id of the message sent (None if Discord did not say). ``nonce`` (an owed
+    board's, which the outbox posts it with) goes with a public answer posted apart, in the
+    channel: an interaction's answers cannot carry one.
     """
     kwargs: dict[str, Any] = {"ephemeral": ephemeral}
     if allowed_mentions is not None:
@@ -150,6 +153,8 @@ async def answer(
         kwargs["embed"] = embed
     if interaction.response.is_done():
         if not ephemeral and deferred_privately(interaction):
+            if nonce is not None:
+                kwargs["nonce"] = nonce
             return await _post_apart(interaction, kwargs)
         message = await interaction.followup.send(wait=True, **kwargs)
         return message.id

@@ -566,11 +566,15 @@ class RestApi:
         if body.get("enforce_nonce") and body.get("nonce") is not None:
             # "If another message was created by the same author with the same nonce [in the
             # past few minutes], that message will be returned and no new message created."
+            # One deleted since is not made again: Discord answers 404 Unknown Message (its
+            # developers call that intentional; discord.py's send documents the NotFound).
             recent = utc_now() - NONCE_WINDOW
             for earlier in reversed(self._recorder.messages.values()):
                 if earlier.created_at < recent:
                     break
-                if earlier.nonce == str(body["nonce"]) and not earlier.deleted:
+                if earlier.nonce == str(body["nonce"]):
+                    if earlier.deleted:
+                        return error(404, 10008, "Unknown Message")
                     return json_response(earlier.to_payload())
         message = self._messages.create(channel, body, uploads)
         self._recorder.add_message(message)

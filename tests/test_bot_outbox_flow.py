@@ -1,0 +1,190 @@
+"""The flow's own posts and the outbox: a board is posted once, whoever posts it, however
+slowly, and whatever became of Discord's answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.flow import computer_turns as turns
+from bot.flow import game_flow
+from bot.flow.posts import BoardPost, board_post
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running with a very short thinking time (games in the channel)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+def _channel_posts(method: str, path: str) -> bool:
+    return method == "POST" and path.startswith("/channels/") and path.endswith("/messages")
+
+
+def posts_in(table: Harness, since: int) -> int:
+    """How many messages the bot asked Discord to create in the game's channel (answered or
+    not) since the REST log's entry ``since``."""
+    path = f"/channels/{table.channel.id}/messages"
+    return sum(
+        call.method == "POST" and call.path.endswith(path)
+        for call in table.standin.rest_log[since:]
+    )
+
+
+async def nothing_owed(table: Harness) -> None:
+    """Let the outbox's checks run (its pauses passed) until it owes nothing."""
+    assert table.bot is not None
+    for _ in range(100):
+        if not await table.bot.services.announcements.due():
+            table.advance(timedelta(minutes=5))
+            await asyncio.sleep(0.3)  # a check under way finishes
+            if not await table.bot.services.announcements.due():
+                return
+        table.advance(timedelta(minutes=2))
+        await asyncio.sleep(0.1)
+    raise AssertionError("a board stayed owed")
+
+
+async def test_the_computers_board_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
+    """Discord takes the computer's opening board, posted in the channel, but its answer is lost
+    (a 503, which discord.py does not send again): the outbox posts the owed board with the
+    nonce the flow's post carried, and Discord returns that message instead of a second board
+    (before, the flow's post had a nonce of its own: two boards)."""
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=20)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await nothing_owed(table)
+    played = [m for m in table.public_messages() if "(attackers) played" in m.content]
+    assert len(played) == 1, [m.content for m in played]
+
+
+async def test_a_loss_on_time_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
+    """alice runs out of time; Discord takes the set's final board but its answer is lost: the
+    outbox's post of it returns that board instead of a second one."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=20)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await nothing_owed(table)
+    ends = [m for m in table.public_messages() if "ran out of time" in m.content]
+    assert len(ends) == 1, [m.content for m in ends]
+
+
+async def test_a_board_deleted_before_the_outbox_tried_again_is_not_posted_anew(
+    table: Harness,
+) -> None:
+    """The computer's opening board is made but its answer lost, and a moderator deletes it
+    before the outbox tries again: Discord will not make a message of that nonce again (404
+    Unknown Message), so the board counts as out rather than refused and retried for good."""
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=20)
+    [board] = [m for m in table.public_messages() if "(attackers) played" in m.content]
+    table.standin.delete_message(board)
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await nothing_owed(table)
+    assert posts_in(table, since) == 1  # one try, answered Unknown Message
+    assert not [m for m in table.public_messages() if "(attackers) played" in m.content]
+
+
+async def test_the_computers_reply_slow_to_post_is_not_posted_again_by_the_outbox(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's reply to alice's move is still being edited into her line when the
+    outbox's time for it comes (Discord slow): the reply's claim keeps the outbox off it, so
+    it is her line, not also a board of its own."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    replying, owed_time = asyncio.Event(), asyncio.Event()
+    reply = turns.ComputerTurns._replace_or_send
+
+    async def replaced_after_the_outbox_looked(
+        self: turns.ComputerTurns, *args: Any, **kwargs: Any
+    ) -> int:
+        replying.set()
+        await owed_time.wait()
+        return await reply(self, *args, **kwargs)
+
+    monkeypatch.setattr(turns.ComputerTurns, "_replace_or_send", replaced_after_the_outbox_looked)
+    line = await table.move(table.alice, "d1-b1")
+    await asyncio.wait_for(replying.wait(), timeout=10)
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed reply
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    owed_time.set()
+    await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=10)
+    await asyncio.sleep(0.5)
+    assert posts_in(table, since) == 0
+    replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
+    assert [m.id for m in replies] == [line.id]
+
+
+async def test_a_loss_on_time_slow_to_draw_is_not_posted_again_by_the_outbox(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice runs out of time and the set's final board is still being drawn when the
+    outbox's time for it comes: the set end's claim keeps the outbox off it, so Discord is
+    asked for it once (the nonce would only hide a second post made within minutes)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    drawing, owed_time = asyncio.Event(), asyncio.Event()
+    draw = board_post
+
+    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
+        monkeypatch.setattr(game_flow, "board_post", draw)  # only the set's end waits
+        drawing.set()
+        await owed_time.wait()
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
+    await asyncio.wait_for(drawing.wait(), timeout=10)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
+    await asyncio.sleep(1)  # its checks run every 0.05 s
+    owed_time.set()
+    await table.wait_board(lambda m: "ran out of time" in m.content)
+    await nothing_owed(table)
+    assert posts_in(table, since) == 1
+    assert len([m for m in table.public_messages() if "ran out of time" in m.content]) == 1
+
+
+async def test_a_claim_made_after_its_post_ended_leaves_the_board_to_the_outbox(
+    table: Harness,
+) -> None:
+    """A claim made once its post is over (a task outliving it, at shutdown) does not keep the
+    outbox off the board for good: the owed board is still posted (before, never)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(500, seconds=2.0, matching=lambda m, p: "/interactions/" in p)
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+    )
+    assert table.bot is not None
+    game = None
+    for _ in range(100):
+        game = await table.bot.services.games.in_channel(table.channel.id)
+        if game is not None and game.ply == 1:
+            break
+        await asyncio.sleep(0.05)
+    assert game is not None
+    assert game.ply == 1
+    with table.bot.flow.outbox.posting() as claim:
+        pass
+    claim(game.set_id, 1)  # too late: the post it was for is over
+    await asyncio.sleep(2.5)  # Discord takes answers again
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await nothing_owed(table)
+    boards = [m for m in table.public_messages() if "played d1-b1" in m.content]
+    assert len(boards) == 1
