@@ -16,6 +16,7 @@ from bot.flow import game_flow
 from bot.flow.posts import BoardPost, board_post
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
+from tests.foreign_lock import foreign_write_lock
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -132,13 +133,17 @@ async def test_the_computers_reply_slow_to_post_is_not_posted_again_by_the_outbo
     assert [m.id for m in replies] == [line.id]
 
 
-async def test_a_loss_on_time_slow_to_draw_is_not_posted_again_by_the_outbox(
+async def test_a_resignation_announced_without_its_press_is_not_posted_again_by_the_outbox(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """alice runs out of time and the set's final board is still being drawn when the
-    outbox's time for it comes: the set end's claim keeps the outbox off it, so Discord is
-    asked for it once (the nonce would only hide a second post made within minutes)."""
+    """bob's resignation is slow to store (another program holds the database) and Discord
+    refuses its press's deferral, so the stored end is announced on its own, drawn slower than
+    the outbox's grace: the set end's own claim keeps the outbox off it, so Discord is asked
+    for it once (the press's claim is never made; the nonce would only hide a second post)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    asked = await table.reply_text(table.bob, "resign")
+    [confirm] = asked.custom_ids()
     drawing, owed_time = asyncio.Event(), asyncio.Event()
     draw = board_post
 
@@ -150,15 +155,21 @@ async def test_a_loss_on_time_slow_to_draw_is_not_posted_again_by_the_outbox(
 
     monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
     since = len(table.standin.rest_log)
-    table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
+    expired = table.standin.fail_rest(
+        404, seconds=60, code=10062, matching=lambda _m, p: p.endswith("/callback")
+    )
+    async with foreign_write_lock(table.db_path, 2.5):
+        await table.standin.click(asked, confirm, table.bob, wait=False)
+        await table.standin.wait_until(lambda: expired.hits >= 1, timeout=10)
     await asyncio.wait_for(drawing.wait(), timeout=10)
+    table.standin.end_faults()
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
     await asyncio.sleep(1)  # its checks run every 0.05 s
     owed_time.set()
-    await table.wait_board(lambda m: "ran out of time" in m.content)
+    await table.wait_board(lambda m: "resigned" in m.content)
     await nothing_owed(table)
     assert posts_in(table, since) == 1
-    assert len([m for m in table.public_messages() if "ran out of time" in m.content]) == 1
+    assert len([m for m in table.public_messages() if "resigned" in m.content]) == 1
 
 
 async def test_a_claim_made_after_its_post_ended_leaves_the_board_to_the_outbox(
