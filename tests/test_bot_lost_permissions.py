@@ -9,17 +9,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import discord
 import pytest
 
+from bot.config import Settings
 from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import Harness, challenge_id, eventually, move_button, running_bot
+from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import (
     ATTACH_FILES,
@@ -28,6 +32,8 @@ from tests.discord_standin.model import (
     VIEW_CHANNEL,
 )
 from tests.discord_standin.recorder import InteractionRecord
+from tests.foreign_lock import foreign_write_lock
+from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -531,6 +537,61 @@ async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: H
     await lose_on_time_while_refused(table, table.channel)
     await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
     await final_board_soon(table, table.channel)
+
+
+async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
+    table: Harness,
+) -> None:
+    """The denial is removed while another program holds the write lock for 8 s (longer than
+    a write waits): noting it is tried again after the lock, and the owed board comes soon
+    (before, Discord's one event was dropped, and the board waited out the refusal's pause)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+    async with foreign_write_lock(table.db_path, 8.0):
+        await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
+        await asyncio.sleep(6.0)  # the first try has given up
+    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
+
+
+class PostgresHarness(Harness):
+    """The bot on a PostgreSQL database."""
+
+    def __init__(self, standin: DiscordStandin, tmp_path: Path, database_url: str) -> None:
+        super().__init__(standin, tmp_path / "unused.sqlite3")
+        self.database_url = database_url
+
+    def settings(self) -> Settings:
+        return replace(super().settings(), database_url=self.database_url)
+
+
+async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(
+    discord_standin: DiscordStandin, postgres: PostgresServer | str, tmp_path: Path
+) -> None:
+    """On PostgreSQL, another connection's open transaction holds the owed board's row for
+    8 s (longer than a write waits for a lock) when the denial is removed: noting it is tried
+    again after, and the owed board comes soon."""
+    url = await postgres_database(postgres)
+    table = PostgresHarness(discord_standin, tmp_path, url)
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, sets=1)
+        await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+        await lose_on_time_while_refused(table, table.channel)
+        other = await asyncpg.connect(url)
+        try:
+            async with other.transaction():
+                held = await other.fetch(
+                    "SELECT set_id FROM announcements WHERE delivered_us IS NULL FOR UPDATE"
+                )
+                assert held, "no owed board to hold"
+                await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
+                await asyncio.sleep(8.0)  # the first try has given up
+        finally:
+            await other.close()
+        await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
+    finally:
+        await table.stop()
 
 
 async def test_a_board_is_posted_soon_after_the_bots_role_allows_it_again(

@@ -33,18 +33,25 @@ class ServerChanges(commands.Cog):
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
 
-    async def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
+    def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
+        """Refused boards of ``guild_id`` are tried at the next check, in the background:
+        Discord tells of the change once, so a busy database is waited out
+        (:func:`until_stored`) rather than the event dropped."""
         if guild_id is None:
             return
         _log.debug("%s changed in server %s: refused boards are tried again", what, guild_id)
-        await self.bot.services.announcements.retry_refused(guild_id)
+        until_stored(
+            self.bot,
+            f"refused boards of server {guild_id} tried again",
+            lambda: self.bot.services.announcements.retry_refused(guild_id),
+        )
 
     @commands.Cog.listener()
     async def on_guild_channel_update(
         self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel
     ) -> None:
         """A channel's permission overwrites may have changed."""
-        await self._maybe_allowed(after.guild.id, "A channel")
+        self._maybe_allowed(after.guild.id, "A channel")
 
     @commands.Cog.listener()
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
@@ -55,19 +62,19 @@ class ServerChanges(commands.Cog):
             await self.bot.timers.holds.thread_locked(payload.thread_id, payload.guild_id)
         else:
             await self.bot.timers.holds.thread_opened(payload.thread_id)
-        await self._maybe_allowed(payload.guild_id, "A thread")
+        self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
         """A role's permissions may have changed."""
-        await self._maybe_allowed(after.guild.id, "A role")
+        self._maybe_allowed(after.guild.id, "A role")
 
     @commands.Cog.listener()
     async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
         """The bot's own roles may have changed (Discord sends the bot's own member updates
         without the members intent)."""
         if self.bot.user is not None and after.id == self.bot.user.id:
-            await self._maybe_allowed(after.guild.id, "My roles")
+            self._maybe_allowed(after.guild.id, "My roles")
 
     @commands.Cog.listener()
     async def on_shard_disconnect(self, shard_id: int) -> None:

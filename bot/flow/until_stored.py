@@ -1,8 +1,10 @@
 """Work a Discord event asks for, done in the background until it is stored.
 
-Discord sends an event (a channel deleted, the bot removed from a server) once: what it calls
-for is tried again after a pause while the database is busy (each try first waits up to 5 s
-for the write lock), and given up, logged, after the last pause.
+Discord sends an event (a channel deleted, the bot removed from a server, a channel's, role's
+or thread's change that may let the bot post again) once: what it calls for is tried again
+after a pause while the database is busy (each try first waits up to 5 s for the write lock)
+or PostgreSQL ended the write racing another (a serialization failure, a deadlock), and given
+up, logged, after the last pause.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.errors import DatabaseBusy
+from bot.storage.errors import DatabaseBusy, WriteConflict
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -27,14 +29,15 @@ deletion's games are aborted when the next post there meets Unknown Channel."""
 def until_stored(
     bot: BrandubhBot, what: str, work: Callable[[], Coroutine[Any, Any, None]]
 ) -> None:
-    """Run ``work`` in the background, again after a pause while the database is busy."""
+    """Run ``work`` in the background, again after a pause while the database is busy (or
+    PostgreSQL ended it for racing another write)."""
 
     async def tries() -> None:
         for pause in (*BUSY_RETRY_SECONDS, None):
             try:
                 await work()
                 return
-            except DatabaseBusy as busy:
+            except (DatabaseBusy, WriteConflict) as busy:
                 if pause is None:
                     _log.warning("%s: the database stayed busy (%s)", what.capitalize(), busy)
                     return
