@@ -124,7 +124,10 @@ async def test_a_member_at_the_limit_is_not_challenged_by_name_until_they_finish
     rematch = next(c for c in result.custom_ids() if c.startswith("rematch:"))
     by_bob = await (await table.standin.click(result, rematch, table.bob)).wait_original()
     assert by_bob.ephemeral
-    assert by_bob.content == later
+    assert by_bob.content == (
+        f"<@{table.alice.id}> is already playing 20 matches against members in this server: "
+        f"ask for the rematch again once they finish one ({table.mention('games')} lists them)."
+    )
     assert (len(table.public_messages()), len(table.public_messages(first))) == posted
     await resign(table, table.alice, threads[0])
     by_carol = await table.reply_text(table.carol, "challenge", {"opponent": table.alice})

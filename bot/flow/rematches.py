@@ -139,6 +139,7 @@ class RematchFlow:
                 plays_here=not may_open_threads_in(interaction.guild, where),
                 thread_of=in_thread_of,
                 threads_here=member_threads_in(interaction, where),
+                rematch=True,
             ),
         )
         challenge = await within_deadline(interaction, created, thinking=False)

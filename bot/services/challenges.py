@@ -88,6 +88,7 @@ class ChallengeService:
         plays_here: bool = False,
         thread_of: int | None = None,
         threads_here: bool = True,
+        rematch: bool = False,
     ) -> Challenge:
         """Open a challenge that expires 10 minutes from now and return it; with
         ``opponent_id`` None it is open to anyone in the channel but the challenger.
@@ -95,6 +96,7 @@ class ChallengeService:
         channel is a thread, or the bot may not start threads there). ``thread_of``: the
         channel is a thread of that channel, whose allowance counts. ``threads_here``: a
         member's thread could host a game (the busy channel's refusal suggests one).
+        ``rematch``: it is a match's Rematch (a refusal says to ask for it again).
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
@@ -127,7 +129,9 @@ class ChallengeService:
                 raise TooManyChallenges(MAX_OPEN_CHALLENGES, tuple(_challenge(row) for row in held))
             # A member named who could not accept it now is not pinged for it.
             named = () if opponent_id is None else (opponent_id,)
-            await check_member_matches(db, guild_id, challenger_id, *named, challenging=True)
+            await check_member_matches(
+                db, guild_id, challenger_id, *named, challenging=True, rematch=rematch
+            )
             if opponent_id is None:
                 await self._check_no_open_to_anyone(db, guild_id, challenger_id, to_us(now))
             else:

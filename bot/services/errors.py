@@ -215,10 +215,16 @@ class TooManyComputerMatches(GameError):
 class TooManyMatches(GameError):
     """A member already plays the most matches against members allowed at once in a server:
     ``player_id`` None when it is the member asking, else the other player of the challenge
-    (``challenging``: of one not yet made, which would ping them for nothing)."""
+    (``challenging``: of one not yet made, which would ping them for nothing; ``rematch``:
+    that challenge is a Rematch, asked for again rather than made anew)."""
 
     def __init__(
-        self, limit: int, player_id: int | None = None, *, challenging: bool = False
+        self,
+        limit: int,
+        player_id: int | None = None,
+        *,
+        challenging: bool = False,
+        rematch: bool = False,
     ) -> None:
         if player_id is None:
             text = n_(
@@ -227,6 +233,16 @@ class TooManyMatches(GameError):
                 "You are already playing {count} matches against members in this server: finish "
                 "one, or resign it, before you start another ({games_command} lists them).",
                 limit,
+                games_command=command("games"),
+            )
+        elif rematch:
+            text = n_(
+                "{player} is already playing {count} match against a member in this server: "
+                "ask for the rematch again once they finish it ({games_command} lists it).",
+                "{player} is already playing {count} matches against members in this server: "
+                "ask for the rematch again once they finish one ({games_command} lists them).",
+                limit,
+                player=f"<@{player_id}>",
                 games_command=command("games"),
             )
         elif challenging:

@@ -227,6 +227,7 @@ async def check_member_matches(
     *player_ids: int,
     lock: bool = False,
     challenging: bool = False,
+    rematch: bool = False,
 ) -> None:
     """Raise TooManyMatches if ``asker_id`` or another of ``player_ids`` (checked in that
     order) already plays the most matches against members allowed at once in ``guild_id``
@@ -234,7 +235,8 @@ async def check_member_matches(
     Discord caps a server's active threads). ``lock``: inside a caller's transaction that
     stores a match, the members' counts are locked until it ends, so that accepts at once
     cannot pass the limit together. ``challenging``: ``player_ids`` are named in a challenge
-    ``asker_id`` is about to make (its refusal says to challenge them later)."""
+    ``asker_id`` is about to make (its refusal says to challenge them later; ``rematch``: to
+    ask for the rematch again later)."""
     players = (asker_id, *(player for player in player_ids if player != asker_id))
     if lock:
         for player_id in sorted(players):  # always in one order: two locks never deadlock
@@ -243,4 +245,6 @@ async def check_member_matches(
         if await sets.member_matches_of(db, guild_id, player_id) >= MAX_MEMBER_MATCHES:
             if player_id == asker_id:
                 raise TooManyMatches(MAX_MEMBER_MATCHES)
-            raise TooManyMatches(MAX_MEMBER_MATCHES, player_id, challenging=challenging)
+            raise TooManyMatches(
+                MAX_MEMBER_MATCHES, player_id, challenging=challenging, rematch=rematch
+            )
