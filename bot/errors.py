@@ -319,11 +319,15 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
 
 def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
-    games are not allowed in names none of the allowed channels Discord has deleted."""
+    games are not allowed in names none of the allowed channels Discord has deleted; Discord's
+    refusal of a post (Forbidden) names the game permissions I lack where ``interaction`` is,
+    when its permissions show which (else both: it cannot tell)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, ChannelNotAllowed):
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
+    if isinstance(error, discord.Forbidden):
+        return MissingChannelPermissions(missing_here(interaction) or list(CHANNEL_PERMISSIONS))
     return error
 
 

@@ -4,10 +4,13 @@ with text instead of failing with an apology."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import discord
 import pytest
 
 from tests.bot_harness import Harness, running_bot
@@ -152,3 +155,27 @@ async def test_an_owed_board_is_posted_as_text_where_i_may_still_not_attach_file
     )
     assert ended.attachments == []
     assert "\n> Brandubh (World Tafl Federation) board, 7x7." in ended.content
+
+
+async def test_discords_refusal_names_only_the_permission_i_lack_here(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal from Discord (403) that reaches the error handler, where I may send messages
+    but not attach files, names Attach Files alone (before: Send Messages and Attach Files)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    assert table.bot is not None
+    channel = table.bot.get_partial_messageable(table.channel.id)
+    with pytest.raises(discord.Forbidden) as refused:  # Discord's own refusal of a picture
+        await channel.send("board", file=discord.File(io.BytesIO(b"png"), "board.png"))
+
+    async def refused_by_discord(*_args: Any) -> None:
+        raise refused.value
+
+    monkeypatch.setattr(table.bot.flow, "show_board", refused_by_discord)
+    answer = await table.reply_text(table.alice, "board")
+    assert answer.ephemeral
+    assert answer.content == (
+        "I can't play in this channel: I need the Attach Files permission here. Ask a server "
+        "admin to give it to me, or use another channel."
+    )
