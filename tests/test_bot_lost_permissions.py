@@ -1261,7 +1261,7 @@ async def test_a_takeback_is_shown_as_text_where_i_may_not_attach_files(table: H
     board = await pressed.wait_followup()
     assert not board.ephemeral, board.content
     assert board.attachments == []
-    assert board.content.startswith("The last move was taken back.\n")
+    assert board.content.startswith("alice's move 1 was taken back.\n")
     assert BOARD_AS_TEXT in board.content
     assert "Attackers (8): d1, d2," in board.content
 

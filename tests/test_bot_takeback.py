@@ -73,6 +73,7 @@ async def test_accepted_takeback_undoes_the_move_and_keeps_it_in_the_audit(
     await table.standin.click(request, answer_button(request, "accept"), table.bob)
     assert request.content == "bob accepted the takeback."
     board = await table.wait_board(lambda m: "taken back" in m.content)
+    assert board.content.startswith("alice's move 1 was taken back.\n")
     assert f"<@{table.alice.id}>, your move as the attackers" in board.content
     again = await table.move(table.alice, "d2-c2")
     assert not again.ephemeral, again.content

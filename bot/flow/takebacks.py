@@ -129,9 +129,12 @@ class TakebackFlow:
         """Post the board after an accepted takeback (as ``interaction``'s answer, if given)."""
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
-        post = await board_post(
-            active, names, lang, headline=lang._("The last move was taken back.")
+        # The takeback gives the turn back to the player whose move it took back.
+        mover = escaped(names.get(active.player_to_move, lang._("a player")))
+        headline = lang._(
+            "{player}'s move {number} was taken back.", player=mover, number=active.ply + 1
         )
+        post = await board_post(active, names, lang, headline=headline)
         message_id = await self.flow.post_in_channel(
             active.channel_id,
             post.content,
