@@ -320,15 +320,33 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
 def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
     games are not allowed in names none of the allowed channels Discord has deleted; Discord's
-    refusal of a post (Forbidden) names the game permissions I lack where ``interaction`` is,
-    when its permissions show which (else both: it cannot tell)."""
+    refusal of a post (Forbidden) names the permissions I lack where ``interaction`` is, when
+    its permissions show which (:func:`_refused_for`)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, ChannelNotAllowed):
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
     if isinstance(error, discord.Forbidden):
-        return MissingChannelPermissions(missing_here(interaction) or list(CHANNEL_PERMISSIONS))
+        return MissingChannelPermissions(_refused_for(interaction, error))
     return error
+
+
+MISSING_ACCESS = 50001
+"""Discord's code refusing a request in a channel the bot may not see (View Channel)."""
+
+
+def _refused_for(interaction: discord.Interaction[Any], refused: discord.Forbidden) -> list[str]:
+    """The permissions Discord's ``refused`` (a 403 where ``interaction`` is) is taken to be
+    about: those of a game there (a thread's in a thread) and View Channel that my permissions
+    there show missing; when they show none, View Channel for Missing Access, else all of a
+    game's (it cannot tell which)."""
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needed = THREAD_PERMISSIONS if in_thread else CHANNEL_PERMISSIONS
+    mine = interaction.app_permissions
+    missing = [name for name in ("view_channel", *needed) if not getattr(mine, name)]
+    if missing:
+        return missing
+    return ["view_channel"] if refused.code == MISSING_ACCESS else list(needed)
 
 
 def deleted_channels(

@@ -13,9 +13,15 @@ from typing import Any
 import discord
 import pytest
 
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES, FakeChannel
+from tests.discord_standin.model import (
+    ATTACH_FILES,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    FakeChannel,
+)
 from tests.discord_standin.recorder import InteractionRecord
 from tests.test_bot_lost_permissions import lose_on_time_while_refused
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
@@ -177,5 +183,60 @@ async def test_discords_refusal_names_only_the_permission_i_lack_here(
     assert answer.ephemeral
     assert answer.content == (
         "I can't play in this channel: I need the Attach Files permission here. Ask a server "
+        "admin to give it to me, or use another channel."
+    )
+
+
+async def refusal_shown_for(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, where: FakeChannel, deny: int
+) -> str:
+    """The answer to alice's /board in ``where`` when showing the board meets Discord's own
+    refusal (a 403) of a post made while ``deny`` was denied to me on #games, given back
+    since: what my permissions there show when the refusal reaches the error handler."""
+    assert table.bot is not None
+    await table.standin.set_overwrite(table.channel, table.me, deny=deny)
+    channel = table.bot.get_partial_messageable(where.id)
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("board")
+    await table.standin.set_overwrite(table.channel, table.me)
+
+    async def refused_by_discord(*_args: Any) -> None:
+        raise refused.value
+
+    monkeypatch.setattr(table.bot.flow, "show_board", refused_by_discord)
+    answer = await table.reply_text(table.alice, "board", channel=where)
+    assert answer.ephemeral
+    return answer.content
+
+
+async def test_discords_refusal_in_a_thread_names_the_threads_permissions(
+    threaded: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a game's thread, a refusal of Discord's where my permissions show none missing names
+    what a thread needs, Send Messages in Threads (before: Send Messages, which a thread does
+    not use, so an admin giving it changed nothing)."""
+    table = threaded
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    thread = line.thread
+    assert thread is not None
+    await table.wait_board(channel=thread)
+    shown = await refusal_shown_for(table, monkeypatch, thread, SEND_MESSAGES_IN_THREADS)
+    assert shown == (
+        "I can't play in this channel: I need the Send Messages in Threads and Attach Files "
+        "permissions here. Ask a server admin to give them to me, or use another channel."
+    )
+
+
+async def test_discords_missing_access_names_view_channel(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord's 403 Missing Access (50001: I may not see the channel) names View Channel
+    (before: Send Messages and Attach Files, which I had: an admin could not tell what to
+    give)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    shown = await refusal_shown_for(table, monkeypatch, table.channel, VIEW_CHANNEL)
+    assert shown == (
+        "I can't play in this channel: I need the View Channel permission here. Ask a server "
         "admin to give it to me, or use another channel."
     )
