@@ -4,6 +4,7 @@ slowly, and whatever became of Discord's answer."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from bot.flow import computer_turns as turns
 from bot.flow import game_flow
 from bot.flow.posts import BoardPost, board_post
+from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
@@ -199,3 +201,57 @@ async def test_a_claim_made_after_its_post_ended_leaves_the_board_to_the_outbox(
     await nothing_owed(table)
     boards = [m for m in table.public_messages() if "played d1-b1" in m.content]
     assert len(boards) == 1
+
+
+async def test_my_reply_posted_apart_and_deleted_takes_thinking_off_the_line(
+    table: Harness,
+) -> None:
+    """My reply to alice could not be edited into her line (Discord refused the edit), was
+    posted apart with its answer lost, and a moderator deleted it before the outbox tried
+    again: her line no longer says "I am thinking…" (before, only a reply the outbox posted
+    itself took it off)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+
+    def edits(method: str, path: str) -> bool:
+        return method == "PATCH" and "/messages/" in path
+
+    refused = table.standin.fail_rest(503, seconds=3, matching=edits)
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    line = await table.move(table.alice, "d1-b1")
+    assert line.content.endswith("I am thinking…"), line.content
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=20)
+    [reply] = [m for m in table.public_messages() if "(defenders) played" in m.content]
+    table.standin.delete_message(reply)
+    assert refused.hits >= 1  # the edit of her line was refused
+    assert refused.until is not None
+    await asyncio.sleep(max(0.0, refused.until - time.monotonic()))  # Discord takes edits again
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed reply
+    await nothing_owed(table)
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"), timeout=10)
+
+
+async def test_my_reply_is_posted_when_its_nonce_cannot_be_read(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """My reply must be posted apart (Discord refused the edit of alice's line) and the
+    database cannot say its owed board's nonce: it goes out at once with a nonce of
+    discord.py's own (before, the failed read skipped the post, left to the outbox)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    assert table.bot is not None
+
+    async def unreadable(set_id: int, ply: int) -> str:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(table.bot.services.announcements, "nonce", unreadable)
+
+    def edits(method: str, path: str) -> bool:
+        return method == "PATCH" and "/messages/" in path
+
+    table.standin.fail_rest(503, seconds=30, matching=edits)
+    await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(
+        lambda: any("(defenders) played" in m.content for m in table.public_messages()),
+        timeout=10,
+    )

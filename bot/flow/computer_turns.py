@@ -91,7 +91,7 @@ class ComputerTurns:
                 _log.info("Could not edit message %s into the board: %s", message_id, error)
                 for file in files:
                     file.reset()
-        nonce = await self.flow.bot.services.announcements.nonce(*board)
+        nonce = await self.flow.board_nonce(*board)
         sent = await channel.send(
             content,
             files=files,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -494,7 +495,17 @@ class GameFlow:
         is returned to the outbox rather than posted twice."""
         if interaction is not None and not deferred_privately(interaction):
             return None
-        return await self.bot.services.announcements.nonce(active.set_id, active.ply)
+        return await self.board_nonce(active.set_id, active.ply)
+
+    async def board_nonce(self, set_id: int, ply: int) -> str:
+        """The nonce the outbox posts the board of ``set_id`` at ``ply`` with; one of its own
+        if the database cannot say: the move is stored already, and a post without the
+        outbox's nonce beats a player told it was not saved."""
+        try:
+            return await self.bot.services.announcements.nonce(set_id, ply)
+        except StorageError as error:
+            _log.warning("Game %s: no nonce for the board of ply %s: %r", set_id, ply, error)
+            return secrets.token_hex(8)
 
     async def announced(self, active: ActiveGame, message_id: int | None) -> None:
         """The board after ``active``'s last move is out: the outbox need not post it."""

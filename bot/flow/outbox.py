@@ -112,6 +112,11 @@ class Outbox:
                     # or by me before a crash) and deleted since: it was out.
                     _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
                     await services.announcements.delivered(row.set_id, row.ply, None)
+                    # If it was my reply, posted apart: the line before it says no longer
+                    # that I am thinking (a member's board before it is left as it is).
+                    channel = self.flow.bot.get_partial_messageable(row.channel_id)
+                    lang = await self.flow.channel_language(row.channel_id)
+                    await self._stop_thinking(row.set_id, row.ply, channel, lang)
                     continue
                 if unknown_channel(error):
                     gone.add(row.channel_id)
