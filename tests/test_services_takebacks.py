@@ -300,3 +300,24 @@ async def test_a_takeback_under_a_board_the_computer_has_moved_past_says_whose_m
         await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
     assert str(replied.value) == "I have moved since: nothing was taken back."
     assert await moves_played(services) == ["d1-c1", "c4-c2", "d2-e2", "c2-c3"]
+
+
+async def test_a_late_board_stays_delivered_when_only_a_later_move_was_taken_back(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's move 1 is out late, after bob's reply and her next move, and her takeback of
+    that next move: move 1 still stands, so its board is out (the outbox must not post it a
+    second time, "posted late"); it just does not take the buttons."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    old = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    await services.games.play(CHANNEL, ALICE, "d2-e2")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    now = await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    assert (old.ply, old.undone, now.ply, now.undone) == (1, 0, 2, 1)
+    assert await services.games.board_posted(old, 111, shows=old) == (False, None)
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace
+    owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
+    assert (old.set_id, 1) not in owed

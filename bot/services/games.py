@@ -567,9 +567,13 @@ class GameService:
                     # Resigned, aborted or lost on time at this very move: what is owed at
                     # this ply is now the set's final board, which this one is not.
                     return False, None
-                if not live and await sets.taken_back(db, active.set_id) != active.undone:
-                    # A takeback since: a new move back to this ply owes its own board there,
-                    # which this old one is not (left owed, the outbox posts it if need be).
+                if not live and await sets.changed_up_to(
+                    db, active.set_id, active.ply, active.undone
+                ):
+                    # A takeback since of this move (or one before it): a new move back to
+                    # this ply owes its own board there, which this old one is not (left owed,
+                    # the outbox posts it if need be). A takeback of later moves only leaves
+                    # this board out, as it is: not posted again.
                     return False, None
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())

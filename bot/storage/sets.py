@@ -291,6 +291,22 @@ async def taken_back(db: Connection, set_id: int) -> int:
     return 0 if row is None else int(row[0])
 
 
+async def changed_up_to(db: Connection, set_id: int, ply: int, undone: int) -> bool:
+    """Whether set ``set_id``'s position at ``ply`` is another than when ``undone`` moves had
+    been taken back: one of the moves taken back since was among its first ``ply`` (a
+    takeback of later moves only leaves that position as it was)."""
+    since = await taken_back(db, set_id) - undone
+    if since <= 0:
+        return False
+    # Takebacks are answered one at a time per set, in the order of their ids.
+    row = await db.fetch_one(
+        "SELECT min(ply) FROM (SELECT ply FROM undone_moves WHERE set_id = ? "
+        "ORDER BY takeback_id DESC LIMIT ?) AS since",
+        (set_id, since),
+    )
+    return row is not None and row[0] is not None and int(row[0]) < ply
+
+
 async def newer_in_channel(db: Connection, channel_id: int, set_id: int) -> bool:
     """Whether a set newer than ``set_id`` was started in ``channel_id`` (a new match there,
     in progress or not)."""
