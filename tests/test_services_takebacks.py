@@ -321,3 +321,32 @@ async def test_a_late_board_stays_delivered_when_only_a_later_move_was_taken_bac
     clock.advance(timedelta(minutes=1))  # past the normal path's grace
     owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
     assert (old.set_id, 1) not in owed
+
+
+async def test_a_reminder_read_before_a_takeback_leaves_the_new_moves_reminder_due(
+    services: Services, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's half-time reminder is read just as alice's move is taken back and she plays
+    again (the same ply, another position): that reminder is not claimed, and the new move's
+    comes at its own half-time (not lost to the old one's claim)."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(hours=2)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    clock.advance(timedelta(hours=1))
+    claim = services.games._claim_reminders
+
+    async def takeback_then_claim(*args: Any) -> Any:
+        monkeypatch.setattr(services.games, "_claim_reminders", claim)
+        asked = await services.takebacks.ask(CHANNEL, ALICE)
+        assert isinstance(asked, Takeback)
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+        await services.games.play(CHANNEL, ALICE, "d1-b1")
+        return await claim(*args)
+
+    monkeypatch.setattr(services.games, "_claim_reminders", takeback_then_claim)
+    assert await services.games.reminders_due() == []
+    clock.advance(timedelta(hours=1))
+    (due,) = await services.games.reminders_due()
+    assert (due.ply, due.undone, due.player_to_move) == (1, 1, BOB)

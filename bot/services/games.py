@@ -494,11 +494,15 @@ class GameService:
         self, rows: list[SetRow], mark: Callable[[Connection, int, int], Awaitable[bool]]
     ) -> list[tuple[SetRow, Game]]:
         """The due ``rows`` this process noted as reminded (``mark``, one transaction each:
-        a row another process noted first is left out), each with its game."""
+        a row another process noted first is left out, and so is one whose position is
+        another by now), each with its game."""
         claimed = []
         for row in rows:
             async with self._database.transaction() as db:
-                marked = await mark(db, row.set_id, row.ply)
+                # The position read, not its ply alone: after a takeback and a new move back
+                # to that ply, the new move's reminder is not due yet, and not this one's.
+                stands = await sets.stands_at(db, row.set_id, row.ply, row.undone)
+                marked = stands and await mark(db, row.set_id, row.ply)
             if not marked:
                 continue
             async with self._database.snapshot() as db:
