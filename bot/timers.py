@@ -306,7 +306,7 @@ class Timers:
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.
             try:
-                await self.bot.flow.announce_set_end(end)
+                await self.bot.flow.set_ends.announce(end)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 _log.warning("Could not announce timeout in game %s: %r", end.game.set_id, error)
                 await self._gone_if_unknown(end.game.channel_id, error)
@@ -399,7 +399,7 @@ class Timers:
         if end is None:
             return False
         try:
-            await self.bot.flow.announce_set_end(end)
+            await self.bot.flow.set_ends.announce(end)
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.warning("Could not announce game %s's end: %r", active.set_id, error)
             await self._gone_if_unknown(active.channel_id, error)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.ai_pool import AIPool
-from bot.flow import game_flow
+from bot.flow import game_flow, set_ends
 from bot.flow.posts import BoardPost, board_post
 from bot.views import common as view_common
 from bot.views import confirm as confirm_views
@@ -250,14 +250,14 @@ async def test_a_set_end_slow_to_draw_is_posted_once(
     draw = board_post
 
     async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only the set's end waits
+        monkeypatch.setattr(set_ends, "board_post", draw)  # only the set's end waits
         drawing.set()
         await owed_time.wait()
         return await draw(*args, **kwargs)
 
     asked = await table.reply_text(table.bob, "resign")
     [confirm] = asked.custom_ids()
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    monkeypatch.setattr(set_ends, "board_post", drawn_after_the_outbox_looked)
     await table.standin.click(asked, confirm, table.bob, wait=False)
     await asyncio.wait_for(drawing.wait(), timeout=5)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.flow import computer_turns as turns
-from bot.flow import game_flow
+from bot.flow import set_ends
 from bot.flow.posts import BoardPost, board_post
 from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, running_bot
@@ -150,12 +150,12 @@ async def test_a_resignation_announced_without_its_press_is_not_posted_again_by_
     draw = board_post
 
     async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only the set's end waits
+        monkeypatch.setattr(set_ends, "board_post", draw)  # only the set's end waits
         drawing.set()
         await owed_time.wait()
         return await draw(*args, **kwargs)
 
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    monkeypatch.setattr(set_ends, "board_post", drawn_after_the_outbox_looked)
     since = len(table.standin.rest_log)
     expired = table.standin.fail_rest(
         404, seconds=60, code=10062, matching=lambda _m, p: p.endswith("/callback")

@@ -208,7 +208,9 @@ class ComputerTurns:
         post = await board_post(
             result.game, names, lang, headline=headline, mark_earlier=reply_in is not None
         )
-        content, files, view, pings = await self.flow.with_next_set(post, result.set_end, lang)
+        content, files, view, pings = await self.flow.set_ends.with_next_set(
+            post, result.set_end, lang
+        )
         # Posted on my own (an opening move, a resumed turn) it follows my permissions there.
         if as_text or not may_attach_files(self.flow.bot, active.channel_id):
             content, files = pictures_as_text(content, files, lang), []

@@ -249,4 +249,4 @@ class RematchFlow:
             active.channel_id,
             lang,
         )
-        await self.flow.edit_line(active, line)
+        await self.flow.set_ends.edit_line(active, line)

@@ -66,7 +66,7 @@ class VanishedFlow:
             _log_abort(end, why(end, channel_id, how))
             parent = end.game.parent_channel_id
             if parent is not None and self.flow.bot.get_channel(parent) is not None:
-                await self.flow.after_set(end)  # the match's line says it was aborted
+                await self.flow.set_ends.after_set(end)  # the match's line says it was aborted
 
     async def _gone_for_sure(self, channel_id: int) -> bool:
         """Whether Discord answers Unknown Channel when asked for ``channel_id``, its server

@@ -83,7 +83,7 @@ async def end_confirmed(
     flow = bot_of(interaction).flow
 
     async def announce(end: SetEnd) -> None:
-        await flow.announce_set_end_apart(end, reason_line=reason)
+        await flow.set_ends.announce_apart(end, reason_line=reason)
 
     with flow.outbox.posting() as claim:
         end = await within_deadline(interaction, ending, thinking=False, unanswered=announce)
@@ -94,9 +94,9 @@ async def end_confirmed(
             await update_message(interaction, done(reader(interaction), end))
         finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
             if here:
-                await flow.announce_set_end(end, interaction=interaction, reason_line=reason)
+                await flow.set_ends.announce(end, interaction=interaction, reason_line=reason)
             else:
-                await flow.announce_set_end_apart(end, reason_line=reason)
+                await flow.set_ends.announce_apart(end, reason_line=reason)
 
 
 def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, discord.ui.View]:

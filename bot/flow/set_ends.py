@@ -1,0 +1,160 @@
+"""A set's end in Discord: its final board (with the next set's first board, or the match's
+result and its Rematch button), what follows it (the computer opens the next set, the match's
+line in the parent channel shows the result), whoever or whatever ended it: a move, a
+resignation, time, an abort.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.errors import UNREACHABLE
+from bot.flow.posts import BoardPost, board_post, match_end_pings, set_end_text
+from bot.flow.threads import finished_line
+from bot.i18n import Language, Text
+from bot.services.domain import ActiveGame, SetEnd
+from bot.views.rematch import rematch_view
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+
+class SetEnds:
+    """What the bot posts and does when a set ends."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+
+    async def with_next_set(
+        self, post: BoardPost, end: SetEnd | None, lang: Language, *, actor: int | None = None
+    ) -> tuple[str, list[discord.File], discord.ui.View | None, discord.AllowedMentions]:
+        """One message for a board, and at a set change also the next set's first board.
+
+        Returns the content, the pictures, the buttons (the next set's, at a set change) and
+        whom it may ping: the player to move; at the match's end the player who did not cause
+        it, if it ended on time or by resignation, or both players of an aborted match (never
+        ``actor``, who caused the post).
+        """
+        if end is not None and end.match_end is not None:
+            if end.match_end.aborted:  # no rematch; an admin's abort notifies the players
+                return post.content, [post.file()], None, match_end_pings(end, actor)
+            rematch = rematch_view(end.match_end.match_id, lang)
+            return post.content, [post.file()], rematch, match_end_pings(end, actor)
+        if end is None or end.next_game is None:
+            return post.content, [post.file()], post.view, post.allowed_mentions()
+        following = end.next_game
+        names = await self.flow.names_for(following, lang)
+        opening = await board_post(
+            following,
+            names,
+            lang,
+            headline=lang._("**Set {number} begins.**", number=following.set_number),
+        )
+        return (
+            f"{post.content}\n{opening.content}",
+            [post.file(), opening.file(f"set-{following.set_number}.png")],
+            opening.view,
+            opening.allowed_mentions(),
+        )
+
+    async def after_set(self, end: SetEnd) -> None:
+        """After a set: the computer opens the next set if it attacks; after the match's last
+        set, the line in the parent channel shows the result."""
+        if end.match_end is not None:
+            await self._show_result_on_line(end)
+        following = end.next_game
+        if following is not None and following.computer_to_move:
+            self.flow.start_computer_turn(following)
+
+    async def announce(
+        self,
+        end: SetEnd,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        reason_line: Text | None = None,
+    ) -> None:
+        """Post the final board of a set that ended without a move (resignation, time, abort).
+
+        Its board is claimed from the outbox from the start: drawn or posted slower than the
+        outbox's grace, it would otherwise be posted twice."""
+        active = end.game
+        with self.flow.outbox.posting() as claim:
+            claim(active.set_id, active.ply)  # its final board is mine to post now
+            lang = await self.flow.server_language(active.guild_id)
+            names = await self.flow.names_for(active, lang)
+            present = interaction.user.id if interaction is not None else None
+            end = await self.flow.departures.next_set(end, present=present)
+            reason = lang.render(reason_line) if reason_line else ""
+            headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
+            post = await board_post(
+                active,
+                names,
+                lang,
+                headline=headline,
+                with_turn=False,
+                left_server=end.left_server,
+            )
+            content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
+            try:
+                message_id = await self.flow.post_in_channel(
+                    active.channel_id,
+                    content,
+                    lang=lang,
+                    interaction=interaction,
+                    files=files,
+                    view=view,
+                    pings=pings,
+                    nonce=await self.flow.owed_nonce(active, interaction),
+                )
+                await self.flow.board_out(active, message_id, end)
+            finally:
+                # The set ended whatever became of its board (the outbox posts an owed one):
+                # the next set begins (the computer opens it if it attacks), the line shows
+                # the result.
+                await self.after_set(end)
+
+    async def announce_apart(self, end: SetEnd, *, reason_line: Text | None = None) -> None:
+        """:meth:`announce` posted on my own, not as the answer of whoever ended the
+        set (an admin's abort from another channel): a post Discord refuses there — no
+        permission, a locked thread, an outage — is owed by the outbox and only logged, so
+        the admin, whose abort is stored, is not told something went wrong."""
+        try:
+            await self.announce(end, reason_line=reason_line)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning(
+                "Could not announce the end of game %s in channel %s (owed): %s",
+                end.game.set_id,
+                end.game.channel_id,
+                error,
+            )
+
+    async def _show_result_on_line(self, end: SetEnd) -> None:
+        """Edit the match's line in the parent channel to show how the match ended."""
+        active = end.game
+        if end.match_end is None or active.parent_channel_id is None:
+            return
+        if active.line_message_id is None:
+            return
+        lang = await self.flow.server_language(active.guild_id)
+        names = await self.flow.names_for(active, lang)  # the computer with its level
+        await self.edit_line(
+            active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
+        )
+
+    async def edit_line(self, active: ActiveGame, line: str) -> None:
+        """Make the message in the parent channel that links ``active``'s thread read ``line``
+        (without buttons); a line Discord refuses to edit stays as it is."""
+        assert active.parent_channel_id is not None
+        assert active.line_message_id is not None
+        message = self.flow.bot.get_partial_messageable(
+            active.parent_channel_id
+        ).get_partial_message(active.line_message_id)
+        try:
+            await message.edit(content=line, view=None)
+        except discord.HTTPException as error:
+            _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
