@@ -555,13 +555,15 @@ class GameService:
         by a takeback, whose ply may owe a new move's board now. Without ``shows`` (a match's
         final board, with its Rematch button) it becomes the board with buttons only if no
         newer match was started in the channel meanwhile (with threads off, the next match
-        is played in the same channel, and its board keeps them). Returns whether it is the
-        board with buttons — or keeps its own (a final board in a channel another match
-        holds) —, and the one that had them before, if another."""
+        is played in the same channel, and its board keeps them; the old match's Rematch
+        comes off). Returns whether it is the board with buttons (else its own come off), and
+        the one that had them before, if another."""
         async with self._database.transaction() as db:
             live, previous = True, None
             if message_id is not None and shows is None:
-                if not await sets.newer_in_channel(db, active.channel_id, active.set_id):
+                if await sets.newer_in_channel(db, active.channel_id, active.set_id):
+                    live = False  # an old match's Rematch beside the new match: taken off
+                else:
                     previous = await places.set_live_board(db, active.channel_id, message_id)
             elif message_id is not None and shows is not None:
                 live, previous = await places.set_live_board_at(
