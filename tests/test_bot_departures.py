@@ -168,7 +168,7 @@ async def test_a_player_who_left_in_german(discord_standin: DiscordStandin, tmp_
         over = await table.wait_board(lambda m: "Server verlassen" in m.content)
         assert over.content.splitlines() == bob_left_lines(table, german=True)
         [picture] = over.attachments
-        assert "carol (Angreifer) gewinnt: die Verteidiger haben den Server verlassen." in (
+        assert "carol (Angreifer) gewinnt: Die Verteidiger haben den Server verlassen." in (
             picture.description or ""
         )
 

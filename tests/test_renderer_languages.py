@@ -72,7 +72,7 @@ def test_german_caption_is_drawn_in_german() -> None:
         assert image.size[0] == theme.default_width(7)
     alt = describe_board(game, set_number=2, sets_total=2, words=german)
     assert alt.startswith("Brett für Brandubh (World Tafl Federation), 7x7.")
-    assert "Die Angreifer gewinnen: der König wurde geschlagen." in alt
+    assert "Die Angreifer gewinnen: Der König wurde geschlagen." in alt
     assert "Satz 2 von 2." in alt
 
 
@@ -139,7 +139,7 @@ def test_a_long_name_is_cut_but_never_the_verb(locale: str) -> None:
     ("locale", "small", "alt"),
     [
         ("en-US", "Defenders left the server", "carol (attackers) wins: the defenders left the"),
-        ("de", "Verteidiger gingen vom Server", "carol (Angreifer) gewinnt: die Verteidiger haben"),
+        ("de", "Verteidiger gingen vom Server", "carol (Angreifer) gewinnt: Die Verteidiger haben"),
         ("fr", "Défenseurs hors du serveur", "les défenseurs ont quitté le serveur."),
         ("es-ES", "Defensores se fueron", "los defensores han dejado el servidor."),
         ("pt-BR", "Defensores saíram do servidor", "os defensores saíram do servidor."),
