@@ -255,3 +255,24 @@ async def test_my_reply_is_posted_when_its_nonce_cannot_be_read(
         lambda: any("(defenders) played" in m.content for m in table.public_messages()),
         timeout=10,
     )
+
+
+async def test_my_reply_edited_in_with_its_answer_lost_is_not_posted_again(
+    table: Harness,
+) -> None:
+    """Discord makes the edit of alice's line into my reply but its answer is lost (a 503):
+    the line reads as my reply, so no board of its own is posted (before, a second board)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+
+    def edits(method: str, path: str) -> bool:
+        return method == "PATCH" and "/messages/" in path
+
+    lost = table.standin.lose_answers(503, requests=1, matching=edits)
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=10)
+    assert lost.hits == 1
+    table.advance(timedelta(seconds=30))  # the outbox's turn, were the reply still owed
+    await nothing_owed(table)
+    replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
+    assert [m.id for m in replies] == [line.id]

@@ -87,8 +87,10 @@ class ComputerTurns:
                     content=content, attachments=files, view=view, allowed_mentions=pings
                 )
                 return message_id
-            except discord.HTTPException as error:  # deleted meanwhile: post it instead
-                _log.info("Could not edit message %s into the board: %s", message_id, error)
+            except (discord.HTTPException, *UNREACHABLE) as error:  # deleted: post it instead
+                _log.info("Could not edit message %s into the board: %r", message_id, error)
+                if _maybe_done(error) and await _reads(channel, message_id, content):
+                    return message_id  # Discord made the edit; only its answer was lost
                 for file in files:
                     file.reset()
         nonce = await self.flow.board_nonce(*board)
@@ -232,3 +234,20 @@ class ComputerTurns:
             await self.flow.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)
+
+
+def _maybe_done(error: BaseException) -> bool:
+    """Whether a request that failed with ``error`` may have been done all the same: Discord's
+    5xx, or no answer at all (a 4xx is a refusal: nothing was done)."""
+    return not isinstance(error, discord.HTTPException) or error.status >= 500
+
+
+async def _reads(channel: discord.PartialMessageable, message_id: int, content: str) -> bool:
+    """Whether message ``message_id`` reads ``content`` now (an edit whose answer was lost
+    was made); False if Discord cannot say."""
+    try:
+        message = await channel.fetch_message(message_id)
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not read message %s back: %r", message_id, error)
+        return False
+    return message.content.strip() == content.strip()
