@@ -554,6 +554,33 @@ async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
     await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
 
 
+async def test_a_burst_of_channel_changes_while_the_database_is_busy_is_one_write(
+    table: Harness,
+) -> None:
+    """An admin reorders channels (Discord sends an update for each) while another program
+    holds the write lock: the server's refused boards are made due again by one background
+    write waiting out the lock, not one each (before, five, each retrying for minutes)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+
+    def retrying() -> int:
+        return sum(
+            task.get_name().startswith("brandubh-refused-boards-of-server")
+            for task in asyncio.all_tasks()
+            if not task.done()
+        )
+
+    async with foreign_write_lock(table.db_path, 8.0):
+        for _ in range(4):
+            await table.standin.set_overwrite(table.channel, table.carol)  # another change
+        await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
+        await table.standin.wait_until(lambda: retrying() >= 1, timeout=5)
+        await asyncio.sleep(1.0)  # every update has reached the bot
+        assert retrying() == 1
+    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=15)
+
+
 class PostgresHarness(Harness):
     """The bot on a PostgreSQL database."""
 

@@ -32,19 +32,24 @@ class ServerChanges(commands.Cog):
 
     def __init__(self, bot: BrandubhBot) -> None:
         self.bot = bot
+        self._retrying: set[int] = set()
+        """Servers whose refused boards are being made due again (:meth:`_maybe_allowed`)."""
 
     def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
         """Refused boards of ``guild_id`` are tried at the next check, in the background:
         Discord tells of the change once, so a busy database is waited out
-        (:func:`until_stored`) rather than the event dropped."""
-        if guild_id is None:
+        (:func:`until_stored`) rather than the event dropped. One server's changes in a burst
+        (channels or roles reordered: an event each) share one write while it is waited for."""
+        if guild_id is None or guild_id in self._retrying:
             return
         _log.debug("%s changed in server %s: refused boards are tried again", what, guild_id)
-        until_stored(
+        self._retrying.add(guild_id)
+        task = until_stored(
             self.bot,
             f"refused boards of server {guild_id} tried again",
             lambda: self.bot.services.announcements.retry_refused(guild_id),
         )
+        task.add_done_callback(lambda _: self._retrying.discard(guild_id))
 
     @commands.Cog.listener()
     async def on_guild_channel_update(

@@ -28,9 +28,9 @@ deletion's games are aborted when the next post there meets Unknown Channel."""
 
 def until_stored(
     bot: BrandubhBot, what: str, work: Callable[[], Coroutine[Any, Any, None]]
-) -> None:
+) -> asyncio.Task[None]:
     """Run ``work`` in the background, again after a pause while the database is busy (or
-    PostgreSQL ended it for racing another write)."""
+    PostgreSQL ended it for racing another write); the task doing it."""
 
     async def tries() -> None:
         for pause in (*BUSY_RETRY_SECONDS, None):
@@ -39,9 +39,9 @@ def until_stored(
                 return
             except (DatabaseBusy, WriteConflict) as busy:
                 if pause is None:
-                    _log.warning("%s: the database stayed busy (%s)", what.capitalize(), busy)
+                    _log.warning("%s: given up, the database stayed busy (%r)", what, busy)
                     return
                 _log.info("%s: the database is busy, trying again in %s s", what, pause)
                 await asyncio.sleep(pause)
 
-    bot.spawn(tries(), name=f"brandubh-{what.replace(' ', '-')}")
+    return bot.spawn(tries(), name=f"brandubh-{what.replace(' ', '-')}")
