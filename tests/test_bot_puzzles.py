@@ -16,7 +16,7 @@ from engine.puzzles import Puzzle
 from tests.bot_harness import Harness, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.faults import RestFault
-from tests.discord_standin.model import SEND_MESSAGES
+from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -426,6 +426,24 @@ async def test_a_daily_channel_the_bot_cannot_post_in_is_refused(table: Harness)
     assert "Send Messages" in reply.content
     assert table.bot is not None
     assert await table.bot.services.puzzles.daily_setting(table.guild.id) is None
+
+
+async def test_a_daily_post_where_i_may_no_longer_attach_files_shows_the_board_as_text(
+    table: Harness,
+) -> None:
+    """An admin took Attach Files from the bot in #lobby after setting the daily puzzle
+    there: the day's post comes with its board as text and its Solve button (before, its
+    picture was refused, and the post retried every day)."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.standin.set_overwrite(lobby, table.me, deny=ATTACH_FILES)
+    table.advance(timedelta(hours=1))
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    assert post.attachments == []
+    assert "Attackers (" in post.content
+    assert "Defenders (" in post.content
+    assert any(c.startswith("puzzle:solve:") for c in post.custom_ids())
 
 
 async def test_days_missed_while_refused_are_not_all_posted_at_once(table: Harness) -> None:

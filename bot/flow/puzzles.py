@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.posts import NO_PINGS, outcome_text, pictures_or_text
+from bot.flow.posts import NO_PINGS, outcome_text, pictures_or_text, pictures_posted
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
@@ -289,9 +289,19 @@ class PuzzleFlow:
                 if earlier is not None:
                     await service.daily_posted(post.guild_id, post.day, earlier)
                     continue
-                message = await channel.send(
+                # Where I may not attach files (taken since the channel was set), the board
+                # as text: a picture would be refused, and the post retried, every day.
+                content, files = pictures_posted(
+                    self.bot,
+                    post.channel_id,
+                    None,
                     daily_text(post, lang),
-                    file=board_file(post.puzzle, post.puzzle.game(), None, lang),
+                    [board_file(post.puzzle, post.puzzle.game(), None, lang)],
+                    lang,
+                )
+                message = await channel.send(
+                    content,
+                    files=files,
                     view=solve_view(post.puzzle.puzzle_id, post.day, lang),
                     allowed_mentions=NO_PINGS,
                 )
