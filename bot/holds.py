@@ -5,8 +5,9 @@ unavailable (its outage), in a game's thread a moderator locked and archived (on
 may open it again, and Discord's clients offer no commands in it), or in the servers of a shard
 whose gateway connection has dropped (no interaction reaches the bot from them). Their clocks,
 challenges and takeback requests stand still meanwhile: the timers' checks leave them alone
-(:meth:`Holds.held`), and when the hold ends the time is given back to them, less any absence
-of the bot or of the gateway already given to every clock (``given_to_all``), once. The holds
+(:meth:`Holds.held`), and when the hold ends the time is given back to them — to each only the
+part not given to it already by another hold, the bot's absence or the gateway's that
+overlapped it (bot/services/absence.py notes, per clock, the time given back). The holds
 are stored (schema 28), so that a restart takes them up again: keeping a row while a hold
 lasts costs less than asking Discord about every game's thread at each start, and Discord does
 not say since when a server was unavailable or a shard dropped.
@@ -32,11 +33,6 @@ SHOWN_OUTAGE = timedelta(minutes=1)
 """A hold at least this long has the boards and requests whose deadlines it moved on edited to
 show the new times (a shorter one moves them by less than their relative timestamps show)."""
 
-GIVEN_TO_ALL_KEPT = 64
-"""How many of the latest absences given back to every clock are remembered, to be taken off a
-server's or thread's hold that overlaps them (a gateway that drops more often than this within
-one hold gives that hold the oldest drops' time twice)."""
-
 
 class Holds:
     """The places held now, kept in the database; the time given back when each ends."""
@@ -61,20 +57,11 @@ class Holds:
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
-        self._given_to_all: list[tuple[datetime, datetime]] = []
-        """The absences (the bot's, at start-up; the gateway's) whose time was given back to
-        every clock, oldest first: a server's or thread's hold that overlaps one gives back
-        only the rest of its time (:meth:`_give_back`). At most ``GIVEN_TO_ALL_KEPT``."""
-
-    def given_to_all(self, start: datetime, end: datetime) -> None:
-        """The time from ``start`` to ``end`` (an absence) was given back to every clock."""
-        self._given_to_all.append((start, end))
-        del self._given_to_all[:-GIVEN_TO_ALL_KEPT]
 
     async def reload(self) -> None:
         """Take up the holds kept before the restart: the servers in an outage and the threads
         locked and archived then are held from when they were (their time back at their end,
-        less the bot's absence, given to every clock already); the threads are asked of
+        less the bot's absence the start-up gave their clocks already); the threads are asked of
         Discord once connected (:meth:`recheck_closed_threads`)."""
         try:
             kept = await self.bot.services.holds.kept()
@@ -192,7 +179,6 @@ class Holds:
             _log.warning("Could not give the clocks back the outage: %s", error)
             return
         self.timers.noted(now)
-        self.given_to_all(since, now)
         if now - since >= SHOWN_OUTAGE:
             self.timers.moved(resumed)
 
@@ -276,7 +262,7 @@ class Holds:
         before now): only members with Manage Threads may open it again, and Discord's clients
         offer no commands in an archived thread, so its players cannot play. Its game is not
         lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
-        less the absences of the bot or the gateway given back meanwhile); an admin's
+        less what was given back to its clock meanwhile); an admin's
         ``/abort`` still ends it."""
         if thread_id in self._closed_threads:  # its hold goes on (one whose end failed too)
             self._unended.discard((HoldKind.THREAD, thread_id))
@@ -350,23 +336,13 @@ class Holds:
     ) -> bool:
         """Give the time since ``since`` back to the clocks and requests of a server, a
         thread or a shard's servers (``what`` names it in the log) its players could not play
-        in, less the
-        absences of the bot or the gateway already given back to every clock in that time
-        (a restart during the hold, say: given once, not twice, and the hours before it still
-        given); after a minute or more the boards and requests show their new times. Returns
-        whether it did (False: the database failed, and the hold stays)."""
+        in — to each the part not given to it already (a restart or another hold during this
+        one, say: given once, not twice, and the hours around it still given); after a minute
+        or more the boards and requests show their new times. Returns whether it did (False:
+        the database failed, and the hold stays)."""
         now = self.bot.clock()
-        given = sum(
-            (
-                max(timedelta(0), min(end, now) - max(start, since))
-                for start, end in self._given_to_all
-            ),
-            timedelta(0),
-        )
-        held = now - since - given
-        if held <= timedelta(0):
+        if since >= now:
             return await self._release(*hold)
-        since = now - held
         try:
             resumed = await self.bot.services.games.give_back_closed(
                 since,

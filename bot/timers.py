@@ -88,9 +88,7 @@ class Timers:
         corrected once the bot is connected."""
         resumed = await self.bot.services.games.resume_clocks(self.bot.clock())
         self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
-        self._recorded = now = self.bot.clock()
-        if resumed.away > timedelta(0):
-            self.holds.given_to_all(now - resumed.away, now)
+        self._recorded = self.bot.clock()
         await self.holds.reload()
         if self._moved_clocks or self._moved_expiries:
             _log.info(

@@ -1293,10 +1293,6 @@ async def test_a_takeback_is_shown_as_text_where_i_may_not_attach_files(table: H
     assert "Attackers (8): d1, d2," in board.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/holds.py gives a thread's hold the server's outage again (5 h): review revholds37",
-)
 async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     threaded: Harness,
 ) -> None:
@@ -1328,11 +1324,6 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     assert active.deadline - table.now == timedelta(hours=4)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/holds.py takes the restart off a thread's hold though the restart gave a "
-    "passed deadline nothing (1 h): review revholds37",
-)
 async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_restart(
     threaded: Harness,
 ) -> None:

@@ -516,10 +516,6 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
         await table.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/holds.py gives a server's hold its shard's drop again (50 min): review revholds37",
-)
 async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_once(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

@@ -643,6 +643,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             await db.execute("ALTER TABLE sets DROP COLUMN aborted_by")
             await db.execute("ALTER TABLE analysis_claims DROP COLUMN owner")  # schema 27's
             await db.execute("DROP TABLE holds")  # schema 28's
+            await db.execute("DROP TABLE given_back")  # schema 29's
             if services.database.dialect is Dialect.SQLITE:
                 await db.execute("PRAGMA user_version = 25")
             else:

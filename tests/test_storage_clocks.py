@@ -4,6 +4,7 @@ backends; the move clocks' own tests are in tests/test_services_match.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from bot.services import ActiveGame, Services
@@ -11,7 +12,8 @@ from bot.services.absence import Expiring, MovedExpiry
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
-from bot.storage.clocks import covers, shards_key
+from bot.storage.clocks import covers, given_between, shards_key
+from bot.storage.times import to_us
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 
@@ -299,3 +301,96 @@ async def test_what_is_held_neither_expires_nor_lapses(
         challenge.challenge_id
     ]
     assert [t.takeback_id for t in await services.takebacks.lapse_stale()] == [takeback.takeback_id]
+
+
+async def test_a_restart_during_a_servers_outage_is_given_back_once(
+    services: Services, clock: FakeClock
+) -> None:
+    """Two hours into alice's clock GUILD is unavailable for three hours; an hour in, the bot
+    is stopped for an hour. The
+    restart gives alice's clock that hour; the outage's end gives it the two hours left, not
+    the restart's hour again. Her challenge had expired when the restart began (held, not
+    expired): the restart gives it nothing and the outage all three hours."""
+    game = await start_set(services, GUILD, CHANNEL)
+    clock.advance(timedelta(hours=2))  # her clock has run two hours
+    challenge = await services.challenges.create(GUILD, CHANNEL + 10, ALICE, CAROL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    await services.games.timers_ran()
+    clock.advance(timedelta(hours=1))
+    restarted = await services.games.resume_clocks()
+    assert restarted.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=1))]
+    assert restarted.expiries == []
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_closed(since, guild_id=GUILD)
+    three_hours = timedelta(hours=3)
+    assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + three_hours)]
+    assert [(m.row_id, m.expires_at) for m in resumed.expiries] == [
+        (challenge.challenge_id, challenge.expires_at + three_hours)
+    ]
+
+
+async def test_a_thread_opened_during_its_servers_outage_is_given_the_overlap_once(
+    services: Services, clock: FakeClock
+) -> None:
+    """Two hours into alice's clock thread CHANNEL is locked; an hour later its server is
+    unavailable; an hour on the
+    thread is opened, and an hour after that the server is available. The thread's end gives
+    alice's clock two hours, the server's one more (not the hour both covered again); the set
+    in OTHER_CHANNEL, held by the server only, is given its two hours."""
+    game = await start_set(services, GUILD, CHANNEL)
+    other = await start_set(services, GUILD, OTHER_CHANNEL)
+    clock.advance(timedelta(hours=2))  # the clocks have run two hours
+    locked = clock.now
+    clock.advance(timedelta(hours=1))
+    outage = clock.now
+    clock.advance(timedelta(hours=1))
+    opened = await services.games.give_back_closed(locked, channel_id=CHANNEL)
+    assert opened.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=2))]
+    clock.advance(timedelta(hours=1))
+    resumed = await services.games.give_back_closed(outage, guild_id=GUILD)
+    assert sorted(resumed.clocks) == [
+        (game.set_id, CHANNEL, game.deadline + timedelta(hours=3)),
+        (other.set_id, OTHER_CHANNEL, other.deadline + timedelta(hours=2)),
+    ]
+
+
+async def test_two_holds_ending_at_once_give_their_overlap_once(
+    services: Services, clock: FakeClock
+) -> None:
+    """The thread CHANNEL and its server were both held for the same hour, and both holds end
+    at once (two processes, say, on PostgreSQL): alice's clock is given the hour once."""
+    game = await start_set(services, GUILD, CHANNEL)
+    clock.advance(timedelta(hours=2))  # her clock has run two hours
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    await asyncio.gather(
+        services.games.give_back_closed(since, channel_id=CHANNEL),
+        services.games.give_back_closed(since, guild_id=GUILD),
+    )
+    assert (await services.games.get(game.set_id)).deadline == game.deadline + timedelta(hours=1)
+
+
+async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
+    services: Services, clock: FakeClock
+) -> None:
+    """A server's outage notes the hour it gave alice's clock, her challenge and takeback
+    request; once she has moved, the challenge is accepted and the request answered, the next
+    give-back forgets those notes (the table holds only the deadlines still running)."""
+    await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    await services.games.give_back_closed(since, guild_id=GUILD)
+    async with services.database.snapshot() as db:
+        noted = await given_between(db, 0, to_us(clock.now))
+    assert sorted(given.key[0] for given in noted) == ["challenge", "set", "takeback"]
+    await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
+    await services.games.play(CHANNEL, BOB, "c4-c3")
+    await services.challenges.accept(challenge.challenge_id, CAROL)
+    since = clock.now
+    clock.advance(timedelta(minutes=1))
+    await services.games.give_back_closed(since, guild_id=GUILD + 1)
+    async with services.database.snapshot() as db:
+        assert await given_between(db, 0, to_us(clock.now)) == []

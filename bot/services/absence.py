@@ -1,9 +1,23 @@
-"""The bot's absence: what a start-up gives back for the time the bot was down.
+"""The bot's absence, and every hold's: what a give-back gives for the time nobody could play.
 
 Nobody can move, accept a challenge or answer a takeback request while the bot is down, so the
 deadlines that run out for want of an answer stand still then: at start-up the time since the
 timers last ran is given back to every move clock that was running, and to the expiry of every
-challenge and takeback request that was open — never more than each had run.
+challenge and takeback request that was open — never more than each had run. So too when a
+hold ends (bot/holds.py: a server's outage, a thread locked, a shard or the gateway dropped).
+
+Holds and absences overlap (a restart during a thread's lock, a shard dropped during its
+server's outage), and the inner one may end first. So each give-back notes, per clock (a
+set's, for the ply it runs for), challenge and takeback request, the wall time it covered
+(schema 29's ``given_back``), and gives each only the part of its own interval not noted for it
+already (:func:`owed`). Stored rather than remembered in memory: a restart, and another process
+on the same PostgreSQL database, must see what was given before. Per deadline rather than per
+place: whether an absence gave a game anything depends on that game (one whose deadline had
+passed, held, was given nothing), and places nest in several ways (a thread in a server in a
+shard). Each give-back takes one lock and locks the rows it moves on, so two at once never
+both give an overlap; and each forgets the intervals of what no longer runs (a set moved on or
+ended, a challenge or request answered or expired), so the table keeps only those of the
+deadlines still running.
 """
 
 from __future__ import annotations
@@ -51,6 +65,11 @@ class Resumed:
     """The challenges and takeback requests whose expiry was moved on."""
 
 
+GIVE_BACK_LOCK = "give-back"
+"""Taken by every give-back, so that two (two processes' holds ending at once, on PostgreSQL)
+never both read an interval as not yet given."""
+
+
 async def give_time_back(
     db: Connection,
     last_us: int | None,
@@ -63,21 +82,73 @@ async def give_time_back(
     """Give the time from ``last_us`` (when timers that drove the servers of ``shards`` last
     ran, or when ``guild_id`` or ``channel_id`` was closed to its players; None if never) to
     ``now_us`` back to the clocks, challenges and takeback requests still running at
-    ``last_us`` (only ``guild_id``'s, or ``channel_id``'s, if given), each capped at the time
-    it had run; in the caller's transaction."""
+    ``last_us`` (only ``guild_id``'s, or ``channel_id``'s, if given): to each, the part of that
+    time not given to it already (:func:`owed`), noted as given; in the caller's
+    transaction."""
     if last_us is None or last_us >= now_us:
         return Resumed(timedelta(0), [], [])
-    place = {"guild_id": guild_id, "channel_id": channel_id}
-    moved = await clocks.give_back(db, last_us, now_us, shards, **place)
-    challenges = await clocks.give_back_challenges(db, last_us, now_us, shards, **place)
-    takebacks = await clocks.give_back_takebacks(db, last_us, now_us, shards, **place)
-    expiries = [
-        MovedExpiry(kind, row_id, channel, message_id, from_us(expires))
-        for kind, rows in ((Expiring.CHALLENGE, challenges), (Expiring.TAKEBACK, takebacks))
-        for row_id, channel, message_id, expires in rows
-    ]
+    await db.lock(GIVE_BACK_LOCK)
+    await clocks.forget_given(db)
+    deadlines = await clocks.running(db, last_us, shards, guild_id=guild_id, channel_id=channel_id)
+    before: dict[tuple[str, int, int], list[clocks.Given]] = {}
+    for given in await clocks.given_between(db, last_us, now_us):
+        before.setdefault(given.key, []).append(given)
+    moved: list[tuple[clocks.Running, int]] = []
+    merged: list[clocks.Given] = []
+    added: list[clocks.Given] = []
+    for deadline in deadlines:
+        touching = before.get(deadline.key, [])
+        time = owed(last_us, now_us, deadline, touching)
+        if time > 0:
+            moved.append((deadline, time))
+        merged += touching
+        added.append(
+            clocks.Given(
+                deadline.key,
+                min([last_us, *(given.start_us for given in touching)]),
+                max([now_us, *(given.end_us for given in touching)]),
+            )
+        )
+    await clocks.move_on(db, moved)
+    await clocks.replace_given(db, merged, added)
     return Resumed(
         timedelta(microseconds=now_us - last_us),
-        [(set_id, channel, from_us(deadline)) for set_id, channel, deadline in moved],
-        expiries,
+        [
+            (deadline.row_id, deadline.channel_id, from_us(deadline.deadline_us + time))
+            for deadline, time in moved
+            if deadline.kind is clocks.Deadline.SET
+        ],
+        [
+            MovedExpiry(
+                _EXPIRING[deadline.kind],
+                deadline.row_id,
+                deadline.channel_id,
+                deadline.message_id,
+                from_us(deadline.deadline_us + time),
+            )
+            for deadline, time in moved
+            if deadline.kind is not clocks.Deadline.SET
+        ],
     )
+
+
+_EXPIRING = {
+    clocks.Deadline.CHALLENGE: Expiring.CHALLENGE,
+    clocks.Deadline.TAKEBACK: Expiring.TAKEBACK,
+}
+
+
+def owed(since_us: int, until_us: int, deadline: clocks.Running, given: list[clocks.Given]) -> int:
+    """The time (µs) from ``since_us`` to ``until_us`` owed to ``deadline``, given the
+    intervals already ``given`` to it (none overlapping another, none after ``until_us``):
+    the part of that time since it opened not given to it already. A set's clock is not
+    stored with its start, only its set's (:attr:`~clocks.Running.opened_us`) and its
+    deadline less the time per move (:attr:`~clocks.Running.ran_from_us`: its start plus the
+    time given to it since); so it is also never given more than ``until_us`` less that —
+    the time it has run, less the time given to it — which is exact when the interval began
+    before the clock, and never binds otherwise."""
+    start = max(since_us, deadline.opened_us)
+    covered = sum(
+        max(0, min(interval.end_us, until_us) - max(interval.start_us, start)) for interval in given
+    )
+    return max(0, min(until_us - start - covered, until_us - deadline.ran_from_us))

@@ -1,11 +1,15 @@
-"""SQL for the deadlines across a process's absence: when its timers last ran, and the time given
-back to the move clocks that were running then and to the challenges and takeback requests that
-were open then (nobody could answer them either)."""
+"""SQL for the deadlines across a process's absence or a hold: when its timers last ran, the
+move clocks, challenges and takeback requests still running when nobody could answer them, the
+time given back to them, and the intervals of wall time already given to each (schema 29's
+``given_back``, so that overlapping give-backs give the overlap once: bot/services/absence.py)."""
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
+
 from bot.shards import EVERY, Shards, parse_ids
-from bot.storage.connection import Connection, Row
+from bot.storage.connection import Connection, Dialect
 
 
 def shards_key(shards: Shards) -> str:
@@ -43,23 +47,6 @@ async def record_check(db: Connection, now_us: int, shards: Shards = EVERY) -> N
     )
 
 
-_STARTED = (
-    "(deadline_us - (SELECT m.time_per_move_us FROM matches m WHERE m.match_id = sets.match_id))"
-)
-"""When a set's current clock started (its deadline less the match's time per move)."""
-
-
-def _given(started: str) -> str:
-    """The time given back to what started at ``started`` (an SQL expression; its parameters
-    are the time away, the end of the absence, the time away and the end again): the time
-    away, but never more than it had run by the end of the absence."""
-    return f"CASE WHEN ? <= ? - {started} THEN ? ELSE ? - {started} END"
-
-
-_GIVEN = _given(_STARTED)
-"""The time given back to a set: the time away, but never more than its clock has run."""
-
-
 def _in_place(
     prefix: str, guild_id: int | None, channel_id: int | None
 ) -> tuple[str, tuple[int, ...]]:
@@ -75,88 +62,164 @@ def _in_place(
     return condition, params
 
 
-async def give_back(
+class Deadline(enum.Enum):
+    """What runs out for want of an answer (the ``kind`` of ``given_back``)."""
+
+    SET = "set"
+    """A set's move clock."""
+    CHALLENGE = "challenge"
+    TAKEBACK = "takeback"
+
+
+@dataclass(frozen=True)
+class Running:
+    """A move clock, challenge or takeback request still running at the start of a give-back."""
+
+    kind: Deadline
+    row_id: int
+    """The set's, challenge's or takeback request's id."""
+    ply: int
+    """A set's: the ply its clock runs for (0 for the others)."""
+    channel_id: int
+    message_id: int | None
+    """The message asking for the answer (a challenge's, a takeback request's), if posted."""
+    opened_us: int
+    """When it began (a set's clock: its set's start, no later than the clock's)."""
+    ran_from_us: int
+    """When it began as its deadline tells, counting the time given back to it as not run: a
+    set's deadline less the match's time per move, a challenge's or request's opening."""
+    deadline_us: int
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """Its intervals' key in ``given_back``."""
+        return (self.kind.value, self.row_id, self.ply)
+
+
+@dataclass(frozen=True)
+class Given:
+    """An interval of wall time already given back to one clock, challenge or request."""
+
+    key: tuple[str, int, int]
+    """``(kind, id, ply)``, as :attr:`Running.key`."""
+    start_us: int
+    end_us: int
+
+
+def _locked(db: Connection, table: str) -> str:
+    """The clause locking the rows read from ``table`` until the transaction ends (PostgreSQL:
+    a move or another give-back waits; SQLite runs one write transaction at a time)."""
+    return f" FOR UPDATE OF {table}" if db.dialect is Dialect.POSTGRESQL else ""
+
+
+async def running(
     db: Connection,
     since_us: int,
-    until_us: int,
     shards: Shards = EVERY,
     *,
     guild_id: int | None = None,
     channel_id: int | None = None,
-) -> list[tuple[int, int, int]]:
-    """Move on the deadline and half-time of every set in progress (in the servers of
-    ``shards``; only ``guild_id``'s, or ``channel_id``'s, if given) whose clock was still
-    running at ``since_us`` by the time away, ``until_us - since_us``, but never by more than
-    that clock had run at ``until_us``. Returns ``(set_id, channel_id, new deadline)`` of
-    each."""
-    away = until_us - since_us
-    given = (away, until_us, away, until_us)
-    guild, guild_params = _in_place("", guild_id, channel_id)
-    rows = await db.fetch_all(
-        f"UPDATE sets SET deadline_us = deadline_us + {_GIVEN}, "
-        f"reminder_us = reminder_us + {_GIVEN} "
-        f"WHERE status = 'active' AND deadline_us > ? AND {shards.where('guild_id')}{guild} "
-        "RETURNING set_id, channel_id, deadline_us",
-        (*given, *given, since_us, *guild_params),
+) -> list[Running]:
+    """The move clocks of the sets in progress, the open challenges and the open takeback
+    requests that can still be answered (in the servers of ``shards``; only ``guild_id``'s, or
+    ``channel_id``'s, if given) whose deadline had not passed at ``since_us``, locked until the
+    transaction ends."""
+    place, place_params = _in_place("g.", guild_id, channel_id)
+    sets = await db.fetch_all(
+        "SELECT g.set_id, g.ply, g.channel_id, g.started_us, "
+        "g.deadline_us - m.time_per_move_us, g.deadline_us "
+        "FROM sets g JOIN matches m ON m.match_id = g.match_id "
+        f"WHERE g.status = 'active' AND g.deadline_us > ? AND {shards.where('g.guild_id')}"
+        f"{place} ORDER BY g.set_id{_locked(db, 'g')}",
+        (since_us, *place_params),
     )
-    return [(int(row[0]), int(row[1]), int(row[2])) for row in rows]
-
-
-async def give_back_challenges(
-    db: Connection,
-    since_us: int,
-    until_us: int,
-    shards: Shards = EVERY,
-    *,
-    guild_id: int | None = None,
-    channel_id: int | None = None,
-) -> list[tuple[int, int, int | None, int]]:
-    """Move on the expiry of every open challenge (in the servers of ``shards``; only
-    ``guild_id``'s, or ``channel_id``'s, if given) that had not expired at ``since_us`` by the
-    time away, but never by more than it had been open at ``until_us``. Returns
-    ``(challenge_id, channel_id, message_id, new expiry)`` of each."""
-    away = until_us - since_us
-    guild, guild_params = _in_place("", guild_id, channel_id)
-    rows = await db.fetch_all(
-        f"UPDATE challenges SET expires_us = expires_us + {_given('created_us')} "
-        f"WHERE status = 'open' AND expires_us > ? AND {shards.where('guild_id')}{guild} "
-        "RETURNING challenge_id, channel_id, message_id, expires_us",
-        (away, until_us, away, until_us, since_us, *guild_params),
+    challenges = await db.fetch_all(
+        "SELECT g.challenge_id, g.channel_id, g.message_id, g.created_us, g.expires_us "
+        f"FROM challenges g WHERE g.status = 'open' AND g.expires_us > ? "
+        f"AND {shards.where('g.guild_id')}{place} ORDER BY g.challenge_id{_locked(db, 'g')}",
+        (since_us, *place_params),
     )
-    return _expiries(rows)
-
-
-async def give_back_takebacks(
-    db: Connection,
-    since_us: int,
-    until_us: int,
-    shards: Shards = EVERY,
-    *,
-    guild_id: int | None = None,
-    channel_id: int | None = None,
-) -> list[tuple[int, int, int | None, int]]:
-    """Move on the expiry of every open takeback request that had not lapsed at ``since_us``
-    and can still be answered (its set, in the servers of ``shards`` — only ``guild_id``, or
-    ``channel_id``, if given —, is in progress at the ply it was asked at) by the time away,
-    but never by more than it had been open at ``until_us``. Returns ``(takeback_id,
-    channel_id of its set, message_id, new expiry)``."""
-    away = until_us - since_us
-    guild, guild_params = _in_place("g.", guild_id, channel_id)
-    rows = await db.fetch_all(
-        f"UPDATE takebacks SET expires_us = expires_us + {_given('asked_us')} "
-        "WHERE status = 'open' AND expires_us > ? AND EXISTS (SELECT 1 FROM sets g "
-        "WHERE g.set_id = takebacks.set_id AND g.ply = takebacks.ply AND g.status = 'active' "
-        f"AND {shards.where('g.guild_id')}{guild}) "
-        "RETURNING takeback_id, (SELECT g.channel_id FROM sets g WHERE g.set_id = "
-        "takebacks.set_id), message_id, expires_us",
-        (away, until_us, away, until_us, since_us, *guild_params),
+    takebacks = await db.fetch_all(
+        "SELECT t.takeback_id, g.channel_id, t.message_id, t.asked_us, t.expires_us "
+        "FROM takebacks t JOIN sets g ON g.set_id = t.set_id AND g.ply = t.ply "
+        "AND g.status = 'active' WHERE t.status = 'open' AND t.expires_us > ? "
+        f"AND {shards.where('g.guild_id')}{place} ORDER BY t.takeback_id{_locked(db, 't')}",
+        (since_us, *place_params),
     )
-    return _expiries(rows)
-
-
-def _expiries(rows: list[Row]) -> list[tuple[int, int, int | None, int]]:
-    """``(id, channel_id, message_id or None, expiry)`` of each row so returned."""
     return [
-        (int(row[0]), int(row[1]), None if row[2] is None else int(row[2]), int(row[3]))
-        for row in rows
+        *(
+            Running(Deadline.SET, int(r[0]), int(r[1]), int(r[2]), None, *map(int, r[3:6]))
+            for r in sets
+        ),
+        *(
+            Running(kind, int(r[0]), 0, int(r[1]), _maybe(r[2]), int(r[3]), int(r[3]), int(r[4]))
+            for kind, rows in ((Deadline.CHALLENGE, challenges), (Deadline.TAKEBACK, takebacks))
+            for r in rows
+        ),
     ]
+
+
+def _maybe(value: object) -> int | None:
+    """A nullable id column's value."""
+    return None if value is None else int(str(value))
+
+
+async def move_on(db: Connection, moved: list[tuple[Running, int]]) -> None:
+    """Move each deadline on by the time given to it (µs): a set's deadline and half-time, a
+    challenge's or request's expiry."""
+    await db.execute_many(
+        "UPDATE sets SET deadline_us = deadline_us + ?, reminder_us = reminder_us + ? "
+        "WHERE set_id = ? AND ply = ?",
+        [(given, given, r.row_id, r.ply) for r, given in moved if r.kind is Deadline.SET],
+    )
+    for kind, table, column in (
+        (Deadline.CHALLENGE, "challenges", "challenge_id"),
+        (Deadline.TAKEBACK, "takebacks", "takeback_id"),
+    ):
+        await db.execute_many(
+            f"UPDATE {table} SET expires_us = expires_us + ? WHERE {column} = ?",
+            [(given, r.row_id) for r, given in moved if r.kind is kind],
+        )
+
+
+async def given_between(db: Connection, start_us: int, end_us: int) -> list[Given]:
+    """The intervals already given back that overlap or touch ``start_us`` to ``end_us``."""
+    rows = await db.fetch_all(
+        "SELECT kind, target_id, ply, start_us, end_us FROM given_back "
+        "WHERE end_us >= ? AND start_us <= ?",
+        (start_us, end_us),
+    )
+    return [Given((str(r[0]), int(r[1]), int(r[2])), int(r[3]), int(r[4])) for r in rows]
+
+
+async def replace_given(db: Connection, merged: list[Given], added: list[Given]) -> None:
+    """Forget the intervals ``merged`` into the ``added`` ones, and keep those."""
+    await db.execute_many(
+        "DELETE FROM given_back WHERE kind = ? AND target_id = ? AND ply = ? AND start_us = ?",
+        [(*g.key, g.start_us) for g in merged],
+    )
+    await db.execute_many(
+        "INSERT INTO given_back (kind, target_id, ply, start_us, end_us) VALUES (?, ?, ?, ?, ?)",
+        [(*g.key, g.start_us, g.end_us) for g in added],
+    )
+
+
+_STILL_RUNNING = {
+    Deadline.SET: "SELECT 1 FROM sets WHERE sets.set_id = given_back.target_id "
+    "AND sets.ply = given_back.ply AND sets.status = 'active'",
+    Deadline.CHALLENGE: "SELECT 1 FROM challenges "
+    "WHERE challenges.challenge_id = given_back.target_id AND challenges.status = 'open'",
+    Deadline.TAKEBACK: "SELECT 1 FROM takebacks "
+    "WHERE takebacks.takeback_id = given_back.target_id AND takebacks.status = 'open'",
+}
+"""Whether a ``given_back`` row's clock, challenge or request still runs."""
+
+
+async def forget_given(db: Connection) -> None:
+    """Forget the intervals given back to clocks, challenges and requests no longer running
+    (a set moved on or ended, a challenge or request answered or expired)."""
+    for kind, still_running in _STILL_RUNNING.items():
+        await db.execute(
+            f"DELETE FROM given_back WHERE kind = ? AND NOT EXISTS ({still_running})",
+            (kind.value,),
+        )
