@@ -50,6 +50,10 @@ class Holds:
         self._ending: set[tuple[HoldKind, int]] = set()
         """The holds whose time is being given back: another end of the same hold meanwhile
         (two events for one server's return, say) gives nothing."""
+        self._again: dict[tuple[HoldKind, int], tuple[Hold, bool]] = {}
+        """Holds that began while their place's last hold was being given its time back (a
+        gateway or a moderator quick to drop or lock again), each with whether it is to be
+        stored: they begin once that is done (:meth:`_after_end`)."""
         self._unended: set[tuple[HoldKind, int]] = set()
         """Holds that ended but whose time could not be given back (the database failed):
         still held, and tried again at each check (:meth:`held`), so that the time is given
@@ -123,14 +127,18 @@ class Holds:
         checks wait."""
         if not self.timers.running:  # stopped: the stop noted the time
             return
+        count = self.bot.shard_count or 1
+        hold = Hold(HoldKind.SHARD, shard_id, self.bot.clock(), shard_count=count)
+        several = not self._running_shards() <= {shard_id}  # one of several: kept
+        if self._begins_again(hold, keep=several):
+            return
         if shard_id in self._down:  # its hold goes on (one whose end failed is not retried)
             self._unended.discard((HoldKind.SHARD, shard_id))
             return
         _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
-        self._down[shard_id] = since = self.bot.clock()
-        if not self._running_shards() <= {shard_id}:  # one of several: kept across a restart
-            count = self.bot.shard_count or 1
-            await self._keep(Hold(HoldKind.SHARD, shard_id, since, shard_count=count))
+        self._down[shard_id] = hold.since
+        if several:
+            await self._keep(hold)
 
     async def shard_up(self, shard_id: int) -> None:
         """``shard_id`` is connected again (resumed, or identified anew): the move clocks,
@@ -144,7 +152,7 @@ class Holds:
             if since is None:
                 return
             self._down[shard_id] = since
-        if (HoldKind.SHARD, shard_id) in self._ending:
+        if self._ends_again((HoldKind.SHARD, shard_id)):
             return
         self._ending.add((HoldKind.SHARD, shard_id))
         given = False
@@ -160,10 +168,7 @@ class Holds:
                     shard=Shards(count, (shard_id,)),
                 )
         finally:
-            self._ending.discard((HoldKind.SHARD, shard_id))
-            self._ended((HoldKind.SHARD, shard_id), given)
-            if given:
-                self._down.pop(shard_id, None)
+            await self._after_end((HoldKind.SHARD, shard_id), self._down, given)
         self.bot.spawn(self.recheck_closed_threads(), name="brandubh-closed-threads")
 
     async def _give_back_outage(self, since: datetime) -> None:
@@ -217,12 +222,13 @@ class Holds:
         in the database unless ``keep`` is false (one only the cache shows unavailable: every
         server of a shard that connects anew is so for a moment, and a write for each of
         thousands would hold up the checks)."""
-        if guild_id in self._outages:
+        hold = Hold(HoldKind.SERVER, guild_id, self.bot.clock(), guild_id)
+        if self._begins_again(hold, keep=keep) or guild_id in self._outages:
             return
         _log.info("Server %s is unavailable: its clocks stand still", guild_id)
-        self._outages[guild_id] = since = self.bot.clock()
+        self._outages[guild_id] = hold.since
         if keep:
-            await self._keep(Hold(HoldKind.SERVER, guild_id, since, guild_id))
+            await self._keep(hold)
 
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
@@ -264,15 +270,18 @@ class Holds:
         lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
         less what was given back to its clock meanwhile); an admin's
         ``/abort`` still ends it."""
+        now = self.bot.clock()
+        if since is None or since > now:
+            since = now
+        hold = Hold(HoldKind.THREAD, thread_id, since, guild_id)
+        if self._begins_again(hold, keep=True):
+            return
         if thread_id in self._closed_threads:  # its hold goes on (one whose end failed too)
             self._unended.discard((HoldKind.THREAD, thread_id))
             return
         _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
-        now = self.bot.clock()
-        if since is None or since > now:
-            since = now
         self._closed_threads[thread_id] = since
-        await self._keep(Hold(HoldKind.THREAD, thread_id, since, guild_id))
+        await self._keep(hold)
 
     async def thread_opened(self, thread_id: int) -> None:
         """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
@@ -293,7 +302,7 @@ class Holds:
         meanwhile does not end its games. A second end meanwhile gives nothing."""
         kind, place_id = hold
         since = places.get(place_id)
-        if since is None or hold in self._ending:
+        if since is None or self._ends_again(hold):
             return
         self._ending.add(hold)
         given = False
@@ -302,17 +311,49 @@ class Holds:
                 since, f"{kind.value} {place_id}", hold, guild_id=guild_id, channel_id=channel_id
             )
         finally:
-            self._ending.discard(hold)
-            self._ended(hold, given)
-            if given:
-                places.pop(place_id, None)
+            await self._after_end(hold, places, given)
 
-    def _ended(self, hold: tuple[HoldKind, int], given: bool) -> None:
-        """``hold`` ended, its time ``given`` back or not (then it is tried again)."""
+    def _begins_again(self, hold: Hold, *, keep: bool) -> bool:
+        """Whether ``hold`` begins while its place's last hold is being given its time back
+        (then it is noted, to begin once that is done; ``keep``: to be stored)."""
+        place = (hold.kind, hold.place_id)
+        if place not in self._ending:
+            return False
+        self._again.setdefault(place, (hold, keep))
+        return True
+
+    def _ends_again(self, hold: tuple[HoldKind, int]) -> bool:
+        """Whether ``hold`` is being given its time back already: then this end gives nothing,
+        and ends the hold that began meanwhile, if one did (its seconds are not given)."""
+        if hold not in self._ending:
+            return False
+        self._again.pop(hold, None)
+        return True
+
+    async def _after_end(
+        self, hold: tuple[HoldKind, int], places: dict[int, datetime], given: bool
+    ) -> None:
+        """The give-back of ``hold``, kept in ``places``, is done, its time ``given`` back or
+        not (the database failed: then it is tried again). A hold of the same place that began
+        meanwhile begins now (it was not lost in the give-back); if the give-back failed, the
+        first hold simply goes on."""
+        kind, place_id = hold
+        self._ending.discard(hold)
+        again = self._again.pop(hold, None)
         if given:
             self._unended.discard(hold)
-        else:
+            places.pop(place_id, None)
+        elif again is None:
             self._unended.add(hold)
+        if again is None:
+            return
+        self._unended.discard(hold)
+        begun, keep = again
+        if given:
+            _log.info("%s %s is held again: its clocks stand still", kind.value, place_id)
+            places[place_id] = begun.since
+            if keep:
+                await self._keep(begun)
 
     async def _end_again(self) -> None:
         """Try again to give back the time of the holds that ended while the database failed

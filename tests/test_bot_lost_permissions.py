@@ -1351,6 +1351,45 @@ async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_re
     assert active.deadline - table.now == timedelta(hours=4)
 
 
+async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
+    threaded: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's thread is locked with four hours left and opened an hour later; while that
+    hour is being given back (slowly) a moderator locks it again: it is held (before, the
+    give-back's end forgot the new lock, and she lost on time in a thread she could not play
+    in), and opened two days later she has her four hours."""
+    table = threaded
+    _, thread = await thread_game(table)
+    table.advance(timedelta(hours=20))  # alice has four hours left
+    await asyncio.sleep(0.3)  # the timers run then
+    assert table.bot is not None
+    holds, games = table.bot.timers.holds, table.bot.services.games
+    real = games.give_back_closed
+    entered, go_on = asyncio.Event(), asyncio.Event()
+
+    async def slowed(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await go_on.wait()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(games, "give_back_closed", slowed)
+    await holds.thread_closed(thread.id)
+    table.advance(timedelta(hours=1))
+    opened = asyncio.create_task(holds.thread_opened(thread.id))
+    await entered.wait()
+    await holds.thread_closed(thread.id)  # locked again meanwhile
+    go_on.set()
+    await opened
+    assert holds.thread_held(thread.id)
+    assert [hold.since for hold in await table.bot.services.holds.kept()] == [table.now]
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.3)  # the timers run: alice's deadline has passed, held
+    await holds.thread_opened(thread.id)
+    active = await games.in_channel(thread.id)
+    assert active is not None
+    assert active.deadline - table.now == timedelta(hours=4)
+
+
 async def test_a_locked_thread_whose_game_was_aborted_is_held_no_more_after_a_restart(
     threaded: Harness,
 ) -> None:

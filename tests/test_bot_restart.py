@@ -467,6 +467,48 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         await table.stop()
 
 
+async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two shards in one process. Bob's server's shard is dropped for an hour; as it comes
+    back, while that hour is being given back (slowly), the gateway drops it again: the new
+    drop is held (before, the give-back's end forgot it, and bob could lose on time while
+    nobody could play), and once the shard is back an hour later bob has his half hour."""
+    discord_standin.gateway.recommended_shards = 2
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        holds, games = bot.timers.holds, bot.services.games
+        shard = (table.guild.id >> 22) % 2
+        real = games.give_back_closed
+        entered, go_on = asyncio.Event(), asyncio.Event()
+
+        async def slowed(*args: Any, **kwargs: Any) -> Any:
+            entered.set()
+            await go_on.wait()
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_closed", slowed)
+        await holds.shard_down(shard)
+        table.advance(timedelta(hours=1))
+        back = asyncio.create_task(holds.shard_up(shard))
+        await entered.wait()
+        await holds.shard_down(shard)  # dropped again meanwhile
+        go_on.set()
+        await back
+        assert shard in holds._down
+        assert [hold.since for hold in await bot.services.holds.kept()] == [table.now]
+        table.advance(timedelta(hours=1))
+        await asyncio.sleep(0.3)  # the timers run: bob's deadline has passed, held
+        await holds.shard_up(shard)
+        active = await games.in_channel(table.channel.id)
+        assert active is not None
+        assert active.deadline == table.now + timedelta(minutes=30)
+    finally:
+        await table.stop()
+
+
 async def test_a_shard_hold_kept_under_another_shard_count_is_dropped_at_start(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
