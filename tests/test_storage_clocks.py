@@ -8,12 +8,11 @@ import asyncio
 from datetime import timedelta
 
 from bot.services import ActiveGame, Services
-from bot.services.absence import Expiring, MovedExpiry
+from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
-from bot.storage.clocks import covers, given_between, shards_key
-from bot.storage.times import to_us
+from bot.storage.clocks import Deadline, Given, Running, covers, given_since, shards_key
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 
@@ -384,7 +383,7 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     clock.advance(timedelta(hours=1))
     await services.games.give_back_closed(since, guild_id=GUILD)
     async with services.database.snapshot() as db:
-        noted = await given_between(db, 0, to_us(clock.now))
+        noted = await given_since(db, 0)
     assert sorted(given.key[0] for given in noted) == ["challenge", "set", "takeback"]
     await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
     await services.games.play(CHANNEL, BOB, "c4-c3")
@@ -393,4 +392,13 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     clock.advance(timedelta(minutes=1))
     await services.games.give_back_closed(since, guild_id=GUILD + 1)
     async with services.database.snapshot() as db:
-        assert await given_between(db, 0, to_us(clock.now)) == []
+        assert await given_since(db, 0) == []
+
+
+def test_a_give_back_is_owed_what_its_clock_ran_even_after_a_later_one_came_first() -> None:
+    """A set's clock began at 10 (its set at 0); a give-back of 20 to 40 came first, then
+    one of 0 to 30 whose end was read before it: that one owes the clock 10 to 20 (not the
+    time before it began, nor 20 to 30 again); one of 35 to 50 owes it 40 to 50."""
+    clock = Running(Deadline.SET, 1, 3, CHANNEL, None, opened_us=0, ran_from_us=30, deadline_us=130)
+    assert owed(0, 30, clock, [Given(clock.key, 20, 40)]) == 10
+    assert owed(35, 50, clock, [Given(clock.key, 20, 40)]) == 10

@@ -91,16 +91,16 @@ async def give_time_back(
     await clocks.forget_given(db)
     deadlines = await clocks.running(db, last_us, shards, guild_id=guild_id, channel_id=channel_id)
     before: dict[tuple[str, int, int], list[clocks.Given]] = {}
-    for given in await clocks.given_between(db, last_us, now_us):
+    for given in await clocks.given_since(db, last_us):
         before.setdefault(given.key, []).append(given)
     moved: list[tuple[clocks.Running, int]] = []
     merged: list[clocks.Given] = []
     added: list[clocks.Given] = []
     for deadline in deadlines:
-        touching = before.get(deadline.key, [])
-        time = owed(last_us, now_us, deadline, touching)
+        time = owed(last_us, now_us, deadline, before.get(deadline.key, []))
         if time > 0:
             moved.append((deadline, time))
+        touching = [given for given in before.get(deadline.key, []) if given.start_us <= now_us]
         merged += touching
         added.append(
             clocks.Given(
@@ -140,15 +140,17 @@ _EXPIRING = {
 
 def owed(since_us: int, until_us: int, deadline: clocks.Running, given: list[clocks.Given]) -> int:
     """The time (µs) from ``since_us`` to ``until_us`` owed to ``deadline``, given the
-    intervals already ``given`` to it (none overlapping another, none after ``until_us``):
-    the part of that time since it opened not given to it already. A set's clock is not
-    stored with its start, only its set's (:attr:`~clocks.Running.opened_us`) and its
+    intervals already ``given`` to it that end at ``since_us`` or later (none overlapping
+    another): the part of that time since it opened not given to it already. A set's clock
+    is not stored with its start, only its set's (:attr:`~clocks.Running.opened_us`) and its
     deadline less the time per move (:attr:`~clocks.Running.ran_from_us`: its start plus the
-    time given to it since); so it is also never given more than ``until_us`` less that —
-    the time it has run, less the time given to it — which is exact when the interval began
-    before the clock, and never binds otherwise."""
+    time given to it since); so it is also never given more than the time it had run by
+    ``until_us`` less the time given to it before then — exact when the interval began
+    before the clock, and never binding otherwise. (Time given after ``until_us`` — another
+    give-back whose end was read later but came first — is not taken off that bound.)"""
     start = max(since_us, deadline.opened_us)
     covered = sum(
         max(0, min(interval.end_us, until_us) - max(interval.start_us, start)) for interval in given
     )
-    return max(0, min(until_us - start - covered, until_us - deadline.ran_from_us))
+    later = sum(max(0, interval.end_us - max(interval.start_us, until_us)) for interval in given)
+    return max(0, min(until_us - start - covered, until_us - deadline.ran_from_us + later))

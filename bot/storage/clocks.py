@@ -182,12 +182,11 @@ async def move_on(db: Connection, moved: list[tuple[Running, int]]) -> None:
         )
 
 
-async def given_between(db: Connection, start_us: int, end_us: int) -> list[Given]:
-    """The intervals already given back that overlap or touch ``start_us`` to ``end_us``."""
+async def given_since(db: Connection, since_us: int) -> list[Given]:
+    """The intervals already given back that end at ``since_us`` or later."""
     rows = await db.fetch_all(
-        "SELECT kind, target_id, ply, start_us, end_us FROM given_back "
-        "WHERE end_us >= ? AND start_us <= ?",
-        (start_us, end_us),
+        "SELECT kind, target_id, ply, start_us, end_us FROM given_back WHERE end_us >= ?",
+        (since_us,),
     )
     return [Given((str(r[0]), int(r[1]), int(r[2])), int(r[3]), int(r[4])) for r in rows]
 
