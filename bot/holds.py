@@ -15,10 +15,12 @@ not say since when a server was unavailable or a shard dropped.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.services.absence import Resumed
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import Shards
 from bot.storage.errors import StorageError
@@ -32,6 +34,13 @@ _log = logging.getLogger(__name__)
 SHOWN_OUTAGE = timedelta(minutes=1)
 """A hold at least this long has the boards and requests whose deadlines it moved on edited to
 show the new times (a shorter one moves them by less than their relative timestamps show)."""
+
+
+RETURN_QUIET = timedelta(milliseconds=250)
+"""Servers back within this of each other are given their time in one transaction (a shard that
+connects anew brings every server it showed unavailable back in a burst)."""
+RETURN_WAIT = timedelta(seconds=2)
+"""The longest a server back waits for others to be given its time with them."""
 
 
 class Holds:
@@ -50,6 +59,12 @@ class Holds:
         self._ending: set[tuple[HoldKind, int]] = set()
         """The holds whose time is being given back: another end of the same hold meanwhile
         (two events for one server's return, say) gives nothing."""
+        self._returned: dict[int, datetime] = {}
+        """Servers available again, and when, whose time is given back with the next batch
+        (:meth:`_give_back_returned`)."""
+        self._returning = False
+        """Whether a batch of servers' give-backs is being given (the servers back meanwhile
+        are given with the next)."""
         self._again: dict[tuple[HoldKind, int], tuple[Hold, bool]] = {}
         """Holds that began while their place's last hold was being given its time back (a
         gateway or a moderator quick to drop or lock again), each with whether it is to be
@@ -232,8 +247,69 @@ class Holds:
 
     async def server_available(self, guild_id: int) -> None:
         """Server ``guild_id`` is available again: its move clocks, challenges and takeback
-        requests are given back the time it was not (never more than each had run)."""
-        await self._end((HoldKind.SERVER, guild_id), self._outages, guild_id=guild_id)
+        requests are given back the time it was not (never more than each had run), with
+        those of the other servers back meanwhile, in one transaction (every server of a shard
+        that connects anew comes back at once)."""
+        self._returns(guild_id)
+        await self._give_back_returned()
+
+    def _returns(self, guild_id: int) -> None:
+        """Server ``guild_id`` is back: its time is given back with the next batch (a second
+        return meanwhile gives nothing)."""
+        hold = (HoldKind.SERVER, guild_id)
+        if guild_id in self._outages and not self._ends_again(hold):
+            self._ending.add(hold)
+            self._returned[guild_id] = self.bot.clock()
+
+    async def _give_back_returned(self) -> None:
+        """Give the servers back (:meth:`server_available`) their time, a batch at a time: the
+        servers back meanwhile wait for the next; once given (or if the database fails
+        them, then tried again at the next check) their holds end."""
+        if self._returning:
+            return
+        self._returning = True
+        try:
+            while self._returned:
+                await self._burst_over()
+                batch, self._returned = self._returned, {}
+                await self._end_servers(batch)
+        finally:
+            self._returning = False
+
+    async def _burst_over(self) -> None:
+        """Wait until no server has come back for ``RETURN_QUIET`` (at most ``RETURN_WAIT``):
+        the time of each is given up to its return all the same."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + RETURN_WAIT.total_seconds()
+        seen = 0
+        while len(self._returned) != seen and loop.time() < give_up:
+            seen = len(self._returned)
+            await asyncio.sleep(RETURN_QUIET.total_seconds())
+
+    async def _end_servers(self, batch: dict[int, datetime]) -> None:
+        """End the holds of the servers of ``batch``, back at the times it gives (one the bot
+        left meanwhile has no hold left to end)."""
+        outages = [
+            (guild_id, self._outages[guild_id], until)
+            for guild_id, until in batch.items()
+            if guild_id in self._outages
+        ]
+        given = False
+        try:
+            resumed = await self.bot.services.games.give_back_servers(outages)
+            given = True
+        except StorageError as error:
+            _log.warning("Could not give %d servers back their outages: %s", len(batch), error)
+            return
+        finally:
+            for guild_id, _, _ in outages:
+                await self._after_end((HoldKind.SERVER, guild_id), self._outages, given)
+            for guild_id in batch.keys() - self._outages.keys():
+                self._ending.discard((HoldKind.SERVER, guild_id))
+        for (guild_id, since, until), moved in zip(outages, resumed, strict=True):
+            self._given_back(f"server {guild_id}", moved)
+            if until - since >= SHOWN_OUTAGE:
+                self.timers.moved(moved)
 
     async def server_left(self, guild_id: int) -> None:
         """The bot was removed from server ``guild_id``: its games are aborted, so a hold of
@@ -293,13 +369,12 @@ class Holds:
         hold: tuple[HoldKind, int],
         places: dict[int, datetime],
         *,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
+        channel_id: int,
     ) -> None:
-        """End the hold of a server or thread kept in ``places``: once its time is given back
-        (to the server ``guild_id``'s, or the thread ``channel_id``'s, clocks and requests),
-        it is no longer held; until then (or if the database fails it) it stays, so a check
-        meanwhile does not end its games. A second end meanwhile gives nothing."""
+        """End the hold of a thread kept in ``places``: once its time is given back (to the
+        thread ``channel_id``'s clock and request), it is no longer held; until then (or if
+        the database fails it) it stays, so a check meanwhile does not end its games. A second
+        end meanwhile gives nothing."""
         kind, place_id = hold
         since = places.get(place_id)
         if since is None or self._ends_again(hold):
@@ -308,7 +383,7 @@ class Holds:
         given = False
         try:
             given = await self._give_back(
-                since, f"{kind.value} {place_id}", hold, guild_id=guild_id, channel_id=channel_id
+                since, f"{kind.value} {place_id}", hold, channel_id=channel_id
             )
         finally:
             await self._after_end(hold, places, given)
@@ -371,12 +446,11 @@ class Holds:
         what: str,
         hold: tuple[HoldKind, int],
         *,
-        guild_id: int | None = None,
         channel_id: int | None = None,
         shard: Shards | None = None,
     ) -> bool:
-        """Give the time since ``since`` back to the clocks and requests of a server, a
-        thread or a shard's servers (``what`` names it in the log) its players could not play
+        """Give the time since ``since`` back to the clocks and requests of a thread or a
+        shard's servers (``what`` names it in the log) its players could not play
         in — to each the part not given to it already (a restart or another hold during this
         one, say: given once, not twice, and the hours around it still given); after a minute
         or more the boards and requests show their new times. Returns whether it did (False:
@@ -388,7 +462,6 @@ class Holds:
             resumed = await self.bot.services.games.give_back_closed(
                 since,
                 now,
-                guild_id=guild_id,
                 channel_id=channel_id,
                 shard=shard,
                 releasing=hold,
@@ -396,6 +469,14 @@ class Holds:
         except StorageError as error:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)
             return False
+        self._given_back(what, resumed)
+        if now - since >= SHOWN_OUTAGE:
+            self.timers.moved(resumed)
+        return True
+
+    @staticmethod
+    def _given_back(what: str, resumed: Resumed) -> None:
+        """Log what the end of the hold of ``what`` moved on, if anything."""
         if resumed.clocks or resumed.expiries:
             _log.info(
                 "Gave %d game clocks and %d challenges or takeback requests of %s back %s",
@@ -404,9 +485,6 @@ class Holds:
                 what,
                 resumed.away,
             )
-        if now - since >= SHOWN_OUTAGE:
-            self.timers.moved(resumed)
-        return True
 
     async def held(self) -> Held:
         """The servers in an outage, the threads locked and archived and the servers of the
@@ -434,7 +512,8 @@ class Holds:
             if guild is None:
                 await self.server_left(guild_id)
             elif not guild.unavailable:
-                await self.server_available(guild_id)
+                self._returns(guild_id)
+        await self._give_back_returned()
         for guild in self.bot.guilds:
             if guild.unavailable and guild.id not in self._outages:
                 await self.server_unavailable(guild.id, keep=False)

@@ -445,7 +445,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         table.advance(timedelta(hours=2))
         assert table.bot is not None
         games = table.bot.services.games
-        real = games.give_back_closed
+        real = games.give_back_servers
         failures: list[int] = []
 
         async def fails_once(*args: Any, **kwargs: Any) -> Any:
@@ -454,7 +454,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
                 raise StorageError("database is locked")
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_closed", fails_once)
+        monkeypatch.setattr(games, "give_back_servers", fails_once)
         await discord_standin.announce_guild(table.guild)  # the server is back
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
         await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
@@ -507,6 +507,51 @@ async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
         assert active.deadline == table.now + timedelta(minutes=30)
     finally:
         await table.stop()
+
+
+async def test_servers_back_in_a_burst_are_given_their_time_in_one_transaction(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three servers are unavailable for two hours and come back in a burst (as every server
+    of a shard that connects anew does): their time is given back in one transaction, not
+    one each, and bob, in one of them, has his half hour."""
+    others = [discord_standin.add_guild(f"Club {n}", channels=["play"]) for n in (2, 3)]
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        servers = [table.guild, *others]
+        for guild in servers:
+            await discord_standin.dispatch(
+                "GUILD_DELETE", {"id": str(guild.id), "unavailable": True}
+            )
+        holds, games = bot.timers.holds, bot.services.games
+        await table.standin.wait_until(lambda: len(holds._outages) == len(servers))
+        table.advance(timedelta(hours=2))
+        calls: list[str] = []
+        for name in ("give_back_closed", "give_back_servers"):
+            real = getattr(games, name, None)
+            if real is not None:
+                monkeypatch.setattr(games, name, _counted(calls, name, real))
+        for guild in servers:
+            await discord_standin.announce_guild(guild)
+        await table.standin.wait_until(lambda: not holds._outages, timeout=10)
+        assert len(calls) == 1, calls
+        active = await games.in_channel(table.channel.id)
+        assert active is not None
+        assert active.deadline == table.now + timedelta(minutes=30)
+    finally:
+        await table.stop()
+
+
+def _counted(calls: list[str], name: str, real: Any) -> Any:
+    """``real``, noting each call by ``name`` in ``calls``."""
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return await real(*args, **kwargs)
+
+    return counted
 
 
 async def test_a_shard_hold_kept_under_another_shard_count_is_dropped_at_start(

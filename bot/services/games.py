@@ -407,6 +407,24 @@ class GameService:
                 await holds.release(db, releasing[0].value, releasing[1])
         return resumed
 
+    async def give_back_servers(
+        self, outages: Iterable[tuple[int, datetime, datetime]]
+    ) -> list[Resumed]:
+        """Servers back from their outages, each ``(guild_id, since, until)``: each one's time
+        is given back to its clocks, challenges and takeback requests, as by
+        :meth:`give_back_closed`, and its stored hold ends — all in one transaction (a shard
+        that connects anew brings back many at once). Returns what was moved on, by server."""
+        async with self._database.transaction() as db:
+            resumed = []
+            for guild_id, since, until in outages:
+                resumed.append(
+                    await give_time_back(
+                        db, to_us(since), to_us(until), self._shards, guild_id=guild_id
+                    )
+                )
+                await holds.release(db, HoldKind.SERVER.value, guild_id)
+        return resumed
+
     async def give_back_outage(self, since: datetime, now: datetime | None = None) -> Resumed:
         """Discord's gateway dropped these servers from ``since`` (no interaction could reach
         the bot): that time is given back to every clock, challenge and takeback request of
