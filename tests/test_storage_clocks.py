@@ -12,7 +12,15 @@ from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
-from bot.storage.clocks import Deadline, Given, Running, covers, given_since, shards_key
+from bot.storage.clocks import (
+    Deadline,
+    Given,
+    Running,
+    covers,
+    given_since,
+    running,
+    shards_key,
+)
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 
@@ -382,8 +390,9 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     since = clock.now
     clock.advance(timedelta(hours=1))
     await services.games.give_back_closed(since, guild_id=GUILD)
-    async with services.database.snapshot() as db:
-        noted = await given_since(db, 0)
+    async with services.database.transaction() as db:
+        held = await running(db, since_us=0)
+        noted = await given_since(db, 0, held)
     assert sorted(given.key[0] for given in noted) == ["challenge", "set", "takeback"]
     await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
     await services.games.play(CHANNEL, BOB, "c4-c3")
@@ -392,7 +401,7 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     clock.advance(timedelta(minutes=1))
     await services.games.give_back_closed(since, guild_id=GUILD + 1)
     async with services.database.snapshot() as db:
-        assert await given_since(db, 0) == []
+        assert await given_since(db, 0, held) == []
 
 
 def test_a_give_back_is_owed_what_its_clock_ran_even_after_a_later_one_came_first() -> None:

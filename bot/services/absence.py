@@ -78,20 +78,23 @@ async def give_time_back(
     *,
     guild_id: int | None = None,
     channel_id: int | None = None,
+    forget: bool = True,
 ) -> Resumed:
     """Give the time from ``last_us`` (when timers that drove the servers of ``shards`` last
     ran, or when ``guild_id`` or ``channel_id`` was closed to its players; None if never) to
     ``now_us`` back to the clocks, challenges and takeback requests still running at
     ``last_us`` (only ``guild_id``'s, or ``channel_id``'s, if given): to each, the part of that
     time not given to it already (:func:`owed`), noted as given; in the caller's
-    transaction."""
+    transaction. The intervals of what no longer runs are forgotten first, unless ``forget``
+    is false (once a transaction is enough)."""
     if last_us is None or last_us >= now_us:
         return Resumed(timedelta(0), [], [])
     await db.lock(GIVE_BACK_LOCK)
-    await clocks.forget_given(db)
+    if forget:
+        await clocks.forget_given(db)
     deadlines = await clocks.running(db, last_us, shards, guild_id=guild_id, channel_id=channel_id)
     before: dict[tuple[str, int, int], list[clocks.Given]] = {}
-    for given in await clocks.given_since(db, last_us):
+    for given in await clocks.given_since(db, last_us, deadlines):
         before.setdefault(given.key, []).append(given)
     moved: list[tuple[clocks.Running, int]] = []
     merged: list[clocks.Given] = []

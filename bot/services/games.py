@@ -415,11 +415,16 @@ class GameService:
         :meth:`give_back_closed`, and its stored hold ends — all in one transaction (a shard
         that connects anew brings back many at once). Returns what was moved on, by server."""
         async with self._database.transaction() as db:
-            resumed = []
+            resumed: list[Resumed] = []
             for guild_id, since, until in outages:
                 resumed.append(
                     await give_time_back(
-                        db, to_us(since), to_us(until), self._shards, guild_id=guild_id
+                        db,
+                        to_us(since),
+                        to_us(until),
+                        self._shards,
+                        guild_id=guild_id,
+                        forget=not resumed,
                     )
                 )
                 await holds.release(db, HoldKind.SERVER.value, guild_id)

@@ -182,13 +182,25 @@ async def move_on(db: Connection, moved: list[tuple[Running, int]]) -> None:
         )
 
 
-async def given_since(db: Connection, since_us: int) -> list[Given]:
-    """The intervals already given back that end at ``since_us`` or later."""
-    rows = await db.fetch_all(
-        "SELECT kind, target_id, ply, start_us, end_us FROM given_back WHERE end_us >= ?",
-        (since_us,),
-    )
-    return [Given((str(r[0]), int(r[1]), int(r[2])), int(r[3]), int(r[4])) for r in rows]
+GIVEN_READ = 500
+"""How many deadlines' intervals one query reads (a bound on its parameters)."""
+
+
+async def given_since(db: Connection, since_us: int, deadlines: list[Running]) -> list[Given]:
+    """The intervals already given back to ``deadlines`` that end at ``since_us`` or later."""
+    given: list[Given] = []
+    for kind in Deadline:
+        ids = [d.row_id for d in deadlines if d.kind is kind]
+        for start in range(0, len(ids), GIVEN_READ):
+            chunk = ids[start : start + GIVEN_READ]
+            rows = await db.fetch_all(
+                "SELECT kind, target_id, ply, start_us, end_us FROM given_back "
+                f"WHERE kind = ? AND target_id IN ({', '.join('?' * len(chunk))}) "
+                "AND end_us >= ?",
+                (kind.value, *chunk, since_us),
+            )
+            given += (Given((str(r[0]), int(r[1]), int(r[2])), int(r[3]), int(r[4])) for r in rows)
+    return given
 
 
 async def replace_given(db: Connection, merged: list[Given], added: list[Given]) -> None:
