@@ -12,6 +12,7 @@ from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
+from bot.storage import takebacks
 from bot.storage.clocks import (
     Deadline,
     Given,
@@ -411,3 +412,24 @@ def test_a_give_back_is_owed_what_its_clock_ran_even_after_a_later_one_came_firs
     clock = Running(Deadline.SET, 1, 3, CHANNEL, None, opened_us=0, ran_from_us=30, deadline_us=130)
     assert owed(0, 30, clock, [Given(clock.key, 20, 40)]) == 10
     assert owed(35, 50, clock, [Given(clock.key, 20, 40)]) == 10
+
+
+async def test_a_give_back_waits_for_a_takeback_being_accepted_rather_than_deadlock(
+    services: Services, clock: FakeClock
+) -> None:
+    """Bob accepts alice's takeback request while the server's outage is being given back:
+    the acceptance closes the request, then steps the set back (takebacks' row, then sets').
+    The give-back locks the rows it moves on in the same order, so it waits for the
+    acceptance instead of deadlocking with it (on PostgreSQL, one of them was ended: the
+    acceptance failed, or the give-back was lost until the next check)."""
+    game = await start_set(services, GUILD, CHANNEL)
+    takeback = await ask(services, CHANNEL)
+    since = clock.now
+    clock.advance(timedelta(hours=1))
+    async with services.database.transaction() as db:
+        await takebacks.close(db, takeback.takeback_id, "accepted", 0, BOB)
+        giving = asyncio.ensure_future(services.games.give_back_closed(since, guild_id=GUILD))
+        await asyncio.sleep(0.5)  # the give-back has locked what it can, and waits
+        await db.execute("UPDATE sets SET reminded = 0 WHERE set_id = ?", (game.set_id,))
+    resumed = await giving
+    assert [set_id for set_id, _, _ in resumed.clocks] == [game.set_id]

@@ -123,16 +123,11 @@ async def running(
     """The move clocks of the sets in progress, the open challenges and the open takeback
     requests that can still be answered (in the servers of ``shards``; only ``guild_id``'s, or
     ``channel_id``'s, if given) whose deadline had not passed at ``since_us``, locked until the
-    transaction ends."""
+    transaction ends: challenges, then takeback requests, then sets, the order in which the
+    transactions that change two of them lock them (a server or channel gone withdraws its
+    challenges, then lapses its requests; an accepted takeback closes its request, then steps
+    its set back), so that on PostgreSQL one waits for the other rather than deadlock."""
     place, place_params = _in_place("g.", guild_id, channel_id)
-    sets = await db.fetch_all(
-        "SELECT g.set_id, g.ply, g.channel_id, g.started_us, "
-        "g.deadline_us - m.time_per_move_us, g.deadline_us "
-        "FROM sets g JOIN matches m ON m.match_id = g.match_id "
-        f"WHERE g.status = 'active' AND g.deadline_us > ? AND {shards.where('g.guild_id')}"
-        f"{place} ORDER BY g.set_id{_locked(db, 'g')}",
-        (since_us, *place_params),
-    )
     challenges = await db.fetch_all(
         "SELECT g.challenge_id, g.channel_id, g.message_id, g.created_us, g.expires_us "
         f"FROM challenges g WHERE g.status = 'open' AND g.expires_us > ? "
@@ -144,6 +139,14 @@ async def running(
         "FROM takebacks t JOIN sets g ON g.set_id = t.set_id AND g.ply = t.ply "
         "AND g.status = 'active' WHERE t.status = 'open' AND t.expires_us > ? "
         f"AND {shards.where('g.guild_id')}{place} ORDER BY t.takeback_id{_locked(db, 't')}",
+        (since_us, *place_params),
+    )
+    sets = await db.fetch_all(
+        "SELECT g.set_id, g.ply, g.channel_id, g.started_us, "
+        "g.deadline_us - m.time_per_move_us, g.deadline_us "
+        "FROM sets g JOIN matches m ON m.match_id = g.match_id "
+        f"WHERE g.status = 'active' AND g.deadline_us > ? AND {shards.where('g.guild_id')}"
+        f"{place} ORDER BY g.set_id{_locked(db, 'g')}",
         (since_us, *place_params),
     )
     return [
