@@ -22,6 +22,7 @@ from bot.storage.clocks import (
     running,
     shards_key,
 )
+from bot.storage.connection import Dialect
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 
 
@@ -429,7 +430,25 @@ async def test_a_give_back_waits_for_a_takeback_being_accepted_rather_than_deadl
     async with services.database.transaction() as db:
         await takebacks.close(db, takeback.takeback_id, "accepted", 0, BOB)
         giving = asyncio.ensure_future(services.games.give_back_closed(since, guild_id=GUILD))
-        await asyncio.sleep(0.5)  # the give-back has locked what it can, and waits
+        await _waiting_for_a_lock(services)
         await db.execute("UPDATE sets SET reminded = 0 WHERE set_id = ?", (game.set_id,))
     resumed = await giving
     assert [set_id for set_id, _, _ in resumed.clocks] == [game.set_id]
+
+
+async def _waiting_for_a_lock(services: Services) -> None:
+    """Return once another transaction waits for a row this one locked (PostgreSQL; SQLite,
+    which runs one write transaction at a time, gets half a second to start the other)."""
+    if services.database.dialect is not Dialect.POSTGRESQL:
+        await asyncio.sleep(0.5)
+        return
+    for _ in range(200):
+        async with services.database.snapshot() as db:
+            row = await db.fetch_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()"
+            )
+        if row is not None and int(str(row[0])) > 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the give-back never waited for the acceptance's lock")
