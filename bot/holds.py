@@ -41,6 +41,9 @@ RETURN_QUIET = timedelta(milliseconds=250)
 connects anew brings every server it showed unavailable back in a burst)."""
 RETURN_WAIT = timedelta(seconds=2)
 """The longest a server back waits for others to be given its time with them."""
+RETURNS_PER_TRANSACTION = 100
+"""The most servers given their time in one transaction: a burst of thousands (a shard that
+connects anew) would hold every give-back, and the moves of its first servers, for seconds."""
 
 
 class Holds:
@@ -262,16 +265,20 @@ class Holds:
             self._returned[guild_id] = self.bot.clock()
 
     async def _give_back_returned(self) -> None:
-        """Give the servers back (:meth:`server_available`) their time, a batch at a time: the
-        servers back meanwhile wait for the next; once given (or if the database fails
+        """Give the servers back (:meth:`server_available`) their time, a batch (at most
+        ``RETURNS_PER_TRANSACTION``) at a time: the servers back meanwhile wait for the next;
+        once given (or if the database fails
         them, then tried again at the next check) their holds end."""
         if self._returning:
             return
         self._returning = True
         try:
             while self._returned:
-                await self._burst_over()
-                batch, self._returned = self._returned, {}
+                if len(self._returned) < RETURNS_PER_TRANSACTION:
+                    await self._burst_over()
+                batch = dict(list(self._returned.items())[:RETURNS_PER_TRANSACTION])
+                for guild_id in batch:
+                    del self._returned[guild_id]
                 await self._end_servers(batch)
         finally:
             self._returning = False

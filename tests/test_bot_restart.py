@@ -549,6 +549,43 @@ async def test_servers_back_in_a_burst_are_given_their_time_in_one_transaction(
         await table.stop()
 
 
+async def test_a_burst_of_servers_back_is_given_their_time_a_hundred_at_a_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three servers back in a burst, with at most two given their time per transaction (a
+    hundred in the bot): two transactions, and every hold ends (before, one transaction for
+    a burst of any size, holding every give-back and its servers' moves for seconds)."""
+    monkeypatch.setattr(holds_module, "RETURN_QUIET", timedelta(seconds=1.5))
+    monkeypatch.setattr(holds_module, "RETURN_WAIT", timedelta(seconds=30))
+    monkeypatch.setattr(holds_module, "RETURNS_PER_TRANSACTION", 2)
+    others = [discord_standin.add_guild(f"Club {n}", channels=["play"]) for n in (2, 3)]
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        servers = [table.guild, *others]
+        for guild in servers:
+            await discord_standin.dispatch(
+                "GUILD_DELETE", {"id": str(guild.id), "unavailable": True}
+            )
+        holds, games = bot.timers.holds, bot.services.games
+        await table.standin.wait_until(lambda: len(holds._outages) == len(servers))
+        table.advance(timedelta(hours=2))
+        calls: list[str] = []
+        monkeypatch.setattr(
+            games, "give_back_servers", _counted(calls, "servers", games.give_back_servers)
+        )
+        for guild in servers:
+            await discord_standin.announce_guild(guild)
+        await table.standin.wait_until(lambda: not holds._outages, timeout=40)
+        assert calls == ["servers", "servers"]
+        active = await games.in_channel(table.channel.id)
+        assert active is not None
+        assert active.deadline == table.now + timedelta(minutes=30)
+    finally:
+        await table.stop()
+
+
 def _counted(calls: list[str], name: str, real: Any) -> Any:
     """``real``, noting each call by ``name`` in ``calls``."""
 
