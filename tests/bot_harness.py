@@ -305,6 +305,17 @@ async def eventually(
     raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
 
 
+async def until(condition: Callable[[], bool], *, timeout: float = 10.0) -> None:
+    """Wait until ``condition()`` holds of the bot's own state, looking every 0.05 s (the
+    stand-in's ``wait_until`` looks again only when Discord sees something happen)."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + timeout
+    while not condition():
+        if loop.time() > give_up:
+            raise AssertionError(f"still not so after {timeout} s")
+        await asyncio.sleep(0.05)
+
+
 @asynccontextmanager
 async def running_bot(
     standin: DiscordStandin, db_path: Path, **options: Any

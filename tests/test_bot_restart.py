@@ -12,7 +12,7 @@ import pytest
 import bot.holds as holds_module
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
-from tests.bot_harness import Harness, challenge_id, move_button
+from tests.bot_harness import Harness, challenge_id, move_button, until
 from tests.discord_standin import DiscordStandin, StoredMessage, payloads
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -539,14 +539,14 @@ async def test_servers_back_in_a_burst_are_given_their_time_together(
                 "GUILD_DELETE", {"id": str(guild.id), "unavailable": True}
             )
         holds, games = bot.timers.holds, bot.services.games
-        await table.standin.wait_until(lambda: len(holds._outages) == len(servers))
+        await until(lambda: len(holds._outages) == len(servers))
         table.advance(timedelta(hours=2))
         calls: list[str] = []
         for name in ("give_back_closed", "give_back_servers"):
             monkeypatch.setattr(games, name, _counted(calls, name, getattr(games, name)))
         for guild in servers:
             await discord_standin.announce_guild(guild)
-        await table.standin.wait_until(lambda: not holds._outages, timeout=40)
+        await until(lambda: not holds._outages, timeout=40)
         assert calls == ["give_back_servers"] * transactions
         active = await games.in_channel(table.channel.id)
         assert active is not None
@@ -631,7 +631,7 @@ async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_onc
         await discord_standin.dispatch(
             "GUILD_DELETE", {"id": str(table.guild.id), "unavailable": True}
         )
-        await table.standin.wait_until(lambda: table.guild.id in bot.timers.holds._outages)
+        await until(lambda: table.guild.id in bot.timers.holds._outages)
         table.advance(timedelta(minutes=10))
         await asyncio.sleep(0.3)
         dropped = (table.guild.id >> 22) % 2
