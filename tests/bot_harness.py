@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from bot.client import BrandubhBot
@@ -314,6 +316,25 @@ async def until(condition: Callable[[], bool], *, timeout: float = 10.0) -> None
         if loop.time() > give_up:
             raise AssertionError(f"still not so after {timeout} s")
         await asyncio.sleep(0.05)
+
+
+def next_drawing_waits(
+    monkeypatch: pytest.MonkeyPatch, module: ModuleType
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """The next board ``module`` draws (its ``board_post``) waits: returns ``(drawing, go_on)``
+    — ``drawing`` is set once that board is being drawn, and it is drawn once ``go_on`` is set.
+    Only that one waits: the boards drawn meanwhile (another move's, the outbox's) do not."""
+    drawing, go_on = asyncio.Event(), asyncio.Event()
+    draw = module.board_post
+
+    async def drawn_when_told(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(module, "board_post", draw)
+        drawing.set()
+        await go_on.wait()
+        return await draw(*args, **kwargs)
+
+    monkeypatch.setattr(module, "board_post", drawn_when_told)
+    return drawing, go_on
 
 
 @asynccontextmanager

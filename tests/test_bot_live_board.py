@@ -13,11 +13,10 @@ import pytest
 
 from bot.ai_pool import AIPool
 from bot.flow import game_flow, set_ends
-from bot.flow.posts import BoardPost, board_post
 from bot.views import common as view_common
 from bot.views import confirm as confirm_views
 from engine import Game
-from tests.bot_harness import Harness, move_button, running_bot
+from tests.bot_harness import Harness, move_button, next_drawing_waits, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -104,16 +103,7 @@ async def test_a_board_drawn_while_a_move_lands_does_not_take_the_buttons(
     """carol's /board is still being drawn when alice's move lands: the board after the move
     keeps the buttons, and carol's picture of the position before it comes without any."""
     await table.challenge_accepted(table.alice, table.bob)
-    drawing, moved = asyncio.Event(), asyncio.Event()
-    draw = board_post
-
-    async def drawn_after_the_move(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only /board's own drawing waits
-        drawing.set()
-        await moved.wait()
-        return await draw(*args, **kwargs)
-
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_move)
+    drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # /board's own drawing
     shown = await table.standin.slash(table.guild, table.channel, table.carol, "board", wait=False)
     await asyncio.wait_for(drawing.wait(), timeout=5)
     after = await table.move(table.alice, "d1-b1")
@@ -134,16 +124,7 @@ async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
     is out first: his board, the newest, keeps the buttons, and alice's, out of date when it
     arrives, comes without any (before, hers took them and pointed at itself)."""
     await table.challenge_accepted(table.alice, table.bob)
-    drawing, moved = asyncio.Event(), asyncio.Event()
-    draw = board_post
-
-    async def drawn_after_the_next_move(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
-        drawing.set()
-        await moved.wait()
-        return await draw(*args, **kwargs)
-
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_next_move)
+    drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
     alices = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
@@ -168,16 +149,7 @@ async def test_a_board_slow_to_post_is_not_posted_again_by_the_outbox(
     the drawing slow for over 10 s): it is posted once, as her move's answer, not also by
     the outbox."""
     await table.challenge_accepted(table.alice, table.bob)
-    drawing, owed_time = asyncio.Event(), asyncio.Event()
-    draw = board_post
-
-    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
-        drawing.set()
-        await owed_time.wait()
-        return await draw(*args, **kwargs)
-
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_outbox_looked)
+    drawing, owed_time = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
     moved = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
@@ -201,22 +173,15 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
     await table.challenge_accepted(table.alice, table.bob)
     assert table.bot is not None
     flow = table.bot.flow
-    drawing, moved = asyncio.Event(), asyncio.Event()
     posting, posted = asyncio.Event(), asyncio.Event()
-    draw, post = board_post, flow.post_in_channel
-
-    async def drawn_after_the_resignation(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(game_flow, "board_post", draw)  # only alice's drawing waits
-        drawing.set()
-        await moved.wait()
-        return await draw(*args, **kwargs)
+    post = flow.post_in_channel
 
     async def posted_after_the_outbox_looked(*args: Any, **kwargs: Any) -> int | None:
         posting.set()
         await posted.wait()
         return await post(*args, **kwargs)
 
-    monkeypatch.setattr(game_flow, "board_post", drawn_after_the_resignation)
+    drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
     moving = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
@@ -246,18 +211,9 @@ async def test_a_set_end_slow_to_draw_is_posted_once(
     it comes: it is posted once, as his resignation's answer, not also by the outbox."""
     await table.challenge_accepted(table.alice, table.bob)
     await table.move(table.alice, "d1-b1")
-    drawing, owed_time = asyncio.Event(), asyncio.Event()
-    draw = board_post
-
-    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(set_ends, "board_post", draw)  # only the set's end waits
-        drawing.set()
-        await owed_time.wait()
-        return await draw(*args, **kwargs)
-
     asked = await table.reply_text(table.bob, "resign")
     [confirm] = asked.custom_ids()
-    monkeypatch.setattr(set_ends, "board_post", drawn_after_the_outbox_looked)
+    drawing, owed_time = next_drawing_waits(monkeypatch, set_ends)  # the set's end
     await table.standin.click(asked, confirm, table.bob, wait=False)
     await asyncio.wait_for(drawing.wait(), timeout=5)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end

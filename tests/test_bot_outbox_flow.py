@@ -14,9 +14,8 @@ import pytest
 
 from bot.flow import computer_turns as turns
 from bot.flow import set_ends
-from bot.flow.posts import BoardPost, board_post
 from bot.storage.errors import StorageError
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, next_drawing_waits, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
 
@@ -146,16 +145,7 @@ async def test_a_resignation_announced_without_its_press_is_not_posted_again_by_
     await table.move(table.alice, "d1-b1")
     asked = await table.reply_text(table.bob, "resign")
     [confirm] = asked.custom_ids()
-    drawing, owed_time = asyncio.Event(), asyncio.Event()
-    draw = board_post
-
-    async def drawn_after_the_outbox_looked(*args: Any, **kwargs: Any) -> BoardPost:
-        monkeypatch.setattr(set_ends, "board_post", draw)  # only the set's end waits
-        drawing.set()
-        await owed_time.wait()
-        return await draw(*args, **kwargs)
-
-    monkeypatch.setattr(set_ends, "board_post", drawn_after_the_outbox_looked)
+    drawing, owed_time = next_drawing_waits(monkeypatch, set_ends)  # the set's end
     since = len(table.standin.rest_log)
     expired = table.standin.fail_rest(
         404, seconds=60, code=10062, matching=lambda _m, p: p.endswith("/callback")
