@@ -337,6 +337,24 @@ def next_drawing_waits(
     return drawing, go_on
 
 
+def waits_until_told(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """``owner.name`` (a coroutine function, a service's method) waits before it runs:
+    returns ``(entered, go_on)`` — ``entered`` is set once it is called, and it runs once
+    ``go_on`` is set (every call, until then)."""
+    entered, go_on = asyncio.Event(), asyncio.Event()
+    real = getattr(owner, name)
+
+    async def slowed(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await go_on.wait()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, slowed)
+    return entered, go_on
+
+
 @asynccontextmanager
 async def running_bot(
     standin: DiscordStandin, db_path: Path, **options: Any

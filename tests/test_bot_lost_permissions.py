@@ -22,7 +22,14 @@ import pytest
 from bot.config import Settings
 from bot.services.games import GameService
 from engine import Game
-from tests.bot_harness import Harness, challenge_id, eventually, move_button, running_bot
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    eventually,
+    move_button,
+    running_bot,
+    waits_until_told,
+)
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import (
@@ -1364,15 +1371,7 @@ async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
     await asyncio.sleep(0.3)  # the timers run then
     assert table.bot is not None
     holds, games = table.bot.timers.holds, table.bot.services.games
-    real = games.give_back_closed
-    entered, go_on = asyncio.Event(), asyncio.Event()
-
-    async def slowed(*args: Any, **kwargs: Any) -> Any:
-        entered.set()
-        await go_on.wait()
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(games, "give_back_closed", slowed)
+    entered, go_on = waits_until_told(monkeypatch, games, "give_back_closed")
     await holds.thread_closed(thread.id)
     table.advance(timedelta(hours=1))
     opened = asyncio.create_task(holds.thread_opened(thread.id))

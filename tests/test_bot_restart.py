@@ -12,7 +12,7 @@ import pytest
 import bot.holds as holds_module
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
-from tests.bot_harness import Harness, challenge_id, move_button, until
+from tests.bot_harness import Harness, challenge_id, move_button, until, waits_until_told
 from tests.discord_standin import DiscordStandin, StoredMessage, payloads
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -482,15 +482,7 @@ async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
         await bob_has_half_an_hour_left(table)
         holds, games = bot.timers.holds, bot.services.games
         shard = (table.guild.id >> 22) % 2
-        real = games.give_back_closed
-        entered, go_on = asyncio.Event(), asyncio.Event()
-
-        async def slowed(*args: Any, **kwargs: Any) -> Any:
-            entered.set()
-            await go_on.wait()
-            return await real(*args, **kwargs)
-
-        monkeypatch.setattr(games, "give_back_closed", slowed)
+        entered, go_on = waits_until_told(monkeypatch, games, "give_back_closed")
         await holds.shard_down(shard)
         table.advance(timedelta(hours=1))
         back = asyncio.create_task(holds.shard_up(shard))
