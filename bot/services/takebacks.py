@@ -30,6 +30,10 @@ from bot.storage.sets import EVERY
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
+MOVED_ON = _("The game moved on: nothing was taken back.")
+"""Why a takeback took nothing back: the game is no longer where it was asked (a move, a
+takeback or the set's end came first)."""
+
 
 class TakebackService:
     """Ask for, answer and lapse takebacks."""
@@ -134,7 +138,7 @@ class TakebackService:
             if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
                 # Moved on since the game was read: a takeback and new moves back to the same
                 # ply would otherwise be the moves undone.
-                raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+                raise CannotTakeBack(MOVED_ON)
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -151,7 +155,7 @@ class TakebackService:
                 if not await takebacks.undo_last_move(
                     db, active.set_id, takeback_id, to_us(now), from_ply=ply
                 ):
-                    raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+                    raise CannotTakeBack(MOVED_ON)
         self._games.forget(active.set_id)
         return await self._games.get(active.set_id)
 
@@ -225,7 +229,7 @@ class TakebackService:
                 if accept and not await takebacks.undo_last_move(
                     db, row.set_id, takeback_id, to_us(now), from_ply=row.ply
                 ):
-                    raise CannotTakeBack(_("The game moved on: nothing was taken back."))
+                    raise CannotTakeBack(MOVED_ON)
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
             raise TakebackLapsed(_takeback(row, active.channel_id))
         if accept:
@@ -273,7 +277,7 @@ def _moved_on(active: ActiveGame, board: tuple[int, int]) -> Text:
         if active.computer_to_move:
             return _("Wait for my reply first, then ask to take your move back.")
         return _("I have moved since: nothing was taken back.")
-    return _("The game moved on: nothing was taken back.")
+    return MOVED_ON
 
 
 def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
