@@ -244,3 +244,34 @@ async def test_an_abort_posted_late_does_not_ping_the_admin_who_aborted_it(
     late = await aborted_from_elsewhere_while_refused(table)
     assert late.content.startswith(f"<@{table.admin.id}> aborted the match of ")
     assert late.allowed_user_ids() == {table.alice.id}
+
+
+async def test_a_final_board_posted_late_takes_the_buttons_and_gives_up_its_rematch(
+    table: Harness,
+) -> None:
+    """alice runs out of time in a one-set match while I may not post in #games, so the
+    outbox posts its final board (with Rematch) once I may. It is the channel's board with
+    buttons: the opening board's move buttons come off (the game is over), and its Rematch
+    comes off when alice and bob's next match starts in the same channel. Posted by the
+    outbox, it was never recorded as live: both kept their buttons."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    [opening] = [m for m in table.public_messages() if m.custom_ids()]
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    tried = len(table.standin.rest_log)
+    table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
+    post = f"/channels/{table.channel.id}/messages"
+
+    def refused() -> bool:  # the live post of the set's end, refused: owed to the outbox
+        return any(
+            call.method == "POST" and call.path.endswith(post) and call.status == 403
+            for call in table.standin.rest_log[tried:]
+        )
+
+    await table.standin.wait_until(refused, timeout=10)
+    await table.standin.set_overwrite(table.channel, table.me)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    late = await table.wait_board(lambda m: "ran out of time" in m.content)
+    assert any(i.startswith("rematch") for i in late.custom_ids()), late.custom_ids()
+    await table.standin.wait_until(lambda: not opening.custom_ids(), timeout=5)
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.wait_until(lambda: not late.custom_ids(), timeout=5)

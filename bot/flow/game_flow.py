@@ -540,6 +540,13 @@ class GameFlow:
         elif previous != message_id:
             await self._take_buttons_off(active.channel_id, previous)
 
+    async def match_end_went_live(self, ended: ActiveGame, message_id: int) -> None:
+        """``message_id``, a match's final board the outbox posted late, carries its Rematch
+        button: it takes the buttons from the channel's board before it, or, if a newer match
+        started there meanwhile, its own Rematch comes off."""
+        live, previous = await self.bot.services.games.match_end_out(ended, message_id)
+        await self._take_buttons_off(ended.channel_id, message_id if not live else previous)
+
     async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:
         """Edit board ``previous`` (if any) to have no buttons."""
         if previous is None:

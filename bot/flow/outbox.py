@@ -189,6 +189,7 @@ class Outbox:
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
+        end_of_match: ActiveGame | None = None  # or the match it offers a rematch of
         pings = NO_PINGS
         one_set = exported.sets_total == 1  # as the live board: no "Set 1 of 1"
         png, alt = await asyncio.to_thread(
@@ -215,6 +216,7 @@ class Outbox:
                 pings = match_end_pings(end, end.aborted_by)  # not the admin who aborted it
                 if not end.match_end.aborted:
                     view = rematch_view(end.match_end.match_id, lang)
+                    end_of_match = end.game
             following = await services.games.in_channel(channel_id)
             if following is not None and following.ply == 0:
                 opening = await board_post(
@@ -247,6 +249,8 @@ class Outbox:
         )
         if live is not None:
             await self.flow.went_live(live, sent.id)
+        elif end_of_match is not None and view is not None:
+            await self.flow.match_end_went_live(end_of_match, sent.id)
         if last is not None and last.side is exported.computer_side:
             await self._stop_thinking(set_id, ply, channel, lang)
         return sent.id

@@ -584,10 +584,7 @@ class GameService:
         async with self._database.transaction() as db:
             live, previous = True, None
             if message_id is not None and shows is None:
-                if await sets.newer_in_channel(db, active.channel_id, active.set_id):
-                    live = False  # an old match's Rematch beside the new match: taken off
-                else:
-                    previous = await places.set_live_board(db, active.channel_id, message_id)
+                live, previous = await _match_end_live(db, active, message_id)
             elif message_id is not None and shows is not None:
                 live, previous = await places.set_live_board_at(
                     db, shows.channel_id, message_id, shows.set_id, shows.ply, shows.undone
@@ -607,6 +604,14 @@ class GameService:
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
             )
+        return live, None if previous == message_id else previous
+
+    async def match_end_out(self, ended: ActiveGame, message_id: int) -> tuple[bool, int | None]:
+        """A match's final board (with its Rematch button), posted late by the outbox as
+        ``message_id``, becomes the channel's board with buttons as :meth:`board_posted` makes
+        it; its delivery is marked apart. Returns the same pair."""
+        async with self._database.transaction() as db:
+            live, previous = await _match_end_live(db, ended, message_id)
         return live, None if previous == message_id else previous
 
     async def archives_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
@@ -657,6 +662,17 @@ async def _one_set(db: Connection, set_id: int) -> bool:
     """Whether set ``set_id`` is the one set of its match."""
     row = await sets.by_id(db, set_id)
     return row is not None and row.sets_total == 1
+
+
+async def _match_end_live(
+    db: Connection, ended: ActiveGame, message_id: int
+) -> tuple[bool, int | None]:
+    """A match's final board ``message_id`` becomes the channel's board with buttons, unless
+    a newer match was started in the channel meanwhile (it keeps them; this one's Rematch
+    comes off). Returns whether it did, and the board that had them before."""
+    if await sets.newer_in_channel(db, ended.channel_id, ended.set_id):
+        return False, None
+    return True, await places.set_live_board(db, ended.channel_id, message_id)
 
 
 async def _ended_at(db: Connection, active: ActiveGame) -> bool:
