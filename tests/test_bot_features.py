@@ -487,7 +487,6 @@ async def test_leaderboard_pages_with_buttons(table: Harness) -> None:
     players = [table.standin.add_member(table.guild, f"p{n}") for n in range(12)]
     for n in range(6):
         table.standin.add_channel(table.guild, f"t{n}")
-    await table.standin.announce_guild(table.guild)
     for n in range(6):
         channel = table.guild.channel(f"t{n}")
         winner, loser = players[2 * n], players[2 * n + 1]

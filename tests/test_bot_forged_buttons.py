@@ -67,7 +67,7 @@ async def test_accept_pressed_in_another_server_is_refused(table: Harness) -> No
     shown = wanted.content
     elsewhere = table.standin.add_guild("Elsewhere", channels=["play"])
     mallory = table.standin.add_member(elsewhere, "mallory")
-    await table.standin.announce_guild(elsewhere)
+    await table.standin.bot_joins(elsewhere)
     await table.standin.announce_member(mallory)
     forged = f"challenge:accept:{challenge_id(wanted)}"
     record = await table.standin.forged_click(

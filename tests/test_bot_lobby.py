@@ -29,7 +29,6 @@ async def start_game(table: Harness, challenger_name: str, opponent_name: str) -
     """Two new members play a game in a thread of #games; returns the thread's id."""
     challenger = table.standin.add_member(table.guild, challenger_name)
     opponent = table.standin.add_member(table.guild, opponent_name)
-    await table.standin.announce_guild(table.guild)
     line = await table.reply_text(challenger, "challenge", {"opponent": opponent})
     await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", opponent)
     assert line.thread is not None

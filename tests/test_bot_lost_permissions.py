@@ -1315,11 +1315,10 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     await asyncio.sleep(0.3)
     table.advance(timedelta(hours=1))
     await asyncio.sleep(0.3)
-    outage = {"id": str(table.guild.id), "unavailable": True}
-    await table.standin.dispatch("GUILD_DELETE", outage)
+    await table.standin.guild_unavailable(table.guild)
     await asyncio.sleep(0.3)
     table.advance(timedelta(hours=1))
-    await table.standin.announce_guild(table.guild)  # the server is back
+    await table.standin.guild_available(table.guild)  # the server is back
     await asyncio.sleep(0.3)
     table.advance(timedelta(days=2))
     await asyncio.sleep(0.3)

@@ -105,7 +105,6 @@ async def test_a_hostile_nickname_pings_nobody_and_shows_as_text(table: Harness)
     evil = table.standin.add_member(
         table.guild, "evil", nick=f"@everyone <@{table.carol.id}> **x**"
     )
-    await table.standin.announce_guild(table.guild)
     line = await table.reply_text(evil, "challenge", {"opponent": table.bob, "sets": 1})
     await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
     assert line.thread is not None
@@ -142,7 +141,6 @@ async def test_a_nickname_that_is_a_link_or_a_channel_shows_as_text(
     lobby = table.guild.channel("lobby")
     link = table.standin.add_member(table.guild, "link", nick="https://e.vil/x")
     channel = table.standin.add_member(table.guild, "channel", nick=f"<#{lobby.id}>")
-    await table.standin.announce_guild(table.guild)
     await table.challenge_accepted(link, channel, sets=1)
     first = await table.move(link, "d1-b1")
     second = await table.move(channel, "c4-c2")
@@ -157,7 +155,6 @@ async def test_a_server_name_with_markdown_shows_as_text_in_the_titles(table: Ha
     """A server named "**Tafl** __Club__": /leaderboard's and /games' titles show the name as
     written, not as bold and underlined text."""
     table.guild.name = "**Tafl** __Club__"
-    await table.standin.announce_guild(table.guild)
     for command in ("leaderboard", "games"):
         shown = await table.reply_text(table.alice, command)
         title = shown.embeds[0]["title"]

@@ -95,7 +95,7 @@ async def test_buttons_from_another_server(table: Harness) -> None:
     message = await board(table)
     other = table.standin.add_guild("Elsewhere", channels=["play"])
     mallory = table.standin.add_member(other, "mallory")
-    await table.standin.announce_guild(other)
+    await table.standin.bot_joins(other)
     await table.standin.announce_member(mallory)
     record = await table.standin.forged_click(
         message, move_button(message), mallory, channel=other.channel("play")

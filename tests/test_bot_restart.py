@@ -255,15 +255,14 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
     await table.start()
     try:
         board = await bob_has_half_an_hour_left(table)
-        outage = {"id": str(table.guild.id), "unavailable": True}
-        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
         await asyncio.sleep(0.5)  # ten timer checks
         assert table.bot is not None
         active = await table.bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time while his server was unavailable"
-        await discord_standin.announce_guild(table.guild)  # the server is back
+        await discord_standin.guild_available(table.guild)  # the server is back
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
         await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
         played = await table.move(table.bob, "d3-a3")
@@ -281,8 +280,7 @@ async def test_a_server_that_left_during_its_outage_holds_nothing_when_back(
     await table.start()
     try:
         await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
-        outage = {"id": str(table.guild.id), "unavailable": True}
-        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         await discord_standin.remove_bot_from_guild(table.guild)
         assert table.bot is not None
@@ -402,14 +400,13 @@ async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_
         )
         table.advance(timedelta(minutes=2))
         await asyncio.sleep(0.3)
-        outage = {"id": str(table.guild.id), "unavailable": True}
-        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         table.advance(timedelta(minutes=30))
         await asyncio.sleep(0.5)  # ten timer checks
         assert "expired" not in challenge.content, challenge.content
         assert "lapsed" not in request.content, request.content
-        await discord_standin.announce_guild(table.guild)  # the server is back
+        await discord_standin.guild_available(table.guild)  # the server is back
         eight_from_now = f"<t:{int((table.now + timedelta(minutes=8)).timestamp())}:R>"
         await table.standin.wait_until(lambda: eight_from_now in request.content, timeout=10)
         await table.standin.wait_until(lambda: eight_from_now in challenge.content, timeout=10)
@@ -440,8 +437,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
     await table.start()
     try:
         board = await bob_has_half_an_hour_left(table)
-        outage = {"id": str(table.guild.id), "unavailable": True}
-        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))
         assert table.bot is not None
@@ -456,7 +452,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
             return await real(*args, **kwargs)
 
         monkeypatch.setattr(games, "give_back_servers", fails_once)
-        await discord_standin.announce_guild(table.guild)  # the server is back
+        await discord_standin.guild_available(table.guild)  # the server is back
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
         await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
         assert failures == [1]
@@ -527,9 +523,7 @@ async def test_servers_back_in_a_burst_are_given_their_time_together(
         await bob_has_half_an_hour_left(table)
         servers = [table.guild, *others]
         for guild in servers:
-            await discord_standin.dispatch(
-                "GUILD_DELETE", {"id": str(guild.id), "unavailable": True}
-            )
+            await discord_standin.guild_unavailable(guild)
         holds, games = bot.timers.holds, bot.services.games
         await until(lambda: len(holds._outages) == len(servers))
         table.advance(timedelta(hours=2))
@@ -537,7 +531,7 @@ async def test_servers_back_in_a_burst_are_given_their_time_together(
         for name in ("give_back_closed", "give_back_servers"):
             monkeypatch.setattr(games, name, _counted(calls, name, getattr(games, name)))
         for guild in servers:
-            await discord_standin.announce_guild(guild)
+            await discord_standin.guild_available(guild)
         await until(lambda: not holds._outages, timeout=40)
         assert calls == ["give_back_servers"] * transactions
         active = await games.in_channel(table.channel.id)
@@ -586,17 +580,15 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
     await table.start()
     try:
         board = await bob_has_half_an_hour_left(table)
-        outage = {"id": str(table.guild.id), "unavailable": True}
-        await discord_standin.dispatch("GUILD_DELETE", outage)
+        await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))
-        back = payloads.guild_create(table.guild)
-        del back["unavailable"]
+        back = payloads.guild_create(table.guild, joined=True)
         await discord_standin.dispatch("GUILD_CREATE", back)
         half_hour_on = table.now + timedelta(minutes=30)
         stamp = f"<t:{int(half_hour_on.timestamp())}:R>"
         await table.standin.wait_until(lambda: stamp in board.content, timeout=10)
-        await discord_standin.announce_guild(table.guild)  # discord.py: available
+        await discord_standin.guild_available(table.guild)  # discord.py: available
         await asyncio.sleep(0.3)
         assert table.bot is not None
         active = await table.bot.services.games.in_channel(table.channel.id)
@@ -620,9 +612,7 @@ async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_onc
     assert bot.shard_count == 2
     try:
         await bob_has_half_an_hour_left(table)
-        await discord_standin.dispatch(
-            "GUILD_DELETE", {"id": str(table.guild.id), "unavailable": True}
-        )
+        await discord_standin.guild_unavailable(table.guild)
         await until(lambda: table.guild.id in bot.timers.holds._outages)
         table.advance(timedelta(minutes=10))
         await asyncio.sleep(0.3)
@@ -639,7 +629,7 @@ async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_onc
                 break
             await asyncio.sleep(0.05)
         assert dropped not in bot.timers.holds._down
-        await discord_standin.announce_guild(table.guild)  # the server is back, if not yet
+        await discord_standin.guild_available(table.guild)  # the server is back, if not yet
         for _ in range(100):
             if table.guild.id not in bot.timers.holds._outages:
                 break

@@ -320,7 +320,7 @@ async def test_a_channel_unknown_while_its_server_is_unavailable_keeps_its_game(
     """The server is in an outage (Discord says it is unavailable) and every request about
     #games answers Unknown Channel: nothing is aborted on Discord's word then."""
     await channel_game(table)
-    await table.standin.dispatch("GUILD_DELETE", {"id": str(table.guild.id), "unavailable": True})
+    await table.standin.guild_unavailable(table.guild)
     channel = f"/channels/{table.channel.id}"
     refused = table.standin.fail_rest(
         404, seconds=60, matching=lambda method, p: channel in p, code=10003

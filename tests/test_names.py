@@ -71,7 +71,7 @@ async def test_a_nickname_from_another_server_is_shown_only_there(
         other = standin.add_guild("Other Club", channels=["chat"])
         ali = standin.add_member(other, table.alice.user, nick="Ali in Other Club")
         dave = standin.add_member(other, "dave")
-        await standin.announce_guild(other)
+        await standin.bot_joins(other)
         chat = other.channel("chat")
         asked = await (
             await standin.slash(other, chat, ali, "challenge", {"opponent": dave})

@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 
+import aiohttp
 import discord
 import pytest
 
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, payloads
 from tests.discord_standin.contract import Contract, contract_status, load_contract
 from tests.test_standin import Table, running
 
@@ -111,3 +112,69 @@ async def test_dropped_gateway_is_resumed(table: Table, discord_standin: Discord
     )
     reply = await discord_standin.slash(table.guild, table.channel, table.alice, "rules")
     assert reply.answered
+
+
+async def test_a_resume_replays_what_the_session_missed(
+    table: Table, discord_standin: DiscordStandin
+) -> None:
+    """Events dispatched while the gateway is down reach the bot when it resumes: replayed in
+    order, numbered on from the session's last sequence, before RESUMED."""
+    await discord_standin.drop_gateway(refuse_for=0.5)
+    await discord_standin.dispatch("GUILD_DELETE", {"id": str(table.guild.id), "unavailable": True})
+    renamed = {**payloads.channel(table.channel), "name": "tafl-only"}
+    await discord_standin.dispatch("CHANNEL_UPDATE", renamed)
+    await discord_standin.wait_until(
+        lambda: discord_standin.gateway.resume_count == 1, timeout=15, waiting_for="a RESUME"
+    )
+    replayed = [event for _, event in discord_standin.gateway.replayed]
+    assert replayed[-2:] == ["GUILD_DELETE", "CHANNEL_UPDATE"]
+    numbers = [seq for seq, _ in discord_standin.gateway.replayed]
+    assert numbers == sorted(numbers)
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    assert guild.unavailable
+
+
+async def test_a_session_that_ended_loses_what_it_missed(
+    table: Table, discord_standin: DiscordStandin
+) -> None:
+    """A session that cannot be resumed is answered INVALID_SESSION: the bot identifies again,
+    nothing is replayed, and the new GUILD_CREATE carries the state."""
+    await discord_standin.drop_gateway(refuse_for=0.5, resumable=False)
+    with pytest.raises(RuntimeError, match="no bot session"):
+        await discord_standin.dispatch("CHANNEL_UPDATE", payloads.channel(table.channel))
+    table.channel.name = "tafl-only"
+    await discord_standin.wait_until(
+        lambda: discord_standin.gateway.identify_count == 2,
+        timeout=15,
+        waiting_for="a second IDENTIFY",
+    )
+    assert discord_standin.gateway.resume_count == 0
+    assert discord_standin.gateway.replayed == []
+    await discord_standin.wait_until(
+        lambda: getattr(table.bot.get_channel(table.channel.id), "name", None) == "tafl-only",
+        waiting_for="the channel's new name",
+    )
+
+
+async def test_a_client_that_closes_with_1000_ends_its_session(
+    discord_standin: DiscordStandin,
+) -> None:
+    """A client closing with 1000 ends its session, as Discord documents, so nothing is kept
+    for it; one closing otherwise (discord.py sends 4000 as it stops) can still resume."""
+    guild = discord_standin.add_guild()
+    async with aiohttp.ClientSession() as http:
+        for code, ended in ((4000, False), (1000, True)):
+            async with http.ws_connect(discord_standin.gateway_url) as socket:
+                await socket.receive_json()  # HELLO
+                identify = {"token": discord_standin.token, "intents": 1, "properties": {}}
+                await socket.send_json({"op": 2, "d": identify})
+                ready = await socket.receive_json()
+                assert ready["t"] == "READY"
+                await socket.close(code=code)
+            await discord_standin.wait_until(lambda: not discord_standin.gateway.connections)
+            session = discord_standin.gateway.sessions[ready["d"]["session_id"]]
+            assert session.resumable is not ended
+            session.resumable = False  # the next round starts with no session kept
+    with pytest.raises(RuntimeError, match="no bot session"):
+        await discord_standin.dispatch("GUILD_DELETE", {"id": str(guild.id), "unavailable": True})

@@ -1,5 +1,16 @@
 """The gateway websocket: HELLO, heartbeats, IDENTIFY → READY → GUILD_CREATE, RESUME, dispatch.
 
+Sessions as Discord documents them ("Resuming" in its Gateway documentation): every dispatch
+belongs to the session that IDENTIFY opened and carries that session's next sequence number
+``s``. A connection cut without a close frame (or closed with a code other than 1000/1001)
+leaves its session resumable, and the dispatches meant for it meanwhile are kept. A RESUME
+with the session's id and the last ``seq`` the client received is answered with every kept
+dispatch after that ``seq``, in order, "finishing with a Resumed event to signal event replay
+has finished". A session closed with 1000 or 1001 ("your session will be invalidated"), or
+one the test expires (:meth:`Gateway.drop` with ``resumable=False``: the app "won't reconnect
+in time to Resume"), is answered INVALID_SESSION (``d: false``): what it missed is lost, and
+the client identifies again and is sent the state anew in GUILD_CREATE.
+
 Sharding as Discord documents it: IDENTIFY may carry ``shard: [shard_id, num_shards]``; that
 connection then receives only the guilds with ``(guild_id >> 22) % num_shards == shard_id``
 (in READY, as GUILD_CREATE, and every guild event and interaction after), and events without a
@@ -15,6 +26,7 @@ import secrets
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -42,8 +54,61 @@ INVALID_SHARD = 4010
 HEARTBEAT_INTERVAL_MS = 41_250
 
 
+SESSION_INVALIDATING_CLOSES = (1000, 1001)
+"""Close codes from the client that end its session ("When you close the connection to the
+gateway with close code 1000 or 1001, your session will be invalidated")."""
+
+
+@dataclass
+class GatewaySession:
+    """One session opened by IDENTIFY: its sequence and every dispatch sent or kept for it."""
+
+    id: str
+    identify: JSON
+    sequence: int = 0
+    resumable: bool = True
+    connection: GatewayConnection | None = None
+    """The connection receiving its dispatches now (None while it is disconnected)."""
+    sent: list[tuple[int, str, JSON]] = field(default_factory=list)
+    """``(s, event, data)`` of every dispatch of the session, for a RESUME to replay."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while a dispatch is numbered and sent, and while a RESUME replays: a dispatch
+    during the replay follows it, in order."""
+
+    @property
+    def shard(self) -> tuple[int, int] | None:
+        """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded session."""
+        return _shard_of(self.identify)
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether Discord sends this session the events of ``guild_id`` (None: no guild)."""
+        return _serves(self.shard, guild_id)
+
+    @property
+    def connected(self) -> bool:
+        """Whether a ready connection receives the session's dispatches now."""
+        return self.connection is not None and self.connection.ready
+
+
+def _shard_of(identify: JSON | None) -> tuple[int, int] | None:
+    shard = (identify or {}).get("shard")
+    if not isinstance(shard, list) or len(shard) != 2:
+        return None
+    return int(shard[0]), int(shard[1])
+
+
+def _serves(shard: tuple[int, int] | None, guild_id: int | None) -> bool:
+    if shard is None:
+        return True
+    shard_id, count = shard
+    if guild_id is None:
+        return shard_id == 0
+    return (guild_id >> 22) % count == shard_id
+
+
 class GatewayConnection:
-    """One websocket from the bot, with its own zlib stream and sequence number."""
+    """One websocket from the bot, with its own zlib stream; its dispatches are numbered by
+    the session it identified or resumed."""
 
     def __init__(
         self, socket: web.WebSocketResponse, *, compress: bool, request: web.Request
@@ -52,40 +117,40 @@ class GatewayConnection:
         self.request = request
         self._compressor = zlib.compressobj() if compress else None
         self._send_lock = asyncio.Lock()
-        self.sequence = 0
-        self.session_id: str | None = None
+        self.session: GatewaySession | None = None
         self.identify: JSON | None = None
+
+    @property
+    def session_id(self) -> str | None:
+        """The id of the session this connection identified or resumed, if it has."""
+        return None if self.session is None else self.session.id
+
+    @property
+    def sequence(self) -> int:
+        """The sequence number of the session's last dispatch."""
+        return 0 if self.session is None else self.session.sequence
 
     @property
     def shard(self) -> tuple[int, int] | None:
         """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded connection."""
-        shard = (self.identify or {}).get("shard")
-        if not isinstance(shard, list) or len(shard) != 2:
-            return None
-        return int(shard[0]), int(shard[1])
+        return _shard_of(self.identify)
 
     def serves(self, guild_id: int | None) -> bool:
         """Whether Discord sends this connection the events of ``guild_id`` (None: no guild)."""
-        shard = self.shard
-        if shard is None:
-            return True
-        shard_id, count = shard
-        if guild_id is None:
-            return shard_id == 0
-        return (guild_id >> 22) % count == shard_id
+        return _serves(self.shard, guild_id)
 
     @property
     def ready(self) -> bool:
         """Whether this connection has identified (or resumed) and can receive dispatches."""
-        return self.session_id is not None and not self.socket.closed
+        return self.session is not None and not self.socket.closed
 
-    async def send(self, op: int, data: Any, event: str | None = None) -> None:
-        """Send one gateway frame, zlib-stream compressed if the client asked for it."""
+    async def send(
+        self, op: int, data: Any, event: str | None = None, seq: int | None = None
+    ) -> None:
+        """Send one gateway frame (``seq``: a dispatch's sequence number), zlib-stream
+        compressed if the client asked for it."""
         async with self._send_lock:
-            frame: JSON = {"op": op, "d": data, "s": None, "t": event}
-            if op == DISPATCH:
-                self.sequence += 1
-                frame["s"] = self.sequence
+            frame: JSON = {"op": op, "d": data, "s": seq, "t": event}
             text = json.dumps(frame)
             if self._compressor is None:
                 await self.socket.send_str(text)
@@ -96,7 +161,7 @@ class GatewayConnection:
 
 
 class Gateway:
-    """Serves /gateway and pushes events to whichever connection is currently identified."""
+    """Serves /gateway and pushes events to the session (and its connection) of their shard."""
 
     def __init__(
         self,
@@ -115,9 +180,12 @@ class Gateway:
         self._resume_url = resume_url
         self._on_change = on_change
         self.connections: list[GatewayConnection] = []
-        self.sessions: dict[str, int] = {}
+        self.sessions: dict[str, GatewaySession] = {}
+        """Every session opened by IDENTIFY, oldest first (ended ones are not resumable)."""
         self.identify_count = 0
         self.resume_count = 0
+        self.replayed: list[tuple[int, str]] = []
+        """``(s, event)`` of every dispatch a RESUME replayed, in the order sent."""
         self.last_identify: JSON | None = None
         self.refusing_until = 0.0
         """Until this ``time.monotonic()``, new gateway connections are refused (an outage)."""
@@ -126,8 +194,6 @@ class Gateway:
         self.refusing_shards: dict[int, float] = {}
         """Shards whose IDENTIFY or RESUME is cut off until this ``time.monotonic()`` (an
         outage of their connections alone)."""
-        self._session_identify: dict[str, JSON] = {}
-        """The IDENTIFY of each session: a RESUME does not name its shard, but is the same."""
 
     @property
     def current(self) -> GatewayConnection | None:
@@ -143,6 +209,15 @@ class Gateway:
             if connection.ready and connection.serves(guild_id):
                 return connection
         return None
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The session that receives ``guild_id``'s events: the newest connected one of its
+        shard, else the newest resumable one (disconnected: its dispatches are kept)."""
+        serving = [s for s in self.sessions.values() if s.resumable and s.serves(guild_id)]
+        for session in reversed(serving):
+            if session.connected:
+                return session
+        return serving[-1] if serving else None
 
     def ready_shards(self) -> set[int]:
         """The shard ids with a ready connection (0 for an unsharded one)."""
@@ -174,6 +249,11 @@ class Gateway:
                     _log.warning("gateway socket error: %s", socket.exception())
         finally:
             self.connections.remove(connection)
+            session = connection.session
+            if session is not None and session.connection is connection:
+                session.connection = None
+                if socket.close_code in SESSION_INVALIDATING_CLOSES:
+                    session.resumable = False
             self._on_change()
         return socket
 
@@ -222,42 +302,71 @@ class Gateway:
             return
         self.identify_count += 1
         self.last_identify = data
-        session_id = secrets.token_hex(16)
+        session = GatewaySession(id=secrets.token_hex(16), identify=data)
         connection.identify = data
         guilds = [guild for guild in self._guilds() if connection.serves(guild.id)]
         ready = payloads.ready(
             bot=self._bot,
             application_id=self._application_id,
-            session_id=session_id,
+            session_id=session.id,
             resume_gateway_url=self._resume_url(),
             guilds=guilds,
             shard=data.get("shard"),
         )
-        await connection.send(DISPATCH, ready, "READY")
-        for guild in guilds:
-            await connection.send(DISPATCH, payloads.guild_create(guild), "GUILD_CREATE")
-        connection.session_id = session_id
-        self.sessions[session_id] = connection.sequence
-        self._session_identify[session_id] = data
+        async with session.lock:
+            connection.session = session
+            session.connection = connection
+            self.sessions[session.id] = session
+            await self._send(session, "READY", ready)
+            for guild in guilds:  # an outage's servers: GUILD_DELETE, as Discord documents
+                if guild.unavailable:
+                    await self._send(session, "GUILD_DELETE", payloads.guild_unavailable(guild))
+                else:
+                    await self._send(session, "GUILD_CREATE", payloads.guild_create(guild))
         self._on_change()
 
     async def _resume(self, connection: GatewayConnection, data: JSON) -> None:
-        session_id = data.get("session_id")
-        if data.get("token") != self._token or session_id not in self.sessions:
+        session = self.sessions.get(str(data.get("session_id")))
+        if data.get("token") != self._token or session is None or not session.resumable:
             await connection.send(INVALID_SESSION, False)
             return
-        connection.identify = self._session_identify.get(str(session_id))
+        connection.identify = session.identify
         if self._cut_if_refusing(connection, (connection.shard or (0, 1))[0]):
             return
         self.resume_count += 1
-        connection.sequence = max(self.sessions[session_id], data.get("seq") or 0)
-        await connection.send(DISPATCH, {}, "RESUMED")
-        connection.session_id = session_id
+        after = data.get("seq") or 0
+        async with session.lock:
+            if session.connection is not None and session.connection is not connection:
+                transport = session.connection.request.transport
+                if transport is not None:  # the session's older connection is superseded
+                    transport.abort()
+            connection.session = session
+            session.connection = connection
+            for seq, event, payload in session.sent:
+                if seq > after:
+                    self.replayed.append((seq, event))
+                    await connection.send(DISPATCH, payload, event, seq)
+            await self._send(session, "RESUMED", {})
         self._on_change()
+
+    async def _send(self, session: GatewaySession, event: str, data: JSON) -> None:
+        """Number a dispatch in ``session``, keep it for a RESUME and send it if the session is
+        connected (the caller holds ``session.lock``)."""
+        session.sequence += 1
+        session.sent.append((session.sequence, event, data))
+        connection = session.connection
+        if connection is not None and connection.ready:
+            try:
+                await connection.send(DISPATCH, data, event, session.sequence)
+            except ConnectionResetError:  # cut meanwhile: kept, a RESUME replays it
+                session.connection = None
 
     async def _send_members(self, connection: GatewayConnection, data: JSON) -> None:
         guild_id = int(data["guild_id"])
         wanted = {int(u) for u in data.get("user_ids") or []}
+        session = connection.session
+        if session is None:
+            return
         for guild in self._guilds():
             if guild.id != guild_id:
                 continue
@@ -271,23 +380,24 @@ class Gateway:
             }
             if "nonce" in data:
                 chunk["nonce"] = data["nonce"]
-            await connection.send(DISPATCH, chunk, "GUILD_MEMBERS_CHUNK")
+            async with session.lock:
+                await self._send(session, "GUILD_MEMBERS_CHUNK", chunk)
 
     async def dispatch(self, event: str, data: JSON) -> None:
-        """Send a DISPATCH event to the connection of the shard its guild belongs to."""
+        """Send a DISPATCH event to the session of the shard its guild belongs to: at once if
+        it is connected, or kept for its RESUME if it is disconnected but resumable. With no
+        session to receive it (the bot never identified, or its session ended) it raises
+        RuntimeError: Discord sends such state in the next GUILD_CREATE instead."""
         raw = data.get("guild_id")
         if raw is None and event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"):
             raw = data.get("id")
         guild_id = None if raw is None else int(raw)
-        connection = self.connection_for(guild_id)
-        if connection is None:
+        session = self.session_for(guild_id)
+        if session is None:
             where = "" if guild_id is None else f" of guild {guild_id}"
-            raise RuntimeError(
-                f"cannot dispatch {event}: no bot connection serves the shard{where}"
-            )
-        await connection.send(DISPATCH, data, event)
-        if connection.session_id is not None:
-            self.sessions[connection.session_id] = connection.sequence
+            raise RuntimeError(f"cannot dispatch {event}: no bot session serves the shard{where}")
+        async with session.lock:
+            await self._send(session, event, data)
 
     async def request_reconnect(self) -> None:
         """Ask the bot to reconnect (op 7), as Discord does during maintenance."""
@@ -296,26 +406,39 @@ class Gateway:
             raise RuntimeError("cannot ask for a reconnect: the bot is not connected")
         await connection.send(RECONNECT, None)
 
-    async def drop(self, *, refuse_for: float = 0.0) -> None:
-        """Cut every connection as a network failure would (no close frame, so discord.py
-        reconnects and resumes) and refuse new ones for ``refuse_for`` seconds."""
-        self.refusing_until = time.monotonic() + refuse_for
+    def _cut(self, shard_id: int | None, *, resumable: bool) -> None:
         for connection in list(self.connections):
+            if shard_id is not None and (connection.shard or (0, 1))[0] != shard_id:
+                continue
+            session = connection.session
+            if session is not None and session.connection is connection:
+                session.connection = None  # what follows is kept for its RESUME
+                session.resumable = session.resumable and resumable
             transport = connection.request.transport
             if transport is not None:
                 transport.abort()
+        if not resumable:
+            for session in self.sessions.values():
+                if shard_id is None or (session.shard or (0, 1))[0] == shard_id:
+                    session.resumable = False
         self._on_change()
 
-    async def drop_shard(self, shard_id: int, *, refuse_for: float = 0.0) -> None:
+    async def drop(self, *, refuse_for: float = 0.0, resumable: bool = True) -> None:
+        """Cut every connection as a network failure would (no close frame, so discord.py
+        reconnects and resumes) and refuse new ones for ``refuse_for`` seconds. With
+        ``resumable=False`` the sessions end too, as when a client does not come back in time:
+        its RESUME is answered INVALID_SESSION and what it missed is lost."""
+        self.refusing_until = time.monotonic() + refuse_for
+        self._cut(None, resumable=resumable)
+
+    async def drop_shard(
+        self, shard_id: int, *, refuse_for: float = 0.0, resumable: bool = True
+    ) -> None:
         """Cut the connections of shard ``shard_id`` alone as a network failure would, and cut
-        its IDENTIFY or RESUME again for ``refuse_for`` seconds (the other shards go on)."""
+        its IDENTIFY or RESUME again for ``refuse_for`` seconds (the other shards go on);
+        ``resumable=False`` ends its session too, as for :meth:`drop`."""
         self.refusing_shards[shard_id] = time.monotonic() + refuse_for
-        for connection in list(self.connections):
-            if (connection.shard or (0, 1))[0] == shard_id:
-                transport = connection.request.transport
-                if transport is not None:
-                    transport.abort()
-        self._on_change()
+        self._cut(shard_id, resumable=resumable)
 
     async def close(self) -> None:
         """Close every open websocket (the bot sees the gateway going away)."""

@@ -237,6 +237,9 @@ class FakeGuild:
     attachment_size_limit: int = 10 * 1024 * 1024
     """The largest file anyone may upload here, in bytes: 10 MiB unless the server is boosted
     (sent with every interaction as ``attachment_size_limit``; a larger upload is refused)."""
+    unavailable: bool = False
+    """In an outage: READY lists it unavailable and IDENTIFY is answered with its GUILD_DELETE
+    (``unavailable: true``) instead of its GUILD_CREATE."""
 
     def channel(self, name: str) -> FakeChannel:
         """Return the channel with this name."""

@@ -146,8 +146,30 @@ def member(who: FakeMember, *, channel_for_permissions: FakeChannel | None = Non
     return payload
 
 
-def guild_create(guild: FakeGuild) -> JSON:
-    """A full GUILD_CREATE payload: channels, roles and every member, so no chunking is needed."""
+def guild_create(guild: FakeGuild, *, joined: bool = False) -> JSON:
+    """A full GUILD_CREATE payload: channels, roles and every member, so no chunking is needed.
+
+    Discord sends GUILD_CREATE "to lazily load and backfill information for all unavailable
+    guilds sent in the Ready event", when "a Guild becomes available again" after an outage,
+    and when "the current user joins a new Guild" (Gateway Events, Guild Create). The first two
+    carry ``unavailable: false``; a join (``joined``) carries no ``unavailable`` at all, which
+    is how libraries tell them apart (discord.py reports ``guild_available`` for the one,
+    ``guild_join`` for the other; twilight's ``GuildCreateSource`` likewise)."""
+    payload = guild_object(guild)
+    if not joined:
+        payload["unavailable"] = False
+    return payload
+
+
+def guild_unavailable(guild: FakeGuild) -> JSON:
+    """The unavailable guild object of an outage (GUILD_DELETE with ``unavailable: true``);
+    without ``unavailable`` it would say the bot was removed from the server."""
+    return {"id": str(guild.id), "unavailable": True}
+
+
+def guild_object(guild: FakeGuild) -> JSON:
+    """The guild object with GUILD_CREATE's extra fields (members, channels, threads), as
+    GET /guilds/{id} answers it too (without ``unavailable``)."""
     return {
         "id": str(guild.id),
         "name": guild.name,
@@ -178,7 +200,6 @@ def guild_create(guild: FakeGuild) -> JSON:
         "stickers": [],
         "joined_at": iso(guild.created_at),
         "large": False,
-        "unavailable": False,
         "member_count": len(guild.members),
         "members": [member(m) for m in guild.members],
         "channels": [channel(c) for c in guild.channels],

@@ -462,7 +462,7 @@ class RestApi:
     async def _tell(self, event: str, data: JSON) -> None:
         """Dispatch a gateway event to the bot, if it is connected."""
         if self._dispatch is not None:
-            # Not connected: Discord would include the thread in the next GUILD_CREATE instead.
+            # No session: Discord would include the thread in the next GUILD_CREATE instead.
             with contextlib.suppress(RuntimeError):
                 await self._dispatch(event, data)
 
@@ -605,7 +605,7 @@ class RestApi:
         guild = self._world.guild(_int(request, "guild_id"))
         if guild is None:
             return error(404, 10004, "Unknown Guild")
-        return json_response(payloads.guild_create(guild))
+        return json_response(payloads.guild_object(guild))
 
     async def get_guild_channels(self, request: web.Request) -> web.StreamResponse:
         """GET /guilds/{id}/channels."""

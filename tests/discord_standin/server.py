@@ -229,15 +229,33 @@ class DiscordStandin(PlayerActions):
         """The bot's DM channel with a user."""
         return self.world.dm_channel(user.user if isinstance(user, FakeMember) else user)
 
-    async def announce_guild(self, guild: FakeGuild) -> None:
-        """Send GUILD_CREATE for a guild added after the bot connected (the bot was invited)."""
-        await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
+    async def bot_joins(self, guild: FakeGuild) -> None:
+        """The bot is invited to ``guild``, added (:meth:`add_guild`) after it connected: it is
+        sent GUILD_CREATE without ``unavailable``, as for any server it joins (discord.py:
+        ``on_guild_join``)."""
+        await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild, joined=True))
+
+    async def guild_unavailable(self, guild: FakeGuild) -> None:
+        """An outage of ``guild`` begins: the bot is sent GUILD_DELETE with ``unavailable:
+        true`` (discord.py: ``on_guild_unavailable``), and until :meth:`guild_available` an
+        IDENTIFY is answered with that too instead of the server's GUILD_CREATE."""
+        guild.unavailable = True
+        with contextlib.suppress(RuntimeError):  # no session: IDENTIFY will say it
+            await self.gateway.dispatch("GUILD_DELETE", payloads.guild_unavailable(guild))
+
+    async def guild_available(self, guild: FakeGuild) -> None:
+        """The outage of ``guild`` ends: the bot is sent its GUILD_CREATE with ``unavailable:
+        false``, as when "a Guild becomes available again" (discord.py:
+        ``on_guild_available``)."""
+        guild.unavailable = False
+        with contextlib.suppress(RuntimeError):  # no session: IDENTIFY will send it
+            await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
 
     async def add_role(self, guild: FakeGuild, name: str, *, mentionable: bool = True) -> FakeRole:
-        """Create a role (for pings; it grants nothing); a connected bot is sent
+        """Create a role (for pings; it grants nothing); the bot is sent
         GUILD_ROLE_CREATE, as Discord does when an admin makes one."""
         role = self.world.add_role(guild, name, mentionable=mentionable)
-        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+        with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will carry it
             await self.gateway.dispatch(
                 "GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": payloads.role(guild, role)}
             )
@@ -253,7 +271,7 @@ class DiscordStandin(PlayerActions):
     ) -> None:
         """Set a channel's permission overwrite for a member, a role or (a guild) @everyone.
 
-        It replaces the target's earlier overwrite there; a connected bot is sent CHANNEL_UPDATE,
+        It replaces the target's earlier overwrite there; the bot is sent CHANNEL_UPDATE,
         as Discord does when a moderator edits a channel's permissions.
         """
         if channel.guild is None or channel.is_thread:
@@ -267,7 +285,7 @@ class DiscordStandin(PlayerActions):
         channel.overwrites = [
             o for o in channel.overwrites if (o.type, o.id) != (kind, target_id)
         ] + [FakeOverwrite(id=target_id, type=kind, allow=_bits(allow), deny=_bits(deny))]
-        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+        with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will carry it
             await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
 
     async def edit_role(
@@ -278,34 +296,34 @@ class DiscordStandin(PlayerActions):
         mentionable: bool | None = None,
     ) -> None:
         """An admin edits a role's server-wide permissions (the bot's own managed role too) or
-        whether anyone may mention it; a connected bot is sent GUILD_ROLE_UPDATE, as Discord
+        whether anyone may mention it; the bot is sent GUILD_ROLE_UPDATE, as Discord
         does."""
         guild = next(g for g in self.world.guilds if role in g.roles or role is g.everyone)
         if permissions is not None:
             role.permissions = _bits(permissions)
         if mentionable is not None:
             role.mentionable = mentionable
-        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will carry it
+        with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will carry it
             await self.gateway.dispatch(
                 "GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": payloads.role(guild, role)}
             )
 
     async def delete_role(self, role: FakeRole) -> None:
-        """An admin deletes a role: it leaves the server and its members, and a connected bot
+        """An admin deletes a role: it leaves the server and its members, and the bot
         is sent GUILD_ROLE_DELETE (the guild's and the role's ids), as Discord does."""
         guild = next(g for g in self.world.guilds if role in g.roles)
         guild.roles.remove(role)
         for member in guild.members:
             if role in member.roles:
                 member.roles.remove(role)
-        with contextlib.suppress(RuntimeError):  # not connected: GUILD_CREATE will lack it
+        with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will lack it
             await self.gateway.dispatch(
                 "GUILD_ROLE_DELETE", {"guild_id": str(guild.id), "role_id": str(role.id)}
             )
 
     async def give_role(self, member: FakeMember, role: FakeRole) -> None:
         """An admin gives ``member`` a role. Discord sends GUILD_MEMBER_UPDATE with the members
-        intent only, except for the bot's own member, so a connected bot hears of its own."""
+        intent only, except for the bot's own member, so the bot hears of its own."""
         member.roles.append(role)
         if member.user is self.world.bot_user:
             data = {**payloads.member(member), "guild_id": str(member.guild.id)}
@@ -327,7 +345,7 @@ class DiscordStandin(PlayerActions):
     async def edit_thread(
         self, thread: FakeChannel, *, archived: bool | None = None, locked: bool | None = None
     ) -> None:
-        """A moderator archives, unarchives, locks or unlocks a thread; a connected bot is sent
+        """A moderator archives, unarchives, locks or unlocks a thread; the bot is sent
         THREAD_UPDATE, as Discord does."""
         if not thread.is_thread:
             raise ValueError("only a thread is archived or locked")
@@ -340,7 +358,7 @@ class DiscordStandin(PlayerActions):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
 
     async def remove_member(self, member: FakeMember) -> None:
-        """The member leaves the guild (or is kicked); a connected bot is sent
+        """The member leaves the guild (or is kicked); the bot is sent
         GUILD_MEMBER_REMOVE (Discord sends it only with the members intent; discord.py ignores
         it otherwise)."""
         member.guild.members.remove(member)
@@ -351,7 +369,7 @@ class DiscordStandin(PlayerActions):
     async def delete_channel(self, channel: FakeChannel) -> None:
         """A moderator deletes a text channel or a thread, as Discord documents it.
 
-        A connected bot is sent THREAD_DELETE (the thread's id, guild_id, parent_id and type)
+        The bot is sent THREAD_DELETE (the thread's id, guild_id, parent_id and type)
         for a thread, CHANNEL_DELETE (the channel object) for a channel. A channel's threads are
         deleted with it, and Discord sends no THREAD_DELETE for them. Every later REST call to
         any of them is answered 404 Unknown Channel (10003).
@@ -371,7 +389,7 @@ class DiscordStandin(PlayerActions):
         else:
             event, data = "CHANNEL_DELETE", payloads.channel(channel)
         self.world.delete_channel(channel)
-        with contextlib.suppress(RuntimeError):  # not connected: the next GUILD_CREATE lacks it
+        with contextlib.suppress(RuntimeError):  # no session: the next GUILD_CREATE lacks it
             await self.gateway.dispatch(event, data)
 
     def delete_message(self, message: StoredMessage) -> None:
@@ -387,26 +405,25 @@ class DiscordStandin(PlayerActions):
         self.recorder.notify()
 
     async def remove_bot_from_guild(self, guild: FakeGuild) -> None:
-        """The bot is kicked from ``guild``: a connected bot is sent GUILD_DELETE without
+        """The bot is kicked from ``guild``: the bot is sent GUILD_DELETE without
         ``unavailable`` ("the user was removed from the guild"; with it, it would mean an
         outage). The guild is no longer sent when the bot identifies, and REST calls to its
         channels are answered 403 Missing Access (50001)."""
         self.world.remove_bot(guild)
-        with contextlib.suppress(RuntimeError):  # not connected: READY no longer lists it
+        with contextlib.suppress(RuntimeError):  # no session: READY no longer lists it
             await self.gateway.dispatch("GUILD_DELETE", {"id": str(guild.id)})
 
     async def invite_bot_back(self, guild: FakeGuild) -> None:
         """An admin invites the bot back to ``guild`` it was removed from: it is a member again
-        with its managed role, and a connected bot is sent GUILD_CREATE as for any server it
+        with its managed role, and the bot is sent GUILD_CREATE as for any server it
         joins: without ``unavailable``, which Discord sets only on a server coming back from
         an outage (or lazily loaded), so discord.py reports a join, not a server available."""
         role = next(r for r in guild.roles if r.managed and r.name == self.world.bot_user.name)
         guild.members.append(FakeMember(user=self.world.bot_user, guild=guild, roles=[role]))
+        guild.unavailable = False
         self.world.guilds.append(guild)
-        data = payloads.guild_create(guild)
-        del data["unavailable"]
-        with contextlib.suppress(RuntimeError):  # not connected: READY will list it
-            await self.gateway.dispatch("GUILD_CREATE", data)
+        with contextlib.suppress(RuntimeError):  # no session: READY will list it
+            await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild, joined=True))
 
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
@@ -461,14 +478,22 @@ class DiscordStandin(PlayerActions):
         """End every REST fault window now (Discord recovered)."""
         self._rest.faults.clear()
 
-    async def drop_gateway(self, *, refuse_for: float = 0.0) -> None:
-        """Cut the gateway connections without a close frame; refuse new ones for a while."""
-        await self.gateway.drop(refuse_for=refuse_for)
+    async def drop_gateway(self, *, refuse_for: float = 0.0, resumable: bool = True) -> None:
+        """Cut the gateway connections without a close frame; refuse new ones for a while.
 
-    async def drop_shard(self, shard_id: int, *, refuse_for: float = 0.0) -> None:
+        Events meanwhile are kept and replayed when the bot resumes; with ``resumable=False``
+        the sessions end (the bot came back too late): its RESUME is answered INVALID_SESSION,
+        it identifies again, and what it missed is lost but for the state GUILD_CREATE
+        carries."""
+        await self.gateway.drop(refuse_for=refuse_for, resumable=resumable)
+
+    async def drop_shard(
+        self, shard_id: int, *, refuse_for: float = 0.0, resumable: bool = True
+    ) -> None:
         """Cut shard ``shard_id``'s gateway connection alone; cut its reconnections for a
-        while (the bot's other shards stay connected)."""
-        await self.gateway.drop_shard(shard_id, refuse_for=refuse_for)
+        while (the bot's other shards stay connected). Its events meanwhile are replayed on
+        its RESUME, unless ``resumable=False`` ends its session (see :meth:`drop_gateway`)."""
+        await self.gateway.drop_shard(shard_id, refuse_for=refuse_for, resumable=resumable)
 
     @property
     def contract_violations(self) -> list[str]:
@@ -485,7 +510,7 @@ class DiscordStandin(PlayerActions):
 
     @property
     def connected(self) -> bool:
-        """Whether a bot is identified on the gateway right now."""
+        """Whether a bot is identified (or resumed) on the gateway right now."""
         return self.gateway.current is not None
 
     async def wait_shards_ready(self, *shard_ids: int, timeout: float = 10.0) -> None:
