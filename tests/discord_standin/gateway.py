@@ -191,6 +191,11 @@ class Gateway:
         """Until this ``time.monotonic()``, new gateway connections are refused (an outage)."""
         self.recommended_shards = 1
         """What GET /gateway/bot recommends (``shards``)."""
+        self.resumes_wait: asyncio.Event | None = None
+        """While set to an Event that is not set, a RESUME is answered only once it is (a
+        slow gateway): a test makes changes while the bot is cut off, knowing it will resume.
+        discord.py's AutoShardedClient identifies anew if its RESUME's connection fails, so a
+        refused connection (``refuse_for``) loses the session's events instead."""
         self.refusing_shards: dict[int, float] = {}
         """Shards whose IDENTIFY or RESUME is cut off until this ``time.monotonic()`` (an
         outage of their connections alone)."""
@@ -333,6 +338,8 @@ class Gateway:
         connection.identify = session.identify
         if self._cut_if_refusing(connection, (connection.shard or (0, 1))[0]):
             return
+        if self.resumes_wait is not None:
+            await self.resumes_wait.wait()
         self.resume_count += 1
         after = data.get("seq") or 0
         async with session.lock:

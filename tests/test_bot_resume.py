@@ -1,0 +1,142 @@
+"""What happens while the bot's shard is cut off reaches it when it resumes (Discord replays the
+missed dispatches before RESUMED): the bot ends in the right state, gives no time twice and
+posts nothing twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot, until
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads (the bot's default)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+async def cut_off(table: Harness) -> None:
+    """Discord's gateway drops the bot's only shard and answers its RESUME only when
+    :func:`resumed` lets it; the bot notices the drop."""
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    table.standin.gateway.resumes_wait = asyncio.Event()
+    await table.standin.drop_gateway()
+    await until(lambda: 0 in holds._down, timeout=10)
+
+
+async def resumed(table: Harness) -> None:
+    """The bot's RESUME is answered: it is sent what it missed, then RESUMED."""
+    assert table.bot is not None
+    assert table.standin.gateway.resumes_wait is not None
+    table.standin.gateway.resumes_wait.set()
+    holds = table.bot.timers.holds
+    await table.standin.wait_until(
+        lambda: table.standin.gateway.resume_count == 1, timeout=20, waiting_for="a RESUME"
+    )
+    await until(lambda: 0 not in holds._down, timeout=10)
+    await asyncio.sleep(0.3)  # the timers run
+
+
+async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
+    """alice and bob play one set of a day a move in a thread of #games: its board and the
+    thread."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    board = await table.wait_board(channel=line.thread)
+    return board, line.thread
+
+
+async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_the_resume(
+    threaded: Harness,
+) -> None:
+    """alice has four hours left when the gateway drops the bot; meanwhile a moderator locks
+    and archives her thread, and two days pass. The bot resumes and hears of the lock: her
+    deadline passing ends nothing, and unlocked a day later she has her four hours — the two
+    days of the outage and the day locked each given once."""
+    table = threaded
+    board, thread = await thread_game(table)
+    table.advance(timedelta(hours=20))
+    await asyncio.sleep(0.3)
+    await cut_off(table)
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    table.advance(timedelta(days=2))
+    await resumed(table)
+    table.advance(timedelta(days=1))
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None, "alice lost on time in the thread locked during the outage"
+    await table.standin.edit_thread(thread, archived=False, locked=False)
+    four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert "played d1-b1" in played.content, played.content
+
+
+async def test_a_channel_deleted_while_the_shard_was_down_ends_its_game_once(
+    table: Harness,
+) -> None:
+    """A moderator deletes the game's channel while the gateway has dropped the bot: once it
+    resumes, the game there is ended (nobody is left playing a game no one can see), and the
+    bot posts nothing about it anywhere twice."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await cut_off(table)
+    posted = len(table.standin.recorder.messages)
+    await table.standin.delete_channel(table.channel)
+    await resumed(table)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await until(lambda: table.bot is not None and table.bot.get_channel(table.channel.id) is None)
+    for _ in range(100):
+        if await games.in_channel(table.channel.id) is None:
+            break
+        await asyncio.sleep(0.05)
+    assert await games.in_channel(table.channel.id) is None
+    contents = [m.content for m in list(table.standin.recorder.messages.values())[posted:]]
+    assert len(contents) == len(set(contents)), contents
+
+
+async def test_a_server_outage_while_the_shard_was_down_gives_its_time_once(
+    table: Harness,
+) -> None:
+    """Bob has half an hour left when the gateway drops the bot; meanwhile his server becomes
+    unavailable and available again, two hours in all. Resumed, the bot hears both: bob has
+    his half hour, not the two hours given twice (by the shard and by the server)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    board = await table.move(table.alice, "d1-b1")
+    table.advance(timedelta(minutes=30))
+    await asyncio.sleep(0.3)
+    await cut_off(table)
+    await table.standin.guild_unavailable(table.guild)
+    table.advance(timedelta(hours=2))
+    await table.standin.guild_available(table.guild)
+    await resumed(table)
+    replayed = [event for _, event in table.standin.gateway.replayed]
+    assert replayed[-2:] == ["GUILD_DELETE", "GUILD_CREATE"]
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.deadline == table.now + timedelta(minutes=30)
+    half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
