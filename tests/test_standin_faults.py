@@ -178,3 +178,30 @@ async def test_a_client_that_closes_with_1000_ends_its_session(
             session.resumable = False  # the next round starts with no session kept
     with pytest.raises(RuntimeError, match="no bot session"):
         await discord_standin.dispatch("GUILD_DELETE", {"id": str(guild.id), "unavailable": True})
+
+
+async def test_a_message_in_an_archived_thread_cannot_be_edited_until_one_is_sent(
+    table: Table, discord_standin: DiscordStandin
+) -> None:
+    """Discord's Threads topic: "Users cannot edit messages ... in archived threads", and
+    "Sending a message will automatically unarchive the thread, unless the thread has been
+    locked": an edit there is refused with 50083, a new message unarchives it."""
+    thread = await discord_standin.start_member_thread(table.channel, "chat", table.alice)
+    posted = await table.bot.http.send_message(thread.id, params=_content("hello"))
+    await discord_standin.edit_thread(thread, archived=True)
+    edit = discord.http.Route(
+        "PATCH",
+        "/channels/{channel_id}/messages/{message_id}",
+        channel_id=thread.id,
+        message_id=posted["id"],
+    )
+    with pytest.raises(discord.HTTPException) as refused:
+        await table.bot.http.request(edit, json={"content": "edited"})
+    assert refused.value.code == 50083
+    await table.bot.http.send_message(thread.id, params=_content("still here"))
+    assert not thread.archived
+    await table.bot.http.request(edit, json={"content": "edited"})
+
+
+def _content(text: str) -> discord.http.MultipartParameters:
+    return discord.http.handle_message_parameters(content=text)

@@ -419,6 +419,11 @@ class RestApi:
         answering: InteractionRecord | None = None,
     ) -> web.StreamResponse:
         if request.method == "PATCH":
+            where = message.channel
+            if where.is_thread and where.archived:
+                # "Users cannot edit messages ... in archived threads" (Discord's Threads topic);
+                # only a new message unarchives one (post_message), a locked one not even that.
+                return error(400, 50083, "Thread is archived")
             body, uploads = await read_body(request)
             if answering is not None and self._answer_refused(answering, uploads):
                 return error(403, 50013, "Missing Permissions")
