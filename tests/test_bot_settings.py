@@ -4,6 +4,7 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 
 import discord
@@ -320,3 +321,54 @@ async def test_the_daily_puzzle_hour_is_shown_in_each_readers_time_and_in_settin
     assert f"\nProblema do dia: em <#{lobby.id}>, todo dia às <t:{at}:t> (18:00 UTC)\n" in (
         shown.content
     )
+
+
+async def test_threads_on_where_i_lack_thread_permissions_in_many_channels_fits_one_message(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Eight channels are allowed and I may start threads in none of them (a permission
+    missing server-wide): a German admin's ``threads:on`` is saved and answered with one line
+    naming them all, not a line each (which passed Discord's 2,000 characters: an apology)."""
+    names = [f"room-{number}" for number in range(8)]
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", channels=names) as table:
+        rooms = [table.guild.channel(name) for name in names]
+        for room in rooms:
+            await table.reply_text(table.admin, "settings", {"allow": room})
+        lacking = discord.Permissions(create_public_threads=True, send_messages_in_threads=True)
+        for room in rooms:
+            await table.standin.set_overwrite(room, table.me, deny=lacking)
+        for room_id in [room.id for room in rooms]:
+            await eventually(partial(may, table, room_id, "create_public_threads"), False)
+        table.admin.user.locale = "de"
+        saved = await table.reply_text(table.admin, "settings", {"threads": "on"})
+        listed = ", ".join(f"<#{room.id}>" for room in rooms)
+        assert saved.content.startswith(
+            f"Einstellungen gespeichert.\nPartien in {listed} werden im jeweiligen Kanal selbst "
+            "gespielt: Damit jede ihren eigenen Thread bekommt, brauche ich dort die "
+            "Berechtigungen Öffentliche Threads erstellen und Nachrichten in Threads senden.\n"
+        ), saved.content
+        assert table.bot is not None
+        assert (await table.bot.services.settings.get(table.guild.id)).threads
+
+
+async def test_many_allowed_channels_are_counted_past_the_fifteenth(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """With 90 channels allowed, /settings and a /challenge refused elsewhere name the first
+    15 and count the rest, within Discord's 2,000 characters (the whole list was an apology)."""
+    names = [f"room-{number}" for number in range(91)]
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", channels=names) as table:
+        assert table.bot is not None
+        rooms = sorted(table.guild.channel(name).id for name in names[1:])
+        await table.bot.services.settings.update(table.guild.id, allowed_channel_ids=rooms[:-1])
+        first = ", ".join(f"<#{room}>" for room in rooms[:15])
+        saved = await table.reply_text(
+            table.admin, "settings", {"allow": table.guild.channel(names[-1])}
+        )
+        assert f"\nGames allowed in: {first} and 75 more\n" in saved.content, saved.content
+        assert len(await allowed(table)) == 90
+        refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        assert refused.ephemeral
+        assert refused.content == (
+            f"Games are not allowed in this channel. Games are played in {first} and 75 more."
+        )

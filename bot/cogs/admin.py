@@ -23,7 +23,7 @@ from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
-from bot.services.errors import InvalidOption, NoGameHere
+from bot.services.errors import InvalidOption, NoGameHere, channel_listing
 from bot.services.puzzles import DailySetting
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
@@ -50,9 +50,15 @@ def settings_text(
     ``daily``: where and when the daily puzzle is posted, None when it is off)."""
     allowed = settings.allowed_channel_ids
     if allowed:
-        where = ", ".join(
-            lang._("{channel} (deleted)", channel=f"<#{cid}>") if cid in gone else f"<#{cid}>"
-            for cid in sorted(allowed)
+        where = lang.render(
+            channel_listing(
+                [
+                    lang._("{channel} (deleted)", channel=f"<#{cid}>")
+                    if cid in gone
+                    else f"<#{cid}>"
+                    for cid in sorted(allowed)
+                ]
+            )
         )
     else:
         where = lang._("every channel")
@@ -210,24 +216,46 @@ START_THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
 plays the game in the channel: :func:`bot.flow.threads.may_open_threads`)."""
 
 
-def no_thread_line(
-    interaction: discord.Interaction[BrandubhBot], channel_id: int, lang: Language
-) -> str | None:
-    """The line saying games in ``channel_id`` are played in the channel itself, as I lack a
-    permission :data:`START_THREAD_PERMISSIONS` names there (None when I have them all, or the
-    channel is not known)."""
-    lacking = permissions_missing(interaction, channel_id, START_THREAD_PERMISSIONS)
-    if not lacking:
-        return None
-    return lang.n_(
-        "Games in {channel} are played in the channel itself: to give each "
-        "its own thread I need the {permissions} permission there.",
-        "Games in {channel} are played in the channel itself: to give each "
-        "its own thread I need the {permissions} permissions there.",
-        len(lacking),
-        channel=f"<#{channel_id}>",
-        permissions=permission_names(lacking, lang),
-    )
+def no_thread_lines(
+    interaction: discord.Interaction[BrandubhBot], channel_ids: list[int], lang: Language
+) -> list[str]:
+    """The lines saying games in ``channel_ids`` are played in the channel itself, as I lack a
+    permission :data:`START_THREAD_PERMISSIONS` names there: one line for the channels that
+    lack the same permissions (a line a channel would overflow the message when a permission
+    is missing server-wide), none for a channel where I have them all, or that is not known."""
+    by_lacking: dict[tuple[str, ...], list[int]] = {}
+    for channel_id in channel_ids:
+        missing = permissions_missing(interaction, channel_id, START_THREAD_PERMISSIONS)
+        if missing:
+            by_lacking.setdefault(tuple(missing), []).append(channel_id)
+    lines = []
+    for lacking, ids in by_lacking.items():
+        permissions = permission_names(list(lacking), lang)
+        if len(ids) == 1:
+            lines.append(
+                lang.n_(
+                    "Games in {channel} are played in the channel itself: to give each "
+                    "its own thread I need the {permissions} permission there.",
+                    "Games in {channel} are played in the channel itself: to give each "
+                    "its own thread I need the {permissions} permissions there.",
+                    len(lacking),
+                    channel=f"<#{ids[0]}>",
+                    permissions=permissions,
+                )
+            )
+            continue
+        lines.append(
+            lang.n_(
+                "Games in {channels} are played in those channels themselves: to give each "
+                "its own thread I need the {permissions} permission there.",
+                "Games in {channels} are played in those channels themselves: to give each "
+                "its own thread I need the {permissions} permissions there.",
+                len(lacking),
+                channels=lang.render(channel_listing([f"<#{each}>" for each in ids])),
+                permissions=permissions,
+            )
+        )
+    return lines
 
 
 def allowed_after(
@@ -366,11 +394,7 @@ class Admin(commands.Cog):
                 thread_checked.append(allow.id)
         if threads == "on":
             thread_checked += sorted(channels - {*thread_checked})
-        no_threads = [
-            line
-            for channel_id in thread_checked
-            if (line := no_thread_line(interaction, channel_id, lang)) is not None
-        ]
+        no_threads = no_thread_lines(interaction, thread_checked, lang)
         changed = (
             ruleset is not None
             or time is not None

@@ -9,11 +9,12 @@ storage layer's own :class:`~bot.storage.errors.StorageError`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot.i18n.slash import command
-from bot.i18n.text import Text, _, n_, verbatim
+from bot.i18n.text import Listing, Phrase, Text, _, n_, verbatim
 
 if TYPE_CHECKING:
     from bot.services.domain import Challenge, Takeback
@@ -335,6 +336,25 @@ class OpenChallengeWaiting(ChallengeHeld):
         )
 
 
+SHOWN_CHANNELS = 15
+"""How many channels a message lists by name before it counts the rest: the channels games
+are allowed in may be any number, and a message holds 2,000 characters."""
+
+
+def channel_listing(channels: Sequence[str | Phrase], shown: int = SHOWN_CHANNELS) -> Phrase:
+    """``channels`` (mentions such as ``<#123>``, or phrases) separated by commas, the first
+    ``shown`` of them named and the rest counted: ``#a, #b and 3 more``."""
+    items = tuple(verbatim(each) if isinstance(each, str) else each for each in channels)
+    if len(items) <= shown:
+        return Listing(items)
+    return n_(
+        "{channels} and {count} more",
+        "{channels} and {count} more",
+        len(items) - shown,
+        channels=Listing(items[:shown]),
+    )
+
+
 class ChannelNotAllowed(GameError):
     """The server's settings do not allow games in this channel.
 
@@ -344,11 +364,11 @@ class ChannelNotAllowed(GameError):
     def __init__(
         self, allowed_channel_ids: frozenset[int] = frozenset(), gone: frozenset[int] = frozenset()
     ) -> None:
-        where = ", ".join(f"<#{cid}>" for cid in sorted(allowed_channel_ids - gone))
+        where = [f"<#{cid}>" for cid in sorted(allowed_channel_ids - gone)]
         if where:
             text = _(
                 "Games are not allowed in this channel. Games are played in {channels}.",
-                channels=where,
+                channels=channel_listing(where),
             )
         elif allowed_channel_ids:  # every one of them deleted
             text = n_(
