@@ -95,6 +95,25 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     assert fields["Streak"] == "0 (best 1)"
 
 
+async def test_a_puzzle_left_for_another_difficulty_is_given_back_not_skipped(
+    table: Harness,
+) -> None:
+    """A hard puzzle left unfinished for a medium one is the one /puzzle play difficulty:hard
+    gives again: asking for another difficulty and back drew a new hard one, so a puzzle a
+    player could not solve was skipped, counted neither as tried nor against the streak."""
+    hard = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    left = shown_puzzle(hard)
+    medium = await table.reply_text(table.alice, "puzzle play", {"difficulty": "medium"})
+    assert shown_puzzle(medium) != left
+    again = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    assert shown_puzzle(again) == left
+    failed = await pick(table, again, table.alice, wrong_first_move(left))
+    assert "Not this time" in failed.content
+    stats = await table.reply_text(table.alice, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Solved"] == "0 of 1 (0 %)"
+
+
 async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     """The daily post comes once at its hour, not again after a restart, and the next day's
     names who solved it; the puzzle leaderboard names the solver, who used only Solve."""

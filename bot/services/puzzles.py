@@ -196,15 +196,18 @@ class PuzzleService:
     async def start(
         self, *, guild_id: int, user_id: int, difficulty: Difficulty | None = None
     ) -> Attempt:
-        """The player's unfinished puzzle, else a new one they never met (of ``difficulty``).
+        """The player's newest unfinished puzzle (of ``difficulty``), else a new one they never
+        met.
 
         Raises NoPuzzle when the bank has none left for them.
         """
         async with self._database.transaction() as db:
-            current = await puzzles.open_attempt(db, user_id)
-            if current is not None and current.puzzle_id in by_id():
-                puzzle = by_id()[current.puzzle_id]
-                if difficulty is None or puzzle.difficulty is difficulty:
+            # Any unfinished one of that difficulty, not only the newest: asking for another
+            # difficulty and back would otherwise draw a new puzzle and skip the unsolved one.
+            known = by_id()
+            for current in await puzzles.open_attempts(db, user_id):
+                puzzle = known.get(current.puzzle_id)
+                if puzzle is not None and (difficulty is None or puzzle.difficulty is difficulty):
                     return Attempt(current, puzzle)
             met = await puzzles.attempted(db, user_id)
             fresh = [

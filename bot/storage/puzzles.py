@@ -99,14 +99,14 @@ async def attempt_at(db: Connection, user_id: int, puzzle_id: str) -> AttemptRow
     return None if row is None else _attempt(row)
 
 
-async def open_attempt(db: Connection, user_id: int) -> AttemptRow | None:
-    """``user_id``'s newest unfinished attempt begun with /puzzle (not a daily one)."""
-    row = await db.fetch_one(
+async def open_attempts(db: Connection, user_id: int) -> list[AttemptRow]:
+    """``user_id``'s unfinished attempts begun with /puzzle (not daily ones), newest first."""
+    rows = await db.fetch_all(
         f"{_ATTEMPT} WHERE user_id = ? AND status = 'open' AND daily_day IS NULL "
-        "ORDER BY attempt_id DESC LIMIT 1",
+        "ORDER BY attempt_id DESC",
         (user_id,),
     )
-    return None if row is None else _attempt(row)
+    return [_attempt(row) for row in rows]
 
 
 async def start(
