@@ -128,3 +128,24 @@ async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -
     assert await sentence(record) == (
         "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-d3."
     )
+
+
+async def test_a_server_name_all_markdown_still_titles_its_lists(table: Harness) -> None:
+    """A Spanish server named with 100 underscores (escaped, 200 characters): /games of a
+    player named with 32 and /leaderboard of a ruleset with a long name are answered, their
+    titles cut to Discord's 256 characters (a longer title was refused: an apology)."""
+    odd = table.standin.add_guild("_" * 100, channels=["play"])
+    odd.preferred_locale = "es-ES"
+    mallory = table.standin.add_member(odd, "_" * 32)
+    await table.standin.announce_guild(odd)
+    await table.standin.announce_member(mallory)
+    play = odd.channel("play")
+    for name, options in (
+        ("games", {"player": mallory}),
+        ("leaderboard", {"ruleset": "brandubh-historical"}),
+    ):
+        record = await table.standin.slash(odd, play, mallory, name, options)
+        shown = await record.wait_original()
+        [embed] = shown.embeds
+        assert len(embed["title"]) == 256, embed["title"]
+        assert embed["title"].endswith("…"), embed["title"]

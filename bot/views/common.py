@@ -52,6 +52,18 @@ _PRIVATE_DEFERRAL = "brandubh.private_deferral"
 (``"gone"``)."""
 
 
+EMBED_TITLE_LIMIT = 256
+"""Discord's limit on an embed's title, in characters."""
+
+
+def embed_title(text: str) -> str:
+    """``text`` cut to an embed title's 256 characters, with an ellipsis: a list's title names
+    the server, whose 100 characters of Markdown escaped are twice as many."""
+    if len(text) <= EMBED_TITLE_LIMIT:
+        return text
+    return text[: EMBED_TITLE_LIMIT - 1] + "…"
+
+
 def bot_of(interaction: discord.Interaction[Any]) -> BrandubhBot:
     """The bot that received ``interaction``."""
     return interaction.client  # type: ignore[no-any-return]

@@ -14,7 +14,7 @@ from bot.services.challenges import message_link
 from bot.services.domain import Challenge, GameInProgress, GamesPage, Place
 from bot.services.errors import InvalidOption
 from bot.views.challenge import sets_text, time_per_move_text
-from bot.views.common import GuardedItem, bot_of
+from bot.views.common import GuardedItem, bot_of, embed_title
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
@@ -106,7 +106,7 @@ def _games_embed(
             player=escaped(names.get(page.player_id, "?")),
             server=escaped(guild_name),
         )
-    embed = discord.Embed(title=title)
+    embed = discord.Embed(title=embed_title(title))
     if not page.games:
         embed.description = lang._(
             "No game in progress. Start one with {challenge_command}.",

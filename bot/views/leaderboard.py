@@ -12,7 +12,7 @@ from bot.names import escaped
 from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
-from bot.views.common import GuardedItem, bot_of, page_button, paging_view
+from bot.views.common import GuardedItem, bot_of, embed_title, page_button, paging_view
 from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
@@ -41,7 +41,9 @@ def leaderboard_embed(
     """One page of standings as an embed."""
     title = lang.gettext(get_ruleset(page.ruleset).title)
     embed = discord.Embed(
-        title=lang._("{ruleset} leaderboard — {server}", ruleset=title, server=escaped(guild_name))
+        title=embed_title(
+            lang._("{ruleset} leaderboard — {server}", ruleset=title, server=escaped(guild_name))
+        )
     )
     if not page.rows:
         embed.description = lang._(

@@ -16,7 +16,7 @@ from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped
 from bot.services.errors import OtherServer
 from bot.services.puzzles import Period, SolverBoard, SolverStanding
-from bot.views.common import GuardedItem, bot_of, page_button, paging_view
+from bot.views.common import GuardedItem, bot_of, embed_title, page_button, paging_view
 
 PAGE_SIZE = 10
 NO_PINGS = discord.AllowedMentions.none()
@@ -46,7 +46,7 @@ def solvers_embed(board: SolverBoard, guild_name: str, lang: Language = ENGLISH)
         title = lang._("Puzzle leaderboard, last 30 days — {server}", server=server)
     else:
         title = lang._("Puzzle leaderboard — {server}", server=server)
-    embed = discord.Embed(title=title)
+    embed = discord.Embed(title=embed_title(title))
     if not board.rows:
         play = command("puzzle play")
         embed.description = (

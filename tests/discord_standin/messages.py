@@ -34,6 +34,14 @@ MAX_EMBEDS = 10
 MAX_ROWS = 5
 MAX_ROW_WIDTH = 5
 MAX_CUSTOM_ID = 100
+EMBED_LIMITS = {"title": 256, "description": 4096}
+"""Discord's limits on an embed's text (characters); its fields, footer and author below."""
+MAX_EMBED_FIELDS = 25
+MAX_FIELD_NAME = 256
+MAX_FIELD_VALUE = 1024
+MAX_FOOTER = 2048
+MAX_AUTHOR = 256
+MAX_EMBEDS_TOTAL = 6000
 REQUEST_TOO_LARGE = 40005
 """Discord's code (with 413) for an upload past the attachment size limit."""
 
@@ -255,6 +263,8 @@ def validate(message: StoredMessage) -> None:
         raise MessageRejected(50035, f"content: must be {MAX_CONTENT} or fewer in length")
     if len(message.embeds) > MAX_EMBEDS:
         raise MessageRejected(50035, f"embeds: must be {MAX_EMBEDS} or fewer in length")
+    if sum(_validate_embed(embed) for embed in message.embeds) > MAX_EMBEDS_TOTAL:
+        raise MessageRejected(50035, f"embeds: must be {MAX_EMBEDS_TOTAL} or fewer characters")
     if not v2:
         if len(message.components) > MAX_ROWS:
             raise MessageRejected(50035, f"components: must be {MAX_ROWS} or fewer in length")
@@ -273,3 +283,28 @@ def validate(message: StoredMessage) -> None:
         if custom_id in seen:
             raise MessageRejected(50035, f"custom_id {custom_id!r} is used twice in one message")
         seen.add(custom_id)
+
+
+def _validate_embed(embed: dict[str, Any]) -> int:
+    """Refuse an embed Discord would refuse: a title, description, field, footer or author
+    past its limit, or more than 25 fields; return its characters (a message's embeds hold
+    6,000 in all)."""
+    total = 0
+    for key, limit in EMBED_LIMITS.items():
+        text = embed.get(key) or ""
+        if len(text) > limit:
+            raise MessageRejected(50035, f"embeds.0.{key}: must be {limit} or fewer in length")
+        total += len(text)
+    fields = embed.get("fields") or []
+    if len(fields) > MAX_EMBED_FIELDS:
+        raise MessageRejected(50035, f"embeds.0.fields: must be {MAX_EMBED_FIELDS} or fewer")
+    for field in fields:
+        name, value = field.get("name") or "", field.get("value") or ""
+        if len(name) > MAX_FIELD_NAME or len(value) > MAX_FIELD_VALUE:
+            raise MessageRejected(50035, "embeds.0.fields: a field's name or value is too long")
+        total += len(name) + len(value)
+    footer = (embed.get("footer") or {}).get("text") or ""
+    author = (embed.get("author") or {}).get("name") or ""
+    if len(footer) > MAX_FOOTER or len(author) > MAX_AUTHOR:
+        raise MessageRejected(50035, "embeds.0: the footer or author is too long")
+    return total + len(footer) + len(author)
