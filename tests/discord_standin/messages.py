@@ -42,6 +42,10 @@ MAX_FIELD_VALUE = 1024
 MAX_FOOTER = 2048
 MAX_AUTHOR = 256
 MAX_EMBEDS_TOTAL = 6000
+MAX_BUTTON_LABEL = 80
+MAX_PLACEHOLDER = 150
+MAX_OPTIONS = 25
+MAX_OPTION_TEXT = 100
 REQUEST_TOO_LARGE = 40005
 """Discord's code (with 413) for an upload past the attachment size limit."""
 
@@ -275,6 +279,7 @@ def validate(message: StoredMessage) -> None:
                 raise MessageRejected(50035, "components: an action row holds at most 5 items")
     seen: set[str] = set()
     for component in message.walk_components():
+        _validate_component(component)
         custom_id = component.get("custom_id")
         if custom_id is None:
             continue
@@ -308,3 +313,19 @@ def _validate_embed(embed: dict[str, Any]) -> int:
     if len(footer) > MAX_FOOTER or len(author) > MAX_AUTHOR:
         raise MessageRejected(50035, "embeds.0: the footer or author is too long")
     return total + len(footer) + len(author)
+
+
+def _validate_component(component: dict[str, Any]) -> None:
+    """Refuse a button label past 80 characters, or a select with a placeholder past 150,
+    more than 25 options, or an option's label, value or description past 100."""
+    if len(component.get("label") or "") > MAX_BUTTON_LABEL:
+        raise MessageRejected(50035, f"a button's label must be {MAX_BUTTON_LABEL} or fewer")
+    if len(component.get("placeholder") or "") > MAX_PLACEHOLDER:
+        raise MessageRejected(50035, f"a placeholder must be {MAX_PLACEHOLDER} or fewer")
+    options = component.get("options") or []
+    if len(options) > MAX_OPTIONS:
+        raise MessageRejected(50035, f"a select holds at most {MAX_OPTIONS} options")
+    for option in options:
+        for key in ("label", "value", "description"):
+            if len(option.get(key) or "") > MAX_OPTION_TEXT:
+                raise MessageRejected(50035, f"an option's {key} is over {MAX_OPTION_TEXT}")
