@@ -75,6 +75,36 @@ async def test_full_match_against_the_computer(table: Harness) -> None:
     assert len(sets) == 2
 
 
+async def resign(table: Harness) -> StoredMessage:
+    """alice resigns the set she is playing against the computer; returns its final board."""
+    asked = await table.reply_text(table.alice, "resign")
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("resign:")]
+    started = asked.created_at
+    await table.standin.click(asked, confirm, table.alice)
+    return await table.wait_board(lambda m: "is over" in m.content and m.created_at >= started)
+
+
+async def test_the_ends_of_sets_and_match_name_the_computer_with_its_level(
+    table: Harness,
+) -> None:
+    """alice resigns both sets to the computer: the set's, the next set's and the match's
+    lines name it "Brandubh (level 2)", as every other line does, not as a mention of me,
+    which shows neither the level nor that it is the computer."""
+    me = f"**{table.me.user.name} (level 2)**"
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 2})
+    await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
+    first = await resign(table)
+    assert f"{me} wins the set." in first.content.splitlines()
+    assert (
+        f"Set 2 starts with sides swapped: {me} attacks, <@{table.alice.id}> defends."
+        in first.content.splitlines()
+    )
+    await table.wait_board(lambda m: "Set 2 of 2 · move 2" in m.content, timeout=20)
+    last = await resign(table)
+    assert f"**Match over:** {me} wins the match 2–0, with more sets won." in last.content
+    assert f"<@{table.me.id}>" not in first.content + last.content
+
+
 async def test_computer_opens_when_the_human_defends(table: Harness) -> None:
     """Choosing the defenders, alice sees the computer's first move and is asked to reply."""
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})

@@ -354,6 +354,15 @@ def board_picture(
     return png, alt
 
 
+def player_named(user_id: int, computer_id: int | None, names: Mapping[int, str]) -> str:
+    """A player as a set's or a match's end names them: a member by their mention, the
+    computer by its name and level in bold, as every other line names it (a mention of me
+    shows neither the level nor that it is the computer)."""
+    if user_id == computer_id:
+        return f"**{escaped(names.get(user_id, 'Brandubh'))}**"
+    return f"<@{user_id}>"
+
+
 def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
@@ -376,7 +385,7 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
         )
     lines = [over]
     if end.winner_id is not None:
-        winner = f"<@{end.winner_id}>"
+        winner = player_named(end.winner_id, active.computer_id, names)
         if active.sets_total > 1:
             lines.append(lang._("{player} wins the set.", player=winner))
         else:
@@ -408,7 +417,7 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             lines.append(lang._("**Game aborted:** it has no result and is unrated."))
         elif active.sets_total > 1 or end.winner_id is None:
             # (A match of one set is won with its game: the line above says so.)
-            lines.append(match_end_text(end.match_end, names, lang))
+            lines.append(match_end_text(end.match_end, names, lang, computer_id=active.computer_id))
         if end.rating_changes:
             lines.append(rating_text(end.rating_changes, names, lang))
     elif end.next_game is not None:
@@ -417,8 +426,8 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             lang._(
                 "Set {number} starts with sides swapped: {attacker} attacks, {defender} defends.",
                 number=nxt.set_number,
-                attacker=f"<@{nxt.attacker_id}>",
-                defender=f"<@{nxt.defender_id}>",
+                attacker=player_named(nxt.attacker_id, active.computer_id, names),
+                defender=player_named(nxt.defender_id, active.computer_id, names),
             )
         )
         if end.rating_changes:
@@ -451,8 +460,15 @@ _MATCH_REASONS = {
 }
 
 
-def match_end_text(end: MatchEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
-    """ "**Match over:** alice wins 2–0 ..." per docs/rules.md §11."""
+def match_end_text(
+    end: MatchEnd,
+    names: Mapping[int, str],
+    lang: Language = ENGLISH,
+    *,
+    computer_id: int | None = None,
+) -> str:
+    """ "**Match over:** alice wins 2–0 ..." per docs/rules.md §11 (``computer_id``: the
+    computer's, named with its level)."""
     if end.aborted or end.result is None or end.reason is None:
         return lang._(
             "**Match aborted:** it ends without a match result, and the aborted set is unrated."
@@ -469,7 +485,7 @@ def match_end_text(end: MatchEnd, names: Mapping[int, str], lang: Language = ENG
         return lang._("**Match drawn** ({score}): {how}.", score=score, how=how)
     return lang._(
         "**Match over:** {player} wins the match {score}, {how}.",
-        player=f"<@{end.winner_id}>",
+        player=player_named(end.winner_id, computer_id, names),
         score=score,
         how=how,
     )
