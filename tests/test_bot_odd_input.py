@@ -137,7 +137,7 @@ async def test_a_server_name_all_markdown_still_titles_its_lists(table: Harness)
     odd = table.standin.add_guild("_" * 100, channels=["play"])
     odd.preferred_locale = "es-ES"
     mallory = table.standin.add_member(odd, "_" * 32)
-    await table.standin.announce_guild(odd)
+    await table.standin.bot_joins(odd)
     await table.standin.announce_member(mallory)
     play = odd.channel("play")
     for name, options in (
