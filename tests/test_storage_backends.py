@@ -644,6 +644,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             await db.execute("ALTER TABLE analysis_claims DROP COLUMN owner")  # schema 27's
             await db.execute("DROP TABLE holds")  # schema 28's
             await db.execute("DROP TABLE given_back")  # schema 29's
+            await db.execute("ALTER TABLE sets DROP COLUMN undone")  # schema 30's
             if services.database.dialect is Dialect.SQLITE:
                 await db.execute("PRAGMA user_version = 25")
             else:
@@ -658,5 +659,37 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             (True, 0, True),
             (True, 0, False),
         ]
+    finally:
+        await services.close()
+
+
+async def test_schema_30_counts_the_moves_taken_back_before_it(
+    database: str, clock: FakeClock
+) -> None:
+    """Moves taken back before schema 30 are counted on their set by its migration: a set
+    with two taken back and one with none read back as they stood."""
+    services = await Services.open(database, clock=clock)
+    try:
+        ids = []
+        for channel in (CHANNEL, OTHER_CHANNEL):
+            active = await services.matches.start_computer_match(GUILD, channel, ALICE, COMPUTER)
+            await services.games.play(channel, ALICE, "d1-c1")
+            await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+            if channel == CHANNEL:
+                await services.takebacks.ask(channel, ALICE)  # her move and the reply
+            ids.append(active.set_id)
+        async with services.database.transaction() as db:
+            await db.execute("ALTER TABLE sets DROP COLUMN undone")
+            if services.database.dialect is Dialect.SQLITE:
+                await db.execute("PRAGMA user_version = 29")
+            else:
+                await db.execute("UPDATE schema_version SET version = 29")
+    finally:
+        await services.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        async with services.database.snapshot() as db:
+            rows = [await sets.by_id(db, set_id) for set_id in ids]
+        assert [(row.ply, row.undone) for row in rows if row] == [(0, 2), (2, 0)]
     finally:
         await services.close()

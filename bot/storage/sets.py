@@ -85,8 +85,9 @@ class SetRow:
     """The set was not played: lost without a move by a player who had left the server before
     it began (the match's next set, docs/rules.md §11)."""
     undone: int = 0
-    """How many moves were taken back in this set so far: with ``ply`` it names the set's
-    position as stored, which a takeback and a new move back to the same ply change too
+    """How many moves were taken back in this set so far (schema 30: kept on the set by the
+    takeback that steps it back, so reading it costs no count): with ``ply`` it names the
+    set's position as stored, which a takeback and a new move back to the same ply change too
     (:func:`stands_at`)."""
 
 
@@ -96,7 +97,7 @@ SET_COLUMNS = """
     g.started_us, g.finished_us, g.deadline_us, g.reminder_us, g.reminded,
     m.sets_total, m.time_per_move_us, m.computer_id, m.computer_level, m.rated,
     m.parent_channel_id, m.line_message_id, g.rated, g.left_server, g.aborted_by, g.walkover,
-    (SELECT count(*) FROM undone_moves u WHERE u.set_id = g.set_id)
+    g.undone
 """
 """A :class:`SetRow`'s columns in order, from ``sets g`` joined with its match ``m``."""
 SET_SELECT = f"SELECT {SET_COLUMNS} FROM sets g JOIN matches m USING (match_id)"
@@ -274,28 +275,22 @@ async def stands_at(
     sees it. ``lock=False`` reads without that lock (a read-only snapshot: an answer that
     holds as of its read)."""
     share = " FOR SHARE" if lock and db.dialect is Dialect.POSTGRESQL else ""
+    # One statement: a takeback steps the row back and counts itself on it, so a racing one
+    # that commits first makes PostgreSQL look at the row again, and then it does not match.
     row = await db.fetch_one(
-        f"SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND status = 'active'{share}",
-        (set_id, ply),
+        "SELECT 1 FROM sets WHERE set_id = ? AND ply = ? AND undone = ? "
+        f"AND status = 'active'{share}",
+        (set_id, ply, undone),
     )
-    if row is None:
-        return False
-    # Counted once the row is locked: a takeback, which steps the row back, cannot commit
-    # between this count and the caller's commit.
-    return await taken_back(db, set_id) == undone
-
-
-async def taken_back(db: Connection, set_id: int) -> int:
-    """How many moves were taken back in set ``set_id`` so far (:attr:`SetRow.undone`)."""
-    row = await db.fetch_one("SELECT count(*) FROM undone_moves WHERE set_id = ?", (set_id,))
-    return 0 if row is None else int(row[0])
+    return row is not None
 
 
 async def changed_up_to(db: Connection, set_id: int, ply: int, undone: int) -> bool:
     """Whether set ``set_id``'s position at ``ply`` is another than when ``undone`` moves had
     been taken back: one of the moves taken back since was among its first ``ply`` (a
     takeback of later moves only leaves that position as it was)."""
-    since = await taken_back(db, set_id) - undone
+    now = await db.fetch_one("SELECT undone FROM sets WHERE set_id = ?", (set_id,))
+    since = 0 if now is None else int(now[0]) - undone
     if since <= 0:
         return False
     # Takebacks are answered one at a time per set, in the order of their ids.

@@ -157,8 +157,9 @@ async def undo_last_move(
     ``from_ply`` (the ply the player saw when the takeback was asked or answered).
 
     The turn goes back to the player who made the move, whose move timer starts again from
-    ``now_us``. False (nothing changed) if the game has no move, is not in progress, or no
-    longer stands at ``from_ply`` (a move landed meanwhile: it is not the one to undo).
+    ``now_us``, and the set counts one more move taken back (``sets.undone``). False (nothing
+    changed) if the game has no move, is not in progress, or no longer stands at ``from_ply``
+    (a move landed meanwhile: it is not the one to undo).
     """
     last = await db.fetch_one(
         "SELECT m.ply, m.player_id FROM moves m JOIN sets g USING (set_id) "
@@ -176,8 +177,8 @@ async def undo_last_move(
         "deadline_us = ? + (SELECT time_per_move_us FROM matches "
         "WHERE matches.match_id = sets.match_id), "
         "reminder_us = ? + (SELECT time_per_move_us FROM matches "
-        "WHERE matches.match_id = sets.match_id) / 2, reminded = 0, last_reminded_ply = NULL "
-        "WHERE set_id = ? AND ply = ? AND status = 'active'",
+        "WHERE matches.match_id = sets.match_id) / 2, reminded = 0, last_reminded_ply = NULL, "
+        "undone = undone + 1 WHERE set_id = ? AND ply = ? AND status = 'active'",
         (ply, player_id, now_us, now_us, set_id, ply + 1),
     )
     if stepped != 1:
