@@ -51,8 +51,8 @@ def _select(undone: str) -> str:
 def _use(select: str) -> None:
     """The storage reads of sets read with ``select`` from now on (their queries are built at
     each call from the module's :data:`~bot.storage.sets.SET_SELECT`)."""
-    for module in (sets, history):
-        setattr(module, "SET_SELECT", select)
+    sets.SET_SELECT = select
+    history.SET_SELECT = select  # type: ignore[attr-defined]  # imported there, not exported
 
 
 def populate(path: Path, players: int, total: int, seed: int) -> tuple[int, int]:

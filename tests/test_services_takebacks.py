@@ -238,6 +238,30 @@ async def test_a_board_from_before_a_takeback_is_not_live_when_the_ply_comes_bac
     assert await services.games.live_board(CHANNEL) == 222
 
 
+async def test_a_board_noted_while_a_move_and_its_takeback_commit_is_not_live(
+    services: Services,
+) -> None:
+    """alice's board of move 1 is noted while her next move and its takeback are being stored
+    (one racing transaction, back at the same ply): the board waits for them, and then is an
+    old one — it takes no buttons."""
+    if services.database.dialect is Dialect.SQLITE:
+        pytest.skip("SQLite runs one write transaction at a time: nothing commits meanwhile")
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    seen = (await services.games.play(CHANNEL, BOB, "c4-c2")).game
+    assert await services.games.board_posted(seen, 111, shows=seen) == (True, None)
+    async with services.database.transaction() as db:
+        # bob's move and its takeback, as their transactions leave the set (ply 2, 1 undone)
+        await db.execute("UPDATE sets SET ply = 3 WHERE set_id = ?", (seen.set_id,))
+        await db.execute("UPDATE sets SET ply = 2, undone = 1 WHERE set_id = ?", (seen.set_id,))
+        noted = asyncio.create_task(services.games.board_posted(seen, 222, shows=seen))
+        await asyncio.sleep(0.3)
+        assert not noted.done()  # waits for the set's row
+    assert (await noted)[0] is False
+    assert await services.games.live_board(CHANNEL) == 111
+
+
 async def test_a_takeback_button_from_before_a_takeback_takes_nothing_back(
     services: Services,
 ) -> None:

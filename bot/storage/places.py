@@ -5,7 +5,7 @@ archived; and the board with buttons in each channel."""
 from __future__ import annotations
 
 from bot.shards import EVERY, Shards
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Dialect
 from bot.storage.sets import stands_at
 
 
@@ -92,6 +92,26 @@ async def live_board(db: Connection, channel_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
+_TAKE_BUTTONS_POSTGRESQL = """
+WITH stands AS (
+    SELECT set_id FROM sets WHERE set_id = ? AND ply = ? AND undone = ? AND status = 'active'
+    FOR SHARE
+), previous AS (
+    SELECT message_id FROM live_boards
+    WHERE channel_id = ? AND EXISTS (SELECT 1 FROM stands) FOR UPDATE
+), taken AS (
+    INSERT INTO live_boards (channel_id, message_id)
+    SELECT CAST(? AS BIGINT), CAST(? AS BIGINT) FROM stands
+    ON CONFLICT (channel_id) DO UPDATE SET message_id = excluded.message_id
+)
+SELECT EXISTS (SELECT 1 FROM stands), (SELECT message_id FROM previous)
+"""
+""":func:`set_live_board_at` on PostgreSQL, in one statement instead of three: the set's row is
+locked while it stands at that position (:func:`~bot.storage.sets.stands_at`), and only then
+the board that had the buttons is read (locked, as it stands after a racing commit) and
+replaced."""
+
+
 async def set_live_board(db: Connection, channel_id: int, message_id: int) -> int | None:
     """``message_id`` is now the board with buttons in ``channel_id``; returns the one before
     (if one was known)."""
@@ -114,6 +134,13 @@ async def set_live_board_at(
     before (if one was known)."""
     # On PostgreSQL the set's row is locked until this commits, so a move cannot land (and
     # its board take the buttons) between this check and the write below.
+    if db.dialect is Dialect.POSTGRESQL:
+        row = await db.fetch_one(
+            _TAKE_BUTTONS_POSTGRESQL,
+            (set_id, ply, undone, channel_id, channel_id, message_id),
+        )
+        assert row is not None
+        return bool(row[0]), None if row[1] is None else int(row[1])
     if not await stands_at(db, set_id, ply, undone):
         return False, None
     return True, await set_live_board(db, channel_id, message_id)
