@@ -108,7 +108,9 @@ async def test_a_takeback_button_of_the_earlier_form_works_until_a_takeback(
     refused = await table.standin.forged_click(again, earlier, table.alice)
     answer = await refused.wait_original()
     assert answer.ephemeral
-    assert answer.content == "The game moved on: nothing was taken back."
+    assert answer.content == (
+        "A move was taken back since this board was posted: nothing more was taken back."
+    )
     assert await asyncio.to_thread(undone_moves, table.db_path) == [
         ("d1-b1", table.alice.id, table.bob.id)
     ]

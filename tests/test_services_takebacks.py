@@ -374,3 +374,80 @@ async def test_a_reminder_read_before_a_takeback_leaves_the_new_moves_reminder_d
     clock.advance(timedelta(hours=1))
     (due,) = await services.games.reminders_due()
     assert (due.ply, due.undone, due.player_to_move) == (1, 1, BOB)
+
+
+async def _member_set(services: Services, *moves: str) -> list[ActiveGame]:
+    """A set between alice (attackers) and bob with ``moves`` played; the game after each."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    played = []
+    for ply, move in enumerate(moves):
+        played.append((await services.games.play(CHANNEL, (ALICE, BOB)[ply % 2], move)).game)
+    return played
+
+
+async def test_a_takeback_under_a_board_the_opponent_has_moved_past_says_so(
+    services: Services,
+) -> None:
+    """alice presses the Takeback of her move's board after bob's reply: she is told her
+    opponent has moved since, and nothing is taken back."""
+    [board, _] = await _member_set(services, "d1-c1", "c4-c2")
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
+    assert str(refused.value) == "Your opponent has moved since: nothing was taken back."
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]
+
+
+async def test_a_takeback_under_a_board_the_player_has_moved_past_says_so(
+    services: Services,
+) -> None:
+    """alice presses the Takeback of bob's move's board after her own next move (bob has not
+    replied): she is told she has moved since, and no request opens."""
+    [_, board, _] = await _member_set(services, "d1-c1", "c4-c2", "d2-e2")
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
+    assert str(refused.value) == "You have moved since: nothing was taken back."
+    async with services.database.snapshot() as db:
+        assert await storage_takebacks.open_for_game(db, board.set_id) is None
+
+
+async def test_a_takeback_under_a_board_from_before_a_takeback_says_one_was_taken_back(
+    services: Services,
+) -> None:
+    """alice's move is taken back and she plays it again: the Takeback of the first move's
+    board says a move was taken back since that board, and asks nothing."""
+    [board] = await _member_set(services, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.ask(CHANNEL, ALICE, board=(board.ply, board.undone))
+    assert str(refused.value) == (
+        "A move was taken back since this board was posted: nothing more was taken back."
+    )
+    assert await moves_played(services) == ["d1-c1"]
+
+
+async def test_an_accept_overtaken_by_the_answerers_own_move_says_they_moved(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's takeback as his own move lands, after the answer read the set and
+    before the move is undone: he is told he has moved since; both moves stand."""
+    if services.database.dialect is Dialect.SQLITE:
+        pytest.skip("SQLite runs one write transaction at a time: the move cannot land within")
+    await _member_set(services, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    undo = storage_takebacks.undo_last_move
+
+    async def bob_moves_then_undo(*args: Any, **kwargs: Any) -> bool:
+        monkeypatch.setattr(storage_takebacks, "undo_last_move", undo)
+        await services.games.play(CHANNEL, BOB, "c4-c2")
+        return await undo(*args, **kwargs)
+
+    monkeypatch.setattr(storage_takebacks, "undo_last_move", bob_moves_then_undo)
+    with pytest.raises(CannotTakeBack) as refused:
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    assert str(refused.value) == "You have moved since: nothing was taken back."
+    assert await moves_played(services) == ["d1-c1", "c4-c2"]

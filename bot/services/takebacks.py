@@ -31,8 +31,16 @@ from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
 MOVED_ON = _("The game moved on: nothing was taken back.")
-"""Why a takeback took nothing back: the game is no longer where it was asked (a move, a
-takeback or the set's end came first)."""
+"""Why a takeback against the computer took nothing back: the game is no longer where it was
+asked (a move, a takeback or the set's end came first)."""
+OPPONENT_MOVED = _("Your opponent has moved since: nothing was taken back.")
+"""Why a Takeback under a member's board took nothing back: the opponent's move came next."""
+YOU_MOVED = _("You have moved since: nothing was taken back.")
+"""Why a Takeback (or an accept) took nothing back: the player's own move came next."""
+TAKEN_BACK_SINCE = _(
+    "A move was taken back since this board was posted: nothing more was taken back."
+)
+"""Why a Takeback under a member's board took nothing back: a takeback was accepted since."""
 
 
 class TakebackService:
@@ -67,7 +75,7 @@ class TakebackService:
         if active.side_of(user_id) is None:
             raise NotAPlayer()
         if board is not None and board != (active.ply, active.undone):
-            raise CannotTakeBack(_moved_on(active, board))
+            raise CannotTakeBack(_moved_on(active, board, user_id))
         records = active.game.records
         if not records:
             raise CannotTakeBack(_("There is no move to take back in this set yet."))
@@ -229,7 +237,12 @@ class TakebackService:
                 if accept and not await takebacks.undo_last_move(
                     db, row.set_id, takeback_id, to_us(now), from_ply=row.ply
                 ):
-                    raise CannotTakeBack(MOVED_ON)
+                    # The set moved on since it was read above (PostgreSQL): ended, or a move
+                    # landed — the answerer's own, as it was their turn.
+                    after = await sets.by_id(db, row.set_id)
+                    if after is None or after.status != sets.ACTIVE:
+                        raise set_over(one_set=active.sets_total == 1)
+                    raise CannotTakeBack(YOU_MOVED)
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
             raise TakebackLapsed(_takeback(row, active.channel_id))
         if accept:
@@ -268,16 +281,24 @@ class TakebackService:
         return lapsed
 
 
-def _moved_on(active: ActiveGame, board: tuple[int, int]) -> Text:
-    """Why a Takeback under the board of position ``board`` takes nothing back in ``active``:
-    against the computer, when only moves came since (nothing taken back), whose they were —
-    the player's, with my reply still to come, or mine too; else that the game moved on."""
+def _moved_on(active: ActiveGame, board: tuple[int, int], user_id: int) -> Text:
+    """Why ``user_id``'s Takeback under the board of position ``board`` takes nothing back in
+    ``active``. When only moves came since (nothing taken back), whose they were: against the
+    computer, the player's, with my reply still to come, or mine too; against a member, the
+    first move after the board, the opponent's or the player's own. Against a member after a
+    takeback, that one was accepted since; against the computer, that the game moved on."""
     ply, undone = board
-    if active.computer_id is not None and undone == active.undone and active.ply > ply:
+    moves_since = undone == active.undone and active.ply > ply
+    if active.computer_id is not None:
+        if not moves_since:
+            return MOVED_ON
         if active.computer_to_move:
             return _("Wait for my reply first, then ask to take your move back.")
         return _("I have moved since: nothing was taken back.")
-    return MOVED_ON
+    if not moves_since:
+        return TAKEN_BACK_SINCE
+    next_mover = active.player_of(active.game.records[ply].side)  # the move after the board
+    return YOU_MOVED if next_mover == user_id else OPPONENT_MOVED
 
 
 def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
