@@ -451,3 +451,26 @@ async def test_an_accept_overtaken_by_the_answerers_own_move_says_they_moved(
         await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     assert str(refused.value) == "You have moved since: nothing was taken back."
     assert await moves_played(services) == ["d1-c1", "c4-c2"]
+
+
+async def test_an_accept_overtaken_by_the_sets_end_says_it_is_over(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's takeback as his resignation lands, after the answer read the set and
+    before the move is undone: he is told the set is over (the match goes on to its next)."""
+    if services.database.dialect is Dialect.SQLITE:
+        pytest.skip("SQLite runs one write transaction at a time: the end cannot land within")
+    await _member_set(services, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    undo = storage_takebacks.undo_last_move
+
+    async def bob_resigns_then_undo(*args: Any, **kwargs: Any) -> bool:
+        monkeypatch.setattr(storage_takebacks, "undo_last_move", undo)
+        await services.games.resign(CHANNEL, BOB)
+        return await undo(*args, **kwargs)
+
+    monkeypatch.setattr(storage_takebacks, "undo_last_move", bob_resigns_then_undo)
+    with pytest.raises(NoGameHere) as refused:
+        await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    assert str(refused.value) == "That set is already over."
