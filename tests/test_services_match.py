@@ -352,6 +352,18 @@ async def test_a_posted_board_is_delivered_and_live_in_one_step(
     assert await services.announcements.due() == []
 
 
+async def test_a_moves_board_takes_the_buttons_from_the_board_before(services: Services) -> None:
+    """Each move's board, once out while its set stands there, is the channel's board with
+    buttons and hands back the one before (to lose its buttons), once."""
+    await start(services)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    assert await services.games.board_posted(first, 111, shows=first) == (True, None)
+    second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
+    assert await services.games.board_posted(second, 222, shows=second) == (True, 111)
+    assert await services.games.board_posted(second, 222, shows=second) == (True, None)
+    assert await services.games.live_board(CHANNEL) == 222
+
+
 async def test_a_board_posted_after_the_next_move_is_not_the_live_one(
     services: Services, clock: FakeClock
 ) -> None:

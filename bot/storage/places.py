@@ -97,8 +97,7 @@ WITH stands AS (
     SELECT set_id FROM sets WHERE set_id = ? AND ply = ? AND undone = ? AND status = 'active'
     FOR SHARE
 ), previous AS (
-    SELECT message_id FROM live_boards
-    WHERE channel_id = ? AND EXISTS (SELECT 1 FROM stands) FOR UPDATE
+    SELECT message_id FROM live_boards WHERE channel_id = ?
 ), taken AS (
     INSERT INTO live_boards (channel_id, message_id)
     SELECT CAST(? AS BIGINT), CAST(? AS BIGINT) FROM stands
@@ -108,8 +107,9 @@ SELECT EXISTS (SELECT 1 FROM stands), (SELECT message_id FROM previous)
 """
 """:func:`set_live_board_at` on PostgreSQL, in one statement instead of three: the set's row is
 locked while it stands at that position (:func:`~bot.storage.sets.stands_at`), and only then
-the board that had the buttons is read (locked, as it stands after a racing commit) and
-replaced."""
+the board that had the buttons is replaced. That board is read as of the statement's start
+(every part of a statement sees one snapshot, so never the row its own INSERT writes,
+whichever part runs first), as the two statements did with no lock between them."""
 
 
 async def set_live_board(db: Connection, channel_id: int, message_id: int) -> int | None:
@@ -140,7 +140,8 @@ async def set_live_board_at(
             (set_id, ply, undone, channel_id, channel_id, message_id),
         )
         assert row is not None
-        return bool(row[0]), None if row[1] is None else int(row[1])
+        live = bool(row[0])
+        return live, None if not live or row[1] is None else int(row[1])
     if not await stands_at(db, set_id, ply, undone):
         return False, None
     return True, await set_live_board(db, channel_id, message_id)
