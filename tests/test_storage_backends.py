@@ -645,6 +645,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             await db.execute("DROP TABLE holds")  # schema 28's
             await db.execute("DROP TABLE given_back")  # schema 29's
             await db.execute("ALTER TABLE sets DROP COLUMN undone")  # schema 30's
+            await db.execute("DROP INDEX sets_in_progress")  # schema 31's
             if services.database.dialect is Dialect.SQLITE:
                 await db.execute("PRAGMA user_version = 25")
             else:
@@ -680,6 +681,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             ids.append(active.set_id)
         async with services.database.transaction() as db:
             await db.execute("ALTER TABLE sets DROP COLUMN undone")
+            await db.execute("DROP INDEX sets_in_progress")  # schema 31's
             if services.database.dialect is Dialect.SQLITE:
                 await db.execute("PRAGMA user_version = 29")
             else:
