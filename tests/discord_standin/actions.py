@@ -12,6 +12,7 @@ from .command_options import OptionValue, command_data
 from .gateway import Gateway
 from .model import (
     ALL_PERMISSIONS,
+    MANAGE_THREADS,
     VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
@@ -86,6 +87,8 @@ class PlayerActions:
         ):
             # Their client does not show the channel: Discord never sends such an interaction.
             raise ValueError(f"{actor.name} cannot see #{channel.name}: no interaction from there")
+        if channel.is_thread and channel.archived:
+            await self._open_archived_thread(channel, actor, interaction_type)
         if message_payload is None and source is not None:
             message_payload = source.to_payload()
         interaction_id = self.world.snowflakes.next()
@@ -121,6 +124,31 @@ class PlayerActions:
         if wait:
             await self.wait_answered(record, timeout=timeout)
         return record
+
+    async def _open_archived_thread(
+        self, thread: FakeChannel, actor: FakeMember | FakeUser, interaction_type: int
+    ) -> None:
+        """What a player's client does before an interaction in an archived thread. Discord's
+        Threads topic: "Users cannot ... use application commands ... in archived threads"
+        (their client does not offer them there: write a message first, see
+        :meth:`DiscordStandin.member_writes`). A press of a component: the client first
+        unarchives the thread as the player (PATCH archived=false; reported in
+        discord/discord-api-docs#8474), which a locked thread refuses to anyone without
+        Manage Threads, and then the interaction is never sent."""
+        if interaction_type != MESSAGE_COMPONENT:
+            raise ValueError(
+                f"#{thread.name} is archived: Discord's clients offer no commands there"
+            )
+        may_manage = isinstance(actor, FakeMember) and bool(
+            actor.effective_permissions_in(thread) & MANAGE_THREADS
+        )
+        if thread.locked and not may_manage:
+            raise ValueError(
+                f"#{thread.name} is locked and archived: {actor.name}'s client cannot open it"
+            )
+        thread.archived = False
+        thread.archived_at = self.world.clock()
+        await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
 
     async def wait_answered(self, record: InteractionRecord, *, timeout: float = 5.0) -> None:
         """Wait for the bot's callback; raise InteractionNotAnswered if none came in time."""

@@ -20,6 +20,7 @@ from .messages import REQUEST_TOO_LARGE, MessageFactory, MessageRejected, Upload
 from .model import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
+    MANAGE_THREADS,
     PUBLIC_THREAD,
     READ_MESSAGE_HISTORY,
     SEND_MESSAGES,
@@ -50,6 +51,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 API = "/api/v{version:\\d+}"
 API_PREFIX = re.compile(r"^/api/v\d+")
 MISSING_ACCESS = 50001
+THREAD_ARCHIVED = 50083
+"""JSON error code: "Tried to perform an operation on an archived thread, such as editing a
+message or adding a user to the thread"."""
+THREAD_LOCKED = 160005
+"""JSON error code: "Thread is locked"."""
 NONCE_WINDOW = timedelta(minutes=3)
 """How long a message's ``nonce`` with ``enforce_nonce`` is remembered ("the past few minutes"
 in Discord's documentation of Create Message; three here, so nothing may count on more)."""
@@ -74,6 +80,11 @@ def json_response(data: Any, status: int = 200) -> web.Response:
 def error(status: int, code: int, message: str) -> web.Response:
     """A Discord-style error body."""
     return json_response({"message": message, "code": code}, status)
+
+
+def _ephemeral(data: JSON) -> bool:
+    """Whether a message's body asks for it to be ephemeral (flag 64)."""
+    return bool(int(data.get("flags") or 0) & 64)
 
 
 def _int(request: web.Request, key: str) -> int:
@@ -324,6 +335,15 @@ class RestApi:
         if self._answer_refused(record, uploads):
             return error(403, 50013, "Missing Permissions")
         data: JSON = body.get("data") or {}
+        source = record.source_message
+        if kind == UPDATE_MESSAGE and source is not None and not source.ephemeral:
+            refused = await self._thread_refuses(source.channel, creates=False)
+        elif kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE) and not _ephemeral(data):
+            refused = await self._thread_refuses(record.channel, creates=True)
+        else:
+            refused = None
+        if refused is not None:
+            return refused
         resource: JSON = {"type": kind}
         info: JSON = {"id": str(record.id), "type": record.type}
         if kind == CHANNEL_MESSAGE:
@@ -379,6 +399,12 @@ class RestApi:
         if self._answer_refused(record, uploads):
             return error(403, 50013, "Missing Permissions")
         original = record.original
+        if original is not None and original.loading:  # the followup fills it in
+            seen_by_all = not original.ephemeral
+        else:
+            seen_by_all = not _ephemeral(body)
+        if seen_by_all and (refused := await self._thread_refuses(record.channel, creates=True)):
+            return refused
         if (
             original is not None
             and original.loading
@@ -419,11 +445,10 @@ class RestApi:
         answering: InteractionRecord | None = None,
     ) -> web.StreamResponse:
         if request.method == "PATCH":
-            where = message.channel
-            if where.is_thread and where.archived:
-                # "Users cannot edit messages ... in archived threads" (Discord's Threads topic);
-                # only a new message unarchives one (post_message), a locked one not even that.
-                return error(400, 50083, "Thread is archived")
+            if not message.ephemeral:
+                refused = await self._thread_refuses(message.channel, creates=False)
+                if refused is not None:
+                    return refused
             body, uploads = await read_body(request)
             if answering is not None and self._answer_refused(answering, uploads):
                 return error(403, 50013, "Missing Permissions")
@@ -463,6 +488,29 @@ class RestApi:
             return True
         held = self._world.bot_member(channel.guild).effective_permissions_in(channel)
         return held & permission == permission
+
+    async def _thread_refuses(self, channel: FakeChannel, *, creates: bool) -> web.Response | None:
+        """Whether (and how) Discord refuses the bot a new message (``creates``) or an edit of
+        one in ``channel``, as its Threads topic says: "Users cannot edit messages ... in
+        archived threads" (400 50083); "Sending a message will automatically unarchive the
+        thread, unless the thread has been locked by a moderator" (here the thread is
+        unarchived and the bot sent THREAD_UPDATE; a locked one: 50083); and without Manage
+        Threads "Users won't be able to create or update messages in locked threads" (403
+        160005 "Thread is locked"). An interaction's visible answer is held to the same rules:
+        the documentation says nothing of them, so the stand-in takes the stricter reading
+        (an answer that edits a message is an edit, one that posts is a message); an
+        ephemeral one, which nobody else sees in the thread, is not."""
+        if not channel.is_thread:
+            return None
+        if channel.archived:
+            if not creates or channel.locked:
+                return error(400, THREAD_ARCHIVED, "Thread is archived")
+            channel.archived = False
+            channel.archived_at = self._world.clock()
+            await self._tell("THREAD_UPDATE", payloads.thread(channel))
+        elif channel.locked and not self._bot_may(channel, MANAGE_THREADS):
+            return error(403, THREAD_LOCKED, "Thread is locked")
+        return None
 
     async def _tell(self, event: str, data: JSON) -> None:
         """Dispatch a gateway event to the bot, if it is connected."""
@@ -514,6 +562,14 @@ class RestApi:
         body, _ = await read_body(request)
         if not channel.is_thread:
             return error(403, 50013, "Missing Permissions")
+        manages = self._bot_may(channel, MANAGE_THREADS)
+        if "locked" in body and not manages:
+            return error(403, 50013, "Missing Permissions")
+        # "If locked is true, then the user must have created the thread or have
+        # MANAGE_THREADS" to unarchive it (Discord's Threads topic).
+        started = channel.owner_id == self._world.bot_user.id
+        if channel.locked and body.get("archived") is False and not (manages or started):
+            return error(403, 50013, "Missing Permissions")
         if "name" in body:
             channel.name = str(body["name"])
         if "archived" in body:
@@ -558,11 +614,8 @@ class RestApi:
         needed = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
         if not self._bot_may(channel, needed):
             return error(403, 50013, "Missing Permissions")
-        if channel.is_thread and channel.archived:
-            if channel.locked:
-                return error(400, 50083, "Thread is archived")
-            channel.archived = False  # a message in an archived, unlocked thread unarchives it
-            await self._tell("THREAD_UPDATE", payloads.thread(channel))
+        if (refused := await self._thread_refuses(channel, creates=True)) is not None:
+            return refused
         if uploads and not self._bot_may(channel, ATTACH_FILES):
             return error(403, 50013, "Missing Permissions")
         if body.get("message_reference") and not self._bot_may(channel, READ_MESSAGE_HISTORY):

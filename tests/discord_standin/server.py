@@ -34,8 +34,10 @@ from .model import (
     ATTACH_FILES,
     EMBED_LINKS,
     EVERYONE_PERMISSIONS,
+    MANAGE_THREADS,
     MEMBER_OVERWRITE,
     ROLE_OVERWRITE,
+    VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
     FakeMember,
@@ -356,6 +358,22 @@ class DiscordStandin(PlayerActions):
             thread.locked = locked
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
+
+    async def member_writes(self, channel: FakeChannel, member: FakeMember) -> None:
+        """``member`` writes a message in ``channel`` (not kept: the bot does not ask for the
+        GUILD_MESSAGES intent, so it is not told). Discord's Threads topic: "Sending a message
+        will automatically unarchive the thread, unless the thread has been locked by a
+        moderator", and without Manage Threads nobody may "create ... messages in locked
+        threads": in an archived thread the bot is sent THREAD_UPDATE; in a locked one
+        (without Manage Threads) the message is refused (ValueError)."""
+        if not member.effective_permissions_in(channel) & VIEW_CHANNEL:
+            raise ValueError(f"{member.name} cannot see #{channel.name}")
+        if not channel.is_thread:
+            return
+        if channel.locked and not member.effective_permissions_in(channel) & MANAGE_THREADS:
+            raise ValueError(f"#{channel.name} is locked: {member.name} may not write there")
+        if channel.archived:
+            await self.edit_thread(channel, archived=False)
 
     async def remove_member(self, member: FakeMember) -> None:
         """The member leaves the guild (or is kicked); the bot is sent

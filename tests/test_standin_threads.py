@@ -1,0 +1,118 @@
+"""The stand-in's threads as Discord's Threads topic describes them: an archived thread takes
+no edits and no commands until someone writes there or presses a button (their client opens it
+first); a locked one takes nothing from a bot without Manage Threads."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import MANAGE_THREADS
+from tests.test_standin import Table, running
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin) -> AsyncIterator[Table]:
+    """A small connected bot (the stand-in's own test bot)."""
+    async with running(discord_standin) as table:
+        yield table
+
+
+def _content(text: str) -> discord.http.MultipartParameters:
+    return discord.http.handle_message_parameters(content=text)
+
+
+def _edit(channel_id: int, message_id: object) -> discord.http.Route:
+    return discord.http.Route(
+        "PATCH",
+        "/channels/{channel_id}/messages/{message_id}",
+        channel_id=channel_id,
+        message_id=message_id,
+    )
+
+
+async def test_no_command_comes_from_an_archived_thread_until_someone_writes_there(
+    table: Table,
+) -> None:
+    """ "Users cannot ... use application commands ... in archived threads": the stand-in sends
+    none; a member's message there unarchives it and the bot is told."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    await table.standin.edit_thread(thread, archived=True)
+    with pytest.raises(ValueError, match="archived"):
+        await table.standin.slash(
+            table.guild, thread, table.alice, "challenge", {"opponent": table.bob}
+        )
+    await table.standin.member_writes(thread, table.alice)
+    assert not thread.archived
+    reply = await table.standin.slash(
+        table.guild, thread, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+
+
+async def test_a_press_in_an_archived_thread_opens_it_first(table: Table) -> None:
+    """The player's client unarchives the thread before it sends a press there, and the bot's
+    edit of the message answers it; in a thread also locked the press is never sent."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    reply = await table.standin.slash(
+        table.guild, thread, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    await table.standin.edit_thread(thread, archived=True)
+    click = await table.standin.click(reply.message, "resign", table.bob)
+    assert click.response_type == 7
+    assert not thread.archived
+    assert reply.message.content == "bob resigned"
+    other = await table.standin.slash(
+        table.guild, thread, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert other.message is not None
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    with pytest.raises(ValueError, match="locked"):
+        await table.standin.click(other.message, "resign", table.bob)
+
+
+async def test_a_locked_thread_takes_no_post_or_edit_from_a_bot_without_manage_threads(
+    table: Table,
+) -> None:
+    """ "Users won't be able to create or update messages in locked threads" without Manage
+    Threads: 403 160005 "Thread is locked" for both, until the bot's role has it."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    posted = await table.bot.http.send_message(thread.id, params=_content("hello"))
+    await table.standin.edit_thread(thread, locked=True)
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.http.send_message(thread.id, params=_content("again"))
+    assert refused.value.code == 160005
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.http.request(_edit(thread.id, posted["id"]), json={"content": "edited"})
+    assert refused.value.code == 160005
+    bot_member = table.standin.world.bot_member(table.guild)
+    await table.standin.edit_role(
+        bot_member.roles[0], permissions=bot_member.roles[0].permissions | MANAGE_THREADS
+    )
+    await table.bot.http.request(_edit(thread.id, posted["id"]), json={"content": "edited"})
+    await table.bot.http.send_message(thread.id, params=_content("again"))
+
+
+async def test_only_its_creator_or_a_moderator_opens_a_locked_archived_thread(
+    table: Table,
+) -> None:
+    """ "If locked is true, then the user must have created the thread or have
+    MANAGE_THREADS": the bot may unarchive its own locked thread, not a member's."""
+    theirs = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    data = await table.bot.http.start_thread_without_message(
+        table.channel.id, name="game", auto_archive_duration=10080, type=11
+    )
+    [mine] = [t for t in table.standin.world.threads_of(table.channel) if t.id == int(data["id"])]
+    for thread in (theirs, mine):
+        await table.standin.edit_thread(thread, archived=True, locked=True)
+    with pytest.raises(discord.Forbidden):
+        await table.bot.http.edit_channel(theirs.id, archived=False)
+    await table.bot.http.edit_channel(mine.id, archived=False)
+    assert theirs.archived
+    assert not mine.archived
