@@ -21,6 +21,7 @@ from bot.flow.posts import (
     or_missing,
     pictures_as_text,
 )
+from bot.flow.threads import edit_reopening
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame, MoveResult
 from bot.services.errors import NoGameHere, StaleGameError
@@ -83,8 +84,13 @@ class ComputerTurns:
         """
         if message_id is not None:
             try:
-                await channel.get_partial_message(message_id).edit(
-                    content=content, attachments=files, view=view, allowed_mentions=pings
+                await edit_reopening(
+                    self.flow.bot,
+                    channel.get_partial_message(message_id),
+                    content=content,
+                    attachments=files,
+                    view=view,
+                    allowed_mentions=pings,
                 )
                 return message_id
             except (discord.HTTPException, *UNREACHABLE) as error:  # deleted: post it instead

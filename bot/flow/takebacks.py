@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
+from bot.flow.threads import edit_reopening
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
@@ -157,7 +158,9 @@ class TakebackFlow:
             )
             lang = await self.flow.channel_language(lapsed.channel_id)
             try:
-                await message.edit(content=lapsed_text(lapsed, lang), view=None)
+                await edit_reopening(
+                    self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None
+                )
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
 

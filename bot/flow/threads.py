@@ -27,6 +27,42 @@ THREAD_NAME_LIMIT = 100
 THREAD_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 """Discord archives a quiet thread after this long (a week); the bot archives it at match end."""
 
+THREAD_ARCHIVED = 50083
+"""Discord's refusal of an edit in an archived thread ("Tried to perform an operation on an
+archived thread, such as editing a message")."""
+
+
+async def edit_reopening(
+    client: discord.Client, message: discord.PartialMessage | discord.Message, **fields: Any
+) -> discord.Message:
+    """Edit the bot's ``message`` with ``fields``. Discord refuses any edit in an archived
+    thread (50083), and archives a game's thread when nobody wrote in it for a while although
+    the game goes on: then the thread is opened again (the bot started it, or wrote in it, and
+    "Editing a thread to set archived to false only requires the current user has already
+    been added to the thread", Discord's Threads topic) and the edit made once more. A thread
+    a moderator locked is left closed: that is their hold on the game (bot/holds.py), and the
+    refusal is raised as it came. Raises discord.HTTPException."""
+    try:
+        return await message.edit(**fields)
+    except discord.HTTPException as error:
+        if error.code != THREAD_ARCHIVED or not await _reopen(client, message.channel.id):
+            raise
+    for file in fields.get("attachments") or ():
+        if isinstance(file, discord.File):
+            file.reset()  # read by the refused edit
+    return await message.edit(**fields)
+
+
+async def _reopen(client: discord.Client, thread_id: int) -> bool:
+    """Unarchive thread ``thread_id`` if Discord shows it archived and not locked; whether it
+    was. Raises discord.HTTPException."""
+    thread = await client.fetch_channel(thread_id)
+    if not isinstance(thread, discord.Thread) or not thread.archived or thread.locked:
+        return False
+    _log.info("Opening thread %s again: Discord archived it while its game goes on", thread_id)
+    await thread.edit(archived=False)
+    return True
+
 
 async def close_unused_thread(thread: discord.Thread, reason: str | None) -> None:
     """A thread opened for a match that then did not start (the challenge was withdrawn or

@@ -1,0 +1,219 @@
+"""A game whose thread Discord archived (nobody wrote in it for a while) goes on: an archived,
+unlocked thread is open to anyone who writes in it, so its clocks run (unlike a thread a
+moderator locked, which holds them), and whatever the bot posts or edits there still lands."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.flow import computer_turns
+from tests.bot_harness import Harness, challenge_id, eventually, next_drawing_waits, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+WEEK = 7 * 24 * 60
+"""The longest time per move a challenge offers, in minutes."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays each game in a thread."""
+    async with running_bot(
+        discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
+    ) as harness:
+        yield harness
+
+
+async def thread_game(table: Harness, **options: object) -> tuple[StoredMessage, FakeChannel]:
+    """alice challenges bob to one set (a week per move), bob accepts: the line and thread."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": WEEK, **options}
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    await table.wait_board(channel=line.thread)
+    return line, line.thread
+
+
+async def quiet(table: Harness, thread: FakeChannel) -> None:
+    """Nobody wrote in ``thread`` for long enough: Discord archives it (not locked)."""
+    await table.standin.edit_thread(thread, archived=True)
+
+
+def board_buttons(board: StoredMessage) -> list[str]:
+    """The custom ids of a board's buttons."""
+    return board.custom_ids()
+
+
+async def test_a_move_after_writing_in_the_archived_thread_is_played(table: Harness) -> None:
+    """alice's client offers no commands in the archived thread; she writes there, which opens
+    it, and her /move is played: the old board loses its buttons, the new one has them."""
+    _, thread = await thread_game(table)
+    first = await table.wait_board(channel=thread)
+    await quiet(table, thread)
+    with pytest.raises(ValueError, match="archived"):
+        await table.slash(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.standin.member_writes(thread, table.alice)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert not played.ephemeral, played.content
+    await table.standin.wait_until(lambda: first.components == [], timeout=5)
+    assert board_buttons(played)
+
+
+async def test_a_move_in_the_parent_channel_points_to_the_archived_thread(
+    table: Harness,
+) -> None:
+    """From #games alice's /move points to her thread, not as locked: anyone may write there."""
+    _, thread = await thread_game(table)
+    await quiet(table, thread)
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert reply.ephemeral
+    assert reply.content == (
+        f"There is no game in this channel: yours is in <#{thread.id}>, play it there."
+    )
+
+
+async def test_the_boards_buttons_work_in_the_archived_thread(table: Harness) -> None:
+    """A press of the board's move button in the archived thread (the client opens it first)
+    is answered with the picker, privately."""
+    _, thread = await thread_game(table)
+    board = await table.wait_board(channel=thread)
+    await quiet(table, thread)
+    [move] = [c for c in board_buttons(board) if c.startswith("move:")]
+    pressed = await table.standin.click(board, move, table.alice)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.components, answer.content
+    assert not thread.archived
+
+
+async def test_takeback_and_resign_buttons_work_in_the_archived_thread(table: Harness) -> None:
+    """After alice's move the thread goes quiet and is archived: her Takeback press asks bob
+    (the question lands in the thread), bob's Accept takes it back; then bob's Resign press
+    asks him to confirm, and his confirmation ends the game, each in the archived thread."""
+    _, thread = await thread_game(table)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await quiet(table, thread)
+    [takeback] = [c for c in board_buttons(played) if c.startswith("takeback:")]
+    await (await table.standin.click(played, takeback, table.alice)).wait_original()
+    question = await table.standin.wait_for_message(
+        thread, lambda m: any(c.startswith("takeback-answer:") for c in m.custom_ids())
+    )
+    await quiet(table, thread)
+    [accept] = [c for c in question.custom_ids() if c.endswith(":accept")]
+    await table.standin.click(question, accept, table.bob)
+    back = await table.wait_board(lambda m: "was taken back" in m.content, channel=thread)
+    await quiet(table, thread)
+    [resign] = [c for c in board_buttons(back) if c.startswith("resign-ask:")]
+    asked = await (await table.standin.click(back, resign, table.bob)).wait_original()
+    assert asked.ephemeral
+    await quiet(table, thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.bob)
+    over = await table.wait_board(lambda m: "wins the" in m.content, channel=thread)
+    assert not over.ephemeral
+
+
+async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
+    table: Harness,
+) -> None:
+    """bob asks to take back his move; nobody answers, the thread is archived, and the request
+    lapses: its question says so and loses its buttons (the edit was refused in the archived
+    thread)."""
+    _, thread = await thread_game(table)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.reply_text(table.bob, "move", {"move": "d3-a3"}, channel=thread)
+    asked = await table.reply_text(table.bob, "takeback", channel=thread)
+    question = await table.standin.wait_for_message(
+        thread, lambda m: any(c.startswith("takeback-answer:") for c in m.custom_ids())
+    )
+    del asked
+    await quiet(table, thread)
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: question.components == [], timeout=10)
+
+
+async def test_the_half_time_reminder_lands_in_the_archived_thread(table: Harness) -> None:
+    """alice's reminder at half time is posted in the archived thread (which opens it), and
+    her clock was not held: the deadline stays where it was."""
+    _, thread = await thread_game(table)
+    await quiet(table, thread)
+    table.advance(timedelta(days=3, hours=13))
+    reminder = await table.standin.wait_for_message(thread, lambda m: "reminder" in m.content)
+    assert f"<@{table.alice.id}>" in reminder.content
+    assert not thread.archived
+
+
+async def test_a_timeout_in_the_archived_thread_posts_its_final_board(table: Harness) -> None:
+    """alice's time runs out while the thread is archived: the final board is posted there,
+    the old board loses its buttons, and the line in #games shows the result."""
+    line, thread = await thread_game(table)
+    first = await table.wait_board(channel=thread)
+    await quiet(table, thread)
+    table.advance(timedelta(days=3, hours=13))
+    await table.standin.wait_for_message(thread, lambda m: "reminder" in m.content)
+    await quiet(table, thread)
+    table.advance(timedelta(days=3, hours=12))
+    over = await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
+    assert f"<@{table.bob.id}> wins" in over.content
+    await table.standin.wait_until(lambda: first.components == [], timeout=10)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=10)
+
+
+async def test_an_admins_abort_lands_in_the_archived_thread(table: Harness) -> None:
+    """An admin aborts the game from #games while its thread is archived: the aborted board is
+    posted in the thread and the old board loses its buttons."""
+    line, thread = await thread_game(table)
+    first = await table.wait_board(channel=thread)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    await quiet(table, thread)
+    board = await table.abort(table.admin, {"game": active.set_id}, game_channel=thread)
+    assert "**Game aborted:**" in board.content
+    await table.standin.wait_until(lambda: first.components == [], timeout=10)
+    await table.standin.wait_until(lambda: "aborted" in line.content, timeout=10)
+
+
+async def test_the_match_end_archives_a_thread_discord_archived_first(table: Harness) -> None:
+    """bob resigns; during the grace period Discord archives the quiet thread: the bot's own
+    archiving of it at the end of the grace period goes through without a fuss."""
+    line, thread = await thread_game(table)
+    asked = await table.reply_text(table.bob, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.bob)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    await quiet(table, thread)
+    table.advance(timedelta(minutes=11))
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def due() -> object:
+        return await games.archives_due(table.now)
+
+    await eventually(due, [])
+    assert thread.archived
+
+
+async def test_the_computers_reply_lands_in_a_thread_archived_while_it_thinks(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice plays the computer; while its reply is being drawn her thread is archived: the
+    reply still replaces the line that said it was thinking, and the game goes on."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    drawing, go_on = next_drawing_waits(monkeypatch, computer_turns)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await drawing.wait()
+    await quiet(table, thread)
+    go_on.set()
+    reply = await table.wait_board(lambda m: "(defenders) played" in m.content, channel=thread)
+    assert "I am thinking" not in reply.content
+    assert all("I am thinking" not in m.content for m in table.public_messages(thread))
+    del played
