@@ -116,3 +116,27 @@ async def test_only_its_creator_or_a_moderator_opens_a_locked_archived_thread(
     await table.bot.http.edit_channel(mine.id, archived=False)
     assert theirs.archived
     assert not mine.archived
+
+
+async def test_an_answer_in_a_locked_thread_is_refused_unless_only_its_reader_sees_it(
+    table: Table,
+) -> None:
+    """In a thread locked (not archived) a visible answer is refused with 403 50083, as
+    reported in discord/discord-api-docs#6884 and #7707; an ephemeral one goes through."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    reply = await table.standin.slash(
+        table.guild, thread, table.alice, "challenge", {"opponent": table.bob}
+    )
+    assert reply.message is not None
+    await table.standin.edit_thread(thread, locked=True)
+    hint = await table.standin.click(reply.message, "hint", table.bob)
+    assert hint.answered
+    resign = await table.standin.click(reply.message, "resign", table.bob, wait=False)
+    callback = f"/interactions/{resign.id}/{resign.token}/callback"
+
+    def refused() -> bool:
+        return any(c.path.endswith(callback) and c.status == 403 for c in table.standin.rest_log)
+
+    await table.standin.wait_until(refused, timeout=5)
+    assert not resign.answered
+    assert reply.message.content != "bob resigned"

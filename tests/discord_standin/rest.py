@@ -337,9 +337,9 @@ class RestApi:
         data: JSON = body.get("data") or {}
         source = record.source_message
         if kind == UPDATE_MESSAGE and source is not None and not source.ephemeral:
-            refused = await self._thread_refuses(source.channel, creates=False)
+            refused = await self._thread_refuses(source.channel, creates=False, answering=True)
         elif kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE) and not _ephemeral(data):
-            refused = await self._thread_refuses(record.channel, creates=True)
+            refused = await self._thread_refuses(record.channel, creates=True, answering=True)
         else:
             refused = None
         if refused is not None:
@@ -403,7 +403,9 @@ class RestApi:
             seen_by_all = not original.ephemeral
         else:
             seen_by_all = not _ephemeral(body)
-        if seen_by_all and (refused := await self._thread_refuses(record.channel, creates=True)):
+        if seen_by_all and (
+            refused := await self._thread_refuses(record.channel, creates=True, answering=True)
+        ):
             return refused
         if (
             original is not None
@@ -446,7 +448,9 @@ class RestApi:
     ) -> web.StreamResponse:
         if request.method == "PATCH":
             if not message.ephemeral:
-                refused = await self._thread_refuses(message.channel, creates=False)
+                refused = await self._thread_refuses(
+                    message.channel, creates=False, answering=answering is not None
+                )
                 if refused is not None:
                     return refused
             body, uploads = await read_body(request)
@@ -489,17 +493,22 @@ class RestApi:
         held = self._world.bot_member(channel.guild).effective_permissions_in(channel)
         return held & permission == permission
 
-    async def _thread_refuses(self, channel: FakeChannel, *, creates: bool) -> web.Response | None:
+    async def _thread_refuses(
+        self, channel: FakeChannel, *, creates: bool, answering: bool = False
+    ) -> web.Response | None:
         """Whether (and how) Discord refuses the bot a new message (``creates``) or an edit of
         one in ``channel``, as its Threads topic says: "Users cannot edit messages ... in
         archived threads" (400 50083); "Sending a message will automatically unarchive the
         thread, unless the thread has been locked by a moderator" (here the thread is
         unarchived and the bot sent THREAD_UPDATE; a locked one: 50083); and without Manage
         Threads "Users won't be able to create or update messages in locked threads" (403
-        160005 "Thread is locked"). An interaction's visible answer is held to the same rules:
-        the documentation says nothing of them, so the stand-in takes the stricter reading
-        (an answer that edits a message is an edit, one that posts is a message); an
-        ephemeral one, which nobody else sees in the thread, is not."""
+        160005 "Thread is locked"). An interaction's visible answer (``answering``) is held to
+        the same rules: the documentation says nothing of them, so the stand-in takes the
+        stricter reading (an answer that edits a message is an edit, one that posts is a
+        message); in a locked thread it is refused with 403 50083 "Thread is archived", as
+        reported in discord/discord-api-docs#6884 and #7707; an ephemeral one, which nobody
+        else sees in the thread, is not refused (#7707: Discord shows answers in a locked
+        thread privately where it lets them through at all)."""
         if not channel.is_thread:
             return None
         if channel.archived:
@@ -509,6 +518,8 @@ class RestApi:
             channel.archived_at = self._world.clock()
             await self._tell("THREAD_UPDATE", payloads.thread(channel))
         elif channel.locked and not self._bot_may(channel, MANAGE_THREADS):
+            if answering:
+                return error(403, THREAD_ARCHIVED, "Thread is archived")
             return error(403, THREAD_LOCKED, "Thread is locked")
         return None
 
