@@ -317,6 +317,33 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
     )
 
 
+class ThreadLockedForMe(GameError):
+    """A moderator locked the thread an interaction came from and I lack Manage Threads:
+    Discord takes no message of mine there, not even an interaction's visible answer (only
+    one its reader alone sees), so nothing can be played in it."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "A moderator locked this thread: Discord takes nothing from me here until one "
+                "unlocks it."
+            )
+        )
+
+
+def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
+    """Whether ``interaction`` came from a thread a moderator locked, where I lack Manage
+    Threads ("Users won't be able to create or update messages in locked threads", Discord's
+    Threads topic). Not a hold of the game's clocks unless it is also archived (bot/holds.py):
+    a locked thread stays open to moderators."""
+    channel = interaction.channel
+    return (
+        isinstance(channel, discord.Thread)
+        and channel.locked
+        and not interaction.app_permissions.manage_threads
+    )
+
+
 def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
     games are not allowed in names none of the allowed channels Discord has deleted; Discord's
@@ -327,6 +354,8 @@ def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -
     if isinstance(error, ChannelNotAllowed):
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
     if isinstance(error, discord.Forbidden):
+        if locked_for_me(interaction):
+            return ThreadLockedForMe()
         return MissingChannelPermissions(_refused_for(interaction, error))
     return error
 
@@ -419,7 +448,20 @@ def install(tree: app_commands.CommandTree[Any]) -> None:
         await report_error(interaction, error)
 
     tree.error(on_error)
-    tree.interaction_check = _guild_only_check  # type: ignore[method-assign]
+    tree.interaction_check = _interaction_check  # type: ignore[method-assign]
+
+
+async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
+    """:func:`_guild_only_check`, then refuse a command from a thread locked for me (nothing
+    it did could be answered there: :func:`locked_for_me`) before it does anything."""
+    if not await _guild_only_check(interaction):
+        return False
+    if interaction.type is discord.InteractionType.application_command and locked_for_me(
+        interaction
+    ):
+        await report_error(interaction, ThreadLockedForMe())
+        return False
+    return True
 
 
 async def _guild_only_check(interaction: discord.Interaction[Any]) -> bool:

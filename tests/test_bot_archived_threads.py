@@ -217,3 +217,31 @@ async def test_the_computers_reply_lands_in_a_thread_archived_while_it_thinks(
     assert "I am thinking" not in reply.content
     assert all("I am thinking" not in m.content for m in table.public_messages(thread))
     del played
+
+
+# -- a thread locked, not archived: nothing of mine lands there -------------------------
+
+
+async def test_a_move_in_a_locked_thread_is_refused_and_not_played(table: Harness) -> None:
+    """A moderator locked (not archived) the game's thread and I lack Manage Threads, so
+    Discord takes no visible answer of mine there: alice's /move and a press of the board's
+    move button are refused, privately, saying the thread is locked, and the move is not
+    played (it was played while she was told I lacked permissions)."""
+    _, thread = await thread_game(table)
+    board = await table.wait_board(channel=thread)
+    await table.standin.edit_thread(thread, locked=True)
+    await table.standin.wait_until(lambda: thread.locked, timeout=5)
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert reply.ephemeral
+    assert reply.content == LOCKED
+    [move] = [c for c in board_buttons(board) if c.startswith("move:")]
+    pressed = await (await table.standin.click(board, move, table.alice)).wait_original()
+    assert pressed.ephemeral
+    assert pressed.content == LOCKED
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    assert active.ply == 0
+
+
+LOCKED = "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."

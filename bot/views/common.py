@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import discord
 from discord.utils import utcnow
 
-from bot.errors import UNREACHABLE, report_error
+from bot.errors import UNREACHABLE, ThreadLockedForMe, locked_for_me, report_error
 from bot.i18n import ENGLISH, Language, Text
 
 if TYPE_CHECKING:
@@ -225,8 +225,11 @@ Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
 
 
 async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> None:
-    """Run a component's handler; any error goes to the one error handler."""
+    """Run a component's handler, unless it came from a thread locked for me (nothing it did
+    could be answered there); any error goes to the one error handler."""
     try:
+        if locked_for_me(interaction):
+            raise ThreadLockedForMe()
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
         await report_error(interaction, error)
