@@ -35,6 +35,7 @@ import discord
 
 from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
+from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
 from bot.holds import Holds
 from bot.i18n import Language
@@ -146,7 +147,7 @@ class Timers:
                 _log.info("Not showing the new time on %s: it has %d timestamps", what, stamps)
                 return
             content = _TIMESTAMP.sub(f"<t:{int(when.timestamp())}:R>", shown.content)
-            await shown.edit(content=content, allowed_mentions=NO_PINGS)
+            await edit_reopening(self.bot, shown, content=content, allowed_mentions=NO_PINGS)
         except discord.HTTPException as error:
             _log.info("Could not show the new time on %s (message %s): %s", what, message_id, error)
 

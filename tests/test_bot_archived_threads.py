@@ -4,6 +4,7 @@ moderator locked, which holds them), and whatever the bot posts or edits there s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -245,3 +246,23 @@ async def test_a_move_in_a_locked_thread_is_refused_and_not_played(table: Harnes
 
 
 LOCKED = "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."
+
+
+async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(
+    table: Harness,
+) -> None:
+    """A moderator locks and archives the thread for two days, then unlocks it but leaves it
+    archived: alice's board says her new deadline (the two days given back) — the edit was
+    refused in the archived thread and the board kept the old one."""
+    _, thread = await thread_game(table)
+    [board] = [m for m in table.public_messages(thread) if m.components]
+    table.advance(timedelta(hours=20))
+    await asyncio.sleep(0.3)  # the timers run then
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    await asyncio.sleep(0.3)
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)
+    await table.standin.edit_thread(thread, locked=False)
+    left = timedelta(minutes=WEEK) - timedelta(hours=20)
+    deadline = f"<t:{int((table.now + left).timestamp())}:R>"
+    await table.standin.wait_until(lambda: deadline in board.content, timeout=10)
