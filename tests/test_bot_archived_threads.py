@@ -266,3 +266,20 @@ async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(
     left = timedelta(minutes=WEEK) - timedelta(hours=20)
     deadline = f"<t:{int((table.now + left).timestamp())}:R>"
     await table.standin.wait_until(lambda: deadline in board.content, timeout=10)
+
+
+async def test_a_challenge_that_expires_in_an_archived_members_thread_says_so(
+    table: Harness,
+) -> None:
+    """carol challenges ada in the thread she started; nobody answers, Discord archives the
+    thread, and the challenge expires: its message says so and loses its buttons (the edit
+    was refused in the archived thread, and its Accept stayed)."""
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    posted = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=corner
+    )
+    assert posted.components, posted.content
+    await quiet(table, corner)
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: posted.components == [], timeout=10)
+    assert "expired" in posted.content

@@ -21,6 +21,7 @@ from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     close_unused_thread,
+    edit_reopening,
     match_line,
     member_threads_here,
     thread_name,
@@ -284,7 +285,9 @@ class ChallengeFlow:
             challenge.message_id
         )
         lang = await self.flow.server_language(challenge.guild_id)
-        await message.edit(content=expired_text(challenge, lang), view=None)
+        await edit_reopening(
+            self.flow.bot, message, content=expired_text(challenge, lang), view=None
+        )
 
     async def show_expired_after_press(self, challenge_id: int) -> None:
         """Show challenge ``challenge_id``, closed as expired, so on its message through the
@@ -316,6 +319,8 @@ class ChallengeFlow:
                 opponent=f"<@{challenge.opponent_id}>",
             )
         try:
-            await message.edit(content=content, view=None, allowed_mentions=NO_PINGS)
+            await edit_reopening(
+                self.flow.bot, message, content=content, view=None, allowed_mentions=NO_PINGS
+            )
         except discord.HTTPException as error:
             _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)

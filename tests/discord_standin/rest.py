@@ -568,7 +568,10 @@ class RestApi:
         return json_response(data, 201)
 
     async def patch_channel(self, request: web.Request) -> web.StreamResponse:
-        """PATCH /channels/{id}: for a thread, its name, archived and locked flags."""
+        """PATCH /channels/{id}: for a thread, its name, archived and locked flags. Discord lets
+        a thread's member unarchive it ("only requires the current user has already been added
+        to the thread"); thread membership is not modelled, so the bot may unarchive any
+        unlocked thread here (a locked one only if it started it, or has Manage Threads)."""
         channel = self._channel(request)
         body, _ = await read_body(request)
         if not channel.is_thread:
