@@ -154,7 +154,7 @@ async def test_a_nickname_that_is_a_link_or_a_channel_shows_as_text(
 async def test_a_server_name_with_markdown_shows_as_text_in_the_titles(table: Harness) -> None:
     """A server named "**Tafl** __Club__": /leaderboard's and /games' titles show the name as
     written, not as bold and underlined text."""
-    table.guild.name = "**Tafl** __Club__"
+    await table.standin.rename_guild(table.guild, "**Tafl** __Club__")
     for command in ("leaderboard", "games"):
         shown = await table.reply_text(table.alice, command)
         title = shown.embeds[0]["title"]

@@ -171,6 +171,25 @@ def guild_object(guild: FakeGuild) -> JSON:
     """The guild object with GUILD_CREATE's extra fields (members, channels, threads), as
     GET /guilds/{id} answers it too (without ``unavailable``)."""
     return {
+        **guild_update(guild),
+        "joined_at": iso(guild.created_at),
+        "large": False,
+        "member_count": len(guild.members),
+        "members": [member(m) for m in guild.members],
+        "channels": [channel(c) for c in guild.channels],
+        "threads": [thread(t) for t in guild.threads if not t.archived],
+        "presences": [],
+        "voice_states": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+    }
+
+
+def guild_update(guild: FakeGuild) -> JSON:
+    """The guild object alone, without GUILD_CREATE's extra fields, as GUILD_UPDATE carries it
+    ("Sent when a guild is updated. The inner payload is a guild object")."""
+    return {
         "id": str(guild.id),
         "name": guild.name,
         "icon": None,
@@ -198,17 +217,6 @@ def guild_object(guild: FakeGuild) -> JSON:
         "roles": [role(guild, r) for r in [guild.everyone, *guild.roles]],
         "emojis": [],
         "stickers": [],
-        "joined_at": iso(guild.created_at),
-        "large": False,
-        "member_count": len(guild.members),
-        "members": [member(m) for m in guild.members],
-        "channels": [channel(c) for c in guild.channels],
-        "threads": [thread(t) for t in guild.threads if not t.archived],
-        "presences": [],
-        "voice_states": [],
-        "stage_instances": [],
-        "guild_scheduled_events": [],
-        "soundboard_sounds": [],
         "premium_progress_bar_enabled": False,
     }
 

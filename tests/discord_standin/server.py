@@ -253,6 +253,13 @@ class DiscordStandin(PlayerActions):
         with contextlib.suppress(RuntimeError):  # no session: IDENTIFY will send it
             await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
 
+    async def rename_guild(self, guild: FakeGuild, name: str) -> None:
+        """An admin renames ``guild``; the bot is sent GUILD_UPDATE (the guild object, without
+        GUILD_CREATE's members and channels), as Discord does."""
+        guild.name = name
+        with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will carry it
+            await self.gateway.dispatch("GUILD_UPDATE", payloads.guild_update(guild))
+
     async def add_role(self, guild: FakeGuild, name: str, *, mentionable: bool = True) -> FakeRole:
         """Create a role (for pings; it grants nothing); the bot is sent
         GUILD_ROLE_CREATE, as Discord does when an admin makes one."""
