@@ -140,3 +140,29 @@ async def test_a_server_outage_while_the_shard_was_down_gives_its_time_once(
     assert active.deadline == table.now + timedelta(minutes=30)
     half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
     await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+
+
+async def test_a_server_still_unavailable_when_the_shard_resumes_holds_its_clock(
+    table: Harness,
+) -> None:
+    """Bob has half an hour left when the gateway drops the bot and his server becomes
+    unavailable; the bot resumes while the server is still out and two more hours pass: bob
+    has not lost on time, and when the server is back he has his half hour."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    board = await table.move(table.alice, "d1-b1")
+    table.advance(timedelta(minutes=30))
+    await asyncio.sleep(0.3)
+    await cut_off(table)
+    await table.standin.guild_unavailable(table.guild)
+    table.advance(timedelta(hours=1))
+    await resumed(table)
+    table.advance(timedelta(hours=2))
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None, "bob lost on time while his server was unavailable"
+    await table.standin.guild_available(table.guild)
+    half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+    played = await table.move(table.bob, "d3-a3")
+    assert "played d3-a3" in played.content, played.content
