@@ -13,6 +13,7 @@ import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.test_bot_vanished import calls_to, rated_players
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -166,3 +167,25 @@ async def test_a_server_still_unavailable_when_the_shard_resumes_holds_its_clock
     await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
     played = await table.move(table.bob, "d3-a3")
     assert "played d3-a3" in played.content, played.content
+
+
+async def test_a_thread_deleted_while_the_shard_was_down_aborts_its_match_once(
+    threaded: Harness,
+) -> None:
+    """A moderator deletes a game's thread while the gateway has dropped the bot: once it
+    resumes, the challenge line in #games says the match was aborted (edited once), nothing is
+    tried in the thread, and nobody is rated."""
+    table = threaded
+    _, thread = await thread_game(table)
+    [line] = [m for m in table.standin.recorder.messages.values() if m.thread is thread]
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await cut_off(table)
+    await table.standin.delete_channel(thread)
+    since = len(table.standin.rest_log)
+    await resumed(table)
+    await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=10)
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert calls_to(table, table.channel, since, "PATCH") == 1
+    assert calls_to(table, thread, since) == calls_to(table, thread, since, "PATCH") == 0
+    assert await rated_players(table) == 0
