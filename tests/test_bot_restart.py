@@ -271,6 +271,33 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
         await table.stop()
 
 
+async def test_a_restart_during_a_server_outage_holds_the_clock_until_it_is_back(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The bot restarts while bob's server is unavailable: Discord answers its IDENTIFY with
+    the server's GUILD_DELETE (unavailable), not its GUILD_CREATE. Two hours on bob has not
+    lost on time, and once the server is back he has the half hour he had left."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        board = await bob_has_half_an_hour_left(table)
+        await table.stop()
+        await discord_standin.guild_unavailable(table.guild)
+        await table.start()
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await asyncio.sleep(0.5)  # ten timer checks
+        assert table.bot is not None
+        active = await table.bot.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time while his server was unavailable"
+        await discord_standin.guild_available(table.guild)  # the server is back
+        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()
+
+
 async def test_a_server_that_left_during_its_outage_holds_nothing_when_back(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
