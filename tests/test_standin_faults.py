@@ -205,3 +205,35 @@ async def test_a_message_in_an_archived_thread_cannot_be_edited_until_one_is_sen
 
 def _content(text: str) -> discord.http.MultipartParameters:
     return discord.http.handle_message_parameters(content=text)
+
+
+async def test_a_resume_cut_again_is_replayed_with_one_resumed_at_the_end(
+    discord_standin: DiscordStandin,
+) -> None:
+    """A client cut again during its replay resumes once more from the same ``seq``: it is
+    sent what it missed "finishing with a Resumed event", not the first RESUME's RESUMED in
+    the middle (discord.py would take the replay as finished there)."""
+    guild = discord_standin.add_guild()
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(discord_standin.gateway_url) as socket:
+            await socket.receive_json()  # HELLO
+            identify = {"token": discord_standin.token, "intents": 1, "properties": {}}
+            await socket.send_json({"op": 2, "d": identify})
+            session_id = (await socket.receive_json())["d"]["session_id"]
+            seq = (await socket.receive_json())["s"]  # GUILD_CREATE
+            await socket.close(code=4000)
+        await discord_standin.wait_until(lambda: not discord_standin.gateway.connections)
+        await discord_standin.dispatch("GUILD_DELETE", payloads.guild_unavailable(guild))
+        resume = {"token": discord_standin.token, "session_id": session_id, "seq": seq}
+        received: list[tuple[str, int]] = []
+        for _ in range(2):
+            async with http.ws_connect(discord_standin.gateway_url) as socket:
+                await socket.receive_json()  # HELLO
+                await socket.send_json({"op": 6, "d": resume})
+                received = []
+                while not received or received[-1][0] != "RESUMED":
+                    frame = await socket.receive_json()
+                    received.append((frame["t"], frame["s"]))
+                await socket.close(code=4000)
+    last = discord_standin.gateway.sessions[session_id].sequence
+    assert received == [("GUILD_DELETE", seq + 1), ("RESUMED", last)]

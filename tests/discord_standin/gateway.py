@@ -70,7 +70,8 @@ class GatewaySession:
     connection: GatewayConnection | None = None
     """The connection receiving its dispatches now (None while it is disconnected)."""
     sent: list[tuple[int, str, JSON]] = field(default_factory=list)
-    """``(s, event, data)`` of every dispatch of the session, for a RESUME to replay."""
+    """``(s, event, data)`` of every dispatch of the session but its RESUMEDs, for a RESUME
+    to replay."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while a dispatch is numbered and sent, and while a RESUME replays: a dispatch
     during the replay follows it, in order."""
@@ -353,14 +354,18 @@ class Gateway:
                 if seq > after:
                     self.replayed.append((seq, event))
                     await connection.send(DISPATCH, payload, event, seq)
-            await self._send(session, "RESUMED", {})
+            await self._send(session, "RESUMED", {}, replayable=False)
         self._on_change()
 
-    async def _send(self, session: GatewaySession, event: str, data: JSON) -> None:
-        """Number a dispatch in ``session``, keep it for a RESUME and send it if the session is
-        connected (the caller holds ``session.lock``)."""
+    async def _send(
+        self, session: GatewaySession, event: str, data: JSON, *, replayable: bool = True
+    ) -> None:
+        """Number a dispatch in ``session``, keep it for a RESUME (but a RESUMED, which ends
+        one replay, not the next) and send it if the session is connected (the caller holds
+        ``session.lock``)."""
         session.sequence += 1
-        session.sent.append((session.sequence, event, data))
+        if replayable:
+            session.sent.append((session.sequence, event, data))
         connection = session.connection
         if connection is not None and connection.ready:
             try:
