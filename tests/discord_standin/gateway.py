@@ -122,16 +122,6 @@ class GatewayConnection:
         self.identify: JSON | None = None
 
     @property
-    def session_id(self) -> str | None:
-        """The id of the session this connection identified or resumed, if it has."""
-        return None if self.session is None else self.session.id
-
-    @property
-    def sequence(self) -> int:
-        """The sequence number of the session's last dispatch."""
-        return 0 if self.session is None else self.session.sequence
-
-    @property
     def shard(self) -> tuple[int, int] | None:
         """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded connection."""
         return _shard_of(self.identify)
@@ -206,13 +196,6 @@ class Gateway:
         """The newest connection that is ready for dispatches."""
         for connection in reversed(self.connections):
             if connection.ready:
-                return connection
-        return None
-
-    def connection_for(self, guild_id: int | None) -> GatewayConnection | None:
-        """The newest ready connection whose shard receives ``guild_id``'s events."""
-        for connection in reversed(self.connections):
-            if connection.ready and connection.serves(guild_id):
                 return connection
         return None
 
@@ -341,6 +324,9 @@ class Gateway:
             return
         if self.resumes_wait is not None:
             await self.resumes_wait.wait()
+            if not session.resumable:  # ended while its RESUME waited
+                await connection.send(INVALID_SESSION, False)
+                return
         self.resume_count += 1
         after = data.get("seq") or 0
         async with session.lock:
@@ -352,8 +338,12 @@ class Gateway:
             session.connection = connection
             for seq, event, payload in session.sent:
                 if seq > after:
+                    try:
+                        await connection.send(DISPATCH, payload, event, seq)
+                    except ConnectionResetError:  # cut mid-replay: the next RESUME replays it
+                        session.connection = None
+                        return
                     self.replayed.append((seq, event))
-                    await connection.send(DISPATCH, payload, event, seq)
             await self._send(session, "RESUMED", {}, replayable=False)
         self._on_change()
 
