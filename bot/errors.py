@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 import discord
@@ -331,16 +331,25 @@ class ThreadLockedForMe(GameError):
         )
 
 
+ANSWERS_PRIVATELY: Final[dict[str, Any]] = {"answers_privately": True}
+"""The ``extras`` of a command whose every answer only its user sees (ephemeral): a thread
+locked for me still takes those (:func:`locked_for_me`)."""
+
+
 def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     """Whether ``interaction`` came from a thread a moderator locked, where I lack Manage
     Threads ("Users won't be able to create or update messages in locked threads", Discord's
-    Threads topic). Not a hold of the game's clocks unless it is also archived (bot/holds.py):
-    a locked thread stays open to moderators."""
+    Threads topic), for a command that may answer for everyone there (not one marked
+    :data:`ANSWERS_PRIVATELY`: an answer only its reader sees still goes through). Not a hold
+    of the game's clocks unless it is also archived (bot/holds.py): a locked thread stays open
+    to moderators."""
     channel = interaction.channel
+    command = interaction.command
     return (
         isinstance(channel, discord.Thread)
         and channel.locked
         and not interaction.app_permissions.manage_threads
+        and not (command is not None and command.extras.get("answers_privately", False))
     )
 
 

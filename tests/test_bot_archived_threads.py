@@ -283,3 +283,27 @@ async def test_a_challenge_that_expires_in_an_archived_members_thread_says_so(
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: posted.components == [], timeout=10)
     assert "expired" in posted.content
+
+
+async def test_what_only_its_reader_sees_still_comes_in_a_locked_thread(table: Harness) -> None:
+    """A thread locked for me takes my private answers: there /help gives its guide, /rules
+    the rules and /puzzle play a puzzle whose picker answers, not the refusal meant for what I
+    would post for everyone (it said Discord takes nothing from me there)."""
+    _, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await table.standin.wait_until(lambda: thread.locked, timeout=5)
+    for name in ("help", "rules"):
+        shown = await table.reply_text(table.alice, name, channel=thread)
+        assert shown.ephemeral
+        assert shown.content != LOCKED
+    puzzle = await table.reply_text(table.alice, "puzzle play", channel=thread)
+    assert puzzle.ephemeral
+    assert puzzle.content != LOCKED
+    [picker] = [c for c in puzzle.custom_ids() if c.startswith("pz:")]
+    select = puzzle.component(picker)
+    assert select is not None
+    [first, *_] = select["options"]
+    chosen = await table.standin.select(puzzle, picker, table.alice, [first["value"]])
+    answered = await chosen.wait_original()
+    assert answered.content != LOCKED
+    assert "Where does" in answered.content, answered.content

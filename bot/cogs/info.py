@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
-from bot.errors import permission_names
+from bot.errors import ANSWERS_PRIVATELY, permission_names
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.rules_page import page_name, rules_page
@@ -147,7 +147,7 @@ class Info(commands.Cog):
             return active.ruleset
         return (await self.bot.services.settings.get(guild_id)).default_ruleset
 
-    @app_commands.command(name="rules")
+    @app_commands.command(name="rules", extras=ANSWERS_PRIVATELY)
     @app_commands.guild_only()
     @app_commands.describe(
         ruleset="Which rules (default: this channel's game's, else the server's)"
@@ -193,7 +193,7 @@ class Info(commands.Cog):
         text = "\n".join((rules_text(name, lang), attached))
         await answer(interaction, text, files=files, ephemeral=True)
 
-    @app_commands.command(name="help")
+    @app_commands.command(name="help", extras=ANSWERS_PRIVATELY)
     @app_commands.guild_only()
     async def help(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """A short guide: starting a game, moving, reading the picture, the commands."""

@@ -8,7 +8,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import ChannelUse, require_channel_permissions, require_permissions_in
+from bot.errors import (
+    ANSWERS_PRIVATELY,
+    ChannelUse,
+    require_channel_permissions,
+    require_permissions_in,
+)
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.names import escaped
@@ -105,7 +110,7 @@ class Learn(commands.Cog):
         require_channel_permissions(interaction)
         await self.bot.analysis.analyse(interaction, game)
 
-    @puzzle.command(name="play")
+    @puzzle.command(name="play", extras=ANSWERS_PRIVATELY)
     @app_commands.describe(difficulty="How hard (default: the easiest you have not seen yet)")
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
     async def play(

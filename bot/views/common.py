@@ -224,11 +224,14 @@ async def update_message(
 Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
 
 
-async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> None:
+async def guarded(
+    interaction: discord.Interaction[Any], handler: Handler, *, private: bool = False
+) -> None:
     """Run a component's handler, unless it came from a thread locked for me (nothing it did
-    could be answered there); any error goes to the one error handler."""
+    could be answered there, unless only its presser sees it: ``private``); any error goes to
+    the one error handler."""
     try:
-        if locked_for_me(interaction):
+        if not private and locked_for_me(interaction):
             raise ThreadLockedForMe()
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
@@ -242,8 +245,12 @@ class GuardedItem(discord.ui.DynamicItem[ItemT], Generic[ItemT], template=r"(?!)
     to the one error handler (a sentence for the player, a logged traceback for the unexpected).
     """
 
+    answers_privately: ClassVar[bool] = False
+    """Whether all it shows is seen by its presser alone (ephemeral answers), which a thread
+    locked for me still takes (:func:`bot.errors.locked_for_me`)."""
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self.handle)
+        await guarded(interaction, self.handle, private=self.answers_privately)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         """What pressing (or choosing in) this component does."""

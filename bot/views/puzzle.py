@@ -116,6 +116,8 @@ class SolveButton(
 class NextPuzzle(GuardedItem[discord.ui.Button[Any]], template=r"puzzle:next"):
     """ "Another puzzle" after one is over."""
 
+    answers_privately = True  # the puzzle's own private message
+
     def __init__(self, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
@@ -143,6 +145,7 @@ class PuzzleSelect(StepSelect, template=r"(?!)"):
     """A select of a puzzle's picker: its owner is the attempt."""
 
     prefix = "pz"
+    answers_privately = True  # the puzzle's own private message
 
     @property
     def attempt_id(self) -> int:
