@@ -41,7 +41,8 @@ async def edit_reopening(
     "Editing a thread to set archived to false only requires the current user has already
     been added to the thread", Discord's Threads topic) and the edit made once more. A thread
     a moderator locked is left closed: that is their hold on the game (bot/holds.py), and the
-    refusal is raised as it came. Raises discord.HTTPException."""
+    refusal is raised as it came. Files in ``attachments`` must be made from bytes (the bot's
+    boards): they are read again for the second edit. Raises discord.HTTPException."""
     try:
         return await message.edit(**fields)
     except discord.HTTPException as error:

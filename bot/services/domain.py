@@ -30,9 +30,9 @@ MAX_MEMBER_MATCHES = 20
 """How many matches against members one member may play at once in a server (each accepted
 challenge opens a public thread, and Discord caps a server's active threads)."""
 THREAD_GRACE = timedelta(minutes=10)
+"""How long a finished match's thread stays open for late replies before it is archived."""
 TAKEBACK_LIFETIME = timedelta(minutes=10)
 """How long a takeback request waits for the opponent's answer."""
-"""How long a finished match's thread stays open for late replies before it is archived."""
 MIN_TIME_PER_MOVE = timedelta(minutes=1)
 MAX_TIME_PER_MOVE = timedelta(days=14)
 LAST_REMINDER_FROM = timedelta(hours=1)
