@@ -1,27 +1,35 @@
-"""How long a give-back takes over many running clocks, on a throwaway PostgreSQL.
+"""How long a give-back takes over many running clocks, on SQLite and a throwaway PostgreSQL.
 
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.give_back_speed --sets 10000 --servers 2500
 
-It starts the tests' throwaway server (tests/postgres_server.py, a Unix socket, no TCP), starts
-one set through the services, and copies it (its match too) into ``--sets`` sets spread over
-``--servers`` servers. Then it times: the gateway's return (one shard per process) given back to
-every clock, ``--rounds`` times a minute apart (each adds a ``given_back`` row per clock, as
-routine reconnects do); one thread's give-back with those rows in the table, and the forgetting
-alone; every server back in one burst (:meth:`GameService.give_back_servers`, one transaction);
-and, for comparison, the single UPDATE that gave a gateway outage back before schema 29.
+On each backend (``--backend``: a temporary SQLite file, and the tests' throwaway PostgreSQL
+server, tests/postgres_server.py, a Unix socket, no TCP) it starts one set through the
+services, and copies it (its match too) into ``--sets`` sets spread over ``--servers``
+servers. Then it times: the gateway's return (one shard per process) given back to every
+clock, ``--rounds`` times a minute apart (each adds a ``given_back`` row per clock, as routine
+reconnects do); one thread's give-back with those rows in the table, and again with
+``--stale`` more rows of clocks no longer running (the median of ``--runs``); the forgetting of
+those stale rows; every server back in one burst (:meth:`GameService.give_back_servers`, one
+transaction); and, on PostgreSQL, for comparison, the single UPDATE that gave a gateway outage
+back before schema 29.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
+import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from pathlib import Path
 
 from bot.services import Services
 from bot.storage import clocks
+from bot.storage.connection import Connection, Dialect
 from bot.storage.postgresql import PostgresConnection
 from tests import postgres_server
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
@@ -42,86 +50,170 @@ def _ms(start: float) -> str:
     return f"{(time.perf_counter() - start) * 1000:.0f} ms"
 
 
+async def _columns(db: Connection, table: str) -> list[str]:
+    """The names of ``table``'s columns, in order."""
+    if db.dialect is Dialect.POSTGRESQL:
+        rows = await db.fetch_all(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "ORDER BY ordinal_position",
+            (table,),
+        )
+    else:
+        rows = await db.fetch_all(f"SELECT name FROM pragma_table_info('{table}') ORDER BY cid")
+    return [str(row[0]) for row in rows]
+
+
 async def _copies(services: Services, sets: int, servers: int) -> None:
     """``sets`` sets in progress over ``servers`` servers: the one started, and copies."""
-    spread = f"g.guild_id + n % {servers}"
+    changed = {
+        "matches": {"match_id": "g.match_id + n", "guild_id": f"g.guild_id + n % {servers}"},
+        "sets": {
+            "set_id": "g.set_id + n",
+            "channel_id": "g.channel_id + n",
+            "match_id": "g.match_id + n",
+            "guild_id": f"g.guild_id + n % {servers}",
+        },
+    }
     async with services.database.transaction() as db:
-        await db.execute(
-            "INSERT INTO matches SELECT (jsonb_populate_record(NULL::matches, to_jsonb(g) || "
-            f"jsonb_build_object('match_id', g.match_id + n, 'guild_id', {spread}))).* "
-            f"FROM matches g, generate_series(1, {sets - 1}) n"
-        )
-        await db.execute(
-            "INSERT INTO sets SELECT (jsonb_populate_record(NULL::sets, to_jsonb(g) || "
-            "jsonb_build_object('set_id', g.set_id + n, 'channel_id', g.channel_id + n, "
-            f"'match_id', g.match_id + n, 'guild_id', {spread}))).* "
-            f"FROM sets g, generate_series(1, {sets - 1}) n"
-        )
+        if db.dialect is Dialect.POSTGRESQL:
+            series = f"generate_series(1, {sets - 1}) n"
+        else:
+            await db.execute(
+                "CREATE TEMP TABLE series AS WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL "
+                f"SELECT n + 1 FROM s WHERE n < {sets - 1}) SELECT n FROM s"
+            )
+            series = "series"
+        for table, values in changed.items():
+            columns = await _columns(db, table)
+            chosen = ", ".join(values.get(column, f"g.{column}") for column in columns)
+            names = ", ".join(columns)
+            await db.execute(
+                f"INSERT INTO {table} ({names}) SELECT {chosen} FROM {table} g, {series}"
+            )
         await db.execute("ANALYZE")
 
 
-async def _run(sets: int, servers: int, rounds: int) -> None:
-    server = postgres_server.start()
-    if isinstance(server, str):
-        raise SystemExit(f"No PostgreSQL: {server}.")
+async def _stale(services: Services, rows: int, sets: int) -> None:
+    """``rows`` intervals given to clocks no longer running (an earlier ply of the sets)."""
+    async with services.database.transaction() as db:
+        await db.execute_many(
+            "INSERT INTO given_back (kind, target_id, ply, start_us, end_us) "
+            "VALUES ('set', ?, 0, ?, ?) ON CONFLICT DO NOTHING",
+            [(1 + k % sets, k, k + 1) for k in range(rows)],
+        )
+
+
+async def _count(services: Services) -> int:
+    async with services.database.snapshot() as db:
+        row = await db.fetch_one("SELECT count(*) FROM given_back")
+    return 0 if row is None else int(str(row[0]))
+
+
+async def _median(
+    runs: int, before: Callable[[], Awaitable[None]], work: Callable[[], Awaitable[object]]
+) -> str:
+    """The median time of ``runs`` runs of ``work``, each after ``before`` (not timed)."""
+    times = []
+    for _ in range(runs):
+        await before()
+        start = time.perf_counter()
+        await work()
+        times.append((time.perf_counter() - start) * 1000)
+    return (
+        f"median {statistics.median(times):.0f} ms (of {runs}: {min(times):.0f}–{max(times):.0f})"
+    )
+
+
+async def _run(database: str, args: argparse.Namespace) -> None:
+    clock = FakeClock()
+    services = await Services.open(database, clock=clock)
     try:
-        clock = FakeClock()
-        services = await Services.open(await postgres_server.create_database(server), clock=clock)
-        try:
-            challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
-            await services.challenges.accept(challenge.challenge_id, BOB)
-            await services.games.play(CHANNEL, ALICE, "d1-c1")
-            await _copies(services, sets, servers)
-            for round_ in range(1, rounds + 1):
-                clock.advance(timedelta(minutes=1))
-                since = clock.now
-                clock.advance(timedelta(seconds=10))
-                start = time.perf_counter()
-                resumed = await services.games.give_back_outage(since)
-                took = _ms(start)
-                async with services.database.snapshot() as db:
-                    row = await db.fetch_one("SELECT count(*) FROM given_back")
-                noted = 0 if row is None else int(str(row[0]))
-                print(
-                    f"gateway give-back {round_}: {len(resumed.clocks)} clocks in {took}, "
-                    f"{noted} given_back rows"
-                )
+        challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+        await services.challenges.accept(challenge.challenge_id, BOB)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await _copies(services, args.sets, args.servers)
+        for round_ in range(1, args.rounds + 1):
             clock.advance(timedelta(minutes=1))
             since = clock.now
             clock.advance(timedelta(seconds=10))
             start = time.perf_counter()
+            resumed = await services.games.give_back_outage(since)
+            took = _ms(start)
+            print(
+                f"  gateway give-back {round_}: {len(resumed.clocks)} clocks in {took}, "
+                f"{await _count(services)} given_back rows"
+            )
+
+        async def nothing() -> None:
+            pass
+
+        async def thread() -> None:
+            clock.advance(timedelta(minutes=1))
+            since = clock.now
+            clock.advance(timedelta(seconds=10))
             await services.games.give_back_closed(since, channel_id=CHANNEL)
-            print(f"one thread's give-back: {_ms(start)}")
-            async with services.database.transaction() as db:
-                start = time.perf_counter()
-                await clocks.forget_given(db)
-                print(f"forgetting alone: {_ms(start)}")
-            clock.advance(timedelta(minutes=1))
-            since = clock.now
-            clock.advance(timedelta(seconds=10))
-            outages = [(GUILD + k, since, clock.now) for k in range(servers)]
-            start = time.perf_counter()
-            burst = await services.games.give_back_servers(outages)
-            moved = sum(len(resumed.clocks) for resumed in burst)
-            print(f"{servers} servers back in one burst: {moved} clocks in {_ms(start)}")
+
+        async def stale() -> None:
+            await _stale(services, args.stale, args.sets)
+
+        rows = await _count(services)
+        print(f"  one thread's give-back, {rows} rows: {await _median(args.runs, nothing, thread)}")
+        await stale()
+        rows = await _count(services)
+        print(
+            f"  one thread's give-back, {rows} rows ({args.stale} stale): "
+            f"{await _median(args.runs, stale, thread)}"
+        )
+        await stale()
+        start = time.perf_counter()
+        async with services.database.transaction() as db:
+            await clocks.forget_given(db)
+        took = _ms(start)
+        print(f"  forgetting {args.stale} stale rows: {took}, {await _count(services)} rows left")
+        clock.advance(timedelta(minutes=1))
+        since = clock.now
+        clock.advance(timedelta(seconds=10))
+        outages = [(GUILD + k, since, clock.now) for k in range(args.servers)]
+        start = time.perf_counter()
+        burst = await services.games.give_back_servers(outages)
+        moved = sum(len(resumed.clocks) for resumed in burst)
+        print(f"  {args.servers} servers back in one burst: {moved} clocks in {_ms(start)}")
+        if services.database.dialect is Dialect.POSTGRESQL:
             async with services.database.transaction() as db:
                 assert isinstance(db, PostgresConnection)  # asyncpg's own placeholders
                 start = time.perf_counter()
-                rows = await db.raw.fetch(_OLD_UPDATE, 10_000_000, 2**62, 0)
-                print(f"schema 28's single UPDATE: {len(rows)} clocks in {_ms(start)}")
-        finally:
-            await services.close()
+                found = await db.raw.fetch(_OLD_UPDATE, 10_000_000, 2**62, 0)
+                print(f"  schema 28's single UPDATE: {len(found)} clocks in {_ms(start)}")
     finally:
-        server.stop()
+        await services.close()
+
+
+async def _both(args: argparse.Namespace) -> None:
+    if args.backend in ("sqlite", "both"):
+        print("SQLite:")
+        with tempfile.TemporaryDirectory() as folder:
+            await _run(str(Path(folder) / "bench.sqlite3"), args)
+    if args.backend in ("postgresql", "both"):
+        server = postgres_server.start()
+        if isinstance(server, str):
+            raise SystemExit(f"No PostgreSQL: {server}.")
+        try:
+            print("PostgreSQL:")
+            await _run(await postgres_server.create_database(server), args)
+        finally:
+            server.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--sets", type=int, default=10_000)
     parser.add_argument("--servers", type=int, default=2_500)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--stale", type=int, default=40_000)
+    parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    asyncio.run(_run(args.sets, args.servers, args.rounds))
+    asyncio.run(_both(args))
 
 
 if __name__ == "__main__":
