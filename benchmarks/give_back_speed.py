@@ -5,13 +5,13 @@ Run from the repository root::
     .venv/bin/python -m benchmarks.give_back_speed --sets 10000 --servers 2500
 
 On each backend (``--backend``: a temporary SQLite file, and the tests' throwaway PostgreSQL
-server, tests/postgres_server.py, a Unix socket, no TCP) it starts one set through the
-services, and copies it (its match too) into ``--sets`` sets spread over ``--servers``
-servers. Then it times: the gateway's return (one shard per process) given back to every
-clock, ``--rounds`` times a minute apart (each adds a ``given_back`` row per clock, as routine
-reconnects do); one thread's give-back with those rows in the table, and again with
-``--stale`` more rows of clocks no longer running (the median of ``--runs``); the forgetting of
-those stale rows; every server back in one burst (:meth:`GameService.give_back_servers`, one
+server, tests/postgres_server.py, a Unix socket, no TCP) it starts one set through the services,
+and copies it (its match too) into ``--sets`` sets spread over ``--servers`` servers. Then it
+times: the gateway's return (one shard per process) given back to every clock, ``--rounds``
+times a minute apart (each adds a ``given_back`` row per clock, as routine reconnects do); one
+thread's give-back with those rows in the table, and again with ``--stale`` more rows of clocks
+no longer running (the median of ``--runs``); the forgetting of those stale rows (the hourly
+sweep, in batches); every server back in one burst (:meth:`GameService.give_back_servers`, one
 transaction); and, on PostgreSQL, for comparison, the single UPDATE that gave a gateway outage
 back before schema 29.
 """
@@ -28,7 +28,6 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.services import Services
-from bot.storage import clocks
 from bot.storage.connection import Connection, Dialect
 from bot.storage.postgresql import PostgresConnection
 from tests import postgres_server
@@ -166,8 +165,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         )
         await stale()
         start = time.perf_counter()
-        async with services.database.transaction() as db:
-            await clocks.forget_given(db)
+        await services.games.forget_given_back()
         took = _ms(start)
         print(f"  forgetting {args.stale} stale rows: {took}, {await _count(services)} rows left")
         clock.advance(timedelta(minutes=1))

@@ -60,6 +60,10 @@ RECORD_EVERY = timedelta(seconds=10)
 clocks, challenges and takeback requests back the time since (at most this much more than the bot
 was really away)."""
 
+FORGET_GIVEN_EVERY = timedelta(hours=1)
+"""How often the time given back to clocks, challenges and takeback requests no longer
+running is forgotten (bot/services/absence.py), the first time at the first check."""
+
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
 STALLED_RETRY_MAX = timedelta(hours=1)
@@ -73,6 +77,8 @@ class Timers:
         self._task: asyncio.Task[None] | None = None
         self._recorded = datetime.min.replace(tzinfo=UTC)
         """When the timers' running was last noted in the database."""
+        self._forgotten = datetime.min.replace(tzinfo=UTC)
+        """When the time given back to what no longer runs was last forgotten."""
         self._stalled: dict[int, _Stalled] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
         self._moved_clocks: list[tuple[int, int, datetime]] = []
@@ -262,8 +268,9 @@ class Timers:
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players (at half time, and shortly before their time runs
         out), end games on time, post owed boards and the daily puzzle, archive threads, and
-        retry the computer's failed turns. Each step runs on its own: one that fails is logged
-        and the others still run."""
+        retry the computer's failed turns; hourly, forget the time given back to what no
+        longer runs. Each step runs on its own: one that fails is logged and the others still
+        run."""
         services = self.bot.services
         if now - self._recorded >= RECORD_EVERY:  # where an absence would start
             await services.games.timers_ran(now)
@@ -281,6 +288,9 @@ class Timers:
         await self._step("archiving threads", self._archive_due(now))
         # Last, so that a board owed for a move is out before the set's end is announced.
         await self._step("ending games on time", self._time_out(now, held))
+        if now - self._forgotten >= FORGET_GIVEN_EVERY:
+            self._forgotten = now  # a failure is tried again in an hour
+            await self._step("forgetting time given back", services.games.forget_given_back())
 
     async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Run one step of a check; its failure is logged (the next check tries again)."""

@@ -10,9 +10,17 @@ from typing import Any
 import pytest
 
 import bot.holds as holds_module
+from bot.services import Services
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
-from tests.bot_harness import Harness, challenge_id, move_button, until, waits_until_told
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    eventually,
+    move_button,
+    until,
+    waits_until_told,
+)
 from tests.discord_standin import DiscordStandin, StoredMessage, payloads
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -487,6 +495,39 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         assert active is not None, "bob lost on time after the give-back failed"
         played = await table.move(table.bob, "d3-a3")
         assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()
+
+
+async def test_the_time_given_to_what_no_longer_runs_is_forgotten_at_the_first_check(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A note of time given back to a challenge answered before the restart is forgotten
+    by the timers' first check, and another hourly after that, with no give-back meanwhile
+    (before, only a give-back forgot them, reading the whole table each time)."""
+    note = "INSERT INTO given_back VALUES ('challenge', 9999, 0, 1, 2)"
+    before = await Services.open(tmp_path / "bot.sqlite3")
+    try:
+        async with before.database.transaction() as db:
+            await db.execute(note)
+    finally:
+        await before.close()
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+
+        async def notes() -> object:
+            async with bot.services.database.snapshot() as db:
+                row = await db.fetch_one("SELECT count(*) FROM given_back")
+            return None if row is None else int(str(row[0]))
+
+        await eventually(notes, 0)
+        async with bot.services.database.transaction() as db:
+            await db.execute(note)
+        await asyncio.sleep(0.3)  # six checks
+        assert await notes() == 1, "forgotten before the hour was up"
+        table.advance(timedelta(hours=1))
+        await eventually(notes, 0)
     finally:
         await table.stop()
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import pytest
+
 from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind
 from bot.shards import EVERY, Shards
-from bot.storage import takebacks
+from bot.storage import clocks, takebacks
 from bot.storage.clocks import (
     Deadline,
     Given,
@@ -384,8 +386,8 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     services: Services, clock: FakeClock
 ) -> None:
     """A server's outage notes the hour it gave alice's clock, her challenge and takeback
-    request; once she has moved, the challenge is accepted and the request answered, the next
-    give-back forgets those notes (the table holds only the deadlines still running)."""
+    request; once she has moved, the challenge is accepted and the request answered, the
+    sweep forgets those notes (the table holds only the deadlines still running)."""
     await start_set(services, GUILD, CHANNEL)
     takeback = await ask(services, CHANNEL)
     challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
@@ -399,11 +401,37 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
     await services.games.play(CHANNEL, BOB, "c4-c3")
     await services.challenges.accept(challenge.challenge_id, CAROL)
-    since = clock.now
-    clock.advance(timedelta(minutes=1))
-    await services.games.give_back_closed(since, guild_id=GUILD + 1)
+    await services.games.forget_given_back()
     async with services.database.snapshot() as db:
         assert await given_since(db, 0, held) == []
+
+
+async def test_the_sweep_forgets_only_what_no_longer_runs_a_batch_at_a_time(
+    services: Services, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three sets are given two separate hours each (two rows a clock); then the first
+    set's player moves and the second set ends. The sweep, two rows per transaction,
+    forgets the first set's old clock and the second set's, and keeps the two hours of the
+    third's clock still running — the ones its next give-back must not give again."""
+    monkeypatch.setattr(clocks, "FORGET_BATCH", 2)
+    moved = await start_set(services, GUILD, CHANNEL)
+    ended = await start_set(services, GUILD, OTHER_CHANNEL)
+    kept = await start_set(services, GUILD, CHANNEL + 10)
+    for _ in range(2):
+        since = clock.now
+        clock.advance(timedelta(hours=1))
+        await services.games.give_back_closed(since, guild_id=GUILD)
+        clock.advance(timedelta(minutes=5))
+    await services.games.play(CHANNEL, BOB, "c4-c3")
+    await services.games.resign(OTHER_CHANNEL, BOB)
+    await services.games.forget_given_back()
+    async with services.database.snapshot() as db:
+        rows = await db.fetch_all("SELECT kind, target_id, ply FROM given_back")
+    assert sorted((str(r[0]), int(r[1]), int(r[2])) for r in rows) == [
+        ("set", kept.set_id, 1),
+        ("set", kept.set_id, 1),
+    ]
+    assert moved.set_id < ended.set_id < kept.set_id
 
 
 def test_a_give_back_is_owed_what_its_clock_ran_even_after_a_later_one_came_first() -> None:

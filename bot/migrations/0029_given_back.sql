@@ -1,8 +1,8 @@
 -- Schema version 29: the time already given back to each move clock, challenge and takeback
 -- request (bot/services/absence.py), as intervals of wall time, so that holds and restarts
 -- that overlap give each one the overlap once. A set's intervals are those of its current
--- clock (``ply``); every give-back forgets the intervals of clocks, challenges and requests
--- no longer running, so the table holds only those of the deadlines still running.
+-- clock (``ply``); the intervals of clocks, challenges and requests no longer running are
+-- forgotten (bot/services/absence.py), so the table holds those of the deadlines still running.
 CREATE TABLE given_back (
     kind      TEXT    NOT NULL CHECK (kind IN ('set', 'challenge', 'takeback')),
     target_id INTEGER NOT NULL,  -- the set's, challenge's or takeback request's id

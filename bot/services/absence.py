@@ -15,9 +15,22 @@ on the same PostgreSQL database, must see what was given before. Per deadline ra
 place: whether an absence gave a game anything depends on that game (one whose deadline had
 passed, held, was given nothing), and places nest in several ways (a thread in a server in a
 shard). Each give-back takes one lock and locks the rows it moves on, so two at once never
-both give an overlap; and each forgets the intervals of what no longer runs (a set moved on or
-ended, a challenge or request answered or expired), so the table keeps only those of the
-deadlines still running.
+both give an overlap.
+
+The table keeps only what may still count: the intervals of the deadlines still running, and of
+those that stopped since the last sweep. Forgetting by age would not be sound (a thread locked
+while the bot was stopped is found later, with a hold from the past, for which an old interval
+may still count); forgetting what no longer runs always is: a clock, challenge or request that
+stopped never runs again (a takeback starts a new clock for an earlier ply). A give-back forgets
+the intervals it reads of clocks no longer running (its sets' earlier plies);
+:func:`forget_given` sweeps the rest, at start-up and hourly (bot/timers.py), a bounded batch
+per transaction, each read by the table's key. Not in every give-back's transaction, as before:
+there the same sweep read the whole table (33 ms at 40,000 rows) while holding the lock every
+give-back waits for. Nor in each transaction that stops a deadline (a move, a set's end, a
+challenge or request answered, withdrawn or expired, a takeback): a dozen write paths on two
+databases, each a place to forget it. Intervals of one deadline that overlap or touch are merged
+as they are noted (one row, not one per give-back); those that do not cannot be (the time
+between was not given).
 """
 
 from __future__ import annotations
@@ -78,33 +91,34 @@ async def give_time_back(
     *,
     guild_id: int | None = None,
     channel_id: int | None = None,
-    forget: bool = True,
 ) -> Resumed:
     """Give the time from ``last_us`` (when timers that drove the servers of ``shards`` last
     ran, or when ``guild_id`` or ``channel_id`` was closed to its players; None if never) to
     ``now_us`` back to the clocks, challenges and takeback requests still running at
     ``last_us`` (only ``guild_id``'s, or ``channel_id``'s, if given): to each, the part of that
     time not given to it already (:func:`owed`), noted as given; in the caller's
-    transaction. The intervals of what no longer runs are forgotten first, unless ``forget``
-    is false (once a transaction is enough)."""
+    transaction. The intervals read of clocks no longer running (a set's earlier ply) are
+    forgotten; those of other deadlines are left to :func:`forget_given`."""
     if last_us is None or last_us >= now_us:
         return Resumed(timedelta(0), [], [])
     await db.lock(GIVE_BACK_LOCK)
-    if forget:
-        await clocks.forget_given(db)
     deadlines = await clocks.running(db, last_us, shards, guild_id=guild_id, channel_id=channel_id)
+    running = {deadline.key for deadline in deadlines}
     before: dict[tuple[str, int, int], list[clocks.Given]] = {}
+    forgotten: list[clocks.Given] = []
     for given in await clocks.given_since(db, last_us, deadlines):
-        before.setdefault(given.key, []).append(given)
+        if given.key in running:
+            before.setdefault(given.key, []).append(given)
+        else:
+            forgotten.append(given)
     moved: list[tuple[clocks.Running, int]] = []
-    merged: list[clocks.Given] = []
     added: list[clocks.Given] = []
     for deadline in deadlines:
         time = owed(last_us, now_us, deadline, before.get(deadline.key, []))
         if time > 0:
             moved.append((deadline, time))
         touching = [given for given in before.get(deadline.key, []) if given.start_us <= now_us]
-        merged += touching
+        forgotten += touching
         added.append(
             clocks.Given(
                 deadline.key,
@@ -113,7 +127,7 @@ async def give_time_back(
             )
         )
     await clocks.move_on(db, moved)
-    await clocks.replace_given(db, merged, added)
+    await clocks.replace_given(db, forgotten, added)
     return Resumed(
         timedelta(microseconds=now_us - last_us),
         [
@@ -139,6 +153,15 @@ _EXPIRING = {
     clocks.Deadline.CHALLENGE: Expiring.CHALLENGE,
     clocks.Deadline.TAKEBACK: Expiring.TAKEBACK,
 }
+
+
+async def forget_given(db: Connection, kind: clocks.Deadline, after_id: int) -> int | None:
+    """Forget the intervals given back to the deadlines of ``kind`` no longer running, among
+    the next batch of ids after ``after_id`` (:func:`clocks.forget_given`), under the lock the
+    give-backs take (one never reads an interval this forgets). Returns the last id looked
+    at, None once every one was."""
+    await db.lock(GIVE_BACK_LOCK)
+    return await clocks.forget_given(db, kind, after_id)
 
 
 def owed(since_us: int, until_us: int, deadline: clocks.Running, given: list[clocks.Given]) -> int:

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from bot.i18n import _
 from bot.i18n.text import engine_sentence
-from bot.services.absence import Resumed, give_time_back
+from bot.services.absence import Resumed, forget_given, give_time_back
 from bot.services.clock import Clock
 from bot.services.domain import (
     LAST_REMINDER_AT_MOST,
@@ -424,7 +424,6 @@ class GameService:
                         to_us(until),
                         self._shards,
                         guild_id=guild_id,
-                        forget=not resumed,
                     )
                 )
                 await holds.release(db, HoldKind.SERVER.value, guild_id)
@@ -440,6 +439,16 @@ class GameService:
             resumed = await give_time_back(db, to_us(since), now_us, self._shards)
             await clocks.record_check(db, now_us, self._shards)
         return resumed
+
+    async def forget_given_back(self) -> None:
+        """Forget the time given back to the clocks, challenges and takeback requests no
+        longer running (:func:`~bot.services.absence.forget_given`), a batch per
+        transaction: a move or a give-back waits for one batch at most."""
+        for kind in clocks.Deadline:
+            after: int | None = -1  # every id is above
+            while after is not None:
+                async with self._database.transaction() as db:
+                    after = await forget_given(db, kind, after)
 
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends

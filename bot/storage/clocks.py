@@ -190,7 +190,8 @@ GIVEN_READ = 500
 
 
 async def given_since(db: Connection, since_us: int, deadlines: list[Running]) -> list[Given]:
-    """The intervals already given back to ``deadlines`` that end at ``since_us`` or later."""
+    """The intervals already given back to ``deadlines`` that end at ``since_us`` or later
+    (a set's: to its clock for any ply, those of other plies no longer running)."""
     given: list[Given] = []
     for kind in Deadline:
         ids = [d.row_id for d in deadlines if d.kind is kind]
@@ -206,11 +207,12 @@ async def given_since(db: Connection, since_us: int, deadlines: list[Running]) -
     return given
 
 
-async def replace_given(db: Connection, merged: list[Given], added: list[Given]) -> None:
-    """Forget the intervals ``merged`` into the ``added`` ones, and keep those."""
+async def replace_given(db: Connection, forgotten: list[Given], added: list[Given]) -> None:
+    """Forget the intervals ``forgotten`` (those merged into the ``added`` ones, and those of
+    clocks no longer running), and keep the ``added`` ones."""
     await db.execute_many(
         "DELETE FROM given_back WHERE kind = ? AND target_id = ? AND ply = ? AND start_us = ?",
-        [(*g.key, g.start_us) for g in merged],
+        [(*g.key, g.start_us) for g in forgotten],
     )
     await db.execute_many(
         "INSERT INTO given_back (kind, target_id, ply, start_us, end_us) VALUES (?, ?, ?, ?, ?)",
@@ -228,12 +230,27 @@ _STILL_RUNNING = {
 }
 """Whether a ``given_back`` row's clock, challenge or request still runs."""
 
+FORGET_BATCH = 1_000
+"""About how many ``given_back`` rows one transaction of :func:`forget_given` looks at."""
 
-async def forget_given(db: Connection) -> None:
-    """Forget the intervals given back to clocks, challenges and requests no longer running
-    (a set moved on or ended, a challenge or request answered or expired)."""
-    for kind, still_running in _STILL_RUNNING.items():
-        await db.execute(
-            f"DELETE FROM given_back WHERE kind = ? AND NOT EXISTS ({still_running})",
-            (kind.value,),
-        )
+
+async def forget_given(db: Connection, kind: Deadline, after_id: int) -> int | None:
+    """Forget the intervals given back to the clocks, challenges or requests (``kind``) no
+    longer running (a set moved on or ended, a challenge or request answered or expired)
+    among the ``FORGET_BATCH`` or so rows of the next ids after ``after_id`` (every row of the
+    last id looked at). Returns that id, to go on after; None once none is left. Reads those rows
+    only, by the table's key: never the whole table."""
+    row = await db.fetch_one(
+        "SELECT max(target_id) FROM (SELECT target_id FROM given_back "
+        "WHERE kind = ? AND target_id > ? ORDER BY target_id LIMIT ?) page",
+        (kind.value, after_id, FORGET_BATCH),
+    )
+    if row is None or row[0] is None:
+        return None
+    last = int(str(row[0]))
+    await db.execute(
+        "DELETE FROM given_back WHERE kind = ? AND target_id > ? AND target_id <= ? "
+        f"AND NOT EXISTS ({_STILL_RUNNING[kind]})",
+        (kind.value, after_id, last),
+    )
+    return last
