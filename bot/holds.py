@@ -72,10 +72,12 @@ class Holds:
         """Holds that began while their place's last hold was being given its time back (a
         gateway or a moderator quick to drop or lock again), each with whether it is to be
         stored: they begin once that is done (:meth:`_after_end`)."""
-        self._unended: set[tuple[HoldKind, int]] = set()
-        """Holds that ended but whose time could not be given back (the database failed):
-        still held, and tried again at each check (:meth:`held`), so that the time is given
-        now rather than, from the stored hold, at the next start (all of it since it began)."""
+        self._unended: dict[tuple[HoldKind, int], datetime] = {}
+        """Holds that ended but whose time could not be given back (the database failed), and
+        when they ended: still held, and tried again at each check (:meth:`held`), so that the
+        time is given now rather than, from the stored hold, at the next start (all of it
+        since it began) — up to when each ended, not to the retry (its players could play
+        meanwhile)."""
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
@@ -151,7 +153,7 @@ class Holds:
         if self._begins_again(hold, keep=several):
             return
         if shard_id in self._down:  # its hold goes on (one whose end failed is not retried)
-            self._unended.discard((HoldKind.SHARD, shard_id))
+            self._unended.pop((HoldKind.SHARD, shard_id), None)
             return
         _log.info("The gateway dropped shard %s: its clocks stand still", shard_id)
         self._down[shard_id] = hold.since
@@ -173,6 +175,7 @@ class Holds:
         if self._ends_again((HoldKind.SHARD, shard_id)):
             return
         self._ending.add((HoldKind.SHARD, shard_id))
+        until = self._ended((HoldKind.SHARD, shard_id))
         given = False
         try:
             if self._running_shards() <= {shard_id}:
@@ -181,12 +184,13 @@ class Holds:
             else:
                 given = await self._give_back(
                     since,
+                    until,
                     f"shard {shard_id}",
                     (HoldKind.SHARD, shard_id),
                     shard=Shards(count, (shard_id,)),
                 )
         finally:
-            await self._after_end((HoldKind.SHARD, shard_id), self._down, given)
+            await self._after_end((HoldKind.SHARD, shard_id), self._down, given, until)
         self.bot.spawn(self.recheck_closed_threads(), name="brandubh-closed-threads")
 
     async def _give_back_outage(self, since: datetime) -> None:
@@ -241,7 +245,10 @@ class Holds:
         server of a shard that connects anew is so for a moment, and a write for each of
         thousands would hold up the checks)."""
         hold = Hold(HoldKind.SERVER, guild_id, self.bot.clock(), guild_id)
-        if self._begins_again(hold, keep=keep) or guild_id in self._outages:
+        if self._begins_again(hold, keep=keep):
+            return
+        if guild_id in self._outages:  # its hold goes on (one whose end failed is not retried)
+            self._unended.pop((HoldKind.SERVER, guild_id), None)
             return
         _log.info("Server %s is unavailable: its clocks stand still", guild_id)
         self._outages[guild_id] = hold.since
@@ -262,7 +269,7 @@ class Holds:
         hold = (HoldKind.SERVER, guild_id)
         if guild_id in self._outages and not self._ends_again(hold):
             self._ending.add(hold)
-            self._returned[guild_id] = self.bot.clock()
+            self._returned[guild_id] = self._ended(hold)
 
     async def _give_back_returned(self) -> None:
         """Give the servers back (:meth:`server_available`) their time, a batch (at most
@@ -309,8 +316,8 @@ class Holds:
             _log.warning("Could not give %d servers back their outages: %s", len(batch), error)
             return
         finally:
-            for guild_id, _, _ in outages:
-                await self._after_end((HoldKind.SERVER, guild_id), self._outages, given)
+            for guild_id, _, until in outages:
+                await self._after_end((HoldKind.SERVER, guild_id), self._outages, given, until)
             for guild_id in batch.keys() - self._outages.keys():
                 self._ending.discard((HoldKind.SERVER, guild_id))
         for (guild_id, since, until), moved in zip(outages, resumed, strict=True):
@@ -360,7 +367,7 @@ class Holds:
         if self._begins_again(hold, keep=True):
             return
         if thread_id in self._closed_threads:  # its hold goes on (one whose end failed too)
-            self._unended.discard((HoldKind.THREAD, thread_id))
+            self._unended.pop((HoldKind.THREAD, thread_id), None)
             return
         _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
         self._closed_threads[thread_id] = since
@@ -387,13 +394,14 @@ class Holds:
         if since is None or self._ends_again(hold):
             return
         self._ending.add(hold)
+        until = self._ended(hold)
         given = False
         try:
             given = await self._give_back(
-                since, f"{kind.value} {place_id}", hold, channel_id=channel_id
+                since, until, f"{kind.value} {place_id}", hold, channel_id=channel_id
             )
         finally:
-            await self._after_end(hold, places, given)
+            await self._after_end(hold, places, given, until)
 
     def _begins_again(self, hold: Hold, *, keep: bool) -> bool:
         """Whether ``hold`` begins while its place's last hold is being given its time back
@@ -412,24 +420,34 @@ class Holds:
         self._again.pop(hold, None)
         return True
 
+    def _ended(self, hold: tuple[HoldKind, int]) -> datetime:
+        """When ``hold``, ending now, ended: now, or when it first did if its time could not
+        be given back then (:attr:`_unended`)."""
+        return self._unended.get(hold) or self.bot.clock()
+
     async def _after_end(
-        self, hold: tuple[HoldKind, int], places: dict[int, datetime], given: bool
+        self,
+        hold: tuple[HoldKind, int],
+        places: dict[int, datetime],
+        given: bool,
+        until: datetime,
     ) -> None:
-        """The give-back of ``hold``, kept in ``places``, is done, its time ``given`` back or
-        not (the database failed: then it is tried again). A hold of the same place that began
+        """The give-back of ``hold``, kept in ``places``, ended at ``until``, is done, its
+        time ``given`` back or not (the database failed: then it is tried again, up to
+        ``until``). A hold of the same place that began
         meanwhile begins now (it was not lost in the give-back); if the give-back failed, the
         first hold simply goes on."""
         kind, place_id = hold
         self._ending.discard(hold)
         again = self._again.pop(hold, None)
         if given:
-            self._unended.discard(hold)
+            self._unended.pop(hold, None)
             places.pop(place_id, None)
         elif again is None:
-            self._unended.add(hold)
+            self._unended.setdefault(hold, until)
         if again is None:
             return
-        self._unended.discard(hold)
+        self._unended.pop(hold, None)
         begun, keep = again
         if given:
             _log.info("%s %s is held again: its clocks stand still", kind.value, place_id)
@@ -450,25 +468,25 @@ class Holds:
     async def _give_back(
         self,
         since: datetime,
+        until: datetime,
         what: str,
         hold: tuple[HoldKind, int],
         *,
         channel_id: int | None = None,
         shard: Shards | None = None,
     ) -> bool:
-        """Give the time since ``since`` back to the clocks and requests of a thread or a
-        shard's servers (``what`` names it in the log) its players could not play
+        """Give the time from ``since`` to ``until`` back to the clocks and requests of a thread
+        or a shard's servers (``what`` names it in the log) its players could not play
         in — to each the part not given to it already (a restart or another hold during this
         one, say: given once, not twice, and the hours around it still given); after a minute
         or more the boards and requests show their new times. Returns whether it did (False:
         the database failed, and the hold stays)."""
-        now = self.bot.clock()
-        if since >= now:
+        if since >= until:
             return await self._release(*hold)
         try:
             resumed = await self.bot.services.games.give_back_closed(
                 since,
-                now,
+                until,
                 channel_id=channel_id,
                 shard=shard,
                 releasing=hold,
@@ -477,7 +495,7 @@ class Holds:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)
             return False
         self._given_back(what, resumed)
-        if now - since >= SHOWN_OUTAGE:
+        if until - since >= SHOWN_OUTAGE:
             self.timers.moved(resumed)
         return True
 
@@ -520,6 +538,8 @@ class Holds:
                 await self.server_left(guild_id)
             elif not guild.unavailable:
                 self._returns(guild_id)
+            else:  # unavailable again: its hold goes on (one whose end failed is not retried)
+                self._unended.pop((HoldKind.SERVER, guild_id), None)
         await self._give_back_returned()
         for guild in self.bot.guilds:
             if guild.unavailable and guild.id not in self._outages:

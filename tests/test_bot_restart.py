@@ -499,6 +499,49 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         await table.stop()
 
 
+async def test_a_hold_whose_give_back_failed_is_given_its_time_up_to_its_end(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server is unavailable for two hours; as it comes back the database fails the
+    give-back, and goes on failing for ten minutes, while its players can play again. Once
+    it works, bob is given the two hours of the outage, not the ten minutes after: he has
+    half an hour from the server's return (before, forty minutes)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        await discord_standin.guild_unavailable(table.guild)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(hours=2))
+        assert table.bot is not None
+        games = table.bot.services.games
+        real = games.give_back_servers
+        failures: list[int] = []
+        failing = True
+
+        async def fails_until_told(*args: Any, **kwargs: Any) -> Any:
+            if failing:
+                failures.append(1)
+                raise StorageError("database is locked")
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_servers", fails_until_told)
+        back = table.now
+        await discord_standin.guild_available(table.guild)  # the server is back
+        await until(lambda: bool(failures))
+        table.advance(timedelta(minutes=10))
+        await until(lambda: len(failures) >= 3)  # the checks try again, and fail
+        failing = False
+
+        async def deadline() -> object:
+            active = await games.in_channel(table.channel.id)
+            return None if active is None else active.deadline
+
+        await eventually(deadline, back + timedelta(minutes=30))
+    finally:
+        await table.stop()
+
+
 async def test_the_time_given_to_what_no_longer_runs_is_forgotten_at_the_first_check(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
