@@ -527,7 +527,8 @@ class Holds:
     async def _unavailable_servers(self) -> set[int]:
         """The servers in an outage now: those Discord said were unavailable, and any the
         cache holds as unavailable (one that was so when the bot connected), noted from now.
-        One the cache holds as available again is no longer held, its time given back: it
+        One the cache holds as available again is no longer held once its time is given back
+        (in the background: the check does not wait for a burst's pause and transactions): it
         may have come back in a GUILD_CREATE that discord.py reports as a join, not as the
         server available (``unavailable`` missing rather than false). One the bot is no
         longer in (removed during its outage) is forgotten: its games were aborted, and should
@@ -540,7 +541,8 @@ class Holds:
                 self._returns(guild_id)
             else:  # unavailable again: its hold goes on (one whose end failed is not retried)
                 self._unended.pop((HoldKind.SERVER, guild_id), None)
-        await self._give_back_returned()
+        if self._returned and not self._returning:  # held until given: the checks go on
+            self.bot.spawn(self._give_back_returned(), name="brandubh-servers-back")
         for guild in self.bot.guilds:
             if guild.unavailable and guild.id not in self._outages:
                 await self.server_unavailable(guild.id, keep=False)

@@ -13,6 +13,7 @@ import bot.holds as holds_module
 from bot.services import Services
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
+from bot.storage.times import from_us
 from tests.bot_harness import (
     Harness,
     challenge_id,
@@ -705,6 +706,45 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
         active = await table.bot.services.games.in_channel(table.channel.id)
         assert active is not None
         assert active.deadline == half_hour_on
+    finally:
+        await table.stop()
+
+
+async def test_the_checks_go_on_while_a_server_back_is_given_its_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server comes back from two hours' outage as a join (the checks, not an event,
+    find it back) and its give-back is slow: the checks go on meanwhile, the server still
+    held (before, the timer loop waited for the burst's pause and its transaction, and
+    noted nothing, ended nothing elsewhere); once given, bob has his half hour."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        await discord_standin.guild_unavailable(table.guild)
+        await asyncio.sleep(0.3)
+        table.advance(timedelta(hours=2))
+        entered, go_on = waits_until_told(monkeypatch, bot.services.games, "give_back_servers")
+        back = payloads.guild_create(table.guild, joined=True)
+        await discord_standin.dispatch("GUILD_CREATE", back)
+        await entered.wait()
+        returned = table.now
+        table.advance(timedelta(minutes=1))
+
+        async def noted() -> object:
+            async with bot.services.database.snapshot() as db:
+                row = await db.fetch_one("SELECT max(checked_us) FROM timer_checks")
+            return None if row is None else from_us(int(str(row[0])))
+
+        await eventually(noted, table.now)
+        assert table.guild.id in bot.timers.holds._outages
+        go_on.set()
+
+        async def deadline() -> object:
+            active = await bot.services.games.in_channel(table.channel.id)
+            return None if active is None else active.deadline
+
+        await eventually(deadline, returned + timedelta(minutes=30))
     finally:
         await table.stop()
 
