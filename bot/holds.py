@@ -78,6 +78,9 @@ class Holds:
         time is given now rather than, from the stored hold, at the next start (all of it
         since it began) — up to when each ended, not to the retry (its players could play
         meanwhile)."""
+        self._owed_outages: list[tuple[datetime, datetime]] = []
+        """The gateway's outages (one shard in this process) whose time could not be given
+        back as they ended, from when to when (:meth:`give_back_owed`)."""
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
@@ -180,7 +183,7 @@ class Holds:
         try:
             if self._running_shards() <= {shard_id}:
                 await self._give_back_outage(since)
-                given = True  # not stored: whatever failed, the checks go on
+                given = True  # not stored: if it failed, the checks give it (give_back_owed)
             else:
                 given = await self._give_back(
                     since,
@@ -196,18 +199,41 @@ class Holds:
     async def _give_back_outage(self, since: datetime) -> None:
         """The gateway is back for the one shard of this process: the time since it was
         dropped (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is
-        given back to every clock, challenge and takeback request, once."""
+        given back to every clock, challenge and takeback request, once. If the database
+        fails it, it is owed: the checks give it before anything else, and wait until they
+        can (:meth:`give_back_owed`)."""
         now = self.bot.clock()
         if since >= now:
             return
         try:
-            resumed = await self.bot.services.games.give_back_outage(since, now)
+            await self._outage_given(since, now)
         except StorageError as error:
             _log.warning("Could not give the clocks back the outage: %s", error)
-            return
-        self.timers.noted(now)
-        if now - since >= SHOWN_OUTAGE:
+            self._owed_outages.append((since, now))
+
+    async def _outage_given(self, since: datetime, until: datetime) -> None:
+        """Give the gateway's outage from ``since`` to ``until`` back (one shard)."""
+        resumed = await self.bot.services.games.give_back_outage(since, until)
+        self.timers.noted(until)
+        if until - since >= SHOWN_OUTAGE:
             self.timers.moved(resumed)
+
+    @property
+    def outage_owed(self) -> bool:
+        """Whether a gateway outage's time could not be given back yet: the checks wait, and
+        a stop leaves the timers' last note (from before the outage) as it is."""
+        return bool(self._owed_outages)
+
+    async def give_back_owed(self) -> None:
+        """Give back the gateway outages whose time the database failed as they ended, each
+        up to its end (its players could play since). Raises
+        :class:`~bot.storage.errors.StorageError` if the database fails again: the check
+        waits (nobody loses on time, is reminded or sees a challenge expire meanwhile, as
+        while the gateway was down)."""
+        while self._owed_outages:
+            since, until = self._owed_outages[0]
+            await self._outage_given(since, until)
+            del self._owed_outages[0]
 
     async def recheck_closed_threads(self) -> None:
         """After the gateway was down (a thread opened meanwhile sent me nothing, and would

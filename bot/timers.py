@@ -163,17 +163,22 @@ class Timers:
 
     async def stop(self) -> None:
         """Stop checking; a check in progress is cancelled. The time is noted: the clocks
-        stand still from here until the next start (while the gateway is down, from when the
-        timers last ran before it went down: that note is left as it is)."""
+        stand still from here until the next start (while the gateway is down, or its outage
+        could not be given back yet, from when the timers last ran before it went down: that
+        note is left as it is)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-            if self.holds.all_down():
-                # The gateway is down: the clocks have stood still since the timers last ran
-                # (noted then), and the next start gives that time back with its own.
-                _log.info("Stopping while the gateway is down: its outage is given back later")
+            if self.holds.all_down() or self.holds.outage_owed:
+                # The gateway is down, or its outage is still owed: the clocks have stood
+                # still since the timers last ran (noted then), and the next start gives that
+                # time back with its own.
+                _log.info(
+                    "Stopping while the gateway is down or its outage owed: "
+                    "the outage is given back at the next start"
+                )
                 return
             try:
                 await self.bot.services.games.timers_ran(self.bot.clock())
@@ -272,6 +277,9 @@ class Timers:
         longer runs. Each step runs on its own: one that fails is logged and the others still
         run."""
         services = self.bot.services
+        # Nobody could play during a gateway outage whose time the database failed to give
+        # back: given first, or (raising) the check waits, as while the gateway was down.
+        await self.holds.give_back_owed()
         if now - self._recorded >= RECORD_EVERY:  # where an absence would start
             await services.games.timers_ran(now)
             self._recorded = now

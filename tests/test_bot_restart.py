@@ -227,6 +227,47 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
         await table.stop()
 
 
+async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_check(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway drops the bot (one shard) for two hours, past bob's deadline; as it comes
+    back the database fails the give-back once: the next check gives the two hours, and bob
+    has his half hour (before, the time was lost: the next note of the timers covered it,
+    and bob lost on time)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        games = bot.services.games
+        real = games.give_back_outage
+        failures: list[int] = []
+
+        async def fails_once(*args: Any, **kwargs: Any) -> Any:
+            if not failures:
+                failures.append(1)
+                raise StorageError("database is locked")
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_outage", fails_once)
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await asyncio.sleep(0.3)  # the timers notice the outage
+        table.advance(timedelta(hours=2))
+        await discord_standin.wait_until(
+            lambda: discord_standin.connected, timeout=20, waiting_for="the bot to reconnect"
+        )
+        back = table.now
+        await until(lambda: bool(failures))
+        await asyncio.sleep(0.3)  # six checks
+
+        async def deadline() -> object:
+            active = await games.in_channel(table.channel.id)
+            return None if active is None else active.deadline
+
+        await eventually(deadline, back + timedelta(minutes=30))
+    finally:
+        await table.stop()
+
+
 async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
