@@ -197,6 +197,22 @@ async def bob_has_half_an_hour_left(table: Harness) -> StoredMessage:
     return board
 
 
+async def bob_is_held_till_his_server_is_back(table: Harness, board: StoredMessage) -> None:
+    """bob's server is unavailable with half an hour on his clock (``board``, alice's): two
+    hours on he has not lost on time, and once the server is back his board says he has the
+    half hour he had left, and his move is played."""
+    table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None, "bob lost on time while his server was unavailable"
+    await table.standin.guild_available(table.guild)  # the server is back
+    half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
+    played = await table.move(table.bob, "d3-a3")
+    assert "played d3-a3" in played.content, played.content
+
+
 async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -307,16 +323,7 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
         board = await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
-        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
-        await asyncio.sleep(0.5)  # ten timer checks
-        assert table.bot is not None
-        active = await table.bot.services.games.in_channel(table.channel.id)
-        assert active is not None, "bob lost on time while his server was unavailable"
-        await discord_standin.guild_available(table.guild)  # the server is back
-        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
-        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
-        played = await table.move(table.bob, "d3-a3")
-        assert "played d3-a3" in played.content, played.content
+        await bob_is_held_till_his_server_is_back(table, board)
     finally:
         await table.stop()
 
@@ -334,16 +341,7 @@ async def test_a_restart_during_a_server_outage_holds_the_clock_until_it_is_back
         await table.stop()
         await discord_standin.guild_unavailable(table.guild)
         await table.start()
-        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
-        await asyncio.sleep(0.5)  # ten timer checks
-        assert table.bot is not None
-        active = await table.bot.services.games.in_channel(table.channel.id)
-        assert active is not None, "bob lost on time while his server was unavailable"
-        await discord_standin.guild_available(table.guild)  # the server is back
-        half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
-        await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
-        played = await table.move(table.bob, "d3-a3")
-        assert "played d3-a3" in played.content, played.content
+        await bob_is_held_till_his_server_is_back(table, board)
     finally:
         await table.stop()
 
