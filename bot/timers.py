@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import UNREACHABLE
+from bot.flow.locked_threads import thread_closed_to_players
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
@@ -470,12 +471,16 @@ class Timers:
         return _Posted.POSTED, message
 
     async def _found_closed(self, active: ActiveGame) -> bool:
-        """After Discord refused a post in ``active``'s channel: whether it is a thread
-        locked and archived (one not in the cache is asked of Discord), now held from when it
-        was archived."""
-        if self.bot.get_channel(active.channel_id) is not None:
-            return False  # cached: not archived (discord.py drops archived threads)
-        since = await self.bot.flow.vanished.closed_since(active.channel_id)
+        """After Discord refused a post in ``active``'s channel: whether it is a thread closed
+        to its players (bot/flow/locked_threads.py; one not in the cache is asked of Discord),
+        now held from when it was archived, or, locked but active, from now."""
+        cached = self.bot.get_channel(active.channel_id)
+        if cached is not None:  # not archived (discord.py drops archived threads)
+            if not isinstance(cached, discord.Thread) or not thread_closed_to_players(cached):
+                return False
+            since: datetime | None = self.bot.clock()  # Discord does not say since when
+        else:
+            since = await self.bot.flow.vanished.closed_since(active.channel_id)
         if since is None:
             return False
         await self.holds.thread_closed(active.channel_id, since, guild_id=active.guild_id)

@@ -14,6 +14,7 @@ import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
+from bot.flow.locked_threads import closed_to_players, locked_threads, manages_threads
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
 
@@ -27,7 +28,9 @@ class ServerChanges(commands.Cog):
     A deleted channel or thread, or the bot's removal, aborts the games there. A board Discord
     refused (no permission, a locked thread) waits up to an hour before it is tried again; when
     an admin may just have given the permission back — a channel's overwrites, a role, the
-    bot's roles or a thread changed — it is tried at the next check.
+    bot's roles or a thread changed — it is tried at the next check. A game's thread a
+    moderator locked where I lack Manage Threads holds its clocks (bot/flow/locked_threads.py),
+    so the same changes may begin or end such holds.
     """
 
     def __init__(self, bot: BrandubhBot) -> None:
@@ -51,19 +54,46 @@ class ServerChanges(commands.Cog):
         )
         task.add_done_callback(lambda _: self._retrying.discard(guild_id))
 
+    async def _locks_weighed(self, guild: discord.Guild) -> None:
+        """My Manage Threads may have changed in ``guild``: each active thread of it the cache
+        holds is held, or no longer held, as it is now closed to its players or not (a locked
+        thread where I just lost Manage Threads holds its game's clocks from now; one where I
+        gained it is playable again, its time given back). Archived threads are not in the
+        cache: locked and archived, they are held whatever my permissions."""
+        holds = self.bot.timers.holds
+        for thread in locked_threads(guild):
+            closed = closed_to_players(
+                locked=True,
+                archived=thread.archived,
+                i_manage_threads=manages_threads(guild, thread.parent_id),
+            )
+            if closed and not holds.thread_held(thread.id):
+                await holds.thread_locked(thread.id, guild.id)
+            elif not closed and holds.thread_held(thread.id):
+                await holds.thread_opened(thread.id)
+
     @commands.Cog.listener()
     async def on_guild_channel_update(
         self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel
     ) -> None:
         """A channel's permission overwrites may have changed."""
         self._maybe_allowed(after.guild.id, "A channel")
+        await self._locks_weighed(after.guild)
 
     @commands.Cog.listener()
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
-        """A thread may have been unlocked or unarchived; one locked and archived holds its
-        game's clock still until it is not (bot/holds.py)."""
+        """A thread may have been locked, unlocked, archived or unarchived: one closed to its
+        players (locked and archived, or locked where I lack Manage Threads) holds its game's
+        clock still until it is not (bot/holds.py)."""
         metadata = payload.data.get("thread_metadata") or {}
-        if metadata.get("locked") and metadata.get("archived"):
+        closed = closed_to_players(
+            locked=bool(metadata.get("locked")),
+            archived=bool(metadata.get("archived")),
+            i_manage_threads=manages_threads(
+                self.bot.get_guild(payload.guild_id), payload.parent_id
+            ),
+        )
+        if closed:
             await self.bot.timers.holds.thread_locked(payload.thread_id, payload.guild_id)
         else:
             await self.bot.timers.holds.thread_opened(payload.thread_id)
@@ -73,6 +103,12 @@ class ServerChanges(commands.Cog):
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
         """A role's permissions may have changed."""
         self._maybe_allowed(after.guild.id, "A role")
+        await self._locks_weighed(after.guild)
+
+    @commands.Cog.listener()
+    async def on_guild_role_delete(self, role: discord.Role) -> None:
+        """A role of mine may have been deleted, and Manage Threads with it."""
+        await self._locks_weighed(role.guild)
 
     @commands.Cog.listener()
     async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
@@ -80,6 +116,7 @@ class ServerChanges(commands.Cog):
         without the members intent)."""
         if self.bot.user is not None and after.id == self.bot.user.id:
             self._maybe_allowed(after.guild.id, "My roles")
+            await self._locks_weighed(after.guild)
 
     @commands.Cog.listener()
     async def on_shard_disconnect(self, shard_id: int) -> None:
@@ -128,6 +165,7 @@ class ServerChanges(commands.Cog):
         a deletion seen would take them off — when one allowed channel is still there (with
         all gone, the list stays, and /settings and refusals say they were deleted)."""
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
+        await self._locks_weighed(guild)  # locked while I was away or it was unavailable
         until_stored(
             self.bot,
             f"allowed channels of server {guild.id} checked",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.errors import UNREACHABLE
+from bot.flow.locked_threads import thread_closed_to_players
 from bot.services.domain import SetEnd
 
 if TYPE_CHECKING:
@@ -87,15 +88,20 @@ class VanishedFlow:
         """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
         heard of (not in its cache: deleted while it was away, an archived thread, or not
         cached) is asked of Discord, and one Discord no longer knows is gone — its game is
-        aborted, not lost on time (rated) where nobody could play. Returns those Discord
-        shows as threads locked and archived, where nobody but a moderator can post (their
-        clocks stand still), with when they were archived. If Discord cannot say, the game is
-        ended on time as usual."""
+        aborted, not lost on time (rated) where nobody could play. Returns the threads closed
+        to their players (bot/flow/locked_threads.py: locked and archived, or locked where I
+        lack Manage Threads), whose clocks stand still, each with when it was found so (an
+        archived one: when it was archived; an active one, cached or not: now, as Discord
+        does not say since when it is locked). If Discord cannot say, the game is ended on
+        time as usual."""
         bot = self.flow.bot
         closed: dict[int, datetime] = {}
         for channel_id in channel_ids:
-            if bot.get_channel(channel_id) is not None:
-                continue  # cached: not archived (discord.py drops archived threads)
+            cached = bot.get_channel(channel_id)
+            if cached is not None:  # not archived (discord.py drops archived threads)
+                if isinstance(cached, discord.Thread) and thread_closed_to_players(cached):
+                    closed[channel_id] = bot.clock()
+                continue
             if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
             elif (since := await self.closed_since(channel_id)) is not None:
@@ -103,26 +109,30 @@ class VanishedFlow:
         return closed
 
     async def still_closed(self, thread_id: int) -> bool:
-        """Whether thread ``thread_id`` is still locked and archived, as far as Discord says
-        (when it cannot say, it is taken to be)."""
+        """Whether thread ``thread_id`` is still closed to its players (locked and archived,
+        or locked where I lack Manage Threads), as far as Discord says (when it cannot say,
+        it is taken to be)."""
         try:
             channel = await self.flow.bot.fetch_channel(thread_id)
         except discord.NotFound:
             return False  # gone: its game is aborted when that is heard of
         except (discord.HTTPException, *UNREACHABLE):
             return True
-        return isinstance(channel, discord.Thread) and channel.locked and channel.archived
+        return isinstance(channel, discord.Thread) and thread_closed_to_players(channel)
 
     async def closed_since(self, channel_id: int) -> datetime | None:
-        """When ``channel_id`` was archived, if Discord shows it as a thread locked and
-        archived (else None)."""
+        """Since when ``channel_id`` is closed to its players, if Discord shows it as a thread
+        so (else None): when it was archived, if it is locked and archived; now, if it is
+        locked but active where I lack Manage Threads (Discord does not say since when)."""
         try:
             channel = await self.flow.bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE):
             return None
-        if isinstance(channel, discord.Thread) and channel.locked and channel.archived:
+        if not isinstance(channel, discord.Thread) or not thread_closed_to_players(channel):
+            return None
+        if channel.archived:
             return channel.archive_timestamp
-        return None
+        return self.flow.bot.clock()
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot

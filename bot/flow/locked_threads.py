@@ -1,0 +1,57 @@
+"""Threads a moderator locked so that nobody but a moderator can play in them: their games'
+clocks stand still (bot/holds.py).
+
+Discord's Threads topic: "Users won't be able to create or update messages in locked threads"
+unless they have Manage Threads, and an archived thread a moderator locked only a moderator
+may open again. So a game's thread is closed to its players when it is locked and archived
+(whatever my permissions: its players cannot write there), or locked where I lack Manage
+Threads: Discord then takes no message of mine there, not even an interaction's visible
+answer, so every command and press from it is refused (bot/errors.py ``locked_for_me``). A
+thread locked where I have Manage Threads stays playable: I answer there as ever.
+
+Discord does not say since when an active thread was locked: one found so rather than heard
+of (its THREAD_UPDATE) is held from when it is found — at start-up the bot's absence was given
+back already, and while the bot runs a lock reaches it as an event (or, while the gateway is
+down, within the shard's hold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import discord
+
+
+def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -> bool:
+    """Whether a thread so locked and archived, where I have Manage Threads or not, holds its
+    game's clocks: locked and archived, or locked where I lack Manage Threads."""
+    return locked and (archived or not i_manage_threads)
+
+
+def manages_threads(guild: discord.Guild | None, channel_id: int) -> bool:
+    """Whether I have Manage Threads in channel ``channel_id`` of ``guild`` (a thread's parent:
+    a thread follows its parent's permissions), as the cache shows. False when the cache cannot
+    say: a locked thread then holds its game's clocks, rather than its player losing on time
+    where nobody may be able to play."""
+    if guild is None or guild.me is None:
+        return False
+    channel = guild.get_channel(channel_id)
+    if channel is None:
+        return False
+    return channel.permissions_for(guild.me).manage_threads
+
+
+def thread_closed_to_players(thread: discord.Thread) -> bool:
+    """Whether ``thread`` (cached or fetched) holds its game's clocks
+    (:func:`closed_to_players`)."""
+    return closed_to_players(
+        locked=thread.locked,
+        archived=thread.archived,
+        i_manage_threads=manages_threads(thread.guild, thread.parent_id),
+    )
+
+
+def locked_threads(guild: discord.Guild) -> Iterator[discord.Thread]:
+    """The active threads of ``guild`` the cache holds as locked (an archived one is not in
+    the cache: discord.py drops it)."""
+    return (thread for thread in guild.threads if thread.locked)

@@ -1,0 +1,159 @@
+"""A game's thread a moderator locked where I lack Manage Threads, archived or not, holds its
+clocks: Discord takes nothing of mine there, so nobody can play, and nobody loses on time until
+it is unlocked (or I am given Manage Threads), when the time is given back once. Where I have
+Manage Threads a locked thread is still played in, and its clocks run."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot, until
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin.model import MANAGE_THREADS
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads; the bot without Manage Threads (its default)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
+    """alice and bob play one set of a day a move in a thread of #games: its board and the
+    thread."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    board = await table.wait_board(channel=line.thread)
+    return board, line.thread
+
+
+async def four_hours_left(table: Harness) -> None:
+    """alice, with a day per move, has used twenty hours of it (the timers ran meanwhile)."""
+    table.advance(timedelta(hours=20))
+    await asyncio.sleep(0.3)
+
+
+async def held(table: Harness, thread: FakeChannel, *, is_held: bool = True) -> None:
+    """The bot has heard of the change: ``thread`` is held (or not)."""
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id) is is_held, timeout=10)
+
+
+async def two_days_pass_and_alice_is_still_playing(table: Harness, thread: FakeChannel) -> None:
+    """Two days pass, well past alice's deadline: her game is still being played."""
+    table.advance(timedelta(days=2))
+    await asyncio.sleep(0.5)  # ten timer checks
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None, "alice lost on time in a thread nobody could play in"
+
+
+async def her_four_hours_are_back(table: Harness, board: StoredMessage) -> None:
+    """alice's board says she has her four hours, from now (the time held given once)."""
+    four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
+
+
+async def alice_moves(table: Harness, thread: FakeChannel) -> None:
+    """alice's move in the thread is played."""
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert "played d1-b1" in played.content, played.content
+
+
+async def test_a_thread_locked_but_active_holds_the_clock_until_it_is_unlocked(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread (Discord's client leaves it active) with four hours on
+    her clock; two days pass: she has not lost on time. Unlocked, she has her four hours, and
+    her move is played."""
+    board, thread = await thread_game(table)
+    await four_hours_left(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    await her_four_hours_are_back(table, board)
+    await alice_moves(table, thread)
+
+
+async def test_a_thread_locked_where_i_manage_threads_is_played_in(table: Harness) -> None:
+    """With Manage Threads I may post in a locked thread: locking it holds nothing, and
+    alice's move there is played."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    _, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await asyncio.sleep(0.3)  # the bot hears of it
+    assert table.bot is not None
+    assert not table.bot.timers.holds.thread_held(thread.id)
+    await alice_moves(table, thread)
+
+
+async def test_losing_manage_threads_in_a_locked_thread_holds_its_clock(table: Harness) -> None:
+    """alice's thread is locked while I have Manage Threads (her clock runs); an admin takes
+    the permission away: now nobody can play there, and two days pass without her losing on
+    time. The permission given back, she has her four hours and her move is played."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    board, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await four_hours_left(table)
+    await table.standin.set_overwrite(table.channel, table.me)
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    await held(table, thread, is_held=False)
+    await her_four_hours_are_back(table, board)
+    await alice_moves(table, thread)
+
+
+async def test_a_thread_locked_while_the_bot_was_stopped_holds_its_clock(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread (left active) while the bot is stopped: started
+    again, it finds the lock in the server's threads, and two days pass without her losing
+    on time; unlocked, she has her four hours (the time away and the time locked each given
+    once) and her move is played."""
+    board, thread = await thread_game(table)
+    await four_hours_left(table)
+    await table.stop()
+    await table.standin.edit_thread(thread, locked=True)  # no session: no THREAD_UPDATE
+    table.advance(timedelta(hours=3))
+    await table.start()
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    await her_four_hours_are_back(table, board)
+    await alice_moves(table, thread)
+
+
+async def test_a_lock_held_before_a_restart_stays_held_after_it(table: Harness) -> None:
+    """alice's thread is locked (left active) and held when the bot restarts: it asks
+    Discord and the thread is still locked, so it stays held; unlocked, she has her four
+    hours and her move is played."""
+    board, thread = await thread_game(table)
+    await four_hours_left(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    table.advance(timedelta(hours=5))
+    await asyncio.sleep(0.3)
+    await table.restart()
+    await asyncio.sleep(0.3)  # Discord asked about the held thread
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    await her_four_hours_are_back(table, board)
+    await alice_moves(table, thread)
