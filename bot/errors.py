@@ -320,15 +320,21 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
 class ThreadLockedForMe(GameError):
     """A moderator locked the thread an interaction came from and I lack Manage Threads:
     Discord takes no message of mine there, not even an interaction's visible answer (only
-    one its reader alone sees), so nothing can be played in it."""
+    one its reader alone sees), so nothing can be played in it; ``held``: a game's there,
+    whose clocks stand still until it is unlocked (bot/flow/locked_threads.py)."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            _(
+    def __init__(self, *, held: bool = False) -> None:
+        if held:
+            message = _(
+                "A moderator locked this thread: Discord takes nothing from me here until one "
+                "unlocks it, and the game's clocks here stand still until then."
+            )
+        else:
+            message = _(
                 "A moderator locked this thread: Discord takes nothing from me here until one "
                 "unlocks it."
             )
-        )
+        super().__init__(message)
 
 
 ANSWERS_PRIVATELY: Final[dict[str, Any]] = {"answers_privately": True}
@@ -340,9 +346,8 @@ def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     """Whether ``interaction`` came from a thread a moderator locked, where I lack Manage
     Threads ("Users won't be able to create or update messages in locked threads", Discord's
     Threads topic), for a command that may answer for everyone there (not one marked
-    :data:`ANSWERS_PRIVATELY`: an answer only its reader sees still goes through). Not a hold
-    of the game's clocks unless it is also archived (bot/holds.py): a locked thread stays open
-    to moderators."""
+    :data:`ANSWERS_PRIVATELY`: an answer only its reader sees still goes through). Such a
+    thread holds its game's clocks, archived or not (bot/flow/locked_threads.py)."""
     channel = interaction.channel
     command = interaction.command
     return (
@@ -351,6 +356,15 @@ def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
         and not interaction.app_permissions.manage_threads
         and not (command is not None and command.extras.get("answers_privately", False))
     )
+
+
+def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedForMe:
+    """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`):
+    it says the clocks stand still when the thread's game is held."""
+    holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
+    channel_id = interaction.channel_id
+    held = holds is not None and channel_id is not None and holds.thread_held(channel_id)
+    return ThreadLockedForMe(held=bool(held))
 
 
 def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
@@ -364,7 +378,7 @@ def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
     if isinstance(error, discord.Forbidden):
         if locked_for_me(interaction):
-            return ThreadLockedForMe()
+            return locked_refusal(interaction)
         return MissingChannelPermissions(_refused_for(interaction, error))
     return error
 
@@ -468,7 +482,7 @@ async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     if interaction.type is discord.InteractionType.application_command and locked_for_me(
         interaction
     ):
-        await report_error(interaction, ThreadLockedForMe())
+        await report_error(interaction, locked_refusal(interaction))
         return False
     return True
 

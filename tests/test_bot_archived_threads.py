@@ -1,6 +1,7 @@
 """A game whose thread Discord archived (nobody wrote in it for a while) goes on: an archived,
 unlocked thread is open to anyone who writes in it, so its clocks run (unlike a thread a
-moderator locked, which holds them), and whatever the bot posts or edits there still lands."""
+moderator locked, which holds them where I lack Manage Threads), and whatever the bot posts
+or edits there still lands."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from bot.flow import computer_turns
-from tests.bot_harness import Harness, challenge_id, eventually, next_drawing_waits, running_bot
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    eventually,
+    next_drawing_waits,
+    running_bot,
+    until,
+)
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -227,11 +235,14 @@ async def test_a_move_in_a_locked_thread_is_refused_and_not_played(table: Harnes
     """A moderator locked (not archived) the game's thread and I lack Manage Threads, so
     Discord takes no visible answer of mine there: alice's /move and a press of the board's
     move button are refused, privately, saying the thread is locked, and the move is not
-    played (it was played while she was told I lacked permissions)."""
+    played (it was played while she was told I lacked permissions); her clocks stand still
+    meanwhile, and the refusal says so."""
     _, thread = await thread_game(table)
     board = await table.wait_board(channel=thread)
     await table.standin.edit_thread(thread, locked=True)
-    await table.standin.wait_until(lambda: thread.locked, timeout=5)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id), timeout=5)  # its clocks stand still
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert reply.ephemeral
     assert reply.content == LOCKED
@@ -239,13 +250,15 @@ async def test_a_move_in_a_locked_thread_is_refused_and_not_played(table: Harnes
     pressed = await (await table.standin.click(board, move, table.alice)).wait_original()
     assert pressed.ephemeral
     assert pressed.content == LOCKED
-    assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
     assert active.ply == 0
 
 
-LOCKED = "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."
+LOCKED = (
+    "A moderator locked this thread: Discord takes nothing from me here until one unlocks it, "
+    "and the game's clocks here stand still until then."
+)
 
 
 async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(

@@ -89,6 +89,28 @@ async def test_a_thread_locked_but_active_holds_the_clock_until_it_is_unlocked(
     await alice_moves(table, thread)
 
 
+async def test_a_locked_thread_refuses_a_move_saying_the_clocks_stand_still(
+    table: Harness,
+) -> None:
+    """alice's /move in her thread, locked but active, is refused saying the game's clocks
+    stand still until a moderator unlocks it; from #games, it names the thread as locked."""
+    _, thread = await thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    here = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert here.ephemeral
+    assert here.content == (
+        "A moderator locked this thread: Discord takes nothing from me here until one unlocks "
+        "it, and the game's clocks here stand still until then."
+    )
+    there = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert there.ephemeral
+    assert there.content == (
+        f"Your game's thread <#{thread.id}> is locked by a moderator: ask one to open it; its "
+        "clocks stand still until then."
+    )
+
+
 async def test_a_thread_locked_where_i_manage_threads_is_played_in(table: Harness) -> None:
     """With Manage Threads I may post in a locked thread: locking it holds nothing, and
     alice's move there is played."""
@@ -157,3 +179,19 @@ async def test_a_lock_held_before_a_restart_stays_held_after_it(table: Harness) 
     await held(table, thread, is_held=False)
     await her_four_hours_are_back(table, board)
     await alice_moves(table, thread)
+
+
+async def test_a_locked_thread_without_a_game_refuses_without_speaking_of_clocks(
+    table: Harness,
+) -> None:
+    """carol's own thread, with no game in it, is locked: her /board there is refused saying
+    the thread is locked, and nothing about clocks (none stand still there)."""
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    await table.standin.edit_thread(corner, locked=True)
+    await table.standin.wait_until(lambda: corner.locked, timeout=5)
+    await asyncio.sleep(0.3)  # the bot hears of it
+    reply = await table.reply_text(table.carol, "board", channel=corner)
+    assert reply.ephemeral
+    assert reply.content == (
+        "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."
+    )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import discord
 from discord.utils import utcnow
 
-from bot.errors import UNREACHABLE, ThreadLockedForMe, locked_for_me, report_error
+from bot.errors import UNREACHABLE, locked_for_me, locked_refusal, report_error
 from bot.i18n import ENGLISH, Language, Text
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ async def guarded(
     the one error handler."""
     try:
         if not private and locked_for_me(interaction):
-            raise ThreadLockedForMe()
+            raise locked_refusal(interaction)
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
         await report_error(interaction, error)
