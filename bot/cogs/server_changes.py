@@ -172,6 +172,13 @@ class ServerChanges(commands.Cog):
             lambda: self._disallow_deleted_unseen(guild),
         )
 
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A server joined, or listed anew in a GUILD_CREATE that discord.py reports as a join
+        (one without ``unavailable``, after the gateway connected anew): its threads locked
+        meanwhile sent me no THREAD_UPDATE."""
+        await self._locks_weighed(guild)
+
     async def _disallow_deleted_unseen(self, guild: discord.Guild) -> None:
         allowed = (await self.bot.services.settings.get(guild.id)).allowed_channel_ids
         gone = sorted(channel for channel in allowed if guild.get_channel(channel) is None)
