@@ -6,12 +6,13 @@ Manage Threads a locked thread is still played in, and its clocks run."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.flow import locked_threads
 from tests.bot_harness import Harness, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
@@ -195,3 +196,53 @@ async def test_a_locked_thread_without_a_game_refuses_without_speaking_of_clocks
     assert reply.content == (
         "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."
     )
+
+
+async def test_a_thread_locked_while_the_session_was_lost_is_held_once_connected(
+    table: Harness,
+) -> None:
+    """The gateway drops the bot for too long to resume; meanwhile a moderator locks alice's
+    thread (the event is lost with the session). Connected anew, the bot finds the lock in
+    the server's GUILD_CREATE: two days pass without her losing on time, and unlocked she
+    has her four hours."""
+    board, thread = await thread_game(table)
+    await four_hours_left(table)
+    await table.standin.drop_gateway(refuse_for=1.0, resumable=False)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    await her_four_hours_are_back(table, board)
+    await alice_moves(table, thread)
+
+
+async def test_a_lock_missed_is_held_when_the_deadline_finds_it(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's thread is locked while the bot is stopped and the bot misses it (as if the
+    server's threads were not weighed at start-up); her deadline's check finds the thread
+    locked: she does not lose on time, and unlocked she has her day per move again, the hold
+    counted from when her turn began (Discord does not say since when it was locked)."""
+    monkeypatch.setattr(locked_threads, "locked_threads", _none_locked)  # for the next start
+    board, thread = await thread_game(table)
+    await four_hours_left(table)
+    await table.stop()
+    await table.standin.edit_thread(thread, locked=True)
+    await table.start()
+    await asyncio.sleep(0.3)
+    assert table.bot is not None
+    assert not table.bot.timers.holds.thread_held(thread.id)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    a_day_on = f"<t:{int((table.now + timedelta(days=1)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: a_day_on in board.content, timeout=10)
+    await alice_moves(table, thread)
+
+
+def _none_locked(guild: object) -> Iterator[object]:
+    """A server's locked threads, as a bot that missed their locks sees them: none."""
+    del guild
+    return iter(())

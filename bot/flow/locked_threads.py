@@ -9,10 +9,13 @@ Threads: Discord then takes no message of mine there, not even an interaction's 
 answer, so every command and press from it is refused (bot/errors.py ``locked_for_me``). A
 thread locked where I have Manage Threads stays playable: I answer there as ever.
 
-Discord does not say since when an active thread was locked: one found so rather than heard
-of (its THREAD_UPDATE) is held from when it is found — at start-up the bot's absence was given
-back already, and while the bot runs a lock reaches it as an event (or, while the gateway is
-down, within the shard's hold).
+Discord does not say since when an active thread was locked. One found so in a server's
+GUILD_CREATE (at start-up, or when the gateway connects anew) is held from then: the time
+before was given back already, as the bot's absence or the dropped shard's hold. One the bot
+missed otherwise, found when its game's deadline passes or a reminder there is refused, is
+held from when its player's turn began: the lock may be as old as that, and held from when it
+is found its player would be left, once it is unlocked, with no time (at the deadline) or
+less than the turn had when it was locked.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -84,27 +84,32 @@ class VanishedFlow:
             return unknown_channel(error)
         return False
 
-    async def before_time_out(self, channel_ids: Sequence[int]) -> dict[int, datetime]:
+    async def before_time_out(
+        self, channel_ids: Sequence[int], turns_began: Mapping[int, datetime]
+    ) -> dict[int, datetime]:
         """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
         heard of (not in its cache: deleted while it was away, an archived thread, or not
         cached) is asked of Discord, and one Discord no longer knows is gone — its game is
         aborted, not lost on time (rated) where nobody could play. Returns the threads closed
         to their players (bot/flow/locked_threads.py: locked and archived, or locked where I
-        lack Manage Threads), whose clocks stand still, each with when it was found so (an
-        archived one: when it was archived; an active one, cached or not: now, as Discord
-        does not say since when it is locked). If Discord cannot say, the game is ended on
-        time as usual."""
+        lack Manage Threads), whose clocks stand still, each with since when: an archived
+        one, since it was archived; an active one, since its player's turn began
+        (``turns_began``) — Discord does not say since when it is locked, the lock did not
+        reach the bot as an event, and held from now its player would be left no time once
+        it is unlocked. If Discord cannot say, the game is ended on time as usual."""
         bot = self.flow.bot
         closed: dict[int, datetime] = {}
         for channel_id in channel_ids:
             cached = bot.get_channel(channel_id)
             if cached is not None:  # not archived (discord.py drops archived threads)
                 if isinstance(cached, discord.Thread) and thread_closed_to_players(cached):
-                    closed[channel_id] = bot.clock()
+                    closed[channel_id] = turns_began.get(channel_id, bot.clock())
                 continue
             if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
-            elif (since := await self.closed_since(channel_id)) is not None:
+            elif (
+                since := await self.closed_since(channel_id, turns_began.get(channel_id))
+            ) is not None:
                 closed[channel_id] = since
         return closed
 
@@ -120,10 +125,13 @@ class VanishedFlow:
             return True
         return isinstance(channel, discord.Thread) and thread_closed_to_players(channel)
 
-    async def closed_since(self, channel_id: int) -> datetime | None:
+    async def closed_since(
+        self, channel_id: int, turn_began: datetime | None = None
+    ) -> datetime | None:
         """Since when ``channel_id`` is closed to its players, if Discord shows it as a thread
-        so (else None): when it was archived, if it is locked and archived; now, if it is
-        locked but active where I lack Manage Threads (Discord does not say since when)."""
+        so (else None): since it was archived, if it is locked and archived; if it is locked
+        but active where I lack Manage Threads (Discord does not say since when), since
+        ``turn_began`` if given, else now."""
         try:
             channel = await self.flow.bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE):
@@ -132,7 +140,7 @@ class VanishedFlow:
             return None
         if channel.archived:
             return channel.archive_timestamp
-        return self.flow.bot.clock()
+        return turn_began or self.flow.bot.clock()
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot

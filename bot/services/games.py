@@ -52,7 +52,7 @@ from bot.shards import Shards
 from bot.storage import Database, announcements, clocks, holds, moves, places, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from bot.storage.times import duration_us, to_us
+from bot.storage.times import duration_us, from_us, to_us
 from engine import (
     Game,
     IllegalMoveError,
@@ -77,6 +77,14 @@ class OutOfTime:
     def channel_ids(self) -> list[int]:
         """The channels (or threads) the games are played in, by game id."""
         return [row.channel_id for row in self.rows]
+
+    @property
+    def turns_began(self) -> dict[int, datetime]:
+        """When the turn of each game's player to move began, by channel (or thread): its
+        deadline less its time per move (after any time given back, the later)."""
+        return {
+            row.channel_id: from_us(row.deadline_us - row.time_per_move_us) for row in self.rows
+        }
 
     def outside(self, held: Held) -> OutOfTime:
         """The same games less those ``held`` (nobody can play where they are now)."""
