@@ -2,15 +2,16 @@
 
 Nobody can move, accept a challenge or answer a takeback request in a server Discord says is
 unavailable (its outage), in a game's thread a moderator locked and archived (only moderators
-may open it again, and Discord's clients offer no commands in it), or in the servers of a shard
-whose gateway connection has dropped (no interaction reaches the bot from them). Their clocks,
-challenges and takeback requests stand still meanwhile: the timers' checks leave them alone
-(:meth:`Holds.held`), and when the hold ends the time is given back to them — to each only the
-part not given to it already by another hold, the bot's absence or the gateway's that
-overlapped it (bot/services/absence.py notes, per clock, the time given back). The holds
-are stored (schema 28), so that a restart takes them up again: keeping a row while a hold
-lasts costs less than asking Discord about every game's thread at each start, and Discord does
-not say since when a server was unavailable or a shard dropped.
+may open it again, and Discord's clients offer no commands in it) or locked where I lack Manage
+Threads (Discord takes no message of mine there: bot/flow/locked_threads.py), or in the servers
+of a shard whose gateway connection has dropped (no interaction reaches the bot from them).
+Their clocks, challenges and takeback requests stand still meanwhile: the timers' checks leave
+them alone (:meth:`Holds.held`), and when the hold ends the time is given back to them — to each
+only the part not given to it already by another hold, the bot's absence or the gateway's that
+overlapped it (bot/services/absence.py notes, per clock, the time given back). The holds are
+stored (schema 28), so that a restart takes them up again: keeping a row while a hold lasts
+costs less than asking Discord about every game's thread at each start, and Discord does not say
+since when a server was unavailable or a shard dropped.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class Holds:
         self._outages: dict[int, datetime] = {}
         """The servers Discord says are unavailable (an outage of theirs), and since when."""
         self._closed_threads: dict[int, datetime] = {}
-        """The game threads a moderator locked and archived, and since when."""
+        """The game threads closed to their players (locked and archived, or locked where I
+        lack Manage Threads), and since when."""
         self._ending: set[tuple[HoldKind, int]] = set()
         """The holds whose time is being given back: another end of the same hold meanwhile
         (two events for one server's return, say) gives nothing."""
@@ -359,11 +361,11 @@ class Holds:
             await self._release(HoldKind.SERVER, guild_id)
 
     def thread_held(self, thread_id: int) -> bool:
-        """Whether thread ``thread_id`` is held, locked and archived by a moderator."""
+        """Whether thread ``thread_id`` is held, closed to its players by a moderator's lock."""
         return thread_id in self._closed_threads
 
     async def thread_locked(self, thread_id: int, guild_id: int | None = None) -> None:
-        """A moderator locked and archived thread ``thread_id`` (of server ``guild_id``, as
+        """A moderator closed thread ``thread_id`` to its players (of server ``guild_id``, as
         Discord's event says): held (:meth:`thread_closed`) when a game is being played in it
         — any other thread is not kept; if the database cannot say, it is held (and stored
         with its server, so that the process running that server takes it up again)."""
@@ -380,12 +382,13 @@ class Holds:
     async def thread_closed(
         self, thread_id: int, since: datetime | None = None, *, guild_id: int | None = None
     ) -> None:
-        """A moderator locked and archived thread ``thread_id`` (at ``since``, if it was
-        before now): only members with Manage Threads may open it again, and Discord's clients
-        offer no commands in an archived thread, so its players cannot play. Its game is not
-        lost on time meanwhile (:meth:`thread_opened` gives the time back, from ``since``,
-        less what was given back to its clock meanwhile); an admin's
-        ``/abort`` still ends it."""
+        """A moderator closed thread ``thread_id`` to its players (at ``since``, if it was
+        before now): locked and archived (only members with Manage Threads may open it again,
+        and Discord's clients offer no commands in an archived thread), or locked where I lack
+        Manage Threads (Discord takes no message of mine there), so its players cannot play.
+        Its game is not lost on time meanwhile (:meth:`thread_opened` gives the time back,
+        from ``since``, less what was given back to its clock meanwhile); an admin's ``/abort``
+        still ends it."""
         now = self.bot.clock()
         if since is None or since > now:
             since = now
@@ -395,12 +398,12 @@ class Holds:
         if thread_id in self._closed_threads:  # its hold goes on (one whose end failed too)
             self._unended.pop((HoldKind.THREAD, thread_id), None)
             return
-        _log.info("Thread %s is locked and archived: its clocks stand still", thread_id)
+        _log.info("Thread %s is locked for its players: its clocks stand still", thread_id)
         self._closed_threads[thread_id] = since
         await self._keep(hold)
 
     async def thread_opened(self, thread_id: int) -> None:
-        """Thread ``thread_id`` is no longer locked and archived: its game's clock, and its
+        """Thread ``thread_id`` is no longer closed to its players: its game's clock, and its
         takeback request's expiry, are given back the time it was."""
         await self._end((HoldKind.THREAD, thread_id), self._closed_threads, channel_id=thread_id)
 
