@@ -89,7 +89,7 @@ class Holds:
 
     async def reload(self) -> None:
         """Take up the holds kept before the restart: the servers in an outage and the threads
-        locked and archived then are held from when they were (their time back at their end,
+        closed to their players then are held from when they were (their time back at their end,
         less the bot's absence the start-up gave their clocks already); the threads are asked of
         Discord once connected (:meth:`recheck_closed_threads`)."""
         try:
@@ -240,7 +240,7 @@ class Holds:
     async def recheck_closed_threads(self) -> None:
         """After the gateway was down (a thread opened meanwhile sent me nothing, and would
         otherwise be held for as long as the bot runs): each held thread is asked of Discord,
-        and one no longer locked and archived is opened, its time given back. One whose game
+        and one no longer closed to its players is opened, its time given back. One whose game
         ended meanwhile (an admin's ``/abort`` from the channel) is held no more, and not
         asked about: nothing there is left to give time back to."""
         for thread_id in list(self._closed_threads):
@@ -541,7 +541,7 @@ class Holds:
             )
 
     async def held(self) -> Held:
-        """The servers in an outage, the threads locked and archived and the servers of the
+        """The servers in an outage, the threads closed to their players and the servers of the
         shards the gateway dropped: nobody can play in them now, so their clocks stand still
         and their reminders wait. The holds whose time could not be given back as they ended
         are given it now, if the database lets."""

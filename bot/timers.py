@@ -312,8 +312,8 @@ class Timers:
 
     async def _time_out(self, now: datetime, held: Held) -> None:
         games = self.bot.services.games
-        # Nobody could play in a server Discord says is unavailable, nor in a thread locked and
-        # archived: their clocks stand still.
+        # Nobody could play in a server Discord says is unavailable, nor in a thread closed to
+        # its players (bot/flow/locked_threads.py): their clocks stand still.
         due = (await games.out_of_time(now)).outside(held)
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids, due.turns_began)
         guilds = {row.channel_id: row.guild_id for row in due.rows}
