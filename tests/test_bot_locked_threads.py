@@ -246,3 +246,28 @@ def _none_locked(guild: object) -> Iterator[object]:
     """A server's locked threads, as a bot that missed their locks sees them: none."""
     del guild
     return iter(())
+
+
+async def test_a_lock_undone_at_once_does_not_hold_the_clock(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moderator locks alice's thread and unlocks it at once, while the bot is still asking
+    the database whether the thread has a game (slow, here): the unlock comes last, so the
+    thread is not held, and alice's clock runs (two days on, she has lost on time)."""
+    _, thread = await thread_game(table)
+    assert table.bot is not None
+    games = table.bot.services.games
+    in_channel = games.in_channel
+
+    async def slow_in_channel(channel_id: int) -> object:
+        await asyncio.sleep(0.5)
+        return await in_channel(channel_id)
+
+    monkeypatch.setattr(games, "in_channel", slow_in_channel)
+    await table.standin.edit_thread(thread, locked=True)
+    await table.standin.edit_thread(thread, locked=False)
+    await asyncio.sleep(1.0)  # both events handled
+    assert not table.bot.timers.holds.thread_held(thread.id), "held in a thread open to all"
+    monkeypatch.setattr(games, "in_channel", in_channel)
+    table.advance(timedelta(days=2))
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
