@@ -21,7 +21,10 @@ The table keeps only what may still count: the intervals of the deadlines still 
 those that stopped since the last sweep. Forgetting by age would not be sound (a thread locked
 while the bot was stopped is found later, with a hold from the past, for which an old interval
 may still count); forgetting what no longer runs always is: a clock, challenge or request that
-stopped never runs again (a takeback starts a new clock for an earlier ply). A give-back forgets
+stopped never runs again. A takeback starts a new clock for an earlier ply under the same key
+(set, ply): that ply's old intervals, if not swept yet, count as the new clock's, which is
+harmless — they ended before the takeback (nobody moves during a hold), and :func:`owed`
+never gives more than the new clock ran, so they cannot lessen what it is owed. A give-back forgets
 the intervals it reads of clocks no longer running (its sets' earlier plies);
 :func:`forget_given` sweeps the rest, at start-up and hourly (bot/timers.py), a bounded batch
 per transaction, each read by the table's key. Not in every give-back's transaction, as before:
