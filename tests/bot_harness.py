@@ -278,6 +278,18 @@ def challenge_id(message: StoredMessage) -> str:
     raise LookupError(f"no Accept button on message {message.id}: {message.custom_ids()}")
 
 
+async def board_thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
+    """alice and bob play one set of a day a move in a thread of #games: its board and the
+    thread."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    board = await table.wait_board(channel=line.thread)
+    return board, line.thread
+
+
 def move_button(message: StoredMessage) -> str:
     """The custom_id of the Move button under a board."""
     for custom_id in message.custom_ids():

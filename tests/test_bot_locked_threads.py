@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.flow import locked_threads
-from tests.bot_harness import Harness, challenge_id, running_bot, until
+from tests.bot_harness import Harness, board_thread_game, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
 
@@ -25,18 +25,6 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
     """Games in threads; the bot without Manage Threads (its default)."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
         yield harness
-
-
-async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
-    """alice and bob play one set of a day a move in a thread of #games: its board and the
-    thread."""
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
-    )
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    board = await table.wait_board(channel=line.thread)
-    return board, line.thread
 
 
 async def four_hours_left(table: Harness) -> None:
@@ -79,7 +67,7 @@ async def test_a_thread_locked_but_active_holds_the_clock_until_it_is_unlocked(
     """A moderator locks alice's thread (Discord's client leaves it active) with four hours on
     her clock; two days pass: she has not lost on time. Unlocked, she has her four hours, and
     her move is played."""
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await four_hours_left(table)
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
@@ -95,7 +83,7 @@ async def test_a_locked_thread_refuses_a_move_saying_the_clocks_stand_still(
 ) -> None:
     """alice's /move in her thread, locked but active, is refused saying the game's clocks
     stand still until a moderator unlocks it; from #games, it names the thread as locked."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
     here = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
@@ -116,7 +104,7 @@ async def test_a_thread_locked_where_i_manage_threads_is_played_in(table: Harnes
     """With Manage Threads I may post in a locked thread: locking it holds nothing, and
     alice's move there is played."""
     await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True)
     await asyncio.sleep(0.3)  # the bot hears of it
     assert table.bot is not None
@@ -129,7 +117,7 @@ async def test_losing_manage_threads_in_a_locked_thread_holds_its_clock(table: H
     the permission away: now nobody can play there, and two days pass without her losing on
     time. The permission given back, she has her four hours and her move is played."""
     await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True)
     await four_hours_left(table)
     await table.standin.set_overwrite(table.channel, table.me)
@@ -148,7 +136,7 @@ async def test_a_thread_locked_while_the_bot_was_stopped_holds_its_clock(
     again, it finds the lock in the server's threads, and two days pass without her losing
     on time; unlocked, she has her four hours (the time away and the time locked each given
     once) and her move is played."""
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await four_hours_left(table)
     await table.stop()
     await table.standin.edit_thread(thread, locked=True)  # no session: no THREAD_UPDATE
@@ -166,7 +154,7 @@ async def test_a_lock_held_before_a_restart_stays_held_after_it(table: Harness) 
     """alice's thread is locked (left active) and held when the bot restarts: it asks
     Discord and the thread is still locked, so it stays held; unlocked, she has her four
     hours and her move is played."""
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await four_hours_left(table)
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
@@ -205,7 +193,7 @@ async def test_a_thread_locked_while_the_session_was_lost_is_held_once_connected
     thread (the event is lost with the session). Connected anew, the bot finds the lock in
     the server's GUILD_CREATE: two days pass without her losing on time, and unlocked she
     has her four hours."""
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await four_hours_left(table)
     await table.standin.drop_gateway(refuse_for=1.0, resumable=False)
     await table.standin.edit_thread(thread, locked=True)
@@ -225,7 +213,7 @@ async def test_a_lock_missed_is_held_when_the_deadline_finds_it(
     locked: she does not lose on time, and unlocked she has her day per move again, the hold
     counted from when her turn began (Discord does not say since when it was locked)."""
     monkeypatch.setattr(locked_threads, "locked_threads", _none_locked)  # for the next start
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     await four_hours_left(table)
     await table.stop()
     await table.standin.edit_thread(thread, locked=True)
@@ -254,7 +242,7 @@ async def test_a_lock_undone_at_once_does_not_hold_the_clock(
     """A moderator locks alice's thread and unlocks it at once, while the bot is still asking
     the database whether the thread has a game (slow, here): the unlock comes last, so the
     thread is not held, and alice's clock runs (two days on, she has lost on time)."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     assert table.bot is not None
     games = table.bot.services.games
     in_channel = games.in_channel

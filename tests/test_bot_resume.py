@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot, until
-from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.bot_harness import Harness, board_thread_game, running_bot, until
+from tests.discord_standin import DiscordStandin
 from tests.test_bot_vanished import calls_to, rated_players
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -55,18 +55,6 @@ async def resumed(table: Harness) -> None:
     await asyncio.sleep(0.3)  # the timers run
 
 
-async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
-    """alice and bob play one set of a day a move in a thread of #games: its board and the
-    thread."""
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
-    )
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    board = await table.wait_board(channel=line.thread)
-    return board, line.thread
-
-
 async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_the_resume(
     threaded: Harness,
 ) -> None:
@@ -75,7 +63,7 @@ async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_th
     deadline passing ends nothing, and unlocked a day later she has her four hours — the two
     days of the outage and the day locked each given once."""
     table = threaded
-    board, thread = await thread_game(table)
+    board, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))
     await asyncio.sleep(0.3)
     await cut_off(table)
@@ -176,7 +164,7 @@ async def test_a_thread_deleted_while_the_shard_was_down_aborts_its_match_once(
     resumes, the challenge line in #games says the match was aborted (edited once), nothing is
     tried in the thread, and nobody is rated."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     [line] = [m for m in table.standin.recorder.messages.values() if m.thread is thread]
     await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await cut_off(table)
