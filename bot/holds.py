@@ -17,7 +17,9 @@ since when a server was unavailable or a shard dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -86,6 +88,9 @@ class Holds:
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
+        self._weighing: dict[int, tuple[asyncio.Lock, int]] = {}
+        """Per thread, the lock under which its hold begins or ends, and how many use it
+        (:meth:`in_turn`)."""
 
     async def reload(self) -> None:
         """Take up the holds kept before the restart: the servers in an outage and the threads
@@ -359,6 +364,36 @@ class Holds:
         not held for the old outage)."""
         if self._outages.pop(guild_id, None) is not None:
             await self._release(HoldKind.SERVER, guild_id)
+
+    @contextlib.asynccontextmanager
+    async def in_turn(self, thread_id: int) -> AsyncIterator[None]:
+        """Begin or end thread ``thread_id``'s hold after the changes heard of before, whoever
+        heard of them (a gateway event, an interaction from the thread: bot/flow/locked_threads.py):
+        a lock undone at once is heard as two events, and the lock's (which asks the database
+        whether a game is played there) must not end after the unlock's, holding a thread open
+        to all."""
+        lock, users = self._weighing.get(thread_id, (asyncio.Lock(), 0))
+        self._weighing[thread_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._weighing[thread_id]
+            if users == 1:
+                del self._weighing[thread_id]
+            else:
+                self._weighing[thread_id] = (lock, users - 1)
+
+    async def in_play(self, thread_ids: list[int]) -> dict[int, int | None] | None:
+        """Of ``thread_ids``, those with a game in progress, each with its server, in one read
+        (a server's locked threads weighed at once); None if the database cannot say (then
+        each closed one is held, as :meth:`thread_locked` holds it)."""
+        try:
+            return dict(await self.bot.services.games.guilds_in_play(thread_ids))
+        except StorageError as error:
+            count = len(thread_ids)
+            _log.warning("Could not tell which of %d threads have games: %s", count, error)
+            return None
 
     def thread_held(self, thread_id: int) -> bool:
         """Whether thread ``thread_id`` is held, closed to its players by a moderator's lock."""

@@ -695,3 +695,25 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
         assert [(row.ply, row.undone) for row in rows if row] == [(0, 2), (2, 0)]
     finally:
         await services.close()
+
+
+async def test_which_of_many_threads_have_games_is_one_answer(
+    database: str, clock: FakeClock
+) -> None:
+    """Of a server's locked threads (more than one statement asks about), those with a game in
+    progress are told apart, with their server; a finished game's thread is not among them."""
+    opened = await Services.open(database, clock=clock)
+    try:
+        await opened.settings.update(GUILD, threads=True)
+        challenge = await opened.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
+        await opened.challenges.set_message(challenge.challenge_id, 5_000)
+        await opened.challenges.accept(challenge.challenge_id, BOB, thread_id=77)
+        ended = await opened.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB, sets_total=1)
+        await opened.challenges.set_message(ended.challenge_id, 5_001)
+        await opened.challenges.accept(ended.challenge_id, BOB, thread_id=78)
+        await opened.games.resign(78, ALICE)
+        threads = [*range(1_000, 1_000 + sets.CHANNELS_READ), 78, 77]
+        assert await opened.games.guilds_in_play(threads) == {77: GUILD}
+        assert await opened.games.guilds_in_play([]) == {}
+    finally:
+        await opened.close()

@@ -8,16 +8,18 @@ reports the threads it knew of as deleted too). What a deletion does is in bot/f
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator
 
 import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.flow.locked_threads import closed_to_players, locked_threads, manages_threads
+from bot.flow.locked_threads import (
+    closed_to_players,
+    locked_threads,
+    manages_threads,
+    thread_closed_to_players,
+)
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
 
@@ -40,27 +42,6 @@ class ServerChanges(commands.Cog):
         self.bot = bot
         self._retrying: set[int] = set()
         """Servers whose refused boards are being made due again (:meth:`_maybe_allowed`)."""
-        self._weighing: dict[int, tuple[asyncio.Lock, int]] = {}
-        """Per thread, the lock under which its hold begins or ends, and how many use it
-        (:meth:`_in_turn`)."""
-
-    @contextlib.asynccontextmanager
-    async def _in_turn(self, thread_id: int) -> AsyncIterator[None]:
-        """Begin or end thread ``thread_id``'s hold after the changes heard of before: a lock
-        undone at once is heard as two events, and the lock's (which asks the database whether
-        a game is played there) must not end after the unlock's, holding a thread open to
-        all."""
-        lock, users = self._weighing.get(thread_id, (asyncio.Lock(), 0))
-        self._weighing[thread_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._weighing[thread_id]
-            if users == 1:
-                del self._weighing[thread_id]
-            else:
-                self._weighing[thread_id] = (lock, users - 1)
 
     def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
         """Refused boards of ``guild_id`` are tried at the next check, in the background:
@@ -83,17 +64,23 @@ class ServerChanges(commands.Cog):
         holds is held, or no longer held, as it is now closed to its players or not (a locked
         thread where I just lost Manage Threads holds its game's clocks from now; one where I
         gained it is playable again, its time given back). Archived threads are not in the
-        cache: locked and archived, they are held whatever my permissions."""
+        cache: locked and archived, they are held whatever my permissions. Whether the threads
+        newly closed have games is one read for all of them (most locked threads have none,
+        and every role, channel or own-member change weighs them all)."""
         holds = self.bot.timers.holds
-        for thread in list(locked_threads(guild)):
-            async with self._in_turn(thread.id):  # as it is now, not before a change heard since
-                closed = closed_to_players(
-                    locked=thread.locked,
-                    archived=thread.archived,
-                    i_manage_threads=manages_threads(guild, thread.parent_id),
-                )
+        changed = [
+            thread
+            for thread in locked_threads(guild)
+            if thread_closed_to_players(thread) is not holds.thread_held(thread.id)
+        ]
+        closing = [thread.id for thread in changed if not holds.thread_held(thread.id)]
+        in_play = await holds.in_play(closing) if closing else {}
+        for thread in changed:
+            async with holds.in_turn(thread.id):  # as it is now, not before a change heard since
+                closed = thread_closed_to_players(thread)
                 if closed and not holds.thread_held(thread.id):
-                    await holds.thread_locked(thread.id, guild.id)
+                    if in_play is None or thread.id in in_play:
+                        await holds.thread_closed(thread.id, guild_id=guild.id)
                 elif not closed and holds.thread_held(thread.id):
                     await holds.thread_opened(thread.id)
 
@@ -118,11 +105,12 @@ class ServerChanges(commands.Cog):
                 self.bot.get_guild(payload.guild_id), payload.parent_id
             ),
         )
-        async with self._in_turn(payload.thread_id):  # in the order Discord sent them
+        holds = self.bot.timers.holds
+        async with holds.in_turn(payload.thread_id):  # in the order Discord sent them
             if closed:
-                await self.bot.timers.holds.thread_locked(payload.thread_id, payload.guild_id)
+                await holds.thread_locked(payload.thread_id, payload.guild_id)
             else:
-                await self.bot.timers.holds.thread_opened(payload.thread_id)
+                await holds.thread_opened(payload.thread_id)
         self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()

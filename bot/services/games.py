@@ -114,6 +114,14 @@ class GameService:
         found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
         return None if found is None else active_game(*found)
 
+    async def guilds_in_play(self, channel_ids: list[int]) -> dict[int, int]:
+        """Of ``channel_ids``, those with a game in progress, each with its server (one read
+        for all of them)."""
+        if not channel_ids:
+            return {}
+        async with self._database.single_read() as db:
+            return await sets.guilds_in_play(db, channel_ids)
+
     async def get(self, set_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""
         found = await self._read(lambda db: sets.active_by_id(db, set_id))

@@ -264,6 +264,27 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     return set_row_of(row) if row else None
 
 
+CHANNELS_READ = 500
+"""The most channels one statement asks about (SQLite's limit on a statement's variables was
+999 before 3.32)."""
+
+
+async def guilds_in_play(db: Connection, channel_ids: list[int]) -> dict[int, int]:
+    """Of ``channel_ids``, those with a game in progress, each with its server: one statement
+    per ``CHANNELS_READ`` of them (a server's locked threads are weighed at once, most of
+    them without a game)."""
+    found: dict[int, int] = {}
+    for start in range(0, len(channel_ids), CHANNELS_READ):
+        chunk = channel_ids[start : start + CHANNELS_READ]
+        rows = await db.fetch_all(
+            "SELECT channel_id, guild_id FROM sets "
+            f"WHERE channel_id IN ({', '.join('?' * len(chunk))}) AND status = 'active'",
+            chunk,
+        )
+        found.update((int(row[0]), int(row[1])) for row in rows)
+    return found
+
+
 async def stands_at(
     db: Connection, set_id: int, ply: int, undone: int, *, lock: bool = True
 ) -> bool:
