@@ -9,6 +9,7 @@ every select route their errors here.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from typing import Any, Final
@@ -358,16 +359,36 @@ def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     )
 
 
-def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedForMe:
+REFUSAL_WAITS = 1.0
+"""The most seconds a refusal from a thread locked for me waits for its hold to begin (to say
+whether the clocks stand still) before it answers: Discord wants an answer within 3."""
+
+
+async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`):
-    it says the clocks stand still when the thread's game is held."""
+    if the thread has a game that is not held, its hold begins (the interaction is Discord's
+    word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
+    refusal says its clocks stand still."""
     holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
     channel_id = interaction.channel_id
-    held = holds is not None and channel_id is not None and holds.thread_held(channel_id)
+    if holds is None or channel_id is None:
+        return ThreadLockedForMe()
+    parent_id = getattr(interaction.channel, "parent_id", None)
+    if parent_id is not None:
+        holds.tell(parent_id, interaction.app_permissions.manage_threads)
+    begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
+        holds.refused_in(channel_id), name=f"brandubh-refused-in-{channel_id}"
+    )
+    try:
+        held = await asyncio.wait_for(asyncio.shield(begun), REFUSAL_WAITS)
+    except TimeoutError:
+        held = holds.thread_held(channel_id)
     return ThreadLockedForMe(held=bool(held))
 
 
-def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -> BaseException:
+async def _as_seen_here(
+    interaction: discord.Interaction[Any], error: BaseException
+) -> BaseException:
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
     games are not allowed in names none of the allowed channels Discord has deleted; Discord's
     refusal of a post (Forbidden) names the permissions I lack where ``interaction`` is, when
@@ -378,7 +399,7 @@ def _as_seen_here(interaction: discord.Interaction[Any], error: BaseException) -
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
     if isinstance(error, discord.Forbidden):
         if locked_for_me(interaction):
-            return locked_refusal(interaction)
+            return await locked_refusal(interaction)
         return MissingChannelPermissions(_refused_for(interaction, error))
     return error
 
@@ -432,7 +453,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         )
         return
     lang = reader(interaction)
-    sentence = sentence_for(_as_seen_here(interaction, error), lang)
+    sentence = sentence_for(await _as_seen_here(interaction, error), lang)
     storage = _storage_error(error)
     if storage is not None:
         # The details (file, SQLite's words) are for the operator, never for the player.
@@ -482,7 +503,7 @@ async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     if interaction.type is discord.InteractionType.application_command and locked_for_me(
         interaction
     ):
-        await report_error(interaction, locked_refusal(interaction))
+        await report_error(interaction, await locked_refusal(interaction))
         return False
     return True
 

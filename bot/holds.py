@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -88,6 +88,12 @@ class Holds:
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
+        self.told: dict[int, bool] = {}
+        """Whether I have Manage Threads in a channel (a thread's parent), by Discord's word in
+        the last interaction from one of its threads: the cache's may lag behind it (an event
+        it missed), and a hold follows what the interactions show, as the refusals do
+        (bot/flow/locked_threads.py). Forgotten when an event changes the server's
+        permissions (:meth:`forget_told`): the cache is as fresh then."""
         self._weighing: dict[int, tuple[asyncio.Lock, int]] = {}
         """Per thread, the lock under which its hold begins or ends, and how many use it
         (:meth:`in_turn`)."""
@@ -365,6 +371,16 @@ class Holds:
         if self._outages.pop(guild_id, None) is not None:
             await self._release(HoldKind.SERVER, guild_id)
 
+    def tell(self, channel_id: int, manage_threads: bool) -> None:
+        """An interaction from a thread of ``channel_id`` shows whether I have Manage Threads
+        there (:attr:`told`)."""
+        self.told[channel_id] = manage_threads
+
+    def forget_told(self, channel_ids: Iterable[int]) -> None:
+        """An event changed permissions in ``channel_ids`` (a server's): the cache is fresh."""
+        for channel_id in channel_ids:
+            self.told.pop(channel_id, None)
+
     @contextlib.asynccontextmanager
     async def in_turn(self, thread_id: int) -> AsyncIterator[None]:
         """Begin or end thread ``thread_id``'s hold after the changes heard of before, whoever
@@ -394,6 +410,44 @@ class Holds:
             count = len(thread_ids)
             _log.warning("Could not tell which of %d threads have games: %s", count, error)
             return None
+
+    async def refused_in(self, thread_id: int) -> bool:
+        """An interaction from thread ``thread_id`` was refused as locked for me (Discord's own
+        word, in the interaction: fresher than the cache the events keep, which may have missed
+        the lock or my Manage Threads taken away): if a game is played there and the thread is
+        not held, its hold begins, from when its player's turn began — Discord does not say
+        since when it is locked, and the lock may be as old as that (held from now, its player
+        would be left less time than the turn had when it was locked: as for a lock found at
+        the deadline, bot/flow/locked_threads.py). Returns whether the thread is held (False:
+        no game there, or the database cannot say)."""
+        async with self.in_turn(thread_id):  # after the lock's or unlock's event heard before
+            if self.thread_held(thread_id):
+                return True
+            try:
+                active = await self.bot.services.games.in_channel(thread_id)
+            except StorageError as error:
+                _log.warning("Could not tell whether thread %s has a game: %s", thread_id, error)
+                return False
+            if active is None:
+                return False
+            since = await self.bot.flow.vanished.turn_began(active.set_id)
+            _log.info("An interaction from thread %s was refused as locked for me", thread_id)
+            await self.thread_closed(thread_id, since, guild_id=active.guild_id)
+            return self.thread_held(thread_id)
+
+    async def played_in(self, thread_id: int, still_open: Callable[[], bool]) -> None:
+        """An interaction from thread ``thread_id`` was answered for all to see (Discord took a
+        message of mine there): if the thread is held, it is not closed to its players after
+        all (the cache held it locked for me, or missed its unlock, or my Manage Threads given
+        back), so its hold ends, its time given back once. ``still_open`` says whether the
+        interaction still shows the thread open once the changes heard of before are weighed
+        (a lock that came as it was answered holds it again)."""
+        if not self.thread_held(thread_id):
+            return
+        async with self.in_turn(thread_id):
+            if self.thread_held(thread_id) and still_open():
+                _log.info("An interaction from held thread %s was answered there", thread_id)
+                await self.thread_opened(thread_id)
 
     def thread_held(self, thread_id: int) -> bool:
         """Whether thread ``thread_id`` is held, closed to its players by a moderator's lock."""

@@ -315,7 +315,7 @@ class Timers:
         # Nobody could play in a server Discord says is unavailable, nor in a thread closed to
         # its players (bot/flow/locked_threads.py): their clocks stand still.
         due = (await games.out_of_time(now)).outside(held)
-        closed = await self.bot.flow.vanished.before_time_out(due.channel_ids, due.turns_began)
+        closed = await self.bot.flow.vanished.before_time_out(due.channel_ids, due.set_ids)
         guilds = {row.channel_id: row.guild_id for row in due.rows}
         for thread_id, since in closed.items():  # found so (locked while I was away, say)
             await self.holds.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
@@ -472,18 +472,19 @@ class Timers:
 
     async def _found_closed(self, active: ActiveGame) -> bool:
         """After Discord refused a post in ``active``'s channel: whether it is a thread closed
-        to its players (bot/flow/locked_threads.py; one not in the cache is asked of Discord),
-        now held from when it was archived, or, locked but active, from when the turn began
-        (Discord does not say since when it is locked, and the bot missed the lock's event:
-        its player is not left with less time than the turn had when it was locked)."""
-        turn_began = active.deadline - active.time_per_move  # the lock's start is unknown
+        to its players (bot/flow/locked_threads.py), now held from when it was archived, or,
+        locked but active, from when the turn began (Discord does not say since when it is
+        locked, and the bot missed the lock's event: its player is not left with less time
+        than the turn had when it was locked). A thread the cache shows open, or does not
+        hold, is asked of Discord: the refusal says the cache may have missed the lock."""
+        vanished = self.bot.flow.vanished
         cached = self.bot.get_channel(active.channel_id)
-        if cached is not None:  # not archived (discord.py drops archived threads)
-            if not isinstance(cached, discord.Thread) or not thread_closed_to_players(cached):
-                return False
-            since: datetime | None = turn_began
+        if cached is not None and not isinstance(cached, discord.Thread):
+            return False
+        if cached is not None and thread_closed_to_players(cached, self.holds.told):
+            since: datetime | None = await vanished.turn_began(active.set_id)
         else:
-            since = await self.bot.flow.vanished.closed_since(active.channel_id, turn_began)
+            since = await vanished.closed_since(active.channel_id, active.set_id)
         if since is None:
             return False
         await self.holds.thread_closed(active.channel_id, since, guild_id=active.guild_id)

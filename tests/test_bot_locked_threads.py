@@ -6,13 +6,12 @@ Manage Threads a locked thread is still played in, and its clocks run."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.flow import locked_threads
 from tests.bot_harness import Harness, board_thread_game, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
@@ -205,35 +204,28 @@ async def test_a_thread_locked_while_the_session_was_lost_is_held_once_connected
     await alice_moves(table, thread)
 
 
-async def test_a_lock_missed_is_held_when_the_deadline_finds_it(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """alice's thread is locked while the bot is stopped and the bot misses it (as if the
-    server's threads were not weighed at start-up); her deadline's check finds the thread
-    locked: she does not lose on time, and unlocked she has her day per move again, the hold
-    counted from when her turn began (Discord does not say since when it was locked)."""
-    monkeypatch.setattr(locked_threads, "locked_threads", _none_locked)  # for the next start
+async def test_a_lock_missed_is_held_when_a_reminder_finds_it(table: Harness) -> None:
+    """Four hours into alice's turn the bot is stopped for six (given back when it starts);
+    then a moderator locks her thread and the bot misses the event. Her reminder is refused
+    there, so the bot asks Discord and finds the lock: she does not lose on time, and unlocked
+    she has her day per move again — the hold counted from when her turn began (Discord does
+    not say since when it was locked), the six hours given back during it counted once."""
     board, thread = await board_thread_game(table)
-    await four_hours_left(table)
+    table.advance(timedelta(hours=4))
+    await asyncio.sleep(0.3)
     await table.stop()
-    await table.standin.edit_thread(thread, locked=True)
+    table.advance(timedelta(hours=6))
     await table.start()
     await asyncio.sleep(0.3)
-    assert table.bot is not None
-    assert not table.bot.timers.holds.thread_held(thread.id)
-    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    table.advance(timedelta(hours=10))  # past her reminder, due at half time
     await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
     await table.standin.edit_thread(thread, locked=False)
     await held(table, thread, is_held=False)
     a_day_on = f"<t:{int((table.now + timedelta(days=1)).timestamp())}:R>"
     await table.standin.wait_until(lambda: a_day_on in board.content, timeout=10)
     await alice_moves(table, thread)
-
-
-def _none_locked(guild: object) -> Iterator[object]:
-    """A server's locked threads, as a bot that missed their locks sees them: none."""
-    del guild
-    return iter(())
 
 
 async def test_a_lock_undone_at_once_does_not_hold_the_clock(
@@ -257,5 +249,45 @@ async def test_a_lock_undone_at_once_does_not_hold_the_clock(
     await asyncio.sleep(1.0)  # both events handled
     assert not table.bot.timers.holds.thread_held(thread.id), "held in a thread open to all"
     monkeypatch.setattr(games, "in_channel", in_channel)
+    table.advance(timedelta(days=2))
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
+
+
+async def test_a_refusal_the_cache_did_not_foresee_holds_the_clock(table: Harness) -> None:
+    """alice's thread is locked while I have Manage Threads (her clock runs); an admin takes
+    the permission away and the bot misses the change. Her /move there is refused on Discord's
+    word (the interaction's permissions), saying the clocks stand still, and they do: two days
+    on she is still playing. Given the permission back, she has her day per move again (held
+    from when her turn began: Discord does not say when the permission went)."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await four_hours_left(table)
+    await table.standin.set_overwrite(table.channel, table.me, announce=False)
+    refused = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert refused.ephemeral
+    assert refused.content == (
+        "A moderator locked this thread: Discord takes nothing from me here until one unlocks "
+        "it, and the game's clocks here stand still until then."
+    )
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    await held(table, thread, is_held=False)
+    a_day_on = f"<t:{int((table.now + timedelta(days=1)).timestamp())}:R>"
+    await table.standin.wait_until(lambda: a_day_on in board.content, timeout=10)
+    await alice_moves(table, thread)
+
+
+async def test_a_move_played_in_a_held_thread_ends_its_hold(table: Harness) -> None:
+    """alice's thread is locked while I lack Manage Threads (held); an admin gives me the
+    permission and the bot misses the change. Her move there is played (Discord takes my
+    answer), so the thread is held no more: two days on, bob, to move, has lost on time."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS, announce=False)
+    await alice_moves(table, thread)
+    await held(table, thread, is_held=False)
     table.advance(timedelta(days=2))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)

@@ -9,6 +9,7 @@ reports the threads it knew of as deleted too). What a deletion does is in bot/f
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import discord
 from discord.ext import commands
@@ -16,6 +17,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.flow.locked_threads import (
     closed_to_players,
+    interaction_closed_to_players,
     locked_threads,
     manages_threads,
     thread_closed_to_players,
@@ -68,6 +70,7 @@ class ServerChanges(commands.Cog):
         newly closed have games is one read for all of them (most locked threads have none,
         and every role, channel or own-member change weighs them all)."""
         holds = self.bot.timers.holds
+        holds.forget_told(channel.id for channel in guild.channels)  # the cache is fresh now
         changed = [
             thread
             for thread in locked_threads(guild)
@@ -102,7 +105,7 @@ class ServerChanges(commands.Cog):
             locked=bool(metadata.get("locked")),
             archived=bool(metadata.get("archived")),
             i_manage_threads=manages_threads(
-                self.bot.get_guild(payload.guild_id), payload.parent_id
+                self.bot.get_guild(payload.guild_id), payload.parent_id, self.bot.timers.holds.told
             ),
         )
         holds = self.bot.timers.holds
@@ -112,6 +115,37 @@ class ServerChanges(commands.Cog):
             else:
                 await holds.thread_opened(payload.thread_id)
         self._maybe_allowed(payload.guild_id, "A thread")
+
+    @commands.Cog.listener()
+    async def on_app_command_completion(
+        self,
+        interaction: discord.Interaction[BrandubhBot],
+        command: discord.app_commands.Command[Any, Any, Any] | discord.app_commands.ContextMenu,
+    ) -> None:
+        """A command was answered: from a held thread, for all to see, it ends the hold."""
+        if not command.extras.get("answers_privately", False):
+            await self._played(interaction)
+
+    @commands.Cog.listener()
+    async def on_component_completion(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """A button or select was answered for all to see (bot/views/common.py ``guarded``)."""
+        await self._played(interaction)
+
+    async def _played(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """``interaction`` was answered for all to see: Discord took a message of mine in its
+        channel. A held thread it came from is not closed to its players after all, as the
+        interaction shows it (what a refusal reads, bot/errors.py ``locked_for_me``; the cache
+        may have missed the unlock, or my Manage Threads given back): its hold ends, its time
+        given back once — unless, once the changes heard of before are weighed, the
+        interaction shows it closed (a lock that came as it was answered)."""
+        channel = interaction.channel
+        if isinstance(channel, discord.Thread):
+            self.bot.timers.holds.tell(
+                channel.parent_id, interaction.app_permissions.manage_threads
+            )
+            await self.bot.timers.holds.played_in(
+                channel.id, lambda: not interaction_closed_to_players(interaction)
+            )
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:

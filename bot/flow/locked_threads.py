@@ -20,7 +20,8 @@ less than the turn had when it was locked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import discord
 
@@ -31,11 +32,17 @@ def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -
     return locked and (archived or not i_manage_threads)
 
 
-def manages_threads(guild: discord.Guild | None, channel_id: int) -> bool:
+def manages_threads(
+    guild: discord.Guild | None, channel_id: int, told: Mapping[int, bool] | None = None
+) -> bool:
     """Whether I have Manage Threads in channel ``channel_id`` of ``guild`` (a thread's parent:
-    a thread follows its parent's permissions), as the cache shows. False when the cache cannot
-    say: a locked thread then holds its game's clocks, rather than its player losing on time
-    where nobody may be able to play."""
+    a thread follows its parent's permissions): as an interaction from one of its threads
+    last ``told`` (Discord's word, which the cache may lag behind: bot/holds.py
+    ``Holds.told``), else as the cache shows. False when neither can say: a locked thread
+    then holds its game's clocks, rather than its player losing on time where nobody may be
+    able to play."""
+    if told is not None and channel_id in told:
+        return told[channel_id]
     if guild is None or guild.me is None:
         return False
     channel = guild.get_channel(channel_id)
@@ -44,13 +51,15 @@ def manages_threads(guild: discord.Guild | None, channel_id: int) -> bool:
     return channel.permissions_for(guild.me).manage_threads
 
 
-def thread_closed_to_players(thread: discord.Thread) -> bool:
+def thread_closed_to_players(
+    thread: discord.Thread, told: Mapping[int, bool] | None = None
+) -> bool:
     """Whether ``thread`` (cached or fetched) holds its game's clocks
-    (:func:`closed_to_players`)."""
+    (:func:`closed_to_players`; my Manage Threads as :func:`manages_threads` says)."""
     return closed_to_players(
         locked=thread.locked,
         archived=thread.archived,
-        i_manage_threads=manages_threads(thread.guild, thread.parent_id),
+        i_manage_threads=manages_threads(thread.guild, thread.parent_id, told),
     )
 
 
@@ -58,3 +67,17 @@ def locked_threads(guild: discord.Guild) -> Iterator[discord.Thread]:
     """The active threads of ``guild`` the cache holds as locked (an archived one is not in
     the cache: discord.py drops it)."""
     return (thread for thread in guild.threads if thread.locked)
+
+
+def interaction_closed_to_players(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the thread ``interaction`` came from is closed to its players as the
+    interaction shows it — its channel (the cache's thread, as the events keep it) and my
+    permissions there as Discord computed them for it (``app_permissions``), what the refusal
+    reads (bot/errors.py ``locked_for_me``) — not the cache's permissions, which may be stale.
+    False outside a thread."""
+    channel = interaction.channel
+    return isinstance(channel, discord.Thread) and closed_to_players(
+        locked=channel.locked,
+        archived=channel.archived,
+        i_manage_threads=interaction.app_permissions.manage_threads,
+    )

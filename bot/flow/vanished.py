@@ -22,6 +22,7 @@ import discord
 from bot.errors import UNREACHABLE
 from bot.flow.locked_threads import thread_closed_to_players
 from bot.services.domain import SetEnd
+from bot.storage.errors import StorageError
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
@@ -85,7 +86,7 @@ class VanishedFlow:
         return False
 
     async def before_time_out(
-        self, channel_ids: Sequence[int], turns_began: Mapping[int, datetime]
+        self, channel_ids: Sequence[int], set_ids: Mapping[int, int]
     ) -> dict[int, datetime]:
         """Before games are lost on time in ``channel_ids``: a game's channel the bot has not
         heard of (not in its cache: deleted while it was away, an archived thread, or not
@@ -93,25 +94,44 @@ class VanishedFlow:
         aborted, not lost on time (rated) where nobody could play. Returns the threads closed
         to their players (bot/flow/locked_threads.py: locked and archived, or locked where I
         lack Manage Threads), whose clocks stand still, each with since when: an archived
-        one, since it was archived; an active one, since its player's turn began
-        (``turns_began``) — Discord does not say since when it is locked, the lock did not
-        reach the bot as an event, and held from now its player would be left no time once
-        it is unlocked. If Discord cannot say, the game is ended on time as usual."""
+        one, since it was archived; an active one, since its player's turn began (the game
+        ``set_ids`` gives for the channel: :meth:`turn_began`) — Discord does not say since
+        when it is locked, the lock did not reach the bot as an event, and held from now its
+        player would be left no time once it is unlocked. If Discord cannot say, the game is
+        ended on time as usual."""
         bot = self.flow.bot
         closed: dict[int, datetime] = {}
         for channel_id in channel_ids:
             cached = bot.get_channel(channel_id)
             if cached is not None:  # not archived (discord.py drops archived threads)
-                if isinstance(cached, discord.Thread) and thread_closed_to_players(cached):
-                    closed[channel_id] = turns_began.get(channel_id, bot.clock())
+                if isinstance(cached, discord.Thread) and thread_closed_to_players(
+                    cached, bot.timers.holds.told
+                ):
+                    closed[channel_id] = await self.turn_began(set_ids.get(channel_id))
                 continue
             if await self._gone_for_sure(channel_id):
                 await self._abort_in(channel_id, Gone.UNKNOWN)
             elif (
-                since := await self.closed_since(channel_id, turns_began.get(channel_id))
+                since := await self.closed_since(channel_id, set_ids.get(channel_id))
             ) is not None:
                 closed[channel_id] = since
         return closed
+
+    async def turn_began(self, set_id: int | None) -> datetime:
+        """When the turn of set ``set_id``'s player to move began — its last move, or the
+        takeback that gave it back, or the set's start — from which a lock found late is held:
+        not its deadline less its time per move, which time given back during the turn makes
+        later than that (and the hold's give-back, less the time given meanwhile, would leave
+        the player short). Now if there is no such set or the database cannot say."""
+        bot = self.flow.bot
+        if set_id is None:
+            return bot.clock()
+        try:
+            began = await bot.services.games.turn_began(set_id)
+        except StorageError as error:
+            _log.warning("Could not tell when the turn of game %s began: %s", set_id, error)
+            return bot.clock()
+        return bot.clock() if began is None else began
 
     async def still_closed(self, thread_id: int) -> bool:
         """Whether thread ``thread_id`` is still closed to its players (locked and archived,
@@ -123,24 +143,26 @@ class VanishedFlow:
             return False  # gone: its game is aborted when that is heard of
         except (discord.HTTPException, *UNREACHABLE):
             return True
-        return isinstance(channel, discord.Thread) and thread_closed_to_players(channel)
+        return isinstance(channel, discord.Thread) and thread_closed_to_players(
+            channel, self.flow.bot.timers.holds.told
+        )
 
-    async def closed_since(
-        self, channel_id: int, turn_began: datetime | None = None
-    ) -> datetime | None:
+    async def closed_since(self, channel_id: int, set_id: int | None = None) -> datetime | None:
         """Since when ``channel_id`` is closed to its players, if Discord shows it as a thread
         so (else None): since it was archived, if it is locked and archived; if it is locked
-        but active where I lack Manage Threads (Discord does not say since when), since
-        ``turn_began`` if given, else now."""
+        but active where I lack Manage Threads (Discord does not say since when), since the
+        turn of its game ``set_id`` began (:meth:`turn_began`; now without one)."""
         try:
             channel = await self.flow.bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE):
             return None
-        if not isinstance(channel, discord.Thread) or not thread_closed_to_players(channel):
+        if not isinstance(channel, discord.Thread) or not thread_closed_to_players(
+            channel, self.flow.bot.timers.holds.told
+        ):
             return None
         if channel.archived:
             return channel.archive_timestamp
-        return turn_began or self.flow.bot.clock()
+        return await self.turn_began(set_id)
 
     async def servers_left(self) -> None:
         """At start-up: a server with games in progress that Discord did not list for the bot

@@ -79,12 +79,9 @@ class OutOfTime:
         return [row.channel_id for row in self.rows]
 
     @property
-    def turns_began(self) -> dict[int, datetime]:
-        """When the turn of each game's player to move began, by channel (or thread): its
-        deadline less its time per move (after any time given back, the later)."""
-        return {
-            row.channel_id: from_us(row.deadline_us - row.time_per_move_us) for row in self.rows
-        }
+    def set_ids(self) -> dict[int, int]:
+        """Each game's id, by channel (or thread)."""
+        return {row.channel_id: row.set_id for row in self.rows}
 
     def outside(self, held: Held) -> OutOfTime:
         """The same games less those ``held`` (nobody can play where they are now)."""
@@ -121,6 +118,13 @@ class GameService:
             return {}
         async with self._database.single_read() as db:
             return await sets.guilds_in_play(db, channel_ids)
+
+    async def turn_began(self, set_id: int) -> datetime | None:
+        """When the turn of set ``set_id``'s player to move began (its last move, the takeback
+        that gave the turn back, or the set's start), if it is in progress."""
+        async with self._database.single_read() as db:
+            began = await sets.turn_began(db, set_id)
+        return None if began is None else from_us(began)
 
     async def get(self, set_id: int) -> ActiveGame:
         """The game in progress with this id. Raises NoGameHere if it is not in progress."""

@@ -264,6 +264,22 @@ async def active_in_channel(db: Connection, channel_id: int) -> SetRow | None:
     return set_row_of(row) if row else None
 
 
+async def turn_began(db: Connection, set_id: int) -> int | None:
+    """When the turn of set ``set_id``'s player to move began, if it is in progress: at its
+    last move, or at the takeback that gave the turn back, or at the set's start — not its
+    deadline less its time per move, which time given back during the turn makes later."""
+    row = await db.fetch_one(
+        "SELECT g.started_us, "
+        "(SELECT max(m.played_us) FROM moves m WHERE m.set_id = g.set_id), "
+        "(SELECT max(u.undone_us) FROM undone_moves u WHERE u.set_id = g.set_id) "
+        "FROM sets g WHERE g.set_id = ? AND g.status = 'active'",
+        (set_id,),
+    )
+    if row is None:
+        return None
+    return max(int(value) for value in row if value is not None)
+
+
 CHANNELS_READ = 500
 """The most channels one statement asks about (SQLite's limit on a statement's variables was
 999 before 3.32)."""

@@ -229,13 +229,17 @@ async def guarded(
 ) -> None:
     """Run a component's handler, unless it came from a thread locked for me (nothing it did
     could be answered there, unless only its presser sees it: ``private``); any error goes to
-    the one error handler."""
+    the one error handler. One answered for all to see is told as ``component_completion``
+    (its thread, if held, is open after all: bot/cogs/server_changes.py)."""
     try:
         if not private and locked_for_me(interaction):
-            raise locked_refusal(interaction)
+            raise await locked_refusal(interaction)
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
         await report_error(interaction, error)
+    else:
+        if not private:  # answered for all to see: a hold of its thread may end
+            interaction.client.dispatch("component_completion", interaction)
 
 
 class GuardedItem(discord.ui.DynamicItem[ItemT], Generic[ItemT], template=r"(?!)"):

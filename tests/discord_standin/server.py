@@ -277,11 +277,14 @@ class DiscordStandin(PlayerActions):
         *,
         allow: Permissions = 0,
         deny: Permissions = 0,
+        announce: bool = True,
     ) -> None:
         """Set a channel's permission overwrite for a member, a role or (a guild) @everyone.
 
         It replaces the target's earlier overwrite there; the bot is sent CHANNEL_UPDATE,
-        as Discord does when a moderator edits a channel's permissions.
+        as Discord does when a moderator edits a channel's permissions — unless ``announce``
+        is false: then the bot misses it (its cache goes stale; an interaction's
+        ``app_permissions`` still tell the truth).
         """
         if channel.guild is None or channel.is_thread:
             raise ValueError("overwrites belong to a guild text channel (threads follow theirs)")
@@ -294,6 +297,8 @@ class DiscordStandin(PlayerActions):
         channel.overwrites = [
             o for o in channel.overwrites if (o.type, o.id) != (kind, target_id)
         ] + [FakeOverwrite(id=target_id, type=kind, allow=_bits(allow), deny=_bits(deny))]
+        if not announce:
+            return
         with contextlib.suppress(RuntimeError):  # no session: GUILD_CREATE will carry it
             await self.gateway.dispatch("CHANNEL_UPDATE", payloads.channel(channel))
 
@@ -352,10 +357,16 @@ class DiscordStandin(PlayerActions):
         return thread
 
     async def edit_thread(
-        self, thread: FakeChannel, *, archived: bool | None = None, locked: bool | None = None
+        self,
+        thread: FakeChannel,
+        *,
+        archived: bool | None = None,
+        locked: bool | None = None,
+        announce: bool = True,
     ) -> None:
         """A moderator archives, unarchives, locks or unlocks a thread; the bot is sent
-        THREAD_UPDATE, as Discord does."""
+        THREAD_UPDATE, as Discord does — unless ``announce`` is false: then the bot misses it
+        (its cache goes stale; Discord's answers, and a refused post, still tell the truth)."""
         if not thread.is_thread:
             raise ValueError("only a thread is archived or locked")
         if archived is not None:
@@ -363,6 +374,8 @@ class DiscordStandin(PlayerActions):
             thread.archived_at = self.world.clock()
         if locked is not None:
             thread.locked = locked
+        if not announce:
+            return
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
 
