@@ -717,3 +717,31 @@ async def test_which_of_many_threads_have_games_is_one_answer(
         assert await opened.games.guilds_in_play([]) == {}
     finally:
         await opened.close()
+
+
+async def test_a_turn_begins_at_the_last_move_or_the_takeback_not_the_deadline(
+    database: str, clock: FakeClock
+) -> None:
+    """When the player to move's turn began: the set's start before any move, then the last
+    move — not its deadline less the time per move, which time given back makes later — and
+    after a takeback, the takeback."""
+    opened = await Services.open(database, clock=clock)
+    try:
+        active = await opened.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+        assert await opened.games.turn_began(active.set_id) == clock.now
+        clock.advance(timedelta(hours=1))
+        await opened.games.play(CHANNEL, ALICE, "d1-c1")
+        await opened.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        moved = clock.now
+        clock.advance(timedelta(hours=2))
+        await opened.games.give_back_outage(clock.now - timedelta(hours=1))
+        given = await opened.games.in_channel(CHANNEL)
+        assert given is not None
+        assert given.deadline - given.time_per_move == moved + timedelta(hours=1)
+        assert await opened.games.turn_began(active.set_id) == moved
+        clock.advance(timedelta(hours=1))
+        await opened.takebacks.ask(CHANNEL, ALICE)
+        assert await opened.games.turn_began(active.set_id) == clock.now
+        assert await opened.games.turn_began(10**12) is None
+    finally:
+        await opened.close()
