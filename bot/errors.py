@@ -373,11 +373,16 @@ async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedF
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
         return ThreadLockedForMe()
-    parent_id = getattr(interaction.channel, "parent_id", None)
-    if parent_id is not None:
-        holds.tell(parent_id, interaction.app_permissions.manage_threads)
+    channel = interaction.channel
+    if not isinstance(channel, discord.Thread):
+        return ThreadLockedForMe()
+    # Imported here: the flow imports this module (a cycle at import time, not at run time).
+    from bot.flow.locked_threads import thread_closed_to_players
+
+    holds.tell(channel.parent_id, interaction.app_permissions.manage_threads)
     begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
-        holds.refused_in(channel_id), name=f"brandubh-refused-in-{channel_id}"
+        holds.refused_in(channel_id, lambda: thread_closed_to_players(channel, holds.told)),
+        name=f"brandubh-refused-in-{channel_id}",
     )
     try:
         held = await asyncio.wait_for(asyncio.shield(begun), REFUSAL_WAITS)

@@ -411,15 +411,17 @@ class Holds:
             _log.warning("Could not tell which of %d threads have games: %s", count, error)
             return None
 
-    async def refused_in(self, thread_id: int) -> bool:
+    async def refused_in(self, thread_id: int, still_closed: Callable[[], bool]) -> bool:
         """An interaction from thread ``thread_id`` was refused as locked for me (Discord's own
         word, in the interaction: fresher than the cache the events keep, which may have missed
         the lock or my Manage Threads taken away): if a game is played there and the thread is
         not held, its hold begins, from when its player's turn began — Discord does not say
         since when it is locked, and the lock may be as old as that (held from now, its player
         would be left less time than the turn had when it was locked: as for a lock found at
-        the deadline, bot/flow/locked_threads.py). Returns whether the thread is held (False:
-        no game there, or the database cannot say)."""
+        the deadline, bot/flow/locked_threads.py). ``still_closed`` says whether the thread is
+        still closed once the changes heard of before are weighed (an unlock, or Manage Threads
+        given me, heard of since the interaction came: then it is not held). Returns whether
+        the thread is held (False: no game there, or the database cannot say)."""
         async with self.in_turn(thread_id):  # after the lock's or unlock's event heard before
             if self.thread_held(thread_id):
                 return True
@@ -431,6 +433,8 @@ class Holds:
             if active is None:
                 return False
             since = await self.bot.flow.vanished.turn_began(active.set_id)
+            if not still_closed():  # weighed after the reads: a change heard of meanwhile
+                return False
             _log.info("An interaction from thread %s was refused as locked for me", thread_id)
             await self.thread_closed(thread_id, since, guild_id=active.guild_id)
             return self.thread_held(thread_id)
@@ -440,8 +444,8 @@ class Holds:
         message of mine there): if the thread is held, it is not closed to its players after
         all (the cache held it locked for me, or missed its unlock, or my Manage Threads given
         back), so its hold ends, its time given back once. ``still_open`` says whether the
-        interaction still shows the thread open once the changes heard of before are weighed
-        (a lock that came as it was answered holds it again)."""
+        thread is still open once the changes heard of before are weighed (a lock heard of as
+        the interaction was answered keeps it held)."""
         if not self.thread_held(thread_id):
             return
         async with self.in_turn(thread_id):

@@ -291,3 +291,36 @@ async def test_a_move_played_in_a_held_thread_ends_its_hold(table: Harness) -> N
     await held(table, thread, is_held=False)
     table.advance(timedelta(days=2))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
+
+
+async def test_a_refusal_weighed_after_the_permission_came_back_holds_nothing(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /move is refused in her locked thread (the bot missed losing Manage Threads);
+    while the bot asks the database whether the thread has a game (slow, here), an admin
+    gives the permission back: heard of before the refusal is weighed, it leaves the thread
+    open — not held, and two days on alice has lost on time."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await table.standin.set_overwrite(table.channel, table.me, announce=False)
+    assert table.bot is not None
+    games = table.bot.services.games
+    in_channel = games.in_channel
+
+    async def slow_in_channel(channel_id: int) -> object:
+        await asyncio.sleep(0.5)
+        return await in_channel(channel_id)
+
+    monkeypatch.setattr(games, "in_channel", slow_in_channel)
+    refused = asyncio.create_task(
+        table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    )
+    await asyncio.sleep(0.2)  # the refusal is being weighed
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    assert (await refused).ephemeral
+    await asyncio.sleep(1.0)
+    assert not table.bot.timers.holds.thread_held(thread.id), "held in a thread open to all"
+    monkeypatch.setattr(games, "in_channel", in_channel)
+    table.advance(timedelta(days=2))
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)

@@ -17,7 +17,6 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.flow.locked_threads import (
     closed_to_players,
-    interaction_closed_to_players,
     locked_threads,
     manages_threads,
     thread_closed_to_players,
@@ -136,15 +135,16 @@ class ServerChanges(commands.Cog):
         channel. A held thread it came from is not closed to its players after all, as the
         interaction shows it (what a refusal reads, bot/errors.py ``locked_for_me``; the cache
         may have missed the unlock, or my Manage Threads given back): its hold ends, its time
-        given back once — unless, once the changes heard of before are weighed, the
-        interaction shows it closed (a lock that came as it was answered)."""
+        given back once — unless, once the changes heard of before are weighed, it is closed
+        after all (a lock heard of as the interaction was answered)."""
         channel = interaction.channel
         if isinstance(channel, discord.Thread):
             self.bot.timers.holds.tell(
                 channel.parent_id, interaction.app_permissions.manage_threads
             )
+            told = self.bot.timers.holds.told
             await self.bot.timers.holds.played_in(
-                channel.id, lambda: not interaction_closed_to_players(interaction)
+                channel.id, lambda: not thread_closed_to_players(channel, told)
             )
 
     @commands.Cog.listener()

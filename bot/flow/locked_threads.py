@@ -36,7 +36,6 @@ thread's other changes (``Holds.in_turn``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import discord
 
@@ -82,17 +81,3 @@ def locked_threads(guild: discord.Guild) -> Iterator[discord.Thread]:
     """The active threads of ``guild`` the cache holds as locked (an archived one is not in
     the cache: discord.py drops it)."""
     return (thread for thread in guild.threads if thread.locked)
-
-
-def interaction_closed_to_players(interaction: discord.Interaction[Any]) -> bool:
-    """Whether the thread ``interaction`` came from is closed to its players as the
-    interaction shows it — its channel (the cache's thread, as the events keep it) and my
-    permissions there as Discord computed them for it (``app_permissions``), what the refusal
-    reads (bot/errors.py ``locked_for_me``) — not the cache's permissions, which may be stale.
-    False outside a thread."""
-    channel = interaction.channel
-    return isinstance(channel, discord.Thread) and closed_to_players(
-        locked=channel.locked,
-        archived=channel.archived,
-        i_manage_threads=interaction.app_permissions.manage_threads,
-    )
