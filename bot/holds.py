@@ -400,12 +400,12 @@ class Holds:
             else:
                 self._weighing[thread_id] = (lock, users - 1)
 
-    async def in_play(self, thread_ids: list[int]) -> dict[int, int | None] | None:
+    async def in_play(self, thread_ids: list[int]) -> dict[int, int] | None:
         """Of ``thread_ids``, those with a game in progress, each with its server, in one read
         (a server's locked threads weighed at once); None if the database cannot say (then
         each closed one is held, as :meth:`thread_locked` holds it)."""
         try:
-            return dict(await self.bot.services.games.guilds_in_play(thread_ids))
+            return await self.bot.services.games.guilds_in_play(thread_ids)
         except StorageError as error:
             count = len(thread_ids)
             _log.warning("Could not tell which of %d threads have games: %s", count, error)
