@@ -269,6 +269,12 @@ class Harness:
         """Everything the bot posted publicly in the channel, oldest first."""
         return [m for m in self.standin.messages(channel or self.channel) if not m.ephemeral]
 
+    def thread_line(self, thread: FakeChannel) -> StoredMessage:
+        """The line in its parent channel that ``thread`` was started from."""
+        assert thread.parent is not None, f"#{thread.name} is not a thread"
+        [line] = [m for m in self.public_messages(thread.parent) if m.thread is thread]
+        return line
+
 
 def challenge_id(message: StoredMessage) -> str:
     """The challenge id in the Accept button's custom_id."""
@@ -278,15 +284,35 @@ def challenge_id(message: StoredMessage) -> str:
     raise LookupError(f"no Accept button on message {message.id}: {message.custom_ids()}")
 
 
-async def board_thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
-    """alice and bob play one set of a day a move in a thread of #games: its board and the
-    thread."""
+async def board_thread_game(
+    table: Harness,
+    *,
+    challenger: FakeMember | None = None,
+    opponent: FakeMember | None = None,
+    channel: FakeChannel | None = None,
+    opening: Sequence[str] = (),
+    **options: object,
+) -> tuple[StoredMessage, FakeChannel]:
+    """alice challenges bob (or ``challenger`` challenges ``opponent``) in #games (or
+    ``channel``) to one set of a day a move (``options`` change the challenge's options), the
+    opponent accepts, and the two play the ``opening`` moves in turn in the game's thread: its
+    newest board and the thread (the line it started from: ``table.thread_line(thread)``)."""
+    challenger = challenger or table.alice
+    opponent = opponent or table.bob
     line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
+        challenger,
+        "challenge",
+        {"opponent": opponent, "sets": 1, "time": 1440, **options},
+        channel=channel,
     )
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
+    pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", opponent)
+    assert pressed.answered
+    assert line.thread is not None, f"no thread from message {line.id}: {line.content}"
     board = await table.wait_board(channel=line.thread)
+    for ply, text in enumerate(opening):
+        who = challenger if ply % 2 == 0 else opponent
+        board = await table.reply_text(who, "move", {"move": text}, channel=line.thread)
+        assert not board.ephemeral, board.content
     return board, line.thread
 
 

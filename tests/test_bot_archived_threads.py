@@ -15,7 +15,7 @@ import pytest
 from bot.flow import computer_turns
 from tests.bot_harness import (
     Harness,
-    challenge_id,
+    board_thread_game,
     eventually,
     next_drawing_waits,
     running_bot,
@@ -38,17 +38,6 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
         yield harness
 
 
-async def thread_game(table: Harness, **options: object) -> tuple[StoredMessage, FakeChannel]:
-    """alice challenges bob to one set (a week per move), bob accepts: the line and thread."""
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": WEEK, **options}
-    )
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    await table.wait_board(channel=line.thread)
-    return line, line.thread
-
-
 async def quiet(table: Harness, thread: FakeChannel) -> None:
     """Nobody wrote in ``thread`` for long enough: Discord archives it (not locked)."""
     await table.standin.edit_thread(thread, archived=True)
@@ -62,8 +51,7 @@ def board_buttons(board: StoredMessage) -> list[str]:
 async def test_a_move_after_writing_in_the_archived_thread_is_played(table: Harness) -> None:
     """alice's client offers no commands in the archived thread; she writes there, which opens
     it, and her /move is played: the old board loses its buttons, the new one has them."""
-    _, thread = await thread_game(table)
-    first = await table.wait_board(channel=thread)
+    first, thread = await board_thread_game(table, time=WEEK)
     await quiet(table, thread)
     with pytest.raises(ValueError, match="archived"):
         await table.slash(table.alice, "move", {"move": "d1-b1"}, channel=thread)
@@ -78,7 +66,7 @@ async def test_a_move_in_the_parent_channel_points_to_the_archived_thread(
     table: Harness,
 ) -> None:
     """From #games alice's /move points to her thread, not as locked: anyone may write there."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     await quiet(table, thread)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
     assert reply.ephemeral
@@ -90,8 +78,7 @@ async def test_a_move_in_the_parent_channel_points_to_the_archived_thread(
 async def test_the_boards_buttons_work_in_the_archived_thread(table: Harness) -> None:
     """A press of the board's move button in the archived thread (the client opens it first)
     is answered with the picker, privately."""
-    _, thread = await thread_game(table)
-    board = await table.wait_board(channel=thread)
+    board, thread = await board_thread_game(table, time=WEEK)
     await quiet(table, thread)
     [move] = [c for c in board_buttons(board) if c.startswith("move:")]
     pressed = await table.standin.click(board, move, table.alice)
@@ -105,7 +92,7 @@ async def test_takeback_and_resign_buttons_work_in_the_archived_thread(table: Ha
     """After alice's move the thread goes quiet and is archived: her Takeback press asks bob
     (the question lands in the thread), bob's Accept takes it back; then bob's Resign press
     asks him to confirm, and his confirmation ends the game, each in the archived thread."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await quiet(table, thread)
     [takeback] = [c for c in board_buttons(played) if c.startswith("takeback:")]
@@ -133,7 +120,7 @@ async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
     """bob asks to take back his move; nobody answers, the thread is archived, and the request
     lapses: its question says so and loses its buttons (the edit was refused in the archived
     thread)."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await table.reply_text(table.bob, "move", {"move": "d3-a3"}, channel=thread)
     asked = await table.reply_text(table.bob, "takeback", channel=thread)
@@ -149,7 +136,7 @@ async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
 async def test_the_half_time_reminder_lands_in_the_archived_thread(table: Harness) -> None:
     """alice's reminder at half time is posted in the archived thread (which opens it), and
     her clock was not held: the deadline stays where it was."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     await quiet(table, thread)
     table.advance(timedelta(days=3, hours=13))
     reminder = await table.standin.wait_for_message(thread, lambda m: "reminder" in m.content)
@@ -160,8 +147,8 @@ async def test_the_half_time_reminder_lands_in_the_archived_thread(table: Harnes
 async def test_a_timeout_in_the_archived_thread_posts_its_final_board(table: Harness) -> None:
     """alice's time runs out while the thread is archived: the final board is posted there,
     the old board loses its buttons, and the line in #games shows the result."""
-    line, thread = await thread_game(table)
-    first = await table.wait_board(channel=thread)
+    first, thread = await board_thread_game(table, time=WEEK)
+    line = table.thread_line(thread)
     await quiet(table, thread)
     table.advance(timedelta(days=3, hours=13))
     await table.standin.wait_for_message(thread, lambda m: "reminder" in m.content)
@@ -176,8 +163,8 @@ async def test_a_timeout_in_the_archived_thread_posts_its_final_board(table: Har
 async def test_an_admins_abort_lands_in_the_archived_thread(table: Harness) -> None:
     """An admin aborts the game from #games while its thread is archived: the aborted board is
     posted in the thread and the old board loses its buttons."""
-    line, thread = await thread_game(table)
-    first = await table.wait_board(channel=thread)
+    first, thread = await board_thread_game(table, time=WEEK)
+    line = table.thread_line(thread)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
@@ -191,7 +178,8 @@ async def test_an_admins_abort_lands_in_the_archived_thread(table: Harness) -> N
 async def test_the_match_end_archives_a_thread_discord_archived_first(table: Harness) -> None:
     """bob resigns; during the grace period Discord archives the quiet thread: the bot's own
     archiving of it at the end of the grace period goes through without a fuss."""
-    line, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
+    line = table.thread_line(thread)
     asked = await table.reply_text(table.bob, "resign", channel=thread)
     await table.standin.click(asked, asked.custom_ids()[0], table.bob)
     await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
@@ -237,8 +225,7 @@ async def test_a_move_in_a_locked_thread_is_refused_and_not_played(table: Harnes
     move button are refused, privately, saying the thread is locked, and the move is not
     played (it was played while she was told I lacked permissions); her clocks stand still
     meanwhile, and the refusal says so."""
-    _, thread = await thread_game(table)
-    board = await table.wait_board(channel=thread)
+    board, thread = await board_thread_game(table, time=WEEK)
     await table.standin.edit_thread(thread, locked=True)
     assert table.bot is not None
     holds = table.bot.timers.holds
@@ -267,7 +254,7 @@ async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(
     """A moderator locks and archives the thread for two days, then unlocks it but leaves it
     archived: alice's board says her new deadline (the two days given back) — the edit was
     refused in the archived thread and the board kept the old one."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))
     await asyncio.sleep(0.3)  # the timers run then
@@ -302,7 +289,7 @@ async def test_what_only_its_reader_sees_still_comes_in_a_locked_thread(table: H
     """A thread locked for me takes my private answers: there /help gives its guide, /rules
     the rules and /puzzle play a puzzle whose picker answers, not the refusal meant for what I
     would post for everyone (it said Discord takes nothing from me there)."""
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, time=WEEK)
     await table.standin.edit_thread(thread, locked=True)
     await table.standin.wait_until(lambda: thread.locked, timeout=5)
     for name in ("help", "rules"):

@@ -24,6 +24,7 @@ from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import (
     Harness,
+    board_thread_game,
     challenge_id,
     eventually,
     move_button,
@@ -61,15 +62,6 @@ async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIter
         discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
     ) as harness:
         yield harness
-
-
-async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
-    """alice and bob play one set in a thread of #games: its line and the thread."""
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    await table.wait_board(channel=line.thread)
-    return line, line.thread
 
 
 def refused_posts(table: Harness, channel_id: int) -> int:
@@ -114,7 +106,8 @@ async def test_the_line_shows_the_result_of_a_timeout_posted_late(threaded: Harn
     once led to that edit), and the final board follows in the thread once the permission is
     back."""
     table = threaded
-    line, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
+    line = table.thread_line(thread)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES_IN_THREADS)
     table.advance(timedelta(days=1, seconds=1))  # alice's time runs out
     assert table.bot is not None
@@ -268,7 +261,7 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     tests/test_bot_vanished.py): a day and many timer checks later the timers go on for every
     other game."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.delete_channel(thread)
     table.advance(timedelta(days=1, seconds=1))
     await asyncio.sleep(0.5)
@@ -292,7 +285,7 @@ async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded
     #games and the permission (he was told "I can't play in this channel: I need the Send
     Messages, Attach Files permissions here", of the thread he was playing in)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     last: StoredMessage | None = None
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
@@ -471,7 +464,7 @@ async def test_a_reminder_in_a_locked_thread_is_not_retried_every_check(
     """A moderator archives and locks a game's thread: Discord answers 400 (50083) to the
     reminder, which is not tried again at every check (only what Discord could not take is)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     thread.archived = True
     thread.locked = True
     table.advance(timedelta(hours=12, seconds=1))
@@ -490,7 +483,7 @@ async def test_a_board_owed_to_a_locked_thread_backs_off(threaded: Harness) -> N
     answers the owed final board with 400 (50083), a refusal like 403's, so the outbox's
     pauses grow towards an hour (it tried every 10 s, as if Discord were down)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     thread.archived = True
     thread.locked = True
     table.advance(timedelta(days=1, seconds=1))
@@ -669,7 +662,7 @@ async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Har
     the board, which is owed). The moderator unlocks it: the owed board comes at the next
     check."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     assert table.bot is not None
     games = table.bot.services.games
@@ -698,7 +691,7 @@ async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) 
     deadline passing meanwhile ends nothing. Unlocked two days later, her board says she has
     her four hours, and she plays (before, she lost on time, rated, while nobody could play)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
@@ -723,7 +716,7 @@ async def test_a_reminder_due_in_a_locked_thread_comes_once_it_is_open(
     archived: it is not spent on a post Discord refuses, and comes when half her time has
     run with the thread open (the locked hours given back)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
     table.advance(timedelta(hours=13))  # past half her time, all of it locked
@@ -746,7 +739,7 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     four hours again, to the second (no more: the stand-in dates the archiving by the bot's
     clock, so a give-back from too early is not hidden by the cap at what her clock ran)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
@@ -771,7 +764,7 @@ async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: H
     passes, and the bot is restarted before the thread is opened again: she is not lost on
     time once it opens (the locked days before the restart are given back too)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)
     await table.standin.edit_thread(thread, archived=True, locked=True)
@@ -810,7 +803,7 @@ async def test_a_thread_locked_before_a_restart_holds_its_reminder(threaded: Har
     with the thread open (before, the restart forgot the hold: the reminder was refused and
     never sent, and she lost on time for the hours it was locked)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=2))
     await asyncio.sleep(0.3)
     await table.standin.edit_thread(thread, archived=True, locked=True)
@@ -840,7 +833,7 @@ async def test_a_reminder_refused_in_a_thread_locked_while_i_was_away_comes_once
     the thread locked; it is held, and the reminder comes once it is open and half her time
     has run (before, the refused reminder was never sent again)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.stop()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
@@ -861,7 +854,7 @@ async def test_a_locked_thread_without_a_game_is_not_held(threaded: Harness) -> 
     held for it (the bot does not keep, for as long as it runs, every thread ever locked in
     every server it is in)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     assert table.bot is not None
     games = table.bot.services.games
     active = await games.in_channel(thread.id)
@@ -882,7 +875,7 @@ async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
     dropped the bot (it never hears of the opening): once the bot is back her clock runs
     again, and her deadline passing ends the set on time (it is not held for ever)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
     assert table.bot is not None
@@ -1085,7 +1078,7 @@ async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(
     """Without Send Messages in Threads on #games, alice and bob play on in their game's
     thread: each /move is answered with the board, and the note names that permission."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES_IN_THREADS)
     board, note = await moved_where_refused(table, table.alice, "d1-b1", channel=thread)
     assert "**alice** (attackers) played d1-b1." in board.content
@@ -1311,7 +1304,7 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     clock there, hers too. Opened two days after the lock, her thread's hold must not give
     her that hour again: she has her four hours."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
@@ -1341,7 +1334,7 @@ async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_re
     clocks still running, not to hers (its deadline has passed); once the thread opens she
     must have her four hours, not four less the three hours of the restart."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
@@ -1368,7 +1361,7 @@ async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
     give-back's end forgot the new lock, and she lost on time in a thread she could not play
     in), and opened two days later she has her four hours."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     assert table.bot is not None
@@ -1399,7 +1392,7 @@ async def test_a_locked_thread_whose_game_was_aborted_is_held_no_more_after_a_re
     neither held nor kept in the database (before, it was held, its row kept and Discord
     asked about it at every start and reconnection, for as long as it stayed locked)."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table)
     assert table.bot is not None
     holds = table.bot.timers.holds
     await table.standin.edit_thread(thread, archived=True, locked=True)

@@ -165,7 +165,7 @@ async def test_a_thread_deleted_while_the_shard_was_down_aborts_its_match_once(
     tried in the thread, and nobody is rated."""
     table = threaded
     _, thread = await board_thread_game(table)
-    [line] = [m for m in table.standin.recorder.messages.values() if m.thread is thread]
+    line = table.thread_line(thread)
     await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await cut_off(table)
     await table.standin.delete_channel(thread)

@@ -15,7 +15,7 @@ from bot.flow.challenges import ChallengeFlow
 from bot.i18n import Language
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -81,23 +81,16 @@ async def test_a_finished_thread_match_is_exported_and_analysed_from_its_channel
     """/export and /analyse in #games, without a number, take the match just finished in a
     thread of #games, not the newer match still being played in another thread (between its
     sets), which is its thread's alone."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     refused = await table.reply_text(table.carol, "export")
     assert refused.ephemeral, refused.content
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
         await table.reply_text(who, "move", {"move": text}, channel=thread)
     # Meanwhile carol and the admin finish set 1 of a two-set match in another thread.
-    other = await table.reply_text(table.carol, "challenge", {"opponent": table.admin, "sets": 2})
-    await accept(table, other, table.admin)
-    second = thread_of(table, other)
-    await table.wait_board(channel=second)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.carol if ply % 2 == 0 else table.admin
-        await table.reply_text(who, "move", {"move": text}, channel=second)
+    await board_thread_game(
+        table, challenger=table.carol, opponent=table.admin, sets=2, opening=ATTACKERS_WIN
+    )
     exported = await (await table.slash(table.bob, "export")).wait_followup()
     assert exported.channel is table.channel
     record, _replay = exported.attachments
@@ -114,10 +107,8 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
     table: Harness,
 ) -> None:
     """Moves in the thread; at the end the parent line shows the result and the thread archives."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
+    line = table.thread_line(thread)
     for ply, text in enumerate(ATTACKERS_WIN):
         who = table.alice if ply % 2 == 0 else table.bob
         reply = await table.reply_text(who, "move", {"move": text}, channel=thread)
@@ -135,10 +126,7 @@ async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Ha
     """The parent channel has no game of its own: alice's /move, /board, /resign and /takeback
     there are refused naming her game's thread (they said only that there was no game here);
     carol, who plays nothing, is pointed to /games."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     commands: tuple[tuple[str, dict[str, str]], ...] = (
         ("move", {"move": "d1-b1"}),
         ("board", {}),
@@ -161,10 +149,7 @@ async def test_a_move_in_the_parent_channel_says_the_players_thread_is_locked(
     """A moderator locked and archived alice's thread: her /move in the parent channel says
     so, and that its clocks stand still until it is opened (it said "play it there", where
     she cannot)."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
@@ -181,17 +166,9 @@ async def test_a_move_beside_a_locked_thread_says_so_when_the_player_has_other_g
     """alice plays bob in a thread of #games and carol in a thread of #second; a moderator
     locks the first: her /move in #games says that thread is locked (it listed both games,
     "play each there"), while in a third channel it still lists both."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     second = table.standin.add_channel(table.guild, "second")
-    other_line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.carol, "sets": 1}, channel=second
-    )
-    await accept(table, other_line, table.carol)
-    other = thread_of(table, other_line)
-    await table.wait_board(channel=other)
+    _, other = await board_thread_game(table, opponent=table.carol, channel=second)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await asyncio.sleep(0.3)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
@@ -398,13 +375,7 @@ async def test_a_rematch_asked_in_a_thread_is_refused_for_its_channel(table: Har
     carol and ada's game is played. alice's Rematch, pressed in the thread, goes to #games and
     is refused in the words a /challenge in #games gets: members may start threads there, so
     it suggests one (not what a /challenge inside the thread would be told)."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
-    for ply, text in enumerate(ATTACKERS_WIN):
-        who = table.alice if ply % 2 == 0 else table.bob
-        over = await table.reply_text(who, "move", {"move": text}, channel=thread)
+    over, _ = await board_thread_game(table, opening=ATTACKERS_WIN)
     assert "wins the game" in over.content
     await table.standin.set_overwrite(table.channel, table.me, deny=CREATE_PUBLIC_THREADS)
     answer = await rematch_beside_a_busy_game(table, over)
@@ -423,10 +394,7 @@ async def test_a_rematch_asked_in_a_thread_is_refused_for_its_channel(table: Har
 async def test_a_challenge_inside_a_game_thread_is_refused_at_once(table: Harness) -> None:
     """carol types /challenge inside alice and bob's game thread, where her game could only be
     played (a thread has no threads): she is told at once where to challenge instead."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     refused = await table.reply_text(
         table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=thread
     )
@@ -484,10 +452,7 @@ async def test_a_challenge_discord_would_not_show_does_not_hold_the_pair(table: 
 async def test_an_admin_aborts_a_thread_game_by_number_from_the_channel(table: Harness) -> None:
     """In #games an admin's /abort says to give the game's number; with it, the question names
     the thread the game is played in, and the aborted board is posted there, not in #games."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
@@ -508,10 +473,7 @@ async def test_an_admin_aborts_a_thread_game_by_number_from_the_channel(table: H
 
 async def test_a_thread_game_resumes_after_a_restart(table: Harness) -> None:
     """Restarted mid-game, the bot goes on in the thread: moves there still land."""
-    line = await challenge(table, table.alice, table.bob)
-    await accept(table, line, table.bob)
-    thread = thread_of(table, line)
-    await table.wait_board(channel=thread)
+    _, thread = await board_thread_game(table)
     await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await table.restart()
     reply = await table.reply_text(table.bob, "move", {"move": "c4-c2"}, channel=thread)

@@ -19,8 +19,8 @@ from bot.shards import Shards
 from bot.storage import sets as stored_sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from tests.bot_harness import Harness, challenge_id, eventually, running_bot
-from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.bot_harness import Harness, board_thread_game, eventually, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.foreign_lock import foreign_write_lock
 
@@ -44,18 +44,6 @@ async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIter
         discord_standin, tmp_path / "bot.sqlite3", threads=True, ai_seconds=0.02
     ) as harness:
         yield harness
-
-
-async def thread_game(table: Harness) -> tuple[StoredMessage, FakeChannel]:
-    """alice and bob play one set in a thread of #games and make a move each: its line in
-    #games, and the thread."""
-    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert line.thread is not None
-    await table.wait_board(channel=line.thread)
-    for who, text in zip((table.alice, table.bob), OPENING, strict=True):
-        await table.reply_text(who, "move", {"move": text}, channel=line.thread)
-    return line, line.thread
 
 
 async def channel_game(table: Harness, sets: int = 1) -> None:
@@ -110,7 +98,8 @@ async def test_a_thread_game_whose_thread_is_deleted_is_aborted_at_once(
     """A moderator deletes a game's thread: the game is aborted at once and the challenge line
     in #games says so, as after /abort."""
     table = threaded
-    line, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, opening=OPENING)
+    line = table.thread_line(thread)
     await table.standin.delete_channel(thread)
     await eventually(game_in(table, thread), None)
     await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=5)
@@ -120,7 +109,7 @@ async def test_a_deleted_thread_is_never_posted_to_nor_its_game_rated(threaded: 
     """A day after its thread was deleted, nobody has lost on time there: no post was tried in
     the thread and nobody is rated."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, opening=OPENING)
     since = len(table.standin.rest_log)
     await table.standin.delete_channel(thread)
     await a_day_passes(table)
@@ -160,7 +149,7 @@ async def test_deleting_a_channel_aborts_the_games_in_its_threads(threaded: Harn
     """#games is deleted, and with it the thread of a game (Discord sends no THREAD_DELETE for
     it): the game is aborted, and nothing is posted or edited in either."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, opening=OPENING)
     since = len(table.standin.rest_log)
     await table.standin.delete_channel(table.channel)
     await eventually(game_in(table, thread), None)
@@ -175,7 +164,7 @@ async def test_each_game_aborted_for_a_deleted_thread_is_logged_with_why(
 ) -> None:
     """The log says, in one INFO line, which game was aborted and why."""
     table = threaded
-    _, thread = await thread_game(table)
+    _, thread = await board_thread_game(table, opening=OPENING)
     caplog.set_level(logging.INFO, logger="bot.flow.vanished")
     await table.standin.delete_channel(thread)
     await eventually(game_in(table, thread), None)
