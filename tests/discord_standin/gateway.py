@@ -79,32 +79,24 @@ class GatewaySession:
     @property
     def shard(self) -> tuple[int, int] | None:
         """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded session."""
-        return _shard_of(self.identify)
+        shard = self.identify.get("shard")
+        if not isinstance(shard, list) or len(shard) != 2:
+            return None
+        return int(shard[0]), int(shard[1])
 
     def serves(self, guild_id: int | None) -> bool:
         """Whether Discord sends this session the events of ``guild_id`` (None: no guild)."""
-        return _serves(self.shard, guild_id)
+        if self.shard is None:
+            return True
+        shard_id, count = self.shard
+        if guild_id is None:
+            return shard_id == 0
+        return (guild_id >> 22) % count == shard_id
 
     @property
     def connected(self) -> bool:
         """Whether a ready connection receives the session's dispatches now."""
         return self.connection is not None and self.connection.ready
-
-
-def _shard_of(identify: JSON | None) -> tuple[int, int] | None:
-    shard = (identify or {}).get("shard")
-    if not isinstance(shard, list) or len(shard) != 2:
-        return None
-    return int(shard[0]), int(shard[1])
-
-
-def _serves(shard: tuple[int, int] | None, guild_id: int | None) -> bool:
-    if shard is None:
-        return True
-    shard_id, count = shard
-    if guild_id is None:
-        return shard_id == 0
-    return (guild_id >> 22) % count == shard_id
 
 
 class GatewayConnection:
@@ -119,16 +111,13 @@ class GatewayConnection:
         self._compressor = zlib.compressobj() if compress else None
         self._send_lock = asyncio.Lock()
         self.session: GatewaySession | None = None
-        self.identify: JSON | None = None
+        """The session this connection identified or resumed (None until then)."""
 
     @property
     def shard(self) -> tuple[int, int] | None:
-        """``(shard_id, num_shards)`` from IDENTIFY, or None for an unsharded connection."""
-        return _shard_of(self.identify)
-
-    def serves(self, guild_id: int | None) -> bool:
-        """Whether Discord sends this connection the events of ``guild_id`` (None: no guild)."""
-        return _serves(self.shard, guild_id)
+        """Its session's ``(shard_id, num_shards)``, or None for an unsharded session (or
+        before it identified or resumed)."""
+        return None if self.session is None else self.session.shard
 
     @property
     def ready(self) -> bool:
@@ -292,8 +281,7 @@ class Gateway:
         self.identify_count += 1
         self.last_identify = data
         session = GatewaySession(id=secrets.token_hex(16), identify=data)
-        connection.identify = data
-        guilds = [guild for guild in self._guilds() if connection.serves(guild.id)]
+        guilds = [guild for guild in self._guilds() if session.serves(guild.id)]
         ready = payloads.ready(
             bot=self._bot,
             application_id=self._application_id,
@@ -319,8 +307,7 @@ class Gateway:
         if data.get("token") != self._token or session is None or not session.resumable:
             await connection.send(INVALID_SESSION, False)
             return
-        connection.identify = session.identify
-        if self._cut_if_refusing(connection, (connection.shard or (0, 1))[0]):
+        if self._cut_if_refusing(connection, (session.shard or (0, 1))[0]):
             return
         if self.resumes_wait is not None:
             await self.resumes_wait.wait()
