@@ -177,3 +177,33 @@ async def test_a_thread_deleted_while_the_shard_was_down_aborts_its_match_once(
     assert calls_to(table, table.channel, since, "PATCH") == 1
     assert calls_to(table, thread, since) == calls_to(table, thread, since, "PATCH") == 0
     assert await rated_players(table) == 0
+
+
+async def test_a_resume_after_more_than_discord_keeps_identifies_anew_and_goes_on(
+    table: Harness,
+) -> None:
+    """The server is renamed four times while the gateway has dropped the bot, and Discord
+    keeps only three dispatches for a RESUME: the bot's RESUME is answered INVALID_SESSION, it
+    identifies again, is sent the server as it is now, and bob's move is played."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    gateway = table.standin.gateway
+    identified = gateway.identify_count
+    gateway.kept_dispatches = 3
+    await cut_off(table)
+    for name in ("one", "two", "three", "four"):
+        await table.standin.rename_guild(table.guild, name)
+    assert gateway.resumes_wait is not None
+    gateway.resumes_wait.set()
+    await table.standin.wait_until(
+        lambda: gateway.identify_count == identified + 1, timeout=20, waiting_for="an IDENTIFY"
+    )
+    assert gateway.resume_count == 0
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: 0 not in holds._down, timeout=10)
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    assert guild.name == "four"
+    played = await table.move(table.bob, "d3-a3")
+    assert "played d3-a3" in played.content, played.content

@@ -6,10 +6,11 @@ belongs to the session that IDENTIFY opened and carries that session's next sequ
 leaves its session resumable, and the dispatches meant for it meanwhile are kept. A RESUME
 with the session's id and the last ``seq`` the client received is answered with every kept
 dispatch after that ``seq``, in order, "finishing with a Resumed event to signal event replay
-has finished". A session closed with 1000 or 1001 ("your session will be invalidated"), or
-one the test expires (:meth:`Gateway.drop` with ``resumable=False``: the app "won't reconnect
-in time to Resume"), is answered INVALID_SESSION (``d: false``): what it missed is lost, and
-the client identifies again and is sent the state anew in GUILD_CREATE.
+has finished". A session closed with 1000 or 1001 ("your session will be invalidated"), one
+the test expires (:meth:`Gateway.drop` with ``resumable=False``: the app "won't reconnect in
+time to Resume"), or one resumed after a dispatch it missed is no longer kept (see
+:data:`KEPT_DISPATCHES`), is answered INVALID_SESSION (``d: false``): what it missed is lost,
+and the client identifies again and is sent the state anew in GUILD_CREATE.
 
 Sharding as Discord documents it: IDENTIFY may carry ``shard: [shard_id, num_shards]``; that
 connection then receives only the guilds with ``(guild_id >> 22) % num_shards == shard_id``
@@ -54,6 +55,12 @@ INVALID_SHARD = 4010
 HEARTBEAT_INTERVAL_MS = 41_250
 
 
+KEPT_DISPATCHES = 1000
+"""How many of a session's newest dispatches the stand-in keeps for a RESUME to replay (a test
+may lower :attr:`Gateway.kept_dispatches`). Discord keeps a bounded buffer but publishes no
+size, only that a client that cannot "reconnect in time to Resume" gets INVALID_SESSION: the
+number is the stand-in's choice, large enough that only a test lowering it resumes too late."""
+
 SESSION_INVALIDATING_CLOSES = (1000, 1001)
 """Close codes from the client that end its session ("When you close the connection to the
 gateway with close code 1000 or 1001, your session will be invalidated")."""
@@ -70,8 +77,11 @@ class GatewaySession:
     connection: GatewayConnection | None = None
     """The connection receiving its dispatches now (None while it is disconnected)."""
     sent: list[tuple[int, str, JSON]] = field(default_factory=list)
-    """``(s, event, data)`` of every dispatch of the session but its RESUMEDs, for a RESUME
-    to replay."""
+    """``(s, event, data)`` of the newest dispatches of the session but its RESUMEDs (at most
+    :attr:`Gateway.kept_dispatches`), for a RESUME to replay."""
+    forgotten: int = 0
+    """The ``s`` of the newest dispatch no longer kept: a RESUME from an older ``seq`` missed
+    it and is answered INVALID_SESSION."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while a dispatch is numbered and sent, and while a RESUME replays: a dispatch
     during the replay follows it, in order."""
@@ -164,6 +174,9 @@ class Gateway:
         """Every session opened by IDENTIFY, oldest first (ended ones are not resumable)."""
         self.identify_count = 0
         self.resume_count = 0
+        """RESUMEs answered with a replay (not those answered INVALID_SESSION)."""
+        self.kept_dispatches = KEPT_DISPATCHES
+        """How many of a session's newest dispatches are kept for a RESUME."""
         self.replayed: list[tuple[int, str]] = []
         """``(s, event)`` of every dispatch a RESUME replayed, in the order sent."""
         self.last_identify: JSON | None = None
@@ -311,11 +324,13 @@ class Gateway:
             return
         if self.resumes_wait is not None:
             await self.resumes_wait.wait()
-            if not session.resumable:  # ended while its RESUME waited
-                await connection.send(INVALID_SESSION, False)
-                return
-        self.resume_count += 1
         after = data.get("seq") or 0
+        if after < session.forgotten:  # too late: a dispatch it missed is no longer kept
+            session.resumable = False
+        if not session.resumable:  # (or it ended while its RESUME waited)
+            await connection.send(INVALID_SESSION, False)
+            return
+        self.resume_count += 1
         async with session.lock:
             if session.connection is not None and session.connection is not connection:
                 transport = session.connection.request.transport
@@ -338,11 +353,13 @@ class Gateway:
         self, session: GatewaySession, event: str, data: JSON, *, replayable: bool = True
     ) -> None:
         """Number a dispatch in ``session``, keep it for a RESUME (but a RESUMED, which ends
-        one replay, not the next) and send it if the session is connected (the caller holds
-        ``session.lock``)."""
+        one replay, not the next; the oldest kept goes once more than ``kept_dispatches`` are)
+        and send it if the session is connected (the caller holds ``session.lock``)."""
         session.sequence += 1
         if replayable:
             session.sent.append((session.sequence, event, data))
+            while len(session.sent) > self.kept_dispatches:
+                session.forgotten = session.sent.pop(0)[0]
         connection = session.connection
         if connection is not None and connection.ready:
             try:
