@@ -1,0 +1,110 @@
+"""The stand-in's REST routes for channels, threads and guilds: reading a channel, starting
+and editing a thread, reading a guild, its channels and a member."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from . import payloads
+from .messages import read_body
+from .model import CREATE_PUBLIC_THREADS, MANAGE_THREADS, PUBLIC_THREAD
+from .recorder import StoredMessage
+from .rest_routes import RestRoutes, error, json_response, path_int
+
+
+class ChannelRoutes(RestRoutes):
+    """/channels/{id}, its threads, and /guilds/{id}[/channels, /members/{id}]."""
+
+    async def start_thread(self, request: web.Request) -> web.StreamResponse:
+        """POST /channels/{id}/threads and /channels/{id}/messages/{id}/threads."""
+        parent = self._channel(request)
+        body, _ = await read_body(request)
+        starter: StoredMessage | None = None
+        if "message_id" in request.match_info:
+            starter = self._recorder.messages.get(path_int(request, "message_id"))
+            if starter is None or starter.deleted or starter.channel is not parent:
+                return error(404, 10008, "Unknown Message")
+            if starter.thread is not None:
+                return error(400, 160004, "A thread has already been created for this message")
+        elif int(body.get("type") or PUBLIC_THREAD) != PUBLIC_THREAD:
+            return error(400, 50035, "Invalid Form Body")
+        if parent.guild is None or parent.is_thread:
+            return error(400, 50024, "Cannot execute action on this channel type")
+        if not self._bot_may(parent, CREATE_PUBLIC_THREADS):
+            return error(403, 50013, "Missing Permissions")
+        if self._world.thread_creation_error is not None:
+            status, code, message = self._world.thread_creation_error
+            return error(status, code, message)
+        name = str(body.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            return error(400, 50035, "Invalid Form Body")
+        thread = self._world.add_thread(
+            parent,
+            name,
+            self._world.bot_user,
+            thread_id=None if starter is None else starter.id,
+        )
+        thread.auto_archive_duration = int(body.get("auto_archive_duration") or 1440)
+        if starter is not None:
+            starter.thread = thread
+        data = payloads.thread(thread)
+        await self._tell("THREAD_CREATE", {**data, "newly_created": True})
+        self._recorder.notify()
+        return json_response(data, 201)
+
+    async def patch_channel(self, request: web.Request) -> web.StreamResponse:
+        """PATCH /channels/{id}: for a thread, its name, archived and locked flags. Discord lets
+        a thread's member unarchive it ("only requires the current user has already been added
+        to the thread"); thread membership is not modelled, so the bot may unarchive any
+        unlocked thread here (a locked one only if it started it, or has Manage Threads)."""
+        channel = self._channel(request)
+        body, _ = await read_body(request)
+        if not channel.is_thread:
+            return error(403, 50013, "Missing Permissions")
+        manages = self._bot_may(channel, MANAGE_THREADS)
+        if "locked" in body and not manages:
+            return error(403, 50013, "Missing Permissions")
+        # "If locked is true, then the user must have created the thread or have
+        # MANAGE_THREADS" to unarchive it (Discord's Threads topic).
+        started = channel.owner_id == self._world.bot_user.id
+        if channel.locked and body.get("archived") is False and not (manages or started):
+            return error(403, 50013, "Missing Permissions")
+        if "name" in body:
+            channel.name = str(body["name"])
+        if "archived" in body:
+            channel.archived = bool(body["archived"])
+            channel.archived_at = self._world.clock()
+        if "locked" in body:
+            channel.locked = bool(body["locked"])
+        data = payloads.thread(channel)
+        await self._tell("THREAD_UPDATE", data)
+        self._recorder.notify()
+        return json_response(data)
+
+    async def get_channel(self, request: web.Request) -> web.StreamResponse:
+        """GET /channels/{id}."""
+        return json_response(payloads.channel(self._channel(request)))
+
+    async def get_guild(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}."""
+        guild = self._world.guild(path_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        return json_response(payloads.guild_object(guild))
+
+    async def get_guild_channels(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}/channels."""
+        guild = self._world.guild(path_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        return json_response([payloads.channel(c) for c in guild.channels])
+
+    async def get_member(self, request: web.Request) -> web.StreamResponse:
+        """GET /guilds/{id}/members/{user_id}."""
+        guild = self._world.guild(path_int(request, "guild_id"))
+        if guild is None:
+            return error(404, 10004, "Unknown Guild")
+        member = guild.member(path_int(request, "user_id"))
+        if member is None:
+            return error(404, 10007, "Unknown Member")
+        return json_response(payloads.member(member))
