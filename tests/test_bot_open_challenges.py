@@ -21,7 +21,7 @@ from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
 from tests.discord_standin.model import MENTION_EVERYONE
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE as DEFERRED
 from tests.discord_standin.recorder import InteractionRecord
-from tests.discord_standin.server import DEFAULT_BOT_PERMISSIONS
+from tests.discord_standin.world_changes import DEFAULT_BOT_PERMISSIONS
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 

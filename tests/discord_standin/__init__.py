@@ -27,7 +27,8 @@ from .recorder import (
     StoredAttachment,
     StoredMessage,
 )
-from .server import DEFAULT_BOT_PERMISSIONS, DiscordStandin
+from .server import DiscordStandin
+from .world_changes import DEFAULT_BOT_PERMISSIONS
 
 __all__ = [
     "DEFAULT_BOT_PERMISSIONS",
