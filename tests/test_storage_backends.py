@@ -618,6 +618,19 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
         await opened.close()
 
 
+async def back_to_schema(services: Services, version: int, *undo: str) -> None:
+    """Undo by hand, in one transaction, what the migrations after ``version`` did (the
+    statements ``undo``) and store ``version`` as the database's schema, so that opening it
+    again replays those migrations."""
+    async with services.database.transaction() as db:
+        for statement in undo:
+            await db.execute(statement)
+        if services.database.dialect is Dialect.SQLITE:
+            await db.execute(f"PRAGMA user_version = {version}")
+        else:
+            await db.execute(f"UPDATE schema_version SET version = {version}")
+
+
 async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
     database: str, clock: FakeClock
 ) -> None:
@@ -638,18 +651,17 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             await services.games.forfeit(following.set_id, BOB)
             ids.append(following.set_id)
             assert first.set_id < following.set_id
-        async with services.database.transaction() as db:
-            await db.execute("ALTER TABLE sets DROP COLUMN walkover")
-            await db.execute("ALTER TABLE sets DROP COLUMN aborted_by")
-            await db.execute("ALTER TABLE analysis_claims DROP COLUMN owner")  # schema 27's
-            await db.execute("DROP TABLE holds")  # schema 28's
-            await db.execute("DROP TABLE given_back")  # schema 29's
-            await db.execute("ALTER TABLE sets DROP COLUMN undone")  # schema 30's
-            await db.execute("DROP INDEX sets_in_progress")  # schema 31's
-            if services.database.dialect is Dialect.SQLITE:
-                await db.execute("PRAGMA user_version = 25")
-            else:
-                await db.execute("UPDATE schema_version SET version = 25")
+        await back_to_schema(
+            services,
+            25,
+            "ALTER TABLE sets DROP COLUMN walkover",
+            "ALTER TABLE sets DROP COLUMN aborted_by",
+            "ALTER TABLE analysis_claims DROP COLUMN owner",  # schema 27's
+            "DROP TABLE holds",  # schema 28's
+            "DROP TABLE given_back",  # schema 29's
+            "ALTER TABLE sets DROP COLUMN undone",  # schema 30's
+            "DROP INDEX sets_in_progress",  # schema 31's
+        )
     finally:
         await services.close()
     services = await Services.open(database, clock=clock)
@@ -679,13 +691,12 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             if channel == CHANNEL:
                 await services.takebacks.ask(channel, ALICE)  # her move and the reply
             ids.append(active.set_id)
-        async with services.database.transaction() as db:
-            await db.execute("ALTER TABLE sets DROP COLUMN undone")
-            await db.execute("DROP INDEX sets_in_progress")  # schema 31's
-            if services.database.dialect is Dialect.SQLITE:
-                await db.execute("PRAGMA user_version = 29")
-            else:
-                await db.execute("UPDATE schema_version SET version = 29")
+        await back_to_schema(
+            services,
+            29,
+            "ALTER TABLE sets DROP COLUMN undone",
+            "DROP INDEX sets_in_progress",  # schema 31's
+        )
     finally:
         await services.close()
     services = await Services.open(database, clock=clock)
