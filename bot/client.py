@@ -96,6 +96,10 @@ class BrandubhBot(commands.AutoShardedBot):
             # Nobody is pinged unless a message names whom it may ping (the player to move, the
             # challenged member): a display name like "<@someone>" can never ping through us.
             allowed_mentions=discord.AllowedMentions.none(),
+            # Commands for the servers that installed me only: an owner who turns on User
+            # Install in the Developer Portal would otherwise offer every command, by default,
+            # as a member's own app in servers I am not in, where I can neither post nor see.
+            allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
         )
         self.settings = settings
         self.clock = clock

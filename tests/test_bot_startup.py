@@ -47,7 +47,9 @@ EXPECTED_OPTIONS = {
 async def test_commands_have_the_documented_options(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
-    """Every slash command is synced, guild-only, with exactly the documented option names."""
+    """Every slash command is synced, guild-only and for servers that installed the bot only
+    (never as a member's own app, in servers I am not in), with exactly the documented option
+    names."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
@@ -56,6 +58,7 @@ async def test_commands_have_the_documented_options(
             EXPECTED_OPTIONS
         )
         assert all(c.get("contexts") == [0] for c in synced.values())
+        assert all(c.get("integration_types") == [0] for c in synced.values())
         assert synced["move"]["options"][0]["autocomplete"] is True
     finally:
         await table.stop()
