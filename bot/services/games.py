@@ -35,6 +35,7 @@ from bot.services.errors import (
     NotYourTurn,
     RepetitionNeedsConfirmation,
     StaleGameError,
+    TimeRanOut,
     set_over,
 )
 from bot.services.game_cache import GameCache
@@ -176,10 +177,13 @@ class GameService:
 
         Raises NoGameHere, NotAPlayer, NotYourTurn, IllegalMove (the engine's sentence),
         RepetitionNeedsConfirmation (unless ``confirm_repetition``), StaleGameError (another
-        move landed first: two racing moves never both land).
+        move landed first: two racing moves never both land). A move whose set ended while it
+        was on its way (the opponent resigned, an admin aborted it) is refused with NoGameHere
+        saying that the set (a one-set match's game) is over.
         """
         known = self._cache.set_in(channel_id)
         game = None if known is None else self._cache.game(known)
+        raced: SetRow | None = None  # the set a write was refused in: it had moved on
         if (
             known is not None
             and game is not None
@@ -190,9 +194,14 @@ class GameService:
             # progress at this ply. Any refusal is decided again on the set as stored now.
             try:
                 return await self._apply(known, game, user_id, move_text, confirm_repetition)
-            except (StaleGameError, IllegalMove, RepetitionNeedsConfirmation):
+            except StaleGameError as stale:
+                self._cache.drop_set_in(channel_id)
+                raced = None if isinstance(stale, TimeRanOut) else known
+            except (IllegalMove, RepetitionNeedsConfirmation):
                 self._cache.drop_set_in(channel_id)
         found = await self._read(lambda db: sets.active_in_channel(db, channel_id))
+        if raced is not None and (found is None or found[0].set_id != raced.set_id):
+            raise set_over(one_set=raced.sets_total == 1)
         if found is None:
             raise NoGameHere()
         row, game = found
@@ -203,7 +212,12 @@ class GameService:
             raise StaleGameError()
         if row.to_move_id != user_id:
             raise NotYourTurn(row.to_move_id, computer=row.to_move_id == row.computer_id)
-        return await self._apply(row, game, user_id, move_text, confirm_repetition)
+        try:
+            return await self._apply(row, game, user_id, move_text, confirm_repetition)
+        except StaleGameError as stale:
+            if isinstance(stale, TimeRanOut) or await self._in_progress(row.set_id):
+                raise
+            raise set_over(one_set=row.sets_total == 1) from None
 
     async def play_computer_move(
         self, set_id: int, move_text: str, expected_ply: int
@@ -677,6 +691,11 @@ class GameService:
             if row is None:
                 return None
             return row, await self._cache.load(db, row)
+
+    async def _in_progress(self, set_id: int) -> bool:
+        """Whether set ``set_id`` is still being played, as stored now."""
+        async with self._database.single_read() as db:
+            return await sets.active_by_id(db, set_id) is not None
 
     def _remember_next(self, set_end: SetEnd, fresh: Game | None) -> None:
         if set_end.next_game is not None and fresh is not None:

@@ -1,0 +1,49 @@
+"""Two presses that cross: what each player is told when the other's lands first."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot, waits_until_told
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server (games in the channel)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+@pytest.mark.parametrize(
+    ("sets", "told"), [(1, "That game is over."), (2, "That set is already over.")]
+)
+@pytest.mark.parametrize("restarted", [False, True], ids=["warm", "after-restart"])
+async def test_a_move_crossing_the_opponents_resignation_is_told_the_set_is_over(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, sets: int, told: str, restarted: bool
+) -> None:
+    """bob resigns while alice's move is on its way: alice is told the game (set) is over,
+    not to look at the new board and try again, nor that no game is played here."""
+    await table.challenge_accepted(table.alice, table.bob, sets=sets)
+    if restarted:  # the bot knows the game only from the database
+        await table.restart()
+    ask = await table.reply_text(table.bob, "resign")
+    assert table.bot is not None
+    # alice's move is read as the game stands, and written once bob's resignation is stored.
+    entered, go_on = waits_until_told(monkeypatch, table.bot.services.games, "_apply")
+    move = await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
+    )
+    await entered.wait()
+    resigned = await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    assert resigned.answered
+    go_on.set()
+    answer = await move.wait_original()
+    assert answer.ephemeral
+    assert answer.content == told
+    assert not any("played d1-b1" in m.content for m in table.public_messages())
