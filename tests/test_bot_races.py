@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.storage import settings
 from tests.bot_harness import Harness, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
+from tests.discord_standin.command_options import OptionValue
+from tests.discord_standin.model import MANAGE_GUILD
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -47,3 +51,42 @@ async def test_a_move_crossing_the_opponents_resignation_is_told_the_set_is_over
     assert answer.ephemeral
     assert answer.content == told
     assert not any("played d1-b1" in m.content for m in table.public_messages())
+
+
+@pytest.mark.parametrize("second", ["time", "allow"], ids=["another-option", "another-channel"])
+async def test_two_admins_changing_settings_at_once_both_keep_their_change(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, second: str
+) -> None:
+    """ada allows #lobby while another admin changes the time per move or allows #side: both
+    are told "Settings saved.", and both changes stay (neither writes back what it read
+    before the other's change was stored)."""
+    other = table.standin.add_member(table.guild, "odile", permissions=MANAGE_GUILD)
+    options: dict[str, OptionValue] = (
+        {"time": 60} if second == "time" else {"allow": table.guild.channel("side")}
+    )
+    entered, go_on = waits_until_told(monkeypatch, settings, "save")
+    first = await table.standin.slash(
+        table.guild,
+        table.channel,
+        table.admin,
+        "settings",
+        {"allow": table.guild.channel("lobby")},
+        wait=False,
+    )
+    await entered.wait()  # ada's change is being written
+    then = await table.standin.slash(
+        table.guild, table.channel, other, "settings", options, wait=False
+    )
+    await table.standin.wait_answered(then, timeout=10)  # deferred: waiting to write
+    go_on.set()
+    for press in (first, then):
+        saved = await press.wait_original()
+        assert saved.content.startswith("Settings saved."), saved.content
+    assert table.bot is not None
+    now = await table.bot.services.settings.get(table.guild.id)
+    lobby, side = table.guild.channel("lobby").id, table.guild.channel("side").id
+    if second == "time":
+        assert now.allowed_channel_ids == {lobby}
+        assert now.time_per_move == timedelta(hours=1)
+    else:
+        assert now.allowed_channel_ids == {lobby, side}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bot.services import Services
 from tests.conftest import FakeClock
 
@@ -38,3 +40,22 @@ async def test_the_only_allowed_channel_deleted_stays_on_the_list(services: Serv
     assert not await services.settings.channel_deleted(GUILD, GAMES)
     assert not await services.settings.channel_deleted(GUILD, SIDE)
     assert (await services.settings.get(GUILD)).allowed_channel_ids == {GAMES}
+
+
+async def test_a_change_made_apart_keeps_the_other_processs_change(
+    database: str, clock: FakeClock
+) -> None:
+    """One process read the settings, then another allowed #side: the first's change of the
+    time per move keeps #side allowed (it does not write back the channels it read)."""
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        assert (await first.settings.get(GUILD)).allowed_channel_ids == frozenset()
+        await second.settings.update(GUILD, allowed_channel_ids={SIDE}, threads=False)
+        saved = await first.settings.update(GUILD, time_per_move=timedelta(hours=1))
+        assert saved.allowed_channel_ids == {SIDE}
+        assert not saved.threads
+        assert saved.time_per_move == timedelta(hours=1)
+    finally:
+        await first.close()
+        await second.close()

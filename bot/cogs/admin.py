@@ -408,11 +408,24 @@ class Admin(commands.Cog):
             or (no_open_challenge_role and current.open_challenge_role_id is not None)
         )
         if changed:
+
+            def change_channels(stored: frozenset[int]) -> frozenset[int]:
+                """The same change made to the channels as stored when it is written: another
+                admin's change written meanwhile is kept (and a refusal judged on it)."""
+                return allowed_after(
+                    stored,
+                    allow=None if allow is None else allow.id,
+                    disallow=None if disallow is None else disallow.id,
+                    everywhere=everywhere,
+                    gone=deleted_channels(interaction, stored),
+                )
+
+            asked_channels = everywhere or allow is not None or disallow is not None
             updated = services.update(
                 interaction.guild_id,
                 default_ruleset=ruleset,
                 time_per_move=timedelta(minutes=time) if time is not None else None,
-                allowed_channel_ids=channels,
+                change_channels=change_channels if asked_channels else None,
                 threads=None if threads is None else threads == "on",
                 language=language,
                 open_challenge_role_id=None

@@ -59,45 +59,64 @@ class SettingsService:
         default_ruleset: str | None = None,
         time_per_move: timedelta | None = None,
         allowed_channel_ids: Iterable[int] | None = None,
+        change_channels: Callable[[frozenset[int]], frozenset[int]] | None = None,
         threads: bool | None = None,
         language: str | None = None,
         open_challenge_role_id: int | None = None,
         no_open_challenge_role: bool = False,
     ) -> GuildSettings:
         """Change the given settings (``None`` keeps one) and return the settings now in force;
-        ``no_open_challenge_role`` stops open challenges pinging a role.
+        ``no_open_challenge_role`` stops open challenges pinging a role; ``change_channels``
+        turns the channels games are allowed in, as stored when the change is written, into
+        the new ones (it may raise :class:`InvalidOption`, and nothing is changed).
+
+        The settings are read again under the lock their writes hold, and only what is given
+        is changed: two admins changing settings at the same moment (say, one allowing a
+        channel, the other another) both keep their change.
 
         Raises :class:`InvalidOption` for an unknown ruleset or a time per move outside
         1 minute to 14 days, or a language without a catalog. An empty ``allowed_channel_ids``
         allows every channel; ``language`` :data:`FOLLOW_SERVER` follows the server's own.
         """
-        current = await self.get(guild_id)
-        ruleset = current.default_ruleset
-        if default_ruleset is not None:
-            ruleset = check_ruleset(default_ruleset)
-        per_move = current.time_per_move
-        if time_per_move is not None:
-            per_move = check_time_per_move(time_per_move)
-        channels = current.allowed_channel_ids
-        if allowed_channel_ids is not None:
-            channels = frozenset(allowed_channel_ids)
-        use_threads = current.threads if threads is None else threads
-        chosen = current.language
-        if language is not None:
-            chosen = None if language == FOLLOW_SERVER else check_language(language)
-        role = current.open_challenge_role_id
-        if open_challenge_role_id is not None:
-            role = open_challenge_role_id
-        if no_open_challenge_role:
-            role = None
-        updated = GuildSettings(guild_id, ruleset, per_move, channels, use_threads, chosen, role)
+        ruleset = None if default_ruleset is None else check_ruleset(default_ruleset)
+        per_move = None if time_per_move is None else check_time_per_move(time_per_move)
+        chosen = None
+        if language is not None and language != FOLLOW_SERVER:
+            chosen = check_language(language)
         self._changing(guild_id)
         async with self._database.transaction() as db:
             await db.lock(_lock(guild_id))
+            row = await settings.load(db, guild_id)
+            current = GuildSettings(guild_id) if row is None else _settings(row)
+            channels = current.allowed_channel_ids
+            if allowed_channel_ids is not None:
+                channels = frozenset(allowed_channel_ids)
+            if change_channels is not None:
+                channels = change_channels(channels)
+            role = current.open_challenge_role_id
+            if open_challenge_role_id is not None:
+                role = open_challenge_role_id
+            if no_open_challenge_role:
+                role = None
+            updated = GuildSettings(
+                guild_id,
+                current.default_ruleset if ruleset is None else ruleset,
+                current.time_per_move if per_move is None else per_move,
+                channels,
+                current.threads if threads is None else threads,
+                current.language if language is None else chosen,
+                role,
+            )
             await settings.save(
                 db,
                 settings.SettingsRow(
-                    guild_id, ruleset, per_move, channels, use_threads, chosen, role
+                    guild_id,
+                    updated.default_ruleset,
+                    updated.time_per_move,
+                    updated.allowed_channel_ids,
+                    updated.threads,
+                    updated.language,
+                    updated.open_challenge_role_id,
                 ),
             )
         self._changing(guild_id)
