@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import settings
+from bot.storage import puzzles, settings
 from tests.bot_harness import Harness, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.command_options import OptionValue
@@ -90,3 +90,30 @@ async def test_two_admins_changing_settings_at_once_both_keep_their_change(
         assert now.time_per_move == timedelta(hours=1)
     else:
         assert now.allowed_channel_ids == {lobby, side}
+
+
+async def test_two_admins_moving_the_daily_puzzle_at_once_both_keep_their_change(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daily puzzle is posted in #games at 12:00; ada moves it to 08:00 while another admin
+    moves it to #side: both are told so, and it is posted in #side at 08:00."""
+    other = table.standin.add_member(table.guild, "odile", permissions=MANAGE_GUILD)
+    side = table.guild.channel("side")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": table.channel, "hour": 12})
+    entered, go_on = waits_until_told(monkeypatch, puzzles, "set_daily")
+    first = await table.standin.slash(
+        table.guild, table.channel, table.admin, "puzzle daily", {"hour": 8}, wait=False
+    )
+    await entered.wait()  # ada's hour is being written
+    then = await table.standin.slash(
+        table.guild, table.channel, other, "puzzle daily", {"channel": side}, wait=False
+    )
+    await table.standin.wait_answered(then, timeout=10)  # deferred: waiting to write
+    go_on.set()
+    assert "(08:00 UTC)" in (await first.wait_original()).content
+    moved = (await then.wait_original()).content
+    assert f"<#{side.id}>" in moved
+    assert table.bot is not None
+    now = await table.bot.services.puzzles.daily_setting(table.guild.id)
+    assert now is not None
+    assert (now.channel_id, now.hour) == (side.id, 8)

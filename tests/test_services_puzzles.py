@@ -30,6 +30,7 @@ async def test_a_day_is_claimed_once_and_posted_once(database: str) -> None:
     services = await Services.open(database, clock=clock)
     try:
         setting = await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        assert setting is not None
         assert setting.next_post == datetime(2026, 3, 1, 10, tzinfo=UTC)
         clock.now += timedelta(hours=1)
         await services.puzzles.claim_due()
@@ -282,3 +283,26 @@ async def test_the_viewer_outside_the_top_ten_gets_their_own_line(database: str)
         assert beyond.offset == 10, "a page past the end shows the last one"
     finally:
         await services.close()
+
+
+async def test_a_daily_puzzle_moved_by_hour_alone_keeps_the_channel_as_stored(
+    database: str,
+) -> None:
+    """One process moves the daily puzzle to another channel; another, which read the setting
+    before, moves its hour: the post keeps the new channel, at the new hour. With no channel
+    and the daily puzzle off, nothing is switched on."""
+    clock = Clock()
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        assert await second.puzzles.set_daily(GUILD, None, 8) is None
+        assert await first.puzzles.daily_setting(GUILD) is None
+        await first.puzzles.set_daily(GUILD, CHANNEL, 12)
+        assert await second.puzzles.daily_setting(GUILD) is not None
+        await first.puzzles.set_daily(GUILD, CHANNEL + 1, None)
+        moved = await second.puzzles.set_daily(GUILD, None, 8)
+        assert moved is not None
+        assert (moved.channel_id, moved.hour) == (CHANNEL + 1, 8)
+    finally:
+        await first.close()
+        await second.close()

@@ -212,27 +212,34 @@ class Learn(commands.Cog):
             )
         elif channel is not None or hour is not None:
             if channel is not None:
-                where = channel.id
+                # The channel the post moves to must take it (one kept is checked at the post).
+                require_permissions_in(
+                    interaction, channel.id, DAILY_PERMISSIONS, ChannelUse.DAILY_PUZZLE
+                )
             elif current is not None:
-                where = current.channel_id
-            else:
+                require_permissions_in(
+                    interaction, current.channel_id, DAILY_PERMISSIONS, ChannelUse.DAILY_PUZZLE
+                )
+            setting = await within_deadline(
+                interaction,
+                service.set_daily(
+                    interaction.guild_id, None if channel is None else channel.id, hour
+                ),
+                ephemeral=True,
+            )
+            if setting is None:
                 raise InvalidOption(
                     _(
                         "The daily puzzle is off: say where to post it, {daily_command}.",
                         daily_command=DAILY_EXAMPLE,
                     )
                 )
-            at = hour if hour is not None else (current.hour if current else DEFAULT_DAILY_HOUR)
-            require_permissions_in(interaction, where, DAILY_PERMISSIONS, ChannelUse.DAILY_PUZZLE)
-            setting = await within_deadline(
-                interaction, service.set_daily(interaction.guild_id, where, at), ephemeral=True
-            )
             text = lang._(
                 "A puzzle will be posted in {channel} every day at {time} ({hour} UTC); the "
                 "first {when}.",
-                channel=f"<#{where}>",
+                channel=f"<#{setting.channel_id}>",
                 time=daily_time(setting),
-                hour=f"{at:02d}:00",
+                hour=f"{setting.hour:02d}:00",
                 when=daily_when(setting),
             )
         elif current is None:
@@ -251,9 +258,6 @@ class Learn(commands.Cog):
             )
         await answer(interaction, text, ephemeral=True)
 
-
-DEFAULT_DAILY_HOUR = 12
-"""The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
 
 DAILY_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
 """What the daily post needs: its board is a picture, and after a restart the channel's latest

@@ -166,6 +166,10 @@ class DailySetting:
     next_post: datetime
 
 
+DEFAULT_DAILY_HOUR = 12
+"""The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
+
+
 def _setting(row: DailyRow) -> DailySetting:
     return DailySetting(row.guild_id, row.channel_id, row.hour, from_us(row.next_post_us))
 
@@ -412,20 +416,34 @@ class PuzzleService:
             row = await puzzles.daily(db, guild_id)
         return None if row is None else _setting(row)
 
-    async def set_daily(self, guild_id: int, channel_id: int, hour: int) -> DailySetting:
-        """Post a puzzle in ``channel_id`` every day at ``hour`` (UTC), from the next such hour.
+    async def set_daily(
+        self, guild_id: int, channel_id: int | None, hour: int | None
+    ) -> DailySetting | None:
+        """Post a puzzle in ``channel_id`` every day at ``hour`` (UTC), from the next such hour;
+        ``None`` keeps the channel or the hour as stored when this is written (another admin's
+        change written meanwhile stays), the hour :data:`DEFAULT_DAILY_HOUR` the first time.
+        None, changing nothing, when no channel is given and the daily puzzle is off.
 
         If today's puzzle was already posted, the next post is tomorrow's.
         """
-        if not 0 <= hour <= 23:
+        if hour is not None and not 0 <= hour <= 23:
             raise InvalidOption(_("The hour must be from 0 to 23 (UTC)."))
         now = self._clock()
-        due = next_at(now, hour)
         async with self._database.transaction() as db:
+            await db.lock(f"daily:{guild_id}")
+            current = await puzzles.daily(db, guild_id)
+            if channel_id is not None:
+                where = channel_id
+            elif current is not None:
+                where = current.channel_id
+            else:
+                return None
+            at = hour if hour is not None else (current.hour if current else DEFAULT_DAILY_HOUR)
+            due = next_at(now, at)
             posted_today = await puzzles.post_before(db, guild_id, _day(due + timedelta(days=1)))
             if posted_today is not None and posted_today.day == _day(due):
                 due += timedelta(days=1)
-            row = DailyRow(guild_id, channel_id, hour, to_us(due))
+            row = DailyRow(guild_id, where, at, to_us(due))
             await puzzles.set_daily(db, row)
         return _setting(row)
 
