@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import puzzles, settings
-from tests.bot_harness import Harness, running_bot, waits_until_told
+from tests.bot_harness import Harness, challenge_id, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import MANAGE_GUILD
@@ -117,3 +118,31 @@ async def test_two_admins_moving_the_daily_puzzle_at_once_both_keep_their_change
     now = await table.bot.services.puzzles.daily_setting(table.guild.id)
     assert now is not None
     assert (now.channel_id, now.hour) == (side.id, 8)
+
+
+@pytest.mark.parametrize("threads", [True, False], ids=["thread", "channel"])
+@pytest.mark.parametrize("open_to_anyone", [False, True], ids=["to-bob", "open"])
+async def test_accept_pressed_twice_at_once_says_the_game_is_on(
+    discord_standin: DiscordStandin, tmp_path: Path, threads: bool, open_to_anyone: bool
+) -> None:
+    """bob double-clicks Accept: one game starts, and the other press tells him he accepted it
+    and where the game is, not that the challenge is no longer open (as if someone else had
+    taken it)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=threads) as table:
+        options: dict[str, OptionValue] = {"sets": 1}
+        if not open_to_anyone:
+            options["opponent"] = table.bob
+        line = await table.reply_text(table.alice, "challenge", options)
+        accept = f"challenge:accept:{challenge_id(line)}"
+        presses = await asyncio.gather(
+            *(table.standin.click(line, accept, table.bob, wait=False) for _ in "ab")
+        )
+        for press in presses:
+            await table.standin.wait_answered(press, timeout=10)
+        answers = [await press.wait_original() for press in presses]
+        [refused] = [answer for answer in answers if answer.ephemeral]
+        place = line.thread.id if threads and line.thread is not None else table.channel.id
+        assert refused.content == (
+            f"You accepted this challenge already: the game is on in <#{place}>."
+        )
+        assert len(table.standin.world.threads_of(table.channel)) == (1 if threads else 0)

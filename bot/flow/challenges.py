@@ -35,6 +35,7 @@ from bot.services.errors import (
     ChallengeNotFound,
     GameError,
     TooManyChallenges,
+    accepted_already,
 )
 from bot.storage.errors import StorageError
 from bot.views.challenge import expired_text
@@ -140,6 +141,9 @@ class ChallengeFlow:
         self.flow = flow
         self.shown: dict[int, datetime] = {}
         """Challenges' messages Discord showed, by id, and when."""
+        self.accepting: dict[int, int] = {}
+        """Challenges a press of Accept is starting, by id, and whose press it is: a second
+        press (a double click) whose thread Discord finds made is told the game is on."""
 
     async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
         """The opponent pressed Accept: open the game's thread (or fall back), start the match.
@@ -152,12 +156,23 @@ class ChallengeFlow:
         lang = await self.flow.server_language(challenge.guild_id)
         opponent = interaction.user.id  # check_accept made the presser the challenge's opponent
 
+        first = challenge.challenge_id not in self.accepting
+        if first:
+            self.accepting[challenge.challenge_id] = opponent
+
         async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
             settings = await services.settings.get(challenge.guild_id)
             why_not = thread_refusal(interaction, settings, lang)
             thread: discord.Thread | None = None
             if why_not is None and interaction.message is not None:
-                thread, why_not = await self._open_thread(interaction.message, challenge, lang)
+                try:
+                    thread, why_not = await self._open_thread(interaction.message, challenge, lang)
+                except ChallengeNotFound:
+                    if not first and self.accepting.get(challenge.challenge_id) == opponent:
+                        # Their own first press made the thread (started from the message:
+                        # it has the message's id) and is starting the match there.
+                        raise accepted_already(interaction.message.id) from None
+                    raise
             try:
                 active = await services.challenges.accept(
                     challenge.challenge_id,
@@ -173,7 +188,13 @@ class ChallengeFlow:
                 raise
             return active, thread, why_not
 
-        active, thread, why_not = await within_deadline(interaction, open_match(), thinking=False)
+        try:
+            active, thread, why_not = await within_deadline(
+                interaction, open_match(), thinking=False
+            )
+        finally:
+            if first:
+                del self.accepting[challenge.challenge_id]
         names = await self.flow.bot.display_names(
             challenge.guild_id, challenge.challenger_id, opponent
         )
@@ -195,6 +216,15 @@ class ChallengeFlow:
         await self.flow.begin_match(active, interaction=interaction)
         for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
             await self._mark_lapsed(lapsed)
+
+    async def accepted_by_them(self, challenge_id: int, user_id: int) -> GameError | None:
+        """The refusal of a press of Accept on a challenge ``user_id`` took with an earlier
+        press (a double click): where its game is; None if they did not take it."""
+        services = self.flow.bot.services
+        match_id = await services.challenges.accepted_match(challenge_id, user_id)
+        if match_id is None:
+            return None
+        return accepted_already((await services.records.match_terms(match_id)).channel_id)
 
     async def decline(self, interaction: discord.Interaction[Any], challenge_id: int) -> None:
         """The opponent pressed Decline: the challenge says so (an edit, which pings nobody),

@@ -200,6 +200,15 @@ class ChallengeService:
             raise ChallengeNotFound()
         return _challenge(row)
 
+    async def accepted_match(self, challenge_id: int, user_id: int) -> int | None:
+        """The match that ``user_id`` started by accepting challenge ``challenge_id``; None if
+        they did not accept it (it is open, or someone else took it, or it closed unanswered)."""
+        async with self._database.snapshot() as db:
+            row = await challenges.get(db, challenge_id)
+        if row is None or row.status != ChallengeStatus.ACCEPTED.value:
+            return None
+        return row.match_id if row.opponent_id == user_id else None
+
     async def set_message(self, challenge_id: int, message_id: int) -> None:
         """Remember the bot's message that shows the challenge (to edit it on expiry).
 

@@ -395,6 +395,17 @@ class ChallengeNotFound(GameError):
         super().__init__(text)
 
 
+def accepted_already(place_id: int) -> ChallengeNotFound:
+    """The refusal of a second press of Accept by the member whose first press took the
+    challenge: where the game it started is played (not as if someone else had taken it)."""
+    return ChallengeNotFound(
+        _(
+            "You accepted this challenge already: the game is on in {place}.",
+            place=f"<#{place_id}>",
+        )
+    )
+
+
 class ChallengeExpired(GameError):
     """The challenge is older than its expiry time."""
 

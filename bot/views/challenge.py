@@ -13,7 +13,7 @@ from bot.errors import UNREACHABLE, require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
-from bot.services.errors import ChallengeExpired
+from bot.services.errors import ChallengeExpired, ChallengeNotFound
 from bot.views.common import (
     GuardedItem,
     bot_of,
@@ -200,6 +200,21 @@ class ChallengeButton(
             )
             return
         require_channel_permissions(interaction)
+        try:
+            await self._accept(interaction, lang, shown)
+        except ChallengeNotFound as gone:
+            # A second press of the member who took it (a double click): where the game is.
+            mine = await bot.flow.challenges.accepted_by_them(self.challenge_id, user)
+            raise (gone if mine is None else mine) from None
+
+    async def _accept(
+        self, interaction: discord.Interaction[Any], lang: Language, shown: tuple[int, int]
+    ) -> None:
+        """The opponent (anyone's, on an open challenge) pressed Accept: check, then start."""
+        bot = bot_of(interaction)
+        challenges = bot.services.challenges
+        user = interaction.user.id
+        assert interaction.guild_id is not None
         # A press past the expiry closes the challenge first (a write, which may wait).
         checked = asyncio.ensure_future(
             challenges.check_accept(
