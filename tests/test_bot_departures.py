@@ -143,6 +143,30 @@ async def test_a_set_starts_when_both_players_are_still_there(table: Harness) ->
     assert f"<@{table.bob.id}>, your move as the attackers" in second.content
 
 
+async def test_an_opponent_who_left_loses_at_the_reminder_of_the_player_to_move(
+    table: Harness,
+) -> None:
+    """bob leaves while carol is to move: at carol's half-time reminder he loses the set (she
+    is not reminded to play someone gone, nor left to lose on time to him), set 2 is not
+    played, and carol wins the match."""
+    await table.challenge_accepted(table.carol, table.bob, time=60)
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))
+    over = await table.wait_board(lambda m: "left the server" in m.content)
+    bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
+    assert over.content.splitlines() == [
+        "**Set 1 of 2 is over** after 0 moves. The attackers win: the defenders left the server.",
+        f"{carol} wins the set.",
+        f"It is not rated: {bob} never moved in it.",
+        f"Set 2 is not played: {carol} wins it without a move.",
+        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+    ]
+    table.advance(timedelta(minutes=30))
+    await asyncio.sleep(0.5)
+    shown = [m.content for m in table.public_messages()]
+    assert not any("reminder" in text or "out of time" in text.lower() for text in shown), shown
+
+
 async def test_discord_in_trouble_never_ends_a_game(table: Harness) -> None:
     """When Discord cannot say whether bob is a member (500), he is taken to be: he is
     reminded as usual and his set goes on."""

@@ -31,18 +31,27 @@ class Departures:
         self.flow = flow
 
     async def forfeit_if_left(self, active: ActiveGame) -> SetEnd | None:
-        """Before reminding the player to move in ``active``: if they have left the server,
-        their set ends now, lost by them (and the match's next set is not played with them).
-        Returns that end, to announce (:meth:`next_set` then finds its loser gone); None if
-        they are still there, or if the set ended meanwhile."""
-        player = active.player_to_move
-        if not await self.flow.members.has_left(active.guild_id, player):
+        """Before reminding the player to move in ``active``: if they, or else their opponent,
+        have left the server, the set ends now, lost by the one who left (and the match's
+        next set is not played with them): the player to move is neither reminded to play
+        someone gone nor left to lose on time to them. Returns that end, to announce
+        (:meth:`next_set` then finds its loser gone); None if both are still there, or if the
+        set ended meanwhile."""
+        gone = None
+        opponent = active.player_of(active.game.to_move.opponent)
+        for player in (active.player_to_move, opponent):
+            if player == active.computer_id:
+                continue
+            if await self.flow.members.has_left(active.guild_id, player):
+                gone = player
+                break
+        if gone is None:
             return None
         try:
-            end = await self.flow.bot.services.games.forfeit(active.set_id, player)
+            end = await self.flow.bot.services.games.forfeit(active.set_id, gone)
         except NoGameHere:
             return None
-        _log.info("Game %s: %s has left the server and loses the set", active.set_id, player)
+        _log.info("Game %s: %s has left the server and loses the set", active.set_id, gone)
         return end
 
     async def next_set(self, end: SetEnd, *, present: int | None = None) -> SetEnd:
