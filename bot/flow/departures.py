@@ -1,11 +1,12 @@
 """Players who left the server: their games end instead of waiting out their time.
 
 The bot has no members intent, so it asks Discord (GET guild member) — only at the two moments
-it matters: before reminding a player to move, and when a match's next set is about to start.
-A player who has left loses the set they are to move in at once, and a match's next set is not
-played with them: it is lost by them at once, without a move (docs/rules.md §11), which ends the
-match. Only a clear answer counts: Discord saying Unknown Member (bot/flow/members.py). Any other
-answer, or none within a second, means they are still there — an outage never ends a game.
+it matters: before reminding a player to move (both players are asked about), and when a
+match's next set is about to start. A player who has left loses the set at once, whoever is to
+move in it, and a match's next set is not played with them: it is lost by them at once,
+without a move (docs/rules.md §11), which ends the match. Only a clear answer counts: Discord
+saying Unknown Member (bot/flow/members.py). Any other answer, or none within a second, means
+they are still there — an outage never ends a game.
 """
 
 from __future__ import annotations
