@@ -146,3 +146,30 @@ async def test_accept_pressed_twice_at_once_says_the_game_is_on(
             f"You accepted this challenge already: the game is on in <#{place}>."
         )
         assert len(table.standin.world.threads_of(table.channel)) == (1 if threads else 0)
+
+
+@pytest.mark.parametrize(
+    ("action", "told"),
+    [
+        ("decline", "You declined this challenge already."),
+        ("withdraw", "You withdrew this challenge already."),
+    ],
+)
+async def test_decline_or_withdraw_pressed_twice_at_once_says_it_is_done(
+    table: Harness, action: str, told: str
+) -> None:
+    """bob double-clicks Decline (alice Withdraw): the challenge is closed once, and the other
+    press says so, not that it is no longer open."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    who = table.bob if action == "decline" else table.alice
+    button = f"challenge:{action}:{challenge_id(line)}"
+    presses = await asyncio.gather(
+        *(table.standin.click(line, button, who, wait=False) for _ in "ab")
+    )
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+    answers = [await press.wait_original() for press in presses]
+    [refused] = [answer for answer in answers if answer.ephemeral]
+    assert refused.content == told
+    replies = [m for m in table.public_messages() if "declined your challenge" in m.content]
+    assert len(replies) == (1 if action == "decline" else 0)

@@ -387,10 +387,18 @@ class ChallengeService:
 
         Raises ForeignButton, ChallengeNotFound, NotYourChallenge.
         """
-        row = await self._open(challenge_id, pressed_on)
+        try:
+            row = await self._open(challenge_id, pressed_on)
+        except ChallengeNotFound:
+            await self._answered_by(challenge_id, user_id, ChallengeStatus.DECLINED)
+            raise
         if user_id != row.opponent_id:
             raise NotYourChallenge()
-        return await self._close(challenge_id, ChallengeStatus.DECLINED)
+        try:
+            return await self._close(challenge_id, ChallengeStatus.DECLINED)
+        except ChallengeNotFound:
+            await self._answered_by(challenge_id, user_id, ChallengeStatus.DECLINED)
+            raise
 
     async def withdraw(
         self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
@@ -400,10 +408,30 @@ class ChallengeService:
 
         Raises ForeignButton, ChallengeNotFound, NotYourChallenge (not the challenger).
         """
-        row = await self._open(challenge_id, pressed_on)
+        try:
+            row = await self._open(challenge_id, pressed_on)
+        except ChallengeNotFound:
+            await self._answered_by(challenge_id, user_id, ChallengeStatus.WITHDRAWN)
+            raise
         if user_id != row.challenger_id:
             raise NotYourChallenge(_("Only the challenger can withdraw this challenge."))
-        return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
+        try:
+            return await self._close(challenge_id, ChallengeStatus.WITHDRAWN)
+        except ChallengeNotFound:
+            await self._answered_by(challenge_id, user_id, ChallengeStatus.WITHDRAWN)
+            raise
+
+    async def _answered_by(self, challenge_id: int, user_id: int, status: ChallengeStatus) -> None:
+        """Raise ChallengeNotFound saying ``user_id`` declined or withdrew the challenge already
+        (``status``) if their earlier press did (a double click); else nothing."""
+        async with self._database.snapshot() as db:
+            row = await challenges.get(db, challenge_id)
+        if row is None or row.status != status.value:
+            return
+        if status is ChallengeStatus.DECLINED and row.opponent_id == user_id:
+            raise ChallengeNotFound(_("You declined this challenge already."))
+        if status is ChallengeStatus.WITHDRAWN and row.challenger_id == user_id:
+            raise ChallengeNotFound(_("You withdrew this challenge already."))
 
     async def forget_unshown(self, challenge_id: int) -> None:
         """A challenge Discord never showed (its post failed), so nobody can answer it: closed
