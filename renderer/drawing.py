@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from engine import Game, Move, Piece, Ruleset, Side, Square, square
 from engine.squares import FILE_LETTERS
@@ -345,6 +345,14 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def text_direction(face: theme.Font) -> str | None:
+    """The caption's base direction: left to right, as every language of the captions is
+    written, even when a player's name written right to left comes first ("שלום to move",
+    not "to move שלום"). Only the text layout with bidi (Raqm) takes one; the basic layout
+    draws every line left to right anyway."""
+    return "ltr" if face.layout_engine == ImageFont.Layout.RAQM else None
+
+
 def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
     big_face = theme.font(lay.px(25), bold=True)
     scene = _renamed(scene, lambda name: drawable(name, big_face))
@@ -358,7 +366,7 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         image.paste(sprite, (x, (lay.caption - icon) // 2), sprite)
         x += icon + lay.px(12)
     room = lay.width - x - pad
-    if draw.textlength(big, font=big_face) > room:
+    if draw.textlength(big, font=big_face, direction=text_direction(big_face)) > room:
         # A long name is cut, never the words around it ("to move", "wins").
         scene = _names_cut_to_fit(draw, scene, big_face, room)
         side, big, small = headline(scene)
@@ -370,6 +378,7 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         font=big_face,
         fill=theme.CAPTION,
         anchor="ls",
+        direction=text_direction(big_face),
     )
     draw.text(
         (x, middle + lay.px(7)),
@@ -377,6 +386,7 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         font=small_face,
         fill=theme.CAPTION_MUTED,
         anchor="lt",
+        direction=text_direction(small_face),
     )
 
 
@@ -390,7 +400,7 @@ def _names_cut_to_fit(
     cut = scene
     for keep in range(longest - 1, 0, -1):
         cut = _renamed(scene, functools.partial(_cut, keep=keep))
-        if draw.textlength(headline(cut)[1], font=face) <= room:
+        if draw.textlength(headline(cut)[1], font=face, direction=text_direction(face)) <= room:
             break
     return cut
 
@@ -435,9 +445,10 @@ def _mask(face: theme.Font, char: str) -> tuple[tuple[int, int], bytes]:
 
 def fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> str:
     """``text``, cut with an ellipsis if it is wider than ``room`` pixels."""
-    if draw.textlength(text, font=face) <= room:
+    direction = text_direction(face)
+    if draw.textlength(text, font=face, direction=direction) <= room:
         return text
-    while text and draw.textlength(text + "…", font=face) > room:
+    while text and draw.textlength(text + "…", font=face, direction=direction) > room:
         text = text[:-1]
     return text.rstrip() + "…"
 

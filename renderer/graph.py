@@ -122,8 +122,16 @@ def _draw(
         x += swatch + px(6)
         label = side_label(side, players)
         label = drawing.fit(draw, label, small, width // 2 - px(60))
-        draw.text((x, legend_y), label, font=small, fill=theme.CAPTION_MUTED, anchor="lm")
-        x += round(draw.textlength(label, font=small)) + px(22)
+        direction = drawing.text_direction(small)  # a name written right to left comes first
+        draw.text(
+            (x, legend_y),
+            label,
+            font=small,
+            fill=theme.CAPTION_MUTED,
+            anchor="lm",
+            direction=direction,
+        )
+        x += round(draw.textlength(label, font=small, direction=direction)) + px(22)
     # The plot: the defenders' colour above the line, the attackers' below.
     plies = len(chances) - 1
     draw.rectangle((box.left, box.top, box.right, box.bottom), fill=theme.DEFENDER_BODY)

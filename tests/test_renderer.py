@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from engine import RULESETS, Game, Piece, Side, parse_square
-from renderer import render_board, render_rules_card
+from renderer import render_board, render_rules_card, theme
 from renderer.drawing import Layout, layout
 
 RGB = tuple[int, int, int]
@@ -335,3 +335,41 @@ def test_worker_threads_draw_the_same_pictures() -> None:
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda game: render_board(game, attacker_name="Aoife"), games))
     assert together == alone
+
+
+def _ink_columns(image: Image.Image, lay: Layout) -> list[int]:
+    """The columns of the caption's big line (above its baseline) that hold its bright text."""
+    band = image.convert("L").crop((0, 0, lay.width, lay.caption // 2))
+    return [
+        x
+        for x in range(band.width)
+        if any(int(band.getpixel((x, y))) > 200 for y in range(band.height))  # type: ignore[arg-type]
+    ]
+
+
+@pytest.mark.parametrize("name", ["שלום", "محمد"], ids=["hebrew", "arabic"])
+def test_a_name_written_right_to_left_keeps_the_caption_reading_left_to_right(name: str) -> None:
+    """ "שלום to move": the name first, then the caption's own words, as for any name — not the
+    words first because the name's letters turned the whole line right to left."""
+    game = Game()
+    lay = where(game)
+    face = theme.font(lay.px(25), bold=True)
+    words = round(face.getlength("to move"))
+
+    def tail(name: str, shift: int = 0) -> list[bool]:
+        """The ink of the last ``words`` columns of the caption's big line."""
+        image = decode(render_board(game, attacker_name=name))
+        end = _ink_columns(image, lay)[-1] + shift
+        band = image.convert("L").crop((end - words + 1, 0, end + 1, lay.caption // 2))
+        return [
+            int(band.getpixel((x, y))) > 128  # type: ignore[arg-type]
+            for y in range(band.height)
+            for x in range(band.width)
+        ]
+
+    latin = tail("Bo")
+    # The same words, to a pixel (the name's width may round the line's end either way).
+    differing = min(
+        sum(a != b for a, b in zip(tail(name, shift), latin, strict=True)) for shift in (-1, 0, 1)
+    )
+    assert differing / len(latin) < 0.02
