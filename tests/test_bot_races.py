@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import puzzles, settings
-from tests.bot_harness import Harness, challenge_id, running_bot, waits_until_told
+from tests.bot_harness import Harness, challenge_id, move_button, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import MANAGE_GUILD
@@ -173,3 +173,29 @@ async def test_decline_or_withdraw_pressed_twice_at_once_says_it_is_done(
     assert refused.content == told
     replies = [m for m in table.public_messages() if "declined your challenge" in m.content]
     assert len(replies) == (1 if action == "decline" else 0)
+
+
+async def test_a_double_click_on_a_pickers_square_says_the_move_was_played(
+    table: Harness,
+) -> None:
+    """alice double-clicks b1 in the Move picker: d1-b1 is played once, and the other press
+    tells her so, not that the game changed and to try again (it is bob's turn)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    step_two = await (
+        await table.standin.select(picker, pieces, table.alice, ["d1"])
+    ).wait_original()
+    [where] = step_two.custom_ids()
+    presses = await asyncio.gather(
+        *(table.standin.select(step_two, where, table.alice, ["d1-b1"], wait=False) for _ in "ab")
+    )
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+    answers = {(await press.wait_original()).content for press in presses}
+    assert "You played d1-b1 already." in answers
+    await table.wait_board(lambda m: "played d1-b1" in m.content)
+    await asyncio.sleep(0.3)
+    boards = [m for m in table.public_messages() if "played d1-b1" in m.content]
+    assert len(boards) == 1

@@ -245,4 +245,32 @@ class PickDestination(
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await self._unchanged_game(interaction)
         [move_text] = self.item.values
-        await bot_of(interaction).flow.play_move(interaction, move_text, expected_ply=self.ply)
+        try:
+            await bot_of(interaction).flow.play_move(interaction, move_text, expected_ply=self.ply)
+        except StaleGameError:
+            # A double click: the other press of this square played it.
+            played = await played_already(interaction, self.set_id, self.ply, move_text)
+            if played is None:
+                raise
+            raise played from None
+
+
+async def played_already(
+    interaction: discord.Interaction[Any], set_id: int, ply: int, move_text: str
+) -> StaleGameError | None:
+    """The refusal of a press that finds ``move_text`` played at ``ply`` of game ``set_id`` by
+    the same player (their other press of the same square): it was played; None otherwise."""
+    games = bot_of(interaction).services.games
+    try:
+        active = await games.get(set_id)
+    except NoGameHere:
+        try:
+            active = (await games.ended(set_id)).game  # that move may have ended the set
+        except NoGameHere:
+            return None
+    records = active.game.records
+    if len(records) <= ply or str(records[ply].move) != move_text:
+        return None
+    if active.player_of(records[ply].side) != interaction.user.id:
+        return None
+    return StaleGameError(_("You played {move} already.", move=move_text))
