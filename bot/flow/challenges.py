@@ -221,10 +221,15 @@ class ChallengeFlow:
         """The refusal of a press of Accept on a challenge ``user_id`` took with an earlier
         press (a double click): where its game is; None if they did not take it."""
         services = self.flow.bot.services
-        match_id = await services.challenges.accepted_match(challenge_id, user_id)
-        if match_id is None:
+        try:
+            match_id = await services.challenges.accepted_match(challenge_id, user_id)
+            if match_id is None:
+                return None
+            terms = await services.records.match_terms(match_id)
+        except (StorageError, GameError) as error:  # the refusal found is told as it was
+            _log.info("Could not tell whether challenge %s was accepted: %r", challenge_id, error)
             return None
-        return accepted_already((await services.records.match_terms(match_id)).channel_id)
+        return accepted_already(terms.channel_id)
 
     async def decline(self, interaction: discord.Interaction[Any], challenge_id: int) -> None:
         """The opponent pressed Decline: the challenge says so (an edit, which pings nobody),
