@@ -36,6 +36,7 @@ from bot.shards import Shards
 from bot.storage import Database, challenges, places, players, sets
 from bot.storage.challenges import ChallengeRow
 from bot.storage.connection import Connection
+from bot.storage.errors import StorageError
 from bot.storage.sets import EVERY
 from bot.storage.times import duration, duration_us, from_us, to_us
 from engine import Side
@@ -424,8 +425,11 @@ class ChallengeService:
     async def _answered_by(self, challenge_id: int, user_id: int, status: ChallengeStatus) -> None:
         """Raise ChallengeNotFound saying ``user_id`` declined or withdrew the challenge already
         (``status``) if their earlier press did (a double click); else nothing."""
-        async with self._database.snapshot() as db:
-            row = await challenges.get(db, challenge_id)
+        try:
+            async with self._database.snapshot() as db:
+                row = await challenges.get(db, challenge_id)
+        except StorageError:  # the refusal found is told as it was
+            return
         if row is None or row.status != status.value:
             return
         if status is ChallengeStatus.DECLINED and row.opponent_id == user_id:

@@ -262,12 +262,12 @@ async def played_already(
     the same player (their other press of the same square): it was played; None otherwise."""
     games = bot_of(interaction).services.games
     try:
-        active = await games.get(set_id)
-    except NoGameHere:
         try:
-            active = (await games.ended(set_id)).game  # that move may have ended the set
+            active = await games.get(set_id)
         except NoGameHere:
-            return None
+            active = (await games.ended(set_id)).game  # that move may have ended the set
+    except NoGameHere:
+        return None
     records = active.game.records
     if len(records) <= ply or str(records[ply].move) != move_text:
         return None
