@@ -324,3 +324,23 @@ async def test_a_refusal_weighed_after_the_permission_came_back_holds_nothing(
     monkeypatch.setattr(games, "in_channel", in_channel)
     table.advance(timedelta(days=2))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
+
+
+async def test_a_private_answer_in_a_thread_held_on_discords_word_keeps_it_held(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread and the bot misses it; her refused reminder has Discord
+    show the lock, and her clock stands still. Her Resign press there is answered privately
+    (Discord takes that in a locked thread, and the cache still shows it open): the thread is
+    still held, and two days on she is still playing."""
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    table.advance(timedelta(hours=13))  # past her reminder, due at half time
+    await held(table, thread)
+    [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
+    asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
+    assert asked.ephemeral, asked.content
+    await asyncio.sleep(0.5)
+    assert table.bot is not None
+    assert table.bot.timers.holds.thread_held(thread.id), "its hold ended on a private answer"
+    await two_days_pass_and_alice_is_still_playing(table, thread)

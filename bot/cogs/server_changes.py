@@ -121,31 +121,38 @@ class ServerChanges(commands.Cog):
         interaction: discord.Interaction[BrandubhBot],
         command: discord.app_commands.Command[Any, Any, Any] | discord.app_commands.ContextMenu,
     ) -> None:
-        """A command was answered: from a held thread, for all to see, it ends the hold."""
+        """A command was answered: from a held thread, for all to see, it may end the hold."""
         if not command.extras.get("answers_privately", False):
             await self._played(interaction)
 
     @commands.Cog.listener()
     async def on_component_completion(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """A button or select was answered for all to see (bot/views/common.py ``guarded``)."""
+        """A button or select that may answer for all to see was answered (bot/views/common.py
+        ``guarded``)."""
         await self._played(interaction)
 
     async def _played(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """``interaction`` was answered for all to see: Discord took a message of mine in its
-        channel. A held thread it came from is not closed to its players after all, as the
-        interaction shows it (what a refusal reads, bot/errors.py ``locked_for_me``; the cache
-        may have missed the unlock, or my Manage Threads given back): its hold ends, its time
-        given back once — unless, once the changes heard of before are weighed, it is closed
-        after all (a lock heard of as the interaction was answered)."""
+        """``interaction`` was answered, not refused as locked for me (bot/errors.py
+        ``locked_for_me``). A held thread it came from is not closed to its players after all
+        when Discord's word shows it: the interaction's own, that I have Manage Threads there
+        (my Manage Threads given back, an event missed), or, without it, the thread as Discord
+        shows it now — not the cache, which may be what missed the lock (a hold found on a
+        refused post: bot/timers.py ``_found_closed``), nor the answer, which may be one only
+        its reader sees (Discord takes those in a locked thread) or a post that went apart.
+        Then its hold ends, its time given back once — unless, once the changes heard of before
+        are weighed, it is closed after all (a lock heard of as the interaction was answered)."""
         channel = interaction.channel
-        if isinstance(channel, discord.Thread):
-            self.bot.timers.holds.tell(
-                channel.parent_id, interaction.app_permissions.manage_threads
-            )
-            told = self.bot.timers.holds.told
-            await self.bot.timers.holds.played_in(
-                channel.id, lambda: not thread_closed_to_players(channel, told)
-            )
+        if not isinstance(channel, discord.Thread):
+            return
+        holds = self.bot.timers.holds
+        manages = interaction.app_permissions.manage_threads
+        holds.tell(channel.parent_id, manages)
+        if not holds.thread_held(channel.id):
+            return
+        if not manages and await self.bot.flow.vanished.still_closed(channel.id):
+            return
+        told = holds.told
+        await holds.played_in(channel.id, lambda: not thread_closed_to_players(channel, told))
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
