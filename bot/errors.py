@@ -379,7 +379,7 @@ async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedF
     # Imported here: the flow imports this module (a cycle at import time, not at run time).
     from bot.flow.locked_threads import thread_closed_to_players
 
-    holds.tell(channel.parent_id, interaction.app_permissions.manage_threads)
+    holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
     begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
         holds.refused_in(channel_id, lambda: thread_closed_to_players(channel, holds.told)),
         name=f"brandubh-refused-in-{channel_id}",

@@ -39,6 +39,10 @@ SHOWN_OUTAGE = timedelta(minutes=1)
 show the new times (a shorter one moves them by less than their relative timestamps show)."""
 
 
+_FORGOTTEN_WHEN_HEARD = "brandubh-forgotten-when-heard"
+"""An interaction's note (its ``extras``) of how many times the told words had been forgotten
+when it came (:meth:`Holds.heard`)."""
+
 RETURN_QUIET = timedelta(milliseconds=250)
 """Servers back within this of each other are given their time in one transaction (a shard that
 connects anew brings every server it showed unavailable back in a burst)."""
@@ -94,6 +98,9 @@ class Holds:
         it missed), and a hold follows what the interactions show, as the refusals do
         (bot/flow/locked_threads.py). Forgotten when an event changes the server's
         permissions (:meth:`forget_told`): the cache is as fresh then."""
+        self._forgotten = 0
+        """How many times the told words were forgotten: a word from an interaction that came
+        before the last time (:meth:`heard`) is older than the cache, and not kept."""
         self._weighing: dict[int, tuple[asyncio.Lock, int]] = {}
         """Per thread, the lock under which its hold begins or ends, and how many use it
         (:meth:`in_turn`)."""
@@ -371,13 +378,22 @@ class Holds:
         if self._outages.pop(guild_id, None) is not None:
             await self._release(HoldKind.SERVER, guild_id)
 
-    def tell(self, channel_id: int, manage_threads: bool) -> None:
-        """An interaction from a thread of ``channel_id`` shows whether I have Manage Threads
-        there (:attr:`told`)."""
-        self.told[channel_id] = manage_threads
+    def heard(self, extras: dict[str, object]) -> None:
+        """An interaction came (``extras``, its own notes): when its word is told, a change of
+        permissions heard of since it came is fresher (:meth:`tell`)."""
+        extras.setdefault(_FORGOTTEN_WHEN_HEARD, self._forgotten)
+
+    def tell(self, channel_id: int, manage_threads: bool, extras: dict[str, object]) -> None:
+        """An interaction from a thread of ``channel_id`` (``extras``, its own notes) shows
+        whether I have Manage Threads there (:attr:`told`) — as it was when the interaction
+        came: if an event changed the server's permissions since (heard of as its answer was
+        made, say), the cache is fresher, and the word is not kept."""
+        if extras.get(_FORGOTTEN_WHEN_HEARD, self._forgotten) == self._forgotten:
+            self.told[channel_id] = manage_threads
 
     def forget_told(self, channel_ids: Iterable[int]) -> None:
         """An event changed permissions in ``channel_ids`` (a server's): the cache is fresh."""
+        self._forgotten += 1
         for channel_id in channel_ids:
             self.told.pop(channel_id, None)
 

@@ -344,3 +344,30 @@ async def test_a_private_answer_in_a_thread_held_on_discords_word_keeps_it_held(
     assert table.bot is not None
     assert table.bot.timers.holds.thread_held(thread.id), "its hold ended on a private answer"
     await two_days_pass_and_alice_is_still_playing(table, thread)
+
+
+async def test_a_word_older_than_a_permission_change_heard_is_not_kept(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With Manage Threads, alice's move in her thread is slow to answer; meanwhile an admin
+    takes the permission away, and the bot hears of it. Then a moderator locks the thread: its
+    clocks stand still — the move's word that I had the permission, older than the change
+    heard of, is not taken over it."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    _, thread = await board_thread_game(table)
+    assert table.bot is not None
+    games = table.bot.services.games
+    play = games.play
+
+    async def slow_play(*args: object, **kwargs: object) -> object:
+        await asyncio.sleep(0.5)
+        return await play(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(games, "play", slow_play)
+    moving = asyncio.create_task(alice_moves(table, thread))
+    await asyncio.sleep(0.2)  # her move is being played
+    await table.standin.set_overwrite(table.channel, table.me)
+    await moving
+    await asyncio.sleep(0.3)  # its answer is weighed
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)

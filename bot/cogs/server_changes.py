@@ -116,6 +116,12 @@ class ServerChanges(commands.Cog):
         self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[BrandubhBot]) -> None:
+        """An interaction came: its word on my Manage Threads, told once it is answered or
+        refused, is as of now (``Holds.heard``)."""
+        self.bot.timers.holds.heard(interaction.extras)
+
+    @commands.Cog.listener()
     async def on_app_command_completion(
         self,
         interaction: discord.Interaction[BrandubhBot],
@@ -146,7 +152,7 @@ class ServerChanges(commands.Cog):
             return
         holds = self.bot.timers.holds
         manages = interaction.app_permissions.manage_threads
-        holds.tell(channel.parent_id, manages)
+        holds.tell(channel.parent_id, manages, interaction.extras)
         if not holds.thread_held(channel.id):
             return
         if not manages and await self.bot.flow.vanished.still_closed(channel.id):
