@@ -371,3 +371,24 @@ async def test_a_word_older_than_a_permission_change_heard_is_not_kept(
     await asyncio.sleep(0.3)  # its answer is weighed
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
+
+
+async def test_changes_elsewhere_leave_a_thread_held_on_discords_word(table: Harness) -> None:
+    """The bot misses losing Manage Threads in the channel of alice's locked thread; her refused
+    /move holds it. An admin then edits another channel's permissions and a role that is not
+    mine, and the bot hears of both: they say nothing of my permissions in her channel, so her
+    thread stays held — two days on she is still playing."""
+    await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await table.standin.set_overwrite(table.channel, table.me, announce=False)
+    refused = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert refused.ephemeral
+    await held(table, thread)
+    await table.standin.set_overwrite(table.guild.channel("lobby"), table.alice)
+    regulars = await table.standin.add_role(table.guild, "regulars")
+    await table.standin.edit_role(regulars, mentionable=False)
+    await asyncio.sleep(0.5)  # the changes are weighed
+    assert table.bot is not None
+    assert table.bot.timers.holds.thread_held(thread.id), "a change elsewhere ended its hold"
+    await two_days_pass_and_alice_is_still_playing(table, thread)

@@ -60,8 +60,12 @@ class ServerChanges(commands.Cog):
         )
         task.add_done_callback(lambda _: self._retrying.discard(guild_id))
 
-    async def _locks_weighed(self, guild: discord.Guild) -> None:
-        """My Manage Threads may have changed in ``guild``: each active thread of it the cache
+    async def _locks_weighed(
+        self, guild: discord.Guild, channel: discord.abc.GuildChannel | None = None
+    ) -> None:
+        """My Manage Threads may have changed in ``guild`` — only in ``channel`` (and its
+        channels, a category's) when the event was its own: what the interactions told of the
+        others stands (``Holds.told``). Each active thread of it the cache
         holds is held, or no longer held, as it is now closed to its players or not (a locked
         thread where I just lost Manage Threads holds its game's clocks from now; one where I
         gained it is playable again, its time given back). Archived threads are not in the
@@ -69,17 +73,18 @@ class ServerChanges(commands.Cog):
         newly closed have games is one read for all of them (most locked threads have none,
         and every role, channel or own-member change weighs them all)."""
         holds = self.bot.timers.holds
-        holds.forget_told(channel.id for channel in guild.channels)  # the cache is fresh now
+        changed_here = guild.channels if channel is None else [channel, *_within(channel)]
+        holds.forget_told(place.id for place in changed_here)  # the cache is as fresh there
         changed = [
             thread
             for thread in locked_threads(guild)
-            if thread_closed_to_players(thread) is not holds.thread_held(thread.id)
+            if thread_closed_to_players(thread, holds.told) is not holds.thread_held(thread.id)
         ]
         closing = [thread.id for thread in changed if not holds.thread_held(thread.id)]
         in_play = await holds.in_play(closing) if closing else {}
         for thread in changed:
             async with holds.in_turn(thread.id):  # as it is now, not before a change heard since
-                closed = thread_closed_to_players(thread)
+                closed = thread_closed_to_players(thread, holds.told)
                 if closed and not holds.thread_held(thread.id):
                     if in_play is None or thread.id in in_play:
                         await holds.thread_closed(thread.id, guild_id=guild.id)
@@ -92,7 +97,7 @@ class ServerChanges(commands.Cog):
     ) -> None:
         """A channel's permission overwrites may have changed."""
         self._maybe_allowed(after.guild.id, "A channel")
-        await self._locks_weighed(after.guild)
+        await self._locks_weighed(after.guild, after)
 
     @commands.Cog.listener()
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
@@ -162,9 +167,12 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
-        """A role's permissions may have changed."""
+        """A role's permissions may have changed: mine, if it is one of my roles (or
+        @everyone's); another's says nothing of my Manage Threads."""
         self._maybe_allowed(after.guild.id, "A role")
-        await self._locks_weighed(after.guild)
+        me = after.guild.me
+        if after.is_default() or me is None or after in me.roles:
+            await self._locks_weighed(after.guild)
 
     @commands.Cog.listener()
     async def on_guild_role_delete(self, role: discord.Role) -> None:
@@ -266,6 +274,11 @@ class ServerChanges(commands.Cog):
             f"removed from server {guild.id}",
             lambda: self.bot.flow.vanished.guild_gone(guild.id),
         )
+
+
+def _within(channel: discord.abc.GuildChannel) -> list[discord.abc.GuildChannel]:
+    """The channels of ``channel`` if it is a category (whose permissions they may follow)."""
+    return list(channel.channels) if isinstance(channel, discord.CategoryChannel) else []
 
 
 async def setup(bot: commands.Bot) -> None:
