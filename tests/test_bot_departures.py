@@ -161,6 +161,7 @@ async def test_an_opponent_who_left_loses_at_the_reminder_of_the_player_to_move(
         f"Set 2 is not played: {carol} wins it without a move.",
         f"**Match over:** {carol} wins the match 2–0, with more sets won.",
     ]
+    assert over.allowed_user_ids() == {table.carol.id}  # bob, gone, is not pinged
     table.advance(timedelta(minutes=30))
     await asyncio.sleep(0.5)
     shown = [m.content for m in table.public_messages()]
