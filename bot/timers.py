@@ -411,8 +411,9 @@ class Timers:
             _log.warning("Game %s: its reminder stays noted as posted: %r", active.set_id, error)
 
     async def _ended_for_leaving(self, active: ActiveGame) -> bool:
-        """Before a reminder: whether the player to move has left the server (Discord is
-        asked); if so their set is ended and announced instead (bot/flow/departures.py)."""
+        """Before a reminder: whether the player to move, or else their opponent, has left the
+        server (Discord is asked); if so the set is ended, lost by the one who left, and
+        announced instead (bot/flow/departures.py)."""
         end = await self.bot.flow.departures.forfeit_if_left(active)
         if end is None:
             return False
