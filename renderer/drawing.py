@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import threading
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -399,14 +400,41 @@ def _names_cut_to_fit(
     longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
     cut = scene
     for keep in range(longest - 1, 0, -1):
-        cut = _renamed(scene, functools.partial(_cut, keep=keep))
+        cut = _renamed(scene, functools.partial(_cut, keep=keep, face=face))
         if draw.textlength(headline(cut)[1], font=face, direction=text_direction(face)) <= room:
             break
     return cut
 
 
-def _cut(name: str | None, keep: int) -> str | None:
-    return name if name is None or len(name) <= keep else name[:keep].rstrip() + "…"
+def _cut(name: str | None, keep: int, face: theme.Font) -> str | None:
+    return name if name is None or len(name) <= keep else cut_short(name[:keep], face)
+
+
+RIGHT_TO_LEFT_MARK = "\u200f"
+
+
+def cut_short(text: str, face: theme.Font) -> str:
+    """``text``, the start of a longer one, with an ellipsis where it was cut: after its last
+    letter, also when that letter is written right to left. The caption's line runs left to
+    right, so an ellipsis between a name's Hebrew (or Arabic) letters and the caption's own
+    words would take their direction, and show at the name's start ("אברהם… to move");
+    a right-to-left mark after it keeps it at the cut, the name's left end."""
+    short = text.rstrip() + "…"
+    if text_direction(face) is not None and _ends_right_to_left(short):
+        short += RIGHT_TO_LEFT_MARK
+    return short
+
+
+def _ends_right_to_left(text: str) -> bool:
+    """Whether the last letter of ``text`` with a direction of its own is written right to
+    left (Hebrew, Arabic)."""
+    for char in reversed(text):
+        direction = unicodedata.bidirectional(char)
+        if direction in ("R", "AL"):
+            return True
+        if direction == "L":
+            return False
+    return False
 
 
 def _renamed(scene: Scene, rename: Callable[[str | None], str | None]) -> Scene:
@@ -450,7 +478,7 @@ def fit(draw: ImageDraw.ImageDraw, text: str, face: theme.Font, room: int) -> st
         return text
     while text and draw.textlength(text + "…", font=face, direction=direction) > room:
         text = text[:-1]
-    return text.rstrip() + "…"
+    return cut_short(text, face)
 
 
 # ---------------------------------------------------------------------------- palette & bytes

@@ -373,3 +373,22 @@ def test_a_name_written_right_to_left_keeps_the_caption_reading_left_to_right(na
         sum(a != b for a, b in zip(tail(name, shift), latin, strict=True)) for shift in (-1, 0, 1)
     )
     assert differing / len(latin) < 0.02
+
+
+def test_a_name_written_right_to_left_cut_short_shows_its_ellipsis_where_it_was_cut() -> None:
+    """A long Hebrew name cut on a phone-width caption ends with its ellipsis at its left, where
+    its letters stop, not between its first word and "to move" (as if its start were cut)."""
+    game = Game()
+    lay = where(game, 360)
+    name = "אברהם אבינו בן תרח מאור כשדים"
+    image = decode(render_board(game, attacker_name=name, width=360)).convert("L")
+    left = lay.px(18) + lay.px(46) + lay.px(12)  # where the caption's text begins
+    baseline = lay.caption // 2 - lay.px(3)
+    band = image.crop((left, 0, lay.width, baseline + 1))
+    inked = [
+        [y for y in range(band.height) if int(band.getpixel((x, y))) > 200]  # type: ignore[arg-type]
+        for x in range(band.width)
+    ]
+    first = next(x for x, ink in enumerate(inked) if ink)
+    # The leftmost ink is the ellipsis's first dot: low, by the baseline, not a letter's top.
+    assert min(inked[first]) > baseline - lay.px(6), (first, min(inked[first]), baseline)
