@@ -13,8 +13,10 @@ import pytest
 
 from bot.flow.challenges import ChallengeFlow
 from bot.i18n import Language
+from bot.services.challenges import ChallengeService
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
+from bot.storage.errors import DatabaseBusy
 from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot
 from tests.discord_standin import (
     DiscordStandin,
@@ -22,6 +24,7 @@ from tests.discord_standin import (
     FakeMember,
     StoredMessage,
 )
+from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import CREATE_PUBLIC_THREADS
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -652,3 +655,43 @@ async def test_a_challenge_that_expires_while_its_thread_opens_leaves_no_empty_t
     ]
     assert table.bot is not None
     assert await table.bot.services.games.in_channel(thread.id) is None
+
+
+@pytest.mark.parametrize("open_to_anyone", [False, True], ids=["to-bob", "open"])
+async def test_accept_pressed_again_after_the_database_was_busy_starts_the_game(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, open_to_anyone: bool
+) -> None:
+    """An Accept made the game's thread, then the match could not be saved (a busy database):
+    told to try again, bob presses Accept again and the game starts in that thread, named for
+    its players (on a challenge open to anyone, carol's press had made it), not "That
+    challenge is no longer open" (it still is: the thread left over was taken for a game)."""
+    options: dict[str, OptionValue] = {"sets": 1}
+    if not open_to_anyone:
+        options["opponent"] = table.bob
+    message = await table.reply_text(table.alice, "challenge", options)
+    real = ChallengeService.accept
+    refused: list[object] = []
+
+    async def busy_once(self: ChallengeService, *args: Any, **kwargs: Any) -> Any:
+        if not refused:
+            refused.append(args)
+            raise DatabaseBusy("the database is locked", "test")
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ChallengeService, "accept", busy_once)
+    button = f"challenge:accept:{challenge_id(message)}"
+    first_presser = table.carol if open_to_anyone else table.bob
+    first = await (await table.standin.click(message, button, first_presser)).wait_original()
+    assert first.content == "The game could not be saved just now; try again."
+    again = await table.standin.click(message, button, table.bob, wait=False)
+    await table.standin.wait_answered(again, timeout=10)
+    answer = await again.wait_original()
+    assert not answer.ephemeral, answer.content
+    thread = thread_of(table, message)
+    board = await table.wait_board(channel=thread)
+    assert f"<@{table.alice.id}>" in board.content
+    assert table.standin.world.threads_of(table.channel) == [thread]
+    assert thread.name.startswith("alice vs bob")
+    assert not thread.archived
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert not reply.ephemeral, reply.content

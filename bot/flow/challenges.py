@@ -29,7 +29,7 @@ from bot.flow.threads import (
 )
 from bot.i18n import Language
 from bot.names import escaped
-from bot.services.domain import ActiveGame, Challenge
+from bot.services.domain import ActiveGame, Challenge, ChallengeStatus
 from bot.services.errors import (
     ChallengeHeld,
     ChallengeNotFound,
@@ -172,7 +172,13 @@ class ChallengeFlow:
                         # Their own first press made the thread (started from the message:
                         # it has the message's id) and is starting the match there.
                         raise accepted_already(interaction.message.id) from None
-                    raise
+                    thread = (
+                        await self._left_over_thread(interaction.message, challenge, lang)
+                        if first
+                        else None
+                    )
+                    if thread is None:
+                        raise
             try:
                 active = await services.challenges.accept(
                     challenge.challenge_id,
@@ -216,6 +222,34 @@ class ChallengeFlow:
         await self.flow.begin_match(active, interaction=interaction)
         for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
             await self._mark_lapsed(lapsed)
+
+    async def _left_over_thread(
+        self, message: discord.Message, challenge: Challenge, lang: Language
+    ) -> discord.Thread | None:
+        """The thread an earlier press of Accept started from the challenge's ``message``, left
+        unused when its match could not be saved (a busy database: "try again"), while the
+        challenge is still open and no other press is accepting it: taken for its game, named
+        for its players (on a challenge open to anyone, the earlier press may have been
+        someone else's) and open. None if the challenge was taken (its thread is the game's)
+        or Discord cannot give it."""
+        try:
+            stored = await self.flow.bot.services.challenges.get(challenge.challenge_id)
+            if stored.status is not ChallengeStatus.OPEN:
+                return None
+            # A thread started from a message has the message's id.
+            found = await self.flow.bot.fetch_channel(message.id)
+        except (StorageError, GameError, discord.HTTPException, *UNREACHABLE) as error:
+            _log.info("Challenge %s: no thread to take again: %r", challenge.challenge_id, error)
+            return None
+        if not isinstance(found, discord.Thread):
+            return None
+        name = await self._thread_name(challenge, lang)
+        if found.name != name or found.archived:
+            try:
+                found = await found.edit(name=name, archived=False)
+            except (discord.HTTPException, *UNREACHABLE) as error:  # its first post opens it
+                _log.info("Could not rename or open thread %s again: %s", found.id, error)
+        return found
 
     async def accepted_by_them(self, challenge_id: int, user_id: int) -> GameError | None:
         """The refusal of a press of Accept on a challenge ``user_id`` took with an earlier
@@ -287,12 +321,7 @@ class ChallengeFlow:
         self, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
         """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
-        opponent = challenge.opponent_id
-        assert opponent is not None, "the challenge being accepted has its opponent"
-        names = await self.flow.bot.display_names(
-            challenge.guild_id, challenge.challenger_id, opponent
-        )
-        name = thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
+        name = await self._thread_name(challenge, lang)
         try:
             thread = await message.create_thread(
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
@@ -309,6 +338,15 @@ class ChallengeFlow:
                 "Discord would not let me open a thread, so the game is played here."
             )
         return thread, None
+
+    async def _thread_name(self, challenge: Challenge, lang: Language) -> str:
+        """The name of the thread of the game ``challenge`` starts (its opponent known)."""
+        opponent = challenge.opponent_id
+        assert opponent is not None, "the challenge being accepted has its opponent"
+        names = await self.flow.bot.display_names(
+            challenge.guild_id, challenge.challenger_id, opponent
+        )
+        return thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
 
     async def show_expired(self, challenge: Challenge) -> None:
         """Edit the message of ``challenge``, closed as expired, to say so, without buttons:
