@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.storage import puzzles, settings
+from bot.views.picker import PickDestination
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.command_options import OptionValue
@@ -199,3 +201,39 @@ async def test_a_double_click_on_a_pickers_square_says_the_move_was_played(
     await asyncio.sleep(0.3)
     boards = [m for m in table.public_messages() if "played d1-b1" in m.content]
     assert len(boards) == 1
+
+
+async def test_a_second_press_of_a_pickers_square_after_the_move_landed_says_it_was_played(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice double-clicks b1 in the Move picker and her second press is handled only once
+    d1-b1 has landed (the common double click: the first press is quick): she is told she
+    played it, not that the board changed and to press Move again (it is bob's turn)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    step_two = await (
+        await table.standin.select(picker, pieces, table.alice, ["d1"])
+    ).wait_original()
+    [where] = step_two.custom_ids()
+    landed = asyncio.Event()
+    real = PickDestination._unchanged_game
+    checks: list[object] = []
+
+    async def second_waits(self: PickDestination, interaction: Any) -> Any:
+        checks.append(interaction)
+        if len(checks) > 1:
+            await landed.wait()  # the second press is handled once the first's move landed
+        return await real(self, interaction)
+
+    monkeypatch.setattr(PickDestination, "_unchanged_game", second_waits)
+    presses = await asyncio.gather(
+        *(table.standin.select(step_two, where, table.alice, ["d1-b1"], wait=False) for _ in "ab")
+    )
+    await table.wait_board(lambda m: "played d1-b1" in m.content)
+    landed.set()
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=10)
+    answers = sorted([(await press.wait_original()).content for press in presses])
+    assert answers == ["You played d1-b1 already.", "You played d1-b1."]

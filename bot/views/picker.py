@@ -243,12 +243,13 @@ class PickDestination(
     placeholders = (_("Choose where it goes"), _("More destinations"))
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await self._unchanged_game(interaction)
         [move_text] = self.item.values
         try:
+            await self._unchanged_game(interaction)
             await bot_of(interaction).flow.play_move(interaction, move_text, expected_ply=self.ply)
-        except StaleGameError:
-            # A double click: the other press of this square played it.
+        except (StaleGameError, NotYourTurn):
+            # A double click: the other press of this square played it (while this one was on
+            # its way, or before it was handled: then it is the opponent's turn).
             played = await played_already(interaction, self.set_id, self.ply, move_text)
             if played is None:
                 raise
