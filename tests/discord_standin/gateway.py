@@ -122,12 +122,15 @@ class GatewayConnection:
         self._send_lock = asyncio.Lock()
         self.session: GatewaySession | None = None
         """The session this connection identified or resumed (None until then)."""
+        self.resuming: GatewaySession | None = None
+        """The session this connection asked to resume, while its RESUME waits."""
 
     @property
     def shard(self) -> tuple[int, int] | None:
-        """Its session's ``(shard_id, num_shards)``, or None for an unsharded session (or
-        before it identified or resumed)."""
-        return None if self.session is None else self.session.shard
+        """Its session's ``(shard_id, num_shards)`` (the one it asked to resume, while the
+        RESUME waits), or None for an unsharded session (or before it identified or resumed)."""
+        session = self.session or self.resuming
+        return None if session is None else session.shard
 
     @property
     def ready(self) -> bool:
@@ -322,16 +325,17 @@ class Gateway:
             return
         if self._cut_if_refusing(connection, (session.shard or (0, 1))[0]):
             return
+        connection.resuming = session
         if self.resumes_wait is not None:
             await self.resumes_wait.wait()
         after = data.get("seq") or 0
-        if after < session.forgotten:  # too late: a dispatch it missed is no longer kept
-            session.resumable = False
-        if not session.resumable:  # (or it ended while its RESUME waited)
-            await connection.send(INVALID_SESSION, False)
-            return
-        self.resume_count += 1
-        async with session.lock:
+        async with session.lock:  # nothing is sent, or forgotten, while it is weighed
+            if after < session.forgotten:  # too late: a dispatch it missed is no longer kept
+                session.resumable = False
+            if not session.resumable:  # (or it ended while its RESUME waited)
+                await connection.send(INVALID_SESSION, False)
+                return
+            self.resume_count += 1
             if session.connection is not None and session.connection is not connection:
                 transport = session.connection.request.transport
                 if transport is not None:  # the session's older connection is superseded
