@@ -18,14 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
+from benchmarks.backends import BACKENDS, on_each_backend
 from benchmarks.give_back_speed import _copies
 from bot.services import Services
-from tests import postgres_server
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
 FIRST_THREAD = 9_000_000_000
@@ -64,30 +62,14 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         await services.close()
 
 
-async def _both(args: argparse.Namespace) -> None:
-    if args.backend in ("sqlite", "both"):
-        print("SQLite:")
-        with tempfile.TemporaryDirectory() as folder:
-            await _run(str(Path(folder) / "bench.sqlite3"), args)
-    if args.backend in ("postgresql", "both"):
-        server = postgres_server.start()
-        if isinstance(server, str):
-            raise SystemExit(f"No PostgreSQL: {server}.")
-        try:
-            print("PostgreSQL:")
-            await _run(await postgres_server.create_database(server), args)
-        finally:
-            server.stop()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--backend", choices=BACKENDS, default="both")
     parser.add_argument("--threads", type=int, default=200)
     parser.add_argument("--sets", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    asyncio.run(_both(args))
+    asyncio.run(on_each_backend(args.backend, lambda database: _run(database, args)))
 
 
 if __name__ == "__main__":
