@@ -18,7 +18,7 @@ from bot.services.domain import Challenge
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
-from tests.discord_standin.model import MENTION_EVERYONE
+from tests.discord_standin.model import MANAGE_GUILD, MENTION_EVERYONE
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE as DEFERRED
 from tests.discord_standin.recorder import InteractionRecord
 from tests.discord_standin.world_changes import DEFAULT_BOT_PERMISSIONS
@@ -269,9 +269,10 @@ async def test_a_late_second_accept_does_not_push_the_game_out_of_the_first_ones
 async def test_a_role_i_may_not_ping_in_a_channel_is_not_named_there(
     discord_standin: DiscordStandin, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The role is not mentionable but I may mention every role in the server, so /settings
-    takes it; a channel that denies me that permission gets open challenges that name no role
-    (a mention nobody hears would mislead), and the log says why."""
+    """The role is not mentionable but I may mention every role in the server, and so may the
+    admin who chooses it, so /settings takes it; a channel that denies me that permission gets
+    open challenges that name no role (a mention nobody hears would mislead), and the log says
+    why."""
     async with running_bot(
         discord_standin,
         tmp_path / "bot.sqlite3",
@@ -282,8 +283,9 @@ async def test_a_role_i_may_not_ping_in_a_channel_is_not_named_there(
         await standin.set_overwrite(table.channel, table.me, deny=MENTION_EVERYONE)
         quiet = await standin.add_role(table.guild, "Tafl players", mentionable=False)
         side = table.guild.channel("side")
+        admin = standin.add_member(table.guild, "moe", permissions=MANAGE_GUILD | MENTION_EVERYONE)
         saved = await table.reply_text(
-            table.admin, "settings", {"open_challenge_role": quiet}, channel=table.channel
+            admin, "settings", {"open_challenge_role": quiet}, channel=table.channel
         )
         assert saved.content.startswith("Settings saved."), saved.content
         here = await open_challenge(table)
@@ -293,6 +295,34 @@ async def test_a_role_i_may_not_ping_in_a_channel_is_not_named_there(
         there = await table.reply_text(table.bob, "challenge", {"sets": 1}, channel=side)
         assert there.content.startswith(f"<@&{quiet.id}> {table.bob.mention} is looking for")
         assert there.pinged_role_ids() == {quiet.id}
+
+
+async def test_a_role_the_admin_may_not_ping_is_not_pinged_for_them(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin who may not ping a role that is not mentionable cannot make me ping it for
+    every open challenge, though I may: one sentence says why, and nothing is saved."""
+    async with running_bot(
+        discord_standin,
+        tmp_path / "bot.sqlite3",
+        bot_permissions=DEFAULT_BOT_PERMISSIONS | MENTION_EVERYONE,
+    ) as table:
+        quiet = await table.standin.add_role(table.guild, "Tafl players", mentionable=False)
+        refused = await table.reply_text(table.admin, "settings", {"open_challenge_role": quiet})
+        assert refused.ephemeral
+        assert refused.content == (
+            f"You cannot ping <@&{quiet.id}> yourself, so I will not ping it for you: make it "
+            "mentionable (Server Settings → Roles) or ask an admin with the Mention @everyone, "
+            "@here, and All Roles permission to choose it."
+        )
+        assert refused.pinged_role_ids() == set()
+        shown = await table.reply_text(table.admin, "settings")
+        assert f"<@&{quiet.id}>" not in shown.content
+        posted = await open_challenge(table)
+        assert posted.pinged_role_ids() == set()
+        table.admin.user.locale = "de"
+        again = await table.reply_text(table.admin, "settings", {"open_challenge_role": quiet})
+        assert again.content.startswith(f"Du kannst <@&{quiet.id}> selbst nicht")
 
 
 async def test_games_finds_a_members_open_challenge_behind_five_older_ones(

@@ -373,6 +373,16 @@ class Admin(commands.Cog):
             # is posted there.
             me = open_challenge_role.guild.me
             check_pingable(open_challenge_role, me.guild_permissions if me else None)
+            if not (open_challenge_role.mentionable or interaction.permissions.mention_everyone):
+                # Discord would not let the admin ping it: nor do I, on their word.
+                raise InvalidOption(
+                    _(
+                        "You cannot ping {role} yourself, so I will not ping it for you: make "
+                        "it mentionable (Server Settings → Roles) or ask an admin with the "
+                        "Mention @everyone, @here, and All Roles permission to choose it.",
+                        role=f"<@&{open_challenge_role.id}>",
+                    )
+                )
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
         lang = reader(interaction)
