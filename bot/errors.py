@@ -24,6 +24,7 @@ from bot.i18n.text import engine_sentence
 from bot.names import escaped
 from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
+from bot.thread_locks import thread_closed_to_players
 from engine import IllegalMoveError
 from engine.errors import echoed
 
@@ -376,9 +377,6 @@ async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedF
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
         return ThreadLockedForMe()
-    # Imported here: the flow imports this module (a cycle at import time, not at run time).
-    from bot.flow.locked_threads import thread_closed_to_players
-
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
     begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
         holds.refused_in(channel_id, lambda: thread_closed_to_players(channel, holds.told)),

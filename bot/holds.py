@@ -448,12 +448,22 @@ class Holds:
                 return False
             if active is None:
                 return False
-            since = await self.bot.flow.vanished.turn_began(active.set_id)
+            since = await self._turn_began(active.set_id)
             if not still_closed():  # weighed after the reads: a change heard of meanwhile
                 return False
             _log.info("An interaction from thread %s was refused as locked for me", thread_id)
             await self.thread_closed(thread_id, since, guild_id=active.guild_id)
             return self.thread_held(thread_id)
+
+    async def _turn_began(self, set_id: int) -> datetime:
+        """When the turn of set ``set_id``'s player to move began (``GameService.turn_began``):
+        now if it is not in progress or the database cannot say."""
+        try:
+            began = await self.bot.services.games.turn_began(set_id)
+        except StorageError as error:
+            _log.warning("Could not tell when the turn of game %s began: %s", set_id, error)
+            return self.bot.clock()
+        return self.bot.clock() if began is None else began
 
     async def played_in(self, thread_id: int, still_open: Callable[[], bool]) -> None:
         """An interaction from thread ``thread_id`` was answered for all to see (Discord took a

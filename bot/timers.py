@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import UNREACHABLE
-from bot.flow.locked_threads import thread_closed_to_players
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
@@ -45,6 +44,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
 from bot.services.held import Held
 from bot.storage.errors import StorageError
+from bot.thread_locks import thread_closed_to_players
 from engine import Side
 
 if TYPE_CHECKING:

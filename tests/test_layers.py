@@ -43,3 +43,30 @@ def test_commands_reach_not_the_storage_layer() -> None:
         if module.split(".")[:2] == ["bot", "storage"]
     }
     assert reaching == set()
+
+
+def test_the_error_handler_reaches_not_the_flow_layer() -> None:
+    """bot/errors.py, which the views' guard calls, imports no bot.flow module, not even inside
+    a function (an import cycle hidden there would let the views reach the flow unseen); what
+    it reads of a thread's lock is in bot/thread_locks.py, which needs only discord."""
+    reaching = {
+        f"{path.name}: {module}"
+        for path in (BOT / "errors.py", BOT / "thread_locks.py")
+        for module in _imported_modules(path)
+        if module.split(".")[:2] == ["bot", "flow"]
+    }
+    assert reaching == set()
+
+
+def test_the_holds_read_when_a_turn_began_from_the_service() -> None:
+    """bot/holds.py asks the games service when a turn began, not the flow (``bot.flow``)."""
+    tree = ast.parse((BOT / "holds.py").read_text(encoding="utf-8"))
+    reaching = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "vanished"
+        and node.attr == "turn_began"
+    }
+    assert reaching == set()

@@ -15,14 +15,10 @@ import discord
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.flow.locked_threads import (
-    closed_to_players,
-    locked_threads,
-    manages_threads,
-    thread_closed_to_players,
-)
+from bot.flow.locked_threads import locked_threads
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
+from bot.thread_locks import closed_to_players, manages_threads, thread_closed_to_players
 
 _log = logging.getLogger(__name__)
 

@@ -23,58 +23,21 @@ That may give back time in which the thread was still open (the player did not t
 one turn's, to the player who could not play: the other way round, the player would lose
 time to a lock nobody told the bot of.
 
-Which threads are closed reads my Manage Threads from one place: an interaction from a
-thread carries Discord's own word on it (``app_permissions``), which a refusal reads; the
-cache, which the holds otherwise follow, may lag behind it (an event missed). So the last
-interaction's word on a thread's parent is kept (bot/holds.py ``Holds.told``) and preferred
-to the cache until an event changes the server's permissions; a refused interaction from a
-game thread not held begins its hold, and one from a held thread answered for all to see
-(Discord took my message there) ends it, its time given back once — both in the order of the
-thread's other changes (``Holds.in_turn``).
+Which threads are closed (bot/thread_locks.py) reads my Manage Threads from one place: an
+interaction from a thread carries Discord's own word on it (``app_permissions``), which a
+refusal reads; the cache, which the holds otherwise follow, may lag behind it (an event
+missed). So the last interaction's word on a thread's parent is kept (bot/holds.py
+``Holds.told``) and preferred to the cache until an event changes the server's permissions; a
+refused interaction from a game thread not held begins its hold, and one from a held thread
+answered for all to see (Discord took my message there) ends it, its time given back once —
+both in the order of the thread's other changes (``Holds.in_turn``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 import discord
-
-
-def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -> bool:
-    """Whether a thread so locked and archived, where I have Manage Threads or not, holds its
-    game's clocks: locked and archived, or locked where I lack Manage Threads."""
-    return locked and (archived or not i_manage_threads)
-
-
-def manages_threads(
-    guild: discord.Guild | None, channel_id: int, told: Mapping[int, bool] | None = None
-) -> bool:
-    """Whether I have Manage Threads in channel ``channel_id`` of ``guild`` (a thread's parent:
-    a thread follows its parent's permissions): as an interaction from one of its threads
-    last ``told`` (Discord's word, which the cache may lag behind: bot/holds.py
-    ``Holds.told``), else as the cache shows. False when neither can say: a locked thread
-    then holds its game's clocks, rather than its player losing on time where nobody may be
-    able to play."""
-    if told is not None and channel_id in told:
-        return told[channel_id]
-    if guild is None or guild.me is None:
-        return False
-    channel = guild.get_channel(channel_id)
-    if channel is None:
-        return False
-    return channel.permissions_for(guild.me).manage_threads
-
-
-def thread_closed_to_players(
-    thread: discord.Thread, told: Mapping[int, bool] | None = None
-) -> bool:
-    """Whether ``thread`` (cached or fetched) holds its game's clocks
-    (:func:`closed_to_players`; my Manage Threads as :func:`manages_threads` says)."""
-    return closed_to_players(
-        locked=thread.locked,
-        archived=thread.archived,
-        i_manage_threads=manages_threads(thread.guild, thread.parent_id, told),
-    )
 
 
 def locked_threads(guild: discord.Guild) -> Iterator[discord.Thread]:

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.errors import UNREACHABLE
-from bot.flow.locked_threads import thread_closed_to_players
 from bot.services.domain import SetEnd
 from bot.storage.errors import StorageError
+from bot.thread_locks import thread_closed_to_players
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
