@@ -323,10 +323,25 @@ class ThreadLockedForMe(GameError):
     """A moderator locked the thread an interaction came from and I lack Manage Threads:
     Discord takes no message of mine there, not even an interaction's visible answer (only
     one its reader alone sees), so nothing can be played in it; ``held``: a game's there,
-    whose clocks stand still until it is unlocked (bot/flow/locked_threads.py)."""
+    whose clocks stand still until it is unlocked (bot/flow/locked_threads.py). ``played``: a
+    move was played (the cache showed the thread open) before Discord refused its board, which
+    the outbox owes (posted once the thread is unlocked)."""
 
-    def __init__(self, *, held: bool = False) -> None:
-        if held:
+    def __init__(self, *, held: bool = False, played: str | None = None) -> None:
+        if played is not None and held:
+            message = _(
+                "You played {move}, but a moderator locked this thread: Discord takes nothing "
+                "from me here, so I post the board once one unlocks it, and the game's clocks "
+                "here stand still until then.",
+                move=played,
+            )
+        elif played is not None:
+            message = _(
+                "You played {move}, but a moderator locked this thread: Discord takes nothing "
+                "from me here, so I post the board once one unlocks it.",
+                move=played,
+            )
+        elif held:
             message = _(
                 "A moderator locked this thread: Discord takes nothing from me here until one "
                 "unlocks it, and the game's clocks here stand still until then."
@@ -337,6 +352,26 @@ class ThreadLockedForMe(GameError):
                 "unlocks it."
             )
         super().__init__(message)
+
+
+THREAD_LOCKED = 160005
+"""Discord's code refusing a message in a thread a moderator locked ("Thread is locked")."""
+
+THREAD_ARCHIVED = 50083
+"""Discord's code "Operation is not allowed in an archived thread": also what it answers an
+interaction's visible answer in a locked thread (discord/discord-api-docs#5517, #6884)."""
+
+
+def refused_as_locked(interaction: discord.Interaction[Any], error: BaseException) -> bool:
+    """Whether ``error`` is Discord refusing (403) a message of mine in the thread
+    ``interaction`` came from as locked: its own word, whatever the cache shows."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    return (
+        isinstance(error, discord.Forbidden)
+        and error.code in (THREAD_LOCKED, THREAD_ARCHIVED)
+        and isinstance(interaction.channel, discord.Thread)
+    )
 
 
 ANSWERS_PRIVATELY: Final[dict[str, Any]] = {"answers_privately": True}
@@ -365,18 +400,27 @@ REFUSAL_WAITS = 1.0
 whether the clocks stand still) before it answers: Discord wants an answer within 3."""
 
 
-async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedForMe:
-    """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`):
+async def locked_refusal(
+    interaction: discord.Interaction[Any],
+    *,
+    on_discords_word: bool = False,
+    played: str | None = None,
+) -> ThreadLockedForMe:
+    """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
+    ``on_discords_word``: Discord refused my message there as locked, :func:`refused_as_locked`,
+    and the cache, which missed the lock, now shows it locked, as the event missed would have):
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
-    refusal says its clocks stand still."""
+    refusal says its clocks stand still — and that ``played`` was played, if it was."""
     holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
-        return ThreadLockedForMe()
+        return ThreadLockedForMe(played=played)
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
-        return ThreadLockedForMe()
+        return ThreadLockedForMe(played=played)
+    if on_discords_word:
+        channel.locked = True
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
     begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
         holds.refused_in(channel_id, lambda: thread_closed_to_players(channel, holds.told)),
@@ -386,7 +430,7 @@ async def locked_refusal(interaction: discord.Interaction[Any]) -> ThreadLockedF
         held = await asyncio.wait_for(asyncio.shield(begun), REFUSAL_WAITS)
     except TimeoutError:
         held = holds.thread_held(channel_id)
-    return ThreadLockedForMe(held=bool(held))
+    return ThreadLockedForMe(held=bool(held), played=played)
 
 
 async def _as_seen_here(
@@ -394,13 +438,16 @@ async def _as_seen_here(
 ) -> BaseException:
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
     games are not allowed in names none of the allowed channels Discord has deleted; Discord's
-    refusal of a post (Forbidden) names the permissions I lack where ``interaction`` is, when
-    its permissions show which (:func:`_refused_for`)."""
+    refusal of a post (Forbidden) in a thread as locked is the locked refusal (its hold begins,
+    on Discord's word: :func:`refused_as_locked`), else it names the permissions I lack where
+    ``interaction`` is, when its permissions show which (:func:`_refused_for`)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, ChannelNotAllowed):
         return error.without(deleted_channels(interaction, error.allowed_channel_ids))
     if isinstance(error, discord.Forbidden):
+        if refused_as_locked(interaction, error):
+            return await locked_refusal(interaction, on_discords_word=True)
         if locked_for_me(interaction):
             return await locked_refusal(interaction)
         return MissingChannelPermissions(_refused_for(interaction, error))

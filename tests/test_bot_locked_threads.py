@@ -392,3 +392,28 @@ async def test_changes_elsewhere_leave_a_thread_held_on_discords_word(table: Har
     assert table.bot is not None
     assert table.bot.timers.holds.thread_held(thread.id), "a change elsewhere ended its hold"
     await two_days_pass_and_alice_is_still_playing(table, thread)
+
+
+async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_held(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread and the bot misses it (the cache shows it open): her
+    /move there is played, but Discord refuses its board there as locked. She reads that her
+    move was played and why its board is not shown — not that I lack permissions — and the
+    thread is held on Discord's word: two days on, bob has not lost on time. Unlocked, the
+    board of her move is posted there."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert answer.ephemeral
+    assert answer.content == (
+        "You played d1-b1, but a moderator locked this thread: Discord takes nothing from me "
+        "here, so I post the board once one unlocks it, and the game's clocks here stand still "
+        "until then."
+    )
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.wait_board(lambda m: "d1-b1" in m.content, channel=thread)

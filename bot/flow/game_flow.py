@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import UNREACHABLE, answers_only_note, missing_here
+from bot.errors import (
+    UNREACHABLE,
+    answers_only_note,
+    locked_refusal,
+    missing_here,
+    refused_as_locked,
+)
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
@@ -343,6 +349,13 @@ class GameFlow:
                 if not public:
                     return  # the outbox owes the public board
             await self.board_out(result.game, message_id, result.set_end)
+        except discord.Forbidden as refused:
+            if not refused_as_locked(interaction, refused):
+                raise
+            # Played and stored, its board owed by the outbox: the cache missed the lock.
+            raise await locked_refusal(
+                interaction, on_discords_word=True, played=str(result.record)
+            ) from refused
         finally:
             await self.after_move(result)
 
