@@ -384,7 +384,9 @@ def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     Threads ("Users won't be able to create or update messages in locked threads", Discord's
     Threads topic), for a command that may answer for everyone there (not one marked
     :data:`ANSWERS_PRIVATELY`: an answer only its reader sees still goes through). Such a
-    thread holds its game's clocks, archived or not (bot/flow/locked_threads.py)."""
+    thread holds its game's clocks, archived or not (bot/flow/locked_threads.py). The lock is
+    the cache's word, which may have missed an unlock: :func:`still_locked_for_me` asks
+    Discord before refusing on it."""
     channel = interaction.channel
     command = interaction.command
     return (
@@ -393,6 +395,37 @@ def locked_for_me(interaction: discord.Interaction[Any]) -> bool:
         and not interaction.app_permissions.manage_threads
         and not (command is not None and command.extras.get("answers_privately", False))
     )
+
+
+LOCK_CHECK_WAITS = 1.0
+"""The most seconds :func:`still_locked_for_me` waits for Discord to show a thread the cache
+holds locked before it takes the cache's word: Discord wants an answer within 3."""
+
+
+async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
+    """:func:`locked_for_me`, on Discord's word: the cache's ``locked`` may be stale (an unlock
+    missed), and an interaction does not keep the thread Discord sent with it (discord.py 2.7
+    takes the cached thread), so the thread is fetched — one REST call, only when the cache
+    would refuse. Shown unlocked, the cache takes Discord's word (as the event missed would
+    have) and the interaction goes on: answered, it ends the thread's hold
+    (bot/cogs/server_changes.py ``_played``). When Discord cannot say in time, the cache's
+    word stands."""
+    if not locked_for_me(interaction):
+        return False
+    channel = interaction.channel
+    assert isinstance(channel, discord.Thread)
+    try:
+        shown = await asyncio.wait_for(
+            interaction.client.fetch_channel(channel.id), LOCK_CHECK_WAITS
+        )
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not ask Discord whether thread %s is locked: %r", channel.id, error)
+        return True
+    if isinstance(shown, discord.Thread) and not shown.locked:
+        _log.info("Thread %s the cache held locked is unlocked, as Discord shows it", channel.id)
+        channel.locked = False
+        return False
+    return True
 
 
 REFUSAL_WAITS = 1.0
@@ -547,11 +580,12 @@ def install(tree: app_commands.CommandTree[Any]) -> None:
 
 async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     """:func:`_guild_only_check`, then refuse a command from a thread locked for me (nothing
-    it did could be answered there: :func:`locked_for_me`) before it does anything."""
+    it did could be answered there: :func:`still_locked_for_me`) before it does anything."""
     if not await _guild_only_check(interaction):
         return False
-    if interaction.type is discord.InteractionType.application_command and locked_for_me(
-        interaction
+    if (
+        interaction.type is discord.InteractionType.application_command
+        and await still_locked_for_me(interaction)
     ):
         await report_error(interaction, await locked_refusal(interaction))
         return False

@@ -468,8 +468,9 @@ class Holds:
     async def played_in(self, thread_id: int, still_open: Callable[[], bool]) -> None:
         """An interaction from thread ``thread_id`` was answered for all to see (Discord took a
         message of mine there): if the thread is held, it is not closed to its players after
-        all (the cache held it locked for me, or missed its unlock, or my Manage Threads given
-        back), so its hold ends, its time given back once. ``still_open`` says whether the
+        all (the cache held it locked for me; or missed its unlock, which Discord showed before
+        the interaction went on: bot/errors.py ``still_locked_for_me``; or my Manage Threads
+        given back), so its hold ends, its time given back once. ``still_open`` says whether the
         thread is still open once the changes heard of before are weighed (a lock heard of as
         the interaction was answered keeps it held)."""
         if not self.thread_held(thread_id):

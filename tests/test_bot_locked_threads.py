@@ -417,3 +417,20 @@ async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_he
     await held(table, thread, is_held=False)
     table.advance(timedelta(minutes=1))  # past the pause after its last refusal
     await table.wait_board(lambda m: "d1-b1" in m.content, channel=thread)
+
+
+async def test_a_move_in_a_thread_whose_unlock_was_missed_is_played_and_ends_its_hold(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread (held), then unlocks it and the bot misses that (the
+    cache still shows it locked). Her /move there is not refused on the cache's word: Discord
+    shows the thread open, so her move is played, and the hold ends — two days on, bob, to
+    move, has lost on time."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False, announce=False)
+    await alice_moves(table, thread)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(days=2))
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)

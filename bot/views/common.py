@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import discord
 from discord.utils import utcnow
 
-from bot.errors import UNREACHABLE, locked_for_me, locked_refusal, report_error
+from bot.errors import UNREACHABLE, locked_refusal, report_error, still_locked_for_me
 from bot.i18n import ENGLISH, Language, Text
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ async def guarded(
     the one error handler. One answered for all to see is told as ``component_completion``
     (its thread, if held, is open after all: bot/cogs/server_changes.py)."""
     try:
-        if not private and locked_for_me(interaction):
+        if not private and await still_locked_for_me(interaction):
             raise await locked_refusal(interaction)
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error
