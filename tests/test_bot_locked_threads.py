@@ -434,3 +434,37 @@ async def test_a_move_in_a_thread_whose_unlock_was_missed_is_played_and_ends_its
     await held(table, thread, is_held=False)
     table.advance(timedelta(days=2))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread)
+
+
+async def test_a_board_refused_in_a_thread_whose_lock_was_missed_holds_its_clock(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread and the bot misses it; her /board there is refused by
+    Discord as locked: she reads that the thread is locked and its clocks stand still (not
+    that I lack permissions), and they do — two days on she is still playing."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    refused = await table.reply_text(table.alice, "board", {}, channel=thread)
+    assert refused.ephemeral
+    assert refused.content == (
+        "A moderator locked this thread: Discord takes nothing from me here until one unlocks "
+        "it, and the game's clocks here stand still until then."
+    )
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+
+
+async def test_a_press_in_a_thread_whose_unlock_was_missed_goes_on_and_ends_its_hold(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread (held), then unlocks it and the bot misses that. Her
+    Move press on the board is not refused on the cache's word: Discord shows the thread open,
+    so her picker opens, and the hold ends."""
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False, announce=False)
+    [move] = [c for c in board.custom_ids() if c.startswith("move:")]
+    picker = await (await table.standin.click(board, move, table.alice)).wait_original()
+    assert "locked" not in picker.content, picker.content
+    await held(table, thread, is_held=False)
