@@ -468,3 +468,22 @@ async def test_a_press_in_a_thread_whose_unlock_was_missed_goes_on_and_ends_its_
     picker = await (await table.standin.click(board, move, table.alice)).wait_original()
     assert "locked" not in picker.content, picker.content
     await held(table, thread, is_held=False)
+
+
+async def test_a_move_against_the_computer_in_a_thread_whose_lock_was_missed_is_told_as_played(
+    table: Harness,
+) -> None:
+    """alice plays the computer in a thread a moderator locked, and the bot missed it: her
+    /move is played, and Discord refuses its line there; she reads that it was played and why
+    its board is not shown, not that I lack permissions."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert answer.ephemeral
+    assert answer.content.startswith("You played d1-b1, but a moderator locked this thread"), (
+        answer.content
+    )

@@ -20,6 +20,7 @@ import discord
 
 from bot.errors import (
     UNREACHABLE,
+    ThreadLockedForMe,
     answers_only_note,
     locked_refusal,
     missing_here,
@@ -118,6 +119,16 @@ async def _answer_publicly_if_possible(
     return True, await answer(
         interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
     )
+
+
+async def _played_but_locked(
+    interaction: discord.Interaction[Any], result: MoveResult
+) -> ThreadLockedForMe:
+    """The answer to a move played and stored whose board (or line) Discord then refused as
+    locked (the cache missed the lock: :func:`bot.errors.refused_as_locked`): that it was
+    played, and that the board, owed by the outbox, is posted once the thread is unlocked; the
+    thread's hold begins on Discord's word."""
+    return await locked_refusal(interaction, on_discords_word=True, played=str(result.record))
 
 
 async def _tell_answers_only(
@@ -319,7 +330,14 @@ class GameFlow:
             )
             return
         if post is None:
-            await self._acknowledge_for_computer(interaction, result, is_component, lang, missing)
+            try:
+                await self._acknowledge_for_computer(
+                    interaction, result, is_component, lang, missing
+                )
+            except discord.Forbidden as refused:
+                if not refused_as_locked(interaction, refused):
+                    raise
+                raise await _played_but_locked(interaction, result) from refused
             return
         try:
             content, files, view, pings = await self.set_ends.with_next_set(
@@ -352,10 +370,7 @@ class GameFlow:
         except discord.Forbidden as refused:
             if not refused_as_locked(interaction, refused):
                 raise
-            # Played and stored, its board owed by the outbox: the cache missed the lock.
-            raise await locked_refusal(
-                interaction, on_discords_word=True, played=str(result.record)
-            ) from refused
+            raise await _played_but_locked(interaction, result) from refused
         finally:
             await self.after_move(result)
 
