@@ -88,7 +88,11 @@ class Holds:
         meanwhile)."""
         self._owed_outages: list[tuple[datetime, datetime]] = []
         """The gateway's outages (one shard in this process) whose time could not be given
-        back as they ended, from when to when (:meth:`give_back_owed`)."""
+        back as they ended, from when to when, oldest first (:meth:`give_back_owed`): a later
+        one waits behind them."""
+        self._giving_owed = asyncio.Lock()
+        """Held while the owed outages are given: one at a time, in order (a check's and a
+        reconnect's at once would give the first twice and drop the second)."""
         self._kept_shards: dict[tuple[int, int], datetime] = {}
         """Shard holds kept from before a restart, by ``(shard id, shard count)``: the shard's
         connection at start-up ends its hold (:meth:`shard_up`)."""
@@ -219,17 +223,24 @@ class Holds:
     async def _give_back_outage(self, since: datetime) -> None:
         """The gateway is back for the one shard of this process: the time since it was
         dropped (not since the last note of the timers, up to ``RECORD_EVERY`` before it) is
-        given back to every clock, challenge and takeback request, once. If the database
-        fails it, it is owed: the checks give it before anything else, and wait until they
-        can (:meth:`give_back_owed`)."""
+        given back to every clock, challenge and takeback request, once. It is owed until
+        given, behind any outage owed already (given first): if the database fails it, the
+        checks give it before anything else, and wait until they can
+        (:meth:`give_back_owed`).
+
+        In order, because each give-back notes the timers as running at its end, and the
+        start-up after a stop gives back the time since the last note: an owed outage is
+        given by the next start as long as nothing notes a time after its start — given
+        after it, a later outage's give-back did, and a stop before the next check lost the
+        first one's time."""
         now = self.bot.clock()
         if since >= now:
             return
+        self._owed_outages.append((since, now))
         try:
-            await self._outage_given(since, now)
+            await self.give_back_owed()
         except StorageError as error:
             _log.warning("Could not give the clocks back the outage: %s", error)
-            self._owed_outages.append((since, now))
 
     async def _outage_given(self, since: datetime, until: datetime) -> None:
         """Give the gateway's outage from ``since`` to ``until`` back (one shard)."""
@@ -245,15 +256,17 @@ class Holds:
         return bool(self._owed_outages)
 
     async def give_back_owed(self) -> None:
-        """Give back the gateway outages whose time the database failed as they ended, each
-        up to its end (its players could play since). Raises
+        """Give back the gateway outages whose time the database failed as they ended, oldest
+        first, each up to its end (its players could play since). Raises
         :class:`~bot.storage.errors.StorageError` if the database fails again: the check
         waits (nobody loses on time, is reminded or sees a challenge expire meanwhile, as
-        while the gateway was down)."""
-        while self._owed_outages:
-            since, until = self._owed_outages[0]
-            await self._outage_given(since, until)
-            del self._owed_outages[0]
+        while the gateway was down), and the outages still owed are given at the next check,
+        at a stop, or else by the next start (the timers' last note is from before them)."""
+        async with self._giving_owed:
+            while self._owed_outages:
+                since, until = self._owed_outages[0]
+                await self._outage_given(since, until)
+                del self._owed_outages[0]
 
     async def recheck_closed_threads(self) -> None:
         """After the gateway was down (a thread opened meanwhile sent me nothing, and would

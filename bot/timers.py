@@ -163,15 +163,21 @@ class Timers:
         self._task = asyncio.create_task(self._run(), name="brandubh-timers")
 
     async def stop(self) -> None:
-        """Stop checking; a check in progress is cancelled. The time is noted: the clocks
-        stand still from here until the next start (while the gateway is down, or its outage
-        could not be given back yet, from when the timers last ran before it went down: that
-        note is left as it is)."""
+        """Stop checking; a check in progress is cancelled. The gateway's outages still owed
+        are given back, if the database lets. The time is noted: the clocks stand still from
+        here until the next start (while the gateway is down, or an outage of it could not be
+        given back yet, from when the timers last ran before it went down: that note is left
+        as it is, and the next start gives the outage back with its own time)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            if self.holds.outage_owed:
+                try:
+                    await self.holds.give_back_owed()
+                except StorageError as error:
+                    _log.warning("Could not give back the gateway's outage owed: %s", error)
             if self.holds.all_down() or self.holds.outage_owed:
                 # The gateway is down, or its outage is still owed: the clocks have stood
                 # still since the timers last ran (noted then), and the next start gives that

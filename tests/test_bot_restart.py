@@ -284,6 +284,84 @@ async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_chec
         await table.stop()
 
 
+async def test_an_owed_gateway_outage_is_not_lost_to_a_later_one_and_a_stop(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway drops the bot (one shard) for two hours, past bob's deadline, and the
+    database fails that outage's give-back each time it is tried; the gateway drops the bot
+    again for a minute, whose give-back the database would take, and the bot is stopped just
+    after. Restarted, bob still has his half hour (before, the second outage was given
+    alone and noted the timers as running at its end, so the restart gave nothing for the
+    first, and bob lost on time)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        games, holds = bot.services.games, bot.timers.holds
+        real = games.give_back_outage
+        tried: list[object] = []  # the ``since`` of each give-back tried
+
+        async def fails_the_first_outage(since: Any, *args: Any, **kwargs: Any) -> Any:
+            tried.append(since)
+            if since == tried[0]:
+                raise StorageError("database is locked")
+            return await real(since, *args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_outage", fails_the_first_outage)
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await until(holds.all_down)
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await until(lambda: holds.outage_owed, timeout=20)  # back: its give-back failed
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await until(holds.all_down)
+        table.advance(timedelta(minutes=1))
+        seen = len(tried)
+        await until(lambda: not holds.all_down() and len(tried) > seen, timeout=20)
+        await table.stop()  # before the next check, or while it still fails
+        restarted = await table.start()
+        active = await restarted.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time for the outage owed before the stop"
+        assert active.deadline == table.now + timedelta(minutes=30)
+    finally:
+        await table.stop()
+
+
+async def test_a_stop_gives_back_the_gateway_outage_owed(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway drops the bot (one shard) for two hours, past bob's deadline, and the
+    database fails that outage's give-back while the timers run; ten minutes after the
+    reconnect (bob could play) the bot is stopped, and the database takes it then. Restarted,
+    bob has his half hour less those ten minutes (before, the stop left the note from before
+    the outage, and the restart gave him the ten minutes too)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        await bob_has_half_an_hour_left(table)
+        games, holds = bot.services.games, bot.timers.holds
+        real = games.give_back_outage
+
+        async def fails_while_checking(*args: Any, **kwargs: Any) -> Any:
+            if bot.timers.running:
+                raise StorageError("database is locked")
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(games, "give_back_outage", fails_while_checking)
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await until(holds.all_down)
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await until(lambda: holds.outage_owed, timeout=20)  # back: its give-back failed
+        table.advance(timedelta(minutes=10))  # bob can play, and does not
+        await asyncio.sleep(0.2)  # the checks wait for the outage
+        await table.stop()
+        restarted = await table.start()
+        active = await restarted.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time for the outage owed at the stop"
+        assert active.deadline == table.now + timedelta(minutes=20)
+    finally:
+        await table.stop()
+
+
 async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
