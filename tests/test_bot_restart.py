@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 
 import bot.holds as holds_module
+from bot.client import BrandubhBot
+from bot.config import Settings
 from bot.services import Services
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
@@ -691,6 +694,56 @@ async def test_the_time_given_to_what_no_longer_runs_is_forgotten_at_the_first_c
         await eventually(notes, 0)
     finally:
         await table.stop()
+
+
+class ShardProcess(Harness):
+    """The bot as a process running ``shard_ids`` of two shards (another runs the rest)."""
+
+    def __init__(self, standin: DiscordStandin, db_path: Path, shard_ids: tuple[int, ...]):
+        super().__init__(standin, db_path)
+        self.shard_ids = shard_ids
+
+    def settings(self) -> Settings:
+        return replace(super().settings(), shard_count=2, shard_ids=self.shard_ids)
+
+
+async def test_only_the_process_of_shard_0_forgets_the_time_given_to_what_no_longer_runs(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Two processes share the database: the one running shard 1 leaves a note of time given
+    back to an answered challenge, at its first check and an hour on; the one running shard 0
+    forgets it at its first (before, every process swept the whole shared table hourly)."""
+    syncing = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await syncing.start()  # the commands synced (the process of shard 1 does not)
+    await syncing.stop()
+    note = "INSERT INTO given_back VALUES ('challenge', 9999, 0, 1, 2)"
+    before = await Services.open(tmp_path / "bot.sqlite3")
+    try:
+        async with before.database.transaction() as db:
+            await db.execute(note)
+    finally:
+        await before.close()
+
+    async def notes(bot: BrandubhBot) -> object:
+        async with bot.services.database.snapshot() as db:
+            row = await db.fetch_one("SELECT count(*) FROM given_back")
+        return None if row is None else int(str(row[0]))
+
+    shard_1 = ShardProcess(discord_standin, tmp_path / "bot.sqlite3", (1,))
+    bot = await shard_1.start()
+    try:
+        await asyncio.sleep(0.3)  # six checks
+        shard_1.advance(timedelta(hours=1))
+        await asyncio.sleep(0.3)
+        assert await notes(bot) == 1, "the process of shard 1 swept the table"
+    finally:
+        await shard_1.stop()
+    shard_0 = ShardProcess(discord_standin, tmp_path / "bot.sqlite3", (0,))
+    bot = await shard_0.start()
+    try:
+        await eventually(lambda: notes(bot), 0)
+    finally:
+        await shard_0.stop()
 
 
 async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
