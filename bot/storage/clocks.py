@@ -169,7 +169,12 @@ def _maybe(value: object) -> int | None:
 
 async def move_on(db: Connection, moved: list[tuple[Running, int]]) -> None:
     """Move each deadline on by the time given to it (µs): a set's deadline and half-time, a
-    challenge's or request's expiry."""
+    challenge's or request's expiry. On PostgreSQL one UPDATE per table over arrays of the
+    ids and times (10,000 single-row UPDATEs took about 430 ms of a 10,000-clock give-back's
+    700); on SQLite, in the process, one statement per row."""
+    if db.dialect is Dialect.POSTGRESQL:
+        await _move_on_at_once(db, moved)
+        return
     await db.execute_many(
         "UPDATE sets SET deadline_us = deadline_us + ?, reminder_us = reminder_us + ? "
         "WHERE set_id = ? AND ply = ?",
@@ -183,6 +188,35 @@ async def move_on(db: Connection, moved: list[tuple[Running, int]]) -> None:
             f"UPDATE {table} SET expires_us = expires_us + ? WHERE {column} = ?",
             [(given, r.row_id) for r, given in moved if r.kind is kind],
         )
+
+
+async def _move_on_at_once(db: Connection, moved: list[tuple[Running, int]]) -> None:
+    """:func:`move_on` on PostgreSQL: one UPDATE per table, joined to ``unnest`` of the ids
+    (and plies) and the times given (each deadline is in ``moved`` once: :func:`running`
+    reads each row once)."""
+    sets = [(r.row_id, r.ply, given) for r, given in moved if r.kind is Deadline.SET]
+    if sets:
+        ids, plies, times = (list(values) for values in zip(*sets, strict=True))
+        await db.execute(
+            "UPDATE sets SET deadline_us = sets.deadline_us + v.given, "
+            "reminder_us = sets.reminder_us + v.given "
+            "FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(set_id, ply, given) "
+            "WHERE sets.set_id = v.set_id AND sets.ply = v.ply",
+            (ids, plies, times),
+        )
+    for kind, table, column in (
+        (Deadline.CHALLENGE, "challenges", "challenge_id"),
+        (Deadline.TAKEBACK, "takebacks", "takeback_id"),
+    ):
+        rows = [(r.row_id, given) for r, given in moved if r.kind is kind]
+        if rows:
+            ids, times = (list(values) for values in zip(*rows, strict=True))
+            await db.execute(
+                f"UPDATE {table} SET expires_us = {table}.expires_us + v.given "
+                "FROM unnest(?::bigint[], ?::bigint[]) AS v(row_id, given) "
+                f"WHERE {table}.{column} = v.row_id",
+                (ids, times),
+            )
 
 
 GIVEN_READ = 500
