@@ -66,6 +66,10 @@ FORGET_GIVEN_EVERY = timedelta(hours=1)
 running is forgotten (bot/services/absence.py), the first time at the first check — by the
 process running shard 0 alone (:attr:`Timers.forgets_given`)."""
 
+OWED_AT_STOP = timedelta(seconds=5)
+"""The longest a stop waits to give back the gateway's outages still owed (the database failed
+them, and may not answer now): past it the stop goes on, and the next start gives them back."""
+
 STALLED_RETRY = timedelta(minutes=1)
 """When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
 STALLED_RETRY_MAX = timedelta(hours=1)
@@ -178,20 +182,21 @@ class Timers:
 
     async def stop(self) -> None:
         """Stop checking; a check in progress is cancelled. The gateway's outages still owed
-        are given back, if the database lets. The time is noted: the clocks stand still from
-        here until the next start (while the gateway is down, or an outage of it could not be
-        given back yet, from when the timers last ran before it went down: that note is left
-        as it is, and the next start gives the outage back with its own time)."""
+        are given back, if the database lets within ``OWED_AT_STOP``. The time is noted: the
+        clocks stand still from here until the next start (while the gateway is down, or an
+        outage of it could not be given back yet, from when the timers last ran before it went
+        down: that note is left as it is, and the next start gives the outage back with its
+        own time)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
             if self.holds.outage_owed:
-                try:
-                    await self.holds.give_back_owed()
-                except StorageError as error:
-                    _log.warning("Could not give back the gateway's outage owed: %s", error)
+                # In the background, waited for a while only: the database failed it lately,
+                # and a stop that hangs on it is killed by the service manager.
+                giving = self.bot.spawn(self._give_back_owed(), name="brandubh-owed-at-stop")
+                await asyncio.wait({giving}, timeout=OWED_AT_STOP.total_seconds())
             if self.holds.all_down() or self.holds.outage_owed:
                 # The gateway is down, or its outage is still owed: the clocks have stood
                 # still since the timers last ran (noted then), and the next start gives that
@@ -205,6 +210,13 @@ class Timers:
                 await self.bot.services.games.timers_ran(self.bot.clock())
             except StorageError as error:
                 _log.warning("Could not note when the timers stopped: %s", error)
+
+    async def _give_back_owed(self) -> None:
+        """At a stop: give back the gateway's outages still owed, if the database lets."""
+        try:
+            await self.holds.give_back_owed()
+        except StorageError as error:
+            _log.warning("Could not give back the gateway's outage owed: %s", error)
 
     async def _run(self) -> None:
         await self.bot.wait_until_ready()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import bot.holds as holds_module
+import bot.timers as timers_module
 from bot.client import BrandubhBot
 from bot.config import Settings
 from bot.services import Services
@@ -362,6 +363,45 @@ async def test_a_stop_gives_back_the_gateway_outage_owed(
         assert active is not None, "bob lost on time for the outage owed at the stop"
         assert active.deadline == table.now + timedelta(minutes=20)
     finally:
+        await table.stop()
+
+
+async def test_a_stop_waits_only_so_long_for_the_gateway_outage_owed(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway drops the bot (one shard) for two hours, past bob's deadline; the database
+    fails that outage's give-back while the timers run, and hangs at the stop (a database
+    gone silent). The stop waits for it a short while only, and the restart gives the two
+    hours: bob has his half hour (before, the stop waited as long as the database did, past
+    the service manager's patience)."""
+    monkeypatch.setattr(timers_module, "OWED_AT_STOP", timedelta(seconds=0.5), raising=False)
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    silent = asyncio.Event()
+    try:
+        await bob_has_half_an_hour_left(table)
+        games, holds = bot.services.games, bot.timers.holds
+
+        async def fails_then_hangs(*args: Any, **kwargs: Any) -> Any:
+            if not bot.timers.running:
+                await silent.wait()
+            raise StorageError("database is locked")
+
+        monkeypatch.setattr(games, "give_back_outage", fails_then_hangs)
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await until(holds.all_down)
+        table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        await until(lambda: holds.outage_owed and not holds.all_down(), timeout=20)
+        try:
+            await asyncio.wait_for(table.stop(), timeout=10)
+        except TimeoutError:
+            raise AssertionError("the stop waited for the silent database") from None
+        restarted = await table.start()
+        active = await restarted.services.games.in_channel(table.channel.id)
+        assert active is not None, "bob lost on time for the outage owed at the stop"
+        assert active.deadline == table.now + timedelta(minutes=30)
+    finally:
+        silent.set()
         await table.stop()
 
 
