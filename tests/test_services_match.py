@@ -618,6 +618,30 @@ async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(
     assert (await services.games.play(CHANNEL, BOB, "c4-c2")).game.ply == 2
 
 
+async def test_a_restart_moves_the_half_time_reminder_on_with_the_clock(
+    services: Services, clock: FakeClock
+) -> None:
+    """Ten minutes per move; the bot was away an hour after alice's move: bob is reminded at
+    half his time counted from the give-back, not at once (a give-back that moved his
+    deadline alone, as the one UPDATE over arrays on PostgreSQL could, would remind him
+    as soon as the bot is back)."""
+    await services.players.remember(ALICE, "Alice")
+    await services.players.remember(BOB, "Bob")
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=10)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.resume_clocks()  # first start
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.timers_ran()
+    clock.advance(timedelta(hours=1))
+    await services.games.resume_clocks()
+    clock.advance(timedelta(minutes=4))
+    assert await services.games.reminders_due() == []
+    clock.advance(timedelta(minutes=2))
+    assert [(g.player_to_move, g.ply) for g in await services.games.reminders_due()] == [(BOB, 1)]
+
+
 async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
     services: Services, clock: FakeClock
 ) -> None:
