@@ -251,8 +251,9 @@ class Holds:
 
     @property
     def outage_owed(self) -> bool:
-        """Whether a gateway outage's time could not be given back yet: the checks wait, and
-        a stop leaves the timers' last note (from before the outage) as it is."""
+        """Whether a gateway outage's time is not given back yet (its give-back failed, or is
+        under way: an outage is queued before it is tried): the checks wait, and a stop leaves
+        the timers' last note (from before the outage) as it is."""
         return bool(self._owed_outages)
 
     async def give_back_owed(self) -> None:
