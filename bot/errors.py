@@ -432,6 +432,22 @@ REFUSAL_WAITS = 1.0
 """The most seconds a refusal from a thread locked for me waits for its hold to begin (to say
 whether the clocks stand still) before it answers: Discord wants an answer within 3."""
 
+REFUSAL_ANSWERED_BY = 2.0
+"""The age (seconds since Discord created it) of an interaction not yet answered past which its
+refusal from a thread locked for me no longer waits for the hold (:data:`REFUSAL_WAITS`): what
+ran before it (a /move played, its answer refused late, the thread's lock fetched) may have
+used most of Discord's 3 seconds, and the refusal itself needs the rest."""
+
+
+def _refusal_waits(interaction: discord.Interaction[Any]) -> float:
+    """How long the refusal of ``interaction`` may wait for its thread's hold to begin: at most
+    :data:`REFUSAL_WAITS`, and, while it is not answered yet (its answer due within Discord's 3
+    seconds), no later than the age :data:`REFUSAL_ANSWERED_BY`."""
+    if interaction.response.is_done():  # deferred: its followup may come later
+        return REFUSAL_WAITS
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    return min(REFUSAL_WAITS, max(0.0, REFUSAL_ANSWERED_BY - age))
+
 
 async def locked_refusal(
     interaction: discord.Interaction[Any],
@@ -460,7 +476,7 @@ async def locked_refusal(
         name=f"brandubh-refused-in-{channel_id}",
     )
     try:
-        held = await asyncio.wait_for(asyncio.shield(begun), REFUSAL_WAITS)
+        held = await asyncio.wait_for(asyncio.shield(begun), _refusal_waits(interaction))
     except TimeoutError:
         held = holds.thread_held(channel_id)
     return ThreadLockedForMe(held=bool(held), played=played)

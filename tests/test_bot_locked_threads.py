@@ -487,3 +487,36 @@ async def test_a_move_against_the_computer_in_a_thread_whose_lock_was_missed_is_
     assert answer.content.startswith("You played d1-b1, but a moderator locked this thread"), (
         answer.content
     )
+
+
+async def test_a_move_refused_late_as_locked_is_still_told_within_discords_three_seconds(
+    table: Harness,
+) -> None:
+    """alice's /move in a thread whose lock the bot missed is played, but its answer reaches
+    Discord late (rate limited: refused as locked over 2 s after she sent it), and the thread's
+    hold is slow to begin (its changes weighed one at a time). She still reads that her move
+    was played: the refusal does not wait for the hold past Discord's 3 seconds, after which
+    her answer would be lost ("Unknown interaction") and she would not know her move stood."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    weighing = asyncio.Event()
+
+    async def slow_to_weigh() -> None:
+        async with holds.in_turn(thread.id):
+            weighing.set()
+            await asyncio.sleep(4)
+
+    busy = asyncio.ensure_future(slow_to_weigh())
+    await weighing.wait()
+    table.standin.rate_limit(
+        retry_after=2.2, matching=lambda method, path: path.endswith("/callback")
+    )
+    answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await busy
+    assert answer.ephemeral
+    assert answer.content.startswith("You played d1-b1, but a moderator locked this thread"), (
+        answer.content
+    )
+    await held(table, thread)
