@@ -407,9 +407,9 @@ async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     missed), and an interaction does not keep the thread Discord sent with it (discord.py 2.7
     takes the cached thread), so the thread is fetched — one REST call, only when the cache
     would refuse. Shown unlocked, the cache takes Discord's word (as the event missed would
-    have) and the interaction goes on: answered, it ends the thread's hold
-    (bot/cogs/server_changes.py ``_played``). When Discord cannot say in time, the cache's
-    word stands."""
+    have), the thread's hold ends (:func:`_open_on_discords_word`, whatever the interaction's
+    answer) and the interaction goes on. When Discord cannot say in time, the cache's word
+    stands."""
     if not locked_for_me(interaction):
         return False
     channel = interaction.channel
@@ -424,8 +424,24 @@ async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     if isinstance(shown, discord.Thread) and not shown.locked:
         _log.info("Thread %s the cache held locked is unlocked, as Discord shows it", channel.id)
         channel.locked = False
+        _open_on_discords_word(interaction, channel)
         return False
     return True
+
+
+def _open_on_discords_word(interaction: discord.Interaction[Any], thread: discord.Thread) -> None:
+    """Discord showed ``thread``, which the cache held locked for me, unlocked: if it is held,
+    its hold ends now (``Holds.played_in``), however the interaction is then answered — one
+    refused privately (out of turn) would otherwise leave it held, its player to move sitting
+    out the clock in a thread open to them."""
+    holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
+    if holds is None or not holds.thread_held(thread.id):
+        return
+    holds.tell(thread.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
+    interaction.client.spawn(
+        holds.played_in(thread.id, lambda: not thread_closed_to_players(thread, holds.told)),
+        name=f"brandubh-shown-open-{thread.id}",
+    )
 
 
 REFUSAL_WAITS = 1.0

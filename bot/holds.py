@@ -483,7 +483,8 @@ class Holds:
         """An interaction from thread ``thread_id`` was answered for all to see (Discord took a
         message of mine there): if the thread is held, it is not closed to its players after
         all (the cache held it locked for me; or missed its unlock, which Discord showed before
-        the interaction went on: bot/errors.py ``still_locked_for_me``; or my Manage Threads
+        the interaction went on — then called at once, however it is answered: bot/errors.py
+        ``still_locked_for_me``; or my Manage Threads
         given back), so its hold ends, its time given back once. ``still_open`` says whether the
         thread is still open once the changes heard of before are weighed (a lock heard of as
         the interaction was answered keeps it held)."""

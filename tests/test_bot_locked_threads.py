@@ -520,3 +520,20 @@ async def test_a_move_refused_late_as_locked_is_still_told_within_discords_three
         answer.content
     )
     await held(table, thread)
+
+
+async def test_a_refusal_in_a_thread_whose_unlock_was_missed_still_ends_its_hold(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread (held), then unlocks it and the bot misses that. bob's
+    /move there, out of turn, is refused privately — but Discord, asked, showed the thread
+    open: its hold ends all the same, so alice, to move, cannot sit out her clock in a thread
+    open to her until someone happens to be answered there for all to see."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False, announce=False)
+    refused = await table.reply_text(table.bob, "move", {"move": "d7-b7"}, channel=thread)
+    assert refused.ephemeral
+    assert "locked" not in refused.content, refused.content
+    await held(table, thread, is_held=False)
