@@ -475,7 +475,8 @@ async def test_a_move_against_the_computer_in_a_thread_whose_lock_was_missed_is_
 ) -> None:
     """alice plays the computer in a thread a moderator locked, and the bot missed it: her
     /move is played, and Discord refuses its line there; she reads that it was played and why
-    its board is not shown, not that I lack permissions."""
+    its board is not shown, not that I lack permissions. The thread is held on Discord's word,
+    and unlocked, the board the outbox owes is posted there."""
     line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
     await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
     assert line.thread is not None
@@ -487,6 +488,11 @@ async def test_a_move_against_the_computer_in_a_thread_whose_lock_was_missed_is_
     assert answer.content.startswith("You played d1-b1, but a moderator locked this thread"), (
         answer.content
     )
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.wait_board(lambda m: "d1-b1" in m.content, channel=thread)
 
 
 async def test_a_move_refused_late_as_locked_is_still_told_within_discords_three_seconds(
