@@ -24,7 +24,7 @@ from bot.i18n.text import engine_sentence
 from bot.names import escaped
 from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
-from bot.thread_locks import thread_closed_to_players
+from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED, thread_closed_to_players
 from engine import IllegalMoveError
 from engine.errors import echoed
 
@@ -352,14 +352,6 @@ class ThreadLockedForMe(GameError):
                 "unlocks it."
             )
         super().__init__(message)
-
-
-THREAD_LOCKED = 160005
-"""Discord's code refusing a message in a thread a moderator locked ("Thread is locked")."""
-
-THREAD_ARCHIVED = 50083
-"""Discord's code "Operation is not allowed in an archived thread": also what it answers an
-interaction's visible answer in a locked thread (discord/discord-api-docs#5517, #6884)."""
 
 
 def refused_as_locked(interaction: discord.Interaction[Any], error: BaseException) -> bool:

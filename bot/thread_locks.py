@@ -8,6 +8,14 @@ from collections.abc import Mapping
 
 import discord
 
+THREAD_LOCKED = 160005
+"""Discord's code refusing a message in a thread a moderator locked ("Thread is locked")."""
+
+THREAD_ARCHIVED = 50083
+"""Discord's code "Operation is not allowed in an archived thread" ("Tried to perform an
+operation on an archived thread, such as editing a message"): also what it answers an
+interaction's visible answer in a locked thread (discord/discord-api-docs#5517, #6884)."""
+
 
 def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -> bool:
     """Whether a thread so locked and archived, where I have Manage Threads or not, holds its

@@ -70,3 +70,19 @@ def test_the_holds_read_when_a_turn_began_from_the_service() -> None:
         and node.attr == "turn_began"
     }
     assert reaching == set()
+
+
+def test_discords_thread_codes_are_named_once() -> None:
+    """Discord's JSON codes for a locked or archived thread (160005, 50083) are named in one
+    module, bot/thread_locks.py, which the error handler and the flow both import."""
+    naming = {
+        f"{path.relative_to(BOT)}: {node.targets[0].id}"
+        for path in BOT.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value in (160005, 50083)
+    }
+    assert naming == {"thread_locks.py: THREAD_LOCKED", "thread_locks.py: THREAD_ARCHIVED"}

@@ -17,6 +17,7 @@ import discord
 from bot.i18n import ENGLISH, Language
 from bot.names import escaped, without_direction_controls
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
+from bot.thread_locks import THREAD_ARCHIVED
 from engine import MatchReason, get_ruleset
 
 _log = logging.getLogger(__name__)
@@ -26,10 +27,6 @@ THREAD_NAME_LIMIT = 100
 
 THREAD_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 """Discord archives a quiet thread after this long (a week); the bot archives it at match end."""
-
-THREAD_ARCHIVED = 50083
-"""Discord's refusal of an edit in an archived thread ("Tried to perform an operation on an
-archived thread, such as editing a message")."""
 
 
 async def edit_reopening(
