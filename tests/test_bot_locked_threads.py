@@ -401,7 +401,7 @@ async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_he
     /move there is played, but Discord refuses its board there as locked. She reads that her
     move was played and why its board is not shown — not that I lack permissions — and the
     thread is held on Discord's word: two days on, bob has not lost on time. Unlocked, the
-    board of her move is posted there."""
+    board of her move is posted there, once."""
     _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True, announce=False)
     answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
@@ -417,6 +417,14 @@ async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_he
     await held(table, thread, is_held=False)
     table.advance(timedelta(minutes=1))  # past the pause after its last refusal
     await table.wait_board(lambda m: "d1-b1" in m.content, channel=thread)
+    table.advance(timedelta(minutes=1))  # the outbox's next round finds nothing owed
+    await asyncio.sleep(0.5)
+    boards = [
+        m
+        for m in table.standin.messages(thread)
+        if not m.ephemeral and m.attachments and "d1-b1" in m.content
+    ]
+    assert len(boards) == 1, "the owed board was posted more than once"
 
 
 async def test_a_move_in_a_thread_whose_unlock_was_missed_is_played_and_ends_its_hold(
