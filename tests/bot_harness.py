@@ -21,6 +21,7 @@ from PIL import Image
 from bot.client import BrandubhBot
 from bot.config import Settings
 from bot.errors import APOLOGY
+from bot.storage.times import to_us
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -330,6 +331,24 @@ def png_size(message: StoredMessage) -> tuple[int, int]:
     with Image.open(io.BytesIO(picture.data)) as image:
         image.load()
         return image.size
+
+
+async def timers_checked(table: Harness) -> None:
+    """Wait until the bot's timers have run a whole check begun at the harness's time or
+    later (what a check does — time-outs, sweeps — is done): a check notes its time
+    (timer_checks, every 10 s) as it goes, and the note seen first may be one begun before,
+    so the third note, 22 s on, comes after a whole such check."""
+    bot = table.bot
+    assert bot is not None, "the bot is not running"
+
+    async def checked() -> bool:
+        async with bot.services.database.snapshot() as db:
+            row = await db.fetch_one("SELECT max(checked_us) FROM timer_checks")
+        return row is not None and row[0] is not None and int(str(row[0])) >= to_us(table.now)
+
+    for _ in range(3):
+        await eventually(checked, True)
+        table.advance(timedelta(seconds=11))
 
 
 async def eventually(

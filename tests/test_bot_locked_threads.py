@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, board_thread_game, running_bot, until
+from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
 
@@ -42,7 +42,7 @@ async def held(table: Harness, thread: FakeChannel, *, is_held: bool = True) -> 
 async def two_days_pass_and_alice_is_still_playing(table: Harness, thread: FakeChannel) -> None:
     """Two days pass, well past alice's deadline: her game is still being played."""
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None, "alice lost on time in a thread nobody could play in"

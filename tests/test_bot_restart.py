@@ -17,12 +17,13 @@ from bot.config import Settings
 from bot.services import Services
 from bot.services.held import Hold, HoldKind
 from bot.storage.errors import StorageError
-from bot.storage.times import from_us, to_us
+from bot.storage.times import from_us
 from tests.bot_harness import (
     Harness,
     challenge_id,
     eventually,
     move_button,
+    timers_checked,
     until,
     waits_until_told,
 )
@@ -703,21 +704,6 @@ async def test_a_hold_whose_give_back_failed_is_given_its_time_up_to_its_end(
         await table.stop()
 
 
-async def checks_seen(table: Harness, bot: BrandubhBot) -> None:
-    """Wait until the timers have run a whole check begun at the harness's time or later: a
-    check notes its time (timer_checks, every 10 s) before it sweeps, and the note seen first
-    may be one begun before, so the third note, 22 s on, comes after a whole such check."""
-
-    async def checked() -> bool:
-        async with bot.services.database.snapshot() as db:
-            row = await db.fetch_one("SELECT max(checked_us) FROM timer_checks")
-        return row is not None and row[0] is not None and int(str(row[0])) >= to_us(table.now)
-
-    for _ in range(3):
-        await eventually(checked, True)
-        table.advance(timedelta(seconds=11))
-
-
 async def test_the_time_given_to_what_no_longer_runs_is_forgotten_at_the_first_check(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
@@ -743,7 +729,7 @@ async def test_the_time_given_to_what_no_longer_runs_is_forgotten_at_the_first_c
         await eventually(notes, 0)
         async with bot.services.database.transaction() as db:
             await db.execute(note)
-        await checks_seen(table, bot)
+        await timers_checked(table)
         assert await notes() == 1, "forgotten before the hour was up"
         table.advance(timedelta(hours=1))
         await eventually(notes, 0)
@@ -787,9 +773,9 @@ async def test_only_the_process_of_shard_0_forgets_the_time_given_to_what_no_lon
     shard_1 = ShardProcess(discord_standin, tmp_path / "bot.sqlite3", (1,))
     bot = await shard_1.start()
     try:
-        await checks_seen(shard_1, bot)
+        await timers_checked(shard_1)
         shard_1.advance(timedelta(hours=1))
-        await checks_seen(shard_1, bot)
+        await timers_checked(shard_1)
         assert await notes(bot) == 1, "the process of shard 1 swept the table"
     finally:
         await shard_1.stop()
