@@ -462,16 +462,20 @@ class Holds:
                 return False
             if active is None:
                 return False
-            since = await self._turn_began(active.set_id)
+            since = await self.turn_began(active.set_id)
             if not still_closed():  # weighed after the reads: a change heard of meanwhile
                 return False
             _log.info("An interaction from thread %s was refused as locked for me", thread_id)
             await self.thread_closed(thread_id, since, guild_id=active.guild_id)
             return self.thread_held(thread_id)
 
-    async def _turn_began(self, set_id: int) -> datetime:
-        """When the turn of set ``set_id``'s player to move began (``GameService.turn_began``):
-        now if it is not in progress or the database cannot say."""
+    async def turn_began(self, set_id: int) -> datetime:
+        """When the turn of set ``set_id``'s player to move began — its last move, or the
+        takeback that gave it back, or the set's start (``GameService.turn_began``) — from which
+        a lock found late is held: not its deadline less its time per move, which time given
+        back during the turn makes later than that (and the hold's give-back, less the time
+        given meanwhile, would leave the player short). Now if it is not in progress or the
+        database cannot say."""
         try:
             began = await self.bot.services.games.turn_began(set_id)
         except StorageError as error:

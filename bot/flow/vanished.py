@@ -21,7 +21,6 @@ import discord
 
 from bot.errors import UNREACHABLE
 from bot.services.domain import SetEnd
-from bot.storage.errors import StorageError
 from bot.thread_locks import thread_closed_to_players
 
 if TYPE_CHECKING:
@@ -118,20 +117,12 @@ class VanishedFlow:
         return closed
 
     async def turn_began(self, set_id: int | None) -> datetime:
-        """When the turn of set ``set_id``'s player to move began — its last move, or the
-        takeback that gave it back, or the set's start — from which a lock found late is held:
-        not its deadline less its time per move, which time given back during the turn makes
-        later than that (and the hold's give-back, less the time given meanwhile, would leave
-        the player short). Now if there is no such set or the database cannot say."""
+        """When the turn of set ``set_id``'s player to move began (``Holds.turn_began``), or
+        now if there is no such set."""
         bot = self.flow.bot
         if set_id is None:
             return bot.clock()
-        try:
-            began = await bot.services.games.turn_began(set_id)
-        except StorageError as error:
-            _log.warning("Could not tell when the turn of game %s began: %s", set_id, error)
-            return bot.clock()
-        return bot.clock() if began is None else began
+        return await bot.timers.holds.turn_began(set_id)
 
     async def still_closed(self, thread_id: int) -> bool:
         """Whether thread ``thread_id`` is still closed to its players (locked and archived,
