@@ -13,7 +13,7 @@ import pytest
 from bot.i18n import language_for
 from bot.services.puzzles import by_id
 from engine.puzzles import Puzzle
-from tests.bot_harness import Harness, eventually, running_bot
+from tests.bot_harness import Harness, eventually, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.faults import RestFault
 from tests.discord_standin.model import ATTACH_FILES, SEND_MESSAGES
@@ -661,3 +661,30 @@ async def test_a_german_servers_puzzle_leaderboard_over_the_last_30_days(table: 
         "`  2.` **bob** — 1 von 2 gelöst (50 %)",
     ]
     assert pings_nobody(ever)
+
+
+async def test_a_double_click_on_a_puzzles_square_says_the_move_was_played(
+    table: Harness,
+) -> None:
+    """alice double-clicks the square of her puzzle's winning move: it is played once, and the
+    other press tells her she played it, not that the puzzle moved on and to look at its newest
+    message (it is the message she looks at: the first press edited it), nor that the puzzle is
+    already solved, as if it were news (the other press, handled after the first, found it so)."""
+    shown = await table.reply_text(table.alice, "puzzle play", {"difficulty": "easy"})
+    puzzle = shown_puzzle(shown)
+    move = str(puzzle.solution[0])
+    origin = move.split("-")[0]
+    chosen = await table.standin.select(
+        shown, select_offering(shown, origin), table.alice, [origin]
+    )
+    step_two = await chosen.wait_original()
+    where = select_offering(step_two, move)
+    presses = await asyncio.gather(
+        *(table.standin.select(step_two, where, table.alice, [move], wait=False) for _ in "ab")
+    )
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=30)
+    await until(lambda: sum(m.ephemeral for m in table.standin.messages(table.channel)) == 2)
+    [board, refusal] = [m for m in table.standin.messages(table.channel) if m.ephemeral]
+    assert refusal.content == f"You played {move} already."
+    assert ("Solved!" if puzzle.moves == 1 else "Good:") in board.content

@@ -22,7 +22,7 @@ from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
-from bot.services.errors import IllegalMove, StaleGameError
+from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, DailyPost, by_id
 from bot.storage import puzzles as stored
 from bot.views.common import within_deadline
@@ -178,6 +178,20 @@ class PuzzleFlow:
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
     ) -> None:
         """The second picker step: judge the move (in the pool) and show what follows."""
+        try:
+            await self._judge(interaction, attempt_id, ply, move)
+        except (StaleGameError, PuzzleOver):
+            # A double click: the other press of this square played it (before this one was
+            # handled, or while it was judged), and the message, edited, shows that move.
+            line = await self.bot.services.puzzles.line(attempt_id, interaction.user.id)
+            if line is not None and len(line) > ply and line[ply] == move:
+                raise StaleGameError(_("You played {move} already.", move=move)) from None
+            raise
+
+    async def _judge(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
+    ) -> None:
+        """:meth:`play_move`; a StaleGameError when the attempt moved on from ``ply``."""
         attempt = await self._current(interaction, attempt_id, ply)
         try:
             attempt_game(attempt).parse_move(move)

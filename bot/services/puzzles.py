@@ -327,6 +327,12 @@ class PuzzleService:
             )
         return Attempt(row, by_id()[row.puzzle_id])
 
+    async def line(self, attempt_id: int, user_id: int) -> tuple[str, ...] | None:
+        """The moves of ``user_id``'s attempt so far, finished or not; None if not theirs."""
+        async with self._database.snapshot() as db:
+            row = await puzzles.attempt(db, attempt_id)
+        return None if row is None or row.user_id != user_id else row.line
+
     async def record(self, attempt: Attempt, played: tuple[str, ...], status: str) -> Attempt:
         """Add ``played`` (the solver's move and the reply) to the attempt, with its status.
 
