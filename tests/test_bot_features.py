@@ -404,6 +404,27 @@ async def test_an_abort_confirmed_after_its_set_ended_says_so(table: Harness) ->
     assert await table.bot.services.games.in_channel(table.channel.id) is not None
 
 
+@pytest.mark.parametrize("sets", [1, 2])
+async def test_an_abort_confirmed_after_its_match_ended_says_so(table: Harness, sets: int) -> None:
+    """The admin asks to abort alice and bob's match, and bob resigns its last set before the
+    press: the press aborts nothing and says the game (a one-set match) or the match is over,
+    not that a set is over and to ask again "if its match goes on" (it cannot: it is over)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=sets)
+    if sets == 2:
+        await play(table, ATTACKERS_WIN, table.alice, table.bob)
+        await table.wait_board(lambda m: "Set 2" in m.content)
+    asked = await table.reply_text(table.admin, "abort")
+    resign = await table.reply_text(table.bob, "resign")
+    [confirm] = [c for c in resign.custom_ids() if c.startswith("resign:")]
+    await table.standin.click(resign, confirm, table.bob)
+    await table.wait_board(lambda m: "resigned" in m.content and "wins the" in m.content)
+    pressed = await table.standin.click(asked, asked.custom_ids()[0], table.admin)
+    refusal = await pressed.wait_original()
+    assert refusal.ephemeral
+    assert refusal.content == ("That game is over." if sets == 1 else "That match is over.")
+    assert not any(" aborted the " in m.content for m in table.public_messages())
+
+
 async def test_abort_by_number_refuses_a_game_not_in_progress(table: Harness) -> None:
     """/abort game:999 names the number it could not find, and changes nothing."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -223,12 +223,7 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
         try:
             active = await bot.services.games.get(self.set_id)
         except NoGameHere:
-            raise NoGameHere(
-                _(
-                    "That set is over: if its match goes on, ask {abort_command} again.",
-                    abort_command=command("abort"),
-                )
-            ) from None
+            raise await self._over(interaction) from None
         if active.guild_id != interaction.guild_id:
             raise NoGameHere(_("That game is over."))
 
@@ -243,4 +238,22 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             done,
             reason=aborted_line(active, interaction.user.id),
             here=interaction.channel_id == active.channel_id,
+        )
+
+    async def _over(self, interaction: discord.Interaction[Any]) -> NoGameHere:
+        """The refusal of a press whose set is no longer played: the game (a one-set match) or
+        the match is over, or, when the match may go on in set 2, to ask again for that set."""
+        try:
+            end = await bot_of(interaction).services.games.ended(self.set_id)
+        except NoGameHere:
+            end = None
+        if end is not None and end.game.sets_total == 1:
+            return NoGameHere(_("That game is over."))
+        if end is not None and end.match_end is not None:
+            return NoGameHere(_("That match is over."))
+        return NoGameHere(
+            _(
+                "That set is over: if its match goes on, ask {abort_command} again.",
+                abort_command=command("abort"),
+            )
         )
