@@ -520,6 +520,26 @@ async def test_games_against_the_computer_get_a_thread_each(table: Harness) -> N
     assert [m.id for m in table.public_messages()] == [alice.id, carol.id]
 
 
+async def test_a_computer_game_in_a_thread_names_the_computer_not_a_mention_of_me(
+    table: Harness,
+) -> None:
+    """The first board of alice's game against the computer in its thread says who attacks and
+    who defends, and an admin's abort names the players: the computer is named
+    "Brandubh (level 4)", as every other line names it, never by a mention of me, which shows
+    neither its level nor that it is the computer."""
+    line = await challenge_computer(table, table.alice, level=4, side="defenders")
+    thread = thread_of(table, line)
+    me = f"**{table.me.name} (level 4)**"
+    first = await table.wait_board(lambda m: "Good game!" in m.content, channel=thread)
+    assert f"{me} attacks, <@{table.alice.id}> defends. Good game!" in first.content
+    assert f"<@{table.me.id}>" not in first.content
+    aborted = await table.abort(table.admin, {"game": 1}, game_channel=thread)
+    assert aborted.content.startswith(
+        f"<@{table.admin.id}> aborted the match of {me} and <@{table.alice.id}>."
+    )
+    assert f"<@{table.me.id}>" not in aborted.content
+
+
 async def test_a_member_may_play_five_matches_against_the_computer_at_once(
     table: Harness,
 ) -> None:

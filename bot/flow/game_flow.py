@@ -41,6 +41,7 @@ from bot.flow.posts import (
     pictures_or_text,
     pictures_posted,
     pinging,
+    player_named,
     set_end_text,
 )
 from bot.flow.rematches import RematchFlow
@@ -623,8 +624,8 @@ class GameFlow:
         if active.parent_channel_id is not None:
             headline += " " + lang._(
                 "{attacker} attacks, {defender} defends. Good game!",
-                attacker=f"<@{active.attacker_id}>",
-                defender=f"<@{active.defender_id}>",
+                attacker=player_named(active.attacker_id, active.computer_id, names),
+                defender=player_named(active.defender_id, active.computer_id, names),
             )
         if interaction is not None:
             post = await within_deadline(

@@ -32,7 +32,7 @@ from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
-from bot.views.confirm import aborted_line
+from bot.views.confirm import aborted_line, computer_name
 from bot.views.rematch import rematch_view
 from engine import Side
 
@@ -210,7 +210,8 @@ class Outbox:
             if position.outcome.reason.from_outside:
                 lines = []  # its last move was told already: the set ended after it
             if end.aborted_by is not None:  # as the live post: who aborted it, naming the players
-                lines.append(lang.render(aborted_line(end.game, end.aborted_by)))
+                me = await computer_name(self.flow.bot, end.game)
+                lines.append(lang.render(aborted_line(end.game, end.aborted_by, me)))
             lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
             if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
                 pings = match_end_pings(end, end.aborted_by)  # not the admin who aborted it

@@ -198,14 +198,31 @@ def abort_prompt(
     return question, view
 
 
-def aborted_line(active: ActiveGame, admin_id: int) -> Text:
+def aborted_line(active: ActiveGame, admin_id: int, computer_name: str = "Brandubh") -> Text:
     """ "@admin aborted the match of @alice and @bob.": the players are named, so the post
-    notifies them (an admin may abort a game from anywhere, in a correspondence game)."""
-    first, second = active.players_in_match_order
-    players = {"player": f"<@{admin_id}>", "first": f"<@{first}>", "second": f"<@{second}>"}
+    notifies them (an admin may abort a game from anywhere, in a correspondence game); the
+    computer (``computer_name``: my name in the server) by its name and level, as every other
+    line names it, not by a mention of me."""
+
+    def named(player: int) -> str | Text:
+        if player != active.computer_id:
+            return f"<@{player}>"
+        level = _("{name} (level {level})", name=computer_name, level=active.computer_level or 3)
+        return Text("**{name}**", (("name", level),), literal=True)
+
+    first, second = (named(player) for player in active.players_in_match_order)
+    players = {"player": f"<@{admin_id}>", "first": first, "second": second}
     if active.sets_total == 1:
         return _("{player} aborted the game of {first} and {second}.", **players)
     return _("{player} aborted the match of {first} and {second}.", **players)
+
+
+async def computer_name(bot: Any, active: ActiveGame) -> str:
+    """My name in ``active``'s server, escaped, as its lines name the computer."""
+    if active.computer_id is None:
+        return "Brandubh"
+    names = await bot.display_names(active.guild_id, active.computer_id)
+    return escaped(names.get(active.computer_id, "Brandubh"))
 
 
 class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
@@ -236,7 +253,7 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             interaction,
             bot.services.games.abort(active.channel_id, set_id=self.set_id, by=interaction.user.id),
             done,
-            reason=aborted_line(active, interaction.user.id),
+            reason=aborted_line(active, interaction.user.id, await computer_name(bot, active)),
             here=interaction.channel_id == active.channel_id,
         )
 
