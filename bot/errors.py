@@ -421,12 +421,18 @@ async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     return True
 
 
+def _holds(interaction: discord.Interaction[Any]) -> Any:
+    """The holds of ``interaction``'s bot (bot/holds.py ``Holds``), or None before its timers
+    exist (a client without them: this module does not import the bot)."""
+    return getattr(getattr(interaction.client, "timers", None), "holds", None)
+
+
 def _open_on_discords_word(interaction: discord.Interaction[Any], thread: discord.Thread) -> None:
     """Discord showed ``thread``, which the cache held locked for me, unlocked: if it is held,
     its hold ends now (``Holds.played_in``), however the interaction is then answered — one
     refused privately (out of turn) would otherwise leave it held, its player to move sitting
     out the clock in a thread open to them."""
-    holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
+    holds = _holds(interaction)
     if holds is None or not holds.thread_held(thread.id):
         return
     holds.tell(thread.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
@@ -469,7 +475,7 @@ async def locked_refusal(
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
     refusal says its clocks stand still — and that ``played`` was played, if it was."""
-    holds = getattr(getattr(interaction.client, "timers", None), "holds", None)
+    holds = _holds(interaction)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
         return ThreadLockedForMe(played=played)
