@@ -13,6 +13,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+import zlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
@@ -24,6 +25,13 @@ _log = logging.getLogger(__name__)
 
 Thinker = Callable[..., str]
 T = TypeVar("T")
+
+
+def repeatable_seed(game: Game) -> int:
+    """The seed of the weaker levels' chance in ``game``'s position, from the game itself: with a
+    search bounded by positions (``BRANDUBH_AI_NODES``), the same game gives the same move."""
+    moves = " ".join(str(record.move) for record in game.records)
+    return zlib.crc32(f"{game.ruleset.name}|{game.starting_position}|{moves}".encode())
 
 
 class PoolClosed(Exception):
@@ -52,10 +60,13 @@ class AIPool:
         *,
         workers: int = 0,
         time_per_move: timedelta | None = None,
+        nodes: int | None = None,
         thinker: Thinker | None = None,
     ) -> None:
         self.workers = workers or max(1, os.cpu_count() or 1)
         self.time_per_move = time_per_move
+        self.nodes = nodes
+        """Positions searched per move instead of a time (then the moves are repeatable)."""
         self._thinker = thinker or think
         self._slots = asyncio.Semaphore(self.workers)
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
@@ -75,6 +86,10 @@ class AIPool:
         if self._closed:
             raise PoolClosed("the computer opponent is shutting down")
         moves = [str(record.move) for record in game.records]
+        time_limit = None if self.time_per_move is None else self.time_per_move.total_seconds()
+        if self.nodes is not None:
+            time_limit = None
+            seed = repeatable_seed(game) if seed is None else seed
         async with self._slots:
             if self._closed:
                 raise PoolClosed("the computer opponent is shutting down")
@@ -87,8 +102,9 @@ class AIPool:
                 game.starting_side.value,
                 moves,
                 level,
-                None if self.time_per_move is None else self.time_per_move.total_seconds(),
+                time_limit,
                 seed,
+                self.nodes,
             )
             try:
                 return await future

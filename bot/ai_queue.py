@@ -26,7 +26,7 @@ from pgqueuer import AsyncpgDriver, AsyncpgPoolDriver, Queries
 from pgqueuer.core.completion import CompletionWatcher
 from pgqueuer.types import JobId
 
-from bot.ai_pool import PoolClosed
+from bot.ai_pool import PoolClosed, repeatable_seed
 from bot.storage import computer_jobs
 from engine import Game
 
@@ -54,6 +54,8 @@ class MoveRequest:
     level: int
     time_limit: float | None
     seed: int | None
+    nodes: int | None = None
+    """Positions to search instead of a time (``BRANDUBH_AI_NODES``)."""
 
     def encode(self) -> bytes:
         """The job's payload (JSON)."""
@@ -66,6 +68,7 @@ class MoveRequest:
                 "level": self.level,
                 "time_limit": self.time_limit,
                 "seed": self.seed,
+                "nodes": self.nodes,
             }
         ).encode()
 
@@ -77,6 +80,7 @@ class MoveRequest:
         data: dict[str, Any] = json.loads(payload)
         time_limit = data["time_limit"]
         seed = data["seed"]
+        nodes = data.get("nodes")  # absent from a job queued before it was asked
         return cls(
             ruleset=str(data["ruleset"]),
             position=str(data["position"]),
@@ -85,13 +89,23 @@ class MoveRequest:
             level=int(data["level"]),
             time_limit=None if time_limit is None else float(time_limit),
             seed=None if seed is None else int(seed),
+            nodes=None if nodes is None else int(nodes),
         )
 
     @classmethod
     def of(
-        cls, game: Game, level: int, time_per_move: timedelta | None, seed: int | None
+        cls,
+        game: Game,
+        level: int,
+        time_per_move: timedelta | None,
+        seed: int | None,
+        nodes: int | None = None,
     ) -> MoveRequest:
-        """The request for the computer's move in ``game``."""
+        """The request for the computer's move in ``game``: searched for ``time_per_move``, or
+        over ``nodes`` positions with a seed from the game (the same game, the same move)."""
+        if nodes is not None:
+            time_per_move = None
+            seed = repeatable_seed(game) if seed is None else seed
         return cls(
             ruleset=game.ruleset.name,
             position=game.starting_position,
@@ -100,6 +114,7 @@ class MoveRequest:
             level=level,
             time_limit=None if time_per_move is None else time_per_move.total_seconds(),
             seed=seed,
+            nodes=nodes,
         )
 
 
@@ -111,10 +126,12 @@ class QueuedComputer:
         url: str,
         *,
         time_per_move: timedelta | None = None,
+        nodes: int | None = None,
         answer_within: timedelta = ANSWER_WITHIN,
     ) -> None:
         self.url = url
         self.time_per_move = time_per_move
+        self.nodes = nodes
         self.answer_within = answer_within
         self._pool: asyncpg.Pool[Record] | None = None
         self._queries: Queries | None = None
@@ -145,7 +162,7 @@ class QueuedComputer:
         assert self._queries is not None
         assert self._watcher is not None
         assert self._pool is not None
-        request = MoveRequest.of(game, level, self.time_per_move, seed)
+        request = MoveRequest.of(game, level, self.time_per_move, seed, self.nodes)
         [job_id] = await self._queries.enqueue(ENTRYPOINT, request.encode())
         finished = self._watcher.wait_for(job_id)
         self._waiting.add(finished)

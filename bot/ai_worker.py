@@ -99,6 +99,7 @@ async def serve(url: str, heartbeat: timedelta) -> None:
                 request.level,
                 request.time_limit,
                 request.seed,
+                request.nodes,
             )
             await computer_jobs.store_move(results, int(job.id), move)
             _log.info(

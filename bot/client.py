@@ -133,7 +133,11 @@ class BrandubhBot(commands.AutoShardedBot):
         dropped = await self.services.analyses.drop_dead_claims()
         if dropped:
             _log.info("Dropped %d analysis claim(s) an earlier run left", dropped)
-        self.engine = AIPool(workers=self.settings.ai_workers, time_per_move=self.settings.ai_time)
+        self.engine = AIPool(
+            workers=self.settings.ai_workers,
+            time_per_move=self.settings.ai_time,
+            nodes=self.settings.ai_nodes,
+        )
         self.ai = await self._computer_opponent()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for cog in COGS:
@@ -188,7 +192,11 @@ class BrandubhBot(commands.AutoShardedBot):
         (any machine); on SQLite a pool of this process's own worker processes."""
         if self.settings.database_url is None:
             return self.engine  # one pool: moves and analyses take its workers in turn
-        queued = QueuedComputer(self.settings.database_url, time_per_move=self.settings.ai_time)
+        queued = QueuedComputer(
+            self.settings.database_url,
+            time_per_move=self.settings.ai_time,
+            nodes=self.settings.ai_nodes,
+        )
         await queued.start()
         return queued
 

@@ -44,6 +44,10 @@ class Settings:
     """Sync commands to these guilds only (development); empty means globally."""
     ai_time: timedelta | None = None
     """How long the computer may think about one move; None: each level's own time."""
+    ai_nodes: int | None = None
+    """BRANDUBH_AI_NODES: positions the computer searches per move at level 5 (the lower levels
+    their share), instead of a time; its moves are then repeatable: the same game, the same
+    move, however loaded the machine (the tests; reproducing a reported game)."""
     ai_workers: int = 0
     """Processes for the computer opponent; 0 means one per CPU core."""
     analysis_nodes: int = ANALYSIS_NODES
@@ -197,6 +201,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise ConfigError(
             f"BRANDUBH_ANALYSIS_NODES must be a whole number of at least 1000, not {nodes_raw!r}."
         )
+    ai_nodes_raw = env.get("BRANDUBH_AI_NODES", "").strip()
+    if ai_nodes_raw and (not ai_nodes_raw.isdigit() or int(ai_nodes_raw) < 1):
+        raise ConfigError(
+            f"BRANDUBH_AI_NODES must be a whole number of at least 1, not {ai_nodes_raw!r}."
+        )
     ready_timeout = _seconds(env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2))
     backup_interval = _backup_interval(env.get("BRANDUBH_BACKUP_HOURS", "").strip())
     database = env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB
@@ -212,6 +221,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         gateway_url=_address(env, "DISCORD_GATEWAY_URL", DEFAULT_GATEWAY_URL, ("wss", "ws")),
         guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
         ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS"),
+        ai_nodes=int(ai_nodes_raw) if ai_nodes_raw else None,
         ai_workers=int(workers_raw),
         analysis_nodes=int(nodes_raw),
         timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),

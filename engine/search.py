@@ -294,10 +294,13 @@ def think(
     level: int,
     time_limit: float | None = None,
     seed: int | None = None,
+    nodes: int | None = None,
 ) -> str:
     """The computer's move as text (``d1-d3``), from plain values: the process-pool entry point.
 
     Rebuilds the game from its starting position, side to move and moves, then searches.
+    ``nodes`` (then ``time_limit`` is None) bounds the search by positions instead of time: with
+    ``seed`` too, the same position gives the same move on any machine, however loaded.
     """
     started = time.perf_counter()
     game = Game.from_position(start_position, to_move=Side(start_side), ruleset=ruleset)
@@ -305,4 +308,4 @@ def think(
         game.play(move)
     if time_limit is not None:
         time_limit = max(0.0, time_limit - (time.perf_counter() - started))
-    return str(choose_move(game, level=level, time_limit=time_limit, seed=seed).move)
+    return str(choose_move(game, level=level, time_limit=time_limit, nodes=nodes, seed=seed).move)

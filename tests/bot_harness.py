@@ -34,6 +34,10 @@ from tests.discord_standin.model import MANAGE_GUILD
 
 JSON = dict[str, Any]
 
+AI_NODES_IN_TESTS = 1000
+"""The computer's search per move in the tests, in positions (level 5; the others their share):
+its moves are the same in every run, however loaded the machine."""
+
 ANALYSIS_NODES_IN_TESTS = 20_000
 """/analyse's search budget per position in the tests (the default is twice that)."""
 
@@ -48,6 +52,7 @@ class Harness:
         *,
         channels: Sequence[str] = ("games", "lobby", "side"),
         ai_seconds: float = 0.05,
+        ai_nodes: int | None = AI_NODES_IN_TESTS,
         bot_permissions: int | None = None,
         dev_guild: bool = False,
         threads: bool = False,
@@ -76,6 +81,9 @@ class Harness:
             self.guild, standin.world.add_user("otherbot", bot=True)
         )
         self.ai_seconds = ai_seconds
+        self.ai_nodes = ai_nodes
+        """The computer's search bound in positions: its moves are then the same in every run,
+        however loaded the machine (a test that needs it to think for a time passes None)."""
         self.dev_guild = dev_guild
         self.expect_apology = False
         """Set by a test that provokes an unexpected error on purpose."""
@@ -132,6 +140,7 @@ class Harness:
             api_base=self.standin.api_base,
             gateway_url=self.standin.gateway_url,
             ai_time=timedelta(seconds=self.ai_seconds),
+            ai_nodes=self.ai_nodes,
             ai_workers=2,
             analysis_nodes=ANALYSIS_NODES_IN_TESTS,
             timer_interval=timedelta(seconds=0.05),

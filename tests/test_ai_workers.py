@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import signal
 import subprocess
@@ -18,7 +19,7 @@ import asyncpg
 import pytest
 
 from bot.ai_pool import PoolClosed
-from bot.ai_queue import QueuedComputer
+from bot.ai_queue import MoveRequest, QueuedComputer
 from bot.config import Settings
 from engine import Game
 from engine.book import book_move
@@ -67,6 +68,20 @@ def opening(moves: int, seed: int) -> Game:
         legal = sorted(str(move) for move in game.legal_moves())
         game.play(legal[(seed * 7 + index * 13) % len(legal)])
     return game
+
+
+def test_a_request_queued_without_a_bound_in_positions_is_read() -> None:
+    """A job queued by a shard from before BRANDUBH_AI_NODES (no "nodes" in its payload) is
+    read as searched by time; one with the bound carries it, and a seed from the game."""
+    game = opening(3, 1)
+    timed = MoveRequest.of(game, 2, timedelta(seconds=0.3), None)
+    payload = json.loads(timed.encode())
+    del payload["nodes"]
+    assert MoveRequest.decode(json.dumps(payload).encode()) == timed
+    bounded = MoveRequest.of(game, 2, timedelta(seconds=0.3), None, 500)
+    assert (bounded.nodes, bounded.time_limit) == (500, None)
+    assert bounded.seed is not None
+    assert MoveRequest.decode(bounded.encode()) == bounded
 
 
 async def test_two_workers_share_the_jobs(workers: Workers, computer: QueuedComputer) -> None:

@@ -48,6 +48,16 @@ def test_ai_time_is_read_in_seconds() -> None:
     assert settings.ai_time == timedelta(seconds=0.25)
 
 
+def test_ai_nodes_are_read_and_checked() -> None:
+    """BRANDUBH_AI_NODES bounds the computer's search by positions; empty thinks by time, and a
+    value that is not a positive whole number is refused with the variable's name."""
+    assert load_settings({"DISCORD_TOKEN": "t"}).ai_nodes is None
+    assert load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_AI_NODES": "800"}).ai_nodes == 800
+    for wrong in ("0", "many", "-5"):
+        with pytest.raises(ConfigError, match="BRANDUBH_AI_NODES"):
+            load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_AI_NODES": wrong})
+
+
 def test_token_is_not_in_the_settings_repr() -> None:
     """Logging the settings never shows the token."""
     settings = load_settings({"DISCORD_TOKEN": "very-secret-token"})

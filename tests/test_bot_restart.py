@@ -153,7 +153,7 @@ async def test_computer_turn_resumes_after_a_restart(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
     """Stopped while the computer was thinking, the bot plays its move after starting again."""
-    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.5)
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.5, ai_nodes=None)
     await table.start()
     try:
         start = await table.slash(
@@ -174,7 +174,7 @@ async def test_a_restart_while_the_computer_thinks_answers_in_the_players_line(
 ) -> None:
     """Stopped while the computer thought about its reply, the bot edits the player's
     "… I am thinking…" line into the computer's board after starting again, as it would have."""
-    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=8.0)
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=8.0, ai_nodes=None)
     await table.start()
     try:
         await table.slash(table.alice, "challenge", {"opponent": table.me})
