@@ -28,6 +28,7 @@ from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
 from bot.storage.errors import StorageError
+from bot.thread_locks import LocksSeen
 from bot.timers import Timers
 from bot.views import DYNAMIC_ITEMS
 
@@ -110,6 +111,8 @@ class BrandubhBot(commands.AutoShardedBot):
         """/analyse: the engine's review of a finished set."""
         self.puzzles = PuzzleFlow(self)
         """/puzzle and the daily puzzle."""
+        self.locks_seen = LocksSeen()
+        """Threads Discord just showed locked, not asked about again for a few seconds."""
         self._background: set[asyncio.Task[Any]] = set()
         self._stored: dict[tuple[int | None, int], str] = {}
         """The names this process stored, by (server, user); server None: the account's own."""

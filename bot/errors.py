@@ -24,7 +24,13 @@ from bot.i18n.text import engine_sentence
 from bot.names import escaped
 from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
-from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED, thread_closed_to_players
+from bot.thread_locks import (
+    THREAD_ARCHIVED,
+    THREAD_LOCKED,
+    LocksSeen,
+    refused_about,
+    thread_closed_to_players,
+)
 from engine import IllegalMoveError
 from engine.errors import echoed
 
@@ -356,13 +362,23 @@ class ThreadLockedForMe(GameError):
 
 def refused_as_locked(interaction: discord.Interaction[Any], error: BaseException) -> bool:
     """Whether ``error`` is Discord refusing (403) a message of mine in the thread
-    ``interaction`` came from as locked: its own word, whatever the cache shows."""
+    ``interaction`` came from as locked: its own word, whatever the cache shows. The refused
+    request must be about that thread or ``interaction`` itself (its answer, a followup):
+    a refusal from another channel says nothing of this thread's lock."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
+    channel = interaction.channel
     return (
         isinstance(error, discord.Forbidden)
         and error.code in (THREAD_LOCKED, THREAD_ARCHIVED)
-        and isinstance(interaction.channel, discord.Thread)
+        and isinstance(channel, discord.Thread)
+        and refused_about(
+            error,
+            channel_id=channel.id,
+            application_id=interaction.application_id,
+            interaction_id=interaction.id,
+            token=interaction.token,
+        )
     )
 
 
@@ -401,11 +417,15 @@ async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     would refuse. Shown unlocked, the cache takes Discord's word (as the event missed would
     have), the thread's hold ends (:func:`_open_on_discords_word`, whatever the interaction's
     answer) and the interaction goes on. When Discord cannot say in time, the cache's word
-    stands."""
+    stands. Shown locked, Discord's word stands a few seconds (``LocksSeen``), so a burst of
+    presses there asks once."""
     if not locked_for_me(interaction):
         return False
     channel = interaction.channel
     assert isinstance(channel, discord.Thread)
+    seen = _locks_seen(interaction)
+    if seen is not None and seen.still_locked(channel.id):
+        return True
     try:
         shown = await asyncio.wait_for(
             interaction.client.fetch_channel(channel.id), LOCK_CHECK_WAITS
@@ -416,9 +436,20 @@ async def still_locked_for_me(interaction: discord.Interaction[Any]) -> bool:
     if isinstance(shown, discord.Thread) and not shown.locked:
         _log.info("Thread %s the cache held locked is unlocked, as Discord shows it", channel.id)
         channel.locked = False
+        if seen is not None:
+            seen.forget(channel.id)
         _open_on_discords_word(interaction, channel)
         return False
+    if seen is not None and isinstance(shown, discord.Thread):
+        seen.locked(channel.id)
     return True
+
+
+def _locks_seen(interaction: discord.Interaction[Any]) -> LocksSeen | None:
+    """What Discord last showed of locks to ``interaction``'s bot (bot/client.py), or None
+    for a client without it (this module does not import the bot)."""
+    seen = getattr(interaction.client, "locks_seen", None)
+    return seen if isinstance(seen, LocksSeen) else None
 
 
 def _holds(interaction: discord.Interaction[Any]) -> Any:

@@ -1,10 +1,13 @@
 """Whether a thread is closed to its players by a moderator's lock (bot/flow/locked_threads.py
 tells the story): pure predicates on discord.py's objects, which the error handler, the holds and
-the flow all read, below the flow layer."""
+the flow all read, below the flow layer; and Discord's last word that a thread is locked
+(:class:`LocksSeen`)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
+from urllib.parse import unquote, urlsplit
 
 import discord
 
@@ -52,3 +55,72 @@ def thread_closed_to_players(
         archived=thread.archived,
         i_manage_threads=manages_threads(thread.guild, thread.parent_id, told),
     )
+
+
+def refused_about(
+    refused: discord.HTTPException,
+    *,
+    channel_id: int,
+    application_id: int,
+    interaction_id: int,
+    token: str,
+) -> bool:
+    """Whether the request Discord ``refused`` was about channel ``channel_id`` (a message
+    there: ``/channels/{channel_id}/…``) or the interaction ``interaction_id`` itself (its
+    answer: ``/interactions/{interaction_id}/{token}/callback``; a followup or an edit of it:
+    ``/webhooks/{application_id}/{token}…``), as the refused response's URL names it. A
+    refusal of a request elsewhere (another channel) is not about them; nor is one whose URL
+    is not known."""
+    path = unquote(urlsplit(str(getattr(refused.response, "url", ""))).path)
+    segments = path.split("/")
+    resources = [i for i, part in enumerate(segments) if part in _RESOURCES]
+    if not resources:
+        return False
+    first = resources[0]
+    named = segments[first + 1 :]
+    match segments[first]:
+        case "channels":
+            return named[:1] == [str(channel_id)]
+        case "webhooks":
+            return named[:2] == [str(application_id), token]
+        case _:  # "interactions"
+            return named[:3] == [str(interaction_id), token, "callback"]
+
+
+_RESOURCES = ("channels", "webhooks", "interactions")
+"""The first segment of Discord's API paths that :func:`refused_about` tells apart (after
+``/api/v10``)."""
+
+
+LOCK_SEEN_FOR = 5.0
+"""The seconds Discord's word that a thread is locked stands (:class:`LocksSeen`): a burst of
+commands and presses in a thread the cache holds locked costs one request, and an unlock whose
+event was missed is seen at most this late."""
+
+
+class LocksSeen:
+    """The threads Discord last showed locked when asked (bot/errors.py
+    ``still_locked_for_me``), each for :data:`LOCK_SEEN_FOR` seconds (``time.monotonic()``):
+    within them, Discord is not asked again. An unlock seen, or any change of the thread
+    heard of (its THREAD_UPDATE), forgets it."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, float] = {}
+        """Thread id → when Discord showed it locked (``time.monotonic()``)."""
+
+    def locked(self, thread_id: int) -> None:
+        """Discord showed ``thread_id`` locked just now (those seen too long ago go)."""
+        now = time.monotonic()
+        self._seen = {
+            thread: seen for thread, seen in self._seen.items() if now - seen < LOCK_SEEN_FOR
+        }
+        self._seen[thread_id] = now
+
+    def still_locked(self, thread_id: int) -> bool:
+        """Whether Discord showed ``thread_id`` locked less than :data:`LOCK_SEEN_FOR` ago."""
+        seen = self._seen.get(thread_id)
+        return seen is not None and time.monotonic() - seen < LOCK_SEEN_FOR
+
+    def forget(self, thread_id: int) -> None:
+        """``thread_id`` was seen unlocked, or changed: Discord's last word on it is old."""
+        self._seen.pop(thread_id, None)

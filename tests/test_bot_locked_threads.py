@@ -9,9 +9,13 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import discord
 import pytest
 
+from bot import thread_locks
+from bot.errors import refused_as_locked
 from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
@@ -551,3 +555,73 @@ async def test_a_refusal_in_a_thread_whose_unlock_was_missed_still_ends_its_hold
     assert refused.ephemeral
     assert "locked" not in refused.content, refused.content
     await held(table, thread, is_held=False)
+
+
+def thread_fetches(table: Harness, thread: FakeChannel) -> int:
+    """How many times the bot asked Discord for ``thread`` (GET /channels/{id})."""
+    path = f"/api/v10/channels/{thread.id}"
+    return sum(c.method == "GET" and c.path == path for c in table.standin.recorder.rest_log)
+
+
+async def test_a_burst_of_commands_in_a_locked_thread_asks_discord_once(table: Harness) -> None:
+    """alice's thread is locked (held); she sends /board three times in a row there: each is
+    refused as locked, and Discord is asked whether the thread is still locked only once (its
+    word stands a few seconds)."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    before = thread_fetches(table, thread)
+    for _ in range(3):
+        refused = await table.reply_text(table.alice, "board", {}, channel=thread)
+        assert refused.ephemeral
+        assert refused.content.startswith("A moderator locked this thread"), refused.content
+    assert thread_fetches(table, thread) == before + 1
+
+
+async def test_a_lock_seen_is_asked_again_once_its_word_is_old(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord's word that alice's thread is locked stands only a while (here 0.2 s): her
+    /board after it asks again, and, the unlock having been missed, is answered."""
+    monkeypatch.setattr(thread_locks, "LOCK_SEEN_FOR", 0.2)
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True)
+    await held(table, thread)
+    refused = await table.reply_text(table.alice, "board", {}, channel=thread)
+    assert refused.content.startswith("A moderator locked this thread"), refused.content
+    await table.standin.edit_thread(thread, locked=False, announce=False)
+    await asyncio.sleep(0.3)
+    shown = await table.reply_text(table.alice, "board", {}, channel=thread)
+    assert "locked" not in shown.content, shown.content
+
+
+async def test_a_lock_refused_in_another_thread_is_not_this_threads_lock(table: Harness) -> None:
+    """During alice's command in her open game thread, a post of mine in carol's locked thread
+    is refused as locked: that refusal is not read as alice's thread locked; one of a post in
+    alice's thread, or of her command's answer, would be."""
+    _, thread = await board_thread_game(table)
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    await table.standin.edit_thread(corner, locked=True)
+    await table.standin.wait_until(lambda: corner.locked, timeout=5)
+    assert table.bot is not None
+    seen: list[discord.Interaction[Any]] = []
+
+    async def keep(interaction: discord.Interaction[Any]) -> None:
+        seen.append(interaction)
+
+    table.bot.add_listener(keep, "on_interaction")
+    await table.reply_text(table.alice, "board", {}, channel=thread)
+    [interaction] = seen
+    elsewhere = table.bot.get_partial_messageable(corner.id)
+    with pytest.raises(discord.Forbidden) as refused:
+        await elsewhere.send("a post in a locked thread")
+    assert refused.value.code == 160005
+    assert not refused_as_locked(interaction, refused.value)
+    await table.standin.edit_thread(thread, locked=True)
+    here = table.bot.get_partial_messageable(thread.id)
+    with pytest.raises(discord.Forbidden) as refused_here:
+        await here.send("a post in alice's thread, locked")
+    assert refused_as_locked(interaction, refused_here.value)
+    with pytest.raises(discord.Forbidden) as answer_refused:
+        await interaction.followup.send("her command's answer, in her locked thread")
+    assert refused_as_locked(interaction, answer_refused.value)

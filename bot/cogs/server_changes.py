@@ -108,6 +108,7 @@ class ServerChanges(commands.Cog):
                 self.bot.get_guild(payload.guild_id), payload.parent_id, self.bot.timers.holds.told
             ),
         )
+        self.bot.locks_seen.forget(payload.thread_id)  # the event is fresher
         holds = self.bot.timers.holds
         async with holds.in_turn(payload.thread_id):  # in the order Discord sent them
             if closed:
