@@ -337,14 +337,14 @@ class ThreadLockedForMe(GameError):
         if played is not None and held:
             message = _(
                 "You played {move}, but a moderator locked this thread: Discord takes nothing "
-                "from me here, so I post the board once one unlocks it, and the game's clocks "
-                "here stand still until then.",
+                "from me here, so I post the board once a moderator unlocks it, and the game's "
+                "clocks here stand still until then.",
                 move=played,
             )
         elif played is not None:
             message = _(
                 "You played {move}, but a moderator locked this thread: Discord takes nothing "
-                "from me here, so I post the board once one unlocks it.",
+                "from me here, so I post the board once a moderator unlocks it.",
                 move=played,
             )
         elif held:

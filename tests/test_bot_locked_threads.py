@@ -412,8 +412,8 @@ async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_he
     assert answer.ephemeral
     assert answer.content == (
         "You played d1-b1, but a moderator locked this thread: Discord takes nothing from me "
-        "here, so I post the board once one unlocks it, and the game's clocks here stand still "
-        "until then."
+        "here, so I post the board once a moderator unlocks it, and the game's clocks here "
+        "stand still until then."
     )
     await held(table, thread)
     await two_days_pass_and_alice_is_still_playing(table, thread)
