@@ -325,16 +325,51 @@ def _expired(interaction: discord.Interaction[Any], error: BaseException) -> boo
     )
 
 
+class Ended(enum.Enum):
+    """How a press ended a set, stored before Discord refused its final board as locked
+    (:class:`ThreadLockedForMe`)."""
+
+    RESIGNED = enum.auto()
+    ABORTED_GAME = enum.auto()
+    """An admin aborted a one-set match (a game)."""
+    ABORTED_MATCH = enum.auto()
+    """An admin aborted a match of two sets."""
+
+
 class ThreadLockedForMe(GameError):
     """A moderator locked the thread an interaction came from and I lack Manage Threads:
     Discord takes no message of mine there, not even an interaction's visible answer (only
     one its reader alone sees), so nothing can be played in it; ``held``: a game's there,
     whose clocks stand still until it is unlocked (bot/flow/locked_threads.py). ``played``: a
     move was played (the cache showed the thread open) before Discord refused its board, which
-    the outbox owes (posted once the thread is unlocked)."""
+    the outbox owes (posted once the thread is unlocked); ``ended``: so was a set's end (a
+    resignation, an abort), its final board owed alike."""
 
-    def __init__(self, *, held: bool = False, played: str | None = None) -> None:
-        if played is not None and held:
+    def __init__(
+        self, *, held: bool = False, played: str | None = None, ended: Ended | None = None
+    ) -> None:
+        if ended is Ended.RESIGNED and held:  # the match goes on with set 2, held
+            message = _(
+                "You resigned, but a moderator locked this thread: Discord takes nothing from "
+                "me here, so I post the board once a moderator unlocks it, and the game's "
+                "clocks here stand still until then."
+            )
+        elif ended is Ended.RESIGNED:
+            message = _(
+                "You resigned, but a moderator locked this thread: Discord takes nothing from "
+                "me here, so I post the board once a moderator unlocks it."
+            )
+        elif ended is Ended.ABORTED_GAME:  # over: no clocks left to hold
+            message = _(
+                "You aborted the game, but a moderator locked this thread: Discord takes "
+                "nothing from me here, so I post the board once a moderator unlocks it."
+            )
+        elif ended is Ended.ABORTED_MATCH:
+            message = _(
+                "You aborted the match, but a moderator locked this thread: Discord takes "
+                "nothing from me here, so I post the board once a moderator unlocks it."
+            )
+        elif played is not None and held:
             message = _(
                 "You played {move}, but a moderator locked this thread: Discord takes nothing "
                 "from me here, so I post the board once a moderator unlocks it, and the game's "
@@ -499,20 +534,22 @@ async def locked_refusal(
     *,
     on_discords_word: bool = False,
     played: str | None = None,
+    ended: Ended | None = None,
 ) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
     ``on_discords_word``: Discord refused my message there as locked, :func:`refused_as_locked`,
     and the cache, which missed the lock, now shows it locked, as the event missed would have):
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
-    refusal says its clocks stand still — and that ``played`` was played, if it was."""
+    refusal says its clocks stand still — and that ``played`` was played, or the set
+    ``ended``, if it was."""
     holds = _holds(interaction)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
-        return ThreadLockedForMe(played=played)
+        return ThreadLockedForMe(played=played, ended=ended)
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
-        return ThreadLockedForMe(played=played)
+        return ThreadLockedForMe(played=played, ended=ended)
     if on_discords_word:
         channel.locked = True
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
@@ -524,7 +561,7 @@ async def locked_refusal(
         held = await asyncio.wait_for(asyncio.shield(begun), _refusal_waits(interaction))
     except TimeoutError:
         held = holds.thread_held(channel_id)
-    return ThreadLockedForMe(held=bool(held), played=played)
+    return ThreadLockedForMe(held=bool(held), played=played, ended=ended)
 
 
 async def _as_seen_here(

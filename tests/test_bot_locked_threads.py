@@ -625,3 +625,69 @@ async def test_a_lock_refused_in_another_thread_is_not_this_threads_lock(table: 
     with pytest.raises(discord.Forbidden) as answer_refused:
         await interaction.followup.send("her command's answer, in her locked thread")
     assert refused_as_locked(interaction, answer_refused.value)
+
+
+async def test_a_resignation_in_a_thread_whose_lock_was_missed_is_told_as_done(
+    table: Harness,
+) -> None:
+    """A moderator locks alice's thread and the bot misses it: her resignation there is stored,
+    and Discord refuses its final board as locked. She reads that she resigned and why the
+    board is not shown — not only that the thread is locked — and, unlocked, the final board is
+    posted there."""
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
+    asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("resign:")]
+    pressed = await table.standin.click(asked, confirm, table.alice)
+    told = await pressed.wait_followup()
+    assert told.ephemeral
+    assert told.content == (
+        "You resigned, but a moderator locked this thread: Discord takes nothing from me here, "
+        "so I post the board once a moderator unlocks it."
+    )
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(thread.id) is None, "her game goes on"
+    await table.standin.edit_thread(thread, locked=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.wait_board(lambda m: "resigned" in m.content, channel=thread)
+
+
+async def test_a_resigned_set_in_a_thread_whose_lock_was_missed_holds_set_two(
+    table: Harness,
+) -> None:
+    """The same in set 1 of two: alice reads that she resigned, and that the clocks of the
+    game going on in the thread (set 2) stand still; they do — two days on it is played."""
+    board, thread = await board_thread_game(table, sets=2)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
+    asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("resign:")]
+    told = await (await table.standin.click(asked, confirm, table.alice)).wait_followup()
+    assert told.content == (
+        "You resigned, but a moderator locked this thread: Discord takes nothing from me here, "
+        "so I post the board once a moderator unlocks it, and the game's clocks here stand "
+        "still until then."
+    )
+    await held(table, thread)
+    await two_days_pass_and_alice_is_still_playing(table, thread)
+
+
+async def test_an_abort_in_a_thread_whose_lock_was_missed_is_told_as_done(
+    table: Harness,
+) -> None:
+    """A moderator locks alice and bob's thread and the bot misses it: an admin's abort there
+    is stored, and Discord refuses its final board as locked; the admin reads that the game was
+    aborted and why its board is not shown."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    asked = await table.reply_text(table.admin, "abort", channel=thread)
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    told = await (await table.standin.click(asked, confirm, table.admin)).wait_followup()
+    assert told.ephemeral
+    assert told.content == (
+        "You aborted the game, but a moderator locked this thread: Discord takes nothing from "
+        "me here, so I post the board once a moderator unlocks it."
+    )
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(thread.id) is None, "the game goes on"

@@ -10,6 +10,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.errors import Ended, locked_refusal, refused_as_locked
 from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
 from bot.names import escaped
@@ -69,16 +70,19 @@ async def end_confirmed(
     interaction: discord.Interaction[Any],
     ending: Coroutine[Any, Any, SetEnd],
     done: Callable[[Language, SetEnd], str],
+    ended: Ended,
     *,
     reason: Text | None = None,
     here: bool = True,
 ) -> None:
-    """A confirmed resignation or abort: store ``ending``, say ``done`` in place of the
-    question, and post the set's end with ``reason`` (as the press's answer when the game is
-    ``here``, else in the game's channel).
+    """A confirmed resignation or abort (``ended``): store ``ending``, say ``done`` in place
+    of the question, and post the set's end with ``reason`` (as the press's answer when the
+    game is ``here``, else in the game's channel).
 
     A slow write (another program holding the database) is deferred in time; if even the
-    deferral fails, the stored end is announced all the same.
+    deferral fails, the stored end is announced all the same. Its answer refused as locked
+    (a thread whose lock the cache missed), the player reads that the set's end stands and
+    its board, owed, is posted once the thread is unlocked.
     """
     flow = bot_of(interaction).flow
 
@@ -94,7 +98,14 @@ async def end_confirmed(
             await update_message(interaction, done(reader(interaction), end))
         finally:  # stored: the set's end is announced, and the game goes on, whatever the edit
             if here:
-                await flow.set_ends.announce(end, interaction=interaction, reason_line=reason)
+                try:
+                    await flow.set_ends.announce(end, interaction=interaction, reason_line=reason)
+                except discord.Forbidden as refused:
+                    if not refused_as_locked(interaction, refused):
+                        raise
+                    raise await locked_refusal(
+                        interaction, on_discords_word=True, ended=ended
+                    ) from refused
             else:
                 await flow.set_ends.announce_apart(end, reason_line=reason)
 
@@ -160,7 +171,7 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
                 return lang._("You resigned the game.")
             return lang._("You resigned this set.")
 
-        await end_confirmed(interaction, resigned, done)
+        await end_confirmed(interaction, resigned, done, Ended.RESIGNED)
 
 
 def abort_prompt(
@@ -253,6 +264,7 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             interaction,
             bot.services.games.abort(active.channel_id, set_id=self.set_id, by=interaction.user.id),
             done,
+            Ended.ABORTED_GAME if active.sets_total == 1 else Ended.ABORTED_MATCH,
             reason=aborted_line(active, interaction.user.id, await computer_name(bot, active)),
             here=interaction.channel_id == active.channel_id,
         )
