@@ -29,7 +29,6 @@ from bot.thread_locks import (
     THREAD_LOCKED,
     LocksSeen,
     refused_about,
-    thread_closed_to_players,
 )
 from engine import IllegalMoveError
 from engine.errors import echoed
@@ -495,15 +494,15 @@ def _holds(interaction: discord.Interaction[Any]) -> Any:
 
 def _open_on_discords_word(interaction: discord.Interaction[Any], thread: discord.Thread) -> None:
     """Discord showed ``thread``, which the cache held locked for me, unlocked: if it is held,
-    its hold ends now (``Holds.played_in``), however the interaction is then answered — one
+    its hold ends now (``Holds.answered_in``), however the interaction is then answered — one
     refused privately (out of turn) would otherwise leave it held, its player to move sitting
     out the clock in a thread open to them."""
     holds = _holds(interaction)
     if holds is None or not holds.thread_held(thread.id):
         return
-    holds.tell(thread.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
+    manages = interaction.app_permissions.manage_threads
     interaction.client.spawn(
-        holds.played_in(thread.id, lambda: not thread_closed_to_players(thread, holds.told)),
+        holds.answered_in(thread, manages, interaction.extras, shown_open=True),
         name=f"brandubh-shown-open-{thread.id}",
     )
 
@@ -554,7 +553,7 @@ async def locked_refusal(
         channel.locked = True
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
     begun = interaction.client.spawn(  # not cancelled if the wait gives up: it goes on
-        holds.refused_in(channel_id, lambda: thread_closed_to_players(channel, holds.told)),
+        holds.refused_in(channel_id, lambda: holds.closed(channel)),
         name=f"brandubh-refused-in-{channel_id}",
     )
     try:

@@ -44,7 +44,6 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
 from bot.services.held import Held
 from bot.storage.errors import StorageError
-from bot.thread_locks import thread_closed_to_players
 from engine import Side
 
 if TYPE_CHECKING:
@@ -514,7 +513,7 @@ class Timers:
         cached = self.bot.get_channel(active.channel_id)
         if cached is not None and not isinstance(cached, discord.Thread):
             return False
-        if cached is not None and thread_closed_to_players(cached, self.holds.told):
+        if cached is not None and self.holds.closed(cached):
             since: datetime | None = await vanished.turn_began(active.set_id)
         else:
             since = await vanished.closed_since(active.channel_id, active.set_id)

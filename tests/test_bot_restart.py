@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import bot.holds as holds_module
+import bot.outage_holds as outage_holds_module
 import bot.timers as timers_module
 from bot.client import BrandubhBot
 from bot.config import Settings
@@ -836,9 +836,9 @@ async def test_servers_back_in_a_burst_are_given_their_time_together(
     in one of them, has his half hour. The quiet that ends a burst is widened from 250 ms to
     a second and a half: a loaded machine can take more than 250 ms between two of the
     test's announcements, which split the batch."""
-    monkeypatch.setattr(holds_module, "RETURN_QUIET", timedelta(seconds=1.5))
-    monkeypatch.setattr(holds_module, "RETURN_WAIT", timedelta(seconds=30))
-    monkeypatch.setattr(holds_module, "RETURNS_PER_TRANSACTION", per_transaction)
+    monkeypatch.setattr(outage_holds_module, "RETURN_QUIET", timedelta(seconds=1.5))
+    monkeypatch.setattr(outage_holds_module, "RETURN_WAIT", timedelta(seconds=30))
+    monkeypatch.setattr(outage_holds_module, "RETURNS_PER_TRANSACTION", per_transaction)
     others = [discord_standin.add_guild(f"Club {n}", channels=["play"]) for n in (2, 3)]
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     bot = await table.start()

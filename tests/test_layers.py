@@ -59,11 +59,13 @@ def test_the_error_handler_reaches_not_the_flow_layer() -> None:
 
 
 def test_the_holds_read_when_a_turn_began_from_the_service() -> None:
-    """bot/holds.py asks the games service when a turn began, not the flow (``bot.flow``)."""
-    tree = ast.parse((BOT / "holds.py").read_text(encoding="utf-8"))
+    """The holds (bot/holds.py and the modules it composes) ask the games service when a turn
+    began, not the flow (``bot.flow``)."""
+    modules = ("holds.py", "hold_keeping.py", "thread_holds.py", "outage_holds.py")
     reaching = {
-        node.attr
-        for node in ast.walk(tree)
+        f"{name}: {node.attr}"
+        for name in modules
+        for node in ast.walk(ast.parse((BOT / name).read_text(encoding="utf-8")))
         if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Attribute)
         and node.value.attr == "vanished"

@@ -18,7 +18,7 @@ from bot.client import BrandubhBot
 from bot.flow.locked_threads import locked_threads
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
-from bot.thread_locks import closed_to_players, manages_threads, thread_closed_to_players
+from bot.thread_locks import closed_to_players, manages_threads
 
 _log = logging.getLogger(__name__)
 
@@ -74,13 +74,13 @@ class ServerChanges(commands.Cog):
         changed = [
             thread
             for thread in locked_threads(guild)
-            if thread_closed_to_players(thread, holds.told) is not holds.thread_held(thread.id)
+            if holds.closed(thread) is not holds.thread_held(thread.id)
         ]
         closing = [thread.id for thread in changed if not holds.thread_held(thread.id)]
         in_play = await holds.in_play(closing) if closing else {}
         for thread in changed:
             async with holds.in_turn(thread.id):  # as it is now, not before a change heard since
-                closed = thread_closed_to_players(thread, holds.told)
+                closed = holds.closed(thread)
                 if closed and not holds.thread_held(thread.id):
                     if in_play is None or thread.id in in_play:
                         await holds.thread_closed(thread.id, guild_id=guild.id)
@@ -141,26 +141,13 @@ class ServerChanges(commands.Cog):
 
     async def _played(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """``interaction`` was answered, not refused as locked for me (bot/errors.py
-        ``locked_for_me``). A held thread it came from is not closed to its players after all
-        when Discord's word shows it: the interaction's own, that I have Manage Threads there
-        (my Manage Threads given back, an event missed), or, without it, the thread as Discord
-        shows it now — not the cache, which may be what missed the lock (a hold found on a
-        refused post: bot/timers.py ``_found_closed``), nor the answer, which may be one only
-        its reader sees (Discord takes those in a locked thread) or a post that went apart.
-        Then its hold ends, its time given back once — unless, once the changes heard of before
-        are weighed, it is closed after all (a lock heard of as the interaction was answered)."""
+        ``locked_for_me``): a held thread it came from ends its hold if Discord's word shows it
+        open (``Holds.answered_in``)."""
         channel = interaction.channel
         if not isinstance(channel, discord.Thread):
             return
-        holds = self.bot.timers.holds
         manages = interaction.app_permissions.manage_threads
-        holds.tell(channel.parent_id, manages, interaction.extras)
-        if not holds.thread_held(channel.id):
-            return
-        if not manages and await self.bot.flow.vanished.still_closed(channel.id):
-            return
-        told = holds.told
-        await holds.played_in(channel.id, lambda: not thread_closed_to_players(channel, told))
+        await self.bot.timers.holds.answered_in(channel, manages, interaction.extras)
 
     @commands.Cog.listener()
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:

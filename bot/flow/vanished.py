@@ -21,7 +21,6 @@ import discord
 
 from bot.errors import UNREACHABLE
 from bot.services.domain import SetEnd
-from bot.thread_locks import thread_closed_to_players
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
@@ -103,9 +102,7 @@ class VanishedFlow:
         for channel_id in channel_ids:
             cached = bot.get_channel(channel_id)
             if cached is not None:  # not archived (discord.py drops archived threads)
-                if isinstance(cached, discord.Thread) and thread_closed_to_players(
-                    cached, bot.timers.holds.told
-                ):
+                if isinstance(cached, discord.Thread) and bot.timers.holds.closed(cached):
                     closed[channel_id] = await self.turn_began(set_ids.get(channel_id))
                 continue
             if await self._gone_for_sure(channel_id):
@@ -134,9 +131,7 @@ class VanishedFlow:
             return False  # gone: its game is aborted when that is heard of
         except (discord.HTTPException, *UNREACHABLE):
             return True
-        return isinstance(channel, discord.Thread) and thread_closed_to_players(
-            channel, self.flow.bot.timers.holds.told
-        )
+        return isinstance(channel, discord.Thread) and self.flow.bot.timers.holds.closed(channel)
 
     async def closed_since(self, channel_id: int, set_id: int | None = None) -> datetime | None:
         """Since when ``channel_id`` is closed to its players, if Discord shows it as a thread
@@ -147,8 +142,8 @@ class VanishedFlow:
             channel = await self.flow.bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE):
             return None
-        if not isinstance(channel, discord.Thread) or not thread_closed_to_players(
-            channel, self.flow.bot.timers.holds.told
+        if not isinstance(channel, discord.Thread) or not self.flow.bot.timers.holds.closed(
+            channel
         ):
             return None
         if channel.archived:
