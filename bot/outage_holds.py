@@ -29,6 +29,9 @@ RETURN_WAIT = timedelta(seconds=2)
 RETURNS_PER_TRANSACTION = 100
 """The most servers given their time in one transaction: a burst of thousands (a shard that
 connects anew) would hold every give-back, and the moves of its first servers, for seconds."""
+OWED_TRIES_LOGGED = 5
+"""After this many failed tries in a row to give back the same gateway outage, the failure is
+logged once as an error (each try is a warning): its players' clocks are still short of it."""
 
 
 class OutageHolds(HoldKeeping):
@@ -51,6 +54,9 @@ class OutageHolds(HoldKeeping):
         """The gateway's outages (one shard in this process) whose time could not be given
         back as they ended, from when to when, oldest first (:meth:`give_back_owed`): a later
         one waits behind them."""
+        self._owed_tries_failed = 0
+        """How many tries in a row to give back the oldest owed outage failed (none once it is
+        given): the try that makes them :data:`OWED_TRIES_LOGGED` is logged as an error."""
         self._giving_owed = asyncio.Lock()
         """Held while the owed outages are given: one at a time, in order (a check's and a
         reconnect's at once would give the first twice and drop the second)."""
@@ -170,8 +176,28 @@ class OutageHolds(HoldKeeping):
         async with self._giving_owed:
             while self._owed_outages:
                 since, until = self._owed_outages[0]
-                await self._outage_given(since, until)
+                try:
+                    await self._outage_given(since, until)
+                except StorageError as error:
+                    self._owed_try_failed(since, until, error)
+                    raise
                 del self._owed_outages[0]
+                self._owed_tries_failed = 0
+
+    def _owed_try_failed(self, since: datetime, until: datetime, error: StorageError) -> None:
+        """A try to give back the owed outage from ``since`` to ``until`` failed (each try is
+        logged as a warning where it was made): once :data:`OWED_TRIES_LOGGED` in a row have,
+        that is logged once as an error, for it is no passing lock any more."""
+        self._owed_tries_failed += 1
+        if self._owed_tries_failed == OWED_TRIES_LOGGED:
+            _log.error(
+                "The players' clocks are not given back the gateway outage from %s to %s yet: "
+                "%d tries in a row failed, the last with: %s",
+                since.isoformat(),
+                until.isoformat(),
+                self._owed_tries_failed,
+                error,
+            )
 
     async def server_unavailable(self, guild_id: int, *, keep: bool = True) -> None:
         """Discord says server ``guild_id`` is unavailable (an outage of that server): nobody

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -403,6 +404,45 @@ async def test_a_stop_waits_only_so_long_for_the_gateway_outage_owed(
         assert active.deadline == table.now + timedelta(minutes=30)
     finally:
         silent.set()
+        await table.stop()
+
+
+async def test_an_owed_gateway_outage_failing_five_tries_in_a_row_is_logged_once_as_an_error(
+    discord_standin: DiscordStandin,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The database fails a gateway outage's give-back at every try: the fifth failed try in a
+    row is logged as an error saying the players' clocks are not given that outage back yet,
+    with the database's error, and the tries after it log no second error (before, each try
+    was a warning only)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    bot = await table.start()
+    try:
+        games, holds = bot.services.games, bot.timers.holds
+        tried: list[object] = []
+
+        async def always_fails(*args: Any, **kwargs: Any) -> Any:
+            tried.append(args)
+            raise StorageError("database is locked")
+
+        monkeypatch.setattr(games, "give_back_outage", always_fails)
+        caplog.set_level(logging.WARNING)
+        await discord_standin.drop_gateway(refuse_for=2.0)
+        await until(holds.all_down)
+        table.advance(timedelta(hours=2))
+        await until(lambda: len(tried) >= 8, timeout=20)  # the reconnect's try, then checks'
+        errors = [
+            record.getMessage()
+            for record in caplog.records
+            if record.levelno >= logging.ERROR and record.name.startswith("bot")
+        ]
+        assert len(errors) == 1, errors
+        assert "clocks are not given back the gateway outage" in errors[0]
+        assert "5 tries in a row failed, the last with: database is locked" in errors[0]
+        assert holds.outage_owed
+    finally:
         await table.stop()
 
 
