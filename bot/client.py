@@ -148,7 +148,7 @@ class BrandubhBot(commands.AutoShardedBot):
         errors.install(self.tree)
         await self.tree.set_translator(CatalogTranslator())
         assert self.application_id is not None
-        if 0 in self.settings.shards.ids:  # one process syncs the commands, not every shard's
+        if self.settings.shards.runs_first:  # one process syncs the commands, not each
             await sync.sync_if_changed(
                 self.tree,
                 application_id=self.application_id,

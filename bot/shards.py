@@ -24,6 +24,13 @@ class Shards:
         """Whether this process runs every shard (it drives every server)."""
         return set(self.ids) == set(range(self.count))
 
+    @property
+    def runs_first(self) -> bool:
+        """Whether this process runs shard 0: the one process of several that does what is
+        done once for all of them (syncing the commands; sweeping the time given back to
+        deadlines no server's process can claim, bot/storage/clocks.py)."""
+        return 0 in self.ids
+
     def shard_of(self, guild_id: int) -> int:
         """The shard Discord assigns the server ``guild_id`` to."""
         return (guild_id >> 22) % self.count
