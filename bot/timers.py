@@ -62,8 +62,9 @@ was really away)."""
 
 FORGET_GIVEN_EVERY = timedelta(hours=1)
 """How often the time given back to clocks, challenges and takeback requests no longer
-running is forgotten (bot/services/absence.py), the first time at the first check — by the
-process running shard 0 alone (:attr:`Timers.forgets_given`)."""
+running is forgotten (bot/services/absence.py), the first time at the first check — by each
+process those of its own servers (the process of shard 0 also those of no server): a process
+down for long leaves the rows of its servers only, not every server's."""
 
 OWED_AT_STOP = timedelta(seconds=5)
 """The longest a stop waits to give back the gateway's outages still owed (the database failed
@@ -110,19 +111,6 @@ class Timers:
                 len(self._moved_expiries),
                 resumed.away,
             )
-
-    @property
-    def forgets_given(self) -> bool:
-        """Whether this process sweeps the time given back to what no longer runs: the one
-        running shard 0, as it alone syncs the commands. The table is shared by every process
-        on the database and the sweep reads all of it, so one sweep an hour, not one per
-        process. Chosen over a stored time of the last sweep (a migration, and a row every
-        process writes) or an advisory lock (PostgreSQL only, and it keeps two processes from
-        sweeping at once, not one after the other): the sweep only bounds the table's size —
-        each give-back reads the rows of the deadlines it gives to, by key, and forgets those
-        of its sets' earlier plies — so while shard 0's process is down the table merely grows
-        until it is back, and sweeps at its first check."""
-        return 0 in self.bot.settings.shards.ids
 
     @property
     def running(self) -> bool:
@@ -306,8 +294,8 @@ class Timers:
         """Expire challenges, remind players (at half time, and shortly before their time runs
         out), end games on time, post owed boards and the daily puzzle, archive threads, and
         retry the computer's failed turns; hourly, forget the time given back to what no
-        longer runs (the process of shard 0: :attr:`forgets_given`). Each step runs on its
-        own: one that fails is logged and the others still run."""
+        longer runs in these servers (:data:`FORGET_GIVEN_EVERY`). Each step runs on its own:
+        one that fails is logged and the others still run."""
         services = self.bot.services
         # Nobody could play during a gateway outage whose time the database failed to give
         # back: given first, or (raising) the check waits, as while the gateway was down.
@@ -328,7 +316,7 @@ class Timers:
         await self._step("archiving threads", self._archive_due(now))
         # Last, so that a board owed for a move is out before the set's end is announced.
         await self._step("ending games on time", self._time_out(now, held))
-        if self.forgets_given and now - self._forgotten >= FORGET_GIVEN_EVERY:
+        if now - self._forgotten >= FORGET_GIVEN_EVERY:
             self._forgotten = now  # a failure is tried again in an hour
             await self._step("forgetting time given back", services.games.forget_given_back())
 

@@ -788,12 +788,13 @@ class ShardProcess(Harness):
         return replace(super().settings(), shard_count=2, shard_ids=self.shard_ids)
 
 
-async def test_only_the_process_of_shard_0_forgets_the_time_given_to_what_no_longer_runs(
+async def test_only_the_process_of_shard_0_forgets_the_time_given_to_what_has_no_server(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
     """Two processes share the database: the one running shard 1 leaves a note of time given
-    back to an answered challenge, at its first check and an hour on; the one running shard 0
-    forgets it at its first (before, every process swept the whole shared table hourly)."""
+    back to a challenge not found (so of no server), at its first check and an hour on; the
+    one running shard 0 forgets it at its first (each process forgets the notes of its own
+    servers: tests/test_storage_clocks.py)."""
     syncing = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await syncing.start()  # the commands synced (the process of shard 1 does not)
     await syncing.stop()

@@ -434,6 +434,54 @@ async def test_the_sweep_forgets_only_what_no_longer_runs_a_batch_at_a_time(
     assert moved.set_id < ended.set_id < kept.set_id
 
 
+async def stop_running(
+    services: Services, guild: int, channel: int, other: int
+) -> list[tuple[str, int]]:
+    """In ``guild``: a set in ``channel`` with a takeback request, and a challenge in
+    ``other``, are given an hour (the server held); then the request is declined, the set's
+    player moves and the challenge is accepted: none of the three runs any more. Returns
+    their ``given_back`` kinds and ids."""
+    game = await start_set(services, guild, channel)
+    takeback = await ask(services, channel)
+    challenge = await services.challenges.create(guild, other, ALICE, CAROL)
+    since = services.clock()
+    await services.games.give_back_closed(since, since + timedelta(hours=1), guild_id=guild)
+    await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
+    await services.games.play(channel, BOB, "c4-c3")
+    await services.challenges.accept(challenge.challenge_id, CAROL)
+    return [
+        ("challenge", challenge.challenge_id),
+        ("set", game.set_id),
+        ("takeback", takeback.takeback_id),
+    ]
+
+
+async def test_each_process_forgets_the_time_given_in_the_servers_of_its_own_shards(
+    services: Services, clock: FakeClock
+) -> None:
+    """Two processes share the database, one running shard 0 of two, one shard 1: the sweep
+    of shard 1's forgets the notes of its server's set, request and challenge, not those of
+    shard 0's server nor one tied to no server; then shard 0's forgets those two."""
+    guild_1 = GUILD + (1 << 22)
+    assert Shards(2, (1,)).shard_of(guild_1) == 1
+    assert Shards(2, (0,)).shard_of(GUILD) == 0
+    in_guild_0 = await stop_running(services, GUILD, CHANNEL, OTHER_CHANNEL)
+    in_guild_1 = await stop_running(services, guild_1, CHANNEL + 10, CHANNEL + 11)
+    async with services.database.transaction() as db:
+        await db.execute("INSERT INTO given_back VALUES ('challenge', 9999, 0, 1, 2)")
+
+    async def noted() -> list[tuple[str, int]]:
+        async with services.database.snapshot() as db:
+            rows = await db.fetch_all("SELECT kind, target_id FROM given_back")
+        return sorted((str(r[0]), int(r[1])) for r in rows)
+
+    assert await noted() == sorted([*in_guild_0, *in_guild_1, ("challenge", 9999)])
+    await Services(services.database, clock, Shards(2, (1,))).games.forget_given_back()
+    assert await noted() == sorted([*in_guild_0, ("challenge", 9999)])
+    await Services(services.database, clock, Shards(2, (0,))).games.forget_given_back()
+    assert await noted() == []
+
+
 def test_a_give_back_is_owed_what_its_clock_ran_even_after_a_later_one_came_first() -> None:
     """A set's clock began at 10 (its set at 0); a give-back of 20 to 40 came first, then
     one of 0 to 30 whose end was read before it: that one owes the clock 10 to 20 (not the

@@ -26,9 +26,9 @@ stopped never runs again. A takeback starts a new clock for an earlier ply under
 harmless — they ended before the takeback (nobody moves during a hold), and :func:`owed`
 never gives more than the new clock ran, so they cannot lessen what it is owed. A give-back forgets
 the intervals it reads of clocks no longer running (its sets' earlier plies);
-:func:`forget_given` sweeps the rest, at start-up and hourly (bot/timers.py: the process of
-shard 0 alone, the table being shared), a bounded batch per transaction, each read by the
-table's key. Not in every give-back's transaction, as before:
+:func:`forget_given` sweeps the rest, at start-up and hourly (bot/timers.py: each process
+those of its own servers, the process of shard 0 also those of no server), a bounded batch per
+transaction, each read by the table's key. Not in every give-back's transaction, as before:
 there the same sweep read the whole table (33 ms at 40,000 rows) while holding the lock every
 give-back waits for. Nor in each transaction that stops a deadline (a move, a set's end, a
 challenge or request answered, withdrawn or expired, a takeback): a dozen write paths on two
@@ -159,13 +159,15 @@ _EXPIRING = {
 }
 
 
-async def forget_given(db: Connection, kind: clocks.Deadline, after_id: int) -> int | None:
-    """Forget the intervals given back to the deadlines of ``kind`` no longer running, among
-    the next batch of ids after ``after_id`` (:func:`clocks.forget_given`), under the lock the
-    give-backs take (one never reads an interval this forgets). Returns the last id looked
-    at, None once every one was."""
+async def forget_given(
+    db: Connection, kind: clocks.Deadline, after_id: int, shards: Shards
+) -> int | None:
+    """Forget the intervals given back to the deadlines of ``kind`` no longer running in the
+    servers of ``shards``, among the next batch of ids after ``after_id``
+    (:func:`clocks.forget_given`), under the lock the give-backs take (one never reads an
+    interval this forgets). Returns the last id looked at, None once every one was."""
     await db.lock(GIVE_BACK_LOCK)
-    return await clocks.forget_given(db, kind, after_id)
+    return await clocks.forget_given(db, kind, after_id, shards)
 
 
 def owed(since_us: int, until_us: int, deadline: clocks.Running, given: list[clocks.Given]) -> int:

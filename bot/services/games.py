@@ -476,13 +476,13 @@ class GameService:
 
     async def forget_given_back(self) -> None:
         """Forget the time given back to the clocks, challenges and takeback requests no
-        longer running (:func:`~bot.services.absence.forget_given`), a batch per
-        transaction: a move or a give-back waits for one batch at most."""
+        longer running in these servers (:func:`~bot.services.absence.forget_given`), a batch
+        per transaction: a move or a give-back waits for one batch at most."""
         for kind in clocks.Deadline:
             after: int | None = -1  # every id is above
             while after is not None:
                 async with self._database.transaction() as db:
-                    after = await forget_given(db, kind, after)
+                    after = await forget_given(db, kind, after, self._shards)
 
     async def timers_ran(self, now: datetime | None = None) -> None:
         """Note that this process's timers are running (the start of an absence, if it ends

@@ -264,16 +264,43 @@ _STILL_RUNNING = {
 }
 """Whether a ``given_back`` row's clock, challenge or request still runs."""
 
+_SERVER = {
+    Deadline.SET: "SELECT sets.guild_id FROM sets WHERE sets.set_id = given_back.target_id",
+    Deadline.CHALLENGE: "SELECT challenges.guild_id FROM challenges "
+    "WHERE challenges.challenge_id = given_back.target_id",
+    Deadline.TAKEBACK: "SELECT sets.guild_id FROM takebacks JOIN sets "
+    "ON sets.set_id = takebacks.set_id WHERE takebacks.takeback_id = given_back.target_id",
+}
+"""The server of a ``given_back`` row's set, challenge or request (none if it is not found:
+sets, challenges and requests are never deleted, so only a row written by hand)."""
+
+
+def _swept_by(kind: Deadline, shards: Shards) -> str:
+    """An SQL condition true for the ``given_back`` rows of ``kind`` that the process running
+    ``shards`` sweeps: those of the servers it drives, and, if it runs shard 0, those of no
+    server (:data:`_SERVER` finds none)."""
+    if shards.every:
+        return "1 = 1"
+    server = f"({_SERVER[kind]})"
+    if shards.runs_first:
+        return f"({shards.where(server)} OR {server} IS NULL)"
+    return shards.where(server)
+
+
 FORGET_BATCH = 1_000
 """About how many ``given_back`` rows one transaction of :func:`forget_given` looks at."""
 
 
-async def forget_given(db: Connection, kind: Deadline, after_id: int) -> int | None:
+async def forget_given(
+    db: Connection, kind: Deadline, after_id: int, shards: Shards = EVERY
+) -> int | None:
     """Forget the intervals given back to the clocks, challenges or requests (``kind``) no
-    longer running (a set moved on or ended, a challenge or request answered or expired)
-    among the ``FORGET_BATCH`` or so rows of the next ids after ``after_id`` (every row of the
-    last id looked at). Returns that id, to go on after; None once none is left. Reads those rows
-    only, by the table's key: never the whole table."""
+    longer running (a set moved on or ended, a challenge or request answered or expired) in
+    the servers of ``shards`` (and, the process of shard 0, those of no server) among the
+    ``FORGET_BATCH`` or so rows of the next ids after ``after_id`` (every row of the last id
+    looked at). Returns that id, to go on after; None once none is left. Reads those rows
+    only, by the table's key: never the whole table (the rows of every shard, though: a
+    server's shard is no column to look up)."""
     row = await db.fetch_one(
         "SELECT max(target_id) FROM (SELECT target_id FROM given_back "
         "WHERE kind = ? AND target_id > ? ORDER BY target_id LIMIT ?) page",
@@ -284,7 +311,7 @@ async def forget_given(db: Connection, kind: Deadline, after_id: int) -> int | N
     last = int(str(row[0]))
     await db.execute(
         "DELETE FROM given_back WHERE kind = ? AND target_id > ? AND target_id <= ? "
-        f"AND NOT EXISTS ({_STILL_RUNNING[kind]})",
+        f"AND NOT EXISTS ({_STILL_RUNNING[kind]}) AND {_swept_by(kind, shards)}",
         (kind.value, after_id, last),
     )
     return last
