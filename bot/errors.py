@@ -534,6 +534,7 @@ async def locked_refusal(
     on_discords_word: bool = False,
     played: str | None = None,
     ended: Ended | None = None,
+    match_over: bool = False,
 ) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
     ``on_discords_word``: Discord refused my message there as locked, :func:`refused_as_locked`,
@@ -541,7 +542,9 @@ async def locked_refusal(
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
     refusal says its clocks stand still — and that ``played`` was played, or the set
-    ``ended``, if it was."""
+    ``ended``, if it was. ``match_over``: that move or end ended the match, so no clock is
+    left to stand still, though the thread is held (a hold begun before, the cache showing
+    it open: a reminder refused, bot/timers.py ``_found_closed``)."""
     holds = _holds(interaction)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
@@ -560,7 +563,7 @@ async def locked_refusal(
         held = await asyncio.wait_for(asyncio.shield(begun), _refusal_waits(interaction))
     except TimeoutError:
         held = holds.thread_held(channel_id)
-    return ThreadLockedForMe(held=bool(held), played=played, ended=ended)
+    return ThreadLockedForMe(held=bool(held) and not match_over, played=played, ended=ended)
 
 
 async def _as_seen_here(

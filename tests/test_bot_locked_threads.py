@@ -691,3 +691,42 @@ async def test_an_abort_in_a_thread_whose_lock_was_missed_is_told_as_done(
     )
     assert table.bot is not None
     assert await table.bot.services.games.in_channel(thread.id) is None, "the game goes on"
+
+
+async def test_a_resignation_ending_a_held_match_whose_lock_was_missed_speaks_of_no_clocks(
+    table: Harness,
+) -> None:
+    """alice's thread is held (her reminder found the lock the bot missed; the cache still
+    shows it open): her resignation ends the match, and Discord refuses its final board as
+    locked. She reads that she resigned, not that the game's clocks stand still: none is left."""
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    table.advance(timedelta(hours=13))  # past her reminder, due at half time
+    await held(table, thread)
+    [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
+    asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("resign:")]
+    told = await (await table.standin.click(asked, confirm, table.alice)).wait_followup()
+    assert told.content == (
+        "You resigned, but a moderator locked this thread: Discord takes nothing from me here, "
+        "so I post the board once a moderator unlocks it."
+    )
+
+
+async def test_a_winning_move_in_a_held_thread_whose_lock_was_missed_speaks_of_no_clocks(
+    table: Harness,
+) -> None:
+    """The same for alice's /move that wins the match: she reads that she played it, not that
+    the game's clocks stand still."""
+    opening = ["d1-b1", "c4-c2", "b4-b5", "d4-b4"]
+    _, thread = await board_thread_game(table, opening=opening)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    table.advance(timedelta(hours=13))  # past her reminder, due at half time
+    await held(table, thread)
+    told = await table.reply_text(table.alice, "move", {"move": "b1-b3"}, channel=thread)
+    assert told.content == (
+        "You played b1-b3xb4, but a moderator locked this thread: Discord takes nothing from me "
+        "here, so I post the board once a moderator unlocks it."
+    )
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(thread.id) is None, "her game goes on"

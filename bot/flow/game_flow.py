@@ -129,7 +129,13 @@ async def _played_but_locked(
     locked (the cache missed the lock: :func:`bot.errors.refused_as_locked`): that it was
     played, and that the board, owed by the outbox, is posted once the thread is unlocked; the
     thread's hold begins on Discord's word."""
-    return await locked_refusal(interaction, on_discords_word=True, played=str(result.record))
+    ended = result.set_end
+    return await locked_refusal(
+        interaction,
+        on_discords_word=True,
+        played=str(result.record),
+        match_over=ended is not None and ended.match_end is not None,
+    )
 
 
 async def _tell_answers_only(

@@ -104,7 +104,10 @@ async def end_confirmed(
                     if not refused_as_locked(interaction, refused):
                         raise
                     raise await locked_refusal(
-                        interaction, on_discords_word=True, ended=ended
+                        interaction,
+                        on_discords_word=True,
+                        ended=ended,
+                        match_over=end.match_end is not None,
                     ) from refused
             else:
                 await flow.set_ends.announce_apart(end, reason_line=reason)
