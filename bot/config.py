@@ -100,7 +100,7 @@ def _optional_seconds(environ: Mapping[str, str], name: str) -> timedelta | None
 def _guild_ids(raw: str) -> tuple[int, ...]:
     ids: list[int] = []
     for part in raw.replace(",", " ").split():
-        if not part.isdigit():
+        if not part.isdecimal():
             raise ConfigError(f"DISCORD_GUILD_IDS must list server ids (numbers), not {part!r}.")
         ids.append(int(part))
     return tuple(ids)
@@ -156,7 +156,7 @@ def _shards(env: Mapping[str, str], postgresql: bool) -> tuple[int | None, tuple
         if ids_raw:
             raise ConfigError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the shards in all).")
         return None, None
-    if not count_raw.isdigit() or int(count_raw) < 1:
+    if not count_raw.isdecimal() or int(count_raw) < 1:
         raise ConfigError(
             f"DISCORD_SHARD_COUNT must be a whole number of 1 or more, not {count_raw!r}."
         )
@@ -194,15 +194,15 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
             "(see .env.example)."
         )
     workers_raw = env.get("BRANDUBH_AI_WORKERS", "").strip() or "0"
-    if not workers_raw.isdigit():
+    if not workers_raw.isdecimal():
         raise ConfigError(f"BRANDUBH_AI_WORKERS must be a whole number, not {workers_raw!r}.")
     nodes_raw = env.get("BRANDUBH_ANALYSIS_NODES", "").strip() or str(ANALYSIS_NODES)
-    if not nodes_raw.isdigit() or int(nodes_raw) < 1000:
+    if not nodes_raw.isdecimal() or int(nodes_raw) < 1000:
         raise ConfigError(
             f"BRANDUBH_ANALYSIS_NODES must be a whole number of at least 1000, not {nodes_raw!r}."
         )
     ai_nodes_raw = env.get("BRANDUBH_AI_NODES", "").strip()
-    if ai_nodes_raw and (not ai_nodes_raw.isdigit() or int(ai_nodes_raw) < 1):
+    if ai_nodes_raw and (not ai_nodes_raw.isdecimal() or int(ai_nodes_raw) < 1):
         raise ConfigError(
             f"BRANDUBH_AI_NODES must be a whole number of at least 1, not {ai_nodes_raw!r}."
         )

@@ -75,6 +75,12 @@ def test_log_level_is_read_in_any_case() -> None:
     [
         ("BRANDUBH_LOG_LEVEL", "loud"),
         ("BRANDUBH_AI_WORKERS", "many"),
+        # Digits Python's isdigit() takes but int() does not (superscripts):
+        ("BRANDUBH_AI_WORKERS", "\u00b2"),
+        ("BRANDUBH_AI_NODES", "\u00b2"),
+        ("BRANDUBH_ANALYSIS_NODES", "\u00b2" * 5),
+        ("DISCORD_GUILD_IDS", "\u00b9\u00b2"),
+        ("DISCORD_SHARD_COUNT", "\u00b2"),
         ("BRANDUBH_AI_SECONDS", "-1"),
         ("BRANDUBH_TIMER_SECONDS", "soon"),
         ("BRANDUBH_BACKUP_HOURS", "-2"),
