@@ -372,3 +372,39 @@ async def test_many_allowed_channels_are_counted_past_the_fifteenth(
         assert refused.content == (
             f"Games are not allowed in this channel. Games are played in {first} and 75 more."
         )
+
+
+async def test_a_challenge_in_a_channel_an_admin_disallows_lapses_and_holds_nobody(
+    table: Harness,
+) -> None:
+    """alice challenges bob in #lobby; an admin allows games in #games only: the challenge in
+    #lobby lapses (its message says why, without buttons) and alice can challenge bob in
+    #games at once, rather than be told to wait for an answer that can never come."""
+    lobby = table.guild.channel("lobby")
+    posted = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob}, channel=lobby
+    )
+    assert posted.custom_ids(), posted.content
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    await table.standin.wait_until(lambda: "no longer allowed" in posted.content, timeout=5)
+    assert posted.content.startswith(
+        f"<@{table.alice.id}>'s challenge to <@{table.bob.id}> lapsed: games are no longer "
+        "allowed in this channel."
+    ), posted.content
+    assert posted.custom_ids() == []
+    again = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert not again.ephemeral, again.content
+
+
+async def test_a_challenge_in_a_thread_of_an_allowed_channel_stays_open(table: Harness) -> None:
+    """An admin allows #games: a challenge waiting in a member's thread of #games stays open
+    (games there are allowed), while one in #lobby lapses."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    posted = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob}, channel=thread
+    )
+    lobby = table.guild.channel("lobby")
+    other = await table.reply_text(table.carol, "challenge", {"opponent": table.bob}, channel=lobby)
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    await table.standin.wait_until(lambda: "no longer allowed" in other.content, timeout=5)
+    assert posted.custom_ids(), posted.content

@@ -417,6 +417,7 @@ class Admin(commands.Cog):
             )
             or (no_open_challenge_role and current.open_challenge_role_id is not None)
         )
+        moved = False
         if changed:
 
             def change_channels(stored: frozenset[int]) -> frozenset[int]:
@@ -444,7 +445,9 @@ class Admin(commands.Cog):
                 no_open_challenge_role=no_open_challenge_role,
             )
             # A slow write (another program holding the database) is deferred in time.
+            before = current.allowed_channel_ids
             current = await within_deadline(interaction, updated, ephemeral=True)
+            moved = current.allowed_channel_ids != before
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         if no_threads:
             title = "\n".join((title, *no_threads))
@@ -462,6 +465,10 @@ class Admin(commands.Cog):
             daily=daily,
         )
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
+        if moved and interaction.guild is not None:
+            # Challenges waiting where games are no longer allowed lapse: nobody could accept
+            # them, yet they would hold their members until they expired.
+            await self.bot.flow.challenges.lapse_disallowed(interaction.guild, current)
 
     @app_commands.command(name="abort")
     @app_commands.guild_only()

@@ -29,7 +29,7 @@ from bot.flow.threads import (
 )
 from bot.i18n import Language
 from bot.names import escaped
-from bot.services.domain import ActiveGame, Challenge, ChallengeStatus
+from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
     ChallengeHeld,
     ChallengeNotFound,
@@ -371,15 +371,49 @@ class ChallengeFlow:
         except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
             _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
 
-    async def _mark_lapsed(self, challenge: Challenge) -> None:
-        """Edit a challenge made moot by a game in its channel: no buttons, and why."""
+    async def lapse_disallowed(self, guild: discord.Guild, settings: GuildSettings) -> None:
+        """The server's ``settings`` changed where games are allowed: its open challenges in a
+        channel no longer allowed lapse, and their messages say why (what stops an edit is
+        logged). A challenge in a channel I do not know stays open."""
+
+        def allowed(channel_id: int) -> bool | None:
+            channel = guild.get_channel_or_thread(channel_id)
+            if channel is None:
+                return None
+            parent = channel.parent_id if isinstance(channel, discord.Thread) else None
+            return settings.allows(channel_id, parent)
+
+        try:
+            lapsed = await self.flow.bot.services.challenges.lapse_disallowed(guild.id, allowed)
+        except StorageError as error:  # they expire as ever, and say so
+            _log.warning("Could not lapse the challenges server %s disallowed: %s", guild.id, error)
+            return
+        for challenge in lapsed:
+            await self._mark_lapsed(challenge, disallowed=True)
+
+    async def _mark_lapsed(self, challenge: Challenge, *, disallowed: bool = False) -> None:
+        """Edit a challenge made moot by a game in its channel (``disallowed``: by the
+        server's settings, which no longer allow games there): no buttons, and why."""
         if challenge.message_id is None:
             return
         message = self.flow.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
             challenge.message_id
         )
         lang = await self.flow.server_language(challenge.guild_id)
-        if challenge.opponent_id is None:
+        if disallowed and challenge.opponent_id is None:
+            content = lang._(
+                "{challenger}'s open challenge lapsed: games are no longer allowed in this "
+                "channel.",
+                challenger=f"<@{challenge.challenger_id}>",
+            )
+        elif disallowed:
+            content = lang._(
+                "{challenger}'s challenge to {opponent} lapsed: games are no longer allowed in "
+                "this channel.",
+                challenger=f"<@{challenge.challenger_id}>",
+                opponent=f"<@{challenge.opponent_id}>",
+            )
+        elif challenge.opponent_id is None:
             content = lang._(
                 "{challenger}'s open challenge lapsed: this channel is now busy with a game.",
                 challenger=f"<@{challenge.challenger_id}>",

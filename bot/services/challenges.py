@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -375,6 +376,25 @@ class ChallengeService:
                 row
                 for row in await challenges.open_in_channel(db, channel_id)
                 if await challenges.close(
+                    db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
+                )
+            ]
+        return [_challenge(row) for row in lapsed]
+
+    async def lapse_disallowed(
+        self, guild_id: int, allowed: Callable[[int], bool | None]
+    ) -> list[Challenge]:
+        """The server's settings changed where games are allowed: its open challenges in a
+        channel ``allowed`` says no to (None: not known, it stays open) lapse, and are returned.
+        Nobody could accept them there, yet they would hold their members (one open
+        challenge between two) and their challenger's five until they expired."""
+        async with self._database.transaction() as db:
+            now_us = to_us(self._clock())
+            lapsed = [
+                row
+                for row in await challenges.open_in_guild(db, guild_id)
+                if allowed(row.channel_id) is False
+                and await challenges.close(
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )
             ]

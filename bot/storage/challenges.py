@@ -310,6 +310,14 @@ async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]
     return [_row(row) for row in rows]
 
 
+async def open_in_guild(db: Connection, guild_id: int) -> list[ChallengeRow]:
+    """The open challenges posted in server ``guild_id``, oldest first."""
+    rows = await db.fetch_all(
+        f"{_SELECT} WHERE status = 'open' AND guild_id = ? ORDER BY challenge_id", (guild_id,)
+    )
+    return [_row(row) for row in rows]
+
+
 async def open_challenges(db: Connection, shards: Shards = EVERY) -> list[ChallengeRow]:
     """Every open challenge (in the servers of ``shards``), soonest expiry first."""
     rows = await db.fetch_all(
