@@ -22,6 +22,7 @@ from tests.discord_standin import (
     StoredMessage,
 )
 from tests.foreign_lock import foreign_write_lock
+from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -318,3 +319,60 @@ async def test_the_daily_puzzle_set_during_a_slow_write_is_answered(
             await table.standin.wait_until(lambda: daily.answered, timeout=3.0)
         answer = await daily.wait_original(lambda m: "(18:00 UTC)" in m.content, timeout=10)
         assert answer.ephemeral
+
+
+async def test_a_puzzle_asked_for_during_a_slow_write_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """/puzzle play while another program holds the write lock for 4 s is answered in time, and
+    the puzzle shown privately (its start, a write, waited past Discord's 3 s unanswered)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            asked = await table.standin.slash(
+                table.guild, table.channel, table.alice, "puzzle play", {}, wait=False
+            )
+            await table.standin.wait_until(lambda: asked.answered, timeout=3.0)
+        shown = await asked.wait_original(lambda m: "Find the move" in m.content, timeout=10)
+        assert shown.ephemeral
+
+
+async def test_a_puzzle_move_during_a_slow_write_is_answered_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A wrong puzzle move chosen while another program holds the write lock for 4 s is
+    answered in time, and its verdict shown (its record, a write, waited unanswered)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        shown = await table.reply_text(table.alice, "puzzle play")
+        move = wrong_first_move(shown_puzzle(shown))
+        origin = move.split("-")[0]
+        chosen = await table.standin.select(
+            shown, select_offering(shown, origin), table.alice, [origin]
+        )
+        where = await chosen.wait_original()
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            played = await table.standin.select(
+                where, select_offering(where, move), table.alice, [move], wait=False
+            )
+            await table.standin.wait_until(lambda: played.answered, timeout=3.0)
+        verdict = await played.wait_original(lambda m: "Not this time" in m.content, timeout=10)
+        assert verdict.ephemeral
+
+
+async def test_a_daily_puzzle_opened_during_a_slow_write_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The daily post's Solve pressed while another program holds the write lock for 4 s is
+    answered in time, privately, with the puzzle; the public post is left as it was."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        lobby = table.guild.channel("lobby")
+        hour = (table.now + timedelta(hours=1)).hour
+        await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+        table.advance(timedelta(hours=1))
+        post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+        [solve_id] = post.custom_ids()
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            pressed = await table.standin.click(post, solve_id, table.bob, wait=False)
+            await table.standin.wait_until(lambda: pressed.answered, timeout=3.0)
+        shown = await pressed.wait_original(lambda m: "Find the move" in m.content, timeout=10)
+        assert shown.ephemeral
+        assert shown.id != post.id

@@ -120,8 +120,15 @@ class PuzzleFlow:
         """/puzzle play (or "Another puzzle"): the player's puzzle, privately."""
         assert interaction.guild_id is not None
         await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
-        attempt = await self.bot.services.puzzles.start(
-            guild_id=interaction.guild_id, user_id=interaction.user.id, difficulty=difficulty
+        # Starting one is a write, which another program's lock makes wait: deferred in time
+        # (privately, as the puzzle is shown; a press of "Another puzzle" edits its message).
+        attempt = await within_deadline(
+            interaction,
+            self.bot.services.puzzles.start(
+                guild_id=interaction.guild_id, user_id=interaction.user.id, difficulty=difficulty
+            ),
+            ephemeral=True,
+            thinking=not edit,
         )
         lang = reader(interaction)
         await self._show(interaction, attempt, self._prompt(attempt, lang), edit=edit)
@@ -133,16 +140,21 @@ class PuzzleFlow:
         assert interaction.guild_id is not None
         await self.bot.remember(interaction.user)  # the puzzle leaderboard names them
         message = interaction.message
-        attempt = await self.bot.services.puzzles.start_daily(
-            guild_id=interaction.guild_id,
-            user_id=interaction.user.id,
-            puzzle_id=puzzle_id,
-            day=day,
-            shown_in=(
-                (message.channel.id, message.id)
-                if message is not None and self._shows_daily(message, puzzle_id, day)
-                else None
+        # A write, deferred in time as /puzzle play: privately, never editing the public post.
+        attempt = await within_deadline(
+            interaction,
+            self.bot.services.puzzles.start_daily(
+                guild_id=interaction.guild_id,
+                user_id=interaction.user.id,
+                puzzle_id=puzzle_id,
+                day=day,
+                shown_in=(
+                    (message.channel.id, message.id)
+                    if message is not None and self._shows_daily(message, puzzle_id, day)
+                    else None
+                ),
             ),
+            ephemeral=True,
         )
         lang = reader(interaction)
         await self._show(interaction, attempt, self._prompt(attempt, lang), edit=False)
@@ -207,7 +219,7 @@ class PuzzleFlow:
         service = self.bot.services.puzzles
         lang = reader(interaction)
         if answer.verdict is Verdict.SOLVED:
-            done = await service.record(attempt, (move,), stored.SOLVED)
+            done = await self._record(interaction, attempt, (move,), stored.SOLVED)
             stats = await service.stats(interaction.user.id)
             line = lang.n_(
                 "**Solved!** {move} wins. Streak: {count} puzzle.",
@@ -221,7 +233,7 @@ class PuzzleFlow:
         elif answer.verdict is Verdict.CORRECT:
             assert answer.reply is not None
             left = attempt.moves_left - 1
-            done = await service.record(attempt, (move, str(answer.reply)), stored.OPEN)
+            done = await self._record(interaction, attempt, (move, str(answer.reply)), stored.OPEN)
             line = lang.n_(
                 "**Good:** {move}. Your opponent answers {reply}. Win in {count} more move.",
                 "**Good:** {move}. Your opponent answers {reply}. Win in {count} more moves.",
@@ -234,7 +246,7 @@ class PuzzleFlow:
             )
         else:
             played = (move, str(answer.reply)) if answer.reply is not None else (move,)
-            done = await service.record(attempt, played, stored.FAILED)
+            done = await self._record(interaction, attempt, played, stored.FAILED)
             solution = " ".join(str(m) for m in attempt.puzzle.solution)
             line = lang._(
                 "**Not this time:** {why} The solution: {solution}. Your streak starts again.",
@@ -244,6 +256,22 @@ class PuzzleFlow:
             await self._show(
                 interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
+
+    async def _record(
+        self,
+        interaction: discord.Interaction[Any],
+        attempt: Attempt,
+        played: tuple[str, ...],
+        status: str,
+    ) -> Attempt:
+        """The service's :meth:`record`, a write another program's lock makes wait: the press
+        is deferred in time (if the engine's answer came quickly and it was not yet)."""
+        return await within_deadline(
+            interaction,
+            self.bot.services.puzzles.record(attempt, played, status),
+            ephemeral=True,
+            thinking=False,
+        )
 
     async def _current(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
