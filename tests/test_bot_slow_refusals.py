@@ -23,6 +23,7 @@ from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember, InteractionRecord, StoredMessage
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE
 from tests.foreign_lock import foreign_write_lock
+from tests.test_bot_puzzles import pick, select_offering, shown_puzzle, wrong_first_move
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -374,3 +375,47 @@ async def test_a_game_against_the_computer_after_a_slow_start_is_posted_in_publi
         board = await table.wait_board(lambda m: "against the computer" in m.content)
         assert not board.ephemeral
         await private_answer_gone(table, record)
+
+
+@pytest.mark.parametrize("command", ["games", "puzzle leaderboard", "leaderboard"])
+async def test_a_page_turned_after_a_slow_read_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, command: str
+) -> None:
+    """Previous / Next of /games, /puzzle leaderboard and /leaderboard pressed while a read
+    holds the bot's read connection 4 s is deferred in time, and the message then shows the
+    list as it is now (the press went unanswered: "This interaction failed")."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        shown = await table.reply_text(table.carol, command)
+        guild = table.guild.id
+        if command == "games":
+            await table.challenge_accepted(table.alice, table.bob)
+            custom_id, now_listed = f"games:{guild}:0:10:prev", "**alice** (attackers)"
+        elif command == "puzzle leaderboard":
+            puzzle = await table.reply_text(table.alice, "puzzle play")
+            await pick(table, puzzle, table.alice, wrong_first_move(shown_puzzle(puzzle)))
+            custom_id = f"puzzleboard:{guild}:all:{table.carol.id}:10:prev"
+            now_listed = "**alice** — 0 of 1 solved"
+        else:  # nobody rated yet: the same page, read again
+            custom_id, now_listed = f"leaderboard:{guild}:10:prev:brandubh", "No rated games"
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.forged_click(shown, custom_id, table.bob, wait=False)
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        await table.standin.wait_until(lambda: shown.edit_count == 1, timeout=15)
+        assert now_listed in shown.embeds[0]["description"]
+
+
+async def test_a_puzzle_piece_chosen_after_a_slow_read_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A piece chosen in a puzzle's picker while a read holds the bot's read connection 4 s
+    is deferred in time, and its moves then shown (the choice went unanswered)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        shown = await table.reply_text(table.alice, "puzzle play")
+        origin = wrong_first_move(shown_puzzle(shown)).split("-")[0]
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.select(
+                shown, select_offering(shown, origin), table.alice, [origin], wait=False
+            )
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        where = await record.wait_original(lambda m: "Where does" in m.content, timeout=15)
+        assert where.id == shown.id

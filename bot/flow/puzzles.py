@@ -174,17 +174,31 @@ class PuzzleFlow:
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, from_name: str
     ) -> None:
         """The first picker step: show the chosen piece's moves."""
-        attempt = await self._current(interaction, attempt_id, ply)
-        game = attempt_game(attempt)
         lang = reader(interaction)
-        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name, lang)
+
+        async def drawn() -> tuple[Attempt, Game, discord.File]:
+            attempt = await self._current(interaction, attempt_id, ply)
+            game = attempt_game(attempt)
+            picture = await asyncio.to_thread(board_file, attempt.puzzle, game, from_name, lang)
+            return attempt, game, picture
+
+        # A read queued behind others, or a drawing behind others, is deferred in time.
+        attempt, game, picture = await within_deadline(
+            interaction, drawn(), ephemeral=True, thinking=False
+        )
         where = lang._("Where does {square} go?", square=from_name)
         content, pictures = pictures_or_text(
             interaction, f"{puzzle_heading(attempt.puzzle, lang)}\n{where}", [picture], lang
         )
-        await interaction.response.edit_message(
-            content=content, attachments=pictures, view=picker_view(attempt, game, from_name, lang)
-        )
+        view = picker_view(attempt, game, from_name, lang)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(
+                content=content, attachments=pictures, view=view
+            )
+        else:
+            await interaction.response.edit_message(
+                content=content, attachments=pictures, view=view
+            )
 
     async def play_move(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
@@ -299,7 +313,12 @@ class PuzzleFlow:
         board as text where I may not attach files)."""
         game = attempt_game(attempt)
         lang = reader(interaction)
-        picture = await asyncio.to_thread(board_file, attempt.puzzle, game, None, lang)
+        picture = await within_deadline(
+            interaction,
+            asyncio.to_thread(board_file, attempt.puzzle, game, None, lang),
+            ephemeral=True,
+            thinking=not edit,
+        )
         view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
         content, pictures = pictures_or_text(interaction, content, [picture], lang)
         if interaction.response.is_done():

@@ -221,6 +221,25 @@ async def update_message(
         await interaction.response.edit_message(**kwargs)
 
 
+async def turn_page(
+    interaction: discord.Interaction[Any],
+    page: Awaitable[tuple[discord.Embed, discord.ui.View | None]],
+    *,
+    allowed_mentions: discord.AllowedMentions | None = None,
+) -> None:
+    """Show another page of a list in the message whose Previous or Next was pressed: its
+    embed and buttons, as ``page`` reads them; the press is deferred in time when the read
+    waits (behind other reads, or a busy process), and the message then edited."""
+    embed, view = await within_deadline(interaction, page, thinking=False)
+    kwargs: dict[str, Any] = {"embed": embed, "view": view}
+    if allowed_mentions is not None:
+        kwargs["allowed_mentions"] = allowed_mentions
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**kwargs)
+    else:
+        await interaction.response.edit_message(**kwargs)
+
+
 Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
 
 

@@ -14,7 +14,7 @@ from bot.services.challenges import message_link
 from bot.services.domain import Challenge, GameInProgress, GamesPage, Place
 from bot.services.errors import InvalidOption
 from bot.views.challenge import sets_text, time_per_move_text
-from bot.views.common import GuardedItem, bot_of, embed_title
+from bot.views.common import GuardedItem, bot_of, embed_title, turn_page
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
@@ -270,7 +270,7 @@ class GamesButton(
                     games_command=command("games"),
                 )
             )
-        embed, view = await games_message(
-            interaction, self.guild_id, self.player_id or None, self.offset
+        await turn_page(
+            interaction,
+            games_message(interaction, self.guild_id, self.player_id or None, self.offset),
         )
-        await interaction.response.edit_message(embed=embed, view=view)

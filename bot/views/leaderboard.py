@@ -12,7 +12,14 @@ from bot.names import escaped
 from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
-from bot.views.common import GuardedItem, bot_of, embed_title, page_button, paging_view
+from bot.views.common import (
+    GuardedItem,
+    bot_of,
+    embed_title,
+    page_button,
+    paging_view,
+    turn_page,
+)
 from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
@@ -133,11 +140,13 @@ class LeaderboardButton(
                     leaderboard_command=command("leaderboard"),
                 )
             )
-        page = await bot.services.standings.leaderboard(
-            self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
-        )
-        lang = await bot.flow.server_language(self.guild_id)
-        name = interaction.guild.name if interaction.guild else lang._("this server")
-        await interaction.response.edit_message(
-            embed=leaderboard_embed(page, name, lang), view=leaderboard_view(page, lang)
-        )
+
+        async def read() -> tuple[discord.Embed, discord.ui.View | None]:
+            page = await bot.services.standings.leaderboard(
+                self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
+            )
+            lang = await bot.flow.server_language(self.guild_id)
+            name = interaction.guild.name if interaction.guild else lang._("this server")
+            return leaderboard_embed(page, name, lang), leaderboard_view(page, lang)
+
+        await turn_page(interaction, read())

@@ -16,7 +16,14 @@ from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped
 from bot.services.errors import OtherServer
 from bot.services.puzzles import Period, SolverBoard, SolverStanding
-from bot.views.common import GuardedItem, bot_of, embed_title, page_button, paging_view
+from bot.views.common import (
+    GuardedItem,
+    bot_of,
+    embed_title,
+    page_button,
+    paging_view,
+    turn_page,
+)
 
 PAGE_SIZE = 10
 NO_PINGS = discord.AllowedMentions.none()
@@ -140,13 +147,13 @@ class SolversButton(
         if interaction.guild_id != self.guild_id:
             raise OtherServer()
         bot = bot_of(interaction)
-        board = await bot.services.puzzles.leaderboard(
-            self.guild_id, self.viewer_id, self.period, self.offset, PAGE_SIZE
-        )
-        lang = await bot.flow.server_language(self.guild_id)
-        name = interaction.guild.name if interaction.guild else lang._("this server")
-        await interaction.response.edit_message(
-            embed=solvers_embed(board, name, lang),
-            view=solvers_view(board, lang),
-            allowed_mentions=NO_PINGS,
-        )
+
+        async def read() -> tuple[discord.Embed, discord.ui.View | None]:
+            board = await bot.services.puzzles.leaderboard(
+                self.guild_id, self.viewer_id, self.period, self.offset, PAGE_SIZE
+            )
+            lang = await bot.flow.server_language(self.guild_id)
+            name = interaction.guild.name if interaction.guild else lang._("this server")
+            return solvers_embed(board, name, lang), solvers_view(board, lang)
+
+        await turn_page(interaction, read(), allowed_mentions=NO_PINGS)
