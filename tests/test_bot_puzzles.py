@@ -688,3 +688,28 @@ async def test_a_double_click_on_a_puzzles_square_says_the_move_was_played(
     [board, refusal] = [m for m in table.standin.messages(table.channel) if m.ephemeral]
     assert refusal.content == f"You played {move} already."
     assert ("Solved!" if puzzle.moves == 1 else "Good:") in board.content
+
+
+async def test_a_puzzle_drawn_in_one_server_counts_where_it_is_played(table: Harness) -> None:
+    """alice draws a puzzle in the Tafl Club, leaves it, and plays it in another server where
+    /puzzle play gives it back: it counts on that server's puzzle leaderboard, where it was
+    played, not on the Tafl Club's (it counted where it had been drawn)."""
+    drawn = await table.reply_text(table.alice, "puzzle play")
+    puzzle = shown_puzzle(drawn)
+    other = table.standin.add_guild("Elsewhere", channels=["play"])
+    alice_there = table.standin.add_member(other, table.alice.user)
+    await table.standin.bot_joins(other)
+    await table.standin.announce_member(alice_there)
+    there = other.channel("play")
+    given_back = await (
+        await table.standin.slash(other, there, alice_there, "puzzle play", {})
+    ).wait_original()
+    assert shown_puzzle(given_back) == puzzle
+    failed = await pick(table, given_back, alice_there, wrong_first_move(puzzle))
+    assert "Not this time" in failed.content
+    board = await (
+        await table.standin.slash(other, there, alice_there, "puzzle leaderboard", {})
+    ).wait_original()
+    assert board.embeds[0]["description"] == "`  1.` **alice** — 0 of 1 solved (0 %)"
+    home = await table.reply_text(table.alice, "puzzle leaderboard")
+    assert home.embeds[0]["description"].startswith("Nobody here has finished a puzzle yet")

@@ -22,7 +22,13 @@ async def finished(
         db, user_id=user_id, guild_id=guild_id, puzzle_id=puzzle_id, daily_day=None, now_us=at_us
     )
     assert await puzzles.advance(
-        db, row.attempt_id, line_before=(), line=("a1-a2",), status=status, now_us=at_us
+        db,
+        row.attempt_id,
+        line_before=(),
+        line=("a1-a2",),
+        status=status,
+        now_us=at_us,
+        guild_id=guild_id,
     )
 
 

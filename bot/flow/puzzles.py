@@ -282,7 +282,9 @@ class PuzzleFlow:
         is deferred in time (if the engine's answer came quickly and it was not yet)."""
         return await within_deadline(
             interaction,
-            self.bot.services.puzzles.record(attempt, played, status),
+            self.bot.services.puzzles.record(
+                attempt, played, status, guild_id=interaction.guild_id
+            ),
             ephemeral=True,
             thinking=False,
         )

@@ -333,8 +333,17 @@ class PuzzleService:
             row = await puzzles.attempt(db, attempt_id)
         return None if row is None or row.user_id != user_id else row.line
 
-    async def record(self, attempt: Attempt, played: tuple[str, ...], status: str) -> Attempt:
-        """Add ``played`` (the solver's move and the reply) to the attempt, with its status.
+    async def record(
+        self,
+        attempt: Attempt,
+        played: tuple[str, ...],
+        status: str,
+        *,
+        guild_id: int | None = None,
+    ) -> Attempt:
+        """Add ``played`` (the solver's move and the reply) to the attempt, with its status,
+        played in ``guild_id`` (default: where it was drawn). A puzzle drawn in one server and
+        played in another counts in the latter, unless it is a daily puzzle.
 
         Raises StaleGameError if another answer changed the attempt first.
         """
@@ -347,6 +356,7 @@ class PuzzleService:
                 line=line,
                 status=status,
                 now_us=to_us(self._clock()),
+                guild_id=attempt.row.guild_id if guild_id is None else guild_id,
             )
             if not changed:
                 raise StaleGameError(_("This puzzle moved on since: look at its newest message."))

@@ -147,15 +147,19 @@ async def advance(
     line: tuple[str, ...],
     status: str,
     now_us: int,
+    guild_id: int,
 ) -> bool:
-    """Record moves of an open attempt, only if it is still at ``line_before``."""
+    """Record moves of an open attempt, only if it is still at ``line_before``, played in
+    ``guild_id``: where it counts, unless it is a daily puzzle (the day's post's server)."""
     changed = await db.execute(
-        "UPDATE puzzle_attempts SET line = ?, status = ?, finished_us = ? "
+        "UPDATE puzzle_attempts SET line = ?, status = ?, finished_us = ?, "
+        "guild_id = CASE WHEN daily_day IS NULL THEN ? ELSE guild_id END "
         "WHERE attempt_id = ? AND line = ? AND status = 'open'",
         (
             " ".join(line),
             status,
             None if status == OPEN else now_us,
+            guild_id,
             attempt_id,
             " ".join(line_before),
         ),
