@@ -166,8 +166,8 @@ class ThreadHolds(HoldKeeping):
         """An interaction from thread ``thread_id`` was answered for all to see (Discord took a
         message of mine there): if the thread is held, it is not closed to its players after
         all (the cache held it locked for me; or missed its unlock, which Discord showed before
-        the interaction went on — then called at once, however it is answered: bot/errors.py
-        ``still_locked_for_me``; or my Manage Threads
+        the interaction went on — then called at once, however it is answered:
+        bot/locked_refusals.py ``still_locked_for_me``; or my Manage Threads
         given back), so its hold ends, its time given back once. ``still_open`` says whether the
         thread is still open once the changes heard of before are weighed (a lock heard of as
         the interaction was answered keeps it held)."""
@@ -187,10 +187,10 @@ class ThreadHolds(HoldKeeping):
         shown_open: bool = False,
     ) -> None:
         """An interaction from ``thread`` (``extras``, its own notes) was answered, not refused
-        as locked for me (bot/errors.py ``locked_for_me``), or Discord showed the thread it came
-        from, which the cache held locked for me, unlocked (``shown_open``): its word on my
-        Manage Threads (``manage_threads``) is told (:meth:`tell`). A held thread is not closed
-        to its players after all when Discord's word shows it: ``shown_open``, the
+        as locked for me (bot/locked_refusals.py ``locked_for_me``), or Discord showed the
+        thread it came from, which the cache held locked for me, unlocked (``shown_open``): its
+        word on my Manage Threads (``manage_threads``) is told (:meth:`tell`). A held thread is
+        not closed to its players after all when Discord's word shows it: ``shown_open``, the
         interaction's own, that I have Manage Threads there (my Manage Threads given back, an
         event missed), or, without either, the thread as Discord shows it now — not the cache,
         which may be what missed the lock (a hold found on a refused post: bot/timers.py

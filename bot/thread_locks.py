@@ -99,7 +99,7 @@ event was missed is seen at most this late."""
 
 
 class LocksSeen:
-    """The threads Discord last showed locked when asked (bot/errors.py
+    """The threads Discord last showed locked when asked (bot/locked_refusals.py
     ``still_locked_for_me``), each for :data:`LOCK_SEEN_FOR` seconds (``time.monotonic()``):
     within them, Discord is not asked again. An unlock seen, or any change of the thread
     heard of (its THREAD_UPDATE), forgets it."""

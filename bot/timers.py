@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
@@ -44,6 +43,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import GameError, NoGameHere
 from bot.services.held import Held
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from engine import Side
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import discord
 import pytest
 
 from bot import thread_locks
-from bot.errors import refused_as_locked
+from bot.locked_refusals import refused_as_locked
 from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS

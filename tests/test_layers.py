@@ -46,12 +46,14 @@ def test_commands_reach_not_the_storage_layer() -> None:
 
 
 def test_the_error_handler_reaches_not_the_flow_layer() -> None:
-    """bot/errors.py, which the views' guard calls, imports no bot.flow module, not even inside
-    a function (an import cycle hidden there would let the views reach the flow unseen); what
-    it reads of a thread's lock is in bot/thread_locks.py, which needs only discord."""
+    """bot/errors.py and its locked refusals (bot/locked_refusals.py), which the views' guard
+    calls, import no bot.flow module, not even inside a function (an import cycle hidden there
+    would let the views reach the flow unseen); what they read of a thread's lock is in
+    bot/thread_locks.py, which needs only discord, as does bot/unreachable.py."""
+    modules = ("errors.py", "locked_refusals.py", "thread_locks.py", "unreachable.py")
     reaching = {
         f"{path.name}: {module}"
-        for path in (BOT / "errors.py", BOT / "thread_locks.py")
+        for path in (BOT / name for name in modules)
         for module in _imported_modules(path)
         if module.split(".")[:2] == ["bot", "flow"]
     }

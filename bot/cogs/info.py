@@ -11,9 +11,10 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
-from bot.errors import ANSWERS_PRIVATELY, permission_names
+from bot.errors import permission_names
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
+from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.rules_page import page_name, rules_page
 from bot.views.common import answer, within_deadline
 from engine import Escape, get_ruleset

@@ -8,14 +8,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import (
-    ANSWERS_PRIVATELY,
-    ChannelUse,
-    require_channel_permissions,
-    require_permissions_in,
-)
+from bot.errors import ChannelUse, require_channel_permissions, require_permissions_in
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
+from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import Period, PuzzleStats

@@ -140,7 +140,7 @@ class ServerChanges(commands.Cog):
         await self._played(interaction)
 
     async def _played(self, interaction: discord.Interaction[BrandubhBot]) -> None:
-        """``interaction`` was answered, not refused as locked for me (bot/errors.py
+        """``interaction`` was answered, not refused as locked for me (bot/locked_refusals.py
         ``locked_for_me``): a held thread it came from ends its hold if Discord's word shows it
         open (``Holds.answered_in``)."""
         channel = interaction.channel

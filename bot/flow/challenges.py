@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import UNREACHABLE
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
@@ -38,6 +37,7 @@ from bot.services.errors import (
     accepted_already,
 )
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.challenge import expired_text
 from bot.views.common import pressed_on, thread_of, update_message, within_deadline
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.ai_pool import PoolClosed
-from bot.errors import UNREACHABLE
 from bot.flow.posts import (
     board_post,
     describe_move,
@@ -25,6 +24,7 @@ from bot.flow.threads import edit_reopening
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame, MoveResult
 from bot.services.errors import NoGameHere, StaleGameError
+from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow

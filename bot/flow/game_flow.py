@@ -18,14 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import (
-    UNREACHABLE,
-    ThreadLockedForMe,
-    answers_only_note,
-    locked_refusal,
-    missing_here,
-    refused_as_locked,
-)
+from bot.errors import answers_only_note, missing_here
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
@@ -50,9 +43,11 @@ from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, _, command, language, language_for, n_
 from bot.i18n.audience import reader
+from bot.locked_refusals import ThreadLockedForMe, locked_refusal, refused_as_locked
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, update_message, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from engine import get_ruleset
@@ -126,7 +121,7 @@ async def _played_but_locked(
     interaction: discord.Interaction[Any], result: MoveResult
 ) -> ThreadLockedForMe:
     """The answer to a move played and stored whose board (or line) Discord then refused as
-    locked (the cache missed the lock: :func:`bot.errors.refused_as_locked`): that it was
+    locked (the cache missed the lock: :func:`bot.locked_refusals.refused_as_locked`): that it was
     played, and that the board, owed by the outbox, is posted once the thread is unlocked; the
     thread's hold begins on Discord's word."""
     ended = result.set_end

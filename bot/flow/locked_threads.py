@@ -6,7 +6,7 @@ unless they have Manage Threads, and an archived thread a moderator locked only 
 may open again. So a game's thread is closed to its players when it is locked and archived
 (whatever my permissions: its players cannot write there), or locked where I lack Manage
 Threads: Discord then takes no message of mine there, not even an interaction's visible
-answer, so every command and press from it is refused (bot/errors.py
+answer, so every command and press from it is refused (bot/locked_refusals.py
 ``still_locked_for_me``: the cache's lock confirmed by Discord, which an unlock missed would
 otherwise make a lasting refusal), as is one whose post Discord refuses as locked (``Thread is
 locked``: ``refused_as_locked``, the cache showing the thread open or not). A

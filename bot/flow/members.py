@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import discord
 
-from bot.errors import UNREACHABLE
+from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow

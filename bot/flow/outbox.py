@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.errors import UNREACHABLE
 from bot.flow.posts import (
     NO_PINGS,
     BoardPost,
@@ -32,6 +31,7 @@ from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.confirm import aborted_line, computer_name
 from bot.views.rematch import rematch_view
 from engine import Side

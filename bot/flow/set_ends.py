@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import UNREACHABLE
 from bot.flow.posts import BoardPost, board_post, match_end_pings, set_end_text
 from bot.flow.threads import finished_line
 from bot.i18n import Language, Text
 from bot.services.domain import ActiveGame, SetEnd
+from bot.unreachable import UNREACHABLE
 from bot.views.rematch import rematch_view
 
 if TYPE_CHECKING:

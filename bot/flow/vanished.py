@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.errors import UNREACHABLE
 from bot.services.domain import SetEnd
+from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow

@@ -9,11 +9,12 @@ from typing import Any
 
 import discord
 
-from bot.errors import UNREACHABLE, require_channel_permissions
+from bot.errors import require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired, ChallengeNotFound
+from bot.unreachable import UNREACHABLE
 from bot.views.common import (
     GuardedItem,
     bot_of,

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import discord
 from discord.utils import utcnow
 
-from bot.errors import UNREACHABLE, locked_refusal, report_error, still_locked_for_me
+from bot.errors import report_error
 from bot.i18n import ENGLISH, Language, Text
+from bot.locked_refusals import locked_refusal, still_locked_for_me
+from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -270,7 +272,7 @@ class GuardedItem(discord.ui.DynamicItem[ItemT], Generic[ItemT], template=r"(?!)
 
     answers_privately: ClassVar[bool] = False
     """Whether all it shows is seen by its presser alone (ephemeral answers), which a thread
-    locked for me still takes (:func:`bot.errors.locked_for_me`)."""
+    locked for me still takes (:func:`bot.locked_refusals.locked_for_me`)."""
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, self.handle, private=self.answers_privately)

@@ -10,9 +10,9 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.errors import Ended, locked_refusal, refused_as_locked
 from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
+from bot.locked_refusals import Ended, locked_refusal, refused_as_locked
 from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
