@@ -11,7 +11,7 @@ times: the gateway's return (one shard per process) given back to every clock, `
 times a minute apart (each adds a ``given_back`` row per clock, as routine reconnects do); one
 thread's give-back with those rows in the table, and again with ``--stale`` more rows of clocks
 no longer running (the median of ``--runs``); the forgetting of those stale rows (the hourly
-sweep, in batches); every server back in one burst (:meth:`GameService.give_back_servers`, one
+sweep, in batches); every server back in one burst (:meth:`ClockService.give_back_servers`, one
 transaction); and, on PostgreSQL, for comparison, the single UPDATE that gave a gateway outage
 back before schema 29.
 """
@@ -134,7 +134,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
             since = clock.now
             clock.advance(timedelta(seconds=10))
             start = time.perf_counter()
-            resumed = await services.games.give_back_outage(since)
+            resumed = await services.clocks.give_back_outage(since)
             took = _ms(start)
             print(
                 f"  gateway give-back {round_}: {len(resumed.clocks)} clocks in {took}, "
@@ -148,7 +148,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
             clock.advance(timedelta(minutes=1))
             since = clock.now
             clock.advance(timedelta(seconds=10))
-            await services.games.give_back_closed(since, channel_id=CHANNEL)
+            await services.clocks.give_back_closed(since, channel_id=CHANNEL)
 
         async def stale() -> None:
             await _stale(services, args.stale, args.sets)
@@ -163,7 +163,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         )
         await stale()
         start = time.perf_counter()
-        await services.games.forget_given_back()
+        await services.clocks.forget_given_back()
         took = _ms(start)
         print(f"  forgetting {args.stale} stale rows: {took}, {await _count(services)} rows left")
         clock.advance(timedelta(minutes=1))
@@ -171,7 +171,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         clock.advance(timedelta(seconds=10))
         outages = [(GUILD + k, since, clock.now) for k in range(args.servers)]
         start = time.perf_counter()
-        burst = await services.games.give_back_servers(outages)
+        burst = await services.clocks.give_back_servers(outages)
         moved = sum(len(resumed.clocks) for resumed in burst)
         print(f"  {args.servers} servers back in one burst: {moved} clocks in {_ms(start)}")
         if services.database.dialect is Dialect.POSTGRESQL:

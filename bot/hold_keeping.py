@@ -136,7 +136,7 @@ class HoldKeeping:
         if since >= until:
             return await self._release(*hold)
         try:
-            resumed = await self.bot.services.games.give_back_closed(
+            resumed = await self.bot.services.clocks.give_back_closed(
                 since,
                 until,
                 channel_id=channel_id,

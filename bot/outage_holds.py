@@ -154,7 +154,7 @@ class OutageHolds(HoldKeeping):
 
     async def _outage_given(self, since: datetime, until: datetime) -> None:
         """Give the gateway's outage from ``since`` to ``until`` back (one shard)."""
-        resumed = await self.bot.services.games.give_back_outage(since, until)
+        resumed = await self.bot.services.clocks.give_back_outage(since, until)
         self.timers.noted(until)
         if until - since >= SHOWN_OUTAGE:
             self.timers.moved(resumed)
@@ -272,7 +272,7 @@ class OutageHolds(HoldKeeping):
         ]
         given = False
         try:
-            resumed = await self.bot.services.games.give_back_servers(outages)
+            resumed = await self.bot.services.clocks.give_back_servers(outages)
             given = True
         except StorageError as error:
             _log.warning("Could not give %d servers back their outages: %s", len(batch), error)

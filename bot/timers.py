@@ -99,7 +99,7 @@ class Timers:
         """Before the first interaction: give the move clocks, challenges and takeback requests
         back the time the bot was away. The boards and requests showing the old times are
         corrected once the bot is connected."""
-        resumed = await self.bot.services.games.resume_clocks(self.bot.clock())
+        resumed = await self.bot.services.clocks.resume_clocks(self.bot.clock())
         self._moved_clocks, self._moved_expiries = resumed.clocks, resumed.expiries
         self._recorded = self.bot.clock()
         await self.holds.reload()
@@ -194,7 +194,7 @@ class Timers:
                 )
                 return
             try:
-                await self.bot.services.games.timers_ran(self.bot.clock())
+                await self.bot.services.clocks.timers_ran(self.bot.clock())
             except StorageError as error:
                 _log.warning("Could not note when the timers stopped: %s", error)
 
@@ -301,7 +301,7 @@ class Timers:
         # back: given first, or (raising) the check waits, as while the gateway was down.
         await self.holds.give_back_owed()
         if now - self._recorded >= RECORD_EVERY:  # where an absence would start
-            await services.games.timers_ran(now)
+            await services.clocks.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
         # Nobody can play where these are held now (their holds end only once their time is
@@ -318,7 +318,7 @@ class Timers:
         await self._step("ending games on time", self._time_out(now, held))
         if now - self._forgotten >= FORGET_GIVEN_EVERY:
             self._forgotten = now  # a failure is tried again in an hour
-            await self._step("forgetting time given back", services.games.forget_given_back())
+            await self._step("forgetting time given back", services.clocks.forget_given_back())
 
     async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Run one step of a check; its failure is logged (the next check tries again)."""
@@ -330,16 +330,16 @@ class Timers:
             _log.exception("Timers, %s, failed", what)
 
     async def _time_out(self, now: datetime, held: Held) -> None:
-        games = self.bot.services.games
+        clocks = self.bot.services.clocks
         # Nobody could play in a server Discord says is unavailable, nor in a thread closed to
         # its players (bot/flow/locked_threads.py): their clocks stand still.
-        due = (await games.out_of_time(now)).outside(held)
+        due = (await clocks.out_of_time(now)).outside(held)
         closed = await self.bot.flow.vanished.before_time_out(due.channel_ids, due.set_ids)
         guilds = {row.channel_id: row.guild_id for row in due.rows}
         for thread_id, since in closed.items():  # found so (locked while I was away, say)
             await self.holds.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
         due = due.outside(Held(frozenset(closed)))
-        for end in await games.time_out(due):
+        for end in await clocks.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.
             try:
@@ -366,8 +366,8 @@ class Timers:
         services = self.bot.services
         # Nobody can play where ``held`` (a post in a locked thread would be refused too):
         # their reminders wait until they can.
-        half_time = await services.games.reminders_due(now, held=held)
-        last = await services.games.last_reminders_due(now, held=held)
+        half_time = await services.clocks.reminders_due(now, held=held)
+        last = await services.clocks.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
         # A half-time reminder still due when the last one is (Discord was down meanwhile) is
         # not posted as well: the last says it all.
@@ -420,12 +420,12 @@ class Timers:
 
     async def _reminder_due_again(self, active: ActiveGame, *, last: bool) -> None:
         """Undo the note that ``active``'s reminder was posted, so the next check posts it."""
-        games = self.bot.services.games
+        clocks = self.bot.services.clocks
         try:
             if last:
-                await games.last_reminder_not_posted(active.set_id, active.ply)
+                await clocks.last_reminder_not_posted(active.set_id, active.ply)
             else:
-                await games.reminder_not_posted(active.set_id, active.ply)
+                await clocks.reminder_not_posted(active.set_id, active.ply)
         except StorageError as error:  # then this one reminder is lost, not the others
             _log.warning("Game %s: its reminder stays noted as posted: %r", active.set_id, error)
 

@@ -1366,7 +1366,7 @@ async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
     await asyncio.sleep(0.3)  # the timers run then
     assert table.bot is not None
     holds, games = table.bot.timers.holds, table.bot.services.games
-    entered, go_on = waits_until_told(monkeypatch, games, "give_back_closed")
+    entered, go_on = waits_until_told(monkeypatch, table.bot.services.clocks, "give_back_closed")
     await holds.thread_closed(thread.id)
     table.advance(timedelta(hours=1))
     opened = asyncio.create_task(holds.thread_opened(thread.id))

@@ -260,8 +260,8 @@ async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_chec
     bot = await table.start()
     try:
         await bob_has_half_an_hour_left(table)
-        games = bot.services.games
-        real = games.give_back_outage
+        games, clocks = bot.services.games, bot.services.clocks
+        real = clocks.give_back_outage
         failures: list[int] = []
 
         async def fails_once(*args: Any, **kwargs: Any) -> Any:
@@ -270,7 +270,7 @@ async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_chec
                 raise StorageError("database is locked")
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_outage", fails_once)
+        monkeypatch.setattr(clocks, "give_back_outage", fails_once)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await asyncio.sleep(0.3)  # the timers notice the outage
         table.advance(timedelta(hours=2))
@@ -303,8 +303,8 @@ async def test_an_owed_gateway_outage_is_not_lost_to_a_later_one_and_a_stop(
     bot = await table.start()
     try:
         await bob_has_half_an_hour_left(table)
-        games, holds = bot.services.games, bot.timers.holds
-        real = games.give_back_outage
+        clocks, holds = bot.services.clocks, bot.timers.holds
+        real = clocks.give_back_outage
         tried: list[object] = []  # the ``since`` of each give-back tried
 
         async def fails_the_first_outage(since: Any, *args: Any, **kwargs: Any) -> Any:
@@ -313,7 +313,7 @@ async def test_an_owed_gateway_outage_is_not_lost_to_a_later_one_and_a_stop(
                 raise StorageError("database is locked")
             return await real(since, *args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_outage", fails_the_first_outage)
+        monkeypatch.setattr(clocks, "give_back_outage", fails_the_first_outage)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
@@ -344,15 +344,15 @@ async def test_a_stop_gives_back_the_gateway_outage_owed(
     bot = await table.start()
     try:
         await bob_has_half_an_hour_left(table)
-        games, holds = bot.services.games, bot.timers.holds
-        real = games.give_back_outage
+        clocks, holds = bot.services.clocks, bot.timers.holds
+        real = clocks.give_back_outage
 
         async def fails_while_checking(*args: Any, **kwargs: Any) -> Any:
             if bot.timers.running:
                 raise StorageError("database is locked")
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_outage", fails_while_checking)
+        monkeypatch.setattr(clocks, "give_back_outage", fails_while_checking)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
@@ -382,14 +382,14 @@ async def test_a_stop_waits_only_so_long_for_the_gateway_outage_owed(
     silent = asyncio.Event()
     try:
         await bob_has_half_an_hour_left(table)
-        games, holds = bot.services.games, bot.timers.holds
+        clocks, holds = bot.services.clocks, bot.timers.holds
 
         async def fails_then_hangs(*args: Any, **kwargs: Any) -> Any:
             if not bot.timers.running:
                 await silent.wait()
             raise StorageError("database is locked")
 
-        monkeypatch.setattr(games, "give_back_outage", fails_then_hangs)
+        monkeypatch.setattr(clocks, "give_back_outage", fails_then_hangs)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
@@ -420,14 +420,14 @@ async def test_an_owed_gateway_outage_failing_five_tries_in_a_row_is_logged_once
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     bot = await table.start()
     try:
-        games, holds = bot.services.games, bot.timers.holds
+        clocks, holds = bot.services.clocks, bot.timers.holds
         tried: list[object] = []
 
         async def always_fails(*args: Any, **kwargs: Any) -> Any:
             tried.append(args)
             raise StorageError("database is locked")
 
-        monkeypatch.setattr(games, "give_back_outage", always_fails)
+        monkeypatch.setattr(clocks, "give_back_outage", always_fails)
         caplog.set_level(logging.WARNING)
         await discord_standin.drop_gateway(refuse_for=2.0)
         await until(holds.all_down)
@@ -678,8 +678,8 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))
         assert table.bot is not None
-        games = table.bot.services.games
-        real = games.give_back_servers
+        games, clocks = table.bot.services.games, table.bot.services.clocks
+        real = clocks.give_back_servers
         failures: list[int] = []
 
         async def fails_once(*args: Any, **kwargs: Any) -> Any:
@@ -688,7 +688,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
                 raise StorageError("database is locked")
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_servers", fails_once)
+        monkeypatch.setattr(clocks, "give_back_servers", fails_once)
         await discord_standin.guild_available(table.guild)  # the server is back
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
         await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=10)
@@ -716,8 +716,8 @@ async def test_a_hold_whose_give_back_failed_is_given_its_time_up_to_its_end(
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))
         assert table.bot is not None
-        games = table.bot.services.games
-        real = games.give_back_servers
+        games, clocks = table.bot.services.games, table.bot.services.clocks
+        real = clocks.give_back_servers
         failures: list[int] = []
         failing = True
 
@@ -727,7 +727,7 @@ async def test_a_hold_whose_give_back_failed_is_given_its_time_up_to_its_end(
                 raise StorageError("database is locked")
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(games, "give_back_servers", fails_until_told)
+        monkeypatch.setattr(clocks, "give_back_servers", fails_until_told)
         back = table.now
         await discord_standin.guild_available(table.guild)  # the server is back
         await until(lambda: bool(failures))
@@ -842,7 +842,7 @@ async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
         await bob_has_half_an_hour_left(table)
         holds, games = bot.timers.holds, bot.services.games
         shard = (table.guild.id >> 22) % 2
-        entered, go_on = waits_until_told(monkeypatch, games, "give_back_closed")
+        entered, go_on = waits_until_told(monkeypatch, bot.services.clocks, "give_back_closed")
         await holds.shard_down(shard)
         table.advance(timedelta(hours=1))
         back = asyncio.create_task(holds.shard_up(shard))
@@ -888,12 +888,12 @@ async def test_servers_back_in_a_burst_are_given_their_time_together(
         servers = [table.guild, *others]
         for guild in servers:
             await discord_standin.guild_unavailable(guild)
-        holds, games = bot.timers.holds, bot.services.games
+        holds, games, clocks = bot.timers.holds, bot.services.games, bot.services.clocks
         await until(lambda: len(holds._outages) == len(servers))
         table.advance(timedelta(hours=2))
         calls: list[str] = []
         for name in ("give_back_closed", "give_back_servers"):
-            monkeypatch.setattr(games, name, _counted(calls, name, getattr(games, name)))
+            monkeypatch.setattr(clocks, name, _counted(calls, name, getattr(clocks, name)))
         for guild in servers:
             await discord_standin.guild_available(guild)
         await until(lambda: not holds._outages, timeout=40)
@@ -976,7 +976,7 @@ async def test_the_checks_go_on_while_a_server_back_is_given_its_time(
         await discord_standin.guild_unavailable(table.guild)
         await asyncio.sleep(0.3)
         table.advance(timedelta(hours=2))
-        entered, go_on = waits_until_told(monkeypatch, bot.services.games, "give_back_servers")
+        entered, go_on = waits_until_told(monkeypatch, bot.services.clocks, "give_back_servers")
         back = payloads.guild_create(table.guild, joined=True)
         await discord_standin.dispatch("GUILD_CREATE", back)
         await entered.wait()

@@ -107,7 +107,7 @@ async def test_a_copied_database_plays_on(
         accepted = await after.challenges.accept(fresh.challenge_id, BOB)
         assert accepted.set_id > game.set_id
         # The copied move timer still ends the game on time.
-        ended = await after.games.time_out_due(clock.advance(timedelta(hours=2)))
+        ended = await after.clocks.time_out_due(clock.advance(timedelta(hours=2)))
         assert PLAYING in {end.game.channel_id for end in ended}
     finally:
         await after.close()

@@ -272,14 +272,14 @@ async def test_reminder_once_at_half_time_then_again_after_the_next_move(
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
     clock.advance(timedelta(minutes=59))
-    assert await services.games.reminders_due() == []
+    assert await services.clocks.reminders_due() == []
     clock.advance(timedelta(minutes=1))
-    (due,) = await services.games.reminders_due()
+    (due,) = await services.clocks.reminders_due()
     assert due.player_to_move == ALICE
-    assert await services.games.reminders_due() == []
+    assert await services.clocks.reminders_due() == []
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(hours=1))
-    (again,) = await services.games.reminders_due()
+    (again,) = await services.clocks.reminders_due()
     assert again.player_to_move == BOB
 
 
@@ -293,9 +293,9 @@ async def test_a_move_resets_the_deadline(services: Services, clock: FakeClock) 
     result = await services.games.play(CHANNEL, ALICE, "d1-c1")
     assert result.game.deadline == clock.now + timedelta(hours=1)
     clock.advance(timedelta(minutes=50))
-    assert await services.games.time_out_due() == []
+    assert await services.clocks.time_out_due() == []
     clock.advance(timedelta(minutes=10))
-    (ended,) = await services.games.time_out_due()
+    (ended,) = await services.clocks.time_out_due()
     assert ended.loser_id == BOB
 
 

@@ -130,7 +130,7 @@ async def test_timeout_counts_as_a_win_in_the_moves_played(
     first = await start(services)
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3", "c1-c3"))  # Bob (defenders) to move
     clock.advance(first.time_per_move)
-    (timed_out,) = await services.games.time_out_due()
+    (timed_out,) = await services.clocks.time_out_due()
     assert (timed_out.outcome.reason, timed_out.winner_id, timed_out.moves) == (
         Reason.TIMEOUT,
         ALICE,
@@ -169,7 +169,7 @@ def move_lands_first(
 ) -> list[MoveResult]:
     """Alice's ``move`` lands between the moment the set's end is judged (on the board before
     it) and the moment it is stored: the race the end must survive, made to happen."""
-    finish = services.games._finish
+    finish = services.games.finish
     played: list[MoveResult] = []
 
     async def after_the_move(row: SetRow, ended: Game, notes: EndNotes = NO_NOTES) -> SetEnd:
@@ -177,7 +177,7 @@ def move_lands_first(
             played.append(await services.games.play(CHANNEL, ALICE, move))
         return await finish(row, ended, notes)
 
-    monkeypatch.setattr(services.games, "_finish", after_the_move)
+    monkeypatch.setattr(services.games, "finish", after_the_move)
     return played
 
 
@@ -562,7 +562,7 @@ async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_se
     game = await services.games.in_channel(CHANNEL)
     assert game is not None
     assert game.ply == 1
-    [ended] = await services.games.time_out_due()
+    [ended] = await services.clocks.time_out_due()
     assert ended.outcome.reason is Reason.TIMEOUT
     assert ended.winner_id == ALICE
 
@@ -603,17 +603,17 @@ async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(
         GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
-    assert await services.games.resume_clocks() == Resumed(timedelta(0), [], [])  # first start
+    assert await services.clocks.resume_clocks() == Resumed(timedelta(0), [], [])  # first start
     moved = await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(minutes=1))
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.resume_clocks()
+    resumed = await services.clocks.resume_clocks()
     assert resumed.away == timedelta(hours=1)
     assert resumed.clocks == [
         (moved.game.set_id, CHANNEL, moved.game.deadline + timedelta(hours=1))
     ]
-    assert await services.games.time_out_due() == []
+    assert await services.clocks.time_out_due() == []
     clock.advance(timedelta(minutes=3))
     assert (await services.games.play(CHANNEL, BOB, "c4-c2")).game.ply == 2
 
@@ -631,15 +631,15 @@ async def test_a_restart_moves_the_half_time_reminder_on_with_the_clock(
         GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=10)
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
-    await services.games.resume_clocks()  # first start
+    await services.clocks.resume_clocks()  # first start
     await services.games.play(CHANNEL, ALICE, "d1-c1")
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(hours=1))
-    await services.games.resume_clocks()
+    await services.clocks.resume_clocks()
     clock.advance(timedelta(minutes=4))
-    assert await services.games.reminders_due() == []
+    assert await services.clocks.reminders_due() == []
     clock.advance(timedelta(minutes=2))
-    assert [(g.player_to_move, g.ply) for g in await services.games.reminders_due()] == [(BOB, 1)]
+    assert [(g.player_to_move, g.ply) for g in await services.clocks.reminders_due()] == [(BOB, 1)]
 
 
 async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
@@ -648,14 +648,14 @@ async def test_a_stale_note_never_gives_a_clock_more_than_it_has_run(
     """The timers' last note is a week old (an earlier layout of the shards, say) and a set
     started a minute before the bot stopped, ten minutes ago: its clock gets back what it had
     run, eleven minutes — a full five again — not the week."""
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(days=7))
     challenge = await services.challenges.create(
         GUILD, CHANNEL, ALICE, BOB, time_per_move=timedelta(minutes=5)
     )
     started = await services.challenges.accept(challenge.challenge_id, BOB)
     clock.advance(timedelta(minutes=11))
-    resumed = await services.games.resume_clocks()
+    resumed = await services.clocks.resume_clocks()
     assert resumed.clocks == [(started.set_id, CHANNEL, clock.now + timedelta(minutes=5))]
 
 
@@ -671,20 +671,20 @@ async def test_the_last_reminder_is_due_once_per_move_and_again_after_a_takeback
     )
     first = await services.challenges.accept(challenge.challenge_id, BOB)
     clock.advance(timedelta(minutes=53))
-    assert await services.games.last_reminders_due() == []
+    assert await services.clocks.last_reminders_due() == []
     clock.advance(timedelta(minutes=2))
-    assert [g.set_id for g in await services.games.last_reminders_due()] == [first.set_id]
-    assert await services.games.last_reminders_due() == []
+    assert [g.set_id for g in await services.clocks.last_reminders_due()] == [first.set_id]
+    assert await services.clocks.last_reminders_due() == []
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     asked = await services.takebacks.ask(CHANNEL, ALICE)  # alice takes her move back
     assert not isinstance(asked, ActiveGame)
     await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     clock.advance(timedelta(minutes=55))
-    (again,) = await services.games.last_reminders_due()
+    (again,) = await services.clocks.last_reminders_due()
     assert (again.player_to_move, again.ply) == (ALICE, 0)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(minutes=55))
-    (bobs,) = await services.games.last_reminders_due()
+    (bobs,) = await services.clocks.last_reminders_due()
     assert bobs.player_to_move == BOB
 
 

@@ -95,7 +95,7 @@ async def test_an_accept_after_the_deadline_takes_nothing_back(
     with pytest.raises(TimeRanOut):
         await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     assert await moves_played(services) == ["d1-c1"]
-    [ended] = await services.games.time_out_due()
+    [ended] = await services.clocks.time_out_due()
     assert ended.winner_id == ALICE
 
 
@@ -359,20 +359,20 @@ async def test_a_reminder_read_before_a_takeback_leaves_the_new_moves_reminder_d
     await services.challenges.accept(challenge.challenge_id, BOB)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(hours=1))
-    claim = services.games._claim_reminders
+    claim = services.clocks._claim_reminders
 
     async def takeback_then_claim(*args: Any) -> Any:
-        monkeypatch.setattr(services.games, "_claim_reminders", claim)
+        monkeypatch.setattr(services.clocks, "_claim_reminders", claim)
         asked = await services.takebacks.ask(CHANNEL, ALICE)
         assert isinstance(asked, Takeback)
         await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
         await services.games.play(CHANNEL, ALICE, "d1-b1")
         return await claim(*args)
 
-    monkeypatch.setattr(services.games, "_claim_reminders", takeback_then_claim)
-    assert await services.games.reminders_due() == []
+    monkeypatch.setattr(services.clocks, "_claim_reminders", takeback_then_claim)
+    assert await services.clocks.reminders_due() == []
     clock.advance(timedelta(hours=1))
-    (due,) = await services.games.reminders_due()
+    (due,) = await services.clocks.reminders_due()
     assert (due.ply, due.undone, due.player_to_move) == (1, 1, BOB)
 
 

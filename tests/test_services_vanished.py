@@ -159,7 +159,7 @@ async def test_only_the_channels_of_games_out_of_time_are_named(
     clock.advance(timedelta(hours=12))
     await game_in(services, OTHER_CHANNEL, CAROL)
     clock.advance(timedelta(hours=12))
-    assert (await services.games.out_of_time()).channel_ids == [CHANNEL]
+    assert (await services.clocks.out_of_time()).channel_ids == [CHANNEL]
 
 
 async def test_a_daily_puzzle_whose_channel_is_gone_is_switched_off(services: Services) -> None:

@@ -161,10 +161,10 @@ async def test_each_process_drives_only_the_servers_of_its_shards(
         assert [g.guild_id for g in await shard_0.games.active()] == [guild_a]
         assert [g.guild_id for g in await shard_1.games.active()] == [guild_b]
         late = clock.advance(timedelta(days=2))
-        ended = await shard_0.games.time_out_due(late)
+        ended = await shard_0.clocks.time_out_due(late)
         assert [end.game.guild_id for end in ended] == [guild_a]
         assert await shard_1.games.in_channel(OTHER_CHANNEL) is not None
-        ended = await shard_1.games.time_out_due(late)
+        ended = await shard_1.clocks.time_out_due(late)
         assert [end.game.guild_id for end in ended] == [guild_b]
     finally:
         await shard_0.close()
@@ -745,7 +745,7 @@ async def test_a_turn_begins_at_the_last_move_or_the_takeback_not_the_deadline(
         await opened.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
         moved = clock.now
         clock.advance(timedelta(hours=2))
-        await opened.games.give_back_outage(clock.now - timedelta(hours=1))
+        await opened.clocks.give_back_outage(clock.now - timedelta(hours=1))
         given = await opened.games.in_channel(CHANNEL)
         assert given is not None
         assert given.deadline - given.time_per_move == moved + timedelta(hours=1)

@@ -67,15 +67,15 @@ async def test_a_restart_gives_open_challenges_back_the_time_the_bot_was_away(
     later: the challenge's expiry is moved on by that hour, so bob can still accept it. Her
     challenge to carol had expired before the timers last ran: it gets nothing and expires at
     the first check."""
-    await services.games.resume_clocks()  # the first start
+    await services.clocks.resume_clocks()  # the first start
     stale = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
     clock.advance(timedelta(minutes=11))
     fresh = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     await services.challenges.set_message(fresh.challenge_id, 5001)
     clock.advance(timedelta(minutes=1))
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.resume_clocks()
+    resumed = await services.clocks.resume_clocks()
     new_expiry = fresh.expires_at + timedelta(hours=1)
     assert resumed.expiries == [
         MovedExpiry(Expiring.CHALLENGE, fresh.challenge_id, CHANNEL, 5001, new_expiry)
@@ -94,7 +94,7 @@ async def test_a_restart_gives_open_takeback_requests_back_the_time_the_bot_was_
     came back an hour later: the request's expiry is moved on by that hour (as the set's
     clock), so bob can still accept it. Her request in the other channel had lapsed before the
     timers last ran: it gets nothing and lapses at the first check."""
-    await services.games.resume_clocks()  # the first start
+    await services.clocks.resume_clocks()  # the first start
     await start_set(services, GUILD, OTHER_CHANNEL)
     stale = await ask(services, OTHER_CHANNEL)
     clock.advance(timedelta(minutes=11))
@@ -102,9 +102,9 @@ async def test_a_restart_gives_open_takeback_requests_back_the_time_the_bot_was_
     fresh = await ask(services, CHANNEL)
     await services.takebacks.set_message(fresh.takeback_id, 6001)
     clock.advance(timedelta(minutes=1))
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.resume_clocks()
+    resumed = await services.clocks.resume_clocks()
     assert resumed.expiries == [
         MovedExpiry(
             Expiring.TAKEBACK,
@@ -127,13 +127,13 @@ async def test_a_stale_note_never_gives_a_request_more_than_it_had_been_open(
     """The timers' last note is a week old (an earlier layout of the shards, say); alice asked
     a takeback and challenged carol four minutes before the bot came back: each gets back the
     four minutes it had been open — a full ten again — not the week."""
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(days=7))
     await start_set(services, GUILD, CHANNEL)
     takeback = await ask(services, CHANNEL)
     challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
     clock.advance(timedelta(minutes=4))
-    resumed = await services.games.resume_clocks()
+    resumed = await services.clocks.resume_clocks()
     ten_from_now = clock.now + timedelta(minutes=10)
     assert sorted((m.kind.value, m.row_id, m.expires_at) for m in resumed.expiries) == [
         ("challenge", challenge.challenge_id, ten_from_now),
@@ -161,14 +161,14 @@ async def test_each_process_gives_back_only_its_own_servers_requests(
             challenged[guild] = await opened.challenges.create(
                 guild, challenge_channel, ALICE, CAROL
             )
-        await opened.games.timers_ran()
+        await opened.clocks.timers_ran()
     finally:
         await opened.close()
     clock.advance(timedelta(hours=1))
     shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
     shard_1 = await Services.open(database, clock=clock, shards=Shards(2, (1,)))
     try:
-        resumed = await shard_0.games.resume_clocks()
+        resumed = await shard_0.clocks.resume_clocks()
         mine, theirs = asked[guild_a], asked[guild_b]
         assert sorted((m.kind.value, m.row_id) for m in resumed.expiries) == [
             ("challenge", challenged[guild_a].challenge_id),
@@ -201,7 +201,7 @@ async def test_a_server_outage_gives_back_only_that_servers_clocks_and_requests(
     other_challenge = await services.challenges.create(other_guild, OTHER_CHANNEL + 10, BOB, CAROL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(since, guild_id=GUILD)
+    resumed = await services.clocks.give_back_closed(since, guild_id=GUILD)
     hour = timedelta(hours=1)
     assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + hour)]
     assert sorted((m.kind.value, m.row_id, m.expires_at) for m in resumed.expiries) == [
@@ -223,7 +223,7 @@ async def test_a_closed_thread_gives_back_only_its_own_game_and_request(
     elsewhere = await start_set(services, GUILD, OTHER_CHANNEL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(since, channel_id=CHANNEL)
+    resumed = await services.clocks.give_back_closed(since, channel_id=CHANNEL)
     hour = timedelta(hours=1)
     assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + hour)]
     assert [(m.kind, m.row_id, m.expires_at) for m in resumed.expiries] == [
@@ -268,7 +268,7 @@ async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: F
     since = clock.now
     await services.holds.hold(Hold(HoldKind.THREAD, CHANNEL, since, GUILD))
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(
+    resumed = await services.clocks.give_back_closed(
         since, channel_id=CHANNEL, releasing=(HoldKind.THREAD, CHANNEL)
     )
     assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=1))]
@@ -285,7 +285,7 @@ async def test_a_dropped_shard_gives_back_only_its_own_servers_clocks(
     held = await start_set(services, guild_b, OTHER_CHANNEL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(since, shard=Shards(2, (1,)))
+    resumed = await services.clocks.give_back_closed(since, shard=Shards(2, (1,)))
     assert resumed.clocks == [(held.set_id, OTHER_CHANNEL, held.deadline + timedelta(hours=1))]
     assert (await services.games.get(kept.set_id)).deadline == kept.deadline
 
@@ -327,13 +327,13 @@ async def test_a_restart_during_a_servers_outage_is_given_back_once(
     challenge = await services.challenges.create(GUILD, CHANNEL + 10, ALICE, CAROL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    await services.games.timers_ran()
+    await services.clocks.timers_ran()
     clock.advance(timedelta(hours=1))
-    restarted = await services.games.resume_clocks()
+    restarted = await services.clocks.resume_clocks()
     assert restarted.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=1))]
     assert restarted.expiries == []
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(since, guild_id=GUILD)
+    resumed = await services.clocks.give_back_closed(since, guild_id=GUILD)
     three_hours = timedelta(hours=3)
     assert resumed.clocks == [(game.set_id, CHANNEL, game.deadline + three_hours)]
     assert [(m.row_id, m.expires_at) for m in resumed.expiries] == [
@@ -356,10 +356,10 @@ async def test_a_thread_opened_during_its_servers_outage_is_given_the_overlap_on
     clock.advance(timedelta(hours=1))
     outage = clock.now
     clock.advance(timedelta(hours=1))
-    opened = await services.games.give_back_closed(locked, channel_id=CHANNEL)
+    opened = await services.clocks.give_back_closed(locked, channel_id=CHANNEL)
     assert opened.clocks == [(game.set_id, CHANNEL, game.deadline + timedelta(hours=2))]
     clock.advance(timedelta(hours=1))
-    resumed = await services.games.give_back_closed(outage, guild_id=GUILD)
+    resumed = await services.clocks.give_back_closed(outage, guild_id=GUILD)
     assert sorted(resumed.clocks) == [
         (game.set_id, CHANNEL, game.deadline + timedelta(hours=3)),
         (other.set_id, OTHER_CHANNEL, other.deadline + timedelta(hours=2)),
@@ -376,8 +376,8 @@ async def test_two_holds_ending_at_once_give_their_overlap_once(
     since = clock.now
     clock.advance(timedelta(hours=1))
     await asyncio.gather(
-        services.games.give_back_closed(since, channel_id=CHANNEL),
-        services.games.give_back_closed(since, guild_id=GUILD),
+        services.clocks.give_back_closed(since, channel_id=CHANNEL),
+        services.clocks.give_back_closed(since, guild_id=GUILD),
     )
     assert (await services.games.get(game.set_id)).deadline == game.deadline + timedelta(hours=1)
 
@@ -393,7 +393,7 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)
     since = clock.now
     clock.advance(timedelta(hours=1))
-    await services.games.give_back_closed(since, guild_id=GUILD)
+    await services.clocks.give_back_closed(since, guild_id=GUILD)
     async with services.database.transaction() as db:
         held = await running(db, since_us=0)
         noted = await given_since(db, 0, held)
@@ -401,7 +401,7 @@ async def test_the_time_given_back_is_forgotten_once_its_clock_moves_on(
     await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
     await services.games.play(CHANNEL, BOB, "c4-c3")
     await services.challenges.accept(challenge.challenge_id, CAROL)
-    await services.games.forget_given_back()
+    await services.clocks.forget_given_back()
     async with services.database.snapshot() as db:
         assert await given_since(db, 0, held) == []
 
@@ -420,11 +420,11 @@ async def test_the_sweep_forgets_only_what_no_longer_runs_a_batch_at_a_time(
     for _ in range(2):
         since = clock.now
         clock.advance(timedelta(hours=1))
-        await services.games.give_back_closed(since, guild_id=GUILD)
+        await services.clocks.give_back_closed(since, guild_id=GUILD)
         clock.advance(timedelta(minutes=5))
     await services.games.play(CHANNEL, BOB, "c4-c3")
     await services.games.resign(OTHER_CHANNEL, BOB)
-    await services.games.forget_given_back()
+    await services.clocks.forget_given_back()
     async with services.database.snapshot() as db:
         rows = await db.fetch_all("SELECT kind, target_id, ply FROM given_back")
     assert sorted((str(r[0]), int(r[1]), int(r[2])) for r in rows) == [
@@ -445,7 +445,7 @@ async def stop_running(
     takeback = await ask(services, channel)
     challenge = await services.challenges.create(guild, other, ALICE, CAROL)
     since = services.clock()
-    await services.games.give_back_closed(since, since + timedelta(hours=1), guild_id=guild)
+    await services.clocks.give_back_closed(since, since + timedelta(hours=1), guild_id=guild)
     await services.takebacks.answer(takeback.takeback_id, BOB, accept=False)
     await services.games.play(channel, BOB, "c4-c3")
     await services.challenges.accept(challenge.challenge_id, CAROL)
@@ -476,9 +476,9 @@ async def test_each_process_forgets_the_time_given_in_the_servers_of_its_own_sha
         return sorted((str(r[0]), int(r[1])) for r in rows)
 
     assert await noted() == sorted([*in_guild_0, *in_guild_1, ("challenge", 9999)])
-    await Services(services.database, clock, Shards(2, (1,))).games.forget_given_back()
+    await Services(services.database, clock, Shards(2, (1,))).clocks.forget_given_back()
     assert await noted() == sorted([*in_guild_0, ("challenge", 9999)])
-    await Services(services.database, clock, Shards(2, (0,))).games.forget_given_back()
+    await Services(services.database, clock, Shards(2, (0,))).clocks.forget_given_back()
     assert await noted() == []
 
 
@@ -505,7 +505,7 @@ async def test_a_give_back_waits_for_a_takeback_being_accepted_rather_than_deadl
     clock.advance(timedelta(hours=1))
     async with services.database.transaction() as db:
         await takebacks.close(db, takeback.takeback_id, "accepted", 0, BOB)
-        giving = asyncio.ensure_future(services.games.give_back_closed(since, guild_id=GUILD))
+        giving = asyncio.ensure_future(services.clocks.give_back_closed(since, guild_id=GUILD))
         await _waiting_for_a_lock(services)
         await db.execute("UPDATE sets SET reminded = 0 WHERE set_id = ?", (game.set_id,))
     resumed = await giving

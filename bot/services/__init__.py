@@ -21,6 +21,7 @@ from bot.services.analysis import AnalysisService
 from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
+from bot.services.clocks import ClockService
 from bot.services.domain import (
     CHALLENGE_LIFETIME,
     DEFAULT_RULESET,
@@ -66,6 +67,7 @@ __all__ = [
     "ChallengeService",
     "ChallengeStatus",
     "Clock",
+    "ClockService",
     "GameExport",
     "GameService",
     "GameSummary",
@@ -102,6 +104,7 @@ class Services:
         cache = GameCache()
         self.matches = MatchService(database, clock, self.settings, cache)
         self.games = GameService(database, clock, shards, cache)
+        self.clocks = ClockService(database, clock, self.games, shards, cache)
         self.records = RecordService(database, cache)
         self.challenges = ChallengeService(database, clock, self.settings, self.matches, shards)
         self.standings = StandingsService(database)
