@@ -170,6 +170,54 @@ async def test_only_the_opponent_may_accept(table: Harness) -> None:
     assert reply.components, "the challenge lost its buttons"
 
 
+async def test_the_challenger_pressing_accept_or_decline_is_told_to_withdraw(
+    table: Harness,
+) -> None:
+    """alice presses Accept, then Decline, on her own challenge to bob: each is refused saying
+    only bob can answer it and that she can withdraw it (it did not say how to take it back);
+    it stays open."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    for action in ("accept", "decline"):
+        click = await table.standin.click(
+            reply, f"challenge:{action}:{challenge_id(reply)}", table.alice
+        )
+        answer = await click.wait_original()
+        assert answer.ephemeral
+        assert answer.content == (
+            "Only the challenged player can answer this challenge: withdraw it if you no "
+            "longer want to play."
+        ), action
+    assert reply.components, "the challenge lost its buttons"
+
+
+@pytest.mark.parametrize("lost", ["view_channel", "send_messages"])
+async def test_accept_is_refused_when_the_challenger_can_no_longer_play_here(
+    table: Harness, lost: str
+) -> None:
+    """alice challenged bob in #games, then lost View Channel (or Send Messages) there: bob's
+    Accept is refused in one sentence and the challenge stays open (it started a game alice
+    could not play); once she may again, the same Accept starts it."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    accept = f"challenge:accept:{challenge_id(reply)}"
+    await table.standin.set_overwrite(
+        table.channel, table.alice, deny=discord.Permissions(**{lost: True})
+    )
+    click = await table.standin.click(reply, accept, table.bob)
+    answer = await click.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        f"<@{table.alice.id}> can no longer see or write in this channel, so they could not "
+        "play: this challenge cannot be accepted here."
+    )
+    assert reply.components, "the challenge lost its buttons"
+    assert table.public_messages()[-1] is reply  # no board
+
+    await table.standin.set_overwrite(table.channel, table.alice)
+    assert (await table.standin.click(reply, accept, table.bob)).answered
+    board = await table.wait_board()
+    assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+
+
 async def test_challenger_can_withdraw(table: Harness) -> None:
     """The challenger's Withdraw closes the challenge and removes the buttons."""
     reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})

@@ -4,6 +4,7 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 
@@ -251,7 +252,6 @@ async def test_turning_threads_on_warns_of_allowed_channels_without_thread_permi
     Threads. Turning threads on is saved with the line allowing #lobby would have given (it
     said nothing, and games there were still played in the channel); #side needs no line."""
     lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
-    await table.reply_text(table.admin, "settings", {"threads": "off"})
     await table.reply_text(table.admin, "settings", {"allow": lobby})
     await table.reply_text(table.admin, "settings", {"allow": side})
     await table.standin.set_overwrite(
@@ -268,16 +268,58 @@ async def test_turning_threads_on_warns_of_allowed_channels_without_thread_permi
     assert off.content.startswith("Settings saved.\nDefault ruleset:")
 
 
-async def test_re_allowing_a_listed_channel_i_lost_is_no_refusal(table: Harness) -> None:
-    """#lobby is allowed, then denies me Send Messages: allowing it again shows the settings
-    (it said #lobby "stays off the list" although it is on it)."""
+async def test_re_allowing_a_listed_channel_i_lost_says_it_is_listed(table: Harness) -> None:
+    """#lobby is allowed, then denies me Send Messages: allowing it again says it is on the
+    list already (it said #lobby "stays off the list" although it is on it)."""
     lobby = table.guild.channel("lobby")
     await table.reply_text(table.admin, "settings", {"allow": lobby})
     await table.standin.set_overwrite(lobby, table.me, deny=discord.Permissions(send_messages=True))
     await eventually(lambda: may(table, lobby.id, "send_messages"), False)
-    shown = await table.reply_text(table.admin, "settings", {"allow": lobby})
-    assert shown.content.startswith("This server's settings:\n")
-    assert f"\nGames allowed in: <#{lobby.id}>\n" in shown.content
+    told = await table.reply_text(table.admin, "settings", {"allow": lobby})
+    assert told.content == (
+        f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed."
+    )
+    assert await allowed(table) == {lobby.id}
+
+
+async def test_a_setting_already_in_force_is_refused_saying_nothing_changed(
+    table: Harness,
+) -> None:
+    """allow: of a listed channel, everywhere: with no list, and threads: as they are each say
+    in one sentence that nothing changed, as disallow: of an unlisted channel does (they showed
+    the settings as if something had been done); nothing else given with them is saved."""
+    lobby = table.guild.channel("lobby")
+    cases: list[tuple[dict[str, object], str]] = [
+        ({"everywhere": True}, "Games are already allowed in every channel: nothing changed."),
+        ({"threads": "off"}, "Games are already played in their channel: nothing changed."),
+        (
+            {"threads": "off", "time": 60},
+            "Games are already played in their channel: nothing changed.",
+        ),
+    ]
+    for options, sentence in cases:
+        refused = await table.reply_text(table.admin, "settings", options)
+        assert refused.ephemeral
+        assert refused.content == sentence, options
+    await table.reply_text(table.admin, "settings", {"allow": lobby, "threads": "on"})
+    cases = [
+        (
+            {"allow": lobby},
+            f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed.",
+        ),
+        (
+            {"allow": lobby, "time": 60},
+            f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed.",
+        ),
+        ({"threads": "on"}, "Each game already gets a thread of its own: nothing changed."),
+    ]
+    for options, sentence in cases:
+        refused = await table.reply_text(table.admin, "settings", options)
+        assert refused.content == sentence, options
+    assert table.bot is not None
+    now = await table.bot.services.settings.get(table.guild.id)
+    assert (now.allowed_channel_ids, now.threads) == (frozenset({lobby.id}), True)
+    assert now.time_per_move == timedelta(days=1)
 
 
 async def test_conflicting_options_are_named_before_permissions(table: Harness) -> None:

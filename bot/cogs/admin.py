@@ -281,11 +281,21 @@ def allowed_after(
             )
         )
     if everywhere:
+        if not allowed:
+            raise InvalidOption(_("Games are already allowed in every channel: nothing changed."))
         return frozenset()
     if allow is not None and allow == disallow:
         raise InvalidOption(_("Allow a channel or disallow it, not both at once."))
     channels = set(allowed)
     if allow is not None:
+        if allow in allowed and not allowed & gone:
+            raise InvalidOption(
+                _(
+                    "{channel} is already one of the channels games are allowed in: nothing "
+                    "changed.",
+                    channel=f"<#{allow}>",
+                )
+            )
         channels -= gone
         channels.add(allow)
     if disallow is not None:
@@ -385,6 +395,12 @@ class Admin(commands.Cog):
                 )
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
+        if threads is not None and (threads == "on") == current.threads:
+            raise InvalidOption(
+                _("Each game already gets a thread of its own: nothing changed.")
+                if current.threads
+                else _("Games are already played in their channel: nothing changed.")
+            )
         lang = reader(interaction)
         channels = allowed_after(
             current.allowed_channel_ids,

@@ -22,11 +22,12 @@ from bot.flow.threads import (
     close_unused_thread,
     edit_reopening,
     match_line,
+    may_open_threads,
     member_threads_here,
     thread_name,
     thread_refusal,
 )
-from bot.i18n import Language
+from bot.i18n import Language, _
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
@@ -222,6 +223,37 @@ class ChallengeFlow:
         await self.flow.begin_match(active, interaction=interaction)
         for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
             await self._mark_lapsed(lapsed)
+
+    async def check_challenger_here(
+        self,
+        interaction: discord.Interaction[Any],
+        challenge: Challenge,
+        challenger: discord.Member,
+    ) -> None:
+        """Refuse the Accept pressed (``interaction``) on ``challenge`` if its ``challenger``
+        (as Discord gave them now) can no longer see the channel or write where the game would
+        be played (a role taken, a time-out since): they could not play it. Read from the
+        cached channel and roles, as a rematch checks its opponent; unknown counts as able."""
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel | discord.Thread):
+            return
+        try:
+            permissions = channel.permissions_for(challenger)
+        except discord.ClientException:  # a thread whose parent is not cached
+            return
+        settings = await self.flow.bot.services.settings.get(challenge.guild_id)
+        in_thread = isinstance(channel, discord.Thread) or (
+            settings.threads and may_open_threads(interaction)
+        )
+        writes = permissions.send_messages_in_threads if in_thread else permissions.send_messages
+        if not (permissions.view_channel and writes):
+            raise GameError(
+                _(
+                    "{player} can no longer see or write in this channel, so they could not "
+                    "play: this challenge cannot be accepted here.",
+                    player=f"<@{challenge.challenger_id}>",
+                )
+            )
 
     async def _left_over_thread(
         self, message: discord.Message, challenge: Challenge, lang: Language

@@ -299,7 +299,7 @@ class ChallengeService:
                     )
                 )
         elif user_id != row.opponent_id:
-            raise NotYourChallenge()
+            raise _not_the_opponent(row, user_id)
         now = self._clock()
         if to_us(now) >= row.expires_us:
             async with self._database.transaction() as db:
@@ -414,7 +414,7 @@ class ChallengeService:
             await self._answered_by(challenge_id, user_id, ChallengeStatus.DECLINED)
             raise
         if user_id != row.opponent_id:
-            raise NotYourChallenge()
+            raise _not_the_opponent(row, user_id)
         try:
             return await self._close(challenge_id, ChallengeStatus.DECLINED)
         except ChallengeNotFound:
@@ -591,3 +591,16 @@ def message_link(guild_id: int | str, channel_id: int, message_id: int) -> str:
     """Discord's link to a message (it opens the channel at the message); ``guild_id`` is
     ``"@me"`` for a direct message."""
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+def _not_the_opponent(row: ChallengeRow, user_id: int) -> NotYourChallenge:
+    """The refusal of an Accept or Decline pressed by someone other than the opponent of the
+    challenge ``row``; its challenger is told how to take it back instead."""
+    if user_id == row.challenger_id:
+        return NotYourChallenge(
+            _(
+                "Only the challenged player can answer this challenge: withdraw it if you no "
+                "longer want to play."
+            )
+        )
+    return NotYourChallenge()

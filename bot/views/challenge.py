@@ -224,7 +224,10 @@ class ChallengeButton(
         )
         try:
             challenge = await within_deadline(interaction, checked, thinking=False)
-            if await bot.flow.members.has_left(interaction.guild_id, challenge.challenger_id):
+            challenger = await bot.flow.members.member_now(
+                interaction.guild_id, challenge.challenger_id
+            )
+            if challenger is False:
                 await within_deadline(
                     interaction, challenges.challenger_left(self.challenge_id), thinking=False
                 )
@@ -236,6 +239,8 @@ class ChallengeButton(
                     ),
                 )
                 return
+            if challenger is not None:
+                await bot.flow.challenges.check_challenger_here(interaction, challenge, challenger)
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
             try:
