@@ -14,7 +14,7 @@ import pytest
 
 from bot.services.errors import RepetitionNeedsConfirmation
 from bot.views import common
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES, READ_MESSAGE_HISTORY
 
@@ -247,6 +247,31 @@ async def test_accept_after_expiry_is_refused_and_the_buttons_go(table: Harness)
     # The challenge message is edited after the refusal is sent: wait for it, not for luck.
     await table.standin.wait_until(lambda: reply.components == [], timeout=5)
     assert "expired" in reply.content
+
+
+async def test_accept_crossing_the_expiry_says_the_challenge_expired(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's Accept was checked in time, but the expiry sweep closed the challenge before his
+    game could be stored: he is told it expired (it said only that it was no longer open),
+    its message says so, and no game starts."""
+    assert table.bot is not None
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    entered, go_on = waits_until_told(monkeypatch, table.bot.services.challenges, "accept")
+    pressed = await table.standin.click(
+        reply, f"challenge:accept:{challenge_id(reply)}", table.bob, wait=False
+    )
+    await entered.wait()
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: "expired" in reply.content, timeout=30)
+    go_on.set()
+    refused = await pressed.wait_original(lambda m: m.ephemeral, timeout=10)
+    assert refused.content == "That challenge has expired: challenge again."
+    assert reply.content == (
+        f"<@{table.alice.id}>'s challenge to <@{table.bob.id}> expired without an answer."
+    )
+    assert reply.components == []
+    assert not any(m.attachments for m in table.public_messages())
 
 
 async def test_settings_need_manage_server(table: Harness) -> None:

@@ -332,6 +332,22 @@ class ChallengeService:
         started in the channel meanwhile) in the words :meth:`create` would use there
         (``threads_here``: the opponent could start a thread there and play in it).
         """
+        try:
+            return await self._start(challenge_id, user_id, thread_id, thread_of, threads_here)
+        except ChallengeNotFound:
+            await self._expired_meanwhile(challenge_id)
+            raise
+
+    async def _start(
+        self,
+        challenge_id: int,
+        user_id: int,
+        thread_id: int | None,
+        thread_of: int | None,
+        threads_here: bool,
+    ) -> ActiveGame:
+        """:meth:`accept`, but a challenge closed meanwhile is ChallengeNotFound whatever
+        closed it."""
         row = await self._open(challenge_id)
         await self._check_accept(row, user_id, thread_of)
         settings = await self._settings.get(row.guild_id)
@@ -441,6 +457,20 @@ class ChallengeService:
         except ChallengeNotFound:
             await self._answered_by(challenge_id, user_id, ChallengeStatus.WITHDRAWN)
             raise
+
+    async def _expired_meanwhile(self, challenge_id: int) -> None:
+        """Raise ChallengeExpired if the challenge an Accept found closed was closed by its
+        expiry (the sweep reached it while the press was on its way, or its thread was being
+        made): it says so, as a press after the expiry does, not only that it is no longer
+        open. A challenge that lapsed before its expiry (its channel busy or no longer
+        allowed) or was answered keeps that refusal."""
+        try:
+            async with self._database.snapshot() as db:
+                expired = await challenges.expired_on_time(db, challenge_id)
+        except StorageError:  # the refusal found is told as it was
+            return
+        if expired:
+            raise ChallengeExpired()
 
     async def _answered_by(self, challenge_id: int, user_id: int, status: ChallengeStatus) -> None:
         """Raise ChallengeNotFound saying ``user_id`` declined or withdrew the challenge already

@@ -96,6 +96,17 @@ async def close(
     return changed == 1
 
 
+async def expired_on_time(db: Connection, challenge_id: int) -> bool:
+    """Whether the challenge was closed as expired at or after its expiry (not one that lapsed
+    before it: its channel busy with a game, or no longer allowed)."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM challenges WHERE challenge_id = ? AND status = 'expired' "
+        "AND closed_us >= expires_us",
+        (challenge_id,),
+    )
+    return row is not None
+
+
 async def declined_since(
     db: Connection, guild_id: int, challenger_id: int, opponent_id: int, since_us: int
 ) -> int | None:
