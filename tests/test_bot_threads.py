@@ -717,29 +717,19 @@ async def test_accept_pressed_again_after_the_database_was_busy_starts_the_game(
     assert not reply.ephemeral, reply.content
 
 
-async def test_accept_looks_at_the_challengers_right_to_write_in_threads(table: Harness) -> None:
-    """Games get a thread each: alice lost Send Messages in #games but may still write in its
-    threads, so bob's Accept starts their game in a thread; once she may not write in threads
-    either, carol's Accept of her next challenge is refused (she could not play there)."""
-    await table.standin.set_overwrite(
-        table.channel, table.alice, deny=discord.Permissions(send_messages=True)
-    )
-    first = await challenge(table, table.alice, table.bob)
-    second = await challenge(table, table.alice, table.carol)
-    await accept(table, first, table.bob)
-    await table.wait_board(channel=thread_of(table, first))
+async def test_accept_does_not_ask_the_challenger_to_write_messages(table: Harness) -> None:
+    """Games get a thread each, in a #games that keeps chat out: alice may send neither
+    messages nor messages in threads there, yet she challenged bob with a command, and plays
+    with /move and the buttons, which need neither. bob's Accept starts their game in a thread
+    and her /move there is played."""
     await table.standin.set_overwrite(
         table.channel,
         table.alice,
         deny=discord.Permissions(send_messages=True, send_messages_in_threads=True),
     )
-    pressed = await table.standin.click(
-        second, f"challenge:accept:{challenge_id(second)}", table.carol
-    )
-    refused = await pressed.wait_original(lambda m: m.ephemeral)
-    assert refused.content == (
-        f"<@{table.alice.id}> can no longer see or write in this channel, so they could not "
-        "play: this challenge cannot be accepted here."
-    )
-    assert second.thread is None
-    assert second.components, "the challenge lost its buttons"
+    first = await challenge(table, table.alice, table.bob)
+    await accept(table, first, table.bob)
+    thread = thread_of(table, first)
+    await table.wait_board(channel=thread)
+    reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert not reply.ephemeral, reply.content

@@ -22,7 +22,6 @@ from bot.flow.threads import (
     close_unused_thread,
     edit_reopening,
     match_line,
-    may_open_threads,
     member_threads_here,
     thread_name,
     thread_refusal,
@@ -231,9 +230,10 @@ class ChallengeFlow:
         challenger: discord.Member,
     ) -> None:
         """Refuse the Accept pressed (``interaction``) on ``challenge`` if its ``challenger``
-        (as Discord gave them now) can no longer see the channel or write where the game would
-        be played (a role taken, a time-out since): they could not play it. Read from the
-        cached channel and roles, as a rematch checks its opponent; unknown counts as able."""
+        (as Discord gave them now) can no longer see the channel (a role taken since): they
+        could not play it. Read from the cached channel and roles, as a rematch checks its
+        opponent; unknown counts as able. Writing is not asked: /move and the buttons need no
+        Send Messages (a channel may deny it to keep chat out), as their /challenge did not."""
         channel = interaction.channel
         if not isinstance(channel, discord.TextChannel | discord.Thread):
             return
@@ -241,16 +241,11 @@ class ChallengeFlow:
             permissions = channel.permissions_for(challenger)
         except discord.ClientException:  # a thread whose parent is not cached
             return
-        settings = await self.flow.bot.services.settings.get(challenge.guild_id)
-        in_thread = isinstance(channel, discord.Thread) or (
-            settings.threads and may_open_threads(interaction)
-        )
-        writes = permissions.send_messages_in_threads if in_thread else permissions.send_messages
-        if not (permissions.view_channel and writes):
+        if not permissions.view_channel:
             raise GameError(
                 _(
-                    "{player} can no longer see or write in this channel, so they could not "
-                    "play: this challenge cannot be accepted here.",
+                    "{player} can no longer see this channel, so they could not play: this "
+                    "challenge cannot be accepted here.",
                     player=f"<@{challenge.challenger_id}>",
                 )
             )
