@@ -64,6 +64,16 @@ def test_full_width_letters_and_digits_read_as_a_move(text: str) -> None:
     assert Move.parse(text, 7) == D1_D3
 
 
+@pytest.mark.parametrize(
+    "text", ["d1\u200b-d3", "\ufeffd1-d3", "d1-d3\u200b", "d\u20601 d3", "d1\u00ad-d3"]
+)
+def test_invisible_characters_are_not_read(text: str) -> None:
+    """A zero-width space, word joiner, byte order mark or soft hyphen pasted with a move is
+    ignored: it was refused as "'d1-d3' is not a move", echoing text that looked valid."""
+    assert Move.parse(text, 7) == D1_D3
+    assert Game().parse_move("\u200bc1\u200b") == Game().parse_move("c1")
+
+
 def test_a_full_width_destination_alone_names_its_move() -> None:
     """``ｃ１`` alone is the one attacker's move that can reach c1, as ``c1`` is."""
     game = Game()
