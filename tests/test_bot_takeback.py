@@ -228,6 +228,17 @@ async def test_a_player_who_has_not_moved_is_told_so(table: Harness) -> None:
     assert refused.content == "You have not moved yet in this set."
 
 
+async def test_a_one_set_match_speaks_of_the_game_not_a_set(table: Harness) -> None:
+    """In a one-set match, a takeback before any move, or before bob's own first move, is
+    refused speaking of the game, as its board and /resign do (not of a set)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    refused = await table.reply_text(table.alice, "takeback")
+    assert refused.content == "There is no move to take back in this game yet."
+    await table.move(table.alice, "d1-b1")
+    refused = await table.reply_text(table.bob, "takeback")
+    assert refused.content == "You have not moved yet in this game."
+
+
 async def test_a_spectator_pressing_accept_is_told_who_may(table: Harness) -> None:
     """carol presses Accept on alice's request: only bob, who was asked, may answer it."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -567,6 +567,25 @@ async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_se
     assert ended.winner_id == ALICE
 
 
+async def test_a_move_too_late_in_a_one_set_match_says_the_game_is_lost(
+    services: Services, clock: FakeClock
+) -> None:
+    """In a one-set match, a move after the deadline is refused saying the game (not a set
+    the match never spoke of) is lost on time."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, sets_total=1, time_per_move=timedelta(minutes=5)
+    )
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    deadline = clock.now + timedelta(minutes=5)
+    clock.advance(timedelta(minutes=5))  # exactly at the deadline
+    with pytest.raises(TimeRanOut) as late:
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+    assert str(late.value) == (
+        f"Too late: your time for this move ran out <t:{int(deadline.timestamp())}:R>, so this "
+        "game is lost on time."
+    )
+
+
 async def test_a_final_board_out_after_a_new_match_began_leaves_it_the_buttons(
     services: Services,
 ) -> None:

@@ -120,15 +120,22 @@ class StaleGameError(GameError):
 
 class TimeRanOut(StaleGameError):
     """The move came at or after the mover's deadline: the set is lost on time, which the
-    timer announces at its next check (a few seconds)."""
+    timer announces at its next check (a few seconds). A one-set match is one game, with no
+    set to speak of."""
 
-    def __init__(self, deadline_us: int) -> None:
-        super().__init__(
-            _(
-                "Too late: your time for this move ran out {when}, so this set is lost on time.",
-                when=f"<t:{deadline_us // 1_000_000}:R>",
+    def __init__(self, deadline_us: int, *, one_set: bool = False) -> None:
+        when = f"<t:{deadline_us // 1_000_000}:R>"
+        if one_set:
+            text = _(
+                "Too late: your time for this move ran out {when}, so this game is lost on time.",
+                when=when,
             )
-        )
+        else:
+            text = _(
+                "Too late: your time for this move ran out {when}, so this set is lost on time.",
+                when=when,
+            )
+        super().__init__(text)
 
 
 # ---------------------------------------------------------------- challenges

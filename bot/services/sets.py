@@ -32,7 +32,7 @@ def check_in_time(row: SetRow, now_us: int) -> None:
     """Raise TimeRanOut if the player to move in ``row`` is out of time at ``now_us``: the set
     is lost on time, whether or not the timer has said so yet (it checks every few seconds)."""
     if now_us >= row.deadline_us:
-        raise TimeRanOut(row.deadline_us)
+        raise TimeRanOut(row.deadline_us, one_set=row.sets_total == 1)
 
 
 async def insert_set(

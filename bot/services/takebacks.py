@@ -77,7 +77,10 @@ class TakebackService:
         if board is not None and board != (active.ply, active.undone):
             raise CannotTakeBack(_moved_on(active, board, user_id))
         records = active.game.records
+        one_set = active.sets_total == 1  # one game, with no set to speak of
         if not records:
+            if one_set:
+                raise CannotTakeBack(_("There is no move to take back in this game yet."))
             raise CannotTakeBack(_("There is no move to take back in this set yet."))
         mover = active.player_of(records[-1].side)
         now = self._clock()
@@ -85,11 +88,11 @@ class TakebackService:
             if mover != active.computer_id:
                 raise CannotTakeBack(_("Wait for my reply first, then ask to take your move back."))
             if len(records) < 2:
-                raise CannotTakeBack(_("You have not moved yet in this set."))
+                raise CannotTakeBack(_not_moved_yet(one_set))
             return await self._undo_against_computer(active, user_id, now)
         if mover != user_id:
             if all(active.player_of(record.side) != user_id for record in records):
-                raise CannotTakeBack(_("You have not moved yet in this set."))
+                raise CannotTakeBack(_not_moved_yet(one_set))
             raise CannotTakeBack(
                 _("Only your own last move can be taken back, and your opponent has moved since.")
             )
@@ -279,6 +282,14 @@ class TakebackService:
                     continue
                 lapsed.append(_takeback(row, None if game is None else game.channel_id))
         return lapsed
+
+
+def _not_moved_yet(one_set: bool) -> Text:
+    """The refusal of a takeback asked by a player with no move in the set (the game, in a
+    one-set match)."""
+    if one_set:
+        return _("You have not moved yet in this game.")
+    return _("You have not moved yet in this set.")
 
 
 def _moved_on(active: ActiveGame, board: tuple[int, int], user_id: int) -> Text:
