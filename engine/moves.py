@@ -13,12 +13,20 @@ DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"
 hyphens, the figure, en and em dashes, the minus sign and the small and full-width
 hyphen-minus."""
 
+ARROWS = ">\u2192"
+"""The arrows read between two squares, alone or after a dash: ``d1>d3``, ``d1->d3``, ``d1→d3``
+(the arrow a phone may make of ``->``)."""
+
 _MOVE = re.compile(
     r"""^\s*k?\s*
         (?P<from>[a-o]\d{1,2})
         (?:\s*(?:["""
     + DASHES
-    + r"""]|>|to)\s*|\s+)?    # d1-d3, d1–d3, d1−d3, d1>d3, d1 to d3, d1 d3
+    + r"""]?["""
+    + ARROWS
+    + r"""]|["""
+    + DASHES
+    + r"""]|to)\s*|\s+)?    # d1-d3, d1–d3, d1−d3, d1>d3, d1->d3, d1→d3, d1 to d3, d1 d3
         (?P<to>[a-o]\d{1,2})
         \s*(?:x\s*[a-o0-9/,\s]*)?   # capture suffix, e.g. xd4 or xa5/c5: ignored
         [+\-#]*\s*$""",
@@ -104,8 +112,9 @@ class Move:
 
     @classmethod
     def parse(cls, text: str, size: int = MAX_SIZE) -> Move:
-        """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1–d3`` (en or em
-        dash) or ``D1-D3``, in full-width characters too; a capture suffix ``xd4`` is ignored.
+        """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1->d3``, ``d1→d3``,
+        ``d1–d3`` (en or em dash) or ``D1-D3``, in full-width characters too; a capture suffix
+        ``xd4`` is ignored.
 
         Text that is not a move on a ``size`` board raises :class:`InvalidMoveError`.
         """

@@ -356,9 +356,16 @@ def test_a_position_with_a_soldier_on_a_restricted_square_is_refused(
         Game.from_position(position)
 
 
-@pytest.mark.parametrize("text", ["d2 to c2", "d2–c2", "d2—c2", "d2>c2", "D2 To C2", "d2 > c2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *("d2 to c2", "d2–c2", "d2—c2", "d2>c2", "D2 To C2", "d2 > c2"),
+        *("d2->c2", "d2 -> c2", "d2–>c2", "d2→c2", "d2 \u2192 c2"),
+    ],
+)
 def test_a_move_reads_with_to_dashes_and_arrows(text: str) -> None:
-    """Players may write a move with 'to', an en or em dash, or '>' between the squares."""
+    """Players may write a move with 'to', an en or em dash, '>', '->' or an arrow '→' between
+    the squares ('->' and '→' were refused as not a move, though autocomplete offered it)."""
     assert str(Game().parse_move(text)) == "d2-c2"
 
 

@@ -22,14 +22,14 @@ from bot.views.common import answer, within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
 from engine import Side
-from engine.moves import DASHES
+from engine.moves import ARROWS, DASHES
 from engine.squares import as_typed
 from renderer import render_replay
 
 MAX_CHOICES = 25
-_SEPARATORS = re.compile(r"\s+|[" + DASHES + r">]|to|(?<=[\d\s])t$")
-"""What /move reads between two squares (engine.moves): spaces, a dash of any kind, > or to
-(and a ``t`` typed after a square: the ``to`` being typed)."""
+_SEPARATORS = re.compile(r"\s+|[" + DASHES + ARROWS + r"]|to|(?<=[\d\s])t$")
+"""What /move reads between two squares (engine.moves): spaces, a dash of any kind, an arrow
+(``>``, ``->``, ``→``) or to (and a ``t`` typed after a square: the ``to`` being typed)."""
 
 
 _KING_PREFIX = re.compile(r"^\s*k(?=\s*[a-o](?:\d|$))")
