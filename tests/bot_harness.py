@@ -260,7 +260,7 @@ class Harness:
         return await record.wait_original()
 
     async def wait_board(
-        self, predicate: Any = None, *, channel: FakeChannel | None = None, timeout: float = 10
+        self, predicate: Any = None, *, channel: FakeChannel | None = None, timeout: float = 20
     ) -> StoredMessage:
         """The newest public message with a board picture (matching ``predicate``)."""
 
@@ -361,19 +361,23 @@ async def timers_checked(table: Harness) -> None:
 
 
 async def eventually(
-    probe: Callable[[], Awaitable[object]], wanted: object, *, tries: int = 100
+    probe: Callable[[], Awaitable[object]], wanted: object, *, timeout: float = 20.0
 ) -> None:
-    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background)."""
-    seen: object = None
-    for _ in range(tries):
+    """Wait until ``probe()`` gives ``wanted`` (the bot works in the background), looking
+    every 0.05 s for up to ``timeout`` seconds (a bound in time, not in tries: on a loaded
+    machine each probe, a database read, is slower)."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + timeout
+    while True:
         seen = await probe()
         if seen == wanted:
             return
+        if loop.time() > give_up:
+            raise AssertionError(f"wanted {wanted!r}, still {seen!r} after {timeout} s")
         await asyncio.sleep(0.05)
-    raise AssertionError(f"wanted {wanted!r}, still {seen!r}")
 
 
-async def until(condition: Callable[[], bool], *, timeout: float = 10.0) -> None:
+async def until(condition: Callable[[], bool], *, timeout: float = 20.0) -> None:
     """Wait until ``condition()`` holds of the bot's own state, looking every 0.05 s (the
     stand-in's ``wait_until`` looks again only when Discord sees something happen)."""
     loop = asyncio.get_running_loop()

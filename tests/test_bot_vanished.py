@@ -141,7 +141,7 @@ async def test_a_channel_deleted_while_the_database_is_busy_still_aborts_its_gam
         await table.standin.delete_channel(table.channel)
         await asyncio.sleep(6.0)  # the first try has given up
         assert await game_in(table, table.channel)() is not None
-    await eventually(game_in(table, table.channel), None, tries=200)
+    await eventually(game_in(table, table.channel), None)
     assert await rated_players(table) == 0
 
 

@@ -315,7 +315,7 @@ class InteractionRecord:
         choices: list[JSON] = self.response_data.get("choices", [])
         return choices
 
-    async def wait_followups(self, count: int = 1, *, timeout: float = 5.0) -> list[StoredMessage]:
+    async def wait_followups(self, count: int = 1, *, timeout: float = 15.0) -> list[StoredMessage]:
         """Wait until the bot has sent at least ``count`` followups; return them all."""
         await self.recorder.wait_until(
             lambda: len(self.followups) >= count,
@@ -324,12 +324,12 @@ class InteractionRecord:
         )
         return list(self.followups)
 
-    async def wait_followup(self, *, timeout: float = 5.0) -> StoredMessage:
+    async def wait_followup(self, *, timeout: float = 15.0) -> StoredMessage:
         """Wait for the first followup and return it."""
         return (await self.wait_followups(1, timeout=timeout))[0]
 
     async def wait_original(
-        self, predicate: Callable[[StoredMessage], bool] | None = None, *, timeout: float = 5.0
+        self, predicate: Callable[[StoredMessage], bool] | None = None, *, timeout: float = 15.0
     ) -> StoredMessage:
         """Wait until @original exists, is not loading, and matches ``predicate``; return it."""
 

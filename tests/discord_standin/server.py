@@ -228,7 +228,7 @@ class DiscordStandin(PlayerActions, WorldChanges):
     # -- waiting ----------------------------------------------------------------------------------
 
     async def wait_until(
-        self, condition: Callable[[], bool], *, timeout: float = 5.0, waiting_for: str = "it"
+        self, condition: Callable[[], bool], *, timeout: float = 15.0, waiting_for: str = "it"
     ) -> None:
         """Wait until ``condition()`` is true (re-checked whenever the bot does something)."""
         await self.recorder.wait_until(condition, timeout=timeout, waiting_for=waiting_for)
@@ -282,7 +282,7 @@ class DiscordStandin(PlayerActions, WorldChanges):
         channel: FakeChannel,
         predicate: Callable[[StoredMessage], bool] | None = None,
         *,
-        timeout: float = 5.0,
+        timeout: float = 15.0,
     ) -> StoredMessage:
         """Wait for a message in ``channel`` (matching ``predicate``) and return the newest."""
 
