@@ -16,7 +16,14 @@ from bot.flow import game_flow, set_ends
 from bot.views import common as view_common
 from bot.views import confirm as confirm_views
 from engine import Game
-from tests.bot_harness import Harness, move_button, next_drawing_waits, running_bot
+from tests.bot_harness import (
+    Harness,
+    eventually,
+    move_button,
+    next_drawing_waits,
+    running_bot,
+    timers_checked,
+)
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -49,11 +56,7 @@ def live_board(db_path: Path) -> int | None:
 
 async def until_live(table: Harness, message_id: int) -> None:
     """Wait until the bot has recorded ``message_id`` as the live board (just after posting)."""
-    for _ in range(250):
-        if await asyncio.to_thread(live_board, table.db_path) == message_id:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"board {message_id} never became the live board")
+    await eventually(lambda: asyncio.to_thread(live_board, table.db_path), message_id)
 
 
 def forget_live_boards(db_path: Path) -> None:
@@ -67,7 +70,7 @@ async def test_only_the_newest_board_has_buttons(table: Harness) -> None:
     first = await table.challenge_accepted(table.alice, table.bob)
     assert move_button(first)
     second = await table.move(table.alice, "d1-b1")
-    await table.standin.wait_until(lambda: first.components == [], timeout=5)
+    await table.standin.wait_until(lambda: first.components == [], timeout=15)
     assert move_button(second)
     assert [b.id for b in boards(table) if b.components] == [second.id]
 
@@ -105,13 +108,13 @@ async def test_a_board_drawn_while_a_move_lands_does_not_take_the_buttons(
     await table.challenge_accepted(table.alice, table.bob)
     drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # /board's own drawing
     shown = await table.standin.slash(table.guild, table.channel, table.carol, "board", wait=False)
-    await asyncio.wait_for(drawing.wait(), timeout=5)
+    await asyncio.wait_for(drawing.wait(), timeout=15)
     after = await table.move(table.alice, "d1-b1")
     await until_live(table, after.id)
     moved.set()
     await table.standin.wait_answered(shown, timeout=10)
     old = await shown.wait_original()
-    await table.standin.wait_until(lambda: old.components == [], timeout=5)
+    await table.standin.wait_until(lambda: old.components == [], timeout=15)
     assert old.content.startswith("No move yet.")
     assert [b.id for b in boards(table) if b.components] == [after.id]
     assert await asyncio.to_thread(live_board, table.db_path) == after.id
@@ -128,7 +131,7 @@ async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
     alices = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
-    await asyncio.wait_for(drawing.wait(), timeout=5)
+    await asyncio.wait_for(drawing.wait(), timeout=15)
     bobs = await table.move(table.bob, "c4-c2")
     await until_live(table, bobs.id)
     moved.set()
@@ -137,7 +140,7 @@ async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
         lambda: any("played d1-b1" in b.content for b in boards(table)), timeout=10
     )
     late = next(b for b in boards(table) if "played d1-b1" in b.content)
-    await table.standin.wait_until(lambda: late.components == [], timeout=5)
+    await table.standin.wait_until(lambda: late.components == [], timeout=15)
     assert [b.id for b in boards(table) if b.components] == [bobs.id]
     assert await asyncio.to_thread(live_board, table.db_path) == bobs.id
 
@@ -153,12 +156,13 @@ async def test_a_board_slow_to_post_is_not_posted_again_by_the_outbox(
     moved = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
-    await asyncio.wait_for(drawing.wait(), timeout=5)
+    await asyncio.wait_for(drawing.wait(), timeout=15)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     owed_time.set()
     await table.standin.wait_answered(moved, timeout=10)
-    await asyncio.sleep(0.5)
+    await table.wait_board(lambda m: "played d1-b1" in m.content)
+    await timers_checked(table)  # the outbox has looked again since it was out
     assert [b.content.splitlines()[0] for b in boards(table)][1:] == [
         "**alice** (attackers) played d1-b1."
     ]
@@ -185,22 +189,22 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
     moving = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
-    await asyncio.wait_for(drawing.wait(), timeout=5)
+    await asyncio.wait_for(drawing.wait(), timeout=15)
     monkeypatch.setattr(flow, "post_in_channel", posted_after_the_outbox_looked)
     asked = await table.reply_text(table.bob, "resign")
     [confirm] = asked.custom_ids()
     await table.standin.click(asked, confirm, table.bob, wait=False)
-    await asyncio.wait_for(posting.wait(), timeout=5)
+    await asyncio.wait_for(posting.wait(), timeout=15)
     moved.set()  # alice's board is out, and marked
     await table.standin.wait_answered(moving, timeout=10)
     await table.standin.wait_until(
         lambda: any("played d1-b1" in b.content for b in boards(table)), timeout=10
     )
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     posted.set()
     await table.wait_board(lambda m: "resigned" in m.content)
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # the outbox has looked again since it was out
     assert len([b for b in boards(table) if "resigned" in b.content]) == 1
 
 
@@ -215,12 +219,12 @@ async def test_a_set_end_slow_to_draw_is_posted_once(
     [confirm] = asked.custom_ids()
     drawing, owed_time = next_drawing_waits(monkeypatch, set_ends)  # the set's end
     await table.standin.click(asked, confirm, table.bob, wait=False)
-    await asyncio.wait_for(drawing.wait(), timeout=5)
+    await asyncio.wait_for(drawing.wait(), timeout=15)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     owed_time.set()
     await table.wait_board(lambda m: "resigned" in m.content)
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # the outbox has looked again since it was out
     assert len([b for b in boards(table) if "resigned" in b.content]) == 1
 
 
@@ -243,12 +247,12 @@ async def test_a_set_end_whose_question_is_slow_to_edit_is_posted_once(
     [confirm] = asked.custom_ids()
     monkeypatch.setattr(confirm_views, "update_message", edited_after_the_outbox_looked)
     await table.standin.click(asked, confirm, table.bob, wait=False)
-    await asyncio.wait_for(editing.wait(), timeout=5)
+    await asyncio.wait_for(editing.wait(), timeout=15)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     owed_time.set()
     await table.wait_board(lambda m: "resigned" in m.content)
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # the outbox has looked again since it was out
     assert len([b for b in boards(table) if "resigned" in b.content]) == 1
 
 
