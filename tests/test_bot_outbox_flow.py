@@ -15,7 +15,13 @@ import pytest
 from bot.flow import computer_turns as turns
 from bot.flow import set_ends
 from bot.storage.errors import StorageError
-from tests.bot_harness import Harness, next_drawing_waits, running_bot
+from tests.bot_harness import (
+    Harness,
+    eventually,
+    next_drawing_waits,
+    running_bot,
+    timers_checked,
+)
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
 
@@ -49,7 +55,7 @@ async def nothing_owed(table: Harness) -> None:
     for _ in range(100):
         if not await table.bot.services.announcements.due():
             table.advance(timedelta(minutes=5))
-            await asyncio.sleep(0.3)  # a check under way finishes
+            await timers_checked(table)  # a check under way has finished
             if not await table.bot.services.announcements.due():
                 return
         table.advance(timedelta(minutes=2))
@@ -125,10 +131,10 @@ async def test_the_computers_reply_slow_to_post_is_not_posted_again_by_the_outbo
     await asyncio.wait_for(replying.wait(), timeout=10)
     since = len(table.standin.rest_log)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the owed reply
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     owed_time.set()
     await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=10)
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # the outbox has looked again since
     assert posts_in(table, since) == 0
     replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
     assert [m.id for m in replies] == [line.id]
@@ -156,7 +162,7 @@ async def test_a_resignation_announced_without_its_press_is_not_posted_again_by_
     await asyncio.wait_for(drawing.wait(), timeout=10)
     table.standin.end_faults()
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
-    await asyncio.sleep(1)  # its checks run every 0.05 s
+    await timers_checked(table)  # the outbox has looked at it
     owed_time.set()
     await table.wait_board(lambda m: "resigned" in m.content)
     await nothing_owed(table)
@@ -175,14 +181,15 @@ async def test_a_claim_made_after_its_post_ended_leaves_the_board_to_the_outbox(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
     assert table.bot is not None
-    game = None
-    for _ in range(100):
-        game = await table.bot.services.games.in_channel(table.channel.id)
-        if game is not None and game.ply == 1:
-            break
-        await asyncio.sleep(0.05)
+    games = table.bot.services.games
+
+    async def ply() -> int | None:
+        game = await games.in_channel(table.channel.id)
+        return None if game is None else game.ply
+
+    await eventually(ply, 1)
+    game = await games.in_channel(table.channel.id)
     assert game is not None
-    assert game.ply == 1
     with table.bot.flow.outbox.posting() as claim:
         pass
     claim(game.set_id, 1)  # too late: the post it was for is over
