@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.services.domain import ActiveGame, SetEnd
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -33,22 +32,22 @@ async def test_a_last_reminder_when_a_tenth_of_an_hour_is_left(table: Harness) -
     """An hour per move: reminded at half time, and again with 6 minutes left — not before —
     pinging the player to move, once; bob's own move gets its own."""
     await table.challenge_accepted(table.alice, table.bob, time=60)
+    deadline = table.now + timedelta(minutes=60)
     table.advance(timedelta(minutes=31))
     await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
     table.advance(timedelta(minutes=22))  # 7 minutes left
-    await asyncio.sleep(0.3)
+    await timers_checked(table)  # and 33 s more
     assert last_reminders(table) == []
-    table.advance(timedelta(minutes=2))  # 5 minutes left
+    table.advance(timedelta(minutes=2))  # under 5 minutes left
     last = await table.standin.wait_for_message(
         table.channel, lambda m: "last reminder" in m.content
     )
-    deadline = table.now + timedelta(minutes=5)
     assert last.content == (
         f"<@{table.alice.id}>, last reminder: it is your move as the attackers, and your time "
         f"runs out <t:{int(deadline.timestamp())}:R>."
     )
     assert last.pinged_user_ids() == {table.alice.id}
-    await asyncio.sleep(0.3)
+    await timers_checked(table)
     assert len(last_reminders(table)) == 1
     await table.move(table.alice, "d1-b1")
     table.advance(timedelta(minutes=55))
@@ -62,7 +61,7 @@ async def test_a_day_per_move_is_reminded_an_hour_before(table: Harness) -> None
     """A day per move: the last reminder comes with an hour left (a tenth would be 2.4 h)."""
     await table.challenge_accepted(table.alice, table.bob, time=24 * 60)
     table.advance(timedelta(hours=22, minutes=58))
-    await asyncio.sleep(0.3)
+    await timers_checked(table)  # and 33 s more: over an hour left
     assert last_reminders(table) == []
     table.advance(timedelta(minutes=3))
     await table.standin.wait_for_message(table.channel, lambda m: "last reminder" in m.content)
@@ -74,7 +73,7 @@ async def test_a_short_timer_has_only_the_half_time_reminder(table: Harness) -> 
     table.advance(timedelta(minutes=2, seconds=31))
     await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
     table.advance(timedelta(minutes=2))  # 29 seconds left
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # checked then, and with 18 and 7 seconds left
     assert last_reminders(table) == []
 
 
@@ -90,7 +89,7 @@ async def test_the_last_reminder_is_not_posted_again_after_a_restart(
         await table.standin.wait_for_message(table.channel, lambda m: "last reminder" in m.content)
         await table.restart()
         table.advance(timedelta(seconds=30))
-        await asyncio.sleep(0.5)
+        await timers_checked(table)
         assert len(last_reminders(table)) == 1
     finally:
         await table.stop()
@@ -135,7 +134,7 @@ async def test_a_move_landing_while_a_reminder_is_prepared_stops_it(
     monkeypatch.setattr(departures, "forfeit_if_left", alice_moves_meanwhile)
     table.advance(timedelta(minutes=31))
     await table.wait_board(lambda m: "d1-b1" in m.content)
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     assert reminders(table) == []
 
 
