@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, board_thread_game, running_bot, until
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    eventually,
+    running_bot,
+    timers_checked,
+    until,
+)
 from tests.discord_standin import DiscordStandin
 from tests.test_bot_vanished import calls_to, rated_players
 
@@ -71,7 +78,7 @@ async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_th
     table.advance(timedelta(days=2))
     await resumed(table)
     table.advance(timedelta(days=1))
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None, "alice lost on time in the thread locked during the outage"
@@ -97,11 +104,7 @@ async def test_a_channel_deleted_while_the_shard_was_down_ends_its_game_once(
     assert table.bot is not None
     games = table.bot.services.games
     await until(lambda: table.bot is not None and table.bot.get_channel(table.channel.id) is None)
-    for _ in range(100):
-        if await games.in_channel(table.channel.id) is None:
-            break
-        await asyncio.sleep(0.05)
-    assert await games.in_channel(table.channel.id) is None
+    await eventually(lambda: games.in_channel(table.channel.id), None)
     contents = [m.content for m in list(table.standin.recorder.messages.values())[posted:]]
     assert len(contents) == len(set(contents)), contents
 
@@ -146,7 +149,7 @@ async def test_a_server_still_unavailable_when_the_shard_resumes_holds_its_clock
     table.advance(timedelta(hours=1))
     await resumed(table)
     table.advance(timedelta(hours=2))
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(table.channel.id)
     assert active is not None, "bob lost on time while his server was unavailable"
@@ -173,7 +176,7 @@ async def test_a_thread_deleted_while_the_shard_was_down_aborts_its_match_once(
     await resumed(table)
     await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=10)
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert calls_to(table, table.channel, since, "PATCH") == 1
     assert calls_to(table, thread, since) == calls_to(table, thread, since, "PATCH") == 0
     assert await rated_players(table) == 0
