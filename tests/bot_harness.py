@@ -342,21 +342,29 @@ def png_size(message: StoredMessage) -> tuple[int, int]:
         return image.size
 
 
-async def timers_checked(table: Harness) -> None:
-    """Wait until the bot's timers have run a whole check begun at the harness's time or
-    later (what a check does — time-outs, sweeps — is done): a check notes its time
-    (timer_checks, every 10 s) as it goes, and the note seen first may be one begun before,
-    so the third note, 22 s on, comes after a whole such check."""
+async def timers_noted(table: Harness) -> None:
+    """Wait until a check of the bot's timers begun at the harness's time or later has noted
+    its time (timer_checks; a check notes it when 10 s have passed since the last note): a
+    restart from now gives back the time since then, not since an earlier note. The clock
+    does not move."""
     bot = table.bot
     assert bot is not None, "the bot is not running"
 
-    async def checked() -> bool:
+    async def noted() -> bool:
         async with bot.services.database.snapshot() as db:
             row = await db.fetch_one("SELECT max(checked_us) FROM timer_checks")
         return row is not None and row[0] is not None and int(str(row[0])) >= to_us(table.now)
 
+    await eventually(noted, True)
+
+
+async def timers_checked(table: Harness) -> None:
+    """Wait until the bot's timers have run a whole check begun at the harness's time or
+    later (what a check does — time-outs, sweeps — is done): a check notes its time
+    (timer_checks, every 10 s) as it goes, and the note seen first may be one begun before,
+    so the third note, 22 s on, comes after a whole such check. The clock moves on 33 s."""
     for _ in range(3):
-        await eventually(checked, True)
+        await timers_noted(table)
         table.advance(timedelta(seconds=11))
 
 

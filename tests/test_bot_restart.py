@@ -25,6 +25,7 @@ from tests.bot_harness import (
     eventually,
     move_button,
     timers_checked,
+    timers_noted,
     until,
     waits_until_told,
 )
@@ -199,8 +200,23 @@ async def bob_has_half_an_hour_left(table: Harness) -> StoredMessage:
     await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
     board = await table.move(table.alice, "d1-b1")
     table.advance(timedelta(minutes=30))  # bob has half an hour left
-    await asyncio.sleep(0.3)  # the timers note that they ran then
+    await timers_noted(table)
     return board
+
+
+async def outage_heard(table: Harness) -> None:
+    """Wait until the bot has heard that the gateway dropped it (its clocks stand still from
+    then): a deadline passing before would end the set."""
+    assert table.bot is not None
+    await until(table.bot.timers.holds.all_down)
+
+
+async def unavailable_heard(table: Harness) -> None:
+    """Wait until the bot has heard that ``table``'s server is unavailable (its clocks stand
+    still from then): a deadline passing before would end the set."""
+    assert table.bot is not None
+    outages = table.bot.timers.holds._outages
+    await until(lambda: table.guild.id in outages)
 
 
 async def bob_is_held_till_his_server_is_back(table: Harness, board: StoredMessage) -> None:
@@ -208,7 +224,7 @@ async def bob_is_held_till_his_server_is_back(table: Harness, board: StoredMessa
     hours on he has not lost on time, and once the server is back his board says he has the
     half hour he had left, and his move is played."""
     table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(table.channel.id)
     assert active is not None, "bob lost on time while his server was unavailable"
@@ -232,7 +248,7 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
     try:
         board = await bob_has_half_an_hour_left(table)
         await discord_standin.drop_gateway(refuse_for=2.0)
-        await asyncio.sleep(0.3)  # the timers notice the outage
+        await outage_heard(table)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
         await asyncio.sleep(0.5)  # ten timer checks
         assert table.bot is not None
@@ -272,7 +288,7 @@ async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_chec
 
         monkeypatch.setattr(clocks, "give_back_outage", fails_once)
         await discord_standin.drop_gateway(refuse_for=2.0)
-        await asyncio.sleep(0.3)  # the timers notice the outage
+        await outage_heard(table)
         table.advance(timedelta(hours=2))
         await discord_standin.wait_until(
             lambda: discord_standin.connected, timeout=20, waiting_for="the bot to reconnect"
@@ -459,7 +475,7 @@ async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
         board = await bob_has_half_an_hour_left(table)
         table.advance(timedelta(seconds=9))  # before the next note
         await discord_standin.drop_gateway(refuse_for=2.0)
-        await asyncio.sleep(0.3)  # the timers notice the outage
+        await outage_heard(table)
         table.advance(timedelta(hours=2))
         await discord_standin.wait_until(
             lambda: discord_standin.connected, timeout=20, waiting_for="the bot to reconnect"
@@ -484,7 +500,7 @@ async def test_the_move_clock_stands_still_while_the_server_is_unavailable(
     try:
         board = await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         await bob_is_held_till_his_server_is_back(table, board)
     finally:
         await table.stop()
@@ -518,14 +534,11 @@ async def test_a_server_that_left_during_its_outage_holds_nothing_when_back(
     try:
         await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         await discord_standin.remove_bot_from_guild(table.guild)
         assert table.bot is not None
         games = table.bot.services.games
-        for _ in range(100):
-            if await games.in_channel(table.channel.id) is None:
-                break
-            await asyncio.sleep(0.05)
+        await eventually(lambda: games.in_channel(table.channel.id), None)
         await discord_standin.invite_bot_back(table.guild)
         await discord_standin.wait_until(
             lambda: table.bot is not None and table.bot.get_guild(table.guild.id) is not None,
@@ -550,13 +563,13 @@ async def test_a_restart_during_a_gateway_outage_gives_the_outage_back(
     try:
         await bob_has_half_an_hour_left(table)
         await discord_standin.drop_gateway(refuse_for=1.0)
-        await asyncio.sleep(0.3)  # the timers notice the outage
+        await outage_heard(table)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
         await asyncio.sleep(0.3)
         await table.stop()
         await asyncio.sleep(1.0)  # the gateway takes connections again
         await table.start()
-        await asyncio.sleep(0.5)  # ten timer checks
+        await timers_checked(table)
         assert table.bot is not None
         active = await table.bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time for the outage before the restart"
@@ -599,13 +612,10 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         board = await bob_has_half_an_hour_left(table)
         dropped = (table.guild.id >> 22) % 2
         await discord_standin.drop_shard(dropped, refuse_for=3.0)
-        for _ in range(50):  # the bot hears that the shard was dropped (slower when busy)
-            if dropped in bot.timers.holds._down:
-                break
-            await asyncio.sleep(0.05)
-        assert dropped in bot.timers.holds._down
+        # the bot hears that the shard was dropped (slower when busy)
+        await until(lambda: dropped in bot.timers.holds._down)
         table.advance(timedelta(hours=2))  # both bobs' deadlines pass
-        ended = await other.wait_board(lambda m: "ran out of time" in m.content, timeout=2)
+        ended = await other.wait_board(lambda m: "ran out of time" in m.content)
         assert "the defenders ran out of time" in ended.content, ended.content
         active = await bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time while his shard was dropped"
@@ -638,9 +648,9 @@ async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_
         table.advance(timedelta(minutes=2))
         await asyncio.sleep(0.3)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         table.advance(timedelta(minutes=30))
-        await asyncio.sleep(0.5)  # ten timer checks
+        await timers_checked(table)
         assert "expired" not in challenge.content, challenge.content
         assert "lapsed" not in request.content, request.content
         await discord_standin.guild_available(table.guild)  # the server is back
@@ -675,7 +685,7 @@ async def test_a_hold_whose_time_could_not_be_given_back_stays_until_it_is(
     try:
         board = await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         table.advance(timedelta(hours=2))
         assert table.bot is not None
         games, clocks = table.bot.services.games, table.bot.services.clocks
@@ -713,7 +723,7 @@ async def test_a_hold_whose_give_back_failed_is_given_its_time_up_to_its_end(
     try:
         await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         table.advance(timedelta(hours=2))
         assert table.bot is not None
         games, clocks = table.bot.services.games, table.bot.services.clocks
@@ -945,7 +955,7 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
     try:
         board = await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         table.advance(timedelta(hours=2))
         back = payloads.guild_create(table.guild, joined=True)
         await discord_standin.dispatch("GUILD_CREATE", back)
@@ -974,7 +984,7 @@ async def test_the_checks_go_on_while_a_server_back_is_given_its_time(
     try:
         await bob_has_half_an_hour_left(table)
         await discord_standin.guild_unavailable(table.guild)
-        await asyncio.sleep(0.3)
+        await unavailable_heard(table)
         table.advance(timedelta(hours=2))
         entered, go_on = waits_until_told(monkeypatch, bot.services.clocks, "give_back_servers")
         back = payloads.guild_create(table.guild, joined=True)
@@ -1021,23 +1031,12 @@ async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_onc
         await asyncio.sleep(0.3)
         dropped = (table.guild.id >> 22) % 2
         await discord_standin.drop_shard(dropped, refuse_for=3.0)
-        for _ in range(50):  # the bot hears that the shard was dropped (slower when busy)
-            if dropped in bot.timers.holds._down:
-                break
-            await asyncio.sleep(0.05)
-        assert dropped in bot.timers.holds._down
+        # the bot hears that the shard was dropped (slower when busy)
+        await until(lambda: dropped in bot.timers.holds._down)
         table.advance(timedelta(minutes=20))
-        for _ in range(400):  # the shard is back
-            if dropped not in bot.timers.holds._down:
-                break
-            await asyncio.sleep(0.05)
-        assert dropped not in bot.timers.holds._down
+        await until(lambda: dropped not in bot.timers.holds._down, timeout=40)  # it is back
         await discord_standin.guild_available(table.guild)  # the server is back, if not yet
-        for _ in range(100):
-            if table.guild.id not in bot.timers.holds._outages:
-                break
-            await asyncio.sleep(0.05)
-        assert table.guild.id not in bot.timers.holds._outages
+        await until(lambda: table.guild.id not in bot.timers.holds._outages)
         active = await bot.services.games.in_channel(table.channel.id)
         assert active is not None
         assert active.deadline == table.now + timedelta(minutes=30)
