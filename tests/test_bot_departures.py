@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -15,7 +14,7 @@ from bot.services.domain import SetEnd
 from bot.storage.errors import DatabaseBusy
 from engine import Outcome, Reason, Side, read_record, read_tags
 from renderer import render_board
-from tests.bot_harness import Harness, challenge_id, eventually, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 
@@ -76,7 +75,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
     [picture] = over.attachments  # its caption and alt text say why too, not "Out of time"
     assert picture.data == await board_of_set_1(table)
     assert "carol (attackers) wins: the defenders left the server." in (picture.description or "")
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     shown = [m.content for m in table.public_messages()]
     assert not any("reminder" in text for text in shown), shown
     assert not any("Set 2 begins" in text for text in shown), shown
@@ -130,7 +129,7 @@ async def test_no_set_starts_with_a_player_who_left(table: Harness) -> None:
     assert f"**Match over:** {alice} wins the match 2–0, with more sets won." in over.content
     assert "Set 2 begins" not in over.content
     assert over.allowed_user_ids() == set()
-    await asyncio.sleep(0.5)  # nor does the outbox post set 2 later
+    await timers_checked(table)  # nor does the outbox post set 2 later
     assert not any("Set 2" in m.content for m in table.public_messages())
 
 
@@ -163,7 +162,7 @@ async def test_an_opponent_who_left_loses_at_the_reminder_of_the_player_to_move(
     ]
     assert over.allowed_user_ids() == {table.carol.id}  # bob, gone, is not pinged
     table.advance(timedelta(minutes=30))
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     shown = [m.content for m in table.public_messages()]
     assert not any("reminder" in text or "out of time" in text.lower() for text in shown), shown
 
