@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from engine import Game
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, eventually, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
-OUTAGE_SECONDS = 6.0
+OUTAGE_SECONDS = 60.0
+"""Longer than any outage lasts: the test ends it (``end_faults``) once what it waits for
+happened during it."""
 MOVES = 20
 
 
@@ -46,6 +48,18 @@ def quiet_moves(count: int) -> list[str]:
     return played
 
 
+def stored_ply(table: Harness) -> Callable[[], Awaitable[int | None]]:
+    """Reads the ply of the game in the channel as stored (None once none is in progress)."""
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def ply() -> int | None:
+        game = await games.in_channel(table.channel.id)
+        return None if game is None else game.ply
+
+    return ply
+
+
 def boards_by_move(table: Harness) -> dict[int, int]:
     """How many boards the channel shows for each move number ("move N ·" in the turn line)."""
     counts: dict[int, int] = {}
@@ -59,23 +73,17 @@ def boards_by_move(table: Harness) -> dict[int, int]:
 
 
 async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness) -> None:
-    """20 moves while every REST call fails for 6 s: all are stored, and once Discord is back
-    each of the 20 boards is posted exactly once."""
+    """20 moves while every REST call fails: all are stored, and once Discord is back each of
+    the 20 boards is posted exactly once."""
     await table.challenge_accepted(table.alice, table.bob)
     table.standin.fail_rest(500, seconds=OUTAGE_SECONDS)
-    started = asyncio.get_running_loop().time()
     for ply, text in enumerate(quiet_moves(MOVES)):
         who = table.alice if ply % 2 == 0 else table.bob
         await table.standin.slash(
             table.guild, table.channel, who, "move", {"move": text}, wait=False
         )
-        await asyncio.sleep(0.15)
-    left = OUTAGE_SECONDS - (asyncio.get_running_loop().time() - started)
-    await asyncio.sleep(max(0.0, left) + 0.5)
-    assert table.bot is not None
-    game = await table.bot.services.games.in_channel(table.channel.id)
-    assert game is not None
-    assert game.ply == MOVES, "every move was stored during the outage"
+        await eventually(stored_ply(table), ply + 1)  # the next player's turn now
+    table.standin.end_faults()  # Discord is back
     table.advance(timedelta(seconds=30))  # past the normal path's grace and any backoff
     expected = {number: 1 for number in range(2, MOVES + 2)}
 
@@ -84,7 +92,7 @@ async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness
         return all(counts.get(number, 0) >= 1 for number in expected)
 
     await table.standin.wait_until(all_posted, timeout=30)
-    await asyncio.sleep(1.0)  # a second delivery would show up by now
+    await timers_checked(table)  # the outbox has looked again since
     counts = boards_by_move(table)
     assert {number: counts.get(number, 0) for number in expected} == expected
 
@@ -92,37 +100,33 @@ async def test_moves_made_during_an_outage_are_all_announced_once(table: Harness
 async def test_a_timeout_during_an_outage_is_announced_after_it(table: Harness) -> None:
     """alice runs out of time while Discord is down: once it is back, the loss is posted once."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
-    table.standin.fail_rest(500, seconds=3.0)
+    table.standin.fail_rest(500, seconds=OUTAGE_SECONDS)
     table.advance(timedelta(days=1, seconds=1))  # alice's move timer runs out
-    assert table.bot is not None
-    for _ in range(100):
-        if await table.bot.services.games.in_channel(table.channel.id) is None:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the set did not end on time")
-    await asyncio.sleep(3.5)  # Discord is back
+    await eventually(stored_ply(table), None)  # the set ended on time
+    table.standin.end_faults()  # Discord is back
     table.advance(timedelta(seconds=30))
 
     def announced() -> list[str]:
         return [m.content for m in table.public_messages() if "ran out of time" in m.content]
 
     await table.standin.wait_until(lambda: bool(announced()), timeout=30)
-    await asyncio.sleep(1.0)
+    await timers_checked(table)  # the outbox has looked again since
     assert len(announced()) == 1
 
 
 async def test_a_refused_reminder_is_tried_again_and_posted_once(table: Harness) -> None:
     """The half-time reminder falls due while Discord answers 503: it is posted once, after."""
     await table.challenge_accepted(table.alice, table.bob)
-    table.standin.fail_rest(503, seconds=1.5)
+    refused = table.standin.fail_rest(503, seconds=OUTAGE_SECONDS)
     table.advance(timedelta(hours=12, seconds=1))
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=20)
+    table.standin.end_faults()  # Discord is back
 
     def reminders() -> list[str]:
         return [m.content for m in table.public_messages() if "reminder" in m.content]
 
-    await table.standin.wait_until(lambda: bool(reminders()), timeout=15)
-    await asyncio.sleep(1.0)
+    await table.standin.wait_until(lambda: bool(reminders()), timeout=20)
+    await timers_checked(table)
     [reminder] = reminders()
     assert reminder.startswith(f"<@{table.alice.id}>, reminder: it is your move as the attackers.")
 
