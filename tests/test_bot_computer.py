@@ -219,7 +219,7 @@ async def test_an_abort_before_the_computer_starts_thinking_takes_the_thinking_l
     monkeypatch.setattr(turns.ComputerTurns, "_still_to_move", looks_after_the_abort)
     line = await table.move(table.alice, "d1-b1")
     assert line.content.endswith("I am thinking…")
-    await asyncio.wait_for(looking.wait(), timeout=5)
+    await asyncio.wait_for(looking.wait(), timeout=15)
     await table.abort(table.admin)
     aborted.set()
     await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
@@ -235,10 +235,12 @@ async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(
     thinking…" (it said so for good)."""
     pool, line = await computer_thinking(table)
     path = f"/channels/{table.channel.id}/messages"
-    down = table.standin.fail_rest(503, seconds=1.5, matching=lambda _method, p: path in p)
+    down = table.standin.fail_rest(503, seconds=60, matching=lambda _method, p: path in p)
     pool.go.set()
-    await table.standin.wait_until(lambda: down.hits >= 2, waiting_for="the reply refused")
-    await asyncio.sleep(1.6)  # Discord is back
+    await table.standin.wait_until(
+        lambda: down.hits >= 3, waiting_for="the edit, its read-back and the post refused"
+    )
+    table.standin.end_faults()  # Discord is back
     table.advance(timedelta(seconds=30))  # the outbox's turn
     board = await table.wait_board(lambda m: "(defenders) played" in m.content)
     assert board.id != line.id
