@@ -248,6 +248,30 @@ async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(
     assert line.content == "**alice** (attackers) played d1-b1."
 
 
+async def test_a_reply_posted_apart_when_discord_is_back_takes_the_thinking_line_off(
+    table: Harness,
+) -> None:
+    """Discord refuses the edit of alice's line into the computer's reply and the read-back,
+    then takes the reply posted apart: her line no longer says "I am thinking…" (before, it
+    said so for good: only the outbox's post took it off)."""
+    pool, line = await computer_thinking(table)
+    refused: list[str] = []
+
+    def the_edit_and_its_read_back(method: str, path: str) -> bool:
+        if path.endswith(f"/messages/{line.id}") and len(refused) < 2:
+            refused.append(method)
+            return True
+        return False
+
+    table.standin.fail_rest(503, seconds=60, matching=the_edit_and_its_read_back)
+    pool.go.set()
+    board = await table.wait_board(lambda m: "(defenders) played" in m.content)
+    assert refused == ["PATCH", "GET"]
+    assert board.id != line.id
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"))
+    assert line.content == "**alice** (attackers) played d1-b1."
+
+
 async def test_a_reply_tried_again_later_still_replaces_the_thinking_line(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -238,6 +238,8 @@ class ComputerTurns:
             )
         else:
             await self.flow.board_out(result.game, message_id, result.set_end)
+            if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
+                await self.stop_thinking(channel, reply_in, lang)
         finally:
             await self.flow.after_move(result)
 
