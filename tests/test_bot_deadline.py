@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.views import common
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, InteractionRecord
 from tests.discord_standin.recorder import CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, StoredMessage
 
@@ -124,11 +124,12 @@ async def test_an_interaction_discord_refuses_as_too_old_is_not_answered_again(
         assert table.bot is not None
         services = table.bot.services
         await discord_standin.wait_until(lambda: late.rejected is not None, waiting_for="refusal")
-        for _ in range(100):
+
+        async def ply() -> int | None:
             active = await services.games.in_channel(table.channel.id)
-            if active is not None and active.ply == 1:
-                break
-            await asyncio.sleep(0.05)
+            return None if active is None else active.ply
+
+        await eventually(ply, 1)  # the move is stored
         table.advance(timedelta(minutes=1))  # the board is due: the outbox's timer posts it
 
         def boards() -> list[StoredMessage]:
@@ -140,7 +141,7 @@ async def test_an_interaction_discord_refuses_as_too_old_is_not_answered_again(
             ]
 
         await discord_standin.wait_until(lambda: bool(boards()), waiting_for="the owed board")
-        await asyncio.sleep(0.5)  # a second posting would come meanwhile
+        await timers_checked(table)  # a second posting would have come by now
         callbacks = [c for c in discord_standin.rest_log if f"/interactions/{late.id}/" in c.path]
         assert [c.status for c in callbacks] == [404]
         refused = [r for r in caplog.records if r.name == "bot.errors"]
