@@ -29,6 +29,8 @@ from tests.bot_harness import (
     eventually,
     move_button,
     running_bot,
+    timers_checked,
+    until,
     waits_until_told,
 )
 from tests.conftest import postgres_database
@@ -1227,11 +1229,16 @@ async def test_a_computer_reply_i_cannot_show_is_on_board_and_posted_later(
     assert not shown.ephemeral, shown.content
     assert f"Last move: {record}." in shown.content
     assert BOARD_AS_TEXT in shown.content
+    # The flow has given the reply up (both refused), before Discord lets it again: its board
+    # is the outbox's (a reply still being posted then would be edited into alice's answer).
+    await table.standin.wait_until(lambda: edits.hits >= 1, waiting_for="the edit refused")
+    outbox = table.bot.flow.outbox
+    await until(lambda: not outbox._posting)
     edits.until = 0.0  # Discord takes edits again
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
     posted = await table.wait_board(lambda m: f"(defenders) played {reply}" in m.content)
-    await asyncio.sleep(1.0)
+    await timers_checked(table)  # the outbox has looked again since
     played = [m for m in table.public_messages() if f"(defenders) played {reply}" in m.content]
     assert played == [posted]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
