@@ -17,7 +17,7 @@ from bot.services.challenges import ChallengeService
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
 from bot.storage.errors import DatabaseBusy
-from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot
+from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot, until
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -57,6 +57,13 @@ def thread_of(table: Harness, message: StoredMessage) -> FakeChannel:
     """The thread started from ``message``."""
     assert message.thread is not None, f"no thread from message {message.id}: {message.content}"
     return message.thread
+
+
+async def thread_held(table: Harness, thread: FakeChannel) -> None:
+    """The bot has heard that ``thread`` was locked: it holds the thread's clocks."""
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id))
 
 
 async def test_two_games_start_from_one_channel_each_in_its_thread(table: Harness) -> None:
@@ -154,7 +161,7 @@ async def test_a_move_in_the_parent_channel_says_the_players_thread_is_locked(
     she cannot)."""
     _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
     assert reply.ephemeral
     assert reply.content == (
@@ -173,7 +180,7 @@ async def test_a_move_beside_a_locked_thread_says_so_when_the_player_has_other_g
     second = table.standin.add_channel(table.guild, "second")
     _, other = await board_thread_game(table, opponent=table.carol, channel=second)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
     assert reply.ephemeral
     assert reply.content == (
