@@ -180,8 +180,9 @@ async def test_a_locked_thread_without_a_game_refuses_without_speaking_of_clocks
     the thread is locked, and nothing about clocks (none stand still there)."""
     corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
     await table.standin.edit_thread(corner, locked=True)
-    await table.standin.wait_until(lambda: corner.locked, timeout=5)
-    await asyncio.sleep(0.3)  # the bot hears of it
+    assert table.bot is not None
+    bot = table.bot
+    await until(lambda: getattr(bot.get_channel(corner.id), "locked", False))  # heard of it
     reply = await table.reply_text(table.carol, "board", channel=corner)
     assert reply.ephemeral
     assert reply.content == (
@@ -422,7 +423,7 @@ async def test_a_move_in_a_thread_whose_lock_was_missed_is_told_as_played_and_he
     table.advance(timedelta(minutes=1))  # past the pause after its last refusal
     await table.wait_board(lambda m: "d1-b1" in m.content, channel=thread)
     table.advance(timedelta(minutes=1))  # the outbox's next round finds nothing owed
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     boards = [
         m
         for m in table.standin.messages(thread)
