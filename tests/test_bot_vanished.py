@@ -19,7 +19,7 @@ from bot.shards import Shards
 from bot.storage import sets as stored_sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from tests.bot_harness import Harness, board_thread_game, eventually, running_bot
+from tests.bot_harness import Harness, board_thread_game, eventually, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.foreign_lock import foreign_write_lock
@@ -282,7 +282,7 @@ async def test_a_challenge_in_a_deleted_channel_no_longer_holds_its_challenger(
     again = await table.reply_text(table.alice, "challenge", {"sets": 1}, channel=side)
     assert not again.ephemeral, again.content
     table.advance(timedelta(minutes=11))
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     assert calls_to(table, lobby, since, "PATCH") == 0
 
 
@@ -298,8 +298,8 @@ async def test_a_live_channel_refused_as_unknown_once_keeps_its_game(table: Harn
         404, seconds=60, matching=lambda method, p: method == "POST" and path in p, code=10003
     )
     table.advance(timedelta(hours=12, seconds=1))  # alice's reminder falls due
-    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
-    await asyncio.sleep(0.5)
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=20)
+    await timers_checked(table)
     assert await game_in(table, table.channel)() is not None
 
 
@@ -315,8 +315,8 @@ async def test_a_channel_unknown_while_its_server_is_unavailable_keeps_its_game(
         404, seconds=60, matching=lambda method, p: channel in p, code=10003
     )
     table.advance(timedelta(hours=12, seconds=1))
-    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
-    await asyncio.sleep(0.5)
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=20)
+    await timers_checked(table)
     assert await game_in(table, table.channel)() is not None
 
 
