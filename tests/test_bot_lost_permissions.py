@@ -687,6 +687,13 @@ async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Har
     await table.wait_board(lambda m: " aborted the " in m.content, channel=thread, timeout=5)
 
 
+async def thread_held(table: Harness, thread: FakeChannel, *, is_held: bool = True) -> None:
+    """The bot has heard of the lock (or the unlock): ``thread`` is held (or not)."""
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id) is is_held)
+
+
 async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) -> None:
     """A moderator locks and archives a game's thread with alice to move and four hours left:
     nobody but a moderator may post there, and Discord offers no commands in it, so her
@@ -698,9 +705,9 @@ async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) 
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert table.bot is not None
     games = table.bot.services.games
     assert await _set_number(games, thread.id) == 1, "alice lost on time in the locked thread"
@@ -720,15 +727,15 @@ async def test_a_reminder_due_in_a_locked_thread_comes_once_it_is_open(
     table = threaded
     _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     table.advance(timedelta(hours=13))  # past half her time, all of it locked
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     assert not [m for m in table.public_messages(thread) if "reminder" in m.content]
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread, is_held=False)
     table.advance(timedelta(hours=12, minutes=1))  # half her time, open
     reminder = await table.standin.wait_for_message(
-        thread, lambda m: "reminder" in m.content, timeout=5
+        thread, lambda m: "reminder" in m.content, timeout=20
     )
     assert reminder.pinged_user_ids() == {table.alice.id}
 
@@ -749,13 +756,14 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     assert table.bot is not None
     assert await _set_number(table.bot.services.games, thread.id) == 1
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(0.5)  # ten timer checks: she is not lost on time now
-    assert await _set_number(table.bot.services.games, thread.id) == 1, "lost once unlocked"
+    await thread_held(table, thread, is_held=False)
     four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
+    await timers_checked(table)  # she is not lost on time now
+    assert await _set_number(table.bot.services.games, thread.id) == 1, "lost once unlocked"
     await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert "played d1-b1" in played.content, played.content
@@ -770,18 +778,19 @@ async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: H
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)  # ten timer checks: held
+    await timers_checked(table)  # held
     await table.stop()
     await table.start()
     table.advance(timedelta(minutes=1))
-    await asyncio.sleep(0.5)
+    await timers_checked(table)
     assert table.bot is not None
     games = table.bot.services.games
     assert await _set_number(games, thread.id) == 1, "alice lost on time after the restart"
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(0.5)  # ten timer checks
+    await thread_held(table, thread, is_held=False)
+    await timers_checked(table)
     assert await _set_number(games, thread.id) == 1, "alice lost on time once it opened"
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert "played d1-b1" in played.content, played.content
@@ -809,20 +818,20 @@ async def test_a_thread_locked_before_a_restart_holds_its_reminder(threaded: Har
     table.advance(timedelta(hours=2))
     await asyncio.sleep(0.3)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     await table.stop()
     await table.start()
     table.advance(timedelta(hours=13))  # past half her time, the thread locked
-    await asyncio.sleep(0.5)  # ten timer checks
+    await timers_checked(table)
     assert reminders(table, thread) == (0, 0)
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread, is_held=False)
     table.advance(timedelta(hours=9, minutes=59))  # not yet half her time with it open
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # and 33 s more
     assert reminders(table, thread) == (0, 0)
     table.advance(timedelta(minutes=2))
     reminder = await table.standin.wait_for_message(
-        thread, lambda m: "reminder" in m.content, timeout=5
+        thread, lambda m: "reminder" in m.content, timeout=20
     )
     assert reminder.pinged_user_ids() == {table.alice.id}
 
