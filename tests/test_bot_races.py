@@ -12,7 +12,14 @@ import pytest
 
 from bot.storage import puzzles, settings
 from bot.views.picker import PickDestination
-from tests.bot_harness import Harness, challenge_id, move_button, running_bot, waits_until_told
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    move_button,
+    running_bot,
+    timers_checked,
+    waits_until_told,
+)
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import MANAGE_GUILD
@@ -198,7 +205,7 @@ async def test_a_double_click_on_a_pickers_square_says_the_move_was_played(
     answers = {(await press.wait_original()).content for press in presses}
     assert "You played d1-b1 already." in answers
     await table.wait_board(lambda m: "played d1-b1" in m.content)
-    await asyncio.sleep(0.3)
+    await timers_checked(table)  # nor does the outbox post it again
     boards = [m for m in table.public_messages() if "played d1-b1" in m.content]
     assert len(boards) == 1
 

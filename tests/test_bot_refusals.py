@@ -14,7 +14,13 @@ import pytest
 
 from bot.services.errors import RepetitionNeedsConfirmation
 from bot.views import common
-from tests.bot_harness import Harness, challenge_id, running_bot, waits_until_told
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    running_bot,
+    timers_checked,
+    waits_until_told,
+)
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES, READ_MESSAGE_HISTORY
 
@@ -355,7 +361,7 @@ async def test_a_withdrawn_or_expired_challenge_sends_no_reply(table: Harness) -
     posts = len(table.public_messages())
     table.advance(timedelta(minutes=10, seconds=1))
     await table.standin.wait_until(lambda: "expired" in expiring.content, waiting_for="expiry")
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # nothing else comes of the expiry
     assert "withdrew" in withdrawn.content
     assert len(table.public_messages()) == posts
     assert not any("your challenge" in m.content for m in table.public_messages())
