@@ -19,6 +19,7 @@ from tests.bot_harness import (
     eventually,
     next_drawing_waits,
     running_bot,
+    timers_checked,
     until,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
@@ -259,9 +260,11 @@ async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(
     table.advance(timedelta(hours=20))
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id))  # the bot heard of the lock
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.5)
+    await timers_checked(table)  # held meanwhile
     await table.standin.edit_thread(thread, locked=False)
     left = timedelta(minutes=WEEK) - timedelta(hours=20)
     deadline = f"<t:{int((table.now + left).timestamp())}:R>"

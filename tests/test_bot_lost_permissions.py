@@ -375,7 +375,7 @@ async def test_an_owed_board_is_posted_soon_after_a_connection_outage(
         await asyncio.sleep(0.15)
     down = False
     table.advance(timedelta(seconds=11))
-    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=3)
+    await table.wait_board(lambda m: "ran out of time" in m.content)
 
 
 async def test_one_timeout_failing_off_http_does_not_strand_the_others(
@@ -1324,19 +1324,20 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     table.advance(timedelta(hours=1))
     await asyncio.sleep(0.3)
+    assert table.bot is not None
+    outages = table.bot.timers.holds._outages
     await table.standin.guild_unavailable(table.guild)
-    await asyncio.sleep(0.3)
+    await until(lambda: table.guild.id in outages)  # the bot heard of it
     table.advance(timedelta(hours=1))
     await table.standin.guild_available(table.guild)  # the server is back
-    await asyncio.sleep(0.3)
+    await until(lambda: table.guild.id not in outages)  # its hour given back
     table.advance(timedelta(days=2))
     await asyncio.sleep(0.3)
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(1)
-    assert table.bot is not None
+    await thread_held(table, thread, is_held=False)  # its time given back
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
     assert active.deadline - table.now == timedelta(hours=4)
@@ -1354,15 +1355,15 @@ async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_re
     table.advance(timedelta(hours=20))  # alice has four hours left
     await asyncio.sleep(0.3)  # the timers run then
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     table.advance(timedelta(days=2))
     await asyncio.sleep(0.3)
     await table.stop()
     table.advance(timedelta(hours=3))
     await table.start()
-    await asyncio.sleep(0.5)
+    await thread_held(table, thread)  # the hold taken up again
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(1)
+    await thread_held(table, thread, is_held=False)  # its time given back
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
@@ -1393,7 +1394,7 @@ async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
     assert holds.thread_held(thread.id)
     assert [hold.since for hold in await table.bot.services.holds.kept()] == [table.now]
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.3)  # the timers run: alice's deadline has passed, held
+    await timers_checked(table)  # alice's deadline has passed, held
     await holds.thread_opened(thread.id)
     active = await games.in_channel(thread.id)
     assert active is not None
