@@ -244,14 +244,21 @@ async def test_a_lock_undone_at_once_does_not_hold_the_clock(
     games = table.bot.services.games
     in_channel = games.in_channel
 
+    answered: list[int] = []
+
     async def slow_in_channel(channel_id: int) -> object:
         await asyncio.sleep(0.5)
-        return await in_channel(channel_id)
+        try:
+            return await in_channel(channel_id)
+        finally:
+            answered.append(channel_id)
 
     monkeypatch.setattr(games, "in_channel", slow_in_channel)
     await table.standin.edit_thread(thread, locked=True)
     await table.standin.edit_thread(thread, locked=False)
-    await asyncio.sleep(1.0)  # both events handled
+    await until(lambda: thread.id in answered)  # the lock weighed, the unlock after it
+    holds = table.bot.timers.holds
+    await until(lambda: not holds.thread_held(thread.id))  # a wrong hold would stay
     assert not table.bot.timers.holds.thread_held(thread.id), "held in a thread open to all"
     monkeypatch.setattr(games, "in_channel", in_channel)
     table.advance(timedelta(days=2))
@@ -313,18 +320,25 @@ async def test_a_refusal_weighed_after_the_permission_came_back_holds_nothing(
     games = table.bot.services.games
     in_channel = games.in_channel
 
+    weighing = asyncio.Event()
+    answered: list[int] = []
+
     async def slow_in_channel(channel_id: int) -> object:
+        weighing.set()
         await asyncio.sleep(0.5)
-        return await in_channel(channel_id)
+        try:
+            return await in_channel(channel_id)
+        finally:
+            answered.append(channel_id)
 
     monkeypatch.setattr(games, "in_channel", slow_in_channel)
     refused = asyncio.create_task(
         table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     )
-    await asyncio.sleep(0.2)  # the refusal is being weighed
+    await asyncio.wait_for(weighing.wait(), timeout=20)  # the refusal is being weighed
     await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
     assert (await refused).ephemeral
-    await asyncio.sleep(1.0)
+    await until(lambda: thread.id in answered)  # the refusal weighed
     assert not table.bot.timers.holds.thread_held(thread.id), "held in a thread open to all"
     monkeypatch.setattr(games, "in_channel", in_channel)
     table.advance(timedelta(days=2))
