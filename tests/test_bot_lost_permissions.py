@@ -95,7 +95,7 @@ async def test_computer_opens_set_two_after_a_timeout_posted_late(table: Harness
     table.advance(timedelta(seconds=30))  # the outbox's turn
     # Set 1's final board (it also says "Set 2 begins" if the computer has not moved yet: on a
     # loaded machine its search may finish first, and then its own board opens set 2).
-    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=20)
     # The computer attacks in set 2 and should now play its first move.
     await table.wait_board(
         lambda m: "(attackers) played" in m.content and "Set 2 of 2" in m.content, timeout=10
@@ -117,7 +117,7 @@ async def test_the_line_shows_the_result_of_a_timeout_posted_late(threaded: Harn
     await eventually(lambda: _set_number(games, thread.id), None)
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))
-    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=20)
     await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
 
 
@@ -187,7 +187,7 @@ async def test_one_board_refused_for_eight_minutes_stops_every_deadline_in_the_s
     await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.admin)
     await table.wait_board(channel=side)
     table.advance(timedelta(minutes=61))  # carol's hour in #side runs out
-    await table.wait_board(lambda m: "ran out of time" in m.content, channel=side, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=side, timeout=20)
 
 
 # -- members who left ----------------------------------------------------------------------
@@ -278,7 +278,7 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.admin)
     await table.wait_board(channel=side)
     table.advance(timedelta(minutes=61))
-    await table.wait_board(lambda m: "ran out of time" in m.content, channel=side, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=side, timeout=20)
 
 
 async def test_a_rematch_the_parent_channel_refuses_says_where_and_what(threaded: Harness) -> None:
@@ -529,9 +529,10 @@ async def lose_on_time_while_refused(table: Harness, channel: FakeChannel) -> No
 
 
 async def final_board_soon(table: Harness, channel: FakeChannel) -> None:
-    """The owed final board is posted within seconds, the bot's clock standing still (the
-    refusals' pause would have lasted many more minutes)."""
-    await table.wait_board(lambda m: "ran out of time" in m.content, channel=channel, timeout=5)
+    """The owed final board is posted while the bot's clock stands still (the refusals' pause
+    would have lasted many more minutes of it: the wait is bounded by that, not by the 20 s
+    of wall time a loaded machine may need)."""
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=channel)
 
 
 async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: Harness) -> None:
@@ -556,7 +557,7 @@ async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
     async with foreign_write_lock(table.db_path, 8.0):
         await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
         await asyncio.sleep(6.0)  # the first try has given up
-    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, timeout=20)
 
 
 async def test_a_burst_of_channel_changes_while_the_database_is_busy_is_one_write(
@@ -621,7 +622,7 @@ async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(
                 await asyncio.sleep(8.0)  # the first try has given up
         finally:
             await other.close()
-        await table.wait_board(lambda m: "ran out of time" in m.content, timeout=10)
+        await table.wait_board(lambda m: "ran out of time" in m.content)
     finally:
         await table.stop()
 
@@ -713,7 +714,7 @@ async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) 
     assert await _set_number(games, thread.id) == 1, "alice lost on time in the locked thread"
     await table.standin.edit_thread(thread, archived=False, locked=False)
     four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
-    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=20)
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert "played d1-b1" in played.content, played.content
 
@@ -764,7 +765,7 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     four_hours_on = f"<t:{int((table.now + timedelta(hours=4)).timestamp())}:R>"
     await timers_checked(table)  # she is not lost on time now
     assert await _set_number(table.bot.services.games, thread.id) == 1, "lost once unlocked"
-    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=10)
+    await table.standin.wait_until(lambda: four_hours_on in board.content, timeout=20)
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert "played d1-b1" in played.content, played.content
 
@@ -902,7 +903,7 @@ async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
         assert bool(holds._down) is down
     await asyncio.sleep(0.5)
     table.advance(timedelta(days=1, minutes=1))
-    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=10)
+    await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=20)
 
 
 # -- moves where I may only answer: played, not lost on time ---------------------------------
@@ -1136,7 +1137,7 @@ async def test_the_computer_replies_where_i_may_not_send_messages(table: Harness
         f"gives me the Send Messages permission here: if my reply does not show, "
         f"{table.mention('board')} shows it."
     )
-    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=10)
+    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=20)
     assert answer.attachments
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))
@@ -1167,7 +1168,7 @@ async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_lat
     assert not [m for m in table.public_messages() if "played d1-b1" in m.content]
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
-    posted = await table.wait_board(lambda m: "played d1-b1" in m.content, timeout=10)
+    posted = await table.wait_board(lambda m: "played d1-b1" in m.content, timeout=20)
     assert f"<@{table.bob.id}>, your move as the defenders" in posted.content
     await asyncio.sleep(1.0)
     assert [m for m in table.public_messages() if "played d1-b1" in m.content] == [posted]
@@ -1265,7 +1266,7 @@ async def test_the_computer_replies_as_text_where_i_may_not_attach_files(table: 
     assert not answer.ephemeral, answer.content
     [note] = await record.wait_followups()
     assert note.content == SHOWN_AS_TEXT
-    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=10)
+    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=20)
     assert answer.attachments == []
     assert BOARD_AS_TEXT in answer.content
     assert f"<@{table.alice.id}>, your move as the attackers" in answer.content
