@@ -1,4 +1,4 @@
-"""What noting a posted board costs (``GameService.board_posted``): round trips to PostgreSQL and
+"""What noting a posted board costs (``BoardService.board_posted``): round trips to PostgreSQL and
 time, next to SQLite.
 
 Run from the repository root::
@@ -90,7 +90,7 @@ async def measure(target: str | Path, runs: int) -> dict[str, tuple[float, float
                 tally: Counter[str] = Counter()
                 with counted(tally):
                     start = time.perf_counter()
-                    await services.games.board_posted(active, 1000 + ply, shows=active)
+                    await services.boards.board_posted(active, 1000 + ply, shows=active)
                     times[way].append((time.perf_counter() - start) * 1000)
                 trips[way].append(tally["round trips"])
     finally:

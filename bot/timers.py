@@ -134,7 +134,7 @@ class Timers:
         Discord timestamp is replaced; a board's picture does not show the time)."""
         moved, self._moved_clocks = self._moved_clocks, []
         for set_id, channel_id, deadline in moved:
-            board = await self.bot.services.games.live_board(channel_id)
+            board = await self.bot.services.boards.live_board(channel_id)
             if board is not None:
                 await self._show_time(channel_id, board, deadline, f"the board of set {set_id}")
         expiries, self._moved_expiries = self._moved_expiries, []
@@ -405,7 +405,7 @@ class Timers:
         landing meanwhile makes it moot). A read the database fails says yes: the reminder
         goes out as claimed."""
         try:
-            return await self.bot.services.games.stands_at(active)
+            return await self.bot.services.boards.stands_at(active)
         except StorageError as error:
             _log.warning("Game %s: could not check its reminder is due: %r", active.set_id, error)
             return True
@@ -448,7 +448,7 @@ class Timers:
         return True
 
     async def _archive_due(self, now: datetime) -> None:
-        for match_id, thread_id in await self.bot.services.games.archives_due(now):
+        for match_id, thread_id in await self.bot.services.boards.archives_due(now):
             await self._archive(match_id, thread_id)
 
     async def _archive(self, match_id: int, thread_id: int) -> None:
@@ -462,7 +462,7 @@ class Timers:
                 return  # Discord's trouble: the next check tries again
             _log.warning("Could not archive thread %s: %s", thread_id, error)
         services = self.bot.services
-        await services.games.thread_archived(match_id)
+        await services.boards.thread_archived(match_id)
         if await services.games.in_channel(thread_id) is not None:
             try:
                 await self.bot.http.edit_channel(thread_id, archived=False)

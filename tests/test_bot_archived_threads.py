@@ -187,10 +187,10 @@ async def test_the_match_end_archives_a_thread_discord_archived_first(table: Har
     await quiet(table, thread)
     table.advance(timedelta(minutes=11))
     assert table.bot is not None
-    games = table.bot.services.games
+    boards = table.bot.services.boards
 
     async def due() -> object:
-        return await games.archives_due(table.now)
+        return await boards.archives_due(table.now)
 
     await eventually(due, [])
     assert thread.archived

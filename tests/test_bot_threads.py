@@ -600,8 +600,8 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
     await table.standin.click(asked, asked.custom_ids()[0], table.alice)
     over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
     assert table.bot is not None
-    games = table.bot.services.games
-    read_due = games.archives_due
+    boards = table.bot.services.boards
+    read_due = boards.archives_due
     due_read, rematch_started = asyncio.Event(), asyncio.Event()
 
     async def due_then_rematch(now: Any = None) -> list[tuple[int, int]]:
@@ -611,7 +611,7 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
             await rematch_started.wait()  # the rematch begins between the read and the archive
         return due
 
-    monkeypatch.setattr(games, "archives_due", due_then_rematch)
+    monkeypatch.setattr(boards, "archives_due", due_then_rematch)
     table.advance(timedelta(minutes=11))
     [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
     await asyncio.wait_for(due_read.wait(), timeout=5)
@@ -626,7 +626,7 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
     rematch_started.set()
     await table.standin.wait_until(lambda: thread_edits() >= before + 2, timeout=5)  # and back
     assert not thread.archived
-    assert await games.in_channel(thread.id) is not None
+    assert await table.bot.services.games.in_channel(thread.id) is not None
 
 
 async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(

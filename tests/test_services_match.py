@@ -341,13 +341,13 @@ async def test_a_posted_board_is_delivered_and_live_in_one_step(
     first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     clock.advance(timedelta(minutes=1))  # past the normal path's grace
     assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(first.set_id, 1)]
-    assert await services.games.board_posted(first, 111) == (True, None)
+    assert await services.boards.board_posted(first, 111) == (True, None)
     assert await services.announcements.due() == []
     second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
-    assert await services.games.board_posted(second, 222) == (True, 111)
-    assert await services.games.board_posted(second, 222) == (True, None)  # posted twice
+    assert await services.boards.board_posted(second, 222) == (True, 111)
+    assert await services.boards.board_posted(second, 222) == (True, None)  # posted twice
     third = (await services.games.play(CHANNEL, ALICE, "c1-c3")).game
-    assert await services.games.board_posted(third, None) == (True, None)  # id unknown
+    assert await services.boards.board_posted(third, None) == (True, None)  # id unknown
     clock.advance(timedelta(minutes=1))
     assert await services.announcements.due() == []
 
@@ -357,11 +357,11 @@ async def test_a_moves_board_takes_the_buttons_from_the_board_before(services: S
     buttons and hands back the one before (to lose its buttons), once."""
     await start(services)
     first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
-    assert await services.games.board_posted(first, 111, shows=first) == (True, None)
+    assert await services.boards.board_posted(first, 111, shows=first) == (True, None)
     second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
-    assert await services.games.board_posted(second, 222, shows=second) == (True, 111)
-    assert await services.games.board_posted(second, 222, shows=second) == (True, None)
-    assert await services.games.live_board(CHANNEL) == 222
+    assert await services.boards.board_posted(second, 222, shows=second) == (True, 111)
+    assert await services.boards.board_posted(second, 222, shows=second) == (True, None)
+    assert await services.boards.live_board(CHANNEL) == 222
 
 
 async def test_a_board_posted_after_the_next_move_is_not_the_live_one(
@@ -372,9 +372,9 @@ async def test_a_board_posted_after_the_next_move_is_not_the_live_one(
     await start(services)
     first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     second = (await services.games.play(CHANNEL, BOB, "d3-a3")).game
-    assert await services.games.board_posted(second, 222, shows=second) == (True, None)
-    assert await services.games.board_posted(first, 111, shows=first) == (False, None)
-    assert await services.games.live_board(CHANNEL) == 222
+    assert await services.boards.board_posted(second, 222, shows=second) == (True, None)
+    assert await services.boards.board_posted(first, 111, shows=first) == (False, None)
+    assert await services.boards.live_board(CHANNEL) == 222
     clock.advance(timedelta(minutes=1))  # past the normal path's grace: neither is owed
     assert await services.announcements.due() == []
 
@@ -387,7 +387,7 @@ async def test_a_move_board_out_after_a_resignation_leaves_the_set_end_owed(
     await start(services, sets=1)
     first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     await services.games.resign(CHANNEL, BOB)
-    assert await services.games.board_posted(first, 111, shows=first) == (False, None)
+    assert await services.boards.board_posted(first, 111, shows=first) == (False, None)
     clock.advance(timedelta(minutes=1))  # past the normal path's grace
     assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(first.set_id, 1)]
 
@@ -598,19 +598,19 @@ async def test_a_final_board_out_after_a_new_match_began_leaves_it_the_buttons(
     end = await services.games.resign(CHANNEL, BOB)
     assert end.match_end is not None
     following = await start(services)
-    assert await services.games.set_live_board_at(following, 900) == (True, None)
-    assert await services.games.board_posted(end.game, 800) == (False, None)
-    assert await services.games.live_board(CHANNEL) == 900
+    assert await services.boards.set_live_board_at(following, 900) == (True, None)
+    assert await services.boards.board_posted(end.game, 800) == (False, None)
+    assert await services.boards.live_board(CHANNEL) == 900
 
 
 async def test_a_board_of_a_ply_the_set_has_left_never_becomes_live(services: Services) -> None:
     """A board drawn of the set as it stands becomes the live one; a board of a ply the set has
     moved past since (a /board drawn while a move landed) does not."""
     active = await start(services)
-    assert await services.games.set_live_board_at(active, 501) == (True, None)
+    assert await services.boards.set_live_board_at(active, 501) == (True, None)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
-    assert await services.games.set_live_board_at(active, 502) == (False, None)
-    assert await services.games.live_board(CHANNEL) == 501
+    assert await services.boards.set_live_board_at(active, 502) == (False, None)
+    assert await services.boards.live_board(CHANNEL) == 501
 
 
 async def test_a_restart_gives_the_clocks_back_the_time_the_bot_was_away(

@@ -229,13 +229,13 @@ async def test_a_board_from_before_a_takeback_is_not_live_when_the_ply_comes_bac
     await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     new = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     assert (old.ply, old.undone, new.ply, new.undone) == (1, 0, 1, 1)
-    assert await services.games.set_live_board_at(old, 501) == (False, None)
-    assert await services.games.board_posted(old, 111, shows=old) == (False, None)
+    assert await services.boards.set_live_board_at(old, 501) == (False, None)
+    assert await services.boards.board_posted(old, 111, shows=old) == (False, None)
     clock.advance(timedelta(minutes=1))  # past the normal path's grace: the new board is owed
     assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(new.set_id, 1)]
-    assert await services.games.board_posted(new, 222, shows=new) == (True, None)
-    assert await services.games.set_live_board_at(old, 502) == (False, None)
-    assert await services.games.live_board(CHANNEL) == 222
+    assert await services.boards.board_posted(new, 222, shows=new) == (True, None)
+    assert await services.boards.set_live_board_at(old, 502) == (False, None)
+    assert await services.boards.live_board(CHANNEL) == 222
 
 
 async def test_a_board_noted_while_a_move_and_its_takeback_commit_is_not_live(
@@ -250,16 +250,16 @@ async def test_a_board_noted_while_a_move_and_its_takeback_commit_is_not_live(
     await services.challenges.accept(challenge.challenge_id, BOB)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     seen = (await services.games.play(CHANNEL, BOB, "c4-c2")).game
-    assert await services.games.board_posted(seen, 111, shows=seen) == (True, None)
+    assert await services.boards.board_posted(seen, 111, shows=seen) == (True, None)
     async with services.database.transaction() as db:
         # bob's move and its takeback, as their transactions leave the set (ply 2, 1 undone)
         await db.execute("UPDATE sets SET ply = 3 WHERE set_id = ?", (seen.set_id,))
         await db.execute("UPDATE sets SET ply = 2, undone = 1 WHERE set_id = ?", (seen.set_id,))
-        noted = asyncio.create_task(services.games.board_posted(seen, 222, shows=seen))
+        noted = asyncio.create_task(services.boards.board_posted(seen, 222, shows=seen))
         await asyncio.sleep(0.3)
         assert not noted.done()  # waits for the set's row
     assert (await noted)[0] is False
-    assert await services.games.live_board(CHANNEL) == 111
+    assert await services.boards.live_board(CHANNEL) == 111
 
 
 async def test_a_takeback_button_from_before_a_takeback_takes_nothing_back(
@@ -341,7 +341,7 @@ async def test_a_late_board_stays_delivered_when_only_a_later_move_was_taken_bac
     assert isinstance(asked, Takeback)
     now = await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     assert (old.ply, old.undone, now.ply, now.undone) == (1, 0, 2, 1)
-    assert await services.games.board_posted(old, 111, shows=old) == (False, None)
+    assert await services.boards.board_posted(old, 111, shows=old) == (False, None)
     clock.advance(timedelta(minutes=1))  # past the normal path's grace
     owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
     assert (old.set_id, 1) not in owed

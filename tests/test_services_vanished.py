@@ -112,7 +112,7 @@ async def test_a_deleted_thread_is_not_archived_later(services: Services, clock:
     await thread_game(services)
     await services.vanished.channel_gone(THREAD)
     clock.advance(LATER)
-    assert await services.games.archives_due() == []
+    assert await services.boards.archives_due() == []
 
 
 async def test_a_place_reported_gone_twice_ends_nothing_more(services: Services) -> None:

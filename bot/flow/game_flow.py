@@ -553,7 +553,9 @@ class GameFlow:
             shows: ActiveGame | None = active
         else:  # the next set's opening board, or the match's end (its Rematch button)
             shows = end.next_game
-        live, previous = await self.bot.services.games.board_posted(active, message_id, shows=shows)
+        live, previous = await self.bot.services.boards.board_posted(
+            active, message_id, shows=shows
+        )
         if not live:
             await self._take_buttons_off(active.channel_id, message_id)
         await self._take_buttons_off(active.channel_id, previous)
@@ -564,7 +566,7 @@ class GameFlow:
         is an old picture, and its own buttons come off instead."""
         if message_id is None:
             return
-        live, previous = await self.bot.services.games.set_live_board_at(active, message_id)
+        live, previous = await self.bot.services.boards.set_live_board_at(active, message_id)
         if not live:
             await self._take_buttons_off(active.channel_id, message_id)
         elif previous != message_id:
@@ -574,7 +576,7 @@ class GameFlow:
         """``message_id``, a match's final board the outbox posted late, carries its Rematch
         button: it takes the buttons from the channel's board before it, or, if a newer match
         started there meanwhile, its own Rematch comes off."""
-        live, previous = await self.bot.services.games.match_end_out(ended, message_id)
+        live, previous = await self.bot.services.boards.match_end_out(ended, message_id)
         await self._take_buttons_off(ended.channel_id, message_id if not live else previous)
 
     async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:

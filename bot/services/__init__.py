@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bot.services.analysis import AnalysisService
 from bot.services.announcements import AnnouncementService
+from bot.services.boards import BoardService
 from bot.services.challenges import ChallengeService
 from bot.services.clock import Clock, utc_now
 from bot.services.clocks import ClockService
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_RULESET",
     "DEFAULT_TIME_PER_MOVE",
     "ActiveGame",
+    "BoardService",
     "Challenge",
     "ChallengeService",
     "ChallengeStatus",
@@ -105,6 +107,7 @@ class Services:
         self.matches = MatchService(database, clock, self.settings, cache)
         self.games = GameService(database, clock, shards, cache)
         self.clocks = ClockService(database, clock, self.games, shards, cache)
+        self.boards = BoardService(database, clock, shards)
         self.records = RecordService(database, cache)
         self.challenges = ChallengeService(database, clock, self.settings, self.matches, shards)
         self.standings = StandingsService(database)

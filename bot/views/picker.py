@@ -50,7 +50,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -
     channel_id = interaction.channel_id
     if interaction.message is None or channel_id is None:
         return
-    live = await bot.services.games.live_board(channel_id)
+    live = await bot.services.boards.live_board(channel_id)
     if live is None or live == interaction.message.id:
         return
     active = await bot.services.games.in_channel(channel_id)
