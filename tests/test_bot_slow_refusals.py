@@ -419,3 +419,26 @@ async def test_a_puzzle_piece_chosen_after_a_slow_read_is_shown_in_time(
             await table.standin.wait_until(lambda: record.answered, timeout=3.5)
         where = await record.wait_original(lambda m: "Where does" in m.content, timeout=15)
         assert where.id == shown.id
+
+
+async def test_a_puzzle_square_chosen_after_a_slow_read_is_played_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The square of a puzzle's picker chosen while a read holds the bot's read connection 4 s
+    is deferred in time, and the move then judged on the same message (its read of the
+    attempt left the choice unanswered)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        shown = await table.reply_text(table.alice, "puzzle play")
+        move = wrong_first_move(shown_puzzle(shown))
+        origin = move.split("-")[0]
+        chosen = await table.standin.select(
+            shown, select_offering(shown, origin), table.alice, [origin]
+        )
+        step_two = await chosen.wait_original(lambda m: "Where does" in m.content)
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.select(
+                step_two, select_offering(step_two, move), table.alice, [move], wait=False
+            )
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        judged = await record.wait_original(lambda m: "Not this time" in m.content, timeout=30)
+        assert judged.id == shown.id

@@ -209,7 +209,12 @@ class PuzzleFlow:
         except (StaleGameError, PuzzleOver):
             # A double click: the other press of this square played it (before this one was
             # handled, or while it was judged), and the message, edited, shows that move.
-            line = await self.bot.services.puzzles.line(attempt_id, interaction.user.id)
+            line = await within_deadline(
+                interaction,
+                self.bot.services.puzzles.line(attempt_id, interaction.user.id),
+                ephemeral=True,
+                thinking=False,
+            )
             if line is not None and len(line) > ply and line[ply] == move:
                 raise StaleGameError(_("You played {move} already.", move=move)) from None
             raise
@@ -218,7 +223,13 @@ class PuzzleFlow:
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
     ) -> None:
         """:meth:`play_move`; a StaleGameError when the attempt moved on from ``ply``."""
-        attempt = await self._current(interaction, attempt_id, ply)
+        # A read queued behind others is deferred in time, as a piece chosen is.
+        attempt = await within_deadline(
+            interaction,
+            self._current(interaction, attempt_id, ply),
+            ephemeral=True,
+            thinking=False,
+        )
         try:
             attempt_game(attempt).parse_move(move)
         except IllegalMoveError as error:
@@ -234,7 +245,9 @@ class PuzzleFlow:
         lang = reader(interaction)
         if answer.verdict is Verdict.SOLVED:
             done = await self._record(interaction, attempt, (move,), stored.SOLVED)
-            stats = await service.stats(interaction.user.id)
+            stats = await within_deadline(
+                interaction, service.stats(interaction.user.id), ephemeral=True, thinking=False
+            )
             line = lang.n_(
                 "**Solved!** {move} wins. Streak: {count} puzzle.",
                 "**Solved!** {move} wins. Streak: {count} puzzles.",
