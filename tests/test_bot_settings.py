@@ -285,17 +285,13 @@ async def test_re_allowing_a_listed_channel_i_lost_says_it_is_listed(table: Harn
 async def test_a_setting_already_in_force_is_refused_saying_nothing_changed(
     table: Harness,
 ) -> None:
-    """allow: of a listed channel, everywhere: with no list, and threads: as they are each say
-    in one sentence that nothing changed, as disallow: of an unlisted channel does (they showed
-    the settings as if something had been done); nothing else given with them is saved."""
+    """allow: of a listed channel, everywhere: with no list, and threads: as they are, given
+    alone, each say in one sentence that nothing changed (they showed the settings as if
+    something had been done)."""
     lobby = table.guild.channel("lobby")
     cases: list[tuple[dict[str, object], str]] = [
         ({"everywhere": True}, "Games are already allowed in every channel: nothing changed."),
         ({"threads": "off"}, "Games are already played in their channel: nothing changed."),
-        (
-            {"threads": "off", "time": 60},
-            "Games are already played in their channel: nothing changed.",
-        ),
     ]
     for options, sentence in cases:
         refused = await table.reply_text(table.admin, "settings", options)
@@ -307,10 +303,6 @@ async def test_a_setting_already_in_force_is_refused_saying_nothing_changed(
             {"allow": lobby},
             f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed.",
         ),
-        (
-            {"allow": lobby, "time": 60},
-            f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed.",
-        ),
         ({"threads": "on"}, "Each game already gets a thread of its own: nothing changed."),
     ]
     for options, sentence in cases:
@@ -320,6 +312,36 @@ async def test_a_setting_already_in_force_is_refused_saying_nothing_changed(
     now = await table.bot.services.settings.get(table.guild.id)
     assert (now.allowed_channel_ids, now.threads) == (frozenset({lobby.id}), True)
     assert now.time_per_move == timedelta(days=1)
+
+
+async def test_a_change_given_with_a_setting_already_in_force_is_saved(table: Harness) -> None:
+    """threads:off as they are, everywhere: with no list, or allow: of a listed channel, given
+    with a time per move: the time is saved ("Settings saved."), the rest stays as it was (the
+    whole command was refused saying nothing changed, and the admin's change was lost)."""
+    lobby = table.guild.channel("lobby")
+    assert table.bot is not None
+    settings = table.bot.services.settings
+    cases: list[tuple[dict[str, object], timedelta]] = [
+        ({"threads": "off", "time": 60}, timedelta(hours=1)),
+        ({"everywhere": True, "time": 5}, timedelta(minutes=5)),
+    ]
+    for options, time in cases:
+        saved = await table.reply_text(table.admin, "settings", options)
+        assert saved.content.startswith("Settings saved.\n"), (options, saved.content)
+        now = await settings.get(table.guild.id)
+        assert (now.time_per_move, now.threads, now.allowed_channel_ids) == (
+            time,
+            False,
+            frozenset(),
+        )
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "time": 12 * 60})
+    assert saved.content.startswith("Settings saved.\n"), saved.content
+    now = await settings.get(table.guild.id)
+    assert (now.time_per_move, now.allowed_channel_ids) == (
+        timedelta(hours=12),
+        frozenset({lobby.id}),
+    )
 
 
 async def test_conflicting_options_are_named_before_permissions(table: Harness) -> None:

@@ -267,9 +267,11 @@ def allowed_after(
     gone: frozenset[int] = frozenset(),
 ) -> frozenset[int]:
     """The channels games are allowed in after ``/settings allow: disallow: everywhere:`` (none:
-    every channel). Options that contradict each other, or one that would change nothing or the
-    opposite of what it says, are refused in one sentence. Allowing a channel takes the
-    ``gone`` (deleted) ones off the list; disallowing may not leave only deleted ones."""
+    every channel). Options that contradict each other, or one that would do the opposite of
+    what it says, are refused in one sentence; allowing a listed channel, or every channel when
+    every one is, changes nothing (:func:`already_in_force` says so when nothing else changes).
+    Allowing a channel takes the ``gone`` (deleted) ones off the list; disallowing may not
+    leave only deleted ones."""
     if everywhere and (allow is not None or disallow is not None):
         raise InvalidOption(
             _(
@@ -281,21 +283,11 @@ def allowed_after(
             )
         )
     if everywhere:
-        if not allowed:
-            raise InvalidOption(_("Games are already allowed in every channel: nothing changed."))
         return frozenset()
     if allow is not None and allow == disallow:
         raise InvalidOption(_("Allow a channel or disallow it, not both at once."))
     channels = set(allowed)
     if allow is not None:
-        if allow in allowed and not allowed & gone:
-            raise InvalidOption(
-                _(
-                    "{channel} is already one of the channels games are allowed in: nothing "
-                    "changed.",
-                    channel=f"<#{allow}>",
-                )
-            )
         channels -= gone
         channels.add(allow)
     if disallow is not None:
@@ -327,6 +319,30 @@ def allowed_after(
                 )
             )
     return frozenset(channels)
+
+
+def already_in_force(
+    current: GuildSettings, *, allow: int | None, everywhere: bool, threads: str | None
+) -> Text | None:
+    """The refusal of ``/settings`` options that would change nothing of the ``current``
+    settings, when nothing else given changes anything either: threads as they are, every
+    channel allowed when every one is, a channel allowed that is listed. None when no option
+    given is one of those. Given with a change, such an option is no refusal: the change is
+    saved, as an admin giving both means."""
+    if threads is not None and (threads == "on") == current.threads:
+        return (
+            _("Each game already gets a thread of its own: nothing changed.")
+            if current.threads
+            else _("Games are already played in their channel: nothing changed.")
+        )
+    if everywhere and not current.allowed_channel_ids:
+        return _("Games are already allowed in every channel: nothing changed.")
+    if allow is not None and allow in current.allowed_channel_ids:
+        return _(
+            "{channel} is already one of the channels games are allowed in: nothing changed.",
+            channel=f"<#{allow}>",
+        )
+    return None
 
 
 class Admin(commands.Cog):
@@ -395,12 +411,6 @@ class Admin(commands.Cog):
                 )
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
-        if threads is not None and (threads == "on") == current.threads:
-            raise InvalidOption(
-                _("Each game already gets a thread of its own: nothing changed.")
-                if current.threads
-                else _("Games are already played in their channel: nothing changed.")
-            )
         lang = reader(interaction)
         channels = allowed_after(
             current.allowed_channel_ids,
@@ -433,6 +443,14 @@ class Admin(commands.Cog):
             )
             or (no_open_challenge_role and current.open_challenge_role_id is not None)
         )
+        repeated = already_in_force(
+            current,
+            allow=None if allow is None else allow.id,
+            everywhere=everywhere,
+            threads=threads,
+        )
+        if not changed and repeated is not None:
+            raise InvalidOption(repeated)
         moved = False
         if changed:
 
