@@ -3,11 +3,14 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import discord
 import pytest
 
@@ -458,6 +461,38 @@ async def test_a_challenge_in_a_channel_an_admin_disallows_lapses_and_holds_nobo
     assert posted.custom_ids() == []
     again = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     assert not again.ephemeral, again.content
+
+
+async def test_a_lapse_discord_cannot_show_leaves_the_others_and_the_answer_alone(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admin allows #games only; Discord is unreachable (a dropped connection, not an HTTP
+    error) for the edit of alice's lapsed challenge in #lobby: carol's is still shown lapsed,
+    and the admin reads only "Settings saved." (the error ended the lapses there and was
+    answered as a failure of the saved command)."""
+    lobby = table.guild.channel("lobby")
+    first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob}, channel=lobby)
+    second = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.bob}, channel=lobby
+    )
+    real = discord.PartialMessage.edit
+
+    async def dropped(self: discord.PartialMessage, **fields: Any) -> discord.Message:
+        if self.id == first.id:
+            raise aiohttp.ServerDisconnectedError()
+        return await real(self, **fields)
+
+    monkeypatch.setattr(discord.PartialMessage, "edit", dropped)
+    record = await table.standin.slash(
+        table.guild, table.channel, table.admin, "settings", {"allow": table.channel}
+    )
+    await table.standin.wait_until(lambda: "no longer allowed" in second.content, timeout=5)
+    saved = await record.wait_original()
+    assert saved.content.startswith("Settings saved.\n"), saved.content
+    await asyncio.sleep(0.3)  # an apology would come meanwhile
+    assert record.followups == []
+    assert saved.content.startswith("Settings saved.\n"), saved.content
+    assert first.custom_ids(), "alice's message was edited after all"
 
 
 async def test_a_challenge_in_a_thread_of_an_allowed_channel_stays_open(table: Harness) -> None:

@@ -456,5 +456,5 @@ class ChallengeFlow:
             await edit_reopening(
                 self.flow.bot, message, content=content, view=None, allowed_mentions=NO_PINGS
             )
-        except discord.HTTPException as error:
-            _log.warning("Could not mark challenge %s lapsed: %s", challenge.challenge_id, error)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning("Could not mark challenge %s lapsed: %r", challenge.challenge_id, error)
