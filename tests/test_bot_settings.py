@@ -14,7 +14,13 @@ import aiohttp
 import discord
 import pytest
 
-from tests.bot_harness import Harness, eventually, running_bot
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    eventually,
+    running_bot,
+    waits_until_told,
+)
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -493,6 +499,35 @@ async def test_a_lapse_discord_cannot_show_leaves_the_others_and_the_answer_alon
     assert record.followups == []
     assert saved.content.startswith("Settings saved.\n"), saved.content
     assert first.custom_ids(), "alice's message was edited after all"
+
+
+async def test_a_channel_another_admin_allows_meanwhile_keeps_its_challenges(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One admin allows #games only; before the challenges elsewhere lapse, another allows
+    #lobby too: alice's challenge waiting in #lobby stays open, as games are allowed there (it
+    lapsed on the first admin's settings, its message saying games were no longer allowed)."""
+    assert table.bot is not None
+    lobby = table.guild.channel("lobby")
+    posted = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob}, channel=lobby
+    )
+    entered, go_on = waits_until_told(
+        monkeypatch, table.bot.services.challenges, "lapse_disallowed"
+    )
+    first = await table.standin.slash(
+        table.guild, table.channel, table.admin, "settings", {"allow": table.channel}, wait=False
+    )
+    await entered.wait()
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    go_on.set()
+    await first.wait_original()
+    await asyncio.sleep(0.3)  # a lapse would be shown meanwhile
+    assert posted.custom_ids(), posted.content
+    accepted = await table.standin.click(
+        posted, f"challenge:accept:{challenge_id(posted)}", table.bob
+    )
+    assert not (await accepted.wait_original()).ephemeral
 
 
 async def test_a_challenge_in_a_thread_of_an_allowed_channel_stays_open(table: Harness) -> None:

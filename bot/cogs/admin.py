@@ -502,7 +502,7 @@ class Admin(commands.Cog):
         if moved and interaction.guild is not None:
             # Challenges waiting where games are no longer allowed lapse: nobody could accept
             # them, yet they would hold their members until they expired.
-            await self.bot.flow.challenges.lapse_disallowed(interaction.guild, current)
+            await self.bot.flow.challenges.lapse_disallowed(interaction.guild)
 
     @app_commands.command(name="abort")
     @app_commands.guild_only()

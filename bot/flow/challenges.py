@@ -398,12 +398,12 @@ class ChallengeFlow:
         except (discord.HTTPException, StorageError, *UNREACHABLE) as error:
             _log.warning("Could not mark challenge %s expired: %s", challenge_id, error)
 
-    async def lapse_disallowed(self, guild: discord.Guild, settings: GuildSettings) -> None:
-        """The server's ``settings`` changed where games are allowed: its open challenges in a
-        channel no longer allowed lapse, and their messages say why (what stops an edit is
-        logged). A challenge in a channel I do not know stays open."""
+    async def lapse_disallowed(self, guild: discord.Guild) -> None:
+        """The server's settings changed where games are allowed: its open challenges in a
+        channel the settings as stored no longer allow lapse, and their messages say why (what
+        stops an edit is logged). A challenge in a channel I do not know stays open."""
 
-        def allowed(channel_id: int) -> bool | None:
+        def allowed(channel_id: int, settings: GuildSettings) -> bool | None:
             channel = guild.get_channel_or_thread(channel_id)
             if channel is None:
                 return None

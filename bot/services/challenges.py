@@ -14,6 +14,7 @@ from bot.services.domain import (
     ActiveGame,
     Challenge,
     ChallengeStatus,
+    GuildSettings,
 )
 from bot.services.errors import (
     CannotChallengeBot,
@@ -398,18 +399,21 @@ class ChallengeService:
         return [_challenge(row) for row in lapsed]
 
     async def lapse_disallowed(
-        self, guild_id: int, allowed: Callable[[int], bool | None]
+        self, guild_id: int, allowed: Callable[[int, GuildSettings], bool | None]
     ) -> list[Challenge]:
         """The server's settings changed where games are allowed: its open challenges in a
-        channel ``allowed`` says no to (None: not known, it stays open) lapse, and are returned.
-        Nobody could accept them there, yet they would hold their members (one open
-        challenge between two) and their challenger's five until they expired."""
+        channel ``allowed`` says no to under the settings as stored now (None: not known, it
+        stays open) lapse, and are returned. Nobody could accept them there, yet they would
+        hold their members (one open challenge between two) and their challenger's five until
+        they expired. The settings are read under the lock their writes take: a channel
+        another admin allowed meanwhile keeps its challenges."""
         async with self._database.transaction() as db:
+            settings = await self._settings.locked(db, guild_id)
             now_us = to_us(self._clock())
             lapsed = [
                 row
                 for row in await challenges.open_in_guild(db, guild_id)
-                if allowed(row.channel_id) is False
+                if allowed(row.channel_id, settings) is False
                 and await challenges.close(
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )

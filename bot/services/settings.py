@@ -11,6 +11,7 @@ from bot.i18n.language import SOURCE_TAG, catalog_tags
 from bot.services.domain import MAX_TIME_PER_MOVE, MIN_TIME_PER_MOVE, GuildSettings
 from bot.services.errors import InvalidOption
 from bot.storage import Database, settings
+from bot.storage.connection import Connection
 from engine import RULESETS, UnknownRulesetError, get_ruleset
 from engine.errors import echoed
 
@@ -122,6 +123,13 @@ class SettingsService:
         self._changing(guild_id)
         self._kept[guild_id] = (self._monotonic(), updated)
         return updated
+
+    async def locked(self, db: Connection, guild_id: int) -> GuildSettings:
+        """The server's settings as stored, read in the transaction ``db`` under the lock their
+        writes take: none is written until it ends."""
+        await db.lock(_lock(guild_id))
+        row = await settings.load(db, guild_id)
+        return GuildSettings(guild_id) if row is None else _settings(row)
 
     async def channel_deleted(self, guild_id: int, channel_id: int) -> bool:
         """Take a deleted channel off the channels games are allowed in, unless it was the
