@@ -19,6 +19,7 @@ from discord import app_commands
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
+from bot.i18n.typed import as_shown
 from bot.locked_refusals import (
     locked_for_me,
     locked_refusal,
@@ -281,7 +282,8 @@ def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
                 player=f"**{escaped(value.display_name)}**",
             )
         if isinstance(value, str):
-            return lang._("I could not read {value} for that option.", value=f"'{echoed(value)}'")
+            shown = as_shown(echoed(value))
+            return lang._("I could not read {value} for that option.", value=f"'{shown}'")
         return lang._("I could not read one of the options.")
     if isinstance(error, discord.Forbidden):
         return MissingChannelPermissions(list(CHANNEL_PERMISSIONS)).sentence(lang)

@@ -14,11 +14,19 @@ ECHO_LIMIT = 24
 """At most this many characters of what a player typed are repeated in a sentence."""
 
 
-def echoed(text: str) -> str:
+class Echo(str):
+    """What a player typed, repeated in a sentence (made by :func:`echoed`). It is plain text
+    to show as it was typed: where a sentence is shown as markup (Discord's Markdown), the
+    caller escapes it, so ``**a4**`` is not shown as a bold a4."""
+
+    __slots__ = ()
+
+
+def echoed(text: str) -> Echo:
     """What a player typed, as a sentence repeats it: stripped, and cut with "…" past
     :data:`ECHO_LIMIT` characters (a refusal stays one short line, however long the input)."""
     text = text.strip()
-    return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1].rstrip() + "…"
+    return Echo(text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1].rstrip() + "…")
 
 
 class IllegalMoveError(ValueError):
@@ -51,6 +59,7 @@ class UnknownRulesetError(ValueError):
 __all__ = [
     "ECHO_LIMIT",
     "N_",
+    "Echo",
     "IllegalMoveError",
     "InvalidMoveError",
     "PositionError",

@@ -130,6 +130,23 @@ async def test_unreadable_move_text(table: Harness) -> None:
     assert "d1-d3" in text
 
 
+async def test_refused_text_is_shown_as_typed_not_as_markdown(table: Harness) -> None:
+    """A refusal repeats ``**a4**``, `` `d1-d3` `` or ``||d1-d3||`` with its Markdown escaped, so
+    the player sees what they typed, not a bold a4 or a valid-looking move in code or a
+    spoiler being refused."""
+    await table.challenge_accepted(table.alice, table.bob)
+    shown = {
+        "**a4**": r"\*\*a4\*\*",
+        "`d1-d3`": r"\`d1-d3\`",
+        "||d1-d3||": r"\|\|d1-d3\|\|",
+    }
+    for typed, escaped in shown.items():
+        text = await refusal(table, table.alice, "move", {"move": typed})
+        assert text == (
+            f"'{escaped}' is not a move: write the piece's square and where it goes, like d1-d3."
+        ), typed
+
+
 async def test_autocomplete_offers_nothing_to_the_player_not_to_move(table: Harness) -> None:
     """Only the player to move gets move suggestions."""
     await table.challenge_accepted(table.alice, table.bob)

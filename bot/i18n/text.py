@@ -16,7 +16,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.i18n.typed import as_shown
 from engine import IllegalMoveError
+from engine.errors import Echo
 
 Mention = Callable[[str], str | None]
 """Discord's mention of a command by its full English name (``puzzle play``), or ``None`` while
@@ -50,13 +52,16 @@ def fill(
     mention: Mention,
 ) -> dict[str, object]:
     """The values of ``params`` for ``str.format``: a phrase said in the same language, a float
-    written the language's way, anything else as it is."""
+    written the language's way, what a player typed (:class:`engine.errors.Echo`) escaped to
+    show as typed (:func:`bot.i18n.typed.as_shown`), anything else as it is."""
     values: dict[str, object] = {}
     for key, value in params:
         if isinstance(value, Phrase):
             values[key] = value.render(translations, number, mention)
         elif isinstance(value, float):
             values[key] = number(value)
+        elif isinstance(value, Echo):
+            values[key] = as_shown(value)
         else:
             values[key] = value
     return values
