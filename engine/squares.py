@@ -41,13 +41,18 @@ def square_name(sq: Square) -> str:
 
 def as_typed(text: str) -> str:
     """``text`` as a plain keyboard types it: a full-width keyboard's letters, digits and dashes
-    (``ｄ１－ｄ３``, as a Chinese or Japanese phone may write them) read as ``d1-d3``, and the
-    invisible characters a pasted move may carry (a zero-width space, a word joiner, a byte
-    order mark, a soft hyphen: Unicode's format characters) are left out."""
+    (``ｄ１－ｄ３``, as a Chinese or Japanese phone may write them) read as ``d1-d3``, so do
+    other scripts' digits (``d١-d٣``, Arabic-Indic, as an Arabic or Persian keyboard types
+    them), and the invisible characters a pasted move may carry (a zero-width space, a word
+    joiner, a byte order mark, a soft hyphen: Unicode's format characters) are left out."""
     normal = unicodedata.normalize("NFKC", text)
     if normal.isascii():
         return normal
-    return "".join(ch for ch in normal if unicodedata.category(ch) != "Cf")
+    return "".join(
+        str(unicodedata.decimal(ch)) if ch.isdecimal() else ch
+        for ch in normal
+        if unicodedata.category(ch) != "Cf"
+    )
 
 
 def parse_square(text: str, size: int = MAX_SIZE) -> Square:

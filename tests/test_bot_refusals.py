@@ -159,8 +159,8 @@ async def test_autocomplete_offers_nothing_to_the_player_not_to_move(table: Harn
 
 async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness) -> None:
     """Typing "D1 B" (or "d1 to b", "D1>B1", "d1→b", with an en dash, in full-width
-    characters, after a pasted zero-width space) offers d1-b1 and only it; text /move would
-    refuse ("d1xb1") offers nothing."""
+    characters or Arabic-Indic digits, after a pasted zero-width space) offers d1-b1 and only
+    it; text /move would refuse ("d1xb1") offers nothing."""
     await table.challenge_accepted(table.alice, table.bob)
     choices = await table.standin.autocomplete(
         table.guild, table.channel, table.alice, "move", focused="move", value="D1 B"
@@ -176,6 +176,8 @@ async def test_autocomplete_matches_ignoring_case_and_separators(table: Harness)
         "ｄ１－ｂ",
         "\u200bd1-b",
         "d1\u2192b",
+        "d\u0661-b",
+        "d\u06f1-b\u06f1",
     )
     for typed in typing:  # /move reads "k"
         choices = await table.standin.autocomplete(
