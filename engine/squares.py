@@ -59,7 +59,7 @@ def parse_square(text: str, size: int = MAX_SIZE) -> Square:
     """Read a square name such as ``d4`` (either case, full-width too), else raise
     ``InvalidMoveError``."""
     name = as_typed(text).strip().lower()
-    if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdigit():
+    if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdecimal():
         raise InvalidMoveError(
             N_("'{text}' is not a square: write a file letter and a rank, like d4."),
             text=echoed(text),

@@ -23,6 +23,8 @@ from engine import (
     read_tags,
     write_record,
 )
+from engine.errors import InvalidMoveError
+from engine.squares import as_typed
 
 D1_D3 = Move(parse_square("d1"), parse_square("d3"))
 
@@ -72,6 +74,20 @@ def test_invisible_characters_are_not_read(text: str) -> None:
     ignored: it was refused as "'d1-d3' is not a move", echoing text that looked valid."""
     assert Move.parse(text, 7) == D1_D3
     assert Game().parse_move("\u200bc1\u200b") == Game().parse_move("c1")
+
+
+@pytest.mark.parametrize("text", ["d\u0661-d\u0663", "d\u06f1-d\u06f3", "d\u0967 d\u0969"])
+def test_other_scripts_digits_read_as_a_move(text: str) -> None:
+    """Arabic-Indic, Persian and Devanagari digits read as ASCII ones: ``d١-d٣`` is d1-d3."""
+    assert as_typed(text).replace(" ", "-") == "d1-d3"
+    assert Move.parse(text, 7) == D1_D3
+
+
+def test_a_digit_that_is_no_decimal_is_refused_as_a_square() -> None:
+    """A character that is a digit but no decimal one (U+19DA, a Tai Tham one) is refused
+    with a sentence, not a Python error from ``int()``."""
+    with pytest.raises(InvalidMoveError):
+        parse_square("d\u19da")
 
 
 def test_a_full_width_destination_alone_names_its_move() -> None:
