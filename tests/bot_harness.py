@@ -385,6 +385,20 @@ async def eventually(
         await asyncio.sleep(0.05)
 
 
+async def reconnected(standin: DiscordStandin, connections: int) -> None:
+    """Wait until the bot has connected to the gateway again (an IDENTIFY or a RESUME) after
+    ``connections`` (:func:`gateway_connections` before a drop). discord.py waits a random,
+    growing time between refused tries (its ExponentialBackoff: up to 2, then 4, then 8 s…),
+    so a second's refusal can take ten to get past; what the bot does once back is then
+    timed on its own."""
+    await until(lambda: gateway_connections(standin) > connections, timeout=60)
+
+
+def gateway_connections(standin: DiscordStandin) -> int:
+    """How many times the bot has identified or resumed on the stand-in's gateway."""
+    return standin.gateway.identify_count + standin.gateway.resume_count
+
+
 async def until(condition: Callable[[], bool], *, timeout: float = 20.0) -> None:
     """Wait until ``condition()`` holds of the bot's own state, looking every 0.05 s (the
     stand-in's ``wait_until`` looks again only when Discord sees something happen)."""

@@ -16,7 +16,15 @@ import pytest
 
 from bot import thread_locks
 from bot.locked_refusals import refused_as_locked
-from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    gateway_connections,
+    reconnected,
+    running_bot,
+    timers_checked,
+    until,
+)
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
 
@@ -199,8 +207,10 @@ async def test_a_thread_locked_while_the_session_was_lost_is_held_once_connected
     has her four hours."""
     board, thread = await board_thread_game(table)
     await four_hours_left(table)
+    connections = gateway_connections(table.standin)
     await table.standin.drop_gateway(refuse_for=1.0, resumable=False)
     await table.standin.edit_thread(thread, locked=True)
+    await reconnected(table.standin, connections)
     await held(table, thread)
     await two_days_pass_and_alice_is_still_playing(table, thread)
     await table.standin.edit_thread(thread, locked=False)
