@@ -469,9 +469,10 @@ async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:
 async def test_settings_refuse_channel_options_that_contradict_or_do_the_opposite(
     table: Harness,
 ) -> None:
-    """Channel options that contradict each other, or would change nothing or the opposite of
-    what they say, are refused in one sentence, and nothing changes (disallowing the only
-    allowed channel opened every channel; the others were silently ignored)."""
+    """Channel options that contradict each other, or would do the opposite of what they say,
+    are refused in one sentence, and one that would change nothing says so; nothing changes
+    (disallowing the only allowed channel opened every channel; the others were silently
+    ignored)."""
     lobby, games = table.guild.channel("lobby"), table.channel
     refused = await table.reply_text(table.admin, "settings", {"disallow": games})
     assert refused.content == (
@@ -490,7 +491,10 @@ async def test_settings_refuse_channel_options_that_contradict_or_do_the_opposit
             {"allow": games, "everywhere": True},
             "Give `everywhere` alone to allow every channel, not with `allow` or `disallow`.",
         ),
-        ({"disallow": games}, f"<#{games.id}> is not one of the channels games are allowed in."),
+        (
+            {"disallow": games},
+            f"<#{games.id}> is not one of the channels games are allowed in: nothing changed.",
+        ),
     ]
     for options, sentence in cases:
         refused = await table.reply_text(table.admin, "settings", options)

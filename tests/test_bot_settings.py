@@ -353,6 +353,85 @@ async def test_a_change_given_with_a_setting_already_in_force_is_saved(table: Ha
     )
 
 
+async def test_a_value_already_in_force_says_nothing_changed_not_settings_saved(
+    table: Harness,
+) -> None:
+    """ruleset:, time:, language:, open_challenge_role: and no_open_challenge_role: given as
+    they are each say in one sentence that nothing changed (they answered "Settings saved."
+    though nothing had changed)."""
+    role = await table.standin.add_role(table.guild, "tafl", mentionable=True)
+    cases: list[tuple[dict[str, object], str]] = [
+        (
+            {"ruleset": "brandubh"},
+            "The default ruleset is already **Brandubh (World Tafl Federation)**: nothing changed.",
+        ),
+        ({"time": 24 * 60}, "The time per move is already **1 day**: nothing changed."),
+        (
+            {"language": "server"},
+            "Public messages already follow the server's own language: nothing changed.",
+        ),
+        ({"no_open_challenge_role": True}, "Open challenges already ping nobody: nothing changed."),
+    ]
+    for options, sentence in cases:
+        told = await table.reply_text(table.admin, "settings", options)
+        assert told.ephemeral
+        assert told.content == sentence, options
+    saved = await table.reply_text(
+        table.admin, "settings", {"language": "de", "open_challenge_role": role}
+    )
+    assert saved.content.startswith("Settings saved.\nDefault ruleset:"), saved.content
+    cases = [
+        ({"language": "de"}, "Public messages are already in Deutsch: nothing changed."),
+        (
+            {"open_challenge_role": role},
+            f"Open challenges already ping <@&{role.id}>: nothing changed.",
+        ),
+    ]
+    for options, sentence in cases:
+        told = await table.reply_text(table.admin, "settings", options)
+        assert told.content == sentence, options
+
+
+async def test_several_options_that_change_nothing_are_each_named(table: Harness) -> None:
+    """time: and threads: as they are, and disallow: of a channel not on the list, given
+    together: one line each says it changed nothing, in the admin's language, and nothing is
+    saved."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    told = await table.reply_text(
+        table.admin, "settings", {"time": 24 * 60, "disallow": side, "threads": "off"}
+    )
+    assert told.content == (
+        "The time per move is already **1 day**: nothing changed.\n"
+        f"<#{side.id}> is not one of the channels games are allowed in: nothing changed.\n"
+        "Games are already played in their channel: nothing changed."
+    )
+    table.admin.user.locale = "fr"
+    told = await table.reply_text(table.admin, "settings", {"ruleset": "brandubh"})
+    assert told.content.endswith(" : rien n'a changé."), told.content
+    assert await allowed(table) == {lobby.id}
+
+
+async def test_disallowing_a_channel_not_listed_keeps_the_change_given_with_it(
+    table: Harness,
+) -> None:
+    """#lobby is allowed; disallow:#side with time:1 hour saves the time and says #side
+    changed nothing (the whole command was refused, and the admin's time was lost)."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    saved = await table.reply_text(table.admin, "settings", {"disallow": side, "time": 60})
+    assert saved.content.startswith(
+        f"Settings saved.\n<#{side.id}> is not one of the channels games are allowed in: "
+        "nothing changed.\nDefault ruleset:"
+    ), saved.content
+    assert table.bot is not None
+    now = await table.bot.services.settings.get(table.guild.id)
+    assert (now.time_per_move, now.allowed_channel_ids) == (
+        timedelta(hours=1),
+        frozenset({lobby.id}),
+    )
+
+
 async def test_conflicting_options_are_named_before_permissions(table: Harness) -> None:
     """allow:#lobby with everywhere: is refused for the conflict even where I cannot play (it
     named the missing permission instead)."""

@@ -59,3 +59,24 @@ async def test_a_change_made_apart_keeps_the_other_processs_change(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_change_is_judged_on_the_settings_it_meets(database: str, clock: FakeClock) -> None:
+    """One process read the settings, then another set the time per move to 1 hour: the
+    first's 1 hour meets the stored one and changes nothing (it was judged on the settings
+    read before), while its threads:off beside it is saved."""
+    first = await Services.open(database, clock=clock)
+    second = await Services.open(database, clock=clock)
+    try:
+        assert (await first.settings.get(GUILD)).time_per_move == timedelta(days=1)
+        await second.settings.update(GUILD, time_per_move=timedelta(hours=1))
+        same = await first.settings.change(GUILD, time_per_move=timedelta(hours=1))
+        assert not same.changed
+        assert same.before.time_per_move == timedelta(hours=1)
+        change = await first.settings.change(GUILD, time_per_move=timedelta(hours=1), threads=False)
+        assert change.changed
+        assert (change.before.time_per_move, change.before.threads) == (timedelta(hours=1), True)
+        assert (change.after.time_per_move, change.after.threads) == (timedelta(hours=1), False)
+    finally:
+        await first.close()
+        await second.close()

@@ -25,7 +25,7 @@ from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere, channel_listing
 from bot.services.puzzles import DailySetting
-from bot.services.settings import FOLLOW_SERVER
+from bot.services.settings import FOLLOW_SERVER, check_ruleset
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import abort_prompt
@@ -268,10 +268,10 @@ def allowed_after(
 ) -> frozenset[int]:
     """The channels games are allowed in after ``/settings allow: disallow: everywhere:`` (none:
     every channel). Options that contradict each other, or one that would do the opposite of
-    what it says, are refused in one sentence; allowing a listed channel, or every channel when
-    every one is, changes nothing (:func:`already_in_force` says so when nothing else changes).
-    Allowing a channel takes the ``gone`` (deleted) ones off the list; disallowing may not
-    leave only deleted ones."""
+    what it says, are refused in one sentence; allowing a listed channel, disallowing one not
+    listed, or allowing every channel when every one is, changes nothing (:func:`unchanged_by`
+    says so). Allowing a channel takes the ``gone`` (deleted) ones off the list; disallowing
+    may not leave only deleted ones."""
     if everywhere and (allow is not None or disallow is not None):
         raise InvalidOption(
             _(
@@ -302,12 +302,7 @@ def allowed_after(
                 )
             )
         if disallow not in allowed:
-            raise InvalidOption(
-                _(
-                    "{channel} is not one of the channels games are allowed in.",
-                    channel=f"<#{disallow}>",
-                )
-            )
+            return frozenset(channels)
         channels.discard(disallow)
         if not channels - gone:
             raise InvalidOption(
@@ -321,28 +316,80 @@ def allowed_after(
     return frozenset(channels)
 
 
-def already_in_force(
-    current: GuildSettings, *, allow: int | None, everywhere: bool, threads: str | None
-) -> Text | None:
-    """The refusal of ``/settings`` options that would change nothing of the ``current``
-    settings, when nothing else given changes anything either: threads as they are, every
-    channel allowed when every one is, a channel allowed that is listed. None when no option
-    given is one of those. Given with a change, such an option is no refusal: the change is
-    saved, as an admin giving both means."""
-    if threads is not None and (threads == "on") == current.threads:
-        return (
-            _("Each game already gets a thread of its own: nothing changed.")
-            if current.threads
-            else _("Games are already played in their channel: nothing changed.")
+def unchanged_by(
+    before: GuildSettings,
+    lang: Language,
+    *,
+    ruleset: str | None = None,
+    time: int | None = None,
+    allow: int | None = None,
+    disallow: int | None = None,
+    everywhere: bool = False,
+    threads: str | None = None,
+    language: str | None = None,
+    open_challenge_role: int | None = None,
+    no_open_challenge_role: bool = False,
+) -> list[str]:
+    """A sentence for each ``/settings`` option given that changes nothing of the settings
+    ``before`` it (as stored when the change was written), saying so, in the order of the
+    command's options; none when every option given changes something. A valid command that
+    changes nothing at all has at least one."""
+    lines = []
+    if ruleset is not None and check_ruleset(ruleset) == before.default_ruleset:
+        lines.append(
+            lang._(
+                "The default ruleset is already **{ruleset}**: nothing changed.",
+                ruleset=lang.gettext(get_ruleset(before.default_ruleset).title),
+            )
         )
-    if everywhere and not current.allowed_channel_ids:
-        return _("Games are already allowed in every channel: nothing changed.")
-    if allow is not None and allow in current.allowed_channel_ids:
-        return _(
-            "{channel} is already one of the channels games are allowed in: nothing changed.",
-            channel=f"<#{allow}>",
+    if time is not None and timedelta(minutes=time) == before.time_per_move:
+        lines.append(
+            lang._(
+                "The time per move is already **{time}**: nothing changed.",
+                time=time_per_move_text(before.time_per_move, lang),
+            )
         )
-    return None
+    if allow is not None and allow in before.allowed_channel_ids:
+        lines.append(
+            lang._(
+                "{channel} is already one of the channels games are allowed in: nothing changed.",
+                channel=f"<#{allow}>",
+            )
+        )
+    if disallow is not None and disallow not in before.allowed_channel_ids:
+        lines.append(
+            lang._(
+                "{channel} is not one of the channels games are allowed in: nothing changed.",
+                channel=f"<#{disallow}>",
+            )
+        )
+    if everywhere and not before.allowed_channel_ids:
+        lines.append(lang._("Games are already allowed in every channel: nothing changed."))
+    if threads is not None and (threads == "on") == before.threads:
+        lines.append(
+            lang._("Each game already gets a thread of its own: nothing changed.")
+            if before.threads
+            else lang._("Games are already played in their channel: nothing changed.")
+        )
+    if language is not None and _chosen(language) == before.language:
+        lines.append(
+            lang._("Public messages already follow the server's own language: nothing changed.")
+            if before.language is None
+            else lang._(
+                "Public messages are already in {language}: nothing changed.",
+                language=spoken(before.language).name,
+            )
+        )
+    if open_challenge_role is not None and open_challenge_role == before.open_challenge_role_id:
+        lines.append(
+            lang._(
+                "Open challenges already ping {role}: nothing changed.",
+                role=f"<@&{open_challenge_role}>",
+            )
+        )
+    if no_open_challenge_role and before.open_challenge_role_id is None:
+        lines.append(lang._("Open challenges already ping nobody: nothing changed."))
+    return lines
 
 
 class Admin(commands.Cog):
@@ -431,28 +478,20 @@ class Admin(commands.Cog):
         if threads == "on":
             thread_checked += sorted(channels - {*thread_checked})
         no_threads = no_thread_lines(interaction, thread_checked, lang)
-        changed = (
+        given = (
             ruleset is not None
             or time is not None
-            or channels != current.allowed_channel_ids
-            or (threads is not None and (threads == "on") != current.threads)
-            or (language is not None and _chosen(language) != current.language)
-            or (
-                open_challenge_role is not None
-                and open_challenge_role.id != current.open_challenge_role_id
-            )
-            or (no_open_challenge_role and current.open_challenge_role_id is not None)
+            or allow is not None
+            or disallow is not None
+            or everywhere
+            or threads is not None
+            or language is not None
+            or open_challenge_role is not None
+            or no_open_challenge_role
         )
-        repeated = already_in_force(
-            current,
-            allow=None if allow is None else allow.id,
-            everywhere=everywhere,
-            threads=threads,
-        )
-        if not changed and repeated is not None:
-            raise InvalidOption(repeated)
-        moved = False
-        if changed:
+        changed = moved = False
+        unchanged: list[str] = []
+        if given:
 
             def change_channels(stored: frozenset[int]) -> frozenset[int]:
                 """The same change made to the channels as stored when it is written: another
@@ -466,7 +505,7 @@ class Admin(commands.Cog):
                 )
 
             asked_channels = everywhere or allow is not None or disallow is not None
-            updated = services.update(
+            changing = services.change(
                 interaction.guild_id,
                 default_ruleset=ruleset,
                 time_per_move=timedelta(minutes=time) if time is not None else None,
@@ -479,12 +518,30 @@ class Admin(commands.Cog):
                 no_open_challenge_role=no_open_challenge_role,
             )
             # A slow write (another program holding the database) is deferred in time.
-            before = current.allowed_channel_ids
-            current = await within_deadline(interaction, updated, ephemeral=True)
-            moved = current.allowed_channel_ids != before
+            change = await within_deadline(interaction, changing, ephemeral=True)
+            current, changed = change.after, change.changed
+            moved = change.before.allowed_channel_ids != change.after.allowed_channel_ids
+            # Judged on the settings the change met under the write's lock, not those read
+            # above: what another admin changed meanwhile is what this command found.
+            unchanged = unchanged_by(
+                change.before,
+                lang,
+                ruleset=ruleset,
+                time=time,
+                allow=None if allow is None else allow.id,
+                disallow=None if disallow is None else disallow.id,
+                everywhere=everywhere,
+                threads=threads,
+                language=language,
+                open_challenge_role=None if open_challenge_role is None else open_challenge_role.id,
+                no_open_challenge_role=no_open_challenge_role,
+            )
+            if not changed:
+                # Each option given says that it changed nothing; there is nothing to show.
+                await answer(interaction, "\n".join(unchanged), ephemeral=True)
+                return
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
-        if no_threads:
-            title = "\n".join((title, *no_threads))
+        title = "\n".join((title, *unchanged, *no_threads))
         public = await self.bot.flow.server_language(interaction.guild_id)
         daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
         gone = deleted_channels(interaction, current.allowed_channel_ids)

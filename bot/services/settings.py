@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from bot.i18n import _
@@ -23,6 +24,21 @@ are kept in memory. Only the process running a server's shard changes them (/set
 and it keeps what it stored at once; the time only bounds how late a change made elsewhere
 (another process running the same shard for a while, during a restart) is seen.
 """
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """What one change of a server's settings met and left: ``before``, the settings as
+    stored when it was written (read under the lock writes take), and ``after``, those in
+    force once it was (the same when it changed nothing, and nothing was written)."""
+
+    before: GuildSettings
+    after: GuildSettings
+
+    @property
+    def changed(self) -> bool:
+        """Whether the change changed any setting."""
+        return self.before != self.after
 
 
 class SettingsService:
@@ -66,14 +82,44 @@ class SettingsService:
         open_challenge_role_id: int | None = None,
         no_open_challenge_role: bool = False,
     ) -> GuildSettings:
-        """Change the given settings (``None`` keeps one) and return the settings now in force;
-        ``no_open_challenge_role`` stops open challenges pinging a role; ``change_channels``
-        turns the channels games are allowed in, as stored when the change is written, into
-        the new ones (it may raise :class:`InvalidOption`, and nothing is changed).
+        """Change the given settings as :meth:`change` does and return those now in force."""
+        change = await self.change(
+            guild_id,
+            default_ruleset=default_ruleset,
+            time_per_move=time_per_move,
+            allowed_channel_ids=allowed_channel_ids,
+            change_channels=change_channels,
+            threads=threads,
+            language=language,
+            open_challenge_role_id=open_challenge_role_id,
+            no_open_challenge_role=no_open_challenge_role,
+        )
+        return change.after
+
+    async def change(
+        self,
+        guild_id: int,
+        *,
+        default_ruleset: str | None = None,
+        time_per_move: timedelta | None = None,
+        allowed_channel_ids: Iterable[int] | None = None,
+        change_channels: Callable[[frozenset[int]], frozenset[int]] | None = None,
+        threads: bool | None = None,
+        language: str | None = None,
+        open_challenge_role_id: int | None = None,
+        no_open_challenge_role: bool = False,
+    ) -> SettingsChange:
+        """Change the given settings (``None`` keeps one): the settings as stored before and
+        after. ``no_open_challenge_role`` stops open challenges pinging a role;
+        ``change_channels`` turns the channels games are allowed in, as stored when the change
+        is written, into the new ones (it may raise :class:`InvalidOption`, and nothing is
+        changed). Settings given as they are stored change nothing, and a change that changes
+        nothing writes nothing.
 
         The settings are read again under the lock their writes hold, and only what is given
         is changed: two admins changing settings at the same moment (say, one allowing a
-        channel, the other another) both keep their change.
+        channel, the other another) both keep their change, and what each was told changed
+        nothing is judged on the settings its change met.
 
         Raises :class:`InvalidOption` for an unknown ruleset or a time per move outside
         1 minute to 14 days, or a language without a catalog. An empty ``allowed_channel_ids``
@@ -108,21 +154,22 @@ class SettingsService:
                 current.language if language is None else chosen,
                 role,
             )
-            await settings.save(
-                db,
-                settings.SettingsRow(
-                    guild_id,
-                    updated.default_ruleset,
-                    updated.time_per_move,
-                    updated.allowed_channel_ids,
-                    updated.threads,
-                    updated.language,
-                    updated.open_challenge_role_id,
-                ),
-            )
+            if updated != current:
+                await settings.save(
+                    db,
+                    settings.SettingsRow(
+                        guild_id,
+                        updated.default_ruleset,
+                        updated.time_per_move,
+                        updated.allowed_channel_ids,
+                        updated.threads,
+                        updated.language,
+                        updated.open_challenge_role_id,
+                    ),
+                )
         self._changing(guild_id)
         self._kept[guild_id] = (self._monotonic(), updated)
-        return updated
+        return SettingsChange(current, updated)
 
     async def locked(self, db: Connection, guild_id: int) -> GuildSettings:
         """The server's settings as stored, read in the transaction ``db`` under the lock their
