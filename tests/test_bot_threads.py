@@ -335,8 +335,9 @@ async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_i
 ) -> None:
     """Nobody may create threads in #games: after alice and bob's match there, carol and ada
     start one in #games; alice's Rematch is refused at once (it was posted, and refused to bob
-    when he accepted), in the words a /challenge there gets: not "or in a thread", which she
-    may not start."""
+    when he accepted), not suggesting a thread, which she may not start (as a /challenge
+    there is not), and in words for a button: /challenge elsewhere starts a match (it read
+    "start yours in another channel", as if she had typed a command)."""
     for role in (table.guild.everyone, *table.guild.roles):
         await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
     line = await challenge(table, table.alice, table.bob)
@@ -346,21 +347,23 @@ async def test_a_rematch_where_the_game_could_only_be_played_in_a_busy_channel_i
         over = await table.move(table.alice if ply % 2 == 0 else table.bob, text)
     assert "wins the game" in over.content
     answer = await rematch_beside_a_busy_game(table, over)
+    assert answer.content == (
+        f"A game is already being played in <#{table.channel.id}>, so the rematch cannot be "
+        f"played there: {table.mention('challenge')} in another channel starts a new match."
+    )
     refused = await challenge(table, table.alice, table.bob)
     assert refused.ephemeral
-    assert (
-        answer.content
-        == refused.content
-        == ("A game is already being played in this channel: start yours in another channel.")
+    assert refused.content == (
+        "A game is already being played in this channel: start yours in another channel."
     )
 
 
-async def test_a_rematch_against_the_computer_in_a_busy_channel_says_what_a_challenge_would(
+async def test_a_rematch_against_the_computer_in_a_busy_channel_names_the_channel_and_challenge(
     table: Harness,
 ) -> None:
     """Nobody may create threads in #games: alice resigns her game against the computer
-    there, carol and ada start theirs in #games, and alice's Rematch is refused in the words
-    her /challenge of the computer there gets: start yours in another channel."""
+    there, carol and ada start theirs in #games, and alice's Rematch is refused as her
+    /challenge of the computer there is, without a thread, in words for a button press."""
     for role in (table.guild.everyone, *table.guild.roles):
         await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
     await challenge_computer(table, table.alice, level=1, sets=1)
@@ -371,33 +374,44 @@ async def test_a_rematch_against_the_computer_in_a_busy_channel_says_what_a_chal
     await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
     over = await table.wait_board(lambda m: "wins the game" in m.content)
     answer = await rematch_beside_a_busy_game(table, over)
+    assert answer.content == (
+        f"A game is already being played in <#{table.channel.id}>, so the rematch cannot be "
+        f"played there: {table.mention('challenge')} in another channel starts a new match."
+    )
     refused = await table.reply_text(table.alice, "challenge", {"opponent": table.me})
     assert refused.ephemeral
-    assert (
-        answer.content
-        == refused.content
-        == ("A game is already being played in this channel: start yours in another channel.")
+    assert refused.content == (
+        "A game is already being played in this channel: start yours in another channel."
     )
 
 
 async def test_a_rematch_asked_in_a_thread_is_refused_for_its_channel(table: Harness) -> None:
     """alice beats bob in their thread; then I may no longer create threads in #games, where
     carol and ada's game is played. alice's Rematch, pressed in the thread, goes to #games and
-    is refused in the words a /challenge in #games gets: members may start threads there, so
-    it suggests one (not what a /challenge inside the thread would be told)."""
+    is refused for #games, named: members may start threads there, so it suggests one, as a
+    /challenge in #games does (not what a /challenge inside the thread would be told), in
+    words for a button (it read "start yours in another channel or in a thread")."""
     over, _ = await board_thread_game(table, opening=ATTACKERS_WIN)
     assert "wins the game" in over.content
     await table.standin.set_overwrite(table.channel, table.me, deny=CREATE_PUBLIC_THREADS)
     answer = await rematch_beside_a_busy_game(table, over)
+    assert answer.content == (
+        f"A game is already being played in <#{table.channel.id}>, so the rematch cannot be "
+        f"played there: {table.mention('challenge')} in another channel or in a thread "
+        "starts a new match."
+    )
+    table.alice.user.locale = "de"
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    answer = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    assert answer.content.startswith(f"In <#{table.channel.id}> läuft schon eine Partie"), (
+        answer.content
+    )
+    table.alice.user.locale = "en-US"
     refused = await challenge(table, table.alice, table.bob)
     assert refused.ephemeral
-    assert (
-        answer.content
-        == refused.content
-        == (
-            "A game is already being played in this channel: start yours in another channel or "
-            "in a thread."
-        )
+    assert refused.content == (
+        "A game is already being played in this channel: start yours in another channel or "
+        "in a thread."
     )
 
 

@@ -18,7 +18,7 @@ from bot.flow.threads import (
     member_threads_here,
     member_threads_in,
 )
-from bot.i18n import Language, _
+from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
@@ -28,6 +28,31 @@ from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
+
+
+def pressed_in_busy(refusal: ChannelBusy, channel_id: int) -> ChannelBusy:
+    """``refusal`` (a game is on in ``channel_id``, where the rematch would be played) said to
+    one who pressed Rematch rather than typed a command: the channel named, as the press may
+    come from a thread of it, and ``/challenge`` named as the way to a match elsewhere."""
+    if refusal.text == ChannelBusy.ELSEWHERE:
+        return ChannelBusy(
+            _(
+                "A game is already being played in {channel}, so the rematch cannot be played "
+                "there: {challenge_command} in another channel or in a thread starts a new match.",
+                channel=f"<#{channel_id}>",
+                challenge_command=command("challenge"),
+            )
+        )
+    if refusal.text == ChannelBusy.NO_THREADS:
+        return ChannelBusy(
+            _(
+                "A game is already being played in {channel}, so the rematch cannot be played "
+                "there: {challenge_command} in another channel starts a new match.",
+                channel=f"<#{channel_id}>",
+                challenge_command=command("challenge"),
+            )
+        )
+    return refusal
 
 
 class RematchFlow:
@@ -81,10 +106,10 @@ class RematchFlow:
             # A slow write (another program holding the database) is deferred in time.
             try:
                 active = await within_deadline(interaction, started, thinking=False)
-            except ChannelBusy:
+            except ChannelBusy as busy:
                 # A second press at the same moment started it first.
                 await self._refuse_if_on(terms.channel_id, user)
-                raise
+                raise pressed_in_busy(busy, terms.channel_id) from busy
             lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
@@ -142,7 +167,10 @@ class RematchFlow:
                 rematch=True,
             ),
         )
-        challenge = await within_deadline(interaction, created, thinking=False)
+        try:
+            challenge = await within_deadline(interaction, created, thinking=False)
+        except ChannelBusy as busy:
+            raise pressed_in_busy(busy, where) from busy
         # As /challenge: one member's challenges ping another at most once in 15 minutes.
         try:
             quiet_until = await within_deadline(

@@ -180,13 +180,13 @@ class ChannelBusy(GameError):
     """The sentence where no thread could host another game (the member may not start one,
     or I may not post in threads)."""
 
-    def __init__(
-        self,
-        text: Text = _(
-            "A game is already being played in this channel: start yours in another "
-            "channel or in a thread."
-        ),
-    ) -> None:
+    ELSEWHERE = _(
+        "A game is already being played in this channel: start yours in another channel or in "
+        "a thread."
+    )
+    """The sentence where a member's thread could host another game (the default)."""
+
+    def __init__(self, text: Text = ELSEWHERE) -> None:
         super().__init__(text)
 
 
