@@ -34,6 +34,17 @@ def repeatable_seed(game: Game) -> int:
     return zlib.crc32(f"{game.ruleset.name}|{game.starting_position}|{moves}".encode())
 
 
+def search_bounds(
+    game: Game, time_per_move: timedelta | None, nodes: int | None, seed: int | None
+) -> tuple[float | None, int | None]:
+    """The time limit (seconds) and seed of the computer's search in ``game``: ``time_per_move``
+    and ``seed`` as given, or, bounded by ``nodes`` positions, no time limit and a seed from the
+    game unless one is given (the same game, the same move)."""
+    if nodes is not None:
+        return None, repeatable_seed(game) if seed is None else seed
+    return None if time_per_move is None else time_per_move.total_seconds(), seed
+
+
 class PoolClosed(Exception):
     """The pool was closed while a move was being asked for."""
 
@@ -86,10 +97,7 @@ class AIPool:
         if self._closed:
             raise PoolClosed("the computer opponent is shutting down")
         moves = [str(record.move) for record in game.records]
-        time_limit = None if self.time_per_move is None else self.time_per_move.total_seconds()
-        if self.nodes is not None:
-            time_limit = None
-            seed = repeatable_seed(game) if seed is None else seed
+        time_limit, seed = search_bounds(game, self.time_per_move, self.nodes, seed)
         async with self._slots:
             if self._closed:
                 raise PoolClosed("the computer opponent is shutting down")

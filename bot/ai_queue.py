@@ -26,7 +26,7 @@ from pgqueuer import AsyncpgDriver, AsyncpgPoolDriver, Queries
 from pgqueuer.core.completion import CompletionWatcher
 from pgqueuer.types import JobId
 
-from bot.ai_pool import PoolClosed, repeatable_seed
+from bot.ai_pool import PoolClosed, search_bounds
 from bot.storage import computer_jobs
 from engine import Game
 
@@ -103,16 +103,14 @@ class MoveRequest:
     ) -> MoveRequest:
         """The request for the computer's move in ``game``: searched for ``time_per_move``, or
         over ``nodes`` positions with a seed from the game (the same game, the same move)."""
-        if nodes is not None:
-            time_per_move = None
-            seed = repeatable_seed(game) if seed is None else seed
+        time_limit, seed = search_bounds(game, time_per_move, nodes, seed)
         return cls(
             ruleset=game.ruleset.name,
             position=game.starting_position,
             side=game.starting_side.value,
             moves=tuple(str(record.move) for record in game.records),
             level=level,
-            time_limit=None if time_per_move is None else time_per_move.total_seconds(),
+            time_limit=time_limit,
             seed=seed,
             nodes=nodes,
         )
