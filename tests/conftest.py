@@ -63,6 +63,9 @@ def db_path(tmp_path: Path) -> Path:
 _postgres_status: list[str] = []
 """What became of the session's PostgreSQL server (for the summary at the end of the run)."""
 
+_postgres_servers: list[PostgresServer] = []
+"""The session's PostgreSQL server, once a test has started it."""
+
 
 @pytest.fixture(autouse=True)
 def no_command_ids_left() -> Iterator[None]:
@@ -81,10 +84,21 @@ def postgres() -> Iterator[PostgresServer | str]:
         yield started
         return
     _postgres_status.append(f"PostgreSQL tests ran against {started.bindir.parent.name} server")
+    _postgres_servers.append(started)
     try:
         yield started
     finally:
+        _postgres_servers.clear()
         started.stop()
+
+
+@pytest.fixture(autouse=True)
+def drop_postgres_databases() -> Iterator[None]:
+    """The PostgreSQL databases a test made are dropped after it (autouse fixtures end last,
+    after the services and bots that used them)."""
+    yield
+    for server in _postgres_servers:
+        postgres_server.drop_created(server)
 
 
 async def postgres_database(postgres: PostgresServer | str) -> str:
