@@ -210,7 +210,7 @@ async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
     assert graph.description is not None
     assert "la chance de gain des attaquants" in graph.description
     assert replay.description is not None
-    assert replay.description.startswith("Une relecture")
+    assert replay.description.startswith("Une animation")
 
 
 async def test_an_analysis_cut_short_by_a_restart_says_so(
