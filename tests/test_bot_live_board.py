@@ -24,7 +24,7 @@ from tests.bot_harness import (
     running_bot,
     timers_checked,
 )
-from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -90,6 +90,57 @@ async def test_a_press_on_an_old_board_points_at_the_live_one(table: Harness) ->
         "This board is out of date: play on the newest one, "
         f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{second.id}"
     )
+
+
+async def resign_set(table: Harness, who: FakeMember) -> StoredMessage:
+    """``who`` resigns the set being played; returns its final board."""
+    asked = await table.reply_text(who, "resign")
+    started = asked.created_at
+    await table.standin.click(asked, asked.custom_ids()[0], who)
+    return await table.wait_board(lambda m: "resigned" in m.content and m.created_at >= started)
+
+
+async def set_1_board_kept_its_buttons(table: Harness) -> tuple[StoredMessage, int]:
+    """A match of two sets whose first board kept its buttons (posted, say, before live boards
+    existed), and set 1 resigned by bob: set 2 is being played. Returns that first board and
+    set 2's live board."""
+    first = await table.challenge_accepted(table.alice, table.bob, sets=2)
+    await until_live(table, first.id)
+    await asyncio.to_thread(forget_live_boards, table.db_path)
+    await table.move(table.alice, "d1-b1")
+    over = await resign_set(table, table.bob)
+    set_2 = await table.wait_board(
+        lambda m: m.id >= over.id and any(c.startswith("move:") for c in m.custom_ids())
+    )
+    await until_live(table, set_2.id)
+    assert first.components, "a board the bot never recorded keeps its buttons"
+    return first, set_2.id
+
+
+async def test_a_press_on_set_1s_board_during_set_2_says_where_set_2_is(table: Harness) -> None:
+    """bob presses Move on a board of set 1 while set 2 is played: the match is not over, so
+    he reads that set 1 is, and where set 2's newest board is."""
+    first, live = await set_1_board_kept_its_buttons(table)
+    pressed = await table.standin.click(first, move_button(first), table.bob)
+    reply = await pressed.wait_original()
+    assert reply.ephemeral
+    assert reply.content == (
+        "This board is from set 1, which is over: set 2 is played on the newest board, "
+        f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{live}"
+    )
+
+
+async def test_a_press_on_a_board_of_a_finished_match_says_the_match_is_over(
+    table: Harness,
+) -> None:
+    """Once set 2 is over too, a press on set 1's board says the match is over (not a game:
+    the match had two)."""
+    first, _ = await set_1_board_kept_its_buttons(table)
+    await resign_set(table, table.alice)
+    pressed = await table.standin.click(first, move_button(first), table.bob)
+    reply = await pressed.wait_original()
+    assert reply.ephemeral
+    assert reply.content == "This board belongs to a match that is over."
 
 
 async def test_board_command_pings_nobody(table: Harness) -> None:

@@ -17,7 +17,7 @@ from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GameButton, GuardedItem, bot_of, update_message, within_deadline
-from bot.views.picker import refuse_old_board
+from bot.views.picker import board_over, refuse_old_board
 
 
 class ConfirmRepetition(
@@ -145,7 +145,7 @@ class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
         assert interaction.channel_id is not None
         active = await bot.services.games.in_channel(interaction.channel_id)
         if active is None or active.set_id != self.set_id:
-            raise NoGameHere(_("This board belongs to a game that is over."))
+            raise await board_over(interaction, self.set_id, active)
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))

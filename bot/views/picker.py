@@ -30,13 +30,50 @@ def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]
     return [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)][:5]
 
 
+async def board_over(
+    interaction: discord.Interaction[Any], set_id: int, active: ActiveGame | None
+) -> NoGameHere:
+    """The refusal of a press on a board of set ``set_id``, which is no longer played (the
+    channel's game is ``active``): while its match goes on in the next set, which set the board
+    is from and where that set is played (a link to its newest board, if one is known); else
+    that its game (a one-set match) or its match is over."""
+    bot = bot_of(interaction)
+    try:
+        end = await bot.services.games.ended(set_id)
+    except NoGameHere:
+        end = None
+    if end is None or end.game.sets_total == 1:
+        return NoGameHere(_("This board belongs to a game that is over."))
+    if active is None or active.match_id != end.game.match_id:
+        return NoGameHere(_("This board belongs to a match that is over."))
+    numbers = {"number": end.game.set_number, "next": active.set_number}
+    live = await bot.services.boards.live_board(active.channel_id)
+    if live is None or (interaction.message is not None and live == interaction.message.id):
+        return NoGameHere(
+            _(
+                "This board is from set {number}, which is over: set {next} is played on the "
+                "newest board.",
+                **numbers,
+            )
+        )
+    guild = interaction.guild_id if interaction.guild_id is not None else "@me"
+    return NoGameHere(
+        _(
+            "This board is from set {number}, which is over: set {next} is played on the "
+            "newest board, {link}",
+            link=message_link(guild, active.channel_id, live),
+            **numbers,
+        )
+    )
+
+
 async def current_game(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
     """The channel's game if it is ``set_id`` and the user is to move in it, else a GameError."""
     bot = bot_of(interaction)
     assert interaction.channel_id is not None
     active = await bot.services.games.in_channel(interaction.channel_id)
     if active is None or active.set_id != set_id:
-        raise NoGameHere(_("This board belongs to a game that is over."))
+        raise await board_over(interaction, set_id, active)
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
     if active.player_to_move != interaction.user.id:
@@ -55,7 +92,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -
         return
     active = await bot.services.games.in_channel(channel_id)
     if active is None or active.set_id != set_id:
-        raise NoGameHere(_("This board belongs to a game that is over."))
+        raise await board_over(interaction, set_id, active)
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
     raise OldBoard(message_link(guild, channel_id, live))
 
