@@ -14,6 +14,7 @@ import pytest
 
 from bot.flow import takebacks as takebacks_flow
 from bot.flow.posts import BoardPost, board_post
+from bot.services.clocks import OutOfTime
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin, StoredMessage
 
@@ -170,6 +171,35 @@ async def test_an_accept_after_a_move_landed_marks_the_request_lapsed_itself(
     await table.standin.click(request, answer_button(request, "accept"), table.bob)
     await table.standin.wait_until(lambda: request.components == [], timeout=5)
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+    assert undone_moves(table.db_path) == []
+
+
+async def test_a_takeback_asked_after_the_opponents_time_ran_out_is_too_late(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's time ran out and the timer has not noticed yet: alice's takeback is refused, as a
+    move made now would be, saying she wins the set on time; bob is asked nothing, and the set
+    ends on time at the timer's check."""
+    await table.challenge_accepted(table.alice, table.bob, sets=2, time=60)
+    await table.move(table.alice, "d1-b1")
+    assert table.bot is not None
+    clocks = table.bot.services.clocks
+    noticed = clocks.out_of_time
+
+    async def not_noticed_yet(now: object = None) -> OutOfTime:
+        return OutOfTime(())
+
+    monkeypatch.setattr(clocks, "out_of_time", not_noticed_yet)
+    posts = len(table.public_messages())
+    table.advance(timedelta(hours=1, seconds=1))
+    refused = await table.reply_text(table.alice, "takeback")
+    assert refused.ephemeral
+    assert refused.content.startswith("Too late: your opponent's time for their move ran out <t:")
+    assert refused.content.endswith(", so you win this set on time."), refused.content
+    assert len(table.public_messages()) == posts, "bob was asked to answer too late"
+    monkeypatch.setattr(clocks, "out_of_time", noticed)
+    over = await table.wait_board(lambda m: "ran out of time" in m.content)
+    assert over.content.startswith("**Set 1 of 2 is over** after 1 move."), over.content
     assert undone_moves(table.db_path) == []
 
 

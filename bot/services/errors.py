@@ -121,11 +121,24 @@ class StaleGameError(GameError):
 class TimeRanOut(StaleGameError):
     """The move came at or after the mover's deadline: the set is lost on time, which the
     timer announces at its next check (a few seconds). A one-set match is one game, with no
-    set to speak of."""
+    set to speak of. ``opponent``: told to the player waiting (who asked to take their move
+    back), whose opponent ran out of time and lost the set."""
 
-    def __init__(self, deadline_us: int, *, one_set: bool = False) -> None:
+    def __init__(self, deadline_us: int, *, one_set: bool = False, opponent: bool = False) -> None:
         when = f"<t:{deadline_us // 1_000_000}:R>"
-        if one_set:
+        if opponent and one_set:
+            text = _(
+                "Too late: your opponent's time for their move ran out {when}, so you win this "
+                "game on time.",
+                when=when,
+            )
+        elif opponent:
+            text = _(
+                "Too late: your opponent's time for their move ran out {when}, so you win this "
+                "set on time.",
+                when=when,
+            )
+        elif one_set:
             text = _(
                 "Too late: your time for this move ran out {when}, so this game is lost on time.",
                 when=when,

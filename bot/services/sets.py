@@ -28,11 +28,13 @@ from bot.storage.times import duration, from_us, to_us
 from engine import Game, Outcome, Reason, SetResult, Side, score_match
 
 
-def check_in_time(row: SetRow, now_us: int) -> None:
+def check_in_time(row: SetRow, now_us: int, *, asked_by: int | None = None) -> None:
     """Raise TimeRanOut if the player to move in ``row`` is out of time at ``now_us``: the set
-    is lost on time, whether or not the timer has said so yet (it checks every few seconds)."""
+    is lost on time, whether or not the timer has said so yet (it checks every few seconds).
+    ``asked_by``: the player the refusal is for, if it may be their opponent who ran out."""
     if now_us >= row.deadline_us:
-        raise TimeRanOut(row.deadline_us, one_set=row.sets_total == 1)
+        opponent = asked_by is not None and asked_by != row.to_move_id
+        raise TimeRanOut(row.deadline_us, one_set=row.sets_total == 1, opponent=opponent)
 
 
 async def insert_set(

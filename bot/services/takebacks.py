@@ -100,6 +100,11 @@ class TakebackService:
             # Checked under a lock on the set until the insert commits: of two requests at
             # once (a double press), the second finds the first, on PostgreSQL too.
             await db.lock(f"takebacks:{active.set_id}")
+            playing = await sets.by_id(db, active.set_id)
+            if playing is not None and playing.status == sets.ACTIVE:
+                # The opponent's time ran out (the timer has not said so yet): the set is lost
+                # on time as it stands, and a request would ask them to answer too late.
+                check_in_time(playing, to_us(now), asked_by=user_id)
             if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
                 # The opponent's move (or the set's end) landed since the game was read: the
                 # request would ask them about a move they have answered.
@@ -145,7 +150,7 @@ class TakebackService:
             await db.lock(f"takebacks:{active.set_id}")
             stored = await sets.by_id(db, active.set_id)
             if stored is not None:
-                check_in_time(stored, to_us(now))  # lost on time: nothing to undo
+                check_in_time(stored, to_us(now), asked_by=user_id)  # lost on time: nothing to undo
             if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
                 # Moved on since the game was read: a takeback and new moves back to the same
                 # ply would otherwise be the moves undone.
