@@ -381,4 +381,7 @@ async def test_a_double_press_of_takeback_against_the_computer_takes_back_one_ro
     audit = await asyncio.to_thread(undone_moves, table.db_path)
     assert [move for move, _, _ in audit] == [audit[0][0], "d2-c2"]
     assert refused.ephemeral
-    assert refused.content == "The game moved on: nothing was taken back."
+    assert refused.content == (
+        "You took back moves since this board was posted: nothing more was taken back. To "
+        "take back more, press Takeback on the newest board."
+    )

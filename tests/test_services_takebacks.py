@@ -274,7 +274,7 @@ async def test_a_takeback_button_from_before_a_takeback_takes_nothing_back(
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     again = (await services.games.play_computer_move(active.set_id, "c4-c2", 1)).game
     assert (first.ply, again.ply, again.undone) == (2, 2, 2)
-    with pytest.raises(CannotTakeBack, match=r"The game moved on: nothing was taken back\."):
+    with pytest.raises(CannotTakeBack, match=r"^You took back moves since this board was posted"):
         await services.takebacks.ask(CHANNEL, ALICE, board=(first.ply, first.undone))
     assert await moves_played(services) == ["d1-c1", "c4-c2"]
     taken = await services.takebacks.ask(CHANNEL, ALICE, board=(again.ply, again.undone))

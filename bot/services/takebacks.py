@@ -32,7 +32,13 @@ from bot.storage.times import from_us, to_us
 
 MOVED_ON = _("The game moved on: nothing was taken back.")
 """Why a takeback against the computer took nothing back: the game is no longer where it was
-asked (a move, a takeback or the set's end came first)."""
+asked (a move or the set's end came first, or, to a typed /takeback, another takeback)."""
+YOU_TOOK_BACK_SINCE = _(
+    "You took back moves since this board was posted: nothing more was taken back. To take "
+    "back more, press Takeback on the newest board."
+)
+"""Why a Takeback against the computer took nothing back: the player (only they take back
+there) took back moves since the board it is under, with another press of it, say."""
 OPPONENT_MOVED = _("Your opponent has moved since: nothing was taken back.")
 """Why a Takeback under a member's board took nothing back: the opponent's move came next."""
 YOU_MOVED = _("You have moved since: nothing was taken back.")
@@ -89,7 +95,9 @@ class TakebackService:
                 raise CannotTakeBack(_("Wait for my reply first, then ask to take your move back."))
             if len(records) < 2:
                 raise CannotTakeBack(_not_moved_yet(one_set))
-            return await self._undo_against_computer(active, user_id, now)
+            return await self._undo_against_computer(
+                active, user_id, now, pressed=board is not None
+            )
         if mover != user_id:
             if all(active.player_of(record.side) != user_id for record in records):
                 raise CannotTakeBack(_not_moved_yet(one_set))
@@ -141,8 +149,10 @@ class TakebackService:
         return replace(_takeback(row, active.channel_id), asked_before=asked_before)
 
     async def _undo_against_computer(
-        self, active: ActiveGame, user_id: int, now: datetime
+        self, active: ActiveGame, user_id: int, now: datetime, *, pressed: bool = False
     ) -> ActiveGame:
+        """Undo ``user_id``'s last move and my reply in ``active`` as it was read (``pressed``:
+        asked with the Takeback under a board, not typed), or refuse if the set moved since."""
         assert active.computer_id is not None
         async with self._database.transaction() as db:
             # One takeback of the set at a time (a double press), on PostgreSQL too: the
@@ -154,7 +164,8 @@ class TakebackService:
             if not await sets.stands_at(db, active.set_id, active.ply, active.undone):
                 # Moved on since the game was read: a takeback and new moves back to the same
                 # ply would otherwise be the moves undone.
-                raise CannotTakeBack(MOVED_ON)
+                taken_back = pressed and stored is not None and stored.undone != active.undone
+                raise CannotTakeBack(YOU_TOOK_BACK_SINCE if taken_back else MOVED_ON)
             takeback_id = await takebacks.insert(
                 db,
                 set_id=active.set_id,
@@ -302,12 +313,13 @@ def _moved_on(active: ActiveGame, board: tuple[int, int], user_id: int) -> Text:
     ``active``. When only moves came since (nothing taken back), whose they were: against the
     computer, the player's, with my reply still to come, or mine too; against a member, the
     first move after the board, the opponent's or the player's own. Against a member after a
-    takeback, that one was accepted since; against the computer, that the game moved on."""
+    takeback, that one was accepted since; against the computer, that the player took back
+    moves since (nobody else can there), and where to press to take back more."""
     ply, undone = board
     moves_since = undone == active.undone and active.ply > ply
     if active.computer_id is not None:
         if not moves_since:
-            return MOVED_ON
+            return YOU_TOOK_BACK_SINCE
         if active.computer_to_move:
             return _("Wait for my reply first, then ask to take your move back.")
         return _("I have moved since: nothing was taken back.")
