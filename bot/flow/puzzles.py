@@ -25,7 +25,7 @@ from bot.i18n.text import engine_sentence
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, DailyPost, by_id
 from bot.storage import puzzles as stored
-from bot.views.common import within_deadline
+from bot.views.common import update_message, within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
 from engine import Game, IllegalMoveError, Side, parse_square
 from engine.puzzles import Answer, Difficulty, Puzzle, Verdict, answer_move
@@ -191,14 +191,7 @@ class PuzzleFlow:
             interaction, f"{puzzle_heading(attempt.puzzle, lang)}\n{where}", [picture], lang
         )
         view = picker_view(attempt, game, from_name, lang)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(
-                content=content, attachments=pictures, view=view
-            )
-        else:
-            await interaction.response.edit_message(
-                content=content, attachments=pictures, view=view
-            )
+        await update_message(interaction, content, view=view, attachments=pictures)
 
     async def play_move(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
@@ -336,14 +329,8 @@ class PuzzleFlow:
         )
         view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
         content, pictures = pictures_or_text(interaction, content, [picture], lang)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(
-                content=content, attachments=pictures, view=view
-            )
-        elif edit:
-            await interaction.response.edit_message(
-                content=content, attachments=pictures, view=view
-            )
+        if edit or interaction.response.is_done():
+            await update_message(interaction, content, view=view, attachments=pictures)
         else:
             await interaction.response.send_message(
                 content, files=pictures, view=view, ephemeral=True

@@ -217,10 +217,7 @@ async def update_message(
     kwargs: dict[str, Any] = {"content": content, "view": view}
     if attachments is not None:
         kwargs["attachments"] = attachments
-    if interaction.response.is_done():
-        await interaction.edit_original_response(**kwargs)
-    else:
-        await interaction.response.edit_message(**kwargs)
+    await _edit_pressed(interaction, kwargs)
 
 
 async def turn_page(
@@ -236,6 +233,12 @@ async def turn_page(
     kwargs: dict[str, Any] = {"embed": embed, "view": view}
     if allowed_mentions is not None:
         kwargs["allowed_mentions"] = allowed_mentions
+    await _edit_pressed(interaction, kwargs)
+
+
+async def _edit_pressed(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> None:
+    """Edit the message whose component was pressed with ``kwargs``: as the first response, or
+    once the press was deferred, through its original response."""
     if interaction.response.is_done():
         await interaction.edit_original_response(**kwargs)
     else:
