@@ -130,6 +130,16 @@ async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -
     )
 
 
+async def test_stats_of_a_bot_are_refused(table: Harness) -> None:
+    """/stats and /puzzle stats of a bot, another one or me, are refused in one sentence."""
+    for member in (table.other_bot, table.me):
+        name = f"**{member.nick or member.name}**"
+        record = await table.slash(table.alice, "stats", {"player": member})
+        assert await sentence(record) == f"{name} is a bot: bots have no rating or record."
+        record = await table.slash(table.alice, "puzzle stats", {"player": member})
+        assert await sentence(record) == f"{name} is a bot: bots have no puzzle record."
+
+
 async def test_a_server_name_all_markdown_still_titles_its_lists(table: Harness) -> None:
     """A Spanish server named with 100 underscores (escaped, 200 characters): /games of a
     player named with 32 and /leaderboard of a ruleset with a long name are answered, their

@@ -122,6 +122,13 @@ class Learn(commands.Cog):
         self, interaction: discord.Interaction[BrandubhBot], player: discord.Member | None = None
     ) -> None:
         """Puzzles solved, the streak and the best streak."""
+        if player is not None and player.bot:
+            raise InvalidOption(
+                _(
+                    "{player} is a bot: bots have no puzzle record.",
+                    player=f"**{escaped(player.display_name)}**",
+                )
+            )
         who = player or interaction.user
         guild_id = interaction.guild_id
         assert guild_id is not None  # the group is guild_only

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -12,6 +14,7 @@ from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
 from bot.names import escaped
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
+from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline
 from bot.views.games import field_value
 from bot.views.leaderboard import (
@@ -42,17 +45,23 @@ def game_line(
     computer_name: str = "Brandubh",
     lang: Language = ENGLISH,
     ruleset: str | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> str:
-    """ "Won as attackers vs <@bob> in 23 moves (king captured) · game 12", naming the game's
-    ruleset when it is not ``ruleset`` (the one the list is about)."""
+    """ "Won as attackers vs bob in 23 moves (king captured) · game 12", naming the game's
+    ruleset when it is not ``ruleset`` (the one the list is about), and the players by their
+    stored ``names`` (one who left the server too, whom a mention would show as ``<@123…>``)."""
     side = side_name(Side.ATTACKERS if game.attacker_id == user_id else Side.DEFENDERS, lang)
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
+
+    def name(player_id: int) -> str:
+        return escaped((names or {}).get(player_id) or lang._("a player"))
+
     if game.computer_id == opponent:
         against = lang._(
             "{name} (level {level})", name=escaped(computer_name), level=game.computer_level or 3
         )
     else:
-        against = f"<@{opponent}>"
+        against = name(opponent)
     if game.outcome is None:
         result = lang._("In progress")
     elif game.winner_id is None:
@@ -69,14 +78,14 @@ def game_line(
     if game.outcome is not None:
         loser = opponent if game.winner_id == user_id else user_id
         if game.left_server:
-            reason = lang._("{player} left the server", player=f"<@{loser}>")
+            reason = lang._("{player} left the server", player=name(loser))
         else:
             reason = lang.render(_REASONS[game.outcome.reason])
         if game.no_show and game.computer_id is None:  # games against me are never rated
             reason = lang._(
                 "{reason}; unrated: {player} never moved",
                 reason=reason,
-                player=f"<@{loser}>",
+                player=name(loser),
             )
         line += f" ({reason})"
     if ruleset is not None and game.ruleset != ruleset:
@@ -123,7 +132,7 @@ def stats_embed(
         )
     if stats.recent_games:
         lines = (
-            game_line(game, stats.user_id, computer_name, lang, stats.ruleset)
+            game_line(game, stats.user_id, computer_name, lang, stats.ruleset, stats.names)
             for game in stats.recent_games[:5]
         )
         embed.add_field(name=lang._("Recent games"), value=field_value(lines), inline=False)
@@ -202,6 +211,13 @@ class Standings(commands.Cog):
         """Rating, record, recent games and head-to-head."""
         guild_id = interaction.guild_id
         assert guild_id is not None
+        if player is not None and player.bot:
+            raise InvalidOption(
+                _(
+                    "{player} is a bot: bots have no rating or record.",
+                    player=f"**{escaped(player.display_name)}**",
+                )
+            )
         who = player or interaction.user
         standings = self.bot.services.standings
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -463,6 +464,10 @@ class PlayerStats:
     recent_games: tuple[GameSummary, ...]
     ruleset: str = DEFAULT_RULESET
     """The pool ``standing`` is from."""
+    names: Mapping[int, str] = field(default_factory=dict)
+    """The stored names of the players of ``recent_games``, as shown in the server: an
+    opponent who left it is named all the same (Discord shows a mention of a member it cannot
+    find as ``<@123…>``)."""
 
 
 @dataclass(frozen=True)

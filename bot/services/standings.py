@@ -54,15 +54,17 @@ class StandingsService:
         async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
             rows = await history.recent_finished(db, guild_id, user_id, max(0, recent))
-            name = await players.name(db, guild_id=guild_id, user_id=user_id)
+            ids = {user_id} | {row.attacker_id for row in rows} | {row.defender_id for row in rows}
+            names = await players.names(db, guild_id, sorted(ids))
         standing = _standing(*found) if found else None
         return PlayerStats(
             guild_id,
             user_id,
-            name or str(user_id),
+            names.get(user_id, str(user_id)),
             standing,
             tuple(_summary(row) for row in rows),
             ruleset,
+            names,
         )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
