@@ -4,24 +4,10 @@ the rest of the line around."""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import discord
 
-_RIGHT_TO_LEFT = frozenset({"R", "AL"})
-"""Bidirectional classes of the letters written right to left (Hebrew, Arabic…), which would
-pull the punctuation after a name into their direction."""
-
-FIRST_STRONG_ISOLATE = "\u2068"
-POP_DIRECTIONAL_ISOLATE = "\u2069"
-
-
-_DIRECTION_CONTROLS = dict.fromkeys(
-    map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-)
-"""Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): taken out of names, so a
-name cannot close the isolate around it early and turn the rest of the line."""
-
+from bot.i18n.directions import isolated, without_direction_controls
 
 ZERO_WIDTH_SPACE = "\u200b"
 
@@ -39,12 +25,4 @@ def escaped(name: str) -> str:
     direction."""
     name = without_direction_controls(name)
     safe = discord.utils.escape_mentions(discord.utils.escape_markdown(name))
-    safe = _MARKUP.sub(ZERO_WIDTH_SPACE, safe)
-    if any(unicodedata.bidirectional(char) in _RIGHT_TO_LEFT for char in safe):
-        return f"{FIRST_STRONG_ISOLATE}{safe}{POP_DIRECTIONAL_ISOLATE}"
-    return safe
-
-
-def without_direction_controls(name: str) -> str:
-    """``name`` without embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069)."""
-    return name.translate(_DIRECTION_CONTROLS)
+    return isolated(_MARKUP.sub(ZERO_WIDTH_SPACE, safe))

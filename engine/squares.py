@@ -39,18 +39,31 @@ def square_name(sq: Square) -> str:
     return f"{FILE_LETTERS[sq & 15]}{(sq >> 4) + 1}"
 
 
+LOOK_ALIKES = str.maketrans(
+    # Cyrillic асеоіјһ АВСЕНІЈКМО, then Greek ο ΑΒΕΗΙΚΜΝΟ
+    "асеоіјһАВСЕНІЈКМОοΑΒΕΗΙΚΜΝΟ",
+    "aceoijhABCEHIJKMOoABEHIKMNO",
+)
+"""Cyrillic and Greek letters drawn as the Latin file letters ``a``–``o`` are (Cyrillic ``а``,
+``с``, ``е``, Greek omicron ``ο``, capital alpha ``Α``…), as a keyboard left in another script
+types them: read as those letters. Only true look-alikes: Greek ``α`` or ``κ``, drawn apart
+from ``a`` and ``k``, are not."""
+
+
 def as_typed(text: str) -> str:
     """``text`` as a plain keyboard types it: a full-width keyboard's letters, digits and dashes
     (``ｄ１－ｄ３``, as a Chinese or Japanese phone may write them) read as ``d1-d3``, so do
     other scripts' digits (``d١-d٣``, Arabic-Indic, as an Arabic or Persian keyboard types
-    them), and the invisible characters a pasted move may carry (a zero-width space, a word
-    joiner, a byte order mark, a soft hyphen: Unicode's format characters) are left out."""
+    them) and the Cyrillic and Greek letters that look like Latin ones (``с1-с3``, a Cyrillic
+    ``с``: :data:`LOOK_ALIKES`), and the invisible characters a pasted move may carry (a
+    zero-width space, a word joiner, a byte order mark, a soft hyphen: Unicode's format
+    characters) are left out."""
     normal = unicodedata.normalize("NFKC", text)
     if normal.isascii():
         return normal
     return "".join(
         str(unicodedata.decimal(ch)) if ch.isdecimal() else ch
-        for ch in normal
+        for ch in normal.translate(LOOK_ALIKES)
         if unicodedata.category(ch) != "Cf"
     )
 

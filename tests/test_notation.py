@@ -83,6 +83,34 @@ def test_other_scripts_digits_read_as_a_move(text: str) -> None:
     assert Move.parse(text, 7) == D1_D3
 
 
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("с1-с3", "c1-c3"),  # Cyrillic с
+        ("а4-е4", "a4-e4"),  # Cyrillic а and е
+        ("С1 с3", "c1-c3"),  # Cyrillic capital С
+        ("Α4-Ε4", "a4-e4"),  # Greek capital alpha and epsilon
+        ("ο1-ο5", "o1-o5"),  # Greek omicron
+    ],
+)
+def test_cyrillic_and_greek_look_alikes_read_as_latin_letters(text: str, move: str) -> None:
+    """A move typed with Cyrillic or Greek letters drawn as Latin ones reads as the Latin move
+    (``с1-с3`` with a Cyrillic ``с`` was refused, echoing text that looked valid)."""
+    assert Move.parse(text, 15) == Move.parse(move, 15)
+
+
+def test_a_greek_letter_only_like_a_latin_one_is_refused() -> None:
+    """Greek alpha is drawn apart from ``a``: ``α4-e4`` is not read as a move."""
+    with pytest.raises(InvalidMoveError):
+        Move.parse("α4-e4", 7)
+
+
+def test_a_look_alike_destination_alone_names_its_move() -> None:
+    """``с1`` with a Cyrillic ``с`` is the one attacker's move that can reach c1."""
+    game = Game()
+    assert game.parse_move("с1") == game.parse_move("c1")
+
+
 def test_a_digit_that_is_no_decimal_is_refused_as_a_square() -> None:
     """A character that is a digit but no decimal one (U+19DA, a Tai Tham one) is refused
     with a sentence, not a Python error from ``int()``."""

@@ -46,6 +46,23 @@ def test_pings_mentions_and_links_are_inert() -> None:
     assert as_shown("[d1](https://e.vil)") == "\\[d1](https:" + ZERO_WIDTH_SPACE + "//e.vil)"
 
 
+def test_right_to_left_text_is_isolated_as_names_are() -> None:
+    """Hebrew or Arabic typed is set between U+2068 and U+2069 (its direction would pull in the
+    quote after it), and its direction controls are taken out; left-to-right text is not."""
+    assert as_shown("שלום") == "\u2068שלום\u2069"
+    assert as_shown("d1 سلام") == "\u2068d1 سلام\u2069"
+    assert as_shown("\u2069\u202eסוף") == "\u2068סוף\u2069"
+    assert as_shown("d1\u202e-d3") == "d1-d3"
+
+
+def test_a_move_typed_right_to_left_is_repeated_isolated() -> None:
+    """A Hebrew move's refusal repeats it isolated, so its quotes stay around it."""
+    with pytest.raises(IllegalMoveError) as info:
+        Move.parse("ד1-ד3", 7)
+    shown = str(engine_sentence(info.value))
+    assert shown.startswith("'\u2068ד1-ד3\u2069' is not a move"), shown
+
+
 def test_an_engine_refusal_keeps_the_plain_text_and_shows_it_escaped() -> None:
     """The engine's English sentence repeats the text as typed; the bot's escapes it."""
     with pytest.raises(IllegalMoveError) as info:

@@ -15,7 +15,8 @@ from typing import Any, Final, Literal
 import discord
 
 from bot.i18n import ENGLISH, Language
-from bot.names import escaped, without_direction_controls
+from bot.i18n.directions import without_direction_controls
+from bot.names import escaped
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.thread_locks import THREAD_ARCHIVED
 from engine import MatchReason, get_ruleset

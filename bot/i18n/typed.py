@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from bot.i18n.directions import isolated, without_direction_controls
+
 _INLINE = re.compile(r"[\\*_~|`<\[]")
 """Markdown read anywhere in a line: emphasis, strikethrough, spoilers, code, masked links
 (``[x](url)``), and the ``<`` of mentions, channels, commands, emoji and timestamps. A backslash
@@ -35,11 +37,12 @@ def as_shown(text: str) -> str:
 
     Each Markdown character gets a backslash (a leading ``#``, ``>`` or ``-`` and a list's
     ``1.`` too), and a zero-width space breaks ``@everyone`` and a link's ``://``; what the
-    reader sees is the text itself."""
-    shown = _INLINE.sub(r"\\\g<0>", text)
+    reader sees is the text itself. Text written right to left is isolated as names are
+    (:mod:`bot.i18n.directions`), so the sentence repeating it keeps its own direction."""
+    shown = _INLINE.sub(r"\\\g<0>", without_direction_controls(text))
     shown = _LINE_START.sub(r"\1\\", shown)
     shown = _PINGS.sub("@" + ZERO_WIDTH_SPACE, shown)
-    return _LINK.sub(ZERO_WIDTH_SPACE, shown)
+    return isolated(_LINK.sub(ZERO_WIDTH_SPACE, shown))
 
 
 __all__ = ["as_shown"]
