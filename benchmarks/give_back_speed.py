@@ -12,8 +12,11 @@ times a minute apart (each adds a ``given_back`` row per clock, as routine recon
 thread's give-back with those rows in the table, and again with ``--stale`` more rows of clocks
 no longer running (the median of ``--runs``); the forgetting of those stale rows (the hourly
 sweep, in batches); every server back in one burst (:meth:`ClockService.give_back_servers`, one
-transaction); and, on PostgreSQL, for comparison, the single UPDATE that gave a gateway outage
-back before schema 29.
+transaction); ``--intervals`` intervals forgotten and as many noted on their own
+(:func:`bot.storage.clocks.replace_given`, the median of ``--runs``: one DELETE and one INSERT
+over ``unnest`` arrays on PostgreSQL, a statement per row on SQLite); and, on PostgreSQL, for
+comparison, those writes a statement per row (as before the arrays), and the single UPDATE that
+gave a gateway outage back before schema 29.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from datetime import timedelta
 
 from benchmarks.backends import BACKENDS, on_each_backend
 from bot.services import Services
+from bot.storage.clocks import Given, replace_given
 from bot.storage.connection import Connection, Dialect
 from bot.storage.postgresql import PostgresConnection
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
@@ -106,6 +110,55 @@ async def _count(services: Services) -> int:
     return 0 if row is None else int(str(row[0]))
 
 
+_WRITTEN_PLY = 1_000
+"""The ply of the intervals :func:`_writes` forgets and notes (no set's clock runs for it)."""
+
+
+async def _per_row(db: Connection, forgotten: list[Given], added: list[Given]) -> None:
+    """:func:`replace_given` as PostgreSQL ran it before its arrays: a statement per row."""
+    await db.execute_many(
+        "DELETE FROM given_back WHERE kind = ? AND target_id = ? AND ply = ? AND start_us = ?",
+        [(*g.key, g.start_us) for g in forgotten],
+    )
+    await db.execute_many(
+        "INSERT INTO given_back (kind, target_id, ply, start_us, end_us) VALUES (?, ?, ?, ?, ?)",
+        [(*g.key, g.start_us, g.end_us) for g in added],
+    )
+
+
+Write = Callable[[Connection, list[Given], list[Given]], Awaitable[None]]
+"""A way to forget intervals and note others in a transaction (:func:`replace_given`)."""
+
+
+async def _writes(
+    services: Services, intervals: int, runs: int, writes: dict[str, Write]
+) -> dict[str, str]:
+    """The median time of each of ``writes`` (by its name) forgetting ``intervals`` intervals
+    and noting as many: each interval merged into a longer one from its own start (a key
+    forgotten and noted again), as a give-back over that many clocks does. Each run starts from
+    the forgotten rows stored; the ways take turns, run by run, so that other work on the
+    machine slows each alike."""
+    forgotten = [Given(("set", k, _WRITTEN_PLY), k, k + 1) for k in range(1, intervals + 1)]
+    added = [Given(g.key, g.start_us, g.end_us + 1) for g in forgotten]
+    times: dict[str, list[float]] = {name: [] for name in writes}
+    for _ in range(runs):
+        for name, write in writes.items():
+            async with services.database.transaction() as db:
+                await db.execute("DELETE FROM given_back WHERE ply = ?", (_WRITTEN_PLY,))
+                await replace_given(db, [], forgotten)
+            async with services.database.transaction() as db:
+                start = time.perf_counter()
+                await write(db, forgotten, added)
+                times[name].append((time.perf_counter() - start) * 1000)
+    async with services.database.transaction() as db:
+        await db.execute("DELETE FROM given_back WHERE ply = ?", (_WRITTEN_PLY,))
+    return {
+        name: f"median {statistics.median(each):.0f} ms "
+        f"(of {runs}: {min(each):.0f}–{max(each):.0f})"
+        for name, each in times.items()
+    }
+
+
 async def _median(
     runs: int, before: Callable[[], Awaitable[None]], work: Callable[[], Awaitable[object]]
 ) -> str:
@@ -174,6 +227,13 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         burst = await services.clocks.give_back_servers(outages)
         moved = sum(len(resumed.clocks) for resumed in burst)
         print(f"  {args.servers} servers back in one burst: {moved} clocks in {_ms(start)}")
+        ways: dict[str, Write] = {
+            f"{args.intervals} intervals forgotten and {args.intervals} noted": replace_given
+        }
+        if services.database.dialect is Dialect.POSTGRESQL:
+            ways["the same, a statement per row"] = _per_row
+        for way, median in (await _writes(services, args.intervals, args.runs, ways)).items():
+            print(f"  {way}: {median}")
         if services.database.dialect is Dialect.POSTGRESQL:
             async with services.database.transaction() as db:
                 assert isinstance(db, PostgresConnection)  # asyncpg's own placeholders
@@ -191,6 +251,7 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=2_500)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--stale", type=int, default=40_000)
+    parser.add_argument("--intervals", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     asyncio.run(on_each_backend(args.backend, lambda database: _run(database, args)))

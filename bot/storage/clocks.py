@@ -244,11 +244,11 @@ async def given_since(db: Connection, since_us: int, deadlines: list[Running]) -
 async def replace_given(db: Connection, forgotten: list[Given], added: list[Given]) -> None:
     """Forget the intervals ``forgotten`` (those merged into the ``added`` ones, and those of
     clocks no longer running), and keep the ``added`` ones. On PostgreSQL one DELETE and one
-    INSERT over arrays of the rows (``unnest``: 10,000 rows forgotten and 10,000 added took
-    135 ms, 290 ms with a statement per row); on SQLite, in the process, one statement per
-    row (its sets of rows measured no faster: a DELETE by ``(kind, target_id, ply, start_us)
-    IN (VALUES …)`` reads the whole table, one of ORed keys took as long, and a multi-row
-    INSERT saved 3 ms in 10,000 rows)."""
+    INSERT over arrays of the rows (``unnest``: 10,000 rows forgotten and 10,000 added take
+    about half the time of a statement per row, benchmarks/give_back_speed.py); on SQLite, in
+    the process, one statement per row (its sets of rows measured no faster: a DELETE by
+    ``(kind, target_id, ply, start_us) IN (VALUES …)`` reads the whole table, one of ORed keys
+    took as long, and a multi-row INSERT saved 3 ms in 10,000 rows)."""
     if db.dialect is Dialect.POSTGRESQL:
         await _replace_given_at_once(db, forgotten, added)
         return
