@@ -90,8 +90,8 @@ BRANDUBH_CLASSIC = Ruleset(
     layout=_BRANDUBH_LAYOUT,
     layout_source=_BRANDUBH_SOURCE,
     summary=N_(
-        "As Brandubh, but a king beside the castle needs attackers on his three free sides, a "
-        "defender beside the besieged castle can be taken against it, and the defenders also "
+        "As Brandubh, but a king beside the throne needs attackers on his three free sides, a "
+        "defender beside the besieged throne can be taken against it, and the defenders also "
         "win by capturing every attacker."
     ),
     king_sides_beside_throne=3,
