@@ -46,12 +46,29 @@ class ThreadLockedForMe(GameError):
     whose clocks stand still until it is unlocked (bot/flow/locked_threads.py). ``played``: a
     move was played (the cache showed the thread open) before Discord refused its board, which
     the outbox owes (posted once the thread is unlocked); ``ended``: so was a set's end (a
-    resignation, an abort), its final board owed alike."""
+    resignation, an abort), its final board owed alike; ``taken_back``: so was a takeback (an
+    accepted request, or one against the computer), the board after it owed alike."""
 
     def __init__(
-        self, *, held: bool = False, played: str | None = None, ended: Ended | None = None
+        self,
+        *,
+        held: bool = False,
+        played: str | None = None,
+        ended: Ended | None = None,
+        taken_back: bool = False,
     ) -> None:
-        if ended is Ended.RESIGNED and held:  # the match goes on with set 2, held
+        if taken_back and held:
+            message = _(
+                "The takeback is done, but a moderator locked this thread: Discord takes "
+                "nothing from me here, so I post the board once a moderator unlocks it, and "
+                "the game's clocks here stand still until then."
+            )
+        elif taken_back:
+            message = _(
+                "The takeback is done, but a moderator locked this thread: Discord takes "
+                "nothing from me here, so I post the board once a moderator unlocks it."
+            )
+        elif ended is Ended.RESIGNED and held:  # the match goes on with set 2, held
             message = _(
                 "You resigned, but a moderator locked this thread: Discord takes nothing from "
                 "me here, so I post the board once a moderator unlocks it, and the game's "
@@ -238,6 +255,7 @@ async def locked_refusal(
     on_discords_word: bool = False,
     played: str | None = None,
     ended: Ended | None = None,
+    taken_back: bool = False,
     match_over: bool = False,
 ) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
@@ -245,17 +263,17 @@ async def locked_refusal(
     and the cache, which missed the lock, now shows it locked, as the event missed would have):
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
-    refusal says its clocks stand still — and that ``played`` was played, or the set
-    ``ended``, if it was. ``match_over``: that move or end ended the match, so no clock is
-    left to stand still, though the thread is held (a hold begun before, the cache showing
-    it open: a reminder refused, bot/timers.py ``_found_closed``)."""
+    refusal says its clocks stand still — and that ``played`` was played, the set ``ended``,
+    or a move was ``taken_back``, if it was. ``match_over``: that move or end ended the match,
+    so no clock is left to stand still, though the thread is held (a hold begun before, the
+    cache showing it open: a reminder refused, bot/timers.py ``_found_closed``)."""
     holds = _holds(interaction)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
-        return ThreadLockedForMe(played=played, ended=ended)
+        return ThreadLockedForMe(played=played, ended=ended, taken_back=taken_back)
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
-        return ThreadLockedForMe(played=played, ended=ended)
+        return ThreadLockedForMe(played=played, ended=ended, taken_back=taken_back)
     if on_discords_word:
         channel.locked = True
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
@@ -267,4 +285,6 @@ async def locked_refusal(
         held = await asyncio.wait_for(asyncio.shield(begun), _refusal_waits(interaction))
     except TimeoutError:
         held = holds.thread_held(channel_id)
-    return ThreadLockedForMe(held=bool(held) and not match_over, played=played, ended=ended)
+    return ThreadLockedForMe(
+        held=bool(held) and not match_over, played=played, ended=ended, taken_back=taken_back
+    )

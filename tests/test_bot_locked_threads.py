@@ -755,3 +755,73 @@ async def test_a_winning_move_in_a_held_thread_whose_lock_was_missed_speaks_of_n
     )
     assert table.bot is not None
     assert await table.bot.services.games.in_channel(thread.id) is None, "her game goes on"
+
+
+async def test_a_takeback_accepted_in_a_thread_whose_lock_was_missed_is_told_as_done(
+    table: Harness,
+) -> None:
+    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it. bob's
+    Accept is stored, and Discord refuses its answer there as locked: he reads that the
+    takeback is done, not only that the thread is locked. Unlocked, the board after the
+    takeback is posted there, once: spectators do not keep seeing d1-b1 on the board."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [accept] = [c for c in request.custom_ids() if "accept" in c]
+    told = await (await table.standin.click(request, accept, table.bob)).wait_original()
+    assert told.ephemeral
+    assert told.content == (
+        "The takeback is done, but a moderator locked this thread: Discord takes nothing from "
+        "me here, so I post the board once a moderator unlocks it, and the game's clocks here "
+        "stand still until then."
+    )
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    assert active.ply == 0, "the takeback was not stored"
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    taken_back = "alice's move 1 was taken back."
+    board = await table.wait_board(lambda m: taken_back in m.content, channel=thread)
+    assert any(c.startswith("move:") for c in board.custom_ids()), "the board has no buttons"
+    table.advance(timedelta(minutes=1))  # the outbox's next round finds nothing owed
+    await timers_checked(table)
+    boards = [m for m in table.standin.messages(thread) if taken_back in m.content]
+    assert len(boards) == 1, "the owed board was posted more than once"
+    await alice_moves(table, thread)
+
+
+async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed_is_told_as_done(
+    table: Harness,
+) -> None:
+    """alice takes back her move and the computer's reply in a thread a moderator locked, the
+    bot having missed it: both are undone, and Discord refuses the board there; she reads that
+    the takeback is done, and, unlocked, the board after it is posted there."""
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    await table.standin.wait_until(lambda: bool(played.attachments), timeout=10)  # my reply
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    told = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert told.ephemeral
+    assert told.content.startswith(
+        "The takeback is done, but a moderator locked this thread: Discord takes nothing from "
+        "me here, so I post the board once a moderator unlocks it"
+    ), told.content
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    assert active.ply == 0, "the takeback was not stored"
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.wait_board(
+        lambda m: "alice took back their move and my reply." in m.content, channel=thread
+    )

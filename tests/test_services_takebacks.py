@@ -15,7 +15,7 @@ from bot.services.errors import CannotTakeBack, NoGameHere, TimeRanOut
 from bot.storage import takebacks as storage_takebacks
 from bot.storage.connection import Dialect
 from bot.storage.takebacks import TakebackRow
-from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, FakeClock
+from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
 
 
 async def moves_played(services: Services) -> list[str]:
@@ -227,6 +227,7 @@ async def test_a_board_from_before_a_takeback_is_not_live_when_the_ply_comes_bac
     asked = await services.takebacks.ask(CHANNEL, ALICE)
     assert isinstance(asked, Takeback)
     await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    await services.announcements.delivered(old.set_id, 0, None)  # the takeback's board is out
     new = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
     assert (old.ply, old.undone, new.ply, new.undone) == (1, 0, 1, 1)
     assert await services.boards.set_live_board_at(old, 501) == (False, None)
@@ -474,3 +475,41 @@ async def test_an_accept_overtaken_by_the_sets_end_says_it_is_over(
     with pytest.raises(NoGameHere) as refused:
         await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
     assert str(refused.value) == "That set is already over."
+
+
+async def test_the_board_after_a_takeback_is_owed_like_a_moves(
+    services: Services, clock: FakeClock
+) -> None:
+    """An accepted takeback, and one against the computer, owe the board of the ply they step
+    back to, told as taken back (a thread locked then has it posted once unlocked); once
+    out, it is owed no more, and the next move's board is a move's again."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    clock.advance(timedelta(seconds=1))
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.announcements.delivered(active.set_id, 1, None)  # d1-c1's board is out
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(seconds=1))
+    back = await services.takebacks.answer(asked.takeback_id, BOB, accept=True)
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace
+    owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
+    assert owed == [(active.set_id, 0, True)]
+    await services.boards.board_posted(back, 2, shows=back)
+    assert await services.announcements.due() == []
+    await services.games.play(CHANNEL, ALICE, "d1-b1")
+    clock.advance(timedelta(minutes=1))
+    owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
+    assert owed == [(active.set_id, 1, False)]
+
+    computer = await services.matches.start_computer_match(GUILD, OTHER_CHANNEL, ALICE, COMPUTER)
+    await services.games.play(OTHER_CHANNEL, ALICE, "d1-c1")
+    await services.games.play_computer_move(computer.set_id, "c4-c2", expected_ply=1)
+    clock.advance(timedelta(seconds=1))
+    undone = await services.takebacks.ask(OTHER_CHANNEL, ALICE)
+    assert isinstance(undone, ActiveGame)
+    for ply in (1, 2):
+        await services.announcements.delivered(computer.set_id, ply, None)
+    clock.advance(timedelta(minutes=1))
+    owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
+    assert (computer.set_id, 0, True) in owed

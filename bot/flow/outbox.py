@@ -26,8 +26,10 @@ from bot.flow.posts import (
     pictures_posted,
     set_end_text,
 )
+from bot.flow.takebacks import taken_back_line, taken_back_text
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import Language
+from bot.names import escaped
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.errors import StorageError
@@ -104,7 +106,7 @@ class Outbox:
                 continue  # the flow is posting it (slowly): it is owed only if that fails
             try:
                 message_id = await self._post_owed_board(
-                    row.set_id, row.ply, row.channel_id, row.nonce
+                    row.set_id, row.ply, row.channel_id, row.nonce, taken_back=row.taken_back
                 )
             except (discord.HTTPException, *UNREACHABLE) as error:
                 if posted_and_deleted(error):
@@ -137,14 +139,15 @@ class Outbox:
             await services.announcements.delivered(row.set_id, row.ply, message_id)
 
     async def _post_owed_board(
-        self, set_id: int, ply: int, channel_id: int, nonce: str
+        self, set_id: int, ply: int, channel_id: int, nonce: str, *, taken_back: bool = False
     ) -> int | None:
         """Post the board of ``set_id`` as it stood after move ``ply``; None if superseded.
         ``nonce`` makes Discord create the post once, however often it is sent.
 
         The board of the current position carries the buttons; a board owed for an earlier
         move (several moves were made while Discord was unreachable) shows that move's position,
-        without buttons or pings.
+        without buttons or pings. One owed by a takeback (``taken_back``: it stepped the set
+        back to ``ply``) tells of the takeback instead of the move before it.
         """
         services = self.flow.bot.services
         channel = self.flow.bot.get_partial_messageable(channel_id)
@@ -156,7 +159,12 @@ class Outbox:
         if active is not None and active.ply == ply:
             names = await self.flow.names_for(active, lang)
             last = active.game.last_record
-            headline = describe_move(last, names[active.player_of(last.side)], lang) if last else ""
+            if taken_back:
+                headline = taken_back_line(active, names, lang)
+            elif last is not None:
+                headline = describe_move(last, names[active.player_of(last.side)], lang)
+            else:
+                headline = ""
             post = await board_post(active, names, lang, headline=headline)
             content, pictures = pictures_posted(
                 self.flow.bot, channel_id, None, post.content, [post.file()], lang
@@ -169,7 +177,11 @@ class Outbox:
                 nonce=nonce,
             )
             await self.flow.went_live(active, sent.id)
-            if last is not None and active.player_of(last.side) == active.computer_id:
+            if (
+                not taken_back
+                and last is not None
+                and active.player_of(last.side) == active.computer_id
+            ):
                 await self._stop_thinking(set_id, ply, channel, lang)
             return sent.id
         exported = await services.records.export(set_id=set_id)
@@ -185,7 +197,21 @@ class Outbox:
             if last and last.side is Side.ATTACKERS
             else exported.defender_name
         )
-        lines = [describe_move(last, mover, lang) if last else ""]
+        if taken_back:  # the side to move at ``ply`` is the one whose move was taken back
+            lines = [
+                taken_back_text(
+                    escaped(
+                        exported.attacker_name
+                        if position.to_move is Side.ATTACKERS
+                        else exported.defender_name
+                    ),
+                    ply + 1,
+                    against_computer=exported.computer_side is not None,
+                    lang=lang,
+                )
+            ]
+        else:
+            lines = [describe_move(last, mover, lang) if last else ""]
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
@@ -230,7 +256,7 @@ class Outbox:
                 files.append(opening.file(f"set-{following.set_number}.png"))
                 view, pings = opening.view, opening.allowed_mentions()
                 live = following
-        else:
+        elif not taken_back:
             lines.append(
                 lang._(
                     "move {number} · posted late: Discord could not be reached when it was played.",
@@ -252,7 +278,7 @@ class Outbox:
             await self.flow.went_live(live, sent.id)
         elif end_of_match is not None and view is not None:
             await self.flow.match_end_went_live(end_of_match, sent.id)
-        if last is not None and last.side is exported.computer_side:
+        if not taken_back and last is not None and last.side is exported.computer_side:
             await self._stop_thinking(set_id, ply, channel, lang)
         return sent.id
 

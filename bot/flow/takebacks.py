@@ -10,6 +10,7 @@ import discord
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language
+from bot.locked_refusals import locked_refusal, refused_as_locked
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback
 from bot.services.errors import NoGameHere, TakebackLapsed
@@ -53,20 +54,16 @@ class TakebackFlow:
         assert interaction.guild_id is not None
         lang = await self.flow.server_language(interaction.guild_id)
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
-            names = await self.flow.names_for(asked, lang)
-            post = await board_post(
-                asked,
-                names,
-                lang,
-                headline=lang._(
-                    "{player} took back their move and my reply.", player=escaped(names[user])
-                ),
-            )
-            content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
-            message_id = await answer(
-                interaction, content, files=files, view=post.view, allowed_mentions=NO_PINGS
-            )
-            await self.flow.went_live(asked, message_id)
+            with self.flow.outbox.posting() as claim:
+                claim(asked.set_id, asked.ply)  # its board, owed, is mine to post now
+                try:
+                    await self._answer_undone(interaction, asked, lang)
+                except discord.Forbidden as refused:
+                    if not refused_as_locked(interaction, refused):
+                        raise
+                    raise await locked_refusal(
+                        interaction, on_discords_word=True, taken_back=True
+                    ) from refused
             return
         active = await services.games.get(asked.set_id)
         opponent = active.defender_id if user == active.attacker_id else active.attacker_id
@@ -98,23 +95,42 @@ class TakebackFlow:
         answered = self.flow.bot.services.takebacks.answer(
             takeback_id, user, accept=accept, pressed_on=pressed_on(interaction)
         )
-        try:
-            # A slow write (another program holding the database) is deferred in time; if even
-            # the deferral fails, an accepted takeback's board is posted in the channel.
-            active = await within_deadline(
-                interaction,
-                answered,
-                thinking=False,
-                unanswered=self._post_taken_back if accept else None,
-            )
-        except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
-            assert interaction.channel_id is not None
-            lang = await self.flow.channel_language(interaction.channel_id)
-            await update_message(interaction, lapsed_text(lapsed.takeback, lang))
-            return
+        with self.flow.outbox.posting() as claim:
+            try:
+                # A slow write (another program holding the database) is deferred in time; if
+                # even the deferral fails, an accepted takeback's board is posted in the
+                # channel.
+                active = await within_deadline(
+                    interaction,
+                    answered,
+                    thinking=False,
+                    unanswered=self._post_taken_back if accept else None,
+                )
+            except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
+                assert interaction.channel_id is not None
+                lang = await self.flow.channel_language(interaction.channel_id)
+                await update_message(interaction, lapsed_text(lapsed.takeback, lang))
+                return
+            if accept:
+                claim(active.set_id, active.ply)  # its board, owed, is mine to post now
+            try:
+                await self._answered(interaction, active, accept=accept)
+            except discord.Forbidden as refused:
+                if not accept or not refused_as_locked(interaction, refused):
+                    raise
+                # Stored: the board after it, owed, is posted once the thread is unlocked.
+                raise await locked_refusal(
+                    interaction, on_discords_word=True, taken_back=True
+                ) from refused
+
+    async def _answered(
+        self, interaction: discord.Interaction[Any], active: ActiveGame, *, accept: bool
+    ) -> None:
+        """Say in the request's message how it was answered and, accepted, post the board
+        after the takeback (``active``)."""
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
-        who = escaped(names.get(user, lang._("a player")))
+        who = escaped(names.get(interaction.user.id, lang._("a player")))
         if not accept:
             await update_message(
                 interaction,
@@ -124,18 +140,31 @@ class TakebackFlow:
         await update_message(interaction, lang._("{player} accepted the takeback.", player=who))
         await self._post_taken_back(active, interaction)
 
+    async def _answer_undone(
+        self, interaction: discord.Interaction[Any], active: ActiveGame, lang: Language
+    ) -> None:
+        """Answer a takeback against the computer with the board after it (``active``)."""
+        names = await self.flow.names_for(active, lang)
+        post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
+        content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
+        message_id = await answer(
+            interaction,
+            content,
+            files=files,
+            view=post.view,
+            allowed_mentions=NO_PINGS,
+            nonce=await self.flow.owed_nonce(active, interaction),
+        )
+        await self.flow.board_out(active, message_id)
+
     async def _post_taken_back(
         self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
     ) -> None:
-        """Post the board after an accepted takeback (as ``interaction``'s answer, if given)."""
+        """Post the board after an accepted takeback (as ``interaction``'s answer, if given)
+        and mark it out: the outbox need not post it."""
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
-        # The takeback gives the turn back to the player whose move it took back.
-        mover = escaped(names.get(active.player_to_move, lang._("a player")))
-        headline = lang._(
-            "{player}'s move {number} was taken back.", player=mover, number=active.ply + 1
-        )
-        post = await board_post(active, names, lang, headline=headline)
+        post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
         message_id = await self.flow.post_in_channel(
             active.channel_id,
             post.content,
@@ -144,8 +173,9 @@ class TakebackFlow:
             files=[post.file()],
             view=post.view,
             pings=post.allowed_mentions(),
+            nonce=await self.flow.owed_nonce(active, interaction),
         )
-        await self.flow.went_live(active, message_id)
+        await self.flow.board_out(active, message_id)
 
     async def lapse(self, held: Held = NOTHING) -> None:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
@@ -163,6 +193,25 @@ class TakebackFlow:
                 )
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
+
+
+def taken_back_line(active: ActiveGame, names: dict[int, str], lang: Language) -> str:
+    """The line above the board after a takeback, ``active`` as it left the set: the turn is
+    back with the player whose move it took back (against the computer, with my reply)."""
+    return taken_back_text(
+        escaped(names.get(active.player_to_move, lang._("a player"))),
+        active.ply + 1,
+        against_computer=active.computer_id is not None,
+        lang=lang,
+    )
+
+
+def taken_back_text(player: str, number: int, *, against_computer: bool, lang: Language) -> str:
+    """The line telling that ``player``'s move ``number`` was taken back (escaped name), or,
+    against the computer, their move and my reply."""
+    if against_computer:
+        return lang._("{player} took back their move and my reply.", player=player)
+    return lang._("{player}'s move {number} was taken back.", player=player, number=number)
 
 
 def lapsed_text(takeback: Takeback, lang: Language) -> str:

@@ -25,7 +25,7 @@ from bot.services.games import GameService
 from bot.services.held import NOTHING, Held
 from bot.services.sets import check_in_time
 from bot.shards import Shards
-from bot.storage import Database, sets, takebacks
+from bot.storage import Database, announcements, sets, takebacks
 from bot.storage.sets import EVERY
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
@@ -183,6 +183,11 @@ class TakebackService:
                     db, active.set_id, takeback_id, to_us(now), from_ply=ply
                 ):
                     raise CannotTakeBack(MOVED_ON)
+            # The board after it is owed like a move's: posted by the outbox if the flow's
+            # post is refused (a thread locked) or cut off.
+            await announcements.owed(
+                db, active.set_id, active.ply - 2, active.channel_id, to_us(now)
+            )
         self._games.forget(active.set_id)
         return await self._games.get(active.set_id)
 
@@ -262,6 +267,10 @@ class TakebackService:
                     if after is None or after.status != sets.ACTIVE:
                         raise set_over(one_set=active.sets_total == 1)
                     raise CannotTakeBack(YOU_MOVED)
+                if accept:  # its board is owed like a move's (as against the computer)
+                    await announcements.owed(
+                        db, row.set_id, row.ply - 1, stored.channel_id, to_us(now)
+                    )
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
             raise TakebackLapsed(_takeback(row, active.channel_id))
         if accept:

@@ -19,6 +19,9 @@ class AnnouncementRow:
     created_us: int
     """When it became owed (the move's time): a board owed anew, after a takeback and another
     move to the same ply, is a different announcement."""
+    taken_back: bool = False
+    """Owed by the takeback that stepped the set back to ``ply`` (:func:`owed`, in the same
+    transaction as the undo): the board tells of the takeback, not of the move before it."""
 
     @property
     def nonce(self) -> str:
@@ -40,7 +43,9 @@ move's board is given: SQLite's moves trigger and PostgreSQL's move statement)."
 
 
 async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: int) -> None:
-    """The set ended without a move (time, resignation, abort): its last board is owed anew."""
+    """The board of ``set_id`` at ``ply`` is owed anew from ``now_us``: the set ended without a
+    move (time, resignation, abort), or a takeback stepped it back to ``ply`` (its undone move
+    at ``ply`` was undone at ``now_us``: :attr:`AnnouncementRow.taken_back`)."""
     await db.execute(
         "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "
@@ -90,12 +95,24 @@ async def due(
         else ("AND set_id IN (SELECT set_id FROM sets WHERE " + shards.where("guild_id") + ") ")
     )
     rows = await db.fetch_all(
-        "SELECT set_id, ply, channel_id, attempts, created_us FROM announcements "
+        "SELECT set_id, ply, channel_id, attempts, created_us, EXISTS (SELECT 1 FROM "
+        "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
+        "AND u.undone_us = a.created_us) FROM announcements a "
         f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
         "ORDER BY created_us, set_id, ply LIMIT ?",
         (now_us, limit),
     )
-    return [AnnouncementRow(*row) for row in rows]
+    return [
+        AnnouncementRow(
+            set_id=int(row[0]),
+            ply=int(row[1]),
+            channel_id=int(row[2]),
+            attempts=int(row[3]),
+            created_us=int(row[4]),
+            taken_back=bool(row[5]),
+        )
+        for row in rows
+    ]
 
 
 async def failed(db: Connection, set_id: int, ply: int, next_try_us: int) -> None:
