@@ -794,6 +794,26 @@ async def test_a_takeback_accepted_in_a_thread_whose_lock_was_missed_is_told_as_
     await alice_moves(table, thread)
 
 
+async def test_a_takeback_asked_in_a_thread_whose_lock_was_missed_leaves_nothing_asked(
+    table: Harness,
+) -> None:
+    """alice asks to take back d1-b1 in her thread, locked by a moderator while the bot missed
+    it: Discord refuses the request there, so she reads that the thread is locked, and nothing
+    is left asked — unlocked, her request is asked (bob pinged), not refused as one already
+    waiting that nobody could see."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    refused = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert refused.ephemeral
+    assert refused.content.startswith("A moderator locked this thread"), refused.content
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    assert request.pinged_user_ids() == {table.bob.id}
+
+
 async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed_is_told_as_done(
     table: Harness,
 ) -> None:

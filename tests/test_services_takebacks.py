@@ -513,3 +513,17 @@ async def test_the_board_after_a_takeback_is_owed_like_a_moves(
     clock.advance(timedelta(minutes=1))
     owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
     assert (computer.set_id, 0, True) in owed
+
+
+async def test_a_withdrawn_request_leaves_nothing_asked(services: Services) -> None:
+    """A request whose message Discord refused is withdrawn: nothing waits for an answer, and
+    alice may ask again, pinging bob as the first time."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    await services.takebacks.withdraw(asked.takeback_id)
+    again = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(again, Takeback)
+    assert not again.asked_before

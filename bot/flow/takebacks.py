@@ -70,20 +70,26 @@ class TakebackFlow:
         last = active.game.last_record
         move = str(last.move) if last is not None else "?"
         until = int(asked.expires_at.timestamp())
-        message_id = await answer(
-            interaction,
-            lang._(
-                "{opponent}, {player} asks to take back their last move ({move}). Accept or "
-                "decline: the request lapses {deadline} or when either of you moves.",
-                opponent=f"<@{opponent}>",
-                player=f"<@{user}>",
-                move=move,
-                deadline=f"<t:{until}:R>",
-            ),
-            view=takeback_answer_view(asked.takeback_id, lang),
-            # One ping a move: asked again after a lapse, the request names them unpinged.
-            allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
-        )
+        try:
+            message_id = await answer(
+                interaction,
+                lang._(
+                    "{opponent}, {player} asks to take back their last move ({move}). Accept "
+                    "or decline: the request lapses {deadline} or when either of you moves.",
+                    opponent=f"<@{opponent}>",
+                    player=f"<@{user}>",
+                    move=move,
+                    deadline=f"<t:{until}:R>",
+                ),
+                view=takeback_answer_view(asked.takeback_id, lang),
+                # One ping a move: asked again after a lapse, the request names them unpinged.
+                allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
+            )
+        except discord.Forbidden:
+            # Refused (a thread locked, a permission missing): nobody was asked, so nothing
+            # stays asked — no request only its lapse would clear, blocking the next one.
+            await services.takebacks.withdraw(asked.takeback_id)
+            raise  # its refusal says why (bot/errors.py)
         if message_id is not None:
             await services.takebacks.set_message(asked.takeback_id, message_id)
 

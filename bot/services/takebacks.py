@@ -191,6 +191,12 @@ class TakebackService:
         self._games.forget(active.set_id)
         return await self._games.get(active.set_id)
 
+    async def withdraw(self, takeback_id: int) -> None:
+        """Forget the open request ``takeback_id``, whose message Discord refused: nobody was
+        shown it, so nobody can answer it, and it must not stand in the way of asking again."""
+        async with self._database.transaction() as db:
+            await takebacks.withdraw(db, takeback_id)
+
     async def set_message(self, takeback_id: int, message_id: int) -> None:
         """Remember the message asking the opponent (to edit it when the request lapses)."""
         async with self._database.transaction() as db:

@@ -126,6 +126,15 @@ async def close(
     return changed == 1
 
 
+async def withdraw(db: Connection, takeback_id: int) -> bool:
+    """Forget an open request nobody was shown (Discord refused its message): as if never
+    asked. False if it was not open any more."""
+    changed = await db.execute(
+        "DELETE FROM takebacks WHERE takeback_id = ? AND status = 'open'", (takeback_id,)
+    )
+    return changed == 1
+
+
 async def set_message(db: Connection, takeback_id: int, message_id: int) -> None:
     """Remember the message that asks the opponent."""
     await db.execute(
