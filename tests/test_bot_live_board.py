@@ -143,6 +143,29 @@ async def test_a_press_on_a_board_of_a_finished_match_says_the_match_is_over(
     assert reply.content == "This board belongs to a match that is over."
 
 
+async def test_a_takeback_on_set_1s_board_asks_nothing_in_set_2(table: Harness) -> None:
+    """With no live board known (boards of an older bot), bob's Takeback under set 1's board
+    while set 2 is played says set 1 is over, in either form of the button: it asks alice
+    nothing about his move of set 2."""
+    first, _ = await set_1_board_kept_its_buttons(table)
+    moved = await table.move(table.bob, "d1-b1")  # bob attacks in set 2
+    await until_live(table, moved.id)
+    await asyncio.to_thread(forget_live_boards, table.db_path)
+    posts = len(table.public_messages())
+    [button] = [c for c in first.custom_ids() if c.startswith("takeback:")]
+    earlier = ":".join(button.split(":")[:2])  # takeback:<set id>, as the first boards had it
+    for pressed in (
+        await table.standin.click(first, button, table.bob),
+        await table.standin.forged_click(first, earlier, table.bob),
+    ):
+        reply = await pressed.wait_original()
+        assert reply.ephemeral, reply.content
+        assert reply.content == (
+            "This board is from set 1, which is over: set 2 is played on the newest board."
+        )
+    assert len(table.public_messages()) == posts, "alice was asked about set 2's move"
+
+
 async def test_board_command_pings_nobody(table: Harness) -> None:
     """A spectator's /board shows whose turn it is without notifying anyone."""
     await table.challenge_accepted(table.alice, table.bob)
