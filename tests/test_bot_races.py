@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.storage import puzzles, settings
+from bot.storage.errors import DatabaseBusy
 from bot.views.picker import PickDestination
 from tests.bot_harness import (
     Harness,
@@ -155,6 +156,55 @@ async def test_accept_pressed_twice_at_once_says_the_game_is_on(
             f"You accepted this challenge already: the game is on in <#{place}>."
         )
         assert len(table.standin.world.threads_of(table.channel)) == (1 if threads else 0)
+
+
+@pytest.mark.parametrize("open_to_anyone", [False, True], ids=["to-bob", "open"])
+async def test_an_accept_while_the_first_fails_to_save_starts_the_game_itself(
+    discord_standin: DiscordStandin,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    open_to_anyone: bool,
+) -> None:
+    """bob presses Accept, and presses again (or carol does, on a challenge open to anyone)
+    while the first press's match cannot be saved (a busy database): the first is told to try
+    again, and the second starts the game in the thread the first made, not told "You
+    accepted this challenge already" (or "no longer open") of a game that never started."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as table:
+        assert table.bot is not None
+        options: dict[str, OptionValue] = {"sets": 1}
+        if not open_to_anyone:
+            options["opponent"] = table.bob
+        line = await table.reply_text(table.alice, "challenge", options)
+        accept = f"challenge:accept:{challenge_id(line)}"
+        service = table.bot.services.challenges
+        real = service.accept
+        entered, go_on = asyncio.Event(), asyncio.Event()
+
+        async def first_fails(*args: Any, **kwargs: Any) -> Any:
+            if not entered.is_set():
+                entered.set()
+                await go_on.wait()
+                raise DatabaseBusy("the write lock could not be had in time")
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(service, "accept", first_fails)
+        first = await table.standin.click(line, accept, table.bob, wait=False)
+        await entered.wait()  # bob's first press is saving its match
+        second_player = table.carol if open_to_anyone else table.bob
+        second = await table.standin.click(line, accept, second_player, wait=False)
+        for press in (first, second):
+            await table.standin.wait_answered(press, timeout=10)
+        go_on.set()
+        failed = await first.wait_followup()  # deferred while it waited to save
+        assert failed.ephemeral
+        assert failed.content == "The game could not be saved just now; try again."
+        [thread] = table.standin.world.threads_of(table.channel)
+        await table.wait_board(channel=thread)
+        assert line.thread is thread
+        active = await table.bot.services.games.in_channel(thread.id)
+        assert active is not None
+        assert {active.attacker_id, active.defender_id} == {table.alice.id, second_player.id}
+        assert [m.content for m in second.followups if m.ephemeral] == []
 
 
 @pytest.mark.parametrize(

@@ -250,27 +250,33 @@ async def test_a_channel_without_thread_permissions_refuses_challenges_while_bus
     )
 
 
-async def test_accept_in_a_channel_that_became_busy_says_what_a_challenge_there_would(
+async def test_accept_in_a_channel_that_became_busy_says_the_challenge_waits_for_it(
     table: Harness,
 ) -> None:
     """Nobody may create threads in #games: alice's challenge to bob is posted, then carol's
-    game against the computer starts there. bob's Accept is refused with the sentence carol's
-    /challenge would get — start yours in another channel — not one suggesting a thread he
-    cannot start (Accept kept the sentence from before threads were taken into account)."""
+    game against the computer starts there. bob's Accept is refused in words for a press: the
+    challenge stays open and can be accepted once that match is over (it read "start yours in
+    another channel", /challenge's words, as if he had typed one); and so it is, once carol
+    resigns."""
     for role in (table.guild.everyone, *table.guild.roles):
         await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
     line = await challenge(table, table.alice, table.bob)
-    await challenge_computer(table, table.carol, level=1)
+    await challenge_computer(table, table.carol, level=1, sets=1)
+    await table.wait_board()
     pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
     refused = await pressed.wait_original()
     assert refused.ephemeral
-    busy = await challenge(table, table.admin, table.alice)
-    assert busy.ephemeral
-    assert (
-        refused.content
-        == busy.content
-        == ("A game is already being played in this channel: start yours in another channel.")
+    assert refused.content == (
+        "A game is already being played in this channel, so this challenge cannot start yet: "
+        "it stays open until it expires, and can be accepted once the match there is over."
     )
+    assert line.custom_ids(), line.content
+    ask = await table.reply_text(table.carol, "resign")
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.carol)).wait_original()
+    await table.wait_board(lambda m: "wins the game" in m.content)
+    await accept(table, line, table.bob)
+    board = await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
+    assert board.channel is table.channel
 
 
 async def test_a_members_thread_in_an_allowed_channel_hosts_games(table: Harness) -> None:

@@ -8,6 +8,7 @@ other challenges waiting there lapse, as the channel is now busy with a game.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSet
 from bot.services.errors import (
     ChallengeHeld,
     ChallengeNotFound,
+    ChannelBusy,
     GameError,
     TooManyChallenges,
     accepted_already,
@@ -134,6 +136,37 @@ SHOWN_RECENTLY = timedelta(minutes=1)
 again and again (one challenge between two members) costs one request a minute."""
 
 
+class _Presses:
+    """The presses of Accept on one challenge being handled: one at a time, in turn."""
+
+    def __init__(self) -> None:
+        self.turn = asyncio.Lock()
+        self.count = 0
+        """How many hold or wait for the turn (the last one forgets the challenge)."""
+
+
+def busy_for_accept(interaction: discord.Interaction[Any]) -> ChannelBusy:
+    """The refusal of a press of Accept on a challenge whose channel (or thread) a game took
+    since it was posted, the match being played there, not in a thread of its own: the
+    challenge stays open (the refusal rolled its acceptance back) until it expires, and may be
+    accepted once that match is over (not the /challenge wording, "start yours elsewhere")."""
+    if isinstance(interaction.channel, discord.Thread):
+        return ChannelBusy(
+            _(
+                "A game is already being played in this thread, so this challenge cannot "
+                "start yet: it stays open until it expires, and can be accepted once the match "
+                "there is over."
+            )
+        )
+    return ChannelBusy(
+        _(
+            "A game is already being played in this channel, so this challenge cannot start "
+            "yet: it stays open until it expires, and can be accepted once the match there is "
+            "over."
+        )
+    )
+
+
 class ChallengeFlow:
     """What the bot does and posts when a member accepts a challenge."""
 
@@ -141,9 +174,8 @@ class ChallengeFlow:
         self.flow = flow
         self.shown: dict[int, datetime] = {}
         """Challenges' messages Discord showed, by id, and when."""
-        self.accepting: dict[int, int] = {}
-        """Challenges a press of Accept is starting, by id, and whose press it is: a second
-        press (a double click) whose thread Discord finds made is told the game is on."""
+        self.accepting: dict[int, _Presses] = {}
+        """Challenges presses of Accept are starting, by id: one press at a time."""
 
     async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
         """The opponent pressed Accept: open the game's thread (or fall back), start the match.
@@ -151,14 +183,16 @@ class ChallengeFlow:
         The thread is started from the challenge message, which becomes one line linking it.
         When no thread can be had (threads off, already in a thread, permissions, an HTTP
         error) the game is played in the channel, and the accept message says why.
+
+        Presses of Accept on one challenge are handled one at a time, each to its end (the
+        presses on a challenge's message all reach the process running its server's shard):
+        a press while an earlier one is starting the match waits for its outcome, then is
+        refused as accepted already (its own double click) or as taken, or, when the earlier
+        press could not start it (a busy database), starts it itself.
         """
         services = self.flow.bot.services
         lang = await self.flow.server_language(challenge.guild_id)
         opponent = interaction.user.id  # check_accept made the presser the challenge's opponent
-
-        first = challenge.challenge_id not in self.accepting
-        if first:
-            self.accepting[challenge.challenge_id] = opponent
 
         async def open_match() -> tuple[ActiveGame, discord.Thread | None, str | None]:
             settings = await services.settings.get(challenge.guild_id)
@@ -168,15 +202,10 @@ class ChallengeFlow:
                 try:
                     thread, why_not = await self._open_thread(interaction.message, challenge, lang)
                 except ChallengeNotFound:
-                    if not first and self.accepting.get(challenge.challenge_id) == opponent:
-                        # Their own first press made the thread (started from the message:
-                        # it has the message's id) and is starting the match there.
-                        raise accepted_already(interaction.message.id) from None
-                    thread = (
-                        await self._left_over_thread(interaction.message, challenge, lang)
-                        if first
-                        else None
-                    )
+                    # An earlier press made the message's thread: it took the challenge (the
+                    # press is refused as taken, or as accepted already if it was theirs), or
+                    # it could not start the match there (the thread is taken again).
+                    thread = await self._left_over_thread(interaction.message, challenge, lang)
                     if thread is None:
                         raise
             try:
@@ -187,6 +216,8 @@ class ChallengeFlow:
                     thread_of=thread_of(interaction),
                     threads_here=member_threads_here(interaction),
                 )
+            except ChannelBusy:
+                raise busy_for_accept(interaction) from None
             except Exception as error:
                 if thread is not None:  # withdrawn or expired while the thread was made
                     reason = lang.render(error.text) if isinstance(error, GameError) else None
@@ -194,13 +225,22 @@ class ChallengeFlow:
                 raise
             return active, thread, why_not
 
-        try:
-            active, thread, why_not = await within_deadline(
-                interaction, open_match(), thinking=False
-            )
-        finally:
-            if first:
-                del self.accepting[challenge.challenge_id]
+        async def in_turn() -> tuple[ActiveGame, discord.Thread | None, str | None]:
+            """:func:`open_match` once the presses of Accept before this one are answered:
+            a second press (a double click, or another member's on a challenge open to
+            anyone) is told what the first one did, not what it might still do."""
+            presses = self.accepting.setdefault(challenge.challenge_id, _Presses())
+            presses.count += 1
+            try:
+                async with presses.turn:
+                    return await open_match()
+            finally:
+                presses.count -= 1
+                if presses.count == 0:
+                    del self.accepting[challenge.challenge_id]
+
+        # Waiting for an earlier press, or a slow write, is deferred in time.
+        active, thread, why_not = await within_deadline(interaction, in_turn(), thinking=False)
         names = await self.flow.bot.display_names(
             challenge.guild_id, challenge.challenger_id, opponent
         )
@@ -255,7 +295,7 @@ class ChallengeFlow:
     ) -> discord.Thread | None:
         """The thread an earlier press of Accept started from the challenge's ``message``, left
         unused when its match could not be saved (a busy database: "try again"), while the
-        challenge is still open and no other press is accepting it: taken for its game, named
+        challenge is still open (presses are handled one at a time): taken for its game, named
         for its players (on a challenge open to anyone, the earlier press may have been
         someone else's) and open. None if the challenge was taken (its thread is the game's)
         or Discord cannot give it."""
