@@ -14,6 +14,7 @@ import aiohttp
 import discord
 import pytest
 
+from bot.storage import settings as stored_settings
 from tests.bot_harness import (
     Harness,
     challenge_id,
@@ -22,6 +23,7 @@ from tests.bot_harness import (
     waits_until_told,
 )
 from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import MANAGE_GUILD
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -275,6 +277,84 @@ async def test_turning_threads_on_warns_of_allowed_channels_without_thread_permi
     assert f"Games in <#{side.id}>" not in saved.content
     off = await table.reply_text(table.admin, "settings", {"threads": "off"})
     assert off.content.startswith("Settings saved.\nDefault ruleset:")
+
+
+async def test_threads_on_given_with_a_change_while_on_adds_no_thread_lines(
+    table: Harness,
+) -> None:
+    """Threads are on and #lobby, allowed, denies me Create Public Threads: threads:on given
+    with a time per move saves the time without the line for #lobby (given when threads were
+    turned on; it was added again for every allowed channel)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby, "threads": "on"})
+    await table.standin.set_overwrite(
+        lobby, table.me, deny=discord.Permissions(create_public_threads=True)
+    )
+    await eventually(lambda: may(table, lobby.id, "create_public_threads"), False)
+    saved = await table.reply_text(table.admin, "settings", {"threads": "on", "time": 60})
+    assert saved.content.startswith(
+        "Settings saved.\nEach game already gets a thread of its own: nothing changed.\n"
+        "Default ruleset:"
+    ), saved.content
+
+
+async def test_allowing_a_channel_while_another_admin_turns_threads_on_warns(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#lobby denies me Create Public Threads; odile turns threads on while ada allows #lobby:
+    ada's answer has the line saying games in #lobby are played in the channel itself, as
+    threads are on when her change is written (it was judged on the settings read before)."""
+    lobby = table.guild.channel("lobby")
+    odile = table.standin.add_member(table.guild, "odile", permissions=MANAGE_GUILD)
+    await table.standin.set_overwrite(
+        lobby, table.me, deny=discord.Permissions(create_public_threads=True)
+    )
+    await eventually(lambda: may(table, lobby.id, "create_public_threads"), False)
+    entered, go_on = waits_until_told(monkeypatch, stored_settings, "save")
+    first = await table.standin.slash(
+        table.guild, table.channel, odile, "settings", {"threads": "on"}, wait=False
+    )
+    await entered.wait()  # odile's change is being written
+    then = await table.standin.slash(
+        table.guild, table.channel, table.admin, "settings", {"allow": lobby}, wait=False
+    )
+    await table.standin.wait_answered(then, timeout=10)  # deferred: waiting to write
+    go_on.set()
+    assert (await first.wait_original()).content.startswith("Settings saved.\nDefault ")
+    saved = await then.wait_original()
+    assert saved.content.startswith(
+        f"Settings saved.\nGames in <#{lobby.id}> are played in the channel itself: to give "
+        "each its own thread I need the Create Public Threads permission there.\n"
+    ), saved.content
+
+
+async def test_allowing_a_channel_another_admin_allowed_meanwhile_says_it_is_listed(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """odile allows #lobby; while it is written I lose Send Messages there, and ada allows
+    #lobby too: she is told it is on the list already (she was told "I can't play in #lobby,
+    so it stays off the list", judged on the settings read before odile's change)."""
+    lobby = table.guild.channel("lobby")
+    odile = table.standin.add_member(table.guild, "odile", permissions=MANAGE_GUILD)
+    entered, go_on = waits_until_told(monkeypatch, stored_settings, "save")
+    first = await table.standin.slash(
+        table.guild, table.channel, odile, "settings", {"allow": lobby}, wait=False
+    )
+    await entered.wait()  # odile's change is being written
+    await table.standin.set_overwrite(lobby, table.me, deny=discord.Permissions(send_messages=True))
+    await eventually(lambda: may(table, lobby.id, "send_messages"), False)
+    then = await table.standin.slash(
+        table.guild, table.channel, table.admin, "settings", {"allow": lobby}, wait=False
+    )
+    await table.standin.wait_answered(then, timeout=10)  # deferred: waiting to write
+    go_on.set()
+    assert (await first.wait_original()).content.startswith("Settings saved.")
+    told = await then.wait_original()
+    assert told.ephemeral
+    assert told.content == (
+        f"<#{lobby.id}> is already one of the channels games are allowed in: nothing changed."
+    )
+    assert await allowed(table) == {lobby.id}
 
 
 async def test_re_allowing_a_listed_channel_i_lost_says_it_is_listed(table: Harness) -> None:

@@ -25,7 +25,7 @@ from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere, channel_listing
 from bot.services.puzzles import DailySetting
-from bot.services.settings import FOLLOW_SERVER, check_ruleset
+from bot.services.settings import FOLLOW_SERVER, SettingsChange, check_ruleset
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import abort_prompt
@@ -258,6 +258,21 @@ def no_thread_lines(
     return lines
 
 
+def newly_threaded(change: SettingsChange, allow: int | None = None) -> list[int]:
+    """The channels whose games ``change`` gave threads of their own, as stored when it was
+    written: every allowed channel when it turned threads on, those it allowed when threads
+    were on already; ``allow`` (the channel ``allow:`` named) first. A channel without a
+    thread's permissions there has its games played in the channel itself, as /challenge does,
+    which :func:`no_thread_lines` says once, when it begins."""
+    before, after = change.before, change.after
+    if not after.threads:
+        return []
+    channels = after.allowed_channel_ids
+    if before.threads:
+        channels -= before.allowed_channel_ids
+    return sorted(channels, key=lambda channel_id: (channel_id != allow, channel_id))
+
+
 def allowed_after(
     allowed: frozenset[int],
     *,
@@ -459,25 +474,7 @@ class Admin(commands.Cog):
         services = self.bot.services.settings
         current = await services.get(interaction.guild_id)
         lang = reader(interaction)
-        channels = allowed_after(
-            current.allowed_channel_ids,
-            allow=None if allow is None else allow.id,
-            disallow=None if disallow is None else disallow.id,
-            everywhere=everywhere,
-            gone=deleted_channels(interaction, current.allowed_channel_ids),
-        )
-        # With threads on, a channel games are allowed in without a thread's permissions has
-        # its games played in the channel itself, as /challenge does there: said when it is
-        # allowed, and for every allowed channel when threads are turned on.
-        thread_checked: list[int] = []
-        if allow is not None and allow.id not in current.allowed_channel_ids:
-            # Games there need what /challenge checks.
-            require_permissions_in(interaction, allow.id, PLAY_PERMISSIONS, ChannelUse.GAMES)
-            if current.threads if threads is None else threads == "on":
-                thread_checked.append(allow.id)
-        if threads == "on":
-            thread_checked += sorted(channels - {*thread_checked})
-        no_threads = no_thread_lines(interaction, thread_checked, lang)
+        no_threads: list[str] = []
         given = (
             ruleset is not None
             or time is not None
@@ -496,13 +493,21 @@ class Admin(commands.Cog):
             def change_channels(stored: frozenset[int]) -> frozenset[int]:
                 """The same change made to the channels as stored when it is written: another
                 admin's change written meanwhile is kept (and a refusal judged on it)."""
-                return allowed_after(
+                channels = allowed_after(
                     stored,
                     allow=None if allow is None else allow.id,
                     disallow=None if disallow is None else disallow.id,
                     everywhere=everywhere,
                     gone=deleted_channels(interaction, stored),
                 )
+                if allow is not None and allow.id not in stored:
+                    # Games there need what /challenge checks; a channel another admin
+                    # allowed meanwhile is on the list already (nothing changed), one another
+                    # disallowed meanwhile is checked.
+                    require_permissions_in(
+                        interaction, allow.id, PLAY_PERMISSIONS, ChannelUse.GAMES
+                    )
+                return channels
 
             asked_channels = everywhere or allow is not None or disallow is not None
             changing = services.change(
@@ -521,6 +526,9 @@ class Admin(commands.Cog):
             change = await within_deadline(interaction, changing, ephemeral=True)
             current, changed = change.after, change.changed
             moved = change.before.allowed_channel_ids != change.after.allowed_channel_ids
+            no_threads = no_thread_lines(
+                interaction, newly_threaded(change, None if allow is None else allow.id), lang
+            )
             # Judged on the settings the change met under the write's lock, not those read
             # above: what another admin changed meanwhile is what this command found.
             unchanged = unchanged_by(

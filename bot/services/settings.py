@@ -112,9 +112,9 @@ class SettingsService:
         """Change the given settings (``None`` keeps one): the settings as stored before and
         after. ``no_open_challenge_role`` stops open challenges pinging a role;
         ``change_channels`` turns the channels games are allowed in, as stored when the change
-        is written, into the new ones (it may raise :class:`InvalidOption`, and nothing is
-        changed). Settings given as they are stored change nothing, and a change that changes
-        nothing writes nothing.
+        is written, into the new ones (it may raise a refusal, :class:`InvalidOption` or the
+        caller's own, and nothing is changed). Settings given as they are stored change
+        nothing, and a change that changes nothing writes nothing.
 
         The settings are read again under the lock their writes hold, and only what is given
         is changed: two admins changing settings at the same moment (say, one allowing a
