@@ -241,6 +241,36 @@ async def test_an_analysis_cut_short_by_a_restart_says_so(
     )
 
 
+async def test_a_review_whose_progress_was_deleted_is_posted_anew(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moderator deletes carol's "Analysing game 1…" while the engine works: the review is
+    posted in a message of its own, with its graph and replay, instead of lost to an apology."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    table.standin.delete_message(await record.wait_original())
+    release.set()
+    review = await table.standin.wait_for_message(
+        table.channel, lambda m: m.content.startswith("**Analysis of game 1**"), timeout=60
+    )
+    assert not review.ephemeral
+    assert "move 4, d4-b4: blunder" in review.content.lower()
+    assert len(review.attachments) == 2
+
+
 async def test_an_analysis_claim_a_killed_bot_left_refuses_nobody_after_a_restart(
     table: Harness,
 ) -> None:

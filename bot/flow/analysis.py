@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.flow.outbox import UNKNOWN_MESSAGE
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.flow.uploads import fit_pictures, picture_budget
 from bot.i18n import ENGLISH, Language, _, command
@@ -111,7 +112,12 @@ class AnalysisFlow:
         # The review is posted for the channel: it is said in the server's language.
         lang = await self.bot.flow.server_language(interaction.guild_id)
 
+        reply_gone = False
+
         async def progress(done: float) -> None:
+            nonlocal reply_gone
+            if reply_gone:
+                return
             try:
                 await interaction.edit_original_response(
                     content=lang._(
@@ -121,6 +127,8 @@ class AnalysisFlow:
                     )
                 )
             except discord.HTTPException as error:
+                # Deleted (a moderator): the review is posted anew (below); edit it no more.
+                reply_gone = unknown_message(error)
                 _log.info("Could not show the analysis's progress: %s", error)
 
         try:
@@ -142,36 +150,27 @@ class AnalysisFlow:
         graph, replay = await asyncio.to_thread(
             _pictures, chosen, review, lang, interaction.filesize_limit
         )
-        files = [
-            discord.File(
-                io.BytesIO(graph),
-                filename=f"analysis-{chosen.set_id}.png",
-                description=graph_alt_text(chosen, review, lang),
-            )
-        ]
         if replay is None:
             text += "\n" + lang._(
                 "The annotated replay is too large to post here; the moves above say what it "
                 "would show."
             )
-        else:
-            files.append(
-                discord.File(
-                    io.BytesIO(replay),
-                    filename=f"analysis-{chosen.set_id}.gif",
-                    description=lang._(
-                        "A replay of game {game}; before each marked move the played move is a "
-                        "red arrow and the better move a green one.",
-                        game=chosen.set_id,
-                    ),
-                )
-            )
+        pictures = _review_files(chosen, review, lang, graph, replay)
         if deferred_privately(interaction):
-            await answer(interaction, text, files=files, allowed_mentions=NO_PINGS)
-        else:
-            await interaction.edit_original_response(
-                content=text, attachments=files, allowed_mentions=NO_PINGS
-            )
+            await answer(interaction, text, files=pictures(), allowed_mentions=NO_PINGS)
+            return
+        if not reply_gone:
+            try:
+                await interaction.edit_original_response(
+                    content=text, attachments=pictures(), allowed_mentions=NO_PINGS
+                )
+                return
+            except discord.NotFound as error:
+                if not unknown_message(error):
+                    raise
+        # The "Analysing…" reply was deleted meanwhile (a moderator): the review is posted
+        # anew, not lost (a send closes its files, hence new ones).
+        await interaction.followup.send(text, files=pictures(), allowed_mentions=NO_PINGS)
 
     async def review(self, chosen: SetToAnalyse, progress: Progress | None = None) -> GameReview:
         """The review of ``chosen``: stored, shared with a running analysis, or made now."""
@@ -224,6 +223,42 @@ class AnalysisFlow:
                 shown = done
                 await progress(done)
         return await self.bot.services.analyses.store(chosen, nodes, scores)
+
+
+def unknown_message(error: discord.HTTPException) -> bool:
+    """Whether Discord answered 404 Unknown Message: the reply being edited was deleted."""
+    return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
+
+
+def _review_files(
+    chosen: SetToAnalyse, review: GameReview, lang: Language, graph: bytes, replay: bytes | None
+) -> Callable[[], list[discord.File]]:
+    """What makes the review's attachments (the graph, and the replay unless left out): new
+    ones each time, as Discord.py closes a message's files once it is sent (or refused)."""
+
+    def files() -> list[discord.File]:
+        made = [
+            discord.File(
+                io.BytesIO(graph),
+                filename=f"analysis-{chosen.set_id}.png",
+                description=graph_alt_text(chosen, review, lang),
+            )
+        ]
+        if replay is not None:
+            made.append(
+                discord.File(
+                    io.BytesIO(replay),
+                    filename=f"analysis-{chosen.set_id}.gif",
+                    description=lang._(
+                        "A replay of game {game}; before each marked move the played move is a "
+                        "red arrow and the better move a green one.",
+                        game=chosen.set_id,
+                    ),
+                )
+            )
+        return made
+
+    return files
 
 
 def _pictures(
