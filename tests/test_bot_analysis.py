@@ -7,7 +7,7 @@ import io
 import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +268,37 @@ async def test_a_review_whose_progress_was_deleted_is_posted_anew(
     )
     assert not review.ephemeral
     assert "move 4, d4-b4: blunder" in review.content.lower()
+    assert len(review.attachments) == 2
+
+
+async def test_a_review_ready_after_the_answers_15_minutes_is_still_shown(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine was so busy that carol's review is ready past the 15 minutes Discord lets an
+    answer be edited: her "Analysing game 1…" message becomes the review all the same (it
+    stayed at its last percentage, the review lost to an error nobody saw)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    shown = await record.wait_original(lambda m: m.content.startswith("Analysing game 1"))
+    later = datetime.now(UTC) + timedelta(minutes=16)
+    table.standin.world.token_clock = lambda: later
+    release.set()
+    review = await record.wait_original(_finished, timeout=60)
+    assert review is shown
+    assert review.content.startswith("**Analysis of game 1**: ")
     assert len(review.attachments) == 2
 
 

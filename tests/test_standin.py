@@ -7,6 +7,7 @@ import contextlib
 import gc
 import io
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from typing import Any
 
 import discord
@@ -336,6 +337,25 @@ async def test_deferred_answer_is_filled_by_followup(table: Table) -> None:
     await table.standin.wait_until(lambda: "think" in table.seen, waiting_for="original_response")
     assert table.seen["think"].id == followup.id
     assert table.seen["think"].content == "Here is the board"
+
+
+async def test_an_interactions_token_answers_for_15_minutes(table: Table) -> None:
+    """As on Discord, an interaction's token is refused (401 Invalid Webhook Token) once its
+    15 minutes are over: no edit of the answer, no followup."""
+    reply = await table.standin.slash(table.guild, table.channel, table.alice, "think")
+    shown = await reply.wait_followup()
+    webhook = discord.Webhook.partial(reply.application_id, reply.token, client=table.bot)
+    await webhook.edit_message(shown.id, content="Still here")
+    sent = reply.sent_at
+    table.standin.world.token_clock = lambda: sent + timedelta(minutes=15)
+    for late in (
+        webhook.edit_message(shown.id, content="Too late"),
+        webhook.send("Too late"),
+    ):
+        with pytest.raises(discord.HTTPException) as refused:
+            await late
+        assert (refused.value.status, refused.value.code) == (401, 50027)
+    assert shown.content == "Still here"
 
 
 async def test_a_deferrals_visibility_is_its_first_followups(table: Table) -> None:

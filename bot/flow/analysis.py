@@ -14,6 +14,7 @@ import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -21,6 +22,7 @@ import discord
 from bot.ai_pool import PoolClosed
 from bot.flow.outbox import UNKNOWN_MESSAGE
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
+from bot.flow.threads import edit_reopening
 from bot.flow.uploads import fit_pictures, picture_budget
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+INVALID_WEBHOOK_TOKEN = 50027
+"""Discord's code refusing an interaction's token past its 15 minutes (with 401)."""
 PROGRESS_STEP = 0.2
 """The deferred reply is edited each time another fifth of the positions is done."""
 MARKED_PER_SIDE = 3
@@ -112,23 +116,22 @@ class AnalysisFlow:
         # The review is posted for the channel: it is said in the server's language.
         lang = await self.bot.flow.server_language(interaction.guild_id)
 
-        reply_gone = False
+        reply = _Reply()
 
         async def progress(done: float) -> None:
-            nonlocal reply_gone
-            if reply_gone:
+            if not reply.editable:
                 return
             try:
-                await interaction.edit_original_response(
+                shown = await interaction.edit_original_response(
                     content=lang._(
                         "Analysing game {game}… {percent} %",
                         game=chosen.set_id,
                         percent=round(done * 100),
                     )
                 )
+                reply.message_id = shown.id
             except discord.HTTPException as error:
-                # Deleted (a moderator): the review is posted anew (below); edit it no more.
-                reply_gone = unknown_message(error)
+                reply.refused(error)
                 _log.info("Could not show the analysis's progress: %s", error)
 
         try:
@@ -158,19 +161,56 @@ class AnalysisFlow:
         pictures = _review_files(chosen, review, lang, graph, replay)
         if deferred_privately(interaction):
             await answer(interaction, text, files=pictures(), allowed_mentions=NO_PINGS)
-            return
-        if not reply_gone:
+        else:
+            await self._show(interaction, reply, text, pictures)
+
+    async def _show(
+        self,
+        interaction: discord.Interaction[Any],
+        reply: _Reply,
+        text: str,
+        pictures: Callable[[], list[discord.File]],
+    ) -> None:
+        """The review in the deferred reply; in a message of its own when a moderator deleted
+        the reply; and, past the 15 minutes an answer can be edited in (the engine was busy),
+        in the reply (or the channel) through the channel's own routes."""
+        try:
+            if reply.editable:
+                try:
+                    await interaction.edit_original_response(
+                        content=text, attachments=pictures(), allowed_mentions=NO_PINGS
+                    )
+                    return
+                except discord.NotFound as error:
+                    if not unknown_message(error):
+                        raise
+                    reply.deleted = True
+            if not reply.expired:
+                await interaction.followup.send(text, files=pictures(), allowed_mentions=NO_PINGS)
+                return
+        except discord.HTTPException as error:
+            reply.refused(error)
+            if not reply.expired:
+                raise
+        assert interaction.channel_id is not None
+        _log.info("The analysis's answer expired before it was ready: shown through the channel")
+        channel = self.bot.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        if reply.message_id is not None and not reply.deleted:
             try:
-                await interaction.edit_original_response(
-                    content=text, attachments=pictures(), allowed_mentions=NO_PINGS
+                await edit_reopening(
+                    self.bot,
+                    channel.get_partial_message(reply.message_id),
+                    content=text,
+                    attachments=pictures(),
+                    allowed_mentions=NO_PINGS,
                 )
                 return
             except discord.NotFound as error:
                 if not unknown_message(error):
                     raise
-        # The "Analysing…" reply was deleted meanwhile (a moderator): the review is posted
-        # anew, not lost (a send closes its files, hence new ones).
-        await interaction.followup.send(text, files=pictures(), allowed_mentions=NO_PINGS)
+        await channel.send(text, files=pictures(), allowed_mentions=NO_PINGS)
 
     async def review(self, chosen: SetToAnalyse, progress: Progress | None = None) -> GameReview:
         """The review of ``chosen``: stored, shared with a running analysis, or made now."""
@@ -226,15 +266,38 @@ class AnalysisFlow:
 
 
 def unknown_message(error: discord.HTTPException) -> bool:
-    """Whether Discord answered 404 Unknown Message: the reply being edited was deleted."""
+    """Whether Discord answered 404 Unknown Message: the message being edited was deleted."""
     return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
+
+
+@dataclass
+class _Reply:
+    """What is known of an /analyse's deferred public reply while the engine works."""
+
+    message_id: int | None = None
+    """Its message, once an edit of it said which."""
+    deleted: bool = False
+    """A moderator deleted it (404 Unknown Message)."""
+    expired: bool = False
+    """The interaction's token is past its 15 minutes (401 Invalid Webhook Token): nothing
+    can be edited or sent with it any more."""
+
+    @property
+    def editable(self) -> bool:
+        """Whether the reply can still be edited through the interaction."""
+        return not (self.deleted or self.expired)
+
+    def refused(self, error: discord.HTTPException) -> None:
+        """Note what Discord's ``error``, answering a request with the token, says of it."""
+        self.deleted = self.deleted or unknown_message(error)
+        self.expired = self.expired or (error.status == 401 and error.code == INVALID_WEBHOOK_TOKEN)
 
 
 def _review_files(
     chosen: SetToAnalyse, review: GameReview, lang: Language, graph: bytes, replay: bytes | None
 ) -> Callable[[], list[discord.File]]:
     """What makes the review's attachments (the graph, and the replay unless left out): new
-    ones each time, as Discord.py closes a message's files once it is sent (or refused)."""
+    ones for each try, as a refused one has read them."""
 
     def files() -> list[discord.File]:
         made = [

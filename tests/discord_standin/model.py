@@ -273,6 +273,9 @@ class World:
         self.clock: Callable[[], datetime] = utc_now
         """Discord's time, as it dates a thread's archiving (a test's harness sets it to the
         bot's clock, which it moves forward)."""
+        self.token_clock: Callable[[], datetime] = utc_now
+        """The time an interaction's token ages by: real time, as interactions are dated (a
+        test moves it on to play out a wait past the token's 15 minutes)."""
 
     def add_user(self, name: str, *, bot: bool = False) -> FakeUser:
         """Create a user account."""

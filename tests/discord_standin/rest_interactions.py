@@ -4,6 +4,7 @@ and the webhook routes that read, edit and delete an answer."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 from aiohttp import web
 
@@ -28,6 +29,12 @@ ALLOWED_CALLBACKS: dict[int, set[int]] = {
     4: {AUTOCOMPLETE_RESULT},
     5: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE},
 }
+
+
+TOKEN_LIFETIME = timedelta(minutes=15)
+"""How long an interaction's token answers (Discord's "Receiving and Responding": "Interaction
+tokens are valid for 15 minutes"); past it every webhook request with the token is answered
+401 Invalid Webhook Token (50027), as reported in discord/discord-api-docs#6851."""
 
 
 def _ephemeral(data: JSON) -> bool:
@@ -105,6 +112,10 @@ class InteractionRoutes(RestRoutes):
             return json_response({"interaction": info, "resource": resource})
         return web.Response(status=204)
 
+    def _expired(self, record: InteractionRecord) -> bool:
+        """Whether ``record``'s token is past its lifetime (by the world's token clock)."""
+        return self._world.token_clock() - record.sent_at >= TOKEN_LIFETIME
+
     def _webhook_interaction(self, request: web.Request) -> InteractionRecord | None:
         record = self._recorder.interaction_by_token(request.match_info["token"])
         if record is None or path_int(request, "app_id") != record.application_id:
@@ -116,6 +127,8 @@ class InteractionRoutes(RestRoutes):
         record = self._webhook_interaction(request)
         if record is None or record.response_type is None:
             return error(404, 10015, "Unknown Webhook")
+        if self._expired(record):
+            return error(401, 50027, "Invalid Webhook Token")
         body, uploads = await read_body(request)
         if self._answer_refused(record, uploads):
             return error(403, 50013, "Missing Permissions")
@@ -149,6 +162,8 @@ class InteractionRoutes(RestRoutes):
         record = self._webhook_interaction(request)
         if record is None:
             return error(404, 10015, "Unknown Webhook")
+        if self._expired(record):
+            return error(401, 50027, "Invalid Webhook Token")
         wanted = request.match_info["message_id"]
         candidates = [] if record.original is None else [record.original]
         candidates += record.followups
