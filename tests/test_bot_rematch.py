@@ -7,6 +7,7 @@ import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
 
 from tests.bot_harness import Harness, challenge_id, running_bot
@@ -237,6 +238,52 @@ async def finished_in_thread(table: Harness) -> StoredMessage:
     last = await attackers_win(table, thread)
     assert "wins the game" in last.content, last.content
     return last
+
+
+async def test_a_rematch_pressed_in_a_locked_thread_is_offered_in_the_channel(
+    table: Harness,
+) -> None:
+    """A moderator locked the finished match's thread (I lack Manage Threads): alice's Rematch
+    is offered in #games all the same, as nothing but her private answer is shown in the
+    thread (she was told the thread was locked, and no rematch)."""
+    over = await finished_in_thread(table)
+    assert over.channel.is_thread
+    await table.standin.edit_thread(over.channel, locked=True)
+    await table.standin.wait_until(lambda: _locked_in_cache(table, over.channel), timeout=5)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.bob.id}> can accept it there."
+    )
+    offer = table.public_messages()[-1]
+    assert offer.channel is table.channel
+    assert offer.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> challenges you")
+
+
+async def test_a_rematch_against_the_computer_in_a_locked_thread_is_refused(
+    table: Harness,
+) -> None:
+    """The near miss: a rematch against the computer would be played in the locked thread,
+    so alice's press is refused, saying the thread is locked, and no game starts."""
+    over = await resigned_against_the_computer(table)
+    await table.standin.edit_thread(over.channel, locked=True)
+    await table.standin.wait_until(lambda: _locked_in_cache(table, over.channel), timeout=5)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        "A moderator locked this thread: Discord takes nothing from me here until one unlocks it."
+    )
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(over.channel.id) is None
+
+
+def _locked_in_cache(table: Harness, thread: FakeChannel) -> bool:
+    """Whether the bot has heard that ``thread`` was locked."""
+    assert table.bot is not None
+    known = table.bot.get_channel(thread.id)
+    return isinstance(known, discord.Thread) and known.locked
 
 
 async def test_a_rematch_with_a_member_who_left_is_refused(table: Harness) -> None:

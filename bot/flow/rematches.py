@@ -20,6 +20,7 @@ from bot.flow.threads import (
 )
 from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
+from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.services.domain import ActiveGame
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
 from bot.views.challenge import challenge_text, challenge_view
@@ -55,6 +56,12 @@ def pressed_in_busy(refusal: ChannelBusy, channel_id: int) -> ChannelBusy:
     return refusal
 
 
+def answered_here(interaction: discord.Interaction[Any]) -> None:
+    """Tell, as a press answered for all to see is (bot/views/common.py ``guarded``), that
+    the rematch was shown where Rematch was pressed: its thread, if held, is open after all."""
+    interaction.client.dispatch("component_completion", interaction)
+
+
 class RematchFlow:
     """What the bot does and posts when a player of a finished match asks for a rematch."""
 
@@ -77,6 +84,13 @@ class RematchFlow:
         user = interaction.user.id
         if user not in terms.player_ids:
             raise NotAPlayer(_("Only the two players of that match can ask for a rematch."))
+        # The Rematch button answers privately (bot/views/rematch.py), so a press in the
+        # thread of a finished match a moderator locked goes on where the offer is posted
+        # elsewhere. Against the computer the rematch is played here, and a match not in a
+        # thread of mine (a channel, a member's thread) is offered here: refused as locked.
+        shown_here = terms.computer_id is not None or terms.parent_channel_id is None
+        if shown_here and await still_locked_for_me(interaction):
+            raise await locked_refusal(interaction)
         other = terms.player2_id if user == terms.player1_id else terms.player1_id
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent
@@ -147,6 +161,7 @@ class RematchFlow:
                 )
             await self.flow.begin_match(active, interaction=interaction, headline=headline)
             await self._show_on_line(active, user, lang)
+            answered_here(interaction)
             return
         where = terms.parent_channel_id or terms.channel_id
         await self._check_opponent(interaction, terms.guild_id, other, where)
@@ -209,6 +224,8 @@ class RematchFlow:
                 ) from error
             raise
         await services.challenges.set_message(challenge.challenge_id, posted.id)
+        if shown_here:
+            answered_here(interaction)
         if quiet_until is None:
             offered = reader(interaction)._(
                 "Rematch offered in {channel}: {player} can accept it there.",

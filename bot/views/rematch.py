@@ -21,6 +21,11 @@ def rematch_view(match_id: int, lang: Language = ENGLISH) -> discord.ui.View:
 class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<match>\d{1,20})"):
     """Asks for the same match again (same ruleset, sets and time), set 1's sides swapped."""
 
+    answers_privately = True
+    """A rematch against a member is offered in the match's channel and its presser answered
+    alone, which a finished match's thread a moderator locked still takes; where the rematch
+    would be shown in the thread itself, :class:`bot.flow.rematches.RematchFlow` refuses it."""
+
     def __init__(self, match_id: int, lang: Language = ENGLISH) -> None:
         super().__init__(
             discord.ui.Button(
