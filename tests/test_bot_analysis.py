@@ -20,6 +20,7 @@ from bot.services import Services
 from tests.bot_harness import Harness, eventually, running_bot
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeMember
+from tests.foreign_lock import foreign_write_lock
 from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -300,6 +301,35 @@ async def test_a_review_ready_after_the_answers_15_minutes_is_still_shown(
     assert review is shown
     assert review.content.startswith("**Analysis of game 1**: ")
     assert len(review.attachments) == 2
+
+
+async def test_a_review_the_busy_database_could_not_keep_is_shown_all_the_same(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program holds the database's write lock past my wait when carol's analysis is
+    done: the review is shown all the same (it was lost, the reply left at its last
+    percentage, and she was told a game could not be saved)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    async with foreign_write_lock(table.db_path, 20):
+        release.set()
+        review = await record.wait_original(_finished, timeout=18)
+    assert not review.ephemeral
+    assert review.content.startswith("**Analysis of game 1**: ")
+    assert "move 4, d4-b4: blunder" in review.content.lower()
 
 
 async def test_an_analysis_claim_a_killed_bot_left_refuses_nobody_after_a_restart(

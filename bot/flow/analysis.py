@@ -32,7 +32,14 @@ from bot.storage.errors import StorageError
 from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.games import hidden_for
 from engine import Side
-from engine.analysis import GameReview, Judgement, MoveReview, PositionScore, evaluate_position
+from engine.analysis import (
+    GameReview,
+    Judgement,
+    MoveReview,
+    PositionScore,
+    evaluate_position,
+    judge_game,
+)
 from renderer.graph import MARKS, render_win_chance
 from renderer.replay import Annotation, render_replay
 
@@ -262,7 +269,13 @@ class AnalysisFlow:
             if progress is not None and done < 1.0 and done - shown >= PROGRESS_STEP:
                 shown = done
                 await progress(done)
-        return await self.bot.services.analyses.store(chosen, nodes, scores)
+        try:
+            return await self.bot.services.analyses.store(chosen, nodes, scores)
+        except StorageError as error:
+            # Not kept (another program held the database too long, say): the review is shown
+            # all the same, and searched again if asked for again.
+            _log.warning("Could not keep the analysis of game %s: %s", chosen.set_id, error)
+            return judge_game(game, scores)
 
 
 def unknown_message(error: discord.HTTPException) -> bool:
