@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import discord
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 
@@ -259,6 +260,28 @@ async def test_a_rematch_pressed_in_a_locked_thread_is_offered_in_the_channel(
     offer = table.public_messages()[-1]
     assert offer.channel is table.channel
     assert offer.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> challenges you")
+
+
+async def test_a_rematch_press_in_an_archived_thread_archives_it_again(table: Harness) -> None:
+    """I archived the finished match's thread; bob's client opens it to press Rematch (and
+    carol's, whose press is refused): the thread is archived again a little later, not left in
+    everyone's list of open threads until Discord archives it a week on."""
+    over = await finished_in_thread(table)
+    thread = over.channel
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=5)
+    for who in (table.carol, table.bob):
+        await (await table.standin.click(over, rematch_id(over), who)).wait_original()
+    assert not thread.archived  # opened by the client to press
+    offer = table.public_messages()[-1]
+    assert offer.content.startswith(f"<@{table.alice.id}>, <@{table.bob.id}> challenges you")
+    assert table.bot is not None
+    boards = table.bot.services.boards
+    await eventually(  # armed apart from the answers
+        lambda: boards.archives_due(table.now + timedelta(minutes=11)), [(1, thread.id)]
+    )
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=5)
 
 
 async def test_a_rematch_against_the_computer_in_a_locked_thread_is_refused(

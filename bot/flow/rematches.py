@@ -6,6 +6,7 @@ member it is a new challenge in the channel the last one came from.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -21,14 +22,17 @@ from bot.flow.threads import (
 from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
-from bot.services.domain import ActiveGame
+from bot.services.domain import ActiveGame, MatchTerms
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
+from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
     from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
 
 
 def pressed_in_busy(refusal: ChannelBusy, channel_id: int) -> ChannelBusy:
@@ -75,8 +79,17 @@ class RematchFlow:
         member it is a new challenge in the channel the last one came from (which, accepted,
         opens a new thread).
         """
+        terms = await self.flow.bot.services.records.match_terms(match_id)
+        try:
+            await self._ask(interaction, terms)
+        finally:  # apart, so that no answer waits for it
+            self.flow.bot.spawn(
+                self._archive_again(interaction, terms), name=f"archive-again-{match_id}"
+            )
+
+    async def _ask(self, interaction: discord.Interaction[Any], terms: MatchTerms) -> None:
+        """:meth:`ask` for the match of ``terms``."""
         services = self.flow.bot.services
-        terms = await services.records.match_terms(match_id)
         if interaction.channel_id != terms.channel_id:
             # The button is under the match's result, in its channel: a forged id naming
             # another match would start it (or post its challenge) from here.
@@ -241,6 +254,19 @@ class RematchFlow:
                 when=f"<t:{int(quiet_until.timestamp())}:R>",
             )
         await answer(interaction, offered, ephemeral=True)
+
+    async def _archive_again(
+        self, interaction: discord.Interaction[Any], terms: MatchTerms
+    ) -> None:
+        """A press in the thread I started for the finished match opened it, if I had archived
+        it (Discord's client unarchives a thread before a press there): it is archived again a
+        little later, as at the match's end, not left open in everyone's list for a week."""
+        if terms.parent_channel_id is None or interaction.channel_id != terms.channel_id:
+            return
+        try:
+            await self.flow.bot.services.boards.archive_again(terms.match_id, terms.channel_id)
+        except StorageError as error:  # Discord archives it after a week of quiet anyway
+            _log.warning("Could not arm the archiving of thread %s: %s", terms.channel_id, error)
 
     async def _refuse_if_on(self, channel_id: int, user: int) -> None:
         """Raise ChannelBusy saying so if ``user``'s rematch against the computer is already

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.services.clock import Clock
-from bot.services.domain import ActiveGame
+from bot.services.domain import THREAD_GRACE, ActiveGame
 from bot.shards import Shards
 from bot.storage import Database, announcements, places, sets
 from bot.storage.connection import Connection
@@ -103,6 +103,15 @@ class BoardService:
         moment = now if now is not None else self._clock()
         async with self._database.snapshot() as db:
             return await places.archives_due(db, to_us(moment), self._shards)
+
+    async def archive_again(self, match_id: int, thread_id: int) -> None:
+        """The thread ``thread_id`` of the finished match ``match_id`` was opened (a press in
+        it: Discord's client unarchives an archived thread first): archive it THREAD_GRACE
+        from now, as at the match's end — unless a game is played in it now."""
+        due = to_us(self._clock() + THREAD_GRACE)
+        async with self._database.transaction() as db:
+            if await sets.active_in_channel(db, thread_id) is None:
+                await places.schedule_archive(db, match_id, due)
 
     async def thread_archived(self, match_id: int) -> None:
         """The thread of ``match_id`` was archived (or cannot be): nothing more is due."""
