@@ -845,3 +845,31 @@ async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed
     await table.wait_board(
         lambda m: "alice took back their move and my reply." in m.content, channel=thread
     )
+
+
+async def test_a_takeback_board_posted_after_a_newer_move_says_it_is_late(
+    table: Harness,
+) -> None:
+    """bob accepts alice's takeback of d1-b1 in a thread whose lock was missed; unlocked,
+    alice plays again before the board after the takeback is posted. That board, posted
+    after hers, says it is late, without buttons: it is not read as the game's newest."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [accept] = [c for c in request.custom_ids() if "accept" in c]
+    told = await (await table.standin.click(request, accept, table.bob)).wait_original()
+    assert told.content.startswith("The takeback is done"), told.content
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    await held(table, thread)
+    with table.bot.flow.outbox.posting() as claim:
+        claim(active.set_id, 0)  # the outbox's next check has not come yet
+        await table.standin.edit_thread(thread, locked=False)
+        await held(table, thread, is_held=False)
+        await alice_moves(table, thread)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    taken_back = "alice's move 1 was taken back."
+    board = await table.wait_board(lambda m: taken_back in m.content, channel=thread)
+    assert board.content.endswith("posted late: the game has moved on since."), board.content
+    assert board.custom_ids() == [], "the old position carries the game's buttons"

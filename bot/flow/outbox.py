@@ -256,7 +256,11 @@ class Outbox:
                 files.append(opening.file(f"set-{following.set_number}.png"))
                 view, pings = opening.view, opening.allowed_mentions()
                 live = following
-        elif not taken_back:
+        elif taken_back:
+            # Moves came since (or the set ended): posted after their boards, it must not
+            # read as the game's newest position.
+            lines.append(lang._("posted late: the game has moved on since."))
+        else:
             lines.append(
                 lang._(
                     "move {number} · posted late: Discord could not be reached when it was played.",
