@@ -76,8 +76,7 @@ async def test_a_no_show_set_is_a_win_but_unrated(table: Harness) -> None:
     stats = await table.reply_text(table.alice, "stats", {"player": table.bob})
     recent = next(f for f in stats.embeds[0]["fields"] if f["name"] == "Recent games")
     assert recent["value"] == (
-        f"Lost as defenders vs <@{table.alice.id}> in 1 move "
-        f"(resigned; unrated: <@{table.bob.id}> never moved) · game 1"
+        "Lost as defenders vs alice in 1 move (resigned; unrated: bob never moved) · game 1"
     )
     board = await table.reply_text(table.alice, "leaderboard")
     assert board.embeds[0]["title"] == "Brandubh (World Tafl Federation) leaderboard — Tafl Club"
