@@ -347,15 +347,32 @@ MISSING_ACCESS = 50001
 def _refused_for(interaction: discord.Interaction[Any], refused: discord.Forbidden) -> list[str]:
     """The permissions Discord's ``refused`` (a 403 where ``interaction`` is) is taken to be
     about: those of a game there (a thread's in a thread) and View Channel that my permissions
-    there show missing; when they show none, View Channel for Missing Access, else all of a
-    game's (it cannot tell which)."""
+    there show missing — as the interaction brought them, else as Discord last told me (an
+    admin may have taken one away while a slow command worked: /analyse); when neither shows
+    any, View Channel for Missing Access, else all of a game's (it cannot tell which)."""
     in_thread = isinstance(interaction.channel, discord.Thread)
     needed = THREAD_PERMISSIONS if in_thread else CHANNEL_PERMISSIONS
-    mine = interaction.app_permissions
-    missing = [name for name in ("view_channel", *needed) if not getattr(mine, name)]
-    if missing:
-        return missing
+    for mine in (interaction.app_permissions, _permissions_now(interaction)):
+        if mine is None:
+            continue
+        missing = [name for name in ("view_channel", *needed) if not getattr(mine, name)]
+        if missing:
+            return missing
     return ["view_channel"] if refused.code == MISSING_ACCESS else list(needed)
+
+
+def _permissions_now(interaction: discord.Interaction[Any]) -> discord.Permissions | None:
+    """My permissions where ``interaction`` is, as Discord last told me (its channel and
+    overwrite updates); None when the place or its channel is not cached."""
+    guild: discord.Guild | None = (
+        None if interaction.guild_id is None else interaction.client.get_guild(interaction.guild_id)
+    )
+    if guild is None or interaction.channel_id is None:
+        return None
+    place = guild.get_channel_or_thread(interaction.channel_id)
+    if place is None or (isinstance(place, discord.Thread) and place.parent is None):
+        return None
+    return place.permissions_for(guild.me)
 
 
 def deleted_channels(

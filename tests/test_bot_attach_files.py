@@ -4,6 +4,7 @@ with text instead of failing with an apology."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -23,6 +24,7 @@ from tests.discord_standin.model import (
     FakeChannel,
 )
 from tests.discord_standin.recorder import InteractionRecord
+from tests.test_bot_analysis import KING_WALKS_INTO_CAPTURE, play
 from tests.test_bot_lost_permissions import lose_on_time_while_refused
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
 from tests.test_bot_rematch import rematch_id, resigned_against_the_computer
@@ -238,5 +240,35 @@ async def test_discords_missing_access_names_view_channel(
     shown = await refusal_shown_for(table, monkeypatch, table.channel, VIEW_CHANNEL)
     assert shown == (
         "I can't play in this channel: I need the View Channel permission here. Ask a server "
+        "admin to give it to me, or use another channel."
+    )
+
+
+async def test_attach_files_taken_during_an_analysis_is_named_alone(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admin takes Attach Files from me on #games while carol's /analyse searches: the
+    refused review names Attach Files alone (before: Send Messages and Attach Files, from the
+    permissions Discord sent with the command, when I had both)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching, release = asyncio.Event(), asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    release.set()
+    refusal = await record.wait_followup(timeout=60)
+    assert refusal.ephemeral
+    assert refusal.content == (
+        "I can't play in this channel: I need the Attach Files permission here. Ask a server "
         "admin to give it to me, or use another channel."
     )
