@@ -174,6 +174,23 @@ def require_permissions_in(
         raise ChannelRefused(channel_id, missing, use)
 
 
+DAILY_POSTING = ("view_channel", "send_messages", "read_message_history")
+"""What the daily post cannot be made without: the channel's latest messages are read first
+(a day is never posted twice); without Attach Files its board is posted as text."""
+
+
+def daily_trouble(
+    interaction: discord.Interaction[Any], channel_id: int, lang: Language
+) -> str | None:
+    """Why the daily puzzle cannot be posted in ``channel_id`` (the permissions I lack there,
+    as Discord last told me: an admin may have taken them since it was set), or None: each
+    post there would be refused, and nothing else would tell an admin."""
+    missing = permissions_missing(interaction, channel_id, DAILY_POSTING)
+    if not missing:
+        return None
+    return ChannelRefused(channel_id, missing, ChannelUse.DAILY_PUZZLE).sentence(lang)
+
+
 def missing_here(interaction: discord.Interaction[Any]) -> list[str]:
     """The game permissions I lack where ``interaction`` is (a channel, or a thread)."""
     in_thread = isinstance(interaction.channel, discord.Thread)

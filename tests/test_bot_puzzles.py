@@ -447,6 +447,22 @@ async def test_a_daily_channel_the_bot_cannot_post_in_is_refused(table: Harness)
     assert await table.bot.services.puzzles.daily_setting(table.guild.id) is None
 
 
+async def test_puzzle_daily_says_when_i_may_no_longer_post_there(table: Harness) -> None:
+    """An admin took Send Messages from the bot in #lobby after setting the daily puzzle
+    there: /puzzle daily shows the setting and says that the post cannot be made, naming the
+    permission (it said only when the next post was due, while each was refused unseen)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    await table.standin.set_overwrite(lobby, table.me, deny=SEND_MESSAGES)
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    first, second = shown.content.splitlines()
+    assert first.startswith(f"The daily puzzle is posted in <#{lobby.id}> every day at ")
+    assert second == (
+        f"I can't post the daily puzzle in <#{lobby.id}>: I need the Send Messages permission "
+        "there."
+    )
+
+
 async def test_a_daily_post_where_i_may_no_longer_attach_files_shows_the_board_as_text(
     table: Harness,
 ) -> None:

@@ -23,7 +23,7 @@ from tests.bot_harness import (
     waits_until_told,
 )
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import MANAGE_GUILD
+from tests.discord_standin.model import MANAGE_GUILD, READ_MESSAGE_HISTORY
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -552,6 +552,21 @@ async def test_the_daily_puzzle_hour_is_shown_in_each_readers_time_and_in_settin
     shown = await table.reply_text(table.admin, "settings")
     assert f"\nProblema do dia: em <#{lobby.id}>, todo dia às <t:{at}:t> (18:00 UTC)\n" in (
         shown.content
+    )
+
+
+async def test_settings_say_when_i_may_no_longer_post_the_daily_puzzle(table: Harness) -> None:
+    """An admin took Read Message History from the bot in #lobby after setting the daily
+    puzzle there: /settings says under the daily puzzle's line that it cannot be posted,
+    naming the permission (each post was refused, and nothing said so)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 18})
+    await table.standin.set_overwrite(lobby, table.me, deny=READ_MESSAGE_HISTORY)
+    lines = (await table.reply_text(table.admin, "settings")).content.splitlines()
+    [daily] = [n for n, line in enumerate(lines) if line.startswith("Daily puzzle: in ")]
+    assert lines[daily + 1] == (
+        f"I can't post the daily puzzle in <#{lobby.id}>: I need the Read Message History "
+        "permission there."
     )
 
 

@@ -13,6 +13,7 @@ from bot.cogs.choices import RULESET_CHOICES, TIME_CHOICES
 from bot.errors import (
     CHANNEL_PERMISSIONS,
     ChannelUse,
+    daily_trouble,
     deleted_channels,
     permission_names,
     permissions_missing,
@@ -42,12 +43,14 @@ def settings_text(
     role_trouble: Text | None = None,
     unspoken: bool = False,
     daily: DailySetting | None = None,
+    daily_refused: str | None = None,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
     public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;
     ``role_trouble``: why open challenges cannot ping their role, a line of its own;
     ``unspoken``: the server's own language is one I do not speak, so English stands in;
-    ``daily``: where and when the daily puzzle is posted, None when it is off)."""
+    ``daily``: where and when the daily puzzle is posted, None when it is off;
+    ``daily_refused``: why it cannot be posted there, a line of its own)."""
     allowed = settings.allowed_channel_ids
     if allowed:
         where = lang.render(
@@ -113,6 +116,7 @@ def settings_text(
                 time=daily_time(daily),
                 hour=f"{daily.hour:02d}:00",
             ),
+            *([] if daily is None or daily_refused is None else [daily_refused]),
             lang._("Open challenges ping: {role}", role=pings),
             *([] if role_trouble is None else [lang.render(role_trouble)]),
         )
@@ -562,6 +566,9 @@ class Admin(commands.Cog):
             role_trouble=trouble,
             unspoken=not speaks_server_language(interaction.guild_locale),
             daily=daily,
+            daily_refused=None
+            if daily is None
+            else daily_trouble(interaction, daily.channel_id, lang),
         )
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
         if moved and interaction.guild is not None:

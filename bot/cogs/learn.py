@@ -8,7 +8,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.errors import ChannelUse, require_channel_permissions, require_permissions_in
+from bot.errors import (
+    ChannelUse,
+    daily_trouble,
+    require_channel_permissions,
+    require_permissions_in,
+)
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
@@ -259,6 +264,9 @@ class Learn(commands.Cog):
                 hour=f"{current.hour:02d}:00",
                 when=daily_when(current),
             )
+            trouble = daily_trouble(interaction, current.channel_id, lang)
+            if trouble is not None:
+                text += f"\n{trouble}"
         await answer(interaction, text, ephemeral=True)
 
 
