@@ -463,6 +463,34 @@ async def test_puzzle_daily_says_when_i_may_no_longer_post_there(table: Harness)
     )
 
 
+async def test_a_refused_daily_post_comes_soon_after_the_channel_allows_it_again(
+    table: Harness,
+) -> None:
+    """An admin took Send Messages from the bot in #lobby after setting the daily puzzle
+    there; the day's post is refused twice, then the admin gives it back: the post comes at
+    the next check, while the clock stands still (it waited out the refusals' pause, up to an
+    hour, as owed boards no longer do)."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.standin.set_overwrite(lobby, table.me, deny=SEND_MESSAGES)
+
+    def refusals() -> int:
+        path = f"/api/v10/channels/{lobby.id}/messages"
+        return sum(1 for c in table.standin.rest_log if c.path == path and c.status == 403)
+
+    table.advance(timedelta(hours=1))
+    await until(lambda: refusals() == 1)
+    table.advance(timedelta(minutes=1))
+    await until(lambda: refusals() == 2)
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.posts_owed(table.now), [])  # paused for two minutes
+    await table.standin.set_overwrite(lobby, table.me)  # the denial removed
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    assert any(c.startswith("puzzle:solve:") for c in post.custom_ids())
+
+
 async def test_a_daily_post_where_i_may_no_longer_attach_files_shows_the_board_as_text(
     table: Harness,
 ) -> None:

@@ -41,7 +41,8 @@ class ServerChanges(commands.Cog):
         """Servers whose refused boards are being made due again (:meth:`_maybe_allowed`)."""
 
     def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
-        """Refused boards of ``guild_id`` are tried at the next check, in the background:
+        """Refused boards (and daily puzzle post) of ``guild_id`` are tried at the next check,
+        in the background:
         Discord tells of the change once, so a busy database is waited out
         (:func:`until_stored`) rather than the event dropped. One server's changes in a burst
         (channels or roles reordered: an event each) share one write while it is waited for."""
@@ -49,11 +50,13 @@ class ServerChanges(commands.Cog):
             return
         _log.debug("%s changed in server %s: refused boards are tried again", what, guild_id)
         self._retrying.add(guild_id)
-        task = until_stored(
-            self.bot,
-            f"refused boards of server {guild_id} tried again",
-            lambda: self.bot.services.announcements.retry_refused(guild_id),
-        )
+        services = self.bot.services
+
+        async def retry() -> None:  # again whole if the second write waits: both are idempotent
+            await services.announcements.retry_refused(guild_id)
+            await services.puzzles.retry_refused(guild_id)
+
+        task = until_stored(self.bot, f"refused boards of server {guild_id} tried again", retry)
         task.add_done_callback(lambda _: self._retrying.discard(guild_id))
 
     async def _locks_weighed(

@@ -527,6 +527,13 @@ class PuzzleService:
             await puzzles.refused(db, guild_id, day, to_us(now + pause))
         return now + pause
 
+    async def retry_refused(self, guild_id: int) -> None:
+        """Something changed in server ``guild_id`` that may let the bot post again (a
+        channel's permissions, a role): a refused daily post is tried at the next check
+        instead of after its pause (up to DAILY_RETRY_MAX)."""
+        async with self._database.transaction() as db:
+            await puzzles.retry_refused(db, guild_id, to_us(self._clock()))
+
     async def daily_posted(self, guild_id: int, day: str, message_id: int) -> None:
         """Discord has ``day``'s post: it is never posted again."""
         async with self._database.transaction() as db:

@@ -348,6 +348,16 @@ async def refused(db: Connection, guild_id: int, day: str, next_try_us: int) -> 
     )
 
 
+async def retry_refused(db: Connection, guild_id: int, now_us: int) -> None:
+    """The refused post of ``guild_id``'s daily puzzle, paused past ``now_us``, is tried at
+    ``now_us``; its count of refusals stays, so a post still refused pauses as long again."""
+    await db.execute(
+        "UPDATE daily_posts SET next_try_us = ? "
+        "WHERE guild_id = ? AND message_id IS NULL AND next_try_us > ?",
+        (now_us, guild_id, now_us),
+    )
+
+
 async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> None:
     """Discord has the post of ``day``: it is never posted again."""
     await db.execute(
