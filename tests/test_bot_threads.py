@@ -17,7 +17,14 @@ from bot.services.challenges import ChallengeService
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
 from bot.storage.errors import DatabaseBusy
-from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot, until
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    challenge_id,
+    running_bot,
+    until,
+    waits_until_told,
+)
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -250,33 +257,61 @@ async def test_a_channel_without_thread_permissions_refuses_challenges_while_bus
     )
 
 
-async def test_accept_in_a_channel_that_became_busy_says_the_challenge_waits_for_it(
+async def test_a_game_against_the_computer_in_the_channel_lapses_the_challenges_there(
     table: Harness,
 ) -> None:
     """Nobody may create threads in #games: alice's challenge to bob is posted, then carol's
-    game against the computer starts there. bob's Accept is refused in words for a press: the
-    challenge stays open and can be accepted once that match is over (it read "start yours in
-    another channel", /challenge's words, as if he had typed one); and so it is, once carol
-    resigns."""
+    game against the computer starts there. alice's challenge lapses, as it would for a
+    challenge accepted there: its message says why, without buttons, and an Accept from a
+    client still showing them is told it is no longer open (it was left open, and refused as
+    the channel busy)."""
     for role in (table.guild.everyone, *table.guild.roles):
         await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
     line = await challenge(table, table.alice, table.bob)
+    accept_id = f"challenge:accept:{challenge_id(line)}"
     await challenge_computer(table, table.carol, level=1, sets=1)
     await table.wait_board()
+    await table.standin.wait_until(lambda: line.components == [], timeout=5)
+    assert line.content == (
+        f"<@{table.alice.id}>'s challenge to <@{table.bob.id}> lapsed: this channel is now busy "
+        "with a game."
+    )
+    pressed = await table.standin.forged_click(line, accept_id, table.bob)
+    refused = await pressed.wait_original()
+    assert refused.ephemeral
+    assert refused.content == "That challenge is no longer open."
+
+
+async def test_an_accept_as_a_game_takes_the_channel_lapses_the_challenge(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody may create threads in #games: carol's game against the computer starts there
+    while alice's challenge to bob waits, and bob presses Accept before that start has lapsed
+    the challenges there. His press lapses them itself: he is told so in one sentence (the
+    challenge could never be accepted while the match there is on), and alice reads it on
+    her challenge's message, pinged by nobody."""
+    assert table.bot is not None
+    for role in (table.guild.everyone, *table.guild.roles):
+        await table.standin.edit_role(role, permissions=role.permissions & ~CREATE_PUBLIC_THREADS)
+    line = await challenge(table, table.alice, table.bob)
+    lapsing, go_on = waits_until_told(monkeypatch, table.bot.flow.challenges, "lapse_waiting")
+    await challenge_computer(table, table.carol, level=1, sets=1)
+    await table.wait_board()
+    await lapsing.wait()
     pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
     refused = await pressed.wait_original()
     assert refused.ephemeral
     assert refused.content == (
-        "A game is already being played in this channel, so this challenge cannot start yet: "
-        "it stays open until it expires, and can be accepted once the match there is over."
+        "A game is already being played in this channel, so this challenge lapsed."
     )
-    assert line.custom_ids(), line.content
-    ask = await table.reply_text(table.carol, "resign")
-    await (await table.standin.click(ask, ask.custom_ids()[0], table.carol)).wait_original()
-    await table.wait_board(lambda m: "wins the game" in m.content)
-    await accept(table, line, table.bob)
-    board = await table.wait_board(lambda m: f"<@{table.alice.id}>, your move" in m.content)
-    assert board.channel is table.channel
+    await table.standin.wait_until(lambda: line.components == [], timeout=5)
+    assert line.content == (
+        f"<@{table.alice.id}>'s challenge to <@{table.bob.id}> lapsed: this channel is now busy "
+        "with a game."
+    )
+    pinging = [m for m in table.standin.messages(table.channel) if m.pinged_user_ids()]
+    go_on.set()
+    assert table.alice.id not in {user for m in pinging for user in m.pinged_user_ids()}
 
 
 async def test_a_members_thread_in_an_allowed_channel_hosts_games(table: Harness) -> None:

@@ -147,23 +147,15 @@ class _Presses:
 
 def busy_for_accept(interaction: discord.Interaction[Any]) -> ChannelBusy:
     """The refusal of a press of Accept on a challenge whose channel (or thread) a game took
-    since it was posted, the match being played there, not in a thread of its own: the
-    challenge stays open (the refusal rolled its acceptance back) until it expires, and may be
-    accepted once that match is over (not the /challenge wording, "start yours elsewhere")."""
+    since it was posted, the match being played there, not in a thread of its own: the press
+    lapsed the challenge, as the game's start does (not the /challenge wording, "start yours
+    elsewhere")."""
     if isinstance(interaction.channel, discord.Thread):
         return ChannelBusy(
-            _(
-                "A game is already being played in this thread, so this challenge cannot "
-                "start yet: it stays open until it expires, and can be accepted once the match "
-                "there is over."
-            )
+            _("A game is already being played in this thread, so this challenge lapsed.")
         )
     return ChannelBusy(
-        _(
-            "A game is already being played in this channel, so this challenge cannot start "
-            "yet: it stays open until it expires, and can be accepted once the match there is "
-            "over."
-        )
+        _("A game is already being played in this channel, so this challenge lapsed.")
     )
 
 
@@ -217,7 +209,7 @@ class ChallengeFlow:
                     threads_here=member_threads_here(interaction),
                 )
             except ChannelBusy:
-                raise busy_for_accept(interaction) from None
+                raise await self._lapse_on_busy(interaction, challenge) from None
             except Exception as error:
                 if thread is not None:  # withdrawn or expired while the thread was made
                     reason = lang.render(error.text) if isinstance(error, GameError) else None
@@ -260,8 +252,36 @@ class ChallengeFlow:
             interaction, accepted + (f"\n{why_not}" if why_not else ""), attachments=[]
         )
         await self.flow.begin_match(active, interaction=interaction)
-        for lapsed in await services.challenges.close_others_in_channel(active.channel_id):
-            await self._mark_lapsed(lapsed)
+
+    async def _lapse_on_busy(
+        self, interaction: discord.Interaction[Any], challenge: Challenge
+    ) -> GameError:
+        """The refusal of a press of Accept on ``challenge`` that found its channel busy: a
+        game started there whose start has not lapsed the challenges waiting there yet (it was
+        stored a moment ago, or the bot stopped before). The press lapses them now, as that
+        start would, and their messages say so: its challenger reads it there, pinged by
+        nobody, and the refusal is true however the start goes on. If ``challenge`` was closed
+        otherwise meanwhile, it is no longer open."""
+        services = self.flow.bot.services
+        lapsed = await services.challenges.close_others_in_channel(challenge.channel_id)
+        for closed in lapsed:
+            await self._mark_lapsed(closed)
+        if all(closed.challenge_id != challenge.challenge_id for closed in lapsed):
+            return ChallengeNotFound()
+        return busy_for_accept(interaction)
+
+    async def lapse_waiting(self, channel_id: int) -> None:
+        """A match started in ``channel_id`` (an accepted challenge, a game against the
+        computer, a rematch): the challenges waiting there lapse, as the channel is now busy,
+        and their messages say why. A storage error is logged: they stay open, and an Accept
+        on one lapses them (:meth:`_lapse_on_busy`)."""
+        try:
+            lapsed = await self.flow.bot.services.challenges.close_others_in_channel(channel_id)
+        except StorageError as error:
+            _log.warning("Could not lapse the challenges waiting in %s: %s", channel_id, error)
+            return
+        for challenge in lapsed:
+            await self._mark_lapsed(challenge)
 
     async def check_challenger_here(
         self,

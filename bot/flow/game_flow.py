@@ -619,7 +619,24 @@ class GameFlow:
         interaction: discord.Interaction[Any] | None = None,
         headline: str | None = None,
     ) -> None:
-        """Post the first board of a new match (and let the computer open if it attacks)."""
+        """Post the first board of a new match (and let the computer open if it attacks); the
+        challenges waiting where it is played lapse, the channel now busy, whether the board
+        could be posted or not (the match is stored)."""
+        try:
+            await self._post_first_board(active, interaction=interaction, headline=headline)
+            if active.computer_to_move:
+                self.start_computer_turn(active)
+        finally:
+            await self.challenges.lapse_waiting(active.channel_id)
+
+    async def _post_first_board(
+        self,
+        active: ActiveGame,
+        *,
+        interaction: discord.Interaction[Any] | None,
+        headline: str | None,
+    ) -> None:
+        """Post the first board of a new match (:meth:`begin_match`)."""
         lang = await self.server_language(active.guild_id)
         names = await self.names_for(active, lang)
         title = lang.gettext(get_ruleset(active.ruleset).title)
@@ -649,8 +666,6 @@ class GameFlow:
             pings=first or post.allowed_mentions(),
         )
         await self.went_live(active, message_id)
-        if active.computer_to_move:
-            self.start_computer_turn(active)
 
     async def after_move(self, result: MoveResult) -> None:
         """After a stored move, whatever became of its board (the outbox posts an owed one):
