@@ -47,7 +47,9 @@ class ThreadLockedForMe(GameError):
     move was played (the cache showed the thread open) before Discord refused its board, which
     the outbox owes (posted once the thread is unlocked); ``ended``: so was a set's end (a
     resignation, an abort), its final board owed alike; ``taken_back``: so was a takeback (an
-    accepted request, or one against the computer), the board after it owed alike."""
+    accepted request, or one against the computer), the board after it owed alike;
+    ``declined``: so was the decline of a takeback request (nothing is owed: the game goes on
+    as it was)."""
 
     def __init__(
         self,
@@ -56,8 +58,20 @@ class ThreadLockedForMe(GameError):
         played: str | None = None,
         ended: Ended | None = None,
         taken_back: bool = False,
+        declined: bool = False,
     ) -> None:
-        if taken_back and held:
+        if declined and held:
+            message = _(
+                "You declined the takeback, but a moderator locked this thread: Discord takes "
+                "nothing from me here until one unlocks it, and the game's clocks here stand "
+                "still until then."
+            )
+        elif declined:
+            message = _(
+                "You declined the takeback, but a moderator locked this thread: Discord takes "
+                "nothing from me here until one unlocks it."
+            )
+        elif taken_back and held:
             message = _(
                 "The takeback is done, but a moderator locked this thread: Discord takes "
                 "nothing from me here, so I post the board once a moderator unlocks it, and "
@@ -256,6 +270,7 @@ async def locked_refusal(
     played: str | None = None,
     ended: Ended | None = None,
     taken_back: bool = False,
+    declined: bool = False,
     match_over: bool = False,
 ) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
@@ -264,16 +279,21 @@ async def locked_refusal(
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
     refusal says its clocks stand still — and that ``played`` was played, the set ``ended``,
-    or a move was ``taken_back``, if it was. ``match_over``: that move or end ended the match,
-    so no clock is left to stand still, though the thread is held (a hold begun before, the
-    cache showing it open: a reminder refused, bot/timers.py ``_found_closed``)."""
+    a move was ``taken_back``, or a takeback ``declined``, if it was. ``match_over``: that move
+    or end ended the match, so no clock is left to stand still, though the thread is held (a
+    hold begun before, the cache showing it open: a reminder refused, bot/timers.py
+    ``_found_closed``)."""
     holds = _holds(interaction)
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
-        return ThreadLockedForMe(played=played, ended=ended, taken_back=taken_back)
+        return ThreadLockedForMe(
+            played=played, ended=ended, taken_back=taken_back, declined=declined
+        )
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
-        return ThreadLockedForMe(played=played, ended=ended, taken_back=taken_back)
+        return ThreadLockedForMe(
+            played=played, ended=ended, taken_back=taken_back, declined=declined
+        )
     if on_discords_word:
         channel.locked = True
     holds.tell(channel.parent_id, interaction.app_permissions.manage_threads, interaction.extras)
@@ -286,5 +306,9 @@ async def locked_refusal(
     except TimeoutError:
         held = holds.thread_held(channel_id)
     return ThreadLockedForMe(
-        held=bool(held) and not match_over, played=played, ended=ended, taken_back=taken_back
+        held=bool(held) and not match_over,
+        played=played,
+        ended=ended,
+        taken_back=taken_back,
+        declined=declined,
     )

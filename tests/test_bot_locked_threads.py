@@ -794,6 +794,29 @@ async def test_a_takeback_accepted_in_a_thread_whose_lock_was_missed_is_told_as_
     await alice_moves(table, thread)
 
 
+async def test_a_takeback_declined_in_a_thread_whose_lock_was_missed_is_told_as_done(
+    table: Harness,
+) -> None:
+    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it. bob's
+    Decline is stored, and Discord refuses its answer there as locked: he reads that he
+    declined it, not only that the thread is locked (as if nothing had happened)."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [decline] = [c for c in request.custom_ids() if "decline" in c]
+    told = await (await table.standin.click(request, decline, table.bob)).wait_original()
+    assert told.ephemeral
+    assert told.content == (
+        "You declined the takeback, but a moderator locked this thread: Discord takes nothing "
+        "from me here until one unlocks it, and the game's clocks here stand still until then."
+    )
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    assert active.ply == 1, "the move was taken back"
+
+
 async def test_a_takeback_asked_in_a_thread_whose_lock_was_missed_leaves_nothing_asked(
     table: Harness,
 ) -> None:

@@ -122,11 +122,12 @@ class TakebackFlow:
             try:
                 await self._answered(interaction, active, accept=accept)
             except discord.Forbidden as refused:
-                if not accept or not refused_as_locked(interaction, refused):
+                if not refused_as_locked(interaction, refused):
                     raise
-                # Stored: the board after it, owed, is posted once the thread is unlocked.
+                # Stored: accepted, the board after it, owed, is posted once the thread is
+                # unlocked; declined, the game goes on as it was.
                 raise await locked_refusal(
-                    interaction, on_discords_word=True, taken_back=True
+                    interaction, on_discords_word=True, taken_back=accept, declined=not accept
                 ) from refused
 
     async def _answered(
