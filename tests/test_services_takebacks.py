@@ -515,6 +515,34 @@ async def test_the_board_after_a_takeback_is_owed_like_a_moves(
     assert (computer.set_id, 0, True) in owed
 
 
+async def test_a_board_owed_anew_while_the_outbox_posts_the_old_one_stays_owed(
+    services: Services, clock: FakeClock
+) -> None:
+    """The outbox reads alice's d1-c1 board owed; bob's move and its takeback owe that ply's
+    board again before the old post is marked: the takeback's board stays owed, with its
+    first try (the old row's outcome, posted or failed, is not the new board's)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    clock.advance(timedelta(minutes=1))  # past the normal path's grace: the outbox's
+    [read] = await services.announcements.due()
+    assert (read.set_id, read.ply, read.taken_back) == (active.set_id, 1, False)
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    await services.announcements.delivered(active.set_id, 2, None)  # c4-c2's board is out
+    asked = await services.takebacks.ask(CHANNEL, BOB)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(seconds=1))
+    await services.takebacks.answer(asked.takeback_id, ALICE, accept=True)  # owes ply 1 anew
+    await services.announcements.failed(read)
+    await services.announcements.posted(read, 7)
+    clock.advance(timedelta(minutes=1))
+    [owed] = await services.announcements.due()
+    assert (owed.set_id, owed.ply, owed.taken_back, owed.attempts) == (active.set_id, 1, True, 0)
+    assert owed.created_us > read.created_us
+    await services.announcements.posted(owed, 8)
+    assert await services.announcements.due() == []
+
+
 async def test_a_withdrawn_request_leaves_nothing_asked(services: Services) -> None:
     """A request whose message Discord refused is withdrawn: nothing waits for an answer, and
     alice may ask again, pinging bob as the first time."""

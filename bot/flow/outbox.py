@@ -113,7 +113,7 @@ class Outbox:
                     # Its post, under the same nonce, was made (by the flow, its answer lost,
                     # or by me before a crash) and deleted since: it was out.
                     _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
-                    await services.announcements.delivered(row.set_id, row.ply, None)
+                    await services.announcements.posted(row, None)
                     # If it was my reply, posted apart: the line before it says no longer
                     # that I am thinking (a member's board before it is left as it is).
                     channel = self.flow.bot.get_partial_messageable(row.channel_id)
@@ -136,7 +136,8 @@ class Outbox:
                 _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
                 await services.announcements.failed(row, refused=True)
                 continue
-            await services.announcements.delivered(row.set_id, row.ply, message_id)
+            # Marked as the row read: a board owed anew meanwhile stays owed.
+            await services.announcements.posted(row, message_id)
 
     async def _post_owed_board(
         self, set_id: int, ply: int, channel_id: int, nonce: str, *, taken_back: bool = False

@@ -36,9 +36,24 @@ class AnnouncementService:
         self._shards = shards
 
     async def delivered(self, set_id: int, ply: int, message_id: int | None) -> None:
-        """The board of ``set_id`` at ``ply`` is out (or superseded): never post it again."""
+        """The board of ``set_id`` at ``ply`` the flow posted itself is out (or superseded):
+        never post it again (the outbox's own posts are marked by :meth:`posted`)."""
         async with self._database.transaction() as db:
             await announcements.delivered(db, set_id, ply, message_id, to_us(self._clock()))
+
+    async def posted(self, row: AnnouncementRow, message_id: int | None) -> None:
+        """The outbox posted ``row`` as it read it (or found it out already, or superseded):
+        never post it again — unless the board was owed anew since (a takeback back to its
+        ply while it was posted), which is another board, still owed."""
+        async with self._database.transaction() as db:
+            await announcements.delivered(
+                db,
+                row.set_id,
+                row.ply,
+                message_id,
+                to_us(self._clock()),
+                owed_us=row.created_us,
+            )
 
     async def message_of(self, set_id: int, ply: int) -> int | None:
         """The message the board of ``set_id`` at ``ply`` went out as, if known (against the
@@ -75,4 +90,6 @@ class AnnouncementService:
         ceiling = REFUSED_RETRY_MAX if refused else RETRY_MAX
         pause = min(RETRY_FIRST * (2 ** min(row.attempts, _DOUBLINGS)), ceiling)
         async with self._database.transaction() as db:
-            await announcements.failed(db, row.set_id, row.ply, to_us(self._clock() + pause))
+            await announcements.failed(
+                db, row.set_id, row.ply, row.created_us, to_us(self._clock() + pause)
+            )

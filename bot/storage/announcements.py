@@ -56,13 +56,25 @@ async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: i
 
 
 async def delivered(
-    db: Connection, set_id: int, ply: int, message_id: int | None, now_us: int
+    db: Connection,
+    set_id: int,
+    ply: int,
+    message_id: int | None,
+    now_us: int,
+    *,
+    owed_us: int | None = None,
 ) -> None:
-    """The board of ``set_id`` at ``ply`` is posted (or superseded): never post it again."""
+    """The board of ``set_id`` at ``ply`` is posted (or superseded): never post it again.
+    With ``owed_us`` (the outbox's row as read: :attr:`AnnouncementRow.created_us`), only if
+    it is still the board owed since then: a takeback back to ``ply`` (or a move back to it
+    after one) while it was posted owes another board there, which stays owed. Without it,
+    whatever is owed there (the flow's own board, checked against the set in the same
+    transaction)."""
+    same = "" if owed_us is None else "AND created_us = ? "
     await db.execute(
         "UPDATE announcements SET delivered_us = ?, message_id = ? "
-        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
-        (now_us, message_id, set_id, ply),
+        f"WHERE set_id = ? AND ply = ? {same}AND delivered_us IS NULL",
+        (now_us, message_id, set_id, ply) + (() if owed_us is None else (owed_us,)),
     )
 
 
@@ -115,12 +127,13 @@ async def due(
     ]
 
 
-async def failed(db: Connection, set_id: int, ply: int, next_try_us: int) -> None:
-    """Posting failed: try again at ``next_try_us``."""
+async def failed(db: Connection, set_id: int, ply: int, owed_us: int, next_try_us: int) -> None:
+    """Posting the board owed since ``owed_us`` failed: try again at ``next_try_us`` (a board
+    owed anew there meanwhile keeps its own first try)."""
     await db.execute(
         "UPDATE announcements SET attempts = attempts + 1, next_try_us = ? "
-        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
-        (next_try_us, set_id, ply),
+        "WHERE set_id = ? AND ply = ? AND created_us = ? AND delivered_us IS NULL",
+        (next_try_us, set_id, ply, owed_us),
     )
 
 
