@@ -543,6 +543,27 @@ async def test_a_board_owed_anew_while_the_outbox_posts_the_old_one_stays_owed(
     assert await services.announcements.due() == []
 
 
+async def test_an_old_board_out_after_a_takeback_back_to_its_ply_leaves_that_board_owed(
+    services: Services, clock: FakeClock
+) -> None:
+    """The flow's post of alice's d1-c1 board ends after bob's reply was taken back to that
+    ply: the takeback's board there (its own post may fail) stays owed, not marked out by the
+    old one, whose buttons come off."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    asked = await services.takebacks.ask(CHANNEL, BOB)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(seconds=1))
+    back = await services.takebacks.answer(asked.takeback_id, ALICE, accept=True)
+    assert (back.ply, back.undone) == (first.ply, first.undone + 1)
+    assert await services.boards.board_posted(first, 7, shows=first) == (False, None)
+    clock.advance(timedelta(minutes=1))
+    owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
+    assert (first.set_id, 1, True) in owed
+
+
 async def test_a_withdrawn_request_leaves_nothing_asked(services: Services) -> None:
     """A request whose message Discord refused is withdrawn: nothing waits for an answer, and
     alice may ask again, pinging bob as the first time."""

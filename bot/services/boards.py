@@ -77,13 +77,7 @@ class BoardService:
                     # Resigned, aborted or lost on time at this very move: what is owed at
                     # this ply is now the set's final board, which this one is not.
                     return False, None
-                if not live and await sets.changed_up_to(
-                    db, active.set_id, active.ply, active.undone
-                ):
-                    # A takeback since of this move (or one before it): a new move back to
-                    # this ply owes its own board there, which this old one is not (left owed,
-                    # the outbox posts it if need be). A takeback of later moves only leaves
-                    # this board out, as it is: not posted again.
+                if not live and await _owed_anew(db, active):
                     return False, None
             await announcements.delivered(
                 db, active.set_id, active.ply, message_id, to_us(self._clock())
@@ -134,3 +128,13 @@ async def _ended_at(db: Connection, active: ActiveGame) -> bool:
     """Whether ``active``'s set has ended (without a move) at the ply ``active`` shows."""
     row = await sets.by_id(db, active.set_id)
     return row is not None and row.status != sets.ACTIVE and row.ply == active.ply
+
+
+async def _owed_anew(db: Connection, active: ActiveGame) -> bool:
+    """Whether a takeback since ``active`` was read owes another board at its ply than the one
+    shown of it: one of this move (or of one before it), as a new move back to this ply owes
+    its own board there; or of the move after it, whose board here tells of the takeback.
+    Either stays owed (the outbox posts it if need be). A takeback of later moves only leaves
+    the board shown out, as it is: not posted again."""
+    lowest = await sets.lowest_undone_since(db, active.set_id, active.undone)
+    return lowest is not None and lowest <= active.ply

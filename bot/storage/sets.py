@@ -322,21 +322,23 @@ async def stands_at(
     return row is not None
 
 
-async def changed_up_to(db: Connection, set_id: int, ply: int, undone: int) -> bool:
-    """Whether set ``set_id``'s position at ``ply`` is another than when ``undone`` moves had
-    been taken back: one of the moves taken back since was among its first ``ply`` (a
-    takeback of later moves only leaves that position as it was)."""
+async def lowest_undone_since(db: Connection, set_id: int, undone: int) -> int | None:
+    """The lowest ply a move taken back in set ``set_id`` since ``undone`` moves had been
+    taken back was played from (None: none since). Lower than a ply: the position at that ply
+    is another now; equal to it: that position came back, and the takeback owes its own board
+    there (telling of the takeback); higher: a takeback of later moves only, leaving that
+    position and its board as they were."""
     now = await db.fetch_one("SELECT undone FROM sets WHERE set_id = ?", (set_id,))
     since = 0 if now is None else int(now[0]) - undone
     if since <= 0:
-        return False
+        return None
     # Takebacks are answered one at a time per set, in the order of their ids.
     row = await db.fetch_one(
         "SELECT min(ply) FROM (SELECT ply FROM undone_moves WHERE set_id = ? "
         "ORDER BY takeback_id DESC LIMIT ?) AS since",
         (set_id, since),
     )
-    return row is not None and row[0] is not None and int(row[0]) < ply
+    return None if row is None or row[0] is None else int(row[0])
 
 
 async def newer_in_channel(db: Connection, channel_id: int, set_id: int) -> bool:
