@@ -361,6 +361,17 @@ MISSING_ACCESS = 50001
 """Discord's code refusing a request in a channel the bot may not see (View Channel)."""
 
 
+def refused_permissions(
+    interaction: discord.Interaction[Any], refused: discord.Forbidden
+) -> list[str] | None:
+    """The permissions I lack where ``interaction`` is, as its refusal of Discord's
+    ``refused`` names them (:func:`_as_seen_here`); None when that refusal is a locked
+    thread's instead."""
+    if refused_as_locked(interaction, refused) or locked_for_me(interaction):
+        return None
+    return _refused_for(interaction, refused)
+
+
 def _refused_for(interaction: discord.Interaction[Any], refused: discord.Forbidden) -> list[str]:
     """The permissions Discord's ``refused`` (a 403 where ``interaction`` is) is taken to be
     about: those of a game there (a thread's in a thread) and View Channel that my permissions

@@ -272,3 +272,37 @@ async def test_attach_files_taken_during_an_analysis_is_named_alone(
         "I can't play in this channel: I need the Attach Files permission here. Ask a server "
         "admin to give it to me, or use another channel."
     )
+
+
+async def test_an_analysis_refused_for_attach_files_says_so_in_its_public_line(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attach Files taken from me while carol's /analyse searches: its public progress line
+    ("Analysing game 1… 0 %") becomes one line saying why the review is not here and that
+    /analyse shows it, stored, where I can attach files (before: stuck at "0 %")."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching, release = asyncio.Event(), asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    await record.wait_original(lambda shown: shown.content.startswith("Analysing game"))
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    release.set()
+    assert (await record.wait_followup(timeout=60)).ephemeral  # carol's own refusal
+    line = await record.wait_original(lambda shown: "Analysing" not in shown.content)
+    assert not line.ephemeral
+    assert line.content == (
+        "The analysis of game 1 could not be posted here: I need the Attach Files permission "
+        "here. It is stored: `/analyse game:1` shows it at once in a channel where I can "
+        "attach files."
+    )
+    assert line.attachments == []

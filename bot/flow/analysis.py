@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.errors import permission_names, refused_permissions
 from bot.flow.outbox import UNKNOWN_MESSAGE
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.flow.threads import edit_reopening
@@ -168,8 +169,52 @@ class AnalysisFlow:
         pictures = _review_files(chosen, review, lang, graph, replay)
         if deferred_privately(interaction):
             await answer(interaction, text, files=pictures(), allowed_mentions=NO_PINGS)
-        else:
+            return
+        try:
             await self._show(interaction, reply, text, pictures)
+        except discord.Forbidden as refused:
+            # The asker is told why privately (the error handler); everyone else would see
+            # the progress line stuck for good.
+            await self._not_shown(interaction, reply, chosen, refused, lang)
+            raise
+
+    async def _not_shown(
+        self,
+        interaction: discord.Interaction[Any],
+        reply: _Reply,
+        chosen: SetToAnalyse,
+        refused: discord.Forbidden,
+        lang: Language,
+    ) -> None:
+        """Discord ``refused`` the review here (Attach Files taken away while the engine
+        worked, say): its public progress line says so in one line, and why, and whether
+        /analyse shows it elsewhere — best effort, pinging nobody."""
+        missing = refused_permissions(interaction, refused)
+        if missing is None or not reply.editable:
+            return  # a locked thread (its own refusal says so), or the line is out of reach
+        line = lang.n_(
+            "The analysis of game {game} could not be posted here: I need the {permissions} "
+            "permission here.",
+            "The analysis of game {game} could not be posted here: I need the {permissions} "
+            "permissions here.",
+            len(missing),
+            game=chosen.set_id,
+            permissions=permission_names(missing, lang),
+        )
+        nodes = chosen.nodes(self.bot.settings.analysis_nodes)
+        try:
+            if await self.bot.services.analyses.stored(chosen, nodes) is not None:
+                line += " " + lang._(
+                    "It is stored: {analyse_command} shows it at once in a channel where I can "
+                    "attach files.",
+                    analyse_command=command("analyse", game=chosen.set_id),
+                )
+        except StorageError as error:  # not known to be stored: not said to be
+            _log.info("Could not tell whether game %s's review is stored: %s", chosen.set_id, error)
+        try:
+            await interaction.edit_original_response(content=line, allowed_mentions=NO_PINGS)
+        except discord.HTTPException as error:
+            _log.info("Could not say the analysis's review was refused: %s", error)
 
     async def _show(
         self,
