@@ -332,6 +332,44 @@ async def test_a_review_the_busy_database_could_not_keep_is_shown_all_the_same(
     assert "move 4, d4-b4: blunder" in review.content.lower()
 
 
+async def test_a_shared_review_ready_after_the_answers_15_minutes_replaces_both_replies(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob asks for game 1 while carol's analysis of it runs (he shares it, and sees no
+    progress), and the busy engine makes it ready past the 15 minutes: his "thinking" reply
+    becomes the review, as hers does (his review was posted as a message of its own, his
+    reply left thinking for good)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    assert table.bot is not None
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    carols = await table.slash(table.carol, "analyse")
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    await carols.wait_original(lambda m: m.content.startswith("Analysing game 1"))
+    bobs = await table.slash(table.bob, "analyse")
+    await table.standin.wait_until(lambda: bobs.original is not None, timeout=10)
+    thinking = bobs.original
+    assert thinking is not None
+    later = datetime.now(UTC) + timedelta(minutes=16)
+    table.standin.world.token_clock = lambda: later
+    release.set()
+    await carols.wait_original(_finished, timeout=60)
+    review = await bobs.wait_original(_finished, timeout=60)
+    assert review is thinking
+    assert review.content.startswith("**Analysis of game 1**: ")
+    reviews = [m for m in table.public_messages() if m.content.startswith("**Analysis of")]
+    assert len(reviews) == 2, [m.content for m in reviews]
+
+
 async def test_an_analysis_claim_a_killed_bot_left_refuses_nobody_after_a_restart(
     table: Harness,
 ) -> None:

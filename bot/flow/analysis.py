@@ -119,12 +119,14 @@ class AnalysisFlow:
     async def _answer(self, interaction: discord.Interaction[Any], chosen: SetToAnalyse) -> None:
         """:meth:`analyse` once the set is chosen: the progress, then the review."""
         assert interaction.guild_id is not None
+        reply = _Reply()
         if not interaction.response.is_done():
-            await interaction.response.defer(thinking=True)
+            deferred = await interaction.response.defer(thinking=True)
+            # Known now, not only from a progress edit: an asker sharing a running analysis
+            # sees none, and past the 15 minutes the reply is edited through the channel.
+            reply.message_id = None if deferred is None else deferred.message_id
         # The review is posted for the channel: it is said in the server's language.
         lang = await self.bot.flow.server_language(interaction.guild_id)
-
-        reply = _Reply()
 
         async def progress(done: float) -> None:
             if not reply.editable:
@@ -333,7 +335,7 @@ class _Reply:
     """What is known of an /analyse's deferred public reply while the engine works."""
 
     message_id: int | None = None
-    """Its message, once an edit of it said which."""
+    """Its message, as the deferral (or an edit of it) said."""
     deleted: bool = False
     """A moderator deleted it (404 Unknown Message)."""
     expired: bool = False
