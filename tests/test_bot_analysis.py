@@ -17,7 +17,7 @@ from PIL import Image
 from bot.config import Settings
 from bot.flow.uploads import MESSAGE_OVERHEAD
 from bot.services import Services
-from tests.bot_harness import Harness, eventually, running_bot
+from tests.bot_harness import Harness, board_thread_game, eventually, running_bot
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeMember
 from tests.foreign_lock import foreign_write_lock
@@ -368,6 +368,38 @@ async def test_a_shared_review_ready_after_the_answers_15_minutes_replaces_both_
     assert review.content.startswith("**Analysis of game 1**: ")
     reviews = [m for m in table.public_messages() if m.content.startswith("**Analysis of")]
     assert len(reviews) == 2, [m.content for m in reviews]
+
+
+async def test_a_review_ready_after_i_archived_its_thread_is_still_shown(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol asks for the review in the finished match's thread, and the busy engine makes it
+    ready after I archived the thread (ten minutes after the match's end): her "Analysing
+    game 1…" reply becomes the review all the same (Discord refused the edit in the archived
+    thread, and the review was lost)."""
+    assert table.bot is not None
+    await table.bot.services.settings.update(table.guild.id, threads=True)
+    _, thread = await board_thread_game(table, opening=KING_WALKS_INTO_CAPTURE)
+    run = table.bot.engine.run
+    searching = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
+        searching.set()
+        await release.wait()
+        return await run(function, *args)
+
+    monkeypatch.setattr(table.bot.engine, "run", held)
+    record = await table.slash(table.carol, "analyse", channel=thread)
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    shown = await record.wait_original(lambda m: m.content.startswith("Analysing game 1"))
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=10)
+    release.set()
+    review = await record.wait_original(_finished, timeout=60)
+    assert review is shown
+    assert review.content.startswith("**Analysis of game 1**: ")
+    assert len(review.attachments) == 2
 
 
 async def test_an_analysis_claim_a_killed_bot_left_refuses_nobody_after_a_restart(

@@ -23,7 +23,7 @@ from bot.ai_pool import PoolClosed
 from bot.errors import permission_names, refused_permissions
 from bot.flow.outbox import UNKNOWN_MESSAGE
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
-from bot.flow.threads import edit_reopening
+from bot.flow.threads import edit_answer_reopening, edit_reopening
 from bot.flow.uploads import fit_pictures, picture_budget
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
@@ -132,12 +132,13 @@ class AnalysisFlow:
             if not reply.editable:
                 return
             try:
-                shown = await interaction.edit_original_response(
+                shown = await edit_answer_reopening(
+                    interaction,
                     content=lang._(
                         "Analysing game {game}… {percent} %",
                         game=chosen.set_id,
                         percent=round(done * 100),
-                    )
+                    ),
                 )
                 reply.message_id = shown.id
             except discord.HTTPException as error:
@@ -231,8 +232,8 @@ class AnalysisFlow:
         try:
             if reply.editable:
                 try:
-                    await interaction.edit_original_response(
-                        content=text, attachments=pictures(), allowed_mentions=NO_PINGS
+                    await edit_answer_reopening(
+                        interaction, content=text, attachments=pictures(), allowed_mentions=NO_PINGS
                     )
                     return
                 except discord.NotFound as error:

@@ -52,6 +52,28 @@ async def edit_reopening(
     return await message.edit(**fields)
 
 
+async def edit_answer_reopening(
+    interaction: discord.Interaction[Any], **fields: Any
+) -> discord.InteractionMessage:
+    """:func:`edit_reopening` for ``interaction``'s answer, edited with its token: in a thread
+    archived since it was given (a finished match's thread, archived ten minutes after the
+    end, while a slow answer worked), the thread is opened again and the edit made once more.
+    Raises discord.HTTPException."""
+    try:
+        return await interaction.edit_original_response(**fields)
+    except discord.HTTPException as error:
+        if (
+            error.code != THREAD_ARCHIVED
+            or interaction.channel_id is None
+            or not await _reopen(interaction.client, interaction.channel_id)
+        ):
+            raise
+    for file in fields.get("attachments") or ():
+        if isinstance(file, discord.File):
+            file.reset()  # read by the refused edit
+    return await interaction.edit_original_response(**fields)
+
+
 async def _reopen(client: discord.Client, thread_id: int) -> bool:
     """Unarchive thread ``thread_id`` if Discord shows it archived and not locked; whether it
     was. Raises discord.HTTPException."""
