@@ -814,7 +814,7 @@ async def test_a_takeback_declined_in_a_thread_whose_lock_was_missed_is_told_as_
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
     assert active is not None
-    assert active.ply == 1, "the move was taken back"
+    assert active.ply == 1, "the decline took no move back"
 
 
 async def test_a_takeback_asked_in_a_thread_whose_lock_was_missed_leaves_nothing_asked(
