@@ -220,7 +220,7 @@ class Learn(commands.Cog):
             )
         elif channel is not None or hour is not None:
             if channel is not None:
-                # The channel the post moves to must take it (one kept is checked at the post).
+                # The channel the post moves to must take it (a kept one is checked below).
                 require_permissions_in(
                     interaction, channel.id, DAILY_PERMISSIONS, ChannelUse.DAILY_PUZZLE
                 )
