@@ -21,6 +21,7 @@ from tests.bot_harness import Harness, board_thread_game, eventually, running_bo
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeMember
 from tests.foreign_lock import foreign_write_lock
+from tests.held_engine import HeldEngine
 from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -249,21 +250,11 @@ async def test_a_review_whose_progress_was_deleted_is_posted_anew(
     posted in a message of its own, with its graph and replay, instead of lost to an apology."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     table.standin.delete_message(await record.wait_original())
-    release.set()
+    engine.let_go()
     review = await table.standin.wait_for_message(
         table.channel, lambda m: m.content.startswith("**Analysis of game 1**"), timeout=60
     )
@@ -280,23 +271,13 @@ async def test_a_review_ready_after_the_answers_15_minutes_is_still_shown(
     stayed at its last percentage, the review lost to an error nobody saw)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     shown = await record.wait_original(lambda m: m.content.startswith("Analysing game 1"))
     later = datetime.now(UTC) + timedelta(minutes=16)
     table.standin.world.token_clock = lambda: later
-    release.set()
+    engine.let_go()
     review = await record.wait_original(_finished, timeout=60)
     assert review is shown
     assert review.content.startswith("**Analysis of game 1**: ")
@@ -311,21 +292,11 @@ async def test_a_review_the_busy_database_could_not_keep_is_shown_all_the_same(
     percentage, and she was told a game could not be saved)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     async with foreign_write_lock(table.db_path, 20):
-        release.set()
+        engine.let_go()
         review = await record.wait_original(_finished, timeout=18)
     assert not review.ephemeral
     assert review.content.startswith("**Analysis of game 1**: ")
@@ -341,19 +312,9 @@ async def test_a_shared_review_ready_after_the_answers_15_minutes_replaces_both_
     reply left thinking for good)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     carols = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     await carols.wait_original(lambda m: m.content.startswith("Analysing game 1"))
     bobs = await table.slash(table.bob, "analyse")
     await table.standin.wait_until(lambda: bobs.original is not None, timeout=10)
@@ -361,7 +322,7 @@ async def test_a_shared_review_ready_after_the_answers_15_minutes_replaces_both_
     assert thinking is not None
     later = datetime.now(UTC) + timedelta(minutes=16)
     table.standin.world.token_clock = lambda: later
-    release.set()
+    engine.let_go()
     await carols.wait_original(_finished, timeout=60)
     review = await bobs.wait_original(_finished, timeout=60)
     assert review is thinking
@@ -380,22 +341,13 @@ async def test_a_review_ready_after_i_archived_its_thread_is_still_shown(
     assert table.bot is not None
     await table.bot.services.settings.update(table.guild.id, threads=True)
     _, thread = await board_thread_game(table, opening=KING_WALKS_INTO_CAPTURE)
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the workers are busy with others
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse", channel=thread)
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     shown = await record.wait_original(lambda m: m.content.startswith("Analysing game 1"))
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: thread.archived, timeout=10)
-    release.set()
+    engine.let_go()
     review = await record.wait_original(_finished, timeout=60)
     assert review is shown
     assert review.content.startswith("**Analysis of game 1**: ")
@@ -429,26 +381,16 @@ async def test_a_member_analyses_one_game_at_a_time(
     for _ in range(2):
         await table.challenge_accepted(table.alice, table.bob, sets=1)
         await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # game 1's search waits to be let go
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     first = await table.slash(table.alice, "analyse", {"game": 1})
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     refused = await (await table.slash(table.alice, "analyse", {"game": 2})).wait_original()
     assert refused.ephemeral
     assert refused.content == (
         "Your analysis of game 1 is still running: wait for it before asking for another."
     )
     other = await table.slash(table.carol, "analyse", {"game": 2})
-    release.set()
+    engine.let_go()
     await first.wait_original(_finished, timeout=60)
     await other.wait_original(_finished, timeout=60)
     again = await (await table.slash(table.alice, "analyse", {"game": 2})).wait_original(
@@ -493,20 +435,11 @@ async def test_a_member_analyses_one_game_at_a_time_across_processes(
             "Your analysis of game 2 is still running: wait for it before asking for another."
         )
         await elsewhere.analyses.release(alice, 2)
-        assert table.bot is not None
-        run = table.bot.engine.run
-        searching, release = asyncio.Event(), asyncio.Event()
-
-        async def held(function: Any, *args: Any) -> Any:  # game 1's search waits
-            searching.set()
-            await release.wait()
-            return await run(function, *args)
-
-        monkeypatch.setattr(table.bot.engine, "run", held)
+        engine = HeldEngine(table, monkeypatch)
         first = await table.slash(table.alice, "analyse", {"game": 1})
-        await asyncio.wait_for(searching.wait(), timeout=10)
+        await engine.started()
         assert await elsewhere.analyses.claim(alice, 2) == 1
-        release.set()
+        engine.let_go()
         await first.wait_original(_finished, timeout=60)
         # Its claim ends just after the answer (and this one is never released: it dies).
         await eventually(lambda: elsewhere.analyses.claim(alice, 2), None)

@@ -4,7 +4,6 @@ with text instead of failing with an apology."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -24,6 +23,7 @@ from tests.discord_standin.model import (
     FakeChannel,
 )
 from tests.discord_standin.recorder import InteractionRecord
+from tests.held_engine import HeldEngine
 from tests.test_bot_analysis import KING_WALKS_INTO_CAPTURE, play
 from tests.test_bot_lost_permissions import lose_on_time_while_refused
 from tests.test_bot_puzzles import select_offering, shown_puzzle, wrong_first_move
@@ -252,20 +252,11 @@ async def test_attach_files_taken_during_an_analysis_is_named_alone(
     permissions Discord sent with the command, when I had both)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching, release = asyncio.Event(), asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    release.set()
+    engine.let_go()
     refusal = await record.wait_followup(timeout=60)
     assert refusal.ephemeral
     assert refusal.content == (
@@ -282,21 +273,12 @@ async def test_an_analysis_refused_for_attach_files_says_so_in_its_public_line(
     /analyse shows it, stored, where I can attach files (before: stuck at "0 %")."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
-    assert table.bot is not None
-    run = table.bot.engine.run
-    searching, release = asyncio.Event(), asyncio.Event()
-
-    async def held(function: Any, *args: Any) -> Any:  # the search waits to be let go
-        searching.set()
-        await release.wait()
-        return await run(function, *args)
-
-    monkeypatch.setattr(table.bot.engine, "run", held)
+    engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse")
-    await asyncio.wait_for(searching.wait(), timeout=10)
+    await engine.started()
     await record.wait_original(lambda shown: shown.content.startswith("Analysing game"))
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    release.set()
+    engine.let_go()
     assert (await record.wait_followup(timeout=60)).ephemeral  # carol's own refusal
     line = await record.wait_original(lambda shown: "Analysing" not in shown.content)
     assert not line.ephemeral
