@@ -30,7 +30,7 @@ from datetime import timedelta
 
 from benchmarks.backends import BACKENDS, on_each_backend
 from bot.services import Services
-from bot.storage.clocks import Given, replace_given
+from bot.storage.clocks import Given, replace_given, replace_given_row_by_row
 from bot.storage.connection import Connection, Dialect
 from bot.storage.postgresql import PostgresConnection
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
@@ -112,18 +112,6 @@ async def _count(services: Services) -> int:
 
 _WRITTEN_PLY = 1_000
 """The ply of the intervals :func:`_writes` forgets and notes (no set's clock runs for it)."""
-
-
-async def _per_row(db: Connection, forgotten: list[Given], added: list[Given]) -> None:
-    """:func:`replace_given` as PostgreSQL ran it before its arrays: a statement per row."""
-    await db.execute_many(
-        "DELETE FROM given_back WHERE kind = ? AND target_id = ? AND ply = ? AND start_us = ?",
-        [(*g.key, g.start_us) for g in forgotten],
-    )
-    await db.execute_many(
-        "INSERT INTO given_back (kind, target_id, ply, start_us, end_us) VALUES (?, ?, ?, ?, ?)",
-        [(*g.key, g.start_us, g.end_us) for g in added],
-    )
 
 
 Write = Callable[[Connection, list[Given], list[Given]], Awaitable[None]]
@@ -231,7 +219,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
             f"{args.intervals} intervals forgotten and {args.intervals} noted": replace_given
         }
         if services.database.dialect is Dialect.POSTGRESQL:
-            ways["the same, a statement per row"] = _per_row
+            ways["the same, a statement per row"] = replace_given_row_by_row
         for way, median in (await _writes(services, args.intervals, args.runs, ways)).items():
             print(f"  {way}: {median}")
         if services.database.dialect is Dialect.POSTGRESQL:

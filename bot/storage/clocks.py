@@ -252,6 +252,14 @@ async def replace_given(db: Connection, forgotten: list[Given], added: list[Give
     if db.dialect is Dialect.POSTGRESQL:
         await _replace_given_at_once(db, forgotten, added)
         return
+    await replace_given_row_by_row(db, forgotten, added)
+
+
+async def replace_given_row_by_row(
+    db: Connection, forgotten: list[Given], added: list[Given]
+) -> None:
+    """:func:`replace_given` a statement per row: SQLite's way, and PostgreSQL's before its
+    arrays (which benchmarks/give_back_speed.py compares it with)."""
     await db.execute_many(
         "DELETE FROM given_back WHERE kind = ? AND target_id = ? AND ply = ? AND start_us = ?",
         [(*g.key, g.start_us) for g in forgotten],
