@@ -88,7 +88,7 @@ async def play_moves(
     scripts = [random_moves(rng, moves_per_game) for _ in range(games_count)]
     services = await Services.open(database)
     try:
-        await services.settings.update(GUILD, threads=False)
+        await services.settings.change(GUILD, threads=False)
         for index in range(games_count):
             channel = first_channel + index
             challenge = await services.challenges.create(GUILD, channel, 10, 11 + index)

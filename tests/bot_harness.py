@@ -163,7 +163,7 @@ class Harness:
             raise AssertionError("the bot stopped before it was ready")
         await ready
         if not self.threads:
-            await bot.services.settings.update(self.guild.id, threads=False)
+            await bot.services.settings.change(self.guild.id, threads=False)
         return bot
 
     async def _ready(self, bot: BrandubhBot) -> None:

@@ -339,7 +339,7 @@ async def test_a_review_ready_after_i_archived_its_thread_is_still_shown(
     game 1…" reply becomes the review all the same (Discord refused the edit in the archived
     thread, and the review was lost)."""
     assert table.bot is not None
-    await table.bot.services.settings.update(table.guild.id, threads=True)
+    await table.bot.services.settings.change(table.guild.id, threads=True)
     _, thread = await board_thread_game(table, opening=KING_WALKS_INTO_CAPTURE)
     engine = HeldEngine(table, monkeypatch)
     record = await table.slash(table.carol, "analyse", channel=thread)

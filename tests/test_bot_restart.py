@@ -606,7 +606,7 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
     assert bot.shard_count == 2
     try:
         other.bot, other.now = bot, table.now
-        await bot.services.settings.update(other.guild.id, threads=False)
+        await bot.services.settings.change(other.guild.id, threads=False)
         await other.challenge_accepted(other.alice, other.bob, time=60, sets=1)
         await other.move(other.alice, "d1-b1")  # bob there has an hour, too
         board = await bob_has_half_an_hour_left(table)

@@ -607,7 +607,7 @@ async def test_many_allowed_channels_are_counted_past_the_fifteenth(
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3", channels=names) as table:
         assert table.bot is not None
         rooms = sorted(table.guild.channel(name).id for name in names[1:])
-        await table.bot.services.settings.update(table.guild.id, allowed_channel_ids=rooms[:-1])
+        await table.bot.services.settings.change(table.guild.id, allowed_channel_ids=rooms[:-1])
         first = ", ".join(f"<#{room}>" for room in rooms[:15])
         saved = await table.reply_text(
             table.admin, "settings", {"allow": table.guild.channel(names[-1])}

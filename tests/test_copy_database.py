@@ -29,7 +29,7 @@ WAITING = 3001
 async def _history(services: Services) -> None:
     """Names in the server, two finished rated matches, a game in progress, an open
     challenge, a takeback."""
-    await services.settings.update(GUILD, threads=False, time_per_move=timedelta(hours=1))
+    await services.settings.change(GUILD, threads=False, time_per_move=timedelta(hours=1))
     for name, user in (("Alice", ALICE), ("Bob", BOB), ("Carol", CAROL)):
         await services.players.remember(user, name, guild_id=GUILD, member_name=f"{name} here")
     for channel, (winner, loser) in ((2000, (ALICE, BOB)), (2001, (ALICE, CAROL))):

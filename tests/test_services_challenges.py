@@ -123,7 +123,7 @@ async def test_a_busy_channel_refuses_challenges_and_second_acceptances(
     services: Services,
 ) -> None:
     """Threads off: two open challenges in one channel, the second accepted finds it busy."""
-    await services.settings.update(GUILD, threads=False)
+    await services.settings.change(GUILD, threads=False)
     first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     second = await services.challenges.create(GUILD, CHANNEL, CAROL, ALICE)
     await services.challenges.accept(first.challenge_id, BOB)
@@ -236,7 +236,7 @@ async def test_a_player_may_play_in_several_channels(services: Services) -> None
 
 async def test_settings_restrict_channels_and_set_defaults(services: Services) -> None:
     """An admin's settings decide where games may be played, the ruleset and time per move."""
-    await services.settings.update(
+    await services.settings.change(
         GUILD,
         default_ruleset="ard-ri",
         time_per_move=timedelta(hours=2),
@@ -247,7 +247,7 @@ async def test_settings_restrict_channels_and_set_defaults(services: Services) -
     assert f"<#{OTHER_CHANNEL}>" in str(refused.value)
     challenge = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB)
     assert (challenge.ruleset, challenge.time_per_move) == ("ard-ri", timedelta(hours=2))
-    await services.settings.update(GUILD, allowed_channel_ids=[])
+    await services.settings.change(GUILD, allowed_channel_ids=[])
     assert (await services.settings.get(GUILD)).allows(CHANNEL)
 
 
@@ -260,7 +260,7 @@ async def test_bad_options_are_refused_with_a_reason(services: Services) -> None
     with pytest.raises(InvalidOption, match="level"):
         await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER, level=9)
     with pytest.raises(InvalidOption, match="time per move"):
-        await services.settings.update(GUILD, time_per_move=timedelta(seconds=10))
+        await services.settings.change(GUILD, time_per_move=timedelta(seconds=10))
 
 
 async def test_reminder_once_at_half_time_then_again_after_the_next_move(
@@ -398,11 +398,11 @@ async def test_the_open_challenge_role_is_kept_until_an_admin_stops_it(
     ``no_open_challenge_role`` (read back from the database, not the settings kept in memory)."""
     role = 4_000_000_001
     assert (await services.settings.get(GUILD)).open_challenge_role_id is None
-    await services.settings.update(GUILD, open_challenge_role_id=role)
-    await services.settings.update(GUILD, threads=False)
+    await services.settings.change(GUILD, open_challenge_role_id=role)
+    await services.settings.change(GUILD, threads=False)
     fresh = SettingsService(services.database)
     assert (await fresh.get(GUILD)).open_challenge_role_id == role
-    await services.settings.update(GUILD, no_open_challenge_role=True)
+    await services.settings.change(GUILD, no_open_challenge_role=True)
     assert (await SettingsService(services.database).get(GUILD)).open_challenge_role_id is None
 
 
@@ -436,7 +436,7 @@ async def test_a_challenge_in_a_busy_game_thread_points_to_the_channel_only_with
     await services.challenges.accept(challenge.challenge_id, BOB, thread_id=THREAD)
     with pytest.raises(ChannelBusy, match="challenge from the channel"):
         await services.challenges.create(GUILD, THREAD, CAROL, ALICE, plays_here=True)
-    await services.settings.update(GUILD, threads=False)
+    await services.settings.change(GUILD, threads=False)
     with pytest.raises(ChannelBusy, match="start yours in another channel"):
         await services.challenges.create(GUILD, THREAD, CAROL, ALICE, plays_here=True)
 
@@ -594,7 +594,7 @@ async def test_a_challenge_withdrawn_as_the_channel_fills_is_not_called_lapsed(
     message would say "lapsed" over "withdrew")."""
     if services.database.dialect is Dialect.SQLITE:
         pytest.skip("SQLite runs one write transaction at a time: nothing comes in between")
-    await services.settings.update(GUILD, threads=False)
+    await services.settings.change(GUILD, threads=False)
     first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     second = await services.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
     await services.challenges.accept(first.challenge_id, BOB)

@@ -19,8 +19,8 @@ async def test_a_deleted_channel_leaves_a_channel_allowed_meanwhile_on_the_list(
     first = await Services.open(database, clock=clock)
     second = await Services.open(database, clock=clock)
     try:
-        await first.settings.update(GUILD, allowed_channel_ids={GAMES, LOBBY})
-        await second.settings.update(GUILD, allowed_channel_ids={GAMES, LOBBY, SIDE})
+        await first.settings.change(GUILD, allowed_channel_ids={GAMES, LOBBY})
+        await second.settings.change(GUILD, allowed_channel_ids={GAMES, LOBBY, SIDE})
         assert await first.settings.channel_deleted(GUILD, LOBBY)
         assert (await first.settings.get(GUILD)).allowed_channel_ids == {GAMES, SIDE}
     finally:
@@ -36,7 +36,7 @@ async def test_a_deleted_channel_leaves_a_channel_allowed_meanwhile_on_the_list(
 async def test_the_only_allowed_channel_deleted_stays_on_the_list(services: Services) -> None:
     """The list's one channel is deleted: it stays (an empty list would allow every
     channel), and a channel not on the list changes nothing."""
-    await services.settings.update(GUILD, allowed_channel_ids={GAMES})
+    await services.settings.change(GUILD, allowed_channel_ids={GAMES})
     assert not await services.settings.channel_deleted(GUILD, GAMES)
     assert not await services.settings.channel_deleted(GUILD, SIDE)
     assert (await services.settings.get(GUILD)).allowed_channel_ids == {GAMES}
@@ -51,8 +51,8 @@ async def test_a_change_made_apart_keeps_the_other_processs_change(
     second = await Services.open(database, clock=clock)
     try:
         assert (await first.settings.get(GUILD)).allowed_channel_ids == frozenset()
-        await second.settings.update(GUILD, allowed_channel_ids={SIDE}, threads=False)
-        saved = await first.settings.update(GUILD, time_per_move=timedelta(hours=1))
+        await second.settings.change(GUILD, allowed_channel_ids={SIDE}, threads=False)
+        saved = (await first.settings.change(GUILD, time_per_move=timedelta(hours=1))).after
         assert saved.allowed_channel_ids == {SIDE}
         assert not saved.threads
         assert saved.time_per_move == timedelta(hours=1)
@@ -69,7 +69,7 @@ async def test_a_change_is_judged_on_the_settings_it_meets(database: str, clock:
     second = await Services.open(database, clock=clock)
     try:
         assert (await first.settings.get(GUILD)).time_per_move == timedelta(days=1)
-        await second.settings.update(GUILD, time_per_move=timedelta(hours=1))
+        await second.settings.change(GUILD, time_per_move=timedelta(hours=1))
         same = await first.settings.change(GUILD, time_per_move=timedelta(hours=1))
         assert not same.changed
         assert same.before.time_per_move == timedelta(hours=1)

@@ -131,7 +131,7 @@ async def test_the_file_uses_write_ahead_logging(db_path: Path) -> None:
 async def test_the_database_refuses_a_second_game_in_a_channel(services: Services) -> None:
     """Even bypassing the services, the database will not hold two games in progress in one
     channel, and the services refuse it as a busy channel."""
-    await services.settings.update(GUILD, threads=False)
+    await services.settings.change(GUILD, threads=False)
     await services.challenges.accept(
         (await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)).challenge_id, BOB
     )

@@ -83,7 +83,7 @@ async def _two_processes(database: str, clock: FakeClock) -> tuple[Services, Ser
 
 
 async def _start(services: Services, guild: int = GUILD, channel: int = CHANNEL) -> None:
-    await services.settings.update(guild, threads=False)
+    await services.settings.change(guild, threads=False)
     challenge = await services.challenges.create(guild, channel, ALICE, BOB)
     await services.challenges.accept(challenge.challenge_id, BOB)
 
@@ -245,13 +245,13 @@ async def test_settings_are_kept_in_memory_and_read_again_in_time(database: str)
         one = SettingsService(first)
         two = SettingsService(second, monotonic=lambda: now[0])
         assert (await two.get(GUILD)).threads
-        await one.update(GUILD, threads=False)
+        await one.change(GUILD, threads=False)
         assert not (await one.get(GUILD)).threads  # at once where it was changed
         now[0] += KEEP_SECONDS - 1
         assert (await two.get(GUILD)).threads  # what the other process read is kept a while
         now[0] += 1
         assert not (await two.get(GUILD)).threads
-        await two.update(GUILD, language="de")
+        await two.change(GUILD, language="de")
         assert (await two.get(GUILD)).language == "de"
         assert not (await two.get(GUILD)).threads  # the change kept the other setting
     finally:
@@ -605,7 +605,7 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
     opened = await Services.open(database, clock=clock)
     try:
         await _start(opened, GUILD, CHANNEL)
-        await opened.settings.update(GUILD, threads=True)
+        await opened.settings.change(GUILD, threads=True)
         challenge = await opened.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
         await opened.challenges.set_message(challenge.challenge_id, 5_000)
         thread = await opened.challenges.accept(challenge.challenge_id, BOB, thread_id=77)
@@ -715,7 +715,7 @@ async def test_which_of_many_threads_have_games_is_one_answer(
     progress are told apart, with their server; a finished game's thread is not among them."""
     opened = await Services.open(database, clock=clock)
     try:
-        await opened.settings.update(GUILD, threads=True)
+        await opened.settings.change(GUILD, threads=True)
         challenge = await opened.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB)
         await opened.challenges.set_message(challenge.challenge_id, 5_000)
         await opened.challenges.accept(challenge.challenge_id, BOB, thread_id=77)

@@ -69,33 +69,6 @@ class SettingsService:
             self._kept[guild_id] = (read_at, found)
         return found
 
-    async def update(
-        self,
-        guild_id: int,
-        *,
-        default_ruleset: str | None = None,
-        time_per_move: timedelta | None = None,
-        allowed_channel_ids: Iterable[int] | None = None,
-        change_channels: Callable[[frozenset[int]], frozenset[int]] | None = None,
-        threads: bool | None = None,
-        language: str | None = None,
-        open_challenge_role_id: int | None = None,
-        no_open_challenge_role: bool = False,
-    ) -> GuildSettings:
-        """Change the given settings as :meth:`change` does and return those now in force."""
-        change = await self.change(
-            guild_id,
-            default_ruleset=default_ruleset,
-            time_per_move=time_per_move,
-            allowed_channel_ids=allowed_channel_ids,
-            change_channels=change_channels,
-            threads=threads,
-            language=language,
-            open_challenge_role_id=open_challenge_role_id,
-            no_open_challenge_role=no_open_challenge_role,
-        )
-        return change.after
-
     async def change(
         self,
         guild_id: int,
