@@ -17,7 +17,7 @@ from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import GameButton, GuardedItem, bot_of, update_message, within_deadline
-from bot.views.picker import board_over, refuse_old_board
+from bot.views.picker import game_of_board, refuse_old_board
 
 
 class ConfirmRepetition(
@@ -141,11 +141,7 @@ class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         await refuse_old_board(interaction, self.set_id)
-        bot = bot_of(interaction)
-        assert interaction.channel_id is not None
-        active = await bot.services.games.in_channel(interaction.channel_id)
-        if active is None or active.set_id != self.set_id:
-            raise await board_over(interaction, self.set_id, active)
+        active = await game_of_board(interaction, self.set_id)
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))

@@ -67,13 +67,19 @@ async def board_over(
     )
 
 
-async def current_game(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
-    """The channel's game if it is ``set_id`` and the user is to move in it, else a GameError."""
-    bot = bot_of(interaction)
+async def game_of_board(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
+    """The channel's game if it is still set ``set_id``, the set of the pressed board; else
+    the refusal saying that set is over (:func:`board_over`)."""
     assert interaction.channel_id is not None
-    active = await bot.services.games.in_channel(interaction.channel_id)
+    active = await bot_of(interaction).services.games.in_channel(interaction.channel_id)
     if active is None or active.set_id != set_id:
         raise await board_over(interaction, set_id, active)
+    return active
+
+
+async def current_game(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
+    """The channel's game if it is ``set_id`` and the user is to move in it, else a GameError."""
+    active = await game_of_board(interaction, set_id)
     if active.side_of(interaction.user.id) is None:
         raise NotAPlayer()
     if active.player_to_move != interaction.user.id:
@@ -90,9 +96,7 @@ async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -
     live = await bot.services.boards.live_board(channel_id)
     if live is None or live == interaction.message.id:
         return
-    active = await bot.services.games.in_channel(channel_id)
-    if active is None or active.set_id != set_id:
-        raise await board_over(interaction, set_id, active)
+    await game_of_board(interaction, set_id)
     guild = interaction.guild_id if interaction.guild_id is not None else "@me"
     raise OldBoard(message_link(guild, channel_id, live))
 

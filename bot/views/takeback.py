@@ -9,7 +9,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _
 from bot.views.common import GameButton, GuardedItem, bot_of
-from bot.views.picker import board_over, refuse_old_board
+from bot.views.picker import game_of_board, refuse_old_board
 
 
 def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.ui.View:
@@ -71,10 +71,7 @@ class TakebackButton(
         await refuse_old_board(interaction, self.set_id)
         # No live board known (boards of an older bot): the channel's game may be another set,
         # whose last move the request would otherwise ask to take back.
-        assert interaction.channel_id is not None
-        active = await bot_of(interaction).services.games.in_channel(interaction.channel_id)
-        if active is None or active.set_id != self.set_id:
-            raise await board_over(interaction, self.set_id, active)
+        await game_of_board(interaction, self.set_id)
         board = None if self.ply is None else (self.ply, self.undone or 0)
         await bot_of(interaction).flow.takebacks.ask(interaction, board=board)
 
