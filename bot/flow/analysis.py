@@ -21,7 +21,7 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import permission_names, refused_permissions
-from bot.flow.outbox import UNKNOWN_MESSAGE
+from bot.flow.outbox import unknown_message
 from bot.flow.posts import NO_PINGS, outcome_text, side_name
 from bot.flow.threads import edit_answer_reopening, edit_reopening
 from bot.flow.uploads import fit_pictures, picture_budget
@@ -324,11 +324,6 @@ class AnalysisFlow:
             # all the same, and searched again if asked for again.
             _log.warning("Could not keep the analysis of game %s: %s", chosen.set_id, error)
             return judge_game(game, scores)
-
-
-def unknown_message(error: discord.HTTPException) -> bool:
-    """Whether Discord answered 404 Unknown Message: the message being edited was deleted."""
-    return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
 
 
 @dataclass

@@ -47,10 +47,10 @@ _log = logging.getLogger(__name__)
 UNKNOWN_MESSAGE = 10008
 
 
-def posted_and_deleted(error: BaseException) -> bool:
-    """Whether ``error`` answers a post with Discord's 404 Unknown Message: a message with
-    the post's nonce was made in the past few minutes and deleted since (Discord does not make
-    it again)."""
+def unknown_message(error: BaseException) -> bool:
+    """Whether ``error`` is Discord's 404 Unknown Message: the message edited was deleted, or,
+    answering a post, a message with the post's nonce was made in the past few minutes and
+    deleted since (Discord does not make it again)."""
     return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
 
 
@@ -109,7 +109,7 @@ class Outbox:
                     row.set_id, row.ply, row.channel_id, row.nonce, taken_back=row.taken_back
                 )
             except (discord.HTTPException, *UNREACHABLE) as error:
-                if posted_and_deleted(error):
+                if unknown_message(error):
                     # Its post, under the same nonce, was made (by the flow, its answer lost,
                     # or by me before a crash) and deleted since: it was out.
                     _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
