@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.flow.analysis import describe_move_review
-from bot.flow.posts import turn_line
+from bot.flow.posts import rating_text, turn_line
 from bot.i18n import ENGLISH, language
+from bot.services.domain import RatingChange
 from engine import Move, Side
 from engine.analysis import Judgement, MoveReview
 from tests.test_flow_boards_as_text import set_two
@@ -34,3 +35,14 @@ def test_the_notes_of_a_move_are_parted_as_each_language_writes_a_semicolon() ->
     )
     assert "(−40 %; allowed a loss in 2 moves)" in describe_move_review(review, ENGLISH)
     assert "(−40 % ; " in describe_move_review(review, language("fr"))
+
+
+def test_a_rating_change_adds_up_as_shown() -> None:
+    """1662.31 → 1720.60 shows "1662 → 1721 (+59)": the change is the shown ratings' difference,
+    not the exact one rounded (+58), which a player could check and find wrong."""
+    up = RatingChange(1, 1662.31, 1720.60, 290.3, 260.5)
+    down = RatingChange(2, 1337.69, 1279.40, 290.3, 260.5)
+    line = rating_text((up, down), {1: "alice", 2: "bob"})
+    assert line == "Ratings: alice 1662? → 1721? (+59), bob 1338? → 1279? (−59)."
+    unchanged = RatingChange(1, 1500.4, 1500.6, 80.0, 79.0)
+    assert rating_text((unchanged,), {1: "alice"}) == "Ratings: alice 1500 → 1501 (+1)."

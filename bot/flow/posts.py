@@ -494,11 +494,13 @@ def match_end_text(
 def rating_text(
     changes: tuple[RatingChange, ...], names: Mapping[int, str], lang: Language = ENGLISH
 ) -> str:
-    """ "Ratings: alice 1500 → 1662 (+162), bob 1500 → 1338 (−162)"."""
+    """ "Ratings: alice 1500 → 1662 (+162), bob 1500 → 1338 (−162)". The change is the
+    difference of the ratings as shown (1662.3 → 1720.6 is "1662 → 1721 (+59)"), so that the
+    line adds up for anyone checking it."""
     parts = []
     for change in changes:
         name = escaped(names.get(change.user_id, lang._("a player")))
-        delta = round(change.delta)
+        delta = round(change.rating_after) - round(change.rating_before)
         sign = "+" if delta >= 0 else "−"
         before = shown_rating(change.rating_before, change.deviation_before)
         after = shown_rating(change.rating_after, change.deviation_after)
