@@ -1,9 +1,11 @@
 """The leaderboard's order on both backends: established ratings first, provisional ones after,
-the rank /stats shows agreeing with it, and a page read through the index."""
+equal ratings sharing a rank, the rank /stats shows agreeing with it, and a page read through
+the index."""
 
 from __future__ import annotations
 
 from bot.ratings import PROVISIONAL_DEVIATION
+from bot.services.standings import StandingsService
 from bot.storage import Connection, Database, Dialect, players, ratings
 from tests.conftest import ALICE, BOB, CAROL, GUILD, FakeClock
 
@@ -25,7 +27,8 @@ async def test_provisional_ratings_rank_after_established_ones(
     database: str, clock: FakeClock
 ) -> None:
     """dan won one game (1662?, provisional) and outrates everyone: he is listed, and ranked by
-    /stats, after alice (1600), bob (1550) and carol (1550, deviation exactly at the line)."""
+    /stats, after alice (1600), bob (1550) and carol (1550, deviation exactly at the line: as
+    established as bob, and as high, so both are second)."""
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:
@@ -40,12 +43,48 @@ async def test_provisional_ratings_rank_after_established_ones(
             assert total == 4
             order = [row.user_id for row in rows]
             assert order == [ALICE, BOB, CAROL, DAN]
-            for rank, user in enumerate(order, start=1):
+            for rank, user in zip((1, 2, 2, 4), order, strict=True):
                 found = await ratings.standing(connection, GUILD, "brandubh", user)
                 assert found is not None
                 assert found[0] == rank, (user, found[0], rank)
             _, second_page = await ratings.leaderboard(connection, GUILD, "brandubh", 3, 10)
             assert [row.user_id for row in second_page] == [DAN]
+    finally:
+        await db.close()
+
+
+async def test_players_with_the_same_rating_share_a_rank_on_every_page(
+    database: str, clock: FakeClock
+) -> None:
+    """Two pairs who each played one game alike: the winners both 1662?, the losers both 1338?.
+    Below an established 1400 (first), each pair shares a rank (2, 2, 4, 4), on the leaderboard
+    however it is paged (a page may begin inside a tie) and in /stats."""
+    db = await Database.open(database)
+    try:
+        winners, losers, settled = (ALICE, BOB), (CAROL, DAN), 15
+        async with db.transaction() as connection:
+            for user in (*winners, *losers, settled):
+                await players.upsert(connection, user, f"p{user}", clock())
+                rating, deviation = (
+                    (1662.3108925690603, 290.31896252204893)
+                    if user in winners
+                    else (1337.6891074309397, 290.31896252204893)
+                    if user in losers
+                    else (1400.0, 60.0)
+                )
+                await rated(connection, user, rating, deviation)
+        standings = StandingsService(db)
+        expected = [(settled, 1), (ALICE, 2), (BOB, 2), (CAROL, 4), (DAN, 4)]
+        for size in (1, 2, 3, 10):
+            shown = []
+            for offset in range(0, 5, size):
+                page = await standings.leaderboard(GUILD, offset, size)
+                shown += [(row.user_id, row.rank) for row in page.rows]
+            assert shown == expected, size
+        for user, rank in expected:
+            stats = await standings.player_stats(GUILD, user)
+            assert stats.standing is not None
+            assert stats.standing.rank == rank, user
     finally:
         await db.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.domain import (
     DEFAULT_RULESET,
     GameSummary,
@@ -35,7 +36,8 @@ class StandingsService:
         ruleset: str = DEFAULT_RULESET,
     ) -> LeaderboardPage:
         """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
-        total count of players rated in it. Ranks count from 1; ``limit`` is capped at 100."""
+        total count of players rated in it. Ranks count from 1, and players with the same
+        rating share one (1, 2, 2, 4); ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.snapshot() as db:
@@ -43,8 +45,19 @@ class StandingsService:
             if not rows and (last := last_page(offset, total, limit)) != offset:
                 offset = last  # the list shrank below the page asked for
                 total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
-        standings = tuple(_standing(offset + index + 1, row) for index, row in enumerate(rows))
-        return LeaderboardPage(guild_id, offset, limit, total, standings, ruleset)
+            first = 1
+            if rows and offset:  # the page may begin inside a tie
+                first = await ratings.rank(db, guild_id, ruleset, rows[0].rating, rows[0].deviation)
+        standings: list[Standing] = []
+        for index, row in enumerate(rows):
+            if index == 0:
+                rank = first
+            elif _tied(rows[index - 1], row):
+                rank = standings[-1].rank
+            else:
+                rank = offset + index + 1
+            standings.append(_standing(rank, row))
+        return LeaderboardPage(guild_id, offset, limit, total, tuple(standings), ruleset)
 
     async def player_stats(
         self, guild_id: int, user_id: int, recent: int = 5, *, ruleset: str = DEFAULT_RULESET
@@ -86,6 +99,13 @@ class StandingsService:
                 sum(1 for m in matches if m.winner_id == b),
             ),
         )
+
+
+def _tied(before: StandingRow, row: StandingRow) -> bool:
+    """Whether ``row``, listed right after ``before``, shares its rank: the same rating, both
+    provisional or both established."""
+    provisional = (before.deviation > PROVISIONAL_DEVIATION, row.deviation > PROVISIONAL_DEVIATION)
+    return before.rating == row.rating and provisional[0] == provisional[1]
 
 
 def _standing(rank: int, row: StandingRow) -> Standing:

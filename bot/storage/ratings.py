@@ -141,8 +141,8 @@ async def leaderboard(
 async def standing(
     db: Connection, guild_id: int, ruleset: str, user_id: int
 ) -> tuple[int, StandingRow] | None:
-    """The player's rank (from 1; the leaderboard's order) and standing in a pool, or None if
-    never rated there."""
+    """The player's rank (from 1, as the leaderboard ranks them: :func:`rank`) and standing in
+    a pool, or None if never rated there."""
     found = await db.fetch_one(
         f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND r.user_id = ?",
         (guild_id, ruleset, user_id),
@@ -150,14 +150,20 @@ async def standing(
     if found is None:
         return None
     row = _standing(found)
-    provisional = 1 if row.deviation > PROVISIONAL_DEVIATION else 0
+    return await rank(db, guild_id, ruleset, row.rating, row.deviation), row
+
+
+async def rank(db: Connection, guild_id: int, ruleset: str, rating: float, deviation: float) -> int:
+    """The rank (from 1) of ``rating`` with ``deviation`` in a pool: one more than the players
+    ranked strictly before it, so that players with the same rating share a rank (1, 2, 2, 4)."""
+    provisional = 1 if deviation > PROVISIONAL_DEVIATION else 0
     key = _provisional()
     above = await db.fetch_one(
         f"SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND ({key} < ? "
-        f"OR ({key} = ? AND (rating > ? OR (rating = ? AND user_id < ?))))",
-        (guild_id, ruleset, provisional, provisional, row.rating, row.rating, user_id),
+        f"OR ({key} = ? AND rating > ?))",
+        (guild_id, ruleset, provisional, provisional, rating),
     )
-    return (int(above[0]) if above else 0) + 1, row
+    return (int(above[0]) if above else 0) + 1
 
 
 async def history(
