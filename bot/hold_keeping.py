@@ -117,6 +117,31 @@ class HoldKeeping:
             if keep:
                 await self._keep(begun)
 
+    async def _end(
+        self,
+        hold: tuple[HoldKind, int],
+        places: dict[int, datetime],
+        *,
+        channel_id: int,
+    ) -> None:
+        """End the hold of a thread or a player's channel kept in ``places``: once its time is
+        given back (to the clock and request of the thread or channel ``channel_id``), it is no
+        longer held; until then (or if the database fails it) it stays, so a check meanwhile
+        does not end its games. A second end meanwhile gives nothing."""
+        kind, place_id = hold
+        since = places.get(place_id)
+        if since is None or self._ends_again(hold):
+            return
+        self._ending.add(hold)
+        until = self._ended(hold)
+        given = False
+        try:
+            given = await self._give_back(
+                since, until, f"{kind.value} {place_id}", hold, channel_id=channel_id
+            )
+        finally:
+            await self._after_end(hold, places, given, until)
+
     async def _give_back(
         self,
         since: datetime,

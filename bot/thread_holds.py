@@ -266,28 +266,3 @@ class ThreadHolds(HoldKeeping):
         """Thread ``thread_id`` is no longer closed to its players: its game's clock, and its
         takeback request's expiry, are given back the time it was."""
         await self._end((HoldKind.THREAD, thread_id), self._closed_threads, channel_id=thread_id)
-
-    async def _end(
-        self,
-        hold: tuple[HoldKind, int],
-        places: dict[int, datetime],
-        *,
-        channel_id: int,
-    ) -> None:
-        """End the hold of a thread kept in ``places``: once its time is given back (to the
-        thread ``channel_id``'s clock and request), it is no longer held; until then (or if
-        the database fails it) it stays, so a check meanwhile does not end its games. A second
-        end meanwhile gives nothing."""
-        kind, place_id = hold
-        since = places.get(place_id)
-        if since is None or self._ends_again(hold):
-            return
-        self._ending.add(hold)
-        until = self._ended(hold)
-        given = False
-        try:
-            given = await self._give_back(
-                since, until, f"{kind.value} {place_id}", hold, channel_id=channel_id
-            )
-        finally:
-            await self._after_end(hold, places, given, until)
