@@ -481,6 +481,8 @@ async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     it did could be answered there: :func:`still_locked_for_me`) before it does anything."""
     if not await _guild_only_check(interaction):
         return False
+    # A player shut out of this channel can play after all: their clock runs from here.
+    await interaction.client.timers.holds.came(interaction.channel_id, interaction.user.id)
     if (
         interaction.type is discord.InteractionType.application_command
         and await still_locked_for_me(interaction)

@@ -15,7 +15,9 @@ since when a server was unavailable or a shard dropped.
 
 What every hold shares (stored while it lasts, its time given back once at its end) is in
 bot/hold_keeping.py; the holds of threads in bot/thread_holds.py; those of shards and servers
-(the gateway's outages and the servers') in bot/outage_holds.py. :class:`Holds` composes them.
+(the gateway's outages and the servers') in bot/outage_holds.py; those of game channels whose
+player to move a moderator shut out (hidden from them, or timed out), found when their time
+would run out, in bot/player_holds.py. :class:`Holds` composes them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import logging
 
 from bot.outage_holds import OutageHolds
+from bot.player_holds import PlayerHolds
 from bot.services.held import Held, HoldKind
 from bot.storage.errors import StorageError
 from bot.thread_holds import ThreadHolds
@@ -30,7 +33,7 @@ from bot.thread_holds import ThreadHolds
 _log = logging.getLogger(__name__)
 
 
-class Holds(ThreadHolds, OutageHolds):
+class Holds(ThreadHolds, OutageHolds, PlayerHolds):
     """The places held now, kept in the database; the time given back when each ends."""
 
     async def reload(self) -> None:
@@ -76,16 +79,23 @@ class Holds(ThreadHolds, OutageHolds):
                 await self.shard_up(place_id)
             elif kind is HoldKind.THREAD:
                 await self.thread_opened(place_id)
+            elif kind is HoldKind.PLAYER:
+                await self.player_back(place_id, announce=True)
 
     async def held(self) -> Held:
-        """The servers in an outage, the threads closed to their players and the servers of the
-        shards the gateway dropped: nobody can play in them now, so their clocks stand still
+        """The servers in an outage, the threads closed to their players, the game channels
+        whose player to move a moderator shut out and the servers of the shards the gateway
+        dropped: nobody can play in them now, so their clocks stand still
         and their reminders wait. The holds whose time could not be given back as they ended
         are given it now, if the database lets."""
         if self._unended:
             await self._end_again()
         return Held(
-            frozenset(await self._unavailable_servers() | set(self._closed_threads)),
+            frozenset(
+                await self._unavailable_servers()
+                | set(self._closed_threads)
+                | self.shut_out_channels()
+            ),
             frozenset(self._down),
             self.bot.shard_count or 1,
         )

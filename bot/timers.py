@@ -14,7 +14,8 @@ back to every clock that was running then and to the expiry of every challenge a
 request that was open then (nobody can move, accept or answer while the bot is down); once
 connected, their boards and messages are edited to show the new times. The same holds where
 nobody can play while the bot runs — a server's outage, a locked thread, the servers of a shard
-the gateway dropped (bot/holds.py): the checks leave them alone, and the time is given back when
+the gateway dropped, a game whose player to move a moderator shut out of its channel
+(bot/holds.py): the checks leave them alone, and the time is given back when
 they can play again (with one shard and it dropped, the checks wait). The computer's pending
 turns are resumed at start-up too.
 """
@@ -304,6 +305,7 @@ class Timers:
             await services.clocks.timers_ran(now)
             self._recorded = now
         await self._step("retrying the computer's turns", self.retry_stalled(now))
+        await self._step("asking about players shut out", self.holds.ask_again())
         # Nobody can play where these are held now (their holds end only once their time is
         # given back, so a hold ending during this check still holds for it): their
         # challenges and requests wait, their reminders wait, their clocks stand still.
@@ -339,6 +341,9 @@ class Timers:
         for thread_id, since in closed.items():  # found so (locked while I was away, say)
             await self.holds.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
         due = due.outside(Held(frozenset(closed)))
+        # A player a moderator shut out of the channel (hidden from them, or timed out) cannot
+        # play either: their clock stands still until they can (bot/player_holds.py).
+        due = due.outside(Held(await self.holds.hold_shut_out(due.rows)))
         for end in await clocks.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)
             # leaves the others' announcements, next sets and lines to come.

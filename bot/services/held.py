@@ -1,10 +1,11 @@
 """Where nobody can play now, so the deadlines there stand still.
 
-A server in an outage, a game's thread a moderator locked and archived, and the servers of a
-shard whose gateway connection has dropped: nobody there can move, accept a challenge or answer
-a takeback request, so nobody there loses on time, is reminded, or sees a challenge or request
-run out until they can (bot/holds.py keeps the holds and gives the time back). The holds are
-stored, so that a restart keeps them.
+A server in an outage, a game's thread a moderator locked and archived, the servers of a
+shard whose gateway connection has dropped, and a game's channel whose player to move a
+moderator shut out of it (bot/player_holds.py): nobody there can move, accept a challenge or
+answer a takeback request, so nobody there loses on time, is reminded, or sees a challenge or
+request run out until they can (bot/holds.py keeps the holds and gives the time back). The
+holds are stored, so that a restart keeps them (a player's is found again: not stored).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class HoldKind(enum.Enum):
     """A game's thread a moderator locked and archived."""
     SHARD = "shard"
     """A shard (of several in one process) whose gateway connection dropped."""
+    PLAYER = "player"
+    """A game's channel whose player to move cannot play there through a moderator's doing
+    (they cannot see it, or are timed out: bot/player_holds.py). Kept in memory only."""
 
 
 @dataclass(frozen=True)

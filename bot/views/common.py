@@ -256,6 +256,8 @@ async def guarded(
     the one error handler. One answered for all to see is told as ``component_completion``
     (its thread, if held, is open after all: bot/cogs/server_changes.py)."""
     try:
+        # A player shut out of this channel can play after all: their clock runs from here.
+        await bot_of(interaction).timers.holds.came(interaction.channel_id, interaction.user.id)
         if not private and await still_locked_for_me(interaction):
             raise await locked_refusal(interaction)
         await handler(interaction)

@@ -87,6 +87,10 @@ class PlayerActions:
         ):
             # Their client does not show the channel: Discord never sends such an interaction.
             raise ValueError(f"{actor.name} cannot see #{channel.name}: no interaction from there")
+        timed_out = isinstance(actor, FakeMember) and actor.communication_disabled_until
+        if timed_out and timed_out > self.world.clock():
+            # Discord's clients let a timed-out member use no command or component.
+            raise ValueError(f"{actor.name} is timed out: no interaction from them")
         if channel.is_thread and channel.archived:
             await self._open_archived_thread(channel, actor, interaction_type)
         if message_payload is None and source is not None:

@@ -156,6 +156,9 @@ class FakeMember:
     roles: list[FakeRole] = field(default_factory=list)
     nick: str | None = None
     joined_at: datetime = field(default_factory=utc_now)
+    communication_disabled_until: datetime | None = None
+    """Until when a moderator timed them out (None: not timed out); the member object carries
+    it, and Discord takes no command or press from them until then."""
 
     @property
     def id(self) -> int:

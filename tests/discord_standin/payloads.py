@@ -139,7 +139,11 @@ def member(who: FakeMember, *, channel_for_permissions: FakeChannel | None = Non
         "mute": False,
         "flags": 0,
         "pending": False,
-        "communication_disabled_until": None,
+        "communication_disabled_until": (
+            None
+            if who.communication_disabled_until is None
+            else iso(who.communication_disabled_until)
+        ),
     }
     if channel_for_permissions is not None:
         payload["permissions"] = str(who.permissions_in(channel_for_permissions))

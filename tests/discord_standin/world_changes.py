@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -199,6 +200,12 @@ class WorldChanges:
             data = {**payloads.member(member), "guild_id": str(member.guild.id)}
             with contextlib.suppress(RuntimeError):
                 await self.gateway.dispatch("GUILD_MEMBER_UPDATE", data)
+
+    async def time_out(self, member: FakeMember, until: datetime | None) -> None:
+        """A moderator times ``member`` out until ``until`` (None: lifts it). Discord sends
+        GUILD_MEMBER_UPDATE with the members intent only, so the bot is not told; its member
+        object (GET guild member) shows ``communication_disabled_until``."""
+        member.communication_disabled_until = until
 
     async def start_member_thread(
         self, parent: FakeChannel, name: str, owner: FakeMember, *, private: bool = False

@@ -1,0 +1,255 @@
+"""Player holds: a player a moderator shut out of their game's channel — they can no longer see
+it (a role or an overwrite taken away), or they are timed out — does not lose on time while
+that lasts (bot/holds.py tells the story of holds).
+
+The bot has no members intent, so Discord does not tell it when a member's roles or timeout
+change. It looks when it matters: when a player's time would run out, it asks Discord for the
+member (one request: their roles and timeout) and reads their permissions in the channel from
+the cache (the channel's overwrites and the server's roles, which the guilds intent keeps
+fresh). One who cannot play is not flagged: their game's channel is held from when their turn
+began (the bot cannot tell since when they could not play, as for a lock found late), and a
+public line says why. While it is held they are asked about again every
+:data:`ASK_AGAIN`, and their own command or press there shows at once that they can play: the
+time is given back then — their whole time for the move — and (when they were asked about) a
+line says their clock runs again. A player cannot hold their own clock: only a moderator can
+hide a channel from a member or time them out (a moderator can, from themselves). These holds
+live in memory: after a restart the first check finds the player shut out again, held from
+the same turn's start, so the same time is given back.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.flow.posts import NO_PINGS, pinging
+from bot.hold_keeping import HoldKeeping
+from bot.services.held import HoldKind
+from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
+
+if TYPE_CHECKING:
+    from bot.client import BrandubhBot
+    from bot.i18n import Language
+    from bot.storage.sets import SetRow
+    from bot.timers import Timers
+
+_log = logging.getLogger(__name__)
+
+ASK_AGAIN = timedelta(minutes=1)
+"""How often Discord is asked again about a player whose clock is held (one request each)."""
+
+
+class ShutOut(enum.Enum):
+    """Why a player cannot play in their game's channel."""
+
+    CANNOT_SEE = "cannot see"
+    """They lack View Channel there (an overwrite or a role taken away)."""
+    TIMED_OUT = "timed out"
+    """A moderator timed them out: Discord takes no command or press from them."""
+
+
+def shut_out(
+    member: discord.Member, channel: discord.abc.GuildChannel | discord.Thread, now: datetime
+) -> ShutOut | None:
+    """Why ``member`` cannot play in ``channel`` at ``now``, if they cannot: their timeout, or
+    their permissions there as the cache computes them. Use Application Commands and Send
+    Messages are not asked: the board's buttons play a move without either."""
+    if member.timed_out_until is not None and member.timed_out_until > now:
+        return ShutOut.TIMED_OUT
+    if not channel.permissions_for(member).view_channel:
+        return ShutOut.CANNOT_SEE
+    return None
+
+
+class _Seen(enum.Enum):
+    """What the bot saw of a player, when not why they are shut out."""
+
+    CAN_PLAY = enum.auto()
+    LEFT = enum.auto()
+    """Discord says they are not a member of the server (Unknown Member)."""
+    UNKNOWN = enum.auto()
+    """Nobody can say: Discord did not answer, or the channel is not cached."""
+
+
+@dataclass(frozen=True)
+class _Player:
+    """Whose clock a channel's hold stands for, and when Discord was last asked about them."""
+
+    guild_id: int
+    player_id: int
+    asked: datetime
+
+
+class PlayerHolds(HoldKeeping):
+    """The game channels whose player to move a moderator shut out, held while they are."""
+
+    def __init__(self, bot: BrandubhBot, timers: Timers) -> None:
+        super().__init__(bot, timers)
+        self._shut_out: dict[int, datetime] = {}
+        """The game channels (or threads) whose player to move is shut out, and since when
+        (the turn's start)."""
+        self._players: dict[int, _Player] = {}
+        """By channel, the player shut out of it."""
+
+    def player_held(self, channel_id: int) -> bool:
+        """Whether ``channel_id``'s clock is held because its player to move is shut out."""
+        return channel_id in self._shut_out
+
+    def shut_out_channels(self) -> frozenset[int]:
+        """The game channels held for their player to move."""
+        return frozenset(self._shut_out)
+
+    async def _why_shut_out(
+        self, guild_id: int, channel_id: int, player_id: int
+    ) -> ShutOut | _Seen:
+        """Why ``player_id`` cannot play in ``channel_id`` now, as Discord (their member) and
+        the cache (the channel's overwrites, the server's roles) say; or that they can, that
+        they left the server, or that nobody can say (Discord did not answer, the channel is
+        not cached): then nothing is held, and nothing ends."""
+        channel = self.bot.get_channel(channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            return _Seen.UNKNOWN
+        member = await self.bot.flow.members.member_now(guild_id, player_id)
+        if member is False:
+            return _Seen.LEFT
+        if member is None:
+            return _Seen.UNKNOWN
+        try:
+            why = shut_out(member, channel, self.bot.clock())
+        except discord.ClientException:  # a thread whose channel is not cached
+            return _Seen.UNKNOWN
+        return _Seen.CAN_PLAY if why is None else why
+
+    async def hold_shut_out(self, rows: Iterable[SetRow]) -> frozenset[int]:
+        """Before the games of ``rows`` are lost on time: each whose player to move (not the
+        computer) a moderator shut out of its channel is held instead, from when their turn
+        began, and a public line says so. Returns the channels held."""
+        held = set()
+        for row in rows:
+            player = row.to_move_id
+            if player == row.computer_id or row.channel_id in self._shut_out:
+                continue
+            why = await self._why_shut_out(row.guild_id, row.channel_id, player)
+            if not isinstance(why, ShutOut):
+                continue
+            since = await self.bot.flow.vanished.turn_began(row.set_id)
+            _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
+            self._shut_out[row.channel_id] = since
+            self._players[row.channel_id] = _Player(row.guild_id, player, self.bot.clock())
+            held.add(row.channel_id)
+            await self._say(row.guild_id, row.channel_id, player, why, None)
+        return frozenset(held)
+
+    async def ask_again(self) -> None:
+        """At each check: the players shut out who were last asked about :data:`ASK_AGAIN`
+        ago are asked about again; one who can play now has their time given back, and a line
+        pinging them says their clock runs again. A channel whose game ended meanwhile (their
+        opponent resigned, an admin's ``/abort``) or whose player left the server is held no
+        more, with nothing given back (one who left loses on time at the next check)."""
+        now = self.bot.clock()
+        for channel_id, held in list(self._players.items()):
+            if now - held.asked < ASK_AGAIN or (HoldKind.PLAYER, channel_id) in self._ending:
+                continue
+            self._players[channel_id] = _Player(held.guild_id, held.player_id, now)
+            try:
+                active = await self.bot.services.games.in_channel(channel_id)
+            except StorageError as error:
+                _log.warning("Could not read the game in held channel %s: %s", channel_id, error)
+                continue
+            if active is None or active.player_to_move != held.player_id:
+                self._forget(channel_id)
+                continue
+            why = await self._why_shut_out(held.guild_id, channel_id, held.player_id)
+            if why is _Seen.LEFT:
+                self._forget(channel_id)
+            elif why is _Seen.CAN_PLAY:
+                await self.player_back(channel_id, announce=True)
+
+    async def came(self, channel_id: int | None, user_id: int) -> None:
+        """A command or press from ``user_id`` in ``channel_id`` came: if its clock is held for
+        them, they can play after all (Discord takes nothing from a member shut out), so its
+        time is given back before the command or press goes on — their own move shows it, so
+        no line is posted."""
+        if channel_id is None:
+            return
+        held = self._players.get(channel_id)
+        if held is not None and held.player_id == user_id:
+            _log.info("Player %s shut out of channel %s played there again", user_id, channel_id)
+            await self.player_back(channel_id, announce=False)
+
+    async def player_back(self, channel_id: int, *, announce: bool) -> None:
+        """The player shut out of ``channel_id`` can play again: its clock is given back the
+        time since their turn began, less what was given meanwhile (a restart), and, if
+        ``announce``, a line pinging them says when their time runs out now."""
+        held = self._players.get(channel_id)
+        await self._end((HoldKind.PLAYER, channel_id), self._shut_out, channel_id=channel_id)
+        if channel_id in self._shut_out or held is None:  # not given (the database failed)
+            return
+        self._players.pop(channel_id, None)
+        if not announce:
+            return
+        try:
+            active = await self.bot.services.games.in_channel(channel_id)
+        except StorageError as error:
+            _log.warning("Could not read the game in channel %s: %s", channel_id, error)
+            return
+        if active is not None and active.player_to_move == held.player_id:
+            await self._say(held.guild_id, channel_id, held.player_id, None, active.deadline)
+
+    def _forget(self, channel_id: int) -> None:
+        """``channel_id`` is held no more, with nothing to give back."""
+        self._shut_out.pop(channel_id, None)
+        self._players.pop(channel_id, None)
+        self._unended.pop((HoldKind.PLAYER, channel_id), None)
+
+    async def _say(
+        self,
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        why: ShutOut | None,
+        deadline: datetime | None,
+    ) -> None:
+        """Post in ``channel_id`` that ``player_id``'s clock is held (``why``), pinging nobody,
+        or that it runs again until ``deadline``, pinging them."""
+        lang = await self.bot.flow.server_language(guild_id)
+        text = held_text(lang, player_id, why, deadline)
+        mentions = NO_PINGS if why is not None else pinging([player_id])
+        try:
+            await self.bot.get_partial_messageable(channel_id).send(text, allowed_mentions=mentions)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning("Could not tell channel %s of a player's clock: %r", channel_id, error)
+
+
+def held_text(
+    lang: Language, player_id: int, why: ShutOut | None, deadline: datetime | None
+) -> str:
+    """The public line that ``player_id``'s clock is held (``why``), or runs again until
+    ``deadline`` (``why`` None)."""
+    player = f"<@{player_id}>"
+    if why is ShutOut.TIMED_OUT:
+        return lang._(
+            "{player}'s clock is held: a moderator timed them out, so they cannot play. It "
+            "runs again, with their whole time for this move, once the timeout ends.",
+            player=player,
+        )
+    if why is ShutOut.CANNOT_SEE:
+        return lang._(
+            "{player}'s clock is held: they can no longer see this channel, so they cannot "
+            "play. It runs again, with their whole time for this move, once they can.",
+            player=player,
+        )
+    assert deadline is not None
+    return lang._(
+        "{player} can play again: their clock runs, and their time for this move runs out "
+        "{deadline}.",
+        player=player,
+        deadline=f"<t:{int(deadline.timestamp())}:R>",
+    )

@@ -1,0 +1,157 @@
+"""A player a moderator shuts out of their game's channel — hidden from them, or timed out —
+cannot play, so they do not lose on time while it lasts: at their deadline the bot finds it,
+holds their clock with a public line saying why, and once they can play again gives them their
+time for the move (bot/player_holds.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.player_holds import ASK_AGAIN
+from tests.bot_harness import Harness, running_bot, timers_checked
+from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin.model import VIEW_CHANNEL
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+HIDDEN = (
+    "'s clock is held: they can no longer see this channel, so they cannot play. It runs "
+    "again, with their whole time for this move, once they can."
+)
+TIMED_OUT = (
+    "'s clock is held: a moderator timed them out, so they cannot play. It runs again, with "
+    "their whole time for this move, once the timeout ends."
+)
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def alice_to_move(table: Harness) -> None:
+    """alice (attackers, a day per move) is to move against bob, and has used 20 hours."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=20))
+
+
+async def two_days_pass_and_alice_is_still_playing(table: Harness) -> None:
+    """Two days pass, well past alice's deadline: her game is still being played."""
+    table.advance(timedelta(days=2))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 1, "alice lost set 1 on time"
+
+
+def lines(table: Harness, text: str) -> list[StoredMessage]:
+    """The bot's public messages in the game's channel that contain ``text``."""
+    return [
+        m
+        for m in table.standin.recorder.messages_in(table.channel, include_deleted=False)
+        if text in m.content and not m.ephemeral
+    ]
+
+
+async def told_held(table: Harness, text: str) -> None:
+    """One line says alice's clock is held (and why), pinging nobody."""
+    await table.standin.wait_until(lambda: bool(lines(table, text)), waiting_for="the line")
+    [line] = lines(table, text)
+    assert line.content == f"<@{table.alice.id}>{text}"
+    assert line.pinged_user_ids() == set()
+
+
+async def told_back(table: Harness, since: datetime) -> None:
+    """A line pinging alice says she can play again, her whole day for the move from when she
+    could (the bot asks about her every minute)."""
+    for _ in range(3):  # each check moves the clock on 33 s
+        await timers_checked(table)
+    back = f"<@{table.alice.id}> can play again"
+    await table.standin.wait_until(lambda: bool(lines(table, back)), waiting_for="the line")
+    [line] = lines(table, back)
+    assert line.pinged_user_ids() == {table.alice.id}
+    found = re.search(r"<t:(\d+):R>", line.content)
+    assert found is not None, line.content
+    deadline = int(found.group(1))
+    day_from_since = int((since + timedelta(days=1)).timestamp())
+    assert day_from_since <= deadline <= day_from_since + 2 * ASK_AGAIN.total_seconds()
+
+
+async def alice_moves(table: Harness) -> None:
+    """alice's move is played."""
+    played = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert "played d1-b1" in played.content, played.content
+
+
+async def test_a_player_hidden_from_the_channel_does_not_lose_on_time(table: Harness) -> None:
+    """A moderator hides the channel from alice with four hours on her clock; two days pass:
+    she has not lost on time, and a line says why. Shown it again, she is told she can play,
+    with her day for the move, and her move is played."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    await two_days_pass_and_alice_is_still_playing(table)
+    await told_held(table, HIDDEN)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await alice_moves(table)
+
+
+async def test_a_timed_out_player_does_not_lose_on_time(table: Harness) -> None:
+    """A moderator times alice out for three days with four hours on her clock; two days pass:
+    she has not lost on time, and a line says why. The timeout lifted, she is told she can
+    play, with her day for the move, and her move is played."""
+    await alice_to_move(table)
+    await table.standin.time_out(table.alice, table.now + timedelta(days=3))
+    await two_days_pass_and_alice_is_still_playing(table)
+    await told_held(table, TIMED_OUT)
+    await table.standin.time_out(table.alice, None)
+    await told_back(table, table.now)
+    await alice_moves(table)
+
+
+async def test_a_timeout_that_runs_out_gives_the_clock_back(table: Harness) -> None:
+    """alice's one-day timeout holds her clock past her deadline; once it runs out she is told
+    she can play, with her day for the move from then."""
+    await alice_to_move(table)
+    ends = table.now + timedelta(days=1)
+    await table.standin.time_out(table.alice, ends)
+    table.advance(timedelta(hours=6))  # her deadline passes
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT)
+    table.advance(timedelta(days=1))
+    await told_back(table, table.now)
+    await alice_moves(table)
+
+
+async def test_a_player_shown_the_channel_again_plays_at_once(table: Harness) -> None:
+    """Shown the channel again, alice moves before the bot asks about her again: her move is
+    played (not refused as too late), and her clock was given back first."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    await two_days_pass_and_alice_is_still_playing(table)
+    await told_held(table, HIDDEN)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await alice_moves(table)
+    assert table.bot is not None
+    assert not table.bot.timers.holds.player_held(table.channel.id)
+
+
+async def test_a_player_who_can_play_still_loses_on_time(table: Harness) -> None:
+    """alice, who can see the channel and is not timed out, loses set 1 on time as ever: no
+    line says her clock is held."""
+    await alice_to_move(table)
+    table.advance(timedelta(days=2))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 2, "set 1 was not lost on time"
+    assert lines(table, "clock is held") == []
