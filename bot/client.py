@@ -290,7 +290,8 @@ class BrandubhBot(commands.AutoShardedBot):
     async def display_names(self, guild_id: int | None, *user_ids: int) -> dict[int, str]:
         """Display names for ``user_ids`` as shown in the server ``guild_id`` (``None``:
         outside any server): remembered ones, else from the database — a member's name in that
-        server, else their account's own name, never a name from another server."""
+        server, else their account's own name, never a name from another server. A user never
+        seen is left out: the caller names them in its reader's language ("a player")."""
         missing = [uid for uid in user_ids if (guild_id, uid) not in self._names]
         if missing:
             found = await self.services.players.names(guild_id, missing)
@@ -298,7 +299,9 @@ class BrandubhBot(commands.AutoShardedBot):
                 self._names[guild_id, user_id] = name
         if self.user is not None:
             self._names.setdefault((guild_id, self.user.id), self.user.display_name)
-        return {uid: self._names.get((guild_id, uid), "a player") for uid in user_ids}
+        return {
+            uid: self._names[guild_id, uid] for uid in user_ids if (guild_id, uid) in self._names
+        }
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

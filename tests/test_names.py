@@ -3,6 +3,7 @@ the rest of the line around, and a member's name in one server never shown in an
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -96,3 +97,29 @@ async def test_a_nickname_from_another_server_is_shown_only_there(
         for where, text in shown.items():
             assert "Ali" not in text, f"{where}: {text}"
             assert "alice" in text, f"{where}: {text}"
+
+
+async def test_a_member_never_seen_is_named_in_the_servers_language(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A player the bot has no name for is "ein Spieler" in a German server, in /games and on
+    the board's picture, never the English "a player"."""
+    db_path = tmp_path / "bot.sqlite3"
+    async with running_bot(discord_standin, db_path) as table:
+        await table.reply_text(table.admin, "settings", {"language": "de"})
+        await table.challenge_accepted(table.alice, table.bob, sets=1)
+        await table.stop()
+        with sqlite3.connect(db_path) as raw:  # bob's names lost (no foreign keys checked here)
+            raw.execute("DELETE FROM member_names WHERE user_id = ?", (table.bob.id,))
+            raw.execute("DELETE FROM players WHERE user_id = ?", (table.bob.id,))
+        raw.close()
+        await table.start()
+        board = await table.move(table.alice, "d1-b1")
+        games = await table.reply_text(table.carol, "games")
+        shown = {
+            "the board": board.attachments[0].description or "",
+            "/games": games.embeds[0]["description"],
+        }
+        for where, text in shown.items():
+            assert "ein Spieler" in text, f"{where}: {text}"
+            assert "a player" not in text, f"{where}: {text}"

@@ -244,7 +244,7 @@ class ChallengeFlow:
             return
         accepted = lang._(
             "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
-            player=escaped(names[opponent]),
+            player=escaped(names.get(opponent, lang._("a player"))),
             attacker=f"<@{active.attacker_id}>",
             defender=f"<@{active.defender_id}>",
         )
@@ -382,7 +382,7 @@ class ChallengeFlow:
         text = lang._(
             "{challenger}, {player} declined your challenge.",
             challenger=f"<@{challenge.challenger_id}>",
-            player=escaped(names[opponent]),
+            player=escaped(names.get(opponent, lang._("a player"))),
         )
         reply = channel.get_partial_message(challenge.message_id).to_reference(
             fail_if_not_exists=False
@@ -433,7 +433,9 @@ class ChallengeFlow:
         names = await self.flow.bot.display_names(
             challenge.guild_id, challenge.challenger_id, opponent
         )
-        return thread_name(names[challenge.challenger_id], names[opponent], challenge.ruleset, lang)
+        someone = lang._("a player")
+        challenger = names.get(challenge.challenger_id, someone)
+        return thread_name(challenger, names.get(opponent, someone), challenge.ruleset, lang)
 
     async def show_expired(self, challenge: Challenge) -> None:
         """Edit the message of ``challenge``, closed as expired, to say so, without buttons:

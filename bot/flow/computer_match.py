@@ -173,10 +173,11 @@ class ComputerMatchFlow:
     ) -> tuple[discord.Thread | None, str | None]:
         """Start the game's thread from the line: (thread, None) or (None, why). Its name
         gives the computer's level, as the line does ("alice vs Brandubh (level 4) · …")."""
-        opponent = lang._("{name} (level {level})", name=names[computer], level=level)
+        me = names.get(computer, "Brandubh")
+        opponent = lang._("{name} (level {level})", name=me, level=level)
         try:
             thread = await line.create_thread(
-                name=thread_name(names[human], opponent, ruleset, lang),
+                name=thread_name(names.get(human, lang._("a player")), opponent, ruleset, lang),
                 auto_archive_duration=THREAD_ARCHIVE_MINUTES,
             )
         except discord.HTTPException as error:

@@ -214,12 +214,13 @@ class GameFlow:
         return await self.server_language(guild.id)
 
     async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
-        """The players' display names; the computer is named with its level."""
-        names = await self.bot.display_names(
-            active.guild_id, active.attacker_id, active.defender_id
-        )
+        """The players' display names ("a player" in ``lang`` for one never seen); the
+        computer is named with its level."""
+        players = (active.attacker_id, active.defender_id)
+        found = await self.bot.display_names(active.guild_id, *players)
+        names = {player: found.get(player, lang._("a player")) for player in players}
         if active.computer_id is not None and active.computer_level is not None:
-            me = names.get(active.computer_id, "Brandubh")
+            me = found.get(active.computer_id, "Brandubh")
             names[active.computer_id] = lang._(
                 "{name} (level {level})", name=me, level=active.computer_level
             )

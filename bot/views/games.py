@@ -103,7 +103,7 @@ def _games_embed(
     else:
         title = lang._(
             "Games in progress of {player} — {server}",
-            player=escaped(names.get(page.player_id, "?")),
+            player=escaped(names.get(page.player_id, lang._("a player"))),
             server=escaped(guild_name),
         )
     embed = discord.Embed(title=embed_title(title))
