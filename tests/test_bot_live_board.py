@@ -25,6 +25,7 @@ from tests.bot_harness import (
     timers_checked,
 )
 from tests.discord_standin import DiscordStandin, FakeMember, StoredMessage
+from tests.test_bot_refusals import SHUFFLE
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -128,6 +129,55 @@ async def test_a_press_on_set_1s_board_during_set_2_says_where_set_2_is(table: H
         "This board is from set 1, which is over: set 2 is played on the newest board, "
         f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{live}"
     )
+
+
+async def set_2_after_alice_resigned(table: Harness) -> str:
+    """alice resigns set 1 of the match being played; returns what a press from set 1 then
+    reads: set 1 is over, and where set 2's newest board is."""
+    over = await resign_set(table, table.alice)
+    set_2 = await table.wait_board(
+        lambda m: m.id >= over.id and any(c.startswith("move:") for c in m.custom_ids())
+    )
+    await until_live(table, set_2.id)
+    return (
+        "This board is from set 1, which is over: set 2 is played on the newest board, "
+        f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{set_2.id}"
+    )
+
+
+async def test_play_it_anyway_from_set_1_during_set_2_says_where_set_2_is(
+    table: Harness,
+) -> None:
+    """bob's "Play it anyway" under a repetition warning of set 1, pressed once set 2 is
+    played, says set 1 is over and where set 2 is, as the board's own buttons do."""
+    await table.challenge_accepted(table.alice, table.bob, sets=2)
+    for ply, text in enumerate(SHUFFLE):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
+    assert "third time" in warning.content, warning.content
+    told = await set_2_after_alice_resigned(table)
+    posts = len(table.public_messages())
+    [confirm] = warning.custom_ids()
+    pressed = await (await table.standin.click(warning, confirm, table.bob)).wait_original()
+    assert pressed.ephemeral
+    assert pressed.content == told
+    assert len(table.public_messages()) == posts
+
+
+async def test_a_resignation_confirmed_during_set_2_says_where_set_2_is(
+    table: Harness,
+) -> None:
+    """bob asked to resign set 1 and confirms once alice has resigned it and set 2 is played:
+    he reads that set 1 is over and where set 2 is, and set 2 is not resigned."""
+    await table.challenge_accepted(table.alice, table.bob, sets=2)
+    asked = await table.reply_text(table.bob, "resign")
+    told = await set_2_after_alice_resigned(table)
+    posts = len(table.public_messages())
+    [confirm] = asked.custom_ids()
+    pressed = await (await table.standin.click(asked, confirm, table.bob)).wait_original()
+    assert pressed.ephemeral
+    assert pressed.content == told
+    assert len(table.public_messages()) == posts
 
 
 async def test_a_press_on_a_board_of_a_finished_match_says_the_match_is_over(

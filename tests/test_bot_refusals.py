@@ -532,4 +532,4 @@ async def test_a_repetition_warning_as_the_opponent_resigns_is_no_apology(
     [confirm] = warning.custom_ids()
     pressed = await (await table.standin.click(warning, confirm, table.bob)).wait_original()
     assert pressed.ephemeral
-    assert pressed.content == "That game is over."
+    assert pressed.content == "This board belongs to a game that is over."

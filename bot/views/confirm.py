@@ -57,10 +57,7 @@ class ConfirmRepetition(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        assert interaction.channel_id is not None
-        active = await bot.services.games.in_channel(interaction.channel_id)
-        if active is None or active.set_id != self.set_id:
-            raise NoGameHere(_("That game is over."))
+        active = await game_of_board(interaction, self.set_id)
         if active.ply != self.ply or active.moves_stamp != self.stamp:
             raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)
@@ -160,6 +157,8 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
         bot = bot_of(interaction)
         # No refusal where I may not post: the set's end is this press's answer, which Discord
         # delivers without Send Messages or Attach Files (what follows waits in the outbox).
+        # A question of a set that is over says so, and where the match goes on.
+        await game_of_board(interaction, self.set_id)
         assert interaction.channel_id is not None
         resigned = bot.services.games.resign(
             interaction.channel_id, interaction.user.id, set_id=self.set_id
