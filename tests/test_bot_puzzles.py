@@ -403,7 +403,8 @@ async def test_puzzle_daily_hour_alone_moves_the_hour(table: Harness) -> None:
     await table.reply_text(table.admin, "puzzle daily", {"off": True})
     refused = await table.reply_text(table.admin, "puzzle daily", {"hour": 9})
     assert refused.content == (
-        "The daily puzzle is off: say where to post it, `/puzzle daily channel:#somewhere`."
+        "The daily puzzle is off: to switch it on, give a channel too, like "
+        "`/puzzle daily channel:#somewhere`."
     )
 
 

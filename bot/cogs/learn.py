@@ -238,7 +238,8 @@ class Learn(commands.Cog):
             if setting is None:
                 raise InvalidOption(
                     _(
-                        "The daily puzzle is off: say where to post it, {daily_command}.",
+                        "The daily puzzle is off: to switch it on, give a channel too, like "
+                        "{daily_command}.",
                         daily_command=DAILY_EXAMPLE,
                     )
                 )
