@@ -512,6 +512,37 @@ async def test_disallowing_a_channel_not_listed_keeps_the_change_given_with_it(
     )
 
 
+async def test_disallowing_a_channel_while_every_one_is_allowed_says_how_and_saves_the_rest(
+    table: Harness,
+) -> None:
+    """With every channel allowed, disallow:#side with time:1 hour saves the time and says to
+    list the allowed channels instead (the whole command was refused, the time lost)."""
+    side = table.guild.channel("side")
+    saved = await table.reply_text(table.admin, "settings", {"disallow": side, "time": 60})
+    assert saved.content.startswith(
+        f"Settings saved.\nGames are allowed in every channel, so <#{side.id}> stays open: list "
+        "the channels games may use with `allow`, and every other channel is closed to them.\n"
+        "Default ruleset:"
+    ), saved.content
+    assert table.bot is not None
+    now = await table.bot.services.settings.get(table.guild.id)
+    assert (now.time_per_move, now.allowed_channel_ids) == (timedelta(hours=1), frozenset())
+    alone = await table.reply_text(table.admin, "settings", {"disallow": side})
+    assert alone.content == (
+        f"Games are allowed in every channel, so <#{side.id}> stays open: list the channels "
+        "games may use with `allow`, and every other channel is closed to them."
+    )
+
+
+async def test_disallowing_a_channel_with_the_first_allowed_one_closes_it(table: Harness) -> None:
+    """With every channel allowed, allow:#lobby disallow:#side allows #lobby alone, with no
+    line about #side (the whole command was refused)."""
+    lobby, side = table.guild.channel("lobby"), table.guild.channel("side")
+    saved = await table.reply_text(table.admin, "settings", {"allow": lobby, "disallow": side})
+    assert saved.content.startswith("Settings saved.\nDefault ruleset:"), saved.content
+    assert await allowed(table) == frozenset({lobby.id})
+
+
 async def test_conflicting_options_are_named_before_permissions(table: Harness) -> None:
     """allow:#lobby with everywhere: is refused for the conflict even where I cannot play (it
     named the missing permission instead)."""

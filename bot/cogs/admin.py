@@ -288,9 +288,10 @@ def allowed_after(
     """The channels games are allowed in after ``/settings allow: disallow: everywhere:`` (none:
     every channel). Options that contradict each other, or one that would do the opposite of
     what it says, are refused in one sentence; allowing a listed channel, disallowing one not
-    listed, or allowing every channel when every one is, changes nothing (:func:`unchanged_by`
-    says so). Allowing a channel takes the ``gone`` (deleted) ones off the list; disallowing
-    may not leave only deleted ones."""
+    listed (or any while every channel is allowed: the settings hold a list of the channels
+    allowed, not of those closed), or allowing every channel when every one is, changes
+    nothing (:func:`unchanged_by` says so). Allowing a channel takes the ``gone`` (deleted)
+    ones off the list; disallowing may not leave only deleted ones."""
     if everywhere and (allow is not None or disallow is not None):
         raise InvalidOption(
             _(
@@ -310,17 +311,10 @@ def allowed_after(
         channels -= gone
         channels.add(allow)
     if disallow is not None:
-        if not allowed:
-            raise InvalidOption(
-                _(
-                    "Games are allowed in every channel: {disallow_option} takes a channel off "
-                    "the list that {allow_option} makes, so allow the channels games may use "
-                    "instead.",
-                    disallow_option=option("disallow"),
-                    allow_option=option("allow"),
-                )
-            )
         if disallow not in allowed:
+            # Every channel allowed (no list) included: there is no list to take it off, and
+            # the settings cannot hold "every channel but this one" (:func:`unchanged_by` says
+            # what to do instead, and the command's other options are saved).
             return frozenset(channels)
         channels.discard(disallow)
         if not channels - gone:
@@ -375,7 +369,19 @@ def unchanged_by(
                 channel=f"<#{allow}>",
             )
         )
-    if disallow is not None and disallow not in before.allowed_channel_ids:
+    if disallow is not None and not before.allowed_channel_ids:
+        # With allow: too the list it starts leaves the channel out: that is what was asked.
+        if allow is None:
+            lines.append(
+                lang._(
+                    "Games are allowed in every channel, so {channel} stays open: list the "
+                    "channels games may use with {allow_option}, and every other channel is "
+                    "closed to them.",
+                    channel=f"<#{disallow}>",
+                    allow_option=option("allow"),
+                )
+            )
+    elif disallow is not None and disallow not in before.allowed_channel_ids:
         lines.append(
             lang._(
                 "{channel} is not one of the channels games are allowed in: nothing changed.",
