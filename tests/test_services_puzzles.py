@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -306,3 +307,19 @@ async def test_a_daily_puzzle_moved_by_hour_alone_keeps_the_channel_as_stored(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_presses_of_another_puzzle_at_once_open_one_attempt(database: str) -> None:
+    """Three presses of "Another puzzle" at the same moment show one new puzzle, each press
+    the same attempt (on PostgreSQL each opened one, drawn from the easiest few)."""
+    services = await Services.open(database, clock=Clock())
+    try:
+        for user_id in range(ALICE, ALICE + 8):
+            shown = await asyncio.gather(
+                *(services.puzzles.start(guild_id=GUILD, user_id=user_id) for _ in range(3))
+            )
+            assert len({attempt.attempt_id for attempt in shown}) == 1, shown
+            async with services.database.snapshot() as db:
+                assert len(await stored.open_attempts(db, user_id)) == 1
+    finally:
+        await services.close()

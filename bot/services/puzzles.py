@@ -170,6 +170,11 @@ DEFAULT_DAILY_HOUR = 12
 """The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
 
 
+def _attempts_lock(user_id: int) -> str:
+    """The lock held while a player's next puzzle is chosen and its attempt opened."""
+    return f"puzzle-attempts:{user_id}"
+
+
 def _setting(row: DailyRow) -> DailySetting:
     return DailySetting(row.guild_id, row.channel_id, row.hour, from_us(row.next_post_us))
 
@@ -203,9 +208,15 @@ class PuzzleService:
         """The player's newest unfinished puzzle (of ``difficulty``), else a new one they never
         met.
 
+        Two asks at the same moment (two quick presses of "Another puzzle") open one
+        attempt, both shown it: the player's attempts are read and a new one written under
+        the player's lock (SQLite runs one write at a time; PostgreSQL would let both read
+        none open and each draw one).
+
         Raises NoPuzzle when the bank has none left for them.
         """
         async with self._database.transaction() as db:
+            await db.lock(_attempts_lock(user_id))
             # Any unfinished one of that difficulty, not only the newest: asking for another
             # difficulty and back would otherwise draw a new puzzle and skip the unsolved one.
             known = by_id()
@@ -270,6 +281,8 @@ class PuzzleService:
         if post is None and shown_in is None:
             raise ForeignButton()
         async with self._database.transaction() as db:
+            # As :meth:`start`: "Another puzzle" pressed meanwhile draws no puzzle this opens.
+            await db.lock(_attempts_lock(user_id))
             if shown_in is not None and (post is None or post.message_id is None):
                 channel_id, message_id = shown_in
                 await puzzles.found_post(
