@@ -21,6 +21,7 @@ from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.i18n.typed import as_shown
 from bot.locked_refusals import (
+    locked_elsewhere,
     locked_for_me,
     locked_refusal,
     refused_as_locked,
@@ -342,8 +343,10 @@ async def _as_seen_here(
     """``error`` as it should read in ``interaction``'s server: a refusal to play in a channel
     games are not allowed in names none of the allowed channels Discord has deleted; Discord's
     refusal of a post (Forbidden) in a thread as locked is the locked refusal (its hold begins,
-    on Discord's word: :func:`refused_as_locked`), else it names the permissions I lack where
-    ``interaction`` is, when its permissions show which (:func:`_refused_for`)."""
+    on Discord's word: :func:`refused_as_locked`), or, in another thread than
+    ``interaction``'s, names that thread (:func:`locked_elsewhere`); else it names the
+    permissions I lack where ``interaction`` is, when its permissions show which
+    (:func:`_refused_for`)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if isinstance(error, ChannelNotAllowed):
@@ -353,6 +356,9 @@ async def _as_seen_here(
             return await locked_refusal(interaction, on_discords_word=True)
         if locked_for_me(interaction):
             return await locked_refusal(interaction)
+        elsewhere = locked_elsewhere(interaction, error)
+        if elsewhere is not None:
+            return elsewhere
         return MissingChannelPermissions(_refused_for(interaction, error))
     return error
 
@@ -366,8 +372,12 @@ def refused_permissions(
 ) -> list[str] | None:
     """The permissions I lack where ``interaction`` is, as its refusal of Discord's
     ``refused`` names them (:func:`_as_seen_here`); None when that refusal is a locked
-    thread's instead."""
-    if refused_as_locked(interaction, refused) or locked_for_me(interaction):
+    thread's instead (this one's, or another's: :func:`locked_elsewhere`)."""
+    if (
+        refused_as_locked(interaction, refused)
+        or locked_for_me(interaction)
+        or locked_elsewhere(interaction, refused) is not None
+    ):
         return None
     return _refused_for(interaction, refused)
 

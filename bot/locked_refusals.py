@@ -22,6 +22,7 @@ from bot.thread_locks import (
     THREAD_LOCKED,
     LocksSeen,
     refused_about,
+    refused_in_channel,
 )
 from bot.unreachable import UNREACHABLE
 
@@ -149,6 +150,42 @@ def refused_as_locked(interaction: discord.Interaction[Any], error: BaseExceptio
             token=interaction.token,
         )
     )
+
+
+class LockedElsewhere(GameError):
+    """Discord refused a post of mine in a thread a moderator locked, and it is not the
+    thread the interaction came from (a press of Accept in a channel whose game was to be
+    played in the challenge message's thread, which a moderator locked): the sentence names
+    that thread, not the permissions of the interaction's channel."""
+
+    def __init__(self, thread_id: int) -> None:
+        self.thread_id = thread_id
+        super().__init__(
+            _(
+                "A moderator locked {thread}: Discord takes nothing from me there until one "
+                "unlocks it.",
+                thread=f"<#{thread_id}>",
+            )
+        )
+
+
+def locked_elsewhere(
+    interaction: discord.Interaction[Any], error: BaseException
+) -> LockedElsewhere | None:
+    """The refusal for ``error`` when it is Discord refusing (403) a post of mine in another
+    thread than the one ``interaction`` came from as locked (:func:`refused_as_locked` tells
+    that thread's own lock), else None."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if not isinstance(error, discord.Forbidden) or error.code not in (
+        THREAD_LOCKED,
+        THREAD_ARCHIVED,
+    ):
+        return None
+    thread_id = refused_in_channel(error)
+    if thread_id is None or thread_id == interaction.channel_id:
+        return None
+    return LockedElsewhere(thread_id)
 
 
 ANSWERS_PRIVATELY: Final[dict[str, Any]] = {"answers_privately": True}

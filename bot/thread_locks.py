@@ -87,6 +87,19 @@ def refused_about(
             return named[:3] == [str(interaction_id), token, "callback"]
 
 
+def refused_in_channel(refused: discord.HTTPException) -> int | None:
+    """The channel the request Discord ``refused`` was about (a message there, or the channel
+    itself: ``/channels/{channel_id}/…``), as the refused response's URL names it; None for a
+    request not about a channel (an interaction's answer, a followup) or an unknown URL."""
+    path = unquote(urlsplit(str(getattr(refused.response, "url", ""))).path)
+    segments = path.split("/")
+    resources = [i for i, part in enumerate(segments) if part in _RESOURCES]
+    if not resources or segments[resources[0]] != "channels":
+        return None
+    named = segments[resources[0] + 1 : resources[0] + 2]
+    return int(named[0]) if named and named[0].isdigit() else None
+
+
 _RESOURCES = ("channels", "webhooks", "interactions")
 """The first segment of Discord's API paths that :func:`refused_about` tells apart (after
 ``/api/v10``)."""

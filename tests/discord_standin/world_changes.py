@@ -208,12 +208,27 @@ class WorldChanges:
         member.communication_disabled_until = until
 
     async def start_member_thread(
-        self, parent: FakeChannel, name: str, owner: FakeMember, *, private: bool = False
+        self,
+        parent: FakeChannel,
+        name: str,
+        owner: FakeMember,
+        *,
+        private: bool = False,
+        starter: StoredMessage | None = None,
     ) -> FakeChannel:
-        """A member starts a thread without a starter message in ``parent``: public (type 11),
-        or private (type 12); the bot is sent THREAD_CREATE, as Discord does for a thread it
-        can see (a private one: once it is added to it)."""
-        thread = self.world.add_thread(parent, name, owner.user, private=private)
+        """A member starts a thread in ``parent``: without a starter message, public (type 11)
+        or private (type 12), or public from the message ``starter`` (the thread has its id);
+        the bot is sent THREAD_CREATE, as Discord does for a thread it can see (a private one:
+        once it is added to it)."""
+        thread = self.world.add_thread(
+            parent,
+            name,
+            owner.user,
+            private=private,
+            thread_id=None if starter is None else starter.id,
+        )
+        if starter is not None:
+            starter.thread = thread
         data = {**payloads.thread(thread), "newly_created": True}
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_CREATE", data)
