@@ -366,9 +366,41 @@ async def test_a_daily_puzzle_whose_channel_is_deleted_is_switched_off(table: Ha
     puzzles = table.bot.services.puzzles
     await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
     shown = await table.reply_text(table.admin, "puzzle daily")
-    assert shown.content.startswith("The daily puzzle is off")
+    assert shown.content == (
+        "The daily puzzle was switched off when its channel was deleted: "
+        "`/puzzle daily channel:#somewhere` switches it on in another."
+    )
     await a_day_passes(table)
     assert sum(calls_to(table, lobby, since, method) for method in ("GET", "POST")) == 0
+
+
+async def test_a_server_that_invites_the_bot_back_is_told_why_its_daily_puzzle_is_off(
+    table: Harness,
+) -> None:
+    """The bot is kicked and invited back: /settings and /puzzle daily say the daily puzzle
+    was switched off when it was removed (they said only "off"); once an admin switches it on
+    and off again, they no longer do."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    await table.standin.remove_bot_from_guild(table.guild)
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
+    await table.standin.invite_bot_back(table.guild)
+    bot = table.bot
+    await table.standin.wait_until(lambda: bot.get_guild(table.guild.id) is not None, timeout=5)
+    why = (
+        "The daily puzzle was switched off when I was removed from this server: "
+        "`/puzzle daily channel:#somewhere` switches it on again."
+    )
+    settings = await table.reply_text(table.admin, "settings")
+    assert f"\nDaily puzzle: **off**\n{why}\n" in settings.content, settings.content
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content == why
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby})
+    await table.reply_text(table.admin, "puzzle daily", {"off": True})
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content.startswith("The daily puzzle is off: "), shown.content
 
 
 async def test_a_daily_puzzle_channel_deleted_unseen_is_switched_off_at_the_first_post(

@@ -10,6 +10,7 @@ import pytest
 import bot.services.puzzles as puzzle_service
 from bot.services import Services
 from bot.services.errors import ForeignButton, StaleGameError
+from bot.services.puzzles import DailyStop
 from bot.storage import puzzles as stored
 
 GUILD, CHANNEL, ALICE = 10, 20, 30
@@ -321,5 +322,29 @@ async def test_presses_of_another_puzzle_at_once_open_one_attempt(database: str)
             assert len({attempt.attempt_id for attempt in shown}) == 1, shown
             async with services.database.snapshot() as db:
                 assert len(await stored.open_attempts(db, user_id)) == 1
+    finally:
+        await services.close()
+
+
+async def test_a_daily_puzzle_switched_off_by_a_departure_says_why_until_an_admin_acts(
+    database: str,
+) -> None:
+    """The bot removed from the server switches its daily puzzle off and notes why; switching
+    it on again forgets it, and an admin's own off notes nothing."""
+    services = await Services.open(database, clock=Clock())
+    try:
+        assert await services.puzzles.why_daily_off(GUILD) is None
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        await services.vanished.guild_gone(GUILD)
+        assert await services.puzzles.daily_setting(GUILD) is None
+        assert await services.puzzles.why_daily_off(GUILD) is DailyStop.LEFT_SERVER
+        await services.vanished.guild_gone(GUILD)  # told again: still the same reason
+        assert await services.puzzles.why_daily_off(GUILD) is DailyStop.LEFT_SERVER
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        assert await services.puzzles.why_daily_off(GUILD) is None
+        await services.vanished.channel_gone(CHANNEL)
+        assert await services.puzzles.why_daily_off(GUILD) is DailyStop.CHANNEL_DELETED
+        await services.puzzles.stop_daily(GUILD)
+        assert await services.puzzles.why_daily_off(GUILD) is None
     finally:
         await services.close()

@@ -661,6 +661,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE given_back",  # schema 29's
             "ALTER TABLE sets DROP COLUMN undone",  # schema 30's
             "DROP INDEX sets_in_progress",  # schema 31's
+            "DROP TABLE daily_stops",  # schema 32's
         )
     finally:
         await services.close()
@@ -696,6 +697,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             29,
             "ALTER TABLE sets DROP COLUMN undone",
             "DROP INDEX sets_in_progress",  # schema 31's
+            "DROP TABLE daily_stops",  # schema 32's
         )
     finally:
         await services.close()

@@ -25,12 +25,12 @@ from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere, channel_listing
-from bot.services.puzzles import DailySetting
+from bot.services.puzzles import DailySetting, DailyStop
 from bot.services.settings import FOLLOW_SERVER, SettingsChange, check_ruleset
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import abort_prompt
-from bot.views.puzzle import daily_time
+from bot.views.puzzle import daily_stop_text, daily_time
 from engine import get_ruleset
 
 
@@ -44,13 +44,15 @@ def settings_text(
     unspoken: bool = False,
     daily: DailySetting | None = None,
     daily_refused: str | None = None,
+    daily_stop: DailyStop | None = None,
 ) -> str:
     """The server's settings as an admin reads them (``public``: the language the server's
     public messages are in, followed or chosen; ``gone``: allowed channels Discord deleted;
     ``role_trouble``: why open challenges cannot ping their role, a line of its own;
     ``unspoken``: the server's own language is one I do not speak, so English stands in;
     ``daily``: where and when the daily puzzle is posted, None when it is off;
-    ``daily_refused``: why it cannot be posted there, a line of its own)."""
+    ``daily_refused``: why it cannot be posted there, a line of its own; ``daily_stop``: why
+    it is off when no admin switched it off, a line of its own)."""
     allowed = settings.allowed_channel_ids
     if allowed:
         where = lang.render(
@@ -117,6 +119,11 @@ def settings_text(
                 hour=f"{daily.hour:02d}:00",
             ),
             *([] if daily is None or daily_refused is None else [daily_refused]),
+            *(
+                []
+                if daily is not None or daily_stop is None
+                else [daily_stop_text(daily_stop, lang)]
+            ),
             lang._("Open challenges ping: {role}", role=pings),
             *([] if role_trouble is None else [lang.render(role_trouble)]),
         )
@@ -562,6 +569,11 @@ class Admin(commands.Cog):
         title = "\n".join((title, *unchanged, *no_threads))
         public = await self.bot.flow.server_language(interaction.guild_id)
         daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
+        stop = (
+            None
+            if daily is not None
+            else await self.bot.services.puzzles.why_daily_off(interaction.guild_id)
+        )
         gone = deleted_channels(interaction, current.allowed_channel_ids)
         trouble = role_trouble(interaction, current.open_challenge_role_id)
         text = settings_text(
@@ -575,6 +587,7 @@ class Admin(commands.Cog):
             daily_refused=None
             if daily is None
             else daily_trouble(interaction, daily.channel_id, lang),
+            daily_stop=stop,
         )
         await answer(interaction, f"{title}\n{text}", ephemeral=True)
         if moved and interaction.guild is not None:

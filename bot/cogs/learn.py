@@ -21,12 +21,9 @@ from bot.names import escaped
 from bot.services.errors import InvalidOption
 from bot.services.puzzles import Period, PuzzleStats
 from bot.views.common import answer, within_deadline
-from bot.views.puzzle import daily_time, daily_when
+from bot.views.puzzle import DAILY_EXAMPLE, daily_stop_text, daily_time, daily_when
 from bot.views.puzzle_board import NO_PINGS, PAGE_SIZE, solvers_embed, solvers_view
 from engine.puzzles import Difficulty
-
-DAILY_EXAMPLE = command("puzzle daily", channel=_("#somewhere"))
-"""How an admin switches the daily puzzle on, as they would type it."""
 
 DIFFICULTY_CHOICES = [
     app_commands.Choice(name="easy (win in 1)", value="easy"),
@@ -252,9 +249,14 @@ class Learn(commands.Cog):
                 when=daily_when(setting),
             )
         elif current is None:
-            text = lang._(
-                "The daily puzzle is off: {daily_command} switches it on.",
-                daily_command=DAILY_EXAMPLE,
+            stop = await service.why_daily_off(interaction.guild_id)
+            text = (
+                lang._(
+                    "The daily puzzle is off: {daily_command} switches it on.",
+                    daily_command=DAILY_EXAMPLE,
+                )
+                if stop is None
+                else daily_stop_text(stop, lang)
             )
         else:
             text = lang._(

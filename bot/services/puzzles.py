@@ -166,6 +166,15 @@ class DailySetting:
     next_post: datetime
 
 
+class DailyStop(enum.Enum):
+    """Why a daily puzzle was switched off when no admin did it (the value is stored)."""
+
+    LEFT_SERVER = puzzles.LEFT_SERVER
+    """The bot was removed from the server."""
+    CHANNEL_DELETED = puzzles.CHANNEL_DELETED
+    """The channel it was posted in was deleted."""
+
+
 DEFAULT_DAILY_HOUR = 12
 """The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
 
@@ -475,6 +484,13 @@ class PuzzleService:
             row = DailyRow(guild_id, where, at, to_us(due))
             await puzzles.set_daily(db, row)
         return _setting(row)
+
+    async def why_daily_off(self, guild_id: int) -> DailyStop | None:
+        """Why the server's daily puzzle is off when no admin switched it off (None: an admin
+        did, it was never on, or it is on)."""
+        async with self._database.snapshot() as db:
+            row = await puzzles.daily_stop(db, guild_id)
+        return None if row is None else DailyStop(row.reason)
 
     async def stop_daily(self, guild_id: int) -> bool:
         """Stop the server's daily puzzle; whether it was on."""

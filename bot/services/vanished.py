@@ -4,7 +4,8 @@ Nobody can play, answer or read anything there any more. Every game in progress 
 aborted as ``/abort`` aborts it (recorded, no result, unrated), and whatever would still wait on
 the place or post to it is closed: the boards owed there, open challenges (a rematch offered to
 a member is one too), open takeback requests, the archiving of its threads, and a daily
-puzzle posted there (switched off, as ``/puzzle daily off:True`` does).
+puzzle posted there (switched off, as ``/puzzle daily off:True`` does, noting why:
+/settings and /puzzle daily say so).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class VanishedService:
             async with self._database.transaction() as db:
                 await vanished.close_in_channels(db, gone, to_us(self._clock()))
                 for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
-                    await puzzles.clear_daily(db, guild_id)
+                    await puzzles.stop_daily(
+                        db, guild_id, puzzles.CHANNEL_DELETED, to_us(self._clock())
+                    )
                     _log.info(
                         "Daily puzzle of server %s switched off: its channel is gone", guild_id
                     )
@@ -78,7 +81,7 @@ class VanishedService:
         ended = await self._abort([channel_id for channel_id, _parent in in_play])
         async with self._database.transaction() as db:
             await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
-            await puzzles.clear_daily(db, guild_id)
+            await puzzles.stop_daily(db, guild_id, puzzles.LEFT_SERVER, to_us(self._clock()))
         return ended
 
     async def _abort(self, channel_ids: Sequence[int]) -> list[SetEnd]:

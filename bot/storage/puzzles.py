@@ -69,6 +69,22 @@ class DailyPostRow:
     """When a refused post is tried next (None: at once)."""
 
 
+LEFT_SERVER = "left_server"
+"""A daily puzzle switched off as the bot was removed from its server."""
+CHANNEL_DELETED = "channel_deleted"
+"""A daily puzzle switched off as its channel was deleted."""
+
+
+@dataclass(frozen=True)
+class DailyStopRow:
+    """Why a server's daily puzzle was switched off when no admin did it, and when."""
+
+    guild_id: int
+    reason: str
+    """:data:`LEFT_SERVER` or :data:`CHANNEL_DELETED`."""
+    stopped_us: int
+
+
 _ATTEMPT = (
     "SELECT attempt_id, user_id, guild_id, puzzle_id, line, status, daily_day, started_us, "
     "finished_us FROM puzzle_attempts"
@@ -266,9 +282,10 @@ async def set_daily(db: Connection, row: DailyRow) -> None:
         "WHERE guild_id = ? AND message_id IS NULL",
         (row.channel_id, row.guild_id),
     )
+    await db.execute("DELETE FROM daily_stops WHERE guild_id = ?", (row.guild_id,))
 
 
-async def clear_daily(db: Connection, guild_id: int) -> bool:
+async def _switch_off(db: Connection, guild_id: int) -> bool:
     """Switch the daily puzzle off (a day claimed but not yet posted is not posted after);
     whether it was on."""
     changed = await db.execute("DELETE FROM daily_puzzles WHERE guild_id = ?", (guild_id,))
@@ -276,6 +293,37 @@ async def clear_daily(db: Connection, guild_id: int) -> bool:
         "DELETE FROM daily_posts WHERE guild_id = ? AND message_id IS NULL", (guild_id,)
     )
     return changed == 1
+
+
+async def clear_daily(db: Connection, guild_id: int) -> bool:
+    """Switch the daily puzzle off, as an admin does (why it was switched off before, if no
+    admin did, is forgotten); whether it was on."""
+    await db.execute("DELETE FROM daily_stops WHERE guild_id = ?", (guild_id,))
+    return await _switch_off(db, guild_id)
+
+
+async def stop_daily(db: Connection, guild_id: int, reason: str, now_us: int) -> bool:
+    """Switch the daily puzzle off when no admin did (``reason``: :data:`LEFT_SERVER`,
+    :data:`CHANNEL_DELETED`), noting why if it was on (a puzzle already off keeps what was
+    noted); whether it was."""
+    if not await _switch_off(db, guild_id):
+        return False
+    await db.execute(
+        "INSERT INTO daily_stops (guild_id, reason, stopped_us) VALUES (?, ?, ?) "
+        "ON CONFLICT (guild_id) DO UPDATE SET reason = excluded.reason, "
+        "stopped_us = excluded.stopped_us",
+        (guild_id, reason, now_us),
+    )
+    return True
+
+
+async def daily_stop(db: Connection, guild_id: int) -> DailyStopRow | None:
+    """Why the server's daily puzzle was switched off, if no admin did it (and none switched
+    it on or off since)."""
+    row = await db.fetch_one(
+        "SELECT guild_id, reason, stopped_us FROM daily_stops WHERE guild_id = ?", (guild_id,)
+    )
+    return None if row is None else DailyStopRow(int(row[0]), str(row[1]), int(row[2]))
 
 
 async def dailies_due(db: Connection, now_us: int, shards: Shards = EVERY) -> list[DailyRow]:

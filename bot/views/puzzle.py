@@ -12,8 +12,8 @@ from typing import Any, Self
 
 import discord
 
-from bot.i18n import ENGLISH, Language, _
-from bot.services.puzzles import Attempt, DailySetting
+from bot.i18n import ENGLISH, Language, _, command
+from bot.services.puzzles import Attempt, DailySetting, DailyStop
 from bot.views.common import GuardedItem, bot_of
 from bot.views.picker import StepSelect, chunks, piece_options
 from engine import Game, parse_square
@@ -28,6 +28,25 @@ def daily_time(setting: DailySetting) -> str:
 def daily_when(setting: DailySetting) -> str:
     """When the daily puzzle is next posted, as each reader sees it counted (``in 3 hours``)."""
     return f"<t:{int(setting.next_post.timestamp())}:R>"
+
+
+DAILY_EXAMPLE = command("puzzle daily", channel=_("#somewhere"))
+"""How an admin switches the daily puzzle on, as they would type it."""
+
+
+def daily_stop_text(stop: DailyStop, lang: Language = ENGLISH) -> str:
+    """Why the daily puzzle is off when no admin switched it off, and how to switch it on."""
+    if stop is DailyStop.LEFT_SERVER:
+        return lang._(
+            "The daily puzzle was switched off when I was removed from this server: "
+            "{daily_command} switches it on again.",
+            daily_command=DAILY_EXAMPLE,
+        )
+    return lang._(
+        "The daily puzzle was switched off when its channel was deleted: {daily_command} "
+        "switches it on in another.",
+        daily_command=DAILY_EXAMPLE,
+    )
 
 
 def attempt_game(attempt: Attempt) -> Game:
