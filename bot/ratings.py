@@ -32,6 +32,19 @@ MAX_DEVIATION = 350.0
 _EPSILON = 0.000001
 
 
+def shown_rating(rating: float) -> int:
+    """The whole number a rating is shown as (1662.31 is 1662): players with the same shown
+    rating share a rank."""
+    return round(rating)
+
+
+def shown_above(shown: int) -> float:
+    """The least rating shown above ``shown``: a rating at or above it reads ``shown + 1`` or
+    more (``round`` takes a half to the even number, so 1599.5 reads 1600 but 1598.5 1598)."""
+    half = shown + 0.5
+    return half if shown_rating(half) > shown else math.nextafter(half, math.inf)
+
+
 @dataclass(frozen=True)
 class Rating:
     """A Glicko-2 rating on the familiar Glicko scale."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.ratings import PROVISIONAL_DEVIATION
 from bot.services.standings import StandingsService
 from bot.storage import Connection, Database, Dialect, players, ratings
+from bot.views.leaderboard import rating_text
 from tests.conftest import ALICE, BOB, CAROL, GUILD, FakeClock
 
 DAN = 14
@@ -82,6 +83,51 @@ async def test_players_with_the_same_rating_share_a_rank_on_every_page(
                 shown += [(row.user_id, row.rank) for row in page.rows]
             assert shown == expected, size
         for user, rank in expected:
+            stats = await standings.player_stats(GUILD, user)
+            assert stats.standing is not None
+            assert stats.standing.rank == rank, user
+    finally:
+        await db.close()
+
+
+async def test_ratings_shown_alike_share_a_rank(database: str, clock: FakeClock) -> None:
+    """Ties are judged on the ratings as shown: 1600.2, 1599.6 and 1599.5 all read 1600 and
+    share rank 1, 1599.4 reads 1599 (4th) and 1598.5 reads 1598 (5th), on the leaderboard
+    however it is paged and in /stats; a provisional 1600? is ranked after them all."""
+    db = await Database.open(database)
+    try:
+        erin, frank, gus = 16, 17, 18
+        players_ = {
+            ALICE: (1600.2, 60.0),
+            BOB: (1599.6, 60.0),
+            erin: (1599.5, 60.0),
+            CAROL: (1599.4, 60.0),
+            frank: (1598.5, 60.0),
+            gus: (1600.0, 290.0),
+        }
+        async with db.transaction() as connection:
+            for user, (rating, deviation) in players_.items():
+                await players.upsert(connection, user, f"p{user}", clock())
+                await rated(connection, user, rating, deviation)
+        standings = StandingsService(db)
+        expected = [
+            (ALICE, 1, "1600"),
+            (BOB, 1, "1600"),
+            (erin, 1, "1600"),
+            (CAROL, 4, "1599"),
+            (frank, 5, "1598"),
+            (gus, 6, "1600?"),
+        ]
+        for size in (1, 2, 4, 10):
+            shown = []
+            for offset in range(0, 6, size):
+                page = await standings.leaderboard(GUILD, offset, size)
+                shown += [
+                    (row.user_id, row.rank, rating_text(row.rating, row.deviation))
+                    for row in page.rows
+                ]
+            assert shown == expected, size
+        for user, rank, _text in expected:
             stats = await standings.player_stats(GUILD, user)
             assert stats.standing is not None
             assert stats.standing.rank == rank, user

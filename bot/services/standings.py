@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ratings import PROVISIONAL_DEVIATION
+from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
 from bot.services.domain import (
     DEFAULT_RULESET,
     GameSummary,
@@ -36,8 +36,8 @@ class StandingsService:
         ruleset: str = DEFAULT_RULESET,
     ) -> LeaderboardPage:
         """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
-        total count of players rated in it. Ranks count from 1, and players with the same
-        rating share one (1, 2, 2, 4); ``limit`` is capped at 100."""
+        total count of players rated in it. Ranks count from 1, and players whose ratings are
+        shown alike share one (1, 2, 2, 4); ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.snapshot() as db:
@@ -102,10 +102,11 @@ class StandingsService:
 
 
 def _tied(before: StandingRow, row: StandingRow) -> bool:
-    """Whether ``row``, listed right after ``before``, shares its rank: the same rating, both
-    provisional or both established."""
+    """Whether ``row``, listed right after ``before``, shares its rank: the same rating as
+    shown (1662.31 and 1662.18 both read 1662), both provisional or both established."""
     provisional = (before.deviation > PROVISIONAL_DEVIATION, row.deviation > PROVISIONAL_DEVIATION)
-    return before.rating == row.rating and provisional[0] == provisional[1]
+    same = shown_rating(before.rating) == shown_rating(row.rating)
+    return same and provisional[0] == provisional[1]
 
 
 def _standing(rank: int, row: StandingRow) -> Standing:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.ratings import PROVISIONAL_DEVIATION, Rating
+from bot.ratings import PROVISIONAL_DEVIATION, Rating, shown_above, shown_rating
 from bot.storage.connection import Connection
 
 
@@ -155,13 +155,14 @@ async def standing(
 
 async def rank(db: Connection, guild_id: int, ruleset: str, rating: float, deviation: float) -> int:
     """The rank (from 1) of ``rating`` with ``deviation`` in a pool: one more than the players
-    ranked strictly before it, so that players with the same rating share a rank (1, 2, 2, 4)."""
+    ranked strictly before it, so that players whose ratings are shown alike share a rank
+    (1, 2, 2, 4: 1662.31 and 1662.18 both read 1662)."""
     provisional = 1 if deviation > PROVISIONAL_DEVIATION else 0
     key = _provisional()
     above = await db.fetch_one(
         f"SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? AND ({key} < ? "
-        f"OR ({key} = ? AND rating > ?))",
-        (guild_id, ruleset, provisional, provisional, rating),
+        f"OR ({key} = ? AND rating >= ?))",
+        (guild_id, ruleset, provisional, provisional, shown_above(shown_rating(rating))),
     )
     return (int(above[0]) if above else 0) + 1
 

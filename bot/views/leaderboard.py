@@ -9,7 +9,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
-from bot.ratings import PROVISIONAL_DEVIATION
+from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import (
@@ -27,7 +27,7 @@ PAGE_SIZE = 10
 
 def rating_text(rating: float, deviation: float) -> str:
     """A rating as players read it: ``1720``, or ``1720?`` while it is still provisional."""
-    return f"{rating:.0f}{'?' if deviation > PROVISIONAL_DEVIATION else ''}"
+    return f"{shown_rating(rating)}{'?' if deviation > PROVISIONAL_DEVIATION else ''}"
 
 
 def matches_won_text(count: int, lang: Language = ENGLISH) -> str:
