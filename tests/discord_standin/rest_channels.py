@@ -7,9 +7,9 @@ from aiohttp import web
 
 from . import payloads
 from .messages import read_body
-from .model import CREATE_PUBLIC_THREADS, MANAGE_THREADS, PUBLIC_THREAD
+from .model import CREATE_PUBLIC_THREADS, MANAGE_THREADS, PUBLIC_THREAD, VIEW_CHANNEL
 from .recorder import StoredMessage
-from .rest_routes import RestRoutes, error, json_response, path_int
+from .rest_routes import MISSING_ACCESS, RestRoutes, error, json_response, path_int
 
 
 class ChannelRoutes(RestRoutes):
@@ -82,8 +82,14 @@ class ChannelRoutes(RestRoutes):
         return json_response(data)
 
     async def get_channel(self, request: web.Request) -> web.StreamResponse:
-        """GET /channels/{id}."""
-        return json_response(payloads.channel(self._channel(request)))
+        """GET /channels/{id}: the channel object, a thread's (archived too) with its
+        ``thread_metadata``; 404 Unknown Channel (10003) once it is deleted, and 403 Missing
+        Access (50001) where the bot may not see it (a thread: its channel), as Discord
+        answers a bot without View Channel."""
+        channel = self._channel(request)
+        if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, MISSING_ACCESS, "Missing Access")
+        return json_response(payloads.channel(channel))
 
     async def get_guild(self, request: web.Request) -> web.StreamResponse:
         """GET /guilds/{id}."""
