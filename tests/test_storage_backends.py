@@ -601,7 +601,7 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
     database: str, clock: FakeClock
 ) -> None:
     """Where games are played: a channel game's channel, and a thread game's thread with the
-    channel the bot started it in."""
+    channel the bot started it in; a set of another server has no place here."""
     opened = await Services.open(database, clock=clock)
     try:
         await _start(opened, GUILD, CHANNEL)
@@ -612,8 +612,9 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
         assert sorted(await opened.records.places_in_progress(GUILD)) == sorted(
             [(CHANNEL, None), (77, OTHER_CHANNEL)]
         )
-        assert await opened.records.place_of(thread.set_id) == (77, OTHER_CHANNEL)
-        assert await opened.records.place_of(10**12) is None
+        assert await opened.records.place_of(thread.set_id, GUILD) == (77, OTHER_CHANNEL)
+        assert await opened.records.place_of(thread.set_id, GUILD + 1) is None
+        assert await opened.records.place_of(10**12, GUILD) is None
     finally:
         await opened.close()
 

@@ -131,16 +131,18 @@ class Play(commands.Cog):
         # Reading the match is quick: a refusal is answered privately before anything is
         # deferred (a deferral's first follow-up takes its visibility), or after a private
         # deferral if the read is slow (the files are then posted apart).
-        exported = await within_deadline(
-            interaction,
-            self.bot.services.records.export_match(
-                interaction.guild_id,
+        guild_id = interaction.guild_id
+
+        async def chosen() -> MatchExport:
+            # Who may see the game's place may be asked of Discord: inside the deadline too.
+            return await self.bot.services.records.export_match(
+                guild_id,
                 set_id=game,
                 channel_id=None if game is not None else interaction.channel_id,
-                hidden_channel_ids=await hidden_for(interaction, game),
-            ),
-            ephemeral=True,
-        )
+                hidden=await hidden_for(interaction, game),
+            )
+
+        exported = await within_deadline(interaction, chosen(), ephemeral=True)
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
         lang = await self.bot.flow.server_language(interaction.guild_id)

@@ -73,16 +73,18 @@ class AnalysisFlow:
         # Choosing is a quick read: a refusal is answered privately before anything is deferred
         # (or, if the read is slow, after a private deferral: the progress is then shown to the
         # asker alone, and the review posted apart).
-        chosen = await within_deadline(
-            interaction,
-            self.bot.services.analyses.choose(
-                interaction.guild_id,
+        guild_id = interaction.guild_id
+
+        async def choose() -> SetToAnalyse:
+            # Who may see the set's place may be asked of Discord: inside the deadline too.
+            return await self.bot.services.analyses.choose(
+                guild_id,
                 set_id=set_id,
                 channel_id=None if set_id is not None else interaction.channel_id,
-                hidden_channel_ids=await hidden_for(interaction, set_id),
-            ),
-            ephemeral=True,
-        )
+                hidden=await hidden_for(interaction, set_id),
+            )
+
+        chosen = await within_deadline(interaction, choose(), ephemeral=True)
         # One game at a time per member (each position's search takes a turn of the workers
         # the computer's moves need too), claimed in the database: it holds across shard
         # processes. The same game asked twice shares one analysis: the member's turn ends

@@ -25,6 +25,7 @@ from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
 from bot.flow.members import Members
 from bot.flow.outbox import Outbox
+from bot.flow.place_lookup import PlaceLookup
 from bot.flow.posts import (
     NO_PINGS,
     BoardPost,
@@ -177,6 +178,8 @@ class GameFlow:
         """The Rematch button: the same match again, set 1's sides swapped."""
         self.vanished = VanishedFlow(self)
         """Aborting the games whose channel, thread or server is gone."""
+        self.places = PlaceLookup(self)
+        """Asking Discord who can see a game's place the cache lacks (archived, deleted)."""
         self.members = Members(self)
         """Asking Discord whether someone is still a member of a server."""
         self.departures = Departures(self)

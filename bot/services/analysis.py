@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from bot.i18n import Listing, Text, _, command
 from bot.services.clock import Clock
+from bot.services.domain import HiddenPlaces
 from bot.services.errors import NoGameHere, NotAnalysable, StillPlaying
 from bot.services.records import RecordService, check_shown
 from bot.shards import EVERY, Shards
@@ -74,12 +75,13 @@ class AnalysisService:
         *,
         set_id: int | None = None,
         channel_id: int | None = None,
-        hidden_channel_ids: frozenset[int] = frozenset(),
+        hidden: HiddenPlaces | None = None,
     ) -> SetToAnalyse:
         """The set ``set_id`` of this server, or the newest finished set of ``channel_id``.
 
-        Raises NoGameHere when there is none (or ``set_id`` was played in a channel of
-        ``hidden_channel_ids``), StillPlaying while its match goes on.
+        Raises NoGameHere when there is none (or ``set_id`` was played in a place of
+        ``hidden``: :func:`~bot.services.records.check_shown`), StillPlaying while its match
+        goes on.
         """
         async with self._database.snapshot() as db:
             if set_id is None:
@@ -104,7 +106,7 @@ class AnalysisService:
             row = await sets.by_id(db, set_id)
             if row is None or row.guild_id != guild_id:
                 raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
-            check_shown(row, hidden_channel_ids)
+            check_shown(row, hidden or {})
             if row.status == sets.ACTIVE:
                 raise StillPlaying(
                     _("Game {game} is still being played: analyse it after.", game=set_id)

@@ -19,6 +19,24 @@ Place = tuple[int, int | None]
 """Where a set is played: its channel (or thread) id, and for a thread the bot started from a
 challenge, the id of the channel that thread is in (else None)."""
 
+
+class Unshown(enum.Enum):
+    """Why the games of a place are not given out where they are asked for (each has its own
+    sentence: :func:`bot.services.records.check_shown`)."""
+
+    PRIVATE = "private"
+    """@everyone cannot see it (or it is a private thread): its games are given out inside."""
+    DELETED = "deleted"
+    """Discord no longer knows it (404 Unknown Channel): nobody can tell who could see it."""
+    OUT_OF_SIGHT = "out of sight"
+    """Discord refuses the bot a look at it (403 Missing Access)."""
+    UNANSWERED = "unanswered"
+    """Discord could not say what it is just now."""
+
+
+HiddenPlaces = Mapping[int, Unshown]
+"""Channels and threads whose games are not given out where asked, each with why."""
+
 DEFAULT_RULESET = "brandubh"
 DEFAULT_TIME_PER_MOVE = timedelta(hours=24)
 CHALLENGE_LIFETIME = timedelta(minutes=10)

@@ -13,9 +13,11 @@ from bot.services.domain import (
     GameExport,
     GameInProgress,
     GamesPage,
+    HiddenPlaces,
     MatchExport,
     MatchTerms,
     Place,
+    Unshown,
     last_page,
 )
 from bot.services.errors import NoGameHere
@@ -65,10 +67,11 @@ class RecordService:
         async with self._database.snapshot() as db:
             return await places.in_progress(db, guild_id)
 
-    async def place_of(self, set_id: int) -> Place | None:
-        """Where the set ``set_id`` was played (as :meth:`places_in_progress`), if it exists."""
+    async def place_of(self, set_id: int, guild_id: int) -> Place | None:
+        """Where the set ``set_id`` was played (as :meth:`places_in_progress`), if it is a set
+        of ``guild_id`` (nothing is said of another server's sets)."""
         async with self._database.snapshot() as db:
-            return await places.of_set(db, set_id)
+            return await places.of_set(db, set_id, guild_id)
 
     async def in_progress(
         self,
@@ -134,13 +137,13 @@ class RecordService:
         *,
         set_id: int | None = None,
         channel_id: int | None = None,
-        hidden_channel_ids: frozenset[int] = frozenset(),
+        hidden: HiddenPlaces | None = None,
     ) -> MatchExport:
         """Every set of a match: the channel's latest match (or, if newer, the latest finished
         match of a thread the bot started there), or the match of a finished set.
 
         With ``set_id`` the set must be a finished set of ``guild_id``, not played in (a thread
-        of) one of ``hidden_channel_ids``, and only the match's finished sets are exported (a
+        of) one of the places ``hidden``, and only the match's finished sets are exported (a
         game in progress cannot be exported by id, so a player cannot study it elsewhere; in
         its own channel it can). Raises NoGameHere.
         """
@@ -149,7 +152,7 @@ class RecordService:
                 row = await sets.by_id(db, set_id)
                 if row is None or row.guild_id != guild_id:
                     raise NoGameHere(_("There is no game {game} in this server.", game=set_id))
-                check_shown(row, hidden_channel_ids)
+                check_shown(row, hidden or {})
                 if row.status == sets.ACTIVE:
                     raise NoGameHere(
                         _("Game {game} is still being played: export it after.", game=set_id)
@@ -218,13 +221,44 @@ class RecordService:
         )
 
 
-def check_shown(row: SetRow, hidden_channel_ids: frozenset[int]) -> None:
-    """Refuse ``row`` if it was played in (a thread of) a channel of ``hidden_channel_ids``:
-    channels not everyone can see, whose games are shown only inside them."""
-    if row.channel_id in hidden_channel_ids or row.parent_channel_id in hidden_channel_ids:
+def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
+    """Refuse ``row`` if it was played in (a thread of) a place of ``hidden``, in a sentence
+    saying why: a channel not everyone can see, whose games are shown only inside it; one
+    deleted since, whose audience nobody can tell any more; one Discord keeps from the bot, or
+    could not say about just now."""
+    why = hidden.get(row.channel_id)
+    if why is None and row.parent_channel_id is not None:
+        why = hidden.get(row.parent_channel_id)
+    if why is None:
+        return
+    game = row.set_id
+    if why is Unshown.DELETED:
         raise NoGameHere(
             _(
-                "Game {game} was played in a channel not everyone here can see: ask for it there.",
-                game=row.set_id,
+                "Game {game} was played in a channel or thread deleted since: I cannot tell who "
+                "could see it there, so I give it out nowhere.",
+                game=game,
             )
         )
+    if why is Unshown.OUT_OF_SIGHT:
+        raise NoGameHere(
+            _(
+                "Game {game} was played in a channel or thread I can no longer see: I cannot "
+                "tell who can, so I give it out nowhere.",
+                game=game,
+            )
+        )
+    if why is Unshown.UNANSWERED:
+        raise NoGameHere(
+            _(
+                "Discord could not tell me just now who can see the channel game {game} was "
+                "played in: try again in a minute.",
+                game=game,
+            )
+        )
+    raise NoGameHere(
+        _(
+            "Game {game} was played in a channel not everyone here can see: ask for it there.",
+            game=game,
+        )
+    )

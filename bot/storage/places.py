@@ -19,12 +19,12 @@ async def in_progress(db: Connection, guild_id: int) -> list[tuple[int, int | No
     return [(int(row[0]), None if row[1] is None else int(row[1])) for row in rows]
 
 
-async def of_set(db: Connection, set_id: int) -> tuple[int, int | None] | None:
-    """Where the set ``set_id`` was played, if there is such a set."""
+async def of_set(db: Connection, set_id: int, guild_id: int) -> tuple[int, int | None] | None:
+    """Where the set ``set_id`` was played, if there is such a set in ``guild_id``."""
     row = await db.fetch_one(
         "SELECT g.channel_id, m.parent_channel_id FROM sets g JOIN matches m USING (match_id) "
-        "WHERE g.set_id = ?",
-        (set_id,),
+        "WHERE g.set_id = ? AND g.guild_id = ?",
+        (set_id, guild_id),
     )
     return None if row is None else (int(row[0]), None if row[1] is None else int(row[1]))
 

@@ -11,7 +11,7 @@ import discord
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.challenges import message_link
-from bot.services.domain import Challenge, GameInProgress, GamesPage, Place
+from bot.services.domain import Challenge, GameInProgress, GamesPage, HiddenPlaces, Place, Unshown
 from bot.services.errors import InvalidOption
 from bot.views.challenge import sets_text, time_per_move_text
 from bot.views.common import GuardedItem, bot_of, embed_title, turn_page
@@ -150,7 +150,7 @@ async def games_message(
         player_id=player_id,
         offset=offset,
         limit=GAMES_PAGE_SIZE,
-        hidden_channel_ids=hidden | unknown_places(interaction, places),
+        hidden_channel_ids=hidden | frozenset(await unknown_places(interaction, places)),
     )
     waiting = await bot.services.challenges.waiting_for_anyone(
         guild_id, challenger_id=player_id, hidden_channel_ids=hidden
@@ -189,35 +189,45 @@ def private_channels(interaction: discord.Interaction[Any]) -> frozenset[int]:
     return frozenset(private)
 
 
-def unknown_places(
+async def unknown_places(
     interaction: discord.Interaction[Any], places: Iterable[Place]
-) -> frozenset[int]:
+) -> dict[int, Unshown]:
     """Of ``places``, those the bot cannot tell are public (to hide with
-    :func:`private_channels`): a channel or thread not in its cache — deleted, or a thread
-    archived since, whose channel and kind it no longer knows — unless it is a thread the bot
-    started in a channel @everyone can see."""
+    :func:`private_channels`), each with why: a channel or thread not in its cache — deleted,
+    or a thread archived since, whose channel and kind it no longer knows — unless it is a
+    thread the bot started in a channel @everyone can see (one started in a channel they
+    cannot see is private). Where the cache cannot say, Discord is asked (once a few minutes:
+    bot/flow/place_lookup.py): an archived public thread of a channel @everyone can see is
+    public, a place Discord no longer knows deleted."""
     guild = interaction.guild
     if guild is None:
-        return frozenset()
+        return {}
     everyone = guild.default_role
-    unknown = set()
+    shown_anyway = _shown_anyway(interaction)
+    unknown: dict[int, Unshown] = {}
     for channel_id, parent_id in places:
-        if guild.get_channel_or_thread(channel_id) is not None:
+        if channel_id in shown_anyway or guild.get_channel_or_thread(channel_id) is not None:
             continue  # known: private_channels judges it
         parent = guild.get_channel(parent_id) if parent_id is not None else None
-        if parent is None or not parent.permissions_for(everyone).view_channel:
-            unknown.add(channel_id)
-    return frozenset(unknown - _shown_anyway(interaction))
+        if parent is not None:
+            if not parent.permissions_for(everyone).view_channel:
+                unknown[channel_id] = Unshown.PRIVATE
+            continue
+        why = await bot_of(interaction).flow.places.judge(guild, channel_id)
+        if why is not None:
+            unknown[channel_id] = why
+    return unknown
 
 
-async def hidden_for(interaction: discord.Interaction[Any], set_id: int | None) -> frozenset[int]:
-    """The places whose games are not given out here (:func:`private_channels`, and the place
-    of ``set_id`` if the bot cannot tell it is public)."""
-    hidden = private_channels(interaction)
-    if set_id is None:
+async def hidden_for(interaction: discord.Interaction[Any], set_id: int | None) -> HiddenPlaces:
+    """The places whose games are not given out here, each with why
+    (:func:`private_channels`, and the place of ``set_id`` if the bot cannot tell it is
+    public: :func:`unknown_places`). Discord is asked only about a set of this server."""
+    hidden = dict.fromkeys(private_channels(interaction), Unshown.PRIVATE)
+    if set_id is None or interaction.guild_id is None:
         return hidden
-    place = await bot_of(interaction).services.records.place_of(set_id)
-    return hidden if place is None else hidden | unknown_places(interaction, [place])
+    place = await bot_of(interaction).services.records.place_of(set_id, interaction.guild_id)
+    return hidden if place is None else hidden | await unknown_places(interaction, [place])
 
 
 def _shown_anyway(interaction: discord.Interaction[Any]) -> set[int]:

@@ -1,0 +1,92 @@
+"""Asking Discord about a game's place the bot has not in its cache, to judge whether its games
+may be given out to the whole server (/games, /export game:, /analyse game:).
+
+discord.py keeps every channel of a server and its active threads; a place missing from them
+is a thread archived since (discord.py drops archived threads), or a channel or thread deleted.
+Which it is, and who could see it, only Discord can say: GET /channels/{id}, asked once and
+its answer kept a few minutes, so that paging /games or asking again costs no request. What is
+kept is Discord's answer (the thread, or that it is gone), not the verdict: a thread's channel
+is judged from the cache each time, so an overwrite hiding it counts at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.flow.vanished import unknown_channel
+from bot.services.domain import Unshown
+from bot.unreachable import UNREACHABLE
+
+if TYPE_CHECKING:
+    from bot.flow.game_flow import GameFlow
+
+_log = logging.getLogger(__name__)
+
+KEPT_FOR = timedelta(minutes=5)
+"""How long Discord's answer about a place is taken as still true."""
+KEPT_AT_MOST = 1000
+"""Answers kept at once (the oldest are dropped first)."""
+
+Answer = discord.abc.GuildChannel | discord.abc.PrivateChannel | discord.Thread | Unshown
+"""What Discord said of a place: the channel or thread, or that it is deleted or out of sight."""
+
+
+class PlaceLookup:
+    """Discord's word on places the bot has not in its cache, kept a few minutes."""
+
+    def __init__(self, flow: GameFlow) -> None:
+        self.flow = flow
+        self._answers: dict[tuple[int, int], tuple[datetime, Answer]] = {}
+
+    async def judge(self, guild: discord.Guild, channel_id: int) -> Unshown | None:
+        """Why the games of ``channel_id`` (a channel or thread of ``guild`` the cache lacks)
+        are not given out to the whole server, or None when they may be: a public thread of a
+        channel @everyone can see (archived, say), or such a channel. Discord's 404 Unknown
+        Channel is :attr:`Unshown.DELETED`, 403 Missing Access :attr:`Unshown.OUT_OF_SIGHT`;
+        when it cannot answer, :attr:`Unshown.UNANSWERED` (not kept: asked again next time)."""
+        key = (guild.id, channel_id)
+        now = self.flow.bot.clock()
+        kept = self._answers.get(key)
+        if kept is not None and now - kept[0] < KEPT_FOR:
+            answer = kept[1]
+        else:
+            try:
+                answer = await self.flow.bot.fetch_channel(channel_id)
+            except discord.Forbidden:
+                answer = Unshown.OUT_OF_SIGHT
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                if not unknown_channel(error):
+                    _log.info("Could not ask Discord about channel %s: %s", channel_id, error)
+                    return Unshown.UNANSWERED
+                answer = Unshown.DELETED
+            self._keep(key, now, answer)
+        if isinstance(answer, Unshown):
+            return answer
+        return None if public(guild, answer) else Unshown.PRIVATE
+
+    def _keep(self, key: tuple[int, int], now: datetime, answer: Answer) -> None:
+        self._answers.pop(key, None)
+        self._answers[key] = (now, answer)
+        while len(self._answers) > KEPT_AT_MOST:
+            del self._answers[next(iter(self._answers))]
+
+
+def public(
+    guild: discord.Guild,
+    channel: discord.abc.GuildChannel | discord.abc.PrivateChannel | discord.Thread,
+) -> bool:
+    """Whether @everyone of ``guild`` can see ``channel``, as Discord just gave it: a public
+    thread of a channel they can see, or such a channel (another server's never is)."""
+    everyone = guild.default_role
+    if isinstance(channel, discord.Thread):
+        if channel.guild.id != guild.id or channel.type is discord.ChannelType.private_thread:
+            return False
+        parent = guild.get_channel(channel.parent_id)
+        return parent is not None and parent.permissions_for(everyone).view_channel
+    if isinstance(channel, discord.abc.GuildChannel):
+        return channel.guild.id == guild.id and channel.permissions_for(everyone).view_channel
+    return False
