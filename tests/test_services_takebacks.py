@@ -564,6 +564,41 @@ async def test_an_old_board_out_after_a_takeback_back_to_its_ply_leaves_that_boa
     assert (first.set_id, 1, True) in owed
 
 
+async def test_an_old_board_out_without_its_id_after_a_takeback_leaves_that_board_owed(
+    services: Services, clock: FakeClock
+) -> None:
+    """The same when Discord's answer to the old board's post gave no message id: the
+    takeback's board at that ply stays owed (before, the old board without an id marked it
+    out unchecked)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    asked = await services.takebacks.ask(CHANNEL, BOB)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(seconds=1))
+    await services.takebacks.answer(asked.takeback_id, ALICE, accept=True)
+    assert await services.boards.board_posted(first, None, shows=first) == (False, None)
+    clock.advance(timedelta(minutes=1))
+    owed = [(r.set_id, r.ply, r.taken_back) for r in await services.announcements.due()]
+    assert (first.set_id, 1, True) in owed
+
+
+async def test_a_board_out_without_its_id_after_a_resignation_leaves_the_final_board_owed(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's d1-c1 board is out, Discord giving no message id, after bob resigned at that
+    move: the final board owed at that ply stays owed, not marked out by the board before it."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    first = (await services.games.play(CHANNEL, ALICE, "d1-c1")).game
+    await services.games.resign(CHANNEL, BOB)
+    assert await services.boards.board_posted(first, None, shows=first) == (False, None)
+    clock.advance(timedelta(minutes=1))
+    owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
+    assert (first.set_id, 1) in owed
+
+
 async def test_a_withdrawn_request_leaves_nothing_asked(services: Services) -> None:
     """A request whose message Discord refused is withdrawn: nothing waits for an answer, and
     alice may ask again, pinging bob as the first time."""

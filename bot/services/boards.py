@@ -63,16 +63,22 @@ class BoardService:
         final board, with its Rematch button) it becomes the board with buttons only if no
         newer match was started in the channel meanwhile (with threads off, the next match
         is played in the same channel, and its board keeps them; the old match's Rematch
-        comes off). Returns whether it is the board with buttons (else its own come off), and
-        the one that had them before, if another."""
+        comes off). Without ``message_id`` (Discord's answer gave none) nothing becomes the
+        board with buttons, but the position is checked all the same: a board out late does
+        not mark out the final board or a takeback's board owed at its ply. Returns whether it
+        is the board with buttons (else its own come off), and the one that had them before,
+        if another."""
         async with self._database.transaction() as db:
             live, previous = True, None
             if message_id is not None and shows is None:
                 live, previous = await _match_end_live(db, active, message_id)
-            elif message_id is not None and shows is not None:
-                live, previous = await places.set_live_board_at(
-                    db, shows.channel_id, message_id, shows.set_id, shows.ply, shows.undone
-                )
+            elif shows is not None:
+                if message_id is None:  # nothing to make the board with buttons: only checked
+                    live = await sets.stands_at(db, shows.set_id, shows.ply, shows.undone)
+                else:
+                    live, previous = await places.set_live_board_at(
+                        db, shows.channel_id, message_id, shows.set_id, shows.ply, shows.undone
+                    )
                 if not live and shows.set_id == active.set_id and await _ended_at(db, active):
                     # Resigned, aborted or lost on time at this very move: what is owed at
                     # this ply is now the set's final board, which this one is not.
