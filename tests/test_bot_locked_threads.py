@@ -818,6 +818,100 @@ async def test_a_takeback_declined_in_a_thread_whose_lock_was_missed_is_told_as_
     assert active.ply == 1, "the decline took no move back"
 
 
+async def answered_while_locked(table: Harness, button: str) -> tuple[StoredMessage, FakeChannel]:
+    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it; bob
+    presses ``button`` (accept or decline), stored, and Discord refuses its edit of the
+    request there as locked; the thread is then unlocked and the outbox's next round comes.
+    The request's message, and the thread."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [pressed] = [c for c in request.custom_ids() if button in c]
+    told = await (await table.standin.click(request, pressed, table.bob)).wait_original()
+    assert told.ephemeral
+    assert "a moderator locked this thread" in told.content, told.content
+    assert request.custom_ids(), "Discord took the edit of the request in a locked thread"
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    return request, thread
+
+
+async def test_a_takeback_declined_in_a_locked_thread_shows_on_its_request_once_unlocked(
+    table: Harness,
+) -> None:
+    """bob declines alice's takeback in a thread whose lock was missed: once the thread is
+    unlocked, the request's message says he declined it, naming alice unpinged, without its
+    Accept and Decline (before, it kept them, and alice was never told)."""
+    request, _ = await answered_while_locked(table, "decline")
+    declined = f"<@{table.bob.id}> declined <@{table.alice.id}>'s takeback request."
+    await table.standin.wait_until(lambda: request.content == declined, timeout=10)
+    assert request.custom_ids() == [], "the answered request keeps its buttons"
+
+
+async def test_a_takeback_accepted_in_a_locked_thread_shows_on_its_request_once_unlocked(
+    table: Harness,
+) -> None:
+    """bob accepts alice's takeback in a thread whose lock was missed: once the thread is
+    unlocked, the board after it is posted and the request's message says he accepted it,
+    without its Accept and Decline."""
+    request, thread = await answered_while_locked(table, "accept")
+    await table.wait_board(lambda m: "alice's move 1 was taken back." in m.content, channel=thread)
+    accepted = f"<@{table.bob.id}> accepted <@{table.alice.id}>'s takeback request."
+    await table.standin.wait_until(lambda: request.content == accepted, timeout=10)
+    assert request.custom_ids() == [], "the answered request keeps its buttons"
+
+
+async def test_a_takeback_lapsed_in_a_locked_thread_shows_on_its_request_once_unlocked(
+    table: Harness,
+) -> None:
+    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it; bob's
+    /move is played, lapsing the request, whose edit Discord refuses as locked. Once the thread
+    is unlocked, the request says it lapsed, without its Accept and Decline."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    told = await table.reply_text(table.bob, "move", {"move": "c4-c2"}, channel=thread)
+    assert told.content.startswith("You played c4-c2, but a moderator locked"), told.content
+    await held(table, thread)
+    assert request.custom_ids(), "Discord took the edit of the request in a locked thread"
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    lapsed = f"<@{table.alice.id}>'s takeback request lapsed."
+    await table.standin.wait_until(lambda: request.content == lapsed, timeout=10)
+    assert request.custom_ids() == [], "the lapsed request keeps its buttons"
+
+
+async def test_a_board_refused_as_locked_posted_after_a_newer_move_says_the_thread_was_locked(
+    table: Harness,
+) -> None:
+    """alice plays d1-b1 in a thread whose lock was missed; unlocked, bob plays before the
+    outbox posts her board. That board, posted after his, says it is late because a moderator
+    had locked the thread (before: that Discord could not be reached)."""
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    told = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    assert told.content.startswith("You played d1-b1, but a moderator locked"), told.content
+    await held(table, thread)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    with table.bot.flow.outbox.posting() as claim:
+        claim(active.set_id, 1)  # the outbox's next check has not come yet
+        await table.standin.edit_thread(thread, locked=False)
+        await held(table, thread, is_held=False)
+        played = await table.reply_text(table.bob, "move", {"move": "c4-c2"}, channel=thread)
+        assert not played.ephemeral, played.content
+    table.advance(timedelta(minutes=1))
+    board = await table.wait_board(lambda m: "posted late" in m.content, channel=thread)
+    assert board.content.endswith("move 2 · posted late: a moderator had locked this thread."), (
+        board.content
+    )
+
+
 async def test_a_takeback_asked_in_a_thread_whose_lock_was_missed_leaves_nothing_asked(
     table: Harness,
 ) -> None:
@@ -843,7 +937,8 @@ async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed
 ) -> None:
     """alice takes back her move and the computer's reply in a thread a moderator locked, the
     bot having missed it: both are undone, and Discord refuses the board there; she reads that
-    the takeback is done, and, unlocked, the board after it is posted there."""
+    the takeback is done, and, unlocked, the board after it is posted there, pinging nobody
+    (before, it pinged her as if to move: she had asked for it)."""
     line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
     await table.standin.wait_until(lambda: line.thread is not None, timeout=5)
     assert line.thread is not None
@@ -866,9 +961,11 @@ async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed
     await table.standin.edit_thread(thread, locked=False)
     await held(table, thread, is_held=False)
     table.advance(timedelta(minutes=1))  # past the pause after its last refusal
-    await table.wait_board(
+    board = await table.wait_board(
         lambda m: "alice took back their move and my reply." in m.content, channel=thread
     )
+    # She took it back herself, and was told it was done: as the live answer, no ping.
+    assert board.pinged_user_ids() == set()
 
 
 async def test_a_takeback_board_posted_after_a_newer_move_says_it_is_late(

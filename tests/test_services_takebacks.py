@@ -4,6 +4,7 @@ takeback is being answered (or asked against the computer) is never the move und
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -13,6 +14,7 @@ from bot.services import ActiveGame, Services
 from bot.services.domain import TAKEBACK_LIFETIME, Takeback
 from bot.services.errors import CannotTakeBack, NoGameHere, TimeRanOut
 from bot.storage import takebacks as storage_takebacks
+from bot.storage.announcements import LateCause
 from bot.storage.connection import Dialect
 from bot.storage.takebacks import TakebackRow
 from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, FakeClock
@@ -597,6 +599,66 @@ async def test_a_board_out_without_its_id_after_a_resignation_leaves_the_final_b
     clock.advance(timedelta(minutes=1))
     owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
     assert (first.set_id, 1) in owed
+
+
+async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_has_none(
+    services: Services, clock: FakeClock
+) -> None:
+    """Why a board is owed late is the last word on it: the flow's post refused as locked, then
+    the outbox's tries (locked, or Discord unreachable: none); a board owed anew at that ply,
+    by a takeback or by a move back to it, starts without one."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.announcements.refused_as_locked(active.set_id, 1)
+    clock.advance(timedelta(minutes=1))
+    [read] = await services.announcements.due()
+    assert read.late_cause is LateCause.LOCKED
+    await services.announcements.failed(read)
+    clock.advance(timedelta(minutes=1))
+    [read] = await services.announcements.due()
+    assert read.late_cause is None
+    await services.announcements.failed(read, refused=True, cause=LateCause.LOCKED)
+    clock.advance(timedelta(hours=2))
+    [read] = await services.announcements.due()
+    assert read.late_cause is LateCause.LOCKED
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    await services.announcements.refused_as_locked(active.set_id, 2)
+    asked = await services.takebacks.ask(CHANNEL, BOB)
+    assert isinstance(asked, Takeback)
+    clock.advance(timedelta(seconds=1))
+    await services.takebacks.answer(asked.takeback_id, ALICE, accept=True)  # owes ply 1 anew
+    await services.games.play(CHANNEL, BOB, "c4-c3")  # owes ply 2 anew
+    clock.advance(timedelta(minutes=1))
+    owed = {row.ply: row.late_cause for row in await services.announcements.due()}
+    assert owed == {1: None, 2: None}
+
+
+async def test_a_takeback_answer_owed_is_tried_with_pauses_until_it_is_shown(
+    services: Services, clock: FakeClock
+) -> None:
+    """A request whose answer's edit Discord refused as locked is owed: due at once, paused
+    after a refusal (until its server changes), and no longer owed once shown."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    asked = await services.takebacks.ask(CHANNEL, ALICE)
+    assert isinstance(asked, Takeback)
+    await services.takebacks.set_message(asked.takeback_id, 77)
+    await services.takebacks.answer(asked.takeback_id, BOB, accept=False)
+    await services.announcements.answer_owed(asked.takeback_id)
+    await services.announcements.answer_owed(asked.takeback_id)  # owed once
+    [owed] = await services.announcements.answers_due()
+    assert (owed.takeback_id, owed.channel_id, owed.message_id) == (asked.takeback_id, CHANNEL, 77)
+    assert (owed.status, owed.asked_by, owed.answered_by) == ("declined", ALICE, BOB)
+    await services.announcements.answer_failed(replace(owed, attempts=12), refused=True)
+    clock.advance(timedelta(minutes=30))
+    assert await services.announcements.answers_due() == []
+    await services.announcements.retry_refused(GUILD)
+    [owed] = await services.announcements.answers_due()
+    await services.announcements.answer_shown(owed)
+    clock.advance(timedelta(hours=2))
+    assert await services.announcements.answers_due() == []
 
 
 async def test_a_withdrawn_request_leaves_nothing_asked(services: Services) -> None:

@@ -663,6 +663,8 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "ALTER TABLE sets DROP COLUMN undone",  # schema 30's
             "DROP INDEX sets_in_progress",  # schema 31's
             "DROP TABLE daily_stops",  # schema 32's
+            "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
+            "DROP TABLE takeback_answers_owed",
         )
     finally:
         await services.close()
@@ -699,6 +701,8 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "ALTER TABLE sets DROP COLUMN undone",
             "DROP INDEX sets_in_progress",  # schema 31's
             "DROP TABLE daily_stops",  # schema 32's
+            "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
+            "DROP TABLE takeback_answers_owed",
         )
     finally:
         await services.close()

@@ -45,6 +45,7 @@ from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, _, command, language, language_for, n_
 from bot.i18n.audience import reader
 from bot.locked_refusals import ThreadLockedForMe, locked_refusal, refused_as_locked
+from bot.services.announcements import AnnouncementService
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
@@ -119,12 +120,19 @@ async def _answer_publicly_if_possible(
 
 
 async def _played_but_locked(
-    interaction: discord.Interaction[Any], result: MoveResult
+    interaction: discord.Interaction[Any],
+    result: MoveResult,
+    announcements: AnnouncementService,
 ) -> ThreadLockedForMe:
     """The answer to a move played and stored whose board (or line) Discord then refused as
     locked (the cache missed the lock: :func:`bot.locked_refusals.refused_as_locked`): that it was
-    played, and that the board, owed by the outbox, is posted once the thread is unlocked; the
-    thread's hold begins on Discord's word."""
+    played, and that the board, owed by the outbox, is posted once the thread is unlocked (if
+    moves came before it, saying it is late because the thread was locked); the thread's hold
+    begins on Discord's word."""
+    try:
+        await announcements.refused_as_locked(result.game.set_id, result.game.ply)
+    except StorageError as error:  # its late post then blames Discord: not worth a refusal
+        _log.warning("Game %s: the board's lock is not noted: %s", result.game.set_id, error)
     ended = result.set_end
     return await locked_refusal(
         interaction,
@@ -343,7 +351,9 @@ class GameFlow:
             except discord.Forbidden as refused:
                 if not refused_as_locked(interaction, refused):
                     raise
-                raise await _played_but_locked(interaction, result) from refused
+                raise await _played_but_locked(
+                    interaction, result, self.bot.services.announcements
+                ) from refused
             return
         try:
             content, files, view, pings = await self.set_ends.with_next_set(
@@ -376,7 +386,9 @@ class GameFlow:
         except discord.Forbidden as refused:
             if not refused_as_locked(interaction, refused):
                 raise
-            raise await _played_but_locked(interaction, result) from refused
+            raise await _played_but_locked(
+                interaction, result, self.bot.services.announcements
+            ) from refused
         finally:
             await self.after_move(result)
 

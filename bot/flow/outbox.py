@@ -2,6 +2,8 @@
 
 A board is owed from the moment its move (or set end) is stored; the flow marks it delivered
 when it posts it. What Discord refused, or what a restart cut off, the timer posts from here.
+So does it edit a takeback request's message to show how it ended, when Discord refused that
+edit as locked (:meth:`Outbox.show_answers`).
 """
 
 from __future__ import annotations
@@ -26,13 +28,16 @@ from bot.flow.posts import (
     pictures_posted,
     set_end_text,
 )
-from bot.flow.takebacks import taken_back_line, taken_back_text
+from bot.flow.takebacks import ended_request_text, taken_back_line, taken_back_text
+from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
+from bot.storage.announcements import AnnouncementRow, LateCause
 from bot.storage.errors import StorageError
+from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED
 from bot.unreachable import UNREACHABLE
 from bot.views.confirm import aborted_line, computer_name
 from bot.views.rematch import rematch_view
@@ -52,6 +57,18 @@ def unknown_message(error: BaseException) -> bool:
     answering a post, a message with the post's nonce was made in the past few minutes and
     deleted since (Discord does not make it again)."""
     return isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE
+
+
+def late_cause(error: BaseException) -> LateCause | None:
+    """Why Discord refused a post (``error``), as a board posted late tells it: a moderator had
+    locked the thread (403 160005, or 50083 for a thread locked and archived, which a post
+    would otherwise open), or another refusal (a permission); None when Discord could not be
+    reached (or the error is none of Discord's refusals)."""
+    if not isinstance(error, discord.Forbidden):
+        return None
+    if error.code in (THREAD_LOCKED, THREAD_ARCHIVED):
+        return LateCause.LOCKED
+    return LateCause.REFUSED
 
 
 class Outbox:
@@ -105,9 +122,7 @@ class Outbox:
             if (row.set_id, row.ply) in self._posting:
                 continue  # the flow is posting it (slowly): it is owed only if that fails
             try:
-                message_id = await self._post_owed_board(
-                    row.set_id, row.ply, row.channel_id, row.nonce, taken_back=row.taken_back
-                )
+                message_id = await self._post_owed_board(row)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 if unknown_message(error):
                     # Its post, under the same nonce, was made (by the flow, its answer lost,
@@ -127,7 +142,7 @@ class Outbox:
                 refused = not isinstance(error, UNREACHABLE)
                 log = _log.warning if refused and row.attempts == 0 else _log.info
                 log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)
-                await services.announcements.failed(row, refused=refused)
+                await services.announcements.failed(row, refused=refused, cause=late_cause(error))
                 continue
             except StorageError:
                 raise  # the database's trouble: the timers say so and try again
@@ -138,18 +153,61 @@ class Outbox:
                 continue
             # Marked as the row read: a board owed anew meanwhile stays owed.
             await services.announcements.posted(row, message_id)
+        await self.show_answers()
 
-    async def _post_owed_board(
-        self, set_id: int, ply: int, channel_id: int, nonce: str, *, taken_back: bool = False
-    ) -> int | None:
-        """Post the board of ``set_id`` as it stood after move ``ply``; None if superseded.
-        ``nonce`` makes Discord create the post once, however often it is sent.
+    async def show_answers(self) -> None:
+        """Edit the takeback requests whose message Discord refused to edit as locked when
+        they were answered (or lapsed): once the thread is unlocked, each shows how it ended,
+        without its Accept and Decline — naming its asker, who was not there to see it, pinging
+        nobody (a decline asks nothing of them; an accepted takeback's board pings them, as the
+        player to move). A message gone is left as it is."""
+        services = self.flow.bot.services
+        for owed in await services.announcements.answers_due():
+            if owed.message_id is None:
+                await services.announcements.answer_shown(owed)
+                continue
+            lang = await self.flow.channel_language(owed.channel_id)
+            message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
+                owed.message_id
+            )
+            try:
+                await edit_reopening(
+                    self.flow.bot,
+                    message,
+                    content=ended_request_text(owed, lang),
+                    view=None,
+                    allowed_mentions=NO_PINGS,
+                )
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                if isinstance(error, discord.NotFound):  # the message, or its channel, is gone
+                    await services.announcements.answer_shown(owed)
+                    continue
+                refused = not isinstance(error, UNREACHABLE)
+                _log.info("Takeback %s's answer not shown yet: %r", owed.takeback_id, error)
+                await services.announcements.answer_failed(owed, refused=refused)
+                continue
+            except StorageError:
+                raise  # the database's trouble: the timers say so and try again
+            except Exception:  # a fault of ours in one must not hold up the others
+                _log.exception("Takeback %s's answer could not be shown", owed.takeback_id)
+                await services.announcements.answer_failed(owed, refused=True)
+                continue
+            await services.announcements.answer_shown(owed)
+
+    async def _post_owed_board(self, row: AnnouncementRow) -> int | None:
+        """Post the board of ``row.set_id`` as it stood after move ``row.ply``; None if
+        superseded. Its nonce makes Discord create the post once, however often it is sent.
 
         The board of the current position carries the buttons; a board owed for an earlier
-        move (several moves were made while Discord was unreachable) shows that move's position,
-        without buttons or pings. One owed by a takeback (``taken_back``: it stepped the set
-        back to ``ply``) tells of the takeback instead of the move before it.
+        move (several moves were made while Discord was unreachable, or its thread was locked)
+        shows that move's position, without buttons or pings, saying why it is late
+        (``row.late_cause``). One owed by a takeback (``row.taken_back``: it stepped the set
+        back to ``ply``) tells of the takeback instead of the move before it; against the
+        computer it pings nobody, as its live answer: the player took it back themselves, and
+        was told it was done.
         """
+        set_id, ply, channel_id, nonce = row.set_id, row.ply, row.channel_id, row.nonce
+        taken_back = row.taken_back
         services = self.flow.bot.services
         channel = self.flow.bot.get_partial_messageable(channel_id)
         lang = await self.flow.channel_language(channel_id)
@@ -170,11 +228,12 @@ class Outbox:
             content, pictures = pictures_posted(
                 self.flow.bot, channel_id, None, post.content, [post.file()], lang
             )
+            own_takeback = taken_back and active.computer_id is not None
             sent = await channel.send(
                 content,
                 files=pictures,
                 view=or_missing(post.view),
-                allowed_mentions=post.allowed_mentions(),
+                allowed_mentions=NO_PINGS if own_takeback else post.allowed_mentions(),
                 nonce=nonce,
             )
             await self.flow.went_live(active, sent.id)
@@ -262,12 +321,7 @@ class Outbox:
             # read as the game's newest position.
             lines.append(lang._("posted late: the game has moved on since."))
         else:
-            lines.append(
-                lang._(
-                    "move {number} · posted late: Discord could not be reached when it was played.",
-                    number=ply + 1,
-                )
-            )
+            lines.append(late_line(ply + 1, row.late_cause, lang))
         # Where I may still not attach files (Send Messages given back alone), as text.
         content, files = pictures_posted(
             self.flow.bot, channel_id, None, "\n".join(line for line in lines if line), files, lang
@@ -295,3 +349,22 @@ class Outbox:
         line = await self.flow.bot.services.announcements.message_of(set_id, ply - 1)
         if line is not None:
             await self.flow.computer_turns.stop_thinking(channel, line, lang)
+
+
+def late_line(number: int, cause: LateCause | None, lang: Language) -> str:
+    """The line under a board posted late, after boards of moves played since, showing the
+    position at move ``number`` (as a live board's turn line numbers it), saying why it is
+    late (``cause``: why its last post failed)."""
+    if cause is LateCause.LOCKED:
+        return lang._(
+            "move {number} · posted late: a moderator had locked this thread.", number=number
+        )
+    if cause is LateCause.REFUSED:
+        return lang._(
+            "move {number} · posted late: I was not allowed to post here when it was played.",
+            number=number,
+        )
+    return lang._(
+        "move {number} · posted late: Discord could not be reached when it was played.",
+        number=number,
+    )

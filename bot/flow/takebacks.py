@@ -12,9 +12,12 @@ from bot.flow.threads import edit_reopening
 from bot.i18n import Language
 from bot.locked_refusals import locked_refusal, refused_as_locked
 from bot.names import escaped
-from bot.services.domain import ActiveGame, Takeback
+from bot.services.domain import ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import NoGameHere, TakebackLapsed
 from bot.services.held import NOTHING, Held
+from bot.storage.announcements import OwedAnswer
+from bot.storage.errors import StorageError
+from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED
 from bot.views.common import answer, pressed_on, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -125,10 +128,22 @@ class TakebackFlow:
                 if not refused_as_locked(interaction, refused):
                     raise
                 # Stored: accepted, the board after it, owed, is posted once the thread is
-                # unlocked; declined, the game goes on as it was.
+                # unlocked; declined, the game goes on as it was. Either way the request's
+                # message, which still offers Accept and Decline, is edited then to show it.
+                await self._answer_owed(takeback_id)
                 raise await locked_refusal(
                     interaction, on_discords_word=True, taken_back=accept, declined=not accept
                 ) from refused
+
+    async def _answer_owed(self, takeback_id: int) -> None:
+        """The request ``takeback_id``'s message could not be edited to show how it ended
+        (Discord refused it as locked): the outbox owes that edit (bot/flow/outbox.py
+        ``Outbox.show_answers``). If the database cannot take it, the message keeps its
+        buttons, which then say the request was already answered."""
+        try:
+            await self.flow.bot.services.announcements.answer_owed(takeback_id)
+        except StorageError as error:
+            _log.warning("Takeback %s's answer is not owed: %s", takeback_id, error)
 
     async def _answered(
         self, interaction: discord.Interaction[Any], active: ActiveGame, *, accept: bool
@@ -200,6 +215,11 @@ class TakebackFlow:
                 )
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
+                if isinstance(error, discord.Forbidden) and error.code in (
+                    THREAD_LOCKED,
+                    THREAD_ARCHIVED,  # locked and archived: edit_reopening left it so
+                ):
+                    await self._answer_owed(lapsed.takeback_id)
 
 
 def taken_back_line(active: ActiveGame, names: dict[int, str], lang: Language) -> str:
@@ -221,6 +241,25 @@ def taken_back_text(player: str, number: int, *, against_computer: bool, lang: L
     return lang._("{player}'s move {number} was taken back.", player=player, number=number)
 
 
-def lapsed_text(takeback: Takeback, lang: Language) -> str:
+def lapsed_text(takeback: Takeback | OwedAnswer, lang: Language) -> str:
     """What a takeback request's message says once it lapsed."""
     return lang._("{player}'s takeback request lapsed.", player=f"<@{takeback.asked_by}>")
+
+
+def ended_request_text(owed: OwedAnswer, lang: Language) -> str:
+    """What a takeback request's message says once it ended, shown late (the thread was
+    locked when it was answered, :meth:`Outbox.show_answers`): who answered it, naming (as a
+    mention) its asker, who was not there to see the answer."""
+    asker = f"<@{owed.asked_by}>"
+    player = f"<@{owed.answered_by}>"
+    match TakebackStatus(owed.status):
+        case TakebackStatus.ACCEPTED:
+            return lang._(
+                "{player} accepted {asker}'s takeback request.", player=player, asker=asker
+            )
+        case TakebackStatus.DECLINED:
+            return lang._(
+                "{player} declined {asker}'s takeback request.", player=player, asker=asker
+            )
+        case _:  # lapsed (an open request is never owed)
+            return lapsed_text(owed, lang)

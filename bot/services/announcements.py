@@ -3,7 +3,8 @@
 A move and its announcement are stored in one statement (SQLite's moves trigger, or the move's
 statement on PostgreSQL). The flow marks the announcement delivered once the board is out;
 :meth:`AnnouncementService.due` hands the timer what was not, with growing pauses between
-tries, also after a restart.
+tries, also after a restart. So does it owe the edit of a takeback request's message that Discord
+refused as locked when the request was answered (:meth:`AnnouncementService.answer_owed`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import timedelta
 from bot.services.clock import Clock
 from bot.shards import Shards
 from bot.storage import Database, announcements
-from bot.storage.announcements import AnnouncementRow
+from bot.storage.announcements import AnnouncementRow, LateCause, OwedAnswer
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
@@ -71,8 +72,8 @@ class AnnouncementService:
 
     async def retry_refused(self, guild_id: int) -> None:
         """Something changed in server ``guild_id`` that may let the bot post again (a channel's
-        permissions, a role, the bot's roles, a thread unlocked): boards paused after a refusal
-        are tried at the next check instead of up to an hour later."""
+        permissions, a role, the bot's roles, a thread unlocked): boards (and takeback answers)
+        paused after a refusal are tried at the next check instead of up to an hour later."""
         now = self._clock()
         async with self._database.transaction() as db:
             await announcements.retry_refused(db, guild_id, to_us(now), to_us(now + RETRY_MAX))
@@ -82,14 +83,60 @@ class AnnouncementService:
         async with self._database.snapshot() as db:
             return await announcements.due(db, to_us(self._clock()), limit, self._shards)
 
-    async def failed(self, row: AnnouncementRow, *, refused: bool = False) -> None:
+    async def failed(
+        self, row: AnnouncementRow, *, refused: bool = False, cause: LateCause | None = None
+    ) -> None:
         """Posting ``row`` failed: try again after a pause that doubles with every failure, up
         to ``RETRY_MAX`` — or, when Discord refused it (a 4xx: no permission, the channel gone,
         the thread locked), up to ``REFUSED_RETRY_MAX``: that lasts until someone changes
-        something."""
-        ceiling = REFUSED_RETRY_MAX if refused else RETRY_MAX
-        pause = min(RETRY_FIRST * (2 ** min(row.attempts, _DOUBLINGS)), ceiling)
+        something. ``cause``: why Discord refused it, which its late post tells (none: it
+        could not be reached)."""
         async with self._database.transaction() as db:
             await announcements.failed(
-                db, row.set_id, row.ply, row.created_us, to_us(self._clock() + pause)
+                db,
+                row.set_id,
+                row.ply,
+                row.created_us,
+                to_us(self._clock() + _pause(row.attempts, refused=refused)),
+                cause,
             )
+
+    async def refused_as_locked(self, set_id: int, ply: int) -> None:
+        """Discord refused the flow's post of the board of ``set_id`` at ``ply`` as locked: its
+        late post, if it is posted late, says a moderator had locked the thread."""
+        async with self._database.transaction() as db:
+            await announcements.refused_as_locked(db, set_id, ply)
+
+    async def answer_owed(self, takeback_id: int) -> None:
+        """Discord refused as locked the edit of takeback request ``takeback_id``'s message
+        that shows how it ended: the outbox makes it once it may (:meth:`answers_due`)."""
+        async with self._database.transaction() as db:
+            await announcements.answer_owed(db, takeback_id, to_us(self._clock()))
+
+    async def answers_due(self, limit: int = 20) -> list[OwedAnswer]:
+        """Takeback requests whose message should show how they ended by now and does not."""
+        async with self._database.snapshot() as db:
+            return await announcements.answers_due(db, to_us(self._clock()), limit, self._shards)
+
+    async def answer_shown(self, owed: OwedAnswer) -> None:
+        """``owed``'s message shows how the request ended (or is gone): nothing is owed."""
+        async with self._database.transaction() as db:
+            await announcements.answer_shown(db, owed.takeback_id)
+
+    async def answer_failed(self, owed: OwedAnswer, *, refused: bool = False) -> None:
+        """Editing ``owed``'s message failed: try again after a pause, as for a board
+        (:meth:`failed`)."""
+        async with self._database.transaction() as db:
+            await announcements.answer_failed(
+                db,
+                owed.takeback_id,
+                to_us(self._clock() + _pause(owed.attempts, refused=refused)),
+            )
+
+
+def _pause(attempts: int, *, refused: bool) -> timedelta:
+    """The pause after a post (or edit) failed ``attempts`` times before this one: doubling
+    from ``RETRY_FIRST`` up to ``RETRY_MAX``, or ``REFUSED_RETRY_MAX`` when Discord refused it."""
+    ceiling = REFUSED_RETRY_MAX if refused else RETRY_MAX
+    pause: timedelta = min(RETRY_FIRST * (2 ** min(attempts, _DOUBLINGS)), ceiling)
+    return pause

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from bot.shards import EVERY, Shards
 from bot.storage.connection import Connection
+
+
+class LateCause(enum.Enum):
+    """Why the last try to post an owed board failed (stored in ``late_cause``), which its
+    late post tells; none stored: Discord could not be reached, or nothing failed (the bot
+    stopped before it posted)."""
+
+    LOCKED = "locked"
+    """Discord refused it as locked: a moderator had locked its thread."""
+    REFUSED = "refused"
+    """Discord refused it otherwise (a 4xx: a permission missing)."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +34,8 @@ class AnnouncementRow:
     taken_back: bool = False
     """Owed by the takeback that stepped the set back to ``ply`` (:func:`owed`, in the same
     transaction as the undo): the board tells of the takeback, not of the move before it."""
+    late_cause: LateCause | None = None
+    """Why its last post failed (:class:`LateCause`), if Discord refused it."""
 
     @property
     def nonce(self) -> str:
@@ -50,7 +64,8 @@ async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: i
         "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "
         "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
-        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL",
+        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
+        "late_cause = NULL",
         (set_id, ply, channel_id, now_us, now_us + GRACE_US),
     )
 
@@ -109,7 +124,7 @@ async def due(
     rows = await db.fetch_all(
         "SELECT set_id, ply, channel_id, attempts, created_us, EXISTS (SELECT 1 FROM "
         "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
-        "AND u.undone_us = a.created_us) FROM announcements a "
+        "AND u.undone_us = a.created_us), late_cause FROM announcements a "
         f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
         "ORDER BY created_us, set_id, ply LIMIT ?",
         (now_us, limit),
@@ -122,18 +137,38 @@ async def due(
             attempts=int(row[3]),
             created_us=int(row[4]),
             taken_back=bool(row[5]),
+            late_cause=None if row[6] is None else LateCause(row[6]),
         )
         for row in rows
     ]
 
 
-async def failed(db: Connection, set_id: int, ply: int, owed_us: int, next_try_us: int) -> None:
-    """Posting the board owed since ``owed_us`` failed: try again at ``next_try_us`` (a board
-    owed anew there meanwhile keeps its own first try)."""
+async def failed(
+    db: Connection,
+    set_id: int,
+    ply: int,
+    owed_us: int,
+    next_try_us: int,
+    cause: LateCause | None = None,
+) -> None:
+    """Posting the board owed since ``owed_us`` failed (Discord refused it for ``cause``, or
+    could not be reached): try again at ``next_try_us`` (a board owed anew there meanwhile
+    keeps its own first try)."""
     await db.execute(
-        "UPDATE announcements SET attempts = attempts + 1, next_try_us = ? "
+        "UPDATE announcements SET attempts = attempts + 1, next_try_us = ?, late_cause = ? "
         "WHERE set_id = ? AND ply = ? AND created_us = ? AND delivered_us IS NULL",
-        (next_try_us, set_id, ply, owed_us),
+        (next_try_us, None if cause is None else cause.value, set_id, ply, owed_us),
+    )
+
+
+async def refused_as_locked(db: Connection, set_id: int, ply: int) -> None:
+    """Discord refused the flow's own post of the board of ``set_id`` at ``ply`` as locked:
+    if it is still owed, its late post says so (the outbox may post it before it tries, and
+    fails, itself: the thread unlocked at once)."""
+    await db.execute(
+        "UPDATE announcements SET late_cause = ? "
+        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
+        (LateCause.LOCKED.value, set_id, ply),
     )
 
 
@@ -146,4 +181,76 @@ async def retry_refused(db: Connection, guild_id: int, now_us: int, later_than_u
         "WHERE delivered_us IS NULL AND attempts > 0 AND next_try_us > ? "
         "AND set_id IN (SELECT set_id FROM sets WHERE guild_id = ?)",
         (now_us, later_than_us, guild_id),
+    )
+    await db.execute(
+        "UPDATE takeback_answers_owed SET next_try_us = ? "
+        "WHERE attempts > 0 AND next_try_us > ? AND takeback_id IN (SELECT t.takeback_id "
+        "FROM takebacks t JOIN sets g ON g.set_id = t.set_id WHERE g.guild_id = ?)",
+        (now_us, later_than_us, guild_id),
+    )
+
+
+@dataclass(frozen=True)
+class OwedAnswer:
+    """A takeback request whose message must still show how it ended (:func:`answer_owed`)."""
+
+    takeback_id: int
+    channel_id: int
+    message_id: int | None
+    status: str
+    """'accepted', 'declined' or 'lapsed'."""
+    asked_by: int
+    answered_by: int | None
+    attempts: int
+
+
+async def answer_owed(db: Connection, takeback_id: int, now_us: int) -> None:
+    """Discord refused as locked the edit of takeback request ``takeback_id``'s message that
+    shows its answer (or lapse): the outbox owes it, tried from ``now_us`` (once owed, it
+    stays so)."""
+    await db.execute(
+        "INSERT INTO takeback_answers_owed (takeback_id, next_try_us) VALUES (?, ?) "
+        "ON CONFLICT (takeback_id) DO NOTHING",
+        (takeback_id, now_us),
+    )
+
+
+async def answers_due(
+    db: Connection, now_us: int, limit: int, shards: Shards = EVERY
+) -> list[OwedAnswer]:
+    """Owed takeback answers (in the servers of ``shards``) whose next try has come, oldest
+    request first."""
+    mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
+    rows = await db.fetch_all(
+        "SELECT o.takeback_id, g.channel_id, t.message_id, t.status, t.asked_by, "
+        "t.answered_by, o.attempts FROM takeback_answers_owed o "
+        "JOIN takebacks t ON t.takeback_id = o.takeback_id JOIN sets g ON g.set_id = t.set_id "
+        f"WHERE o.next_try_us <= ? {mine}ORDER BY o.takeback_id LIMIT ?",
+        (now_us, limit),
+    )
+    return [
+        OwedAnswer(
+            takeback_id=int(row[0]),
+            channel_id=int(row[1]),
+            message_id=None if row[2] is None else int(row[2]),
+            status=str(row[3]),
+            asked_by=int(row[4]),
+            answered_by=None if row[5] is None else int(row[5]),
+            attempts=int(row[6]),
+        )
+        for row in rows
+    ]
+
+
+async def answer_shown(db: Connection, takeback_id: int) -> None:
+    """The owed answer of ``takeback_id`` is shown (or its message is gone): nothing is owed."""
+    await db.execute("DELETE FROM takeback_answers_owed WHERE takeback_id = ?", (takeback_id,))
+
+
+async def answer_failed(db: Connection, takeback_id: int, next_try_us: int) -> None:
+    """Showing the owed answer of ``takeback_id`` failed: try again at ``next_try_us``."""
+    await db.execute(
+        "UPDATE takeback_answers_owed SET attempts = attempts + 1, next_try_us = ? "
+        "WHERE takeback_id = ?",
+        (next_try_us, takeback_id),
     )

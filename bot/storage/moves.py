@@ -33,7 +33,8 @@ WITH g AS (
     SELECT set_id, $2 + 1, channel_id, $6, $6 + {GRACE_US} FROM g
     ON CONFLICT (set_id, ply) DO UPDATE SET
         channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
-        next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL
+        next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL,
+        late_cause = NULL
 )
 SELECT {SET_COLUMNS} FROM g JOIN matches m USING (match_id)
 """

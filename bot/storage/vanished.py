@@ -68,8 +68,8 @@ async def daily_puzzles_in_channels(db: Connection, channel_ids: Sequence[int]) 
 async def _close(db: Connection, place: str, params: Params, now_us: int) -> None:
     """The boards owed to the sets of ``place`` (a condition on ``channel_id`` or ``guild_id``,
     columns of sets, challenges and matches alike) are marked done without a message, its open
-    challenges withdrawn, its sets' open takeback requests lapsed, and no thread of its matches
-    is due to be archived."""
+    challenges withdrawn, its sets' open takeback requests lapsed (and no request's answer owed
+    any more), and no thread of its matches is due to be archived."""
     await db.execute(
         "UPDATE announcements SET delivered_us = ? WHERE delivered_us IS NULL AND EXISTS "
         f"(SELECT 1 FROM sets g WHERE g.set_id = announcements.set_id AND g.{place})",
@@ -82,6 +82,11 @@ async def _close(db: Connection, place: str, params: Params, now_us: int) -> Non
         "UPDATE takebacks SET status = 'lapsed', answered_us = ? WHERE status = 'open' AND EXISTS "
         f"(SELECT 1 FROM sets g WHERE g.set_id = takebacks.set_id AND g.{place})",
         (now_us, *params),
+    )
+    await db.execute(
+        "DELETE FROM takeback_answers_owed WHERE takeback_id IN (SELECT t.takeback_id FROM "
+        f"takebacks t JOIN sets g ON g.set_id = t.set_id WHERE g.{place})",
+        params,
     )
     await db.execute(
         f"UPDATE matches SET archive_due_us = NULL WHERE archive_due_us IS NOT NULL AND {place}",
