@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+import types
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
+import discord
 import pytest
 
+from bot.flow.outbox import late_cause, late_line
+from bot.i18n import ENGLISH
 from engine import Game
 from tests.bot_harness import Harness, eventually, running_bot, timers_checked
 from tests.discord_standin import DiscordStandin, StoredMessage
@@ -279,3 +283,22 @@ async def test_a_final_board_posted_late_takes_the_buttons_and_gives_up_its_rema
     await table.standin.wait_until(lambda: not opening.custom_ids(), timeout=5)
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.wait_until(lambda: not late.custom_ids(), timeout=5)
+
+
+def refused(code: int) -> discord.Forbidden:
+    """Discord's 403 with ``code``."""
+    return discord.Forbidden(types.SimpleNamespace(status=403, reason="Forbidden"), {"code": code})
+
+
+def test_a_late_boards_line_says_why_its_post_failed() -> None:
+    """A board posted late says a moderator had locked its thread when Discord refused it as
+    locked (160005, or 50083 for a thread locked and archived), that I was not allowed to post
+    for another refusal (50013 Missing Permissions), and blames Discord's reach otherwise."""
+    failures: list[BaseException] = [refused(160005), refused(50083), refused(50013)]
+    failures.append(TimeoutError())
+    assert [late_line(2, late_cause(error), ENGLISH) for error in failures] == [
+        "move 2 · posted late: a moderator had locked this thread.",
+        "move 2 · posted late: a moderator had locked this thread.",
+        "move 2 · posted late: I was not allowed to post here when it was played.",
+        "move 2 · posted late: Discord could not be reached when it was played.",
+    ]
