@@ -107,13 +107,18 @@ class PlayerHolds(HoldKeeping):
         return frozenset(self._shut_out)
 
     async def _why_shut_out(
-        self, guild_id: int, channel_id: int, player_id: int
+        self, guild_id: int, channel_id: int, player_id: int, parent_id: int | None
     ) -> ShutOut | _Seen:
-        """Why ``player_id`` cannot play in ``channel_id`` now, as Discord (their member) and
-        the cache (the channel's overwrites, the server's roles) say; or that they can, that
-        they left the server, or that nobody can say (Discord did not answer, the channel is
-        not cached): then nothing is held, and nothing ends."""
+        """Why ``player_id`` cannot play in ``channel_id`` (a thread of ``parent_id``, if
+        given) now, as Discord (their member) and the cache (the channel's overwrites, the
+        server's roles) say; or that they can, that they left the server, or that nobody can
+        say (Discord did not answer, the channel is not cached): then nothing is held, and
+        nothing ends."""
         channel = self.bot.get_channel(channel_id)
+        if channel is None and parent_id is not None:
+            # An archived thread (discord.py drops them from its cache; a game's goes quiet
+            # for a week while its player is held): a thread's permissions are its channel's.
+            channel = self.bot.get_channel(parent_id)
         if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
             return _Seen.UNKNOWN
         member = await self.bot.flow.members.member_now(guild_id, player_id)
@@ -136,7 +141,9 @@ class PlayerHolds(HoldKeeping):
             player = row.to_move_id
             if player == row.computer_id or row.channel_id in self._shut_out:
                 continue
-            why = await self._why_shut_out(row.guild_id, row.channel_id, player)
+            why = await self._why_shut_out(
+                row.guild_id, row.channel_id, player, row.parent_channel_id
+            )
             if not isinstance(why, ShutOut):
                 continue
             since = await self.bot.flow.vanished.turn_began(row.set_id)
@@ -166,7 +173,9 @@ class PlayerHolds(HoldKeeping):
             if active is None or active.player_to_move != held.player_id:
                 self._forget(channel_id)
                 continue
-            why = await self._why_shut_out(held.guild_id, channel_id, held.player_id)
+            why = await self._why_shut_out(
+                held.guild_id, channel_id, held.player_id, active.parent_channel_id
+            )
             if why is _Seen.LEFT:
                 self._forget(channel_id)
             elif why is _Seen.CAN_PLAY:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.player_holds import ASK_AGAIN
-from tests.bot_harness import Harness, running_bot, timers_checked
-from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -36,6 +36,13 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
         yield harness
 
 
+@pytest.fixture
+async def threads_table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Each game in a thread of #games."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
 async def alice_to_move(table: Harness) -> None:
     """alice (attackers, a day per move) is to move against bob, and has used 20 hours."""
     await table.challenge_accepted(table.alice, table.bob)
@@ -52,31 +59,35 @@ async def two_days_pass_and_alice_is_still_playing(table: Harness) -> None:
     assert active.set_number == 1, "alice lost set 1 on time"
 
 
-def lines(table: Harness, text: str) -> list[StoredMessage]:
-    """The bot's public messages in the game's channel that contain ``text``."""
+def lines(table: Harness, text: str, channel: FakeChannel | None = None) -> list[StoredMessage]:
+    """The bot's public messages in the game's channel (or ``channel``) that contain ``text``."""
     return [
         m
-        for m in table.standin.recorder.messages_in(table.channel, include_deleted=False)
+        for m in table.standin.recorder.messages_in(channel or table.channel, include_deleted=False)
         if text in m.content and not m.ephemeral
     ]
 
 
-async def told_held(table: Harness, text: str) -> None:
+async def told_held(table: Harness, text: str, channel: FakeChannel | None = None) -> None:
     """One line says alice's clock is held (and why), pinging nobody."""
-    await table.standin.wait_until(lambda: bool(lines(table, text)), waiting_for="the line")
-    [line] = lines(table, text)
+    await table.standin.wait_until(
+        lambda: bool(lines(table, text, channel)), waiting_for="the line"
+    )
+    [line] = lines(table, text, channel)
     assert line.content == f"<@{table.alice.id}>{text}"
     assert line.pinged_user_ids() == set()
 
 
-async def told_back(table: Harness, since: datetime) -> None:
+async def told_back(table: Harness, since: datetime, channel: FakeChannel | None = None) -> None:
     """A line pinging alice says she can play again, her whole day for the move from when she
     could (the bot asks about her every minute)."""
     for _ in range(3):  # each check moves the clock on 33 s
         await timers_checked(table)
     back = f"<@{table.alice.id}> can play again"
-    await table.standin.wait_until(lambda: bool(lines(table, back)), waiting_for="the line")
-    [line] = lines(table, back)
+    await table.standin.wait_until(
+        lambda: bool(lines(table, back, channel)), waiting_for="the line"
+    )
+    [line] = lines(table, back, channel)
     assert line.pinged_user_ids() == {table.alice.id}
     found = re.search(r"<t:(\d+):R>", line.content)
     assert found is not None, line.content
@@ -155,3 +166,54 @@ async def test_a_player_who_can_play_still_loses_on_time(table: Harness) -> None
     assert active is not None
     assert active.set_number == 2, "set 1 was not lost on time"
     assert lines(table, "clock is held") == []
+
+
+async def archived(table: Harness, thread: FakeChannel) -> None:
+    """Nobody wrote in ``thread`` for a week: Discord archives it, and discord.py drops it from
+    its cache."""
+    await table.standin.edit_thread(thread, archived=True)
+    assert table.bot is not None
+    bot = table.bot
+    await table.standin.wait_until(
+        lambda: bot.get_channel(thread.id) is None, waiting_for="the thread dropped"
+    )
+
+
+async def test_a_player_shut_out_of_an_archived_game_thread_does_not_lose_on_time(
+    threads_table: Harness,
+) -> None:
+    """alice's game thread is archived, quiet since her last reminder, when her time runs out
+    with #games hidden from her: her clock is held (the thread's permissions are its
+    channel's), not flagged."""
+    table = threads_table
+    _, thread = await board_thread_game(table)
+    table.advance(timedelta(hours=23, minutes=30))
+    await timers_checked(table)  # her last reminder opens the thread
+    assert thread.parent is not None
+    await table.standin.set_overwrite(thread.parent, table.alice, deny=VIEW_CHANNEL)
+    await archived(table, thread)
+    table.advance(timedelta(days=2))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None, "alice lost on time"
+    await told_held(table, HIDDEN, thread)
+
+
+async def test_a_held_player_whose_thread_was_archived_is_told_they_can_play(
+    threads_table: Harness,
+) -> None:
+    """alice, timed out, is held past her deadline in her game's thread; a week passes and
+    Discord archives the thread; once her timeout is lifted she is told there that she can
+    play, with her day for the move."""
+    table = threads_table
+    _, thread = await board_thread_game(table)
+    table.advance(timedelta(hours=20))
+    await table.standin.time_out(table.alice, table.now + timedelta(days=20))
+    table.advance(timedelta(days=2))
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT, thread)
+    table.advance(timedelta(days=7))
+    await archived(table, thread)
+    await table.standin.time_out(table.alice, None)
+    await told_back(table, table.now, thread)
