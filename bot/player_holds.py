@@ -102,6 +102,11 @@ class PlayerHolds(HoldKeeping):
         """Whether ``channel_id``'s clock is held because its player to move is shut out."""
         return channel_id in self._shut_out
 
+    def held_player(self, channel_id: int) -> int | None:
+        """The player whose clock ``channel_id``'s hold stands for, if it is held for one."""
+        held = self._players.get(channel_id)
+        return None if held is None else held.player_id
+
     def shut_out_channels(self) -> frozenset[int]:
         """The game channels held for their player to move."""
         return frozenset(self._shut_out)

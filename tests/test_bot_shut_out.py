@@ -217,3 +217,29 @@ async def test_a_held_player_whose_thread_was_archived_is_told_they_can_play(
     await archived(table, thread)
     await table.standin.time_out(table.alice, None)
     await told_back(table, table.now, thread)
+
+
+async def test_a_takeback_asked_of_a_held_player_says_they_cannot_answer(table: Harness) -> None:
+    """bob, hidden from the channel, is held past his deadline; alice asks to take her move
+    back: she is told bob cannot answer while his clock is held (not that she won on time),
+    nobody is asked, and the set goes on."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await alice_moves(table)
+    await table.standin.set_overwrite(table.channel, table.bob, deny=VIEW_CHANNEL)
+    table.advance(timedelta(days=2))
+    await timers_checked(table)
+    held = f"<@{table.bob.id}>'s clock is held"
+    await table.standin.wait_until(lambda: bool(lines(table, held)), waiting_for="the line")
+    posts = len(table.public_messages())
+    refused = await table.reply_text(table.alice, "takeback")
+    assert refused.ephemeral
+    assert refused.content == (
+        f"<@{table.bob.id}> cannot play here now (their clock is held), so they could not "
+        "answer a takeback request: ask once they can."
+    )
+    assert len(table.public_messages()) == posts, "bob was asked"
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None, "the match ended"
+    assert active.set_number == 1, "the set ended"

@@ -9,11 +9,11 @@ import discord
 
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
-from bot.i18n import Language
+from bot.i18n import Language, _
 from bot.locked_refusals import locked_refusal, refused_as_locked
 from bot.names import escaped
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
-from bot.services.errors import NoGameHere, TakebackLapsed
+from bot.services.errors import CannotTakeBack, NoGameHere, TakebackLapsed, TimeRanOut
 from bot.services.held import NOTHING, Held
 from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
@@ -54,6 +54,19 @@ class TakebackFlow:
             if interaction.type is discord.InteractionType.component:
                 raise  # a button's game is over: its own sentence says so
             raise await self.flow.no_game_here(interaction, none) from None
+        except TimeRanOut:
+            held = self.flow.bot.timers.holds.held_player(channel_id)
+            if held is None or held == user:
+                raise
+            # The opponent's deadline passed while a moderator shut them out: their clock is
+            # held (bot/player_holds.py), so the asker has not won on time.
+            raise CannotTakeBack(
+                _(
+                    "{player} cannot play here now (their clock is held), so they could not "
+                    "answer a takeback request: ask once they can.",
+                    player=f"<@{held}>",
+                )
+            ) from None
         assert interaction.guild_id is not None
         lang = await self.flow.server_language(interaction.guild_id)
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
