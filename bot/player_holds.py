@@ -11,8 +11,10 @@ began (the bot cannot tell since when they could not play, as for a lock found l
 public line says why. While it is held they are asked about again every
 :data:`ASK_AGAIN`, and their own command or press there shows at once that they can play: the
 time is given back then — their whole time for the move — and (when they were asked about) a
-line says their clock runs again. A player cannot hold their own clock: only a moderator can
-hide a channel from a member or time them out (a moderator can, from themselves). These holds
+line says their clock runs again. Only a moderator can time a member out or change a channel's
+overwrites (a moderator can, to themselves); a player who picks the role that shows the channel
+themselves (onboarding, a reaction-role bot) can drop it and hold their own clock: the bot
+cannot tell who took a role away. These holds
 live in memory: after a restart the first check finds the player shut out again, held from
 the same turn's start, so the same time is given back.
 """
