@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, board_thread_game, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_lobby import ATTACKERS_WIN, game_in_member_thread
+from tests.test_bot_vanished import game_in
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -158,3 +159,40 @@ async def test_a_kept_answer_is_judged_again_against_the_channel(table: Harness)
         "Game 1 was played in a channel not everyone here can see: ask for it there."
     )
     assert asked_about(table, thread) == 1
+
+
+async def test_games_does_not_wait_on_discord_and_says_what_it_left_out(table: Harness) -> None:
+    """Discord answers 500 about alice's archived thread (discord.py tries a 500 again for 25
+    seconds): carol's /games is answered without waiting that long, leaves the game out and
+    says why, instead of leaving it out unsaid after half a minute."""
+    thread = await game_in_member_thread(table, "games")
+    await table.standin.edit_thread(thread, archived=True)
+    table.standin.fail_rest(
+        500,
+        seconds=600,
+        matching=lambda method, path: method == "GET" and path == f"/channels/{thread.id}",
+    )
+    assert table.bot is not None
+    table.bot.flow.places.waited_at_most = 1.0
+    listed = await table.reply_text(table.carol, "games", channel=table.guild.channel("lobby"))
+    description = str(listed.embeds[0].get("description"))
+    assert f"<#{thread.id}>" not in description
+    assert description.endswith(
+        "Some games are left out: Discord could not tell me just now who can see where they "
+        "are played. Try again in a minute."
+    )
+
+
+async def test_a_thread_deleted_while_the_bot_was_away_is_not_listed_and_its_game_ends(
+    table: Harness,
+) -> None:
+    """The thread the bot started for alice and bob's game in the public #games is deleted
+    while the bot is stopped: carol's /games does not link to it (Discord says it is gone),
+    and the game there is aborted, as when a post there is refused."""
+    _, thread = await board_thread_game(table)
+    await table.stop()
+    await table.standin.delete_channel(thread)  # nobody is connected to be told
+    await table.start()
+    listed = await table.reply_text(table.carol, "games", channel=table.guild.channel("lobby"))
+    assert f"<#{thread.id}>" not in str(listed.embeds[0].get("description"))
+    await eventually(game_in(table, thread), None)

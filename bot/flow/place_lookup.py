@@ -11,13 +11,15 @@ is judged from the cache each time, so an overwrite hiding it counts at once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
 
-from bot.flow.vanished import unknown_channel
+from bot.flow.vanished import Gone, unknown_channel
 from bot.services.domain import Unshown
 from bot.unreachable import UNREACHABLE
 
@@ -30,6 +32,11 @@ KEPT_FOR = timedelta(minutes=5)
 """How long Discord's answer about a place is taken as still true."""
 KEPT_AT_MOST = 1000
 """Answers kept at once (the oldest are dropped first)."""
+ASKED_AT_ONCE = 4
+"""Requests under way at once for one command (a /games page may hold many unknown places)."""
+WAITED_AT_MOST = 5.0
+"""Seconds a command waits for Discord's answers: discord.py tries a 5xx again for 25 seconds,
+and one place asked after another would add up. Past it, a place is unanswered."""
 
 Answer = discord.abc.GuildChannel | discord.abc.PrivateChannel | discord.Thread | Unshown
 """What Discord said of a place: the channel or thread, or that it is deleted or out of sight."""
@@ -41,6 +48,39 @@ class PlaceLookup:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
         self._answers: dict[tuple[int, int], tuple[datetime, Answer]] = {}
+        self.waited_at_most = WAITED_AT_MOST
+        """:data:`WAITED_AT_MOST` (a test may shorten it)."""
+
+    async def judge_all(
+        self, guild: discord.Guild, channel_ids: Iterable[int]
+    ) -> dict[int, Unshown]:
+        """:meth:`judge` for each of ``channel_ids``, at most :data:`ASKED_AT_ONCE` asked at a
+        time and all within :attr:`waited_at_most` seconds (a place Discord has not answered
+        about by then is :attr:`Unshown.UNANSWERED`). Returns those not given out, with why."""
+        ids = list(dict.fromkeys(channel_ids))
+        if not ids:
+            return {}
+        turns = asyncio.Semaphore(ASKED_AT_ONCE)
+
+        async def judged(channel_id: int) -> Unshown | None:
+            async with turns:
+                return await self.judge(guild, channel_id)
+
+        tasks = {channel_id: asyncio.ensure_future(judged(channel_id)) for channel_id in ids}
+        try:
+            await asyncio.wait(tasks.values(), timeout=self.waited_at_most)
+        finally:
+            for task in tasks.values():
+                task.cancel()  # those still waiting: a cancelled command cancels them too
+            await asyncio.gather(*tasks.values(), return_exceptions=True)
+        verdicts: dict[int, Unshown] = {}
+        for channel_id, task in tasks.items():
+            if task.cancelled():
+                _log.info("Discord did not say in time what channel %s is", channel_id)
+                verdicts[channel_id] = Unshown.UNANSWERED
+            elif (why := task.result()) is not None:
+                verdicts[channel_id] = why
+        return verdicts
 
     async def judge(self, guild: discord.Guild, channel_id: int) -> Unshown | None:
         """Why the games of ``channel_id`` (a channel or thread of ``guild`` the cache lacks)
@@ -63,6 +103,12 @@ class PlaceLookup:
                     _log.info("Could not ask Discord about channel %s: %s", channel_id, error)
                     return Unshown.UNANSWERED
                 answer = Unshown.DELETED
+                # A game still played there is aborted, as when a post there is refused (the
+                # vanished flow asks again first): not waited for, not cut short with this.
+                self.flow.bot.spawn(
+                    self.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN),
+                    name=f"channel {channel_id} gone",
+                )
             self._keep(key, now, answer)
         if isinstance(answer, Unshown):
             return answer

@@ -84,10 +84,23 @@ def games_embed(
     guild_name: str,
     lang: Language = ENGLISH,
     waiting: Sequence[Challenge] = (),
+    *,
+    unanswered: bool = False,
 ) -> discord.Embed:
     """One page of games in progress as an embed, with the challenges open to anyone (what a
-    member looking for a game can accept) in a field below."""
+    member looking for a game can accept) in a field below; ``unanswered``: a line says games
+    are left out because Discord could not say who can see where they are played."""
     embed = _games_embed(page, names, guild_name, lang)
+    if unanswered:
+        embed.description = "\n\n".join(
+            [
+                embed.description or "",
+                lang._(
+                    "Some games are left out: Discord could not tell me just now who can see "
+                    "where they are played. Try again in a minute."
+                ),
+            ]
+        )
     value = field_value(waiting_entry(challenge, names, lang) for challenge in waiting)
     if value:
         embed.add_field(name=lang._("Waiting for an opponent"), value=value, inline=False)
@@ -145,13 +158,21 @@ async def games_message(
     bot = bot_of(interaction)
     hidden = private_channels(interaction)
     places = await bot.services.records.places_in_progress(guild_id)
+    unknown = await unknown_places(interaction, places)
     page = await bot.services.records.in_progress(
         guild_id,
         player_id=player_id,
         offset=offset,
         limit=GAMES_PAGE_SIZE,
-        hidden_channel_ids=hidden | frozenset(await unknown_places(interaction, places)),
+        hidden_channel_ids=hidden | frozenset(unknown),
     )
+    unanswered = False
+    if Unshown.UNANSWERED in unknown.values():  # were games of this list left out for it?
+        answered = frozenset(i for i, why in unknown.items() if why is not Unshown.UNANSWERED)
+        unasked = await bot.services.records.in_progress(
+            guild_id, player_id=player_id, limit=1, hidden_channel_ids=hidden | answered
+        )
+        unanswered = unasked.total > page.total
     waiting = await bot.services.challenges.waiting_for_anyone(
         guild_id, challenger_id=player_id, hidden_channel_ids=hidden
     )
@@ -162,7 +183,8 @@ async def games_message(
     names = await bot.display_names(guild_id, *sorted(ids))
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
-    return games_embed(page, names, guild_name, lang, waiting), games_view(page, lang)
+    embed = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
+    return embed, games_view(page, lang)
 
 
 def private_channels(interaction: discord.Interaction[Any]) -> frozenset[int]:
@@ -194,29 +216,27 @@ async def unknown_places(
 ) -> dict[int, Unshown]:
     """Of ``places``, those the bot cannot tell are public (to hide with
     :func:`private_channels`), each with why: a channel or thread not in its cache — deleted,
-    or a thread archived since, whose channel and kind it no longer knows — unless it is a
-    thread the bot started in a channel @everyone can see (one started in a channel they
-    cannot see is private). Where the cache cannot say, Discord is asked (once a few minutes:
-    bot/flow/place_lookup.py): an archived public thread of a channel @everyone can see is
-    public, a place Discord no longer knows deleted."""
+    or a thread archived since, whose channel and kind it no longer knows — unless Discord,
+    asked (bot/flow/place_lookup.py: all at once, the answers kept a few minutes), shows a
+    public thread of a channel @everyone can see. A thread the bot started in a channel
+    @everyone cannot see is private without asking; one it started in a channel they can
+    see is asked about too, as it may have been deleted while the bot was away."""
     guild = interaction.guild
     if guild is None:
         return {}
     everyone = guild.default_role
     shown_anyway = _shown_anyway(interaction)
     unknown: dict[int, Unshown] = {}
+    asked = []
     for channel_id, parent_id in places:
         if channel_id in shown_anyway or guild.get_channel_or_thread(channel_id) is not None:
             continue  # known: private_channels judges it
         parent = guild.get_channel(parent_id) if parent_id is not None else None
-        if parent is not None:
-            if not parent.permissions_for(everyone).view_channel:
-                unknown[channel_id] = Unshown.PRIVATE
-            continue
-        why = await bot_of(interaction).flow.places.judge(guild, channel_id)
-        if why is not None:
-            unknown[channel_id] = why
-    return unknown
+        if parent is not None and not parent.permissions_for(everyone).view_channel:
+            unknown[channel_id] = Unshown.PRIVATE
+        else:
+            asked.append(channel_id)
+    return unknown | await bot_of(interaction).flow.places.judge_all(guild, asked)
 
 
 async def hidden_for(interaction: discord.Interaction[Any], set_id: int | None) -> HiddenPlaces:
