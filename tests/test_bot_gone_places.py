@@ -126,8 +126,8 @@ async def test_discord_not_answering_is_asked_again_next_time(table: Harness) ->
     refused = await table.reply_text(table.carol, "export", {"game": 1})
     assert refused.ephemeral
     assert refused.content == (
-        "Discord could not tell me just now who can see the channel game 1 was played in: try "
-        "again in a minute."
+        "Discord could not tell me just now who can see the channel or thread where game 1 was "
+        "played: try again in a minute."
     )
     outage.until = 0.0
     exported = await table.slash(table.carol, "export", {"game": 1})

@@ -251,8 +251,8 @@ def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
     if why is Unshown.UNANSWERED:
         raise NoGameHere(
             _(
-                "Discord could not tell me just now who can see the channel game {game} was "
-                "played in: try again in a minute.",
+                "Discord could not tell me just now who can see the channel or thread where game "
+                "{game} was played: try again in a minute.",
                 game=game,
             )
         )
