@@ -196,3 +196,26 @@ async def test_a_thread_deleted_while_the_bot_was_away_is_not_listed_and_its_gam
     listed = await table.reply_text(table.carol, "games", channel=table.guild.channel("lobby"))
     assert f"<#{thread.id}>" not in str(listed.embeds[0].get("description"))
     await eventually(game_in(table, thread), None)
+
+
+async def test_a_game_in_an_archived_thread_is_exported_inside_its_private_channel(
+    table: Harness,
+) -> None:
+    """alice's own thread of #side, which @everyone cannot see, is archived once her game is
+    over: her /export game:1 inside #side gets the files, as for a thread still active there
+    (she was told to ask for it there, where she was), and carol's in #lobby is refused."""
+    side = table.guild.channel("side")
+    await table.standin.set_overwrite(side, table.guild, deny=VIEW_CHANNEL)
+    for member in (table.alice, table.bob, table.me):
+        await table.standin.set_overwrite(side, member, allow=VIEW_CHANNEL)
+    thread = await finished_in_member_thread(table, "side")
+    await table.standin.edit_thread(thread, archived=True)
+    exported = await table.slash(table.alice, "export", {"game": 1}, channel=side)
+    files = await exported.wait_followup()
+    assert [a.filename for a in files.attachments] == ["game-1.txt", "game-1.gif"]
+    refused = await table.reply_text(
+        table.carol, "export", {"game": 1}, channel=table.guild.channel("lobby")
+    )
+    assert refused.content == (
+        "Game 1 was played in a channel not everyone here can see: ask for it there."
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -52,7 +52,7 @@ class PlaceLookup:
         """:data:`WAITED_AT_MOST` (a test may shorten it)."""
 
     async def judge_all(
-        self, guild: discord.Guild, channel_ids: Iterable[int]
+        self, guild: discord.Guild, channel_ids: Iterable[int], *, here: Collection[int] = ()
     ) -> dict[int, Unshown]:
         """:meth:`judge` for each of ``channel_ids``, at most :data:`ASKED_AT_ONCE` asked at a
         time and all within :attr:`waited_at_most` seconds (a place Discord has not answered
@@ -64,7 +64,7 @@ class PlaceLookup:
 
         async def judged(channel_id: int) -> Unshown | None:
             async with turns:
-                return await self.judge(guild, channel_id)
+                return await self.judge(guild, channel_id, here=here)
 
         tasks = {channel_id: asyncio.ensure_future(judged(channel_id)) for channel_id in ids}
         try:
@@ -82,10 +82,13 @@ class PlaceLookup:
                 verdicts[channel_id] = why
         return verdicts
 
-    async def judge(self, guild: discord.Guild, channel_id: int) -> Unshown | None:
+    async def judge(
+        self, guild: discord.Guild, channel_id: int, *, here: Collection[int] = ()
+    ) -> Unshown | None:
         """Why the games of ``channel_id`` (a channel or thread of ``guild`` the cache lacks)
         are not given out to the whole server, or None when they may be: a public thread of a
-        channel @everyone can see (archived, say), or such a channel. Discord's 404 Unknown
+        channel @everyone can see (archived, say), or of a channel of ``here`` (where they are
+        asked for), or such a channel. Discord's 404 Unknown
         Channel is :attr:`Unshown.DELETED`, 403 Missing Access :attr:`Unshown.OUT_OF_SIGHT`;
         when it cannot answer, :attr:`Unshown.UNANSWERED` (not kept: asked again next time)."""
         key = (guild.id, channel_id)
@@ -112,7 +115,7 @@ class PlaceLookup:
             self._keep(key, now, answer)
         if isinstance(answer, Unshown):
             return answer
-        return None if public(guild, answer) else Unshown.PRIVATE
+        return None if public(guild, answer, here) else Unshown.PRIVATE
 
     def _keep(self, key: tuple[int, int], now: datetime, answer: Answer) -> None:
         self._answers.pop(key, None)
@@ -124,15 +127,19 @@ class PlaceLookup:
 def public(
     guild: discord.Guild,
     channel: discord.abc.GuildChannel | discord.abc.PrivateChannel | discord.Thread,
+    here: Collection[int] = (),
 ) -> bool:
     """Whether @everyone of ``guild`` can see ``channel``, as Discord just gave it: a public
-    thread of a channel they can see, or such a channel (another server's never is)."""
+    thread of a channel they can see, or such a channel (another server's never is); or,
+    asked in a channel of ``here``, a public thread of it (seen by whoever sees it)."""
     everyone = guild.default_role
     if isinstance(channel, discord.Thread):
         if channel.guild.id != guild.id or channel.type is discord.ChannelType.private_thread:
             return False
         parent = guild.get_channel(channel.parent_id)
-        return parent is not None and parent.permissions_for(everyone).view_channel
+        return parent is not None and (
+            parent.id in here or parent.permissions_for(everyone).view_channel
+        )
     if isinstance(channel, discord.abc.GuildChannel):
         return channel.guild.id == guild.id and channel.permissions_for(everyone).view_channel
     return False

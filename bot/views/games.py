@@ -220,7 +220,8 @@ async def unknown_places(
     asked (bot/flow/place_lookup.py: all at once, the answers kept a few minutes), shows a
     public thread of a channel @everyone can see. A thread the bot started in a channel
     @everyone cannot see is private without asking; one it started in a channel they can
-    see is asked about too, as it may have been deleted while the bot was away."""
+    see is asked about too, as it may have been deleted while the bot was away. A public
+    thread of the channel asked in is shown there, as private_channels shows one cached."""
     guild = interaction.guild
     if guild is None:
         return {}
@@ -232,11 +233,16 @@ async def unknown_places(
         if channel_id in shown_anyway or guild.get_channel_or_thread(channel_id) is not None:
             continue  # known: private_channels judges it
         parent = guild.get_channel(parent_id) if parent_id is not None else None
-        if parent is not None and not parent.permissions_for(everyone).view_channel:
+        if (
+            parent is not None
+            and parent.id not in shown_anyway
+            and not parent.permissions_for(everyone).view_channel
+        ):
             unknown[channel_id] = Unshown.PRIVATE
         else:
             asked.append(channel_id)
-    return unknown | await bot_of(interaction).flow.places.judge_all(guild, asked)
+    places_lookup = bot_of(interaction).flow.places
+    return unknown | await places_lookup.judge_all(guild, asked, here=shown_anyway)
 
 
 async def hidden_for(interaction: discord.Interaction[Any], set_id: int | None) -> HiddenPlaces:
