@@ -19,7 +19,6 @@ from bot.locked_refusals import refused_as_locked
 from tests.bot_harness import (
     Harness,
     board_thread_game,
-    challenge_id,
     gateway_connections,
     reconnected,
     running_bot,
@@ -994,35 +993,3 @@ async def test_a_takeback_board_posted_after_a_newer_move_says_it_is_late(
     board = await table.wait_board(lambda m: taken_back in m.content, channel=thread)
     assert board.content.endswith("posted late: the game has moved on since."), board.content
     assert board.custom_ids() == [], "the old position carries the game's buttons"
-
-
-async def test_accepting_a_challenge_whose_thread_a_moderator_locked_names_that_thread(
-    table: Harness,
-) -> None:
-    """carol started a thread from alice's challenge and a moderator locked it: bob's Accept,
-    whose game would be played in that thread, is told that thread is locked (it read as
-    permissions missing in #games, where the press came from)."""
-    line = await table.reply_text(
-        table.alice, "challenge", {"opponent": table.bob, "sets": 1, "time": 1440}
-    )
-    corner = await table.standin.start_member_thread(
-        table.channel, "chatter", table.carol, starter=line
-    )
-    await table.standin.edit_thread(corner, locked=True)
-    assert table.bot is not None
-    bot = table.bot
-
-    def seen_locked() -> bool:
-        thread = bot.get_channel(corner.id)
-        return isinstance(thread, discord.Thread) and thread.locked
-
-    await table.standin.wait_until(seen_locked, timeout=5)
-    pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    assert pressed.answered
-    await table.standin.wait_until(lambda: bool(pressed.followups), timeout=5)
-    [told] = pressed.followups
-    assert told.ephemeral
-    assert told.content == (
-        f"A moderator locked <#{corner.id}>: Discord takes nothing from me there until one "
-        "unlocks it."
-    )

@@ -174,7 +174,8 @@ class ChallengeFlow:
 
         The thread is started from the challenge message, which becomes one line linking it.
         When no thread can be had (threads off, already in a thread, permissions, an HTTP
-        error) the game is played in the channel, and the accept message says why.
+        error, the thread a member started from the message locked) the game is played in the
+        channel, and the accept message says why.
 
         Presses of Accept on one challenge are handled one at a time, each to its end (the
         presses on a challenge's message all reach the process running its server's shard):
@@ -194,11 +195,15 @@ class ChallengeFlow:
                 try:
                     thread, why_not = await self._open_thread(interaction.message, challenge, lang)
                 except ChallengeNotFound:
-                    # An earlier press made the message's thread: it took the challenge (the
-                    # press is refused as taken, or as accepted already if it was theirs), or
-                    # it could not start the match there (the thread is taken again).
-                    thread = await self._left_over_thread(interaction.message, challenge, lang)
-                    if thread is None:
+                    # The message has a thread already. An earlier press made it: it took the
+                    # challenge (the press is refused as taken, or as accepted already if it
+                    # was theirs), or it could not start the match there (the thread is taken
+                    # again). Or a member started it: it is taken for the game, unless a
+                    # moderator locked it (the game is played in the channel).
+                    thread, why_not = await self._left_over_thread(
+                        interaction.message, challenge, lang
+                    )
+                    if thread is None and why_not is None:
                         raise
             try:
                 active = await services.challenges.accept(
@@ -312,31 +317,45 @@ class ChallengeFlow:
 
     async def _left_over_thread(
         self, message: discord.Message, challenge: Challenge, lang: Language
-    ) -> discord.Thread | None:
-        """The thread an earlier press of Accept started from the challenge's ``message``, left
-        unused when its match could not be saved (a busy database: "try again"), while the
-        challenge is still open (presses are handled one at a time): taken for its game, named
-        for its players (on a challenge open to anyone, the earlier press may have been
-        someone else's) and open. None if the challenge was taken (its thread is the game's)
-        or Discord cannot give it."""
+    ) -> tuple[discord.Thread | None, str | None]:
+        """The thread started from the challenge's ``message`` before this press of Accept, while
+        the challenge is still open (presses are handled one at a time): one an earlier press
+        started and left unused when its match could not be saved (a busy database: "try
+        again"), or one a member started (Discord allows one thread per message). It is taken
+        for the game, named for its players (on a challenge open to anyone, the earlier press
+        may have been someone else's) and open: (thread, None). A thread a moderator locked
+        is not: nobody could play there, so the game is played in the channel, and the second
+        value says why (None, why). (None, None) if the challenge was taken (its thread is the
+        game's) or Discord cannot give the thread."""
         try:
             stored = await self.flow.bot.services.challenges.get(challenge.challenge_id)
             if stored.status is not ChallengeStatus.OPEN:
-                return None
+                return None, None
             # A thread started from a message has the message's id.
             found = await self.flow.bot.fetch_channel(message.id)
         except (StorageError, GameError, discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Challenge %s: no thread to take again: %r", challenge.challenge_id, error)
-            return None
+            return None, None
         if not isinstance(found, discord.Thread):
-            return None
+            return None, None
+        if found.locked:
+            _log.info(
+                "Challenge %s: its message's thread %s is locked, the game is played in %s",
+                challenge.challenge_id,
+                found.id,
+                message.channel.id,
+            )
+            return None, lang._(
+                "The thread started from this challenge is locked, so the game is played in "
+                "this channel."
+            )
         name = await self._thread_name(challenge, lang)
         if found.name != name or found.archived:
             try:
                 found = await found.edit(name=name, archived=False)
             except (discord.HTTPException, *UNREACHABLE) as error:  # its first post opens it
                 _log.info("Could not rename or open thread %s again: %s", found.id, error)
-        return found
+        return found, None
 
     async def accepted_by_them(self, challenge_id: int, user_id: int) -> GameError | None:
         """The refusal of a press of Accept on a challenge ``user_id`` took with an earlier
@@ -416,7 +435,8 @@ class ChallengeFlow:
         except discord.HTTPException as error:
             if error.code == THREAD_ALREADY_MADE:
                 # Another press of Accept (someone else's, on a challenge open to anyone) made
-                # the message's thread and is starting the match: this one is too late.
+                # the message's thread and is starting the match: this one is too late. Or a
+                # member started a thread from it (:meth:`_left_over_thread` tells which).
                 raise ChallengeNotFound() from None
             _log.warning(
                 "Could not open a thread for challenge %s: %s", challenge.challenge_id, error

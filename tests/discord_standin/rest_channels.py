@@ -56,7 +56,9 @@ class ChannelRoutes(RestRoutes):
         """PATCH /channels/{id}: for a thread, its name, archived and locked flags. Discord lets
         a thread's member unarchive it ("only requires the current user has already been added
         to the thread"); thread membership is not modelled, so the bot may unarchive any
-        unlocked thread here (a locked one only if it started it, or has Manage Threads)."""
+        unlocked thread here (a locked one only if it started it, or has Manage Threads). Any
+        other change "requires the MANAGE_THREADS permission" (Discord's Modify Channel), or
+        that the bot started the thread: a member's thread is not renamed without it."""
         channel = self._channel(request)
         body, _ = await read_body(request)
         if not channel.is_thread:
@@ -68,6 +70,8 @@ class ChannelRoutes(RestRoutes):
         # MANAGE_THREADS" to unarchive it (Discord's Threads topic).
         started = channel.owner_id == self._world.bot_user.id
         if channel.locked and body.get("archived") is False and not (manages or started):
+            return error(403, 50013, "Missing Permissions")
+        if "name" in body and not (manages or started):
             return error(403, 50013, "Missing Permissions")
         if "name" in body:
             channel.name = str(body["name"])
