@@ -403,6 +403,35 @@ async def test_a_server_that_invites_the_bot_back_is_told_why_its_daily_puzzle_i
     assert shown.content.startswith("The daily puzzle is off: "), shown.content
 
 
+async def test_a_daily_only_server_that_removed_the_bot_while_it_was_away_is_told_why(
+    table: Harness,
+) -> None:
+    """A server with a daily puzzle and no game kicks the bot while it is stopped: at the
+    start Discord no longer lists it, and once Discord confirms the bot cannot see it, the
+    daily puzzle is switched off with why (its posts were refused and tried again every hour,
+    and an admin inviting the bot back read only "off"). No post is tried there."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.stop()
+    await table.standin.remove_bot_from_guild(table.guild)  # nobody is connected to be told
+    await table.start()
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.daily_setting(table.guild.id), None)
+    since = len(table.standin.rest_log)
+    await a_day_passes(table)
+    assert sum(calls_to(table, ch, since) for ch in table.guild.channels) == 0
+    await table.standin.invite_bot_back(table.guild)
+    bot = table.bot
+    await table.standin.wait_until(lambda: bot.get_guild(table.guild.id) is not None, timeout=5)
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content == (
+        "The daily puzzle was switched off when I was removed from this server: "
+        "`/puzzle daily channel:#somewhere` switches it on again."
+    )
+
+
 async def test_a_daily_puzzle_channel_deleted_unseen_is_switched_off_at_the_first_post(
     table: Harness,
 ) -> None:

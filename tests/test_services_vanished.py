@@ -9,6 +9,7 @@ import pytest
 
 from bot.services import ActiveGame, ChallengeStatus, Services
 from bot.services.domain import Takeback
+from bot.shards import Shards
 from bot.storage import vanished
 from bot.storage.errors import DatabaseBusy
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
@@ -181,7 +182,7 @@ async def test_the_daily_puzzle_of_a_server_the_bot_left_is_switched_off(
     assert await services.puzzles.daily_setting(GUILD) is None
 
 
-async def test_the_servers_in_play_are_those_with_a_game_in_progress(services: Services) -> None:
+async def test_the_servers_served_are_those_with_a_game_in_progress(services: Services) -> None:
     """Each server with a game in progress is named once (to look for one that removed the
     bot while it was away); a server whose games are over is not."""
     await game_in(services)
@@ -189,4 +190,30 @@ async def test_the_servers_in_play_are_those_with_a_game_in_progress(services: S
     finished = await services.challenges.create(OTHER_GUILD, 3000, ALICE, BOB)
     await services.challenges.accept(finished.challenge_id, BOB)
     await services.games.abort(3000)
-    assert await services.vanished.guilds_in_play() == [GUILD]
+    assert await services.vanished.guilds_served() == [GUILD]
+
+
+async def test_a_server_with_only_a_daily_puzzle_is_served(services: Services) -> None:
+    """A server whose daily puzzle is on is named too, without a game (one that removed the
+    bot while it was away would be tried every day, in vain); once off, it is not."""
+    await game_in(services)
+    await services.puzzles.set_daily(OTHER_GUILD, OTHER_CHANNEL, 12)
+    await services.puzzles.set_daily(GUILD, CHANNEL, 12)
+    assert await services.vanished.guilds_served() == [GUILD, OTHER_GUILD]
+    await services.puzzles.stop_daily(OTHER_GUILD)
+    assert await services.vanished.guilds_served() == [GUILD]
+
+
+async def test_a_shard_process_names_only_the_servers_of_its_shards(
+    database: str, clock: FakeClock
+) -> None:
+    """With two shard processes, each names only its own shards' servers with a daily puzzle:
+    a server of the other shard is missing from its READY, but not gone."""
+    ours, theirs = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    try:
+        await shard_0.puzzles.set_daily(ours, CHANNEL, 12)
+        await shard_0.puzzles.set_daily(theirs, OTHER_CHANNEL, 12)
+        assert await shard_0.vanished.guilds_served() == [ours]
+    finally:
+        await shard_0.close()

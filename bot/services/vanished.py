@@ -42,10 +42,12 @@ class VanishedService:
         async with self._database.snapshot() as db:
             return await vanished.guild_of_channel(db, channel_id)
 
-    async def guilds_in_play(self) -> list[int]:
-        """The servers (of these shards) with a game in progress."""
+    async def guilds_served(self) -> list[int]:
+        """The servers (of these shards) with a game in progress or a daily puzzle on: those
+        a removal of the bot while it was away would leave waiting on a server it cannot
+        reach."""
         async with self._database.snapshot() as db:
-            return await vanished.guilds_in_play(db, self._shards)
+            return await vanished.guilds_served(db, self._shards)
 
     async def channel_gone(self, channel_id: int) -> list[SetEnd]:
         """``channel_id`` (a channel or a thread) was deleted, and with a channel the threads in
@@ -81,7 +83,11 @@ class VanishedService:
         ended = await self._abort([channel_id for channel_id, _parent in in_play])
         async with self._database.transaction() as db:
             await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
-            await puzzles.stop_daily(db, guild_id, puzzles.LEFT_SERVER, to_us(self._clock()))
+            stopped = await puzzles.stop_daily(
+                db, guild_id, puzzles.LEFT_SERVER, to_us(self._clock())
+            )
+        if stopped:
+            _log.info("Daily puzzle of server %s switched off: the bot was removed", guild_id)
         return ended
 
     async def _abort(self, channel_ids: Sequence[int]) -> list[SetEnd]:

@@ -35,11 +35,13 @@ async def guild_of_channel(db: Connection, channel_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-async def guilds_in_play(db: Connection, shards: Shards = EVERY) -> list[int]:
-    """The servers (of ``shards``) with a game in progress."""
+async def guilds_served(db: Connection, shards: Shards = EVERY) -> list[int]:
+    """The servers (of ``shards``) with a game in progress or a daily puzzle on."""
     rows = await db.fetch_all(
-        "SELECT DISTINCT guild_id FROM sets "
-        f"WHERE status = 'active' AND {shards.where('guild_id')} ORDER BY guild_id"
+        "SELECT guild_id FROM sets "
+        f"WHERE status = 'active' AND {shards.where('guild_id')} "
+        "UNION SELECT guild_id FROM daily_puzzles "
+        f"WHERE {shards.where('guild_id')} ORDER BY guild_id"
     )
     return [int(row[0]) for row in rows]
 
