@@ -261,6 +261,26 @@ async def test_holds_are_kept_once_and_each_process_takes_up_its_own(
         await shard_0.close()
 
 
+async def test_a_move_given_its_whole_time_back_was_held(
+    services: Services, clock: FakeClock
+) -> None:
+    """bob's move counts as held once (bot/player_holds.py) only when his clock was given back,
+    in one stretch, its whole time per move from his turn's start: not after an hour of it."""
+    game = await start_set(services, GUILD, CHANNEL)
+    began = clock.now
+
+    async def held() -> bool:
+        return await services.holds.held_this_move(game.set_id, game.ply, began, game.time_per_move)
+
+    assert not await held()
+    clock.advance(timedelta(hours=1))
+    await services.clocks.give_back_closed(began, channel_id=CHANNEL)
+    assert not await held(), "an hour given back counts as the whole move's time"
+    clock.advance(game.time_per_move)
+    await services.clocks.give_back_closed(began + timedelta(hours=1), channel_id=CHANNEL)
+    assert await held()
+
+
 async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:
     """The thread CHANNEL's hold is released in the same transaction as its hour is given
     back (a restart after it takes up no hold to give the hour again)."""

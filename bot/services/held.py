@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.shards import Shards
 from bot.storage import Database, holds
@@ -54,7 +54,9 @@ class HoldKind(enum.Enum):
     """A shard (of several in one process) whose gateway connection dropped."""
     PLAYER = "player"
     """A game's channel whose player to move cannot play there through a moderator's doing
-    (they cannot see it, or are timed out: bot/player_holds.py). Kept in memory only."""
+    (they cannot see it, or are timed out: bot/player_holds.py). Kept in memory only: a
+    restart finds it again, and its bounds (once a move, a day at most) are read from the
+    set's clock."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,17 @@ class HoldService:
                 to_us(hold.since),
                 guild_id=hold.guild_id,
                 shard_count=hold.shard_count,
+            )
+
+    async def held_this_move(
+        self, set_id: int, ply: int, turn_began: datetime, time_per_move: timedelta
+    ) -> bool:
+        """Whether set ``set_id``'s clock for ``ply``, whose turn began at ``turn_began``, was
+        given back its whole time for the move already: the time from its turn's start to past
+        its first deadline, as the end of a player's hold gives it (bot/player_holds.py)."""
+        async with self._database.single_read() as db:
+            return await holds.given_whole(
+                db, set_id, ply, to_us(turn_began), to_us(turn_began + time_per_move)
             )
 
     async def release(self, kind: HoldKind, place_id: int) -> None:

@@ -1,5 +1,7 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
-(schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them)."""
+(schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); and whether a
+move's clock was given its whole time back once already (schema 29's ``given_back``: a
+player's hold is held at most once a move, bot/player_holds.py)."""
 
 from __future__ import annotations
 
@@ -58,3 +60,14 @@ async def hold(
 async def release(db: Connection, kind: str, place_id: int) -> None:
     """``kind`` ``place_id`` is held no more."""
     await db.execute("DELETE FROM holds WHERE kind = ? AND place_id = ?", (kind, place_id))
+
+
+async def given_whole(db: Connection, set_id: int, ply: int, from_us: int, until_us: int) -> bool:
+    """Whether set ``set_id``'s clock for ``ply`` was given back, in one interval, the whole
+    time from ``from_us`` (its turn's start) to ``until_us`` (its first deadline)."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM given_back WHERE kind = 'set' AND target_id = ? AND ply = ? "
+        "AND start_us <= ? AND end_us >= ?",
+        (set_id, ply, from_us, until_us),
+    )
+    return row is not None
