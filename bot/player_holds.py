@@ -12,11 +12,17 @@ public line says why. While it is held they are asked about again every
 :data:`ASK_AGAIN`, and their own command or press there shows at once that they can play: the
 time is given back then — their whole time for the move — and (when they were asked about) a
 line says their clock runs again. Only a moderator can time a member out or change a channel's
-overwrites (a moderator can, to themselves); a player who picks the role that shows the channel
-themselves (onboarding, a reaction-role bot) can drop it and hold their own clock: the bot
-cannot tell who took a role away. These holds
-live in memory: after a restart the first check finds the player shut out again, held from
-the same turn's start, so the same time is given back.
+overwrites (a moderator can, to themselves); but a player who picks the role that shows the
+channel themselves (onboarding, a reaction-role bot) can drop it at their deadline, and the bot
+cannot tell who took a role away. So a hold is bounded rather than its cause guessed: it lasts
+at most :data:`MOST_HELD` from the deadline it held (then the time is given back as if they
+were back, and a line pinging them says why), and a move is held once: one shut out again at
+a later deadline of the same move loses on time, with a line saying why. These holds live in
+memory: after a restart the first check finds the player shut out again, held from the same
+turn's start, so the same time is given back; both bounds are read from what is stored — the
+set's deadline, which stands while its clock is held, and the time given back to its clock
+(its whole time for the move from its turn's start, once a hold of it ended) — so a restart
+does not make a hold new.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -34,6 +40,7 @@ from bot.flow.posts import NO_PINGS, pinging
 from bot.hold_keeping import HoldKeeping
 from bot.services.held import HoldKind
 from bot.storage.errors import StorageError
+from bot.storage.times import from_us
 from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
@@ -46,6 +53,11 @@ _log = logging.getLogger(__name__)
 
 ASK_AGAIN = timedelta(minutes=1)
 """How often Discord is asked again about a player whose clock is held (one request each)."""
+
+MOST_HELD = timedelta(days=1)
+"""How long a player's clock is held at most, from the deadline it held: then it runs again,
+their whole time for the move given back, as if they could play (a player who picks the role
+that shows the channel themselves could otherwise hold their clock for as long as they like)."""
 
 
 class ShutOut(enum.Enum):
@@ -87,6 +99,8 @@ class _Player:
     guild_id: int
     player_id: int
     asked: datetime
+    held_a_day: bool = False
+    """Their clock was held :data:`MOST_HELD`: it ends so, whether they can play or not."""
 
 
 class PlayerHolds(HoldKeeping):
@@ -154,24 +168,45 @@ class PlayerHolds(HoldKeeping):
             if not isinstance(why, ShutOut):
                 continue
             since = await self.bot.flow.vanished.turn_began(row.set_id)
+            if await self._held_this_move(row, since):
+                _log.info("Game %s: %s %s again this move: not held", row.set_id, player, why.value)
+                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE)
+                continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
             self._shut_out[row.channel_id] = since
-            self._players[row.channel_id] = _Player(row.guild_id, player, self.bot.clock())
+            now = self.bot.clock()
+            a_day = now >= from_us(row.deadline_us) + MOST_HELD  # found so after a restart
+            self._players[row.channel_id] = _Player(row.guild_id, player, now, a_day)
             held.add(row.channel_id)
-            await self._say(row.guild_id, row.channel_id, player, why, None)
+            if a_day:
+                await self.player_back(row.channel_id, announce=True)
+            else:
+                await self._say(row.guild_id, row.channel_id, player, why)
         return frozenset(held)
+
+    async def _held_this_move(self, row: SetRow, since: datetime) -> bool:
+        """Whether ``row``'s clock was held for its player this move already: given back its
+        whole time from ``since``, its turn's start (if the database cannot say, it was not)."""
+        try:
+            return await self.bot.services.holds.held_this_move(
+                row.set_id, row.ply, since, timedelta(microseconds=row.time_per_move_us)
+            )
+        except StorageError as error:
+            _log.warning("Could not tell whether game %s was held: %s", row.set_id, error)
+            return False
 
     async def ask_again(self) -> None:
         """At each check: the players shut out who were last asked about :data:`ASK_AGAIN`
-        ago are asked about again; one who can play now has their time given back, and a line
-        pinging them says their clock runs again. A channel whose game ended meanwhile (their
+        ago are asked about again; one who can play now, or whose clock was held
+        :data:`MOST_HELD` since their deadline, has their time given back, and a line pinging
+        them says their clock runs again (and why). A channel whose game ended meanwhile (their
         opponent resigned, an admin's ``/abort``) or whose player left the server is held no
         more, with nothing given back (one who left loses on time at the next check)."""
         now = self.bot.clock()
         for channel_id, held in list(self._players.items()):
             if now - held.asked < ASK_AGAIN or (HoldKind.PLAYER, channel_id) in self._ending:
                 continue
-            self._players[channel_id] = _Player(held.guild_id, held.player_id, now)
+            self._players[channel_id] = replace(held, asked=now)
             try:
                 active = await self.bot.services.games.in_channel(channel_id)
             except StorageError as error:
@@ -186,6 +221,10 @@ class PlayerHolds(HoldKeeping):
             if why is _Seen.LEFT:
                 self._forget(channel_id)
             elif why is _Seen.CAN_PLAY:
+                await self.player_back(channel_id, announce=True)
+            elif now >= active.deadline + MOST_HELD:
+                _log.info("Channel %s held a day for %s: it runs", channel_id, held.player_id)
+                self._players[channel_id] = replace(held, asked=now, held_a_day=True)
                 await self.player_back(channel_id, announce=True)
 
     async def came(self, channel_id: int | None, user_id: int) -> None:
@@ -217,7 +256,13 @@ class PlayerHolds(HoldKeeping):
             _log.warning("Could not read the game in channel %s: %s", channel_id, error)
             return
         if active is not None and active.player_to_move == held.player_id:
-            await self._say(held.guild_id, channel_id, held.player_id, None, active.deadline)
+            await self._say(
+                held.guild_id,
+                channel_id,
+                held.player_id,
+                Told.HELD_A_DAY if held.held_a_day else Told.BACK,
+                active.deadline,
+            )
 
     def _forget(self, channel_id: int) -> None:
         """``channel_id`` is held no more, with nothing to give back."""
@@ -230,42 +275,71 @@ class PlayerHolds(HoldKeeping):
         guild_id: int,
         channel_id: int,
         player_id: int,
-        why: ShutOut | None,
-        deadline: datetime | None,
+        line: ShutOut | Told,
+        deadline: datetime | None = None,
     ) -> None:
-        """Post in ``channel_id`` that ``player_id``'s clock is held (``why``), pinging nobody,
-        or that it runs again until ``deadline``, pinging them."""
+        """Post ``line`` of ``player_id``'s clock in ``channel_id``: held (why), pinging
+        nobody; or running again until ``deadline``, pinging them; or not held again."""
         lang = await self.bot.flow.server_language(guild_id)
-        text = held_text(lang, player_id, why, deadline)
-        mentions = NO_PINGS if why is not None else pinging([player_id])
+        text = held_text(lang, player_id, line, deadline)
+        mentions = pinging([player_id]) if line in _PINGING else NO_PINGS
         try:
             await self.bot.get_partial_messageable(channel_id).send(text, allowed_mentions=mentions)
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.warning("Could not tell channel %s of a player's clock: %r", channel_id, error)
 
 
+class Told(enum.Enum):
+    """What a line says of a player's clock, when not why it is held."""
+
+    BACK = enum.auto()
+    """They can play again: it runs."""
+    HELD_A_DAY = enum.auto()
+    """It was held :data:`MOST_HELD`: it runs, whether they can play or not."""
+    HELD_ONCE = enum.auto()
+    """It was held this move already: not again (they lose on time)."""
+
+
+_PINGING = frozenset({Told.BACK, Told.HELD_A_DAY})
+"""The lines that ping the player: their clock runs again."""
+
+
 def held_text(
-    lang: Language, player_id: int, why: ShutOut | None, deadline: datetime | None
+    lang: Language, player_id: int, line: ShutOut | Told, deadline: datetime | None
 ) -> str:
-    """The public line that ``player_id``'s clock is held (``why``), or runs again until
-    ``deadline`` (``why`` None)."""
+    """The public line ``line`` of ``player_id``'s clock: held (why), running again until
+    ``deadline``, or not held again."""
     player = f"<@{player_id}>"
-    if why is ShutOut.TIMED_OUT:
+    if line is ShutOut.TIMED_OUT:
         return lang._(
             "{player}'s clock is held: a moderator timed them out, so they cannot play. It "
             "runs again, with their whole time for this move, once the timeout ends.",
             player=player,
         )
-    if why is ShutOut.CANNOT_SEE:
+    if line is ShutOut.CANNOT_SEE:
         return lang._(
             "{player}'s clock is held: they can no longer see this channel, so they cannot "
             "play. It runs again, with their whole time for this move, once they can.",
             player=player,
         )
+    if line is Told.HELD_ONCE:
+        return lang._(
+            "{player} cannot play here again, but a clock is held only once a move, so their "
+            "time for this move has run out.",
+            player=player,
+        )
     assert deadline is not None
+    runs_out = f"<t:{int(deadline.timestamp())}:R>"
+    if line is Told.HELD_A_DAY:
+        return lang._(
+            "{player}'s clock runs again, as a clock is held at most a day: their time for "
+            "this move runs out {deadline}.",
+            player=player,
+            deadline=runs_out,
+        )
     return lang._(
         "{player} can play again: their clock runs, and their time for this move runs out "
         "{deadline}.",
         player=player,
-        deadline=f"<t:{int(deadline.timestamp())}:R>",
+        deadline=runs_out,
     )

@@ -49,9 +49,10 @@ async def alice_to_move(table: Harness) -> None:
     table.advance(timedelta(hours=20))
 
 
-async def two_days_pass_and_alice_is_still_playing(table: Harness) -> None:
-    """Two days pass, well past alice's deadline: her game is still being played."""
-    table.advance(timedelta(days=2))
+async def hours_pass_and_alice_is_still_playing(table: Harness) -> None:
+    """Half a day passes, well past alice's deadline (a hold lasts at most a day from it): her
+    game is still being played."""
+    table.advance(timedelta(hours=12))
     await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(table.channel.id)
@@ -103,12 +104,12 @@ async def alice_moves(table: Harness) -> None:
 
 
 async def test_a_player_hidden_from_the_channel_does_not_lose_on_time(table: Harness) -> None:
-    """A moderator hides the channel from alice with four hours on her clock; two days pass:
+    """A moderator hides the channel from alice with four hours on her clock; half a day passes:
     she has not lost on time, and a line says why. Shown it again, she is told she can play,
     with her day for the move, and her move is played."""
     await alice_to_move(table)
     await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
-    await two_days_pass_and_alice_is_still_playing(table)
+    await hours_pass_and_alice_is_still_playing(table)
     await told_held(table, HIDDEN)
     await table.standin.set_overwrite(table.channel, table.alice)
     await told_back(table, table.now)
@@ -116,12 +117,12 @@ async def test_a_player_hidden_from_the_channel_does_not_lose_on_time(table: Har
 
 
 async def test_a_timed_out_player_does_not_lose_on_time(table: Harness) -> None:
-    """A moderator times alice out for three days with four hours on her clock; two days pass:
+    """A moderator times alice out for three days with four hours on her clock; half a day passes:
     she has not lost on time, and a line says why. The timeout lifted, she is told she can
     play, with her day for the move, and her move is played."""
     await alice_to_move(table)
     await table.standin.time_out(table.alice, table.now + timedelta(days=3))
-    await two_days_pass_and_alice_is_still_playing(table)
+    await hours_pass_and_alice_is_still_playing(table)
     await told_held(table, TIMED_OUT)
     await table.standin.time_out(table.alice, None)
     await told_back(table, table.now)
@@ -147,7 +148,7 @@ async def test_a_player_shown_the_channel_again_plays_at_once(table: Harness) ->
     played (not refused as too late), and her clock was given back first."""
     await alice_to_move(table)
     await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
-    await two_days_pass_and_alice_is_still_playing(table)
+    await hours_pass_and_alice_is_still_playing(table)
     await told_held(table, HIDDEN)
     await table.standin.set_overwrite(table.channel, table.alice)
     await alice_moves(table)
@@ -169,8 +170,8 @@ async def test_a_player_who_can_play_still_loses_on_time(table: Harness) -> None
 
 
 async def archived(table: Harness, thread: FakeChannel) -> None:
-    """Nobody wrote in ``thread`` for a week: Discord archives it, and discord.py drops it from
-    its cache."""
+    """Nobody wrote in ``thread`` for its archive duration (an hour to a week): Discord archives
+    it, and discord.py drops it from its cache."""
     await table.standin.edit_thread(thread, archived=True)
     assert table.bot is not None
     bot = table.bot
@@ -192,7 +193,7 @@ async def test_a_player_shut_out_of_an_archived_game_thread_does_not_lose_on_tim
     assert thread.parent is not None
     await table.standin.set_overwrite(thread.parent, table.alice, deny=VIEW_CHANNEL)
     await archived(table, thread)
-    table.advance(timedelta(days=2))
+    table.advance(timedelta(hours=6))
     await timers_checked(table)
     assert table.bot is not None
     active = await table.bot.services.games.in_channel(thread.id)
@@ -203,17 +204,17 @@ async def test_a_player_shut_out_of_an_archived_game_thread_does_not_lose_on_tim
 async def test_a_held_player_whose_thread_was_archived_is_told_they_can_play(
     threads_table: Harness,
 ) -> None:
-    """alice, timed out, is held past her deadline in her game's thread; a week passes and
+    """alice, timed out, is held past her deadline in her game's thread; half a day passes and
     Discord archives the thread; once her timeout is lifted she is told there that she can
     play, with her day for the move."""
     table = threads_table
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))
     await table.standin.time_out(table.alice, table.now + timedelta(days=20))
-    table.advance(timedelta(days=2))
+    table.advance(timedelta(hours=6))
     await timers_checked(table)
     await told_held(table, TIMED_OUT, thread)
-    table.advance(timedelta(days=7))
+    table.advance(timedelta(hours=12))
     await archived(table, thread)
     await table.standin.time_out(table.alice, None)
     await told_back(table, table.now, thread)
@@ -226,7 +227,7 @@ async def test_a_takeback_asked_of_a_held_player_says_they_cannot_answer(table: 
     await table.challenge_accepted(table.alice, table.bob)
     await alice_moves(table)
     await table.standin.set_overwrite(table.channel, table.bob, deny=VIEW_CHANNEL)
-    table.advance(timedelta(days=2))
+    table.advance(timedelta(days=1, hours=6))
     await timers_checked(table)
     held = f"<@{table.bob.id}>'s clock is held"
     await table.standin.wait_until(lambda: bool(lines(table, held)), waiting_for="the line")
@@ -243,3 +244,109 @@ async def test_a_takeback_asked_of_a_held_player_says_they_cannot_answer(table: 
     active = await table.bot.services.games.in_channel(table.channel.id)
     assert active is not None, "the match ended"
     assert active.set_number == 1, "the set ended"
+
+
+HELD_A_DAY = (
+    "'s clock runs again, as a clock is held at most a day: their time for this move runs out"
+)
+HELD_ONCE = (
+    " cannot play here again, but a clock is held only once a move, so their time for this "
+    "move has run out."
+)
+
+
+async def alice_held_at_her_deadline(table: Harness) -> datetime:
+    """alice, hidden from the channel with four hours on her clock, is held once they pass.
+    Returns her deadline."""
+    await alice_to_move(table)
+    deadline = table.now + timedelta(hours=4)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    table.advance(timedelta(hours=5))
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+    return deadline
+
+
+async def told_held_a_day(table: Harness) -> None:
+    """A line pinging alice says her clock runs again, a clock being held at most a day, with
+    her whole day for the move from now."""
+    since = table.now
+    await timers_checked(table)
+    await table.standin.wait_until(lambda: bool(lines(table, HELD_A_DAY)), waiting_for="the line")
+    [line] = lines(table, HELD_A_DAY)
+    assert line.content.startswith(f"<@{table.alice.id}>{HELD_A_DAY} <t:"), line.content
+    # It lets Discord ping her (Discord notifies nobody who cannot see the channel).
+    assert line.allowed_user_ids() == {table.alice.id}
+    found = re.search(r"<t:(\d+):R>", line.content)
+    assert found is not None, line.content
+    day_from_since = int((since + timedelta(days=1)).timestamp())
+    assert day_from_since <= int(found.group(1)) <= day_from_since + 2 * ASK_AGAIN.total_seconds()
+
+
+async def alice_lost_set_1_on_time_held_once(table: Harness) -> None:
+    """alice, shut out again at her next deadline of the same move, has lost set 1 on time,
+    and a line says why, pinging nobody."""
+    table.advance(timedelta(days=1))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 2, "alice was held again"
+    [line] = lines(table, HELD_ONCE)
+    assert line.content == f"<@{table.alice.id}>{HELD_ONCE}"
+    assert line.pinged_user_ids() == set()
+
+
+async def test_a_hold_lasts_at_most_a_day(table: Harness) -> None:
+    """alice, still hidden from the channel a day after her deadline, is told her clock runs
+    again (a clock is held at most a day), with her day for the move from then."""
+    deadline = await alice_held_at_her_deadline(table)
+    table.advance(deadline + timedelta(days=1) - table.now)
+    await told_held_a_day(table)
+    assert table.bot is not None
+    assert not table.bot.timers.holds.player_held(table.channel.id)
+
+
+async def test_a_player_held_a_day_is_not_held_again_that_move(table: Harness) -> None:
+    """alice, her clock run again after a day's hold, is still hidden at her next deadline:
+    she loses set 1 on time, told why."""
+    deadline = await alice_held_at_her_deadline(table)
+    table.advance(deadline + timedelta(days=1) - table.now)
+    await told_held_a_day(table)
+    await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_player_let_back_in_and_shut_out_again_loses_on_time(table: Harness) -> None:
+    """alice, shown the channel again after a hold, is hidden from it again before she moves:
+    at her next deadline she loses set 1 on time, told why (a clock is held once a move)."""
+    await alice_held_at_her_deadline(table)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_restart_does_not_lengthen_a_hold(table: Harness) -> None:
+    """alice is held at her deadline; the bot restarts twelve hours on, finds her hidden and
+    holds her again: a day after her deadline (not after the restart) her clock runs again."""
+    deadline = await alice_held_at_her_deadline(table)
+    table.advance(timedelta(hours=12))
+    await timers_checked(table)
+    await table.restart()
+    await timers_checked(table)
+    assert table.bot is not None
+    assert table.bot.timers.holds.player_held(table.channel.id)
+    table.advance(deadline + timedelta(days=1) - table.now)
+    await told_held_a_day(table)
+
+
+async def test_a_restart_after_a_hold_does_not_hold_the_move_again(table: Harness) -> None:
+    """alice, let back in after a hold, is hidden again; the bot restarts: at her next
+    deadline she loses set 1 on time all the same, told why."""
+    await alice_held_at_her_deadline(table)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    await timers_checked(table)
+    await table.restart()
+    await alice_lost_set_1_on_time_held_once(table)
