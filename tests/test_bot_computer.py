@@ -105,6 +105,22 @@ async def test_the_ends_of_sets_and_match_name_the_computer_with_its_level(
     assert f"<@{table.me.id}>" not in first.content + last.content
 
 
+async def test_a_walkover_against_the_computer_names_it_with_its_level(table: Harness) -> None:
+    """alice leaves the server in set 1 against the computer: the set's end names the winner of
+    set 2, not played, "Brandubh (level 2)" as its other lines do, not as a mention of me."""
+    me = f"**{table.me.user.name} (level 2)**"
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 2})
+    await table.wait_board(lambda m: awaits_alice(table, m), timeout=20)
+    await table.standin.remove_member(table.alice)
+    table.advance(timedelta(hours=13))  # past half her time: the reminder's check finds her gone
+    over = await table.wait_board(lambda m: "left the server" in m.content)
+    assert over.content.splitlines()[1:] == [
+        f"{me} wins the set.",
+        f"Set 2 is not played: {me} wins it without a move.",
+        f"**Match over:** {me} wins the match 2–0, with more sets won.",
+    ]
+
+
 async def test_computer_opens_when_the_human_defends(table: Harness) -> None:
     """Choosing the defenders, alice sees the computer's first move and is asked to reply."""
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})

@@ -396,9 +396,13 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             )
     if end.walkover is not None and end.walkover.loser_id is not None:
         walkover = {
-            "player": f"<@{end.walkover.loser_id}>",
+            "player": player_named(end.walkover.loser_id, active.computer_id, names),
             "number": end.walkover.game.set_number,
-            "winner": f"<@{end.walkover.winner_id}>",
+            "winner": (
+                "?"
+                if end.walkover.winner_id is None
+                else player_named(end.walkover.winner_id, active.computer_id, names)
+            ),
         }
         if end.left_server and end.walkover.loser_id == end.loser_id:  # said in the outcome
             lines.append(
