@@ -28,7 +28,7 @@ import enum
 import logging
 import re
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -258,17 +258,20 @@ class Timers:
             thinking = None
         self.bot.flow.start_computer_turn(active, reply_in=thinking)
 
-    def computer_stalled(self, set_id: int, ply: int) -> bool:
-        """The computer gave up on its move at ``ply``: try again later.
+    def computer_stalled(self, active: ActiveGame, line: int | None) -> bool:
+        """The computer gave up on its move in ``active``: try again later. ``line``: the
+        player's line before it, which says "I am thinking…", if there is one.
 
         True the first time at this ply (the players have not been told yet).
         """
+        set_id, ply, channel_id = active.set_id, active.ply, active.channel_id
         previous = self._stalled.get(set_id)
         if previous is None or previous.ply != ply:
-            self._stalled[set_id] = _Stalled(ply, self.bot.clock() + STALLED_RETRY, STALLED_RETRY)
+            retry_at = self.bot.clock() + STALLED_RETRY
+            self._stalled[set_id] = _Stalled(ply, retry_at, STALLED_RETRY, channel_id, line)
             return True
         wait = min(previous.wait * 2, STALLED_RETRY_MAX)
-        self._stalled[set_id] = _Stalled(ply, self.bot.clock() + wait, wait)
+        self._stalled[set_id] = _Stalled(ply, self.bot.clock() + wait, wait, channel_id, line)
         return False
 
     def computer_unstalled(self, set_id: int) -> None:
@@ -276,20 +279,34 @@ class Timers:
         self._stalled.pop(set_id, None)
 
     async def retry_stalled(self, now: datetime) -> None:
-        """Start again the computer turns that failed and whose retry time has come."""
+        """Start again the computer turns that failed and whose retry time has come; forget
+        those whose set ended meanwhile (on time, resigned, aborted), whose player's line then
+        says no longer that I am thinking: no reply is coming (a retry would have said so,
+        but only at its time, up to an hour later)."""
         for set_id, stalled in list(self._stalled.items()):
-            if stalled.retry_at is None or stalled.retry_at > now:
-                continue
+            if stalled.retry_at is None:
+                continue  # being tried now
             try:
                 active = await self.bot.services.games.get(set_id)
             except NoGameHere:
+                await self._no_reply_coming(stalled)
                 del self._stalled[set_id]
                 continue
             if not active.computer_to_move or active.ply != stalled.ply:
                 del self._stalled[set_id]
                 continue
-            self._stalled[set_id] = _Stalled(stalled.ply, None, stalled.wait)
+            if stalled.retry_at > now:
+                continue
+            self._stalled[set_id] = replace(stalled, retry_at=None)
             await self._start_computer_turn(active)
+
+    async def _no_reply_coming(self, stalled: _Stalled) -> None:
+        """The set of the computer's failed turn ``stalled`` ended: the player's line before
+        it says no longer "I am thinking…"."""
+        if stalled.line is not None:
+            channel = self.bot.get_partial_messageable(stalled.channel_id)
+            lang = await self.bot.flow.channel_language(stalled.channel_id)
+            await self.bot.flow.computer_turns.stop_thinking(channel, stalled.line, lang)
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players (at half time, and shortly before their time runs
@@ -567,8 +584,11 @@ class _Posted(enum.Enum):
 
 @dataclass(frozen=True)
 class _Stalled:
-    """A computer turn that failed: at which ply, when to retry (None: retrying now), the wait."""
+    """A computer turn that failed: at which ply, when to retry (None: retrying now), the wait,
+    the channel of its game and the player's line that says I am thinking (if any)."""
 
     ply: int
     retry_at: datetime | None
     wait: timedelta
+    channel_id: int
+    line: int | None

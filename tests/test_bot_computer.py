@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import timers
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
 from bot.services.domain import ActiveGame
@@ -155,6 +156,26 @@ async def test_a_computer_turn_that_failed_is_tried_again_later(
     table.advance(timedelta(minutes=5))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
+
+
+async def test_a_set_lost_on_time_while_the_computer_is_stalled_takes_the_thinking_line_off(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer gave up on its reply to alice's move (it will try again later) and loses
+    the set on time before it does: alice's line no longer says "I am thinking…" (it said so
+    until the computer's next try, up to an hour later; no reply was coming)."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    monkeypatch.setattr(timers, "STALLED_RETRY", timedelta(hours=1))
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "time": 5})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    table.bot.ai = StallingPool(failures=100)
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
+    table.advance(timedelta(minutes=6))
+    await table.wait_board(lambda m: "the defenders ran out of time" in m.content)
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"), timeout=5)
+    assert line.content == "**alice** (attackers) played d1-b1."
 
 
 class HeldPool(AIPool):

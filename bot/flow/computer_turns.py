@@ -169,7 +169,7 @@ class ComputerTurns:
                 )
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
-            if self.flow.bot.timers.computer_stalled(active.set_id, active.ply):
+            if self.flow.bot.timers.computer_stalled(active, reply_in):
                 lang = await self.flow.server_language(active.guild_id)
                 await channel.send(
                     lang._(
