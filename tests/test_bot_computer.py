@@ -222,6 +222,22 @@ async def computer_thinking(table: Harness) -> tuple[HeldPool, StoredMessage]:
     return pool, line
 
 
+async def test_a_typing_indicator_discord_fails_does_not_hold_up_the_computers_reply(
+    table: Harness,
+) -> None:
+    """Discord answers 500 to "Brandubh is typing…" (discord.py tries it five times, for about
+    25 s): the computer's reply to alice comes all the same, as soon as it is found (it waited
+    for the indicator to be given up first)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    typing = table.standin.fail_rest(
+        500, seconds=60, matching=lambda method, path: path.endswith("/typing")
+    )
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=8)
+    assert typing.hits >= 1
+
+
 async def test_an_abort_while_the_computer_thinks_takes_the_thinking_line_off(
     table: Harness,
 ) -> None:

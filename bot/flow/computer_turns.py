@@ -137,13 +137,16 @@ class ComputerTurns:
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
     ) -> str:
-        """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed)."""
+        """The computer's move, with "Brandubh is typing…" shown while it thinks (if allowed).
+        The indicator is shown beside the search, never before it: Discord slow to show it,
+        or failing (discord.py tries a 500 five times, for about 25 s), holds up no move."""
+        typing = self.flow.bot.spawn(
+            _typing(channel, active.channel_id), name=f"typing-{active.set_id}"
+        )
         try:
-            async with channel.typing():
-                return await self.flow.bot.ai.choose_move(active.game, level)
-        except discord.HTTPException as error:  # typing refused: think without showing it
-            _log.info("No typing indicator in channel %s: %s", active.channel_id, error)
             return await self.flow.bot.ai.choose_move(active.game, level)
+        finally:
+            typing.cancel()
 
     async def play(
         self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
@@ -242,6 +245,16 @@ class ComputerTurns:
                 await self.stop_thinking(channel, reply_in, lang)
         finally:
             await self.flow.after_move(result)
+
+
+async def _typing(channel: discord.PartialMessageable, channel_id: int) -> None:
+    """Show "Brandubh is typing…" in ``channel`` until cancelled; Discord refusing it (no
+    permission, an outage) only leaves it unshown."""
+    try:
+        async with channel.typing():
+            await asyncio.Event().wait()
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("No typing indicator in channel %s: %r", channel_id, error)
 
 
 def _maybe_done(error: BaseException) -> bool:
