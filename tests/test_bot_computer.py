@@ -222,6 +222,38 @@ async def computer_thinking(table: Harness) -> tuple[HeldPool, StoredMessage]:
     return pool, line
 
 
+class HeldFailingPool(HeldPool):
+    """A computer opponent whose searches crash, the first once the test lets it."""
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        self.asked.append(game.ply)
+        await self.go.wait()
+        raise RuntimeError("search crashed")
+
+
+async def test_a_search_that_fails_after_an_abort_does_not_say_it_will_keep_trying(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's search for its reply to alice fails three times, the first ending after
+    an admin aborted the game: nothing says "I could not find a move in this game; I will keep
+    trying." (it was posted about the aborted game), and alice's line says no longer "I am
+    thinking…"."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    pool = HeldFailingPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    line = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    await table.abort(table.admin)
+    pool.go.set()
+    await table.standin.wait_until(lambda: len(pool.asked) == turns.COMPUTER_ATTEMPTS)
+    await table.standin.wait_until(lambda: not line.content.endswith("I am thinking…"), timeout=5)
+    assert line.content == "**alice** (attackers) played d1-b1."
+    assert not any("could not find" in m.content for m in table.public_messages())
+
+
 async def test_a_typing_indicator_discord_fails_does_not_hold_up_the_computers_reply(
     table: Harness,
 ) -> None:

@@ -134,6 +134,15 @@ class ComputerTurns:
             return False
         return current.ply == active.ply and current.computer_to_move
 
+    async def _no_reply(
+        self, active: ActiveGame, reply_in: int | None, channel: discord.PartialMessageable
+    ) -> None:
+        """No reply of mine is coming in ``active`` (its set ended): the player's line
+        ``reply_in``, if any, says no longer that I am thinking."""
+        if reply_in is not None:
+            lang = await self.flow.server_language(active.guild_id)
+            await self.stop_thinking(channel, reply_in, lang)
+
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
     ) -> str:
@@ -155,10 +164,8 @@ class ComputerTurns:
         move while showing "typing", play it at the ply it was asked for, post the board."""
         assert active.computer_level is not None
         channel = self.flow.bot.get_partial_messageable(active.channel_id)
-        if not await self._still_to_move(active):
-            if reply_in is not None:  # ended (resigned, aborted) before I looked: no reply
-                lang = await self.flow.server_language(active.guild_id)
-                await self.stop_thinking(channel, reply_in, lang)
+        if not await self._still_to_move(active):  # ended (resigned, aborted) before I looked
+            await self._no_reply(active, reply_in, channel)
             return
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
@@ -172,6 +179,9 @@ class ComputerTurns:
                 )
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
+            if not await self._still_to_move(active):  # ended while I failed: nothing to try
+                await self._no_reply(active, reply_in, channel)
+                return
             if self.flow.bot.timers.computer_stalled(active, reply_in):
                 lang = await self.flow.server_language(active.guild_id)
                 await channel.send(
