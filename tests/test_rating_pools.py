@@ -12,12 +12,12 @@ from tests.conftest import ALICE, BOB, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 from tests.test_services_match import resign_after
 
 
-async def start(services: Services, channel: int, ruleset: str) -> None:
-    """Alice challenges Bob to a one-set match of ``ruleset`` in ``channel``; Bob accepts."""
+async def start(services: Services, channel: int, ruleset: str, sets: int = 1) -> None:
+    """Alice challenges Bob to a match of ``ruleset`` (one set) in ``channel``; Bob accepts."""
     await services.players.remember(ALICE, "Alice")
     await services.players.remember(BOB, "Bob")
     challenge = await services.challenges.create(
-        GUILD, channel, ALICE, BOB, sets_total=1, ruleset=ruleset
+        GUILD, channel, ALICE, BOB, sets_total=sets, ruleset=ruleset
     )
     await services.challenges.accept(challenge.challenge_id, BOB)
 
@@ -50,6 +50,28 @@ async def test_a_set_lost_without_moving_is_unrated(services: Services) -> None:
     [game] = stats.recent_games
     assert game.no_show
     assert not game.rated
+
+
+async def test_a_match_of_no_show_sets_is_won_by_nobody_in_the_head_to_head(
+    services: Services,
+) -> None:
+    """Bob never moves in either set of a match: alice wins it (docs/rules.md §11), but like the
+    leaderboard the head to head counts it as won by nobody; a match with a rated set counts."""
+    await start(services, CHANNEL, "brandubh", sets=2)
+    await resign_after(services, CHANNEL, 1, BOB)  # set 1: alice moved, bob never did
+    end = await resign_after(services, CHANNEL, 0, BOB)  # set 2: bob attacks, never moves
+    assert end.match_end is not None
+    assert end.match_end.winner_id == ALICE
+    assert (await services.standings.leaderboard(GUILD)).total == 0
+    versus = await services.standings.head_to_head(GUILD, ALICE, BOB)
+    assert (versus.games, versus.wins, versus.matches) == (2, (2, 0), 1)
+    assert versus.matches_won == (0, 0)
+    await start(services, CHANNEL, "brandubh")
+    await resign_after(services, CHANNEL, 2, BOB)
+    [top, _] = (await services.standings.leaderboard(GUILD)).rows
+    assert (top.user_id, top.matches_won) == (ALICE, 1)
+    versus = await services.standings.head_to_head(GUILD, BOB, ALICE)
+    assert (versus.matches, versus.matches_won) == (2, (0, 1))
 
 
 async def test_a_set_lost_after_moving_is_rated(services: Services) -> None:

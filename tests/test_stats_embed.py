@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from bot.cogs.standings import game_line, stats_embed
 from bot.i18n import language
-from bot.services.domain import GameSummary, PlayerStats
+from bot.services.domain import GameSummary, HeadToHead, PlayerStats
 from bot.views.games import EMBED_FIELD_LIMIT
 from engine import Outcome, Reason, Side
 
@@ -66,3 +66,13 @@ def test_a_game_of_another_ruleset_is_named() -> None:
     first, second = recent.splitlines()
     assert first.endswith(" · Tablut (9x9) · game 7"), first
     assert second.endswith(") · game 8"), second
+
+
+def test_the_head_to_head_says_who_won_the_matches() -> None:
+    """Under the sets, the head to head says how many matches each won (one won by nobody, as
+    one of no-show sets, counted for neither)."""
+    bob = ALICE + 2
+    head = HeadToHead(1, (ALICE, bob), 4, (3, 1), 0, 2, (1, 0))
+    embed = stats_embed(PlayerStats(1, bob, "bob", None, ()), head, ALICE)
+    [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
+    assert value == "You won 3, they won 1 (4 sets, 2 matches)\nMatches: you won 1, they won 0"

@@ -152,11 +152,14 @@ def stats_embed(
             )
         sets = lang.n_("{count} set", "{count} sets", head.games)
         matches = lang.n_("{count} match", "{count} matches", head.matches)
-        embed.add_field(
-            name=lang._("Head to head with you"),
-            value=f"{score} ({sets}, {matches})",
-            inline=False,
-        )
+        value = f"{score} ({sets}, {matches})"
+        if head.matches:
+            value += "\n" + lang._(
+                "Matches: you won {mine}, they won {theirs}",
+                mine=head.matches_won[mine],
+                theirs=head.matches_won[theirs],
+            )
+        embed.add_field(name=lang._("Head to head with you"), value=value, inline=False)
     return embed
 
 

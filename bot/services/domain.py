@@ -499,6 +499,8 @@ class HeadToHead:
     draws: int
     matches: int
     matches_won: tuple[int, int]
+    """As the leaderboard counts them: a match of sets all lost by a player who never moved in
+    them is won by nobody."""
 
 
 @dataclass(frozen=True)

@@ -81,10 +81,13 @@ class StandingsService:
         )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
-        """The record of ``a`` against ``b`` in the server: finished sets and matches."""
+        """The record of ``a`` against ``b`` in the server: finished sets and matches, and the
+        matches each won as the leaderboard counts them (one of sets all lost by a player who
+        never moved in them is won by nobody)."""
         async with self._database.snapshot() as db:
             played = await history.between(db, guild_id, a, b)
             matches = await history.matches_between(db, guild_id, a, b)
+            matches_won = await history.match_wins_between(db, guild_id, a, b)
         wins_a = sum(1 for row in played if row.winner_id == a)
         wins_b = sum(1 for row in played if row.winner_id == b)
         return HeadToHead(
@@ -94,10 +97,7 @@ class StandingsService:
             wins=(wins_a, wins_b),
             draws=len(played) - wins_a - wins_b,
             matches=len(matches),
-            matches_won=(
-                sum(1 for m in matches if m.winner_id == a),
-                sum(1 for m in matches if m.winner_id == b),
-            ),
+            matches_won=matches_won,
         )
 
 

@@ -59,12 +59,34 @@ async def rated_sets(db: Connection) -> list[SetRow]:
     return [set_row_of(row) for row in rows]
 
 
+WON_FOR_SOMEBODY = (
+    "m.rated = 1 AND m.status = 'finished' AND m.winner_id IS NOT NULL AND EXISTS "
+    "(SELECT 1 FROM sets g WHERE g.match_id = m.match_id AND g.rated = 1 "
+    "AND g.status = 'finished')"
+)
+"""A match that counts as won (the leaderboard's "matches won", the head to head's): rated,
+with a winner, and with a rated set. A match of sets all lost by a player who never moved in
+them (docs/rules.md §11) counts as won for nobody, as :func:`bot.storage.sets.has_rated_set`
+decides when a match ends."""
+
+
 async def rated_match_wins(db: Connection) -> list[tuple[int, str, int]]:
-    """(server, ruleset, winner) of every finished rated match with a winner."""
+    """(server, ruleset, winner) of every match that counts as won (:data:`WON_FOR_SOMEBODY`)."""
     rows = await db.fetch_all(
-        "SELECT guild_id, ruleset, winner_id FROM matches m "
-        "WHERE rated = 1 AND status = 'finished' AND winner_id IS NOT NULL AND EXISTS "
-        "(SELECT 1 FROM sets g WHERE g.match_id = m.match_id AND g.rated = 1) "
-        "ORDER BY match_id",
+        f"SELECT m.guild_id, m.ruleset, m.winner_id FROM matches m WHERE {WON_FOR_SOMEBODY} "
+        "ORDER BY m.match_id",
     )
     return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+
+async def match_wins_between(db: Connection, guild_id: int, a: int, b: int) -> tuple[int, int]:
+    """How many matches ``a`` and ``b`` each won against the other in the server, counted as
+    the leaderboard counts them (:data:`WON_FOR_SOMEBODY`), in every ruleset."""
+    rows = await db.fetch_all(
+        f"SELECT m.winner_id, count(*) FROM matches m WHERE m.guild_id = ? AND "
+        "((m.player1_id = ? AND m.player2_id = ?) OR (m.player1_id = ? AND m.player2_id = ?)) "
+        f"AND {WON_FOR_SOMEBODY} GROUP BY m.winner_id",
+        (guild_id, a, b, b, a),
+    )
+    won = {int(r[0]): int(r[1]) for r in rows}
+    return won.get(a, 0), won.get(b, 0)
