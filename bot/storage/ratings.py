@@ -167,18 +167,6 @@ async def rank(db: Connection, guild_id: int, ruleset: str, rating: float, devia
     return (int(above[0]) if above else 0) + 1
 
 
-async def history(
-    db: Connection, guild_id: int, user_id: int, limit: int
-) -> list[tuple[int, float, float]]:
-    """The player's latest rating changes: (game id, before, after), newest first."""
-    rows = await db.fetch_all(
-        "SELECT set_id, rating_before, rating_after FROM rating_history "
-        "WHERE guild_id = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
-        (guild_id, user_id, limit),
-    )
-    return [(int(r[0]), float(r[1]), float(r[2])) for r in rows]
-
-
 async def changes_of_set(
     db: Connection, set_id: int
 ) -> list[tuple[int, float, float, float, float]]:
