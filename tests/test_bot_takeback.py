@@ -203,6 +203,34 @@ async def test_a_takeback_asked_after_the_opponents_time_ran_out_is_too_late(
     assert undone_moves(table.db_path) == []
 
 
+async def test_a_takeback_too_late_in_a_one_set_game_says_game(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a one-set match bob's time ran out unnoticed: alice's takeback is refused saying she
+    wins the game on time (there is no set to speak of), and the game ends on time."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1, time=60)
+    await table.move(table.alice, "d1-b1")
+    assert table.bot is not None
+    clocks = table.bot.services.clocks
+    noticed = clocks.out_of_time
+
+    async def not_noticed_yet(now: object = None) -> OutOfTime:
+        return OutOfTime(())
+
+    monkeypatch.setattr(clocks, "out_of_time", not_noticed_yet)
+    posts = len(table.public_messages())
+    table.advance(timedelta(hours=1, seconds=1))
+    refused = await table.reply_text(table.alice, "takeback")
+    assert refused.ephemeral
+    assert refused.content.startswith("Too late: your opponent's time for their move ran out <t:")
+    assert refused.content.endswith(", so you win this game on time."), refused.content
+    assert len(table.public_messages()) == posts, "bob was asked to answer too late"
+    monkeypatch.setattr(clocks, "out_of_time", noticed)
+    over = await table.wait_board(lambda m: "ran out of time" in m.content)
+    assert "Set 1" not in over.content, over.content
+    assert undone_moves(table.db_path) == []
+
+
 async def test_a_takeback_lapses_after_ten_minutes(table: Harness) -> None:
     """Unanswered for ten minutes, the request lapses and its buttons go."""
     await table.challenge_accepted(table.alice, table.bob)
