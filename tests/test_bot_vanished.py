@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
@@ -350,6 +351,38 @@ async def test_a_server_that_removed_the_bot_while_it_was_away_has_its_games_abo
     await eventually(game_in(table, table.channel), None)
     await a_day_passes(table)
     assert await rated_players(table) == 0
+
+
+async def test_challenges_in_a_server_that_removed_the_bot_while_it_was_away_are_withdrawn(
+    table: Harness,
+) -> None:
+    """alice has five challenges open in a server that kicks the bot while it is stopped: at
+    the start, once Discord confirms the bot cannot see it, they are withdrawn, so her
+    challenge in another server is not refused for five she could not withdraw."""
+    elsewhere = table.standin.add_guild("Elsewhere", channels=["play"])
+    alice = table.standin.add_member(elsewhere, table.alice.user)
+    carol = table.standin.add_member(elsewhere, table.carol.user)
+    for n in range(5):
+        member = table.standin.add_member(table.guild, f"m{n}")
+        posted = await table.reply_text(table.alice, "challenge", {"opponent": member})
+        assert not posted.ephemeral, posted.content
+    await table.stop()
+    await table.standin.remove_bot_from_guild(table.guild)  # nobody is connected to be told
+    await table.start()
+    await eventually(lambda: open_challenges(table), 0)
+    posted = await (
+        await table.standin.slash(
+            elsewhere, elsewhere.channel("play"), alice, "challenge", {"opponent": carol}
+        )
+    ).wait_original()
+    assert not posted.ephemeral, posted.content
+
+
+async def open_challenges(table: Harness) -> int:
+    """How many challenges are open, in every server."""
+    with sqlite3.connect(table.db_path, timeout=10) as raw:
+        [(count,)] = raw.execute("SELECT count(*) FROM challenges WHERE status = 'open'")
+    return int(count)
 
 
 # -- the daily puzzle ------------------------------------------------------------------------

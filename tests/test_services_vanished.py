@@ -204,6 +204,17 @@ async def test_a_server_with_only_a_daily_puzzle_is_served(services: Services) -
     assert await services.vanished.guilds_served() == [GUILD]
 
 
+async def test_a_server_with_only_an_open_challenge_is_served(services: Services) -> None:
+    """A server where only a challenge is open is named too (removed while the bot was away,
+    its challenge would count towards alice's five in every server, and nobody could withdraw
+    it); once it is withdrawn, it is not."""
+    await game_in(services)
+    waiting = await services.challenges.create(OTHER_GUILD, OTHER_CHANNEL, ALICE, CAROL)
+    assert await services.vanished.guilds_served() == [GUILD, OTHER_GUILD]
+    await services.challenges.withdraw(waiting.challenge_id, ALICE)
+    assert await services.vanished.guilds_served() == [GUILD]
+
+
 async def test_a_shard_process_names_only_the_servers_of_its_shards(
     database: str, clock: FakeClock
 ) -> None:

@@ -151,12 +151,12 @@ class VanishedFlow:
         return await self.turn_began(set_id)
 
     async def servers_left(self) -> None:
-        """At start-up: a server with games in progress or a daily puzzle on that the
-        gateway's READY did not list for the bot (it was removed while it was away) is gone
-        once Discord confirms it cannot see the server (403 or 404): its games are aborted
-        and its daily puzzle switched off, noting why. Only the servers of this process's
-        shards are weighed (another process's are not in its READY, and not gone); if Discord
-        cannot say, nothing is done."""
+        """At start-up: a server with games in progress, a daily puzzle on or open challenges
+        that the gateway's READY did not list for the bot (it was removed while it was away)
+        is gone once Discord confirms it cannot see the server (403 or 404): its games are
+        aborted, its challenges withdrawn and its daily puzzle switched off, noting why. Only
+        the servers of this process's shards are weighed (another process's are not in its
+        READY, and not gone); if Discord cannot say, nothing is done."""
         bot = self.flow.bot
         for guild_id in await bot.services.vanished.guilds_served():
             if bot.get_guild(guild_id) is not None:

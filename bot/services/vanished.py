@@ -43,9 +43,10 @@ class VanishedService:
             return await vanished.guild_of_channel(db, channel_id)
 
     async def guilds_served(self) -> list[int]:
-        """The servers (of these shards) with a game in progress or a daily puzzle on: those
-        a removal of the bot while it was away would leave waiting on a server it cannot
-        reach."""
+        """The servers (of these shards) with a game in progress, a daily puzzle on or an
+        open challenge: those a removal of the bot while it was away would leave waiting on a
+        server it cannot reach (an open challenge there counts towards its challenger's five
+        in every server, and nobody can withdraw it)."""
         async with self._database.snapshot() as db:
             return await vanished.guilds_served(db, self._shards)
 

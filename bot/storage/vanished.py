@@ -36,12 +36,15 @@ async def guild_of_channel(db: Connection, channel_id: int) -> int | None:
 
 
 async def guilds_served(db: Connection, shards: Shards = EVERY) -> list[int]:
-    """The servers (of ``shards``) with a game in progress or a daily puzzle on."""
+    """The servers (of ``shards``) with a game in progress, a daily puzzle on or an open
+    challenge."""
     rows = await db.fetch_all(
         "SELECT guild_id FROM sets "
         f"WHERE status = 'active' AND {shards.where('guild_id')} "
         "UNION SELECT guild_id FROM daily_puzzles "
-        f"WHERE {shards.where('guild_id')} ORDER BY guild_id"
+        f"WHERE {shards.where('guild_id')} "
+        "UNION SELECT guild_id FROM challenges "
+        f"WHERE status = 'open' AND {shards.where('guild_id')} ORDER BY guild_id"
     )
     return [int(row[0]) for row in rows]
 
