@@ -20,9 +20,10 @@ were back, and a line pinging them says why), and a move is held once: one shut 
 a later deadline of the same move loses on time, with a line saying why. These holds live in
 memory: after a restart the first check finds the player shut out again, held from the same
 turn's start, so the same time is given back; both bounds are read from what is stored — the
-set's deadline, which stands while its clock is held, and the time given back to its clock
-(its whole time for the move from its turn's start, once a hold of it ended) — so a restart
-does not make a hold new.
+set's deadline, which stands while its clock is held, and the move a player's hold last gave
+its time back to, noted with that give-back (schema 34's ``player_holds_given``) — so a restart
+does not make a hold new. Only a player's own hold counts: a lock of the thread found at the
+deadline gives back the same stretch, from the turn's start, but the player had no hand in it.
 """
 
 from __future__ import annotations
@@ -185,12 +186,11 @@ class PlayerHolds(HoldKeeping):
         return frozenset(held)
 
     async def _held_this_move(self, row: SetRow, since: datetime) -> bool:
-        """Whether ``row``'s clock was held for its player this move already: given back its
-        whole time from ``since``, its turn's start (if the database cannot say, it was not)."""
+        """Whether ``row``'s clock was held for its player this move already: a hold of theirs
+        gave it its time back since ``since``, its turn's start (a locked thread's or an
+        outage's does not count; if the database cannot say, it was not)."""
         try:
-            return await self.bot.services.holds.held_this_move(
-                row.set_id, row.ply, since, timedelta(microseconds=row.time_per_move_us)
-            )
+            return await self.bot.services.holds.held_this_move(row.set_id, row.ply, since)
         except StorageError as error:
             _log.warning("Could not tell whether game %s was held: %s", row.set_id, error)
             return False

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.player_holds import ASK_AGAIN
-from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked
+from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 
@@ -350,3 +350,31 @@ async def test_a_restart_after_a_hold_does_not_hold_the_move_again(table: Harnes
     await timers_checked(table)
     await table.restart()
     await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_thread_lock_held_from_the_turns_start_does_not_count_as_a_players_hold(
+    threads_table: Harness,
+) -> None:
+    """A moderator locks alice's thread and the bot misses it until her reminder, so her
+    clock is held from her turn's start; unlocked past her deadline, she has her day back.
+    Timed out later in the same move, she is held at her next deadline (the lock was no hold
+    of hers), not flagged as held once already."""
+    table = threads_table
+    _, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    table.advance(timedelta(hours=13))  # past her reminder, due at half time
+    await timers_checked(table)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id), timeout=10)
+    table.advance(timedelta(days=1))  # well past her first deadline
+    await timers_checked(table)
+    await table.standin.edit_thread(thread, locked=False)
+    await until(lambda: not holds.thread_held(thread.id), timeout=10)
+    await table.standin.time_out(table.alice, table.now + timedelta(days=20))
+    table.advance(timedelta(days=1, hours=1))
+    await timers_checked(table)
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert not lines(table, HELD_ONCE, thread)
+    assert active is not None, "alice lost on time"
+    await told_held(table, TIMED_OUT, thread)

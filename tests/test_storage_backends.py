@@ -665,6 +665,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE daily_stops",  # schema 32's
             "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
             "DROP TABLE takeback_answers_owed",
+            "DROP TABLE player_holds_given",  # schema 34's
         )
     finally:
         await services.close()
@@ -703,6 +704,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE daily_stops",  # schema 32's
             "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
             "DROP TABLE takeback_answers_owed",
+            "DROP TABLE player_holds_given",  # schema 34's
         )
     finally:
         await services.close()

@@ -5,7 +5,7 @@ backends; the move clocks' own tests are in tests/test_services_match.py)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -261,24 +261,28 @@ async def test_holds_are_kept_once_and_each_process_takes_up_its_own(
         await shard_0.close()
 
 
-async def test_a_move_given_its_whole_time_back_was_held(
+async def test_a_move_is_held_once_by_its_players_hold_alone(
     services: Services, clock: FakeClock
 ) -> None:
-    """bob's move counts as held once (bot/player_holds.py) only when his clock was given back,
-    in one stretch, its whole time per move from his turn's start: not after an hour of it."""
+    """bob's move counts as held once (bot/player_holds.py) when a hold of his ended with its
+    time given back — not when a locked thread's did, from his turn's start past his deadline;
+    a takeback back to the same ply begins a turn not held yet."""
     game = await start_set(services, GUILD, CHANNEL)
     began = clock.now
 
-    async def held() -> bool:
-        return await services.holds.held_this_move(game.set_id, game.ply, began, game.time_per_move)
+    async def held(since: datetime) -> bool:
+        return await services.holds.held_this_move(game.set_id, game.ply, since)
 
-    assert not await held()
+    assert not await held(began)
+    clock.advance(game.time_per_move + timedelta(hours=1))
+    thread = (HoldKind.THREAD, CHANNEL)
+    await services.clocks.give_back_closed(began, channel_id=CHANNEL, releasing=thread)
+    assert not await held(began), "a locked thread's hold counts as bob's"
     clock.advance(timedelta(hours=1))
-    await services.clocks.give_back_closed(began, channel_id=CHANNEL)
-    assert not await held(), "an hour given back counts as the whole move's time"
-    clock.advance(game.time_per_move)
-    await services.clocks.give_back_closed(began + timedelta(hours=1), channel_id=CHANNEL)
-    assert await held()
+    player = (HoldKind.PLAYER, CHANNEL)
+    await services.clocks.give_back_closed(began, channel_id=CHANNEL, releasing=player)
+    assert await held(began)
+    assert not await held(clock.now), "a turn begun since (a takeback to this ply) was held"
 
 
 async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:

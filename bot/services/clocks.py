@@ -100,7 +100,8 @@ class ClockService:
         move, accept a challenge or answer a takeback request, so that time is given back to
         its clocks, challenges and takeback requests, as a start-up gives back the bot's
         absence; the stored hold ``releasing`` ends with it (in one transaction: the time is
-        given once). Returns what was moved on."""
+        given once), and a player's hold of ``channel_id`` notes its move as held so (once a
+        move: bot/player_holds.py). Returns what was moved on."""
         async with self._database.transaction() as db:
             resumed = await give_time_back(
                 db,
@@ -112,6 +113,9 @@ class ClockService:
             )
             if releasing is not None:
                 await holds.release(db, releasing[0].value, releasing[1])
+                if releasing[0] is HoldKind.PLAYER and channel_id is not None:
+                    # Its move is held so once (bot/player_holds.py), a restart or not.
+                    await holds.player_hold_given(db, channel_id, to_us(since))
         return resumed
 
     async def give_back_servers(

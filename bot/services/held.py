@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from bot.shards import Shards
 from bot.storage import Database, holds
@@ -56,7 +56,7 @@ class HoldKind(enum.Enum):
     """A game's channel whose player to move cannot play there through a moderator's doing
     (they cannot see it, or are timed out: bot/player_holds.py). Kept in memory only: a
     restart finds it again, and its bounds (once a move, a day at most) are read from the
-    set's clock."""
+    set's deadline and ``player_holds_given``."""
 
 
 @dataclass(frozen=True)
@@ -108,16 +108,12 @@ class HoldService:
                 shard_count=hold.shard_count,
             )
 
-    async def held_this_move(
-        self, set_id: int, ply: int, turn_began: datetime, time_per_move: timedelta
-    ) -> bool:
-        """Whether set ``set_id``'s clock for ``ply``, whose turn began at ``turn_began``, was
-        given back its whole time for the move already: the time from its turn's start to past
-        its first deadline, as the end of a player's hold gives it (bot/player_holds.py)."""
+    async def held_this_move(self, set_id: int, ply: int, turn_began: datetime) -> bool:
+        """Whether a player's hold (bot/player_holds.py) gave set ``set_id``'s clock for
+        ``ply``, whose turn began at ``turn_began``, its time back already — not a locked
+        thread's, an outage's or the bot's absence, which the player had no hand in."""
         async with self._database.single_read() as db:
-            return await holds.given_whole(
-                db, set_id, ply, to_us(turn_began), to_us(turn_began + time_per_move)
-            )
+            return await holds.player_held(db, set_id, ply, to_us(turn_began))
 
     async def release(self, kind: HoldKind, place_id: int) -> None:
         """``kind`` ``place_id`` is held no more (its time given back, or nothing to give)."""

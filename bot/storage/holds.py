@@ -1,7 +1,7 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
 (schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); and whether a
-move's clock was given its whole time back once already (schema 29's ``given_back``: a
-player's hold is held at most once a move, bot/player_holds.py)."""
+player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
+move is held so at most once, bot/player_holds.py)."""
 
 from __future__ import annotations
 
@@ -62,12 +62,22 @@ async def release(db: Connection, kind: str, place_id: int) -> None:
     await db.execute("DELETE FROM holds WHERE kind = ? AND place_id = ?", (kind, place_id))
 
 
-async def given_whole(db: Connection, set_id: int, ply: int, from_us: int, until_us: int) -> bool:
-    """Whether set ``set_id``'s clock for ``ply`` was given back, in one interval, the whole
-    time from ``from_us`` (its turn's start) to ``until_us`` (its first deadline)."""
+async def player_hold_given(db: Connection, channel_id: int, since_us: int) -> None:
+    """A player's hold of ``channel_id`` (bot/player_holds.py) gave its game's clock back its
+    time from ``since_us``, the turn's start: that move (the set's ply now) was held so once."""
+    await db.execute(
+        "INSERT INTO player_holds_given (set_id, ply, since_us) SELECT set_id, ply, ? "
+        "FROM sets WHERE channel_id = ? AND status = 'active' "
+        "ON CONFLICT (set_id) DO UPDATE SET ply = excluded.ply, since_us = excluded.since_us",
+        (since_us, channel_id),
+    )
+
+
+async def player_held(db: Connection, set_id: int, ply: int, turn_began_us: int) -> bool:
+    """Whether a player's hold gave set ``set_id``'s clock for ``ply`` its time back since
+    ``turn_began_us`` (this turn: a takeback back to ``ply`` begins a new one)."""
     row = await db.fetch_one(
-        "SELECT 1 FROM given_back WHERE kind = 'set' AND target_id = ? AND ply = ? "
-        "AND start_us <= ? AND end_us >= ?",
-        (set_id, ply, from_us, until_us),
+        "SELECT 1 FROM player_holds_given WHERE set_id = ? AND ply = ? AND since_us >= ?",
+        (set_id, ply, turn_began_us),
     )
     return row is not None
