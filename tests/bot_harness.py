@@ -22,6 +22,7 @@ from bot.client import BrandubhBot
 from bot.config import Settings
 from bot.errors import APOLOGY
 from bot.storage.times import to_us
+from bot.timers import Timers
 from tests.discord_standin import (
     DiscordStandin,
     FakeChannel,
@@ -93,6 +94,7 @@ class Harness:
         standin.world.clock = lambda: self.now  # Discord dates a thread's archiving by it
         self.bot: BrandubhBot | None = None
         self._task: asyncio.Task[None] | None = None
+        self._checks: TimerChecks | None = None
 
     @property
     def me(self) -> FakeMember:
@@ -162,6 +164,7 @@ class Harness:
             await self._task  # raises what made the bot stop
             raise AssertionError("the bot stopped before it was ready")
         await ready
+        self._checks = TimerChecks(bot.timers)
         if not self.threads:
             await bot.services.settings.change(self.guild.id, threads=False)
         return bot
@@ -194,6 +197,12 @@ class Harness:
     def advance(self, duration: timedelta) -> None:
         """Move the bot's clock forward by ``duration``."""
         self.now += duration
+
+    async def checks_run(self, count: int = 1) -> None:
+        """Wait until the bot's timers have run ``count`` whole checks begun after this call
+        (each at the harness's time then: move the clock first). The clock does not move."""
+        assert self._checks is not None, "the bot is not running"
+        await self._checks.ended(count)
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -284,6 +293,93 @@ class Harness:
         assert thread.parent is not None, f"#{thread.name} is not a thread"
         [line] = [m for m in self.public_messages(thread.parent) if m.thread is thread]
         return line
+
+
+class TimerChecks:
+    """Counts the checks of the bot's timers as they end, for a test to wait on them instead
+    of sleeping: the bot's ``Timers.check`` is wrapped, unchanged."""
+
+    def __init__(self, timers: Timers) -> None:
+        self.begun = 0
+        self.done = 0
+        self._one_ended = asyncio.Event()
+        check = timers.check
+
+        async def counted(now: datetime) -> None:
+            self.begun += 1
+            try:
+                await check(now)
+            finally:
+                self.done += 1
+                self._one_ended.set()
+                self._one_ended = asyncio.Event()
+
+        timers.check = counted  # type: ignore[method-assign]
+
+    async def ended(self, count: int) -> None:
+        """Wait until ``count`` checks begun from now have ended (one in progress does not
+        count: it may have read the clock before the test moved it)."""
+        wanted = self.begun + count
+        timeout = 20.0 + count * 0.5  # a check runs every 0.05 s, slower on a loaded machine
+        try:
+            async with asyncio.timeout(timeout):
+                while self.done < wanted:
+                    await self._one_ended.wait()
+        except TimeoutError:
+            raise AssertionError(
+                f"{wanted - self.done} of {count} timer checks not run after {timeout} s"
+            ) from None
+
+
+HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_")
+"""Names discord.py gives the tasks of slash commands, component callbacks and event
+listeners (the bot's own cogs' listeners too)."""
+
+
+LISTENER_TASKS = ("discord.py: on_",)
+"""Names discord.py gives the tasks of event listeners alone."""
+
+
+async def settled(
+    table: Harness, *, tasks_named: tuple[str, ...] = HANDLER_TASKS, timeout: float = 20.0
+) -> None:
+    """Wait until the bot has read every gateway event the stand-in has sent it so far
+    (interactions and server changes: its connected shards' sequence numbers have caught up)
+    and every command, component callback and listener discord.py started has finished — so
+    that what the bot would do about them is done, and a test may assert it did nothing.
+    Background work they spawned (the outbox, a computer's turn) may still run; with
+    ``tasks_named=LISTENER_TASKS``, so may commands and components (one a test holds)."""
+    bot = table.bot
+    assert bot is not None, "the bot is not running"
+    gateway = table.standin.gateway
+
+    def read_everything() -> bool:
+        for session in gateway.sessions.values():
+            if not session.connected:
+                continue  # what it is sent meanwhile is replayed on its RESUME
+            shard_id = (session.shard or (0, 1))[0]
+            sequence = bot._get_websocket(shard_id=shard_id).sequence  # no public way to it
+            if (sequence or 0) < session.sequence:
+                return False
+        return True
+
+    await until(read_everything, timeout=timeout)
+    this = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + timeout
+    while True:
+        running = [
+            task
+            for task in asyncio.all_tasks()
+            if task is not this and not task.done() and task.get_name().startswith(tasks_named)
+        ]
+        if not running:
+            return
+        left = give_up - loop.time()
+        if left <= 0:
+            names = sorted({task.get_name() for task in running})
+            raise AssertionError(f"handlers still running after {timeout} s: {names}")
+        await asyncio.wait(running, timeout=left)
 
 
 def challenge_id(message: StoredMessage) -> str:

@@ -17,13 +17,16 @@ import pytest
 from bot import thread_locks
 from bot.locked_refusals import refused_as_locked
 from tests.bot_harness import (
+    LISTENER_TASKS,
     Harness,
     board_thread_game,
     gateway_connections,
     reconnected,
     running_bot,
+    settled,
     timers_checked,
     until,
+    waits_until_told,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
@@ -41,7 +44,7 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
 async def four_hours_left(table: Harness) -> None:
     """alice, with a day per move, has used twenty hours of it (the timers ran meanwhile)."""
     table.advance(timedelta(hours=20))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
 
 
 async def held(table: Harness, thread: FakeChannel, *, is_held: bool = True) -> None:
@@ -117,7 +120,7 @@ async def test_a_thread_locked_where_i_manage_threads_is_played_in(table: Harnes
     await table.standin.set_overwrite(table.channel, table.me, allow=MANAGE_THREADS)
     _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True)
-    await asyncio.sleep(0.3)  # the bot hears of it
+    await settled(table)  # the bot has weighed the lock
     assert table.bot is not None
     assert not table.bot.timers.holds.thread_held(thread.id)
     await alice_moves(table, thread)
@@ -170,9 +173,9 @@ async def test_a_lock_held_before_a_restart_stays_held_after_it(table: Harness) 
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
     table.advance(timedelta(hours=5))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.restart()
-    await asyncio.sleep(0.3)  # Discord asked about the held thread
+    await table.checks_run()  # Discord was asked about the held thread before it
     await held(table, thread)
     await two_days_pass_and_alice_is_still_playing(table, thread)
     await table.standin.edit_thread(thread, locked=False)
@@ -227,11 +230,11 @@ async def test_a_lock_missed_is_held_when_a_reminder_finds_it(table: Harness) ->
     not say since when it was locked), the six hours given back during it counted once."""
     board, thread = await board_thread_game(table)
     table.advance(timedelta(hours=4))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.stop()
     table.advance(timedelta(hours=6))
     await table.start()
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.standin.edit_thread(thread, locked=True, announce=False)
     table.advance(timedelta(hours=10))  # past her reminder, due at half time
     await held(table, thread)
@@ -369,7 +372,7 @@ async def test_a_private_answer_in_a_thread_held_on_discords_word_keeps_it_held(
     [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
     asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
     assert asked.ephemeral, asked.content
-    await asyncio.sleep(0.5)
+    await settled(table)  # the press is answered and weighed
     assert table.bot is not None
     assert table.bot.timers.holds.thread_held(thread.id), "its hold ended on a private answer"
     await two_days_pass_and_alice_is_still_playing(table, thread)
@@ -386,18 +389,14 @@ async def test_a_word_older_than_a_permission_change_heard_is_not_kept(
     _, thread = await board_thread_game(table)
     assert table.bot is not None
     games = table.bot.services.games
-    play = games.play
-
-    async def slow_play(*args: object, **kwargs: object) -> object:
-        await asyncio.sleep(0.5)
-        return await play(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(games, "play", slow_play)
+    playing, go_on = waits_until_told(monkeypatch, games, "play")
     moving = asyncio.create_task(alice_moves(table, thread))
-    await asyncio.sleep(0.2)  # her move is being played
+    await asyncio.wait_for(playing.wait(), timeout=20)  # her move is being played
     await table.standin.set_overwrite(table.channel, table.me)
+    await settled(table, tasks_named=LISTENER_TASKS)  # the bot heard of it (her move waits)
+    go_on.set()
     await moving
-    await asyncio.sleep(0.3)  # its answer is weighed
+    await settled(table)  # its answer is weighed
     await table.standin.edit_thread(thread, locked=True)
     await held(table, thread)
 
@@ -417,7 +416,7 @@ async def test_changes_elsewhere_leave_a_thread_held_on_discords_word(table: Har
     await table.standin.set_overwrite(table.guild.channel("lobby"), table.alice)
     regulars = await table.standin.add_role(table.guild, "regulars")
     await table.standin.edit_role(regulars, mentionable=False)
-    await asyncio.sleep(0.5)  # the changes are weighed
+    await settled(table)  # the changes are weighed
     assert table.bot is not None
     assert table.bot.timers.holds.thread_held(thread.id), "a change elsewhere ended its hold"
     await two_days_pass_and_alice_is_still_playing(table, thread)

@@ -29,6 +29,7 @@ from tests.bot_harness import (
     eventually,
     move_button,
     running_bot,
+    settled,
     timers_checked,
     until,
     waits_until_told,
@@ -134,10 +135,10 @@ async def test_a_reminder_refused_for_a_missing_permission_is_not_retried_every_
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     caplog.set_level(logging.WARNING, logger="bot.timers")
     table.advance(timedelta(hours=12, seconds=1))
-    await asyncio.sleep(2.0)  # 40 timer checks at the tests' 0.05 s interval
+    await table.checks_run(40)
     refused = refused_posts(table, table.channel.id)
     warnings = [r for r in caplog.records if "Could not post in channel" in r.getMessage()]
-    assert refused <= 3, f"{refused} refused reminder posts in 2 s ({len(warnings)} warnings)"
+    assert refused <= 3, f"{refused} refused reminder posts in 40 checks ({len(warnings)} warnings)"
 
 
 async def test_a_board_refused_for_a_missing_permission_backs_off(
@@ -159,7 +160,7 @@ async def test_a_board_refused_for_a_missing_permission_backs_off(
     before = refused_posts(table, table.channel.id)
     for _ in range(60):  # an hour, a minute at a time
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     tries = refused_posts(table, table.channel.id) - before
     assert tries <= 12, f"the outbox was refused {tries} times in an hour and keeps trying"
 
@@ -179,7 +180,7 @@ async def test_one_board_refused_for_eight_minutes_stops_every_deadline_in_the_s
     await eventually(lambda: _set_number(games, table.channel.id), None)
     for _ in range(50):  # 50 tries of the outbox, as 50 × 10 s would give in production
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     side = table.guild.channel("side")
     reply = await table.reply_text(
         table.carol, "challenge", {"opponent": table.admin, "sets": 1, "time": 60}, channel=side
@@ -266,10 +267,10 @@ async def test_a_deleted_game_thread_does_not_stop_the_timers_for_good(threaded:
     _, thread = await board_thread_game(table)
     await table.standin.delete_channel(thread)
     table.advance(timedelta(days=1, seconds=1))
-    await asyncio.sleep(0.5)
+    await table.checks_run()
     for _ in range(50):
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     await table.reply_text(table.admin, "settings", {"threads": "off"})
     side = table.guild.channel("side")
     reply = await table.reply_text(
@@ -329,9 +330,10 @@ async def test_the_computer_opens_set_two_after_winning_set_one_while_refused(
     table.bot.ai.choose_move = scripted  # type: ignore[method-assign]
     await table.slash(table.alice, "challenge", {"opponent": table.me, "sets": 2})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
-    for text in ("d1-b1", "d2-a2", "b1-c1"):
+    for text, answer in (("d1-b1", "d3-a3"), ("d2-a2", "d4-d1")):
         await table.move(table.alice, text)
-        await asyncio.sleep(0.3)
+        await table.wait_board(lambda m, answer=answer: f"played {answer}" in m.content)
+    await table.move(table.alice, "b1-c1")  # the computer's answer, winning, waits for gate
     await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
     gate.set()  # its winning move is made while it cannot post
     games = table.bot.services.games
@@ -369,10 +371,10 @@ async def test_an_owed_board_is_posted_soon_after_a_connection_outage(
 
     monkeypatch.setattr(discord.PartialMessageable, "send", unreachable)
     table.advance(timedelta(days=1, seconds=1))  # alice loses on time; the board is owed
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     for _ in range(14):  # a long outage: the outbox tries again and again
         table.advance(timedelta(hours=1))
-        await asyncio.sleep(0.15)
+        await table.checks_run()
     down = False
     table.advance(timedelta(seconds=11))
     await table.wait_board(lambda m: "ran out of time" in m.content)
@@ -470,14 +472,14 @@ async def test_a_reminder_in_a_locked_thread_is_not_retried_every_check(
     thread.archived = True
     thread.locked = True
     table.advance(timedelta(hours=12, seconds=1))
-    await asyncio.sleep(2.0)
+    await table.checks_run(40)
     path = f"/api/v10/channels/{thread.id}/messages"
     tries = sum(
         1
         for c in table.standin.rest_log
         if c.method == "POST" and c.path == path and c.status == 400
     )
-    assert tries <= 3, f"{tries} refused reminder posts in 2 s"
+    assert tries <= 3, f"{tries} refused reminder posts in 40 checks"
 
 
 async def test_a_board_owed_to_a_locked_thread_backs_off(threaded: Harness) -> None:
@@ -504,7 +506,7 @@ async def test_a_board_owed_to_a_locked_thread_backs_off(threaded: Harness) -> N
     before = refused()
     for _ in range(60):  # an hour, a minute at a time
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     tries = refused() - before
     # Pauses doubling from 1 s to an hour give about a dozen tries in the first hour (the
     # first minute's several tries land in whichever minute-step the test is at); every
@@ -524,7 +526,7 @@ async def lose_on_time_while_refused(table: Harness, channel: FakeChannel) -> No
     await eventually(lambda: _set_number(games, channel.id), None)
     for _ in range(20):
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     assert not [m for m in table.public_messages(channel) if "ran out of time" in m.content]
 
 
@@ -545,8 +547,14 @@ async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: H
     await final_board_soon(table, table.channel)
 
 
+def busy_retries(caplog: pytest.LogCaptureFixture) -> int:
+    """How many times work a Discord event asked for met a busy database and waits to be
+    tried again (bot/flow/until_stored.py)."""
+    return sum("the database is busy, trying again" in r.getMessage() for r in caplog.records)
+
+
 async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
-    table: Harness,
+    table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The denial is removed while another program holds the write lock for 8 s (longer than
     a write waits): noting it is tried again after the lock, and the owed board comes soon
@@ -554,9 +562,10 @@ async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     await lose_on_time_while_refused(table, table.channel)
+    caplog.set_level(logging.INFO, logger="bot.flow.until_stored")
     async with foreign_write_lock(table.db_path, 8.0):
         await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
-        await asyncio.sleep(6.0)  # the first try has given up
+        await until(lambda: busy_retries(caplog) >= 1)  # the first try has given up
     await table.wait_board(lambda m: "ran out of time" in m.content, timeout=20)
 
 
@@ -582,7 +591,7 @@ async def test_a_burst_of_channel_changes_while_the_database_is_busy_is_one_writ
             await table.standin.set_overwrite(table.channel, table.carol)  # another change
         await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
         await table.standin.wait_until(lambda: retrying() >= 1, timeout=5)
-        await asyncio.sleep(1.0)  # every update has reached the bot
+        await settled(table)  # every update has reached the bot and been weighed
         assert retrying() == 1
     await table.wait_board(lambda m: "ran out of time" in m.content, timeout=15)
 
@@ -599,11 +608,14 @@ class PostgresHarness(Harness):
 
 
 async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(
-    discord_standin: DiscordStandin, postgres: PostgresServer | str, tmp_path: Path
+    discord_standin: DiscordStandin,
+    postgres: PostgresServer | str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """On PostgreSQL, another connection's open transaction holds the owed board's row for
-    8 s (longer than a write waits for a lock) when the denial is removed: noting it is tried
-    again after, and the owed board comes soon."""
+    """On PostgreSQL, another connection's open transaction holds the owed board's row when
+    the denial is removed, until the write noting it has waited for the lock and given up:
+    noting it is tried again after, and the owed board comes soon."""
     url = await postgres_database(postgres)
     table = PostgresHarness(discord_standin, tmp_path, url)
     await table.start()
@@ -612,6 +624,7 @@ async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(
         await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
         await lose_on_time_while_refused(table, table.channel)
         other = await asyncpg.connect(url)
+        caplog.set_level(logging.INFO, logger="bot.flow.until_stored")
         try:
             async with other.transaction():
                 held = await other.fetch(
@@ -619,7 +632,7 @@ async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(
                 )
                 assert held, "no owed board to hold"
                 await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
-                await asyncio.sleep(8.0)  # the first try has given up
+                await until(lambda: busy_retries(caplog) >= 1)  # the first try has given up
         finally:
             await other.close()
         await table.wait_board(lambda m: "ran out of time" in m.content)
@@ -677,12 +690,12 @@ async def test_a_board_is_posted_soon_after_its_thread_is_unlocked(threaded: Har
     await eventually(lambda: _set_number(games, thread.id), None)
     # The abort is stored, and the admin is told so, and nothing else (before, an apology
     # followed: "something went wrong … please try again", for the board Discord refused).
-    await asyncio.sleep(0.5)
+    await settled(table)  # the press is answered: an apology would have followed
     assert asked.content == "You aborted the game."
     assert [m.content for m in pressed.followups] == []
     for _ in range(20):  # the owed board is refused for 20 minutes, so pauses grow
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     assert not [m for m in table.public_messages(thread) if " aborted the " in m.content]
     await table.standin.edit_thread(thread, locked=False)
     await table.wait_board(lambda m: " aborted the " in m.content, channel=thread, timeout=5)
@@ -704,7 +717,7 @@ async def test_a_game_in_a_locked_thread_is_not_lost_on_time(threaded: Harness) 
     _, thread = await board_thread_game(table)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await thread_held(table, thread)
     table.advance(timedelta(days=2))
@@ -752,7 +765,7 @@ async def test_a_thread_locked_while_i_was_away_holds_its_game(threaded: Harness
     _, thread = await board_thread_game(table)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     await table.stop()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
@@ -777,7 +790,7 @@ async def test_a_thread_locked_before_a_restart_still_holds_its_game(threaded: H
     table = threaded
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await thread_held(table, thread)
     table.advance(timedelta(days=2))
@@ -817,7 +830,7 @@ async def test_a_thread_locked_before_a_restart_holds_its_reminder(threaded: Har
     table = threaded
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=2))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await thread_held(table, thread)
     await table.stop()
@@ -850,10 +863,10 @@ async def test_a_reminder_refused_in_a_thread_locked_while_i_was_away_comes_once
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await table.start()
     table.advance(timedelta(hours=13))  # past half her time, the thread locked
-    await asyncio.sleep(0.5)
+    await table.checks_run(10)
     assert reminders(table, thread) == (0, 1)  # refused once, not every check
     await table.standin.edit_thread(thread, archived=False, locked=False)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread, is_held=False)
     table.advance(timedelta(hours=12, minutes=1))  # half her time, open
     reminder = await table.standin.wait_for_message(
         thread, lambda m: "reminder" in m.content, timeout=5
@@ -876,7 +889,7 @@ async def test_a_locked_thread_without_a_game_is_not_held(threaded: Harness) -> 
     await table.standin.click(asked, confirm, table.admin)
     await eventually(lambda: _set_number(games, thread.id), None)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await settled(table)  # the bot has weighed the lock
     assert thread.id not in table.bot.timers.holds._closed_threads
 
 
@@ -889,19 +902,17 @@ async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
     table = threaded
     _, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
-    await asyncio.sleep(0.3)
+    await thread_held(table, thread)
     assert table.bot is not None
     holds = table.bot.timers.holds
     await table.standin.drop_gateway(refuse_for=1.0)
     # Opened meanwhile: the bot is sent no THREAD_UPDATE (no connection to send it on).
     thread.archived = thread.locked = False
-    for down in (True, False):  # the bot hears that it was dropped, then that it is back
-        for _ in range(1200):  # 60 s: discord.py's tries back wait a random, growing time
-            if bool(holds._down) is down:
-                break
-            await asyncio.sleep(0.05)
-        assert bool(holds._down) is down
-    await asyncio.sleep(0.5)
+    # The bot hears that it was dropped, then that it is back (60 s: discord.py's tries back
+    # wait a random, growing time).
+    await until(lambda: bool(holds._down), timeout=60)
+    await until(lambda: not holds._down, timeout=60)
+    await thread_held(table, thread, is_held=False)  # Discord asked about it once back
     table.advance(timedelta(days=1, minutes=1))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=20)
 
@@ -977,13 +988,14 @@ async def test_moves_are_played_where_i_may_not_send_messages(table: Harness) ->
     board, _ = await moved_where_refused(table, table.bob, "c4-c2")
     assert "**bob** (defenders) played c4-c2." in board.content
     table.advance(timedelta(hours=20))  # 60 hours: each moved within their day
-    await asyncio.sleep(0.5)
+    await table.checks_run()
     assert table.bot is not None
     assert await _set_and_ply(table.bot.services.games, table.channel.id) == (1, 1)
     assert not [m for m in table.public_messages() if "ran out of time" in m.content]
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))  # the outbox's turn
-    await asyncio.sleep(1.0)
+    await settled(table)
+    await table.checks_run(2)  # a second post would have come by now
     assert len([m for m in table.public_messages() if "played c4-c2" in m.content]) == 1
 
 
@@ -999,7 +1011,7 @@ async def test_the_note_of_what_waits_comes_once_a_set_to_each_player(table: Har
     again = await table.slash(table.alice, "move", {"move": "b4-b5"})
     board = await again.wait_original()
     assert "**alice** (attackers) played b4-b5." in board.content
-    await asyncio.sleep(0.5)
+    await settled(table)  # her /move is answered: a note would have followed
     assert again.followups == []
 
 
@@ -1098,7 +1110,7 @@ async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(
     board, _ = await moved_where_refused(table, table.bob, "c4-c2", channel=thread)
     assert "**bob** (defenders) played c4-c2." in board.content
     table.advance(timedelta(hours=20))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     assert table.bot is not None
     assert await _set_and_ply(table.bot.services.games, thread.id) == (1, 1)
 
@@ -1141,7 +1153,8 @@ async def test_the_computer_replies_where_i_may_not_send_messages(table: Harness
     assert answer.attachments
     await table.standin.set_overwrite(table.channel, table.me)
     table.advance(timedelta(seconds=30))
-    await asyncio.sleep(1.0)
+    await settled(table)
+    await table.checks_run(2)  # the outbox would have posted it again by now
     replies = [m for m in table.public_messages() if "(defenders) played" in m.content]
     assert replies == [answer]
 
@@ -1170,7 +1183,7 @@ async def test_a_slow_move_where_i_may_not_send_messages_is_shown_and_posted_lat
     table.advance(timedelta(seconds=30))  # the outbox's turn
     posted = await table.wait_board(lambda m: "played d1-b1" in m.content, timeout=20)
     assert f"<@{table.bob.id}>, your move as the defenders" in posted.content
-    await asyncio.sleep(1.0)
+    await table.checks_run(2)  # a second post would have come by now
     assert [m for m in table.public_messages() if "played d1-b1" in m.content] == [posted]
 
 
@@ -1323,11 +1336,11 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     table = threaded
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await thread_held(table, thread)
     table.advance(timedelta(hours=1))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     assert table.bot is not None
     outages = table.bot.timers.holds._outages
     await table.standin.guild_unavailable(table.guild)
@@ -1336,7 +1349,7 @@ async def test_a_server_outage_during_a_thread_lock_is_given_back_once(
     await table.standin.guild_available(table.guild)  # the server is back
     await until(lambda: table.guild.id not in outages)  # its hour given back
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=False, locked=False)
     await thread_held(table, thread, is_held=False)  # its time given back
     active = await table.bot.services.games.in_channel(thread.id)
@@ -1354,11 +1367,11 @@ async def test_a_long_restart_during_a_thread_lock_does_not_cost_its_game_the_re
     table = threaded
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     await thread_held(table, thread)
     table.advance(timedelta(days=2))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await table.stop()
     table.advance(timedelta(hours=3))
     await table.start()
@@ -1381,7 +1394,7 @@ async def test_a_thread_locked_again_while_its_time_is_given_back_stays_held(
     table = threaded
     _, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))  # alice has four hours left
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     assert table.bot is not None
     holds, games = table.bot.timers.holds, table.bot.services.games
     entered, go_on = waits_until_told(monkeypatch, table.bot.services.clocks, "give_back_closed")
