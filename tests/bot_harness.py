@@ -204,6 +204,12 @@ class Harness:
         assert self._checks is not None, "the bot is not running"
         await self._checks.ended(count)
 
+    async def timer_rounds(self, count: int = 1) -> None:
+        """Wait until the timers' loop has gone round ``count`` times from now, checking or,
+        while the gateway is down, not (a check then would end games on time)."""
+        assert self._checks is not None, "the bot is not running"
+        await self._checks.rounds_ended(count)
+
     # -- playing ----------------------------------------------------------------------------
 
     async def slash(
@@ -302,7 +308,10 @@ class TimerChecks:
     def __init__(self, timers: Timers) -> None:
         self.begun = 0
         self.done = 0
-        self._one_ended = asyncio.Event()
+        self.rounds = 0
+        """Rounds of the timers' loop begun: it asks whether the gateway is down, then checks
+        (or, if it is, does not) and sleeps."""
+        self._counted = asyncio.Event()
         check = timers.check
 
         async def counted(now: datetime) -> None:
@@ -311,24 +320,44 @@ class TimerChecks:
                 await check(now)
             finally:
                 self.done += 1
-                self._one_ended.set()
-                self._one_ended = asyncio.Event()
+                self._count()
 
         timers.check = counted  # type: ignore[method-assign]
+        all_down = timers.holds.all_down
+
+        def asked() -> bool:
+            if asyncio.current_task() is timers._task:  # the loop's question, once a round
+                self.rounds += 1
+                self._count()
+            return all_down()
+
+        timers.holds.all_down = asked  # type: ignore[method-assign]
+
+    def _count(self) -> None:
+        self._counted.set()
+        self._counted = asyncio.Event()
+
+    async def _until(self, counted: Callable[[], bool], what: str, timeout: float) -> None:
+        try:
+            async with asyncio.timeout(timeout):
+                while not counted():
+                    await self._counted.wait()
+        except TimeoutError:
+            raise AssertionError(f"{what} not run after {timeout} s") from None
 
     async def ended(self, count: int) -> None:
         """Wait until ``count`` checks begun from now have ended (one in progress does not
         count: it may have read the clock before the test moved it)."""
         wanted = self.begun + count
         timeout = 20.0 + count * 0.5  # a check runs every 0.05 s, slower on a loaded machine
-        try:
-            async with asyncio.timeout(timeout):
-                while self.done < wanted:
-                    await self._one_ended.wait()
-        except TimeoutError:
-            raise AssertionError(
-                f"{wanted - self.done} of {count} timer checks not run after {timeout} s"
-            ) from None
+        await self._until(lambda: self.done >= wanted, f"{count} timer checks", timeout)
+
+    async def rounds_ended(self, count: int) -> None:
+        """Wait until ``count`` rounds of the timers' loop begun from now have ended (the
+        next has begun): while the gateway is down, rounds that skipped their check."""
+        wanted = self.rounds + count + 1
+        timeout = 20.0 + count * 0.5
+        await self._until(lambda: self.rounds >= wanted, f"{count} rounds of the timers", timeout)
 
 
 HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_")

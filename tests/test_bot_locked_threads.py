@@ -6,6 +6,7 @@ Manage Threads a locked thread is still played in, and its clocks run."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -211,8 +212,9 @@ async def test_a_thread_locked_while_the_session_was_lost_is_held_once_connected
     board, thread = await board_thread_game(table)
     await four_hours_left(table)
     connections = gateway_connections(table.standin)
-    await table.standin.drop_gateway(refuse_for=1.0, resumable=False)
+    await table.standin.drop_gateway(refuse_for=math.inf, resumable=False)
     await table.standin.edit_thread(thread, locked=True)
+    table.standin.reopen_gateway()
     await reconnected(table.standin, connections)
     await held(table, thread)
     await two_days_pass_and_alice_is_still_playing(table, thread)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import timedelta
@@ -27,7 +28,9 @@ from tests.bot_harness import (
     board_thread_game,
     challenge_id,
     eventually,
+    gateway_connections,
     move_button,
+    reconnected,
     running_bot,
     settled,
     timers_checked,
@@ -905,13 +908,14 @@ async def test_a_thread_opened_while_the_gateway_was_down_is_held_no_more(
     await thread_held(table, thread)
     assert table.bot is not None
     holds = table.bot.timers.holds
-    await table.standin.drop_gateway(refuse_for=1.0)
+    connections = gateway_connections(table.standin)
+    await table.standin.drop_gateway(refuse_for=math.inf)
+    await until(lambda: bool(holds._down))  # the bot hears that it was dropped
     # Opened meanwhile: the bot is sent no THREAD_UPDATE (no connection to send it on).
     thread.archived = thread.locked = False
-    # The bot hears that it was dropped, then that it is back (60 s: discord.py's tries back
-    # wait a random, growing time).
-    await until(lambda: bool(holds._down), timeout=60)
-    await until(lambda: not holds._down, timeout=60)
+    table.standin.reopen_gateway()
+    await reconnected(table.standin, connections)
+    await until(lambda: not holds._down)  # the bot hears that it is back
     await thread_held(table, thread, is_held=False)  # Discord asked about it once back
     table.advance(timedelta(days=1, minutes=1))
     await table.wait_board(lambda m: "ran out of time" in m.content, channel=thread, timeout=20)

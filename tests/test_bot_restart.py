@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +25,7 @@ from tests.bot_harness import (
     challenge_id,
     eventually,
     move_button,
+    settled,
     timers_checked,
     timers_noted,
     until,
@@ -247,13 +249,14 @@ async def test_the_move_clock_stands_still_while_discord_cannot_reach_the_bot(
     await table.start()
     try:
         board = await bob_has_half_an_hour_left(table)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await outage_heard(table)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
-        await asyncio.sleep(0.5)  # ten timer checks
+        await table.timer_rounds(10)  # ten rounds of the timers, none of them checking
         assert table.bot is not None
         active = await table.bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time during the outage"
+        discord_standin.reopen_gateway()
         await discord_standin.wait_until(
             lambda: discord_standin.connected, timeout=60, waiting_for="the bot to reconnect"
         )
@@ -287,15 +290,15 @@ async def test_a_gateway_outage_whose_give_back_failed_is_given_at_the_next_chec
             return await real(*args, **kwargs)
 
         monkeypatch.setattr(clocks, "give_back_outage", fails_once)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await outage_heard(table)
         table.advance(timedelta(hours=2))
+        discord_standin.reopen_gateway()
         await discord_standin.wait_until(
             lambda: discord_standin.connected, timeout=60, waiting_for="the bot to reconnect"
         )
         back = table.now
         await until(lambda: bool(failures))
-        await asyncio.sleep(0.3)  # six checks
 
         async def deadline() -> object:
             active = await games.in_channel(table.channel.id)
@@ -330,14 +333,16 @@ async def test_an_owed_gateway_outage_is_not_lost_to_a_later_one_and_a_stop(
             return await real(since, *args, **kwargs)
 
         monkeypatch.setattr(clocks, "give_back_outage", fails_the_first_outage)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        discord_standin.reopen_gateway()
         await until(lambda: holds.outage_owed, timeout=60)  # back: its give-back failed
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await until(holds.all_down)
         table.advance(timedelta(minutes=1))
         seen = len(tried)
+        discord_standin.reopen_gateway()
         await until(lambda: not holds.all_down() and len(tried) > seen, timeout=60)
         await table.stop()  # before the next check, or while it still fails
         restarted = await table.start()
@@ -369,12 +374,13 @@ async def test_a_stop_gives_back_the_gateway_outage_owed(
             return await real(*args, **kwargs)
 
         monkeypatch.setattr(clocks, "give_back_outage", fails_while_checking)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        discord_standin.reopen_gateway()
         await until(lambda: holds.outage_owed, timeout=60)  # back: its give-back failed
         table.advance(timedelta(minutes=10))  # bob can play, and does not
-        await asyncio.sleep(0.2)  # the checks wait for the outage
+        await table.checks_run(2)  # the checks wait for the outage
         await table.stop()
         restarted = await table.start()
         active = await restarted.services.games.in_channel(table.channel.id)
@@ -406,9 +412,10 @@ async def test_a_stop_waits_only_so_long_for_the_gateway_outage_owed(
             raise StorageError("database is locked")
 
         monkeypatch.setattr(clocks, "give_back_outage", fails_then_hangs)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
+        discord_standin.reopen_gateway()
         await until(lambda: holds.outage_owed and not holds.all_down(), timeout=60)
         try:
             await asyncio.wait_for(table.stop(), timeout=10)
@@ -445,9 +452,10 @@ async def test_an_owed_gateway_outage_failing_five_tries_in_a_row_is_logged_once
 
         monkeypatch.setattr(clocks, "give_back_outage", always_fails)
         caplog.set_level(logging.WARNING)
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await until(holds.all_down)
         table.advance(timedelta(hours=2))
+        discord_standin.reopen_gateway()
         await until(lambda: len(tried) >= 8, timeout=60)  # the reconnect's try, then checks'
         errors = [
             record.getMessage()
@@ -474,9 +482,10 @@ async def test_a_gateway_outage_gives_back_its_own_time_not_the_last_note(
     try:
         board = await bob_has_half_an_hour_left(table)
         table.advance(timedelta(seconds=9))  # before the next note
-        await discord_standin.drop_gateway(refuse_for=2.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await outage_heard(table)
         table.advance(timedelta(hours=2))
+        discord_standin.reopen_gateway()
         await discord_standin.wait_until(
             lambda: discord_standin.connected, timeout=60, waiting_for="the bot to reconnect"
         )
@@ -562,12 +571,12 @@ async def test_a_restart_during_a_gateway_outage_gives_the_outage_back(
     await table.start()
     try:
         await bob_has_half_an_hour_left(table)
-        await discord_standin.drop_gateway(refuse_for=1.0)
+        await discord_standin.drop_gateway(refuse_for=math.inf)
         await outage_heard(table)
         table.advance(timedelta(hours=2))  # bob's deadline passes while nobody can play
-        await asyncio.sleep(0.3)
+        await table.timer_rounds(2)  # none of them checks
         await table.stop()
-        await asyncio.sleep(1.0)  # the gateway takes connections again
+        discord_standin.reopen_gateway()  # the gateway takes connections again
         await table.start()
         await timers_checked(table)
         assert table.bot is not None
@@ -611,7 +620,7 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         await other.move(other.alice, "d1-b1")  # bob there has an hour, too
         board = await bob_has_half_an_hour_left(table)
         dropped = (table.guild.id >> 22) % 2
-        await discord_standin.drop_shard(dropped, refuse_for=3.0)
+        await discord_standin.drop_shard(dropped, refuse_for=math.inf)
         # the bot hears that the shard was dropped (slower when busy)
         await until(lambda: dropped in bot.timers.holds._down)
         table.advance(timedelta(hours=2))  # both bobs' deadlines pass
@@ -619,6 +628,7 @@ async def test_one_dropped_shard_holds_only_its_own_servers(
         assert "the defenders ran out of time" in ended.content, ended.content
         active = await bot.services.games.in_channel(table.channel.id)
         assert active is not None, "bob lost on time while his shard was dropped"
+        discord_standin.reopen_gateway()
         half_hour_on = f"<t:{int((table.now + timedelta(minutes=30)).timestamp())}:R>"
         await table.standin.wait_until(lambda: half_hour_on in board.content, timeout=60)
         played = await table.move(table.bob, "d3-a3")
@@ -646,7 +656,7 @@ async def test_challenges_and_takeback_requests_stand_still_while_the_server_is_
             table.carol, "challenge", {"opponent": table.alice}, channel=lobby
         )
         table.advance(timedelta(minutes=2))
-        await asyncio.sleep(0.3)
+        await table.checks_run()
         await discord_standin.guild_unavailable(table.guild)
         await unavailable_heard(table)
         table.advance(timedelta(minutes=30))
@@ -863,7 +873,7 @@ async def test_a_shard_dropped_again_while_its_time_is_given_back_is_held_again(
         assert shard in holds._down
         assert [hold.since for hold in await bot.services.holds.kept()] == [table.now]
         table.advance(timedelta(hours=1))
-        await asyncio.sleep(0.3)  # the timers run: bob's deadline has passed, held
+        await table.checks_run()  # bob's deadline has passed, held
         await holds.shard_up(shard)
         active = await games.in_channel(table.channel.id)
         assert active is not None
@@ -963,7 +973,8 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
         stamp = f"<t:{int(half_hour_on.timestamp())}:R>"
         await table.standin.wait_until(lambda: stamp in board.content, timeout=10)
         await discord_standin.guild_available(table.guild)  # discord.py: available
-        await asyncio.sleep(0.3)
+        await settled(table)  # heard of it
+        await table.checks_run()
         assert table.bot is not None
         active = await table.bot.services.games.in_channel(table.channel.id)
         assert active is not None
@@ -1028,12 +1039,13 @@ async def test_a_dropped_shard_during_its_servers_outage_gives_the_time_back_onc
         await discord_standin.guild_unavailable(table.guild)
         await until(lambda: table.guild.id in bot.timers.holds._outages)
         table.advance(timedelta(minutes=10))
-        await asyncio.sleep(0.3)
+        await table.checks_run()
         dropped = (table.guild.id >> 22) % 2
-        await discord_standin.drop_shard(dropped, refuse_for=3.0)
+        await discord_standin.drop_shard(dropped, refuse_for=math.inf)
         # the bot hears that the shard was dropped (slower when busy)
         await until(lambda: dropped in bot.timers.holds._down)
         table.advance(timedelta(minutes=20))
+        discord_standin.reopen_gateway()
         await until(lambda: dropped not in bot.timers.holds._down, timeout=60)  # it is back
         await discord_standin.guild_available(table.guild)  # the server is back, if not yet
         await until(lambda: table.guild.id not in bot.timers.holds._outages)

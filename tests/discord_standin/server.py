@@ -209,7 +209,8 @@ class DiscordStandin(PlayerActions, WorldChanges):
         Events meanwhile are kept and replayed when the bot resumes; with ``resumable=False``
         the sessions end (the bot came back too late): its RESUME is answered INVALID_SESSION,
         it identifies again, and what it missed is lost but for the state GUILD_CREATE
-        carries."""
+        carries. ``refuse_for=math.inf`` refuses them until :meth:`reopen_gateway`: a test
+        that must act while the bot is cut off is not raced by the end of a fixed window."""
         await self.gateway.drop(refuse_for=refuse_for, resumable=resumable)
 
     async def drop_shard(
@@ -219,6 +220,12 @@ class DiscordStandin(PlayerActions, WorldChanges):
         while (the bot's other shards stay connected). Its events meanwhile are replayed on
         its RESUME, unless ``resumable=False`` ends its session (see :meth:`drop_gateway`)."""
         await self.gateway.drop_shard(shard_id, refuse_for=refuse_for, resumable=resumable)
+
+    def reopen_gateway(self) -> None:
+        """End the refusals of :meth:`drop_gateway` and :meth:`drop_shard` now: the bot's next
+        try to connect is taken (discord.py waits a random, growing time between tries)."""
+        self.gateway.refusing_until = 0.0
+        self.gateway.refusing_shards.clear()
 
     @property
     def contract_violations(self) -> list[str]:
