@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
 _HOLDER = """
 import sqlite3, sys, time
 connection = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -44,3 +46,9 @@ async def foreign_write_lock(db_path: Path, seconds: float) -> AsyncIterator[Non
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+def busy_retries(caplog: pytest.LogCaptureFixture) -> int:
+    """How many times work a Discord event asked for met the busy database and waits to be
+    tried again (bot/flow/until_stored.py; ``caplog`` at INFO for bot.flow.until_stored)."""
+    return sum("the database is busy, trying again" in r.getMessage() for r in caplog.records)

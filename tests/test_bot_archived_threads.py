@@ -5,7 +5,6 @@ or edits there still lands."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -258,7 +257,7 @@ async def test_a_thread_unlocked_but_left_archived_shows_the_time_given_back(
     _, thread = await board_thread_game(table, time=WEEK)
     [board] = [m for m in table.public_messages(thread) if m.components]
     table.advance(timedelta(hours=20))
-    await asyncio.sleep(0.3)  # the timers run then
+    await table.checks_run()
     await table.standin.edit_thread(thread, archived=True, locked=True)
     assert table.bot is not None
     holds = table.bot.timers.holds

@@ -46,7 +46,7 @@ from tests.discord_standin.model import (
     VIEW_CHANNEL,
 )
 from tests.discord_standin.recorder import InteractionRecord
-from tests.foreign_lock import foreign_write_lock
+from tests.foreign_lock import busy_retries, foreign_write_lock
 from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -548,12 +548,6 @@ async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: H
     await lose_on_time_while_refused(table, table.channel)
     await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
     await final_board_soon(table, table.channel)
-
-
-def busy_retries(caplog: pytest.LogCaptureFixture) -> int:
-    """How many times work a Discord event asked for met a busy database and waits to be
-    tried again (bot/flow/until_stored.py)."""
-    return sum("the database is busy, trying again" in r.getMessage() for r in caplog.records)
 
 
 async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(

@@ -193,7 +193,7 @@ async def test_a_daily_post_whose_answer_was_lost_is_not_posted_again(table: Har
         if not await puzzles.posts_owed():
             break
         table.advance(timedelta(minutes=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     else:
         raise AssertionError("the daily post stayed owed")
     dailies = [
@@ -288,8 +288,7 @@ async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) ->
     await eventually(lambda: puzzles.posts_owed(table.now), [])  # the refusal is stored
     await table.restart()
     table.advance(timedelta(seconds=90))
-    await table.reply_text(table.alice, "puzzle stats")  # the timers have run meanwhile
-    await asyncio.sleep(0.5)
+    await table.checks_run(2)  # a retry due would be tried by now
     assert refused.hits == 2
     table.advance(timedelta(seconds=40))
     await table.standin.wait_until(lambda: refused.hits == 3, timeout=10)
@@ -374,10 +373,8 @@ def dailies(table: Harness, channel: FakeChannel) -> list[StoredMessage]:
 
 
 async def settle(table: Harness, rounds: int = 3) -> None:
-    """Let the timer loop run a few times at the current clock."""
-    for _ in range(rounds):
-        await asyncio.sleep(0.2)
-        await table.reply_text(table.carol, "puzzle stats")
+    """Let the timers run a few whole checks at the current clock."""
+    await table.checks_run(rounds)
 
 
 async def test_puzzle_daily_hour_alone_moves_the_hour(table: Harness) -> None:

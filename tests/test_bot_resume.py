@@ -59,7 +59,7 @@ async def resumed(table: Harness) -> None:
         lambda: table.standin.gateway.resume_count == 1, timeout=20, waiting_for="a RESUME"
     )
     await until(lambda: 0 not in holds._down, timeout=10)
-    await asyncio.sleep(0.3)  # the timers run
+    await table.checks_run()
 
 
 async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_the_resume(
@@ -72,7 +72,7 @@ async def test_a_thread_locked_while_the_shard_was_down_holds_its_clock_after_th
     table = threaded
     board, thread = await board_thread_game(table)
     table.advance(timedelta(hours=20))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await cut_off(table)
     await table.standin.edit_thread(thread, archived=True, locked=True)
     table.advance(timedelta(days=2))
@@ -118,7 +118,7 @@ async def test_a_server_outage_while_the_shard_was_down_gives_its_time_once(
     await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
     board = await table.move(table.alice, "d1-b1")
     table.advance(timedelta(minutes=30))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await cut_off(table)
     await table.standin.guild_unavailable(table.guild)
     table.advance(timedelta(hours=2))
@@ -143,7 +143,7 @@ async def test_a_server_still_unavailable_when_the_shard_resumes_holds_its_clock
     await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
     board = await table.move(table.alice, "d1-b1")
     table.advance(timedelta(minutes=30))
-    await asyncio.sleep(0.3)
+    await table.checks_run()
     await cut_off(table)
     await table.standin.guild_unavailable(table.guild)
     table.advance(timedelta(hours=1))

@@ -3,7 +3,6 @@ pinged, channels the bot cannot play in, the daily puzzle, and the lines in ever
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from functools import partial
@@ -20,6 +19,7 @@ from tests.bot_harness import (
     challenge_id,
     eventually,
     running_bot,
+    settled,
     waits_until_told,
 )
 from tests.discord_standin import DiscordStandin
@@ -700,7 +700,7 @@ async def test_a_lapse_discord_cannot_show_leaves_the_others_and_the_answer_alon
     await table.standin.wait_until(lambda: "no longer allowed" in second.content, timeout=5)
     saved = await record.wait_original()
     assert saved.content.startswith("Settings saved.\n"), saved.content
-    await asyncio.sleep(0.3)  # an apology would come meanwhile
+    await settled(table)  # the command is done: an apology would have come
     assert record.followups == []
     assert saved.content.startswith("Settings saved.\n"), saved.content
     assert first.custom_ids(), "alice's message was edited after all"
@@ -727,7 +727,7 @@ async def test_a_channel_another_admin_allows_meanwhile_keeps_its_challenges(
     await table.reply_text(table.admin, "settings", {"allow": lobby})
     go_on.set()
     await first.wait_original()
-    await asyncio.sleep(0.3)  # a lapse would be shown meanwhile
+    await settled(table)  # both commands are done: a lapse would be shown
     assert posted.custom_ids(), posted.content
     accepted = await table.standin.click(
         posted, f"challenge:accept:{challenge_id(posted)}", table.bob

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bot.storage.errors import SAVE_FAILED
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, challenge_id, running_bot, settled
 from tests.discord_standin import DiscordStandin, FakeMember, InteractionRecord, StoredMessage
 from tests.discord_standin.recorder import DEFERRED_CHANNEL_MESSAGE
 from tests.foreign_lock import foreign_write_lock
@@ -86,7 +86,7 @@ async def refused_privately(
     refusal = await record.wait_original(timeout=15)
     assert record.response_type == DEFERRED_CHANNEL_MESSAGE, "the start was not slow"
     assert refusal.ephemeral, f"a refusal shown to everyone: {refusal.content!r}"
-    await asyncio.sleep(0.3)  # anything else the command would post comes meanwhile
+    await settled(table)  # the command is done: anything else it would post is out
     assert public_ids(table) == before
     return refusal
 
@@ -260,7 +260,7 @@ async def test_an_abort_that_cannot_be_saved_is_refused_privately(
             refusal = await record.wait_followup(timeout=15)
         assert refusal.ephemeral, f"a refusal shown to everyone: {refusal.content!r}"
         assert refusal.content == str(SAVE_FAILED)
-        await asyncio.sleep(0.3)  # anything else the press would post comes meanwhile
+        await settled(table)  # the press is done: anything else it would post is out
         assert public_ids(table) == before
         assert table.bot is not None
         assert await table.bot.services.games.in_channel(table.channel.id) is not None

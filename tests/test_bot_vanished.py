@@ -6,7 +6,6 @@ could see it, rated, and its boards were tried hourly for ever).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,10 +19,17 @@ from bot.shards import Shards
 from bot.storage import sets as stored_sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
-from tests.bot_harness import Harness, board_thread_game, eventually, running_bot, timers_checked
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    eventually,
+    running_bot,
+    timers_checked,
+    until,
+)
 from tests.discord_standin import DiscordStandin, FakeChannel
 from tests.discord_standin.model import SEND_MESSAGES
-from tests.foreign_lock import foreign_write_lock
+from tests.foreign_lock import busy_retries, foreign_write_lock
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -69,7 +75,7 @@ async def a_day_passes(table: Harness) -> None:
     """A day goes by on the bot's clock, in steps its timers see."""
     for _ in range(24):
         table.advance(timedelta(hours=1))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
 
 
 async def rated_players(table: Harness) -> int:
@@ -133,14 +139,15 @@ async def test_a_game_whose_channel_is_deleted_is_aborted_and_left_alone(table: 
 
 
 async def test_a_channel_deleted_while_the_database_is_busy_still_aborts_its_game(
-    table: Harness,
+    table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Threads off: the game's channel is deleted while another program holds the write lock
     for 8 s (longer than a write waits): the abort is tried again and lands after the lock."""
     await channel_game(table)
+    caplog.set_level(logging.INFO, logger="bot.flow.until_stored")
     async with foreign_write_lock(table.db_path, 8.0):
         await table.standin.delete_channel(table.channel)
-        await asyncio.sleep(6.0)  # the first try has given up
+        await until(lambda: busy_retries(caplog) >= 1)  # the first try has given up
         assert await game_in(table, table.channel)() is not None
     await eventually(game_in(table, table.channel), None)
     assert await rated_players(table) == 0
@@ -252,7 +259,7 @@ async def test_a_board_owed_to_a_channel_deleted_unseen_is_dropped_and_the_match
     since = len(table.standin.rest_log)
     for _ in range(6):  # the outbox's pause after a refusal grows: it tries within minutes
         table.advance(timedelta(minutes=10))
-        await asyncio.sleep(0.1)
+        await table.checks_run()
     await eventually(game_in(table, table.channel), None)
     await a_day_passes(table)
     assert calls_to(table, table.channel, since) == 1
