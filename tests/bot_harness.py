@@ -2,6 +2,8 @@
 
 ``Harness`` starts :class:`bot.client.BrandubhBot` (unmodified) on a temporary database with the
 stand-in's endpoints, and can stop and start it again on the same database (a restart).
+Tests wait on what the bot did (``checks_run``, ``timer_rounds``, :func:`settled`, a message
+or a stored state), not for a time.
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ class Harness:
             await self._task
         self.bot = None
         self._task = None
+        self._checks = None
         apologies = [
             m.content for m in self.standin.recorder.messages.values() if str(APOLOGY) in m.content
         ]
