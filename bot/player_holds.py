@@ -324,8 +324,8 @@ def held_text(
         )
     if line is Told.HELD_ONCE:
         return lang._(
-            "{player} cannot play here again, but a clock is held only once a move, so their "
-            "time for this move has run out.",
+            "{player}'s time for this move has run out: they cannot play here, but a clock is "
+            "held only once a move.",
             player=player,
         )
     assert deadline is not None

@@ -18,8 +18,8 @@ from tests.test_bot_vanished import game_in
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
 DELETED = (
-    "Game 1 was played in a channel or thread deleted since: I cannot tell who could see it "
-    "there, so I give it out nowhere."
+    "Game 1 was played in a channel or thread that has since been deleted: I cannot tell who "
+    "could see it there, so I do not share it anywhere."
 )
 
 
@@ -108,8 +108,8 @@ async def test_a_game_in_a_thread_the_bot_may_no_longer_see_is_refused_saying_so
     refused = await table.reply_text(table.carol, "export", {"game": 1})
     assert refused.ephemeral
     assert refused.content == (
-        "Game 1 was played in a channel or thread I can no longer see: I cannot tell who can, "
-        "so I give it out nowhere."
+        "Game 1 was played in a channel or thread I can no longer see: I cannot tell who can "
+        "see it, so I do not share it anywhere."
     )
 
 

@@ -250,8 +250,8 @@ HELD_A_DAY = (
     "'s clock runs again, as a clock is held at most a day: their time for this move runs out"
 )
 HELD_ONCE = (
-    " cannot play here again, but a clock is held only once a move, so their time for this "
-    "move has run out."
+    "'s time for this move has run out: they cannot play here, but a clock is held only once "
+    "a move."
 )
 
 

@@ -235,8 +235,8 @@ def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
     if why is Unshown.DELETED:
         raise NoGameHere(
             _(
-                "Game {game} was played in a channel or thread deleted since: I cannot tell who "
-                "could see it there, so I give it out nowhere.",
+                "Game {game} was played in a channel or thread that has since been deleted: I "
+                "cannot tell who could see it there, so I do not share it anywhere.",
                 game=game,
             )
         )
@@ -244,7 +244,7 @@ def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
         raise NoGameHere(
             _(
                 "Game {game} was played in a channel or thread I can no longer see: I cannot "
-                "tell who can, so I give it out nowhere.",
+                "tell who can see it, so I do not share it anywhere.",
                 game=game,
             )
         )
