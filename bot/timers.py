@@ -284,8 +284,6 @@ class Timers:
         says no longer that I am thinking: no reply is coming (a retry would have said so,
         but only at its time, up to an hour later)."""
         for set_id, stalled in list(self._stalled.items()):
-            if stalled.retry_at is None:
-                continue  # being tried now
             try:
                 active = await self.bot.services.games.get(set_id)
             except NoGameHere:
@@ -297,7 +295,9 @@ class Timers:
                 continue
             if stalled.retry_at > now:
                 continue
-            self._stalled[set_id] = replace(stalled, retry_at=None)
+            # The next try is due after the same wait if this one ends without a word (it
+            # died on an error): a turn still under way then is not started twice.
+            self._stalled[set_id] = replace(stalled, retry_at=now + stalled.wait)
             await self._start_computer_turn(active)
 
     async def _no_reply_coming(self, stalled: _Stalled) -> None:
@@ -584,11 +584,12 @@ class _Posted(enum.Enum):
 
 @dataclass(frozen=True)
 class _Stalled:
-    """A computer turn that failed: at which ply, when to retry (None: retrying now), the wait,
-    the channel of its game and the player's line that says I am thinking (if any)."""
+    """A computer turn that failed: at which ply, when to try it (again, if a try under way
+    ends without a word), the wait, the channel of its game and the player's line that says I
+    am thinking (if any)."""
 
     ply: int
-    retry_at: datetime | None
+    retry_at: datetime
     wait: timedelta
     channel_id: int
     line: int | None

@@ -14,8 +14,9 @@ from bot import timers
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
 from bot.services.domain import ActiveGame
+from bot.storage.errors import StorageError
 from engine import Game
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, running_bot, until
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -154,6 +155,36 @@ async def test_a_computer_turn_that_failed_is_tried_again_later(
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
     await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
     table.advance(timedelta(minutes=5))
+    board = await table.wait_board(lambda m: "(attackers) played" in m.content)
+    assert "your move as the defenders" in board.content
+
+
+async def test_a_retry_of_the_computers_turn_that_dies_is_tried_again_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer gave up on its move; its retry a minute later dies at once (the database
+    fails its first read): it is tried again after the next wait and plays (it was never tried
+    again, the turn taken for one still under way, until a restart or a loss on time)."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    table.bot.ai = StallingPool(failures=turns.COMPUTER_ATTEMPTS)
+    games = table.bot.services.games
+    read = games.get
+    died: list[int] = []
+
+    async def fails_the_retrys_first_read(set_id: int) -> ActiveGame:
+        task = asyncio.current_task()
+        if not died and task is not None and task.get_name().startswith("computer-move-"):
+            died.append(set_id)
+            raise StorageError("database is locked")
+        return await read(set_id)
+
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
+    monkeypatch.setattr(games, "get", fails_the_retrys_first_read)
+    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    await until(lambda: bool(died))
+    table.advance(2 * timers.STALLED_RETRY + timedelta(seconds=1))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
 
