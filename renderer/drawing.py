@@ -451,18 +451,31 @@ def _renamed(scene: Scene, rename: Callable[[str | None], str | None]) -> Scene:
 
 
 def drawable(name: str | None, face: theme.Font) -> str | None:
-    """``name`` without the characters the font cannot draw (``None`` if nothing is left)."""
+    """``name`` without the characters the font cannot draw (``None`` if nothing is left).
+
+    A combining mark goes with the letter it sits on: left out with it (Thai or Devanagari
+    vowel signs, whose letters the font lacks, would otherwise be drawn on dotted circles
+    beside missing-glyph boxes)."""
     if name is None:
         return None
-    kept = "".join(char for char in name if _has_glyph(face, char))
-    return " ".join(kept.split()) or None
+    kept: list[str] = []
+    on_letter = False
+    for char in name:
+        mark = unicodedata.category(char).startswith("M")
+        drawn = (on_letter or not mark) and _has_glyph(face, char)
+        if drawn:
+            kept.append(char)
+        if not mark:
+            on_letter = drawn and not char.isspace()
+    return " ".join("".join(kept).split()) or None
 
 
 @functools.lru_cache(maxsize=4096)
 def _has_glyph(face: theme.Font, char: str) -> bool:
     if not char.isprintable():
         return False
-    return _mask(face, char) != _mask(face, "\U0010fffd")
+    plain = theme.glyph_font(bold="bold" in (face.getname()[1] or "").lower())
+    return _mask(plain, char) != _mask(plain, "\U0010fffd")
 
 
 @functools.lru_cache(maxsize=4096)

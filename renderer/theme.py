@@ -64,6 +64,20 @@ def default_width(size: int) -> int:
 @functools.lru_cache(maxsize=32)
 def font(pixels: int, *, bold: bool = False) -> ImageFont.FreeTypeFont:
     """DejaVu Sans (vendored under ``renderer/fonts``) at ``pixels`` high."""
+    return ImageFont.truetype(io.BytesIO(_font_file(bold)), pixels)
+
+
+@functools.lru_cache(maxsize=2)
+def glyph_font(*, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The same face with Pillow's basic text layout, which draws each character on its own:
+    one the font lacks shows as the missing-glyph box, also a combining mark (the full layout
+    draws a lone mark on a dotted circle, which hides that the font has no such mark). For
+    telling which characters the font can draw, never for drawing."""
+    return ImageFont.truetype(
+        io.BytesIO(_font_file(bold)), 25, layout_engine=ImageFont.Layout.BASIC
+    )
+
+
+def _font_file(bold: bool) -> bytes:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    data = resources.files("renderer").joinpath("fonts", name).read_bytes()
-    return ImageFont.truetype(io.BytesIO(data), pixels)
+    return resources.files("renderer").joinpath("fonts", name).read_bytes()

@@ -328,6 +328,22 @@ def test_names_the_font_cannot_draw_fall_back_to_the_side() -> None:
     assert unknown.crop(caption).tobytes() == plain.crop(caption).tobytes()
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["สมชาย ใจดี", "अमित शर्मा", "漢\u0301字"],
+    ids=["thai", "devanagari", "mark-on-a-missing-letter"],
+)
+def test_marks_of_letters_the_font_cannot_draw_go_with_them(name: str) -> None:
+    """A name whose letters the font lacks, with combining vowel signs or accents on them,
+    draws the side's name: not the marks on dotted circles beside empty boxes."""
+    game = Game()
+    lay = where(game)
+    caption = (0, 0, lay.width, lay.caption)
+    unknown = decode(render_board(game, attacker_name=name))
+    plain = decode(render_board(game))
+    assert unknown.crop(caption).tobytes() == plain.crop(caption).tobytes()
+
+
 def test_worker_threads_draw_the_same_pictures() -> None:
     """Pictures drawn in parallel worker threads (as the bot does) equal those drawn in turn."""
     games = [Game.from_moves(CAPTURE[:ply]) for ply in range(len(CAPTURE) + 1)]
