@@ -293,8 +293,11 @@ def _norm(x0: int, y0: int, x1: int, y1: int) -> Box:
 # ---------------------------------------------------------------------------- caption
 
 
-def headline(scene: Scene) -> tuple[Side | None, str, str]:
-    """The caption: the side whose piece is shown, the big line and the small line."""
+def headline(scene: Scene, *, side_word: bool = True) -> tuple[Side | None, str, str]:
+    """The caption: the side whose piece is shown, the big line and the small line.
+
+    When the big line names a player, the small line says their side ("Attackers · Move
+    17"), unless ``side_word`` is false (the piece drawn beside the caption shows it too)."""
     players = scene.players
     words = players.words
     details: list[str] = []
@@ -321,14 +324,14 @@ def headline(scene: Scene) -> tuple[Side | None, str, str]:
         name = players.name_of(side)
         if side is players.you:
             big = words._("Your move")
-            details.append(side_title(side, words))
         elif name:
             big = words._("{name} to move", name=name)
-            details.append(side_title(side, words))
         elif side is Side.ATTACKERS:
             big = words._("Attackers to move")
         else:
             big = words._("Defenders to move")
+        if side_word and (side is players.you or name):
+            details.append(side_title(side, words))
         details.append(words._("Move {number}", number=scene.move_number))
         if scene.king_in_danger:
             details.append(words._("King can be captured"))
@@ -354,10 +357,37 @@ def text_direction(face: theme.Font) -> str | None:
     return "ltr" if face.layout_engine == ImageFont.Layout.RAQM else None
 
 
-def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
+def caption_text(
+    draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene
+) -> tuple[Side | None, str, str]:
+    """The caption as :func:`headline` says it, made to fit the strip: names the font cannot
+    draw left out, a long name cut (never the words around it, "to move", "wins"), and the
+    side's word left out of a small line too long with it (a Spanish "Atacantes · Jugada 17 ·
+    El rey puede ser capturado · Manga 2 de 2" lost its set to an ellipsis)."""
     big_face = theme.font(lay.px(25), bold=True)
     scene = _renamed(scene, lambda name: drawable(name, big_face))
     side, big, small = headline(scene)
+    room = caption_room(lay, side)
+    if draw.textlength(big, font=big_face, direction=text_direction(big_face)) > room:
+        scene = _names_cut_to_fit(draw, scene, big_face, room)
+        side, big, small = headline(scene)
+    small_face = theme.font(lay.px(16))
+    if draw.textlength(small, font=small_face, direction=text_direction(small_face)) > room:
+        small = headline(scene, side_word=False)[2]
+    return side, big, small
+
+
+def caption_room(lay: Layout, side: Side | None) -> int:
+    """How wide the caption's lines may be, beside the piece of ``side`` (if any)."""
+    pad = lay.px(18)
+    icon = lay.px(46) + lay.px(12) if side is not None else 0
+    return lay.width - pad - icon - pad
+
+
+def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: Scene) -> None:
+    side, big, small = caption_text(draw, lay, scene)
+    big_face = theme.font(lay.px(25), bold=True)
+    small_face = theme.font(lay.px(16))
     icon = lay.px(46)
     pad = lay.px(18)
     x = pad
@@ -366,12 +396,7 @@ def _caption(image: Image.Image, draw: ImageDraw.ImageDraw, lay: Layout, scene: 
         sprite = sprites.piece(kind, icon)
         image.paste(sprite, (x, (lay.caption - icon) // 2), sprite)
         x += icon + lay.px(12)
-    room = lay.width - x - pad
-    if draw.textlength(big, font=big_face, direction=text_direction(big_face)) > room:
-        # A long name is cut, never the words around it ("to move", "wins").
-        scene = _names_cut_to_fit(draw, scene, big_face, room)
-        side, big, small = headline(scene)
-    small_face = theme.font(lay.px(16))
+    room = caption_room(lay, side)
     middle = lay.caption // 2
     draw.text(
         (x, middle - lay.px(3)),

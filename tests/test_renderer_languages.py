@@ -26,7 +26,11 @@ ENDINGS = [
 def _captions(locale: str) -> list[tuple[Side | None, str, str]]:
     """Every caption a 7x7 board can carry: each ending, each side to move with each mark."""
     words = language_for(locale)
-    players = Players(set_number=2, sets_total=2, words=words)
+    return [headline(scene) for scene in _scenes(Players(set_number=2, sets_total=2, words=words))]
+
+
+def _scenes(players: Players) -> list[Scene]:
+    """Every scene with a caption of its own on a 7x7 board, for ``players``."""
     base = scene_of(Game(), players)
     scenes: list[Scene] = [replace(base, outcome=ending, ply=188) for ending in ENDINGS]
     scenes += [  # lost by a player who left the server (recorded as lost on time)
@@ -43,7 +47,7 @@ def _captions(locale: str) -> list[tuple[Side | None, str, str]]:
                 escape_routes=(base.king,) if routes and base.king is not None else (),
             )
         )
-    return [headline(scene) for scene in scenes]
+    return scenes
 
 
 @pytest.mark.parametrize("locale", LANGUAGES)
@@ -60,6 +64,25 @@ def test_the_longest_caption_fits_the_strip(locale: str) -> None:
         room = width - x - pad
         assert fit(draw, big, big_face, room) == big, f"{locale}: {big!r} is cut"
         assert fit(draw, small, small_face, room) == small, f"{locale}: {small!r} is cut"
+
+
+@pytest.mark.parametrize("width", [360, theme.default_width(7)], ids=["phone", "default"])
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_the_small_line_with_names_keeps_the_set(locale: str, width: int) -> None:
+    """With players' names (the side's word joins the small line) the small line is not cut:
+    "Set 2 of 2" is still shown, at a phone's width too."""
+    lay = layout(7, width)
+    draw = ImageDraw.Draw(Image.new("RGB", (width, lay.caption)))
+    small_face = theme.font(lay.px(16))
+    words = language_for(locale)
+    label = words._("Set {number} of {total}", number=2, total=2)
+    for you in (None, Side.ATTACKERS, Side.DEFENDERS):
+        players = Players("A" * 32, "D" * 32, 2, 2, words, you)
+        for scene in _scenes(players):
+            side, _big, small = drawing.caption_text(draw, lay, scene)
+            room = drawing.caption_room(lay, side)
+            assert fit(draw, small, small_face, room) == small, f"{locale}: {small!r} is cut"
+            assert small.endswith(label), small
 
 
 def test_german_caption_is_drawn_in_german() -> None:
