@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import Image, ImageDraw
 
@@ -95,14 +95,16 @@ def _draw(
 
     image = Image.new("RGB", (width, height), theme.FRAME)
     draw = ImageDraw.Draw(image)
-    big = theme.font(px(24), bold=True)
     small = theme.font(px(17))
     tiny = theme.font(px(16), bold=True)
     box = plot_box(width, height)
     # The caption: a title and a legend of both sides' colours.
+    title = title or players.words._("Win chance")
+    room = width - 2 * px(18)
+    big = title_face(draw, title, room, scale)
     draw.text(
         (px(18), px(10)),
-        title or players.words._("Win chance"),
+        drawing.fit(draw, title, big, room),
         font=big,
         fill=theme.CAPTION,
         anchor="lt",
@@ -120,8 +122,7 @@ def _draw(
             outline=theme.CAPTION_MUTED,
         )
         x += swatch + px(6)
-        label = side_label(side, players)
-        label = drawing.fit(draw, label, small, width // 2 - px(60))
+        label = legend_label(draw, side, players, small, width // 2 - px(60))
         direction = drawing.text_direction(small)  # a name written right to left comes first
         draw.text(
             (x, legend_y),
@@ -171,6 +172,35 @@ def _draw(
     )
     _marks(draw, box, chances, marked, tiny, px)
     return image
+
+
+def title_face(draw: ImageDraw.ImageDraw, title: str, room: int, scale: float) -> theme.Font:
+    """The title's face: set smaller, down to three quarters, where the title is wider than
+    ``room`` (a Spanish "Partida 123456: probabilidad de victoria" ran past the picture)."""
+    points = 24
+    face = theme.font(max(1, round(points * scale)), bold=True)
+    while points > 18 and draw.textlength(title, font=face) > room:
+        points -= 1
+        face = theme.font(max(1, round(points * scale)), bold=True)
+    return face
+
+
+def legend_label(
+    draw: ImageDraw.ImageDraw, side: Side, players: Players, face: theme.Font, room: int
+) -> str:
+    """``Alice (attackers)`` for the legend, at most ``room`` pixels wide: without the
+    characters the font cannot draw (no empty boxes) and, when too long, with the name cut
+    rather than the side's word."""
+    name = drawing.drawable(players.name_of(side), face)
+    shown = replace(players, attacker_name=name, defender_name=name)
+    label = side_label(side, shown)
+    direction = drawing.text_direction(face)
+    keep = len(name or "")
+    while name and keep > 1 and draw.textlength(label, font=face, direction=direction) > room:
+        keep -= 1
+        cut = drawing.cut_short(name[:keep], face)
+        label = side_label(side, replace(players, attacker_name=cut, defender_name=cut))
+    return drawing.fit(draw, label, face, room)
 
 
 def plot_box(width: int = WIDTH, height: int = HEIGHT) -> _Box:

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import io
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from engine import Move, Side
 from engine.analysis import Judgement, MoveReview
-from renderer.graph import COLOURS, WIDTH, _overlaps, _place, plot_box, render_win_chance
+from renderer import theme
+from renderer.graph import (
+    COLOURS,
+    WIDTH,
+    _overlaps,
+    _place,
+    legend_label,
+    plot_box,
+    render_win_chance,
+)
+from renderer.scene import Players
 
 
 def _inaccuracy(ply: int, move: str) -> MoveReview:
@@ -57,3 +67,35 @@ def test_labels_never_cover_one_another_while_there_is_room() -> None:
         assert box.left < place[0] < place[2] < box.right
         assert box.top < place[1] < place[3] < box.bottom
         taken.append(place)
+
+
+def test_a_name_the_font_cannot_draw_leaves_no_boxes_in_the_legend() -> None:
+    """Names in scripts the font lacks (CJK, Thai, an emoji) are said by their side in the
+    legend, as on the board's caption, not drawn as empty boxes."""
+    chances = [0.5, 0.45, 0.6, 0.3]
+    unknown = render_win_chance(chances, attacker_name="漢字 🐉", defender_name="สมชาย")
+    assert unknown == render_win_chance(chances)
+
+
+def test_a_long_name_in_the_legend_is_cut_not_its_side() -> None:
+    """A 32-letter name is cut with an ellipsis; "(attackers)" after it still shows."""
+    face = theme.font(17)
+    draw = ImageDraw.Draw(Image.new("RGB", (WIDTH, 40)))
+    room = WIDTH // 2 - 60
+    label = legend_label(draw, Side.ATTACKERS, Players(attacker_name="W" * 32), face, room)
+    assert label.endswith("… (attackers)"), label
+    assert draw.textlength(label, font=face) <= room
+
+
+def test_a_long_title_stays_inside_the_picture() -> None:
+    """A Spanish title of a game with a long number keeps clear of the picture's right edge
+    (it ran past it)."""
+    png = render_win_chance(
+        [0.5, 0.45, 0.6, 0.3], title="Partida 1234567: probabilidad de victoria", width=360
+    )
+    with Image.open(io.BytesIO(png)) as picture:
+        image = picture.convert("L")
+    scale = 360 / WIDTH
+    margin = round(18 * scale)
+    band = image.crop((image.width - margin, 0, image.width, round(36 * scale)))
+    assert band.getextrema()[1] < 150  # type: ignore[operator]
