@@ -50,7 +50,8 @@ class ThreadLockedForMe(GameError):
     resignation, an abort), its final board owed alike; ``taken_back``: so was a takeback (an
     accepted request, or one against the computer), the board after it owed alike;
     ``declined``: so was the decline of a takeback request (nothing is owed: the game goes on
-    as it was)."""
+    as it was); ``lapsed``: the request answered had lapsed, stored so as the answer came (its
+    message, owed, says so once the thread is unlocked)."""
 
     def __init__(
         self,
@@ -60,8 +61,20 @@ class ThreadLockedForMe(GameError):
         ended: Ended | None = None,
         taken_back: bool = False,
         declined: bool = False,
+        lapsed: bool = False,
     ) -> None:
-        if declined and held:
+        if lapsed and held:
+            message = _(
+                "That takeback request lapsed, but a moderator locked this thread: Discord "
+                "takes nothing from me here until one unlocks it, and the game's clocks here "
+                "stand still until then."
+            )
+        elif lapsed:
+            message = _(
+                "That takeback request lapsed, but a moderator locked this thread: Discord "
+                "takes nothing from me here until one unlocks it."
+            )
+        elif declined and held:
             message = _(
                 "You declined the takeback, but a moderator locked this thread: Discord takes "
                 "nothing from me here until one unlocks it, and the game's clocks here stand "
@@ -308,6 +321,7 @@ async def locked_refusal(
     ended: Ended | None = None,
     taken_back: bool = False,
     declined: bool = False,
+    lapsed: bool = False,
     match_over: bool = False,
 ) -> ThreadLockedForMe:
     """The refusal of ``interaction`` from a thread locked for me (:func:`locked_for_me`, or
@@ -316,7 +330,8 @@ async def locked_refusal(
     if the thread has a game that is not held, its hold begins (the interaction is Discord's
     word, fresher than the cache the hold otherwise follows: ``Holds.refused_in``), and the
     refusal says its clocks stand still — and that ``played`` was played, the set ``ended``,
-    a move was ``taken_back``, or a takeback ``declined``, if it was. ``match_over``: that move
+    a move was ``taken_back``, a takeback ``declined``, or the request answered ``lapsed``, if
+    it was. ``match_over``: that move
     or end ended the match, so no clock is left to stand still, though the thread is held (a
     hold begun before, the cache showing it open: a reminder refused, bot/timers.py
     ``_found_closed``)."""
@@ -324,12 +339,12 @@ async def locked_refusal(
     channel_id = interaction.channel_id
     if holds is None or channel_id is None:
         return ThreadLockedForMe(
-            played=played, ended=ended, taken_back=taken_back, declined=declined
+            played=played, ended=ended, taken_back=taken_back, declined=declined, lapsed=lapsed
         )
     channel = interaction.channel
     if not isinstance(channel, discord.Thread):
         return ThreadLockedForMe(
-            played=played, ended=ended, taken_back=taken_back, declined=declined
+            played=played, ended=ended, taken_back=taken_back, declined=declined, lapsed=lapsed
         )
     if on_discords_word:
         channel.locked = True
@@ -348,4 +363,5 @@ async def locked_refusal(
         ended=ended,
         taken_back=taken_back,
         declined=declined,
+        lapsed=lapsed,
     )

@@ -885,6 +885,44 @@ async def test_a_takeback_lapsed_in_a_locked_thread_shows_on_its_request_once_un
     assert request.custom_ids() == [], "the lapsed request keeps its buttons"
 
 
+async def test_a_takeback_lapsed_by_a_press_in_a_locked_thread_shows_on_its_request_once_unlocked(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it; ten
+    minutes pass and bob presses Accept before the timers lapse the request: his press lapses
+    it, and Discord refuses its edit as locked. He reads that it lapsed; once the thread is
+    unlocked, the request says so, without its Accept and Decline (before, it kept them: only
+    the timers' lapse was owed)."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    assert table.bot is not None
+    lapsing, go_on = waits_until_told(monkeypatch, table.bot.flow.takebacks, "lapse")
+    table.advance(timedelta(minutes=11))  # past the request's ten minutes
+    await asyncio.wait_for(lapsing.wait(), 20)  # the timers wait to lapse it
+    [accept] = [c for c in request.custom_ids() if "accept" in c]
+    told = await (await table.standin.click(request, accept, table.bob)).wait_original()
+    go_on.set()
+    assert told.ephemeral
+    assert told.content == (
+        "That takeback request lapsed, but a moderator locked this thread: Discord takes "
+        "nothing from me here until one unlocks it, and the game's clocks here stand still "
+        "until then."
+    )
+    assert request.custom_ids(), "Discord took the edit of the request in a locked thread"
+    active = await table.bot.services.games.in_channel(thread.id)
+    assert active is not None
+    assert active.ply == 1, "the lapsed request took the move back"
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    lapsed = f"<@{table.alice.id}>'s takeback request lapsed."
+    await table.standin.wait_until(lambda: request.content == lapsed, timeout=10)
+    assert request.custom_ids() == [], "the lapsed request keeps its buttons"
+
+
 async def test_a_board_refused_as_locked_posted_after_a_newer_move_says_the_thread_was_locked(
     table: Harness,
 ) -> None:

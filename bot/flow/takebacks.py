@@ -131,7 +131,17 @@ class TakebackFlow:
             except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
                 assert interaction.channel_id is not None
                 lang = await self.flow.channel_language(interaction.channel_id)
-                await update_message(interaction, lapsed_text(lapsed.takeback, lang))
+                try:
+                    await update_message(interaction, lapsed_text(lapsed.takeback, lang))
+                except discord.Forbidden as refused:
+                    if not refused_as_locked(interaction, refused):
+                        raise
+                    # Lapsed by this press, not the timers: their edit will not come, so the
+                    # request's message, which still offers Accept and Decline, is owed.
+                    await self._answer_owed(takeback_id)
+                    raise await locked_refusal(
+                        interaction, on_discords_word=True, lapsed=True
+                    ) from refused
                 return
             if accept:
                 claim(active.set_id, active.ply)  # its board, owed, is mine to post now
