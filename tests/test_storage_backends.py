@@ -666,6 +666,8 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
             "DROP TABLE takeback_answers_owed",
             "DROP TABLE player_holds_given",  # schema 34's
+            "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
+            "(guild_id, user_id, history_id)",
         )
     finally:
         await services.close()
@@ -705,6 +707,8 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "ALTER TABLE announcements DROP COLUMN late_cause",  # schema 33's
             "DROP TABLE takeback_answers_owed",
             "DROP TABLE player_holds_given",  # schema 34's
+            "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
+            "(guild_id, user_id, history_id)",
         )
     finally:
         await services.close()
