@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import types
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -15,7 +14,7 @@ import pytest
 from bot.flow.outbox import late_cause, late_line
 from bot.i18n import ENGLISH
 from engine import Game
-from tests.bot_harness import Harness, eventually, running_bot, timers_checked
+from tests.bot_harness import Harness, eventually, running_bot, settled, timers_checked
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.model import SEND_MESSAGES
 
@@ -147,14 +146,19 @@ async def test_a_board_whose_answer_was_lost_is_posted_once(table: Harness) -> N
     every call, so a crash between posting and marking the board delivered would meet the
     same: the next process's post carries the same nonce.)"""
     await table.challenge_accepted(table.alice, table.bob)
-    table.standin.fail_rest(500, seconds=2.0, matching=lambda m, p: "/interactions/" in p)
+    # Answered as one too late is (Unknown interaction), which discord.py does not send again
+    # (a 5xx it would, for half a minute): each move's answer fails at once.
+    table.standin.fail_rest(
+        404, seconds=OUTAGE_SECONDS, code=10062, matching=lambda m, p: "/interactions/" in p
+    )
     for ply, text in enumerate(quiet_moves(2)):
         who = table.alice if ply % 2 == 0 else table.bob
         await table.standin.slash(
             table.guild, table.channel, who, "move", {"move": text}, wait=False
         )
-        await asyncio.sleep(0.3)
-    await asyncio.sleep(2.0)
+        await eventually(stored_ply(table), ply + 1)  # the next player's turn now
+    await settled(table)  # both moves' answers failed: their boards are the outbox's
+    table.standin.end_faults()
     lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
     table.advance(timedelta(seconds=30))  # the outbox's turn
     await table.standin.wait_until(lambda: lost.hits == 1, timeout=30)
@@ -171,7 +175,7 @@ async def test_a_board_whose_answer_was_lost_is_posted_once(table: Harness) -> N
         if not await table.bot.services.announcements.due():
             break
         table.advance(timedelta(minutes=2))
-        await asyncio.sleep(0.1)
+        await table.checks_run()  # the outbox's round at that time
     else:
         raise AssertionError("an announcement stayed owed")
     counts = boards_by_move(table)
