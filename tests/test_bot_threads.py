@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -32,7 +33,7 @@ from tests.discord_standin import (
     StoredMessage,
 )
 from tests.discord_standin.command_options import OptionValue
-from tests.discord_standin.model import CREATE_PUBLIC_THREADS
+from tests.discord_standin.model import CREATE_PUBLIC_THREADS, GUILD_STAGE_VOICE, GUILD_VOICE
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -795,3 +796,74 @@ async def test_accept_does_not_ask_the_challenger_to_write_messages(table: Harne
     await table.wait_board(channel=thread)
     reply = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     assert not reply.ephemeral, reply.content
+
+
+@pytest.fixture
+async def voice_table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server with a voice channel (#voice) and a stage channel (#stage), whose
+    text chats take commands but no threads."""
+    harness = Harness(
+        discord_standin,
+        tmp_path / "bot.sqlite3",
+        channels=("games", "voice", "stage"),
+        threads=True,
+    )
+    harness.guild.channel("voice").type = GUILD_VOICE
+    harness.guild.channel("stage").type = GUILD_STAGE_VOICE
+    await harness.start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+
+
+def bot_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What the bot logged at WARNING or above during the test."""
+    return [
+        record.getMessage()
+        for record in caplog.get_records("call")
+        if record.name.startswith("bot.") and record.levelno >= logging.WARNING
+    ]
+
+
+async def test_a_challenge_in_a_voice_channels_chat_is_played_there_and_says_why(
+    voice_table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Accepted in a voice channel's chat, which has no threads, the game is played in that
+    chat, and the accept message says why (not that Discord refused a thread)."""
+    voice = voice_table.guild.channel("voice")
+    line = await voice_table.reply_text(
+        voice_table.alice, "challenge", {"opponent": voice_table.bob, "sets": 1}, channel=voice
+    )
+    await accept(voice_table, line, voice_table.bob)
+    assert line.thread is None
+    assert line.content.endswith(
+        "\nA voice or stage channel's chat cannot have threads, so the game is played here."
+    ), line.content
+    assert (await voice_table.wait_board(channel=voice)).channel is voice
+    played = await voice_table.reply_text(
+        voice_table.alice, "move", {"move": "d1-b1"}, channel=voice
+    )
+    assert not played.ephemeral, played.content
+    assert bot_warnings(caplog) == []
+
+
+async def test_a_game_against_the_computer_in_a_stage_channels_chat_is_played_there(
+    voice_table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Challenged from a stage channel's chat, the computer plays there at once: no thread
+    is tried (which Discord would refuse, and the bot log as a failure)."""
+    stage = voice_table.guild.channel("stage")
+    await voice_table.reply_text(
+        voice_table.alice,
+        "challenge",
+        {"opponent": voice_table.me, "level": 1, "sets": 1},
+        channel=stage,
+    )
+    await voice_table.wait_board(channel=stage)
+    assert voice_table.standin.world.threads_of(stage) == []
+    played = await voice_table.reply_text(
+        voice_table.alice, "move", {"move": "d1-b1"}, channel=stage
+    )
+    assert not played.ephemeral, played.content
+    assert bot_warnings(caplog) == []

@@ -97,19 +97,30 @@ async def close_unused_thread(thread: discord.Thread, reason: str | None) -> Non
         _log.warning("Could not close the unused thread %s: %s", thread.id, error)
 
 
+THREADLESS = (discord.ChannelType.voice, discord.ChannelType.stage_voice)
+"""Channels whose text chat takes commands and messages but no threads (Discord refuses one
+started from a message there: 50024, "Cannot execute action on this channel type")."""
+
+
+def threadless(channel: object) -> bool:
+    """Whether ``channel`` is a voice or stage channel's text chat, where no thread starts."""
+    return getattr(channel, "type", None) in THREADLESS
+
+
 def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     """Whether a game accepted from where ``interaction`` is could have a thread of its own,
-    whatever the server's settings: a thread has none, and without Create Public Threads and
-    Send Messages in Threads I can start none."""
-    if isinstance(interaction.channel, discord.Thread):
+    whatever the server's settings: a thread has none, nor a voice or stage channel's chat,
+    and without Create Public Threads and Send Messages in Threads I can start none."""
+    if isinstance(interaction.channel, discord.Thread) or threadless(interaction.channel):
         return False
     return _may_start_threads(interaction.app_permissions)
 
 
 def member_threads_here(interaction: discord.Interaction[Any]) -> bool:
     """Whether the member could start a thread where ``interaction`` is and play in it: not
-    already in a thread, the member may create public threads, and I may post in threads."""
-    if isinstance(interaction.channel, discord.Thread):
+    already in a thread nor in a voice or stage channel's chat, the member may create public
+    threads, and I may post in threads."""
+    if isinstance(interaction.channel, discord.Thread) or threadless(interaction.channel):
         return False
     return (
         interaction.permissions.create_public_threads
@@ -125,7 +136,7 @@ def member_threads_in(interaction: discord.Interaction[Any], channel_id: int) ->
         return member_threads_here(interaction)
     guild = interaction.guild
     channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
-    if isinstance(channel, discord.Thread):
+    if isinstance(channel, discord.Thread) or threadless(channel):
         return False
     member = interaction.user
     if guild is None or channel is None or not isinstance(member, discord.Member):
@@ -140,7 +151,7 @@ def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
     """Whether a game accepted in ``channel_id`` could have a thread of its own (as
     :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""
     channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
-    if isinstance(channel, discord.Thread):
+    if isinstance(channel, discord.Thread) or threadless(channel):
         return False
     if guild is None or channel is None:
         return True
@@ -160,6 +171,10 @@ def thread_refusal(
         return lang._("Threads are off on this server, so the game is played in this channel.")
     if isinstance(interaction.channel, discord.Thread):
         return lang._("This channel is a thread already, so the game is played here.")
+    if threadless(interaction.channel):
+        return lang._(
+            "A voice or stage channel's chat cannot have threads, so the game is played here."
+        )
     if not may_open_threads(interaction):
         return lang._(
             "I may not create threads here (Create Public Threads and Send Messages in Threads), "

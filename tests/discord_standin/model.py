@@ -44,6 +44,14 @@ ALL_PERMISSIONS = (1 << 53) - 1
 
 GUILD_TEXT = 0
 DM = 1
+GUILD_VOICE = 2
+GUILD_ANNOUNCEMENT = 5
+GUILD_STAGE_VOICE = 13
+GUILD_FORUM = 15
+"""Channels a test may turn a text channel into (``channel.type = GUILD_VOICE``): commands
+come from a voice or stage channel's text chat, an announcement channel and a forum's posts."""
+THREADLESS = (GUILD_VOICE, GUILD_STAGE_VOICE)
+"""Channels Discord starts no thread in: a voice or stage channel's chat."""
 PUBLIC_THREAD = 11
 PRIVATE_THREAD = 12
 """A thread only its members (and those with Manage Threads) see; membership is not modelled:

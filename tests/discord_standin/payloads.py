@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import DM, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser, iso
+from .model import (
+    DM,
+    GUILD_STAGE_VOICE,
+    GUILD_VOICE,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeRole,
+    FakeUser,
+    iso,
+)
 
 JSON = dict[str, Any]
 
@@ -121,7 +131,15 @@ def channel(where: FakeChannel) -> JSON:
         "rate_limit_per_user": 0,
         "last_message_id": None,
         "flags": 0,
+        **_kind_fields(where.type),
     }
+
+
+def _kind_fields(kind: int) -> JSON:
+    """The fields a voice or stage channel (their text chat takes commands too) carries."""
+    if kind in (GUILD_VOICE, GUILD_STAGE_VOICE):
+        return {"bitrate": 64000, "user_limit": 0, "rtc_region": None}
+    return {}
 
 
 def member(who: FakeMember, *, channel_for_permissions: FakeChannel | None = None) -> JSON:

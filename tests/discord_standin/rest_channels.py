@@ -7,7 +7,13 @@ from aiohttp import web
 
 from . import payloads
 from .messages import read_body
-from .model import CREATE_PUBLIC_THREADS, MANAGE_THREADS, PUBLIC_THREAD, VIEW_CHANNEL
+from .model import (
+    CREATE_PUBLIC_THREADS,
+    MANAGE_THREADS,
+    PUBLIC_THREAD,
+    THREADLESS,
+    VIEW_CHANNEL,
+)
 from .recorder import StoredMessage
 from .rest_routes import MISSING_ACCESS, RestRoutes, error, json_response, path_int
 
@@ -28,7 +34,7 @@ class ChannelRoutes(RestRoutes):
                 return error(400, 160004, "A thread has already been created for this message")
         elif int(body.get("type") or PUBLIC_THREAD) != PUBLIC_THREAD:
             return error(400, 50035, "Invalid Form Body")
-        if parent.guild is None or parent.is_thread:
+        if parent.guild is None or parent.is_thread or parent.type in THREADLESS:
             return error(400, 50024, "Cannot execute action on this channel type")
         if not self._bot_may(parent, CREATE_PUBLIC_THREADS):
             return error(403, 50013, "Missing Permissions")
