@@ -259,20 +259,37 @@ class Timers:
         self.bot.flow.start_computer_turn(active, reply_in=thinking)
 
     def computer_stalled(self, active: ActiveGame, line: int | None) -> bool:
-        """The computer gave up on its move in ``active``: try again later. ``line``: the
-        player's line before it, which says "I am thinking…", if there is one.
+        """The computer gave up on its move in ``active`` (its search failed every try): try
+        again later. ``line``: the player's line before it, which says "I am thinking…", if
+        there is one.
 
         True the first time at this ply (the players have not been told yet).
         """
-        set_id, ply, channel_id = active.set_id, active.ply, active.channel_id
-        previous = self._stalled.get(set_id)
-        if previous is None or previous.ply != ply:
-            retry_at = self.bot.clock() + STALLED_RETRY
-            self._stalled[set_id] = _Stalled(ply, retry_at, STALLED_RETRY, channel_id, line)
-            return True
-        wait = min(previous.wait * 2, STALLED_RETRY_MAX)
-        self._stalled[set_id] = _Stalled(ply, self.bot.clock() + wait, wait, channel_id, line)
-        return False
+        previous = self._stalled.get(active.set_id)
+        told = previous is not None and previous.ply == active.ply and previous.told
+        self._stall(active, line, told=True)
+        return not told
+
+    def computer_died(self, active: ActiveGame, line: int | None) -> None:
+        """The computer's turn in ``active`` died on an error (the database, Discord): try
+        again after the same waits as a failed search. Nobody is told: the computer did not
+        fail to find a move, and the next try mostly plays it."""
+        previous = self._stalled.get(active.set_id)
+        told = previous is not None and previous.ply == active.ply and previous.told
+        self._stall(active, line, told=told)
+
+    def _stall(self, active: ActiveGame, line: int | None, *, told: bool) -> None:
+        """Note a failed computer turn in ``active``: tried again a minute later the first
+        time at this ply, after twice the last wait (at most hourly) each time after."""
+        previous = self._stalled.get(active.set_id)
+        if previous is None or previous.ply != active.ply:
+            wait = STALLED_RETRY
+        else:
+            wait = min(previous.wait * 2, STALLED_RETRY_MAX)
+        retry_at = self.bot.clock() + wait
+        self._stalled[active.set_id] = _Stalled(
+            active.ply, retry_at, wait, active.channel_id, line, told
+        )
 
     def computer_unstalled(self, set_id: int) -> None:
         """The computer moved in ``set_id``: forget any earlier failure."""
@@ -585,11 +602,12 @@ class _Posted(enum.Enum):
 @dataclass(frozen=True)
 class _Stalled:
     """A computer turn that failed: at which ply, when to try it (again, if a try under way
-    ends without a word), the wait, the channel of its game and the player's line that says I
-    am thinking (if any)."""
+    ends without a word), the wait, the channel of its game, the player's line that says I
+    am thinking (if any) and whether the channel was told I keep trying."""
 
     ply: int
     retry_at: datetime
     wait: timedelta
     channel_id: int
     line: int | None
+    told: bool

@@ -13,7 +13,7 @@ import pytest
 from bot import timers
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
-from bot.services.domain import ActiveGame
+from bot.services.domain import ActiveGame, MoveResult
 from bot.storage.errors import StorageError
 from engine import Game
 from tests.bot_harness import Harness, running_bot, until
@@ -187,6 +187,38 @@ async def test_a_retry_of_the_computers_turn_that_dies_is_tried_again_later(
     table.advance(2 * timers.STALLED_RETRY + timedelta(seconds=1))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
+
+
+async def test_a_computer_turn_that_dies_on_an_error_is_tried_again_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's first try at its reply dies on an error (the database fails to store
+    its move): it is tried again a minute later, silently, and its board replaces alice's
+    line (it was never tried again until a restart: the computer lost on time)."""
+    assert table.bot is not None
+    games = table.bot.services.games
+    store = games.play_computer_move
+    died: list[int] = []
+
+    async def fails_once(set_id: int, move: str, expected_ply: int) -> MoveResult:
+        if not died:
+            died.append(set_id)
+            raise StorageError("database is locked")
+        return await store(set_id, move, expected_ply=expected_ply)
+
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    monkeypatch.setattr(games, "play_computer_move", fails_once)
+    line = await table.move(table.alice, "d1-b1")
+    await until(lambda: bool(died))
+    await table.checks_run()
+    assert line.content.endswith("I am thinking…")
+    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    await table.standin.wait_until(
+        lambda: "your move as the attackers" in line.content, waiting_for="the retry's board"
+    )
+    assert "(defenders) played" in line.content
+    assert not any("could not find" in m.content for m in table.public_messages())
 
 
 async def test_a_set_lost_on_time_while_the_computer_is_stalled_takes_the_thinking_line_off(

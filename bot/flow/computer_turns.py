@@ -161,18 +161,40 @@ class ComputerTurns:
         self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
     ) -> None:
         """Ask the computer opponent (the process pool, or the job queue on PostgreSQL) for its
-        move while showing "typing", play it at the ply it was asked for, post the board."""
+        move while showing "typing", play it at the ply it was asked for, post the board.
+
+        A turn that dies on an error before its move is stored (the database, Discord) is tried
+        again later, as a failed search is (:meth:`Timers.computer_died`); one that dies after
+        leaves its board owed to the outbox."""
         assert active.computer_level is not None
         channel = self.flow.bot.get_partial_messageable(active.channel_id)
+        try:
+            result = await self._move(active, reply_in, channel)
+        except Exception:
+            _log.exception("The computer's turn in game %s died; tried again later", active.set_id)
+            self.flow.bot.timers.computer_died(active, reply_in)
+            return
+        if result is None:
+            return
+        with self.flow.outbox.posting() as claim:
+            claim(result.game.set_id, result.game.ply)  # its board is mine to post now
+            await self._post_reply(active, result, reply_in, as_text, channel)
+
+    async def _move(
+        self, active: ActiveGame, reply_in: int | None, channel: discord.PartialMessageable
+    ) -> MoveResult | None:
+        """The computer's move in ``active``, searched and stored; None if there is none to
+        post (the set ended or moved on, the search failed every try, the bot is stopping)."""
+        assert active.computer_level is not None
         if not await self._still_to_move(active):  # ended (resigned, aborted) before I looked
             await self._no_reply(active, reply_in, channel)
-            return
+            return None
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
                 move = await self._think_visibly(channel, active, active.computer_level)
                 break
             except PoolClosed:
-                return  # shutting down: the turn resumes at the next start
+                return None  # shutting down: the turn resumes at the next start
             except Exception:
                 _log.exception(
                     "The computer failed to move in game %s (try %d)", active.set_id, attempt
@@ -181,18 +203,10 @@ class ComputerTurns:
         else:
             if not await self._still_to_move(active):  # ended while I failed: nothing to try
                 await self._no_reply(active, reply_in, channel)
-                return
+                return None
             if self.flow.bot.timers.computer_stalled(active, reply_in):
-                lang = await self.flow.server_language(active.guild_id)
-                await channel.send(
-                    lang._(
-                        "I could not find a move in this game; I will keep trying. An admin can "
-                        "stop the game with {abort_command}.",
-                        abort_command=command("abort"),
-                    )
-                )
-            return
-        self.flow.bot.timers.computer_unstalled(active.set_id)
+                await self._say_still_trying(active, channel)
+            return None
         try:
             result = await self.flow.bot.services.games.play_computer_move(
                 active.set_id, move, expected_ply=active.ply
@@ -202,10 +216,26 @@ class ComputerTurns:
             if reply_in is not None:
                 lang = await self.flow.server_language(active.guild_id)
                 await self.stop_thinking(channel, reply_in, lang)
-            return
-        with self.flow.outbox.posting() as claim:
-            claim(result.game.set_id, result.game.ply)  # its board is mine to post now
-            await self._post_reply(active, result, reply_in, as_text, channel)
+            return None
+        self.flow.bot.timers.computer_unstalled(active.set_id)
+        return result
+
+    async def _say_still_trying(
+        self, active: ActiveGame, channel: discord.PartialMessageable
+    ) -> None:
+        """Tell ``active``'s channel that the computer found no move and keeps trying (its
+        retry is noted already: Discord refusing this line changes nothing)."""
+        lang = await self.flow.server_language(active.guild_id)
+        try:
+            await channel.send(
+                lang._(
+                    "I could not find a move in this game; I will keep trying. An admin can "
+                    "stop the game with {abort_command}.",
+                    abort_command=command("abort"),
+                )
+            )
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.warning("Could not say game %s's computer keeps trying: %r", active.set_id, error)
 
     async def _post_reply(
         self,
