@@ -33,6 +33,7 @@ from tests.discord_standin import (
     InteractionRecord,
     StoredMessage,
 )
+from tests.discord_standin.gateway import GatewaySession
 from tests.discord_standin.model import MANAGE_GUILD
 
 JSON = dict[str, Any]
@@ -376,29 +377,25 @@ async def settled(
     table: Harness, *, tasks_named: tuple[str, ...] = HANDLER_TASKS, timeout: float = 20.0
 ) -> None:
     """Wait until the bot has read every gateway event the stand-in has sent it so far
-    (interactions and server changes: its connected shards' sequence numbers have caught up)
-    and every command, component callback and listener discord.py started has finished — so
-    that what the bot would do about them is done, and a test may assert it did nothing.
+    (interactions and server changes: each of its shards is connected on the stand-in's newest
+    session for it, and has read that session's sequence) and every command, component
+    callback and listener discord.py started has finished — so that what the bot would do
+    about them is done, and a test may assert it did nothing. Called while the gateway is down
+    (after ``reopen_gateway()``, before the bot is back), it waits for the bot to come back.
     Background work they spawned (the outbox, a computer's turn) may still run; with
-    ``tasks_named=LISTENER_TASKS``, so may commands and components (one a test holds)."""
+    ``tasks_named=LISTENER_TASKS``, so may commands and components (one a test holds). All
+    of it within ``timeout`` seconds, else an AssertionError says what was still waited for."""
     bot = table.bot
     assert bot is not None, "the bot is not running"
-    gateway = table.standin.gateway
-
-    def read_everything() -> bool:
-        for session in gateway.sessions.values():
-            if not session.connected:
-                continue  # what it is sent meanwhile is replayed on its RESUME
-            shard_id = (session.shard or (0, 1))[0]
-            sequence = bot._get_websocket(shard_id=shard_id).sequence  # no public way to it
-            if (sequence or 0) < session.sequence:
-                return False
-        return True
-
-    await until(read_everything, timeout=timeout)
-    this = asyncio.current_task()
     loop = asyncio.get_running_loop()
     give_up = loop.time() + timeout
+    while (behind := _shards_behind(bot, table.standin)) is not None:
+        if loop.time() > give_up:
+            raise AssertionError(
+                f"the bot has not read every gateway event after {timeout} s: {behind}"
+            )
+        await asyncio.sleep(0.05)
+    this = asyncio.current_task()
     while True:
         running = [
             task
@@ -511,6 +508,33 @@ async def eventually(
         if loop.time() > give_up:
             raise AssertionError(f"wanted {wanted!r}, still {seen!r} after {timeout} s")
         await asyncio.sleep(0.05)
+
+
+def _shards_behind(bot: BrandubhBot, standin: DiscordStandin) -> str | None:
+    """Why the bot may not have read everything the stand-in sent it (a shard of it not
+    connected, on an older session than the stand-in's newest, or behind its sequence), or
+    None if it has. A shard's newest session is the one that counts: one it left (a fresh
+    IDENTIFY after a lost session) is never connected again, and the old websocket's sequence
+    says nothing of the new session's."""
+    newest: dict[int, GatewaySession] = {}
+    for opened in standin.gateway.sessions.values():  # oldest first
+        shard_id, count = opened.shard or (0, 1)
+        if count == bot.shard_count:  # not of a run with another shard count
+            newest[shard_id] = opened
+    for shard_id in sorted(bot.shards):
+        if (session := newest.get(shard_id)) is None:
+            return f"shard {shard_id} has not identified"
+        if not session.connected:
+            return f"shard {shard_id} is not connected (session {session.id})"
+        websocket = bot._get_websocket(shard_id=shard_id)  # no public way to it
+        if websocket.session_id != session.id:
+            return (
+                f"shard {shard_id} reads session {websocket.session_id}, not the stand-in's "
+                f"newest, {session.id}"
+            )
+        if (websocket.sequence or 0) < session.sequence:
+            return f"shard {shard_id} has read {websocket.sequence} of {session.sequence} events"
+    return None
 
 
 async def reconnected(standin: DiscordStandin, connections: int) -> None:
