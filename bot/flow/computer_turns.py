@@ -246,9 +246,34 @@ class ComputerTurns:
         channel: discord.PartialMessageable,
     ) -> None:
         """Post the board after the computer's stored move ``result`` (into ``reply_in``, the
-        player's line, if there is one), then let the game go on."""
-        if result.set_end is not None:  # the human may have left before the next set
-            result = replace(result, set_end=await self.flow.departures.next_set(result.set_end))
+        player's line, if there is one), then let the game go on — also when making its post
+        fails (the outbox then owes it, and takes the "thinking" line off): a move that ended
+        the set still starts the next one (the computer opens it if it attacks) or shows the
+        match's result."""
+        try:
+            if result.set_end is not None:  # the human may have left before the next set
+                end = await self.flow.departures.next_set(result.set_end)
+                result = replace(result, set_end=end)
+            await self._post_board(active, result, reply_in, as_text, channel)
+        except Exception:
+            _log.exception(
+                "The computer's board in game %s at ply %s is owed: its post failed",
+                active.set_id,
+                result.game.ply,
+            )
+        finally:
+            await self.flow.after_move(result)
+
+    async def _post_board(
+        self,
+        active: ActiveGame,
+        result: MoveResult,
+        reply_in: int | None,
+        as_text: bool,
+        channel: discord.PartialMessageable,
+    ) -> None:
+        """Draw and post the board after the computer's stored move ``result`` (into
+        ``reply_in`` if there is one); one Discord refuses is owed by the outbox."""
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)
         if reply_in is not None:
@@ -283,8 +308,6 @@ class ComputerTurns:
             await self.flow.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
                 await self.stop_thinking(channel, reply_in, lang)
-        finally:
-            await self.flow.after_move(result)
 
 
 async def _typing(channel: discord.PartialMessageable, channel_id: int) -> None:

@@ -300,15 +300,21 @@ class GameFlow:
                 expected_ply=expected_ply,
             )
             claim(result.game.set_id, result.game.ply)  # its board is mine to post now
-            if result.set_end is not None:
-                checked = await self.departures.next_set(
-                    result.set_end, present=interaction.user.id
-                )
-                result = replace(result, set_end=checked)
-            headline, names = await self.headline_for(result, lang)
-            if result.set_end is None and result.game.computer_to_move:
-                return result, None  # the computer's reply turns the acknowledgement into a board
-            return result, await board_post(result.game, names, lang, headline=headline)
+            try:
+                if result.set_end is not None:
+                    checked = await self.departures.next_set(
+                        result.set_end, present=interaction.user.id
+                    )
+                    result = replace(result, set_end=checked)
+                headline, names = await self.headline_for(result, lang)
+                if result.set_end is None and result.game.computer_to_move:
+                    return result, None  # the computer's reply turns the line into a board
+                return result, await board_post(result.game, names, lang, headline=headline)
+            except Exception:
+                # Stored, its board owed to the outbox: the game goes on all the same (a set
+                # it ended starts the next, the computer answers it).
+                await self.after_move(result)
+                raise
 
         try:
             if not is_component:
