@@ -103,12 +103,17 @@ async def test_a_set_a_players_move_ends_starts_the_next_though_its_post_failed(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """alice's move wins set 1 but drawing its board fails: set 2 begins all the same, the
-    computer, now attacking, opening it (it waited for a restart)."""
+    computer, now attacking, opening it (it waited for a restart), and she is told, privately,
+    that her move is played and its board follows (she was asked to try again)."""
     assert table.bot is not None
     table.bot.ai = ScriptedPool(KING_CAPTURED)
     await alice_plays(table, KING_CAPTURED[:4])
     monkeypatch.setattr("bot.flow.game_flow.board_post", fails_once(board_post))
-    table.expect_apology = True  # her /move is answered with the apology for the error
-    await table.move(table.alice, KING_CAPTURED[4])
+    answer = await table.move(table.alice, KING_CAPTURED[4])
+    assert answer.content == (
+        f"Your move {KING_CAPTURED[4]} is played, but its board could not be posted just now: "
+        "it follows shortly."
+    )
+    assert answer.ephemeral
     opening = await table.wait_board(opens_set_2)
     assert "your move as the defenders" in opening.content

@@ -47,7 +47,7 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import ThreadLockedForMe, locked_refusal, refused_as_locked
 from bot.services.announcements import AnnouncementService
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
-from bot.services.errors import NoGameHere, RepetitionNeedsConfirmation
+from bot.services.errors import BoardOwed, NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, update_message, within_deadline
@@ -312,9 +312,15 @@ class GameFlow:
                 return result, await board_post(result.game, names, lang, headline=headline)
             except Exception:
                 # Stored, its board owed to the outbox: the game goes on all the same (a set
-                # it ended starts the next, the computer answers it).
+                # it ended starts the next, the computer answers it), and the player is told
+                # their move counts, not asked to try again.
+                _log.exception(
+                    "Game %s: the board after ply %s is owed: making its post failed",
+                    result.game.set_id,
+                    result.game.ply,
+                )
                 await self.after_move(result)
-                raise
+                raise BoardOwed(str(result.record.move)) from None
 
         try:
             if not is_component:

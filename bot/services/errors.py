@@ -55,6 +55,20 @@ class NoGameHere(GameError):
         )
 
 
+class BoardOwed(GameError):
+    """The move was stored, but its board could not be made or posted just now: the outbox
+    posts it, and the game goes on (the move is not to be played again)."""
+
+    def __init__(self, move: str) -> None:
+        super().__init__(
+            _(
+                "Your move {move} is played, but its board could not be posted just now: it "
+                "follows shortly.",
+                move=move,
+            )
+        )
+
+
 def set_over(*, one_set: bool) -> NoGameHere:
     """The refusal when the set meant ended meanwhile; a one-set match is one game, with no
     set to speak of."""
