@@ -25,6 +25,7 @@ from bot.flow.threads import (
     match_line,
     member_threads_here,
     thread_name,
+    thread_not_opened,
     thread_refusal,
 )
 from bot.i18n import Language, _
@@ -441,9 +442,7 @@ class ChallengeFlow:
             _log.warning(
                 "Could not open a thread for challenge %s: %s", challenge.challenge_id, error
             )
-            return None, lang._(
-                "Discord would not let me open a thread, so the game is played here."
-            )
+            return None, thread_not_opened(lang)
         return thread, None
 
     async def _thread_name(self, challenge: Challenge, lang: Language) -> str:

@@ -26,6 +26,7 @@ from bot.flow.threads import (
     computer_line,
     member_threads_here,
     thread_name,
+    thread_not_opened,
     thread_refusal,
 )
 from bot.i18n import Language
@@ -182,7 +183,5 @@ class ComputerMatchFlow:
             )
         except discord.HTTPException as error:
             _log.warning("Could not open a thread for a computer match of %s: %s", human, error)
-            return None, lang._(
-                "Discord would not let me open a thread, so the game is played here."
-            )
+            return None, thread_not_opened(lang)
         return thread, None

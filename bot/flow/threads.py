@@ -183,6 +183,12 @@ def thread_refusal(
     return None
 
 
+def thread_not_opened(lang: Language = ENGLISH) -> str:
+    """Why the game is played where it was started when Discord refused its thread (one
+    sentence): the reasons known before trying are :func:`thread_refusal`'s."""
+    return lang._("Discord would not let me open a thread, so the game is played here.")
+
+
 def plain_name(name: str) -> str:
     """A display name as plain text for a thread's name (no line breaks, and no direction
     controls that would turn the rest of the thread's name around)."""
