@@ -77,6 +77,21 @@ async def test_full_match_against_the_computer(table: Harness) -> None:
     assert len(sets) == 2
 
 
+async def test_a_game_against_the_computer_with_threads_off_says_why_in_the_channel(
+    table: Harness,
+) -> None:
+    """With /settings threads:off (this table's), the first board, the answer to /challenge,
+    says why the game is played in the channel, as a member's accepted challenge does."""
+    board = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    assert not board.ephemeral, board.content
+    assert board.content.split("\n")[:2] == [
+        f"<@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the computer "
+        "(level 1).",
+        "Threads are off on this server, so the game is played in this channel.",
+    ], board.content
+    assert board.channel is table.channel
+
+
 async def resign(table: Harness) -> StoredMessage:
     """alice resigns the set she is playing against the computer; returns its final board."""
     asked = await table.reply_text(table.alice, "resign")

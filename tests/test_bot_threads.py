@@ -700,6 +700,38 @@ async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(
     assert not reply.ephemeral, reply.content
 
 
+async def test_a_computer_game_without_thread_permissions_says_why_in_its_answer(
+    table: Harness,
+) -> None:
+    """I may not create threads in #games: the game against the computer is played there, and
+    its first board, the answer to /challenge, says which permissions, as an accept does."""
+    for role in (table.guild.everyone, *table.guild.roles):
+        role.permissions &= ~CREATE_PUBLIC_THREADS
+    board = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    assert not board.ephemeral, board.content
+    assert board.content.split("\n")[1] == (
+        "I may not create threads here (Create Public Threads and Send Messages in Threads), so "
+        "the game is played in this channel."
+    ), board.content
+    assert table.standin.world.threads_of(table.channel) == []
+
+
+async def test_a_computer_game_started_in_a_thread_says_why_it_is_played_there(
+    table: Harness,
+) -> None:
+    """Challenged from inside a member's thread, the computer plays in that thread, and its
+    first board says the channel is a thread already, as an accept there does."""
+    corner = await table.standin.start_member_thread(table.channel, "alice's corner", table.alice)
+    board = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "level": 1}, channel=corner
+    )
+    assert not board.ephemeral, board.content
+    assert board.content.split("\n")[1] == (
+        "This channel is a thread already, so the game is played here."
+    ), board.content
+    assert (await table.wait_board(channel=corner)).id == board.id
+
+
 async def test_a_refused_computer_match_opens_no_thread(table: Harness) -> None:
     """A channel where games are not allowed: one sentence, and nothing posted or opened."""
     lobby = table.guild.channel("lobby")
@@ -852,15 +884,19 @@ async def test_a_game_against_the_computer_in_a_stage_channels_chat_is_played_th
     voice_table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Challenged from a stage channel's chat, the computer plays there at once: no thread
-    is tried (which Discord would refuse, and the bot log as a failure)."""
+    is tried (which Discord would refuse, and the bot log as a failure), and its first board
+    says why, as an accept there does."""
     stage = voice_table.guild.channel("stage")
-    await voice_table.reply_text(
+    board = await voice_table.reply_text(
         voice_table.alice,
         "challenge",
         {"opponent": voice_table.me, "level": 1, "sets": 1},
         channel=stage,
     )
-    await voice_table.wait_board(channel=stage)
+    assert board.content.split("\n")[1] == (
+        "A voice or stage channel's chat cannot have threads, so the game is played here."
+    ), board.content
+    assert (await voice_table.wait_board(channel=stage)).id == board.id
     assert voice_table.standin.world.threads_of(stage) == []
     played = await voice_table.reply_text(
         voice_table.alice, "move", {"move": "d1-b1"}, channel=stage

@@ -4,8 +4,9 @@ As for a match between members, the game goes into a public thread so that the c
 free for others: the answer to /challenge becomes one line in the channel, the thread is
 started from it, and the line links the thread (and shows the result once the match is over).
 Every term is checked before anything is posted, so a refused match leaves no empty thread.
-When no thread can be had (threads off, already in a thread, permissions, an HTTP error) the
-game is played in the channel, as before.
+When no thread can be had (threads off, already in a thread, a voice or stage channel's chat,
+permissions, an HTTP error) the game is played in the channel, and the answer to /challenge says
+why in the same sentence an accepted challenge's message gives (bot/flow/threads.py).
 """
 
 from __future__ import annotations
@@ -151,6 +152,10 @@ class ComputerMatchFlow:
                 )
                 await self.flow.begin_match(active)
             return
+        # No thread to try (threads off, already in a thread, a voice or stage channel's chat,
+        # my permissions): the first board, the answer to /challenge, says why, as an accepted
+        # challenge's message does.
+        headline = f"{headline}\n{why_not}"
         # A slow write (another program holding the database) is deferred in time, privately:
         # the start may still be refused (one sentence for the player alone); its board, when
         # it comes, is posted for everyone. Stored but unanswerable, the board is posted anyway.
