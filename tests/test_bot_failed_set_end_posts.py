@@ -117,3 +117,23 @@ async def test_a_set_a_players_move_ends_starts_the_next_though_its_post_failed(
     assert answer.ephemeral
     opening = await table.wait_board(opens_set_2)
     assert "your move as the defenders" in opening.content
+
+
+async def test_a_players_move_whose_next_sets_board_fails_is_told_played(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move wins set 1, its board is drawn, but drawing set 2's first board beside it
+    fails: she is told her move is played and its board follows, as when her own board fails
+    (she was asked to try a move already played), and set 2 begins all the same."""
+    assert table.bot is not None
+    table.bot.ai = ScriptedPool(KING_CAPTURED)
+    await alice_plays(table, KING_CAPTURED[:4])
+    monkeypatch.setattr("bot.flow.set_ends.board_post", fails_once(board_post))
+    answer = await table.move(table.alice, KING_CAPTURED[4])
+    assert answer.content == (
+        f"Your move {KING_CAPTURED[4]} is played, but its board could not be posted just now: "
+        "it follows shortly."
+    )
+    assert answer.ephemeral
+    opening = await table.wait_board(opens_set_2)
+    assert "your move as the defenders" in opening.content

@@ -119,6 +119,17 @@ async def _answer_publicly_if_possible(
     )
 
 
+def _board_owed(result: MoveResult) -> BoardOwed:
+    """The answer to a member's move ``result``, stored, whose post could not be made (the
+    error being handled is logged with its traceback): it is played, its board owed."""
+    _log.exception(
+        "Game %s: the board after ply %s is owed: making its post failed",
+        result.game.set_id,
+        result.game.ply,
+    )
+    return BoardOwed(str(result.record.move))
+
+
 async def _played_but_locked(
     interaction: discord.Interaction[Any],
     result: MoveResult,
@@ -314,13 +325,9 @@ class GameFlow:
                 # Stored, its board owed to the outbox: the game goes on all the same (a set
                 # it ended starts the next, the computer answers it), and the player is told
                 # their move counts, not asked to try again.
-                _log.exception(
-                    "Game %s: the board after ply %s is owed: making its post failed",
-                    result.game.set_id,
-                    result.game.ply,
-                )
+                error = _board_owed(result)
                 await self.after_move(result)
-                raise BoardOwed(str(result.record.move)) from None
+                raise error from None
 
         try:
             if not is_component:
@@ -368,9 +375,12 @@ class GameFlow:
                 ) from refused
             return
         try:
-            content, files, view, pings = await self.set_ends.with_next_set(
-                post, result.set_end, lang, actor=interaction.user.id
-            )
+            try:  # the next set's first board is drawn here: one that fails is owed too
+                content, files, view, pings = await self.set_ends.with_next_set(
+                    post, result.set_end, lang, actor=interaction.user.id
+                )
+            except Exception:
+                raise _board_owed(result) from None
             content, files = pictures_or_text(interaction, content, files, lang)
             noted = self._note_once(result, interaction.user.id, missing)
             if is_component:
