@@ -903,3 +903,26 @@ async def test_a_game_against_the_computer_in_a_stage_channels_chat_is_played_th
     )
     assert not played.ephemeral, played.content
     assert bot_warnings(caplog) == []
+
+
+async def test_a_computer_game_whose_line_cannot_be_edited_begins_in_its_thread(
+    table: Harness,
+) -> None:
+    """Discord refuses the edit that points carol's /challenge line to her computer game's
+    thread: the match is stored, so it begins all the same, the computer (attacking) opening it
+    in the thread; before, the refused edit skipped the match's beginning and nothing came."""
+    table.standin.fail_rest(
+        404,
+        seconds=60,
+        code=10015,
+        matching=lambda method, path: method == "PATCH" and path.endswith("/@original"),
+    )
+    await table.slash(
+        table.carol, "challenge", {"opponent": table.me, "level": 1, "side": "defenders"}
+    )
+    await table.standin.wait_until(
+        lambda: bool(table.standin.world.threads_of(table.channel)), timeout=10
+    )
+    [thread] = table.standin.world.threads_of(table.channel)
+    board = await table.wait_board(lambda m: "played" in m.content, channel=thread)
+    assert f"<@{table.carol.id}>" in board.content

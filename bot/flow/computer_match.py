@@ -34,6 +34,7 @@ from bot.i18n import Language
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.common import thread_of, within_deadline
 from engine import Side, get_ruleset
 
@@ -141,15 +142,18 @@ class ComputerMatchFlow:
                     await close_unused_thread(thread, reason)
                 raise
             if thread is not None:
-                await interaction.edit_original_response(
-                    content=computer_line(human, computer, name, level, names, thread.id, lang),
-                    allowed_mentions=NO_PINGS,
-                )
+                content = computer_line(human, computer, name, level, names, thread.id, lang)
+            else:
+                content = f"{headline}\n{why_not}"
+            try:
+                await interaction.edit_original_response(content=content, allowed_mentions=NO_PINGS)
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                # The match is stored: it begins all the same (its first board, the computer's
+                # opening move), the line keeping the headline it was posted with.
+                _log.warning("Could not edit the line of game %s: %r", active.set_id, error)
+            if thread is not None:
                 await self.flow.begin_match(active, headline=headline)
             else:
-                await interaction.edit_original_response(
-                    content=f"{headline}\n{why_not}", allowed_mentions=NO_PINGS
-                )
                 await self.flow.begin_match(active)
             return
         # No thread to try (threads off, already in a thread, a voice or stage channel's chat,
