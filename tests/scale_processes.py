@@ -81,6 +81,17 @@ class Workers:
         """Jobs worker ``index`` answered."""
         return self.log(index).count(" Job ")
 
+    async def logged(self, total: int) -> None:
+        """Wait until the workers' logs name ``total`` answered jobs in all: a worker logs a
+        job just after storing its move, so the bot may take the move, post it and stop before
+        the line is written (on a busy machine)."""
+        give_up = time.monotonic() + 15
+        while sum(self.jobs(index) for index in range(len(self.processes))) < total:
+            if time.monotonic() > give_up:
+                logs = [self.log(index) for index in range(len(self.processes))]
+                raise AssertionError(f"fewer than {total} jobs logged after 15 s: {logs}")
+            await asyncio.sleep(0.05)
+
     def answered(self, index: int, job_id: int) -> bool:
         """Whether worker ``index`` stored its move for job ``job_id``."""
         return f" Job {job_id}: " in self.log(index)

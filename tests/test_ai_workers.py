@@ -97,6 +97,7 @@ async def test_two_workers_share_the_jobs(workers: Workers, computer: QueuedComp
     )
     for game, move in zip(games, moves, strict=True):
         assert move in {str(m) for m in game.legal_moves()}
+    await workers.logged(len(games))
     assert workers.jobs(0) >= 1, workers.log(0)
     assert workers.jobs(1) >= 1, workers.log(1)
     assert workers.jobs(0) + workers.jobs(1) == len(games)
@@ -134,6 +135,7 @@ async def test_a_killed_workers_job_completes_on_another(
     workers.start()
     move = await asyncio.wait_for(asyncio.shield(asking), 60)
     assert move in {str(m) for m in game.legal_moves()}
+    await workers.logged(1)
     assert workers.jobs(0) == 0
     assert workers.jobs(1) == 1, workers.log(1)
     # Picked up again once the dead worker's heartbeat was late, then searched in full.
@@ -220,13 +222,17 @@ async def test_computer_games_on_postgresql_are_played_by_workers(
         reply = await table.move(table.alice, "d6-f6")
         assert not reply.ephemeral, reply.content
         answered = await table.wait_board(
-            lambda m: f"<@{table.alice.id}>, your move" in m.content and "played" in m.content,
+            # The computer's answer: the first board says "played" too ("…the game is played
+            # in this channel"), so the answer is told by the side that played.
+            lambda m: (
+                f"<@{table.alice.id}>, your move" in m.content and "(defenders) played" in m.content
+            ),
             timeout=30,
         )
         assert "(level 2)" in answered.content
     finally:
         await table.stop()
-    assert workers.jobs(0) + workers.jobs(1) >= 2
+    await workers.logged(2)  # bob's opening and alice's answer, each searched by a worker
 
 
 async def test_a_result_for_a_game_that_moved_on_is_dropped(
@@ -253,9 +259,10 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
         while "move dropped" not in caplog.text:
             assert time.monotonic() < deadline, workers.log(0)
             await asyncio.sleep(0.1)
+        await workers.logged(1)
         assert workers.jobs(0) == 1
         after = table.public_messages()[ended:]
-        assert not any("played" in m.content for m in after), [m.content for m in after]
+        assert not any(") played" in m.content for m in after), [m.content for m in after]
         assert table.bot is not None
         assert await table.bot.services.games.in_channel(table.channel.id) is None
     finally:

@@ -295,6 +295,7 @@ async def test_a_killed_workers_job_completes_on_the_other_and_shards_play_on(
         # Nothing doubled or lost: every computer move stored is posted once in its own thread,
         # and each was one job answered once.
         computer_moves = sum([len(await game.check_thread()) for game in games.values()], 0)
+        await workers.logged(computer_moves)
         answered = sum(workers.jobs(index) for index in range(len(workers.processes)))
         assert answered == computer_moves, [workers.log(i) for i in range(3)]
         connection = await asyncpg.connect(database)

@@ -924,5 +924,5 @@ async def test_a_computer_game_whose_line_cannot_be_edited_begins_in_its_thread(
         lambda: bool(table.standin.world.threads_of(table.channel)), timeout=10
     )
     [thread] = table.standin.world.threads_of(table.channel)
-    board = await table.wait_board(lambda m: "played" in m.content, channel=thread)
+    board = await table.wait_board(lambda m: "(attackers) played" in m.content, channel=thread)
     assert f"<@{table.carol.id}>" in board.content
