@@ -17,13 +17,7 @@ from discord import app_commands
 
 from bot.i18n import _
 from bot.services.errors import GameError
-from bot.thread_locks import (
-    THREAD_ARCHIVED,
-    THREAD_LOCKED,
-    LocksSeen,
-    refused_about,
-    refused_in_channel,
-)
+from bot.thread_locks import LocksSeen, refused_about, refused_for_lock, refused_in_channel
 from bot.unreachable import UNREACHABLE
 
 _log = logging.getLogger(__name__)
@@ -152,8 +146,7 @@ def refused_as_locked(interaction: discord.Interaction[Any], error: BaseExceptio
         error = error.original
     channel = interaction.channel
     return (
-        isinstance(error, discord.Forbidden)
-        and error.code in (THREAD_LOCKED, THREAD_ARCHIVED)
+        refused_for_lock(error)
         and isinstance(channel, discord.Thread)
         and refused_about(
             error,
@@ -190,10 +183,7 @@ def locked_elsewhere(
     that thread's own lock), else None."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if not isinstance(error, discord.Forbidden) or error.code not in (
-        THREAD_LOCKED,
-        THREAD_ARCHIVED,
-    ):
+    if not refused_for_lock(error):
         return None
     thread_id = refused_in_channel(error)
     if thread_id is None or thread_id == interaction.channel_id:

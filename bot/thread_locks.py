@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import TypeGuard
 from urllib.parse import unquote, urlsplit
 
 import discord
@@ -18,6 +19,13 @@ THREAD_ARCHIVED = 50083
 """Discord's code "Operation is not allowed in an archived thread" ("Tried to perform an
 operation on an archived thread, such as editing a message"): also what it answers an
 interaction's visible answer in a locked thread (discord/discord-api-docs#5517, #6884)."""
+
+
+def refused_for_lock(error: BaseException) -> TypeGuard[discord.Forbidden]:
+    """Whether ``error`` is Discord refusing (403) a message of mine as in a locked thread:
+    :data:`THREAD_LOCKED`, or :data:`THREAD_ARCHIVED` for one locked and archived (which a post
+    or edit would otherwise open). Where it was refused is the caller's to judge."""
+    return isinstance(error, discord.Forbidden) and error.code in (THREAD_LOCKED, THREAD_ARCHIVED)
 
 
 def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -> bool:

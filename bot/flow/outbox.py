@@ -37,7 +37,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.storage.announcements import AnnouncementRow, LateCause
 from bot.storage.errors import StorageError
-from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED
+from bot.thread_locks import refused_for_lock
 from bot.unreachable import UNREACHABLE
 from bot.views.confirm import aborted_line, computer_name
 from bot.views.rematch import rematch_view
@@ -64,11 +64,9 @@ def late_cause(error: BaseException) -> LateCause | None:
     locked the thread (403 160005, or 50083 for a thread locked and archived, which a post
     would otherwise open), or another refusal (a permission); None when Discord could not be
     reached (or the error is none of Discord's refusals)."""
-    if not isinstance(error, discord.Forbidden):
-        return None
-    if error.code in (THREAD_LOCKED, THREAD_ARCHIVED):
+    if refused_for_lock(error):
         return LateCause.LOCKED
-    return LateCause.REFUSED
+    return LateCause.REFUSED if isinstance(error, discord.Forbidden) else None
 
 
 class Outbox:

@@ -17,7 +17,7 @@ from bot.services.errors import CannotTakeBack, NoGameHere, TakebackLapsed, Time
 from bot.services.held import NOTHING, Held
 from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
-from bot.thread_locks import THREAD_ARCHIVED, THREAD_LOCKED
+from bot.thread_locks import refused_for_lock
 from bot.views.common import answer, pressed_on, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -238,10 +238,7 @@ class TakebackFlow:
                 )
             except discord.HTTPException as error:
                 _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
-                if isinstance(error, discord.Forbidden) and error.code in (
-                    THREAD_LOCKED,
-                    THREAD_ARCHIVED,  # locked and archived: edit_reopening left it so
-                ):
+                if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
                     await self._answer_owed(lapsed.takeback_id)
 
 
