@@ -265,31 +265,29 @@ class Timers:
 
         True the first time at this ply (the players have not been told yet).
         """
-        previous = self._stalled.get(active.set_id)
-        told = previous is not None and previous.ply == active.ply and previous.told
-        self._stall(active, line, told=True)
-        return not told
+        return not self._stall(active, line, telling=True)
 
     def computer_died(self, active: ActiveGame, line: int | None) -> None:
         """The computer's turn in ``active`` died on an error (the database, Discord): try
         again after the same waits as a failed search. Nobody is told: the computer did not
         fail to find a move, and the next try mostly plays it."""
-        previous = self._stalled.get(active.set_id)
-        told = previous is not None and previous.ply == active.ply and previous.told
-        self._stall(active, line, told=told)
+        self._stall(active, line, telling=False)
 
-    def _stall(self, active: ActiveGame, line: int | None, *, told: bool) -> None:
+    def _stall(self, active: ActiveGame, line: int | None, *, telling: bool) -> bool:
         """Note a failed computer turn in ``active``: tried again a minute later the first
-        time at this ply, after twice the last wait (at most hourly) each time after."""
+        time at this ply, after twice the last wait (at most hourly) each time after; the
+        channel told I keep trying if it was at this ply already, or is now (``telling``).
+        Returns whether it was told already."""
         previous = self._stalled.get(active.set_id)
         if previous is None or previous.ply != active.ply:
-            wait = STALLED_RETRY
+            wait, told = STALLED_RETRY, False
         else:
-            wait = min(previous.wait * 2, STALLED_RETRY_MAX)
+            wait, told = min(previous.wait * 2, STALLED_RETRY_MAX), previous.told
         retry_at = self.bot.clock() + wait
         self._stalled[active.set_id] = _Stalled(
-            active.ply, retry_at, wait, active.channel_id, line, told
+            active.ply, retry_at, wait, active.channel_id, line, told or telling
         )
+        return told
 
     def computer_unstalled(self, set_id: int) -> None:
         """The computer moved in ``set_id``: forget any earlier failure."""
