@@ -9,8 +9,8 @@ started the same way from the answer to /challenge (bot/flow/computer_match.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any, Final, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, Literal, TypeVar
 
 import discord
 
@@ -22,6 +22,8 @@ from bot.thread_locks import THREAD_ARCHIVED
 from engine import MatchReason, get_ruleset
 
 _log = logging.getLogger(__name__)
+
+_Edited = TypeVar("_Edited", discord.Message, discord.InteractionMessage)
 
 THREAD_NAME_LIMIT = 100
 """Discord's limit on a channel's (and so a thread's) name."""
@@ -41,15 +43,7 @@ async def edit_reopening(
     a moderator locked is left closed: that is their hold on the game (bot/holds.py), and the
     refusal is raised as it came. Files in ``attachments`` must be made from bytes (the bot's
     boards): they are read again for the second edit. Raises discord.HTTPException."""
-    try:
-        return await message.edit(**fields)
-    except discord.HTTPException as error:
-        if error.code != THREAD_ARCHIVED or not await _reopen(client, message.channel.id):
-            raise
-    for file in fields.get("attachments") or ():
-        if isinstance(file, discord.File):
-            file.reset()  # read by the refused edit
-    return await message.edit(**fields)
+    return await _reopening(client, message.channel.id, message.edit, fields)
 
 
 async def edit_answer_reopening(
@@ -59,19 +53,32 @@ async def edit_answer_reopening(
     archived since it was given (a finished match's thread, archived ten minutes after the
     end, while a slow answer worked), the thread is opened again and the edit made once more.
     Raises discord.HTTPException."""
+    return await _reopening(
+        interaction.client, interaction.channel_id, interaction.edit_original_response, fields
+    )
+
+
+async def _reopening(
+    client: discord.Client,
+    channel_id: int | None,
+    edit: Callable[..., Awaitable[_Edited]],
+    fields: dict[str, Any],
+) -> _Edited:
+    """``edit(**fields)`` of a message in ``channel_id``, made once more after opening the
+    thread again if Discord refused it as archived (:func:`edit_reopening`)."""
     try:
-        return await interaction.edit_original_response(**fields)
+        return await edit(**fields)
     except discord.HTTPException as error:
         if (
             error.code != THREAD_ARCHIVED
-            or interaction.channel_id is None
-            or not await _reopen(interaction.client, interaction.channel_id)
+            or channel_id is None
+            or not await _reopen(client, channel_id)
         ):
             raise
     for file in fields.get("attachments") or ():
         if isinstance(file, discord.File):
             file.reset()  # read by the refused edit
-    return await interaction.edit_original_response(**fields)
+    return await edit(**fields)
 
 
 async def _reopen(client: discord.Client, thread_id: int) -> bool:
@@ -107,11 +114,17 @@ def threadless(channel: object) -> bool:
     return getattr(channel, "type", None) in THREADLESS
 
 
+def no_threads_from(channel: object) -> bool:
+    """Whether no game's thread can start from ``channel``: it is a thread itself, or a voice
+    or stage channel's chat (:func:`threadless`)."""
+    return isinstance(channel, discord.Thread) or threadless(channel)
+
+
 def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     """Whether a game accepted from where ``interaction`` is could have a thread of its own,
     whatever the server's settings: a thread has none, nor a voice or stage channel's chat,
     and without Create Public Threads and Send Messages in Threads I can start none."""
-    if isinstance(interaction.channel, discord.Thread) or threadless(interaction.channel):
+    if no_threads_from(interaction.channel):
         return False
     return _may_start_threads(interaction.app_permissions)
 
@@ -120,7 +133,7 @@ def member_threads_here(interaction: discord.Interaction[Any]) -> bool:
     """Whether the member could start a thread where ``interaction`` is and play in it: not
     already in a thread nor in a voice or stage channel's chat, the member may create public
     threads, and I may post in threads."""
-    if isinstance(interaction.channel, discord.Thread) or threadless(interaction.channel):
+    if no_threads_from(interaction.channel):
         return False
     return (
         interaction.permissions.create_public_threads
@@ -136,7 +149,7 @@ def member_threads_in(interaction: discord.Interaction[Any], channel_id: int) ->
         return member_threads_here(interaction)
     guild = interaction.guild
     channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
-    if isinstance(channel, discord.Thread) or threadless(channel):
+    if no_threads_from(channel):
         return False
     member = interaction.user
     if guild is None or channel is None or not isinstance(member, discord.Member):
@@ -151,7 +164,7 @@ def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
     """Whether a game accepted in ``channel_id`` could have a thread of its own (as
     :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""
     channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
-    if isinstance(channel, discord.Thread) or threadless(channel):
+    if no_threads_from(channel):
         return False
     if guild is None or channel is None:
         return True
