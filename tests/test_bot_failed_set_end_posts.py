@@ -99,36 +99,24 @@ async def test_a_set_the_computers_move_ends_starts_the_next_though_its_post_fai
     assert "cannot draw" in str(failed.exc_info[1])
 
 
+@pytest.mark.parametrize(
+    "drawing",
+    [
+        pytest.param("bot.flow.game_flow.board_post", id="her-board"),
+        pytest.param("bot.flow.set_ends.board_post", id="set-2s-first-board"),
+    ],
+)
 async def test_a_set_a_players_move_ends_starts_the_next_though_its_post_failed(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
+    table: Harness, monkeypatch: pytest.MonkeyPatch, drawing: str
 ) -> None:
-    """alice's move wins set 1 but drawing its board fails: set 2 begins all the same, the
-    computer, now attacking, opening it (it waited for a restart), and she is told, privately,
-    that her move is played and its board follows (she was asked to try again)."""
+    """alice's move wins set 1 but drawing its board, or set 2's first board beside it, fails:
+    set 2 begins all the same, the computer, now attacking, opening it (it waited for a
+    restart), and she is told, privately, that her move is played and its board follows (she
+    was asked to try a move already played)."""
     assert table.bot is not None
     table.bot.ai = ScriptedPool(KING_CAPTURED)
     await alice_plays(table, KING_CAPTURED[:4])
-    monkeypatch.setattr("bot.flow.game_flow.board_post", fails_once(board_post))
-    answer = await table.move(table.alice, KING_CAPTURED[4])
-    assert answer.content == (
-        f"Your move {KING_CAPTURED[4]} is played, but its board could not be posted just now: "
-        "it follows shortly."
-    )
-    assert answer.ephemeral
-    opening = await table.wait_board(opens_set_2)
-    assert "your move as the defenders" in opening.content
-
-
-async def test_a_players_move_whose_next_sets_board_fails_is_told_played(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """alice's move wins set 1, its board is drawn, but drawing set 2's first board beside it
-    fails: she is told her move is played and its board follows, as when her own board fails
-    (she was asked to try a move already played), and set 2 begins all the same."""
-    assert table.bot is not None
-    table.bot.ai = ScriptedPool(KING_CAPTURED)
-    await alice_plays(table, KING_CAPTURED[:4])
-    monkeypatch.setattr("bot.flow.set_ends.board_post", fails_once(board_post))
+    monkeypatch.setattr(drawing, fails_once(board_post))
     answer = await table.move(table.alice, KING_CAPTURED[4])
     assert answer.content == (
         f"Your move {KING_CAPTURED[4]} is played, but its board could not be posted just now: "
