@@ -174,13 +174,15 @@ async def test_an_accept_after_a_move_landed_marks_the_request_lapsed_itself(
     assert undone_moves(table.db_path) == []
 
 
+@pytest.mark.parametrize(("sets", "word"), [(2, "set"), (1, "game")])
 async def test_a_takeback_asked_after_the_opponents_time_ran_out_is_too_late(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
+    table: Harness, monkeypatch: pytest.MonkeyPatch, sets: int, word: str
 ) -> None:
     """bob's time ran out and the timer has not noticed yet: alice's takeback is refused, as a
-    move made now would be, saying she wins the set on time; bob is asked nothing, and the set
-    ends on time at the timer's check."""
-    await table.challenge_accepted(table.alice, table.bob, sets=2, time=60)
+    move made now would be, saying she wins the set on time (the game, in a one-set match:
+    there is no set to speak of); bob is asked nothing, and the set ends on time at the
+    timer's check."""
+    await table.challenge_accepted(table.alice, table.bob, sets=sets, time=60)
     await table.move(table.alice, "d1-b1")
     assert table.bot is not None
     clocks = table.bot.services.clocks
@@ -195,39 +197,14 @@ async def test_a_takeback_asked_after_the_opponents_time_ran_out_is_too_late(
     refused = await table.reply_text(table.alice, "takeback")
     assert refused.ephemeral
     assert refused.content.startswith("Too late: your opponent's time for their move ran out <t:")
-    assert refused.content.endswith(", so you win this set on time."), refused.content
+    assert refused.content.endswith(f", so you win this {word} on time."), refused.content
     assert len(table.public_messages()) == posts, "bob was asked to answer too late"
     monkeypatch.setattr(clocks, "out_of_time", noticed)
     over = await table.wait_board(lambda m: "ran out of time" in m.content)
-    assert over.content.startswith("**Set 1 of 2 is over** after 1 move."), over.content
-    assert undone_moves(table.db_path) == []
-
-
-async def test_a_takeback_too_late_in_a_one_set_game_says_game(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In a one-set match bob's time ran out unnoticed: alice's takeback is refused saying she
-    wins the game on time (there is no set to speak of), and the game ends on time."""
-    await table.challenge_accepted(table.alice, table.bob, sets=1, time=60)
-    await table.move(table.alice, "d1-b1")
-    assert table.bot is not None
-    clocks = table.bot.services.clocks
-    noticed = clocks.out_of_time
-
-    async def not_noticed_yet(now: object = None) -> OutOfTime:
-        return OutOfTime(())
-
-    monkeypatch.setattr(clocks, "out_of_time", not_noticed_yet)
-    posts = len(table.public_messages())
-    table.advance(timedelta(hours=1, seconds=1))
-    refused = await table.reply_text(table.alice, "takeback")
-    assert refused.ephemeral
-    assert refused.content.startswith("Too late: your opponent's time for their move ran out <t:")
-    assert refused.content.endswith(", so you win this game on time."), refused.content
-    assert len(table.public_messages()) == posts, "bob was asked to answer too late"
-    monkeypatch.setattr(clocks, "out_of_time", noticed)
-    over = await table.wait_board(lambda m: "ran out of time" in m.content)
-    assert "Set 1" not in over.content, over.content
+    if sets == 2:
+        assert over.content.startswith("**Set 1 of 2 is over** after 1 move."), over.content
+    else:
+        assert "Set 1" not in over.content, over.content
     assert undone_moves(table.db_path) == []
 
 
