@@ -225,13 +225,19 @@ ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
 
 
 async def game_in_member_thread(
-    table: Harness, parent_name: str, *, private: bool = False
+    table: Harness, parent_name: str, *, private: bool = False, bot_added: bool = True
 ) -> FakeChannel:
     """alice starts a thread of #``parent_name`` herself and challenges bob inside it; the
-    game is played there (a thread has no threads). Returns the thread."""
+    game is played there (a thread has no threads). A ``private`` one: she adds bob to it,
+    and the bot unless not ``bot_added`` (then it sees the thread only through the
+    interactions from it). Returns the thread."""
     thread = await table.standin.start_member_thread(
         table.guild.channel(parent_name), "our game", table.alice, private=private
     )
+    if private:
+        await table.standin.add_to_thread(thread, table.bob, by=table.alice)
+        if bot_added:
+            await table.standin.add_to_thread(thread, table.standin.bot_user, by=table.alice)
     line = await table.reply_text(
         table.alice, "challenge", {"opponent": table.bob, "sets": 1}, channel=thread
     )
@@ -257,6 +263,24 @@ async def test_a_game_in_a_private_thread_is_listed_and_exported_only_inside_it(
     refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=lobby)
     assert refused.ephemeral
     assert "not everyone here can see" in refused.content
+
+
+async def test_a_game_in_a_private_thread_the_bot_is_not_in_is_never_given_out(
+    table: Harness,
+) -> None:
+    """alice and bob play in a private thread of #games nobody added the bot to (Discord
+    neither tells the bot of it nor lets it look: 403): carol's /games in #lobby does not list
+    it, and her /export of it there is refused as out of the bot's sight."""
+    thread = await game_in_member_thread(table, "games", private=True, bot_added=False)
+    lobby = table.guild.channel("lobby")
+    listed = await table.reply_text(table.carol, "games", channel=lobby)
+    assert f"<#{thread.id}>" not in str(listed.embeds[0].get("description"))
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.reply_text(who, "move", {"move": text}, channel=thread)
+    refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=lobby)
+    assert refused.ephemeral
+    assert "I can no longer see" in refused.content
 
 
 async def test_a_game_in_an_archived_thread_of_a_private_channel_stays_unlisted(

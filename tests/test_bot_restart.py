@@ -967,7 +967,7 @@ async def test_a_server_back_as_a_join_ends_its_hold_once(
         await discord_standin.guild_unavailable(table.guild)
         await unavailable_heard(table)
         table.advance(timedelta(hours=2))
-        back = payloads.guild_create(table.guild, joined=True)
+        back = payloads.guild_create(table.guild, me=table.standin.bot_user, joined=True)
         await discord_standin.dispatch("GUILD_CREATE", back)
         half_hour_on = table.now + timedelta(minutes=30)
         stamp = f"<t:{int(half_hour_on.timestamp())}:R>"
@@ -998,7 +998,7 @@ async def test_the_checks_go_on_while_a_server_back_is_given_its_time(
         await unavailable_heard(table)
         table.advance(timedelta(hours=2))
         entered, go_on = waits_until_told(monkeypatch, bot.services.clocks, "give_back_servers")
-        back = payloads.guild_create(table.guild, joined=True)
+        back = payloads.guild_create(table.guild, me=table.standin.bot_user, joined=True)
         await discord_standin.dispatch("GUILD_CREATE", back)
         await entered.wait()
         returned = table.now

@@ -5,12 +5,14 @@ first); a locked one takes nothing from a bot without Manage Threads."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from typing import Any
 
 import discord
 import pytest
 
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import MANAGE_THREADS
+from tests.discord_standin.model import GUILD_ANNOUNCEMENT, MANAGE_THREADS
 from tests.test_standin import Table, running
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -21,6 +23,11 @@ async def table(discord_standin: DiscordStandin) -> AsyncIterator[Table]:
     """A small connected bot (the stand-in's own test bot)."""
     async with running(discord_standin) as table:
         yield table
+
+
+async def _shown(table: Table, channel_id: int) -> dict[str, Any]:
+    """GET /channels/{id}, as Discord's JSON."""
+    return dict(await table.bot.http.get_channel(channel_id))
 
 
 def _content(text: str) -> discord.http.MultipartParameters:
@@ -140,3 +147,101 @@ async def test_an_answer_in_a_locked_thread_is_refused_unless_only_its_reader_se
     await table.standin.wait_until(refused, timeout=5)
     assert not resign.answered
     assert reply.message.content != "bob resigned"
+
+
+async def test_a_thread_the_bot_joined_carries_its_thread_member_object(table: Table) -> None:
+    """ "Getting a channel will return the thread member object for the current user as a
+    property on the channel, if the current user is a member of the thread": the bot's own
+    thread has ``member`` (and discord.py's ``Thread.me``), a member's thread it never joined
+    has none."""
+    mine = await table.bot.http.start_thread_without_message(
+        table.channel.id, name="game", auto_archive_duration=10080, type=11
+    )
+    theirs = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    shown = await _shown(table, int(mine["id"]))
+    assert table.bot.user is not None
+    assert shown["member"]["user_id"] == str(table.bot.user.id)
+    assert "member" not in await _shown(table, theirs.id)
+    fetched = await table.bot.fetch_channel(int(mine["id"]))
+    assert isinstance(fetched, discord.Thread)
+    assert fetched.me is not None
+
+
+async def test_a_private_thread_is_hidden_from_a_bot_nobody_added(table: Table) -> None:
+    """ "You must be invited to the thread to be able to view or participate in it, or be a
+    moderator": the bot is not told of alice's private thread and is refused a look or a
+    post there (403 Missing Access) until she adds it; then it is sent THREAD_CREATE with its
+    thread member object, and may post."""
+    thread = await table.standin.start_member_thread(
+        table.channel, "secret", table.alice, private=True
+    )
+    assert table.bot.get_channel(thread.id) is None
+    for call in (
+        table.bot.http.get_channel(thread.id),
+        table.bot.http.send_message(thread.id, params=_content("hello")),
+    ):
+        with pytest.raises(discord.Forbidden) as refused:
+            await call
+        assert refused.value.code == 50001
+    with pytest.raises(ValueError, match="cannot see"):
+        await table.standin.slash(
+            table.guild, thread, table.bob, "challenge", {"opponent": table.alice}
+        )
+    await table.standin.add_to_thread(thread, table.bob, by=table.alice)
+    await table.standin.add_to_thread(thread, table.standin.bot_user, by=table.alice)
+    await table.standin.wait_until(lambda: table.bot.get_channel(thread.id) is not None, timeout=5)
+    cached = table.bot.get_channel(thread.id)
+    assert isinstance(cached, discord.Thread)
+    assert cached.me is not None
+    await table.bot.http.send_message(thread.id, params=_content("hello"))
+    await table.standin.remove_from_thread(thread, table.standin.bot_user)
+    with pytest.raises(discord.Forbidden):
+        await table.bot.http.get_channel(thread.id)
+
+
+async def test_a_moderator_bot_sees_private_threads_it_is_not_in(table: Table) -> None:
+    """With Manage Threads the bot sees (and is told of) a private thread without being added."""
+    bot_member = table.standin.world.bot_member(table.guild)
+    await table.standin.edit_role(
+        bot_member.roles[0], permissions=bot_member.roles[0].permissions | MANAGE_THREADS
+    )
+    thread = await table.standin.start_member_thread(
+        table.channel, "secret", table.alice, private=True
+    )
+    shown = await _shown(table, thread.id)
+    assert shown["type"] == 12
+    assert "member" not in shown
+
+
+async def test_a_threads_create_timestamp_is_when_it_was_made(table: Table) -> None:
+    """``create_timestamp`` is the thread's creation, not its last archiving; a thread made
+    before 2022-01-09 has none ("only populated for threads created after 2022-01-09")."""
+    made = table.standin.world.clock()
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    later = made + timedelta(days=3)
+    table.standin.world.clock = lambda: later
+    await table.standin.edit_thread(thread, archived=True)
+    metadata = (await _shown(table, thread.id))["thread_metadata"]
+    assert datetime.fromisoformat(metadata["create_timestamp"]) < later
+    assert datetime.fromisoformat(metadata["archive_timestamp"]) == later
+    thread.created_at = None
+    old = await table.bot.fetch_channel(thread.id)
+    assert isinstance(old, discord.Thread)
+    assert old.created_at is None
+
+
+async def test_a_thread_of_an_announcement_channel_is_an_announcement_thread(
+    table: Table,
+) -> None:
+    """ "The type of thread created matches the type of the parent channel": a thread started
+    in an announcement channel is type 10 (discord.py's ``news_thread``), by the bot or a
+    member."""
+    table.channel.type = GUILD_ANNOUNCEMENT
+    data = await table.bot.http.start_thread_without_message(
+        table.channel.id, name="game", auto_archive_duration=10080, type=11
+    )
+    assert data["type"] == 10
+    theirs = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    fetched = await table.bot.fetch_channel(theirs.id)
+    assert isinstance(fetched, discord.Thread)
+    assert fetched.type is discord.ChannelType.news_thread

@@ -315,7 +315,9 @@ class Gateway:
                 if guild.unavailable:
                     await self._send(session, "GUILD_DELETE", payloads.guild_unavailable(guild))
                 else:
-                    await self._send(session, "GUILD_CREATE", payloads.guild_create(guild))
+                    await self._send(
+                        session, "GUILD_CREATE", payloads.guild_create(guild, me=self._bot)
+                    )
         self._on_change()
 
     async def _resume(self, connection: GatewayConnection, data: JSON) -> None:

@@ -52,10 +52,14 @@ GUILD_FORUM = 15
 come from a voice or stage channel's text chat, an announcement channel and a forum's posts."""
 THREADLESS = (GUILD_VOICE, GUILD_STAGE_VOICE)
 """Channels Discord starts no thread in: a voice or stage channel's chat."""
+ANNOUNCEMENT_THREAD = 10
+"""The public thread of an announcement channel ("The type of thread created matches the type
+of the parent channel", Discord's Threads topic)."""
 PUBLIC_THREAD = 11
 PRIVATE_THREAD = 12
-"""A thread only its members (and those with Manage Threads) see; membership is not modelled:
-tests act there only as the members."""
+"""A thread only its members (and those with Manage Threads) see ("You must be invited to the
+thread to be able to view or participate in it, or be a moderator", Discord's Threads topic)."""
+THREAD_TYPES = (ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD)
 
 ROLE_OVERWRITE = 0
 MEMBER_OVERWRITE = 1
@@ -146,13 +150,19 @@ class FakeChannel:
     locked: bool = False
     auto_archive_duration: int = 1440
     archived_at: datetime = field(default_factory=utc_now)
+    created_at: datetime | None = None
+    """For a thread: when it was created (None for one made before 2022-01-09, of which Discord
+    gives no ``create_timestamp``)."""
+    members: dict[int, datetime] = field(default_factory=dict)
+    """For a thread: who joined it (user id → when), as Discord tracks thread membership: its
+    creator, whoever posted in it, and those a member added."""
     overwrites: list[FakeOverwrite] = field(default_factory=list)
     """Permission overwrites (a thread has none of its own: it follows its parent's)."""
 
     @property
     def is_thread(self) -> bool:
         """Whether this channel is a thread."""
-        return self.type in (PUBLIC_THREAD, PRIVATE_THREAD)
+        return self.type in THREAD_TYPES
 
 
 @dataclass(eq=False)
@@ -193,11 +203,18 @@ class FakeMember:
 
     def effective_permissions_in(self, channel: FakeChannel) -> int:
         """What the member can actually do in a channel: :meth:`permissions_in` less Discord's
-        implicit denials — nothing without View Channel, and in a text channel without Send
+        implicit denials — nothing without View Channel, nothing in a private thread they are
+        not a member of (without Manage Threads), and in a text channel without Send
         Messages no Mention @everyone, Send TTS, Attach Files or Embed Links either."""
         value = self.permissions_in(channel)
         if not value & VIEW_CHANNEL:
             return 0
+        if (
+            channel.type == PRIVATE_THREAD
+            and self.id not in channel.members
+            and not value & MANAGE_THREADS
+        ):
+            return 0  # a private thread: only its members and moderators see it
         if not channel.is_thread and not value & SEND_MESSAGES:
             value &= ~(MENTION_EVERYONE | SEND_TTS_MESSAGES | ATTACH_FILES | EMBED_LINKS)
         return value
@@ -349,21 +366,37 @@ class World:
         thread_id: int | None = None,
         private: bool = False,
     ) -> FakeChannel:
-        """Create a public thread in ``parent`` (from a message: the thread has its id), or a
-        private one (``private``)."""
+        """Create a public thread in ``parent`` (from a message: the thread has its id; in an
+        announcement channel an announcement thread), or a private one (``private``). Its
+        creator is its first member."""
         assert parent.guild is not None
         assert not parent.is_thread
+        if private:
+            kind = PRIVATE_THREAD
+        else:
+            kind = ANNOUNCEMENT_THREAD if parent.type == GUILD_ANNOUNCEMENT else PUBLIC_THREAD
+        now = self.clock()
         thread = FakeChannel(
             id=thread_id if thread_id is not None else self.snowflakes.next(),
             name=name,
             guild=parent.guild,
-            type=PRIVATE_THREAD if private else PUBLIC_THREAD,
+            type=kind,
             parent=parent,
             owner_id=owner.id,
+            archived_at=now,
+            created_at=now,
+            members={owner.id: now},
         )
         self.channels[thread.id] = thread
         parent.guild.threads.append(thread)
         return thread
+
+    def join_thread(self, thread: FakeChannel, user: FakeUser) -> bool:
+        """``user`` joins ``thread`` (if not already a member); whether they were new to it."""
+        if user.id in thread.members:
+            return False
+        thread.members[user.id] = self.clock()
+        return True
 
     def threads_of(self, parent: FakeChannel) -> list[FakeChannel]:
         """Every thread created in ``parent``."""

@@ -8,6 +8,8 @@ from .model import (
     DM,
     GUILD_STAGE_VOICE,
     GUILD_VOICE,
+    PRIVATE_THREAD,
+    VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
     FakeMember,
@@ -69,11 +71,30 @@ def role(guild: FakeGuild, what: FakeRole) -> JSON:
     return payload
 
 
-def thread(where: FakeChannel) -> JSON:
-    """A thread channel object (type 11, or 12 for a private thread) with its metadata."""
+def thread(
+    where: FakeChannel, *, me: FakeUser | None = None, in_guild_create: bool = False
+) -> JSON:
+    """A thread channel object (type 10 in an announcement channel, 11, or 12 for a private
+    thread) with its metadata. ``me``: the user it is sent to, whose thread member object it
+    carries as ``member`` where they joined the thread — Discord's Threads topic: "getting a
+    channel will return the thread member object for the current user as a property on the
+    channel, if the current user is a member of the thread", and so do Guild Create's threads
+    (``in_guild_create``: without the member's ``id`` and ``user_id``, as Discord omits them
+    there) and Thread Create. ``create_timestamp`` is "only populated for threads created after
+    2022-01-09"."""
     assert where.guild is not None
     assert where.parent is not None
-    return {
+    metadata: JSON = {
+        "archived": where.archived,
+        "auto_archive_duration": where.auto_archive_duration,
+        "archive_timestamp": iso(where.archived_at),
+        "locked": where.locked,
+    }
+    if where.created_at is not None:
+        metadata["create_timestamp"] = iso(where.created_at)
+    if where.type == PRIVATE_THREAD:
+        metadata["invitable"] = True
+    payload: JSON = {
         "id": str(where.id),
         "type": where.type,
         "guild_id": str(where.guild.id),
@@ -83,21 +104,28 @@ def thread(where: FakeChannel) -> JSON:
         "last_message_id": None,
         "rate_limit_per_user": 0,
         "message_count": 0,
-        "member_count": 1,
+        "member_count": min(len(where.members), 50),
         "flags": 0,
         "total_message_sent": 0,
-        "thread_metadata": {
-            "archived": where.archived,
-            "auto_archive_duration": where.auto_archive_duration,
-            "archive_timestamp": iso(where.archived_at),
-            "locked": where.locked,
-            "create_timestamp": iso(where.archived_at),
-        },
+        "thread_metadata": metadata,
     }
+    if me is not None and me.id in where.members:
+        payload["member"] = thread_member(where, me, in_guild_create=in_guild_create)
+    return payload
 
 
-def channel(where: FakeChannel) -> JSON:
-    """A channel object: a guild text channel or a DM channel."""
+def thread_member(where: FakeChannel, who: FakeUser, *, in_guild_create: bool = False) -> JSON:
+    """A thread member object: ``who``'s membership of thread ``where`` (Guild Create's omits
+    the thread's and the user's ids)."""
+    payload: JSON = {"join_timestamp": iso(where.members[who.id]), "flags": 0}
+    if not in_guild_create:
+        payload.update(id=str(where.id), user_id=str(who.id))
+    return payload
+
+
+def channel(where: FakeChannel, *, me: FakeUser | None = None) -> JSON:
+    """A channel object: a guild text channel, a thread (with ``me``'s thread member object:
+    :func:`thread`) or a DM channel."""
     if where.type == DM:
         recipients = [user(where.recipient)] if where.recipient is not None else []
         return {
@@ -109,7 +137,7 @@ def channel(where: FakeChannel) -> JSON:
         }
     assert where.guild is not None
     if where.parent is not None:
-        return thread(where)
+        return thread(where, me=me)
     return {
         "id": str(where.id),
         "type": where.type,
@@ -168,7 +196,7 @@ def member(who: FakeMember, *, channel_for_permissions: FakeChannel | None = Non
     return payload
 
 
-def guild_create(guild: FakeGuild, *, joined: bool = False) -> JSON:
+def guild_create(guild: FakeGuild, *, me: FakeUser, joined: bool = False) -> JSON:
     """A full GUILD_CREATE payload: channels, roles and every member, so no chunking is needed.
 
     Discord sends GUILD_CREATE "to lazily load and backfill information for all unavailable
@@ -177,7 +205,7 @@ def guild_create(guild: FakeGuild, *, joined: bool = False) -> JSON:
     carry ``unavailable: false``; a join (``joined``) carries no ``unavailable`` at all, which
     is how libraries tell them apart (discord.py reports ``guild_available`` for the one,
     ``guild_join`` for the other; twilight's ``GuildCreateSource`` likewise)."""
-    payload = guild_object(guild)
+    payload = guild_object(guild, me=me)
     if not joined:
         payload["unavailable"] = False
     return payload
@@ -189,9 +217,11 @@ def guild_unavailable(guild: FakeGuild) -> JSON:
     return {"id": str(guild.id), "unavailable": True}
 
 
-def guild_object(guild: FakeGuild) -> JSON:
+def guild_object(guild: FakeGuild, *, me: FakeUser) -> JSON:
     """The guild object with GUILD_CREATE's extra fields (members, channels, threads), as
-    GET /guilds/{id} answers it too (without ``unavailable``)."""
+    GET /guilds/{id} answers it too (without ``unavailable``), for ``me`` (the bot): its
+    threads are "all active threads in the guild, that the current user is able to view",
+    each with ``me``'s thread member object where it joined (Discord's Threads topic)."""
     return {
         **guild_update(guild),
         "joined_at": iso(guild.created_at),
@@ -199,13 +229,23 @@ def guild_object(guild: FakeGuild) -> JSON:
         "member_count": len(guild.members),
         "members": [member(m) for m in guild.members],
         "channels": [channel(c) for c in guild.channels],
-        "threads": [thread(t) for t in guild.threads if not t.archived],
+        "threads": [
+            thread(t, me=me, in_guild_create=True)
+            for t in guild.threads
+            if not t.archived and _sees(guild, me, t)
+        ],
         "presences": [],
         "voice_states": [],
         "stage_instances": [],
         "guild_scheduled_events": [],
         "soundboard_sounds": [],
     }
+
+
+def _sees(guild: FakeGuild, who: FakeUser, where: FakeChannel) -> bool:
+    """Whether ``who``, a member of ``guild``, can see channel or thread ``where``."""
+    member = guild.member(who.id)
+    return member is not None and bool(member.effective_permissions_in(where) & VIEW_CHANNEL)
 
 
 def guild_update(guild: FakeGuild) -> JSON:

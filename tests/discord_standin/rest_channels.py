@@ -8,6 +8,7 @@ from aiohttp import web
 from . import payloads
 from .messages import read_body
 from .model import (
+    ANNOUNCEMENT_THREAD,
     CREATE_PUBLIC_THREADS,
     MANAGE_THREADS,
     PUBLIC_THREAD,
@@ -32,7 +33,7 @@ class ChannelRoutes(RestRoutes):
                 return error(404, 10008, "Unknown Message")
             if starter.thread is not None:
                 return error(400, 160004, "A thread has already been created for this message")
-        elif int(body.get("type") or PUBLIC_THREAD) != PUBLIC_THREAD:
+        elif int(body.get("type") or PUBLIC_THREAD) not in (PUBLIC_THREAD, ANNOUNCEMENT_THREAD):
             return error(400, 50035, "Invalid Form Body")
         if parent.guild is None or parent.is_thread or parent.type in THREADLESS:
             return error(400, 50024, "Cannot execute action on this channel type")
@@ -53,7 +54,7 @@ class ChannelRoutes(RestRoutes):
         thread.auto_archive_duration = int(body.get("auto_archive_duration") or 1440)
         if starter is not None:
             starter.thread = thread
-        data = payloads.thread(thread)
+        data = payloads.thread(thread, me=self._world.bot_user)
         await self._tell("THREAD_CREATE", {**data, "newly_created": True})
         self._recorder.notify()
         return json_response(data, 201)
@@ -69,6 +70,8 @@ class ChannelRoutes(RestRoutes):
         body, _ = await read_body(request)
         if not channel.is_thread:
             return error(403, 50013, "Missing Permissions")
+        if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, MISSING_ACCESS, "Missing Access")
         manages = self._bot_may(channel, MANAGE_THREADS)
         if "locked" in body and not manages:
             return error(403, 50013, "Missing Permissions")
@@ -93,20 +96,22 @@ class ChannelRoutes(RestRoutes):
 
     async def get_channel(self, request: web.Request) -> web.StreamResponse:
         """GET /channels/{id}: the channel object, a thread's (archived too) with its
-        ``thread_metadata``; 404 Unknown Channel (10003) once it is deleted, and 403 Missing
+        ``thread_metadata`` and, where the bot joined it, the bot's thread member object
+        (``member``); 404 Unknown Channel (10003) once it is deleted, and 403 Missing
         Access (50001) where the bot may not see it (a thread: its channel), as Discord
-        answers a bot without View Channel."""
+        answers a bot without View Channel (a private thread: one the bot is not a member of,
+        without Manage Threads)."""
         channel = self._channel(request)
         if not self._bot_may(channel, VIEW_CHANNEL):
             return error(403, MISSING_ACCESS, "Missing Access")
-        return json_response(payloads.channel(channel))
+        return json_response(payloads.channel(channel, me=self._world.bot_user))
 
     async def get_guild(self, request: web.Request) -> web.StreamResponse:
         """GET /guilds/{id}."""
         guild = self._world.guild(path_int(request, "guild_id"))
         if guild is None:
             return error(404, 10004, "Unknown Guild")
-        return json_response(payloads.guild_object(guild))
+        return json_response(payloads.guild_object(guild, me=self._world.bot_user))
 
     async def get_guild_channels(self, request: web.Request) -> web.StreamResponse:
         """GET /guilds/{id}/channels."""

@@ -92,7 +92,9 @@ class WorldChanges:
         """The bot is invited to ``guild``, added (:meth:`add_guild`) after it connected: it is
         sent GUILD_CREATE without ``unavailable``, as for any server it joins (discord.py:
         ``on_guild_join``)."""
-        await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild, joined=True))
+        await self.gateway.dispatch(
+            "GUILD_CREATE", payloads.guild_create(guild, me=self.world.bot_user, joined=True)
+        )
 
     async def guild_unavailable(self, guild: FakeGuild) -> None:
         """An outage of ``guild`` begins: the bot is sent GUILD_DELETE with ``unavailable:
@@ -108,7 +110,9 @@ class WorldChanges:
         ``on_guild_available``)."""
         guild.unavailable = False
         with contextlib.suppress(RuntimeError):  # no session: IDENTIFY will send it
-            await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild))
+            await self.gateway.dispatch(
+                "GUILD_CREATE", payloads.guild_create(guild, me=self.world.bot_user)
+            )
 
     async def rename_guild(self, guild: FakeGuild, name: str) -> None:
         """An admin renames ``guild``; the bot is sent GUILD_UPDATE (the guild object, without
@@ -216,10 +220,11 @@ class WorldChanges:
         private: bool = False,
         starter: StoredMessage | None = None,
     ) -> FakeChannel:
-        """A member starts a thread in ``parent``: without a starter message, public (type 11)
-        or private (type 12), or public from the message ``starter`` (the thread has its id);
-        the bot is sent THREAD_CREATE, as Discord does for a thread it can see (a private one:
-        once it is added to it)."""
+        """A member starts a thread in ``parent``: without a starter message, public (type 11;
+        type 10 in an announcement channel) or private (type 12), or public from the message
+        ``starter`` (the thread has its id); the bot is sent THREAD_CREATE, as Discord does
+        for a thread it can see (a private one: once it is added to it, :meth:`add_to_thread`,
+        unless it has Manage Threads)."""
         thread = self.world.add_thread(
             parent,
             name,
@@ -229,10 +234,68 @@ class WorldChanges:
         )
         if starter is not None:
             starter.thread = thread
-        data = {**payloads.thread(thread), "newly_created": True}
+        if not self._bot_sees(thread):
+            return thread
+        data = {**payloads.thread(thread, me=self.world.bot_user), "newly_created": True}
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_CREATE", data)
         return thread
+
+    def _bot_sees(self, channel: FakeChannel) -> bool:
+        """Whether the bot can see ``channel`` (a private thread: as a member or moderator)."""
+        assert channel.guild is not None
+        held = self.world.bot_member(channel.guild).effective_permissions_in(channel)
+        return bool(held & VIEW_CHANNEL)
+
+    async def add_to_thread(
+        self, thread: FakeChannel, who: FakeMember | FakeUser, *, by: FakeMember
+    ) -> None:
+        """``by``, a member of ``thread``, adds ``who`` (a member, or the bot) to it (Discord's
+        Add Thread Member, or a mention there). Discord's Threads topic: "A Thread Members
+        Update Gateway Event is always sent when the current user is added to or removed from
+        a thread", and "whenever a user is added to a private thread, the gateway also sends a
+        Thread Create dispatch": the bot, added, is sent both (THREAD_CREATE with its thread
+        member object); another member's joining it is told only with the members intent,
+        which the bot does not ask for."""
+        if not thread.is_thread or by.id not in thread.members:
+            raise ValueError(f"{by.name} is not in #{thread.name}: they cannot add anyone")
+        user = who.user if isinstance(who, FakeMember) else who
+        if not self.world.join_thread(thread, user) or user is not self.world.bot_user:
+            return
+        assert thread.guild is not None
+        guild_id = str(thread.guild.id)
+        me = payloads.thread_member(thread, user)
+        with contextlib.suppress(RuntimeError):
+            await self.gateway.dispatch("THREAD_CREATE", payloads.thread(thread, me=user))
+            await self.gateway.dispatch(
+                "THREAD_MEMBERS_UPDATE",
+                {
+                    "id": str(thread.id),
+                    "guild_id": guild_id,
+                    "member_count": len(thread.members),
+                    "added_members": [me],
+                },
+            )
+
+    async def remove_from_thread(self, thread: FakeChannel, who: FakeMember | FakeUser) -> None:
+        """A moderator removes ``who`` (a member, or the bot) from ``thread`` (Discord's Remove
+        Thread Member): in a private thread they no longer see it. The bot, removed, is sent
+        THREAD_MEMBERS_UPDATE naming it in ``removed_member_ids`` ("always sent when the
+        current user is added to or removed from a thread")."""
+        user = who.user if isinstance(who, FakeMember) else who
+        if thread.members.pop(user.id, None) is None or user is not self.world.bot_user:
+            return
+        assert thread.guild is not None
+        with contextlib.suppress(RuntimeError):
+            await self.gateway.dispatch(
+                "THREAD_MEMBERS_UPDATE",
+                {
+                    "id": str(thread.id),
+                    "guild_id": str(thread.guild.id),
+                    "member_count": len(thread.members),
+                    "removed_member_ids": [str(user.id)],
+                },
+            )
 
     async def edit_thread(
         self,
@@ -339,7 +402,9 @@ class WorldChanges:
         guild.unavailable = False
         self.world.guilds.append(guild)
         with contextlib.suppress(RuntimeError):  # no session: READY will list it
-            await self.gateway.dispatch("GUILD_CREATE", payloads.guild_create(guild, joined=True))
+            await self.gateway.dispatch(
+                "GUILD_CREATE", payloads.guild_create(guild, me=self.world.bot_user, joined=True)
+            )
 
     async def announce_member(self, member: FakeMember) -> None:
         """Send GUILD_MEMBER_ADD for a member added after the bot connected."""
