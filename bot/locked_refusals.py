@@ -17,7 +17,14 @@ from discord import app_commands
 
 from bot.i18n import _
 from bot.services.errors import GameError
-from bot.thread_locks import LocksSeen, refused_about, refused_for_lock, refused_in_channel
+from bot.thread_locks import (
+    THREAD_ARCHIVED,
+    THREAD_LOCKED,
+    LocksSeen,
+    refused_about,
+    refused_for_lock,
+    refused_in_channel,
+)
 from bot.unreachable import UNREACHABLE
 
 _log = logging.getLogger(__name__)
@@ -159,28 +166,37 @@ def refused_as_locked(interaction: discord.Interaction[Any], error: BaseExceptio
 
 
 class LockedElsewhere(GameError):
-    """Discord refused a post of mine in a thread a moderator locked, and it is not the
-    thread the interaction came from (a press of Accept in a channel whose game was to be
-    played in the challenge message's thread, which a moderator locked): the sentence names
-    that thread, not the permissions of the interaction's channel."""
+    """Discord refused a post of mine in a thread closed to me, and it is not the thread the
+    interaction came from (a press of Accept in a channel whose game was to be played in the
+    challenge message's thread, which a moderator locked): the sentence names that thread, not
+    the permissions of the interaction's channel, and says what Discord said of it — locked
+    (:data:`THREAD_LOCKED`), or archived (:data:`THREAD_ARCHIVED`: a moderator's lock is
+    likely, as a post would open an archived thread otherwise, but Discord does not say so)."""
 
-    def __init__(self, thread_id: int) -> None:
+    def __init__(self, thread_id: int, code: int = THREAD_LOCKED) -> None:
         self.thread_id = thread_id
-        super().__init__(
-            _(
+        thread = f"<#{thread_id}>"
+        if code == THREAD_ARCHIVED:
+            message = _(
+                "Discord says {thread} is archived: it takes nothing from me there until the "
+                "thread is opened again.",
+                thread=thread,
+            )
+        else:
+            message = _(
                 "A moderator locked {thread}: Discord takes nothing from me there until one "
                 "unlocks it.",
-                thread=f"<#{thread_id}>",
+                thread=thread,
             )
-        )
+        super().__init__(message)
 
 
 def locked_elsewhere(
     interaction: discord.Interaction[Any], error: BaseException
 ) -> LockedElsewhere | None:
     """The refusal for ``error`` when it is Discord refusing (403) a post of mine in another
-    thread than the one ``interaction`` came from as locked (:func:`refused_as_locked` tells
-    that thread's own lock), else None."""
+    thread than the one ``interaction`` came from as locked or archived
+    (:func:`refused_as_locked` tells that thread's own lock), else None."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     if not refused_for_lock(error):
@@ -188,7 +204,7 @@ def locked_elsewhere(
     thread_id = refused_in_channel(error)
     if thread_id is None or thread_id == interaction.channel_id:
         return None
-    return LockedElsewhere(thread_id)
+    return LockedElsewhere(thread_id, error.code)
 
 
 ANSWERS_PRIVATELY: Final[dict[str, Any]] = {"answers_privately": True}

@@ -115,3 +115,38 @@ async def test_a_lock_after_the_bot_read_the_thread_is_named_to_the_accepter(
         f"A moderator locked <#{corner.id}>: Discord takes nothing from me there until one "
         "unlocks it."
     )
+
+
+async def test_a_thread_refused_as_archived_is_not_named_locked_to_the_accepter(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Just after bob's Accept read carol's thread open, Discord refuses the game's first board
+    there as archived (403 50083, not "Thread is locked"): bob is told Discord says that
+    thread is archived, by name — not that a moderator locked it, which Discord did not say."""
+    line, corner = await carols_thread_from_a_challenge(table)
+    bot = table.bot
+    assert bot is not None
+    fetch_channel = bot.fetch_channel
+    board_path = f"/channels/{corner.id}/messages"
+
+    async def fetch_then_refuse(channel_id: int) -> object:
+        fetched = await fetch_channel(channel_id)
+        if channel_id == corner.id:
+            table.standin.fail_rest(
+                403,
+                seconds=30,
+                code=50083,
+                matching=lambda method, path: method == "POST" and path == board_path,
+            )
+        return fetched
+
+    monkeypatch.setattr(bot, "fetch_channel", fetch_then_refuse)
+    pressed = await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert pressed.answered
+    await table.standin.wait_until(lambda: bool(pressed.followups), timeout=5)
+    [told] = pressed.followups
+    assert told.ephemeral
+    assert told.content == (
+        f"Discord says <#{corner.id}> is archived: it takes nothing from me there until the "
+        "thread is opened again."
+    )

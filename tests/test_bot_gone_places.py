@@ -219,3 +219,20 @@ async def test_a_game_in_an_archived_thread_is_exported_inside_its_private_chann
     assert refused.content == (
         "Game 1 was played in a channel not everyone here can see: ask for it there."
     )
+
+
+async def test_a_game_in_a_kind_of_channel_discord_py_does_not_know_is_refused(
+    table: Harness,
+) -> None:
+    """Discord shows the place of alice's finished game (no longer in the bot's cache) as a
+    channel type newer than discord.py (it raises InvalidData reading it): carol's /export
+    game:1 is refused saying nobody can tell who sees it, not answered with an apology."""
+    thread = await finished_in_member_thread(table, "games")
+    await table.standin.edit_thread(thread, archived=True)
+    thread.type = 99
+    refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=table.channel)
+    assert refused.ephemeral
+    assert refused.content == (
+        "Game 1 was played in a kind of channel I do not know: I cannot tell who can see it, "
+        "so I do not share it anywhere."
+    )

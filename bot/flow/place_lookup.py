@@ -89,7 +89,9 @@ class PlaceLookup:
         are not given out to the whole server, or None when they may be: a public thread of a
         channel @everyone can see (archived, say), or of a channel of ``here`` (where they are
         asked for), or such a channel. Discord's 404 Unknown
-        Channel is :attr:`Unshown.DELETED`, 403 Missing Access :attr:`Unshown.OUT_OF_SIGHT`;
+        Channel is :attr:`Unshown.DELETED`, 403 Missing Access :attr:`Unshown.OUT_OF_SIGHT`, a
+        channel of a type discord.py does not know (it raises InvalidData)
+        :attr:`Unshown.UNKNOWN_KIND`;
         when it cannot answer, :attr:`Unshown.UNANSWERED` (not kept: asked again next time)."""
         key = (guild.id, channel_id)
         now = self.flow.bot.clock()
@@ -101,6 +103,9 @@ class PlaceLookup:
                 answer = await self.flow.bot.fetch_channel(channel_id)
             except discord.Forbidden:
                 answer = Unshown.OUT_OF_SIGHT
+            except discord.InvalidData as error:  # a channel type discord.py does not know
+                _log.info("Discord shows channel %s as a kind I do not know: %s", channel_id, error)
+                answer = Unshown.UNKNOWN_KIND
             except (discord.HTTPException, *UNREACHABLE) as error:
                 if not unknown_channel(error):
                     _log.info("Could not ask Discord about channel %s: %s", channel_id, error)

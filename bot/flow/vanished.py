@@ -81,6 +81,8 @@ class VanishedFlow:
             await bot.fetch_channel(channel_id)
         except (discord.HTTPException, *UNREACHABLE) as error:
             return unknown_channel(error)
+        except discord.InvalidData:  # Discord knows it: a channel type discord.py does not
+            pass
         return False
 
     async def before_time_out(
@@ -131,6 +133,8 @@ class VanishedFlow:
             return False  # gone: its game is aborted when that is heard of
         except (discord.HTTPException, *UNREACHABLE):
             return True
+        except discord.InvalidData:  # a channel type discord.py does not know: no thread
+            return False
         return isinstance(channel, discord.Thread) and self.flow.bot.timers.holds.closed(channel)
 
     async def closed_since(self, channel_id: int, set_id: int | None = None) -> datetime | None:
@@ -140,8 +144,8 @@ class VanishedFlow:
         turn of its game ``set_id`` began (:meth:`turn_began`; now without one)."""
         try:
             channel = await self.flow.bot.fetch_channel(channel_id)
-        except (discord.HTTPException, *UNREACHABLE):
-            return None
+        except (discord.HTTPException, discord.InvalidData, *UNREACHABLE):
+            return None  # unanswered, or a channel type discord.py does not know: no thread
         if not isinstance(channel, discord.Thread) or not self.flow.bot.timers.holds.closed(
             channel
         ):

@@ -32,6 +32,9 @@ class Unshown(enum.Enum):
     """Discord refuses the bot a look at it (403 Missing Access)."""
     UNANSWERED = "unanswered"
     """Discord could not say what it is just now."""
+    UNKNOWN_KIND = "unknown kind"
+    """Discord showed it as a kind of channel discord.py does not know (a type newer than it):
+    nobody here can tell who sees it."""
 
 
 HiddenPlaces = Mapping[int, Unshown]

@@ -248,6 +248,14 @@ def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
                 game=game,
             )
         )
+    if why is Unshown.UNKNOWN_KIND:
+        raise NoGameHere(
+            _(
+                "Game {game} was played in a kind of channel I do not know: I cannot tell who "
+                "can see it, so I do not share it anywhere.",
+                game=game,
+            )
+        )
     if why is Unshown.UNANSWERED:
         raise NoGameHere(
             _(
