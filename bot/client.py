@@ -37,6 +37,10 @@ _log = logging.getLogger(__name__)
 FIRST_BACKUP = timedelta(minutes=10)
 """When the first backup is taken after starting with none (later ones follow the interval)."""
 
+LONGEST_RATE_LIMIT_WAIT = timedelta(seconds=30)
+"""The longest 429 ``retry_after`` a request waits out before trying again (the least
+discord.py takes); a longer one is tried again at a later check, or by the outbox."""
+
 REMEMBER_WAIT = 0.25
 """Seconds an answer waits for a member's name to be stored before going on without it."""
 
@@ -101,6 +105,10 @@ class BrandubhBot(commands.AutoShardedBot):
             # Install in the Developer Portal would otherwise offer every command, by default,
             # as a member's own app in servers I am not in, where I can neither post nor see.
             allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
+            # A request Discord asks to wait longer for raises RateLimited (an outage to the
+            # flow: bot/unreachable.py) rather than sleeping: the timers' check posts one thing
+            # after another, and one channel's ten-minute wait would hold every game's clock.
+            max_ratelimit_timeout=LONGEST_RATE_LIMIT_WAIT.total_seconds(),
         )
         self.settings = settings
         self.clock = clock

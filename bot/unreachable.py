@@ -6,6 +6,13 @@ from __future__ import annotations
 import aiohttp
 import discord
 
-UNREACHABLE = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
-"""What a post raises when Discord could not take it just now (5xx, the connection, a time-out):
-worth trying again soon, unlike a refusal (4xx) that would be refused again."""
+UNREACHABLE = (
+    discord.DiscordServerError,
+    aiohttp.ClientError,
+    OSError,
+    TimeoutError,
+    discord.RateLimited,
+)
+"""What a post raises when Discord could not take it just now (5xx, the connection, a time-out,
+a 429 asking to wait longer than the client waits: bot/client.py): worth trying again soon,
+unlike a refusal (4xx) that would be refused again."""

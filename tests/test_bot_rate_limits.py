@@ -1,0 +1,67 @@
+"""Discord's rate limits on the bot's own posts: one channel's long wait holds up no other."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, challenge_id, running_bot, timers_checked
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a fresh server with #games and #lobby, alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def test_a_long_rate_limit_in_one_channel_holds_up_no_other_game(table: Harness) -> None:
+    """Discord answers alice's half-time reminder in #games with 429, to wait ten minutes:
+    carol's game in #lobby still ends on time at that check (before, the timers waited out
+    the ten minutes, and every game's clock with them), and alice's reminder is posted once,
+    at a later check."""
+    lobby = table.guild.channel("lobby")
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    offered = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin, "time": 5}, channel=lobby
+    )
+    await table.standin.click(offered, f"challenge:accept:{challenge_id(offered)}", table.admin)
+    started = await table.wait_board(channel=lobby)
+    games_posts = f"/channels/{table.channel.id}/messages"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "POST" and path == games_posts
+    )
+    table.advance(timedelta(minutes=31))
+    ended = await table.wait_board(
+        lambda m: m.created_at > started.created_at, channel=lobby, timeout=15
+    )
+    assert "time" in ended.content, ended.content
+    assert limited.hits == 1
+    await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    await timers_checked(table)
+    reminders = [m for m in table.public_messages() if "reminder" in m.content]
+    assert len(reminders) == 1, [m.content for m in reminders]
+
+
+async def test_a_short_rate_limit_is_waited_out_and_the_reminder_posted_once(
+    table: Harness,
+) -> None:
+    """Discord answers alice's half-time reminder with 429, to wait a second: the bot waits
+    and posts it, once (a wait of up to half a minute is waited out, not dropped)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    games_posts = f"/channels/{table.channel.id}/messages"
+    limited = table.standin.rate_limit(
+        retry_after=1, matching=lambda method, path: method == "POST" and path == games_posts
+    )
+    table.advance(timedelta(minutes=31))
+    await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    assert limited.hits == 1
+    await timers_checked(table)
+    reminders = [m for m in table.public_messages() if "reminder" in m.content]
+    assert len(reminders) == 1, [m.content for m in reminders]
