@@ -747,3 +747,26 @@ async def test_a_challenge_in_a_thread_of_an_allowed_channel_stays_open(table: H
     await table.reply_text(table.admin, "settings", {"allow": table.channel})
     await table.standin.wait_until(lambda: "no longer allowed" in other.content, timeout=5)
     assert posted.custom_ids(), posted.content
+
+
+async def test_threads_turned_off_lapse_the_challenges_beside_a_game_in_the_channel(
+    table: Harness,
+) -> None:
+    """alice and bob play in #games itself (threads were off); an admin turns threads on and
+    carol challenges bob there, then threads go off again: carol's challenge, whose game would
+    now be played in the busy channel, lapses at once, saying why, and carol may challenge bob
+    in #lobby at once (it waited, unacceptable, holding the two of them until it expired)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.reply_text(table.admin, "settings", {"threads": "on"})
+    posted = await table.reply_text(table.carol, "challenge", {"opponent": table.bob})
+    assert posted.custom_ids(), posted.content
+    await table.reply_text(table.admin, "settings", {"threads": "off"})
+    await table.standin.wait_until(lambda: "lapsed" in posted.content, timeout=5)
+    assert posted.content.startswith(
+        f"<@{table.carol.id}>'s challenge to <@{table.bob.id}> lapsed: this channel is now "
+        "busy with a game."
+    ), posted.content
+    assert posted.custom_ids() == []
+    lobby = table.guild.channel("lobby")
+    again = await table.reply_text(table.carol, "challenge", {"opponent": table.bob}, channel=lobby)
+    assert not again.ephemeral, again.content

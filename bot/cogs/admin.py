@@ -503,7 +503,7 @@ class Admin(commands.Cog):
             or open_challenge_role is not None
             or no_open_challenge_role
         )
-        changed = moved = False
+        changed = moved = unthreaded = False
         unchanged: list[str] = []
         if given:
 
@@ -543,6 +543,7 @@ class Admin(commands.Cog):
             change = await within_deadline(interaction, changing, ephemeral=True)
             current, changed = change.after, change.changed
             moved = change.before.allowed_channel_ids != change.after.allowed_channel_ids
+            unthreaded = change.before.threads and not change.after.threads
             no_threads = no_thread_lines(
                 interaction, newly_threaded(change, None if allow is None else allow.id), lang
             )
@@ -594,6 +595,10 @@ class Admin(commands.Cog):
             # Challenges waiting where games are no longer allowed lapse: nobody could accept
             # them, yet they would hold their members until they expired.
             await self.bot.flow.challenges.lapse_disallowed(interaction.guild)
+        if unthreaded:
+            # A challenge's game is now played in its channel: where one is played there
+            # already, those waiting lapse, as a game's start there lapses them.
+            await self.bot.flow.challenges.lapse_busy(interaction.guild_id)
 
     @app_commands.command(name="abort")
     @app_commands.guild_only()

@@ -499,6 +499,19 @@ class ChallengeFlow:
         for challenge in lapsed:
             await self._mark_lapsed(challenge, disallowed=True)
 
+    async def lapse_busy(self, guild_id: int) -> None:
+        """The server turned threads off: its open challenges in a channel busy with a game
+        played there lapse, and their messages say so (what stops an edit is logged)."""
+        try:
+            lapsed = await self.flow.bot.services.challenges.lapse_busy(guild_id)
+        except StorageError as error:  # a press on one lapses it, or it expires as ever
+            _log.warning(
+                "Could not lapse the challenges of busy channels in %s: %s", guild_id, error
+            )
+            return
+        for challenge in lapsed:
+            await self._mark_lapsed(challenge)
+
     async def _mark_lapsed(self, challenge: Challenge, *, disallowed: bool = False) -> None:
         """Edit a challenge made moot by a game in its channel (``disallowed``: by the
         server's settings, which no longer allow games there): no buttons, and why."""

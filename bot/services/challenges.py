@@ -420,6 +420,28 @@ class ChallengeService:
             ]
         return [_challenge(row) for row in lapsed]
 
+    async def lapse_busy(self, guild_id: int) -> list[Challenge]:
+        """The server turned threads off: its open challenges in a channel a game is played in
+        (one that started there while threads were off before) lapse, and are returned. Their
+        game would be played in that channel now, which is busy, so nobody could accept them,
+        yet they would hold their members and their challenger's five until they expired. The
+        settings are read under the lock their writes take: with threads on again meanwhile
+        (another admin), the challenges stay open."""
+        async with self._database.transaction() as db:
+            settings = await self._settings.locked(db, guild_id)
+            if settings.threads:
+                return []
+            now_us = to_us(self._clock())
+            lapsed = [
+                row
+                for row in await challenges.open_in_guild(db, guild_id)
+                if await sets.active_in_channel(db, row.channel_id) is not None
+                and await challenges.close(
+                    db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
+                )
+            ]
+        return [_challenge(row) for row in lapsed]
+
     async def decline(
         self, challenge_id: int, user_id: int, *, pressed_on: tuple[int, int] | None = None
     ) -> Challenge:
