@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot, timers_checked
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    challenge_id,
+    running_bot,
+    timers_checked,
+)
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
+
+ATTACKERS_WIN = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+"""Five moves after which the attackers capture the king against the throne's neighbour."""
 
 
 @pytest.fixture
 async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
     """The bot in a fresh server with #games and #lobby, alice, bob, carol and an admin."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The same, each game played in a thread of its own."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
         yield harness
 
 
@@ -65,3 +82,22 @@ async def test_a_short_rate_limit_is_waited_out_and_the_reminder_posted_once(
     await timers_checked(table)
     reminders = [m for m in table.public_messages() if "reminder" in m.content]
     assert len(reminders) == 1, [m.content for m in reminders]
+
+
+async def test_a_thread_whose_archiving_is_rate_limited_is_archived_at_a_later_check(
+    threaded: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """alice wins in her thread; ten minutes on, Discord answers its archiving with 429, to
+    wait ten minutes: the check goes on, logs no failure, and a later check archives it."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=ATTACKERS_WIN)
+    await table.standin.wait_until(lambda: " won. " in table.thread_line(thread).content)
+    thread_path = f"/channels/{thread.id}"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "PATCH" and path == thread_path
+    )
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: thread.archived, timeout=10)
+    assert limited.hits == 1
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failures == []
