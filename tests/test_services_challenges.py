@@ -146,6 +146,26 @@ async def test_with_threads_a_busy_channel_still_takes_challenges(services: Serv
     assert game.parent_channel_id is None  # no challenge message was recorded for it
 
 
+async def test_threads_turned_off_lapse_only_the_challenges_in_a_busy_channel(
+    services: Services,
+) -> None:
+    """alice and bob play in the channel itself (threads off); with threads on, carol
+    challenges dave there and in another channel; threads off again: the one in the busy
+    channel lapses, the other stays open, and with threads on nothing lapses."""
+    await services.settings.change(GUILD, threads=False)
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.accept(first.challenge_id, BOB)
+    await services.settings.change(GUILD, threads=True)
+    beside = await services.challenges.create(GUILD, CHANNEL, CAROL, DAVE)
+    elsewhere = await services.challenges.create(GUILD, OTHER_CHANNEL, DAVE, ALICE)
+    assert await services.challenges.lapse_busy(GUILD) == []
+    await services.settings.change(GUILD, threads=False)
+    lapsed = await services.challenges.lapse_busy(GUILD)
+    assert [challenge.challenge_id for challenge in lapsed] == [beside.challenge_id]
+    assert (await services.challenges.get(beside.challenge_id)).status is ChallengeStatus.EXPIRED
+    assert (await services.challenges.get(elsewhere.challenge_id)).status is ChallengeStatus.OPEN
+
+
 async def test_a_member_may_have_at_most_five_open_challenges(services: Services) -> None:
     """The sixth open challenge is refused with a sentence; an answered one frees a place."""
     opened = [
