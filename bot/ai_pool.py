@@ -1,20 +1,24 @@
 """The computer opponent's thinking, in a pool of worker processes (never on the event loop).
 
 Every computer game asks for at most one move at a time, and requests queue first come, first
-served for a worker (``asyncio.Semaphore`` wakes waiters in order), so many games share the
-pool fairly: a game waits at most for the searches queued before it, each bounded by the time
-per move. Closing the pool cancels the queued requests and stops the workers.
+served for a worker (:class:`WorkerTurns`), so many games share the pool fairly: a game waits at
+most for the searches queued before it, each bounded by the time per move. The analyses'
+searches, which no player waits on move by move, queue behind them: however many members
+analyse at once, a computer's move (or a puzzle's answer) waits only for the searches already
+running. Closing the pool cancels the queued requests and stops the workers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import multiprocessing
 import os
 import zlib
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -43,6 +47,51 @@ def search_bounds(
     if nodes is not None:
         return None, repeatable_seed(game) if seed is None else seed
     return None if time_per_move is None else time_per_move.total_seconds(), seed
+
+
+class WorkerTurns:
+    """The pool's workers, taken in turn: first come, first served, except that a request
+    someone is waiting on (``first``: a computer's move, a puzzle's answer) goes before every
+    waiting request that is not (an analysis's positions)."""
+
+    def __init__(self, workers: int) -> None:
+        self._free = workers
+        self._first: deque[asyncio.Future[None]] = deque()
+        self._later: deque[asyncio.Future[None]] = deque()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, *, first: bool) -> AsyncIterator[None]:
+        """Hold a worker for the block, once every request ahead of this one has had its turn."""
+        await self._take(self._first if first else self._later)
+        try:
+            yield
+        finally:
+            self._give_back()
+
+    async def _take(self, queue: deque[asyncio.Future[None]]) -> None:
+        if self._free > 0 and not self._first and not self._later:
+            self._free -= 1
+            return
+        waiting: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(waiting)
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            if waiting.done() and not waiting.cancelled():
+                self._give_back()  # handed a worker as it was cancelled: the next one has it
+            else:
+                with contextlib.suppress(ValueError):
+                    queue.remove(waiting)
+            raise
+
+    def _give_back(self) -> None:
+        for queue in (self._first, self._later):
+            while queue:
+                waiting = queue.popleft()
+                if not waiting.done():
+                    waiting.set_result(None)
+                    return
+        self._free += 1
 
 
 class PoolClosed(Exception):
@@ -79,7 +128,7 @@ class AIPool:
         self.nodes = nodes
         """Positions searched per move instead of a time (then the moves are repeatable)."""
         self._thinker = thinker or think
-        self._slots = asyncio.Semaphore(self.workers)
+        self._turns = WorkerTurns(self.workers)
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._closed = False
 
@@ -98,7 +147,7 @@ class AIPool:
             raise PoolClosed("the computer opponent is shutting down")
         moves = [str(record.move) for record in game.records]
         time_limit, seed = search_bounds(game, self.time_per_move, self.nodes, seed)
-        async with self._slots:
+        async with self._turns.turn(first=True):
             if self._closed:
                 raise PoolClosed("the computer opponent is shutting down")
             loop = asyncio.get_running_loop()
@@ -121,13 +170,14 @@ class AIPool:
                 self._executor = None
                 raise
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in a worker (a picklable module-level function), queued with the
-        computer's moves: the analysis's searches take a worker in turn, one position at a time.
+    async def run(self, function: Callable[..., T], *args: Any, first: bool = False) -> T:
+        """``function(*args)`` in a worker (a picklable module-level function), queued behind
+        the computer's moves: the analysis's searches take a worker in turn, one position at a
+        time. ``first``: someone waits on this answer (a puzzle's move), queued with the moves.
         """
         if self._closed:
             raise PoolClosed("the engine is shutting down")
-        async with self._slots:
+        async with self._turns.turn(first=first):
             if self._closed:
                 raise PoolClosed("the engine is shutting down")
             loop = asyncio.get_running_loop()

@@ -22,10 +22,10 @@ class HeldEngine:
         """Set once a search has started (and is waiting)."""
         self.released = asyncio.Event()
 
-        async def held(function: Any, *args: Any) -> Any:
+        async def held(function: Any, *args: Any, first: bool = False) -> Any:
             self.searching.set()
             await self.released.wait()
-            return await run(function, *args)
+            return await run(function, *args, first=first)
 
         monkeypatch.setattr(table.bot.engine, "run", held)
 

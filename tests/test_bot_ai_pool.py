@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Awaitable
 from datetime import timedelta
 
 import pytest
 
-from bot.ai_pool import AIPool, PoolClosed
+from bot.ai_pool import AIPool, PoolClosed, WorkerTurns
 from engine import Game
 
 
@@ -48,3 +50,52 @@ async def test_a_bound_in_positions_gives_the_same_game_the_same_move() -> None:
     first = answers[0]
     assert first == answers[1]
     assert [first[i] for i in (0, 3, 6)] == [first[i] for i in (1, 4, 7)] == first[2::3]
+
+
+async def test_a_computers_move_goes_before_the_analyses_waiting() -> None:
+    """Many members analysing at once: a computer's move asked while their searches wait for
+    the one worker is searched as soon as the running search ends, not after them all."""
+    pool = AIPool(workers=1, nodes=300)
+    done: list[str] = []
+
+    async def noted(name: str, request: Awaitable[object]) -> None:
+        await request
+        done.append(name)
+
+    try:
+        running = asyncio.ensure_future(noted("running", pool.run(time.sleep, 1.0)))
+        await asyncio.sleep(0)  # it has the worker
+        waiting = [
+            asyncio.ensure_future(noted(f"analysis {n}", pool.run(time.sleep, 0.3)))
+            for n in range(3)
+        ]
+        await asyncio.sleep(0)
+        move = asyncio.ensure_future(noted("move", pool.choose_move(Game(), 1)))
+        await asyncio.gather(running, *waiting, move)
+    finally:
+        await pool.close()
+    assert done == ["running", "move", "analysis 0", "analysis 1", "analysis 2"]
+
+
+async def test_a_request_given_up_while_waiting_keeps_no_worker() -> None:
+    """A request cancelled while it waits for a worker (its interaction given up, the bot
+    stopping) neither holds a worker nor skips the next request's turn."""
+    turns = WorkerTurns(1)
+    order: list[str] = []
+    holder = turns.turn(first=False)
+    await holder.__aenter__()
+
+    async def wait(name: str, first: bool) -> None:
+        async with turns.turn(first=first):
+            order.append(name)
+
+    dropped = asyncio.ensure_future(wait("dropped", True))
+    kept = asyncio.ensure_future(wait("kept", False))
+    await asyncio.sleep(0)
+    dropped.cancel()
+    await holder.__aexit__(None, None, None)
+    await asyncio.wait_for(kept, timeout=1)
+    assert order == ["kept"]
+    async with asyncio.timeout(1), turns.turn(first=True):
+        order.append("after")
+    assert order == ["kept", "after"]

@@ -82,9 +82,9 @@ async def test_second_analysis_is_read_not_searched(table: Harness) -> None:
     searches: list[object] = []
     run = table.bot.engine.run
 
-    async def counted(function: Any, *args: Any) -> Any:
+    async def counted(function: Any, *args: Any, first: bool = False) -> Any:
         searches.append(function)
-        return await run(function, *args)
+        return await run(function, *args, first=first)
 
     table.bot.engine.run = counted  # type: ignore[method-assign]
     again = await (await table.slash(table.bob, "analyse")).wait_original(_finished, timeout=10)

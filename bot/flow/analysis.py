@@ -2,9 +2,10 @@
 
 The reply is deferred at once; while the engine works the deferred message shows how far it got
 ("Analysing… 40 %"), edited at most every PROGRESS_STEP of the way, not per position. Positions
-are searched one at a time, each taking a worker in turn with the computer's moves, so a long
-analysis never holds up a game against the computer. The scores are stored: asking again reads
-them and only draws the pictures. Two requests for the same set share one analysis.
+are searched one at a time, each taking a worker behind the computer's moves and the puzzles'
+answers, so no number of analyses holds up a game against the computer. The scores are stored:
+asking again reads them and only draws the pictures. Two requests for the same set share one
+analysis.
 """
 
 from __future__ import annotations

@@ -229,7 +229,10 @@ class PuzzleFlow:
             raise IllegalMove(engine_sentence(error)) from None
         text = await within_deadline(
             interaction,
-            self.bot.engine.run(answer_move, str(attempt.puzzle), list(attempt.line), move),
+            # The solver waits on it: ahead of any analysis's searches.
+            self.bot.engine.run(
+                answer_move, str(attempt.puzzle), list(attempt.line), move, first=True
+            ),
             ephemeral=True,
             thinking=False,
         )
