@@ -216,7 +216,8 @@ def plot_box(width: int = WIDTH, height: int = HEIGHT) -> _Box:
 
 
 def _tick_step(plies: int) -> int:
-    for step in (5, 10, 20, 50):
+    # From one move on: a set of a few moves (a quick resignation) had its axis say "0" alone.
+    for step in (1, 2, 5, 10, 20, 50):
         if plies / step <= 10:
             return step
     return 100

@@ -99,3 +99,15 @@ def test_a_long_title_stays_inside_the_picture() -> None:
     margin = round(18 * scale)
     band = image.crop((image.width - margin, 0, image.width, round(36 * scale)))
     assert band.getextrema()[1] < 150  # type: ignore[operator]
+
+
+def test_a_short_sets_move_axis_is_numbered_to_its_last_move() -> None:
+    """A set resigned after 3 moves: the move axis says 3 under its last point, not "0" alone
+    (the numbers came every 5 moves)."""
+    png = render_win_chance([0.33, 0.33, 0.34, 1.0])
+    box = plot_box()
+    with Image.open(io.BytesIO(png)) as opened:
+        picture = opened.convert("RGB")
+    under_last = picture.crop((box.right - 10, box.bottom + 4, box.right + 10, box.bottom + 22))
+    colours = {colour for _, colour in under_last.getcolors(400) or []}
+    assert colours - {theme.FRAME}, "no number under the last move"
