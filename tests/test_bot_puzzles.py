@@ -755,3 +755,24 @@ async def test_a_puzzle_drawn_in_one_server_counts_where_it_is_played(table: Har
     assert board.embeds[0]["description"] == "`  1.` **alice** — 0 of 1 solved (0 %)"
     home = await table.reply_text(table.alice, "puzzle leaderboard")
     assert home.embeds[0]["description"].startswith("Nobody here has finished a puzzle yet")
+
+
+async def test_a_player_stuck_on_a_puzzle_gives_up_and_sees_the_solution(
+    table: Harness,
+) -> None:
+    """Give up under the picker ends the attempt as a wrong move would (tried, streak over)
+    and shows the solution, and /puzzle play then gives another puzzle: before, a player who
+    could not find the move got the same puzzle back for good, or had to play a move they
+    knew was wrong to see the answer."""
+    shown = await table.reply_text(table.alice, "puzzle play")
+    puzzle = shown_puzzle(shown)
+    [give_up] = [c for c in shown.custom_ids() if c.endswith(":give-up")]
+    pressed = await table.standin.click(shown, give_up, table.alice)
+    over = await pressed.wait_original(lambda m: "gave up" in m.content)
+    solution = " ".join(str(m) for m in puzzle.solution)
+    assert f"**You gave up.** The solution: {solution}. Your streak starts again." in over.content
+    assert over.custom_ids() == ["puzzle:next"]
+    stats = await table.reply_text(table.alice, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Solved"] == "0 of 1 (0 %)"
+    assert shown_puzzle(await table.reply_text(table.alice, "puzzle play")) != puzzle

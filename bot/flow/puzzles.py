@@ -280,6 +280,27 @@ class PuzzleFlow:
                 interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
 
+    async def give_up(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
+    ) -> None:
+        """Give up: the attempt fails where it stands and the solution is shown (it counts as
+        a wrong move would: a puzzle tried, the streak ended)."""
+        attempt = await within_deadline(
+            interaction,
+            self._current(interaction, attempt_id, ply),
+            ephemeral=True,
+            thinking=False,
+        )
+        done = await self._record(interaction, attempt, (), stored.FAILED)
+        lang = reader(interaction)
+        line = lang._(
+            "**You gave up.** The solution: {solution}. Your streak starts again.",
+            solution=" ".join(str(m) for m in attempt.puzzle.solution),
+        )
+        await self._show(
+            interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
+        )
+
     async def _record(
         self,
         interaction: discord.Interaction[Any],

@@ -12,7 +12,7 @@ from bot.views.confirm import ConfirmAbort, ConfirmRepetition, ConfirmResign, Re
 from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
-from bot.views.puzzle import NextPuzzle, PuzzlePiece, PuzzleTarget, SolveButton
+from bot.views.puzzle import GiveUp, NextPuzzle, PuzzlePiece, PuzzleTarget, SolveButton
 from bot.views.puzzle_board import SolversButton
 from bot.views.rematch import RematchButton
 from bot.views.takeback import TakebackAnswer, TakebackButton
@@ -35,6 +35,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     NextPuzzle,
     PuzzlePiece,
     PuzzleTarget,
+    GiveUp,
     SolversButton,
 )
 

@@ -2,7 +2,8 @@
 
 Ids live in the ``custom_id`` (``DynamicItem``): ``puzzle:solve:<puzzle>:<day>`` on a daily
 post, ``pz:<attempt>:<ply>:from|to:<index>`` for the picker (the ply makes an old picker stale),
-``puzzle:next`` for another puzzle. The flow (``bot.puzzles``) does the work.
+``pz:<attempt>:<ply>:give-up`` beside it, ``puzzle:next`` for another puzzle. The flow
+(``bot.puzzles``) does the work.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def destination_options(game: Game, from_name: str) -> list[discord.SelectOption
 def picker_view(
     attempt: Attempt, game: Game, from_name: str | None = None, lang: Language = ENGLISH
 ) -> discord.ui.View:
-    """The pieces to move, or with ``from_name`` the chosen piece's destinations."""
+    """The pieces to move, or with ``from_name`` the chosen piece's destinations; and Give up."""
     view = discord.ui.View(timeout=None)
     ply = len(attempt.line)
     if from_name is None:
@@ -78,6 +79,7 @@ def picker_view(
     else:
         for index, options in enumerate(chunks(destination_options(game, from_name))[:4]):
             view.add_item(PuzzleTarget(attempt.attempt_id, ply, index, options, lang))
+    view.add_item(GiveUp(attempt.attempt_id, ply, lang))
     return view
 
 
@@ -191,3 +193,35 @@ class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):to:(?
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         [move] = self.item.values
         await bot_of(interaction).puzzles.play_move(interaction, self.attempt_id, self.ply, move)
+
+
+class GiveUp(
+    GuardedItem[discord.ui.Button[Any]], template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):give-up"
+):
+    """ "Give up" under a puzzle's picker: the attempt fails and the solution is shown."""
+
+    answers_privately = True  # the puzzle's own private message
+
+    def __init__(self, attempt_id: int, ply: int, lang: Language = ENGLISH) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=lang._("Give up"),
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pz:{attempt_id}:{ply}:give-up",
+            )
+        )
+        self.attempt_id = attempt_id
+        self.ply = ply
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        return cls(int(match["attempt"]), int(match["ply"]))
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).puzzles.give_up(interaction, self.attempt_id, self.ply)
