@@ -290,17 +290,15 @@ def evaluate_position(
 
 
 def positions(game: Game) -> list[Game]:
-    """The game at each position of its set, from the start to after the last move.
-
-    The last position keeps the game's result (a resignation or time-out included).
+    """The game at each position of its set, from the start to after the last move, as the
+    bot's pool scores them (from the moves alone): a resignation or time-out after the last
+    move is not on the board (:func:`judge_game` applies it).
     """
     replay = Game.from_position(game.starting_position, game.starting_side, game.ruleset)
     out = [replay.copy()]
     for record in game.records:
         replay.play(record.move)
         out.append(replay.copy())
-    if game.outcome is not None and out[-1].outcome is None:
-        out[-1] = game.copy()
     return out
 
 
@@ -312,9 +310,11 @@ def analyse_game(game: Game, nodes: int = ANALYSIS_NODES) -> GameReview:
 def judge_game(game: Game, scores: Sequence[PositionScore]) -> GameReview:
     """Judge every move of ``game`` from its positions' scores (``len(records) + 1`` of them).
 
-    The score after the game's last move is taken from the game's result when it has one (a
-    resignation or time-out decides the chance as surely as a capture). Raises ValueError for a
-    ruleset without a win-chance curve.
+    The chance after the game's last move is the game's result when it has one (a resignation
+    or time-out decides it as surely as a capture), but a resignation or time-out is not the
+    last move's doing: that move is judged on the engine's own chance of its position (the
+    player who made it may resign on the opponent's turn). Raises ValueError for a ruleset
+    without a win-chance curve.
     """
     records = game.records
     if len(scores) != len(records) + 1:
@@ -327,19 +327,22 @@ def judge_game(game: Game, scores: Sequence[PositionScore]) -> GameReview:
         curve.attackers_chance(score.score, side)
         for score, side in zip(scores, to_move, strict=True)
     ]
+    judged = chances.copy()
     if game.outcome is not None and game.outcome.winner is not None:
         chances[-1] = 1.0 if game.outcome.winner is Side.ATTACKERS else 0.0
+        if not game.outcome.reason.from_outside:
+            judged[-1] = chances[-1]
     reviews = []
     for ply, record in enumerate(records):
         side = record.side
         before, after = scores[ply], scores[ply + 1]
-        mine_after = _for(side, chances[ply + 1])
+        mine_after = _for(side, judged[ply + 1])
         if before.after_best is not None:
             # The best move's position and the played move's: the same side to move, the same
             # budget. The search may rate the played move higher: then nothing was lost.
             mine_before = _for(side, curve.attackers_chance(before.after_best, side.opponent))
         else:
-            mine_before = _for(side, chances[ply])
+            mine_before = _for(side, judged[ply])
         lost = max(0.0, mine_before - mine_after)
         chosen = before.best_move
         judgement = _by_loss(lost, played_best=chosen == record.move)

@@ -116,3 +116,16 @@ def test_judging_needs_a_score_for_every_position() -> None:
     game = Game.from_moves(["d1-b1"])
     with pytest.raises(ValueError, match="2 positions"):
         judge_game(game, [PositionScore(None, 0, 0)])
+
+
+def test_a_move_is_not_blamed_for_the_resignation_after_it() -> None:
+    """alice plays b4-b5 and resigns on bob's turn: b4-b5 is judged as it would be had she
+    played on (the resignation lost the set, not the move); the graph still ends at the
+    result. It was judged against the lost result, a blunder."""
+    played_on = analyse_game(Game.from_moves(["d1-b1", "c4-c2", "b4-b5"]), NODES)
+    game = Game.from_moves(["d1-b1", "c4-c2", "b4-b5"])
+    game.resign(Side.ATTACKERS)
+    resigned = analyse_game(game, NODES)
+    assert resigned.moves == played_on.moves
+    assert resigned.moves[-1].judgement < Judgement.BLUNDER
+    assert resigned.chances[-1] == 0.0
