@@ -300,3 +300,18 @@ def test_large_throne_is_for_the_king_only(ruleset: str) -> None:
     game = board(ruleset, {(1, 2): "K", (0, -2): "t"})
     assert not game.is_legal(move(ruleset, (0, -2), (0, 0)))
     assert game.is_legal(move(ruleset, (0, -2), (0, 2)))
+
+
+@pytest.mark.parametrize("ruleset", LARGE)
+def test_large_corners_are_ordinary_squares(ruleset: str) -> None:
+    """docs/rules.md, the tablut row: an attacker may stop on a corner, and a corner does not
+    take the attacker beside it (c3-c1 leaves b1 standing)."""
+    n = get_ruleset(ruleset).size
+    placed = {
+        square(1, 0): Piece.ATTACKER,
+        square(2, 2): Piece.DEFENDER,
+        square(n // 2 + 1, n // 2 + 1): Piece.KING,
+    }
+    game = Game.from_position(format_position(n, placed), to_move=DEF, ruleset=ruleset)
+    assert captured(game, "c3-c1") == []
+    assert game.is_legal("b1-a1")
