@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import timers
 from bot.flow import computer_turns
 from tests.bot_harness import (
     Harness,
@@ -20,8 +21,10 @@ from tests.bot_harness import (
     running_bot,
     timers_checked,
     until,
+    waits_until_told,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.test_bot_computer import StallingPool
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -214,6 +217,47 @@ async def test_the_computers_reply_lands_in_a_thread_archived_while_it_thinks(
     assert "I am thinking" not in reply.content
     assert all("I am thinking" not in m.content for m in table.public_messages(thread))
     del played
+
+
+@pytest.mark.parametrize(
+    ("language", "played"),
+    [
+        pytest.param(None, "**alice** (attackers) played d1-b1.", id="en"),
+    ],
+)
+async def test_a_set_ended_while_the_computer_is_stalled_takes_thinking_off_in_an_archived_thread(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, language: str | None, played: str
+) -> None:
+    """The computer gave up on its reply to alice in her thread (it tries again in an hour);
+    an admin aborts the game, and Discord archives the quiet thread before the timers look:
+    her line no longer says "I am thinking…", in the server's language (the plain edit was
+    refused in the archived thread)."""
+    assert table.bot is not None
+    monkeypatch.setattr(computer_turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    monkeypatch.setattr(timers, "STALLED_RETRY", timedelta(hours=1))
+    if language is not None:
+        await table.reply_text(table.admin, "settings", {"language": language})
+    start = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: start.thread is not None, timeout=5)
+    assert start.thread is not None
+    thread = start.thread
+    await table.wait_board(channel=thread)
+    table.bot.ai = StallingPool(failures=100)
+    line = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    thinking = line.content.rsplit("\n", 1)[1]
+    await table.standin.wait_until(
+        lambda: len(table.public_messages(thread)) > 2, waiting_for="the computer's word"
+    )
+    looking, look = waits_until_told(monkeypatch, table.bot.timers, "retry_stalled")
+    await looking.wait()
+    asked = await table.reply_text(table.admin, "abort", channel=thread)
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    await table.standin.click(asked, confirm, table.admin)
+    await table.wait_board(lambda m: m.created_at >= asked.created_at, channel=thread)
+    await quiet(table, thread)
+    look.set()
+    await table.standin.wait_until(lambda: not line.content.endswith(thinking), timeout=5)
+    assert line.content == played
 
 
 # -- a thread locked, not archived: nothing of mine lands there -------------------------

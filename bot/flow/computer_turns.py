@@ -114,14 +114,15 @@ class ComputerTurns:
     ) -> None:
         """The move's line said "I am thinking…" (in ``lang``) but no reply will replace it
         (the set ended by a resignation or an abort meanwhile, or the reply was posted apart):
-        take that line off."""
+        take that line off — in a thread Discord archived meanwhile too, which is opened again
+        for the edit (:func:`edit_reopening`)."""
         thinking = lang._("I am thinking…")
         try:
             message = await channel.fetch_message(message_id)
             lines = message.content.split("\n")
             if lines[-1] == thinking:
-                await message.edit(content="\n".join(lines[:-1]))
-        except discord.HTTPException as error:
+                await edit_reopening(self.flow.bot, message, content="\n".join(lines[:-1]))
+        except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not take 'thinking' off message %s: %s", message_id, error)
 
     async def _still_to_move(self, active: ActiveGame) -> bool:
