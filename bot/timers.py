@@ -285,7 +285,7 @@ class Timers:
             wait, told = min(previous.wait * 2, STALLED_RETRY_MAX), previous.told
         retry_at = self.bot.clock() + wait
         self._stalled[active.set_id] = _Stalled(
-            active.ply, retry_at, wait, active.channel_id, line, told or telling
+            active.ply, retry_at, wait, active.guild_id, active.channel_id, line, told or telling
         )
         return told
 
@@ -302,7 +302,9 @@ class Timers:
             try:
                 active = await self.bot.services.games.get(set_id)
             except NoGameHere:
-                await self._no_reply_coming(stalled)
+                await self.bot.flow.computer_turns.no_reply(
+                    stalled.guild_id, stalled.channel_id, stalled.line
+                )
                 del self._stalled[set_id]
                 continue
             if not active.computer_to_move or active.ply != stalled.ply:
@@ -314,14 +316,6 @@ class Timers:
             # died on an error): a turn still under way then is not started twice.
             self._stalled[set_id] = replace(stalled, retry_at=now + stalled.wait)
             await self._start_computer_turn(active)
-
-    async def _no_reply_coming(self, stalled: _Stalled) -> None:
-        """The set of the computer's failed turn ``stalled`` ended: the player's line before
-        it says no longer "I am thinking…"."""
-        if stalled.line is not None:
-            channel = self.bot.get_partial_messageable(stalled.channel_id)
-            lang = await self.bot.flow.channel_language(stalled.channel_id)
-            await self.bot.flow.computer_turns.stop_thinking(channel, stalled.line, lang)
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players (at half time, and shortly before their time runs
@@ -601,12 +595,14 @@ class _Posted(enum.Enum):
 @dataclass(frozen=True)
 class _Stalled:
     """A computer turn that failed: at which ply, when to try it (again, if a try under way
-    ends without a word), the wait, the channel of its game, the player's line that says I
+    ends without a word), the wait, the server and channel of its game (the server gives the
+    language, which a thread Discord archived no longer tells), the player's line that says I
     am thinking (if any) and whether the channel was told I keep trying."""
 
     ply: int
     retry_at: datetime
     wait: timedelta
+    guild_id: int
     channel_id: int
     line: int | None
     told: bool

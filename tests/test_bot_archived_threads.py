@@ -223,6 +223,7 @@ async def test_the_computers_reply_lands_in_a_thread_archived_while_it_thinks(
     ("language", "played"),
     [
         pytest.param(None, "**alice** (attackers) played d1-b1.", id="en"),
+        pytest.param("de", "**alice** (Angreifer) zog d1-b1.", id="de"),
     ],
 )
 async def test_a_set_ended_while_the_computer_is_stalled_takes_thinking_off_in_an_archived_thread(

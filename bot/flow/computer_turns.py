@@ -135,14 +135,15 @@ class ComputerTurns:
             return False
         return current.ply == active.ply and current.computer_to_move
 
-    async def _no_reply(
-        self, active: ActiveGame, reply_in: int | None, channel: discord.PartialMessageable
-    ) -> None:
-        """No reply of mine is coming in ``active`` (its set ended): the player's line
-        ``reply_in``, if any, says no longer that I am thinking."""
-        if reply_in is not None:
-            lang = await self.flow.server_language(active.guild_id)
-            await self.stop_thinking(channel, reply_in, lang)
+    async def no_reply(self, guild_id: int, channel_id: int, line: int | None) -> None:
+        """No reply of mine is coming to the player's ``line`` in ``channel_id``, if there is
+        one (its set ended, or moved on without my move): it says no longer that I am
+        thinking, in the language of the server ``guild_id`` — given, not found through the
+        channel, which discord.py forgets once Discord archives its thread."""
+        if line is not None:
+            lang = await self.flow.server_language(guild_id)
+            channel = self.flow.bot.get_partial_messageable(channel_id)
+            await self.stop_thinking(channel, line, lang)
 
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
@@ -188,7 +189,7 @@ class ComputerTurns:
         post (the set ended or moved on, the search failed every try, the bot is stopping)."""
         assert active.computer_level is not None
         if not await self._still_to_move(active):  # ended (resigned, aborted) before I looked
-            await self._no_reply(active, reply_in, channel)
+            await self.no_reply(active.guild_id, active.channel_id, reply_in)
             return None
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
@@ -203,7 +204,7 @@ class ComputerTurns:
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
             if not await self._still_to_move(active):  # ended while I failed: nothing to try
-                await self._no_reply(active, reply_in, channel)
+                await self.no_reply(active.guild_id, active.channel_id, reply_in)
                 return None
             if self.flow.bot.timers.computer_stalled(active, reply_in):
                 await self._say_still_trying(active, channel)
@@ -214,9 +215,7 @@ class ComputerTurns:
             )
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
-            if reply_in is not None:
-                lang = await self.flow.server_language(active.guild_id)
-                await self.stop_thinking(channel, reply_in, lang)
+            await self.no_reply(active.guild_id, active.channel_id, reply_in)
             return None
         self.flow.bot.timers.computer_unstalled(active.set_id)
         return result
