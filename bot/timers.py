@@ -263,21 +263,28 @@ class Timers:
         again later. ``line``: the player's line before it, which says "I am thinking…", if
         there is one.
 
-        True the first time at this ply (the players have not been told yet).
+        True while the channel has not been told at this ply that I keep trying (noted by
+        :meth:`told_still_trying` once the line is sent).
         """
-        return not self._stall(active, line, telling=True)
+        return not self._stall(active, line)
 
     def computer_died(self, active: ActiveGame, line: int | None) -> None:
         """The computer's turn in ``active`` died on an error (the database, Discord): try
         again after the same waits as a failed search. Nobody is told: the computer did not
         fail to find a move, and the next try mostly plays it."""
-        self._stall(active, line, telling=False)
+        self._stall(active, line)
 
-    def _stall(self, active: ActiveGame, line: int | None, *, telling: bool) -> bool:
+    def told_still_trying(self, active: ActiveGame) -> None:
+        """The channel of ``active`` was told that the computer keeps trying at its ply: not
+        again at this ply."""
+        stalled = self._stalled.get(active.set_id)
+        if stalled is not None and stalled.ply == active.ply:
+            self._stalled[active.set_id] = replace(stalled, told=True)
+
+    def _stall(self, active: ActiveGame, line: int | None) -> bool:
         """Note a failed computer turn in ``active``: tried again a minute later the first
-        time at this ply, after twice the last wait (at most hourly) each time after; the
-        channel told I keep trying if it was at this ply already, or is now (``telling``).
-        Returns whether it was told already."""
+        time at this ply, after twice the last wait (at most hourly) each time after. Returns
+        whether the channel was told at this ply already that I keep trying."""
         previous = self._stalled.get(active.set_id)
         if previous is None or previous.ply != active.ply:
             wait, told = STALLED_RETRY, False
@@ -285,7 +292,7 @@ class Timers:
             wait, told = min(previous.wait * 2, STALLED_RETRY_MAX), previous.told
         retry_at = self.bot.clock() + wait
         self._stalled[active.set_id] = _Stalled(
-            active.ply, retry_at, wait, active.guild_id, active.channel_id, line, told or telling
+            active.ply, retry_at, wait, active.guild_id, active.channel_id, line, told
         )
         return told
 

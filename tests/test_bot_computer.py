@@ -13,7 +13,7 @@ import pytest
 from bot import timers
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
-from bot.services.domain import ActiveGame, MoveResult
+from bot.services.domain import ActiveGame, GuildSettings, MoveResult
 from bot.storage.errors import StorageError
 from engine import Game
 from tests.bot_harness import Harness, running_bot, until
@@ -172,6 +172,48 @@ async def test_a_computer_turn_that_failed_is_tried_again_later(
     table.advance(timedelta(minutes=5))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
+
+
+@pytest.mark.parametrize("failing", ["discord", "database"])
+async def test_a_keep_trying_line_that_could_not_be_sent_is_sent_at_the_next_failure(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    """The computer gives up on its move and its "I will keep trying" line cannot be sent
+    (Discord refuses it, or the database fails the server's language before it): when the
+    computer gives up again a minute later, the channel is told then (it was noted as told,
+    and never was)."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    table.bot.ai = StallingPool(failures=2 * turns.COMPUTER_ATTEMPTS)
+    failed: list[str] = []
+    if failing == "discord":
+        path = f"/channels/{table.channel.id}/messages"
+
+        def the_first_post(method: str, p: str) -> bool:
+            if method == "POST" and p.endswith(path) and not failed:
+                failed.append(p)
+                return True
+            return False
+
+        table.standin.fail_rest(403, seconds=60, matching=the_first_post, code=50013)
+    else:
+        settings = table.bot.services.settings
+        read = settings.get
+
+        async def fails_the_turns_first_read(guild_id: int) -> GuildSettings:
+            task = asyncio.current_task()
+            if not failed and task is not None and task.get_name().startswith("computer-move-"):
+                failed.append(task.get_name())
+                raise StorageError("database is locked")
+            return await read(guild_id)
+
+        monkeypatch.setattr(settings, "get", fails_the_turns_first_read)
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await until(lambda: bool(failed))
+    await table.checks_run()
+    assert not any("could not find" in m.content for m in table.public_messages())
+    table.advance(timers.STALLED_RETRY * 2 + timedelta(seconds=1))
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
 
 
 async def test_a_retry_of_the_computers_turn_that_dies_is_tried_again_later(

@@ -224,7 +224,9 @@ class ComputerTurns:
         self, active: ActiveGame, channel: discord.PartialMessageable
     ) -> None:
         """Tell ``active``'s channel that the computer found no move and keeps trying (its
-        retry is noted already: Discord refusing this line changes nothing)."""
+        retry is noted already). It is noted as told once the line is sent: one Discord
+        refuses, or the database failing the language before it, is sent when the computer
+        gives up again at this ply."""
         lang = await self.flow.server_language(active.guild_id)
         try:
             await channel.send(
@@ -236,6 +238,8 @@ class ComputerTurns:
             )
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.warning("Could not say game %s's computer keeps trying: %r", active.set_id, error)
+            return
+        self.flow.bot.timers.told_still_trying(active)
 
     async def _post_reply(
         self,
