@@ -300,19 +300,32 @@ class Timers:
         """The computer moved in ``set_id``: forget any earlier failure."""
         self._stalled.pop(set_id, None)
 
+    def _forget(self, set_id: int, stalled: _Stalled) -> None:
+        """Forget the failed turn ``stalled`` of ``set_id``, unless a newer entry replaced it."""
+        if self._stalled.get(set_id) is stalled:
+            del self._stalled[set_id]
+
     async def retry_stalled(self, now: datetime) -> None:
         """Start again the computer turns that failed and whose retry time has come; forget
         those whose set ended meanwhile (on time, resigned, aborted), whose player's line then
         says no longer that I am thinking: no reply is coming (a retry would have said so,
-        but only at its time, up to an hour later)."""
+        but only at its time, up to an hour later).
+
+        An entry is acted on only if it is still there once its game is read: a move the
+        computer played meanwhile forgot it (:meth:`computer_unstalled`), or a failure noted
+        meanwhile replaced it, and the newer entry is the one to go by."""
         for set_id, stalled in list(self._stalled.items()):
             try:
-                active = await self.bot.services.games.get(set_id)
+                active: ActiveGame | None = await self.bot.services.games.get(set_id)
             except NoGameHere:
+                active = None
+            if self._stalled.get(set_id) is not stalled:
+                continue  # forgotten or replaced while the game was read
+            if active is None:
                 await self.bot.flow.computer_turns.no_reply(
                     stalled.guild_id, stalled.channel_id, stalled.line
                 )
-                del self._stalled[set_id]
+                self._forget(set_id, stalled)  # the line is read and edited meanwhile
                 continue
             if not active.computer_to_move or active.ply != stalled.ply:
                 del self._stalled[set_id]

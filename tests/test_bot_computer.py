@@ -246,6 +246,53 @@ async def test_a_retry_of_the_computers_turn_that_dies_is_tried_again_later(
     assert "your move as the defenders" in board.content
 
 
+class HeldRetryPool(StallingPool):
+    """A computer opponent whose first ``failures`` searches crash; the next waits until the
+    test lets it, then plays a legal move."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(failures)
+        self.asked = 0
+        self.go = asyncio.Event()
+
+    async def choose_move(self, game: Game, level: int, *, seed: int | None = None) -> str:
+        self.asked += 1
+        if self.failures == 0:
+            await self.go.wait()
+        return await super().choose_move(game, level, seed=seed)
+
+
+async def test_a_retry_that_plays_while_the_timers_read_its_game_leaves_the_check_whole(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The computer's retry plays its move while the timers' next check reads that game: the
+    check goes on (it failed on the failure the move had just forgotten, KeyError, and the
+    other failed turns waited for the next check)."""
+    assert table.bot is not None
+    monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
+    pool = HeldRetryPool(failures=turns.COMPUTER_ATTEMPTS)
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
+    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    await until(lambda: pool.asked > turns.COMPUTER_ATTEMPTS)  # the retry thinks
+    games, bot_timers = table.bot.services.games, table.bot.timers
+    read = games.get
+    raced: list[int] = []
+
+    async def read_as_the_retry_plays(set_id: int) -> ActiveGame:
+        if not raced and asyncio.current_task() is bot_timers._task:
+            raced.append(set_id)
+            pool.go.set()
+            await table.wait_board(lambda m: "(attackers) played" in m.content)
+        return await read(set_id)
+
+    monkeypatch.setattr(games, "get", read_as_the_retry_plays)
+    await until(lambda: bool(raced))
+    await table.checks_run()
+    assert not [r for r in caplog.records if "retrying the computer's turns" in r.getMessage()]
+
+
 async def test_a_computer_turn_that_dies_on_an_error_is_tried_again_later(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
