@@ -430,3 +430,35 @@ async def test_a_rematch_after_a_match_pings_even_when_an_earlier_challenge_was_
     assert answer.content.startswith("Rematch offered in ")
     offer = table.public_messages()[-1]
     assert offer.pinged_user_ids() == {table.bob.id}
+
+
+@pytest.mark.parametrize(
+    ("threads", "why"),
+    [
+        ("off", "Threads are off on this server, so the game is played in this channel."),
+        ("refused", "The last match was played here, so the rematch is too."),
+    ],
+)
+async def test_a_rematch_against_the_computer_in_the_channel_says_why(
+    table: Harness, threads: str, why: str
+) -> None:
+    """alice's match against the computer was played in #games (threads off, or Discord
+    refused its thread); her Rematch is played there too, and its first board says why, as
+    her /challenge's did (it said nothing)."""
+    if threads == "off":
+        await table.reply_text(table.admin, "settings", {"threads": "off"})
+    else:
+        table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
+    await table.reply_text(table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1})
+    await table.wait_board()
+    ask = await table.reply_text(table.alice, "resign")
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.wait_board(lambda m: "wins the game" in m.content)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    started = await pressed.wait_original()
+    assert started.channel is table.channel
+    assert started.content.split("\n")[:2] == [
+        f"Rematch: <@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the "
+        "computer (level 1), as the defenders.",
+        why,
+    ], started.content

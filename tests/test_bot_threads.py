@@ -688,14 +688,21 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
 async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(
     table: Harness,
 ) -> None:
-    """Discord refusing the thread: the game against the computer is played in the channel."""
+    """Discord refusing the thread: the game against the computer is played in the channel,
+    and the line the thread was to start from becomes its first board, saying why, as where no
+    thread was tried (the board came apart, saying only "**Brandubh** begins.")."""
     table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
     line = await challenge_computer(table, table.alice, level=1)
     assert line.thread is None
-    assert "against the computer (level 1)" in line.content
-    assert "Discord would not let me open a thread, so the game is played here." in line.content
     board = await table.wait_board()
-    assert board.channel is table.channel
+    assert board.id == line.id
+    assert board.content.split("\n")[:2] == [
+        f"<@{table.alice.id}> plays **Brandubh (World Tafl Federation)** against the computer "
+        "(level 1).",
+        "Discord would not let me open a thread, so the game is played here.",
+    ], board.content
+    assert board.custom_ids()
+    assert len(table.public_messages()) == 1
     reply = await table.move(table.alice, "d1-b1")
     assert not reply.ephemeral, reply.content
 
@@ -926,3 +933,31 @@ async def test_a_computer_game_whose_line_cannot_be_edited_begins_in_its_thread(
     [thread] = table.standin.world.threads_of(table.channel)
     board = await table.wait_board(lambda m: "(attackers) played" in m.content, channel=thread)
     assert f"<@{table.carol.id}>" in board.content
+
+
+async def test_a_refused_computer_thread_whose_line_cannot_be_edited_posts_its_first_board(
+    table: Harness,
+) -> None:
+    """Discord refuses carol's computer game a thread, then the edit that makes her /challenge
+    line its first board: the match begins all the same, its first board (saying why) posted
+    apart, and the computer, attacking, answers on it."""
+    table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
+    table.standin.fail_rest(
+        404,
+        seconds=60,
+        code=10015,
+        matching=lambda method, path: method == "PATCH" and path.endswith("/@original"),
+    )
+    line = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.me, "level": 1, "side": "defenders"}
+    )
+    board = await table.wait_board()
+    assert board.id != line.id
+    assert board.content.split("\n")[1] == (
+        "Discord would not let me open a thread, so the game is played here."
+    ), board.content
+    assert line.content == (
+        f"<@{table.carol.id}> plays **Brandubh (World Tafl Federation)** against the computer "
+        "(level 1)."
+    )
+    await table.wait_board(lambda m: "(attackers) played" in m.content)

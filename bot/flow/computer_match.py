@@ -141,20 +141,25 @@ class ComputerMatchFlow:
                     reason = lang.render(error.text) if isinstance(error, GameError) else None
                     await close_unused_thread(thread, reason)
                 raise
-            if thread is not None:
-                content = computer_line(human, computer, name, level, names, thread.id, lang)
-            else:
-                content = f"{headline}\n{why_not}"
+            if thread is None:
+                # Discord refused the thread: the line becomes the first board, saying why, as
+                # where no thread was tried (one Discord will not edit keeps its headline, and
+                # the board is posted apart).
+                await self.flow.begin_match(
+                    active,
+                    interaction=interaction,
+                    headline=f"{headline}\n{why_not}",
+                    into_answer=True,
+                )
+                return
+            content = computer_line(human, computer, name, level, names, thread.id, lang)
             try:
                 await interaction.edit_original_response(content=content, allowed_mentions=NO_PINGS)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 # The match is stored: it begins all the same (its first board, the computer's
                 # opening move), the line keeping the headline it was posted with.
                 _log.warning("Could not edit the line of game %s: %r", active.set_id, error)
-            if thread is not None:
-                await self.flow.begin_match(active, headline=headline)
-            else:
-                await self.flow.begin_match(active)
+            await self.flow.begin_match(active, headline=headline)
             return
         # No thread to try (threads off, already in a thread, a voice or stage channel's chat,
         # my permissions): the first board, the answer to /challenge, says why, as an accepted

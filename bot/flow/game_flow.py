@@ -530,10 +530,14 @@ class GameFlow:
         view: discord.ui.View | None = None,
         pings: discord.AllowedMentions = NO_PINGS,
         nonce: str | None = None,
+        into_answer: bool = False,
     ) -> int | None:
         """Post publicly: as the answer to ``interaction`` if there is one, else in the channel;
         its pictures as text, in ``lang``, where I may not attach files (:func:`pictures_posted`).
         Posted in the channel, it carries ``nonce`` (an owed board's: see :meth:`owed_nonce`).
+        ``into_answer``: the interaction's answer is out already, and becomes this post (an
+        edit, which pings nobody); one Discord will not edit leaves it, and this is posted
+        in the channel.
 
         Returns the message's id.
         """
@@ -541,6 +545,17 @@ class GameFlow:
             content, files = pictures_posted(
                 self.bot, channel_id, interaction, content, files, lang
             )
+        if interaction is not None and into_answer:
+            try:
+                edited = await interaction.edit_original_response(
+                    content=content, attachments=files or [], view=view, allowed_mentions=pings
+                )
+                return edited.id
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                _log.warning("Could not edit an answer into its post; posted apart: %r", error)
+                for file in files or ():
+                    file.reset()
+                interaction = None
         if interaction is not None:
             return await answer(
                 interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
@@ -656,12 +671,16 @@ class GameFlow:
         *,
         interaction: discord.Interaction[Any] | None = None,
         headline: str | None = None,
+        into_answer: bool = False,
     ) -> None:
         """Post the first board of a new match (and let the computer open if it attacks); the
         challenges waiting where it is played lapse, the channel now busy, whether the board
-        could be posted or not (the match is stored)."""
+        could be posted or not (the match is stored). ``into_answer``: the board replaces
+        ``interaction``'s answer, which is out already (:meth:`post_in_channel`)."""
         try:
-            await self._post_first_board(active, interaction=interaction, headline=headline)
+            await self._post_first_board(
+                active, interaction=interaction, headline=headline, into_answer=into_answer
+            )
             if active.computer_to_move:
                 self.start_computer_turn(active)
         finally:
@@ -673,6 +692,7 @@ class GameFlow:
         *,
         interaction: discord.Interaction[Any] | None,
         headline: str | None,
+        into_answer: bool,
     ) -> None:
         """Post the first board of a new match (:meth:`begin_match`)."""
         lang = await self.server_language(active.guild_id)
@@ -702,6 +722,7 @@ class GameFlow:
             files=[post.file()],
             view=post.view,
             pings=first or post.allowed_mentions(),
+            into_answer=into_answer,
         )
         await self.went_live(active, message_id)
 

@@ -18,6 +18,7 @@ from bot.flow.threads import (
     may_open_threads_in,
     member_threads_here,
     member_threads_in,
+    rematch_reason,
 )
 from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
@@ -115,6 +116,11 @@ class RematchFlow:
         )
         if terms.computer_id is not None:
             await self._refuse_if_on(terms.channel_id, user)
+            lang = await self.flow.server_language(terms.guild_id)
+            why_not = None
+            if terms.parent_channel_id is None:  # no thread of its own: said, as /challenge does
+                settings = await services.settings.get(terms.guild_id)
+                why_not = rematch_reason(interaction, settings, lang)
             started = services.matches.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
@@ -137,7 +143,6 @@ class RematchFlow:
                 # A second press at the same moment started it first.
                 await self._refuse_if_on(terms.channel_id, user)
                 raise pressed_in_busy(busy, terms.channel_id) from busy
-            lang = await self.flow.server_language(terms.guild_id)
             player, level = f"<@{user}>", active.computer_level or 3
             ruleset = lang.gettext(get_ruleset(active.ruleset).title)
             if terms.sets_total == 1 and side is Side.ATTACKERS:
@@ -172,6 +177,8 @@ class RematchFlow:
                     ruleset=ruleset,
                     level=level,
                 )
+            if why_not is not None:
+                headline = f"{headline}\n{why_not}"
             await self.flow.begin_match(active, interaction=interaction, headline=headline)
             await self._show_on_line(active, user, lang)
             answered_here(interaction)

@@ -202,6 +202,17 @@ def thread_not_opened(lang: Language = ENGLISH) -> str:
     return lang._("Discord would not let me open a thread, so the game is played here.")
 
 
+def rematch_reason(
+    interaction: discord.Interaction[Any], settings: GuildSettings, lang: Language = ENGLISH
+) -> str:
+    """Why a rematch against the computer, played where the last match was, has no thread of
+    its own (one sentence): :func:`thread_refusal`'s reason where there is one now, else that
+    the last match was played here (Discord refused its thread, say)."""
+    return thread_refusal(interaction, settings, lang) or lang._(
+        "The last match was played here, so the rematch is too."
+    )
+
+
 def plain_name(name: str) -> str:
     """A display name as plain text for a thread's name (no line breaks, and no direction
     controls that would turn the rest of the thread's name around)."""
