@@ -668,6 +668,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE player_holds_given",  # schema 34's
             "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
             "(guild_id, user_id, history_id)",
+            "DROP TABLE player_holds",  # schema 36's
         )
     finally:
         await services.close()
@@ -709,6 +710,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE player_holds_given",  # schema 34's
             "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
             "(guild_id, user_id, history_id)",
+            "DROP TABLE player_holds",  # schema 36's
         )
     finally:
         await services.close()

@@ -5,6 +5,7 @@ backends; the move clocks' own tests are in tests/test_services_match.py)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
-from bot.services.held import Held, Hold, HoldKind
+from bot.services.held import Held, Hold, HoldKind, PlayerHold
 from bot.shards import EVERY, Shards
 from bot.storage import clocks, takebacks
 from bot.storage.clocks import (
@@ -283,6 +284,39 @@ async def test_a_move_is_held_once_by_its_players_hold_alone(
     await services.clocks.give_back_closed(began, channel_id=CHANNEL, releasing=player)
     assert await held(began)
     assert not await held(clock.now), "a turn begun since (a takeback to this ply) was held"
+
+
+async def test_a_players_hold_is_kept_until_its_time_is_given_back(
+    database: str, clock: FakeClock
+) -> None:
+    """bob's hold (bot/player_holds.py) is kept once (held again, it keeps its start) and read
+    back by the process of its server's shard alone; it ends in the transaction that gives
+    its time back."""
+    guild_a, guild_b = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    opened = await Services.open(database, clock=clock)
+    try:
+        holds = []
+        for guild, channel in ((guild_a, CHANNEL), (guild_b, OTHER_CHANNEL)):
+            game = await start_set(opened, guild, channel)
+            hold = PlayerHold(channel, game.set_id, game.ply, guild, BOB, clock.now)
+            await opened.holds.hold_player(hold)
+            holds.append(hold)
+        later = replace(holds[0], since=clock.now + timedelta(hours=1))
+        await opened.holds.hold_player(later)
+        assert await opened.holds.players_held() == holds
+    finally:
+        await opened.close()
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    try:
+        assert await shard_0.holds.players_held() == holds[:1]
+        clock.advance(timedelta(hours=1))
+        await shard_0.clocks.give_back_closed(
+            holds[0].since, channel_id=CHANNEL, releasing=(HoldKind.PLAYER, CHANNEL)
+        )
+        assert await shard_0.holds.players_held() == []
+        assert await shard_0.holds.held_this_move(holds[0].set_id, holds[0].ply, holds[0].since)
+    finally:
+        await shard_0.close()
 
 
 async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:

@@ -5,7 +5,7 @@ shard whose gateway connection has dropped, and a game's channel whose player to
 moderator shut out of it (bot/player_holds.py): nobody there can move, accept a challenge or
 answer a takeback request, so nobody there loses on time, is reminded, or sees a challenge or
 request run out until they can (bot/holds.py keeps the holds and gives the time back). The
-holds are stored, so that a restart keeps them (a player's is found again: not stored).
+holds are stored, so that a restart keeps them.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ class HoldKind(enum.Enum):
     """A shard (of several in one process) whose gateway connection dropped."""
     PLAYER = "player"
     """A game's channel whose player to move cannot play there through a moderator's doing
-    (they cannot see it, or are timed out: bot/player_holds.py). Kept in memory only: a
-    restart finds it again, and its bounds (once a move, a day at most) are read from the
-    set's deadline and ``player_holds_given``."""
+    (they cannot see it, or are timed out: bot/player_holds.py). Kept as a
+    :class:`PlayerHold`; its bounds (once a move, a day at most) are read from the set's
+    deadline and ``player_holds_given``."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,20 @@ class Hold:
     """The server (of the thread); None for a shard."""
     shard_count: int | None = None
     """A shard's: how many shards it is one of."""
+
+
+@dataclass(frozen=True)
+class PlayerHold:
+    """A game's channel (or thread) held for its player to move, whom a moderator shut out."""
+
+    channel_id: int
+    set_id: int
+    ply: int
+    """The move held: the set's ply when it began."""
+    guild_id: int
+    player_id: int
+    since: datetime
+    """Their turn's start: the time is given back from then."""
 
 
 class HoldService:
@@ -107,6 +121,30 @@ class HoldService:
                 guild_id=hold.guild_id,
                 shard_count=hold.shard_count,
             )
+
+    async def players_held(self) -> list[PlayerHold]:
+        """The players' holds of this process's servers, oldest first (at start-up)."""
+        async with self._database.snapshot() as db:
+            rows = await holds.players_held(db, self._shards)
+        return [
+            PlayerHold(
+                row.channel_id,
+                row.set_id,
+                row.ply,
+                row.guild_id,
+                row.player_id,
+                from_us(row.since_us),
+            )
+            for row in rows
+        ]
+
+    async def hold_player(self, hold: PlayerHold) -> None:
+        """Keep ``hold`` (a channel already held for its player keeps its hold)."""
+        row = holds.PlayerHoldRow(
+            hold.channel_id, hold.set_id, hold.ply, hold.guild_id, hold.player_id, to_us(hold.since)
+        )
+        async with self._database.transaction() as db:
+            await holds.hold_player(db, row)
 
     async def held_this_move(self, set_id: int, ply: int, turn_began: datetime) -> bool:
         """Whether a player's hold (bot/player_holds.py) gave set ``set_id``'s clock for

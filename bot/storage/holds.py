@@ -1,7 +1,8 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
-(schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); and whether a
-player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
-move is held so at most once, bot/player_holds.py)."""
+(schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); the game
+channels held for their player to move, whom a moderator shut out (schema 36's ``player_holds``,
+bot/player_holds.py); and whether a player's hold gave a move's clock its time back already
+(schema 34's ``player_holds_given``: a move is held so at most once)."""
 
 from __future__ import annotations
 
@@ -57,9 +58,50 @@ async def hold(
     )
 
 
+PLAYER = "player"
+"""The kind of a player's hold (bot/services/held.py ``HoldKind.PLAYER``), kept in
+``player_holds``."""
+
+
 async def release(db: Connection, kind: str, place_id: int) -> None:
-    """``kind`` ``place_id`` is held no more."""
-    await db.execute("DELETE FROM holds WHERE kind = ? AND place_id = ?", (kind, place_id))
+    """``kind`` ``place_id`` is held no more (a ``player`` hold's place is its channel)."""
+    if kind == PLAYER:
+        await db.execute("DELETE FROM player_holds WHERE channel_id = ?", (place_id,))
+    else:
+        await db.execute("DELETE FROM holds WHERE kind = ? AND place_id = ?", (kind, place_id))
+
+
+@dataclass(frozen=True)
+class PlayerHoldRow:
+    """One stored player's hold: the game's channel held for its player to move."""
+
+    channel_id: int
+    set_id: int
+    ply: int
+    guild_id: int
+    player_id: int
+    since_us: int
+
+
+async def players_held(db: Connection, shards: Shards = EVERY) -> list[PlayerHoldRow]:
+    """The players' holds of the servers of ``shards``, oldest first."""
+    rows = await db.fetch_all(
+        "SELECT channel_id, set_id, ply, guild_id, player_id, since_us FROM player_holds "
+        f"WHERE {shards.where('guild_id')} ORDER BY since_us, channel_id"
+    )
+    return [
+        PlayerHoldRow(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), int(row[5]))
+        for row in rows
+    ]
+
+
+async def hold_player(db: Connection, hold: PlayerHoldRow) -> None:
+    """Hold ``hold.channel_id`` for its player to move; one already held keeps its hold."""
+    await db.execute(
+        "INSERT INTO player_holds (channel_id, set_id, ply, guild_id, player_id, since_us) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (channel_id) DO NOTHING",
+        (hold.channel_id, hold.set_id, hold.ply, hold.guild_id, hold.player_id, hold.since_us),
+    )
 
 
 async def player_hold_given(db: Connection, channel_id: int, since_us: int) -> None:
