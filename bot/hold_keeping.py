@@ -1,6 +1,7 @@
 """Keeping holds: what every hold shares — stored while it lasts, and, at its end, the time
 its players could not play given back once (bot/holds.py tells the story; the holds of
-threads are in bot/thread_holds.py, those of shards and servers in bot/outage_holds.py)."""
+threads are in bot/thread_holds.py, those of shards and servers in bot/outage_holds.py, those
+of players shut out in bot/player_holds.py)."""
 
 from __future__ import annotations
 
@@ -124,10 +125,10 @@ class HoldKeeping:
         *,
         channel_id: int,
     ) -> None:
-        """End the hold of a thread or a player's channel kept in ``places``: once its time is
-        given back (to the clock and request of the thread or channel ``channel_id``), it is no
-        longer held; until then (or if the database fails it) it stays, so a check meanwhile
-        does not end its games. A second end meanwhile gives nothing."""
+        """End the hold of a thread kept in ``places``: once its time is given back (to the clock
+        and request of the thread ``channel_id``), it is no longer held; until then (or if the
+        database fails it) it stays, so a check meanwhile does not end its games. A second end
+        meanwhile gives nothing."""
         kind, place_id = hold
         since = places.get(place_id)
         if since is None or self._ends_again(hold):

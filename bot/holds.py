@@ -9,9 +9,10 @@ Their clocks, challenges and takeback requests stand still meanwhile: the timers
 them alone (:meth:`Holds.held`), and when the hold ends the time is given back to them — to each
 only the part not given to it already by another hold, the bot's absence or the gateway's that
 overlapped it (bot/services/absence.py notes, per clock, the time given back). The holds are
-stored (schema 28), so that a restart takes them up again: keeping a row while a hold lasts
-costs less than asking Discord about every game's thread at each start, and Discord does not say
-since when a server was unavailable or a shard dropped.
+stored (schema 28; a player's, schema 36), so that a restart takes them up again: keeping a
+row while a hold lasts costs less than asking Discord about every game's thread at each start,
+Discord does not say since when a server was unavailable or a shard dropped, and a player's
+found again would have its line posted again.
 
 What every hold shares (stored while it lasts, its time given back once at its end) is in
 bot/hold_keeping.py; the holds of threads in bot/thread_holds.py; those of shards and servers
@@ -37,10 +38,12 @@ class Holds(ThreadHolds, OutageHolds, PlayerHolds):
     """The places held now, kept in the database; the time given back when each ends."""
 
     async def reload(self) -> None:
-        """Take up the holds kept before the restart: the servers in an outage and the threads
-        closed to their players then are held from when they were (their time back at their end,
-        less the bot's absence the start-up gave their clocks already); the threads are asked of
-        Discord once connected (:meth:`recheck_closed_threads`)."""
+        """Take up the holds kept before the restart: the servers in an outage, the threads
+        closed to their players and the game channels held for a player shut out then are held
+        from when they were (their time back at their end, less the bot's absence the start-up
+        gave their clocks already); the threads are asked of Discord once connected
+        (:meth:`recheck_closed_threads`), the players at the first check."""
+        await self.reload_players()
         try:
             kept = await self.bot.services.holds.kept()
         except StorageError as error:

@@ -17,21 +17,25 @@ channel themselves (onboarding, a reaction-role bot) can drop it at their deadli
 cannot tell who took a role away. So a hold is bounded rather than its cause guessed: it lasts
 at most :data:`MOST_HELD` from the deadline it held (then the time is given back as if they
 were back, and a line pinging them says why), and a move is held once: one shut out again at
-a later deadline of the same move loses on time, with a line saying why. These holds live in
-memory: after a restart the first check finds the player shut out again, held from the same
-turn's start, so the same time is given back; both bounds are read from what is stored — the
-set's deadline, which stands while its clock is held, and the move a player's hold last gave
-its time back to, noted with that give-back (schema 34's ``player_holds_given``) — so a restart
-does not make a hold new. Only a player's own hold counts: a lock of the thread found at the
-deadline gives back the same stretch, from the turn's start, but the player had no hand in it.
+a later deadline of the same move loses on time, with a line saying why. The holds are stored
+(schema 36's ``player_holds``: which set and move, which player, since when), the row taken
+away in the transaction that gives the time back: a restart takes them up silently (no line
+again), asking Discord at its first check, and a Discord error then leaves the clock held, as
+at any check. Both bounds are read from what is stored — the set's deadline, which stands while
+its clock is held, and the move a player's hold last gave its time back to, noted with that
+give-back (schema 34's ``player_holds_given``) — so a restart does not make a hold new. Only a
+player's own hold counts: a lock of the thread found at the deadline gives back the same
+stretch, from the turn's start, but the player had no hand in it. A press of theirs while the
+minute's check gives the time back waits for that, so their move is not refused as too late.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -39,7 +43,7 @@ import discord
 
 from bot.flow.posts import NO_PINGS, pinging
 from bot.hold_keeping import HoldKeeping
-from bot.services.held import HoldKind
+from bot.services.held import HoldKind, PlayerHold
 from bot.storage.errors import StorageError
 from bot.storage.times import from_us
 from bot.unreachable import UNREACHABLE
@@ -93,15 +97,19 @@ class _Seen(enum.Enum):
     """Nobody can say: Discord did not answer, or the channel is not cached."""
 
 
-@dataclass(frozen=True)
-class _Player:
-    """Whose clock a channel's hold stands for, and when Discord was last asked about them."""
+@dataclass
+class _Held:
+    """A game channel held for its player to move: the stored hold, and what this process
+    knows of it besides."""
 
-    guild_id: int
-    player_id: int
+    hold: PlayerHold
     asked: datetime
+    """When Discord was last asked about the player."""
     held_a_day: bool = False
     """Their clock was held :data:`MOST_HELD`: it ends so, whether they can play or not."""
+    giving_back: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while its time is given back: their press meanwhile waits for that (their move
+    then finds their clock given back) rather than being refused as too late."""
 
 
 class PlayerHolds(HoldKeeping):
@@ -109,24 +117,33 @@ class PlayerHolds(HoldKeeping):
 
     def __init__(self, bot: BrandubhBot, timers: Timers) -> None:
         super().__init__(bot, timers)
-        self._shut_out: dict[int, datetime] = {}
-        """The game channels (or threads) whose player to move is shut out, and since when
-        (the turn's start)."""
-        self._players: dict[int, _Player] = {}
-        """By channel, the player shut out of it."""
-
-    def player_held(self, channel_id: int) -> bool:
-        """Whether ``channel_id``'s clock is held because its player to move is shut out."""
-        return channel_id in self._shut_out
+        self._players: dict[int, _Held] = {}
+        """By channel (or thread), the game channels held for their player to move: the
+        stored holds (read again at start-up, :meth:`reload_players`)."""
 
     def held_player(self, channel_id: int) -> int | None:
         """The player whose clock ``channel_id``'s hold stands for, if it is held for one."""
         held = self._players.get(channel_id)
-        return None if held is None else held.player_id
+        return None if held is None else held.hold.player_id
 
     def shut_out_channels(self) -> frozenset[int]:
         """The game channels held for their player to move."""
-        return frozenset(self._shut_out)
+        return frozenset(self._players)
+
+    async def reload_players(self) -> None:
+        """Take up the players' holds kept before the restart, silently (their lines were
+        posted): Discord is asked about each at the first check, and a Discord error then
+        leaves it held, as at any check."""
+        try:
+            kept = await self.bot.services.holds.players_held()
+        except StorageError as error:
+            _log.warning("Could not read the players' holds kept before the restart: %s", error)
+            return
+        asked = self.bot.clock() - ASK_AGAIN
+        for hold in kept:
+            self._players.setdefault(hold.channel_id, _Held(hold, asked))
+        if kept:
+            _log.info("Holding %d game channels for players shut out before the restart", len(kept))
 
     async def _why_shut_out(
         self, guild_id: int, channel_id: int, player_id: int, parent_id: int | None
@@ -157,11 +174,11 @@ class PlayerHolds(HoldKeeping):
     async def hold_shut_out(self, rows: Iterable[SetRow]) -> frozenset[int]:
         """Before the games of ``rows`` are lost on time: each whose player to move (not the
         computer) a moderator shut out of its channel is held instead, from when their turn
-        began, and a public line says so. Returns the channels held."""
-        held = set()
+        began, the hold stored and a public line saying so. Returns the channels held."""
+        held_now = set()
         for row in rows:
             player = row.to_move_id
-            if player == row.computer_id or row.channel_id in self._shut_out:
+            if player == row.computer_id or row.channel_id in self._players:
                 continue
             why = await self._why_shut_out(
                 row.guild_id, row.channel_id, player, row.parent_channel_id
@@ -174,16 +191,30 @@ class PlayerHolds(HoldKeeping):
                 await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE)
                 continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
-            self._shut_out[row.channel_id] = since
             now = self.bot.clock()
-            a_day = now >= from_us(row.deadline_us) + MOST_HELD  # found so after a restart
-            self._players[row.channel_id] = _Player(row.guild_id, player, now, a_day)
-            held.add(row.channel_id)
-            if a_day:
+            hold = PlayerHold(row.channel_id, row.set_id, row.ply, row.guild_id, player, since)
+            held = _Held(hold, now)
+            self._players[row.channel_id] = held
+            held_now.add(row.channel_id)
+            if now >= from_us(row.deadline_us) + MOST_HELD:  # found so after a restart
+                held.held_a_day = True
                 await self.player_back(row.channel_id, announce=True)
             else:
+                await self._keep_player(held)
                 await self._say(row.guild_id, row.channel_id, player, why)
-        return frozenset(held)
+        return frozenset(held_now)
+
+    async def _keep_player(self, held: _Held) -> None:
+        """Store ``held``'s hold (a restart takes it up again); if the database cannot, it is
+        held for as long as this process runs. One given back while it was being stored (their
+        press came) has its row taken away again."""
+        try:
+            await self.bot.services.holds.hold_player(held.hold)
+        except StorageError as error:
+            _log.warning("Could not keep the hold of channel %s: %s", held.hold.channel_id, error)
+            return
+        if self._players.get(held.hold.channel_id) is not held:
+            await self._release(HoldKind.PLAYER, held.hold.channel_id)
 
     async def _held_this_move(self, row: SetRow, since: datetime) -> bool:
         """Whether ``row``'s clock was held for its player this move already: a hold of theirs
@@ -199,55 +230,74 @@ class PlayerHolds(HoldKeeping):
         """At each check: the players shut out who were last asked about :data:`ASK_AGAIN`
         ago are asked about again; one who can play now, or whose clock was held
         :data:`MOST_HELD` since their deadline, has their time given back, and a line pinging
-        them says their clock runs again (and why). A channel whose game ended meanwhile (their
-        opponent resigned, an admin's ``/abort``) or whose player left the server is held no
-        more, with nothing given back (one who left loses on time at the next check)."""
+        them says their clock runs again (and why). A channel whose game moved on meanwhile
+        (their opponent resigned, an admin's ``/abort``) or whose player left the server is
+        held no more, with nothing given back (one who left loses on time at the next check).
+        If Discord cannot say, the hold stands, and they are asked again a minute on."""
         now = self.bot.clock()
         for channel_id, held in list(self._players.items()):
-            if now - held.asked < ASK_AGAIN or (HoldKind.PLAYER, channel_id) in self._ending:
+            if now - held.asked < ASK_AGAIN or held.giving_back.locked():
                 continue
-            self._players[channel_id] = replace(held, asked=now)
+            held.asked = now
             try:
                 active = await self.bot.services.games.in_channel(channel_id)
             except StorageError as error:
                 _log.warning("Could not read the game in held channel %s: %s", channel_id, error)
                 continue
-            if active is None or active.player_to_move != held.player_id:
-                self._forget(channel_id)
+            if active is None or (active.set_id, active.ply, active.player_to_move) != (
+                held.hold.set_id,
+                held.hold.ply,
+                held.hold.player_id,
+            ):
+                await self._forget(channel_id, held)
                 continue
             why = await self._why_shut_out(
-                held.guild_id, channel_id, held.player_id, active.parent_channel_id
+                held.hold.guild_id, channel_id, held.hold.player_id, active.parent_channel_id
             )
             if why is _Seen.LEFT:
-                self._forget(channel_id)
+                await self._forget(channel_id, held)
             elif why is _Seen.CAN_PLAY:
                 await self.player_back(channel_id, announce=True)
             elif now >= active.deadline + MOST_HELD:
-                _log.info("Channel %s held a day for %s: it runs", channel_id, held.player_id)
-                self._players[channel_id] = replace(held, asked=now, held_a_day=True)
+                _log.info("Channel %s held a day for %s: it runs", channel_id, held.hold.player_id)
+                held.held_a_day = True
                 await self.player_back(channel_id, announce=True)
 
     async def came(self, channel_id: int | None, user_id: int) -> None:
         """A command or press from ``user_id`` in ``channel_id`` came: if its clock is held for
         them, they can play after all (Discord takes nothing from a member shut out), so its
-        time is given back before the command or press goes on — their own move shows it, so
-        no line is posted."""
+        time is given back before the command or press goes on (if the minute's check is
+        giving it back already, once that is done) — their own move shows it, so no line is
+        posted."""
         if channel_id is None:
             return
         held = self._players.get(channel_id)
-        if held is not None and held.player_id == user_id:
+        if held is not None and held.hold.player_id == user_id:
             _log.info("Player %s shut out of channel %s played there again", user_id, channel_id)
             await self.player_back(channel_id, announce=False)
 
     async def player_back(self, channel_id: int, *, announce: bool) -> None:
         """The player shut out of ``channel_id`` can play again: its clock is given back the
-        time since their turn began, less what was given meanwhile (a restart), and, if
-        ``announce``, a line pinging them says when their time runs out now."""
+        time since their turn began, less what was given meanwhile (a restart), its stored hold
+        ending in the same transaction, and, if ``announce``, a line pinging them says when
+        their time runs out now. One given back meanwhile gives nothing; if the database fails,
+        the hold stays, tried again at the next check."""
         held = self._players.get(channel_id)
-        await self._end((HoldKind.PLAYER, channel_id), self._shut_out, channel_id=channel_id)
-        if channel_id in self._shut_out or held is None:  # not given (the database failed)
+        if held is None:
             return
-        self._players.pop(channel_id, None)
+        hold = (HoldKind.PLAYER, channel_id)
+        async with held.giving_back:
+            if self._players.get(channel_id) is not held:
+                return  # given back while this waited (the minute's check, or their press)
+            until = self._ended(hold)
+            given = await self._give_back(
+                held.hold.since, until, f"player {channel_id}", hold, channel_id=channel_id
+            )
+            if not given:
+                self._unended.setdefault(hold, until)
+                return
+            self._unended.pop(hold, None)
+            del self._players[channel_id]
         if not announce:
             return
         try:
@@ -255,20 +305,23 @@ class PlayerHolds(HoldKeeping):
         except StorageError as error:
             _log.warning("Could not read the game in channel %s: %s", channel_id, error)
             return
-        if active is not None and active.player_to_move == held.player_id:
+        if active is not None and active.player_to_move == held.hold.player_id:
             await self._say(
-                held.guild_id,
+                held.hold.guild_id,
                 channel_id,
-                held.player_id,
+                held.hold.player_id,
                 Told.HELD_A_DAY if held.held_a_day else Told.BACK,
                 active.deadline,
             )
 
-    def _forget(self, channel_id: int) -> None:
-        """``channel_id`` is held no more, with nothing to give back."""
-        self._shut_out.pop(channel_id, None)
-        self._players.pop(channel_id, None)
-        self._unended.pop((HoldKind.PLAYER, channel_id), None)
+    async def _forget(self, channel_id: int, held: _Held) -> None:
+        """``channel_id``, held as ``held``, is held no more, with nothing to give back."""
+        async with held.giving_back:
+            if self._players.get(channel_id) is not held:
+                return
+            del self._players[channel_id]
+            self._unended.pop((HoldKind.PLAYER, channel_id), None)
+            await self._release(HoldKind.PLAYER, channel_id)
 
     async def _say(
         self,

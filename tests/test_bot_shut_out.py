@@ -5,14 +5,17 @@ time for the move (bot/player_holds.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.player_holds import ASK_AGAIN
+from bot.services.absence import Resumed
 from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -153,7 +156,7 @@ async def test_a_player_shown_the_channel_again_plays_at_once(table: Harness) ->
     await table.standin.set_overwrite(table.channel, table.alice)
     await alice_moves(table)
     assert table.bot is not None
-    assert not table.bot.timers.holds.player_held(table.channel.id)
+    assert table.bot.timers.holds.held_player(table.channel.id) is None
 
 
 async def test_a_player_who_can_play_still_loses_on_time(table: Harness) -> None:
@@ -304,7 +307,7 @@ async def test_a_hold_lasts_at_most_a_day(table: Harness) -> None:
     table.advance(deadline + timedelta(days=1) - table.now)
     await told_held_a_day(table)
     assert table.bot is not None
-    assert not table.bot.timers.holds.player_held(table.channel.id)
+    assert table.bot.timers.holds.held_player(table.channel.id) is None
 
 
 async def test_a_player_held_a_day_is_not_held_again_that_move(table: Harness) -> None:
@@ -335,7 +338,7 @@ async def test_a_restart_does_not_lengthen_a_hold(table: Harness) -> None:
     await table.restart()
     await timers_checked(table)
     assert table.bot is not None
-    assert table.bot.timers.holds.player_held(table.channel.id)
+    assert table.bot.timers.holds.held_player(table.channel.id) == table.alice.id
     table.advance(deadline + timedelta(days=1) - table.now)
     await told_held_a_day(table)
 
@@ -350,6 +353,77 @@ async def test_a_restart_after_a_hold_does_not_hold_the_move_again(table: Harnes
     await timers_checked(table)
     await table.restart()
     await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_restart_takes_a_hold_up_without_its_line_again(table: Harness) -> None:
+    """alice is held at her deadline; the bot restarts: her clock is still held, the line
+    saying so is not posted again, and once shown the channel she is told her day for the
+    move."""
+    await alice_held_at_her_deadline(table)
+    await table.restart()
+    await hours_pass_and_alice_is_still_playing(table)
+    assert len(lines(table, HIDDEN)) == 1, "the line was posted again"
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await alice_moves(table)
+
+
+def members_asked(method: str, path: str) -> bool:
+    """A request for a server's member (its roles and timeout)."""
+    return method == "GET" and "/members/" in path
+
+
+async def test_a_discord_error_after_a_restart_keeps_the_clock_held(table: Harness) -> None:
+    """alice is held at her deadline; the bot restarts while Discord fails to say who its
+    members are: her clock stays held (she has not lost on time), and once Discord answers
+    and she is shown the channel, she is told her day for the move."""
+    await alice_held_at_her_deadline(table)
+    failing = table.standin.fail_rest(500, seconds=600, matching=members_asked)
+    await table.restart()
+    await timers_checked(table)
+    assert failing.hits >= 1, "Discord was not asked about alice"
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 1, "alice lost set 1 on time"
+    assert table.bot.timers.holds.held_player(table.channel.id) == table.alice.id
+    table.standin.end_faults()
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await alice_moves(table)
+
+
+async def test_a_move_while_the_minutes_check_gives_her_time_back_is_played(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice, shown the channel again, moves just as the minute's check gives her time back:
+    her move waits for that and is played, not refused as too late."""
+    await alice_held_at_her_deadline(table)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    assert table.bot is not None
+    clocks, holds = table.bot.services.clocks, table.bot.timers.holds
+    giving, go, came = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    give_back_closed, her_press = clocks.give_back_closed, holds.came
+
+    async def paused(since: datetime, now: datetime | None = None, **where: Any) -> Resumed:
+        giving.set()
+        await go.wait()
+        return await give_back_closed(since, now, **where)
+
+    async def noted(channel_id: int | None, user_id: int) -> None:
+        came.set()
+        await her_press(channel_id, user_id)
+
+    monkeypatch.setattr(clocks, "give_back_closed", paused)
+    monkeypatch.setattr(holds, "came", noted)
+    table.advance(ASK_AGAIN)
+    await until(giving.is_set)
+    move = asyncio.create_task(table.reply_text(table.alice, "move", {"move": "d1-b1"}))
+    await until(came.is_set)
+    await asyncio.sleep(0.5)  # without the wait, her move is refused meanwhile
+    go.set()
+    played = await move
+    assert "played d1-b1" in played.content, played.content
 
 
 async def test_a_thread_lock_held_from_the_turns_start_does_not_count_as_a_players_hold(
