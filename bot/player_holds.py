@@ -366,13 +366,15 @@ def held_text(
     if line is ShutOut.TIMED_OUT:
         return lang._(
             "{player}'s clock is held: a moderator timed them out, so they cannot play. It "
-            "runs again, with their whole time for this move, once the timeout ends.",
+            "runs again, with their whole time for this move, once the timeout ends (a clock "
+            "is held at most a day).",
             player=player,
         )
     if line is ShutOut.CANNOT_SEE:
         return lang._(
             "{player}'s clock is held: they can no longer see this channel, so they cannot "
-            "play. It runs again, with their whole time for this move, once they can.",
+            "play. It runs again, with their whole time for this move, once they can (a clock "
+            "is held at most a day).",
             player=player,
         )
     if line is Told.HELD_ONCE:

@@ -24,11 +24,11 @@ pytest_plugins = ["tests.discord_standin.fixtures"]
 
 HIDDEN = (
     "'s clock is held: they can no longer see this channel, so they cannot play. It runs "
-    "again, with their whole time for this move, once they can."
+    "again, with their whole time for this move, once they can (a clock is held at most a day)."
 )
 TIMED_OUT = (
     "'s clock is held: a moderator timed them out, so they cannot play. It runs again, with "
-    "their whole time for this move, once the timeout ends."
+    "their whole time for this move, once the timeout ends (a clock is held at most a day)."
 )
 
 
