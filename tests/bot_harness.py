@@ -12,6 +12,7 @@ import asyncio
 import io
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -303,6 +304,17 @@ class Harness:
         assert thread.parent is not None, f"#{thread.name} is not a thread"
         [line] = [m for m in self.public_messages(thread.parent) if m.thread is thread]
         return line
+
+
+class PostgresHarness(Harness):
+    """The bot on a PostgreSQL database."""
+
+    def __init__(self, standin: DiscordStandin, tmp_path: Path, database_url: str) -> None:
+        super().__init__(standin, tmp_path / "unused.sqlite3")
+        self.database_url = database_url
+
+    def settings(self) -> Settings:
+        return replace(super().settings(), database_url=self.database_url)
 
 
 class TimerChecks:

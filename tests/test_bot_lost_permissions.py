@@ -10,7 +10,6 @@ import asyncio
 import logging
 import math
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,11 @@ import asyncpg
 import discord
 import pytest
 
-from bot.config import Settings
 from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import (
     Harness,
+    PostgresHarness,
     board_thread_game,
     challenge_id,
     eventually,
@@ -591,17 +590,6 @@ async def test_a_burst_of_channel_changes_while_the_database_is_busy_is_one_writ
         await settled(table)  # every update has reached the bot and been weighed
         assert retrying() == 1
     await table.wait_board(lambda m: "ran out of time" in m.content, timeout=15)
-
-
-class PostgresHarness(Harness):
-    """The bot on a PostgreSQL database."""
-
-    def __init__(self, standin: DiscordStandin, tmp_path: Path, database_url: str) -> None:
-        super().__init__(standin, tmp_path / "unused.sqlite3")
-        self.database_url = database_url
-
-    def settings(self) -> Settings:
-        return replace(super().settings(), database_url=self.database_url)
 
 
 async def test_a_permission_given_back_while_postgresql_is_busy_is_not_lost(

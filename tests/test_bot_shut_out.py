@@ -16,9 +16,18 @@ import pytest
 
 from bot.player_holds import ASK_AGAIN
 from bot.services.absence import Resumed
-from tests.bot_harness import Harness, board_thread_game, running_bot, timers_checked, until
+from tests.bot_harness import (
+    Harness,
+    PostgresHarness,
+    board_thread_game,
+    running_bot,
+    timers_checked,
+    until,
+)
+from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
+from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -373,7 +382,7 @@ def members_asked(method: str, path: str) -> bool:
     return method == "GET" and "/members/" in path
 
 
-async def test_a_discord_error_after_a_restart_keeps_the_clock_held(table: Harness) -> None:
+async def held_across_a_restart_while_discord_fails(table: Harness) -> None:
     """alice is held at her deadline; the bot restarts while Discord fails to say who its
     members are: her clock stays held (she has not lost on time), and once Discord answers
     and she is shown the channel, she is told her day for the move."""
@@ -391,6 +400,24 @@ async def test_a_discord_error_after_a_restart_keeps_the_clock_held(table: Harne
     await table.standin.set_overwrite(table.channel, table.alice)
     await told_back(table, table.now)
     await alice_moves(table)
+
+
+async def test_a_discord_error_after_a_restart_keeps_the_clock_held(table: Harness) -> None:
+    """alice, held, does not lose on time when Discord fails at the first check after a
+    restart (:func:`held_across_a_restart_while_discord_fails`)."""
+    await held_across_a_restart_while_discord_fails(table)
+
+
+async def test_a_hold_is_kept_across_a_restart_on_postgresql(
+    discord_standin: DiscordStandin, postgres: PostgresServer | str, tmp_path: Path
+) -> None:
+    """The same on PostgreSQL: alice's hold is stored there, and taken up after the restart."""
+    table = PostgresHarness(discord_standin, tmp_path, await postgres_database(postgres))
+    await table.start()
+    try:
+        await held_across_a_restart_while_discord_fails(table)
+    finally:
+        await table.stop()
 
 
 async def test_a_move_while_the_minutes_check_gives_her_time_back_is_played(
