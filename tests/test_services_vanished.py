@@ -3,6 +3,7 @@ are aborted as /abort aborts them, and nothing there is owed or waited for any m
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -149,6 +150,20 @@ async def test_no_challenge_of_a_server_the_bot_left_stays_open(services: Servic
     assert (await services.challenges.get(challenge.challenge_id)).status is (
         ChallengeStatus.WITHDRAWN
     )
+
+
+async def test_the_challenges_withdrawn_with_a_server_are_logged(
+    services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Removed from a server (an event, or found at start-up), the log says how many open
+    challenges of that server were withdrawn; told again, it withdraws and logs nothing."""
+    await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, None)
+    with caplog.at_level(logging.INFO, logger="bot.services.vanished"):
+        await services.vanished.guild_gone(GUILD)
+        await services.vanished.guild_gone(GUILD)
+    lines = [r.getMessage() for r in caplog.records if "challenge" in r.getMessage()]
+    assert lines == [f"Withdrew 2 open challenge(s) of server {GUILD}: the bot was removed"]
 
 
 async def test_only_the_channels_of_games_out_of_time_are_named(

@@ -83,9 +83,15 @@ class VanishedService:
             in_play = await places.in_progress(db, guild_id)
         ended = await self._abort([channel_id for channel_id, _parent in in_play])
         async with self._database.transaction() as db:
-            await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
+            withdrawn = await vanished.close_in_guild(db, guild_id, to_us(self._clock()))
             stopped = await puzzles.stop_daily(
                 db, guild_id, puzzles.LEFT_SERVER, to_us(self._clock())
+            )
+        if withdrawn:
+            _log.info(
+                "Withdrew %d open challenge(s) of server %s: the bot was removed",
+                withdrawn,
+                guild_id,
             )
         if stopped:
             _log.info("Daily puzzle of server %s switched off: the bot was removed", guild_id)

@@ -55,9 +55,10 @@ async def close_in_channels(db: Connection, channel_ids: Sequence[int], now_us: 
     await _close(db, f"channel_id IN ({marks})", tuple(channel_ids), now_us)
 
 
-async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> None:
-    """Nothing in the server ``guild_id`` is owed or waited for any more: see :func:`_close`."""
-    await _close(db, "guild_id = ?", (guild_id,), now_us)
+async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> int:
+    """Nothing in the server ``guild_id`` is owed or waited for any more: see :func:`_close`.
+    Returns how many open challenges it withdrew."""
+    return await _close(db, "guild_id = ?", (guild_id,), now_us)
 
 
 async def daily_puzzles_in_channels(db: Connection, channel_ids: Sequence[int]) -> list[int]:
@@ -70,17 +71,18 @@ async def daily_puzzles_in_channels(db: Connection, channel_ids: Sequence[int]) 
     return [int(row[0]) for row in rows]
 
 
-async def _close(db: Connection, place: str, params: Params, now_us: int) -> None:
+async def _close(db: Connection, place: str, params: Params, now_us: int) -> int:
     """The boards owed to the sets of ``place`` (a condition on ``channel_id`` or ``guild_id``,
     columns of sets, challenges and matches alike) are marked done without a message, its open
     challenges withdrawn, its sets' open takeback requests lapsed (and no request's answer owed
-    any more), and no thread of its matches is due to be archived."""
+    any more), and no thread of its matches is due to be archived. Returns how many open
+    challenges it withdrew."""
     await db.execute(
         "UPDATE announcements SET delivered_us = ? WHERE delivered_us IS NULL AND EXISTS "
         f"(SELECT 1 FROM sets g WHERE g.set_id = announcements.set_id AND g.{place})",
         (now_us, *params),
     )
-    await db.execute(
+    withdrawn = await db.execute(
         f"UPDATE challenges SET status = 'withdrawn' WHERE status = 'open' AND {place}", params
     )
     await db.execute(
@@ -97,3 +99,4 @@ async def _close(db: Connection, place: str, params: Params, now_us: int) -> Non
         f"UPDATE matches SET archive_due_us = NULL WHERE archive_due_us IS NOT NULL AND {place}",
         params,
     )
+    return withdrawn
