@@ -341,6 +341,24 @@ async def test_stats_show_rating_and_head_to_head(table: Harness) -> None:
     assert fields["Head to head with you"].startswith("You won 0, they won 1")
 
 
+async def test_stats_of_a_player_who_left_show_their_record(table: Harness) -> None:
+    """bob, beaten by alice, leaves the server: he is still on /leaderboard, and /stats of
+    him shows his record under his stored name, saying he left — not a refusal."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    await table.standin.remove_member(table.bob)
+    board = await table.reply_text(table.alice, "leaderboard")
+    assert "**bob**" in board.embeds[0]["description"]
+    stats = await table.reply_text(table.alice, "stats", {"player": table.bob.user})
+    assert not stats.ephemeral
+    [embed] = stats.embeds
+    assert embed["title"] == "bob at Brandubh (World Tafl Federation)"
+    assert embed["description"] == "**bob** has left this server."
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert float(fields["Rating"].rstrip("?")) < 1500
+    assert fields["Head to head with you"].startswith("You won 1, they won 0")
+
+
 async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None:
     """A member cannot /abort; an admin can, and the channel takes a new challenge."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -115,14 +115,23 @@ async def test_buttons_from_another_server(table: Harness) -> None:
 
 async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -> None:
     """A member option given a user who is not in the server (left it) is refused with their
-    name, never a Python object's text; a long move text is repeated cut short."""
+    name, never a Python object's text (/stats, which takes anyone, says so in its answer);
+    a long move text is repeated cut short."""
     ghost = table.standin.add_user("ghost")
-    for command in ("challenge", "stats", "games"):
+    for command in ("challenge", "games"):
         option = "opponent" if command == "challenge" else "player"
         record = await table.standin.slash(
             table.guild, table.channel, table.alice, command, {option: ghost}
         )
         assert await sentence(record) == "**ghost** is not a member of this server.", command
+    record = await table.standin.slash(
+        table.guild, table.channel, table.alice, "stats", {"player": ghost}
+    )
+    [embed] = (await record.wait_original()).embeds
+    assert embed["description"].splitlines() == [
+        "**ghost** is not a member of this server.",
+        "No rated game of Brandubh (World Tafl Federation) finished yet.",
+    ]
     await board(table)
     record = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "x" * 1900}

@@ -100,16 +100,25 @@ def stats_embed(
     viewer_id: int,
     computer_name: str = "Brandubh",
     lang: Language = ENGLISH,
+    *,
+    member: bool = True,
 ) -> discord.Embed:
-    """A player's rating, record, recent games and head-to-head with the viewer."""
+    """A player's rating, record, recent games and head-to-head with the viewer; of one not
+    a ``member`` of the server, saying so (that they left it, if they played in it)."""
     title = lang.gettext(get_ruleset(stats.ruleset).title)
-    embed = discord.Embed(
-        title=lang._("{player} at {ruleset}", player=escaped(stats.display_name), ruleset=title)
-    )
+    player = escaped(stats.display_name or lang._("a player"))
+    embed = discord.Embed(title=lang._("{player} at {ruleset}", player=player, ruleset=title))
+    notes: list[str] = []
+    if not member and (stats.standing is not None or stats.recent_games):
+        notes.append(lang._("{player} has left this server.", player=f"**{player}**"))
+    elif not member:
+        notes.append(lang._("{player} is not a member of this server.", player=f"**{player}**"))
     row = stats.standing
     if row is None:
-        embed.description = lang._("No rated game of {ruleset} finished yet.", ruleset=title)
-    else:
+        notes.append(lang._("No rated game of {ruleset} finished yet.", ruleset=title))
+    if notes:
+        embed.description = "\n".join(notes)
+    if row is not None:
         embed.add_field(name=lang._("Rating"), value=rating_text(row.rating, row.deviation))
         embed.add_field(name=lang._("Rank"), value=f"#{row.rank}")
         if row.draws:
@@ -208,7 +217,8 @@ class Standings(commands.Cog):
     async def stats(
         self,
         interaction: discord.Interaction[BrandubhBot],
-        player: discord.Member | None = None,
+        # A user, not only a member: one who left the server is still on the leaderboard.
+        player: discord.Member | discord.User | None = None,
         ruleset: str | None = None,
     ) -> None:
         """Rating, record, recent games and head-to-head."""
@@ -241,7 +251,9 @@ class Standings(commands.Cog):
         me = self.bot.user.display_name if self.bot.user else "Brandubh"
         await answer(
             interaction,
-            embed=stats_embed(stats, head, interaction.user.id, me, lang),
+            embed=stats_embed(
+                stats, head, interaction.user.id, me, lang, member=isinstance(who, discord.Member)
+            ),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

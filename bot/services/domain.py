@@ -479,7 +479,9 @@ class PlayerStats:
 
     guild_id: int
     user_id: int
-    display_name: str
+    display_name: str | None
+    """Their stored name as shown in the server; ``None`` if the bot never learnt it (the
+    caller names them in its reader's language, "a player")."""
     standing: Standing | None
     """``None`` until the player has finished a rated game."""
     recent_games: tuple[GameSummary, ...]

@@ -73,7 +73,7 @@ class StandingsService:
         return PlayerStats(
             guild_id,
             user_id,
-            names.get(user_id, str(user_id)),
+            names.get(user_id),
             standing,
             tuple(_summary(row) for row in rows),
             ruleset,
