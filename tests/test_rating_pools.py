@@ -56,7 +56,8 @@ async def test_a_match_of_no_show_sets_is_won_by_nobody_in_the_head_to_head(
     services: Services,
 ) -> None:
     """Bob never moves in either set of a match: alice wins it (docs/rules.md §11), but like the
-    leaderboard the head to head counts it as won by nobody; a match with a rated set counts."""
+    leaderboard the head to head counts it as won by nobody, and its sets as played by nobody
+    (the sets line agrees with the matches line); a match with a rated set counts both."""
     await start(services, CHANNEL, "brandubh", sets=2)
     await resign_after(services, CHANNEL, 1, BOB)  # set 1: alice moved, bob never did
     end = await resign_after(services, CHANNEL, 0, BOB)  # set 2: bob attacks, never moves
@@ -64,14 +65,14 @@ async def test_a_match_of_no_show_sets_is_won_by_nobody_in_the_head_to_head(
     assert end.match_end.winner_id == ALICE
     assert (await services.standings.leaderboard(GUILD)).total == 0
     versus = await services.standings.head_to_head(GUILD, ALICE, BOB)
-    assert (versus.games, versus.wins, versus.matches) == (2, (2, 0), 1)
+    assert (versus.games, versus.wins, versus.draws, versus.matches) == (0, (0, 0), 0, 1)
     assert versus.matches_won == (0, 0)
     await start(services, CHANNEL, "brandubh")
     await resign_after(services, CHANNEL, 2, BOB)
     [top, _] = (await services.standings.leaderboard(GUILD)).rows
     assert (top.user_id, top.matches_won) == (ALICE, 1)
     versus = await services.standings.head_to_head(GUILD, BOB, ALICE)
-    assert (versus.matches, versus.matches_won) == (2, (0, 1))
+    assert (versus.games, versus.wins, versus.matches, versus.matches_won) == (1, (0, 1), 2, (0, 1))
 
 
 async def test_a_set_lost_after_moving_is_rated(services: Services) -> None:

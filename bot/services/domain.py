@@ -500,6 +500,8 @@ class HeadToHead:
     guild_id: int
     player_ids: tuple[int, int]
     games: int
+    """The sets played: a set lost by a player who never moved in it (docs/rules.md §11, a
+    set not played as they had left included) is counted nowhere, as in a player's record."""
     wins: tuple[int, int]
     draws: int
     matches: int

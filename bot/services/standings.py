@@ -83,11 +83,14 @@ class StandingsService:
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
         """The record of ``a`` against ``b`` in the server: finished sets and matches, and the
         matches each won as the leaderboard counts them (one of sets all lost by a player who
-        never moved in them is won by nobody)."""
+        never moved in them is won by nobody). The sets are those played, as a player's record
+        counts them: one lost by a player who never moved in it is won by nobody either, so
+        the sets line and the matches line under it agree."""
         async with self._database.snapshot() as db:
-            played = await history.between(db, guild_id, a, b)
+            finished = await history.between(db, guild_id, a, b)
             matches = await history.matches_between(db, guild_id, a, b)
             matches_won = await history.match_wins_between(db, guild_id, a, b)
+        played = [row for row in finished if row.set_rated]
         wins_a = sum(1 for row in played if row.winner_id == a)
         wins_b = sum(1 for row in played if row.winner_id == b)
         return HeadToHead(
