@@ -24,6 +24,7 @@ from bot.flow.puzzles import PuzzleFlow
 from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
+from bot.names import account_name
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -266,7 +267,7 @@ class BrandubhBot(commands.AutoShardedBot):
         The names are stored by a write that may wait for a busy database: an answer waits for
         it at most REMEMBER_WAIT seconds, then it goes on in the background.
         """
-        account = user.global_name or user.name
+        account = account_name(user)
         guild_id = user.guild.id if isinstance(user, discord.Member) else None
         member_name = user.display_name if guild_id is not None else None
         names: dict[tuple[int | None, int], str] = {(None, user.id): account}

@@ -18,6 +18,12 @@ after a link's scheme (``https://…``, linked and previewed). A zero-width spac
 the name as it reads and makes it plain text."""
 
 
+def account_name(user: discord.abc.User) -> str:
+    """The name of ``user``'s account, the same in every server: their global display name,
+    else their username (a nickname belongs to one server)."""
+    return user.global_name or user.name
+
+
 def escaped(name: str) -> str:
     """A display name safe to show in a message: its Markdown, mentions, links and other
     Discord markup are inert, its direction controls (such as U+202E) are taken out, and a

@@ -94,7 +94,7 @@ async def test_a_player_who_left_loses_at_the_reminder_and_the_match_ends(
 async def board_of_set_1(table: Harness) -> bytes:
     """The picture of set 1 of a two-set match lost by a player who left the server."""
     assert table.bot is not None
-    exported = await table.bot.services.records.export(set_id=1)
+    exported = await table.bot.services.records.export(set_id=1, unnamed="a player")
     left = render_board(
         exported.game,
         attacker_name=exported.attacker_name,

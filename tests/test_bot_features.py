@@ -359,6 +359,27 @@ async def test_stats_of_a_player_who_left_show_their_record(table: Harness) -> N
     assert fields["Head to head with you"].startswith("You won 1, they won 0")
 
 
+async def test_players_are_named_even_when_their_names_were_not_kept(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot's keeping of names fails (a busy database, say): the challenge and its accept
+    store the players' names with them all the same, so /leaderboard and /stats name them,
+    never by a user id."""
+    assert table.bot is not None
+
+    async def kept_nothing(user: object) -> None:
+        return None
+
+    monkeypatch.setattr(table.bot, "remember", kept_nothing)
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+    board = await table.reply_text(table.carol, "leaderboard")
+    rows = board.embeds[0]["description"].splitlines()
+    assert [row.split("**")[1] for row in rows] == ["alice", "bob"], rows
+    stats = await table.reply_text(table.carol, "stats", {"player": table.bob})
+    assert stats.embeds[0]["title"] == "bob at Brandubh (World Tafl Federation)"
+
+
 async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None:
     """A member cannot /abort; an admin can, and the channel takes a new challenge."""
     await table.challenge_accepted(table.alice, table.bob)

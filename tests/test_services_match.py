@@ -37,6 +37,8 @@ from tests.conftest import (
 )
 from tests.postgres_server import PostgresServer
 
+DAVE, ERIN = 14, 15
+
 
 async def start(services: Services, channel: int = CHANNEL, sets: int = 2) -> ActiveGame:
     """Alice challenges Bob in ``channel`` and Bob accepts; Alice attacks in set 1."""
@@ -248,7 +250,7 @@ async def test_racing_moves_never_both_land(services: Services) -> None:
     game = await services.games.in_channel(CHANNEL)
     assert game is not None
     assert game.ply == 1
-    exported = await services.records.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL, unnamed="a player")
     assert len(exported.game.records) == 1
 
 
@@ -452,7 +454,7 @@ async def test_computer_games_are_recorded_but_not_rated(services: Services) -> 
     assert result.set_end.match_end is not None
     assert not result.set_end.match_end.rated
     assert (await services.standings.leaderboard(GUILD)).total == 0
-    exported = await services.records.export(set_id=game.set_id)
+    exported = await services.records.export(set_id=game.set_id, unnamed="a player")
     assert "d1-c1" in exported.record
 
 
@@ -499,10 +501,46 @@ async def test_export_names_the_players_and_replays(services: Services) -> None:
     """The OpenTafl record carries the players' names and replays to the same position."""
     await start(services)
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
-    exported = await services.records.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL, unnamed="a player")
     assert "[attackers:Alice]" in exported.record
     assert "[defenders:Bob]" in exported.record
     assert exported.game.position() == Game.from_moves(["d1-c1", "d3-a3"]).position()
+
+
+async def test_a_player_never_named_is_a_player_not_an_id(services: Services) -> None:
+    """Players stored by a challenge without their names (the bot was never told them) are
+    named nowhere by their ids: names leave them out, the leaderboard and /stats have no name
+    (shown as "a player"), the export calls them what its reader calls a stranger."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=1)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
+    exported = await services.records.export(channel_id=CHANNEL, unnamed="ein Spieler")
+    assert "[attackers:ein Spieler]" in exported.record
+    assert "[defenders:ein Spieler]" in exported.record
+    await resign_after(services, CHANNEL, 0, BOB)
+    assert await services.players.names(GUILD, [ALICE, BOB]) == {}
+    assert await services.players.names(None, [ALICE, BOB]) == {}
+    board = await services.standings.leaderboard(GUILD)
+    assert [row.display_name for row in board.rows] == [None, None]
+    assert (await services.standings.player_stats(GUILD, BOB)).display_name is None
+
+
+async def test_a_challenge_stores_the_names_it_is_given(services: Services) -> None:
+    """The names the bot has of the challenger, the opponent and the one who accepts are
+    stored with them as the challenge and the match start (no name by id left to show)."""
+    challenge = await services.challenges.create(
+        GUILD, CHANNEL, ALICE, BOB, names={ALICE: "Alice", BOB: "Bob"}
+    )
+    open_one = await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, None)
+    await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.challenges.accept(open_one.challenge_id, DAVE, account_name="Dave")
+    await services.matches.start_computer_match(GUILD, 3000, ERIN, COMPUTER, account_name="Erin")
+    assert await services.players.names(None, [ALICE, BOB, CAROL, DAVE, ERIN]) == {
+        ALICE: "Alice",
+        BOB: "Bob",
+        DAVE: "Dave",
+        ERIN: "Erin",
+    }
 
 
 async def test_names_are_the_ones_of_the_server_asked_about(services: Services) -> None:
@@ -513,7 +551,7 @@ async def test_names_are_the_ones_of_the_server_asked_about(services: Services) 
     await services.players.remember(ALICE, "Alice", guild_id=GUILD + 1, member_name="Ali there")
     await services.players.remember(BOB, "Bob", guild_id=GUILD + 1, member_name="Bobby there")
     await play_out(services, CHANNEL, ("d1-c1", "d3-a3"))
-    exported = await services.records.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL, unnamed="a player")
     assert "[attackers:Alice here]" in exported.record
     assert "[defenders:Bob]" in exported.record
     await resign_after(services, CHANNEL, 0, BOB)

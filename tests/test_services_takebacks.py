@@ -22,7 +22,7 @@ from tests.conftest import ALICE, BOB, CHANNEL, COMPUTER, GUILD, OTHER_CHANNEL, 
 
 async def moves_played(services: Services) -> list[str]:
     """The channel's set's moves as stored."""
-    exported = await services.records.export(channel_id=CHANNEL)
+    exported = await services.records.export(channel_id=CHANNEL, unnamed="a player")
     return [str(record.move) for record in exported.game.records]
 
 

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from bot.cogs.standings import game_line, stats_embed
 from bot.i18n import language
-from bot.services.domain import GameSummary, HeadToHead, PlayerStats
+from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats, Standing
 from bot.views.games import EMBED_FIELD_LIMIT
+from bot.views.leaderboard import leaderboard_embed
 from engine import Outcome, Reason, Side
 
 ALICE, COMPUTER = 1_234_567_890_123_456_789, 1_234_567_890_123_456_790
@@ -76,3 +77,17 @@ def test_the_head_to_head_says_who_won_the_matches() -> None:
     embed = stats_embed(PlayerStats(1, bob, "bob", None, ()), head, ALICE)
     [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
     assert value == "You won 3, they won 1 (4 sets, 2 matches)\nMatches: you won 1, they won 0"
+
+
+def test_a_player_whose_name_was_never_told_is_a_player() -> None:
+    """A player the bot was never told the name of is "a player" in the reader's language,
+    in /stats' title and on /leaderboard, never an id."""
+    german = language("de")
+    embed = stats_embed(PlayerStats(1, ALICE, None, None, ()), None, ALICE, lang=german)
+    assert embed.title is not None
+    assert embed.title.startswith("ein Spieler ")
+    row = Standing(1, ALICE, None, 1500.0, 350.0, 1, 1, 0, 0, 0)
+    page = LeaderboardPage(1, 0, 10, 1, (row,), "brandubh")
+    board = leaderboard_embed(page, "server", german)
+    assert board.description is not None
+    assert board.description.startswith("`  1.` **ein Spieler** — ")

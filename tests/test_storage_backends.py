@@ -108,7 +108,7 @@ async def test_moves_racing_from_two_processes_never_both_land(
             assert len(landed) == 1, results
             refused = [r for r in results if isinstance(r, BaseException)]
             assert isinstance(refused[0], StaleGameError | NotYourTurn)
-        exported = await two.records.export(channel_id=CHANNEL)
+        exported = await two.records.export(channel_id=CHANNEL, unnamed="a player")
         assert len(exported.game.records) == 5
         after = await two.games.in_channel(CHANNEL)
         assert after is not None
@@ -133,7 +133,7 @@ async def test_a_resignation_racing_a_move_in_another_process_never_loses_either
         )
         resigned = results[1]
         assert not isinstance(resigned, BaseException), resigned
-        exported = await one.records.export(set_id=resigned.game.set_id)
+        exported = await one.records.export(set_id=resigned.game.set_id, unnamed="a player")
         moved = not isinstance(results[0], BaseException)
         assert len(exported.game.records) == (1 if moved else 0)
         assert resigned.moves == len(exported.game.records)

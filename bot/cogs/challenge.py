@@ -13,6 +13,7 @@ from bot.cogs.choices import RULESET_CHOICES, SETS_CHOICES, SIDE_CHOICES, TIME_C
 from bot.errors import require_channel_permissions
 from bot.flow.challenge_posts import post_challenge
 from bot.i18n import _
+from bot.names import account_name
 from bot.services.errors import (
     CannotChallengeSelf,
     InvalidOption,
@@ -95,6 +96,7 @@ class Challenge(commands.Cog):
             challenger_side=my_side,
             time_per_move=per_move,
             role=settings.open_challenge_role_id,
+            opponent_name=None if opponent is None else account_name(opponent),
         )
 
 

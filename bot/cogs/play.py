@@ -140,6 +140,7 @@ class Play(commands.Cog):
                 set_id=game,
                 channel_id=None if game is not None else interaction.channel_id,
                 hidden=await hidden_for(interaction, game),
+                unnamed=(await self.bot.flow.server_language(guild_id))._("a player"),
             )
 
         exported = await within_deadline(interaction, chosen(), ephemeral=True)

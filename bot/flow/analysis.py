@@ -83,6 +83,8 @@ class AnalysisFlow:
                 set_id=set_id,
                 channel_id=None if set_id is not None else interaction.channel_id,
                 hidden=await hidden_for(interaction, set_id),
+                # The review is posted for the channel, in the server's language.
+                unnamed=(await self.bot.flow.server_language(guild_id))._("a player"),
             )
 
         chosen = await within_deadline(interaction, choose(), ephemeral=True)

@@ -19,6 +19,7 @@ from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import may_open_threads, member_threads_here
 from bot.i18n.audience import reader
+from bot.names import account_name
 from bot.services.errors import ChallengeNotFound
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
@@ -42,13 +43,19 @@ async def post_challenge(
     challenger_side: Side,
     time_per_move: timedelta,
     role: int | None,
+    opponent_name: str | None = None,
 ) -> None:
     """Store the challenge of ``interaction``'s member to ``opponent_id`` (None: open to
     anyone) and post it in the channel, deferred privately when slow (it may still be refused:
-    one sentence for the challenger alone). ``role``: the server's open-challenge role."""
+    one sentence for the challenger alone). ``role``: the server's open-challenge role;
+    ``opponent_name``: the name of the opponent's account, stored with them as the
+    challenger's is."""
     assert interaction.guild_id is not None
     assert interaction.channel_id is not None
     guild_id, channel_id = interaction.guild_id, interaction.channel_id
+    names = {interaction.user.id: account_name(interaction.user)}
+    if opponent_id is not None and opponent_name is not None:
+        names[opponent_id] = opponent_name
     created = asyncio.ensure_future(
         create_unheld(
             bot,
@@ -65,6 +72,7 @@ async def post_challenge(
                 plays_here=not may_open_threads(interaction),
                 thread_of=thread_of(interaction),
                 threads_here=member_threads_here(interaction),
+                names=names,
             ),
         )
     )

@@ -29,7 +29,7 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language, _
-from bot.names import escaped
+from bot.names import account_name, escaped
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
     ChallengeHeld,
@@ -213,6 +213,7 @@ class ChallengeFlow:
                     thread_id=None if thread is None else thread.id,
                     thread_of=thread_of(interaction),
                     threads_here=member_threads_here(interaction),
+                    account_name=account_name(interaction.user),
                 )
             except ChannelBusy:
                 raise await self._lapse_on_busy(interaction, challenge) from None

@@ -31,6 +31,7 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language
+from bot.names import account_name
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
 from bot.storage.errors import StorageError
@@ -116,6 +117,7 @@ class ComputerMatchFlow:
                 line_message_id=line_id,
                 thread_of=thread_of(interaction),
                 threads_here=member_threads_here(interaction),
+                account_name=account_name(interaction.user),
             )
 
         settings = await services.settings.get(guild_id)

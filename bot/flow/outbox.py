@@ -242,7 +242,7 @@ class Outbox:
             ):
                 await self._stop_thinking(set_id, ply, channel, lang)
             return sent.id
-        exported = await services.records.export(set_id=set_id)
+        exported = await services.records.export(set_id=set_id, unnamed=lang._("a player"))
         game = exported.game
         if game.ply < ply:
             return None  # taken back: that move is no longer part of the game

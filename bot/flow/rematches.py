@@ -23,6 +23,7 @@ from bot.flow.threads import (
 from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
+from bot.names import account_name
 from bot.services.domain import ActiveGame, MatchTerms
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
 from bot.storage.errors import StorageError
@@ -135,6 +136,7 @@ class RematchFlow:
                 line_message_id=terms.line_message_id,
                 thread_of=in_thread_of,
                 threads_here=member_threads_here(interaction),  # pressed where it is played
+                account_name=account_name(interaction.user),
             )
             # A slow write (another program holding the database) is deferred in time.
             try:
@@ -200,6 +202,7 @@ class RematchFlow:
                 thread_of=in_thread_of,
                 threads_here=member_threads_in(interaction, where),
                 rematch=True,
+                names={user: account_name(interaction.user)},
             ),
         )
         try:

@@ -76,8 +76,10 @@ class AnalysisService:
         set_id: int | None = None,
         channel_id: int | None = None,
         hidden: HiddenPlaces | None = None,
+        unnamed: str,
     ) -> SetToAnalyse:
-        """The set ``set_id`` of this server, or the newest finished set of ``channel_id``.
+        """The set ``set_id`` of this server, or the newest finished set of ``channel_id``
+        (a player whose name the bot was never told called ``unnamed``: "a player").
 
         Raises NoGameHere when there is none (or ``set_id`` was played in a place of
         ``hidden``: :func:`~bot.services.records.check_shown`), StillPlaying while its match
@@ -137,7 +139,7 @@ class AnalysisService:
                         set=playing,
                     )
                 )
-        exported = await self._records.export(set_id=set_id)
+        exported = await self._records.export(set_id=set_id, unnamed=unnamed)
         if not exported.game.records:
             raise NoGameHere(
                 _("Game {game} ended before any move: there is nothing to analyse.", game=set_id)

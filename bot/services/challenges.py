@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -92,9 +92,12 @@ class ChallengeService:
         thread_of: int | None = None,
         threads_here: bool = True,
         rematch: bool = False,
+        names: Mapping[int, str] | None = None,
     ) -> Challenge:
         """Open a challenge that expires 10 minutes from now and return it; with
         ``opponent_id`` None it is open to anyone in the channel but the challenger.
+        ``names``: the account names the caller has of the two (by id), stored with them (a
+        player the bot never saw is then never named by an id).
         ``plays_here``: its game could have no thread of its own even with threads on (the
         channel is a thread, or the bot may not start threads there). ``thread_of``: the
         channel is a thread of that channel, whose allowance counts. ``threads_here``: a
@@ -146,7 +149,7 @@ class ChallengeService:
                     raise RecentlyDeclined(opponent_id, from_us(declined) + DECLINE_PAUSE)
             for user_id in (challenger_id, opponent_id):
                 if user_id is not None:
-                    await players.ensure(db, user_id, now)
+                    await players.ensure(db, user_id, now, (names or {}).get(user_id))
             challenge_id = await challenges.insert(
                 db,
                 guild_id=guild_id,
@@ -323,9 +326,11 @@ class ChallengeService:
         thread_id: int | None = None,
         thread_of: int | None = None,
         threads_here: bool = True,
+        account_name: str | None = None,
     ) -> ActiveGame:
         """The opponent accepts (anyone but the challenger, for one open to anyone, who becomes
-        its opponent): the match starts and its first set is returned.
+        its opponent): the match starts and its first set is returned. ``account_name``: the
+        name the caller has of ``user_id``'s account, stored with them.
 
         With ``thread_id`` the match is played in that thread (started from the challenge
         message); without, in the challenge's channel (``thread_of``: as for
@@ -334,7 +339,9 @@ class ChallengeService:
         (``threads_here``: the opponent could start a thread there and play in it).
         """
         try:
-            return await self._start(challenge_id, user_id, thread_id, thread_of, threads_here)
+            return await self._start(
+                challenge_id, user_id, thread_id, thread_of, threads_here, account_name
+            )
         except ChallengeNotFound:
             await self._expired_meanwhile(challenge_id)
             raise
@@ -346,6 +353,7 @@ class ChallengeService:
         thread_id: int | None,
         thread_of: int | None,
         threads_here: bool,
+        account_name: str | None,
     ) -> ActiveGame:
         """:meth:`accept`, but a challenge closed meanwhile is ChallengeNotFound whatever
         closed it."""
@@ -353,7 +361,7 @@ class ChallengeService:
         await self._check_accept(row, user_id, thread_of)
         settings = await self._settings.get(row.guild_id)
         async with self._database.transaction() as db:
-            await players.ensure(db, user_id, self._clock())
+            await players.ensure(db, user_id, self._clock(), account_name)
             # Claim the challenge first: of two Accepts racing (a double click, or two members
             # taking one open to anyone), the second waits on this row and then finds it
             # closed, on either backend.

@@ -331,7 +331,8 @@ class Standing:
 
     rank: int
     user_id: int
-    display_name: str
+    display_name: str | None
+    """``None``: the bot was never told the name (shown as "a player")."""
     rating: float
     deviation: float
     games: int

@@ -92,8 +92,10 @@ class MatchService:
         line_message_id: int | None = None,
         thread_of: int | None = None,
         threads_here: bool = True,
+        account_name: str | None = None,
     ) -> ActiveGame:
-        """Start a match against the computer at once and return its first set.
+        """Start a match against the computer at once and return its first set
+        (``account_name``: the name the caller has of the human's account, stored with them).
 
         ``parent_channel_id``: ``channel_id`` is a thread of that channel (whose allowance
         counts, and which the match's thread records, with ``line_message_id``, the message in
@@ -122,6 +124,8 @@ class MatchService:
             # Counted again as stored: presses at once must not pass the limit together.
             await db.lock(f"computer-matches:{guild_id}:{human_id}")
             await _check_computer_matches(db, guild_id, human_id)
+            if account_name is not None:
+                await players.ensure(db, human_id, self._clock(), account_name)
             started = await self.start_match(
                 db,
                 guild_id=guild_id,

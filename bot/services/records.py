@@ -112,10 +112,11 @@ class RecordService:
         return GamesPage(guild_id, player_id, offset, limit, total, listed)
 
     async def export(
-        self, *, set_id: int | None = None, channel_id: int | None = None
+        self, *, set_id: int | None = None, channel_id: int | None = None, unnamed: str
     ) -> GameExport:
         """A set's OpenTafl record (player names, set, date and game number as tags) and
-        engine game for a replay.
+        engine game for a replay; a player whose name the bot was never told is called
+        ``unnamed`` ("a player" in the reader's language), never by an id.
 
         Give ``set_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
@@ -129,7 +130,7 @@ class RecordService:
                 raise NoGameHere(_("Say which game to export."))
             if row is None:
                 raise NoGameHere(_("There is no game to export here."))
-            return await self._export(db, row)
+            return await self._export(db, row, unnamed)
 
     async def export_match(
         self,
@@ -138,9 +139,11 @@ class RecordService:
         set_id: int | None = None,
         channel_id: int | None = None,
         hidden: HiddenPlaces | None = None,
+        unnamed: str,
     ) -> MatchExport:
         """Every set of a match: the channel's latest match (or, if newer, the latest finished
-        match of a thread the bot started there), or the match of a finished set.
+        match of a thread the bot started there), or the match of a finished set; a player
+        whose name the bot was never told is called ``unnamed``, as in :meth:`export`.
 
         With ``set_id`` the set must be a finished set of ``guild_id``, not played in (a thread
         of) one of the places ``hidden``, and only the match's finished sets are exported (a
@@ -176,14 +179,14 @@ class RecordService:
                 for each in await sets.match_sets(db, row.match_id)
                 if here or each.status != sets.ACTIVE
             ]
-            exports = tuple([await self._export(db, each) for each in exported])
+            exports = tuple([await self._export(db, each, unnamed) for each in exported])
         return MatchExport(row.match_id, exports)
 
-    async def _export(self, db: Connection, row: SetRow) -> GameExport:
+    async def _export(self, db: Connection, row: SetRow, unnamed: str) -> GameExport:
         game = await self._cache.load(db, row)
         names = await players.names(db, row.guild_id, [row.attacker_id, row.defender_id])
-        attacker = names.get(row.attacker_id, str(row.attacker_id))
-        defender = names.get(row.defender_id, str(row.defender_id))
+        attacker = names.get(row.attacker_id, unnamed)
+        defender = names.get(row.defender_id, unnamed)
         if row.computer_id is not None and row.computer_level is not None:
             level = f" (level {row.computer_level})"
             if row.computer_id == row.attacker_id:

@@ -14,6 +14,11 @@ from datetime import datetime
 from bot.storage.connection import Connection
 from bot.storage.times import to_us
 
+KNOWN_NAME = "nullif(p.display_name, cast(p.user_id AS TEXT))"
+"""The account's name of ``players p``, NULL while it is still the id :func:`ensure` named the
+player by (the bot was never told the name): read "a player" in the reader's language, never
+digits."""
+
 
 async def upsert(db: Connection, user_id: int, display_name: str, now: datetime) -> None:
     """Insert the player or update their account's own name."""
@@ -38,8 +43,15 @@ async def upsert_member(
     )
 
 
-async def ensure(db: Connection, user_id: int, now: datetime) -> None:
-    """Make sure a row exists for ``user_id`` (named by id until the bot tells its name)."""
+async def ensure(
+    db: Connection, user_id: int, now: datetime, account_name: str | None = None
+) -> None:
+    """Make sure a row exists for ``user_id``: given ``account_name`` (the account's own name,
+    as :func:`upsert` takes it), stored with it; without, a new row is named by its id until
+    the bot tells its name, which :data:`KNOWN_NAME` reads as unknown."""
+    if account_name is not None:
+        await upsert(db, user_id, account_name, now)
+        return
     await db.execute(
         "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, ?) "
         "ON CONFLICT (user_id) DO NOTHING",
@@ -55,19 +67,21 @@ async def name(db: Connection, *, guild_id: int | None, user_id: int) -> str | N
 
 async def names(db: Connection, guild_id: int | None, user_ids: list[int]) -> dict[int, str]:
     """The names of the given users that are known, as shown in the server ``guild_id``: each
-    member's name there, else the account's own name (``guild_id`` None: the account's)."""
+    member's name there, else the account's own name (``guild_id`` None: the account's). One
+    never told (named by its id, :data:`KNOWN_NAME`) is left out, as one never seen."""
     if not user_ids:
         return {}
     marks = ",".join("?" * len(user_ids))
     if guild_id is None:
         rows = await db.fetch_all(
-            f"SELECT user_id, display_name FROM players WHERE user_id IN ({marks})", user_ids
+            f"SELECT p.user_id, {KNOWN_NAME} FROM players p WHERE p.user_id IN ({marks})",
+            user_ids,
         )
     else:
         rows = await db.fetch_all(
-            "SELECT p.user_id, coalesce(m.display_name, p.display_name) FROM players p "
+            f"SELECT p.user_id, coalesce(m.display_name, {KNOWN_NAME}) FROM players p "
             "LEFT JOIN member_names m ON m.guild_id = ? AND m.user_id = p.user_id "
             f"WHERE p.user_id IN ({marks})",
             [guild_id, *user_ids],
         )
-    return {int(row[0]): str(row[1]) for row in rows}
+    return {int(row[0]): str(row[1]) for row in rows if row[1] is not None}

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.shards import Shards
 from bot.storage.connection import Connection
+from bot.storage.players import KNOWN_NAME
 from bot.storage.sets import EVERY
 
 OPEN = "open"
@@ -223,7 +224,7 @@ SOLVERS_BOARD = (
     f"WITH totals AS ({_TOTALS}), ranked AS (SELECT guild_id, user_id, solved, attempted, "
     "row_number() OVER (ORDER BY solved DESC, solved * 1.0 / attempted DESC, reached_us, "
     "user_id) AS place FROM totals) "
-    "SELECT r.place, r.user_id, coalesce(m.display_name, p.display_name), r.solved, "
+    f"SELECT r.place, r.user_id, coalesce(m.display_name, {KNOWN_NAME}), r.solved, "
     "r.attempted FROM ranked r LEFT JOIN players p ON p.user_id = r.user_id "
     "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id "
     "WHERE (r.place > ? AND r.place <= ?) OR r.user_id = ? ORDER BY r.place"

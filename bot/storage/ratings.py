@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.ratings import PROVISIONAL_DEVIATION, Rating, shown_above, shown_rating
 from bot.storage.connection import Connection
+from bot.storage.players import KNOWN_NAME
 
 
 @dataclass(frozen=True)
@@ -14,8 +15,8 @@ class StandingRow:
     """A player's rating and record in one server."""
 
     user_id: int
-    display_name: str
-    """The player's name in that server."""
+    display_name: str | None
+    """The player's name in that server (``None``: never told, read "a player")."""
     rating: float
     deviation: float
     volatility: float
@@ -27,7 +28,7 @@ class StandingRow:
 
 
 _STANDING = (
-    "SELECT r.user_id, coalesce(m.display_name, p.display_name), r.rating, r.deviation, "
+    f"SELECT r.user_id, coalesce(m.display_name, {KNOWN_NAME}), r.rating, r.deviation, "
     "r.volatility, r.games, r.wins, r.losses, r.draws, r.matches_won "
     "FROM ratings r JOIN players p USING (user_id) "
     "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id"

@@ -62,8 +62,9 @@ def leaderboard_embed(
     lines = []
     for row in page.rows:
         record = record_text(row.wins, row.losses, row.draws, lang)
+        name = escaped(row.display_name or lang._("a player"))
         lines.append(
-            f"`{row.rank:>3}.` **{escaped(row.display_name)}** — "
+            f"`{row.rank:>3}.` **{name}** — "
             f"{rating_text(row.rating, row.deviation)}"
             f" · {record} · {matches_won_text(row.matches_won, lang)}"
         )
