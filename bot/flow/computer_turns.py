@@ -22,8 +22,9 @@ from bot.flow.posts import (
 )
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, command
-from bot.services.domain import ActiveGame, MoveResult
+from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import NoGameHere, StaleGameError
+from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
@@ -217,8 +218,44 @@ class ComputerTurns:
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
             await self.no_reply(active.guild_id, active.channel_id, reply_in)
             return None
+        except Exception:
+            stored = await self._stored_anyway(active, move)
+            if stored is None:
+                raise
+            _log.warning(
+                "Game %s: the computer's move %s was stored though its write failed",
+                active.set_id,
+                move,
+                exc_info=True,
+            )
+            result = stored
         self.flow.bot.timers.computer_unstalled(active.set_id)
         return result
+
+    async def _stored_anyway(self, active: ActiveGame, move: str) -> MoveResult | None:
+        """The computer's ``move`` in ``active``, if the database stored it though its write
+        failed (the answer to a commit lost on the way back), as it was stored: its board and
+        what follows it (the next set, the computer opening it) are then the turn's, not left
+        for a restart. None if it was not stored, the set ended otherwise (resigned, aborted,
+        on time: whoever ended it announced it), or the database cannot say now."""
+        games = self.flow.bot.services.games
+        end: SetEnd | None = None
+        try:
+            try:
+                stored = await games.get(active.set_id)
+            except NoGameHere:
+                end = await games.ended(active.set_id)  # that move may have ended the set
+                stored = end.game
+        except (NoGameHere, StorageError) as error:
+            _log.info("Game %s: the computer's move is not found stored: %r", active.set_id, error)
+            return None
+        last = stored.game.last_record
+        if stored.ply != active.ply + 1 or last is None or str(last.move) != move:
+            return None
+        outcome = stored.game.outcome
+        if end is not None and (outcome is None or outcome.reason.from_outside):
+            return None
+        return MoveResult(last, stored, end)
 
     async def _say_still_trying(
         self, active: ActiveGame, channel: discord.PartialMessageable

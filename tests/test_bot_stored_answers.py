@@ -1,0 +1,129 @@
+"""A move stored whose answer then fails (Discord's 5xx, a refusal, a fault of ours): the player
+is told their move is played, its board is owed to the outbox (posted once: an answer Discord
+made although its request failed is found, not posted again), and the game goes on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.services.games import GameService
+from bot.storage.errors import DatabaseUnavailable
+from tests.bot_harness import (
+    Harness,
+    move_button,
+    running_bot,
+)
+from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin.faults import Matcher
+from tests.test_bot_failed_set_end_posts import (
+    KING_ESCAPES,
+    ScriptedPool,
+    alice_plays,
+)
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running (games in the channel, a short thinking time)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+def owed_sentence(move: str) -> str:
+    """What a player reads whose move is played but whose board is owed."""
+    return (
+        f"Your move {move} is played, but its board could not be posted just now: it follows "
+        "shortly."
+    )
+
+
+def first_only(matching: Matcher) -> Matcher:
+    """``matching``, for its first request only (the bot's own error answer gets through)."""
+    seen: list[bool] = []
+
+    def first(method: str, path: str) -> bool:
+        if seen or not matching(method, path):
+            return False
+        seen.append(True)
+        return True
+
+    return first
+
+
+def _first_answers(method: str, path: str) -> bool:
+    return method == "POST" and path.startswith("/interactions/") and path.endswith("/callback")
+
+
+def _channel_posts(method: str, path: str) -> bool:
+    return method == "POST" and path.startswith("/channels/") and path.endswith("/messages")
+
+
+def _followups(method: str, path: str) -> bool:
+    return method == "POST" and path.startswith("/webhooks/") and path.count("/") == 3
+
+
+def boards_of(table: Harness, move: str) -> list[StoredMessage]:
+    """The public boards telling of ``move``."""
+    return [m for m in table.public_messages() if f"played {move}." in m.content]
+
+
+async def outbox_done(table: Harness) -> None:
+    """Let the outbox's time for what is owed come, and its checks post it: nothing is owed."""
+    assert table.bot is not None
+    table.advance(timedelta(seconds=30))
+    await table.checks_run(2)
+    assert await table.bot.services.announcements.due() == []
+
+
+async def step_two(table: Harness, board: StoredMessage) -> tuple[StoredMessage, str]:
+    """alice presses Move on ``board`` and picks d1: the picker's second step and its select."""
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
+    where = await chosen.wait_original()
+    [select] = where.custom_ids()
+    return where, select
+
+
+OPENS = "**Brandubh (level 3)** (attackers) played"
+"""How the computer's opening move of set 2 is told."""
+
+
+def stored_then_failing(
+    play: Callable[..., Awaitable[Any]],
+) -> Callable[..., Awaitable[Any]]:
+    """``GameService.play_computer_move``, storing the move and then answering with an error
+    (the answer to its commit lost)."""
+
+    async def played(*args: Any, **kwargs: Any) -> Any:
+        await play(*args, **kwargs)
+        raise DatabaseUnavailable("the answer to the commit was lost")
+
+    return played
+
+
+async def test_a_set_the_computers_move_ends_goes_on_though_its_write_answered_an_error(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's move wins set 1 and is stored, but the database answers its write with
+    an error: the turn finds it stored, posts its board and set 2 begins, the computer opening
+    it (before, it waited for a restart)."""
+    assert table.bot is not None
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    table.bot.ai = ScriptedPool(KING_ESCAPES)
+    await alice_plays(table, KING_ESCAPES[:6])
+    monkeypatch.setattr(
+        GameService, "play_computer_move", stored_then_failing(GameService.play_computer_move)
+    )
+    await table.move(table.alice, KING_ESCAPES[6])
+    opening = await table.wait_board(lambda m: "Set 2 of 2" in m.content and OPENS in m.content)
+    assert "your move as the defenders" in opening.content
