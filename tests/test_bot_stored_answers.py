@@ -4,6 +4,7 @@ made although its request failed is found, not posted again), and the game goes 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
@@ -11,19 +12,24 @@ from typing import Any
 
 import pytest
 
+from bot.flow import game_flow, set_ends
+from bot.flow.posts import board_post
 from bot.services.games import GameService
 from bot.storage.errors import DatabaseUnavailable
 from tests.bot_harness import (
     Harness,
+    board_thread_game,
     move_button,
     running_bot,
 )
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.faults import Matcher
 from tests.test_bot_failed_set_end_posts import (
+    KING_CAPTURED,
     KING_ESCAPES,
     ScriptedPool,
     alice_plays,
+    fails_once,
 )
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -91,6 +97,29 @@ async def step_two(table: Harness, board: StoredMessage) -> tuple[StoredMessage,
     where = await chosen.wait_original()
     [select] = where.custom_ids()
     return where, select
+
+
+async def test_what_follows_a_move_failing_keeps_the_players_answer(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """alice's move ends the match in its thread; its board fails to draw, and so does the
+    match's result on the line in the parent channel (a fault of ours): she still reads that
+    her move is played, and the fault is logged with its traceback."""
+    assert table.bot is not None
+    await table.bot.services.settings.change(table.guild.id, threads=True)
+    _board, thread = await board_thread_game(table, opening=KING_CAPTURED[:4])
+
+    async def fails(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("cannot show the result")
+
+    monkeypatch.setattr(set_ends.SetEnds, "_show_result_on_line", fails)
+    monkeypatch.setattr(game_flow, "board_post", fails_once(board_post))
+    answer = await table.reply_text(table.alice, "move", {"move": KING_CAPTURED[4]}, channel=thread)
+    assert answer.content == owed_sentence(KING_CAPTURED[4])
+    [failed] = [r for r in caplog.records if "what follows the move" in r.getMessage()]
+    assert failed.levelno == logging.ERROR
+    assert failed.exc_info is not None
+    assert "cannot show the result" in str(failed.exc_info[1])
 
 
 OPENS = "**Brandubh (level 3)** (attackers) played"

@@ -728,11 +728,24 @@ class GameFlow:
 
     async def after_move(self, result: MoveResult) -> None:
         """After a stored move, whatever became of its board (the outbox posts an owed one):
-        the game goes on — the next set begins, or the computer answers."""
-        if result.set_end is not None:
-            await self.set_ends.after_set(result.set_end)
-        elif result.game.computer_to_move:
-            self.start_computer_turn(result.game)
+        the game goes on — the next set begins, or the computer answers.
+
+        It runs after the move's answer (in a ``finally``), which an error of its own would
+        replace with an untrue one: what fails here is logged with its traceback instead. The
+        computer's turn is begun before anything that can fail (:meth:`SetEnds.after_set`);
+        what is left, the match's result on its line in the parent channel, then stays
+        unshown, as when Discord refuses that edit."""
+        try:
+            if result.set_end is not None:
+                await self.set_ends.after_set(result.set_end)
+            elif result.game.computer_to_move:
+                self.start_computer_turn(result.game)
+        except Exception:
+            _log.exception(
+                "Game %s: what follows the move at ply %s failed",
+                result.game.set_id,
+                result.game.ply,
+            )
 
     def start_computer_turn(
         self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False

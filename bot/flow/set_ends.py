@@ -63,13 +63,14 @@ class SetEnds:
         )
 
     async def after_set(self, end: SetEnd) -> None:
-        """After a set: the computer opens the next set if it attacks; after the match's last
-        set, the line in the parent channel shows the result."""
-        if end.match_end is not None:
-            await self._show_result_on_line(end)
+        """After a set: the computer opens the next set if it attacks (begun first: nothing
+        here that may fail holds it up); after the match's last set, the line in the parent
+        channel shows the result."""
         following = end.next_game
         if following is not None and following.computer_to_move:
             self.flow.start_computer_turn(following)
+        if end.match_end is not None:
+            await self._show_result_on_line(end)
 
     async def announce(
         self,
