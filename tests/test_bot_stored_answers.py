@@ -19,7 +19,9 @@ from bot.storage.errors import DatabaseUnavailable
 from tests.bot_harness import (
     Harness,
     board_thread_game,
+    eventually,
     move_button,
+    next_drawing_waits,
     running_bot,
 )
 from tests.discord_standin import DiscordStandin, StoredMessage
@@ -97,6 +99,74 @@ async def step_two(table: Harness, board: StoredMessage) -> tuple[StoredMessage,
     where = await chosen.wait_original()
     [select] = where.custom_ids()
     return where, select
+
+
+async def test_a_move_whose_board_discord_failed_is_played_and_its_board_owed(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /move is slow (deferred privately), and Discord answers its board, posted in
+    the channel, with a 503 it did not act on: she reads that her move is played and its board
+    follows (she was asked to try again), and the outbox posts it once Discord is back."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    _drawing, go_on = next_drawing_waits(monkeypatch, game_flow)
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})  # its deferral
+    table.standin.fail_rest(503, seconds=60, matching=_channel_posts)
+    go_on.set()
+    answer = await record.wait_original()
+    assert answer.content == owed_sentence("d1-b1")
+    assert answer.ephemeral
+    table.standin.end_faults()
+    await outbox_done(table)
+    assert len(boards_of(table, "d1-b1")) == 1
+
+
+async def test_a_move_whose_answer_was_made_but_lost_is_not_posted_again(table: Harness) -> None:
+    """Discord makes alice's /move's board but its answer is lost (a 503; an interaction's
+    answer carries no nonce): the bot finds the answer made, so the outbox owes nothing and
+    no second board is posted (before, it was owed and posted twice)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    lost = table.standin.lose_answers(503, requests=1, matching=_first_answers)
+    answer = await table.move(table.alice, "d1-b1")  # discord.py's try again: "answered already"
+    assert lost.hits == 1
+    assert not answer.ephemeral
+    assert table.bot is not None
+    announcements = table.bot.services.announcements
+    await eventually(lambda: announcements.message_of(1, 1), answer.id)  # found, out
+    await outbox_done(table)
+    assert [m.id for m in boards_of(table, "d1-b1")] == [answer.id]
+
+
+async def test_a_pickers_board_refused_says_the_move_is_played_in_its_place(
+    table: Harness,
+) -> None:
+    """Discord refuses alice's picked move's board (403: a permission taken away as she
+    pressed): the picker says her move is played and its board follows, not that I cannot
+    play here; the outbox posts it once it may."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    table.standin.fail_rest(403, seconds=60, matching=first_only(_followups), code=50013)
+    pressed = await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert where.custom_ids() == []
+    assert pressed.followups == []
+    table.standin.end_faults()
+    await outbox_done(table)
+    assert len(boards_of(table, "d1-b1")) == 1
+
+
+async def test_a_picked_move_whose_board_fails_leaves_no_choices_offered(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing the board of alice's picked move fails: the picker itself says her move is
+    played and its board follows, its choices gone (they offered a move no longer hers)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    monkeypatch.setattr(game_flow, "board_post", fails_once(board_post))
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert where.custom_ids() == []
+    await outbox_done(table)
+    assert len(boards_of(table, "d1-b1")) == 1
 
 
 async def test_what_follows_a_move_failing_keeps_the_players_answer(

@@ -23,6 +23,7 @@ from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
+from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.members import Members
 from bot.flow.outbox import Outbox
 from bot.flow.place_lookup import PlaceLookup
@@ -128,6 +129,17 @@ def _board_owed(result: MoveResult) -> BoardOwed:
         result.game.ply,
     )
     return BoardOwed(str(result.record.move))
+
+
+async def _owed_in_place(interaction: discord.Interaction[Any], owed: BoardOwed) -> None:
+    """Say ``owed`` (the move is played, its board owed) in place of the picker (or the
+    warning) whose press played it: left showing its choices, it would offer a move that is no
+    longer the player's to make. If Discord will not take that edit, ``owed`` is said apart."""
+    try:
+        await update_message(interaction, reader(interaction).render(owed.text), attachments=[])
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not put the owed board's sentence in place of the picker: %r", error)
+        raise owed from None
 
 
 async def _played_but_locked(
@@ -283,7 +295,12 @@ class GameFlow:
         missing = missing_here(interaction)
         await self.bot.remember(interaction.user)
         with self.outbox.posting() as claim:
-            await self._play_move(interaction, move_text, confirm, expected_ply, missing, claim)
+            try:
+                await self._play_move(interaction, move_text, confirm, expected_ply, missing, claim)
+            except BoardOwed as owed:
+                if interaction.type is not discord.InteractionType.component:
+                    raise
+                await _owed_in_place(interaction, owed)
 
     async def _play_move(
         self,
@@ -363,16 +380,7 @@ class GameFlow:
             )
             return
         if post is None:
-            try:
-                await self._acknowledge_for_computer(
-                    interaction, result, is_component, lang, missing
-                )
-            except discord.Forbidden as refused:
-                if not refused_as_locked(interaction, refused):
-                    raise
-                raise await _played_but_locked(
-                    interaction, result, self.bot.services.announcements
-                ) from refused
+            await self._acknowledge_for_computer(interaction, result, is_component, lang, missing)
             return
         try:
             try:  # the next set's first board is drawn here: one that fails is owed too
@@ -383,36 +391,66 @@ class GameFlow:
                 raise _board_owed(result) from None
             content, files = pictures_or_text(interaction, content, files, lang)
             noted = self._note_once(result, interaction.user.id, missing)
-            if is_component:
-                await _update_or_answer(
-                    interaction, _played_line(interaction, result, noted), None, True
-                )
-                sent = await interaction.followup.send(
-                    content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
-                )
-                message_id: int | None = sent.id
-            else:
-                public, message_id = await _answer_publicly_if_possible(
-                    interaction,
-                    missing,
-                    content,
-                    files,
-                    view,
-                    pings,
-                    nonce=await self.owed_nonce(result.game, interaction),
-                )
-                await _tell_answers_only(interaction, noted)
-                if not public:
-                    return  # the outbox owes the public board
+            answering: Answer | None = None  # a public answer without the outbox's nonce
+            try:
+                if is_component:
+                    await _update_or_answer(
+                        interaction, _played_line(interaction, result, noted), None, True
+                    )
+                    answering = Answer.FOLLOWUP
+                    sent = await interaction.followup.send(
+                        content,
+                        files=files,
+                        view=or_missing(view),
+                        wait=True,
+                        allowed_mentions=pings,
+                    )
+                    message_id: int | None = sent.id
+                else:
+                    if not deferred_privately(interaction):  # else posted apart, with it
+                        answering = Answer.next_of(interaction)
+                    public, message_id = await _answer_publicly_if_possible(
+                        interaction,
+                        missing,
+                        content,
+                        files,
+                        view,
+                        pings,
+                        nonce=await self.owed_nonce(result.game, interaction),
+                    )
+                    answering = None
+                    await _tell_answers_only(interaction, noted)
+                    if not public:
+                        return  # the outbox owes the public board
+            except (discord.HTTPException, *UNREACHABLE) as failed:
+                message_id = await self._answer_lost(interaction, result, answering, failed)
             await self.board_out(result.game, message_id, result.set_end)
-        except discord.Forbidden as refused:
-            if not refused_as_locked(interaction, refused):
-                raise
-            raise await _played_but_locked(
-                interaction, result, self.bot.services.announcements
-            ) from refused
         finally:
             await self.after_move(result)
+
+    async def _answer_lost(
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        answering: Answer | None,
+        failed: BaseException,
+    ) -> int:
+        """The public answer to a stored move (``result``) failed with ``failed``: the id of
+        its board if Discord made it all the same (``answering``: sent without the outbox's
+        nonce, as :func:`made_anyway` finds it). Else the refusal that tells the player their
+        move is played, its board owed to the outbox — which posts it with the nonce a post
+        apart carried, or waits, refused, until I may post (a Send Messages taken away) — or,
+        refused in a locked thread, that it waits for the thread to open."""
+        if isinstance(failed, discord.Forbidden) and refused_as_locked(interaction, failed):
+            raise await _played_but_locked(
+                interaction, result, self.bot.services.announcements
+            ) from failed
+        if answering is not None:
+            made = await made_anyway(interaction, answering, failed)
+            if made is not None:
+                _log.info("Game %s: the board's answer was made, only lost", result.game.set_id)
+                return made
+        raise _board_owed(result) from failed
 
     async def _refuse_early(
         self, interaction: discord.Interaction[Any], move_text: str, confirm: bool
@@ -489,26 +527,36 @@ class GameFlow:
                 )
             )
             noted = self._note_once(result, interaction.user.id, missing)
-            if is_component:
-                played = _played_line(interaction, result, noted, computer=True)
-                await _update_or_answer(interaction, played, None, True)
-                message_id = (
-                    await interaction.followup.send(content, wait=True, allowed_mentions=NO_PINGS)
-                ).id
-            else:
-                public, message_id = await _answer_publicly_if_possible(
-                    interaction,
-                    missing,
-                    content,
-                    [],
-                    None,
-                    NO_PINGS,
-                    privately=privately,
-                    nonce=await self.owed_nonce(result.game, interaction),
-                )
-                await _tell_answers_only(interaction, noted, computer=True)
-                if not public:
-                    return  # the computer's reply is a board of its own (the outbox's if refused)
+            answering: Answer | None = None  # a public answer without the outbox's nonce
+            try:
+                if is_component:
+                    played = _played_line(interaction, result, noted, computer=True)
+                    await _update_or_answer(interaction, played, None, True)
+                    answering = Answer.FOLLOWUP
+                    message_id = (
+                        await interaction.followup.send(
+                            content, wait=True, allowed_mentions=NO_PINGS
+                        )
+                    ).id
+                else:
+                    if not deferred_privately(interaction):  # else posted apart, with it
+                        answering = Answer.next_of(interaction)
+                    public, message_id = await _answer_publicly_if_possible(
+                        interaction,
+                        missing,
+                        content,
+                        [],
+                        None,
+                        NO_PINGS,
+                        privately=privately,
+                        nonce=await self.owed_nonce(result.game, interaction),
+                    )
+                    answering = None
+                    await _tell_answers_only(interaction, noted, computer=True)
+                    if not public:  # my reply is a board of its own (the outbox's if refused)
+                        return
+            except (discord.HTTPException, *UNREACHABLE) as failed:
+                message_id = await self._answer_lost(interaction, result, answering, failed)
             await self.announced(result.game, message_id)
         finally:
             # The move is stored: the computer answers it even if the player's acknowledgement
