@@ -123,7 +123,7 @@ class Move:
             raise InvalidMoveError(
                 N_(
                     "'{text}' is not a move: write the piece's square and where it goes, like "
-                    "d1-d3."
+                    "d1-c1."
                 ),
                 text=echoed(text),
             )

@@ -123,7 +123,7 @@ async def test_help_is_a_private_guide(table: Harness) -> None:
     for words in (
         "`/challenge opponent:@someone`",
         "`/challenge opponent:@Brandubh level:1-5`",
-        "`/move d1-d3`",
+        "`/move d1-c1`",
         "press **Move**",
         "move 9",
     ):
@@ -153,7 +153,7 @@ async def test_help_names_the_commands_as_the_readers_discord_lists_them(table: 
         assert challenge != "challenge"
         assert f"`/{challenge} {opponent}:@" in reply.content
         assert f"`/{challenge} {opponent}:@Brandubh {level}:1-5`" in reply.content
-        assert f"`/{table.shown_name('move', locale)} d1-d3`" in reply.content
+        assert f"`/{table.shown_name('move', locale)} d1-c1`" in reply.content
         for command in HELP_COMMANDS:
             assert f"`/{table.shown_name(command, locale)}" in reply.content, (locale, command)
         english = {

@@ -137,7 +137,7 @@ async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -
         table.guild, table.channel, table.alice, "move", {"move": "x" * 1900}
     )
     assert await sentence(record) == (
-        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-d3."
+        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-c1."
     )
 
 

@@ -127,7 +127,7 @@ async def test_unreadable_move_text(table: Harness) -> None:
     """Text that is not a move is explained with an example."""
     await table.challenge_accepted(table.alice, table.bob)
     text = await refusal(table, table.alice, "move", {"move": "king to the corner"})
-    assert "d1-d3" in text
+    assert "d1-c1" in text
 
 
 async def test_refused_text_is_shown_as_typed_not_as_markdown(table: Harness) -> None:
@@ -143,7 +143,7 @@ async def test_refused_text_is_shown_as_typed_not_as_markdown(table: Harness) ->
     for typed, escaped in shown.items():
         text = await refusal(table, table.alice, "move", {"move": typed})
         assert text == (
-            f"'{escaped}' is not a move: write the piece's square and where it goes, like d1-d3."
+            f"'{escaped}' is not a move: write the piece's square and where it goes, like d1-c1."
         ), typed
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from engine import Game, Move
 from tests.bot_harness import Harness, running_bot
 from tests.discord_standin import DiscordStandin
 
@@ -41,6 +43,32 @@ async def test_an_ambiguous_destination_lists_the_candidates(table: Harness) -> 
     reply = await table.move(table.alice, "b2")
     assert reply.ephemeral
     assert reply.content == "2 of the attackers can move to b2: write d2-b2 or b4-b2."
+
+
+EXAMPLE_MOVE = re.compile(r"`/move ([a-g][1-7]-[a-g][1-7])`")
+"""The example move in /help and /rules, as a player would copy it."""
+
+
+async def test_the_example_move_a_newcomer_is_shown_is_a_legal_first_move(
+    table: Harness,
+) -> None:
+    """/help, /rules, /move's option and the not-a-move refusal give one example move, and the
+    attackers play it (and /help's destination alone) at the start: `d1-d3` was refused, as
+    d2 is in the way."""
+    [example] = EXAMPLE_MOVE.findall((await table.reply_text(table.alice, "help")).content)
+    assert EXAMPLE_MOVE.findall((await table.reply_text(table.alice, "rules")).content) == [example]
+    [move] = [c for c in table.standin.synced_commands() if c["name"] == "move"]
+    assert move["options"][0]["description"].endswith(f"like {example}")
+    await table.challenge_accepted(table.alice, table.bob)
+    refused = await table.move(table.alice, "hello")
+    assert refused.content.endswith(f"like {example}.")
+    [alone] = re.findall(
+        r"just `([a-g][1-7])`", (await table.reply_text(table.bob, "help")).content
+    )
+    assert Game().parse_move(alone) == Move.parse(example)
+    reply = await table.move(table.alice, example)
+    assert not reply.ephemeral, reply.content
+    assert f"played {example}" in reply.content
 
 
 async def test_a_level_against_a_member_is_refused(table: Harness) -> None:

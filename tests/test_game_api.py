@@ -60,7 +60,7 @@ def snapshot(game: Game) -> tuple[object, ...]:
             START,
             ATT,
             "move my king",
-            "'move my king' is not a move: write the piece's square and where it goes, like d1-d3.",
+            "'move my king' is not a move: write the piece's square and where it goes, like d1-c1.",
         ),
     ],
 )

@@ -129,7 +129,7 @@ def test_junk_says_what_a_move_looks_like(text: str) -> None:
     """Text that is not a move is refused with an example of one."""
     with pytest.raises(IllegalMoveError) as info:
         Move.parse(text, 7)
-    assert str(info.value).endswith("write the piece's square and where it goes, like d1-d3.")
+    assert str(info.value).endswith("write the piece's square and where it goes, like d1-c1.")
 
 
 def test_a_long_text_is_repeated_cut_short() -> None:
@@ -138,7 +138,7 @@ def test_a_long_text_is_repeated_cut_short() -> None:
     with pytest.raises(IllegalMoveError) as info:
         Move.parse("x" * 5000, 7)
     assert str(info.value) == (
-        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-d3."
+        "'" + "x" * 23 + "…' is not a move: write the piece's square and where it goes, like d1-c1."
     )
 
 

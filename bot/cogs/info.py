@@ -61,8 +61,9 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
     )
 
 
-MOVE_EXAMPLE = command("move", "d1-d3")
-"""A move as a player types it."""
+MOVE_EXAMPLE = command("move", "d1-c1")
+"""A move as a player types it: the attackers may play it first in brandubh, and /help's
+`c1` alone names it there."""
 CHALLENGE_EXAMPLE = command("challenge", opponent=_("@someone"))
 """A challenge of a member as a player types it."""
 
@@ -79,7 +80,7 @@ HELP_TEXT = (
         challenge_computer_command=command("challenge", opponent="@Brandubh", level="1-5"),
     ),
     _(
-        "**Move** in any of three ways: {move_example_command} (or just `d3` when only one of "
+        "**Move** in any of three ways: {move_example_command} (or just `c1` when only one of "
         "your pieces can go there); {move_command} and pick from the suggestions; or press "
         "**Move** under the newest board.",
         move_example_command=MOVE_EXAMPLE,
