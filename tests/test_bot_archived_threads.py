@@ -46,6 +46,12 @@ async def quiet(table: Harness, thread: FakeChannel) -> None:
     await table.standin.edit_thread(thread, archived=True)
 
 
+async def speaking(table: Harness, language: str | None) -> None:
+    """An admin sets the server's language (``None``: left as it is, English)."""
+    if language is not None:
+        await table.reply_text(table.admin, "settings", {"language": language})
+
+
 def board_buttons(board: StoredMessage) -> list[str]:
     """The custom ids of a board's buttons."""
     return board.custom_ids()
@@ -117,12 +123,21 @@ async def test_takeback_and_resign_buttons_work_in_the_archived_thread(table: Ha
     assert not over.ephemeral
 
 
+@pytest.mark.parametrize(
+    ("language", "lapsed"),
+    [
+        pytest.param(None, "<@{bob}>'s takeback request lapsed.", id="en"),
+        pytest.param("de", "Die Rücknahmebitte von <@{bob}> ist verfallen.", id="de"),
+    ],
+)
 async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
-    table: Harness,
+    table: Harness, language: str | None, lapsed: str
 ) -> None:
     """bob asks to take back his move; nobody answers, the thread is archived, and the request
-    lapses: its question says so and loses its buttons (the edit was refused in the archived
-    thread)."""
+    lapses: its question says so, in the server's language, and loses its buttons (the edit
+    was refused in the archived thread; the language was read through the thread, which
+    discord.py forgets once it is archived: English)."""
+    await speaking(table, language)
     _, thread = await board_thread_game(table, time=WEEK)
     await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await table.reply_text(table.bob, "move", {"move": "d3-a3"}, channel=thread)
@@ -134,6 +149,7 @@ async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
     await quiet(table, thread)
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: question.components == [], timeout=10)
+    assert question.content == lapsed.format(bob=table.bob.id)
 
 
 async def test_the_half_time_reminder_lands_in_the_archived_thread(table: Harness) -> None:

@@ -129,8 +129,8 @@ class TakebackFlow:
                     unanswered=self._post_taken_back if accept else None,
                 )
             except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
-                assert interaction.channel_id is not None
-                lang = await self.flow.channel_language(interaction.channel_id)
+                assert interaction.guild_id is not None
+                lang = await self.flow.server_language(interaction.guild_id)
                 try:
                     await update_message(interaction, lapsed_text(lapsed.takeback, lang))
                 except discord.Forbidden as refused:
@@ -226,12 +226,13 @@ class TakebackFlow:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
         they could be answered: not ``held``)."""
         for lapsed in await self.flow.bot.services.takebacks.lapse_stale(held=held):
-            if lapsed.message_id is None or lapsed.channel_id is None:
+            if lapsed.message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
                 continue
             message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
                 lapsed.message_id
             )
-            lang = await self.flow.channel_language(lapsed.channel_id)
+            # The set's server's language: discord.py forgets a thread Discord archived.
+            lang = await self.flow.server_language(lapsed.guild_id)
             try:
                 await edit_reopening(
                     self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None

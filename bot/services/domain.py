@@ -372,6 +372,8 @@ class Takeback:
     set_id: int
     channel_id: int | None
     """Where the game is played (unknown for a request read back to lapse it)."""
+    guild_id: int | None
+    """The game's server, whose language its message is in (unknown where ``channel_id`` is)."""
     ply: int
     """The game's ply when asked: the request lapses once the game is at another."""
     asked_by: int

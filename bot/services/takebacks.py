@@ -26,7 +26,7 @@ from bot.services.held import NOTHING, Held
 from bot.services.sets import check_in_time
 from bot.shards import Shards
 from bot.storage import Database, announcements, sets, takebacks
-from bot.storage.sets import EVERY
+from bot.storage.sets import EVERY, SetRow
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
 
@@ -146,7 +146,7 @@ class TakebackService:
             )
             row = await takebacks.get(db, takeback_id)
         assert row is not None
-        return replace(_takeback(row, active.channel_id), asked_before=asked_before)
+        return replace(_takeback(row, active), asked_before=asked_before)
 
     async def _undo_against_computer(
         self, active: ActiveGame, user_id: int, now: datetime, *, pressed: bool = False
@@ -278,7 +278,7 @@ class TakebackService:
                         db, row.set_id, row.ply - 1, stored.channel_id, to_us(now)
                     )
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
-            raise TakebackLapsed(_takeback(row, active.channel_id))
+            raise TakebackLapsed(_takeback(row, active))
         if accept:
             self._games.forget(row.set_id)
         return await self._games.get(row.set_id)
@@ -311,7 +311,7 @@ class TakebackService:
                     db, row.takeback_id, TakebackStatus.LAPSED.value, to_us(moment)
                 ):
                     continue
-                lapsed.append(_takeback(row, None if game is None else game.channel_id))
+                lapsed.append(_takeback(row, game))
         return lapsed
 
 
@@ -344,11 +344,13 @@ def _moved_on(active: ActiveGame, board: tuple[int, int], user_id: int) -> Text:
     return YOU_MOVED if next_mover == user_id else OPPONENT_MOVED
 
 
-def _takeback(row: TakebackRow, channel_id: int | None) -> Takeback:
+def _takeback(row: TakebackRow, game: ActiveGame | SetRow | None) -> Takeback:
+    """The request ``row`` in ``game`` (its set, if it is still there)."""
     return Takeback(
         takeback_id=row.takeback_id,
         set_id=row.set_id,
-        channel_id=channel_id,
+        channel_id=None if game is None else game.channel_id,
+        guild_id=None if game is None else game.guild_id,
         ply=row.ply,
         asked_by=row.asked_by,
         expires_at=from_us(row.expires_us),
