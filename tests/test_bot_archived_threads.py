@@ -19,6 +19,7 @@ from tests.bot_harness import (
     eventually,
     next_drawing_waits,
     running_bot,
+    settled,
     timers_checked,
     until,
     waits_until_told,
@@ -152,6 +153,38 @@ async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
     assert question.content == lapsed.format(bob=table.bob.id)
 
 
+@pytest.mark.parametrize(
+    ("language", "declined"),
+    [
+        pytest.param(None, "<@{bob}> declined <@{alice}>'s takeback request.", id="en"),
+        pytest.param("de", "<@{bob}> hat die Rücknahmebitte von <@{alice}> abgelehnt.", id="de"),
+    ],
+)
+async def test_a_takeback_answer_shown_late_in_the_archived_thread_is_in_the_servers_language(
+    table: Harness, language: str | None, declined: str
+) -> None:
+    """bob declines alice's takeback in a thread whose lock I missed (Discord refuses the
+    request's edit); a moderator unlocks the thread and archives it in one edit: the outbox
+    shows on the request that he declined it, in the server's language (read through the
+    thread, which discord.py forgets once it is archived: English)."""
+    await speaking(table, language)
+    _, thread = await board_thread_game(table, time=WEEK, opening=["d1-b1"])
+    request = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not request.ephemeral, request.content
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    [decline] = [c for c in request.custom_ids() if c.endswith(":decline")]
+    told = await (await table.standin.click(request, decline, table.bob)).wait_original()
+    assert told.ephemeral
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(thread.id), timeout=10)  # the refusal told of the lock
+    await table.standin.edit_thread(thread, locked=False, archived=True)
+    await until(lambda: not holds.thread_held(thread.id), timeout=10)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.standin.wait_until(lambda: request.custom_ids() == [], timeout=10)
+    assert request.content == declined.format(alice=table.alice.id, bob=table.bob.id)
+
+
 async def test_the_half_time_reminder_lands_in_the_archived_thread(table: Harness) -> None:
     """alice's reminder at half time is posted in the archived thread (which opens it), and
     her clock was not held: the deadline stays where it was."""
@@ -274,6 +307,92 @@ async def test_a_set_ended_while_the_computer_is_stalled_takes_thinking_off_in_a
     await quiet(table, thread)
     look.set()
     await table.standin.wait_until(lambda: not line.content.endswith(thinking), timeout=5)
+    assert line.content == played
+
+
+def _answers(method: str, path: str) -> bool:
+    return "/interactions/" in path
+
+
+@pytest.mark.parametrize(
+    ("language", "late"),
+    [
+        pytest.param(
+            None, "move 2 · posted late: Discord could not be reached when it was played.", id="en"
+        ),
+        pytest.param(
+            "de",
+            "Zug 2 · verspätet gepostet: Discord war nicht erreichbar, als er gespielt wurde.",
+            id="de",
+        ),
+    ],
+)
+async def test_boards_owed_in_an_archived_thread_are_posted_in_the_servers_language(
+    table: Harness, language: str | None, late: str
+) -> None:
+    """alice's and bob's moves are stored but Discord loses both answers; the thread is
+    archived before the outbox posts their boards: alice's, posted late, says so in the
+    server's language (it was read through the thread, which discord.py forgets once it is
+    archived: English)."""
+    await speaking(table, language)
+    _, thread = await board_thread_game(table, time=WEEK)
+    assert table.bot is not None
+    games = table.bot.services.games
+    table.standin.fail_rest(404, seconds=60, code=10062, matching=_answers)  # Unknown interaction
+    for ply, (who, text) in enumerate(((table.alice, "d1-b1"), (table.bob, "d3-a3"))):
+        await table.standin.slash(table.guild, thread, who, "move", {"move": text}, wait=False)
+
+        async def stored() -> int | None:
+            game = await games.in_channel(thread.id)
+            return None if game is None else game.ply
+
+        await eventually(stored, ply + 1)
+    await settled(table)  # both answers failed: their boards are the outbox's
+    table.standin.end_faults()
+    await quiet(table, thread)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed boards
+    posted = await table.standin.wait_for_message(thread, lambda m: late in m.content)
+    assert posted.attachments
+
+
+@pytest.mark.parametrize(
+    ("language", "played"),
+    [
+        pytest.param(None, "**alice** (attackers) played d1-b1.", id="en"),
+        pytest.param("de", "**alice** (Angreifer) zog d1-b1.", id="de"),
+    ],
+)
+async def test_my_reply_the_outbox_posts_in_an_archived_thread_takes_thinking_off(
+    table: Harness, language: str | None, played: str
+) -> None:
+    """Discord refused my reply to alice (both the edit of her line and a post of its own);
+    her thread is archived before the outbox posts it: her line no longer says "I am
+    thinking…" in the server's language (read through the thread, which discord.py forgets
+    once it is archived, the outbox looked for the English words and left the line)."""
+    await speaking(table, language)
+    start = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: start.thread is not None, timeout=5)
+    assert start.thread is not None
+    thread = start.thread
+    await table.wait_board(channel=thread)
+    posts = f"/channels/{thread.id}/messages"
+
+    def mine(method: str, path: str) -> bool:
+        return (method == "PATCH" and "/messages/" in path) or (
+            method == "POST" and path.endswith(posts)
+        )
+
+    refused = table.standin.fail_rest(503, seconds=60, matching=mine)
+    line = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+    thinking = line.content.rsplit("\n", 1)[1]
+    assert line.content == f"{played}\n{thinking}"
+    await table.standin.wait_until(lambda: refused.hits >= 2, waiting_for="my reply refused")
+    await settled(table, tasks_named=("computer-move-",))  # my turn, all of it refused, is over
+    table.standin.end_faults()
+    await quiet(table, thread)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed reply
+    await table.wait_board(lambda m: m.created_at > line.created_at, channel=thread)
+    await timers_checked(table)  # the outbox's round, the reply's line with it, is over
     assert line.content == played
 
 

@@ -239,14 +239,6 @@ class GameFlow:
         guild = self.bot.get_guild(guild_id)
         return language_for(guild.preferred_locale.value if guild is not None else None)
 
-    async def channel_language(self, channel_id: int) -> Language:
-        """The language of the server that ``channel_id`` (a channel or thread) belongs to."""
-        channel = self.bot.get_channel(channel_id)
-        guild = getattr(channel, "guild", None)
-        if guild is None:
-            return ENGLISH
-        return await self.server_language(guild.id)
-
     async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
         """The players' display names ("a player" in ``lang`` for one never seen); the
         computer is named with its level."""

@@ -130,7 +130,7 @@ class Outbox:
                     # If it was my reply, posted apart: the line before it says no longer
                     # that I am thinking (a member's board before it is left as it is).
                     channel = self.flow.bot.get_partial_messageable(row.channel_id)
-                    lang = await self.flow.channel_language(row.channel_id)
+                    lang = await self.flow.server_language(row.guild_id)
                     await self._stop_thinking(row.set_id, row.ply, channel, lang)
                     continue
                 if unknown_channel(error):
@@ -164,7 +164,7 @@ class Outbox:
             if owed.message_id is None:
                 await services.announcements.answer_shown(owed)
                 continue
-            lang = await self.flow.channel_language(owed.channel_id)
+            lang = await self.flow.server_language(owed.guild_id)
             message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
                 owed.message_id
             )
@@ -202,13 +202,14 @@ class Outbox:
         (``row.late_cause``). One owed by a takeback (``row.taken_back``: it stepped the set
         back to ``ply``) tells of the takeback instead of the move before it; against the
         computer it pings nobody, as its live answer: the player took it back themselves, and
-        was told it was done.
+        was told it was done. It is in the language of the set's server (``row.guild_id``), not
+        found through the channel: discord.py forgets a thread once Discord archives it.
         """
         set_id, ply, channel_id, nonce = row.set_id, row.ply, row.channel_id, row.nonce
         taken_back = row.taken_back
         services = self.flow.bot.services
         channel = self.flow.bot.get_partial_messageable(channel_id)
-        lang = await self.flow.channel_language(channel_id)
+        lang = await self.flow.server_language(row.guild_id)
         try:
             active: ActiveGame | None = await services.games.get(set_id)
         except NoGameHere:

@@ -27,6 +27,9 @@ class AnnouncementRow:
     set_id: int
     ply: int
     channel_id: int
+    guild_id: int
+    """The set's server, whose language the board is posted in (discord.py forgets the
+    channel once Discord archives its thread, so the channel cannot tell it)."""
     attempts: int
     created_us: int
     """When it became owed (the move's time): a board owed anew, after a takeback and another
@@ -116,17 +119,14 @@ async def due(
 ) -> list[AnnouncementRow]:
     """Undelivered announcements (in the servers of ``shards``) whose next try has come,
     oldest first."""
-    mine = (
-        ""
-        if shards.every
-        else ("AND set_id IN (SELECT set_id FROM sets WHERE " + shards.where("guild_id") + ") ")
-    )
+    mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
     rows = await db.fetch_all(
-        "SELECT set_id, ply, channel_id, attempts, created_us, EXISTS (SELECT 1 FROM "
+        "SELECT a.set_id, a.ply, a.channel_id, a.attempts, a.created_us, EXISTS (SELECT 1 FROM "
         "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
-        "AND u.undone_us = a.created_us), late_cause FROM announcements a "
-        f"WHERE delivered_us IS NULL AND next_try_us <= ? {mine}"
-        "ORDER BY created_us, set_id, ply LIMIT ?",
+        "AND u.undone_us = a.created_us), a.late_cause, g.guild_id FROM announcements a "
+        "JOIN sets g ON g.set_id = a.set_id "
+        f"WHERE a.delivered_us IS NULL AND a.next_try_us <= ? {mine}"
+        "ORDER BY a.created_us, a.set_id, a.ply LIMIT ?",
         (now_us, limit),
     )
     return [
@@ -138,6 +138,7 @@ async def due(
             created_us=int(row[4]),
             taken_back=bool(row[5]),
             late_cause=None if row[6] is None else LateCause(row[6]),
+            guild_id=int(row[7]),
         )
         for row in rows
     ]
@@ -196,6 +197,8 @@ class OwedAnswer:
 
     takeback_id: int
     channel_id: int
+    guild_id: int
+    """Its set's server, whose language the message is edited in."""
     message_id: int | None
     status: str
     """'accepted', 'declined' or 'lapsed'."""
@@ -223,7 +226,7 @@ async def answers_due(
     mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
     rows = await db.fetch_all(
         "SELECT o.takeback_id, g.channel_id, t.message_id, t.status, t.asked_by, "
-        "t.answered_by, o.attempts FROM takeback_answers_owed o "
+        "t.answered_by, o.attempts, g.guild_id FROM takeback_answers_owed o "
         "JOIN takebacks t ON t.takeback_id = o.takeback_id JOIN sets g ON g.set_id = t.set_id "
         f"WHERE o.next_try_us <= ? {mine}ORDER BY o.takeback_id LIMIT ?",
         (now_us, limit),
@@ -237,6 +240,7 @@ async def answers_due(
             asked_by=int(row[4]),
             answered_by=None if row[5] is None else int(row[5]),
             attempts=int(row[6]),
+            guild_id=int(row[7]),
         )
         for row in rows
     ]
