@@ -6,6 +6,10 @@ interaction's own answers (its first response, a followup) cannot carry a nonce:
 them failed in a way that may have been done all the same (a 5xx, no answer at all, or the
 interaction found answered already), Discord is asked whether the answer is there before its
 board is left owed to the outbox, which would otherwise post it twice.
+
+A followup answered with a 5xx is tried again by discord.py itself (up to five times) before
+it fails here, and Discord makes each try that landed: the channel is read only after the
+last, and a followup made by an earlier try shows as well (not yet kept from it).
 """
 
 from __future__ import annotations
