@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.flow.lost_answers import maybe_made
 from bot.flow.posts import (
     board_post,
     describe_move,
@@ -96,7 +97,7 @@ class ComputerTurns:
                 return message_id
             except (discord.HTTPException, *UNREACHABLE) as error:  # deleted: post it instead
                 _log.info("Could not edit message %s into the board: %r", message_id, error)
-                if _maybe_done(error) and await _reads(channel, message_id, content):
+                if maybe_made(error) and await _reads(channel, message_id, content):
                     return message_id  # Discord made the edit; only its answer was lost
                 for file in files:
                     file.reset()
@@ -359,12 +360,6 @@ async def _typing(channel: discord.PartialMessageable, channel_id: int) -> None:
             await asyncio.Event().wait()
     except (discord.HTTPException, *UNREACHABLE) as error:
         _log.info("No typing indicator in channel %s: %r", channel_id, error)
-
-
-def _maybe_done(error: BaseException) -> bool:
-    """Whether a request that failed with ``error`` may have been done all the same: Discord's
-    5xx, or no answer at all (a 4xx is a refusal: nothing was done)."""
-    return not isinstance(error, discord.HTTPException) or error.status >= 500
 
 
 async def _reads(channel: discord.PartialMessageable, message_id: int, content: str) -> bool:

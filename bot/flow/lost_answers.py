@@ -48,9 +48,9 @@ HISTORY_LOOKED_AT = 20
 
 
 def maybe_made(error: BaseException) -> bool:
-    """Whether an answer that failed with ``error`` may have been made all the same: Discord's
-    5xx, no answer at all, or the first response refused as made already; any other 4xx is a
-    refusal, and nothing was made."""
+    """Whether a request (an answer, an edit) that failed with ``error`` may have been done all
+    the same: Discord's 5xx, no answer at all, or an interaction's first response refused as
+    made already; any other 4xx is a refusal, and nothing was done."""
     if not isinstance(error, discord.HTTPException):
         return True
     return error.status >= 500 or error.code == ALREADY_ACKNOWLEDGED
