@@ -245,3 +245,26 @@ async def test_a_pickers_board_made_but_its_answer_lost_is_posted_once(table: Ha
     await eventually(lambda: announcements.message_of(1, 1), boards_of(table, "d1-b1")[0].id)
     await outbox_done(table)
     assert len(boards_of(table, "d1-b1")) == 1
+
+
+async def test_a_move_against_the_computer_whose_line_fails_to_draw_is_played(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move against the computer is stored, then its line's headline fails (a fault
+    of ours, after the move's own read): she reads that her move is played, not an apology,
+    and the computer answers it."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    headline_for = game_flow.GameFlow.headline_for
+    calls: list[bool] = []
+
+    async def fails_second(self: game_flow.GameFlow, *args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        if len(calls) == 2:
+            raise OSError("cannot name the players")
+        return await headline_for(self, *args, **kwargs)
+
+    monkeypatch.setattr(game_flow.GameFlow, "headline_for", fails_second)
+    answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    assert answer.content == owed_sentence("d1-b1")
+    await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)

@@ -506,7 +506,10 @@ class GameFlow:
         """Answer a move against the computer with one line; its reply edits it into the board."""
         message_id: int | None = None
         try:
-            headline, _names = await self.headline_for(result, lang)
+            try:  # a fault here, the move stored, leaves its line owed, as a board's would
+                headline, _names = await self.headline_for(result, lang)
+            except Exception:
+                raise _board_owed(result) from None
             content = headline + "\n" + lang._("I am thinking…")
             # Shown privately, this line is never edited into my reply (a board of its own):
             # it says where to find it rather than that I am thinking.
