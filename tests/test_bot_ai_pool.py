@@ -99,3 +99,29 @@ async def test_a_request_given_up_while_waiting_keeps_no_worker() -> None:
     async with asyncio.timeout(1), turns.turn(first=True):
         order.append("after")
     assert order == ["kept", "after"]
+
+
+async def test_a_request_given_up_as_its_turn_came_passes_the_worker_on() -> None:
+    """A request cancelled just as a worker was handed to it (before it could run) passes
+    that worker on to the next request, so the pool never loses one: with one worker, every
+    later move would otherwise wait for good."""
+    turns = WorkerTurns(1)
+    order: list[str] = []
+    holder = turns.turn(first=False)
+    await holder.__aenter__()
+
+    async def wait(name: str) -> None:
+        async with turns.turn(first=True):
+            order.append(name)
+
+    dropped = asyncio.ensure_future(wait("dropped"))
+    kept = asyncio.ensure_future(wait("kept"))
+    await asyncio.sleep(0)
+    await holder.__aexit__(None, None, None)  # the worker goes to "dropped"…
+    dropped.cancel()  # …which is cancelled before it runs
+    await asyncio.wait_for(kept, timeout=1)
+    assert dropped.cancelled()
+    assert order == ["kept"]
+    async with asyncio.timeout(1), turns.turn(first=False):
+        order.append("after")
+    assert order == ["kept", "after"]
