@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -776,3 +777,25 @@ async def test_a_player_stuck_on_a_puzzle_gives_up_and_sees_the_solution(
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert fields["Solved"] == "0 of 1 (0 %)"
     assert shown_puzzle(await table.reply_text(table.alice, "puzzle play")) != puzzle
+
+
+async def test_a_puzzles_answer_goes_before_the_analyses_waiting(table: Harness) -> None:
+    """Both workers busy and two analyses' searches waiting for them: alice's puzzle move is
+    judged as soon as a running search ends, before the waiting ones (the solver waits on it,
+    as a player waits on the computer's move), not after them all."""
+    assert table.bot is not None
+    engine = table.bot.engine
+    running = [asyncio.ensure_future(engine.run(time.sleep, 3.0)) for _ in range(2)]
+    await asyncio.sleep(0)  # they hold both workers
+    waiting = [asyncio.ensure_future(engine.run(time.sleep, 5.0)) for _ in range(2)]
+    try:
+        shown = await table.reply_text(table.alice, "puzzle play", {"difficulty": "easy"})
+        puzzle = shown_puzzle(shown)
+        judged = await pick(table, shown, table.alice, str(puzzle.solution[0]))
+        assert ("Solved!" if puzzle.moves == 1 else "Good:") in judged.content
+        assert all(search.done() for search in running)
+        assert not any(search.done() for search in waiting), "judged after the analyses"
+    finally:
+        for search in waiting:
+            search.cancel()
+        await asyncio.gather(*running, *waiting, return_exceptions=True)
