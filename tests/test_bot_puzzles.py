@@ -799,3 +799,24 @@ async def test_a_puzzles_answer_goes_before_the_analyses_waiting(table: Harness)
         for search in waiting:
             search.cancel()
         await asyncio.gather(*running, *waiting, return_exceptions=True)
+
+
+async def test_a_double_click_on_give_up_says_the_puzzle_was_given_up(table: Harness) -> None:
+    """alice double-clicks Give up: the puzzle is given up once, and the other press tells her
+    she gave it up, not that the puzzle moved on and to look at its newest message (it is the
+    message she looks at: the first press edited it) nor that it is failed, as if it were
+    news."""
+    shown = await table.reply_text(table.alice, "puzzle play", {"difficulty": "easy"})
+    [give_up] = [c for c in shown.custom_ids() if c.endswith(":give-up")]
+    presses = await asyncio.gather(
+        *(table.standin.click(shown, give_up, table.alice, wait=False) for _ in "ab")
+    )
+    for press in presses:
+        await table.standin.wait_answered(press, timeout=30)
+    await until(lambda: sum(m.ephemeral for m in table.standin.messages(table.channel)) == 2)
+    [board, refusal] = [m for m in table.standin.messages(table.channel) if m.ephemeral]
+    assert "**You gave up.**" in board.content
+    assert refusal.content == "You gave up on this puzzle already."
+    stats = await table.reply_text(table.alice, "puzzle stats")
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert fields["Solved"] == "0 of 1 (0 %)"

@@ -285,6 +285,27 @@ class PuzzleFlow:
     ) -> None:
         """Give up: the attempt fails where it stands and the solution is shown (it counts as
         a wrong move would: a puzzle tried, the streak ended)."""
+        try:
+            await self._give_up(interaction, attempt_id, ply)
+        except (StaleGameError, PuzzleOver):
+            # A double click: the other press gave it up (before this one was handled, or
+            # while it was), and the message, edited, shows the solution. Only a give-up ends
+            # an attempt where it stands (a move, played or wrong, lengthens its line).
+            line = await within_deadline(
+                interaction,
+                self.bot.services.puzzles.line(attempt_id, interaction.user.id),
+                ephemeral=True,
+                thinking=False,
+            )
+            if line is not None and len(line) == ply:
+                raise StaleGameError(_("You gave up on this puzzle already.")) from None
+            raise
+
+    async def _give_up(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
+    ) -> None:
+        """:meth:`give_up`; a StaleGameError or PuzzleOver when the attempt moved on or
+        ended."""
         attempt = await within_deadline(
             interaction,
             self._current(interaction, attempt_id, ply),
