@@ -31,6 +31,7 @@ from bot.storage import backups
 from bot.storage.errors import StorageError
 from bot.thread_locks import LocksSeen
 from bot.timers import Timers
+from bot.unreachable import UNREACHABLE
 from bot.views import DYNAMIC_ITEMS
 
 _log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class BrandubhBot(commands.AutoShardedBot):
             return
         try:
             fetched = await self.tree.fetch_commands()
-        except (discord.HTTPException, OSError, TimeoutError) as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:  # a long rate limit too
             _log.warning("Could not read the commands' ids (%s): messages name them as text", error)
             mentions.learn({})
             return

@@ -18,6 +18,8 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.unreachable import UNREACHABLE
+
 _log = logging.getLogger(__name__)
 
 
@@ -78,7 +80,9 @@ async def sync_if_changed(
     """Sync the scopes whose commands changed; return the scopes synced (``global``, ``guild:N``).
 
     With ``guild_ids`` the global commands are copied to those guilds and synced there (fast to
-    update while developing); otherwise they are synced globally.
+    update while developing); otherwise they are synced globally. A scope Discord cannot take
+    just now (a long rate limit: syncs have a daily one; a 5xx) keeps the commands synced
+    before, and is synced at the next start.
     """
     state = _read_state(state_file)
     guilds: list[discord.abc.Snowflake | None]
@@ -97,7 +101,13 @@ async def sync_if_changed(
         if state.get(key) == digest:
             _log.info("Commands for %s unchanged; not syncing", scope)
             continue
-        await tree.sync(guild=guild)
+        try:
+            await tree.sync(guild=guild)
+        except UNREACHABLE as error:  # the bot starts on the commands synced before
+            _log.warning(
+                "Could not sync the commands for %s (the next start tries): %r", scope, error
+            )
+            continue
         state[key] = digest
         _write_state(state_file, state)
         synced.append(scope)

@@ -95,6 +95,53 @@ async def test_a_sync_state_that_cannot_be_written_costs_only_a_sync(
         await table.stop()
 
 
+def commands_read(method: str, path: str) -> bool:
+    """The start-up's read of the global commands (their ids)."""
+    return method == "GET" and path.endswith("/commands")
+
+
+def commands_synced(method: str, path: str) -> bool:
+    """A sync of the commands."""
+    return method == "PUT" and path.endswith("/commands")
+
+
+async def test_a_long_rate_limit_on_the_commands_ids_does_not_stop_the_start(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Discord answers the start-up's read of the commands' ids with a ten-minute 429: the bot
+    starts all the same and plays (RateLimited, which discord.py raises past 30 s, ended it)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        limited = discord_standin.rate_limit(retry_after=600, matching=commands_read)
+        await table.restart()
+        assert limited.hits == 1
+        await table.challenge_accepted(table.alice, table.bob)
+    finally:
+        await table.stop()
+
+
+async def test_a_long_rate_limit_on_the_sync_starts_the_bot_and_syncs_at_the_next_start(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Discord answers a start-up's sync of changed commands with a ten-minute 429 (syncs have a
+    daily limit): the bot starts on the commands synced before and plays, and the next start
+    syncs them (RateLimited ended the start)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        (tmp_path / "bot.sqlite3.commands.json").unlink()  # as if the commands had changed
+        limited = discord_standin.rate_limit(retry_after=600, matching=commands_synced)
+        await table.restart()
+        assert limited.hits == 1
+        assert discord_standin.recorder.command_syncs == 1
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.restart()
+        assert discord_standin.recorder.command_syncs == 2
+    finally:
+        await table.stop()
+
+
 async def test_rejected_token_exits_2_with_one_line(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
