@@ -161,7 +161,7 @@ class Timers:
                 return
             content = _TIMESTAMP.sub(f"<t:{int(when.timestamp())}:R>", shown.content)
             await edit_reopening(self.bot, shown, content=content, allowed_mentions=NO_PINGS)
-        except discord.HTTPException as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not show the new time on %s (message %s): %s", what, message_id, error)
 
     def start(self) -> None:
@@ -407,7 +407,7 @@ class Timers:
         for challenge in await self.bot.services.challenges.expire_due(now, held=held):
             try:
                 await self.bot.flow.challenges.show_expired(challenge)
-            except discord.HTTPException as error:
+            except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 as a 5xx
                 _log.warning(
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error
                 )
@@ -518,7 +518,7 @@ class Timers:
         if await services.games.in_channel(thread_id) is not None:
             try:
                 await self.bot.http.edit_channel(thread_id, archived=False)
-            except discord.HTTPException as error:  # its next post opens it anyway
+            except (discord.HTTPException, *UNREACHABLE) as error:  # its next post opens it
                 _log.info("Could not open thread %s again: %s", thread_id, error)
 
     async def _post(

@@ -16,7 +16,7 @@ from tests.bot_harness import (
     running_bot,
     timers_checked,
 )
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -99,5 +99,65 @@ async def test_a_thread_whose_archiving_is_rate_limited_is_archived_at_a_later_c
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: thread.archived, timeout=10)
     assert limited.hits == 1
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failures == []
+
+
+async def test_a_long_rate_limit_on_one_expired_challenge_leaves_the_next_one_shown_expired(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """alice's challenge in #games and carol's in #lobby expire at one check; Discord answers
+    the edit of alice's with a ten-minute 429: carol's still says it expired, buttons gone, at
+    that check, and no failure is logged (RateLimited, not a 5xx, stopped the sweep at alice's:
+    carol's, closed already, kept its buttons for good)."""
+    lobby = table.guild.channel("lobby")
+    first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    second = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin}, channel=lobby
+    )
+    first_edits = f"/channels/{table.channel.id}/messages/{first.id}"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "PATCH" and path == first_edits
+    )
+    table.advance(timedelta(minutes=10, seconds=1))
+    await timers_checked(table)
+    assert limited.hits == 1
+    assert "expired" in second.content, second.content
+    assert second.components == []
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failures == []
+
+
+async def takeback_asked(
+    table: Harness, asker: FakeMember, opponent: FakeMember, channel: FakeChannel
+) -> StoredMessage:
+    """``asker`` challenges ``opponent`` in ``channel``, plays d1-b1 and asks to take it back;
+    returns the request."""
+    offered = await table.reply_text(asker, "challenge", {"opponent": opponent}, channel=channel)
+    await table.standin.click(offered, f"challenge:accept:{challenge_id(offered)}", opponent)
+    await table.wait_board(lambda m: m.created_at >= offered.created_at, channel=channel)
+    await table.reply_text(asker, "move", {"move": "d1-b1"}, channel=channel)
+    request = await table.reply_text(asker, "takeback", channel=channel)
+    assert not request.ephemeral, request.content
+    return request
+
+
+async def test_a_long_rate_limit_on_one_lapsed_takeback_leaves_the_next_one_shown_lapsed(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """alice's takeback request in #games and carol's in #lobby lapse at one check; Discord
+    answers the edit of alice's with a ten-minute 429: carol's still says it lapsed, buttons
+    gone, and no failure is logged (RateLimited stopped the sweep at alice's)."""
+    first = await takeback_asked(table, table.alice, table.bob, table.channel)
+    second = await takeback_asked(table, table.carol, table.admin, table.guild.channel("lobby"))
+    first_edits = f"/channels/{table.channel.id}/messages/{first.id}"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "PATCH" and path == first_edits
+    )
+    table.advance(timedelta(minutes=11))
+    await timers_checked(table)
+    assert limited.hits == 1
+    assert "lapsed" in second.content, second.content
+    assert second.components == []
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == []

@@ -18,6 +18,7 @@ from bot.services.held import NOTHING, Held
 from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
 from bot.thread_locks import refused_for_lock
+from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, pressed_on, update_message, within_deadline
 from bot.views.takeback import takeback_answer_view
 
@@ -237,8 +238,8 @@ class TakebackFlow:
                 await edit_reopening(
                     self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None
                 )
-            except discord.HTTPException as error:
-                _log.info("Could not mark takeback %s lapsed: %s", lapsed.takeback_id, error)
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
                 if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
                     await self._answer_owed(lapsed.takeback_id)
 
