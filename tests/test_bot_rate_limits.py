@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.errors import APOLOGY
 from tests.bot_harness import (
     Harness,
     board_thread_game,
@@ -17,6 +18,7 @@ from tests.bot_harness import (
     timers_checked,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+from tests.test_bot_threads import challenge_computer, thread_of
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -161,3 +163,72 @@ async def test_a_long_rate_limit_on_one_lapsed_takeback_leaves_the_next_one_show
     assert second.components == []
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == []
+
+
+def apologies(table: Harness) -> list[str]:
+    """The bot's apologies for an error, public or private."""
+    messages = table.standin.recorder.messages.values()
+    return [m.content for m in messages if str(APOLOGY) in m.content]
+
+
+async def test_a_long_rate_limit_on_the_matchs_line_leaves_a_resignation_answered(
+    threaded: Harness,
+) -> None:
+    """alice resigns her one-set match against the computer while Discord answers the edit
+    of the match's line in #games with a ten-minute 429: the set's end is posted in her thread
+    and she reads no apology (the line's edit, which stays as it is, raised RateLimited past
+    the stored resignation, answered as an error)."""
+    table = threaded
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    line_edits = f"/channels/{table.channel.id}/messages/{line.id}"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "PATCH" and path == line_edits
+    )
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: limited.hits == 1, timeout=5)
+    await timers_checked(table)  # an apology would follow the failed edit at once
+    assert apologies(table) == []
+
+
+def thread_started(method: str, path: str) -> bool:
+    """A thread started from a message."""
+    return method == "POST" and path.endswith("/threads")
+
+
+async def test_a_long_rate_limit_on_a_challenges_thread_plays_it_in_the_channel(
+    threaded: Harness,
+) -> None:
+    """Discord answers the thread of bob's accepted challenge with a ten-minute 429: the game
+    is played in the channel, saying why, as when Discord refuses the thread (RateLimited
+    escaped: bob read an apology and the challenge waited)."""
+    table = threaded
+    offered = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    limited = table.standin.rate_limit(retry_after=600, matching=thread_started)
+    await table.standin.click(offered, f"challenge:accept:{challenge_id(offered)}", table.bob)
+    await table.wait_board(channel=table.channel)
+    assert limited.hits == 1
+    assert offered.thread is None
+    assert "Discord would not let me open a thread, so the game is played here." in (
+        offered.content
+    )
+    assert apologies(table) == []
+
+
+async def test_a_long_rate_limit_on_a_computer_matchs_thread_plays_it_in_the_channel(
+    threaded: Harness,
+) -> None:
+    """Discord answers the thread of alice's match against the computer with a ten-minute
+    429: the game is played in the channel, its line the first board (RateLimited escaped:
+    alice read an apology under a line announcing a match that never started)."""
+    table = threaded
+    limited = table.standin.rate_limit(retry_after=600, matching=thread_started)
+    line = await challenge_computer(table, table.alice, level=1)
+    assert limited.hits == 1
+    assert line.thread is None
+    board = await table.wait_board(channel=table.channel)
+    assert board.id == line.id
+    assert apologies(table) == []

@@ -428,14 +428,16 @@ class ChallengeFlow:
     async def _open_thread(
         self, message: discord.Message, challenge: Challenge, lang: Language
     ) -> tuple[discord.Thread | None, str | None]:
-        """Start the game's thread from the challenge message: (thread, None) or (None, why)."""
+        """Start the game's thread from the challenge message: (thread, None) or (None, why).
+        A long rate limit is a refusal: the request was not made (a lost connection may have
+        made the thread, and raises: a press again finds it)."""
         name = await self._thread_name(challenge, lang)
         try:
             thread = await message.create_thread(
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
             )
-        except discord.HTTPException as error:
-            if error.code == THREAD_ALREADY_MADE:
+        except (discord.HTTPException, discord.RateLimited) as error:
+            if isinstance(error, discord.HTTPException) and error.code == THREAD_ALREADY_MADE:
                 # Another press of Accept (someone else's, on a challenge open to anyone) made
                 # the message's thread and is starting the match: this one is too late. Or a
                 # member started a thread from it (:meth:`_left_over_thread` tells which).

@@ -197,7 +197,7 @@ class ComputerMatchFlow:
                 name=thread_name(names.get(human, lang._("a player")), opponent, ruleset, lang),
                 auto_archive_duration=THREAD_ARCHIVE_MINUTES,
             )
-        except discord.HTTPException as error:
+        except (discord.HTTPException, discord.RateLimited) as error:  # not made: the channel
             _log.warning("Could not open a thread for a computer match of %s: %s", human, error)
             return None, thread_not_opened(lang)
         return thread, None

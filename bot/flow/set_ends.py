@@ -157,5 +157,5 @@ class SetEnds:
         ).get_partial_message(active.line_message_id)
         try:
             await message.edit(content=line, view=None)
-        except discord.HTTPException as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
             _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
