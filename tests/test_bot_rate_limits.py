@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot.errors import APOLOGY
+from bot.flow.challenges import ChallengeFlow
+from bot.i18n import Language
+from bot.services.domain import Challenge
 from tests.bot_harness import (
     Harness,
     board_thread_game,
@@ -232,3 +237,36 @@ async def test_a_long_rate_limit_on_a_computer_matchs_thread_plays_it_in_the_cha
     board = await table.wait_board(channel=table.channel)
     assert board.id == line.id
     assert apologies(table) == []
+
+
+def channel_edited(method: str, path: str) -> bool:
+    """An edit of a channel or thread itself (its archiving), not of a message in it."""
+    return method == "PATCH" and re.fullmatch(r"/channels/\d+", path) is not None
+
+
+async def test_a_long_rate_limit_on_closing_an_unused_thread_leaves_the_refusal_told(
+    threaded: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts as alice's challenge expires, while Discord makes the thread; archiving the
+    unused thread is answered with a ten-minute 429: bob is still told the challenge expired
+    (RateLimited, raised in closing the thread, replaced that with an apology)."""
+    table = threaded
+    opened = ChallengeFlow._open_thread
+
+    async def slow_open(
+        flow: ChallengeFlow, message: discord.Message, challenge: Challenge, lang: Language
+    ) -> tuple[discord.Thread | None, str | None]:
+        made = await opened(flow, message, challenge, lang)
+        table.advance(timedelta(minutes=11))  # the challenge expired meanwhile
+        return made
+
+    monkeypatch.setattr(ChallengeFlow, "_open_thread", slow_open)
+    offered = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    limited = table.standin.rate_limit(retry_after=600, matching=channel_edited)
+    pressed = await table.standin.click(
+        offered, f"challenge:accept:{challenge_id(offered)}", table.bob
+    )
+    answer = await pressed.wait_original()
+    assert limited.hits == 1
+    assert answer.ephemeral
+    assert answer.content == "That challenge has expired: challenge again."

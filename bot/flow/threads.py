@@ -19,6 +19,7 @@ from bot.i18n.directions import without_direction_controls
 from bot.names import escaped
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.thread_locks import THREAD_ARCHIVED
+from bot.unreachable import UNREACHABLE
 from engine import MatchReason, get_ruleset
 
 _log = logging.getLogger(__name__)
@@ -100,8 +101,8 @@ async def close_unused_thread(thread: discord.Thread, reason: str | None) -> Non
         if reason:
             await thread.send(reason, allowed_mentions=discord.AllowedMentions.none())
         await thread.edit(archived=True)
-    except discord.HTTPException as error:
-        _log.warning("Could not close the unused thread %s: %s", thread.id, error)
+    except (discord.HTTPException, *UNREACHABLE) as error:  # the refusal told stands
+        _log.warning("Could not close the unused thread %s: %r", thread.id, error)
 
 
 THREADLESS = (discord.ChannelType.voice, discord.ChannelType.stage_voice)
