@@ -270,3 +270,24 @@ async def test_a_long_rate_limit_on_closing_an_unused_thread_leaves_the_refusal_
     assert limited.hits == 1
     assert answer.ephemeral
     assert answer.content == "That challenge has expired: challenge again."
+
+
+async def test_a_long_rate_limit_on_the_daily_puzzle_waits_as_a_refusal_does(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord answers the daily puzzle's post in #lobby with a ten-minute 429: it is tried
+    again after a refusal's pause, and posted then, no failure logged (RateLimited failed the
+    check's step, and the post was tried again at each check)."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    lobby_posts = f"/channels/{lobby.id}/messages"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "POST" and path == lobby_posts
+    )
+    table.advance(timedelta(hours=1))
+    await table.standin.wait_until(lambda: limited.hits == 1, timeout=10)
+    table.advance(timedelta(minutes=1))
+    await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failures == []

@@ -413,9 +413,9 @@ class PuzzleFlow:
                     view=solve_view(post.puzzle.puzzle_id, post.day, lang),
                     allowed_mentions=NO_PINGS,
                 )
-            except discord.HTTPException as error:
+            except (discord.HTTPException, discord.RateLimited) as error:  # a long 429 as a 5xx
                 _log.warning(
-                    "Could not post the daily puzzle in channel %s: %s", post.channel_id, error
+                    "Could not post the daily puzzle in channel %s: %r", post.channel_id, error
                 )
                 if unknown_channel(error):  # deleted while the bot was away: switched off
                     await self.bot.flow.vanished.channel_gone(post.channel_id, Gone.UNKNOWN)
