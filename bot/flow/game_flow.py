@@ -18,13 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import answers_only_note, missing_here
+from bot.errors import missing_here
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
 from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.members import Members
+from bot.flow.move_answers import (
+    answer_publicly_if_possible,
+    board_owed,
+    owed_in_place,
+    played_but_locked,
+    played_line,
+    tell_answers_only,
+    update_or_answer,
+)
 from bot.flow.outbox import Outbox
 from bot.flow.place_lookup import PlaceLookup
 from bot.flow.posts import (
@@ -45,13 +54,12 @@ from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, _, command, language, language_for, n_
 from bot.i18n.audience import reader
-from bot.locked_refusals import ThreadLockedForMe, locked_refusal, refused_as_locked
-from bot.services.announcements import AnnouncementService
+from bot.locked_refusals import refused_as_locked
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.services.errors import BoardOwed, NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
-from bot.views.common import answer, deferred_privately, update_message, within_deadline
+from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.confirm import ConfirmRepetition
 from engine import get_ruleset
 
@@ -59,124 +67,6 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
-
-
-async def _update_or_answer(
-    interaction: discord.Interaction[Any],
-    content: str,
-    view: discord.ui.View | None,
-    is_component: bool,
-) -> None:
-    """Replace the picker / warning the player clicked on, or answer them privately."""
-    if not is_component:
-        await answer(interaction, content, ephemeral=True, view=view)
-    else:
-        await update_message(interaction, content, view=view, attachments=[])
-
-
-def _played_line(
-    interaction: discord.Interaction[Any],
-    result: MoveResult,
-    missing: list[str],
-    *,
-    computer: bool = False,
-) -> str:
-    """ "You played d1-b1.", in place of the picker: with the line saying that only my answers
-    get through here if I lack ``missing``."""
-    lang = reader(interaction)
-    played = lang._("You played {move}.", move=str(result.record))
-    if not missing:
-        return played
-    return played + "\n" + answers_only_note(missing, lang, computer=computer)
-
-
-async def _answer_publicly_if_possible(
-    interaction: discord.Interaction[Any],
-    missing: list[str],
-    content: str,
-    files: list[discord.File],
-    view: discord.ui.View | None,
-    pings: discord.AllowedMentions,
-    *,
-    privately: str | None = None,
-    nonce: str | None = None,
-) -> tuple[bool, int | None]:
-    """Answer a /move with its public message; whether it is public, and its id.
-
-    A /move deferred privately (a slow read) has its public answer posted apart, in the
-    channel, which needs the permissions I may lack (``missing``): then the player is shown
-    it privately (``privately`` if given, else ``content``; without buttons: the public board
-    has them), and the outbox posts it publicly once I may. Attach Files alone does not stop
-    that post: its pictures are already shown as text (:func:`pictures_or_text`). Posted
-    apart, it carries ``nonce`` (:meth:`GameFlow.owed_nonce`)."""
-    may_not_post = [name for name in missing if name != "attach_files"]
-    if may_not_post and deferred_privately(interaction):
-        await interaction.followup.send(
-            privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
-        )
-        return False, None
-    return True, await answer(
-        interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
-    )
-
-
-def _board_owed(result: MoveResult) -> BoardOwed:
-    """The answer to a member's move ``result``, stored, whose post could not be made (the
-    error being handled is logged with its traceback): it is played, its board owed."""
-    _log.exception(
-        "Game %s: the board after ply %s is owed: making its post failed",
-        result.game.set_id,
-        result.game.ply,
-    )
-    return BoardOwed(str(result.record.move))
-
-
-async def _owed_in_place(interaction: discord.Interaction[Any], owed: BoardOwed) -> None:
-    """Say ``owed`` (the move is played, its board owed) in place of the picker (or the
-    warning) whose press played it: left showing its choices, it would offer a move that is no
-    longer the player's to make. If Discord will not take that edit, ``owed`` is said apart."""
-    try:
-        await update_message(interaction, reader(interaction).render(owed.text), attachments=[])
-    except (discord.HTTPException, *UNREACHABLE) as error:
-        _log.info("Could not put the owed board's sentence in place of the picker: %r", error)
-        raise owed from None
-
-
-async def _played_but_locked(
-    interaction: discord.Interaction[Any],
-    result: MoveResult,
-    announcements: AnnouncementService,
-) -> ThreadLockedForMe:
-    """The answer to a move played and stored whose board (or line) Discord then refused as
-    locked (the cache missed the lock: :func:`bot.locked_refusals.refused_as_locked`): that it was
-    played, and that the board, owed by the outbox, is posted once the thread is unlocked (if
-    moves came before it, saying it is late because the thread was locked); the thread's hold
-    begins on Discord's word."""
-    try:
-        await announcements.refused_as_locked(result.game.set_id, result.game.ply)
-    except StorageError as error:  # its late post then blames Discord: not worth a refusal
-        _log.warning("Game %s: the board's lock is not noted: %s", result.game.set_id, error)
-    ended = result.set_end
-    return await locked_refusal(
-        interaction,
-        on_discords_word=True,
-        played=str(result.record),
-        match_over=ended is not None and ended.match_end is not None,
-    )
-
-
-async def _tell_answers_only(
-    interaction: discord.Interaction[Any], missing: list[str], *, computer: bool = False
-) -> None:
-    """Tell the player who moved, privately, that only my answers get through here (if I lack
-    ``missing``); a note Discord will not take is only logged: the move is played."""
-    if not missing:
-        return
-    note = answers_only_note(missing, reader(interaction), computer=computer)
-    try:
-        await interaction.followup.send(note, ephemeral=True, allowed_mentions=NO_PINGS)
-    except (discord.HTTPException, *UNREACHABLE) as error:
-        _log.info("Could not tell user %s that I may not post: %s", interaction.user.id, error)
 
 
 PLACES_NAMED = 3
@@ -292,7 +182,7 @@ class GameFlow:
             except BoardOwed as owed:
                 if interaction.type is not discord.InteractionType.component:
                     raise
-                await _owed_in_place(interaction, owed)
+                await owed_in_place(interaction, owed)
 
     async def _play_move(
         self,
@@ -334,7 +224,7 @@ class GameFlow:
                 # Stored, its board owed to the outbox: the game goes on all the same (a set
                 # it ended starts the next, the computer answers it), and the player is told
                 # their move counts, not asked to try again.
-                error = _board_owed(result)
+                error = board_owed(result)
                 await self.after_move(result)
                 raise error from None
 
@@ -367,7 +257,7 @@ class GameFlow:
                     reader(interaction),
                 )
             )
-            await _update_or_answer(
+            await update_or_answer(
                 interaction, reader(interaction).render(warning.text), confirm_view, is_component
             )
             return
@@ -380,14 +270,14 @@ class GameFlow:
                     post, result.set_end, lang, actor=interaction.user.id
                 )
             except Exception:
-                raise _board_owed(result) from None
+                raise board_owed(result) from None
             content, files = pictures_or_text(interaction, content, files, lang)
             noted = self._note_once(result, interaction.user.id, missing)
             answering: Answer | None = None  # a public answer without the outbox's nonce
             try:
                 if is_component:
-                    await _update_or_answer(
-                        interaction, _played_line(interaction, result, noted), None, True
+                    await update_or_answer(
+                        interaction, played_line(interaction, result, noted), None, True
                     )
                     answering = Answer.FOLLOWUP
                     sent = await interaction.followup.send(
@@ -401,7 +291,7 @@ class GameFlow:
                 else:
                     if not deferred_privately(interaction):  # else posted apart, with it
                         answering = Answer.next_of(interaction)
-                    public, message_id = await _answer_publicly_if_possible(
+                    public, message_id = await answer_publicly_if_possible(
                         interaction,
                         missing,
                         content,
@@ -411,7 +301,7 @@ class GameFlow:
                         nonce=await self.owed_nonce(result.game, interaction),
                     )
                     answering = None
-                    await _tell_answers_only(interaction, noted)
+                    await tell_answers_only(interaction, noted)
                     if not public:
                         return  # the outbox owes the public board
             except (discord.HTTPException, *UNREACHABLE) as failed:
@@ -434,7 +324,7 @@ class GameFlow:
         apart carried, or waits, refused, until I may post (a Send Messages taken away) — or,
         refused in a locked thread, that it waits for the thread to open."""
         if isinstance(failed, discord.Forbidden) and refused_as_locked(interaction, failed):
-            raise await _played_but_locked(
+            raise await played_but_locked(
                 interaction, result, self.bot.services.announcements
             ) from failed
         if answering is not None:
@@ -442,7 +332,7 @@ class GameFlow:
             if made is not None:
                 _log.info("Game %s: the board's answer was made, only lost", result.game.set_id)
                 return made
-        raise _board_owed(result) from failed
+        raise board_owed(result) from failed
 
     async def _refuse_early(
         self, interaction: discord.Interaction[Any], move_text: str, confirm: bool
@@ -509,7 +399,7 @@ class GameFlow:
             try:  # a fault here, the move stored, leaves its line owed, as a board's would
                 headline, _names = await self.headline_for(result, lang)
             except Exception:
-                raise _board_owed(result) from None
+                raise board_owed(result) from None
             content = headline + "\n" + lang._("I am thinking…")
             # Shown privately, this line is never edited into my reply (a board of its own):
             # it says where to find it rather than that I am thinking.
@@ -525,8 +415,8 @@ class GameFlow:
             answering: Answer | None = None  # a public answer without the outbox's nonce
             try:
                 if is_component:
-                    played = _played_line(interaction, result, noted, computer=True)
-                    await _update_or_answer(interaction, played, None, True)
+                    played = played_line(interaction, result, noted, computer=True)
+                    await update_or_answer(interaction, played, None, True)
                     answering = Answer.FOLLOWUP
                     message_id = (
                         await interaction.followup.send(
@@ -536,7 +426,7 @@ class GameFlow:
                 else:
                     if not deferred_privately(interaction):  # else posted apart, with it
                         answering = Answer.next_of(interaction)
-                    public, message_id = await _answer_publicly_if_possible(
+                    public, message_id = await answer_publicly_if_possible(
                         interaction,
                         missing,
                         content,
@@ -547,7 +437,7 @@ class GameFlow:
                         nonce=await self.owed_nonce(result.game, interaction),
                     )
                     answering = None
-                    await _tell_answers_only(interaction, noted, computer=True)
+                    await tell_answers_only(interaction, noted, computer=True)
                     if not public:  # my reply is a board of its own (the outbox's if refused)
                         return
             except (discord.HTTPException, *UNREACHABLE) as failed:

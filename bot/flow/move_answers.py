@@ -1,0 +1,143 @@
+"""The answers to a member's move: its public answer (or the private one where I may not post),
+the line said in place of the picker, and the refusals of a move stored whose board is owed or
+whose thread is locked.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.errors import answers_only_note
+from bot.flow.posts import NO_PINGS
+from bot.i18n.audience import reader
+from bot.locked_refusals import ThreadLockedForMe, locked_refusal
+from bot.services.announcements import AnnouncementService
+from bot.services.domain import MoveResult
+from bot.services.errors import BoardOwed
+from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
+from bot.views.common import answer, deferred_privately, update_message
+
+_log = logging.getLogger(__name__)
+
+
+async def update_or_answer(
+    interaction: discord.Interaction[Any],
+    content: str,
+    view: discord.ui.View | None,
+    is_component: bool,
+) -> None:
+    """Replace the picker / warning the player clicked on, or answer them privately."""
+    if not is_component:
+        await answer(interaction, content, ephemeral=True, view=view)
+    else:
+        await update_message(interaction, content, view=view, attachments=[])
+
+
+def played_line(
+    interaction: discord.Interaction[Any],
+    result: MoveResult,
+    missing: list[str],
+    *,
+    computer: bool = False,
+) -> str:
+    """ "You played d1-b1.", in place of the picker: with the line saying that only my answers
+    get through here if I lack ``missing``."""
+    lang = reader(interaction)
+    played = lang._("You played {move}.", move=str(result.record))
+    if not missing:
+        return played
+    return played + "\n" + answers_only_note(missing, lang, computer=computer)
+
+
+async def answer_publicly_if_possible(
+    interaction: discord.Interaction[Any],
+    missing: list[str],
+    content: str,
+    files: list[discord.File],
+    view: discord.ui.View | None,
+    pings: discord.AllowedMentions,
+    *,
+    privately: str | None = None,
+    nonce: str | None = None,
+) -> tuple[bool, int | None]:
+    """Answer a /move with its public message; whether it is public, and its id.
+
+    A /move deferred privately (a slow read) has its public answer posted apart, in the
+    channel, which needs the permissions I may lack (``missing``): then the player is shown
+    it privately (``privately`` if given, else ``content``; without buttons: the public board
+    has them), and the outbox posts it publicly once I may. Attach Files alone does not stop
+    that post: its pictures are already shown as text
+    (:func:`bot.flow.posts.pictures_or_text`). Posted apart, it carries ``nonce``
+    (:meth:`GameFlow.owed_nonce`)."""
+    may_not_post = [name for name in missing if name != "attach_files"]
+    if may_not_post and deferred_privately(interaction):
+        await interaction.followup.send(
+            privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+        return False, None
+    return True, await answer(
+        interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
+    )
+
+
+def board_owed(result: MoveResult) -> BoardOwed:
+    """The answer to a member's move ``result``, stored, whose post could not be made (the
+    error being handled is logged with its traceback): it is played, its board owed."""
+    _log.exception(
+        "Game %s: the board after ply %s is owed: making its post failed",
+        result.game.set_id,
+        result.game.ply,
+    )
+    return BoardOwed(str(result.record.move))
+
+
+async def owed_in_place(interaction: discord.Interaction[Any], owed: BoardOwed) -> None:
+    """Say ``owed`` (the move is played, its board owed) in place of the picker (or the
+    warning) whose press played it: left showing its choices, it would offer a move that is no
+    longer the player's to make. If Discord will not take that edit, ``owed`` is said apart."""
+    try:
+        await update_message(interaction, reader(interaction).render(owed.text), attachments=[])
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not put the owed board's sentence in place of the picker: %r", error)
+        raise owed from None
+
+
+async def played_but_locked(
+    interaction: discord.Interaction[Any],
+    result: MoveResult,
+    announcements: AnnouncementService,
+) -> ThreadLockedForMe:
+    """The answer to a move played and stored whose board (or line) Discord then refused as
+    locked (the cache missed the lock: :func:`bot.locked_refusals.refused_as_locked`): that it was
+    played, and that the board, owed by the outbox, is posted once the thread is unlocked (if
+    moves came before it, saying it is late because the thread was locked); the thread's hold
+    begins on Discord's word."""
+    try:
+        await announcements.refused_as_locked(result.game.set_id, result.game.ply)
+    except StorageError as error:  # its late post then blames Discord: not worth a refusal
+        _log.warning("Game %s: the board's lock is not noted: %s", result.game.set_id, error)
+    ended = result.set_end
+    return await locked_refusal(
+        interaction,
+        on_discords_word=True,
+        played=str(result.record),
+        match_over=ended is not None and ended.match_end is not None,
+    )
+
+
+async def tell_answers_only(
+    interaction: discord.Interaction[Any], missing: list[str], *, computer: bool = False
+) -> None:
+    """Tell the player who moved, privately, that only my answers get through here (if I lack
+    ``missing``); a note Discord will not take is only logged: the move is played."""
+    if not missing:
+        return
+    note = answers_only_note(missing, reader(interaction), computer=computer)
+    try:
+        await interaction.followup.send(note, ephemeral=True, allowed_mentions=NO_PINGS)
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not tell user %s that I may not post: %s", interaction.user.id, error)
