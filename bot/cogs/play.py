@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.client import BrandubhBot
 from bot.errors import require_channel_permissions
+from bot.flow.no_game_here import no_game_here
 from bot.flow.uploads import ATTACHMENTS_PER_MESSAGE, Draw, fit_pictures, picture_budget
 from bot.i18n import Language
 from bot.i18n.audience import reader
@@ -94,7 +95,7 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
-            raise await self.bot.flow.no_game_here(interaction)
+            raise await no_game_here(self.bot, interaction)
         await self.bot.flow.show_board(interaction, active)
 
     @app_commands.command(name="resign")
@@ -104,7 +105,7 @@ class Play(commands.Cog):
         assert interaction.channel_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
-            raise await self.bot.flow.no_game_here(interaction)
+            raise await no_game_here(self.bot, interaction)
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))

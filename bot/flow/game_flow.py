@@ -34,6 +34,7 @@ from bot.flow.move_answers import (
     tell_answers_only,
     update_or_answer,
 )
+from bot.flow.no_game_here import no_game_here
 from bot.flow.outbox import Outbox
 from bot.flow.place_lookup import PlaceLookup
 from bot.flow.posts import (
@@ -52,7 +53,7 @@ from bot.flow.rematches import RematchFlow
 from bot.flow.set_ends import SetEnds
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
-from bot.i18n import ENGLISH, Language, _, command, language, language_for, n_
+from bot.i18n import ENGLISH, Language, command, language, language_for
 from bot.i18n.audience import reader
 from bot.locked_refusals import refused_as_locked
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
@@ -67,13 +68,6 @@ if TYPE_CHECKING:
     from bot.client import BrandubhBot
 
 _log = logging.getLogger(__name__)
-
-
-PLACES_NAMED = 3
-"""How many channels of the player's games a refusal where no game is played names."""
-
-PLACES_LOOKED_AT = 25
-"""How many of the player's games that refusal looks at to find the one meant."""
 
 
 EARLY_CHECK_LIMIT = 0.5
@@ -243,7 +237,7 @@ class GameFlow:
         except NoGameHere as none:
             if is_component:
                 raise
-            raise await self.no_game_here(interaction, none) from None
+            raise await no_game_here(self.bot, interaction, none) from None
         except RepetitionNeedsConfirmation as warning:
             # For the position the warning was given on: the set may have ended since (the
             # opponent resigned), and its button then says so.
@@ -347,43 +341,6 @@ class GameFlow:
         )
         with contextlib.suppress(TimeoutError, StorageError):
             await asyncio.wait_for(check, EARLY_CHECK_LIMIT)
-
-    async def no_game_here(
-        self, interaction: discord.Interaction[Any], refusal: NoGameHere | None = None
-    ) -> NoGameHere:
-        """The refusal of a game command where no game is played: it names the channels where
-        the player's own games are, if they play any in this server (else ``refusal``); or, if
-        the game meant is in a thread a moderator locked (the player's one game in a thread of
-        this channel, else their one game), that it is locked. A refusal that says more (the
-        set here just ended) is kept as it is."""
-        assert interaction.guild_id is not None
-        if refusal is not None and not refusal.nowhere:
-            return refusal
-        page = await self.bot.services.records.in_progress(
-            interaction.guild_id, player_id=interaction.user.id, limit=PLACES_LOOKED_AT
-        )
-        games = [game for game in page.games if game.channel_id != interaction.channel_id]
-        if not games:
-            return refusal or NoGameHere()
-        in_threads_here = [g for g in games if g.parent_channel_id == interaction.channel_id]
-        meant = in_threads_here if in_threads_here else games
-        if len(meant) == 1 and self.bot.timers.holds.thread_held(meant[0].channel_id):
-            return NoGameHere(
-                _(
-                    "Your game's thread {thread} is locked by a moderator: ask one to open it; "
-                    "its clocks stand still until then.",
-                    thread=f"<#{meant[0].channel_id}>",
-                )
-            )
-        places = [game.channel_id for game in games[:PLACES_NAMED]]
-        return NoGameHere(
-            n_(
-                "There is no game in this channel: yours is in {channels}, play it there.",
-                "There is no game in this channel: yours are in {channels}, play each there.",
-                len(places),
-                channels=", ".join(f"<#{place}>" for place in places),
-            )
-        )
 
     async def _acknowledge_for_computer(
         self,

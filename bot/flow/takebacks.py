@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
@@ -54,7 +55,7 @@ class TakebackFlow:
         except NoGameHere as none:
             if interaction.type is discord.InteractionType.component:
                 raise  # a button's game is over: its own sentence says so
-            raise await self.flow.no_game_here(interaction, none) from None
+            raise await no_game_here(self.flow.bot, interaction, none) from None
         except TimeRanOut:
             held = self.flow.bot.timers.holds.held_player(channel_id)
             if held is None or held == user:
