@@ -102,7 +102,7 @@ async def test_a_set_the_computers_move_ends_starts_the_next_though_its_post_fai
 @pytest.mark.parametrize(
     "drawing",
     [
-        pytest.param("bot.flow.game_flow.board_post", id="her-board"),
+        pytest.param("bot.flow.player_moves.board_post", id="her-board"),
         pytest.param("bot.flow.set_ends.board_post", id="set-2s-first-board"),
     ],
 )

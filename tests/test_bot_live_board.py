@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.ai_pool import AIPool
-from bot.flow import game_flow, set_ends
+from bot.flow import game_flow, player_moves, set_ends
 from bot.views import common as view_common
 from bot.views import confirm as confirm_views
 from engine import Game
@@ -251,7 +251,7 @@ async def test_a_board_posted_after_the_next_move_does_not_take_its_buttons(
     is out first: his board, the newest, keeps the buttons, and alice's, out of date when it
     arrives, comes without any (before, hers took them and pointed at itself)."""
     await table.challenge_accepted(table.alice, table.bob)
-    drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
+    drawing, moved = next_drawing_waits(monkeypatch, player_moves)  # alice's drawing
     alices = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
@@ -276,7 +276,7 @@ async def test_a_board_slow_to_post_is_not_posted_again_by_the_outbox(
     the drawing slow for over 10 s): it is posted once, as her move's answer, not also by
     the outbox."""
     await table.challenge_accepted(table.alice, table.bob)
-    drawing, owed_time = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
+    drawing, owed_time = next_drawing_waits(monkeypatch, player_moves)  # alice's drawing
     moved = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )
@@ -309,7 +309,7 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
         await posted.wait()
         return await post(*args, **kwargs)
 
-    drawing, moved = next_drawing_waits(monkeypatch, game_flow)  # alice's drawing
+    drawing, moved = next_drawing_waits(monkeypatch, player_moves)  # alice's drawing
     moving = await table.standin.slash(
         table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.flow import game_flow, set_ends
+from bot.flow import game_flow, player_moves, set_ends
 from bot.flow.posts import board_post
 from bot.services.games import GameService
 from bot.storage.errors import DatabaseUnavailable
@@ -108,7 +108,7 @@ async def test_a_move_whose_board_discord_failed_is_played_and_its_board_owed(
     the channel, with a 503 it did not act on: she reads that her move is played and its board
     follows (she was asked to try again), and the outbox posts it once Discord is back."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
-    _drawing, go_on = next_drawing_waits(monkeypatch, game_flow)
+    _drawing, go_on = next_drawing_waits(monkeypatch, player_moves)
     record = await table.slash(table.alice, "move", {"move": "d1-b1"})  # its deferral
     table.standin.fail_rest(503, seconds=60, matching=_channel_posts)
     go_on.set()
@@ -161,7 +161,7 @@ async def test_a_picked_move_whose_board_fails_leaves_no_choices_offered(
     played and its board follows, its choices gone (they offered a move no longer hers)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     where, select = await step_two(table, board)
-    monkeypatch.setattr(game_flow, "board_post", fails_once(board_post))
+    monkeypatch.setattr(player_moves, "board_post", fails_once(board_post))
     await table.standin.select(where, select, table.alice, ["d1-b1"])
     await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
     assert where.custom_ids() == []
@@ -183,7 +183,7 @@ async def test_what_follows_a_move_failing_keeps_the_players_answer(
         raise RuntimeError("cannot show the result")
 
     monkeypatch.setattr(set_ends.SetEnds, "_show_result_on_line", fails)
-    monkeypatch.setattr(game_flow, "board_post", fails_once(board_post))
+    monkeypatch.setattr(player_moves, "board_post", fails_once(board_post))
     answer = await table.reply_text(table.alice, "move", {"move": KING_CAPTURED[4]}, channel=thread)
     assert answer.content == owed_sentence(KING_CAPTURED[4])
     [failed] = [r for r in caplog.records if "what follows the move" in r.getMessage()]
