@@ -326,7 +326,7 @@ UNKNOWN_INTERACTION = 10062
 """Discord's code refusing an interaction's first answer: it came after the 3 seconds."""
 
 
-def _expired(interaction: discord.Interaction[Any], error: BaseException) -> bool:
+def expired(interaction: discord.Interaction[Any], error: BaseException) -> bool:
     """Discord refused ``interaction``'s first answer as too late: nothing can answer it now."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
@@ -435,7 +435,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     seconds) is one WARNING line: answering it would be refused the same way, and a traceback
     and a doomed request per interaction are what an overloaded process can least afford.
     """
-    if _expired(interaction, error):
+    if expired(interaction, error):
         _log.warning(
             "Interaction %s of user %s was not acknowledged within Discord's 3 seconds "
             "(the process is too busy, or its work waited too long before it could defer)",

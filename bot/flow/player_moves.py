@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import missing_here
+from bot.errors import expired, missing_here
 from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.move_answers import (
     answer_publicly_if_possible,
@@ -230,7 +230,12 @@ class PlayerMoves:
         nonce, as :func:`made_anyway` finds it). Else the refusal that tells the player their
         move is played, its board owed to the outbox — which posts it with the nonce a post
         apart carried, or waits, refused, until I may post (a Send Messages taken away) — or,
-        refused in a locked thread, that it waits for the thread to open."""
+        refused in a locked thread, that it waits for the thread to open. An answer Discord
+        refused as too late (the process too busy to acknowledge it in 3 seconds) is raised
+        as it is: nothing can answer the player now, the error handler logs one line, and the
+        outbox posts the board."""
+        if expired(interaction, failed):
+            raise failed
         if isinstance(failed, discord.Forbidden) and refused_as_locked(interaction, failed):
             raise await played_but_locked(
                 interaction, result, self.flow.bot.services.announcements
