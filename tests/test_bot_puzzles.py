@@ -706,6 +706,23 @@ async def test_a_german_servers_puzzle_leaderboard_over_the_last_30_days(table: 
     assert pings_nobody(ever)
 
 
+async def test_the_puzzle_leaderboard_calls_a_solver_it_never_named_a_player(
+    table: Harness,
+) -> None:
+    """A solver whose name the bot never learned shows on /puzzle leaderboard as "a player" in
+    the server's language, as the bot names them everywhere else, not as a mention (raw digits
+    for someone who left the server), and nobody is pinged."""
+    assert table.bot is not None
+    unnamed = table.standin.add_member(table.guild, "never told")
+    attempt = await table.bot.services.puzzles.start(guild_id=table.guild.id, user_id=unnamed.id)
+    await table.bot.services.puzzles.record(attempt, (str(attempt.puzzle.solution[0]),), "solved")
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    board = await table.reply_text(table.carol, "puzzle leaderboard")
+    [embed] = board.embeds
+    assert embed["description"] == "`  1.` **ein Spieler** — 1 von 1 gelöst (100 %)"
+    assert pings_nobody(board)
+
+
 async def test_a_double_click_on_a_puzzles_square_says_the_move_was_played(
     table: Harness,
 ) -> None:

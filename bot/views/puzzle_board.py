@@ -31,9 +31,9 @@ NO_PINGS = discord.AllowedMentions.none()
 
 def solver_line(row: SolverStanding, lang: Language = ENGLISH) -> str:
     """`` `  1.` **alice** — 3 of 4 solved (75 %)``."""
-    # A player the bot never learned the name of is shown by mention: Discord writes their
-    # name (an embed pings nobody).
-    name = f"<@{row.user_id}>" if row.display_name is None else escaped(row.display_name)
+    # A player the bot never learned the name of is "a player", as everywhere else (a mention
+    # shows bare digits for someone Discord does not show the reader, such as one who left).
+    name = escaped(lang._("a player") if row.display_name is None else row.display_name)
     # Translators: {count} puzzles solved of the {attempted} finished (the form follows the
     # puzzles solved: "1 résolu sur 3", "0 de 2 resueltos").
     record = lang.n_(
