@@ -380,6 +380,25 @@ async def test_players_are_named_even_when_their_names_were_not_kept(
     assert stats.embeds[0]["title"] == "bob at Brandubh (World Tafl Federation)"
 
 
+async def test_stats_name_players_by_the_names_discord_gave_with_the_command(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot has not stored carol's and dave's names yet (its keeping of names still waits
+    on a busy database, say): carol's /stats and her /stats of dave name them by the names
+    Discord gave with the command, not as "a player"."""
+    assert table.bot is not None
+
+    async def kept_nothing(user: object) -> None:
+        return None
+
+    monkeypatch.setattr(table.bot, "remember", kept_nothing)
+    dave = table.standin.add_member(table.guild, "dave")
+    mine = await table.reply_text(table.carol, "stats")
+    assert mine.embeds[0]["title"] == "carol at Brandubh (World Tafl Federation)"
+    theirs = await table.reply_text(table.carol, "stats", {"player": dave})
+    assert theirs.embeds[0]["title"] == "dave at Brandubh (World Tafl Federation)"
+
+
 async def test_abort_is_for_admins_and_frees_the_channel(table: Harness) -> None:
     """A member cannot /abort; an admin can, and the channel takes a new challenge."""
     await table.challenge_accepted(table.alice, table.bob)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import discord
 from discord import app_commands
@@ -172,6 +173,15 @@ def stats_embed(
     return embed
 
 
+def with_names(stats: PlayerStats, given: Mapping[int, discord.abc.User]) -> PlayerStats:
+    """``stats`` with the names Discord gave of ``given`` users (a member's name in the
+    server, else the account's) for those it has no stored name of; a stored name stays (one
+    who left the server is named as the bot kept them there)."""
+    names = {user_id: user.display_name for user_id, user in given.items()} | dict(stats.names)
+    shown = stats.display_name or names.get(stats.user_id)
+    return replace(stats, display_name=shown, names=names)
+
+
 class Standings(commands.Cog):
     """Ratings and records."""
 
@@ -248,6 +258,9 @@ class Standings(commands.Cog):
 
         # Deferred publicly when slow, as /leaderboard: nothing refuses after the read.
         stats, head, lang = await within_deadline(interaction, read())
+        # Discord gave the asker's and the player's names with the command: they name whoever
+        # the bot has no name stored for yet (remember's write may still be waiting).
+        stats = with_names(stats, {interaction.user.id: interaction.user, who.id: who})
         me = self.bot.user.display_name if self.bot.user else "Brandubh"
         await answer(
             interaction,
