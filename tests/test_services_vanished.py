@@ -166,6 +166,25 @@ async def test_the_challenges_withdrawn_with_a_server_are_logged(
     assert lines == [f"Withdrew 2 open challenge(s) of server {GUILD}: the bot was removed"]
 
 
+async def test_the_challenges_withdrawn_with_a_channel_are_logged(
+    services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A deleted channel's open challenges are withdrawn with a log line saying how many, of
+    which channel and server (as a removed server's are); another channel's stay open, and
+    told again, it withdraws and logs nothing."""
+    await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.create(GUILD, CHANNEL, CAROL, None)
+    elsewhere = await services.challenges.create(GUILD, OTHER_CHANNEL, BOB, CAROL)
+    with caplog.at_level(logging.INFO, logger="bot.services.vanished"):
+        await services.vanished.channel_gone(CHANNEL)
+        await services.vanished.channel_gone(CHANNEL)
+    lines = [r.getMessage() for r in caplog.records if "challenge" in r.getMessage()]
+    assert lines == [
+        f"Withdrew 2 open challenge(s) of channel {CHANNEL} of server {GUILD}: it is gone"
+    ]
+    assert (await services.challenges.get(elsewhere.challenge_id)).status is ChallengeStatus.OPEN
+
+
 async def test_only_the_channels_of_games_out_of_time_are_named(
     services: Services, clock: FakeClock
 ) -> None:

@@ -60,7 +60,8 @@ class VanishedService:
         ended = await self._abort(gone)
         try:
             async with self._database.transaction() as db:
-                await vanished.close_in_channels(db, gone, to_us(self._clock()))
+                withdrawn = await vanished.close_in_channels(db, gone, to_us(self._clock()))
+                server = await vanished.guild_of_channel(db, channel_id) if withdrawn else None
                 for guild_id in await vanished.daily_puzzles_in_channels(db, [channel_id]):
                     await puzzles.stop_daily(
                         db, guild_id, puzzles.CHANNEL_DELETED, to_us(self._clock())
@@ -73,6 +74,14 @@ class VanishedService:
             # would end nothing more). What is left is done when a post there next meets
             # Unknown Channel (an owed board, a challenge's expiry, the daily puzzle).
             _log.warning("Channel %s is gone; the rest waits for a later try: %s", channel_id, busy)
+            return ended
+        if withdrawn:
+            _log.info(
+                "Withdrew %d open challenge(s) of channel %s of server %s: it is gone",
+                withdrawn,
+                channel_id,
+                server,
+            )
         return ended
 
     async def guild_gone(self, guild_id: int) -> list[SetEnd]:

@@ -49,10 +49,11 @@ async def guilds_served(db: Connection, shards: Shards = EVERY) -> list[int]:
     return [int(row[0]) for row in rows]
 
 
-async def close_in_channels(db: Connection, channel_ids: Sequence[int], now_us: int) -> None:
-    """Nothing in ``channel_ids`` is owed or waited for any more: see :func:`_close`."""
+async def close_in_channels(db: Connection, channel_ids: Sequence[int], now_us: int) -> int:
+    """Nothing in ``channel_ids`` is owed or waited for any more: see :func:`_close`.
+    Returns how many open challenges it withdrew."""
     marks = ", ".join("?" * len(channel_ids))
-    await _close(db, f"channel_id IN ({marks})", tuple(channel_ids), now_us)
+    return await _close(db, f"channel_id IN ({marks})", tuple(channel_ids), now_us)
 
 
 async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> int:
