@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -151,6 +152,65 @@ async def test_a_dropped_daily_post_is_recorded_again_from_the_post_pressed(
         assert today.previous is not None
         assert (today.previous.day, today.previous.message_id) == (day, 77)
         assert today.previous_solvers == (ALICE,)
+    finally:
+        await services.close()
+
+
+async def test_a_claimed_daily_post_whose_puzzle_left_the_bank_gets_another(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The day's claimed puzzle was removed from the bank before its post went out (a new
+    version of the bot): the claim is given the puzzle the day would get now, with a log
+    line, and that one is owed from then on, where the day was owed for good and never
+    posted."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        clock.now += timedelta(hours=1)
+        await services.puzzles.claim_due()
+        [claimed] = await services.puzzles.posts_owed()
+        gone = claimed.puzzle.puzzle_id
+        left = tuple(p for p in puzzle_service.bank() if p.puzzle_id != gone)
+        monkeypatch.setattr(puzzle_service, "bank", lambda: left)
+        monkeypatch.setattr(puzzle_service, "by_id", lambda: {p.puzzle_id: p for p in left})
+        with caplog.at_level(logging.WARNING, logger="bot.services.puzzles"):
+            [owed] = await services.puzzles.posts_owed()
+            [again] = await services.puzzles.posts_owed()
+        assert owed.day == claimed.day
+        assert owed.puzzle in left
+        assert again == owed
+        assert [r.getMessage() for r in caplog.records] == [
+            f"Daily puzzle {gone} of server {GUILD} for {owed.day} is no longer in the bank: "
+            f"{owed.puzzle.puzzle_id} is posted instead"
+        ]
+    finally:
+        await services.close()
+
+
+async def test_a_claimed_daily_post_is_dropped_when_no_puzzle_is_left(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With no puzzle left in the bank to give the day, its claim is dropped with a log line,
+    not owed for good."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        clock.now += timedelta(hours=1)
+        await services.puzzles.claim_due()
+        [claimed] = await services.puzzles.posts_owed()
+        monkeypatch.setattr(puzzle_service, "bank", lambda: ())
+        monkeypatch.setattr(puzzle_service, "by_id", lambda: {})
+        with caplog.at_level(logging.WARNING, logger="bot.services.puzzles"):
+            assert await services.puzzles.posts_owed() == []
+            assert await services.puzzles.posts_owed() == []
+        assert [r.getMessage() for r in caplog.records] == [
+            f"Daily puzzle {claimed.puzzle.puzzle_id} of server {GUILD} for {claimed.day} is no "
+            "longer in the bank, and none is left: its post is dropped"
+        ]
+        async with services.database.snapshot() as db:
+            assert await stored.post_of(db, GUILD, claimed.day) is None
     finally:
         await services.close()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import logging
 import random
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
@@ -31,10 +32,13 @@ from bot.services.errors import (
 )
 from bot.shards import Shards
 from bot.storage import Database, puzzles
+from bot.storage.connection import Connection
 from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow, SolverRow
 from bot.storage.sets import EVERY
 from bot.storage.times import from_us, to_us
 from engine.puzzles import Difficulty, Puzzle
+
+_log = logging.getLogger(__name__)
 
 DAILY_RETRY = timedelta(minutes=1)
 """A claimed daily post Discord refused is tried again after this, the pause doubling with
@@ -523,26 +527,48 @@ class PuzzleService:
 
     async def posts_owed(self, due: datetime | None = None) -> list[DailyPost]:
         """Claimed daily posts Discord does not have yet, with the day before's solvers; with
-        ``due``, only those not waiting after then to be tried again (:meth:`daily_refused`)."""
-        owed = []
+        ``due``, only those not waiting after then to be tried again (:meth:`daily_refused`).
+        A claim whose puzzle was since removed from the bank is given another first."""
         due_us = None if due is None else to_us(due)
         async with self._database.snapshot() as db:
-            for row in await puzzles.unposted(db, self._shards, due_us):
-                puzzle = by_id().get(row.puzzle_id)
-                if puzzle is None:
+            rows = await puzzles.unposted(db, self._shards, due_us)
+            removed = [row for row in rows if row.puzzle_id not in by_id()]
+            if not removed:  # the usual case: one read, no write
+                return await _posts(db, rows)
+        await self._replace_removed(removed)
+        async with self._database.snapshot() as db:
+            return await _posts(db, await puzzles.unposted(db, self._shards, due_us))
+
+    async def _replace_removed(self, claims: list[DailyPostRow]) -> None:
+        """The claims of ``claims``, whose puzzles were since removed from the bank (it ships
+        with the bot), show the puzzle the day would be given now; with no puzzle left to
+        choose, each is dropped. Either way the log says so: skipped, a claim would be owed
+        for good, and its day never posted."""
+        async with self._database.transaction() as db:
+            for claim in claims:
+                if not bank():
+                    if await puzzles.drop_claim(db, claim.guild_id, claim.day, claim.puzzle_id):
+                        _log.warning(
+                            "Daily puzzle %s of server %s for %s is no longer in the bank, and "
+                            "none is left: its post is dropped",
+                            claim.puzzle_id,
+                            claim.guild_id,
+                            claim.day,
+                        )
                     continue
-                previous = await puzzles.post_before(db, row.guild_id, row.day)
-                solvers: list[int] = []
-                if previous is not None:
-                    solvers = await puzzles.solvers(
-                        db, row.guild_id, previous.puzzle_id, previous.day
+                used = await puzzles.daily_puzzle_ids(db, claim.guild_id)
+                puzzle = pick_daily(claim.day, used)
+                if await puzzles.replace_claimed_puzzle(
+                    db, claim.guild_id, claim.day, claim.puzzle_id, puzzle.puzzle_id
+                ):
+                    _log.warning(
+                        "Daily puzzle %s of server %s for %s is no longer in the bank: %s is "
+                        "posted instead",
+                        claim.puzzle_id,
+                        claim.guild_id,
+                        claim.day,
+                        puzzle.puzzle_id,
                     )
-                owed.append(
-                    DailyPost(
-                        row.guild_id, row.day, row.channel_id, puzzle, previous, tuple(solvers)
-                    )
-                )
-        return owed
 
     async def daily_refused(self, guild_id: int, day: str, now: datetime) -> datetime | None:
         """Discord refused the post of ``day``: it is tried again after DAILY_RETRY, the pause
@@ -567,6 +593,24 @@ class PuzzleService:
         """Discord has ``day``'s post: it is never posted again."""
         async with self._database.transaction() as db:
             await puzzles.posted(db, guild_id, day, message_id)
+
+
+async def _posts(db: Connection, rows: list[DailyPostRow]) -> list[DailyPost]:
+    """The posts of the claims ``rows`` whose puzzles are in the bank, each with the day
+    before's solvers."""
+    owed = []
+    for row in rows:
+        puzzle = by_id().get(row.puzzle_id)
+        if puzzle is None:  # given meanwhile by a process whose bank has it, and this lacks
+            continue
+        previous = await puzzles.post_before(db, row.guild_id, row.day)
+        solvers: list[int] = []
+        if previous is not None:
+            solvers = await puzzles.solvers(db, row.guild_id, previous.puzzle_id, previous.day)
+        owed.append(
+            DailyPost(row.guild_id, row.day, row.channel_id, puzzle, previous, tuple(solvers))
+        )
+    return owed
 
 
 def _solver(row: SolverRow) -> SolverStanding:

@@ -388,6 +388,30 @@ async def unposted(
     return [DailyPostRow(*row) for row in rows]
 
 
+async def replace_claimed_puzzle(
+    db: Connection, guild_id: int, day: str, puzzle_id: str, new_puzzle_id: str
+) -> bool:
+    """The claim of ``day``, not posted yet and still showing ``puzzle_id``, shows
+    ``new_puzzle_id`` instead; whether it did (False: posted or changed meanwhile)."""
+    changed = await db.execute(
+        "UPDATE daily_posts SET puzzle_id = ? "
+        "WHERE guild_id = ? AND day = ? AND puzzle_id = ? AND message_id IS NULL",
+        (new_puzzle_id, guild_id, day, puzzle_id),
+    )
+    return changed == 1
+
+
+async def drop_claim(db: Connection, guild_id: int, day: str, puzzle_id: str) -> bool:
+    """The claim of ``day``, not posted yet and still showing ``puzzle_id``, is dropped;
+    whether it was (False: posted or changed meanwhile)."""
+    changed = await db.execute(
+        "DELETE FROM daily_posts "
+        "WHERE guild_id = ? AND day = ? AND puzzle_id = ? AND message_id IS NULL",
+        (guild_id, day, puzzle_id),
+    )
+    return changed == 1
+
+
 async def refused(db: Connection, guild_id: int, day: str, next_try_us: int) -> None:
     """Discord refused the post of ``day``: one refusal more, tried again at ``next_try_us``."""
     await db.execute(
