@@ -291,3 +291,23 @@ async def test_a_long_rate_limit_on_the_daily_puzzle_waits_as_a_refusal_does(
     await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == []
+
+
+async def test_a_long_rate_limit_on_the_old_boards_buttons_leaves_a_move_answered(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord answers the edit taking the buttons off the board before alice's move with 429,
+    to wait ten minutes: her move is answered with its board, as when the edit is refused (the
+    old board's buttons are refused as stale when pressed), not with an apology."""
+    first = await table.challenge_accepted(table.alice, table.bob)
+    old_board = f"/channels/{table.channel.id}/messages/{first.id}"
+    limited = table.standin.rate_limit(
+        retry_after=600, matching=lambda method, path: method == "PATCH" and path == old_board
+    )
+    answer = await table.move(table.alice, "d1-b1")
+    assert "d1-b1" in answer.content, answer.content
+    await table.standin.wait_until(lambda: limited.hits == 1, waiting_for="the edit")
+    await timers_checked(table)
+    assert apologies(table) == []
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failures == []

@@ -248,8 +248,10 @@ class GameFlow:
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(previous)
         try:
             await message.edit(view=None)
-        except discord.HTTPException as error:  # deleted, or Discord in trouble: it can stay
-            _log.info("Could not take the buttons off board %s: %s", previous, error)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            # Deleted, Discord in trouble or asking a long wait: it can stay (its buttons are
+            # refused as stale when pressed).
+            _log.info("Could not take the buttons off board %s: %r", previous, error)
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
