@@ -12,7 +12,7 @@ import pytest
 from bot.cogs.info import help_text
 from bot.i18n import language_for, languages, mentions
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
-from tests.discord_standin import DiscordStandin, FakeChannel
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -35,6 +35,11 @@ async def start_game(table: Harness, challenger_name: str, opponent_name: str) -
     return line.thread.id
 
 
+def turner(listing: StoredMessage, direction: str) -> str:
+    """The custom_id of the /games list's Next (``direction`` "next") or Previous ("prev")."""
+    return next(c for c in listing.custom_ids() if c.split(":")[4] == direction)
+
+
 async def test_games_lists_each_game_with_a_link_and_pages(table: Harness) -> None:
     """Twelve games: the first page lists ten with their threads; Next shows the other two."""
     threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(12)]
@@ -47,10 +52,76 @@ async def test_games_lists_each_game_with_a_link_and_pages(table: Harness) -> No
         f"set 1 of 2 · move 1 · a0 to move · <#{threads[0]}>"
     )
     assert listing.pinged_user_ids() == set()
-    next_id = next(c for c in listing.custom_ids() if c.endswith(":next"))
+    next_id = turner(listing, "next")
     await table.standin.click(listing, next_id, table.carol)
     assert listing.embeds[0]["footer"]["text"] == "Games 11–12 of 12"
     assert f"<#{threads[11]}>" in listing.embeds[0]["description"]
+
+
+async def resign_in(table: Harness, thread_id: int, name: str) -> None:
+    """``name`` resigns the set being played in the thread ``thread_id``, confirmed."""
+    [member] = [m for m in table.guild.members if m.name == name]
+    thread = table.standin.world.channels[thread_id]
+    asked = await table.reply_text(member, "resign", channel=thread)
+    assert asked.ephemeral, asked.content
+    pressed = await table.standin.click(asked, asked.custom_ids()[0], member)
+    assert pressed.answered
+
+
+async def end_match(table: Harness, thread_id: int) -> None:
+    """An admin aborts the match played in the thread ``thread_id``."""
+    thread = table.standin.world.channels[thread_id]
+    await table.abort(table.admin, channel=thread)
+
+
+async def test_next_after_a_game_on_the_page_ended_shows_the_game_after_it(
+    table: Harness,
+) -> None:
+    """Twelve matches, carol reads games 1–10; the first one ends: Next shows games 11 and 12
+    (it skipped game 11, which had moved up to page 1 after she read it)."""
+    threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(12)]
+    listing = await table.reply_text(table.carol, "games")
+    await end_match(table, threads[0])
+    next_id = turner(listing, "next")
+    await table.standin.click(listing, next_id, table.carol)
+    embed = listing.embeds[0]
+    assert f"<#{threads[10]}>" in embed["description"]
+    assert f"<#{threads[11]}>" in embed["description"]
+    assert embed["footer"]["text"] == "Games 10–11 of 11"
+
+
+async def test_a_match_going_on_to_set_2_keeps_its_place_in_games(table: Harness) -> None:
+    """Twelve two-set matches, carol reads games 1–10; the second goes on to set 2: Next shows
+    games 11 and 12, not the second match again (set 2 was listed last, as a new game)."""
+    threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(12)]
+    listing = await table.reply_text(table.carol, "games")
+    await resign_in(table, threads[1], "a1")
+    next_id = turner(listing, "next")
+    await table.standin.click(listing, next_id, table.carol)
+    embed = listing.embeds[0]
+    assert f"<#{threads[1]}>" not in embed["description"]
+    assert f"<#{threads[10]}>" in embed["description"]
+    assert f"<#{threads[11]}>" in embed["description"]
+    assert embed["footer"]["text"] == "Games 11–12 of 12"
+
+
+async def test_previous_after_games_before_the_page_ended_shows_the_first_page(
+    table: Harness,
+) -> None:
+    """carol reads games 11–12 of 12; two games of page 1 end: Previous shows the first ten
+    games, games 11 and 12 of before among them, from "Games 1–10 of 10"."""
+    threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(12)]
+    listing = await table.reply_text(table.carol, "games")
+    next_id = turner(listing, "next")
+    await table.standin.click(listing, next_id, table.carol)
+    assert listing.embeds[0]["footer"]["text"] == "Games 11–12 of 12"
+    await end_match(table, threads[0])
+    await end_match(table, threads[1])
+    previous_id = turner(listing, "prev")
+    await table.standin.click(listing, previous_id, table.carol)
+    embed = listing.embeds[0]
+    assert embed["footer"]["text"] == "Games 1–10 of 10"
+    assert f"<#{threads[2]}>" in embed["description"]
 
 
 async def test_games_filters_by_player(table: Harness) -> None:

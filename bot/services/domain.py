@@ -424,6 +424,7 @@ class GameInProgress:
     """A set being played, as /games lists it."""
 
     set_id: int
+    match_id: int
     channel_id: int
     ruleset: str
     set_number: int

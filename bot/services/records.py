@@ -81,13 +81,27 @@ class RecordService:
         offset: int = 0,
         limit: int = 10,
         hidden_channel_ids: frozenset[int] = frozenset(),
+        after_match: int | None = None,
+        before_match: int | None = None,
     ) -> GamesPage:
-        """A page of the server's games in progress, oldest first (``player_id``: theirs),
-        leaving out those in ``hidden_channel_ids`` and their threads."""
-        offset = max(0, offset)
+        """A page of the server's games in progress, oldest match first (``player_id``:
+        theirs), leaving out those in ``hidden_channel_ids`` and their threads: from
+        ``offset``, or the page after match ``after_match`` or before ``before_match`` (the
+        last and first games of the page shown, which keep their places however many games
+        ended since: an offset would skip or repeat as many)."""
         limit = max(1, min(25, limit))
         hidden = hidden_channel_ids
         async with self._database.snapshot() as db:
+            if after_match is not None:  # the games up to and with it are on earlier pages
+                offset = await sets.in_progress_before(
+                    db, guild_id, player_id, after_match + 1, hidden
+                )
+            elif before_match is not None:
+                earlier = await sets.in_progress_before(
+                    db, guild_id, player_id, before_match, hidden
+                )
+                offset = earlier - limit
+            offset = max(0, offset)
             total, rows = await sets.in_progress(db, guild_id, player_id, offset, limit, hidden)
             if not rows and (last := last_page(offset, total, limit)) != offset:
                 offset = last  # the list shrank below the page asked for
@@ -95,6 +109,7 @@ class RecordService:
         listed = tuple(
             GameInProgress(
                 set_id=row.set_id,
+                match_id=row.match_id,
                 channel_id=row.channel_id,
                 ruleset=row.ruleset,
                 set_number=row.set_number,

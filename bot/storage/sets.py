@@ -508,17 +508,11 @@ async def finish_set(
     return changed == 1
 
 
-async def in_progress(
-    db: Connection,
-    guild_id: int,
-    player_id: int | None,
-    offset: int,
-    limit: int,
-    hidden_channel_ids: frozenset[int] = frozenset(),
-) -> tuple[int, list[SetRow]]:
-    """A page of the server's games in progress (oldest first), optionally one player's, and
-    how many there are in all; games in ``hidden_channel_ids`` or in threads of them left
-    out."""
+def _in_progress_where(
+    guild_id: int, player_id: int | None, hidden_channel_ids: frozenset[int]
+) -> tuple[str, tuple[Any, ...]]:
+    """The condition (and its parameters) of the server's games in progress that /games
+    lists: ``player_id``'s if given, none in ``hidden_channel_ids`` or in threads of them."""
     where = "g.guild_id = ? AND g.status = 'active'"
     params: tuple[Any, ...] = (guild_id,)
     if player_id is not None:
@@ -532,14 +526,47 @@ async def in_progress(
             f" AND COALESCE(m.parent_channel_id, g.channel_id) NOT IN ({marks})"
         )
         params += hidden + hidden
+    return where, params
+
+
+async def in_progress(
+    db: Connection,
+    guild_id: int,
+    player_id: int | None,
+    offset: int,
+    limit: int,
+    hidden_channel_ids: frozenset[int] = frozenset(),
+) -> tuple[int, list[SetRow]]:
+    """A page of the server's games in progress, in the order their matches began (a match
+    going on to set 2 keeps its place), optionally one player's, and how many there are in
+    all; games in ``hidden_channel_ids`` or in threads of them left out."""
+    where, params = _in_progress_where(guild_id, player_id, hidden_channel_ids)
     count = await db.fetch_one(
         f"SELECT count(*) FROM sets g JOIN matches m USING (match_id) WHERE {where}", params
     )
     rows = await db.fetch_all(
-        f"{SET_SELECT} WHERE {where} ORDER BY g.set_id LIMIT ? OFFSET ?",
+        f"{SET_SELECT} WHERE {where} ORDER BY g.match_id LIMIT ? OFFSET ?",
         (*params, limit, offset),
     )
     return (int(count[0]) if count else 0), [set_row_of(row) for row in rows]
+
+
+async def in_progress_before(
+    db: Connection,
+    guild_id: int,
+    player_id: int | None,
+    match_id: int,
+    hidden_channel_ids: frozenset[int] = frozenset(),
+) -> int:
+    """How many of the games :func:`in_progress` lists come before match ``match_id``'s
+    place (whether or not that match is still played)."""
+    where, params = _in_progress_where(guild_id, player_id, hidden_channel_ids)
+    count = await db.fetch_one(
+        f"SELECT count(*) FROM sets g JOIN matches m USING (match_id) "
+        f"WHERE {where} AND g.match_id < ?",
+        (*params, match_id),
+    )
+    return int(count[0]) if count else 0
 
 
 async def mark_unrated(db: Connection, set_id: int) -> None:

@@ -142,8 +142,14 @@ def games_view(page: GamesPage, lang: Language = ENGLISH) -> discord.ui.View | N
         return None
     view = discord.ui.View(timeout=None)
     player = page.player_id or 0
-    earlier = GamesButton(page.guild_id, player, max(0, page.offset - page.limit), "prev", lang)
-    later = GamesButton(page.guild_id, player, page.offset + page.limit, "next", lang)
+    first = page.games[0].match_id if page.games else None
+    last = page.games[-1].match_id if page.games else None
+    earlier = GamesButton(
+        page.guild_id, player, max(0, page.offset - page.limit), "prev", lang, match_id=first
+    )
+    later = GamesButton(
+        page.guild_id, player, page.offset + page.limit, "next", lang, match_id=last
+    )
     earlier.item.disabled = page.offset == 0
     later.item.disabled = page.offset + page.limit >= page.total
     view.add_item(earlier)
@@ -152,9 +158,16 @@ def games_view(page: GamesPage, lang: Language = ENGLISH) -> discord.ui.View | N
 
 
 async def games_message(
-    interaction: discord.Interaction[Any], guild_id: int, player_id: int | None, offset: int
+    interaction: discord.Interaction[Any],
+    guild_id: int,
+    player_id: int | None,
+    offset: int,
+    *,
+    after_match: int | None = None,
+    before_match: int | None = None,
 ) -> tuple[discord.Embed, discord.ui.View | None]:
-    """The /games embed and buttons for one page."""
+    """The /games embed and buttons for one page: from ``offset``, or the page after match
+    ``after_match`` or before ``before_match`` (:meth:`RecordService.in_progress`)."""
     bot = bot_of(interaction)
     hidden = private_channels(interaction)
     places = await bot.services.records.places_in_progress(guild_id)
@@ -165,6 +178,8 @@ async def games_message(
         offset=offset,
         limit=GAMES_PAGE_SIZE,
         hidden_channel_ids=hidden | frozenset(unknown),
+        after_match=after_match,
+        before_match=before_match,
     )
     unanswered = False
     if Unshown.UNANSWERED in unknown.values():  # were games of this list left out for it?
@@ -265,9 +280,15 @@ def _shown_anyway(interaction: discord.Interaction[Any]) -> set[int]:
 
 class GamesButton(
     GuardedItem[discord.ui.Button[Any]],
-    template=r"games:(?P<guild>\d{1,20}):(?P<player>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)",
+    template=(
+        r"games:(?P<guild>\d{1,20}):(?P<player>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
+        r"(?::(?P<match>\d{1,20}))?"
+    ),
 ):
-    """Turns the /games message to another page."""
+    """Turns the /games message to another page: the one after the last game shown (Next) or
+    before the first (Previous), named by its match in the ``custom_id``, so that games ended
+    meanwhile neither hide one nor show one twice. Lists posted before carry only the offset
+    of the page to show."""
 
     def __init__(
         self,
@@ -276,17 +297,23 @@ class GamesButton(
         offset: int,
         direction: str,
         lang: Language = ENGLISH,
+        *,
+        match_id: int | None = None,
     ) -> None:
+        anchor = "" if match_id is None else f":{match_id}"
         super().__init__(
             discord.ui.Button(
                 label=lang._("Previous") if direction == "prev" else lang._("Next"),
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"games:{guild_id}:{player_id}:{offset}:{direction}",
+                custom_id=f"games:{guild_id}:{player_id}:{offset}:{direction}{anchor}",
             )
         )
         self.guild_id = guild_id
         self.player_id = player_id
         self.offset = offset
+        self.direction = direction
+        self.match_id = match_id
+        """The last game's match of the page shown (Next) or its first's (Previous)."""
 
     @classmethod
     async def from_custom_id(
@@ -296,7 +323,14 @@ class GamesButton(
         match: re.Match[str],
         /,
     ) -> GamesButton:
-        return cls(int(match["guild"]), int(match["player"]), int(match["offset"]), match["dir"])
+        anchor = match["match"]
+        return cls(
+            int(match["guild"]),
+            int(match["player"]),
+            int(match["offset"]),
+            match["dir"],
+            match_id=None if anchor is None else int(anchor),
+        )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
@@ -306,7 +340,15 @@ class GamesButton(
                     games_command=command("games"),
                 )
             )
+        later = self.direction == "next"
         await turn_page(
             interaction,
-            games_message(interaction, self.guild_id, self.player_id or None, self.offset),
+            games_message(
+                interaction,
+                self.guild_id,
+                self.player_id or None,
+                self.offset,
+                after_match=self.match_id if later else None,
+                before_match=None if later else self.match_id,
+            ),
         )
