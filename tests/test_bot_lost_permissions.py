@@ -219,7 +219,8 @@ async def test_an_open_challenge_of_a_member_who_left_cannot_start_a_game(
     )
     assert message.components == []
     assert table.bot is not None
-    assert await table.bot.services.challenges.waiting_for_anyone(table.guild.id) == []
+    waiting = await table.bot.services.challenges.waiting_for_anyone(table.guild.id)
+    assert waiting.total == 0
 
 
 async def test_a_member_lookup_failing_otherwise_does_not_close_a_challenge(

@@ -227,6 +227,36 @@ async def test_games_lists_the_challenges_waiting_for_an_opponent(table: Harness
     assert listing.embeds[0]["description"].startswith("**alice** (attackers) vs **carol**")
 
 
+async def test_games_counts_the_open_challenges_it_does_not_list(table: Harness) -> None:
+    """Seven members ask for a game: /games lists the oldest that fit and says how many more
+    wait (it listed four, the fifth too long for the field, and said nothing of three)."""
+    for n in range(7):
+        member = table.standin.add_member(table.guild, f"seeker{n}")
+        posted = await table.reply_text(member, "challenge", {"sets": 1})
+        assert not posted.ephemeral, posted.content
+    listing = await table.reply_text(table.carol, "games")
+    [field] = listing.embeds[0]["fields"]
+    *listed, more = field["value"].splitlines()
+    assert [line.split(" · ")[0] for line in listed] == [
+        f"**seeker{n}**" for n in range(len(listed))
+    ]
+    assert more == f"…and {7 - len(listed)} more in this server's channels."
+
+
+async def test_games_counts_the_open_challenges_too_long_to_list(table: Harness) -> None:
+    """Five members with the longest names Markdown doubles ask for a game: those whose lines
+    pass the field's 1024 characters are counted below the others (they were left out)."""
+    for n in range(5):
+        member = table.standin.add_member(table.guild, f"s{n}" + "*_" * 15)
+        posted = await table.reply_text(member, "challenge", {"sets": 1})
+        assert not posted.ephemeral, posted.content
+    listing = await table.reply_text(table.carol, "games")
+    [field] = listing.embeds[0]["fields"]
+    assert len(field["value"]) <= 1024
+    *listed, more = field["value"].splitlines()
+    assert more == f"…and {5 - len(listed)} more in this server's channels."
+
+
 async def test_a_late_second_accept_does_not_push_the_game_out_of_the_first_ones_thread(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

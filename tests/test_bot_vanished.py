@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.services.challenges import ChallengeService
 from bot.services.games import GameService
 from bot.shards import Shards
 from bot.storage import sets as stored_sets
@@ -273,6 +274,11 @@ async def _set_number(games: GameService, channel_id: int) -> int | None:
 # -- challenges ------------------------------------------------------------------------------
 
 
+async def waiting_total(challenges: ChallengeService, guild_id: int) -> int:
+    """How many challenges open to anyone wait in server ``guild_id``."""
+    return (await challenges.waiting_for_anyone(guild_id)).total
+
+
 async def test_a_challenge_in_a_deleted_channel_no_longer_holds_its_challenger(
     table: Harness,
 ) -> None:
@@ -285,7 +291,7 @@ async def test_a_challenge_in_a_deleted_channel_no_longer_holds_its_challenger(
     await table.standin.delete_channel(lobby)
     assert table.bot is not None
     challenges = table.bot.services.challenges
-    await eventually(lambda: challenges.waiting_for_anyone(table.guild.id), [])
+    await eventually(lambda: waiting_total(challenges, table.guild.id), 0)
     side = table.guild.channel("side")
     again = await table.reply_text(table.alice, "challenge", {"sets": 1}, channel=side)
     assert not again.ephemeral, again.content

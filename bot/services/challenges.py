@@ -15,6 +15,7 @@ from bot.services.domain import (
     Challenge,
     ChallengeStatus,
     GuildSettings,
+    WaitingChallenges,
 )
 from bot.services.errors import (
     CannotChallengeBot,
@@ -589,15 +590,15 @@ class ChallengeService:
         challenger_id: int | None = None,
         hidden_channel_ids: frozenset[int] = frozenset(),
         limit: int = 5,
-    ) -> list[Challenge]:
+    ) -> WaitingChallenges:
         """The server's challenges open to anyone that can be accepted now (posted, not
-        expired), oldest first: for ``/games``, where members look for a game (only
-        ``challenger_id``'s if given; none in ``hidden_channel_ids``)."""
+        expired), the oldest ``limit`` and how many in all: for ``/games``, where members look
+        for a game (only ``challenger_id``'s if given; none in ``hidden_channel_ids``)."""
         async with self._database.snapshot() as db:
-            rows = await challenges.waiting_for_anyone(
+            total, rows = await challenges.waiting_for_anyone(
                 db, guild_id, to_us(self._clock()), limit, challenger_id, hidden_channel_ids
             )
-        return [_challenge(row) for row in rows]
+        return WaitingChallenges(tuple(_challenge(row) for row in rows), total)
 
     async def _open(
         self, challenge_id: int, pressed_on: tuple[int, int] | None = None

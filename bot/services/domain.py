@@ -441,6 +441,15 @@ class GameInProgress:
 
 
 @dataclass(frozen=True)
+class WaitingChallenges:
+    """The server's challenges open to anyone, as /games lists them: the oldest few, and how
+    many there are in all."""
+
+    challenges: tuple[Challenge, ...]
+    total: int
+
+
+@dataclass(frozen=True)
 class GamesPage:
     """A page of a server's games in progress (``player_id``: only that player's)."""
 

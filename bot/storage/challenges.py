@@ -284,17 +284,15 @@ async def open_to_anyone(
     return None if row is None else _row(row)
 
 
-async def waiting_for_anyone(
-    db: Connection,
+def _waiting_where(
     guild_id: int,
     now_us: int,
-    limit: int,
-    challenger_id: int | None = None,
-    hidden_channel_ids: frozenset[int] = frozenset(),
-) -> list[ChallengeRow]:
-    """The server's unexpired challenges open to anyone that were posted (their message is
-    known), oldest first, at most ``limit``: only ``challenger_id``'s if given, none in
-    ``hidden_channel_ids``."""
+    challenger_id: int | None,
+    hidden_channel_ids: frozenset[int],
+) -> tuple[str, tuple[int, ...]]:
+    """The condition (and its parameters) of the server's challenges open to anyone that can
+    be accepted now: unexpired, posted (their message known), only ``challenger_id``'s if
+    given, none in ``hidden_channel_ids``."""
     where = (
         "guild_id = ? AND opponent_id IS NULL AND status = 'open' AND expires_us > ? "
         "AND message_id IS NOT NULL"
@@ -307,10 +305,26 @@ async def waiting_for_anyone(
         hidden = tuple(sorted(hidden_channel_ids))
         where += f" AND channel_id NOT IN ({', '.join('?' * len(hidden))})"
         params += hidden
+    return where, params
+
+
+async def waiting_for_anyone(
+    db: Connection,
+    guild_id: int,
+    now_us: int,
+    limit: int,
+    challenger_id: int | None = None,
+    hidden_channel_ids: frozenset[int] = frozenset(),
+) -> tuple[int, list[ChallengeRow]]:
+    """How many of the server's unexpired challenges open to anyone were posted (their
+    message is known), and the oldest ``limit`` of them: only ``challenger_id``'s if given,
+    none in ``hidden_channel_ids``."""
+    where, params = _waiting_where(guild_id, now_us, challenger_id, hidden_channel_ids)
+    count = await db.fetch_one(f"SELECT count(*) FROM challenges WHERE {where}", params)
     rows = await db.fetch_all(
         f"{_SELECT} WHERE {where} ORDER BY challenge_id LIMIT ?", (*params, limit)
     )
-    return [_row(row) for row in rows]
+    return (int(count[0]) if count else 0), [_row(row) for row in rows]
 
 
 async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]:

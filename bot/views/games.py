@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import discord
@@ -11,7 +11,15 @@ import discord
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.challenges import message_link
-from bot.services.domain import Challenge, GameInProgress, GamesPage, HiddenPlaces, Place, Unshown
+from bot.services.domain import (
+    Challenge,
+    GameInProgress,
+    GamesPage,
+    HiddenPlaces,
+    Place,
+    Unshown,
+    WaitingChallenges,
+)
 from bot.services.errors import InvalidOption
 from bot.views.challenge import sets_text, time_per_move_text
 from bot.views.common import GuardedItem, bot_of, embed_title, turn_page
@@ -78,12 +86,35 @@ def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language
     )
 
 
+def waiting_value(waiting: WaitingChallenges, names: Mapping[int, str], lang: Language) -> str:
+    """The challenges open to anyone, one a line, as many as fit in an embed field, and a
+    line counting those left out (beyond the few read, or too long to fit): a reader looking
+    for a game learns there are more."""
+    entries = [waiting_entry(challenge, names, lang) for challenge in waiting.challenges]
+    for shown in range(len(entries), -1, -1):
+        lines = entries[:shown]
+        left_out = waiting.total - shown
+        if left_out > 0:
+            lines.append(
+                lang.n_(
+                    "…and {count} more in this server's channels.",
+                    "…and {count} more in this server's channels.",
+                    left_out,
+                    count=left_out,
+                )
+            )
+        value = "\n".join(lines)
+        if len(value) <= EMBED_FIELD_LIMIT:
+            return value
+    return ""
+
+
 def games_embed(
     page: GamesPage,
     names: Mapping[int, str],
     guild_name: str,
     lang: Language = ENGLISH,
-    waiting: Sequence[Challenge] = (),
+    waiting: WaitingChallenges | None = None,
     *,
     unanswered: bool = False,
 ) -> discord.Embed:
@@ -101,7 +132,7 @@ def games_embed(
                 ),
             ]
         )
-    value = field_value(waiting_entry(challenge, names, lang) for challenge in waiting)
+    value = "" if waiting is None else waiting_value(waiting, names, lang)
     if value:
         embed.add_field(name=lang._("Waiting for an opponent"), value=value, inline=False)
     return embed
@@ -192,7 +223,7 @@ async def games_message(
         guild_id, challenger_id=player_id, hidden_channel_ids=hidden
     )
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
-    ids.update(challenge.challenger_id for challenge in waiting)
+    ids.update(challenge.challenger_id for challenge in waiting.challenges)
     if player_id is not None:
         ids.add(player_id)
     names = await bot.display_names(guild_id, *sorted(ids))
