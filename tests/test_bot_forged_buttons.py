@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -137,3 +137,19 @@ async def test_rematch_pressed_outside_the_matchs_channel_is_refused(table: Harn
     record = await table.standin.forged_click(elsewhere, rematch, table.alice)
     assert await refusal(record) == FORGED
     assert [m.id for m in table.public_messages(lobby)] == [elsewhere.id]
+
+
+async def test_a_board_button_naming_a_game_played_elsewhere_is_not_called_over(
+    table: Harness,
+) -> None:
+    """alice plays bob in two threads; Move, Takeback and Resign naming the second game,
+    pressed on the first game's board, are refused as not mine (they said that game was
+    over, while it is played) and post nothing."""
+    board, thread = await board_thread_game(table, opening=["d1-b1"])
+    _, other = await board_thread_game(table, opening=["d1-b1"])
+    [other_set] = {c.split(":")[1] for c in (await table.wait_board(channel=other)).custom_ids()}
+    posts = len(table.public_messages(thread)), len(table.public_messages(other))
+    for forged in (f"move:{other_set}", f"takeback:{other_set}", f"resign-ask:{other_set}"):
+        pressed = await table.standin.forged_click(board, forged, table.bob)
+        assert await refusal(pressed) == FORGED, forged
+    assert (len(table.public_messages(thread)), len(table.public_messages(other))) == posts

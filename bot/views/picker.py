@@ -17,7 +17,15 @@ from bot.i18n import ENGLISH, Language, Text, _
 from bot.i18n.audience import reader
 from bot.services.challenges import message_link
 from bot.services.domain import ActiveGame
-from bot.services.errors import NoGameHere, NotAPlayer, NotYourTurn, OldBoard, StaleGameError
+from bot.services.errors import (
+    ForeignButton,
+    GameError,
+    NoGameHere,
+    NotAPlayer,
+    NotYourTurn,
+    OldBoard,
+    StaleGameError,
+)
 from bot.views.common import GameButton, GuardedItem, bot_of
 from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
@@ -32,16 +40,19 @@ def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]
 
 async def board_over(
     interaction: discord.Interaction[Any], set_id: int, active: ActiveGame | None
-) -> NoGameHere:
-    """The refusal of a press on a board of set ``set_id``, which is no longer played (the
+) -> GameError:
+    """The refusal of a press on a board of set ``set_id``, which is no longer played here (the
     channel's game is ``active``): while its match goes on in the next set, which set the board
     is from and where that set is played (a link to its newest board, if one is known); else
-    that its game (a one-set match) or its match is over."""
+    that its game (a one-set match) or its match is over. A set still played elsewhere is no
+    board of this channel's: the button was forged (or garbled)."""
     bot = bot_of(interaction)
     try:
         end = await bot.services.games.ended(set_id)
     except NoGameHere:
         end = None
+    if end is None and await _played(interaction, set_id):
+        return ForeignButton()
     if end is None or end.game.sets_total == 1:
         return NoGameHere(_("This board belongs to a game that is over."))
     if active is None or active.match_id != end.game.match_id:
@@ -65,6 +76,15 @@ async def board_over(
             **numbers,
         )
     )
+
+
+async def _played(interaction: discord.Interaction[Any], set_id: int) -> bool:
+    """Whether set ``set_id`` is being played (anywhere)."""
+    try:
+        await bot_of(interaction).services.games.get(set_id)
+    except NoGameHere:
+        return False
+    return True
 
 
 async def game_of_board(interaction: discord.Interaction[Any], set_id: int) -> ActiveGame:
