@@ -215,6 +215,34 @@ async def test_a_claimed_daily_post_is_dropped_when_no_puzzle_is_left(
         await services.close()
 
 
+async def test_a_day_due_with_no_puzzle_in_the_bank_is_passed_over(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With no puzzle in the bank, a day that comes due is passed over with one log line and
+    the timer moves on to the next day, where picking the day's puzzle raised at every check
+    (the posts owed never read), a traceback each time."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+        monkeypatch.setattr(puzzle_service, "bank", lambda: ())
+        monkeypatch.setattr(puzzle_service, "by_id", lambda: {})
+        clock.now += timedelta(hours=1)
+        with caplog.at_level(logging.WARNING, logger="bot.services.puzzles"):
+            await services.puzzles.claim_due()
+            await services.puzzles.claim_due()
+        assert await services.puzzles.posts_owed() == []
+        assert [r.getMessage() for r in caplog.records] == [
+            f"No puzzle is left in the bank: the daily puzzle of server {GUILD} for 2026-03-01 "
+            "is not posted"
+        ]
+        setting = await services.puzzles.daily_setting(GUILD)
+        assert setting is not None
+        assert setting.next_post == datetime(2026, 3, 2, 10, tzinfo=UTC)
+    finally:
+        await services.close()
+
+
 async def test_a_refused_daily_post_waits_longer_each_time_until_moved(database: str) -> None:
     """Each refusal of the day's post doubles the stored pause before the next try, up to an
     hour, seen by any process; switching the daily puzzle to a channel (which was just found

@@ -514,15 +514,23 @@ class PuzzleService:
                 day = _day(moment if moment - due >= timedelta(days=1) else due)
                 used = await puzzles.daily_puzzle_ids(db, setting.guild_id)
                 puzzle = pick_daily(day, used)
+                next_post = next_at(max(moment, due) + timedelta(minutes=1), setting.hour)
+                if puzzle is None:  # the bank shipped empty: the day is passed over
+                    await puzzles.move_daily_on(db, setting, to_us(next_post))
+                    _log.warning(
+                        "No puzzle is left in the bank: the daily puzzle of server %s for %s is "
+                        "not posted",
+                        setting.guild_id,
+                        day,
+                    )
+                    continue
                 await puzzles.claim_day(
                     db,
                     setting,
                     day=day,
                     puzzle_id=puzzle.puzzle_id,
                     now_us=to_us(moment),
-                    next_post_us=to_us(
-                        next_at(max(moment, due) + timedelta(minutes=1), setting.hour)
-                    ),
+                    next_post_us=to_us(next_post),
                 )
 
     async def posts_owed(self, due: datetime | None = None) -> list[DailyPost]:
@@ -546,7 +554,9 @@ class PuzzleService:
         for good, and its day never posted."""
         async with self._database.transaction() as db:
             for claim in claims:
-                if not bank():
+                used = await puzzles.daily_puzzle_ids(db, claim.guild_id)
+                puzzle = pick_daily(claim.day, used)
+                if puzzle is None:
                     if await puzzles.drop_claim(db, claim.guild_id, claim.day, claim.puzzle_id):
                         _log.warning(
                             "Daily puzzle %s of server %s for %s is no longer in the bank, and "
@@ -556,8 +566,6 @@ class PuzzleService:
                             claim.day,
                         )
                     continue
-                used = await puzzles.daily_puzzle_ids(db, claim.guild_id)
-                puzzle = pick_daily(claim.day, used)
                 if await puzzles.replace_claimed_puzzle(
                     db, claim.guild_id, claim.day, claim.puzzle_id, puzzle.puzzle_id
                 ):
@@ -623,12 +631,12 @@ def next_at(moment: datetime, hour: int) -> datetime:
     return today if today >= moment else today + timedelta(days=1)
 
 
-def pick_daily(day: str, used: set[str]) -> Puzzle:
+def pick_daily(day: str, used: set[str]) -> Puzzle | None:
     """The day's puzzle: one the server's daily post has not used, chosen by the date, medium
-    difficulty when there is one left."""
+    difficulty when there is one left; None when the bank is empty."""
     fresh = [p for p in bank() if p.puzzle_id not in used] or list(bank())
     medium = [p for p in fresh if p.difficulty is not Difficulty.EASY] or fresh
-    return random.Random(day).choice(medium)
+    return random.Random(day).choice(medium) if medium else None
 
 
 def _day(moment: datetime) -> str:

@@ -360,11 +360,17 @@ async def claim_day(
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
         (setting.guild_id, day, puzzle_id, setting.channel_id, now_us),
     )
+    await move_daily_on(db, setting, next_post_us)
+    return changed == 1
+
+
+async def move_daily_on(db: Connection, setting: DailyRow, next_post_us: int) -> None:
+    """The server's next daily post is due at ``next_post_us`` (unless another process moved
+    its timer from ``setting``'s meanwhile)."""
     await db.execute(
         "UPDATE daily_puzzles SET next_post_us = ? WHERE guild_id = ? AND next_post_us = ?",
         (next_post_us, setting.guild_id, setting.next_post_us),
     )
-    return changed == 1
 
 
 async def unposted(
