@@ -11,7 +11,7 @@ import pytest
 import bot.services.puzzles as puzzle_service
 from bot.services import Services
 from bot.services.errors import ForeignButton, StaleGameError
-from bot.services.puzzles import DailyStop
+from bot.services.puzzles import DailyPost, DailyStop
 from bot.storage import puzzles as stored
 
 GUILD, CHANNEL, ALICE = 10, 20, 30
@@ -25,6 +25,16 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
+
+
+async def first_day_claimed(services: Services, clock: Clock) -> DailyPost:
+    """The server's daily puzzle is set for 10:00 and its first day claimed an hour later:
+    the post that day owes."""
+    await services.puzzles.set_daily(GUILD, CHANNEL, 10)
+    clock.now += timedelta(hours=1)
+    await services.puzzles.claim_due()
+    [owed] = await services.puzzles.posts_owed()
+    return owed
 
 
 async def test_a_day_is_claimed_once_and_posted_once(database: str) -> None:
@@ -97,10 +107,7 @@ async def test_a_daily_solved_after_puzzle_play_elsewhere_counts_in_the_daily_se
             guild_id=other_guild, user_id=ALICE
         )  # /puzzle play elsewhere
         assert drawn.puzzle.puzzle_id == first.puzzle_id
-        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        clock.now += timedelta(hours=1)
-        await services.puzzles.claim_due()
-        [owed] = await services.puzzles.posts_owed()
+        owed = await first_day_claimed(services, clock)
         assert owed.puzzle.puzzle_id == first.puzzle_id
         await services.puzzles.daily_posted(GUILD, owed.day, 1)
         daily = await services.puzzles.start_daily(
@@ -124,10 +131,7 @@ async def test_a_dropped_daily_post_is_recorded_again_from_the_post_pressed(
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
-        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        clock.now += timedelta(hours=1)
-        await services.puzzles.claim_due()
-        [lost] = await services.puzzles.posts_owed()
+        lost = await first_day_claimed(services, clock)
         clock.now += timedelta(days=1)
         await services.puzzles.claim_due()
         [today] = await services.puzzles.posts_owed()
@@ -166,10 +170,7 @@ async def test_a_claimed_daily_post_whose_puzzle_left_the_bank_gets_another(
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
-        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        clock.now += timedelta(hours=1)
-        await services.puzzles.claim_due()
-        [claimed] = await services.puzzles.posts_owed()
+        claimed = await first_day_claimed(services, clock)
         gone = claimed.puzzle.puzzle_id
         left = tuple(p for p in puzzle_service.bank() if p.puzzle_id != gone)
         monkeypatch.setattr(puzzle_service, "bank", lambda: left)
@@ -196,10 +197,7 @@ async def test_a_claimed_daily_post_is_dropped_when_no_puzzle_is_left(
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
-        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        clock.now += timedelta(hours=1)
-        await services.puzzles.claim_due()
-        [claimed] = await services.puzzles.posts_owed()
+        claimed = await first_day_claimed(services, clock)
         monkeypatch.setattr(puzzle_service, "bank", lambda: ())
         monkeypatch.setattr(puzzle_service, "by_id", lambda: {})
         with caplog.at_level(logging.WARNING, logger="bot.services.puzzles"):
@@ -250,10 +248,7 @@ async def test_a_refused_daily_post_waits_longer_each_time_until_moved(database:
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
-        await services.puzzles.set_daily(GUILD, CHANNEL, 10)
-        clock.now += timedelta(hours=1)
-        await services.puzzles.claim_due()
-        [owed] = await services.puzzles.posts_owed(clock.now)
+        owed = await first_day_claimed(services, clock)
         pauses = []
         for _ in range(8):
             after = await services.puzzles.daily_refused(GUILD, owed.day, clock.now)
