@@ -105,23 +105,41 @@ async def test_a_match_going_on_to_set_2_keeps_its_place_in_games(table: Harness
     assert embed["footer"]["text"] == "Games 11–12 of 12"
 
 
-async def test_previous_after_games_before_the_page_ended_shows_the_first_page(
+async def test_previous_after_games_before_the_page_ended_shows_the_games_before_it(
     table: Harness,
 ) -> None:
-    """carol reads games 11–12 of 12; two games of page 1 end: Previous shows the first ten
-    games, games 11 and 12 of before among them, from "Games 1–10 of 10"."""
+    """carol reads games 21–22 of 22; three games of page 1 end: Previous shows the ten games
+    before game 21 of before, from "Games 8–17 of 19" (it showed games 14–23 of before, by
+    offset, skipping three); Previous again shows the first page."""
+    threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(22)]
+    listing = await table.reply_text(table.carol, "games")
+    for _ in range(2):
+        await table.standin.click(listing, turner(listing, "next"), table.carol)
+    assert listing.embeds[0]["footer"]["text"] == "Games 21–22 of 22"
+    for thread in threads[:3]:
+        await end_match(table, thread)
+    await table.standin.click(listing, turner(listing, "prev"), table.carol)
+    embed = listing.embeds[0]
+    assert embed["footer"]["text"] == "Games 8–17 of 19"
+    assert f"<#{threads[10]}>" in embed["description"]
+    assert f"<#{threads[19]}>" in embed["description"]
+    await table.standin.click(listing, turner(listing, "prev"), table.carol)
+    embed = listing.embeds[0]
+    assert embed["footer"]["text"] == "Games 1–10 of 19"
+    assert f"<#{threads[3]}>" in embed["description"]
+
+
+async def test_a_list_posted_before_the_games_anchors_turns_by_offset(table: Harness) -> None:
+    """A /games list posted by an earlier version carries Next as the offset of the page to
+    show, no match: pressed now it still shows games 11–12 of 12."""
     threads = [await start_game(table, f"a{n}", f"b{n}") for n in range(12)]
     listing = await table.reply_text(table.carol, "games")
-    next_id = turner(listing, "next")
-    await table.standin.click(listing, next_id, table.carol)
-    assert listing.embeds[0]["footer"]["text"] == "Games 11–12 of 12"
-    await end_match(table, threads[0])
-    await end_match(table, threads[1])
-    previous_id = turner(listing, "prev")
-    await table.standin.click(listing, previous_id, table.carol)
+    old_next = f"games:{table.guild.id}:0:10:next"
+    pressed = await table.standin.forged_click(listing, old_next, table.carol)
+    assert pressed.answered
     embed = listing.embeds[0]
-    assert embed["footer"]["text"] == "Games 1–10 of 10"
-    assert f"<#{threads[2]}>" in embed["description"]
+    assert embed["footer"]["text"] == "Games 11–12 of 12"
+    assert f"<#{threads[11]}>" in embed["description"]
 
 
 async def test_games_filters_by_player(table: Harness) -> None:
