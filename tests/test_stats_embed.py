@@ -81,14 +81,18 @@ def test_the_head_to_head_says_who_won_the_matches() -> None:
 
 def test_the_head_to_head_of_a_match_nobody_played_shows_its_match() -> None:
     """A pair whose only finished match was of sets nobody played (0 sets counted) still
-    reads their head to head, naming the match and that nobody won it; without a finished
-    match there is none."""
+    reads their head to head, naming the match and that nobody won it; a set played of a
+    match still going on shows it too; without either there is none."""
     bob = ALICE + 2
     stats = PlayerStats(1, bob, "bob", None, ())
     head = HeadToHead(1, (ALICE, bob), 0, (0, 0), 0, 1, (0, 0))
     embed = stats_embed(stats, head, ALICE)
     [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
     assert value == "You won 0, they won 0 (0 sets, 1 match)\nMatches: you won 0, they won 0"
+    going_on = HeadToHead(1, (ALICE, bob), 1, (1, 0), 0, 0, (0, 0))
+    embed = stats_embed(stats, going_on, ALICE)
+    [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
+    assert value == "You won 1, they won 0 (1 set, 0 matches)"
     never = HeadToHead(1, (ALICE, bob), 0, (0, 0), 0, 0, (0, 0))
     shown = [field.name for field in stats_embed(stats, never, ALICE).fields]
     assert "Head to head with you" not in shown

@@ -146,7 +146,8 @@ def stats_embed(
             for game in stats.recent_games[:5]
         )
         embed.add_field(name=lang._("Recent games"), value=field_value(lines), inline=False)
-    # Shown once the two finished a match, even one of sets nobody played (0 sets): they met.
+    # Shown once the two played a set or finished a match, even one of sets nobody played
+    # (0 sets): they met.
     if head is not None and (head.games or head.matches):
         mine = head.player_ids.index(viewer_id)
         theirs = 1 - mine
