@@ -86,6 +86,21 @@ async def test_bad_request_is_recorded(
     discord_standin.contract_violations.clear()  # seen: the fixture must not fail this test
 
 
+async def test_a_nonce_returns_the_message_made_only_when_enforced(table: Table) -> None:
+    """As Discord's Create Message documents: a post whose ``nonce`` another of the same
+    author's recent posts carried returns that message with ``enforce_nonce``, and is made
+    anew without it."""
+    route = discord.http.Route(
+        "POST", "/channels/{channel_id}/messages", channel_id=table.channel.id
+    )
+    enforced = {"content": "Board", "nonce": "1.1.42", "enforce_nonce": True}
+    first = await table.bot.http.request(route, json=enforced)
+    again = await table.bot.http.request(route, json=enforced)
+    loose = await table.bot.http.request(route, json={"content": "Board", "nonce": "1.1.42"})
+    assert again["id"] == first["id"]
+    assert loose["id"] != first["id"]
+
+
 async def test_rate_limit_is_waited_out(table: Table, discord_standin: DiscordStandin) -> None:
     """A 429 with retry_after makes discord.py wait that long and try again."""
     discord_standin.rate_limit(retry_after=0.4, matching=lambda method, path: path == "/users/@me")
