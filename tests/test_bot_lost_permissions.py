@@ -1048,9 +1048,10 @@ async def test_the_picker_plays_where_i_may_not_attach_files(table: Harness) -> 
     assert step_two.content == "Where does d1 go?"
     assert step_two.attachments == []
     [where] = step_two.custom_ids()
-    played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
-    [shown] = await played.wait_followups()
-    assert not shown.ephemeral
+    await table.standin.select(step_two, where, table.alice, ["d1-b1"])
+    shown = await table.standin.wait_for_message(
+        table.channel, lambda m: not m.ephemeral and "played d1-b1." in m.content
+    )
     assert shown.attachments == []
     assert "**alice** (attackers) played d1-b1." in shown.content
     assert BOARD_AS_TEXT in shown.content

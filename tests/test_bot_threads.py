@@ -34,6 +34,7 @@ from tests.discord_standin import (
 )
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import CREATE_PUBLIC_THREADS, GUILD_STAGE_VOICE, GUILD_VOICE
+from tests.test_bot_stored_answers import step_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -138,6 +139,24 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
     assert not thread.archived  # late replies still land during the grace period
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
+
+
+async def test_a_picked_moves_board_is_posted_in_the_thread_pinging_the_opponent(
+    table: Harness,
+) -> None:
+    """alice plays with the Move button's picker in her game's thread: its board is posted in
+    the thread, not in the channel it started from, pinging bob (whose move it is) and nobody
+    else, and carries the nonce the outbox would post it with."""
+    board, thread = await board_thread_game(table)
+    where, select = await step_two(table, board)
+    pressed = await table.standin.select(where, select, table.alice, ["d1-b1"])
+    posted = await table.wait_board(lambda m: "played d1-b1." in m.content, channel=thread)
+    assert f"<@{table.bob.id}>, your move" in posted.content
+    assert posted.allowed_mentions == {"parse": [], "users": [table.bob.id]}
+    assert posted.nonce is not None
+    assert pressed.followups == []
+    assert where.content == "You played d1-b1."
+    assert not [m for m in table.public_messages() if "played d1-b1." in m.content]
 
 
 async def test_moves_in_the_parent_channel_point_to_the_players_thread(table: Harness) -> None:

@@ -9,7 +9,10 @@ board is left owed to the outbox, which would otherwise post it twice.
 
 A followup answered with a 5xx is tried again by discord.py itself (up to five times) before
 it fails here, and Discord makes each try that landed: the channel is read only after the
-last, and a followup made by an earlier try shows as well (not yet kept from it).
+last, and a followup made by an earlier try shows as well. So a press's board is a followup
+only where I may not post in the channel
+(:meth:`bot.flow.player_moves.PlayerMoves._press_answer`); elsewhere it is posted there with
+the outbox's nonce.
 """
 
 from __future__ import annotations

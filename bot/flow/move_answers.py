@@ -5,12 +5,15 @@ whose thread is locked.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import timedelta
 from typing import Any
 
 import discord
 
 from bot.errors import answers_only_note
+from bot.flow.lost_answers import maybe_made
 from bot.flow.posts import NO_PINGS
 from bot.i18n.audience import reader
 from bot.locked_refusals import ThreadLockedForMe, locked_refusal
@@ -22,6 +25,10 @@ from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, update_message
 
 _log = logging.getLogger(__name__)
+
+PRESS_RETRY_PAUSE = timedelta(seconds=1)
+"""How long a press's board, whose post may have been made though it failed, waits before it
+is posted again under the same nonce (discord.py's own first pause after a 5xx)."""
 
 
 async def update_or_answer(
@@ -82,6 +89,51 @@ async def answer_publicly_if_possible(
     return True, await answer(
         interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
     )
+
+
+def may_post_here(interaction: discord.Interaction[Any], missing: list[str]) -> bool:
+    """Whether I may post a message of my own where ``interaction`` is, lacking ``missing``
+    there (:func:`bot.errors.missing_here`): Attach Files alone does not stop a post, whose
+    pictures are then shown as text (:func:`bot.flow.posts.pictures_or_text`)."""
+    posting = [name for name in missing if name != "attach_files"]
+    return not posting and interaction.app_permissions.view_channel
+
+
+async def post_for_press(
+    interaction: discord.Interaction[Any],
+    content: str,
+    files: list[discord.File],
+    view: discord.ui.View | None,
+    pings: discord.AllowedMentions,
+    *,
+    nonce: str,
+) -> int:
+    """Post the public answer to a press (a move picked), where I may post
+    (:func:`may_post_here`), as a message of its own in the channel or thread it was pressed
+    in; its id. It carries the outbox's ``nonce`` with ``enforce_nonce`` (discord.py sends it
+    with every nonce), so a second try returns the message Discord made instead of a second
+    one (a followup could carry none): discord.py's own after a 500, 502 or 504; this one's,
+    once, after any other 5xx or no answer at all; the outbox's, if that fails too."""
+    assert interaction.channel_id is not None
+    channel = interaction.client.get_partial_messageable(
+        interaction.channel_id, guild_id=interaction.guild_id
+    )
+    kwargs: dict[str, Any] = {"content": content, "allowed_mentions": pings, "nonce": nonce}
+    if files:
+        kwargs["files"] = files
+    if view is not None:
+        kwargs["view"] = view
+    try:
+        message: discord.Message = await channel.send(**kwargs)
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        if not maybe_made(error):
+            raise
+        _log.info("Interaction %s: its board's post is tried again: %r", interaction.id, error)
+        await asyncio.sleep(PRESS_RETRY_PAUSE.total_seconds())
+        for file in files:
+            file.reset()
+        message = await channel.send(**kwargs)
+    return message.id
 
 
 def board_owed(result: MoveResult) -> BoardOwed:

@@ -18,9 +18,11 @@ from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.move_answers import (
     answer_publicly_if_possible,
     board_owed,
+    may_post_here,
     owed_in_place,
     played_but_locked,
     played_line,
+    post_for_press,
     tell_answers_only,
     update_or_answer,
 )
@@ -187,15 +189,10 @@ class PlayerMoves:
                     await update_or_answer(
                         interaction, played_line(interaction, result, noted), None, True
                     )
-                    answering = Answer.FOLLOWUP
-                    sent = await interaction.followup.send(
-                        content,
-                        files=files,
-                        view=or_missing(view),
-                        wait=True,
-                        allowed_mentions=pings,
+                    answering = None if may_post_here(interaction, missing) else Answer.FOLLOWUP
+                    message_id: int | None = await self._press_answer(
+                        interaction, result, answering, content, files, view, pings
                     )
-                    message_id: int | None = sent.id
                 else:
                     if not deferred_privately(interaction):  # else posted apart, with it
                         answering = Answer.next_of(interaction)
@@ -217,6 +214,34 @@ class PlayerMoves:
             await self.flow.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)
+
+    async def _press_answer(
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        answering: Answer | None,
+        content: str,
+        files: list[discord.File],
+        view: discord.ui.View | None,
+        pings: discord.AllowedMentions,
+    ) -> int:
+        """Post the public answer to a press that played ``result`` (its board, or its line
+        against the computer), its picker already saying the move is played; its id.
+
+        Where I may post (:func:`may_post_here`; ``answering`` is then None) it is a message
+        in the channel or thread, carrying the nonce the outbox would post the board with:
+        Discord makes it once however often discord.py tries it after a 5xx, and one whose
+        answer is lost for good is returned to the outbox's post. Elsewhere (``answering``:
+        :attr:`Answer.FOLLOWUP`) it is a followup, which Discord delivers without Send
+        Messages but which can carry no nonce: one lost is looked for in the channel
+        (:func:`made_anyway`), and discord.py's own tries after a 5xx may show it twice."""
+        if answering is None:
+            nonce = await self.flow.board_nonce(result.game.set_id, result.game.ply)
+            return await post_for_press(interaction, content, files, view, pings, nonce=nonce)
+        sent = await interaction.followup.send(
+            content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
+        )
+        return sent.id
 
     async def _answer_lost(
         self,
@@ -293,12 +318,10 @@ class PlayerMoves:
                 if is_component:
                     played = played_line(interaction, result, noted, computer=True)
                     await update_or_answer(interaction, played, None, True)
-                    answering = Answer.FOLLOWUP
-                    message_id = (
-                        await interaction.followup.send(
-                            content, wait=True, allowed_mentions=NO_PINGS
-                        )
-                    ).id
+                    answering = None if may_post_here(interaction, missing) else Answer.FOLLOWUP
+                    message_id = await self._press_answer(
+                        interaction, result, answering, content, [], None, NO_PINGS
+                    )
                 else:
                     if not deferred_privately(interaction):  # else posted apart, with it
                         answering = Answer.next_of(interaction)
