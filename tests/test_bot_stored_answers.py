@@ -254,6 +254,24 @@ async def test_a_pickers_board_made_but_its_answer_lost_is_posted_once(
     assert len(boards_of(table, "d1-b1")) == 1
 
 
+async def test_a_pickers_board_rate_limited_long_is_owed_without_a_second_try(
+    table: Harness,
+) -> None:
+    """Discord answers the post of alice's picked move's board with 429, to wait ten minutes:
+    nothing was made, so the post is not tried again a second later as after a 5xx (before,
+    a second request into the same rate limit); she reads that her move is played and its
+    board follows, and the outbox posts it once."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    limited = table.standin.rate_limit(retry_after=600, requests=2, matching=_channel_posts)
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert limited.hits == 1
+    table.standin.end_faults()
+    await outbox_done(table)
+    assert len(boards_of(table, "d1-b1")) == 1
+
+
 async def test_a_picked_move_against_the_computer_whose_line_was_lost_shows_once(
     table: Harness,
 ) -> None:

@@ -53,7 +53,11 @@ HISTORY_LOOKED_AT = 20
 def maybe_made(error: BaseException) -> bool:
     """Whether a request (an answer, an edit) that failed with ``error`` may have been done all
     the same: Discord's 5xx, no answer at all, or an interaction's first response refused as
-    made already; any other 4xx is a refusal, and nothing was done."""
+    made already; any other 4xx is a refusal, and nothing was done — a 429 asking to wait
+    longer than the client waits too (discord.RateLimited, raised on its answer or before
+    sending: bot/client.py), whose request a second try at once would only repeat."""
+    if isinstance(error, discord.RateLimited):
+        return False
     if not isinstance(error, discord.HTTPException):
         return True
     return error.status >= 500 or error.code == ALREADY_ACKNOWLEDGED

@@ -113,7 +113,8 @@ async def post_for_press(
     in; its id. It carries the outbox's ``nonce`` with ``enforce_nonce`` (discord.py sends it
     with every nonce), so a second try returns the message Discord made instead of a second
     one (a followup could carry none): discord.py's own after a 500, 502 or 504; this one's,
-    once, after any other 5xx or no answer at all; the outbox's, if that fails too."""
+    once, after any other 5xx or no answer at all (not after a long 429: nothing was made);
+    the outbox's, if that fails too."""
     assert interaction.channel_id is not None
     channel = interaction.client.get_partial_messageable(
         interaction.channel_id, guild_id=interaction.guild_id
