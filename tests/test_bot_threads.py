@@ -153,7 +153,12 @@ async def test_a_picked_moves_board_is_posted_in_the_thread_pinging_the_opponent
     posted = await table.wait_board(lambda m: "played d1-b1." in m.content, channel=thread)
     assert f"<@{table.bob.id}>, your move" in posted.content
     assert posted.allowed_mentions == {"parse": [], "users": [table.bob.id]}
-    assert posted.nonce is not None
+    assert table.bot is not None
+    services = table.bot.services
+    game = await services.games.in_channel(thread.id)
+    assert game is not None
+    # discord.py gives every message a nonce of its own: it must be the outbox's.
+    assert posted.nonce == await services.announcements.nonce(game.set_id, 1)
     assert pressed.followups == []
     assert where.content == "You played d1-b1."
     assert not [m for m in table.public_messages() if "played d1-b1." in m.content]
