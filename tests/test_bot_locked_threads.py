@@ -31,6 +31,7 @@ from tests.bot_harness import (
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
+from tests.test_bot_stored_answers import step_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -1032,3 +1033,30 @@ async def test_a_takeback_board_posted_after_a_newer_move_says_it_is_late(
     board = await table.wait_board(lambda m: taken_back in m.content, channel=thread)
     assert board.content.endswith("posted late: the game has moved on since."), board.content
     assert board.custom_ids() == [], "the old position carries the game's buttons"
+
+
+async def test_a_picked_move_in_a_thread_whose_lock_was_missed_is_told_as_played(
+    table: Harness,
+) -> None:
+    """alice plays with the picker in her thread, which a moderator locked, and the bot missed
+    it: her move is played, and Discord refuses its board (now a message of mine in the
+    thread, no longer a followup); the picker says it was played, and she alone reads why its
+    board is not shown. The thread is held on Discord's word, and unlocked, the outbox posts
+    the board there once."""
+    board, thread = await board_thread_game(table)
+    await table.standin.edit_thread(thread, locked=True, announce=False)
+    where, select = await step_two(table, board)
+    pressed = await table.standin.select(where, select, table.alice, ["d1-b1"])
+    locked = "You played d1-b1, but a moderator locked this thread"
+    await table.standin.wait_until(
+        lambda: any(m.content.startswith(locked) for m in pressed.followups), timeout=20
+    )
+    [told] = pressed.followups
+    assert told.ephemeral
+    assert where.content == "You played d1-b1."
+    await held(table, thread)
+    await table.standin.edit_thread(thread, locked=False)
+    await held(table, thread, is_held=False)
+    table.advance(timedelta(minutes=1))  # past the pause after its last refusal
+    await table.wait_board(lambda m: "played d1-b1." in m.content, channel=thread)
+    assert len([m for m in table.public_messages(thread) if "played d1-b1." in m.content]) == 1
