@@ -292,6 +292,27 @@ async def test_a_picked_move_against_the_computer_whose_line_was_lost_shows_once
     assert not any("I am thinking…" in m.content for m in table.public_messages())
 
 
+async def test_a_picked_line_against_the_computer_lost_both_tries_stops_thinking(
+    table: Harness,
+) -> None:
+    """Discord makes the line of alice's picked move against the computer but loses the
+    answer to both tries (503s): she is told her move is played, the computer's reply is
+    posted apart, and the outbox's post of her line, returned by its nonce, takes "I am
+    thinking…" off it (before, the line said so for good)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    board = await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    where, select = await step_two(table, board)
+    lost = table.standin.lose_answers(503, requests=2, matching=_channel_posts)
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert lost.hits == 2
+    await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)
+    await outbox_done(table)
+    [line] = boards_of(table, "d1-b1")
+    assert line.content.startswith("**alice** (attackers) played d1-b1."), line.content
+    assert not any("I am thinking…" in m.content for m in table.public_messages())
+
+
 async def test_a_move_against_the_computer_whose_line_fails_to_draw_is_played(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

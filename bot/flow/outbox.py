@@ -338,6 +338,11 @@ class Outbox:
             await self.flow.match_end_went_live(end_of_match, sent.id)
         if not taken_back and last is not None and last.side is exported.computer_side:
             await self._stop_thinking(set_id, ply, channel, lang)
+        elif _still_thinking(sent, lang):
+            # Discord returned, under the nonce, the flow's own line of this member's move
+            # against me (made, its answer lost both tries): my reply, stored since, was
+            # posted apart and will not replace it, nor will one to a set that ended.
+            await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
         return sent.id
 
     async def _stop_thinking(
@@ -348,6 +353,12 @@ class Outbox:
         line = await self.flow.bot.services.announcements.message_of(set_id, ply - 1)
         if line is not None:
             await self.flow.computer_turns.stop_thinking(channel, line, lang)
+
+
+def _still_thinking(sent: discord.Message, lang: Language) -> bool:
+    """Whether ``sent``, the message Discord returned for a late board, is a member's line
+    against me still saying "I am thinking…" (a late board of mine never ends so)."""
+    return sent.content.split("\n")[-1] == lang._("I am thinking…")
 
 
 def late_line(number: int, cause: LateCause | None, lang: Language) -> str:
