@@ -206,13 +206,20 @@ def require_channel_permissions(interaction: discord.Interaction[Any]) -> None:
         raise MissingChannelPermissions(missing)
 
 
+def posting_lacks(missing: list[str]) -> list[str]:
+    """Those of ``missing`` (:func:`missing_here`) without which I cannot post there: all but
+    Attach Files, whose lack only shows pictures as text
+    (:func:`bot.flow.posts.pictures_or_text`)."""
+    return [name for name in missing if name != "attach_files"]
+
+
 def answers_only_note(missing: list[str], lang: Language, *, computer: bool = False) -> str:
     """The lines telling a player whose move was played where I lack ``missing`` what that
     means: without Send Messages (in Threads) only my answers get through there (Discord
     delivers those without it), not what I post on my own (reminders, results on time, the
     computer's reply); without Attach Files boards are shown as text (Discord refuses files
     in my answers too)."""
-    posting = [name for name in missing if name != "attach_files"]
+    posting = posting_lacks(missing)
     lines = []
     if posting:
         lines.append(_posting_note(posting, lang, computer=computer))

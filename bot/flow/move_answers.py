@@ -12,7 +12,7 @@ from typing import Any
 
 import discord
 
-from bot.errors import answers_only_note
+from bot.errors import answers_only_note, posting_lacks
 from bot.flow.lost_answers import maybe_made
 from bot.flow.posts import NO_PINGS
 from bot.i18n.audience import reader
@@ -80,8 +80,7 @@ async def answer_publicly_if_possible(
     that post: its pictures are already shown as text
     (:func:`bot.flow.posts.pictures_or_text`). Posted apart, it carries ``nonce``
     (:meth:`GameFlow.owed_nonce`)."""
-    may_not_post = [name for name in missing if name != "attach_files"]
-    if may_not_post and deferred_privately(interaction):
+    if posting_lacks(missing) and deferred_privately(interaction):
         await interaction.followup.send(
             privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
         )
@@ -95,8 +94,7 @@ def may_post_here(interaction: discord.Interaction[Any], missing: list[str]) -> 
     """Whether I may post a message of my own where ``interaction`` is, lacking ``missing``
     there (:func:`bot.errors.missing_here`): Attach Files alone does not stop a post, whose
     pictures are then shown as text (:func:`bot.flow.posts.pictures_or_text`)."""
-    posting = [name for name in missing if name != "attach_files"]
-    return not posting and interaction.app_permissions.view_channel
+    return not posting_lacks(missing) and interaction.app_permissions.view_channel
 
 
 async def post_for_press(
