@@ -8,6 +8,7 @@ import re
 import discord
 
 from bot.i18n.directions import isolated, without_direction_controls
+from bot.i18n.language import Language
 
 ZERO_WIDTH_SPACE = "\u200b"
 
@@ -32,3 +33,10 @@ def escaped(name: str) -> str:
     name = without_direction_controls(name)
     safe = discord.utils.escape_mentions(discord.utils.escape_markdown(name))
     return isolated(_MARKUP.sub(ZERO_WIDTH_SPACE, safe))
+
+
+def player_name(name: str | None, lang: Language) -> str:
+    """A player's stored ``name`` as a message shows it (:func:`escaped`); ``None``, a player
+    the bot was never told the name of, is "a player" in ``lang`` — never a mention, which
+    shows bare digits to a reader Discord does not show that member (one who left)."""
+    return escaped(lang._("a player") if name is None else name)

@@ -13,7 +13,7 @@ from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.names import escaped
+from bot.names import escaped, player_name
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
 from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline
@@ -55,7 +55,7 @@ def game_line(
     opponent = game.defender_id if game.attacker_id == user_id else game.attacker_id
 
     def name(player_id: int) -> str:
-        return escaped((names or {}).get(player_id) or lang._("a player"))
+        return player_name((names or {}).get(player_id), lang)
 
     if game.computer_id == opponent:
         against = lang._(
@@ -107,7 +107,7 @@ def stats_embed(
     """A player's rating, record, recent games and head-to-head with the viewer; of one not
     a ``member`` of the server, saying so (that they left it, if they played in it)."""
     title = lang.gettext(get_ruleset(stats.ruleset).title)
-    player = escaped(stats.display_name or lang._("a player"))
+    player = player_name(stats.display_name, lang)
     embed = discord.Embed(title=lang._("{player} at {ruleset}", player=player, ruleset=title))
     notes: list[str] = []
     if not member and (stats.standing is not None or stats.recent_games):

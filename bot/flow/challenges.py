@@ -29,7 +29,7 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language, _
-from bot.names import account_name, escaped
+from bot.names import account_name, player_name
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
     ChallengeHeld,
@@ -251,7 +251,7 @@ class ChallengeFlow:
             return
         accepted = lang._(
             "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
-            player=escaped(names.get(opponent, lang._("a player"))),
+            player=player_name(names.get(opponent), lang),
             attacker=f"<@{active.attacker_id}>",
             defender=f"<@{active.defender_id}>",
         )
@@ -403,7 +403,7 @@ class ChallengeFlow:
         text = lang._(
             "{challenger}, {player} declined your challenge.",
             challenger=f"<@{challenge.challenger_id}>",
-            player=escaped(names.get(opponent, lang._("a player"))),
+            player=player_name(names.get(opponent), lang),
         )
         reply = channel.get_partial_message(challenge.message_id).to_reference(
             fail_if_not_exists=False

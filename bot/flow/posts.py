@@ -14,7 +14,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, Text, _, command, verbatim
-from bot.names import escaped
+from bot.names import escaped, player_name
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
 from bot.views.leaderboard import rating_text as shown_rating
@@ -503,7 +503,7 @@ def rating_text(
     line adds up for anyone checking it."""
     parts = []
     for change in changes:
-        name = escaped(names.get(change.user_id, lang._("a player")))
+        name = player_name(names.get(change.user_id), lang)
         delta = round(change.rating_after) - round(change.rating_before)
         sign = "+" if delta >= 0 else "−"
         before = shown_rating(change.rating_before, change.deviation_before)

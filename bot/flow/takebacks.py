@@ -12,7 +12,7 @@ from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
 from bot.locked_refusals import locked_refusal, refused_as_locked
-from bot.names import escaped
+from bot.names import player_name
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import CannotTakeBack, NoGameHere, TakebackLapsed, TimeRanOut
 from bot.services.held import NOTHING, Held
@@ -177,7 +177,7 @@ class TakebackFlow:
         after the takeback (``active``)."""
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)
-        who = escaped(names.get(interaction.user.id, lang._("a player")))
+        who = player_name(names.get(interaction.user.id), lang)
         if not accept:
             await update_message(
                 interaction,
@@ -249,7 +249,7 @@ def taken_back_line(active: ActiveGame, names: dict[int, str], lang: Language) -
     """The line above the board after a takeback, ``active`` as it left the set: the turn is
     back with the player whose move it took back (against the computer, with my reply)."""
     return taken_back_text(
-        escaped(names.get(active.player_to_move, lang._("a player"))),
+        player_name(names.get(active.player_to_move), lang),
         active.ply + 1,
         against_computer=active.computer_id is not None,
         lang=lang,

@@ -16,7 +16,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language
 from bot.i18n.directions import without_direction_controls
-from bot.names import escaped
+from bot.names import player_name
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.thread_locks import THREAD_ARCHIVED
 from bot.unreachable import UNREACHABLE
@@ -294,7 +294,7 @@ def finished_line(
         )
     loser = second if end.winner_id == first else first
     score = f"{wins.get(end.winner_id, 0)}–{wins.get(loser, 0)}"
-    winner = escaped(names.get(end.winner_id, lang._("a player")))
+    winner = player_name(names.get(end.winner_id), lang)
     if len(end.sets) == 1:
         return lang._(
             "{pairing} — **{player}** won. {thread}", pairing=pairing, player=winner, thread=thread
@@ -306,7 +306,7 @@ def finished_line(
             pairing=pairing,
             player=winner,
             score=score,
-            other=escaped(names.get(gone, lang._("a player"))),
+            other=player_name(names.get(gone), lang),
             thread=thread,
         )
     if end.reason is MatchReason.FEWER_MOVES:
@@ -331,6 +331,6 @@ def _pairing(
     first: int, second: int, ruleset: str, names: Mapping[int, str], lang: Language
 ) -> str:
     title = lang.gettext(get_ruleset(ruleset).title)
-    one = escaped(names.get(first, lang._("a player")))
-    two = escaped(names.get(second, lang._("a player")))
+    one = player_name(names.get(first), lang)
+    two = player_name(names.get(second), lang)
     return f"**{one}** vs **{two}** · {title}"

@@ -9,7 +9,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, _, command
-from bot.names import escaped
+from bot.names import escaped, player_name
 from bot.services.challenges import message_link
 from bot.services.domain import (
     Challenge,
@@ -51,8 +51,8 @@ def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = 
             level=game.computer_level or 3,
         )
         names = {**names, game.computer_id: computer}
-    attacker = escaped(names.get(game.attacker_id, someone))
-    defender = escaped(names.get(game.defender_id, someone))
+    attacker = player_name(names.get(game.attacker_id), lang)
+    defender = player_name(names.get(game.defender_id), lang)
     where = [lang.gettext(get_ruleset(game.ruleset).title)]
     if game.sets_total > 1:
         where.append(
@@ -65,7 +65,7 @@ def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = 
         attacker=attacker,
         defender=defender,
         where=" · ".join(where),
-        player=escaped(names.get(game.to_move_id, someone)),
+        player=player_name(names.get(game.to_move_id), lang),
         channel=f"<#{game.channel_id}>",
     )
 
@@ -77,7 +77,7 @@ def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language
     return lang._(
         "**{player}** · {ruleset} · {sets} · {time} per move · expires {deadline} · "
         "[accept it there]({link})",
-        player=escaped(names.get(challenge.challenger_id, lang._("a player"))),
+        player=player_name(names.get(challenge.challenger_id), lang),
         ruleset=lang.gettext(get_ruleset(challenge.ruleset).title),
         sets=sets_text(challenge.sets_total, lang),
         time=time_per_move_text(challenge.time_per_move, lang),
@@ -147,7 +147,7 @@ def _games_embed(
     else:
         title = lang._(
             "Games in progress of {player} — {server}",
-            player=escaped(names.get(page.player_id, lang._("a player"))),
+            player=player_name(names.get(page.player_id), lang),
             server=escaped(guild_name),
         )
     embed = discord.Embed(title=embed_title(title))

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, _, command
-from bot.names import escaped
+from bot.names import escaped, player_name
 from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
 from bot.services.errors import InvalidOption, OtherServer
@@ -62,7 +62,7 @@ def leaderboard_embed(
     lines = []
     for row in page.rows:
         record = record_text(row.wins, row.losses, row.draws, lang)
-        name = escaped(row.display_name or lang._("a player"))
+        name = player_name(row.display_name, lang)
         lines.append(
             f"`{row.rank:>3}.` **{name}** — "
             f"{rating_text(row.rating, row.deviation)}"

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, command
-from bot.names import escaped
+from bot.names import escaped, player_name
 from bot.services.errors import OtherServer
 from bot.services.puzzles import Period, SolverBoard, SolverStanding
 from bot.views.common import (
@@ -31,9 +31,7 @@ NO_PINGS = discord.AllowedMentions.none()
 
 def solver_line(row: SolverStanding, lang: Language = ENGLISH) -> str:
     """`` `  1.` **alice** — 3 of 4 solved (75 %)``."""
-    # A player the bot never learned the name of is "a player", as everywhere else (a mention
-    # shows bare digits for someone Discord does not show the reader, such as one who left).
-    name = escaped(lang._("a player") if row.display_name is None else row.display_name)
+    name = player_name(row.display_name, lang)
     # Translators: {count} puzzles solved of the {attempted} finished (the form follows the
     # puzzles solved: "1 résolu sur 3", "0 de 2 resueltos").
     record = lang.n_(
