@@ -142,9 +142,29 @@ async def test_daily_puzzle_once_a_day_across_a_restart(table: Harness) -> None:
     second = await table.standin.wait_for_message(
         lobby, lambda m: "Daily puzzle" in m.content and m.id != first.id
     )
-    assert f"was solved by <@{table.bob.id}>" in second.content
+    assert "was solved by **bob**." in second.content
     assert second.pinged_user_ids() == set()
     assert len(dailies()) == 2
+
+
+async def test_the_daily_post_names_a_solver_who_left_by_their_name(table: Harness) -> None:
+    """bob solves the day's puzzle and leaves the server: the next day's post names him as
+    "bob", where a mention would show his id's digits to everyone."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    table.advance(timedelta(hours=1))
+    first = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    opened = await table.standin.click(first, first.custom_ids()[0], table.bob)
+    assert "Solved!" in (await solve(table, await opened.wait_original(), table.bob)).content
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(days=1))
+    second = await table.standin.wait_for_message(
+        lobby, lambda m: "Daily puzzle" in m.content and m.id != first.id
+    )
+    solvers = second.content.splitlines()[-1]
+    assert solvers.endswith("was solved by **bob**."), solvers
+    assert "<@" not in second.content
 
 
 async def test_a_forged_solve_button_starts_no_puzzle(table: Harness) -> None:
@@ -567,7 +587,7 @@ async def test_the_daily_puzzle_solved_after_drawing_it_with_puzzle_play_counts(
     second = await table.standin.wait_for_message(
         lobby, lambda m: "Daily puzzle" in m.content and m.id != post.id
     )
-    assert f"was solved by <@{table.bob.id}>" in second.content, second.content.splitlines()[-1]
+    assert "was solved by **bob**." in second.content, second.content.splitlines()[-1]
 
 
 # -- /puzzle leaderboard -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
+from bot.names import player_name
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, DailyPost, by_id
 from bot.storage import puzzles as stored
@@ -390,6 +392,10 @@ class PuzzleFlow:
         for post in await service.posts_owed(now):
             channel = self.bot.get_partial_messageable(post.channel_id)
             lang = await self.bot.flow.server_language(post.guild_id)
+            # Named as stored: a mention shows bare digits for a solver who left the server.
+            names = await self.bot.display_names(
+                post.guild_id, *post.previous_solvers[:SOLVERS_NAMED]
+            )
             try:
                 # A post Discord took just before a restart (its id never stored) is found,
                 # not posted again.
@@ -403,7 +409,7 @@ class PuzzleFlow:
                     self.bot,
                     post.channel_id,
                     None,
-                    daily_text(post, lang),
+                    daily_text(post, names, lang),
                     [board_file(post.puzzle, post.puzzle.game(), None, lang)],
                     lang,
                 )
@@ -455,8 +461,17 @@ def daily_marker(day: str, lang: Language = ENGLISH) -> str:
     return lang._("**Daily puzzle, {day}**", day=day)
 
 
-def daily_text(post: DailyPost, lang: Language = ENGLISH) -> str:
-    """The daily post: the day, the puzzle, and who solved the one before."""
+SOLVERS_NAMED = 30
+"""The most solvers a daily post names: the rest are counted ("and 12 more players")."""
+
+SOLVERS_LENGTH = 1000
+"""The most characters their names take in the post: 30 escaped names of 32 characters may
+take over 2,000, more than Discord lets a message hold."""
+
+
+def daily_text(post: DailyPost, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
+    """The daily post: the day, the puzzle, and who solved the one before (by their ``names``
+    as stored, "a player" for one the bot was never told the name of)."""
     lines = [
         daily_marker(post.day, lang),
         f"{puzzle_heading(post.puzzle, lang)}.",
@@ -465,8 +480,9 @@ def daily_text(post: DailyPost, lang: Language = ENGLISH) -> str:
     if post.previous is not None:
         day = post.previous.day
         if post.previous_solvers:
-            names = ", ".join(f"<@{user}>" for user in post.previous_solvers[:30])
-            more = len(post.previous_solvers) - 30
+            shown = solvers_shown(post.previous_solvers, names, lang)
+            solvers = ", ".join(f"**{name}**" for name in shown)
+            more = len(post.previous_solvers) - len(shown)
             if more > 0:
                 lines.append(
                     lang.n_(
@@ -474,13 +490,27 @@ def daily_text(post: DailyPost, lang: Language = ENGLISH) -> str:
                         "The puzzle of {day} was solved by {names} and {count} more players.",
                         more,
                         day=day,
-                        names=names,
+                        names=solvers,
                     )
                 )
             else:
                 lines.append(
-                    lang._("The puzzle of {day} was solved by {names}.", day=day, names=names)
+                    lang._("The puzzle of {day} was solved by {names}.", day=day, names=solvers)
                 )
         else:
             lines.append(lang._("Nobody solved the puzzle of {day}.", day=day))
     return "\n".join(lines)
+
+
+def solvers_shown(solvers: tuple[int, ...], names: Mapping[int, str], lang: Language) -> list[str]:
+    """The names of the first ``solvers`` a daily post names, escaped: at most
+    :data:`SOLVERS_NAMED`, in :data:`SOLVERS_LENGTH` characters."""
+    shown: list[str] = []
+    length = 0
+    for solver in solvers[:SOLVERS_NAMED]:
+        name = player_name(names.get(solver), lang)
+        length += len(name) + len("**, **")
+        if length > SOLVERS_LENGTH:
+            break
+        shown.append(name)
+    return shown
