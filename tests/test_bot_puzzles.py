@@ -13,7 +13,7 @@ import pytest
 
 from bot.i18n import language_for
 from bot.services.puzzles import by_id
-from engine.puzzles import Puzzle
+from engine.puzzles import Difficulty, Puzzle
 from tests.bot_harness import Harness, eventually, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.faults import RestFault
@@ -94,6 +94,29 @@ async def test_solve_fail_and_streaks(table: Harness) -> None:
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert fields["Solved"] == "1 of 2 (50 %)"
     assert fields["Streak"] == "0 (best 1)"
+
+
+async def test_puzzle_play_with_an_empty_bank_says_there_are_none_yet(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no puzzle in the bank, /puzzle play says there are none yet and who adds them (not
+    that the player has seen them all); with none of the difficulty asked, to try another."""
+    import bot.services.puzzles as puzzle_service
+
+    easy = next(p for p in puzzle_service.bank() if p.difficulty is Difficulty.EASY)
+    by_id()  # read from the whole bank once and kept (functools.cache), not from the patched
+    with monkeypatch.context() as patched:
+        patched.setattr(puzzle_service, "bank", lambda: ())
+        empty = await table.reply_text(table.alice, "puzzle play")
+        patched.setattr(puzzle_service, "bank", lambda: (easy,))
+        no_hard = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    assert empty.ephemeral
+    assert empty.content == (
+        "There are no puzzles in the bank yet: whoever runs the bot adds them."
+    ), empty.content
+    assert no_hard.content == (
+        "There are no puzzles of that difficulty in the bank yet: try another."
+    ), no_hard.content
 
 
 async def test_a_puzzle_left_for_another_difficulty_is_given_back_not_skipped(

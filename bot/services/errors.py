@@ -518,7 +518,8 @@ class NotAnalysable(GameError):
 
 
 class NoPuzzle(GameError):
-    """There is no puzzle to give (the bank is used up for this player, or none matches)."""
+    """There is no puzzle to give (the bank is empty, holds none of the difficulty asked, or
+    is used up for this player)."""
 
 
 class PuzzleOver(GameError):

@@ -226,7 +226,7 @@ class PuzzleService:
         the player's lock (SQLite runs one write at a time; PostgreSQL would let both read
         none open and each draw one).
 
-        Raises NoPuzzle when the bank has none left for them.
+        Raises NoPuzzle when the bank has none left for them, or none at all.
         """
         async with self._database.transaction() as db:
             await db.lock(_attempts_lock(user_id))
@@ -238,11 +238,16 @@ class PuzzleService:
                 if puzzle is not None and (difficulty is None or puzzle.difficulty is difficulty):
                     return Attempt(current, puzzle)
             met = await puzzles.attempted(db, user_id)
-            fresh = [
-                p
-                for p in bank()
-                if p.puzzle_id not in met and (difficulty is None or p.difficulty is difficulty)
-            ]
+            if not bank():  # whoever runs the bot fills it (README, "Puzzles")
+                raise NoPuzzle(
+                    _("There are no puzzles in the bank yet: whoever runs the bot adds them.")
+                )
+            shipped = [p for p in bank() if difficulty is None or p.difficulty is difficulty]
+            if not shipped:
+                raise NoPuzzle(
+                    _("There are no puzzles of that difficulty in the bank yet: try another.")
+                )
+            fresh = [p for p in shipped if p.puzzle_id not in met]
             if not fresh:
                 raise NoPuzzle(
                     _("You have seen every puzzle in the bank: well done!")
