@@ -266,6 +266,16 @@ def test_help_fits_one_message_in_every_language() -> None:
     assert "</games:10000000000000000000>" in help_text()
 
 
+def test_help_names_the_buttons_as_they_read_in_every_language() -> None:
+    """/help names the challenge's Accept button and the board's Move button by their labels
+    in every language (the move paragraph's heading, "**Mueve**" in Spanish, is a verb of its
+    own; the button it names reads "**Mover**")."""
+    for language in languages():
+        guide = help_text(language)
+        for label in ("Accept", "Move"):  # bot/views/challenge.py, bot/views/picker.py
+            assert f"**{language._(label)}**" in guide, (language.tag, label)
+
+
 async def test_no_game_here_points_at_games(table: Harness) -> None:
     """/board in a channel without a game says where the games are."""
     reply = await table.reply_text(table.alice, "board")
