@@ -153,3 +153,32 @@ async def test_a_board_button_naming_a_game_played_elsewhere_is_not_called_over(
         pressed = await table.standin.forged_click(board, forged, table.bob)
         assert await refusal(pressed) == FORGED, forged
     assert (len(table.public_messages(thread)), len(table.public_messages(other))) == posts
+
+
+async def test_rematch_of_a_match_still_played_is_refused(table: Harness) -> None:
+    """bob presses, on the board of his match with alice still being played, a Rematch naming
+    that match: refused as not mine, and no challenge is posted (it offered alice a rematch
+    of a match they were still playing, pinging her)."""
+    board, thread = await board_thread_game(table, opening=["d1-b1"], sets=2)
+    assert table.bot is not None
+    playing = await table.bot.services.games.in_channel(thread.id)
+    assert playing is not None
+    posts = len(table.public_messages()), len(table.public_messages(thread))
+    pressed = await table.standin.forged_click(board, f"rematch:{playing.match_id}", table.bob)
+    assert await refusal(pressed) == FORGED
+    assert (len(table.public_messages()), len(table.public_messages(thread))) == posts
+
+
+async def test_rematch_of_an_aborted_match_is_refused(table: Harness) -> None:
+    """An aborted match has no Rematch button: one forged onto its last board, naming it, is
+    refused as not mine and posts nothing."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    assert table.bot is not None
+    playing = await table.bot.services.games.in_channel(thread.id)
+    assert playing is not None
+    aborted = await table.abort(table.admin, channel=thread)
+    assert not any(c.startswith("rematch:") for c in aborted.custom_ids())
+    posts = len(table.public_messages()), len(table.public_messages(thread))
+    pressed = await table.standin.forged_click(aborted, f"rematch:{playing.match_id}", table.bob)
+    assert await refusal(pressed) == FORGED
+    assert (len(table.public_messages()), len(table.public_messages(thread))) == posts

@@ -92,9 +92,10 @@ class RematchFlow:
     async def _ask(self, interaction: discord.Interaction[Any], terms: MatchTerms) -> None:
         """:meth:`ask` for the match of ``terms``."""
         services = self.flow.bot.services
-        if interaction.channel_id != terms.channel_id:
+        if interaction.channel_id != terms.channel_id or not terms.finished:
             # The button is under the match's result, in its channel: a forged id naming
-            # another match would start it (or post its challenge) from here.
+            # another match would start it (or post its challenge) from here, and one naming
+            # a match still played or aborted (which has no Rematch) would offer it.
             raise ForeignButton()
         user = interaction.user.id
         if user not in terms.player_ids:

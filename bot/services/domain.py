@@ -404,6 +404,8 @@ class MatchTerms:
     computer_id: int | None
     computer_level: int | None
     finished: bool
+    """Over with a result: only such a match shows a Rematch button (not one still being
+    played, nor one an admin aborted)."""
 
     @property
     def player_ids(self) -> tuple[int, int]:

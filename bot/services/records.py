@@ -58,7 +58,7 @@ class RecordService:
             time_per_move=duration(match.time_per_move_us),
             computer_id=match.computer_id,
             computer_level=match.computer_level,
-            finished=match.status != sets.ACTIVE,
+            finished=match.status == sets.FINISHED,
         )
 
     async def places_in_progress(self, guild_id: int) -> list[Place]:
