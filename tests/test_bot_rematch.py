@@ -462,3 +462,34 @@ async def test_a_rematch_against_the_computer_in_the_channel_says_why(
         "computer (level 1), as the defenders.",
         why,
     ], started.content
+
+
+@pytest.mark.parametrize("status", [500, 503])
+async def test_a_rematch_made_but_its_answer_lost_is_offered_once(
+    table: Harness, status: int
+) -> None:
+    """Discord makes bob's rematch challenge in #games but its answer is lost (a 500, which
+    discord.py tries again itself, or a 503, which it does not): one challenge is shown,
+    pinging alice once, bob is told it is offered, and alice can accept it (before, after a
+    503 the challenge shown was withdrawn as never shown, and bob read an apology)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    last = await attackers_win(table, thread)
+    before = len(table.public_messages())
+    lost = table.standin.lose_answers(
+        status,
+        requests=1,
+        matching=lambda method, path: (
+            method == "POST" and path == f"/channels/{table.channel.id}/messages"
+        ),
+    )
+    pressed = await table.standin.click(last, rematch_id(last), table.bob)
+    answer = await pressed.wait_original()
+    assert lost.hits == 1
+    offers = [m for m in table.public_messages()[before:] if "challenges you" in m.content]
+    assert len(offers) == 1
+    assert offers[0].pinged_user_ids() == {table.alice.id}
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
+    )
+    accepted = await accepted_in_thread(table, table.bob, table.alice, line=offers[0])
+    assert accepted is not thread
