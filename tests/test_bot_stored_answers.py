@@ -4,6 +4,7 @@ made although its request failed is found, not posted again), and the game goes 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
@@ -334,3 +335,42 @@ async def test_a_move_against_the_computer_whose_line_fails_to_draw_is_played(
     answer = await table.reply_text(table.alice, "move", {"move": "d1-b1"})
     assert answer.content == owed_sentence("d1-b1")
     await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)
+
+
+async def test_a_line_returned_while_the_computer_searches_loses_thinking_when_it_replies(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord makes the line of alice's picked move against the computer but loses both
+    answers; the outbox gets the line back by its nonce past its grace, while the computer
+    still searches: the reply is edited into that line, which says no longer "I am thinking…"
+    (before, the reply was posted apart and the line kept saying so)."""
+    assert table.bot is not None
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    board = await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    searching, released = asyncio.Event(), asyncio.Event()
+    choose_move = table.bot.ai.choose_move
+
+    async def held(*args: Any, **kwargs: Any) -> str:
+        searching.set()
+        await released.wait()
+        return await choose_move(*args, **kwargs)
+
+    monkeypatch.setattr(table.bot.ai, "choose_move", held)
+    where, select = await step_two(table, board)
+    lost = table.standin.lose_answers(503, requests=2, matching=_channel_posts)
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert lost.hits == 2
+    await asyncio.wait_for(searching.wait(), timeout=10)
+    table.advance(timedelta(seconds=30))  # past the outbox's grace: it posts the line's board
+    await table.checks_run(2)
+    announcements = table.bot.services.announcements
+    [line] = boards_of(table, "d1-b1")
+    await eventually(lambda: announcements.message_of(1, 1), line.id)
+    assert line.content.endswith("I am thinking…")  # the computer still searches
+    released.set()
+    await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)
+    await outbox_done(table)
+    [told] = boards_of(table, "d1-b1")  # the reply was edited into the line: one message
+    assert "(level 3)** (defenders) played" in told.content
+    assert not any("I am thinking…" in m.content for m in table.public_messages())

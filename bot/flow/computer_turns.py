@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -43,8 +43,9 @@ class ComputerTurns:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
-        self._under_way: set[tuple[int, tuple[str, ...]]] = set()
-        """The computer's turns under way, by set and moves so far."""
+        self._under_way: dict[tuple[int, tuple[str, ...]], _Reply] = {}
+        """The computer's turns under way, by set and moves so far, with the player's line
+        each replies in (:meth:`line_found`)."""
 
     def start(
         self, active: ActiveGame, *, reply_in: int | None = None, as_text: bool = False
@@ -58,15 +59,40 @@ class ComputerTurns:
         ``as_text``: the player's move was answered where I may not attach files, so the
         board replacing that answer is shown as text (:func:`pictures_as_text`).
         """
-        key = (active.set_id, tuple(str(record.move) for record in active.game.records))
+        key = _turn(active)
         if key in self._under_way:
             return
-        self._under_way.add(key)
+        self._under_way[key] = _Reply(reply_in)
         task = self.flow.bot.spawn(
             self.play(active, reply_in=reply_in, as_text=as_text),
             name=f"computer-move-{active.set_id}-{active.ply}",
         )
-        task.add_done_callback(lambda _: self._under_way.discard(key))
+        task.add_done_callback(lambda _: self._under_way.pop(key, None))
+
+    def _line(self, active: ActiveGame, reply_in: int | None) -> int | None:
+        """The player's line the turn in ``active`` replies in: ``reply_in``, or the one the
+        outbox got back since (:meth:`line_found`)."""
+        reply = self._under_way.get(_turn(active))
+        return reply_in if reply is None or reply.line is None else reply.line
+
+    async def line_found(
+        self,
+        active: ActiveGame,
+        line: int,
+        channel: discord.PartialMessageable,
+        lang: Language,
+    ) -> None:
+        """The outbox got back by its nonce ``line``, the player's line before my move in
+        ``active`` (its answer was lost both tries), still saying "I am thinking…": a turn
+        under way that has not posted its reply yet replies in it (edited into it, or taking
+        "thinking" off it once posted apart); else my reply is out already (posted apart) or
+        none is coming now, and "thinking" comes off at once (a turn tried again later finds
+        the line stored, and is edited into it)."""
+        reply = self._under_way.get(_turn(active))
+        if reply is not None and not reply.posted:
+            reply.line = line
+            return
+        await self.stop_thinking(channel, line, lang)
 
     async def _replace_or_send(
         self,
@@ -176,7 +202,7 @@ class ComputerTurns:
             result = await self._move(active, reply_in, channel)
         except Exception:
             _log.exception("The computer's turn in game %s died; tried again later", active.set_id)
-            self.flow.bot.timers.computer_died(active, reply_in)
+            self.flow.bot.timers.computer_died(active, self._line(active, reply_in))
             return
         if result is None:
             return
@@ -191,7 +217,7 @@ class ComputerTurns:
         post (the set ended or moved on, the search failed every try, the bot is stopping)."""
         assert active.computer_level is not None
         if not await self._still_to_move(active):  # ended (resigned, aborted) before I looked
-            await self.no_reply(active.guild_id, active.channel_id, reply_in)
+            await self.no_reply(active.guild_id, active.channel_id, self._line(active, reply_in))
             return None
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
@@ -206,9 +232,11 @@ class ComputerTurns:
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
             if not await self._still_to_move(active):  # ended while I failed: nothing to try
-                await self.no_reply(active.guild_id, active.channel_id, reply_in)
+                await self.no_reply(
+                    active.guild_id, active.channel_id, self._line(active, reply_in)
+                )
                 return None
-            if self.flow.bot.timers.computer_stalled(active, reply_in):
+            if self.flow.bot.timers.computer_stalled(active, self._line(active, reply_in)):
                 await self._say_still_trying(active, channel)
             return None
         try:
@@ -217,7 +245,7 @@ class ComputerTurns:
             )
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
-            await self.no_reply(active.guild_id, active.channel_id, reply_in)
+            await self.no_reply(active.guild_id, active.channel_id, self._line(active, reply_in))
             return None
         except Exception:
             stored = await self._stored_anyway(active, move)
@@ -315,7 +343,10 @@ class ComputerTurns:
         channel: discord.PartialMessageable,
     ) -> None:
         """Draw and post the board after the computer's stored move ``result`` (into
-        ``reply_in`` if there is one); one Discord refuses is owed by the outbox."""
+        ``reply_in``, or the line the outbox got back since, if there is one); one Discord
+        refuses is owed by the outbox."""
+        reply = self._under_way.get(_turn(active), _Reply(None))
+        reply_in = reply.line = self._line(active, reply_in)
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)
         if reply_in is not None:
@@ -334,9 +365,12 @@ class ComputerTurns:
             content, files = pictures_as_text(content, files, lang), []
         try:
             board = (result.game.set_id, result.game.ply)
-            message_id = await self._replace_or_send(
-                channel, reply_in, board, content, files, view, pings
-            )
+            try:
+                message_id = await self._replace_or_send(
+                    channel, reply_in, board, content, files, view, pings
+                )
+            finally:
+                reply.posted = True  # a line the outbox gets back from now on is not mine
         except (discord.HTTPException, *UNREACHABLE) as error:
             # Stored, and its board owed: the outbox posts it once Discord takes it (a
             # permission given back), and /board shows it meanwhile.
@@ -350,6 +384,22 @@ class ComputerTurns:
             await self.flow.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
                 await self.stop_thinking(channel, reply_in, lang)
+            if reply.line is not None and reply.line != reply_in:  # the outbox got it back
+                await self.stop_thinking(channel, reply.line, lang)
+
+
+@dataclass
+class _Reply:
+    """Where a computer turn under way replies: the player's ``line`` (None: none known), and
+    whether its reply was ``posted`` (tried) already."""
+
+    line: int | None
+    posted: bool = False
+
+
+def _turn(active: ActiveGame) -> tuple[int, tuple[str, ...]]:
+    """The key of the computer's turn in ``active``: its set and the moves so far."""
+    return (active.set_id, tuple(str(record.move) for record in active.game.records))
 
 
 async def _typing(channel: discord.PartialMessageable, channel_id: int) -> None:

@@ -242,6 +242,8 @@ class Outbox:
                 and active.player_of(last.side) == active.computer_id
             ):
                 await self._stop_thinking(set_id, ply, channel, lang)
+            elif _still_thinking(sent, lang):  # the flow's line, its answer lost: I still think
+                await self.flow.computer_turns.line_found(active, sent.id, channel, lang)
             return sent.id
         exported = await services.records.export(set_id=set_id, unnamed=lang._("a player"))
         game = exported.game
