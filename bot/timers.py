@@ -322,6 +322,9 @@ class Timers:
             if self._stalled.get(set_id) is not stalled:
                 continue  # forgotten or replaced while the game was read
             if active is None:
+                # My move may have ended it, stored though my turn could not tell: the set's
+                # end runs now (raising while the database cannot say: asked again).
+                await self.bot.flow.computer_turns.ended_unseen(set_id, stalled.ply)
                 await self.bot.flow.computer_turns.no_reply(
                     stalled.guild_id, stalled.channel_id, stalled.line
                 )

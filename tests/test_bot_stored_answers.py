@@ -374,3 +374,51 @@ async def test_a_line_returned_while_the_computer_searches_loses_thinking_when_i
     [told] = boards_of(table, "d1-b1")  # the reply was edited into the line: one message
     assert "(level 3)** (defenders) played" in told.content
     assert not any("I am thinking…" in m.content for m in table.public_messages())
+
+
+async def test_a_set_the_computers_move_ends_goes_on_though_neither_write_nor_read_answered(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's move wins set 1 and is stored, but the database answers its write with
+    an error and fails the read after it too: the turn is left to a retry, whose check finds
+    the set ended by that move and lets set 2 begin, the computer opening it (before, the set
+    2 waited for a restart)."""
+    assert table.bot is not None
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    table.bot.ai = ScriptedPool(KING_ESCAPES)
+    await alice_plays(table, KING_ESCAPES[:6])
+    get = GameService.get
+    unreachable: list[bool] = []
+    failed_reads: list[bool] = []
+
+    async def read(self: GameService, *args: Any, **kwargs: Any) -> Any:
+        if unreachable:
+            unreachable.clear()
+            failed_reads.append(True)
+            raise DatabaseUnavailable("the database is briefly unreachable")
+        return await get(self, *args, **kwargs)
+
+    play, failing = (
+        GameService.play_computer_move,
+        stored_then_failing(GameService.play_computer_move),
+    )
+
+    async def played(*args: Any, **kwargs: Any) -> Any:
+        if failed_reads:  # the database is back (set 2)
+            return await play(*args, **kwargs)
+        unreachable.append(True)  # the read after the write fails too
+        return await failing(*args, **kwargs)
+
+    monkeypatch.setattr(GameService, "get", read)
+    monkeypatch.setattr(GameService, "play_computer_move", played)
+    await table.move(table.alice, KING_ESCAPES[6])
+
+    async def read_failed() -> bool:
+        return bool(failed_reads)
+
+    await eventually(read_failed, True)
+    table.advance(timedelta(seconds=30))  # the outbox posts set 1's final board
+    await table.checks_run(2)
+    opening = await table.wait_board(lambda m: "Set 2 of 2" in m.content and OPENS in m.content)
+    assert "your move as the defenders" in opening.content

@@ -286,6 +286,29 @@ class ComputerTurns:
             return None
         return MoveResult(last, stored, end)
 
+    async def ended_unseen(self, set_id: int, ply: int) -> None:
+        """A computer turn at ``ply`` in ``set_id`` that died (:meth:`Timers.computer_died`)
+        finds the set ended: if my move after ``ply`` ended it (stored though its write
+        answered an error, and the read after it failed too, so the turn could not tell), what
+        follows a set's end runs now — the next set begins (I open it if I attack), or the
+        match's line shows the result. Its board is the outbox's, posted after its grace.
+        Raises StorageError if the database cannot say yet (the next check asks again)."""
+        try:
+            end = await self.flow.bot.services.games.ended(set_id)
+        except NoGameHere:
+            return
+        ended = end.game
+        last = ended.game.last_record
+        outcome = ended.game.outcome
+        if ended.ply != ply + 1 or last is None or outcome is None or outcome.reason.from_outside:
+            return  # it ended otherwise (resigned, aborted, on time): whoever ended it told it
+        if ended.player_of(last.side) != ended.computer_id:
+            return
+        _log.warning(
+            "Game %s: the computer's move %s ended it unseen; the set ends now", set_id, last
+        )
+        await self.flow.after_move(MoveResult(last, ended, end))
+
     async def _say_still_trying(
         self, active: ActiveGame, channel: discord.PartialMessageable
     ) -> None:
