@@ -342,10 +342,11 @@ class Timers:
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players (at half time, and shortly before their time runs
-        out), end games on time, post owed boards and the daily puzzle, archive threads, and
-        retry the computer's failed turns; hourly, forget the time given back to what no
-        longer runs in these servers (:data:`FORGET_GIVEN_EVERY`). Each step runs on its own:
-        one that fails is logged and the others still run."""
+        out), end games on time, post owed boards (and the match results owed on their lines)
+        and the daily puzzle, archive threads, and retry the computer's failed turns; hourly,
+        forget the time given back to what no longer runs in these servers
+        (:data:`FORGET_GIVEN_EVERY`). Each step runs on its own: one that fails is logged and
+        the others still run."""
         services = self.bot.services
         # Nobody could play during a gateway outage whose time the database failed to give
         # back: given first, or (raising) the check waits, as while the gateway was down.
@@ -363,6 +364,7 @@ class Timers:
         await self._step("reminding players", self._remind(now, held))
         await self._step("lapsing takebacks", self.bot.flow.takebacks.lapse(held))
         await self._step("posting owed boards", self.bot.flow.outbox.deliver())
+        await self._step("showing results on match lines", self.bot.flow.set_ends.show_owed_lines())
         await self._step("posting the daily puzzle", self.bot.puzzles.post_daily(now))
         await self._step("archiving threads", self._archive_due(now))
         # Last, so that a board owed for a move is out before the set's end is announced.

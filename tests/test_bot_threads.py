@@ -141,6 +141,34 @@ async def test_a_game_is_played_in_its_thread_and_the_line_shows_the_result(
     await table.standin.wait_until(lambda: thread.archived, timeout=5)
 
 
+async def test_a_line_discord_would_not_edit_at_the_matchs_end_shows_the_result_later(
+    table: Harness,
+) -> None:
+    """Discord refuses the edit of the match's line as the last move ends the match: the edit
+    is owed, and the timers' check makes it once Discord takes it (before, the line said the
+    match was in progress for good)."""
+    _, thread = await board_thread_game(table)
+    line = table.thread_line(thread)
+    edit = f"/channels/{table.channel.id}/messages/{line.id}"
+    refused = table.standin.fail_rest(
+        403,
+        seconds=600,
+        code=50013,
+        matching=lambda method, path: method == "PATCH" and path == edit,
+    )
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.reply_text(who, "move", {"move": text}, channel=thread)
+    await table.standin.wait_until(lambda: refused.hits == 1, timeout=5)
+    await table.checks_run(1)
+    assert " won. " not in line.content
+    table.standin.end_faults()
+    table.advance(timedelta(seconds=30))
+    await table.checks_run(2)
+    assert "**alice** won." in line.content
+    assert f"<#{thread.id}>" in line.content
+
+
 async def test_a_picked_moves_board_is_posted_in_the_thread_pinging_the_opponent(
     table: Harness,
 ) -> None:

@@ -669,6 +669,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
             "(guild_id, user_id, history_id)",
             "DROP TABLE player_holds",  # schema 36's
+            "DROP TABLE match_lines_owed",  # schema 37's
         )
     finally:
         await services.close()
@@ -711,6 +712,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "CREATE INDEX rating_history_by_player ON rating_history "  # dropped by schema 35
             "(guild_id, user_id, history_id)",
             "DROP TABLE player_holds",  # schema 36's
+            "DROP TABLE match_lines_owed",  # schema 37's
         )
     finally:
         await services.close()
@@ -771,3 +773,49 @@ async def test_a_turn_begins_at_the_last_move_or_the_takeback_not_the_deadline(
         assert await opened.games.turn_began(10**12) is None
     finally:
         await opened.close()
+
+
+async def test_a_match_line_owed_is_due_until_shown_and_a_rematch_supersedes_it(
+    database: str, clock: FakeClock
+) -> None:
+    """The line of a match Discord would not edit at its end is owed at once, paused after a
+    failed try, and owed no more once shown; a rematch against the computer that took the
+    same line over since makes it read as superseded."""
+    services = await Services.open(database, clock=clock)
+    try:
+        thread, line = OTHER_CHANNEL + 1, 777
+        first = await services.matches.start_computer_match(
+            GUILD,
+            thread,
+            ALICE,
+            COMPUTER,
+            sets_total=1,
+            parent_channel_id=CHANNEL,
+            line_message_id=line,
+        )
+        await services.games.resign(thread, ALICE)
+        announcements = services.announcements
+        await announcements.line_owed(first.set_id)
+        await announcements.line_owed(first.set_id)  # owed once
+        [owed] = await announcements.lines_due()
+        assert (owed.set_id, owed.guild_id, owed.superseded) == (first.set_id, GUILD, False)
+        await announcements.line_failed(owed)
+        assert await announcements.lines_due() == []  # paused
+        clock.advance(timedelta(seconds=5))
+        [owed] = await announcements.lines_due()
+        await announcements.line_shown(owed)
+        assert await announcements.lines_due() == []
+        await announcements.line_owed(first.set_id)
+        await services.matches.start_computer_match(
+            GUILD,
+            thread,
+            ALICE,
+            COMPUTER,
+            sets_total=1,
+            parent_channel_id=CHANNEL,
+            line_message_id=line,
+        )
+        [owed] = await announcements.lines_due()
+        assert owed.superseded
+    finally:
+        await services.close()

@@ -15,6 +15,7 @@ from bot.flow.posts import BoardPost, board_post, match_end_pings, set_end_text
 from bot.flow.threads import finished_line
 from bot.i18n import Language, Text
 from bot.services.domain import ActiveGame, SetEnd
+from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.rematch import rematch_view
 
@@ -135,7 +136,51 @@ class SetEnds:
             )
 
     async def _show_result_on_line(self, end: SetEnd) -> None:
-        """Edit the match's line in the parent channel to show how the match ended."""
+        """Edit the match's line in the parent channel to show how the match ended; one
+        Discord does not take (an outage, a refusal) is owed, and the timers make it once it
+        does (:meth:`show_owed_lines`). A line deleted is left so."""
+        try:
+            await self._write_result(end)
+        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
+            if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
+                _log.info("Match %s's line is gone: %r", end.game.match_id, error)
+                return
+            _log.warning("Could not edit the line of match %s (owed): %r", end.game.match_id, error)
+            try:
+                await self.flow.bot.services.announcements.line_owed(end.game.set_id)
+            except StorageError as failed:
+                _log.warning("Match %s's line stays unedited: %r", end.game.match_id, failed)
+
+    async def show_owed_lines(self) -> None:
+        """Edit the match lines whose result Discord did not take at the match's end
+        (:meth:`_show_result_on_line`), with pauses between tries as for a board; a line gone,
+        or taken over by a newer match (a rematch against the computer), is owed no more."""
+        announcements = self.flow.bot.services.announcements
+        for owed in await announcements.lines_due():
+            if owed.superseded:
+                await announcements.line_shown(owed)
+                continue
+            try:
+                await self._write_result(await self.flow.bot.services.games.ended(owed.set_id))
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                if isinstance(error, discord.NotFound):
+                    await announcements.line_shown(owed)
+                    continue
+                refused = not isinstance(error, UNREACHABLE)
+                _log.info("The line of set %s's match not edited yet: %r", owed.set_id, error)
+                await announcements.line_failed(owed, refused=refused)
+                continue
+            except StorageError:
+                raise  # the database's trouble: the timers say so and try again
+            except Exception:  # a fault of ours in one must not hold up the others
+                _log.exception("The line of set %s's match could not be edited", owed.set_id)
+                await announcements.line_failed(owed, refused=True)
+                continue
+            await announcements.line_shown(owed)
+
+    async def _write_result(self, end: SetEnd) -> None:
+        """Edit the match's line in the parent channel (if it has one) to show how the match
+        ``end`` tells of ended; raises what Discord answers."""
         active = end.game
         if end.match_end is None or active.parent_channel_id is None:
             return
@@ -143,19 +188,23 @@ class SetEnds:
             return
         lang = await self.flow.server_language(active.guild_id)
         names = await self.flow.names_for(active, lang)  # the computer with its level
-        await self.edit_line(
+        await self._edit(
             active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
         )
 
     async def edit_line(self, active: ActiveGame, line: str) -> None:
         """Make the message in the parent channel that links ``active``'s thread read ``line``
         (without buttons); a line Discord refuses to edit stays as it is."""
+        try:
+            await self._edit(active, line)
+        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
+            _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
+
+    async def _edit(self, active: ActiveGame, line: str) -> None:
+        """Make ``active``'s line read ``line`` (without buttons); raises what Discord answers."""
         assert active.parent_channel_id is not None
         assert active.line_message_id is not None
         message = self.flow.bot.get_partial_messageable(
             active.parent_channel_id
         ).get_partial_message(active.line_message_id)
-        try:
-            await message.edit(content=line, view=None)
-        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
-            _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
+        await message.edit(content=line, view=None)

@@ -4,7 +4,9 @@ A move and its announcement are stored in one statement (SQLite's moves trigger,
 statement on PostgreSQL). The flow marks the announcement delivered once the board is out;
 :meth:`AnnouncementService.due` hands the timer what was not, with growing pauses between
 tries, also after a restart. So does it owe the edit of a takeback request's message that Discord
-refused as locked when the request was answered (:meth:`AnnouncementService.answer_owed`).
+refused as locked when the request was answered (:meth:`AnnouncementService.answer_owed`), and
+the edit of a match's line to show its result that Discord did not take at the match's end
+(:meth:`AnnouncementService.line_owed`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import timedelta
 from bot.services.clock import Clock
 from bot.shards import Shards
 from bot.storage import Database, announcements
-from bot.storage.announcements import AnnouncementRow, LateCause, OwedAnswer
+from bot.storage.announcements import AnnouncementRow, LateCause, OwedAnswer, OwedLine
 from bot.storage.sets import EVERY
 from bot.storage.times import to_us
 
@@ -131,6 +133,31 @@ class AnnouncementService:
                 db,
                 owed.takeback_id,
                 to_us(self._clock() + _pause(owed.attempts, refused=refused)),
+            )
+
+    async def line_owed(self, set_id: int) -> None:
+        """Discord did not take the edit of the line of the match whose last set is ``set_id``
+        (to show its result): the timers make it once it does (:meth:`lines_due`)."""
+        async with self._database.transaction() as db:
+            await announcements.line_owed(db, set_id, to_us(self._clock()))
+
+    async def lines_due(self, limit: int = 20) -> list[OwedLine]:
+        """Match lines that should show their match's result by now and do not."""
+        async with self._database.snapshot() as db:
+            return await announcements.lines_due(db, to_us(self._clock()), limit, self._shards)
+
+    async def line_shown(self, owed: OwedLine) -> None:
+        """``owed``'s line shows its match's result (or is gone, or another match's): nothing
+        is owed."""
+        async with self._database.transaction() as db:
+            await announcements.line_shown(db, owed.set_id)
+
+    async def line_failed(self, owed: OwedLine, *, refused: bool = False) -> None:
+        """Editing ``owed``'s line failed: try again after a pause, as for a board
+        (:meth:`failed`)."""
+        async with self._database.transaction() as db:
+            await announcements.line_failed(
+                db, owed.set_id, to_us(self._clock() + _pause(owed.attempts, refused=refused))
             )
 
 

@@ -189,6 +189,11 @@ async def retry_refused(db: Connection, guild_id: int, now_us: int, later_than_u
         "FROM takebacks t JOIN sets g ON g.set_id = t.set_id WHERE g.guild_id = ?)",
         (now_us, later_than_us, guild_id),
     )
+    await db.execute(
+        "UPDATE match_lines_owed SET next_try_us = ? WHERE attempts > 0 AND next_try_us > ? "
+        "AND set_id IN (SELECT set_id FROM sets WHERE guild_id = ?)",
+        (now_us, later_than_us, guild_id),
+    )
 
 
 @dataclass(frozen=True)
@@ -257,4 +262,67 @@ async def answer_failed(db: Connection, takeback_id: int, next_try_us: int) -> N
         "UPDATE takeback_answers_owed SET attempts = attempts + 1, next_try_us = ? "
         "WHERE takeback_id = ?",
         (next_try_us, takeback_id),
+    )
+
+
+@dataclass(frozen=True)
+class OwedLine:
+    """A match's line still to show the match's result (:func:`line_owed`)."""
+
+    set_id: int
+    """The match's last set, from whose stored end the line is written."""
+    guild_id: int
+    """Its server, whose language the line is written in."""
+    attempts: int
+    superseded: bool
+    """A newer match took the line over (a rematch against the computer, in the same thread):
+    it is that match's now, and nothing is owed."""
+
+
+async def line_owed(db: Connection, set_id: int, now_us: int) -> None:
+    """Discord did not take the edit of the line of the match whose last set is ``set_id``
+    (to show its result): it is owed, tried from ``now_us`` (once owed, it stays so)."""
+    await db.execute(
+        "INSERT INTO match_lines_owed (set_id, next_try_us) VALUES (?, ?) "
+        "ON CONFLICT (set_id) DO NOTHING",
+        (set_id, now_us),
+    )
+
+
+async def lines_due(
+    db: Connection, now_us: int, limit: int, shards: Shards = EVERY
+) -> list[OwedLine]:
+    """Owed match lines (in the servers of ``shards``) whose next try has come, oldest set
+    first."""
+    mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
+    rows = await db.fetch_all(
+        "SELECT o.set_id, g.guild_id, o.attempts, EXISTS (SELECT 1 FROM matches n "
+        "WHERE n.line_message_id = m.line_message_id AND n.match_id > m.match_id) "
+        "FROM match_lines_owed o JOIN sets g ON g.set_id = o.set_id "
+        "JOIN matches m ON m.match_id = g.match_id "
+        f"WHERE o.next_try_us <= ? {mine}ORDER BY o.set_id LIMIT ?",
+        (now_us, limit),
+    )
+    return [
+        OwedLine(
+            set_id=int(row[0]),
+            guild_id=int(row[1]),
+            attempts=int(row[2]),
+            superseded=bool(row[3]),
+        )
+        for row in rows
+    ]
+
+
+async def line_shown(db: Connection, set_id: int) -> None:
+    """The owed line of ``set_id``'s match shows its result (or is gone, or another match's
+    now): nothing is owed."""
+    await db.execute("DELETE FROM match_lines_owed WHERE set_id = ?", (set_id,))
+
+
+async def line_failed(db: Connection, set_id: int, next_try_us: int) -> None:
+    """Showing the owed line of ``set_id``'s match failed: try again at ``next_try_us``."""
+    await db.execute(
+        "UPDATE match_lines_owed SET attempts = attempts + 1, next_try_us = ? WHERE set_id = ?",
+        (next_try_us, set_id),
     )
