@@ -28,7 +28,7 @@ from asyncpg import Record
 from asyncpg.pool import PoolConnectionProxy
 
 from bot.storage.connection import Dialect, Params, Row
-from bot.storage.database import Database, migrations
+from bot.storage.database import Database, migrations, schema_version
 from bot.storage.errors import (
     ConstraintViolated,
     DatabaseBusy,
@@ -214,7 +214,7 @@ class PostgresDatabase(Database):
 
     async def _migrate(self, target_version: int | None) -> None:
         available = migrations(Dialect.POSTGRESQL)
-        latest = len(available)
+        latest = schema_version(Dialect.POSTGRESQL)
         target = latest if target_version is None else target_version
         async with self._connection() as conn, conn.transaction():
             # Processes starting together queue here; the first migrates, the rest find it done.

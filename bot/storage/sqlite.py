@@ -24,7 +24,7 @@ from typing import Any
 import aiosqlite
 
 from bot.storage.connection import Dialect, Params, Row
-from bot.storage.database import Database, migrations
+from bot.storage.database import Database, migrations, schema_version
 from bot.storage.errors import (
     ConstraintViolated,
     DatabaseBusy,
@@ -224,7 +224,7 @@ class SqliteDatabase(Database):
 
     async def _migrate(self, target_version: int | None) -> None:
         available = migrations(Dialect.SQLITE)
-        latest = len(available)
+        latest = schema_version(Dialect.SQLITE)
         target = latest if target_version is None else target_version
         db = self._connection
         try:
