@@ -8,25 +8,36 @@ member (one request: their roles and timeout) and reads their permissions in the
 the cache (the channel's overwrites and the server's roles, which the guilds intent keeps
 fresh). One who cannot play is not flagged: their game's channel is held from when their turn
 began (the bot cannot tell since when they could not play, as for a lock found late), and a
-public line says why. While it is held they are asked about again every
-:data:`ASK_AGAIN`, and their own command or press there shows at once that they can play: the
-time is given back then — their whole time for the move — and (when they were asked about) a
-line says their clock runs again. Only a moderator can time a member out or change a channel's
-overwrites (a moderator can, to themselves); but a player who picks the role that shows the
-channel themselves (onboarding, a reaction-role bot) can drop it at their deadline, and the bot
-cannot tell who took a role away. So a hold is bounded rather than its cause guessed: it lasts
-at most :data:`MOST_HELD` from the deadline it held (then the time is given back as if they
-were back, and a line pinging them says why), and a move is held once: one shut out again at
-a later deadline of the same move loses on time, with a line saying why. The holds are stored
-(schema 36's ``player_holds``: which set and move, which player, since when), the row taken
-away in the transaction that gives the time back: a restart takes them up silently (no line
-again), asking Discord at its first check, and a Discord error then leaves the clock held, as
-at any check. Both bounds are read from what is stored — the set's deadline, which stands while
-its clock is held, and the move a player's hold last gave its time back to, noted with that
-give-back (schema 34's ``player_holds_given``) — so a restart does not make a hold new. Only a
-player's own hold counts: a lock of the thread found at the deadline gives back the same
-stretch, from the turn's start, but the player had no hand in it. A press of theirs while the
-minute's check gives the time back waits for that, so their move is not refused as too late.
+public line says why. While it is held they are asked about again every :data:`ASK_AGAIN`, and
+their own command or press there shows at once that they can play: the time is given back then
+— their whole time for the move, as the bot cannot tell when they were shut out (where a hold's
+start is known, a locked thread's or an outage's, only the stretch held is given back) — and
+(when they were asked about) a line says their clock runs again. Only a moderator can time a
+member out or change a channel's overwrites (a moderator can, to themselves); but a player who
+picks the role that shows the channel themselves (onboarding, a reaction-role bot) can drop it
+at their deadline, and the bot cannot tell who took a role away. So a hold is bounded rather
+than its cause guessed: it lasts at most :data:`MOST_HELD` from the deadline it held (then the
+time is given back as if they were back, and a line pinging them says why), and a move is held
+once: one shut out again at a later deadline of the same move loses on time, with a line saying
+why. The holds are stored (schema 36's ``player_holds``: which set and move, which player,
+since when), the row taken away in the transaction that gives the time back. A hold is stored
+before its line is posted, the line noted owed until Discord takes it (schema 39): the stored
+hold is what keeps the player from losing, so a crash between leaves a hold whose line the next
+check (or the restart's first) posts, never a line saying a clock is held that nothing holds. A
+restart takes them up (a line posted is not posted again), asking Discord at its first check,
+and a Discord error then leaves the clock held, as at any check. A Discord error at the
+deadline itself, before any hold, is not the player's doing either: the game is not lost on
+time until Discord answers (asked again each :data:`ASK_AGAIN`), then held or lost as the
+answer says — not held at once, which would give a whole move to a player who simply ran out of
+time; only if Discord says nothing for :data:`MOST_HELD` past the deadline is it lost on time.
+A hold found a day past its deadline (the checks could not end the game sooner) is stored and
+told like any other, and ends at once, as a day's hold does. Both bounds are read from what is
+stored — the set's deadline, which stands while its clock is held, and the move a player's hold
+last gave its time back to, noted with that give-back (schema 34's ``player_holds_given``) — so
+a restart does not make a hold new. Only a player's own hold counts: a lock of the thread found
+at the deadline gives back the same stretch, from the turn's start, but the player had no hand
+in it. A press of theirs while the minute's check gives the time back waits for that, so their
+move is not refused as too late.
 """
 
 from __future__ import annotations
@@ -43,7 +54,7 @@ import discord
 
 from bot.flow.posts import NO_PINGS, pinging
 from bot.hold_keeping import HoldKeeping
-from bot.services.held import HoldKind, PlayerHold
+from bot.services.held import HoldKind, PlayerHold, ShutOut
 from bot.storage.errors import StorageError
 from bot.storage.times import from_us
 from bot.unreachable import UNREACHABLE
@@ -65,15 +76,6 @@ their whole time for the move given back, as if they could play (a player who pi
 that shows the channel themselves could otherwise hold their clock for as long as they like)."""
 
 
-class ShutOut(enum.Enum):
-    """Why a player cannot play in their game's channel."""
-
-    CANNOT_SEE = "cannot see"
-    """They lack View Channel there (an overwrite or a role taken away)."""
-    TIMED_OUT = "timed out"
-    """A moderator timed them out: Discord takes no command or press from them."""
-
-
 def shut_out(
     member: discord.Member, channel: discord.abc.GuildChannel | discord.Thread, now: datetime
 ) -> ShutOut | None:
@@ -93,8 +95,10 @@ class _Seen(enum.Enum):
     CAN_PLAY = enum.auto()
     LEFT = enum.auto()
     """Discord says they are not a member of the server (Unknown Member)."""
+    NO_ANSWER = enum.auto()
+    """Discord did not answer (an error, or not within a second)."""
     UNKNOWN = enum.auto()
-    """Nobody can say: Discord did not answer, or the channel is not cached."""
+    """The cache cannot say: the channel is not cached."""
 
 
 @dataclass
@@ -105,6 +109,9 @@ class _Held:
     hold: PlayerHold
     asked: datetime
     """When Discord was last asked about the player."""
+    line_owed: ShutOut | None = None
+    """Why they are held, while the public line saying so is not yet posted (stored with the
+    hold: a restart posts it)."""
     held_a_day: bool = False
     """Their clock was held :data:`MOST_HELD`: it ends so, whether they can play or not."""
     giving_back: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -120,6 +127,9 @@ class PlayerHolds(HoldKeeping):
         self._players: dict[int, _Held] = {}
         """By channel (or thread), the game channels held for their player to move: the
         stored holds (read again at start-up, :meth:`reload_players`)."""
+        self._unanswered: dict[int, datetime] = {}
+        """By channel, the games past their deadline whose player Discord did not answer
+        about, and when it was last asked: not lost on time until it says."""
 
     def held_player(self, channel_id: int) -> int | None:
         """The player whose clock ``channel_id``'s hold stands for, if it is held for one."""
@@ -131,9 +141,10 @@ class PlayerHolds(HoldKeeping):
         return frozenset(self._players)
 
     async def reload_players(self) -> None:
-        """Take up the players' holds kept before the restart, silently (their lines were
-        posted): Discord is asked about each at the first check, and a Discord error then
-        leaves it held, as at any check."""
+        """Take up the players' holds kept before the restart, their lines not posted again
+        (one still owed, the process stopped before posting it, is posted at the first check):
+        Discord is asked about each at the first check, and a Discord error then leaves it
+        held, as at any check."""
         try:
             kept = await self.bot.services.holds.players_held()
         except StorageError as error:
@@ -141,7 +152,7 @@ class PlayerHolds(HoldKeeping):
             return
         asked = self.bot.clock() - ASK_AGAIN
         for hold in kept:
-            self._players.setdefault(hold.channel_id, _Held(hold, asked))
+            self._players.setdefault(hold.channel_id, _Held(hold, asked, hold.line_owed))
         if kept:
             _log.info("Holding %d game channels for players shut out before the restart", len(kept))
 
@@ -150,9 +161,8 @@ class PlayerHolds(HoldKeeping):
     ) -> ShutOut | _Seen:
         """Why ``player_id`` cannot play in ``channel_id`` (a thread of ``parent_id``, if
         given) now, as Discord (their member) and the cache (the channel's overwrites, the
-        server's roles) say; or that they can, that they left the server, or that nobody can
-        say (Discord did not answer, the channel is not cached): then nothing is held, and
-        nothing ends."""
+        server's roles) say; or that they can, that they left the server, that Discord did
+        not answer, or that the cache cannot say (the channel is not cached)."""
         channel = self.bot.get_channel(channel_id)
         if channel is None and parent_id is not None:
             # An archived thread (discord.py drops them from its cache; a game's goes quiet
@@ -163,8 +173,8 @@ class PlayerHolds(HoldKeeping):
         member = await self.bot.flow.members.member_now(guild_id, player_id)
         if member is False:
             return _Seen.LEFT
-        if member is None:
-            return _Seen.UNKNOWN
+        if member is None:  # the channel is cached, so its server is: Discord did not answer
+            return _Seen.NO_ANSWER
         try:
             why = shut_out(member, channel, self.bot.clock())
         except discord.ClientException:  # a thread whose channel is not cached
@@ -174,15 +184,35 @@ class PlayerHolds(HoldKeeping):
     async def hold_shut_out(self, rows: Iterable[SetRow]) -> frozenset[int]:
         """Before the games of ``rows`` are lost on time: each whose player to move (not the
         computer) a moderator shut out of its channel is held instead, from when their turn
-        began, the hold stored and a public line saying so. Returns the channels held."""
-        held_now = set()
+        began — the hold stored first, then a public line saying so (owed until posted: a
+        restart posts it). One found a day past its deadline (the checks could not end it
+        sooner) is held all the same, and ends at once, as a day's hold does. One Discord does
+        not answer about is not their doing: it is not lost on time until Discord says (asked
+        again each :data:`ASK_AGAIN`), unless a day past its deadline. Returns the channels
+        whose games are not lost on time now."""
+        rows = list(rows)
+        due = {row.channel_id for row in rows}
+        self._unanswered = {c: at for c, at in self._unanswered.items() if c in due}
+        spared = set()
         for row in rows:
             player = row.to_move_id
             if player == row.computer_id or row.channel_id in self._players:
                 continue
+            now = self.bot.clock()
+            a_day_past = now >= from_us(row.deadline_us) + MOST_HELD
+            asked = self._unanswered.get(row.channel_id)
+            if asked is not None and now - asked < ASK_AGAIN and not a_day_past:
+                spared.add(row.channel_id)
+                continue
             why = await self._why_shut_out(
                 row.guild_id, row.channel_id, player, row.parent_channel_id
             )
+            if why is _Seen.NO_ANSWER and not a_day_past:
+                _log.info("Game %s: no answer whether %s can play: it waits", row.set_id, player)
+                self._unanswered[row.channel_id] = now
+                spared.add(row.channel_id)
+                continue
+            self._unanswered.pop(row.channel_id, None)
             if not isinstance(why, ShutOut):
                 continue
             since = await self.bot.flow.vanished.turn_began(row.set_id)
@@ -191,18 +221,44 @@ class PlayerHolds(HoldKeeping):
                 await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE)
                 continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
-            now = self.bot.clock()
-            hold = PlayerHold(row.channel_id, row.set_id, row.ply, row.guild_id, player, since)
-            held = _Held(hold, now)
+            hold = PlayerHold(
+                row.channel_id, row.set_id, row.ply, row.guild_id, player, since, line_owed=why
+            )
+            held = _Held(hold, self.bot.clock(), line_owed=why)
             self._players[row.channel_id] = held
-            held_now.add(row.channel_id)
-            if now >= from_us(row.deadline_us) + MOST_HELD:  # found so after a restart
+            spared.add(row.channel_id)
+            await self._keep_player(held)
+            if self._players.get(row.channel_id) is not held:
+                continue  # their press came meanwhile: given back, no line
+            await self._post_held_line(held)
+            if a_day_past:
+                _log.info("Game %s: found a day past its deadline: it runs", row.set_id)
                 held.held_a_day = True
                 await self.player_back(row.channel_id, announce=True)
-            else:
-                await self._keep_player(held)
-                await self._say(row.guild_id, row.channel_id, player, why)
-        return frozenset(held_now)
+        return frozenset(spared)
+
+    async def _post_held_line(self, held: _Held) -> None:
+        """Post the line saying why ``held``'s clock is held, if it is owed. Once Discord took
+        it (or refused it: it would refuse it again) it is owed no more, in the database too;
+        one Discord could not take now stays owed, posted when the player is next asked about
+        (:meth:`ask_again`)."""
+        why = held.line_owed
+        if why is None:
+            return
+        held.line_owed = None  # not posted twice meanwhile
+        hold = held.hold
+        if not await self._say(hold.guild_id, hold.channel_id, hold.player_id, why):
+            held.line_owed = why
+            return
+        try:
+            await self.bot.services.holds.player_line_posted(hold.channel_id)
+        except StorageError as error:
+            _log.warning(
+                "Could not note the line of channel %s's hold posted (a restart posts it "
+                "again): %s",
+                hold.channel_id,
+                error,
+            )
 
     async def _keep_player(self, held: _Held) -> None:
         """Store ``held``'s hold (a restart takes it up again); if the database cannot, it is
@@ -251,6 +307,7 @@ class PlayerHolds(HoldKeeping):
             ):
                 await self._forget(channel_id, held)
                 continue
+            await self._post_held_line(held)  # owed by a restart, or by Discord's trouble
             why = await self._why_shut_out(
                 held.hold.guild_id, channel_id, held.hold.player_id, active.parent_channel_id
             )
@@ -306,6 +363,7 @@ class PlayerHolds(HoldKeeping):
             _log.warning("Could not read the game in channel %s: %s", channel_id, error)
             return
         if active is not None and active.player_to_move == held.hold.player_id:
+            await self._post_held_line(held)  # why it was held, before it runs again
             await self._say(
                 held.hold.guild_id,
                 channel_id,
@@ -330,16 +388,21 @@ class PlayerHolds(HoldKeeping):
         player_id: int,
         line: ShutOut | Told,
         deadline: datetime | None = None,
-    ) -> None:
+    ) -> bool:
         """Post ``line`` of ``player_id``'s clock in ``channel_id``: held (why), pinging
-        nobody; or running again until ``deadline``, pinging them; or not held again."""
+        nobody; or running again until ``deadline``, pinging them; or not held again. Returns
+        whether Discord took it or refused it (False: it could not take it now)."""
         lang = await self.bot.flow.server_language(guild_id)
         text = held_text(lang, player_id, line, deadline)
         mentions = pinging([player_id]) if line in _PINGING else NO_PINGS
         try:
             await self.bot.get_partial_messageable(channel_id).send(text, allowed_mentions=mentions)
-        except (discord.HTTPException, *UNREACHABLE) as error:
+        except UNREACHABLE as error:
+            _log.warning("Could not tell channel %s of a player's clock yet: %r", channel_id, error)
+            return False
+        except discord.HTTPException as error:
             _log.warning("Could not tell channel %s of a player's clock: %r", channel_id, error)
+        return True
 
 
 class Told(enum.Enum):

@@ -393,7 +393,8 @@ class Timers:
             await self.holds.thread_closed(thread_id, since, guild_id=guilds.get(thread_id))
         due = due.outside(Held(frozenset(closed)))
         # A player a moderator shut out of the channel (hidden from them, or timed out) cannot
-        # play either: their clock stands still until they can (bot/player_holds.py).
+        # play either: their clock stands still until they can; one Discord does not answer
+        # about is not lost on time until it does (bot/player_holds.py).
         due = due.outside(Held(await self.holds.hold_shut_out(due.rows)))
         for end in await clocks.time_out(due):
             # Each ended set is announced on its own: one that fails (its board is then owed)

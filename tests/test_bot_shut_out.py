@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
-from bot.player_holds import ASK_AGAIN
+from bot.player_holds import ASK_AGAIN, Told
 from bot.services.absence import Resumed
+from bot.services.clocks import OutOfTime
+from bot.services.held import ShutOut
+from bot.storage.errors import StorageError
 from tests.bot_harness import (
     Harness,
     PostgresHarness,
@@ -479,3 +482,121 @@ async def test_a_thread_lock_held_from_the_turns_start_does_not_count_as_a_playe
     assert not lines(table, HELD_ONCE, thread)
     assert active is not None, "alice lost on time"
     await told_held(table, TIMED_OUT, thread)
+
+
+async def test_a_hold_whose_line_a_crash_cut_off_is_posted_after_the_restart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice is held at her deadline, and the bot dies once the hold is stored but before its
+    line is posted: after the restart the line is posted, once, and her clock is still held."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    say, stored = holds._say, asyncio.Event()
+
+    async def dies_before_the_line(
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        line: ShutOut | Told,
+        deadline: datetime | None = None,
+    ) -> bool:
+        if isinstance(line, ShutOut):
+            stored.set()
+            await asyncio.Event().wait()  # the process dies here
+        return await say(guild_id, channel_id, player_id, line, deadline)
+
+    monkeypatch.setattr(holds, "_say", dies_before_the_line)
+    table.advance(timedelta(hours=5))
+    await until(stored.is_set)
+    await table.restart()
+    await hours_pass_and_alice_is_still_playing(table)
+    await told_held(table, HIDDEN)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+
+
+async def test_a_hold_found_a_day_past_the_deadline_is_told_like_any_other(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database fails the time-outs' read from before alice's deadline to a day past it,
+    while she is hidden: once it answers, her clock is held (told why) and runs again at once
+    (a clock is held at most a day), and the move is not held again."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    assert table.bot is not None
+    clocks = table.bot.services.clocks
+    out_of_time = clocks.out_of_time
+
+    async def failing(now: datetime | None = None) -> OutOfTime:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(clocks, "out_of_time", failing)
+    table.advance(timedelta(days=1, hours=5))
+    await timers_checked(table)
+    monkeypatch.setattr(clocks, "out_of_time", out_of_time)
+    await told_held_a_day(table)
+    [held] = lines(table, HIDDEN)
+    [runs] = lines(table, HELD_A_DAY)
+    assert held.id < runs.id, "the clock ran again before it was held"
+    assert table.bot.timers.holds.held_player(table.channel.id) is None
+    await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_discord_error_at_the_deadline_does_not_lose_the_game(table: Harness) -> None:
+    """alice, hidden, reaches her deadline while Discord fails to say who its members are: she
+    has not lost on time, and nothing is said yet; once Discord answers she is held, told
+    why."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    failing = table.standin.fail_rest(500, seconds=600, matching=members_asked)
+    table.advance(timedelta(hours=5))
+    await timers_checked(table)
+    assert failing.hits >= 1, "Discord was not asked about alice"
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 1, "alice lost set 1 on time"
+    assert lines(table, "clock is held") == []
+    table.standin.end_faults()
+    table.advance(ASK_AGAIN)
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+
+
+async def test_a_player_who_can_play_loses_on_time_once_discord_answers(table: Harness) -> None:
+    """alice, who can play, reaches her deadline while Discord fails to say who its members
+    are: she loses set 1 on time once Discord answers, no line saying her clock is held."""
+    await alice_to_move(table)
+    table.standin.fail_rest(500, seconds=600, matching=members_asked)
+    table.advance(timedelta(hours=5))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 1, "lost on time while Discord did not answer"
+    table.standin.end_faults()
+    table.advance(ASK_AGAIN)
+    await timers_checked(table)
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 2, "set 1 was not lost on time"
+    assert lines(table, "clock is held") == []
+
+
+async def test_a_player_discord_says_nothing_of_for_a_day_loses_on_time(table: Harness) -> None:
+    """alice, hidden, reaches her deadline while Discord fails to say who its members are, and
+    it still fails a day later: she loses set 1 on time then (nobody can say for ever)."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    table.standin.fail_rest(500, seconds=600, matching=members_asked)
+    table.advance(timedelta(hours=5))
+    await timers_checked(table)
+    table.advance(timedelta(days=1))
+    await timers_checked(table)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 2, "alice's set 1 waited past a day"
+    assert lines(table, "clock is held") == []

@@ -13,7 +13,7 @@ import pytest
 from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
-from bot.services.held import Held, Hold, HoldKind, PlayerHold
+from bot.services.held import Held, Hold, HoldKind, PlayerHold, ShutOut
 from bot.shards import EVERY, Shards
 from bot.storage import clocks, takebacks
 from bot.storage.clocks import (
@@ -317,6 +317,29 @@ async def test_a_players_hold_is_kept_until_its_time_is_given_back(
         assert await shard_0.holds.held_this_move(holds[0].set_id, holds[0].ply, holds[0].since)
     finally:
         await shard_0.close()
+
+
+async def test_a_players_hold_keeps_its_line_owed_until_posted(
+    database: str, clock: FakeClock
+) -> None:
+    """bob's hold is stored with the line saying why he is held owed; read back after a
+    restart it is still owed, and once noted posted it is owed no more."""
+    opened = await Services.open(database, clock=clock)
+    try:
+        game = await start_set(opened, GUILD, CHANNEL)
+        hold = PlayerHold(
+            CHANNEL, game.set_id, game.ply, GUILD, BOB, clock.now, line_owed=ShutOut.TIMED_OUT
+        )
+        await opened.holds.hold_player(hold)
+    finally:
+        await opened.close()
+    opened = await Services.open(database, clock=clock)
+    try:
+        assert await opened.holds.players_held() == [hold]
+        await opened.holds.player_line_posted(CHANNEL)
+        assert await opened.holds.players_held() == [replace(hold, line_owed=None)]
+    finally:
+        await opened.close()
 
 
 async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:

@@ -73,6 +73,15 @@ class Hold:
     """A shard's: how many shards it is one of."""
 
 
+class ShutOut(enum.Enum):
+    """Why a player cannot play in their game's channel (bot/player_holds.py)."""
+
+    CANNOT_SEE = "cannot see"
+    """They lack View Channel there (an overwrite or a role taken away)."""
+    TIMED_OUT = "timed out"
+    """A moderator timed them out: Discord takes no command or press from them."""
+
+
 @dataclass(frozen=True)
 class PlayerHold:
     """A game's channel (or thread) held for its player to move, whom a moderator shut out."""
@@ -85,6 +94,9 @@ class PlayerHold:
     player_id: int
     since: datetime
     """Their turn's start: the time is given back from then."""
+    line_owed: ShutOut | None = None
+    """Why they are held, while the public line saying so is not yet posted (the hold is
+    stored first, so a restart posts it); None once it is."""
 
 
 class HoldService:
@@ -134,6 +146,7 @@ class HoldService:
                 row.guild_id,
                 row.player_id,
                 from_us(row.since_us),
+                None if row.line_owed is None else ShutOut(row.line_owed),
             )
             for row in rows
         ]
@@ -141,10 +154,22 @@ class HoldService:
     async def hold_player(self, hold: PlayerHold) -> None:
         """Keep ``hold`` (a channel already held for its player keeps its hold)."""
         row = holds.PlayerHoldRow(
-            hold.channel_id, hold.set_id, hold.ply, hold.guild_id, hold.player_id, to_us(hold.since)
+            hold.channel_id,
+            hold.set_id,
+            hold.ply,
+            hold.guild_id,
+            hold.player_id,
+            to_us(hold.since),
+            None if hold.line_owed is None else hold.line_owed.value,
         )
         async with self._database.transaction() as db:
             await holds.hold_player(db, row)
+
+    async def player_line_posted(self, channel_id: int) -> None:
+        """The line saying ``channel_id`` is held for its player was posted: a restart does
+        not post it again."""
+        async with self._database.transaction() as db:
+            await holds.player_line_posted(db, channel_id)
 
     async def held_this_move(self, set_id: int, ply: int, turn_began: datetime) -> bool:
         """Whether a player's hold (bot/player_holds.py) gave set ``set_id``'s clock for

@@ -1,8 +1,9 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
 (schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); the game
 channels held for their player to move, whom a moderator shut out (schema 36's ``player_holds``,
-bot/player_holds.py); and whether a player's hold gave a move's clock its time back already
-(schema 34's ``player_holds_given``: a move is held so at most once)."""
+bot/player_holds.py; schema 39 notes why, while the line saying so is owed); and whether a
+player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
+move is held so at most once)."""
 
 from __future__ import annotations
 
@@ -81,16 +82,26 @@ class PlayerHoldRow:
     guild_id: int
     player_id: int
     since_us: int
+    line_owed: str | None = None
+    """Why they are held (``ShutOut``'s value), while the line saying so is not yet posted."""
 
 
 async def players_held(db: Connection, shards: Shards = EVERY) -> list[PlayerHoldRow]:
     """The players' holds of the servers of ``shards``, oldest first."""
     rows = await db.fetch_all(
-        "SELECT channel_id, set_id, ply, guild_id, player_id, since_us FROM player_holds "
-        f"WHERE {shards.where('guild_id')} ORDER BY since_us, channel_id"
+        "SELECT channel_id, set_id, ply, guild_id, player_id, since_us, line_owed "
+        f"FROM player_holds WHERE {shards.where('guild_id')} ORDER BY since_us, channel_id"
     )
     return [
-        PlayerHoldRow(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]), int(row[5]))
+        PlayerHoldRow(
+            int(row[0]),
+            int(row[1]),
+            int(row[2]),
+            int(row[3]),
+            int(row[4]),
+            int(row[5]),
+            None if row[6] is None else str(row[6]),
+        )
         for row in rows
     ]
 
@@ -98,10 +109,24 @@ async def players_held(db: Connection, shards: Shards = EVERY) -> list[PlayerHol
 async def hold_player(db: Connection, hold: PlayerHoldRow) -> None:
     """Hold ``hold.channel_id`` for its player to move; one already held keeps its hold."""
     await db.execute(
-        "INSERT INTO player_holds (channel_id, set_id, ply, guild_id, player_id, since_us) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (channel_id) DO NOTHING",
-        (hold.channel_id, hold.set_id, hold.ply, hold.guild_id, hold.player_id, hold.since_us),
+        "INSERT INTO player_holds "
+        "(channel_id, set_id, ply, guild_id, player_id, since_us, line_owed) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel_id) DO NOTHING",
+        (
+            hold.channel_id,
+            hold.set_id,
+            hold.ply,
+            hold.guild_id,
+            hold.player_id,
+            hold.since_us,
+            hold.line_owed,
+        ),
     )
+
+
+async def player_line_posted(db: Connection, channel_id: int) -> None:
+    """The line saying ``channel_id`` is held for its player was posted: no longer owed."""
+    await db.execute("UPDATE player_holds SET line_owed = NULL WHERE channel_id = ?", (channel_id,))
 
 
 async def player_hold_given(db: Connection, channel_id: int, since_us: int) -> None:
