@@ -21,7 +21,7 @@ time is given back as if they were back, and a line pinging them says why), and 
 once: one shut out again at a later deadline of the same move loses on time, with a line saying
 why. The holds are stored (schema 36's ``player_holds``: which set and move, which player,
 since when), the row taken away in the transaction that gives the time back. A hold is stored
-before its line is posted, the line noted owed until Discord takes it (schema 39): the stored
+before its line is posted, the line noted owed until Discord takes it (schema 38): the stored
 hold is what keeps the player from losing, so a crash between leaves a hold whose line the next
 check (or the restart's first) posts, never a line saying a clock is held that nothing holds. A
 restart takes them up (a line posted is not posted again), asking Discord at its first check,

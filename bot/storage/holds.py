@@ -1,7 +1,7 @@
 """SQL for the holds: the servers, threads and shards nobody can play in now, and since when
 (schema 28's ``holds``; bot/holds.py keeps them, bot/services/held.py names them); the game
 channels held for their player to move, whom a moderator shut out (schema 36's ``player_holds``,
-bot/player_holds.py; schema 39 notes why, while the line saying so is owed); and whether a
+bot/player_holds.py; schema 38 notes why, while the line saying so is owed); and whether a
 player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
 move is held so at most once)."""
 

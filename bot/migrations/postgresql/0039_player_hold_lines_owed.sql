@@ -1,3 +1,0 @@
--- Schema version 39 (PostgreSQL): why a player is held, while the line saying so is owed. As
--- ../0039_player_hold_lines_owed.sql.
-ALTER TABLE player_holds ADD COLUMN line_owed TEXT;
