@@ -455,12 +455,15 @@ async def test_a_challenge_that_expires_in_an_archived_members_thread_says_so(
 ) -> None:
     """carol challenges ada in the thread she started; nobody answers, Discord archives the
     thread, and the challenge expires: its message says so and loses its buttons (the edit
-    was refused in the archived thread, and its Accept stayed)."""
+    was refused in the archived thread, and its Accept stayed). Only a member of the thread
+    may open it again, and the challenge is an answer, not a post: the bot joined the thread
+    with it."""
     corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
     posted = await table.reply_text(
         table.carol, "challenge", {"opponent": table.admin, "sets": 1}, channel=corner
     )
     assert posted.components, posted.content
+    await table.standin.wait_until(lambda: table.me.id in corner.members, timeout=5)
     await quiet(table, corner)
     table.advance(timedelta(minutes=11))
     await table.standin.wait_until(lambda: posted.components == [], timeout=10)

@@ -12,7 +12,11 @@ import discord
 import pytest
 
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import GUILD_ANNOUNCEMENT, MANAGE_THREADS
+from tests.discord_standin.model import (
+    GUILD_ANNOUNCEMENT,
+    MANAGE_THREADS,
+    SEND_MESSAGES_IN_THREADS,
+)
 from tests.test_standin import Table, running
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -123,6 +127,101 @@ async def test_only_its_creator_or_a_moderator_opens_a_locked_archived_thread(
     await table.bot.http.edit_channel(mine.id, archived=False)
     assert theirs.archived
     assert not mine.archived
+
+
+async def test_a_thread_is_opened_again_by_its_members_and_archived_by_its_creator(
+    table: Table,
+) -> None:
+    """ "Editing a thread to set archived to false only requires the current user has already
+    been added to the thread", and changing ``archived`` otherwise needs Manage Threads or
+    the thread's creator: the bot, not in alice's thread, may not unarchive it (403 50013);
+    its message there may (it may send there) and joins it (THREAD_MEMBERS_UPDATE: discord.py's
+    ``Thread.me``); then it may unarchive the thread, but still not archive it."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    await table.standin.edit_thread(thread, archived=True)
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.http.edit_channel(thread.id, archived=False)
+    assert refused.value.code == 50013
+    assert thread.archived
+    await table.bot.http.send_message(thread.id, params=_content("hello"))
+    assert not thread.archived
+    assert table.standin.bot_user.id in thread.members
+
+    def joined() -> bool:
+        cached = table.bot.get_channel(thread.id)
+        return isinstance(cached, discord.Thread) and cached.me is not None
+
+    await table.standin.wait_until(joined, timeout=5)
+    await table.standin.edit_thread(thread, archived=True)
+    await table.bot.http.edit_channel(thread.id, archived=False)
+    assert not thread.archived
+    with pytest.raises(discord.Forbidden):
+        await table.bot.http.edit_channel(thread.id, archived=True)
+    assert not thread.archived
+
+
+async def test_a_member_writes_only_where_they_may_send_and_joins_the_thread(
+    table: Table,
+) -> None:
+    """A member's message unarchives a thread only if they may send there (Send Messages in
+    Threads); it makes them a member of the thread."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    await table.standin.edit_thread(thread, archived=True)
+    await table.standin.set_overwrite(table.channel, table.bob, deny=SEND_MESSAGES_IN_THREADS)
+    with pytest.raises(ValueError, match="may not write"):
+        await table.standin.member_writes(thread, table.bob)
+    assert thread.archived
+    assert table.bob.id not in thread.members
+    await table.standin.set_overwrite(table.channel, table.bob)
+    await table.standin.member_writes(thread, table.bob)
+    assert not thread.archived
+    assert table.bob.id in thread.members
+
+
+async def test_a_thread_locked_and_archived_refuses_a_post_or_edit_with_403_50083(
+    table: Table,
+) -> None:
+    """On the channel routes Discord answers a thread locked and archived with 403 50083
+    "Thread is archived", a post and an edit alike; one only archived refuses an edit with
+    400 50083 and takes a post (which opens it)."""
+    thread = await table.standin.start_member_thread(table.channel, "chat", table.alice)
+    posted = await table.bot.http.send_message(thread.id, params=_content("hello"))
+    await table.standin.edit_thread(thread, archived=True, locked=True)
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.http.send_message(thread.id, params=_content("again"))
+    assert refused.value.code == 50083
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.http.request(_edit(thread.id, posted["id"]), json={"content": "edited"})
+    assert refused.value.code == 50083
+    await table.standin.edit_thread(thread, locked=False)
+    with pytest.raises(discord.HTTPException) as failed:
+        await table.bot.http.request(_edit(thread.id, posted["id"]), json={"content": "edited"})
+    assert (failed.value.status, failed.value.code) == (400, 50083)
+    await table.bot.http.send_message(thread.id, params=_content("again"))
+    assert not thread.archived
+
+
+async def test_thread_members_update_counts_members_up_to_50(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``member_count`` "stops counting at 50" (Discord's Threads topic): the thread object
+    and the THREAD_MEMBERS_UPDATE adding the bot to a thread of 60 members both say 50."""
+    thread = await table.standin.start_member_thread(table.channel, "crowd", table.alice)
+    joined = table.standin.world.clock()
+    thread.members.update({10_000 + n: joined for n in range(59)})
+    sent: list[tuple[str, dict[str, Any]]] = []
+    dispatch = table.standin.gateway.dispatch
+
+    async def recorded(event: str, data: dict[str, Any]) -> None:
+        sent.append((event, data))
+        await dispatch(event, data)
+
+    monkeypatch.setattr(table.standin.gateway, "dispatch", recorded)
+    await table.standin.add_to_thread(thread, table.standin.bot_user, by=table.alice)
+    [update] = [data for event, data in sent if event == "THREAD_MEMBERS_UPDATE"]
+    assert len(thread.members) == 61
+    assert update["member_count"] == 50
+    assert (await _shown(table, thread.id))["member_count"] == 50
 
 
 async def test_an_answer_in_a_locked_thread_is_refused_unless_only_its_reader_sees_it(

@@ -17,7 +17,7 @@ import discord
 
 from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
-from bot.flow.threads import may_open_threads, member_threads_here
+from bot.flow.threads import join_to_reopen, may_open_threads, member_threads_here
 from bot.i18n.audience import reader
 from bot.names import account_name
 from bot.services.errors import ChallengeNotFound
@@ -137,6 +137,9 @@ async def post_challenge(
                 challenge.challenge_id,
                 error,
             )
+    # In a member's thread I am not in, Discord would not let me open it again to edit the
+    # challenge once it is archived (its expiry, an answer to it): I join it while it is active.
+    await join_to_reopen(bot, interaction.channel)
     if quiet_until is not None and opponent_id is not None:
         await _tell_unpinged(
             interaction,

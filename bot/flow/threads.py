@@ -38,12 +38,13 @@ async def edit_reopening(
 ) -> discord.Message:
     """Edit the bot's ``message`` with ``fields``. Discord refuses any edit in an archived
     thread (50083), and archives a game's thread when nobody wrote in it for a while although
-    the game goes on: then the thread is opened again (the bot started it, or wrote in it, and
-    "Editing a thread to set archived to false only requires the current user has already
-    been added to the thread", Discord's Threads topic) and the edit made once more. A thread
-    a moderator locked is left closed: that is their hold on the game (bot/holds.py), and the
-    refusal is raised as it came. Files in ``attachments`` must be made from bytes (the bot's
-    boards): they are read again for the second edit. Raises discord.HTTPException."""
+    the game goes on: then the thread is opened again (the bot started it, wrote in it, or
+    joined it: :func:`join_to_reopen`; and "Editing a thread to set archived to false only
+    requires the current user has already been added to the thread", Discord's Threads
+    topic) and the edit made once more. A thread a moderator locked is left closed: that is
+    their hold on the game (bot/holds.py), and the refusal is raised as it came. Files in
+    ``attachments`` must be made from bytes (the bot's boards): they are read again for the
+    second edit. Raises discord.HTTPException."""
     return await _reopening(client, message.channel.id, message.edit, fields)
 
 
@@ -91,6 +92,23 @@ async def _reopen(client: discord.Client, thread_id: int) -> bool:
     _log.info("Opening thread %s again: Discord archived it while its game goes on", thread_id)
     await thread.edit(archived=False)
     return True
+
+
+async def join_to_reopen(client: discord.Client, channel: object) -> None:
+    """Join ``channel`` if it is a thread I neither started nor joined, where I just left a
+    message to edit later (a challenge, edited when it expires): Discord archives a quiet
+    thread, and "Editing a thread to set archived to false only requires the current user has
+    already been added to the thread" (Discord's Threads topic), so in a thread I am not in
+    :func:`edit_reopening` could not open it again. Joining needs the thread active (as it
+    is when a command comes from it); what stops it is logged."""
+    if not isinstance(channel, discord.Thread) or channel.me is not None:
+        return
+    if client.user is not None and channel.owner_id == client.user.id:
+        return
+    try:
+        await channel.join()
+    except (discord.HTTPException, *UNREACHABLE) as error:  # then its edits may stay refused
+        _log.info("Could not join thread %s: %s", channel.id, error)
 
 
 async def close_unused_thread(thread: discord.Thread, reason: str | None) -> None:

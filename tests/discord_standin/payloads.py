@@ -21,6 +21,9 @@ from .model import (
 JSON = dict[str, Any]
 
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+THREAD_MEMBER_COUNT_CAP = 50
+"""A thread's ``member_count`` "stops counting at 50" (Discord's Threads topic), in the
+thread object and in Thread Members Update alike."""
 GUILD_CONTEXT = 0
 BOT_DM_CONTEXT = 1
 
@@ -104,13 +107,37 @@ def thread(
         "last_message_id": None,
         "rate_limit_per_user": 0,
         "message_count": 0,
-        "member_count": min(len(where.members), 50),
+        "member_count": member_count(where),
         "flags": 0,
         "total_message_sent": 0,
         "thread_metadata": metadata,
     }
     if me is not None and me.id in where.members:
         payload["member"] = thread_member(where, me, in_guild_create=in_guild_create)
+    return payload
+
+
+def member_count(where: FakeChannel) -> int:
+    """Thread ``where``'s ``member_count``: its members, counted up to 50 at most."""
+    return min(len(where.members), THREAD_MEMBER_COUNT_CAP)
+
+
+def thread_members_update(
+    where: FakeChannel, *, added: FakeUser | None = None, removed: FakeUser | None = None
+) -> JSON:
+    """A Thread Members Update event for thread ``where``: ``added`` joined it (with their
+    thread member object) or ``removed`` left it; its ``member_count`` is capped as the
+    thread's (:func:`member_count`)."""
+    assert where.guild is not None
+    payload: JSON = {
+        "id": str(where.id),
+        "guild_id": str(where.guild.id),
+        "member_count": member_count(where),
+    }
+    if added is not None:
+        payload["added_members"] = [thread_member(where, added)]
+    if removed is not None:
+        payload["removed_member_ids"] = [str(removed.id)]
     return payload
 
 

@@ -53,6 +53,7 @@ class RestApi(InteractionRoutes, MessageRoutes, ChannelRoutes):
             ("DELETE", "/webhooks/{app_id}/{token}/messages/{message_id}", self.webhook_message),
             ("GET", "/channels/{channel_id}", self.get_channel),
             ("PATCH", "/channels/{channel_id}", self.patch_channel),
+            ("PUT", "/channels/{channel_id}/thread-members/@me", self.join_thread),
             ("POST", "/channels/{channel_id}/threads", self.start_thread),
             ("POST", "/channels/{channel_id}/messages/{message_id}/threads", self.start_thread),
             ("POST", "/channels/{channel_id}/typing", self.typing),

@@ -16,7 +16,14 @@ from .model import (
     VIEW_CHANNEL,
 )
 from .recorder import StoredMessage
-from .rest_routes import MISSING_ACCESS, RestRoutes, error, json_response, path_int
+from .rest_routes import (
+    MISSING_ACCESS,
+    THREAD_ARCHIVED,
+    RestRoutes,
+    error,
+    json_response,
+    path_int,
+)
 
 
 class ChannelRoutes(RestRoutes):
@@ -60,12 +67,14 @@ class ChannelRoutes(RestRoutes):
         return json_response(data, 201)
 
     async def patch_channel(self, request: web.Request) -> web.StreamResponse:
-        """PATCH /channels/{id}: for a thread, its name, archived and locked flags. Discord lets
-        a thread's member unarchive it ("only requires the current user has already been added
-        to the thread"); thread membership is not modelled, so the bot may unarchive any
-        unlocked thread here (a locked one only if it started it, or has Manage Threads). Any
-        other change "requires the MANAGE_THREADS permission" (Discord's Modify Channel), or
-        that the bot started the thread: a member's thread is not renamed without it."""
+        """PATCH /channels/{id}: for a thread, its name, archived and locked flags, as Discord's
+        Threads topic ("Editing & Deleting Threads") allows them: setting ``archived`` to false
+        "only requires the current user has already been added to the thread" (a member, or
+        its creator, or with Manage Threads); "If locked is true, then the user must have
+        created the thread or have MANAGE_THREADS"; any other change of ``name`` or
+        ``archived`` "requires MANAGE_THREADS or that the current user is the thread
+        creator", and one of ``locked`` Manage Threads. A refusal is 403 Missing Permissions
+        (50013)."""
         channel = self._channel(request)
         body, _ = await read_body(request)
         if not channel.is_thread:
@@ -73,14 +82,15 @@ class ChannelRoutes(RestRoutes):
         if not self._bot_may(channel, VIEW_CHANNEL):
             return error(403, MISSING_ACCESS, "Missing Access")
         manages = self._bot_may(channel, MANAGE_THREADS)
+        started = channel.owner_id == self._world.bot_user.id
+        joined = self._world.bot_user.id in channel.members
+        may_edit = manages or started
         if "locked" in body and not manages:
             return error(403, 50013, "Missing Permissions")
-        # "If locked is true, then the user must have created the thread or have
-        # MANAGE_THREADS" to unarchive it (Discord's Threads topic).
-        started = channel.owner_id == self._world.bot_user.id
-        if channel.locked and body.get("archived") is False and not (manages or started):
+        if "name" in body and not may_edit:
             return error(403, 50013, "Missing Permissions")
-        if "name" in body and not (manages or started):
+        opens = body.get("archived") is False and not channel.locked
+        if "archived" in body and not (may_edit or (opens and joined)):
             return error(403, 50013, "Missing Permissions")
         if "name" in body:
             channel.name = str(body["name"])
@@ -93,6 +103,27 @@ class ChannelRoutes(RestRoutes):
         await self._tell("THREAD_UPDATE", data)
         self._recorder.notify()
         return json_response(data)
+
+    async def join_thread(self, request: web.Request) -> web.StreamResponse:
+        """PUT /channels/{id}/thread-members/@me: the bot joins a thread it may see (Discord's
+        Join Thread: "Also requires the thread is not archived", else 400 50083; "Fires a
+        Thread Members Update and a Thread Create Gateway event"), 204. Anything else is
+        refused: a channel that is no thread 400 50024, one the bot may not see 403 50001."""
+        channel = self._channel(request)
+        if not channel.is_thread:
+            return error(400, 50024, "Cannot execute action on this channel type")
+        if not self._bot_may(channel, VIEW_CHANNEL):
+            return error(403, MISSING_ACCESS, "Missing Access")
+        if channel.archived:
+            return error(400, THREAD_ARCHIVED, "Thread is archived")
+        me = self._world.bot_user
+        if self._world.join_thread(channel, me):
+            await self._tell("THREAD_CREATE", payloads.thread(channel, me=me))
+            await self._tell(
+                "THREAD_MEMBERS_UPDATE", payloads.thread_members_update(channel, added=me)
+            )
+        self._recorder.notify()
+        return web.Response(status=204)
 
     async def get_channel(self, request: web.Request) -> web.StreamResponse:
         """GET /channels/{id}: the channel object, a thread's (archived too) with its

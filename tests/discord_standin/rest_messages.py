@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
+from . import payloads
 from .messages import read_body
 from .model import (
     ATTACH_FILES,
@@ -46,7 +47,9 @@ class MessageRoutes(RestRoutes):
         return json_response([m.to_payload() for m in newest_first])
 
     async def post_message(self, request: web.Request) -> web.StreamResponse:
-        """POST /channels/{id}/messages — ``channel.send``."""
+        """POST /channels/{id}/messages — ``channel.send``. In a thread the bot is not a member
+        of, its message joins it ("You can join a thread by sending a message in it",
+        Discord's Help Center): it is sent THREAD_MEMBERS_UPDATE adding it."""
         channel = self._channel(request)
         body, uploads = await read_body(request)
         if not self._bot_may(channel, VIEW_CHANNEL):
@@ -76,6 +79,11 @@ class MessageRoutes(RestRoutes):
                     return json_response(earlier.to_payload())
         message = self._messages.create(channel, body, uploads)
         self._recorder.add_message(message)
+        if channel.is_thread and self._world.join_thread(channel, self._world.bot_user):
+            # Posting in a thread joins it; "A Thread Members Update Gateway Event is always
+            # sent when the current user is added to or removed from a thread".
+            update = payloads.thread_members_update(channel, added=self._world.bot_user)
+            await self._tell("THREAD_MEMBERS_UPDATE", update)
         return json_response(message.to_payload())
 
     async def channel_message(self, request: web.Request) -> web.StreamResponse:

@@ -112,7 +112,9 @@ class RestRoutes:
         one in ``channel``, as its Threads topic says: "Users cannot edit messages ... in
         archived threads" (400 50083); "Sending a message will automatically unarchive the
         thread, unless the thread has been locked by a moderator" (here the thread is
-        unarchived and the bot sent THREAD_UPDATE; a locked one: 50083); and without Manage
+        unarchived and the bot sent THREAD_UPDATE). A thread locked and archived refuses a
+        message and an edit alike with 403 50083 "Thread is archived", as Discord answers on
+        its channel routes (discord/discord-api-docs#5517, #6884); and without Manage
         Threads "Users won't be able to create or update messages in locked threads" (403
         160005 "Thread is locked"). An interaction's visible answer (``answering``) is held to
         the same rules: the documentation says nothing of them, so the stand-in takes the
@@ -124,7 +126,9 @@ class RestRoutes:
         if not channel.is_thread:
             return None
         if channel.archived:
-            if not creates or channel.locked:
+            if channel.locked:
+                return error(403, THREAD_ARCHIVED, "Thread is archived")
+            if not creates:
                 return error(400, THREAD_ARCHIVED, "Thread is archived")
             channel.archived = False
             channel.archived_at = self._world.clock()

@@ -20,6 +20,8 @@ from .model import (
     MANAGE_THREADS,
     MEMBER_OVERWRITE,
     ROLE_OVERWRITE,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
@@ -262,19 +264,10 @@ class WorldChanges:
         user = who.user if isinstance(who, FakeMember) else who
         if not self.world.join_thread(thread, user) or user is not self.world.bot_user:
             return
-        assert thread.guild is not None
-        guild_id = str(thread.guild.id)
-        me = payloads.thread_member(thread, user)
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_CREATE", payloads.thread(thread, me=user))
             await self.gateway.dispatch(
-                "THREAD_MEMBERS_UPDATE",
-                {
-                    "id": str(thread.id),
-                    "guild_id": guild_id,
-                    "member_count": len(thread.members),
-                    "added_members": [me],
-                },
+                "THREAD_MEMBERS_UPDATE", payloads.thread_members_update(thread, added=user)
             )
 
     async def remove_from_thread(self, thread: FakeChannel, who: FakeMember | FakeUser) -> None:
@@ -285,16 +278,9 @@ class WorldChanges:
         user = who.user if isinstance(who, FakeMember) else who
         if thread.members.pop(user.id, None) is None or user is not self.world.bot_user:
             return
-        assert thread.guild is not None
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch(
-                "THREAD_MEMBERS_UPDATE",
-                {
-                    "id": str(thread.id),
-                    "guild_id": str(thread.guild.id),
-                    "member_count": len(thread.members),
-                    "removed_member_ids": [str(user.id)],
-                },
+                "THREAD_MEMBERS_UPDATE", payloads.thread_members_update(thread, removed=user)
             )
 
     async def edit_thread(
@@ -322,19 +308,27 @@ class WorldChanges:
 
     async def member_writes(self, channel: FakeChannel, member: FakeMember) -> None:
         """``member`` writes a message in ``channel`` (not kept: the bot does not ask for the
-        GUILD_MESSAGES intent, so it is not told). Discord's Threads topic: "Sending a message
-        will automatically unarchive the thread, unless the thread has been locked by a
-        moderator", and without Manage Threads nobody may "create ... messages in locked
-        threads": in an archived thread the bot is sent THREAD_UPDATE; in a locked one
-        (without Manage Threads) the message is refused (ValueError)."""
-        if not member.effective_permissions_in(channel) & VIEW_CHANNEL:
+        GUILD_MESSAGES intent, so it is not told). They need Send Messages (in a thread: Send
+        Messages in Threads, "SEND_MESSAGES has no effect in threads"), else the message is
+        refused (ValueError). Discord's Threads topic: "Sending a message will automatically
+        unarchive the thread, unless the thread has been locked by a moderator", and without
+        Manage Threads nobody may "create ... messages in locked threads": in an archived
+        thread the bot is sent THREAD_UPDATE; in a locked one (without Manage Threads) the
+        message is refused (ValueError). Writing in a thread joins it ("You can join a thread
+        by sending a message in it", Discord's Help Center)."""
+        held = member.effective_permissions_in(channel)
+        if not held & VIEW_CHANNEL:
             raise ValueError(f"{member.name} cannot see #{channel.name}")
+        needed = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
+        if not held & needed:
+            raise ValueError(f"{member.name} may not write in #{channel.name}")
         if not channel.is_thread:
             return
-        if channel.locked and not member.effective_permissions_in(channel) & MANAGE_THREADS:
+        if channel.locked and not held & MANAGE_THREADS:
             raise ValueError(f"#{channel.name} is locked: {member.name} may not write there")
         if channel.archived:
             await self.edit_thread(channel, archived=False)
+        self.world.join_thread(channel, member.user)
 
     async def remove_member(self, member: FakeMember) -> None:
         """The member leaves the guild (or is kicked); the bot is sent
