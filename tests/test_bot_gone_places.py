@@ -108,8 +108,8 @@ async def test_a_game_in_a_thread_the_bot_may_no_longer_see_is_refused_saying_so
     refused = await table.reply_text(table.carol, "export", {"game": 1})
     assert refused.ephemeral
     assert refused.content == (
-        "Game 1 was played in a channel or thread I can no longer see: I cannot tell who can "
-        "see it, so I do not share it anywhere."
+        "Game 1 was played in a channel or thread Discord does not let me see: I cannot tell "
+        "who can see it, so I do not share it anywhere."
     )
 
 

@@ -379,7 +379,8 @@ async def test_a_game_in_a_private_thread_the_bot_is_not_in_is_never_given_out(
         await table.reply_text(who, "move", {"move": text}, channel=thread)
     refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=lobby)
     assert refused.ephemeral
-    assert "I can no longer see" in refused.content
+    assert "Discord does not let me see" in refused.content
+    assert "no longer" not in refused.content  # the bot never saw it
 
 
 async def test_a_game_in_an_archived_thread_of_a_private_channel_stays_unlisted(

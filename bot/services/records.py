@@ -261,8 +261,8 @@ def check_shown(row: SetRow, hidden: HiddenPlaces) -> None:
     if why is Unshown.OUT_OF_SIGHT:
         raise NoGameHere(
             _(
-                "Game {game} was played in a channel or thread I can no longer see: I cannot "
-                "tell who can see it, so I do not share it anywhere.",
+                "Game {game} was played in a channel or thread Discord does not let me see: I "
+                "cannot tell who can see it, so I do not share it anywhere.",
                 game=game,
             )
         )
