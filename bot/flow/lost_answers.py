@@ -17,8 +17,10 @@ the outbox's nonce.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
+from datetime import timedelta
 from typing import Any
 
 import discord
@@ -49,6 +51,10 @@ again after a 5xx whose request Discord had done."""
 HISTORY_LOOKED_AT = 20
 """How many of the channel's newest messages are read for a followup whose answer was lost."""
 
+RETRY_PAUSE = timedelta(seconds=1)
+"""How long a post under a nonce, which may have been made though it failed, waits before it
+is tried again (discord.py's own first pause after a 5xx)."""
+
 
 def maybe_made(error: BaseException) -> bool:
     """Whether a request (an answer, an edit) that failed with ``error`` may have been done all
@@ -61,6 +67,27 @@ def maybe_made(error: BaseException) -> bool:
     if not isinstance(error, discord.HTTPException):
         return True
     return error.status >= 500 or error.code == ALREADY_ACKNOWLEDGED
+
+
+async def send_under_nonce(
+    channel: discord.abc.Messageable, what: str, **fields: Any
+) -> discord.Message:
+    """Post ``fields`` in ``channel`` (``what`` names it in the log). They carry a ``nonce``,
+    which discord.py sends with ``enforce_nonce``, so a second try returns the message Discord
+    made instead of a second one: discord.py's own after a 500, 502 or 504; this one's, once,
+    after any other 5xx or no answer at all (:func:`maybe_made`; not after a long 429: nothing
+    was made). Files in ``fields`` are read again for it."""
+    assert fields.get("nonce") is not None
+    try:
+        return await channel.send(**fields)
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        if not maybe_made(error):
+            raise
+        _log.info("%s: its post is tried again: %r", what, error)
+    await asyncio.sleep(RETRY_PAUSE.total_seconds())
+    for file in fields.get("files") or ():
+        file.reset()
+    return await channel.send(**fields)
 
 
 async def made_anyway(

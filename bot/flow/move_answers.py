@@ -5,15 +5,13 @@ whose thread is locked.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from datetime import timedelta
 from typing import Any
 
 import discord
 
 from bot.errors import answers_only_note, posting_lacks
-from bot.flow.lost_answers import maybe_made
+from bot.flow.lost_answers import send_under_nonce
 from bot.flow.posts import NO_PINGS
 from bot.i18n.audience import reader
 from bot.locked_refusals import ThreadLockedForMe, locked_refusal
@@ -25,10 +23,6 @@ from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, update_message
 
 _log = logging.getLogger(__name__)
-
-PRESS_RETRY_PAUSE = timedelta(seconds=1)
-"""How long a press's board, whose post may have been made though it failed, waits before it
-is posted again under the same nonce (discord.py's own first pause after a 5xx)."""
 
 
 async def update_or_answer(
@@ -108,11 +102,9 @@ async def post_for_press(
 ) -> int:
     """Post the public answer to a press (a move picked), where I may post
     (:func:`may_post_here`), as a message of its own in the channel or thread it was pressed
-    in; its id. It carries the outbox's ``nonce`` with ``enforce_nonce`` (discord.py sends it
-    with every nonce), so a second try returns the message Discord made instead of a second
-    one (a followup could carry none): discord.py's own after a 500, 502 or 504; this one's,
-    once, after any other 5xx or no answer at all (not after a long 429: nothing was made);
-    the outbox's, if that fails too."""
+    in; its id. It carries the outbox's ``nonce``, so a post whose answer was lost is tried
+    again without showing twice (:func:`send_under_nonce`; a followup could carry none), and
+    the outbox's post, if that fails too, returns it as well."""
     assert interaction.channel_id is not None
     channel = interaction.client.get_partial_messageable(
         interaction.channel_id, guild_id=interaction.guild_id
@@ -122,16 +114,7 @@ async def post_for_press(
         kwargs["files"] = files
     if view is not None:
         kwargs["view"] = view
-    try:
-        message: discord.Message = await channel.send(**kwargs)
-    except (discord.HTTPException, *UNREACHABLE) as error:
-        if not maybe_made(error):
-            raise
-        _log.info("Interaction %s: its board's post is tried again: %r", interaction.id, error)
-        await asyncio.sleep(PRESS_RETRY_PAUSE.total_seconds())
-        for file in files:
-            file.reset()
-        message = await channel.send(**kwargs)
+    message = await send_under_nonce(channel, f"Interaction {interaction.id}'s board", **kwargs)
     return message.id
 
 

@@ -6,15 +6,13 @@ member it is a new challenge in the channel the last one came from.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
-from bot.flow.lost_answers import maybe_made
-from bot.flow.move_answers import PRESS_RETRY_PAUSE
+from bot.flow.lost_answers import send_under_nonce
 from bot.flow.posts import pinging
 from bot.flow.threads import (
     computer_line,
@@ -30,7 +28,6 @@ from bot.names import account_name
 from bot.services.domain import ActiveGame, MatchTerms
 from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
 from bot.storage.errors import StorageError
-from bot.unreachable import UNREACHABLE
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
@@ -70,29 +67,6 @@ def answered_here(interaction: discord.Interaction[Any]) -> None:
     """Tell, as a press answered for all to see is (bot/views/common.py ``guarded``), that
     the rematch was shown where Rematch was pressed: its thread, if held, is open after all."""
     interaction.client.dispatch("component_completion", interaction)
-
-
-async def post_offer(
-    channel: discord.PartialMessageable,
-    content: str,
-    view: discord.ui.View,
-    pings: discord.AllowedMentions,
-    *,
-    nonce: str,
-) -> discord.Message:
-    """Post a rematch's challenge in ``channel`` under ``nonce`` (discord.py sends it with
-    ``enforce_nonce``), tried once more after an error that may have made it (a 5xx
-    discord.py does not try again itself, such as a 503, or no answer): Discord then returns
-    the message it made rather than a second one (a challenge shown must not be withdrawn
-    as never shown)."""
-    try:
-        return await channel.send(content, view=view, allowed_mentions=pings, nonce=nonce)
-    except (discord.HTTPException, *UNREACHABLE) as error:
-        if not maybe_made(error):
-            raise
-        _log.info("Rematch offer %s: its post is tried again: %r", nonce, error)
-    await asyncio.sleep(PRESS_RETRY_PAUSE.total_seconds())
-    return await channel.send(content, view=view, allowed_mentions=pings, nonce=nonce)
 
 
 class RematchFlow:
@@ -248,11 +222,14 @@ class RematchFlow:
             raise
         try:
             lang = await self.flow.server_language(terms.guild_id)
-            posted = await post_offer(
+            # Under a nonce of its own: a post made though its answer was lost (a 503) is
+            # returned by a second try, not withdrawn as never shown.
+            posted = await send_under_nonce(
                 self.flow.bot.get_partial_messageable(where),
-                challenge_text(challenge, lang),
-                challenge_view(challenge.challenge_id, lang),
-                pinging([] if quiet_until else [other]),
+                f"Rematch challenge {challenge.challenge_id}",
+                content=challenge_text(challenge, lang),
+                view=challenge_view(challenge.challenge_id, lang),
+                allowed_mentions=pinging([] if quiet_until else [other]),
                 nonce=f"rematch-{challenge.challenge_id}",
             )
         except Exception as error:
