@@ -11,6 +11,7 @@ from pathlib import Path
 import discord
 import pytest
 
+from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -491,5 +492,32 @@ async def test_a_rematch_made_but_its_answer_lost_is_offered_once(
     assert answer.content == (
         f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
     )
+    accepted = await accepted_in_thread(table, table.bob, table.alice, line=offers[0])
+    assert accepted is not thread
+
+
+async def test_a_rematch_posted_whose_message_cannot_be_noted_is_still_told_offered(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's rematch challenge is posted, pinging alice, but the database cannot note its
+    message: bob is told it is offered (before, he read an apology for a challenge alice sees
+    and can accept)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    last = await attackers_win(table, thread)
+    before = len(table.public_messages())
+    assert table.bot is not None
+
+    async def unwritable(challenge_id: int, message_id: int) -> None:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(table.bot.services.challenges, "set_message", unwritable)
+    pressed = await table.standin.click(last, rematch_id(last), table.bob)
+    answer = await pressed.wait_original()
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
+    )
+    offers = [m for m in table.public_messages()[before:] if "challenges you" in m.content]
+    assert len(offers) == 1
+    monkeypatch.undo()
     accepted = await accepted_in_thread(table, table.bob, table.alice, line=offers[0])
     assert accepted is not thread

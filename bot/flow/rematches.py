@@ -26,7 +26,13 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.names import account_name
 from bot.services.domain import ActiveGame, MatchTerms
-from bot.services.errors import ChannelBusy, ForeignButton, GameError, NotAPlayer
+from bot.services.errors import (
+    ChallengeNotFound,
+    ChannelBusy,
+    ForeignButton,
+    GameError,
+    NotAPlayer,
+)
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, thread_of, within_deadline
@@ -253,7 +259,16 @@ class RematchFlow:
                     )
                 ) from error
             raise
-        await services.challenges.set_message(challenge.challenge_id, posted.id)
+        # The challenge is out (its Accept works): what follows is no reason for an apology.
+        try:
+            await services.challenges.set_message(challenge.challenge_id, posted.id)
+        except (StorageError, ChallengeNotFound) as error:
+            _log.warning(
+                "Rematch challenge %s was posted, but its message could not be noted (its "
+                "expiry will not edit it): %s",
+                challenge.challenge_id,
+                error,
+            )
         if shown_here:
             answered_here(interaction)
         if quiet_until is None:
