@@ -492,3 +492,30 @@ async def test_what_only_its_reader_sees_still_comes_in_a_locked_thread(table: H
     answered = await chosen.wait_original()
     assert answered.content != LOCKED
     assert "Where does" in answered.content, answered.content
+
+
+async def test_the_time_given_back_shows_in_a_members_archived_thread_against_the_computer(
+    table: Harness,
+) -> None:
+    """carol plays the computer in the thread she started, by /move alone (answers, not posts:
+    the bot joined the thread as the match began, as with a challenge there). A moderator locks
+    and archives it for two days, then unlocks it but leaves it archived: carol's board says
+    her new deadline (before, Discord refused to let a non-member open the thread for the edit,
+    and the board kept the old one)."""
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    board = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.me, "level": 1, "time": WEEK}, channel=corner
+    )
+    assert board.components, board.content
+    table.advance(timedelta(hours=20))
+    await table.checks_run()
+    await table.standin.edit_thread(corner, archived=True, locked=True)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    await until(lambda: holds.thread_held(corner.id))  # the bot heard of the lock
+    table.advance(timedelta(days=2))
+    await timers_checked(table)  # held meanwhile
+    await table.standin.edit_thread(corner, locked=False)
+    left = timedelta(minutes=WEEK) - timedelta(hours=20)
+    deadline = f"<t:{int((table.now + left).timestamp())}:R>"
+    await table.standin.wait_until(lambda: deadline in board.content, timeout=10)

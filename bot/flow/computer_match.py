@@ -25,6 +25,7 @@ from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
     close_unused_thread,
     computer_line,
+    join_to_reopen,
     member_threads_here,
     thread_name,
     thread_not_opened,
@@ -177,6 +178,9 @@ class ComputerMatchFlow:
             unanswered=lambda started: self.flow.begin_match(started, headline=headline),
         )
         await self.flow.begin_match(active, interaction=interaction, headline=headline)
+        # Its boards may all be answers, which do not make me a member of a member's thread:
+        # I join it, or Discord would not let me open it again to edit them once archived.
+        await join_to_reopen(bot, interaction.channel)
 
     async def _open_thread(
         self,

@@ -96,11 +96,12 @@ async def _reopen(client: discord.Client, thread_id: int) -> bool:
 
 async def join_to_reopen(client: discord.Client, channel: object) -> None:
     """Join ``channel`` if it is a thread I neither started nor joined, where I just left a
-    message to edit later (a challenge, edited when it expires): Discord archives a quiet
-    thread, and "Editing a thread to set archived to false only requires the current user has
-    already been added to the thread" (Discord's Threads topic), so in a thread I am not in
-    :func:`edit_reopening` could not open it again. Joining needs the thread active (as it
-    is when a command comes from it); what stops it is logged."""
+    message to edit later (a challenge, edited when it expires; a board against the computer,
+    edited when time is given back): Discord archives a quiet thread, and "Editing a thread to
+    set archived to false only requires the current user has already been added to the
+    thread" (Discord's Threads topic), so in a thread I am not in :func:`edit_reopening` could
+    not open it again. Joining needs the thread active (as it is when a command comes from
+    it); what stops it is logged."""
     if not isinstance(channel, discord.Thread) or channel.me is not None:
         return
     if client.user is not None and channel.owner_id == client.user.id:
