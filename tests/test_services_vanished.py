@@ -152,6 +152,19 @@ async def test_no_challenge_of_a_server_the_bot_left_stays_open(services: Servic
     )
 
 
+async def test_no_match_line_is_owed_in_a_server_the_bot_left(
+    services: Services, clock: FakeClock
+) -> None:
+    """Removed from a server, the result owed on a match's line there is owed no more: Discord
+    refuses every edit there (403), which would be tried hourly for ever."""
+    ended = await thread_game(services)
+    await services.games.resign(THREAD, ALICE)
+    await services.announcements.line_owed(ended.set_id)
+    await services.vanished.guild_gone(GUILD)
+    clock.advance(LATER)
+    assert await services.announcements.lines_due() == []
+
+
 async def test_the_challenges_withdrawn_with_a_server_are_logged(
     services: Services, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -3,9 +3,9 @@
 Nobody can play, answer or read anything there any more. Every game in progress there is
 aborted as ``/abort`` aborts it (recorded, no result, unrated), and whatever would still wait on
 the place or post to it is closed: the boards owed there, open challenges (a rematch offered to
-a member is one too), open takeback requests, the archiving of its threads, and a daily
-puzzle posted there (switched off, as ``/puzzle daily off:True`` does, noting why:
-/settings and /puzzle daily say so).
+a member is one too), open takeback requests, the archiving of its threads, a server's match
+results owed on their lines, and a daily puzzle posted there (switched off, as ``/puzzle daily
+off:True`` does, noting why: /settings and /puzzle daily say so).
 """
 
 from __future__ import annotations

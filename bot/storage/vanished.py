@@ -57,8 +57,15 @@ async def close_in_channels(db: Connection, channel_ids: Sequence[int], now_us: 
 
 
 async def close_in_guild(db: Connection, guild_id: int, now_us: int) -> int:
-    """Nothing in the server ``guild_id`` is owed or waited for any more: see :func:`_close`.
-    Returns how many open challenges it withdrew."""
+    """Nothing in the server ``guild_id`` is owed or waited for any more: see :func:`_close`;
+    nor is a match's result owed on its line there, as Discord refuses every edit in a server
+    the bot left (a deleted channel's is tried until Discord answers Unknown Channel: a
+    thread's line is in its parent, which may still be there). Returns how many open
+    challenges it withdrew."""
+    await db.execute(
+        "DELETE FROM match_lines_owed WHERE set_id IN (SELECT set_id FROM sets WHERE guild_id = ?)",
+        (guild_id,),
+    )
     return await _close(db, "guild_id = ?", (guild_id,), now_us)
 
 
