@@ -240,15 +240,20 @@ class PlayerHolds(HoldKeeping):
     async def _post_held_line(self, held: _Held) -> None:
         """Post the line saying why ``held``'s clock is held, if it is owed. Once Discord took
         it (or refused it: it would refuse it again) it is owed no more, in the database too;
-        one Discord could not take now stays owed, posted when the player is next asked about
-        (:meth:`ask_again`)."""
+        one Discord could not take now, or whose language the database failed to read (raised),
+        stays owed, posted when the player is next asked about (:meth:`ask_again`)."""
         why = held.line_owed
         if why is None:
             return
         held.line_owed = None  # not posted twice meanwhile
         hold = held.hold
-        if not await self._say(hold.guild_id, hold.channel_id, hold.player_id, why):
-            held.line_owed = why
+        taken = False
+        try:  # the database failing the line's language leaves it owed too
+            taken = await self._say(hold.guild_id, hold.channel_id, hold.player_id, why)
+        finally:
+            if not taken:
+                held.line_owed = why
+        if not taken:
             return
         try:
             await self.bot.services.holds.player_line_posted(hold.channel_id)

@@ -517,6 +517,39 @@ async def test_a_hold_whose_line_a_crash_cut_off_is_posted_after_the_restart(
     await told_back(table, table.now)
 
 
+async def test_a_hold_whose_line_failed_on_the_database_is_posted_a_minute_on(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice is held at her deadline, and the database fails the line's language read: the
+    line stays owed, and the next ask a minute on posts it."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    assert table.bot is not None
+    holds = table.bot.timers.holds
+    say, failed = holds._say, asyncio.Event()
+
+    async def language_unread(
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        line: ShutOut | Told,
+        deadline: datetime | None = None,
+    ) -> bool:
+        if isinstance(line, ShutOut) and not failed.is_set():
+            failed.set()
+            raise StorageError("database is locked")
+        return await say(guild_id, channel_id, player_id, line, deadline)
+
+    monkeypatch.setattr(holds, "_say", language_unread)
+    table.advance(timedelta(hours=5))
+    await until(failed.is_set)
+    await timers_checked(table)
+    table.advance(ASK_AGAIN)
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+    assert table.bot.timers.holds.held_player(table.channel.id) == table.alice.id
+
+
 async def test_a_hold_found_a_day_past_the_deadline_is_told_like_any_other(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
