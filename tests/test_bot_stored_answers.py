@@ -27,6 +27,7 @@ from tests.bot_harness import (
 )
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.faults import Matcher
+from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_failed_set_end_posts import (
     KING_CAPTURED,
     KING_ESCAPES,
@@ -422,3 +423,26 @@ async def test_a_set_the_computers_move_ends_goes_on_though_neither_write_nor_re
     await table.checks_run(2)
     opening = await table.wait_board(lambda m: "Set 2 of 2" in m.content and OPENS in m.content)
     assert "your move as the defenders" in opening.content
+
+
+async def test_a_slow_move_where_i_may_not_view_the_channel_shows_its_board_privately(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """View Channel is denied me in #games (Send Messages left): alice's slow /move, deferred
+    privately, shows her its board privately, nothing posted into a refusal, and the outbox
+    posts it once I may (before, posted apart, refused, and told as owed: only the picker's
+    judge knew View Channel)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
+    _drawing, go_on = next_drawing_waits(monkeypatch, player_moves)
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})  # its deferral
+    posts_before = sum(_channel_posts(c.method, c.path) for c in table.standin.recorder.rest_log)
+    go_on.set()
+    answer = await record.wait_original()
+    assert answer.ephemeral
+    assert "played d1-b1." in answer.content, answer.content
+    posts = sum(_channel_posts(c.method, c.path) for c in table.standin.recorder.rest_log)
+    assert posts == posts_before
+    await table.standin.set_overwrite(table.channel, table.me)
+    await outbox_done(table)
+    assert len(boards_of(table, "d1-b1")) == 1

@@ -54,6 +54,16 @@ def played_line(
     return played + "\n" + answers_only_note(missing, lang, computer=computer)
 
 
+def may_post_here(interaction: discord.Interaction[Any], missing: list[str]) -> bool:
+    """Whether I may post a message of my own where ``interaction`` is, lacking ``missing``
+    there (:func:`bot.errors.missing_here`), which Discord refuses without View Channel too
+    (missing_here does not count it: an interaction's own answers need none of them). Attach
+    Files alone does not stop a post, whose pictures are then shown as text
+    (:func:`bot.flow.posts.pictures_or_text`). The one judge of a /move's post apart
+    (:func:`answer_publicly_if_possible`) and of a press's board (:func:`post_for_press`)."""
+    return not posting_lacks(missing) and interaction.app_permissions.view_channel
+
+
 async def answer_publicly_if_possible(
     interaction: discord.Interaction[Any],
     missing: list[str],
@@ -68,13 +78,12 @@ async def answer_publicly_if_possible(
     """Answer a /move with its public message; whether it is public, and its id.
 
     A /move deferred privately (a slow read) has its public answer posted apart, in the
-    channel, which needs the permissions I may lack (``missing``): then the player is shown
-    it privately (``privately`` if given, else ``content``; without buttons: the public board
-    has them), and the outbox posts it publicly once I may. Attach Files alone does not stop
-    that post: its pictures are already shown as text
-    (:func:`bot.flow.posts.pictures_or_text`). Posted apart, it carries ``nonce``
+    channel, which needs what I may lack there (``missing``, or View Channel): where I may not
+    post (:func:`may_post_here`, the press's judge too), the player is shown it privately
+    (``privately`` if given, else ``content``; without buttons: the public board has them),
+    and the outbox posts it publicly once I may. Posted apart, it carries ``nonce``
     (:meth:`GameFlow.owed_nonce`)."""
-    if posting_lacks(missing) and deferred_privately(interaction):
+    if deferred_privately(interaction) and not may_post_here(interaction, missing):
         await interaction.followup.send(
             privately or content, files=files, ephemeral=True, allowed_mentions=NO_PINGS
         )
@@ -82,13 +91,6 @@ async def answer_publicly_if_possible(
     return True, await answer(
         interaction, content, files=files, view=view, allowed_mentions=pings, nonce=nonce
     )
-
-
-def may_post_here(interaction: discord.Interaction[Any], missing: list[str]) -> bool:
-    """Whether I may post a message of my own where ``interaction`` is, lacking ``missing``
-    there (:func:`bot.errors.missing_here`): Attach Files alone does not stop a post, whose
-    pictures are then shown as text (:func:`bot.flow.posts.pictures_or_text`)."""
-    return not posting_lacks(missing) and interaction.app_permissions.view_channel
 
 
 async def post_for_press(
