@@ -446,3 +446,24 @@ async def test_a_slow_move_where_i_may_not_view_the_channel_shows_its_board_priv
     await table.standin.set_overwrite(table.channel, table.me)
     await outbox_done(table)
     assert len(boards_of(table, "d1-b1")) == 1
+
+
+async def test_a_pickers_board_refused_and_posted_late_says_i_was_not_allowed(
+    table: Harness,
+) -> None:
+    """Discord refuses alice's picked move's board (403: a permission taken away as she
+    pressed), and bob moves before the outbox posts it: posted late, it says I was not
+    allowed to post when it was played (before, that Discord could not be reached: only a
+    refusal of the outbox's own try was noted)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    table.standin.fail_rest(403, seconds=60, matching=first_only(_press_answers), code=50013)
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    table.standin.end_faults()
+    await table.move(table.bob, "c4-c2")
+    await outbox_done(table)
+    [late] = boards_of(table, "d1-b1")
+    assert late.content.endswith(
+        "move 2 · posted late: I was not allowed to post here when it was played."
+    ), late.content

@@ -610,7 +610,7 @@ async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_ha
     challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     active = await services.challenges.accept(challenge.challenge_id, BOB)
     await services.games.play(CHANNEL, ALICE, "d1-c1")
-    await services.announcements.refused_as_locked(active.set_id, 1)
+    await services.announcements.post_refused(active.set_id, 1, LateCause.LOCKED)
     clock.advance(timedelta(minutes=1))
     [read] = await services.announcements.due()
     assert read.late_cause is LateCause.LOCKED
@@ -623,7 +623,7 @@ async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_ha
     [read] = await services.announcements.due()
     assert read.late_cause is LateCause.LOCKED
     await services.games.play(CHANNEL, BOB, "c4-c2")
-    await services.announcements.refused_as_locked(active.set_id, 2)
+    await services.announcements.post_refused(active.set_id, 2, LateCause.LOCKED)
     asked = await services.takebacks.ask(CHANNEL, BOB)
     assert isinstance(asked, Takeback)
     clock.advance(timedelta(seconds=1))

@@ -18,6 +18,7 @@ from bot.locked_refusals import ThreadLockedForMe, locked_refusal
 from bot.services.announcements import AnnouncementService
 from bot.services.domain import MoveResult
 from bot.services.errors import BoardOwed
+from bot.storage.announcements import LateCause
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, update_message
@@ -152,10 +153,7 @@ async def played_but_locked(
     played, and that the board, owed by the outbox, is posted once the thread is unlocked (if
     moves came before it, saying it is late because the thread was locked); the thread's hold
     begins on Discord's word."""
-    try:
-        await announcements.refused_as_locked(result.game.set_id, result.game.ply)
-    except StorageError as error:  # its late post then blames Discord: not worth a refusal
-        _log.warning("Game %s: the board's lock is not noted: %s", result.game.set_id, error)
+    await note_refusal(result, LateCause.LOCKED, announcements)
     ended = result.set_end
     return await locked_refusal(
         interaction,
@@ -163,6 +161,21 @@ async def played_but_locked(
         played=str(result.record),
         match_over=ended is not None and ended.match_end is not None,
     )
+
+
+async def note_refusal(
+    result: MoveResult, cause: LateCause, announcements: AnnouncementService
+) -> None:
+    """Discord refused the flow's post of ``result``'s board (or line) for ``cause`` (the
+    thread locked, a permission missing): the board, owed, says so if posted late — the
+    outbox's own try may succeed (the thread unlocked, the permission back) and cannot tell
+    why the first failed. Not noted, the late post blames Discord: not worth a refusal."""
+    try:
+        await announcements.post_refused(result.game.set_id, result.game.ply, cause)
+    except StorageError as error:
+        _log.warning(
+            "Game %s: why its board was refused is not noted: %s", result.game.set_id, error
+        )
 
 
 async def tell_answers_only(

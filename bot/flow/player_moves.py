@@ -19,6 +19,7 @@ from bot.flow.move_answers import (
     answer_publicly_if_possible,
     board_owed,
     may_post_here,
+    note_refusal,
     owed_in_place,
     played_but_locked,
     played_line,
@@ -33,6 +34,7 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import refused_as_locked
 from bot.services.domain import MoveResult
 from bot.services.errors import BoardOwed, NoGameHere, RepetitionNeedsConfirmation
+from bot.storage.announcements import LateCause
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import deferred_privately, within_deadline
@@ -254,17 +256,18 @@ class PlayerMoves:
         its board if Discord made it all the same (``answering``: sent without the outbox's
         nonce, as :func:`made_anyway` finds it). Else the refusal that tells the player their
         move is played, its board owed to the outbox — which posts it with the nonce a post
-        apart carried, or waits, refused, until I may post (a Send Messages taken away) — or,
-        refused in a locked thread, that it waits for the thread to open. An answer Discord
-        refused as too late (the process too busy to acknowledge it in 3 seconds) is raised
-        as it is: nothing can answer the player now, the error handler logs one line, and the
-        outbox posts the board."""
+        apart carried, or waits, refused, until I may post (a Send Messages taken away: late,
+        it says I was not allowed to post, noted here) — or, refused in a locked thread, that
+        it waits for the thread to open. An answer Discord refused as too late (the process
+        too busy to acknowledge it in 3 seconds) is raised as it is: nothing can answer the
+        player now, the error handler logs one line, and the outbox posts the board."""
         if expired(interaction, failed):
             raise failed
-        if isinstance(failed, discord.Forbidden) and refused_as_locked(interaction, failed):
-            raise await played_but_locked(
-                interaction, result, self.flow.bot.services.announcements
-            ) from failed
+        announcements = self.flow.bot.services.announcements
+        if isinstance(failed, discord.Forbidden):
+            if refused_as_locked(interaction, failed):
+                raise await played_but_locked(interaction, result, announcements) from failed
+            await note_refusal(result, LateCause.REFUSED, announcements)
         if answering is not None:
             made = await made_anyway(interaction, answering, failed)
             if made is not None:

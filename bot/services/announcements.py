@@ -103,11 +103,12 @@ class AnnouncementService:
                 cause,
             )
 
-    async def refused_as_locked(self, set_id: int, ply: int) -> None:
-        """Discord refused the flow's post of the board of ``set_id`` at ``ply`` as locked: its
-        late post, if it is posted late, says a moderator had locked the thread."""
+    async def post_refused(self, set_id: int, ply: int, cause: LateCause) -> None:
+        """Discord refused the flow's post of the board of ``set_id`` at ``ply`` for ``cause``:
+        its late post, if it is posted late, says so (a moderator had locked the thread, or I
+        was not allowed to post), not that Discord could not be reached."""
         async with self._database.transaction() as db:
-            await announcements.refused_as_locked(db, set_id, ply)
+            await announcements.post_refused(db, set_id, ply, cause)
 
     async def answer_owed(self, takeback_id: int) -> None:
         """Discord refused as locked the edit of takeback request ``takeback_id``'s message

@@ -162,14 +162,15 @@ async def failed(
     )
 
 
-async def refused_as_locked(db: Connection, set_id: int, ply: int) -> None:
-    """Discord refused the flow's own post of the board of ``set_id`` at ``ply`` as locked:
-    if it is still owed, its late post says so (the outbox may post it before it tries, and
-    fails, itself: the thread unlocked at once)."""
+async def post_refused(db: Connection, set_id: int, ply: int, cause: LateCause) -> None:
+    """Discord refused the flow's own post of the board of ``set_id`` at ``ply`` for
+    ``cause`` (the thread locked, a permission missing): if it is still owed, its late post
+    says so (the outbox may post it before it tries, and fails, itself: the thread unlocked,
+    the permission given back at once)."""
     await db.execute(
         "UPDATE announcements SET late_cause = ? "
         "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
-        (LateCause.LOCKED.value, set_id, ply),
+        (cause.value, set_id, ply),
     )
 
 
