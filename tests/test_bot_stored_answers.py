@@ -11,6 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import discord
+import discord.webhook.async_
 import pytest
 
 from bot.flow import game_flow, player_moves, set_ends
@@ -24,6 +26,7 @@ from tests.bot_harness import (
     move_button,
     next_drawing_waits,
     running_bot,
+    settled,
 )
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.faults import Matcher
@@ -467,3 +470,40 @@ async def test_a_pickers_board_refused_and_posted_late_says_i_was_not_allowed(
     assert late.content.endswith(
         "move 2 · posted late: I was not allowed to post here when it was played."
     ), late.content
+
+
+class _QuickRetries:
+    """The ``asyncio`` discord.py's webhook requests (an interaction's edits) see, whose
+    pauses between their five tries after a 5xx (1 + 3 + 5 + 7 + 9 s) last no time."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    @staticmethod
+    async def sleep(delay: float, result: Any = None) -> Any:
+        return await asyncio.sleep(0, result)
+
+
+async def test_a_line_made_the_first_board_with_its_answer_lost_is_not_posted_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord refuses alice's computer game a thread, then makes the edit that turns her
+    /challenge line into its first board but loses the answer to all five of discord.py's
+    tries (503s): the line is read back, found made, and no second first board is posted
+    apart (before, one was)."""
+    assert table.bot is not None
+    await table.bot.services.settings.change(table.guild.id, threads=True)
+    table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
+    monkeypatch.setattr(discord.webhook.async_, "asyncio", _QuickRetries())
+    lost = table.standin.lose_answers(
+        503,
+        requests=5,
+        matching=lambda method, path: method == "PATCH" and path.endswith("/@original"),
+    )
+    line = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.standin.wait_until(lambda: lost.hits == 5, timeout=10)
+    await settled(table)
+    firsts = [m for m in table.public_messages() if "would not let me open a thread" in m.content]
+    assert [m.id for m in firsts] == [line.id], [m.content for m in firsts]
+    boards = table.bot.services.boards
+    await eventually(lambda: boards.live_board(table.channel.id), line.id)

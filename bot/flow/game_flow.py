@@ -18,6 +18,7 @@ from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
+from bot.flow.lost_answers import edit_made
 from bot.flow.members import Members
 from bot.flow.outbox import Outbox
 from bot.flow.place_lookup import PlaceLookup
@@ -146,7 +147,9 @@ class GameFlow:
         Posted in the channel, it carries ``nonce`` (an owed board's: see :meth:`owed_nonce`).
         ``into_answer``: the interaction's answer is out already, and becomes this post (an
         edit, which pings nobody); one Discord will not edit leaves it, and this is posted
-        in the channel.
+        in the channel — unless the edit, failing as one Discord may have made all the same
+        (a 5xx at each of discord.py's tries, no answer), is read back made
+        (:func:`edit_made`).
 
         Returns the message's id.
         """
@@ -161,6 +164,10 @@ class GameFlow:
                 )
                 return edited.id
             except (discord.HTTPException, *UNREACHABLE) as error:
+                made = await edit_made(interaction, content, error)
+                if made is not None:
+                    _log.info("The edit of an answer into its post was made, only lost")
+                    return made
                 _log.warning("Could not edit an answer into its post; posted apart: %r", error)
                 for file in files or ():
                     file.reset()

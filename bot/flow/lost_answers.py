@@ -120,3 +120,29 @@ async def made_anyway(
             unknown,
         )
     return None
+
+
+async def edit_made(
+    interaction: discord.Interaction[Any], content: str, error: BaseException
+) -> int | None:
+    """The id of ``interaction``'s answer if the edit making it ``content``, which failed with
+    ``error``, was made all the same (discord.py tries an interaction's edit five times after
+    a 5xx, and Discord makes each that lands); None if it was not — or if Discord cannot say
+    now (then the caller posts it apart: shown twice beats never shown)."""
+    if not maybe_made(error):
+        return None
+    try:
+        # discord.py keeps the answer as first read: read it again, by its id.
+        known: discord.Message = await interaction.original_response()
+        original: discord.Message = await interaction.followup.fetch_message(known.id)
+    except discord.NotFound:
+        return None  # deleted: nothing to edit, so it is posted apart
+    except (discord.HTTPException, *UNREACHABLE) as unknown:
+        _log.warning(
+            "Interaction %s: cannot tell whether its answer was edited (%r): posted apart, it "
+            "may show twice",
+            interaction.id,
+            unknown,
+        )
+        return None
+    return original.id if original.content.strip() == content.strip() else None
