@@ -17,6 +17,7 @@ import pytest
 
 from bot.flow import game_flow, player_moves, set_ends
 from bot.flow.posts import board_post
+from bot.services.boards import BoardService
 from bot.services.games import GameService
 from bot.storage.errors import DatabaseUnavailable
 from tests.bot_harness import (
@@ -507,3 +508,33 @@ async def test_a_line_made_the_first_board_with_its_answer_lost_is_not_posted_ag
     assert [m.id for m in firsts] == [line.id], [m.content for m in firsts]
     boards = table.bot.services.boards
     await eventually(lambda: boards.live_board(table.channel.id), line.id)
+
+
+async def test_a_board_out_whose_record_failed_is_not_told_as_lost_nor_posted_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /move is answered with its board, then the database fails to record it out:
+    she reads no storage sentence (her move and its board are out), and once the database
+    answers the outbox records the board, not posting it again (before, she read that the
+    database failed, and a second board came; a /move's answer carries no nonce)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    board_posted = BoardService.board_posted
+    failed: list[bool] = []
+
+    async def fails_once(self: BoardService, *args: Any, **kwargs: Any) -> Any:
+        if not failed:
+            failed.append(True)
+            raise DatabaseUnavailable("the database went away")
+        return await board_posted(self, *args, **kwargs)
+
+    monkeypatch.setattr(BoardService, "board_posted", fails_once)
+    record = await table.slash(table.alice, "move", {"move": "d1-b1"})
+    answer = await record.wait_original()
+    assert not answer.ephemeral
+    await settled(table)
+    assert failed
+    assert record.followups == []
+    await outbox_done(table)
+    assert [m.id for m in boards_of(table, "d1-b1")] == [answer.id]
+    assert table.bot is not None
+    assert await table.bot.services.announcements.message_of(1, 1) == answer.id

@@ -96,8 +96,5 @@ class Departures:
             gone,
             following.set_number,
         )
-        try:
-            await self.flow.announced(walkover.game, None)
-        except StorageError as error:  # then the outbox posts the walkover's board as well
-            _log.warning("Set %s: its walkover not noted as told: %r", walkover.game.set_id, error)
+        await self.flow.announced(walkover.game, None)  # told with the set's end
         return replace(end, next_game=None, match_end=walkover.match_end, walkover=walkover)

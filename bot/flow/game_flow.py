@@ -207,8 +207,19 @@ class GameFlow:
             return secrets.token_hex(8)
 
     async def announced(self, active: ActiveGame, message_id: int | None) -> None:
-        """The board after ``active``'s last move is out: the outbox need not post it."""
-        await self.bot.services.announcements.delivered(active.set_id, active.ply, message_id)
+        """The board after ``active``'s last move is out: the outbox need not post it. If the
+        database cannot record that now, the outbox records it once it can
+        (:meth:`Outbox.record_later`)."""
+        delivered = self.bot.services.announcements.delivered
+        try:
+            await delivered(active.set_id, active.ply, message_id)
+        except StorageError as error:
+            self.outbox.record_later(
+                active.set_id,
+                active.ply,
+                error,
+                lambda: delivered(active.set_id, active.ply, message_id),
+            )
 
     async def board_out(
         self, active: ActiveGame, message_id: int | None, end: SetEnd | None = None
@@ -217,7 +228,23 @@ class GameFlow:
         did) is out as ``message_id``, both recorded in one transaction: the outbox need not
         post it, and it is the game's board with buttons (the one before loses them) — unless
         a move landed meanwhile, in the set whose buttons it carries (``active``, or the next
-        set's): then it is an old picture, and its own buttons come off instead."""
+        set's): then it is an old picture, and its own buttons come off instead.
+
+        The move and its board are out whatever the database says now: if it cannot record
+        them, nobody is told it failed (told so, a player would play the move again), and the
+        outbox records them once it can, instead of posting the board again
+        (:meth:`Outbox.record_later`)."""
+        try:
+            await self._board_out(active, message_id, end)
+        except StorageError as error:
+            self.outbox.record_later(
+                active.set_id, active.ply, error, lambda: self._board_out(active, message_id, end)
+            )
+
+    async def _board_out(
+        self, active: ActiveGame, message_id: int | None, end: SetEnd | None
+    ) -> None:
+        """:meth:`board_out`, raising the database's trouble."""
         if end is None:
             shows: ActiveGame | None = active
         else:  # the next set's opening board, or the match's end (its Rematch button)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING
 
 import discord
@@ -78,6 +78,9 @@ class Outbox:
         """The boards (set, ply) the flow is posting itself right now (:meth:`posting`), with
         how many posts claim each: a move's board and the final board of a set resigned at
         that move are owed at the same ply, and may be posted at once."""
+        self._unrecorded: dict[tuple[int, int], Callable[[], Awaitable[None]]] = {}
+        """The boards (set, ply) the flow posted but the database could not record as out,
+        each with the write that records it (:meth:`record_later`)."""
 
     @contextlib.contextmanager
     def posting(self) -> Iterator[Callable[[int, int], None]]:
@@ -107,6 +110,27 @@ class Outbox:
                 if self._posting[board] <= 0:
                     del self._posting[board]
 
+    def record_later(
+        self,
+        set_id: int,
+        ply: int,
+        error: StorageError,
+        record: Callable[[], Awaitable[None]],
+    ) -> None:
+        """The flow posted the board of ``set_id`` at ``ply``, but the database failed
+        (``error``) to record it out: when it falls due, :meth:`deliver` makes that write
+        (``record``) instead of posting it again — a board that was an interaction's answer
+        carries no nonce, and a nonce holds only minutes. Kept in memory: after a restart the
+        board is posted again (Discord returns one posted with its nonce in the past few
+        minutes)."""
+        _log.warning(
+            "Board of game %s at ply %s is out but not recorded (recorded later): %s",
+            set_id,
+            ply,
+            error,
+        )
+        self._unrecorded[set_id, ply] = record
+
     async def deliver(self) -> None:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
 
@@ -119,6 +143,14 @@ class Outbox:
                 continue  # dropped with the first of its boards
             if (row.set_id, row.ply) in self._posting:
                 continue  # the flow is posting it (slowly): it is owed only if that fails
+            record = self._unrecorded.pop((row.set_id, row.ply), None)
+            if record is not None:
+                try:
+                    await record()  # out: a board owed anew since, at that ply, stays owed
+                except StorageError:
+                    self._unrecorded[row.set_id, row.ply] = record
+                    raise  # the database's trouble: the timers say so and try again
+                continue
             try:
                 message_id = await self._post_owed_board(row)
             except (discord.HTTPException, *UNREACHABLE) as error:
