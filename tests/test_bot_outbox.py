@@ -14,9 +14,18 @@ import pytest
 from bot.flow.outbox import late_cause, late_line
 from bot.i18n import ENGLISH
 from engine import Game
-from tests.bot_harness import Harness, eventually, running_bot, settled, timers_checked
-from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.bot_harness import (
+    Harness,
+    challenge_id,
+    eventually,
+    running_bot,
+    settled,
+    timers_checked,
+)
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin.faults import Matcher
 from tests.discord_standin.model import SEND_MESSAGES
+from tests.test_bot_stored_answers import first_only, owed_sentence, step_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -310,3 +319,53 @@ def test_a_late_boards_line_says_why_its_post_failed() -> None:
         "move 2 · posted late: I was not allowed to post here when it was played.",
         "move 2 · posted late: Discord could not be reached when it was played.",
     ]
+
+
+def _posts_in(channel: FakeChannel) -> Matcher:
+    """Matches the bot's posts in ``channel``."""
+    path = f"/channels/{channel.id}/messages"
+    return lambda method, wanted: method == "POST" and wanted == path
+
+
+async def test_a_board_rate_limited_long_waits_as_told_and_holds_up_no_other_channel(
+    table: Harness,
+) -> None:
+    """Discord answers every post in #games with 429, to wait two minutes: alice's picked
+    move's board, owed, is tried again only once those two minutes are up (before, at every
+    check, about every 10 s, into the same limit), while the board owed in #lobby is posted at
+    the first check; alice's is posted once, after."""
+    lobby = table.guild.channel("lobby")
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    offered = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.carol, "sets": 1}, channel=lobby
+    )
+    await table.standin.click(offered, f"challenge:accept:{challenge_id(offered)}", table.carol)
+    other = await table.wait_board(channel=lobby)
+    limited = table.standin.rate_limit(
+        retry_after=120, requests=1000, matching=_posts_in(table.channel)
+    )
+
+    async def played_and_owed(on: StoredMessage) -> None:
+        where, select = await step_two(table, on)
+        await table.standin.select(where, select, table.alice, ["d1-b1"])
+        await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"))
+
+    await played_and_owed(board)
+    # Refused once in #lobby (a permission taken away, given back): owed there too.
+    table.standin.fail_rest(403, seconds=60, code=50013, matching=first_only(_posts_in(lobby)))
+    await played_and_owed(other)
+
+    def boards_in(channel: FakeChannel) -> list[StoredMessage]:
+        told = [m for m in table.public_messages(channel) if "played d1-b1." in m.content]
+        return [m for m in told if any(a.filename.endswith(".png") for a in m.attachments)]
+
+    for _ in range(9):  # 126 s: the outbox's first try, at 14 s, waits until 134 s
+        table.advance(timedelta(seconds=14))
+        await table.checks_run(1)
+    assert limited.hits == 2  # the press's post, and the outbox's first
+    assert len(boards_in(lobby)) == 1
+    assert boards_in(table.channel) == []
+    table.standin.end_faults()
+    table.advance(timedelta(seconds=10))  # the wait is up
+    await table.checks_run(2)
+    assert len(boards_in(table.channel)) == 1

@@ -634,6 +634,26 @@ async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_ha
     assert owed == {1: None, 2: None}
 
 
+async def test_a_board_held_back_by_a_rate_limit_waits_keeping_its_tries_and_cause(
+    services: Services, clock: FakeClock
+) -> None:
+    """A board held back (Discord asked its channel's posts to wait) is not due before then,
+    keeps its count of tries and why it is late, and a shorter hold never brings it forward."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.announcements.post_refused(active.set_id, 1, LateCause.REFUSED)
+    clock.advance(timedelta(minutes=1))
+    [read] = await services.announcements.due()
+    await services.announcements.held_back(read, clock() + timedelta(minutes=2))
+    await services.announcements.held_back(read, clock() + timedelta(seconds=30))
+    clock.advance(timedelta(minutes=1, seconds=59))
+    assert await services.announcements.due() == []
+    clock.advance(timedelta(seconds=1))
+    [again] = await services.announcements.due()
+    assert (again.attempts, again.late_cause) == (read.attempts, LateCause.REFUSED)
+
+
 async def test_a_takeback_answer_owed_is_tried_with_pauses_until_it_is_shown(
     services: Services, clock: FakeClock
 ) -> None:

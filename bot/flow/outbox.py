@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
@@ -69,6 +71,15 @@ def late_cause(error: BaseException) -> LateCause | None:
     return LateCause.REFUSED if isinstance(error, discord.Forbidden) else None
 
 
+class Route(enum.Enum):
+    """The requests of the outbox that Discord rate-limits apart, in each channel."""
+
+    POST = enum.auto()
+    """Posting a board."""
+    EDIT = enum.auto()
+    """Editing a takeback request's message to show how it ended."""
+
+
 class Outbox:
     """Posts what is owed, with retries (the services keep what is owed and when to retry)."""
 
@@ -78,6 +89,10 @@ class Outbox:
         """The boards (set, ply) the flow is posting itself right now (:meth:`posting`), with
         how many posts claim each: a move's board and the final board of a set resigned at
         that move are owed at the same ply, and may be posted at once."""
+        self._waits: dict[tuple[Route, int], datetime] = {}
+        """Until when Discord asked my posts (or edits) in a channel to wait: a 429 longer
+        than discord.py waits (discord.RateLimited). Discord limits each route in each
+        channel apart, so the others' boards go on."""
         self._unrecorded: dict[tuple[int, int], Callable[[], Awaitable[None]]] = {}
         """The boards (set, ply) the flow posted but the database could not record as out,
         each with the write that records it (:meth:`record_later`)."""
@@ -143,6 +158,10 @@ class Outbox:
                 continue  # dropped with the first of its boards
             if (row.set_id, row.ply) in self._posting:
                 continue  # the flow is posting it (slowly): it is owed only if that fails
+            until = self._waiting(Route.POST, row.channel_id)
+            if until is not None:  # not tried into the rate limit: its turn comes after
+                await services.announcements.held_back(row, until)
+                continue
             record = self._unrecorded.pop((row.set_id, row.ply), None)
             if record is not None:
                 try:
@@ -168,6 +187,10 @@ class Outbox:
                 if unknown_channel(error):
                     gone.add(row.channel_id)
                     await self.flow.vanished.channel_gone(row.channel_id, Gone.UNKNOWN)
+                    continue
+                if isinstance(error, discord.RateLimited):
+                    until = self._wait(Route.POST, row.channel_id, error)
+                    await services.announcements.failed(row, not_before=until)
                     continue
                 refused = not isinstance(error, UNREACHABLE)
                 log = _log.warning if refused and row.attempts == 0 else _log.info
@@ -196,6 +219,8 @@ class Outbox:
             if owed.message_id is None:
                 await services.announcements.answer_shown(owed)
                 continue
+            if self._waiting(Route.EDIT, owed.channel_id) is not None:
+                continue  # tried again once Discord's wait there is up
             lang = await self.flow.server_language(owed.guild_id)
             message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
                 owed.message_id
@@ -212,6 +237,10 @@ class Outbox:
                 if isinstance(error, discord.NotFound):  # the message, or its channel, is gone
                     await services.announcements.answer_shown(owed)
                     continue
+                if isinstance(error, discord.RateLimited):
+                    until = self._wait(Route.EDIT, owed.channel_id, error)
+                    await services.announcements.answer_failed(owed, not_before=until)
+                    continue
                 refused = not isinstance(error, UNREACHABLE)
                 _log.info("Takeback %s's answer not shown yet: %r", owed.takeback_id, error)
                 await services.announcements.answer_failed(owed, refused=refused)
@@ -223,6 +252,24 @@ class Outbox:
                 await services.announcements.answer_failed(owed, refused=True)
                 continue
             await services.announcements.answer_shown(owed)
+
+    def _wait(self, route: Route, channel_id: int, limited: discord.RateLimited) -> datetime:
+        """Discord asked ``route`` in ``channel_id`` to wait ``limited.retry_after`` seconds
+        (longer than discord.py waits): until when nothing more is sent there."""
+        until = self.flow.bot.clock() + timedelta(seconds=limited.retry_after)
+        self._waits[route, channel_id] = until
+        _log.info("Channel %s asked to wait until %s (%s)", channel_id, until, route.name)
+        return until
+
+    def _waiting(self, route: Route, channel_id: int) -> datetime | None:
+        """Until when ``route`` in ``channel_id`` still waits (:meth:`_wait`), if it does."""
+        until = self._waits.get((route, channel_id))
+        if until is None:
+            return None
+        if until <= self.flow.bot.clock():
+            del self._waits[route, channel_id]
+            return None
+        return until
 
     async def _post_owed_board(self, row: AnnouncementRow) -> int | None:
         """Post the board of ``row.set_id`` as it stood after move ``row.ply``; None if

@@ -12,7 +12,7 @@ the edit of a match's line to show its result that Discord did not take at the m
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.services.clock import Clock
 from bot.shards import Shards
@@ -86,22 +86,32 @@ class AnnouncementService:
             return await announcements.due(db, to_us(self._clock()), limit, self._shards)
 
     async def failed(
-        self, row: AnnouncementRow, *, refused: bool = False, cause: LateCause | None = None
+        self,
+        row: AnnouncementRow,
+        *,
+        refused: bool = False,
+        cause: LateCause | None = None,
+        not_before: datetime | None = None,
     ) -> None:
         """Posting ``row`` failed: try again after a pause that doubles with every failure, up
         to ``RETRY_MAX`` — or, when Discord refused it (a 4xx: no permission, the channel gone,
         the thread locked), up to ``REFUSED_RETRY_MAX``: that lasts until someone changes
-        something. ``cause``: why Discord refused it, which its late post tells (none: it
-        could not be reached)."""
+        something — and not before ``not_before`` (a rate limit's end). ``cause``: why Discord
+        refused it, which its late post tells (none: it could not be reached)."""
+        next_try = self._clock() + _pause(row.attempts, refused=refused)
+        if not_before is not None:
+            next_try = max(next_try, not_before)
         async with self._database.transaction() as db:
             await announcements.failed(
-                db,
-                row.set_id,
-                row.ply,
-                row.created_us,
-                to_us(self._clock() + _pause(row.attempts, refused=refused)),
-                cause,
+                db, row.set_id, row.ply, row.created_us, to_us(next_try), cause
             )
+
+    async def held_back(self, row: AnnouncementRow, until: datetime) -> None:
+        """``row`` is not tried before ``until``: Discord asked the posts in its channel to
+        wait (a rate limit), and trying it would only be refused so again. Its count of
+        tries and its late cause stay as they are."""
+        async with self._database.transaction() as db:
+            await announcements.held_back(db, row.set_id, row.ply, row.created_us, to_us(until))
 
     async def post_refused(self, set_id: int, ply: int, cause: LateCause) -> None:
         """Discord refused the flow's post of the board of ``set_id`` at ``ply`` for ``cause``:
@@ -126,15 +136,16 @@ class AnnouncementService:
         async with self._database.transaction() as db:
             await announcements.answer_shown(db, owed.takeback_id)
 
-    async def answer_failed(self, owed: OwedAnswer, *, refused: bool = False) -> None:
+    async def answer_failed(
+        self, owed: OwedAnswer, *, refused: bool = False, not_before: datetime | None = None
+    ) -> None:
         """Editing ``owed``'s message failed: try again after a pause, as for a board
         (:meth:`failed`)."""
+        next_try = self._clock() + _pause(owed.attempts, refused=refused)
+        if not_before is not None:
+            next_try = max(next_try, not_before)
         async with self._database.transaction() as db:
-            await announcements.answer_failed(
-                db,
-                owed.takeback_id,
-                to_us(self._clock() + _pause(owed.attempts, refused=refused)),
-            )
+            await announcements.answer_failed(db, owed.takeback_id, to_us(next_try))
 
     async def line_owed(self, set_id: int) -> None:
         """Discord did not take the edit of the line of the match whose last set is ``set_id``

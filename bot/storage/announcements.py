@@ -162,6 +162,16 @@ async def failed(
     )
 
 
+async def held_back(db: Connection, set_id: int, ply: int, owed_us: int, next_try_us: int) -> None:
+    """The board owed since ``owed_us`` is not tried before ``next_try_us`` (Discord asked
+    the posts in its channel to wait): its tries and why the last failed stay as they are."""
+    await db.execute(
+        "UPDATE announcements SET next_try_us = ? WHERE set_id = ? AND ply = ? "
+        "AND created_us = ? AND delivered_us IS NULL AND next_try_us < ?",
+        (next_try_us, set_id, ply, owed_us, next_try_us),
+    )
+
+
 async def post_refused(db: Connection, set_id: int, ply: int, cause: LateCause) -> None:
     """Discord refused the flow's own post of the board of ``set_id`` at ``ply`` for
     ``cause`` (the thread locked, a permission missing): if it is still owed, its late post
