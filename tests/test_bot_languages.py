@@ -211,3 +211,26 @@ async def test_public_stats_are_in_the_servers_language(table: Harness) -> None:
     assert embed["description"] == (
         f"Noch kein Rätsel beendet: `/{table.shown_name('puzzle play', 'de')}` gibt dir eins."
     )
+
+
+async def test_a_german_analysis_names_the_computer_with_its_level_in_german(
+    table: Harness,
+) -> None:
+    """/analyse of a game against the computer in a German server names it "Brandubh (Stufe 1)"
+    as the boards do, where it said "Brandubh (level 1)" in English."""
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    start = await table.slash(
+        table.alice, "challenge", {"opponent": table.me, "level": 1, "sets": 1}
+    )
+    await start.wait_original()
+    await table.move(table.alice, "d1-b1")
+    await table.wait_board(lambda m: "(Stufe 1)** (Verteidiger) zog" in m.content)
+    asked = await table.reply_text(table.alice, "resign")
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("resign:")]
+    await table.standin.click(asked, confirm, table.alice)
+    await table.wait_board(lambda m: "gewinnt die Partie" in m.content)
+    review = await (await table.slash(table.carol, "analyse")).wait_original(
+        lambda m: bool(m.attachments), timeout=60
+    )
+    assert "alice (Angreifer) gegen Brandubh (Stufe 1) (Verteidiger)." in review.content
+    assert "level" not in review.content

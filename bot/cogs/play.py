@@ -19,6 +19,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped
 from bot.services.domain import GameExport, MatchExport
 from bot.services.errors import NotAPlayer
+from bot.services.records import AT_LEVEL
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.games import hidden_for
@@ -135,13 +136,16 @@ class Play(commands.Cog):
         guild_id = interaction.guild_id
 
         async def chosen() -> MatchExport:
+            # Read for the channel, in the server's language (names included).
+            words = await self.bot.flow.server_language(guild_id)
             # Who may see the game's place may be asked of Discord: inside the deadline too.
             return await self.bot.services.records.export_match(
                 guild_id,
                 set_id=game,
                 channel_id=None if game is not None else interaction.channel_id,
                 hidden=await hidden_for(interaction, game),
-                unnamed=(await self.bot.flow.server_language(guild_id))._("a player"),
+                unnamed=words._("a player"),
+                at_level=words.gettext(AT_LEVEL),
             )
 
         exported = await within_deadline(interaction, chosen(), ephemeral=True)

@@ -30,6 +30,7 @@ from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped
 from bot.services.analysis import SetToAnalyse
 from bot.services.errors import GameError
+from bot.services.records import AT_LEVEL
 from bot.storage.errors import StorageError
 from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.games import hidden_for
@@ -77,14 +78,16 @@ class AnalysisFlow:
         guild_id = interaction.guild_id
 
         async def choose() -> SetToAnalyse:
+            # Read for the channel, in the server's language (names included).
+            words = await self.bot.flow.server_language(guild_id)
             # Who may see the set's place may be asked of Discord: inside the deadline too.
             return await self.bot.services.analyses.choose(
                 guild_id,
                 set_id=set_id,
                 channel_id=None if set_id is not None else interaction.channel_id,
                 hidden=await hidden_for(interaction, set_id),
-                # The review is posted for the channel, in the server's language.
-                unnamed=(await self.bot.flow.server_language(guild_id))._("a player"),
+                unnamed=words._("a player"),
+                at_level=words.gettext(AT_LEVEL),
             )
 
         chosen = await within_deadline(interaction, choose(), ephemeral=True)

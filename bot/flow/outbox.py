@@ -37,6 +37,7 @@ from bot.i18n import Language
 from bot.names import escaped
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
+from bot.services.records import AT_LEVEL
 from bot.storage.announcements import AnnouncementRow, LateCause
 from bot.storage.errors import StorageError
 from bot.thread_locks import refused_for_lock
@@ -324,7 +325,9 @@ class Outbox:
             elif _still_thinking(sent, lang):  # the flow's line, its answer lost: I still think
                 await self.flow.computer_turns.line_found(active, sent.id, channel, lang)
             return sent.id
-        exported = await services.records.export(set_id=set_id, unnamed=lang._("a player"))
+        exported = await services.records.export(
+            set_id=set_id, unnamed=lang._("a player"), at_level=lang.gettext(AT_LEVEL)
+        )
         game = exported.game
         if game.ply < ply:
             return None  # taken back: that move is no longer part of the game

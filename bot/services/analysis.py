@@ -15,7 +15,7 @@ from bot.i18n import Listing, Text, _, command
 from bot.services.clock import Clock
 from bot.services.domain import HiddenPlaces
 from bot.services.errors import NoGameHere, NotAnalysable, StillPlaying
-from bot.services.records import RecordService, check_shown
+from bot.services.records import AT_LEVEL, RecordService, check_shown
 from bot.shards import EVERY, Shards
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
@@ -77,9 +77,12 @@ class AnalysisService:
         channel_id: int | None = None,
         hidden: HiddenPlaces | None = None,
         unnamed: str,
+        at_level: str = AT_LEVEL,
     ) -> SetToAnalyse:
         """The set ``set_id`` of this server, or the newest finished set of ``channel_id``
-        (a player whose name the bot was never told called ``unnamed``: "a player").
+        (a player whose name the bot was never told called ``unnamed``: "a player"; the
+        computer named with its level as ``at_level``, as in
+        :meth:`~bot.services.records.RecordService.export`).
 
         Raises NoGameHere when there is none (or ``set_id`` was played in a place of
         ``hidden``: :func:`~bot.services.records.check_shown`), StillPlaying while its match
@@ -139,7 +142,7 @@ class AnalysisService:
                         set=playing,
                     )
                 )
-        exported = await self._records.export(set_id=set_id, unnamed=unnamed)
+        exported = await self._records.export(set_id=set_id, unnamed=unnamed, at_level=at_level)
         if not exported.game.records:
             raise NoGameHere(
                 _("Game {game} ended before any move: there is nothing to analyse.", game=set_id)

@@ -29,6 +29,10 @@ from bot.storage.times import duration, from_us
 from engine import Side, write_record
 from engine.record import DATE_FORMAT, LEFT_SERVER_TAG
 
+AT_LEVEL = "{name} (level {level})"
+"""The computer named with its level, as every line names it ("Brandubh (level 4)"): the
+catalogs' message, which a caller passes translated (``lang.gettext(AT_LEVEL)``)."""
+
 
 class RecordService:
     """The games in progress, match terms, and OpenTafl exports."""
@@ -127,11 +131,17 @@ class RecordService:
         return GamesPage(guild_id, player_id, offset, limit, total, listed)
 
     async def export(
-        self, *, set_id: int | None = None, channel_id: int | None = None, unnamed: str
+        self,
+        *,
+        set_id: int | None = None,
+        channel_id: int | None = None,
+        unnamed: str,
+        at_level: str = AT_LEVEL,
     ) -> GameExport:
         """A set's OpenTafl record (player names, set, date and game number as tags) and
         engine game for a replay; a player whose name the bot was never told is called
-        ``unnamed`` ("a player" in the reader's language), never by an id.
+        ``unnamed`` ("a player" in the reader's language), never by an id, and the computer
+        by its name and level as ``at_level`` (:data:`AT_LEVEL` in the reader's language).
 
         Give ``set_id``, or ``channel_id`` for the channel's current or latest game. Raises
         NoGameHere when there is none.
@@ -145,7 +155,7 @@ class RecordService:
                 raise NoGameHere(_("Say which game to export."))
             if row is None:
                 raise NoGameHere(_("There is no game to export here."))
-            return await self._export(db, row, unnamed)
+            return await self._export(db, row, unnamed, at_level)
 
     async def export_match(
         self,
@@ -155,10 +165,12 @@ class RecordService:
         channel_id: int | None = None,
         hidden: HiddenPlaces | None = None,
         unnamed: str,
+        at_level: str = AT_LEVEL,
     ) -> MatchExport:
         """Every set of a match: the channel's latest match (or, if newer, the latest finished
         match of a thread the bot started there), or the match of a finished set; a player
-        whose name the bot was never told is called ``unnamed``, as in :meth:`export`.
+        whose name the bot was never told is called ``unnamed``, and the computer named with
+        its level as ``at_level``, as in :meth:`export`.
 
         With ``set_id`` the set must be a finished set of ``guild_id``, not played in (a thread
         of) one of the places ``hidden``, and only the match's finished sets are exported (a
@@ -194,20 +206,19 @@ class RecordService:
                 for each in await sets.match_sets(db, row.match_id)
                 if here or each.status != sets.ACTIVE
             ]
-            exports = tuple([await self._export(db, each, unnamed) for each in exported])
+            exports = tuple([await self._export(db, each, unnamed, at_level) for each in exported])
         return MatchExport(row.match_id, exports)
 
-    async def _export(self, db: Connection, row: SetRow, unnamed: str) -> GameExport:
+    async def _export(self, db: Connection, row: SetRow, unnamed: str, at_level: str) -> GameExport:
         game = await self._cache.load(db, row)
         names = await players.names(db, row.guild_id, [row.attacker_id, row.defender_id])
         attacker = names.get(row.attacker_id, unnamed)
         defender = names.get(row.defender_id, unnamed)
         if row.computer_id is not None and row.computer_level is not None:
-            level = f" (level {row.computer_level})"
             if row.computer_id == row.attacker_id:
-                attacker += level
+                attacker = at_level.format(name=attacker, level=row.computer_level)
             else:
-                defender += level
+                defender = at_level.format(name=defender, level=row.computer_level)
         tags = {
             "attackers": attacker,
             "defenders": defender,
