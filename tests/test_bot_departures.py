@@ -418,3 +418,19 @@ async def test_a_set_2_that_began_and_was_lost_by_leaving_is_no_walkover(table: 
     ]
     message = await (await table.slash(table.alice, "export")).wait_followup()
     assert message.content.endswith("\nSet 2 has no moves, so it has no replay."), message.content
+
+
+async def test_the_analysis_of_a_set_lost_by_leaving_says_so(table: Harness) -> None:
+    """/analyse of a set bob lost by leaving the server says he left, as its end did and
+    /export does, where it said he ran out of time (the set is recorded as lost on time)."""
+    await table.challenge_accepted(table.carol, table.bob, time=60, sets=1)
+    await table.move(table.carol, "d1-b1")
+    await table.move(table.bob, "c4-c2")
+    await table.standin.remove_member(table.bob)
+    table.advance(timedelta(minutes=31))  # carol's reminder finds bob gone
+    await table.wait_board(lambda m: "left the server" in m.content)
+    review = await (await table.slash(table.alice, "analyse")).wait_original(
+        lambda m: bool(m.attachments), timeout=60
+    )
+    assert "The attackers win: the defenders left the server." in review.content, review.content
+    assert "ran out of time" not in review.content

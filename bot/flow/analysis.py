@@ -422,6 +422,7 @@ def _pictures(
             width=width or REPLAY_WIDTH,
             annotations=annotations,
             words=lang,
+            left_server=chosen.left_by is not None,
         )
 
     [replay] = fit_pictures([draw], picture_budget(upload_limit, graph))
@@ -525,7 +526,8 @@ def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLI
         )
     ]
     if chosen.outcome is not None:
-        sentences.append(lang.render(outcome_text(chosen.outcome)))
+        left_server = chosen.left_by is not None
+        sentences.append(lang.render(outcome_text(chosen.outcome, left_server=left_server)))
     sentences.append(lang.n_("{count} move was played.", "{count} moves were played.", game.ply))
     lines = [lang._("{title}: {summary}", title=title, summary=" ".join(sentences))]
     for side in (Side.ATTACKERS, Side.DEFENDERS):

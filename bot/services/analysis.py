@@ -19,7 +19,7 @@ from bot.services.records import AT_LEVEL, RecordService, check_shown
 from bot.shards import EVERY, Shards
 from bot.storage import Database, analyses, sets
 from bot.storage.times import to_us
-from engine import RULESETS, Game, Outcome, get_ruleset
+from engine import RULESETS, Game, Outcome, Side, get_ruleset
 from engine.analysis import (
     ANALYSIS_NODES,
     CALIBRATED_RULESETS,
@@ -50,6 +50,9 @@ class SetToAnalyse:
     set_number: int
     sets_total: int
     outcome: Outcome | None
+    left_by: Side | None = None
+    """The side whose player had left the server, and so lost the set (recorded as lost on
+    time, :attr:`~bot.services.domain.GameExport.left_by`)."""
 
     def nodes(self, per_position: int = ANALYSIS_NODES) -> int:
         """The search budget per position for this set (smaller for very long sets)."""
@@ -155,6 +158,7 @@ class AnalysisService:
             set_number=row.set_number,
             sets_total=row.sets_total,
             outcome=exported.game.outcome,
+            left_by=exported.left_by,
         )
 
     async def claim(self, user_id: int, set_id: int) -> int | None:
