@@ -59,7 +59,12 @@ def describe_scene(scene: Scene) -> str:
     label = set_label(scene.players)
     if scene.outcome is not None:
         head.append(result_sentence(scene))
-        head.append(words.n_("{count} move was played.", "{count} moves were played.", scene.ply))
+        if scene.ply == 0:
+            head.append(words._("No move was played."))
+        else:
+            head.append(
+                words.n_("{count} move was played.", "{count} moves were played.", scene.ply)
+            )
     elif scene.to_move is scene.players.you and scene.to_move is Side.ATTACKERS:
         head.append(words._("Your move (attackers), move {number}.", number=scene.move_number))
     elif scene.to_move is scene.players.you:

@@ -155,7 +155,7 @@ async def test_an_opponent_who_left_loses_at_the_reminder_of_the_player_to_move(
     over = await table.wait_board(lambda m: "left the server" in m.content)
     bob, carol = f"<@{table.bob.id}>", f"<@{table.carol.id}>"
     assert over.content.splitlines() == [
-        "**Set 1 of 2 is over** after 0 moves. The attackers win: the defenders left the server.",
+        "**Set 1 of 2 is over** before any move. The attackers win: the defenders left the server.",
         f"{carol} wins the set.",
         f"It is not rated: {bob} never moved in it.",
         f"Set 2 is not played: {carol} wins it without a move.",
@@ -412,7 +412,7 @@ async def test_a_set_2_that_began_and_was_lost_by_leaving_is_no_walkover(table: 
         f"Set 2 starts with sides swapped: {bob} attacks, {alice} defends.",
     ]
     assert two.splitlines()[:3] == [
-        "**Set 2 of 2 is over** after 0 moves. The defenders win: the attackers left the server.",
+        "**Set 2 of 2 is over** before any move. The defenders win: the attackers left the server.",
         f"{alice} wins the set.",
         f"It is not rated: {bob} never moved in it.",
     ]

@@ -1081,7 +1081,7 @@ async def test_board_and_resignation_answer_as_text_where_i_may_not_attach_files
     assert over.attachments == []
     assert f"<@{table.bob.id}> wins the game." in over.content
     assert BOARD_AS_TEXT in over.content
-    assert "0 moves were played. The king is on d4." in over.content
+    assert "No move was played. The king is on d4." in over.content
 
 
 async def test_moves_are_played_in_a_thread_where_i_may_not_send_messages(

@@ -367,7 +367,18 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
     outcome = lang.render(outcome_text(end.outcome, left_server=end.left_server))
-    if active.sets_total > 1:
+    if end.moves == 0:
+        # "after 0 moves" reads as a count nobody asked for: say no move was played.
+        if active.sets_total > 1:
+            over = lang._(
+                "**Set {number} of {total} is over** before any move. {outcome}",
+                number=active.set_number,
+                total=active.sets_total,
+                outcome=outcome,
+            )
+        else:
+            over = lang._("**The game is over** before any move. {outcome}", outcome=outcome)
+    elif active.sets_total > 1:
         over = lang.n_(
             "**Set {number} of {total} is over** after {count} move. {outcome}",
             "**Set {number} of {total} is over** after {count} moves. {outcome}",
