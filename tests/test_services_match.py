@@ -41,11 +41,14 @@ DAVE, ERIN = 14, 15
 
 
 async def start(services: Services, channel: int = CHANNEL, sets: int = 2) -> ActiveGame:
-    """Alice challenges Bob in ``channel`` and Bob accepts; Alice attacks in set 1."""
+    """Alice challenges Bob in ``channel`` and Bob accepts; Alice attacks in set 1. Its first
+    board is out (as the flow marks it): the outbox owes nothing yet."""
     await services.players.remember(ALICE, "Alice")
     await services.players.remember(BOB, "Bob")
     challenge = await services.challenges.create(GUILD, channel, ALICE, BOB, sets_total=sets)
-    return await services.challenges.accept(challenge.challenge_id, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.boards.board_posted(active, None, shows=active)
+    return active
 
 
 async def play_out(services: Services, channel: int, moves: tuple[str, ...]) -> SetEnd | None:
@@ -351,6 +354,20 @@ async def test_a_posted_board_is_delivered_and_live_in_one_step(
     third = (await services.games.play(CHANNEL, ALICE, "c1-c3")).game
     assert await services.boards.board_posted(third, None) == (True, None)  # id unknown
     clock.advance(timedelta(minutes=1))
+    assert await services.announcements.due() == []
+
+
+async def test_a_new_matchs_first_board_is_owed_until_it_is_out(
+    services: Services, clock: FakeClock
+) -> None:
+    """A match's first board is owed from the moment the match is stored, as a move's is: a
+    restart before the flow posts it leaves it to the outbox (once the flow's grace is over)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    assert await services.announcements.due() == []  # the flow's to post, for now
+    clock.advance(timedelta(minutes=1))
+    assert [(r.set_id, r.ply) for r in await services.announcements.due()] == [(active.set_id, 0)]
+    assert await services.boards.board_posted(active, 111, shows=active) == (True, None)
     assert await services.announcements.due() == []
 
 

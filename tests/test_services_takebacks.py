@@ -525,6 +525,7 @@ async def test_a_board_owed_anew_while_the_outbox_posts_the_old_one_stays_owed(
     first try (the old row's outcome, posted or failed, is not the new board's)."""
     challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     clock.advance(timedelta(minutes=1))  # past the normal path's grace: the outbox's
     [read] = await services.announcements.due()
@@ -609,6 +610,7 @@ async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_ha
     by a takeback or by a move back to it, starts without one."""
     challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     await services.announcements.post_refused(active.set_id, 1, LateCause.LOCKED)
     clock.advance(timedelta(minutes=1))

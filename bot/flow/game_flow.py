@@ -27,10 +27,10 @@ from bot.flow.posts import (
     NO_PINGS,
     board_post,
     describe_move,
+    opening_headline,
+    opening_pings,
     pictures_or_text,
     pictures_posted,
-    pinging,
-    player_named,
     set_end_text,
 )
 from bot.flow.rematches import RematchFlow
@@ -42,7 +42,6 @@ from bot.services.domain import ActiveGame, MoveResult, SetEnd
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, within_deadline
-from engine import get_ruleset
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -323,9 +322,13 @@ class GameFlow:
         could be posted or not (the match is stored). ``into_answer``: the board replaces
         ``interaction``'s answer, which is out already (:meth:`post_in_channel`)."""
         try:
-            await self._post_first_board(
-                active, interaction=interaction, headline=headline, into_answer=into_answer
-            )
+            # Its board is owed from the match's storing (a restart before it is out posts it
+            # then): mine to post now, left alone by the outbox while I do.
+            with self.outbox.posting() as claim:
+                claim(active.set_id, active.ply)
+                await self._post_first_board(
+                    active, interaction=interaction, headline=headline, into_answer=into_answer
+                )
             if active.computer_to_move:
                 self.start_computer_turn(active)
         finally:
@@ -342,23 +345,13 @@ class GameFlow:
         """Post the first board of a new match (:meth:`begin_match`)."""
         lang = await self.server_language(active.guild_id)
         names = await self.names_for(active, lang)
-        title = lang.gettext(get_ruleset(active.ruleset).title)
-        headline = headline or lang._("**{ruleset}** begins.", ruleset=title)
-        if active.parent_channel_id is not None:
-            headline += " " + lang._(
-                "{attacker} attacks, {defender} defends. Good game!",
-                attacker=player_named(active.attacker_id, active.computer_id, names),
-                defender=player_named(active.defender_id, active.computer_id, names),
-            )
+        headline = opening_headline(active, names, lang, headline)
         if interaction is not None:
             post = await within_deadline(
                 interaction, board_post(active, names, lang, headline=headline)
             )
         else:
             post = await board_post(active, names, lang, headline=headline)
-        # The first board of a thread game notifies both players (which adds them to it).
-        players = [p for p in active.player_ids if p != active.computer_id]
-        first = pinging(players) if active.parent_channel_id is not None else None
         message_id = await self.post_in_channel(
             active.channel_id,
             post.content,
@@ -366,10 +359,10 @@ class GameFlow:
             interaction=interaction,
             files=[post.file()],
             view=post.view,
-            pings=first or post.allowed_mentions(),
+            pings=opening_pings(active, post.allowed_mentions()),
             into_answer=into_answer,
         )
-        await self.went_live(active, message_id)
+        await self.board_out(active, message_id)  # out: the outbox need not post it
 
     async def after_move(self, result: MoveResult) -> None:
         """After a stored move, whatever became of its board (the outbox posts an owed one):

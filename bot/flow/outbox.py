@@ -26,6 +26,8 @@ from bot.flow.posts import (
     board_post,
     describe_move,
     match_end_pings,
+    opening_headline,
+    opening_pings,
     or_missing,
     pictures_posted,
     set_end_text,
@@ -297,13 +299,17 @@ class Outbox:
         if active is not None and active.ply == ply:
             names = await self.flow.names_for(active, lang)
             last = active.game.last_record
+            first_board = not taken_back and last is None and active.set_number == 1
             if taken_back:
                 headline = taken_back_line(active, names, lang)
             elif last is not None:
                 headline = describe_move(last, names[active.player_of(last.side)], lang)
+            elif first_board:  # the match's first board: a restart (or Discord) cut its post off
+                headline = opening_headline(active, names, lang)
             else:
                 headline = ""
             post = await board_post(active, names, lang, headline=headline)
+            pings = post.allowed_mentions()
             content, pictures = pictures_posted(
                 self.flow.bot, channel_id, None, post.content, [post.file()], lang
             )
@@ -312,7 +318,11 @@ class Outbox:
                 content,
                 files=pictures,
                 view=or_missing(post.view),
-                allowed_mentions=NO_PINGS if own_takeback else post.allowed_mentions(),
+                allowed_mentions=NO_PINGS
+                if own_takeback
+                else opening_pings(active, pings)
+                if first_board
+                else pings,
                 nonce=nonce,
             )
             await self.flow.went_live(active, sent.id)
@@ -334,6 +344,8 @@ class Outbox:
         position = game.copy()
         while position.ply > ply:
             position.undo()
+        if ply == 0 and not taken_back and position.outcome is None:
+            return None  # a match's first board, moved on from: the move's board shows it
         last = position.last_record
         mover = (
             exported.attacker_name

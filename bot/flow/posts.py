@@ -20,7 +20,16 @@ from bot.views.confirm import ResignButton
 from bot.views.leaderboard import rating_text as shown_rating
 from bot.views.picker import MoveButton
 from bot.views.takeback import TakebackButton
-from engine import Game, MatchReason, MoveRecord, Outcome, Reason, Side, square_name
+from engine import (
+    Game,
+    MatchReason,
+    MoveRecord,
+    Outcome,
+    Reason,
+    Side,
+    get_ruleset,
+    square_name,
+)
 from renderer import ALT_TEXT_LIMIT, describe_board, render_board
 
 NO_PINGS = discord.AllowedMentions.none()
@@ -521,3 +530,26 @@ def rating_text(
         after = shown_rating(change.rating_after, change.deviation_after)
         parts.append(f"{name} {before} → {after} ({sign}{abs(delta)})")
     return lang._("Ratings: {changes}.", changes=", ".join(parts))
+
+
+def opening_headline(
+    active: ActiveGame, names: Mapping[int, str], lang: Language, headline: str | None = None
+) -> str:
+    """The headline of the first board of ``active``'s match (``headline``, else that its
+    ruleset begins), saying who attacks and who defends when it has a thread of its own."""
+    title = lang.gettext(get_ruleset(active.ruleset).title)
+    headline = headline or lang._("**{ruleset}** begins.", ruleset=title)
+    if active.parent_channel_id is not None:
+        headline += " " + lang._(
+            "{attacker} attacks, {defender} defends. Good game!",
+            attacker=player_named(active.attacker_id, active.computer_id, names),
+            defender=player_named(active.defender_id, active.computer_id, names),
+        )
+    return headline
+
+
+def opening_pings(active: ActiveGame, pings: discord.AllowedMentions) -> discord.AllowedMentions:
+    """Whom the first board of ``active``'s match pings: in a thread of its own both players
+    (which adds them to it), else ``pings`` (its board's: the player to move)."""
+    players = [p for p in active.player_ids if p != active.computer_id]
+    return pinging(players) if active.parent_channel_id is not None else pings

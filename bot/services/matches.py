@@ -25,7 +25,7 @@ from bot.services.game_cache import GameCache
 from bot.services.sets import active_game, insert_set
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
-from bot.storage import Database, places, players, sets
+from bot.storage import Database, announcements, places, players, sets
 from bot.storage.connection import Connection
 from bot.storage.times import duration_us, to_us
 from engine import Game, Side
@@ -209,6 +209,9 @@ class MatchService:
             time_per_move=time_per_move,
             now=now,
         )
+        # Its first board is owed from now, as a move's is: a restart before it is out (or
+        # Discord refusing it) leaves it to the outbox, not the players without a board.
+        await announcements.owed(db, set_id, 0, channel_id, now_us)
         row = await sets.by_id(db, set_id)
         assert row is not None
         game = Game(ruleset)

@@ -60,9 +60,10 @@ move's board is given: SQLite's moves trigger and PostgreSQL's move statement)."
 
 
 async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: int) -> None:
-    """The board of ``set_id`` at ``ply`` is owed anew from ``now_us``: the set ended without a
-    move (time, resignation, abort), or a takeback stepped it back to ``ply`` (its undone move
-    at ``ply`` was undone at ``now_us``: :attr:`AnnouncementRow.taken_back`)."""
+    """The board of ``set_id`` at ``ply`` is owed anew from ``now_us``: a match began (its
+    first board, at ply 0), the set ended without a move (time, resignation, abort), or a
+    takeback stepped it back to ``ply`` (its undone move at ``ply`` was undone at ``now_us``:
+    :attr:`AnnouncementRow.taken_back`)."""
     await db.execute(
         "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "

@@ -1,0 +1,92 @@
+"""A restart at the worst moment owes nothing lost: a match stored whose first board was not
+posted yet (the bot stopped just after storing it) gets that board after the restart."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.flow.game_flow import GameFlow
+from tests.bot_harness import Harness, challenge_id, until
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+def begin_match_never_runs(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The next match stored is never begun (its first board never posted), as when the bot
+    is killed just after storing it: returns an event set once that moment is reached."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(GameFlow, "begin_match", killed_here)
+    return reached
+
+
+async def test_a_match_stored_before_its_first_board_gets_it_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's challenge; the bot stops once the match is stored, before its first
+    board is out: after the restart the board is posted, once, pinging alice to move, and
+    her move is played."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        reached = begin_match_never_runs(monkeypatch)
+        await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        monkeypatch.undo()
+        assert not any(m.attachments for m in table.public_messages())
+        await table.start()
+        table.advance(timedelta(seconds=11))  # past the grace the flow has to post it itself
+        board = await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        assert board.content.startswith("**Brandubh (World Tafl Federation)** begins."), (
+            board.content
+        )
+        assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+        played = await table.move(table.alice, "d1-b1")
+        assert "played d1-b1" in played.content, played.content
+        firsts = [m for m in table.public_messages() if "your move as the attackers" in m.content]
+        assert len(firsts) == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_thread_match_stored_before_its_first_board_gets_it_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same in the match's own thread: after the restart its first board, posted there
+    once, says who attacks and who defends and pings both players (which adds them to it)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        reached = begin_match_never_runs(monkeypatch)
+        await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        monkeypatch.undo()
+        thread = line.thread
+        assert thread is not None
+        assert table.standin.messages(thread) == []
+        await table.start()
+        table.advance(timedelta(seconds=11))
+        board = await table.wait_board(channel=thread)
+        attacks = f"<@{table.alice.id}> attacks, <@{table.bob.id}> defends. Good game!"
+        assert attacks in board.content, board.content
+        assert board.pinged_user_ids() == {table.alice.id, table.bob.id}
+        played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+        assert "played d1-b1" in played.content, played.content
+        await until(lambda: len([m for m in table.standin.messages(thread) if m.attachments]) >= 2)
+        assert sum("Good game!" in m.content for m in table.standin.messages(thread)) == 1
+    finally:
+        await table.stop()
