@@ -1,5 +1,6 @@
-"""A restart at the worst moment owes nothing lost: a match stored whose first board was not
-posted yet (the bot stopped just after storing it) gets that board after the restart."""
+"""A restart at the worst moment loses nothing and holds nobody: a match stored whose first
+board was not posted yet gets it after the restart; a challenge stored but never posted is
+closed (nobody saw it), and one posted but not noted is found in its channel."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from bot.flow import challenge_posts
 from bot.flow.game_flow import GameFlow
+from bot.services.challenges import ChallengeService
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin
 
@@ -88,5 +91,108 @@ async def test_a_thread_match_stored_before_its_first_board_gets_it_after_a_rest
         assert "played d1-b1" in played.content, played.content
         await until(lambda: len([m for m in table.standin.messages(thread) if m.attachments]) >= 2)
         assert sum("Good game!" in m.content for m in table.standin.messages(thread)) == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_computer_match_stored_before_its_first_board_gets_it_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice starts a match against the computer, attacking; the bot stops once it is stored,
+    before its first board is out: after the restart the board is posted in its thread once,
+    pinging alice alone, and the computer answers her move."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        reached = begin_match_never_runs(monkeypatch)
+        line = await table.reply_text(
+            table.alice, "challenge", {"opponent": table.me, "side": "attackers"}
+        )
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        monkeypatch.undo()
+        thread = line.thread
+        assert thread is not None
+        await table.start()
+        table.advance(timedelta(seconds=11))
+        board = await table.wait_board(channel=thread)
+        assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+        assert board.pinged_user_ids() == {table.alice.id}
+        played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
+        await table.standin.wait_until(lambda: "(defenders) played" in played.content, timeout=30)
+        assert sum("begins." in m.content for m in table.standin.messages(thread)) == 1
+    finally:
+        await table.stop()
+
+
+def challenge_never_posted(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The next challenge stored is never posted (its answer never sent), as when the bot is
+    killed just after storing it: returns an event set once that moment is reached."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(challenge_posts, "answer", killed_here)
+    return reached
+
+
+async def test_a_challenge_stored_but_never_posted_holds_nobody_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops once alice's challenge to bob is stored, before it is posted: nobody
+    saw it, nobody can answer or withdraw it, so after the restart alice's challenge to bob
+    again is posted, not refused as one already open between them (pointing at nothing for
+    ten minutes), and bob accepts it."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        reached = challenge_never_posted(monkeypatch)
+        # Never answered: the stand-in's wait for its answer is left behind.
+        pressed = asyncio.create_task(
+            table.slash(table.alice, "challenge", {"opponent": table.bob})
+        )
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        pressed.cancel()
+        monkeypatch.undo()
+        await table.start()
+        again = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        assert not again.ephemeral, again.content
+        await table.standin.click(again, f"challenge:accept:{challenge_id(again)}", table.bob)
+        board = await table.wait_board(lambda m: m.created_at >= again.created_at)
+        assert f"<@{table.alice.id}>, your move as the attackers" in board.content
+    finally:
+        await table.stop()
+
+
+async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops once alice's challenge is posted, before its message is noted: after the
+    restart a second challenge to bob is refused with a link to that message (it is out, and
+    bob can still accept it), not to the bare channel."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        reached = asyncio.Event()
+
+        async def killed_here(*args: Any, **kwargs: Any) -> bool:
+            reached.set()
+            await asyncio.Event().wait()
+            return False
+
+        monkeypatch.setattr(ChallengeService, "set_message", killed_here)
+        first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        monkeypatch.undo()
+        await table.start()
+        refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        assert refused.ephemeral
+        assert f"/{table.channel.id}/{first.id}" in refused.content, refused.content
+        await table.standin.click(first, f"challenge:accept:{challenge_id(first)}", table.bob)
+        await table.wait_board(lambda m: m.created_at >= first.created_at)
     finally:
         await table.stop()

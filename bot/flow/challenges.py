@@ -59,6 +59,11 @@ THREAD_ALREADY_MADE = 160004
 UNKNOWN_MESSAGE = 10008
 """Discord's error code for a message that does not exist (deleted)."""
 
+CUT_OFF_HISTORY = 50
+"""How many of a channel's newest messages are read for a challenge a restart may have cut
+off after its post (a challenge is open ten minutes: it is among them in all but a busy
+channel, where one not found is closed, as never seen)."""
+
 
 async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]) -> Challenge:
     """``create()`` a challenge. Refused for earlier ones still open (one between two
@@ -66,24 +71,75 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
     moderator deleted it: nobody can accept, decline or withdraw it, and the refusal would
     point at nothing for up to ten minutes), those are closed and ``create()`` is tried once
     more. Discord does not tell the bot of a deleted message without the message intents, so
-    it is asked for each message here."""
+    it is asked for each message here. So are earlier ones stored by a process before this one
+    but never noted as shown (a restart cut their post off): one found posted in its channel's
+    recent messages is noted so (the refusal links it), one not found is closed, nobody having
+    seen it."""
     try:
-        return await create()
+        challenge = await create()
     except (ChallengeHeld, TooManyChallenges) as held:
+        made_here = bot.flow.challenges.made_here
         gone = [
             (earlier.challenge_id, earlier.message_id)
             for earlier in held.held_by
             if earlier.message_id is not None
             and await _message_deleted(bot, earlier.channel_id, earlier.message_id)
         ]
-        if not gone:
+        cut_off = [
+            earlier
+            for earlier in held.held_by
+            if earlier.message_id is None and earlier.challenge_id not in made_here
+        ]
+        if not gone and not await _settle_cut_off(bot, cut_off):
             raise
-    for challenge_id, message_id in gone:
-        await bot.services.challenges.message_gone(challenge_id, message_id)
-        _log.info(
-            "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
-        )
-    return await create()
+        for challenge_id, message_id in gone:
+            await bot.services.challenges.message_gone(challenge_id, message_id)
+            _log.info(
+                "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
+            )
+        challenge = await create()
+    bot.flow.challenges.made_here.add(challenge.challenge_id)
+    return challenge
+
+
+async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
+    """The challenges of ``cut_off``, stored before this process started and never noted as
+    shown: each found among its channel's recent messages is noted as shown by it, and each
+    not found (never posted) is closed as unshown. Whether any was settled so (one Discord
+    cannot say about now is left as it is)."""
+    settled = False
+    for earlier in cut_off:
+        try:
+            message_id = await _posted_challenge(bot, earlier)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.info(
+                "Cannot tell whether challenge %s was posted: %r", earlier.challenge_id, error
+            )
+            continue
+        if message_id is None:
+            await bot.services.challenges.forget_unshown(earlier.challenge_id)
+            _log.info("Challenge %s was closed: a restart cut its post off", earlier.challenge_id)
+        else:
+            with contextlib.suppress(ChallengeNotFound):
+                await bot.services.challenges.set_message(earlier.challenge_id, message_id)
+            _log.info("Challenge %s was found posted as %s", earlier.challenge_id, message_id)
+        settled = True
+    return settled
+
+
+async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
+    """The id of the message of mine showing ``challenge`` (its Accept button) among the last
+    messages of its channel, if there is one. Raises discord.HTTPException."""
+    accept = f"challenge:accept:{challenge.challenge_id}"
+    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
+    async for message in channel.history(limit=CUT_OFF_HISTORY):
+        if bot.user is not None and message.author.id != bot.user.id:
+            continue
+        for row in message.components:
+            for item in getattr(row, "children", ()):
+                if getattr(item, "custom_id", None) == accept:
+                    return message.id
+    return None
 
 
 async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
@@ -169,6 +225,9 @@ class ChallengeFlow:
         """Challenges' messages Discord showed, by id, and when."""
         self.accepting: dict[int, _Presses] = {}
         """Challenges presses of Accept are starting, by id: one press at a time."""
+        self.made_here: set[int] = set()
+        """The challenges this process stored (its own post of one still noted as none is
+        under way, not cut off by a restart)."""
 
     async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
         """The opponent pressed Accept: open the game's thread (or fall back), start the match.
