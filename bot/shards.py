@@ -53,6 +53,34 @@ class Shards:
         return f"{spans(self.ids)} of {self.count}"
 
 
+@dataclass(frozen=True)
+class Share(Shards):
+    """The servers of these shards that ``within`` holds too (all of them: None) and none of
+    ``besides`` does: after a change of the shards' layout, the servers whose timers one
+    earlier process drove last (bot/services/clocks.py ``resume_clocks``)."""
+
+    within: Shards | None = None
+    besides: tuple[Shards, ...] = ()
+
+    @property
+    def every(self) -> bool:
+        return False  # a condition to write out, even when it keeps every server
+
+    def owns(self, guild_id: int) -> bool:
+        return (
+            Shards(self.count, self.ids).owns(guild_id)
+            and (self.within is None or self.within.owns(guild_id))
+            and not any(other.owns(guild_id) for other in self.besides)
+        )
+
+    def where(self, column: str) -> str:
+        parts = [Shards(self.count, self.ids).where(column)]
+        if self.within is not None:
+            parts.append(self.within.where(column))
+        parts += [f"NOT ({other.where(column)})" for other in self.besides]
+        return "(" + " AND ".join(parts) + ")"
+
+
 EVERY = Shards()
 """Every server (one process drives them all)."""
 

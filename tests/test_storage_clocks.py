@@ -188,6 +188,41 @@ async def test_each_process_gives_back_only_its_own_servers_requests(
         await shard_1.close()
 
 
+async def test_a_new_layout_gives_each_server_the_absence_of_the_process_that_drove_it(
+    database: str, clock: FakeClock
+) -> None:
+    """Shards 0 and 1 of 2 run; shard 1's process dies and, an hour later, both restart as 4
+    shards, one process holding a server of each: the dead process's server is given its
+    hour back (not only the minute since shard 0's last note), the living one's only that
+    minute."""
+    guild_0, guild_1 = 2 << 22, 3 << 22  # shards 0 and 1 of 2; both of shards 2-3 of 4
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    shard_1 = await Services.open(database, clock=clock, shards=Shards(2, (1,)))
+    try:
+        await shard_0.clocks.resume_clocks()  # first start of each
+        await shard_1.clocks.resume_clocks()
+        alive = await start_set(shard_0, guild_0, CHANNEL)
+        dead = await start_set(shard_1, guild_1, OTHER_CHANNEL)
+        await shard_1.clocks.timers_ran()  # shard 1's last note: it is killed now
+        clock.advance(timedelta(hours=1))
+        await shard_0.clocks.timers_ran()  # shard 0 runs on an hour
+    finally:
+        await shard_0.close()
+        await shard_1.close()
+    clock.advance(timedelta(minutes=1))
+    relaid = await Services.open(database, clock=clock, shards=Shards(4, (2, 3)))
+    try:
+        resumed = await relaid.clocks.resume_clocks()
+        assert sorted(resumed.clocks) == [
+            (alive.set_id, CHANNEL, alive.deadline + timedelta(minutes=1)),
+            (dead.set_id, OTHER_CHANNEL, dead.deadline + timedelta(hours=1, minutes=1)),
+        ]
+        assert resumed.away == timedelta(hours=1, minutes=1)
+        assert await relaid.clocks.time_out_due() == []
+    finally:
+        await relaid.close()
+
+
 async def test_a_server_outage_gives_back_only_that_servers_clocks_and_requests(
     services: Services, clock: FakeClock
 ) -> None:

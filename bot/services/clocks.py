@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.services.absence import Resumed, forget_given, give_time_back
 from bot.services.clock import Clock
@@ -22,7 +22,7 @@ from bot.services.game_cache import GameCache
 from bot.services.games import GameService
 from bot.services.held import NOTHING, Held, HoldKind
 from bot.services.sets import active_game
-from bot.shards import Shards
+from bot.shards import Shards, Share
 from bot.storage import Database, clocks, holds, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
@@ -76,11 +76,26 @@ class ClockService:
         away) is given back to every move clock that was running then, and to the expiry of
         every challenge and takeback request open then — never more than each had run — so
         that nobody loses on time, is reminded, or sees a challenge or request run out for the
-        bot's absence (bot/services/absence.py). Returns what was moved on."""
+        bot's absence (bot/services/absence.py). Returns what was moved on.
+
+        After a change of the shards' layout, each server is given the time since the newest
+        note of a process that drove it: one whose process died before the change gets the
+        time since that process's last note, not since a living process's."""
         now_us = to_us(now or self._clock())
         async with self._database.transaction() as db:
-            last = await clocks.last_check(db, self._shards)
-            resumed = await give_time_back(db, last, now_us, self._shards)
+            resumed = Resumed(timedelta(0), [], [])
+            newer: list[Shards] = []
+            for last, theirs in await clocks.last_checks(db, self._shards):
+                share = Share(self._shards.count, self._shards.ids, theirs, tuple(newer))
+                moved = await give_time_back(db, last, now_us, share)
+                resumed = Resumed(
+                    max(resumed.away, moved.away),
+                    resumed.clocks + moved.clocks,
+                    resumed.expiries + moved.expiries,
+                )
+                if theirs.every:
+                    break  # it drove every server: the older notes stand for none
+                newer.append(theirs)
             await clocks.record_check(db, now_us, self._shards)
         return resumed
 

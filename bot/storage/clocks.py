@@ -17,25 +17,31 @@ def shards_key(shards: Shards) -> str:
     return "every" if shards.every else shards.describe()
 
 
+def share_of(key: str) -> Shards:
+    """The shards of the process that wrote ``key`` (every server: one unreadable)."""
+    ids, _, count = key.partition(" of ")
+    try:
+        return Shards(int(count), parse_ids(ids))
+    except ValueError:
+        return EVERY
+
+
 def covers(key: str, shards: Shards) -> bool:
     """Whether the process that wrote ``key`` may have driven some servers of ``shards`` (so
     its timers stood for theirs): every row but another share of the same shard count."""
-    if key == "every" or shards.every:
+    theirs = share_of(key)
+    if theirs.every or shards.every:
         return True
-    ids, _, count = key.partition(" of ")
-    try:
-        theirs, total = parse_ids(ids), int(count)
-    except ValueError:
-        return True
-    return total != shards.count or bool(set(theirs) & set(shards.ids))
+    return theirs.count != shards.count or bool(set(theirs.ids) & set(shards.ids))
 
 
-async def last_check(db: Connection, shards: Shards = EVERY) -> int | None:
-    """When timers that drove servers of ``shards`` last ran (µs), if ever: this process's own,
-    or those of an earlier layout of the shards (one process before several, say)."""
+async def last_checks(db: Connection, shards: Shards = EVERY) -> list[tuple[int, Shards]]:
+    """When the timers of each process that may have driven servers of ``shards`` last ran
+    (µs), newest first, with that process's shards: this process's own note, and those of
+    earlier layouts of the shards (one process before several, another count of shards)."""
     rows = await db.fetch_all("SELECT shards, checked_us FROM timer_checks")
-    times = [int(row[1]) for row in rows if covers(str(row[0]), shards)]
-    return max(times, default=None)
+    notes = [(int(row[1]), share_of(str(row[0]))) for row in rows if covers(str(row[0]), shards)]
+    return sorted(notes, key=lambda note: note[0], reverse=True)
 
 
 async def record_check(db: Connection, now_us: int, shards: Shards = EVERY) -> None:
