@@ -19,13 +19,14 @@ from bot import event_loop
 from bot.config import ConfigError, Settings, load_settings
 from bot.storage.errors import DatabaseInUse, StorageError
 from bot.storage.process_lock import ProcessLock
+from bot.storage.shard_claim import ShardClaim
 
 _log = logging.getLogger(__name__)
 
 EXIT_CONFIG = 2
 """The settings, the token or the database file cannot be used (damaged, not SQLite, newer)."""
 EXIT_IN_USE = 3
-"""Another bot process already uses the database file."""
+"""Another bot process already uses the database file (PostgreSQL: runs a shard of ours)."""
 EXIT_UNREACHABLE = 4
 """Discord could not be reached: connection refused, reset or timed out."""
 EXIT_DNS = 5
@@ -35,7 +36,21 @@ EXIT_TLS = 6
 
 
 async def run(settings: Settings) -> None:
-    """Connect to Discord and play until the process is stopped."""
+    """Connect to Discord and play until the process is stopped. On PostgreSQL the process
+    first claims its shards: a shard another process runs refuses it (DatabaseInUse)."""
+    claim = None
+    if settings.database_url is not None:
+        # Shared by design, but each shard by one process (bot/storage/shard_claim.py).
+        claim = ShardClaim(settings.database_url, settings.shards)
+        await claim.acquire()
+    try:
+        await _run_claimed(settings, claim)
+    finally:
+        if claim is not None:
+            await claim.release()  # once the database is closed: nothing more is written
+
+
+async def _run_claimed(settings: Settings, claim: ShardClaim | None) -> None:
     from bot.client import BrandubhBot  # imported here so a config error is reported fast
     from bot.services import Services
 
@@ -45,13 +60,24 @@ async def run(settings: Settings) -> None:
         _log.info("Running shards %s", settings.shards.describe())
     _log.info("Event loop: %s", event_loop.name())
     settings.apply_endpoints()
+    refused: list[DatabaseInUse] = []
     async with BrandubhBot(settings, services=services) as bot:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):  # not on Windows
                 loop.add_signal_handler(signum, lambda: bot.spawn_close())
+        if claim is not None:
+
+            async def keep_claim() -> None:
+                refused.append(await claim.keep())
+                _log.error("%s", refused[0])
+                bot.spawn_close()  # another process drives our servers now: stop
+
+            bot.spawn(keep_claim(), name="brandubh-shard-claim")
         await bot.start(settings.token)
     await bot.close()  # waits until the database is closed, however the bot stopped
+    if refused:
+        raise refused[0]
 
 
 def unreachable(error: BaseException, api_base: str) -> tuple[int, str] | None:
@@ -123,6 +149,8 @@ def _run_logged(settings: Settings) -> int:
         )
     except discord.PrivilegedIntentsRequired:
         return _fail("Discord refused the gateway intents this bot asked for.", EXIT_CONFIG)
+    except DatabaseInUse as error:  # another process runs a shard of ours (PostgreSQL)
+        return _fail(str(error), EXIT_IN_USE)
     except StorageError as error:
         return _fail(str(error), EXIT_CONFIG)
     except KeyboardInterrupt:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 from pathlib import Path
 
+from bot.__main__ import EXIT_IN_USE
 from bot.services import Services
-from tests.bot_processes import stop_bots
+from tests.bot_processes import start_bot, stop_bots
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeGuild, FakeMember
 from tests.postgres_server import PostgresServer
@@ -107,3 +109,54 @@ async def test_two_shard_processes_share_postgresql_and_survive_a_kill(
             await services.close()
     finally:
         stop_bots(processes.values())
+
+
+def refused(
+    standin: DiscordStandin, database: str, folder: Path, settings: dict[str, str]
+) -> tuple[int, str]:
+    """Start ``python -m bot`` with ``settings``; its exit code and the line it stopped with
+    (it must stop within 30 s). Blocking: run it in a thread."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / "bot.log"
+    with log_path.open("wb") as log:
+        process = start_bot(standin, database, folder, log=log, settings=settings)
+    try:
+        code = process.wait(30)
+    except subprocess.TimeoutExpired:
+        stop_bots([process])
+        raise AssertionError("it kept running instead of being refused") from None
+    said = [line for line in log_path.read_text().splitlines() if line.startswith("brandubh-bot:")]
+    assert len(said) == 1, log_path.read_text()
+    return code, said[0]
+
+
+async def test_a_second_process_for_a_shard_already_run_is_refused(
+    discord_standin: DiscordStandin, postgres: PostgresServer | str, tmp_path: Path
+) -> None:
+    """Shard 1 of 2 runs; another process for shard 1, and one for every shard, each exit 3
+    with one line naming what is run already, while the first plays on (one killed leaves
+    no claim behind: the test above starts shard 1 again after SIGKILL)."""
+    database = await postgres_database(postgres)
+    by_shard = await guild_of_each_shard(discord_standin, ["games"])
+    table = Table(discord_standin, by_shard[1])
+    first = start_shard(discord_standin, database, 1, tmp_path / "shard1")
+    try:
+        await discord_standin.wait_shards_ready(1, timeout=60)
+        for index, (settings, what) in enumerate(
+            (
+                ({"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_IDS": "1"}, "runs shard 1"),
+                ({"DISCORD_SHARD_COUNT": "2"}, "runs another layout of the shards"),
+            )
+        ):
+            code, line = await asyncio.to_thread(
+                refused, discord_standin, database, tmp_path / f"again{index}", settings
+            )
+            assert code == EXIT_IN_USE, line
+            assert what in line, line
+            assert "shards 1 of 2" in line, line
+        assert first.poll() is None, "the first process keeps running"
+        await table.open()
+        await table.play("d1-c1")
+        assert table.boards() == 2  # the first board and the move's: posted once each
+    finally:
+        stop_bots([first])
