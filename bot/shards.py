@@ -48,6 +48,19 @@ class Shards:
         ids = ", ".join(str(shard) for shard in sorted(self.ids))
         return f"(({column} >> 22) % {self.count}) IN ({ids})"
 
+    @property
+    def layout(self) -> int:
+        """The shard count, or 0 for a process running every shard: processes of different
+        layouts drive overlapping servers, so they never run at once on one database
+        (bot/storage/shard_claim.py)."""
+        return 0 if self.every else self.count
+
+    @property
+    def key(self) -> str:
+        """How the database names this process's share of the servers (its timers' note, its
+        analysis claims): ``every``, or as :meth:`describe` writes it."""
+        return "every" if self.every else self.describe()
+
     def describe(self) -> str:
         """``0-1 of 4`` (for logs and messages)."""
         return f"{spans(self.ids)} of {self.count}"
@@ -83,6 +96,15 @@ class Share(Shards):
 
 EVERY = Shards()
 """Every server (one process drives them all)."""
+
+
+def from_key(key: str) -> Shards:
+    """The shards a :attr:`Shards.key` names (every server: ``every``, or one unreadable)."""
+    ids, _, count = key.partition(" of ")
+    try:
+        return Shards(int(count), parse_ids(ids))
+    except ValueError:
+        return EVERY
 
 
 def spans(ids: tuple[int, ...]) -> str:

@@ -126,3 +126,27 @@ async def test_a_process_starting_again_keeps_the_claims_of_live_ones(
     finally:
         await live.close()
         await again.close()
+
+
+async def test_a_new_layout_drops_the_claims_of_the_old_one(
+    database: str, clock: FakeClock
+) -> None:
+    """The process of shard 1 of 2 dies during alice's analysis; the shards are laid out anew
+    as 4: the process of shards 0-1 of 4 drops her claim (no process of 2 shards runs beside
+    it), not bob's, made in the process of shards 2-3 of 4 running beside it."""
+    died = await Services.open(database, clock=clock, shards=Shards(2, (1,)))
+    try:
+        assert await died.analyses.claim(ALICE, 1) is None
+    finally:
+        await died.close()  # never released: as if killed
+    live = await Services.open(database, clock=clock, shards=Shards(4, (2, 3)))
+    relaid = await Services.open(database, clock=clock, shards=Shards(4, (0, 1)))
+    try:
+        assert await live.analyses.claim(BOB, 2) is None
+        shared = is_postgresql(database)
+        assert await relaid.analyses.drop_dead_claims() == (1 if shared else 2)
+        assert await relaid.analyses.claim(ALICE, 3) is None
+        assert await relaid.analyses.claim(BOB, 3) == (2 if shared else None)
+    finally:
+        await live.close()
+        await relaid.close()

@@ -70,7 +70,8 @@ class AnalysisService:
         self._clock = clock
         self._records = records
         # Which process a claim is of: the shards it runs, which its next run runs too.
-        self._owner = "every" if shards.every else shards.describe()
+        self._shards = shards
+        self._owner = shards.key
 
     async def choose(
         self,
@@ -179,11 +180,12 @@ class AnalysisService:
         with (killed, or its machine lost; a clean stop releases them), which would refuse
         their members for up to CLAIM_LIFETIME; return how many. On SQLite that is every
         claim (one process owns the file). On PostgreSQL it is those made by a process of the
-        same shards, which Discord gives to one process at a time; others lapse after
-        CLAIM_LIFETIME. (If the earlier run still overlaps this one for a moment during a
-        restart, its member may start one more analysis meanwhile: the lesser harm.)"""
+        same shards, and by processes of another count of shards (a layout changed: none of
+        them runs now, as the shard claim ensures, bot/storage/shard_claim.py); those of the
+        other processes of this layout lapse after CLAIM_LIFETIME unless their own restart
+        drops them."""
         async with self._database.transaction() as db:
-            return await analyses.drop_dead_claims(db, self._owner)
+            return await analyses.drop_dead_claims(db, self._shards)
 
     async def release(self, user_id: int, set_id: int) -> None:
         """One of ``user_id``'s requests for the analysis of ``set_id`` is answered (or

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.shards import Shards, from_key
 from bot.storage.connection import Connection, Dialect
 
 
@@ -111,10 +112,16 @@ async def release(db: Connection, user_id: int, set_id: int) -> None:
     )
 
 
-async def drop_dead_claims(db: Connection, owner: str) -> int:
-    """At the start-up of the process ``owner``: drop the claims its earlier run left (it died
-    with them: a clean stop releases each), and return how many. On SQLite every claim: one
-    process owns the file (bot/storage/process_lock.py), so none can be of a live one."""
+async def drop_dead_claims(db: Connection, shards: Shards) -> int:
+    """At the start-up of the process running ``shards``: drop the claims its earlier run left
+    (it died with them: a clean stop releases each), and those of processes of another layout
+    of the shards (another count: none runs beside this one, bot/storage/shard_claim.py), and
+    return how many. On SQLite every claim: one process owns the file
+    (bot/storage/process_lock.py), so none can be of a live one."""
     if db.dialect is Dialect.SQLITE:
         return await db.execute("DELETE FROM analysis_claims")
-    return await db.execute("DELETE FROM analysis_claims WHERE owner = ?", (owner,))
+    dropped = 0
+    for (owner,) in await db.fetch_all("SELECT DISTINCT owner FROM analysis_claims"):
+        if owner == shards.key or from_key(str(owner)).layout != shards.layout:
+            dropped += await db.execute("DELETE FROM analysis_claims WHERE owner = ?", (owner,))
+    return dropped

@@ -8,28 +8,19 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from bot.shards import EVERY, Shards, parse_ids
+from bot.shards import EVERY, Shards, from_key
 from bot.storage.connection import Connection, Dialect
 
 
 def shards_key(shards: Shards) -> str:
     """How ``timer_checks`` names the process's share of the servers."""
-    return "every" if shards.every else shards.describe()
-
-
-def share_of(key: str) -> Shards:
-    """The shards of the process that wrote ``key`` (every server: one unreadable)."""
-    ids, _, count = key.partition(" of ")
-    try:
-        return Shards(int(count), parse_ids(ids))
-    except ValueError:
-        return EVERY
+    return shards.key
 
 
 def covers(key: str, shards: Shards) -> bool:
     """Whether the process that wrote ``key`` may have driven some servers of ``shards`` (so
     its timers stood for theirs): every row but another share of the same shard count."""
-    theirs = share_of(key)
+    theirs = from_key(key)
     if theirs.every or shards.every:
         return True
     return theirs.count != shards.count or bool(set(theirs.ids) & set(shards.ids))
@@ -40,7 +31,7 @@ async def last_checks(db: Connection, shards: Shards = EVERY) -> list[tuple[int,
     (µs), newest first, with that process's shards: this process's own note, and those of
     earlier layouts of the shards (one process before several, another count of shards)."""
     rows = await db.fetch_all("SELECT shards, checked_us FROM timer_checks")
-    notes = [(int(row[1]), share_of(str(row[0]))) for row in rows if covers(str(row[0]), shards)]
+    notes = [(int(row[1]), from_key(str(row[0]))) for row in rows if covers(str(row[0]), shards)]
     return sorted(notes, key=lambda note: note[0], reverse=True)
 
 

@@ -42,14 +42,9 @@ KEEPALIVE = {
 the system's two hours (ignored on a Unix socket, where the kernel closes the session)."""
 
 
-def layout_of(shards: Shards) -> int:
-    """The layout's key: the shard count, or 0 for a process that runs every shard."""
-    return 0 if shards.every else shards.count
-
-
 def name_of(shards: Shards) -> str:
     """The ``application_name`` of the claim's session, which another process's refusal names."""
-    return "brandubh-bot shards " + ("every" if shards.every else shards.describe())
+    return "brandubh-bot shards " + shards.key
 
 
 class ShardClaim:
@@ -80,7 +75,7 @@ class ShardClaim:
         self._connection = connection
 
     async def _take(self, connection: asyncpg.Connection[Record]) -> None:
-        layout = layout_of(self.shards)
+        layout = self.shards.layout
         await connection.execute(
             "SELECT pg_advisory_lock_shared($1::int, $2::int)", LAYOUT_SPACE, layout
         )
