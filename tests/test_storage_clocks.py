@@ -5,6 +5,7 @@ backends; the move clocks' own tests are in tests/test_services_match.py)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -14,7 +15,7 @@ from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
 from bot.services.held import Held, Hold, HoldKind, PlayerHold, ShutOut
-from bot.shards import EVERY, Shards
+from bot.shards import EVERY, Shards, Share
 from bot.storage import clocks, takebacks
 from bot.storage.clocks import (
     Deadline,
@@ -45,6 +46,22 @@ def test_only_another_share_of_the_same_count_does_not_stand_for_ours() -> None:
     assert not covers("1 of 2", ours)
     assert covers("1 of 2", EVERY)
     assert covers("unreadable", ours)
+
+
+def test_a_share_keeps_the_servers_an_earlier_process_drove_last() -> None:
+    """Of shards 2-3 of 4, those shards 3, 6 and 7 of 8 drove but not shard 7 (a newer note's):
+    the servers of shards 3 and 6 of 8; the SQL condition keeps the same."""
+    share = Share(4, (2, 3), Shards(8, (3, 6, 7)), (Shards(8, (7,)),))
+    guilds = [shard << 22 for shard in range(16)]
+    kept = [guild >> 22 for guild in guilds if share.owns(guild)]
+    assert kept == [3, 6, 11, 14]
+    with sqlite3.connect(":memory:") as db:
+        db.execute("CREATE TABLE servers (guild_id INTEGER)")
+        db.executemany("INSERT INTO servers VALUES (?)", [(guild,) for guild in guilds])
+        rows = db.execute(
+            f"SELECT guild_id >> 22 FROM servers WHERE {share.where('guild_id')} ORDER BY 1"
+        )
+        assert [row[0] for row in rows] == kept
 
 
 async def start_set(services: Services, guild: int, channel: int) -> ActiveGame:
