@@ -46,6 +46,11 @@ class Table:
         await self.standin.click(message, accept, self.defender, timeout=20)
         assert message.thread is not None, message.content
         self.channel = message.thread
+        # The first board follows the answer to the press: a /move sent before it is out
+        # would be answered first, and the boards counted before it came.
+        await self.standin.wait_until(
+            lambda: self.boards() == 1, timeout=20, waiting_for="the first board"
+        )
 
     async def play(self, move: str) -> None:
         """The player to move plays ``move`` and the board comes back."""
