@@ -404,7 +404,7 @@ class ComputerTurns:
                 error,
             )
         else:
-            await self.flow.board_out(result.game, message_id, result.set_end)
+            await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
                 await self.stop_thinking(channel, reply_in, lang)
             if reply.line is not None and reply.line != reply_in:  # the outbox got it back

@@ -18,6 +18,7 @@ from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
 from bot.flow.departures import Departures
+from bot.flow.live_boards import LiveBoards
 from bot.flow.lost_answers import edit_made
 from bot.flow.members import Members
 from bot.flow.outbox import Outbox
@@ -38,7 +39,7 @@ from bot.flow.set_ends import SetEnds
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, language, language_for
-from bot.services.domain import ActiveGame, MoveResult, SetEnd
+from bot.services.domain import ActiveGame, MoveResult
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, within_deadline
@@ -78,6 +79,8 @@ class GameFlow:
         """A set's end: its final board, what follows it, the match's line."""
         self.player_moves = PlayerMoves(self)
         """A member's move (``/move``, the picker, a confirmed repetition) and its answer."""
+        self.live_boards = LiveBoards(self)
+        """Which message is a game's board with buttons; the buttons off the one before."""
 
     async def server_language(self, guild_id: int) -> Language:
         """The language of ``guild_id``'s public messages: the one chosen with ``/settings
@@ -220,72 +223,6 @@ class GameFlow:
                 lambda: delivered(active.set_id, active.ply, message_id),
             )
 
-    async def board_out(
-        self, active: ActiveGame, message_id: int | None, end: SetEnd | None = None
-    ) -> None:
-        """The board after ``active``'s last move (which ended the set as ``end`` says, if it
-        did) is out as ``message_id``, both recorded in one transaction: the outbox need not
-        post it, and it is the game's board with buttons (the one before loses them) — unless
-        a move landed meanwhile, in the set whose buttons it carries (``active``, or the next
-        set's): then it is an old picture, and its own buttons come off instead.
-
-        The move and its board are out whatever the database says now: if it cannot record
-        them, nobody is told it failed (told so, a player would play the move again), and the
-        outbox records them once it can, instead of posting the board again
-        (:meth:`Outbox.record_later`)."""
-        try:
-            await self._board_out(active, message_id, end)
-        except StorageError as error:
-            self.outbox.record_later(
-                active.set_id, active.ply, error, lambda: self._board_out(active, message_id, end)
-            )
-
-    async def _board_out(
-        self, active: ActiveGame, message_id: int | None, end: SetEnd | None
-    ) -> None:
-        """:meth:`board_out`, raising the database's trouble."""
-        if end is None:
-            shows: ActiveGame | None = active
-        else:  # the next set's opening board, or the match's end (its Rematch button)
-            shows = end.next_game
-        live, previous = await self.bot.services.boards.board_posted(
-            active, message_id, shows=shows
-        )
-        if not live:
-            await self._take_buttons_off(active.channel_id, message_id)
-        await self._take_buttons_off(active.channel_id, previous)
-
-    async def went_live(self, active: ActiveGame, message_id: int | None) -> None:
-        """``message_id`` shows ``active`` as it was read: it becomes the game's board with
-        buttons if the game still stands there; if a move (or the set's end) came meanwhile it
-        is an old picture, and its own buttons come off instead."""
-        if message_id is None:
-            return
-        live, previous = await self.bot.services.boards.set_live_board_at(active, message_id)
-        if not live:
-            await self._take_buttons_off(active.channel_id, message_id)
-        elif previous != message_id:
-            await self._take_buttons_off(active.channel_id, previous)
-
-    async def match_end_went_live(self, ended: ActiveGame, message_id: int) -> None:
-        """``message_id``, a match's final board the outbox posted late, carries its Rematch
-        button: it takes the buttons from the channel's board before it, or, if a newer match
-        started there meanwhile, its own Rematch comes off."""
-        live, previous = await self.bot.services.boards.match_end_out(ended, message_id)
-        await self._take_buttons_off(ended.channel_id, message_id if not live else previous)
-
-    async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:
-        """Edit board ``previous`` (if any) to have no buttons."""
-        if previous is None:
-            return
-        message = self.bot.get_partial_messageable(channel_id).get_partial_message(previous)
-        try:
-            await message.edit(view=None)
-        except (discord.HTTPException, *UNREACHABLE) as error:
-            # Deleted, Discord in trouble or asking a long wait: it can stay (its buttons are
-            # refused as stale when pressed).
-            _log.info("Could not take the buttons off board %s: %r", previous, error)
-
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
         lang = await self.server_language(active.guild_id)
@@ -307,7 +244,7 @@ class GameFlow:
             view=post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        await self.went_live(active, message_id)
+        await self.live_boards.went_live(active, message_id)
 
     async def begin_match(
         self,
@@ -362,7 +299,7 @@ class GameFlow:
             pings=opening_pings(active, post.allowed_mentions()),
             into_answer=into_answer,
         )
-        await self.board_out(active, message_id)  # out: the outbox need not post it
+        await self.live_boards.board_out(active, message_id)  # out: the outbox need not post it
 
     async def after_move(self, result: MoveResult) -> None:
         """After a stored move, whatever became of its board (the outbox posts an owed one):

@@ -325,7 +325,7 @@ class Outbox:
                 else pings,
                 nonce=nonce,
             )
-            await self.flow.went_live(active, sent.id)
+            await self.flow.live_boards.went_live(active, sent.id)
             if (
                 not taken_back
                 and last is not None
@@ -429,9 +429,9 @@ class Outbox:
             nonce=nonce,
         )
         if live is not None:
-            await self.flow.went_live(live, sent.id)
+            await self.flow.live_boards.went_live(live, sent.id)
         elif end_of_match is not None and view is not None:
-            await self.flow.match_end_went_live(end_of_match, sent.id)
+            await self.flow.live_boards.match_end_went_live(end_of_match, sent.id)
         if not taken_back and last is not None and last.side is exported.computer_side:
             await self._stop_thinking(set_id, ply, channel, lang)
         elif _still_thinking(sent, lang):

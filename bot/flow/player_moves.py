@@ -213,7 +213,7 @@ class PlayerMoves:
                         return  # the outbox owes the public board
             except (discord.HTTPException, *UNREACHABLE) as failed:
                 message_id = await self._answer_lost(interaction, result, answering, failed)
-            await self.flow.board_out(result.game, message_id, result.set_end)
+            await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)
 

@@ -113,7 +113,7 @@ class SetEnds:
                     pings=pings,
                     nonce=await self.flow.owed_nonce(active, interaction),
                 )
-                await self.flow.board_out(active, message_id, end)
+                await self.flow.live_boards.board_out(active, message_id, end)
             finally:
                 # The set ended whatever became of its board (the outbox posts an owed one):
                 # the next set begins (the computer opens it if it attacks), the line shows

@@ -202,7 +202,7 @@ class TakebackFlow:
             allowed_mentions=NO_PINGS,
             nonce=await self.flow.owed_nonce(active, interaction),
         )
-        await self.flow.board_out(active, message_id)
+        await self.flow.live_boards.board_out(active, message_id)
 
     async def _post_taken_back(
         self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
@@ -222,7 +222,7 @@ class TakebackFlow:
             pings=post.allowed_mentions(),
             nonce=await self.flow.owed_nonce(active, interaction),
         )
-        await self.flow.board_out(active, message_id)
+        await self.flow.live_boards.board_out(active, message_id)
 
     async def lapse(self, held: Held = NOTHING) -> None:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
