@@ -26,19 +26,6 @@ from bot.views.common import answer, deferred_privately, update_message
 _log = logging.getLogger(__name__)
 
 
-async def update_or_answer(
-    interaction: discord.Interaction[Any],
-    content: str,
-    view: discord.ui.View | None,
-    is_component: bool,
-) -> None:
-    """Replace the picker / warning the player clicked on, or answer them privately."""
-    if not is_component:
-        await answer(interaction, content, ephemeral=True, view=view)
-    else:
-        await update_message(interaction, content, view=view, attachments=[])
-
-
 def played_line(
     interaction: discord.Interaction[Any],
     result: MoveResult,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -25,7 +25,6 @@ from bot.flow.move_answers import (
     played_line,
     post_for_press,
     tell_answers_only,
-    update_or_answer,
 )
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, BoardPost, board_post, or_missing, pictures_or_text
@@ -37,7 +36,7 @@ from bot.services.errors import BoardOwed, NoGameHere, RepetitionNeedsConfirmati
 from bot.storage.announcements import LateCause
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
-from bot.views.common import deferred_privately, within_deadline
+from bot.views.common import answer, deferred_privately, update_message, within_deadline
 from bot.views.confirm import ConfirmRepetition
 
 if TYPE_CHECKING:
@@ -47,6 +46,60 @@ _log = logging.getLogger(__name__)
 
 EARLY_CHECK_LIMIT = 0.5
 """Seconds a /move's early refusal check may take before the move goes on without it."""
+
+
+@dataclass(frozen=True)
+class _Move:
+    """A member's move as it arrives, with what playing and answering it needs."""
+
+    text: str
+    """The move as written (``d1-b1``)."""
+    confirm: bool
+    """Whether a repetition it makes is confirmed."""
+    expected_ply: int | None
+    """The ply it was picked at (a press's), or None (``/move``)."""
+    missing: list[str]
+    """The permissions I lack where it is played (:func:`missing_here`)."""
+    claim: Callable[[int, int], None]
+    """Claims its stored board from the outbox (:meth:`Outbox.posting`)."""
+
+
+@dataclass(frozen=True)
+class _PublicAnswer:
+    """The public answer to a stored move: its board (with the next set's first board, at a
+    set change) or, against the computer, its line."""
+
+    content: str
+    files: list[discord.File]
+    view: discord.ui.View | None
+    pings: discord.AllowedMentions
+    privately: str | None = None
+    """Shown to a /move's player in its place where I may not post (else ``content``)."""
+    computer: bool = False
+    """Whether it is the line of a move against the computer, whose reply becomes the board."""
+
+
+_Answering = Callable[
+    [discord.Interaction[Any], MoveResult, list[str], _PublicAnswer],
+    Awaitable[tuple[bool, int | None]],
+]
+"""How a stored move's public answer goes out, ``/move``'s or a press's
+(:meth:`PlayerMoves._answer_command`, :meth:`PlayerMoves._answer_press`), given the
+permissions I lack there: whether it is public (else the outbox owes it), and its id."""
+
+
+def _confirmation(
+    interaction: discord.Interaction[Any], warning: RepetitionNeedsConfirmation
+) -> discord.ui.View:
+    """The button confirming the repetition ``warning`` is about, for the position it was
+    given on: the set may have ended since (the opponent resigned), and it then says so."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        ConfirmRepetition(
+            warning.set_id, warning.ply, warning.stamp, warning.move_text, reader(interaction)
+        )
+    )
+    return view
 
 
 class PlayerMoves:
@@ -78,7 +131,8 @@ class PlayerMoves:
         """Play a player's move and answer with the public board (or a warning only they see).
 
         From a component (picker, confirmation) the ephemeral message is first updated, then the
-        board follows as a public message; from ``/move`` the board is the answer itself.
+        board follows as a public message (:meth:`_play_pressed`); from ``/move`` the board is
+        the answer itself (:meth:`_play_command`).
 
         Where I lack the permissions to post on my own (Send Messages, Attach Files), the move
         is played all the same: Discord delivers an interaction's answers without them. The
@@ -89,39 +143,69 @@ class PlayerMoves:
         missing = missing_here(interaction)
         await self.flow.bot.remember(interaction.user)
         with self.flow.outbox.posting() as claim:
-            try:
-                await self._play_move(interaction, move_text, confirm, expected_ply, missing, claim)
-            except BoardOwed as owed:
-                if interaction.type is not discord.InteractionType.component:
-                    raise
-                await owed_in_place(interaction, owed)
+            move = _Move(move_text, confirm, expected_ply, missing, claim)
+            if interaction.type is discord.InteractionType.component:
+                await self._play_pressed(interaction, move)
+            else:
+                await self._play_command(interaction, move)
 
-    async def _play_move(
-        self,
-        interaction: discord.Interaction[Any],
-        move_text: str,
-        confirm: bool,
-        expected_ply: int | None,
-        missing: list[str],
-        claim: Callable[[int, int], None],
-    ) -> None:
-        """:meth:`play_move`, whose stored move's board is ``claim``-ed from the outbox until
-        this is done."""
+    async def _play_command(self, interaction: discord.Interaction[Any], move: _Move) -> None:
+        """``/move``: refused on a quick read where it can be (:meth:`_refuse_early`), deferred
+        privately with Discord's "thinking" if slow; its public board is the answer itself."""
+        lang = await self._language(interaction)
+        try:
+            await self._refuse_early(interaction, move.text, move.confirm)
+            result, post = await self._played(interaction, move, lang, thinking=True)
+        except NoGameHere as none:
+            raise await no_game_here(self.flow.bot, interaction, none) from None
+        except RepetitionNeedsConfirmation as warning:
+            text = reader(interaction).render(warning.text)
+            await answer(
+                interaction, text, ephemeral=True, view=_confirmation(interaction, warning)
+            )
+            return
+        await self._answer_move(interaction, result, post, lang, move, self._answer_command)
+
+    async def _play_pressed(self, interaction: discord.Interaction[Any], move: _Move) -> None:
+        """A press (the picker, a confirmed repetition): deferred without a message if slow;
+        the message pressed then says the move is played, and its board follows as a message
+        of its own. A board owed is said in that message's place (:func:`owed_in_place`)."""
+        lang = await self._language(interaction)
+        try:
+            try:
+                result, post = await self._played(interaction, move, lang, thinking=False)
+            except RepetitionNeedsConfirmation as warning:
+                text = reader(interaction).render(warning.text)
+                confirmation = _confirmation(interaction, warning)
+                await update_message(interaction, text, view=confirmation, attachments=[])
+                return
+            await self._answer_move(interaction, result, post, lang, move, self._answer_press)
+        except BoardOwed as owed:
+            await owed_in_place(interaction, owed)
+
+    async def _language(self, interaction: discord.Interaction[Any]) -> Language:
+        """The language of the public answer to a move made by ``interaction``."""
+        assert interaction.guild_id is not None
+        return await self.flow.server_language(interaction.guild_id)
+
+    async def _played(
+        self, interaction: discord.Interaction[Any], move: _Move, lang: Language, *, thinking: bool
+    ) -> tuple[MoveResult, BoardPost | None]:
+        """``move`` played and stored, its board ``claim``-ed from the outbox and drawn (none
+        against the computer, whose reply turns the line into a board); ``interaction``
+        deferred privately meanwhile if slow (``thinking``: showing Discord's "thinking")."""
         channel_id = interaction.channel_id
         assert channel_id is not None
-        is_component = interaction.type is discord.InteractionType.component
-        assert interaction.guild_id is not None
-        lang = await self.flow.server_language(interaction.guild_id)
 
         async def prepare() -> tuple[MoveResult, BoardPost | None]:
             result = await self.flow.bot.services.games.play(
                 channel_id,
                 interaction.user.id,
-                move_text,
-                confirm_repetition=confirm,
-                expected_ply=expected_ply,
+                move.text,
+                confirm_repetition=move.confirm,
+                expected_ply=move.expected_ply,
             )
-            claim(result.game.set_id, result.game.ply)  # its board is mine to post now
+            move.claim(result.game.set_id, result.game.ply)  # its board is mine to post now
             try:
                 if result.set_end is not None:
                     checked = await self.flow.departures.next_set(
@@ -140,41 +224,31 @@ class PlayerMoves:
                 await self.flow.after_move(result)
                 raise error from None
 
-        try:
-            if not is_component:
-                await self._refuse_early(interaction, move_text, confirm)
-            # A /move deferred before its refusal is known is deferred privately (its board
-            # is then posted apart); a press is deferred without a message at all.
-            result, post = await within_deadline(
-                interaction,
-                prepare(),
-                ephemeral=True,
-                thinking=not is_component,
-                unanswered=lambda prepared: self.flow.after_move(prepared[0]),
-            )
-        except NoGameHere as none:
-            if is_component:
-                raise
-            raise await no_game_here(self.flow.bot, interaction, none) from None
-        except RepetitionNeedsConfirmation as warning:
-            # For the position the warning was given on: the set may have ended since (the
-            # opponent resigned), and its button then says so.
-            confirm_view = discord.ui.View(timeout=None)
-            confirm_view.add_item(
-                ConfirmRepetition(
-                    warning.set_id,
-                    warning.ply,
-                    warning.stamp,
-                    warning.move_text,
-                    reader(interaction),
-                )
-            )
-            await update_or_answer(
-                interaction, reader(interaction).render(warning.text), confirm_view, is_component
-            )
-            return
+        # A /move deferred before its refusal is known is deferred privately (its board is
+        # then posted apart); a press is deferred without a message at all.
+        return await within_deadline(
+            interaction,
+            prepare(),
+            ephemeral=True,
+            thinking=thinking,
+            unanswered=lambda prepared: self.flow.after_move(prepared[0]),
+        )
+
+    async def _answer_move(
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        post: BoardPost | None,
+        lang: Language,
+        move: _Move,
+        answering: _Answering,
+    ) -> None:
+        """Answer the stored move ``result`` with its board ``post`` (with the next set's first
+        board, at a set change) the way ``answering`` says, and record it as the game's board
+        with buttons; against the computer, with one line (:meth:`_acknowledge_for_computer`).
+        The game then goes on, whatever became of the answer."""
         if post is None:
-            await self._acknowledge_for_computer(interaction, result, is_component, lang, missing)
+            await self._acknowledge_for_computer(interaction, result, lang, move, answering)
             return
         try:
             try:  # the next set's first board is drawn here: one that fails is owed too
@@ -184,48 +258,71 @@ class PlayerMoves:
             except Exception:
                 raise board_owed(result) from None
             content, files = pictures_or_text(interaction, content, files, lang)
-            noted = self._note_once(result, interaction.user.id, missing)
-            answering: Answer | None = None  # a public answer without the outbox's nonce
-            try:
-                if is_component:
-                    await update_or_answer(
-                        interaction, played_line(interaction, result, noted), None, True
-                    )
-                    answering = None if may_post_here(interaction, missing) else Answer.FOLLOWUP
-                    message_id: int | None = await self._press_answer(
-                        interaction, result, answering, content, files, view, pings
-                    )
-                else:
-                    if not deferred_privately(interaction):  # else posted apart, with it
-                        answering = Answer.next_of(interaction)
-                    public, message_id = await answer_publicly_if_possible(
-                        interaction,
-                        missing,
-                        content,
-                        files,
-                        view,
-                        pings,
-                        nonce=await self.flow.owed_nonce(result.game, interaction),
-                    )
-                    answering = None
-                    await tell_answers_only(interaction, noted)
-                    if not public:
-                        return  # the outbox owes the public board
-            except (discord.HTTPException, *UNREACHABLE) as failed:
-                message_id = await self._answer_lost(interaction, result, answering, failed)
-            await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
+            reply = _PublicAnswer(content, files, view, pings)
+            public, message_id = await answering(interaction, result, move.missing, reply)
+            if public:  # else the outbox owes the public board
+                await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)
+
+    async def _answer_command(
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        missing: list[str],
+        reply: _PublicAnswer,
+    ) -> tuple[bool, int | None]:
+        """Answer a /move that played ``result`` with ``reply``, public, or privately where I
+        may not post apart (:func:`answer_publicly_if_possible`); the player is then told,
+        once a set, what I lack (:meth:`_note_once`). Whether it is public, and its id
+        (:meth:`_answer_lost`'s, if it failed and was made all the same)."""
+        noted = self._note_once(result, interaction.user.id, missing)
+        # Not posted apart, it is an answer without the outbox's nonce.
+        answering = None if deferred_privately(interaction) else Answer.next_of(interaction)
+        try:
+            public, message_id = await answer_publicly_if_possible(
+                interaction,
+                missing,
+                reply.content,
+                reply.files,
+                reply.view,
+                reply.pings,
+                privately=reply.privately,
+                nonce=await self.flow.owed_nonce(result.game, interaction),
+            )
+        except (discord.HTTPException, *UNREACHABLE) as failed:
+            return True, await self._answer_lost(interaction, result, answering, failed)
+        await tell_answers_only(interaction, noted, computer=reply.computer)
+        return public, message_id
+
+    async def _answer_press(
+        self,
+        interaction: discord.Interaction[Any],
+        result: MoveResult,
+        missing: list[str],
+        reply: _PublicAnswer,
+    ) -> tuple[bool, int | None]:
+        """Answer a press that played ``result``: the message pressed says so (with what I
+        lack, once a set: :func:`played_line`), then ``reply`` follows in public
+        (:meth:`_press_answer`). Always public; its id (:meth:`_answer_lost`'s, if it failed
+        and was made all the same)."""
+        noted = self._note_once(result, interaction.user.id, missing)
+        answering: Answer | None = None  # a public answer without the outbox's nonce
+        try:
+            played = played_line(interaction, result, noted, computer=reply.computer)
+            await update_message(interaction, played, attachments=[])
+            answering = None if may_post_here(interaction, missing) else Answer.FOLLOWUP
+            message_id = await self._press_answer(interaction, result, answering, reply)
+        except (discord.HTTPException, *UNREACHABLE) as failed:
+            message_id = await self._answer_lost(interaction, result, answering, failed)
+        return True, message_id
 
     async def _press_answer(
         self,
         interaction: discord.Interaction[Any],
         result: MoveResult,
         answering: Answer | None,
-        content: str,
-        files: list[discord.File],
-        view: discord.ui.View | None,
-        pings: discord.AllowedMentions,
+        reply: _PublicAnswer,
     ) -> int:
         """Post the public answer to a press that played ``result`` (its board, or its line
         against the computer), its picker already saying the move is played; its id.
@@ -239,9 +336,15 @@ class PlayerMoves:
         (:func:`made_anyway`), and discord.py's own tries after a 5xx may show it twice."""
         if answering is None:
             nonce = await self.flow.board_nonce(result.game.set_id, result.game.ply)
-            return await post_for_press(interaction, content, files, view, pings, nonce=nonce)
+            return await post_for_press(
+                interaction, reply.content, reply.files, reply.view, reply.pings, nonce=nonce
+            )
         sent = await interaction.followup.send(
-            content, files=files, view=or_missing(view), wait=True, allowed_mentions=pings
+            reply.content,
+            files=reply.files,
+            view=or_missing(reply.view),
+            wait=True,
+            allowed_mentions=reply.pings,
         )
         return sent.id
 
@@ -293,11 +396,12 @@ class PlayerMoves:
         self,
         interaction: discord.Interaction[Any],
         result: MoveResult,
-        is_component: bool,
         lang: Language,
-        missing: list[str],
+        move: _Move,
+        answering: _Answering,
     ) -> None:
-        """Answer a move against the computer with one line; its reply edits it into the board."""
+        """Answer a move against the computer with one line, the way ``answering`` says; its
+        reply edits it into the board."""
         message_id: int | None = None
         try:
             try:  # a fault here, the move stored, leaves its line owed, as a board's would
@@ -315,36 +419,10 @@ class PlayerMoves:
                     board_command=command("board"),
                 )
             )
-            noted = self._note_once(result, interaction.user.id, missing)
-            answering: Answer | None = None  # a public answer without the outbox's nonce
-            try:
-                if is_component:
-                    played = played_line(interaction, result, noted, computer=True)
-                    await update_or_answer(interaction, played, None, True)
-                    answering = None if may_post_here(interaction, missing) else Answer.FOLLOWUP
-                    message_id = await self._press_answer(
-                        interaction, result, answering, content, [], None, NO_PINGS
-                    )
-                else:
-                    if not deferred_privately(interaction):  # else posted apart, with it
-                        answering = Answer.next_of(interaction)
-                    public, message_id = await answer_publicly_if_possible(
-                        interaction,
-                        missing,
-                        content,
-                        [],
-                        None,
-                        NO_PINGS,
-                        privately=privately,
-                        nonce=await self.flow.owed_nonce(result.game, interaction),
-                    )
-                    answering = None
-                    await tell_answers_only(interaction, noted, computer=True)
-                    if not public:  # my reply is a board of its own (the outbox's if refused)
-                        return
-            except (discord.HTTPException, *UNREACHABLE) as failed:
-                message_id = await self._answer_lost(interaction, result, answering, failed)
-            await self.flow.announced(result.game, message_id)
+            line = _PublicAnswer(content, [], None, NO_PINGS, privately=privately, computer=True)
+            public, message_id = await answering(interaction, result, move.missing, line)
+            if public:  # else my reply is a board of its own (the outbox's if refused)
+                await self.flow.announced(result.game, message_id)
         finally:
             # The move is stored: the computer answers it even if the player's acknowledgement
             # could not be sent (its reply is then a board of its own).
