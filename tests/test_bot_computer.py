@@ -540,3 +540,32 @@ async def test_a_reply_tried_again_later_still_replaces_the_thinking_line(
     table.advance(timedelta(minutes=5))
     await table.standin.wait_until(lambda: "(defenders) played" in line.content, timeout=10)
     assert line.attachments
+
+
+async def test_a_reply_refused_and_posted_late_says_i_was_not_allowed(table: Harness) -> None:
+    """Discord refuses the computer's reply to alice's move (403: a permission taken away),
+    and she moves again before the outbox posts it: posted late, it says I was not allowed to
+    post when it was played (before, that Discord could not be reached: only a refusal of the
+    outbox's own try was noted)."""
+    assert table.bot is not None
+    pool, _ = await computer_thinking(table)
+    path = f"/channels/{table.channel.id}/messages"
+    refused = table.standin.fail_rest(
+        403, seconds=60, code=50013, matching=lambda method, p: path in p and method != "GET"
+    )
+    pool.go.set()
+    await table.standin.wait_until(lambda: refused.hits >= 2, waiting_for="edit, post refused")
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.ply == 2
+    under_way = table.bot.flow.computer_turns._under_way
+    await until(lambda: not under_way)  # the flow gave its reply up: the outbox owes it
+    table.standin.end_faults()
+    answer = await table.move(table.alice, str(active.game.legal_moves()[0]))
+    assert not answer.ephemeral, answer.content
+    await table.standin.wait_until(lambda: "(defenders) played" in answer.content, timeout=10)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    late = await table.wait_board(lambda m: "posted late" in m.content)
+    assert late.content.endswith(
+        "move 3 · posted late: I was not allowed to post here when it was played."
+    ), late.content

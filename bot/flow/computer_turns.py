@@ -14,6 +14,8 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.flow.lost_answers import maybe_made
+from bot.flow.move_answers import note_refusal
+from bot.flow.outbox import late_cause
 from bot.flow.posts import (
     board_post,
     describe_move,
@@ -396,13 +398,17 @@ class ComputerTurns:
                 reply.posted = True  # a line the outbox gets back from now on is not mine
         except (discord.HTTPException, *UNREACHABLE) as error:
             # Stored, and its board owed: the outbox posts it once Discord takes it (a
-            # permission given back), and /board shows it meanwhile.
+            # permission given back), and /board shows it meanwhile; posted late, it says
+            # why Discord refused it (a lock, a permission), as a member's board does.
             _log.warning(
                 "The computer's board in game %s at ply %s is owed: %r",
                 active.set_id,
                 result.game.ply,
                 error,
             )
+            cause = late_cause(error)
+            if cause is not None:
+                await note_refusal(result, cause, self.flow.bot.services.announcements)
         else:
             await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
