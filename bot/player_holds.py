@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.flow.lost_answers import send_under_nonce
 from bot.flow.posts import NO_PINGS, pinging
 from bot.hold_keeping import HoldKeeping
 from bot.services.held import HoldKind, PlayerHold, ShutOut
@@ -218,7 +219,8 @@ class PlayerHolds(HoldKeeping):
             since = await self.bot.flow.vanished.turn_began(row.set_id)
             if await self._held_this_move(row, since):
                 _log.info("Game %s: %s %s again this move: not held", row.set_id, player, why.value)
-                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE)
+                move = (row.set_id, row.ply)
+                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE, move=move)
                 continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
             hold = PlayerHold(
@@ -249,7 +251,9 @@ class PlayerHolds(HoldKeeping):
         hold = held.hold
         taken = False
         try:  # the database failing the line's language leaves it owed too
-            taken = await self._say(hold.guild_id, hold.channel_id, hold.player_id, why)
+            taken = await self._say(
+                hold.guild_id, hold.channel_id, hold.player_id, why, move=(hold.set_id, hold.ply)
+            )
         finally:
             if not taken:
                 held.line_owed = why
@@ -375,6 +379,7 @@ class PlayerHolds(HoldKeeping):
                 held.hold.player_id,
                 Told.HELD_A_DAY if held.held_a_day else Told.BACK,
                 active.deadline,
+                move=(held.hold.set_id, held.hold.ply),
             )
 
     async def _forget(self, channel_id: int, held: _Held) -> None:
@@ -393,15 +398,26 @@ class PlayerHolds(HoldKeeping):
         player_id: int,
         line: ShutOut | Told,
         deadline: datetime | None = None,
+        *,
+        move: tuple[int, int],
     ) -> bool:
-        """Post ``line`` of ``player_id``'s clock in ``channel_id``: held (why), pinging
-        nobody; or running again until ``deadline``, pinging them; or not held again. Returns
-        whether Discord took it or refused it (False: it could not take it now)."""
+        """Post ``line`` of ``player_id``'s clock at ``move`` (set, ply) in ``channel_id``:
+        held (why), pinging nobody; or running again until ``deadline``, pinging them; or not
+        held again. It carries a nonce of its own (:func:`line_nonce`): posted again after an
+        answer lost (a 5xx, no answer at all), at once or at a later check within the few
+        minutes Discord keeps a nonce, Discord returns the line it made instead of a second
+        one. Returns whether Discord took it or refused it (False: it could not take it now)."""
         lang = await self.bot.flow.server_language(guild_id)
         text = held_text(lang, player_id, line, deadline)
         mentions = pinging([player_id]) if line in _PINGING else NO_PINGS
         try:
-            await self.bot.get_partial_messageable(channel_id).send(text, allowed_mentions=mentions)
+            await send_under_nonce(
+                self.bot.get_partial_messageable(channel_id),
+                f"Channel {channel_id}'s line of a player's clock",
+                content=text,
+                allowed_mentions=mentions,
+                nonce=line_nonce(move, line),
+            )
         except UNREACHABLE as error:
             _log.warning("Could not tell channel %s of a player's clock yet: %r", channel_id, error)
             return False
@@ -423,6 +439,23 @@ class Told(enum.Enum):
 
 _PINGING = frozenset({Told.BACK, Told.HELD_A_DAY})
 """The lines that ping the player: their clock runs again."""
+
+_LINE_CODES: dict[ShutOut | Told, str] = {
+    ShutOut.TIMED_OUT: "t",
+    ShutOut.CANNOT_SEE: "s",
+    Told.BACK: "b",
+    Told.HELD_A_DAY: "d",
+    Told.HELD_ONCE: "o",
+}
+"""A letter for each line of a player's clock, in its nonce."""
+
+
+def line_nonce(move: tuple[int, int], line: ShutOut | Told) -> str:
+    """The nonce of ``line`` of a player's clock at ``move`` (set, ply): each is posted at
+    most once a move (a move is held once), so it names that line alone (at most 25
+    characters, as Discord takes)."""
+    set_id, ply = move
+    return f"clock.{set_id}.{ply}.{_LINE_CODES[line]}"
 
 
 def held_text(

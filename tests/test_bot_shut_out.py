@@ -501,11 +501,13 @@ async def test_a_hold_whose_line_a_crash_cut_off_is_posted_after_the_restart(
         player_id: int,
         line: ShutOut | Told,
         deadline: datetime | None = None,
+        *,
+        move: tuple[int, int],
     ) -> bool:
         if isinstance(line, ShutOut):
             stored.set()
             await asyncio.Event().wait()  # the process dies here
-        return await say(guild_id, channel_id, player_id, line, deadline)
+        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
 
     monkeypatch.setattr(holds, "_say", dies_before_the_line)
     table.advance(timedelta(hours=5))
@@ -534,11 +536,13 @@ async def test_a_hold_whose_line_failed_on_the_database_is_posted_a_minute_on(
         player_id: int,
         line: ShutOut | Told,
         deadline: datetime | None = None,
+        *,
+        move: tuple[int, int],
     ) -> bool:
         if isinstance(line, ShutOut) and not failed.is_set():
             failed.set()
             raise StorageError("database is locked")
-        return await say(guild_id, channel_id, player_id, line, deadline)
+        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
 
     monkeypatch.setattr(holds, "_say", language_unread)
     table.advance(timedelta(hours=5))
@@ -547,6 +551,27 @@ async def test_a_hold_whose_line_failed_on_the_database_is_posted_a_minute_on(
     table.advance(ASK_AGAIN)
     await timers_checked(table)
     await told_held(table, HIDDEN)
+    assert table.bot.timers.holds.held_player(table.channel.id) == table.alice.id
+
+
+async def test_a_held_line_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
+    """alice is held at her deadline, and Discord makes the line saying so but answers 503,
+    twice (its post and the post tried again at once): the line, owed, is posted again a
+    minute on, and Discord returns the one it made (its nonce) instead of a second line."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    path = f"/channels/{table.channel.id}/messages"
+    lost = table.standin.lose_answers(
+        503, requests=2, matching=lambda method, p: method == "POST" and p == path
+    )
+    table.advance(timedelta(hours=5))
+    await table.standin.wait_until(lambda: lost.hits >= 1, waiting_for="the line's answer lost")
+    for _ in range(2):  # each minute's ask posts the line if it is still owed
+        await timers_checked(table)
+        table.advance(ASK_AGAIN)
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+    assert table.bot is not None
     assert table.bot.timers.holds.held_player(table.channel.id) == table.alice.id
 
 
