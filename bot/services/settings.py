@@ -56,7 +56,9 @@ class SettingsService:
         change must not keep what it read)."""
 
     async def get(self, guild_id: int) -> GuildSettings:
-        """The server's settings (defaults if it never changed any). Raises nothing."""
+        """The server's settings (defaults if it never changed any), kept ``KEEP_SECONDS``
+        after a read. Raises StorageError if the database cannot read them (none kept, or
+        kept longer than that)."""
         kept = self._kept.get(guild_id)
         if kept is not None and self._monotonic() - kept[0] < KEEP_SECONDS:
             return kept[1]
