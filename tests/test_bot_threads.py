@@ -737,6 +737,86 @@ async def test_a_rematch_that_begins_as_its_thread_is_archived_keeps_the_thread_
     assert await table.bot.services.games.in_channel(thread.id) is not None
 
 
+async def test_a_rematchs_line_discord_would_not_edit_says_the_game_is_on_later(
+    table: Harness,
+) -> None:
+    """alice resigns her match against the computer and presses Rematch, and Discord refuses
+    the edit of the match's line that says the game is on again: the edit is owed, and the
+    timers' check makes it once Discord takes it (before, the line showed the last match's
+    result for good)."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    edit = f"/channels/{table.channel.id}/messages/{line.id}"
+    refused = table.standin.fail_rest(
+        403,
+        seconds=600,
+        code=50013,
+        matching=lambda method, path: (method, path) == ("PATCH", edit),
+    )
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    started = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    await table.wait_board(lambda m: m.id > started.id, channel=thread)
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+    await table.checks_run(1)
+    assert " won. " in line.content
+    table.standin.end_faults()
+    table.advance(timedelta(seconds=30))
+    await table.checks_run(2)
+    assert "the game is on" in line.content, line.content
+
+
+async def test_a_result_owed_on_a_line_a_rematch_took_over_meanwhile_is_not_written_over_it(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice resigns her match against the computer and Discord refuses the edit of its line
+    (owed); the timers' check reads it owed, and her rematch takes the line over before the
+    check edits it: the line keeps saying the game is on (before, the old result was written
+    over it)."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    edit = f"/channels/{table.channel.id}/messages/{line.id}"
+    refused = table.standin.fail_rest(
+        403,
+        seconds=600,
+        code=50013,
+        matching=lambda method, path: (method, path) == ("PATCH", edit),
+    )
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: refused.hits == 1, timeout=5)
+    table.standin.end_faults()
+    assert table.bot is not None
+    games = table.bot.services.games
+    read_ended = games.ended
+    owed_read, rematch_started = asyncio.Event(), asyncio.Event()
+
+    async def ended_then_rematch(set_id: int) -> Any:
+        end = await read_ended(set_id)
+        if not owed_read.is_set():
+            owed_read.set()
+            await rematch_started.wait()  # the rematch begins between the read and the edit
+        return end
+
+    monkeypatch.setattr(games, "ended", ended_then_rematch)
+    table.advance(timedelta(seconds=30))  # the timers' check reads the line owed
+    await asyncio.wait_for(owed_read.wait(), timeout=5)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    started = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    await table.wait_board(lambda m: m.id > started.id, channel=thread)
+    await table.standin.wait_until(lambda: " won. " not in line.content, timeout=5)
+    rematch_started.set()
+    await table.checks_run(2)
+    assert " won. " not in line.content, line.content
+    assert "the game is on" in line.content
+
+
 async def test_a_refused_computer_thread_plays_in_the_channel_and_says_why(
     table: Harness,
 ) -> None:

@@ -782,7 +782,7 @@ async def test_a_match_line_owed_is_due_until_shown_and_a_rematch_supersedes_it(
 ) -> None:
     """The line of a match Discord would not edit at its end is owed at once, paused after a
     failed try, and owed no more once shown; a rematch against the computer that took the
-    same line over since makes it read as superseded."""
+    same line over since makes it read as superseded (in the list, and read again alone)."""
     services = await Services.open(database, clock=clock)
     try:
         thread, line = OTHER_CHANNEL + 1, 777
@@ -801,6 +801,7 @@ async def test_a_match_line_owed_is_due_until_shown_and_a_rematch_supersedes_it(
         await announcements.line_owed(first.set_id)  # owed once
         [owed] = await announcements.lines_due()
         assert (owed.set_id, owed.guild_id, owed.superseded) == (first.set_id, GUILD, False)
+        assert not await announcements.line_superseded(owed)
         await announcements.line_failed(owed)
         assert await announcements.lines_due() == []  # paused
         clock.advance(timedelta(seconds=5))
@@ -819,5 +820,6 @@ async def test_a_match_line_owed_is_due_until_shown_and_a_rematch_supersedes_it(
         )
         [owed] = await announcements.lines_due()
         assert owed.superseded
+        assert await announcements.line_superseded(owed)  # read again before an edit
     finally:
         await services.close()

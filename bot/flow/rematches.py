@@ -15,17 +15,16 @@ from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.lost_answers import send_under_nonce
 from bot.flow.posts import pinging
 from bot.flow.threads import (
-    computer_line,
     may_open_threads_in,
     member_threads_here,
     member_threads_in,
     rematch_reason,
 )
-from bot.i18n import Language, _, command
+from bot.i18n import _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.names import account_name
-from bot.services.domain import ActiveGame, MatchTerms
+from bot.services.domain import MatchTerms
 from bot.services.errors import (
     ChallengeNotFound,
     ChannelBusy,
@@ -190,7 +189,7 @@ class RematchFlow:
             if why_not is not None:
                 headline = f"{headline}\n{why_not}"
             await self.flow.begin_match(active, interaction=interaction, headline=headline)
-            await self._show_on_line(active, user, lang)
+            await self.flow.set_ends.show_game_on(active)
             answered_here(interaction)
             return
         where = terms.parent_channel_id or terms.channel_id
@@ -334,22 +333,3 @@ class RematchFlow:
                     channel=f"<#{where}>",
                 )
             )
-
-    async def _show_on_line(self, active: ActiveGame, human: int, lang: Language) -> None:
-        """A rematch against the computer is played in the same thread: the line in the parent
-        channel that showed the last match's result says the game is on again."""
-        if active.parent_channel_id is None or active.line_message_id is None:
-            return
-        assert active.computer_id is not None
-        assert active.computer_level is not None
-        names = await self.flow.bot.display_names(active.guild_id, human, active.computer_id)
-        line = computer_line(
-            human,
-            active.computer_id,
-            active.ruleset,
-            active.computer_level,
-            names,
-            active.channel_id,
-            lang,
-        )
-        await self.flow.set_ends.edit_line(active, line)

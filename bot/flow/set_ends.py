@@ -6,15 +6,18 @@ resignation, time, an abort.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.flow.posts import BoardPost, board_post, match_end_pings, set_end_text
-from bot.flow.threads import finished_line
+from bot.flow.threads import computer_line, finished_line
 from bot.i18n import Language, Text
 from bot.services.domain import ActiveGame, SetEnd
+from bot.services.errors import NoGameHere
+from bot.storage.announcements import OwedLine
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.rematch import rematch_view
@@ -30,6 +33,10 @@ class SetEnds:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._line_edits = asyncio.Lock()
+        """Held by an owed edit of a match's line, from its last read of whether a rematch
+        took the line over, and by a rematch's edit of it (one lock for every line: they are
+        few and rare)."""
 
     async def with_next_set(
         self, post: BoardPost, end: SetEnd | None, lang: Language, *, actor: int | None = None
@@ -161,7 +168,7 @@ class SetEnds:
                 await announcements.line_shown(owed)
                 continue
             try:
-                await self._write_result(await self.flow.bot.services.games.ended(owed.set_id))
+                await self._write_owed(owed)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 if isinstance(error, discord.NotFound):
                     await announcements.line_shown(owed)
@@ -170,6 +177,9 @@ class SetEnds:
                 _log.info("The line of set %s's match not edited yet: %r", owed.set_id, error)
                 await announcements.line_failed(owed, refused=refused)
                 continue
+            except NoGameHere:  # its set ended between two reads: read again at once
+                await announcements.line_failed(owed)
+                continue
             except StorageError:
                 raise  # the database's trouble: the timers say so and try again
             except Exception:  # a fault of ours in one must not hold up the others
@@ -177,6 +187,35 @@ class SetEnds:
                 await announcements.line_failed(owed, refused=True)
                 continue
             await announcements.line_shown(owed)
+
+    async def _write_owed(self, owed: OwedLine) -> None:
+        """Edit ``owed``'s line to show its match's result — or, for a rematch against the
+        computer still being played, that the game is on again (:meth:`show_game_on`) —
+        unless a newer rematch took the line over since it was read as owed: read again under
+        the lock the rematch's own edit takes, right before the edit, so a rematch stored
+        meanwhile keeps its line (its edit waits for this one, or this one sees it). A
+        rematch's line whose match is over since is left to that end's own edit (owed apart
+        if Discord did not take it). Raises NoGameHere if the set ended between two reads."""
+        games = self.flow.bot.services.games
+        try:
+            end: SetEnd | None = await games.ended(owed.set_id)
+        except NoGameHere:
+            end = None  # still played: a rematch's line owed to say the game is on
+        playing = None
+        if end is None:
+            playing = await games.get(owed.set_id)
+        elif end.match_end is None:
+            current = await games.in_channel(end.game.channel_id)
+            if current is not None and current.match_id == end.game.match_id:
+                playing = current
+        async with self._line_edits:
+            if await self.flow.bot.services.announcements.line_superseded(owed):
+                _log.info("The line of set %s's match was taken over: not edited", owed.set_id)
+                return
+            if end is not None and end.match_end is not None:
+                await self._write_result(end)
+            elif playing is not None:
+                await self._write_game_on(playing)
 
     async def _write_result(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel (if it has one) to show how the match
@@ -192,13 +231,41 @@ class SetEnds:
             active, finished_line(end.match_end, active.ruleset, names, active.channel_id, lang)
         )
 
-    async def edit_line(self, active: ActiveGame, line: str) -> None:
-        """Make the message in the parent channel that links ``active``'s thread read ``line``
-        (without buttons); a line Discord refuses to edit stays as it is."""
+    async def show_game_on(self, active: ActiveGame) -> None:
+        """A rematch against the computer (``active``) is played in the same thread: the line
+        in the parent channel that showed the last match's result says the game is on again.
+        An edit Discord does not take (an outage, a refusal, a long 429) is owed as a result's
+        is (table ``match_lines_owed``, by the rematch's first set) and made by the timers'
+        checks (:meth:`show_owed_lines`); a line deleted is left so. Made under the lock of
+        the owed lines' edits (:meth:`_write_owed`)."""
         try:
-            await self._edit(active, line)
+            async with self._line_edits:
+                await self._write_game_on(active)
         except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
-            _log.warning("Could not edit the line of match %s: %s", active.match_id, error)
+            if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
+                _log.info("Match %s's line is gone: %r", active.match_id, error)
+                return
+            _log.warning("Could not edit the line of match %s (owed): %r", active.match_id, error)
+            try:
+                await self.flow.bot.services.announcements.line_owed(active.set_id)
+            except StorageError as failed:
+                _log.warning("Match %s's line stays unedited: %r", active.match_id, failed)
+
+    async def _write_game_on(self, active: ActiveGame) -> None:
+        """Edit the line of ``active``'s match against the computer (if it has one) to say the
+        game is on in its thread; raises what Discord answers."""
+        if active.parent_channel_id is None or active.line_message_id is None:
+            return
+        computer, level = active.computer_id, active.computer_level
+        if computer is None or level is None:
+            return
+        human = active.defender_id if active.attacker_id == computer else active.attacker_id
+        lang = await self.flow.server_language(active.guild_id)
+        names = await self.flow.bot.display_names(active.guild_id, human, computer)
+        await self._edit(
+            active,
+            computer_line(human, computer, active.ruleset, level, names, active.channel_id, lang),
+        )
 
     async def _edit(self, active: ActiveGame, line: str) -> None:
         """Make ``active``'s line read ``line`` (without buttons); raises what Discord answers."""

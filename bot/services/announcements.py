@@ -149,7 +149,8 @@ class AnnouncementService:
 
     async def line_owed(self, set_id: int) -> None:
         """Discord did not take the edit of the line of the match whose last set is ``set_id``
-        (to show its result): the timers make it once it does (:meth:`lines_due`)."""
+        (to show its result), or whose first set it is (a rematch against the computer: to
+        say the game is on again): the timers make it once it does (:meth:`lines_due`)."""
         async with self._database.transaction() as db:
             await announcements.line_owed(db, set_id, to_us(self._clock()))
 
@@ -157,6 +158,12 @@ class AnnouncementService:
         """Match lines that should show their match's result by now and do not."""
         async with self._database.snapshot() as db:
             return await announcements.lines_due(db, to_us(self._clock()), limit, self._shards)
+
+    async def line_superseded(self, owed: OwedLine) -> bool:
+        """Whether a newer match took ``owed``'s line over since it was read (a rematch against
+        the computer): read again right before its edit."""
+        async with self._database.snapshot() as db:
+            return await announcements.line_superseded(db, owed.set_id)
 
     async def line_shown(self, owed: OwedLine) -> None:
         """``owed``'s line shows its match's result (or is gone, or another match's): nothing

@@ -279,10 +279,12 @@ async def answer_failed(db: Connection, takeback_id: int, next_try_us: int) -> N
 
 @dataclass(frozen=True)
 class OwedLine:
-    """A match's line still to show the match's result (:func:`line_owed`)."""
+    """A match's line still to show the match's result, or that a rematch against the
+    computer is on (:func:`line_owed`)."""
 
     set_id: int
-    """The match's last set, from whose stored end the line is written."""
+    """The match's last set, from whose stored end the line is written (a rematch's first
+    set, for the line saying it is on)."""
     guild_id: int
     """Its server, whose language the line is written in."""
     attempts: int
@@ -293,7 +295,8 @@ class OwedLine:
 
 async def line_owed(db: Connection, set_id: int, now_us: int) -> None:
     """Discord did not take the edit of the line of the match whose last set is ``set_id``
-    (to show its result): it is owed, tried from ``now_us`` (once owed, it stays so)."""
+    (to show its result), or whose first set it is (a rematch against the computer: to say
+    the game is on again): it is owed, tried from ``now_us`` (once owed, it stays so)."""
     await db.execute(
         "INSERT INTO match_lines_owed (set_id, next_try_us) VALUES (?, ?) "
         "ON CONFLICT (set_id) DO NOTHING",
@@ -324,6 +327,18 @@ async def lines_due(
         )
         for row in rows
     ]
+
+
+async def line_superseded(db: Connection, set_id: int) -> bool:
+    """Whether a newer match took over the line of ``set_id``'s match (a rematch against the
+    computer, in the same thread), as :attr:`OwedLine.superseded` reads it."""
+    row = await db.fetch_one(
+        "SELECT EXISTS (SELECT 1 FROM matches n "
+        "WHERE n.line_message_id = m.line_message_id AND n.match_id > m.match_id) "
+        "FROM sets g JOIN matches m ON m.match_id = g.match_id WHERE g.set_id = ?",
+        (set_id,),
+    )
+    return row is not None and bool(row[0])
 
 
 async def line_shown(db: Connection, set_id: int) -> None:
