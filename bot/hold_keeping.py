@@ -152,13 +152,15 @@ class HoldKeeping:
         *,
         channel_id: int | None = None,
         shard: Shards | None = None,
+        line_owed: str | None = None,
     ) -> bool:
         """Give the time from ``since`` to ``until`` back to the clocks and requests of a thread
         or a shard's servers (``what`` names it in the log) its players could not play
         in — to each the part not given to it already (a restart or another hold during this
         one, say: given once, not twice, and the hours around it still given); after a minute
-        or more the boards and requests show their new times. Returns whether it did (False:
-        the database failed, and the hold stays)."""
+        or more the boards and requests show their new times. A player's hold notes
+        ``line_owed``, the line it then owes, in the same transaction. Returns whether it did
+        (False: the database failed, and the hold stays)."""
         if since >= until:
             return await self._release(*hold)
         try:
@@ -168,6 +170,7 @@ class HoldKeeping:
                 channel_id=channel_id,
                 shard=shard,
                 releasing=hold,
+                line_owed=line_owed,
             )
         except StorageError as error:
             _log.warning("Could not give the clocks of %s back its time: %s", what, error)

@@ -23,7 +23,9 @@ why. The holds are stored (schema 36's ``player_holds``: which set and move, whi
 since when), the row taken away in the transaction that gives the time back. A hold is stored
 before its line is posted, the line noted owed until Discord takes it (schema 38): the stored
 hold is what keeps the player from losing, so a crash between leaves a hold whose line the next
-check (or the restart's first) posts, never a line saying a clock is held that nothing holds. A
+check (or the restart's first) posts, never a line saying a clock is held that nothing holds;
+the line saying it runs again is owed likewise from the transaction that gives the time back
+(schema 41), and posted after a restart if the move is still to play. A
 restart takes them up (a line posted is not posted again), asking Discord at its first check,
 and a Discord error then leaves the clock held, as at any check. A Discord error at the
 deadline itself, before any hold, is not the player's doing either: the game is not lost on
@@ -55,7 +57,7 @@ import discord
 from bot.flow.lost_answers import send_under_nonce
 from bot.flow.posts import NO_PINGS, pinging
 from bot.hold_keeping import HoldKeeping
-from bot.services.held import HoldKind, PlayerHold, ShutOut
+from bot.services.held import BackLine, BackLineOwed, HoldKind, PlayerHold, ShutOut
 from bot.storage.errors import StorageError
 from bot.storage.times import from_us
 from bot.unreachable import UNREACHABLE
@@ -131,6 +133,9 @@ class PlayerHolds(HoldKeeping):
         self._unanswered: dict[int, datetime] = {}
         """By channel, the games past their deadline whose player Discord did not answer
         about, and when it was last asked: not lost on time until it says."""
+        self._back_lines_unread = True
+        """Whether lines players' holds owe since they gave the time back may be stored
+        unposted (at start-up, and after a post or its note failed)."""
 
     def held_player(self, channel_id: int) -> int | None:
         """The player whose clock ``channel_id``'s hold stands for, if it is held for one."""
@@ -299,6 +304,7 @@ class PlayerHolds(HoldKeeping):
         (their opponent resigned, an admin's ``/abort``) or whose player left the server is
         held no more, with nothing given back (one who left loses on time at the next check).
         If Discord cannot say, the hold stands, and they are asked again a minute on."""
+        await self._post_back_lines_owed()
         now = self.bot.clock()
         for channel_id, held in list(self._players.items()):
             if now - held.asked < ASK_AGAIN or held.giving_back.locked():
@@ -346,41 +352,78 @@ class PlayerHolds(HoldKeeping):
         """The player shut out of ``channel_id`` can play again: its clock is given back the
         time since their turn began, less what was given meanwhile (a restart), its stored hold
         ending in the same transaction, and, if ``announce``, a line pinging them says when
-        their time runs out now. One given back meanwhile gives nothing; if the database fails,
-        the hold stays, tried again at the next check."""
+        their time runs out now — owed from that transaction (schema 41), so a crash before
+        it is posted posts it after the restart. One given back meanwhile gives nothing; if
+        the database fails, the hold stays, tried again at the next check."""
         held = self._players.get(channel_id)
         if held is None:
             return
         hold = (HoldKind.PLAYER, channel_id)
+        line = (BackLine.HELD_A_DAY if held.held_a_day else BackLine.BACK) if announce else None
         async with held.giving_back:
             if self._players.get(channel_id) is not held:
                 return  # given back while this waited (the minute's check, or their press)
             until = self._ended(hold)
             given = await self._give_back(
-                held.hold.since, until, f"player {channel_id}", hold, channel_id=channel_id
+                held.hold.since,
+                until,
+                f"player {channel_id}",
+                hold,
+                channel_id=channel_id,
+                line_owed=None if line is None else line.value,
             )
             if not given:
                 self._unended.setdefault(hold, until)
                 return
             self._unended.pop(hold, None)
             del self._players[channel_id]
-        if not announce:
+        if line is not None:
+            owed = BackLineOwed(held.hold.set_id, held.hold.ply, channel_id, line)
+            await self._post_back_line(owed, held)
+
+    async def _post_back_lines_owed(self) -> None:
+        """Post the lines players' holds owe since they gave the time back, stored with that
+        give-back: read at the first check after a start (a crash came before they were
+        posted) and after one failed (Discord could not take it, or the database could not
+        read or note it); else each is posted as its time is given back."""
+        if not self._back_lines_unread:
             return
+        self._back_lines_unread = False
         try:
-            active = await self.bot.services.games.in_channel(channel_id)
+            owed = await self.bot.services.holds.back_lines_owed()
         except StorageError as error:
-            _log.warning("Could not read the game in channel %s: %s", channel_id, error)
+            _log.warning("Could not read the lines owed by players' holds: %s", error)
+            self._back_lines_unread = True
             return
-        if active is not None and active.player_to_move == held.hold.player_id:
-            await self._post_held_line(held)  # why it was held, before it runs again
-            await self._say(
-                held.hold.guild_id,
-                channel_id,
-                held.hold.player_id,
-                Told.HELD_A_DAY if held.held_a_day else Told.BACK,
-                active.deadline,
-                move=(held.hold.set_id, held.hold.ply),
-            )
+        for line in owed:
+            await self._post_back_line(line)
+
+    async def _post_back_line(self, owed: BackLineOwed, held: _Held | None = None) -> None:
+        """Post ``owed``, the line saying a player's clock runs again (after ``held``'s line
+        saying why it was held, if that one is still owed), if their move is still to play;
+        then note it posted (or not to be: the game moved on). One Discord could not take, or
+        that the database could not read or note, stays owed (posted again at the next check,
+        under the same nonce: :meth:`_say`)."""
+        try:
+            active = await self.bot.services.games.in_channel(owed.channel_id)
+            if active is not None and (active.set_id, active.ply) == (owed.set_id, owed.ply):
+                if held is not None:
+                    await self._post_held_line(held)  # why it was held, before it runs again
+                taken = await self._say(
+                    active.guild_id,
+                    owed.channel_id,
+                    active.player_to_move,
+                    _TOLD[owed.line],
+                    active.deadline,
+                    move=(owed.set_id, owed.ply),
+                )
+                if not taken:
+                    self._back_lines_unread = True
+                    return
+            await self.bot.services.holds.back_line_posted(owed.set_id, owed.ply)
+        except StorageError as error:
+            _log.warning("The line of channel %s's hold stays owed: %s", owed.channel_id, error)
+            self._back_lines_unread = True
 
     async def _forget(self, channel_id: int, held: _Held) -> None:
         """``channel_id``, held as ``held``, is held no more, with nothing to give back."""
@@ -439,6 +482,9 @@ class Told(enum.Enum):
 
 _PINGING = frozenset({Told.BACK, Told.HELD_A_DAY})
 """The lines that ping the player: their clock runs again."""
+
+_TOLD = {BackLine.BACK: Told.BACK, BackLine.HELD_A_DAY: Told.HELD_A_DAY}
+"""The line told for each line a hold owes once it gave the time back."""
 
 _LINE_CODES: dict[ShutOut | Told, str] = {
     ShutOut.TIMED_OUT: "t",

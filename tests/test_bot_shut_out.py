@@ -519,6 +519,45 @@ async def test_a_hold_whose_line_a_crash_cut_off_is_posted_after_the_restart(
     await told_back(table, table.now)
 
 
+async def test_a_can_play_again_line_a_crash_cut_off_is_posted_after_the_restart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice, held at her deadline, can see the channel again, and the bot dies once her time
+    is given back but before the line saying she can play again is posted: after the restart
+    that line is posted, once (before, nothing recorded it: it was never posted)."""
+    await alice_to_move(table)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    assert table.bot is not None
+    table.advance(timedelta(hours=5))
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+    holds = table.bot.timers.holds
+    say, given = holds._say, asyncio.Event()
+
+    async def dies_before_the_line(
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        line: ShutOut | Told,
+        deadline: datetime | None = None,
+        *,
+        move: tuple[int, int],
+    ) -> bool:
+        if line is Told.BACK:
+            given.set()
+            await asyncio.Event().wait()  # the process dies here
+        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
+
+    monkeypatch.setattr(holds, "_say", dies_before_the_line)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    since = table.now
+    table.advance(ASK_AGAIN)
+    await until(given.is_set)
+    await table.restart()
+    await told_back(table, since)
+    assert table.bot.timers.holds.held_player(table.channel.id) is None
+
+
 async def test_a_hold_whose_line_failed_on_the_database_is_posted_a_minute_on(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,7 +14,15 @@ import pytest
 from bot.services import ActiveGame, Services
 from bot.services.absence import Expiring, MovedExpiry, owed
 from bot.services.domain import Takeback
-from bot.services.held import Held, Hold, HoldKind, PlayerHold, ShutOut
+from bot.services.held import (
+    BackLine,
+    BackLineOwed,
+    Held,
+    Hold,
+    HoldKind,
+    PlayerHold,
+    ShutOut,
+)
 from bot.shards import EVERY, Shards, Share
 from bot.storage import clocks, takebacks
 from bot.storage.clocks import (
@@ -392,6 +400,38 @@ async def test_a_players_hold_keeps_its_line_owed_until_posted(
         assert await opened.holds.players_held() == [replace(hold, line_owed=None)]
     finally:
         await opened.close()
+
+
+async def test_a_players_hold_given_back_keeps_its_line_owed_until_posted(
+    database: str, clock: FakeClock
+) -> None:
+    """bob's hold gives his time back owing the line that says his clock runs again, in the
+    same transaction: read back after a restart (by his server's process alone) it is still
+    owed, and once noted posted it is owed no more; a give-back owing none owes none."""
+    guild_a, guild_b = 4 << 22, 5 << 22  # shards 0 and 1 of 2
+    opened = await Services.open(database, clock=clock)
+    try:
+        game = await start_set(opened, guild_a, CHANNEL)
+        other = await start_set(opened, guild_b, OTHER_CHANNEL)
+        clock.advance(timedelta(hours=1))
+        for channel, line in ((CHANNEL, BackLine.HELD_A_DAY), (OTHER_CHANNEL, None)):
+            await opened.clocks.give_back_closed(
+                clock.now - timedelta(hours=1),
+                channel_id=channel,
+                releasing=(HoldKind.PLAYER, channel),
+                line_owed=None if line is None else line.value,
+            )
+        assert other.set_id != game.set_id
+    finally:
+        await opened.close()
+    shard_0 = await Services.open(database, clock=clock, shards=Shards(2, (0,)))
+    try:
+        owed = BackLineOwed(game.set_id, game.ply, CHANNEL, BackLine.HELD_A_DAY)
+        assert await shard_0.holds.back_lines_owed() == [owed]
+        await shard_0.holds.back_line_posted(game.set_id, game.ply)
+        assert await shard_0.holds.back_lines_owed() == []
+    finally:
+        await shard_0.close()
 
 
 async def test_a_hold_ends_with_its_time_given_back(services: Services, clock: FakeClock) -> None:

@@ -108,6 +108,7 @@ class ClockService:
         channel_id: int | None = None,
         shard: Shards | None = None,
         releasing: tuple[HoldKind, int] | None = None,
+        line_owed: str | None = None,
     ) -> Resumed:
         """Server ``guild_id`` was unavailable (Discord's outage of it), or thread
         ``channel_id`` locked and archived by a moderator, or the servers of ``shard`` (one of
@@ -116,7 +117,8 @@ class ClockService:
         its clocks, challenges and takeback requests, as a start-up gives back the bot's
         absence; the stored hold ``releasing`` ends with it (in one transaction: the time is
         given once), and a player's hold of ``channel_id`` notes its move as held so (once a
-        move: bot/player_holds.py). Returns what was moved on."""
+        move: bot/player_holds.py), with ``line_owed``, the line it then owes the channel.
+        Returns what was moved on."""
         async with self._database.transaction() as db:
             resumed = await give_time_back(
                 db,
@@ -130,7 +132,7 @@ class ClockService:
                 await holds.release(db, releasing[0].value, releasing[1])
                 if releasing[0] is HoldKind.PLAYER and channel_id is not None:
                     # Its move is held so once (bot/player_holds.py), a restart or not.
-                    await holds.player_hold_given(db, channel_id, to_us(since))
+                    await holds.player_hold_given(db, channel_id, to_us(since), line_owed)
         return resumed
 
     async def give_back_servers(

@@ -82,6 +82,26 @@ class ShutOut(enum.Enum):
     """A moderator timed them out: Discord takes no command or press from them."""
 
 
+class BackLine(enum.Enum):
+    """The line a player's hold owes once it gave their time back (bot/player_holds.py)."""
+
+    BACK = "back"
+    """They can play again: their clock runs."""
+    HELD_A_DAY = "held a day"
+    """Their clock was held a day: it runs, whether they can play or not."""
+
+
+@dataclass(frozen=True)
+class BackLineOwed:
+    """A line a player's hold owes since it gave the time of set ``set_id``'s move ``ply``
+    back, in ``channel_id`` (stored with that give-back: a restart posts it)."""
+
+    set_id: int
+    ply: int
+    channel_id: int
+    line: BackLine
+
+
 @dataclass(frozen=True)
 class PlayerHold:
     """A game's channel (or thread) held for its player to move, whom a moderator shut out."""
@@ -170,6 +190,19 @@ class HoldService:
         not post it again."""
         async with self._database.transaction() as db:
             await holds.player_line_posted(db, channel_id)
+
+    async def back_lines_owed(self) -> list[BackLineOwed]:
+        """The lines players' holds of this process's servers owe since they gave the time
+        back (a crash came before they were posted, or Discord could not take them)."""
+        async with self._database.snapshot() as db:
+            rows = await holds.player_back_lines_owed(db, self._shards)
+        return [BackLineOwed(r.set_id, r.ply, r.channel_id, BackLine(r.line)) for r in rows]
+
+    async def back_line_posted(self, set_id: int, ply: int) -> None:
+        """The line owed since the hold of set ``set_id``'s move ``ply`` gave its time back
+        was posted (or is not to be: the game moved on): a restart does not post it again."""
+        async with self._database.transaction() as db:
+            await holds.player_back_line_posted(db, set_id, ply)
 
     async def held_this_move(self, set_id: int, ply: int, turn_began: datetime) -> bool:
         """Whether a player's hold (bot/player_holds.py) gave set ``set_id``'s clock for

@@ -3,7 +3,7 @@
 channels held for their player to move, whom a moderator shut out (schema 36's ``player_holds``,
 bot/player_holds.py; schema 38 notes why, while the line saying so is owed); and whether a
 player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
-move is held so at most once)."""
+move is held so at most once; schema 41 notes the line that give-back owes, until posted)."""
 
 from __future__ import annotations
 
@@ -129,14 +129,50 @@ async def player_line_posted(db: Connection, channel_id: int) -> None:
     await db.execute("UPDATE player_holds SET line_owed = NULL WHERE channel_id = ?", (channel_id,))
 
 
-async def player_hold_given(db: Connection, channel_id: int, since_us: int) -> None:
+async def player_hold_given(
+    db: Connection, channel_id: int, since_us: int, line_owed: str | None = None
+) -> None:
     """A player's hold of ``channel_id`` (bot/player_holds.py) gave its game's clock back its
-    time from ``since_us``, the turn's start: that move (the set's ply now) was held so once."""
+    time from ``since_us``, the turn's start: that move (the set's ply now) was held so once;
+    ``line_owed``: the line it owes the channel (which, as bot/player_holds.py names it; None:
+    none), until :func:`player_back_line_posted`."""
     await db.execute(
-        "INSERT INTO player_holds_given (set_id, ply, since_us) SELECT set_id, ply, ? "
-        "FROM sets WHERE channel_id = ? AND status = 'active' "
-        "ON CONFLICT (set_id) DO UPDATE SET ply = excluded.ply, since_us = excluded.since_us",
-        (since_us, channel_id),
+        "INSERT INTO player_holds_given (set_id, ply, since_us, line_owed) "
+        "SELECT set_id, ply, ?, ? FROM sets WHERE channel_id = ? AND status = 'active' "
+        "ON CONFLICT (set_id) DO UPDATE SET ply = excluded.ply, since_us = excluded.since_us, "
+        "line_owed = excluded.line_owed",
+        (since_us, line_owed, channel_id),
+    )
+
+
+@dataclass(frozen=True)
+class BackLineRow:
+    """A line a player's hold owes since it gave their time back (:func:`player_hold_given`)."""
+
+    set_id: int
+    ply: int
+    """The move it gave its time back to."""
+    channel_id: int
+    line: str
+
+
+async def player_back_lines_owed(db: Connection, shards: Shards = EVERY) -> list[BackLineRow]:
+    """The lines owed by players' holds that gave their time back, in the servers of
+    ``shards``, by set."""
+    rows = await db.fetch_all(
+        "SELECT g.set_id, g.ply, s.channel_id, g.line_owed FROM player_holds_given g "
+        "JOIN sets s ON s.set_id = g.set_id "
+        f"WHERE g.line_owed IS NOT NULL AND {shards.where('s.guild_id')} ORDER BY g.set_id"
+    )
+    return [BackLineRow(int(row[0]), int(row[1]), int(row[2]), str(row[3])) for row in rows]
+
+
+async def player_back_line_posted(db: Connection, set_id: int, ply: int) -> None:
+    """The line the hold of set ``set_id``'s move ``ply`` owed was posted (or is not to be:
+    the game moved on): no longer owed."""
+    await db.execute(
+        "UPDATE player_holds_given SET line_owed = NULL WHERE set_id = ? AND ply = ?",
+        (set_id, ply),
     )
 
 
