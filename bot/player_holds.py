@@ -25,7 +25,7 @@ before its line is posted, the line noted owed until Discord takes it (schema 38
 hold is what keeps the player from losing, so a crash between leaves a hold whose line the next
 check (or the restart's first) posts, never a line saying a clock is held that nothing holds;
 the line saying it runs again is owed likewise from the transaction that gives the time back
-(schema 41), and posted after a restart if the move is still to play. A
+(schema 39), and posted after a restart if the move is still to play. A
 restart takes them up (a line posted is not posted again), asking Discord at its first check,
 and a Discord error then leaves the clock held, as at any check. A Discord error at the
 deadline itself, before any hold, is not the player's doing either: the game is not lost on
@@ -352,7 +352,7 @@ class PlayerHolds(HoldKeeping):
         """The player shut out of ``channel_id`` can play again: its clock is given back the
         time since their turn began, less what was given meanwhile (a restart), its stored hold
         ending in the same transaction, and, if ``announce``, a line pinging them says when
-        their time runs out now — owed from that transaction (schema 41), so a crash before
+        their time runs out now — owed from that transaction (schema 39), so a crash before
         it is posted posts it after the restart. One given back meanwhile gives nothing; if
         the database fails, the hold stays, tried again at the next check."""
         held = self._players.get(channel_id)

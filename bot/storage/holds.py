@@ -3,7 +3,7 @@
 channels held for their player to move, whom a moderator shut out (schema 36's ``player_holds``,
 bot/player_holds.py; schema 38 notes why, while the line saying so is owed); and whether a
 player's hold gave a move's clock its time back already (schema 34's ``player_holds_given``: a
-move is held so at most once; schema 41 notes the line that give-back owes, until posted)."""
+move is held so at most once; schema 39 notes the line that give-back owes, until posted)."""
 
 from __future__ import annotations
 
