@@ -17,6 +17,7 @@ import pytest
 
 from bot.flow import game_flow, player_moves, set_ends
 from bot.flow.posts import board_post
+from bot.services.announcements import AnnouncementService
 from bot.services.boards import BoardService
 from bot.services.games import GameService
 from bot.storage.errors import DatabaseUnavailable
@@ -32,6 +33,7 @@ from tests.bot_harness import (
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.faults import Matcher
 from tests.discord_standin.model import VIEW_CHANNEL
+from tests.test_bot_computer import HeldPool
 from tests.test_bot_failed_set_end_posts import (
     KING_CAPTURED,
     KING_ESCAPES,
@@ -538,3 +540,49 @@ async def test_a_board_out_whose_record_failed_is_not_told_as_lost_nor_posted_ag
     assert [m.id for m in boards_of(table, "d1-b1")] == [answer.id]
     assert table.bot is not None
     assert await table.bot.services.announcements.message_of(1, 1) == answer.id
+
+
+async def test_a_set_ended_after_a_line_whose_record_failed_still_gets_its_final_board(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's line against the computer is out but the database fails to record it; while the
+    computer thinks, an admin aborts the game from #lobby and Discord refuses its final board:
+    the outbox posts that board later (before, the line's late record marked it out: never
+    posted)."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    delivered = AnnouncementService.delivered
+    failed: list[bool] = []
+
+    async def fails_first(self: AnnouncementService, *args: Any) -> None:
+        if not failed:
+            failed.append(True)
+            raise DatabaseUnavailable("the database went away")
+        await delivered(self, *args)
+
+    monkeypatch.setattr(AnnouncementService, "delivered", fails_first)
+    line = await table.move(table.alice, "d1-b1")
+    assert line.content.endswith("I am thinking…"), line.content
+    await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
+    assert failed
+    table.advance(timedelta(seconds=1))
+    games = f"/channels/{table.channel.id}/messages"
+    refused = table.standin.fail_rest(
+        403,
+        seconds=60,
+        matching=lambda method, path: method == "POST" and path == games,
+        code=50013,
+    )
+    lobby = table.guild.channel("lobby")
+    asked = await table.reply_text(table.admin, "abort", {"game": 1}, channel=lobby)
+    [confirm] = [c for c in asked.custom_ids() if c.startswith("abort:")]
+    await table.standin.click(asked, confirm, table.admin)
+    await table.standin.wait_until(lambda: refused.hits >= 1, waiting_for="the refused board")
+    table.standin.end_faults()
+    pool.go.set()
+    await outbox_done(table)
+    aborted = [m for m in table.public_messages() if " aborted the " in m.content]
+    assert len(aborted) == 1, [m.content for m in table.public_messages()]

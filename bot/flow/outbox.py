@@ -42,6 +42,7 @@ from bot.services.errors import NoGameHere
 from bot.services.records import AT_LEVEL
 from bot.storage.announcements import AnnouncementRow, LateCause
 from bot.storage.errors import StorageError
+from bot.storage.times import to_us
 from bot.thread_locks import refused_for_lock
 from bot.unreachable import UNREACHABLE
 from bot.views.confirm import aborted_line, computer_name
@@ -96,9 +97,9 @@ class Outbox:
         """Until when Discord asked my posts (or edits) in a channel to wait: a 429 longer
         than discord.py waits (discord.RateLimited). Discord limits each route in each
         channel apart, so the others' boards go on."""
-        self._unrecorded: dict[tuple[int, int], Callable[[], Awaitable[None]]] = {}
+        self._unrecorded: dict[tuple[int, int], tuple[int, Callable[[], Awaitable[None]]]] = {}
         """The boards (set, ply) the flow posted but the database could not record as out,
-        each with the write that records it (:meth:`record_later`)."""
+        each with when that failed (µs) and the write that records it (:meth:`record_later`)."""
 
     @contextlib.contextmanager
     def posting(self) -> Iterator[Callable[[int, int], None]]:
@@ -140,14 +141,15 @@ class Outbox:
         (``record``) instead of posting it again — a board that was an interaction's answer
         carries no nonce, and a nonce holds only minutes. Kept in memory: after a restart the
         board is posted again (Discord returns one posted with its nonce in the past few
-        minutes)."""
+        minutes). A board owed anew at that ply after this (the set ended at that move, a
+        takeback back to it) is another board: posted, not marked out by this write."""
         _log.warning(
             "Board of game %s at ply %s is out but not recorded (recorded later): %s",
             set_id,
             ply,
             error,
         )
-        self._unrecorded[set_id, ply] = record
+        self._unrecorded[set_id, ply] = (to_us(self.flow.bot.clock()), record)
 
     async def deliver(self) -> None:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
@@ -165,12 +167,12 @@ class Outbox:
             if until is not None:  # not tried into the rate limit: its turn comes after
                 await services.announcements.held_back(row, until)
                 continue
-            record = self._unrecorded.pop((row.set_id, row.ply), None)
-            if record is not None:
+            unrecorded = self._unrecorded.pop((row.set_id, row.ply), None)
+            if unrecorded is not None and unrecorded[0] >= row.created_us:
                 try:
-                    await record()  # out: a board owed anew since, at that ply, stays owed
+                    await unrecorded[1]()  # out (a board owed anew since is left owed)
                 except StorageError:
-                    self._unrecorded[row.set_id, row.ply] = record
+                    self._unrecorded[row.set_id, row.ply] = unrecorded
                     raise  # the database's trouble: the timers say so and try again
                 continue
             try:
