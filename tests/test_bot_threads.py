@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -770,6 +771,66 @@ async def test_a_rematchs_line_discord_would_not_edit_says_the_game_is_on_later(
     assert "the game is on" in line.content, line.content
 
 
+async def test_a_rematchs_owed_line_made_as_it_ends_does_not_write_over_its_result(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's rematch against the computer owes its line saying the game is on (Discord
+    refused the edit); the timers' check reads the rematch still played, and she resigns it
+    before the check edits the line: the line ends showing her rematch's result (before, the
+    check's stale "the game is on" was written over the result the resignation had shown)."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    edit = f"/channels/{table.channel.id}/messages/{line.id}"
+    refused = table.standin.fail_rest(
+        403,
+        seconds=600,
+        code=50013,
+        matching=lambda method, path: (method, path) == ("PATCH", edit),
+    )
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    started = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    await table.wait_board(lambda m: m.id > started.id, channel=thread)
+    await table.standin.wait_until(lambda: refused.hits >= 1, timeout=5)
+    table.standin.end_faults()
+    assert table.bot is not None
+    games, set_ends = table.bot.services.games, table.bot.flow.set_ends
+    read_game, show_result = games.get, set_ends._show_result_on_line
+    owed_read, result_shown, resigned = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def get_then_resign(set_id: int) -> Any:
+        game = await read_game(set_id)
+        if not owed_read.is_set():
+            owed_read.set()
+            await resigned.wait()  # she resigns between the check's read and its edit
+        return game
+
+    async def show_result_noted(end: Any) -> None:
+        result_shown.set()
+        await show_result(end)
+
+    monkeypatch.setattr(games, "get", get_then_resign)
+    monkeypatch.setattr(set_ends, "_show_result_on_line", show_result_noted)
+    table.advance(timedelta(seconds=30))  # the timers' check reads the rematch's line owed
+    await asyncio.wait_for(owed_read.wait(), timeout=5)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    await asyncio.wait_for(result_shown.wait(), timeout=5)
+    # Without a lock the resignation's edit lands at once; with one, it waits for the check's.
+    with contextlib.suppress(AssertionError):
+        await table.standin.wait_until(lambda: " won. " in line.content, timeout=1)
+    resigned.set()
+    await table.checks_run(2)
+    await asyncio.wait_for(set_ends._line_edits.acquire(), timeout=5)  # the result's edit too
+    set_ends._line_edits.release()
+    assert " won. " in line.content, line.content
+    assert "the game is on" not in line.content
+
+
 async def test_a_result_owed_on_a_line_a_rematch_took_over_meanwhile_is_not_written_over_it(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -793,18 +854,18 @@ async def test_a_result_owed_on_a_line_a_rematch_took_over_meanwhile_is_not_writ
     await table.standin.wait_until(lambda: refused.hits == 1, timeout=5)
     table.standin.end_faults()
     assert table.bot is not None
-    games = table.bot.services.games
-    read_ended = games.ended
+    announcements = table.bot.services.announcements
+    read_due = announcements.lines_due
     owed_read, rematch_started = asyncio.Event(), asyncio.Event()
 
-    async def ended_then_rematch(set_id: int) -> Any:
-        end = await read_ended(set_id)
-        if not owed_read.is_set():
+    async def due_then_rematch(limit: int = 20) -> Any:
+        due = await read_due(limit)
+        if due and not owed_read.is_set():
             owed_read.set()
             await rematch_started.wait()  # the rematch begins between the read and the edit
-        return end
+        return due
 
-    monkeypatch.setattr(games, "ended", ended_then_rematch)
+    monkeypatch.setattr(announcements, "lines_due", due_then_rematch)
     table.advance(timedelta(seconds=30))  # the timers' check reads the line owed
     await asyncio.wait_for(owed_read.wait(), timeout=5)
     [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]

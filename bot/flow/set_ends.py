@@ -34,9 +34,9 @@ class SetEnds:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
         self._line_edits = asyncio.Lock()
-        """Held by an owed edit of a match's line, from its last read of whether a rematch
-        took the line over, and by a rematch's edit of it (one lock for every line: they are
-        few and rare)."""
+        """Held by an owed edit of a match's line, from its reads of the match (ended, played,
+        taken over by a rematch) to its edit, and by a rematch's edit and a match end's edit of
+        it (one lock for every line: they are few and rare)."""
 
     async def with_next_set(
         self, post: BoardPost, end: SetEnd | None, lang: Language, *, actor: int | None = None
@@ -145,9 +145,12 @@ class SetEnds:
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended; one
         Discord does not take (an outage, a refusal) is owed, and the timers make it once it
-        does (:meth:`show_owed_lines`). A line deleted is left so."""
+        does (:meth:`show_owed_lines`). A line deleted is left so. Made under the lock of the
+        owed lines' edits (:meth:`_write_owed`): an owed edit that read the match still played
+        is made before it, not over it."""
         try:
-            await self._write_result(end)
+            async with self._line_edits:
+                await self._write_result(end)
         except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
             if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
                 _log.info("Match %s's line is gone: %r", end.game.match_id, error)
@@ -191,24 +194,25 @@ class SetEnds:
     async def _write_owed(self, owed: OwedLine) -> None:
         """Edit ``owed``'s line to show its match's result — or, for a rematch against the
         computer still being played, that the game is on again (:meth:`show_game_on`) —
-        unless a newer rematch took the line over since it was read as owed: read again under
-        the lock the rematch's own edit takes, right before the edit, so a rematch stored
-        meanwhile keeps its line (its edit waits for this one, or this one sees it). A
-        rematch's line whose match is over since is left to that end's own edit (owed apart
-        if Discord did not take it). Raises NoGameHere if the set ended between two reads."""
+        unless a newer rematch took the line over since it was read as owed. All is read
+        under the lock a rematch's edit and a match end's edit take, right before the edit: a
+        rematch stored meanwhile keeps its line, and a match that ended meanwhile keeps its
+        result (their edit waits for this one, or this one sees them). A rematch's line whose
+        match is over since is left to that end's own edit (owed apart if Discord did not take
+        it). Raises NoGameHere if the set ended between two reads."""
         games = self.flow.bot.services.games
-        try:
-            end: SetEnd | None = await games.ended(owed.set_id)
-        except NoGameHere:
-            end = None  # still played: a rematch's line owed to say the game is on
-        playing = None
-        if end is None:
-            playing = await games.get(owed.set_id)
-        elif end.match_end is None:
-            current = await games.in_channel(end.game.channel_id)
-            if current is not None and current.match_id == end.game.match_id:
-                playing = current
         async with self._line_edits:
+            try:
+                end: SetEnd | None = await games.ended(owed.set_id)
+            except NoGameHere:
+                end = None  # still played: a rematch's line owed to say the game is on
+            playing = None
+            if end is None:
+                playing = await games.get(owed.set_id)
+            elif end.match_end is None:
+                current = await games.in_channel(end.game.channel_id)
+                if current is not None and current.match_id == end.game.match_id:
+                    playing = current
             if await self.flow.bot.services.announcements.line_superseded(owed):
                 _log.info("The line of set %s's match was taken over: not edited", owed.set_id)
                 return
