@@ -304,6 +304,15 @@ async def line_owed(db: Connection, set_id: int, now_us: int) -> None:
     )
 
 
+_SUPERSEDED = (
+    "EXISTS (SELECT 1 FROM matches n "
+    "WHERE n.line_message_id = m.line_message_id AND n.match_id > m.match_id)"
+)
+"""Whether a newer match (``n``, a rematch against the computer) took over the line of match
+``m``: read with the owed lines (:func:`lines_due`) and again before an edit
+(:func:`line_superseded`)."""
+
+
 async def lines_due(
     db: Connection, now_us: int, limit: int, shards: Shards = EVERY
 ) -> list[OwedLine]:
@@ -311,8 +320,7 @@ async def lines_due(
     first."""
     mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
     rows = await db.fetch_all(
-        "SELECT o.set_id, g.guild_id, o.attempts, EXISTS (SELECT 1 FROM matches n "
-        "WHERE n.line_message_id = m.line_message_id AND n.match_id > m.match_id) "
+        f"SELECT o.set_id, g.guild_id, o.attempts, {_SUPERSEDED} "
         "FROM match_lines_owed o JOIN sets g ON g.set_id = o.set_id "
         "JOIN matches m ON m.match_id = g.match_id "
         f"WHERE o.next_try_us <= ? {mine}ORDER BY o.set_id LIMIT ?",
@@ -333,9 +341,8 @@ async def line_superseded(db: Connection, set_id: int) -> bool:
     """Whether a newer match took over the line of ``set_id``'s match (a rematch against the
     computer, in the same thread), as :attr:`OwedLine.superseded` reads it."""
     row = await db.fetch_one(
-        "SELECT EXISTS (SELECT 1 FROM matches n "
-        "WHERE n.line_message_id = m.line_message_id AND n.match_id > m.match_id) "
-        "FROM sets g JOIN matches m ON m.match_id = g.match_id WHERE g.set_id = ?",
+        f"SELECT {_SUPERSEDED} FROM sets g JOIN matches m ON m.match_id = g.match_id "
+        "WHERE g.set_id = ?",
         (set_id,),
     )
     return row is not None and bool(row[0])
