@@ -180,7 +180,7 @@ class SetEnds:
                 _log.info("The line of set %s's match not edited yet: %r", owed.set_id, error)
                 await announcements.line_failed(owed, refused=refused)
                 continue
-            except NoGameHere:  # its set ended between two reads: read again at once
+            except NoGameHere:  # its set ended between two reads: read again after a pause
                 await announcements.line_failed(owed)
                 continue
             except StorageError:
