@@ -41,6 +41,21 @@ KEEPALIVE = {
 """A host that vanished (no FIN, no RST) has its locks released in about 25 s rather than
 the system's two hours (ignored on a Unix socket, where the kernel closes the session)."""
 
+PROBE_EVERY = 30.0
+"""How often, in seconds, the claim's session is asked whether it still answers. A network that
+fails without a word leaves this side's socket open for ever (nothing is sent on it), while the
+server ends the session and lets the locks go: unasked, the process would hold nothing
+unaware, and a second process for its shards could start beside it."""
+PROBE_TIMEOUT = 10.0
+"""How long the probe's answer is waited for before the session is taken as lost."""
+RETRY_PAUSE = 5.0
+"""The pause, in seconds, between two tries to take a lost claim again."""
+
+
+class _OwnSessionLingers(Exception):
+    """The locks are still held by this process's own lost session (the server has not found
+    it gone yet): not another process, so wait for the server to let them go."""
+
 
 def name_of(shards: Shards) -> str:
     """The ``application_name`` of the claim's session, which another process's refusal names."""
@@ -55,6 +70,8 @@ class ShardClaim:
         self.where = display_url(url)
         self.shards = shards
         self._connection: asyncpg.Connection[Record] | None = None
+        self._lost_pid: int | None = None
+        """The server backend of the session this claim last held, once lost."""
 
     async def acquire(self) -> None:
         """Take the claim now, or raise DatabaseInUse naming the process that runs a shard of
@@ -104,6 +121,8 @@ class ShardClaim:
                     SHARD_SPACE,
                     shard,
                 )
+                if holder is not None and holder["pid"] == self._lost_pid:
+                    raise _OwnSessionLingers(f"our lost session still holds shard {shard}")
                 what = "runs every shard" if self.shards.every else f"runs shard {shard}"
                 raise self._in_use(holder, what)
 
@@ -121,12 +140,16 @@ class ShardClaim:
 
     async def keep(self) -> DatabaseInUse:
         """Hold the claim for the life of the process: whenever its session ends (the database
-        restarted, the network failed) take it again, trying every 5 s. Returns the refusal if
-        another process took a shard of ours meanwhile: this process must then stop."""
+        restarted, the network failed) or stops answering a probe (PROBE_EVERY), take it again,
+        trying every RETRY_PAUSE — waiting while the old session, not found gone by the server
+        yet, still holds the locks. Returns the refusal if another process took a shard of ours
+        meanwhile: this process must then stop."""
         while True:
             connection = self._connection
             if connection is not None:
-                await _ended(connection)
+                pid = connection.get_server_pid()
+                await _lost(connection)
+                self._lost_pid = pid
                 self._connection = None
                 _log.warning("The claim on %s lost its session: taking it again", self.where)
             try:
@@ -135,20 +158,37 @@ class ShardClaim:
                 return error
             except Exception as error:
                 _log.warning("Could not take the claim on %s again yet: %s", self.where, error)
-                await asyncio.sleep(5)
+                await asyncio.sleep(RETRY_PAUSE)
                 continue
             if connection is not None:
                 _log.info("The claim on %s is held again", self.where)
 
     async def release(self) -> None:
-        """Let the claim go (the server also does when the session ends). Idempotent."""
+        """Let the claim go (the server also does when the session ends). Idempotent. A session
+        that does not answer within PROBE_TIMEOUT (the network gone) is dropped on this side,
+        where the process's stop waited for it for ever."""
         connection, self._connection = self._connection, None
         if connection is not None:
-            await connection.close()
+            try:
+                await connection.close(timeout=PROBE_TIMEOUT)
+            except Exception as error:  # closed on this side all the same
+                _log.warning("The claim's session did not close: %s", error or type(error).__name__)
 
 
-async def _ended(connection: asyncpg.Connection[Record]) -> None:
-    """Return once ``connection``'s session has ended."""
+async def _lost(connection: asyncpg.Connection[Record]) -> None:
+    """Return once ``connection``'s session has ended, or has not answered a probe (the
+    connection is then dropped on this side)."""
+    while not await _ended(connection, PROBE_EVERY):
+        try:
+            await connection.fetchval("SELECT 1", timeout=PROBE_TIMEOUT)
+        except Exception as error:
+            _log.warning("The claim's session did not answer: %s", error or type(error).__name__)
+            connection.terminate()
+            return
+
+
+async def _ended(connection: asyncpg.Connection[Record], within: float) -> bool:
+    """Whether ``connection``'s session ends within ``within`` seconds."""
     ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def closed(_: object) -> None:
@@ -158,6 +198,9 @@ async def _ended(connection: asyncpg.Connection[Record]) -> None:
     connection.add_termination_listener(closed)
     try:
         if not connection.is_closed():
-            await ended
+            await asyncio.wait_for(asyncio.shield(ended), within)
+    except TimeoutError:
+        return False
     finally:
         connection.remove_termination_listener(closed)
+    return True
