@@ -75,15 +75,7 @@ async def test_a_claim_whose_session_ended_is_taken_again(
     kept = asyncio.create_task(claim.keep())
     try:
         await end_session_of(url, shards)
-        for _ in range(100):
-            if await _holds(url, shards):
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the claim was not taken again")
-        with pytest.raises(DatabaseInUse, match="already runs shard 1"):
-            await ShardClaim(url, shards).acquire()
-        assert not kept.done()
+        await _taken_again(url, shards, kept)
     finally:
         kept.cancel()
         await claim.release()
@@ -107,6 +99,23 @@ async def test_a_claim_taken_over_meanwhile_stops_the_process(
     finally:
         await successor.release()
         await claim.release()
+
+
+async def _taken_again(
+    url: str, shards: Shards, kept: asyncio.Task[DatabaseInUse], lost: int | None = None
+) -> None:
+    """Wait until the process running ``shards`` holds its claim again (on a session other
+    than ``lost``), while keeping it goes on: a second process for the shard is refused."""
+    for _ in range(100):
+        pid = await _claim_pid(url, shards)
+        if pid is not None and pid != lost and await _holds(url, shards):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the claim was not taken again")
+    with pytest.raises(DatabaseInUse, match="already runs shard 1"):
+        await ShardClaim(url, shards).acquire()
+    assert not kept.done()
 
 
 async def _holds(url: str, shards: Shards) -> bool:
@@ -169,11 +178,17 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
 
 
 async def _claim_pid(url: str, shards: Shards) -> int | None:
-    """The backend of the session holding the claim of the process running ``shards``."""
+    """The backend of the session of the process running ``shards`` that holds the lock on
+    its (first) shard."""
     other = await asyncpg.connect(url)
     try:
         pid: int | None = await other.fetchval(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = $1", name_of(shards)
+            "SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+            "AND l.classid = $1::int::oid AND l.objid = $2::int::oid AND a.application_name = $3",
+            shard_claim.SHARD_SPACE,
+            shards.ids[0],
+            name_of(shards),
         )
     finally:
         await other.close()
@@ -199,15 +214,7 @@ async def test_a_claim_lost_without_a_word_is_found_and_taken_again(
     try:
         network.cut()
         await end_session_of(url, shards)
-        for _ in range(100):
-            if await _holds(url, shards):
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the claim was not taken again")
-        with pytest.raises(DatabaseInUse, match="already runs shard 1"):
-            await ShardClaim(url, shards).acquire()
-        assert not kept.done()
+        await _taken_again(url, shards, kept)
     finally:
         kept.cancel()
         await claim.release()
@@ -241,13 +248,7 @@ async def test_a_claim_still_held_by_its_own_lost_session_is_waited_for(
             await other.execute("SELECT pg_terminate_backend($1)", lost)
         finally:
             await other.close()
-        for _ in range(100):
-            if await _holds(url, shards) and await _claim_pid(url, shards) != lost:
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the claim was not taken again")
-        assert not kept.done()
+        await _taken_again(url, shards, kept, lost)
     finally:
         kept.cancel()
         with contextlib.suppress(asyncio.CancelledError):
