@@ -643,6 +643,7 @@ async def test_a_board_held_back_by_a_rate_limit_waits_keeping_its_tries_and_cau
     keeps its count of tries and why it is late, and a shorter hold never brings it forward."""
     challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
     await services.games.play(CHANNEL, ALICE, "d1-c1")
     await services.announcements.post_refused(active.set_id, 1, LateCause.REFUSED)
     clock.advance(timedelta(minutes=1))
