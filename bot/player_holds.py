@@ -224,8 +224,8 @@ class PlayerHolds(HoldKeeping):
             since = await self.bot.flow.vanished.turn_began(row.set_id)
             if await self._held_this_move(row, since):
                 _log.info("Game %s: %s %s again this move: not held", row.set_id, player, why.value)
-                move = (row.set_id, row.ply)
-                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE, move=move)
+                turn = (row.set_id, row.ply, row.undone)
+                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE, turn=turn)
                 continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
             hold = PlayerHold(
@@ -237,15 +237,16 @@ class PlayerHolds(HoldKeeping):
             await self._keep_player(held)
             if self._players.get(row.channel_id) is not held:
                 continue  # their press came meanwhile: given back, no line
-            await self._post_held_line(held)
+            await self._post_held_line(held, row.undone)
             if a_day_past:
                 _log.info("Game %s: found a day past its deadline: it runs", row.set_id)
                 held.held_a_day = True
                 await self.player_back(row.channel_id, announce=True)
         return frozenset(spared)
 
-    async def _post_held_line(self, held: _Held) -> None:
-        """Post the line saying why ``held``'s clock is held, if it is owed. Once Discord took
+    async def _post_held_line(self, held: _Held, undone: int) -> None:
+        """Post the line saying why ``held``'s clock is held, if it is owed (its set has had
+        ``undone`` moves taken back: :meth:`_say`'s turn). Once Discord took
         it (or refused it: it would refuse it again) it is owed no more, in the database too;
         one Discord could not take now, or whose language the database failed to read (raised),
         stays owed, posted when the player is next asked about (:meth:`ask_again`)."""
@@ -256,9 +257,8 @@ class PlayerHolds(HoldKeeping):
         hold = held.hold
         taken = False
         try:  # the database failing the line's language leaves it owed too
-            taken = await self._say(
-                hold.guild_id, hold.channel_id, hold.player_id, why, move=(hold.set_id, hold.ply)
-            )
+            turn = (hold.set_id, hold.ply, undone)
+            taken = await self._say(hold.guild_id, hold.channel_id, hold.player_id, why, turn=turn)
         finally:
             if not taken:
                 held.line_owed = why
@@ -322,7 +322,7 @@ class PlayerHolds(HoldKeeping):
             ):
                 await self._forget(channel_id, held)
                 continue
-            await self._post_held_line(held)  # owed by a restart, or by Discord's trouble
+            await self._post_held_line(held, active.undone)  # owed by a restart, or Discord
             why = await self._why_shut_out(
                 held.hold.guild_id, channel_id, held.hold.player_id, active.parent_channel_id
             )
@@ -408,14 +408,14 @@ class PlayerHolds(HoldKeeping):
             active = await self.bot.services.games.in_channel(owed.channel_id)
             if active is not None and (active.set_id, active.ply) == (owed.set_id, owed.ply):
                 if held is not None:
-                    await self._post_held_line(held)  # why it was held, before it runs again
+                    await self._post_held_line(held, active.undone)  # why it was held, first
                 taken = await self._say(
                     active.guild_id,
                     owed.channel_id,
                     active.player_to_move,
                     _TOLD[owed.line],
                     active.deadline,
-                    move=(owed.set_id, owed.ply),
+                    turn=(owed.set_id, owed.ply, active.undone),
                 )
                 if not taken:
                     self._back_lines_unread = True
@@ -442,9 +442,10 @@ class PlayerHolds(HoldKeeping):
         line: ShutOut | Told,
         deadline: datetime | None = None,
         *,
-        move: tuple[int, int],
+        turn: tuple[int, int, int],
     ) -> bool:
-        """Post ``line`` of ``player_id``'s clock at ``move`` (set, ply) in ``channel_id``:
+        """Post ``line`` of ``player_id``'s clock at ``turn`` (set, ply, moves taken back in
+        the set so far) in ``channel_id``:
         held (why), pinging nobody; or running again until ``deadline``, pinging them; or not
         held again. It carries a nonce of its own (:func:`line_nonce`): posted again after an
         answer lost (a 5xx, no answer at all), at once or at a later check within the few
@@ -459,7 +460,7 @@ class PlayerHolds(HoldKeeping):
                 f"Channel {channel_id}'s line of a player's clock",
                 content=text,
                 allowed_mentions=mentions,
-                nonce=line_nonce(move, line),
+                nonce=line_nonce(turn, line),
             )
         except UNREACHABLE as error:
             _log.warning("Could not tell channel %s of a player's clock yet: %r", channel_id, error)
@@ -496,12 +497,15 @@ _LINE_CODES: dict[ShutOut | Told, str] = {
 """A letter for each line of a player's clock, in its nonce."""
 
 
-def line_nonce(move: tuple[int, int], line: ShutOut | Told) -> str:
-    """The nonce of ``line`` of a player's clock at ``move`` (set, ply): each is posted at
-    most once a move (a move is held once), so it names that line alone (at most 25
-    characters, as Discord takes)."""
-    set_id, ply = move
-    return f"clock.{set_id}.{ply}.{_LINE_CODES[line]}"
+def line_nonce(turn: tuple[int, int, int], line: ShutOut | Told) -> str:
+    """The nonce of ``line`` of a player's clock at ``turn``: the set, its ply, and how many
+    moves were taken back in it so far (``SetRow.undone``), as a takeback brings a ply back
+    and begins a new turn there, which may be held again within the few minutes Discord keeps
+    a nonce (a move is held once a turn). Each line is posted at most once a turn, so the
+    nonce names that line alone. At most 25 characters, as Discord takes: each number is cut
+    to its last digits (as a board's nonce is), which no two turns a few minutes apart share."""
+    set_id, ply, undone = turn
+    return f"clock.{set_id % 10**9}.{ply % 10**4}.{undone % 10**3}{_LINE_CODES[line]}"
 
 
 def held_text(

@@ -341,6 +341,34 @@ async def test_a_player_let_back_in_and_shut_out_again_loses_on_time(table: Harn
     await alice_lost_set_1_on_time_held_once(table)
 
 
+async def test_a_player_held_again_after_a_takeback_is_told_again(table: Harness) -> None:
+    """alice, held and let back in, moves; her move taken back, she is hidden again and held at
+    her next deadline, minutes on: a second line says so, and a second that she can play."""
+    await alice_held_at_her_deadline(table)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await alice_moves(table)
+    request = await table.reply_text(table.alice, "takeback")
+    [accept] = [c for c in request.custom_ids() if c.endswith(":accept")]
+    await table.standin.click(request, accept, table.bob)
+    await table.wait_board(lambda m: "taken back" in m.content)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    table.advance(timedelta(days=1, hours=1))
+    await timers_checked(table)
+    await table.standin.wait_until(
+        lambda: len(lines(table, HIDDEN)) == 2, waiting_for="the second held line"
+    )
+    await table.standin.set_overwrite(table.channel, table.alice)
+    back = f"<@{table.alice.id}> can play again"
+    for _ in range(3):  # each check moves the clock on 33 s
+        await timers_checked(table)
+    await table.standin.wait_until(
+        lambda: len(lines(table, back)) == 2, waiting_for="the second can-play line"
+    )
+    assert lines(table, back)[1].pinged_user_ids() == {table.alice.id}
+    await alice_moves(table)
+
+
 async def test_a_restart_does_not_lengthen_a_hold(table: Harness) -> None:
     """alice is held at her deadline; the bot restarts twelve hours on, finds her hidden and
     holds her again: a day after her deadline (not after the restart) her clock runs again."""
@@ -502,12 +530,12 @@ async def test_a_hold_whose_line_a_crash_cut_off_is_posted_after_the_restart(
         line: ShutOut | Told,
         deadline: datetime | None = None,
         *,
-        move: tuple[int, int],
+        turn: tuple[int, int, int],
     ) -> bool:
         if isinstance(line, ShutOut):
             stored.set()
             await asyncio.Event().wait()  # the process dies here
-        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
+        return await say(guild_id, channel_id, player_id, line, deadline, turn=turn)
 
     monkeypatch.setattr(holds, "_say", dies_before_the_line)
     table.advance(timedelta(hours=5))
@@ -541,12 +569,12 @@ async def test_a_can_play_again_line_a_crash_cut_off_is_posted_after_the_restart
         line: ShutOut | Told,
         deadline: datetime | None = None,
         *,
-        move: tuple[int, int],
+        turn: tuple[int, int, int],
     ) -> bool:
         if line is Told.BACK:
             given.set()
             await asyncio.Event().wait()  # the process dies here
-        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
+        return await say(guild_id, channel_id, player_id, line, deadline, turn=turn)
 
     monkeypatch.setattr(holds, "_say", dies_before_the_line)
     await table.standin.set_overwrite(table.channel, table.alice)
@@ -576,12 +604,12 @@ async def test_a_hold_whose_line_failed_on_the_database_is_posted_a_minute_on(
         line: ShutOut | Told,
         deadline: datetime | None = None,
         *,
-        move: tuple[int, int],
+        turn: tuple[int, int, int],
     ) -> bool:
         if isinstance(line, ShutOut) and not failed.is_set():
             failed.set()
             raise StorageError("database is locked")
-        return await say(guild_id, channel_id, player_id, line, deadline, move=move)
+        return await say(guild_id, channel_id, player_id, line, deadline, turn=turn)
 
     monkeypatch.setattr(holds, "_say", language_unread)
     table.advance(timedelta(hours=5))
