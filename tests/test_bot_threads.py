@@ -18,7 +18,7 @@ from bot.i18n import Language
 from bot.services.challenges import ChallengeService
 from bot.services.domain import Challenge
 from bot.storage import challenges as stored_challenges
-from bot.storage.errors import DatabaseBusy
+from bot.storage.errors import DatabaseBusy, StorageError
 from tests.bot_harness import (
     Harness,
     board_thread_game,
@@ -768,6 +768,48 @@ async def test_a_rematchs_line_discord_would_not_edit_says_the_game_is_on_later(
     table.standin.end_faults()
     table.advance(timedelta(seconds=30))
     await table.checks_run(2)
+    assert "the game is on" in line.content, line.content
+
+
+async def test_a_rematchs_line_the_database_failed_says_the_game_is_on_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice presses Rematch after her match against the computer, and the database fails the
+    server's language as the match's line is edited to say the game is on again: she is shown
+    no apology for the rematch that began, and the edit is owed, made by the timers' check
+    (before, she was told it could not be saved and the line showed the last result for good)."""
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    thread = thread_of(table, line)
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    assert table.bot is not None
+    settings, set_ends = table.bot.services.settings, table.bot.flow.set_ends
+    read_settings, show_game_on = settings.get, set_ends.show_game_on
+    editing: set[asyncio.Task[Any] | None] = set()
+
+    async def settings_failing(guild_id: int) -> Any:
+        if asyncio.current_task() in editing:
+            raise StorageError("database is locked")
+        return await read_settings(guild_id)
+
+    async def show_game_on_failing(active: Any) -> None:
+        editing.add(asyncio.current_task())  # the database fails the line's edit
+        try:
+            await show_game_on(active)
+        finally:
+            editing.clear()
+
+    monkeypatch.setattr(settings, "get", settings_failing)
+    monkeypatch.setattr(set_ends, "show_game_on", show_game_on_failing)
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    pressed = await table.standin.click(over, rematch, table.alice)
+    started = await pressed.wait_original()
+    await table.wait_board(lambda m: m.id > started.id, channel=thread)
+    await table.checks_run(2)
+    assert pressed.followups == [], [m.content for m in pressed.followups]
     assert "the game is on" in line.content, line.content
 
 

@@ -238,14 +238,15 @@ class SetEnds:
     async def show_game_on(self, active: ActiveGame) -> None:
         """A rematch against the computer (``active``) is played in the same thread: the line
         in the parent channel that showed the last match's result says the game is on again.
-        An edit Discord does not take (an outage, a refusal, a long 429) is owed as a result's
-        is (table ``match_lines_owed``, by the rematch's first set) and made by the timers'
-        checks (:meth:`show_owed_lines`); a line deleted is left so. Made under the lock of
-        the owed lines' edits (:meth:`_write_owed`)."""
+        An edit Discord does not take (an outage, a refusal, a long 429), or whose language
+        the database failed to read, is owed as a result's is (table ``match_lines_owed``, by
+        the rematch's first set) and made by the timers' checks (:meth:`show_owed_lines`): the
+        rematch began, so the player is shown no apology for it. A line deleted is left so.
+        Made under the lock of the owed lines' edits (:meth:`_write_owed`)."""
         try:
             async with self._line_edits:
                 await self._write_game_on(active)
-        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
+        except (discord.HTTPException, StorageError, *UNREACHABLE) as error:  # a long 429 too
             if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
                 _log.info("Match %s's line is gone: %r", active.match_id, error)
                 return
