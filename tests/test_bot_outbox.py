@@ -11,6 +11,7 @@ from pathlib import Path
 import discord
 import pytest
 
+from bot.flow import player_moves
 from bot.flow.outbox import late_cause, late_line
 from bot.i18n import ENGLISH
 from engine import Game
@@ -18,6 +19,7 @@ from tests.bot_harness import (
     Harness,
     challenge_id,
     eventually,
+    next_drawing_waits,
     running_bot,
     settled,
     timers_checked,
@@ -369,3 +371,41 @@ async def test_a_board_rate_limited_long_waits_as_told_and_holds_up_no_other_cha
     table.advance(timedelta(seconds=10))  # the wait is up
     await table.checks_run(2)
     assert len(boards_in(table.channel)) == 1
+
+
+async def test_boards_owed_in_a_rate_limited_channel_wait_without_a_try_into_the_limit(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord answers every post in #games with 429, to wait two minutes: alice's picked
+    move's board and bob's slow /move's board are owed there. The outbox tries the first
+    once; the second is held back until the wait is up, not tried into the same limit (before
+    the hold, it was), and both are posted once after it, in order."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    limited = table.standin.rate_limit(
+        retry_after=120, requests=1000, matching=_posts_in(table.channel)
+    )
+    where, select = await step_two(table, board)
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"))
+    _drawing, go_on = next_drawing_waits(monkeypatch, player_moves)
+    record = await table.slash(table.bob, "move", {"move": "c4-c2"})  # its deferral
+    go_on.set()
+    answer = await record.wait_original()
+    assert answer.content == owed_sentence("c4-c2")
+    assert limited.hits == 2  # alice's picked board, bob's board posted apart
+    for _ in range(9):  # 126 s: the outbox's first try, at 14 s, waits until 134 s
+        table.advance(timedelta(seconds=14))
+        await table.checks_run(1)
+    assert limited.hits == 3  # the outbox's first try of alice's board only
+    assert table.bot is not None
+    assert await table.bot.services.announcements.due() == []  # bob's waits too
+    table.standin.end_faults()
+    table.advance(timedelta(seconds=10))  # the wait is up
+    await table.checks_run(2)
+    boards = [
+        m
+        for m in table.public_messages()
+        if any(a.filename.endswith(".png") for a in m.attachments)
+    ]
+    assert ["played d1-b1." in m.content for m in boards[-2:]] == [True, False]
+    assert ["played c4-c2." in m.content for m in boards[-2:]] == [False, True]
