@@ -14,6 +14,7 @@ import pytest
 from bot.flow import challenge_posts
 from bot.flow.game_flow import GameFlow
 from bot.services.challenges import ChallengeService
+from bot.views import common
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin
 
@@ -194,5 +195,44 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
         assert f"/{table.channel.id}/{first.id}" in refused.content, refused.content
         await table.standin.click(first, f"challenge:accept:{challenge_id(first)}", table.bob)
         await table.wait_board(lambda m: m.created_at >= first.created_at)
+    finally:
+        await table.stop()
+
+
+async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_once(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts; the edit of alice's challenge message takes longer than the outbox's grace
+    (Discord slow, retrying): the timers' checks meanwhile leave the match's first board to
+    the accept, which posts it once, pinging alice once."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        editing, go_on = asyncio.Event(), asyncio.Event()
+        real_update = common.update_message
+
+        async def slow_update(*args: Any, **kwargs: Any) -> None:
+            editing.set()
+            await go_on.wait()
+            await real_update(*args, **kwargs)
+
+        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
+        pressed = asyncio.create_task(
+            table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
+            )
+        )
+        await asyncio.wait_for(editing.wait(), 20)
+        table.advance(timedelta(seconds=11))  # past the grace of the board owed at the storing
+        await table.checks_run(2)
+        assert not any(m.attachments for m in table.public_messages())
+        go_on.set()
+        await pressed
+        await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        table.advance(timedelta(minutes=3))
+        await table.checks_run(2)
+        boards = [m for m in table.public_messages() if m.attachments]
+        assert len(boards) == 1, [m.content for m in boards]
     finally:
         await table.stop()

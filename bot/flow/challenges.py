@@ -274,6 +274,7 @@ class ChallengeFlow:
                     threads_here=member_threads_here(interaction),
                     account_name=account_name(interaction.user),
                 )
+                self.flow.outbox.starting(active)  # its first board is mine to post
             except ChannelBusy:
                 raise await self._lapse_on_busy(interaction, challenge) from None
             except Exception as error:
@@ -299,6 +300,24 @@ class ChallengeFlow:
 
         # Waiting for an earlier press, or a slow write, is deferred in time.
         active, thread, why_not = await within_deadline(interaction, in_turn(), thinking=False)
+        try:
+            await self._begin(interaction, challenge, opponent, active, thread, why_not, lang)
+        finally:
+            # Its first board is the outbox's if I failed before posting it.
+            self.flow.outbox.started(active)
+
+    async def _begin(
+        self,
+        interaction: discord.Interaction[Any],
+        challenge: Challenge,
+        opponent: int,
+        active: ActiveGame,
+        thread: discord.Thread | None,
+        why_not: str | None,
+        lang: Language,
+    ) -> None:
+        """Show the accepted challenge as such (a line linking the game's thread, or who
+        attacks and defends), then begin its match (:meth:`accept`)."""
         names = await self.flow.bot.display_names(
             challenge.guild_id, challenge.challenger_id, opponent
         )

@@ -104,7 +104,7 @@ class ComputerMatchFlow:
         async def start_in(
             channel: int, parent: int | None = None, line_id: int | None = None
         ) -> ActiveGame:
-            return await services.matches.start_computer_match(
+            active = await services.matches.start_computer_match(
                 guild_id,
                 channel,
                 human,
@@ -120,6 +120,8 @@ class ComputerMatchFlow:
                 threads_here=member_threads_here(interaction),
                 account_name=account_name(interaction.user),
             )
+            bot.flow.outbox.starting(active)  # its first board is mine to post
+            return active
 
         settings = await services.settings.get(guild_id)
         why_not = thread_refusal(interaction, settings, lang)

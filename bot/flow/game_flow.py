@@ -263,6 +263,7 @@ class GameFlow:
             # then): mine to post now, left alone by the outbox while I do.
             with self.outbox.posting() as claim:
                 claim(active.set_id, active.ply)
+                self.outbox.started(active)  # claimed from its storing until now
                 await self._post_first_board(
                     active, interaction=interaction, headline=headline, into_answer=into_answer
                 )

@@ -84,6 +84,12 @@ class Route(enum.Enum):
     """Editing a takeback request's message to show how it ended."""
 
 
+STARTING_BOUND = timedelta(minutes=2)
+"""The longest a match's first board is left to the flow starting it (:meth:`Outbox.starting`):
+past discord.py's retries of the calls before it, and short enough that a board a failing
+flow never posted comes soon after."""
+
+
 class Outbox:
     """Posts what is owed, with retries (the services keep what is owed and when to retry)."""
 
@@ -93,6 +99,9 @@ class Outbox:
         """The boards (set, ply) the flow is posting itself right now (:meth:`posting`), with
         how many posts claim each: a move's board and the final board of a set resigned at
         that move are owed at the same ply, and may be posted at once."""
+        self._starting: dict[tuple[int, int], asyncio.TimerHandle] = {}
+        """The first boards of matches stored just now (:meth:`starting`), each claimed until
+        the flow's post of it takes over, or its bound passes."""
         self._waits: dict[tuple[Route, int], datetime] = {}
         """Until when Discord asked my posts (or edits) in a channel to wait: a 429 longer
         than discord.py waits (discord.RateLimited). Discord limits each route in each
@@ -128,6 +137,34 @@ class Outbox:
             for board in mine:
                 if self._posting[board] <= 0:
                     del self._posting[board]
+
+    def starting(self, active: ActiveGame) -> None:
+        """A match stored just now, whose first board (owed from the storing) the flow posts
+        once the Discord calls before it are done — a thread made, the challenge's message
+        edited — which may outlast my grace: I leave that board alone until
+        :meth:`GameFlow.begin_match` claims it (:meth:`started`), or for
+        :data:`STARTING_BOUND` at most, after which a flow that failed before posting it has
+        left it to me. Left unclaimed, it was posted twice, pinging the players twice."""
+        board = (active.set_id, active.ply)
+        if board in self._starting:
+            return
+        self._posting[board] += 1
+        loop = asyncio.get_running_loop()
+        self._starting[board] = loop.call_later(
+            STARTING_BOUND.total_seconds(), self.started, active
+        )
+
+    def started(self, active: ActiveGame) -> None:
+        """The claim :meth:`starting` made on ``active``'s first board ends (the flow's own
+        post of it claims it now, or the bound passed)."""
+        board = (active.set_id, active.ply)
+        handle = self._starting.pop(board, None)
+        if handle is None:
+            return
+        handle.cancel()
+        self._posting[board] -= 1
+        if self._posting[board] <= 0:
+            del self._posting[board]
 
     def record_later(
         self,

@@ -148,6 +148,7 @@ class RematchFlow:
             # A slow write (another program holding the database) is deferred in time.
             try:
                 active = await within_deadline(interaction, started, thinking=False)
+                self.flow.outbox.starting(active)  # its first board is mine to post
             except ChannelBusy as busy:
                 # A second press at the same moment started it first.
                 await self._refuse_if_on(terms.channel_id, user)
