@@ -58,8 +58,8 @@ class LiveBoards:
             active, message_id, shows=shows
         )
         if not live:
-            await self._take_buttons_off(active.channel_id, message_id)
-        await self._take_buttons_off(active.channel_id, previous)
+            await self.take_buttons_off(active.channel_id, message_id)
+        await self.take_buttons_off(active.channel_id, previous)
 
     async def went_live(self, active: ActiveGame, message_id: int | None) -> None:
         """``message_id`` shows ``active`` as it was read: it becomes the game's board with
@@ -69,18 +69,18 @@ class LiveBoards:
             return
         live, previous = await self.flow.bot.services.boards.set_live_board_at(active, message_id)
         if not live:
-            await self._take_buttons_off(active.channel_id, message_id)
+            await self.take_buttons_off(active.channel_id, message_id)
         elif previous != message_id:
-            await self._take_buttons_off(active.channel_id, previous)
+            await self.take_buttons_off(active.channel_id, previous)
 
     async def match_end_went_live(self, ended: ActiveGame, message_id: int) -> None:
         """``message_id``, a match's final board the outbox posted late, carries its Rematch
         button: it takes the buttons from the channel's board before it, or, if a newer match
         started there meanwhile, its own Rematch comes off."""
         live, previous = await self.flow.bot.services.boards.match_end_out(ended, message_id)
-        await self._take_buttons_off(ended.channel_id, message_id if not live else previous)
+        await self.take_buttons_off(ended.channel_id, message_id if not live else previous)
 
-    async def _take_buttons_off(self, channel_id: int, previous: int | None) -> None:
+    async def take_buttons_off(self, channel_id: int, previous: int | None) -> None:
         """Edit board ``previous`` (if any) to have no buttons."""
         if previous is None:
             return

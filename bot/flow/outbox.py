@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.flow.boards_shown import may_be_out, shown_already
 from bot.flow.posts import (
     NO_PINGS,
     BoardPost,
@@ -109,6 +110,9 @@ class Outbox:
         self._unrecorded: dict[tuple[int, int], tuple[int, Callable[[], Awaitable[None]]]] = {}
         """The boards (set, ply) the flow posted but the database could not record as out,
         each with when that failed (µs) and the write that records it (:meth:`record_later`)."""
+        self._started = flow.bot.clock()
+        """When this process began: a board owed since before may be out, unnoted
+        (:func:`may_be_out`)."""
 
     @contextlib.contextmanager
     def posting(self) -> Iterator[Callable[[int, int], None]]:
@@ -212,6 +216,11 @@ class Outbox:
                     self._unrecorded[row.set_id, row.ply] = unrecorded
                     raise  # the database's trouble: the timers say so and try again
                 continue
+            if may_be_out(row, self._started, self.flow.bot.clock()):
+                shown = await shown_already(self.flow.bot, row)
+                if shown is not None:
+                    await self._found_shown(row, shown)
+                    continue
             try:
                 message_id = await self._post_owed_board(row)
             except (discord.HTTPException, *UNREACHABLE) as error:
@@ -249,6 +258,21 @@ class Outbox:
             # Marked as the row read: a board owed anew meanwhile stays owed.
             await services.announcements.posted(row, message_id)
         await self.show_answers()
+
+    async def _found_shown(self, row: AnnouncementRow, message_id: int) -> None:
+        """``row``'s board, owed, was found out as ``message_id`` (:func:`shown_already`): it
+        is recorded out instead of posted again. It becomes the game's board with buttons if
+        the game still stands there; else it is an old picture, and its buttons come off."""
+        _log.info("Board of game %s at ply %s was out already", row.set_id, row.ply)
+        try:
+            active: ActiveGame | None = await self.flow.bot.services.games.get(row.set_id)
+        except NoGameHere:
+            active = None
+        if active is not None and (active.ply, active.undone) == (row.ply, row.undone):
+            await self.flow.live_boards.went_live(active, message_id)
+        else:
+            await self.flow.live_boards.take_buttons_off(row.channel_id, message_id)
+        await self.flow.bot.services.announcements.posted(row, message_id)
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when

@@ -39,6 +39,9 @@ class AnnouncementRow:
     transaction as the undo): the board tells of the takeback, not of the move before it."""
     late_cause: LateCause | None = None
     """Why its last post failed (:class:`LateCause`), if Discord refused it."""
+    undone: int = 0
+    """How many moves had been taken back in the set when it became owed: with the ply, what
+    names the position it shows (the Takeback button under a board carries both)."""
 
     @property
     def nonce(self) -> str:
@@ -124,7 +127,9 @@ async def due(
     rows = await db.fetch_all(
         "SELECT a.set_id, a.ply, a.channel_id, a.attempts, a.created_us, EXISTS (SELECT 1 FROM "
         "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
-        "AND u.undone_us = a.created_us), a.late_cause, g.guild_id FROM announcements a "
+        "AND u.undone_us = a.created_us), a.late_cause, g.guild_id, (SELECT count(*) FROM "
+        "undone_moves u WHERE u.set_id = a.set_id AND u.undone_us <= a.created_us) "
+        "FROM announcements a "
         "JOIN sets g ON g.set_id = a.set_id "
         f"WHERE a.delivered_us IS NULL AND a.next_try_us <= ? {mine}"
         "ORDER BY a.created_us, a.set_id, a.ply LIMIT ?",
@@ -140,6 +145,7 @@ async def due(
             taken_back=bool(row[5]),
             late_cause=None if row[6] is None else LateCause(row[6]),
             guild_id=int(row[7]),
+            undone=int(row[8]),
         )
         for row in rows
     ]

@@ -1,0 +1,88 @@
+"""A restart between Discord taking a board and the bot noting it out shows it once: the
+outbox, owing it after the restart, finds it among the channel's newest messages instead of
+posting it again (an interaction's answer carries no nonce that would return it)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.flow.live_boards import LiveBoards
+from tests.bot_harness import Harness
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+def board_never_noted(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The next board the flow posts is never noted out, as when the bot is killed just after
+    Discord took it: returns an event set once that moment is reached."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(LiveBoards, "board_out", killed_here)
+    return reached
+
+
+async def killed_after_answer(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """alice plays d1-b1 with /move; the bot stops once Discord took its board, before it
+    noted it out, and starts again."""
+    await table.challenge_accepted(table.alice, table.bob)
+    reached = board_never_noted(monkeypatch)
+    played = await table.move(table.alice, "d1-b1")
+    assert "played d1-b1" in played.content, played.content
+    await asyncio.wait_for(reached.wait(), 20)
+    await table.stop()
+    monkeypatch.undo()
+    table.advance(timedelta(seconds=1))  # a restart takes its time
+    await table.start()
+
+
+def boards_of_move(table: Harness, notation: str) -> int:
+    """How many public messages show the board after ``notation``."""
+    return sum(f"played {notation}" in m.content for m in table.public_messages())
+
+
+async def test_a_board_answered_before_a_restart_is_not_posted_again(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the restart the outbox finds alice's board in the channel: bob sees it once, and
+    his move on it is played."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await killed_after_answer(table, monkeypatch)
+        table.advance(timedelta(seconds=11))  # past the board's grace: the outbox owes it
+        await table.checks_run(2)
+        assert boards_of_move(table, "d1-b1") == 1
+        played = await table.move(table.bob, "d3-c3")
+        assert "played d3-c3" in played.content, played.content
+        assert boards_of_move(table, "d1-b1") == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_board_answered_before_a_restart_is_not_posted_late(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob answers alice's board after the restart, before the outbox looks at it: her board,
+    owed still, is found in the channel, not posted again as late."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await killed_after_answer(table, monkeypatch)
+        played = await table.move(table.bob, "d3-c3")
+        assert "played d3-c3" in played.content, played.content
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        assert not any("posted late" in m.content for m in table.public_messages())
+        assert boards_of_move(table, "d1-b1") == 1
+    finally:
+        await table.stop()
