@@ -1,6 +1,7 @@
-"""A restart between Discord taking a board and the bot noting it out shows it once: the
-outbox, owing it after the restart, finds it among the channel's newest messages instead of
-posting it again (an interaction's answer carries no nonce that would return it)."""
+"""A restart between Discord taking something and the bot noting it leaves nothing shown wrong:
+a board is shown once (the outbox, owing it after the restart, finds it among the channel's
+newest messages instead of posting it again: an interaction's answer carries no nonce that
+would return it), and an accepted challenge loses its buttons."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from bot.flow import challenges
 from bot.flow.live_boards import LiveBoards
-from tests.bot_harness import Harness
+from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -84,5 +86,79 @@ async def test_a_board_answered_before_a_restart_is_not_posted_late(
         await table.checks_run(2)
         assert not any("posted late" in m.content for m in table.public_messages())
         assert boards_of_move(table, "d1-b1") == 1
+    finally:
+        await table.stop()
+
+
+def challenge_never_edited(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The next accepted challenge's message is never edited (nor its match begun), as when the
+    bot is killed just after storing the match: returns an event set once that moment is
+    reached."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(challenges, "update_message", killed_here)
+    return reached
+
+
+async def test_a_challenge_accepted_before_a_restart_loses_its_buttons(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops once bob's acceptance is stored, before alice's challenge shows it: when
+    the match's first board is posted after the restart, the challenge says bob accepted, its
+    Accept, Decline and Withdraw gone."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        reached = challenge_never_edited(monkeypatch)
+        # Never answered: the stand-in's wait for its answer is left behind.
+        pressed = asyncio.create_task(
+            table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+        )
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        pressed.cancel()
+        monkeypatch.undo()
+        assert reply.custom_ids(), "the challenge still has its buttons"
+        table.advance(timedelta(seconds=1))
+        await table.start()
+        table.advance(timedelta(seconds=11))
+        await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        await until(lambda: not reply.custom_ids())
+        sides = f"accepted: <@{table.alice.id}> attacks, <@{table.bob.id}> defends. Good game!"
+        assert sides in reply.content, reply.content
+    finally:
+        await table.stop()
+
+
+async def test_a_thread_challenge_accepted_before_a_restart_loses_its_buttons(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same where the match got its thread: the challenge becomes the line linking it."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        reached = challenge_never_edited(monkeypatch)
+        # Never answered: the stand-in's wait for its answer is left behind.
+        pressed = asyncio.create_task(
+            table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+        )
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        pressed.cancel()
+        monkeypatch.undo()
+        thread = line.thread
+        assert thread is not None
+        table.advance(timedelta(seconds=1))
+        await table.start()
+        table.advance(timedelta(seconds=11))
+        await table.wait_board(channel=thread)
+        await until(lambda: not line.custom_ids())
+        assert f"the game is on in <#{thread.id}>." in line.content, line.content
     finally:
         await table.stop()

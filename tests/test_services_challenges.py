@@ -57,6 +57,17 @@ async def test_only_the_opponent_can_accept(services: Services) -> None:
     assert accepted.status is ChallengeStatus.ACCEPTED
 
 
+async def test_a_match_knows_the_challenge_it_was_accepted_from(services: Services) -> None:
+    """The challenge bob accepted is found by the match it started (whose message a restart
+    may have kept from showing it); another match finds none."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    game = await services.challenges.accept(challenge.challenge_id, BOB)
+    found = await services.challenges.of_match(game.match_id)
+    assert found is not None
+    assert (found.challenge_id, found.status) == (challenge.challenge_id, ChallengeStatus.ACCEPTED)
+    assert await services.challenges.of_match(game.match_id + 1) is None
+
+
 async def test_challenger_side_sets_who_attacks_first(services: Services) -> None:
     """A challenger who picks the defenders defends in set 1."""
     challenge = await services.challenges.create(

@@ -60,7 +60,7 @@ async def shown_already(client: discord.Client, row: AnnouncementRow) -> int | N
     channel = client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
     try:
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
-            if message.author.id == me.id and wanted in _custom_ids(message):
+            if message.author.id == me.id and wanted in custom_ids(message):
                 return message.id
     except (discord.HTTPException, *UNREACHABLE) as error:
         _log.info(
@@ -72,7 +72,7 @@ async def shown_already(client: discord.Client, row: AnnouncementRow) -> int | N
     return None
 
 
-def _custom_ids(message: discord.Message) -> set[str]:
+def custom_ids(message: discord.Message) -> set[str]:
     """The ``custom_id`` of every button and select on ``message``."""
     found: set[str] = set()
     for row in message.components:

@@ -20,6 +20,7 @@ import discord
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import (
     THREAD_ARCHIVE_MINUTES,
+    accepted_line,
     close_unused_thread,
     edit_reopening,
     match_line,
@@ -327,12 +328,7 @@ class ChallengeFlow:
             )
             await self.flow.begin_match(active)
             return
-        accepted = lang._(
-            "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
-            player=player_name(names.get(opponent), lang),
-            attacker=f"<@{active.attacker_id}>",
-            defender=f"<@{active.defender_id}>",
-        )
+        accepted = accepted_line(names.get(opponent), active.attacker_id, active.defender_id, lang)
         await update_message(
             interaction, accepted + (f"\n{why_not}" if why_not else ""), attachments=[]
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.flow.accepted_challenges import show_accepted
 from bot.flow.boards_shown import may_be_out, shown_already
 from bot.flow.posts import (
     NO_PINGS,
@@ -389,6 +390,8 @@ class Outbox:
                 nonce=nonce,
             )
             await self.flow.live_boards.went_live(active, sent.id)
+            if first_board:  # a restart may have cut its challenge's edit off too
+                await show_accepted(self.flow, active, lang)
             if (
                 not taken_back
                 and last is not None

@@ -269,6 +269,20 @@ def match_line(
     )
 
 
+def accepted_line(
+    opponent_name: str | None, attacker_id: int, defender_id: int, lang: Language = ENGLISH
+) -> str:
+    """The challenge message once accepted where the match has no thread of its own: who
+    accepted (``opponent_name``), who attacks and who defends (mentions, which an edit does
+    not ping)."""
+    return lang._(
+        "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
+        player=player_name(opponent_name, lang),
+        attacker=f"<@{attacker_id}>",
+        defender=f"<@{defender_id}>",
+    )
+
+
 def computer_line(
     human_id: int,
     computer_id: int,

@@ -207,6 +207,12 @@ class ChallengeService:
             raise ChallengeNotFound()
         return _challenge(row)
 
+    async def of_match(self, match_id: int) -> Challenge | None:
+        """The challenge whose acceptance started match ``match_id``; None if none did."""
+        async with self._database.snapshot() as db:
+            row = await challenges.of_match(db, match_id)
+        return None if row is None else _challenge(row)
+
     async def accepted_match(self, challenge_id: int, user_id: int) -> int | None:
         """The match that ``user_id`` started by accepting challenge ``challenge_id``; None if
         they did not accept it (it is open, or someone else took it, or it closed unanswered)."""

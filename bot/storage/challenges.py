@@ -230,6 +230,13 @@ async def set_match(db: Connection, challenge_id: int, match_id: int) -> None:
     )
 
 
+async def of_match(db: Connection, match_id: int) -> ChallengeRow | None:
+    """The challenge accepted as match ``match_id``, if one was. No index serves it (a match's
+    challenge is read only when its first board is posted late, after a restart)."""
+    row = await db.fetch_one(f"{_SELECT} WHERE match_id = ?", (match_id,))
+    return _row(row) if row else None
+
+
 async def set_message(db: Connection, challenge_id: int, message_id: int) -> bool:
     """Remember the message showing the challenge; False if there is no such challenge."""
     changed = await db.execute(
