@@ -49,8 +49,8 @@ def board_id(row: AnnouncementRow) -> str:
     return custom_id
 
 
-async def shown_already(client: discord.Client, row: AnnouncementRow) -> int | None:
-    """The id of my message showing ``row``'s board among its channel's newest; None if there
+async def shown_already(client: discord.Client, row: AnnouncementRow) -> discord.Message | None:
+    """My message showing ``row``'s board among its channel's newest; None if there
     is none — or if Discord cannot say (I may not read the channel's history, or it failed):
     the board is then posted, shown twice rather than never."""
     me = client.user
@@ -61,7 +61,7 @@ async def shown_already(client: discord.Client, row: AnnouncementRow) -> int | N
     try:
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
             if message.author.id == me.id and wanted in custom_ids(message):
-                return message.id
+                return message
     except (discord.HTTPException, *UNREACHABLE) as error:
         _log.info(
             "Board of game %s at ply %s not looked for (%r): posted, it may show twice",

@@ -13,7 +13,7 @@ import contextlib
 import enum
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -217,11 +217,6 @@ class Outbox:
                     self._unrecorded[row.set_id, row.ply] = unrecorded
                     raise  # the database's trouble: the timers say so and try again
                 continue
-            if may_be_out(row, self._started, self.flow.bot.clock()):
-                shown = await shown_already(self.flow.bot, row)
-                if shown is not None:
-                    await self._found_shown(row, shown)
-                    continue
             try:
                 message_id = await self._post_owed_board(row)
             except (discord.HTTPException, *UNREACHABLE) as error:
@@ -259,21 +254,6 @@ class Outbox:
             # Marked as the row read: a board owed anew meanwhile stays owed.
             await services.announcements.posted(row, message_id)
         await self.show_answers()
-
-    async def _found_shown(self, row: AnnouncementRow, message_id: int) -> None:
-        """``row``'s board, owed, was found out as ``message_id`` (:func:`shown_already`): it
-        is recorded out instead of posted again. It becomes the game's board with buttons if
-        the game still stands there; else it is an old picture, and its buttons come off."""
-        _log.info("Board of game %s at ply %s was out already", row.set_id, row.ply)
-        try:
-            active: ActiveGame | None = await self.flow.bot.services.games.get(row.set_id)
-        except NoGameHere:
-            active = None
-        if active is not None and (active.ply, active.undone) == (row.ply, row.undone):
-            await self.flow.live_boards.went_live(active, message_id)
-        else:
-            await self.flow.live_boards.take_buttons_off(row.channel_id, message_id)
-        await self.flow.bot.services.announcements.posted(row, message_id)
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when
@@ -372,22 +352,8 @@ class Outbox:
                 headline = opening_headline(active, names, lang)
             else:
                 headline = ""
-            post = await board_post(active, names, lang, headline=headline)
-            pings = post.allowed_mentions()
-            content, pictures = pictures_posted(
-                self.flow.bot, channel_id, None, post.content, [post.file()], lang
-            )
-            own_takeback = taken_back and active.computer_id is not None
-            sent = await channel.send(
-                content,
-                files=pictures,
-                view=or_missing(post.view),
-                allowed_mentions=NO_PINGS
-                if own_takeback
-                else opening_pings(active, pings)
-                if first_board
-                else pings,
-                nonce=nonce,
+            sent = await self._shown_already(row) or await self._post_live_board(
+                row, active, names, lang, headline, first_board=first_board
             )
             await self.flow.live_boards.went_live(active, sent.id)
             if first_board:  # a restart may have cut its challenge's edit off too
@@ -413,6 +379,13 @@ class Outbox:
         if ply == 0 and not taken_back and position.outcome is None:
             return None  # a match's first board, moved on from: the move's board shows it
         last = position.last_record
+        computer_moved = not taken_back and last is not None and last.side is exported.computer_side
+        found = None if position.outcome is not None else await self._shown_already(row)
+        if found is not None:  # the board, with its buttons: an old picture now, they come off
+            await self.flow.live_boards.take_buttons_off(channel_id, found.id)
+            if computer_moved:
+                await self._stop_thinking(set_id, ply, channel, lang)
+            return found.id
         mover = (
             exported.attacker_name
             if last and last.side is Side.ATTACKERS
@@ -498,7 +471,7 @@ class Outbox:
             await self.flow.live_boards.went_live(live, sent.id)
         elif end_of_match is not None and view is not None:
             await self.flow.live_boards.match_end_went_live(end_of_match, sent.id)
-        if not taken_back and last is not None and last.side is exported.computer_side:
+        if computer_moved:
             await self._stop_thinking(set_id, ply, channel, lang)
         elif _still_thinking(sent, lang):
             # Discord returned, under the nonce, the flow's own line of this member's move
@@ -506,6 +479,48 @@ class Outbox:
             # posted apart and will not replace it, nor will one to a set that ended.
             await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
         return sent.id
+
+    async def _shown_already(self, row: AnnouncementRow) -> discord.Message | None:
+        """``row``'s board among its channel's newest messages, if it may be out though owed
+        (:func:`may_be_out`: no nonce would return it) and is (:func:`shown_already`). Only a
+        board that carries its own set's buttons is looked for: a set's end owed at the ply of
+        its last move (a timeout, a resignation) is another board than that move's."""
+        if not may_be_out(row, self._started, self.flow.bot.clock()):
+            return None
+        found = await shown_already(self.flow.bot, row)
+        if found is not None:
+            _log.info("Board of game %s at ply %s was out already", row.set_id, row.ply)
+        return found
+
+    async def _post_live_board(
+        self,
+        row: AnnouncementRow,
+        active: ActiveGame,
+        names: Mapping[int, str],
+        lang: Language,
+        headline: str,
+        *,
+        first_board: bool,
+    ) -> discord.Message:
+        """Post ``row``'s board, ``active`` as it stands, with its buttons, under ``headline``
+        (``first_board``: the match's first, pinging as a match's opening does)."""
+        post = await board_post(active, names, lang, headline=headline)
+        pings = post.allowed_mentions()
+        content, pictures = pictures_posted(
+            self.flow.bot, row.channel_id, None, post.content, [post.file()], lang
+        )
+        own_takeback = row.taken_back and active.computer_id is not None
+        return await self.flow.bot.get_partial_messageable(row.channel_id).send(
+            content,
+            files=pictures,
+            view=or_missing(post.view),
+            allowed_mentions=NO_PINGS
+            if own_takeback
+            else opening_pings(active, pings)
+            if first_board
+            else pings,
+            nonce=row.nonce,
+        )
 
     async def _stop_thinking(
         self, set_id: int, ply: int, channel: discord.PartialMessageable, lang: Language
