@@ -90,26 +90,34 @@ class SetEnds:
         """Post the final board of a set that ended without a move (resignation, time, abort).
 
         Its board is claimed from the outbox from the start: drawn or posted slower than the
-        outbox's grace, it would otherwise be posted twice."""
+        outbox's grace, it would otherwise be posted twice. The set ended whatever becomes of
+        its board: what follows (:meth:`after_set`) runs in any case, and a board the database
+        fails to make (a read of the server's language, of the players' names) is left to the
+        outbox and only logged — the end is stored, and whoever ended it is not told it could
+        not be saved."""
         active = end.game
-        with self.flow.outbox.posting() as claim:
-            claim(active.set_id, active.ply)  # its final board is mine to post now
-            lang = await self.flow.server_language(active.guild_id)
-            names = await self.flow.names_for(active, lang)
-            present = interaction.user.id if interaction is not None else None
-            end = await self.flow.departures.next_set(end, present=present)
-            reason = lang.render(reason_line) if reason_line else ""
-            headline = "\n".join(line for line in (reason, set_end_text(end, names, lang)) if line)
-            post = await board_post(
-                active,
-                names,
-                lang,
-                headline=headline,
-                with_turn=False,
-                left_server=end.left_server,
-            )
-            content, files, view, pings = await self.with_next_set(post, end, lang, actor=present)
-            try:
+        try:
+            with self.flow.outbox.posting() as claim:
+                claim(active.set_id, active.ply)  # its final board is mine to post now
+                lang = await self.flow.server_language(active.guild_id)
+                names = await self.flow.names_for(active, lang)
+                present = interaction.user.id if interaction is not None else None
+                end = await self.flow.departures.next_set(end, present=present)
+                reason = lang.render(reason_line) if reason_line else ""
+                headline = "\n".join(
+                    line for line in (reason, set_end_text(end, names, lang)) if line
+                )
+                post = await board_post(
+                    active,
+                    names,
+                    lang,
+                    headline=headline,
+                    with_turn=False,
+                    left_server=end.left_server,
+                )
+                content, files, view, pings = await self.with_next_set(
+                    post, end, lang, actor=present
+                )
                 message_id = await self.flow.post_in_channel(
                     active.channel_id,
                     content,
@@ -121,11 +129,12 @@ class SetEnds:
                     nonce=await self.flow.owed_nonce(active, interaction),
                 )
                 await self.flow.live_boards.board_out(active, message_id, end)
-            finally:
-                # The set ended whatever became of its board (the outbox posts an owed one):
-                # the next set begins (the computer opens it if it attacks), the line shows
-                # the result.
-                await self.after_set(end)
+        except StorageError as error:
+            _log.warning("Game %s's final board is owed: %r", active.set_id, error)
+        finally:
+            # The set ended whatever became of its board (the outbox posts an owed one): the
+            # next set begins (the computer opens it if it attacks), the line shows the result.
+            await self.after_set(end)
 
     async def announce_apart(self, end: SetEnd, *, reason_line: Text | None = None) -> None:
         """:meth:`announce` posted on my own, not as the answer of whoever ended the
@@ -145,13 +154,14 @@ class SetEnds:
     async def _show_result_on_line(self, end: SetEnd) -> None:
         """Edit the match's line in the parent channel to show how the match ended; one
         Discord does not take (an outage, a refusal) is owed, and the timers make it once it
-        does (:meth:`show_owed_lines`). A line deleted is left so. Made under the lock of the
-        owed lines' edits (:meth:`_write_owed`): an owed edit that read the match still played
-        is made before it, not over it."""
+        does (:meth:`show_owed_lines`), as is one the database failed to make (a read of the
+        server's language, of the players' names). A line deleted is left so. Made under the
+        lock of the owed lines' edits (:meth:`_write_owed`): an owed edit that read the match
+        still played is made before it, not over it."""
         try:
             async with self._line_edits:
                 await self._write_result(end)
-        except (discord.HTTPException, *UNREACHABLE) as error:  # a long 429 too
+        except (discord.HTTPException, *UNREACHABLE, StorageError) as error:  # a long 429 too
             if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
                 _log.info("Match %s's line is gone: %r", end.game.match_id, error)
                 return

@@ -1,0 +1,102 @@
+"""The database failing a read after something was stored: the player is told the truth, and
+what follows (the next set, the match's line) still comes, now or at the timers' next check."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.services.domain import GuildSettings
+from bot.storage.errors import SAVE_FAILED, StorageError
+from tests.bot_harness import Harness, board_thread_game, running_bot, until
+from tests.discord_standin import DiscordStandin
+from tests.test_bot_threads import ATTACKERS_WIN
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running with a very short thinking time."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threads(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server that plays each game in a thread."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+def called_from(name: str) -> bool:
+    """Whether a function named ``name`` is on the stack (an awaiting coroutine's frame is)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == name:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def settings_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """The server's settings (its language) fail to read the first time they are asked for
+    from a function named ``name``, whatever was kept; the list gets ``name`` then."""
+    assert table.bot is not None
+    settings = table.bot.services.settings
+    read = settings.get
+    failed: list[str] = []
+
+    async def fails_once(guild_id: int) -> GuildSettings:
+        if not failed and called_from(name):
+            failed.append(name)
+            raise StorageError("database is locked")
+        return await read(guild_id)
+
+    monkeypatch.setattr(settings, "get", fails_once)
+    return failed
+
+
+async def test_a_resignation_whose_board_cannot_read_the_language_goes_on_to_set_two(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice resigns set 1 against the computer and the database fails the server's language
+    as its board is made: she is not told it could not be saved (it was), the board comes
+    from the outbox, and the computer opens set 2 (it waited for a restart)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    ask = await table.reply_text(table.alice, "resign")
+    failed = settings_fail_once_in(table, monkeypatch, "announce")
+    pressed = await table.standin.click(ask, ask.custom_ids()[0], table.alice)
+    assert failed
+    assert ask.content == "You resigned this set."
+    table.advance(timedelta(minutes=1))
+    await table.checks_run()
+    await table.wait_board(
+        lambda m: "(attackers) played" in m.content and "Set 2 of 2" in m.content, timeout=15
+    )
+    assert [m.content for m in pressed.followups] == []
+    assert not any(str(SAVE_FAILED) in m.content for m in table.public_messages())
+
+
+async def test_a_match_line_whose_language_cannot_be_read_shows_the_result_later(
+    threads: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last move ends a match played in a thread, and the database fails the server's
+    language as the match's line is edited: the edit is owed, and the timers' check makes it
+    (before, the line said the match was in progress for good)."""
+    table = threads
+    _, thread = await board_thread_game(table)
+    line = table.thread_line(thread)
+    failed = settings_fail_once_in(table, monkeypatch, "_write_result")
+    for ply, text in enumerate(ATTACKERS_WIN):
+        who = table.alice if ply % 2 == 0 else table.bob
+        await table.reply_text(who, "move", {"move": text}, channel=thread)
+    await until(lambda: bool(failed))
+    table.advance(timedelta(seconds=30))
+    await table.checks_run(2)
+    assert "**alice** won." in line.content
