@@ -237,7 +237,10 @@ class PlayerHolds(HoldKeeping):
             await self._keep_player(held)
             if self._players.get(row.channel_id) is not held:
                 continue  # their press came meanwhile: given back, no line
-            await self._post_held_line(held, row.undone)
+            try:
+                await self._post_held_line(held, row.undone)
+            except StorageError as error:  # the other games' time-outs go on
+                _log.warning("Channel %s's held line stays owed: %s", row.channel_id, error)
             if a_day_past:
                 _log.info("Game %s: found a day past its deadline: it runs", row.set_id)
                 held.held_a_day = True

@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from bot.player_holds import ASK_AGAIN
 from bot.services.domain import GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import Harness, board_thread_game, running_bot, until
 from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import VIEW_CHANNEL
+from tests.test_bot_locked_database import start_game
+from tests.test_bot_shut_out import HIDDEN, lines
 from tests.test_bot_threads import ATTACKERS_WIN
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -100,3 +104,28 @@ async def test_a_match_line_whose_language_cannot_be_read_shows_the_result_later
     table.advance(timedelta(seconds=30))
     await table.checks_run(2)
     assert "**alice** won." in line.content
+
+
+async def test_a_held_line_the_database_fails_holds_up_no_other_games_loss_on_time(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice (hidden from #games) and carol (in #side) both pass their deadline, and the
+    database fails the language of the line saying alice's clock is held: carol still loses
+    set 1 on time at that check (the check's time-outs stopped there, till the next), and
+    alice's line, owed, is posted a minute on."""
+    side = table.guild.channel("side")
+    await start_game(table, table.alice, table.bob, table.channel)
+    await start_game(table, table.carol, table.admin, side)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    failed = settings_fail_once_in(table, monkeypatch, "_post_held_line")
+    table.advance(timedelta(days=1, minutes=1))
+    await table.checks_run(1)
+    assert failed
+    assert table.bot is not None
+    carols = await table.bot.services.games.in_channel(side.id)
+    assert carols is not None
+    assert carols.set_number == 2, "carol's set 1 waited for the next check"
+    table.advance(ASK_AGAIN)
+    await table.checks_run(1)
+    [held] = lines(table, HIDDEN)
+    assert held.content == f"<@{table.alice.id}>{HIDDEN}"
