@@ -441,7 +441,13 @@ class Timers:
                 _log.warning("Game %s: a departure could not be handled: %r", active.set_id, error)
                 await self._reminder_due_again(active, last=is_last)
                 continue
-            lang = await self.bot.flow.server_language(active.guild_id)
+            try:
+                lang = await self.bot.flow.server_language(active.guild_id)
+            except StorageError as error:
+                # Claimed as posted: due again at the next check; the others go on.
+                _log.warning("Game %s: its reminder's language is unread: %r", active.set_id, error)
+                await self._reminder_due_again(active, last=is_last)
+                continue
             reminder = reminder_text(active, lang, last=is_last)
             if not await self._still_due(active):
                 continue  # the move came first (asking Discord above takes a while)
@@ -450,7 +456,7 @@ class Timers:
             )
             if message is not None and not await self._still_due(active):
                 await self._withdraw(message, active)  # the move landed while it was posted
-            if posted is _Posted.REFUSED and await self._found_closed(active):
+            if posted is _Posted.REFUSED and await self._closed_or_unknown(active):
                 posted = _Posted.LATER  # its thread is held now: posted once it opens
             if posted is _Posted.LATER:
                 # Discord could not take it now (an outage): the next check tries again.
@@ -547,6 +553,15 @@ class Timers:
             await self._gone_if_unknown(channel_id, error)
             return _Posted.REFUSED, None
         return _Posted.POSTED, message
+
+    async def _closed_or_unknown(self, active: ActiveGame) -> bool:
+        """:meth:`_found_closed`, or the database could not say (its reminder is then tried
+        again at the next check, asked again, and the other reminders go on)."""
+        try:
+            return await self._found_closed(active)
+        except StorageError as error:
+            _log.warning("Game %s: is its thread closed? unread: %r", active.set_id, error)
+            return True
 
     async def _found_closed(self, active: ActiveGame) -> bool:
         """After Discord refused a post in ``active``'s channel: whether it is a thread closed

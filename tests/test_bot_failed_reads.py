@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from bot.player_holds import ASK_AGAIN
 from bot.services.domain import GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import Harness, board_thread_game, running_bot, until
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
 from tests.test_bot_shut_out import HIDDEN, lines
@@ -129,3 +129,67 @@ async def test_a_held_line_the_database_fails_holds_up_no_other_games_loss_on_ti
     await table.checks_run(1)
     [held] = lines(table, HIDDEN)
     assert held.content == f"<@{table.alice.id}>{HIDDEN}"
+
+
+def reminders(table: Harness, channel: FakeChannel) -> list[StoredMessage]:
+    """The half-time reminders posted in ``channel``."""
+    return [m for m in table.public_messages(channel) if "reminder: it is your move" in m.content]
+
+
+async def test_a_reminder_whose_language_cannot_be_read_is_posted_at_the_next_check(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice (in #games) and carol (in #side) pass half their time, and the database fails the
+    server's language as the first reminder is written: each is reminded once, the one that
+    failed at the next check (it was noted as posted: that one was lost, and the reminders
+    after it in that check too)."""
+    side = table.guild.channel("side")
+    await start_game(table, table.alice, table.bob, table.channel)
+    await start_game(table, table.carol, table.admin, side)
+    failed = settings_fail_once_in(table, monkeypatch, "_remind")
+    table.advance(timedelta(hours=13))
+    await table.checks_run(1)
+    assert failed
+    await table.checks_run(1)
+    assert len(reminders(table, table.channel)) == 1
+    assert len(reminders(table, side)) == 1
+
+
+async def test_a_refused_reminder_the_database_cannot_place_holds_up_no_other_reminder(
+    threads: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's and carol's games, each in its thread, pass half their time; Discord refuses
+    alice's reminder once, and the database fails the read of whether her thread is closed:
+    carol is reminded at that check, and alice at the next (the error ended the reminders
+    claimed as posted: carol's and alice's were lost)."""
+    table = threads
+    assert table.bot is not None
+    _, alices = await board_thread_game(table)
+    _, carols = await board_thread_game(table, challenger=table.carol, opponent=table.admin)
+    posts = f"/channels/{alices.id}/messages"
+    refused: list[str] = []
+
+    def alices_first_post(method: str, path: str) -> bool:
+        if method == "POST" and path == posts and not refused:
+            refused.append(path)
+            return True
+        return False
+
+    table.standin.fail_rest(403, seconds=600, matching=alices_first_post, code=50013)
+    vanished = table.bot.flow.vanished
+    closed_since = vanished.closed_since
+    failed: list[int] = []
+
+    async def unread_once(channel_id: int, set_id: int) -> datetime | None:
+        if not failed:
+            failed.append(channel_id)
+            raise StorageError("database is locked")
+        return await closed_since(channel_id, set_id)
+
+    monkeypatch.setattr(vanished, "closed_since", unread_once)
+    table.advance(timedelta(hours=13))
+    await table.checks_run(1)
+    assert failed == [alices.id]
+    assert len(reminders(table, carols)) == 1
+    await table.checks_run(1)
+    assert len(reminders(table, alices)) == 1
