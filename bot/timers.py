@@ -418,6 +418,8 @@ class Timers:
                     "Could not mark challenge %s expired: %s", challenge.challenge_id, error
                 )
                 await self._gone_if_unknown(challenge.channel_id, error)
+            except StorageError as error:  # the others go on; a press on it shows it expired
+                _log.warning("Challenge %s expired unshown: %r", challenge.challenge_id, error)
 
     async def _remind(self, now: datetime, held: Held) -> None:
         services = self.bot.services

@@ -14,7 +14,7 @@ from bot.player_holds import ASK_AGAIN
 from bot.services.domain import GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import Harness, board_thread_game, running_bot, until
-from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
 from tests.test_bot_shut_out import HIDDEN, lines
@@ -193,3 +193,53 @@ async def test_a_refused_reminder_the_database_cannot_place_holds_up_no_other_re
     assert len(reminders(table, carols)) == 1
     await table.checks_run(1)
     assert len(reminders(table, alices)) == 1
+
+
+async def test_challenges_expiring_hold_up_none_when_one_cannot_read_its_language(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's challenge in #games and carol's in #side expire at one check, and the database
+    fails the language of the first one's message: carol's still says it expired (the error
+    ended the check's edits, and hers kept its Accept)."""
+    side = table.guild.channel("side")
+    await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    carols = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.admin}, channel=side
+    )
+    failed = settings_fail_once_in(table, monkeypatch, "show_expired")
+    table.advance(timedelta(minutes=11))
+    await table.checks_run(1)
+    assert failed
+    assert "expired" in carols.content
+    assert carols.components == []
+
+
+async def takeback_asked_in(
+    table: Harness, asker: FakeMember, channel: FakeChannel
+) -> StoredMessage:
+    """``asker`` (the attackers in ``channel``'s game) plays d1-b1 and asks to take it back:
+    the request."""
+    await table.reply_text(asker, "move", {"move": "d1-b1"}, channel=channel)
+    return await table.reply_text(asker, "takeback", channel=channel)
+
+
+async def test_takebacks_lapsing_hold_up_none_when_one_cannot_read_its_language(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's takeback request in #games and carol's in #side lapse at one check, and the
+    database fails the language of the first one's message: carol's says it lapsed at that
+    check, and alice's at the next (the error ended the check's edits: both kept their
+    buttons)."""
+    side = table.guild.channel("side")
+    await start_game(table, table.alice, table.bob, table.channel)
+    await start_game(table, table.carol, table.admin, side)
+    alices = await takeback_asked_in(table, table.alice, table.channel)
+    carols = await takeback_asked_in(table, table.carol, side)
+    failed = settings_fail_once_in(table, monkeypatch, "lapse")
+    table.advance(timedelta(minutes=11))
+    await table.checks_run(1)
+    assert failed
+    assert carols.components == []
+    await table.checks_run(1)
+    assert alices.components == []
+    assert alices.content == carols.content.replace(f"<@{table.carol.id}>", f"<@{table.alice.id}>")

@@ -234,7 +234,12 @@ class TakebackFlow:
                 lapsed.message_id
             )
             # The set's server's language: discord.py forgets a thread Discord archived.
-            lang = await self.flow.server_language(lapsed.guild_id)
+            try:
+                lang = await self.flow.server_language(lapsed.guild_id)
+            except StorageError as error:  # the outbox's check edits it; the others go on
+                _log.warning("Takeback %s lapsed unshown: %r", lapsed.takeback_id, error)
+                await self._answer_owed(lapsed.takeback_id)
+                continue
             try:
                 await edit_reopening(
                     self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None
