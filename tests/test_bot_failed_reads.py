@@ -243,3 +243,25 @@ async def test_takebacks_lapsing_hold_up_none_when_one_cannot_read_its_language(
     await table.checks_run(1)
     assert alices.components == []
     assert alices.content == carols.content.replace(f"<@{table.carol.id}>", f"<@{table.alice.id}>")
+
+
+async def test_a_computer_match_whose_first_board_cannot_read_the_language_still_opens(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice challenges the computer as the defenders, and the database fails the server's
+    language as the first board is made: she is told the match is on and its board follows
+    (not that it could not be saved: it was), and the computer opens it (it waited for a
+    restart, its clock running)."""
+    failed = settings_fail_once_in(table, monkeypatch, "_post_first_board")
+    started = await table.slash(
+        table.alice, "challenge", {"opponent": table.me, "side": "defenders"}
+    )
+    told = await started.wait_original()
+    assert failed
+    assert told.content == (
+        "The match is on, but its first board could not be posted just now: it follows shortly."
+    )
+    table.advance(timedelta(minutes=1))
+    await table.checks_run()
+    board = await table.wait_board(lambda m: "(attackers) played" in m.content, timeout=15)
+    assert "your move as the defenders" in board.content

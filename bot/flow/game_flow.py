@@ -40,6 +40,7 @@ from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, language, language_for
 from bot.services.domain import ActiveGame, MoveResult
+from bot.services.errors import FirstBoardOwed
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.common import answer, deferred_privately, within_deadline
@@ -257,7 +258,12 @@ class GameFlow:
         """Post the first board of a new match (and let the computer open if it attacks); the
         challenges waiting where it is played lapse, the channel now busy, whether the board
         could be posted or not (the match is stored). ``into_answer``: the board replaces
-        ``interaction``'s answer, which is out already (:meth:`post_in_channel`)."""
+        ``interaction``'s answer, which is out already (:meth:`post_in_channel`).
+
+        A board the database fails to make (a read of the server's language, of the players'
+        names) is the outbox's, logged: ``interaction``, if its answer is that board, is told
+        the match is on and its board follows (:class:`FirstBoardOwed`), not that it could not
+        be saved; the computer opens all the same."""
         try:
             # Its board is owed from the match's storing (a restart before it is out posts it
             # then): mine to post now, left alone by the outbox while I do.
@@ -267,9 +273,13 @@ class GameFlow:
                 await self._post_first_board(
                     active, interaction=interaction, headline=headline, into_answer=into_answer
                 )
-            if active.computer_to_move:
-                self.start_computer_turn(active)
+        except StorageError as error:
+            _log.warning("Game %s: its first board is owed: %r", active.set_id, error)
+            if interaction is not None and not into_answer:
+                raise FirstBoardOwed() from error
         finally:
+            if active.computer_to_move:  # stored: it opens whatever became of the board
+                self.start_computer_turn(active)
             await self.challenges.lapse_waiting(active.channel_id)
 
     async def _post_first_board(

@@ -69,6 +69,20 @@ class BoardOwed(GameError):
         )
 
 
+class FirstBoardOwed(GameError):
+    """The match was stored, but its first board could not be made just now (the database
+    failed a read): the outbox posts it, and the match goes on (it is not to be started
+    again)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "The match is on, but its first board could not be posted just now: it "
+                "follows shortly."
+            )
+        )
+
+
 def set_over(*, one_set: bool) -> NoGameHere:
     """The refusal when the set meant ended meanwhile; a one-set match is one game, with no
     set to speak of."""
