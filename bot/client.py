@@ -297,14 +297,26 @@ class BrandubhBot(commands.AutoShardedBot):
                     del self._stored[key]  # stored next time the member shows up
             _log.warning("Could not store the names of user %s: %s", user_id, error)
 
-    async def display_names(self, guild_id: int | None, *user_ids: int) -> dict[int, str]:
+    async def display_names(
+        self, guild_id: int | None, *user_ids: int, or_remembered: bool = False
+    ) -> dict[int, str]:
         """Display names for ``user_ids`` as shown in the server ``guild_id`` (``None``:
         outside any server): remembered ones, else from the database — a member's name in that
         server, else their account's own name, never a name from another server. A user never
-        seen is left out: the caller names them in its reader's language ("a player")."""
+        seen is left out: the caller names them in its reader's language ("a player").
+
+        Raises StorageError if the database cannot read them; ``or_remembered``: the
+        remembered ones only then (logged), for a caller with something stored already to
+        tell, whose player must not read that it could not be saved."""
         missing = [uid for uid in user_ids if (guild_id, uid) not in self._names]
         if missing:
-            found = await self.services.players.names(guild_id, missing)
+            try:
+                found = await self.services.players.names(guild_id, missing)
+            except StorageError as error:
+                if not or_remembered:
+                    raise
+                _log.warning("Names of users %s unread, not shown: %s", missing, error)
+                found = {}
             for user_id, name in found.items():
                 self._names[guild_id, user_id] = name
         if self.user is not None:

@@ -13,7 +13,7 @@ import pytest
 from bot.player_holds import ASK_AGAIN
 from bot.services.domain import GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
-from tests.bot_harness import Harness, board_thread_game, running_bot, until
+from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
@@ -265,3 +265,39 @@ async def test_a_computer_match_whose_first_board_cannot_read_the_language_still
     await table.checks_run()
     board = await table.wait_board(lambda m: "(attackers) played" in m.content, timeout=15)
     assert "your move as the defenders" in board.content
+
+
+def names_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """No name is remembered, and the players' names fail to read the first time they are
+    asked for from a function named ``name``; the list gets ``name`` then."""
+    assert table.bot is not None
+    table.bot._names.clear()
+    players = table.bot.services.players
+    read = players.names
+    failed: list[str] = []
+
+    async def fails_once(guild_id: int | None, user_ids: list[int]) -> dict[int, str]:
+        if not failed and called_from(name):
+            failed.append(name)
+            raise StorageError("database is locked")
+        return await read(guild_id, user_ids)
+
+    monkeypatch.setattr(players, "names", fails_once)
+    return failed
+
+
+async def test_an_accept_whose_names_cannot_be_read_starts_the_match_and_says_so(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's challenge, and the database fails the players' names once the
+    match is stored: the challenge says he accepted and the first board follows (he read that
+    it could not be saved, and the challenge kept its Accept)."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    failed = names_fail_once_in(table, monkeypatch, "accept")
+    pressed = await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+    board = await table.wait_board(lambda m: m.created_at >= reply.created_at)
+    assert failed
+    assert f"<@{table.alice.id}>, your move" in board.content
+    assert "accepted" in reply.content
+    assert reply.components == []
+    assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]

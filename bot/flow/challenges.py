@@ -319,8 +319,8 @@ class ChallengeFlow:
     ) -> None:
         """Show the accepted challenge as such (a line linking the game's thread, or who
         attacks and defends), then begin its match (:meth:`accept`)."""
-        names = await self.flow.bot.display_names(
-            challenge.guild_id, challenge.challenger_id, opponent
+        names = await self.flow.bot.display_names(  # the match is stored: told it is on
+            challenge.guild_id, challenge.challenger_id, opponent, or_remembered=True
         )
         if thread is not None:
             await update_message(
