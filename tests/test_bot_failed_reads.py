@@ -13,12 +13,18 @@ import pytest
 from bot.player_holds import ASK_AGAIN
 from bot.services.domain import GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
-from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot, until
+from tests.bot_harness import (
+    Harness,
+    board_thread_game,
+    challenge_id,
+    running_bot,
+    until,
+)
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
 from tests.test_bot_shut_out import HIDDEN, lines
-from tests.test_bot_threads import ATTACKERS_WIN
+from tests.test_bot_threads import ATTACKERS_WIN, challenge_computer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -301,3 +307,29 @@ async def test_an_accept_whose_names_cannot_be_read_starts_the_match_and_says_so
     assert "accepted" in reply.content
     assert reply.components == []
     assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
+
+
+async def test_a_rematch_whose_first_board_cannot_read_the_language_says_the_game_is_on(
+    threads: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice resigns her match against the computer in its thread and presses Rematch, and the
+    database fails the server's language as the rematch's first board is made: she is told
+    it is on and the board follows, and the match's line says the game is on again (it
+    showed the last match's result for good)."""
+    table = threads
+    line = await challenge_computer(table, table.alice, level=1, sets=1)
+    assert line.thread is not None
+    thread = line.thread
+    await table.wait_board(channel=thread)
+    asked = await table.reply_text(table.alice, "resign", channel=thread)
+    await table.standin.click(asked, asked.custom_ids()[0], table.alice)
+    over = await table.standin.wait_for_message(thread, lambda m: "wins the game" in m.content)
+    await table.standin.wait_until(lambda: " won. " in line.content, timeout=5)
+    failed = settings_fail_once_in(table, monkeypatch, "_post_first_board")
+    [rematch] = [c for c in over.custom_ids() if c.startswith("rematch:")]
+    told = await (await table.standin.click(over, rematch, table.alice)).wait_original()
+    assert failed
+    assert told.content == (
+        "The match is on, but its first board could not be posted just now: it follows shortly."
+    )
+    await table.standin.wait_until(lambda: "the game is on" in line.content, timeout=5)

@@ -189,8 +189,10 @@ class RematchFlow:
                 )
             if why_not is not None:
                 headline = f"{headline}\n{why_not}"
-            await self.flow.begin_match(active, interaction=interaction, headline=headline)
-            await self.flow.set_ends.show_game_on(active)
+            try:
+                await self.flow.begin_match(active, interaction=interaction, headline=headline)
+            finally:  # stored: its line says so whatever became of its first board
+                await self.flow.set_ends.show_game_on(active)
             answered_here(interaction)
             return
         where = terms.parent_channel_id or terms.channel_id
