@@ -333,3 +333,23 @@ async def test_a_rematch_whose_first_board_cannot_read_the_language_says_the_gam
         "The match is on, but its first board could not be posted just now: it follows shortly."
     )
     await table.standin.wait_until(lambda: "the game is on" in line.content, timeout=5)
+
+
+async def test_a_takeback_accepted_whose_language_cannot_be_read_is_told_as_accepted(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's takeback, and the database fails the server's language once the
+    takeback is stored: the request says he accepted it and the board after it is posted (he
+    read that it could not be saved, the request kept its buttons)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    [accept] = [
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    ]
+    failed = settings_fail_once_in(table, monkeypatch, "_answered")
+    pressed = await table.standin.click(request, accept, table.bob)
+    board = await table.wait_board(lambda m: "taken back" in m.content)
+    assert failed
+    assert f"<@{table.alice.id}>, your move" in board.content
+    assert request.content == "bob accepted the takeback."
+    assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]

@@ -11,6 +11,7 @@ from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
+from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, refused_as_locked
 from bot.names import player_name
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
@@ -174,10 +175,17 @@ class TakebackFlow:
         self, interaction: discord.Interaction[Any], active: ActiveGame, *, accept: bool
     ) -> None:
         """Say in the request's message how it was answered and, accepted, post the board
-        after the takeback (``active``)."""
-        lang = await self.flow.server_language(active.guild_id)
-        names = await self.flow.names_for(active, lang)
-        who = player_name(names.get(interaction.user.id), lang)
+        after the takeback (``active``). The answer is stored: a read the database fails here
+        leaves the request told in the presser's language, naming them as Discord shows them,
+        not an apology asking them to answer again."""
+        try:
+            lang = await self.flow.server_language(active.guild_id)
+            names = await self.flow.names_for(active, lang)
+            who = player_name(names.get(interaction.user.id), lang)
+        except StorageError as error:
+            _log.warning("Takeback in game %s answered, names unread: %r", active.set_id, error)
+            lang = reader(interaction)
+            who = player_name(interaction.user.display_name, lang)
         if not accept:
             await update_message(
                 interaction,
@@ -208,9 +216,15 @@ class TakebackFlow:
         self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
     ) -> None:
         """Post the board after an accepted takeback (as ``interaction``'s answer, if given)
-        and mark it out: the outbox need not post it."""
-        lang = await self.flow.server_language(active.guild_id)
-        names = await self.flow.names_for(active, lang)
+        and mark it out: the outbox need not post it. One the database fails to make (a read
+        of the server's language, of the players' names) is the outbox's, logged: the takeback
+        is stored."""
+        try:
+            lang = await self.flow.server_language(active.guild_id)
+            names = await self.flow.names_for(active, lang)
+        except StorageError as error:
+            _log.warning("Game %s: the board after its takeback is owed: %r", active.set_id, error)
+            return
         post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
         message_id = await self.flow.post_in_channel(
             active.channel_id,
