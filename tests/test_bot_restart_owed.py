@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 
 from bot.flow import challenge_posts
@@ -234,5 +235,47 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_o
         await table.checks_run(2)
         boards = [m for m in table.public_messages() if m.attachments]
         assert len(boards) == 1, [m.content for m in boards]
+    finally:
+        await table.stop()
+
+
+async def test_a_first_board_whose_accept_could_not_be_deferred_is_posted_after_the_grace(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's Accept is slow to store, and Discord cannot be reached for its deferral: the
+    match is stored all the same, and its first board comes from the outbox past its 10 s
+    grace (pinging alice, whose move it is), with the challenge shown accepted, not only once
+    the accept's two minutes are up."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    table.expect_apology = True  # the press's error, its answer unknown to Discord
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        stored = asyncio.Event()
+        real_accept = ChallengeService.accept
+
+        async def slow_accept(self: ChallengeService, *args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(common.ANSWER_BEFORE + 0.5)  # deferred meanwhile
+            active = await real_accept(self, *args, **kwargs)
+            stored.set()
+            return active
+
+        async def unreachable(*args: Any, **kwargs: Any) -> None:
+            raise ConnectionResetError("Discord cannot be reached")
+
+        monkeypatch.setattr(ChallengeService, "accept", slow_accept)
+        monkeypatch.setattr(discord.InteractionResponse, "defer", unreachable)
+        # Never answered: the stand-in's wait for its answer is left behind.
+        pressed = asyncio.create_task(
+            table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+        )
+        await asyncio.wait_for(stored.wait(), 20)
+        await asyncio.sleep(0.2)  # the press ends, its deferral's error raised
+        table.advance(timedelta(seconds=11))  # past the grace of the board owed at the storing
+        await table.checks_run(2)
+        board = await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        assert board.pinged_user_ids() == {table.alice.id}
+        await until(lambda: not reply.custom_ids())  # the challenge shows it accepted
+        pressed.cancel()
     finally:
         await table.stop()

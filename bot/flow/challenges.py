@@ -299,8 +299,15 @@ class ChallengeFlow:
                 if presses.count == 0:
                     del self.accepting[challenge.challenge_id]
 
+        async def unanswered(opened: tuple[ActiveGame, discord.Thread | None, str | None]) -> None:
+            """Stored, but the press cannot be answered (its deferral failed): the match's
+            first board is the outbox's, which shows the challenge accepted as it posts it."""
+            self.flow.outbox.started(opened[0])
+
         # Waiting for an earlier press, or a slow write, is deferred in time.
-        active, thread, why_not = await within_deadline(interaction, in_turn(), thinking=False)
+        active, thread, why_not = await within_deadline(
+            interaction, in_turn(), thinking=False, unanswered=unanswered
+        )
         try:
             await self._begin(interaction, challenge, opponent, active, thread, why_not, lang)
         finally:
