@@ -7,11 +7,14 @@ import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
 
+from bot.services.matches import MatchService
 from bot.storage.errors import StorageError
+from bot.views import common
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -521,3 +524,35 @@ async def test_a_rematch_posted_whose_message_cannot_be_noted_is_still_told_offe
     monkeypatch.undo()
     accepted = await accepted_in_thread(table, table.bob, table.alice, line=offers[0])
     assert accepted is not thread
+
+
+async def test_a_rematch_against_the_computer_whose_press_cannot_be_deferred_begins(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's Rematch against the computer is slow to store, and Discord cannot be reached
+    for its deferral: the rematch, stored, begins all the same: the computer, attacking now,
+    opens it, and the line in the channel says the game is on."""
+    over = await resigned_against_the_computer(table)
+    line = await table.standin.wait_for_message(
+        table.channel, lambda m: " won. " in m.content, timeout=10
+    )
+    table.expect_apology = True  # the press's error, its answer unknown to Discord
+    real_start = MatchService.start_computer_match
+
+    async def slow_start(self: MatchService, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(common.ANSWER_BEFORE + 0.5)  # deferred meanwhile
+        return await real_start(self, *args, **kwargs)
+
+    async def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionResetError("Discord cannot be reached")
+
+    monkeypatch.setattr(MatchService, "start_computer_match", slow_start)
+    monkeypatch.setattr(discord.InteractionResponse, "defer", unreachable)
+    # Never answered: the stand-in's wait for its answer is left behind.
+    pressed = asyncio.create_task(table.standin.click(over, rematch_id(over), table.alice))
+    thread = over.channel
+    await table.wait_board(
+        lambda m: m.id > over.id and "(attackers) played" in m.content, channel=thread, timeout=20
+    )
+    await table.standin.wait_until(lambda: "the game is on" in line.content, timeout=10)
+    pressed.cancel()

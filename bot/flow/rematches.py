@@ -24,7 +24,7 @@ from bot.i18n import _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.names import account_name
-from bot.services.domain import MatchTerms
+from bot.services.domain import ActiveGame, MatchTerms
 from bot.services.errors import (
     ChallengeNotFound,
     ChannelBusy,
@@ -145,9 +145,20 @@ class RematchFlow:
                 threads_here=member_threads_here(interaction),  # pressed where it is played
                 account_name=account_name(interaction.user),
             )
+
+            async def begin_unanswered(stored: ActiveGame) -> None:
+                """Stored, but the press cannot be answered (its deferral failed): the match
+                begins all the same, its first board posted apart, as /challenge's does."""
+                try:
+                    await self.flow.begin_match(stored)
+                finally:
+                    await self.flow.set_ends.show_game_on(stored)
+
             # A slow write (another program holding the database) is deferred in time.
             try:
-                active = await within_deadline(interaction, started, thinking=False)
+                active = await within_deadline(
+                    interaction, started, thinking=False, unanswered=begin_unanswered
+                )
                 self.flow.outbox.starting(active)  # its first board is mine to post
             except ChannelBusy as busy:
                 # A second press at the same moment started it first.
