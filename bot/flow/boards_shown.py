@@ -8,8 +8,9 @@ lost, tried again once Discord no longer holds its nonce. Before posting such a 
 whose Takeback button names the board's set, ply and moves taken back
 (:class:`bot.views.takeback.TakebackButton`), which no other board carries.
 
-A board without that button (a set's final board, a line against the computer) is not looked
-for: it may show twice, as before.
+A board without that button cannot be found so, and may show twice, as before: a set's final
+board (the outbox does not look for it), a member's line against the computer (looked for at
+the game's current position, never found).
 """
 
 from __future__ import annotations
