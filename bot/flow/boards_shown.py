@@ -92,5 +92,8 @@ def _may_read_history(client: discord.Client, channel_id: int) -> bool:
         return True  # its channel not cached (discord.py would raise)
     if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
         return True
-    mine = place.permissions_for(place.guild.me)
+    me = place.guild.me
+    if me is None:
+        return True  # my member not cached: Discord says, as above
+    mine = place.permissions_for(me)
     return mine.view_channel and mine.read_message_history
