@@ -225,7 +225,10 @@ class PlayerHolds(HoldKeeping):
             if await self._held_this_move(row, since):
                 _log.info("Game %s: %s %s again this move: not held", row.set_id, player, why.value)
                 turn = (row.set_id, row.ply, row.undone)
-                await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE, turn=turn)
+                try:
+                    await self._say(row.guild_id, row.channel_id, player, Told.HELD_ONCE, turn=turn)
+                except StorageError as error:  # not owed, as one Discord cannot take
+                    _log.warning("Game %s: its line unsaid (not owed): %s", row.set_id, error)
                 continue
             _log.info("Game %s: %s %s, so its clock stands still", row.set_id, player, why.value)
             hold = PlayerHold(

@@ -23,7 +23,7 @@ from tests.bot_harness import (
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
-from tests.test_bot_shut_out import HIDDEN, lines
+from tests.test_bot_shut_out import HELD_ONCE, HIDDEN, alice_held_at_her_deadline, lines, told_back
 from tests.test_bot_threads import ATTACKERS_WIN, challenge_computer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -135,6 +135,31 @@ async def test_a_held_line_the_database_fails_holds_up_no_other_games_loss_on_ti
     await table.checks_run(1)
     [held] = lines(table, HIDDEN)
     assert held.content == f"<@{table.alice.id}>{HIDDEN}"
+
+
+async def test_a_not_held_again_line_the_database_fails_holds_up_no_other_games_loss_on_time(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice, held once and let back in, is hidden again, and at her next deadline (carol's in
+    #side too) the database fails the language of the line saying her clock is not held
+    again: both lose set 1 on time at that check (the error ended its time-outs), her line
+    unsaid, as one Discord cannot take (the board ending the set says she ran out of time)."""
+    side = table.guild.channel("side")
+    await alice_held_at_her_deadline(table)
+    await table.standin.set_overwrite(table.channel, table.alice)
+    await told_back(table, table.now)
+    await start_game(table, table.carol, table.admin, side)
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    failed = settings_fail_once_in(table, monkeypatch, "hold_shut_out")
+    table.advance(timedelta(days=1, minutes=5))
+    await table.checks_run(1)
+    assert failed
+    assert table.bot is not None
+    for channel in (side, table.channel):
+        active = await table.bot.services.games.in_channel(channel.id)
+        assert active is not None
+        assert active.set_number == 2, f"set 1 in #{channel.name} waited for the next check"
+    assert not lines(table, HELD_ONCE)
 
 
 def reminders(table: Harness, channel: FakeChannel) -> list[StoredMessage]:
@@ -352,4 +377,26 @@ async def test_a_takeback_accepted_whose_language_cannot_be_read_is_told_as_acce
     assert failed
     assert f"<@{table.alice.id}>, your move" in board.content
     assert request.content == "bob accepted the takeback."
+    assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
+
+
+async def test_a_takeback_accepted_whose_board_cannot_read_the_language_is_posted_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's takeback, the request says so, and the database fails the server's
+    language as the board after it is made: he is not told it could not be saved (it was),
+    and the board, owed, comes from the outbox."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    [accept] = [
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    ]
+    failed = settings_fail_once_in(table, monkeypatch, "_post_taken_back")
+    pressed = await table.standin.click(request, accept, table.bob)
+    await until(lambda: bool(failed))
+    assert request.content == "bob accepted the takeback."
+    table.advance(timedelta(minutes=1))
+    await table.checks_run()
+    board = await table.wait_board(lambda m: "taken back" in m.content, timeout=15)
+    assert f"<@{table.alice.id}>, your move" in board.content
     assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
