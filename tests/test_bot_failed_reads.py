@@ -400,3 +400,29 @@ async def test_a_takeback_accepted_whose_board_cannot_read_the_language_is_poste
     board = await table.wait_board(lambda m: "taken back" in m.content, timeout=15)
     assert f"<@{table.alice.id}>, your move" in board.content
     assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
+
+
+async def test_a_takeback_accepted_after_it_lapsed_whose_language_cannot_be_read_says_so(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's move lands and he presses Accept on alice's request before the timers' sweep, and
+    the database fails the server's language once the press stored the lapse: the request
+    says it lapsed (he read that it could not be saved, and it kept its buttons)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert table.bot is not None
+
+    async def no_sweep(now: object = None, held: object = None) -> list[object]:
+        return []
+
+    monkeypatch.setattr(table.bot.services.takebacks, "lapse_stale", no_sweep)
+    await table.reply_text(table.bob, "move", {"move": "c4-c2"})
+    [accept] = [
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    ]
+    failed = settings_fail_once_in(table, monkeypatch, "answer")
+    pressed = await table.standin.click(request, accept, table.bob)
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert failed
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+    assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]

@@ -133,7 +133,11 @@ class TakebackFlow:
                 )
             except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
                 assert interaction.guild_id is not None
-                lang = await self.flow.server_language(interaction.guild_id)
+                try:
+                    lang = await self.flow.server_language(interaction.guild_id)
+                except StorageError as error:  # stored: told so in the presser's language
+                    _log.warning("Takeback %s lapsed, language unread: %r", takeback_id, error)
+                    lang = reader(interaction)
                 try:
                     await update_message(interaction, lapsed_text(lapsed.takeback, lang))
                 except discord.Forbidden as refused:
