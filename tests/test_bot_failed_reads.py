@@ -426,3 +426,20 @@ async def test_a_takeback_accepted_after_it_lapsed_whose_language_cannot_be_read
     assert failed
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
     assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
+
+
+async def test_an_accept_whose_lapsed_neighbours_language_cannot_be_read_is_not_apologised(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's challenge in #games, where carol's waits too, and the database fails
+    the server's language as carol's is edited to say it lapsed (the channel now busy): bob
+    reads no apology (the match is stored and its board out), and carol's is stored lapsed."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    carols = await table.reply_text(table.carol, "challenge", {"opponent": table.admin})
+    assert carols.custom_ids(), carols.content
+    failed = settings_fail_once_in(table, monkeypatch, "_mark_lapsed")
+    pressed = await table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+    board = await table.wait_board(lambda m: m.created_at >= reply.created_at)
+    await until(lambda: bool(failed))
+    assert f"<@{table.alice.id}>, your move" in board.content
+    assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]

@@ -598,13 +598,19 @@ class ChallengeFlow:
 
     async def _mark_lapsed(self, challenge: Challenge, *, disallowed: bool = False) -> None:
         """Edit a challenge made moot by a game in its channel (``disallowed``: by the
-        server's settings, which no longer allow games there): no buttons, and why."""
+        server's settings, which no longer allow games there): no buttons, and why. It is
+        stored lapsed: one whose language the database fails to read keeps its buttons (a
+        press shows it is no longer open), logged, and whoever made it lapse is told no error."""
         if challenge.message_id is None:
             return
         message = self.flow.bot.get_partial_messageable(challenge.channel_id).get_partial_message(
             challenge.message_id
         )
-        lang = await self.flow.server_language(challenge.guild_id)
+        try:
+            lang = await self.flow.server_language(challenge.guild_id)
+        except StorageError as error:
+            _log.warning("Challenge %s lapsed unshown: %r", challenge.challenge_id, error)
+            return
         if disallowed and challenge.opponent_id is None:
             content = lang._(
                 "{challenger}'s open challenge lapsed: games are no longer allowed in this "
