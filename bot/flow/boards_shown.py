@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 import discord
 
+from bot.flow.posts import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
 from bot.unreachable import UNREACHABLE
@@ -87,13 +88,5 @@ def custom_ids(message: discord.Message) -> set[str]:
 def _may_read_history(client: discord.Client, channel_id: int) -> bool:
     """Whether I may read ``channel_id``'s history as Discord last told me (True when the
     channel is not cached: Discord then says, and a refusal is only logged)."""
-    place = client.get_channel(channel_id)
-    if isinstance(place, discord.Thread) and place.parent is None:
-        return True  # its channel not cached (discord.py would raise)
-    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
-        return True
-    me = place.guild.me
-    if me is None:
-        return True  # my member not cached: Discord says, as above
-    mine = place.permissions_for(me)
-    return mine.view_channel and mine.read_message_history
+    mine = my_permissions(client, channel_id)
+    return mine is None or (mine.view_channel and mine.read_message_history)

@@ -150,20 +150,31 @@ def may_attach_files(client: discord.Client, channel_id: int) -> bool:
     """Whether I may attach files in ``channel_id`` (a channel or a thread) as Discord last told
     me: for what I post on my own, which no interaction's ``app_permissions`` describe. True
     when the channel is not cached (a post with files then says in the log why it failed)."""
-    place = client.get_channel(channel_id)
-    if isinstance(place, discord.Thread) and place.parent is None:
-        return True  # its channel not cached (discord.py would raise)
-    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
+    mine = my_permissions(client, channel_id)
+    if mine is None:
         return True
-    mine = place.permissions_for(place.guild.me)
     # discord.py takes Attach Files away where I may not send messages (Discord's implicit
     # permissions; in a thread, its channel's Send Messages counts too), which an interaction's
     # app_permissions do not: there Attach Files is not known, and the picture stays as it
     # would in an answer (a post fails on Send Messages anyway; an edit of mine goes through).
-    posting = mine.send_messages and (
-        mine.send_messages_in_threads or not isinstance(place, discord.Thread)
-    )
+    in_thread = isinstance(client.get_channel(channel_id), discord.Thread)
+    posting = mine.send_messages and (mine.send_messages_in_threads or not in_thread)
     return mine.attach_files or not posting
+
+
+def my_permissions(client: discord.Client, channel_id: int) -> discord.Permissions | None:
+    """My permissions in ``channel_id`` (a channel or a thread) as Discord last told me; None
+    when it is not cached, is a thread whose channel is not, or my member is not (discord.py
+    would raise)."""
+    place = client.get_channel(channel_id)
+    if isinstance(place, discord.Thread) and place.parent is None:
+        return None
+    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
+        return None
+    me = place.guild.me
+    if me is None:  # my member not cached (permissions_for would raise)
+        return None
+    return place.permissions_for(me)
 
 
 def side_name(side: Side, lang: Language = ENGLISH) -> str:
