@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -158,18 +159,7 @@ class SetEnds:
         server's language, of the players' names). A line deleted is left so. Made under the
         lock of the owed lines' edits (:meth:`_write_owed`): an owed edit that read the match
         still played is made before it, not over it."""
-        try:
-            async with self._line_edits:
-                await self._write_result(end)
-        except (discord.HTTPException, *UNREACHABLE, StorageError) as error:  # a long 429 too
-            if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
-                _log.info("Match %s's line is gone: %r", end.game.match_id, error)
-                return
-            _log.warning("Could not edit the line of match %s (owed): %r", end.game.match_id, error)
-            try:
-                await self.flow.bot.services.announcements.line_owed(end.game.set_id)
-            except StorageError as failed:
-                _log.warning("Match %s's line stays unedited: %r", end.game.match_id, failed)
+        await self._edit_or_owe(end.game, lambda: self._write_result(end))
 
     async def show_owed_lines(self) -> None:
         """Edit the match lines whose result Discord did not take at the match's end
@@ -253,10 +243,17 @@ class SetEnds:
         the rematch's first set) and made by the timers' checks (:meth:`show_owed_lines`): the
         rematch began, so the player is shown no apology for it. A line deleted is left so.
         Made under the lock of the owed lines' edits (:meth:`_write_owed`)."""
+        await self._edit_or_owe(active, lambda: self._write_game_on(active))
+
+    async def _edit_or_owe(self, active: ActiveGame, write: Callable[[], Awaitable[None]]) -> None:
+        """Make the edit of ``active``'s match line that ``write`` makes, under the lock of the
+        line's edits; one Discord does not take (an outage, a refusal, a long 429) or the
+        database fails to make is owed by ``active``'s set (:meth:`show_owed_lines`), and a
+        line deleted is left so."""
         try:
             async with self._line_edits:
-                await self._write_game_on(active)
-        except (discord.HTTPException, StorageError, *UNREACHABLE) as error:  # a long 429 too
+                await write()
+        except (discord.HTTPException, *UNREACHABLE, StorageError) as error:  # a long 429 too
             if isinstance(error, discord.NotFound):  # the line, or its channel, is gone
                 _log.info("Match %s's line is gone: %r", active.match_id, error)
                 return
