@@ -138,10 +138,8 @@ class Outbox:
             yield claim
         finally:
             over = True
-            self._posting.subtract(mine)
             for board in mine:
-                if self._posting[board] <= 0:
-                    del self._posting[board]
+                self._unclaim(board)
 
     def starting(self, active: ActiveGame) -> None:
         """A match stored just now, whose first board (owed from the storing) the flow posts
@@ -167,6 +165,10 @@ class Outbox:
         if handle is None:
             return
         handle.cancel()
+        self._unclaim(board)
+
+    def _unclaim(self, board: tuple[int, int]) -> None:
+        """One claim on ``board`` (set, ply) ends: the outbox's once none is left."""
         self._posting[board] -= 1
         if self._posting[board] <= 0:
             del self._posting[board]
