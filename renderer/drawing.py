@@ -317,7 +317,12 @@ def headline(scene: Scene, *, side_word: bool = True) -> tuple[Side | None, str,
             else:
                 big = words._("Defenders win")
         details.append(_capitalised(short_ending(outcome, words, left_server=scene.left_server)))
-        details.append(words.n_("{count} move", "{count} moves", scene.ply))
+        if scene.ply == 0:  # Portuguese says 0 in the singular form: "0 lance"
+            # Translators: a count of none, as your language says zero ("0 lances"), not the
+            # singular form "{count} move" would give.
+            details.append(words._("0 moves"))
+        else:
+            details.append(words.n_("{count} move", "{count} moves", scene.ply))
         side = winner
     else:
         side = scene.to_move

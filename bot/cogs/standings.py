@@ -40,6 +40,16 @@ _REASONS = {
 }
 
 
+def moves_text(moves: int, lang: Language = ENGLISH) -> str:
+    """``1 move``, ``23 moves``; ``0 moves`` a message of its own (Portuguese says 0 in the
+    singular form, where a count of none reads in the plural: "0 lances")."""
+    if moves == 0:
+        # Translators: a count of none, as your language says zero ("0 lances"), not the
+        # singular form "{count} move" would give.
+        return lang._("0 moves")
+    return lang.n_("{count} move", "{count} moves", moves)
+
+
 def game_line(
     game: GameSummary,
     user_id: int,
@@ -74,7 +84,7 @@ def game_line(
         result=result,
         side=side,
         opponent=against,
-        moves=lang.n_("{count} move", "{count} moves", game.moves),
+        moves=moves_text(game.moves, lang),
     )
     if game.outcome is not None:
         loser = opponent if game.winner_id == user_id else user_id
@@ -163,7 +173,14 @@ def stats_embed(
                 "You won {mine}, they won {theirs}", mine=head.wins[mine], theirs=head.wins[theirs]
             )
         sets = lang.n_("{count} set", "{count} sets", head.games)
+        if not head.games:  # Portuguese says 0 in the singular form: "0 set"
+            # Translators: a count of none, as your language says zero ("0 sets" in
+            # Portuguese too), not the singular form "{count} set" would give.
+            sets = lang._("0 sets")
         matches = lang.n_("{count} match", "{count} matches", head.matches)
+        if not head.matches:
+            # Translators: a count of none, as your language says zero ("0 partidas").
+            matches = lang._("0 matches")
         value = f"{score} ({sets}, {matches})"
         if head.matches:
             value += "\n" + lang._(

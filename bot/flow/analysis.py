@@ -438,12 +438,26 @@ def marked_moves(review: GameReview) -> list[MoveReview]:
 
 
 def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
-    """A side's count of one marked judgement: ``2 blunders``."""
+    """A side's count of one marked judgement: ``2 blunders``, ``0 blunders`` a message of its
+    own (Portuguese says 0 in the singular form, where a count of none reads in the plural)."""
+    if count == 0:
+        return _no_judgement(judgement, lang)
     if judgement is Judgement.BLUNDER:
         return lang.n_("{count} blunder", "{count} blunders", count)
     if judgement is Judgement.MISTAKE:
         return lang.n_("{count} mistake", "{count} mistakes", count)
     return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
+
+
+def _no_judgement(judgement: Judgement, lang: Language) -> str:
+    """None of one marked judgement: ``0 blunders``."""
+    if judgement is Judgement.BLUNDER:
+        # Translators: a side's count of none, as your language says zero ("0 erros graves"),
+        # not the singular form "{count} blunder" would give.
+        return lang._("0 blunders")
+    if judgement is Judgement.MISTAKE:
+        return lang._("0 mistakes")
+    return lang._("0 inaccuracies")
 
 
 def _listed(items: list[str], lang: Language) -> str:

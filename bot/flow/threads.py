@@ -240,16 +240,23 @@ def plain_name(name: str) -> str:
 
 
 def thread_name(challenger: str, opponent: str, ruleset: str, lang: Language = ENGLISH) -> str:
-    """``Aoife vs Brian · Brandubh``, shortened to Discord's 100 characters."""
+    """``Aoife vs Brian · Brandubh`` (``Aoife gegen Brian`` in German), shortened to
+    Discord's 100 characters."""
     title = lang.gettext(get_ruleset(ruleset).title)
     suffix = f" · {title}"
-    room = THREAD_NAME_LIMIT - len(suffix) - len(" vs ")
+    room = THREAD_NAME_LIMIT - len(suffix) - len(_versus("", "", lang))
     first, second = plain_name(challenger), plain_name(opponent)
     if len(first) + len(second) > room:
         half = room // 2
         first = _shorten(first, max(half, room - len(second)))
         second = _shorten(second, room - len(first))
-    return f"{first} vs {second}{suffix}"
+    return _versus(first, second, lang) + suffix
+
+
+def _versus(first: str, second: str, lang: Language) -> str:
+    # Translators: the two players of a game, in its thread's name and its challenge's line
+    # ("alice vs bob"): keep it short, a thread's name has at most 100 characters.
+    return lang._("{first} vs {second}", first=first, second=second)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -366,4 +373,4 @@ def _pairing(
     title = lang.gettext(get_ruleset(ruleset).title)
     one = player_name(names.get(first), lang)
     two = player_name(names.get(second), lang)
-    return f"**{one}** vs **{two}** · {title}"
+    return _versus(f"**{one}**", f"**{two}**", lang) + f" · {title}"

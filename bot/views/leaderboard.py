@@ -31,7 +31,12 @@ def rating_text(rating: float, deviation: float) -> str:
 
 
 def matches_won_text(count: int, lang: Language = ENGLISH) -> str:
-    """``1 match won``, ``3 matches won``."""
+    """``1 match won``, ``3 matches won``; ``0 matches won`` a message of its own (Portuguese
+    and French say 0 in the singular form, and only French reads it so)."""
+    if count == 0:
+        # Translators: zero matches won, as your language says a count of none ("0 partidas
+        # vencidas"), not the singular form "{count} match won" would give.
+        return lang._("0 matches won")
     return lang.n_("{count} match won", "{count} matches won", count)
 
 
