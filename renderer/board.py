@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import Game, Side, Square
-from renderer import drawing, theme
+from renderer import drawing, fixed_palette, theme
 from renderer.scene import Players, scene_of
 from renderer.words import ENGLISH, Words
 
@@ -43,4 +43,4 @@ def render_board(
     )
     size = width if width is not None else theme.default_width(game.ruleset.size)
     image = drawing.compose(scene, size)
-    return drawing.png_bytes(drawing.to_palette(image, game.ruleset))
+    return fixed_palette.png_bytes(fixed_palette.to_palette(image, game.ruleset))

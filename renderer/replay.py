@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from PIL import Image
 
 from engine import Game, Move
-from renderer import drawing, theme
+from renderer import drawing, fixed_palette, theme
 from renderer.scene import Arrow, Players, Scene, scene_of
 from renderer.words import ENGLISH, Words
 
@@ -88,7 +88,9 @@ def render_replay(
         scenes.append(scene)
         durations.append(frame_ms)
     durations[-1] = last_frame_ms
-    frames = [drawing.to_palette(drawing.compose(scene, size), game.ruleset) for scene in scenes]
+    frames = [
+        fixed_palette.to_palette(drawing.compose(scene, size), game.ruleset) for scene in scenes
+    ]
     out = io.BytesIO()
     first: Image.Image = frames[0]
     first.save(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from engine import Escape, Game, Piece, Ruleset, get_ruleset
-from renderer import drawing, sprites, theme
+from renderer import drawing, fixed_palette, sprites, theme
 from renderer.scene import Players, scene_of
 from renderer.words import ENGLISH, Words
 
@@ -55,7 +55,7 @@ def render_rules_card(
     with drawing.DRAWING_LOCK:
         card = _draw_card(rules, width, words)
     image = card.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    return drawing.png_bytes(image)
+    return fixed_palette.png_bytes(image)
 
 
 def _draw_card(rules: Ruleset, width: int | None, words: Words) -> Image.Image:

@@ -10,7 +10,7 @@ import zlib
 from PIL import Image
 
 from engine import Game
-from renderer import drawing, png, render_board
+from renderer import drawing, fixed_palette, png, render_board
 from renderer.scene import Players, scene_of
 
 CAPTURE = ["f4-f6", "d5-g5", "d6-c6", "d3-b3", "b4-b6", "g5-g6", "c6-d6", "e4-e7", "g4-f4"]
@@ -20,7 +20,7 @@ def palette_picture(moves: list[str], name: str = "Aoife") -> Image.Image:
     """A board after ``moves`` as the renderer maps it to its palette, before encoding."""
     game = Game.from_moves(moves)
     scene = scene_of(game, Players(name, "Brian", 1, 2))
-    return drawing.to_palette(drawing.compose(scene, 560), game.ruleset)
+    return fixed_palette.to_palette(drawing.compose(scene, 560), game.ruleset)
 
 
 def chunks(data: bytes) -> list[tuple[bytes, bytes]]:
@@ -40,7 +40,7 @@ def chunks(data: bytes) -> list[tuple[bytes, bytes]]:
 def test_the_file_decodes_to_the_pixels_and_palette_pillow_would_write() -> None:
     for ply in (0, 3, len(CAPTURE)):
         picture = palette_picture(CAPTURE[:ply])
-        ours = Image.open(io.BytesIO(drawing.png_bytes(picture)))
+        ours = Image.open(io.BytesIO(fixed_palette.png_bytes(picture)))
         out = io.BytesIO()
         picture.save(out, "PNG", compress_level=3)
         pillows = Image.open(io.BytesIO(out.getvalue()))
@@ -52,7 +52,7 @@ def test_the_file_decodes_to_the_pixels_and_palette_pillow_would_write() -> None
 def test_the_image_data_is_one_zlib_stream_with_its_checksum() -> None:
     """zlib itself checks the Adler-32 the bands' checksums were combined into."""
     picture = palette_picture(CAPTURE)
-    found = chunks(drawing.png_bytes(picture))
+    found = chunks(fixed_palette.png_bytes(picture))
     assert [kind for kind, _ in found] == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
     width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", found[0][1])
     assert (width, height, depth, colour) == (*picture.size, 8, 3)
@@ -65,10 +65,10 @@ def test_the_image_data_is_one_zlib_stream_with_its_checksum() -> None:
 def test_the_bytes_never_depend_on_what_the_cache_holds() -> None:
     picture = palette_picture(CAPTURE[:5])
     png.forget_bands()
-    cold = drawing.png_bytes(picture)
+    cold = fixed_palette.png_bytes(picture)
     for ply in range(len(CAPTURE)):  # other pictures share many of its bands
-        drawing.png_bytes(palette_picture(CAPTURE[:ply], name="Niamh"))
-    assert drawing.png_bytes(picture) == cold
+        fixed_palette.png_bytes(palette_picture(CAPTURE[:ply], name="Niamh"))
+    assert fixed_palette.png_bytes(picture) == cold
     assert render_board(Game.from_moves(CAPTURE)) == render_board(Game.from_moves(CAPTURE))
 
 
@@ -76,11 +76,11 @@ def test_a_band_met_before_is_not_compressed_again() -> None:
     png.forget_bands()
     before = palette_picture(CAPTURE[:-1])
     after = palette_picture(CAPTURE)
-    drawing.png_bytes(before)
+    fixed_palette.png_bytes(before)
     held = len(png._bands.found)
-    drawing.png_bytes(before)
+    fixed_palette.png_bytes(before)
     assert len(png._bands.found) == held
-    drawing.png_bytes(after)  # one move on: the ranks it did not touch are found
+    fixed_palette.png_bytes(after)  # one move on: the ranks it did not touch are found
     added = len(png._bands.found) - held
     assert 0 < added < held
 
@@ -97,7 +97,10 @@ def test_the_cache_keeps_to_its_limit_dropping_the_oldest_bands() -> None:
 def test_pictures_that_are_not_plain_palette_pictures_go_to_pillow() -> None:
     rgb = Image.new("RGB", (40, 30), (10, 20, 30))
     assert png.palette_png(rgb) is None
-    assert Image.open(io.BytesIO(drawing.png_bytes(rgb))).convert("RGB").tobytes() == rgb.tobytes()
+    assert (
+        Image.open(io.BytesIO(fixed_palette.png_bytes(rgb))).convert("RGB").tobytes()
+        == rgb.tobytes()
+    )
     clear = Image.new("P", (40, 30), 0)
     clear.putpalette([0, 0, 0] * 256)
     clear.info["transparency"] = 0
