@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
+from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import join_to_reopen, may_open_threads, member_threads_here
 from bot.i18n.audience import reader

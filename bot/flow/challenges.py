@@ -9,10 +9,8 @@ other challenges waiting there lapse, as the channel is now busy with a game.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -33,11 +31,9 @@ from bot.i18n import Language, _
 from bot.names import account_name, player_name
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
-    ChallengeHeld,
     ChallengeNotFound,
     ChannelBusy,
     GameError,
-    TooManyChallenges,
     accepted_already,
 )
 from bot.storage.errors import StorageError
@@ -46,7 +42,6 @@ from bot.views.challenge import expired_text
 from bot.views.common import pressed_on, thread_of, update_message, within_deadline
 
 if TYPE_CHECKING:
-    from bot.client import BrandubhBot
     from bot.flow.game_flow import GameFlow
 
 _log = logging.getLogger(__name__)
@@ -56,142 +51,6 @@ CANNOT_REPLY_WITHOUT_HISTORY = 160002
 
 THREAD_ALREADY_MADE = 160004
 """Discord's error code for "A thread has already been created for this message"."""
-
-UNKNOWN_MESSAGE = 10008
-"""Discord's error code for a message that does not exist (deleted)."""
-
-CUT_OFF_HISTORY = 50
-"""How many of a channel's newest messages are read for a challenge a restart may have cut
-off after its post (a challenge is open ten minutes: it is among them in all but a busy
-channel, where one not found is closed, as never seen)."""
-
-
-async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]) -> Challenge:
-    """``create()`` a challenge. Refused for earlier ones still open (one between two
-    members, one open to anyone, five at once) of which Discord no longer has the message (a
-    moderator deleted it: nobody can accept, decline or withdraw it, and the refusal would
-    point at nothing for up to ten minutes), those are closed and ``create()`` is tried once
-    more. Discord does not tell the bot of a deleted message without the message intents, so
-    it is asked for each message here. So are earlier ones stored by a process before this one
-    but never noted as shown (a restart cut their post off): one found posted in its channel's
-    recent messages is noted so (the refusal links it), one not found is closed, nobody having
-    seen it."""
-    try:
-        challenge = await create()
-    except (ChallengeHeld, TooManyChallenges) as held:
-        made_here = bot.flow.challenges.made_here
-        gone = [
-            (earlier.challenge_id, earlier.message_id)
-            for earlier in held.held_by
-            if earlier.message_id is not None
-            and await _message_deleted(bot, earlier.channel_id, earlier.message_id)
-        ]
-        cut_off = [
-            earlier
-            for earlier in held.held_by
-            if earlier.message_id is None and earlier.challenge_id not in made_here
-        ]
-        if not gone and not await _settle_cut_off(bot, cut_off):
-            raise
-        for challenge_id, message_id in gone:
-            await bot.services.challenges.message_gone(challenge_id, message_id)
-            _log.info(
-                "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
-            )
-        challenge = await create()
-    bot.flow.challenges.made_here.add(challenge.challenge_id)
-    return challenge
-
-
-async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
-    """The challenges of ``cut_off``, stored before this process started and never noted as
-    shown: each found among its channel's recent messages is noted as shown by it, and each
-    not found (never posted) is closed as unshown. Whether any was settled so (one Discord
-    cannot say about now is left as it is)."""
-    settled = False
-    for earlier in cut_off:
-        try:
-            message_id = await _posted_challenge(bot, earlier)
-        except (discord.HTTPException, *UNREACHABLE) as error:
-            _log.info(
-                "Cannot tell whether challenge %s was posted: %r", earlier.challenge_id, error
-            )
-            continue
-        if message_id is None:
-            await bot.services.challenges.forget_unshown(earlier.challenge_id)
-            _log.info("Challenge %s was closed: a restart cut its post off", earlier.challenge_id)
-        else:
-            with contextlib.suppress(ChallengeNotFound):
-                await bot.services.challenges.set_message(earlier.challenge_id, message_id)
-            _log.info("Challenge %s was found posted as %s", earlier.challenge_id, message_id)
-        settled = True
-    return settled
-
-
-async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
-    """The id of the message of mine showing ``challenge`` (its Accept button) among the last
-    messages of its channel, if there is one. Raises discord.HTTPException."""
-    accept = f"challenge:accept:{challenge.challenge_id}"
-    channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-    async for message in channel.history(limit=CUT_OFF_HISTORY):
-        if bot.user is not None and message.author.id != bot.user.id:
-            continue
-        for row in message.components:
-            for item in getattr(row, "children", ()):
-                if getattr(item, "custom_id", None) == accept:
-                    return message.id
-    return None
-
-
-async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
-    """Whether Discord says message ``message_id`` is no more (404 Unknown Message); anything
-    else — it is there (or was, less than ``SHOWN_RECENTLY`` ago), no access to read it,
-    Discord unreachable — counts as there."""
-    shown = bot.flow.challenges.shown
-    now = bot.clock()
-    seen = shown.get(message_id)
-    if seen is not None and now - seen < SHOWN_RECENTLY:
-        return False
-    channel = bot.get_partial_messageable(channel_id)
-    try:
-        await channel.fetch_message(message_id)
-    except discord.NotFound as error:
-        return error.code == UNKNOWN_MESSAGE
-    except (discord.HTTPException, *UNREACHABLE) as error:
-        _log.info("Could not ask Discord for message %s: %s", message_id, error)
-        return False
-    for old in [seen for seen, at in shown.items() if now - at >= SHOWN_RECENTLY]:
-        del shown[old]
-    shown[message_id] = now
-    return False
-
-
-async def opponent_ping(bot: BrandubhBot, challenge_id: int) -> datetime | None:
-    """Claim the ping of the challenge's opponent for its post: None when its post pings them
-    (also when the claim cannot be stored: a challenge must reach the member it names), else
-    until when its challenger's challenges to them go out without a ping."""
-    try:
-        return await bot.services.challenges.claim_opponent_ping(challenge_id)
-    except (StorageError, ChallengeNotFound) as error:
-        _log.warning(
-            "Challenge %s pings its opponent: the ping could not be claimed (%s)",
-            challenge_id,
-            error,
-        )
-        return None
-
-
-async def forget_unshown(bot: BrandubhBot, challenge_id: int) -> None:
-    """Forget a challenge that was stored but never shown (its post or its answer failed), so
-    it does not hold the pair until it expires. A storage error is passed over: the failure
-    that kept it from being shown is the one to tell."""
-    with contextlib.suppress(StorageError):
-        await bot.services.challenges.forget_unshown(challenge_id)
-
-
-SHOWN_RECENTLY = timedelta(minutes=1)
-"""How long a challenge's message Discord showed is taken to be still there: a member refused
-again and again (one challenge between two members) costs one request a minute."""
 
 
 class _Presses:

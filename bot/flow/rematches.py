@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.lost_answers import send_under_nonce
+from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import (
     may_open_threads_in,
