@@ -28,12 +28,12 @@ import enum
 import logging
 import re
 from collections.abc import Coroutine
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.computer_retries import ComputerRetries, _Stalled
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
@@ -41,7 +41,7 @@ from bot.holds import Holds
 from bot.i18n import Language
 from bot.services.absence import MovedExpiry, Resumed
 from bot.services.domain import ActiveGame
-from bot.services.errors import GameError, NoGameHere
+from bot.services.errors import GameError
 from bot.services.held import Held
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
@@ -71,12 +71,8 @@ OWED_AT_STOP = timedelta(seconds=5)
 """The longest a stop waits to give back the gateway's outages still owed (the database failed
 them, and may not answer now): past it the stop goes on, and the next start gives them back."""
 
-STALLED_RETRY = timedelta(minutes=1)
-"""When the computer gave up on a move, it tries again after this (doubling, at most hourly)."""
-STALLED_RETRY_MAX = timedelta(hours=1)
 
-
-class Timers:
+class Timers(ComputerRetries):
     """The background loop that acts on due deadlines."""
 
     def __init__(self, bot: BrandubhBot) -> None:
@@ -238,107 +234,6 @@ class Timers:
             except Exception:
                 _log.exception("Checking deadlines failed; trying again in %.1f s", interval)
             await asyncio.sleep(interval)
-
-    async def resume_computer_turns(self) -> None:
-        """Let the computer move in every active game where it was to move at shutdown; its
-        board replaces the player's "… I am thinking…" line, as it would have without the
-        restart."""
-        for active in await self.bot.services.games.active():
-            if active.computer_to_move:
-                await self._start_computer_turn(active)
-
-    async def _start_computer_turn(self, active: ActiveGame) -> None:
-        """Start the computer's turn again, its board to replace the player's "… I am
-        thinking…" line (the message that went out for the player's move; if the database
-        cannot say which now, the board comes as a new message — the turn starts anyway)."""
-        try:
-            thinking = await self.bot.services.announcements.message_of(active.set_id, active.ply)
-        except StorageError as error:
-            _log.warning("Could not find game %s's last line: %s", active.set_id, error)
-            thinking = None
-        self.bot.flow.start_computer_turn(active, reply_in=thinking)
-
-    def computer_stalled(self, active: ActiveGame, line: int | None) -> bool:
-        """The computer gave up on its move in ``active`` (its search failed every try): try
-        again later. ``line``: the player's line before it, which says "I am thinking…", if
-        there is one.
-
-        True while the channel has not been told at this ply that I keep trying (noted by
-        :meth:`told_still_trying` once the line is sent).
-        """
-        return not self._stall(active, line)
-
-    def computer_died(self, active: ActiveGame, line: int | None) -> None:
-        """The computer's turn in ``active`` died on an error (the database, Discord): try
-        again after the same waits as a failed search. Nobody is told: the computer did not
-        fail to find a move, and the next try mostly plays it."""
-        self._stall(active, line)
-
-    def told_still_trying(self, active: ActiveGame) -> None:
-        """The channel of ``active`` was told that the computer keeps trying at its ply: not
-        again at this ply."""
-        stalled = self._stalled.get(active.set_id)
-        if stalled is not None and stalled.ply == active.ply:
-            self._stalled[active.set_id] = replace(stalled, told=True)
-
-    def _stall(self, active: ActiveGame, line: int | None) -> bool:
-        """Note a failed computer turn in ``active``: tried again a minute later the first
-        time at this ply, after twice the last wait (at most hourly) each time after. Returns
-        whether the channel was told at this ply already that I keep trying."""
-        previous = self._stalled.get(active.set_id)
-        if previous is None or previous.ply != active.ply:
-            wait, told = STALLED_RETRY, False
-        else:
-            wait, told = min(previous.wait * 2, STALLED_RETRY_MAX), previous.told
-        retry_at = self.bot.clock() + wait
-        self._stalled[active.set_id] = _Stalled(
-            active.ply, retry_at, wait, active.guild_id, active.channel_id, line, told
-        )
-        return told
-
-    def computer_unstalled(self, set_id: int) -> None:
-        """The computer moved in ``set_id``: forget any earlier failure."""
-        self._stalled.pop(set_id, None)
-
-    def _forget(self, set_id: int, stalled: _Stalled) -> None:
-        """Forget the failed turn ``stalled`` of ``set_id``, unless a newer entry replaced it."""
-        if self._stalled.get(set_id) is stalled:
-            del self._stalled[set_id]
-
-    async def retry_stalled(self, now: datetime) -> None:
-        """Start again the computer turns that failed and whose retry time has come; forget
-        those whose set ended meanwhile (on time, resigned, aborted), whose player's line then
-        says no longer that I am thinking: no reply is coming (a retry would have said so,
-        but only at its time, up to an hour later).
-
-        An entry is acted on only if it is still there once its game is read: a move the
-        computer played meanwhile forgot it (:meth:`computer_unstalled`), or a failure noted
-        meanwhile replaced it, and the newer entry is the one to go by."""
-        for set_id, stalled in list(self._stalled.items()):
-            try:
-                active: ActiveGame | None = await self.bot.services.games.get(set_id)
-            except NoGameHere:
-                active = None
-            if self._stalled.get(set_id) is not stalled:
-                continue  # forgotten or replaced while the game was read
-            if active is None:
-                # My move may have ended it, stored though my turn could not tell: the set's
-                # end runs now (raising while the database cannot say: asked again).
-                await self.bot.flow.computer_turns.ended_unseen(set_id, stalled.ply)
-                await self.bot.flow.computer_turns.no_reply(
-                    stalled.guild_id, stalled.channel_id, stalled.line
-                )
-                self._forget(set_id, stalled)  # the line is read and edited meanwhile
-                continue
-            if not active.computer_to_move or active.ply != stalled.ply:
-                del self._stalled[set_id]
-                continue
-            if stalled.retry_at > now:
-                continue
-            # The next try is due after the same wait if this one ends without a word (it
-            # died on an error): a turn still under way then is not started twice.
-            self._stalled[set_id] = replace(stalled, retry_at=now + stalled.wait)
-            await self._start_computer_turn(active)
 
     async def check(self, now: datetime) -> None:
         """Expire challenges, remind players (at half time, and shortly before their time runs
@@ -633,19 +528,3 @@ class _Posted(enum.Enum):
     """Discord could not take it now: worth trying again."""
     REFUSED = enum.auto()
     """Discord refused it (4xx): not tried again as it is."""
-
-
-@dataclass(frozen=True)
-class _Stalled:
-    """A computer turn that failed: at which ply, when to try it (again, if a try under way
-    ends without a word), the wait, the server and channel of its game (the server gives the
-    language, which a thread Discord archived no longer tells), the player's line that says I
-    am thinking (if any) and whether the channel was told I keep trying."""
-
-    ply: int
-    retry_at: datetime
-    wait: timedelta
-    guild_id: int
-    channel_id: int
-    line: int | None
-    told: bool

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import timers
+from bot import computer_retries
 from bot.flow import computer_turns
 from tests.bot_harness import (
     Harness,
@@ -284,7 +284,7 @@ async def test_a_set_ended_while_the_computer_is_stalled_takes_thinking_off_in_a
     refused in the archived thread)."""
     assert table.bot is not None
     monkeypatch.setattr(computer_turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
-    monkeypatch.setattr(timers, "STALLED_RETRY", timedelta(hours=1))
+    monkeypatch.setattr(computer_retries, "STALLED_RETRY", timedelta(hours=1))
     if language is not None:
         await table.reply_text(table.admin, "settings", {"language": language})
     start = await table.reply_text(table.alice, "challenge", {"opponent": table.me, "level": 1})

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import timers
+from bot import computer_retries
 from bot.ai_pool import AIPool
 from bot.flow import computer_turns as turns
 from bot.services.domain import ActiveGame, GuildSettings, MoveResult
@@ -212,7 +212,7 @@ async def test_a_keep_trying_line_that_could_not_be_sent_is_sent_at_the_next_fai
     await until(lambda: bool(failed))
     await table.checks_run()
     assert not any("could not find" in m.content for m in table.public_messages())
-    table.advance(timers.STALLED_RETRY * 2 + timedelta(seconds=1))
+    table.advance(computer_retries.STALLED_RETRY * 2 + timedelta(seconds=1))
     await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
 
 
@@ -239,9 +239,9 @@ async def test_a_retry_of_the_computers_turn_that_dies_is_tried_again_later(
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
     await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
     monkeypatch.setattr(games, "get", fails_the_retrys_first_read)
-    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    table.advance(computer_retries.STALLED_RETRY + timedelta(seconds=1))
     await until(lambda: bool(died))
-    table.advance(2 * timers.STALLED_RETRY + timedelta(seconds=1))
+    table.advance(2 * computer_retries.STALLED_RETRY + timedelta(seconds=1))
     board = await table.wait_board(lambda m: "(attackers) played" in m.content)
     assert "your move as the defenders" in board.content
 
@@ -274,7 +274,7 @@ async def test_a_retry_that_plays_while_the_timers_read_its_game_leaves_the_chec
     table.bot.ai = pool
     await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
     await table.standin.wait_for_message(table.channel, lambda m: "could not find" in m.content)
-    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    table.advance(computer_retries.STALLED_RETRY + timedelta(seconds=1))
     await until(lambda: pool.asked > turns.COMPUTER_ATTEMPTS)  # the retry thinks
     games, bot_timers = table.bot.services.games, table.bot.timers
     read = games.get
@@ -317,7 +317,7 @@ async def test_a_computer_turn_that_dies_on_an_error_is_tried_again_later(
     await until(lambda: bool(died))
     await table.checks_run()
     assert line.content.endswith("I am thinking…")
-    table.advance(timers.STALLED_RETRY + timedelta(seconds=1))
+    table.advance(computer_retries.STALLED_RETRY + timedelta(seconds=1))
     await table.standin.wait_until(
         lambda: "your move as the attackers" in line.content, waiting_for="the retry's board"
     )
@@ -333,7 +333,7 @@ async def test_a_set_lost_on_time_while_the_computer_is_stalled_takes_the_thinki
     until the computer's next try, up to an hour later; no reply was coming)."""
     assert table.bot is not None
     monkeypatch.setattr(turns, "COMPUTER_RETRY_PAUSE", timedelta(0))
-    monkeypatch.setattr(timers, "STALLED_RETRY", timedelta(hours=1))
+    monkeypatch.setattr(computer_retries, "STALLED_RETRY", timedelta(hours=1))
     await table.slash(table.alice, "challenge", {"opponent": table.me, "time": 5})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
     table.bot.ai = StallingPool(failures=100)
