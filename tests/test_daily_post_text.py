@@ -5,7 +5,8 @@ from __future__ import annotations
 from bot.flow.posts import MESSAGE_LIMIT, pictures_as_text
 from bot.flow.puzzles import board_file, daily_text
 from bot.i18n import language
-from bot.services.puzzles import DailyPost, bank
+from bot.services.daily_puzzle import DailyPost
+from bot.services.puzzles import bank
 from bot.storage.puzzles import DailyPostRow
 
 GUILD, CHANNEL = 10, 20

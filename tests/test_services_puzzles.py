@@ -10,8 +10,9 @@ import pytest
 
 import bot.services.puzzles as puzzle_service
 from bot.services import Services
+from bot.services.daily_puzzle import DailyPost, DailyStop
 from bot.services.errors import ForeignButton, StaleGameError
-from bot.services.puzzles import DailyPost, DailyStop
+from bot.services.puzzle_leaderboard import Period
 from bot.storage import puzzles as stored
 
 GUILD, CHANNEL, ALICE = 10, 20, 30
@@ -330,10 +331,8 @@ async def test_the_last_30_days_count_only_puzzles_finished_in_them(database: st
         clock.now += timedelta(days=1)
         ever = await services.puzzles.leaderboard(GUILD, ALICE)
         assert [(r.user_id, r.solved) for r in ever.rows] == [(ALICE, 4), (BOB, 2)]
-        recent = await services.puzzles.leaderboard(
-            GUILD, ALICE, puzzle_service.Period.LAST_30_DAYS
-        )
-        assert recent.period is puzzle_service.Period.LAST_30_DAYS
+        recent = await services.puzzles.leaderboard(GUILD, ALICE, Period.LAST_30_DAYS)
+        assert recent.period is Period.LAST_30_DAYS
         assert [(r.user_id, r.solved, r.attempted) for r in recent.rows] == [
             (BOB, 2, 2),
             (ALICE, 1, 1),

@@ -24,9 +24,9 @@ from bot.i18n import ENGLISH, Language, Text, _, command, language_for, language
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
+from bot.services.daily_puzzle import DailySetting, DailyStop
 from bot.services.domain import GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere, channel_listing
-from bot.services.puzzles import DailySetting, DailyStop
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
 from bot.views.common import answer, within_deadline

@@ -19,7 +19,8 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.names import escaped
 from bot.services.errors import InvalidOption
-from bot.services.puzzles import Period, PuzzleStats
+from bot.services.puzzle_leaderboard import Period
+from bot.services.puzzles import PuzzleStats
 from bot.views.common import answer, within_deadline
 from bot.views.puzzle import DAILY_EXAMPLE, daily_stop_text, daily_time, daily_when
 from bot.views.puzzle_board import NO_PINGS, PAGE_SIZE, solvers_embed, solvers_view

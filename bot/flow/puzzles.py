@@ -24,8 +24,9 @@ from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
 from bot.names import player_name
+from bot.services.daily_puzzle import DailyPost
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
-from bot.services.puzzles import Attempt, DailyPost, by_id
+from bot.services.puzzles import Attempt, by_id
 from bot.storage import puzzles as stored
 from bot.views.common import update_message, within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view

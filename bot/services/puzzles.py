@@ -12,16 +12,24 @@ solved there (first attempts, as everything here), over all time or the last 30 
 
 from __future__ import annotations
 
-import enum
 import functools
 import logging
 import random
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 
 from bot.i18n import _, command
 from bot.services.clock import Clock
+from bot.services.daily_puzzle import (
+    DAILY_RETRY,
+    DAILY_RETRY_MAX,
+    DEFAULT_DAILY_HOUR,
+    DailyPost,
+    DailySetting,
+    DailyStop,
+    next_at,
+)
 from bot.services.domain import last_page
 from bot.services.errors import (
     ForeignButton,
@@ -30,21 +38,21 @@ from bot.services.errors import (
     PuzzleOver,
     StaleGameError,
 )
+from bot.services.puzzle_leaderboard import (
+    BOARD_PAGE_MAX,
+    Period,
+    SolverBoard,
+    _solver,
+)
 from bot.shards import Shards
 from bot.storage import Database, puzzles
 from bot.storage.connection import Connection
-from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow, SolverRow
+from bot.storage.puzzles import AttemptRow, DailyPostRow, DailyRow
 from bot.storage.sets import EVERY
 from bot.storage.times import from_us, to_us
 from engine.puzzles import Difficulty, Puzzle
 
 _log = logging.getLogger(__name__)
-
-DAILY_RETRY = timedelta(minutes=1)
-"""A claimed daily post Discord refused is tried again after this, the pause doubling with
-each refusal up to :data:`DAILY_RETRY_MAX` (a channel the bot may not post in stays so until
-an admin acts: the bot keeps trying, without a warning a minute)."""
-DAILY_RETRY_MAX = timedelta(hours=1)
 
 
 @functools.cache
@@ -107,82 +115,6 @@ class PuzzleStats:
     """Puzzles of the bank the player has not seen yet."""
 
 
-class Period(enum.Enum):
-    """Which finished attempts a puzzle leaderboard counts (the value is the command's choice
-    and goes into the page buttons' ids)."""
-
-    ALL_TIME = "all"
-    LAST_30_DAYS = "30d"
-
-    def since(self, now: datetime) -> datetime | None:
-        """The earliest finish that counts (None: every one)."""
-        return now - RECENT if self is Period.LAST_30_DAYS else None
-
-
-RECENT = timedelta(days=30)
-"""The span of the "last 30 days" leaderboard, back from the moment it is asked for."""
-
-BOARD_PAGE_MAX = 100
-"""The most players a page of the puzzle leaderboard holds (as /leaderboard's)."""
-
-
-@dataclass(frozen=True)
-class SolverStanding:
-    """A player's line on a server's puzzle leaderboard."""
-
-    rank: int
-    user_id: int
-    display_name: str | None
-    """The last known display name (None: the bot never learned it)."""
-    solved: int
-    attempted: int
-    """Puzzles finished: solved or failed (one still being played does not count yet)."""
-
-    @property
-    def percent(self) -> int:
-        """The solve rate in whole percent, rounded down as /puzzle stats shows it."""
-        return self.solved * 100 // self.attempted
-
-
-@dataclass(frozen=True)
-class SolverBoard:
-    """A page of a server's puzzle leaderboard, and the viewer's own line when it is not on it."""
-
-    guild_id: int
-    period: Period
-    viewer_id: int
-    offset: int
-    limit: int
-    total: int
-    """Players who finished a puzzle in the server in the period."""
-    rows: tuple[SolverStanding, ...]
-    viewer: SolverStanding | None
-    """The viewer's line when it is not on the page (None: on it, or no puzzle finished here)."""
-
-
-@dataclass(frozen=True)
-class DailySetting:
-    """A server's daily puzzle: the channel it is posted in, its hour (UTC) and the next post."""
-
-    guild_id: int
-    channel_id: int
-    hour: int
-    next_post: datetime
-
-
-class DailyStop(enum.Enum):
-    """Why a daily puzzle was switched off when no admin did it (the value is stored)."""
-
-    LEFT_SERVER = puzzles.LEFT_SERVER
-    """The bot was removed from the server."""
-    CHANNEL_DELETED = puzzles.CHANNEL_DELETED
-    """The channel it was posted in was deleted."""
-
-
-DEFAULT_DAILY_HOUR = 12
-"""The daily puzzle's hour (UTC) when an admin names only a channel the first time."""
-
-
 def _attempts_lock(user_id: int) -> str:
     """The lock held while a player's next puzzle is chosen and its attempt opened."""
     return f"puzzle-attempts:{user_id}"
@@ -190,18 +122,6 @@ def _attempts_lock(user_id: int) -> str:
 
 def _setting(row: DailyRow) -> DailySetting:
     return DailySetting(row.guild_id, row.channel_id, row.hour, from_us(row.next_post_us))
-
-
-@dataclass(frozen=True)
-class DailyPost:
-    """A daily post to make: the server, day, channel, puzzle and yesterday's solvers."""
-
-    guild_id: int
-    day: str
-    channel_id: int
-    puzzle: Puzzle
-    previous: DailyPostRow | None
-    previous_solvers: tuple[int, ...]
 
 
 class PuzzleService:
@@ -624,16 +544,6 @@ async def _posts(db: Connection, rows: list[DailyPostRow]) -> list[DailyPost]:
             DailyPost(row.guild_id, row.day, row.channel_id, puzzle, previous, tuple(solvers))
         )
     return owed
-
-
-def _solver(row: SolverRow) -> SolverStanding:
-    return SolverStanding(row.place, row.user_id, row.display_name, row.solved, row.attempted)
-
-
-def next_at(moment: datetime, hour: int) -> datetime:
-    """The first ``hour``:00 UTC at or after ``moment``."""
-    today = datetime.combine(moment.astimezone(UTC).date(), time(hour), tzinfo=UTC)
-    return today if today >= moment else today + timedelta(days=1)
 
 
 def pick_daily(day: str, used: set[str]) -> Puzzle | None:

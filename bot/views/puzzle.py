@@ -14,7 +14,8 @@ from typing import Any, Self
 import discord
 
 from bot.i18n import ENGLISH, Language, _, command
-from bot.services.puzzles import Attempt, DailySetting, DailyStop
+from bot.services.daily_puzzle import DailySetting, DailyStop
+from bot.services.puzzles import Attempt
 from bot.views.common import GuardedItem, bot_of
 from bot.views.picker import StepSelect, chunks, piece_options
 from engine import Game, parse_square

@@ -15,7 +15,7 @@ import discord
 from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped, player_name
 from bot.services.errors import OtherServer
-from bot.services.puzzles import Period, SolverBoard, SolverStanding
+from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverStanding
 from bot.views.common import (
     GuardedItem,
     bot_of,
