@@ -13,7 +13,7 @@ from bot.flow.analysis import judgement_count
 from bot.flow.threads import THREAD_NAME_LIMIT, thread_name
 from bot.i18n import language
 from bot.services.domain import HeadToHead, PlayerStats
-from bot.services.puzzles import SolverStanding
+from bot.services.puzzle_leaderboard import SolverStanding
 from bot.views.leaderboard import matches_won_text
 from bot.views.puzzle_board import solver_line
 from engine import Game, Outcome, Reason, Side
