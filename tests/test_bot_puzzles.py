@@ -880,3 +880,58 @@ async def test_a_double_click_on_give_up_says_the_puzzle_was_given_up(table: Har
     stats = await table.reply_text(table.alice, "puzzle stats")
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert fields["Solved"] == "0 of 1 (0 %)"
+
+
+async def test_a_move_typed_while_solving_a_puzzle_says_the_picker_plays_it(
+    table: Harness,
+) -> None:
+    """alice, solving a puzzle, types /move where no game is played: told in one sentence that
+    /move plays no puzzle and her picker does (before: only that no game is here), her puzzle
+    untouched; bob, with no puzzle, still reads that no game is here."""
+    shown = await table.reply_text(table.alice, "puzzle play")
+    puzzle = shown_puzzle(shown)
+    typed = await table.reply_text(table.alice, "move", {"move": str(puzzle.solution[0])})
+    assert typed.ephemeral
+    assert typed.content == (
+        f"There is no game in this channel, and {table.mention('move')} does not play "
+        "puzzles: choose your puzzle's move with the picker under its board, which "
+        f"{table.mention('puzzle play')} (or the daily puzzle's **Solve**) shows again."
+    ), typed.content
+    other = await table.reply_text(table.bob, "move", {"move": "d1-c1"})
+    assert other.content.startswith("There is no game in progress in this channel"), other.content
+    again = await table.reply_text(table.alice, "puzzle play")
+    assert shown_puzzle(again) == puzzle
+    assert "Find the move" in again.content
+
+
+async def test_a_picker_behind_its_puzzle_after_a_restart_shows_it_as_it_stands(
+    table: Harness,
+) -> None:
+    """alice's move and its answer were stored, then a restart cut off the edit that showed
+    them: her next press on the picker, now behind, shows the puzzle as it stands in that
+    message (before: "look at its newest message", and there was none), and she plays on."""
+    shown = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    puzzle = shown_puzzle(shown)
+    assert puzzle.moves >= 2
+    assert table.bot is not None
+    service = table.bot.services.puzzles
+    attempt = await service.start(guild_id=table.guild.id, user_id=table.alice.user.id)
+    assert attempt.puzzle == puzzle
+    first, reply = (str(m) for m in puzzle.solution[:2])
+    await service.record(attempt, (first, reply), "open")
+    await table.restart()
+    pieces = next(c for c in shown.custom_ids() if ":from:" in c)
+    component = shown.component(pieces)
+    assert component is not None
+    origin = component["options"][0]["value"]
+    pressed = await table.standin.select(shown, pieces, table.alice, [origin])
+    stands = await pressed.wait_original(lambda m: "as it stands" in m.content)
+    left = puzzle.moves - 1
+    assert stands.content.endswith(
+        "\nThe puzzle had moved on (its last answer was not shown): here it is as it stands, "
+        f"win in {left} more {'move' if left == 1 else 'moves'}."
+    ), stands.content
+    assert all(f":{attempt.attempt_id}:2:" in c for c in stands.custom_ids()), stands.custom_ids()
+    played = await pick(table, stands, table.alice, str(puzzle.solution[2]))
+    assert ("Solved!" if puzzle.moves == 2 else "**Good:**") in played.content, played.content
+

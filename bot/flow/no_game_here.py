@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.i18n import _, n_
+from bot.i18n import _, command, n_
 from bot.services.errors import NoGameHere
 
 if TYPE_CHECKING:
@@ -20,13 +20,18 @@ PLACES_LOOKED_AT = 25
 
 
 async def no_game_here(
-    bot: BrandubhBot, interaction: discord.Interaction[Any], refusal: NoGameHere | None = None
+    bot: BrandubhBot,
+    interaction: discord.Interaction[Any],
+    refusal: NoGameHere | None = None,
+    *,
+    typed_move: bool = False,
 ) -> NoGameHere:
     """The refusal of a game command where no game is played: it names the channels where
     the player's own games are, if they play any in this server (else ``refusal``); or, if
     the game meant is in a thread a moderator locked (the player's one game in a thread of
     this channel, else their one game), that it is locked. A refusal that says more (the
-    set here just ended) is kept as it is."""
+    set here just ended) is kept as it is. A ``typed_move`` (``/move``) of a player with no
+    game but a puzzle unfinished is told that puzzles are played with their picker."""
     assert interaction.guild_id is not None
     if refusal is not None and not refusal.nowhere:
         return refusal
@@ -35,6 +40,18 @@ async def no_game_here(
     )
     games = [game for game in page.games if game.channel_id != interaction.channel_id]
     if not games:
+        if typed_move and await bot.services.puzzles.solving(interaction.user.id):
+            # /move answers in the channel a game is played in; a puzzle is its private
+            # message's, which only its picker edits (README, "Puzzles").
+            return NoGameHere(
+                _(
+                    "There is no game in this channel, and {move_command} does not play "
+                    "puzzles: choose your puzzle's move with the picker under its board, which "
+                    "{play_command} (or the daily puzzle's **Solve**) shows again.",
+                    move_command=command("move"),
+                    play_command=command("puzzle play"),
+                )
+            )
         return refusal or NoGameHere()
     in_threads_here = [g for g in games if g.parent_channel_id == interaction.channel_id]
     meant = in_threads_here if in_threads_here else games

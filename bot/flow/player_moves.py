@@ -157,7 +157,7 @@ class PlayerMoves:
             await self._refuse_early(interaction, move.text, move.confirm)
             result, post = await self._played(interaction, move, lang, thinking=True)
         except NoGameHere as none:
-            raise await no_game_here(self.flow.bot, interaction, none) from None
+            raise await no_game_here(self.flow.bot, interaction, none, typed_move=True) from None
         except RepetitionNeedsConfirmation as warning:
             text = reader(interaction).render(warning.text)
             await answer(

@@ -186,9 +186,13 @@ class PuzzleFlow:
             return attempt, game, picture
 
         # A read queued behind others, or a drawing behind others, is deferred in time.
-        attempt, game, picture = await within_deadline(
-            interaction, drawn(), ephemeral=True, thinking=False
-        )
+        try:
+            attempt, game, picture = await within_deadline(
+                interaction, drawn(), ephemeral=True, thinking=False
+            )
+        except _Behind:
+            await self._as_it_stands(interaction, attempt_id)
+            return
         where = lang._("Where does {square} go?", square=from_name)
         content, pictures = pictures_or_text(
             interaction, f"{puzzle_heading(attempt.puzzle, lang)}\n{where}", [picture], lang
@@ -202,7 +206,7 @@ class PuzzleFlow:
         """The second picker step: judge the move (in the pool) and show what follows."""
         try:
             await self._judge(interaction, attempt_id, ply, move)
-        except (StaleGameError, PuzzleOver):
+        except (StaleGameError, PuzzleOver) as error:
             # A double click: the other press of this square played it (before this one was
             # handled, or while it was judged), and the message, edited, shows that move.
             line = await within_deadline(
@@ -213,7 +217,9 @@ class PuzzleFlow:
             )
             if line is not None and len(line) > ply and line[ply] == move:
                 raise StaleGameError(_("You played {move} already.", move=move)) from None
-            raise
+            if not isinstance(error, _Behind):  # another press, answered now: it shows it
+                raise
+            await self._as_it_stands(interaction, attempt_id)
 
     async def _judge(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
@@ -290,7 +296,7 @@ class PuzzleFlow:
         a wrong move would: a puzzle tried, the streak ended)."""
         try:
             await self._give_up(interaction, attempt_id, ply)
-        except (StaleGameError, PuzzleOver):
+        except (StaleGameError, PuzzleOver) as error:
             # A double click: the other press gave it up (before this one was handled, or
             # while it was), and the message, edited, shows the solution. Only a give-up ends
             # an attempt where it stands (a move, played or wrong, lengthens its line).
@@ -302,7 +308,9 @@ class PuzzleFlow:
             )
             if line is not None and len(line) == ply:
                 raise StaleGameError(_("You gave up on this puzzle already.")) from None
-            raise
+            if not isinstance(error, _Behind):
+                raise
+            await self._as_it_stands(interaction, attempt_id)
 
     async def _give_up(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
@@ -348,8 +356,30 @@ class PuzzleFlow:
     ) -> Attempt:
         attempt = await self.bot.services.puzzles.attempt(attempt_id, interaction.user.id)
         if len(attempt.line) != ply:
-            raise StaleGameError(_("This puzzle moved on since: look at its newest message."))
+            raise _Behind(_("This puzzle moved on since: look at its newest message."))
         return attempt
+
+    async def _as_it_stands(self, interaction: discord.Interaction[Any], attempt_id: int) -> None:
+        """A press on a picker behind its open attempt: the pressed message shows the puzzle
+        as it stands. Its last answer may never have been shown (a restart, or Discord
+        refusing the edit, after the move was stored), so no newer message need exist."""
+        attempt = await within_deadline(
+            interaction,
+            self.bot.services.puzzles.attempt(attempt_id, interaction.user.id),
+            ephemeral=True,
+            thinking=False,
+        )
+        lang = reader(interaction)
+        line = lang.n_(
+            "The puzzle had moved on (its last answer was not shown): here it is as it "
+            "stands, win in {count} more move.",
+            "The puzzle had moved on (its last answer was not shown): here it is as it "
+            "stands, win in {count} more moves.",
+            attempt.moves_left,
+        )
+        await self._show(
+            interaction, attempt, f"{puzzle_heading(attempt.puzzle, lang)}\n{line}", edit=True
+        )
 
     def _prompt(self, attempt: Attempt, lang: Language) -> str:
         left = attempt.moves_left
@@ -440,6 +470,11 @@ class PuzzleFlow:
             if message.author.id == me.id and is_daily_post(message, day):
                 return message.id
         return None
+
+
+class _Behind(StaleGameError):
+    """A press on a picker made for an earlier point of its attempt, found so as it was read
+    (not one another press beat to the write, whose own answer shows what it did)."""
 
 
 def is_daily_post(message: discord.Message, day: str) -> bool:

@@ -126,6 +126,14 @@ async def open_attempts(db: Connection, user_id: int) -> list[AttemptRow]:
     return [_attempt(row) for row in rows]
 
 
+async def solving(db: Connection, user_id: int) -> bool:
+    """Whether ``user_id`` has an unfinished attempt, a daily one included."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM puzzle_attempts WHERE user_id = ? AND status = 'open' LIMIT 1", (user_id,)
+    )
+    return row is not None
+
+
 async def start(
     db: Connection,
     *,
