@@ -935,3 +935,18 @@ async def test_a_picker_behind_its_puzzle_after_a_restart_shows_it_as_it_stands(
     played = await pick(table, stands, table.alice, str(puzzle.solution[2]))
     assert ("Solved!" if puzzle.moves == 2 else "**Good:**") in played.content, played.content
 
+
+async def test_the_daily_puzzle_is_posted_in_a_channel_closed_to_games(table: Harness) -> None:
+    """Games allowed in #general alone, the daily puzzle set in #lobby is still posted there
+    and its Solve works: a puzzle is not a game (solved privately, no thread, no channel
+    held), and an admin chose that channel for it (README, "The daily puzzle")."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    table.advance(timedelta(hours=1))
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    opened = await table.standin.click(post, post.custom_ids()[0], table.bob)
+    attempt = await opened.wait_original()
+    assert attempt.ephemeral
+    assert "Find the move" in attempt.content, attempt.content
