@@ -16,6 +16,7 @@ from bot.views.picker import PickDestination
 from tests.bot_harness import (
     Harness,
     challenge_id,
+    eventually,
     move_button,
     running_bot,
     timers_checked,
@@ -294,3 +295,39 @@ async def test_a_second_press_of_a_pickers_square_after_the_move_landed_says_it_
         await table.standin.wait_answered(press, timeout=10)
     answers = sorted([(await press.wait_original()).content for press in presses])
     assert answers == ["You played d1-b1 already.", "You played d1-b1."]
+
+
+async def test_a_picker_whose_answer_came_too_late_is_retired_at_its_next_press(
+    table: Harness,
+) -> None:
+    """alice's b1 in the Move picker is played but its answer reaches Discord too late
+    (Unknown interaction), the picker left as it was: choosing c1 there then turns it into
+    "You played d1-b1 already.", its select gone (before, she read it was bob's turn)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    step_two = await (
+        await table.standin.select(picker, pieces, table.alice, ["d1"])
+    ).wait_original()
+    [where] = step_two.custom_ids()
+    late = table.standin.fail_rest(
+        404, seconds=60, code=10062, matching=lambda _m, p: p.endswith("/callback")
+    )
+    await table.standin.select(step_two, where, table.alice, ["d1-b1"], wait=False)
+    assert table.bot is not None
+    games = table.bot.services.games
+
+    async def ply() -> int | None:
+        game = await games.in_channel(table.channel.id)
+        return None if game is None else game.ply
+
+    await eventually(ply, 1)
+    await table.standin.wait_until(lambda: late.hits >= 1, timeout=10)
+    table.standin.end_faults()
+    assert step_two.custom_ids() == [where]  # still live: Discord took no answer
+    pressed = await table.standin.select(step_two, where, table.alice, ["d1-c1"])
+    assert pressed.answered
+    assert step_two.content == "You played d1-b1 already."
+    assert step_two.custom_ids() == []
+    assert await ply() == 1

@@ -26,7 +26,7 @@ from bot.services.errors import (
     OldBoard,
     StaleGameError,
 )
-from bot.views.common import GameButton, GuardedItem, bot_of
+from bot.views.common import GameButton, GuardedItem, bot_of, update_message
 from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
@@ -258,6 +258,25 @@ class PickerSelect(StepSelect, template=r"(?!)"):
             )
         return active
 
+    async def _retired_if_spent(self, interaction: discord.Interaction[Any]) -> bool:
+        """Whether the presser played their move of this picker's ply already: the picker is
+        then retired (:meth:`_retire`)."""
+        played = await played_at(interaction, self.set_id, self.ply)
+        if played is None:
+            return False
+        await self._retire(interaction, played)
+        return True
+
+    async def _retire(self, interaction: discord.Interaction[Any], played: str) -> None:
+        """Replace this picker, whose move ``played`` is played (its own answer lost: Discord
+        took it too late, or the press that played it came from another picker), by the line
+        saying so, its selects gone: a press on it would otherwise be refused as if the move
+        were still to make ("not your turn"), and the player left thinking it lost."""
+        lang = reader(interaction)
+        await update_message(
+            interaction, lang._("You played {move} already.", move=played), attachments=[]
+        )
+
 
 class PickPiece(
     PickerSelect,
@@ -266,7 +285,12 @@ class PickPiece(
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        active = await self._unchanged_game(interaction)
+        try:
+            active = await self._unchanged_game(interaction)
+        except GameError:
+            if not await self._retired_if_spent(interaction):
+                raise
+            return
         [from_name] = self.item.values
         lang = reader(interaction)
         options = destination_options(active.game, from_name, lang)
@@ -307,14 +331,23 @@ class PickDestination(
         [move_text] = self.item.values
         try:
             await self._unchanged_game(interaction)
+        except GameError:
+            played = await played_at(interaction, self.set_id, self.ply)
+            if played is None:
+                raise
+            if played == move_text:  # a double click: the other press played it
+                raise StaleGameError(_("You played {move} already.", move=played)) from None
+            await self._retire(interaction, played)
+            return
+        try:
             await bot_of(interaction).flow.play_move(interaction, move_text, expected_ply=self.ply)
         except (StaleGameError, NotYourTurn):
             # A double click: the other press of this square played it (while this one was on
             # its way, or before it was handled: then it is the opponent's turn).
-            played = await played_already(interaction, self.set_id, self.ply, move_text)
-            if played is None:
+            refusal = await played_already(interaction, self.set_id, self.ply, move_text)
+            if refusal is None:
                 raise
-            raise played from None
+            raise refusal from None
 
 
 async def played_already(
@@ -322,6 +355,13 @@ async def played_already(
 ) -> StaleGameError | None:
     """The refusal of a press that finds ``move_text`` played at ``ply`` of game ``set_id`` by
     the same player (their other press of the same square): it was played; None otherwise."""
+    if await played_at(interaction, set_id, ply) != move_text:
+        return None
+    return StaleGameError(_("You played {move} already.", move=move_text))
+
+
+async def played_at(interaction: discord.Interaction[Any], set_id: int, ply: int) -> str | None:
+    """The move the presser played at ``ply`` of game ``set_id`` (``d1-b1``), if they did."""
     games = bot_of(interaction).services.games
     try:
         try:
@@ -331,8 +371,6 @@ async def played_already(
     except NoGameHere:
         return None
     records = active.game.records
-    if len(records) <= ply or str(records[ply].move) != move_text:
+    if len(records) <= ply or active.player_of(records[ply].side) != interaction.user.id:
         return None
-    if active.player_of(records[ply].side) != interaction.user.id:
-        return None
-    return StaleGameError(_("You played {move} already.", move=move_text))
+    return str(records[ply].move)
