@@ -4,9 +4,12 @@ Discord is asked (GET /channels/{id}) and its answer decides, in a sentence that
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Collection
 from pathlib import Path
+from typing import Any
 
+import discord
 import pytest
 
 from tests.bot_harness import Harness, board_thread_game, challenge_id, eventually, running_bot
@@ -141,6 +144,41 @@ async def test_games_lists_a_game_in_an_archived_public_thread(table: Harness) -
     await table.standin.edit_thread(thread, archived=True)
     listed = await table.reply_text(table.carol, "games", channel=table.guild.channel("lobby"))
     assert f"<#{thread.id}>" in str(listed.embeds[0].get("description"))
+
+
+async def test_two_games_lists_at_once_ask_discord_about_a_place_once(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol's and bob's /games come while Discord is being asked about alice's archived
+    thread: the second waits for the same answer (before, it asked again), and both list it."""
+    thread = await game_in_member_thread(table, "games")
+    await table.standin.edit_thread(thread, archived=True)
+    assert table.bot is not None
+    places = table.bot.flow.places
+    judge, fetch_channel = places.judge, table.bot.fetch_channel
+    judging: list[int] = []
+    both = asyncio.Event()
+
+    async def judged(guild: discord.Guild, channel_id: int, *, here: Collection[int] = ()) -> Any:
+        judging.append(channel_id)
+        if len(judging) == 2:
+            both.set()
+        return await judge(guild, channel_id, here=here)
+
+    async def fetched(channel_id: int) -> Any:
+        await asyncio.wait_for(both.wait(), timeout=4)  # the other list asks meanwhile
+        return await fetch_channel(channel_id)
+
+    monkeypatch.setattr(places, "judge", judged)
+    monkeypatch.setattr(table.bot, "fetch_channel", fetched)
+    lobby = table.guild.channel("lobby")
+    lists = await asyncio.gather(
+        *(table.reply_text(who, "games", channel=lobby) for who in (table.carol, table.bob))
+    )
+    for listed in lists:
+        assert f"<#{thread.id}>" in str(listed.embeds[0].get("description"))
+    assert judging == [thread.id, thread.id]
+    assert asked_about(table, thread) == 1
 
 
 async def test_a_kept_answer_is_judged_again_against_the_channel(table: Harness) -> None:

@@ -4,7 +4,8 @@ may be given out to the whole server (/games, /export game:, /analyse game:).
 discord.py keeps every channel of a server and its active threads; a place missing from them
 is a thread archived since (discord.py drops archived threads), or a channel or thread deleted.
 Which it is, and who could see it, only Discord can say: GET /channels/{id}, asked once and
-its answer kept a few minutes, so that paging /games or asking again costs no request. What is
+its answer kept a few minutes, so that paging /games or asking again costs no request; commands
+asking at once about the same place wait for the same request. What is
 kept is Discord's answer (the thread, or that it is gone), not the verdict: a thread's channel
 is judged from the cache each time, so an overwrite hiding it counts at once.
 """
@@ -48,6 +49,8 @@ class PlaceLookup:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
         self._answers: dict[tuple[int, int], tuple[datetime, Answer]] = {}
+        self._asking: dict[tuple[int, int], asyncio.Task[Answer | None]] = {}
+        """The requests under way, each awaited by every command asking about its place."""
         self.waited_at_most = WAITED_AT_MOST
         """:data:`WAITED_AT_MOST` (a test may shorten it)."""
 
@@ -94,33 +97,48 @@ class PlaceLookup:
         :attr:`Unshown.UNKNOWN_KIND`;
         when it cannot answer, :attr:`Unshown.UNANSWERED` (not kept: asked again next time)."""
         key = (guild.id, channel_id)
-        now = self.flow.bot.clock()
         kept = self._answers.get(key)
-        if kept is not None and now - kept[0] < KEPT_FOR:
-            answer = kept[1]
+        if kept is not None and self.flow.bot.clock() - kept[0] < KEPT_FOR:
+            answer: Answer | None = kept[1]
         else:
-            try:
-                answer = await self.flow.bot.fetch_channel(channel_id)
-            except discord.Forbidden:
-                answer = Unshown.OUT_OF_SIGHT
-            except discord.InvalidData as error:  # a channel type discord.py does not know
-                _log.info("Discord shows channel %s as a kind I do not know: %s", channel_id, error)
-                answer = Unshown.UNKNOWN_KIND
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                if not unknown_channel(error):
-                    _log.info("Could not ask Discord about channel %s: %s", channel_id, error)
-                    return Unshown.UNANSWERED
-                answer = Unshown.DELETED
-                # A game still played there is aborted, as when a post there is refused (the
-                # vanished flow asks again first): not waited for, not cut short with this.
-                self.flow.bot.spawn(
-                    self.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN),
-                    name=f"channel {channel_id} gone",
-                )
-            self._keep(key, now, answer)
+            asking = self._asking.get(key)
+            if asking is None:  # else another command's request is under way: it is shared
+                asking = self.flow.bot.spawn(self._ask(key), name=f"asking about {channel_id}")
+                self._asking[key] = asking
+                asking.add_done_callback(lambda _done: self._asking.pop(key, None))
+            # Shielded: a command that stops waiting (its time is up) leaves the request to
+            # the others, and its answer is kept for the next.
+            answer = await asyncio.shield(asking)
+        if answer is None:
+            return Unshown.UNANSWERED
         if isinstance(answer, Unshown):
             return answer
         return None if public(guild, answer, here) else Unshown.PRIVATE
+
+    async def _ask(self, key: tuple[int, int]) -> Answer | None:
+        """Discord's answer about the place ``key`` names (a server and a channel), kept; None
+        when it cannot answer (not kept: asked again next time)."""
+        channel_id = key[1]
+        try:
+            answer: Answer = await self.flow.bot.fetch_channel(channel_id)
+        except discord.Forbidden:
+            answer = Unshown.OUT_OF_SIGHT
+        except discord.InvalidData as error:  # a channel type discord.py does not know
+            _log.info("Discord shows channel %s as a kind I do not know: %s", channel_id, error)
+            answer = Unshown.UNKNOWN_KIND
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if not unknown_channel(error):
+                _log.info("Could not ask Discord about channel %s: %s", channel_id, error)
+                return None
+            answer = Unshown.DELETED
+            # A game still played there is aborted, as when a post there is refused (the
+            # vanished flow asks again first): not waited for, not cut short with this.
+            self.flow.bot.spawn(
+                self.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN),
+                name=f"channel {channel_id} gone",
+            )
+        self._keep(key, self.flow.bot.clock(), answer)
+        return answer
 
     def _keep(self, key: tuple[int, int], now: datetime, answer: Answer) -> None:
         self._answers.pop(key, None)
