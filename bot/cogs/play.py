@@ -22,7 +22,7 @@ from bot.services.errors import NotAPlayer
 from bot.services.records import AT_LEVEL
 from bot.views.common import answer, within_deadline
 from bot.views.confirm import resign_prompt
-from bot.views.games import hidden_for
+from bot.views.public_places import hidden_for
 from engine import Side
 from engine.moves import ARROWS, DASHES
 from engine.squares import as_typed

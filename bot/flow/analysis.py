@@ -33,7 +33,7 @@ from bot.services.errors import GameError
 from bot.services.records import AT_LEVEL
 from bot.storage.errors import StorageError
 from bot.views.common import answer, deferred_privately, within_deadline
-from bot.views.games import hidden_for
+from bot.views.public_places import hidden_for
 from engine import Side
 from engine.analysis import (
     GameReview,
