@@ -243,6 +243,36 @@ async def test_games_counts_the_open_challenges_it_does_not_list(table: Harness)
     assert more == f"…and {7 - len(listed)} more in this server's channels."
 
 
+async def test_all_waiting_challenges_shows_every_one_a_page_at_a_time(table: Harness) -> None:
+    """Twelve members ask for a game: /games lists the five oldest, and its **All waiting
+    challenges** shows carol alone challenges 1–10 of 12, then Next the last two, Previous
+    the first ten again (before, the sixth on could be seen nowhere)."""
+    for n in range(12):
+        member = table.standin.add_member(table.guild, f"seeker{n:02d}")
+        posted = await table.reply_text(member, "challenge", {"sets": 1})
+        assert not posted.ephemeral, posted.content
+    listing = await table.reply_text(table.carol, "games")
+    [show_all] = listing.custom_ids()
+    assert show_all == f"waiting:{table.guild.id}:0:all"
+    private = await (await table.standin.click(listing, show_all, table.carol)).wait_original()
+    assert private.ephemeral
+
+    def seekers() -> list[str]:
+        lines = private.embeds[0]["description"].splitlines()
+        return [line.split(" · ")[0] for line in lines]
+
+    assert private.embeds[0]["title"] == "Waiting for an opponent — Tafl Club"
+    assert private.embeds[0]["footer"]["text"] == "Challenges 1–10 of 12"
+    assert seekers() == [f"**seeker{n:02d}**" for n in range(10)]
+    earlier, later = private.custom_ids()
+    await table.standin.click(private, later, table.carol)
+    assert private.embeds[0]["footer"]["text"] == "Challenges 11–12 of 12"
+    assert seekers() == ["**seeker10**", "**seeker11**"]
+    earlier, later = private.custom_ids()
+    await table.standin.click(private, earlier, table.carol)
+    assert private.embeds[0]["footer"]["text"] == "Challenges 1–10 of 12"
+
+
 async def test_games_counts_the_open_challenges_too_long_to_list(table: Harness) -> None:
     """Five members with the longest names Markdown doubles ask for a game: those whose lines
     pass the field's 1024 characters are counted below the others (they were left out)."""

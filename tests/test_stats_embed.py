@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from bot.cogs.standings import game_line, stats_embed
 from bot.i18n import language
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats, Standing
-from bot.views.games import EMBED_FIELD_LIMIT
+from bot.views.common import EMBED_FIELD_LIMIT
 from bot.views.leaderboard import leaderboard_embed
 from engine import Outcome, Reason, Side
 

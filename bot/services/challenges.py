@@ -596,15 +596,25 @@ class ChallengeService:
         challenger_id: int | None = None,
         hidden_channel_ids: frozenset[int] = frozenset(),
         limit: int = 5,
+        after: int | None = None,
+        before: int | None = None,
     ) -> WaitingChallenges:
         """The server's challenges open to anyone that can be accepted now (posted, not
-        expired), the oldest ``limit`` and how many in all: for ``/games``, where members look
-        for a game (only ``challenger_id``'s if given; none in ``hidden_channel_ids``)."""
+        expired), ``limit`` of them (the oldest, or those after challenge ``after`` or before
+        ``before``) and how many in all: for ``/games``, where members look for a game (only
+        ``challenger_id``'s if given; none in ``hidden_channel_ids``)."""
         async with self._database.snapshot() as db:
-            total, rows = await challenges.waiting_for_anyone(
-                db, guild_id, to_us(self._clock()), limit, challenger_id, hidden_channel_ids
+            total, offset, rows = await challenges.waiting_for_anyone(
+                db,
+                guild_id,
+                to_us(self._clock()),
+                limit,
+                challenger_id,
+                hidden_channel_ids,
+                after=after,
+                before=before,
             )
-        return WaitingChallenges(tuple(_challenge(row) for row in rows), total)
+        return WaitingChallenges(tuple(_challenge(row) for row in rows), total, offset)
 
     async def _open(
         self, challenge_id: int, pressed_on: tuple[int, int] | None = None

@@ -444,11 +444,13 @@ class GameInProgress:
 
 @dataclass(frozen=True)
 class WaitingChallenges:
-    """The server's challenges open to anyone, as /games lists them: the oldest few, and how
-    many there are in all."""
+    """The server's challenges open to anyone, as /games lists them: a few (the oldest, or a
+    page of the whole list), and how many there are in all."""
 
     challenges: tuple[Challenge, ...]
     total: int
+    offset: int = 0
+    """How many come before the first of :attr:`challenges`."""
 
 
 @dataclass(frozen=True)

@@ -322,16 +322,35 @@ async def waiting_for_anyone(
     limit: int,
     challenger_id: int | None = None,
     hidden_channel_ids: frozenset[int] = frozenset(),
-) -> tuple[int, list[ChallengeRow]]:
+    *,
+    offset: int = 0,
+    after: int | None = None,
+    before: int | None = None,
+) -> tuple[int, int, list[ChallengeRow]]:
     """How many of the server's unexpired challenges open to anyone were posted (their
-    message is known), and the oldest ``limit`` of them: only ``challenger_id``'s if given,
-    none in ``hidden_channel_ids``."""
+    message is known), and ``limit`` of them, oldest first, with the offset of the first:
+    from ``offset``, or the page after challenge ``after`` or before ``before`` (the last and
+    first of the page shown, which keep their places however many lapsed since); the last
+    page when the list shrank below it. Only ``challenger_id``'s if given, none in
+    ``hidden_channel_ids``."""
     where, params = _waiting_where(guild_id, now_us, challenger_id, hidden_channel_ids)
     count = await db.fetch_one(f"SELECT count(*) FROM challenges WHERE {where}", params)
+    total = int(count[0]) if count else 0
+    anchor = (after + 1) if after is not None else before
+    if anchor is not None:
+        earlier = await db.fetch_one(
+            f"SELECT count(*) FROM challenges WHERE {where} AND challenge_id < ?",
+            (*params, anchor),
+        )
+        offset = (int(earlier[0]) if earlier else 0) - (limit if after is None else 0)
+    offset = max(0, offset)
+    if total and offset >= total:
+        offset = (total - 1) // limit * limit
     rows = await db.fetch_all(
-        f"{_SELECT} WHERE {where} ORDER BY challenge_id LIMIT ?", (*params, limit)
+        f"{_SELECT} WHERE {where} ORDER BY challenge_id LIMIT ? OFFSET ?",
+        (*params, limit, offset),
     )
-    return (int(count[0]) if count else 0), [_row(row) for row in rows]
+    return total, offset, [_row(row) for row in rows]
 
 
 async def open_in_channel(db: Connection, channel_id: int) -> list[ChallengeRow]:

@@ -16,6 +16,7 @@ from bot.views.puzzle import GiveUp, NextPuzzle, PuzzlePiece, PuzzleTarget, Solv
 from bot.views.puzzle_board import SolversButton
 from bot.views.rematch import RematchButton
 from bot.views.takeback import TakebackAnswer, TakebackButton
+from bot.views.waiting import WaitingButton
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ChallengeButton,
@@ -27,6 +28,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmAbort,
     LeaderboardButton,
     GamesButton,
+    WaitingButton,
     RematchButton,
     ResignButton,
     TakebackButton,

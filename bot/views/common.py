@@ -56,6 +56,8 @@ _PRIVATE_DEFERRAL = "brandubh.private_deferral"
 
 EMBED_TITLE_LIMIT = 256
 """Discord's limit on an embed's title, in characters."""
+EMBED_FIELD_LIMIT = 1024
+"""Discord's limit on an embed field's value."""
 
 
 def embed_title(text: str) -> str:

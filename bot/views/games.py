@@ -10,23 +10,19 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped, player_name
-from bot.services.challenges import message_link
 from bot.services.domain import (
-    Challenge,
     GameInProgress,
     GamesPage,
     Unshown,
     WaitingChallenges,
 )
 from bot.services.errors import InvalidOption
-from bot.views.challenge import sets_text, time_per_move_text
-from bot.views.common import GuardedItem, bot_of, embed_title, turn_page
+from bot.views.common import EMBED_FIELD_LIMIT, GuardedItem, bot_of, embed_title, turn_page
 from bot.views.public_places import private_channels, unknown_places
+from bot.views.waiting import SHOWN_WITH_GAMES, WaitingButton, waiting_value
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
-EMBED_FIELD_LIMIT = 1024
-"""Discord's limit on an embed field's value."""
 
 
 def field_value(lines: Iterable[str]) -> str:
@@ -69,45 +65,6 @@ def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = 
     )
 
 
-def waiting_entry(challenge: Challenge, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
-    """One challenge open to anyone as a line: who, what, and a link to accept it."""
-    assert challenge.message_id is not None, "only posted challenges are listed"
-    link = message_link(challenge.guild_id, challenge.channel_id, challenge.message_id)
-    return lang._(
-        "**{player}** · {ruleset} · {sets} · {time} per move · expires {deadline} · "
-        "[accept it there]({link})",
-        player=player_name(names.get(challenge.challenger_id), lang),
-        ruleset=lang.gettext(get_ruleset(challenge.ruleset).title),
-        sets=sets_text(challenge.sets_total, lang),
-        time=time_per_move_text(challenge.time_per_move, lang),
-        deadline=f"<t:{int(challenge.expires_at.timestamp())}:R>",
-        link=link,
-    )
-
-
-def waiting_value(waiting: WaitingChallenges, names: Mapping[int, str], lang: Language) -> str:
-    """The challenges open to anyone, one a line, as many as fit in an embed field, and a
-    line counting those left out (beyond the few read, or too long to fit): a reader looking
-    for a game learns there are more."""
-    entries = [waiting_entry(challenge, names, lang) for challenge in waiting.challenges]
-    for shown in range(len(entries), -1, -1):
-        lines = entries[:shown]
-        left_out = waiting.total - shown
-        if left_out > 0:
-            lines.append(
-                lang.n_(
-                    "…and {count} more in this server's channels.",
-                    "…and {count} more in this server's channels.",
-                    left_out,
-                    count=left_out,
-                )
-            )
-        value = "\n".join(lines)
-        if len(value) <= EMBED_FIELD_LIMIT:
-            return value
-    return ""
-
-
 def games_embed(
     page: GamesPage,
     names: Mapping[int, str],
@@ -116,10 +73,11 @@ def games_embed(
     waiting: WaitingChallenges | None = None,
     *,
     unanswered: bool = False,
-) -> discord.Embed:
+) -> tuple[discord.Embed, int]:
     """One page of games in progress as an embed, with the challenges open to anyone (what a
     member looking for a game can accept) in a field below; ``unanswered``: a line says games
-    are left out because Discord could not say who can see where they are played."""
+    are left out because Discord could not say who can see where they are played. Also how
+    many challenges are left out of that field."""
     embed = _games_embed(page, names, guild_name, lang)
     if unanswered:
         embed.description = "\n\n".join(
@@ -131,10 +89,10 @@ def games_embed(
                 ),
             ]
         )
-    value = "" if waiting is None else waiting_value(waiting, names, lang)
+    value, left_out = ("", 0) if waiting is None else waiting_value(waiting, names, lang)
     if value:
         embed.add_field(name=lang._("Waiting for an opponent"), value=value, inline=False)
-    return embed
+    return embed, left_out
 
 
 def _games_embed(
@@ -166,12 +124,17 @@ def _games_embed(
     return embed
 
 
-def games_view(page: GamesPage, lang: Language = ENGLISH) -> discord.ui.View | None:
-    """Previous / Next buttons, or None when everything fits on one page."""
-    if page.total <= page.limit:
-        return None
+def games_view(
+    page: GamesPage, lang: Language = ENGLISH, *, more_waiting: bool = False
+) -> discord.ui.View | None:
+    """Previous / Next buttons, and **All waiting challenges** when challenges are left out of
+    the list (``more_waiting``), or None when everything fits on one page."""
     view = discord.ui.View(timeout=None)
     player = page.player_id or 0
+    if more_waiting:
+        view.add_item(WaitingButton(page.guild_id, player, "all", lang))
+    if page.total <= page.limit:
+        return view if more_waiting else None
     first = page.games[0].match_id if page.games else None
     last = page.games[-1].match_id if page.games else None
     earlier = GamesButton(
@@ -219,7 +182,7 @@ async def games_message(
         )
         unanswered = unasked.total > page.total
     waiting = await bot.services.challenges.waiting_for_anyone(
-        guild_id, challenger_id=player_id, hidden_channel_ids=hidden
+        guild_id, challenger_id=player_id, hidden_channel_ids=hidden, limit=SHOWN_WITH_GAMES
     )
     ids = {uid for game in page.games for uid in (game.attacker_id, game.defender_id)}
     ids.update(challenge.challenger_id for challenge in waiting.challenges)
@@ -228,8 +191,8 @@ async def games_message(
     names = await bot.display_names(guild_id, *sorted(ids))
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
-    embed = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
-    return embed, games_view(page, lang)
+    embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
+    return embed, games_view(page, lang, more_waiting=left_out > 0)
 
 
 class GamesButton(
