@@ -538,7 +538,8 @@ async def in_progress(
     hidden_channel_ids: frozenset[int] = frozenset(),
 ) -> tuple[int, list[SetRow]]:
     """A page of the server's games in progress, in the order their matches began (a match
-    going on to set 2 keeps its place), optionally one player's, and how many there are in
+    going on to set 2 keeps its place: a move or a set's end never reorders the list, which
+    :func:`in_progress_before` pages by), optionally one player's, and how many there are in
     all; games in ``hidden_channel_ids`` or in threads of them left out."""
     where, params = _in_progress_where(guild_id, player_id, hidden_channel_ids)
     count = await db.fetch_one(
