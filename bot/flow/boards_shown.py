@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 import discord
 
-from bot.flow.posts import my_permissions
+from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
 from bot.unreachable import UNREACHABLE

@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, Text, _, command, verbatim
+from bot.my_permissions import my_permissions
 from bot.names import escaped, player_name
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
@@ -160,21 +161,6 @@ def may_attach_files(client: discord.Client, channel_id: int) -> bool:
     in_thread = isinstance(client.get_channel(channel_id), discord.Thread)
     posting = mine.send_messages and (mine.send_messages_in_threads or not in_thread)
     return mine.attach_files or not posting
-
-
-def my_permissions(client: discord.Client, channel_id: int) -> discord.Permissions | None:
-    """My permissions in ``channel_id`` (a channel or a thread) as Discord last told me; None
-    when it is not cached, is a thread whose channel is not, or my member is not (discord.py
-    would raise)."""
-    place = client.get_channel(channel_id)
-    if isinstance(place, discord.Thread) and place.parent is None:
-        return None
-    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
-        return None
-    me = place.guild.me
-    if me is None:  # my member not cached (permissions_for would raise)
-        return None
-    return place.permissions_for(me)
 
 
 def side_name(side: Side, lang: Language = ENGLISH) -> str:

@@ -1,0 +1,22 @@
+"""My permissions in a channel or thread as Discord last told me (its channel, overwrite and
+role updates, kept by discord.py's cache): a pure reading of discord.py's objects, which the
+error handler and the flow both make, below the flow layer."""
+
+from __future__ import annotations
+
+import discord
+
+
+def my_permissions(client: discord.Client, channel_id: int) -> discord.Permissions | None:
+    """My permissions in ``channel_id`` (a channel or a thread) as Discord last told me; None
+    when it is not cached, is a thread whose channel is not, or my member is not (discord.py
+    would raise)."""
+    place = client.get_channel(channel_id)
+    if isinstance(place, discord.Thread) and place.parent is None:
+        return None
+    if not isinstance(place, discord.abc.GuildChannel | discord.Thread):
+        return None
+    me = place.guild.me
+    if me is None:  # my member not cached (permissions_for would raise)
+        return None
+    return place.permissions_for(me)
