@@ -27,6 +27,7 @@ from bot.locked_refusals import (
     refused_as_locked,
     still_locked_for_me,
 )
+from bot.my_permissions import my_permissions
 from bot.names import escaped
 from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
@@ -397,27 +398,18 @@ def _refused_for(interaction: discord.Interaction[Any], refused: discord.Forbidd
     any, View Channel for Missing Access, else all of a game's (it cannot tell which)."""
     in_thread = isinstance(interaction.channel, discord.Thread)
     needed = THREAD_PERMISSIONS if in_thread else CHANNEL_PERMISSIONS
-    for mine in (interaction.app_permissions, _permissions_now(interaction)):
+    now = (
+        None
+        if interaction.channel_id is None
+        else my_permissions(interaction.client, interaction.channel_id)
+    )
+    for mine in (interaction.app_permissions, now):
         if mine is None:
             continue
         missing = [name for name in ("view_channel", *needed) if not getattr(mine, name)]
         if missing:
             return missing
     return ["view_channel"] if refused.code == MISSING_ACCESS else list(needed)
-
-
-def _permissions_now(interaction: discord.Interaction[Any]) -> discord.Permissions | None:
-    """My permissions where ``interaction`` is, as Discord last told me (its channel and
-    overwrite updates); None when the place or its channel is not cached."""
-    guild: discord.Guild | None = (
-        None if interaction.guild_id is None else interaction.client.get_guild(interaction.guild_id)
-    )
-    if guild is None or interaction.channel_id is None:
-        return None
-    place = guild.get_channel_or_thread(interaction.channel_id)
-    if place is None or (isinstance(place, discord.Thread) and place.parent is None):
-        return None
-    return place.permissions_for(guild.me)
 
 
 def deleted_channels(

@@ -244,6 +244,34 @@ async def test_discords_missing_access_names_view_channel(
     )
 
 
+async def test_discords_missing_access_names_view_channel_with_my_member_not_cached(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord's 403 Missing Access met when my own member has left discord.py's cache since
+    the command came (my permissions there are then not known) still names View Channel
+    (before: reading them failed in the error handler)."""
+    assert table.bot is not None
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as refused:
+        await table.bot.get_partial_messageable(table.channel.id).send("board")
+    await table.standin.set_overwrite(table.channel, table.me)
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+
+    async def refused_by_discord(*_args: Any) -> None:
+        guild._remove_member(guild.me)  # a command brings my member; it is gone meanwhile
+        raise refused.value
+
+    monkeypatch.setattr(table.bot.flow, "show_board", refused_by_discord)
+    answer = await table.reply_text(table.alice, "board")
+    assert answer.ephemeral
+    assert answer.content == (
+        "I can't play in this channel: I need the View Channel permission here. Ask a server "
+        "admin to give it to me, or use another channel."
+    )
+
+
 async def test_attach_files_taken_during_an_analysis_is_named_alone(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
