@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, challenge_id, running_bot
+from tests.bot_harness import Harness, board_thread_game, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import READ_MESSAGE_HISTORY
 
@@ -136,6 +136,39 @@ async def test_a_rematch_whose_offer_was_deleted_may_be_asked_again(table: Harne
     again = await (await table.standin.click(last, rematch, table.bob)).wait_original()
     assert again.content.startswith("Rematch offered in"), again.content
     assert [m for m in table.public_messages() if is_challenge(m)] != []
+
+
+async def test_a_takeback_request_whose_message_was_deleted_may_be_asked_again(
+    table: Harness,
+) -> None:
+    """A moderator deletes alice's takeback request: bob can no longer answer it, so her next
+    /takeback asks him again (before, she was refused for ten minutes: "A takeback is already
+    waiting for an answer in this game."). It pinged him once: the new one names him
+    unpinged. He accepts it, and her move is taken back."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    first = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert first.pinged_user_ids() == {table.bob.id}
+    table.standin.delete_message(first)
+    again = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert not again.ephemeral, again.content
+    assert again.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back")
+    assert again.pinged_user_ids() == set()
+    [accept] = [c for c in again.custom_ids() if c.startswith("takeback-answer:") and "accept" in c]
+    await table.standin.click(again, accept, table.bob)
+    assert again.content == "bob accepted the takeback."
+    await table.wait_board(lambda m: "taken back" in m.content, channel=thread)
+
+
+async def test_a_takeback_request_still_shown_still_waits(table: Harness) -> None:
+    """The near miss: alice's request is still there, so asking again is refused, and
+    nothing more is posted."""
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    await table.reply_text(table.alice, "takeback", channel=thread)
+    before = len(table.public_messages(thread))
+    again = await table.reply_text(table.alice, "takeback", channel=thread)
+    assert again.ephemeral
+    assert again.content == "A takeback is already waiting for an answer in this game."
+    assert len(table.public_messages(thread)) == before
 
 
 async def test_a_deleted_challenge_is_not_guessed_where_i_cannot_read_messages(

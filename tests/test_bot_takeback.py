@@ -15,7 +15,7 @@ import pytest
 from bot.flow import takebacks as takebacks_flow
 from bot.flow.posts import BoardPost, board_post
 from bot.services.clocks import OutOfTime
-from tests.bot_harness import Harness, move_button, running_bot
+from tests.bot_harness import Harness, move_button, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -240,6 +240,30 @@ async def test_a_takeback_asked_again_after_it_lapsed_does_not_ping_again(
     other = await ask(table)
     assert "(d1-c1)" in other.content
     assert other.pinged_user_ids() == {table.bob.id}
+
+
+async def test_a_request_the_game_moved_past_does_not_hold_up_the_next(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob answers alice's takeback request with a move and at once asks to take that move
+    back, before the timers' check lapses her request: his request is posted and hers says it
+    lapsed (before, he was told "A takeback is already waiting for an answer in this game."
+    about a request his move had ended)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    assert table.bot is not None
+    lapsing, go_on = waits_until_told(monkeypatch, table.bot.flow.takebacks, "lapse")
+    await asyncio.wait_for(lapsing.wait(), 20)  # the timers' lapse waits
+    try:
+        await table.move(table.bob, "c4-c2")
+        his = await table.reply_text(table.bob, "takeback")
+    finally:
+        go_on.set()
+    assert not his.ephemeral, his.content
+    assert his.content.startswith(f"<@{table.alice.id}>, <@{table.bob.id}> asks to take back")
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+    assert request.components == []
 
 
 async def test_only_your_own_last_move_can_be_taken_back(table: Harness) -> None:

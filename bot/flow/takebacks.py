@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.new_challenges import _message_deleted as message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
@@ -15,7 +16,13 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, refused_as_locked
 from bot.names import player_name
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
-from bot.services.errors import CannotTakeBack, NoGameHere, TakebackLapsed, TimeRanOut
+from bot.services.errors import (
+    CannotTakeBack,
+    NoGameHere,
+    TakebackLapsed,
+    TakebackWaiting,
+    TimeRanOut,
+)
 from bot.services.held import NOTHING, Held
 from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
@@ -49,9 +56,7 @@ class TakebackFlow:
         # the asker alone); a request made is then posted for everyone.
         try:
             asked = await within_deadline(
-                interaction,
-                services.takebacks.ask(channel_id, user, board=board),
-                ephemeral=True,
+                interaction, self._ask(channel_id, user, board), ephemeral=True
             )
         except NoGameHere as none:
             if interaction.type is discord.InteractionType.component:
@@ -111,6 +116,36 @@ class TakebackFlow:
             raise  # its refusal says why (bot/errors.py)
         if message_id is not None:
             await services.takebacks.set_message(asked.takeback_id, message_id)
+
+    async def _ask(
+        self, channel_id: int, user: int, board: tuple[int, int] | None
+    ) -> Takeback | ActiveGame:
+        """Ask as the service does; a request still open that nobody can answer any more
+        gives way: one the game has moved past (the timers' next check would lapse it) is
+        lapsed now, and one whose message a moderator deleted (Discord does not tell me of
+        it: I ask) lapses, so the player is not refused for ten minutes over a request
+        nobody sees."""
+        takebacks = self.flow.bot.services.takebacks
+        try:
+            return await takebacks.ask(channel_id, user, board=board)
+        except TakebackWaiting as waiting:
+            earlier = waiting.takeback
+            if waiting.moot:
+                lapsed = await takebacks.lapse_moot(earlier.takeback_id)
+                if lapsed is not None:
+                    await self._show_lapsed(lapsed)
+            elif earlier.message_id is not None and await message_deleted(
+                self.flow.bot, channel_id, earlier.message_id
+            ):
+                await takebacks.message_gone(earlier.takeback_id, earlier.message_id)
+                _log.info(
+                    "Takeback %s lapsed: its message %s was deleted",
+                    earlier.takeback_id,
+                    earlier.message_id,
+                )
+            else:
+                raise
+        return await takebacks.ask(channel_id, user, board=board)
 
     async def answer(
         self, interaction: discord.Interaction[Any], takeback_id: int, *, accept: bool
@@ -246,26 +281,30 @@ class TakebackFlow:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
         they could be answered: not ``held``)."""
         for lapsed in await self.flow.bot.services.takebacks.lapse_stale(held=held):
-            if lapsed.message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
-                continue
-            message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
-                lapsed.message_id
+            await self._show_lapsed(lapsed)
+
+    async def _show_lapsed(self, lapsed: Takeback) -> None:
+        """Edit the message of the request ``lapsed`` to say it lapsed, without its buttons."""
+        if lapsed.message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
+            return
+        message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
+            lapsed.message_id
+        )
+        # The set's server's language: discord.py forgets a thread Discord archived.
+        try:
+            lang = await self.flow.server_language(lapsed.guild_id)
+        except StorageError as error:  # the outbox's check edits it; the others go on
+            _log.warning("Takeback %s lapsed unshown: %r", lapsed.takeback_id, error)
+            await self._answer_owed(lapsed.takeback_id)
+            return
+        try:
+            await edit_reopening(
+                self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None
             )
-            # The set's server's language: discord.py forgets a thread Discord archived.
-            try:
-                lang = await self.flow.server_language(lapsed.guild_id)
-            except StorageError as error:  # the outbox's check edits it; the others go on
-                _log.warning("Takeback %s lapsed unshown: %r", lapsed.takeback_id, error)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
+            if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
                 await self._answer_owed(lapsed.takeback_id)
-                continue
-            try:
-                await edit_reopening(
-                    self.flow.bot, message, content=lapsed_text(lapsed, lang), view=None
-                )
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
-                if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
-                    await self._answer_owed(lapsed.takeback_id)
 
 
 def taken_back_line(active: ActiveGame, names: dict[int, str], lang: Language) -> str:

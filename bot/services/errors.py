@@ -206,6 +206,16 @@ class TakebackLapsed(CannotTakeBack):
         self.takeback = takeback
 
 
+class TakebackWaiting(CannotTakeBack):
+    """Another request of the game is still open: ``takeback`` is it, and ``moot`` says that
+    the game has moved on since it was asked (it lapses at the timers' next check)."""
+
+    def __init__(self, takeback: Takeback, *, moot: bool) -> None:
+        super().__init__(_("A takeback is already waiting for an answer in this game."))
+        self.takeback = takeback
+        self.moot = moot
+
+
 class ChannelBusy(GameError):
     """The channel already has a game in progress (one game per channel)."""
 

@@ -19,6 +19,7 @@ from bot.services.errors import (
     NoGameHere,
     NotAPlayer,
     TakebackLapsed,
+    TakebackWaiting,
     set_over,
 )
 from bot.services.games import GameService
@@ -125,8 +126,9 @@ class TakebackService:
                         "moved since."
                     )
                 )
-            if await takebacks.open_for_game(db, active.set_id) is not None:
-                raise CannotTakeBack(_("A takeback is already waiting for an answer in this game."))
+            waiting = await takebacks.open_for_game(db, active.set_id)
+            if waiting is not None:
+                raise TakebackWaiting(_takeback(waiting, active), moot=waiting.ply != active.ply)
             if await takebacks.declined_at(db, active.set_id, active.ply):
                 # Asked again and again, the opponent would be pinged each time.
                 raise CannotTakeBack(
@@ -196,6 +198,36 @@ class TakebackService:
         shown it, so nobody can answer it, and it must not stand in the way of asking again."""
         async with self._database.transaction() as db:
             await takebacks.withdraw(db, takeback_id)
+
+    async def lapse_moot(self, takeback_id: int) -> Takeback | None:
+        """Lapse the open request ``takeback_id`` if its game has moved on or ended since it
+        was asked (the timers' next check would lapse it); return it (to edit), or None if it
+        is no longer open or still stands."""
+        async with self._database.transaction() as db:
+            row = await takebacks.get(db, takeback_id)
+            if row is None:
+                return None
+            game = await sets.by_id(db, row.set_id)
+            if game is not None and game.status == sets.ACTIVE and game.ply == row.ply:
+                return None
+            if not await takebacks.close(
+                db, takeback_id, TakebackStatus.LAPSED.value, to_us(self._clock())
+            ):
+                return None
+        return _takeback(row, game)
+
+    async def message_gone(self, takeback_id: int, message_id: int) -> None:
+        """The request's message ``message_id`` is gone (a moderator deleted it): nobody can
+        answer it any more, so it lapses, and a new request may be asked. It did ping the
+        opponent, so the new one, asked about the same move, does not ping them again. Nothing
+        if it is no longer open, or is shown by another message."""
+        async with self._database.transaction() as db:
+            row = await takebacks.get(db, takeback_id)
+            if row is None or row.message_id != message_id:
+                return
+            await takebacks.close(
+                db, takeback_id, TakebackStatus.LAPSED.value, to_us(self._clock())
+            )
 
     async def set_message(self, takeback_id: int, message_id: int) -> None:
         """Remember the message asking the opponent (to edit it when the request lapses)."""
