@@ -99,6 +99,14 @@ THREAD_PERMISSIONS = ("send_messages_in_threads", "attach_files")
 """What the bot needs in a thread (where Send Messages in Threads replaces Send Messages)."""
 
 
+def allowed_channel_needs(channel: object) -> tuple[str, ...]:
+    """What games need in ``channel``, which an admin allows: seeing it, and posting boards
+    where its games are played — in a forum, its posts, threads (where Send Messages in Threads
+    stands for Send Messages, which a forum calls Create Posts)."""
+    forum = getattr(channel, "type", None) is discord.ChannelType.forum
+    return ("view_channel", *(THREAD_PERMISSIONS if forum else CHANNEL_PERMISSIONS))
+
+
 def missing_channel_permissions(
     permissions: discord.Permissions, *, in_thread: bool = False
 ) -> list[str]:

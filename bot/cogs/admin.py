@@ -9,17 +9,18 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import BrandubhBot
-from bot.cogs.choices import RULESET_CHOICES, TIME_CHOICES
+from bot.cogs.choices import RULESET_CHOICES, TIME_CHOICES, GameChannel
 from bot.cogs.settings_changes import allowed_after, newly_threaded, unchanged_by
 from bot.errors import (
-    CHANNEL_PERMISSIONS,
     ChannelUse,
+    allowed_channel_needs,
     daily_trouble,
     deleted_channels,
     permission_names,
     permissions_missing,
     require_permissions_in,
 )
+from bot.flow.threads import played_where_asked
 from bot.i18n import ENGLISH, Language, Text, _, command, language_for, languages, option
 from bot.i18n import language as spoken
 from bot.i18n.audience import reader
@@ -215,8 +216,6 @@ def role_trouble(interaction: discord.Interaction[BrandubhBot], role_id: int | N
     return None
 
 
-PLAY_PERMISSIONS = ("view_channel", *CHANNEL_PERMISSIONS)
-"""What games need in a channel an admin allows (what /challenge checks there, and seeing it)."""
 
 START_THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
 """And, with threads on, what starting a game's own thread needs (without them /challenge
@@ -229,9 +228,12 @@ def no_thread_lines(
     """The lines saying games in ``channel_ids`` are played in the channel itself, as I lack a
     permission :data:`START_THREAD_PERMISSIONS` names there: one line for the channels that
     lack the same permissions (a line a channel would overflow the message when a permission
-    is missing server-wide), none for a channel where I have them all, or that is not known."""
+    is missing server-wide), none for a channel where I have them all, that is not known, or
+    whose games never have a thread of their own (a voice chat, a forum's posts)."""
     by_lacking: dict[tuple[str, ...], list[int]] = {}
     for channel_id in channel_ids:
+        if played_where_asked(interaction.guild, channel_id):  # a voice chat, a forum
+            continue
         missing = permissions_missing(interaction, channel_id, START_THREAD_PERMISSIONS)
         if missing:
             by_lacking.setdefault(tuple(missing), []).append(channel_id)
@@ -295,8 +297,8 @@ class Admin(commands.Cog):
         interaction: discord.Interaction[BrandubhBot],
         ruleset: str | None = None,
         time: int | None = None,
-        allow: discord.TextChannel | None = None,
-        disallow: discord.TextChannel | None = None,
+        allow: GameChannel | None = None,
+        disallow: GameChannel | None = None,
         everywhere: bool = False,
         threads: str | None = None,
         language: str | None = None,
@@ -363,7 +365,7 @@ class Admin(commands.Cog):
                     # allowed meanwhile is on the list already (nothing changed), one another
                     # disallowed meanwhile is checked.
                     require_permissions_in(
-                        interaction, allow.id, PLAY_PERMISSIONS, ChannelUse.GAMES
+                        interaction, allow.id, allowed_channel_needs(allow), ChannelUse.GAMES
                     )
                 return channels
 

@@ -3,6 +3,9 @@ translated like the commands', from this module: bot/i18n/extract.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import discord
 from discord import app_commands
 
 from engine import RULESETS
@@ -37,3 +40,31 @@ SETS_CHOICES = [
     app_commands.Choice(name="2 sets: sides swap; tied at one win each, fewer moves wins", value=2),
     app_commands.Choice(name="1 set", value=1),
 ]
+
+
+class GameChannelOption(app_commands.Transformer):
+    """A channel option that offers every kind games are played from: a text or announcement
+    channel, a voice or stage channel's chat, and a forum, whose posts are threads (Discord
+    offers an option only the channel types it names; the channel is given as Discord resolved
+    it)."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        return [
+            discord.ChannelType.text,
+            discord.ChannelType.news,
+            discord.ChannelType.voice,
+            discord.ChannelType.stage_voice,
+            discord.ChannelType.forum,
+        ]
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> Any:
+        return value
+
+
+GameChannel = app_commands.Transform[app_commands.AppCommandChannel, GameChannelOption]
+"""The channels ``/settings allow:`` and ``disallow:`` offer (:class:`GameChannelOption`)."""

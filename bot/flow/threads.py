@@ -140,6 +140,14 @@ def no_threads_from(channel: object) -> bool:
     return isinstance(channel, discord.Thread) or threadless(channel)
 
 
+def played_where_asked(guild: discord.Guild | None, channel_id: int) -> bool:
+    """Whether games in ``channel_id`` of ``guild`` are played where they are asked, whatever
+    the settings and my permissions: a voice or stage channel's chat (:func:`threadless`), or a
+    forum, whose posts are threads already (and which takes no message itself)."""
+    channel = None if guild is None else guild.get_channel(channel_id)
+    return threadless(channel) or isinstance(channel, discord.ForumChannel)
+
+
 def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
     """Whether a game accepted from where ``interaction`` is could have a thread of its own,
     whatever the server's settings: a thread has none, nor a voice or stage channel's chat,

@@ -99,12 +99,20 @@ class OptionBuilder:
             self.resolved.setdefault("members", {})[str(user.id)] = member_json
         return str(user.id)
 
-    def _resolve_channel(self, value: OptionValue) -> str:
+    def _resolve_channel(self, value: OptionValue, definition: JSON | None) -> str:
         channel = (
             value if isinstance(value, FakeChannel) else self._world.channels.get(_as_int(value))
         )
         if not isinstance(channel, FakeChannel):
             raise LookupError(f"no stand-in channel has id {value}")
+        offered = [] if definition is None else definition.get("channel_types", [])
+        if definition is not None and offered and channel.type not in offered:
+            # "If the option is a channel type, the channels shown will be restricted to these
+            # types" (Discord's Application Commands topic): no member could pick it.
+            raise ValueError(
+                f"option {definition['name']!r} offers channels of types {offered}, "
+                f"not #{channel.name} (type {channel.type})"
+            )
         entry = {**payloads.channel(channel), "permissions": str(EVERYONE_PERMISSIONS)}
         self.resolved.setdefault("channels", {})[str(channel.id)] = entry
         return str(channel.id)
@@ -124,7 +132,7 @@ class OptionBuilder:
         if kind == USER:
             converted = self._resolve_user(value)
         elif kind == CHANNEL:
-            converted = self._resolve_channel(value)
+            converted = self._resolve_channel(value, definition)
         elif kind == ROLE:
             converted = self._resolve_role(value)
         elif kind == STRING:

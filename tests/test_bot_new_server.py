@@ -1,0 +1,78 @@
+"""A server that just invited the bot: the kinds of channel its games may be kept to."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import GUILD_FORUM, GUILD_VOICE, SEND_MESSAGES_IN_THREADS
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def server(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """A server with a text channel, a forum and a voice channel; games in threads (the
+    bot's default)."""
+    harness = Harness(
+        discord_standin,
+        tmp_path / "bot.sqlite3",
+        channels=("games", "forum", "voice"),
+        threads=True,
+    )
+    harness.guild.channel("forum").type = GUILD_FORUM
+    harness.guild.channel("voice").type = GUILD_VOICE
+    await harness.start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+
+
+async def test_a_forum_can_be_allowed_for_games_in_its_posts(server: Harness) -> None:
+    """With games kept to #games, a challenge in a forum's post is refused; an admin can then
+    allow the forum (before, allow: offered no forum), and the challenge is posted there."""
+    forum = server.guild.channel("forum")
+    post = await server.standin.start_member_thread(forum, "Brandubh night", server.alice)
+    await server.reply_text(server.admin, "settings", {"allow": server.guild.channel("games")})
+    challenge = {"opponent": server.bob}
+    refused = await server.reply_text(server.alice, "challenge", challenge, channel=post)
+    assert refused.ephemeral
+    assert "not allowed" in refused.content, refused.content
+    saved = await server.reply_text(server.admin, "settings", {"allow": forum})
+    assert saved.content.startswith("Settings saved."), saved.content
+    assert "in the channel itself" not in saved.content, saved.content
+    posted = await server.reply_text(server.alice, "challenge", challenge, channel=post)
+    assert not posted.ephemeral, posted.content
+
+
+async def test_a_voice_channel_can_be_allowed_for_games_in_its_chat(server: Harness) -> None:
+    """A voice channel's chat can be allowed too, without a line asking for thread
+    permissions it could never use (its games are played in the chat)."""
+    voice = server.guild.channel("voice")
+    await server.reply_text(server.admin, "settings", {"allow": server.guild.channel("games")})
+    saved = await server.reply_text(server.admin, "settings", {"allow": voice})
+    assert saved.content.startswith("Settings saved."), saved.content
+    assert "in the channel itself" not in saved.content, saved.content
+    posted = await server.reply_text(
+        server.alice, "challenge", {"opponent": server.bob}, channel=voice
+    )
+    assert not posted.ephemeral, posted.content
+
+
+async def test_a_forum_whose_posts_i_cannot_write_in_stays_off_the_list(server: Harness) -> None:
+    """Allowing a forum where I lack Send Messages in Threads (its posts are threads) is
+    refused in one sentence naming it, and the list is unchanged."""
+    forum = server.guild.channel("forum")
+    await server.standin.set_overwrite(forum, server.me, deny=SEND_MESSAGES_IN_THREADS)
+    refused = await server.reply_text(server.admin, "settings", {"allow": forum})
+    assert refused.content == (
+        f"I can't play in <#{forum.id}>, so it stays off the list: I need the Send Messages "
+        "in Threads permission there."
+    )
+    shown = await server.reply_text(server.admin, "settings")
+    assert "Games allowed in: every channel" in shown.content, shown.content
