@@ -7,9 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness
+from tests.bot_harness import Harness, challenge_id
 from tests.discord_standin import DiscordStandin
-from tests.discord_standin.model import GUILD_FORUM, GUILD_VOICE, SEND_MESSAGES_IN_THREADS
+from tests.discord_standin.model import (
+    GUILD_FORUM,
+    GUILD_VOICE,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+)
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -76,3 +81,25 @@ async def test_a_forum_whose_posts_i_cannot_write_in_stays_off_the_list(server: 
     )
     shown = await server.reply_text(server.admin, "settings")
     assert "Games allowed in: every channel" in shown.content, shown.content
+
+
+async def test_an_accept_in_a_voice_chat_needs_its_challenger_to_see_it(server: Harness) -> None:
+    """carol's challenge in a voice channel's chat, accepted after a moderator hid the channel
+    from her, is refused as in a text channel (before, the game began where she could not
+    play it)."""
+    voice = server.guild.channel("voice")
+    challenge = await server.reply_text(
+        server.carol, "challenge", {"opponent": server.bob}, channel=voice
+    )
+    assert not challenge.ephemeral, challenge.content
+    await server.standin.set_overwrite(voice, server.carol, deny=VIEW_CHANNEL)
+    record = await server.standin.click(
+        challenge, f"challenge:accept:{challenge_id(challenge)}", server.bob
+    )
+    refused = await record.wait_original()
+    assert refused.ephemeral
+    assert refused.content == (
+        f"<@{server.carol.id}> can no longer see this channel, so they could not play: this "
+        "challenge cannot be accepted here."
+    )
+    assert not any(m.attachments for m in server.public_messages(voice))

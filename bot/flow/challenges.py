@@ -242,7 +242,7 @@ class ChallengeFlow:
         opponent; unknown counts as able. Writing is not asked: /move and the buttons need no
         Send Messages (a channel may deny it to keep chat out), as their /challenge did not."""
         channel = interaction.channel
-        if not isinstance(channel, discord.TextChannel | discord.Thread):
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):  # a voice chat too
             return
         try:
             permissions = channel.permissions_for(challenger)
