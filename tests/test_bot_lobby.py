@@ -327,21 +327,23 @@ async def game_in_member_thread(
     table: Harness, parent_name: str, *, private: bool = False, bot_added: bool = True
 ) -> FakeChannel:
     """alice starts a thread of #``parent_name`` herself and challenges bob inside it; the
-    game is played there (a thread has no threads). A ``private`` one: she adds bob to it,
-    and the bot unless not ``bot_added`` (then it sees the thread only through the
+    game is played there (a thread has no threads). A ``private`` one: she adds bob and the
+    bot to it (a game starts in no private thread the bot is not in), and unless
+    ``bot_added`` a moderator then removes the bot (it sees the thread only through the
     interactions from it). Returns the thread."""
     thread = await table.standin.start_member_thread(
         table.guild.channel(parent_name), "our game", table.alice, private=private
     )
     if private:
         await table.standin.add_to_thread(thread, table.bob, by=table.alice)
-        if bot_added:
-            await table.standin.add_to_thread(thread, table.standin.bot_user, by=table.alice)
+        await table.standin.add_to_thread(thread, table.standin.bot_user, by=table.alice)
     line = await table.reply_text(
         table.alice, "challenge", {"opponent": table.bob, "sets": 1}, channel=thread
     )
     await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
     await table.wait_board(channel=thread)
+    if private and not bot_added:
+        await table.standin.remove_from_thread(thread, table.standin.bot_user)
     return thread
 
 
@@ -367,10 +369,12 @@ async def test_a_game_in_a_private_thread_is_listed_and_exported_only_inside_it(
 async def test_a_game_in_a_private_thread_the_bot_is_not_in_is_never_given_out(
     table: Harness,
 ) -> None:
-    """alice and bob play in a private thread of #games nobody added the bot to (Discord
-    neither tells the bot of it nor lets it look: 403): carol's /games in #lobby does not list
-    it, and her /export of it there is refused as out of the bot's sight."""
+    """alice and bob play in a private thread of #games a moderator removed the bot from, and
+    the bot restarts (Discord no longer tells it of the thread nor lets it look: 403): carol's
+    /games in #lobby does not list it, and her /export of it there is refused as out of the
+    bot's sight."""
     thread = await game_in_member_thread(table, "games", private=True, bot_added=False)
+    await table.restart()
     lobby = table.guild.channel("lobby")
     listed = await table.reply_text(table.carol, "games", channel=lobby)
     assert f"<#{thread.id}>" not in str(listed.embeds[0].get("description"))
@@ -380,7 +384,7 @@ async def test_a_game_in_a_private_thread_the_bot_is_not_in_is_never_given_out(
     refused = await table.reply_text(table.carol, "export", {"game": 1}, channel=lobby)
     assert refused.ephemeral
     assert "Discord does not let me see" in refused.content
-    assert "no longer" not in refused.content  # the bot never saw it
+    assert "no longer" not in refused.content  # not since it started
 
 
 async def test_a_game_in_an_archived_thread_of_a_private_channel_stays_unlisted(

@@ -103,3 +103,27 @@ async def test_an_accept_in_a_voice_chat_needs_its_challenger_to_see_it(server: 
         "challenge cannot be accepted here."
     )
     assert not any(m.attachments for m in server.public_messages(voice))
+
+
+async def test_no_game_starts_in_a_private_thread_i_am_not_in(server: Harness) -> None:
+    """/challenge in a private thread nobody added me to is refused in one sentence saying
+    why (before, the game began there, and its reminders and results on time were refused
+    by Discord and lost); once alice adds me, the challenge is posted."""
+    games = server.guild.channel("games")
+    secret = await server.standin.start_member_thread(games, "secret", server.alice, private=True)
+    await server.standin.add_to_thread(secret, server.carol, by=server.alice)
+    challenge = {"opponent": server.carol}
+    refused = await server.reply_text(server.alice, "challenge", challenge, channel=secret)
+    assert refused.ephemeral
+    assert refused.content == (
+        "I am not a member of this private thread, so nothing I post on my own (reminders, "
+        "results on time) would reach it: add me to the thread, or start the game in another "
+        "channel."
+    )
+    against_me = await server.reply_text(
+        server.alice, "challenge", {"opponent": server.me}, channel=secret
+    )
+    assert against_me.content == refused.content
+    await server.standin.add_to_thread(secret, server.me, by=server.alice)
+    posted = await server.reply_text(server.alice, "challenge", challenge, channel=secret)
+    assert not posted.ephemeral, posted.content

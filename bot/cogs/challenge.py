@@ -12,6 +12,7 @@ from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES, SETS_CHOICES, SIDE_CHOICES, TIME_CHOICES
 from bot.errors import require_channel_permissions
 from bot.flow.challenge_posts import post_challenge
+from bot.flow.threads import require_thread_member
 from bot.i18n import _
 from bot.names import account_name
 from bot.services.errors import (
@@ -56,6 +57,7 @@ class Challenge(commands.Cog):
     ) -> None:
         """Challenge a member to Brandubh, anyone (no opponent), or the computer (challenge me)."""
         require_channel_permissions(interaction)
+        require_thread_member(interaction)
         bot = self.bot
         assert interaction.guild_id is not None
         assert interaction.channel_id is not None

@@ -14,10 +14,11 @@ from typing import Any, Final, Literal, TypeVar
 
 import discord
 
-from bot.i18n import ENGLISH, Language
+from bot.i18n import ENGLISH, Language, _
 from bot.i18n.directions import without_direction_controls
 from bot.names import player_name
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
+from bot.services.errors import GameError
 from bot.thread_locks import THREAD_ARCHIVED
 from bot.unreachable import UNREACHABLE
 from engine import MatchReason, get_ruleset
@@ -146,6 +147,27 @@ def played_where_asked(guild: discord.Guild | None, channel_id: int) -> bool:
     forum, whose posts are threads already (and which takes no message itself)."""
     channel = None if guild is None else guild.get_channel(channel_id)
     return threadless(channel) or isinstance(channel, discord.ForumChannel)
+
+
+def require_thread_member(interaction: discord.Interaction[Any]) -> None:
+    """Refuse a game started in a private thread I am not a member of (nor a moderator of):
+    Discord takes my answers there, but nothing I post on my own — a reminder, a set's end on
+    time, the computer's reply when its edit is refused — so its players would wait for posts
+    that never come, and nobody would be told why."""
+    channel = interaction.channel
+    if (
+        isinstance(channel, discord.Thread)
+        and channel.type is discord.ChannelType.private_thread
+        and channel.me is None
+        and not interaction.app_permissions.manage_threads
+    ):
+        raise GameError(
+            _(
+                "I am not a member of this private thread, so nothing I post on my own "
+                "(reminders, results on time) would reach it: add me to the thread, or start "
+                "the game in another channel."
+            )
+        )
 
 
 def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
