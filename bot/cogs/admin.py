@@ -216,7 +216,6 @@ def role_trouble(interaction: discord.Interaction[BrandubhBot], role_id: int | N
     return None
 
 
-
 START_THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
 """And, with threads on, what starting a game's own thread needs (without them /challenge
 plays the game in the channel: :func:`bot.flow.threads.may_open_threads`)."""
