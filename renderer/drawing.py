@@ -1,9 +1,9 @@
-"""Composing one board picture: cached background, marks, pieces, caption, fixed palette.
+"""Composing one board picture: cached background, marks, pieces, caption.
 
-Everything that does not change between moves (the frame, squares, coordinates, sprites and the
-256-colour palette) is drawn once per ruleset and width and cached; a picture is a copy of the
-background with the marks and pieces pasted on, mapped to the palette and saved with cheap
-compression.
+Everything that does not change between moves (the frame, squares, coordinates and sprites) is
+drawn once per ruleset and width and cached; a picture is a copy of the background with the
+marks and pieces pasted on. Mapping it to the fixed palette and saving it as PNG bytes is
+renderer/fixed_palette.py's.
 """
 
 from __future__ import annotations

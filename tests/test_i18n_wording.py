@@ -16,7 +16,7 @@ from bot.services.domain import HeadToHead, PlayerStats
 from bot.services.puzzle_leaderboard import SolverStanding
 from bot.views.leaderboard import matches_won_text
 from bot.views.puzzle_board import solver_line
-from engine import Game, Outcome, Reason, Side
+from engine import RULESETS, Game, Outcome, Reason, Side, get_ruleset
 from engine.analysis import Judgement
 from renderer import describe_board
 from renderer.drawing import headline
@@ -94,11 +94,14 @@ def test_a_puzzle_solver_with_none_solved_reads_in_the_plural_in_portuguese() ->
 )
 def test_a_thread_is_named_in_the_servers_language(tag: str, pair: str) -> None:
     """A game's thread names its players as the server's language pairs them, and stays within
-    Discord's 100 characters with the longest names."""
+    Discord's 100 characters with the longest names and the longest ruleset title (which,
+    unlike a short one, makes the names be cut)."""
     lang = language(tag)
     assert thread_name("alice", "bob", "brandubh", lang).startswith(f"{pair} · ")
-    longest = thread_name("a" * 32, "b" * 32, "tablut", lang)
+    ruleset = max(RULESETS, key=lambda name: len(lang.gettext(get_ruleset(name).title)))
+    longest = thread_name("a" * 32, "b" * 32, ruleset, lang)
     assert len(longest) <= THREAD_NAME_LIMIT, longest
+    assert "…" in longest, longest
 
 
 def test_spanish_says_moves_were_made_not_played() -> None:
