@@ -925,15 +925,40 @@ async def test_a_picker_behind_its_puzzle_after_a_restart_shows_it_as_it_stands(
     assert component is not None
     origin = component["options"][0]["value"]
     pressed = await table.standin.select(shown, pieces, table.alice, [origin])
-    stands = await pressed.wait_original(lambda m: "as it stands" in m.content)
+    stands = await pressed.wait_original(lambda m: "moved on" in m.content)
     left = puzzle.moves - 1
     assert stands.content.endswith(
-        "\nThe puzzle had moved on (its last answer was not shown): here it is as it stands, "
-        f"win in {left} more {'move' if left == 1 else 'moves'}."
+        f"\nThe puzzle had moved on since this message: you played {first}, your opponent "
+        f"answered {reply}. Win in {left} more {'move' if left == 1 else 'moves'}."
     ), stands.content
     assert all(f":{attempt.attempt_id}:2:" in c for c in stands.custom_ids()), stands.custom_ids()
     played = await pick(table, stands, table.alice, str(puzzle.solution[2]))
     assert ("Solved!" if puzzle.moves == 2 else "**Good:**") in played.content, played.content
+
+
+async def test_an_older_message_of_a_puzzle_pressed_tells_the_move_it_is_behind(
+    table: Harness,
+) -> None:
+    """alice plays her puzzle's first move in the message /puzzle play gave it back in, then
+    presses the picker of its older message: that one shows the puzzle as it stands with her
+    move and its answer (before: that its last answer was not shown, which she had read)."""
+    older = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    puzzle = shown_puzzle(older)
+    assert puzzle.moves >= 2
+    newer = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    assert shown_puzzle(newer) == puzzle
+    first = str(puzzle.solution[0])
+    played = await pick(table, newer, table.alice, first)
+    reply = str(puzzle.solution[1])
+    assert f"**Good:** {first}. Your opponent answers {reply}." in played.content, played.content
+    pieces = next(c for c in older.custom_ids() if ":from:" in c)
+    component = older.component(pieces)
+    assert component is not None
+    origin = component["options"][0]["value"]
+    pressed = await table.standin.select(older, pieces, table.alice, [origin])
+    stands = await pressed.wait_original(lambda m: "moved on" in m.content)
+    assert "was not shown" not in stands.content, stands.content
+    assert f"you played {first}, your opponent answered {reply}." in stands.content, stands.content
 
 
 async def test_the_daily_puzzle_is_posted_in_a_channel_closed_to_games(table: Harness) -> None:

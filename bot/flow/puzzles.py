@@ -361,8 +361,10 @@ class PuzzleFlow:
 
     async def _as_it_stands(self, interaction: discord.Interaction[Any], attempt_id: int) -> None:
         """A press on a picker behind its open attempt: the pressed message shows the puzzle
-        as it stands. Its last answer may never have been shown (a restart, or Discord
-        refusing the edit, after the move was stored), so no newer message need exist."""
+        as it stands, with the last move and its answer. That answer may never have been shown
+        (a restart, or Discord refusing the edit, after the move was stored), or shown in
+        another message (an older message pressed), or in this one by a press just before,
+        whose text this edit replaces: said so, it is true in each case and nothing is lost."""
         attempt = await within_deadline(
             interaction,
             self.bot.services.puzzles.attempt(attempt_id, interaction.user.id),
@@ -370,16 +372,20 @@ class PuzzleFlow:
             thinking=False,
         )
         lang = reader(interaction)
-        line = lang.n_(
-            "The puzzle had moved on (its last answer was not shown): here it is as it "
-            "stands, win in {count} more move.",
-            "The puzzle had moved on (its last answer was not shown): here it is as it "
-            "stands, win in {count} more moves.",
-            attempt.moves_left,
-        )
-        await self._show(
-            interaction, attempt, f"{puzzle_heading(attempt.puzzle, lang)}\n{line}", edit=True
-        )
+        if len(attempt.line) < 2:  # not behind a move (a forged press): shown as a start
+            text = self._prompt(attempt, lang)
+        else:
+            move, reply = attempt.line[-2:]
+            text = f"{puzzle_heading(attempt.puzzle, lang)}\n" + lang.n_(
+                "The puzzle had moved on since this message: you played {move}, your opponent "
+                "answered {reply}. Win in {count} more move.",
+                "The puzzle had moved on since this message: you played {move}, your opponent "
+                "answered {reply}. Win in {count} more moves.",
+                attempt.moves_left,
+                move=move,
+                reply=reply,
+            )
+        await self._show(interaction, attempt, text, edit=True)
 
     def _prompt(self, attempt: Attempt, lang: Language) -> str:
         left = attempt.moves_left
