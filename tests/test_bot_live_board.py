@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -433,5 +434,7 @@ async def test_a_set_change_is_one_message(table: Harness) -> None:
     assert len(table.public_messages()) == before + 1
     assert "is over" in last.content
     assert "Set 2 begins" in last.content
-    assert [a.filename for a in last.attachments] == ["board.png", "set-2.png"]
+    final, opening = (a.filename for a in last.attachments)
+    assert re.fullmatch(r"end-\d+\.png", final), final  # named after set 1, which it ends
+    assert opening == "set-2.png"
     assert move_button(last)

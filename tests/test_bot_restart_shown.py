@@ -14,6 +14,7 @@ import pytest
 
 from bot.flow import challenges
 from bot.flow.live_boards import LiveBoards
+from bot.services.announcements import AnnouncementService
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin
 
@@ -160,5 +161,83 @@ async def test_a_thread_challenge_accepted_before_a_restart_loses_its_buttons(
         await table.wait_board(channel=thread)
         await until(lambda: not line.custom_ids())
         assert f"the game is on in <#{thread.id}>." in line.content, line.content
+    finally:
+        await table.stop()
+
+
+KING_CAPTURED = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
+"""alice attacking, bob defending: her last move, b1-b3, captures the king."""
+
+
+def never_recorded(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The next board the flow posts is never recorded as out, as when the bot is killed just
+    after Discord took it: returns an event set once that moment is reached."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(LiveBoards, "board_out", killed_here)  # a board, with the move's row
+    monkeypatch.setattr(AnnouncementService, "delivered", killed_here)  # a line
+    return reached
+
+
+async def restarted(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, reached: asyncio.Event
+) -> None:
+    """Once ``reached``, the bot stops and starts again; past the board's grace, its timers
+    run two checks."""
+    await asyncio.wait_for(reached.wait(), 20)
+    await table.stop()
+    monkeypatch.undo()
+    table.advance(timedelta(seconds=1))
+    await table.start()
+    table.advance(timedelta(seconds=11))
+    await table.checks_run(2)
+
+
+async def test_a_final_board_answered_before_a_restart_is_not_posted_again(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move capturing the king is answered with the set's final board (no buttons),
+    then the bot stops before noting it out: after the restart it is found by its picture, not
+    posted again."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob)
+        for number, text in enumerate(KING_CAPTURED[:-1]):
+            played = await table.move(table.bob if number % 2 else table.alice, text)
+            assert f"played {text}" in played.content, played.content
+        reached = never_recorded(monkeypatch)
+        final = await table.move(table.alice, KING_CAPTURED[-1])
+        assert "is over" in final.content, final.content
+        await restarted(table, monkeypatch, reached)
+        assert boards_of_move(table, KING_CAPTURED[-1]) == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_line_against_the_computer_answered_before_a_restart_is_not_posted_again(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move against the computer is answered with a line (no picture, no buttons),
+    then the bot stops before noting it out: after the restart the line is found by its text,
+    not posted again, and no longer says that I am thinking once my reply is out."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        reached = never_recorded(monkeypatch)
+        line = await table.move(table.alice, "d1-b1")
+        assert line.content.endswith("I am thinking…"), line.content
+        await restarted(table, monkeypatch, reached)
+        await table.wait_board(lambda m: "(defenders) played" in m.content)
+        await table.checks_run(1)
+        assert boards_of_move(table, "d1-b1") == 1
+        assert not any("posted late" in m.content for m in table.public_messages())
+        await until(lambda: not line.content.endswith("I am thinking…"))
     finally:
         await table.stop()

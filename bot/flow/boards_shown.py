@@ -4,22 +4,29 @@ A ``/move``'s board is its answer, which can carry no nonce: a bot stopped after
 and before it noted it out owes it again after the restart, and the outbox's post, under the
 board's nonce, would show it a second time. So would the outbox's own post whose answer was
 lost, tried again once Discord no longer holds its nonce. Before posting such a board
-(:func:`may_be_out`), the outbox looks for it among the channel's newest messages: one of mine
-whose Takeback button names the board's set, ply and moves taken back
-(:class:`bot.views.takeback.TakebackButton`), which no other board carries.
+(:func:`may_be_out`), the outbox looks for it among the channel's newest messages, one of mine
+showing it (:func:`shown_already`), known by what only that board carries:
 
-A board without that button cannot be found so, and may show twice, as before: a set's final
-board (the outbox does not look for it), a member's line against the computer (looked for at
-the game's current position, never found).
+- a board with buttons, by its Takeback button, which names the board's set, ply and moves
+  taken back (:func:`with_buttons`, :class:`bot.views.takeback.TakebackButton`);
+- a set's final board, which has none, by its picture's file name, which names its set
+  (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once;
+- a member's line against the computer, which has neither, by its text, the move's headline
+  and "I am thinking…" (:func:`line`): my reply edits that line, or takes "I am thinking…" off
+  it, so the newest line still saying it is the one owed.
+
+A final board shown as text (I may not attach files there) has no picture, and may show twice.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import discord
 
+from bot.flow.posts import final_picture
 from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
@@ -51,18 +58,40 @@ def board_id(row: AnnouncementRow) -> str:
     return custom_id
 
 
-async def shown_already(client: discord.Client, row: AnnouncementRow) -> discord.Message | None:
-    """My message showing ``row``'s board among its channel's newest; None if there
-    is none — or if Discord cannot say (I may not read the channel's history, or it failed):
-    the board is then posted, shown twice rather than never."""
+Shows = Callable[[discord.Message], bool]
+"""Whether a message of mine is the board looked for."""
+
+
+def with_buttons(row: AnnouncementRow) -> Shows:
+    """``row``'s board with its buttons: its Takeback button names it (:func:`board_id`)."""
+    wanted = board_id(row)
+    return lambda message: wanted in custom_ids(message)
+
+
+def final_board(set_id: int) -> Shows:
+    """``set_id``'s final board: its picture is named after the set."""
+    wanted = final_picture(set_id)
+    return lambda message: any(file.filename == wanted for file in message.attachments)
+
+
+def line(content: str) -> Shows:
+    """A member's line against the computer, reading ``content`` (the newest such)."""
+    return lambda message: message.content == content
+
+
+async def shown_already(
+    client: discord.Client, row: AnnouncementRow, shows: Shows
+) -> discord.Message | None:
+    """My message showing ``row``'s board (as ``shows`` knows it) among its channel's newest;
+    None if there is none — or if Discord cannot say (I may not read the channel's history, or
+    it failed): the board is then posted, shown twice rather than never."""
     me = client.user
     if me is None or not _may_read_history(client, row.channel_id):
         return None
-    wanted = board_id(row)
     channel = client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
     try:
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
-            if message.author.id == me.id and wanted in custom_ids(message):
+            if message.author.id == me.id and shows(message):
                 return message
     except (discord.HTTPException, *UNREACHABLE) as error:
         _log.info(

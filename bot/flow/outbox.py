@@ -20,13 +20,21 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.flow.accepted_challenges import show_accepted
-from bot.flow.boards_shown import may_be_out, shown_already
+from bot.flow.boards_shown import (
+    Shows,
+    final_board,
+    line,
+    may_be_out,
+    shown_already,
+    with_buttons,
+)
 from bot.flow.posts import (
     NO_PINGS,
     BoardPost,
     board_picture,
     board_post,
     describe_move,
+    final_picture,
     match_end_pings,
     opening_headline,
     opening_pings,
@@ -354,7 +362,11 @@ class Outbox:
                 headline = opening_headline(active, names, lang)
             else:
                 headline = ""
-            sent = await self._shown_already(row) or await self._post_live_board(
+            if not taken_back and last is not None and active.computer_to_move:
+                shows: Shows = line(headline + "\n" + lang._("I am thinking…"))  # a member's line
+            else:
+                shows = with_buttons(row)
+            sent = await self._shown_already(row, shows) or await self._post_live_board(
                 row, active, names, lang, headline, first_board=first_board
             )
             await self.flow.live_boards.went_live(active, sent.id)
@@ -382,7 +394,12 @@ class Outbox:
             return None  # a match's first board, moved on from: the move's board shows it
         last = position.last_record
         computer_moved = not taken_back and last is not None and last.side is exported.computer_side
-        found = None if position.outcome is not None else await self._shown_already(row)
+        # A member's move against me: its board was the line saying I am thinking.
+        thought = exported.computer_side is not None and last is not None and not taken_back
+        thought = thought and not computer_moved
+        found = None
+        if position.outcome is None and not thought:
+            found = await self._shown_already(row, with_buttons(row))
         if found is not None:  # the board, with its buttons: an old picture now, they come off
             await self.flow.live_boards.take_buttons_off(channel_id, found.id)
             if computer_moved:
@@ -408,6 +425,11 @@ class Outbox:
             ]
         else:
             lines = [describe_move(last, mover, lang) if last else ""]
+        known: Shows | None = None  # how to know it among my messages, if it may be out
+        if position.outcome is not None:
+            known = final_board(set_id)
+        elif thought:
+            known = line(lines[0] + "\n" + lang._("I am thinking…"))
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
@@ -424,7 +446,11 @@ class Outbox:
             lang,
             left_server=exported.left_by is not None,
         )
-        files.append(BoardPost("", png, alt, None).file())  # with its alt text, as live boards
+        files.append(  # with its alt text and name, as live boards
+            BoardPost("", png, alt, None).file(
+                None if position.outcome is None else final_picture(set_id)
+            )
+        )
         if position.outcome is not None:
             # The set's end as its live post tells it (who won and why, the walkover of the
             # next set, the match's result), from what was stored when it ended.
@@ -462,7 +488,8 @@ class Outbox:
         content, files = pictures_posted(
             self.flow.bot, channel_id, None, "\n".join(line for line in lines if line), files, lang
         )
-        sent = await channel.send(
+        found = None if known is None else await self._shown_already(row, known)
+        sent = found or await channel.send(
             content,
             files=files,
             view=or_missing(view),
@@ -482,14 +509,14 @@ class Outbox:
             await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
         return sent.id
 
-    async def _shown_already(self, row: AnnouncementRow) -> discord.Message | None:
+    async def _shown_already(self, row: AnnouncementRow, shows: Shows) -> discord.Message | None:
         """``row``'s board among its channel's newest messages, if it may be out though owed
-        (:func:`may_be_out`: no nonce would return it) and is (:func:`shown_already`). Only a
-        board that carries its own set's buttons is looked for: a set's end owed at the ply of
-        its last move (a timeout, a resignation) is another board than that move's."""
+        (:func:`may_be_out`: no nonce would return it) and is (:func:`shown_already`, known as
+        ``shows`` says: a set's end owed at the ply of its last move, a timeout or a
+        resignation, is another board than that move's, with its buttons)."""
         if not may_be_out(row, self._started, self.flow.bot.clock()):
             return None
-        found = await shown_already(self.flow.bot, row)
+        found = await shown_already(self.flow.bot, row, shows)
         if found is not None:
             _log.info("Board of game %s at ply %s was out already", row.set_id, row.ply)
         return found

@@ -68,19 +68,30 @@ class BoardPost:
     text: str = ""
     """The alt text as a message shows it in place of the picture (the names escaped); if
     empty, the whole alt text escaped."""
+    filename: str = "board.png"
+    """The picture's file name: a set's final board is named after its set
+    (:func:`final_picture`)."""
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """discord.py's allowed_mentions naming exactly :attr:`pings`."""
         return pinging(self.pings)
 
-    def file(self, filename: str = "board.png") -> BoardFile:
-        """A fresh file of the picture (a File can be sent once)."""
+    def file(self, filename: str | None = None) -> BoardFile:
+        """A fresh file of the picture (a File can be sent once), named :attr:`filename`
+        unless ``filename`` says."""
         return BoardFile(
             io.BytesIO(self.png),
-            filename=filename,
+            filename=filename or self.filename,
             description=self.alt_text[:ALT_TEXT_LIMIT],
             text=(self.text or escaped(self.alt_text))[:ALT_TEXT_LIMIT],
         )
+
+
+def final_picture(set_id: int) -> str:
+    """The file name of the picture of ``set_id``'s final board: it carries no button that
+    would name it, and the outbox, owing that board after a restart, knows it by this name
+    among the channel's newest messages (:mod:`bot.flow.boards_shown`)."""
+    return f"end-{set_id}.png"
 
 
 class BoardFile(discord.File):
@@ -321,7 +332,13 @@ async def board_post(
         left_server=left_server,
     )
     return BoardPost(
-        content="\n".join(lines), png=png, alt_text=alt, view=view, pings=pings, text=text
+        content="\n".join(lines),
+        png=png,
+        alt_text=alt,
+        view=view,
+        pings=pings,
+        text=text,
+        filename="board.png" if game.outcome is None else final_picture(active.set_id),
     )
 
 
