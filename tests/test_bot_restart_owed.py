@@ -12,11 +12,11 @@ from typing import Any
 import discord
 import pytest
 
-from bot.flow import challenge_posts
+from bot.flow import challenge_posts, outbox
 from bot.flow.game_flow import GameFlow
 from bot.services.challenges import ChallengeService
 from bot.views import common
-from tests.bot_harness import Harness, challenge_id, until
+from tests.bot_harness import Harness, challenge_id, settled, until
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -282,5 +282,48 @@ async def test_a_first_board_whose_accept_could_not_be_deferred_is_posted_after_
         assert board.pinged_user_ids() == {table.alice.id}
         await until(lambda: not reply.custom_ids())  # the challenge shows it accepted
         pressed.cancel()
+    finally:
+        await table.stop()
+
+
+async def test_a_first_board_whose_challenge_edit_outlasts_the_bound_is_posted_once(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts; the edit of alice's challenge message outlasts the bound the outbox leaves
+    the first board to the accept (two minutes, one second here): the outbox posts it, and the
+    accept, going on, finds it out and does not post it again (before, alice was pinged
+    twice)."""
+    monkeypatch.setattr(outbox, "STARTING_BOUND", timedelta(seconds=1))
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        editing, go_on = asyncio.Event(), asyncio.Event()
+        real_update = common.update_message
+
+        async def slow_update(*args: Any, **kwargs: Any) -> None:
+            editing.set()
+            await go_on.wait()
+            await real_update(*args, **kwargs)
+
+        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
+        pressed = asyncio.create_task(
+            table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
+            )
+        )
+        await asyncio.wait_for(editing.wait(), 20)
+        await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        go_on.set()
+        await pressed
+        await settled(table)
+        table.advance(timedelta(minutes=3))
+        await table.checks_run(2)
+        boards = [m for m in table.public_messages() if m.attachments]
+        assert len(boards) == 1, [m.content for m in boards]
+        assert boards[0].pinged_user_ids() == {table.alice.id}
     finally:
         await table.stop()

@@ -290,7 +290,15 @@ class GameFlow:
         headline: str | None,
         into_answer: bool,
     ) -> None:
-        """Post the first board of a new match (:meth:`begin_match`)."""
+        """Post the first board of a new match (:meth:`begin_match`) — unless it is out
+        already: a flow slower than :data:`~bot.flow.outbox.STARTING_BOUND` left it to the
+        outbox, which posted it (``interaction``'s deferral, if it still thinks, is then
+        taken away)."""
+        if await self.bot.services.announcements.out(active.set_id, active.ply):
+            _log.info("Game %s: its first board is out already, posted late", active.set_id)
+            if interaction is not None and not into_answer:
+                await _drop_thinking(interaction)
+            return
         lang = await self.server_language(active.guild_id)
         names = await self.names_for(active, lang)
         headline = opening_headline(active, names, lang, headline)
@@ -339,3 +347,14 @@ class GameFlow:
         """Let the computer choose and play its move in the background (see
         :meth:`ComputerTurns.start`)."""
         self.computer_turns.start(active, reply_in=reply_in, as_text=as_text)
+
+
+async def _drop_thinking(interaction: discord.Interaction[Any]) -> None:
+    """Take away ``interaction``'s deferral if it still shows "thinking…" (the board it was
+    to become is out apart); a press's message, edited already, is left as it is."""
+    if interaction.response.type is not discord.InteractionResponseType.deferred_channel_message:
+        return
+    try:
+        await interaction.delete_original_response()
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not take interaction %s's deferral away: %r", interaction.id, error)

@@ -64,6 +64,11 @@ class AnnouncementService:
         async with self._database.snapshot() as db:
             return await announcements.message_of(db, set_id, ply)
 
+    async def out(self, set_id: int, ply: int) -> bool:
+        """Whether the board of ``set_id`` at ``ply`` is out (or superseded) already."""
+        async with self._database.snapshot() as db:
+            return await announcements.out(db, set_id, ply)
+
     async def nonce(self, set_id: int, ply: int) -> str:
         """The nonce to post the board of ``set_id`` at ``ply`` with, which the outbox posts it
         with too: Discord creates it once, whoever posts it (the flow's post whose answer was

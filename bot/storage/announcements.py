@@ -110,6 +110,15 @@ async def message_of(db: Connection, set_id: int, ply: int) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
+async def out(db: Connection, set_id: int, ply: int) -> bool:
+    """Whether the board of ``set_id`` at ``ply`` is noted out (or superseded)."""
+    row = await db.fetch_one(
+        "SELECT 1 FROM announcements WHERE set_id = ? AND ply = ? AND delivered_us IS NOT NULL",
+        (set_id, ply),
+    )
+    return row is not None
+
+
 async def nonce_of(db: Connection, set_id: int, ply: int) -> str | None:
     """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed."""
     row = await db.fetch_one(
