@@ -15,6 +15,8 @@ import pytest
 from bot.flow import challenges
 from bot.flow.live_boards import LiveBoards
 from bot.services.announcements import AnnouncementService
+from bot.services.challenges import ChallengeService
+from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin
 
@@ -239,5 +241,58 @@ async def test_a_line_against_the_computer_answered_before_a_restart_is_not_post
         assert boards_of_move(table, "d1-b1") == 1
         assert not any("posted late" in m.content for m in table.public_messages())
         await until(lambda: not line.content.endswith("I am thinking…"))
+    finally:
+        await table.stop()
+
+
+@pytest.mark.parametrize("alice_moves", [False, True], ids=["waiting", "alice-moves-first"])
+async def test_a_challenge_whose_read_fails_after_the_first_board_is_shown_accepted_once(
+    discord_standin: DiscordStandin,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    alice_moves: bool,
+) -> None:
+    """The bot stops once bob's acceptance is stored; after the restart the outbox posts the
+    first board, but the database fails to read the challenge that started it: the board is
+    shown once, and at a later check the challenge says bob accepted — also when alice moved
+    on the board before that check."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        reached = challenge_never_edited(monkeypatch)
+        # Never answered: the stand-in's wait for its answer is left behind.
+        pressed = asyncio.create_task(
+            table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+        )
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        pressed.cancel()
+        monkeypatch.undo()
+        real_of_match = ChallengeService.of_match
+        failures: list[int] = []
+
+        async def fails_once(self: ChallengeService, match_id: int) -> Any:
+            if not failures:
+                failures.append(match_id)
+                raise StorageError("database is locked")
+            return await real_of_match(self, match_id)
+
+        monkeypatch.setattr(ChallengeService, "of_match", fails_once)
+        table.advance(timedelta(seconds=1))
+        await table.start()
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(1)
+        await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        assert failures, "the challenge was not read"
+        if alice_moves:
+            played = await table.move(table.alice, "d1-b1")
+            assert "played d1-b1" in played.content, played.content
+        for _ in range(3):
+            table.advance(timedelta(minutes=1))
+            await table.checks_run(1)
+        await until(lambda: not reply.custom_ids())
+        firsts = [m for m in table.public_messages() if " begins." in m.content]
+        assert len(firsts) == 1, [m.content for m in firsts]
     finally:
         await table.stop()

@@ -391,7 +391,12 @@ class Outbox:
         while position.ply > ply:
             position.undo()
         if ply == 0 and not taken_back and position.outcome is None:
-            return None  # a match's first board, moved on from: the move's board shows it
+            # A match's first board, moved on from: the move's board shows it. Its challenge's
+            # edit, if a restart cut it off (or the database failed it after that board was
+            # posted, leaving it owed), is still to make.
+            if active is not None and active.set_number == 1:
+                await show_accepted(self.flow, active, lang)
+            return None
         last = position.last_record
         computer_moved = not taken_back and last is not None and last.side is exported.computer_side
         # A member's move against me: its board was the line saying I am thinking.
