@@ -672,6 +672,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "(guild_id, user_id, history_id)",
             "DROP TABLE player_holds",  # schema 36's
             "DROP TABLE match_lines_owed",  # schema 37's
+            "DROP INDEX challenges_by_match",  # schema 40's
         )
     finally:
         await services.close()
@@ -715,6 +716,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "(guild_id, user_id, history_id)",
             "DROP TABLE player_holds",  # schema 36's
             "DROP TABLE match_lines_owed",  # schema 37's
+            "DROP INDEX challenges_by_match",  # schema 40's
         )
     finally:
         await services.close()

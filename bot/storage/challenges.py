@@ -230,10 +230,15 @@ async def set_match(db: Connection, challenge_id: int, match_id: int) -> None:
     )
 
 
+OF_MATCH = f"{_SELECT} WHERE match_id = ?"
+"""The challenge accepted as a match (index ``challenges_by_match``, schema 40)."""
+
+
 async def of_match(db: Connection, match_id: int) -> ChallengeRow | None:
-    """The challenge accepted as match ``match_id``, if one was. No index serves it (a match's
-    challenge is read only when its first board is posted late, after a restart)."""
-    row = await db.fetch_one(f"{_SELECT} WHERE match_id = ?", (match_id,))
+    """The challenge accepted as match ``match_id``, if one was (read when the match's first
+    board is posted late, after a restart, through an index: the table keeps every challenge
+    ever made)."""
+    row = await db.fetch_one(OF_MATCH, (match_id,))
     return _row(row) if row else None
 
 
