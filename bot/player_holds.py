@@ -309,7 +309,9 @@ class PlayerHolds(HoldKeeping):
         them says their clock runs again (and why). A channel whose game moved on meanwhile
         (their opponent resigned, an admin's ``/abort``) or whose player left the server is
         held no more, with nothing given back (one who left loses on time at the next check).
-        If Discord cannot say, the hold stands, and they are asked again a minute on."""
+        If Discord cannot say, the hold stands, and they are asked again a minute on; if the
+        database fails its line (owed), at the next check, and the other players are asked
+        about now."""
         await self._post_back_lines_owed()
         now = self.bot.clock()
         for channel_id, held in list(self._players.items()):
@@ -328,7 +330,17 @@ class PlayerHolds(HoldKeeping):
             ):
                 await self._forget(channel_id, held)
                 continue
-            await self._post_held_line(held, active.undone)  # owed by a restart, or Discord
+            try:  # owed by a restart, Discord, or the database
+                await self._post_held_line(held, active.undone)
+            except StorageError as error:  # asked about at the next check; the others go on
+                _log.warning(
+                    "Channel %s (server %s)'s held line stays owed: %s",
+                    channel_id,
+                    held.hold.guild_id,
+                    error,
+                )
+                held.asked = now - ASK_AGAIN
+                continue
             why = await self._why_shut_out(
                 held.hold.guild_id, channel_id, held.hold.player_id, active.parent_channel_id
             )

@@ -207,63 +207,81 @@ class Outbox:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
 
         A channel Discord no longer knows (deleted while the bot was away, or its deletion
-        missed) is gone: its games are aborted and nothing more is owed there."""
-        services = self.flow.bot.services
+        missed) is gone: its games are aborted and nothing more is owed there. A board the
+        database fails (a server's language unread, a write) stays owed, tried again at the
+        next check, and the boards after it are posted still."""
         gone: set[int] = set()
-        for row in await services.announcements.due():
+        for row in await self.flow.bot.services.announcements.due():
             if row.channel_id in gone:
                 continue  # dropped with the first of its boards
-            if (row.set_id, row.ply) in self._posting:
-                continue  # the flow is posting it (slowly): it is owed only if that fails
-            until = self._waiting(Route.POST, row.channel_id)
-            if until is not None:  # not tried into the rate limit: its turn comes after
-                await services.announcements.held_back(row, until)
-                continue
-            unrecorded = self._unrecorded.pop((row.set_id, row.ply), None)
-            if unrecorded is not None and unrecorded[0] >= row.created_us:
-                try:
-                    await unrecorded[1]()  # out (a board owed anew since is left owed)
-                except StorageError:
-                    self._unrecorded[row.set_id, row.ply] = unrecorded
-                    raise  # the database's trouble: the timers say so and try again
-                continue
             try:
-                message_id = await self._post_owed_board(row)
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                if unknown_message(error):
-                    # Its post, under the same nonce, was made (by the flow, its answer lost,
-                    # or by me before a crash) and deleted since: it was out.
-                    _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
-                    await services.announcements.posted(row, None)
-                    # If it was my reply, posted apart: the line before it says no longer
-                    # that I am thinking (a member's board before it is left as it is).
-                    channel = self.flow.bot.get_partial_messageable(row.channel_id)
-                    lang = await self.flow.server_language(row.guild_id)
-                    await self._stop_thinking(row.set_id, row.ply, channel, lang)
-                    continue
-                if unknown_channel(error):
-                    gone.add(row.channel_id)
-                    await self.flow.vanished.channel_gone(row.channel_id, Gone.UNKNOWN)
-                    continue
-                if isinstance(error, discord.RateLimited):
-                    until = self._wait(Route.POST, row.channel_id, error)
-                    await services.announcements.failed(row, not_before=until)
-                    continue
-                refused = not isinstance(error, UNREACHABLE)
-                log = _log.warning if refused and row.attempts == 0 else _log.info
-                log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)
-                await services.announcements.failed(row, refused=refused, cause=late_cause(error))
-                continue
-            except StorageError:
-                raise  # the database's trouble: the timers say so and try again
-            except Exception:
-                # A fault of ours in one board must not hold up the others, nor the timers.
-                _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
-                await services.announcements.failed(row, refused=True)
-                continue
-            # Marked as the row read: a board owed anew meanwhile stays owed.
-            await services.announcements.posted(row, message_id)
+                await self._deliver_board(row, gone)
+            except StorageError as error:
+                # The database failed this board (its server's language, say): it stays owed,
+                # tried again at the next check, and the other servers' boards go on.
+                _log.warning(
+                    "Board of game %s at ply %s (server %s) left owed: %r",
+                    row.set_id,
+                    row.ply,
+                    row.guild_id,
+                    error,
+                )
         await self.show_answers()
+
+    async def _deliver_board(self, row: AnnouncementRow, gone: set[int]) -> None:
+        """Post ``row``'s owed board (:meth:`deliver`), adding its channel to ``gone`` if
+        Discord no longer knows it; raises StorageError if the database fails it."""
+        services = self.flow.bot.services
+        if (row.set_id, row.ply) in self._posting:
+            return  # the flow is posting it (slowly): it is owed only if that fails
+        until = self._waiting(Route.POST, row.channel_id)
+        if until is not None:  # not tried into the rate limit: its turn comes after
+            await services.announcements.held_back(row, until)
+            return
+        unrecorded = self._unrecorded.pop((row.set_id, row.ply), None)
+        if unrecorded is not None and unrecorded[0] >= row.created_us:
+            try:
+                await unrecorded[1]()  # out (a board owed anew since is left owed)
+            except StorageError:
+                self._unrecorded[row.set_id, row.ply] = unrecorded
+                raise  # tried again at the next check
+            return
+        try:
+            message_id = await self._post_owed_board(row)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if unknown_message(error):
+                # Its post, under the same nonce, was made (by the flow, its answer lost,
+                # or by me before a crash) and deleted since: it was out.
+                _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
+                await services.announcements.posted(row, None)
+                # If it was my reply, posted apart: the line before it says no longer
+                # that I am thinking (a member's board before it is left as it is).
+                channel = self.flow.bot.get_partial_messageable(row.channel_id)
+                lang = await self.flow.server_language(row.guild_id)
+                await self._stop_thinking(row.set_id, row.ply, channel, lang)
+                return
+            if unknown_channel(error):
+                gone.add(row.channel_id)
+                await self.flow.vanished.channel_gone(row.channel_id, Gone.UNKNOWN)
+                return
+            if isinstance(error, discord.RateLimited):
+                until = self._wait(Route.POST, row.channel_id, error)
+                await services.announcements.failed(row, not_before=until)
+                return
+            refused = not isinstance(error, UNREACHABLE)
+            log = _log.warning if refused and row.attempts == 0 else _log.info
+            log("Board of game %s at ply %s not posted yet: %r", row.set_id, row.ply, error)
+            await services.announcements.failed(row, refused=refused, cause=late_cause(error))
+            return
+        except StorageError:
+            raise  # the database's trouble: left owed (:meth:`deliver` says so)
+        except Exception:
+            # A fault of ours in one board must not hold up the others, nor the timers.
+            _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
+            await services.announcements.failed(row, refused=True)
+            return
+        # Marked as the row read: a board owed anew meanwhile stays owed.
+        await services.announcements.posted(row, message_id)
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when

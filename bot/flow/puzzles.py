@@ -28,6 +28,7 @@ from bot.services.daily_puzzle import DailyPost
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, by_id
 from bot.storage import puzzles as stored
+from bot.storage.errors import StorageError
 from bot.views.common import update_message, within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
 from engine import Game, IllegalMoveError, Side, parse_square
@@ -423,49 +424,65 @@ class PuzzleFlow:
     # ---------------------------------------------------------------- the daily post
 
     async def post_daily(self, now: datetime) -> None:
-        """Claim due days and post every claimed day Discord does not have yet."""
+        """Claim due days and post every claimed day Discord does not have yet. A server's
+        post the database fails (its language unread, a write) stays owed, tried again at the
+        next check, and the other servers' posts go on."""
         service = self.bot.services.puzzles
         await service.claim_due(now)
         for post in await service.posts_owed(now):
-            channel = self.bot.get_partial_messageable(post.channel_id)
-            lang = await self.bot.flow.server_language(post.guild_id)
-            # Named as stored: a mention shows bare digits for a solver who left the server.
-            names = await self.bot.display_names(
-                post.guild_id, *post.previous_solvers[:SOLVERS_NAMED]
-            )
             try:
-                # A post Discord took just before a restart (its id never stored) is found,
-                # not posted again.
-                earlier = await self._already_posted(channel, post.day)
-                if earlier is not None:
-                    await service.daily_posted(post.guild_id, post.day, earlier)
-                    continue
-                # Where I may not attach files (taken since the channel was set), the board
-                # as text: a picture would be refused, and the post retried, every day.
-                content, files = pictures_posted(
-                    self.bot,
-                    post.channel_id,
-                    None,
-                    daily_text(post, names, lang),
-                    [board_file(post.puzzle, post.puzzle.game(), None, lang)],
-                    lang,
-                )
-                message = await channel.send(
-                    content,
-                    files=files,
-                    view=solve_view(post.puzzle.puzzle_id, post.day, lang),
-                    allowed_mentions=NO_PINGS,
-                )
-            except (discord.HTTPException, discord.RateLimited) as error:  # a long 429 as a 5xx
+                await self._post_daily(post, now)
+            except StorageError as error:
+                # The database failed this server's post (its language, say): it stays owed,
+                # tried again at the next check, and the other servers' posts go on.
                 _log.warning(
-                    "Could not post the daily puzzle in channel %s: %r", post.channel_id, error
+                    "The daily puzzle of server %s (%s) stays owed: %r",
+                    post.guild_id,
+                    post.day,
+                    error,
                 )
-                if unknown_channel(error):  # deleted while the bot was away: switched off
-                    await self.bot.flow.vanished.channel_gone(post.channel_id, Gone.UNKNOWN)
-                    continue
-                await service.daily_refused(post.guild_id, post.day, now)
-                continue
-            await service.daily_posted(post.guild_id, post.day, message.id)
+
+    async def _post_daily(self, post: DailyPost, now: datetime) -> None:
+        """Post ``post``, the daily puzzle a server is owed, unless Discord has it already
+        (:meth:`post_daily`); raises StorageError if the database fails it."""
+        service = self.bot.services.puzzles
+        channel = self.bot.get_partial_messageable(post.channel_id)
+        lang = await self.bot.flow.server_language(post.guild_id)
+        # Named as stored: a mention shows bare digits for a solver who left the server.
+        names = await self.bot.display_names(post.guild_id, *post.previous_solvers[:SOLVERS_NAMED])
+        try:
+            # A post Discord took just before a restart (its id never stored) is found,
+            # not posted again.
+            earlier = await self._already_posted(channel, post.day)
+            if earlier is not None:
+                await service.daily_posted(post.guild_id, post.day, earlier)
+                return
+            # Where I may not attach files (taken since the channel was set), the board
+            # as text: a picture would be refused, and the post retried, every day.
+            content, files = pictures_posted(
+                self.bot,
+                post.channel_id,
+                None,
+                daily_text(post, names, lang),
+                [board_file(post.puzzle, post.puzzle.game(), None, lang)],
+                lang,
+            )
+            message = await channel.send(
+                content,
+                files=files,
+                view=solve_view(post.puzzle.puzzle_id, post.day, lang),
+                allowed_mentions=NO_PINGS,
+            )
+        except (discord.HTTPException, discord.RateLimited) as error:  # a long 429 as a 5xx
+            _log.warning(
+                "Could not post the daily puzzle in channel %s: %r", post.channel_id, error
+            )
+            if unknown_channel(error):  # deleted while the bot was away: switched off
+                await self.bot.flow.vanished.channel_gone(post.channel_id, Gone.UNKNOWN)
+                return
+            await service.daily_refused(post.guild_id, post.day, now)
+            return
+        await service.daily_posted(post.guild_id, post.day, message.id)
 
     async def _already_posted(self, channel: discord.PartialMessageable, day: str) -> int | None:
         """The id of this bot's post of ``day`` among the channel's latest messages."""

@@ -165,31 +165,46 @@ class SetEnds:
         """Edit the match lines whose result Discord did not take at the match's end
         (:meth:`_show_result_on_line`), with pauses between tries as for a board; a line gone,
         or taken over by a newer match (a rematch against the computer), is owed no more."""
-        announcements = self.flow.bot.services.announcements
-        for owed in await announcements.lines_due():
-            if owed.superseded:
-                await announcements.line_shown(owed)
-                continue
+        for owed in await self.flow.bot.services.announcements.lines_due():
             try:
-                await self._write_owed(owed)
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                if isinstance(error, discord.NotFound):
-                    await announcements.line_shown(owed)
-                    continue
-                refused = not isinstance(error, UNREACHABLE)
-                _log.info("The line of set %s's match not edited yet: %r", owed.set_id, error)
-                await announcements.line_failed(owed, refused=refused)
-                continue
-            except NoGameHere:  # its set ended between two reads: read again after a pause
-                await announcements.line_failed(owed)
-                continue
-            except StorageError:
-                raise  # the database's trouble: the timers say so and try again
-            except Exception:  # a fault of ours in one must not hold up the others
-                _log.exception("The line of set %s's match could not be edited", owed.set_id)
-                await announcements.line_failed(owed, refused=True)
-                continue
+                await self._show_owed_line(owed)
+            except StorageError as error:
+                # The database failed this line (its server's language, say): it stays owed,
+                # tried again at the next check, and the other servers' lines go on.
+                _log.warning(
+                    "The line of set %s's match (server %s) stays owed: %r",
+                    owed.set_id,
+                    owed.guild_id,
+                    error,
+                )
+
+    async def _show_owed_line(self, owed: OwedLine) -> None:
+        """Edit ``owed``'s line (:meth:`show_owed_lines`); raises StorageError if the database
+        fails it."""
+        announcements = self.flow.bot.services.announcements
+        if owed.superseded:
             await announcements.line_shown(owed)
+            return
+        try:
+            await self._write_owed(owed)
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if isinstance(error, discord.NotFound):
+                await announcements.line_shown(owed)
+                return
+            refused = not isinstance(error, UNREACHABLE)
+            _log.info("The line of set %s's match not edited yet: %r", owed.set_id, error)
+            await announcements.line_failed(owed, refused=refused)
+            return
+        except NoGameHere:  # its set ended between two reads: read again after a pause
+            await announcements.line_failed(owed)
+            return
+        except StorageError:
+            raise  # the database's trouble: still owed (:meth:`show_owed_lines` says so)
+        except Exception:  # a fault of ours in one must not hold up the others
+            _log.exception("The line of set %s's match could not be edited", owed.set_id)
+            await announcements.line_failed(owed, refused=True)
+            return
+        await announcements.line_shown(owed)
 
     async def _write_owed(self, owed: OwedLine) -> None:
         """Edit ``owed``'s line to show its match's result — or, for a rematch against the
