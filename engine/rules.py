@@ -78,8 +78,7 @@ BRANDUBH = Ruleset(
     summary=N_(
         "The king escapes to a corner; the attackers capture him (four sides on the throne, two "
         "elsewhere) or encircle every defender. The throne and corners are for the king only, "
-        "and hostile. The king is armed: he can help capture. A third repetition loses for the "
-        "player who makes it."
+        "and hostile. The king is armed: he can help capture."
     ),
 )
 

@@ -13,7 +13,8 @@ from PIL import Image
 
 from bot.cogs.info import rules_text
 from bot.flow.uploads import MESSAGE_OVERHEAD, SMALL_WIDTH
-from engine import Outcome, Reason, read_record, read_tags
+from bot.i18n import language
+from engine import RULESETS, Outcome, Reason, read_record, read_tags
 from renderer import render_replay
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
@@ -505,6 +506,18 @@ def test_rules_name_the_board_size_once() -> None:
     """The /rules heading does not repeat a size the ruleset's title already gives."""
     heading = rules_text("tablut").splitlines()[0]
     assert heading.count("9x9") == 1, heading
+
+
+THIRD = {"en": "third", "de": "dritten", "fr": "troisième", "es": "tercera", "pt_BR": "terceira"}
+"""How each language's /rules says "the third time" a position repeats."""
+
+
+@pytest.mark.parametrize("tag", sorted(THIRD))
+def test_rules_tell_the_repetition_rule_once(tag: str) -> None:
+    """/rules says once that a third repetition loses: the basics say it, no summary again."""
+    for name in RULESETS:
+        text = rules_text(name, language(tag))
+        assert text.lower().count(THIRD[tag]) == 1, (name, text)
 
 
 async def test_settings_limit_games_to_allowed_channels(table: Harness) -> None:

@@ -73,7 +73,8 @@ HELP_TEXT = (
     # (`/herausfordern gegner:@jemand`), filled in by the bot: never type a command's name.
     _(
         "**Start a game.** {challenge_command} posts a challenge with **Accept** (leave out the "
-        "opponent and anyone may accept it); once accepted, the game gets a thread of its own. "
+        "opponent and anyone may accept it); once accepted, the game gets a thread of its own, "
+        "or stays in the channel where the server has threads off. "
         "Challenge me ({challenge_computer_command}) to play the computer at once. A match is "
         "two sets with sides swapped.",
         challenge_command=CHALLENGE_EXAMPLE,
