@@ -127,3 +127,21 @@ async def test_no_game_starts_in_a_private_thread_i_am_not_in(server: Harness) -
     await server.standin.add_to_thread(secret, server.me, by=server.alice)
     posted = await server.reply_text(server.alice, "challenge", challenge, channel=secret)
     assert not posted.ephemeral, posted.content
+
+
+async def test_a_game_starts_in_a_private_thread_i_am_in_after_it_was_archived(
+    server: Harness,
+) -> None:
+    """A private thread alice added me to, archived and opened again by her message (Discord's
+    THREAD_UPDATE then carries no thread member: discord.py no longer knows I am in it), takes
+    her challenge: Discord, asked, shows me a member (before, it was refused as a thread I am
+    not in, untrue)."""
+    games = server.guild.channel("games")
+    ours = await server.standin.start_member_thread(games, "ours", server.alice, private=True)
+    await server.standin.add_to_thread(ours, server.carol, by=server.alice)
+    await server.standin.add_to_thread(ours, server.me, by=server.alice)
+    await server.standin.edit_thread(ours, archived=True)
+    await server.standin.member_writes(ours, server.alice)
+    challenge = {"opponent": server.carol}
+    posted = await server.reply_text(server.alice, "challenge", challenge, channel=ours)
+    assert not posted.ephemeral, posted.content

@@ -57,7 +57,7 @@ class Challenge(commands.Cog):
     ) -> None:
         """Challenge a member to Brandubh, anyone (no opponent), or the computer (challenge me)."""
         require_channel_permissions(interaction)
-        require_thread_member(interaction)
+        await require_thread_member(interaction)
         bot = self.bot
         assert interaction.guild_id is not None
         assert interaction.channel_id is not None

@@ -21,6 +21,7 @@ from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.services.errors import GameError
 from bot.thread_locks import THREAD_ARCHIVED
 from bot.unreachable import UNREACHABLE
+from bot.views.common import within_deadline
 from engine import MatchReason, get_ruleset
 
 _log = logging.getLogger(__name__)
@@ -149,25 +150,45 @@ def played_where_asked(guild: discord.Guild | None, channel_id: int) -> bool:
     return threadless(channel) or isinstance(channel, discord.ForumChannel)
 
 
-def require_thread_member(interaction: discord.Interaction[Any]) -> None:
+async def require_thread_member(interaction: discord.Interaction[Any]) -> None:
     """Refuse a game started in a private thread I am not a member of (nor a moderator of):
     Discord takes my answers there, but nothing I post on my own — a reminder, a set's end on
     time, the computer's reply when its edit is refused — so its players would wait for posts
-    that never come, and nobody would be told why."""
+    that never come, and nobody would be told why. Where discord.py does not know that I am in
+    it (a thread opened again after Discord archived it comes back without my membership),
+    Discord is asked (:func:`_member_as_discord_says`) rather than the game refused untruly."""
     channel = interaction.channel
     if (
-        isinstance(channel, discord.Thread)
-        and channel.type is discord.ChannelType.private_thread
-        and channel.me is None
-        and not interaction.app_permissions.manage_threads
+        not isinstance(channel, discord.Thread)
+        or channel.type is not discord.ChannelType.private_thread
+        or channel.me is not None
+        or interaction.app_permissions.manage_threads
     ):
-        raise GameError(
-            _(
-                "I am not a member of this private thread, so nothing I post on my own "
-                "(reminders, results on time) would reach it: add me to the thread, or start "
-                "the game in another channel."
-            )
+        return
+    asked = _member_as_discord_says(interaction.client, channel.id)
+    if await within_deadline(interaction, asked, ephemeral=True):
+        return
+    raise GameError(
+        _(
+            "I am not a member of this private thread, so nothing I post on my own "
+            "(reminders, results on time) would reach it: add me to the thread, or start "
+            "the game in another channel."
         )
+    )
+
+
+async def _member_as_discord_says(client: discord.Client, thread_id: int) -> bool:
+    """Whether Discord shows me a member of private thread ``thread_id`` (its thread, as GET
+    /channels/{id} gives it, carries my thread member; one I am not in is hidden from me: 403).
+    When Discord cannot say, True: the game is not refused on a guess."""
+    try:
+        thread = await client.fetch_channel(thread_id)
+    except discord.Forbidden:
+        return False
+    except (discord.HTTPException, *UNREACHABLE) as error:
+        _log.info("Could not ask Discord whether I am in thread %s: %s", thread_id, error)
+        return True
+    return not isinstance(thread, discord.Thread) or thread.me is not None
 
 
 def may_open_threads(interaction: discord.Interaction[Any]) -> bool:
