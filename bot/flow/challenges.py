@@ -82,7 +82,8 @@ class ChallengeFlow:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
         self.shown: dict[int, datetime] = {}
-        """Challenges' messages Discord showed, by id, and when."""
+        """Messages of challenges and takeback requests Discord showed, by id, and when
+        (:func:`bot.flow.new_challenges.message_deleted`)."""
         self.accepting: dict[int, _Presses] = {}
         """Challenges presses of Accept are starting, by id: one press at a time."""
         self.made_here: set[int] = set()

@@ -51,7 +51,7 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
             (earlier.challenge_id, earlier.message_id)
             for earlier in held.held_by
             if earlier.message_id is not None
-            and await _message_deleted(bot, earlier.channel_id, earlier.message_id)
+            and await message_deleted(bot, earlier.channel_id, earlier.message_id)
         ]
         cut_off = [
             earlier
@@ -110,7 +110,7 @@ async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | Non
     return None
 
 
-async def _message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
+async def message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:
     """Whether Discord says message ``message_id`` is no more (404 Unknown Message); anything
     else — it is there (or was, less than ``SHOWN_RECENTLY`` ago), no access to read it,
     Discord unreachable — counts as there."""
@@ -157,5 +157,6 @@ async def forget_unshown(bot: BrandubhBot, challenge_id: int) -> None:
 
 
 SHOWN_RECENTLY = timedelta(minutes=1)
-"""How long a challenge's message Discord showed is taken to be still there: a member refused
-again and again (one challenge between two members) costs one request a minute."""
+"""How long a challenge's or takeback request's message Discord showed is taken to be still
+there: a member refused again and again (one challenge between two members, one takeback request
+of a game) costs one request a minute."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.new_challenges import _message_deleted as message_deleted
+from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
 from bot.flow.threads import edit_reopening
