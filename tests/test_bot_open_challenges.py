@@ -273,6 +273,21 @@ async def test_all_waiting_challenges_shows_every_one_a_page_at_a_time(table: Ha
     assert private.embeds[0]["footer"]["text"] == "Challenges 1–10 of 12"
 
 
+async def test_a_games_lists_button_naming_another_server_is_refused(table: Harness) -> None:
+    """/games's buttons, their ids naming another server, are refused in one sentence pointing
+    to /games here, whether **All waiting challenges** or a page of the games."""
+    for n in range(6):
+        member = table.standin.add_member(table.guild, f"seeker{n:02d}")
+        await table.reply_text(member, "challenge", {"sets": 1})
+    listing = await table.reply_text(table.carol, "games")
+    other = table.guild.id + 1
+    for forged in (f"waiting:{other}:0:all", f"games:{other}:0:10:next"):
+        record = await table.standin.forged_click(listing, forged, table.carol)
+        refused = await record.wait_original()
+        assert refused.ephemeral
+        assert refused.content.startswith("That list belongs to another server: use </games:")
+
+
 async def test_games_counts_the_open_challenges_too_long_to_list(table: Harness) -> None:
     """Five members with the longest names Markdown doubles ask for a game: those whose lines
     pass the field's 1024 characters are counted below the others (they were left out)."""

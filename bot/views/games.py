@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.i18n import ENGLISH, Language, _, command
+from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped, player_name
 from bot.services.domain import (
     GameInProgress,
@@ -16,10 +16,14 @@ from bot.services.domain import (
     Unshown,
     WaitingChallenges,
 )
-from bot.services.errors import InvalidOption
 from bot.views.common import EMBED_FIELD_LIMIT, GuardedItem, bot_of, embed_title, turn_page
 from bot.views.public_places import private_channels, unknown_places
-from bot.views.waiting import SHOWN_WITH_GAMES, WaitingButton, waiting_value
+from bot.views.waiting import (
+    SHOWN_WITH_GAMES,
+    WaitingButton,
+    require_list_of_here,
+    waiting_value,
+)
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
@@ -250,13 +254,7 @@ class GamesButton(
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.guild_id != self.guild_id:
-            raise InvalidOption(
-                _(
-                    "That list belongs to another server: use {games_command} here.",
-                    games_command=command("games"),
-                )
-            )
+        require_list_of_here(interaction, self.guild_id)
         later = self.direction == "next"
         await turn_page(
             interaction,

@@ -15,7 +15,7 @@ from bot.i18n.audience import reader
 from bot.names import escaped, player_name
 from bot.services.challenges import message_link
 from bot.services.domain import Challenge, WaitingChallenges
-from bot.services.errors import InvalidOption
+from bot.services.errors import OtherServer
 from bot.views.challenge import sets_text, time_per_move_text
 from bot.views.common import (
     EMBED_FIELD_LIMIT,
@@ -212,13 +212,7 @@ class WaitingButton(
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.guild_id != self.guild_id:
-            raise InvalidOption(
-                _(
-                    "That list belongs to another server: use {games_command} here.",
-                    games_command=command("games"),
-                )
-            )
+        require_list_of_here(interaction, self.guild_id)
         player = self.player_id or None
         if self.direction == "all":
             page = waiting_message(interaction, self.guild_id, player)
@@ -235,4 +229,16 @@ class WaitingButton(
                 after=self.challenge_id if later else None,
                 before=None if later else self.challenge_id,
             ),
+        )
+
+
+def require_list_of_here(interaction: discord.Interaction[Any], guild_id: int) -> None:
+    """Refuse a press of a /games list's button (its pages, its waiting challenges) naming
+    server ``guild_id`` where it is not that server."""
+    if interaction.guild_id != guild_id:
+        raise OtherServer(
+            _(
+                "That list belongs to another server: use {games_command} here.",
+                games_command=command("games"),
+            )
         )
