@@ -327,3 +327,44 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_bound_is_posted_o
         assert boards[0].pinged_user_ids() == {table.alice.id}
     finally:
         await table.stop()
+
+
+async def test_a_computer_match_slower_than_the_bound_takes_its_thinking_away(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice challenges me where no thread is tried, and /challenge, deferred privately,
+    outlasts the bound the outbox leaves the first board to it: the outbox posts the board,
+    and /challenge, going on, takes its "thinking…" away rather than leave it for good."""
+    monkeypatch.setattr(outbox, "STARTING_BOUND", timedelta(seconds=1))
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        stored, go_on = asyncio.Event(), asyncio.Event()
+        real_within_deadline = common.within_deadline
+
+        async def slow(interaction: Any, work: Any, **kwargs: Any) -> Any:
+            async def then_held() -> Any:
+                started = await work
+                stored.set()
+                await go_on.wait()
+                return started
+
+            return await real_within_deadline(interaction, then_held(), **kwargs)
+
+        monkeypatch.setattr("bot.flow.computer_match.within_deadline", slow)
+        record = await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await asyncio.wait_for(stored.wait(), 20)
+        await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        await table.wait_board(lambda m: "your move" in m.content, timeout=20)
+        go_on.set()
+        thinking = record.original
+        assert thinking is not None
+        assert thinking.ephemeral, thinking.content
+        await until(lambda: thinking.deleted)
+        await settled(table)
+        boards = [m for m in table.public_messages() if m.attachments]
+        assert len(boards) == 1, [m.content for m in boards]
+    finally:
+        await table.stop()
