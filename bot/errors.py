@@ -118,15 +118,12 @@ def missing_channel_permissions(
 def permissions_missing(
     interaction: discord.Interaction[Any], channel_id: int, needed: tuple[str, ...]
 ) -> list[str]:
-    """Which of ``needed`` I lack in ``channel_id`` of ``interaction``'s server (none when the
-    channel is not in the cache: a post there will say in the log why it failed)."""
-    guild = (
-        None if interaction.guild_id is None else interaction.client.get_guild(interaction.guild_id)
-    )
-    channel = None if guild is None else guild.get_channel(channel_id)
-    if guild is None or channel is None:
+    """Which of ``needed`` I lack in ``channel_id`` (a channel or a thread), as
+    :func:`my_permissions` reads them; none when they are not known (the channel or my member
+    not cached: a post there will say in the log why it failed)."""
+    mine = my_permissions(interaction.client, channel_id)
+    if mine is None:
         return []
-    mine = channel.permissions_for(guild.me)
     return [name for name in needed if not getattr(mine, name)]
 
 

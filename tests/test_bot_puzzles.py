@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -503,6 +504,31 @@ async def test_puzzle_daily_says_when_i_may_no_longer_post_there(table: Harness)
         f"I can't post the daily puzzle in <#{lobby.id}>: I need the Send Messages permission "
         "there."
     )
+
+
+async def test_puzzle_daily_is_shown_with_my_member_not_cached(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/puzzle daily shows the setting when my own member has left discord.py's cache (my
+    permissions in the channel are then not known: no line about them), where reading them
+    failed and the admin got an apology."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": 12})
+    assert table.bot is not None
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    service = table.bot.services.puzzles
+    read_setting = service.daily_setting
+
+    async def read_with_my_member_gone(guild_id: int) -> Any:
+        if guild.me is not None:
+            guild._remove_member(guild.me)  # a command brings my member; it is gone meanwhile
+        return await read_setting(guild_id)
+
+    monkeypatch.setattr(service, "daily_setting", read_with_my_member_gone)
+    shown = await table.reply_text(table.admin, "puzzle daily")
+    assert shown.content.startswith(f"The daily puzzle is posted in <#{lobby.id}> every day at ")
+    assert len(shown.content.splitlines()) == 1
 
 
 async def test_a_refused_daily_post_comes_soon_after_the_channel_allows_it_again(
