@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import bot.services.puzzles as puzzle_service
 from bot.i18n import language_for
 from bot.services.puzzles import by_id
 from engine.puzzles import Difficulty, Puzzle
@@ -102,8 +103,6 @@ async def test_puzzle_play_with_an_empty_bank_says_there_are_none_yet(
 ) -> None:
     """With no puzzle in the bank, /puzzle play says there are none yet and who adds them (not
     that the player has seen them all); with none of the difficulty asked, to try another."""
-    import bot.services.puzzles as puzzle_service
-
     easy = next(p for p in puzzle_service.bank() if p.difficulty is Difficulty.EASY)
     by_id()  # read from the whole bank once and kept (functools.cache), not from the patched
     with monkeypatch.context() as patched:
@@ -928,6 +927,21 @@ async def test_a_move_typed_while_solving_a_puzzle_says_the_picker_plays_it(
     again = await table.reply_text(table.alice, "puzzle play")
     assert shown_puzzle(again) == puzzle
     assert "Find the move" in again.content
+
+
+async def test_a_move_typed_with_a_puzzle_gone_from_the_bank_is_told_no_game_is_here(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's unfinished puzzle was since removed from the bank (a new version of the bot):
+    her /move where no game is played reads that no game is here, where it sent her to a
+    picker that answers that the puzzle is not hers."""
+    shown = await table.reply_text(table.alice, "puzzle play")
+    gone = shown_puzzle(shown).puzzle_id
+    left = {puzzle_id: p for puzzle_id, p in by_id().items() if puzzle_id != gone}
+    monkeypatch.setattr(puzzle_service, "by_id", lambda: left)
+    typed = await table.reply_text(table.alice, "move", {"move": "d1-c1"})
+    assert typed.ephemeral
+    assert typed.content.startswith("There is no game in progress in this channel"), typed.content
 
 
 async def test_a_picker_behind_its_puzzle_after_a_restart_shows_it_as_it_stands(

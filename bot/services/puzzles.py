@@ -279,9 +279,11 @@ class PuzzleService:
         return Attempt(row, by_id()[row.puzzle_id])
 
     async def solving(self, user_id: int) -> bool:
-        """Whether ``user_id`` has a puzzle unfinished (a daily one too)."""
+        """Whether ``user_id`` has a puzzle unfinished (a daily one too) that is still in the
+        bank: the picker of one since removed answers that it is not theirs."""
         async with self._database.snapshot() as db:
-            return await puzzles.solving(db, user_id)
+            unfinished = await puzzles.unfinished_puzzle_ids(db, user_id)
+        return not unfinished.isdisjoint(by_id())
 
     async def line(self, attempt_id: int, user_id: int) -> tuple[str, ...] | None:
         """The moves of ``user_id``'s attempt so far, finished or not; None if not theirs."""

@@ -126,12 +126,13 @@ async def open_attempts(db: Connection, user_id: int) -> list[AttemptRow]:
     return [_attempt(row) for row in rows]
 
 
-async def solving(db: Connection, user_id: int) -> bool:
-    """Whether ``user_id`` has an unfinished attempt, a daily one included."""
-    row = await db.fetch_one(
-        "SELECT 1 FROM puzzle_attempts WHERE user_id = ? AND status = 'open' LIMIT 1", (user_id,)
+async def unfinished_puzzle_ids(db: Connection, user_id: int) -> set[str]:
+    """The puzzles of ``user_id``'s unfinished attempts, daily ones included."""
+    rows = await db.fetch_all(
+        "SELECT DISTINCT puzzle_id FROM puzzle_attempts WHERE user_id = ? AND status = 'open'",
+        (user_id,),
     )
-    return row is not None
+    return {str(row[0]) for row in rows}
 
 
 async def start(
