@@ -3,7 +3,8 @@
 A player is reminded at half time, and on a timer of an hour or more again shortly before it
 runs out (``LAST_REMINDER_*`` in bot/services/domain.py); before each reminder Discord is asked
 whether they are still a member of the server: one who has left loses the set at once instead
-(bot/flow/departures.py).
+(bot/flow/departures.py), and one timed out until their deadline or later is not reminded (their
+clock is held then, unless it was held this move already: bot/player_holds.py).
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
@@ -328,8 +329,14 @@ class Timers(ComputerRetries):
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
+            members = self.bot.flow.members
+            seen = (
+                None
+                if active.player_to_move == active.computer_id
+                else await members.member_now(active.guild_id, active.player_to_move)
+            )
             try:
-                if await self._ended_for_leaving(active):
+                if await self._ended_for_leaving(active, to_move_left=seen is False):
                     continue
             except (StorageError, GameError) as error:
                 # The departed player's set could not be ended now (a busy database): this
@@ -337,6 +344,11 @@ class Timers(ComputerRetries):
                 # reminders go on.
                 _log.warning("Game %s: a departure could not be handled: %r", active.set_id, error)
                 await self._reminder_due_again(active, last=is_last)
+                continue
+            if isinstance(seen, discord.Member) and await self._held_at_deadline(active, seen):
+                _log.info(
+                    "Game %s: its player is timed out past the deadline: no reminder", active.set_id
+                )
                 continue
             try:
                 lang = await self.bot.flow.server_language(active.guild_id)
@@ -389,11 +401,29 @@ class Timers(ComputerRetries):
         except StorageError as error:  # then this one reminder is lost, not the others
             _log.warning("Game %s: its reminder stays noted as posted: %r", active.set_id, error)
 
-    async def _ended_for_leaving(self, active: ActiveGame) -> bool:
-        """Before a reminder: whether the player to move, or else their opponent, has left the
-        server (Discord is asked); if so the set is ended, lost by the one who left, and
-        announced instead (bot/flow/departures.py)."""
-        end = await self.bot.flow.departures.forfeit_if_left(active)
+    async def _held_at_deadline(self, active: ActiveGame, member: discord.Member) -> bool:
+        """Whether ``member``, the player to move in ``active``, is timed out until its
+        deadline or later, their clock to be held then (bot/player_holds.py): they cannot move
+        before it, so a reminder that their time runs out would be untrue, and it would ping
+        someone who cannot act (the hold's line says why, at the deadline). Not so if a hold
+        of theirs gave this move its time back already (a move is held once: it does run out),
+        or if the database cannot say."""
+        until = member.timed_out_until
+        if until is None or until <= self.bot.clock() or until < active.deadline:
+            return False
+        try:
+            since = await self.bot.flow.vanished.turn_began(active.set_id)
+            held = await self.bot.services.holds.held_this_move(active.set_id, active.ply, since)
+        except StorageError as error:
+            _log.warning("Game %s: was it held this move? unread: %r", active.set_id, error)
+            return False
+        return not held
+
+    async def _ended_for_leaving(self, active: ActiveGame, *, to_move_left: bool) -> bool:
+        """Before a reminder: whether the player to move (``to_move_left``, as Discord just
+        said), or else their opponent (Discord is asked), has left the server; if so the set
+        is ended, lost by the one who left, and announced instead (bot/flow/departures.py)."""
+        end = await self.bot.flow.departures.forfeit_if_left(active, to_move_left=to_move_left)
         if end is None:
             return False
         try:

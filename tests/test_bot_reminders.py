@@ -126,10 +126,12 @@ async def test_a_move_landing_while_a_reminder_is_prepared_stops_it(
     departures = table.bot.flow.departures
     ask = departures.forfeit_if_left
 
-    async def alice_moves_meanwhile(active: ActiveGame) -> SetEnd | None:
+    async def alice_moves_meanwhile(
+        active: ActiveGame, *, to_move_left: bool | None = None
+    ) -> SetEnd | None:
         monkeypatch.setattr(departures, "forfeit_if_left", ask)
         await table.move(table.alice, "d1-b1")
-        return await ask(active)
+        return await ask(active, to_move_left=to_move_left)
 
     monkeypatch.setattr(departures, "forfeit_if_left", alice_moves_meanwhile)
     table.advance(timedelta(minutes=31))

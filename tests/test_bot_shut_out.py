@@ -158,6 +158,45 @@ async def test_a_timeout_that_runs_out_gives_the_clock_back(table: Harness) -> N
     await alice_moves(table)
 
 
+def reminders(table: Harness) -> list[StoredMessage]:
+    """The reminders to alice posted in the game's channel (half-time and last ones)."""
+    return [
+        m for m in lines(table, "reminder: it is your move") if str(table.alice.id) in m.content
+    ]
+
+
+async def test_a_player_timed_out_past_her_deadline_is_not_reminded(table: Harness) -> None:
+    """A moderator times alice out for three days two hours into her move (a day): she gets no
+    half-time or last reminder pinging her that her time runs out (she cannot move before it,
+    and her clock is held then), where both came; at her deadline the held line says why."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=2))
+    await table.standin.time_out(table.alice, table.now + timedelta(days=3))
+    table.advance(timedelta(hours=11))  # half time
+    await timers_checked(table)
+    table.advance(timedelta(hours=10, minutes=30))  # the last reminder's hour
+    await timers_checked(table)
+    assert reminders(table) == []
+    table.advance(timedelta(hours=1))  # her deadline
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT)
+    assert reminders(table) == []
+
+
+async def test_a_timeout_ending_before_her_deadline_leaves_her_reminder(table: Harness) -> None:
+    """alice, timed out until two hours before her deadline, is reminded at half time as ever,
+    pinged: she can move once the timeout ends."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=2))
+    await table.standin.time_out(table.alice, table.now + timedelta(hours=20))
+    table.advance(timedelta(hours=11))
+    await timers_checked(table)
+    await table.standin.wait_until(lambda: bool(reminders(table)), waiting_for="the reminder")
+    [reminder] = reminders(table)
+    assert "Half your time is gone; it runs out <t:" in reminder.content, reminder.content
+    assert reminder.pinged_user_ids() == {table.alice.id}
+
+
 async def test_a_player_shown_the_channel_again_plays_at_once(table: Harness) -> None:
     """Shown the channel again, alice moves before the bot asks about her again: her move is
     played (not refused as too late), and her clock was given back first."""
@@ -329,6 +368,30 @@ async def test_a_player_held_a_day_is_not_held_again_that_move(table: Harness) -
     table.advance(deadline + timedelta(days=1) - table.now)
     await told_held_a_day(table)
     await alice_lost_set_1_on_time_held_once(table)
+
+
+async def test_a_timed_out_player_held_a_day_is_reminded_her_time_runs_out(
+    table: Harness,
+) -> None:
+    """alice, timed out for five days, is held at her deadline (no reminder before it) and for a
+    day; her clock runs again and, still timed out, she is reminded at half time that it runs
+    out, pinged: a clock is held once a move, so it does."""
+    await table.challenge_accepted(table.alice, table.bob)
+    deadline = table.now + timedelta(days=1)
+    table.advance(timedelta(hours=2))
+    await table.standin.time_out(table.alice, table.now + timedelta(days=5))
+    table.advance(timedelta(hours=23))
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT)
+    table.advance(deadline + timedelta(days=1) - table.now)
+    await told_held_a_day(table)
+    assert reminders(table) == []
+    table.advance(timedelta(hours=12, minutes=30))
+    await timers_checked(table)
+    await table.standin.wait_until(lambda: bool(reminders(table)), waiting_for="the reminder")
+    [reminder] = reminders(table)
+    assert "Half your time is gone; it runs out <t:" in reminder.content, reminder.content
+    assert reminder.pinged_user_ids() == {table.alice.id}
 
 
 async def test_a_player_let_back_in_and_shut_out_again_loses_on_time(table: Harness) -> None:

@@ -31,19 +31,26 @@ class Departures:
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
 
-    async def forfeit_if_left(self, active: ActiveGame) -> SetEnd | None:
+    async def forfeit_if_left(
+        self, active: ActiveGame, *, to_move_left: bool | None = None
+    ) -> SetEnd | None:
         """Before reminding the player to move in ``active``: if they, or else their opponent,
         have left the server, the set ends now, lost by the one who left (and the match's
         next set is not played with them): the player to move is neither reminded to play
         someone gone nor left to lose on time to them. Returns that end, to announce
         (:meth:`next_set` then finds its loser gone); None if both are still there, or if the
-        set ended meanwhile."""
+        set ended meanwhile. ``to_move_left``: whether the player to move has left, if Discord
+        was just asked (else it is asked here)."""
         gone = None
         opponent = active.player_of(active.game.to_move.opponent)
         for player in (active.player_to_move, opponent):
             if player == active.computer_id:
                 continue
-            if await self.flow.members.has_left(active.guild_id, player):
+            if player == active.player_to_move and to_move_left is not None:
+                left = to_move_left
+            else:
+                left = await self.flow.members.has_left(active.guild_id, player)
+            if left:
                 gone = player
                 break
         if gone is None:
