@@ -1432,3 +1432,25 @@ async def test_a_locked_thread_whose_game_was_aborted_is_held_no_more_after_a_re
 async def _async(value: object) -> object:
     """``value``, awaitable (for :func:`eventually`)."""
     return value
+
+
+async def test_boards_left_with_buttons_while_i_could_not_see_the_channel_lose_them(
+    table: Harness,
+) -> None:
+    """alice and bob each move while the bot may not view #games (each /move answered with its
+    board; Discord refuses the edits taking the buttons off the boards before): once it may
+    again, the next board takes the buttons off all of them, where the two kept theirs."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
+    for who, text in ((table.alice, "d1-b1"), (table.bob, "c4-c2")):
+        record = await table.slash(who, "move", {"move": text})
+        assert f"played {text}" in (await record.wait_original()).content
+    await settled(table)
+    assert len([m for m in table.public_messages() if m.custom_ids()]) == 3
+    await table.standin.set_overwrite(table.channel, table.me)
+    await table.move(table.alice, "b4-b5")
+    await settled(table)
+    with_buttons = [m for m in table.public_messages() if m.custom_ids()]
+    assert [m.content.splitlines()[0] for m in with_buttons] == [
+        "**alice** (attackers) played b4-b5."
+    ]

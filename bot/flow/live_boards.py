@@ -1,6 +1,8 @@
 """Which message is a game's live board, the one with buttons: recorded as each board goes out,
 the buttons then taken off the board before it (or off a board that came out too late to be
-the live one).
+the live one). A board whose buttons Discord would not take off (the bot could not see its
+channel then, or Discord was in trouble) has them taken off when a board next goes out there
+and the bot may see the channel.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.my_permissions import my_permissions
 from bot.services.domain import ActiveGame, SetEnd
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
@@ -25,6 +28,9 @@ class LiveBoards:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._left_on: dict[int, set[int]] = {}
+        """By channel, the boards whose buttons Discord would not take off (this process's:
+        a restart leaves them, their presses refused as stale)."""
 
     async def board_out(
         self, active: ActiveGame, message_id: int | None, end: SetEnd | None = None
@@ -81,13 +87,33 @@ class LiveBoards:
         await self.take_buttons_off(ended.channel_id, message_id if not live else previous)
 
     async def take_buttons_off(self, channel_id: int, previous: int | None) -> None:
-        """Edit board ``previous`` (if any) to have no buttons."""
-        if previous is None:
-            return
-        message = self.flow.bot.get_partial_messageable(channel_id).get_partial_message(previous)
+        """Edit board ``previous`` (if any) to have no buttons; and, if the bot may see the
+        channel (as Discord last told it), the boards there whose buttons Discord would not take
+        off before."""
+        boards = [] if previous is None else [previous]
+        left_on = self._left_on.get(channel_id)
+        if left_on and self._may_see(channel_id):
+            boards += sorted(left_on - {previous})
+            del self._left_on[channel_id]
+        for board in boards:
+            await self._buttons_off(channel_id, board)
+
+    def _may_see(self, channel_id: int) -> bool:
+        """Whether the bot may see ``channel_id`` (a channel or a thread), or the cache cannot
+        say: an edit there is worth trying."""
+        mine = my_permissions(self.flow.bot, channel_id)
+        return mine is None or mine.view_channel
+
+    async def _buttons_off(self, channel_id: int, board: int) -> None:
+        """Edit ``board`` to have no buttons. One Discord refused (403: the bot may not see the
+        channel) or could not take now is tried again when a board next goes out there."""
+        message = self.flow.bot.get_partial_messageable(channel_id).get_partial_message(board)
         try:
             await message.edit(view=None)
-        except (discord.HTTPException, *UNREACHABLE) as error:
-            # Deleted, Discord in trouble or asking a long wait: it can stay (its buttons are
-            # refused as stale when pressed).
-            _log.info("Could not take the buttons off board %s: %r", previous, error)
+        except (discord.Forbidden, *UNREACHABLE) as error:
+            _log.info("Could not take the buttons off board %s yet: %r", board, error)
+            self._left_on.setdefault(channel_id, set()).add(board)
+        except discord.HTTPException as error:
+            # Deleted, or another refusal: it can stay (its buttons are refused as stale when
+            # pressed).
+            _log.info("Could not take the buttons off board %s: %r", board, error)
