@@ -559,7 +559,7 @@ def in_progress_page(
     hidden_channel_ids: frozenset[int] = frozenset(),
 ) -> tuple[str, tuple[Any, ...]]:
     """The query of a page :func:`in_progress` reads, and its parameters: in the order of the
-    ``sets_in_progress`` index (schema 46), with no sort of the server's games."""
+    ``sets_in_progress`` index (schema 41), with no sort of the server's games."""
     where, params = _in_progress_where(guild_id, player_id, hidden_channel_ids)
     return (
         f"{SET_SELECT} WHERE {where} ORDER BY g.match_id LIMIT ? OFFSET ?",
