@@ -340,3 +340,73 @@ async def test_a_held_line_the_database_fails_in_one_server_holds_up_no_other(
 
 async def _async(value: object) -> object:
     return value
+
+
+async def declined_request(
+    table: Harness,
+    guild: FakeGuild,
+    channel: FakeChannel,
+    who: FakeMember,
+    other: FakeMember,
+) -> tuple[StoredMessage, str, int]:
+    """``who`` moves in ``channel`` and asks to take it back; ``other`` declines. Returns the
+    request message, its content as asked, and the takeback's id."""
+    await table.standin.slash(guild, channel, who, "move", {"move": "d1-b1"})
+    request = await (await table.standin.slash(guild, channel, who, "takeback")).wait_original()
+    asked = request.content
+    [decline] = [c for c in request.custom_ids() if c.startswith("takeback-answer:")][1:]
+    assert decline.endswith(":decline")
+    await table.standin.click(request, decline, other)
+    await table.standin.wait_until(lambda: request.content != asked)
+    return request, asked, int(decline.split(":")[1])
+
+
+async def test_a_takeback_answer_the_database_fails_in_one_server_holds_up_no_other(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A takeback is asked and declined in each of two servers, and both requests' messages
+    are owed how they ended (the first server's first), as when Discord refused their edits
+    as locked; the database fails every read of the first server's language: the other
+    server's request shows its end at the next check, and the first's once the database
+    reads it."""
+    assert table.bot is not None
+    other = await elsewhere(table)
+    await game_in(table, table.guild, table.channel, table.alice, table.bob)
+    await game_in(table, other.guild, other.channel, other.dave, other.erin)
+    requests = [
+        await declined_request(table, table.guild, table.channel, table.alice, table.bob),
+        await declined_request(table, other.guild, other.channel, other.dave, other.erin),
+    ]
+    failing = language_fails_in(table, monkeypatch, table.guild)
+    for request, asked, takeback_id in requests:
+        request.content = asked
+        await table.bot.services.announcements.answer_owed(takeback_id)
+    (first, first_asked, _), (second, _, _) = requests
+    await table.checks_run(2)
+    assert "declined" in second.content
+    assert first.content == first_asked
+    failing.clear()
+    await table.standin.wait_until(lambda: "declined" in first.content)
+
+
+async def test_a_time_out_the_database_fails_in_one_server_holds_up_no_other(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice, then dave in another server, runs out of time in the same check; the database
+    fails every read of alice's server's language: dave's loss on time is posted, and alice's
+    once the database reads it (her set ended all the same)."""
+    other = await elsewhere(table)
+    await game_in(table, table.guild, table.channel, table.alice, table.bob)
+    await game_in(table, other.guild, other.channel, other.dave, other.erin)
+    failing = language_fails_in(table, monkeypatch, table.guild)
+    table.advance(timedelta(days=1, seconds=1))  # both move timers run out
+    await table.checks_run(2)
+
+    def losses(channel: FakeChannel) -> int:
+        return sum("ran out of time" in m.content for m in table.public_messages(channel))
+
+    assert losses(other.channel) == 1
+    assert losses(table.channel) == 0
+    failing.clear()
+    table.advance(timedelta(seconds=30))  # past the outbox's grace: her final board is owed
+    await table.standin.wait_until(lambda: losses(table.channel) == 1)

@@ -50,7 +50,7 @@ from bot.names import escaped
 from bot.services.domain import ActiveGame
 from bot.services.errors import NoGameHere
 from bot.services.records import AT_LEVEL
-from bot.storage.announcements import AnnouncementRow, LateCause
+from bot.storage.announcements import AnnouncementRow, LateCause, OwedAnswer
 from bot.storage.errors import StorageError
 from bot.storage.times import to_us
 from bot.thread_locks import refused_for_lock
@@ -288,45 +288,61 @@ class Outbox:
         they were answered (or lapsed): once the thread is unlocked, each shows how it ended,
         without its Accept and Decline — naming its asker, who was not there to see it, pinging
         nobody (a decline asks nothing of them; an accepted takeback's board pings them, as the
-        player to move). A message gone is left as it is."""
-        services = self.flow.bot.services
-        for owed in await services.announcements.answers_due():
-            if owed.message_id is None:
-                await services.announcements.answer_shown(owed)
-                continue
-            if self._waiting(Route.EDIT, owed.channel_id) is not None:
-                continue  # tried again once Discord's wait there is up
-            lang = await self.flow.server_language(owed.guild_id)
-            message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
-                owed.message_id
-            )
+        player to move). A message gone is left as it is. One the database fails (its server's
+        language unread, a write) stays owed, and the others are edited still."""
+        for owed in await self.flow.bot.services.announcements.answers_due():
             try:
-                await edit_reopening(
-                    self.flow.bot,
-                    message,
-                    content=ended_request_text(owed, lang),
-                    view=None,
-                    allowed_mentions=NO_PINGS,
+                await self._show_answer(owed)
+            except StorageError as error:
+                # The database failed this answer (its server's language, say): it stays
+                # owed, tried again at the next check, and the other servers' answers go on.
+                _log.warning(
+                    "Takeback %s's answer (server %s) left owed: %r",
+                    owed.takeback_id,
+                    owed.guild_id,
+                    error,
                 )
-            except (discord.HTTPException, *UNREACHABLE) as error:
-                if isinstance(error, discord.NotFound):  # the message, or its channel, is gone
-                    await services.announcements.answer_shown(owed)
-                    continue
-                if isinstance(error, discord.RateLimited):
-                    until = self._wait(Route.EDIT, owed.channel_id, error)
-                    await services.announcements.answer_failed(owed, not_before=until)
-                    continue
-                refused = not isinstance(error, UNREACHABLE)
-                _log.info("Takeback %s's answer not shown yet: %r", owed.takeback_id, error)
-                await services.announcements.answer_failed(owed, refused=refused)
-                continue
-            except StorageError:
-                raise  # the database's trouble: the timers say so and try again
-            except Exception:  # a fault of ours in one must not hold up the others
-                _log.exception("Takeback %s's answer could not be shown", owed.takeback_id)
-                await services.announcements.answer_failed(owed, refused=True)
-                continue
+
+    async def _show_answer(self, owed: OwedAnswer) -> None:
+        """Edit ``owed``'s request message to show how it ended (:meth:`show_answers`);
+        raises StorageError if the database fails it."""
+        services = self.flow.bot.services
+        if owed.message_id is None:
             await services.announcements.answer_shown(owed)
+            return
+        if self._waiting(Route.EDIT, owed.channel_id) is not None:
+            return  # tried again once Discord's wait there is up
+        lang = await self.flow.server_language(owed.guild_id)
+        message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
+            owed.message_id
+        )
+        try:
+            await edit_reopening(
+                self.flow.bot,
+                message,
+                content=ended_request_text(owed, lang),
+                view=None,
+                allowed_mentions=NO_PINGS,
+            )
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if isinstance(error, discord.NotFound):  # the message, or its channel, is gone
+                await services.announcements.answer_shown(owed)
+                return
+            if isinstance(error, discord.RateLimited):
+                until = self._wait(Route.EDIT, owed.channel_id, error)
+                await services.announcements.answer_failed(owed, not_before=until)
+                return
+            refused = not isinstance(error, UNREACHABLE)
+            _log.info("Takeback %s's answer not shown yet: %r", owed.takeback_id, error)
+            await services.announcements.answer_failed(owed, refused=refused)
+            return
+        except StorageError:
+            raise  # the database's trouble: left owed (:meth:`show_answers` says so)
+        except Exception:  # a fault of ours in one must not hold up the others
+            _log.exception("Takeback %s's answer could not be shown", owed.takeback_id)
+            await services.announcements.answer_failed(owed, refused=True)
+            return
+        await services.announcements.answer_shown(owed)
 
     def _wait(self, route: Route, channel_id: int, limited: discord.RateLimited) -> datetime:
         """Discord asked ``route`` in ``channel_id`` to wait ``limited.retry_after`` seconds
