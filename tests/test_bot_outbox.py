@@ -7,6 +7,7 @@ import types
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from bot.flow import player_moves
 from bot.flow.outbox import late_cause, late_line
 from bot.i18n import ENGLISH
+from bot.storage.errors import StorageError
 from engine import Game
 from tests.bot_harness import (
     Harness,
@@ -24,7 +26,7 @@ from tests.bot_harness import (
     settled,
     timers_checked,
 )
-from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
+from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage, rest_messages
 from tests.discord_standin.faults import Matcher
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.test_bot_stored_answers import first_only, owed_sentence, step_two
@@ -195,6 +197,47 @@ async def test_a_board_whose_answer_was_lost_is_posted_once(table: Harness) -> N
         raise AssertionError("an announcement stayed owed")
     counts = boards_by_move(table)
     assert {number: counts.get(number, 0) for number in expected} == expected
+
+
+async def test_a_board_posted_but_not_recorded_is_not_posted_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's board is owed to the outbox (her move's answer failed); it posts it, but the
+    database fails to record it out, and keeps failing past the minutes Discord holds a
+    nonce: the board is not posted again, and is recorded out once the database takes it
+    (before, each check posted it again, a second copy once Discord forgot the nonce)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(
+        404, seconds=OUTAGE_SECONDS, code=10062, matching=lambda m, p: "/interactions/" in p
+    )
+    [move] = quiet_moves(1)
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": move}, wait=False
+    )
+    await eventually(stored_ply(table), 1)
+    await settled(table)  # the move's answer failed: its board is the outbox's
+    table.standin.end_faults()
+    assert table.bot is not None
+    announcements = table.bot.services.announcements
+    record = announcements.posted
+    failing = [True]
+
+    async def fails(*args: Any, **kwargs: Any) -> None:
+        if failing:
+            raise StorageError("database is locked")
+        await record(*args, **kwargs)
+
+    monkeypatch.setattr(announcements, "posted", fails)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await table.standin.wait_until(lambda: boards_by_move(table).get(2) == 1, timeout=30)
+    monkeypatch.setattr(rest_messages, "NONCE_WINDOW", timedelta(0))  # Discord forgot it
+    table.advance(timedelta(seconds=10))
+    await table.checks_run(2)
+    assert boards_by_move(table).get(2) == 1
+    failing.clear()
+    await table.checks_run(2)
+    assert await announcements.due() == []
+    assert boards_by_move(table).get(2) == 1
 
 
 async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -> None:

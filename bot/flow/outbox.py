@@ -188,7 +188,7 @@ class Outbox:
         error: StorageError,
         record: Callable[[], Awaitable[None]],
     ) -> None:
-        """The flow posted the board of ``set_id`` at ``ply``, but the database failed
+        """The flow (or I) posted the board of ``set_id`` at ``ply``, but the database failed
         (``error``) to record it out: when it falls due, :meth:`deliver` makes that write
         (``record``) instead of posting it again — a board that was an interaction's answer
         carries no nonce, and a nonce holds only minutes. Kept in memory: after a restart the
@@ -280,8 +280,17 @@ class Outbox:
             _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
             await services.announcements.failed(row, refused=True)
             return
-        # Marked as the row read: a board owed anew meanwhile stays owed.
-        await services.announcements.posted(row, message_id)
+        # Marked as the row read: a board owed anew meanwhile stays owed. Out, it is not posted
+        # again if the database cannot record it now: a nonce holds only minutes.
+        try:
+            await services.announcements.posted(row, message_id)
+        except StorageError as error:
+            self.record_later(
+                row.set_id,
+                row.ply,
+                error,
+                lambda: services.announcements.posted(row, message_id),
+            )
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when
