@@ -13,7 +13,8 @@ import discord
 import pytest
 
 from bot.flow import player_moves
-from bot.flow.outbox import late_cause, late_line
+from bot.flow.late_boards import late_line
+from bot.flow.outbox import late_cause
 from bot.i18n import ENGLISH
 from bot.storage.errors import StorageError
 from engine import Game

@@ -392,8 +392,8 @@ async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it
 
         monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
         assert table.bot is not None
-        mine = table.bot.flow.outbox
-        real_post = mine._post_live_board
+        late = table.bot.flow.outbox.late
+        real_post = late._post_live_board
         posting, post_on = asyncio.Event(), asyncio.Event()
 
         async def slow_post(*args: Any, **kwargs: Any) -> discord.Message:
@@ -401,7 +401,7 @@ async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it
             await post_on.wait()
             return await real_post(*args, **kwargs)
 
-        monkeypatch.setattr(mine, "_post_live_board", slow_post)
+        monkeypatch.setattr(late, "_post_live_board", slow_post)
         pressed = asyncio.create_task(
             table.standin.click(
                 reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
