@@ -129,6 +129,30 @@ async def test_no_game_starts_in_a_private_thread_i_am_not_in(server: Harness) -
     assert not posted.ephemeral, posted.content
 
 
+async def test_no_game_starts_in_a_private_thread_i_was_removed_from(server: Harness) -> None:
+    """A private thread alice added me to, and a moderator then removed me from, takes no
+    game: the same sentence (before, discord.py still counted me in and the game began)."""
+    games = server.guild.channel("games")
+    secret = await server.standin.start_member_thread(games, "secret", server.alice, private=True)
+    await server.standin.add_to_thread(secret, server.carol, by=server.alice)
+    await server.standin.add_to_thread(secret, server.me, by=server.alice)
+    await server.standin.wait_until(lambda: _thread_me(server, secret.id) is not None, timeout=5)
+    await server.standin.remove_from_thread(secret, server.me)
+    await server.standin.wait_until(lambda: _thread_me(server, secret.id) is None, timeout=5)
+    refused = await server.reply_text(
+        server.alice, "challenge", {"opponent": server.carol}, channel=secret
+    )
+    assert refused.ephemeral, refused.content
+    assert refused.content.startswith("I am not a member of this private thread"), refused.content
+
+
+def _thread_me(server: Harness, thread_id: int) -> object:
+    """My thread member of ``thread_id`` as discord.py has it (None: not in it)."""
+    assert server.bot is not None
+    known = server.bot.get_channel(thread_id)
+    return getattr(known, "me", None)
+
+
 async def test_a_game_starts_in_a_private_thread_i_am_in_after_it_was_archived(
     server: Harness,
 ) -> None:

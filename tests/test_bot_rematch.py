@@ -561,3 +561,43 @@ async def test_a_rematch_against_the_computer_whose_press_cannot_be_deferred_beg
     )
     await table.standin.wait_until(lambda: "the game is on" in line.content, timeout=10)
     pressed.cancel()
+
+
+async def test_a_rematch_against_the_computer_in_a_private_thread_i_left_is_refused(
+    table: Harness,
+) -> None:
+    """alice's match against the computer in her private thread, over, and a moderator then
+    removes me from the thread: her Rematch, which would be played there, is refused as
+    /challenge there is, and no game starts (before, it began where nothing I post on my own
+    reaches)."""
+    games = table.guild.channel("games")
+    secret = await table.standin.start_member_thread(games, "secret", table.alice, private=True)
+    await table.standin.add_to_thread(secret, table.me, by=table.alice)
+    await table.reply_text(
+        table.alice, "challenge", {"opponent": table.me, "sets": 1, "level": 1}, channel=secret
+    )
+    await table.wait_board(channel=secret)
+    ask = await table.reply_text(table.alice, "resign", channel=secret)
+    await (await table.standin.click(ask, ask.custom_ids()[0], table.alice)).wait_original()
+    over = await table.standin.wait_for_message(
+        secret, lambda m: "wins the game" in m.content, timeout=10
+    )
+    await table.standin.remove_from_thread(secret, table.me)
+    assert table.bot is not None
+    await table.standin.wait_until(lambda: _out_of(table, secret), timeout=5)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert answer.ephemeral
+    assert answer.content == (
+        "I am not a member of this private thread, so nothing I post on my own (reminders, "
+        "results on time) would reach it: add me to the thread, or start the game in another "
+        "channel."
+    )
+    assert await table.bot.services.games.in_channel(secret.id) is None
+
+
+def _out_of(table: Harness, thread: FakeChannel) -> bool:
+    """Whether the bot has heard that it was removed from ``thread``."""
+    assert table.bot is not None
+    known = table.bot.get_channel(thread.id)
+    return not isinstance(known, discord.Thread) or known.me is None

@@ -121,6 +121,13 @@ class ServerChanges(commands.Cog):
         self._maybe_allowed(payload.guild_id, "A thread")
 
     @commands.Cog.listener()
+    async def on_thread_remove(self, thread: discord.Thread) -> None:
+        """I was removed from ``thread`` (THREAD_MEMBERS_UPDATE naming me): discord.py keeps my
+        thread member, so a private thread I was removed from would still count me in, and a
+        game could start there (bot/flow/threads.py ``require_thread_member``)."""
+        thread.me = None
+
+    @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """An interaction came: its word on my Manage Threads, told once it is answered or
         refused, is as of now (``Holds.heard``)."""

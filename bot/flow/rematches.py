@@ -19,6 +19,7 @@ from bot.flow.threads import (
     member_threads_here,
     member_threads_in,
     rematch_reason,
+    require_thread_member,
 )
 from bot.i18n import _, command
 from bot.i18n.audience import reader
@@ -113,6 +114,8 @@ class RematchFlow:
         shown_here = terms.computer_id is not None or terms.parent_channel_id is None
         if shown_here and await still_locked_for_me(interaction):
             raise await locked_refusal(interaction)
+        if shown_here:  # played or offered here, as /challenge would be: not where I was removed
+            await require_thread_member(interaction)
         other = terms.player2_id if user == terms.player1_id else terms.player1_id
         first_side = terms.player1_side if user == terms.player1_id else terms.player1_side.opponent
         side = first_side.opponent
