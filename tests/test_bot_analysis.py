@@ -132,8 +132,8 @@ async def test_a_hnefatafl_game_is_analysed_on_its_own_curve(table: Harness) -> 
     assert "The defenders win: the king escaped. 8 moves were played." in reply.content
     alice_lines = reply.content.split("**alice** (attackers): ", 1)[1].splitlines()
     assert alice_lines[0] == "1 blunder, 0 mistakes, 0 inaccuracies."
-    assert alice_lines[1].startswith("- Move 5, d11-d9: blunder (")
-    assert "allowed a loss in 2 moves); better " in alice_lines[1]
+    assert alice_lines[1].startswith("- Move 5, d11-d9: blunder (allowed a loss in 2 moves; −")
+    assert " %); better " in alice_lines[1]
     graph, replay = reply.attachments
     with Image.open(io.BytesIO(graph.data)) as picture:
         assert picture.format == "PNG"

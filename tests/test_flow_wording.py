@@ -22,7 +22,7 @@ def test_a_one_set_boards_turn_line_begins_with_a_capital() -> None:
 
 
 def test_the_notes_of_a_move_are_parted_as_each_language_writes_a_semicolon() -> None:
-    """French sets a space before a semicolon: "(−40 % ; a permis …)"; English does not."""
+    """French sets a space before a semicolon: "(a permis … ; −40 %)"; English does not."""
     review = MoveReview(
         ply=3,
         move=Move.parse("d1-d3"),
@@ -33,8 +33,28 @@ def test_the_notes_of_a_move_are_parted_as_each_language_writes_a_semicolon() ->
         better=None,
         allowed_loss_in=2,
     )
-    assert "(−40 %; allowed a loss in 2 moves)" in describe_move_review(review, ENGLISH)
-    assert "(−40 % ; " in describe_move_review(review, language("fr"))
+    assert "(allowed a loss in 2 moves; −40 %)" in describe_move_review(review, ENGLISH)
+    assert " ; −40 %)" in describe_move_review(review, language("fr"))
+
+
+def test_a_blunder_of_a_few_points_says_why_before_them() -> None:
+    """A move giving away 3 points is a blunder for the forced loss it allowed: that is said
+    first, the points after, in every language (before: "blunder (−3 %; allowed …)")."""
+    review = MoveReview(
+        ply=3,
+        move=Move.parse("d1-d3"),
+        side=Side.DEFENDERS,
+        judgement=Judgement.BLUNDER,
+        chance_before=0.33,
+        chance_after=0.3,
+        better=None,
+        allowed_loss_in=3,
+    )
+    assert describe_move_review(review, ENGLISH) == (
+        "Move 4, d1-d3: blunder (allowed a loss in 3 moves; −3 %)"
+    )
+    for tag in ("de", "fr", "es", "pt_BR"):
+        assert describe_move_review(review, language(tag)).endswith(" −3 %)"), tag
 
 
 def test_a_rating_change_adds_up_as_shown() -> None:

@@ -481,8 +481,10 @@ def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
 
 
 def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
-    """``Move 14, d4-d6: blunder (−35 %; allowed a loss in 2 moves); better c4-c2``."""
-    notes = [f"−{round(each.lost * 100)} %"]
+    """``Move 14, d4-d6: blunder (allowed a loss in 2 moves; −35 %); better c4-c2``: why the
+    move is judged so first (a forced win or loss judges a move whose chance given away is
+    small: "blunder (allowed a loss in 3 moves; −3 %)"), the chance it gave away last."""
+    notes: list[str] = []
     if each.missed_win_in is not None:
         notes.append(
             lang.n_(
@@ -497,6 +499,7 @@ def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
                 each.allowed_loss_in,
             )
         )
+    notes.append(f"−{round(each.lost * 100)} %")
     judgement = lang.gettext(each.judgement.label)
     if each.better is None:
         return lang._(
