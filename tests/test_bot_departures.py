@@ -51,14 +51,14 @@ def bob_left_lines(table: Harness, *, german: bool = False) -> list[str]:
             f"{carol} gewinnt den Satz.",
             f"Ohne Wertung: {bob} hat darin nie gezogen.",
             f"Satz 2 wird nicht gespielt: {carol} gewinnt ihn ohne Zug.",
-            f"**Match vorbei:** {carol} gewinnt das Match 2–0, mit mehr gewonnenen Sätzen.",
+            f"**Match vorbei:** {carol} gewinnt das Match 2–0.",
         ]
     return [
         "**Set 1 of 2 is over** after 1 move. The attackers win: the defenders left the server.",
         f"{carol} wins the set.",
         f"It is not rated: {bob} never moved in it.",
         f"Set 2 is not played: {carol} wins it without a move.",
-        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+        f"**Match over:** {carol} wins the match 2–0.",
     ]
 
 
@@ -127,7 +127,7 @@ async def test_no_set_starts_with_a_player_who_left(table: Harness) -> None:
         f"{bob} has left the server, so set 2 is not played: {alice} wins it without a move."
         in over.content
     )
-    assert f"**Match over:** {alice} wins the match 2–0, with more sets won." in over.content
+    assert f"**Match over:** {alice} wins the match 2–0." in over.content
     assert "Set 2 begins" not in over.content
     assert over.allowed_user_ids() == set()
     await timers_checked(table)  # nor does the outbox post set 2 later
@@ -159,7 +159,7 @@ async def test_an_opponent_who_left_loses_at_the_reminder_of_the_player_to_move(
         f"{carol} wins the set.",
         f"It is not rated: {bob} never moved in it.",
         f"Set 2 is not played: {carol} wins it without a move.",
-        f"**Match over:** {carol} wins the match 2–0, with more sets won.",
+        f"**Match over:** {carol} wins the match 2–0.",
     ]
     assert over.allowed_user_ids() == {table.carol.id}  # bob, gone, is not pinged
     table.advance(timedelta(minutes=30))

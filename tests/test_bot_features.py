@@ -338,7 +338,7 @@ async def test_stats_show_rating_and_head_to_head(table: Harness) -> None:
     [embed] = stats.embeds
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert float(fields["Rating"].rstrip("?")) > 1500
-    assert fields["Head to head with you"].startswith("You won 0, they won 1")
+    assert fields["Head to head with bob"].startswith("bob won 0, alice won 1")
 
 
 async def test_stats_of_a_player_who_left_show_their_record(table: Harness) -> None:
@@ -356,7 +356,7 @@ async def test_stats_of_a_player_who_left_show_their_record(table: Harness) -> N
     assert embed["description"] == "**bob** has left this server."
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert float(fields["Rating"].rstrip("?")) < 1500
-    assert fields["Head to head with you"].startswith("You won 1, they won 0")
+    assert fields["Head to head with alice"].startswith("alice won 1, bob won 0")
 
 
 async def test_players_are_named_even_when_their_names_were_not_kept(

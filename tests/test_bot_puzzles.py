@@ -1001,6 +1001,35 @@ async def test_an_older_message_of_a_puzzle_pressed_tells_the_move_it_is_behind(
     assert f"you played {first}, your opponent answered {reply}." in stands.content, stands.content
 
 
+async def test_a_message_two_moves_behind_its_puzzle_tells_every_move_since(
+    table: Harness,
+) -> None:
+    """alice plays two moves of her puzzle in the message /puzzle play gave it back in, then
+    presses the picker of its older message: that one tells both moves and both answers
+    (before: only the last pair, as if the older message showed the first)."""
+    older = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    puzzle = shown_puzzle(older)
+    assert puzzle.moves >= 3
+    newer = await table.reply_text(table.alice, "puzzle play", {"difficulty": "hard"})
+    first, reply, second, answer = (str(move) for move in puzzle.solution[:4])
+    played = await pick(table, newer, table.alice, first)
+    played = await pick(table, played, table.alice, second)
+    assert f"**Good:** {second}. Your opponent answers {answer}." in played.content
+    pieces = next(c for c in older.custom_ids() if ":from:" in c)
+    component = older.component(pieces)
+    assert component is not None
+    pressed = await table.standin.select(
+        older, pieces, table.alice, [component["options"][0]["value"]]
+    )
+    stands = await pressed.wait_original(lambda m: "moved on" in m.content)
+    left = puzzle.moves - 2
+    assert stands.content.endswith(
+        f"\nThe puzzle had moved on since this message: you played {first}, your opponent "
+        f"answered {reply}; then you played {second}, your opponent answered {answer}. "
+        f"Win in {left} more {'move' if left == 1 else 'moves'}."
+    ), stands.content
+
+
 async def test_the_daily_puzzle_is_posted_in_a_channel_closed_to_games(table: Harness) -> None:
     """Games allowed in #general alone, the daily puzzle set in #lobby is still posted there
     and its Solve works: a puzzle is not a game (solved privately, no thread, no channel

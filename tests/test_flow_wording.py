@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.flow.analysis import describe_move_review
-from bot.flow.posts import rating_text, turn_line
+from bot.flow.posts import match_end_text, rating_text, turn_line
 from bot.i18n import ENGLISH, language
-from bot.services.domain import RatingChange
-from engine import Move, Side
+from bot.services.domain import MatchEnd, RatingChange
+from engine import MatchReason, MatchResult, Move, Side
 from engine.analysis import Judgement, MoveReview
 from tests.test_flow_boards_as_text import set_two
 
@@ -66,3 +66,25 @@ def test_a_rating_change_adds_up_as_shown() -> None:
     assert line == "Ratings: alice 1662? → 1721? (+59), bob 1338? → 1279? (−59)."
     unchanged = RatingChange(1, 1500.4, 1500.6, 80.0, 79.0)
     assert rating_text((unchanged,), {1: "alice"}) == "Ratings: alice 1500 → 1501 (+1)."
+
+
+def test_a_match_won_on_sets_says_no_tie_break() -> None:
+    """A 2–0 ends at its score, in every language (before: "2–0, with more sets won"); a
+    1–1 still says how it was decided."""
+    alice, bob = 1, 2
+    names = {alice: "alice", bob: "bob"}
+    two_nil = MatchEnd(
+        1, (alice, bob), alice, MatchReason.MORE_WINS,
+        MatchResult(alice, MatchReason.MORE_WINS, {alice: 2, bob: 0}), (),
+    )  # fmt: skip
+    assert match_end_text(two_nil, names) == "**Match over:** <@1> wins the match 2–0."
+    for tag in ("de", "fr", "es", "pt_BR"):
+        assert match_end_text(two_nil, names, language(tag)).endswith(" 2–0."), tag
+    level = MatchEnd(
+        1, (alice, bob), bob, MatchReason.FEWER_MOVES,
+        MatchResult(bob, MatchReason.FEWER_MOVES, {alice: 1, bob: 1}), (),
+    )  # fmt: skip
+    assert match_end_text(level, names) == (
+        "**Match over:** <@2> wins the match 1–1, with one set each, by winning their set in "
+        "fewer moves."
+    )

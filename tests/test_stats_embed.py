@@ -74,9 +74,10 @@ def test_the_head_to_head_says_who_won_the_matches() -> None:
     one of no-show sets, counted for neither)."""
     bob = ALICE + 2
     head = HeadToHead(1, (ALICE, bob), 4, (3, 1), 0, 2, (1, 0))
-    embed = stats_embed(PlayerStats(1, bob, "bob", None, ()), head, ALICE)
-    [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
-    assert value == "You won 3, they won 1 (4 sets, 2 matches)\nMatches: you won 1, they won 0"
+    stats = PlayerStats(1, bob, "bob", None, (), names={ALICE: "alice"})
+    embed = stats_embed(stats, head, ALICE)
+    [value] = [field.value for field in embed.fields if field.name == "Head to head with alice"]
+    assert value == "alice won 3, bob won 1 (4 sets, 2 matches)\nMatches: alice won 1, bob won 0"
 
 
 def test_the_head_to_head_of_a_match_nobody_played_shows_its_match() -> None:
@@ -84,18 +85,18 @@ def test_the_head_to_head_of_a_match_nobody_played_shows_its_match() -> None:
     reads their head to head, naming the match and that nobody won it; a set played of a
     match still going on shows it too; without either there is none."""
     bob = ALICE + 2
-    stats = PlayerStats(1, bob, "bob", None, ())
+    stats = PlayerStats(1, bob, "bob", None, (), names={ALICE: "alice"})
     head = HeadToHead(1, (ALICE, bob), 0, (0, 0), 0, 1, (0, 0))
     embed = stats_embed(stats, head, ALICE)
-    [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
-    assert value == "You won 0, they won 0 (0 sets, 1 match)\nMatches: you won 0, they won 0"
+    [value] = [field.value for field in embed.fields if field.name == "Head to head with alice"]
+    assert value == "alice won 0, bob won 0 (0 sets, 1 match)\nMatches: alice won 0, bob won 0"
     going_on = HeadToHead(1, (ALICE, bob), 1, (1, 0), 0, 0, (0, 0))
     embed = stats_embed(stats, going_on, ALICE)
-    [value] = [field.value for field in embed.fields if field.name == "Head to head with you"]
-    assert value == "You won 1, they won 0 (1 set, 0 matches)"
+    [value] = [field.value for field in embed.fields if field.name == "Head to head with alice"]
+    assert value == "alice won 1, bob won 0 (1 set, 0 matches)"
     never = HeadToHead(1, (ALICE, bob), 0, (0, 0), 0, 0, (0, 0))
     shown = [field.name for field in stats_embed(stats, never, ALICE).fields]
-    assert "Head to head with you" not in shown
+    assert "Head to head with alice" not in shown
 
 
 def test_a_player_whose_name_was_never_told_is_a_player() -> None:
@@ -110,3 +111,22 @@ def test_a_player_whose_name_was_never_told_is_a_player() -> None:
     board = leaderboard_embed(page, "server", german)
     assert board.description is not None
     assert board.description.startswith("`  1.` **ein Spieler** — ")
+
+
+def test_the_public_head_to_head_names_its_asker_not_you() -> None:
+    """bob's /stats of alice, posted for all to read, names bob in the head to head (escaped,
+    no mention): "you" would be whoever reads it (before, "Head to head with you")."""
+    bob = ALICE + 2
+    head = HeadToHead(1, (ALICE, bob), 2, (2, 0), 0, 1, (1, 0))
+    stats = PlayerStats(1, ALICE, "alice", None, (), names={bob: "@everyone_bob*"})
+    for tag in LANGUAGES:
+        [field] = stats_embed(stats, head, bob, lang=language(tag)).fields
+        shown = "@\u200beveryone\\_bob\\*"
+        assert shown in (field.name or ""), (tag, field.name)
+        assert shown in (field.value or ""), (tag, field.value)
+        assert "alice" in (field.value or ""), (tag, field.value)
+    [field] = stats_embed(stats, head, bob).fields
+    assert field.name == "Head to head with @\u200beveryone\\_bob\\*"
+    assert field.value == "@\u200beveryone\\_bob\\* won 0, alice won 2 (2 sets, 1 match)\n" + (
+        "Matches: @\u200beveryone\\_bob\\* won 0, alice won 1"
+    )

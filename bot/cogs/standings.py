@@ -114,8 +114,9 @@ def stats_embed(
     *,
     member: bool = True,
 ) -> discord.Embed:
-    """A player's rating, record, recent games and head-to-head with the viewer; of one not
-    a ``member`` of the server, saying so (that they left it, if they played in it)."""
+    """A player's rating, record, recent games and head-to-head with the viewer (named from
+    ``stats.names``, as the embed is public); of one not a ``member`` of the server, saying so
+    (that they left it, if they played in it)."""
     title = lang.gettext(get_ruleset(stats.ruleset).title)
     player = player_name(stats.display_name, lang)
     embed = discord.Embed(title=lang._("{player} at {ruleset}", player=player, ruleset=title))
@@ -159,18 +160,26 @@ def stats_embed(
     # Shown once the two played a set or finished a match, even one of sets nobody played
     # (0 sets): they met.
     if head is not None and (head.games or head.matches):
+        # The embed is public: "you" would be whoever reads it, so the asker is named.
+        asker = player_name(stats.names.get(viewer_id), lang)
         mine = head.player_ids.index(viewer_id)
         theirs = 1 - mine
         if head.draws:
             score = lang._(
-                "You won {mine}, they won {theirs}, {draws} drawn",
+                "{asker} won {mine}, {player} won {theirs}, {draws} drawn",
+                asker=asker,
+                player=player,
                 mine=head.wins[mine],
                 theirs=head.wins[theirs],
                 draws=head.draws,
             )
         else:
             score = lang._(
-                "You won {mine}, they won {theirs}", mine=head.wins[mine], theirs=head.wins[theirs]
+                "{asker} won {mine}, {player} won {theirs}",
+                asker=asker,
+                player=player,
+                mine=head.wins[mine],
+                theirs=head.wins[theirs],
             )
         sets = lang.n_("{count} set", "{count} sets", head.games)
         if not head.games:  # Portuguese says 0 in the singular form: "0 set"
@@ -184,11 +193,15 @@ def stats_embed(
         value = f"{score} ({sets}, {matches})"
         if head.matches:
             value += "\n" + lang._(
-                "Matches: you won {mine}, they won {theirs}",
+                "Matches: {asker} won {mine}, {player} won {theirs}",
+                asker=asker,
+                player=player,
                 mine=head.matches_won[mine],
                 theirs=head.matches_won[theirs],
             )
-        embed.add_field(name=lang._("Head to head with you"), value=value, inline=False)
+        embed.add_field(
+            name=lang._("Head to head with {asker}", asker=asker), value=value, inline=False
+        )
     return embed
 
 

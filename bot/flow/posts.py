@@ -491,7 +491,6 @@ def match_end_pings(end: SetEnd, actor: int | None = None) -> discord.AllowedMen
 
 
 _MATCH_REASONS = {
-    MatchReason.MORE_WINS: _("with more sets won"),
     MatchReason.FEWER_MOVES: _("with one set each, by winning their set in fewer moves"),
     MatchReason.EQUAL_MOVES: _("one set each, won in the same number of moves"),
     MatchReason.NO_WINS: _("no set had a winner"),
@@ -505,8 +504,9 @@ def match_end_text(
     *,
     computer_id: int | None = None,
 ) -> str:
-    """ "**Match over:** alice wins 2–0 ..." per docs/rules.md §11 (``computer_id``: the
-    computer's, named with its level)."""
+    """ "**Match over:** alice wins the match 2–0." per docs/rules.md §11, saying the
+    tie-break only when the sets were level ("1–1, with one set each, by winning their set in
+    fewer moves"; ``computer_id``: the computer's, named with its level)."""
     if end.aborted or end.result is None or end.reason is None:
         return lang._(
             "**Match aborted:** it ends without a match result, and the aborted set is unrated."
@@ -516,9 +516,17 @@ def match_end_text(
     if end.winner_id == second:
         first, second = second, first
     score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
-    how = lang.render(_MATCH_REASONS[end.reason])
     if (gone := end.forfeited_by) is not None:  # not "in fewer moves": the other one left
         how = lang._("with one set each, by forfeit: {player} left the server", player=f"<@{gone}>")
+    elif end.reason is MatchReason.MORE_WINS and end.winner_id is not None:
+        # 2–0 or 1–0 says who won more sets: the tie-break is told when they were level.
+        return lang._(
+            "**Match over:** {player} wins the match {score}.",
+            player=player_named(end.winner_id, computer_id, names),
+            score=score,
+        )
+    else:
+        how = lang.render(_MATCH_REASONS[end.reason])
     if end.winner_id is None:
         return lang._("**Match drawn** ({score}): {how}.", score=score, how=how)
     return lang._(

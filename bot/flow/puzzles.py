@@ -192,7 +192,7 @@ class PuzzleFlow:
                 interaction, drawn(), ephemeral=True, thinking=False
             )
         except _Behind:
-            await self._as_it_stands(interaction, attempt_id)
+            await self._as_it_stands(interaction, attempt_id, ply)
             return
         where = lang._("Where does {square} go?", square=from_name)
         content, pictures = pictures_or_text(
@@ -220,7 +220,7 @@ class PuzzleFlow:
                 raise StaleGameError(_("You played {move} already.", move=move)) from None
             if not isinstance(error, _Behind):  # another press, answered now: it shows it
                 raise
-            await self._as_it_stands(interaction, attempt_id)
+            await self._as_it_stands(interaction, attempt_id, ply)
 
     async def _judge(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int, move: str
@@ -311,7 +311,7 @@ class PuzzleFlow:
                 raise StaleGameError(_("You gave up on this puzzle already.")) from None
             if not isinstance(error, _Behind):
                 raise
-            await self._as_it_stands(interaction, attempt_id)
+            await self._as_it_stands(interaction, attempt_id, ply)
 
     async def _give_up(
         self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
@@ -360,12 +360,15 @@ class PuzzleFlow:
             raise _Behind(_("This puzzle moved on since: look at its newest message."))
         return attempt
 
-    async def _as_it_stands(self, interaction: discord.Interaction[Any], attempt_id: int) -> None:
-        """A press on a picker behind its open attempt: the pressed message shows the puzzle
-        as it stands, with the last move and its answer. That answer may never have been shown
-        (a restart, or Discord refusing the edit, after the move was stored), or shown in
-        another message (an older message pressed), or in this one by a press just before,
-        whose text this edit replaces: said so, it is true in each case and nothing is lost."""
+    async def _as_it_stands(
+        self, interaction: discord.Interaction[Any], attempt_id: int, ply: int
+    ) -> None:
+        """A press on a picker behind its open attempt: the pressed message, made at ``ply``,
+        shows the puzzle as it stands, with every move and answer played since. Those may
+        never have been shown (a restart, or Discord refusing the edit, after a move was
+        stored), or shown in another message (an older message pressed), or in this one by a
+        press just before, whose text this edit replaces: said so, it is true in each case and
+        nothing is lost."""
         attempt = await within_deadline(
             interaction,
             self.bot.services.puzzles.attempt(attempt_id, interaction.user.id),
@@ -373,19 +376,28 @@ class PuzzleFlow:
             thinking=False,
         )
         lang = reader(interaction)
-        if len(attempt.line) < 2:  # not behind a move (a forged press): shown as a start
-            text = self._prompt(attempt, lang)
-        else:
-            move, reply = attempt.line[-2:]
-            text = f"{puzzle_heading(attempt.puzzle, lang)}\n" + lang.n_(
-                "The puzzle had moved on since this message: you played {move}, your opponent "
-                "answered {reply}. Win in {count} more move.",
-                "The puzzle had moved on since this message: you played {move}, your opponent "
-                "answered {reply}. Win in {count} more moves.",
-                attempt.moves_left,
-                move=move,
-                reply=reply,
+        since = attempt.line[ply:]
+        if ply < 0 or ply % 2 or not since:  # not behind a move (a forged press): a start
+            await self._show(interaction, attempt, self._prompt(attempt, lang), edit=True)
+            return
+        pairs = [
+            (
+                lang._("you played {move}, your opponent answered {reply}", move=move, reply=reply)
+                if number == 0
+                else lang._(
+                    "then you played {move}, your opponent answered {reply}",
+                    move=move,
+                    reply=reply,
+                )
             )
+            for number, (move, reply) in enumerate(zip(since[::2], since[1::2], strict=True))
+        ]
+        text = f"{puzzle_heading(attempt.puzzle, lang)}\n" + lang.n_(
+            "The puzzle had moved on since this message: {played}. Win in {count} more move.",
+            "The puzzle had moved on since this message: {played}. Win in {count} more moves.",
+            attempt.moves_left,
+            played="; ".join(pairs),
+        )
         await self._show(interaction, attempt, text, edit=True)
 
     def _prompt(self, attempt: Attempt, lang: Language) -> str:
