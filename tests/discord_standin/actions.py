@@ -33,6 +33,10 @@ BUTTON = 2
 STRING_SELECT = 3
 MODAL = 9
 
+NEVER_DELIVERED = "never delivered: no gateway session of the bot's serves its place"
+"""An interaction's :attr:`InteractionRecord.rejected` when the bot's gateway session that
+would receive it had ended (Discord sends it to nobody; the player's client says it failed)."""
+
 
 class PlayerActions:
     """Builds interactions as a player's client would and waits for the bot to answer them."""
@@ -124,7 +128,14 @@ class PlayerActions:
             original=source,
         )
         self.recorder.add_interaction(record)
-        await self.gateway.dispatch("INTERACTION_CREATE", payload)
+        try:
+            await self.gateway.dispatch("INTERACTION_CREATE", payload)
+        except RuntimeError:
+            # No session of the bot's serves the place (its gateway dropped it and the session
+            # ended): Discord delivers the interaction to nobody, and the player's client
+            # shows that it failed once its 3 seconds pass.
+            record.rejected = NEVER_DELIVERED
+            self.recorder.notify()
         if wait:
             await self.wait_answered(record, timeout=timeout)
         return record
@@ -166,6 +177,8 @@ class PlayerActions:
             raise InteractionNotAnswered(
                 f"the bot did not answer {record.name!r} within {timeout}s"
             ) from None
+        if record.rejected == NEVER_DELIVERED:
+            raise InteractionNotAnswered(f"{record.name!r} was {NEVER_DELIVERED}")
         if record.rejected is not None:
             raise InteractionNotAnswered(
                 f"the bot answered {record.name!r} too late: {record.rejected}"
