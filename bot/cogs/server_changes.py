@@ -223,16 +223,23 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
-        """The server's channels are known again (at start-up, after an outage): allowed
-        channels deleted meanwhile, which no CHANNEL_DELETE reached me for, leave the list as
-        a deletion seen would take them off — when one allowed channel is still there (with
-        all gone, the list stays, and /settings and refusals say they were deleted)."""
+        """The server's channels are known again (at start-up, after an outage, or after a
+        session the gateway could not resume): allowed channels deleted meanwhile, which no
+        CHANNEL_DELETE reached me for, leave the list as a deletion seen would take them off —
+        when one allowed channel is still there (with all gone, the list stays, and /settings
+        and refusals say they were deleted); the games of channels deleted meanwhile are
+        aborted (``VanishedFlow.channels_unseen``)."""
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         await self._locks_weighed(guild)  # locked while I was away or it was unavailable
         until_stored(
             self.bot,
             f"allowed channels of server {guild.id} checked",
             lambda: self._disallow_deleted_unseen(guild),
+        )
+        until_stored(  # deleted while I was away, or while my session was lost
+            self.bot,
+            f"game channels of server {guild.id} checked",
+            lambda: self.bot.flow.vanished.channels_unseen(guild),
         )
 
     @commands.Cog.listener()

@@ -1,0 +1,116 @@
+"""What reaches the bot, and what it does, across the gateway's gaps: a press while the bot's
+session is lost (never delivered), one replayed by a RESUME after Discord's 3 seconds, and
+changes in a server whose events were lost with the session (the fresh GUILD_CREATE carries
+the state)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import (
+    Harness,
+    eventually,
+    gateway_connections,
+    reconnected,
+    running_bot,
+    settled,
+)
+from tests.discord_standin import DiscordStandin, InteractionNotAnswered
+from tests.test_bot_resume import cut_off, resumed
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+@pytest.fixture
+async def threaded(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads (the bot's default)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as harness:
+        yield harness
+
+
+async def session_lost(table: Harness) -> int:
+    """The gateway drops the bot for too long to resume (its session ends) and refuses it
+    until :func:`back`; returns the connections counted before."""
+    connections = gateway_connections(table.standin)
+    await table.standin.drop_gateway(refuse_for=math.inf, resumable=False)
+    return connections
+
+
+async def back(table: Harness, connections: int) -> None:
+    """The bot identifies anew and has heard the fresh READY and GUILD_CREATEs."""
+    table.standin.reopen_gateway()
+    await reconnected(table.standin, connections)
+    await settled(table)
+
+
+async def test_a_move_pressed_while_the_session_was_lost_is_not_played_and_the_next_is(
+    table: Harness,
+) -> None:
+    """bob's /move while the bot's session is lost reaches nobody (his client says it failed):
+    nothing is played, and once the bot is back his next /move is played, once."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    connections = await session_lost(table)
+    with pytest.raises(InteractionNotAnswered, match="never delivered"):
+        await table.move(table.bob, "d3-a3")
+    await back(table, connections)
+    played = await table.move(table.bob, "d3-c3")
+    assert "played d3-c3" in played.content, played.content
+    said = [m.content for m in table.public_messages()]
+    assert not any("d3-a3" in text for text in said), said
+    assert sum("played d3-c3" in text for text in said) == 1, said
+
+
+async def test_a_move_replayed_after_discords_three_seconds_is_played_once_and_shown(
+    table: Harness,
+) -> None:
+    """bob's /move while the bot is cut off is replayed by its RESUME 3.5 s later: Discord
+    refuses its answer (his client said it failed), but the move is stored, so its board
+    goes out through the channel, once, and alice's next move is played after it."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await cut_off(table)
+    late = await table.standin.slash(
+        table.guild, table.channel, table.bob, "move", {"move": "d3-a3"}, wait=False
+    )
+    await asyncio.sleep(3.5)
+    await resumed(table)
+    await settled(table)
+    assert not late.answered
+    assert late.rejected is not None
+    table.advance(timedelta(minutes=1))
+    await table.checks_run(2)
+    await table.wait_board(lambda m: "played d3-a3" in m.content)
+    played = await table.move(table.alice, "b1-b2")
+    assert "played b1-b2" in played.content, played.content
+    said = [m.content for m in table.public_messages()]
+    assert sum("played d3-a3" in text for text in said) == 1, said
+
+
+async def test_a_channel_deleted_while_the_session_was_lost_ends_its_game_once_back(
+    table: Harness,
+) -> None:
+    """A moderator deletes the game's channel while the bot's session is lost (its
+    CHANNEL_DELETE lost with it): once the bot is back, the fresh GUILD_CREATE lacking the
+    channel, the game there is ended, not left running until its deadline."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    connections = await session_lost(table)
+    await table.standin.delete_channel(table.channel)
+    await back(table, connections)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: games.in_channel(table.channel.id), None)
