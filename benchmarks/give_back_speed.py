@@ -64,7 +64,7 @@ async def _columns(db: Connection, table: str) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
-async def _copies(services: Services, sets: int, servers: int) -> None:
+async def copy_sets(services: Services, sets: int, servers: int) -> None:
     """``sets`` sets in progress over ``servers`` servers: the one started, and copies."""
     changed = {
         "matches": {"match_id": "g.match_id + n", "guild_id": f"g.guild_id + n % {servers}"},
@@ -169,7 +169,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
         challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
         await services.challenges.accept(challenge.challenge_id, BOB)
         await services.games.play(CHANNEL, ALICE, "d1-c1")
-        await _copies(services, args.sets, args.servers)
+        await copy_sets(services, args.sets, args.servers)
         for round_ in range(1, args.rounds + 1):
             clock.advance(timedelta(minutes=1))
             since = clock.now

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from benchmarks.backends import BACKENDS, on_each_backend
-from benchmarks.give_back_speed import _copies
+from benchmarks.give_back_speed import copy_sets
 from bot.services import Services
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD, FakeClock
 
@@ -45,7 +45,7 @@ async def _run(database: str, args: argparse.Namespace) -> None:
     try:
         challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
         await services.challenges.accept(challenge.challenge_id, BOB)
-        await _copies(services, args.sets, 100)
+        await copy_sets(services, args.sets, 100)
         threads = list(range(FIRST_THREAD, FIRST_THREAD + args.threads))
         games = services.games
 

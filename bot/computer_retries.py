@@ -27,7 +27,7 @@ class ComputerRetries:
     """The computer's turns started again: at start-up, and after a failure."""
 
     bot: BrandubhBot
-    _stalled: dict[int, _Stalled]
+    _stalled: dict[int, StalledTurn]
 
     async def resume_computer_turns(self) -> None:
         """Let the computer move in every active game where it was to move at shutdown; its
@@ -81,7 +81,7 @@ class ComputerRetries:
         else:
             wait, told = min(previous.wait * 2, STALLED_RETRY_MAX), previous.told
         retry_at = self.bot.clock() + wait
-        self._stalled[active.set_id] = _Stalled(
+        self._stalled[active.set_id] = StalledTurn(
             active.ply, retry_at, wait, active.guild_id, active.channel_id, line, told
         )
         return told
@@ -90,14 +90,14 @@ class ComputerRetries:
         """The computer moved in ``set_id``: forget any earlier failure."""
         self._stalled.pop(set_id, None)
 
-    def _ended(self, set_id: int, stalled: _Stalled) -> _Stalled:
+    def _ended(self, set_id: int, stalled: StalledTurn) -> StalledTurn:
         """The end of ``stalled``'s set ran (:meth:`retry_stalled`): not again."""
         ended = replace(stalled, ended=True)
         if self._stalled.get(set_id) is stalled:
             self._stalled[set_id] = ended
         return ended
 
-    def _forget(self, set_id: int, stalled: _Stalled) -> None:
+    def _forget(self, set_id: int, stalled: StalledTurn) -> None:
         """Forget the failed turn ``stalled`` of ``set_id``, unless a newer entry replaced it."""
         if self._stalled.get(set_id) is stalled:
             del self._stalled[set_id]
@@ -150,7 +150,7 @@ class ComputerRetries:
 
 
 @dataclass(frozen=True)
-class _Stalled:
+class StalledTurn:
     """A computer turn that failed: at which ply, when to try it (again, if a try under way
     ends without a word), the wait, the server and channel of its game (the server gives the
     language, which a thread Discord archived no longer tells), the player's line that says I

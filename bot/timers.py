@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.computer_retries import ComputerRetries, _Stalled
+from bot.computer_retries import ComputerRetries, StalledTurn
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
@@ -83,7 +83,7 @@ class Timers(ComputerRetries):
         """When the timers' running was last noted in the database."""
         self._forgotten = datetime.min.replace(tzinfo=UTC)
         """When the time given back to what no longer runs was last forgotten."""
-        self._stalled: dict[int, _Stalled] = {}
+        self._stalled: dict[int, StalledTurn] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
         self._moved_clocks: list[tuple[int, int, datetime]] = []
         """The sets whose clocks :meth:`resume_clocks` moved on, for their boards."""

@@ -40,7 +40,7 @@ class ChallengeLapses:
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )
             ]
-        return [_challenge(row) for row in lapsed]
+        return [challenge_from_row(row) for row in lapsed]
 
     async def lapse_disallowed(
         self, guild_id: int, allowed: Callable[[int, GuildSettings], bool | None]
@@ -62,7 +62,7 @@ class ChallengeLapses:
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )
             ]
-        return [_challenge(row) for row in lapsed]
+        return [challenge_from_row(row) for row in lapsed]
 
     async def lapse_busy(self, guild_id: int) -> list[Challenge]:
         """The server turned threads off: its open challenges in a channel a game is played in
@@ -84,7 +84,7 @@ class ChallengeLapses:
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=now_us
                 )
             ]
-        return [_challenge(row) for row in lapsed]
+        return [challenge_from_row(row) for row in lapsed]
 
     async def expire_due(
         self, now: datetime | None = None, *, held: Held = NOTHING
@@ -102,11 +102,13 @@ class ChallengeLapses:
                 if await challenges.close(
                     db, row.challenge_id, ChallengeStatus.EXPIRED.value, now_us=to_us(moment)
                 ):
-                    expired.append(_challenge(row, ChallengeStatus.EXPIRED))
+                    expired.append(challenge_from_row(row, ChallengeStatus.EXPIRED))
         return expired
 
 
-def _challenge(row: ChallengeRow, status: ChallengeStatus | None = None) -> Challenge:
+def challenge_from_row(row: ChallengeRow, status: ChallengeStatus | None = None) -> Challenge:
+    """The challenge a stored row holds, with ``status`` in place of the stored one if given
+    (the challenge service reads its rows through this too)."""
     return Challenge(
         challenge_id=row.challenge_id,
         guild_id=row.guild_id,

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.i18n import _
-from bot.services.challenge_lapses import ChallengeLapses, _challenge
+from bot.services.challenge_lapses import ChallengeLapses, challenge_from_row
 from bot.services.clock import Clock
 from bot.services.domain import (
     CHALLENGE_LIFETIME,
@@ -132,7 +132,9 @@ class ChallengeService(ChallengeLapses):
             await db.lock(f"challenges:{challenger_id}:open")
             if await challenges.open_count(db, challenger_id, to_us(now)) >= MAX_OPEN_CHALLENGES:
                 held = await challenges.open_of(db, challenger_id, to_us(now))
-                raise TooManyChallenges(MAX_OPEN_CHALLENGES, tuple(_challenge(row) for row in held))
+                raise TooManyChallenges(
+                    MAX_OPEN_CHALLENGES, tuple(challenge_from_row(row) for row in held)
+                )
             # A member named who could not accept it now is not pinged for it.
             named = () if opponent_id is None else (opponent_id,)
             await check_member_matches(
@@ -165,7 +167,7 @@ class ChallengeService(ChallengeLapses):
             )
             row = await challenges.get(db, challenge_id)
         assert row is not None
-        return _challenge(row)
+        return challenge_from_row(row)
 
     @staticmethod
     async def _check_none_between(
@@ -184,7 +186,7 @@ class ChallengeService(ChallengeLapses):
                 earlier.opponent_id,
                 _where(earlier),
                 yours=earlier.challenger_id == challenger_id,
-                earlier=_challenge(earlier),
+                earlier=challenge_from_row(earlier),
             )
 
     @staticmethod
@@ -196,7 +198,7 @@ class ChallengeService(ChallengeLapses):
         await db.lock(f"challenges:{guild_id}:{challenger_id}:anyone")
         earlier = await challenges.open_to_anyone(db, guild_id, challenger_id, now_us)
         if earlier is not None:
-            raise OpenChallengeWaiting(_where(earlier), earlier=_challenge(earlier))
+            raise OpenChallengeWaiting(_where(earlier), earlier=challenge_from_row(earlier))
 
     async def get(self, challenge_id: int) -> Challenge:
         """The challenge with this id in whatever state it is. Raises ChallengeNotFound."""
@@ -204,13 +206,13 @@ class ChallengeService(ChallengeLapses):
             row = await challenges.get(db, challenge_id)
         if row is None:
             raise ChallengeNotFound()
-        return _challenge(row)
+        return challenge_from_row(row)
 
     async def of_match(self, match_id: int) -> Challenge | None:
         """The challenge whose acceptance started match ``match_id``; None if none did."""
         async with self._database.snapshot() as db:
             row = await challenges.of_match(db, match_id)
-        return None if row is None else _challenge(row)
+        return None if row is None else challenge_from_row(row)
 
     async def accepted_match(self, challenge_id: int, user_id: int) -> int | None:
         """The match that ``user_id`` started by accepting challenge ``challenge_id``; None if
@@ -322,7 +324,7 @@ class ChallengeService(ChallengeLapses):
             raise ChannelNotAllowed(settings.allowed_channel_ids)
         async with self._database.snapshot() as db:
             await check_member_matches(db, row.guild_id, user_id, row.challenger_id)
-        return replace(_challenge(row), opponent_id=user_id)
+        return replace(challenge_from_row(row), opponent_id=user_id)
 
     async def accept(
         self,
@@ -508,7 +510,7 @@ class ChallengeService(ChallengeLapses):
         """Every open challenge, soonest expiry first (to re-arm expiry after a restart)."""
         async with self._database.snapshot() as db:
             rows = await challenges.open_challenges(db, self._shards)
-        return [_challenge(row) for row in rows]
+        return [challenge_from_row(row) for row in rows]
 
     async def waiting_for_anyone(
         self,
@@ -535,7 +537,7 @@ class ChallengeService(ChallengeLapses):
                 after=after,
                 before=before,
             )
-        return WaitingChallenges(tuple(_challenge(row) for row in rows), total, offset)
+        return WaitingChallenges(tuple(challenge_from_row(row) for row in rows), total, offset)
 
     async def _open(
         self, challenge_id: int, pressed_on: tuple[int, int] | None = None
@@ -561,7 +563,7 @@ class ChallengeService(ChallengeLapses):
                 raise ChallengeNotFound()
             row = await challenges.get(db, challenge_id)
         assert row is not None
-        return _challenge(row)
+        return challenge_from_row(row)
 
 
 def _where(row: ChallengeRow) -> str:

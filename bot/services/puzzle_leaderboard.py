@@ -63,5 +63,6 @@ class SolverBoard:
     """The viewer's line when it is not on the page (None: on it, or no puzzle finished here)."""
 
 
-def _solver(row: SolverRow) -> SolverStanding:
+def solver_standing(row: SolverRow) -> SolverStanding:
+    """A stored solver's line on the puzzle leaderboard (the puzzle service pages them)."""
     return SolverStanding(row.place, row.user_id, row.display_name, row.solved, row.attempted)

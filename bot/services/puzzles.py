@@ -42,7 +42,7 @@ from bot.services.puzzle_leaderboard import (
     BOARD_PAGE_MAX,
     Period,
     SolverBoard,
-    _solver,
+    solver_standing,
 )
 from bot.shards import Shards
 from bot.storage import Database, puzzles
@@ -378,8 +378,8 @@ class PuzzleService:
                 )
         on_page = [row for row in rows if offset < row.place <= offset + limit]
         elsewhere = [row for row in rows if row not in on_page]  # the viewer's, off the page
-        page = tuple(_solver(row) for row in on_page)
-        viewer = _solver(elsewhere[0]) if elsewhere else None
+        page = tuple(solver_standing(row) for row in on_page)
+        viewer = solver_standing(elsewhere[0]) if elsewhere else None
         return SolverBoard(guild_id, period, viewer_id, offset, limit, total, page, viewer)
 
     # ---------------------------------------------------------------- the daily puzzle
