@@ -211,7 +211,7 @@ class ThreadHolds(HoldKeeping):
         """Whether ``thread`` (cached or fetched) is closed to its players, my Manage Threads
         in its parent as an interaction last told it, else as the cache shows it
         (bot/thread_locks.py ``thread_closed_to_players``)."""
-        return thread_closed_to_players(thread, self.told)
+        return thread_closed_to_players(self.bot, thread, self.told)
 
     def thread_held(self, thread_id: int) -> bool:
         """Whether thread ``thread_id`` is held, closed to its players by a moderator's lock."""

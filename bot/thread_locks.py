@@ -12,6 +12,8 @@ from urllib.parse import unquote, urlsplit
 
 import discord
 
+from bot.my_permissions import my_permissions
+
 THREAD_LOCKED = 160005
 """Discord's code refusing a message in a thread a moderator locked ("Thread is locked")."""
 
@@ -35,33 +37,29 @@ def closed_to_players(*, locked: bool, archived: bool, i_manage_threads: bool) -
 
 
 def manages_threads(
-    guild: discord.Guild | None, channel_id: int, told: Mapping[int, bool] | None = None
+    client: discord.Client, channel_id: int, told: Mapping[int, bool] | None = None
 ) -> bool:
-    """Whether I have Manage Threads in channel ``channel_id`` of ``guild`` (a thread's parent:
-    a thread follows its parent's permissions): as an interaction from one of its threads
-    last ``told`` (Discord's word, which the cache may lag behind: bot/holds.py
-    ``Holds.told``), else as the cache shows. False when neither can say: a locked thread
-    then holds its game's clocks, rather than its player losing on time where nobody may be
-    able to play."""
+    """Whether I have Manage Threads in channel ``channel_id`` (a thread's parent: a thread
+    follows its parent's permissions): as an interaction from one of its threads last ``told``
+    (Discord's word, which the cache may lag behind: bot/holds.py ``Holds.told``), else as the
+    cache shows (:func:`my_permissions`). False when neither can say: a locked thread then
+    holds its game's clocks, rather than its player losing on time where nobody may be able to
+    play."""
     if told is not None and channel_id in told:
         return told[channel_id]
-    if guild is None or guild.me is None:
-        return False
-    channel = guild.get_channel(channel_id)
-    if channel is None:
-        return False
-    return channel.permissions_for(guild.me).manage_threads
+    mine = my_permissions(client, channel_id)
+    return mine is not None and mine.manage_threads
 
 
 def thread_closed_to_players(
-    thread: discord.Thread, told: Mapping[int, bool] | None = None
+    client: discord.Client, thread: discord.Thread, told: Mapping[int, bool] | None = None
 ) -> bool:
     """Whether ``thread`` (cached or fetched) holds its game's clocks
     (:func:`closed_to_players`; my Manage Threads as :func:`manages_threads` says)."""
     return closed_to_players(
         locked=thread.locked,
         archived=thread.archived,
-        i_manage_threads=manages_threads(thread.guild, thread.parent_id, told),
+        i_manage_threads=manages_threads(client, thread.parent_id, told),
     )
 
 

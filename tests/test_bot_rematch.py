@@ -344,6 +344,36 @@ async def test_a_rematch_is_offered_when_discord_fails_otherwise(table: Harness)
     )
 
 
+async def test_a_rematch_is_offered_with_my_member_not_cached(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """My own member has left discord.py's cache as alice presses Rematch in the match's thread
+    (my permissions in #games are then not known): the rematch is offered there, where
+    reading them failed and she got an apology."""
+    over = await finished_in_thread(table)
+    assert table.bot is not None
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    members = table.bot.flow.members
+    member_now = members.member_now
+
+    async def looked_up_with_my_member_gone(guild_id: int, user_id: int) -> Any:
+        if guild.me is not None:
+            guild._remove_member(guild.me)  # the press brings my member; it is gone meanwhile
+        return await member_now(guild_id, user_id)
+
+    monkeypatch.setattr(members, "member_now", looked_up_with_my_member_gone)
+    pressed = await table.standin.click(over, rematch_id(over), table.alice)
+    answer = await pressed.wait_original()
+    assert guild.me is None
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.bob.id}> can accept it there."
+    )
+    offer = table.public_messages()[-1]
+    assert offer.channel is table.channel
+    assert offer.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> challenges you")
+
+
 async def test_a_rematch_with_a_member_who_cannot_see_the_channel_is_refused(
     table: Harness,
 ) -> None:

@@ -49,8 +49,8 @@ def test_the_error_handler_reaches_not_the_flow_layer() -> None:
     """bot/errors.py and its locked refusals (bot/locked_refusals.py), which the views' guard
     calls, import no bot.flow module, not even inside a function (an import cycle hidden there
     would let the views reach the flow unseen); what they read of a thread's lock is in
-    bot/thread_locks.py, which needs only discord, as do bot/unreachable.py and
-    bot/my_permissions.py (my permissions in a channel, which the flow reads too)."""
+    bot/thread_locks.py, which needs only discord and bot/my_permissions.py (my permissions in
+    a channel, which the flow reads too), as does bot/unreachable.py."""
     modules = (
         "errors.py",
         "locked_refusals.py",

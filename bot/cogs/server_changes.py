@@ -108,7 +108,7 @@ class ServerChanges(commands.Cog):
             locked=bool(metadata.get("locked")),
             archived=bool(metadata.get("archived")),
             i_manage_threads=manages_threads(
-                self.bot.get_guild(payload.guild_id), payload.parent_id, self.bot.timers.holds.told
+                self.bot, payload.parent_id, self.bot.timers.holds.told
             ),
         )
         self.bot.locks_seen.forget(payload.thread_id)  # the event is fresher

@@ -222,7 +222,7 @@ class RematchFlow:
                 sets_total=terms.sets_total,
                 challenger_side=side,
                 time_per_move=terms.time_per_move,
-                plays_here=not may_open_threads_in(interaction.guild, where),
+                plays_here=not may_open_threads_in(interaction.client, where),
                 thread_of=in_thread_of,
                 threads_here=member_threads_in(interaction, where),
                 rematch=True,

@@ -16,6 +16,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.directions import without_direction_controls
+from bot.my_permissions import my_permissions
 from bot.names import player_name
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.services.errors import GameError
@@ -225,21 +226,20 @@ def member_threads_in(interaction: discord.Interaction[Any], channel_id: int) ->
     member = interaction.user
     if guild is None or channel is None or not isinstance(member, discord.Member):
         return True
-    return (
-        channel.permissions_for(member).create_public_threads
-        and channel.permissions_for(guild.me).send_messages_in_threads
+    mine = my_permissions(interaction.client, channel_id)
+    return channel.permissions_for(member).create_public_threads and (
+        mine is None or mine.send_messages_in_threads
     )
 
 
-def may_open_threads_in(guild: discord.Guild | None, channel_id: int) -> bool:
+def may_open_threads_in(client: discord.Client, channel_id: int) -> bool:
     """Whether a game accepted in ``channel_id`` could have a thread of its own (as
-    :func:`may_open_threads`, from the bot's cached permissions there; True when unknown)."""
-    channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
-    if no_threads_from(channel):
+    :func:`may_open_threads`, from the bot's cached permissions there: :func:`my_permissions`;
+    True when unknown)."""
+    if no_threads_from(client.get_channel(channel_id)):
         return False
-    if guild is None or channel is None:
-        return True
-    return _may_start_threads(channel.permissions_for(guild.me))
+    mine = my_permissions(client, channel_id)
+    return mine is None or _may_start_threads(mine)
 
 
 def _may_start_threads(permissions: discord.Permissions) -> bool:
