@@ -18,7 +18,7 @@ from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, until
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -107,6 +107,26 @@ def challenge_never_edited(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
     return reached
 
 
+async def accepted_then_stopped(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, **options: object
+) -> StoredMessage:
+    """alice challenges bob (with ``options``); the bot stops once his acceptance is stored,
+    before her challenge's message shows it (:func:`challenge_never_edited`): returns that
+    message, its buttons still on."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, **options})
+    reached = challenge_never_edited(monkeypatch)
+    # Never answered: the stand-in's wait for its answer is left behind.
+    pressed = asyncio.create_task(
+        table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
+    )
+    await asyncio.wait_for(reached.wait(), 20)
+    await table.stop()
+    pressed.cancel()
+    monkeypatch.undo()
+    assert reply.custom_ids(), "the challenge still has its buttons"
+    return reply
+
+
 async def test_a_challenge_accepted_before_a_restart_loses_its_buttons(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,17 +136,7 @@ async def test_a_challenge_accepted_before_a_restart_loses_its_buttons(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        reached = challenge_never_edited(monkeypatch)
-        # Never answered: the stand-in's wait for its answer is left behind.
-        pressed = asyncio.create_task(
-            table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
-        )
-        await asyncio.wait_for(reached.wait(), 20)
-        await table.stop()
-        pressed.cancel()
-        monkeypatch.undo()
-        assert reply.custom_ids(), "the challenge still has its buttons"
+        reply = await accepted_then_stopped(table, monkeypatch)
         table.advance(timedelta(seconds=1))
         await table.start()
         table.advance(timedelta(seconds=11))
@@ -145,16 +155,7 @@ async def test_a_thread_challenge_accepted_before_a_restart_loses_its_buttons(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
     await table.start()
     try:
-        line = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        reached = challenge_never_edited(monkeypatch)
-        # Never answered: the stand-in's wait for its answer is left behind.
-        pressed = asyncio.create_task(
-            table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-        )
-        await asyncio.wait_for(reached.wait(), 20)
-        await table.stop()
-        pressed.cancel()
-        monkeypatch.undo()
+        line = await accepted_then_stopped(table, monkeypatch)
         thread = line.thread
         assert thread is not None
         table.advance(timedelta(seconds=1))
@@ -259,16 +260,7 @@ async def test_a_challenge_whose_read_fails_after_the_first_board_is_shown_accep
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        reached = challenge_never_edited(monkeypatch)
-        # Never answered: the stand-in's wait for its answer is left behind.
-        pressed = asyncio.create_task(
-            table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob)
-        )
-        await asyncio.wait_for(reached.wait(), 20)
-        await table.stop()
-        pressed.cancel()
-        monkeypatch.undo()
+        reply = await accepted_then_stopped(table, monkeypatch)
         real_of_match = ChallengeService.of_match
         failures: list[int] = []
 
