@@ -288,3 +288,30 @@ async def test_a_challenge_whose_read_fails_after_the_first_board_is_shown_accep
         assert len(firsts) == 1, [m.content for m in firsts]
     finally:
         await table.stop()
+
+
+async def test_a_challenge_whose_first_set_ended_before_its_first_board_loses_its_buttons(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops once bob's acceptance of a two-set match is stored; after the restart
+    alice captures the king before the outbox posts the first set's first board: at its
+    check the challenge says bob accepted (before, it kept its Accept and Decline, as the
+    set was no longer in progress)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        reply = await accepted_then_stopped(table, monkeypatch, sets=2)
+        table.advance(timedelta(seconds=1))
+        await table.start()
+        for number, text in enumerate(KING_CAPTURED):
+            played = await table.move(table.bob if number % 2 else table.alice, text)
+            assert f"played {text}" in played.content, played.content
+        assert "is over" in played.content, played.content
+        assert reply.custom_ids(), "the challenge still has its buttons"
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        await until(lambda: not reply.custom_ids())
+        sides = f"accepted: <@{table.alice.id}> attacks, <@{table.bob.id}> defends. Good game!"
+        assert sides in reply.content, reply.content
+    finally:
+        await table.stop()

@@ -8,6 +8,7 @@ is late, or the set's end as its live post told it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 from datetime import datetime
@@ -129,9 +130,13 @@ class LateBoards:
         if ply == 0 and not taken_back and position.outcome is None:
             # A match's first board, moved on from: the move's board shows it. Its challenge's
             # edit, if a restart cut it off (or the database failed it after that board was
-            # posted, leaving it owed), is still to make.
-            if active is not None and active.set_number == 1:
-                await show_accepted(self.flow, active, lang)
+            # posted, leaving it owed), is still to make, also once that set ended.
+            first = active
+            if first is None:  # the set ended meanwhile: as it ended
+                with contextlib.suppress(NoGameHere):
+                    first = (await services.games.ended(set_id)).game
+            if first is not None and first.set_number == 1:
+                await show_accepted(self.flow, first, lang)
             return None
         last = position.last_record
         computer_moved = not taken_back and last is not None and last.side is exported.computer_side
