@@ -200,6 +200,29 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
         await table.stop()
 
 
+async def accepted_edit_held(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> tuple[asyncio.Event, asyncio.Task[Any]]:
+    """alice challenges bob and he accepts; the edit of her challenge's message is held once
+    it begins (Discord slow, retrying): returns the event that lets it go on, and the press,
+    answered once it has."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    editing, go_on = asyncio.Event(), asyncio.Event()
+    real_update = common.update_message
+
+    async def slow_update(*args: Any, **kwargs: Any) -> None:
+        editing.set()
+        await go_on.wait()
+        await real_update(*args, **kwargs)
+
+    monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
+    pressed = asyncio.create_task(
+        table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30)
+    )
+    await asyncio.wait_for(editing.wait(), 20)
+    return go_on, pressed
+
+
 async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_once(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -209,22 +232,7 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_o
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        editing, go_on = asyncio.Event(), asyncio.Event()
-        real_update = common.update_message
-
-        async def slow_update(*args: Any, **kwargs: Any) -> None:
-            editing.set()
-            await go_on.wait()
-            await real_update(*args, **kwargs)
-
-        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
-        pressed = asyncio.create_task(
-            table.standin.click(
-                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
-            )
-        )
-        await asyncio.wait_for(editing.wait(), 20)
+        go_on, pressed = await accepted_edit_held(table, monkeypatch)
         table.advance(timedelta(seconds=11))  # past the grace of the board owed at the storing
         await table.checks_run(2)
         assert not any(m.attachments for m in table.public_messages())
@@ -297,22 +305,7 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_bound_is_posted_o
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        editing, go_on = asyncio.Event(), asyncio.Event()
-        real_update = common.update_message
-
-        async def slow_update(*args: Any, **kwargs: Any) -> None:
-            editing.set()
-            await go_on.wait()
-            await real_update(*args, **kwargs)
-
-        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
-        pressed = asyncio.create_task(
-            table.standin.click(
-                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
-            )
-        )
-        await asyncio.wait_for(editing.wait(), 20)
+        go_on, pressed = await accepted_edit_held(table, monkeypatch)
         await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
         table.advance(timedelta(seconds=11))
         await table.checks_run(2)
