@@ -1,0 +1,184 @@
+"""A big busy server: hundreds of games, challenges and rated players, through the stand-in.
+
+The games, challenges and ratings are stored through the services and the storage layer in the
+bot's own SQLite file; everything read back is what the bot posted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.storage import players
+from tests.bot_harness import Harness, running_bot
+from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+GAMES = 200
+"""Games (or challenges) falling due in one timers' check."""
+
+PROVISIONAL = 300.0
+ESTABLISHED = 60.0
+"""Rating deviations: above and below the provisional line (bot/ratings.py, 110)."""
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a fresh server, each game played in its channel."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def many_games(table: Harness, count: int) -> list[FakeChannel]:
+    """``count`` matches of an hour a move between new members, each in a channel of its own,
+    stored through the services as a challenge and its Accept store them; in the order begun."""
+    assert table.bot is not None
+    services = table.bot.services
+    channels = []
+    for index in range(count):
+        channel = table.standin.add_channel(table.guild, f"table-{index}")
+        first = table.standin.add_member(table.guild, f"first{index}")
+        second = table.standin.add_member(table.guild, f"second{index}")
+        challenge = await services.challenges.create(
+            table.guild.id, channel.id, first.id, second.id, time_per_move=timedelta(hours=1)
+        )
+        await services.challenges.accept(challenge.challenge_id, second.id)
+        channels.append(channel)
+    return channels
+
+
+def posted_in(table: Harness, channels: list[FakeChannel], text: str) -> int:
+    """How many of ``channels`` have a message of the bot's containing ``text``."""
+    return sum(
+        1
+        for channel in channels
+        if any(text in message.content for message in table.public_messages(channel))
+    )
+
+
+async def pages(table: Harness, message: StoredMessage, reader: FakeMember) -> list[str]:
+    """The description of each page of a paged list, pressing Next until it is disabled."""
+    shown = []
+    while True:
+        shown.append(str(message.embeds[0]["description"]))
+        buttons = [b for row in message.components for b in row["components"]]
+        [later] = [b for b in buttons if "next" in str(b.get("custom_id", "")).split(":")] or [None]
+        if later is None or later.get("disabled"):
+            return shown
+        await table.standin.click(message, str(later["custom_id"]), reader)
+
+
+async def test_two_hundred_reminders_due_at_once_all_follow_a_global_rate_limit(
+    table: Harness,
+) -> None:
+    """200 games reach half time together and Discord holds all requests back three times on
+    the way: every player to move is reminded once, within the one check."""
+    channels = await many_games(table, GAMES)
+    limited = table.standin.rate_limit(
+        retry_after=1,
+        requests=3,
+        is_global=True,
+        matching=lambda method, path: method == "POST" and path.endswith("/messages"),
+    )
+    table.advance(timedelta(minutes=31))
+    await table.checks_run(1)
+    assert limited.hits == 3
+    assert posted_in(table, channels, "reminder") == GAMES
+    await table.checks_run(1)
+    reminders = [m for c in channels for m in table.public_messages(c) if "reminder" in m.content]
+    assert len(reminders) == GAMES
+
+
+async def test_two_hundred_games_out_of_time_at_once_all_end_in_one_check(
+    table: Harness,
+) -> None:
+    """200 games run out of time together: each set's end and the next set are posted."""
+    channels = await many_games(table, GAMES)
+    table.advance(timedelta(minutes=61))
+    await table.checks_run(1)
+    assert posted_in(table, channels, "the attackers ran out of time") == GAMES
+    assert posted_in(table, channels, "**Set 2 begins.**") == GAMES
+
+
+async def test_two_hundred_challenges_expiring_at_once_all_say_so(table: Harness) -> None:
+    """200 posted challenges expire together: each post says so after one check."""
+    posts = []
+    for index in range(GAMES):
+        channel = table.standin.add_channel(table.guild, f"table-{index}")
+        first = table.standin.add_member(table.guild, f"first{index}")
+        second = table.standin.add_member(table.guild, f"second{index}")
+        options = {"opponent": second}
+        posts.append(await table.reply_text(first, "challenge", options, channel=channel))
+    table.advance(timedelta(minutes=11))
+    await table.checks_run(1)
+    assert sum("expired without an answer" in post.content for post in posts) == GAMES
+
+
+async def test_games_of_a_busy_server_page_through_every_game_once_in_order(
+    table: Harness,
+) -> None:
+    """300 games: Next through 30 pages shows each game once, in the order they began."""
+    channels = await many_games(table, 300)
+    listing = await table.reply_text(table.carol, "games")
+    shown = await pages(table, listing, table.carol)
+    assert len(shown) == 30
+    assert listing.embeds[0]["footer"]["text"] == "Games 291–300 of 300"
+    linked = [int(found) for page in shown for found in re.findall(r"<#(\d+)>", page)]
+    assert linked == [channel.id for channel in channels]
+
+
+async def rated(table: Harness, ratings: dict[int, tuple[float, float]]) -> None:
+    """Players rated in the server's Brandubh pool (user id: rating and deviation), each named
+    ``**_0042_**`` (their id's last four digits) padded with Markdown to Discord's 32
+    characters, stored through the storage layer."""
+    assert table.bot is not None
+    async with table.bot.services.database.transaction() as db:
+        for user_id, (rating, deviation) in ratings.items():
+            name = f"**_{user_id % 10_000:04d}_**".ljust(32, "*")
+            await players.upsert(db, user_id, name, table.now)
+            await db.execute(
+                "INSERT INTO ratings (guild_id, ruleset, user_id, rating, deviation, "
+                "volatility, games, wins, losses, draws, matches_won, updated_us) "
+                "VALUES (?, 'brandubh', ?, ?, ?, 0.06, 300, 150, 149, 1, 70, 0)",
+                (table.guild.id, user_id, rating, deviation),
+            )
+
+
+LINE = re.compile(r"`\s*(\d+)\.` \*\*\\\*\\\*\\_(\d{4})\\_")
+"""A leaderboard line's rank and its player's four digits (their name escaped)."""
+
+
+async def test_a_thousand_players_page_through_in_rank_order_ties_shared(table: Harness) -> None:
+    """1000 rated players, many shown alike (ties across pages), a sixth provisional: the 100
+    pages list each once, in the leaderboard's order, each ranked one more than the players
+    shown above their rating."""
+    ratings = {
+        10_000 + index: (
+            1475 + (index * 37 % 200) / 4,
+            PROVISIONAL if index % 6 == 0 else ESTABLISHED,
+        )
+        for index in range(1000)
+    }
+    await rated(table, ratings)
+    board = await table.reply_text(table.carol, "leaderboard")
+    shown = await pages(table, board, table.carol)
+    assert len(shown) == 100
+    lines = [line for page in shown for line in page.splitlines()]
+    found = [LINE.match(line) for line in lines]
+    ranked = [(int(m[1]), 10_000 + int(m[2])) for m in found if m is not None]
+    assert len(ranked) == len(lines) == 1000
+
+    def key(user_id: int) -> tuple[bool, int]:
+        rating, deviation = ratings[user_id]
+        return deviation > ESTABLISHED, -round(rating)
+
+    assert [user for _, user in ranked] == sorted(
+        ratings, key=lambda user: (key(user), -ratings[user][0], user)
+    )
+    for rank, user in ranked:
+        assert rank == 1 + sum(key(other) < key(user) for other in ratings), user
