@@ -182,3 +182,28 @@ async def test_a_thousand_players_page_through_in_rank_order_ties_shared(table: 
     )
     for rank, user in ranked:
         assert rank == 1 + sum(key(other) < key(user) for other in ratings), user
+
+
+async def test_the_leaderboard_shows_the_askers_line_below_a_page_without_them(
+    table: Harness,
+) -> None:
+    """alice is 25th of 30: page 1 ends with her own line, as /puzzle leaderboard's does, and
+    still after anyone turns to page 2; page 3, which lists her, shows her once."""
+    others = {20_000 + index: (1600.0 - 2 * index, ESTABLISHED) for index in range(29)}
+    await rated(table, others | {table.alice.id: (1553.0, ESTABLISHED)})
+    board = await table.reply_text(table.alice, "leaderboard")
+    mine = f"`{25:>3}.` **" + r"\*\*\_" + f"{table.alice.id % 10_000:04d}"
+    first = str(board.embeds[0]["description"]).splitlines()
+    assert len(first) == 12
+    assert first[-2] == "…"
+    assert first[-1].startswith(mine)
+    [later] = [c for c in board.custom_ids() if ":next" in c]
+    await table.standin.click(board, later, table.carol)
+    second = str(board.embeds[0]["description"]).splitlines()
+    assert len(second) == 12
+    assert second[-1].startswith(mine)
+    [later] = [c for c in board.custom_ids() if ":next" in c]
+    await table.standin.click(board, later, table.bob)
+    third = str(board.embeds[0]["description"]).splitlines()
+    assert "…" not in third
+    assert sum(line.startswith(mine) for line in third) == 1

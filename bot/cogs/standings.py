@@ -234,7 +234,7 @@ class Standings(commands.Cog):
         async def read() -> tuple[LeaderboardPage, Language]:
             pool = ruleset or await self._default_ruleset(guild_id)
             page = await self.bot.services.standings.leaderboard(
-                guild_id, 0, PAGE_SIZE, ruleset=pool
+                guild_id, 0, PAGE_SIZE, ruleset=pool, viewer_id=interaction.user.id
             )
             return page, await self.bot.flow.server_language(guild_id)
 

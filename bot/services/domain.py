@@ -353,6 +353,10 @@ class LeaderboardPage:
     rows: tuple[Standing, ...]
     ruleset: str = DEFAULT_RULESET
     """The pool: every ruleset has its own ratings."""
+    viewer_id: int | None = None
+    """Who asked for the list (its buttons keep their line), if anyone."""
+    viewer: Standing | None = None
+    """The viewer's line when it is not on the page (None: on it, or not rated in the pool)."""
 
 
 class TakebackStatus(enum.Enum):

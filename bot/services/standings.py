@@ -34,9 +34,11 @@ class StandingsService:
         limit: int = 10,
         *,
         ruleset: str = DEFAULT_RULESET,
+        viewer_id: int | None = None,
     ) -> LeaderboardPage:
         """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
-        total count of players rated in it. Ranks count from 1, and players whose ratings are
+        total count of players rated in it, with ``viewer_id``'s own standing when they are
+        rated there but not on the page. Ranks count from 1, and players whose ratings are
         shown alike share one (1, 2, 2, 4); ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
@@ -48,6 +50,9 @@ class StandingsService:
             first = 1
             if rows and offset:  # the page may begin inside a tie
                 first = await ratings.rank(db, guild_id, ruleset, rows[0].rating, rows[0].deviation)
+            viewer = None
+            if viewer_id is not None and all(row.user_id != viewer_id for row in rows):
+                viewer = await ratings.standing(db, guild_id, ruleset, viewer_id)
         standings: list[Standing] = []
         for index, row in enumerate(rows):
             if index == 0:
@@ -57,7 +62,16 @@ class StandingsService:
             else:
                 rank = offset + index + 1
             standings.append(_standing(rank, row))
-        return LeaderboardPage(guild_id, offset, limit, total, tuple(standings), ruleset)
+        return LeaderboardPage(
+            guild_id,
+            offset,
+            limit,
+            total,
+            tuple(standings),
+            ruleset,
+            viewer_id,
+            _standing(*viewer) if viewer is not None and rows else None,
+        )
 
     async def player_stats(
         self, guild_id: int, user_id: int, recent: int = 5, *, ruleset: str = DEFAULT_RULESET

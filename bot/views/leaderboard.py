@@ -1,4 +1,8 @@
-"""The leaderboard message and its Previous / Next buttons (anyone may page)."""
+"""The leaderboard message and its Previous / Next buttons (anyone may page).
+
+Below the page, the line of whoever asked, when they are rated and not on it, as /puzzle
+leaderboard's; the buttons keep that line (their ids carry the asker).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import discord
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped, player_name
 from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
-from bot.services.domain import DEFAULT_RULESET, LeaderboardPage
+from bot.services.domain import DEFAULT_RULESET, LeaderboardPage, Standing
 from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import (
     GuardedItem,
@@ -47,6 +51,16 @@ def record_text(wins: int, losses: int, draws: int, lang: Language = ENGLISH) ->
     return lang._("{wins}W {losses}L", wins=wins, losses=losses)
 
 
+def standing_line(row: Standing, lang: Language = ENGLISH) -> str:
+    """`` `  1.` **alice** — 1720 · 2W 1L · 1 match won``."""
+    record = record_text(row.wins, row.losses, row.draws, lang)
+    return (
+        f"`{row.rank:>3}.` **{player_name(row.display_name, lang)}** — "
+        f"{rating_text(row.rating, row.deviation)}"
+        f" · {record} · {matches_won_text(row.matches_won, lang)}"
+    )
+
+
 def leaderboard_embed(
     page: LeaderboardPage, guild_name: str, lang: Language = ENGLISH
 ) -> discord.Embed:
@@ -64,15 +78,9 @@ def leaderboard_embed(
             challenge_command=command("challenge"),
         )
         return embed
-    lines = []
-    for row in page.rows:
-        record = record_text(row.wins, row.losses, row.draws, lang)
-        name = player_name(row.display_name, lang)
-        lines.append(
-            f"`{row.rank:>3}.` **{name}** — "
-            f"{rating_text(row.rating, row.deviation)}"
-            f" · {record} · {matches_won_text(row.matches_won, lang)}"
-        )
+    lines = [standing_line(row, lang) for row in page.rows]
+    if page.viewer is not None:
+        lines += ["…", standing_line(page.viewer, lang)]
     embed.description = "\n".join(lines)
     last = page.offset + len(page.rows)
     embed.set_footer(
@@ -94,7 +102,7 @@ def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord
         page.limit,
         page.total,
         lambda offset, direction: LeaderboardButton(
-            page.guild_id, offset, direction, page.ruleset, lang
+            page.guild_id, offset, direction, page.ruleset, lang, viewer_id=page.viewer_id
         ),
     )
 
@@ -103,10 +111,11 @@ class LeaderboardButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
         r"leaderboard:(?P<guild>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
-        r"(?::(?P<ruleset>[a-z0-9-]{1,40}))?"
+        r"(?::(?P<ruleset>[a-z0-9-]{1,40})(?::(?P<viewer>\d{1,20}))?)?"
     ),
 ):
-    """Turns the leaderboard message to another page."""
+    """Turns the leaderboard message to another page, keeping the line of who asked for it
+    (``viewer_id``; lists posted before name nobody)."""
 
     def __init__(
         self,
@@ -115,13 +124,19 @@ class LeaderboardButton(
         direction: str,
         ruleset: str = DEFAULT_RULESET,
         lang: Language = ENGLISH,
+        *,
+        viewer_id: int | None = None,
     ) -> None:
+        viewer = "" if viewer_id is None else f":{viewer_id}"
         super().__init__(
-            page_button(direction, f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}", lang)
+            page_button(
+                direction, f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}{viewer}", lang
+            )
         )
         self.guild_id = guild_id
         self.offset = offset
         self.ruleset = ruleset
+        self.viewer_id = viewer_id
 
     @classmethod
     async def from_custom_id(
@@ -133,7 +148,14 @@ class LeaderboardButton(
     ) -> LeaderboardButton:
         # Buttons from before ratings were kept per ruleset have no ruleset: the default pool.
         ruleset = match["ruleset"] or DEFAULT_RULESET
-        return cls(int(match["guild"]), int(match["offset"]), match["dir"], ruleset)
+        viewer = match["viewer"]
+        return cls(
+            int(match["guild"]),
+            int(match["offset"]),
+            match["dir"],
+            ruleset,
+            viewer_id=None if viewer is None else int(viewer),
+        )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
@@ -149,7 +171,11 @@ class LeaderboardButton(
 
         async def read() -> tuple[discord.Embed, discord.ui.View | None]:
             page = await bot.services.standings.leaderboard(
-                self.guild_id, self.offset, PAGE_SIZE, ruleset=self.ruleset
+                self.guild_id,
+                self.offset,
+                PAGE_SIZE,
+                ruleset=self.ruleset,
+                viewer_id=self.viewer_id,
             )
             lang = await bot.flow.server_language(self.guild_id)
             name = interaction.guild.name if interaction.guild else lang._("this server")
