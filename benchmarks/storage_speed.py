@@ -164,13 +164,18 @@ async def _create(path: Path) -> None:
 
 
 async def leaderboard_times(path: str | Path, runs: int) -> dict[str, float]:
-    """Median milliseconds of leaderboard pages and a player's stats over ``runs`` calls."""
+    """Median milliseconds of leaderboard pages (one with the line of an asker not on it, as
+    /leaderboard reads it) and a player's stats over ``runs`` calls."""
     services = await Services.open(path)
     figures = {}
     try:
         for label, call in (
             ("leaderboard page 1", lambda: services.standings.leaderboard(GUILD, 0, 10)),
             ("leaderboard page 500", lambda: services.standings.leaderboard(GUILD, 4990, 10)),
+            (
+                "leaderboard page 1 with the asker's own line (not on it)",
+                lambda: services.standings.leaderboard(GUILD, 0, 10, viewer_id=1500),
+            ),
             ("player stats", lambda: services.standings.player_stats(GUILD, 1500)),
         ):
             times = []

@@ -6,6 +6,7 @@ bot's own SQLite file; everything read back is what the bot posted.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -130,6 +131,37 @@ async def test_games_of_a_busy_server_page_through_every_game_once_in_order(
     assert listing.embeds[0]["footer"]["text"] == "Games 291–300 of 300"
     linked = [int(found) for page in shown for found in re.findall(r"<#(\d+)>", page)]
     assert linked == [channel.id for channel in channels]
+
+
+async def test_fifty_moves_at_once_in_fifty_channels_each_get_their_board_once(
+    table: Harness,
+) -> None:
+    """A /move in each of 50 games at the same moment: every one is answered (most deferred
+    privately, the process being busy), its board posted once in its channel, and each
+    private "thinking…" taken away."""
+    channels = await many_games(table, 50)
+    members = {member.name: member for member in table.guild.members}
+    moves = await asyncio.gather(
+        *(
+            table.slash(members[f"first{index}"], "move", {"move": "d1-b1"}, channel=channel)
+            for index, channel in enumerate(channels)
+        )
+    )
+    assert all(move.answered for move in moves)
+
+    def settled() -> bool:
+        return all(
+            move.original is not None and (move.original.deleted or not move.original.loading)
+            for move in moves
+        )
+
+    await table.standin.wait_until(settled, timeout=30, waiting_for="every move's answer")
+    for index, channel in enumerate(channels):
+        played = f"**first{index}** (attackers) played d1-b1."
+        boards = [m for m in table.public_messages(channel) if m.content.startswith(played)]
+        assert len(boards) == 1, channel.name
+        assert boards[0].attachments, channel.name
+    assert not [m.content for c in channels for m in table.standin.messages(c) if m.ephemeral]
 
 
 async def rated(table: Harness, ratings: dict[int, tuple[float, float]]) -> None:
