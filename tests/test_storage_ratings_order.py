@@ -170,3 +170,36 @@ async def test_a_leaderboard_page_is_read_in_order_from_the_index(
                 assert "Seq Scan on ratings" not in lines, lines
     finally:
         await db.close()
+
+
+async def test_a_page_without_the_asker_carries_their_line_ranked_as_stats_ranks_them(
+    database: str, clock: FakeClock
+) -> None:
+    """dan (provisional) asks for page 1 of size 2: alice and bob are on it, and dan's line
+    with his rank, 4 (carol and bob share 2); on page 2, where he is listed, no line is added;
+    carol, who has no rating in hnefatafl, has no line there."""
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as connection:
+            for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"), (DAN, "dan")):
+                await players.upsert(connection, user, name, clock())
+            await rated(connection, ALICE, 1600.0, 60.0)
+            await rated(connection, BOB, 1550.0, 80.0)
+            await rated(connection, CAROL, 1550.3, 80.0)
+            await rated(connection, DAN, 1662.0, 290.0)
+        standings = StandingsService(db)
+        first = await standings.leaderboard(GUILD, 0, 2, viewer_id=DAN)
+        assert [row.user_id for row in first.rows] == [ALICE, CAROL]
+        assert first.viewer is not None
+        assert (first.viewer.user_id, first.viewer.rank, first.viewer.display_name) == (
+            DAN,
+            4,
+            "dan",
+        )
+        second = await standings.leaderboard(GUILD, 2, 2, viewer_id=DAN)
+        assert [row.user_id for row in second.rows] == [BOB, DAN]
+        assert second.viewer is None
+        other = await standings.leaderboard(GUILD, 0, 2, ruleset="hnefatafl", viewer_id=CAROL)
+        assert other.viewer is None
+    finally:
+        await db.close()
