@@ -101,19 +101,16 @@ class StandingsService:
         counts them: one lost by a player who never moved in it is won by nobody either, so
         the sets line and the matches line under it agree."""
         async with self._database.snapshot() as db:
-            finished = await history.between(db, guild_id, a, b)
+            played, wins_a, wins_b = await history.sets_between(db, guild_id, a, b)
             matches = await history.matches_between(db, guild_id, a, b)
             matches_won = await history.match_wins_between(db, guild_id, a, b)
-        played = [row for row in finished if row.set_rated]
-        wins_a = sum(1 for row in played if row.winner_id == a)
-        wins_b = sum(1 for row in played if row.winner_id == b)
         return HeadToHead(
             guild_id,
             (a, b),
-            games=len(played),
+            games=played,
             wins=(wins_a, wins_b),
-            draws=len(played) - wins_a - wins_b,
-            matches=len(matches),
+            draws=played - wins_a - wins_b,
+            matches=matches,
             matches_won=matches_won,
         )
 

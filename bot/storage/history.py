@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from bot.storage.connection import Connection
 from bot.storage.sets import (
-    MATCH_COLUMNS,
     SET_SELECT,
-    MatchRow,
     SetRow,
-    match_row_of,
     set_row_of,
 )
 
@@ -28,26 +25,30 @@ async def recent_finished(db: Connection, guild_id: int, user_id: int, limit: in
     return [set_row_of(row) for row in rows]
 
 
-async def between(db: Connection, guild_id: int, a: int, b: int) -> list[SetRow]:
-    """Every finished game between ``a`` and ``b`` in the server, oldest first."""
-    rows = await db.fetch_all(
-        f"{SET_SELECT} WHERE g.guild_id = ? AND g.status = 'finished' AND "
-        "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?)) "
-        "ORDER BY g.set_id",
-        (guild_id, a, b, b, a),
+async def sets_between(db: Connection, guild_id: int, a: int, b: int) -> tuple[int, int, int]:
+    """The finished sets ``a`` and ``b`` played against each other in the server, as a
+    player's record counts them (a set lost by a player who never moved in it is left out),
+    and how many of them each won: counted by the database, not read row by row."""
+    row = await db.fetch_one(
+        "SELECT count(*), "
+        "coalesce(sum(CASE WHEN g.winner_id = ? THEN 1 ELSE 0 END), 0), "
+        "coalesce(sum(CASE WHEN g.winner_id = ? THEN 1 ELSE 0 END), 0) "
+        "FROM sets g WHERE g.guild_id = ? AND g.status = 'finished' AND g.rated = 1 AND "
+        "((g.attacker_id = ? AND g.defender_id = ?) OR (g.attacker_id = ? AND g.defender_id = ?))",
+        (a, b, guild_id, a, b, b, a),
     )
-    return [set_row_of(row) for row in rows]
+    assert row is not None
+    return int(row[0]), int(row[1]), int(row[2])
 
 
-async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> list[MatchRow]:
-    """Every finished match between ``a`` and ``b`` in the server, oldest first."""
-    rows = await db.fetch_all(
-        f"SELECT {MATCH_COLUMNS} FROM matches WHERE guild_id = ? AND status = 'finished' AND "
-        "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?)) "
-        "ORDER BY match_id",
+async def matches_between(db: Connection, guild_id: int, a: int, b: int) -> int:
+    """How many matches between ``a`` and ``b`` in the server have finished."""
+    row = await db.fetch_one(
+        "SELECT count(*) FROM matches WHERE guild_id = ? AND status = 'finished' AND "
+        "((player1_id = ? AND player2_id = ?) OR (player1_id = ? AND player2_id = ?))",
         (guild_id, a, b, b, a),
     )
-    return [match_row_of(row) for row in rows]
+    return int(row[0]) if row else 0
 
 
 async def rated_sets(db: Connection) -> list[SetRow]:
