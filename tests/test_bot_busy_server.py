@@ -95,6 +95,25 @@ async def test_two_hundred_reminders_due_at_once_all_follow_a_global_rate_limit(
     assert len(reminders) == GAMES
 
 
+async def test_reminders_due_behind_a_rate_limit_on_member_lookups_wait_for_it_once(
+    table: Harness,
+) -> None:
+    """Before each reminder the bot asks Discord whether the players are still members; with
+    those lookups held back 2 s each (a rate limit), the 100 reminders due still go out in one
+    check that asks a few times, not once or twice a reminder (each waiting 1 s for nothing:
+    a check of minutes, everything after it waiting)."""
+    channels = await many_games(table, 100)
+    limited = table.standin.rate_limit(
+        retry_after=2,
+        requests=1000,
+        matching=lambda method, path: method == "GET" and "/members/" in path,
+    )
+    table.advance(timedelta(minutes=31))
+    await table.checks_run(1)
+    assert posted_in(table, channels, "reminder") == 100
+    assert 1 <= limited.hits < 10
+
+
 async def test_two_hundred_games_out_of_time_at_once_all_end_in_one_check(
     table: Harness,
 ) -> None:

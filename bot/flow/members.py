@@ -5,13 +5,17 @@ and the departures check (bot/flow/departures.py) ask Discord (GET guild member)
 matters. Only a clear answer counts as "left": Discord saying Unknown Member (10007). Any other
 answer — a 404 for an Unknown Guild, a 5xx, a lost connection — or none within
 ``MEMBER_LOOKUP_LIMIT`` means Discord cannot say, and the member is taken to be there: an
-outage never closes a challenge, refuses a rematch or ends a game.
+outage never closes a challenge, refuses a rematch or ends a game. After a lookup in a server
+got no answer in time, the departures check does not ask about that server's members for
+``MEMBER_LOOKUP_PAUSE``: the timers ask before each reminder, and 200 reminders due at once
+behind a rate limit on lookups would each wait the limit out for nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Literal
 
 import discord
@@ -30,12 +34,18 @@ MEMBER_LOOKUP_LIMIT = 1.0
 """Seconds to wait for Discord to say whether someone is still a member (a button press must be
 answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
 
+MEMBER_LOOKUP_PAUSE = 10.0
+"""Seconds the departures check takes a server's members to be there without asking, after a
+lookup there got no answer within ``MEMBER_LOOKUP_LIMIT`` (its rate limit, Discord slow)."""
+
 
 class Members:
     """Asking Discord whether someone is still a member of a server."""
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._unanswered_until: dict[int, float] = {}
+        """Per server, until when (``time.monotonic()``) :meth:`has_left` does not ask."""
 
     async def member_now(
         self, guild_id: int, user_id: int
@@ -57,10 +67,17 @@ class Members:
             failure: BaseException = error
         except (discord.HTTPException, *UNREACHABLE) as error:
             failure = error
+            if isinstance(error, TimeoutError):
+                self._unanswered_until[guild_id] = time.monotonic() + MEMBER_LOOKUP_PAUSE
         _log.info("Could not ask whether %s is still in server %s: %r", user_id, guild_id, failure)
         return None
 
     async def has_left(self, guild_id: int, user_id: int) -> bool:
         """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown
-        Member). Any other error, or no answer in time, is taken for "still a member"."""
+        Member). Any other error, or no answer in time, is taken for "still a member", as is
+        everyone there for ``MEMBER_LOOKUP_PAUSE`` after a lookup there got no answer in time
+        (Discord is not asked)."""
+        if self._unanswered_until.get(guild_id, 0.0) > time.monotonic():
+            return False
+        self._unanswered_until.pop(guild_id, None)
         return await self.member_now(guild_id, user_id) is False
