@@ -176,6 +176,8 @@ class PlayerHolds(HoldKeeping):
             channel = self.bot.get_channel(parent_id)
         if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
             return _Seen.UNKNOWN
+        if self.bot.flow.members.unanswered(guild_id):  # asked lately in vain: not again yet
+            return _Seen.NO_ANSWER
         member = await self.bot.flow.members.member_now(guild_id, player_id)
         if member is False:
             return _Seen.LEFT

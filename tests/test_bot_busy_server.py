@@ -35,14 +35,26 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
         yield harness
 
 
+@pytest.fixture
+async def tables(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server with 100 channels ``table-0`` to ``table-99`` it knows from the
+    start (channels made later are not in its cache)."""
+    channels = ["games", *(f"table-{index}" for index in range(100))]
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", channels=channels) as table:
+        yield table
+
+
 async def many_games(table: Harness, count: int) -> list[FakeChannel]:
-    """``count`` matches of an hour a move between new members, each in a channel of its own,
-    stored through the services as a challenge and its Accept store them; in the order begun."""
+    """``count`` matches of an hour a move between new members, each in a channel of its own
+    (the server's ``table-N`` if it has it), stored through the services as a challenge and
+    its Accept store them; in the order begun."""
     assert table.bot is not None
     services = table.bot.services
     channels = []
+    known = {channel.name: channel for channel in table.guild.channels}
     for index in range(count):
-        channel = table.standin.add_channel(table.guild, f"table-{index}")
+        name = f"table-{index}"
+        channel = known.get(name) or table.standin.add_channel(table.guild, name)
         first = table.standin.add_member(table.guild, f"first{index}")
         second = table.standin.add_member(table.guild, f"second{index}")
         challenge = await services.challenges.create(
@@ -123,6 +135,29 @@ async def test_two_hundred_games_out_of_time_at_once_all_end_in_one_check(
     await table.checks_run(1)
     assert posted_in(table, channels, "the attackers ran out of time") == GAMES
     assert posted_in(table, channels, "**Set 2 begins.**") == GAMES
+
+
+async def test_games_out_of_time_behind_a_rate_limit_on_member_lookups_end_once_it_lifts(
+    tables: Harness,
+) -> None:
+    """Before a game is lost on time the bot asks Discord whether its player is shut out of
+    the channel; with those lookups held back 2 s each, the 100 games due wait (Discord cannot
+    say) after a check that asks a few times, not once a game; asked again a minute after the
+    limit lifted, all 100 end."""
+    channels = await many_games(tables, 100)
+    limited = tables.standin.rate_limit(
+        retry_after=2,
+        requests=1000,
+        matching=lambda method, path: method == "GET" and "/members/" in path,
+    )
+    tables.advance(timedelta(minutes=61))
+    await tables.checks_run(1)
+    assert 1 <= limited.hits < 10
+    assert posted_in(tables, channels, "ran out of time") == 0
+    tables.standin.end_faults()
+    tables.advance(timedelta(minutes=1))
+    await tables.checks_run(1)
+    assert posted_in(tables, channels, "ran out of time") == 100
 
 
 async def test_two_hundred_challenges_expiring_at_once_all_say_so(table: Harness) -> None:

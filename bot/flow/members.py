@@ -6,16 +6,17 @@ matters. Only a clear answer counts as "left": Discord saying Unknown Member (10
 answer — a 404 for an Unknown Guild, a 5xx, a lost connection — or none within
 ``MEMBER_LOOKUP_LIMIT`` means Discord cannot say, and the member is taken to be there: an
 outage never closes a challenge, refuses a rematch or ends a game. After a lookup in a server
-got no answer in time, the departures check does not ask about that server's members for
-``MEMBER_LOOKUP_PAUSE``: the timers ask before each reminder, and 200 reminders due at once
-behind a rate limit on lookups would each wait the limit out for nothing.
+got no answer in time, the timers do not ask about that server's members for
+``MEMBER_LOOKUP_PAUSE`` (:meth:`Members.unanswered`): they ask before each reminder and each
+game lost on time, and 200 of them due at once behind a rate limit on lookups would each wait
+the limit out for nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 import discord
@@ -34,9 +35,10 @@ MEMBER_LOOKUP_LIMIT = 1.0
 """Seconds to wait for Discord to say whether someone is still a member (a button press must be
 answered within 3 s, and discord.py sleeps out rate limits and 5xx retries)."""
 
-MEMBER_LOOKUP_PAUSE = 10.0
-"""Seconds the departures check takes a server's members to be there without asking, after a
-lookup there got no answer within ``MEMBER_LOOKUP_LIMIT`` (its rate limit, Discord slow)."""
+MEMBER_LOOKUP_PAUSE = timedelta(seconds=10)
+"""How long the timers do not ask about a server's members after a lookup there got no answer
+within ``MEMBER_LOOKUP_LIMIT`` (its rate limit, Discord slow): the departures check takes them
+to be there, the shut-out check as not answered (the game waits)."""
 
 
 class Members:
@@ -44,8 +46,8 @@ class Members:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
-        self._unanswered_until: dict[int, float] = {}
-        """Per server, until when (``time.monotonic()``) :meth:`has_left` does not ask."""
+        self._unanswered_until: dict[int, datetime] = {}
+        """Per server, until when (the bot's clock) the timers do not ask about its members."""
 
     async def member_now(
         self, guild_id: int, user_id: int
@@ -68,7 +70,7 @@ class Members:
         except (discord.HTTPException, *UNREACHABLE) as error:
             failure = error
             if isinstance(error, TimeoutError):
-                self._unanswered_until[guild_id] = time.monotonic() + MEMBER_LOOKUP_PAUSE
+                self._unanswered_until[guild_id] = self.flow.bot.clock() + MEMBER_LOOKUP_PAUSE
         _log.info("Could not ask whether %s is still in server %s: %r", user_id, guild_id, failure)
         return None
 
@@ -77,7 +79,16 @@ class Members:
         Member). Any other error, or no answer in time, is taken for "still a member", as is
         everyone there for ``MEMBER_LOOKUP_PAUSE`` after a lookup there got no answer in time
         (Discord is not asked)."""
-        if self._unanswered_until.get(guild_id, 0.0) > time.monotonic():
+        if self.unanswered(guild_id):
             return False
-        self._unanswered_until.pop(guild_id, None)
         return await self.member_now(guild_id, user_id) is False
+
+    def unanswered(self, guild_id: int) -> bool:
+        """Whether a lookup in ``guild_id`` got no answer in time within the last
+        ``MEMBER_LOOKUP_PAUSE``: the timers do not ask about its members meanwhile (each would
+        wait the limit out for nothing)."""
+        until = self._unanswered_until.get(guild_id)
+        if until is not None and until > self.flow.bot.clock():
+            return True
+        self._unanswered_until.pop(guild_id, None)
+        return False
