@@ -330,9 +330,12 @@ class Timers(ComputerRetries):
         for active in due + last:
             is_last = (active.set_id, active.ply) in lasts
             members = self.bot.flow.members
+            # Not asked while a lookup in that server just got no answer in time (its rate
+            # limit): the reminders due would each wait the limit out for nothing.
             seen = (
                 None
                 if active.player_to_move == active.computer_id
+                or members.unanswered(active.guild_id)
                 else await members.member_now(active.guild_id, active.player_to_move)
             )
             try:
