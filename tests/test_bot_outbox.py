@@ -241,6 +241,49 @@ async def test_a_board_posted_but_not_recorded_is_not_posted_again(
     assert boards_by_move(table).get(2) == 1
 
 
+async def test_a_board_posted_whose_live_board_is_not_recorded_is_not_posted_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outbox posts alice's owed board, but the database fails to record it as the game's
+    board with buttons, past the minutes Discord holds a nonce: the board is not posted again,
+    and becomes the live board once the database takes it (before, the write failing after the
+    post left it owed, and a second copy came once Discord forgot the nonce)."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.standin.fail_rest(
+        404, seconds=OUTAGE_SECONDS, code=10062, matching=lambda m, p: "/interactions/" in p
+    )
+    [move] = quiet_moves(1)
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "move", {"move": move}, wait=False
+    )
+    await eventually(stored_ply(table), 1)
+    await settled(table)  # the move's answer failed: its board is the outbox's
+    table.standin.end_faults()
+    assert table.bot is not None
+    boards = table.bot.services.boards
+    record = boards.set_live_board_at
+    failing = [True]
+
+    async def fails(*args: Any, **kwargs: Any) -> tuple[bool, int | None]:
+        if failing:
+            raise StorageError("database is locked")
+        return await record(*args, **kwargs)
+
+    monkeypatch.setattr(boards, "set_live_board_at", fails)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await table.standin.wait_until(lambda: boards_by_move(table).get(2) == 1, timeout=30)
+    monkeypatch.setattr(rest_messages, "NONCE_WINDOW", timedelta(0))  # Discord forgot it
+    table.advance(timedelta(seconds=10))
+    await table.checks_run(2)
+    assert boards_by_move(table).get(2) == 1
+    failing.clear()
+    await table.checks_run(2)
+    assert await table.bot.services.announcements.due() == []
+    [board] = [m for m in table.public_messages() if "move 2 ·" in m.content]
+    assert await boards.live_board(table.channel.id) == board.id
+    assert boards_by_move(table).get(2) == 1
+
+
 async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
     """Discord takes the half-time reminder but its answer is lost (502): discord.py sends it
     again with the same nonce (its own, on every message), and Discord keeps one reminder."""

@@ -22,7 +22,7 @@ from tests.bot_harness import (
     settled,
     timers_checked,
 )
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, rest_messages
 from tests.foreign_lock import foreign_write_lock
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -108,6 +108,43 @@ async def test_a_board_deleted_before_the_outbox_tried_again_is_not_posted_anew(
     table.standin.delete_message(board)
     since = len(table.standin.rest_log)
     table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await nothing_owed(table)
+    assert posts_in(table, since) == 1  # one try, answered Unknown Message
+    assert not [m for m in table.public_messages() if "(attackers) played" in m.content]
+
+
+async def test_a_deleted_board_not_recorded_is_not_posted_once_discord_forgets_its_nonce(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's opening board is made, its answer lost, and deleted by a moderator; the
+    outbox's try is answered Unknown Message, but the database fails to record the board out,
+    past the minutes Discord holds the nonce: it is not posted anew, and is recorded once the
+    database takes it (before, it stayed owed, and the next try after the nonce was forgotten
+    posted the deleted board again)."""
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "side": "defenders"})
+    await table.standin.wait_until(lambda: lost.hits == 1, timeout=20)
+    [board] = [m for m in table.public_messages() if "(attackers) played" in m.content]
+    table.standin.delete_message(board)
+    assert table.bot is not None
+    announcements = table.bot.services.announcements
+    record = announcements.posted
+    failing = [True]
+
+    async def fails(*args: Any, **kwargs: Any) -> None:
+        if failing:
+            raise StorageError("database is locked")
+        await record(*args, **kwargs)
+
+    monkeypatch.setattr(announcements, "posted", fails)
+    since = len(table.standin.rest_log)
+    table.advance(timedelta(seconds=30))  # the outbox's turn for the owed board
+    await table.standin.wait_until(lambda: posts_in(table, since) == 1, timeout=30)
+    await timers_checked(table)
+    monkeypatch.setattr(rest_messages, "NONCE_WINDOW", timedelta(0))  # Discord forgot it
+    table.advance(timedelta(seconds=10))
+    await table.checks_run(2)
+    failing.clear()
     await nothing_owed(table)
     assert posts_in(table, since) == 1  # one try, answered Unknown Message
     assert not [m for m in table.public_messages() if "(attackers) played" in m.content]

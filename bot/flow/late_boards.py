@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,19 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class LatePost:
+    """A board :meth:`LateBoards.post` posted (or found out already) as ``message_id``, and
+    ``follow_up``, what goes with it: it becomes the live board (or its Rematch the match's),
+    a challenge's message shows the acceptance, the line before my reply says no longer that
+    I am thinking. The board is out before that runs, so the database failing it
+    (StorageError) must not leave the board owed, to be posted again once Discord forgets its
+    nonce; made again later, it changes nothing more."""
+
+    message_id: int
+    follow_up: Callable[[], Awaitable[None]]
+
+
 class LateBoards:
     """Posts one owed board at a time for :class:`~bot.flow.outbox.Outbox`."""
 
@@ -65,9 +79,10 @@ class LateBoards:
         """When this process began: a board owed since before may be out, unnoted
         (:func:`may_be_out`)."""
 
-    async def post(self, row: AnnouncementRow) -> int | None:
+    async def post(self, row: AnnouncementRow) -> LatePost | None:
         """Post the board of ``row.set_id`` as it stood after move ``row.ply``; None if
         superseded. Its nonce makes Discord create the post once, however often it is sent.
+        What goes with the post (:class:`LatePost`) is the caller's to make, once it is out.
 
         The board of the current position carries the buttons; a board owed for an earlier
         move (several moves were made while Discord was unreachable, or its thread was locked)
@@ -106,18 +121,22 @@ class LateBoards:
             sent = await self._shown_already(row, shows) or await self._post_live_board(
                 row, active, names, lang, headline, first_board=first_board
             )
-            await self.flow.live_boards.went_live(active, sent.id)
-            if first_board:  # a restart may have cut its challenge's edit off too
-                await show_accepted(self.flow, active, lang)
-            if (
-                not taken_back
-                and last is not None
-                and active.player_of(last.side) == active.computer_id
-            ):
-                await self.stop_thinking(set_id, ply, channel, lang)
-            elif _still_thinking(sent, lang):  # the flow's line, its answer lost: I still think
-                await self.flow.computer_turns.line_found(active, sent.id, channel, lang)
-            return sent.id
+            shown = active
+
+            async def went_live() -> None:
+                await self.flow.live_boards.went_live(shown, sent.id)
+                if first_board:  # a restart may have cut its challenge's edit off too
+                    await show_accepted(self.flow, shown, lang)
+                if (
+                    not taken_back
+                    and last is not None
+                    and shown.player_of(last.side) == shown.computer_id
+                ):
+                    await self.stop_thinking(set_id, ply, channel, lang)
+                elif _still_thinking(sent, lang):  # the flow's line, its answer lost: I think
+                    await self.flow.computer_turns.line_found(shown, sent.id, channel, lang)
+
+            return LatePost(sent.id, went_live)
         exported = await services.records.export(
             set_id=set_id, unnamed=lang._("a player"), at_level=lang.gettext(AT_LEVEL)
         )
@@ -147,10 +166,14 @@ class LateBoards:
         if position.outcome is None and not thought:
             found = await self._shown_already(row, with_buttons(row))
         if found is not None:  # the board, with its buttons: an old picture now, they come off
-            await self.flow.live_boards.take_buttons_off(channel_id, found.id)
-            if computer_moved:
-                await self.stop_thinking(set_id, ply, channel, lang)
-            return found.id
+            old = found.id
+
+            async def buttons_off() -> None:
+                await self.flow.live_boards.take_buttons_off(channel_id, old)
+                if computer_moved:
+                    await self.stop_thinking(set_id, ply, channel, lang)
+
+            return LatePost(old, buttons_off)
         mover = (
             exported.attacker_name
             if last and last.side is Side.ATTACKERS
@@ -242,18 +265,22 @@ class LateBoards:
             allowed_mentions=pings,
             nonce=nonce,
         )
-        if live is not None:
-            await self.flow.live_boards.went_live(live, sent.id)
-        elif end_of_match is not None and view is not None:
-            await self.flow.live_boards.match_end_went_live(end_of_match, sent.id)
-        if computer_moved:
-            await self.stop_thinking(set_id, ply, channel, lang)
-        elif _still_thinking(sent, lang):
-            # Discord returned, under the nonce, the flow's own line of this member's move
-            # against me (made, its answer lost both tries): my reply, stored since, was
-            # posted apart and will not replace it, nor will one to a set that ended.
-            await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
-        return sent.id
+        offers_rematch = end_of_match if view is not None else None
+
+        async def posted_late() -> None:
+            if live is not None:
+                await self.flow.live_boards.went_live(live, sent.id)
+            elif offers_rematch is not None:
+                await self.flow.live_boards.match_end_went_live(offers_rematch, sent.id)
+            if computer_moved:
+                await self.stop_thinking(set_id, ply, channel, lang)
+            elif _still_thinking(sent, lang):
+                # Discord returned, under the nonce, the flow's own line of this member's move
+                # against me (made, its answer lost both tries): my reply, stored since, was
+                # posted apart and will not replace it, nor will one to a set that ended.
+                await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
+
+        return LatePost(sent.id, posted_late)
 
     async def _shown_already(self, row: AnnouncementRow, shows: Shows) -> discord.Message | None:
         """``row``'s board among its channel's newest messages, if it may be out though owed

@@ -219,18 +219,22 @@ class Outbox:
                 raise  # tried again at the next check
             return
         try:
-            message_id = await self.late.post(row)
+            out = await self.late.post(row)
         except (discord.HTTPException, *UNREACHABLE) as error:
             if unknown_message(error):
                 # Its post, under the same nonce, was made (by the flow, its answer lost,
                 # or by me before a crash) and deleted since: it was out.
                 _log.info("Board of game %s at ply %s was deleted", row.set_id, row.ply)
-                await services.announcements.posted(row, None)
-                # If it was my reply, posted apart: the line before it says no longer
-                # that I am thinking (a member's board before it is left as it is).
                 channel = self.flow.bot.get_partial_messageable(row.channel_id)
-                lang = await self.flow.server_language(row.guild_id)
-                await self.late.stop_thinking(row.set_id, row.ply, channel, lang)
+
+                async def deleted() -> None:
+                    # If it was my reply, posted apart: the line before it says no longer
+                    # that I am thinking (a member's board before it is left as it is).
+                    lang = await self.flow.server_language(row.guild_id)
+                    await self.late.stop_thinking(row.set_id, row.ply, channel, lang)
+                    await services.announcements.posted(row, None)
+
+                await self._out(row, deleted)
                 return
             if unknown_channel(error):
                 gone.add(row.channel_id)
@@ -252,17 +256,34 @@ class Outbox:
             _log.exception("Board of game %s at ply %s could not be made", row.set_id, row.ply)
             await services.announcements.failed(row, refused=True)
             return
-        # Marked as the row read: a board owed anew meanwhile stays owed. Out, it is not posted
-        # again if the database cannot record it now: a nonce holds only minutes.
-        try:
+        message_id = None if out is None else out.message_id
+
+        async def recorded() -> None:
+            # What goes with the post first, then the board marked out, as the row was read
+            # (a board owed anew meanwhile stays owed).
+            if out is not None:
+                await out.follow_up()
             await services.announcements.posted(row, message_id)
-        except StorageError as error:
-            self.record_later(
-                row.set_id,
-                row.ply,
-                error,
-                lambda: services.announcements.posted(row, message_id),
+
+        try:
+            await self._out(row, recorded)
+        except Exception:
+            # A fault of ours in what follows one board must not hold up the others; the
+            # board is out all the same.
+            _log.exception(
+                "Board of game %s at ply %s is out; what follows it failed", row.set_id, row.ply
             )
+            await self._out(row, lambda: services.announcements.posted(row, message_id))
+
+    async def _out(self, row: AnnouncementRow, recorded: Callable[[], Awaitable[None]]) -> None:
+        """``row``'s board is out (or was, and was deleted since): ``recorded`` makes the
+        writes that say so. If the database fails them, they are made when the row falls due,
+        instead of posting the board again (:meth:`record_later`): a nonce holds only minutes,
+        and a board posted while the database stays down past them would show twice."""
+        try:
+            await recorded()
+        except StorageError as error:
+            self.record_later(row.set_id, row.ply, error, recorded)
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when
