@@ -22,6 +22,8 @@ from tests.bot_harness import (
     settled,
 )
 from tests.discord_standin import DiscordStandin, InteractionNotAnswered
+from tests.discord_standin.model import SEND_MESSAGES
+from tests.test_bot_lost_permissions import final_board_soon, lose_on_time_while_refused
 from tests.test_bot_resume import cut_off, resumed
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -114,3 +116,21 @@ async def test_a_channel_deleted_while_the_session_was_lost_ends_its_game_once_b
     assert table.bot is not None
     games = table.bot.services.games
     await eventually(lambda: games.in_channel(table.channel.id), None)
+
+
+async def test_a_permission_given_back_while_the_session_was_lost_lets_the_board_out_once_back(
+    table: Harness,
+) -> None:
+    """alice loses on time while I may not post in #games; an admin gives Send Messages back
+    while my session is lost (its CHANNEL_UPDATE lost with it): once I am back, the fresh
+    GUILD_CREATE carrying the channel as it is now, the owed board comes at the next check
+    (before, it waited out the refusal's pause, up to an hour)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    await lose_on_time_while_refused(table, table.channel)
+    connections = await session_lost(table)
+    await table.standin.set_overwrite(table.channel, table.me)  # the denial removed, unseen
+    await back(table, connections)
+    table.advance(timedelta(seconds=10))
+    await table.checks_run(2)
+    await final_board_soon(table, table.channel)

@@ -30,7 +30,8 @@ class ServerChanges(commands.Cog):
     A deleted channel or thread, or the bot's removal, aborts the games there. A board Discord
     refused (no permission, a locked thread) waits up to an hour before it is tried again; when
     an admin may just have given the permission back — a channel's overwrites, a role, the
-    bot's roles or a thread changed — it is tried at the next check. A game's thread a
+    bot's roles or a thread changed, or the server's channels came anew (a change missed while
+    the bot's session was lost) — it is tried at the next check. A game's thread a
     moderator locked where I lack Manage Threads holds its clocks (bot/flow/locked_threads.py),
     so the same changes may begin or end such holds.
     """
@@ -228,7 +229,9 @@ class ServerChanges(commands.Cog):
         CHANNEL_DELETE reached me for, leave the list as a deletion seen would take them off —
         when one allowed channel is still there (with all gone, the list stays, and /settings
         and refusals say they were deleted); the games of channels deleted meanwhile are
-        aborted (``VanishedFlow.channels_unseen``)."""
+        aborted (``VanishedFlow.channels_unseen``); refused boards are tried at the next check,
+        as a permission given back meanwhile sent me no CHANNEL_UPDATE."""
+        self._maybe_allowed(guild.id, "The channel list")
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         await self._locks_weighed(guild)  # locked while I was away or it was unavailable
         until_stored(
@@ -246,7 +249,8 @@ class ServerChanges(commands.Cog):
     async def on_guild_join(self, guild: discord.Guild) -> None:
         """A server joined, or listed anew in a GUILD_CREATE that discord.py reports as a join
         (one without ``unavailable``, after the gateway connected anew): its threads locked
-        meanwhile sent me no THREAD_UPDATE."""
+        meanwhile sent me no THREAD_UPDATE, nor a permission given back its CHANNEL_UPDATE."""
+        self._maybe_allowed(guild.id, "The channel list")
         await self._locks_weighed(guild)
 
     async def _disallow_deleted_unseen(self, guild: discord.Guild) -> None:
