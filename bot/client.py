@@ -232,7 +232,9 @@ class BrandubhBot(commands.AutoShardedBot):
                 _log.info("Backed up the database to %s", made)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Answer a button or select that nothing here handles (a forged or long-gone id)."""
+        """Note when ``interaction`` reached me (:func:`errors.reached`); answer a button or
+        select that nothing here handles (a forged or long-gone id)."""
+        errors.reached(interaction)
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}

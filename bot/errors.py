@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -339,6 +340,42 @@ UNKNOWN_INTERACTION = 10062
 """Discord's code refusing an interaction's first answer: it came after the 3 seconds."""
 
 
+REACHED = "brandubh.reached"
+"""The key in ``interaction.extras`` of when the interaction reached me (:func:`reached`)."""
+
+
+def reached(interaction: discord.Interaction[Any]) -> None:
+    """Note that ``interaction`` reaches me now: if its answer comes too late, the log can say
+    whether it came late (a gateway RESUME replays the interactions it missed) or my work on it
+    was slow."""
+    interaction.extras.setdefault(REACHED, discord.utils.utcnow())
+
+
+def _log_expired(interaction: discord.Interaction[Any]) -> None:
+    """One WARNING line for ``interaction``, whose answer Discord refused as too late, saying
+    what is known: how long after it was made it reached me, and its answer was refused."""
+    made = interaction.created_at
+    refused_after = (discord.utils.utcnow() - made).total_seconds()
+    came = interaction.extras.get(REACHED)
+    if isinstance(came, datetime):
+        _log.warning(
+            "Interaction %s of user %s was not acknowledged within Discord's 3 seconds: it "
+            "reached me %.1f s after it was made; its answer was refused %.1f s after",
+            interaction.id,
+            interaction.user.id,
+            (came - made).total_seconds(),
+            refused_after,
+        )
+    else:
+        _log.warning(
+            "Interaction %s of user %s was not acknowledged within Discord's 3 seconds: its "
+            "answer was refused %.1f s after it was made",
+            interaction.id,
+            interaction.user.id,
+            refused_after,
+        )
+
+
 def expired(interaction: discord.Interaction[Any], error: BaseException) -> bool:
     """Discord refused ``interaction``'s first answer as too late: nothing can answer it now."""
     if isinstance(error, app_commands.CommandInvokeError):
@@ -435,17 +472,14 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
     """Answer ``interaction`` with the sentence for ``error`` (or an apology, after logging it).
 
     The answer is in the language of the person who used ``interaction``; the log is English.
-    An interaction Discord refused as too old (the process was too busy to acknowledge it in 3
-    seconds) is one WARNING line: answering it would be refused the same way, and a traceback
-    and a doomed request per interaction are what an overloaded process can least afford.
+    An interaction Discord refused as too old (not acknowledged within 3 seconds of its making:
+    it reached me late, replayed by a gateway RESUME, or the process was slow) is one WARNING
+    line saying which (:func:`_log_expired`): answering it would be refused the same way, and a
+    traceback and a doomed request per interaction are what an overloaded process can least
+    afford.
     """
     if expired(interaction, error):
-        _log.warning(
-            "Interaction %s of user %s was not acknowledged within Discord's 3 seconds "
-            "(the process is too busy, or its work waited too long before it could defer)",
-            interaction.id,
-            interaction.user.id,
-        )
+        _log_expired(interaction)
         return
     lang = reader(interaction)
     sentence = sentence_for(await _as_seen_here(interaction, error), lang)

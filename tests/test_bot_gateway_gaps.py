@@ -6,7 +6,9 @@ the state)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
+import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -100,6 +102,30 @@ async def test_a_move_replayed_after_discords_three_seconds_is_played_once_and_s
     assert "played b1-b2" in played.content, played.content
     said = [m.content for m in table.public_messages()]
     assert sum("played d3-a3" in text for text in said) == 1, said
+
+
+async def test_a_move_replayed_late_is_logged_as_reaching_me_late_not_as_a_busy_process(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """bob's /move replayed by a RESUME 3.5 s after he made it, its answer refused as too late,
+    is logged as what is known, that it reached me 3.5 s or more after it was made (before,
+    "the process is too busy", though it was not)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    caplog.set_level(logging.WARNING, logger="bot.errors")
+    await cut_off(table)
+    late = await table.standin.slash(
+        table.guild, table.channel, table.bob, "move", {"move": "d3-a3"}, wait=False
+    )
+    await asyncio.sleep(3.5)
+    await resumed(table)
+    await table.standin.wait_until(lambda: late.rejected is not None, waiting_for="refusal")
+    await settled(table)
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.errors"]
+    found = re.search(r"it reached me (\d+\.\d) s after it was made", line)
+    assert found is not None, line
+    assert float(found[1]) >= 3.5, line
+    assert "busy" not in line, line
 
 
 async def test_a_channel_deleted_while_the_session_was_lost_ends_its_game_once_back(

@@ -361,8 +361,8 @@ class PlayerMoves:
         move is played, its board owed to the outbox — which posts it with the nonce a post
         apart carried, or waits, refused, until I may post (a Send Messages taken away: late,
         it says I was not allowed to post, noted here) — or, refused in a locked thread, that
-        it waits for the thread to open. An answer Discord refused as too late (the process
-        too busy to acknowledge it in 3 seconds) is raised as it is: nothing can answer the
+        it waits for the thread to open. An answer Discord refused as too late (not
+        acknowledged within 3 seconds of its making) is raised as it is: nothing can answer the
         player now, the error handler logs one line, and the outbox posts the board."""
         if expired(interaction, failed):
             raise failed
