@@ -662,8 +662,6 @@ async def test_a_resignation_in_a_thread_whose_lock_was_missed_is_told_as_done(
     board is not shown — not only that the thread is locked — and, unlocked, the final board is
     posted there."""
     board, thread = await board_thread_game(table)
-    table.advance(timedelta(seconds=1))  # a moment passes (frozen, the clock would owe the
-    # final board at the first board's instant: its nonce, which Discord returns)
     await table.standin.edit_thread(thread, locked=True, announce=False)
     [resign] = [c for c in board.custom_ids() if c.startswith("resign-ask:")]
     asked = await (await table.standin.click(board, resign, table.alice)).wait_original()
@@ -769,8 +767,6 @@ async def test_a_takeback_accepted_in_a_thread_whose_lock_was_missed_is_told_as_
     takeback is done, not only that the thread is locked. Unlocked, the board after the
     takeback is posted there, once: spectators do not keep seeing d1-b1 on the board."""
     _, thread = await board_thread_game(table, opening=["d1-b1"])
-    table.advance(timedelta(seconds=1))  # a moment passes (frozen, the clock would owe the
-    # board after the takeback at the first board's instant: its nonce, which Discord returns)
     request = await table.reply_text(table.alice, "takeback", channel=thread)
     assert not request.ephemeral, request.content
     await table.standin.edit_thread(thread, locked=True, announce=False)
@@ -829,8 +825,6 @@ async def answered_while_locked(table: Harness, button: str) -> tuple[StoredMess
     request there as locked; the thread is then unlocked and the outbox's next round comes.
     The request's message, and the thread."""
     _, thread = await board_thread_game(table, opening=["d1-b1"])
-    table.advance(timedelta(seconds=1))  # a moment passes (frozen, the clock would owe the
-    # board after the takeback at the first board's instant: its nonce, which Discord returns)
     request = await table.reply_text(table.alice, "takeback", channel=thread)
     assert not request.ephemeral, request.content
     await table.standin.edit_thread(thread, locked=True, announce=False)
@@ -992,8 +986,6 @@ async def test_a_takeback_against_the_computer_in_a_thread_whose_lock_was_missed
     played = await table.reply_text(table.alice, "move", {"move": "d1-b1"}, channel=thread)
     await table.standin.wait_until(lambda: bool(played.attachments), timeout=10)  # my reply
     await table.standin.edit_thread(thread, locked=True, announce=False)
-    table.advance(timedelta(seconds=1))  # a moment passes (frozen, the clock would owe the
-    # board after the takeback at the first board's instant: its nonce, which Discord returns)
     told = await table.reply_text(table.alice, "takeback", channel=thread)
     assert told.ephemeral
     assert told.content.startswith(
@@ -1022,8 +1014,6 @@ async def test_a_takeback_board_posted_after_a_newer_move_says_it_is_late(
     alice plays again before the board after the takeback is posted. That board, posted
     after hers, says it is late, without buttons: it is not read as the game's newest."""
     _, thread = await board_thread_game(table, opening=["d1-b1"])
-    table.advance(timedelta(seconds=1))  # a moment passes (frozen, the clock would owe the
-    # board after the takeback at the first board's instant: its nonce, which Discord returns)
     request = await table.reply_text(table.alice, "takeback", channel=thread)
     await table.standin.edit_thread(thread, locked=True, announce=False)
     [accept] = [c for c in request.custom_ids() if "accept" in c]
