@@ -40,6 +40,16 @@ class ServerChanges(commands.Cog):
         self.bot = bot
         self._retrying: set[int] = set()
         """Servers whose refused boards are being made due again (:meth:`_maybe_allowed`)."""
+        self._was_ready = False
+        """Whether this process has been ready once: a server's channels coming anew after
+        that (its session lost) may hide a permission given back; at start-up, refused posts
+        keep their pause (each start would otherwise try every server's at once)."""
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Ready (at start-up, and again after identifying anew): servers listed from now on
+        come anew after a lost session."""
+        self._was_ready = True
 
     def _maybe_allowed(self, guild_id: int | None, what: str) -> None:
         """Refused boards (and daily puzzle post) of ``guild_id`` are tried at the next check,
@@ -229,9 +239,11 @@ class ServerChanges(commands.Cog):
         CHANNEL_DELETE reached me for, leave the list as a deletion seen would take them off —
         when one allowed channel is still there (with all gone, the list stays, and /settings
         and refusals say they were deleted); the games of channels deleted meanwhile are
-        aborted (``VanishedFlow.channels_unseen``); refused boards are tried at the next check,
-        as a permission given back meanwhile sent me no CHANNEL_UPDATE."""
-        self._maybe_allowed(guild.id, "The channel list")
+        aborted (``VanishedFlow.channels_unseen``); after a lost session (not at start-up, where
+        refused posts keep their pause), refused boards are tried at the next check, as a
+        permission given back meanwhile sent me no CHANNEL_UPDATE."""
+        if self._was_ready:  # not at start-up: a refused post keeps its pause there
+            self._maybe_allowed(guild.id, "The channel list")
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         await self._locks_weighed(guild)  # locked while I was away or it was unavailable
         until_stored(
