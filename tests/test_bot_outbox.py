@@ -200,13 +200,9 @@ async def test_a_board_whose_answer_was_lost_is_posted_once(table: Harness) -> N
     assert {number: counts.get(number, 0) for number in expected} == expected
 
 
-async def test_a_board_posted_but_not_recorded_is_not_posted_again(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """alice's board is owed to the outbox (her move's answer failed); it posts it, but the
-    database fails to record it out, and keeps failing past the minutes Discord holds a
-    nonce: the board is not posted again, and is recorded out once the database takes it
-    (before, each check posted it again, a second copy once Discord forgot the nonce)."""
+async def board_owed_to_the_outbox(table: Harness) -> None:
+    """alice plays her first move, but its answer fails (Discord took it too late): the board
+    after it is the outbox's to post."""
     await table.challenge_accepted(table.alice, table.bob)
     table.standin.fail_rest(
         404, seconds=OUTAGE_SECONDS, code=10062, matching=lambda m, p: "/interactions/" in p
@@ -218,6 +214,16 @@ async def test_a_board_posted_but_not_recorded_is_not_posted_again(
     await eventually(stored_ply(table), 1)
     await settled(table)  # the move's answer failed: its board is the outbox's
     table.standin.end_faults()
+
+
+async def test_a_board_posted_but_not_recorded_is_not_posted_again(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's board is owed to the outbox (her move's answer failed); it posts it, but the
+    database fails to record it out, and keeps failing past the minutes Discord holds a
+    nonce: the board is not posted again, and is recorded out once the database takes it
+    (before, each check posted it again, a second copy once Discord forgot the nonce)."""
+    await board_owed_to_the_outbox(table)
     assert table.bot is not None
     announcements = table.bot.services.announcements
     record = announcements.posted
@@ -248,17 +254,7 @@ async def test_a_board_posted_whose_live_board_is_not_recorded_is_not_posted_aga
     board with buttons, past the minutes Discord holds a nonce: the board is not posted again,
     and becomes the live board once the database takes it (before, the write failing after the
     post left it owed, and a second copy came once Discord forgot the nonce)."""
-    await table.challenge_accepted(table.alice, table.bob)
-    table.standin.fail_rest(
-        404, seconds=OUTAGE_SECONDS, code=10062, matching=lambda m, p: "/interactions/" in p
-    )
-    [move] = quiet_moves(1)
-    await table.standin.slash(
-        table.guild, table.channel, table.alice, "move", {"move": move}, wait=False
-    )
-    await eventually(stored_ply(table), 1)
-    await settled(table)  # the move's answer failed: its board is the outbox's
-    table.standin.end_faults()
+    await board_owed_to_the_outbox(table)
     assert table.bot is not None
     boards = table.bot.services.boards
     record = boards.set_live_board_at
