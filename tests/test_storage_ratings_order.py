@@ -4,7 +4,10 @@ the index."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from bot.ratings import PROVISIONAL_DEVIATION
+from bot.services.domain import StandingKey
 from bot.services.standings import StandingsService
 from bot.storage import Connection, Database, Dialect, players, ratings
 from bot.views.leaderboard import rating_text
@@ -139,7 +142,7 @@ async def test_a_leaderboard_page_is_read_in_order_from_the_index(
     database: str, clock: FakeClock
 ) -> None:
     """With thousands of players in many servers, a page is read in the index's order (no sort
-    of the server's players, no scan of the table)."""
+    of the server's players, no scan of the table), from an offset as after or before a key."""
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:
@@ -154,20 +157,30 @@ async def test_a_leaderboard_page_is_read_in_order_from_the_index(
                 ],
             )
             await connection.execute("ANALYZE")
+        key = (
+            0,
+            0,
+            1500.0,
+            1500.0,
+            200,
+        )  # established, 1500, user 200: provisional and rating twice
+        queries = (
+            (ratings.LEADERBOARD_PAGE, (GUILD, "brandubh", 10, 0)),
+            (ratings.LEADERBOARD_AFTER, (GUILD, "brandubh", *key, 10)),
+            (ratings.LEADERBOARD_BEFORE, (GUILD, "brandubh", *key, 10)),
+        )
         async with db.snapshot() as connection:
-            params = (GUILD, "brandubh", 10, 0)
-            if connection.dialect is Dialect.SQLITE:
-                plan = await connection.fetch_all(
-                    f"EXPLAIN QUERY PLAN {ratings.LEADERBOARD_PAGE}", params
-                )
-                lines = "\n".join(str(row[3]) for row in plan)
-                assert "USING INDEX ratings_standing" in lines, lines
-                assert "TEMP B-TREE" not in lines, lines
-            else:
-                plan = await connection.fetch_all(f"EXPLAIN {ratings.LEADERBOARD_PAGE}", params)
-                lines = "\n".join(str(row[0]) for row in plan)
-                assert "ratings_standing" in lines, lines
-                assert "Seq Scan on ratings" not in lines, lines
+            for query, params in queries:
+                if connection.dialect is Dialect.SQLITE:
+                    plan = await connection.fetch_all(f"EXPLAIN QUERY PLAN {query}", params)
+                    lines = "\n".join(str(row[3]) for row in plan)
+                    assert "USING INDEX ratings_standing" in lines, lines
+                    assert "TEMP B-TREE" not in lines, lines
+                else:
+                    plan = await connection.fetch_all(f"EXPLAIN {query}", params)
+                    lines = "\n".join(str(row[0]) for row in plan)
+                    assert "ratings_standing" in lines, lines
+                    assert "Seq Scan on ratings" not in lines, lines
     finally:
         await db.close()
 
@@ -201,5 +214,86 @@ async def test_a_page_without_the_asker_carries_their_line_ranked_as_stats_ranks
         assert second.viewer is None
         other = await standings.leaderboard(GUILD, 0, 2, ruleset="hnefatafl", viewer_id=CAROL)
         assert other.viewer is None
+    finally:
+        await db.close()
+
+
+async def test_pages_turned_by_keys_list_everyone_once_ranked_as_by_offset(
+    database: str, clock: FakeClock
+) -> None:
+    """Next from each page's last row, and Previous back from each page's first, list the
+    players of shared ranks and of both groups (established, provisional) once each, in
+    order, ranked as pages read by offset rank them."""
+    db = await Database.open(database)
+    try:
+        ratings_ = {
+            100 + n: (1500.0 + (n * 7 % 5) * 0.3 + (n % 3), 60.0 if n % 4 else 290.0)
+            for n in range(13)
+        }
+        async with db.transaction() as connection:
+            for user, (rating, deviation) in ratings_.items():
+                await players.upsert(connection, user, f"p{user}", clock())
+                await rated(connection, user, rating, deviation)
+        standings = StandingsService(db)
+        everyone = await standings.leaderboard(GUILD, 0, 13)
+        expected = [(row.user_id, row.rank) for row in everyone.rows]
+        assert len({rank for _, rank in expected}) < 13  # some share a rank
+        for size in (1, 2, 3, 5):
+            page = await standings.leaderboard(GUILD, 0, size)
+            forward = [(row.user_id, row.rank) for row in page.rows]
+            pages = [page]
+            while page.offset + len(page.rows) < page.total:
+                page = await standings.leaderboard(
+                    GUILD, limit=size, after=StandingKey.of(page.rows[-1])
+                )
+                assert page.offset == len(forward), size
+                forward += [(row.user_id, row.rank) for row in page.rows]
+                pages.append(page)
+            assert forward == expected, size
+            for earlier, later in pairwise(pages):
+                back = await standings.leaderboard(
+                    GUILD, limit=size, before=StandingKey.of(later.rows[0])
+                )
+                assert back == earlier, size
+    finally:
+        await db.close()
+
+
+async def test_a_page_turned_after_a_rating_changed_starts_after_the_last_row_shown(
+    database: str, clock: FakeClock
+) -> None:
+    """Ten players, pages of four: the third listed drops to last between two presses; Next
+    lists the fifth to eighth as first shown (none skipped), ranked as they now are (4 to 7),
+    and Previous from there the four before the fifth: the three left of page 1 and the
+    fourth."""
+    db = await Database.open(database)
+    try:
+        async with db.transaction() as connection:
+            for n in range(10):
+                await players.upsert(connection, 100 + n, f"p{n}", clock())
+                await rated(connection, 100 + n, 1600.0 - 10 * n, 60.0)
+        standings = StandingsService(db)
+        first = await standings.leaderboard(GUILD, 0, 4)
+        assert [row.user_id for row in first.rows] == [100, 101, 102, 103]
+        async with db.transaction() as connection:
+            await connection.execute(
+                "UPDATE ratings SET rating = 1000.0 WHERE guild_id = ? AND user_id = 102",
+                (GUILD,),
+            )
+        second = await standings.leaderboard(GUILD, limit=4, after=StandingKey.of(first.rows[-1]))
+        assert [(row.user_id, row.rank) for row in second.rows] == [
+            (104, 4),
+            (105, 5),
+            (106, 6),
+            (107, 7),
+        ]
+        assert second.offset == 3
+        back = await standings.leaderboard(GUILD, limit=4, before=StandingKey.of(second.rows[0]))
+        assert [(row.user_id, row.rank) for row in back.rows] == [
+            (100, 1),
+            (101, 2),
+            (103, 3),
+        ]
+        assert back.offset == 0
     finally:
         await db.close()

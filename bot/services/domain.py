@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from bot.ratings import PROVISIONAL_DEVIATION
 from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Reason, Side
 
 Place = tuple[int, int | None]
@@ -340,6 +341,24 @@ class Standing:
     losses: int
     draws: int
     matches_won: int
+
+
+@dataclass(frozen=True)
+class StandingKey:
+    """Where a row stands in the leaderboard's order: established ratings before provisional
+    ones, then the higher rating, then the lower user id (no two rows share one). A page turned
+    from a row starts strictly after (or ends strictly before) it, so a rating that changed
+    between two presses neither repeats a player nor skips one."""
+
+    provisional: bool
+    rating: float
+    """The rating exactly as stored (``repr`` round-trips it)."""
+    user_id: int
+
+    @classmethod
+    def of(cls, row: Standing) -> StandingKey:
+        """The key of a row as it was shown."""
+        return cls(row.deviation > PROVISIONAL_DEVIATION, row.rating, row.user_id)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from bot.services.domain import (
     LeaderboardPage,
     PlayerStats,
     Standing,
+    StandingKey,
     last_page,
 )
 from bot.storage import Database, history, players, ratings, sets
@@ -35,18 +36,33 @@ class StandingsService:
         *,
         ruleset: str = DEFAULT_RULESET,
         viewer_id: int | None = None,
+        after: StandingKey | None = None,
+        before: StandingKey | None = None,
     ) -> LeaderboardPage:
         """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
         total count of players rated in it, with ``viewer_id``'s own standing when they are
-        rated there but not on the page. Ranks count from 1, and players whose ratings are
-        shown alike share one (1, 2, 2, 4); ``limit`` is capped at 100."""
+        rated there but not on the page. The page is the players right ``after`` a key (Next),
+        or right ``before`` one (Previous), else those from ``offset``: turned by keys, a
+        rating that changed between two presses neither repeats nor skips a player. Ranks
+        count from 1 and are counted, not read off the page's place; players whose ratings
+        are shown alike share one (1, 2, 2, 4); ``limit`` is capped at 100."""
         offset = max(0, offset)
         limit = max(1, min(MAX_PAGE, limit))
         async with self._database.snapshot() as db:
-            total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
-            if not rows and (last := last_page(offset, total, limit)) != offset:
-                offset = last  # the list shrank below the page asked for
-                total, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
+            total = await ratings.rated_count(db, guild_id, ruleset)
+            if after is not None:
+                rows = await ratings.page_after(db, guild_id, ruleset, _key(after), limit)
+                offset = last_page(total, total, limit)  # if nobody is left after the key
+            elif before is not None:
+                rows = await ratings.page_before(db, guild_id, ruleset, _key(before), limit)
+                offset = 0  # if nobody is left before the key
+            else:
+                _, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
+                offset = last_page(offset, total, limit)  # if the list shrank below the page
+            if not rows and total:
+                _, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
+            elif rows and (after is not None or before is not None):
+                offset = await ratings.place(db, guild_id, ruleset, ratings.key_of(rows[0]))
             first = 1
             if rows and offset:  # the page may begin inside a tie
                 first = await ratings.rank(db, guild_id, ruleset, rows[0].rating, rows[0].deviation)
@@ -113,6 +129,10 @@ class StandingsService:
             matches=matches,
             matches_won=matches_won,
         )
+
+
+def _key(key: StandingKey) -> ratings.Key:
+    return int(key.provisional), key.rating, key.user_id
 
 
 def _tied(before: StandingRow, row: StandingRow) -> bool:

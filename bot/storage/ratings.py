@@ -119,11 +119,62 @@ def _provisional(deviation: str = "deviation") -> str:
     return f"CASE WHEN {deviation} > {PROVISIONAL_DEVIATION!r} THEN 1 ELSE 0 END"
 
 
+_ORDER = f"{_provisional('r.deviation')}, r.rating DESC, r.user_id"
+"""The leaderboard's order: established ratings first, then each by rating, the user id last
+(no two rows share a place: the key a page turned by its buttons starts after)."""
+
 LEADERBOARD_PAGE = (
-    f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? "
-    f"ORDER BY {_provisional('r.deviation')}, r.rating DESC, r.user_id LIMIT ? OFFSET ?"
+    f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? ORDER BY {_ORDER} LIMIT ? OFFSET ?"
 )
 """One page of a pool's standings (guild, ruleset, limit, offset), in the leaderboard's order."""
+
+Key = tuple[int, float, int]
+"""A row's place in the leaderboard's order: provisional (1) or not (0), rating, user id."""
+
+
+def key_of(row: StandingRow) -> Key:
+    """Where ``row`` stands in the leaderboard's order."""
+    return int(row.deviation > PROVISIONAL_DEVIATION), row.rating, row.user_id
+
+
+def _key_parameters(key: Key) -> tuple[int, int, float, float, int]:
+    """The five parameters of :func:`_comes` for ``key``."""
+    return key[0], key[0], key[1], key[1], key[2]
+
+
+def _comes(side: str, table: str = "r.") -> str:
+    """The condition that a standing comes strictly ``side`` ("before" or "after") a key given
+    as :func:`_key_parameters`: in the leaderboard's order, the first of provisional (lower
+    first), rating (higher first) and user id (lower first) that differs decides."""
+    first, higher, later = ("<", ">", "<") if side == "before" else (">", "<", ">")
+    provisional = _provisional(f"{table}deviation")
+    return (
+        f"({provisional} {first} ? OR ({provisional} = ? AND ({table}rating {higher} ? "
+        f"OR ({table}rating = ? AND {table}user_id {later} ?))))"
+    )
+
+
+LEADERBOARD_AFTER = (
+    f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND {_comes('after')} "
+    f"ORDER BY {_ORDER} LIMIT ?"
+)
+"""The ``limit`` standings right after a key (guild, ruleset, the key's five parameters,
+limit), best first."""
+
+LEADERBOARD_BEFORE = (
+    f"{_STANDING} WHERE r.guild_id = ? AND r.ruleset = ? AND {_comes('before')} "
+    f"ORDER BY {_provisional('r.deviation')} DESC, r.rating, r.user_id DESC LIMIT ?"
+)
+"""The ``limit`` standings right before a key (guild, ruleset, the key's five parameters,
+limit), nearest the key first."""
+
+
+async def rated_count(db: Connection, guild_id: int, ruleset: str) -> int:
+    """The number of rated players in the server's ``ruleset`` pool."""
+    row = await db.fetch_one(
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ?", (guild_id, ruleset)
+    )
+    return int(row[0]) if row else 0
 
 
 async def leaderboard(
@@ -131,12 +182,37 @@ async def leaderboard(
 ) -> tuple[int, list[StandingRow]]:
     """The number of rated players in the server's ``ruleset`` pool and one page, best first:
     established ratings, then provisional ones, each by rating."""
-    row = await db.fetch_one(
-        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ?", (guild_id, ruleset)
-    )
-    total = int(row[0]) if row else 0
+    total = await rated_count(db, guild_id, ruleset)
     rows = await db.fetch_all(LEADERBOARD_PAGE, (guild_id, ruleset, limit, offset))
     return total, [_standing(r) for r in rows]
+
+
+async def page_after(
+    db: Connection, guild_id: int, ruleset: str, key: Key, limit: int
+) -> list[StandingRow]:
+    """The ``limit`` standings that come strictly after ``key``, best first."""
+    parameters = (guild_id, ruleset, *_key_parameters(key), limit)
+    rows = await db.fetch_all(LEADERBOARD_AFTER, parameters)
+    return [_standing(r) for r in rows]
+
+
+async def page_before(
+    db: Connection, guild_id: int, ruleset: str, key: Key, limit: int
+) -> list[StandingRow]:
+    """The ``limit`` standings that come strictly before ``key``, best first."""
+    parameters = (guild_id, ruleset, *_key_parameters(key), limit)
+    rows = await db.fetch_all(LEADERBOARD_BEFORE, parameters)
+    return [_standing(r) for r in reversed(rows)]
+
+
+async def place(db: Connection, guild_id: int, ruleset: str, key: Key) -> int:
+    """How many standings come strictly before ``key``: the offset of a page it begins."""
+    row = await db.fetch_one(
+        "SELECT count(*) FROM ratings WHERE guild_id = ? AND ruleset = ? "
+        f"AND {_comes('before', table='')}",
+        (guild_id, ruleset, *_key_parameters(key)),
+    )
+    return int(row[0]) if row else 0
 
 
 async def standing(

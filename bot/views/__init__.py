@@ -10,7 +10,7 @@ import discord
 from bot.views.challenge import ChallengeButton
 from bot.views.confirm import ConfirmAbort, ConfirmRepetition, ConfirmResign, ResignButton
 from bot.views.games import GamesButton
-from bot.views.leaderboard import LeaderboardButton
+from bot.views.leaderboard import LeaderboardButton, OffsetLeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
 from bot.views.puzzle import GiveUp, NextPuzzle, PuzzlePiece, PuzzleTarget, SolveButton
 from bot.views.puzzle_board import SolversButton
@@ -27,6 +27,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmResign,
     ConfirmAbort,
     LeaderboardButton,
+    OffsetLeaderboardButton,
     GamesButton,
     WaitingButton,
     RematchButton,

@@ -14,14 +14,13 @@ import discord
 from bot.i18n import ENGLISH, Language, _, command
 from bot.names import escaped, player_name
 from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
-from bot.services.domain import DEFAULT_RULESET, LeaderboardPage, Standing
+from bot.services.domain import DEFAULT_RULESET, LeaderboardPage, Standing, StandingKey
 from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import (
     GuardedItem,
     bot_of,
     embed_title,
     page_button,
-    paging_view,
     turn_page,
 )
 from engine import RULESETS, get_ruleset
@@ -96,42 +95,139 @@ def leaderboard_embed(
 
 
 def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord.ui.View | None:
-    """Previous / Next buttons, or None when everything fits on one page."""
-    return paging_view(
-        page.offset,
-        page.limit,
-        page.total,
-        lambda offset, direction: LeaderboardButton(
-            page.guild_id, offset, direction, page.ruleset, lang, viewer_id=page.viewer_id
-        ),
+    """Previous / Next buttons, or None when the page holds every rated player. Each carries
+    the key of the page's first (Previous) or last (Next) row, so the page it turns to starts
+    right after that row wherever ratings moved meanwhile."""
+    if not page.rows or (page.offset == 0 and len(page.rows) >= page.total):
+        return None
+    viewer = page.viewer_id
+    earlier = LeaderboardButton(
+        page.ruleset, "prev", StandingKey.of(page.rows[0]), lang, viewer_id=viewer
     )
+    later = LeaderboardButton(
+        page.ruleset, "next", StandingKey.of(page.rows[-1]), lang, viewer_id=viewer
+    )
+    earlier.item.disabled = page.offset == 0
+    later.item.disabled = page.offset + len(page.rows) >= page.total
+    view = discord.ui.View(timeout=None)
+    view.add_item(earlier)
+    view.add_item(later)
+    return view
+
+
+async def _turn(
+    interaction: discord.Interaction[Any],
+    ruleset: str,
+    viewer_id: int | None,
+    offset: int = 0,
+    *,
+    after: StandingKey | None = None,
+    before: StandingKey | None = None,
+) -> None:
+    """Show the leaderboard page a button asks for in the message it is on."""
+    guild_id = interaction.guild_id
+    if guild_id is None:
+        raise OtherServer()
+    bot = bot_of(interaction)
+    if ruleset not in RULESETS:
+        raise InvalidOption(
+            _(
+                "That leaderboard's ruleset is unknown: use {leaderboard_command}.",
+                leaderboard_command=command("leaderboard"),
+            )
+        )
+
+    async def read() -> tuple[discord.Embed, discord.ui.View | None]:
+        page = await bot.services.standings.leaderboard(
+            guild_id,
+            offset,
+            PAGE_SIZE,
+            ruleset=ruleset,
+            viewer_id=viewer_id,
+            after=after,
+            before=before,
+        )
+        lang = await bot.flow.server_language(guild_id)
+        name = interaction.guild.name if interaction.guild else lang._("this server")
+        return leaderboard_embed(page, name, lang), leaderboard_view(page, lang)
+
+    await turn_page(interaction, read())
 
 
 class LeaderboardButton(
+    GuardedItem[discord.ui.Button[Any]],
+    template=(
+        r"lb:(?P<ruleset>[a-z0-9-]{1,40}):(?P<dir>prev|next):(?P<provisional>[01]):"
+        r"(?P<rating>-?\d{1,17}(?:\.\d{1,20})?(?:e[-+]\d{1,3})?):(?P<user>\d{1,20})"
+        r"(?::(?P<viewer>\d{1,20}))?"
+    ),
+):
+    """Turns the leaderboard message to the page right before its first row (Previous) or
+    right after its last (Next), keeping the line of who asked for it (``viewer_id``). The id
+    carries the row's key (``repr`` gives the rating back exactly), not the server: the
+    message is in it."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        direction: str,
+        key: StandingKey,
+        lang: Language = ENGLISH,
+        *,
+        viewer_id: int | None = None,
+    ) -> None:
+        viewer = "" if viewer_id is None else f":{viewer_id}"
+        where = f"{int(key.provisional)}:{key.rating!r}:{key.user_id}"
+        super().__init__(page_button(direction, f"lb:{ruleset}:{direction}:{where}{viewer}", lang))
+        self.ruleset = ruleset
+        self.direction = direction
+        self.key = key
+        self.viewer_id = viewer_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> LeaderboardButton:
+        viewer = match["viewer"]
+        key = StandingKey(match["provisional"] == "1", float(match["rating"]), int(match["user"]))
+        return cls(
+            match["ruleset"],
+            match["dir"],
+            key,
+            viewer_id=None if viewer is None else int(viewer),
+        )
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        forward = self.direction == "next"
+        await _turn(
+            interaction,
+            self.ruleset,
+            self.viewer_id,
+            after=self.key if forward else None,
+            before=None if forward else self.key,
+        )
+
+
+class OffsetLeaderboardButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
         r"leaderboard:(?P<guild>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
         r"(?::(?P<ruleset>[a-z0-9-]{1,40})(?::(?P<viewer>\d{1,20}))?)?"
     ),
 ):
-    """Turns the leaderboard message to another page, keeping the line of who asked for it
-    (``viewer_id``; lists posted before name nobody)."""
+    """A Previous or Next button posted before pages were turned by keys: it still shows the
+    page from its offset, whose own buttons then turn by keys."""
 
     def __init__(
-        self,
-        guild_id: int,
-        offset: int,
-        direction: str,
-        ruleset: str = DEFAULT_RULESET,
-        lang: Language = ENGLISH,
-        *,
-        viewer_id: int | None = None,
+        self, guild_id: int, offset: int, ruleset: str, viewer_id: int | None, direction: str
     ) -> None:
         viewer = "" if viewer_id is None else f":{viewer_id}"
         super().__init__(
-            page_button(
-                direction, f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}{viewer}", lang
-            )
+            page_button(direction, f"leaderboard:{guild_id}:{offset}:{direction}:{ruleset}{viewer}")
         )
         self.guild_id = guild_id
         self.offset = offset
@@ -145,40 +241,18 @@ class LeaderboardButton(
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> LeaderboardButton:
+    ) -> OffsetLeaderboardButton:
         # Buttons from before ratings were kept per ruleset have no ruleset: the default pool.
-        ruleset = match["ruleset"] or DEFAULT_RULESET
         viewer = match["viewer"]
         return cls(
             int(match["guild"]),
             int(match["offset"]),
+            match["ruleset"] or DEFAULT_RULESET,
+            None if viewer is None else int(viewer),
             match["dir"],
-            ruleset,
-            viewer_id=None if viewer is None else int(viewer),
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
             raise OtherServer()
-        bot = bot_of(interaction)
-        if self.ruleset not in RULESETS:
-            raise InvalidOption(
-                _(
-                    "That leaderboard's ruleset is unknown: use {leaderboard_command}.",
-                    leaderboard_command=command("leaderboard"),
-                )
-            )
-
-        async def read() -> tuple[discord.Embed, discord.ui.View | None]:
-            page = await bot.services.standings.leaderboard(
-                self.guild_id,
-                self.offset,
-                PAGE_SIZE,
-                ruleset=self.ruleset,
-                viewer_id=self.viewer_id,
-            )
-            lang = await bot.flow.server_language(self.guild_id)
-            name = interaction.guild.name if interaction.guild else lang._("this server")
-            return leaderboard_embed(page, name, lang), leaderboard_view(page, lang)
-
-        await turn_page(interaction, read())
+        await _turn(interaction, self.ruleset, self.viewer_id, self.offset)
