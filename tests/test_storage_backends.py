@@ -673,7 +673,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE player_holds",  # schema 36's
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
-            "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 43's (SQLite only)
+            "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
         )
     finally:
         await services.close()
@@ -718,7 +718,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE player_holds",  # schema 36's
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
-            "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 43's (SQLite only)
+            "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
         )
     finally:
         await services.close()

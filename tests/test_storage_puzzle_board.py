@@ -91,7 +91,7 @@ async def test_the_solvers_query_reads_an_index_not_the_table(
     database: str, clock: FakeClock
 ) -> None:
     """With thousands of attempts in many servers, one server's board is read through an index:
-    on SQLite from an index alone, for all time in player order (schema 43's index, no sort of
+    on SQLite from an index alone, for all time in player order (schema 42's index, no sort of
     the server's attempts to count them); on PostgreSQL never by reading the whole table, and
     the last days' through the index on (server, finished, player, status)."""
     db = await Database.open(database)

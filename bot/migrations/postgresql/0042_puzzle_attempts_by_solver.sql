@@ -1,4 +1,4 @@
--- Schema version 43 (PostgreSQL): no new index. SQLite's 0043 adds one by server and player
+-- Schema version 42 (PostgreSQL): no new index. SQLite's 0042 adds one by server and player
 -- for /puzzle leaderboard's count of a server's finished attempts by player, which SQLite
 -- otherwise sorts at every page. PostgreSQL counts them in a hash table read from
 -- puzzle_attempts_by_guild (schema 18) and gained nothing from that index in
