@@ -24,6 +24,7 @@ from bot.storage import (
     Connection,
     Database,
     Dialect,
+    announcements,
     migrations,
     moves,
     players,
@@ -31,6 +32,7 @@ from bot.storage import (
     schema_version,
     sets,
 )
+from bot.storage.announcements import GRACE_US
 from bot.storage.errors import DatabaseBusy
 from bot.storage.postgresql import PostgresDatabase, numbered
 from bot.storage.times import to_us
@@ -634,6 +636,23 @@ async def back_to_schema(services: Services, version: int, *undo: str) -> None:
             await db.execute(f"UPDATE schema_version SET version = {version}")
 
 
+def schema_48_undone(dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing schema 48 (announcements.owed_anew): on SQLite its moves trigger,
+    which counts it, goes first (a column a trigger names cannot be dropped) and comes back as
+    schema 10 made it, which its replay drops again."""
+    dropped = "ALTER TABLE announcements DROP COLUMN owed_anew"
+    if dialect is Dialect.POSTGRESQL:
+        return (dropped,)
+    return (
+        "DROP TRIGGER moves_announce",
+        dropped,
+        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
+        "INSERT OR REPLACE INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
+        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
+        "FROM sets WHERE set_id = NEW.set_id; END",
+    )
+
+
 async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
     database: str, clock: FakeClock
 ) -> None:
@@ -674,6 +693,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
+            *schema_48_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -719,6 +739,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
+            *schema_48_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -825,5 +846,74 @@ async def test_a_match_line_owed_is_due_until_shown_and_a_rematch_supersedes_it(
         [owed] = await announcements.lines_due()
         assert owed.superseded
         assert await announcements.line_superseded(owed)  # read again before an edit
+    finally:
+        await services.close()
+
+
+async def test_every_board_owed_has_its_own_nonce_on_a_clock_standing_still(
+    database: str, clock: FakeClock
+) -> None:
+    """Boards owed anew at a ply at the very instant of the one before (a takeback back to it,
+    a move back to it, the set's end on it, an abort before any move) each get a nonce of
+    their own, at most 25 characters, the one the outbox reads with the row; the first board
+    keeps the nonce it had before schema 48."""
+    services = await Services.open(database, clock=clock)
+    try:
+        nonces: list[str] = []
+
+        async def owed_now(set_id: int, ply: int) -> None:
+            nonce = await services.announcements.nonce(set_id, ply)
+            async with services.database.snapshot() as db:  # as the outbox reads it when due
+                due = await announcements.due(db, to_us(clock.now) + GRACE_US, 100)
+            [row] = [r for r in due if (r.set_id, r.ply) == (set_id, ply)]
+            assert row.nonce == nonce  # the outbox posts it under the flow's nonce
+            nonces.append(nonce)
+
+        active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+        set_id = active.set_id
+        await owed_now(set_id, 0)
+        assert nonces[0] == f"{set_id}.0.{to_us(clock.now) % 10**9}"
+        for _ in range(2):
+            await services.games.play(CHANNEL, ALICE, "d1-c1")
+            await owed_now(set_id, 1)
+            await services.games.play_computer_move(set_id, "c4-c2", expected_ply=1)
+            await owed_now(set_id, 2)
+            await services.takebacks.ask(CHANNEL, ALICE)  # her move and the reply
+            await owed_now(set_id, 0)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await services.games.play_computer_move(set_id, "c4-c2", expected_ply=1)
+        await services.games.resign(CHANNEL, ALICE)
+        await owed_now(set_id, 2)
+        aborted = await services.matches.start_computer_match(GUILD, OTHER_CHANNEL, ALICE, COMPUTER)
+        await services.games.abort(OTHER_CHANNEL)
+        await owed_now(aborted.set_id, 0)
+        assert len(set(nonces)) == len(nonces) == 9, nonces
+        assert max(len(nonce) for nonce in nonces) <= 25
+    finally:
+        await services.close()
+
+
+async def test_schema_48_keeps_the_nonce_of_a_board_owed_before_it(
+    database: str, clock: FakeClock
+) -> None:
+    """A board owed before schema 48 keeps its nonce across the upgrade (a post of it under way
+    while the bot was upgraded is returned, not made twice); one owed anew at that ply after it,
+    at the same instant, gets its own."""
+    services = await Services.open(database, clock=clock)
+    try:
+        active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        before = await services.announcements.nonce(active.set_id, 2)
+        await back_to_schema(services, 47, *schema_48_undone(services.database.dialect))
+    finally:
+        await services.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        assert await services.announcements.nonce(active.set_id, 2) == before
+        await services.takebacks.ask(CHANNEL, ALICE)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        assert await services.announcements.nonce(active.set_id, 2) != before
     finally:
         await services.close()

@@ -42,19 +42,29 @@ class AnnouncementRow:
     undone: int = 0
     """How many moves had been taken back in the set when it became owed: with the ply, what
     names the position it shows (the Takeback button under a board carries both)."""
+    owed_anew: int = 0
+    """How many times a board was owed at this ply of the set before this one (a takeback
+    back to it, a move back to it after one, the set's end on it): what tells it from them
+    when they became owed at the same instant."""
 
     @property
     def nonce(self) -> str:
         """The Discord nonce of its post (:func:`nonce`)."""
-        return nonce(self.set_id, self.ply, self.created_us)
+        return nonce(self.set_id, self.ply, self.created_us, self.owed_anew)
 
 
-def nonce(set_id: int, ply: int, created_us: int) -> str:
+def nonce(set_id: int, ply: int, created_us: int, owed_anew: int) -> str:
     """The Discord nonce of the post of the board of ``set_id`` at ``ply`` owed since
-    ``created_us`` (at most 25 characters): Discord creates one message however often the post
-    is sent again within a few minutes, by the flow or the outbox (a crash between posting and
-    marking it delivered, or an answer lost on the way back)."""
-    return f"{set_id % 10**9}.{ply}.{created_us % 10**9}"
+    ``created_us``, after ``owed_anew`` boards owed there before it (at most 25 characters):
+    Discord creates one message however often the post is sent again within a few minutes, by
+    the flow or the outbox (a crash between posting and marking it delivered, or an answer lost
+    on the way back). Each board owed has its own, even on a clock standing still: a board owed
+    anew carries its count, not only its instant (the first keeps the nonce it had before schema
+    48, so a post under way across an upgrade is not made twice)."""
+    if owed_anew == 0:
+        return f"{set_id % 10**9}.{ply}.{created_us % 10**9}"
+    # 9 + 4 + 3 + 6 digits and three dots: 25 at most.
+    return f"{set_id % 10**9}.{ply % 10**4}.{owed_anew % 10**3}.{created_us % 10**6}"
 
 
 GRACE_US = 10_000_000
@@ -72,7 +82,7 @@ async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: i
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "
         "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
         "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
-        "late_cause = NULL",
+        "late_cause = NULL, owed_anew = announcements.owed_anew + 1",
         (set_id, ply, channel_id, now_us, now_us + GRACE_US),
     )
 
@@ -122,9 +132,10 @@ async def out(db: Connection, set_id: int, ply: int) -> bool:
 async def nonce_of(db: Connection, set_id: int, ply: int) -> str | None:
     """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed."""
     row = await db.fetch_one(
-        "SELECT created_us FROM announcements WHERE set_id = ? AND ply = ?", (set_id, ply)
+        "SELECT created_us, owed_anew FROM announcements WHERE set_id = ? AND ply = ?",
+        (set_id, ply),
     )
-    return None if row is None else nonce(set_id, ply, int(row[0]))
+    return None if row is None else nonce(set_id, ply, int(row[0]), int(row[1]))
 
 
 async def due(
@@ -137,7 +148,7 @@ async def due(
         "SELECT a.set_id, a.ply, a.channel_id, a.attempts, a.created_us, EXISTS (SELECT 1 FROM "
         "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
         "AND u.undone_us = a.created_us), a.late_cause, g.guild_id, (SELECT count(*) FROM "
-        "undone_moves u WHERE u.set_id = a.set_id AND u.undone_us <= a.created_us) "
+        "undone_moves u WHERE u.set_id = a.set_id AND u.undone_us <= a.created_us), a.owed_anew "
         "FROM announcements a "
         "JOIN sets g ON g.set_id = a.set_id "
         f"WHERE a.delivered_us IS NULL AND a.next_try_us <= ? {mine}"
@@ -155,6 +166,7 @@ async def due(
             late_cause=None if row[6] is None else LateCause(row[6]),
             guild_id=int(row[7]),
             undone=int(row[8]),
+            owed_anew=int(row[9]),
         )
         for row in rows
     ]

@@ -34,7 +34,7 @@ WITH g AS (
     ON CONFLICT (set_id, ply) DO UPDATE SET
         channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
         next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL,
-        late_cause = NULL
+        late_cause = NULL, owed_anew = announcements.owed_anew + 1
 )
 SELECT {SET_COLUMNS} FROM g JOIN matches m USING (match_id)
 """
