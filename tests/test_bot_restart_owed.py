@@ -361,3 +361,60 @@ async def test_a_computer_match_slower_than_the_bound_takes_its_thinking_away(
         assert len(boards) == 1, [m.content for m in boards]
     finally:
         await table.stop()
+
+
+async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it_shows_once(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts, a thread is made for the match, and the edit of alice's challenge message
+    outlasts the bound the outbox leaves the first board to the accept: the outbox begins
+    posting it, and before Discord has it the accept, going on, posts it in the thread. Both
+    carry the board's nonce: it shows once, pinging the players once (before, twice)."""
+    monkeypatch.setattr(outbox, "STARTING_BOUND", timedelta(seconds=1))
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        editing, go_on = asyncio.Event(), asyncio.Event()
+        real_update = common.update_message
+
+        async def slow_update(*args: Any, **kwargs: Any) -> None:
+            editing.set()
+            await go_on.wait()
+            await real_update(*args, **kwargs)
+
+        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
+        assert table.bot is not None
+        late = table.bot.flow.outbox.late
+        real_post = late._post_live_board
+        posting, post_on = asyncio.Event(), asyncio.Event()
+
+        async def slow_post(*args: Any, **kwargs: Any) -> discord.Message:
+            posting.set()
+            await post_on.wait()
+            return await real_post(*args, **kwargs)
+
+        monkeypatch.setattr(late, "_post_live_board", slow_post)
+        pressed = asyncio.create_task(
+            table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
+            )
+        )
+        await asyncio.wait_for(editing.wait(), 20)
+        await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
+        table.advance(timedelta(seconds=11))
+        await asyncio.wait_for(posting.wait(), 20)  # the outbox's post is under way
+        go_on.set()
+        await pressed
+        assert reply.thread is not None
+        thread = reply.thread
+        await table.wait_board(lambda m: "your move" in m.content, channel=thread, timeout=20)
+        post_on.set()
+        await settled(table)
+        table.advance(timedelta(minutes=3))
+        await table.checks_run(2)
+        boards = [m for m in table.public_messages(thread) if m.attachments]
+        assert len(boards) == 1, [m.content for m in boards]
+        assert boards[0].pinged_user_ids() == {table.alice.id, table.bob.id}  # into the thread
+    finally:
+        await table.stop()

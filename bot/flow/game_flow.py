@@ -316,6 +316,10 @@ class GameFlow:
             files=[post.file()],
             view=post.view,
             pings=opening_pings(active, post.allowed_mentions()),
+            # Posted in the channel (an answer edited into it, a thread's first board), it
+            # carries the outbox's nonce: an outbox post of it still in flight (this flow was
+            # slower than the bound) then returns this one, and the other way round.
+            nonce=await self.owed_nonce(active, None if into_answer else interaction),
             into_answer=into_answer,
         )
         await self.live_boards.board_out(active, message_id)  # out: the outbox need not post it
