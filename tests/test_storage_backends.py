@@ -32,7 +32,7 @@ from bot.storage import (
     schema_version,
     sets,
 )
-from bot.storage.announcements import GRACE_US
+from bot.storage.announcements import GRACE_US, AnnouncementRow
 from bot.storage.errors import DatabaseBusy
 from bot.storage.postgresql import PostgresDatabase, numbered
 from bot.storage.times import to_us
@@ -915,5 +915,34 @@ async def test_schema_48_keeps_the_nonce_of_a_board_owed_before_it(
         await services.games.play(CHANNEL, ALICE, "d1-c1")
         await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
         assert await services.announcements.nonce(active.set_id, 2) != before
+    finally:
+        await services.close()
+
+
+async def test_a_board_owed_anew_at_the_instant_of_the_one_posted_stays_owed(
+    database: str, clock: FakeClock
+) -> None:
+    """The outbox read the first board, and a takeback back to ply 0 owed another there at the
+    same instant (a clock standing still) while it posted it: the first one's post, failure or
+    rate limit leaves the new board owed as it was (before, marked out with the first)."""
+    services = await Services.open(database, clock=clock)
+    try:
+        active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+
+        async def owed_at_0() -> list[AnnouncementRow]:
+            async with services.database.snapshot() as db:  # as the outbox reads it when due
+                due = await announcements.due(db, to_us(clock.now) + GRACE_US, 100)
+            return [row for row in due if (row.set_id, row.ply) == (active.set_id, 0)]
+
+        [first] = await owed_at_0()
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        await services.takebacks.ask(CHANNEL, ALICE)  # back to ply 0, at the same instant
+        [anew] = await owed_at_0()
+        assert anew != first
+        await services.announcements.failed(first, refused=True)
+        await services.announcements.held_back(first, clock.now + timedelta(hours=1))
+        await services.announcements.posted(first, 123)
+        assert await owed_at_0() == [anew]
     finally:
         await services.close()

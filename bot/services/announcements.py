@@ -55,7 +55,7 @@ class AnnouncementService:
                 row.ply,
                 message_id,
                 to_us(self._clock()),
-                owed_us=row.created_us,
+                owed=row,
             )
 
     async def message_of(self, set_id: int, ply: int) -> int | None:
@@ -107,16 +107,14 @@ class AnnouncementService:
         if not_before is not None:
             next_try = max(next_try, not_before)
         async with self._database.transaction() as db:
-            await announcements.failed(
-                db, row.set_id, row.ply, row.created_us, to_us(next_try), cause
-            )
+            await announcements.failed(db, row, to_us(next_try), cause)
 
     async def held_back(self, row: AnnouncementRow, until: datetime) -> None:
         """``row`` is not tried before ``until``: Discord asked the posts in its channel to
         wait (a rate limit), and trying it would only be refused so again. Its count of
         tries and its late cause stay as they are."""
         async with self._database.transaction() as db:
-            await announcements.held_back(db, row.set_id, row.ply, row.created_us, to_us(until))
+            await announcements.held_back(db, row, to_us(until))
 
     async def post_refused(self, set_id: int, ply: int, cause: LateCause) -> None:
         """Discord refused the flow's post of the board of ``set_id`` at ``ply`` for ``cause``:

@@ -94,20 +94,30 @@ async def delivered(
     message_id: int | None,
     now_us: int,
     *,
-    owed_us: int | None = None,
+    owed: AnnouncementRow | None = None,
 ) -> None:
     """The board of ``set_id`` at ``ply`` is posted (or superseded): never post it again.
-    With ``owed_us`` (the outbox's row as read: :attr:`AnnouncementRow.created_us`), only if
-    it is still the board owed since then: a takeback back to ``ply`` (or a move back to it
-    after one) while it was posted owes another board there, which stays owed. Without it,
-    whatever is owed there (the flow's own board, checked against the set in the same
-    transaction)."""
-    same = "" if owed_us is None else "AND created_us = ? "
+    With ``owed`` (the outbox's row as read), only if it is still that board (:func:`_same`):
+    a takeback back to ``ply`` (or a move back to it after one, the set's end there) while it
+    was posted owes another board there, which stays owed. Without it, whatever is owed there
+    (the flow's own board, checked against the set in the same transaction)."""
+    same = "" if owed is None else f"AND {_SAME} "
     await db.execute(
         "UPDATE announcements SET delivered_us = ?, message_id = ? "
         f"WHERE set_id = ? AND ply = ? {same}AND delivered_us IS NULL",
-        (now_us, message_id, set_id, ply) + (() if owed_us is None else (owed_us,)),
+        (now_us, message_id, set_id, ply) + (() if owed is None else _same(owed)),
     )
+
+
+_SAME = "created_us = ? AND owed_anew = ?"
+"""The condition that the row is still the board ``row`` read (:func:`_same`'s values)."""
+
+
+def _same(row: AnnouncementRow) -> tuple[int, int]:
+    """What tells the board ``row`` from one owed anew at its ply since it was read: when it
+    became owed and how many were owed there before it (on a clock standing still, or two
+    owed within the same microsecond, the instant alone does not)."""
+    return row.created_us, row.owed_anew
 
 
 async def message_of(db: Connection, set_id: int, ply: int) -> int | None:
@@ -173,30 +183,25 @@ async def due(
 
 
 async def failed(
-    db: Connection,
-    set_id: int,
-    ply: int,
-    owed_us: int,
-    next_try_us: int,
-    cause: LateCause | None = None,
+    db: Connection, row: AnnouncementRow, next_try_us: int, cause: LateCause | None = None
 ) -> None:
-    """Posting the board owed since ``owed_us`` failed (Discord refused it for ``cause``, or
-    could not be reached): try again at ``next_try_us`` (a board owed anew there meanwhile
-    keeps its own first try)."""
+    """Posting the board ``row`` failed (Discord refused it for ``cause``, or could not be
+    reached): try again at ``next_try_us`` (a board owed anew there meanwhile keeps its own
+    first try)."""
     await db.execute(
         "UPDATE announcements SET attempts = attempts + 1, next_try_us = ?, late_cause = ? "
-        "WHERE set_id = ? AND ply = ? AND created_us = ? AND delivered_us IS NULL",
-        (next_try_us, None if cause is None else cause.value, set_id, ply, owed_us),
+        f"WHERE set_id = ? AND ply = ? AND {_SAME} AND delivered_us IS NULL",
+        (next_try_us, None if cause is None else cause.value, row.set_id, row.ply, *_same(row)),
     )
 
 
-async def held_back(db: Connection, set_id: int, ply: int, owed_us: int, next_try_us: int) -> None:
-    """The board owed since ``owed_us`` is not tried before ``next_try_us`` (Discord asked
-    the posts in its channel to wait): its tries and why the last failed stay as they are."""
+async def held_back(db: Connection, row: AnnouncementRow, next_try_us: int) -> None:
+    """The board ``row`` is not tried before ``next_try_us`` (Discord asked the posts in its
+    channel to wait): its tries and why the last failed stay as they are."""
     await db.execute(
         "UPDATE announcements SET next_try_us = ? WHERE set_id = ? AND ply = ? "
-        "AND created_us = ? AND delivered_us IS NULL AND next_try_us < ?",
-        (next_try_us, set_id, ply, owed_us, next_try_us),
+        f"AND {_SAME} AND delivered_us IS NULL AND next_try_us < ?",
+        (next_try_us, row.set_id, row.ply, *_same(row), next_try_us),
     )
 
 
