@@ -636,8 +636,8 @@ async def back_to_schema(services: Services, version: int, *undo: str) -> None:
             await db.execute(f"UPDATE schema_version SET version = {version}")
 
 
-def schema_48_undone(dialect: Dialect) -> tuple[str, ...]:
-    """The statements undoing schema 48 (announcements.owed_anew): on SQLite its moves trigger,
+def schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing schema 43 (announcements.owed_anew): on SQLite its moves trigger,
     which counts it, goes first (a column a trigger names cannot be dropped) and comes back as
     schema 10 made it, which its replay drops again."""
     dropped = "ALTER TABLE announcements DROP COLUMN owed_anew"
@@ -693,7 +693,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
-            *schema_48_undone(services.database.dialect),
+            *schema_43_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -739,7 +739,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
-            *schema_48_undone(services.database.dialect),
+            *schema_43_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -856,7 +856,7 @@ async def test_every_board_owed_has_its_own_nonce_on_a_clock_standing_still(
     """Boards owed anew at a ply at the very instant of the one before (a takeback back to it,
     a move back to it, the set's end on it, an abort before any move) each get a nonce of
     their own, at most 25 characters, the one the outbox reads with the row; the first board
-    keeps the nonce it had before schema 48."""
+    keeps the nonce it had before schema 43."""
     services = await Services.open(database, clock=clock)
     try:
         nonces: list[str] = []
@@ -893,10 +893,10 @@ async def test_every_board_owed_has_its_own_nonce_on_a_clock_standing_still(
         await services.close()
 
 
-async def test_schema_48_keeps_the_nonce_of_a_board_owed_before_it(
+async def test_schema_43_keeps_the_nonce_of_a_board_owed_before_it(
     database: str, clock: FakeClock
 ) -> None:
-    """A board owed before schema 48 keeps its nonce across the upgrade (a post of it under way
+    """A board owed before schema 43 keeps its nonce across the upgrade (a post of it under way
     while the bot was upgraded is returned, not made twice); one owed anew at that ply after it,
     at the same instant, gets its own."""
     services = await Services.open(database, clock=clock)
@@ -905,7 +905,7 @@ async def test_schema_48_keeps_the_nonce_of_a_board_owed_before_it(
         await services.games.play(CHANNEL, ALICE, "d1-c1")
         await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
         before = await services.announcements.nonce(active.set_id, 2)
-        await back_to_schema(services, 47, *schema_48_undone(services.database.dialect))
+        await back_to_schema(services, 42, *schema_43_undone(services.database.dialect))
     finally:
         await services.close()
     services = await Services.open(database, clock=clock)

@@ -1,4 +1,4 @@
--- Schema version 48: how many times the board at a set's ply was owed anew after the first
+-- Schema version 43: how many times the board at a set's ply was owed anew after the first
 -- (a takeback back to it, a move back to it after one, the set's end on it: time, resignation,
 -- abort), which its nonce carries (bot/storage/announcements.py nonce()). The nonce was made of
 -- the set, the ply and the instant it became owed only, so a board owed anew at the instant of
