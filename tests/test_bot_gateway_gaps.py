@@ -17,6 +17,7 @@ import pytest
 
 from tests.bot_harness import (
     Harness,
+    board_thread_game,
     eventually,
     gateway_connections,
     reconnected,
@@ -160,3 +161,46 @@ async def test_a_permission_given_back_while_the_session_was_lost_lets_the_board
     table.advance(timedelta(seconds=10))
     await table.checks_run(2)
     await final_board_soon(table, table.channel)
+
+
+async def test_a_thread_deleted_while_the_session_was_lost_ends_its_game_once_back(
+    threaded: Harness,
+) -> None:
+    """A moderator deletes a game's thread (not its channel) while the bot's session is lost
+    (its THREAD_DELETE lost with it): once the bot is back, the fresh GUILD_CREATE lacking the
+    thread and Discord confirming it is gone, the game is aborted and its line in #games says
+    so, as when the deletion is seen (before, it ran on until a post or its deadline)."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    line = table.thread_line(thread)
+    connections = await session_lost(table)
+    await table.standin.delete_channel(thread)
+    await back(table, connections)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: games.in_channel(thread.id), None)
+    await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=5)
+
+
+async def test_a_thread_archived_while_the_session_was_lost_keeps_its_game(
+    threaded: Harness,
+) -> None:
+    """A game's thread is archived while the bot's session is lost: missing from the fresh
+    GUILD_CREATE's active threads, it is asked of Discord, which shows it is still there, so
+    its game goes on: bob writes there (Discord offers no commands in an archived thread) and
+    his /move is played."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    connections = await session_lost(table)
+    await table.standin.edit_thread(thread, archived=True)
+    since = len(table.standin.rest_log)
+    await back(table, connections)
+    asked = f"/api/v10/channels/{thread.id}"
+    await table.standin.wait_until(
+        lambda: any(c.method == "GET" and c.path == asked for c in table.standin.rest_log[since:]),
+        waiting_for="the thread asked of Discord",
+    )
+    await settled(table)
+    await table.standin.member_writes(thread, table.bob)
+    played = await table.reply_text(table.bob, "move", {"move": "d3-c3"}, channel=thread)
+    assert "played d3-c3" in played.content, played.content

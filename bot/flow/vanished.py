@@ -63,17 +63,29 @@ class VanishedFlow:
 
     async def channels_unseen(self, guild: discord.Guild) -> None:
         """``guild``'s channels are known anew (a GUILD_CREATE: at start-up, after an outage,
-        or after a session the gateway could not resume, whose CHANNEL_DELETEs were lost with
-        it): a channel with a game in progress (or holding a game's thread) that it lacks is
-        asked of Discord, and one Discord no longer knows is gone — its games are aborted now,
-        not when a post there or the deadline finds it. A channel is never archived, so only
-        one deleted (or a member's thread archived, which Discord shows is still there) is
-        asked: a request per place missing, none otherwise."""
+        or after a session the gateway could not resume, whose CHANNEL_DELETEs and
+        THREAD_DELETEs were lost with it): a channel with a game in progress (or
+        holding a game's thread) that it lacks is asked of Discord, and one Discord no longer
+        knows is gone — its games are aborted now, not when a post there or the deadline finds
+        it. So is a game's thread missing from the server's active threads (GUILD_CREATE's
+        ``threads``) whose channel is there: it may be archived (Discord shows it is still
+        there, and its game goes on), hidden from the bot, or deleted alone. A channel is never
+        archived, so only one deleted (or a member's thread archived) is asked: a request per
+        place missing, none otherwise."""
         places = await self.flow.bot.services.records.places_in_progress(guild.id)
         channels = {channel_id if parent is None else parent for channel_id, parent in places}
         for channel_id in sorted(channels):
             if guild.get_channel_or_thread(channel_id) is None:
                 await self.channel_gone(channel_id, Gone.UNKNOWN)
+        threads = {  # of a channel still there: one gone took its threads' games with it
+            thread_id
+            for thread_id, parent in places
+            if parent is not None
+            and guild.get_channel(parent) is not None
+            and guild.get_thread(thread_id) is None
+        }
+        for thread_id in sorted(threads):
+            await self.channel_gone(thread_id, Gone.UNKNOWN)
 
     async def _abort_in(self, channel_id: int, how: Gone) -> None:
         for end in await self.flow.bot.services.vanished.channel_gone(channel_id):
