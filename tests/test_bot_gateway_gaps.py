@@ -204,3 +204,24 @@ async def test_a_thread_archived_while_the_session_was_lost_keeps_its_game(
     await table.standin.member_writes(thread, table.bob)
     played = await table.reply_text(table.bob, "move", {"move": "d3-c3"}, channel=thread)
     assert "played d3-c3" in played.content, played.content
+
+
+async def test_a_channel_deleted_while_the_bot_was_out_ends_its_game_when_invited_back(
+    table: Harness,
+) -> None:
+    """The bot is kicked while its session is lost (its GUILD_DELETE lost with it, so its game
+    was never aborted) and #games is deleted; invited back later, the server's GUILD_CREATE
+    comes as a join, lacking the channel: the game there is ended then (before, only a server
+    available looked for deleted channels, and it ran on until its deadline)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await settled(table)  # nothing owed in #games: no post there finds it gone
+    connections = await session_lost(table)
+    await table.standin.remove_bot_from_guild(table.guild)
+    await table.standin.delete_channel(table.channel)
+    await back(table, connections)
+    assert table.bot is not None
+    games = table.bot.services.games
+    assert await games.in_channel(table.channel.id) is not None  # not yet known to be gone
+    await table.standin.invite_bot_back(table.guild)
+    await eventually(lambda: games.in_channel(table.channel.id), None)

@@ -119,6 +119,23 @@ async def test_an_allowed_channel_deleted_unseen_leaves_the_list_when_others_rem
     assert f"Games allowed in: <#{table.channel.id}>\n" in shown.content
 
 
+async def test_an_allowed_channel_deleted_while_the_bot_was_out_leaves_the_list_when_back(
+    table: Harness,
+) -> None:
+    """The bot is kicked, #lobby is deleted while it is out (no CHANNEL_DELETE reaches it), and
+    it is invited back: the server's GUILD_CREATE comes as a join, and #lobby leaves the list
+    as at a start (before, only a server available was looked at: /settings kept it)."""
+    lobby = table.guild.channel("lobby")
+    await table.reply_text(table.admin, "settings", {"allow": lobby})
+    await table.reply_text(table.admin, "settings", {"allow": table.channel})
+    await table.standin.remove_bot_from_guild(table.guild)
+    await table.standin.delete_channel(lobby)
+    await table.standin.invite_bot_back(table.guild)
+    await eventually(lambda: allowed(table), {table.channel.id})
+    shown = await table.reply_text(table.admin, "settings")
+    assert f"Games allowed in: <#{table.channel.id}>\n" in shown.content
+
+
 async def test_every_allowed_channel_deleted_unseen_is_spoken_of_in_the_plural(
     table: Harness,
 ) -> None:

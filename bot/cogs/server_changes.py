@@ -238,14 +238,32 @@ class ServerChanges(commands.Cog):
         session the gateway could not resume): allowed channels deleted meanwhile, which no
         CHANNEL_DELETE reached me for, leave the list as a deletion seen would take them off —
         when one allowed channel is still there (with all gone, the list stays, and /settings
-        and refusals say they were deleted); the games of channels deleted meanwhile are
-        aborted (``VanishedFlow.channels_unseen``); after a lost session (not at start-up, where
-        refused posts keep their pause), refused boards are tried at the next check, as a
-        permission given back meanwhile sent me no CHANNEL_UPDATE."""
+        and refusals say they were deleted); the games of channels and threads deleted
+        meanwhile are aborted (``VanishedFlow.channels_unseen``); after a lost session (not
+        at start-up, where refused posts keep their pause), refused boards are tried at the
+        next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE."""
         if self._was_ready:  # not at start-up: a refused post keeps its pause there
             self._maybe_allowed(guild.id, "The channel list")
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         await self._locks_weighed(guild)  # locked while I was away or it was unavailable
+        self._deletions_unseen(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A server joined, or listed anew in a GUILD_CREATE that discord.py reports as a join
+        (one without ``unavailable``, after the gateway connected anew): its threads locked
+        meanwhile sent me no THREAD_UPDATE, nor a permission given back its CHANNEL_UPDATE; nor
+        its channels and threads deleted meanwhile their deletions (the bot removed while its
+        session was lost, its GUILD_DELETE lost too, and invited back since: its games there
+        were never aborted)."""
+        self._maybe_allowed(guild.id, "The channel list")
+        await self._locks_weighed(guild)
+        self._deletions_unseen(guild)
+
+    def _deletions_unseen(self, guild: discord.Guild) -> None:
+        """``guild``'s channels came anew: allowed channels, and games' channels and threads,
+        deleted while no CHANNEL_DELETE or THREAD_DELETE reached me are handled as if one had
+        (in the background, a busy database waited out)."""
         until_stored(
             self.bot,
             f"allowed channels of server {guild.id} checked",
@@ -256,14 +274,6 @@ class ServerChanges(commands.Cog):
             f"game channels of server {guild.id} checked",
             lambda: self.bot.flow.vanished.channels_unseen(guild),
         )
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        """A server joined, or listed anew in a GUILD_CREATE that discord.py reports as a join
-        (one without ``unavailable``, after the gateway connected anew): its threads locked
-        meanwhile sent me no THREAD_UPDATE, nor a permission given back its CHANNEL_UPDATE."""
-        self._maybe_allowed(guild.id, "The channel list")
-        await self._locks_weighed(guild)
 
     async def _disallow_deleted_unseen(self, guild: discord.Guild) -> None:
         allowed = (await self.bot.services.settings.get(guild.id)).allowed_channel_ids

@@ -63,8 +63,9 @@ class VanishedFlow:
 
     async def channels_unseen(self, guild: discord.Guild) -> None:
         """``guild``'s channels are known anew (a GUILD_CREATE: at start-up, after an outage,
-        or after a session the gateway could not resume, whose CHANNEL_DELETEs and
-        THREAD_DELETEs were lost with it): a channel with a game in progress (or
+        after a session the gateway could not resume, whose CHANNEL_DELETEs and THREAD_DELETEs
+        were lost with it, or when the bot is invited back after a removal it did not see):
+        a channel with a game in progress (or
         holding a game's thread) that it lacks is asked of Discord, and one Discord no longer
         knows is gone — its games are aborted now, not when a post there or the deadline finds
         it. So is a game's thread missing from the server's active threads (GUILD_CREATE's
