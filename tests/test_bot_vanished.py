@@ -23,6 +23,7 @@ from bot.storage.sets import EVERY, SetRow
 from tests.bot_harness import (
     Harness,
     board_thread_game,
+    challenge_id,
     eventually,
     running_bot,
     timers_checked,
@@ -165,6 +166,31 @@ async def test_deleting_a_channel_aborts_the_games_in_its_threads(threaded: Harn
     await a_day_passes(table)
     assert calls_to(table, thread, since) == 0
     assert calls_to(table, table.channel, since, "PATCH") == 0  # the line went with #games
+    assert await rated_players(table) == 0
+
+
+async def test_deleting_a_channel_aborts_the_game_in_a_members_archived_thread_of_it(
+    threaded: Harness,
+) -> None:
+    """carol starts a thread of #games and plays bob there; Discord archives it (discord.py
+    forgets it), then #games is deleted: the game is aborted too, nobody losing on time a day
+    later (before, only the threads the bot held, and those it started, were found)."""
+    table = threaded
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    line = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.bob, "sets": 1}, channel=corner
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    await table.wait_board(channel=corner)
+    for who, text in zip((table.carol, table.bob), OPENING, strict=True):
+        await table.reply_text(who, "move", {"move": text}, channel=corner)
+    await table.standin.edit_thread(corner, archived=True)
+    assert table.bot is not None
+    bot = table.bot
+    await table.standin.wait_until(lambda: bot.get_channel(corner.id) is None, timeout=5)
+    await table.standin.delete_channel(table.channel)
+    await eventually(game_in(table, corner), None)
+    await a_day_passes(table)
     assert await rated_players(table) == 0
 
 

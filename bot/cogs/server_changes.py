@@ -210,12 +210,13 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
-        """A channel was deleted, and with it the threads in it (and its place among the
-        channels games are allowed in, unless it was the only one)."""
+        """A channel was deleted, and with it the threads in it, an archived member's thread
+        too (``VanishedFlow.channel_deleted``), and its place among the channels games are
+        allowed in, unless it was the only one."""
         until_stored(
             self.bot,
             f"channel {channel.id} deleted",
-            lambda: self.bot.flow.vanished.channel_gone(channel.id, Gone.DELETED),
+            lambda: self.bot.flow.vanished.channel_deleted(channel.guild, channel.id),
         )
         until_stored(
             self.bot,

@@ -61,6 +61,23 @@ class VanishedFlow:
             return
         await self._abort_in(channel_id, how)
 
+    async def channel_deleted(self, guild: discord.Guild, channel_id: int) -> None:
+        """CHANNEL_DELETE: ``channel_id`` of ``guild`` is gone, with its threads. The games of
+        threads its members started are recorded as played in a place of their own (the
+        thread, no channel noted), and discord.py reports deleted only the threads it holds: an
+        archived one it forgot. So a game's place of ``guild`` that is neither a channel nor
+        a thread the cache holds is asked of Discord, and one it no longer knows is gone — a
+        request per game in progress in an archived member's thread, at a channel's deletion."""
+        await self.channel_gone(channel_id, Gone.DELETED)
+        places = await self.flow.bot.services.records.places_in_progress(guild.id)
+        for place_id, parent in places:
+            if (
+                parent is None
+                and place_id != channel_id
+                and guild.get_channel_or_thread(place_id) is None
+            ):
+                await self.channel_gone(place_id, Gone.UNKNOWN)
+
     async def channels_unseen(self, guild: discord.Guild) -> None:
         """``guild``'s channels are known anew (a GUILD_CREATE: at start-up, after an outage,
         after a session the gateway could not resume, whose CHANNEL_DELETEs and THREAD_DELETEs
