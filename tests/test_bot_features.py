@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -14,7 +15,7 @@ from PIL import Image
 from bot.cogs.info import rules_text
 from bot.flow.uploads import MESSAGE_OVERHEAD, SMALL_WIDTH
 from bot.i18n import language
-from engine import RULESETS, Outcome, Reason, read_record, read_tags
+from engine import RULESETS, Game, Outcome, Reason, read_record, read_tags
 from renderer import render_replay
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, FakeMember
@@ -506,6 +507,14 @@ def test_rules_name_the_board_size_once() -> None:
     """The /rules heading does not repeat a size the ruleset's title already gives."""
     heading = rules_text("tablut").splitlines()[0]
     assert heading.count("9x9") == 1, heading
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_rules_give_an_example_move_the_attackers_may_open_with(name: str) -> None:
+    """/rules' example `/move` is a legal first move of its own ruleset: on 15x15 there is
+    no piece on d1, so "d1-c1" would only be refused."""
+    [example] = re.findall(r"`/move (\S+)`", rules_text(name))
+    assert Game(name).is_legal(example), (name, example)
 
 
 THIRD = {"en": "third", "de": "dritten", "fr": "troisième", "es": "tercera", "pt_BR": "terceira"}
