@@ -19,7 +19,7 @@ ARROWS = ">\u2192"
 
 _MOVE = re.compile(
     r"""^\s*k?\s*
-        (?P<from>[a-o]\d{1,2})
+        (?P<from>[a-z]\d{1,2})
         (?:\s*(?:["""
     + DASHES
     + r"""]?["""
@@ -27,15 +27,18 @@ _MOVE = re.compile(
     + r"""]|["""
     + DASHES
     + r"""]|to)\s*|\s+)?    # d1-d3, d1–d3, d1−d3, d1>d3, d1->d3, d1→d3, d1 to d3, d1 d3
-        (?P<to>[a-o]\d{1,2})
+        (?P<to>[a-z]\d{1,2})
         \s*(?:x\s*[a-o0-9/,\s]*)?   # capture suffix, e.g. xd4 or xa5/c5: ignored
         [+\-#]*\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 
 
-DESTINATION = re.compile(r"^\s*(?P<to>[a-o]\d{1,2})\s*$", re.IGNORECASE)
-"""A destination square alone (``b5``), which names a move when one piece can go there."""
+DESTINATION = re.compile(r"^\s*(?P<to>[a-z]\d{1,2})\s*$", re.IGNORECASE)
+"""A destination square alone (``b5``), which names a move when one piece can go there.
+
+Here and in a move any letter is read as a file, so that a square past the board's last file
+(``p8`` on 15x15) is refused by :func:`parse_square` naming it and the board's range."""
 
 
 _GRID = 256

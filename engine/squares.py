@@ -72,12 +72,12 @@ def parse_square(text: str, size: int = MAX_SIZE) -> Square:
     """Read a square name such as ``d4`` (either case, full-width too), else raise
     ``InvalidMoveError``."""
     name = as_typed(text).strip().lower()
-    if len(name) < 2 or name[0] not in FILE_LETTERS or not name[1:].isdecimal():
+    if len(name) < 2 or not "a" <= name[0] <= "z" or not name[1:].isdecimal():
         raise InvalidMoveError(
             N_("'{text}' is not a square: write a file letter and a rank, like d4."),
             text=echoed(text),
         )
-    file = FILE_LETTERS.index(name[0])
+    file = ord(name[0]) - ord("a")  # past the board's last file (p8 on 15x15): named below
     rank = int(name[1:]) - 1
     if file >= size or not 0 <= rank < size:
         last = f"{FILE_LETTERS[size - 1]}{size}"

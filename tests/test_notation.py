@@ -148,6 +148,18 @@ def test_a_square_off_the_board_is_named() -> None:
         Move.parse("d1-d8", 7)
 
 
+@pytest.mark.parametrize(
+    ("text", "square"), [("p1-p2", "p1"), ("e1-p1", "p1"), ("p8", "p8"), ("P15", "p15")]
+)
+def test_a_file_past_o_is_named_off_the_board(text: str, square: str) -> None:
+    """On 15x15, a move or a destination on file p (the next letter after the board's last
+    column, o) is refused naming the square and the board's range, as o16 is, not as text that
+    is no move at all."""
+    expected = rf"^{square} is not on the 15x15 board \(a1 to o15\)\.$"
+    with pytest.raises(IllegalMoveError, match=expected):
+        Game("hnefatafl-15").parse_move(text)
+
+
 def test_a_typed_capture_suffix_is_not_checked() -> None:
     """The game ignores a wrong capture suffix and records the real captures."""
     game = Game()
