@@ -15,7 +15,7 @@ from engine.errors import (
     PositionError,
     UnknownRulesetError,
 )
-from engine.game import Game
+from engine.game import Game, opening_step
 from engine.layout import format_position, parse_position
 from engine.match import MatchReason, MatchResult, SetResult, score_match
 from engine.moves import Move, MoveRecord
@@ -46,6 +46,7 @@ __all__ = [
     "UnknownRulesetError",
     "format_position",
     "get_ruleset",
+    "opening_step",
     "parse_position",
     "parse_square",
     "read_record",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from functools import cache
 
 from engine.board import KING, NO_KING, Board
 from engine.errors import N_, IllegalMoveError, PositionError
@@ -12,7 +13,16 @@ from engine.layout import format_position, parse_position
 from engine.moves import DESTINATION, Move, MoveRecord, move_for_code, square_label
 from engine.outcome import Outcome, Reason
 from engine.rules import RULESETS, Ruleset, get_ruleset
-from engine.squares import Piece, Side, Square, as_typed, parse_square, square_name
+from engine.squares import (
+    Piece,
+    Side,
+    Square,
+    as_typed,
+    parse_square,
+    square_file,
+    square_name,
+    square_rank,
+)
 
 _ARTICLE = {Piece.ATTACKER: "an attacker", Piece.DEFENDER: "a defender", Piece.KING: "the king"}
 _PIECES = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
@@ -248,7 +258,7 @@ class Game:
         """
         alone = DESTINATION.match(as_typed(text))
         if alone is None:
-            return Move.parse(text, self.ruleset.size)
+            return Move.parse(text, self.ruleset.size, example=str(opening_step(self.ruleset)))
         to = parse_square(alone["to"], self.ruleset.size)
         candidates = [move for move in self.legal_moves() if move.to_square == to]
         if len(candidates) == 1:
@@ -436,3 +446,15 @@ class Game:
 def _sign(n: int) -> int:
     """1, 0 or -1: the direction of ``n``."""
     return (n > 0) - (n < 0)
+
+
+@cache
+def opening_step(rules: Ruleset) -> Move:
+    """A first move the attackers may play in ``rules``, one square long: ``d1-c1`` in brandubh,
+    ``e1-d1`` on 13x13 and 15x15 (whose d1 is empty), the example a player is shown of a move."""
+    for move in Game(rules).legal_moves():
+        files = abs(square_file(move.from_square) - square_file(move.to_square))
+        ranks = abs(square_rank(move.from_square) - square_rank(move.to_square))
+        if files + ranks == 1:
+            return move
+    raise ValueError(f"{rules.name}: the attackers have no one-square first move")

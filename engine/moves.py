@@ -114,21 +114,23 @@ class Move:
         return f"Move({self.from_square}, {self.to_square})"
 
     @classmethod
-    def parse(cls, text: str, size: int = MAX_SIZE) -> Move:
+    def parse(cls, text: str, size: int = MAX_SIZE, *, example: str = "d1-c1") -> Move:
         """Read ``d1-d3``, ``d1d3``, ``d1 d3``, ``d1 to d3``, ``d1>d3``, ``d1->d3``, ``d1→d3``,
         ``d1–d3`` (en or em dash) or ``D1-D3``, in full-width characters too; a capture suffix
         ``xd4`` is ignored.
 
-        Text that is not a move on a ``size`` board raises :class:`InvalidMoveError`.
+        Text that is not a move on a ``size`` board raises :class:`InvalidMoveError`, showing
+        ``example`` as a move to write (a game gives one of its own ruleset's).
         """
         match = _MOVE.match(as_typed(text))
         if match is None:
             raise InvalidMoveError(
                 N_(
                     "'{text}' is not a move: write the piece's square and where it goes, like "
-                    "d1-c1."
+                    "{example}."
                 ),
                 text=echoed(text),
+                example=example,
             )
         return cls(parse_square(match["from"], size), parse_square(match["to"], size))
 

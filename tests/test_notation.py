@@ -132,6 +132,16 @@ def test_junk_says_what_a_move_looks_like(text: str) -> None:
     assert str(info.value).endswith("write the piece's square and where it goes, like d1-c1.")
 
 
+@pytest.mark.parametrize(("ruleset", "example"), [("brandubh", "d1-c1"), ("hnefatafl-15", "e1-d1")])
+def test_text_that_is_no_move_is_shown_a_move_of_its_own_board(ruleset: str, example: str) -> None:
+    """The refusal of text that is no move shows a first move of the game's ruleset: d1-c1,
+    brandubh's, names an empty square on 15x15."""
+    with pytest.raises(IllegalMoveError) as info:
+        Game(ruleset).parse_move("move my king")
+    assert str(info.value).endswith(f"where it goes, like {example}.")
+    assert Game(ruleset).is_legal(example)
+
+
 def test_a_long_text_is_repeated_cut_short() -> None:
     """However long the text, the sentence repeats its first characters only (a chat reply has
     a length limit)."""

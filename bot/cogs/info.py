@@ -17,8 +17,7 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.rules_page import page_name, rules_page
 from bot.views.common import answer, within_deadline
-from engine import Escape, Game, Ruleset, get_ruleset
-from engine.squares import square_file, square_rank
+from engine import Escape, get_ruleset, opening_step
 from renderer import render_rules_card
 
 _BASICS = _(
@@ -56,21 +55,10 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
                 "button under a board. A match is two sets with sides swapped: two wins, or at "
                 "one each the faster win, takes it.",
                 move_command=command("move"),
-                move_example_command=command("move", opening_step(rules)),
+                move_example_command=command("move", str(opening_step(rules))),
             ),
         )
     )
-
-
-def opening_step(rules: Ruleset) -> str:
-    """A first move the attackers may play in ``rules``, one square long: ``d1-c1`` in brandubh,
-    ``e1-d1`` on 13x13 and 15x15, whose d1 is empty (an example that is no move is refused)."""
-    for move in Game(rules).legal_moves():
-        files = abs(square_file(move.from_square) - square_file(move.to_square))
-        ranks = abs(square_rank(move.from_square) - square_rank(move.to_square))
-        if files + ranks == 1:
-            return str(move)
-    raise ValueError(f"{rules.name}: the attackers have no one-square first move")
 
 
 MOVE_EXAMPLE = command("move", "d1-c1")
