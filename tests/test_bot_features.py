@@ -61,6 +61,22 @@ async def test_picker_offers_pieces_then_destinations(table: Harness) -> None:
     assert step_two.attachments[0].data.startswith(b"\x89PNG")
 
 
+async def test_a_picker_split_over_two_selects_says_which_squares_each_holds(
+    table: Harness,
+) -> None:
+    """On 15x15 the attackers' 28 movable pieces need two selects of at most 25: each names
+    the first and last square it lists, so a player finds o11 without opening both."""
+    board = await table.challenge_accepted(table.alice, table.bob, ruleset="hnefatafl-15")
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    selects = [picker.component(c) for c in picker.custom_ids()]
+    first, more = [select for select in selects if select is not None]
+    assert len(first["options"]) == 25
+    for select, words in ((first, "Choose a piece"), (more, "More pieces")):
+        squares = [o["value"] for o in select["options"]]
+        assert select["placeholder"] == f"{words} ({squares[0]}–{squares[-1]})"
+
+
 async def test_move_button_refuses_the_player_not_to_move(table: Harness) -> None:
     """bob pressing Move on alice's turn is told whose turn it is; no picker opens."""
     board = await table.challenge_accepted(table.alice, table.bob)

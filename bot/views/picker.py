@@ -38,6 +38,14 @@ def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]
     return [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)][:5]
 
 
+def spans(parts: list[list[discord.SelectOption]]) -> list[str]:
+    """For options split over several selects, the first and last square each lists (``a5–o7``;
+    a destination ``o12-a12`` counts as ``a12``), for its placeholder; none for a single one."""
+    if len(parts) < 2:
+        return [""] * len(parts)
+    return [f"{part[0].value.split('-')[-1]}–{part[-1].value.split('-')[-1]}" for part in parts]
+
+
 async def board_over(
     interaction: discord.Interaction[Any], set_id: int, active: ActiveGame | None
 ) -> GameError:
@@ -179,9 +187,18 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
         active = await current_game(interaction, self.set_id)
         lang = reader(interaction)
         view = discord.ui.View(timeout=None)
-        for index, options in enumerate(chunks(piece_options(active.game, lang))):
+        parts = chunks(piece_options(active.game, lang))
+        for index, (options, span) in enumerate(zip(parts, spans(parts), strict=True)):
             view.add_item(
-                PickPiece(active.set_id, active.ply, index, options, lang, stamp=active.moves_stamp)
+                PickPiece(
+                    active.set_id,
+                    active.ply,
+                    index,
+                    options,
+                    lang,
+                    stamp=active.moves_stamp,
+                    span=span,
+                )
             )
         if active.to_move is Side.ATTACKERS:
             question = lang._("Which piece do you move as the attackers?")
@@ -193,7 +210,8 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
 class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
     """A select of a two-step move picker (a piece, then where to). Its ``custom_id`` is
     ``<prefix>:<owner>:<ply>:from|to:<index>``: what it was made for (a game, a puzzle attempt),
-    the ply (a picker made before a move is stale) and which chunk of options it shows.
+    the ply (a picker made before a move is stale) and which chunk of options it shows. Options
+    split over several selects name in each placeholder the squares it spans (:func:`spans`).
 
     Subclasses set ``prefix``, give a ``template`` with the groups ``owner``, ``ply`` and
     ``index``, and implement :meth:`handle`.
@@ -212,13 +230,15 @@ class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
         lang: Language = ENGLISH,
         *,
         stamp: str = "",
+        span: str = "",
     ) -> None:
         first, more = self.placeholders
         at = f"{ply}.{stamp}" if stamp else str(ply)
+        placeholder = lang.render(first if index == 0 else more)
         super().__init__(
             discord.ui.Select(
                 custom_id=f"{self.prefix}:{owner}:{at}:{self.step}:{index}",
-                placeholder=lang.render(first if index == 0 else more),
+                placeholder=f"{placeholder} ({span})" if span else placeholder,
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -295,10 +315,17 @@ class PickPiece(
         lang = reader(interaction)
         options = destination_options(active.game, from_name, lang)
         view = discord.ui.View(timeout=None)
-        for index, chunk in enumerate(chunks(options)):
+        parts = chunks(options)
+        for index, (chunk, span) in enumerate(zip(parts, spans(parts), strict=True)):
             view.add_item(
                 PickDestination(
-                    active.set_id, active.ply, index, chunk, lang, stamp=active.moves_stamp
+                    active.set_id,
+                    active.ply,
+                    index,
+                    chunk,
+                    lang,
+                    stamp=active.moves_stamp,
+                    span=span,
                 )
             )
         pictures: list[discord.File] = []
