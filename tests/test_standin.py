@@ -23,6 +23,7 @@ from tests.discord_standin import (
     FakeMember,
     InteractionNotAnswered,
 )
+from tests.discord_standin.messages import MessageRejected, validate_autocomplete, validate_modal
 from tests.discord_standin.model import (
     ATTACH_FILES,
     MENTION_EVERYONE,
@@ -673,3 +674,93 @@ async def test_an_upload_past_the_servers_limit_is_refused(table: Table) -> None
     assert table.standin.messages(table.channel) == []
     await table.standin.slash(table.guild, table.channel, table.alice, "rules")
     assert table.standin.interaction_log[-1].payload["attachment_size_limit"] == 100
+
+
+async def test_a_message_past_discords_limits_is_refused_as_discord_words_it(table: Table) -> None:
+    """Content past 2000 characters, an embed's title past 256, an attachment's description
+    past 1024 and a nonce past 25 are each refused with 400 and 50035 "Invalid Form Body",
+    the field named as Discord names it, and nothing is posted."""
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    png = board_png()
+    attempts: list[tuple[dict[str, Any], str]] = [
+        ({"content": "x" * 2001}, "In content: Must be 2000 or fewer in length."),
+        (
+            {"embed": discord.Embed(title="t" * 257)},
+            "In embeds.0.title: Must be 256 or fewer in length.",
+        ),
+        (
+            {"file": discord.File(io.BytesIO(png), filename="b.png", description="d" * 1025)},
+            "In attachments.0.description: Must be 1024 or fewer in length.",
+        ),
+        ({"content": "hi", "nonce": "n" * 26}, "In nonce: Must be 25 or fewer in length."),
+    ]
+    for fields, said in attempts:
+        with pytest.raises(discord.HTTPException) as refused:
+            await channel.send(**fields)
+        assert (refused.value.status, refused.value.code) == (400, 50035)
+        assert refused.value.text == f"Invalid Form Body\n{said}"
+    await channel.send("x" * 2000, nonce="n" * 25)  # at the limits: taken
+    assert [m.content for m in table.standin.messages(table.channel)] == ["x" * 2000]
+    table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
+
+
+async def test_a_thread_name_past_100_characters_is_refused(table: Table) -> None:
+    """A thread named in 101 characters is refused (400, 50035, "In name"), at its start or
+    on a rename; 100 are taken."""
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    with pytest.raises(discord.HTTPException) as refused:
+        await channel.create_thread(name="n" * 101, type=discord.ChannelType.public_thread)
+    assert (refused.value.code, refused.value.text) == (
+        50035,
+        "Invalid Form Body\nIn name: Must be between 1 and 100 in length.",
+    )
+    thread = await channel.create_thread(name="n" * 100, type=discord.ChannelType.public_thread)
+    with pytest.raises(discord.HTTPException) as renamed:
+        await thread.edit(name="m" * 101)
+    assert renamed.value.code == 50035
+    assert table.standin.world.channels[thread.id].name == "n" * 100
+    table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
+
+
+def test_an_autocomplete_answer_or_modal_past_discords_limits_is_refused() -> None:
+    """An autocomplete answer of 26 choices or a choice named in 101 characters, and a modal
+    titled in 46 or with a text input's label of 46, are refused as Discord refuses them
+    (50035, the field named); at the limits they are taken."""
+    choice = {"name": "d1-d2", "value": "d1-d2"}
+    refusals: list[tuple[Callable[[dict[str, Any]], None], dict[str, Any], str]] = [
+        (validate_autocomplete, {"choices": [choice] * 26}, "data.choices"),
+        (
+            validate_autocomplete,
+            {"choices": [{"name": "n" * 101, "value": "v"}]},
+            "data.choices.0.name",
+        ),
+        (validate_modal, {"title": "t" * 46, "custom_id": "m", "components": []}, "data.title"),
+        (
+            validate_modal,
+            {"title": "t", "custom_id": "m", "components": [_row(label="l" * 46)]},
+            "data.components.0.components.0.label",
+        ),
+    ]
+    for check, data, field in refusals:
+        with pytest.raises(MessageRejected) as refused:
+            check(data)
+        assert (refused.value.code, refused.value.message) == (50035, "Invalid Form Body")
+        assert _field_named(refused.value.errors) == field
+    validate_autocomplete({"choices": [choice] * 24 + [{"name": "n" * 100, "value": "v"}]})
+    validate_modal({"title": "t" * 45, "custom_id": "m", "components": [_row(label="l" * 45)]})
+
+
+def _row(**text_input: str) -> dict[str, Any]:
+    """A modal's action row holding one text input."""
+    return {"type": 1, "components": [{"type": 4, "custom_id": "i", "style": 1, **text_input}]}
+
+
+def _field_named(errors: dict[str, Any] | None) -> str:
+    """The dotted path of the one field a Discord ``errors`` object refuses."""
+    path: list[str] = []
+    while errors is not None and "_errors" not in errors:
+        ((key, errors),) = errors.items()
+        path.append(key)
+    return ".".join(path)

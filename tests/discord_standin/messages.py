@@ -46,6 +46,9 @@ MAX_BUTTON_LABEL = 80
 MAX_PLACEHOLDER = 150
 MAX_OPTIONS = 25
 MAX_OPTION_TEXT = 100
+MAX_ATTACHMENT_TEXT = 1024
+"""An attachment's filename and description (its alt text)."""
+MAX_NONCE = 25
 REQUEST_TOO_LARGE = 40005
 """Discord's code (with 413) for an upload past the attachment size limit."""
 
@@ -62,12 +65,37 @@ class Upload:
 
 
 class MessageRejected(Exception):
-    """The payload would be refused by Discord; carries Discord's error code and message."""
+    """The payload would be refused by Discord; carries Discord's error code and message, and
+    for a form Discord finds invalid (50035) the ``errors`` naming each field refused."""
 
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: int, message: str, errors: JSON | None = None) -> None:
+        super().__init__(message if errors is None else f"{message}: {errors}")
         self.code = code
         self.message = message
+        self.errors = errors
+
+
+INVALID_FORM_BODY = 50035
+MAX_LENGTH = "BASE_TYPE_MAX_LENGTH"
+
+
+def form_errors(path: str, code: str, message: str) -> JSON:
+    """Discord's ``errors`` object for one refused field: ``embeds.0.title`` nests as
+    ``{"embeds": {"0": {"title": {"_errors": [{"code", "message"}]}}}}``."""
+    errors: JSON = {"_errors": [{"code": code, "message": message}]}
+    for key in reversed(path.split(".")):
+        errors = {key: errors}
+    return errors
+
+
+def invalid(path: str, code: str, message: str) -> MessageRejected:
+    """A 50035 Invalid Form Body naming the field at ``path``, as Discord answers it."""
+    return MessageRejected(INVALID_FORM_BODY, "Invalid Form Body", form_errors(path, code, message))
+
+
+def too_long(path: str, limit: int) -> MessageRejected:
+    """Discord's refusal of a text (or list) at ``path`` longer than ``limit``."""
+    return invalid(path, MAX_LENGTH, f"Must be {limit} or fewer in length.")
 
 
 def _sniff_content_type(filename: str, data: bytes) -> str | None:
@@ -159,7 +187,10 @@ class MessageFactory:
         kept = {a.id: a for a in existing}
         result: list[StoredAttachment] = []
         used: set[int] = set()
-        for entry in entries:
+        for position, entry in enumerate(entries):
+            for key in ("filename", "description"):
+                if len(entry.get(key) or "") > MAX_ATTACHMENT_TEXT:
+                    raise too_long(f"attachments.{position}.{key}", MAX_ATTACHMENT_TEXT)
             raw_id = int(entry["id"])
             if raw_id in kept:
                 result.append(kept[raw_id])
@@ -167,7 +198,11 @@ class MessageFactory:
                 result.append(self._attachment(uploads[raw_id], entry))
                 used.add(raw_id)
             else:
-                raise MessageRejected(50035, f"attachments: unknown attachment id {raw_id}")
+                raise invalid(
+                    f"attachments.{position}.id",
+                    "ATTACHMENT_NOT_FOUND",
+                    f"Unknown attachment id {raw_id}.",
+                )
         for index in sorted(set(uploads) - used):
             result.append(self._attachment(uploads[index], {}))
         return result
@@ -184,6 +219,8 @@ class MessageFactory:
     ) -> StoredMessage:
         """A new message from a create payload (not yet stored)."""
         flags = int(payload.get("flags") or 0) & SETTABLE_FLAGS
+        if len(str(payload.get("nonce") or "")) > MAX_NONCE:
+            raise too_long("nonce", MAX_NONCE)
         if not allow_ephemeral:
             flags &= ~EPHEMERAL
         message = StoredMessage(
@@ -259,73 +296,150 @@ class MessageFactory:
 
 
 def validate(message: StoredMessage) -> None:
-    """Refuse messages Discord would refuse: empty, too long, malformed components."""
+    """Refuse messages Discord would refuse: empty, too long, malformed components. A refusal
+    of the form is Discord's 50035 "Invalid Form Body" naming the field, its ``errors`` as
+    Discord nests them (discord.py's HTTPException reads "In embeds.0.title: Must be 256 or
+    fewer in length.")."""
     v2 = bool(message.flags & IS_COMPONENTS_V2)
     if not (message.content or message.embeds or message.attachments or message.components):
         raise MessageRejected(50006, "Cannot send an empty message")
     if len(message.content) > MAX_CONTENT:
-        raise MessageRejected(50035, f"content: must be {MAX_CONTENT} or fewer in length")
+        raise too_long("content", MAX_CONTENT)
     if len(message.embeds) > MAX_EMBEDS:
-        raise MessageRejected(50035, f"embeds: must be {MAX_EMBEDS} or fewer in length")
-    if sum(_validate_embed(embed) for embed in message.embeds) > MAX_EMBEDS_TOTAL:
-        raise MessageRejected(50035, f"embeds: must be {MAX_EMBEDS_TOTAL} or fewer characters")
+        raise too_long("embeds", MAX_EMBEDS)
+    total = sum(_validate_embed(index, embed) for index, embed in enumerate(message.embeds))
+    if total > MAX_EMBEDS_TOTAL:
+        raise invalid(
+            "embeds",
+            "MAX_EMBED_SIZE_EXCEEDED",
+            f"Embed size exceeds maximum size of {MAX_EMBEDS_TOTAL}",
+        )
     if not v2:
         if len(message.components) > MAX_ROWS:
-            raise MessageRejected(50035, f"components: must be {MAX_ROWS} or fewer in length")
-        for row in message.components:
+            raise too_long("components", MAX_ROWS)
+        for row_index, row in enumerate(message.components):
             if row.get("type") != 1:
-                raise MessageRejected(50035, "components: top level must be action rows")
-            if len(row.get("components", [])) > MAX_ROW_WIDTH:
-                raise MessageRejected(50035, "components: an action row holds at most 5 items")
+                raise invalid(
+                    f"components.{row_index}",
+                    "UNION_TYPE_CHOICES",
+                    'Value of field "type" must be one of (1,).',
+                )
+            items = row.get("components", [])
+            if len(items) > MAX_ROW_WIDTH:
+                raise too_long(f"components.{row_index}.components", MAX_ROW_WIDTH)
+            for index, item in enumerate(items):
+                _validate_component(f"components.{row_index}.components.{index}", item)
     seen: set[str] = set()
     for component in message.walk_components():
-        _validate_component(component)
+        if v2:
+            _validate_component("components", component)
         custom_id = component.get("custom_id")
         if custom_id is None:
             continue
         if len(custom_id) > MAX_CUSTOM_ID:
-            raise MessageRejected(50035, f"custom_id {custom_id!r} is longer than 100 characters")
+            raise too_long("components.custom_id", MAX_CUSTOM_ID)
         if custom_id in seen:
-            raise MessageRejected(50035, f"custom_id {custom_id!r} is used twice in one message")
+            raise invalid(
+                "components",
+                "COMPONENT_CUSTOM_ID_DUPLICATED",
+                "Component custom id cannot be duplicated",
+            )
         seen.add(custom_id)
 
 
-def _validate_embed(embed: dict[str, Any]) -> int:
+def _validate_embed(index: int, embed: dict[str, Any]) -> int:
     """Refuse an embed Discord would refuse: a title, description, field, footer or author
     past its limit, or more than 25 fields; return its characters (a message's embeds hold
     6,000 in all)."""
+    where = f"embeds.{index}"
     total = 0
     for key, limit in EMBED_LIMITS.items():
         text = embed.get(key) or ""
         if len(text) > limit:
-            raise MessageRejected(50035, f"embeds.0.{key}: must be {limit} or fewer in length")
+            raise too_long(f"{where}.{key}", limit)
         total += len(text)
     fields = embed.get("fields") or []
     if len(fields) > MAX_EMBED_FIELDS:
-        raise MessageRejected(50035, f"embeds.0.fields: must be {MAX_EMBED_FIELDS} or fewer")
-    for field in fields:
+        raise too_long(f"{where}.fields", MAX_EMBED_FIELDS)
+    for number, field in enumerate(fields):
         name, value = field.get("name") or "", field.get("value") or ""
-        if len(name) > MAX_FIELD_NAME or len(value) > MAX_FIELD_VALUE:
-            raise MessageRejected(50035, "embeds.0.fields: a field's name or value is too long")
+        if len(name) > MAX_FIELD_NAME:
+            raise too_long(f"{where}.fields.{number}.name", MAX_FIELD_NAME)
+        if len(value) > MAX_FIELD_VALUE:
+            raise too_long(f"{where}.fields.{number}.value", MAX_FIELD_VALUE)
         total += len(name) + len(value)
     footer = (embed.get("footer") or {}).get("text") or ""
     author = (embed.get("author") or {}).get("name") or ""
-    if len(footer) > MAX_FOOTER or len(author) > MAX_AUTHOR:
-        raise MessageRejected(50035, "embeds.0: the footer or author is too long")
+    if len(footer) > MAX_FOOTER:
+        raise too_long(f"{where}.footer.text", MAX_FOOTER)
+    if len(author) > MAX_AUTHOR:
+        raise too_long(f"{where}.author.name", MAX_AUTHOR)
     return total + len(footer) + len(author)
 
 
-def _validate_component(component: dict[str, Any]) -> None:
+def _validate_component(where: str, component: dict[str, Any]) -> None:
     """Refuse a button label past 80 characters, or a select with a placeholder past 150,
     more than 25 options, or an option's label, value or description past 100."""
     if len(component.get("label") or "") > MAX_BUTTON_LABEL:
-        raise MessageRejected(50035, f"a button's label must be {MAX_BUTTON_LABEL} or fewer")
+        raise too_long(f"{where}.label", MAX_BUTTON_LABEL)
     if len(component.get("placeholder") or "") > MAX_PLACEHOLDER:
-        raise MessageRejected(50035, f"a placeholder must be {MAX_PLACEHOLDER} or fewer")
+        raise too_long(f"{where}.placeholder", MAX_PLACEHOLDER)
     options = component.get("options") or []
     if len(options) > MAX_OPTIONS:
-        raise MessageRejected(50035, f"a select holds at most {MAX_OPTIONS} options")
-    for option in options:
+        raise too_long(f"{where}.options", MAX_OPTIONS)
+    for number, option in enumerate(options):
         for key in ("label", "value", "description"):
             if len(option.get(key) or "") > MAX_OPTION_TEXT:
-                raise MessageRejected(50035, f"an option's {key} is over {MAX_OPTION_TEXT}")
+                raise too_long(f"{where}.options.{number}.{key}", MAX_OPTION_TEXT)
+
+
+MAX_CHOICES = 25
+MAX_CHOICE_TEXT = 100
+"""An autocomplete choice's name, and its value when a string."""
+MAX_MODAL_TITLE = 45
+MAX_MODAL_ROWS = 5
+MAX_INPUT_LABEL = 45
+MAX_INPUT_PLACEHOLDER = 100
+MAX_INPUT_VALUE = 4000
+
+
+def validate_autocomplete(data: JSON) -> None:
+    """Refuse an autocomplete answer past Discord's limits: 25 choices, each named in 1 to 100
+    characters, a string value at most 100."""
+    choices = data.get("choices") or []
+    if len(choices) > MAX_CHOICES:
+        raise too_long("data.choices", MAX_CHOICES)
+    for number, choice in enumerate(choices):
+        name = str(choice.get("name") or "")
+        if not 1 <= len(name) <= MAX_CHOICE_TEXT:
+            raise invalid(
+                f"data.choices.{number}.name",
+                "BASE_TYPE_BAD_LENGTH",
+                f"Must be between 1 and {MAX_CHOICE_TEXT} in length.",
+            )
+        value = choice.get("value")
+        if isinstance(value, str) and len(value) > MAX_CHOICE_TEXT:
+            raise too_long(f"data.choices.{number}.value", MAX_CHOICE_TEXT)
+
+
+def validate_modal(data: JSON) -> None:
+    """Refuse a modal past Discord's limits: a title of 45 characters, 5 rows, a text input's
+    label 45, placeholder 100 and value 4000, custom ids 100."""
+    if len(data.get("title") or "") > MAX_MODAL_TITLE:
+        raise too_long("data.title", MAX_MODAL_TITLE)
+    if len(data.get("custom_id") or "") > MAX_CUSTOM_ID:
+        raise too_long("data.custom_id", MAX_CUSTOM_ID)
+    rows = data.get("components") or []
+    if len(rows) > MAX_MODAL_ROWS:
+        raise too_long("data.components", MAX_MODAL_ROWS)
+    for row_index, row in enumerate(rows):
+        for index, item in enumerate(row.get("components") or [row.get("component") or {}]):
+            where = f"data.components.{row_index}.components.{index}"
+            for key, limit in (
+                ("label", MAX_INPUT_LABEL),
+                ("placeholder", MAX_INPUT_PLACEHOLDER),
+                ("value", MAX_INPUT_VALUE),
+                ("custom_id", MAX_CUSTOM_ID),
+            ):
+                if len(str(item.get(key) or "")) > limit:
+                    raise too_long(f"{where}.{key}", limit)

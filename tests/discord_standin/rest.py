@@ -102,7 +102,7 @@ class RestApi(InteractionRoutes, MessageRoutes, ChannelRoutes):
                     if rejected.code == REQUEST_TOO_LARGE
                     else 400
                 )
-                response = error(status, rejected.code, rejected.message)
+                response = error(status, rejected.code, rejected.message, rejected.errors)
             except web.HTTPException as exc:
                 response = error(exc.status, 0, exc.text or exc.reason)
             if fault is not None:  # it took effect, but its answer is lost on the way

@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import payloads
-from .messages import read_body
+from .messages import form_errors, read_body
 from .model import (
     ANNOUNCEMENT_THREAD,
     CREATE_PUBLIC_THREADS,
@@ -24,6 +24,15 @@ from .rest_routes import (
     json_response,
     path_int,
 )
+
+THREAD_NAME_LIMIT = 100
+
+
+def _bad_thread_name() -> web.Response:
+    """Discord's answer to a thread's name outside 1 to 100 characters."""
+    message = f"Must be between 1 and {THREAD_NAME_LIMIT} in length."
+    errors = form_errors("name", "BASE_TYPE_BAD_LENGTH", message)
+    return error(400, 50035, "Invalid Form Body", errors)
 
 
 class ChannelRoutes(RestRoutes):
@@ -50,8 +59,8 @@ class ChannelRoutes(RestRoutes):
             status, code, message = self._world.thread_creation_error
             return error(status, code, message)
         name = str(body.get("name") or "")
-        if not 1 <= len(name) <= 100:
-            return error(400, 50035, "Invalid Form Body")
+        if not 1 <= len(name) <= THREAD_NAME_LIMIT:
+            return _bad_thread_name()
         thread = self._world.add_thread(
             parent,
             name,
@@ -89,6 +98,8 @@ class ChannelRoutes(RestRoutes):
             return error(403, 50013, "Missing Permissions")
         if "name" in body and not may_edit:
             return error(403, 50013, "Missing Permissions")
+        if "name" in body and not 1 <= len(str(body["name"] or "")) <= THREAD_NAME_LIMIT:
+            return _bad_thread_name()
         opens = body.get("archived") is False and not channel.locked
         if "archived" in body and not (may_edit or (opens and joined)):
             return error(403, 50013, "Missing Permissions")

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from .messages import read_body
+from .messages import read_body, validate_autocomplete, validate_modal
 from .model import utc_now
 from .recorder import (
     AUTOCOMPLETE_RESULT,
@@ -63,6 +63,10 @@ class InteractionRoutes(RestRoutes):
         if self._answer_refused(record, uploads):
             return error(403, 50013, "Missing Permissions")
         data: JSON = body.get("data") or {}
+        if kind == AUTOCOMPLETE_RESULT:
+            validate_autocomplete(data)
+        elif kind == MODAL:
+            validate_modal(data)
         source = record.source_message
         if kind == UPDATE_MESSAGE and source is not None and not source.ephemeral:
             refused = await self._thread_refuses(source.channel, creates=False, answering=True)

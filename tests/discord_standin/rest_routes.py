@@ -35,9 +35,12 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     )
 
 
-def error(status: int, code: int, message: str) -> web.Response:
-    """A Discord-style error body."""
-    return json_response({"message": message, "code": code}, status)
+def error(status: int, code: int, message: str, errors: JSON | None = None) -> web.Response:
+    """A Discord-style error body (with ``errors`` naming the fields of an invalid form)."""
+    body: JSON = {"message": message, "code": code}
+    if errors is not None:
+        body["errors"] = errors
+    return json_response(body, status)
 
 
 def path_int(request: web.Request, key: str) -> int:
