@@ -39,11 +39,12 @@ def lost_on_time(set_id: int) -> GameSummary:
 
 
 def test_recent_games_never_pass_discords_field_limit() -> None:
-    """Five lines too long together (a bot name of characters that need escaping) are cut to
-    what fits in one embed field, in every language."""
+    """Five lines too long together for one embed field (a bot name of characters that need
+    escaping) are spread over the fields they need, each within the limit, none left out, in
+    every language."""
     games = tuple(lost_on_time(10**12 + n) for n in range(5))
     stats = PlayerStats(1, ALICE, "alice", None, games)
-    name = "_*" * 100  # longer than Discord allows a name: the cut must hold whatever comes
+    name = "_*" * 100  # longer than Discord allows a name: the fields must hold whatever comes
     longest = max(
         sum(len(game_line(game, ALICE, name, language(tag))) + 1 for game in games)
         for tag in LANGUAGES
@@ -53,7 +54,41 @@ def test_recent_games_never_pass_discords_field_limit() -> None:
         embed = stats_embed(stats, None, ALICE, computer_name=name, lang=language(tag))
         for field in embed.fields:
             assert len(field.value or "") <= EMBED_FIELD_LIMIT, (tag, field.name)
-        assert any(str(10**12) in (field.value or "") for field in embed.fields), tag
+        shown = "\n".join(field.value or "" for field in embed.fields)
+        for game in games:
+            assert f" {game.set_id}" in shown, (tag, game.set_id)
+
+
+def test_five_recent_games_against_long_names_are_all_listed() -> None:
+    """alice's five latest sets, each lost to a player of 32 characters to escape who left
+    the server before moving (the line names them twice), are all listed, in order, in every
+    language, the embed within Discord's 6,000 characters; none is dropped to fit a field."""
+    bob = ALICE + 10
+    games = tuple(
+        dataclasses.replace(
+            lost_on_time(10**12 + n),
+            ruleset="hnefatafl-13",
+            defender_id=bob,
+            winner_id=bob,
+            computer_id=None,
+            computer_level=None,
+            moves=300,
+            left_server=True,
+        )
+        for n in range(5)
+    )
+    long_name = "\u05d0" + "\\" * 31  # right to left, then 31 characters Markdown escapes
+    names = {ALICE: long_name, bob: long_name}
+    stats = PlayerStats(1, ALICE, long_name, None, games, "brandubh", names)
+    for tag in LANGUAGES:
+        embed = stats_embed(stats, None, bob, lang=language(tag))
+        values = [field.value or "" for field in embed.fields]
+        assert all(len(value) <= EMBED_FIELD_LIMIT for value in values), tag
+        listed = [line for value in values for line in value.splitlines()]
+        assert [line.rsplit(" ", 1)[-1] for line in listed] == [
+            str(game.set_id) for game in games
+        ], tag
+        assert len(embed) <= 6000, tag
 
 
 def test_a_game_of_another_ruleset_is_named() -> None:

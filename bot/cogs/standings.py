@@ -13,11 +13,11 @@ from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.names import escaped, player_name
+from bot.names import ZERO_WIDTH_SPACE, escaped, player_name
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
 from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline
-from bot.views.games import field_value
+from bot.views.games import field_values
 from bot.views.leaderboard import (
     PAGE_SIZE,
     leaderboard_embed,
@@ -156,7 +156,10 @@ def stats_embed(
             game_line(game, stats.user_id, computer_name, lang, stats.ruleset, stats.names)
             for game in stats.recent_games[:5]
         )
-        embed.add_field(name=lang._("Recent games"), value=field_value(lines), inline=False)
+        first, *more = field_values(lines)
+        embed.add_field(name=lang._("Recent games"), value=first, inline=False)
+        for value in more:  # the list goes on, under no heading of its own
+            embed.add_field(name=ZERO_WIDTH_SPACE, value=value, inline=False)
     # Shown once the two played a set or finished a match, even one of sets nobody played
     # (0 sets): they met.
     if head is not None and (head.games or head.matches):

@@ -29,15 +29,20 @@ from engine import get_ruleset
 GAMES_PAGE_SIZE = 10
 
 
-def field_value(lines: Iterable[str]) -> str:
-    """``lines`` joined, one a line, as many as fit in an embed field (Discord refuses a
-    longer one)."""
-    kept: list[str] = []
+def field_values(lines: Iterable[str]) -> list[str]:
+    """``lines``, one a line, over as many embed field values as they need (Discord refuses
+    a field past 1024 characters): none is left out. A line longer than a whole field (only
+    names past Discord's own limits make one) is cut with an ellipsis."""
+    values: list[list[str]] = [[]]
     for line in lines:
-        if sum(len(each) + 1 for each in kept) + len(line) > EMBED_FIELD_LIMIT:
-            break
+        if len(line) > EMBED_FIELD_LIMIT:
+            line = line[: EMBED_FIELD_LIMIT - 1] + "…"
+        kept = values[-1]
+        if kept and sum(len(each) + 1 for each in kept) + len(line) > EMBED_FIELD_LIMIT:
+            kept = []
+            values.append(kept)
         kept.append(line)
-    return "\n".join(kept)
+    return ["\n".join(kept) for kept in values]
 
 
 def game_entry(game: GameInProgress, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
