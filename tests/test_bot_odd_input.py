@@ -170,3 +170,41 @@ async def test_a_server_name_all_markdown_still_titles_its_lists(table: Harness)
         [embed] = shown.embeds
         assert len(embed["title"]) == 256, embed["title"]
         assert embed["title"].endswith("…"), embed["title"]
+
+
+async def test_names_of_32_characters_to_escape_fit_every_answer_in_german(
+    table: Harness,
+) -> None:
+    """Two members of a German server named in 32 characters that all need escaping (written
+    right to left, then backslashes) play a two-set match to its end: the boards, the set and
+    match lines, /games, /leaderboard, /stats with its head to head and /export are answered
+    within Discord's limits, which the stand-in holds them to (no apology, nothing logged)."""
+    table.guild.preferred_locale = "de"
+    long_name = "\u05d0" + "\\" * 31
+    players = []
+    for _ in range(2):
+        member = table.standin.add_member(table.guild, long_name)
+        member.user.locale = "de"
+        await table.standin.announce_member(member)
+        players.append(member)
+    first, second = players
+    await table.reply_text(table.admin, "settings", {"language": "de"})
+    await table.challenge_accepted(first, second, sets=2)
+    for attacker, defender in ((first, second), (second, first)):  # sides swap in set 2
+        await table.move(attacker, "d1-b1")
+        ask = await table.reply_text(defender, "resign")
+        await table.standin.click(ask, ask.custom_ids()[0], defender)
+        if attacker is first:
+            await table.wait_board(lambda m: "Satz 2" in m.content)
+            games = await table.reply_text(first, "games")
+            assert games.embeds, games.content
+    answers = [
+        await table.reply_text(first, "leaderboard"),
+        await table.reply_text(first, "stats", {"player": second}),
+        await table.reply_text(first, "export"),
+    ]
+    for answer in answers:
+        assert not answer.ephemeral, answer.content
+    [stats] = answers[1].embeds
+    assert any(field["name"].startswith("Direkter Vergleich") for field in stats["fields"]), stats
+    assert len(answers[2].attachments) == 4, answers[2].content
