@@ -23,7 +23,12 @@ from tests.discord_standin import (
     FakeMember,
     InteractionNotAnswered,
 )
-from tests.discord_standin.messages import MessageRejected, validate_autocomplete, validate_modal
+from tests.discord_standin.messages import (
+    MessageRejected,
+    validate_autocomplete,
+    validate_commands,
+    validate_modal,
+)
 from tests.discord_standin.model import (
     ATTACH_FILES,
     MENTION_EVERYONE,
@@ -750,6 +755,49 @@ def test_an_autocomplete_answer_or_modal_past_discords_limits_is_refused() -> No
         assert _field_named(refused.value.errors) == field
     validate_autocomplete({"choices": [choice] * 24 + [{"name": "n" * 100, "value": "v"}]})
     validate_modal({"title": "t" * 45, "custom_id": "m", "components": [_row(label="l" * 45)]})
+
+
+def test_commands_past_discords_limits_are_refused_at_their_sync() -> None:
+    """A command sync Discord would refuse is refused, the field named: an option's German
+    description of 101 characters, a name with a capital or a space, 26 choices, a choice's
+    French name of 101; one within every limit (100, 32, 25) is taken."""
+
+    def command(**option: Any) -> dict[str, Any]:
+        return {
+            "name": "challenge",
+            "description": "Challenge someone",
+            "options": [{"type": 3, "name": "ruleset", "description": "Which rules", **option}],
+        }
+
+    choice = {"name": "Brandubh", "value": "brandubh"}
+    refusals = [
+        (
+            command(description_localizations={"de": "d" * 101}),
+            "0.options.0.description_localizations.de",
+        ),
+        (command(name_localizations={"fr": "Règles"}), "0.options.0.name_localizations.fr"),
+        (command(name="two words"), "0.options.0.name"),
+        (command(choices=[choice] * 26), "0.options.0.choices"),
+        (
+            command(choices=[{**choice, "name_localizations": {"fr": "n" * 101}}]),
+            "0.options.0.choices.0.name_localizations.fr",
+        ),
+    ]
+    for body, field in refusals:
+        with pytest.raises(MessageRejected) as refused:
+            validate_commands([body])
+        assert (refused.value.code, refused.value.message) == (50035, "Invalid Form Body")
+        assert _field_named(refused.value.errors) == field, body
+    validate_commands(
+        [
+            command(
+                name="r" * 32,
+                description_localizations={"de": "d" * 100},
+                choices=[{**choice, "name_localizations": {"fr": "n" * 100}}] * 25,
+            ),
+            {"type": 3, "name": "Show Board", "description": ""},  # a message command
+        ]
+    )
 
 
 def _row(**text_input: str) -> dict[str, Any]:

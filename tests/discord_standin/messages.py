@@ -443,3 +443,71 @@ def validate_modal(data: JSON) -> None:
             ):
                 if len(str(item.get(key) or "")) > limit:
                     raise too_long(f"{where}.{key}", limit)
+
+
+MAX_COMMAND_NAME = 32
+MAX_COMMAND_DESCRIPTION = 100
+MAX_COMMAND_OPTIONS = 25
+CHAT_INPUT = 1
+
+
+def _bad_length(path: str, limit: int) -> MessageRejected:
+    return invalid(path, "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {limit} in length.")
+
+
+def _valid_command_name(name: str) -> bool:
+    """Discord's rule for a slash command's (or option's) name: 1 to 32 letters, digits, ``-``,
+    ``_`` or ``'``, lowercase where the letter has a lowercase."""
+    return (
+        1 <= len(name) <= MAX_COMMAND_NAME
+        and all(ch.isalnum() or ch in "-_'" for ch in name)
+        and name == name.lower()
+    )
+
+
+def validate_commands(commands: list[JSON]) -> None:
+    """Refuse a bulk overwrite of commands Discord would refuse: a name or its translation
+    not a valid name, a description or its translation outside 1 to 100 characters, more
+    than 25 options or choices, a choice's name (or translation) outside 1 to 100, a string
+    value past 100."""
+    for index, command in enumerate(commands):
+        chat_input = int(command.get("type") or CHAT_INPUT) == CHAT_INPUT
+        _validate_command_part(str(index), command, names_checked=chat_input)
+
+
+def _validate_command_part(where: str, part: JSON, *, names_checked: bool) -> None:
+    names = {"name": part.get("name")} | {
+        f"name_localizations.{locale}": name
+        for locale, name in (part.get("name_localizations") or {}).items()
+    }
+    for key, name in names.items():
+        if names_checked and not _valid_command_name(str(name or "")):
+            raise invalid(
+                f"{where}.{key}", "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid"
+            )
+    descriptions = {"description": part.get("description")} | {
+        f"description_localizations.{locale}": text
+        for locale, text in (part.get("description_localizations") or {}).items()
+    }
+    for key, text in descriptions.items():
+        if names_checked and not 1 <= len(str(text or "")) <= MAX_COMMAND_DESCRIPTION:
+            raise _bad_length(f"{where}.{key}", MAX_COMMAND_DESCRIPTION)
+    options = part.get("options") or []
+    if len(options) > MAX_COMMAND_OPTIONS:
+        raise too_long(f"{where}.options", MAX_COMMAND_OPTIONS)
+    for number, option in enumerate(options):
+        _validate_command_part(f"{where}.options.{number}", option, names_checked=True)
+    choices = part.get("choices") or []
+    if len(choices) > MAX_CHOICES:
+        raise too_long(f"{where}.choices", MAX_CHOICES)
+    for number, choice in enumerate(choices):
+        texts = {"name": choice.get("name")} | {
+            f"name_localizations.{locale}": name
+            for locale, name in (choice.get("name_localizations") or {}).items()
+        }
+        for key, text in texts.items():
+            if not 1 <= len(str(text or "")) <= MAX_CHOICE_TEXT:
+                raise _bad_length(f"{where}.choices.{number}.{key}", MAX_CHOICE_TEXT)
+        value = choice.get("value")
+        if isinstance(value, str) and not 1 <= len(value) <= MAX_CHOICE_TEXT:
+            raise _bad_length(f"{where}.choices.{number}.value", MAX_CHOICE_TEXT)

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from . import payloads
-from .messages import REQUEST_TOO_LARGE, MessageRejected, read_body
+from .messages import REQUEST_TOO_LARGE, MessageRejected, read_body, validate_commands
 from .model import utc_now
 from .recorder import RestCall
 from .rest_channels import ChannelRoutes
@@ -187,6 +187,7 @@ class RestApi(InteractionRoutes, MessageRoutes, ChannelRoutes):
         guild_id = int(request.match_info["guild_id"]) if "guild_id" in request.match_info else None
         if guild_id is not None and self._world.guild(guild_id) is None:
             return error(403, 50001, "Missing Access")
+        validate_commands(body)
         previous = self._stored_commands(guild_id)
         old_ids = {(c["name"], c.get("type", 1)): c["id"] for c in previous}
         stored: list[JSON] = []
