@@ -307,7 +307,7 @@ def validate(message: StoredMessage) -> None:
         raise too_long("content", MAX_CONTENT)
     if len(message.embeds) > MAX_EMBEDS:
         raise too_long("embeds", MAX_EMBEDS)
-    total = sum(_validate_embed(index, embed) for index, embed in enumerate(message.embeds))
+    total = sum(validate_embed(index, embed) for index, embed in enumerate(message.embeds))
     if total > MAX_EMBEDS_TOTAL:
         raise invalid(
             "embeds",
@@ -347,7 +347,7 @@ def validate(message: StoredMessage) -> None:
         seen.add(custom_id)
 
 
-def _validate_embed(index: int, embed: dict[str, Any]) -> int:
+def validate_embed(index: int, embed: dict[str, Any]) -> int:
     """Refuse an embed Discord would refuse: a title, description, field, footer or author
     past its limit, or more than 25 fields; return its characters (a message's embeds hold
     6,000 in all)."""
