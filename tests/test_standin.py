@@ -710,6 +710,31 @@ async def test_a_message_past_discords_limits_is_refused_as_discord_words_it(tab
     table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
 
 
+async def test_a_select_of_no_option_or_of_26_is_refused(table: Table) -> None:
+    """A select holds 1 to 25 options: none, or 26, is refused (50035, the select's options
+    named); 25 are taken."""
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    for count in (0, 26):
+        view = discord.ui.View(timeout=None)
+        view.add_item(discord.ui.Select(custom_id="pick", options=_options(count)))
+        with pytest.raises(discord.HTTPException) as refused:
+            await channel.send("Pick one", view=view)
+        assert refused.value.text == (
+            "Invalid Form Body\nIn components.0.components.0.options: "
+            "Must be between 1 and 25 in length."
+        )
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Select(custom_id="pick", options=_options(25)))
+    await channel.send("Pick one", view=view)
+    assert len(table.standin.messages(table.channel)) == 1
+    table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
+
+
+def _options(count: int) -> list[discord.SelectOption]:
+    return [discord.SelectOption(label=f"d{n}") for n in range(count)]
+
+
 async def test_a_thread_name_past_100_characters_is_refused(table: Table) -> None:
     """A thread named in 101 characters is refused (400, 50035, "In name"), at its start or
     on a rename; 100 are taken."""

@@ -46,6 +46,7 @@ MAX_BUTTON_LABEL = 80
 MAX_PLACEHOLDER = 150
 MAX_OPTIONS = 25
 MAX_OPTION_TEXT = 100
+STRING_SELECT = 3
 MAX_ATTACHMENT_TEXT = 1024
 """An attachment's filename and description (its alt text)."""
 MAX_NONCE = 25
@@ -379,14 +380,18 @@ def validate_embed(index: int, embed: dict[str, Any]) -> int:
 
 def _validate_component(where: str, component: dict[str, Any]) -> None:
     """Refuse a button label past 80 characters, or a select with a placeholder past 150,
-    more than 25 options, or an option's label, value or description past 100."""
+    no option or more than 25, or an option's label, value or description past 100."""
     if len(component.get("label") or "") > MAX_BUTTON_LABEL:
         raise too_long(f"{where}.label", MAX_BUTTON_LABEL)
     if len(component.get("placeholder") or "") > MAX_PLACEHOLDER:
         raise too_long(f"{where}.placeholder", MAX_PLACEHOLDER)
     options = component.get("options") or []
-    if len(options) > MAX_OPTIONS:
-        raise too_long(f"{where}.options", MAX_OPTIONS)
+    if component.get("type") == STRING_SELECT and not 1 <= len(options) <= MAX_OPTIONS:
+        raise invalid(
+            f"{where}.options",
+            "BASE_TYPE_BAD_LENGTH",
+            f"Must be between 1 and {MAX_OPTIONS} in length.",
+        )
     for number, option in enumerate(options):
         for key in ("label", "value", "description"):
             if len(option.get(key) or "") > MAX_OPTION_TEXT:
