@@ -350,8 +350,8 @@ def validate(message: StoredMessage) -> None:
 
 def validate_embed(index: int, embed: dict[str, Any]) -> int:
     """Refuse an embed Discord would refuse: a title, description, field, footer or author
-    past its limit, or more than 25 fields; return its characters (a message's embeds hold
-    6,000 in all)."""
+    past its limit, a field without a name or a value, or more than 25 fields; return its
+    characters (a message's embeds hold 6,000 in all)."""
     where = f"embeds.{index}"
     total = 0
     for key, limit in EMBED_LIMITS.items():
@@ -364,6 +364,10 @@ def validate_embed(index: int, embed: dict[str, Any]) -> int:
         raise too_long(f"{where}.fields", MAX_EMBED_FIELDS)
     for number, field in enumerate(fields):
         name, value = field.get("name") or "", field.get("value") or ""
+        for key, text in (("name", name), ("value", value)):
+            if not text:
+                path = f"{where}.fields.{number}.{key}"
+                raise invalid(path, "BASE_TYPE_REQUIRED", "This field is required")
         if len(name) > MAX_FIELD_NAME:
             raise too_long(f"{where}.fields.{number}.name", MAX_FIELD_NAME)
         if len(value) > MAX_FIELD_VALUE:
