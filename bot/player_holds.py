@@ -80,12 +80,18 @@ that shows the channel themselves could otherwise hold their clock for as long a
 
 
 def shut_out(
-    member: discord.Member, channel: discord.abc.GuildChannel | discord.Thread, now: datetime
+    member: discord.Member,
+    channel: discord.abc.GuildChannel | discord.Thread,
+    now: datetime,
+    deadline: datetime | None = None,
 ) -> ShutOut | None:
     """Why ``member`` cannot play in ``channel`` at ``now``, if they cannot: their timeout, or
     their permissions there as the cache computes them. Use Application Commands and Send
-    Messages are not asked: the board's buttons play a move without either."""
-    if member.timed_out_until is not None and member.timed_out_until > now:
+    Messages are not asked: the board's buttons play a move without either. At their
+    ``deadline`` (asked at a check, a little after it), a timeout until the deadline or later
+    counts, though it ended since: they could not move before it (and were not reminded)."""
+    until = member.timed_out_until
+    if until is not None and (until > now or (deadline is not None and until >= deadline)):
         return ShutOut.TIMED_OUT
     if not channel.permissions_for(member).view_channel:
         return ShutOut.CANNOT_SEE
@@ -163,7 +169,12 @@ class PlayerHolds(HoldKeeping):
             _log.info("Holding %d game channels for players shut out before the restart", len(kept))
 
     async def _why_shut_out(
-        self, guild_id: int, channel_id: int, player_id: int, parent_id: int | None
+        self,
+        guild_id: int,
+        channel_id: int,
+        player_id: int,
+        parent_id: int | None,
+        deadline: datetime | None = None,
     ) -> ShutOut | _Seen:
         """Why ``player_id`` cannot play in ``channel_id`` (a thread of ``parent_id``, if
         given) now, as Discord (their member) and the cache (the channel's overwrites, the
@@ -184,7 +195,7 @@ class PlayerHolds(HoldKeeping):
         if member is None:  # the channel is cached, so its server is: Discord did not answer
             return _Seen.NO_ANSWER
         try:
-            why = shut_out(member, channel, self.bot.clock())
+            why = shut_out(member, channel, self.bot.clock(), deadline)
         except discord.ClientException:  # a thread whose channel is not cached
             return _Seen.UNKNOWN
         return _Seen.CAN_PLAY if why is None else why
@@ -207,13 +218,14 @@ class PlayerHolds(HoldKeeping):
             if player == row.computer_id or row.channel_id in self._players:
                 continue
             now = self.bot.clock()
-            a_day_past = now >= from_us(row.deadline_us) + MOST_HELD
+            deadline = from_us(row.deadline_us)
+            a_day_past = now >= deadline + MOST_HELD
             asked = self._unanswered.get(row.channel_id)
             if asked is not None and now - asked < ASK_AGAIN and not a_day_past:
                 spared.add(row.channel_id)
                 continue
             why = await self._why_shut_out(
-                row.guild_id, row.channel_id, player, row.parent_channel_id
+                row.guild_id, row.channel_id, player, row.parent_channel_id, deadline
             )
             if why is _Seen.NO_ANSWER and not a_day_past:
                 _log.info("Game %s: no answer whether %s can play: it waits", row.set_id, player)

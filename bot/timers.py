@@ -4,7 +4,10 @@ A player is reminded at half time, and on a timer of an hour or more again short
 runs out (``LAST_REMINDER_*`` in bot/services/domain.py); before each reminder Discord is asked
 whether they are still a member of the server: one who has left loses the set at once instead
 (bot/flow/departures.py), and one timed out until their deadline or later is not reminded (their
-clock is held then, unless it was held this move already: bot/player_holds.py).
+clock is held then, unless it was held this move already: bot/player_holds.py). One who cannot
+see the game's channel (an overwrite or a role taken away) is not pinged there, where Discord
+would not show them the ping: their reminder waits until they can see it (asked again every
+``ASK_AGAIN``), and if they still cannot at their deadline their clock is held instead.
 
 The deadlines are rows in the database (the services keep them); this loop only asks, every
 ``timer_interval``, which ones are due and tells the channel. Nothing is held in memory, so after
@@ -29,6 +32,7 @@ import enum
 import logging
 import re
 from collections.abc import Coroutine
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +44,7 @@ from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
 from bot.holds import Holds
 from bot.i18n import Language
+from bot.player_holds import ASK_AGAIN
 from bot.services.absence import MovedExpiry, Resumed
 from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
@@ -92,6 +97,9 @@ class Timers(ComputerRetries):
         messages."""
         self.holds = Holds(bot, self)
         """The servers, threads and shards nobody can play in now (bot/holds.py)."""
+        self._unseen: dict[int, datetime] = {}
+        """By game channel, when its player to move was last found unable to see it: its
+        reminder waits, not asked about again for :data:`ASK_AGAIN`."""
 
     async def resume_clocks(self) -> None:
         """Before the first interaction: give the move clocks, challenges and takeback requests
@@ -321,6 +329,9 @@ class Timers(ComputerRetries):
         services = self.bot.services
         # Nobody can play where ``held`` (a post in a locked thread would be refused too):
         # their reminders wait until they can.
+        # And a player found unable to see their game's channel lately: not asked again yet.
+        self._unseen = {c: at for c, at in self._unseen.items() if now - at < ASK_AGAIN}
+        held = replace(held, places=held.places | frozenset(self._unseen))
         half_time = await services.clocks.reminders_due(now, held=held)
         last = await services.clocks.last_reminders_due(now, held=held)
         lasts = {(active.set_id, active.ply) for active in last}
@@ -352,6 +363,14 @@ class Timers(ComputerRetries):
                 _log.info(
                     "Game %s: its player is timed out past the deadline: no reminder", active.set_id
                 )
+                continue
+            if isinstance(seen, discord.Member) and not self._sees_channel(active, seen):
+                # A ping there would reach nobody: it waits until they can see it.
+                _log.info(
+                    "Game %s: its player cannot see its channel: reminded later", active.set_id
+                )
+                self._unseen[active.channel_id] = now
+                await self._reminder_due_again(active, last=is_last)
                 continue
             try:
                 lang = await self.bot.flow.server_language(active.guild_id)
@@ -403,6 +422,20 @@ class Timers(ComputerRetries):
                 await clocks.reminder_not_posted(active.set_id, active.ply)
         except StorageError as error:  # then this one reminder is lost, not the others
             _log.warning("Game %s: its reminder stays noted as posted: %r", active.set_id, error)
+
+    def _sees_channel(self, active: ActiveGame, member: discord.Member) -> bool:
+        """Whether ``member``, the player to move in ``active``, can see its channel, as the
+        cache computes their permissions there (a thread's are its channel's); yes if the cache
+        cannot say."""
+        channel = self.bot.get_channel(active.channel_id)
+        if channel is None and active.parent_channel_id is not None:
+            channel = self.bot.get_channel(active.parent_channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            return True
+        try:
+            return channel.permissions_for(member).view_channel
+        except discord.ClientException:  # a thread whose channel is not cached
+            return True
 
     async def _held_at_deadline(self, active: ActiveGame, member: discord.Member) -> bool:
         """Whether ``member``, the player to move in ``active``, is timed out until its

@@ -197,6 +197,62 @@ async def test_a_timeout_ending_before_her_deadline_leaves_her_reminder(table: H
     assert reminder.pinged_user_ids() == {table.alice.id}
 
 
+async def test_a_timeout_ending_at_her_deadline_holds_her_clock(table: Harness) -> None:
+    """alice, timed out until her deadline to the second, is not reminded (she cannot move
+    before it) and, the timeout over when the check comes, her clock is held all the same,
+    a line saying why: before, she got neither and lost on time."""
+    await table.challenge_accepted(table.alice, table.bob)
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    await table.standin.time_out(table.alice, active.deadline)
+    table.advance(timedelta(hours=13))  # half time
+    await timers_checked(table)
+    table.now = active.deadline
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT)
+    assert reminders(table) == []
+    active = await table.bot.services.games.in_channel(table.channel.id)
+    assert active is not None
+    assert active.set_number == 1, "alice lost set 1 on time"
+
+
+async def test_a_player_hidden_from_the_channel_is_reminded_once_shown_it(table: Harness) -> None:
+    """alice, hidden from the game's channel two hours into her move, is not pinged there at
+    half time (Discord would not show her the ping); shown the channel again, she gets her
+    reminder at the next check after a minute, pinged."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=2))
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    table.advance(timedelta(hours=11))  # half time
+    await timers_checked(table)
+    await timers_checked(table)
+    assert reminders(table) == []
+    await table.standin.set_overwrite(table.channel, table.alice)
+    table.advance(ASK_AGAIN)
+    await timers_checked(table)
+    await table.standin.wait_until(lambda: bool(reminders(table)), waiting_for="the reminder")
+    [reminder] = reminders(table)
+    assert "Half your time is gone; it runs out <t:" in reminder.content, reminder.content
+    assert reminder.pinged_user_ids() == {table.alice.id}
+
+
+async def test_a_player_hidden_past_her_deadline_is_held_unreminded(table: Harness) -> None:
+    """alice, hidden from the game's channel through her deadline, gets no reminder there,
+    half-time or last: at her deadline her clock is held, the line saying why."""
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=2))
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    table.advance(timedelta(hours=11))  # half time
+    await timers_checked(table)
+    table.advance(timedelta(hours=10, minutes=30))  # the last reminder's hour
+    await timers_checked(table)
+    table.advance(timedelta(hours=1))  # her deadline
+    await timers_checked(table)
+    await told_held(table, HIDDEN)
+    assert reminders(table) == []
+
+
 async def test_a_player_shown_the_channel_again_plays_at_once(table: Harness) -> None:
     """Shown the channel again, alice moves before the bot asks about her again: her move is
     played (not refused as too late), and her clock was given back first."""
