@@ -15,6 +15,7 @@ from bot.errors import report_error
 from bot.i18n import ENGLISH, Language, Text
 from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.unreachable import UNREACHABLE
+from bot.views.embed_text import embed_as_text
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -186,9 +187,13 @@ def deferred_privately(interaction: discord.Interaction[Any]) -> bool:
 
 async def _post_apart(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> int:
     """Post the public answer to ``interaction``, deferred privately, as a message of its own
-    in the interaction's channel, then take the private "thinking…" (or progress) away."""
+    in the interaction's channel, then take the private "thinking…" (or progress) away. An
+    embed goes as text where the bot lacks Embed Links (bot/views/embed_text.py)."""
     assert interaction.channel_id is not None
     kwargs = {key: value for key, value in kwargs.items() if key != "ephemeral"}
+    if "embed" in kwargs and not interaction.app_permissions.embed_links:
+        # Discord would drop the embed from a post without a word: its text instead.
+        kwargs["content"] = embed_as_text(kwargs.pop("embed"), kwargs.get("content"))
     channel = bot_of(interaction).get_partial_messageable(
         interaction.channel_id, guild_id=interaction.guild_id
     )

@@ -11,6 +11,7 @@ from . import payloads
 from .messages import read_body
 from .model import (
     ATTACH_FILES,
+    EMBED_LINKS,
     READ_MESSAGE_HISTORY,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
@@ -61,6 +62,13 @@ class MessageRoutes(RestRoutes):
             return refused
         if uploads and not self._bot_may(channel, ATTACH_FILES):
             return error(403, 50013, "Missing Permissions")
+        if body.get("embeds") and not self._bot_may(channel, EMBED_LINKS):
+            # Without Embed Links a message's embeds are dropped without a word (an answer to
+            # an interaction keeps them: Discord's changelog of 2022-06-29 leaves Embed Links
+            # out of the bot's permissions there); one left with nothing is refused.
+            body = {**body, "embeds": []}
+            if not (body.get("content") or uploads or body.get("components")):
+                return error(403, 50013, "Missing Permissions")
         if body.get("message_reference") and not self._bot_may(channel, READ_MESSAGE_HISTORY):
             # A reply needs Read Message History (JSON error code 160002).
             return error(403, 160002, "Cannot reply without permission to read message history")
