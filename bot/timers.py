@@ -73,6 +73,12 @@ running is forgotten (bot/services/absence.py), the first time at the first chec
 process those of its own servers (the process of shard 0 also those of no server): a process
 down for long leaves the rows of its servers only, not every server's."""
 
+REMINDERS_AT_ONCE_PER_SERVER = 4
+"""How many reminders of one server are under way at once (asking Discord, posting)."""
+
+REMINDERS_AT_ONCE_IN_ALL = 16
+"""How many reminders are under way at once in all servers."""
+
 OWED_AT_STOP = timedelta(seconds=5)
 """The longest a stop waits to give back the gateway's outages still owed (the database failed
 them, and may not answer now): past it the stop goes on, and the next start gives them back."""
@@ -338,60 +344,90 @@ class Timers(ComputerRetries):
         # A half-time reminder still due when the last one is (Discord was down meanwhile) is
         # not posted as well: the last says it all.
         due = [active for active in half_time if (active.set_id, active.ply) not in lasts]
+        # A few at a time in each server (and in all): one after another, 100 due in a server
+        # behind a rate limit kept the last waiting minutes; all at once would be unbounded.
+        in_all = asyncio.Semaphore(REMINDERS_AT_ONCE_IN_ALL)
+        per_server: dict[int, asyncio.Semaphore] = {}
+        reminding = []
         for active in due + last:
+            server = per_server.setdefault(
+                active.guild_id, asyncio.Semaphore(REMINDERS_AT_ONCE_PER_SERVER)
+            )
             is_last = (active.set_id, active.ply) in lasts
-            members = self.bot.flow.members
-            # Not asked while a lookup in that server just got no answer in time (its rate
-            # limit): the reminders due would each wait the limit out for nothing.
-            seen = (
-                None
-                if active.player_to_move == active.computer_id
-                or members.unanswered(active.guild_id)
-                else await members.member_now(active.guild_id, active.player_to_move)
-            )
+            reminding.append(self._remind_within(active, now, server, in_all, last=is_last))
+        await asyncio.gather(*reminding)
+
+    async def _remind_within(
+        self,
+        active: ActiveGame,
+        now: datetime,
+        server: asyncio.Semaphore,
+        in_all: asyncio.Semaphore,
+        *,
+        last: bool,
+    ) -> None:
+        """:meth:`_remind_one` once ``server`` and ``in_all`` let it; its failure is logged
+        (the other reminders go on)."""
+        async with server, in_all:
             try:
-                if await self._ended_for_leaving(active, to_move_left=seen is False):
-                    continue
-            except (StorageError, GameError) as error:
-                # The departed player's set could not be ended now (a busy database): this
-                # reminder is due again at the next check, which asks again; the other games'
-                # reminders go on.
-                _log.warning("Game %s: a departure could not be handled: %r", active.set_id, error)
-                await self._reminder_due_again(active, last=is_last)
-                continue
-            if isinstance(seen, discord.Member) and await self._held_at_deadline(active, seen):
-                _log.info(
-                    "Game %s: its player is timed out past the deadline: no reminder", active.set_id
-                )
-                continue
-            if isinstance(seen, discord.Member) and not self._sees_channel(active, seen):
-                # A ping there would reach nobody: it waits until they can see it.
-                _log.info(
-                    "Game %s: its player cannot see its channel: reminded later", active.set_id
-                )
-                self._unseen[active.channel_id] = now
-                await self._reminder_due_again(active, last=is_last)
-                continue
-            try:
-                lang = await self.bot.flow.server_language(active.guild_id)
+                await self._remind_one(active, now, is_last=last)
             except StorageError as error:
-                # Claimed as posted: due again at the next check; the others go on.
-                _log.warning("Game %s: its reminder's language is unread: %r", active.set_id, error)
-                await self._reminder_due_again(active, last=is_last)
-                continue
-            reminder = reminder_text(active, lang, last=is_last)
-            if not await self._still_due(active):
-                continue  # the move came first (asking Discord above takes a while)
-            posted, message = await self._post(
-                active.channel_id, reminder, ping=active.player_to_move
+                _log.warning("Game %s: its reminder failed: %r", active.set_id, error)
+            except Exception:
+                _log.exception("Game %s: its reminder failed", active.set_id)
+
+    async def _remind_one(self, active: ActiveGame, now: datetime, *, is_last: bool) -> None:
+        """Remind the player to move in ``active`` (the ``is_last`` reminder, or the half-time
+        one), unless they or their opponent left, they are timed out past the deadline, or
+        they cannot see the channel (then it waits); the move came meanwhile, it is withdrawn;
+        Discord could not take it, it is due again."""
+        members = self.bot.flow.members
+        # Not asked while a lookup in that server just got no answer in time (its rate
+        # limit): the reminders due would each wait the limit out for nothing.
+        seen = (
+            None
+            if active.player_to_move == active.computer_id or members.unanswered(active.guild_id)
+            else await members.member_now(active.guild_id, active.player_to_move)
+        )
+        try:
+            if await self._ended_for_leaving(active, to_move_left=seen is False):
+                return
+        except (StorageError, GameError) as error:
+            # The departed player's set could not be ended now (a busy database): this
+            # reminder is due again at the next check, which asks again; the other games'
+            # reminders go on.
+            _log.warning("Game %s: a departure could not be handled: %r", active.set_id, error)
+            await self._reminder_due_again(active, last=is_last)
+            return
+        if isinstance(seen, discord.Member) and await self._held_at_deadline(active, seen):
+            _log.info(
+                "Game %s: its player is timed out past the deadline: no reminder", active.set_id
             )
-            if message is not None and not await self._still_due(active):
-                await self._withdraw(message, active)  # the move landed while it was posted
-            if posted is _Posted.REFUSED and await self._closed_or_unknown(active):
-                posted = _Posted.LATER  # its thread is held now: posted once it opens
-            if posted is _Posted.LATER:
-                # Discord could not take it now (an outage): the next check tries again.
-                await self._reminder_due_again(active, last=is_last)
+            return
+        if isinstance(seen, discord.Member) and not self._sees_channel(active, seen):
+            # A ping there would reach nobody: it waits until they can see it.
+            _log.info("Game %s: its player cannot see its channel: reminded later", active.set_id)
+            self._unseen[active.channel_id] = now
+            await self._reminder_due_again(active, last=is_last)
+            return
+        try:
+            lang = await self.bot.flow.server_language(active.guild_id)
+        except StorageError as error:
+            # Claimed as posted: due again at the next check; the others go on.
+            _log.warning("Game %s: its reminder's language is unread: %r", active.set_id, error)
+            await self._reminder_due_again(active, last=is_last)
+            return
+        reminder = reminder_text(active, lang, last=is_last)
+        if not await self._still_due(active):
+            return  # the move came first (asking Discord above takes a while)
+        posted, message = await self._post(active.channel_id, reminder, ping=active.player_to_move)
+        if message is not None and not await self._still_due(active):
+            await self._withdraw(message, active)  # the move landed while it was posted
+        if posted is _Posted.REFUSED and await self._closed_or_unknown(active):
+            posted = _Posted.LATER  # its thread is held now: posted once it opens
+        if posted is _Posted.LATER:
+            # Discord could not take it now (an outage): the next check tries again.
+            await self._reminder_due_again(active, last=is_last)
 
     async def _still_due(self, active: ActiveGame) -> bool:
         """Whether ``active``'s reminder is still about the position it was claimed at: the set

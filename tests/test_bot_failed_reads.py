@@ -177,7 +177,7 @@ async def test_a_reminder_whose_language_cannot_be_read_is_posted_at_the_next_ch
     side = table.guild.channel("side")
     await start_game(table, table.alice, table.bob, table.channel)
     await start_game(table, table.carol, table.admin, side)
-    failed = settings_fail_once_in(table, monkeypatch, "_remind")
+    failed = settings_fail_once_in(table, monkeypatch, "_remind_one")
     table.advance(timedelta(hours=13))
     await table.checks_run(1)
     assert failed
