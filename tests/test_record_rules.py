@@ -305,3 +305,15 @@ def test_an_aborted_game_is_written_as_other_not_a_draw() -> None:
     game.abort()
     text = write_record(game)
     assert "[result:?]\n[termination:aborted]\n" in text
+
+
+def test_a_record_whose_attackers_cannot_move_at_the_start_still_reads() -> None:
+    """A 5x5 record of its own start, the attackers' one piece boxed in and the defenders to
+    move: its moves are played, and a move that is no move is refused naming it (the example
+    of a move a refusal shows is no reason to fail)."""
+    start = "[to-move:defenders]\ndim:5 esc:c start:/1tT2/1T3/2K2/5/5/\n"
+    assert [str(record.move) for record in read_record(start + "1. ... b2-b4\n").records] == [
+        "b2-b4"
+    ]
+    with pytest.raises(PositionError, match=r"^Move 1 of the record, b2b: 'b2b' is not a move"):
+        read_record(start + "1. ... b2b\n")
