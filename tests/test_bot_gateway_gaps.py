@@ -219,8 +219,11 @@ async def test_a_channel_deleted_while_the_bot_was_out_ends_its_game_when_invite
     connections = await session_lost(table)
     await table.standin.remove_bot_from_guild(table.guild)
     await table.standin.delete_channel(table.channel)
-    await back(table, connections)
     assert table.bot is not None
+    # A GUILD_CREATE while the shard still waits for READY's servers would come as available.
+    ready = asyncio.ensure_future(table.bot.wait_for("shard_ready", timeout=60))
+    await back(table, connections)
+    await ready
     games = table.bot.services.games
     assert await games.in_channel(table.channel.id) is not None  # not yet known to be gone
     await table.standin.invite_bot_back(table.guild)
