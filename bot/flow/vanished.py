@@ -82,14 +82,13 @@ class VanishedFlow:
         """``guild``'s channels are known anew (a GUILD_CREATE: at start-up, after an outage,
         after a session the gateway could not resume, whose CHANNEL_DELETEs and THREAD_DELETEs
         were lost with it, or when the bot is invited back after a removal it did not see):
-        a channel with a game in progress (or
-        holding a game's thread) that it lacks is asked of Discord, and one Discord no longer
-        knows is gone — its games are aborted now, not when a post there or the deadline finds
-        it. So is a game's thread missing from the server's active threads (GUILD_CREATE's
-        ``threads``) whose channel is there: it may be archived (Discord shows it is still
-        there, and its game goes on), hidden from the bot, or deleted alone. A channel is never
-        archived, so only one deleted (or a member's thread archived) is asked: a request per
-        place missing, none otherwise."""
+        a channel with a game in progress (or holding a game's thread) that it lacks is asked
+        of Discord, and one Discord no longer knows is gone — its games are aborted now, not
+        when a post there or the deadline finds it. So is a game's thread missing from the
+        server's active threads (GUILD_CREATE's ``threads``) whose channel is there: it may be
+        archived (Discord shows it is still there, and its game goes on), hidden from the bot,
+        or deleted alone. A channel is never archived, so only one deleted (or a member's
+        thread archived) is asked: a request per place missing, none otherwise."""
         places = await self.flow.bot.services.records.places_in_progress(guild.id)
         channels = {channel_id if parent is None else parent for channel_id, parent in places}
         for channel_id in sorted(channels):

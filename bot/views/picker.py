@@ -210,8 +210,9 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
 class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
     """A select of a two-step move picker (a piece, then where to). Its ``custom_id`` is
     ``<prefix>:<owner>:<ply>:from|to:<index>``: what it was made for (a game, a puzzle attempt),
-    the ply (a picker made before a move is stale) and which chunk of options it shows. Options
-    split over several selects name in each placeholder the squares it spans (:func:`spans`).
+    the ply (a picker made before a move is stale) and which chunk of options it shows. Its
+    placeholder names the squares it spans when given ``span`` (:func:`spans`): a game's picker
+    does where its options are split over several selects (a puzzle's, on 7x7, never is).
 
     Subclasses set ``prefix``, give a ``template`` with the groups ``owner``, ``ply`` and
     ``index``, and implement :meth:`handle`.
