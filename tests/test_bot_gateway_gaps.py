@@ -228,3 +228,21 @@ async def test_a_channel_deleted_while_the_bot_was_out_ends_its_game_when_invite
     assert await games.in_channel(table.channel.id) is not None  # not yet known to be gone
     await table.standin.invite_bot_back(table.guild)
     await eventually(lambda: games.in_channel(table.channel.id), None)
+
+
+async def test_a_server_that_removed_the_bot_while_the_session_was_lost_ends_its_game(
+    table: Harness,
+) -> None:
+    """The bot is kicked while its session is lost (its GUILD_DELETE lost with it) and not
+    invited back: the fresh READY does not list the server, and its game is aborted once the
+    bot is back, as at start-up (before, only a start looked for servers left, and the game
+    ran on to its deadline, lost on time and rated)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await settled(table)
+    connections = await session_lost(table)
+    await table.standin.remove_bot_from_guild(table.guild)
+    await back(table, connections)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: games.in_channel(table.channel.id), None)

@@ -44,6 +44,11 @@ class ServerChanges(commands.Cog):
         """Whether this process has been ready once: a server's channels coming anew after
         that (its session lost) may hide a permission given back; at start-up, refused posts
         keep their pause (each start would otherwise try every server's at once)."""
+        self._shards_ready: set[int] = set()
+        """Shards ready once in this process: a READY of theirs after that follows a lost
+        session (:meth:`on_shard_ready`)."""
+        self._listed: dict[int, set[int]] = {}
+        """The servers each shard's READY listed, as they come since it connected."""
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -206,7 +211,32 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_shard_connect(self, shard_id: int) -> None:
         """A shard identified anew (its session could not be resumed), or for the first time."""
+        self._listed[shard_id] = set()  # before its servers come (discord.py's order)
         await self.bot.timers.holds.shard_up(shard_id)
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard's servers came after its READY. After a lost session (not at start-up,
+        where the timers do it), the servers it no longer lists are weighed as at start-up
+        (``VanishedFlow.servers_left``): the bot removed from one meanwhile, its GUILD_DELETE
+        lost with the session, its games are aborted, not left to run to their deadline.
+        discord.py keeps the servers it knew in its cache, so the ones listed are counted as
+        they come (:meth:`_note_listed`)."""
+        listed = self._listed.pop(shard_id, set())
+        if shard_id not in self._shards_ready:
+            self._shards_ready.add(shard_id)
+            return
+        until_stored(
+            self.bot,
+            f"servers left while shard {shard_id}'s session was lost",
+            lambda: self.bot.flow.vanished.servers_left(shard_id=shard_id, listed=listed),
+        )
+
+    def _note_listed(self, guild: discord.Guild) -> None:
+        """``guild`` came in its shard's READY (or joined since)."""
+        listed = self._listed.get(guild.shard_id)
+        if listed is not None:
+            listed.add(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
@@ -243,6 +273,7 @@ class ServerChanges(commands.Cog):
         meanwhile are aborted (``VanishedFlow.channels_unseen``); after a lost session (not
         at start-up, where refused posts keep their pause), refused boards are tried at the
         next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE."""
+        self._note_listed(guild)
         if self._was_ready:  # not at start-up: a refused post keeps its pause there
             self._maybe_allowed(guild.id, "The channel list")
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
@@ -257,6 +288,7 @@ class ServerChanges(commands.Cog):
         its channels and threads deleted meanwhile their deletions (the bot removed while its
         session was lost, its GUILD_DELETE lost too, and invited back since: its games there
         were never aborted)."""
+        self._note_listed(guild)
         self._maybe_allowed(guild.id, "The channel list")
         await self._locks_weighed(guild)
         self._deletions_unseen(guild)

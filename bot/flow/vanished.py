@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -197,16 +197,23 @@ class VanishedFlow:
             return channel.archive_timestamp
         return await self.turn_began(set_id)
 
-    async def servers_left(self) -> None:
+    async def servers_left(
+        self, *, shard_id: int | None = None, listed: Collection[int] = ()
+    ) -> None:
         """At start-up: a server with games in progress, a daily puzzle on or open challenges
         that the gateway's READY did not list for the bot (it was removed while it was away)
         is gone once Discord confirms it cannot see the server (403 or 404): its games are
         aborted, its challenges withdrawn and its daily puzzle switched off, noting why. Only
         the servers of this process's shards are weighed (another process's are not in its
-        READY, and not gone); if Discord cannot say, nothing is done."""
+        READY, and not gone); if Discord cannot say, nothing is done. After ``shard_id``
+        identified anew (its session lost), discord.py still holds the servers it knew, so
+        that shard's servers not ``listed`` by its fresh READY are weighed instead."""
         bot = self.flow.bot
         for guild_id in await bot.services.vanished.guilds_served():
-            if bot.get_guild(guild_id) is not None:
+            if shard_id is None:
+                if bot.get_guild(guild_id) is not None:
+                    continue
+            elif guild_id in listed or (guild_id >> 22) % (bot.shard_count or 1) != shard_id:
                 continue
             try:
                 await bot.fetch_guild(guild_id)
