@@ -6,7 +6,9 @@ Run from the project root::
     python -m benchmarks.puzzle_board --drop-index puzzle_attempts_by_solver  # without it
 
 Every page of /puzzle leaderboard counts all of the server's finished attempts (all time) or
-those of the last 30 days, ranks every solver and returns ten of them and the asker's line. The
+those of the last 30 days, ranks every solver and returns ten of them and the asker's line; a
+page turned by Next also counts the solvers up to the key its button carries (the line shown
+before it), measured apart. The
 server's attempts finish over the last 90 days; another server holds as many; the tables are
 then analysed (and vacuumed on PostgreSQL), as they would be a while later. Figures are
 medians of ``--runs`` calls through the services (the machine is shared), then each backend's
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.backends import BACKENDS, on_each_backend
 from bot.services import Services
-from bot.services.puzzle_leaderboard import Period
+from bot.services.puzzle_leaderboard import Period, SolverKey
 from bot.storage import Dialect, puzzles
 from bot.storage.times import to_us
 
@@ -76,13 +78,20 @@ async def settle(services: Services) -> None:
         await db.execute("VACUUM (ANALYZE)" if db.dialect is Dialect.POSTGRESQL else "ANALYZE")
 
 
-async def median_ms(services: Services, period: Period, offset: int, runs: int) -> float:
-    """The median milliseconds of ``runs`` reads of the page at ``offset``."""
+async def median_ms(
+    services: Services, period: Period, offset: int, runs: int, *, by_key: bool = False
+) -> float:
+    """The median milliseconds of ``runs`` reads of the page at ``offset``: asked by its
+    offset (the command), or ``by_key`` as Next turns to it (from the line before it)."""
     viewer = FIRST_SOLVER + 1
+    after = None
+    if by_key and offset:
+        before = await services.puzzles.leaderboard(GUILD, viewer, period, offset - 10, 10)
+        after = SolverKey.of(before.rows[-1])
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        await services.puzzles.leaderboard(GUILD, viewer, period, offset, 10)
+        await services.puzzles.leaderboard(GUILD, viewer, period, offset, 10, after=after)
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 
@@ -112,6 +121,11 @@ async def measure(
                 )
             ]
             print(f"  {period.value}: {board.total} solvers; " + ", ".join(figures))
+            turned = [
+                f"{label} {await median_ms(services, period, offset, runs, by_key=True):.1f} ms"
+                for label, offset in (("middle", last // 2 // 10 * 10), ("last", last))
+            ]
+            print(f"  {period.value}, turned by Next: " + ", ".join(turned))
         async with services.database.snapshot() as db:
             for period in Period:
                 since = period.since(now)

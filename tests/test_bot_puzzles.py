@@ -724,6 +724,36 @@ async def test_the_puzzle_leaderboard_ranks_the_servers_solvers(table: Harness) 
     assert pings_nobody(board)
 
 
+async def test_a_puzzle_finished_between_two_presses_repeats_nobody(table: Harness) -> None:
+    """The board shows the top ten of twelve; bob, last, then solves three and leads: Next
+    shows the one line after the tenth shown (12th now), not the tenth again as the page from
+    offset 10 would. A button posted before pages turned by keys still shows its page."""
+    solvers = [table.standin.add_member(table.guild, f"solver{n}") for n in range(1, 12)]
+    for member in solvers:
+        await finished_elsewhere(table, member, "solved", "solved")
+    await finished_elsewhere(table, table.bob, "failed")
+    board = await table.reply_text(table.alice, "puzzle leaderboard")
+    lines = board.embeds[0]["description"].splitlines()
+    assert lines[9] == "` 10.` **solver10** — 2 of 2 solved (100 %)"
+    await finished_elsewhere(table, table.bob, "solved", "solved", "solved")
+    await table.standin.click(board, board.button("Next")["custom_id"], table.carol)
+    [embed] = board.embeds
+    assert embed["description"].splitlines() == ["` 12.` **solver11** — 2 of 2 solved (100 %)"]
+    assert embed["footer"]["text"].startswith("Players 12–12 of 12 · ")
+    await table.standin.click(board, board.button("Previous")["custom_id"], table.carol)
+    lines = board.embeds[0]["description"].splitlines()
+    assert (lines[0], lines[-1]) == (
+        "`  2.` **solver1** — 2 of 2 solved (100 %)",
+        "` 11.` **solver10** — 2 of 2 solved (100 %)",
+    )
+    old = f"puzzleboard:{table.guild.id}:all:{table.alice.id}:10:next"
+    await table.standin.forged_click(board, old, table.carol)
+    assert board.embeds[0]["description"].splitlines() == [
+        "` 11.` **solver10** — 2 of 2 solved (100 %)",
+        "` 12.` **solver11** — 2 of 2 solved (100 %)",
+    ]
+
+
 async def test_a_german_servers_puzzle_leaderboard_over_the_last_30_days(table: Harness) -> None:
     """In a server whose public messages are German, /puzzle leaderboard is listed as
     `/rätsel rangliste zeitraum:` with its choices in German, and answers in German: over the

@@ -12,7 +12,7 @@ import bot.services.puzzles as puzzle_service
 from bot.services import Services
 from bot.services.daily_puzzle import DailyPost, DailyStop
 from bot.services.errors import ForeignButton, StaleGameError
-from bot.services.puzzle_leaderboard import Period
+from bot.services.puzzle_leaderboard import Period, SolverKey
 from bot.storage import puzzles as stored
 
 GUILD, CHANNEL, ALICE = 10, 20, 30
@@ -365,6 +365,46 @@ async def test_the_viewer_outside_the_top_ten_gets_their_own_line(database: str)
         assert second.viewer.rank == 5
         beyond = await services.puzzles.leaderboard(GUILD, players[0], offset=40)
         assert beyond.offset == 10, "a page past the end shows the last one"
+    finally:
+        await services.close()
+
+
+async def test_a_page_turned_from_its_last_line_neither_repeats_nor_skips_a_solver(
+    database: str,
+) -> None:
+    """Seven players, five a page; the last one solves eight puzzles between two presses and
+    leads: Next from page 1's last line shows the one player after it (7th now), not page 1's
+    last again as the page from offset 5 would; Previous from there shows the five before it."""
+    clock = Clock()
+    services = await Services.open(database, clock=clock)
+    try:
+        players = list(range(100, 107))
+        for place, user_id in enumerate(players):
+            for _ in range(7 - place):
+                await finish(services, clock, user_id, stored.SOLVED)
+        first = await services.puzzles.leaderboard(GUILD, players[0], limit=5)
+        assert [r.user_id for r in first.rows] == players[:5]
+        for _ in range(8):
+            await finish(services, clock, players[-1], stored.SOLVED)
+        after = SolverKey.of(first.rows[-1])
+        second = await services.puzzles.leaderboard(GUILD, players[0], limit=5, after=after)
+        assert [(r.rank, r.user_id) for r in second.rows] == [(7, players[5])]
+        assert (second.offset, second.total) == (6, 7)
+        before = SolverKey.of(second.rows[0])
+        back = await services.puzzles.leaderboard(GUILD, players[0], limit=5, before=before)
+        assert [(r.rank, r.user_id) for r in back.rows] == list(
+            zip(range(2, 7), players[:5], strict=True)
+        )
+        assert back.viewer is None
+        assert back.offset == 1
+        ahead = SolverKey.of(back.rows[0])
+        top = await services.puzzles.leaderboard(GUILD, players[0], limit=5, before=ahead)
+        assert [(r.rank, r.user_id) for r in top.rows] == [(1, players[-1])]
+        last = SolverKey.of(second.rows[-1])
+        beyond = await services.puzzles.leaderboard(GUILD, players[0], limit=5, after=last)
+        assert [r.user_id for r in beyond.rows] == [players[4], players[5]], "the last page"
+        assert beyond.viewer is not None
+        assert beyond.viewer.rank == 2
     finally:
         await services.close()
 

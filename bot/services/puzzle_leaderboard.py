@@ -40,11 +40,31 @@ class SolverStanding:
     solved: int
     attempted: int
     """Puzzles finished: solved or failed (one still being played does not count yet)."""
+    reached_us: int = 0
+    """When the count was reached (microseconds): the tie-break, kept for the row's key."""
 
     @property
     def percent(self) -> int:
         """The solve rate in whole percent, rounded down as /puzzle stats shows it."""
         return self.solved * 100 // self.attempted
+
+
+@dataclass(frozen=True)
+class SolverKey:
+    """Where a line stands in the puzzle leaderboard's order: more solved first, then the
+    higher rate, then whoever reached the count first, then the lower user id (no two lines
+    share one). A page turned from a line starts strictly after (or ends strictly before) it,
+    so a puzzle finished between two presses neither repeats a player nor skips one."""
+
+    solved: int
+    attempted: int
+    reached_us: int
+    user_id: int
+
+    @classmethod
+    def of(cls, row: SolverStanding) -> SolverKey:
+        """The key of a line as it was shown."""
+        return cls(row.solved, row.attempted, row.reached_us, row.user_id)
 
 
 @dataclass(frozen=True)
@@ -65,4 +85,6 @@ class SolverBoard:
 
 def solver_standing(row: SolverRow) -> SolverStanding:
     """A stored solver's line on the puzzle leaderboard (the puzzle service pages them)."""
-    return SolverStanding(row.place, row.user_id, row.display_name, row.solved, row.attempted)
+    return SolverStanding(
+        row.place, row.user_id, row.display_name, row.solved, row.attempted, row.reached_us
+    )

@@ -42,6 +42,7 @@ from bot.services.puzzle_leaderboard import (
     BOARD_PAGE_MAX,
     Period,
     SolverBoard,
+    SolverKey,
     solver_standing,
 )
 from bot.shards import Shards
@@ -358,26 +359,45 @@ class PuzzleService:
         period: Period = Period.ALL_TIME,
         offset: int = 0,
         limit: int = 10,
+        *,
+        after: SolverKey | None = None,
+        before: SolverKey | None = None,
     ) -> SolverBoard:
         """A page of the server's puzzle solvers: most puzzles solved in the server (first
         attempts, finished in ``period``) first, ties to the higher solve rate, then to
         whoever reached the count first; with ``viewer_id``'s line if it is not on the page.
-        Ranks count from 1; ``limit`` is capped at 100."""
+        The page is the solvers right ``after`` a key (Next) or right ``before`` one
+        (Previous), else those from ``offset``: turned by keys, a puzzle finished between two
+        presses neither repeats nor skips a player. Ranks count from 1; ``limit`` is capped
+        at 100."""
         offset = max(0, offset)
         limit = max(1, min(BOARD_PAGE_MAX, limit))
         since = period.since(self._clock())
         since_us = 0 if since is None else to_us(since)
         async with self._database.snapshot() as db:
-            total, rows = await puzzles.solvers_board(
-                db, guild_id, since_us, offset, limit, viewer_id
-            )
-            if (last := last_page(offset, total, limit)) != offset:
-                offset = last  # the list shrank below the page asked for
+            total, rows = 0, list[puzzles.SolverRow]()
+            places = range(offset + 1, offset + limit + 1)
+            key = after or before
+            if key is not None:
+                total = await puzzles.solvers_count(db, guild_id, since_us)
+                places, rows = await puzzles.solvers_beside(
+                    db, guild_id, since_us, _key(key), after is not None, limit, viewer_id
+                )
+            if not any(row.place in places for row in rows):
+                if key is not None:  # nobody left past the key: the last page, or the first
+                    offset = last_page(total, total, limit) if after is not None else 0
                 total, rows = await puzzles.solvers_board(
                     db, guild_id, since_us, offset, limit, viewer_id
                 )
-        on_page = [row for row in rows if offset < row.place <= offset + limit]
+                if (last := last_page(offset, total, limit)) != offset:
+                    offset = last  # the list shrank below the page asked for
+                    total, rows = await puzzles.solvers_board(
+                        db, guild_id, since_us, offset, limit, viewer_id
+                    )
+                places = range(offset + 1, offset + limit + 1)
+        on_page = [row for row in rows if row.place in places]
         elsewhere = [row for row in rows if row not in on_page]  # the viewer's, off the page
+        offset = places.start - 1 if places else offset
         page = tuple(solver_standing(row) for row in on_page)
         viewer = solver_standing(elsewhere[0]) if elsewhere else None
         return SolverBoard(guild_id, period, viewer_id, offset, limit, total, page, viewer)
@@ -563,3 +583,7 @@ def pick_daily(day: str, used: set[str]) -> Puzzle | None:
 
 def _day(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def _key(key: SolverKey) -> puzzles.SolverKey:
+    return key.solved, key.attempted, key.reached_us, key.user_id

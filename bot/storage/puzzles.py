@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.shards import Shards
-from bot.storage.connection import Connection
+from bot.storage.connection import Connection, Row
 from bot.storage.players import KNOWN_NAME
 from bot.storage.sets import EVERY
 
@@ -42,6 +42,13 @@ class SolverRow:
     solved: int
     attempted: int
     """Finished attempts: solved or failed."""
+    reached_us: int = 0
+    """When the count was reached (the last solve; with none, the first attempt finished):
+    with the counts and the user id, the row's place in the order (:data:`SolverKey`)."""
+
+
+SolverKey = tuple[int, int, int, int]
+"""A row's place in the puzzle leaderboard's order: solved, attempted, reached_us, user id."""
 
 
 @dataclass(frozen=True)
@@ -229,19 +236,91 @@ count was reached (the last solve; with none solved, the first attempt finished)
 index ``puzzle_attempts_by_guild`` alone (migration 18). An attempt counts in the server it was
 played in, and a player meets each puzzle once, so every row is a first attempt."""
 
-SOLVERS_BOARD = (
-    f"WITH totals AS ({_TOTALS}), ranked AS (SELECT guild_id, user_id, solved, attempted, "
-    "row_number() OVER (ORDER BY solved DESC, solved * 1.0 / attempted DESC, reached_us, "
-    "user_id) AS place FROM totals) "
+_RANKED = (
+    f"WITH totals AS {{materialized}}({_TOTALS}), ranked AS (SELECT guild_id, user_id, "
+    "solved, attempted, reached_us, row_number() OVER (ORDER BY solved DESC, "
+    "solved * 1.0 / attempted DESC, reached_us, user_id) AS place FROM totals)"
+)
+"""Each solver of a server since a moment, with their place: most solved first, then the
+higher solve rate, then whoever reached the count first, the user id last (every place
+differs)."""
+
+_NAMED = (
     f"SELECT r.place, r.user_id, coalesce(m.display_name, {KNOWN_NAME}), r.solved, "
-    "r.attempted FROM ranked r LEFT JOIN players p ON p.user_id = r.user_id "
-    "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id "
+    "r.attempted, r.reached_us"
+)
+_JOINS = (
+    "FROM ranked r LEFT JOIN players p ON p.user_id = r.user_id "
+    "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id"
+)
+
+SOLVERS_BOARD = (
+    f"{_RANKED.format(materialized='')} {_NAMED} {_JOINS} "
     "WHERE (r.place > ? AND r.place <= ?) OR r.user_id = ? ORDER BY r.place"
 )
 """Places ``offset + 1`` to ``offset + limit`` of a server's solvers, and the viewer's row
-wherever it is: most solved first, then the higher solve rate, then whoever reached the count
-first; each named as in that server (else by the account's name). Parameters: server, since
-(microseconds), offset, offset + limit, viewer."""
+wherever it is, each named as in that server (else by the account's name). Parameters:
+server, since (microseconds), offset, offset + limit, viewer."""
+
+
+def _ahead(comparison: str) -> str:
+    """The condition that a solver's totals ``t`` come before a key in the leaderboard's order
+    (``comparison`` "<": strictly; "<=": or are the key itself). Parameters: solved, solved,
+    attempted, solved, attempted, solved, reached_us, reached_us, user id. Rates are compared
+    by cross-multiplying, exactly (0 of 1 and 0 of 3 tie, as the window's order has them)."""
+    return (
+        "(t.solved > ? OR (t.solved = ? AND (t.solved * ? > ? * t.attempted "
+        "OR (t.solved * ? = ? * t.attempted AND (t.reached_us < ? "
+        f"OR (t.reached_us = ? AND t.user_id {comparison} ?))))))"
+    )
+
+
+def _from_key(comparison: str) -> str:
+    """The solvers beside a key: the totals are read twice (ranked, and counted up to the
+    key), so they are materialized once rather than aggregated twice."""
+    return (
+        f"{_RANKED.format(materialized='MATERIALIZED ')}, anchor AS "
+        f"(SELECT count(*) AS ahead FROM totals t WHERE {_ahead(comparison)}) "
+        f"{_NAMED}, a.ahead {_JOINS} CROSS JOIN anchor a "
+        "WHERE (r.place > a.ahead - ? AND r.place <= a.ahead + ?) OR r.user_id = ? "
+        "ORDER BY r.place"
+    )
+
+
+SOLVERS_AFTER = _from_key("<=")
+"""The ``limit`` solvers right after a key (a Next button's: the last row shown), and the
+viewer's row, with how many come up to the key. Parameters: server, since, the key's nine
+(:func:`_key_parameters`), 0, limit, viewer."""
+
+SOLVERS_BEFORE = _from_key("<")
+"""The ``limit`` solvers right before a key (a Previous button's: the first row shown), and
+the viewer's row, with how many come before the key. Parameters: server, since, the key's
+nine, limit, 0, viewer."""
+
+
+def key_of(row: SolverRow) -> SolverKey:
+    """Where ``row`` stands in the puzzle leaderboard's order."""
+    return row.solved, row.attempted, row.reached_us, row.user_id
+
+
+def _key_parameters(key: SolverKey) -> tuple[int, ...]:
+    solved, attempted, reached_us, user_id = key
+    return (solved, solved, attempted, solved, attempted, solved, reached_us, reached_us, user_id)
+
+
+async def solvers_count(db: Connection, guild_id: int, since_us: int) -> int:
+    """How many players finished a puzzle in ``guild_id`` since ``since_us`` (0: ever)."""
+    row = await db.fetch_one(
+        "SELECT count(DISTINCT user_id) FROM puzzle_attempts "
+        "WHERE guild_id = ? AND finished_us >= ?",
+        (guild_id, since_us),
+    )
+    return int(row[0]) if row else 0
+
+
+def _solver(r: Row) -> SolverRow:
+    name = None if r[2] is None else str(r[2])
+    return SolverRow(int(r[0]), int(r[1]), name, int(r[3]), int(r[4]), int(r[5]))
 
 
 async def solvers_board(
@@ -250,19 +329,40 @@ async def solvers_board(
     """How many players finished a puzzle in ``guild_id`` since ``since_us`` (0: ever), and
     places ``offset + 1`` to ``offset + limit`` of them, with ``viewer_id``'s row wherever it
     is (if they finished one), best first."""
-    row = await db.fetch_one(
-        "SELECT count(DISTINCT user_id) FROM puzzle_attempts "
-        "WHERE guild_id = ? AND finished_us >= ?",
-        (guild_id, since_us),
-    )
-    total = int(row[0]) if row else 0
+    total = await solvers_count(db, guild_id, since_us)
     rows = await db.fetch_all(
         SOLVERS_BOARD, (guild_id, since_us, offset, offset + limit, viewer_id)
     )
-    return total, [
-        SolverRow(int(r[0]), int(r[1]), None if r[2] is None else str(r[2]), int(r[3]), int(r[4]))
-        for r in rows
-    ]
+    return total, [_solver(r) for r in rows]
+
+
+async def solvers_beside(
+    db: Connection,
+    guild_id: int,
+    since_us: int,
+    key: SolverKey,
+    forward: bool,
+    limit: int,
+    viewer_id: int,
+) -> tuple[range, list[SolverRow]]:
+    """The ``limit`` solvers right after ``key`` (``forward``) or right before it, best first,
+    with ``viewer_id``'s row wherever it is, and the places their page spans (from the first
+    past the key, or up to the last before it; empty when nobody is there). One pass over
+    the server's attempts, as a page by offset."""
+    bounds = (0, limit) if forward else (limit, 0)
+    rows = await db.fetch_all(
+        SOLVERS_AFTER if forward else SOLVERS_BEFORE,
+        (guild_id, since_us, *_key_parameters(key), *bounds, viewer_id),
+    )
+    if not rows:
+        return range(0), []
+    ahead = int(rows[0][6])
+    places = (
+        range(ahead + 1, ahead + limit + 1)
+        if forward
+        else range(max(1, ahead - limit + 1), ahead + 1)
+    )
+    return places, [_solver(r) for r in rows]
 
 
 # ---------------------------------------------------------------- the daily puzzle

@@ -13,7 +13,7 @@ from bot.views.games import GamesButton
 from bot.views.leaderboard import LeaderboardButton, OffsetLeaderboardButton
 from bot.views.picker import MoveButton, PickDestination, PickPiece
 from bot.views.puzzle import GiveUp, NextPuzzle, PuzzlePiece, PuzzleTarget, SolveButton
-from bot.views.puzzle_board import SolversButton
+from bot.views.puzzle_board import OffsetSolversButton, SolversButton
 from bot.views.rematch import RematchButton
 from bot.views.takeback import TakebackAnswer, TakebackButton
 from bot.views.waiting import WaitingButton
@@ -40,6 +40,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     PuzzleTarget,
     GiveUp,
     SolversButton,
+    OffsetSolversButton,
 )
 
 __all__ = ["DYNAMIC_ITEMS"]

@@ -15,13 +15,12 @@ import discord
 from bot.i18n import ENGLISH, Language, command
 from bot.names import escaped, player_name
 from bot.services.errors import OtherServer
-from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverStanding
+from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverKey, SolverStanding
 from bot.views.common import (
     GuardedItem,
     bot_of,
     embed_title,
     page_button,
-    paging_view,
     turn_page,
 )
 
@@ -84,40 +83,115 @@ def solvers_embed(board: SolverBoard, guild_name: str, lang: Language = ENGLISH)
 
 
 def solvers_view(board: SolverBoard, lang: Language = ENGLISH) -> discord.ui.View | None:
-    """Previous / Next buttons, or None when everything fits on one page."""
-    return paging_view(
-        board.offset,
-        board.limit,
-        board.total,
-        lambda offset, direction: SolversButton(
-            board.guild_id, board.period, board.viewer_id, offset, direction, lang
-        ),
-    )
+    """Previous / Next buttons, or None when the page holds every solver. Each carries the key
+    of the page's first (Previous) or last (Next) line, so the page it turns to starts right
+    after that line wherever puzzles were finished meanwhile."""
+    if not board.rows or (board.offset == 0 and len(board.rows) >= board.total):
+        return None
+    viewer = board.viewer_id
+    earlier = SolversButton(board.period, viewer, "prev", SolverKey.of(board.rows[0]), lang)
+    later = SolversButton(board.period, viewer, "next", SolverKey.of(board.rows[-1]), lang)
+    earlier.item.disabled = board.offset == 0
+    later.item.disabled = board.offset + len(board.rows) >= board.total
+    view = discord.ui.View(timeout=None)
+    view.add_item(earlier)
+    view.add_item(later)
+    return view
+
+
+async def _turn(
+    interaction: discord.Interaction[Any],
+    period: Period,
+    viewer_id: int,
+    offset: int = 0,
+    *,
+    after: SolverKey | None = None,
+    before: SolverKey | None = None,
+) -> None:
+    """Show the puzzle leaderboard page a button asks for in the message it is on."""
+    guild_id = interaction.guild_id
+    if guild_id is None:
+        raise OtherServer()
+    bot = bot_of(interaction)
+
+    async def read() -> tuple[discord.Embed, discord.ui.View | None]:
+        board = await bot.services.puzzles.leaderboard(
+            guild_id, viewer_id, period, offset, PAGE_SIZE, after=after, before=before
+        )
+        lang = await bot.flow.server_language(guild_id)
+        name = interaction.guild.name if interaction.guild else lang._("this server")
+        return solvers_embed(board, name, lang), solvers_view(board, lang)
+
+    await turn_page(interaction, read(), allowed_mentions=NO_PINGS)
 
 
 class SolversButton(
+    GuardedItem[discord.ui.Button[Any]],
+    template=(
+        r"pzb:(?P<period>all|30d):(?P<viewer>\d{1,20}):(?P<dir>prev|next):"
+        r"(?P<solved>\d{1,9}):(?P<attempted>\d{1,9}):(?P<reached>\d{1,20}):(?P<user>\d{1,20})"
+    ),
+):
+    """Turns the /puzzle leaderboard message to the page right before its first line
+    (Previous) or right after its last (Next). The id carries the line's key, not the server:
+    the message is in it."""
+
+    def __init__(
+        self,
+        period: Period,
+        viewer_id: int,
+        direction: str,
+        key: SolverKey,
+        lang: Language = ENGLISH,
+    ) -> None:
+        where = f"{key.solved}:{key.attempted}:{key.reached_us}:{key.user_id}"
+        custom_id = f"pzb:{period.value}:{viewer_id}:{direction}:{where}"
+        super().__init__(page_button(direction, custom_id, lang))
+        self.period = period
+        self.viewer_id = viewer_id
+        self.direction = direction
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> SolversButton:
+        key = SolverKey(
+            int(match["solved"]), int(match["attempted"]), int(match["reached"]), int(match["user"])
+        )
+        return cls(Period(match["period"]), int(match["viewer"]), match["dir"], key)
+
+    async def handle(self, interaction: discord.Interaction[Any]) -> None:
+        forward = self.direction == "next"
+        await _turn(
+            interaction,
+            self.period,
+            self.viewer_id,
+            after=self.key if forward else None,
+            before=None if forward else self.key,
+        )
+
+
+class OffsetSolversButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
         r"puzzleboard:(?P<guild>\d{1,20}):(?P<period>all|30d):(?P<viewer>\d{1,20}):"
         r"(?P<offset>\d{1,9}):(?P<dir>prev|next)"
     ),
 ):
-    """Turns the /puzzle leaderboard message to another page."""
+    """A Previous or Next button posted before pages were turned by keys: it still shows the
+    page from its offset, whose own buttons then turn by keys."""
 
     def __init__(
-        self,
-        guild_id: int,
-        period: Period,
-        viewer_id: int,
-        offset: int,
-        direction: str,
-        lang: Language = ENGLISH,
+        self, guild_id: int, period: Period, viewer_id: int, offset: int, direction: str
     ) -> None:
         super().__init__(
             page_button(
-                direction,
-                f"puzzleboard:{guild_id}:{period.value}:{viewer_id}:{offset}:{direction}",
-                lang,
+                direction, f"puzzleboard:{guild_id}:{period.value}:{viewer_id}:{offset}:{direction}"
             )
         )
         self.guild_id = guild_id
@@ -132,7 +206,7 @@ class SolversButton(
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> SolversButton:
+    ) -> OffsetSolversButton:
         return cls(
             int(match["guild"]),
             Period(match["period"]),
@@ -144,14 +218,4 @@ class SolversButton(
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id != self.guild_id:
             raise OtherServer()
-        bot = bot_of(interaction)
-
-        async def read() -> tuple[discord.Embed, discord.ui.View | None]:
-            board = await bot.services.puzzles.leaderboard(
-                self.guild_id, self.viewer_id, self.period, self.offset, PAGE_SIZE
-            )
-            lang = await bot.flow.server_language(self.guild_id)
-            name = interaction.guild.name if interaction.guild else lang._("this server")
-            return solvers_embed(board, name, lang), solvers_view(board, lang)
-
-        await turn_page(interaction, read(), allowed_mentions=NO_PINGS)
+        await _turn(interaction, self.period, self.viewer_id, self.offset)
