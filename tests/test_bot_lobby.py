@@ -11,6 +11,7 @@ import pytest
 
 from bot.cogs.info import help_text
 from bot.i18n import language_for, languages, mentions
+from engine import RULESETS, Game
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import VIEW_CHANNEL
@@ -224,6 +225,24 @@ async def test_help_is_a_private_guide(table: Harness) -> None:
     assert len(reply.content) <= 2000
 
 
+async def test_help_gives_an_example_move_of_the_servers_ruleset(table: Harness) -> None:
+    """Where the server plays 15x15 by default, /help's example is `/move e1-d1` and `d1` alone
+    (d1 is empty there: brandubh's d1-c1 would be refused); in Ard Rí, where two pieces reach
+    c1 and every square any first move reaches, "the destination" stands for the square;
+    both are first moves there."""
+    await table.reply_text(table.admin, "settings", {"ruleset": "hnefatafl-15"})
+    reply = await table.reply_text(table.alice, "help")
+    assert reply.content == help_text(ruleset_name="hnefatafl-15")
+    assert "`/move e1-d1` (or just `d1` when only one" in reply.content
+    assert "d1-c1" not in reply.content
+    await table.reply_text(table.admin, "settings", {"ruleset": "ard-ri"})
+    reply = await table.reply_text(table.alice, "help")
+    assert "`/move c1-b1` (or just the destination when only one" in reply.content
+    for name in ("hnefatafl-15", "ard-ri", "brandubh"):
+        [example] = re.findall(r"`/move (\S+)`", help_text(ruleset_name=name))
+        assert Game(name).is_legal(example), (name, example)
+
+
 ENGLISH_COMMAND = re.compile(r"</|(?<![\w/])/(\w+)")
 """A mention (its name is English in every language), or a command as written: its first word."""
 
@@ -258,11 +277,13 @@ async def test_help_names_the_commands_as_the_readers_discord_lists_them(table: 
 
 
 def test_help_fits_one_message_in_every_language() -> None:
-    """Discord takes at most 2000 characters: /help fits in every language, with every command
+    """Discord takes at most 2000 characters: /help fits in every language and for every
+    server's ruleset, with every command
     it names bare written as a mention with a 20-digit id (ids grow; English gets mentions)."""
     mentions.learn({command: 10**19 for command in HELP_COMMANDS})  # forgotten after the test
     for language in languages():
-        assert len(help_text(language)) <= 2000, language.tag
+        for name in RULESETS:  # the example move is the server's ruleset's
+            assert len(help_text(language, name)) <= 2000, (language.tag, name)
     assert "</games:10000000000000000000>" in help_text()
 
 

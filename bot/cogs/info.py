@@ -12,12 +12,13 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.errors import permission_names
-from bot.i18n import ENGLISH, Language, _, command
+from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.rules_page import page_name, rules_page
+from bot.services.domain import DEFAULT_RULESET
 from bot.views.common import answer, within_deadline
-from engine import Escape, get_ruleset, opening_step
+from engine import Escape, Game, Move, Ruleset, get_ruleset, opening_step, square_name
 from renderer import render_rules_card
 
 _BASICS = _(
@@ -61,13 +62,42 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
     )
 
 
-MOVE_EXAMPLE = command("move", "d1-c1")
-"""A move as a player types it: the attackers may play it first in brandubh, and /help's
-`c1` alone names it there (/rules gives its own ruleset's: :func:`opening_step`)."""
+def destination_alone(rules: Ruleset, move: Move) -> bool:
+    """Whether ``move``'s destination alone names it in ``rules``' opening position: no other
+    piece of the attackers can go there (``c1`` in brandubh; none in Ard Rí, whose attackers
+    reach every square they can reach two ways)."""
+    reach = [step for step in Game(rules).legal_moves() if step.to_square == move.to_square]
+    return reach == [move]
+
+
+def move_paragraph(ruleset_name: str) -> Text:
+    """/help's paragraph on moving, its example a first move of ``ruleset_name`` (the server's
+    default ruleset's: brandubh's d1-c1 names an empty square on 15x15), and the square alone
+    where only that piece can go there."""
+    rules = get_ruleset(ruleset_name)
+    step = opening_step(rules)
+    if destination_alone(rules, step):
+        return _(
+            "**Move** in any of three ways: {move_example_command} (or just {destination} when "
+            "only one of your pieces can go there); {move_command} and pick from the "
+            "suggestions; or press **Move** under the newest board.",
+            move_example_command=command("move", str(step)),
+            destination=f"`{square_name(step.to_square)}`",
+            move_command=command("move"),
+        )
+    return _(
+        "**Move** in any of three ways: {move_example_command} (or just the destination when "
+        "only one of your pieces can go there); {move_command} and pick from the suggestions; "
+        "or press **Move** under the newest board.",
+        move_example_command=command("move", str(step)),
+        move_command=command("move"),
+    )
+
+
 CHALLENGE_EXAMPLE = command("challenge", opponent=_("@someone"))
 """A challenge of a member as a player types it."""
 
-HELP_TEXT = (
+HELP_TEXT: tuple[Text | None, ...] = (
     _("**Brandubh for Discord: how to play**"),
     # Translators: each {..._command} is a slash command as the reader's Discord names it
     # (`/herausfordern gegner:@jemand`), filled in by the bot: never type a command's name.
@@ -80,13 +110,7 @@ HELP_TEXT = (
         challenge_command=CHALLENGE_EXAMPLE,
         challenge_computer_command=command("challenge", opponent="@Brandubh", level="1-5"),
     ),
-    _(
-        "**Move** in any of three ways: {move_example_command} (or just `c1` when only one of "
-        "your pieces can go there); {move_command} and pick from the suggestions; or press "
-        "**Move** under the newest board.",
-        move_example_command=MOVE_EXAMPLE,
-        move_command=command("move"),
-    ),
+    None,  # the paragraph on moving, the server's ruleset's (:func:`move_paragraph`)
     _(
         "**Read the picture.** Attackers are dark with a pale ring, defenders ivory with a dot, "
         "the king wears a crown. The last move is tinted with its path and taken pieces stay as "
@@ -129,12 +153,13 @@ HELP_TEXT = (
         daily_command=command("puzzle daily"),
     ),
 )
-"""The /help guide, a paragraph per message."""
+"""The /help guide, a paragraph per message (None: :func:`move_paragraph`'s place)."""
 
 
-def help_text(lang: Language = ENGLISH) -> str:
-    """The /help guide in ``lang``."""
-    return "\n".join(lang.render(paragraph) for paragraph in HELP_TEXT)
+def help_text(lang: Language = ENGLISH, ruleset_name: str = DEFAULT_RULESET) -> str:
+    """The /help guide in ``lang``, its example move one of ``ruleset_name``."""
+    moving = move_paragraph(ruleset_name)
+    return "\n".join(lang.render(moving if part is None else part) for part in HELP_TEXT)
 
 
 class Info(commands.Cog):
@@ -200,7 +225,10 @@ class Info(commands.Cog):
     @app_commands.guild_only()
     async def help(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """A short guide: starting a game, moving, reading the picture, the commands."""
-        await interaction.response.send_message(help_text(reader(interaction)), ephemeral=True)
+        assert interaction.guild_id is not None
+        ruleset = (await self.bot.services.settings.get(interaction.guild_id)).default_ruleset
+        text = help_text(reader(interaction), ruleset)
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:
