@@ -280,6 +280,36 @@ async def test_a_board_posted_whose_live_board_is_not_recorded_is_not_posted_aga
     assert boards_by_move(table).get(2) == 1
 
 
+async def test_a_board_posted_but_not_recorded_is_not_posted_again_after_a_restart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outbox posts alice's owed board but the database fails to record it out; bob moves
+    on it (its buttons come off), and the bot restarts once Discord forgot the nonce: her
+    board is found by its picture's name, not posted again late (before, the record kept in
+    memory was lost with the process, and a second copy came)."""
+    await board_owed_to_the_outbox(table)
+    assert table.bot is not None
+    monkeypatch.setattr(table.bot.services.announcements, "posted", _fails)
+    table.advance(timedelta(seconds=30))  # the outbox's turn
+    await table.standin.wait_until(lambda: boards_by_move(table).get(2) == 1, timeout=30)
+    played = await table.move(table.bob, quiet_moves(2)[1])
+    assert "played" in played.content, played.content
+    await table.stop()
+    monkeypatch.undo()
+    monkeypatch.setattr(rest_messages, "NONCE_WINDOW", timedelta(0))  # Discord forgot it
+    table.advance(timedelta(minutes=5))
+    await table.start()
+    await table.checks_run(2)
+    assert table.bot is not None
+    assert await table.bot.services.announcements.due() == []
+    assert not any("posted late" in m.content for m in table.public_messages())
+    assert boards_by_move(table).get(2) == 1
+
+
+async def _fails(*args: Any, **kwargs: Any) -> None:
+    raise StorageError("database is locked")
+
+
 async def test_a_reminder_whose_answer_was_lost_is_posted_once(table: Harness) -> None:
     """Discord takes the half-time reminder but its answer is lost (502): discord.py sends it
     again with the same nonce (its own, on every message), and Discord keeps one reminder."""

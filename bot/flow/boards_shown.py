@@ -7,8 +7,10 @@ lost, tried again once Discord no longer holds its nonce. Before posting such a 
 (:func:`may_be_out`), the outbox looks for it among the channel's newest messages, one of mine
 showing it (:func:`shown_already`), known by what only that board carries:
 
-- a board with buttons, by its Takeback button, which names the board's set, ply and moves
-  taken back (:func:`with_buttons`, :class:`bot.views.takeback.TakebackButton`);
+- a board, by its Takeback button, which names the board's set, ply and moves taken back
+  (:class:`bot.views.takeback.TakebackButton`), or by its picture's file name, which names
+  them too (:func:`bot.flow.posts.board_picture_name`): the game moved on, its buttons came off,
+  and a board posted late has none (:func:`board`);
 - a set's final board, which has none, by its picture's file name, which names its set
   (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once;
 - a member's line against the computer, which has neither, by its text, the move's headline
@@ -26,7 +28,7 @@ from datetime import datetime, timedelta
 
 import discord
 
-from bot.flow.posts import final_picture
+from bot.flow.posts import board_picture_name, final_picture
 from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
@@ -66,6 +68,16 @@ def with_buttons(row: AnnouncementRow) -> Shows:
     """``row``'s board with its buttons: its Takeback button names it (:func:`board_id`)."""
     wanted = board_id(row)
     return lambda message: wanted in custom_ids(message)
+
+
+def board(row: AnnouncementRow) -> Shows:
+    """``row``'s board: with its buttons (:func:`with_buttons`), or by its picture, named after
+    its set, ply and moves taken back (its buttons taken off, or posted late without them)."""
+    buttons = with_buttons(row)
+    wanted = board_picture_name(row.set_id, row.ply, row.undone)
+    return lambda message: (
+        buttons(message) or any(file.filename == wanted for file in message.attachments)
+    )
 
 
 def final_board(set_id: int) -> Shows:

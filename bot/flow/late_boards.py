@@ -20,16 +20,18 @@ import discord
 from bot.flow.accepted_challenges import show_accepted
 from bot.flow.boards_shown import (
     Shows,
+    board,
+    custom_ids,
     final_board,
     line,
     may_be_out,
     shown_already,
-    with_buttons,
 )
 from bot.flow.posts import (
     NO_PINGS,
     BoardPost,
     board_picture,
+    board_picture_name,
     board_post,
     describe_move,
     final_picture,
@@ -117,7 +119,7 @@ class LateBoards:
             if not taken_back and last is not None and active.computer_to_move:
                 shows: Shows = line(headline + "\n" + lang._("I am thinking…"))  # a member's line
             else:
-                shows = with_buttons(row)
+                shows = board(row)
             sent = await self._shown_already(row, shows) or await self._post_live_board(
                 row, active, names, lang, headline, first_board=first_board
             )
@@ -164,12 +166,14 @@ class LateBoards:
         thought = thought and not computer_moved
         found = None
         if position.outcome is None and not thought:
-            found = await self._shown_already(row, with_buttons(row))
-        if found is not None:  # the board, with its buttons: an old picture now, they come off
+            found = await self._shown_already(row, board(row))
+        if found is not None:  # the board (an old picture now): its buttons, if any, come off
             old = found.id
+            buttons = bool(custom_ids(found))
 
             async def buttons_off() -> None:
-                await self.flow.live_boards.take_buttons_off(channel_id, old)
+                if buttons:
+                    await self.flow.live_boards.take_buttons_off(channel_id, old)
                 if computer_moved:
                     await self.stop_thinking(set_id, ply, channel, lang)
 
@@ -217,7 +221,9 @@ class LateBoards:
         )
         files.append(  # with its alt text and name, as live boards
             BoardPost("", png, alt, None).file(
-                None if position.outcome is None else final_picture(set_id)
+                board_picture_name(set_id, ply, row.undone)
+                if position.outcome is None
+                else final_picture(set_id)
             )
         )
         if position.outcome is not None:

@@ -164,9 +164,11 @@ class Outbox:
         (``error``) to record it out: when it falls due, :meth:`deliver` makes that write
         (``record``) instead of posting it again — a board that was an interaction's answer
         carries no nonce, and a nonce holds only minutes. Kept in memory: after a restart the
-        board is posted again (Discord returns one posted with its nonce in the past few
-        minutes). A board owed anew at that ply after this (the set ended at that move, a
-        takeback back to it) is another board: posted, not marked out by this write."""
+        board, owed from before the start, is looked for among the channel's newest messages
+        first (:mod:`bot.flow.boards_shown`: by its buttons, or by its picture's name once they
+        came off), and found there, not posted again. A board owed anew at that ply after this
+        (the set ended at that move, a takeback back to it) is another board: posted, not
+        marked out by this write."""
         _log.warning(
             "Board of game %s at ply %s is out but not recorded (recorded later): %s",
             set_id,

@@ -69,8 +69,8 @@ class BoardPost:
     """The alt text as a message shows it in place of the picture (the names escaped); if
     empty, the whole alt text escaped."""
     filename: str = "board.png"
-    """The picture's file name: a set's final board is named after its set
-    (:func:`final_picture`)."""
+    """The picture's file name: a board's names its set, ply and moves taken back
+    (:func:`board_picture_name`), a set's final board its set (:func:`final_picture`)."""
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """discord.py's allowed_mentions naming exactly :attr:`pings`."""
@@ -85,6 +85,15 @@ class BoardPost:
             description=self.alt_text[:ALT_TEXT_LIMIT],
             text=(self.text or escaped(self.alt_text))[:ALT_TEXT_LIMIT],
         )
+
+
+def board_picture_name(set_id: int, ply: int, undone: int) -> str:
+    """The file name of the picture of ``set_id``'s board after move ``ply`` with ``undone``
+    moves taken back in the set so far, as its Takeback button names it: a board whose buttons
+    came off (the game moved on), or one posted late without them, is known by it among the
+    channel's newest messages (:mod:`bot.flow.boards_shown`). Players see the picture, not
+    its name."""
+    return f"board-{set_id}-{ply}-{undone}.png"
 
 
 def final_picture(set_id: int) -> str:
@@ -338,7 +347,9 @@ async def board_post(
         view=view,
         pings=pings,
         text=text,
-        filename="board.png" if game.outcome is None else final_picture(active.set_id),
+        filename=board_picture_name(active.set_id, active.ply, active.undone)
+        if game.outcome is None
+        else final_picture(active.set_id),
     )
 
 
