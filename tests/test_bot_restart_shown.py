@@ -6,6 +6,7 @@ would return it), and an accepted challenge loses its buttons."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 from bot.flow import challenges
 from bot.flow.live_boards import LiveBoards
+from bot.services import Services
 from bot.services.announcements import AnnouncementService
 from bot.services.challenges import ChallengeService
 from bot.storage.errors import StorageError
@@ -206,13 +208,18 @@ def never_recorded(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
 
 
 async def restarted(
-    table: Harness, monkeypatch: pytest.MonkeyPatch, reached: asyncio.Event
+    table: Harness,
+    monkeypatch: pytest.MonkeyPatch,
+    reached: asyncio.Event,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Once ``reached``, the bot stops and starts again; past the board's grace, its timers
-    run two checks."""
+    """Once ``reached``, the bot stops (``meanwhile`` runs) and starts again; past the board's
+    grace, its timers run two checks."""
     await asyncio.wait_for(reached.wait(), 20)
     await table.stop()
     monkeypatch.undo()
+    if meanwhile is not None:
+        await meanwhile()
     table.advance(timedelta(seconds=1))
     await table.start()
     table.advance(timedelta(seconds=11))
@@ -260,6 +267,40 @@ async def test_a_line_against_the_computer_answered_before_a_restart_is_not_post
         await table.checks_run(1)
         assert boards_of_move(table, "d1-b1") == 1
         assert not any("posted late" in m.content for m in table.public_messages())
+        await until(lambda: not line.content.endswith("I am thinking…"))
+    finally:
+        await table.stop()
+
+
+async def test_a_line_against_the_computer_is_found_after_its_player_was_renamed(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's line against the computer is answered, then the bot stops before noting it out;
+    while it is stopped she takes another name: after the restart her line, naming her as she
+    was, is found by the move it tells, not posted again under her new name, and my reply
+    edits it."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        reached = never_recorded(monkeypatch)
+        line = await table.move(table.alice, "d1-b1")
+        assert line.content.endswith("I am thinking…"), line.content
+
+        async def renamed() -> None:
+            services = await Services.open(str(tmp_path / "bot.sqlite3"), clock=lambda: table.now)
+            try:
+                await services.players.remember(
+                    table.alice.id, "Alicia", guild_id=table.guild.id, member_name="Alicia"
+                )
+            finally:
+                await services.close()
+
+        await restarted(table, monkeypatch, reached, renamed)
+        await table.wait_board(lambda m: "(defenders) played" in m.content)
+        await table.checks_run(1)
+        assert boards_of_move(table, "d1-b1") == 1
         await until(lambda: not line.content.endswith("I am thinking…"))
     finally:
         await table.stop()

@@ -15,7 +15,8 @@ showing it (:func:`shown_already`), known by what only that board carries:
   (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once;
 - a member's line against the computer, which has neither, by its text, the move's headline
   and "I am thinking…" (:func:`line`): my reply edits that line, or takes "I am thinking…" off
-  it, so the newest line still saying it is the one owed.
+  it, so the newest line still saying it is the one owed. The player's name in it is left out
+  of the comparison: they may have taken another since.
 
 A final board shown as text (I may not attach files there) has no picture, and may show twice.
 """
@@ -28,12 +29,14 @@ from datetime import datetime, timedelta
 
 import discord
 
-from bot.flow.posts import board_picture_name, final_picture
+from bot.flow.posts import board_picture_name, describe_move, final_picture
+from bot.i18n import Language
 from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
 from bot.unreachable import UNREACHABLE
 from bot.views.takeback import TakebackButton
+from engine import MoveRecord
 
 _log = logging.getLogger(__name__)
 
@@ -88,9 +91,26 @@ def final_board(set_id: int) -> Shows:
     return lambda message: any(file.filename == wanted for file in message.attachments)
 
 
-def line(content: str) -> Shows:
-    """A member's line against the computer, reading ``content`` (the newest such)."""
-    return lambda message: message.content == content
+_SOMEONE = "SOMEONE"
+"""A name standing in for the player's in their line (:func:`line`): Markdown and mentions
+leave it as it is."""
+
+
+def line(record: MoveRecord, lang: Language) -> Shows:
+    """A member's line against the computer telling their move ``record`` and that I am
+    thinking (the newest such), in ``lang``: its words around the player's name, whatever name
+    it shows (their display name then; it may have changed since, and the line is not edited)."""
+    before, after = describe_move(record, _SOMEONE, lang).split(_SOMEONE, 1)
+    after += "\n" + lang._("I am thinking…")
+
+    def shows(message: discord.Message) -> bool:
+        content = message.content
+        if len(content) <= len(before) + len(after):
+            return False
+        name = content[len(before) : len(content) - len(after)]
+        return content.startswith(before) and content.endswith(after) and "\n" not in name
+
+    return shows
 
 
 async def shown_already(

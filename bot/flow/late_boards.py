@@ -117,7 +117,7 @@ class LateBoards:
             else:
                 headline = ""
             if not taken_back and last is not None and active.computer_to_move:
-                shows: Shows = line(headline + "\n" + lang._("I am thinking…"))  # a member's line
+                shows: Shows = line(last, lang)  # a member's line
             else:
                 shows = board(row)
             sent = await self._shown_already(row, shows) or await self._post_live_board(
@@ -201,8 +201,8 @@ class LateBoards:
         known: Shows | None = None  # how to know it among my messages, if it may be out
         if position.outcome is not None:
             known = final_board(set_id)
-        elif thought:
-            known = line(lines[0] + "\n" + lang._("I am thinking…"))
+        elif thought and last is not None:
+            known = line(last, lang)
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
