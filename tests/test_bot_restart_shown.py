@@ -21,6 +21,7 @@ from bot.services.challenges import ChallengeService
 from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.discord_standin.model import ATTACH_FILES
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -226,22 +227,27 @@ async def restarted(
     await table.checks_run(2)
 
 
+@pytest.mark.parametrize("as_text", [False, True], ids=["picture", "as-text"])
 async def test_a_final_board_answered_before_a_restart_is_not_posted_again(
-    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_text: bool
 ) -> None:
     """alice's move capturing the king is answered with the set's final board (no buttons),
     then the bot stops before noting it out: after the restart it is found by its picture, not
-    posted again."""
+    posted again — or, shown as text where I may not attach files, by the game's number after
+    the board's text (before, posted again)."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
         await table.challenge_accepted(table.alice, table.bob)
+        if as_text:  # taken away during the game (a challenge here would be refused)
+            await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
         for number, text in enumerate(KING_CAPTURED[:-1]):
             played = await table.move(table.bob if number % 2 else table.alice, text)
             assert f"played {text}" in played.content, played.content
         reached = never_recorded(monkeypatch)
         final = await table.move(table.alice, KING_CAPTURED[-1])
         assert "is over" in final.content, final.content
+        assert as_text is not bool(final.attachments), final.content
         await restarted(table, monkeypatch, reached)
         assert boards_of_move(table, KING_CAPTURED[-1]) == 1
     finally:

@@ -12,13 +12,12 @@ showing it (:func:`shown_already`), known by what only that board carries:
   them too (:func:`bot.flow.posts.board_picture_name`): the game moved on, its buttons came off,
   and a board posted late has none (:func:`board`);
 - a set's final board, which has none, by its picture's file name, which names its set
-  (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once;
+  (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once; shown as text
+  (I may not attach files there), by the set's number ending that text;
 - a member's line against the computer, which has neither, by its text, the move's headline
   and "I am thinking…" (:func:`line`): my reply edits that line, or takes "I am thinking…" off
   it, so the newest line still saying it is the one owed. The player's name in it is left out
   of the comparison: they may have taken another since.
-
-A final board shown as text (I may not attach files there) has no picture, and may show twice.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from datetime import datetime, timedelta
 
 import discord
 
-from bot.flow.posts import board_picture_name, describe_move, final_picture
+from bot.flow.posts import board_picture_name, describe_move, final_board_mark, final_picture
 from bot.i18n import Language
 from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
@@ -85,10 +84,18 @@ def board(row: AnnouncementRow) -> Shows:
     )
 
 
-def final_board(set_id: int) -> Shows:
-    """``set_id``'s final board: its picture is named after the set."""
+def final_board(set_id: int, lang: Language) -> Shows:
+    """``set_id``'s final board: its picture is named after the set; shown as text in its
+    place (I may not attach files there), that text, quoted, ends with the set's number
+    (:func:`final_board_mark`, in the server's language ``lang``)."""
     wanted = final_picture(set_id)
-    return lambda message: any(file.filename == wanted for file in message.attachments)
+    mark = final_board_mark(set_id, lang)
+    return lambda message: (
+        any(file.filename == wanted for file in message.attachments)
+        or any(
+            text.startswith("> ") and text.endswith(mark) for text in message.content.split("\n")
+        )
+    )
 
 
 _SOMEONE = "SOMEONE"

@@ -200,7 +200,7 @@ class LateBoards:
             lines = [describe_move(last, mover, lang) if last else ""]
         known: Shows | None = None  # how to know it among my messages, if it may be out
         if position.outcome is not None:
-            known = final_board(set_id)
+            known = final_board(set_id, lang)
         elif thought and last is not None:
             known = line(last, lang)
         files: list[discord.File] = []

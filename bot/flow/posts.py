@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -103,6 +104,17 @@ def final_picture(set_id: int) -> str:
     return f"end-{set_id}.png"
 
 
+_FINAL_PICTURE = re.compile(r"end-(\d+)\.png")
+
+
+def final_board_mark(set_id: int, lang: Language) -> str:
+    """What ends the text standing in for ``set_id``'s final picture where I may not attach
+    files (:func:`pictures_as_text`): the game's number, as ``/stats`` lists it and ``/export``
+    and ``/analyse`` take it (" · game 12"). The picture's name says it where it is shown; so
+    that the outbox, owing that board after a restart, knows it shown as text too."""
+    return " · " + lang._("game {game}", game=set_id)
+
+
 class BoardFile(discord.File):
     """A board's picture, which knows how a message shows it where I may not attach files."""
 
@@ -122,6 +134,7 @@ def pictures_as_text(content: str, files: list[discord.File], lang: Language) ->
     ``/board``, which shows the game's board alone."""
     described = [
         f"> {file.text if isinstance(file, BoardFile) else escaped(file.description or '')}"
+        + _mark(file, lang)
         for file in files
         if file.description
     ]
@@ -133,6 +146,13 @@ def pictures_as_text(content: str, files: list[discord.File], lang: Language) ->
         board_command=command("board"),
     )
     return f"{content}\n{too_long}"[:MESSAGE_LIMIT]
+
+
+def _mark(file: discord.File, lang: Language) -> str:
+    """What ends ``file``'s text in place of the picture: a set's final board's number
+    (:func:`final_board_mark`), or nothing."""
+    final = _FINAL_PICTURE.fullmatch(file.filename)
+    return "" if final is None else final_board_mark(int(final[1]), lang)
 
 
 def pictures_or_text(
