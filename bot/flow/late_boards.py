@@ -26,6 +26,7 @@ from bot.flow.boards_shown import (
     line,
     may_be_out,
     shown_already,
+    with_buttons,
 )
 from bot.flow.posts import (
     NO_PINGS,
@@ -118,8 +119,8 @@ class LateBoards:
                 headline = ""
             if not taken_back and last is not None and active.computer_to_move:
                 shows: Shows = line(last, lang)  # a member's line
-            else:
-                shows = board(row)
+            else:  # with its buttons: the game's board, as it stands, must keep them
+                shows = with_buttons(row)
             sent = await self._shown_already(row, shows) or await self._post_live_board(
                 row, active, names, lang, headline, first_board=first_board
             )
