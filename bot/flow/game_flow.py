@@ -237,7 +237,9 @@ class GameFlow:
         post = await within_deadline(
             interaction, board_post(active, names, lang, headline=headline)
         )
-        content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
+        # Not named after its set, ply and moves taken back: the board owed there is not this.
+        picture = post.file("board.png")
+        content, files = pictures_or_text(interaction, post.content, [picture], lang)
         message_id = await answer(
             interaction,
             content,
