@@ -50,7 +50,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
 from bot.services.held import Held
 from bot.storage.errors import StorageError
-from bot.unreachable import UNREACHABLE
+from bot.unreachable import UNREACHABLE, not_taken_now
 from engine import Side
 
 if TYPE_CHECKING:
@@ -536,18 +536,19 @@ class Timers(ComputerRetries):
         self, channel_id: int, content: str, *, ping: int
     ) -> tuple[_Posted, discord.Message | None]:
         """Post ``content`` pinging ``ping``: posted (with the message), worth trying again
-        later (Discord could not take it: 5xx, the connection, a time-out), or refused. A
-        refusal (4xx: no permission, the channel locked) is not retried every few seconds — it
-        would be refused again, and each refusal counts towards Discord's limit on invalid
-        requests; a channel Discord no longer knows is gone."""
+        later (Discord could not take it: 5xx, the connection, a time-out, a 429 past
+        discord.py's tries), or refused. A refusal (any other 4xx: no permission, the channel
+        locked) is not retried every few seconds — it would be refused again, and each refusal
+        counts towards Discord's limit on invalid requests; a channel Discord no longer knows
+        is gone."""
         try:
             message = await self.bot.get_partial_messageable(channel_id).send(
                 content, allowed_mentions=pinging([ping])
             )
-        except UNREACHABLE as error:
-            _log.warning("Could not post in channel %s yet: %r", channel_id, error)
-            return _Posted.LATER, None
-        except discord.HTTPException as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if not_taken_now(error):
+                _log.warning("Could not post in channel %s yet: %r", channel_id, error)
+                return _Posted.LATER, None
             _log.warning("Could not post in channel %s (not retried): %s", channel_id, error)
             await self._gone_if_unknown(channel_id, error)
             return _Posted.REFUSED, None

@@ -311,3 +311,22 @@ async def test_a_long_rate_limit_on_the_old_boards_buttons_leaves_a_move_answere
     assert apologies(table) == []
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == []
+
+
+async def test_a_reminder_rate_limited_past_the_clients_tries_is_posted_at_a_later_check(
+    table: Harness,
+) -> None:
+    """Discord answers alice's half-time reminder with 429 five times in a row (discord.py
+    gives up with a plain 429 HTTPException): it is posted at a later check, once."""
+    await table.challenge_accepted(table.alice, table.bob, time=60)
+    games_posts = f"/channels/{table.channel.id}/messages"
+    limited = table.standin.rate_limit(
+        retry_after=0.05,
+        requests=5,
+        matching=lambda method, path: method == "POST" and path == games_posts,
+    )
+    table.advance(timedelta(minutes=31))
+    await table.standin.wait_until(lambda: limited.hits == 5, timeout=20)
+    await timers_checked(table)
+    reminders = [m for m in table.public_messages() if "reminder" in m.content]
+    assert len(reminders) == 1, [m.content for m in reminders]
