@@ -60,7 +60,7 @@ from bot.hold_keeping import HoldKeeping
 from bot.services.held import BackLine, BackLineOwed, HoldKind, PlayerHold, ShutOut
 from bot.storage.errors import StorageError
 from bot.storage.times import from_us
-from bot.unreachable import UNREACHABLE
+from bot.unreachable import UNREACHABLE, not_taken_now
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -494,10 +494,12 @@ class PlayerHolds(HoldKeeping):
                 allowed_mentions=mentions,
                 nonce=line_nonce(turn, line),
             )
-        except UNREACHABLE as error:
-            _log.warning("Could not tell channel %s of a player's clock yet: %r", channel_id, error)
-            return False
-        except discord.HTTPException as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if not_taken_now(error):  # a 429 discord.py gave up on too
+                _log.warning(
+                    "Could not tell channel %s of a player's clock yet: %r", channel_id, error
+                )
+                return False
             _log.warning("Could not tell channel %s of a player's clock: %r", channel_id, error)
         return True
 

@@ -144,6 +144,26 @@ async def test_a_timed_out_player_does_not_lose_on_time(table: Harness) -> None:
     await alice_moves(table)
 
 
+async def test_a_held_line_rate_limited_past_the_clients_tries_is_posted_later(
+    table: Harness,
+) -> None:
+    """alice is timed out past her deadline; Discord answers the line saying her clock is held
+    with 429 five times in a row (discord.py gives up): it is posted at a later check."""
+    await alice_to_move(table)
+    await timers_checked(table)  # her half-time reminder is out
+    await table.standin.time_out(table.alice, table.now + timedelta(days=3))
+    posts = f"/channels/{table.channel.id}/messages"
+    limited = table.standin.rate_limit(
+        retry_after=0.05,
+        requests=5,
+        matching=lambda method, path: (method, path) == ("POST", posts),
+    )
+    await hours_pass_and_alice_is_still_playing(table)
+    assert limited.hits == 5
+    await timers_checked(table)
+    await told_held(table, TIMED_OUT)
+
+
 async def test_a_timeout_that_runs_out_gives_the_clock_back(table: Harness) -> None:
     """alice's one-day timeout holds her clock past her deadline; once it runs out she is told
     she can play, with her day for the move from then."""
