@@ -519,10 +519,10 @@ class Timers(ComputerRetries):
         opened again at once."""
         try:
             await self.bot.http.edit_channel(thread_id, archived=True)
-        except UNREACHABLE as error:  # a 5xx, the connection, a long rate limit
-            _log.info("Could not archive thread %s yet (tried again): %r", thread_id, error)
-            return  # Discord's trouble: the next check tries again
-        except discord.HTTPException as error:
+        except (discord.HTTPException, *UNREACHABLE) as error:
+            if not_taken_now(error):  # a 5xx, the connection, a rate limit
+                _log.info("Could not archive thread %s yet (tried again): %r", thread_id, error)
+                return  # Discord's trouble: the next check tries again
             _log.warning("Could not archive thread %s: %s", thread_id, error)
         services = self.bot.services
         await services.boards.thread_archived(match_id)

@@ -110,6 +110,26 @@ async def test_a_thread_whose_archiving_is_rate_limited_is_archived_at_a_later_c
     assert failures == []
 
 
+async def test_a_thread_archiving_rate_limited_past_the_clients_tries_is_archived_later(
+    threaded: Harness,
+) -> None:
+    """Discord answers a finished match's thread archiving with 429 five times in a row
+    (discord.py gives up with a plain 429): a later check archives it."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=ATTACKERS_WIN)
+    await table.standin.wait_until(lambda: " won. " in table.thread_line(thread).content)
+    thread_path = f"/channels/{thread.id}"
+    limited = table.standin.rate_limit(
+        retry_after=0.05,
+        requests=5,
+        matching=lambda method, path: method == "PATCH" and path == thread_path,
+    )
+    table.advance(timedelta(minutes=11))
+    await table.standin.wait_until(lambda: limited.hits == 5, timeout=10)
+    await timers_checked(table)
+    assert thread.archived
+
+
 async def test_a_long_rate_limit_on_one_expired_challenge_leaves_the_next_one_shown_expired(
     table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
