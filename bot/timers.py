@@ -420,7 +420,12 @@ class Timers(ComputerRetries):
         reminder = reminder_text(active, lang, last=is_last)
         if not await self._still_due(active):
             return  # the move came first (asking Discord above takes a while)
-        posted, message = await self._post(active.channel_id, reminder, ping=active.player_to_move)
+        posted, message = await self._post(
+            active.channel_id,
+            reminder,
+            ping=active.player_to_move,
+            nonce=reminder_nonce(active, last=is_last),
+        )
         if message is not None and not await self._still_due(active):
             await self._withdraw(message, active)  # the move landed while it was posted
         if posted is _Posted.REFUSED and await self._closed_or_unknown(active):
@@ -533,9 +538,11 @@ class Timers(ComputerRetries):
                 _log.info("Could not open thread %s again: %s", thread_id, error)
 
     async def _post(
-        self, channel_id: int, content: str, *, ping: int
+        self, channel_id: int, content: str, *, ping: int, nonce: str
     ) -> tuple[_Posted, discord.Message | None]:
-        """Post ``content`` pinging ``ping``: posted (with the message), worth trying again
+        """Post ``content`` pinging ``ping`` under ``nonce`` (one taken but whose answers were
+        all lost is returned, not made again, when tried at a later check within the few
+        minutes Discord keeps a nonce): posted (with the message), worth trying again
         later (Discord could not take it: 5xx, the connection, a time-out, a 429 past
         discord.py's tries), or refused. A refusal (any other 4xx: no permission, the channel
         locked) is not retried every few seconds — it would be refused again, and each refusal
@@ -543,7 +550,7 @@ class Timers(ComputerRetries):
         is gone."""
         try:
             message = await self.bot.get_partial_messageable(channel_id).send(
-                content, allowed_mentions=pinging([ping])
+                content, allowed_mentions=pinging([ping]), nonce=nonce
             )
         except (discord.HTTPException, *UNREACHABLE) as error:
             if not_taken_now(error):
@@ -589,6 +596,14 @@ class Timers(ComputerRetries):
         missed), and its games are aborted as if the bot had been told."""
         if unknown_channel(error):
             await self.bot.flow.vanished.channel_gone(channel_id, Gone.UNKNOWN)
+
+
+def reminder_nonce(active: ActiveGame, *, last: bool) -> str:
+    """The nonce of ``active``'s reminder (the ``last`` one, or the half-time one): the set,
+    its ply and how many moves were taken back in it (a takeback brings a ply back, a new turn
+    with reminders of its own), each cut to its last digits, within Discord's 25 characters."""
+    set_id, ply, undone = active.set_id % 10**9, active.ply % 10**4, active.undone % 10**3
+    return f"rem.{set_id}.{ply}.{undone}{'L' if last else 'H'}"
 
 
 def reminder_text(active: ActiveGame, lang: Language, *, last: bool) -> str:

@@ -522,3 +522,17 @@ async def test_boards_owed_in_a_rate_limited_channel_wait_without_a_try_into_the
     ]
     assert ["played d1-b1." in m.content for m in boards[-2:]] == [True, False]
     assert ["played c4-c2." in m.content for m in boards[-2:]] == [False, True]
+
+
+async def test_a_reminder_whose_answers_were_all_lost_is_posted_once(table: Harness) -> None:
+    """Discord takes the half-time reminder but loses the answer to each of discord.py's five
+    tries (502): the reminder is tried again at a later check, and Discord, given the same
+    nonce, returns the one it made instead of a second."""
+    await table.challenge_accepted(table.alice, table.bob)
+    lost = table.standin.lose_answers(502, requests=5, matching=_channel_posts)
+    table.advance(timedelta(hours=12, seconds=1))
+    await table.standin.wait_until(lambda: lost.hits == 5, timeout=60)
+    await timers_checked(table)
+    await timers_checked(table)
+    reminders = [m for m in table.public_messages() if "reminder" in m.content]
+    assert len(reminders) == 1, [m.content for m in reminders]

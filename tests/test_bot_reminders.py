@@ -150,10 +150,10 @@ async def test_a_reminder_out_after_the_move_landed_is_deleted(
     timers = table.bot.timers
     post = timers._post
 
-    async def alice_moves_first(channel_id: int, content: str, *, ping: int) -> Any:
+    async def alice_moves_first(channel_id: int, content: str, *, ping: int, nonce: str) -> Any:
         monkeypatch.setattr(timers, "_post", post)
         await table.move(table.alice, "d1-b1")
-        return await post(channel_id, content, ping=ping)
+        return await post(channel_id, content, ping=ping, nonce=nonce)
 
     monkeypatch.setattr(timers, "_post", alice_moves_first)
     table.advance(timedelta(minutes=31))
