@@ -264,8 +264,8 @@ async def test_a_page_turned_after_a_rating_changed_starts_after_the_last_row_sh
 ) -> None:
     """Ten players, pages of four: the third listed drops to last between two presses; Next
     lists the fifth to eighth as first shown (none skipped), ranked as they now are (4 to 7),
-    and Previous from there the four before the fifth: the three left of page 1 and the
-    fourth."""
+    and Previous from there the three now before the fifth: the first, second and fourth (a
+    short page at the top, ranked 1 to 3)."""
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:

@@ -60,7 +60,7 @@ def nonce(set_id: int, ply: int, created_us: int, owed_anew: int) -> str:
     the flow or the outbox (a crash between posting and marking it delivered, or an answer lost
     on the way back). Each board owed has its own, even on a clock standing still: a board owed
     anew carries its count, not only its instant (the first keeps the nonce it had before schema
-    48, so a post under way across an upgrade is not made twice)."""
+    43, so a post under way across an upgrade is not made twice)."""
     if owed_anew == 0:
         return f"{set_id % 10**9}.{ply}.{created_us % 10**9}"
     # 9 + 4 + 3 + 6 digits and three dots: 25 at most.

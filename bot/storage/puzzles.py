@@ -232,9 +232,12 @@ _TOTALS = (
     "FROM puzzle_attempts WHERE guild_id = ? AND finished_us >= ? GROUP BY guild_id, user_id"
 )
 """Each player's finished attempts in a server since a moment: solved, attempted, and when the
-count was reached (the last solve; with none solved, the first attempt finished). Read from the
-index ``puzzle_attempts_by_guild`` alone (migration 18). An attempt counts in the server it was
-played in, and a player meets each puzzle once, so every row is a first attempt."""
+count was reached (the last solve; with none solved, the first attempt finished). SQLite reads
+it from the index ``puzzle_attempts_by_solver`` alone (schema 42), in player order, so the
+count sorts nothing; PostgreSQL reads an index by server (the last days' through
+``puzzle_attempts_by_guild``, schema 18) and counts in a hash table. An attempt counts in the
+server it was played in, and a player meets each puzzle once, so every row is a first
+attempt."""
 
 _RANKED = (
     f"WITH totals AS {{materialized}}({_TOTALS}), ranked AS (SELECT guild_id, user_id, "
