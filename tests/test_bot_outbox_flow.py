@@ -285,7 +285,7 @@ async def test_my_reply_is_posted_when_its_nonce_cannot_be_read(
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
     assert table.bot is not None
 
-    async def unreadable(set_id: int, ply: int) -> str:
+    async def unreadable(set_id: int, ply: int, *, first: bool = False) -> str:
         raise StorageError("database is locked")
 
     monkeypatch.setattr(table.bot.services.announcements, "nonce", unreadable)

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.flow import challenge_posts, outbox
+from bot.flow import challenge_posts, outbox, posts
 from bot.flow.game_flow import GameFlow
 from bot.services.challenges import ChallengeService
 from bot.views import common
@@ -416,5 +416,47 @@ async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it
         boards = [m for m in table.public_messages(thread) if m.attachments]
         assert len(boards) == 1, [m.content for m in boards]
         assert boards[0].pinged_user_ids() == {table.alice.id, table.bob.id}  # into the thread
+    finally:
+        await table.stop()
+
+
+async def test_a_first_board_posted_after_the_set_ended_leaves_the_final_board_its_nonce(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts, and while the first board is drawn an admin aborts the match before any
+    move (at the same instant): the accept's first board, posted late, carries a nonce of its
+    own, not the final board's, so the outbox's post of that board is made, telling both it
+    was aborted (before, Discord returned the first board for it, and nobody was told)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
+    await table.start()
+    try:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        drawing, draw_on = asyncio.Event(), asyncio.Event()
+        real_board_post = posts.board_post
+
+        async def slow_board_post(*args: Any, **kwargs: Any) -> Any:
+            drawing.set()
+            await draw_on.wait()
+            return await real_board_post(*args, **kwargs)
+
+        monkeypatch.setattr("bot.flow.game_flow.board_post", slow_board_post)
+        pressed = asyncio.create_task(
+            table.standin.click(
+                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
+            )
+        )
+        await asyncio.wait_for(drawing.wait(), 20)
+        assert reply.thread is not None
+        assert table.bot is not None
+        thread = reply.thread
+        await table.bot.services.games.abort(thread.id)
+        draw_on.set()
+        await pressed
+        await settled(table)
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        boards = [m.content for m in table.public_messages(thread) if m.attachments]
+        assert len(boards) == 2, boards
+        assert "aborted" in boards[1].lower(), boards
     finally:
         await table.stop()

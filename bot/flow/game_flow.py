@@ -189,22 +189,28 @@ class GameFlow:
         return (await self.bot.get_partial_messageable(channel_id).send(**kwargs)).id
 
     async def owed_nonce(
-        self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
+        self,
+        active: ActiveGame,
+        interaction: discord.Interaction[Any] | None = None,
+        *,
+        first: bool = False,
     ) -> str | None:
         """The nonce of the board after ``active``'s last move, owed to the outbox, if it is
         posted in the channel (not as ``interaction``'s answer, which cannot carry one): the
         outbox posts it with the same nonce, so a post Discord took but whose answer was lost
-        is returned to the outbox rather than posted twice."""
+        is returned to the outbox rather than posted twice. ``first``: a set's first board,
+        which takes no nonce of a board owed anew at its ply since (:meth:`board_nonce`)."""
         if interaction is not None and not deferred_privately(interaction):
             return None
-        return await self.board_nonce(active.set_id, active.ply)
+        return await self.board_nonce(active.set_id, active.ply, first=first)
 
-    async def board_nonce(self, set_id: int, ply: int) -> str:
-        """The nonce the outbox posts the board of ``set_id`` at ``ply`` with; one of its own
-        if the database cannot say: the move is stored already, and a post without the
-        outbox's nonce beats a player told it was not saved."""
+    async def board_nonce(self, set_id: int, ply: int, *, first: bool = False) -> str:
+        """The nonce the outbox posts the board of ``set_id`` at ``ply`` with (with ``first``,
+        the first board owed there, else one of its own); one of its own if the database cannot
+        say: the move is stored already, and a post without the outbox's nonce beats a player
+        told it was not saved."""
         try:
-            return await self.bot.services.announcements.nonce(set_id, ply)
+            return await self.bot.services.announcements.nonce(set_id, ply, first=first)
         except StorageError as error:
             _log.warning("Game %s: no nonce for the board of ply %s: %r", set_id, ply, error)
             return secrets.token_hex(8)
@@ -320,8 +326,10 @@ class GameFlow:
             pings=opening_pings(active, post.allowed_mentions()),
             # Posted in the channel (an answer edited into it, a thread's first board), it
             # carries the outbox's nonce: an outbox post of it still in flight (this flow was
-            # slower than the bound) then returns this one, and the other way round.
-            nonce=await self.owed_nonce(active, None if into_answer else interaction),
+            # slower than the bound) then returns this one, and the other way round. Not the
+            # nonce of a board owed anew at ply 0 meanwhile (the match aborted while this was
+            # drawn): Discord would return this stale board for that one, never posted.
+            nonce=await self.owed_nonce(active, None if into_answer else interaction, first=True),
             into_answer=into_answer,
         )
         await self.live_boards.board_out(active, message_id)  # out: the outbox need not post it

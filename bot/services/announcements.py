@@ -69,12 +69,14 @@ class AnnouncementService:
         async with self._database.snapshot() as db:
             return await announcements.out(db, set_id, ply)
 
-    async def nonce(self, set_id: int, ply: int) -> str:
+    async def nonce(self, set_id: int, ply: int, *, first: bool = False) -> str:
         """The nonce to post the board of ``set_id`` at ``ply`` with, which the outbox posts it
         with too: Discord creates it once, whoever posts it (the flow's post whose answer was
-        lost, then the outbox's). A board never owed gets a nonce of its own."""
+        lost, then the outbox's). A board never owed gets a nonce of its own; so does the
+        ``first`` board owed there once another was owed anew there (the set ended before any
+        move while the flow drew it): that one's post is not returned for the first."""
         async with self._database.snapshot() as db:
-            owed = await announcements.nonce_of(db, set_id, ply)
+            owed = await announcements.nonce_of(db, set_id, ply, first=first)
         return secrets.token_hex(8) if owed is None else owed
 
     async def retry_refused(self, guild_id: int) -> None:

@@ -139,13 +139,17 @@ async def out(db: Connection, set_id: int, ply: int) -> bool:
     return row is not None
 
 
-async def nonce_of(db: Connection, set_id: int, ply: int) -> str | None:
-    """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed."""
+async def nonce_of(db: Connection, set_id: int, ply: int, *, first: bool = False) -> str | None:
+    """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed;
+    with ``first``, only while that is still the first board owed there (None once another was
+    owed anew there: the set's end before any move, a takeback back to it)."""
     row = await db.fetch_one(
         "SELECT created_us, owed_anew FROM announcements WHERE set_id = ? AND ply = ?",
         (set_id, ply),
     )
-    return None if row is None else nonce(set_id, ply, int(row[0]), int(row[1]))
+    if row is None or (first and int(row[1]) != 0):
+        return None
+    return nonce(set_id, ply, int(row[0]), int(row[1]))
 
 
 async def due(
