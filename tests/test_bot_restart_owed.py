@@ -17,7 +17,7 @@ from bot.flow.game_flow import GameFlow
 from bot.services.challenges import ChallengeService
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, settled, until
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -202,10 +202,10 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
 
 async def accepted_edit_held(
     table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> tuple[asyncio.Event, asyncio.Task[Any]]:
+) -> tuple[StoredMessage, asyncio.Event, asyncio.Task[Any]]:
     """alice challenges bob and he accepts; the edit of her challenge's message is held once
-    it begins (Discord slow, retrying): returns the event that lets it go on, and the press,
-    answered once it has."""
+    it begins (Discord slow, retrying): returns her challenge's message, the event that lets
+    the edit go on, and the press, answered once it has."""
     reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
     editing, go_on = asyncio.Event(), asyncio.Event()
     real_update = common.update_message
@@ -220,7 +220,7 @@ async def accepted_edit_held(
         table.standin.click(reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30)
     )
     await asyncio.wait_for(editing.wait(), 20)
-    return go_on, pressed
+    return reply, go_on, pressed
 
 
 async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_once(
@@ -232,7 +232,7 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_grace_is_posted_o
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        go_on, pressed = await accepted_edit_held(table, monkeypatch)
+        _, go_on, pressed = await accepted_edit_held(table, monkeypatch)
         table.advance(timedelta(seconds=11))  # past the grace of the board owed at the storing
         await table.checks_run(2)
         assert not any(m.attachments for m in table.public_messages())
@@ -305,7 +305,7 @@ async def test_a_first_board_whose_challenge_edit_outlasts_the_bound_is_posted_o
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
-        go_on, pressed = await accepted_edit_held(table, monkeypatch)
+        _, go_on, pressed = await accepted_edit_held(table, monkeypatch)
         await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
         table.advance(timedelta(seconds=11))
         await table.checks_run(2)
@@ -374,16 +374,6 @@ async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=True)
     await table.start()
     try:
-        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        editing, go_on = asyncio.Event(), asyncio.Event()
-        real_update = common.update_message
-
-        async def slow_update(*args: Any, **kwargs: Any) -> None:
-            editing.set()
-            await go_on.wait()
-            await real_update(*args, **kwargs)
-
-        monkeypatch.setattr("bot.flow.challenges.update_message", slow_update)
         assert table.bot is not None
         late = table.bot.flow.outbox.late
         real_post = late._post_live_board
@@ -395,12 +385,7 @@ async def test_a_first_board_the_outbox_is_posting_when_the_slow_accept_posts_it
             return await real_post(*args, **kwargs)
 
         monkeypatch.setattr(late, "_post_live_board", slow_post)
-        pressed = asyncio.create_task(
-            table.standin.click(
-                reply, f"challenge:accept:{challenge_id(reply)}", table.bob, timeout=30
-            )
-        )
-        await asyncio.wait_for(editing.wait(), 20)
+        reply, go_on, pressed = await accepted_edit_held(table, monkeypatch)
         await asyncio.sleep(1.5)  # past the bound: the first board is the outbox's
         table.advance(timedelta(seconds=11))
         await asyncio.wait_for(posting.wait(), 20)  # the outbox's post is under way
