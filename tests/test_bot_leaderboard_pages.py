@@ -86,14 +86,19 @@ async def test_a_player_rising_to_page_one_does_not_repeat_its_last_line(table: 
 
 async def test_previous_lists_the_players_right_before_the_page(table: Harness) -> None:
     """25 players paged to the third page (21st to 25th); the 4th drops to last: Previous
-    lists the ten right before the 21st, the 11th to the 20th, each ranked one higher."""
+    lists the ten right before the 21st, the 11th to the 20th, each ranked one higher. Previous
+    is off on the top page and Next on the last, both on where there is more each way."""
     board = await ladder(table, 25)
+    assert board.button("Previous").get("disabled")  # the top: nothing before it
     await press(table, board, "Next")
     await press(table, board, "Next")
     assert listed(board) == [(n + 1, FIRST + n) for n in range(20, 25)]
+    assert board.button("Next").get("disabled")  # the last page
     await rerate(table, FIRST + 3, 1000.0)
     await press(table, board, "Previous")
     assert listed(board) == [(n, FIRST + n) for n in range(10, 20)]
+    assert not board.button("Previous").get("disabled")  # the 1st to the 9th are before it
+    assert not board.button("Next").get("disabled")
 
 
 async def test_a_button_posted_before_keys_still_turns_the_page(table: Harness) -> None:
