@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -82,13 +83,14 @@ def _seconds(environ: Mapping[str, str], name: str, default: timedelta) -> timed
     raw = environ.get(name, "").strip()
     if not raw:
         return default
-    try:
+    try:  # nan, inf and 1e300 are floats, but no duration (timedelta refuses them)
         value = float(raw)
-    except ValueError:
+        duration = timedelta(seconds=value)
+    except (ValueError, OverflowError):
         raise ConfigError(f"{name} must be a number of seconds, not {raw!r}.") from None
     if value <= 0:
         raise ConfigError(f"{name} must be more than 0 seconds.")
-    return timedelta(seconds=value)
+    return duration
 
 
 def _optional_seconds(environ: Mapping[str, str], name: str) -> timedelta | None:
@@ -106,6 +108,9 @@ def _guild_ids(raw: str) -> tuple[int, ...]:
     return tuple(ids)
 
 
+MAX_BACKUP_HOURS = 8760
+
+
 def _backup_interval(raw: str) -> timedelta | None:
     """BRANDUBH_BACKUP_HOURS: 24 by default, 0 for no backups, fractions allowed."""
     if not raw:
@@ -113,10 +118,16 @@ def _backup_interval(raw: str) -> timedelta | None:
     try:
         hours = float(raw)
     except ValueError:
+        hours = math.nan
+    if math.isnan(hours):
         message = f"BRANDUBH_BACKUP_HOURS must be a number of hours, not {raw!r}."
-        raise ConfigError(message) from None
-    if hours < 0 or hours != hours:
+        raise ConfigError(message)
+    if hours < 0:
         raise ConfigError("BRANDUBH_BACKUP_HOURS must be 0 (no backups) or more.")
+    if hours > MAX_BACKUP_HOURS:  # inf too: the next backup's date must fit in a datetime
+        raise ConfigError(
+            f"BRANDUBH_BACKUP_HOURS must be at most {MAX_BACKUP_HOURS} (a year), not {raw!r}."
+        )
     return None if hours == 0 else timedelta(hours=hours)
 
 

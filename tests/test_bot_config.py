@@ -94,6 +94,28 @@ def test_a_bad_setting_is_one_sentence_naming_it(name: str, value: str) -> None:
         load_settings({"DISCORD_TOKEN": "t", name: value})
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["BRANDUBH_AI_SECONDS", "BRANDUBH_TIMER_SECONDS", "BRANDUBH_GUILD_READY_TIMEOUT"],
+)
+@pytest.mark.parametrize("value", ["nan", "inf", "1e300"])
+def test_seconds_that_are_no_duration_are_one_sentence(name: str, value: str) -> None:
+    """nan, inf or 1e300 seconds read as floats but are no duration: refused naming the
+    setting (before, a traceback and exit code 1)."""
+    with pytest.raises(ConfigError, match=f"{name} must be a number of seconds"):
+        load_settings({"DISCORD_TOKEN": "t", name: value})
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e12", "8761"])
+def test_backup_hours_past_a_year_are_one_sentence(value: str) -> None:
+    """BRANDUBH_BACKUP_HOURS must be a number of hours up to a year: the next backup's date is
+    the last one's plus it (before, nan or inf was a traceback, 1e8 a backup task that died)."""
+    with pytest.raises(ConfigError, match="BRANDUBH_BACKUP_HOURS"):
+        load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_BACKUP_HOURS": value})
+    settings = load_settings({"DISCORD_TOKEN": "t", "BRANDUBH_BACKUP_HOURS": "8760"})
+    assert settings.backup_interval == timedelta(days=365)
+
+
 def _run_bot(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
     env["PYTHONPATH"] = str(ROOT)
