@@ -17,7 +17,7 @@ from dotenv import load_dotenv
 
 from bot import event_loop
 from bot.config import ConfigError, Settings, load_settings
-from bot.storage.errors import DatabaseInUse, StorageError
+from bot.storage.errors import DatabaseInUse, DatabaseUnreachable, StorageError
 from bot.storage.process_lock import ProcessLock
 from bot.storage.shard_claim import ShardClaim
 
@@ -28,7 +28,8 @@ EXIT_CONFIG = 2
 EXIT_IN_USE = 3
 """Another bot process already uses the database file (PostgreSQL: runs a shard of ours)."""
 EXIT_UNREACHABLE = 4
-"""Discord could not be reached: connection refused, reset or timed out."""
+"""Discord, or the PostgreSQL database, could not be reached (yet): connection refused, reset or
+timed out, or the server still starting up. Worth starting again; the units restart on it."""
 EXIT_DNS = 5
 """Discord's host name could not be resolved."""
 EXIT_TLS = 6
@@ -151,6 +152,8 @@ def _run_logged(settings: Settings) -> int:
         return _fail("Discord refused the gateway intents this bot asked for.", EXIT_CONFIG)
     except DatabaseInUse as error:  # another process runs a shard of ours (PostgreSQL)
         return _fail(str(error), EXIT_IN_USE)
+    except DatabaseUnreachable as error:  # PostgreSQL down or starting up: try again later
+        return _fail(str(error), EXIT_UNREACHABLE)
     except StorageError as error:
         return _fail(str(error), EXIT_CONFIG)
     except KeyboardInterrupt:

@@ -178,6 +178,22 @@ async def test_connection_refused_is_one_line_and_exit_4(tmp_path: Path) -> None
     assert "refused" in line.lower()
 
 
+async def test_an_unreachable_postgresql_database_is_one_line_and_exit_4(tmp_path: Path) -> None:
+    """Nothing listening at the PostgreSQL database's address (down, not started yet): one line
+    naming it, exit code 4, which the units restart on (before: 2, which they do not)."""
+    port = closed_port()
+    env = bot_env(
+        None,
+        DISCORD_TOKEN="x.y.z",
+        BRANDUBH_DB=f"postgresql://brandubh:secret@127.0.0.1:{port}/brandubh",
+    )
+    code, stderr = await refused(await start_bot(tmp_path, env))
+    assert code == EXIT_UNREACHABLE
+    line = one_line(stderr)
+    assert f"127.0.0.1:{port}/brandubh cannot be reached" in line
+    assert "secret" not in line
+
+
 async def test_dns_failure_is_one_line_and_exit_5(tmp_path: Path) -> None:
     """Discord's name cannot be looked up (the resolver fails, as offline): exit code 5."""
     env = bot_env(

@@ -58,6 +58,11 @@ class DatabaseUnavailable(StorageError):
     """The file cannot be opened or written (permissions, a full disk, an I/O error)."""
 
 
+class DatabaseUnreachable(DatabaseUnavailable):
+    """The PostgreSQL server does not answer, or not yet (down, starting up): at start-up the
+    bot exits with a code worth restarting on, where a refusal needs a person."""
+
+
 class DatabaseClosed(StorageError):
     """The database was closed (the bot is shutting down)."""
 

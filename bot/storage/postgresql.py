@@ -35,6 +35,7 @@ from bot.storage.errors import (
     DatabaseClosed,
     DatabaseTooNew,
     DatabaseUnavailable,
+    DatabaseUnreachable,
     IdOutOfRange,
     StorageError,
     WriteConflict,
@@ -351,8 +352,10 @@ def postgres_error(where: str, error: BaseException) -> StorageError:
         asyncpg.InvalidPasswordError | asyncpg.InvalidAuthorizationSpecificationError,
     ):
         return DatabaseUnavailable(f"The database {where} refused the login ({error}).", where)
+    if isinstance(error, asyncpg.CannotConnectNowError):  # 57P03: the server is starting up
+        return DatabaseUnreachable(f"The database {where} cannot be used yet ({error}).", where)
     if isinstance(error, OSError | TimeoutError | asyncpg.InterfaceError):
-        return DatabaseUnavailable(
+        return DatabaseUnreachable(
             f"The database {where} cannot be reached ({error or type(error).__name__}).", where
         )
     return DatabaseUnavailable(f"The database {where} failed: {error}.", where)
