@@ -15,6 +15,7 @@ from babel.messages.pofile import read_po
 
 from bot.i18n.language import DOMAIN, LOCALES_DIR, catalog_tags, language_for
 from bot.i18n.slash import COMMAND_NAME, OPTION_NAME
+from bot.rules_page import page_name
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("pt_BR", "es", "fr", "de")
@@ -229,9 +230,11 @@ def test_plural_forms_follow_each_language() -> None:
 
 @pytest.mark.parametrize("tag", LANGUAGES)
 def test_the_rules_page_exists_in_every_language(tag: str) -> None:
-    """docs/rules.<language>.md is there with every section of the English page (§1–§11)."""
+    """docs/rules.<language>.md is there with every section of the English page (§1–§11), and
+    the bot ships it for /rules (its link in bot/rules_pages/, which the build copies)."""
     english = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     page = ROOT / "docs" / f"rules.{tag.replace('_', '-')}.md"
+    assert page_name(tag) == page.name, f"bot/rules_pages/{page.name} is missing"
     text = page.read_text(encoding="utf-8")
     sections = [f"§{number}" for number in range(1, 12)]
     assert all(section in english for section in sections)
