@@ -22,6 +22,7 @@ from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, until
 from tests.discord_standin import DiscordStandin, StoredMessage
 from tests.discord_standin.model import ATTACH_FILES
+from tests.test_bot_outbox import board_owed_to_the_outbox, quiet_moves
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -92,6 +93,31 @@ async def test_a_board_answered_before_a_restart_is_not_posted_late(
         await table.checks_run(2)
         assert not any("posted late" in m.content for m in table.public_messages())
         assert boards_of_move(table, "d1-b1") == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_board_owed_is_posted_after_a_restart_though_board_showed_it(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice's first move is stored, its answer lost (its board the outbox's); carol's /board
+    shows the game before the bot restarts: after it, alice's board is posted all the same,
+    telling her move and pinging bob (before, the /board answer's Takeback button named that
+    board, and it was taken as shown: bob was never told)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await board_owed_to_the_outbox(table)
+        shown = await table.reply_text(table.carol, "board")
+        assert not shown.ephemeral, shown.content
+        await table.stop()
+        table.advance(timedelta(seconds=1))  # a restart takes its time
+        await table.start()
+        table.advance(timedelta(seconds=30))  # the outbox's turn
+        await table.checks_run(2)
+        [move] = quiet_moves(1)
+        [board] = [m for m in table.public_messages() if f"played {move}" in m.content]
+        assert board.pinged_user_ids() == {table.bob.id}
     finally:
         await table.stop()
 

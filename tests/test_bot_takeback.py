@@ -117,6 +117,22 @@ async def test_a_takeback_button_of_the_earlier_form_works_until_a_takeback(
     ]
 
 
+async def test_a_takeback_under_a_board_answer_asks_as_under_the_board(table: Harness) -> None:
+    """carol's /board after alice's move carries a Takeback of its own
+    (``takeback:<set>:<ply>.<undone>:board``: the board owed there, looked for by its button
+    after a restart, is not this answer); alice's press on it asks bob, as under the board."""
+    await table.challenge_accepted(table.alice, table.bob)
+    first = await table.move(table.alice, "d1-b1")
+    [button] = [c for c in first.custom_ids() if c.startswith("takeback:")]
+    shown = await table.reply_text(table.carol, "board")
+    assert not shown.ephemeral, shown.content
+    [again] = [c for c in shown.custom_ids() if c.startswith("takeback:")]
+    assert again == f"{button}:board"
+    pressed = await table.standin.click(shown, again, table.alice)
+    request = await pressed.wait_original()
+    assert request.content.startswith(f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back")
+
+
 async def test_declined_takeback_changes_nothing(table: Harness) -> None:
     """bob declines: the move stands and it is still bob's turn."""
     await table.challenge_accepted(table.alice, table.bob)

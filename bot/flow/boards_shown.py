@@ -10,7 +10,8 @@ showing it (:func:`shown_already`), known by what only that board carries:
 - a board, by its Takeback button, which names the board's set, ply and moves taken back
   (:class:`bot.views.takeback.TakebackButton`), or by its picture's file name, which names
   them too (:func:`bot.flow.posts.board_picture_name`): the game moved on, its buttons came off,
-  and a board posted late has none (:func:`board`);
+  and a board posted late has none (:func:`board`). A ``/board`` answer, which shows the game
+  again, is not that board: its button is marked, its picture named ``board.png``;
 - a set's final board, which has none, by its picture's file name, which names its set
   (:func:`final_board`, :func:`bot.flow.posts.final_picture`); a set ends once; shown as text
   (I may not attach files there), by the set's number ending that text;

@@ -241,11 +241,9 @@ class GameFlow:
             else lang._("No move yet.")
         )
         post = await within_deadline(
-            interaction, board_post(active, names, lang, headline=headline)
+            interaction, board_post(active, names, lang, headline=headline, again=True)
         )
-        # Not named after its set, ply and moves taken back: the board owed there is not this.
-        picture = post.file("board.png")
-        content, files = pictures_or_text(interaction, post.content, [picture], lang)
+        content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
         message_id = await answer(
             interaction,
             content,

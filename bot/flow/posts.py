@@ -321,9 +321,13 @@ async def board_post(
     with_turn: bool = True,
     mark_earlier: bool = False,
     left_server: bool = False,
+    again: bool = False,
 ) -> BoardPost:
     """The post showing ``active``'s board, rendered in a worker thread (``left_server``: its
-    set was lost by a player who had left the server, which its caption says)."""
+    set was lost by a player who had left the server, which its caption says; ``again``: it
+    answers ``/board``, and is not the board owed at that position, which the outbox, owing it
+    after a restart, knows by its Takeback button and its picture's name: its button is marked,
+    its picture named ``board.png``)."""
     game = active.game
     attacker = names.get(active.attacker_id, side_name(Side.ATTACKERS, lang))
     defender = names.get(active.defender_id, side_name(Side.DEFENDERS, lang))
@@ -347,7 +351,9 @@ async def board_post(
     if with_turn:
         view = discord.ui.View(timeout=None)
         view.add_item(MoveButton(active.set_id, lang))
-        view.add_item(TakebackButton(active.set_id, lang, ply=active.ply, undone=active.undone))
+        view.add_item(
+            TakebackButton(active.set_id, lang, ply=active.ply, undone=active.undone, again=again)
+        )
         view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
     # The same words, to stand in a message for the picture: the names made inert there.
@@ -367,7 +373,9 @@ async def board_post(
         view=view,
         pings=pings,
         text=text,
-        filename=board_picture_name(active.set_id, active.ply, active.undone)
+        filename="board.png"
+        if again
+        else board_picture_name(active.set_id, active.ply, active.undone)
         if game.outcome is None
         else final_picture(active.set_id),
     )

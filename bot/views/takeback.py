@@ -22,14 +22,21 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
 
 class TakebackButton(
     GameButton,
-    template=r"takeback:(?P<game>\d{1,20})(?::(?P<ply>\d{1,6})(?:\.(?P<undone>\d{1,6}))?)?",
+    template=(
+        r"takeback:(?P<game>\d{1,20})"
+        r"(?::(?P<ply>\d{1,6})(?:\.(?P<undone>\d{1,6})(?P<again>:board)?)?)?"
+    ),
 ):
     """Under the board: ask to take back your last move. Its ``custom_id`` carries the
     position of the board it is under, its ply and how many moves were taken back before it
     (``takeback:<set id>:<ply>.<undone>``), so a second press of it takes back nothing more,
     nor does a press on a board from before a takeback once a new move has brought the game
-    back to that ply. Boards posted before carry ``takeback:<set id>:<ply>`` (their position
-    is known only in a set where nothing was taken back yet) or ``takeback:<set id>``."""
+    back to that ply. Under a ``/board`` answer it ends ``:board``
+    (``takeback:<set id>:<ply>.<undone>:board``) and works the same: the board the outbox may
+    owe at that position after a restart, looked for by its button
+    (:mod:`bot.flow.boards_shown`), is not that answer. Boards posted before carry
+    ``takeback:<set id>:<ply>`` (their position is known only in a set where nothing was taken
+    back yet) or ``takeback:<set id>``."""
 
     prefix = "takeback"
     button_label = _("Takeback")
@@ -41,6 +48,7 @@ class TakebackButton(
         *,
         ply: int | None = None,
         undone: int | None = None,
+        again: bool = False,
     ) -> None:
         super().__init__(set_id, lang)
         self.ply = ply
@@ -48,9 +56,12 @@ class TakebackButton(
         self.undone = undone
         """How many moves had been taken back in the set at that board, if its ``custom_id``
         says."""
+        self.again = again and ply is not None and undone is not None
+        """Whether it is under a ``/board`` answer (its ``custom_id`` ends ``:board``)."""
         if ply is not None:
             at = str(ply) if undone is None else f"{ply}.{undone}"
-            self.item.custom_id = f"{self.prefix}:{set_id}:{at}"
+            mark = ":board" if self.again else ""
+            self.item.custom_id = f"{self.prefix}:{set_id}:{at}{mark}"
 
     @classmethod
     async def from_custom_id(
@@ -65,6 +76,7 @@ class TakebackButton(
             int(match["game"]),
             ply=None if ply is None else int(ply),
             undone=None if undone is None else int(undone),
+            again=match["again"] is not None,
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
