@@ -40,9 +40,11 @@ def board_never_noted(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
     return reached
 
 
-async def killed_after_answer(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+async def killed_after_answer(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, restart_takes: timedelta = timedelta(seconds=1)
+) -> None:
     """alice plays d1-b1 with /move; the bot stops once Discord took its board, before it
-    noted it out, and starts again."""
+    noted it out, and starts again ``restart_takes`` later."""
     await table.challenge_accepted(table.alice, table.bob)
     reached = board_never_noted(monkeypatch)
     played = await table.move(table.alice, "d1-b1")
@@ -50,7 +52,7 @@ async def killed_after_answer(table: Harness, monkeypatch: pytest.MonkeyPatch) -
     await asyncio.wait_for(reached.wait(), 20)
     await table.stop()
     monkeypatch.undo()
-    table.advance(timedelta(seconds=1))  # a restart takes its time
+    table.advance(restart_takes)
     await table.start()
 
 
@@ -73,6 +75,23 @@ async def test_a_board_answered_before_a_restart_is_not_posted_again(
         assert boards_of_move(table, "d1-b1") == 1
         played = await table.move(table.bob, "d3-c3")
         assert "played d3-c3" in played.content, played.content
+        assert boards_of_move(table, "d1-b1") == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_board_owed_at_the_instant_the_bot_starts_is_looked_for(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot starts again at the very instant (by its clock) alice's board became owed: the
+    board is still one the process before may have shown, and is found, not posted again
+    (before, only one owed strictly before the start was looked for)."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
+    await table.start()
+    try:
+        await killed_after_answer(table, monkeypatch, restart_takes=timedelta(0))
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
         assert boards_of_move(table, "d1-b1") == 1
     finally:
         await table.stop()

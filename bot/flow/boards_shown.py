@@ -50,9 +50,11 @@ HISTORY_LOOKED_AT = 20
 
 def may_be_out(row: AnnouncementRow, started: datetime, now: datetime) -> bool:
     """Whether ``row``'s board may be out though it is owed, and its nonce would not say so:
-    owed from before this process ``started`` (a ``/move``'s answer, noted by nobody), or for
-    longer than Discord holds a nonce (``now``)."""
-    return row.created_us < to_us(started) or row.created_us < to_us(now - NONCE_HELD)
+    owed from before this process ``started``, or at that very instant (a ``/move``'s answer,
+    noted by nobody: the process before may have owed it in the microsecond this one read as
+    its start, as on a clock that stands still; this process owes nothing before it runs), or
+    for longer than Discord holds a nonce (``now``)."""
+    return row.created_us <= to_us(started) or row.created_us < to_us(now - NONCE_HELD)
 
 
 def board_id(row: AnnouncementRow) -> str:
