@@ -116,27 +116,36 @@ async def test_a_board_answered_before_a_restart_is_not_posted_late(
         await table.stop()
 
 
+@pytest.mark.parametrize("moved_on", [False, True], ids=["as-it-stands", "moved-on"])
 async def test_a_board_owed_is_posted_after_a_restart_though_board_showed_it(
-    discord_standin: DiscordStandin, tmp_path: Path
+    discord_standin: DiscordStandin, tmp_path: Path, moved_on: bool
 ) -> None:
     """alice's first move is stored, its answer lost (its board the outbox's); carol's /board
     shows the game before the bot restarts: after it, alice's board is posted all the same,
     telling her move and pinging bob (before, the /board answer's Takeback button named that
-    board, and it was taken as shown: bob was never told)."""
+    board, and it was taken as shown: bob was never told) — or, bob having moved since, the
+    /board answer's buttons off, posted late (its picture is not named after that board)."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False)
     await table.start()
     try:
         await board_owed_to_the_outbox(table)
         shown = await table.reply_text(table.carol, "board")
         assert not shown.ephemeral, shown.content
+        first, second = quiet_moves(2)
+        if moved_on:
+            played = await table.move(table.bob, second)
+            assert f"played {second}" in played.content, played.content
+            await until(lambda: not shown.components)
         await table.stop()
         table.advance(timedelta(seconds=1))  # a restart takes its time
         await table.start()
         table.advance(timedelta(seconds=30))  # the outbox's turn
         await table.checks_run(2)
-        [move] = quiet_moves(1)
-        [board] = [m for m in table.public_messages() if f"played {move}" in m.content]
-        assert board.pinged_user_ids() == {table.bob.id}
+        [board] = [m for m in table.public_messages() if f"played {first}" in m.content]
+        if moved_on:
+            assert "posted late" in board.content, board.content
+        else:
+            assert board.pinged_user_ids() == {table.bob.id}
     finally:
         await table.stop()
 
