@@ -243,6 +243,22 @@ async def test_help_gives_an_example_move_of_the_servers_ruleset(table: Harness)
         assert Game(name).is_legal(example), (name, example)
 
 
+async def test_help_in_a_games_channel_gives_an_example_move_of_its_ruleset(
+    table: Harness,
+) -> None:
+    """Where a 15x15 game is played in a brandubh server, /help asked in its thread gives
+    `/move e1-d1`, as /rules gives that game's rules: brandubh's d1-c1 names an empty square
+    there."""
+    line = await table.reply_text(
+        table.alice, "challenge", {"opponent": table.bob, "ruleset": "hnefatafl-15"}
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    assert line.thread is not None
+    reply = await table.reply_text(table.alice, "help", channel=line.thread)
+    assert "`/move e1-d1` (or just `d1` when only one" in reply.content
+    assert "d1-c1" not in reply.content
+
+
 ENGLISH_COMMAND = re.compile(r"</|(?<![\w/])/(\w+)")
 """A mention (its name is English in every language), or a command as written: its first word."""
 

@@ -71,9 +71,9 @@ def destination_alone(rules: Ruleset, move: Move) -> bool:
 
 
 def move_paragraph(ruleset_name: str) -> Text:
-    """/help's paragraph on moving, its example a first move of ``ruleset_name`` (the server's
-    default ruleset's: brandubh's d1-c1 names an empty square on 15x15), and the square alone
-    where only that piece can go there."""
+    """/help's paragraph on moving, its example a first move of ``ruleset_name`` (the ruleset
+    of the channel's game, else the server's default: brandubh's d1-c1 names an empty square
+    on 15x15), and the square alone where only that piece can go there."""
     rules = get_ruleset(ruleset_name)
     step = opening_step(rules)
     if destination_alone(rules, step):
@@ -110,7 +110,7 @@ HELP_TEXT: tuple[Text | None, ...] = (
         challenge_command=CHALLENGE_EXAMPLE,
         challenge_computer_command=command("challenge", opponent="@Brandubh", level="1-5"),
     ),
-    None,  # the paragraph on moving, the server's ruleset's (:func:`move_paragraph`)
+    None,  # the paragraph on moving, the ruleset's played here (:func:`move_paragraph`)
     _(
         "**Read the picture.** Attackers are dark with a pale ring, defenders ivory with a dot, "
         "the king wears a crown. The last move is tinted with its path and taken pieces stay as "
@@ -225,8 +225,9 @@ class Info(commands.Cog):
     @app_commands.guild_only()
     async def help(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """A short guide: starting a game, moving, reading the picture, the commands."""
+        assert interaction.channel_id is not None
         assert interaction.guild_id is not None
-        ruleset = (await self.bot.services.settings.get(interaction.guild_id)).default_ruleset
+        ruleset = await self._ruleset_here(interaction.guild_id, interaction.channel_id)
         text = help_text(reader(interaction), ruleset)
         await interaction.response.send_message(text, ephemeral=True)
 
