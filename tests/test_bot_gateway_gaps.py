@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.bot_harness import (
+    HANDLER_TASKS,
     Harness,
     board_thread_game,
     eventually,
@@ -246,3 +247,24 @@ async def test_a_server_that_removed_the_bot_while_the_session_was_lost_ends_its
     assert table.bot is not None
     games = table.bot.services.games
     await eventually(lambda: games.in_channel(table.channel.id), None)
+
+
+async def test_a_server_in_an_outage_when_the_session_is_back_is_not_weighed_as_left(
+    table: Harness,
+) -> None:
+    """The fresh READY lists a server in an outage (its GUILD_DELETE says unavailable, no
+    GUILD_CREATE comes): it is kept, as at start-up, and Discord is not asked whether the bot
+    can still see it (an outage's answer is no proof the bot was removed)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await settled(table)
+    connections = await session_lost(table)
+    await table.standin.guild_unavailable(table.guild)
+    assert table.bot is not None
+    ready = asyncio.ensure_future(table.bot.wait_for("shard_ready", timeout=20))
+    since = len(table.standin.rest_log)
+    await back(table, connections)
+    await ready
+    await settled(table, tasks_named=(*HANDLER_TASKS, "brandubh-servers-left"))
+    asked = f"/api/v10/guilds/{table.guild.id}"
+    assert not [c for c in table.standin.rest_log[since:] if c.method == "GET" and c.path == asked]
+    assert await table.bot.services.games.in_channel(table.channel.id) is not None

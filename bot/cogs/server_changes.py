@@ -233,7 +233,7 @@ class ServerChanges(commands.Cog):
         )
 
     def _note_listed(self, guild: discord.Guild) -> None:
-        """``guild`` came in its shard's READY (or joined since)."""
+        """``guild`` came in its shard's READY (or joined since), available or in an outage."""
         listed = self._listed.get(guild.shard_id)
         if listed is not None:
             listed.add(guild.id)
@@ -260,7 +260,10 @@ class ServerChanges(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_unavailable(self, guild: discord.Guild) -> None:
-        """Discord says the server is in an outage: nobody loses on time there meanwhile."""
+        """Discord says the server is in an outage: nobody loses on time there meanwhile. One
+        in a shard's fresh READY comes so, not as a GUILD_CREATE: it is listed there, not
+        weighed as left (:meth:`on_shard_ready`), as a start keeps it."""
+        self._note_listed(guild)
         await self.bot.timers.holds.server_unavailable(guild.id)
 
     @commands.Cog.listener()
