@@ -354,3 +354,21 @@ def paging_view(
     view.add_item(earlier)
     view.add_item(later)
     return view
+
+
+def keyset_view(
+    offset: int, shown: int, total: int, button: Callable[[str], PageButton]
+) -> discord.ui.View | None:
+    """Previous / Next buttons for a page of ``shown`` rows from ``offset`` of ``total``, each
+    made by ``button(direction)`` to turn from the page's first (Previous) or last (Next) row,
+    or None when the page holds every row."""
+    if not shown or (offset == 0 and shown >= total):
+        return None
+    earlier = button("prev")
+    later = button("next")
+    earlier.item.disabled = offset == 0
+    later.item.disabled = offset + shown >= total
+    view = discord.ui.View(timeout=None)
+    view.add_item(earlier)
+    view.add_item(later)
+    return view

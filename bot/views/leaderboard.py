@@ -20,6 +20,7 @@ from bot.views.common import (
     GuardedItem,
     bot_of,
     embed_title,
+    keyset_view,
     page_button,
     turn_page,
 )
@@ -98,21 +99,18 @@ def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord
     """Previous / Next buttons, or None when the page holds every rated player. Each carries
     the key of the page's first (Previous) or last (Next) row, so the page it turns to starts
     right after that row wherever ratings moved meanwhile."""
-    if not page.rows or (page.offset == 0 and len(page.rows) >= page.total):
-        return None
-    viewer = page.viewer_id
-    earlier = LeaderboardButton(
-        page.ruleset, "prev", StandingKey.of(page.rows[0]), lang, viewer_id=viewer
+    return keyset_view(
+        page.offset,
+        len(page.rows),
+        page.total,
+        lambda direction: LeaderboardButton(
+            page.ruleset,
+            direction,
+            StandingKey.of(page.rows[0 if direction == "prev" else -1]),
+            lang,
+            viewer_id=page.viewer_id,
+        ),
     )
-    later = LeaderboardButton(
-        page.ruleset, "next", StandingKey.of(page.rows[-1]), lang, viewer_id=viewer
-    )
-    earlier.item.disabled = page.offset == 0
-    later.item.disabled = page.offset + len(page.rows) >= page.total
-    view = discord.ui.View(timeout=None)
-    view.add_item(earlier)
-    view.add_item(later)
-    return view
 
 
 async def _turn(

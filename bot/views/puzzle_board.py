@@ -20,6 +20,7 @@ from bot.views.common import (
     GuardedItem,
     bot_of,
     embed_title,
+    keyset_view,
     page_button,
     turn_page,
 )
@@ -86,17 +87,18 @@ def solvers_view(board: SolverBoard, lang: Language = ENGLISH) -> discord.ui.Vie
     """Previous / Next buttons, or None when the page holds every solver. Each carries the key
     of the page's first (Previous) or last (Next) line, so the page it turns to starts right
     after that line wherever puzzles were finished meanwhile."""
-    if not board.rows or (board.offset == 0 and len(board.rows) >= board.total):
-        return None
-    viewer = board.viewer_id
-    earlier = SolversButton(board.period, viewer, "prev", SolverKey.of(board.rows[0]), lang)
-    later = SolversButton(board.period, viewer, "next", SolverKey.of(board.rows[-1]), lang)
-    earlier.item.disabled = board.offset == 0
-    later.item.disabled = board.offset + len(board.rows) >= board.total
-    view = discord.ui.View(timeout=None)
-    view.add_item(earlier)
-    view.add_item(later)
-    return view
+    return keyset_view(
+        board.offset,
+        len(board.rows),
+        board.total,
+        lambda direction: SolversButton(
+            board.period,
+            board.viewer_id,
+            direction,
+            SolverKey.of(board.rows[0 if direction == "prev" else -1]),
+            lang,
+        ),
+    )
 
 
 async def _turn(
