@@ -235,9 +235,16 @@ async def turn_page(
 ) -> None:
     """Show another page of a list in the message whose Previous or Next was pressed: its
     embed and buttons, as ``page`` reads them; the press is deferred in time when the read
-    waits (behind other reads, or a busy process), and the message then edited."""
+    waits (behind other reads, or a busy process), and the message then edited.
+
+    A list posted as text (:func:`_post_apart`, where the bot lacked Embed Links) turns its
+    page as text while the press's ``app_permissions`` still lack them; else the embed takes
+    the text's place (``content=None``: left, the old page's text would show above it)."""
     embed, view = await within_deadline(interaction, page, thinking=False)
-    kwargs: dict[str, Any] = {"embed": embed, "view": view}
+    kwargs: dict[str, Any] = {"embed": embed, "content": None, "view": view}
+    shown = interaction.message
+    if shown is not None and not shown.embeds and not interaction.app_permissions.embed_links:
+        kwargs["content"] = embed_as_text(kwargs.pop("embed"))
     if allowed_mentions is not None:
         kwargs["allowed_mentions"] = allowed_mentions
     await _edit_pressed(interaction, kwargs)
