@@ -710,6 +710,27 @@ async def test_a_message_past_discords_limits_is_refused_as_discord_words_it(tab
     table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
 
 
+async def test_an_embed_field_with_an_empty_name_or_value_is_refused(table: Table) -> None:
+    """An embed field with an empty name, or an empty value, is refused (400, 50035, "This
+    field is required", the field named) and nothing is posted; a zero-width space (as /stats'
+    continued recent games are named) is taken."""
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    for name, value, said in (
+        ("", "d1-d3", "In embeds.0.fields.0.name: This field is required"),
+        ("Recent games", "", "In embeds.0.fields.0.value: This field is required"),
+    ):
+        embed = discord.Embed(title="Stats").add_field(name=name, value=value)
+        with pytest.raises(discord.HTTPException) as refused:
+            await channel.send(embed=embed)
+        assert (refused.value.status, refused.value.code) == (400, 50035)
+        assert refused.value.text == f"Invalid Form Body\n{said}"
+    assert table.standin.messages(table.channel) == []
+    await channel.send(embed=discord.Embed(title="Stats").add_field(name="\u200b", value="d1-d3"))
+    assert len(table.standin.messages(table.channel)) == 1
+    table.standin.contract_violations.clear()  # broken on purpose: the fixture must not fail
+
+
 async def test_a_select_of_no_option_or_of_26_is_refused(table: Table) -> None:
     """A select holds 1 to 25 options: none, or 26, is refused (50035, the select's options
     named); 25 are taken."""
