@@ -9,12 +9,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 from PIL import Image
 
 from bot.cogs.info import rules_text
 from bot.flow.uploads import MESSAGE_OVERHEAD, SMALL_WIDTH
 from bot.i18n import language
+from bot.views.picker import ACTION_ROWS, chunks
 from engine import RULESETS, Game, Outcome, Reason, read_record, read_tags
 from renderer import render_replay
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
@@ -75,6 +77,14 @@ async def test_a_picker_split_over_two_selects_says_which_squares_each_holds(
     for select, words in ((first, "Choose a piece"), (more, "More pieces")):
         squares = [o["value"] for o in select["options"]]
         assert select["placeholder"] == f"{words} ({squares[0]}–{squares[-1]})"
+
+
+def test_a_picker_holds_five_selects_alone_or_four_beside_a_button() -> None:
+    """130 options fill a message's 5 action rows with selects of 25 (a game's picker, selects
+    alone), or 4 where a button takes the last row (a puzzle's Give up)."""
+    options = [discord.SelectOption(label=f"o{n}") for n in range(130)]
+    assert [len(part) for part in chunks(options)] == [25] * 5
+    assert [len(part) for part in chunks(options, rows=ACTION_ROWS - 1)] == [25] * 4
 
 
 async def test_move_button_refuses_the_player_not_to_move(table: Harness) -> None:

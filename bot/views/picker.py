@@ -31,11 +31,19 @@ from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
 OPTIONS_PER_SELECT = 25
+"""Discord's limit on a select's options."""
+ACTION_ROWS = 5
+"""Discord's limit on a message's action rows; a select takes one of its own."""
 
 
-def chunks(items: list[discord.SelectOption]) -> list[list[discord.SelectOption]]:
-    """``items`` split into lists of at most 25 options (at most 4 selects fit with a button)."""
-    return [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)][:5]
+def chunks(
+    items: list[discord.SelectOption], *, rows: int = ACTION_ROWS
+) -> list[list[discord.SelectOption]]:
+    """``items`` split into lists of at most 25 options, one a select, at most ``rows`` of
+    them: all 5 of a message's rows for a game's picker (selects alone), one fewer where a
+    button needs a row of its own (a puzzle's Give up)."""
+    parts = [items[i : i + OPTIONS_PER_SELECT] for i in range(0, len(items), OPTIONS_PER_SELECT)]
+    return parts[:rows]
 
 
 def spans(parts: list[list[discord.SelectOption]]) -> list[str]:

@@ -17,7 +17,7 @@ from bot.i18n import ENGLISH, Language, _, command
 from bot.services.daily_puzzle import DailySetting, DailyStop
 from bot.services.puzzles import Attempt
 from bot.views.common import GuardedItem, bot_of
-from bot.views.picker import StepSelect, chunks, piece_options
+from bot.views.picker import ACTION_ROWS, StepSelect, chunks, piece_options
 from engine import Game, parse_square
 
 
@@ -74,11 +74,12 @@ def picker_view(
     """The pieces to move, or with ``from_name`` the chosen piece's destinations; and Give up."""
     view = discord.ui.View(timeout=None)
     ply = len(attempt.line)
+    rows = ACTION_ROWS - 1  # the last row is Give up's
     if from_name is None:
-        for index, options in enumerate(chunks(piece_options(game, lang))[:4]):
+        for index, options in enumerate(chunks(piece_options(game, lang), rows=rows)):
             view.add_item(PuzzlePiece(attempt.attempt_id, ply, index, options, lang))
     else:
-        for index, options in enumerate(chunks(destination_options(game, from_name))[:4]):
+        for index, options in enumerate(chunks(destination_options(game, from_name), rows=rows)):
             view.add_item(PuzzleTarget(attempt.attempt_id, ply, index, options, lang))
     view.add_item(GiveUp(attempt.attempt_id, ply, lang))
     return view
