@@ -346,23 +346,6 @@ def page_button(direction: str, custom_id: str, lang: Language = ENGLISH) -> dis
     )
 
 
-def paging_view(
-    offset: int, limit: int, total: int, button: Callable[[int, str], PageButton]
-) -> discord.ui.View | None:
-    """Previous / Next buttons for ``total`` rows shown ``limit`` at a time from ``offset``
-    (``button(offset, direction)`` makes each), or None when everything fits on one page."""
-    if total <= limit:
-        return None
-    earlier = button(max(0, offset - limit), "prev")
-    later = button(offset + limit, "next")
-    earlier.item.disabled = offset == 0
-    later.item.disabled = offset + limit >= total
-    view = discord.ui.View(timeout=None)
-    view.add_item(earlier)
-    view.add_item(later)
-    return view
-
-
 def keyset_view(
     offset: int, shown: int, total: int, button: Callable[[str], PageButton]
 ) -> discord.ui.View | None:
