@@ -377,7 +377,8 @@ async def test_a_brazilian_players_puzzle_is_in_portuguese(table: Harness) -> No
     shown = await table.reply_text(table.alice, "puzzle play")
     assert shown.ephemeral
     assert re.match(
-        r"\*\*Problema p[0-9a-f]{8}\*\* · fácil \(rating \d+\) · você joga com os ", shown.content
+        r"\*\*Problema p[0-9a-f]{8}\*\* · fácil \(pontuação \d+\) · você joga com os ",
+        shown.content,
     ), shown.content
     assert "vença em" in shown.content
     assert shown.content.endswith("Encontre o lance: escolha uma peça.")
