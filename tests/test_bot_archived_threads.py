@@ -128,7 +128,7 @@ async def test_takeback_and_resign_buttons_work_in_the_archived_thread(table: Ha
     ("language", "lapsed"),
     [
         pytest.param(None, "<@{bob}>'s takeback request lapsed.", id="en"),
-        pytest.param("de", "Die Rücknahmebitte von <@{bob}> ist verfallen.", id="de"),
+        pytest.param("de", "Die Bitte von <@{bob}> um Zugrücknahme ist verfallen.", id="de"),
     ],
 )
 async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
@@ -157,7 +157,9 @@ async def test_a_takeback_request_that_lapses_in_the_archived_thread_says_so(
     ("language", "declined"),
     [
         pytest.param(None, "<@{bob}> declined <@{alice}>'s takeback request.", id="en"),
-        pytest.param("de", "<@{bob}> hat die Rücknahmebitte von <@{alice}> abgelehnt.", id="de"),
+        pytest.param(
+            "de", "<@{bob}> hat die Bitte von <@{alice}> um Zugrücknahme abgelehnt.", id="de"
+        ),
     ],
 )
 async def test_a_takeback_answer_shown_late_in_the_archived_thread_is_in_the_servers_language(
