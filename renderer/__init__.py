@@ -9,13 +9,15 @@ True
 """
 
 from renderer.board import render_board
-from renderer.replay import render_replay
-from renderer.rules_card import render_rules_card
+from renderer.replay import describe_replay, render_replay
+from renderer.rules_card import describe_rules_card, render_rules_card
 from renderer.text import ALT_TEXT_LIMIT, describe_board, text_board
 
 __all__ = [
     "ALT_TEXT_LIMIT",
     "describe_board",
+    "describe_replay",
+    "describe_rules_card",
     "render_board",
     "render_replay",
     "render_rules_card",

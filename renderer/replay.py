@@ -10,7 +10,8 @@ from PIL import Image
 
 from engine import Game, Move
 from renderer import drawing, fixed_palette, theme
-from renderer.scene import Arrow, Players, Scene, scene_of
+from renderer.scene import Arrow, Players, Scene, result_sentence, scene_of
+from renderer.text import ALT_TEXT_LIMIT
 from renderer.words import ENGLISH, Words
 
 FRAME_MS = 900
@@ -47,6 +48,37 @@ def replay_scenes(game: Game, players: Players, *, left_server: bool = False) ->
     if game.outcome is not None:
         scenes[-1] = scene_of(replay, players, outcome=game.outcome, left_server=left_server)
     return scenes
+
+
+def describe_replay(
+    game: Game,
+    *,
+    attacker_name: str | None = None,
+    defender_name: str | None = None,
+    words: Words = ENGLISH,
+    left_server: bool = False,
+    limit: int = ALT_TEXT_LIMIT,
+) -> str:
+    """Alt text for :func:`render_replay`'s GIF, at most ``limit`` characters: the result, the
+    number of moves and the moves in order (the list cut short with "…" where it would not fit,
+    at a move's end)."""
+    players = Players(attacker_name, defender_name, words=words)
+    parts = []
+    if game.outcome is not None:
+        final = scene_of(game, players, outcome=game.outcome, left_server=left_server)
+        parts.append(result_sentence(final))
+    played = len(game.records)
+    parts.append(words.n_("{count} move was played.", "{count} moves were played.", played))
+    head = " ".join(parts)
+    moves = [str(record.move) for record in game.records]
+    shown = len(moves)
+    while shown > 0:
+        listed = moves[:shown] if shown == len(moves) else [*moves[:shown], "…"]
+        text = " ".join([head, words._("Moves: {moves}.", moves=", ".join(listed))])
+        if len(text) <= limit:
+            return text
+        shown = max(0, shown - max(1, (len(text) - limit) // 7))
+    return head[:limit]
 
 
 def render_replay(

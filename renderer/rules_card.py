@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from engine import Escape, Game, Piece, Ruleset, get_ruleset
+from engine import Escape, Game, Piece, Ruleset, get_ruleset, square_name
 from renderer import drawing, fixed_palette, sprites, theme
-from renderer.scene import Players, scene_of
+from renderer.scene import Players, scene_of, squares_text
+from renderer.text import ALT_TEXT_LIMIT, piece_lists
 from renderer.words import ENGLISH, Words
 
 
@@ -44,6 +45,31 @@ def legend(ruleset: Ruleset, game: Game, words: Words = ENGLISH) -> list[tuple[s
         rows.append(("edge", words._("Edge squares: the king escapes on any of them.")))
     rows.append(("capture", words._("Capture: trap an enemy between two of yours in a line.")))
     return rows
+
+
+def describe_rules_card(ruleset: str | Ruleset = "brandubh", *, words: Words = ENGLISH) -> str:
+    """Alt text for :func:`render_rules_card`'s picture (≤ 1024 chars): the board, where the
+    king, every attacker and defender and the special squares stand, then the legend."""
+    rules = get_ruleset(ruleset)
+    game = Game(rules)
+    scene = scene_of(game, Players(words=words))
+    parts = [
+        words._(
+            "The starting position of {ruleset}, with its special squares.",
+            ruleset=words.gettext(rules.title),
+        )
+    ]
+    if scene.king is not None:
+        parts.append(words._("The king is on {square}.", square=square_name(scene.king)))
+    parts += piece_lists(scene)
+    if game.throne is not None:
+        parts.append(words._("The throne is {square}.", square=square_name(game.throne)))
+    if game.corners:
+        parts.append(
+            words._("The corners are {squares}.", squares=squares_text(sorted(game.corners), words))
+        )
+    parts += [sentence for _, sentence in legend(rules, game, words)[2:]]
+    return " ".join(parts)[:ALT_TEXT_LIMIT]
 
 
 def render_rules_card(

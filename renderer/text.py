@@ -106,8 +106,27 @@ def describe_scene(scene: Scene) -> str:
             head.append(words._("The piece on {square} cannot move.", square=square))
     attackers = [sq for sq, kind in scene.pieces if kind is Piece.ATTACKER]
     defenders = [sq for sq, kind in scene.pieces if kind is Piece.DEFENDER]
+    text = " ".join(head + piece_lists(scene))
+    if len(text) > ALT_TEXT_LIMIT:
+        counts = words._(
+            "{attackers} attackers and {defenders} defenders on the board.",
+            attackers=len(attackers),
+            defenders=len(defenders),
+        )
+        text = " ".join([*head, counts])
+    if len(text) > ALT_TEXT_LIMIT:
+        text = text[: ALT_TEXT_LIMIT - 1].rstrip() + "…"
+    return text
+
+
+def piece_lists(scene: Scene) -> list[str]:
+    """``Attackers (8): d1, d2, …`` and ``Defenders (4): …``: every piece but the king, by side,
+    in the order a reader goes through the board (rank 1 first, a to z)."""
+    words = scene.players.words
     none = words._("none")
-    lists = [
+    attackers = [sq for sq, kind in scene.pieces if kind is Piece.ATTACKER]
+    defenders = [sq for sq, kind in scene.pieces if kind is Piece.DEFENDER]
+    return [
         words._(
             "Attackers ({count}): {squares}.",
             count=len(attackers),
@@ -119,17 +138,6 @@ def describe_scene(scene: Scene) -> str:
             squares=", ".join(_name(sq) for sq in defenders) or none,
         ),
     ]
-    text = " ".join(head + lists)
-    if len(text) > ALT_TEXT_LIMIT:
-        counts = words._(
-            "{attackers} attackers and {defenders} defenders on the board.",
-            attackers=len(attackers),
-            defenders=len(defenders),
-        )
-        text = " ".join([*head, counts])
-    if len(text) > ALT_TEXT_LIMIT:
-        text = text[: ALT_TEXT_LIMIT - 1].rstrip() + "…"
-    return text
 
 
 def _last_move_text(scene: Scene, words: Words) -> str:

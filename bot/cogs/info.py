@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.errors import permission_names
+from bot.flow.posts import pictures_as_text
 from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
@@ -19,7 +20,7 @@ from bot.rules_page import page_name, rules_page
 from bot.services.domain import DEFAULT_RULESET
 from bot.views.common import answer, within_deadline
 from engine import Escape, Game, Move, Ruleset, get_ruleset, opening_step, square_name
-from renderer import render_rules_card
+from renderer import describe_rules_card, render_rules_card
 
 _BASICS = _(
     "Attackers move first. Every piece moves like a chess rook, any distance along a rank or "
@@ -196,10 +197,7 @@ class Info(commands.Cog):
         card = discord.File(
             io.BytesIO(picture),
             filename="rules.png",
-            description=lang._(
-                "The starting position of {ruleset}, with its special squares.",
-                ruleset=lang.gettext(rules.title),
-            ),
+            description=describe_rules_card(rules, words=lang),
         )
         page = discord.File(
             io.BytesIO(rules_page(lang.tag)),
@@ -211,14 +209,16 @@ class Info(commands.Cog):
                 "Every rule, with a diagram for each capture, is in the attached rules page."
             )
             files = [card, page]
-        else:  # Discord refuses files in my answers here: the rules in text, and why
+            shown = rules_text(name, lang)
+        else:  # Discord refuses files in my answers here: the rules and the card in text, and why
             attached = lang._(
                 "I can't attach the rules page and its pictures here: I need the {permission} "
                 "permission in this channel.",
                 permission=permission_names(["attach_files"], lang),
             )
             files = []
-        text = "\n".join((rules_text(name, lang), attached))
+            shown = pictures_as_text(rules_text(name, lang), [card], lang)
+        text = "\n".join((shown, attached))
         await answer(interaction, text, files=files, ephemeral=True)
 
     @app_commands.command(name="help", extras=ANSWERS_PRIVATELY)

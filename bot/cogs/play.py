@@ -26,7 +26,7 @@ from bot.views.public_places import hidden_for
 from engine import Side
 from engine.moves import ARROWS, DASHES
 from engine.squares import as_typed
-from renderer import render_replay
+from renderer import ALT_TEXT_LIMIT, describe_replay, render_replay
 
 MAX_CHOICES = 25
 _SEPARATORS = re.compile(r"\s+|[" + DASHES + ARROWS + r"]|to|(?<=[\d\s])t$")
@@ -228,14 +228,24 @@ def export_file_name(one: GameExport, match: int, extension: str) -> str:
 
 
 def replay_description(one: GameExport, lang: Language) -> str:
-    """The alt text of a set's replay GIF."""
+    """The alt text of a set's replay GIF: what it is, then its result and its moves."""
     if one.sets_total == 1:
-        return lang._("An animation of game {game}, one frame per move.", game=one.set_id)
-    return lang._(
-        "An animation of set {number} (game {game}), one frame per move.",
-        number=one.set_number,
-        game=one.set_id,
+        head = lang._("An animation of game {game}, one frame per move.", game=one.set_id)
+    else:
+        head = lang._(
+            "An animation of set {number} (game {game}), one frame per move.",
+            number=one.set_number,
+            game=one.set_id,
+        )
+    moves = describe_replay(
+        one.game,
+        attacker_name=one.attacker_name or None,
+        defender_name=one.defender_name or None,
+        words=lang,
+        left_server=one.left_by is not None,
+        limit=ALT_TEXT_LIMIT - len(head) - 1,
     )
+    return f"{head} {moves}"
 
 
 def no_replay_line(one: GameExport, lang: Language) -> str:
