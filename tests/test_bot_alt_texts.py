@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES
 
@@ -67,3 +67,23 @@ async def test_a_replays_alt_text_gives_the_result_and_the_moves(table: Harness)
         "Une animation de la partie 1, une image par coup. alice (attaquants) gagne : le roi a "
         "été pris. 5 coups ont été joués. Coups : d1-b1, c4-c2, b4-b5, d4-b4, b1-b3."
     )
+
+
+async def test_the_pickers_alt_text_speaks_to_the_player_and_lists_where_the_piece_goes(
+    table: Harness,
+) -> None:
+    """The picker's second step (choices.png), which only the player to move sees, tells a
+    German reader it is their move and where the chosen piece can go."""
+    table.alice.user.locale = "de"
+    board = await table.challenge_accepted(table.alice, table.bob)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    step_two = await (
+        await table.standin.select(picker, pieces, table.alice, ["d1"])
+    ).wait_original()
+    [choices] = step_two.attachments
+    assert choices.filename == "choices.png"
+    alt = choices.description or ""
+    assert "Du bist am Zug (Angreifer), Zug 1." in alt
+    assert "Die Figur auf d1 kann nach b1, c1, e1 und f1 ziehen." in alt

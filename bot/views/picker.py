@@ -343,7 +343,10 @@ class PickPiece(
         if interaction.app_permissions.attach_files:
             frm = parse_square(from_name, active.game.ruleset.size)
             png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
-            description = describe_board(active.game, highlight_from=frm, words=lang)
+            # Only the player to move opens a picker: its alt text says "Your move".
+            description = describe_board(
+                active.game, highlight_from=frm, words=lang, you=active.game.to_move
+            )
             pictures.append(
                 discord.File(io.BytesIO(png), filename="choices.png", description=description)
             )
