@@ -306,7 +306,7 @@ async def _playing_on_postgresql(
 
 async def _first_move(connection: Connection, set_id: int) -> sets.SetRow | None:
     """Alice's first move in set ``set_id``, stored by the storage layer itself."""
-    return await moves.add_move(
+    moved = await moves.add_move(
         connection,
         set_id,
         expected_ply=0,
@@ -315,6 +315,7 @@ async def _first_move(connection: Connection, set_id: int) -> sets.SetRow | None
         player_id=ALICE,
         now_us=0,
     )
+    return None if moved is None else moved[0]
 
 
 async def test_moves_and_timers_on_postgresql_stay_cheap_however_long_the_history(

@@ -100,7 +100,7 @@ class ComputerTurns:
         self,
         channel: discord.PartialMessageable,
         message_id: int | None,
-        board: tuple[int, int],
+        board: ActiveGame,
         content: str,
         files: list[discord.File],
         view: discord.ui.View | None,
@@ -109,8 +109,9 @@ class ComputerTurns:
         """Edit ``message_id`` into this content (else send it anew); return the message id.
 
         An edit notifies nobody, so only a message sent anew can ping the player to move. Sent
-        anew, it carries the nonce the outbox would post ``board`` (set, ply) with: if Discord
-        took it but its answer was lost, the outbox's post returns it instead of a second one.
+        anew, it carries the nonce the outbox posts ``board`` (the game after my move) with, as
+        my move owed it: if Discord took it but its answer was lost, the outbox's post returns
+        it instead of a second one.
         """
         if message_id is not None:
             try:
@@ -129,7 +130,7 @@ class ComputerTurns:
                     return message_id  # Discord made the edit; only its answer was lost
                 for file in files:
                     file.reset()
-        nonce = await self.flow.board_nonce(*board)
+        nonce = await self.flow.board_nonce(board)
         sent = await channel.send(
             content,
             files=files,
@@ -389,10 +390,9 @@ class ComputerTurns:
         if as_text or not may_attach_files(self.flow.bot, active.channel_id):
             content, files = pictures_as_text(content, files, lang), []
         try:
-            board = (result.game.set_id, result.game.ply)
             try:
                 message_id = await self._replace_or_send(
-                    channel, reply_in, board, content, files, view, pings
+                    channel, reply_in, result.game, content, files, view, pings
                 )
             finally:
                 reply.posted = True  # a line the outbox gets back from now on is not mine

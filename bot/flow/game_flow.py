@@ -202,13 +202,19 @@ class GameFlow:
         which takes no nonce of a board owed anew at its ply since (:meth:`board_nonce`)."""
         if interaction is not None and not deferred_privately(interaction):
             return None
-        return await self.board_nonce(active.set_id, active.ply, first=first)
+        return await self.board_nonce(active, first=first)
 
-    async def board_nonce(self, set_id: int, ply: int, *, first: bool = False) -> str:
-        """The nonce the outbox posts the board of ``set_id`` at ``ply`` with (with ``first``,
-        the first board owed there, else one of its own); one of its own if the database cannot
-        say: the move is stored already, and a post without the outbox's nonce beats a player
-        told it was not saved."""
+    async def board_nonce(self, active: ActiveGame, *, first: bool = False) -> str:
+        """The nonce the outbox posts the board of ``active`` with: the one the move or the
+        takeback that stored it read as it owed the board (:attr:`ActiveGame.board_nonce`),
+        never that of a board owed anew at its ply since (the set's end there), whose post
+        Discord would return this one for. Else as owed now (with ``first``, the first board
+        owed there, else one of its own); one of its own if the database cannot say: the move
+        is stored already, and a post without the outbox's nonce beats a player told it was
+        not saved."""
+        if active.board_nonce is not None:
+            return active.board_nonce
+        set_id, ply = active.set_id, active.ply
         try:
             return await self.bot.services.announcements.nonce(set_id, ply, first=first)
         except StorageError as error:

@@ -335,7 +335,7 @@ class PlayerMoves:
         Messages but which can carry no nonce: one lost is looked for in the channel
         (:func:`made_anyway`), and discord.py's own tries after a 5xx may show it twice."""
         if answering is None:
-            nonce = await self.flow.board_nonce(result.game.set_id, result.game.ply)
+            nonce = await self.flow.board_nonce(result.game)
             return await post_for_press(
                 interaction, reply.content, reply.files, reply.view, reply.pings, nonce=nonce
             )

@@ -157,6 +157,11 @@ class ActiveGame:
     position as stored, which a takeback and a new move back to the same ply change too, so a
     board or a Takeback button made for it is told from one made before the takeback."""
     game: Game = field(default_factory=Game, compare=False, repr=False)
+    board_nonce: str | None = field(default=None, compare=False, repr=False)
+    """The nonce the outbox posts the board of this position with, when a move or a takeback
+    just stored it: read in the same transaction that owed the board, so a board owed anew at
+    its ply since (the set's end there: an abort, a resignation, time) keeps its own, and is
+    not swallowed by this one's post. None: read when the board is posted."""
 
     @property
     def ply(self) -> int:

@@ -12,6 +12,7 @@ move is judged on it, so a refusal always speaks of the set as stored.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
 
 from bot.i18n import _
@@ -243,7 +244,7 @@ class GameService:
         trial, record = _judge(row, game, move_text, confirm_repetition, now_us)
         captures = "/".join(square_name(sq) for sq in record.captures)
 
-        async def store(db: Connection) -> SetRow:
+        async def store(db: Connection) -> tuple[SetRow, int]:
             moved = await moves.add_move(
                 db,
                 row.set_id,
@@ -261,19 +262,22 @@ class GameService:
         if trial.outcome is None:
             # The common case: one statement, its own transaction (it advances the game too).
             async with self._database.single_statement() as db:
-                moved = await store(db)
+                moved, owed_anew = await store(db)
         else:
             async with self._database.transaction() as db:
-                moved = await store(db)
+                moved, owed_anew = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
+        # The nonce of the board this move owed, as the move owed it: not that of a board owed
+        # anew at its ply before the flow posts it (an abort there), which would be swallowed.
+        nonce = announcements.nonce(row.set_id, moved.ply, now_us, owed_anew)
         self._cache.remember(row.set_id, trial)
         if set_end is None:
             self._cache.store(moved)
         else:
             self._cache.drop_set_in(row.channel_id)
             self._remember_next(set_end, fresh)
-            return MoveResult(record, set_end.game, set_end)
-        return MoveResult(record, active_game(moved, trial))
+            return MoveResult(record, replace(set_end.game, board_nonce=nonce), set_end)
+        return MoveResult(record, replace(active_game(moved, trial), board_nonce=nonce))
 
     async def resign(self, channel_id: int, user_id: int, *, set_id: int | None = None) -> SetEnd:
         """``user_id`` resigns the current SET (the other player wins it; set 2 still follows).

@@ -27,6 +27,7 @@ from bot.services.held import NOTHING, Held
 from bot.services.sets import check_in_time
 from bot.shards import Shards
 from bot.storage import Database, announcements, sets, takebacks
+from bot.storage.connection import Connection
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.takebacks import TakebackRow
 from bot.storage.times import from_us, to_us
@@ -190,8 +191,9 @@ class TakebackService:
             await announcements.owed(
                 db, active.set_id, active.ply - 2, active.channel_id, to_us(now)
             )
+            owed = await _owed(db, active.set_id)
         self._games.forget(active.set_id)
-        return await self._games.get(active.set_id)
+        return _with_nonce(await self._games.get(active.set_id), owed)
 
     async def withdraw(self, takeback_id: int) -> None:
         """Forget the open request ``takeback_id``, whose message Discord refused: nobody was
@@ -305,15 +307,17 @@ class TakebackService:
                     if after is None or after.status != sets.ACTIVE:
                         raise set_over(one_set=active.sets_total == 1)
                     raise CannotTakeBack(YOU_MOVED)
+                owed = None
                 if accept:  # its board is owed like a move's (as against the computer)
                     await announcements.owed(
                         db, row.set_id, row.ply - 1, stored.channel_id, to_us(now)
                     )
+                    owed = await _owed(db, row.set_id)
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)
             raise TakebackLapsed(_takeback(row, active))
         if accept:
             self._games.forget(row.set_id)
-        return await self._games.get(row.set_id)
+        return _with_nonce(await self._games.get(row.set_id), owed)
 
     async def lapse_stale(
         self, now: datetime | None = None, *, held: Held = NOTHING
@@ -388,3 +392,21 @@ def _takeback(row: TakebackRow, game: ActiveGame | SetRow | None) -> Takeback:
         expires_at=from_us(row.expires_us),
         message_id=row.message_id,
     )
+
+
+async def _owed(db: Connection, set_id: int) -> tuple[int, int, str] | None:
+    """Where set ``set_id`` stands after a takeback, in its transaction (its ply and the moves
+    taken back: :attr:`SetRow.undone`), with the nonce of the board the takeback owed there,
+    read as it owed it: a board owed anew at that ply before the flow posts this one (the
+    set's end there: an abort, a resignation) keeps its own."""
+    stored = await sets.by_id(db, set_id)
+    nonce = await announcements.nonce_of(db, set_id, stored.ply) if stored is not None else None
+    return None if stored is None or nonce is None else (stored.ply, stored.undone, nonce)
+
+
+def _with_nonce(active: ActiveGame, owed: tuple[int, int, str] | None) -> ActiveGame:
+    """``active`` (read after the takeback) with the nonce of the board the takeback owed, if
+    it still stands where the takeback left it (``owed``: :func:`_owed`)."""
+    if owed is None or (active.ply, active.undone) != owed[:2]:
+        return active
+    return replace(active, board_nonce=owed[2])

@@ -35,8 +35,9 @@ WITH g AS (
         channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
         next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL,
         late_cause = NULL, owed_anew = announcements.owed_anew + 1
+    RETURNING owed_anew
 )
-SELECT {SET_COLUMNS} FROM g JOIN matches m USING (match_id)
+SELECT {SET_COLUMNS}, (SELECT owed_anew FROM owed) FROM g JOIN matches m USING (match_id)
 """
 """A move on PostgreSQL, in one statement: what SQLite's moves triggers do, done here (schema
 12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used four times:
@@ -46,7 +47,8 @@ The set advances only while it is in progress at that ply: a racing move or resi
 changed it first makes PostgreSQL look at the row again once that commits, and then nothing
 at all is written. Otherwise the turn passes, the timers are re-armed from the move's time,
 the move is stored and the board it leads to is owed to the outbox; the set is returned as it
-now stands, with its match's fields (each found through a primary key). A move at or after the
+now stands, with its match's fields (each found through a primary key), and the board's
+``owed_anew``. A move at or after the
 mover's deadline writes nothing either (the set is lost on time; the timer ends it).
 """
 
@@ -60,8 +62,11 @@ async def add_move(
     captures: str,
     player_id: int,
     now_us: int,
-) -> SetRow | None:
-    """Store a move made against ``expected_ply`` and return the game as it now stands.
+) -> tuple[SetRow, int] | None:
+    """Store a move made against ``expected_ply`` and return the game as it now stands, with
+    the ``owed_anew`` of the board it owes (its nonce: :func:`announcements.nonce`), read by the
+    move's own statement: a board owed anew at that ply later (the set's end there: an abort,
+    a resignation, time) has its own, which the move's board must not take.
 
     Storing the move moves the ply on, gives the turn to the other player, re-arms the timers
     from ``now_us`` and owes the new board to the outbox: on SQLite the moves triggers do it
@@ -78,7 +83,7 @@ async def add_move(
             row = await db.fetch_one(ADD_MOVE_POSTGRESQL, params)
         except (ConstraintViolated, WriteConflict):
             return None
-        return set_row_of(row) if row else None
+        return (set_row_of(list(row)[:-1]), int(row[-1])) if row else None
     try:
         inserted = await db.execute(
             "INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us) "
@@ -101,7 +106,16 @@ async def add_move(
         return None
     if inserted != 1:
         return None
-    return await by_id(db, set_id)
+    # Read under the write lock the INSERT holds (:meth:`Database.single_statement`): no other
+    # write came between.
+    moved = await by_id(db, set_id)
+    owed = await db.fetch_one(
+        "SELECT owed_anew FROM announcements WHERE set_id = ? AND ply = ?",
+        (set_id, expected_ply + 1),
+    )
+    assert moved is not None  # the INSERT's triggers wrote both
+    assert owed is not None
+    return moved, int(owed[0])
 
 
 async def notations(db: Connection, set_id: int) -> list[str]:

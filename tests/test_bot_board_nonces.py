@@ -1,0 +1,121 @@
+"""A board the flow posts late keeps the nonce it was owed with: the set ending at its ply
+meanwhile (an admin's abort from elsewhere) owes the final board anew there, under a nonce of
+its own, and the outbox's post of that board is made (it is not returned as the late one)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.flow import computer_turns as turns
+from bot.flow import player_moves
+from tests.bot_harness import Harness, next_drawing_waits, running_bot, settled
+from tests.discord_standin import DiscordStandin
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running with a very short thinking time (games in the channel)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", ai_seconds=0.02) as harness:
+        yield harness
+
+
+async def final_board_posted(table: Harness) -> list[str]:
+    """The outbox's turn (past the grace of the board owed last): the channel's boards."""
+    await settled(table)
+    table.advance(timedelta(seconds=11))
+    await table.checks_run(2)
+    return [m.content for m in table.public_messages() if m.attachments]
+
+
+async def test_a_moves_board_posted_after_an_abort_at_its_ply_leaves_the_final_board_its_nonce(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /move is slow (deferred privately, its board posted apart) and an admin aborts
+    the game while its board is drawn, at the same instant: the move's board carries the nonce
+    its move owed it with, so the outbox's post of the final board is made too, telling both
+    it was aborted (before, the move's board took the final board's nonce, and Discord
+    returned it for the outbox's post: nobody was told)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    drawing, go_on = next_drawing_waits(monkeypatch, player_moves)
+    await table.slash(table.alice, "move", {"move": "d1-b1"})  # its deferral
+    await asyncio.wait_for(drawing.wait(), 20)
+    assert table.bot is not None
+    await table.bot.services.games.abort(table.channel.id)
+    go_on.set()
+    boards = await final_board_posted(table)
+    assert len(boards) == 3, boards  # the first board, the move's, the final one
+    assert "aborted" in boards[2].lower(), boards
+
+
+async def test_my_reply_posted_after_an_abort_at_its_ply_leaves_the_final_board_its_nonce(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """My reply to alice's move is posted apart (Discord refused the edit of her line) and an
+    admin aborts the game while it is drawn, at the same instant: my board carries the nonce
+    my move owed it with, so the outbox's post of the final board is made too (before, my
+    board took its nonce, and Discord returned mine for it)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    drawing, go_on = next_drawing_waits(monkeypatch, turns)
+
+    def edits(method: str, path: str) -> bool:
+        return method == "PATCH" and "/messages/" in path
+
+    table.standin.fail_rest(404, seconds=30, code=10008, matching=edits)  # Unknown Message
+    await table.move(table.alice, "d1-b1")
+    await asyncio.wait_for(drawing.wait(), 20)
+    assert table.bot is not None
+    await table.bot.services.games.abort(table.channel.id)
+    go_on.set()
+    await table.standin.wait_until(
+        lambda: any("(defenders) played" in m.content for m in table.public_messages()),
+        timeout=10,
+    )
+    table.standin.end_faults()
+    boards = await final_board_posted(table)
+    assert "aborted" in boards[-1].lower(), boards
+    assert "(defenders) played" in boards[-2], boards
+
+
+async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_final_board_its_nonce(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice takes back her move and my reply with a slow /takeback (deferred privately, its
+    board posted apart) and an admin aborts the game before its board is drawn, at the same
+    instant: the takeback's board carries the nonce the takeback owed it with, so the
+    outbox's post of the final board is made too (before, it took the final board's)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    reply = await table.move(table.alice, "d1-b1")
+    await table.wait_board(lambda m: m.id == reply.id)  # my reply is in it
+    assert table.bot is not None
+    services = table.bot.services
+    undone, go_on = asyncio.Event(), asyncio.Event()
+    ask = services.takebacks.ask
+
+    async def held_once_stored(*args: Any, **kwargs: Any) -> Any:
+        asked = await ask(*args, **kwargs)
+        undone.set()
+        await go_on.wait()
+        return asked
+
+    monkeypatch.setattr(services.takebacks, "ask", held_once_stored)
+    asking = asyncio.create_task(table.slash(table.alice, "takeback"))
+    await asyncio.wait_for(undone.wait(), 20)
+    await services.games.abort(table.channel.id)
+    await asking  # deferred privately while held
+    go_on.set()
+    await table.standin.wait_until(
+        lambda: any("took back" in m.content for m in table.public_messages()), timeout=10
+    )
+    boards = await final_board_posted(table)
+    assert "took back" in boards[-2], boards
+    assert "aborted" in boards[-1].lower(), boards
