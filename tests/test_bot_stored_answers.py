@@ -542,13 +542,15 @@ async def test_a_board_out_whose_record_failed_is_not_told_as_lost_nor_posted_ag
     assert await table.bot.services.announcements.message_of(1, 1) == answer.id
 
 
+@pytest.mark.parametrize("later", [timedelta(seconds=1), timedelta(0)], ids=["later", "still"])
 async def test_a_set_ended_after_a_line_whose_record_failed_still_gets_its_final_board(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
+    table: Harness, monkeypatch: pytest.MonkeyPatch, later: timedelta
 ) -> None:
     """alice's line against the computer is out but the database fails to record it; while the
-    computer thinks, an admin aborts the game from #lobby and Discord refuses its final board:
-    the outbox posts that board later (before, the line's late record marked it out: never
-    posted)."""
+    computer thinks, an admin aborts the game from #lobby (``later``, or at the same instant:
+    a clock standing still) and Discord refuses its final board: the outbox posts that board
+    later (before, the line's late record marked it out: never posted; on a clock standing
+    still, until the late record compared the board as its move owed it, not instants)."""
     assert table.bot is not None
     pool = HeldPool()
     table.bot.ai = pool
@@ -557,18 +559,18 @@ async def test_a_set_ended_after_a_line_whose_record_failed_still_gets_its_final
     delivered = AnnouncementService.delivered
     failed: list[bool] = []
 
-    async def fails_first(self: AnnouncementService, *args: Any) -> None:
+    async def fails_first(self: AnnouncementService, *args: Any, **kwargs: Any) -> None:
         if not failed:
             failed.append(True)
             raise DatabaseUnavailable("the database went away")
-        await delivered(self, *args)
+        await delivered(self, *args, **kwargs)
 
     monkeypatch.setattr(AnnouncementService, "delivered", fails_first)
     line = await table.move(table.alice, "d1-b1")
     assert line.content.endswith("I am thinking…"), line.content
     await table.standin.wait_until(lambda: pool.asked == [1], waiting_for="the computer's turn")
     assert failed
-    table.advance(timedelta(seconds=1))
+    table.advance(later)
     games = f"/channels/{table.channel.id}/messages"
     refused = table.standin.fail_rest(
         403,

@@ -206,14 +206,14 @@ class GameFlow:
 
     async def board_nonce(self, active: ActiveGame, *, first: bool = False) -> str:
         """The nonce the outbox posts the board of ``active`` with: the one the move or the
-        takeback that stored it read as it owed the board (:attr:`ActiveGame.board_nonce`),
+        takeback that stored it read as it owed the board (:attr:`ActiveGame.owed`),
         never that of a board owed anew at its ply since (the set's end there), whose post
         Discord would return this one for. Else as owed now (with ``first``, the first board
         owed there, else one of its own); one of its own if the database cannot say: the move
         is stored already, and a post without the outbox's nonce beats a player told it was
         not saved."""
-        if active.board_nonce is not None:
-            return active.board_nonce
+        if active.owed is not None:
+            return active.owed.nonce
         set_id, ply = active.set_id, active.ply
         try:
             return await self.bot.services.announcements.nonce(set_id, ply, first=first)
@@ -222,18 +222,21 @@ class GameFlow:
             return secrets.token_hex(8)
 
     async def announced(self, active: ActiveGame, message_id: int | None) -> None:
-        """The board after ``active``'s last move is out: the outbox need not post it. If the
-        database cannot record that now, the outbox records it once it can
-        (:meth:`Outbox.record_later`)."""
+        """The board after ``active``'s last move is out: the outbox need not post it — only
+        while it is the board its move owed (:attr:`ActiveGame.owed`, if known): one owed anew
+        at its ply since (the set's end there) stays owed. If the database cannot record that
+        now, the outbox records it once it can (:meth:`Outbox.record_later`)."""
+        owed = active.owed
         delivered = self.bot.services.announcements.delivered
         try:
-            await delivered(active.set_id, active.ply, message_id)
+            await delivered(active.set_id, active.ply, message_id, owed=owed)
         except StorageError as error:
             self.outbox.record_later(
                 active.set_id,
                 active.ply,
                 error,
-                lambda: delivered(active.set_id, active.ply, message_id),
+                lambda: delivered(active.set_id, active.ply, message_id, owed=owed),
+                None if owed is None else owed.same,
             )
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:

@@ -49,7 +49,11 @@ class LiveBoards:
             await self._board_out(active, message_id, end)
         except StorageError as error:
             self.flow.outbox.record_later(
-                active.set_id, active.ply, error, lambda: self._board_out(active, message_id, end)
+                active.set_id,
+                active.ply,
+                error,
+                lambda: self._board_out(active, message_id, end),
+                None if active.owed is None else active.owed.same,
             )
 
     async def _board_out(

@@ -15,6 +15,7 @@ import enum
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -89,9 +90,10 @@ class Outbox:
         """Until when Discord asked my posts (or edits) in a channel to wait: a 429 longer
         than discord.py waits (discord.RateLimited). Discord limits each route in each
         channel apart, so the others' boards go on."""
-        self._unrecorded: dict[tuple[int, int], tuple[int, Callable[[], Awaitable[None]]]] = {}
+        self._unrecorded: dict[tuple[int, int], _Unrecorded] = {}
         """The boards (set, ply) the flow posted but the database could not record as out,
-        each with when that failed (µs) and the write that records it (:meth:`record_later`)."""
+        each with when that failed (µs), the board as owed if known, and the write that
+        records it (:meth:`record_later`)."""
         self.late = LateBoards(flow, flow.bot.clock())
         """Making and posting each owed board, as it stood after its move."""
 
@@ -159,6 +161,7 @@ class Outbox:
         ply: int,
         error: StorageError,
         record: Callable[[], Awaitable[None]],
+        owed: tuple[int, int] | None = None,
     ) -> None:
         """The flow (or I) posted the board of ``set_id`` at ``ply``, but the database failed
         (``error``) to record it out: when it falls due, :meth:`deliver` makes that write
@@ -168,14 +171,17 @@ class Outbox:
         first (:mod:`bot.flow.boards_shown`: by its buttons, or by its picture's name once they
         came off), and found there, not posted again. A board owed anew at that ply after this
         (the set ended at that move, a takeback back to it) is another board: posted, not
-        marked out by this write."""
+        marked out by this write. ``owed``: the board posted, as it was owed (when, and how many
+        were owed at its ply before it: storage's ``announcements._same``), which tells it from
+        one owed anew there at the same instant (a clock standing still); unknown, the board
+        owed when this failed or before."""
         _log.warning(
             "Board of game %s at ply %s is out but not recorded (recorded later): %s",
             set_id,
             ply,
             error,
         )
-        self._unrecorded[set_id, ply] = (to_us(self.flow.bot.clock()), record)
+        self._unrecorded[set_id, ply] = _Unrecorded(to_us(self.flow.bot.clock()), owed, record)
 
     async def deliver(self) -> None:
         """Post the boards that stored moves are owed (Discord was down, or the bot stopped).
@@ -213,9 +219,9 @@ class Outbox:
             await services.announcements.held_back(row, until)
             return
         unrecorded = self._unrecorded.pop((row.set_id, row.ply), None)
-        if unrecorded is not None and unrecorded[0] >= row.created_us:
+        if unrecorded is not None and unrecorded.recorded(row):
             try:
-                await unrecorded[1]()  # out (a board owed anew since is left owed)
+                await unrecorded.record()  # out (a board owed anew since is left owed)
             except StorageError:
                 self._unrecorded[row.set_id, row.ply] = unrecorded
                 raise  # tried again at the next check
@@ -285,7 +291,7 @@ class Outbox:
         try:
             await recorded()
         except StorageError as error:
-            self.record_later(row.set_id, row.ply, error, recorded)
+            self.record_later(row.set_id, row.ply, error, recorded, (row.created_us, row.owed_anew))
 
     async def show_answers(self) -> None:
         """Edit the takeback requests whose message Discord refused to edit as locked when
@@ -365,3 +371,23 @@ class Outbox:
             del self._waits[route, channel_id]
             return None
         return until
+
+
+@dataclass(frozen=True)
+class _Unrecorded:
+    """A board out whose record the database failed (:meth:`Outbox.record_later`)."""
+
+    at_us: int
+    """When its record failed."""
+    owed: tuple[int, int] | None
+    """The board posted, as it was owed (``created_us``, ``owed_anew``), if known."""
+    record: Callable[[], Awaitable[None]]
+    """The writes that record it out."""
+
+    def recorded(self, row: AnnouncementRow) -> bool:
+        """Whether ``row``, owed now, is the board this records (else one owed anew at its ply
+        since, to post): the same board as owed, or, that unknown, owed before its record
+        failed — on a clock standing still, also one owed anew at that instant."""
+        if self.owed is not None:
+            return self.owed == (row.created_us, row.owed_anew)
+        return self.at_us >= row.created_us

@@ -15,6 +15,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from bot.services.clock import Clock
+from bot.services.domain import OwedBoard
 from bot.shards import Shards
 from bot.storage import Database, announcements
 from bot.storage.announcements import AnnouncementRow, LateCause, OwedAnswer, OwedLine
@@ -38,11 +39,18 @@ class AnnouncementService:
         self._clock = clock
         self._shards = shards
 
-    async def delivered(self, set_id: int, ply: int, message_id: int | None) -> None:
+    async def delivered(
+        self, set_id: int, ply: int, message_id: int | None, *, owed: OwedBoard | None = None
+    ) -> None:
         """The board of ``set_id`` at ``ply`` the flow posted itself is out (or superseded):
-        never post it again (the outbox's own posts are marked by :meth:`posted`)."""
+        never post it again (the outbox's own posts are marked by :meth:`posted`). With
+        ``owed`` (the board as its move owed it), only while that is the board owed there: one
+        owed anew there since (the set's end at that move) stays owed."""
+        same = None if owed is None else owed.same
         async with self._database.transaction() as db:
-            await announcements.delivered(db, set_id, ply, message_id, to_us(self._clock()))
+            await announcements.delivered(
+                db, set_id, ply, message_id, to_us(self._clock()), owed=same
+            )
 
     async def posted(self, row: AnnouncementRow, message_id: int | None) -> None:
         """The outbox posted ``row`` as it read it (or found it out already, or superseded):

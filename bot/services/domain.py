@@ -127,6 +127,23 @@ class Challenge:
 
 
 @dataclass(frozen=True)
+class OwedBoard:
+    """The board of a position as the move or takeback that stored it owed it to the outbox,
+    read in the same transaction: what tells it from a board owed anew at its ply since (the
+    set's end there: an abort, a resignation, time), as storage's ``announcements._same``
+    does, and the nonce the outbox posts it with."""
+
+    created_us: int
+    owed_anew: int
+    nonce: str
+
+    @property
+    def same(self) -> tuple[int, int]:
+        """What tells it from a board owed anew at its ply (when, and how many before it)."""
+        return self.created_us, self.owed_anew
+
+
+@dataclass(frozen=True)
 class ActiveGame:
     """One set of a match, as it stands; ``game`` is the position rebuilt from the move list."""
 
@@ -157,11 +174,11 @@ class ActiveGame:
     position as stored, which a takeback and a new move back to the same ply change too, so a
     board or a Takeback button made for it is told from one made before the takeback."""
     game: Game = field(default_factory=Game, compare=False, repr=False)
-    board_nonce: str | None = field(default=None, compare=False, repr=False)
-    """The nonce the outbox posts the board of this position with, when a move or a takeback
-    just stored it: read in the same transaction that owed the board, so a board owed anew at
-    its ply since (the set's end there: an abort, a resignation, time) keeps its own, and is
-    not swallowed by this one's post. None: read when the board is posted."""
+    owed: OwedBoard | None = field(default=None, compare=False, repr=False)
+    """Its board as owed, when a move or a takeback just stored this position: it is posted
+    with its nonce, and marked out only while it is the board owed, so a board owed anew at its
+    ply since (the set's end there) keeps its own nonce and stays owed. None: the board owed
+    now (read when posted, marked out whatever it is)."""
 
     @property
     def ply(self) -> int:

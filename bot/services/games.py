@@ -21,6 +21,7 @@ from bot.services.clock import Clock
 from bot.services.domain import (
     ActiveGame,
     MoveResult,
+    OwedBoard,
     SetEnd,
     moves_stamp,
 )
@@ -267,17 +268,17 @@ class GameService:
             async with self._database.transaction() as db:
                 moved, owed_anew = await store(db)
                 set_end, fresh = await end_set(db, moved, trial, now)
-        # The nonce of the board this move owed, as the move owed it: not that of a board owed
-        # anew at its ply before the flow posts it (an abort there), which would be swallowed.
-        nonce = announcements.nonce(row.set_id, moved.ply, now_us, owed_anew)
+        # The board this move owed, as the move owed it: not a board owed anew at its ply
+        # before the flow posts it (an abort there), whose nonce it would take.
+        owed = owed_board(row.set_id, moved.ply, (now_us, owed_anew))
         self._cache.remember(row.set_id, trial)
         if set_end is None:
             self._cache.store(moved)
         else:
             self._cache.drop_set_in(row.channel_id)
             self._remember_next(set_end, fresh)
-            return MoveResult(record, replace(set_end.game, board_nonce=nonce), set_end)
-        return MoveResult(record, replace(active_game(moved, trial), board_nonce=nonce))
+            return MoveResult(record, replace(set_end.game, owed=owed), set_end)
+        return MoveResult(record, replace(active_game(moved, trial), owed=owed))
 
     async def resign(self, channel_id: int, user_id: int, *, set_id: int | None = None) -> SetEnd:
         """``user_id`` resigns the current SET (the other player wins it; set 2 still follows).
@@ -459,3 +460,9 @@ def _judge(
             str(record.move), set_id=row.set_id, ply=game.ply, stamp=moves_stamp(game)
         )
     return trial, record
+
+
+def owed_board(set_id: int, ply: int, owed: tuple[int, int]) -> OwedBoard:
+    """The board of ``set_id`` at ``ply`` owed since ``owed`` (when, and how many were owed
+    there before it: :func:`announcements.owed_at`), with its nonce."""
+    return OwedBoard(*owed, announcements.nonce(set_id, ply, *owed))

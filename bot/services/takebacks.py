@@ -12,7 +12,13 @@ from datetime import datetime
 
 from bot.i18n import Text, _
 from bot.services.clock import Clock
-from bot.services.domain import TAKEBACK_LIFETIME, ActiveGame, Takeback, TakebackStatus
+from bot.services.domain import (
+    TAKEBACK_LIFETIME,
+    ActiveGame,
+    OwedBoard,
+    Takeback,
+    TakebackStatus,
+)
 from bot.services.errors import (
     CannotTakeBack,
     ForeignButton,
@@ -22,7 +28,7 @@ from bot.services.errors import (
     TakebackWaiting,
     set_over,
 )
-from bot.services.games import GameService
+from bot.services.games import GameService, owed_board
 from bot.services.held import NOTHING, Held
 from bot.services.sets import check_in_time
 from bot.shards import Shards
@@ -193,7 +199,7 @@ class TakebackService:
             )
             owed = await _owed(db, active.set_id)
         self._games.forget(active.set_id)
-        return _with_nonce(await self._games.get(active.set_id), owed)
+        return _with_owed(await self._games.get(active.set_id), owed)
 
     async def withdraw(self, takeback_id: int) -> None:
         """Forget the open request ``takeback_id``, whose message Discord refused: nobody was
@@ -317,7 +323,7 @@ class TakebackService:
             raise TakebackLapsed(_takeback(row, active))
         if accept:
             self._games.forget(row.set_id)
-        return _with_nonce(await self._games.get(row.set_id), owed)
+        return _with_owed(await self._games.get(row.set_id), owed)
 
     async def lapse_stale(
         self, now: datetime | None = None, *, held: Held = NOTHING
@@ -394,19 +400,21 @@ def _takeback(row: TakebackRow, game: ActiveGame | SetRow | None) -> Takeback:
     )
 
 
-async def _owed(db: Connection, set_id: int) -> tuple[int, int, str] | None:
+async def _owed(db: Connection, set_id: int) -> tuple[int, int, OwedBoard] | None:
     """Where set ``set_id`` stands after a takeback, in its transaction (its ply and the moves
-    taken back: :attr:`SetRow.undone`), with the nonce of the board the takeback owed there,
-    read as it owed it: a board owed anew at that ply before the flow posts this one (the
-    set's end there: an abort, a resignation) keeps its own."""
+    taken back: :attr:`SetRow.undone`), with the board the takeback owed there, as it owed it:
+    a board owed anew at that ply before the flow posts this one (the set's end there: an
+    abort, a resignation) keeps its own nonce, and stays owed."""
     stored = await sets.by_id(db, set_id)
-    nonce = await announcements.nonce_of(db, set_id, stored.ply) if stored is not None else None
-    return None if stored is None or nonce is None else (stored.ply, stored.undone, nonce)
+    owed = await announcements.owed_at(db, set_id, stored.ply) if stored is not None else None
+    if stored is None or owed is None:
+        return None
+    return stored.ply, stored.undone, owed_board(set_id, stored.ply, owed)
 
 
-def _with_nonce(active: ActiveGame, owed: tuple[int, int, str] | None) -> ActiveGame:
-    """``active`` (read after the takeback) with the nonce of the board the takeback owed, if
-    it still stands where the takeback left it (``owed``: :func:`_owed`)."""
+def _with_owed(active: ActiveGame, owed: tuple[int, int, OwedBoard] | None) -> ActiveGame:
+    """``active`` (read after the takeback) with the board the takeback owed, if it still
+    stands where the takeback left it (``owed``: :func:`_owed`)."""
     if owed is None or (active.ply, active.undone) != owed[:2]:
         return active
-    return replace(active, board_nonce=owed[2])
+    return replace(active, owed=owed[2])

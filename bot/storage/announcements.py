@@ -94,18 +94,20 @@ async def delivered(
     message_id: int | None,
     now_us: int,
     *,
-    owed: AnnouncementRow | None = None,
+    owed: AnnouncementRow | tuple[int, int] | None = None,
 ) -> None:
     """The board of ``set_id`` at ``ply`` is posted (or superseded): never post it again.
-    With ``owed`` (the outbox's row as read), only if it is still that board (:func:`_same`):
-    a takeback back to ``ply`` (or a move back to it after one, the set's end there) while it
-    was posted owes another board there, which stays owed. Without it, whatever is owed there
-    (the flow's own board, checked against the set in the same transaction)."""
+    With ``owed`` (the outbox's row as read, or the flow's board as its move or takeback owed
+    it: :func:`owed_at`), only if it is still that board (:func:`_same`): a takeback back to
+    ``ply`` (or a move back to it after one, the set's end there) while it was posted owes
+    another board there, which stays owed. Without it, whatever is owed there (the flow's own
+    board, checked against the set in the same transaction)."""
     same = "" if owed is None else f"AND {_SAME} "
+    values = () if owed is None else owed if isinstance(owed, tuple) else _same(owed)
     await db.execute(
         "UPDATE announcements SET delivered_us = ?, message_id = ? "
         f"WHERE set_id = ? AND ply = ? {same}AND delivered_us IS NULL",
-        (now_us, message_id, set_id, ply) + (() if owed is None else _same(owed)),
+        (now_us, message_id, set_id, ply, *values),
     )
 
 
@@ -143,13 +145,20 @@ async def nonce_of(db: Connection, set_id: int, ply: int, *, first: bool = False
     """The nonce of the board of ``set_id`` at ``ply`` (:func:`nonce`), if it is (or was) owed;
     with ``first``, only while that is still the first board owed there (None once another was
     owed anew there: the set's end before any move, a takeback back to it)."""
+    owed = await owed_at(db, set_id, ply)
+    if owed is None or (first and owed[1] != 0):
+        return None
+    return nonce(set_id, ply, *owed)
+
+
+async def owed_at(db: Connection, set_id: int, ply: int) -> tuple[int, int] | None:
+    """The board of ``set_id`` at ``ply`` owed last, if one is (or was): when it became owed
+    and how many were owed there before it (what tells it from the others: :func:`_same`)."""
     row = await db.fetch_one(
         "SELECT created_us, owed_anew FROM announcements WHERE set_id = ? AND ply = ?",
         (set_id, ply),
     )
-    if row is None or (first and int(row[1]) != 0):
-        return None
-    return nonce(set_id, ply, int(row[0]), int(row[1]))
+    return None if row is None else (int(row[0]), int(row[1]))
 
 
 async def due(
