@@ -132,7 +132,7 @@ class ComputerRetries:
                     if not stalled.ended:
                         await turns.ended_unseen(set_id, stalled.ply)
                         stalled = self._ended(set_id, stalled)
-                    await turns.no_reply(stalled.guild_id, stalled.channel_id, stalled.line)
+                    await turns.no_reply(stalled.channel_id, stalled.line)
                 except StorageError as error:
                     _log.warning("Game %s (server %s) ended: %r", set_id, stalled.guild_id, error)
                     continue

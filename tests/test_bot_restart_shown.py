@@ -289,6 +289,76 @@ async def test_a_final_board_answered_before_a_restart_is_not_posted_again(
         await table.stop()
 
 
+def language_changed(table: Harness, database: Path, tag: str) -> Callable[[], Awaitable[None]]:
+    """The server's language set to ``tag`` (``/settings language:``) while the bot is stopped."""
+
+    async def changed() -> None:
+        services = await Services.open(str(database), clock=lambda: table.now)
+        try:
+            await services.settings.change(table.guild.id, language=tag)
+        finally:
+            await services.close()
+
+    return changed
+
+
+def messages_telling(table: Harness, notation: str) -> int:
+    """How many public messages tell the move ``notation``, in any language."""
+    return sum(notation in m.content for m in table.public_messages())
+
+
+async def test_a_final_board_as_text_is_found_after_the_language_changed(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's move capturing the king is answered with the set's final board as text (no
+    Attach Files), ending with " · game N" in English; the bot stops before noting it out and
+    the server's language becomes German meanwhile: after the restart the board is found by
+    that English line, not posted again in German (before, it was: " · Partie N" was looked
+    for)."""
+    database = tmp_path / "bot.sqlite3"
+    table = Harness(discord_standin, database, threads=False)
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+        for number, text in enumerate(KING_CAPTURED[:-1]):
+            played = await table.move(table.bob if number % 2 else table.alice, text)
+            assert f"played {text}" in played.content, played.content
+        reached = never_recorded(monkeypatch)
+        final = await table.move(table.alice, KING_CAPTURED[-1])
+        assert "is over" in final.content, final.content
+        assert not final.attachments, final.content
+        await restarted(table, monkeypatch, reached, language_changed(table, database, "de"))
+        assert messages_telling(table, KING_CAPTURED[-1]) == 1
+    finally:
+        await table.stop()
+
+
+async def test_a_line_against_the_computer_is_found_after_the_language_changed(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's line against the computer is answered in English, then the bot stops before
+    noting it out and the server's language becomes French: after the restart her line is
+    found by its English words, not posted again in French, and no longer says "I am
+    thinking…" once my reply is out (before, it was posted a second time)."""
+    database = tmp_path / "bot.sqlite3"
+    table = Harness(discord_standin, database, threads=False)
+    await table.start()
+    try:
+        await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+        await table.wait_board(lambda m: "your move as the attackers" in m.content)
+        reached = never_recorded(monkeypatch)
+        line = await table.move(table.alice, "d1-b1")
+        assert line.content.endswith("I am thinking…"), line.content
+        await restarted(table, monkeypatch, reached, language_changed(table, database, "fr"))
+        await table.wait_board(lambda m: "(défenseurs)" in m.content)
+        await table.checks_run(1)
+        assert messages_telling(table, "d1-b1") == 1
+        await until(lambda: not line.content.endswith("I am thinking…"))
+    finally:
+        await table.stop()
+
+
 async def test_a_line_against_the_computer_answered_before_a_restart_is_not_posted_again(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,9 @@ showing it (:func:`shown_already`), known by what only that board carries:
   and "I am thinking…" (:func:`line`): my reply edits that line, or takes "I am thinking…" off
   it, so the newest line still saying it is the one owed. The player's name in it is left out
   of the comparison: they may have taken another since.
+
+What I wrote is known in every language I speak, not only the server's now: it may have chosen
+another (``/settings language:``) while I was stopped.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from datetime import datetime, timedelta
 import discord
 
 from bot.flow.posts import board_picture_name, describe_move, final_board_mark, final_picture
-from bot.i18n import Language
+from bot.i18n import Language, languages
 from bot.my_permissions import my_permissions
 from bot.storage.announcements import AnnouncementRow
 from bot.storage.times import to_us
@@ -85,16 +88,16 @@ def board(row: AnnouncementRow) -> Shows:
     )
 
 
-def final_board(set_id: int, lang: Language) -> Shows:
+def final_board(set_id: int) -> Shows:
     """``set_id``'s final board: its picture is named after the set; shown as text in its
     place (I may not attach files there), that text, quoted, ends with the set's number
-    (:func:`final_board_mark`, in the server's language ``lang``)."""
+    (:func:`final_board_mark`, in any language I speak)."""
     wanted = final_picture(set_id)
-    mark = final_board_mark(set_id, lang)
+    marks = tuple({final_board_mark(set_id, lang) for lang in languages()})
     return lambda message: (
         any(file.filename == wanted for file in message.attachments)
         or any(
-            text.startswith("> ") and text.endswith(mark) for text in message.content.split("\n")
+            text.startswith("> ") and text.endswith(marks) for text in message.content.split("\n")
         )
     )
 
@@ -104,21 +107,37 @@ _SOMEONE = "SOMEONE"
 leave it as it is."""
 
 
-def line(record: MoveRecord, lang: Language) -> Shows:
+def line(record: MoveRecord) -> Shows:
     """A member's line against the computer telling their move ``record`` and that I am
-    thinking (the newest such), in ``lang``: its words around the player's name, whatever name
-    it shows (their display name then; it may have changed since, and the line is not edited)."""
-    before, after = describe_move(record, _SOMEONE, lang).split(_SOMEONE, 1)
-    after += "\n" + lang._("I am thinking…")
+    thinking (the newest such), in any language I speak: its words around the player's name,
+    whatever name it shows (their display name then; it may have changed since, and the line
+    is not edited)."""
+    around = {_around_name(record, lang) for lang in languages()}
 
     def shows(message: discord.Message) -> bool:
         content = message.content
-        if len(content) <= len(before) + len(after):
-            return False
-        name = content[len(before) : len(content) - len(after)]
-        return content.startswith(before) and content.endswith(after) and "\n" not in name
+        for before, after in around:
+            if len(content) <= len(before) + len(after):
+                continue
+            name = content[len(before) : len(content) - len(after)]
+            if content.startswith(before) and content.endswith(after) and "\n" not in name:
+                return True
+        return False
 
     return shows
+
+
+def _around_name(record: MoveRecord, lang: Language) -> tuple[str, str]:
+    """The words before and after the player's name in their line telling ``record`` and that
+    I am thinking, in ``lang``."""
+    before, after = describe_move(record, _SOMEONE, lang).split(_SOMEONE, 1)
+    return before, after + "\n" + lang._("I am thinking…")
+
+
+def still_thinking(content: str) -> bool:
+    """Whether ``content``, a member's line against me, still says "I am thinking…" as its
+    last line, in any language I speak (the server's may have changed since I wrote it)."""
+    return content.split("\n")[-1] in {lang._("I am thinking…") for lang in languages()}
 
 
 async def shown_already(

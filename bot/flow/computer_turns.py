@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.flow.boards_shown import still_thinking
 from bot.flow.lost_answers import maybe_made
 from bot.flow.move_answers import note_refusal
 from bot.flow.outbox import late_cause
@@ -94,7 +95,7 @@ class ComputerTurns:
         if reply is not None and not reply.posted:
             reply.line = line
             return
-        await self.stop_thinking(channel, line, lang)
+        await self.stop_thinking(channel, line)
 
     async def _replace_or_send(
         self,
@@ -140,18 +141,16 @@ class ComputerTurns:
         )
         return sent.id
 
-    async def stop_thinking(
-        self, channel: discord.PartialMessageable, message_id: int, lang: Language
-    ) -> None:
-        """The move's line said "I am thinking…" (in ``lang``) but no reply will replace it
+    async def stop_thinking(self, channel: discord.PartialMessageable, message_id: int) -> None:
+        """The move's line said "I am thinking…" but no reply will replace it
         (the set ended by a resignation or an abort meanwhile, or the reply was posted apart):
         take that line off — in a thread Discord archived meanwhile too, which is opened again
-        for the edit (:func:`edit_reopening`)."""
-        thinking = lang._("I am thinking…")
+        for the edit (:func:`edit_reopening`). It is known in any language I speak: the
+        server's may have changed since the line was written."""
         try:
             message = await channel.fetch_message(message_id)
             lines = message.content.split("\n")
-            if lines[-1] == thinking:
+            if still_thinking(message.content):
                 await edit_reopening(self.flow.bot, message, content="\n".join(lines[:-1]))
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not take 'thinking' off message %s: %s", message_id, error)
@@ -166,15 +165,13 @@ class ComputerTurns:
             return False
         return current.ply == active.ply and current.computer_to_move
 
-    async def no_reply(self, guild_id: int, channel_id: int, line: int | None) -> None:
+    async def no_reply(self, channel_id: int, line: int | None) -> None:
         """No reply of mine is coming to the player's ``line`` in ``channel_id``, if there is
         one (its set ended, or moved on without my move): it says no longer that I am
-        thinking, in the language of the server ``guild_id`` — given, not found through the
-        channel, which discord.py forgets once Discord archives its thread."""
+        thinking."""
         if line is not None:
-            lang = await self.flow.server_language(guild_id)
             channel = self.flow.bot.get_partial_messageable(channel_id)
-            await self.stop_thinking(channel, line, lang)
+            await self.stop_thinking(channel, line)
 
     async def _think_visibly(
         self, channel: discord.PartialMessageable, active: ActiveGame, level: int
@@ -220,7 +217,7 @@ class ComputerTurns:
         post (the set ended or moved on, the search failed every try, the bot is stopping)."""
         assert active.computer_level is not None
         if not await self._still_to_move(active):  # ended (resigned, aborted) before I looked
-            await self.no_reply(active.guild_id, active.channel_id, self._line(active, reply_in))
+            await self.no_reply(active.channel_id, self._line(active, reply_in))
             return None
         for attempt in range(1, COMPUTER_ATTEMPTS + 1):
             try:
@@ -235,9 +232,7 @@ class ComputerTurns:
                 await asyncio.sleep(COMPUTER_RETRY_PAUSE.total_seconds() * attempt)
         else:
             if not await self._still_to_move(active):  # ended while I failed: nothing to try
-                await self.no_reply(
-                    active.guild_id, active.channel_id, self._line(active, reply_in)
-                )
+                await self.no_reply(active.channel_id, self._line(active, reply_in))
                 return None
             if self.flow.bot.timers.computer_stalled(active, self._line(active, reply_in)):
                 await self._say_still_trying(active, channel)
@@ -248,7 +243,7 @@ class ComputerTurns:
             )
         except (StaleGameError, NoGameHere):
             _log.info("Game %s moved on while the computer thought; move dropped", active.set_id)
-            await self.no_reply(active.guild_id, active.channel_id, self._line(active, reply_in))
+            await self.no_reply(active.channel_id, self._line(active, reply_in))
             return None
         except Exception:
             stored = await self._stored_anyway(active, move)
@@ -412,9 +407,9 @@ class ComputerTurns:
         else:
             await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
-                await self.stop_thinking(channel, reply_in, lang)
+                await self.stop_thinking(channel, reply_in)
             if reply.line is not None and reply.line != reply_in:  # the outbox got it back
-                await self.stop_thinking(channel, reply.line, lang)
+                await self.stop_thinking(channel, reply.line)
 
 
 @dataclass

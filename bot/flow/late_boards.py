@@ -26,6 +26,7 @@ from bot.flow.boards_shown import (
     line,
     may_be_out,
     shown_already,
+    still_thinking,
     with_buttons,
 )
 from bot.flow.posts import (
@@ -118,7 +119,7 @@ class LateBoards:
             else:
                 headline = ""
             if not taken_back and last is not None and active.computer_to_move:
-                shows: Shows = line(last, lang)  # a member's line
+                shows: Shows = line(last)  # a member's line
             else:  # with its buttons: the game's board, as it stands, must keep them
                 shows = with_buttons(row)
             sent = await self._shown_already(row, shows) or await self._post_live_board(
@@ -135,8 +136,8 @@ class LateBoards:
                     and last is not None
                     and shown.player_of(last.side) == shown.computer_id
                 ):
-                    await self.stop_thinking(set_id, ply, channel, lang)
-                elif _still_thinking(sent, lang):  # the flow's line, its answer lost: I think
+                    await self.stop_thinking(set_id, ply, channel)
+                elif _still_thinking(sent):  # the flow's line, its answer lost: I think
                     await self.flow.computer_turns.line_found(shown, sent.id, channel, lang)
 
             return LatePost(sent.id, went_live)
@@ -176,7 +177,7 @@ class LateBoards:
                 if buttons:
                     await self.flow.live_boards.take_buttons_off(channel_id, old)
                 if computer_moved:
-                    await self.stop_thinking(set_id, ply, channel, lang)
+                    await self.stop_thinking(set_id, ply, channel)
 
             return LatePost(old, buttons_off)
         mover = (
@@ -201,9 +202,9 @@ class LateBoards:
             lines = [describe_move(last, mover, lang) if last else ""]
         known: Shows | None = None  # how to know it among my messages, if it may be out
         if position.outcome is not None:
-            known = final_board(set_id, lang)
+            known = final_board(set_id)
         elif thought and last is not None:
-            known = line(last, lang)
+            known = line(last)
         files: list[discord.File] = []
         view: discord.ui.View | None = None
         live: ActiveGame | None = None  # the set whose buttons the post carries
@@ -280,12 +281,12 @@ class LateBoards:
             elif offers_rematch is not None:
                 await self.flow.live_boards.match_end_went_live(offers_rematch, sent.id)
             if computer_moved:
-                await self.stop_thinking(set_id, ply, channel, lang)
-            elif _still_thinking(sent, lang):
+                await self.stop_thinking(set_id, ply, channel)
+            elif _still_thinking(sent):
                 # Discord returned, under the nonce, the flow's own line of this member's move
                 # against me (made, its answer lost both tries): my reply, stored since, was
                 # posted apart and will not replace it, nor will one to a set that ended.
-                await self.flow.computer_turns.stop_thinking(channel, sent.id, lang)
+                await self.flow.computer_turns.stop_thinking(channel, sent.id)
 
         return LatePost(sent.id, posted_late)
 
@@ -332,19 +333,19 @@ class LateBoards:
         )
 
     async def stop_thinking(
-        self, set_id: int, ply: int, channel: discord.PartialMessageable, lang: Language
+        self, set_id: int, ply: int, channel: discord.PartialMessageable
     ) -> None:
         """The computer's move ``ply`` was posted apart from the line of the player's move
         before it, which said "I am thinking…": take that off (the reply did not replace it)."""
         line = await self.flow.bot.services.announcements.message_of(set_id, ply - 1)
         if line is not None:
-            await self.flow.computer_turns.stop_thinking(channel, line, lang)
+            await self.flow.computer_turns.stop_thinking(channel, line)
 
 
-def _still_thinking(sent: discord.Message, lang: Language) -> bool:
+def _still_thinking(sent: discord.Message) -> bool:
     """Whether ``sent``, the message Discord returned for a late board, is a member's line
     against me still saying "I am thinking…" (a late board of mine never ends so)."""
-    return sent.content.split("\n")[-1] == lang._("I am thinking…")
+    return still_thinking(sent.content)
 
 
 def late_line(number: int, cause: LateCause | None, lang: Language) -> str:

@@ -238,8 +238,7 @@ class Outbox:
                 async def deleted() -> None:
                     # If it was my reply, posted apart: the line before it says no longer
                     # that I am thinking (a member's board before it is left as it is).
-                    lang = await self.flow.server_language(row.guild_id)
-                    await self.late.stop_thinking(row.set_id, row.ply, channel, lang)
+                    await self.late.stop_thinking(row.set_id, row.ply, channel)
                     await services.announcements.posted(row, None)
 
                 await self._out(row, deleted)
