@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import discord
@@ -11,13 +12,17 @@ import pytest
 from bot.flow.posts import (
     MESSAGE_LIMIT,
     BoardPost,
+    board_picture,
     board_post,
     describe_move,
+    final_board_mark,
+    final_picture,
     pictures_as_text,
+    set_end_text,
 )
 from bot.i18n import Language, languages
-from bot.services.domain import ActiveGame
-from engine import RULESETS, Game
+from bot.services.domain import ActiveGame, RatingChange, SetEnd
+from engine import RULESETS, Game, Side
 from renderer import ALT_TEXT_LIMIT
 
 LONGEST_NAME = "_*" * 16
@@ -71,6 +76,53 @@ async def test_two_boards_as_text_fit_one_message_in_every_preset_and_language(
         shown = pictures_as_text(f"{post.content}\n{post.content}", list(files), lang)
         assert len(shown) <= MESSAGE_LIMIT, (lang.tag, len(shown))
         assert shown.count(f"\n> {files[0].text}") == 2
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+async def test_a_final_board_as_text_keeps_its_game_number_in_every_preset_and_language(
+    ruleset: str,
+) -> None:
+    """The longest text a final board is shown in (a late board at a set change, made as the
+    outbox makes it): the set's end told (a member who left the server, ratings, the next
+    set), its final board, the next set's first board, the longest names, a 13-digit game
+    number. It stays within Discord's 2000 characters, 15x15 included, so the final board's
+    text keeps the " · game N" the outbox knows it by after a restart: it is never replaced
+    by the line saying the board is too long (which would drop that number)."""
+    following = set_two(ruleset)
+    ended = replace(following, set_id=10**12, set_number=1, sets_total=3, game=Game(ruleset))
+    last = ended.game.play(next(iter(ended.game.legal_moves())))
+    outcome = ended.game.resign(Side.DEFENDERS)
+    changes = tuple(RatingChange(p, 1500.0, 2999.5, 350.0, 30.0) for p in (1, 2))
+    for lang in languages():
+        names = {ended.attacker_id: LONGEST_NAME, ended.defender_id: LONGEST_NAME}
+        end = SetEnd(
+            ended,
+            outcome,
+            winner_id=ended.attacker_id,
+            loser_id=ended.defender_id,
+            moves=1,
+            next_game=following,
+            rating_changes=changes,
+            left_server=True,
+        )
+        png, alt = board_picture(
+            ended.game, LONGEST_NAME, LONGEST_NAME, 1, 3, lang, left_server=True
+        )
+        opening = await board_post(following, names, lang, headline="**Set 2 begins.**")
+        content = "\n".join(
+            [
+                describe_move(last, LONGEST_NAME, lang),
+                set_end_text(end, names, lang),
+                opening.content,
+            ]
+        )
+        files = [
+            BoardPost("", png, alt, None).file(final_picture(ended.set_id)),
+            opening.file("set-2.png"),
+        ]
+        shown = pictures_as_text(content, list(files), lang)
+        assert len(shown) <= MESSAGE_LIMIT - 300, (lang.tag, len(shown))
+        assert f"\n> {files[0].text}{final_board_mark(ended.set_id, lang)}\n" in shown
 
 
 async def test_names_in_a_board_shown_as_text_are_escaped() -> None:
