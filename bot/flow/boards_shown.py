@@ -20,6 +20,12 @@ showing it (:func:`shown_already`), known by what only that board carries:
   it, so the newest line still saying it is the one owed. The player's name in it is left out
   of the comparison: they may have taken another since.
 
+A board shown as text (I may not attach files there) has no picture name: with its buttons
+taken off (the game moved on) it has nothing left to be known by, and is posted again, late,
+if its noting out failed and I was stopped before trying again. That is left so: a mark naming
+its set, ply and moves taken back would be noise in every board shown as text, for a board
+shown twice rather than never, after a failed write, a move and a restart together.
+
 What I wrote is known in every language I speak, not only the server's now: it may have chosen
 another (``/settings language:``) while I was stopped.
 """
