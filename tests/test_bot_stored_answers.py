@@ -588,3 +588,36 @@ async def test_a_set_ended_after_a_line_whose_record_failed_still_gets_its_final
     await outbox_done(table)
     aborted = [m for m in table.public_messages() if " aborted the " in m.content]
     assert len(aborted) == 1, [m.content for m in table.public_messages()]
+
+
+async def test_a_set_ended_just_before_a_line_is_recorded_out_still_gets_its_final_board(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's line against the computer is out, and an abort at its ply lands just before the
+    flow records it out: the record marks out only the board her move owed, and the outbox
+    posts the final board (a record of whatever is owed there marked the final board out:
+    never posted)."""
+    assert table.bot is not None
+    pool = HeldPool()
+    table.bot.ai = pool
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    services = table.bot.services
+    delivered = AnnouncementService.delivered
+    recorded = asyncio.Event()
+
+    async def aborted_first(self: AnnouncementService, *args: Any, **kwargs: Any) -> None:
+        monkeypatch.setattr(AnnouncementService, "delivered", delivered)  # only this once
+        await services.games.abort(table.channel.id)
+        await delivered(self, *args, **kwargs)
+        recorded.set()
+
+    monkeypatch.setattr(AnnouncementService, "delivered", aborted_first)
+    line = await table.move(table.alice, "d1-b1")
+    assert line.content.endswith("I am thinking…"), line.content
+    await asyncio.wait_for(recorded.wait(), 20)
+    pool.go.set()
+    await outbox_done(table)
+    aborted = [m for m in table.public_messages() if "aborted" in m.content.lower()]
+    assert len(aborted) == 1, [m.content for m in table.public_messages()]
+    assert aborted[0].attachments, aborted[0].content
