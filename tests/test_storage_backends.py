@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from bot.services import ActiveGame, Services
+from bot.services import ActiveGame, MoveResult, Services
+from bot.services.domain import Takeback
 from bot.services.errors import NotYourTurn, StaleGameError
 from bot.services.settings import KEEP_SECONDS, SettingsService
 from bot.shards import Shards
@@ -856,14 +857,23 @@ async def test_every_board_owed_has_its_own_nonce_on_a_clock_standing_still(
 ) -> None:
     """Boards owed anew at a ply at the very instant of the one before (a takeback back to it,
     a move back to it, the set's end on it, an abort before any move) each get a nonce of
-    their own, at most 25 characters, the one the outbox reads with the row; the first board
-    keeps the nonce it had before schema 43."""
+    their own, at most 25 characters, the one the outbox reads with the row and the one the
+    move or takeback returns, read as it owed the board (PostgreSQL's move statement returns
+    it, SQLite reads it after the move); the first board keeps the nonce it had before schema
+    43."""
     services = await Services.open(database, clock=clock)
     try:
         nonces: list[str] = []
 
-        async def owed_now(set_id: int, ply: int) -> None:
+        async def owed_now(
+            set_id: int, ply: int, made: MoveResult | Takeback | ActiveGame | None = None
+        ) -> None:
             nonce = await services.announcements.nonce(set_id, ply)
+            if made is not None:  # the move's or takeback's own, read as it owed the board
+                game = made.game if isinstance(made, MoveResult) else made
+                assert isinstance(game, ActiveGame), made
+                assert game.owed is not None, made
+                assert game.owed.nonce == nonce
             async with services.database.snapshot() as db:  # as the outbox reads it when due
                 due = await announcements.due(db, to_us(clock.now) + GRACE_US, 100)
             [row] = [r for r in due if (r.set_id, r.ply) == (set_id, ply)]
@@ -875,12 +885,12 @@ async def test_every_board_owed_has_its_own_nonce_on_a_clock_standing_still(
         await owed_now(set_id, 0)
         assert nonces[0] == f"{set_id}.0.{to_us(clock.now) % 10**9}"
         for _ in range(2):
-            await services.games.play(CHANNEL, ALICE, "d1-c1")
-            await owed_now(set_id, 1)
-            await services.games.play_computer_move(set_id, "c4-c2", expected_ply=1)
-            await owed_now(set_id, 2)
-            await services.takebacks.ask(CHANNEL, ALICE)  # her move and the reply
-            await owed_now(set_id, 0)
+            moved = await services.games.play(CHANNEL, ALICE, "d1-c1")
+            await owed_now(set_id, 1, moved)
+            replied = await services.games.play_computer_move(set_id, "c4-c2", expected_ply=1)
+            await owed_now(set_id, 2, replied)
+            taken = await services.takebacks.ask(CHANNEL, ALICE)  # her move and the reply
+            await owed_now(set_id, 0, taken)
         await services.games.play(CHANNEL, ALICE, "d1-c1")
         await services.games.play_computer_move(set_id, "c4-c2", expected_ply=1)
         await services.games.resign(CHANNEL, ALICE)
