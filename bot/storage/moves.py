@@ -40,7 +40,7 @@ WITH g AS (
 SELECT {SET_COLUMNS}, (SELECT owed_anew FROM owed) FROM g JOIN matches m USING (match_id)
 """
 """A move on PostgreSQL, in one statement: what SQLite's moves triggers do, done here (schema
-12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used four times:
+12 dropped PostgreSQL's). PostgreSQL's own numbered parameters, as ``$6`` is used six times:
 set, ply, notation, captures, player, time in µs.
 
 The set advances only while it is in progress at that ply: a racing move or resignation that
