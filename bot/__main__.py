@@ -17,7 +17,7 @@ from dotenv import load_dotenv
 
 from bot import event_loop
 from bot.config import ConfigError, Settings, load_settings
-from bot.storage.errors import DatabaseInUse, DatabaseUnreachable, StorageError
+from bot.storage.errors import DatabaseBusy, DatabaseInUse, DatabaseUnreachable, StorageError
 from bot.storage.process_lock import ProcessLock
 from bot.storage.shard_claim import ShardClaim
 
@@ -152,7 +152,9 @@ def _run_logged(settings: Settings) -> int:
         return _fail("Discord refused the gateway intents this bot asked for.", EXIT_CONFIG)
     except DatabaseInUse as error:  # another process runs a shard of ours (PostgreSQL)
         return _fail(str(error), EXIT_IN_USE)
-    except DatabaseUnreachable as error:  # PostgreSQL down or starting up: try again later
+    except (DatabaseUnreachable, DatabaseBusy) as error:
+        # PostgreSQL down, starting up, or out of connections (53300, mostly another program's,
+        # which it gives back); a lock held a while: it usually passes, so worth starting again.
         return _fail(str(error), EXIT_UNREACHABLE)
     except StorageError as error:
         return _fail(str(error), EXIT_CONFIG)

@@ -13,9 +13,15 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import asyncpg
+
 from bot.__main__ import EXIT_CONFIG, EXIT_DNS, EXIT_IN_USE, EXIT_TLS, EXIT_UNREACHABLE
 from bot.storage import Database
+from bot.storage.errors import DatabaseUnavailable, DatabaseUnreachable
+from bot.storage.postgresql import postgres_error
+from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin
+from tests.postgres_server import PostgresServer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -192,6 +198,49 @@ async def test_an_unreachable_postgresql_database_is_one_line_and_exit_4(tmp_pat
     line = one_line(stderr)
     assert f"127.0.0.1:{port}/brandubh cannot be reached" in line
     assert "secret" not in line
+
+
+async def test_a_postgresql_server_out_of_connections_is_exit_4(
+    tmp_path: Path, postgres: PostgresServer | str
+) -> None:
+    """PostgreSQL answers "too many connections" (53300; here a role allowed none, as a
+    server whose connections other programs hold): one line, exit code 4, which the units
+    restart on — it usually passes (before: DatabaseBusy, exit 2, never restarted)."""
+    url = await postgres_database(postgres)
+    assert isinstance(postgres, PostgresServer)
+    role = f"crowded_{os.getpid()}"
+    admin = await asyncpg.connect(postgres.url())
+    try:
+        await admin.execute(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 0")
+        database = url.rsplit("/", 1)[1].split("?", 1)[0]
+        env = bot_env(
+            None,
+            DISCORD_TOKEN="x.y.z",
+            BRANDUBH_DB=f"postgresql://{role}@/{database}?host={postgres.socket_dir}",
+        )
+        code, stderr = await refused(await start_bot(tmp_path, env))
+    finally:
+        await admin.execute(f"DROP ROLE IF EXISTS {role}")
+        await admin.close()
+    line = one_line(stderr)
+    assert "too many connections" in line
+    assert code == EXIT_UNREACHABLE
+
+
+def test_only_a_closed_connections_interface_error_is_unreachable() -> None:
+    """asyncpg's InterfaceError is a lost connection only when that connection is closed; a
+    misused transaction or a closed pool is the program's bug, which starting again every
+    10 s (exit code 4) would not mend. A connection reset mid-statement (08003) is reached."""
+    where = "postgresql://brandubh@/brandubh"
+    misuse = asyncpg.InterfaceError("cannot start; the transaction is already started")
+    assert not isinstance(postgres_error(where, misuse), DatabaseUnreachable)
+    assert isinstance(postgres_error(where, misuse), DatabaseUnavailable)
+    closed = asyncpg.InterfaceError("connection is closed")
+    assert isinstance(postgres_error(where, closed, lost=True), DatabaseUnreachable)
+    reset = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    assert isinstance(postgres_error(where, reset), DatabaseUnreachable)
+    shutdown = asyncpg.AdminShutdownError("terminating connection due to administrator command")
+    assert isinstance(postgres_error(where, shutdown), DatabaseUnreachable)
 
 
 async def test_dns_failure_is_one_line_and_exit_5(tmp_path: Path) -> None:

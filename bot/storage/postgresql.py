@@ -274,7 +274,7 @@ class PostgresDatabase(Database):
         except StorageError:
             raise
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-            raise postgres_error(self.where, error) from error
+            raise postgres_error(self.where, error, lost=conn.is_closed()) from error
         finally:
             await self._pool.release(conn)
 
@@ -324,8 +324,18 @@ async def _keep_session(connection: asyncpg.Connection[Record]) -> None:
     """
 
 
-def postgres_error(where: str, error: BaseException) -> StorageError:
-    """The storage error naming ``where`` for a low-level PostgreSQL or connection error."""
+_LOST_STATES = ("08", "57P01", "57P02", "57P03")
+"""SQLSTATEs of a connection lost or not had yet: connection exceptions (class 08), the server
+shutting down or crashed (57P01, 57P02), starting up (57P03)."""
+
+
+def postgres_error(where: str, error: BaseException, *, lost: bool = False) -> StorageError:
+    """The storage error naming ``where`` for a low-level PostgreSQL or connection error.
+
+    ``lost`` says the connection the error came from is closed: only then is asyncpg's
+    InterfaceError ("connection is closed") the server's doing. Its other InterfaceErrors
+    (a pool closed, a transaction or cursor misused) are the program's, which starting again
+    would not mend: DatabaseUnavailable, not DatabaseUnreachable."""
     if isinstance(error, StorageError):
         return error
     if isinstance(error, asyncpg.PostgresError):
@@ -354,7 +364,12 @@ def postgres_error(where: str, error: BaseException) -> StorageError:
         return DatabaseUnavailable(f"The database {where} refused the login ({error}).", where)
     if isinstance(error, asyncpg.CannotConnectNowError):  # 57P03: the server is starting up
         return DatabaseUnreachable(f"The database {where} cannot be used yet ({error}).", where)
-    if isinstance(error, OSError | TimeoutError | asyncpg.InterfaceError):
+    state = str(getattr(error, "sqlstate", None) or "")
+    if (
+        isinstance(error, OSError | TimeoutError)
+        or (isinstance(error, asyncpg.PostgresError) and state.startswith(_LOST_STATES))
+        or (isinstance(error, asyncpg.InterfaceError) and lost)
+    ):
         return DatabaseUnreachable(
             f"The database {where} cannot be reached ({error or type(error).__name__}).", where
         )
