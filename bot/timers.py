@@ -389,6 +389,11 @@ class Timers(ComputerRetries):
             if active.player_to_move == active.computer_id or members.unanswered(active.guild_id)
             else await members.member_now(active.guild_id, active.player_to_move)
         )
+        if seen is None and active.player_to_move != active.computer_id:
+            # Not asked (lookups there pause), or no answer: the member last known, if any, so
+            # the checks below (timed out, cannot see the channel) still hold; a stale "hidden"
+            # only makes it wait for the next check, which asks again.
+            seen = members.cached(active.guild_id, active.player_to_move)
         try:
             if await self._ended_for_leaving(active, to_move_left=seen is False):
                 return

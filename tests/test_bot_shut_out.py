@@ -257,6 +257,25 @@ async def test_a_player_hidden_from_the_channel_is_reminded_once_shown_it(table:
     assert reminder.pinged_user_ids() == {table.alice.id}
 
 
+async def test_a_player_hidden_while_lookups_pause_is_not_pinged(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice is hidden from the game's channel at half time while the server's member lookups
+    pause (a lookup there got no answer in time): the member her last lookup answered with
+    still says she cannot see it, so she is not pinged there (before: not asked, pinged)."""
+    assert table.bot is not None
+    members = table.bot.flow.members
+    await table.challenge_accepted(table.alice, table.bob)
+    table.advance(timedelta(hours=2))
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    assert await members.member_now(table.guild.id, table.alice.id)  # answered, earlier
+    monkeypatch.setattr(members, "unanswered", lambda guild_id: guild_id == table.guild.id)
+    table.advance(timedelta(hours=11))  # half time
+    await timers_checked(table)
+    await timers_checked(table)
+    assert reminders(table) == []
+
+
 async def test_a_player_hidden_past_her_deadline_is_held_unreminded(table: Harness) -> None:
     """alice, hidden from the game's channel through her deadline, gets no reminder there,
     half-time or last: at her deadline her clock is held, the line saying why."""

@@ -9,13 +9,15 @@ outage never closes a challenge, refuses a rematch or ends a game. After a looku
 got no answer in time, the timers do not ask about that server's members for
 ``MEMBER_LOOKUP_PAUSE`` (:meth:`Members.unanswered`): they ask before each reminder and each
 game lost on time, and 200 of them due at once behind a rate limit on lookups would each wait
-the limit out for nothing.
+the limit out for nothing. Meanwhile :meth:`Members.cached` gives the member a lookup last
+answered with, so a reminder still is not pinged to someone it knows cannot see the channel.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
@@ -41,6 +43,11 @@ within ``MEMBER_LOOKUP_LIMIT`` (its rate limit, Discord slow): the departures ch
 to be there, the shut-out check as not answered (the game waits)."""
 
 
+MEMBERS_REMEMBERED = 4096
+"""How many members answered by a lookup are kept for :meth:`Members.cached` (the least
+recently answered go first)."""
+
+
 class Members:
     """Asking Discord whether someone is still a member of a server."""
 
@@ -48,6 +55,8 @@ class Members:
         self.flow = flow
         self._unanswered_until: dict[int, datetime] = {}
         """Per server, until when (the bot's clock) the timers do not ask about its members."""
+        self._answered: OrderedDict[tuple[int, int], discord.Member] = OrderedDict()
+        """The member each lookup last answered with, by (server, user)."""
 
     async def member_now(
         self, guild_id: int, user_id: int
@@ -62,17 +71,32 @@ class Members:
                     self.flow.bot.http.get_member(guild_id, user_id), MEMBER_LOOKUP_LIMIT
                 )
                 return None
-            return await asyncio.wait_for(guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
+            member = await asyncio.wait_for(guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
         except discord.NotFound as error:
             if error.code == UNKNOWN_MEMBER:
+                self._answered.pop((guild_id, user_id), None)
                 return False
             failure: BaseException = error
         except (discord.HTTPException, *UNREACHABLE) as error:
             failure = error
             if isinstance(error, TimeoutError):
                 self._unanswered_until[guild_id] = self.flow.bot.clock() + MEMBER_LOOKUP_PAUSE
+        else:
+            self._answered[(guild_id, user_id)] = member
+            self._answered.move_to_end((guild_id, user_id))
+            if len(self._answered) > MEMBERS_REMEMBERED:
+                self._answered.popitem(last=False)
+            return member
         _log.info("Could not ask whether %s is still in server %s: %r", user_id, guild_id, failure)
         return None
+
+    def cached(self, guild_id: int, user_id: int) -> discord.Member | None:
+        """``user_id`` as a member of ``guild_id`` without asking Discord: discord.py's cache,
+        else the member a lookup last answered with (its roles may be older; the channel's
+        overwrites are read now), else None."""
+        guild = self.flow.bot.get_guild(guild_id)
+        member = None if guild is None else guild.get_member(user_id)
+        return member if member is not None else self._answered.get((guild_id, user_id))
 
     async def has_left(self, guild_id: int, user_id: int) -> bool:
         """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown
