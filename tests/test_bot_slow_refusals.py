@@ -442,3 +442,23 @@ async def test_a_puzzle_square_chosen_after_a_slow_read_is_played_in_time(
             await table.standin.wait_until(lambda: record.answered, timeout=3.5)
         judged = await record.wait_original(lambda m: "Not this time" in m.content, timeout=30)
         assert judged.id == shown.id
+
+
+@pytest.mark.parametrize("command", ["help", "resign", "rules"])
+async def test_private_answers_after_a_slow_read_are_answered_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, command: str
+) -> None:
+    """/help and /rules read this channel's game and the server's settings, /resign the
+    game, before answering: with a read held 4 s, past Discord's 3 s, they are deferred
+    privately in time, then answered to the asker alone (before: answered after the read,
+    too late — 10062, "The application did not respond")."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.slash(
+                table.guild, table.channel, table.alice, command, {}, wait=False
+            )
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        assert record.response_type == DEFERRED_CHANNEL_MESSAGE
+        shown = await record.wait_original(lambda m: bool(m.content), timeout=15)
+        assert shown.ephemeral

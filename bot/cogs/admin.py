@@ -26,7 +26,7 @@ from bot.i18n import language as spoken
 from bot.i18n.audience import reader
 from bot.i18n.language import SOURCE_TAG
 from bot.services.daily_puzzle import DailySetting, DailyStop
-from bot.services.domain import GuildSettings
+from bot.services.domain import ActiveGame, GuildSettings
 from bot.services.errors import InvalidOption, NoGameHere, channel_listing
 from bot.services.settings import FOLLOW_SERVER
 from bot.views.challenge import time_per_move_text
@@ -331,7 +331,10 @@ class Admin(commands.Cog):
                     )
                 )
         services = self.bot.services.settings
-        current = await services.get(interaction.guild_id)
+        # A slow read (or write, below) is deferred privately in time: a refusal may follow.
+        current = await within_deadline(
+            interaction, services.get(interaction.guild_id), ephemeral=True
+        )
         lang = reader(interaction)
         no_threads: list[str] = []
         given = (
@@ -410,12 +413,8 @@ class Admin(commands.Cog):
                 return
         title = lang._("Settings saved.") if changed else lang._("This server's settings:")
         title = "\n".join((title, *unchanged, *no_threads))
-        public = await self.bot.flow.server_language(interaction.guild_id)
-        daily = await self.bot.services.puzzles.daily_setting(interaction.guild_id)
-        stop = (
-            None
-            if daily is not None
-            else await self.bot.services.puzzles.why_daily_off(interaction.guild_id)
+        public, daily, stop = await within_deadline(
+            interaction, self._shown_beside(interaction.guild_id), ephemeral=True
         )
         gone = deleted_channels(interaction, current.allowed_channel_ids)
         trouble = role_trouble(interaction, current.open_challenge_role_id)
@@ -442,6 +441,17 @@ class Admin(commands.Cog):
             # already, those waiting lapse, as a game's start there lapses them.
             await self.bot.flow.challenges.lapse_busy(interaction.guild_id)
 
+    async def _shown_beside(
+        self, guild_id: int
+    ) -> tuple[Language, DailySetting | None, DailyStop | None]:
+        """What ``/settings`` shows beside the settings: the server's language, its daily
+        puzzle, and why that is off (if it is)."""
+        puzzles = self.bot.services.puzzles
+        public = await self.bot.flow.server_language(guild_id)
+        daily = await puzzles.daily_setting(guild_id)
+        stop = None if daily is not None else await puzzles.why_daily_off(guild_id)
+        return public, daily, stop
+
     @app_commands.command(name="abort")
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
@@ -455,6 +465,20 @@ class Admin(commands.Cog):
         game: app_commands.Range[int, 1] | None = None,
     ) -> None:
         """Stop this channel's game, or any game by number, without a result (asks first)."""
+        lang = reader(interaction)
+        # Reads (the game, its players' names), a refusal maybe: deferred privately when slow.
+        active, names = await within_deadline(
+            interaction, self._game_to_abort(interaction, game, lang), ephemeral=True
+        )
+        here = active.channel_id == interaction.channel_id
+        text, view = abort_prompt(active, names, here, lang)
+        await answer(interaction, text, view=view, ephemeral=True)
+
+    async def _game_to_abort(
+        self, interaction: discord.Interaction[BrandubhBot], game: int | None, lang: Language
+    ) -> tuple[ActiveGame, dict[int, str]]:
+        """The game ``/abort`` names (this channel's without a number) and its players'
+        names, or the refusal saying there is none."""
         assert interaction.channel_id is not None
         games = self.bot.services.games
         if game is None:
@@ -478,11 +502,7 @@ class Admin(commands.Cog):
                 raise NoGameHere(
                     _("There is no game {game} in progress in this server.", game=game)
                 )
-        lang = reader(interaction)
-        names = await self.bot.flow.names_for(active, lang)
-        here = active.channel_id == interaction.channel_id
-        text, view = abort_prompt(active, names, here, lang)
-        await answer(interaction, text, view=view, ephemeral=True)
+        return active, await self.bot.flow.names_for(active, lang)
 
 
 async def setup(bot: commands.Bot) -> None:

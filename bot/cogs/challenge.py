@@ -15,11 +15,13 @@ from bot.flow.challenge_posts import post_challenge
 from bot.flow.threads import require_thread_member
 from bot.i18n import _
 from bot.names import account_name
+from bot.services.domain import GuildSettings
 from bot.services.errors import (
     CannotChallengeSelf,
     InvalidOption,
     OpponentCannotSeeChannel,
 )
+from bot.views.common import within_deadline
 from engine import Side
 
 DEFAULT_LEVEL = 3
@@ -67,10 +69,17 @@ class Challenge(commands.Cog):
         seen = None if opponent is None else opponent.resolved_permissions  # in this channel
         if opponent is not None and not opponent.bot and seen is not None and not seen.view_channel:
             raise OpponentCannotSeeChannel(opponent.id)
-        await bot.remember(interaction.user)
-        if opponent is not None:
-            await bot.remember(opponent)
-        settings = await bot.services.settings.get(interaction.guild_id)
+        guild_id = interaction.guild_id
+
+        async def read() -> GuildSettings:
+            await bot.remember(interaction.user)
+            if opponent is not None:
+                await bot.remember(opponent)
+            return await bot.services.settings.get(guild_id)
+
+        # Names stored and the settings read, a refusal maybe after: deferred privately when
+        # slow, as the challenge's own write is (bot/flow/challenge_posts.py).
+        settings = await within_deadline(interaction, read(), ephemeral=True)
         per_move = timedelta(minutes=time) if time is not None else settings.time_per_move
         rules = ruleset or settings.default_ruleset
         my_side = Side(side)

@@ -188,7 +188,14 @@ class Info(commands.Cog):
         """How to play the ruleset of this channel's game (or of this server)."""
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
-        name = ruleset or await self._ruleset_here(interaction.guild_id, interaction.channel_id)
+        # Two reads (this channel's game, the server's settings): deferred privately when slow.
+        name = ruleset
+        if name is None:
+            name = await within_deadline(
+                interaction,
+                self._ruleset_here(interaction.guild_id, interaction.channel_id),
+                ephemeral=True,
+            )
         rules = get_ruleset(name)
         lang = reader(interaction)
         picture = await within_deadline(
@@ -227,9 +234,14 @@ class Info(commands.Cog):
         """A short guide: starting a game, moving, reading the picture, the commands."""
         assert interaction.channel_id is not None
         assert interaction.guild_id is not None
-        ruleset = await self._ruleset_here(interaction.guild_id, interaction.channel_id)
+        # Two reads (this channel's game, the server's settings): deferred privately when slow.
+        ruleset = await within_deadline(
+            interaction,
+            self._ruleset_here(interaction.guild_id, interaction.channel_id),
+            ephemeral=True,
+        )
         text = help_text(reader(interaction), ruleset)
-        await interaction.response.send_message(text, ephemeral=True)
+        await answer(interaction, text, ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:

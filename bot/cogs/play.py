@@ -17,7 +17,7 @@ from bot.flow.uploads import ATTACHMENTS_PER_MESSAGE, Draw, fit_pictures, pictur
 from bot.i18n import Language
 from bot.i18n.audience import reader
 from bot.names import escaped
-from bot.services.domain import GameExport, MatchExport
+from bot.services.domain import ActiveGame, GameExport, MatchExport
 from bot.services.errors import NotAPlayer
 from bot.services.records import AT_LEVEL
 from bot.views.common import answer, within_deadline
@@ -93,24 +93,27 @@ class Play(commands.Cog):
         """Show the current board of this channel's game."""
         # No refusal where I may not post: the board is this command's answer, which Discord
         # delivers without Send Messages or Attach Files.
+        active = await within_deadline(interaction, self._game_here(interaction), ephemeral=True)
+        await self.bot.flow.show_board(interaction, active)
+
+    async def _game_here(self, interaction: discord.Interaction[BrandubhBot]) -> ActiveGame:
+        """The game in progress in the interaction's channel, or the refusal saying where."""
         assert interaction.channel_id is not None
         active = await self.bot.services.games.in_channel(interaction.channel_id)
         if active is None:
             raise await no_game_here(self.bot, interaction)
-        await self.bot.flow.show_board(interaction, active)
+        return active
 
     @app_commands.command(name="resign")
     @app_commands.guild_only()
     async def resign(self, interaction: discord.Interaction[BrandubhBot]) -> None:
         """Resign the current set (you will be asked to confirm; the match goes on)."""
-        assert interaction.channel_id is not None
-        active = await self.bot.services.games.in_channel(interaction.channel_id)
-        if active is None:
-            raise await no_game_here(self.bot, interaction)
+        # A read first (and a refusal maybe): deferred privately when slow.
+        active = await within_deadline(interaction, self._game_here(interaction), ephemeral=True)
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))
-        await interaction.response.send_message(text, view=view, ephemeral=True)
+        await answer(interaction, text, view=view, ephemeral=True)
 
     @app_commands.command(name="takeback")
     @app_commands.guild_only()

@@ -241,8 +241,13 @@ class GameFlow:
 
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
-        lang = await self.server_language(active.guild_id)
-        names = await self.names_for(active, lang)
+
+        async def words() -> tuple[Language, dict[int, str]]:
+            lang = await self.server_language(active.guild_id)
+            return lang, await self.names_for(active, lang)
+
+        # Reads (the server's language, the players' names): deferred in time when slow.
+        lang, names = await within_deadline(interaction, words())
         last = active.game.last_record
         headline = (
             lang._("Last move: {move}.", move=str(last))
