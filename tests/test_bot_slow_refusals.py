@@ -462,3 +462,26 @@ async def test_private_answers_after_a_slow_read_are_answered_in_time(
         assert record.response_type == DEFERRED_CHANNEL_MESSAGE
         shown = await record.wait_original(lambda m: bool(m.content), timeout=15)
         assert shown.ephemeral
+
+
+@pytest.mark.parametrize(("prefix", "asks"), [("move", "Which piece"), ("resign-ask", "Resign")])
+async def test_a_board_button_pressed_after_a_slow_read_is_answered_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, prefix: str, asks: str
+) -> None:
+    """Move and Resign under the board read the live board and the game first: pressed while
+    a read is held 4 s, they are deferred privately in time, then ask alice alone (before:
+    answered after the read, too late — "This interaction failed")."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        board = await table.challenge_accepted(table.alice, table.bob)
+        [custom_id] = [
+            c["custom_id"]
+            for row in board.components
+            for c in row["components"]
+            if str(c.get("custom_id", "")).startswith(f"{prefix}:")
+        ]
+        async with slow_reads(table, seconds=4.0):
+            record = await table.standin.click(board, custom_id, table.alice, wait=False)
+            await table.standin.wait_until(lambda: record.answered, timeout=3.5)
+        assert record.response_type == DEFERRED_CHANNEL_MESSAGE
+        shown = await record.wait_original(lambda m: asks in m.content, timeout=15)
+        assert shown.ephemeral

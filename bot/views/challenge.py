@@ -185,7 +185,10 @@ class ChallengeButton(
         if self.action == "decline":
             await bot.flow.challenges.decline(interaction, self.challenge_id)
             return
-        lang = await bot.flow.server_language(interaction.guild_id)
+        # A read (the server's language): the press is deferred in time when it is slow.
+        lang = await within_deadline(
+            interaction, bot.flow.server_language(interaction.guild_id), thinking=False
+        )
         # The message pressed must be the challenge's own: a forged id naming another one
         # would answer that one and edit this message.
         shown = pressed_on(interaction)

@@ -16,8 +16,15 @@ from bot.locked_refusals import Ended, locked_refusal, refused_as_locked
 from bot.names import escaped
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
-from bot.views.common import GameButton, GuardedItem, bot_of, update_message, within_deadline
-from bot.views.picker import game_of_board, refuse_old_board
+from bot.views.common import (
+    GameButton,
+    GuardedItem,
+    answer,
+    bot_of,
+    update_message,
+    within_deadline,
+)
+from bot.views.picker import board_game, game_of_board
 
 
 class ConfirmRepetition(
@@ -137,12 +144,14 @@ class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
     button_style = discord.ButtonStyle.danger
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.set_id)
-        active = await game_of_board(interaction, self.set_id)
+        # Reads (the live board, the game), a refusal maybe: deferred privately when slow.
+        active = await within_deadline(
+            interaction, board_game(interaction, self.set_id, game_of_board), ephemeral=True
+        )
         if active.side_of(interaction.user.id) is None:
             raise NotAPlayer()
         text, view = resign_prompt(active, reader(interaction))
-        await interaction.response.send_message(text, view=view, ephemeral=True)
+        await answer(interaction, text, view=view, ephemeral=True)
 
 
 class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Self
 
 import discord
@@ -26,7 +27,14 @@ from bot.services.errors import (
     OldBoard,
     StaleGameError,
 )
-from bot.views.common import GameButton, GuardedItem, bot_of, update_message
+from bot.views.common import (
+    GameButton,
+    GuardedItem,
+    answer,
+    bot_of,
+    update_message,
+    within_deadline,
+)
 from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
@@ -123,6 +131,18 @@ async def current_game(interaction: discord.Interaction[Any], set_id: int) -> Ac
     return active
 
 
+async def board_game(
+    interaction: discord.Interaction[Any],
+    set_id: int,
+    game: Callable[[discord.Interaction[Any], int], Awaitable[ActiveGame]],
+) -> ActiveGame:
+    """A press on the board of set ``set_id``: refused if that board is old
+    (:func:`refuse_old_board`), else the game ``game`` finds (:func:`game_of_board`, or
+    :func:`current_game` for the player to move)."""
+    await refuse_old_board(interaction, set_id)
+    return await game(interaction, set_id)
+
+
 async def refuse_old_board(interaction: discord.Interaction[Any], set_id: int) -> None:
     """A button on a board that is no longer the game's newest answers where the live one is."""
     bot = bot_of(interaction)
@@ -191,8 +211,10 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
     button_style = discord.ButtonStyle.primary
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.set_id)
-        active = await current_game(interaction, self.set_id)
+        # Reads (the live board, the game), a refusal maybe: deferred privately when slow.
+        active = await within_deadline(
+            interaction, board_game(interaction, self.set_id, current_game), ephemeral=True
+        )
         lang = reader(interaction)
         view = discord.ui.View(timeout=None)
         parts = chunks(piece_options(active.game, lang))
@@ -212,7 +234,7 @@ class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
             question = lang._("Which piece do you move as the attackers?")
         else:
             question = lang._("Which piece do you move as the defenders?")
-        await interaction.response.send_message(question, view=view, ephemeral=True)
+        await answer(interaction, question, view=view, ephemeral=True)
 
 
 class StepSelect(GuardedItem[discord.ui.Select[Any]], template=r"(?!)"):
