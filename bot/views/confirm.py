@@ -166,8 +166,9 @@ class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
         bot = bot_of(interaction)
         # No refusal where I may not post: the set's end is this press's answer, which Discord
         # delivers without Send Messages or Attach Files (what follows waits in the outbox).
-        # A question of a set that is over says so, and where the match goes on.
-        await game_of_board(interaction, self.set_id)
+        # A question of a set that is over says so, and where the match goes on. The read
+        # is deferred in time when slow, as the write below is.
+        await within_deadline(interaction, game_of_board(interaction, self.set_id), thinking=False)
         assert interaction.channel_id is not None
         resigned = bot.services.games.resign(
             interaction.channel_id, interaction.user.id, set_id=self.set_id
@@ -255,12 +256,8 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
         if not interaction.permissions.manage_guild:
             raise app_commands.MissingPermissions(["manage_guild"])
         bot = bot_of(interaction)
-        try:
-            active = await bot.services.games.get(self.set_id)
-        except NoGameHere:
-            raise await self._over(interaction) from None
-        if active.guild_id != interaction.guild_id:
-            raise NoGameHere(_("That game is over."))
+        # Reads (the game, my name in it): deferred in time when slow, as the write below is.
+        active, me = await within_deadline(interaction, self._game(interaction), thinking=False)
 
         def done(lang: Language, end: SetEnd) -> str:
             if end.game.sets_total == 1:
@@ -272,9 +269,21 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
             bot.services.games.abort(active.channel_id, set_id=self.set_id, by=interaction.user.id),
             done,
             Ended.ABORTED_GAME if active.sets_total == 1 else Ended.ABORTED_MATCH,
-            reason=aborted_line(active, interaction.user.id, await computer_name(bot, active)),
+            reason=aborted_line(active, interaction.user.id, me),
             here=interaction.channel_id == active.channel_id,
         )
+
+    async def _game(self, interaction: discord.Interaction[Any]) -> tuple[ActiveGame, str]:
+        """The set this question is about, still played in this server, and my name in it
+        (escaped); else the refusal saying it is over."""
+        bot = bot_of(interaction)
+        try:
+            active = await bot.services.games.get(self.set_id)
+        except NoGameHere:
+            raise await self._over(interaction) from None
+        if active.guild_id != interaction.guild_id:
+            raise NoGameHere(_("That game is over."))
+        return active, await computer_name(bot, active)
 
     async def _over(self, interaction: discord.Interaction[Any]) -> NoGameHere:
         """The refusal of a press whose set is no longer played: the game (a one-set match) or
