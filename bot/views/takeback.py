@@ -8,8 +8,8 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, _
-from bot.views.common import GameButton, GuardedItem, bot_of
-from bot.views.picker import game_of_board, refuse_old_board
+from bot.views.common import GameButton, GuardedItem, bot_of, within_deadline
+from bot.views.picker import board_game, game_of_board
 
 
 def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.ui.View:
@@ -80,10 +80,12 @@ class TakebackButton(
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        await refuse_old_board(interaction, self.set_id)
         # No live board known (boards of an older bot): the channel's game may be another set,
-        # whose last move the request would otherwise ask to take back.
-        await game_of_board(interaction, self.set_id)
+        # whose last move the request would otherwise ask to take back. Deferred privately
+        # when these reads are slow, as the request's own write is (a refusal may follow).
+        await within_deadline(
+            interaction, board_game(interaction, self.set_id, game_of_board), ephemeral=True
+        )
         board = None if self.ply is None else (self.ply, self.undone or 0)
         await bot_of(interaction).flow.takebacks.ask(interaction, board=board)
 
