@@ -12,7 +12,7 @@ import pytest
 
 from bot.flow import computer_turns as turns
 from bot.player_holds import ASK_AGAIN
-from bot.services.domain import GuildSettings
+from bot.services.domain import GuildSettings, SetEnd
 from bot.storage.errors import StorageError
 from tests.bot_harness import (
     Harness,
@@ -263,17 +263,37 @@ def stalling(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     table.bot.ai = StallingPool(failures=10 * turns.COMPUTER_ATTEMPTS)
 
 
+async def set_end_fails_for(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, channel: FakeChannel
+) -> None:
+    """From now on, the database fails every read of the set's end of the game in ``channel``
+    in the timers' checks (what a stalled turn reads once its set ended)."""
+    assert table.bot is not None
+    active = await table.bot.services.games.in_channel(channel.id)
+    assert active is not None
+    games = table.bot.services.games
+    read = games.ended
+    timers = table.bot.timers
+
+    async def fails_there(set_id: int) -> SetEnd:
+        if set_id == active.set_id and asyncio.current_task() is timers._task:
+            raise StorageError("database is locked")
+        return await read(set_id)
+
+    monkeypatch.setattr(games, "ended", fails_there)
+
+
 @pytest.mark.usefixtures("stalling")
 async def test_a_computer_line_the_database_fails_in_one_server_holds_up_no_other(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Against the computer in two servers, each player moves and the computer gives up on its
-    reply; both resign. The database fails every read of the first server's language: the
+    reply; both resign. The database fails the first server's set's end at every check: the
     other player's line says no longer that I am thinking at the next check."""
     other = await elsewhere(table)
     await stalled_after_a_move(table, table.guild, table.channel, table.alice)
     await stalled_after_a_move(table, other.guild, other.channel, other.dave)
-    language_fails_in(table, monkeypatch, table.guild)
+    await set_end_fails_for(table, monkeypatch, table.channel)
     await resigns(table, table.guild, table.channel, table.alice)
     await resigns(table, other.guild, other.channel, other.dave)
     await table.checks_run(2)
@@ -282,12 +302,12 @@ async def test_a_computer_line_the_database_fails_in_one_server_holds_up_no_othe
 
 
 @pytest.mark.usefixtures("stalling")
-async def test_a_stalled_sets_end_runs_once_while_its_line_fails(
+async def test_a_stalled_line_comes_off_while_its_servers_language_fails(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The computer gave up on its reply to alice, who resigns; the database fails her
-    server's language for a few checks, so her line cannot be edited: what follows the set's
-    end is looked for once, not at each check, and her line is edited once it reads."""
+    server's language: her line still comes off (it is known in every language, 9e43ba1),
+    and what follows the set's end is looked for once."""
     assert table.bot is not None
     await stalled_after_a_move(table, table.guild, table.channel, table.alice)
     computer_turns = table.bot.flow.computer_turns
@@ -299,12 +319,10 @@ async def test_a_stalled_sets_end_runs_once_while_its_line_fails(
         await ended_unseen(set_id, ply)
 
     monkeypatch.setattr(computer_turns, "ended_unseen", counted)
-    failing = language_fails_in(table, monkeypatch, table.guild)
+    language_fails_in(table, monkeypatch, table.guild)
     await resigns(table, table.guild, table.channel, table.alice)
-    await table.checks_run(3)
-    assert still_thinking(table, table.channel)
-    failing.clear()
     await table.standin.wait_until(lambda: not still_thinking(table, table.channel))
+    await table.checks_run(2)
     assert len(looked) == 1
 
 
