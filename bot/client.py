@@ -24,7 +24,7 @@ from bot.flow.puzzles import PuzzleFlow
 from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
-from bot.names import account_name
+from bot.names import account_name, shown_name
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -272,7 +272,7 @@ class BrandubhBot(commands.AutoShardedBot):
         """
         account = account_name(user)
         guild_id = user.guild.id if isinstance(user, discord.Member) else None
-        member_name = user.display_name if guild_id is not None else None
+        member_name = shown_name(user) if guild_id is not None else None
         names: dict[tuple[int | None, int], str] = {(None, user.id): account}
         if member_name is not None:
             names[guild_id, user.id] = member_name
@@ -322,7 +322,7 @@ class BrandubhBot(commands.AutoShardedBot):
             for user_id, name in found.items():
                 self._names[guild_id, user_id] = name
         if self.user is not None:
-            self._names.setdefault((guild_id, self.user.id), self.user.display_name)
+            self._names.setdefault((guild_id, self.user.id), shown_name(self.user))
         return {
             uid: self._names[guild_id, uid] for uid in user_ids if (guild_id, uid) in self._names
         }

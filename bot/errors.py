@@ -29,7 +29,7 @@ from bot.locked_refusals import (
     still_locked_for_me,
 )
 from bot.my_permissions import my_permissions
-from bot.names import escaped
+from bot.names import escaped, shown_name
 from bot.services.errors import ChannelNotAllowed, GameError
 from bot.storage.errors import DatabaseBusy, IdOutOfRange, StorageError
 from engine import IllegalMoveError
@@ -311,7 +311,7 @@ def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
         if isinstance(value, discord.abc.User):  # a member option given someone who left
             return lang._(
                 "{player} is not a member of this server.",
-                player=f"**{escaped(value.display_name)}**",
+                player=f"**{escaped(shown_name(value))}**",
             )
         if isinstance(value, str):
             shown = as_shown(echoed(value))

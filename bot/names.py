@@ -4,6 +4,7 @@ the rest of the line around."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import discord
 
@@ -19,10 +20,42 @@ after a link's scheme (``https://…``, linked and previewed). A zero-width spac
 the name as it reads and makes it plain text."""
 
 
+_BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+"""Letters and marks drawn as nothing: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0),
+favourites for a name that looks empty, the blank Braille pattern (U+2800), the combining
+grapheme joiner (U+034F) and Khmer's invisible vowels (U+17B4, U+17B5)."""
+
+
+def _invisible(char: str) -> bool:
+    """Whether ``char`` shows nothing on its own: a space, a format character (a zero-width
+    space, a joiner, a soft hyphen, a direction mark), a control, a variation selector, or a
+    blank letter or mark (:data:`_BLANK`)."""
+    if char.isspace() or char in _BLANK or "\ufe00" <= char <= "\ufe0f":
+        return True
+    return unicodedata.category(char) in {"Cf", "Cc", "Zs", "Zl", "Zp"}
+
+
+def visible(name: str) -> bool:
+    """Whether ``name`` shows anything: a name of zero-width spaces or Hangul fillers would
+    read as nobody ("ㅤ accepted", "Head to head with ㅤ")."""
+    return not all(map(_invisible, name))
+
+
 def account_name(user: discord.abc.User) -> str:
     """The name of ``user``'s account, the same in every server: their global display name,
-    else their username (a nickname belongs to one server)."""
-    return user.global_name or user.name
+    else their username (a nickname belongs to one server) — the username too when the
+    global name shows nothing (:func:`visible`; a username is letters, digits, ``_`` and
+    ``.`` only)."""
+    shown = user.global_name
+    return shown if shown is not None and visible(shown) else user.name
+
+
+def shown_name(user: discord.abc.User) -> str:
+    """The name ``user`` goes by where they are: a member's nickname in their server, else
+    :func:`account_name` — passing over a nickname that shows nothing, as over such a global
+    name."""
+    nick = user.nick if isinstance(user, discord.Member) else None
+    return nick if nick is not None and visible(nick) else account_name(user)
 
 
 def escaped(name: str) -> str:
@@ -38,5 +71,6 @@ def escaped(name: str) -> str:
 def player_name(name: str | None, lang: Language) -> str:
     """A player's stored ``name`` as a message shows it (:func:`escaped`); ``None``, a player
     the bot was never told the name of, is "a player" in ``lang`` — never a mention, which
-    shows bare digits to a reader Discord does not show that member (one who left)."""
-    return escaped(lang._("a player") if name is None else name)
+    shows bare digits to a reader Discord does not show that member (one who left); nor is a
+    name stored before names that show nothing were passed over (:func:`shown_name`)."""
+    return escaped(name if name is not None and visible(name) else lang._("a player"))

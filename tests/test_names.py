@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.flow.threads import thread_name
-from bot.names import escaped
+from bot.names import escaped, visible
 from tests.bot_harness import challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 
@@ -57,6 +57,47 @@ def test_a_name_in_a_right_to_left_script_is_isolated() -> None:
 def test_a_thread_name_loses_direction_controls_too() -> None:
     """The thread of a game between such names reads left to right after them."""
     assert thread_name("\u202eevil", "bob", "brandubh").startswith("evil vs bob · ")
+
+
+def test_a_name_of_invisible_characters_shows_nothing() -> None:
+    """Zero-width spaces, a Hangul filler, a blank Braille pattern or spaces show nothing; a
+    letter among them does."""
+    for name in ("\u200b\u200b", "\u3164", "\u2800 \u115f", "\u2060\ufeff\u00ad", " "):
+        assert not visible(name), repr(name)
+    assert visible("\u200bx\u3164")
+    assert visible("סוף")
+
+
+async def test_a_name_that_shows_nothing_is_passed_over_for_the_username(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Members nicknamed "ㅤ" (a Hangul filler) and "​​" (zero-width spaces, their
+    global name blank too) play: the lines, the board's alt text, /stats and /leaderboard call
+    them by their usernames, never by a name that reads as nobody ("ㅤ accepted")."""
+    standin = discord_standin
+    async with running_bot(standin, tmp_path / "bot.sqlite3") as table:
+        blank = standin.add_member(table.guild, "blank.user", nick="\u3164")
+        hidden = standin.add_member(table.guild, "hidden_user", nick="\u200b\u200b")
+        hidden.user.global_name = "\u2800"
+        board = await table.challenge_accepted(blank, hidden, sets=1)
+        played = await table.move(blank, "d1-b1")
+        stats = await table.reply_text(table.carol, "stats", {"player": hidden})
+        leaderboard = await table.reply_text(table.carol, "leaderboard")
+        accepted = [m.content for m in table.public_messages() if " accepted: " in m.content]
+        shown = {
+            "the accept line": accepted[0],
+            "the move line": played.content,
+            "the alt text": board.attachments[0].description or "",
+            "/stats": str(stats.embeds[0]),
+            "/leaderboard": leaderboard.embeds[0]["description"],
+        }
+        for where, text in shown.items():
+            assert "\u3164" not in text, f"{where}: {text!r}"
+            assert "\u200b\u200b" not in text, f"{where}: {text!r}"
+        assert accepted[0].startswith("hidden\\_user accepted: "), accepted[0]
+        assert played.content.startswith("**blank.user** (attackers) played d1-b1."), played.content
+        assert "blank.user" in shown["the alt text"]
+        assert stats.embeds[0]["title"].startswith("hidden\\_user at "), stats.embeds[0]
 
 
 async def test_a_nickname_from_another_server_is_shown_only_there(

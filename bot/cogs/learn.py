@@ -17,7 +17,7 @@ from bot.errors import (
 from bot.i18n import ENGLISH, Language, _, command, option
 from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
-from bot.names import escaped
+from bot.names import escaped, shown_name
 from bot.services.errors import InvalidOption
 from bot.services.puzzle_leaderboard import Period
 from bot.services.puzzles import PuzzleStats
@@ -129,7 +129,7 @@ class Learn(commands.Cog):
             raise InvalidOption(
                 _(
                     "{player} is a bot: bots have no puzzle record.",
-                    player=f"**{escaped(player.display_name)}**",
+                    player=f"**{escaped(shown_name(player))}**",
                 )
             )
         who = player or interaction.user
@@ -146,7 +146,7 @@ class Learn(commands.Cog):
         record, lang = await within_deadline(interaction, read())
         await answer(
             interaction,
-            embed=stats_embed(record, who.display_name, lang),
+            embed=stats_embed(record, shown_name(who), lang),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

@@ -13,7 +13,7 @@ from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.names import ZERO_WIDTH_SPACE, escaped, player_name
+from bot.names import ZERO_WIDTH_SPACE, escaped, player_name, shown_name
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
 from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline
@@ -212,7 +212,7 @@ def with_names(stats: PlayerStats, given: Mapping[int, discord.abc.User]) -> Pla
     """``stats`` with the names Discord gave of ``given`` users (a member's name in the
     server, else the account's) for those it has no stored name of; a stored name stays (one
     who left the server is named as the bot kept them there)."""
-    names = {user_id: user.display_name for user_id, user in given.items()} | dict(stats.names)
+    names = {user_id: shown_name(user) for user_id, user in given.items()} | dict(stats.names)
     shown = stats.display_name or names.get(stats.user_id)
     return replace(stats, display_name=shown, names=names)
 
@@ -273,7 +273,7 @@ class Standings(commands.Cog):
             raise InvalidOption(
                 _(
                     "{player} is a bot: bots have no rating or record.",
-                    player=f"**{escaped(player.display_name)}**",
+                    player=f"**{escaped(shown_name(player))}**",
                 )
             )
         who = player or interaction.user
@@ -296,7 +296,7 @@ class Standings(commands.Cog):
         # Discord gave the asker's and the player's names with the command: they name whoever
         # the bot has no name stored for yet (remember's write may still be waiting).
         stats = with_names(stats, {interaction.user.id: interaction.user, who.id: who})
-        me = self.bot.user.display_name if self.bot.user else "Brandubh"
+        me = shown_name(self.bot.user) if self.bot.user else "Brandubh"
         await answer(
             interaction,
             embed=stats_embed(

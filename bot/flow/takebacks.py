@@ -14,7 +14,7 @@ from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, refused_as_locked
-from bot.names import player_name
+from bot.names import player_name, shown_name
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import (
     CannotTakeBack,
@@ -224,7 +224,7 @@ class TakebackFlow:
         except StorageError as error:
             _log.warning("Takeback in game %s answered, names unread: %r", active.set_id, error)
             lang = reader(interaction)
-            who = player_name(interaction.user.display_name, lang)
+            who = player_name(shown_name(interaction.user), lang)
         if not accept:
             await update_message(
                 interaction,
