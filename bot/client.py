@@ -270,9 +270,9 @@ class BrandubhBot(commands.AutoShardedBot):
         The names are stored by a write that may wait for a busy database: an answer waits for
         it at most REMEMBER_WAIT seconds, then it goes on in the background.
         """
-        account = account_name(user)
+        account = account_name(user, self.user)
         guild_id = user.guild.id if isinstance(user, discord.Member) else None
-        member_name = shown_name(user) if guild_id is not None else None
+        member_name = shown_name(user, self.user) if guild_id is not None else None
         names: dict[tuple[int | None, int], str] = {(None, user.id): account}
         if member_name is not None:
             names[guild_id, user.id] = member_name

@@ -41,21 +41,47 @@ def visible(name: str) -> bool:
     return not all(map(_invisible, name))
 
 
-def account_name(user: discord.abc.User) -> str:
+def _skeleton(name: str) -> str:
+    """``name`` as it reads, for comparing: compatibility forms folded (full-width letters),
+    case folded, what shows nothing dropped and runs of spaces made one."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return " ".join("".join(c if c.isspace() or not _invisible(c) else "" for c in folded).split())
+
+
+def passes_for(name: str, mine: str) -> bool:
+    """Whether ``name`` reads as ``mine`` (the bot's name), alone or with something in
+    parentheses after it, as the computer is named in a game ("Brandubh (level 3)")."""
+    shown, own = _skeleton(name), _skeleton(mine)
+    return bool(own) and (shown == own or shown.removeprefix(own).lstrip().startswith("("))
+
+
+def _not_mine(name: str, user: discord.abc.User, me: discord.abc.User | None) -> str:
+    """``name``, or ``user``'s username if ``name`` passes for ``me`` (:func:`passes_for`):
+    a member nicknamed "Brandubh (level 3)" would otherwise play, rank and be exported as the
+    computer."""
+    if me is None or user.id == me.id:
+        return name
+    mine = {me.name} | ({me.global_name} if me.global_name else set())
+    return user.name if any(passes_for(name, each) for each in mine) else name
+
+
+def account_name(user: discord.abc.User, me: discord.abc.User | None = None) -> str:
     """The name of ``user``'s account, the same in every server: their global display name,
     else their username (a nickname belongs to one server) — the username too when the
     global name shows nothing (:func:`visible`; a username is letters, digits, ``_`` and
-    ``.`` only)."""
+    ``.`` only) or passes for mine (``me``: :func:`passes_for`)."""
     shown = user.global_name
-    return shown if shown is not None and visible(shown) else user.name
+    return _not_mine(shown, user, me) if shown is not None and visible(shown) else user.name
 
 
-def shown_name(user: discord.abc.User) -> str:
+def shown_name(user: discord.abc.User, me: discord.abc.User | None = None) -> str:
     """The name ``user`` goes by where they are: a member's nickname in their server, else
-    :func:`account_name` — passing over a nickname that shows nothing, as over such a global
-    name."""
+    :func:`account_name` — passing over a nickname that shows nothing or passes for mine
+    (``me``), as over such a global name."""
     nick = user.nick if isinstance(user, discord.Member) else None
-    return nick if nick is not None and visible(nick) else account_name(user)
+    if nick is None or not visible(nick) or _not_mine(nick, user, me) != nick:
+        return account_name(user, me)
+    return nick
 
 
 def escaped(name: str) -> str:

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.flow.threads import thread_name
-from bot.names import escaped, visible
+from bot.names import escaped, passes_for, visible
 from tests.bot_harness import challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 
@@ -98,6 +98,43 @@ async def test_a_name_that_shows_nothing_is_passed_over_for_the_username(
         assert played.content.startswith("**blank.user** (attackers) played d1-b1."), played.content
         assert "blank.user" in shown["the alt text"]
         assert stats.embeds[0]["title"].startswith("hidden\\_user at "), stats.embeds[0]
+
+
+def test_a_name_passes_for_mine_alone_or_with_a_level() -> None:
+    """ "brandubh", "Ｂｒａｎｄｕｂｈ (level 3)" and "Brandubh\u200b(Stufe 5)" pass for
+    Brandubh, the computer's name; "Brandubh fan" and "Bran" do not."""
+    for name in ("brandubh", "Ｂｒａｎｄｕｂｈ (level 3)", "Brandubh\u200b(Stufe 5)", " Brandubh "):
+        assert passes_for(name, "Brandubh"), name
+    for name in ("Brandubh fan", "Bran", "alice (level 3)"):
+        assert not passes_for(name, "Brandubh"), name
+
+
+async def test_a_member_named_like_the_computer_is_named_by_username(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """A member nicknamed "Brandubh (level 3)", my name and the computer's level, plays alice:
+    their move line, the rating line, /leaderboard and /export call them by their username,
+    so their moves and rating never pass for the computer's."""
+    standin = discord_standin
+    async with running_bot(standin, tmp_path / "bot.sqlite3") as table:
+        impostor = standin.add_member(table.guild, "impostor", nick="Brandubh (level 3)")
+        impostor.user.global_name = "brandubh"
+        await table.challenge_accepted(impostor, table.alice, sets=1)
+        played = await table.move(impostor, "d1-b1")
+        for ply, move in enumerate(["c4-c2", "b4-b5", "d4-b4", "b1-b3"]):
+            ended = await table.move(table.alice if ply % 2 == 0 else impostor, move)
+        leaderboard = await table.reply_text(table.carol, "leaderboard")
+        exported = await table.reply_text(table.carol, "export")
+        shown = {
+            "the move line": played.content,
+            "the set's end": ended.content,
+            "/leaderboard": leaderboard.embeds[0]["description"],
+            "/export's picture": exported.attachments[-1].description or "",
+        }
+        for where, text in shown.items():
+            assert "Brandubh (level" not in text, f"{where}: {text}"
+            assert "impostor" in text, f"{where}: {text}"
+        assert played.content.startswith("**impostor** (attackers) played d1-b1.")
 
 
 async def test_a_nickname_from_another_server_is_shown_only_there(

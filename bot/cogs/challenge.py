@@ -107,7 +107,9 @@ class Challenge(commands.Cog):
             challenger_side=my_side,
             time_per_move=per_move,
             role=settings.open_challenge_role_id,
-            opponent_name=None if opponent is None else account_name(opponent),
+            opponent_name=None
+            if opponent is None
+            else account_name(opponent, interaction.client.user),
         )
 
 

@@ -208,11 +208,13 @@ def stats_embed(
     return embed
 
 
-def with_names(stats: PlayerStats, given: Mapping[int, discord.abc.User]) -> PlayerStats:
+def with_names(
+    stats: PlayerStats, given: Mapping[int, discord.abc.User], me: discord.abc.User | None
+) -> PlayerStats:
     """``stats`` with the names Discord gave of ``given`` users (a member's name in the
     server, else the account's) for those it has no stored name of; a stored name stays (one
-    who left the server is named as the bot kept them there)."""
-    names = {user_id: shown_name(user) for user_id, user in given.items()} | dict(stats.names)
+    who left the server is named as the bot kept them there; none that passes for ``me``)."""
+    names = {user_id: shown_name(user, me) for user_id, user in given.items()} | dict(stats.names)
     shown = stats.display_name or names.get(stats.user_id)
     return replace(stats, display_name=shown, names=names)
 
@@ -295,7 +297,9 @@ class Standings(commands.Cog):
         stats, head, lang = await within_deadline(interaction, read())
         # Discord gave the asker's and the player's names with the command: they name whoever
         # the bot has no name stored for yet (remember's write may still be waiting).
-        stats = with_names(stats, {interaction.user.id: interaction.user, who.id: who})
+        stats = with_names(
+            stats, {interaction.user.id: interaction.user, who.id: who}, self.bot.user
+        )
         me = shown_name(self.bot.user) if self.bot.user else "Brandubh"
         await answer(
             interaction,

@@ -53,7 +53,7 @@ async def post_challenge(
     assert interaction.guild_id is not None
     assert interaction.channel_id is not None
     guild_id, channel_id = interaction.guild_id, interaction.channel_id
-    names = {interaction.user.id: account_name(interaction.user)}
+    names = {interaction.user.id: account_name(interaction.user, interaction.client.user)}
     if opponent_id is not None and opponent_name is not None:
         names[opponent_id] = opponent_name
     created = asyncio.ensure_future(

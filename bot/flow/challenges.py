@@ -133,7 +133,7 @@ class ChallengeFlow:
                     thread_id=None if thread is None else thread.id,
                     thread_of=thread_of(interaction),
                     threads_here=member_threads_here(interaction),
-                    account_name=account_name(interaction.user),
+                    account_name=account_name(interaction.user, interaction.client.user),
                 )
                 self.flow.outbox.starting(active)  # its first board is mine to post
             except ChannelBusy:

@@ -118,7 +118,7 @@ class ComputerMatchFlow:
                 line_message_id=line_id,
                 thread_of=thread_of(interaction),
                 threads_here=member_threads_here(interaction),
-                account_name=account_name(interaction.user),
+                account_name=account_name(interaction.user, interaction.client.user),
             )
             bot.flow.outbox.starting(active)  # its first board is mine to post
             return active

@@ -146,7 +146,7 @@ class RematchFlow:
                 line_message_id=terms.line_message_id,
                 thread_of=in_thread_of,
                 threads_here=member_threads_here(interaction),  # pressed where it is played
-                account_name=account_name(interaction.user),
+                account_name=account_name(interaction.user, interaction.client.user),
             )
 
             async def begin_unanswered(stored: ActiveGame) -> None:
@@ -226,7 +226,7 @@ class RematchFlow:
                 thread_of=in_thread_of,
                 threads_here=member_threads_in(interaction, where),
                 rematch=True,
-                names={user: account_name(interaction.user)},
+                names={user: account_name(interaction.user, interaction.client.user)},
             ),
         )
         try:
