@@ -1,0 +1,86 @@
+"""Stepping a database back to an older schema, as an older release left it.
+
+The statements undoing each migration from 31 on (what it added is dropped; what it dropped
+comes back), for both dialects: a database made by this bot and stepped back to schema N holds
+the tables and columns a bot of schema N had, and opening it again replays the migrations
+after N, as an operator's upgrade does.
+"""
+
+from __future__ import annotations
+
+from bot.storage import Database, Dialect
+
+OLDEST = 30
+"""The oldest schema :func:`undo_after` can step back to."""
+
+
+def _schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
+    """On SQLite the moves trigger that counts ``owed_anew`` goes first (a column a trigger
+    names cannot be dropped) and comes back as schema 10 made it."""
+    dropped = "ALTER TABLE announcements DROP COLUMN owed_anew"
+    if dialect is Dialect.POSTGRESQL:
+        return (dropped,)
+    return (
+        "DROP TRIGGER moves_announce",
+        dropped,
+        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
+        "INSERT OR REPLACE INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
+        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
+        "FROM sets WHERE set_id = NEW.set_id; END",
+    )
+
+
+def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing migration ``version``."""
+    if version == 43:
+        return _schema_43_undone(dialect)
+    return {
+        42: ("DROP INDEX IF EXISTS puzzle_attempts_by_solver",),  # SQLite only
+        41: (
+            "DROP INDEX sets_in_progress",
+            "CREATE INDEX sets_in_progress ON sets (guild_id, set_id) WHERE status = 'active'",
+        ),
+        40: ("DROP INDEX challenges_by_match",),
+        39: ("ALTER TABLE player_holds_given DROP COLUMN line_owed",),
+        38: ("ALTER TABLE player_holds DROP COLUMN line_owed",),
+        37: ("DROP TABLE match_lines_owed",),
+        36: ("DROP TABLE player_holds",),
+        35: (
+            "CREATE INDEX rating_history_by_player ON rating_history "
+            "(guild_id, user_id, history_id)",
+        ),
+        34: ("DROP TABLE player_holds_given",),
+        33: (
+            "ALTER TABLE announcements DROP COLUMN late_cause",
+            "DROP TABLE takeback_answers_owed",
+        ),
+        32: ("DROP TABLE daily_stops",),
+        31: ("DROP INDEX sets_in_progress",),
+    }[version]
+
+
+def undo_after(version: int, latest: int, dialect: Dialect) -> list[str]:
+    """The statements undoing, newest first, the migrations after ``version`` up to
+    ``latest``."""
+    if version < OLDEST:
+        raise ValueError(f"schemas before {OLDEST} are not stepped back to here")
+    return [
+        statement for number in range(latest, version, -1) for statement in _undo(number, dialect)
+    ]
+
+
+async def step_back(target: str, version: int) -> None:
+    """Step the database at ``target`` (a file or a postgresql:// URL), at this bot's schema,
+    back to schema ``version``, in one transaction."""
+    database = await Database.open(target)
+    try:
+        latest = await database.stored_version()
+        async with database.transaction() as db:
+            for statement in undo_after(version, latest, database.dialect):
+                await db.execute(statement)
+            if database.dialect is Dialect.SQLITE:
+                await db.execute(f"PRAGMA user_version = {version}")
+            else:
+                await db.execute(f"UPDATE schema_version SET version = {version}")
+    finally:
+        await database.close()
