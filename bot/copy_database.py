@@ -6,7 +6,9 @@ version's schema, every table is copied in one transaction (players and their na
 server, matches, sets and moves, ratings and their history, settings, open challenges,
 takebacks, timers, the outbox), and the row counts are compared table by table. Then point
 ``BRANDUBH_DB`` at TARGET and start the bot.
-Exit codes: 0 copied, 2 refused (one line on stderr says why; nothing was copied).
+Exit codes: 0 copied, 2 refused (one line on stderr says why; nothing was copied): a SOURCE
+that does not exist, or either database of a newer schema than this bot (neither is then
+changed, the other not migrated either).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from bot.storage import Database, is_postgresql
 from bot.storage.copying import TableCount, copy_database
@@ -30,6 +33,15 @@ async def copy(source: str, target: str) -> list[TableCount]:
         raise StorageError(
             "Copy from an SQLite file (SOURCE) into a postgresql:// database (TARGET)."
         )
+    if not await asyncio.to_thread(Path(source).is_file):
+        raise StorageError(
+            f"The source {source} does not exist: name the bot's SQLite file (its BRANDUBH_DB)."
+        )
+    # Neither database is brought to this schema before both are known not to be newer than
+    # this bot (an operator who rolled it back): a refusal leaves both as they were.
+    for where in (source, target):
+        checked = await Database.open(where, target_version=0)
+        await checked.close()
     lite = await Database.open(source)
     try:
         pg = await Database.open(target)

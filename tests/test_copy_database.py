@@ -10,15 +10,20 @@ get new ids.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sqlite3
 import sys
 from datetime import timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.services import Services
+from bot.storage import Database, Dialect, schema_version
 from tests.conftest import ALICE, BOB, CAROL, GUILD, FakeClock, postgres_database
+from tests.older_schemas import step_back
 from tests.postgres_server import PostgresServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,3 +149,110 @@ async def test_copying_needs_a_postgresql_target(
     code, _, err = await _run_copy(tmp_path / arguments[0], str(tmp_path / arguments[1]))
     assert code == 2
     assert "postgresql://" in err
+
+
+async def test_an_older_sqlite_file_is_upgraded_and_copied(
+    db_path: Path, clock: FakeClock, postgres: PostgresServer | str
+) -> None:
+    """A file an older release left at schema 30 is brought to this schema and copied whole:
+    the game in progress goes on in PostgreSQL at the same ply and deadline."""
+    target = await postgres_database(postgres)
+    before = await Services.open(db_path, clock=clock)
+    try:
+        await _history(before)
+        board = await before.standings.leaderboard(GUILD)
+        playing = await before.games.in_channel(PLAYING)
+    finally:
+        await before.close()
+    assert playing is not None
+    await step_back(str(db_path), 30)
+    code, out, err = await _run_copy(db_path, target)
+    assert (code, err) == (0, ""), err
+    assert "Copied and verified" in out
+    after = await Services.open(target, clock=clock)
+    try:
+        assert await after.database.stored_version() == schema_version(Dialect.POSTGRESQL)
+        assert await after.standings.leaderboard(GUILD) == board
+        game = await after.games.in_channel(PLAYING)
+        assert game is not None
+        assert (game.set_id, game.ply, game.deadline) == (playing.set_id, 3, playing.deadline)
+        await after.games.play(PLAYING, CAROL, "c4-c5")
+    finally:
+        await after.close()
+
+
+async def _target_tables(target: str) -> list[tuple[str, int | None]]:
+    """The target's tables, and its schema version if it has one (read without migrating)."""
+    connection = await asyncpg.connect(target)
+    try:
+        names = await connection.fetch(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY 1"
+        )
+        version = None
+        if any(row[0] == "schema_version" for row in names):
+            version = await connection.fetchval("SELECT max(version) FROM schema_version")
+        return [(str(row[0]), version) for row in names]
+    finally:
+        await connection.close()
+
+
+def _file_state(path: Path) -> tuple[int, list[str]]:
+    """An SQLite file's schema version and every statement that would rebuild it."""
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        version = int(raw.execute("PRAGMA user_version").fetchone()[0])
+        return version, list(raw.iterdump())
+
+
+async def test_a_source_file_that_does_not_exist_is_refused(
+    tmp_path: Path, postgres: PostgresServer | str
+) -> None:
+    """A mistyped source is refused in one line naming it: no empty file is made in its
+    place, nothing is copied and the target is left as it was (before: an empty database was
+    made there and "copied", exit code 0)."""
+    target = await postgres_database(postgres)
+    missing = tmp_path / "brandubh.sqlite3"
+    code, out, err = await _run_copy(missing, target)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert str(missing) in err
+    assert "does not exist" in err
+    assert await asyncio.to_thread(os.listdir, tmp_path) == []
+    assert await _target_tables(target) == []
+
+
+@pytest.mark.parametrize("newer", ["source", "target"])
+async def test_a_database_newer_than_this_bot_is_refused_changing_nothing(
+    db_path: Path, clock: FakeClock, postgres: PostgresServer | str, newer: str
+) -> None:
+    """An operator who rolled the bot back: a source or target of a newer schema is refused in
+    one line with exit code 2, and neither database is changed, the other (here an older
+    file) not brought to this schema either (before: the source was migrated first)."""
+    target = await postgres_database(postgres)
+    services = await Services.open(db_path, clock=clock)
+    try:
+        await _history(services)
+    finally:
+        await services.close()
+    if newer == "source":
+        with contextlib.closing(sqlite3.connect(db_path)) as raw:
+            raw.execute(f"PRAGMA user_version = {schema_version() + 1}")
+    else:
+        await step_back(str(db_path), 38)
+        opened = await Database.open(target)
+        await opened.close()
+        connection = await asyncpg.connect(target)
+        try:
+            await connection.execute(f"UPDATE schema_version SET version = {schema_version() + 1}")
+        finally:
+            await connection.close()
+    source_before = _file_state(db_path)
+    target_before = await _target_tables(target)
+    code, out, err = await _run_copy(db_path, target)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert "newer than this bot's" in err
+    assert _file_state(db_path) == source_before
+    assert await _target_tables(target) == target_before
