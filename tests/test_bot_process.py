@@ -6,6 +6,7 @@ Every test starts the real bot in its own process and reads its exit code and st
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -16,7 +17,7 @@ from pathlib import Path
 import asyncpg
 
 from bot.__main__ import EXIT_CONFIG, EXIT_DNS, EXIT_IN_USE, EXIT_TLS, EXIT_UNREACHABLE
-from bot.storage import Database
+from bot.storage import Database, schema_version
 from bot.storage.errors import DatabaseUnavailable, DatabaseUnreachable
 from bot.storage.postgresql import postgres_error
 from tests.conftest import postgres_database
@@ -159,6 +160,32 @@ async def test_a_damaged_database_is_refused_with_exit_2(tmp_path: Path) -> None
     assert "damaged" in line
     assert "brandubh.sqlite3" in line
     assert "backup" in line
+
+
+async def test_a_database_newer_than_the_bot_is_refused_with_exit_2_unchanged(
+    tmp_path: Path,
+) -> None:
+    """An operator who rolled the bot back: a file of a newer schema stops start-up with one
+    line naming it and both versions, exit code 2, and the file is left as it was."""
+    path = tmp_path / "brandubh.sqlite3"
+    database = await Database.open(path)
+    async with database.transaction() as db:
+        await db.execute("INSERT INTO players (user_id, display_name, seen_us) VALUES (1, 'a', 0)")
+    await database.close()
+    newer = schema_version() + 1
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute(f"PRAGMA user_version = {newer}")
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        before = list(raw.iterdump())
+    process = await start_bot(tmp_path, bot_env(None, DISCORD_TOKEN="x.y.z"))
+    code, stderr = await refused(process)
+    assert code == EXIT_CONFIG == 2
+    line = one_line(stderr)
+    assert "brandubh.sqlite3" in line
+    assert f"schema version {newer}, newer than this bot's {schema_version()}" in line
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        assert int(raw.execute("PRAGMA user_version").fetchone()[0]) == newer
+        assert list(raw.iterdump()) == before
 
 
 def closed_port() -> int:
