@@ -1,6 +1,7 @@
 """An operator's upgrade day: a server ran an older release (a database at schema N) with games
-in progress, a board owed, a takeback asked, a challenge open and a two-set match between its
-sets; the current bot starts on it, migrates it and every game goes on as its players left it.
+in progress, a board owed, a takeback asked, a challenge open, a puzzle begun and a two-set
+match between its sets; the current bot starts on it, migrates it and every game goes on as
+its players left it.
 
 The older release's database is this bot's, stepped back to schema N (tests/older_schemas.py),
 and the move the older bot stored last, whose board it never posted, is written through schema
@@ -54,6 +55,8 @@ class OldServer:
     """carol's takeback request in #lobby, not answered yet."""
     challenge: StoredMessage
     """alice's challenge of carol in #side, open."""
+    puzzle: StoredMessage
+    """The puzzle carol began (her private message with its picker and Give up)."""
     ratings: list[tuple[Any, ...]]
 
 
@@ -140,6 +143,8 @@ async def played_on_an_older_release(table: Harness, version: int) -> OldServer:
             table.alice, "challenge", {"opponent": table.carol}, channel=side
         )
         await accepted(table, table.admin, table.bob, match, sets=2)
+        puzzle = await table.reply_text(table.carol, "puzzle play", channel=side)
+        assert puzzle.ephemeral, puzzle.content
         await move(table, table.admin, "d1-b1", match)
         await move(table, table.bob, "d3-a3", match)  # moved: set 1 is rated
         asked = await table.reply_text(table.admin, "resign", channel=match)
@@ -159,7 +164,7 @@ async def played_on_an_older_release(table: Harness, version: int) -> OldServer:
             await older_move(db, set_id, table.bob.id, to_us(table.now))
     finally:
         await old.close()
-    return OldServer(board, set_id, takeback, challenge, ratings)
+    return OldServer(board, set_id, takeback, challenge, puzzle, ratings)
 
 
 async def noted_live(table: Harness, board: StoredMessage) -> None:
@@ -206,6 +211,11 @@ async def every_game_goes_on(table: Harness, old: OldServer) -> None:
         # The match's second set goes on: bob attacks in it.
         second = await move(table, table.bob, "d1-b1", match)
         assert "played d1-b1" in second.content, second.content
+        # The puzzle carol began is still hers to give up.
+        [give_up] = [c for c in old.puzzle.custom_ids() if c.endswith(":give-up")]
+        pressed = await table.standin.click(old.puzzle, give_up, table.carol)
+        over = await pressed.wait_original(lambda m: "gave up" in m.content)
+        assert "**You gave up.** The solution: " in over.content, over.content
         # Reminders come at half time of the day per move.
         table.advance(timedelta(hours=13))
         await timers_checked(table)
@@ -245,3 +255,50 @@ async def test_a_postgresql_server_upgraded_from_schema_38_plays_on(
     table = PostgresTable(discord_standin, tmp_path, await postgres_database(postgres))
     old = await played_on_an_older_release(table, 38)
     await every_game_goes_on(table, old)
+
+
+async def test_a_hold_the_older_release_stored_gives_its_time_back_after_the_upgrade(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The older release (schema 30) held the server (it was unavailable) with bob to move,
+    for three days, past his deadline, and was stopped for the upgrade: the server is back,
+    the hold ends giving his clock the time, and he plays on rather than losing on time."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", channels=CHANNELS)
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+    finally:
+        await table.stop()
+    await step_back(str(table.db_path), 30)
+    old = await Database.open(str(table.db_path), target_version=30)
+    try:
+        async with old.transaction() as db:
+            await db.execute(
+                "INSERT INTO holds (kind, place_id, guild_id, shard_count, since_us) "
+                "VALUES ('server', ?, ?, NULL, ?)",
+                (table.guild.id, table.guild.id, to_us(table.now)),
+            )
+            # It ran on three days holding it, and was stopped just before the upgrade.
+            await db.execute(
+                "UPDATE timer_checks SET checked_us = ?",
+                (to_us(table.now + timedelta(days=3)),),
+            )
+    finally:
+        await old.close()
+    table.advance(timedelta(days=3, seconds=5))
+    await table.start()
+    try:
+        await timers_checked(table)
+        for _ in range(200):
+            if not await rows(str(table.db_path), "SELECT * FROM holds"):
+                break
+            await asyncio.sleep(0.05)
+        assert await rows(str(table.db_path), "SELECT * FROM holds") == []
+        played = await table.move(table.bob, "d3-a3")
+        assert "played d3-a3" in played.content, played.content
+    finally:
+        await table.stop()
+    assert not [
+        m for m in table.public_messages() if "time" in m.content and "ran out" in m.content
+    ]
