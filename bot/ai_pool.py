@@ -30,6 +30,10 @@ _log = logging.getLogger(__name__)
 Thinker = Callable[..., str]
 T = TypeVar("T")
 
+MAX_WORKERS = 256
+"""Processes thinking for the computer at most (BRANDUBH_AI_WORKERS, ``python -m bot.ai_worker
+--processes``): past it a setting is a slip, not a machine's cores."""
+
 
 def repeatable_seed(game: Game) -> int:
     """The seed of the weaker levels' chance in ``game``'s position, from the game itself: with a

@@ -12,13 +12,35 @@ from pathlib import Path
 import discord
 import yarl
 
-from bot.shards import Shards, parse_ids, spans
+from bot.ai_pool import MAX_WORKERS
+from bot.shards import ShardOutside, Shards, parse_ids, spans
 from bot.storage.database import is_postgresql
 from engine.analysis import ANALYSIS_NODES
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_DB = "brandubh.sqlite3"
+
+# Each numeric setting's range (the README's settings table): past it a setting is no longer a
+# choice but a slip (10**30 shards, a million processes), or a duration whose deadlines no
+# longer fit in a datetime.
+MAX_SHARDS = 1000
+"""DISCORD_SHARD_COUNT: at most this many shards (Discord's 2,500 servers each: 2.5 million)."""
+MAX_SNOWFLAKE = 2**63 - 1
+"""DISCORD_GUILD_IDS: Discord's ids are 64-bit; the database keeps them as signed BIGINTs."""
+AI_SECONDS = (0.01, 60.0)
+"""BRANDUBH_AI_SECONDS: a computer move's seconds at level 5 (a job unanswered for 2 minutes
+is asked again)."""
+MAX_AI_NODES = 10_000_000
+"""BRANDUBH_AI_NODES: a level-5 move's positions (about a minute's search)."""
+ANALYSIS_NODES_RANGE = (1000, 1_000_000)
+"""BRANDUBH_ANALYSIS_NODES: positions searched per position of an analysis."""
+TIMER_SECONDS = (0.05, 60.0)
+"""BRANDUBH_TIMER_SECONDS: how often due deadlines are looked for."""
+GUILD_READY_SECONDS = (0.01, 60.0)
+"""BRANDUBH_GUILD_READY_TIMEOUT: seconds discord.py waits for the servers after READY."""
+BACKUP_HOURS = (0.1, 8760.0)
+"""BRANDUBH_BACKUP_HOURS, besides 0 (never): from 6 minutes to a year."""
 
 
 class ConfigError(Exception):
@@ -79,54 +101,74 @@ class Settings:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
 
 
-def _seconds(environ: Mapping[str, str], name: str, default: timedelta) -> timedelta:
+def _seconds(
+    environ: Mapping[str, str], name: str, default: timedelta, bounds: tuple[float, float]
+) -> timedelta:
+    """A number of seconds within ``bounds`` (nan, inf, 1e13 and 1e-300 are not)."""
     raw = environ.get(name, "").strip()
     if not raw:
         return default
-    try:  # nan, inf and 1e300 are floats, but no duration (timedelta refuses them)
+    low, high = bounds
+    try:
         value = float(raw)
-        duration = timedelta(seconds=value)
-    except (ValueError, OverflowError):
-        raise ConfigError(f"{name} must be a number of seconds, not {raw!r}.") from None
-    if value <= 0:
-        raise ConfigError(f"{name} must be more than 0 seconds.")
-    return duration
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high:  # nan too
+        raise ConfigError(
+            f"{name} must be a number of seconds from {low:g} to {high:g}, not {raw!r}."
+        )
+    return timedelta(seconds=value)
 
 
-def _optional_seconds(environ: Mapping[str, str], name: str) -> timedelta | None:
+def _optional_seconds(
+    environ: Mapping[str, str], name: str, bounds: tuple[float, float]
+) -> timedelta | None:
     if not environ.get(name, "").strip():
         return None
-    return _seconds(environ, name, timedelta(0))
+    return _seconds(environ, name, timedelta(0), bounds)
+
+
+def _whole(environ: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    """A whole number from ``low`` to ``high``; None when unset."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return None
+    # A 5,000-digit value is refused here, before int() would raise on its length.
+    digits = raw.lstrip("0") or "0"
+    value = int(digits) if digits.isdecimal() and len(digits) <= len(str(high)) else None
+    if value is None or not low <= value <= high:
+        raise ConfigError(f"{name} must be a whole number from {low} to {high}, not {raw!r}.")
+    return value
 
 
 def _guild_ids(raw: str) -> tuple[int, ...]:
     ids: list[int] = []
     for part in raw.replace(",", " ").split():
-        if not part.isdecimal():
-            raise ConfigError(f"DISCORD_GUILD_IDS must list server ids (numbers), not {part!r}.")
-        ids.append(int(part))
+        digits = part.lstrip("0")
+        value = int(digits) if digits.isdecimal() and len(digits) <= 19 else 0
+        if not 1 <= value <= MAX_SNOWFLAKE:
+            raise ConfigError(
+                f"DISCORD_GUILD_IDS must list server ids (numbers from 1 to {MAX_SNOWFLAKE}), "
+                f"not {part!r}."
+            )
+        ids.append(value)
     return tuple(ids)
-
-
-MAX_BACKUP_HOURS = 8760
 
 
 def _backup_interval(raw: str) -> timedelta | None:
     """BRANDUBH_BACKUP_HOURS: 24 by default, 0 for no backups, fractions allowed."""
+    low, high = BACKUP_HOURS
     if not raw:
         return timedelta(hours=24)
     try:
         hours = float(raw)
     except ValueError:
         hours = math.nan
-    if math.isnan(hours):
-        message = f"BRANDUBH_BACKUP_HOURS must be a number of hours, not {raw!r}."
-        raise ConfigError(message)
-    if hours < 0:
-        raise ConfigError("BRANDUBH_BACKUP_HOURS must be 0 (no backups) or more.")
-    if hours > MAX_BACKUP_HOURS:  # inf too: the next backup's date must fit in a datetime
+    if hours != 0 and not low <= hours <= high:  # nan and inf too
+        # The next backup's date must fit in a datetime; 1e-300 hours would be no pause at all.
         raise ConfigError(
-            f"BRANDUBH_BACKUP_HOURS must be at most {MAX_BACKUP_HOURS} (a year), not {raw!r}."
+            f"BRANDUBH_BACKUP_HOURS must be 0 (no backups) or a number of hours from {low:g} "
+            f"to {high:g} (a year), not {raw!r}."
         )
     return None if hours == 0 else timedelta(hours=hours)
 
@@ -167,25 +209,21 @@ def _shards(env: Mapping[str, str], postgresql: bool) -> tuple[int | None, tuple
         if ids_raw:
             raise ConfigError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the shards in all).")
         return None, None
-    if not count_raw.isdecimal() or int(count_raw) < 1:
-        raise ConfigError(
-            f"DISCORD_SHARD_COUNT must be a whole number of 1 or more, not {count_raw!r}."
-        )
-    count = int(count_raw)
+    count = _whole(env, "DISCORD_SHARD_COUNT", 1, MAX_SHARDS)
+    assert count is not None  # count_raw is not empty
     if not ids_raw:
         return count, None
     try:
-        ids = parse_ids(ids_raw)
+        ids = parse_ids(ids_raw, count)
+    except ShardOutside as outside:
+        raise ConfigError(
+            f"DISCORD_SHARD_IDS names shard {outside.shard}, but with DISCORD_SHARD_COUNT={count} "
+            f"the shards are 0-{count - 1}."
+        ) from None
     except ValueError:
         raise ConfigError(
             f"DISCORD_SHARD_IDS must list shard ids such as 0-3 or 0,2, not {ids_raw!r}."
         ) from None
-    outside = [shard for shard in ids if shard >= count]
-    if outside:
-        raise ConfigError(
-            f"DISCORD_SHARD_IDS names shard {outside[0]}, but with DISCORD_SHARD_COUNT={count} "
-            f"the shards are 0-{count - 1}."
-        )
     missing = tuple(shard for shard in range(count) if shard not in ids)
     if missing and not postgresql:
         raise ConfigError(
@@ -204,20 +242,12 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
             "DISCORD_TOKEN is not set: put the bot token in the environment or in .env "
             "(see .env.example)."
         )
-    workers_raw = env.get("BRANDUBH_AI_WORKERS", "").strip() or "0"
-    if not workers_raw.isdecimal():
-        raise ConfigError(f"BRANDUBH_AI_WORKERS must be a whole number, not {workers_raw!r}.")
-    nodes_raw = env.get("BRANDUBH_ANALYSIS_NODES", "").strip() or str(ANALYSIS_NODES)
-    if not nodes_raw.isdecimal() or int(nodes_raw) < 1000:
-        raise ConfigError(
-            f"BRANDUBH_ANALYSIS_NODES must be a whole number of at least 1000, not {nodes_raw!r}."
-        )
-    ai_nodes_raw = env.get("BRANDUBH_AI_NODES", "").strip()
-    if ai_nodes_raw and (not ai_nodes_raw.isdecimal() or int(ai_nodes_raw) < 1):
-        raise ConfigError(
-            f"BRANDUBH_AI_NODES must be a whole number of at least 1, not {ai_nodes_raw!r}."
-        )
-    ready_timeout = _seconds(env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2))
+    workers = _whole(env, "BRANDUBH_AI_WORKERS", 0, MAX_WORKERS)
+    analysis_nodes = _whole(env, "BRANDUBH_ANALYSIS_NODES", *ANALYSIS_NODES_RANGE)
+    ai_nodes = _whole(env, "BRANDUBH_AI_NODES", 1, MAX_AI_NODES)
+    ready_timeout = _seconds(
+        env, "BRANDUBH_GUILD_READY_TIMEOUT", timedelta(seconds=2), GUILD_READY_SECONDS
+    )
     backup_interval = _backup_interval(env.get("BRANDUBH_BACKUP_HOURS", "").strip())
     database = env.get("BRANDUBH_DB", "").strip() or DEFAULT_DB
     postgresql = is_postgresql(database)
@@ -231,11 +261,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         api_base=_address(env, "DISCORD_API_BASE", DEFAULT_API_BASE, ("https", "http")),
         gateway_url=_address(env, "DISCORD_GATEWAY_URL", DEFAULT_GATEWAY_URL, ("wss", "ws")),
         guild_ids=_guild_ids(env.get("DISCORD_GUILD_IDS", "")),
-        ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS"),
-        ai_nodes=int(ai_nodes_raw) if ai_nodes_raw else None,
-        ai_workers=int(workers_raw),
-        analysis_nodes=int(nodes_raw),
-        timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5)),
+        ai_time=_optional_seconds(env, "BRANDUBH_AI_SECONDS", AI_SECONDS),
+        ai_nodes=ai_nodes,
+        ai_workers=workers or 0,
+        analysis_nodes=ANALYSIS_NODES if analysis_nodes is None else analysis_nodes,
+        timer_interval=_seconds(env, "BRANDUBH_TIMER_SECONDS", timedelta(seconds=5), TIMER_SECONDS),
         guild_ready_timeout=ready_timeout.total_seconds(),
         log_level=_log_level(env.get("BRANDUBH_LOG_LEVEL", "").strip()),
         backup_interval=backup_interval,

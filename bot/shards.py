@@ -102,7 +102,7 @@ def from_key(key: str) -> Shards:
     """The shards a :attr:`Shards.key` names (every server: ``every``, or one unreadable)."""
     ids, _, count = key.partition(" of ")
     try:
-        return Shards(int(count), parse_ids(ids))
+        return Shards(int(count), parse_ids(ids, int(count)))
     except ValueError:
         return EVERY
 
@@ -122,9 +122,20 @@ def spans(ids: tuple[int, ...]) -> str:
     return ",".join(parts)
 
 
-def parse_ids(raw: str) -> tuple[int, ...]:
-    """``0-3`` or ``0,2,5-6`` as shard ids; ValueError naming the part it cannot read."""
+class ShardOutside(ValueError):
+    """A shard id at or past the count of shards (the smallest such id: ``shard``)."""
+
+    def __init__(self, shard: int) -> None:
+        super().__init__(shard)
+        self.shard = shard
+
+
+def parse_ids(raw: str, count: int) -> tuple[int, ...]:
+    """``0-3`` or ``0,2,5-6`` as shard ids out of ``count``; ValueError naming the part it cannot
+    read, ShardOutside naming the smallest id not below ``count`` (``0-99999999999`` is refused
+    without counting to it)."""
     found: list[int] = []
+    outside: list[int] = []
     for part in raw.replace(" ", "").split(","):
         if not part:
             continue
@@ -134,7 +145,11 @@ def parse_ids(raw: str) -> tuple[int, ...]:
         first, last = int(low), int(high) if dash else int(low)
         if last < first:
             raise ValueError(part)
-        found.extend(range(first, last + 1))
+        if last >= count:
+            outside.append(max(first, count))
+        found.extend(range(first, min(last, count - 1) + 1))
+    if outside:
+        raise ShardOutside(min(outside))
     if not found:
         raise ValueError(raw)
     return tuple(sorted(set(found)))

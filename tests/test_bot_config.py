@@ -116,6 +116,92 @@ def test_backup_hours_past_a_year_are_one_sentence(value: str) -> None:
     assert settings.backup_interval == timedelta(days=365)
 
 
+HUGE = str(10**30)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("DISCORD_SHARD_COUNT", HUGE, "from 1 to 1000"),
+        ("DISCORD_SHARD_COUNT", "1001", "from 1 to 1000"),
+        ("DISCORD_SHARD_COUNT", "0", "from 1 to 1000"),
+        ("BRANDUBH_AI_WORKERS", HUGE, "from 0 to 256"),
+        ("BRANDUBH_AI_WORKERS", "257", "from 0 to 256"),
+        ("BRANDUBH_AI_WORKERS", "9" * 5000, "from 0 to 256"),
+        ("BRANDUBH_AI_NODES", HUGE, "from 1 to 10000000"),
+        ("BRANDUBH_ANALYSIS_NODES", HUGE, "from 1000 to 1000000"),
+        ("BRANDUBH_ANALYSIS_NODES", "999", "from 1000 to 1000000"),
+        ("BRANDUBH_AI_SECONDS", "1e13", "from 0.01 to 60"),
+        ("BRANDUBH_AI_SECONDS", "1e-300", "from 0.01 to 60"),
+        ("BRANDUBH_TIMER_SECONDS", "1e13", "from 0.05 to 60"),
+        ("BRANDUBH_TIMER_SECONDS", "1e-300", "from 0.05 to 60"),
+        ("BRANDUBH_GUILD_READY_TIMEOUT", "1e13", "from 0.01 to 60"),
+        ("BRANDUBH_BACKUP_HOURS", "1e-300", "from 0.1 to 8760"),
+        ("DISCORD_GUILD_IDS", HUGE, "from 1 to 9223372036854775807"),
+        ("DISCORD_GUILD_IDS", "0", "from 1 to 9223372036854775807"),
+    ],
+)
+def test_a_setting_outside_its_range_is_one_sentence(name: str, value: str, words: str) -> None:
+    """A number a setting reads but cannot mean (10**30 shards or processes, 1e13 seconds,
+    1e-300 seconds: no pause at all) is refused naming the setting and its range (before,
+    a traceback, a bot starting that many processes, or deadlines past datetime's end)."""
+    with pytest.raises(ConfigError, match=f"^{name} must .*{words}") as refused:
+        load_settings({"DISCORD_TOKEN": "t", name: value})
+    assert "\n" not in str(refused.value)
+
+
+def test_each_range_ends_are_accepted() -> None:
+    """The ends of the documented ranges are settings like any other."""
+    settings = load_settings(
+        {
+            "DISCORD_TOKEN": "t",
+            "DISCORD_SHARD_COUNT": "1000",
+            "DISCORD_GUILD_IDS": str(2**63 - 1),
+            "BRANDUBH_AI_WORKERS": "256",
+            "BRANDUBH_AI_NODES": "10000000",
+            "BRANDUBH_ANALYSIS_NODES": "1000000",
+            "BRANDUBH_AI_SECONDS": "60",
+            "BRANDUBH_TIMER_SECONDS": "0.05",
+            "BRANDUBH_GUILD_READY_TIMEOUT": "0.01",
+            "BRANDUBH_BACKUP_HOURS": "0.1",
+        }
+    )
+    assert settings.shards.count == 1000
+    assert settings.guild_ids == (2**63 - 1,)
+    assert (settings.ai_workers, settings.ai_nodes, settings.analysis_nodes) == (
+        256,
+        10_000_000,
+        1_000_000,
+    )
+    assert settings.ai_time == timedelta(seconds=60)
+    assert settings.timer_interval == timedelta(seconds=0.05)
+    assert settings.backup_interval == timedelta(minutes=6)
+
+
+def test_shard_ids_far_past_the_count_are_refused_at_once() -> None:
+    """DISCORD_SHARD_IDS=0-99999999999 names the first shard past the count, without counting
+    to the end of the range first (before, the bot filled its memory)."""
+    with pytest.raises(ConfigError, match=r"names shard 4, but .* the shards are 0-3"):
+        load_settings(
+            {
+                "DISCORD_TOKEN": "t",
+                "BRANDUBH_DB": "postgresql:///brandubh",
+                "DISCORD_SHARD_COUNT": "4",
+                "DISCORD_SHARD_IDS": "1,2-99999999999",
+            }
+        )
+
+
+def test_python_m_bot_with_a_huge_shard_count_exits_2_with_one_line(tmp_path: Path) -> None:
+    """`DISCORD_SHARD_COUNT=10**30 python -m bot` is one line naming the setting and its range,
+    exit code 2 (before, a traceback)."""
+    done = _run_bot(tmp_path, DISCORD_TOKEN="t", DISCORD_SHARD_COUNT=HUGE)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "DISCORD_SHARD_COUNT must be a whole number from 1 to 1000" in lines[0]
+
+
 def _run_bot(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "BRANDUBH_"))}
     env["PYTHONPATH"] = str(ROOT)
