@@ -7,12 +7,12 @@ each pointed at the same database::
     python -m bot.ai_worker --database postgresql://brandubh@db/brandubh --processes 4
 
 ``--database`` defaults to ``BRANDUBH_DB`` (read from ``.env`` too), ``--processes`` (one search
-at a time each) to ``BRANDUBH_AI_WORKERS``, else one per core. ``--heartbeat SECONDS`` (default 10):
-a busy worker beats at half this; a job whose worker was silent this long (it died, its machine
-went away) is picked up again by another worker. Stop with SIGTERM or Ctrl+C: searches under way
-are finished first. Exit codes: 0 stopped; 2 refused, a setting or the database's answer needs a
-person; 4 the database cannot be reached (yet), worth starting again later. Either is one line on
-stderr saying why.
+at a time each, at most 256) to ``BRANDUBH_AI_WORKERS``, else one per core. ``--heartbeat
+SECONDS`` (default 10): a busy worker beats at half this; a job whose worker was silent this long
+(it died, its machine went away) is picked up again by another worker. Stop with SIGTERM or
+Ctrl+C: searches under way are finished first. Exit codes: 0 stopped; 2 refused, a setting or the
+database's answer needs a person; 4 the database cannot be reached (yet) or dropped the
+connection, worth starting again later. Either is one line on stderr saying why.
 """
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ from pgqueuer import AsyncpgDriver, Job, Queries, QueueManager
 from pgqueuer.domain import types
 
 from bot import event_loop
+from bot.ai_pool import MAX_WORKERS
 from bot.ai_queue import ENTRYPOINT, MoveRequest
 from bot.storage import computer_jobs, is_postgresql
-from bot.storage.postgresql import display_url
+from bot.storage.errors import DatabaseBusy, DatabaseUnreachable
+from bot.storage.postgresql import display_url, postgres_error
 from engine.search import think
 
 _log = logging.getLogger("bot.ai_worker")
@@ -60,11 +62,6 @@ class Unreachable(Refused):
     """The database does not answer, or not yet (down, starting up, out of connections)."""
 
     code = EXIT_UNREACHABLE
-
-
-_TRANSIENT_STATES = ("08", "57P03", "53300")
-"""SQLSTATEs of a server that may answer later: connection exceptions (class 08), "the database
-system is starting up", too many connections."""
 
 
 class OneAtATime(QueueManager):
@@ -191,8 +188,8 @@ def _positive_int(name: str, raw: str) -> int:
         value = int(raw)
     except ValueError:
         raise Refused(f"{name} must be a whole number of processes, not {raw!r}.") from None
-    if value < 1:
-        raise Refused(f"{name} must be at least 1, not {value}.")
+    if not 1 <= value <= MAX_WORKERS:
+        raise Refused(f"{name} must be at least 1 and at most {MAX_WORKERS}, not {value}.")
     return value
 
 
@@ -236,23 +233,30 @@ def settings(argv: Sequence[str] | None = None) -> tuple[str, int, timedelta]:
 
 async def check_database(url: str) -> None:
     """Connect once and install the queue's tables. Raises Unreachable, or Refused, naming the
-    database."""
+    database: the bot's own storage layer tells them apart (``postgres_error``), so the worker
+    and the bot agree on what is worth starting again."""
     try:
         connection = await asyncpg.connect(url, timeout=10)
-    except (OSError, TimeoutError) as error:
-        raise Unreachable(f"cannot reach {display_url(url)}: {error}") from None
-    except asyncpg.PostgresError as error:
-        state = str(error.sqlstate or "")
-        refusal = Unreachable if state.startswith(_TRANSIENT_STATES) else Refused
-        raise refusal(f"cannot connect to {display_url(url)}: {error}") from None
-    except asyncpg.InterfaceError as error:
-        raise Refused(f"cannot connect to {display_url(url)}: {error}") from None
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        raise _refusal(url, "cannot connect to", error) from None
     try:
         await computer_jobs.install(connection)
-    except asyncpg.PostgresError as error:
-        raise Refused(f"cannot set up the job queue in {display_url(url)}: {error}") from None
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        lost = connection.is_closed()
+        raise _refusal(url, "cannot set up the job queue in", error, lost=lost) from None
     finally:
         await connection.close()
+
+
+def _refusal(url: str, doing: str, error: BaseException, *, lost: bool = False) -> Refused:
+    """Unreachable for a database down, starting up, out of connections, or a connection lost
+    (asyncpg's InterfaceError only when ``lost``: otherwise it is the program's); else Refused."""
+    where = display_url(url)
+    if isinstance(postgres_error(where, error, lost=lost), DatabaseUnreachable | DatabaseBusy):
+        if isinstance(error, OSError | TimeoutError):
+            return Unreachable(f"cannot reach {where}: {error}")
+        return Unreachable(f"{doing} {where}: {error}")
+    return Refused(f"{doing} {where}: {error}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

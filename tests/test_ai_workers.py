@@ -20,7 +20,10 @@ import pytest
 
 from bot.ai_pool import PoolClosed
 from bot.ai_queue import MoveRequest, QueuedComputer
+from bot.ai_worker import Refused, Unreachable, check_database
 from bot.config import Settings
+from bot.storage.computer_jobs import QUEUE_LOCK
+from bot.storage.postgresql import lock_key
 from engine import Game
 from engine.book import book_move
 from engine.search import LEVELS
@@ -276,6 +279,7 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
         (["--database", "/srv/brandubh.sqlite3"], 2, "need the bots' PostgreSQL database"),
         (["--database", "postgresql://x@/db", "--processes", "two"], 2, "whole number"),
         (["--database", "postgresql://x@/db", "--processes", "0"], 2, "at least 1"),
+        (["--database", "postgresql://x@/db", "--processes", "1000000"], 2, "at most 256"),
         (["--database", "postgresql://x@/db", "--heartbeat", "0.1"], 2, "between 0.5 and 3600"),
         (["--database", "postgresql://x@/db?host=/nonexistent"], 4, "cannot reach"),
     ],
@@ -317,3 +321,33 @@ async def test_a_database_that_refuses_the_worker_needs_a_person(
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("brandubh-ai-worker: cannot connect to "), done.stderr
+
+
+async def test_a_connection_lost_while_setting_up_the_queue_is_worth_starting_again(
+    database: str,
+) -> None:
+    """The worker's connection ended by the server while it sets up the job queue (here: killed
+    while it waits for the queue's lock) is exit code 4, as the bot's own storage counts a
+    closed connection; before, a traceback (asyncpg's InterfaceError: connection is closed)."""
+    holder = await asyncpg.connect(database)
+    try:
+        await holder.execute("SELECT pg_advisory_lock($1)", lock_key(QUEUE_LOCK))
+        checking = asyncio.create_task(check_database(database))
+        waiting = None
+        deadline = time.monotonic() + 30
+        while waiting is None:
+            assert time.monotonic() < deadline
+            assert not checking.done()
+            await asyncio.sleep(0.05)
+            waiting = await holder.fetchval(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event = 'advisory' "
+                "AND datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        assert await holder.fetchval("SELECT pg_terminate_backend($1)", waiting)
+        with pytest.raises(Refused) as refused:
+            await checking
+        assert isinstance(refused.value, Unreachable), refused.value
+        assert refused.value.code == 4
+        assert "cannot set up the job queue in" in str(refused.value)
+    finally:
+        await holder.close()
