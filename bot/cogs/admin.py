@@ -462,7 +462,7 @@ class Admin(commands.Cog):
     async def abort(
         self,
         interaction: discord.Interaction[BrandubhBot],
-        game: app_commands.Range[int, 1] | None = None,
+        game: app_commands.Range[int, 1, 2**53 - 1] | None = None,
     ) -> None:
         """Stop this channel's game, or any game by number, without a result (asks first)."""
         lang = reader(interaction)

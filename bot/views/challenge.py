@@ -23,6 +23,7 @@ from bot.views.common import (
     update_message,
     within_deadline,
 )
+from bot.views.id_numbers import ID
 from engine import Side, get_ruleset
 
 _LABELS = {"accept": _("Accept"), "decline": _("Decline"), "withdraw": _("Withdraw")}
@@ -150,7 +151,7 @@ def challenge_view(
 
 class ChallengeButton(
     GuardedItem[discord.ui.Button[Any]],
-    template=r"challenge:(?P<action>accept|decline|withdraw):(?P<id>\d+)",
+    template=r"challenge:(?P<action>accept|decline|withdraw):(?P<id>" + ID + ")",
 ):
     """Accept, Decline or Withdraw under a challenge (no Decline under one open to anyone);
     the services check who may press which."""

@@ -24,13 +24,14 @@ from bot.views.common import (
     update_message,
     within_deadline,
 )
+from bot.views.id_numbers import ID, PLY
 from bot.views.picker import board_game, game_of_board
 
 
 class ConfirmRepetition(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"repeat:(?P<game>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):"
+        r"repeat:(?P<game>" + ID + r"):(?P<ply>" + PLY + r")\.(?P<stamp>[0-9a-f]{8}):"
         r"(?P<move>[a-o]\d{1,2}-[a-o]\d{1,2})"
     ),
 ):
@@ -136,7 +137,7 @@ def resign_prompt(active: ActiveGame, lang: Language = ENGLISH) -> tuple[str, di
     return question, view
 
 
-class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
+class ResignButton(GameButton, template=r"resign-ask:(?P<game>" + ID + ")"):
     """Under the board: resign the set (asks first, privately)."""
 
     prefix = "resign-ask"
@@ -154,7 +155,7 @@ class ResignButton(GameButton, template=r"resign-ask:(?P<game>\d{1,20})"):
         await answer(interaction, text, view=view, ephemeral=True)
 
 
-class ConfirmResign(GameButton, template=r"resign:(?P<game>\d{1,20})"):
+class ConfirmResign(GameButton, template=r"resign:(?P<game>" + ID + ")"):
     """ "Resign this set" ("Resign the game" in a one-set match): the player loses the current
     set (the match goes on to set 2)."""
 
@@ -244,7 +245,7 @@ async def computer_name(bot: Any, active: ActiveGame) -> str:
     return escaped(names.get(active.computer_id, "Brandubh"))
 
 
-class ConfirmAbort(GameButton, template=r"abort:(?P<game>\d{1,20})"):
+class ConfirmAbort(GameButton, template=r"abort:(?P<game>" + ID + ")"):
     """ "Abort the match" ("Abort the game" in a one-set match): an admin ends the set without
     a result, and its match with it."""
 

@@ -17,6 +17,7 @@ from bot.services.domain import (
     WaitingChallenges,
 )
 from bot.views.common import EMBED_FIELD_LIMIT, GuardedItem, bot_of, embed_title, turn_page
+from bot.views.id_numbers import COUNT, ID
 from bot.views.public_places import private_channels, unknown_places
 from bot.views.waiting import (
     SHOWN_WITH_GAMES,
@@ -207,8 +208,8 @@ async def games_message(
 class GamesButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"games:(?P<guild>\d{1,20}):(?P<player>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
-        r"(?::(?P<match>\d{1,20}))?"
+        r"games:(?P<guild>" + ID + r"):(?P<player>" + ID + r"):(?P<offset>" + COUNT + r"):"
+        r"(?P<dir>prev|next)(?::(?P<match>" + ID + r"))?"
     ),
 ):
     """Turns the /games message to another page: the one after the last game shown (Next) or

@@ -24,6 +24,7 @@ from bot.views.common import (
     page_button,
     turn_page,
 )
+from bot.views.id_numbers import COUNT, ID
 from engine import RULESETS, get_ruleset
 
 PAGE_SIZE = 10
@@ -156,8 +157,8 @@ class LeaderboardButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
         r"lb:(?P<ruleset>[a-z0-9-]{1,40}):(?P<dir>prev|next):(?P<provisional>[01]):"
-        r"(?P<rating>-?\d{1,17}(?:\.\d{1,20})?(?:e[-+]\d{1,3})?):(?P<user>\d{1,20})"
-        r"(?::(?P<viewer>\d{1,20}))?"
+        r"(?P<rating>-?\d{1,17}(?:\.\d{1,20})?(?:e[-+]\d{1,3})?):(?P<user>" + ID + r")"
+        r"(?::(?P<viewer>" + ID + r"))?"
     ),
 ):
     """Turns the leaderboard message to the page right before its first row (Previous) or
@@ -213,8 +214,8 @@ class LeaderboardButton(
 class OffsetLeaderboardButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"leaderboard:(?P<guild>\d{1,20}):(?P<offset>\d{1,9}):(?P<dir>prev|next)"
-        r"(?::(?P<ruleset>[a-z0-9-]{1,40})(?::(?P<viewer>\d{1,20}))?)?"
+        r"leaderboard:(?P<guild>" + ID + r"):(?P<offset>" + COUNT + r"):(?P<dir>prev|next)"
+        r"(?::(?P<ruleset>[a-z0-9-]{1,40})(?::(?P<viewer>" + ID + r"))?)?"
     ),
 ):
     """A Previous or Next button posted before pages were turned by keys: it still shows the

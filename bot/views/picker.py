@@ -35,6 +35,7 @@ from bot.views.common import (
     update_message,
     within_deadline,
 )
+from bot.views.id_numbers import ID, PLY
 from engine import Game, Piece, Side, parse_square, square_name
 from renderer import describe_board, render_board
 
@@ -203,7 +204,7 @@ def destination_options(
     return options
 
 
-class MoveButton(GameButton, template=r"move:(?P<game>\d{1,20})"):
+class MoveButton(GameButton, template=r"move:(?P<game>" + ID + ")"):
     """ "Move" under a board: opens the picker for the player to move."""
 
     prefix = "move"
@@ -331,7 +332,10 @@ class PickerSelect(StepSelect, template=r"(?!)"):
 
 class PickPiece(
     PickerSelect,
-    template=r"pick:(?P<owner>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):from:(?P<index>\d)",
+    template=(
+        r"pick:(?P<owner>" + ID + r"):(?P<ply>" + PLY + r")\.(?P<stamp>[0-9a-f]{8})"
+        r":from:(?P<index>\d)"
+    ),
 ):
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
@@ -381,7 +385,10 @@ class PickPiece(
 
 class PickDestination(
     PickerSelect,
-    template=r"pick:(?P<owner>\d+):(?P<ply>\d+)\.(?P<stamp>[0-9a-f]{8}):to:(?P<index>\d)",
+    template=(
+        r"pick:(?P<owner>" + ID + r"):(?P<ply>" + PLY + r")\.(?P<stamp>[0-9a-f]{8})"
+        r":to:(?P<index>\d)"
+    ),
 ):
     """The picker's second step: where to. Choosing plays the move."""
 

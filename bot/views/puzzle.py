@@ -17,6 +17,7 @@ from bot.i18n import ENGLISH, Language, _, command
 from bot.services.daily_puzzle import DailySetting, DailyStop
 from bot.services.puzzles import Attempt
 from bot.views.common import GuardedItem, bot_of
+from bot.views.id_numbers import ID, PLY
 from bot.views.picker import ACTION_ROWS, StepSelect, chunks, piece_options
 from engine import Game, parse_square
 
@@ -176,7 +177,9 @@ class PuzzleSelect(StepSelect, template=r"(?!)"):
         return self.owner
 
 
-class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):from:(?P<index>\d)"):
+class PuzzlePiece(
+    PuzzleSelect, template=r"pz:(?P<owner>" + ID + r"):(?P<ply>" + PLY + r"):from:(?P<index>\d)"
+):
     """The first step: which piece. Shows its moves on the board."""
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
@@ -186,7 +189,9 @@ class PuzzlePiece(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):from:(
         )
 
 
-class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):to:(?P<index>\d)"):
+class PuzzleTarget(
+    PuzzleSelect, template=r"pz:(?P<owner>" + ID + r"):(?P<ply>" + PLY + r"):to:(?P<index>\d)"
+):
     """The second step: where to. Choosing plays the move."""
 
     step = "to"
@@ -198,7 +203,8 @@ class PuzzleTarget(PuzzleSelect, template=r"pz:(?P<owner>\d+):(?P<ply>\d+):to:(?
 
 
 class GiveUp(
-    GuardedItem[discord.ui.Button[Any]], template=r"pz:(?P<attempt>\d+):(?P<ply>\d+):give-up"
+    GuardedItem[discord.ui.Button[Any]],
+    template=r"pz:(?P<attempt>" + ID + r"):(?P<ply>" + PLY + r"):give-up",
 ):
     """ "Give up" under a puzzle's picker: the attempt fails and the solution is shown."""
 

@@ -24,6 +24,7 @@ from bot.views.common import (
     page_button,
     turn_page,
 )
+from bot.views.id_numbers import COUNT, ID
 
 PAGE_SIZE = 10
 NO_PINGS = discord.AllowedMentions.none()
@@ -130,8 +131,9 @@ async def _turn(
 class SolversButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"pzb:(?P<period>all|30d):(?P<viewer>\d{1,20}):(?P<dir>prev|next):"
-        r"(?P<solved>\d{1,9}):(?P<attempted>\d{1,9}):(?P<reached>\d{1,20}):(?P<user>\d{1,20})"
+        r"pzb:(?P<period>all|30d):(?P<viewer>" + ID + r"):(?P<dir>prev|next):"
+        r"(?P<solved>" + COUNT + r"):(?P<attempted>" + COUNT + r"):(?P<reached>" + ID + r"):"
+        r"(?P<user>" + ID + r")"
     ),
 ):
     """Turns the /puzzle leaderboard message to the page right before its first line
@@ -181,8 +183,8 @@ class SolversButton(
 class OffsetSolversButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"puzzleboard:(?P<guild>\d{1,20}):(?P<period>all|30d):(?P<viewer>\d{1,20}):"
-        r"(?P<offset>\d{1,9}):(?P<dir>prev|next)"
+        r"puzzleboard:(?P<guild>" + ID + r"):(?P<period>all|30d):(?P<viewer>" + ID + r"):"
+        r"(?P<offset>" + COUNT + r"):(?P<dir>prev|next)"
     ),
 ):
     """A Previous or Next button posted before pages were turned by keys: it still shows the

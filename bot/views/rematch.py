@@ -9,6 +9,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language
 from bot.views.common import GuardedItem, bot_of
+from bot.views.id_numbers import ID
 
 
 def rematch_view(match_id: int, lang: Language = ENGLISH) -> discord.ui.View:
@@ -18,7 +19,7 @@ def rematch_view(match_id: int, lang: Language = ENGLISH) -> discord.ui.View:
     return view
 
 
-class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<match>\d{1,20})"):
+class RematchButton(GuardedItem[discord.ui.Button[Any]], template=r"rematch:(?P<match>" + ID + ")"):
     """Asks for the same match again (same ruleset, sets and time), set 1's sides swapped."""
 
     answers_privately = True

@@ -9,6 +9,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _
 from bot.views.common import GameButton, GuardedItem, bot_of, within_deadline
+from bot.views.id_numbers import ID, PLY
 from bot.views.picker import board_game, game_of_board
 
 
@@ -23,8 +24,8 @@ def takeback_answer_view(takeback_id: int, lang: Language = ENGLISH) -> discord.
 class TakebackButton(
     GameButton,
     template=(
-        r"takeback:(?P<game>\d{1,20})"
-        r"(?::(?P<ply>\d{1,6})(?:\.(?P<undone>\d{1,6})(?P<again>:board)?)?)?"
+        r"takeback:(?P<game>" + ID + r")"
+        r"(?::(?P<ply>" + PLY + r")(?:\.(?P<undone>" + PLY + r")(?P<again>:board)?)?)?"
     ),
 ):
     """Under the board: ask to take back your last move. Its ``custom_id`` carries the
@@ -92,7 +93,7 @@ class TakebackButton(
 
 class TakebackAnswer(
     GuardedItem[discord.ui.Button[Any]],
-    template=r"takeback-answer:(?P<id>\d{1,20}):(?P<answer>accept|decline)",
+    template=r"takeback-answer:(?P<id>" + ID + r"):(?P<answer>accept|decline)",
 ):
     """The opponent's answer to a takeback request."""
 

@@ -26,6 +26,7 @@ from bot.views.common import (
     turn_page,
     within_deadline,
 )
+from bot.views.id_numbers import ID
 from bot.views.public_places import private_channels
 from engine import get_ruleset
 
@@ -161,8 +162,8 @@ async def waiting_message(
 class WaitingButton(
     GuardedItem[discord.ui.Button[Any]],
     template=(
-        r"waiting:(?P<guild>\d{1,20}):(?P<player>\d{1,20}):(?P<dir>all|prev|next)"
-        r"(?::(?P<challenge>\d{1,20}))?"
+        r"waiting:(?P<guild>" + ID + r"):(?P<player>" + ID + r"):(?P<dir>all|prev|next)"
+        r"(?::(?P<challenge>" + ID + r"))?"
     ),
 ):
     """**All waiting challenges** under /games: the whole list, to its presser alone, a page
