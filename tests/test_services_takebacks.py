@@ -13,6 +13,7 @@ import pytest
 from bot.services import ActiveGame, Services
 from bot.services.domain import TAKEBACK_LIFETIME, Takeback
 from bot.services.errors import CannotTakeBack, NoGameHere, TimeRanOut
+from bot.storage import announcements as storage_announcements
 from bot.storage import takebacks as storage_takebacks
 from bot.storage.announcements import LateCause
 from bot.storage.connection import Dialect
@@ -600,6 +601,33 @@ async def test_a_board_out_without_its_id_after_a_resignation_leaves_the_final_b
     clock.advance(timedelta(minutes=1))
     owed = [(r.set_id, r.ply) for r in await services.announcements.due()]
     assert (first.set_id, 1) in owed
+
+
+async def test_boards_owed_at_a_takebacks_instant_read_what_owed_them_on_a_frozen_clock(
+    services: Services,
+) -> None:
+    """On a clock standing still, bob's c4-c2 is taken back and he resigns at that instant:
+    the final board owed at ply 1 is not read as the takeback's, and c4-c2's board left owed
+    at ply 2 counts no move taken back (before, both read the takeback by its instant)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    asked = await services.takebacks.ask(CHANNEL, BOB)
+    assert isinstance(asked, Takeback)
+    await services.takebacks.answer(asked.takeback_id, ALICE, accept=True)  # owes ply 1 anew
+    assert await owed_later(services) == {1: (True, 1), 2: (False, 0)}
+    await services.games.resign(CHANNEL, BOB)  # owes ply 1 anew again: the final board
+    assert await owed_later(services) == {1: (False, 1), 2: (False, 0)}
+
+
+async def owed_later(services: Services) -> dict[int, tuple[bool, int]]:
+    """By ply, whether each board owed (its grace passed or not) was owed by a takeback, and
+    the moves taken back in its set then, as the outbox reads them (the clock left as it is)."""
+    async with services.database.snapshot() as db:
+        rows = await storage_announcements.due(db, 2**62, 20)
+    return {row.ply: (row.taken_back, row.undone) for row in rows}
 
 
 async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_has_none(

@@ -655,6 +655,28 @@ def schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
     )
 
 
+def schema_44_undone(dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing schema 44 (announcements.taken_back and undone): on SQLite its
+    moves trigger, which notes the count, goes first and comes back as schema 43 made it."""
+    dropped = (
+        "ALTER TABLE announcements DROP COLUMN taken_back",
+        "ALTER TABLE announcements DROP COLUMN undone",
+    )
+    if dialect is Dialect.POSTGRESQL:
+        return dropped
+    return (
+        "DROP TRIGGER moves_announce",
+        *dropped,
+        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
+        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
+        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
+        "FROM sets WHERE set_id = NEW.set_id ON CONFLICT (set_id, ply) DO UPDATE SET "
+        "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
+        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
+        "late_cause = NULL, owed_anew = announcements.owed_anew + 1; END",
+    )
+
+
 async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
     database: str, clock: FakeClock
 ) -> None:
@@ -678,6 +700,9 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
         await back_to_schema(
             services,
             25,
+            # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *schema_44_undone(services.database.dialect),
+            *schema_43_undone(services.database.dialect),
             "ALTER TABLE sets DROP COLUMN walkover",
             "ALTER TABLE sets DROP COLUMN aborted_by",
             "ALTER TABLE analysis_claims DROP COLUMN owner",  # schema 27's
@@ -695,7 +720,6 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
-            *schema_43_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -729,6 +753,9 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
         await back_to_schema(
             services,
             29,
+            # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *schema_44_undone(services.database.dialect),
+            *schema_43_undone(services.database.dialect),
             "ALTER TABLE sets DROP COLUMN undone",
             "DROP INDEX sets_in_progress",  # schema 31's
             "DROP TABLE daily_stops",  # schema 32's
@@ -741,7 +768,6 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             "DROP TABLE match_lines_owed",  # schema 37's
             "DROP INDEX challenges_by_match",  # schema 40's
             "DROP INDEX IF EXISTS puzzle_attempts_by_solver",  # schema 42's (SQLite only)
-            *schema_43_undone(services.database.dialect),
         )
     finally:
         await services.close()
@@ -916,7 +942,8 @@ async def test_schema_43_keeps_the_nonce_of_a_board_owed_before_it(
         await services.games.play(CHANNEL, ALICE, "d1-c1")
         await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
         before = await services.announcements.nonce(active.set_id, 2)
-        await back_to_schema(services, 42, *schema_43_undone(services.database.dialect))
+        dialect = services.database.dialect
+        await back_to_schema(services, 42, *schema_44_undone(dialect), *schema_43_undone(dialect))
     finally:
         await services.close()
     services = await Services.open(database, clock=clock)
@@ -955,5 +982,31 @@ async def test_a_board_owed_anew_at_the_instant_of_the_one_posted_stays_owed(
         await services.announcements.held_back(first, clock.now + timedelta(hours=1))
         await services.announcements.posted(first, 123)
         assert await owed_at_0() == [anew]
+    finally:
+        await services.close()
+
+
+async def test_schema_44_reads_a_takebacks_board_owed_before_it_as_it_was(
+    database: str, clock: FakeClock
+) -> None:
+    """A board a takeback owed before schema 44 is still read as the takeback's, with the move
+    taken back counted, and the board owed before it at the next ply counts none."""
+    services = await Services.open(database, clock=clock)
+    try:
+        active = await services.matches.start_computer_match(GUILD, CHANNEL, ALICE, COMPUTER)
+        await services.games.play(CHANNEL, ALICE, "d1-c1")
+        clock.advance(timedelta(seconds=1))
+        await services.games.play_computer_move(active.set_id, "c4-c2", expected_ply=1)
+        clock.advance(timedelta(seconds=1))
+        await services.takebacks.ask(CHANNEL, ALICE)  # back to ply 0
+        await back_to_schema(services, 43, *schema_44_undone(services.database.dialect))
+    finally:
+        await services.close()
+    services = await Services.open(database, clock=clock)
+    try:
+        async with services.database.snapshot() as db:
+            due = await announcements.due(db, to_us(clock.now) + GRACE_US, 100)
+        owed = {row.ply: (row.taken_back, row.undone) for row in due}
+        assert owed == {0: (True, 2), 1: (False, 0), 2: (False, 0)}
     finally:
         await services.close()

@@ -195,7 +195,7 @@ class TakebackService:
             # The board after it is owed like a move's: posted by the outbox if the flow's
             # post is refused (a thread locked) or cut off.
             await announcements.owed(
-                db, active.set_id, active.ply - 2, active.channel_id, to_us(now)
+                db, active.set_id, active.ply - 2, active.channel_id, to_us(now), taken_back=True
             )
             owed = await _owed(db, active.set_id)
         self._games.forget(active.set_id)
@@ -316,7 +316,12 @@ class TakebackService:
                 owed = None
                 if accept:  # its board is owed like a move's (as against the computer)
                     await announcements.owed(
-                        db, row.set_id, row.ply - 1, stored.channel_id, to_us(now)
+                        db,
+                        row.set_id,
+                        row.ply - 1,
+                        stored.channel_id,
+                        to_us(now),
+                        taken_back=True,
                     )
                     owed = await _owed(db, row.set_id)
         if lapsed:  # raised once the lapse is stored (an error inside would roll it back)

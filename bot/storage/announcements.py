@@ -35,12 +35,14 @@ class AnnouncementRow:
     """When it became owed (the move's time): a board owed anew, after a takeback and another
     move to the same ply, is a different announcement."""
     taken_back: bool = False
-    """Owed by the takeback that stepped the set back to ``ply`` (:func:`owed`, in the same
-    transaction as the undo): the board tells of the takeback, not of the move before it."""
+    """Owed by the takeback that stepped the set back to ``ply`` (noted on the row by
+    :func:`owed`, in the same transaction as the undo; schema 44): the board tells of the
+    takeback, not of the move before it."""
     late_cause: LateCause | None = None
     """Why its last post failed (:class:`LateCause`), if Discord refused it."""
     undone: int = 0
-    """How many moves had been taken back in the set when it became owed: with the ply, what
+    """How many moves had been taken back in the set when it became owed (the set's count,
+    noted on the row by what owed it, in its transaction; schema 44): with the ply, what
     names the position it shows (the Takeback button under a board carries both)."""
     owed_anew: int = 0
     """How many times a board was owed at this ply of the set before this one (a takeback
@@ -72,18 +74,29 @@ GRACE_US = 10_000_000
 move's board is given: SQLite's moves trigger and PostgreSQL's move statement)."""
 
 
-async def owed(db: Connection, set_id: int, ply: int, channel_id: int, now_us: int) -> None:
+async def owed(
+    db: Connection,
+    set_id: int,
+    ply: int,
+    channel_id: int,
+    now_us: int,
+    *,
+    taken_back: bool = False,
+) -> None:
     """The board of ``set_id`` at ``ply`` is owed anew from ``now_us``: a match began (its
     first board, at ply 0), the set ended without a move (time, resignation, abort), or a
-    takeback stepped it back to ``ply`` (its undone move at ``ply`` was undone at ``now_us``:
-    :attr:`AnnouncementRow.taken_back`)."""
+    takeback stepped it back to ``ply`` (``taken_back``, called after the undo, in its
+    transaction: :attr:`AnnouncementRow.taken_back`). The row notes the moves taken back in
+    the set as it stands (:attr:`AnnouncementRow.undone`)."""
     await db.execute(
-        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (set_id, ply) DO UPDATE SET "
+        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us, "
+        "taken_back, undone) SELECT ?, ?, ?, ?, ?, ?, undone FROM sets WHERE set_id = ? "
+        "ON CONFLICT (set_id, ply) DO UPDATE SET "
         "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
         "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
-        "late_cause = NULL, owed_anew = announcements.owed_anew + 1",
-        (set_id, ply, channel_id, now_us, now_us + GRACE_US),
+        "late_cause = NULL, owed_anew = announcements.owed_anew + 1, "
+        "taken_back = excluded.taken_back, undone = excluded.undone",
+        (set_id, ply, channel_id, now_us, now_us + GRACE_US, int(taken_back), set_id),
     )
 
 
@@ -168,10 +181,8 @@ async def due(
     oldest first."""
     mine = "" if shards.every else "AND " + shards.where("g.guild_id") + " "
     rows = await db.fetch_all(
-        "SELECT a.set_id, a.ply, a.channel_id, a.attempts, a.created_us, EXISTS (SELECT 1 FROM "
-        "undone_moves u WHERE u.set_id = a.set_id AND u.ply = a.ply "
-        "AND u.undone_us = a.created_us), a.late_cause, g.guild_id, (SELECT count(*) FROM "
-        "undone_moves u WHERE u.set_id = a.set_id AND u.undone_us <= a.created_us), a.owed_anew "
+        "SELECT a.set_id, a.ply, a.channel_id, a.attempts, a.created_us, a.taken_back, "
+        "a.late_cause, g.guild_id, a.undone, a.owed_anew "
         "FROM announcements a "
         "JOIN sets g ON g.set_id = a.set_id "
         f"WHERE a.delivered_us IS NULL AND a.next_try_us <= ? {mine}"

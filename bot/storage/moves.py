@@ -29,12 +29,13 @@ WITH g AS (
     INSERT INTO moves (set_id, ply, notation, captures, player_id, played_us)
     SELECT set_id, $2, $3, $4, $5, $6 FROM g
 ), owed AS (
-    INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us)
-    SELECT set_id, $2 + 1, channel_id, $6, $6 + {GRACE_US} FROM g
+    INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us, undone)
+    SELECT set_id, $2 + 1, channel_id, $6, $6 + {GRACE_US}, undone FROM g
     ON CONFLICT (set_id, ply) DO UPDATE SET
         channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0,
         next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL,
-        late_cause = NULL, owed_anew = announcements.owed_anew + 1
+        late_cause = NULL, owed_anew = announcements.owed_anew + 1, taken_back = 0,
+        undone = excluded.undone
     RETURNING owed_anew
 )
 SELECT {SET_COLUMNS}, (SELECT owed_anew FROM owed) FROM g JOIN matches m USING (match_id)
@@ -46,7 +47,8 @@ set, ply, notation, captures, player, time in µs.
 The set advances only while it is in progress at that ply: a racing move or resignation that
 changed it first makes PostgreSQL look at the row again once that commits, and then nothing
 at all is written. Otherwise the turn passes, the timers are re-armed from the move's time,
-the move is stored and the board it leads to is owed to the outbox; the set is returned as it
+the move is stored and the board it leads to is owed to the outbox (noting the set's count of
+moves taken back on it); the set is returned as it
 now stands, with its match's fields (each found through a primary key), and the board's
 ``owed_anew``. A move at or after the
 mover's deadline writes nothing either (the set is lost on time; the timer ends it).
