@@ -65,7 +65,10 @@ class BoardService:
         is played in the same channel, and its board keeps them; the old match's Rematch
         comes off). Without ``message_id`` (Discord's answer gave none) nothing becomes the
         board with buttons, but the position is checked all the same: a board out late does
-        not mark out the final board or a takeback's board owed at its ply. Returns whether it
+        not mark out the final board or a takeback's board owed at its ply. Only the board
+        ``active`` carries as owed (:attr:`ActiveGame.owed`) is marked out, if known: one owed
+        anew at its ply since, even between these checks and the mark (PostgreSQL reads them
+        committed one by one), stays owed. Returns whether it
         is the board with buttons (else its own come off), and the one that had them before,
         if another."""
         async with self._database.transaction() as db:
@@ -85,8 +88,9 @@ class BoardService:
                     return False, None
                 if not live and await _owed_anew(db, active):
                     return False, None
+            owed = None if active.owed is None else active.owed.same
             await announcements.delivered(
-                db, active.set_id, active.ply, message_id, to_us(self._clock())
+                db, active.set_id, active.ply, message_id, to_us(self._clock()), owed=owed
             )
         return live, None if previous == message_id else previous
 
