@@ -14,6 +14,7 @@ import pytest
 
 from bot.flow import computer_turns as turns
 from bot.flow import player_moves
+from bot.storage.errors import DatabaseUnavailable
 from tests.bot_harness import Harness, next_drawing_waits, running_bot, settled
 from tests.discord_standin import DiscordStandin
 
@@ -119,3 +120,42 @@ async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_fina
     boards = await final_board_posted(table)
     assert "took back" in boards[-2], boards
     assert "aborted" in boards[-1].lower(), boards
+
+
+async def test_my_reply_found_stored_after_its_write_failed_leaves_the_final_board_its_nonce(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """My move's write answers an error though it was stored (found so on reading again), my
+    reply is posted apart, and an admin aborts the game while it is drawn, at the same
+    instant: my board carries the nonce my move owed it with, so the outbox's post of the
+    final board is made too (before, my board read the final board's nonce when posted)."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    assert table.bot is not None
+    services = table.bot.services
+    play = services.games.play_computer_move
+
+    async def stored_then_failed(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(services.games, "play_computer_move", play)
+        await play(*args, **kwargs)
+        raise DatabaseUnavailable("the answer to its commit was lost")
+
+    monkeypatch.setattr(services.games, "play_computer_move", stored_then_failed)
+    drawing, go_on = next_drawing_waits(monkeypatch, turns)
+
+    def edits(method: str, path: str) -> bool:
+        return method == "PATCH" and "/messages/" in path
+
+    table.standin.fail_rest(404, seconds=30, code=10008, matching=edits)  # Unknown Message
+    await table.move(table.alice, "d1-b1")
+    await asyncio.wait_for(drawing.wait(), 20)
+    await services.games.abort(table.channel.id)
+    go_on.set()
+    await table.standin.wait_until(
+        lambda: any("(defenders) played" in m.content for m in table.public_messages()),
+        timeout=10,
+    )
+    table.standin.end_faults()
+    boards = await final_board_posted(table)
+    assert "aborted" in boards[-1].lower(), boards
+    assert "(defenders) played" in boards[-2], boards

@@ -261,7 +261,8 @@ class ComputerTurns:
 
     async def _stored_anyway(self, active: ActiveGame, move: str) -> MoveResult | None:
         """The computer's ``move`` in ``active``, if the database stored it though its write
-        failed (the answer to a commit lost on the way back), as it was stored: its board and
+        failed (the answer to a commit lost on the way back), as it was stored, with its board
+        as the move owed it (:meth:`GameService.with_move_board`): its board and
         what follows it (the next set, the computer opening it) are then the turn's, not left
         for a restart. None if it was not stored, the set ended otherwise (resigned, aborted,
         on time: whoever ended it announced it), or the database cannot say now."""
@@ -282,6 +283,9 @@ class ComputerTurns:
         outcome = stored.game.outcome
         if end is not None and (outcome is None or outcome.reason.from_outside):
             return None
+        # Its board as the move owed it, not as owed when posted: a resignation (an abort,
+        # time) at that ply meanwhile owes the final board anew there, under its own nonce.
+        stored = await games.with_move_board(stored, ended_by_it=end is not None)
         return MoveResult(last, stored, end)
 
     async def ended_unseen(self, set_id: int, ply: int) -> None:

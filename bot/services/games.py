@@ -49,6 +49,7 @@ from bot.services.sets import (
 from bot.shards import Shards
 from bot.storage import Database, announcements, moves, sets
 from bot.storage.connection import Connection
+from bot.storage.errors import StorageError
 from bot.storage.sets import EVERY, SetRow
 from bot.storage.times import from_us, to_us
 from engine import (
@@ -374,9 +375,37 @@ class GameService:
             set_end, fresh = await end_set(db, row, ended, now, notes)
             # The set's end is announced like a move: posted later if it cannot be now.
             await announcements.owed(db, row.set_id, ended.ply, row.channel_id, to_us(now))
+            owed = await announcements.owed_at(db, row.set_id, ended.ply)
+        if owed is not None:  # its final board as owed here: its nonce, marked out only so
+            game = replace(set_end.game, owed=owed_board(row.set_id, ended.ply, owed))
+            set_end = replace(set_end, game=game)
         self._cache.remember(row.set_id, ended)
         self._remember_next(set_end, fresh)
         return set_end
+
+    async def with_move_board(self, stored: ActiveGame, *, ended_by_it: bool) -> ActiveGame:
+        """``stored``, read just after its last move was found stored though its write failed,
+        with that move's board as the move owed it (:attr:`ActiveGame.owed`: its nonce, and
+        what alone its post marks out), read in one snapshot: the board owed at its ply while
+        the set stands there as read (in progress, nothing taken back since) or ended by that
+        move (``ended_by_it``); if the set ended there since without a move (a resignation, an
+        abort, time: the one board owed there after the move's), the one owed before it, at
+        the move's instant. ``stored`` as it is when the set left that position (the board is
+        an old one) or the database fails the read (its nonce is then read when posted)."""
+        try:
+            async with self._database.snapshot() as db:
+                row = await sets.by_id(db, stored.set_id)
+                owed = await announcements.owed_at(db, stored.set_id, stored.ply)
+                played = await moves.played_us(db, stored.set_id, stored.ply - 1)
+        except StorageError:
+            return stored
+        if row is None or owed is None or played is None:
+            return stored
+        if (row.ply, row.undone) != (stored.ply, stored.undone):
+            return stored
+        if row.status != sets.ACTIVE and not ended_by_it:
+            owed = (played, owed[1] - 1)  # the set's end owed the board there anew
+        return replace(stored, owed=owed_board(stored.set_id, stored.ply, owed))
 
     # ---------------------------------------------------------------- internals
 

@@ -120,6 +120,14 @@ async def add_move(
     return moved, int(owed[0])
 
 
+async def played_us(db: Connection, set_id: int, ply: int) -> int | None:
+    """When the move of set ``set_id`` at ``ply`` was stored (µs), if it stands."""
+    row = await db.fetch_one(
+        "SELECT played_us FROM moves WHERE set_id = ? AND ply = ?", (set_id, ply)
+    )
+    return None if row is None else int(row[0])
+
+
 async def notations(db: Connection, set_id: int) -> list[str]:
     """The move texts of a game, in order."""
     rows = await db.fetch_all("SELECT notation FROM moves WHERE set_id = ? ORDER BY ply", (set_id,))
