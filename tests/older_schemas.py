@@ -14,9 +14,10 @@ OLDEST = 30
 """The oldest schema :func:`undo_after` can step back to."""
 
 
-def _schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
-    """On SQLite the moves trigger that counts ``owed_anew`` goes first (a column a trigger
-    names cannot be dropped) and comes back as schema 10 made it."""
+def schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing schema 43 (announcements.owed_anew): on SQLite its moves trigger,
+    which counts it, goes first (a column a trigger names cannot be dropped) and comes back as
+    schema 10 made it, which its replay drops again."""
     dropped = "ALTER TABLE announcements DROP COLUMN owed_anew"
     if dialect is Dialect.POSTGRESQL:
         return (dropped,)
@@ -30,10 +31,34 @@ def _schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
     )
 
 
+def schema_44_undone(dialect: Dialect) -> tuple[str, ...]:
+    """The statements undoing schema 44 (announcements.taken_back and undone): on SQLite its
+    moves trigger, which notes the count, goes first and comes back as schema 43 made it."""
+    dropped = (
+        "ALTER TABLE announcements DROP COLUMN taken_back",
+        "ALTER TABLE announcements DROP COLUMN undone",
+    )
+    if dialect is Dialect.POSTGRESQL:
+        return dropped
+    return (
+        "DROP TRIGGER moves_announce",
+        *dropped,
+        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
+        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
+        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
+        "FROM sets WHERE set_id = NEW.set_id ON CONFLICT (set_id, ply) DO UPDATE SET "
+        "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
+        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
+        "late_cause = NULL, owed_anew = announcements.owed_anew + 1; END",
+    )
+
+
 def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
     """The statements undoing migration ``version``."""
+    if version == 44:
+        return schema_44_undone(dialect)
     if version == 43:
-        return _schema_43_undone(dialect)
+        return schema_43_undone(dialect)
     return {
         42: ("DROP INDEX IF EXISTS puzzle_attempts_by_solver",),  # SQLite only
         41: (

@@ -48,6 +48,7 @@ from tests.conftest import (
     FakeClock,
     postgres_database,
 )
+from tests.older_schemas import schema_43_undone, schema_44_undone
 from tests.postgres_server import PostgresServer
 
 
@@ -636,45 +637,6 @@ async def back_to_schema(services: Services, version: int, *undo: str) -> None:
             await db.execute(f"PRAGMA user_version = {version}")
         else:
             await db.execute(f"UPDATE schema_version SET version = {version}")
-
-
-def schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
-    """The statements undoing schema 43 (announcements.owed_anew): on SQLite its moves trigger,
-    which counts it, goes first (a column a trigger names cannot be dropped) and comes back as
-    schema 10 made it, which its replay drops again."""
-    dropped = "ALTER TABLE announcements DROP COLUMN owed_anew"
-    if dialect is Dialect.POSTGRESQL:
-        return (dropped,)
-    return (
-        "DROP TRIGGER moves_announce",
-        dropped,
-        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
-        "INSERT OR REPLACE INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
-        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
-        "FROM sets WHERE set_id = NEW.set_id; END",
-    )
-
-
-def schema_44_undone(dialect: Dialect) -> tuple[str, ...]:
-    """The statements undoing schema 44 (announcements.taken_back and undone): on SQLite its
-    moves trigger, which notes the count, goes first and comes back as schema 43 made it."""
-    dropped = (
-        "ALTER TABLE announcements DROP COLUMN taken_back",
-        "ALTER TABLE announcements DROP COLUMN undone",
-    )
-    if dialect is Dialect.POSTGRESQL:
-        return dropped
-    return (
-        "DROP TRIGGER moves_announce",
-        *dropped,
-        "CREATE TRIGGER moves_announce AFTER INSERT ON moves BEGIN "
-        "INSERT INTO announcements (set_id, ply, channel_id, created_us, next_try_us) "
-        "SELECT NEW.set_id, NEW.ply + 1, channel_id, NEW.played_us, NEW.played_us + 10000000 "
-        "FROM sets WHERE set_id = NEW.set_id ON CONFLICT (set_id, ply) DO UPDATE SET "
-        "channel_id = excluded.channel_id, created_us = excluded.created_us, attempts = 0, "
-        "next_try_us = excluded.next_try_us, delivered_us = NULL, message_id = NULL, "
-        "late_cause = NULL, owed_anew = announcements.owed_anew + 1; END",
-    )
 
 
 async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
