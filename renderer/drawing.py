@@ -171,7 +171,7 @@ def _compose(scene: Scene, width: int) -> Image.Image:
     draw = ImageDraw.Draw(image)
     cell = lay.cell
     if scene.selected is not None:
-        _tint(image, lay.box(scene.selected), theme.SELECTED, 0.50)
+        _tint(image, lay.box(scene.selected), theme.SELECTED, theme.SELECTED_AMOUNT)
     if scene.earlier_move is not None:
         frm, to = scene.earlier_move.from_square, scene.earlier_move.to_square
         _tint(image, lay.box(frm), theme.LAST_MOVE, 0.15)

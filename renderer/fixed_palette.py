@@ -52,7 +52,7 @@ def _flat_colours() -> list[tuple[int, int, int]]:
         theme.ESCAPE_EDGE,
     ]
     tints = [
-        (theme.SELECTED, 0.50),
+        (theme.SELECTED, theme.SELECTED_AMOUNT),
         (theme.LAST_MOVE, 0.45),
         (theme.LAST_MOVE, 0.60),
         (theme.LAST_MOVE, 0.15),

@@ -227,6 +227,36 @@ def test_highlight_marks_exactly_the_legal_destinations() -> None:
     assert changed == expected == {"d2", "a2", "b2", "c2", "e2", "f2", "g2"}
 
 
+def _luminance(rgb: RGB) -> float:
+    """WCAG's relative luminance of an sRGB colour."""
+    channels = [c / 255 for c in rgb]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(one: RGB, other: RGB) -> float:
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize(
+    ("moves", "square", "least"),
+    [((), "d2", 2.5), ((), "d1", 2.5), (("d2-c2", "d3-d2", "c2-c3"), "d4", 1.5)],
+)
+def test_the_chosen_square_is_much_darker_than_itself_unchosen(
+    moves: tuple[str, ...], square: str, least: float
+) -> None:
+    """The chosen piece's square differs in lightness, not only in hue, from its plain self: it
+    shows at phone width and to colour-blind eyes; the king's throne, darker, a little less."""
+    game = Game.from_moves(list(moves))
+    lay = where(game)
+    x0, y0, _, _ = lay.box(parse_square(square))
+    corner = (x0 + 3, y0 + 3)  # off the piece and the grid line
+    picked = decode(render_board(game, highlight_from=square)).getpixel(corner)
+    plain = decode(render_board(game)).getpixel(corner)
+    assert _contrast(picked, plain) >= least  # type: ignore[arg-type]
+
+
 def test_names_and_set_change_only_the_caption() -> None:
     """Player names and the set number are drawn in the caption strip, not on the board."""
     game = Game.from_moves(["d2-c2"])
