@@ -87,6 +87,17 @@ async def test_synced_commands_carry_all_five_languages(table: Harness) -> None:
                 assert len(description) <= DESCRIPTION_LIMIT, f"{where} ({locale})"
 
 
+async def test_the_move_option_describes_a_move_true_on_every_board(table: Harness) -> None:
+    """/move's option has one description per language for every server, whatever its board: it
+    names the form of a move and no move itself (d1-c1 moves an empty square on 15x15)."""
+    [move] = [c for c in table.standin.synced_commands() if c["name"] == "move"]
+    [option] = move["options"]
+    texts = [option["description"], *option["description_localizations"].values()]
+    assert len(texts) == 1 + len(DISCORD_LOCALES)
+    for text in texts:
+        assert not re.search(r"[a-z]\d", text), text
+
+
 async def test_localized_names_are_unique_within_a_command(table: Harness) -> None:
     """Two options of one command never share a name in any language (Discord refuses that)."""
     for command in table.standin.synced_commands():

@@ -58,7 +58,7 @@ class Play(commands.Cog):
 
     @app_commands.command(name="move")
     @app_commands.guild_only()
-    @app_commands.describe(move="Your move: the piece's square and where it goes, like d1-c1")
+    @app_commands.describe(move="Your move: the piece's square, a dash, then the square it goes to")
     async def move(
         self,
         interaction: discord.Interaction[BrandubhBot],
