@@ -49,7 +49,10 @@ def samples() -> dict[str, bytes]:
         "start.png": _board(Game(), set_number=1),
         "capture.png": _board(Game.from_moves(CAPTURE)),
         "king-in-danger.png": _board(Game.from_moves(DANGER)),
-        "move-picker.png": _board(Game.from_moves(CAPTURE), highlight_from="c2"),
+        # The picker's picture is shown to the player to move alone, without names.
+        "move-picker.png": render_board(
+            Game.from_moves(CAPTURE), highlight_from="c2", you=Side.DEFENDERS
+        ),
         "king-escaped.png": _board(Game.from_moves(ESCAPED), set_number=2),
         "hnefatafl.png": _board(Game.from_moves(HNEFATAFL, ruleset="hnefatafl")),
         "computer-round.png": render_board(
@@ -106,16 +109,13 @@ def _analysis() -> dict[str, bytes]:
     }
 
 
-def _board(
-    game: Game, *, set_number: int | None = None, highlight_from: str | None = None
-) -> bytes:
+def _board(game: Game, *, set_number: int | None = None) -> bytes:
     return render_board(
         game,
         attacker_name="Aoife",
         defender_name="Brian",
         set_number=set_number,
         sets_total=2 if set_number else None,
-        highlight_from=highlight_from,
     )
 
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.i18n.language import language
+from engine import Game, Side, parse_square
+from renderer import render_board
 from tests.bot_harness import Harness, move_button, running_bot
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import ATTACH_FILES
@@ -87,3 +90,24 @@ async def test_the_pickers_alt_text_speaks_to_the_player_and_lists_where_the_pie
     alt = choices.description or ""
     assert "Du bist am Zug (Angreifer), Zug 1." in alt
     assert "Die Figur auf d1 kann nach b1, c1, e1 und f1 ziehen." in alt
+
+
+async def test_the_pickers_picture_is_headed_your_move(table: Harness) -> None:
+    """choices.png, which only the player to move sees, is headed "Your move" (in German, "Du
+    bist am Zug") as its alt text says, not "Attackers to move" as to an onlooker."""
+    table.alice.user.locale = "de"
+    board = await table.challenge_accepted(table.alice, table.bob)
+    opened = await table.standin.click(board, move_button(board), table.alice)
+    picker = await opened.wait_original()
+    [pieces] = picker.custom_ids()
+    step_two = await (
+        await table.standin.select(picker, pieces, table.alice, ["d1"])
+    ).wait_original()
+    [choices] = step_two.attachments
+    german = language("de")
+    yours = render_board(
+        Game(), highlight_from=parse_square("d1"), words=german, you=Side.ATTACKERS
+    )
+    onlookers = render_board(Game(), highlight_from=parse_square("d1"), words=german)
+    assert yours != onlookers
+    assert choices.data == yours

@@ -368,8 +368,14 @@ class PickPiece(
         # destinations to choose from are listed anyway.
         if interaction.app_permissions.attach_files:
             frm = parse_square(from_name, active.game.ruleset.size)
-            png = await asyncio.to_thread(render_board, active.game, highlight_from=frm, words=lang)
-            # Only the player to move opens a picker: its alt text says "Your move".
+            # Only the player to move opens a picker: its picture and alt text say "Your move".
+            png = await asyncio.to_thread(
+                render_board,
+                active.game,
+                highlight_from=frm,
+                words=lang,
+                you=active.game.to_move,
+            )
             description = describe_board(
                 active.game, highlight_from=frm, words=lang, you=active.game.to_move
             )
