@@ -212,7 +212,25 @@ async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
     assert graph.description is not None
     assert "la chance de gain des attaquants" in graph.description
     assert replay.description is not None
-    assert replay.description.startswith("Une animation")
+    assert replay.description.startswith("Une animation de la partie ")
+
+
+async def test_the_replays_alt_text_gives_the_marked_moves_and_the_better_ones(
+    table: Harness,
+) -> None:
+    """A screen reader cannot see the replay's arrows: its alt text names each marked move, its
+    judgement and the better move, then the result and the moves in order, in French here."""
+    await table.reply_text(table.admin, "settings", {"language": "fr"})
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, KING_WALKS_INTO_CAPTURE, table.alice, table.bob)
+    record = await table.slash(table.carol, "analyse")
+    reply = await record.wait_original(lambda m: bool(m.attachments), timeout=60)
+    _, replay = reply.attachments
+    alt = replay.description or ""
+    assert "qui s'arrête avant chaque coup marqué pour montrer le meilleur : " in alt, alt
+    assert re.search(r"coup 4 d4-b4 gaffe, mieux valait [a-g][1-7]-[a-g][1-7]", alt), alt
+    assert "flèche" not in alt
+    assert alt.endswith("Coups : " + ", ".join(KING_WALKS_INTO_CAPTURE) + "."), alt
 
 
 async def test_an_analysis_cut_short_by_a_restart_says_so(

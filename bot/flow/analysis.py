@@ -43,8 +43,9 @@ from engine.analysis import (
     evaluate_position,
     judge_game,
 )
+from renderer import ALT_TEXT_LIMIT
 from renderer.graph import MARKS, render_win_chance
-from renderer.replay import Annotation, render_replay
+from renderer.replay import Annotation, describe_replay, render_replay
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -376,11 +377,7 @@ def _review_files(
                 discord.File(
                     io.BytesIO(replay),
                     filename=f"analysis-{chosen.set_id}.gif",
-                    description=lang._(
-                        "A replay of game {game}; before each marked move the played move is a "
-                        "red arrow and the better move a green one.",
-                        game=chosen.set_id,
-                    ),
+                    description=replay_alt_text(chosen, review, lang),
                 )
             )
         return made
@@ -605,3 +602,47 @@ def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = EN
     if marked:
         text += " " + lang._("Marked: {moves}.", moves=marked)
     return text[:1024]
+
+
+def replay_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
+    """Alt text of the annotated replay, which a screen reader cannot see the arrows of: each
+    marked move with its judgement and the better move, then the result and the moves in order
+    (cut with "…" to fit Discord's 1024 characters)."""
+    marked = [_marked_with_better(each, lang) for each in marked_moves(review)]
+    if marked:
+        head = lang._(
+            "A replay of game {game}, stopping before each marked move to show the better one: "
+            "{moves}.",
+            game=chosen.set_id,
+            moves=_listed(marked, lang),
+        )
+    else:
+        head = lang._("A replay of game {game}.", game=chosen.set_id)
+    moves = describe_replay(
+        chosen.game,
+        attacker_name=chosen.attacker_name or None,
+        defender_name=chosen.defender_name or None,
+        words=lang,
+        left_server=chosen.left_by is not None,
+        limit=ALT_TEXT_LIMIT - len(head) - 1,  # six marked moves at most leave room
+    )
+    return f"{head} {moves}"[:ALT_TEXT_LIMIT]
+
+
+def _marked_with_better(each: MoveReview, lang: Language) -> str:
+    """``move 14 d4-d6 blunder, better c4-c2``: a marked move as words, for the alt text."""
+    judgement = lang.gettext(each.judgement.label)
+    if each.better is None:
+        return lang._(
+            "move {number} {move} {judgement}",
+            number=each.number,
+            move=str(each.move),
+            judgement=judgement,
+        )
+    return lang._(
+        "move {number} {move} {judgement}, better {better}",
+        number=each.number,
+        move=str(each.move),
+        judgement=judgement,
+        better=str(each.better),
+    )
