@@ -63,6 +63,28 @@ def rules_text(ruleset_name: str, lang: Language = ENGLISH) -> str:
     )
 
 
+def rules_answer(
+    ruleset_name: str, lang: Language = ENGLISH, *, card_as_text: discord.File | None = None
+) -> str:
+    """/rules' answer: :func:`rules_text` and that the rules page is attached; or, where I may
+    not attach files, the rules with ``card_as_text``'s alt text in place of the picture and
+    why the page is missing. It fits one message (``tests/test_rules_answer.py`` checks every
+    preset in every language)."""
+    if card_as_text is None:
+        attached = lang._(
+            "Every rule, with a diagram for each capture, is in the attached rules page."
+        )
+        return "\n".join((rules_text(ruleset_name, lang), attached))
+    missing = lang._(
+        "I can't attach the rules page and its pictures here: I need the {permission} "
+        "permission in this channel.",
+        permission=permission_names(["attach_files"], lang),
+    )
+    return "\n".join(
+        (pictures_as_text(rules_text(ruleset_name, lang), [card_as_text], lang), missing)
+    )
+
+
 def destination_alone(rules: Ruleset, move: Move) -> bool:
     """Whether ``move``'s destination alone names it in ``rules``' opening position: no other
     piece of the attackers can go there (``c1`` in brandubh; none in Ard Rí, whose attackers
@@ -212,20 +234,11 @@ class Info(commands.Cog):
             description=lang._("The full rules page: every rule, every board, the match."),
         )
         if interaction.app_permissions.attach_files:
-            attached = lang._(
-                "Every rule, with a diagram for each capture, is in the attached rules page."
-            )
+            text = rules_answer(name, lang)
             files = [card, page]
-            shown = rules_text(name, lang)
         else:  # Discord refuses files in my answers here: the rules and the card in text, and why
-            attached = lang._(
-                "I can't attach the rules page and its pictures here: I need the {permission} "
-                "permission in this channel.",
-                permission=permission_names(["attach_files"], lang),
-            )
+            text = rules_answer(name, lang, card_as_text=card)
             files = []
-            shown = pictures_as_text(rules_text(name, lang), [card], lang)
-        text = "\n".join((shown, attached))
         await answer(interaction, text, files=files, ephemeral=True)
 
     @app_commands.command(name="help", extras=ANSWERS_PRIVATELY)
