@@ -90,13 +90,6 @@ class ComputerRetries:
         """The computer moved in ``set_id``: forget any earlier failure."""
         self._stalled.pop(set_id, None)
 
-    def _ended(self, set_id: int, stalled: StalledTurn) -> StalledTurn:
-        """The end of ``stalled``'s set ran (:meth:`retry_stalled`): not again."""
-        ended = replace(stalled, ended=True)
-        if self._stalled.get(set_id) is stalled:
-            self._stalled[set_id] = ended
-        return ended
-
     def _forget(self, set_id: int, stalled: StalledTurn) -> None:
         """Forget the failed turn ``stalled`` of ``set_id``, unless a newer entry replaced it."""
         if self._stalled.get(set_id) is stalled:
@@ -111,8 +104,8 @@ class ComputerRetries:
         An entry is acted on only if it is still there once its game is read: a move the
         computer played meanwhile forgot it (:meth:`computer_unstalled`), or a failure noted
         meanwhile replaced it, and the newer entry is the one to go by. One the database fails
-        (its game unread, its set's end, its line) is taken up again at the next check —
-        its set's end, once run, not again — and the others go on."""
+        (its game unread, its set's end) is taken up again at the next check, and the others
+        go on; its line, once its set's end ran, is edited at once (that reads no database)."""
         for set_id, stalled in list(self._stalled.items()):
             try:
                 active: ActiveGame | None = await self.bot.services.games.get(set_id)
@@ -125,17 +118,15 @@ class ComputerRetries:
                 continue  # forgotten or replaced while the game was read
             if active is None:
                 # My move may have ended it, stored though my turn could not tell: the set's
-                # end runs now, once: the database failing it or the line, the next check
-                # goes on from there, and the other games go on now.
+                # end runs now; the database failing it, the next check runs it again, and the
+                # other games go on now.
                 turns = self.bot.flow.computer_turns
                 try:
-                    if not stalled.ended:
-                        await turns.ended_unseen(set_id, stalled.ply)
-                        stalled = self._ended(set_id, stalled)
-                    await turns.no_reply(stalled.channel_id, stalled.line)
+                    await turns.ended_unseen(set_id, stalled.ply)
                 except StorageError as error:
                     _log.warning("Game %s (server %s) ended: %r", set_id, stalled.guild_id, error)
                     continue
+                await turns.no_reply(stalled.channel_id, stalled.line)  # reads no database
                 self._forget(set_id, stalled)  # the line is read and edited meanwhile
                 continue
             if not active.computer_to_move or active.ply != stalled.ply:
@@ -152,10 +143,9 @@ class ComputerRetries:
 @dataclass(frozen=True)
 class StalledTurn:
     """A computer turn that failed: at which ply, when to try it (again, if a try under way
-    ends without a word), the wait, the server and channel of its game (the server gives the
-    language, which a thread Discord archived no longer tells), the player's line that says I
-    am thinking (if any), whether the channel was told I keep trying and whether its set's
-    end ran."""
+    ends without a word), the wait, the server and channel of its game (the server is named
+    when the database fails it), the player's line that says I am thinking (if any) and
+    whether the channel was told I keep trying."""
 
     ply: int
     retry_at: datetime
@@ -164,6 +154,3 @@ class StalledTurn:
     channel_id: int
     line: int | None
     told: bool
-    ended: bool = False
-    """Its set found ended, whose end ran (:meth:`ComputerRetries.retry_stalled`): only the
-    line is left to edit."""

@@ -307,7 +307,7 @@ async def test_a_stalled_line_comes_off_while_its_servers_language_fails(
 ) -> None:
     """The computer gave up on its reply to alice, who resigns; the database fails her
     server's language: her line still comes off (it is known in every language, 9e43ba1),
-    and what follows the set's end is looked for once."""
+    and her stalled turn is forgotten: what follows the set's end is looked for once."""
     assert table.bot is not None
     await stalled_after_a_move(table, table.guild, table.channel, table.alice)
     computer_turns = table.bot.flow.computer_turns
