@@ -24,6 +24,8 @@ _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT", bound="discord.ui.Item[Any]")
+KeyT = TypeVar("KeyT")
+RowT = TypeVar("RowT")
 
 ANSWER_BEFORE = 1.5
 """The age (seconds since Discord created it) at which an interaction still at work is deferred
@@ -334,9 +336,6 @@ class GameButton(GuardedItem[discord.ui.Button[Any]], template=r"(?!)"):
         return cls(int(match["game"]))
 
 
-PageButton = GuardedItem[discord.ui.Button[Any]]
-
-
 def page_button(direction: str, custom_id: str, lang: Language = ENGLISH) -> discord.ui.Button[Any]:
     """The Previous (``direction`` "prev") or Next button of a list shown a page at a time."""
     return discord.ui.Button(
@@ -346,18 +345,46 @@ def page_button(direction: str, custom_id: str, lang: Language = ENGLISH) -> dis
     )
 
 
+class KeyedPageButton(GuardedItem[discord.ui.Button[Any]], Generic[KeyT], template=r"(?!)"):
+    """The Previous or Next button of a list turned from its page's first (Previous) or last
+    (Next) row, whose ``key`` its ``custom_id`` carries: the page it turns to ends right before
+    that row (:attr:`before`) or starts right after it (:attr:`after`), wherever the list
+    changed meanwhile.
+
+    Subclasses give a ``template`` and :meth:`from_custom_id` that read their id back, and
+    implement :meth:`handle`."""
+
+    def __init__(self, direction: str, key: KeyT, custom_id: str, lang: Language = ENGLISH) -> None:
+        super().__init__(page_button(direction, custom_id, lang))
+        self.direction = direction
+        self.key = key
+
+    @property
+    def after(self) -> KeyT | None:
+        """The key the page turned to starts right after (Next), or None."""
+        return self.key if self.direction == "next" else None
+
+    @property
+    def before(self) -> KeyT | None:
+        """The key the page turned to ends right before (Previous), or None."""
+        return None if self.direction == "next" else self.key
+
+
 def keyset_view(
-    offset: int, shown: int, total: int, button: Callable[[str], PageButton]
+    offset: int,
+    rows: Sequence[RowT],
+    total: int,
+    button: Callable[[str, RowT], GuardedItem[discord.ui.Button[Any]]],
 ) -> discord.ui.View | None:
-    """Previous / Next buttons for a page of ``shown`` rows from ``offset`` of ``total``, each
-    made by ``button(direction)`` to turn from the page's first (Previous) or last (Next) row,
+    """Previous / Next buttons for a page of ``rows`` from ``offset`` of ``total``, each made
+    by ``button(direction, row)`` to turn from the page's first (Previous) or last (Next) row,
     or None when the page holds every row."""
-    if not shown or (offset == 0 and shown >= total):
+    if not rows or (offset == 0 and len(rows) >= total):
         return None
-    earlier = button("prev")
-    later = button("next")
+    earlier = button("prev", rows[0])
+    later = button("next", rows[-1])
     earlier.item.disabled = offset == 0
-    later.item.disabled = offset + shown >= total
+    later.item.disabled = offset + len(rows) >= total
     view = discord.ui.View(timeout=None)
     view.add_item(earlier)
     view.add_item(later)

@@ -16,7 +16,14 @@ from bot.services.domain import (
     Unshown,
     WaitingChallenges,
 )
-from bot.views.common import EMBED_FIELD_LIMIT, GuardedItem, bot_of, embed_title, turn_page
+from bot.views.common import (
+    EMBED_FIELD_LIMIT,
+    GuardedItem,
+    bot_of,
+    embed_title,
+    page_button,
+    turn_page,
+)
 from bot.views.id_numbers import COUNT, ID
 from bot.views.public_places import private_channels, unknown_places
 from bot.views.waiting import (
@@ -228,13 +235,8 @@ class GamesButton(
         match_id: int | None = None,
     ) -> None:
         anchor = "" if match_id is None else f":{match_id}"
-        super().__init__(
-            discord.ui.Button(
-                label=lang._("Previous") if direction == "prev" else lang._("Next"),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"games:{guild_id}:{player_id}:{offset}:{direction}{anchor}",
-            )
-        )
+        custom_id = f"games:{guild_id}:{player_id}:{offset}:{direction}{anchor}"
+        super().__init__(page_button(direction, custom_id, lang))
         self.guild_id = guild_id
         self.player_id = player_id
         self.offset = offset

@@ -18,6 +18,7 @@ from bot.services.domain import DEFAULT_RULESET, LeaderboardPage, Standing, Stan
 from bot.services.errors import InvalidOption, OtherServer
 from bot.views.common import (
     GuardedItem,
+    KeyedPageButton,
     bot_of,
     embed_title,
     keyset_view,
@@ -102,14 +103,10 @@ def leaderboard_view(page: LeaderboardPage, lang: Language = ENGLISH) -> discord
     right after that row wherever ratings moved meanwhile."""
     return keyset_view(
         page.offset,
-        len(page.rows),
+        page.rows,
         page.total,
-        lambda direction: LeaderboardButton(
-            page.ruleset,
-            direction,
-            StandingKey.of(page.rows[0 if direction == "prev" else -1]),
-            lang,
-            viewer_id=page.viewer_id,
+        lambda direction, row: LeaderboardButton(
+            page.ruleset, direction, StandingKey.of(row), lang, viewer_id=page.viewer_id
         ),
     )
 
@@ -154,7 +151,7 @@ async def _turn(
 
 
 class LeaderboardButton(
-    GuardedItem[discord.ui.Button[Any]],
+    KeyedPageButton[StandingKey],
     template=(
         r"lb:(?P<ruleset>[a-z0-9-]{1,40}):(?P<dir>prev|next):(?P<provisional>[01]):"
         r"(?P<rating>-?\d{1,17}(?:\.\d{1,20})?(?:e[-+]\d{1,3})?):(?P<user>" + ID + r")"
@@ -177,10 +174,8 @@ class LeaderboardButton(
     ) -> None:
         viewer = "" if viewer_id is None else f":{viewer_id}"
         where = f"{int(key.provisional)}:{key.rating!r}:{key.user_id}"
-        super().__init__(page_button(direction, f"lb:{ruleset}:{direction}:{where}{viewer}", lang))
+        super().__init__(direction, key, f"lb:{ruleset}:{direction}:{where}{viewer}", lang)
         self.ruleset = ruleset
-        self.direction = direction
-        self.key = key
         self.viewer_id = viewer_id
 
     @classmethod
@@ -201,14 +196,7 @@ class LeaderboardButton(
         )
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        forward = self.direction == "next"
-        await _turn(
-            interaction,
-            self.ruleset,
-            self.viewer_id,
-            after=self.key if forward else None,
-            before=None if forward else self.key,
-        )
+        await _turn(interaction, self.ruleset, self.viewer_id, after=self.after, before=self.before)
 
 
 class OffsetLeaderboardButton(

@@ -18,6 +18,7 @@ from bot.services.errors import OtherServer
 from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverKey, SolverStanding
 from bot.views.common import (
     GuardedItem,
+    KeyedPageButton,
     bot_of,
     embed_title,
     keyset_view,
@@ -90,14 +91,10 @@ def solvers_view(board: SolverBoard, lang: Language = ENGLISH) -> discord.ui.Vie
     after that line wherever puzzles were finished meanwhile."""
     return keyset_view(
         board.offset,
-        len(board.rows),
+        board.rows,
         board.total,
-        lambda direction: SolversButton(
-            board.period,
-            board.viewer_id,
-            direction,
-            SolverKey.of(board.rows[0 if direction == "prev" else -1]),
-            lang,
+        lambda direction, row: SolversButton(
+            board.period, board.viewer_id, direction, SolverKey.of(row), lang
         ),
     )
 
@@ -129,7 +126,7 @@ async def _turn(
 
 
 class SolversButton(
-    GuardedItem[discord.ui.Button[Any]],
+    KeyedPageButton[SolverKey],
     template=(
         r"pzb:(?P<period>all|30d):(?P<viewer>" + ID + r"):(?P<dir>prev|next):"
         r"(?P<solved>" + COUNT + r"):(?P<attempted>" + COUNT + r"):(?P<reached>" + ID + r"):"
@@ -149,12 +146,11 @@ class SolversButton(
         lang: Language = ENGLISH,
     ) -> None:
         where = f"{key.solved}:{key.attempted}:{key.reached_us}:{key.user_id}"
-        custom_id = f"pzb:{period.value}:{viewer_id}:{direction}:{where}"
-        super().__init__(page_button(direction, custom_id, lang))
+        super().__init__(
+            direction, key, f"pzb:{period.value}:{viewer_id}:{direction}:{where}", lang
+        )
         self.period = period
         self.viewer_id = viewer_id
-        self.direction = direction
-        self.key = key
 
     @classmethod
     async def from_custom_id(
@@ -170,14 +166,7 @@ class SolversButton(
         return cls(Period(match["period"]), int(match["viewer"]), match["dir"], key)
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        forward = self.direction == "next"
-        await _turn(
-            interaction,
-            self.period,
-            self.viewer_id,
-            after=self.key if forward else None,
-            before=None if forward else self.key,
-        )
+        await _turn(interaction, self.period, self.viewer_id, after=self.after, before=self.before)
 
 
 class OffsetSolversButton(

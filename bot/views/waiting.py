@@ -23,6 +23,7 @@ from bot.views.common import (
     answer,
     bot_of,
     embed_title,
+    keyset_view,
     turn_page,
     within_deadline,
 )
@@ -114,20 +115,16 @@ def waiting_embed(
 def waiting_view(
     waiting: WaitingChallenges, shown: int, guild_id: int, player_id: int, lang: Language
 ) -> discord.ui.View | None:
-    """Previous / Next for a page of the whole list showing ``shown`` of its challenges, or
-    None when they all fit on it."""
-    if waiting.offset == 0 and shown >= waiting.total:
-        return None
-    first = waiting.challenges[0].challenge_id if shown else None
-    last = waiting.challenges[shown - 1].challenge_id if shown else None
-    earlier = WaitingButton(guild_id, player_id, "prev", lang, challenge_id=first)
-    later = WaitingButton(guild_id, player_id, "next", lang, challenge_id=last)
-    earlier.item.disabled = waiting.offset == 0
-    later.item.disabled = waiting.offset + shown >= waiting.total
-    view = discord.ui.View(timeout=None)
-    view.add_item(earlier)
-    view.add_item(later)
-    return view
+    """Previous / Next for a page of the whole list showing ``shown`` of its challenges, each
+    turning from the first or last challenge shown, or None when they all fit on it."""
+    return keyset_view(
+        waiting.offset,
+        waiting.challenges[:shown],
+        waiting.total,
+        lambda direction, challenge: WaitingButton(
+            guild_id, player_id, direction, lang, challenge_id=challenge.challenge_id
+        ),
+    )
 
 
 async def waiting_message(
@@ -155,8 +152,7 @@ async def waiting_message(
     lang = reader(interaction)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     embed, shown = waiting_embed(waiting, names, guild_name, lang)
-    view = waiting_view(waiting, shown, guild_id, player_id or 0, lang) if shown else None
-    return embed, view
+    return embed, waiting_view(waiting, shown, guild_id, player_id or 0, lang)
 
 
 class WaitingButton(
