@@ -205,6 +205,11 @@ class Game:
         return self._board.geo.throne if self._board.geo.throne >= 0 else None
 
     @property
+    def squares(self) -> tuple[Square, ...]:
+        """Every square of the board, rank 1 first, ``a`` first in each rank."""
+        return self._board.geo.squares
+
+    @property
     def corners(self) -> frozenset[Square]:
         """The restricted corner squares (empty when corners are ordinary squares)."""
         return self._board.geo.corners

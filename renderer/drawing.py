@@ -22,7 +22,6 @@ from renderer import sprites, theme
 from renderer.scene import (
     Arrow,
     Scene,
-    board_squares,
     path_squares,
     set_label,
     short_ending,
@@ -91,7 +90,7 @@ def background(ruleset: Ruleset, width: int) -> Image.Image:
     draw = ImageDraw.Draw(image)
     game = Game(ruleset)
     edge_escape = any(
-        game.is_escape(sq) and sq not in game.corners for sq in board_squares(n) if _on_edge(sq, n)
+        game.is_escape(sq) and sq not in game.corners for sq in game.squares if _on_edge(sq, n)
     )
     board_box = (lay.left, lay.top, lay.left + lay.cell * n, lay.top + lay.cell * n)
     rim = lay.px(5)
@@ -100,7 +99,7 @@ def background(ruleset: Ruleset, width: int) -> Image.Image:
         fill=theme.FRAME_LINE,
     )
     draw.line((0, lay.caption - 1, width, lay.caption - 1), fill=theme.FRAME_LINE, width=1)
-    for sq in board_squares(n):
+    for sq in game.squares:
         x0, y0, x1, y1 = lay.box(sq)
         colour = theme.SQUARE_DARK if ((sq & 15) + (sq >> 4)) % 2 == 0 else theme.SQUARE_LIGHT
         if edge_escape and _on_edge(sq, n):

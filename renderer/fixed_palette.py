@@ -17,7 +17,7 @@ from engine import Game, Move, Piece, Ruleset
 from renderer import theme
 from renderer.drawing import compose, layout
 from renderer.png import palette_png
-from renderer.scene import Players, Scene, board_squares, scene_of
+from renderer.scene import Players, Scene, scene_of
 
 
 @functools.lru_cache(maxsize=32)
@@ -108,7 +108,7 @@ def _sample_scenes(ruleset: Ruleset) -> list[Scene]:
     base = scene_of(game, Players("Attacker name", "Defender name", 1, 2))
     n = ruleset.size
     pieces = dict(base.pieces)
-    free = [sq for sq in board_squares(n) if sq not in pieces and not game.is_restricted(sq)]
+    free = [sq for sq in game.squares if sq not in pieces and not game.is_restricted(sq)]
     kinds = (Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
     marked = free[: n * 2]
     scenes = []

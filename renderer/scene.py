@@ -15,7 +15,6 @@ from engine import (
     Side,
     Square,
     parse_square,
-    square,
     square_name,
 )
 from renderer.words import ENGLISH, Words
@@ -162,11 +161,6 @@ def _as_square(value: Square | str, size: int) -> Square:
     if isinstance(value, str):
         return parse_square(value, size)
     return value
-
-
-def board_squares(size: int) -> list[Square]:
-    """Every square of a ``size`` x ``size`` board, rank 1 first, ``a`` first in each rank."""
-    return [square(f, r) for r in range(size) for f in range(size)]
 
 
 def path_squares(move: Move) -> list[Square]:
