@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
-from functools import cache
+from functools import lru_cache
 
 from engine.board import KING, NO_KING, Board
 from engine.errors import N_, IllegalMoveError, PositionError
@@ -453,7 +453,7 @@ def _sign(n: int) -> int:
     return (n > 0) - (n < 0)
 
 
-@cache
+@lru_cache(maxsize=16)  # the built-in rulesets and a few records' own: each record may bring one
 def opening_step(rules: Ruleset) -> Move:
     """A first move the attackers may play in ``rules``, one square long: ``d1-c1`` in brandubh,
     ``e1-d1`` on 13x13 and 15x15 (whose d1 is empty), the example a player is shown of a move.

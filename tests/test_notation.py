@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -17,6 +18,7 @@ from engine import (
     Side,
     format_position,
     get_ruleset,
+    opening_step,
     parse_position,
     parse_square,
     read_record,
@@ -140,6 +142,16 @@ def test_text_that_is_no_move_is_shown_a_move_of_its_own_board(ruleset: str, exa
         Game(ruleset).parse_move("move my king")
     assert str(info.value).endswith(f"where it goes, like {example}.")
     assert Game(ruleset).is_legal(example)
+
+
+def test_the_example_move_of_many_records_own_rules_is_not_kept_for_each() -> None:
+    """A record's own rules are a ruleset of their own: the example move worked out for each of
+    a hundred is still d1-c1, but only the latest few are kept."""
+    for number in range(100):
+        rules = dataclasses.replace(get_ruleset("brandubh"), name=f"record-{number}")
+        with pytest.raises(IllegalMoveError, match=r"like d1-c1\.$"):
+            Game(rules).parse_move("move my king")
+    assert opening_step.cache_info().currsize < 100
 
 
 def test_a_long_text_is_repeated_cut_short() -> None:
