@@ -279,6 +279,17 @@ class Harness:
         record = await self.slash(who, "move", {"move": text})
         return await record.wait_original()
 
+    async def picked(
+        self, board: StoredMessage, who: FakeMember, piece: str = "d1"
+    ) -> StoredMessage:
+        """``who`` presses Move on ``board`` and chooses the piece on ``piece`` in the picker:
+        its second step, which offers where that piece can go."""
+        opened = await self.standin.click(board, move_button(board), who)
+        picker = await opened.wait_original()
+        [pieces] = picker.custom_ids()
+        chosen = await self.standin.select(picker, pieces, who, [piece])
+        return await chosen.wait_original()
+
     async def wait_board(
         self, predicate: Any = None, *, channel: FakeChannel | None = None, timeout: float = 20
     ) -> StoredMessage:

@@ -79,12 +79,7 @@ async def test_the_pickers_alt_text_speaks_to_the_player_and_lists_where_the_pie
     German reader it is their move and where the chosen piece can go."""
     table.alice.user.locale = "de"
     board = await table.challenge_accepted(table.alice, table.bob)
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    step_two = await (
-        await table.standin.select(picker, pieces, table.alice, ["d1"])
-    ).wait_original()
+    step_two = await table.picked(board, table.alice)
     [choices] = step_two.attachments
     assert choices.filename == "choices.png"
     alt = choices.description or ""

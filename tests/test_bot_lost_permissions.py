@@ -28,7 +28,6 @@ from tests.bot_harness import (
     challenge_id,
     eventually,
     gateway_connections,
-    move_button,
     reconnected,
     running_bot,
     settled,
@@ -1029,22 +1028,13 @@ async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> 
     assert active.ply == 2
 
 
-async def picked_d1(table: Harness, board: StoredMessage) -> StoredMessage:
-    """alice presses Move on ``board`` and chooses d1 in the picker: its second step."""
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
-    return await chosen.wait_original()
-
-
 async def test_the_picker_plays_where_i_may_not_attach_files(table: Harness) -> None:
     """Without Attach Files, alice plays with the Move button's picker: its second step has no
     picture, the picker becomes "You played d1-b1." with the note, and the board follows as
     text (Discord refused the second step and the board, each with its picture)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
-    step_two = await picked_d1(table, board)
+    step_two = await table.picked(board, table.alice)
     assert step_two.content == "Where does d1 go?"
     assert step_two.attachments == []
     [where] = step_two.custom_ids()
@@ -1108,7 +1098,7 @@ async def test_the_picker_plays_where_i_may_not_send_messages(table: Harness) ->
     "You played d1-b1." with the note, and the board follows as the press's public answer."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
-    step_two = await picked_d1(table, board)
+    step_two = await table.picked(board, table.alice)
     [where] = step_two.custom_ids()
     played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
     [shown] = await played.wait_followups()

@@ -17,7 +17,6 @@ from tests.bot_harness import (
     Harness,
     challenge_id,
     eventually,
-    move_button,
     running_bot,
     timers_checked,
     waits_until_told,
@@ -241,12 +240,7 @@ async def test_a_double_click_on_a_pickers_square_says_the_move_was_played(
     """alice double-clicks b1 in the Move picker: d1-b1 is played once, and the other press
     tells her so, not that the game changed and to try again (it is bob's turn)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    step_two = await (
-        await table.standin.select(picker, pieces, table.alice, ["d1"])
-    ).wait_original()
+    step_two = await table.picked(board, table.alice)
     [where] = step_two.custom_ids()
     presses = await asyncio.gather(
         *(table.standin.select(step_two, where, table.alice, ["d1-b1"], wait=False) for _ in "ab")
@@ -268,12 +262,7 @@ async def test_a_second_press_of_a_pickers_square_after_the_move_landed_says_it_
     d1-b1 has landed (the common double click: the first press is quick): she is told she
     played it, not that the board changed and to press Move again (it is bob's turn)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    step_two = await (
-        await table.standin.select(picker, pieces, table.alice, ["d1"])
-    ).wait_original()
+    step_two = await table.picked(board, table.alice)
     [where] = step_two.custom_ids()
     landed = asyncio.Event()
     real = PickDestination._unchanged_game
@@ -304,12 +293,7 @@ async def test_a_picker_whose_answer_came_too_late_is_retired_at_its_next_press(
     (Unknown interaction), the picker left as it was: choosing c1 there then turns it into
     "You played d1-b1 already.", its select gone (before, she read it was bob's turn)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    step_two = await (
-        await table.standin.select(picker, pieces, table.alice, ["d1"])
-    ).wait_original()
+    step_two = await table.picked(board, table.alice)
     [where] = step_two.custom_ids()
     late = table.standin.fail_rest(
         404, seconds=60, code=10062, matching=lambda _m, p: p.endswith("/callback")

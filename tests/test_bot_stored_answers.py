@@ -25,7 +25,6 @@ from tests.bot_harness import (
     Harness,
     board_thread_game,
     eventually,
-    move_button,
     next_drawing_waits,
     running_bot,
     settled,
@@ -106,11 +105,7 @@ async def outbox_done(table: Harness) -> None:
 
 async def step_two(table: Harness, board: StoredMessage) -> tuple[StoredMessage, str]:
     """alice presses Move on ``board`` and picks d1: the picker's second step and its select."""
-    opened = await table.standin.click(board, move_button(board), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    chosen = await table.standin.select(picker, pieces, table.alice, ["d1"])
-    where = await chosen.wait_original()
+    where = await table.picked(board, table.alice)
     [select] = where.custom_ids()
     return where, select
 

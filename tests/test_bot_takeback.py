@@ -15,7 +15,7 @@ import pytest
 from bot.flow import takebacks as takebacks_flow
 from bot.flow.posts import BoardPost, board_post
 from bot.services.clocks import OutOfTime
-from tests.bot_harness import Harness, move_button, running_bot, waits_until_told
+from tests.bot_harness import Harness, running_bot, waits_until_told
 from tests.discord_standin import DiscordStandin, StoredMessage
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -367,11 +367,7 @@ async def test_a_picker_opened_before_a_takeback_is_refused_on_the_new_board(
     first = await table.move(table.alice, "d1-b1")
     await table.standin.wait_until(lambda: bool(first.attachments), timeout=10)
     live = await table.wait_board(lambda m: any(c.startswith("move:") for c in m.custom_ids()))
-    opened = await table.standin.click(live, move_button(live), table.alice)
-    picker = await opened.wait_original()
-    [pieces] = picker.custom_ids()
-    chosen = await table.standin.select(picker, pieces, table.alice, ["d7"])
-    step_two = await chosen.wait_original()
+    step_two = await table.picked(live, table.alice, "d7")
     [where] = step_two.custom_ids()
     undone = await table.reply_text(table.alice, "takeback")
     assert "took back" in undone.content, undone.content
