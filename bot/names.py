@@ -52,7 +52,8 @@ def passes_for(name: str, mine: str) -> bool:
     """Whether ``name`` reads as ``mine`` (the bot's name), alone or with something in
     parentheses after it, as the computer is named in a game ("Brandubh (level 3)")."""
     shown, own = _skeleton(name), _skeleton(mine)
-    return bool(own) and (shown == own or shown.removeprefix(own).lstrip().startswith("("))
+    rest = shown[len(own) :].lstrip()
+    return bool(own) and shown.startswith(own) and (not rest or rest.startswith("("))
 
 
 def _not_mine(name: str, user: discord.abc.User, me: discord.abc.User | None) -> str:

@@ -102,10 +102,11 @@ async def test_a_name_that_shows_nothing_is_passed_over_for_the_username(
 
 def test_a_name_passes_for_mine_alone_or_with_a_level() -> None:
     """ "brandubh", "Ｂｒａｎｄｕｂｈ (level 3)" and "Brandubh\u200b(Stufe 5)" pass for
-    Brandubh, the computer's name; "Brandubh fan" and "Bran" do not."""
+    Brandubh, the computer's name; "Brandubh fan", "Bran" and a name that only begins with
+    parentheses ("(he/him) alice") do not."""
     for name in ("brandubh", "Ｂｒａｎｄｕｂｈ (level 3)", "Brandubh\u200b(Stufe 5)", " Brandubh "):
         assert passes_for(name, "Brandubh"), name
-    for name in ("Brandubh fan", "Bran", "alice (level 3)"):
+    for name in ("Brandubh fan", "Bran", "alice (level 3)", "(he/him) alice", "(AFK)"):
         assert not passes_for(name, "Brandubh"), name
 
 
