@@ -114,8 +114,8 @@ async def test_a_member_named_like_the_computer_is_named_by_username(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
     """A member nicknamed "Brandubh (level 3)", my name and the computer's level, plays alice:
-    their move line, the rating line, /leaderboard and /export call them by their username,
-    so their moves and rating never pass for the computer's."""
+    their move line, the rating line, /leaderboard, /export and /puzzle stats call them by
+    their username, so their moves and rating never pass for the computer's."""
     standin = discord_standin
     async with running_bot(standin, tmp_path / "bot.sqlite3") as table:
         impostor = standin.add_member(table.guild, "impostor", nick="Brandubh (level 3)")
@@ -126,7 +126,9 @@ async def test_a_member_named_like_the_computer_is_named_by_username(
             ended = await table.move(table.alice if ply % 2 == 0 else impostor, move)
         leaderboard = await table.reply_text(table.carol, "leaderboard")
         exported = await table.reply_text(table.carol, "export")
+        puzzles = await table.reply_text(table.carol, "puzzle stats", {"player": impostor})
         shown = {
+            "/puzzle stats": str(puzzles.embeds[0]),
             "the move line": played.content,
             "the set's end": ended.content,
             "/leaderboard": leaderboard.embeds[0]["description"],

@@ -146,7 +146,7 @@ class Learn(commands.Cog):
         record, lang = await within_deadline(interaction, read())
         await answer(
             interaction,
-            embed=stats_embed(record, shown_name(who), lang),
+            embed=stats_embed(record, shown_name(who, self.bot.user), lang),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
