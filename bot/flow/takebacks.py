@@ -224,7 +224,7 @@ class TakebackFlow:
         except StorageError as error:
             _log.warning("Takeback in game %s answered, names unread: %r", active.set_id, error)
             lang = reader(interaction)
-            who = player_name(shown_name(interaction.user), lang)
+            who = player_name(shown_name(interaction.user, interaction.client.user), lang)
         if not accept:
             await update_message(
                 interaction,
