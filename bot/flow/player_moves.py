@@ -152,7 +152,8 @@ class PlayerMoves:
     async def _play_command(self, interaction: discord.Interaction[Any], move: _Move) -> None:
         """``/move``: refused on a quick read where it can be (:meth:`_refuse_early`), deferred
         privately with Discord's "thinking" if slow; its public board is the answer itself."""
-        lang = await self._language(interaction)
+        # A read (the server's language, read anew each minute): deferred privately when slow.
+        lang = await within_deadline(interaction, self._language(interaction), ephemeral=True)
         try:
             await self._refuse_early(interaction, move.text, move.confirm)
             result, post = await self._played(interaction, move, lang, thinking=True)
@@ -170,7 +171,10 @@ class PlayerMoves:
         """A press (the picker, a confirmed repetition): deferred without a message if slow;
         the message pressed then says the move is played, and its board follows as a message
         of its own. A board owed is said in that message's place (:func:`owed_in_place`)."""
-        lang = await self._language(interaction)
+        # A read (the server's language, read anew each minute): deferred when slow.
+        lang = await within_deadline(
+            interaction, self._language(interaction), ephemeral=True, thinking=False
+        )
         try:
             try:
                 result, post = await self._played(interaction, move, lang, thinking=False)

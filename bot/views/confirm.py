@@ -65,7 +65,11 @@ class ConfirmRepetition(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        active = await game_of_board(interaction, self.set_id)
+        # A read first: deferred as an update of the warning when slow, as the move's own
+        # write is (the warning is then edited, or a refusal follows privately).
+        active = await within_deadline(
+            interaction, game_of_board(interaction, self.set_id), thinking=False
+        )
         if active.ply != self.ply or active.moves_stamp != self.stamp:
             raise StaleGameError(_("The board changed since the warning: nothing was played."))
         await bot.flow.play_move(interaction, self.move_text, confirm=True, expected_ply=self.ply)

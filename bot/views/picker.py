@@ -310,14 +310,22 @@ class PickerSelect(StepSelect, template=r"(?!)"):
             )
         return active
 
-    async def _retired_if_spent(self, interaction: discord.Interaction[Any]) -> bool:
-        """Whether the presser played their move of this picker's ply already: the picker is
-        then retired (:meth:`_retire`)."""
-        played = await played_at(interaction, self.set_id, self.ply)
-        if played is None:
-            return False
-        await self._retire(interaction, played)
-        return True
+    async def _unchanged_or_played(self, interaction: discord.Interaction[Any]) -> ActiveGame | str:
+        """The game this picker was opened for (:meth:`_unchanged_game`), or, if it moved on,
+        the move the presser played at this picker's ply (``d1-b1``); its refusal if neither.
+        Reads, deferred as an update of the picker when slow (:func:`within_deadline`): the
+        picker is edited, or a refusal follows privately, either way."""
+
+        async def read() -> ActiveGame | str:
+            try:
+                return await self._unchanged_game(interaction)
+            except GameError:
+                played = await played_at(interaction, self.set_id, self.ply)
+                if played is None:
+                    raise
+                return played
+
+        return await within_deadline(interaction, read(), thinking=False)
 
     async def _retire(self, interaction: discord.Interaction[Any], played: str) -> None:
         """Replace this picker, whose move ``played`` is played (its own answer lost: Discord
@@ -340,11 +348,9 @@ class PickPiece(
     """The picker's first step: which piece. Shows the board with its moves highlighted."""
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            active = await self._unchanged_game(interaction)
-        except GameError:
-            if not await self._retired_if_spent(interaction):
-                raise
+        active = await self._unchanged_or_played(interaction)
+        if isinstance(active, str):  # the presser played this ply's move already
+            await self._retire(interaction, active)
             return
         [from_name] = self.item.values
         lang = reader(interaction)
@@ -368,13 +374,18 @@ class PickPiece(
         # destinations to choose from are listed anyway.
         if interaction.app_permissions.attach_files:
             frm = parse_square(from_name, active.game.ruleset.size)
-            # Only the player to move opens a picker: its picture and alt text say "Your move".
-            png = await asyncio.to_thread(
-                render_board,
-                active.game,
-                highlight_from=frm,
-                words=lang,
-                you=active.game.to_move,
+            # A drawing behind others' is deferred in time, as a slow read is. Only the player
+            # to move opens a picker: its picture and alt text say "Your move".
+            png = await within_deadline(
+                interaction,
+                asyncio.to_thread(
+                    render_board,
+                    active.game,
+                    highlight_from=frm,
+                    words=lang,
+                    you=active.game.to_move,
+                ),
+                thinking=False,
             )
             description = describe_board(
                 active.game, highlight_from=frm, words=lang, you=active.game.to_move
@@ -382,8 +393,9 @@ class PickPiece(
             pictures.append(
                 discord.File(io.BytesIO(png), filename="choices.png", description=description)
             )
-        await interaction.response.edit_message(
-            content=lang._("Where does {square} go?", square=from_name),
+        await update_message(
+            interaction,
+            lang._("Where does {square} go?", square=from_name),
             view=view,
             attachments=pictures,
         )
@@ -403,14 +415,10 @@ class PickDestination(
 
     async def handle(self, interaction: discord.Interaction[Any]) -> None:
         [move_text] = self.item.values
-        try:
-            await self._unchanged_game(interaction)
-        except GameError:
-            played = await played_at(interaction, self.set_id, self.ply)
-            if played is None:
-                raise
-            if played == move_text:  # a double click: the other press played it
-                raise StaleGameError(_("You played {move} already.", move=played)) from None
+        played = await self._unchanged_or_played(interaction)
+        if played == move_text:  # a double click: the other press played it
+            raise StaleGameError(_("You played {move} already.", move=played))
+        if isinstance(played, str):
             await self._retire(interaction, played)
             return
         try:
@@ -418,7 +426,11 @@ class PickDestination(
         except (StaleGameError, NotYourTurn):
             # A double click: the other press of this square played it (while this one was on
             # its way, or before it was handled: then it is the opponent's turn).
-            refusal = await played_already(interaction, self.set_id, self.ply, move_text)
+            refusal = await within_deadline(
+                interaction,
+                played_already(interaction, self.set_id, self.ply, move_text),
+                thinking=False,
+            )
             if refusal is None:
                 raise
             raise refusal from None
