@@ -80,7 +80,9 @@ async def post_challenge(
         # Deferred when slow, privately: the challenge may still be refused (one sentence
         # for the challenger alone); once stored it is posted for everyone.
         challenge = await within_deadline(interaction, created, ephemeral=True)
-        lang = await bot.flow.server_language(interaction.guild_id)
+        lang = await within_deadline(
+            interaction, bot.flow.server_language(interaction.guild_id), ephemeral=True
+        )
         text = challenge_text(challenge, lang)
         pings = pinging([] if opponent_id is None else [opponent_id])
         paused_until = None
@@ -99,7 +101,11 @@ async def post_challenge(
             # nobody. A member's open challenges ping it once in 15 minutes at most: the
             # ping is claimed before the post, which goes out without it if it cannot be.
             try:
-                paused_until = await bot.services.challenges.claim_role_ping(challenge.challenge_id)
+                paused_until = await within_deadline(  # a write: deferred in time too
+                    interaction,
+                    bot.services.challenges.claim_role_ping(challenge.challenge_id),
+                    ephemeral=True,
+                )
                 pinged = paused_until is None
             except StorageError as error:
                 _log.warning(

@@ -326,7 +326,9 @@ class ChallengeFlow:
             ),
             thinking=False,
         )
-        lang = await self.flow.server_language(challenge.guild_id)
+        lang = await within_deadline(  # a read: deferred in time when slow, as the write is
+            interaction, self.flow.server_language(challenge.guild_id), thinking=False
+        )
         await update_message(
             interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
         )

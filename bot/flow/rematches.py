@@ -21,7 +21,7 @@ from bot.flow.threads import (
     rematch_reason,
     require_thread_member,
 )
-from bot.i18n import _, command
+from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, still_locked_for_me
 from bot.names import account_name
@@ -88,7 +88,11 @@ class RematchFlow:
         member it is a new challenge in the channel the last one came from (which, accepted,
         opens a new thread).
         """
-        terms = await self.flow.bot.services.records.match_terms(match_id)
+        # A read first: deferred when slow, without a message (the answer may be a refusal,
+        # privately, or the match begun here, for all to see).
+        terms = await within_deadline(
+            interaction, self.flow.bot.services.records.match_terms(match_id), thinking=False
+        )
         try:
             await self._ask(interaction, terms)
         finally:  # apart, so that no answer waits for it
@@ -126,12 +130,18 @@ class RematchFlow:
             else None
         )
         if terms.computer_id is not None:
-            await self._refuse_if_on(terms.channel_id, user)
-            lang = await self.flow.server_language(terms.guild_id)
-            why_not = None
-            if terms.parent_channel_id is None:  # no thread of its own: said, as /challenge does
+
+            async def read() -> tuple[Language, str | None]:
+                await self._refuse_if_on(terms.channel_id, user)
+                lang = await self.flow.server_language(terms.guild_id)
+                if terms.parent_channel_id is not None:
+                    return lang, None
+                # No thread of its own: said, as /challenge does.
                 settings = await services.settings.get(terms.guild_id)
-                why_not = rematch_reason(interaction, settings, lang)
+                return lang, rematch_reason(interaction, settings, lang)
+
+            # Reads, deferred in time when slow, as the match's own write is.
+            lang, why_not = await within_deadline(interaction, read(), thinking=False)
             started = services.matches.start_computer_match(
                 terms.guild_id,
                 terms.channel_id,
@@ -243,7 +253,9 @@ class RematchFlow:
             await forget_unshown(self.flow.bot, challenge.challenge_id)
             raise
         try:
-            lang = await self.flow.server_language(terms.guild_id)
+            lang = await within_deadline(
+                interaction, self.flow.server_language(terms.guild_id), thinking=False
+            )
             # Under a nonce of its own: a post made though its answer was lost (a 503) is
             # returned by a second try, not withdrawn as never shown.
             posted = await send_under_nonce(
@@ -276,8 +288,12 @@ class RematchFlow:
                 ) from error
             raise
         # The challenge is out (its Accept works): what follows is no reason for an apology.
-        try:
-            await services.challenges.set_message(challenge.challenge_id, posted.id)
+        try:  # a write before the answer: deferred in time when it waits for a lock
+            await within_deadline(
+                interaction,
+                services.challenges.set_message(challenge.challenge_id, posted.id),
+                thinking=False,
+            )
         except (StorageError, ChallengeNotFound) as error:
             _log.warning(
                 "Rematch challenge %s was posted, but its message could not be noted (its "

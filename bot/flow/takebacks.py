@@ -76,7 +76,10 @@ class TakebackFlow:
                 )
             ) from None
         assert interaction.guild_id is not None
-        lang = await self.flow.server_language(interaction.guild_id)
+        # Reads before the answer: deferred privately in time when slow, as the request is.
+        lang = await within_deadline(
+            interaction, self.flow.server_language(interaction.guild_id), ephemeral=True
+        )
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
             with self.flow.outbox.posting() as claim:
                 claim(asked.set_id, asked.ply)  # its board, owed, is mine to post now
@@ -89,7 +92,9 @@ class TakebackFlow:
                         interaction, on_discords_word=True, taken_back=True
                     ) from refused
             return
-        active = await services.games.get(asked.set_id)
+        active = await within_deadline(
+            interaction, services.games.get(asked.set_id), ephemeral=True
+        )
         opponent = active.defender_id if user == active.attacker_id else active.attacker_id
         last = active.game.last_record
         move = str(last.move) if last is not None else "?"
@@ -169,7 +174,11 @@ class TakebackFlow:
             except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
                 assert interaction.guild_id is not None
                 try:
-                    lang = await self.flow.server_language(interaction.guild_id)
+                    lang = await within_deadline(
+                        interaction,
+                        self.flow.server_language(interaction.guild_id),
+                        thinking=False,
+                    )
                 except StorageError as error:  # stored: told so in the presser's language
                     _log.warning("Takeback %s lapsed, language unread: %r", takeback_id, error)
                     lang = reader(interaction)
@@ -217,9 +226,13 @@ class TakebackFlow:
         after the takeback (``active``). The answer is stored: a read the database fails here
         leaves the request told in the presser's language, naming them as Discord shows them,
         not an apology asking them to answer again."""
-        try:
+
+        async def read() -> tuple[Language, dict[int, str]]:
             lang = await self.flow.server_language(active.guild_id)
-            names = await self.flow.names_for(active, lang)
+            return lang, await self.flow.names_for(active, lang)
+
+        try:  # reads before the request's message is edited: deferred in time when slow
+            lang, names = await within_deadline(interaction, read(), thinking=False)
             who = player_name(names.get(interaction.user.id), lang)
         except StorageError as error:
             _log.warning("Takeback in game %s answered, names unread: %r", active.set_id, error)
@@ -238,7 +251,9 @@ class TakebackFlow:
         self, interaction: discord.Interaction[Any], active: ActiveGame, lang: Language
     ) -> None:
         """Answer a takeback against the computer with the board after it (``active``)."""
-        names = await self.flow.names_for(active, lang)
+        names = await within_deadline(
+            interaction, self.flow.names_for(active, lang), ephemeral=True
+        )
         post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
         content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
         message_id = await answer(
