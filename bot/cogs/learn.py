@@ -19,7 +19,7 @@ from bot.i18n.audience import reader
 from bot.locked_refusals import ANSWERS_PRIVATELY
 from bot.names import escaped, shown_name
 from bot.services.errors import InvalidOption
-from bot.services.puzzle_leaderboard import Period
+from bot.services.puzzle_leaderboard import Period, SolverBoard
 from bot.services.puzzles import PuzzleStats
 from bot.views.common import answer, within_deadline
 from bot.views.puzzle import DAILY_EXAMPLE, daily_stop_text, daily_time, daily_when
@@ -158,19 +158,22 @@ class Learn(commands.Cog):
     ) -> None:
         """This server's best puzzle solvers: puzzles solved here, first tries only."""
         assert interaction.guild_id is not None  # the group is guild_only
+        guild_id = interaction.guild_id
         await self.bot.remember(interaction.user)  # their own line names them
-        board = await within_deadline(
-            interaction,
-            self.bot.services.puzzles.leaderboard(
-                interaction.guild_id,
+
+        async def read() -> tuple[SolverBoard, Language]:
+            board = await self.bot.services.puzzles.leaderboard(
+                guild_id,
                 interaction.user.id,
                 Period(period or Period.ALL_TIME.value),
                 0,
                 PAGE_SIZE,
-            ),
-        )
-        # A public answer: in the server's language, as everything everyone sees.
-        lang = await self.bot.flow.server_language(interaction.guild_id)
+            )
+            # A public answer: in the server's language, as everything everyone sees.
+            return board, await self.bot.flow.server_language(guild_id)
+
+        # Deferred publicly when slow: nothing refuses after the reads.
+        board, lang = await within_deadline(interaction, read())
         name = interaction.guild.name if interaction.guild else lang._("this server")
         await answer(
             interaction,
@@ -205,7 +208,11 @@ class Learn(commands.Cog):
                     off_option=option("off"),
                 )
             )
-        current = await service.daily_setting(interaction.guild_id)
+        guild_id = interaction.guild_id
+        # A read first, and a refusal maybe: deferred privately when slow, as the writes are.
+        current = await within_deadline(
+            interaction, service.daily_setting(guild_id), ephemeral=True
+        )
         if off:
             # A slow write (another program holding the database) is deferred in time.
             was_on = await within_deadline(
@@ -250,7 +257,9 @@ class Learn(commands.Cog):
                 when=daily_when(setting),
             )
         elif current is None:
-            stop = await service.why_daily_off(interaction.guild_id)
+            stop = await within_deadline(
+                interaction, service.why_daily_off(guild_id), ephemeral=True
+            )
             text = (
                 lang._(
                     "The daily puzzle is off: {daily_command} switches it on.",

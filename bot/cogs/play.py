@@ -20,7 +20,7 @@ from bot.names import escaped
 from bot.services.domain import ActiveGame, GameExport, MatchExport
 from bot.services.errors import NotAPlayer
 from bot.services.records import AT_LEVEL
-from bot.views.common import answer, within_deadline
+from bot.views.common import ANSWER_BEFORE, answer, within_deadline
 from bot.views.confirm import resign_prompt
 from bot.views.public_places import hidden_for
 from engine import Side
@@ -74,7 +74,17 @@ class Play(commands.Cog):
         """The legal moves starting with what was typed, for the player to move only."""
         if interaction.channel_id is None:
             return []
-        active = await self.bot.services.games.in_channel(interaction.channel_id)
+        # An autocomplete cannot be deferred: Discord takes its choices within 3 s of its
+        # creation or never. A read still waiting (behind others) when another interaction
+        # would be deferred gives up, and no choices come in time rather than none at all.
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        try:
+            active = await asyncio.wait_for(
+                self.bot.services.games.in_channel(interaction.channel_id),
+                max(0.0, ANSWER_BEFORE - age),
+            )
+        except TimeoutError:
+            return []
         if active is None or active.player_to_move != interaction.user.id:
             return []
         typed = squash(current)
