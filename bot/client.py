@@ -33,6 +33,7 @@ from bot.thread_locks import LocksSeen
 from bot.timers import Timers
 from bot.unreachable import UNREACHABLE
 from bot.views import DYNAMIC_ITEMS
+from bot.views.common import within_deadline
 
 _log = logging.getLogger(__name__)
 
@@ -261,6 +262,19 @@ class BrandubhBot(commands.AutoShardedBot):
         key = (component_type, custom_id)
         message_id = interaction.message.id if interaction.message is not None else None
         return key in store._views.get(message_id, {}) or key in store._views.get(None, {})
+
+    async def came(self, interaction: discord.Interaction[Any]) -> None:
+        """A command or press (``interaction``) came: if it is from a player shut out of its
+        channel, whose clock is held, they can play after all, and their time is given back
+        before it goes on (bot/player_holds.py ``came``). That is a write, which a slow
+        database makes wait: deferred in time (:func:`within_deadline`), a command privately
+        (its answer, if public, is then posted apart), a press without a message (its message
+        is then edited, or a followup sent). An autocomplete, which cannot be deferred, does
+        not give the time back: the command it completes does."""
+        if interaction.type is discord.InteractionType.autocomplete:
+            return
+        came = self.timers.holds.came(interaction.channel_id, interaction.user.id)
+        await within_deadline(interaction, came, ephemeral=True, thinking=False)
 
     async def remember(self, user: discord.abc.User) -> None:
         """Keep ``user``'s names (for boards and the leaderboard): their account's own name

@@ -530,7 +530,7 @@ async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     if not await _guild_only_check(interaction):
         return False
     # A player shut out of this channel can play after all: their clock runs from here.
-    await interaction.client.timers.holds.came(interaction.channel_id, interaction.user.id)
+    await interaction.client.came(interaction)
     if (
         interaction.type is discord.InteractionType.application_command
         and await still_locked_for_me(interaction)

@@ -29,7 +29,7 @@ from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, by_id
 from bot.storage import puzzles as stored
 from bot.storage.errors import StorageError
-from bot.views.common import update_message, within_deadline
+from bot.views.common import answer, update_message, within_deadline
 from bot.views.puzzle import attempt_game, next_view, picker_view, solve_day, solve_view
 from engine import Game, IllegalMoveError, Side, parse_square
 from engine.puzzles import Answer, Difficulty, Puzzle, Verdict, answer_move
@@ -426,12 +426,13 @@ class PuzzleFlow:
         )
         view = next_view(lang) if attempt.finished else picker_view(attempt, game, None, lang)
         content, pictures = pictures_or_text(interaction, content, [picture], lang)
-        if edit or interaction.response.is_done():
+        # Filled into a "thinking…" deferral; a press deferred without a message (a slow
+        # first read, bot/client.py ``came``) is answered privately as an undeferred one is.
+        thinking = discord.InteractionResponseType.deferred_channel_message
+        if edit or interaction.response.type is thinking:
             await update_message(interaction, content, view=view, attachments=pictures)
         else:
-            await interaction.response.send_message(
-                content, files=pictures, view=view, ephemeral=True
-            )
+            await answer(interaction, content, files=pictures, view=view, ephemeral=True)
 
     # ---------------------------------------------------------------- the daily post
 

@@ -273,7 +273,7 @@ async def guarded(
     (its thread, if held, is open after all: bot/cogs/server_changes.py)."""
     try:
         # A player shut out of this channel can play after all: their clock runs from here.
-        await bot_of(interaction).timers.holds.came(interaction.channel_id, interaction.user.id)
+        await bot_of(interaction).came(interaction)
         if not private and await still_locked_for_me(interaction):
             raise await locked_refusal(interaction)
         await handler(interaction)
