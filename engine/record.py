@@ -59,7 +59,8 @@ from engine.rules_string import read_rules_string, rules_string
 from engine.squares import Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z0-9_-]+):(?P<value>.*)\]$")
-_RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move", "rules"})
+_TAG_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_RESERVED_TAGS = frozenset({"variant", "result", "termination", "to-move", "rules", "position"})
 _TURN_LOOKALIKE = re.compile(r"(?<=\d)\. ")
 """A number's dot and a space in a tag value: OpenTafl would start reading turns there."""
 _BRACKETS = str.maketrans("[]", "()")
@@ -122,13 +123,59 @@ def _rules_tag(game: Game) -> str:
 
 
 def read_tags(text: str) -> dict[str, str]:
-    """The ``[key:value]`` tags of a record (``rules`` among them when it has the tag)."""
+    """The ``[key:value]`` tags of a record (``rules`` among them when it has the tag).
+
+    As OpenTafl's ``GameSerializer.parseTags`` reads them: a tag ends at its first ``]``, on
+    whichever line (OpenTafl's own records hold a ``[start-comment:...]`` of several lines),
+    and the tags end where the turns begin, so a comment after a turn is no tag.
+    """
     tags = {}
-    for line in text.splitlines():
-        match = _TAG.match(line.strip())
-        if match:
-            tags[match["key"]] = match["value"]
+    turns = _first_turn(text)
+    for begin, end in _bracketed(text):
+        if begin >= turns:
+            break
+        key, colon, value = text[begin + 1 : end - 1].partition(":")
+        if colon and _TAG_KEY.match(key):
+            tags[key] = value
     return tags
+
+
+def _bracketed(text: str) -> list[tuple[int, int]]:
+    """Where each ``[...]`` of ``text`` begins and ends (past its ``]``): tags and OpenTafl's
+    comments (``[first move's|second move's]`` after a turn) alike end at their first ``]``.
+    One left open runs to the end of the text."""
+    spans = []
+    begin = text.find("[")
+    while begin != -1:
+        end = text.find("]", begin)
+        end = len(text) if end == -1 else end + 1
+        spans.append((begin, end))
+        begin = text.find("[", end)
+    return spans
+
+
+def _unbracketed_lines(text: str) -> list[str]:
+    """The lines of ``text`` with every ``[...]`` left out (a line inside one is empty), so
+    that each line keeps its number."""
+    parts = []
+    last = 0
+    for begin, end in _bracketed(text):
+        parts.append(text[last:begin])
+        parts.append("\n" * text.count("\n", begin, end))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts).split("\n")
+
+
+def _first_turn(text: str) -> int:
+    """Where the first turn (``1. d2-c2 ...``) outside any ``[...]`` begins, else the end."""
+    offset = 0
+    for raw, line in zip(text.split("\n"), _unbracketed_lines(text), strict=True):
+        tokens = line.split()
+        if tokens and _TURN_NUMBER.match(tokens[0]):
+            return offset + len(raw) - len(raw.lstrip())
+        offset += len(raw) + 1
+    return len(text)
 
 
 def split_records(text: str) -> list[str]:
@@ -136,13 +183,14 @@ def split_records(text: str) -> list[str]:
     file per set held a match's records one after the other.
 
     A record begins at a tag after the previous record's rules line or turns, or at a tag its
-    record already has.
+    record already has. A tag is a line of its own; a comment (``[...]`` after a turn, or of
+    several lines) is neither a tag nor a turn.
     """
     records: list[list[str]] = []
     keys: set[str] = set()
     body = False
-    for line in text.splitlines():
-        match = _TAG.match(line.strip())
+    for raw, line in zip(text.split("\n"), _unbracketed_lines(text), strict=True):
+        match = _TAG.match(raw.strip())
         if match and (not records or body or match["key"] in keys):
             records.append([])
             keys, body = set(), False
@@ -152,24 +200,30 @@ def split_records(text: str) -> list[str]:
             body = True
         if not records:
             records.append([])
-        records[-1].append(line)
+        records[-1].append(raw)
     texts = ["\n".join(lines).strip("\n") + "\n" for lines in records]
     return [each for each in texts if each.strip()]
 
 
 def read_record(text: str) -> Game:
     """Replay one record written by :func:`write_record` (or an older one of this bot's, or a
-    plain OpenTafl move list).
+    plain OpenTafl move list, or a record OpenTafl saved, its comments passed over).
 
     A ``[termination:resigned]`` or ``timeout`` tag is applied to the loser named by the
     ``[result:...]`` tag (a player may resign on the opponent's turn), else to the side to move.
+    A ``[position:...]`` tag is the position the game starts from (the notation spec's
+    "position-tag"), instead of the rules' start.
     """
+    spans = _bracketed(text)
+    if spans and not text[: spans[-1][1]].endswith("]"):
+        opened = text.count("\n", 0, spans[-1][0]) + 1
+        raise PositionError(f"Line {opened} of the record opens a [ that no ] closes.")
     tags = read_tags(text)
     rules_line: str | None = tags.get("rules")
     move_texts: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(_unbracketed_lines(text), start=1):
         line = raw.strip()
-        if not line or _TAG.match(line):
+        if not line:
             continue
         if line.startswith("dim:"):
             rules_line = tags.get("rules", line)  # the bare line of older records
@@ -180,7 +234,14 @@ def read_record(text: str) -> Game:
         move_texts.extend(token for token in tokens[1:] if token not in ("...", "---"))
     rules_line, first = _who_moves_first(rules_line)
     to_move = Side(tags["to-move"]) if "to-move" in tags else first
-    ruleset, start = _record_rules(tags.get("variant"), rules_line)
+    ruleset, start = _record_rules(tags.get("variant"), rules_line, from_tag="rules" in tags)
+    if "position" in tags:
+        start = tags["position"].strip()
+        size = parse_position(start)[0]
+        if size != ruleset.size:
+            raise PositionError(
+                f"The record's rules say dim:{ruleset.size}, but its position tag is {size}x{size}."
+            )
     game = Game.from_position(start, to_move=to_move, ruleset=ruleset)
     for index, move_text in enumerate(move_texts):
         try:
@@ -219,18 +280,24 @@ def _who_moves_first(rules_line: str | None) -> tuple[str | None, Side]:
     return " ".join(kept), first
 
 
-def _record_rules(variant: str | None, rules_line: str | None) -> tuple[Ruleset, str]:
+def _record_rules(
+    variant: str | None, rules_line: str | None, *, from_tag: bool = False
+) -> tuple[Ruleset, str]:
     """The ruleset a record is played under and its starting position.
 
     The rules line decides; keys it leaves out take the value of the ``[variant:...]`` preset
-    (``brandubh`` without one). Without a variant tag, the first preset whose rules the line
-    describes is taken.
+    (``brandubh`` without one), or, in a ``[rules:...]`` tag (``from_tag``) of a record without
+    a preset's variant tag, the value OpenTafl's notation spec gives them. Without a variant
+    tag, the first preset whose rules the line describes is taken.
     """
     fields: dict[str, Any] = {}
     start: str | None = None
+    preset = variant is not None and variant.strip().lower() in RULESETS
     if rules_line is not None:
-        fields, start = read_rules_string(rules_line)
-    if variant is not None and variant.strip().lower() in RULESETS:
+        # A rules tag of no preset of this bot's is read as OpenTafl writes it, leaving out
+        # every rule at the spec's default; this bot's own records spell out every rule.
+        fields, start = read_rules_string(rules_line, spec_defaults=from_tag and not preset)
+    if variant is not None and preset:
         base = RULESETS[variant.strip().lower()]
     elif variant is not None and rules_line is None:
         raise PositionError(

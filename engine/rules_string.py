@@ -72,11 +72,17 @@ def rules_string(rules: Ruleset, start: str | None = None) -> str:
     return " ".join(parts)
 
 
-def read_rules_string(line: str) -> tuple[dict[str, Any], str | None]:
+def read_rules_string(
+    line: str, *, spec_defaults: bool = False
+) -> tuple[dict[str, Any], str | None]:
     """The :class:`Ruleset` fields a rules string sets, and its ``start`` position (or ``None``).
 
-    Keys left out are not in the result (the caller takes them from the record's variant).
-    A value this engine cannot play raises :class:`PositionError` saying which rule it is.
+    Keys left out are not in the result (the caller takes them from the record's variant), or,
+    with ``spec_defaults``, take the values OpenTafl's notation spec gives them
+    (:data:`SPEC_DEFAULTS`: a record OpenTafl wrote leaves out every rule at its default).
+    Keys about the throne say nothing when the line has none (``cen:``), nor keys about the
+    corners when they are ordinary squares (``cor:``). A value this engine cannot play raises
+    :class:`PositionError` saying which rule it is.
 
     >>> read_rules_string("dim:9 esc:e ka:n start:/9/9/9/9/4K4/9/9/9/9/")
     ({'size': 9, 'escape': <Escape.EDGE: 'edge'>, 'king_armed': False}, '/9/9/9/9/4K4/9/9/9/9/')
@@ -87,7 +93,7 @@ def read_rules_string(line: str) -> tuple[dict[str, Any], str | None]:
     """
     fields: dict[str, Any] = {}
     start: str | None = None
-    entries: list[tuple[str, str]] = []
+    entries: dict[str, str] = {}
     for part in line.split():
         key, colon, value = part.partition(":")
         if not colon:
@@ -95,23 +101,61 @@ def read_rules_string(line: str) -> tuple[dict[str, Any], str | None]:
         if key == "start":
             start = value
         else:
-            entries.append((key, value))
+            entries[key] = value
     size = 0
-    for key, value in entries:
-        if key == "dim":
-            if not value.isdigit():
-                raise PositionError(f"dim:{value} in the record's rules is not a board size.")
-            size = fields["size"] = int(value)
-    for key, value in entries:
-        if key == "dim":
-            continue
+    if "dim" in entries:
+        value = entries.pop("dim")
+        if not value.isdigit():
+            raise PositionError(f"dim:{value} in the record's rules is not a board size.")
+        size = fields["size"] = int(value)
+    left_out = {
+        key: value for key, value in SPEC_DEFAULTS.items() if spec_defaults and key not in entries
+    }
+    entries = {**entries, **left_out}  # the line's own rules are named first
+    for key, value in entries.items():
+        if (entries.get("cen") == "" and key.startswith("cen") and key != "cen") or (
+            entries.get("cor") == "" and key.startswith("cor") and key != "cor"
+        ):
+            continue  # a rule of squares the board does not have
         reader = _READERS.get(key)
         if reader is None:
             raise PositionError(
                 f"The record's rules line has {key}:{value}, a rule this bot does not know."
             )
-        reader(fields, value, size)
+        try:
+            reader(fields, value, size)
+        except PositionError as error:
+            if key not in left_out:
+                raise
+            said = str(error).replace(f"({key}:{value})", f"({key}:{value}, {_LEFT_OUT})")
+            raise PositionError(said) from None
     return fields, start
+
+
+_LEFT_OUT = "OpenTafl's default for a rule the line leaves out"
+
+SPEC_DEFAULTS = {
+    "esc": "c",
+    "surf": "y",
+    "tfr": "d",
+    "ka": "y",
+    "ks": "y",
+    "kj": "n",
+    "cor": "default",
+    "cen": "default",
+    "corh": "tcnkTCNK",
+    "cenh": "tcnk",
+    "cenhe": "tcnkTCNK",
+    "cenp": "tcnkTCNK",
+    "cors": "K",
+    "cens": "K",
+    "sw": "n",
+    "efe": "n",
+    "ber": "n",
+}
+"""The value OpenTafl's notation spec ("3. Rules Records", its explanatory notes) gives each
+key a rules string leaves out, for the keys whose value this engine reads (``atkf``, the side
+that begins, is read with the game: the attackers by default)."""
 
 
 def _refuse(key: str, value: str, what: str) -> PositionError:
@@ -184,6 +228,20 @@ def _throne_passable(fields: dict[str, Any], value: str, size: int) -> None:
         raise _refuse("cenp", value, "a throne that only some pieces may pass over")
 
 
+def _speed_limits(fields: dict[str, Any], value: str, size: int) -> None:
+    """``spd``, how far pieces may move: ``-1`` (OpenTafl's default) is as far as the line is
+    free, the only way pieces move here."""
+    if value != "-1":
+        raise _refuse("spd", value, "pieces that move only a few squares")
+
+
+def _king_returns(fields: dict[str, Any], value: str, size: int) -> None:
+    """``cenre``, the pieces that may come back to the throne after leaving it: the king may,
+    and no other piece stops there (``cens``)."""
+    if "K" not in _pieces(value):
+        raise _refuse("cenre", value, "a king who may not come back to the throne")
+
+
 _READERS: dict[str, _Reader] = {
     "esc": _choice(
         "escape",
@@ -191,8 +249,24 @@ _READERS: dict[str, _Reader] = {
         {"c": Escape.CORNERS, "e": Escape.EDGE},
         {},
     ),
-    "ka": _choice("king_armed", "ka", dict(_YES_NO), {}),
-    "ks": _choice("", "ks", {"n": None}, {"y": "a king taken only when surrounded on four sides"}),
+    "ka": _choice(
+        "king_armed",
+        "ka",
+        dict(_YES_NO),
+        {"h": "a king who captures only by moving", "a": "a king who captures only standing"},
+    ),
+    # OpenTafl writes a weak king "w" (its RulesSerializer), the spec "n".
+    "ks": _choice(
+        "",
+        "ks",
+        {"n": None, "w": None},
+        {
+            "y": "a king taken only when surrounded on four sides",
+            "s": "a king taken only when surrounded on four sides",
+            "c": "a king strong on and beside the throne",
+            "m": "a king taken only when every square around him is hostile",
+        },
+    ),
     "tfr": _choice(
         "",
         "tfr",
@@ -211,6 +285,7 @@ _READERS: dict[str, _Reader] = {
     "ber": _choice("", "ber", {"n": None}, {"c": "berserk moves", "m": "berserk moves"}),
     "afor": _choice("", "afor", {"": None}, {}),
     "dfor": _choice("", "dfor", {"": None}, {}),
+    "spd": _speed_limits,
     "kbt": _choice("king_sides_beside_throne", "kbt", {"2": 2, "3": 3}, {}),
     "dbt": _choice("defender_captured_against_besieged_throne", "dbt", dict(_YES_NO), {}),
     "dca": _choice("defenders_win_by_capturing_all", "dca", dict(_YES_NO), {}),
@@ -222,9 +297,16 @@ _READERS: dict[str, _Reader] = {
     "corh": _only("corh", frozenset("tTK"), "corners hostile to only some pieces"),
     "cens": _only("cens", frozenset("K"), "other pieces than the king stopping on the throne"),
     "cors": _only("cors", frozenset("K"), "other pieces than the king stopping on a corner"),
-    # Corners end every line, so passing over one cannot happen; the rest concern pieces
-    # (knights, commanders) and fortresses this game does not have.
+    "cenre": _king_returns,
+    # The name OpenTafl's RulesSerializer writes after the size (``name:Brandub``) says no rule.
+    "name": _anything,
+    # Corners end every line, so passing over one cannot happen, nor can leaving one and coming
+    # back (``corre``); the rest concern pieces (knights, commanders) and fortresses this game
+    # does not have.
     "corp": _anything,
+    "corre": _anything,
+    "aforre": _anything,
+    "dforre": _anything,
     "nj": _anything,
     "cj": _anything,
     "swf": _anything,
