@@ -40,7 +40,10 @@ replayed under its own rules: when they differ from its variant's, the game gets
 its own, and a record whose rules this engine cannot play is refused with a sentence. Records
 written before the rules tag (the rules as a bare line, ``[to-move:defenders]`` and a
 ``1. ...`` first turn for a game the defenders began) are read too, as are files holding
-several such records (:func:`split_records`).
+several such records (:func:`split_records`). A record OpenTafl saved is read as its
+``GameSerializer`` reads it: ``[first|second]`` comments after the turns, and tags of several
+lines, are passed over; a ``[rules:...]`` tag of a record without a preset's variant tag takes
+the spec's default for each rule it leaves out (:data:`engine.rules_string.SPEC_DEFAULTS`).
 """
 
 from __future__ import annotations
