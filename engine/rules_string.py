@@ -9,10 +9,12 @@ Every rule in which this engine's rulesets differ is written, so a record carrie
 ``dim``    the board's size (7 for 7x7)
 ``esc``    where the king escapes: ``c`` a corner, ``e`` any edge square (§7)
 ``ka``     ``y`` when the king is armed, a jaw of captures (§4)
-``ks``     ``n``: a weak king, taken by two attackers, by four on the throne (§6)
+``ks``     the king's strength in OpenTafl's terms: ``c`` with a throne and ``kbt:3`` (four
+           attackers on the throne, three beside it, two elsewhere), else ``n`` (§6)
 ``tfr``    ``l``: the player who makes a position for the third time loses (§9)
 ``cen``    empty when the board has no throne; ``cor`` empty when corners are ordinary squares
-``cenhe``  ``tT``: the empty throne is hostile to attackers and defenders, never to the king (§5)
+``cenhe``  ``tT``: the empty throne is hostile to attackers and defenders (§5); here never to the
+           king, whom OpenTafl counts with the defenders (so ``ks:c`` takes him with three)
 ``cenp``   ``K`` when only the king may pass over the throne (others may by default, §3)
 ``kbt``    attackers needed around a king beside the throne: 2 (along a line) or 3 (§6)
 ``dbt``    ``y``: a defender beside the king on his besieged throne is taken against it
@@ -20,8 +22,9 @@ Every rule in which this engine's rulesets differ is written, so a record carrie
 ``start``  the starting position
 =========  =======================================================================================
 
-``kbt``, ``dbt`` and ``dca`` are this project's additions to OpenTafl's keys. Reading takes the
-other OpenTafl keys too, and refuses with a sentence any value this engine cannot play (a
+``kbt``, ``dbt`` and ``dca`` are this project's additions to OpenTafl's keys; OpenTafl ignores
+them, and ``ks`` says what it can of the king's strength (:func:`opentafl_king_strength`). Reading
+takes the other OpenTafl keys too, and refuses with a sentence any value this engine cannot play (a
 strong king, shieldwalls, draws by repetition...): a game is never replayed under other rules
 than its record's.
 """
@@ -52,7 +55,7 @@ def rules_string(rules: Ruleset, start: str | None = None) -> str:
         f"dim:{rules.size}",
         f"esc:{'c' if rules.escape is Escape.CORNERS else 'e'}",
         f"ka:{'y' if rules.king_armed else 'n'}",
-        "ks:n",
+        f"ks:{opentafl_king_strength(rules)}",
         "tfr:l",
     ]
     if rules.throne:
@@ -72,6 +75,25 @@ def rules_string(rules: Ruleset, start: str | None = None) -> str:
     return " ".join(parts)
 
 
+def opentafl_king_strength(rules: Ruleset) -> str:
+    """OpenTafl's ``ks`` value for the king of ``rules``: ``c`` when it is exactly this king,
+    else ``n`` (written for the presets OpenTafl cannot replay exactly; README, "Game records").
+
+    OpenTafl (jslater89/OpenTafl, ``Rules.java``) has ``KING_STRONG_CENTER`` ("strong when on or
+    adjacent to the throne, and weak elsewhere"): strong, he falls when all four squares around
+    him are hostile, the empty throne among them as it is to defenders (``cenhe:tT``). That is
+    four attackers on the throne and three beside it, this engine's ``kbt:3``. OpenTafl has no
+    king who needs four on the throne but two beside it (``kbt:2``); its weak king (``ks:n``)
+    falls to two anywhere, and to one against the empty throne. Without a throne both are the
+    weak king: ``n``.
+
+    >>> from engine.rules import get_ruleset
+    >>> [opentafl_king_strength(get_ruleset(name)) for name in ("tablut", "brandubh", "ard-ri")]
+    ['c', 'n', 'n']
+    """
+    return "c" if rules.throne and rules.king_sides_beside_throne == 3 else "n"
+
+
 def read_rules_string(
     line: str, *, spec_defaults: bool = False
 ) -> tuple[dict[str, Any], str | None]:
@@ -81,7 +103,9 @@ def read_rules_string(
     with ``spec_defaults``, take the values OpenTafl's notation spec gives them
     (:data:`SPEC_DEFAULTS`: a record OpenTafl wrote leaves out every rule at its default).
     Keys about the throne say nothing when the line has none (``cen:``), nor keys about the
-    corners when they are ordinary squares (``cor:``). A value this engine cannot play raises
+    corners when they are ordinary squares (``cor:``). ``ks:c`` is a king who needs three
+    attackers beside the throne (``kbt:3``); ``ks:n``, as this bot wrote every record before, leaves
+    that to ``kbt`` or the variant. A value this engine cannot play raises
     :class:`PositionError` saying which rule it is.
 
     >>> read_rules_string("dim:9 esc:e ka:n start:/9/9/9/9/4K4/9/9/9/9/")
@@ -129,7 +153,19 @@ def read_rules_string(
                 raise
             said = str(error).replace(f"({key}:{value})", f"({key}:{value}, {_LEFT_OUT})")
             raise PositionError(said) from None
+    if entries.get("ks") == "c" and entries.get("cen") != "":
+        _strong_beside_the_throne(fields, entries.get("kbt"))
     return fields, start
+
+
+def _strong_beside_the_throne(fields: dict[str, Any], kbt: str | None) -> None:
+    """``ks:c`` on a board with a throne: the king needs three attackers beside it (``kbt:3``),
+    which a ``kbt`` of this line must agree with."""
+    if kbt not in (None, "3"):
+        raise PositionError(
+            f"The record's rules say ks:c (three attackers beside the throne) but kbt:{kbt}."
+        )
+    fields["king_sides_beside_throne"] = 3
 
 
 _LEFT_OUT = "OpenTafl's default for a rule the line leaves out"
@@ -255,15 +291,15 @@ _READERS: dict[str, _Reader] = {
         dict(_YES_NO),
         {"h": "a king who captures only by moving", "a": "a king who captures only standing"},
     ),
-    # OpenTafl writes a weak king "w" (its RulesSerializer), the spec "n".
+    # OpenTafl writes a weak king "w" (its RulesSerializer), the spec "n"; "c" is read with
+    # the throne keys (_strong_beside_the_throne).
     "ks": _choice(
         "",
         "ks",
-        {"n": None, "w": None},
+        {"n": None, "w": None, "c": None},
         {
             "y": "a king taken only when surrounded on four sides",
             "s": "a king taken only when surrounded on four sides",
-            "c": "a king strong on and beside the throne",
             "m": "a king taken only when every square around him is hostile",
         },
     ),

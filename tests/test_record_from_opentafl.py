@@ -97,7 +97,6 @@ def test_keys_opentafls_serializer_writes_are_read(entries: str) -> None:
 @pytest.mark.parametrize(
     ("entry", "what"),
     [
-        ("ks:c", "a king strong on and beside the throne"),
         ("ks:m", "a king taken only when every square around him is hostile"),
         ("ka:h", "a king who captures only by moving"),
         ("spd:3", "pieces that move only a few squares"),

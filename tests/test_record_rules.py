@@ -27,13 +27,13 @@ BRANDUBH_START = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
 
 RULES_LINES = {
     "brandubh": "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n",
-    "brandubh-classic": "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:3 dbt:y dca:y",
-    "brandubh-historical": "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:3 dbt:n dca:n",
+    "brandubh-classic": "dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:3 dbt:y dca:y",
+    "brandubh-historical": "dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:3 dbt:n dca:n",
     "ard-ri": "dim:7 esc:e ka:y ks:n tfr:l cen: cor: kbt:2 dbt:n dca:n",
-    "tablut": "dim:9 esc:e ka:y ks:n tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
-    "hnefatafl": "dim:11 esc:e ka:y ks:n tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
-    "hnefatafl-13": "dim:13 esc:e ka:y ks:n tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
-    "hnefatafl-15": "dim:15 esc:e ka:y ks:n tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
+    "tablut": "dim:9 esc:e ka:y ks:c tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
+    "hnefatafl": "dim:11 esc:e ka:y ks:c tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
+    "hnefatafl-13": "dim:13 esc:e ka:y ks:c tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
+    "hnefatafl-15": "dim:15 esc:e ka:y ks:c tfr:l cenhe:tT cor: kbt:3 dbt:n dca:n",
 }
 """Each preset's rules line without its start position, written out by hand."""
 
