@@ -187,13 +187,16 @@ def split_records(text: str) -> list[str]:
 
     A record begins at a tag after the previous record's rules line or turns, or at a tag its
     record already has. A tag is a line of its own; a comment (``[...]`` after a turn, or of
-    several lines) is neither a tag nor a turn.
+    several lines) is neither a tag nor a turn, even one that reads like a tag: after the turns,
+    a line holding OpenTafl's ``[first|second]`` comment (``[Xerxes: bold|]``) is a comment.
     """
     records: list[list[str]] = []
     keys: set[str] = set()
     body = False
     for raw, line in zip(text.split("\n"), _unbracketed_lines(text), strict=True):
         match = _TAG.match(raw.strip())
+        if match and body and "|" in match["value"]:
+            match = None  # a turn's comment, as OpenTafl writes it after the turns
         if match and (not records or body or match["key"] in keys):
             records.append([])
             keys, body = set(), False

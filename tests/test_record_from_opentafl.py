@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Escape, PositionError, get_ruleset, read_record, read_tags
+from engine import Escape, PositionError, get_ruleset, read_record, read_tags, split_records
 from engine.rules_string import read_rules_string
 
 BRANDUBH_START = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
@@ -54,6 +54,15 @@ def test_a_comment_that_looks_like_a_tag_is_no_tag() -> None:
     text = COMMENTED + "[result:1|rules:dim:9]\n"
     assert read_tags(text)["result"] == "-1"
     assert read_record(text).ply == 6
+
+
+def test_a_comment_reading_like_a_tag_does_not_split_the_record() -> None:
+    """A turn's comment on its own line that begins 'Name: ...' (a tag's shape) leaves the
+    record whole: one game of all its turns, not a second record from the comment on."""
+    text = COMMENTED.replace("[|Only the second", "[Xerxes: a bold answer|Only the second")
+    records = split_records(text)
+    assert records == [text]
+    assert read_record(records[0]).ply == 6
 
 
 def test_opentafls_own_brandub_replay_is_refused_for_its_rules() -> None:
