@@ -211,6 +211,9 @@ async def test_the_review_is_in_the_servers_language(table: Harness) -> None:
     graph, replay = reply.attachments
     assert graph.description is not None
     assert "la chance de gain des attaquants" in graph.description
+    # The graph names the marked move; the better one is the replay's to show.
+    assert "coup 4 d4-b4 gaffe" in graph.description, graph.description
+    assert "mieux valait" not in graph.description, graph.description
     assert replay.description is not None
     assert replay.description.startswith("Une animation de la partie ")
 

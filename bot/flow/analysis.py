@@ -581,16 +581,7 @@ def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = EN
     start = round(review.chances[0] * 100)
     end = round(review.chances[-1] * 100)
     marked = _listed(
-        [
-            lang._(
-                "move {number} {move} {judgement}",
-                number=each.number,
-                move=str(each.move),
-                judgement=lang.gettext(each.judgement.label),
-            )
-            for each in marked_moves(review)
-        ],
-        lang,
+        [_marked_in_words(each, lang, with_better=False) for each in marked_moves(review)], lang
     )
     text = lang._(
         "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "
@@ -608,7 +599,7 @@ def replay_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = E
     """Alt text of the annotated replay, which a screen reader cannot see the arrows of: each
     marked move with its judgement and the better move, then the result and the moves in order
     (cut with "…" to fit Discord's 1024 characters)."""
-    marked = [_marked_with_better(each, lang) for each in marked_moves(review)]
+    marked = [_marked_in_words(each, lang) for each in marked_moves(review)]
     if marked:
         head = lang._(
             "A replay of game {game}, stopping before each marked move to show the better one: "
@@ -629,10 +620,11 @@ def replay_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = E
     return f"{head} {moves}"[:ALT_TEXT_LIMIT]
 
 
-def _marked_with_better(each: MoveReview, lang: Language) -> str:
-    """``move 14 d4-d6 blunder, better c4-c2``: a marked move as words, for the alt text."""
+def _marked_in_words(each: MoveReview, lang: Language, *, with_better: bool = True) -> str:
+    """``move 14 d4-d6 blunder, better c4-c2``: a marked move as words, for the alt texts (the
+    graph's without the better move: ``move 14 d4-d6 blunder``)."""
     judgement = lang.gettext(each.judgement.label)
-    if each.better is None:
+    if each.better is None or not with_better:
         return lang._(
             "move {number} {move} {judgement}",
             number=each.number,
