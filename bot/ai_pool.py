@@ -35,6 +35,11 @@ MAX_WORKERS = 256
 --processes``): past it a setting is a slip, not a machine's cores."""
 
 
+def one_per_core() -> int:
+    """The processes when none are set: one per core, at most :data:`MAX_WORKERS`."""
+    return min(MAX_WORKERS, max(1, os.cpu_count() or 1))
+
+
 def repeatable_seed(game: Game) -> int:
     """The seed of the weaker levels' chance in ``game``'s position, from the game itself: with a
     search bounded by positions (``BRANDUBH_AI_NODES``), the same game gives the same move."""
@@ -127,7 +132,7 @@ class AIPool:
         nodes: int | None = None,
         thinker: Thinker | None = None,
     ) -> None:
-        self.workers = workers or max(1, os.cpu_count() or 1)
+        self.workers = workers or one_per_core()
         self.time_per_move = time_per_move
         self.nodes = nodes
         """Positions searched per move instead of a time (then the moves are repeatable)."""

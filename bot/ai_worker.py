@@ -36,7 +36,7 @@ from pgqueuer import AsyncpgDriver, Job, Queries, QueueManager
 from pgqueuer.domain import types
 
 from bot import event_loop
-from bot.ai_pool import MAX_WORKERS
+from bot.ai_pool import MAX_WORKERS, one_per_core
 from bot.ai_queue import ENTRYPOINT, MoveRequest
 from bot.storage import computer_jobs, is_postgresql
 from bot.storage.errors import DatabaseBusy, DatabaseUnreachable
@@ -216,7 +216,7 @@ def settings(argv: Sequence[str] | None = None) -> tuple[str, int, timedelta]:
     elif os.environ.get("BRANDUBH_AI_WORKERS", "").strip() not in ("", "0"):
         processes = _positive_int("BRANDUBH_AI_WORKERS", os.environ["BRANDUBH_AI_WORKERS"])
     else:
-        processes = max(1, os.cpu_count() or 1)
+        processes = one_per_core()
     heartbeat = HEARTBEAT
     if args.heartbeat is not None:
         try:

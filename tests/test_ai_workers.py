@@ -18,9 +18,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.ai_pool import PoolClosed
+from bot.ai_pool import AIPool, PoolClosed
 from bot.ai_queue import MoveRequest, QueuedComputer
-from bot.ai_worker import Refused, Unreachable, check_database
+from bot.ai_worker import Refused, Unreachable, check_database, settings
 from bot.config import Settings
 from bot.storage.computer_jobs import QUEUE_LOCK
 from bot.storage.postgresql import lock_key
@@ -270,6 +270,15 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
         assert await table.bot.services.games.in_channel(table.channel.id) is None
     finally:
         await table.stop()
+
+
+def test_one_process_per_core_stops_at_256(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine of 512 cores, with no count set, the bot's pool and a worker start 256
+    processes, the most a setting may ask for (README: one per core, at most 256)."""
+    monkeypatch.setattr("os.cpu_count", lambda: 512)
+    monkeypatch.delenv("BRANDUBH_AI_WORKERS", raising=False)
+    assert AIPool().workers == 256
+    assert settings(["--database", "postgresql://x@/db"])[1] == 256
 
 
 @pytest.mark.parametrize(
