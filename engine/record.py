@@ -8,7 +8,7 @@ numbered turns::
     [date:2026.11.27]
     [result:1]
     [termination:king_captured]
-    [rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/...]
+    [rules:dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/...]
 
     1. d2-c2 d3-d2
     2. c2-c3xc4

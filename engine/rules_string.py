@@ -3,14 +3,14 @@
 Every rule in which this engine's rulesets differ is written, so a record carries its own rules
 (docs/rules.md names the rules; OpenTafl's notation names the keys)::
 
-    dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
+    dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/
 
 =========  =======================================================================================
 ``dim``    the board's size (7 for 7x7)
 ``esc``    where the king escapes: ``c`` a corner, ``e`` any edge square (§7)
 ``ka``     ``y`` when the king is armed, a jaw of captures (§4)
-``ks``     the king's strength in OpenTafl's terms: ``c`` with a throne and ``kbt:3`` (four
-           attackers on the throne, three beside it, two elsewhere), else ``n`` (§6)
+``ks``     the king's strength in OpenTafl's terms: ``c`` with a throne (strong on and beside it,
+           which ``kbt`` says more exactly here), ``n`` without one: a weak king (§6)
 ``tfr``    ``l``: the player who makes a position for the third time loses (§9)
 ``cen``    empty when the board has no throne; ``cor`` empty when corners are ordinary squares
 ``cenhe``  ``tT``: the empty throne is hostile to attackers and defenders (§5); here never to the
@@ -76,22 +76,24 @@ def rules_string(rules: Ruleset, start: str | None = None) -> str:
 
 
 def opentafl_king_strength(rules: Ruleset) -> str:
-    """OpenTafl's ``ks`` value for the king of ``rules``: ``c`` when it is exactly this king,
-    else ``n`` (written for the presets OpenTafl cannot replay exactly; README, "Game records").
+    """OpenTafl's ``ks`` value for the king of ``rules``: ``c`` on a board with a throne, else
+    ``n`` (README, "Game records", says where OpenTafl's king still differs).
 
     OpenTafl (jslater89/OpenTafl, ``Rules.java``) has ``KING_STRONG_CENTER`` ("strong when on or
     adjacent to the throne, and weak elsewhere"): strong, he falls when all four squares around
     him are hostile, the empty throne among them as it is to defenders (``cenhe:tT``). That is
     four attackers on the throne and three beside it, this engine's ``kbt:3``. OpenTafl has no
-    king who needs four on the throne but two beside it (``kbt:2``); its weak king (``ks:n``)
-    falls to two anywhere, and to one against the empty throne. Without a throne both are the
-    weak king: ``n``.
+    king who needs four on the throne but two beside it (``kbt:2``, World Tafl Federation
+    brandubh); its weak king (``ks:n``) falls to two on the throne too, and to one against the
+    empty throne, so ``c`` is the nearer: OpenTafl misses the two across beside the throne, which
+    end the game, and takes a king who walked in between two there when a third closes against
+    the throne. Without a throne both are the weak king: ``n``.
 
     >>> from engine.rules import get_ruleset
     >>> [opentafl_king_strength(get_ruleset(name)) for name in ("tablut", "brandubh", "ard-ri")]
-    ['c', 'n', 'n']
+    ['c', 'c', 'n']
     """
-    return "c" if rules.throne and rules.king_sides_beside_throne == 3 else "n"
+    return "c" if rules.throne else "n"
 
 
 def read_rules_string(
@@ -103,10 +105,11 @@ def read_rules_string(
     with ``spec_defaults``, take the values OpenTafl's notation spec gives them
     (:data:`SPEC_DEFAULTS`: a record OpenTafl wrote leaves out every rule at its default).
     Keys about the throne say nothing when the line has none (``cen:``), nor keys about the
-    corners when they are ordinary squares (``cor:``). ``ks:c`` is a king who needs three
-    attackers beside the throne (``kbt:3``); ``ks:n``, as this bot wrote every record before, leaves
-    that to ``kbt`` or the variant. A value this engine cannot play raises
-    :class:`PositionError` saying which rule it is.
+    corners when they are ordinary squares (``cor:``). ``ks:c`` without ``kbt`` is a king who
+    needs three attackers beside the throne (``kbt:3``); a ``kbt`` of the line says it more
+    exactly (``ks:c kbt:2`` is World Tafl Federation brandubh's king, as this bot writes it);
+    ``ks:n``, as this bot wrote every record before, leaves that to ``kbt`` or the variant. A
+    value this engine cannot play raises :class:`PositionError` saying which rule it is.
 
     >>> read_rules_string("dim:9 esc:e ka:n start:/9/9/9/9/4K4/9/9/9/9/")
     ({'size': 9, 'escape': <Escape.EDGE: 'edge'>, 'king_armed': False}, '/9/9/9/9/4K4/9/9/9/9/')
@@ -153,19 +156,9 @@ def read_rules_string(
                 raise
             said = str(error).replace(f"({key}:{value})", f"({key}:{value}, {_LEFT_OUT})")
             raise PositionError(said) from None
-    if entries.get("ks") == "c" and entries.get("cen") != "":
-        _strong_beside_the_throne(fields, entries.get("kbt"))
+    if entries.get("ks") == "c" and entries.get("cen") != "" and "kbt" not in entries:
+        fields["king_sides_beside_throne"] = 3  # OpenTafl's own line: its strong-centre king
     return fields, start
-
-
-def _strong_beside_the_throne(fields: dict[str, Any], kbt: str | None) -> None:
-    """``ks:c`` on a board with a throne: the king needs three attackers beside it (``kbt:3``),
-    which a ``kbt`` of this line must agree with."""
-    if kbt not in (None, "3"):
-        raise PositionError(
-            f"The record's rules say ks:c (three attackers beside the throne) but kbt:{kbt}."
-        )
-    fields["king_sides_beside_throne"] = 3
 
 
 _LEFT_OUT = "OpenTafl's default for a rule the line leaves out"
@@ -292,7 +285,7 @@ _READERS: dict[str, _Reader] = {
         {"h": "a king who captures only by moving", "a": "a king who captures only standing"},
     ),
     # OpenTafl writes a weak king "w" (its RulesSerializer), the spec "n"; "c" is read with
-    # the throne keys (_strong_beside_the_throne).
+    # the throne keys and kbt (read_rules_string).
     "ks": _choice(
         "",
         "ks",

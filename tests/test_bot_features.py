@@ -233,7 +233,7 @@ async def test_export_of_an_aborted_match_gives_files_opentafl_opens(table: Harn
     ]
     one, two = first.data.decode(), second.data.decode()
     date = started.strftime("%Y.%m.%d")
-    rules = "[rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n start:"
+    rules = "[rules:dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n start:"
     assert one.startswith(
         f"[variant:brandubh]\n[attackers:alice]\n[defenders:bob]\n[set:1/2]\n[date:{date}]\n"
     )

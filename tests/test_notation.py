@@ -285,7 +285,7 @@ def test_a_record_numbers_turns_of_two_moves() -> None:
         "[attackers:Alice]",
         "[defenders:Bob]",
         "[result:?]",
-        "[rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n"
+        "[rules:dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n"
         " start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]",
         "",
         "1. d2-c2 d3-d2",

@@ -1,7 +1,7 @@
 """The king's strength in an exported record, as OpenTafl replays it: for each preset, the king
 flanked on and beside the throne (and elsewhere) falls in OpenTafl, reading the export's rules
 keys, exactly when he falls here, or, for World Tafl Federation brandubh, which OpenTafl has no
-king strength for, in the two places the README names.
+king strength for, but in the two places the README names.
 
 ``opentafl_takes_king`` is OpenTafl's king capture as its code reads the rules tag
 (jslater89/OpenTafl, the files named in its docstring), written out once so that each preset's
@@ -10,13 +10,14 @@ keys are checked against it rather than against what this bot means by them.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from engine import (
     RULESETS,
     Game,
     Piece,
-    PositionError,
     Reason,
     Ruleset,
     Square,
@@ -123,6 +124,7 @@ _CASES = {
     "beside the throne, one against it": ((0, 1), [], ((2, 2), (0, 2))),
     "beside the throne, two across": ((0, 1), [(-1, 1)], ((1, 3), (1, 1))),
     "beside the throne, three": ((0, 1), [(-1, 1), (0, 2)], ((1, 3), (1, 1))),
+    "beside the throne, three, the last against it": ((0, 1), [(-1, 1), (1, 1)], ((1, 2), (0, 2))),
     "two squares off, two attackers": ((-2, 0), [(-2, -1)], ((-1, 1), (-2, 1))),
 }
 """Where the king stands, flanked, and the attacker's move that may take him."""
@@ -135,7 +137,20 @@ def play_case(ruleset: Ruleset, case: str, keys: dict[str, str] | None = None) -
     (kf, kr), standing, ((ff, fr), (tf, tr)) = _CASES[case]
     king, frm, to = square(m + kf, m + kr), square(m + ff, m + fr), square(m + tf, m + tr)
     pieces = {square(m + f, m + r): Piece.ATTACKER for f, r in standing}
-    pieces[king] = Piece.KING
+    return play_move(ruleset, king, pieces, frm, to, keys)
+
+
+def play_move(
+    ruleset: Ruleset,
+    king: Square,
+    pieces: dict[Square, Piece],
+    frm: Square,
+    to: Square,
+    keys: dict[str, str] | None = None,
+) -> tuple[bool, bool]:
+    """Whether this engine, and OpenTafl reading ``keys``, take the king on ``king`` (among
+    ``pieces``) when an attacker moves from ``frm`` to ``to``."""
+    pieces = {**pieces, king: Piece.KING}
     start = format_position(ruleset.size, {**pieces, frm: Piece.ATTACKER})
     game = Game.from_position(start, ruleset=ruleset)
     game.play(f"{square_name(frm)}-{square_name(to)}")
@@ -162,24 +177,92 @@ def test_the_cases_take_and_spare_the_king_here() -> None:
     assert [case for case, fell in taken.items() if fell] == [
         "on the throne, four attackers",
         "beside the throne, three",
+        "beside the throne, three, the last against it",
         "two squares off, two attackers",
     ]
 
 
 @pytest.mark.parametrize(
     ("name", "strength"),
-    [(name, "c" if get_ruleset(name).king_sides_beside_throne == 3 else "n") for name in RULESETS],
+    [(name, "c" if get_ruleset(name).throne else "n") for name in RULESETS],
 )
-def test_the_kbt3_presets_export_opentafls_strong_centre_king(name: str, strength: str) -> None:
-    """ks:c where the king needs three beside the throne (every such preset has a throne)."""
+def test_the_presets_with_a_throne_export_opentafls_strong_centre_king(
+    name: str, strength: str
+) -> None:
+    """ks:c wherever there is a throne (brandubh's kbt:2 too), ks:n without one (ard-ri)."""
     assert opentafl_keys(rules_string(get_ruleset(name)))["ks"] == strength
 
 
 def test_wtf_brandubh_differs_in_opentafl_only_where_the_readme_says() -> None:
-    """ks:n for WTF brandubh: OpenTafl takes a king on the throne between two, and one beside
-    the empty throne against it; everywhere else as here."""
-    differ = [case for case in _CASES if len(set(play_case(get_ruleset("brandubh"), case))) == 2]
-    assert differ == ["on the throne, two attackers", "beside the throne, one against it"]
+    """ks:c for WTF brandubh: beside the throne OpenTafl misses two across (which end the game
+    here) and takes a king between two when a third closes against the throne."""
+    brandubh = get_ruleset("brandubh")
+    differ = {case: play_case(brandubh, case) for case in _CASES}
+    assert {case: taken for case, taken in differ.items() if len(set(taken)) == 2} == {
+        "beside the throne, two across": (True, False),
+        "beside the throne, three, the last against it": (False, True),
+    }
+
+
+Difference = tuple[Square, Square, bool, bool]
+"""The king's square, the attacker's, and whether this engine and OpenTafl take him."""
+
+
+def sweep(ruleset: Ruleset, keys: dict[str, str] | None = None) -> list[Difference]:
+    """Every flanking of a king on, beside and two squares off the throne (each square around him
+    an attacker or empty, an attacker moving onto one of the empty ones from beyond) on which
+    OpenTafl, reading ``keys`` (the export's unless given), and this engine disagree."""
+    m, last = ruleset.size // 2, ruleset.size - 1
+    differences = []
+    for df, dr in itertools.product(range(-2, 3), repeat=2):
+        if abs(df) + abs(dr) > 2:
+            continue
+        kf, kr = m + df, m + dr
+        steps = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+        for held in itertools.product((False, True), repeat=4):
+            pieces = {
+                square(kf + sf, kr + sr): Piece.ATTACKER
+                for (sf, sr), attacker in zip(steps, held, strict=True)
+                if attacker and (df + sf, dr + sr) != (0, 0)
+            }
+            for (sf, sr), attacker in zip(steps, held, strict=True):
+                tf, tr, ff, fr = kf + sf, kr + sr, kf + 2 * sf, kr + 2 * sr
+                off_board = not (0 <= ff <= last and 0 <= fr <= last)
+                if attacker or off_board or (m, m) in ((tf, tr), (ff, fr)):
+                    continue
+                king, frm, to = square(kf, kr), square(ff, fr), square(tf, tr)
+                here, there = play_move(ruleset, king, pieces, frm, to, keys)
+                if here != there:
+                    differences.append((king, to, here, there))
+    return differences
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_opentafl_never_takes_the_king_where_this_bot_does_not(name: str) -> None:
+    """Every flanking near the throne: the exact presets agree, and WTF brandubh differs only
+    on the two across beside the throne and on a third closing against it."""
+    ruleset = get_ruleset(name)
+    differences = sweep(ruleset)
+    if name in EXACT:
+        assert differences == []
+        return
+    m = ruleset.size // 2
+    throne = square(m, m)
+    kinds = set()
+    for king, to, here, there in differences:
+        against_the_throne = to - king == king - throne
+        kinds.add((here, there, against_the_throne))
+    assert kinds == {(True, False, False), (False, True, True)}
+
+
+def test_ks_c_takes_brandubhs_king_early_only_where_ks_n_did() -> None:
+    """Where OpenTafl ends a WTF brandubh game the bot went on with, ks:c is a few of ks:n's."""
+    brandubh = get_ruleset("brandubh")
+    ks_n = {**opentafl_keys(rules_string(brandubh)), "ks": "n"}
+    early_c = {(king, to) for king, to, here, _ in sweep(brandubh) if not here}
+    early_n = {(king, to) for king, to, here, _ in sweep(brandubh, ks_n) if not here}
+    assert early_c < early_n
+    assert len(early_c) == 4
 
 
 def test_no_opentafl_king_strength_is_wtf_brandubhs() -> None:
@@ -217,13 +300,10 @@ def test_a_record_written_with_ks_n_still_reads_as_its_game(name: str) -> None:
     assert read_record(old) == read_record(new) == game
 
 
-def test_ks_c_against_kbt_2_is_refused() -> None:
-    """A line that says both three attackers beside the throne and two is refused."""
-    with pytest.raises(PositionError) as refused:
-        read_rules_string("dim:7 ks:c kbt:2")
-    assert str(refused.value) == (
-        "The record's rules say ks:c (three attackers beside the throne) but kbt:2."
-    )
+def test_ks_c_with_kbt_2_reads_as_wtf_brandubhs_king() -> None:
+    """Our own kbt wins over ks:c: ks:c kbt:2 is WTF brandubh's king, two beside the throne."""
+    fields, _ = read_rules_string("dim:7 ks:c kbt:2")
+    assert fields["king_sides_beside_throne"] == 2
 
 
 def test_ks_c_without_a_throne_is_the_weak_king() -> None:

@@ -70,7 +70,7 @@ def test_the_rules_are_the_last_tag_then_a_blank_line() -> None:
     header, turns = header_and_turns(write_record(game, {"date": "2026.11.27"}))
     assert all(line.startswith("[") and line.endswith("]") for line in header)
     assert header[-1] == (
-        "[rules:dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n "
+        "[rules:dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n "
         "start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]"
     )
     assert turns == ["1. d2-c2 d3-d2", "2. c2-c3"]

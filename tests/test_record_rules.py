@@ -26,7 +26,7 @@ from engine.rules_string import read_rules_string, rules_string
 BRANDUBH_START = "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
 
 RULES_LINES = {
-    "brandubh": "dim:7 esc:c ka:y ks:n tfr:l cenhe:tT kbt:2 dbt:n dca:n",
+    "brandubh": "dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:2 dbt:n dca:n",
     "brandubh-classic": "dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:3 dbt:y dca:y",
     "brandubh-historical": "dim:7 esc:c ka:y ks:c tfr:l cenhe:tT kbt:3 dbt:n dca:n",
     "ard-ri": "dim:7 esc:e ka:y ks:n tfr:l cen: cor: kbt:2 dbt:n dca:n",
@@ -140,7 +140,7 @@ def test_a_custom_ruleset_round_trips_by_its_rules_line() -> None:
     )
     game = Game.from_moves(["d2-c2", "d3-d2"], ruleset=rules)
     text = write_record(game)
-    assert "dim:7 esc:e ka:n ks:n tfr:l cenhe:tT cenp:K kbt:2 dbt:n dca:n" in text
+    assert "dim:7 esc:e ka:n ks:c tfr:l cenhe:tT cenp:K kbt:2 dbt:n dca:n" in text
     back = read_record(text)
     assert back.ruleset.name == "unarmed-walls"
     assert rules_string(back.ruleset) == rules_string(rules)
