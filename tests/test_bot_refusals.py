@@ -13,6 +13,7 @@ import discord
 import pytest
 
 from bot.services.errors import RepetitionNeedsConfirmation
+from bot.storage.errors import StorageError
 from bot.views import common
 from tests.bot_harness import (
     Harness,
@@ -351,6 +352,30 @@ async def test_a_declined_challenge_tells_the_challenger_in_a_reply(table: Harne
     assert int(told.reference["message_id"]) == reply.id
     assert told.pinged_user_ids() == {table.alice.id}
     assert told.allowed_user_ids() == {table.alice.id}
+
+
+async def test_a_decline_stored_while_the_language_is_unread_is_told_as_done(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob declines alice's challenge, stored, but the database then fails the server's
+    language: the challenge still says he declined (in bob's language) and alice is told,
+    not bob asked to try again on a challenge declined already."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    assert table.bot is not None
+    flow = table.bot.flow
+
+    async def unread(guild_id: int) -> Any:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(flow, "server_language", unread)
+    record = await table.standin.click(reply, f"challenge:decline:{challenge_id(reply)}", table.bob)
+    assert reply.content == f"<@{table.bob.id}> declined the challenge."
+    assert reply.components == []
+    assert record.response_type == discord.InteractionResponseType.message_update.value
+    assert record.followups == []
+    await table.standin.wait_for_message(
+        table.channel, lambda m: "bob declined your challenge" in m.content
+    )
 
 
 async def test_a_decline_is_told_without_a_reply_where_i_cannot_read_the_history(

@@ -28,6 +28,7 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language, _
+from bot.i18n.audience import reader
 from bot.names import account_name, player_name
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
@@ -316,7 +317,9 @@ class ChallengeFlow:
 
     async def decline(self, interaction: discord.Interaction[Any], challenge_id: int) -> None:
         """The opponent pressed Decline: the challenge says so (an edit, which pings nobody),
-        then a reply to it tells the challenger, pinging them alone."""
+        then a reply to it tells the challenger, pinging them alone. The decline is stored: a
+        read of the server's language the database fails here leaves both told in the
+        presser's language, not an apology asking them to decline again."""
         user = interaction.user.id
         # A slow write (another program holding the database) is deferred in time.
         challenge = await within_deadline(
@@ -326,9 +329,13 @@ class ChallengeFlow:
             ),
             thinking=False,
         )
-        lang = await within_deadline(  # a read: deferred in time when slow, as the write is
-            interaction, self.flow.server_language(challenge.guild_id), thinking=False
-        )
+        try:
+            lang = await within_deadline(  # a read: deferred in time when slow, as the write is
+                interaction, self.flow.server_language(challenge.guild_id), thinking=False
+            )
+        except StorageError as error:  # stored: told so in the presser's language
+            _log.warning("Challenge %s declined, language unread: %r", challenge_id, error)
+            lang = reader(interaction)
         await update_message(
             interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
         )
