@@ -1,7 +1,7 @@
 """Everything about a ruleset's board that can be computed once: rays, neighbours, hostility.
 
 The tables are indexed by square (``rank * 16 + file``) so the hot loops of the board are list
-look-ups. One :class:`Geometry` is built per ruleset and cached.
+look-ups. One :class:`Geometry` is built per ruleset and cached (the latest 32).
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ class Geometry:
         self.z_side = rng.getrandbits(64)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=32)  # the built-in rulesets and a few records' own
 def geometry(rules: Ruleset) -> Geometry:
-    """The (cached) tables of ``rules``."""
+    """The (cached) tables of ``rules``: of the 32 latest rulesets, as each record read with
+    its own rules brings one."""
     return Geometry(rules)

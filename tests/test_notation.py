@@ -26,6 +26,7 @@ from engine import (
     write_record,
 )
 from engine.errors import InvalidMoveError
+from engine.geometry import geometry
 from engine.squares import as_typed
 
 D1_D3 = Move(parse_square("d1"), parse_square("d3"))
@@ -146,12 +147,13 @@ def test_text_that_is_no_move_is_shown_a_move_of_its_own_board(ruleset: str, exa
 
 def test_the_example_move_of_many_records_own_rules_is_not_kept_for_each() -> None:
     """A record's own rules are a ruleset of their own: the example move worked out for each of
-    a hundred is still d1-c1, but only the latest few are kept."""
+    a hundred is still d1-c1, but only the latest few are kept, as are their boards' tables."""
     for number in range(100):
         rules = dataclasses.replace(get_ruleset("brandubh"), name=f"record-{number}")
         with pytest.raises(IllegalMoveError, match=r"like d1-c1\.$"):
             Game(rules).parse_move("move my king")
     assert opening_step.cache_info().currsize < 100
+    assert geometry.cache_info().currsize < 100  # a board's tables, far larger, alike
 
 
 def test_a_long_text_is_repeated_cut_short() -> None:
