@@ -28,7 +28,7 @@ from tests.test_bot_rematch import (
     resigned_against_the_computer,
 )
 from tests.test_bot_shut_out import alice_held_at_her_deadline
-from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS, slow_reads
+from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS, private_answer_gone, slow_reads
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -251,3 +251,35 @@ async def test_a_held_players_command_waiting_to_give_her_time_back_is_answered_
             await in_time(table, record)
         board = await table.wait_board(lambda m: "played d1-b1" in m.content, timeout=15)
         assert not board.ephemeral
+
+
+async def test_a_held_players_challenge_to_the_computer_waiting_to_give_her_time_back_starts(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice, held while hidden from the channel, is shown it again and challenges the
+    computer there (threads on) while another program holds the write lock 4 s: giving her
+    time back defers the command privately, and the match's line is then posted for everyone
+    and its thread opened, as undeferred (before: the line was sent as the interaction's
+    response, which the deferral had taken — an apology, and no match)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await alice_held_at_her_deadline(table)
+        assert table.bot is not None
+        await table.bot.services.settings.change(table.guild.id, threads=True)
+        await table.standin.set_overwrite(table.channel, table.alice)
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            record = await table.standin.slash(
+                table.guild,
+                table.channel,
+                table.alice,
+                "challenge",
+                {"opponent": table.me, "level": 1},
+                wait=False,
+            )
+            await in_time(table, record)
+        line = await table.standin.wait_for_message(
+            table.channel,
+            lambda m: not m.ephemeral and f"**{table.alice.name}** vs " in m.content,
+            timeout=15,
+        )
+        await table.standin.wait_until(lambda: "the game is on in <#" in line.content, timeout=15)
+        await private_answer_gone(table, record)

@@ -37,7 +37,7 @@ from bot.services.domain import ActiveGame
 from bot.services.errors import GameError
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
-from bot.views.common import thread_of, within_deadline
+from bot.views.common import answer, thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -126,8 +126,9 @@ class ComputerMatchFlow:
         settings = await services.settings.get(guild_id)
         why_not = thread_refusal(interaction, settings, lang)
         if why_not is None:
-            await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
-            line = await interaction.original_response()
+            line, apart = await self._post_line(interaction, headline)
+            edit_line = line.edit if apart else interaction.edit_original_response
+            delete_line = line.delete if apart else interaction.delete_original_response
             names = await bot.display_names(guild_id, human, computer)
             thread, why_not = await self._open_thread(
                 line, names, human, computer, name, level, lang
@@ -141,7 +142,7 @@ class ComputerMatchFlow:
                 # Nothing started: the line would announce a match that does not exist, and
                 # the thread opened from it would stay empty.
                 with contextlib.suppress(discord.HTTPException):
-                    await interaction.delete_original_response()
+                    await delete_line()
                 if thread is not None:
                     reason = lang.render(error.text) if isinstance(error, GameError) else None
                     await close_unused_thread(thread, reason)
@@ -149,17 +150,20 @@ class ComputerMatchFlow:
             if thread is None:
                 # Discord refused the thread: the line becomes the first board, saying why, as
                 # where no thread was tried (one Discord will not edit keeps its headline, and
-                # the board is posted apart).
+                # the board is posted apart). A line posted apart gives way to the board.
+                if apart:
+                    with contextlib.suppress(discord.HTTPException, *UNREACHABLE):
+                        await delete_line()
                 await self.flow.begin_match(
                     active,
-                    interaction=interaction,
+                    interaction=None if apart else interaction,
                     headline=f"{headline}\n{why_not}",
-                    into_answer=True,
+                    into_answer=not apart,
                 )
                 return
             content = computer_line(human, computer, name, level, names, thread.id, lang)
             try:
-                await interaction.edit_original_response(content=content, allowed_mentions=NO_PINGS)
+                await edit_line(content=content, allowed_mentions=NO_PINGS)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 # The match is stored: it begins all the same (its first board, the computer's
                 # opening move), the line keeping the headline it was posted with.
@@ -184,9 +188,27 @@ class ComputerMatchFlow:
         # I join it, or Discord would not let me open it again to edit them once archived.
         await join_to_reopen(bot, interaction.channel)
 
+    async def _post_line(
+        self, interaction: discord.Interaction[Any], headline: str
+    ) -> tuple[discord.Message | discord.PartialMessage, bool]:
+        """Post the match's line for everyone (its thread is started from it): the command's
+        answer, or, the command deferred privately already (a held player's time given back
+        first: BrandubhBot.came), a message of its own in the channel (:func:`answer` posts it
+        and takes the private "thinking…" away). Returns it, and whether it is apart."""
+        if not interaction.response.is_done():
+            await interaction.response.send_message(headline, allowed_mentions=NO_PINGS)
+            return await interaction.original_response(), False
+        message_id = await answer(interaction, headline, allowed_mentions=NO_PINGS)
+        assert interaction.channel_id is not None
+        assert message_id is not None  # a message posted, apart or as a followup
+        channel = self.flow.bot.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        return channel.get_partial_message(message_id), True
+
     async def _open_thread(
         self,
-        line: discord.Message,
+        line: discord.Message | discord.PartialMessage,
         names: Mapping[int, str],
         human: int,
         computer: int,
