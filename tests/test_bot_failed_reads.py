@@ -3,8 +3,9 @@ what follows (the next set, the match's line) still comes, now or at the timers'
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -44,13 +45,26 @@ async def threads(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncItera
 
 
 def called_from(name: str) -> bool:
-    """Whether a function named ``name`` is on the stack (an awaiting coroutine's frame is)."""
+    """Whether a function named ``name`` is on the stack (an awaiting coroutine's frame is),
+    or made the coroutine the current task runs: a read handed to ``within_deadline`` runs in
+    a task of its own, whose coroutine remembers where it was made (:func:`origins_kept`)."""
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == name:
             return True
         frame = frame.f_back  # type: ignore[assignment]
-    return False
+    task = asyncio.current_task()
+    origin = getattr(task.get_coro(), "cr_origin", None) if task is not None else None
+    return any(function == name for _, _, function in origin or ())
+
+
+@pytest.fixture(autouse=True)
+def origins_kept() -> Iterator[None]:
+    """Coroutines remember the 32 frames that made them (``cr_origin``) during each test."""
+    depth = sys.get_coroutine_origin_tracking_depth()
+    sys.set_coroutine_origin_tracking_depth(32)
+    yield
+    sys.set_coroutine_origin_tracking_depth(depth)
 
 
 def settings_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
