@@ -63,27 +63,7 @@ async def test_my_reply_posted_after_an_abort_at_its_ply_leaves_the_final_board_
     admin aborts the game while it is drawn, at the same instant: my board carries the nonce
     my move owed it with, so the outbox's post of the final board is made too (before, my
     board took its nonce, and Discord returned mine for it)."""
-    await table.slash(table.alice, "challenge", {"opponent": table.me})
-    await table.wait_board(lambda m: "your move as the attackers" in m.content)
-    drawing, go_on = next_drawing_waits(monkeypatch, turns)
-
-    def edits(method: str, path: str) -> bool:
-        return method == "PATCH" and "/messages/" in path
-
-    table.standin.fail_rest(404, seconds=30, code=10008, matching=edits)  # Unknown Message
-    await table.move(table.alice, "d1-b1")
-    await asyncio.wait_for(drawing.wait(), 20)
-    assert table.bot is not None
-    await table.bot.services.games.abort(table.channel.id)
-    go_on.set()
-    await table.standin.wait_until(
-        lambda: any("(defenders) played" in m.content for m in table.public_messages()),
-        timeout=10,
-    )
-    table.standin.end_faults()
-    boards = await final_board_posted(table)
-    assert "aborted" in boards[-1].lower(), boards
-    assert "(defenders) played" in boards[-2], boards
+    await my_reply_apart(table, monkeypatch, abort_while_drawn=True)
 
 
 async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_final_board_its_nonce(
@@ -129,18 +109,54 @@ async def test_my_reply_found_stored_after_its_write_failed_leaves_the_final_boa
     reply is posted apart, and an admin aborts the game while it is drawn, at the same
     instant: my board carries the nonce my move owed it with, so the outbox's post of the
     final board is made too (before, my board read the final board's nonce when posted)."""
-    await table.slash(table.alice, "challenge", {"opponent": table.me})
-    await table.wait_board(lambda m: "your move as the attackers" in m.content)
+    stored_though_failed(table, monkeypatch)
+    await my_reply_apart(table, monkeypatch, abort_while_drawn=True)
+
+
+async def test_my_reply_found_stored_then_aborted_before_its_board_is_read_leaves_the_final_board(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """My move's write answers an error though it was stored, and an admin aborts the game
+    after my move is found stored, before its board is read: my board is the one my move
+    owed, the one before the final board's, so the outbox's post of the final board is made
+    too (read as the board owed last, my board would take the final board's nonce, and
+    nobody would be told of the abort)."""
     assert table.bot is not None
-    services = table.bot.services
-    play = services.games.play_computer_move
+    games = table.bot.services.games
+    stored_though_failed(table, monkeypatch)
+    read = games.with_move_board
+
+    async def aborted_first(*args: Any, **kwargs: Any) -> Any:
+        await games.abort(table.channel.id)
+        return await read(*args, **kwargs)
+
+    monkeypatch.setattr(games, "with_move_board", aborted_first)
+    await my_reply_apart(table, monkeypatch, abort_while_drawn=False)
+
+
+def stored_though_failed(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """My next move's write is stored, then answers an error (the answer to its commit lost)."""
+    assert table.bot is not None
+    games = table.bot.services.games
+    play = games.play_computer_move
 
     async def stored_then_failed(*args: Any, **kwargs: Any) -> Any:
-        monkeypatch.setattr(services.games, "play_computer_move", play)
+        monkeypatch.setattr(games, "play_computer_move", play)
         await play(*args, **kwargs)
         raise DatabaseUnavailable("the answer to its commit was lost")
 
-    monkeypatch.setattr(services.games, "play_computer_move", stored_then_failed)
+    monkeypatch.setattr(games, "play_computer_move", stored_then_failed)
+
+
+async def my_reply_apart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, *, abort_while_drawn: bool
+) -> None:
+    """alice challenges me and plays d1-b1 while Discord refuses edits (404 Unknown Message),
+    so my reply is posted apart (with ``abort_while_drawn``, an admin aborts the game while
+    its board is drawn, at the same instant); once the outbox had its turn, the channel's
+    last boards are my reply's and the final one."""
+    await table.slash(table.alice, "challenge", {"opponent": table.me})
+    await table.wait_board(lambda m: "your move as the attackers" in m.content)
     drawing, go_on = next_drawing_waits(monkeypatch, turns)
 
     def edits(method: str, path: str) -> bool:
@@ -149,7 +165,9 @@ async def test_my_reply_found_stored_after_its_write_failed_leaves_the_final_boa
     table.standin.fail_rest(404, seconds=30, code=10008, matching=edits)  # Unknown Message
     await table.move(table.alice, "d1-b1")
     await asyncio.wait_for(drawing.wait(), 20)
-    await services.games.abort(table.channel.id)
+    if abort_while_drawn:
+        assert table.bot is not None
+        await table.bot.services.games.abort(table.channel.id)
     go_on.set()
     await table.standin.wait_until(
         lambda: any("(defenders) played" in m.content for m in table.public_messages()),
