@@ -622,6 +622,26 @@ async def test_boards_owed_at_a_takebacks_instant_read_what_owed_them_on_a_froze
     assert await owed_later(services) == {1: (False, 1), 2: (False, 0)}
 
 
+async def test_a_moves_board_owed_where_a_takeback_owed_one_is_not_read_as_a_takeback(
+    services: Services,
+) -> None:
+    """Two takebacks step alice and bob's game back to its start and alice plays again: the
+    board her move owes at ply 1, where the first takeback owed one, tells of her move, with
+    both moves taken back counted (SQLite's moves trigger and PostgreSQL's move statement
+    note it: before, it kept the takeback's flag and told of a takeback)."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
+    await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.play(CHANNEL, BOB, "c4-c2")
+    for asker, answerer in ((BOB, ALICE), (ALICE, BOB)):  # back to ply 1, then to ply 0
+        asked = await services.takebacks.ask(CHANNEL, asker)
+        assert isinstance(asked, Takeback)
+        await services.takebacks.answer(asked.takeback_id, answerer, accept=True)
+    await services.games.play(CHANNEL, ALICE, "d1-b1")
+    assert await owed_later(services) == {0: (True, 2), 1: (False, 2), 2: (False, 0)}
+
+
 async def owed_later(services: Services) -> dict[int, tuple[bool, int]]:
     """By ply, whether each board owed (its grace passed or not) was owed by a takeback, and
     the moves taken back in its set then, as the outbox reads them (the clock left as it is)."""
