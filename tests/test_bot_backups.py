@@ -9,6 +9,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.config import Settings, load_settings
 from bot.storage import Database
 from bot.storage.backups import KEEP, backups, take_backup
@@ -50,6 +52,24 @@ async def test_only_the_last_seven_backups_are_kept(db_path: Path) -> None:
     with sqlite3.connect(kept[-1]) as copy:
         assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert copy.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_a_backup_cut_off_or_failed_leaves_no_copy_behind(db_path: Path) -> None:
+    """A half-written copy left by a backup the bot was killed in is deleted by the next
+    backup, and a backup that fails deletes its own: none piles up beside the database."""
+    with sqlite3.connect(db_path) as made:
+        made.execute("CREATE TABLE moves (ply INTEGER)")
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    cut_off = db_path.with_name(f"{db_path.name}.backup-20251231T000000Z.partial")
+    cut_off.write_bytes(b"half a database")
+    take_backup(db_path, start)
+    assert sorted(path.name for path in db_path.parent.iterdir() if ".backup-" in path.name) == [
+        f"{db_path.name}.backup-20260101T000000Z"
+    ]
+    db_path.write_bytes(b"not a database at all, and long enough to be read as a header " * 4)
+    with pytest.raises(sqlite3.DatabaseError):
+        take_backup(db_path, start + timedelta(days=1))
+    assert not list(db_path.parent.glob("*.partial"))
 
 
 async def test_a_restored_backup_plays_on(discord_standin: DiscordStandin, tmp_path: Path) -> None:
