@@ -73,6 +73,10 @@ running is forgotten (bot/services/absence.py), the first time at the first chec
 process those of its own servers (the process of shard 0 also those of no server): a process
 down for long leaves the rows of its servers only, not every server's."""
 
+PRUNE_EVERY = timedelta(hours=1)
+"""How often the rows nobody reads again are deleted (bot/services/pruning.py), the first time
+at the first check — by each process those of its own servers."""
+
 REMINDERS_AT_ONCE_PER_SERVER = 4
 """How many reminders of one server are under way at once (asking Discord, posting)."""
 
@@ -94,6 +98,8 @@ class Timers(ComputerRetries):
         """When the timers' running was last noted in the database."""
         self._forgotten = datetime.min.replace(tzinfo=UTC)
         """When the time given back to what no longer runs was last forgotten."""
+        self._pruned = datetime.min.replace(tzinfo=UTC)
+        """When the rows nobody reads again were last deleted."""
         self._stalled: dict[int, StalledTurn] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
         self._moved_clocks: list[tuple[int, int, datetime]] = []
@@ -255,7 +261,8 @@ class Timers(ComputerRetries):
         out), end games on time, post owed boards (and the match results owed on their lines)
         and the daily puzzle, archive threads, and retry the computer's failed turns; hourly,
         forget the time given back to what no longer runs in these servers
-        (:data:`FORGET_GIVEN_EVERY`). Each step runs on its own: one that fails is logged and
+        (:data:`FORGET_GIVEN_EVERY`) and delete the rows nobody reads again
+        (:data:`PRUNE_EVERY`). Each step runs on its own: one that fails is logged and
         the others still run."""
         services = self.bot.services
         # Nobody could play during a gateway outage whose time the database failed to give
@@ -282,6 +289,16 @@ class Timers(ComputerRetries):
         if now - self._forgotten >= FORGET_GIVEN_EVERY:
             self._forgotten = now  # a failure is tried again in an hour
             await self._step("forgetting time given back", services.clocks.forget_given_back())
+        if now - self._pruned >= PRUNE_EVERY:
+            self._pruned = now  # a failure is tried again in an hour
+            await self._step("deleting rows nobody reads", self._prune())
+
+    async def _prune(self) -> None:
+        """Delete the boards delivered and the challenges closed long ago
+        (bot/services/pruning.py)."""
+        deleted = await self.bot.services.pruning.prune()
+        if deleted:
+            _log.info("Deleted %d rows nobody reads again (boards out, challenges closed)", deleted)
 
     async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Run one step of a check; its failure is logged (the next check tries again)."""

@@ -14,6 +14,10 @@ OLDEST = 30
 """The oldest schema :func:`undo_after` can step back to."""
 
 
+SCHEMA_45_UNDONE = ("DROP INDEX challenges_closed",)
+"""The statement undoing schema 45 (the index of challenges closed unaccepted), on both."""
+
+
 def schema_43_undone(dialect: Dialect) -> tuple[str, ...]:
     """The statements undoing schema 43 (announcements.owed_anew): on SQLite its moves trigger,
     which counts it, goes first (a column a trigger names cannot be dropped) and comes back as
@@ -60,6 +64,7 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
     if version == 43:
         return schema_43_undone(dialect)
     return {
+        45: SCHEMA_45_UNDONE,
         42: ("DROP INDEX IF EXISTS puzzle_attempts_by_solver",),  # SQLite only
         41: (
             "DROP INDEX sets_in_progress",

@@ -48,6 +48,7 @@ from bot.services.games import GameService
 from bot.services.held import HoldService
 from bot.services.matches import MatchService
 from bot.services.players import PlayerService
+from bot.services.pruning import PruningService
 from bot.services.puzzles import PuzzleService
 from bot.services.rating_pools import rebuild_if_pending
 from bot.services.records import RecordService
@@ -117,6 +118,7 @@ class Services:
         self.puzzles = PuzzleService(database, clock, shards)
         self.vanished = VanishedService(database, clock, self.games, shards)
         self.holds = HoldService(database, shards)
+        self.pruning = PruningService(database, clock, shards)
 
     @classmethod
     async def open(

@@ -1,0 +1,45 @@
+"""Forgetting what nobody reads again: the boards delivered for sets that ended a week ago, and
+challenges that closed unaccepted a week ago. What players can still ask for (games and their
+moves, ratings and their history, exports, puzzle attempts, names) is kept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.services.clock import Clock
+from bot.shards import EVERY, Shards
+from bot.storage import Database, pruning
+from bot.storage.times import to_us
+
+KEPT_FOR = timedelta(days=7)
+"""How long a delivered board outlives its set's end, and a challenge declined, withdrawn or
+expired its closing: its readers look back minutes (the previous board to reply to, the board
+already out, a second press of Decline, 15 minutes between pings), and a week is room for a
+stop or a busy database in between."""
+
+BATCH = 500
+"""The most rows one transaction deletes: a move or a challenge waits for one batch at most."""
+
+
+class PruningService:
+    """Delete, in batches, the rows kept past their use (hourly, from the timers)."""
+
+    def __init__(self, database: Database, clock: Clock, shards: Shards = EVERY) -> None:
+        self._database = database
+        self._clock = clock
+        self._shards = shards
+
+    async def prune(self) -> int:
+        """Delete the delivered boards of the sets of these servers that ended more than
+        :data:`KEPT_FOR` ago, and their challenges closed unaccepted that long ago; how many
+        rows went."""
+        before_us = to_us(self._clock() - KEPT_FOR)
+        deleted = 0
+        for sweep in (pruning.delivered_boards, pruning.closed_challenges):
+            while True:
+                async with self._database.transaction() as db:
+                    batch = await sweep(db, before_us, BATCH, self._shards)
+                deleted += batch
+                if batch < BATCH:
+                    break
+        return deleted

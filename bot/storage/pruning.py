@@ -1,0 +1,39 @@
+"""SQL for forgetting rows nobody reads again once their game or challenge is long over: the
+boards delivered for sets that ended, and challenges declined, withdrawn or expired. Each call
+deletes one batch (a move or a challenge waits for one batch at most)."""
+
+from __future__ import annotations
+
+from bot.shards import Shards
+from bot.storage.connection import Connection
+
+
+async def delivered_boards(db: Connection, ended_before_us: int, limit: int, shards: Shards) -> int:
+    """Delete up to ``limit`` delivered boards (outbox rows) of the sets of ``shards``' servers
+    that ended before ``ended_before_us``; how many were deleted. A board still owed is kept.
+
+    The rows are walked in their key's order (by set): once the old ones are gone, what stands
+    before the first old one left is the sets in progress and those ended since, so a sweep
+    reads about as many rows as it keeps, not the whole history."""
+    return await db.execute(
+        "DELETE FROM announcements WHERE (set_id, ply) IN ("
+        "SELECT a.set_id, a.ply FROM announcements a JOIN sets g ON g.set_id = a.set_id "
+        "WHERE a.delivered_us IS NOT NULL AND g.status <> 'active' AND g.finished_us < ? "
+        f"AND {shards.where('g.guild_id')} ORDER BY a.set_id, a.ply LIMIT ?)",
+        (ended_before_us, limit),
+    )
+
+
+async def closed_challenges(
+    db: Connection, closed_before_us: int, limit: int, shards: Shards
+) -> int:
+    """Delete up to ``limit`` challenges of ``shards``' servers declined, withdrawn or expired
+    before ``closed_before_us`` (an accepted one names its match, and is kept); how many were
+    deleted. Read through the index of schema 45 (``challenges_closed``)."""
+    return await db.execute(
+        "DELETE FROM challenges WHERE challenge_id IN ("
+        "SELECT challenge_id FROM challenges "
+        "WHERE status IN ('declined', 'withdrawn', 'expired') AND closed_us < ? "
+        f"AND {shards.where('guild_id')} ORDER BY closed_us LIMIT ?)",
+        (closed_before_us, limit),
+    )

@@ -1,0 +1,66 @@
+"""Rows nobody reads again are deleted a week on; what players can still ask for is kept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.services import Services
+from bot.services.pruning import BATCH, KEPT_FOR
+from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
+from tests.days_of_play import count_rows, play_day
+
+DAYS = 30
+MATCHES_A_DAY = 2
+
+
+async def test_a_month_of_play_keeps_a_week_of_boards_out_and_of_challenges_closed(
+    services: Services, clock: FakeClock
+) -> None:
+    """After a month of daily play and daily sweeps, the delivered boards and the challenges
+    declined or withdrawn are those of the last week; every move, set and accepted challenge
+    stays, and the first game still exports."""
+    await play_day(services, clock, matches=MATCHES_A_DAY)
+    a_day = await count_rows(services)
+    for _ in range(DAYS - 1):
+        await play_day(services, clock, matches=MATCHES_A_DAY)
+        await services.pruning.prune()
+    kept = await count_rows(services)
+    days_kept = KEPT_FOR // timedelta(days=1)
+    assert kept["announcements"] <= days_kept * a_day["announcements"]
+    assert kept["challenges"] <= DAYS * MATCHES_A_DAY + days_kept * 2
+    assert kept["moves"] == DAYS * a_day["moves"]
+    assert kept["sets"] == DAYS * a_day["sets"]
+    assert kept["matches"] == DAYS * MATCHES_A_DAY
+    exported = await services.records.export(set_id=1, unnamed="a player")
+    assert len(exported.game.records) == 6
+
+
+async def test_boards_still_owed_and_sets_still_played_keep_their_rows(
+    services: Services, clock: FakeClock
+) -> None:
+    """A board never delivered of a set ended long ago is still owed, and a set played for
+    weeks keeps its boards: only boards out of sets ended a week ago go."""
+    await services.settings.change(GUILD, threads=False)
+    ended = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=1)
+    first = await services.challenges.accept(ended.challenge_id, BOB)
+    await services.announcements.delivered(first.set_id, 0, None)
+    await services.games.resign(CHANNEL, ALICE)  # its board is never delivered
+    playing = await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, BOB, sets_total=1)
+    second = await services.challenges.accept(playing.challenge_id, BOB)
+    await services.announcements.delivered(second.set_id, 0, None)
+    clock.advance(KEPT_FOR * 3)
+    assert await services.pruning.prune() == 0
+    assert await services.announcements.out(second.set_id, 0)
+    assert [row.set_id for row in await services.announcements.due()] == [first.set_id]
+
+
+async def test_more_than_a_batch_is_deleted_in_one_sweep(
+    services: Services, clock: FakeClock
+) -> None:
+    """A backlog larger than one batch (a first sweep after an upgrade) goes in one sweep."""
+    await play_day(services, clock, matches=BATCH // 20, moves=10)
+    clock.advance(KEPT_FOR)
+    before = (await count_rows(services))["announcements"]
+    assert before > BATCH
+    assert await services.pruning.prune() == before + 2  # and the challenges declined and withdrawn
+    assert (await count_rows(services))["announcements"] == 0
