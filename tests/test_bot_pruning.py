@@ -1,4 +1,5 @@
-"""The bot's timers delete, hourly, the boards delivered of sets that ended a week ago."""
+"""What a bot running for long keeps: the outbox rows of games ended a week ago go (the
+timers' hourly sweep), and so does its memory of the challenges it made long ago."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import read_record
-from tests.bot_harness import Harness, running_bot
+from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -48,3 +49,17 @@ async def test_boards_out_of_a_game_ended_a_week_ago_are_deleted_and_its_moves_k
     message = await (await table.slash(table.alice, "export", {"game": 1})).wait_followup()
     text = message.attachments[0]
     assert [str(r.move) for r in read_record(text.data.decode()).records] == ["d1-b1", "c4-c2"]
+
+
+async def test_the_bot_remembers_the_challenges_it_made_for_an_hour_not_for_its_life(
+    table: Harness,
+) -> None:
+    """Challenges made and withdrawn an hour apart over a day: the bot's note of those it made
+    (whose post may be under way) holds the last hour's, not one per challenge ever made."""
+    for _ in range(12):
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        withdraw = f"challenge:withdraw:{challenge_id(reply)}"
+        assert (await table.standin.click(reply, withdraw, table.alice)).answered
+        table.advance(timedelta(hours=2))
+    assert table.bot is not None
+    assert len(table.bot.flow.challenges.made_here) == 1

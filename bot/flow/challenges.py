@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -77,6 +77,12 @@ def busy_for_accept(interaction: discord.Interaction[Any]) -> ChannelBusy:
     )
 
 
+POSTING_AT_MOST = timedelta(hours=1)
+"""Longer than a challenge's post can be under way: one stored before and still without its
+message was cut off (its channel's recent messages tell whether it went out), so this process
+forgets having made it — the note of each challenge made was kept for the process's life."""
+
+
 class ChallengeFlow:
     """What the bot does and posts when a member accepts a challenge."""
 
@@ -87,9 +93,16 @@ class ChallengeFlow:
         (:func:`bot.flow.new_challenges.message_deleted`)."""
         self.accepting: dict[int, _Presses] = {}
         """Challenges presses of Accept are starting, by id: one press at a time."""
-        self.made_here: set[int] = set()
-        """The challenges this process stored (its own post of one still noted as none is
-        under way, not cut off by a restart)."""
+        self.made_here: dict[int, datetime] = {}
+        """The challenges this process stored in the last :data:`POSTING_AT_MOST`, and when
+        (its own post of one still noted as none is under way, not cut off by a restart)."""
+
+    def made(self, challenge_id: int, now: datetime) -> None:
+        """Note that this process stored ``challenge_id`` at ``now`` (its post is under way);
+        forget those made more than :data:`POSTING_AT_MOST` ago."""
+        for old in [made for made, at in self.made_here.items() if now - at >= POSTING_AT_MOST]:
+            del self.made_here[old]
+        self.made_here[challenge_id] = now
 
     async def accept(self, interaction: discord.Interaction[Any], challenge: Challenge) -> None:
         """The opponent pressed Accept: open the game's thread (or fall back), start the match.

@@ -66,7 +66,7 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
                 "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
             )
         challenge = await create()
-    bot.flow.challenges.made_here.add(challenge.challenge_id)
+    bot.flow.challenges.made(challenge.challenge_id, bot.clock())
     return challenge
 
 
