@@ -268,12 +268,15 @@ def _posting_note(missing: list[str], lang: Language, *, computer: bool) -> str:
     )
 
 
-def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
-    """The reply a player should see for ``error``, in ``lang``; None if it is a bug to log."""
+def sentence_for(
+    error: BaseException, lang: Language = ENGLISH, me: discord.abc.User | None = None
+) -> str | None:
+    """The reply a player should see for ``error``, in ``lang``; None if it is a bug to log.
+    ``me`` is the bot's user: a name that passes for mine is not shown (:func:`shown_name`)."""
     if isinstance(error, app_commands.CommandInvokeError):
-        return sentence_for(error.original, lang)
+        return sentence_for(error.original, lang, me)
     if isinstance(error, app_commands.TransformerError) and error.__cause__ is not None:
-        cause = sentence_for(error.__cause__, lang)
+        cause = sentence_for(error.__cause__, lang, me)
         if cause is not None:
             return cause
     if isinstance(error, GameError):
@@ -311,7 +314,7 @@ def sentence_for(error: BaseException, lang: Language = ENGLISH) -> str | None:
         if isinstance(value, discord.abc.User):  # a member option given someone who left
             return lang._(
                 "{player} is not a member of this server.",
-                player=f"**{escaped(shown_name(value))}**",
+                player=f"**{escaped(shown_name(value, me))}**",
             )
         if isinstance(value, str):
             shown = as_shown(echoed(value))
@@ -482,7 +485,8 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         _log_expired(interaction)
         return
     lang = reader(interaction)
-    sentence = sentence_for(await _as_seen_here(interaction, error), lang)
+    seen = await _as_seen_here(interaction, error)
+    sentence = sentence_for(seen, lang, interaction.client.user)
     storage = _storage_error(error)
     if storage is not None:
         # The details (file, SQLite's words) are for the operator, never for the player.

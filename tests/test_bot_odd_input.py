@@ -161,6 +161,15 @@ async def test_someone_who_left_the_server_is_named_not_dumped(table: Harness) -
     )
 
 
+async def test_someone_who_left_named_like_me_is_named_by_username(table: Harness) -> None:
+    """A user who left, whose global name passes for mine (the computer's name), is named by
+    their username when a member option is given them, as everywhere else."""
+    ghost = table.standin.add_user("ghost")
+    ghost.global_name = f"{table.me.user.name} (level 3)"
+    record = await table.slash(table.alice, "challenge", {"opponent": ghost})
+    assert await sentence(record) == "**ghost** is not a member of this server."
+
+
 async def test_stats_of_a_bot_are_refused(table: Harness) -> None:
     """/stats and /puzzle stats of a bot, another one or me, are refused in one sentence."""
     for member in (table.other_bot, table.me):
