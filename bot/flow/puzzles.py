@@ -246,10 +246,10 @@ class PuzzleFlow:
             ephemeral=True,
             thinking=False,
         )
-        answer = Answer.parse(text)
+        judged = Answer.parse(text)
         service = self.bot.services.puzzles
         lang = reader(interaction)
-        if answer.verdict is Verdict.SOLVED:
+        if judged.verdict is Verdict.SOLVED:
             done = await self._record(interaction, attempt, (move,), stored.SOLVED)
             stats = await within_deadline(
                 interaction, service.stats(interaction.user.id), ephemeral=True, thinking=False
@@ -263,27 +263,27 @@ class PuzzleFlow:
             await self._show(
                 interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
-        elif answer.verdict is Verdict.CORRECT:
-            assert answer.reply is not None
+        elif judged.verdict is Verdict.CORRECT:
+            assert judged.reply is not None
             left = attempt.moves_left - 1
-            done = await self._record(interaction, attempt, (move, str(answer.reply)), stored.OPEN)
+            done = await self._record(interaction, attempt, (move, str(judged.reply)), stored.OPEN)
             line = lang.n_(
                 "**Good:** {move}. Your opponent answers {reply}. Win in {count} more move.",
                 "**Good:** {move}. Your opponent answers {reply}. Win in {count} more moves.",
                 left,
                 move=move,
-                reply=str(answer.reply),
+                reply=str(judged.reply),
             )
             await self._show(
                 interaction, done, f"{puzzle_heading(done.puzzle, lang)}\n{line}", edit=True
             )
         else:
-            played = (move, str(answer.reply)) if answer.reply is not None else (move,)
+            played = (move, str(judged.reply)) if judged.reply is not None else (move,)
             done = await self._record(interaction, attempt, played, stored.FAILED)
             solution = " ".join(str(m) for m in attempt.puzzle.solution)
             line = lang._(
                 "**Not this time:** {why} The solution: {solution}. Your streak starts again.",
-                why=why_wrong(answer, lang),
+                why=why_wrong(judged, lang),
                 solution=solution,
             )
             await self._show(
