@@ -16,6 +16,7 @@ from babel.messages.pofile import read_po
 from bot.i18n.language import DOMAIN, LOCALES_DIR, catalog_tags, language_for
 from bot.i18n.slash import COMMAND_NAME, OPTION_NAME
 from bot.rules_page import page_name
+from engine.rules import RULESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("pt_BR", "es", "fr", "de")
@@ -240,3 +241,26 @@ def test_the_rules_page_exists_in_every_language(tag: str) -> None:
     assert all(section in english for section in sections)
     assert [section for section in sections if section not in text] == []
     assert text.count("```") == english.count("```"), "every diagram is kept"
+
+
+_UNELIDED = re.compile(r"(?:^|[\s'(])(au|du|de|le|la|ce|que) $", re.IGNORECASE)
+"""A French word that elides or contracts before a vowel, ending the text before a name."""
+
+
+def test_french_names_every_ruleset_with_its_elision() -> None:
+    """No French sentence puts "au", "de" or "le" before a ruleset's name that begins with a
+    vowel ("au Ard Rí", "de Ard Rí"): each reads right for every ruleset."""
+    catalog = _po("fr")
+    titles = []
+    for ruleset in RULESETS.values():
+        found = catalog.get(ruleset.title)
+        titles.append(str(found.string) if found is not None and found.string else ruleset.title)
+    assert any(title[0] in "AEIOUY" for title in titles), "a ruleset that begins with a vowel"
+    wrong = []
+    for message in _messages(catalog):
+        for form in _forms(message):
+            for before in form.split("{ruleset}")[:-1]:
+                word = _UNELIDED.search(before)
+                if word is not None:
+                    wrong += [f"{word.group(1)} {t}" for t in titles if t[0] in "AEIOUY"]
+    assert wrong == []
