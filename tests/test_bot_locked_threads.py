@@ -31,7 +31,6 @@ from tests.bot_harness import (
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
 from tests.discord_standin.model import MANAGE_THREADS
-from tests.test_bot_stored_answers import step_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -1045,7 +1044,8 @@ async def test_a_picked_move_in_a_thread_whose_lock_was_missed_is_told_as_played
     the board there once."""
     board, thread = await board_thread_game(table)
     await table.standin.edit_thread(thread, locked=True, announce=False)
-    where, select = await step_two(table, board)
+    where = await table.picked(board, table.alice)
+    [select] = where.custom_ids()
     pressed = await table.standin.select(where, select, table.alice, ["d1-b1"])
     locked = "You played d1-b1, but a moderator locked this thread"
     await table.standin.wait_until(

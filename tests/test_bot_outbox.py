@@ -30,7 +30,7 @@ from tests.bot_harness import (
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage, rest_messages
 from tests.discord_standin.faults import Matcher
 from tests.discord_standin.model import SEND_MESSAGES
-from tests.test_bot_stored_answers import first_only, owed_sentence, step_two
+from tests.test_bot_stored_answers import first_only, owed_sentence
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -461,7 +461,8 @@ async def test_a_board_rate_limited_long_waits_as_told_and_holds_up_no_other_cha
     )
 
     async def played_and_owed(on: StoredMessage) -> None:
-        where, select = await step_two(table, on)
+        where = await table.picked(on, table.alice)
+        [select] = where.custom_ids()
         await table.standin.select(where, select, table.alice, ["d1-b1"])
         await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"))
 
@@ -497,7 +498,8 @@ async def test_boards_owed_in_a_rate_limited_channel_wait_without_a_try_into_the
     limited = table.standin.rate_limit(
         retry_after=120, requests=1000, matching=_posts_in(table.channel)
     )
-    where, select = await step_two(table, board)
+    where = await table.picked(board, table.alice)
+    [select] = where.custom_ids()
     await table.standin.select(where, select, table.alice, ["d1-b1"])
     await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"))
     _drawing, go_on = next_drawing_waits(monkeypatch, player_moves)

@@ -35,7 +35,6 @@ from tests.discord_standin import (
 )
 from tests.discord_standin.command_options import OptionValue
 from tests.discord_standin.model import CREATE_PUBLIC_THREADS, GUILD_STAGE_VOICE, GUILD_VOICE
-from tests.test_bot_stored_answers import step_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -177,7 +176,8 @@ async def test_a_picked_moves_board_is_posted_in_the_thread_pinging_the_opponent
     the thread, not in the channel it started from, pinging bob (whose move it is) and nobody
     else, and carries the nonce the outbox would post it with."""
     board, thread = await board_thread_game(table)
-    where, select = await step_two(table, board)
+    where = await table.picked(board, table.alice)
+    [select] = where.custom_ids()
     pressed = await table.standin.select(where, select, table.alice, ["d1-b1"])
     posted = await table.wait_board(lambda m: "played d1-b1." in m.content, channel=thread)
     assert f"<@{table.bob.id}>, your move" in posted.content
