@@ -684,6 +684,39 @@ async def test_a_boards_late_cause_is_its_last_refusals_and_a_board_owed_anew_ha
     assert owed == {1: None, 2: None}
 
 
+async def test_a_refusal_is_noted_on_the_board_refused_not_one_owed_anew_since(
+    services: Services, clock: FakeClock
+) -> None:
+    """alice's d1-c1 board is refused as locked after bob resigned at that move (the final
+    board, owed anew at ply 1): the final board's late post does not say it was refused."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)  # its first board
+    played = await services.games.play(CHANNEL, ALICE, "d1-c1")
+    await services.games.resign(CHANNEL, BOB)  # owes ply 1 anew: the final board
+    await services.announcements.post_refused(
+        active.set_id, 1, LateCause.LOCKED, owed=played.game.owed
+    )
+    clock.advance(timedelta(minutes=1))
+    [final] = await services.announcements.due()
+    assert (final.ply, final.late_cause) == (1, None)
+
+
+async def test_a_matchs_first_board_marks_out_only_itself(
+    services: Services, clock: FakeClock
+) -> None:
+    """A match's first set carries its first board as owed: posted after the match was
+    aborted (its final board owed anew at ply 0), it leaves the final board owed."""
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    assert active.owed is not None
+    await services.games.abort(CHANNEL)
+    await services.announcements.delivered(active.set_id, 0, None, owed=active.owed)
+    clock.advance(timedelta(minutes=1))
+    [final] = await services.announcements.due()
+    assert final.ply == 0
+
+
 async def test_a_board_held_back_by_a_rate_limit_waits_keeping_its_tries_and_cause(
     services: Services, clock: FakeClock
 ) -> None:

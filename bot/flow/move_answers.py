@@ -158,7 +158,8 @@ async def note_refusal(
     outbox's own try may succeed (the thread unlocked, the permission back) and cannot tell
     why the first failed. Not noted, the late post blames Discord: not worth a refusal."""
     try:
-        await announcements.post_refused(result.game.set_id, result.game.ply, cause)
+        game = result.game
+        await announcements.post_refused(game.set_id, game.ply, cause, owed=game.owed)
     except StorageError as error:
         _log.warning(
             "Game %s: why its board was refused is not noted: %s", result.game.set_id, error

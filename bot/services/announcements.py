@@ -126,12 +126,17 @@ class AnnouncementService:
         async with self._database.transaction() as db:
             await announcements.held_back(db, row, to_us(until))
 
-    async def post_refused(self, set_id: int, ply: int, cause: LateCause) -> None:
+    async def post_refused(
+        self, set_id: int, ply: int, cause: LateCause, *, owed: OwedBoard | None = None
+    ) -> None:
         """Discord refused the flow's post of the board of ``set_id`` at ``ply`` for ``cause``:
         its late post, if it is posted late, says so (a moderator had locked the thread, or I
-        was not allowed to post), not that Discord could not be reached."""
+        was not allowed to post), not that Discord could not be reached. With ``owed`` (the
+        board as its move owed it), only that board: one owed anew there since is not told
+        as refused."""
+        same = None if owed is None else owed.same
         async with self._database.transaction() as db:
-            await announcements.post_refused(db, set_id, ply, cause)
+            await announcements.post_refused(db, set_id, ply, cause, owed=same)
 
     async def answer_owed(self, takeback_id: int) -> None:
         """Discord refused as locked the edit of takeback request ``takeback_id``'s message

@@ -396,7 +396,7 @@ class ChallengeService(ChallengeLapses):
                 await places.set_thread(db, game.match_id, row.channel_id, row.message_id)
                 reloaded = await sets.by_id(db, game.set_id)
                 assert reloaded is not None
-                game = active_game(reloaded, game.game)
+                game = replace(active_game(reloaded, game.game), owed=game.owed)
         return game
 
     async def decline(

@@ -128,10 +128,10 @@ class Challenge:
 
 @dataclass(frozen=True)
 class OwedBoard:
-    """The board of a position as the move or takeback that stored it owed it to the outbox,
-    read in the same transaction: what tells it from a board owed anew at its ply since (the
-    set's end there: an abort, a resignation, time), as storage's ``announcements._same``
-    does, and the nonce the outbox posts it with."""
+    """The board of a position as the move, takeback or match's start that stored it owed it
+    to the outbox, read in the same transaction: what tells it from a board owed anew at its
+    ply since (the set's end there: an abort, a resignation, time), as storage's
+    ``announcements._same`` does, and the nonce the outbox posts it with."""
 
     created_us: int
     owed_anew: int
@@ -175,10 +175,10 @@ class ActiveGame:
     board or a Takeback button made for it is told from one made before the takeback."""
     game: Game = field(default_factory=Game, compare=False, repr=False)
     owed: OwedBoard | None = field(default=None, compare=False, repr=False)
-    """Its board as owed, when a move or a takeback just stored this position: it is posted
-    with its nonce, and marked out only while it is the board owed, so a board owed anew at its
-    ply since (the set's end there) keeps its own nonce and stays owed. None: the board owed
-    now (read when posted, marked out whatever it is)."""
+    """Its board as owed, when a move, a takeback or a match's start just stored this
+    position: it is posted with its nonce, and marked out only while it is the board owed, so
+    a board owed anew at its ply since (the set's end there) keeps its own nonce and stays
+    owed. None: the board owed now (read when posted, marked out whatever it is)."""
 
     @property
     def ply(self) -> int:

@@ -5,6 +5,7 @@ either way the match is stored with its first set, played on from there by bot/s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from bot.i18n import _
@@ -22,6 +23,7 @@ from bot.services.errors import (
     TooManyMatches,
 )
 from bot.services.game_cache import GameCache
+from bot.services.games import owed_board
 from bot.services.sets import active_game, insert_set
 from bot.services.settings import SettingsService
 from bot.services.terms import busy, check_terms
@@ -145,7 +147,7 @@ class MatchService:
             await places.set_thread(db, started.match_id, parent_channel_id, line_message_id)
             row = await sets.by_id(db, started.set_id)
         assert row is not None
-        return active_game(row, started.game)
+        return replace(active_game(row, started.game), owed=started.owed)
 
     async def start_match(
         self,
@@ -212,11 +214,15 @@ class MatchService:
         # Its first board is owed from now, as a move's is: a restart before it is out (or
         # Discord refusing it) leaves it to the outbox, not the players without a board.
         await announcements.owed(db, set_id, 0, channel_id, now_us)
+        owed = await announcements.owed_at(db, set_id, 0)
         row = await sets.by_id(db, set_id)
         assert row is not None
+        assert owed is not None
         game = Game(ruleset)
         self._cache.remember(set_id, game)
-        return active_game(row, game)
+        # Its first board as owed here: posted, it marks out only itself, not a final board
+        # owed anew at ply 0 meanwhile (the match aborted while it was drawn).
+        return replace(active_game(row, game), owed=owed_board(set_id, 0, owed))
 
 
 async def _check_computer_matches(db: Connection, guild_id: int, human_id: int) -> None:

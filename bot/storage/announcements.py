@@ -229,15 +229,25 @@ async def held_back(db: Connection, row: AnnouncementRow, next_try_us: int) -> N
     )
 
 
-async def post_refused(db: Connection, set_id: int, ply: int, cause: LateCause) -> None:
+async def post_refused(
+    db: Connection,
+    set_id: int,
+    ply: int,
+    cause: LateCause,
+    *,
+    owed: tuple[int, int] | None = None,
+) -> None:
     """Discord refused the flow's own post of the board of ``set_id`` at ``ply`` for
     ``cause`` (the thread locked, a permission missing): if it is still owed, its late post
     says so (the outbox may post it before it tries, and fails, itself: the thread unlocked,
-    the permission given back at once)."""
+    the permission given back at once). With ``owed`` (the board as its move owed it:
+    :func:`owed_at`), only if it is still that board (:func:`_same`): one owed anew at ``ply``
+    since (the set's end there) was not refused, and its late post does not say it was."""
+    same = "" if owed is None else f"AND {_SAME} "
     await db.execute(
         "UPDATE announcements SET late_cause = ? "
-        "WHERE set_id = ? AND ply = ? AND delivered_us IS NULL",
-        (cause.value, set_id, ply),
+        f"WHERE set_id = ? AND ply = ? {same}AND delivered_us IS NULL",
+        (cause.value, set_id, ply, *(owed or ())),
     )
 
 
