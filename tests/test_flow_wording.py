@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.flow.analysis import describe_move_review
+from bot.flow.marked_moves import describe_move_review
 from bot.flow.posts import match_end_text, rating_text, turn_line
 from bot.i18n import ENGLISH, language
 from bot.services.domain import MatchEnd, RatingChange

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from bot.cogs.standings import game_line, stats_embed
-from bot.flow.analysis import judgement_count
+from bot.flow.marked_moves import judgement_count
 from bot.flow.threads import THREAD_NAME_LIMIT, thread_name
 from bot.i18n import language
 from bot.services.domain import HeadToHead, PlayerStats

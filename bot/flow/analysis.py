@@ -22,30 +22,22 @@ import discord
 
 from bot.ai_pool import PoolClosed
 from bot.errors import permission_names, refused_permissions
+from bot.flow.marked_moves import annotation_note, marked_moves
 from bot.flow.outbox import unknown_message
-from bot.flow.posts import NO_PINGS, outcome_text, side_name
+from bot.flow.posts import NO_PINGS
+from bot.flow.review_texts import graph_alt_text, replay_alt_text, review_text
 from bot.flow.threads import edit_answer_reopening, edit_reopening
 from bot.flow.uploads import fit_pictures, picture_budget
-from bot.i18n import ENGLISH, Language, _, command
-from bot.names import escaped
+from bot.i18n import Language, _, command
 from bot.services.analysis import SetToAnalyse
 from bot.services.errors import GameError
 from bot.services.records import AT_LEVEL
 from bot.storage.errors import StorageError
 from bot.views.common import answer, deferred_privately, within_deadline
 from bot.views.public_places import hidden_for
-from engine import Side
-from engine.analysis import (
-    GameReview,
-    Judgement,
-    MoveReview,
-    PositionScore,
-    evaluate_position,
-    judge_game,
-)
-from renderer import ALT_TEXT_LIMIT
-from renderer.graph import MARKS, render_win_chance
-from renderer.replay import Annotation, describe_replay, render_replay
+from engine.analysis import GameReview, PositionScore, evaluate_position, judge_game
+from renderer.graph import render_win_chance
+from renderer.replay import Annotation, render_replay
 
 if TYPE_CHECKING:
     from bot.client import BrandubhBot
@@ -56,7 +48,6 @@ INVALID_WEBHOOK_TOKEN = 50027
 """Discord's code refusing an interaction's token past its 15 minutes (with 401)."""
 PROGRESS_STEP = 0.2
 """The deferred reply is edited each time another fifth of the positions is done."""
-MARKED_PER_SIDE = 3
 REPLAY_WIDTH = 420
 """The annotated replay's width: small enough for a phone and a light GIF."""
 
@@ -424,217 +415,3 @@ def _pictures(
 
     [replay] = fit_pictures([draw], picture_budget(upload_limit, graph))
     return graph, replay
-
-
-def marked_moves(review: GameReview) -> list[MoveReview]:
-    """The moves the pictures mark: each side's three costliest, in the order played."""
-    marked = review.worst(Side.ATTACKERS, MARKED_PER_SIDE) + review.worst(
-        Side.DEFENDERS, MARKED_PER_SIDE
-    )
-    return sorted(marked, key=lambda each: each.ply)
-
-
-def judgement_count(judgement: Judgement, count: int, lang: Language = ENGLISH) -> str:
-    """A side's count of one marked judgement: ``2 blunders``, ``0 blunders`` a message of its
-    own (Portuguese says 0 in the singular form, where a count of none reads in the plural)."""
-    if count == 0:
-        return _no_judgement(judgement, lang)
-    if judgement is Judgement.BLUNDER:
-        return lang.n_("{count} blunder", "{count} blunders", count)
-    if judgement is Judgement.MISTAKE:
-        return lang.n_("{count} mistake", "{count} mistakes", count)
-    return lang.n_("{count} inaccuracy", "{count} inaccuracies", count)
-
-
-def _no_judgement(judgement: Judgement, lang: Language) -> str:
-    """None of one marked judgement: ``0 blunders``."""
-    if judgement is Judgement.BLUNDER:
-        # Translators: a side's count of none, as your language says zero ("0 erros graves"),
-        # not the singular form "{count} blunder" would give.
-        return lang._("0 blunders")
-    if judgement is Judgement.MISTAKE:
-        return lang._("0 mistakes")
-    return lang._("0 inaccuracies")
-
-
-def _listed(items: list[str], lang: Language) -> str:
-    """``items`` one after another, parted by a semicolon as ``lang`` writes one."""
-    # Translators: what parts the notes of a move, or the marked moves, in a list ("; " in
-    # English; French sets a space before it: " ; ").
-    return lang._("; ").join(items)
-
-
-def annotation_note(each: MoveReview, lang: Language = ENGLISH) -> str:
-    """The replay's caption before a marked move: ``Move 14: d4-d6??, better c4-c2``."""
-    played = f"{each.move}{MARKS[each.judgement]}"
-    if each.better is None:
-        return lang._("Move {number}: {move}", number=each.number, move=played)
-    return lang._(
-        "Move {number}: {move}, better {better}",
-        number=each.number,
-        move=played,
-        better=str(each.better),
-    )
-
-
-def describe_move_review(each: MoveReview, lang: Language = ENGLISH) -> str:
-    """``Move 14, d4-d6: blunder (allowed a loss in 2 moves; −35 %); better c4-c2``: why the
-    move is judged so first (a forced win or loss judges a move whose chance given away is
-    small: "blunder (allowed a loss in 3 moves; −3 %)"), the chance it gave away last."""
-    notes: list[str] = []
-    if each.missed_win_in is not None:
-        notes.append(
-            lang.n_(
-                "missed a win in {count} move", "missed a win in {count} moves", each.missed_win_in
-            )
-        )
-    if each.allowed_loss_in is not None:
-        notes.append(
-            lang.n_(
-                "allowed a loss in {count} move",
-                "allowed a loss in {count} moves",
-                each.allowed_loss_in,
-            )
-        )
-    notes.append(f"−{round(each.lost * 100)} %")
-    judgement = lang.gettext(each.judgement.label)
-    if each.better is None:
-        return lang._(
-            "Move {number}, {move}: {judgement} ({notes})",
-            number=each.number,
-            move=str(each.move),
-            judgement=judgement,
-            notes=_listed(notes, lang),
-        )
-    return lang._(
-        "Move {number}, {move}: {judgement} ({notes}); better {better}",
-        number=each.number,
-        move=str(each.move),
-        judgement=judgement,
-        notes=_listed(notes, lang),
-        better=str(each.better),
-    )
-
-
-def review_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
-    """The reply: which set, how it ended, and each side's biggest mistakes with better moves."""
-    game = chosen.game
-    names = {
-        Side.ATTACKERS: escaped(chosen.attacker_name or lang._("Attackers")),
-        Side.DEFENDERS: escaped(chosen.defender_name or lang._("Defenders")),
-    }
-    if chosen.sets_total > 1:
-        title = lang._(
-            "**Analysis of game {game}**, set {number} of {total}",
-            game=chosen.set_id,
-            number=chosen.set_number,
-            total=chosen.sets_total,
-        )
-    else:
-        title = lang._("**Analysis of game {game}**", game=chosen.set_id)
-    sentences = [
-        lang._(
-            "{attackers} (attackers) vs {defenders} (defenders).",
-            attackers=names[Side.ATTACKERS],
-            defenders=names[Side.DEFENDERS],
-        )
-    ]
-    if chosen.outcome is not None:
-        left_server = chosen.left_by is not None
-        sentences.append(lang.render(outcome_text(chosen.outcome, left_server=left_server)))
-    sentences.append(lang.n_("{count} move was played.", "{count} moves were played.", game.ply))
-    lines = [lang._("{title}: {summary}", title=title, summary=" ".join(sentences))]
-    for side in (Side.ATTACKERS, Side.DEFENDERS):
-        worst = review.worst(side, MARKED_PER_SIDE)
-        counts = review.counts(side)
-        tally = ", ".join(
-            judgement_count(judgement, counts[judgement], lang)
-            for judgement in sorted(MARKS, reverse=True)
-        )
-        lines.append(
-            lang._(
-                "**{player}** ({side}): {tally}.",
-                player=names[side],
-                side=side_name(side, lang),
-                tally=tally,
-            )
-        )
-        if not any(each.side is side for each in review.moves):
-            no_move = lang._("No move made.")
-            lines.append(f"- {no_move}")
-        elif not worst:
-            well_played = lang._("No move gave away more than a tenth of a win: well played.")
-            lines.append(f"- {well_played}")
-        for each in worst:
-            lines.append(f"- {describe_move_review(each, lang)}")
-    lines.append(
-        lang._(
-            "The graph shows the attackers' chance of winning after each move; the replay "
-            "shows, before each marked move, the move played (red) and the better move (green)."
-        )
-    )
-    return "\n".join(lines)
-
-
-def graph_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
-    """Alt text of the graph: the chance at the start, the end and the marked turns."""
-    start = round(review.chances[0] * 100)
-    end = round(review.chances[-1] * 100)
-    marked = _listed(
-        [_marked_in_words(each, lang, with_better=False) for each in marked_moves(review)], lang
-    )
-    text = lang._(
-        "Game {game}: the attackers' chance of winning, {start} % at the start and {end} % at "
-        "the end.",
-        game=chosen.set_id,
-        start=start,
-        end=end,
-    )
-    if marked:
-        text += " " + lang._("Marked: {moves}.", moves=marked)
-    return text[:1024]
-
-
-def replay_alt_text(chosen: SetToAnalyse, review: GameReview, lang: Language = ENGLISH) -> str:
-    """Alt text of the annotated replay, which a screen reader cannot see the arrows of: each
-    marked move with its judgement and the better move, then the result and the moves in order
-    (cut with "…" to fit Discord's 1024 characters)."""
-    marked = [_marked_in_words(each, lang) for each in marked_moves(review)]
-    if marked:
-        head = lang._(
-            "A replay of game {game}, stopping before each marked move to show the better one: "
-            "{moves}.",
-            game=chosen.set_id,
-            moves=_listed(marked, lang),
-        )
-    else:
-        head = lang._("A replay of game {game}.", game=chosen.set_id)
-    moves = describe_replay(
-        chosen.game,
-        attacker_name=chosen.attacker_name or None,
-        defender_name=chosen.defender_name or None,
-        words=lang,
-        left_server=chosen.left_by is not None,
-        limit=ALT_TEXT_LIMIT - len(head) - 1,  # six marked moves at most leave room
-    )
-    return f"{head} {moves}"[:ALT_TEXT_LIMIT]
-
-
-def _marked_in_words(each: MoveReview, lang: Language, *, with_better: bool = True) -> str:
-    """``move 14 d4-d6 blunder, better c4-c2``: a marked move as words, for the alt texts (the
-    graph's without the better move: ``move 14 d4-d6 blunder``)."""
-    judgement = lang.gettext(each.judgement.label)
-    if each.better is None or not with_better:
-        return lang._(
-            "move {number} {move} {judgement}",
-            number=each.number,
-            move=str(each.move),
-            judgement=judgement,
-        )
-    return lang._(
-        "move {number} {move} {judgement}, better {better}",
-        number=each.number,
-        move=str(each.move),
-        judgement=judgement,
-        better=str(each.better),
-    )
