@@ -283,3 +283,61 @@ async def test_a_held_players_challenge_to_the_computer_waiting_to_give_her_time
         )
         await table.standin.wait_until(lambda: "the game is on in <#" in line.content, timeout=15)
         await private_answer_gone(table, record)
+
+
+def reads_held_after(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, owner: object, name: str
+) -> contextlib.AsyncExitStack:
+    """``owner.name`` (a service's method) does its own work at once, then a read holds the
+    bot's read connection 4 s, until the returned stack is closed: the reads after it wait."""
+    real = getattr(owner, name)
+    held = contextlib.AsyncExitStack()
+
+    async def then_reads_held(*args: Any, **kwargs: Any) -> Any:
+        done = await real(*args, **kwargs)
+        await held.enter_async_context(slow_reads(table, seconds=HELD_READ_SECONDS))
+        return done
+
+    monkeypatch.setattr(owner, name, then_reads_held)
+    return held
+
+
+async def test_a_takeback_asked_whose_servers_language_is_slow_to_read_is_answered_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice asks /takeback a minute after the server's settings were last read: the request
+    is stored at once, but then a read holds the bot's read connection 4 s, so reading the
+    language anew (and the game) is deferred in time, and the request then posted for bob."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        await table.move(table.alice, "d1-b1")
+        assert table.bot is not None
+        held = reads_held_after(table, monkeypatch, table.bot.services.takebacks, "ask")
+        settings_read_anew(table, monkeypatch)
+        async with held:
+            record = await table.standin.slash(
+                table.guild, table.channel, table.alice, "takeback", {}, wait=False
+            )
+            await in_time(table, record)
+        await table.standin.wait_for_message(
+            table.channel, lambda m: f"<@{table.bob.id}>" in m.content, timeout=15
+        )
+
+
+async def test_a_puzzle_leaderboard_whose_servers_language_is_slow_to_read_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/puzzle leaderboard a minute after the server's settings were last read: its board is
+    read at once, but then a read holds the bot's read connection 4 s, so reading the
+    language anew is deferred in time, and the leaderboard then shown."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        assert table.bot is not None
+        held = reads_held_after(table, monkeypatch, table.bot.services.puzzles, "leaderboard")
+        settings_read_anew(table, monkeypatch)
+        async with held:
+            record = await table.standin.slash(
+                table.guild, table.channel, table.alice, "puzzle leaderboard", {}, wait=False
+            )
+            await in_time(table, record)
+        shown = await record.wait_original(lambda m: bool(m.embeds), timeout=15)
+        assert not shown.ephemeral
