@@ -343,8 +343,11 @@ class RematchFlow:
         self, interaction: discord.Interaction[Any], guild_id: int, other: int, where: int
     ) -> None:
         """Refuse a rematch ``other`` could never answer in ``where``: they have left the
-        server, or cannot see that channel (when Discord cannot say in time, it is offered)."""
-        member = await self.flow.members.member_now(guild_id, other)
+        server, or cannot see that channel (when Discord cannot say in time, it is offered).
+        Discord is asked while the press waits: deferred when slow, as the reads are."""
+        member = await within_deadline(
+            interaction, self.flow.members.member_now(guild_id, other), thinking=False
+        )
         if member is False:
             raise GameError(
                 _(

@@ -228,8 +228,11 @@ class ChallengeButton(
         )
         try:
             challenge = await within_deadline(interaction, checked, thinking=False)
-            challenger = await bot.flow.members.member_now(
-                interaction.guild_id, challenge.challenger_id
+            # Discord is asked while the press waits: deferred when slow, as the reads are.
+            challenger = await within_deadline(
+                interaction,
+                bot.flow.members.member_now(interaction.guild_id, challenge.challenger_id),
+                thinking=False,
             )
             if challenger is False:
                 await within_deadline(
