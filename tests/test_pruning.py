@@ -64,3 +64,15 @@ async def test_more_than_a_batch_is_deleted_in_one_sweep(
     assert before > BATCH
     assert await services.pruning.prune() == before + 2  # and the challenges declined and withdrawn
     assert (await count_rows(services))["announcements"] == 0
+
+
+async def test_challenges_withdrawn_as_their_channel_went_are_deleted_a_week_on(
+    services: Services, clock: FakeClock
+) -> None:
+    """A challenge withdrawn because its channel was deleted is closed then, and goes a week
+    later like any other withdrawn one."""
+    await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB)
+    await services.vanished.channel_gone(OTHER_CHANNEL)
+    clock.advance(KEPT_FOR * 2)
+    assert await services.pruning.prune() == 1
+    assert (await count_rows(services))["challenges"] == 0

@@ -82,8 +82,9 @@ async def daily_puzzles_in_channels(db: Connection, channel_ids: Sequence[int]) 
 async def _close(db: Connection, place: str, params: Params, now_us: int) -> int:
     """The boards owed to the sets of ``place`` (a condition on ``channel_id`` or ``guild_id``,
     columns of sets, challenges and matches alike) are marked done without a message, its open
-    challenges withdrawn, its sets' open takeback requests lapsed (and no request's answer owed
-    any more), and no thread of its matches is due to be archived. Returns how many open
+    challenges withdrawn (closed at ``now_us``, so that :mod:`bot.storage.pruning` deletes them
+    a week on), its sets' open takeback requests lapsed (and no request's answer owed any
+    more), and no thread of its matches is due to be archived. Returns how many open
     challenges it withdrew."""
     await db.execute(
         "UPDATE announcements SET delivered_us = ? WHERE delivered_us IS NULL AND EXISTS "
@@ -91,7 +92,9 @@ async def _close(db: Connection, place: str, params: Params, now_us: int) -> int
         (now_us, *params),
     )
     withdrawn = await db.execute(
-        f"UPDATE challenges SET status = 'withdrawn' WHERE status = 'open' AND {place}", params
+        "UPDATE challenges SET status = 'withdrawn', closed_us = ? "
+        f"WHERE status = 'open' AND {place}",
+        (now_us, *params),
     )
     await db.execute(
         "UPDATE takebacks SET status = 'lapsed', answered_us = ? WHERE status = 'open' AND EXISTS "
