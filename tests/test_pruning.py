@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.services import Services
-from bot.services.pruning import BATCH, KEPT_FOR
+from bot.services.pruning import BATCH, KEPT_FOR, PruningService
+from bot.shards import Shards
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 from tests.days_of_play import count_rows, play_day
 
@@ -76,3 +77,31 @@ async def test_challenges_withdrawn_as_their_channel_went_are_deleted_a_week_on(
     clock.advance(KEPT_FOR * 2)
     assert await services.pruning.prune() == 1
     assert (await count_rows(services))["challenges"] == 0
+
+
+SHARD_1_OF_2 = 1 << 22
+"""A server of shard 1 of 2 (GUILD's is shard 0)."""
+
+
+async def test_a_shards_process_deletes_the_rows_of_its_own_servers_only(
+    services: Services, clock: FakeClock
+) -> None:
+    """The process of shard 1 of 2 sweeps the boards and challenges of its servers; those of
+    shard 0's stay for its own process (which may be down, or sweeping at the same time)."""
+    sets = {}
+    for guild, channel in ((GUILD, CHANNEL), (SHARD_1_OF_2, OTHER_CHANNEL)):
+        await services.settings.change(guild, threads=False)
+        challenge = await services.challenges.create(guild, channel, ALICE, BOB, sets_total=1)
+        active = await services.challenges.accept(challenge.challenge_id, BOB)
+        await services.announcements.delivered(active.set_id, 0, None)
+        ended = await services.games.resign(channel, ALICE)
+        await services.announcements.delivered(ended.game.set_id, ended.game.ply, None)
+        declined = await services.challenges.create(guild, channel, ALICE, CAROL)
+        await services.challenges.decline(declined.challenge_id, CAROL)
+        sets[guild] = active.set_id
+    clock.advance(KEPT_FOR * 2)
+    shard_1 = PruningService(services.database, clock, Shards(2, (1,)))
+    assert await shard_1.prune() == 2  # its set's board (resigned at ply 0), its declined one
+    assert await services.announcements.out(sets[GUILD], 0)
+    assert not await services.announcements.out(sets[SHARD_1_OF_2], 0)
+    assert (await count_rows(services))["challenges"] == 3
