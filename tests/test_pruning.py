@@ -63,7 +63,8 @@ async def test_more_than_a_batch_is_deleted_in_one_sweep(
     clock.advance(KEPT_FOR)
     before = (await count_rows(services))["announcements"]
     assert before > BATCH
-    assert await services.pruning.prune() == before + 2  # and the challenges declined and withdrawn
+    # and the challenge declined (the one withdrawn after it is the newest: kept)
+    assert await services.pruning.prune() == before + 1
     assert (await count_rows(services))["announcements"] == 0
 
 
@@ -74,9 +75,11 @@ async def test_challenges_withdrawn_as_their_channel_went_are_deleted_a_week_on(
     later like any other withdrawn one."""
     await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, BOB)
     await services.vanished.channel_gone(OTHER_CHANNEL)
+    newest = await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    await services.challenges.withdraw(newest.challenge_id, ALICE)
     clock.advance(KEPT_FOR * 2)
     assert await services.pruning.prune() == 1
-    assert (await count_rows(services))["challenges"] == 0
+    assert (await count_rows(services))["challenges"] == 1  # the newest is kept
 
 
 SHARD_1_OF_2 = 1 << 22
@@ -99,9 +102,25 @@ async def test_a_shards_process_deletes_the_rows_of_its_own_servers_only(
         declined = await services.challenges.create(guild, channel, ALICE, CAROL)
         await services.challenges.decline(declined.challenge_id, CAROL)
         sets[guild] = active.set_id
+    await services.challenges.create(GUILD, CHANNEL, BOB, CAROL)  # the newest (kept)
     clock.advance(KEPT_FOR * 2)
     shard_1 = PruningService(services.database, clock, Shards(2, (1,)))
     assert await shard_1.prune() == 2  # its set's board (resigned at ply 0), its declined one
     assert await services.announcements.out(sets[GUILD], 0)
     assert not await services.announcements.out(sets[SHARD_1_OF_2], 0)
-    assert (await count_rows(services))["challenges"] == 3
+    assert (await count_rows(services))["challenges"] == 4
+
+
+async def test_a_challenge_made_after_the_sweep_never_takes_a_deleted_ones_id(
+    services: Services, clock: FakeClock
+) -> None:
+    """The newest challenge, declined a week ago, is kept by the sweep: SQLite would give its
+    id to the next challenge, whose buttons would then be those of the old post."""
+    first = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    await services.challenges.decline(first.challenge_id, BOB)
+    last = await services.challenges.create(GUILD, CHANNEL, ALICE, CAROL)
+    await services.challenges.decline(last.challenge_id, CAROL)
+    clock.advance(KEPT_FOR * 2)
+    assert await services.pruning.prune() == 1
+    again = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    assert again.challenge_id > last.challenge_id

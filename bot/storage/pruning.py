@@ -29,11 +29,16 @@ async def closed_challenges(
 ) -> int:
     """Delete up to ``limit`` challenges of ``shards``' servers declined, withdrawn or expired
     before ``closed_before_us`` (an accepted one names its match, and is kept); how many were
-    deleted. Read through the index of schema 45 (``challenges_closed``)."""
+    deleted. Read through the index of schema 45 (``challenges_closed``).
+
+    The newest challenge is kept whatever it is: SQLite numbers a new row one past the highest
+    left (no ``AUTOINCREMENT``), so deleting it would give its id, and the buttons of its post
+    (``challenge:accept:<id>``), to the next challenge."""
     return await db.execute(
         "DELETE FROM challenges WHERE challenge_id IN ("
         "SELECT challenge_id FROM challenges "
         "WHERE status IN ('declined', 'withdrawn', 'expired') AND closed_us < ? "
+        "AND challenge_id < (SELECT MAX(challenge_id) FROM challenges) "
         f"AND {shards.where('guild_id')} ORDER BY closed_us LIMIT ?)",
         (closed_before_us, limit),
     )
