@@ -314,7 +314,8 @@ _SERVER = {
     "ON sets.set_id = takebacks.set_id WHERE takebacks.takeback_id = given_back.target_id",
 }
 """The server of a ``given_back`` row's set, challenge or request (none if it is not found:
-sets, challenges and requests are never deleted, so only a row written by hand)."""
+a challenge deleted a week after it closed, bot/storage/pruning.py, or a row written by hand;
+sets and requests are never deleted)."""
 
 
 def _swept_by(kind: Deadline, shards: Shards) -> str:
