@@ -403,7 +403,7 @@ class GameService:
             return stored
         if (row.ply, row.undone) != (stored.ply, stored.undone):
             return stored
-        if row.status != sets.ACTIVE and not ended_by_it:
+        if row.status != sets.ACTIVE and not ended_by_it and owed[1] > 0:
             owed = (played, owed[1] - 1)  # the set's end owed the board there anew
         return replace(stored, owed=owed_board(stored.set_id, stored.ply, owed))
 
