@@ -24,6 +24,7 @@ from bot.flow.puzzles import PuzzleFlow
 from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
+from bot.name_cache import NameCache
 from bot.names import account_name, shown_name
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
@@ -125,12 +126,14 @@ class BrandubhBot(commands.AutoShardedBot):
         self.locks_seen = LocksSeen()
         """Threads Discord just showed locked, not asked about again for a few seconds."""
         self._background: set[asyncio.Task[Any]] = set()
-        self._stored: dict[tuple[int | None, int], str] = {}
-        """The names this process stored, by (server, user); server None: the account's own."""
-        self._names: dict[tuple[int | None, int], str] = {}
+        self._stored = NameCache()
+        """The names this process stored, by (server, user); server None: the account's own.
+        One forgotten (the cache is full) is only stored again when its member next shows up."""
+        self._names = NameCache()
         """Names as shown in each server (None: outside any), by (server, user): those stored,
         and those looked up. A server's names are stored and read by the process that runs its
-        shard (its interactions and timers), so they stay current with several processes."""
+        shard (its interactions and timers), so they stay current with several processes. One
+        forgotten (the cache is full) is read again from the database when next shown."""
         self._closing: asyncio.Future[None] | None = None
         if services is not None:
             self.services = services  # opened (and checked) before connecting to Discord
@@ -292,8 +295,9 @@ class BrandubhBot(commands.AutoShardedBot):
             names[guild_id, user.id] = member_name
         if all(self._stored.get(key) == name for key, name in names.items()):
             return
-        self._stored.update(names)
-        self._names.update(names)
+        for key, name in names.items():
+            self._stored.put(key, name)
+            self._names.put(key, name)
         write = self.spawn(
             self._store_names(user.id, account, guild_id, member_name),
             name=f"remember-{user.id}",
@@ -309,8 +313,8 @@ class BrandubhBot(commands.AutoShardedBot):
             )
         except StorageError as error:
             for key, name in (((None, user_id), account), ((guild_id, user_id), member_name)):
-                if self._stored.get(key) == name:
-                    del self._stored[key]  # stored next time the member shows up
+                if name is not None and self._stored.get(key) == name:
+                    self._stored.forget(key)  # stored next time the member shows up
             _log.warning("Could not store the names of user %s: %s", user_id, error)
 
     async def display_names(
@@ -324,7 +328,12 @@ class BrandubhBot(commands.AutoShardedBot):
         Raises StorageError if the database cannot read them; ``or_remembered``: the
         remembered ones only then (logged), for a caller with something stored already to
         tell, whose player must not read that it could not be saved."""
-        missing = [uid for uid in user_ids if (guild_id, uid) not in self._names]
+        shown: dict[int, str] = {}
+        for uid in user_ids:
+            name = self._names.get((guild_id, uid))
+            if name is not None:
+                shown[uid] = name
+        missing = [uid for uid in user_ids if uid not in shown]
         if missing:
             try:
                 found = await self.services.players.names(guild_id, missing)
@@ -334,12 +343,12 @@ class BrandubhBot(commands.AutoShardedBot):
                 _log.warning("Names of users %s unread, not shown: %s", missing, error)
                 found = {}
             for user_id, name in found.items():
-                self._names[guild_id, user_id] = name
-        if self.user is not None:
-            self._names.setdefault((guild_id, self.user.id), shown_name(self.user))
-        return {
-            uid: self._names[guild_id, uid] for uid in user_ids if (guild_id, uid) in self._names
-        }
+                self._names.put((guild_id, user_id), name)
+                shown[user_id] = name
+        if self.user is not None and self.user.id in user_ids and self.user.id not in shown:
+            shown[self.user.id] = shown_name(self.user)
+            self._names.put((guild_id, self.user.id), shown[self.user.id])
+        return {uid: shown[uid] for uid in user_ids if uid in shown}
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

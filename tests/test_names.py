@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.flow.threads import thread_name
+from bot.name_cache import NAMES_KEPT, NameCache
 from bot.names import escaped, passes_for, visible
 from tests.bot_harness import challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
@@ -204,3 +205,41 @@ async def test_a_member_never_seen_is_named_in_the_servers_language(
         for where, text in shown.items():
             assert "ein Spieler" in text, f"{where}: {text}"
             assert "a player" not in text, f"{where}: {text}"
+
+
+def test_the_names_cache_forgets_the_least_recently_used_name_once_full() -> None:
+    """A cache of two names keeps the two last read or written: a third forgets the one
+    neither read nor written since."""
+    cache = NameCache(size=2)
+    cache.put((1, 10), "alice")
+    cache.put((None, 11), "bob")
+    assert cache.get((1, 10)) == "alice"
+    cache.put((1, 12), "carol")
+    assert len(cache) == 2
+    assert (None, 11) not in cache
+    assert cache.get((1, 10)) == "alice"
+    assert cache.get((1, 12)) == "carol"
+    assert NameCache().size == NAMES_KEPT == 100_000
+
+
+async def test_a_name_the_full_cache_forgot_is_read_again(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """With room for two names, ali ("Ali the Bold" here), bob and carol play and look
+    each other up: the bot keeps two names, no more, and /games still calls ali by their
+    nickname here, read again from the database, not "a player" nor her account's name."""
+    standin = discord_standin
+    async with running_bot(standin, tmp_path / "bot.sqlite3") as table:
+        assert table.bot is not None
+        table.bot._names = NameCache(size=2)
+        table.bot._stored = NameCache(size=2)
+        alice = standin.add_member(table.guild, "ali", nick="Ali the Bold")
+        await table.challenge_accepted(alice, table.bob, sets=1)
+        await table.move(alice, "d1-b1")
+        await table.reply_text(table.carol, "stats", {"player": table.bob})
+        assert len(table.bot._names) <= 2
+        assert len(table.bot._stored) <= 2
+        assert (table.guild.id, alice.id) not in table.bot._names
+        games = await table.reply_text(table.carol, "games")
+        assert "**Ali the Bold**" in games.embeds[0]["description"], games.embeds[0]
+        assert (table.guild.id, alice.id) in table.bot._names
