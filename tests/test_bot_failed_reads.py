@@ -4,6 +4,8 @@ what follows (the next set, the match's line) still comes, now or at the timers'
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.player_holds import ASK_AGAIN
-from bot.services.domain import GuildSettings
+from bot.services.domain import ActiveGame, GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import (
     Harness,
@@ -25,6 +27,7 @@ from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, Store
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
 from tests.test_bot_shut_out import HELD_ONCE, HIDDEN, alice_held_at_her_deadline, lines, told_back
+from tests.test_bot_stored_answers import _first_answers
 from tests.test_bot_threads import ATTACKERS_WIN, challenge_computer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -457,3 +460,83 @@ async def test_an_accept_whose_lapsed_neighbours_language_cannot_be_read_is_not_
     await until(lambda: bool(failed))
     assert f"<@{table.alice.id}>, your move" in board.content
     assert str(SAVE_FAILED) not in [m.content for m in pressed.followups]
+
+
+def games_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """A game in progress fails to read by its id the first time it is asked for from a
+    function named ``name``; the list gets ``name`` then."""
+    assert table.bot is not None
+    games = table.bot.services.games
+    read = games.get
+    failed: list[str] = []
+
+    async def fails_once(set_id: int) -> ActiveGame:
+        if not failed and called_from(name):
+            failed.append(name)
+            raise StorageError("database is locked")
+        return await read(set_id)
+
+    monkeypatch.setattr(games, "get", fails_once)
+    return failed
+
+
+def takeback_request_text(table: Harness, move: str = "d1-b1") -> str:
+    """The start of alice's takeback request of ``move`` to bob, in English."""
+    return (
+        f"<@{table.bob.id}>, <@{table.alice.id}> asks to take back their last move ({move}). "
+        "Accept or decline"
+    )
+
+
+async def test_a_takeback_asked_whose_language_cannot_be_read_is_shown(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice asks bob to take her move back, and the database fails the server's language
+    once her request is stored: the request is shown (in her language) with its buttons, not
+    an apology saying it could not be saved while it waits unseen for ten minutes."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    failed = settings_fail_once_in(table, monkeypatch, "ask")
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert failed
+    assert request.content.startswith(takeback_request_text(table)), request.content
+    assert not request.ephemeral
+    assert any("accept" in c for c in request.custom_ids())
+
+
+async def test_a_takeback_asked_whose_game_cannot_be_read_is_shown(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice asks bob to take her move back, and the database would fail a read of the game
+    once her request is stored: the request names bob and her move, d1-b1, from the request
+    stored, with its buttons (before, it re-read the game, and she read an apology)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    failed = games_fail_once_in(table, monkeypatch, "ask")
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert request.content.startswith(takeback_request_text(table)), (failed, request.content)
+    assert any("accept" in c for c in request.custom_ids())
+
+
+def open_takebacks(table: Harness) -> int:
+    """How many takeback requests the database holds open."""
+    with contextlib.closing(sqlite3.connect(table.db_path)) as raw:
+        [(count,)] = raw.execute("SELECT COUNT(*) FROM takebacks WHERE status = 'open'")
+    return int(count)
+
+
+async def test_a_takeback_request_discord_refused_to_post_does_not_block_the_next(
+    table: Harness,
+) -> None:
+    """alice asks bob to take her move back and Discord refuses the request's post as too late
+    (10062, the interaction unknown): nobody saw it, so it is not left open, and her next
+    /takeback posts the request (before, she was refused "A takeback is already waiting" for
+    ten minutes over a request nobody saw)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    fault = table.standin.fail_rest(404, seconds=60, code=10062, matching=_first_answers)
+    await table.standin.slash(table.guild, table.channel, table.alice, "takeback", wait=False)
+    await until(lambda: fault.hits == 1)
+    await until(lambda: open_takebacks(table) == 0, timeout=5)
+    table.standin.end_faults()
+    request = await table.reply_text(table.alice, "takeback")
+    assert request.content.startswith(takeback_request_text(table)), request.content
+    assert any("accept" in c for c in request.custom_ids())

@@ -76,10 +76,13 @@ class TakebackFlow:
                 )
             ) from None
         assert interaction.guild_id is not None
-        # Reads before the answer: deferred privately in time when slow, as the request is.
-        lang = await within_deadline(
-            interaction, self.flow.server_language(interaction.guild_id), ephemeral=True
-        )
+        try:  # a read before the answer: deferred privately in time when slow, as the request is
+            lang = await within_deadline(
+                interaction, self.flow.server_language(interaction.guild_id), ephemeral=True
+            )
+        except StorageError as error:  # stored: told so in the presser's language
+            _log.warning("Takeback in channel %s asked, language unread: %r", channel_id, error)
+            lang = reader(interaction)
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
             with self.flow.outbox.posting() as claim:
                 claim(asked.set_id, asked.ply)  # its board, owed, is mine to post now
@@ -92,12 +95,10 @@ class TakebackFlow:
                         interaction, on_discords_word=True, taken_back=True
                     ) from refused
             return
-        active = await within_deadline(
-            interaction, services.games.get(asked.set_id), ephemeral=True
-        )
-        opponent = active.defender_id if user == active.attacker_id else active.attacker_id
-        last = active.game.last_record
-        move = str(last.move) if last is not None else "?"
+        # The opponent and the move as the request was stored: no read that could fail now.
+        assert asked.asked_of is not None
+        assert asked.move is not None
+        opponent = asked.asked_of
         until = int(asked.expires_at.timestamp())
         try:
             message_id = await answer(
@@ -107,20 +108,33 @@ class TakebackFlow:
                     "or decline: the request lapses {deadline} or when either of you moves.",
                     opponent=f"<@{opponent}>",
                     player=f"<@{user}>",
-                    move=move,
+                    move=asked.move,
                     deadline=f"<t:{until}:R>",
                 ),
                 view=takeback_answer_view(asked.takeback_id, lang),
                 # One ping a move: asked again after a lapse, the request names them unpinged.
                 allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
             )
-        except discord.Forbidden:
-            # Refused (a thread locked, a permission missing): nobody was asked, so nothing
-            # stays asked — no request only its lapse would clear, blocking the next one.
-            await services.takebacks.withdraw(asked.takeback_id)
-            raise  # its refusal says why (bot/errors.py)
-        if message_id is not None:
+        except (discord.HTTPException, *UNREACHABLE):
+            # Refused (a thread locked, a permission missing) or not taken (Discord down):
+            # nobody was asked, so nothing stays asked — no request only its lapse would
+            # clear, blocking the next one for ten minutes.
+            await self._withdraw(asked)
+            raise  # its refusal says why (bot/errors.py), or the apology asks to try again
+        if message_id is None:
+            return
+        try:
             await services.takebacks.set_message(asked.takeback_id, message_id)
+        except StorageError as error:  # asked and shown: its buttons answer it all the same
+            _log.warning("Takeback %s shown, its message unstored: %r", asked.takeback_id, error)
+
+    async def _withdraw(self, asked: Takeback) -> None:
+        """Forget the request ``asked``, whose message Discord did not post. If the database
+        cannot, the request stands unseen until it lapses (logged)."""
+        try:
+            await self.flow.bot.services.takebacks.withdraw(asked.takeback_id)
+        except StorageError as error:
+            _log.warning("Takeback %s unposted, not withdrawn: %r", asked.takeback_id, error)
 
     async def _ask(
         self, channel_id: int, user: int, board: tuple[int, int] | None

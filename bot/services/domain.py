@@ -427,6 +427,10 @@ class Takeback:
     asked_before: bool = False
     """The same move was asked back before and the request lapsed unanswered: the opponent
     was pinged then, so this one does not ping them again."""
+    asked_of: int | None = None
+    """The opponent asked to answer (known for a request just asked)."""
+    move: str | None = None
+    """The move asked back, as written ("d1-b1"; known for a request just asked)."""
 
 
 @dataclass(frozen=True)

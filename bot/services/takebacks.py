@@ -155,7 +155,12 @@ class TakebackService:
             )
             row = await takebacks.get(db, takeback_id)
         assert row is not None
-        return replace(_takeback(row, active), asked_before=asked_before)
+        return replace(
+            _takeback(row, active),
+            asked_before=asked_before,
+            asked_of=active.player_of(records[-1].side.opponent),
+            move=str(records[-1].move),
+        )
 
     async def _undo_against_computer(
         self, active: ActiveGame, user_id: int, now: datetime, *, pressed: bool = False
