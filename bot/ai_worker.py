@@ -50,6 +50,9 @@ EXIT_UNREACHABLE = 4
 HEARTBEAT = timedelta(seconds=10)
 RESTART_PAUSE = 1.0
 """Seconds before a worker process that died is started again."""
+PRUNE_EVERY = timedelta(hours=1)
+"""How often a worker deletes pgqueuer's old log and statistics rows (at its start, then hourly:
+with several workers, the others find little left)."""
 
 
 class Refused(Exception):
@@ -111,6 +114,7 @@ async def serve(url: str, heartbeat: timedelta) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, manager.shutdown.set)
+        pruning = asyncio.create_task(prune_hourly(url), name="prune-queue-records")
         # The queue manager's id is the one pgqueuer's table shows beside the jobs it holds.
         _log.info(
             "Worker %d taking jobs from %s (queue manager %s)",
@@ -118,14 +122,36 @@ async def serve(url: str, heartbeat: timedelta) -> None:
             display_url(url),
             manager.queue_manager_id,
         )
-        await manager.run(
-            dequeue_timeout=heartbeat / 2,
-            batch_size=1,
-            heartbeat_timeout=heartbeat,
-        )
+        try:
+            await manager.run(
+                dequeue_timeout=heartbeat / 2,
+                batch_size=1,
+                heartbeat_timeout=heartbeat,
+            )
+        finally:
+            pruning.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pruning
     finally:
         await results.close()
         await listener.close()
+
+
+async def prune_hourly(url: str) -> None:
+    """Delete pgqueuer's old log and statistics rows now and every :data:`PRUNE_EVERY`
+    (:func:`computer_jobs.prune_queue_records`), on a connection of its own: the jobs' own is
+    busy storing moves. A failure is logged and tried again at the next hour."""
+    while True:
+        try:
+            connection = await asyncpg.connect(url)
+            try:
+                deleted = await computer_jobs.prune_queue_records(connection)
+            finally:
+                await connection.close()
+            _log.info("Deleted %d old rows of the queue's log and statistics", deleted)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as error:
+            _log.warning("Could not delete the queue's old log and statistics rows: %r", error)
+        await asyncio.sleep(PRUNE_EVERY.total_seconds())
 
 
 def _serve_process(url: str, seconds: float, log_level: int) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeAlias
 import asyncpg
 from asyncpg import Record
 from pgqueuer import Queries
+from pgqueuer.domain.settings import DBSettings
 
 from bot.storage.postgresql import lock_key
 
@@ -25,6 +26,16 @@ QUEUE_LOCK = "computer-queue-schema"
 
 FORGOTTEN_AFTER = timedelta(hours=1)
 """A stored move nobody took (its shard stopped meanwhile) is deleted after this long."""
+
+LOG_KEPT_FOR = timedelta(days=1)
+"""How long pgqueuer's log of a job's steps (queued, picked, done: a row each) is kept once
+folded into its statistics: nothing of mine reads it; an operator's ``pgq`` looks back minutes."""
+
+STATISTICS_KEPT_FOR = timedelta(days=7)
+"""How long pgqueuer's statistics (jobs counted by second, entrypoint and status) are kept."""
+
+PRUNE_BATCH = 5000
+"""The most rows one statement deletes: a worker's job waits for one batch at most."""
 
 _CREATE_MOVES = """
 CREATE TABLE IF NOT EXISTS computer_moves (
@@ -76,3 +87,28 @@ async def take_move(connection: Connection, job_id: int) -> str | None:
             FORGOTTEN_AFTER,
         )
     return move
+
+
+async def prune_queue_records(connection: Connection) -> int:
+    """Delete, in batches, pgqueuer's log rows folded into its statistics over
+    :data:`LOG_KEPT_FOR` ago and its statistics older than :data:`STATISTICS_KEPT_FOR`: pgqueuer
+    keeps both for good, a few rows a computer move. How many rows went."""
+    names = DBSettings().qualified
+    sweeps = (
+        (names.queue_table_log, "aggregated AND created < now() - $1::interval", LOG_KEPT_FOR),
+        (names.statistics_table, "created < now() - $1::interval", STATISTICS_KEPT_FOR),
+    )
+    deleted = 0
+    for table, old, kept_for in sweeps:
+        while True:
+            status = await connection.execute(
+                f"DELETE FROM {table} WHERE id IN "  # pgqueuer's own table names
+                f"(SELECT id FROM {table} WHERE {old} LIMIT $2)",
+                kept_for,
+                PRUNE_BATCH,
+            )
+            batch = int(status.split()[-1])
+            deleted += batch
+            if batch < PRUNE_BATCH:
+                break
+    return deleted
