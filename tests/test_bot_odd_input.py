@@ -180,6 +180,20 @@ async def test_stats_of_a_bot_are_refused(table: Harness) -> None:
         assert await sentence(record) == f"{name} is a bot: bots have no puzzle record."
 
 
+async def test_a_bot_named_like_me_is_refused_by_its_username(table: Harness) -> None:
+    """/stats and /puzzle stats of another bot nicknamed as the computer is named in a game
+    name it by its username, as everywhere else: not a name that passes for mine."""
+    mimic = table.standin.add_member(
+        table.guild,
+        table.standin.world.add_user("mimic", bot=True),
+        nick=f"{table.me.user.name} (level 3)",
+    )
+    record = await table.slash(table.alice, "stats", {"player": mimic})
+    assert await sentence(record) == "**mimic** is a bot: bots have no rating or record."
+    record = await table.slash(table.alice, "puzzle stats", {"player": mimic})
+    assert await sentence(record) == "**mimic** is a bot: bots have no puzzle record."
+
+
 async def test_a_server_name_all_markdown_still_titles_its_lists(table: Harness) -> None:
     """A Spanish server named with 100 underscores (escaped, 200 characters): /games of a
     player named with 32 and /leaderboard of a ruleset with a long name are answered, their

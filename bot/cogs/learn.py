@@ -129,7 +129,7 @@ class Learn(commands.Cog):
             raise InvalidOption(
                 _(
                     "{player} is a bot: bots have no puzzle record.",
-                    player=f"**{escaped(shown_name(player))}**",
+                    player=f"**{escaped(shown_name(player, self.bot.user))}**",
                 )
             )
         who = player or interaction.user

@@ -275,7 +275,7 @@ class Standings(commands.Cog):
             raise InvalidOption(
                 _(
                     "{player} is a bot: bots have no rating or record.",
-                    player=f"**{escaped(shown_name(player))}**",
+                    player=f"**{escaped(shown_name(player, self.bot.user))}**",
                 )
             )
         who = player or interaction.user
