@@ -38,7 +38,10 @@ async def main() -> None:
                 await play_day(services, clock, matches=args.matches)
             kept = await count_rows(services)
             started = time.perf_counter()
-            deleted = await services.pruning.prune()
+            deleted, more_left = 0, True
+            while more_left:  # the timers' checks, one after the other
+                sweep = await services.pruning.prune()
+                deleted, more_left = deleted + sweep.deleted, sweep.more_left
             took = time.perf_counter() - started
             swept = await count_rows(services)
         finally:

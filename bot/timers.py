@@ -75,7 +75,8 @@ down for long leaves the rows of its servers only, not every server's."""
 
 PRUNE_EVERY = timedelta(hours=1)
 """How often the rows nobody reads again are deleted (bot/services/pruning.py), the first time
-at the first check — by each process those of its own servers."""
+at the first check — by each process those of its own servers. A sweep deletes a few batches
+at most (a backlog would hold the check up): what it left goes at the next check."""
 
 REMINDERS_AT_ONCE_PER_SERVER = 4
 """How many reminders of one server are under way at once (asking Discord, posting)."""
@@ -100,6 +101,8 @@ class Timers(ComputerRetries):
         """When the time given back to what no longer runs was last forgotten."""
         self._pruned = datetime.min.replace(tzinfo=UTC)
         """When the rows nobody reads again were last deleted."""
+        self._prune_more = False
+        """Whether the last sweep left rows to delete (a backlog): the next check goes on."""
         self._stalled: dict[int, StalledTurn] = {}
         """Computer turns that failed, by game id (a restart resumes them anyway)."""
         self._moved_clocks: list[tuple[int, int, datetime]] = []
@@ -289,16 +292,23 @@ class Timers(ComputerRetries):
         if now - self._forgotten >= FORGET_GIVEN_EVERY:
             self._forgotten = now  # a failure is tried again in an hour
             await self._step("forgetting time given back", services.clocks.forget_given_back())
-        if now - self._pruned >= PRUNE_EVERY:
-            self._pruned = now  # a failure is tried again in an hour
+        if self._prune_more or now - self._pruned >= PRUNE_EVERY:
+            if not self._prune_more:
+                self._pruned = now  # a failure is tried again in an hour
+            self._prune_more = False
             await self._step("deleting rows nobody reads", self._prune())
 
     async def _prune(self) -> None:
         """Delete the boards delivered and the challenges closed long ago
-        (bot/services/pruning.py)."""
-        deleted = await self.bot.services.pruning.prune()
-        if deleted:
-            _log.info("Deleted %d rows nobody reads again (boards out, challenges closed)", deleted)
+        (bot/services/pruning.py), a few batches: the rest, if any, at the next check."""
+        swept = await self.bot.services.pruning.prune()
+        self._prune_more = swept.more_left
+        if swept.deleted:
+            _log.info(
+                "Deleted %d rows nobody reads again (boards out, challenges closed)%s",
+                swept.deleted,
+                ", more at the next check" if swept.more_left else "",
+            )
 
     async def _step(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Run one step of a check; its failure is logged (the next check tries again)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.services.pruning import PruningService, Swept
 from engine import read_record
 from tests.bot_harness import Harness, challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
@@ -49,6 +50,42 @@ async def test_boards_out_of_a_game_ended_a_week_ago_are_deleted_and_its_moves_k
     message = await (await table.slash(table.alice, "export", {"game": 1})).wait_followup()
     text = message.attachments[0]
     assert [str(r.move) for r in read_record(text.data.decode()).records] == ["d1-b1", "c4-c2"]
+
+
+async def test_a_check_deletes_a_few_batches_and_the_next_checks_the_rest(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog past a check's batches is not swept in one check (late boards and time-outs
+    would wait for all of it): each check deletes its batches, the following ones the rest,
+    then the sweep waits an hour."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await table.move(table.bob, "c4-c2")
+    ask = await table.reply_text(table.alice, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.alice)
+    await table.checks_run()  # the set's end is out
+    assert _rows(table, "SELECT count(*) FROM announcements") == 3
+    bot = table.bot
+    assert bot is not None
+    sweeps: list[Swept] = []
+    pruning = PruningService(bot.services.database, bot.clock, batch=1, batches=1)
+    real = pruning.prune
+
+    async def noted() -> Swept:
+        sweeps.append(await real())
+        return sweeps[-1]
+
+    monkeypatch.setattr(pruning, "prune", noted)
+    monkeypatch.setattr(bot.services, "pruning", pruning)
+    table.advance(timedelta(days=8))
+    await table.checks_run(6)
+    assert [(swept.deleted, swept.more_left) for swept in sweeps] == [
+        (1, True),
+        (1, True),
+        (1, True),
+        (0, False),
+    ]
+    assert _rows(table, "SELECT count(*) FROM announcements") == 0
 
 
 async def test_the_bot_remembers_the_challenges_it_made_for_an_hour_not_for_its_life(
