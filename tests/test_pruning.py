@@ -55,6 +55,25 @@ async def test_boards_still_owed_and_sets_still_played_keep_their_rows(
     assert [row.set_id for row in await services.announcements.due()] == [first.set_id]
 
 
+async def test_a_board_owed_long_after_its_set_ended_keeps_the_board_before_it(
+    services: Services, clock: FakeClock
+) -> None:
+    """The last board of a set ended weeks ago is still owed (Discord refusing): the board
+    before it, which it replies to, is kept until it is out; then both go."""
+    await services.settings.change(GUILD, threads=False)
+    challenge = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=1)
+    active = await services.challenges.accept(challenge.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, 10)
+    move = str(active.game.legal_moves()[0])
+    played = (await services.games.play(CHANNEL, ALICE, move)).game  # its board never goes
+    await services.games.resign(CHANNEL, BOB)
+    clock.advance(KEPT_FOR * 3)
+    assert (await services.pruning.prune()).deleted == 0
+    assert await services.announcements.message_of(active.set_id, 0) == 10
+    await services.announcements.delivered(active.set_id, played.ply, 11)
+    assert (await services.pruning.prune()).deleted == 2
+
+
 async def test_more_than_a_batch_is_deleted_in_one_sweep(
     services: Services, clock: FakeClock
 ) -> None:

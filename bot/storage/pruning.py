@@ -10,7 +10,9 @@ from bot.storage.connection import Connection
 
 async def delivered_boards(db: Connection, ended_before_us: int, limit: int, shards: Shards) -> int:
     """Delete up to ``limit`` delivered boards (outbox rows) of the sets of ``shards``' servers
-    that ended before ``ended_before_us``; how many were deleted. A board still owed is kept.
+    that ended before ``ended_before_us``; how many were deleted. A board still owed is kept,
+    and so are the boards out of its set while it is owed: posted late (Discord refusing for a
+    week), it replies to the board before it and takes "I am thinking…" off that one's line.
 
     The rows are walked in their key's order (by set): once the old ones are gone, what stands
     before the first old one left is the sets in progress and those ended since, so a sweep
@@ -19,6 +21,8 @@ async def delivered_boards(db: Connection, ended_before_us: int, limit: int, sha
         "DELETE FROM announcements WHERE (set_id, ply) IN ("
         "SELECT a.set_id, a.ply FROM announcements a JOIN sets g ON g.set_id = a.set_id "
         "WHERE a.delivered_us IS NOT NULL AND g.status <> 'active' AND g.finished_us < ? "
+        "AND NOT EXISTS (SELECT 1 FROM announcements owed "
+        "WHERE owed.set_id = a.set_id AND owed.delivered_us IS NULL) "
         f"AND {shards.where('g.guild_id')} ORDER BY a.set_id, a.ply LIMIT ?)",
         (ended_before_us, limit),
     )
