@@ -9,6 +9,7 @@ from bot.services.pruning import BATCH, KEPT_FOR, PruningService
 from bot.shards import Shards
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
 from tests.days_of_play import count_rows, play_day
+from tests.older_schemas import step_back
 
 DAYS = 30
 MATCHES_A_DAY = 2
@@ -158,3 +159,51 @@ async def test_a_challenge_made_after_the_sweep_never_takes_a_deleted_ones_id(
     assert (await services.pruning.prune()).deleted == 1
     again = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
     assert again.challenge_id > last.challenge_id
+
+
+async def test_challenges_closed_before_schema_17_get_a_close_time_and_go_a_week_on(
+    database: str, clock: FakeClock
+) -> None:
+    """Challenges declined, withdrawn and expired without a close time (as before schema 17)
+    get one on the upgrade to schema 46 (their creation; an expired one its expiry), and the
+    sweep deletes them a week later; the accepted one and the newest stay."""
+    services = await Services.open(database, clock=clock)
+    try:
+        closed = []
+        for opponent in (BOB, CAROL):
+            made = await services.challenges.create(GUILD, CHANNEL, ALICE, opponent)
+            await services.challenges.decline(made.challenge_id, opponent)
+            closed.append(made)
+            clock.advance(timedelta(minutes=1))
+        expired = await services.challenges.create(GUILD, OTHER_CHANNEL, BOB, ALICE)
+        accepted = await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+        await services.challenges.accept(accepted.challenge_id, BOB)
+        newest = await services.challenges.create(GUILD, OTHER_CHANNEL, CAROL, ALICE)
+        await services.challenges.withdraw(newest.challenge_id, CAROL)
+        async with services.database.transaction() as db:  # as a release before schema 17
+            await db.execute("UPDATE challenges SET closed_us = NULL")
+            await db.execute(
+                "UPDATE challenges SET status = 'withdrawn' WHERE challenge_id = ?",
+                (closed[1].challenge_id,),
+            )
+            await db.execute(
+                "UPDATE challenges SET status = 'expired' WHERE challenge_id = ?",
+                (expired.challenge_id,),
+            )
+    finally:
+        await services.close()
+    await step_back(database, 45)
+    services = await Services.open(database, clock=clock)
+    try:
+        async with services.database.snapshot() as db:
+            rows = await db.fetch_all(
+                "SELECT closed_us, created_us, expires_us FROM challenges ORDER BY challenge_id"
+            )
+        # declined, withdrawn, expired, accepted (no close time needed), withdrawn (newest)
+        closed_at = [row[0] for row in rows]
+        assert closed_at == [rows[0][1], rows[1][1], rows[2][2], None, rows[4][1]]
+        clock.advance(KEPT_FOR * 2)
+        assert (await services.pruning.prune()).deleted == 3
+        assert (await count_rows(services))["challenges"] == 2
+    finally:
+        await services.close()
