@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.services.domain import ChallengeStatus
 from bot.storage import puzzles, settings
 from bot.storage.errors import DatabaseBusy
 from bot.views.picker import PickDestination
@@ -315,3 +316,41 @@ async def test_a_picker_whose_answer_came_too_late_is_retired_at_its_next_press(
     assert step_two.content == "You played d1-b1 already."
     assert step_two.custom_ids() == []
     assert await ply() == 1
+
+
+async def test_a_challenge_sent_twice_at_once_keeps_the_first_open(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /challenge to bob goes twice (a double submit): the second, which finds the
+    first stored but not yet posted, is refused with the first, and does not take it for one
+    a restart cut off (closing it: its post would show a challenge no longer open)."""
+    assert table.bot is not None
+    service = table.bot.services.challenges
+    real = service.create
+    stored, go_on = asyncio.Event(), asyncio.Event()
+
+    async def slowed(*args: Any, **kwargs: Any) -> Any:
+        made = await real(*args, **kwargs)
+        if not stored.is_set():  # the first: stored, then slow to get on (its task waits)
+            stored.set()
+            await go_on.wait()
+        return made
+
+    monkeypatch.setattr(service, "create", slowed)
+    options: dict[str, OptionValue] = {"opponent": table.bob}
+    first = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", options, wait=False
+    )
+    await stored.wait()
+    second = await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", options, wait=False
+    )
+    refused = await second.wait_original()
+    go_on.set()
+    posted = await first.wait_original()
+    assert refused.ephemeral
+    assert refused.content.startswith(f"Your challenge to <@{table.bob.id}> is still open")
+    assert not posted.ephemeral
+    challenge = await service.get(int(challenge_id(posted)))
+    assert challenge.status is ChallengeStatus.OPEN
+    assert [m for m in table.public_messages() if m.custom_ids()] == [posted]

@@ -59,7 +59,7 @@ async def post_challenge(
     created = asyncio.ensure_future(
         create_unheld(
             bot,
-            lambda: bot.services.challenges.create(
+            lambda stored: bot.services.challenges.create(
                 guild_id,
                 channel_id,
                 interaction.user.id,
@@ -73,6 +73,7 @@ async def post_challenge(
                 thread_of=thread_of(interaction),
                 threads_here=member_threads_here(interaction),
                 names=names,
+                stored=stored,
             ),
         )
     )

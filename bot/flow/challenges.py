@@ -95,7 +95,8 @@ class ChallengeFlow:
         """Challenges presses of Accept are starting, by id: one press at a time."""
         self.made_here: dict[int, datetime] = {}
         """The challenges this process stored in the last :data:`POSTING_AT_MOST`, and when
-        (its own post of one still noted as none is under way, not cut off by a restart)."""
+        (its own post of one still noted as none is under way, not cut off by a restart), each
+        noted before its row is committed (bot/flow/new_challenges.py)."""
 
     def made(self, challenge_id: int, now: datetime) -> None:
         """Note that this process stored ``challenge_id`` at ``now`` (its post is under way);

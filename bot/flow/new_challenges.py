@@ -33,8 +33,12 @@ off after its post (a challenge is open ten minutes: it is among them in all but
 channel, where one not found is closed, as never seen)."""
 
 
-async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]) -> Challenge:
-    """``create()`` a challenge. Refused for earlier ones still open (one between two
+async def create_unheld(
+    bot: BrandubhBot, create: Callable[[Callable[[int], None]], Awaitable[Challenge]]
+) -> Challenge:
+    """``create(stored)`` a challenge, ``stored`` noting its id as made by this process before
+    it is committed (before another command can see it stored without its message and take it
+    for one a restart cut off). Refused for earlier ones still open (one between two
     members, one open to anyone, five at once) of which Discord no longer has the message (a
     moderator deleted it: nobody can accept, decline or withdraw it, and the refusal would
     point at nothing for up to ten minutes), those are closed and ``create()`` is tried once
@@ -43,8 +47,28 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
     but never noted as shown (a restart cut their post off): one found posted in its channel's
     recent messages is noted so (the refusal links it), one not found is closed, nobody having
     seen it."""
+    flow = bot.flow.challenges
+    noted: list[int] = []
+
+    def stored(challenge_id: int) -> None:
+        noted.append(challenge_id)
+        flow.made(challenge_id, bot.clock())
+
     try:
-        challenge = await create()
+        return await _create_past_unseen(bot, lambda: create(stored))
+    except BaseException:
+        for challenge_id in noted:  # rolled back (or never returned): not made after all
+            flow.made_here.pop(challenge_id, None)
+        raise
+
+
+async def _create_past_unseen(
+    bot: BrandubhBot, create: Callable[[], Awaitable[Challenge]]
+) -> Challenge:
+    """``create()``, and once more past earlier challenges nobody can see (as
+    :func:`create_unheld` says)."""
+    try:
+        return await create()
     except (ChallengeHeld, TooManyChallenges) as held:
         made_here = bot.flow.challenges.made_here
         gone = [
@@ -65,9 +89,7 @@ async def create_unheld(bot: BrandubhBot, create: Callable[[], Awaitable[Challen
             _log.info(
                 "Challenge %s was withdrawn: its message %s was deleted", challenge_id, message_id
             )
-        challenge = await create()
-    bot.flow.challenges.made(challenge.challenge_id, bot.clock())
-    return challenge
+        return await create()
 
 
 async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:

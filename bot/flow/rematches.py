@@ -223,7 +223,7 @@ class RematchFlow:
         await self._check_opponent(interaction, terms.guild_id, other, where)
         created = create_unheld(
             self.flow.bot,
-            lambda: services.challenges.create(
+            lambda stored: services.challenges.create(
                 terms.guild_id,
                 where,
                 user,
@@ -237,6 +237,7 @@ class RematchFlow:
                 threads_here=member_threads_in(interaction, where),
                 rematch=True,
                 names={user: account_name(interaction.user, interaction.client.user)},
+                stored=stored,
             ),
         )
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -93,6 +93,7 @@ class ChallengeService(ChallengeLapses):
         threads_here: bool = True,
         rematch: bool = False,
         names: Mapping[int, str] | None = None,
+        stored: Callable[[int], None] | None = None,
     ) -> Challenge:
         """Open a challenge that expires 10 minutes from now and return it; with
         ``opponent_id`` None it is open to anyone in the channel but the challenger.
@@ -103,6 +104,8 @@ class ChallengeService(ChallengeLapses):
         channel is a thread of that channel, whose allowance counts. ``threads_here``: a
         member's thread could host a game (the busy channel's refusal suggests one).
         ``rematch``: it is a match's Rematch (a refusal says to ask for it again).
+        ``stored``: called with the new challenge's id before it is committed, so before anyone
+        else can read it (the caller notes it as its own, its post under way).
 
         ``ruleset`` and ``time_per_move`` default to the server's settings. Raises
         CannotChallengeSelf, CannotChallengeBot (``opponent_is_bot``), ChannelNotAllowed,
@@ -165,6 +168,8 @@ class ChallengeService(ChallengeLapses):
                 created_us=to_us(now),
                 expires_us=to_us(now + CHALLENGE_LIFETIME),
             )
+            if stored is not None:
+                stored(challenge_id)
             row = await challenges.get(db, challenge_id)
         assert row is not None
         return challenge_from_row(row)
