@@ -523,6 +523,13 @@ def open_takebacks(table: Harness) -> int:
     return int(count)
 
 
+def takeback_rows(table: Harness) -> list[tuple[str, int | None]]:
+    """Each takeback request's status and message id, oldest first."""
+    with contextlib.closing(sqlite3.connect(table.db_path)) as raw:
+        rows = raw.execute("SELECT status, message_id FROM takebacks ORDER BY takeback_id")
+        return [(str(status), message_id) for status, message_id in rows]
+
+
 async def test_a_takeback_request_discord_refused_to_post_does_not_block_the_next(
     table: Harness,
 ) -> None:
@@ -540,3 +547,27 @@ async def test_a_takeback_request_discord_refused_to_post_does_not_block_the_nex
     request = await table.reply_text(table.alice, "takeback")
     assert request.content.startswith(takeback_request_text(table)), request.content
     assert any("accept" in c for c in request.custom_ids())
+
+
+async def test_a_takeback_request_posted_though_its_answer_was_lost_can_be_accepted(
+    table: Harness,
+) -> None:
+    """alice asks bob to take her move back; Discord posts the request (pinging bob) but its
+    answer is lost (a 502; discord.py's second try is refused as answered already): it stands,
+    and bob's Accept undoes the move (before, it was withdrawn while shown, and his Accept was
+    told "That takeback request is unknown.", its buttons left for good)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    lost = table.standin.lose_answers(502, requests=1, matching=_first_answers)
+    await table.standin.slash(table.guild, table.channel, table.alice, "takeback", wait=False)
+    request = await table.standin.wait_for_message(
+        table.channel, lambda m: m.content.startswith(takeback_request_text(table))
+    )
+    await until(lambda: takeback_rows(table) != [("open", None)])  # the post's failure met
+    assert takeback_rows(table) == [("open", request.id)]
+    accept = next(
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    )
+    await table.standin.click(request, accept, table.bob)
+    assert request.content == "bob accepted the takeback."
+    assert lost.hits == 1

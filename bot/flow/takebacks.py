@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
@@ -28,7 +29,13 @@ from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
 from bot.thread_locks import refused_for_lock
 from bot.unreachable import UNREACHABLE
-from bot.views.common import answer, pressed_on, update_message, within_deadline
+from bot.views.common import (
+    answer,
+    deferred_privately,
+    pressed_on,
+    update_message,
+    within_deadline,
+)
 from bot.views.takeback import takeback_answer_view
 
 if TYPE_CHECKING:
@@ -100,6 +107,8 @@ class TakebackFlow:
         assert asked.move is not None
         opponent = asked.asked_of
         until = int(asked.expires_at.timestamp())
+        # Not posted apart, the request is an answer Discord can be asked about after a failure.
+        answering = None if deferred_privately(interaction) else Answer.next_of(interaction)
         try:
             message_id = await answer(
                 interaction,
@@ -115,12 +124,18 @@ class TakebackFlow:
                 # One ping a move: asked again after a lapse, the request names them unpinged.
                 allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
             )
-        except (discord.HTTPException, *UNREACHABLE):
-            # Refused (a thread locked, a permission missing) or not taken (Discord down):
-            # nobody was asked, so nothing stays asked — no request only its lapse would
-            # clear, blocking the next one for ten minutes.
-            await self._withdraw(asked)
-            raise  # its refusal says why (bot/errors.py), or the apology asks to try again
+        except (discord.HTTPException, *UNREACHABLE) as failed:
+            # Made though its answer was lost (a 5xx, no answer, found made already): the
+            # request is shown, and stands for its Accept.
+            made = None if answering is None else await made_anyway(interaction, answering, failed)
+            if made is None:
+                # Refused (a thread locked, a permission missing) or not taken (Discord down):
+                # nobody was asked, so nothing stays asked — no request only its lapse would
+                # clear, blocking the next one for ten minutes.
+                await self._withdraw(asked)
+                raise  # its refusal says why (bot/errors.py), or the apology asks to try again
+            _log.info("Takeback %s: its request was made, only its answer lost", asked.takeback_id)
+            message_id = made
         if message_id is None:
             return
         try:
@@ -129,8 +144,9 @@ class TakebackFlow:
             _log.warning("Takeback %s shown, its message unstored: %r", asked.takeback_id, error)
 
     async def _withdraw(self, asked: Takeback) -> None:
-        """Forget the request ``asked``, whose message Discord did not post. If the database
-        cannot, the request stands unseen until it lapses (logged)."""
+        """Forget the request ``asked``, whose message Discord did not post (or, posted apart
+        or asked about in vain, cannot say it did). If the database cannot, the request stands
+        unseen until it lapses (logged)."""
         try:
             await self.flow.bot.services.takebacks.withdraw(asked.takeback_id)
         except StorageError as error:
