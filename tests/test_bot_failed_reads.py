@@ -10,11 +10,11 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.player_holds import ASK_AGAIN
-from bot.services.domain import ActiveGame, GuildSettings
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import (
     Harness,
@@ -70,22 +70,29 @@ def origins_kept() -> Iterator[None]:
     sys.set_coroutine_origin_tracking_depth(depth)
 
 
+def fails_once_in(
+    monkeypatch: pytest.MonkeyPatch, owner: object, read: str, name: str
+) -> list[str]:
+    """``owner``'s method ``read`` fails (the database locked) the first time it is called
+    from a function named ``name``, whatever was kept; the list gets ``name`` then."""
+    reads = getattr(owner, read)
+    failed: list[str] = []
+
+    async def fails_once(*args: Any) -> Any:
+        if not failed and called_from(name):
+            failed.append(name)
+            raise StorageError("database is locked")
+        return await reads(*args)
+
+    monkeypatch.setattr(owner, read, fails_once)
+    return failed
+
+
 def settings_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
     """The server's settings (its language) fail to read the first time they are asked for
     from a function named ``name``, whatever was kept; the list gets ``name`` then."""
     assert table.bot is not None
-    settings = table.bot.services.settings
-    read = settings.get
-    failed: list[str] = []
-
-    async def fails_once(guild_id: int) -> GuildSettings:
-        if not failed and called_from(name):
-            failed.append(name)
-            raise StorageError("database is locked")
-        return await read(guild_id)
-
-    monkeypatch.setattr(settings, "get", fails_once)
-    return failed
+    return fails_once_in(monkeypatch, table.bot.services.settings, "get", name)
 
 
 async def test_a_resignation_whose_board_cannot_read_the_language_goes_on_to_set_two(
@@ -466,18 +473,7 @@ def games_fail_once_in(table: Harness, monkeypatch: pytest.MonkeyPatch, name: st
     """A game in progress fails to read by its id the first time it is asked for from a
     function named ``name``; the list gets ``name`` then."""
     assert table.bot is not None
-    games = table.bot.services.games
-    read = games.get
-    failed: list[str] = []
-
-    async def fails_once(set_id: int) -> ActiveGame:
-        if not failed and called_from(name):
-            failed.append(name)
-            raise StorageError("database is locked")
-        return await read(set_id)
-
-    monkeypatch.setattr(games, "get", fails_once)
-    return failed
+    return fails_once_in(monkeypatch, table.bot.services.games, "get", name)
 
 
 def takeback_request_text(table: Harness, move: str = "d1-b1") -> str:
