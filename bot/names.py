@@ -41,10 +41,23 @@ def visible(name: str) -> bool:
     return not all(map(_invisible, name))
 
 
+_LOOK_ALIKES = str.maketrans(
+    # Cyrillic аеорсухіјѕԁӏһԛԝү АВЕКМНОРСТУХІЈЅӀҮԚԜ, then Greek ινορυ ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ
+    "аеорсухіјѕԁӏһԛԝүАВЕКМНОРСТУХІЈЅӀҮԚԜινορυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdlhqwyABEKMHOPCTYXIJSIYQWivopuABEZHIKMNOPTYX",
+)
+"""Cyrillic and Greek letters drawn as Latin ones, as the Latin letter: "Вrandubh" (a
+Cyrillic В) reads as "Brandubh". Capitals are folded before case is (a Cyrillic В folds to
+в, drawn as no Latin letter). Only true look-alikes, as a move's squares are read
+(:data:`engine.squares.LOOK_ALIKES`): Greek α and κ, drawn apart from a and k, are not; and a
+Cyrillic name reads as itself ("Вера" as "Bepa", no one's name but its own)."""
+
+
 def _skeleton(name: str) -> str:
     """``name`` as it reads, for comparing: compatibility forms folded (full-width letters),
-    case folded, what shows nothing dropped and runs of spaces made one."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    Cyrillic and Greek look-alikes of Latin letters made Latin (:data:`_LOOK_ALIKES`), case
+    folded, what shows nothing dropped and runs of spaces made one."""
+    folded = unicodedata.normalize("NFKC", name).translate(_LOOK_ALIKES).casefold()
     return " ".join("".join(c if c.isspace() or not _invisible(c) else "" for c in folded).split())
 
 

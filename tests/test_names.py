@@ -111,6 +111,19 @@ def test_a_name_passes_for_mine_alone_or_with_a_level() -> None:
         assert not passes_for(name, "Brandubh"), name
 
 
+def test_a_name_in_cyrillic_or_greek_look_alikes_passes_for_mine() -> None:
+    """ "Вrandubh" (a Cyrillic В), "Brаndubh" (a Cyrillic а), "ΒRΑΝDUΒΗ (level 3)" (Greek
+    capitals) and "brandubһ" (a Cyrillic һ) pass for Brandubh; "Вера", "Βeta", "Вrandubh
+    fan" and "Brαndubh" (a Greek α, drawn apart) do not, and a Cyrillic name passes for
+    itself alone."""
+    for name in ("Вrandubh", "Brаndubh", "ΒRΑΝDUΒΗ (level 3)", "brandubһ", "Βrandυbh"):
+        assert passes_for(name, "Brandubh"), name
+    for name in ("Вера", "Βeta", "Вrandubh fan", "Вrandubhа", "Brαndubh"):
+        assert not passes_for(name, "Brandubh"), name
+    assert passes_for("Вера", "Вера")
+    assert not passes_for("Вера", "Вероника")
+
+
 async def test_a_member_named_like_the_computer_is_named_by_username(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
