@@ -74,23 +74,37 @@ class MoveRequest:
 
     @classmethod
     def decode(cls, payload: bytes | None) -> MoveRequest:
-        """The request in a job's payload. Raises ValueError when it is not one."""
+        """The request in a job's payload. Raises ValueError when it is not one: not JSON, not
+        an object, a field missing or of the wrong kind."""
         if payload is None:
             raise ValueError("a computer move job without a payload")
-        data: dict[str, Any] = json.loads(payload)
-        time_limit = data["time_limit"]
-        seed = data["seed"]
-        nodes = data.get("nodes")  # absent from a job queued before it was asked
-        return cls(
-            ruleset=str(data["ruleset"]),
-            position=str(data["position"]),
-            side=str(data["side"]),
-            moves=tuple(str(move) for move in data["moves"]),
-            level=int(data["level"]),
-            time_limit=None if time_limit is None else float(time_limit),
-            seed=None if seed is None else int(seed),
-            nodes=None if nodes is None else int(nodes),
-        )
+        try:
+            data: dict[str, Any] = json.loads(payload)
+        except ValueError as error:  # not UTF-8 either
+            raise ValueError(f"a computer move job's payload is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"a computer move job's payload is not an object: {payload!r}")
+        try:
+            time_limit = data["time_limit"]
+            seed = data["seed"]
+            nodes = data.get("nodes")  # absent from a job queued before it was asked
+            moves = data["moves"]
+            if not isinstance(moves, list):  # a string would pass for its letters
+                raise TypeError(f"its moves are not a list: {moves!r}")
+            return cls(
+                ruleset=str(data["ruleset"]),
+                position=str(data["position"]),
+                side=str(data["side"]),
+                moves=tuple(str(move) for move in moves),
+                level=int(data["level"]),
+                time_limit=None if time_limit is None else float(time_limit),
+                seed=None if seed is None else int(seed),
+                nodes=None if nodes is None else int(nodes),
+            )
+        except KeyError as missing:
+            raise ValueError(f"a computer move job's payload lacks {missing}") from None
+        except (TypeError, ValueError) as error:  # a field of the wrong kind
+            raise ValueError(f"a computer move job's payload is not a request: {error}") from None
 
     @classmethod
     def of(

@@ -87,6 +87,29 @@ def test_a_request_queued_without_a_bound_in_positions_is_read() -> None:
     assert MoveRequest.decode(bounded.encode()) == bounded
 
 
+def test_a_payload_that_is_no_request_is_refused_as_such() -> None:
+    """A job's payload that is not a request (a field missing, not JSON, not an object, moves
+    or a level of the wrong kind) raises ValueError, as decode says, never KeyError or
+    TypeError."""
+    good = json.loads(MoveRequest.of(opening(2, 3), 2, timedelta(seconds=0.3), None).encode())
+    missing = {key: value for key, value in good.items() if key != "level"}
+    payloads = [
+        json.dumps(missing).encode(),
+        json.dumps({**good, "moves": "d1-b1"}).encode(),
+        json.dumps({**good, "moves": 3}).encode(),
+        json.dumps({**good, "level": None}).encode(),
+        json.dumps({**good, "level": "five"}).encode(),
+        json.dumps([good]).encode(),
+        b"null",
+        b"{not json",
+        b"\xff",
+    ]
+    for payload in payloads:
+        with pytest.raises(ValueError, match=r"^a computer move job's payload "):
+            MoveRequest.decode(payload)
+    assert MoveRequest.decode(json.dumps(good).encode()).level == 2
+
+
 async def test_two_workers_share_the_jobs(workers: Workers, computer: QueuedComputer) -> None:
     """Eight games ask at once: both worker processes answer, every move legal."""
     workers.start()
