@@ -85,7 +85,10 @@ async def serve(url: str, heartbeat: timedelta) -> None:
         await computer_jobs.install(listener)
         manager = OneAtATime(Queries(AsyncpgDriver(listener)))
 
-        @manager.entrypoint(ENTRYPOINT)
+        # A job that raises leaves the queue, logged as an exception with its traceback (the
+        # log row goes a day after: computer_jobs.prune_queue_records); "hold" would keep it
+        # in the queue as failed for good, for a requeue nobody does: its shard asks anew.
+        @manager.entrypoint(ENTRYPOINT, on_failure="delete")
         async def computer_move(job: Job) -> None:
             request = MoveRequest.decode(job.payload)
             started = time.perf_counter()

@@ -4,6 +4,7 @@ workers delete their old rows (on the throwaway PostgreSQL server)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -107,3 +108,30 @@ async def test_a_worker_deletes_the_queues_old_rows_as_it_starts(
     while await records(connection) != (log - OLD_JOBS, statistics - 1):
         assert time.monotonic() < deadline, (await records(connection), workers.log(0))
         await asyncio.sleep(0.1)
+
+
+async def test_a_job_that_failed_leaves_the_queue_and_its_log_goes_a_day_after(
+    connection: asyncpg.Connection[Record], workers: Workers
+) -> None:
+    """A job whose search raises (a payload that is no request) leaves the queue's table at
+    once, logged as an exception with its traceback; that log row goes a day after, as a
+    successful job's does: nothing of a failed job stays for good."""
+    queries = Queries.from_asyncpg_connection(connection)
+    [failing] = await queries.enqueue(ENTRYPOINT, b'{"level": 3}', 0)
+    workers.start()
+    await workers.ready()
+    deadline = time.monotonic() + 30
+    while await connection.fetchval("SELECT count(*) FROM pgqueuer"):
+        assert time.monotonic() < deadline, workers.log(0)
+        await asyncio.sleep(0.1)
+    logged = await connection.fetch(
+        "SELECT status, traceback FROM pgqueuer_log WHERE job_id = $1 ORDER BY id", failing
+    )
+    assert [row["status"] for row in logged][-1] == "exception", logged
+    assert json.loads(logged[-1]["traceback"])["exception_type"] == "ValueError", logged
+    await connection.execute(queries.qbq.build_aggregate_log_data_to_statistics_query())
+    await connection.execute(
+        "UPDATE pgqueuer_log SET created = now() - interval '2 days' WHERE job_id = $1", failing
+    )
+    await computer_jobs.prune_queue_records(connection)
+    assert await connection.fetchval("SELECT count(*) FROM pgqueuer_log") == 0
