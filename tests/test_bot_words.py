@@ -52,13 +52,14 @@ EXAMPLE_MOVE = re.compile(r"`/move ([a-g][1-7]-[a-g][1-7])`")
 async def test_the_example_move_a_newcomer_is_shown_is_a_legal_first_move(
     table: Harness,
 ) -> None:
-    """/help, /rules, /move's option and the not-a-move refusal give one example move, and the
-    attackers play it (and /help's destination alone) at the start: `d1-d3` was refused, as
-    d2 is in the way."""
+    """/help, /rules and the not-a-move refusal give one example move (/move's option, one text
+    for every board, gives the form), and the attackers play it (and /help's destination alone)
+    at the start: `d1-d3` was refused, as d2 is in the way."""
     [example] = EXAMPLE_MOVE.findall((await table.reply_text(table.alice, "help")).content)
     assert EXAMPLE_MOVE.findall((await table.reply_text(table.alice, "rules")).content) == [example]
     [move] = [c for c in table.standin.synced_commands() if c["name"] == "move"]
-    assert move["options"][0]["description"].endswith(f"like {example}")
+    description = move["options"][0]["description"]  # one text for every board: no square
+    assert description == "Your move: the piece's square, a dash, then the square it goes to"
     await table.challenge_accepted(table.alice, table.bob)
     refused = await table.move(table.alice, "hello")
     assert refused.content.endswith(f"like {example}.")
