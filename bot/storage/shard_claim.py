@@ -108,23 +108,35 @@ class ShardClaim:
             raise self._in_use(other, "runs another layout of the shards")
         ids = (0,) if self.shards.every else self.shards.ids
         for shard in ids:
-            taken = await connection.fetchval(
-                "SELECT pg_try_advisory_lock($1::int, $2::int)", SHARD_SPACE, shard
-            )
-            if not taken:
-                holder = await connection.fetchrow(
-                    "SELECT l.pid, a.application_name FROM pg_locks l "
-                    "LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
-                    "WHERE l.locktype = 'advisory' AND l.objsubid = 2 "
-                    "AND l.classid = $1::int::oid AND l.objid = $2::int::oid AND l.granted "
-                    "ORDER BY l.pid LIMIT 1",
-                    SHARD_SPACE,
-                    shard,
-                )
-                if holder is not None and holder["pid"] == self._lost_pid:
-                    raise _OwnSessionLingers(f"our lost session still holds shard {shard}")
-                what = "runs every shard" if self.shards.every else f"runs shard {shard}"
-                raise self._in_use(holder, what)
+            await self._take_shard(connection, shard)
+
+    async def _take_shard(
+        self, connection: asyncpg.Connection[Record], shard: int, *, again: bool = True
+    ) -> None:
+        """Lock ``shard`` for this session, or raise naming its holder. A holder gone between
+        the refused lock and the look at who holds it (a lost session the server just ended)
+        let it go: the lock is tried ``again``, once, rather than refused naming nobody."""
+        taken = await connection.fetchval(
+            "SELECT pg_try_advisory_lock($1::int, $2::int)", SHARD_SPACE, shard
+        )
+        if taken:
+            return
+        holder = await connection.fetchrow(
+            "SELECT l.pid, a.application_name FROM pg_locks l "
+            "LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.objsubid = 2 "
+            "AND l.classid = $1::int::oid AND l.objid = $2::int::oid AND l.granted "
+            "ORDER BY l.pid LIMIT 1",
+            SHARD_SPACE,
+            shard,
+        )
+        if holder is None and again:
+            await self._take_shard(connection, shard, again=False)
+            return
+        if holder is not None and holder["pid"] == self._lost_pid:
+            raise _OwnSessionLingers(f"our lost session still holds shard {shard}")
+        what = "runs every shard" if self.shards.every else f"runs shard {shard}"
+        raise self._in_use(holder, what)
 
     def _in_use(self, holder: Record | None, what: str) -> DatabaseInUse:
         who = "another bot process"
