@@ -250,7 +250,8 @@ bold, italics or quotation marks read through: "de **{ruleset}**" is "de Ard Rí
 
 def test_french_names_every_ruleset_with_its_elision() -> None:
     """No French sentence puts "au", "de" or "le" before a ruleset's name that begins with a
-    vowel ("au Ard Rí", "de Ard Rí"): each reads right for every ruleset."""
+    vowel ("au Ard Rí", "de Ard Rí"), nor before a list of rulesets ("les parties de
+    {rulesets}"): each reads right for every ruleset."""
     catalog = _po("fr")
     titles = []
     for ruleset in RULESETS.values():
@@ -260,8 +261,28 @@ def test_french_names_every_ruleset_with_its_elision() -> None:
     wrong = []
     for message in _messages(catalog):
         for form in _forms(message):
-            for before in form.split("{ruleset}")[:-1]:
+            for before in re.split(r"\{rulesets?\}", form)[:-1]:
                 word = _UNELIDED.search(before)
                 if word is not None:
                     wrong += [f"{word.group(1)} {t}" for t in titles if t[0] in "AEIOUY"]
+    assert wrong == []
+
+
+_NAMES = re.compile(
+    r"\{(player|players|name|names|asker|challenger|opponent|first|second|winner|other"
+    r"|attacker|defender|attackers|defenders)\}"
+)
+"""The placeholders a member's name fills, any of which may begin with a vowel ("alice")."""
+
+
+def test_french_puts_no_eliding_word_before_a_players_name() -> None:
+    """No French sentence puts "de", "le" or "que" before a member's name: "la pendule de
+    alice" should read "d'alice", so each sentence is worded to need no elision."""
+    wrong = [
+        f"{word.group(0).strip()} {{{name}}}: {form!r}"
+        for message in _messages(_po("fr"))
+        for form in _forms(message)
+        for before, name in zip(_NAMES.split(form)[::2], _NAMES.findall(form), strict=False)
+        if (word := _UNELIDED.search(before)) is not None
+    ]
     assert wrong == []

@@ -164,7 +164,7 @@ def test_a_long_name_is_cut_but_never_the_verb(locale: str) -> None:
         ("en-US", "Defenders left the server", "carol (attackers) wins: the defenders left the"),
         ("de", "Verteidiger: Server verlassen", "carol (Angreifer) gewinnt: Die Verteidiger haben"),
         ("fr", "Défenseurs hors du serveur", "les défenseurs ont quitté le serveur."),
-        ("es-ES", "Los defensores se fueron", "los defensores han dejado el servidor."),
+        ("es-ES", "El rival dejó el servidor", "los defensores han dejado el servidor."),
         ("pt-BR", "Defensores saíram do servidor", "os defensores saíram do servidor."),
     ],
 )
