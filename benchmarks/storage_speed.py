@@ -115,7 +115,7 @@ def populate_guild(path: Path, players: int, games_count: int, seed: int) -> Non
     with sqlite3.connect(path) as raw:
         raw.execute("PRAGMA synchronous = OFF")
         raw.executemany(
-            "INSERT INTO players VALUES (?, ?, 0)",
+            "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, 0)",
             ((1000 + i, f"Player {i}") for i in range(players)),
         )
         raw.executemany(
@@ -199,7 +199,8 @@ def populate_active(path: Path, count: int, plies: int, seed: int) -> int:
     total = 0
     with sqlite3.connect(path) as raw:
         raw.executemany(
-            "INSERT INTO players VALUES (?, ?, 0)", ((10 + i, f"P{i}") for i in range(count + 1))
+            "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, 0)",
+            ((10 + i, f"P{i}") for i in range(count + 1)),
         )
         for index in range(1, count + 1):
             moves = random_moves(rng, rng.randint(plies // 2, plies))

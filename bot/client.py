@@ -25,7 +25,7 @@ from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
 from bot.name_cache import NameCache
-from bot.names import account_name, shown_name
+from bot.names import account_name, alike, shown_name, told_apart
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -129,6 +129,8 @@ class BrandubhBot(commands.AutoShardedBot):
         self._stored = NameCache()
         """The names this process stored, by (server, user); server None: the account's own.
         One forgotten (the cache is full) is only stored again when its member next shows up."""
+        self._usernames = NameCache()
+        """The usernames this process stored, by (None, user): a username is the account's."""
         self._names = NameCache()
         """Names as shown in each server (None: outside any), by (server, user): those stored,
         and those looked up. A server's names are stored and read by the process that runs its
@@ -145,7 +147,9 @@ class BrandubhBot(commands.AutoShardedBot):
                 self.settings.database, clock=self.clock, shards=self.settings.shards
             )
         if self.user is not None:  # records and stats name the computer by the bot's name
-            await self.services.players.remember(self.user.id, self.user.name)
+            await self.services.players.remember(
+                self.user.id, self.user.name, username=self.user.name
+            )
         # Before any /analyse: a claim this process's earlier run died with refuses nobody.
         dropped = await self.services.analyses.drop_dead_claims()
         if dropped:
@@ -293,25 +297,35 @@ class BrandubhBot(commands.AutoShardedBot):
         names: dict[tuple[int | None, int], str] = {(None, user.id): account}
         if member_name is not None:
             names[guild_id, user.id] = member_name
-        if all(self._stored.get(key) == name for key, name in names.items()):
+        if self._usernames.get((None, user.id)) == user.name and all(
+            self._stored.get(key) == name for key, name in names.items()
+        ):
             return
         for key, name in names.items():
             self._stored.put(key, name)
             self._names.put(key, name)
+        self._usernames.put((None, user.id), user.name)
         write = self.spawn(
-            self._store_names(user.id, account, guild_id, member_name),
+            self._store_names(user.id, account, guild_id, member_name, user.name),
             name=f"remember-{user.id}",
         )
         await asyncio.wait({write}, timeout=REMEMBER_WAIT)
 
     async def _store_names(
-        self, user_id: int, account: str, guild_id: int | None, member_name: str | None
+        self,
+        user_id: int,
+        account: str,
+        guild_id: int | None,
+        member_name: str | None,
+        username: str,
     ) -> None:
         try:
             await self.services.players.remember(
-                user_id, account, guild_id=guild_id, member_name=member_name
+                user_id, account, guild_id=guild_id, member_name=member_name, username=username
             )
         except StorageError as error:
+            if self._usernames.get((None, user_id)) == username:
+                self._usernames.forget((None, user_id))
             for key, name in (((None, user_id), account), ((guild_id, user_id), member_name)):
                 if name is not None and self._stored.get(key) == name:
                     self._stored.forget(key)  # stored next time the member shows up
@@ -349,6 +363,20 @@ class BrandubhBot(commands.AutoShardedBot):
             shown[self.user.id] = shown_name(self.user)
             self._names.put((guild_id, self.user.id), shown[self.user.id])
         return {uid: shown[uid] for uid in user_ids if uid in shown}
+
+    async def told_apart(self, names: dict[int, str], longest: int | None = None) -> dict[int, str]:
+        """``names`` (one list's, as :meth:`display_names` gives them) with each that reads as
+        another followed by its stored username, "alex (@alex_w)" (:func:`told_apart`, which
+        cuts such a name to ``longest`` if given): the usernames are read only when two names
+        read alike.
+
+        Raises StorageError if the database cannot read them."""
+        twins = alike(names)
+        if not twins:
+            return names
+        usernames = await self.services.players.usernames(sorted(twins))
+        told = told_apart(names, usernames, longest)
+        return {uid: name or names[uid] for uid, name in told.items()}
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

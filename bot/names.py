@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 import discord
 
@@ -114,3 +117,55 @@ def player_name(name: str | None, lang: Language) -> str:
     shows bare digits to a reader Discord does not show that member (one who left); nor is a
     name stored before names that show nothing were passed over (:func:`shown_name`)."""
     return escaped(name if name is not None and visible(name) else lang._("a player"))
+
+
+def alike(names: Mapping[int, str | None]) -> set[int]:
+    """The users (keys of ``names``) whose name reads as another's there (:func:`_skeleton`:
+    case, look-alike letters and what shows nothing aside): "alex" and "Alex " read alike. A
+    name never told (``None``) or showing nothing reads "a player", never told apart."""
+    read = {uid: _skeleton(name) for uid, name in names.items() if name and visible(name)}
+    counts = Counter(read.values())
+    return {uid for uid, skeleton in read.items() if counts[skeleton] > 1}
+
+
+def told_apart(
+    names: Mapping[int, str | None],
+    usernames: Mapping[int, str | None],
+    longest: int | None = None,
+) -> dict[int, str | None]:
+    """``names`` (by user id, the names one list shows), each that reads as another of them
+    (:func:`alike`) followed by the user's username: "alex (@alex_w)" — its name cut to
+    ``longest`` characters if given ("alexand… (@alex_w)"), for a list that would not fit
+    Discord's limits otherwise. A unique name stays as it is, as does one whose username was
+    never stored (a row from before usernames were)."""
+    twins = alike(names)
+
+    def cut(name: str) -> str:
+        return name if longest is None or len(name) <= longest else name[: longest - 1] + "…"
+
+    return {
+        uid: f"{cut(name)} (@{usernames[uid]})"
+        if name and uid in twins and usernames.get(uid)
+        else name
+        for uid, name in names.items()
+    }
+
+
+class Row(Protocol):
+    """A list's row naming a user: a leaderboard's line."""
+
+    @property
+    def user_id(self) -> int: ...
+    @property
+    def display_name(self) -> str | None: ...
+    @property
+    def username(self) -> str | None: ...
+
+
+def rows_told_apart(rows: Iterable[Row]) -> dict[int, str | None]:
+    """The names of ``rows`` (by user id) as one list shows them: :func:`told_apart`."""
+    listed = list(rows)
+    return told_apart(
+        {row.user_id: row.display_name for row in listed},
+        {row.user_id: row.username for row in listed},
+    )

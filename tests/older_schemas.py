@@ -14,6 +14,9 @@ OLDEST = 30
 """The oldest schema :func:`undo_after` can step back to."""
 
 
+SCHEMA_47_UNDONE = ("ALTER TABLE players DROP COLUMN username",)
+"""The statement undoing schema 47 (each account's username), on both."""
+
 SCHEMA_45_UNDONE = ("DROP INDEX challenges_closed",)
 """The statement undoing schema 45 (the index of challenges closed unaccepted), on both."""
 
@@ -64,6 +67,7 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
     if version == 43:
         return schema_43_undone(dialect)
     return {
+        47: SCHEMA_47_UNDONE,
         46: (),  # close times given to challenges closed without one: data, kept
         45: SCHEMA_45_UNDONE,
         42: ("DROP INDEX IF EXISTS puzzle_attempts_by_solver",),  # SQLite only

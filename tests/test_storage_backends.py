@@ -48,7 +48,12 @@ from tests.conftest import (
     FakeClock,
     postgres_database,
 )
-from tests.older_schemas import SCHEMA_45_UNDONE, schema_43_undone, schema_44_undone
+from tests.older_schemas import (
+    SCHEMA_45_UNDONE,
+    SCHEMA_47_UNDONE,
+    schema_43_undone,
+    schema_44_undone,
+)
 from tests.postgres_server import PostgresServer
 
 
@@ -663,6 +668,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             services,
             25,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(services.database.dialect),
             *schema_43_undone(services.database.dialect),
@@ -717,6 +723,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             services,
             29,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(services.database.dialect),
             *schema_43_undone(services.database.dialect),
@@ -908,7 +915,12 @@ async def test_schema_43_keeps_the_nonce_of_a_board_owed_before_it(
         before = await services.announcements.nonce(active.set_id, 2)
         dialect = services.database.dialect
         await back_to_schema(
-            services, 42, *SCHEMA_45_UNDONE, *schema_44_undone(dialect), *schema_43_undone(dialect)
+            services,
+            42,
+            *SCHEMA_47_UNDONE,
+            *SCHEMA_45_UNDONE,
+            *schema_44_undone(dialect),
+            *schema_43_undone(dialect),
         )
     finally:
         await services.close()
@@ -966,7 +978,11 @@ async def test_schema_44_reads_a_takebacks_board_owed_before_it_as_it_was(
         clock.advance(timedelta(seconds=1))
         await services.takebacks.ask(CHANNEL, ALICE)  # back to ply 0
         await back_to_schema(
-            services, 43, *SCHEMA_45_UNDONE, *schema_44_undone(services.database.dialect)
+            services,
+            43,
+            *SCHEMA_47_UNDONE,
+            *SCHEMA_45_UNDONE,
+            *schema_44_undone(services.database.dialect),
         )
     finally:
         await services.close()

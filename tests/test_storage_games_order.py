@@ -18,7 +18,8 @@ async def test_a_games_page_is_read_in_order_from_the_index(database: str) -> No
     try:
         async with db.transaction() as connection:
             await connection.execute_many(
-                "INSERT INTO players VALUES (?, ?, 0)", [(1000 + n, f"p{n}") for n in range(41)]
+                "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, 0)",
+                [(1000 + n, f"p{n}") for n in range(41)],
             )
             matches = [
                 (match_id, 1 + match_id % GUILDS, 5000 + match_id, 1000 + match_id % 40)

@@ -13,7 +13,7 @@ from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.names import ZERO_WIDTH_SPACE, escaped, player_name, shown_name
+from bot.names import ZERO_WIDTH_SPACE, escaped, player_name, shown_name, told_apart
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
 from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline
@@ -56,7 +56,7 @@ def game_line(
     computer_name: str = "Brandubh",
     lang: Language = ENGLISH,
     ruleset: str | None = None,
-    names: Mapping[int, str] | None = None,
+    names: Mapping[int, str | None] | None = None,
 ) -> str:
     """ "Won as attackers vs bob in 23 moves (king captured) · game 12", naming the game's
     ruleset when it is not ``ruleset`` (the one the list is about), and the players by their
@@ -118,7 +118,21 @@ def stats_embed(
     ``stats.names``, as the embed is public); of one not a ``member`` of the server, saying so
     (that they left it, if they played in it)."""
     title = lang.gettext(get_ruleset(stats.ruleset).title)
-    player = player_name(stats.display_name, lang)
+    shown_games = stats.recent_games[:5]
+    listed = {stats.user_id} | {
+        p for game in shown_games for p in (game.attacker_id, game.defender_id)
+    }
+    if head is not None and (head.games or head.matches):
+        listed.add(viewer_id)
+    # Two players named alike in the embed ("alex won 2, alex won 1") are told apart.
+    names = told_apart(
+        {
+            uid: stats.display_name if uid == stats.user_id else stats.names.get(uid)
+            for uid in listed
+        },
+        stats.usernames,
+    )
+    player = player_name(names[stats.user_id], lang)
     embed = discord.Embed(title=lang._("{player} at {ruleset}", player=player, ruleset=title))
     notes: list[str] = []
     if not member and (stats.standing is not None or stats.recent_games):
@@ -153,8 +167,8 @@ def stats_embed(
         )
     if stats.recent_games:
         lines = (
-            game_line(game, stats.user_id, computer_name, lang, stats.ruleset, stats.names)
-            for game in stats.recent_games[:5]
+            game_line(game, stats.user_id, computer_name, lang, stats.ruleset, names)
+            for game in shown_games
         )
         first, *more = field_values(lines)
         embed.add_field(name=lang._("Recent games"), value=first, inline=False)
@@ -164,7 +178,7 @@ def stats_embed(
     # (0 sets): they met.
     if head is not None and (head.games or head.matches):
         # The embed is public: "you" would be whoever reads it, so the asker is named.
-        asker = player_name(stats.names.get(viewer_id), lang)
+        asker = player_name(names.get(viewer_id), lang)
         mine = head.player_ids.index(viewer_id)
         theirs = 1 - mine
         if head.draws:
@@ -213,10 +227,12 @@ def with_names(
 ) -> PlayerStats:
     """``stats`` with the names Discord gave of ``given`` users (a member's name in the
     server, else the account's) for those it has no stored name of; a stored name stays (one
-    who left the server is named as the bot kept them there; none that passes for ``me``)."""
+    who left the server is named as the bot kept them there; none that passes for ``me``), and
+    their usernames as Discord gave them (current, where a stored one may not be yet)."""
     names = {user_id: shown_name(user, me) for user_id, user in given.items()} | dict(stats.names)
+    usernames = dict(stats.usernames) | {user_id: user.name for user_id, user in given.items()}
     shown = stats.display_name or names.get(stats.user_id)
-    return replace(stats, display_name=shown, names=names)
+    return replace(stats, display_name=shown, names=names, usernames=usernames)
 
 
 class Standings(commands.Cog):

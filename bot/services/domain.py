@@ -363,6 +363,8 @@ class Standing:
     losses: int
     draws: int
     matches_won: int
+    username: str | None = None
+    """The account's username: it follows the name when another line reads alike."""
 
 
 @dataclass(frozen=True)
@@ -557,6 +559,9 @@ class PlayerStats:
     """The stored names of the players of ``recent_games``, as shown in the server: an
     opponent who left it is named all the same (Discord shows a mention of a member it cannot
     find as ``<@123…>``)."""
+    usernames: Mapping[int, str] = field(default_factory=dict)
+    """The stored usernames of those players (none for one stored before usernames were):
+    they tell apart two named alike."""
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,15 @@ class PlayerService:
         *,
         guild_id: int | None = None,
         member_name: str | None = None,
+        username: str | None = None,
     ) -> None:
         """Record ``user_id``'s account name (their global display name, the same in every
-        server) and, given ``guild_id`` and ``member_name``, their display name in that server
-        (its nickname, else the account's name). Returns nothing."""
+        server), their ``username`` if given and, given ``guild_id`` and ``member_name``, their
+        display name in that server (its nickname, else the account's name). Returns
+        nothing."""
         now = self._clock()
         async with self._database.transaction() as db:
-            await players.upsert(db, user_id, account_name, now)
+            await players.upsert(db, user_id, account_name, now, username)
             if guild_id is not None and member_name is not None:
                 await players.upsert_member(db, guild_id, user_id, member_name, now)
 
@@ -40,3 +42,8 @@ class PlayerService:
         """The names of those of ``user_ids`` ever seen, as shown in the server ``guild_id``."""
         async with self._database.snapshot() as db:
             return await players.names(db, guild_id, user_ids)
+
+    async def usernames(self, user_ids: list[int]) -> dict[int, str]:
+        """The stored usernames of those of ``user_ids`` that have one."""
+        async with self._database.snapshot() as db:
+            return await players.usernames(db, user_ids)

@@ -42,6 +42,8 @@ class SolverStanding:
     """Puzzles finished: solved or failed (one still being played does not count yet)."""
     reached_us: int = 0
     """When the count was reached (microseconds): the tie-break, kept for the row's key."""
+    username: str | None = None
+    """The account's username: it follows the name when another line reads alike."""
 
     @property
     def percent(self) -> int:
@@ -86,5 +88,11 @@ class SolverBoard:
 def solver_standing(row: SolverRow) -> SolverStanding:
     """A stored solver's line on the puzzle leaderboard (the puzzle service pages them)."""
     return SolverStanding(
-        row.place, row.user_id, row.display_name, row.solved, row.attempted, row.reached_us
+        row.place,
+        row.user_id,
+        row.display_name,
+        row.solved,
+        row.attempted,
+        row.reached_us,
+        row.username,
     )

@@ -99,6 +99,7 @@ class StandingsService:
             rows = await history.recent_finished(db, guild_id, user_id, max(0, recent))
             ids = {user_id} | {row.attacker_id for row in rows} | {row.defender_id for row in rows}
             names = await players.names(db, guild_id, sorted(ids))
+            usernames = await players.usernames(db, sorted(ids))
         standing = _standing(*found) if found else None
         return PlayerStats(
             guild_id,
@@ -108,6 +109,7 @@ class StandingsService:
             tuple(_summary(row) for row in rows),
             ruleset,
             names,
+            usernames,
         )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:
@@ -155,6 +157,7 @@ def _standing(rank: int, row: StandingRow) -> Standing:
         losses=row.losses,
         draws=row.draws,
         matches_won=row.matches_won,
+        username=row.username,
     )
 
 

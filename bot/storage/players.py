@@ -20,13 +20,16 @@ player by (the bot was never told the name): read "a player" in the reader's lan
 digits."""
 
 
-async def upsert(db: Connection, user_id: int, display_name: str, now: datetime) -> None:
-    """Insert the player or update their account's own name."""
+async def upsert(
+    db: Connection, user_id: int, display_name: str, now: datetime, username: str | None = None
+) -> None:
+    """Insert the player or update their account's own name and, given, their username
+    (Discord's unique name; without, the one stored stays)."""
     await db.execute(
-        "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, ?, ?) "
+        "INSERT INTO players (user_id, display_name, seen_us, username) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, "
-        "seen_us = excluded.seen_us",
-        (user_id, display_name, to_us(now)),
+        "seen_us = excluded.seen_us, username = coalesce(excluded.username, players.username)",
+        (user_id, display_name, to_us(now), username),
     )
 
 
@@ -85,3 +88,17 @@ async def names(db: Connection, guild_id: int | None, user_ids: list[int]) -> di
             [guild_id, *user_ids],
         )
     return {int(row[0]): str(row[1]) for row in rows if row[1] is not None}
+
+
+async def usernames(db: Connection, user_ids: list[int]) -> dict[int, str]:
+    """The stored usernames of the given users (one stored before usernames were, or never
+    seen, is left out)."""
+    if not user_ids:
+        return {}
+    marks = ",".join("?" * len(user_ids))
+    rows = await db.fetch_all(
+        f"SELECT user_id, username FROM players WHERE user_id IN ({marks}) "
+        "AND username IS NOT NULL",
+        user_ids,
+    )
+    return {int(row[0]): str(row[1]) for row in rows}

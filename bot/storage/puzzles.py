@@ -45,6 +45,8 @@ class SolverRow:
     reached_us: int = 0
     """When the count was reached (the last solve; with none, the first attempt finished):
     with the counts and the user id, the row's place in the order (:data:`SolverKey`)."""
+    username: str | None = None
+    """The account's username, which tells apart two solvers shown alike (None: not stored)."""
 
 
 SolverKey = tuple[int, int, int, int]
@@ -250,7 +252,7 @@ differs)."""
 
 _NAMED = (
     f"SELECT r.place, r.user_id, coalesce(m.display_name, {KNOWN_NAME}), r.solved, "
-    "r.attempted, r.reached_us"
+    "r.attempted, r.reached_us, p.username"
 )
 _JOINS = (
     "FROM ranked r LEFT JOIN players p ON p.user_id = r.user_id "
@@ -323,7 +325,8 @@ async def solvers_count(db: Connection, guild_id: int, since_us: int) -> int:
 
 def _solver(r: Row) -> SolverRow:
     name = None if r[2] is None else str(r[2])
-    return SolverRow(int(r[0]), int(r[1]), name, int(r[3]), int(r[4]), int(r[5]))
+    username = None if r[6] is None else str(r[6])
+    return SolverRow(int(r[0]), int(r[1]), name, int(r[3]), int(r[4]), int(r[5]), username)
 
 
 async def solvers_board(
@@ -359,7 +362,7 @@ async def solvers_beside(
     )
     if not rows:
         return range(0), []
-    ahead = int(rows[0][6])
+    ahead = int(rows[0][7])
     places = (
         range(ahead + 1, ahead + limit + 1)
         if forward

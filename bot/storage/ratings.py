@@ -25,11 +25,13 @@ class StandingRow:
     losses: int
     draws: int
     matches_won: int
+    username: str | None = None
+    """The account's username, which tells apart two players shown alike (None: not stored)."""
 
 
 _STANDING = (
     f"SELECT r.user_id, coalesce(m.display_name, {KNOWN_NAME}), r.rating, r.deviation, "
-    "r.volatility, r.games, r.wins, r.losses, r.draws, r.matches_won "
+    "r.volatility, r.games, r.wins, r.losses, r.draws, r.matches_won, p.username "
     "FROM ratings r JOIN players p USING (user_id) "
     "LEFT JOIN member_names m ON m.guild_id = r.guild_id AND m.user_id = r.user_id"
 )

@@ -27,6 +27,7 @@ from bot.views.common import (
 from bot.views.id_numbers import COUNT, ID
 from bot.views.public_places import private_channels, unknown_places
 from bot.views.waiting import (
+    EMBED_DESCRIPTION_LIMIT,
     SHOWN_WITH_GAMES,
     WaitingButton,
     require_list_of_here,
@@ -35,6 +36,10 @@ from bot.views.waiting import (
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
+TOLD_APART_LONGEST = 8
+"""How long a name told apart by its username may be on a page of games that would not fit
+Discord's 4096 characters otherwise (ten games between players named alike at Discord's
+longest, 32 characters, Markdown escaped)."""
 
 
 def field_values(lines: Iterable[str]) -> list[str]:
@@ -205,10 +210,15 @@ async def games_message(
     ids.update(challenge.challenger_id for challenge in waiting.challenges)
     if player_id is not None:
         ids.add(player_id)
-    names = await bot.display_names(guild_id, *sorted(ids))
+    # Two players shown alike ("alex" vs "alex") are told apart by their usernames.
+    shown = await bot.display_names(guild_id, *sorted(ids))
+    names = await bot.told_apart(shown)
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
+    if len(embed.description or "") > EMBED_DESCRIPTION_LIMIT:  # long names, all told apart
+        names = await bot.told_apart(shown, longest=TOLD_APART_LONGEST)
+        embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
     return embed, games_view(page, lang, more_waiting=left_out > 0)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, _, command
-from bot.names import escaped, player_name
+from bot.names import escaped, player_name, rows_told_apart
 from bot.ratings import PROVISIONAL_DEVIATION, shown_rating
 from bot.services.domain import DEFAULT_RULESET, LeaderboardPage, Standing, StandingKey
 from bot.services.errors import InvalidOption, OtherServer
@@ -53,11 +53,12 @@ def record_text(wins: int, losses: int, draws: int, lang: Language = ENGLISH) ->
     return lang._("{wins}W {losses}L", wins=wins, losses=losses)
 
 
-def standing_line(row: Standing, lang: Language = ENGLISH) -> str:
-    """`` `  1.` **alice** — 1720 · 2W 1L · 1 match won``."""
+def standing_line(row: Standing, lang: Language = ENGLISH, name: str | None = None) -> str:
+    """`` `  1.` **alice** — 1720 · 2W 1L · 1 match won``, the player named ``name`` (as the
+    list tells them apart: :func:`bot.names.told_apart`), else by their stored name."""
     record = record_text(row.wins, row.losses, row.draws, lang)
     return (
-        f"`{row.rank:>3}.` **{player_name(row.display_name, lang)}** — "
+        f"`{row.rank:>3}.` **{player_name(name or row.display_name, lang)}** — "
         f"{rating_text(row.rating, row.deviation)}"
         f" · {record} · {matches_won_text(row.matches_won, lang)}"
     )
@@ -80,9 +81,11 @@ def leaderboard_embed(
             challenge_command=command("challenge"),
         )
         return embed
-    lines = [standing_line(row, lang) for row in page.rows]
+    shown = [*page.rows, *([] if page.viewer is None else [page.viewer])]
+    names = rows_told_apart(shown)
+    lines = [standing_line(row, lang, names[row.user_id]) for row in page.rows]
     if page.viewer is not None:
-        lines += ["…", standing_line(page.viewer, lang)]
+        lines += ["…", standing_line(page.viewer, lang, names[page.viewer.user_id])]
     embed.description = "\n".join(lines)
     last = page.offset + len(page.rows)
     embed.set_footer(

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, command
-from bot.names import escaped, player_name
+from bot.names import escaped, player_name, rows_told_apart
 from bot.services.errors import OtherServer
 from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverKey, SolverStanding
 from bot.views.common import (
@@ -31,9 +31,10 @@ PAGE_SIZE = 10
 NO_PINGS = discord.AllowedMentions.none()
 
 
-def solver_line(row: SolverStanding, lang: Language = ENGLISH) -> str:
-    """`` `  1.` **alice** — 3 of 4 solved (75 %)``."""
-    name = player_name(row.display_name, lang)
+def solver_line(row: SolverStanding, lang: Language = ENGLISH, shown: str | None = None) -> str:
+    """`` `  1.` **alice** — 3 of 4 solved (75 %)``, the player named ``shown`` (as the list
+    tells them apart: :func:`bot.names.told_apart`), else by their stored name."""
+    name = player_name(shown or row.display_name, lang)
     # Translators: {count} puzzles solved of the {attempted} finished (the form follows the
     # puzzles solved: "1 résolu sur 3", "0 de 2 resueltos").
     record = lang.n_(
@@ -69,9 +70,11 @@ def solvers_embed(board: SolverBoard, guild_name: str, lang: Language = ENGLISH)
             )
         )
         return embed
-    lines = [solver_line(row, lang) for row in board.rows]
+    listed = [*board.rows, *([] if board.viewer is None else [board.viewer])]
+    names = rows_told_apart(listed)
+    lines = [solver_line(row, lang, names[row.user_id]) for row in board.rows]
     if board.viewer is not None:
-        lines += ["…", solver_line(board.viewer, lang)]
+        lines += ["…", solver_line(board.viewer, lang, names[board.viewer.user_id])]
     embed.description = "\n".join(lines)
     embed.set_footer(
         text=lang._(
