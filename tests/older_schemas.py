@@ -8,7 +8,7 @@ after N, as an operator's upgrade does.
 
 from __future__ import annotations
 
-from bot.storage import Database, Dialect
+from bot.storage import Database, Dialect, migrations
 
 OLDEST = 30
 """The oldest schema :func:`undo_after` can step back to."""
@@ -67,6 +67,7 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
     if version == 43:
         return schema_43_undone(dialect)
     return {
+        48: (),  # close times given to challenges accepted without one: data, kept
         47: SCHEMA_47_UNDONE,
         46: (),  # close times given to challenges closed without one: data, kept
         45: SCHEMA_45_UNDONE,
@@ -96,12 +97,29 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
 
 def undo_after(version: int, latest: int, dialect: Dialect) -> list[str]:
     """The statements undoing, newest first, the migrations after ``version`` up to
-    ``latest``."""
+    ``latest`` (those shipped: a branch may hold 0048 before 0047 lands)."""
     if version < OLDEST:
         raise ValueError(f"schemas before {OLDEST} are not stepped back to here")
+    shipped = sorted((number for number, _, _ in migrations(dialect)), reverse=True)
     return [
-        statement for number in range(latest, version, -1) for statement in _undo(number, dialect)
+        statement
+        for number in shipped
+        if version < number <= latest
+        for statement in _undo(number, dialect)
     ]
+
+
+async def back_to_schema(database: Database, version: int, *undo: str) -> None:
+    """Undo by hand, in one transaction, what the migrations after ``version`` did (the
+    statements ``undo``) and store ``version`` as the database's schema, so that opening it
+    again replays those migrations."""
+    async with database.transaction() as db:
+        for statement in undo:
+            await db.execute(statement)
+        if database.dialect is Dialect.SQLITE:
+            await db.execute(f"PRAGMA user_version = {version}")
+        else:
+            await db.execute(f"UPDATE schema_version SET version = {version}")
 
 
 async def step_back(target: str, version: int) -> None:
@@ -110,12 +128,6 @@ async def step_back(target: str, version: int) -> None:
     database = await Database.open(target)
     try:
         latest = await database.stored_version()
-        async with database.transaction() as db:
-            for statement in undo_after(version, latest, database.dialect):
-                await db.execute(statement)
-            if database.dialect is Dialect.SQLITE:
-                await db.execute(f"PRAGMA user_version = {version}")
-            else:
-                await db.execute(f"UPDATE schema_version SET version = {version}")
+        await back_to_schema(database, version, *undo_after(version, latest, database.dialect))
     finally:
         await database.close()

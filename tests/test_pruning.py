@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
 from bot.services import Services
+from bot.services.domain import Challenge
 from bot.services.pruning import BATCH, KEPT_FOR, PruningService
 from bot.shards import Shards
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
@@ -19,8 +23,8 @@ async def test_a_month_of_play_keeps_a_week_of_boards_out_and_of_challenges_clos
     services: Services, clock: FakeClock
 ) -> None:
     """After a month of daily play and daily sweeps, the delivered boards and the challenges
-    declined or withdrawn are those of the last week; every move, set and accepted challenge
-    stays, and the first game still exports."""
+    (declined, withdrawn, or accepted for a match) are those of the last week; every move, set
+    and match stays, and the first game still exports."""
     await play_day(services, clock, matches=MATCHES_A_DAY)
     a_day = await count_rows(services)
     for _ in range(DAYS - 1):
@@ -29,7 +33,7 @@ async def test_a_month_of_play_keeps_a_week_of_boards_out_and_of_challenges_clos
     kept = await count_rows(services)
     days_kept = KEPT_FOR // timedelta(days=1)
     assert kept["announcements"] <= days_kept * a_day["announcements"]
-    assert kept["challenges"] <= DAYS * MATCHES_A_DAY + days_kept * 2
+    assert kept["challenges"] <= (days_kept + 1) * (MATCHES_A_DAY + 2)
     assert kept["moves"] == DAYS * a_day["moves"]
     assert kept["sets"] == DAYS * a_day["sets"]
     assert kept["matches"] == DAYS * MATCHES_A_DAY
@@ -83,8 +87,9 @@ async def test_more_than_a_batch_is_deleted_in_one_sweep(
     clock.advance(KEPT_FOR)
     before = (await count_rows(services))["announcements"]
     assert before > BATCH
-    # and the challenge declined (the one withdrawn after it is the newest: kept)
-    assert (await services.pruning.prune()).deleted == before + 1
+    # and the challenge declined (the one withdrawn after it is the newest: kept), and those
+    # accepted (their matches ended)
+    assert (await services.pruning.prune()).deleted == before + 1 + BATCH // 20
     assert (await count_rows(services))["announcements"] == 0
 
 
@@ -95,10 +100,11 @@ async def test_a_sweep_stops_after_its_batches_and_the_next_goes_on(
     is left for the next sweeps, each deleting that many batches, until nothing is left."""
     await play_day(services, clock, matches=1, moves=5)
     clock.advance(KEPT_FOR)
-    assert (await count_rows(services))["announcements"] == 11  # and a challenge declined
+    # and a challenge declined, and one accepted
+    assert (await count_rows(services))["announcements"] == 11
     sweep = PruningService(services.database, clock, batch=2, batches=2)
     swept = [await sweep.prune() for _ in range(3)]
-    assert [(s.deleted, s.more_left) for s in swept] == [(4, True), (4, True), (4, False)]
+    assert [(s.deleted, s.more_left) for s in swept] == [(4, True), (4, True), (5, False)]
     assert (await count_rows(services))["announcements"] == 0
 
 
@@ -139,11 +145,11 @@ async def test_a_shards_process_deletes_the_rows_of_its_own_servers_only(
     await services.challenges.create(GUILD, CHANNEL, BOB, CAROL)  # the newest (kept)
     clock.advance(KEPT_FOR * 2)
     shard_1 = PruningService(services.database, clock, Shards(2, (1,)))
-    # its set's board (resigned at ply 0), its declined one
-    assert (await shard_1.prune()).deleted == 2
+    # its set's board (resigned at ply 0), its declined and its accepted one
+    assert (await shard_1.prune()).deleted == 3
     assert await services.announcements.out(sets[GUILD], 0)
     assert not await services.announcements.out(sets[SHARD_1_OF_2], 0)
-    assert (await count_rows(services))["challenges"] == 4
+    assert (await count_rows(services))["challenges"] == 3
 
 
 async def test_a_challenge_made_after_the_sweep_never_takes_a_deleted_ones_id(
@@ -192,18 +198,129 @@ async def test_challenges_closed_before_schema_17_get_a_close_time_and_go_a_week
             )
     finally:
         await services.close()
-    await step_back(database, 45)
-    services = await Services.open(database, clock=clock)
-    try:
-        async with services.database.snapshot() as db:
-            rows = await db.fetch_all(
-                "SELECT closed_us, created_us, expires_us FROM challenges ORDER BY challenge_id"
-            )
-        # declined, withdrawn, expired, accepted (no close time needed), withdrawn (newest)
+    async with _upgraded(database, clock, 45) as services:
+        rows = await _read(
+            services,
+            "SELECT closed_us, created_us, expires_us FROM challenges ORDER BY challenge_id",
+        )
+        # declined, withdrawn, expired, accepted (its match's start, schema 48's: made and
+        # accepted at once here; the match is played, so it stays), withdrawn (newest)
         closed_at = [row[0] for row in rows]
-        assert closed_at == [rows[0][1], rows[1][1], rows[2][2], None, rows[4][1]]
+        assert closed_at == [rows[0][1], rows[1][1], rows[2][2], rows[3][1], rows[4][1]]
         clock.advance(KEPT_FOR * 2)
         assert (await services.pruning.prune()).deleted == 3
         assert (await count_rows(services))["challenges"] == 2
+
+
+@contextlib.asynccontextmanager
+async def _upgraded(database: str, clock: FakeClock, version: int) -> AsyncIterator[Services]:
+    """The services of ``database`` stepped back to schema ``version``, then upgraded again
+    (as an operator's upgrade from that release)."""
+    await step_back(database, version)
+    services = await Services.open(database, clock=clock)
+    try:
+        yield services
     finally:
         await services.close()
+
+
+async def _read(services: Services, sql: str) -> list[Any]:
+    async with services.database.snapshot() as db:
+        return await db.fetch_all(sql)
+
+
+async def _challenge_ids(services: Services) -> list[int]:
+    rows = await _read(services, "SELECT challenge_id FROM challenges ORDER BY challenge_id")
+    return [int(row[0]) for row in rows]
+
+
+async def _accepted_3_minutes_on_and_resigned(services: Services, clock: FakeClock) -> Challenge:
+    """alice challenges bob to one set in CHANNEL (threads off), he accepts 3 minutes on, she
+    resigns at once: the match is over and its boards out."""
+    await services.settings.change(GUILD, threads=False)
+    made = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB, sets_total=1)
+    clock.advance(timedelta(minutes=3))
+    active = await services.challenges.accept(made.challenge_id, BOB)
+    await services.announcements.delivered(active.set_id, 0, None)
+    end = await services.games.resign(CHANNEL, ALICE)
+    await services.announcements.delivered(end.game.set_id, end.game.ply, None)
+    return made
+
+
+async def test_an_accepted_challenge_goes_a_week_after_its_match_ended(
+    services: Services, clock: FakeClock
+) -> None:
+    """An accepted challenge is closed as it is accepted and deleted a week after its match
+    ended; one whose match is still played, and one whose match still owes a board (its first
+    board, late, reads it), stay until a week after that."""
+    ended = await _accepted_3_minutes_on_and_resigned(services, clock)
+    owing = await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL, sets_total=1)
+    owed = await services.challenges.accept(owing.challenge_id, CAROL)  # no board delivered
+    await services.games.resign(OTHER_CHANNEL, ALICE)
+    playing = await services.challenges.create(GUILD, CHANNEL, CAROL, BOB, sets_total=1)
+    await services.challenges.accept(playing.challenge_id, BOB)
+    async with services.database.snapshot() as db:
+        row = await db.fetch_one(
+            "SELECT closed_us - created_us FROM challenges WHERE challenge_id = ?",
+            (ended.challenge_id,),
+        )
+    assert row is not None
+    assert timedelta(microseconds=int(row[0])) == timedelta(minutes=3)
+    clock.advance(KEPT_FOR * 2)
+    newest = await services.challenges.create(GUILD, OTHER_CHANNEL, BOB, ALICE)
+    await services.pruning.prune()
+    assert await _challenge_ids(services) == [
+        owing.challenge_id,
+        playing.challenge_id,
+        newest.challenge_id,
+    ]
+    await services.announcements.delivered(owed.set_id, 0, None)  # resigned at ply 0
+    end = await services.games.resign(CHANNEL, BOB)
+    await services.announcements.delivered(end.game.set_id, end.game.ply, None)
+    clock.advance(KEPT_FOR * 2)
+    await services.pruning.prune()
+    assert await _challenge_ids(services) == [newest.challenge_id]
+
+
+async def test_challenges_accepted_before_schema_48_get_their_match_start_and_go_with_it(
+    database: str, clock: FakeClock
+) -> None:
+    """A challenge accepted without a close time (as before schema 48) gets its match's start
+    on the upgrade, and the sweep deletes it a week after its match ended."""
+    services = await Services.open(database, clock=clock)
+    try:
+        await _accepted_3_minutes_on_and_resigned(services, clock)
+        await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)  # the newest (kept)
+        async with services.database.transaction() as db:  # as a release before schema 48
+            await db.execute("UPDATE challenges SET closed_us = NULL")
+    finally:
+        await services.close()
+    async with _upgraded(database, clock, 47) as services:
+        rows = await _read(
+            services,
+            "SELECT c.closed_us, m.started_us FROM challenges c "
+            "LEFT JOIN matches m ON m.match_id = c.match_id ORDER BY c.challenge_id",
+        )
+        assert [row[0] for row in rows] == [rows[0][1], None]  # the open one has none
+        assert rows[0][0] is not None
+        clock.advance(KEPT_FOR * 2)
+        await services.pruning.prune()
+        assert len(await _challenge_ids(services)) == 1
+
+
+async def test_a_challenge_that_lapsed_early_goes_a_week_after_it_lapsed(
+    services: Services, clock: FakeClock
+) -> None:
+    """A challenge that lapsed before its expiry (a game began in its channel) notes when it
+    lapsed, and goes a week after that, not a week after its expiry. Pins what works."""
+    await services.settings.change(GUILD, threads=False)
+    lapsing = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+    taken = await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+    clock.advance(timedelta(minutes=1))
+    await services.challenges.accept(taken.challenge_id, BOB)
+    lapsed = await services.challenges.close_others_in_channel(CHANNEL)
+    assert [challenge.challenge_id for challenge in lapsed] == [lapsing.challenge_id]
+    await services.challenges.create(GUILD, OTHER_CHANNEL, ALICE, CAROL)  # the newest (kept)
+    clock.advance(KEPT_FOR + (lapsing.expires_at - clock()) / 2)  # before a week after expiry
+    await services.pruning.prune()
+    assert lapsing.challenge_id not in await _challenge_ids(services)

@@ -378,7 +378,7 @@ class ChallengeService(ChallengeLapses):
             # Claim the challenge first: of two Accepts racing (a double click, or two members
             # taking one open to anyone), the second waits on this row and then finds it
             # closed, on either backend.
-            if not await challenges.claim(db, challenge_id, user_id):
+            if not await challenges.claim(db, challenge_id, user_id, now_us=to_us(self._clock())):
                 raise ChallengeNotFound()  # answered meanwhile
             # Counted again as stored: accepts at once must not pass the limit together (the
             # refusal rolls the claim back, so the challenge stays open).

@@ -1,6 +1,7 @@
-"""Forgetting what nobody reads again: the boards delivered for sets that ended a week ago, and
-challenges that closed unaccepted a week ago. What players can still ask for (games and their
-moves, ratings and their history, exports, puzzle attempts, names) is kept."""
+"""Forgetting what nobody reads again: the boards delivered for sets that ended a week ago,
+challenges that closed unaccepted a week ago, and those accepted whose match ended a week ago.
+What players can still ask for (games and their moves, ratings and their history, exports,
+puzzle attempts, names) is kept."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from bot.storage import Database, pruning
 from bot.storage.times import to_us
 
 KEPT_FOR = timedelta(days=7)
-"""How long a delivered board outlives its set's end, and a challenge declined, withdrawn or
-expired its closing: its readers look back minutes (the previous board to reply to, the board
-already out, a second press of Decline, 15 minutes between pings), and a week is room for a
-stop or a busy database in between."""
+"""How long a delivered board outlives its set's end, a challenge declined, withdrawn or expired
+its closing, and one accepted its match's end: their readers look back minutes (the previous
+board to reply to, the board already out, a second press of Decline or Accept, 15 minutes
+between pings), and a week is room for a stop or a busy database in between."""
 
 BATCH = 500
 """The most rows one transaction deletes: a move or a challenge waits for one batch at most."""
@@ -55,13 +56,18 @@ class PruningService:
 
     async def prune(self) -> Swept:
         """Delete the delivered boards of the sets of these servers that ended more than
-        :data:`KEPT_FOR` ago, and their challenges closed unaccepted that long ago: at most
+        :data:`KEPT_FOR` ago, and their challenges closed unaccepted that long ago or accepted for
+        a match that ended that long ago: at most
         :data:`BATCHES_AT_ONCE` full batches of :data:`BATCH` rows (by default), then it stops
         and says more may be left (a batch not full ends its kind of rows)."""
         before_us = to_us(self._clock() - KEPT_FOR)
         deleted = 0
         full = 0
-        for sweep in (pruning.delivered_boards, pruning.closed_challenges):
+        for sweep in (
+            pruning.delivered_boards,
+            pruning.closed_challenges,
+            pruning.accepted_challenges,
+        ):
             while True:
                 if full == self._batches:
                     return Swept(deleted, more_left=True)

@@ -212,13 +212,13 @@ async def role_pinged_since(
     return None if row is None or row[0] is None else int(row[0])
 
 
-async def claim(db: Connection, challenge_id: int, user_id: int) -> bool:
-    """Accept an open challenge as ``user_id``, who becomes the opponent of one open to anyone;
-    False if it was no longer open (or names someone else)."""
+async def claim(db: Connection, challenge_id: int, user_id: int, *, now_us: int) -> bool:
+    """Accept an open challenge as ``user_id`` at ``now_us`` (its close time), who becomes the
+    opponent of one open to anyone; False if it was no longer open (or names someone else)."""
     changed = await db.execute(
-        "UPDATE challenges SET status = 'accepted', opponent_id = ? WHERE challenge_id = ? "
-        "AND status = 'open' AND (opponent_id IS NULL OR opponent_id = ?)",
-        (user_id, challenge_id, user_id),
+        "UPDATE challenges SET status = 'accepted', opponent_id = ?, closed_us = ? "
+        "WHERE challenge_id = ? AND status = 'open' AND (opponent_id IS NULL OR opponent_id = ?)",
+        (user_id, now_us, challenge_id, user_id),
     )
     return changed == 1
 

@@ -1,6 +1,7 @@
 """SQL for forgetting rows nobody reads again once their game or challenge is long over: the
-boards delivered for sets that ended, and challenges declined, withdrawn or expired. Each call
-deletes one batch (a move or a challenge waits for one batch at most)."""
+boards delivered for sets that ended, challenges declined, withdrawn or expired, and those
+accepted whose match ended. Each call deletes one batch (a move or a challenge waits for one
+batch at most)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ async def closed_challenges(
     db: Connection, closed_before_us: int, limit: int, shards: Shards
 ) -> int:
     """Delete up to ``limit`` challenges of ``shards``' servers declined, withdrawn or expired
-    before ``closed_before_us`` (an accepted one names its match, and is kept); how many were
-    deleted. Read through the index of schema 45 (``challenges_closed``).
+    before ``closed_before_us`` (an accepted one goes with its match: :func:`accepted_challenges`);
+    how many were deleted. Read through the index of schema 45 (``challenges_closed``).
 
     The newest challenge is kept whatever it is: SQLite numbers a new row one past the highest
     left (no ``AUTOINCREMENT``), so deleting it would give its id, and the buttons of its post
@@ -45,4 +46,29 @@ async def closed_challenges(
         "AND challenge_id < (SELECT MAX(challenge_id) FROM challenges) "
         f"AND {shards.where('guild_id')} ORDER BY closed_us LIMIT ?)",
         (closed_before_us, limit),
+    )
+
+
+async def accepted_challenges(
+    db: Connection, ended_before_us: int, limit: int, shards: Shards
+) -> int:
+    """Delete up to ``limit`` accepted challenges of ``shards``' servers whose match ended
+    before ``ended_before_us``; how many were deleted. Their readers are done by then: the
+    late first board of their match (:mod:`bot.flow.accepted_challenges`), so one still owed
+    in any set of the match keeps its challenge; a second press of Accept (a double click);
+    the pause between pings of the same opponent (15 minutes, and only challenges made
+    after the ping count). The newest challenge is kept, as :func:`closed_challenges` says.
+
+    Walked by match through the index of schema 40 (``challenges_by_match``): once the old
+    ones are gone, what stands before the first old one left is the matches still played."""
+    return await db.execute(
+        "DELETE FROM challenges WHERE challenge_id IN ("
+        "SELECT c.challenge_id FROM challenges c JOIN matches m ON m.match_id = c.match_id "
+        "WHERE c.match_id IS NOT NULL AND c.status = 'accepted' "
+        "AND m.status <> 'active' AND m.finished_us < ? "
+        "AND NOT EXISTS (SELECT 1 FROM sets s JOIN announcements owed ON owed.set_id = s.set_id "
+        "WHERE s.match_id = m.match_id AND owed.delivered_us IS NULL) "
+        "AND c.challenge_id < (SELECT MAX(challenge_id) FROM challenges) "
+        f"AND {shards.where('c.guild_id')} ORDER BY c.match_id LIMIT ?)",
+        (ended_before_us, limit),
     )
