@@ -19,6 +19,7 @@ import asyncpg
 import discord
 import pytest
 
+from bot.flow import player_moves
 from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import (
@@ -999,6 +1000,22 @@ async def test_the_note_of_what_waits_comes_once_a_set_to_each_player(table: Har
     assert "**alice** (attackers) played b4-b5." in board.content
     await settled(table)  # her /move is answered: a note would have followed
     assert again.followups == []
+
+
+async def test_the_notes_of_what_waits_are_remembered_up_to_a_bound(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot remembers the last notes of what waits it gave (here one), not one per set
+    ever played where it lacked a permission: the one forgotten is told once more."""
+    monkeypatch.setattr(player_moves, "NOTES_KEPT", 1)
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    await moved_where_refused(table, table.alice, "d1-b1")
+    await moved_where_refused(table, table.bob, "c4-c2")
+    assert table.bot is not None
+    assert len(table.bot.flow.player_moves.noted) == 1
+    _board, note = await moved_where_refused(table, table.alice, "b4-b5")
+    assert note.content == ANSWERS_ONLY.format(permission="Send Messages")
 
 
 async def test_a_move_is_played_where_i_may_not_attach_files(table: Harness) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -102,22 +103,35 @@ def _confirmation(
     return view
 
 
+NOTES_KEPT = 10_000
+"""How many notes of what waits (a set, a member, the permissions I lack) the bot remembers
+having told, about 2 MB: past that the least recently told is forgotten, not one kept per set
+ever played where I lacked a permission."""
+
+
 class PlayerMoves:
     """A member's moves: played, answered, the game then going on."""
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
-        self._noted: set[tuple[int, int, tuple[str, ...]]] = set()
-        """Who was told, in which set, that I lack which permissions (:meth:`_note_once`)."""
+        self.noted: OrderedDict[tuple[int, int, tuple[str, ...]], None] = OrderedDict()
+        """Who was told, in which set, that I lack which permissions (:meth:`_note_once`),
+        the least recently told first: at most :data:`NOTES_KEPT`."""
 
     def _note_once(self, result: MoveResult, user_id: int, missing: list[str]) -> list[str]:
         """``missing``, the first time ``user_id`` moves in ``result``'s set while I lack just
         these permissions, else none: the note saying what waits is not repeated at every
-        move (held in memory: a restart may say it once more)."""
+        move (held in memory, the :data:`NOTES_KEPT` last told: a restart, or a set left
+        that long, may say it once more)."""
         key = (result.game.set_id, user_id, tuple(missing))
-        if not missing or key in self._noted:
+        if not missing:
             return []
-        self._noted.add(key)
+        if key in self.noted:
+            self.noted.move_to_end(key)
+            return []
+        self.noted[key] = None
+        while len(self.noted) > NOTES_KEPT:
+            self.noted.popitem(last=False)
         return missing
 
     async def play_move(
