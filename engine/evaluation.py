@@ -244,9 +244,14 @@ class Tables:
             self.square_values = (att, dfn, kng)
 
 
-@functools.cache
+RULESETS_CACHED = 16
+"""How many rulesets' tables are kept: twice the bot's own, room for rulesets records carry;
+past that the least recently searched goes and is built again if needed (once a search)."""
+
+
+@functools.lru_cache(maxsize=RULESETS_CACHED)
 def tables(rules: Ruleset) -> Tables:
-    """The (cached) evaluation tables of ``rules``."""
+    """The (cached) evaluation tables of ``rules``: the :data:`RULESETS_CACHED` last used."""
     return Tables(rules)
 
 

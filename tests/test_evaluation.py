@@ -7,12 +7,22 @@ Positions are OpenTafl strings, first row rank 1: ``t`` attacker, ``T`` defender
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from engine import RULESETS, Board, Game, Side, evaluation
 from engine.board import ATTACKER, DEFENDER, KING
-from engine.evaluation import SQUARE_CLASSES, Tables, Tuned, can_capture, capture_moves, tables
+from engine.evaluation import (
+    RULESETS_CACHED,
+    SQUARE_CLASSES,
+    Tables,
+    Tuned,
+    can_capture,
+    capture_moves,
+    tables,
+)
+from engine.rules import BRANDUBH
 
 
 def _threat(board: Board) -> bool:
@@ -189,3 +199,13 @@ def test_a_window_gives_true_bounds_of_the_score(ruleset: str) -> None:
                 outside += not alpha < bound < beta
             board.push(rng.choice(board.moves()))
     assert outside > 100
+
+
+def test_the_tables_of_at_most_a_bound_of_rulesets_are_kept() -> None:
+    """Searches under more rulesets than the cache keeps (rulesets records carry) keep the
+    tables of the last few, not of every ruleset ever searched."""
+    tables.cache_clear()
+    for number in range(RULESETS_CACHED + 4):
+        tables(replace(BRANDUBH, name=f"record ruleset {number}"))
+    assert tables.cache_info().currsize == RULESETS_CACHED
+    tables.cache_clear()
