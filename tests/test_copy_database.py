@@ -256,3 +256,15 @@ async def test_a_database_newer_than_this_bot_is_refused_changing_nothing(
     assert "newer than this bot's" in err
     assert _file_state(db_path) == source_before
     assert await _target_tables(target) == target_before
+
+
+async def test_the_check_of_a_new_target_writes_nothing_there(
+    postgres: PostgresServer | str,
+) -> None:
+    """The copy's first look at a new target (is it newer than this bot?) only reads it: the
+    target stays without a table until the copy goes ahead (before: an empty schema_version
+    table was made there, left behind when the source was then refused)."""
+    target = await postgres_database(postgres)
+    checked = await Database.open(target, target_version=0)
+    await checked.close()
+    assert await _target_tables(target) == []

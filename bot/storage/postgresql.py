@@ -217,6 +217,15 @@ class PostgresDatabase(Database):
         available = migrations(Dialect.POSTGRESQL)
         latest = schema_version(Dialect.POSTGRESQL)
         target = latest if target_version is None else target_version
+        # Read first, writing nothing: with nothing to migrate (the copy's check of a target,
+        # target_version 0) a new database stays empty, without even a schema_version table.
+        async with self._connection() as conn:
+            found = 0
+            if await conn.fetchval("SELECT to_regclass('schema_version') IS NOT NULL"):
+                found = await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_version")
+        if found >= target:
+            self._refuse_newer(found, latest)
+            return
         async with self._connection() as conn, conn.transaction():
             # Processes starting together queue here; the first migrates, the rest find it done.
             await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(MIGRATION_LOCK))
@@ -227,12 +236,7 @@ class PostgresDatabase(Database):
             if version is None:
                 await conn.execute("INSERT INTO schema_version (version) VALUES (0)")
                 version = 0
-            if version > latest:
-                raise DatabaseTooNew(
-                    f"The database {self.where} has schema version {version}, newer than this "
-                    f"bot's {latest}: upgrade the bot or use another database.",
-                    self.where,
-                )
+            self._refuse_newer(version, latest)
             pending = [m for m in available if version < m[0] <= target]
             for _, _, sql in pending:
                 await conn.execute(sql)
@@ -244,6 +248,15 @@ class PostgresDatabase(Database):
                     version,
                     pending[-1][0],
                 )
+
+    def _refuse_newer(self, version: int, latest: int) -> None:
+        """Raise DatabaseTooNew if ``version`` is newer than this bot's ``latest``."""
+        if version > latest:
+            raise DatabaseTooNew(
+                f"The database {self.where} has schema version {version}, newer than this "
+                f"bot's {latest}: upgrade the bot or use another database.",
+                self.where,
+            )
 
     async def stored_version(self) -> int:
         """The schema version recorded in ``schema_version``."""
