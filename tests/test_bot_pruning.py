@@ -30,17 +30,22 @@ def _rows(table: Harness, sql: str) -> int:
         return int(raw.execute(sql).fetchone()[0])
 
 
-async def test_boards_out_of_a_game_ended_a_week_ago_are_deleted_and_its_moves_kept(
-    table: Harness,
-) -> None:
-    """A game played and resigned, then eight days: its boards' outbox rows are gone, its
-    moves are not, and it still exports."""
+async def _two_moves_then_resigned(table: Harness) -> None:
+    """alice and bob play a move each, then alice resigns: the set's end is out."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.move(table.alice, "d1-b1")
     await table.move(table.bob, "c4-c2")
     ask = await table.reply_text(table.alice, "resign")
     await table.standin.click(ask, ask.custom_ids()[0], table.alice)
-    await table.checks_run()  # the set's end is out
+    await table.checks_run()
+
+
+async def test_boards_out_of_a_game_ended_a_week_ago_are_deleted_and_its_moves_kept(
+    table: Harness,
+) -> None:
+    """A game played and resigned, then eight days: its boards' outbox rows are gone, its
+    moves are not, and it still exports."""
+    await _two_moves_then_resigned(table)
     assert _rows(table, "SELECT count(*) FROM announcements WHERE delivered_us IS NULL") == 0
     assert _rows(table, "SELECT count(*) FROM announcements") == 3
     table.advance(timedelta(days=8))
@@ -58,12 +63,7 @@ async def test_a_check_deletes_a_few_batches_and_the_next_checks_the_rest(
     """A backlog past a check's batches is not swept in one check (late boards and time-outs
     would wait for all of it): each check deletes its batches, the following ones the rest,
     then the sweep waits an hour."""
-    await table.challenge_accepted(table.alice, table.bob, sets=1)
-    await table.move(table.alice, "d1-b1")
-    await table.move(table.bob, "c4-c2")
-    ask = await table.reply_text(table.alice, "resign")
-    await table.standin.click(ask, ask.custom_ids()[0], table.alice)
-    await table.checks_run()  # the set's end is out
+    await _two_moves_then_resigned(table)
     assert _rows(table, "SELECT count(*) FROM announcements") == 3
     bot = table.bot
     assert bot is not None

@@ -51,6 +51,7 @@ from tests.conftest import (
 from tests.older_schemas import (
     SCHEMA_45_UNDONE,
     SCHEMA_47_UNDONE,
+    back_to_schema,
     schema_43_undone,
     schema_44_undone,
 )
@@ -631,19 +632,6 @@ async def test_the_places_of_games_name_the_thread_and_its_channel(
         await opened.close()
 
 
-async def back_to_schema(services: Services, version: int, *undo: str) -> None:
-    """Undo by hand, in one transaction, what the migrations after ``version`` did (the
-    statements ``undo``) and store ``version`` as the database's schema, so that opening it
-    again replays those migrations."""
-    async with services.database.transaction() as db:
-        for statement in undo:
-            await db.execute(statement)
-        if services.database.dialect is Dialect.SQLITE:
-            await db.execute(f"PRAGMA user_version = {version}")
-        else:
-            await db.execute(f"UPDATE schema_version SET version = {version}")
-
-
 async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
     database: str, clock: FakeClock
 ) -> None:
@@ -665,7 +653,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             ids.append(following.set_id)
             assert first.set_id < following.set_id
         await back_to_schema(
-            services,
+            services.database,
             25,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
             *SCHEMA_47_UNDONE,
@@ -720,7 +708,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
                 await services.takebacks.ask(channel, ALICE)  # her move and the reply
             ids.append(active.set_id)
         await back_to_schema(
-            services,
+            services.database,
             29,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
             *SCHEMA_47_UNDONE,
@@ -915,7 +903,7 @@ async def test_schema_43_keeps_the_nonce_of_a_board_owed_before_it(
         before = await services.announcements.nonce(active.set_id, 2)
         dialect = services.database.dialect
         await back_to_schema(
-            services,
+            services.database,
             42,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
@@ -978,7 +966,7 @@ async def test_schema_44_reads_a_takebacks_board_owed_before_it_as_it_was(
         clock.advance(timedelta(seconds=1))
         await services.takebacks.ask(CHANNEL, ALICE)  # back to ply 0
         await back_to_schema(
-            services,
+            services.database,
             43,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
