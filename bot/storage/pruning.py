@@ -60,14 +60,16 @@ async def accepted_challenges(
     after the ping count). The newest challenge is kept, as :func:`closed_challenges` says.
 
     Walked by match through the index of schema 40 (``challenges_by_match``): once the old
-    ones are gone, what stands before the first old one left is the matches still played."""
+    ones are gone, what stands before the first old one left is the matches still played. The
+    matches owed a board are read once a batch, through the owed boards' index
+    (``announcements_due``: sets have no index by match but the one of those in progress)."""
     return await db.execute(
         "DELETE FROM challenges WHERE challenge_id IN ("
         "SELECT c.challenge_id FROM challenges c JOIN matches m ON m.match_id = c.match_id "
         "WHERE c.match_id IS NOT NULL AND c.status = 'accepted' "
         "AND m.status <> 'active' AND m.finished_us < ? "
-        "AND NOT EXISTS (SELECT 1 FROM sets s JOIN announcements owed ON owed.set_id = s.set_id "
-        "WHERE s.match_id = m.match_id AND owed.delivered_us IS NULL) "
+        "AND c.match_id NOT IN (SELECT s.match_id FROM announcements owed "
+        "JOIN sets s ON s.set_id = owed.set_id WHERE owed.delivered_us IS NULL) "
         "AND c.challenge_id < (SELECT MAX(challenge_id) FROM challenges) "
         f"AND {shards.where('c.guild_id')} ORDER BY c.match_id LIMIT ?)",
         (ended_before_us, limit),
