@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from bot.flow import computer_turns as turns
 from bot.flow import player_moves
 from bot.storage.errors import DatabaseUnavailable
 from tests.bot_harness import Harness, next_drawing_waits, running_bot, settled
@@ -60,10 +59,10 @@ async def test_my_reply_posted_after_an_abort_at_its_ply_leaves_the_final_board_
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """My reply to alice's move is posted apart (Discord refused the edit of her line) and an
-    admin aborts the game while it is drawn, at the same instant: my board carries the nonce
-    my move owed it with, so the outbox's post of the final board is made too (before, my
-    board took its nonce, and Discord returned mine for it)."""
-    await my_reply_apart(table, monkeypatch, abort_while_drawn=True)
+    admin aborts the game just before it is posted, at the same instant: my board carries the
+    nonce my move owed it with, so the outbox's post of the final board is made too (before,
+    my board took its nonce, and Discord returned mine for it)."""
+    await my_reply_apart(table, monkeypatch, abort_before_posted=True)
 
 
 async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_final_board_its_nonce(
@@ -106,18 +105,19 @@ async def test_my_reply_found_stored_after_its_write_failed_leaves_the_final_boa
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """My move's write answers an error though it was stored (found so on reading again), my
-    reply is posted apart, and an admin aborts the game while it is drawn, at the same
+    reply is posted apart, and an admin aborts the game just before it is posted, at the same
     instant: my board carries the nonce my move owed it with, so the outbox's post of the
     final board is made too (before, my board read the final board's nonce when posted)."""
     stored_though_failed(table, monkeypatch)
-    await my_reply_apart(table, monkeypatch, abort_while_drawn=True)
+    await my_reply_apart(table, monkeypatch, abort_before_posted=True)
 
 
 async def test_my_reply_found_stored_then_aborted_before_its_board_is_read_leaves_the_final_board(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """My move's write answers an error though it was stored, and an admin aborts the game
-    after my move is found stored, before its board is read: my board is the one my move
+    after my move is found stored, before its board is read, and the database fails the look
+    at whether the set still stands (so my board is posted): my board is the one my move
     owed, the one before the final board's, so the outbox's post of the final board is made
     too (read as the board owed last, my board would take the final board's nonce, and
     nobody would be told of the abort)."""
@@ -126,12 +126,19 @@ async def test_my_reply_found_stored_then_aborted_before_its_board_is_read_leave
     stored_though_failed(table, monkeypatch)
     read = games.with_move_board
 
+    get = games.get
+
+    async def unreadable(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(games, "get", get)
+        raise DatabaseUnavailable("the database is down for a moment")
+
     async def aborted_first(*args: Any, **kwargs: Any) -> Any:
         await games.abort(table.channel.id)
+        monkeypatch.setattr(games, "get", unreadable)
         return await read(*args, **kwargs)
 
     monkeypatch.setattr(games, "with_move_board", aborted_first)
-    await my_reply_apart(table, monkeypatch, abort_while_drawn=False)
+    await my_reply_apart(table, monkeypatch, abort_before_posted=False)
 
 
 def stored_though_failed(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -149,26 +156,33 @@ def stored_though_failed(table: Harness, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 async def my_reply_apart(
-    table: Harness, monkeypatch: pytest.MonkeyPatch, *, abort_while_drawn: bool
+    table: Harness, monkeypatch: pytest.MonkeyPatch, *, abort_before_posted: bool
 ) -> None:
     """alice challenges me and plays d1-b1 while Discord refuses edits (404 Unknown Message),
-    so my reply is posted apart (with ``abort_while_drawn``, an admin aborts the game while
-    its board is drawn, at the same instant); once the outbox had its turn, the channel's
-    last boards are my reply's and the final one."""
+    so my reply is posted apart (with ``abort_before_posted``, an admin aborts the game just
+    before it is posted, once the flow found the set still standing, at the same instant);
+    once the outbox had its turn, the channel's last boards are my reply's and the final
+    one."""
     await table.slash(table.alice, "challenge", {"opponent": table.me})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
-    drawing, go_on = next_drawing_waits(monkeypatch, turns)
+    assert table.bot is not None
+    flow = table.bot.flow
+    nonce = flow.board_nonce
+
+    async def aborted_first(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(flow, "board_nonce", nonce)
+        await games.abort(table.channel.id)
+        return await nonce(*args, **kwargs)
+
+    games = table.bot.services.games
+    if abort_before_posted:
+        monkeypatch.setattr(flow, "board_nonce", aborted_first)
 
     def edits(method: str, path: str) -> bool:
         return method == "PATCH" and "/messages/" in path
 
     table.standin.fail_rest(404, seconds=30, code=10008, matching=edits)  # Unknown Message
     await table.move(table.alice, "d1-b1")
-    await asyncio.wait_for(drawing.wait(), 20)
-    if abort_while_drawn:
-        assert table.bot is not None
-        await table.bot.services.games.abort(table.channel.id)
-    go_on.set()
     await table.standin.wait_until(
         lambda: any("(defenders) played" in m.content for m in table.public_messages()),
         timeout=10,

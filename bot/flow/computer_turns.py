@@ -141,17 +141,20 @@ class ComputerTurns:
         )
         return sent.id
 
-    async def stop_thinking(self, channel: discord.PartialMessageable, message_id: int) -> None:
+    async def stop_thinking(
+        self, channel: discord.PartialMessageable, message_id: int, *, told: str | None = None
+    ) -> None:
         """The move's line said "I am thinking…" but no reply will replace it
         (the set ended by a resignation or an abort meanwhile, or the reply was posted apart):
-        take that line off — in a thread Discord archived meanwhile too, which is opened again
-        for the edit (:func:`edit_reopening`). It is known in any language I speak: the
-        server's may have changed since the line was written."""
+        take that line off (put ``told`` in its place, if given: what happened instead) — in a
+        thread Discord archived meanwhile too, which is opened again for the edit
+        (:func:`edit_reopening`). It is known in any language I speak: the server's may have
+        changed since the line was written."""
         try:
             message = await channel.fetch_message(message_id)
-            lines = message.content.split("\n")
+            lines = message.content.split("\n")[:-1] + ([] if told is None else [told])
             if still_thinking(message.content):
-                await edit_reopening(self.flow.bot, message, content="\n".join(lines[:-1]))
+                await edit_reopening(self.flow.bot, message, content="\n".join(lines))
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not take 'thinking' off message %s: %s", message_id, error)
 
@@ -164,6 +167,17 @@ class ComputerTurns:
         except NoGameHere:
             return False
         return current.ply == active.ply and current.computer_to_move
+
+    async def _ended_since(self, board: ActiveGame) -> bool:
+        """Whether ``board``'s set ended since my move (a resignation, an abort, time), as
+        stored now; False if the database cannot say (the board is then posted as drawn)."""
+        try:
+            await self.flow.bot.services.games.get(board.set_id)
+        except NoGameHere:
+            return True
+        except StorageError as error:
+            _log.info("Game %s: not known whether it ended: %r", board.set_id, error)
+        return False
 
     async def no_reply(self, channel_id: int, line: int | None) -> None:
         """No reply of mine is coming to the player's ``line`` in ``channel_id``, if there is
@@ -374,6 +388,7 @@ class ComputerTurns:
         reply_in = reply.line = self._line(active, reply_in)
         lang = await self.flow.server_language(active.guild_id)
         headline, names = await self.flow.headline_for(result, lang)
+        mine = headline  # my move, told (the set's end too, if it ended it)
         if reply_in is not None:
             earlier = result.game.game.records[-2] if result.game.ply >= 2 else None
             if earlier is not None:
@@ -385,6 +400,16 @@ class ComputerTurns:
         content, files, view, pings = await self.flow.set_ends.with_next_set(
             post, result.set_end, lang
         )
+        if result.set_end is None and await self._ended_since(result.game):
+            # Its final board is out, or owed: a board after it asking for a move, or the
+            # player's line edited into one, would read as if the set went on. The line tells
+            # my move instead of "I am thinking…"; the final board shows the position.
+            reply.posted = True
+            _log.info("Game %s ended while my board was drawn: not posted", active.set_id)
+            for line in {reply.line, reply_in} - {None}:
+                assert line is not None
+                await self.stop_thinking(channel, line, told=mine)
+            return
         # Posted on my own (an opening move, a resumed turn) it follows my permissions there.
         if as_text or not may_attach_files(self.flow.bot, active.channel_id):
             content, files = pictures_as_text(content, files, lang), []
