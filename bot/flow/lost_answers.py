@@ -7,12 +7,11 @@ them failed in a way that may have been done all the same (a 5xx, no answer at a
 interaction found answered already), Discord is asked whether the answer is there before its
 board is left owed to the outbox, which would otherwise post it twice.
 
-A followup answered with a 5xx is tried again by discord.py itself (up to five times) before
-it fails here, and Discord makes each try that landed: the channel is read only after the
-last, and a followup made by an earlier try shows as well. So a press's board is a followup
-only where I may not post in the channel
-(:meth:`bot.flow.player_moves.PlayerMoves._press_answer`); elsewhere it is posted there with
-the outbox's nonce.
+discord.py itself tries a followup answered with a 5xx again (up to five times), and Discord
+makes each try that landed. So a press's board is a followup only where I may not post in the
+channel (:meth:`bot.flow.player_moves.PlayerMoves._press_answer`), and that one is sent once
+(:func:`bot.flow.followups_once.tried_once`): its first 5xx comes here, and the channel is read
+for it before it is left owed; elsewhere it is posted there with the outbox's nonce.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import expired, missing_here
+from bot.flow.followups_once import tried_once
 from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.move_answers import (
     answer_publicly_if_possible,
@@ -350,20 +351,22 @@ class PlayerMoves:
         Discord makes it once however often discord.py tries it after a 5xx, and one whose
         answer is lost for good is returned to the outbox's post. Elsewhere (``answering``:
         :attr:`Answer.FOLLOWUP`) it is a followup, which Discord delivers without Send
-        Messages but which can carry no nonce: one lost is looked for in the channel
-        (:func:`made_anyway`), and discord.py's own tries after a 5xx may show it twice."""
+        Messages but which can carry no nonce: it is tried once (:func:`tried_once`: not
+        again by discord.py after a 5xx, which would show it twice if the first landed), and
+        one lost is looked for in the channel (:func:`made_anyway`)."""
         if answering is None:
             nonce = await self.flow.board_nonce(result.game)
             return await post_for_press(
                 interaction, reply.content, reply.files, reply.view, reply.pings, nonce=nonce
             )
-        sent = await interaction.followup.send(
-            reply.content,
-            files=reply.files,
-            view=or_missing(reply.view),
-            wait=True,
-            allowed_mentions=reply.pings,
-        )
+        with tried_once():  # one whose answer is lost is looked for, not sent again
+            sent = await interaction.followup.send(
+                reply.content,
+                files=reply.files,
+                view=or_missing(reply.view),
+                wait=True,
+                allowed_mentions=reply.pings,
+            )
         return sent.id
 
     async def _answer_lost(

@@ -1,0 +1,50 @@
+"""A followup sent once: discord.py's webhook requests (an interaction's followups) try a 5xx
+again, up to five times, and Discord makes each try that landed; a followup carries no nonce, so
+one whose answer was lost would show twice. Sent under :func:`tried_once`, the first 5xx is
+raised instead, and the caller asks Discord whether it was made
+(:func:`bot.flow.lost_answers.made_anyway`) before it is sent again or left owed."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import aiohttp
+import discord
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+
+class _FirstAnswer:
+    """An aiohttp session whose requests raise a 5xx answer at once (DiscordServerError)."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self._session = session
+
+    @contextlib.asynccontextmanager
+    async def request(self, *args: Any, **kwargs: Any) -> AsyncIterator[aiohttp.ClientResponse]:
+        async with self._session.request(*args, **kwargs) as response:
+            if response.status >= 500:
+                raise discord.DiscordServerError(response, await response.text())
+            yield response
+
+
+class _OneTry(AsyncWebhookAdapter):
+    """discord.py's webhook adapter, its 5xx answers raised rather than tried again."""
+
+    async def request(self, route: Any, session: Any, **kwargs: Any) -> Any:
+        return await super().request(route, _FirstAnswer(session), **kwargs)  # type: ignore[arg-type]  # duck-typed session
+
+
+_ONE_TRY = _OneTry()  # type: ignore[no-untyped-call]  # discord.py's __init__ is untyped
+
+
+@contextlib.contextmanager
+def tried_once() -> Iterator[None]:
+    """Within it, an interaction's followups (webhook requests) are not tried again after a
+    5xx: the error is raised, whatever Discord made."""
+    token = async_context.set(_ONE_TRY)
+    try:
+        yield
+    finally:
+        async_context.reset(token)

@@ -1,0 +1,49 @@
+"""A press's board sent as a followup (where I may not send messages), its answer lost after
+Discord made it: shown once, not tried again by discord.py, found and noted out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot, settled
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import SEND_MESSAGES
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in the channel (threads off)."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def followup_posts(method: str, path: str) -> bool:
+    """Whether a REST request is an interaction's followup."""
+    return method == "POST" and "/webhooks/" in path
+
+
+async def test_a_press_board_whose_followup_answer_is_lost_shows_once(table: Harness) -> None:
+    """Without Send Messages, alice plays d1-b1 with the picker; Discord makes its board (a
+    followup) but its answer is lost (502): the board shows once, and the outbox posts it no
+    second time (before, discord.py sent the followup again and it showed twice)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    step_two = await table.picked(board, table.alice)
+    [where] = step_two.custom_ids()
+    lost = table.standin.lose_answers(502, requests=1, matching=followup_posts)
+    played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
+    await played.wait_followups()
+    await settled(table)  # the press's answer is done, tried again or not
+    assert lost.hits == 1
+    await table.standin.set_overwrite(table.channel, table.me)  # the outbox may post again
+    table.advance(timedelta(seconds=11))
+    await table.checks_run(2)
+    shown = [m for m in table.public_messages() if "played d1-b1." in m.content]
+    assert len(shown) == 1, [m.content for m in shown]
+    assert "**alice** (attackers) played d1-b1." in shown[0].content
