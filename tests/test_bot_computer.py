@@ -489,8 +489,8 @@ async def test_a_reply_the_outbox_posts_later_takes_the_thinking_line_off(
     path = f"/channels/{table.channel.id}/messages"
     down = table.standin.fail_rest(503, seconds=60, matching=lambda _method, p: path in p)
     pool.go.set()
-    await table.standin.wait_until(
-        lambda: down.hits >= 3, waiting_for="the edit, its read-back and the post refused"
+    await table.standin.wait_until(  # the line's own edit (telling my move) refused too
+        lambda: down.hits >= 4, waiting_for="the edit, its read-back, the post, the line's read"
     )
     table.standin.end_faults()  # Discord is back
     table.advance(timedelta(seconds=30))  # the outbox's turn

@@ -346,6 +346,41 @@ async def test_a_line_returned_while_the_computer_searches_loses_thinking_when_i
     answers; the outbox gets the line back by its nonce past its grace, while the computer
     still searches: the reply is edited into that line, which says no longer "I am thinking…"
     (before, the reply was posted apart and the line kept saying so)."""
+    _line, released = await line_returned_while_searching(table, monkeypatch)
+    released.set()
+    await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)
+    await outbox_done(table)
+    [told] = boards_of(table, "d1-b1")  # the reply was edited into the line: one message
+    assert "(level 3)** (defenders) played" in told.content
+    assert not any("I am thinking…" in m.content for m in table.public_messages())
+
+
+async def test_a_line_returned_while_the_computer_searches_tells_its_move_if_its_post_fails(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord makes the line of alice's picked move against the computer but loses both
+    answers; the outbox gets the line back by its nonce while the computer searches, and
+    Discord fails my reply's edit into it (503) and refuses its post apart (403): the line
+    tells my move in place of "I am thinking…" (before, it kept saying I was thinking until
+    my board came, late)."""
+    line, released = await line_returned_while_searching(table, monkeypatch)
+    table.standin.fail_rest(503, seconds=30, matching=first_only(_edits))
+    table.standin.fail_rest(403, seconds=30, code=50013, matching=_channel_posts)
+    released.set()
+    await settled(table, tasks_named=("computer-move-",))
+    played, mine = line.content.split("\n")
+    assert played == "**alice** (attackers) played d1-b1."
+    assert mine.startswith("**Brandubh (level 3)** (defenders) played "), mine
+    assert not line.attachments
+    table.standin.end_faults()
+
+
+async def line_returned_while_searching(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> tuple[StoredMessage, asyncio.Event]:
+    """Discord makes the line of alice's picked move against the computer but loses both
+    answers (503s); the outbox gets the line back by its nonce past its grace while the
+    computer searches, held until the event returned is set. Returns the line."""
     assert table.bot is not None
     await table.slash(table.alice, "challenge", {"opponent": table.me})
     board = await table.wait_board(lambda m: "your move as the attackers" in m.content)
@@ -370,12 +405,11 @@ async def test_a_line_returned_while_the_computer_searches_loses_thinking_when_i
     [line] = boards_of(table, "d1-b1")
     await eventually(lambda: announcements.message_of(1, 1), line.id)
     assert line.content.endswith("I am thinking…")  # the computer still searches
-    released.set()
-    await table.wait_board(lambda m: "(level 3)** (defenders) played" in m.content)
-    await outbox_done(table)
-    [told] = boards_of(table, "d1-b1")  # the reply was edited into the line: one message
-    assert "(level 3)** (defenders) played" in told.content
-    assert not any("I am thinking…" in m.content for m in table.public_messages())
+    return line, released
+
+
+def _edits(method: str, path: str) -> bool:
+    return method == "PATCH" and path.startswith("/channels/") and "/messages/" in path
 
 
 async def test_a_set_the_computers_move_ends_goes_on_though_neither_write_nor_read_answered(

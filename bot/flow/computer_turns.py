@@ -168,6 +168,14 @@ class ComputerTurns:
             return False
         return current.ply == active.ply and current.computer_to_move
 
+    async def _tell_in_lines(
+        self, channel: discord.PartialMessageable, lines: set[int | None], told: str
+    ) -> None:
+        """The player's ``lines`` (None: none) still saying "I am thinking…" say ``told``
+        (my move) in its place: no board of mine replaces them."""
+        for line in sorted(line for line in lines if line is not None):
+            await self.stop_thinking(channel, line, told=told)
+
     async def _ended_since(self, board: ActiveGame) -> bool:
         """Whether ``board``'s set ended since my move (a resignation, an abort, time), as
         stored now; False if the database cannot say (the board is then posted as drawn)."""
@@ -406,9 +414,7 @@ class ComputerTurns:
             # my move instead of "I am thinking…"; the final board shows the position.
             reply.posted = True
             _log.info("Game %s ended while my board was drawn: not posted", active.set_id)
-            for line in {reply.line, reply_in} - {None}:
-                assert line is not None
-                await self.stop_thinking(channel, line, told=mine)
+            await self._tell_in_lines(channel, {reply.line, reply_in}, mine)
             return
         # Posted on my own (an opening move, a resumed turn) it follows my permissions there.
         if as_text or not may_attach_files(self.flow.bot, active.channel_id):
@@ -433,6 +439,9 @@ class ComputerTurns:
             cause = late_cause(error)
             if cause is not None:
                 await note_refusal(result, cause, self.flow.bot.services.announcements)
+            # The player's line (theirs, or the one the outbox got back) was not made my
+            # board: it tells my move in place of "I am thinking…" (its board follows, late).
+            await self._tell_in_lines(channel, {reply_in, reply.line}, mine)
         else:
             await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
             if reply_in is not None and message_id != reply_in:  # posted apart: the edit failed
