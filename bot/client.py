@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,7 +25,7 @@ from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
 from bot.name_cache import NameCache
-from bot.names import account_name, alike, shown_name, told_apart
+from bot.names import account_name, alike, shown_name
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -364,19 +364,14 @@ class BrandubhBot(commands.AutoShardedBot):
             self._names.put((guild_id, self.user.id), shown[self.user.id])
         return {uid: shown[uid] for uid in user_ids if uid in shown}
 
-    async def told_apart(self, names: dict[int, str], longest: int | None = None) -> dict[int, str]:
-        """``names`` (one list's, as :meth:`display_names` gives them) with each that reads as
-        another followed by its stored username, "alex (@alex_w)" (:func:`told_apart`, which
-        cuts such a name to ``longest`` if given): the usernames are read only when two names
-        read alike.
+    async def usernames_alike(self, names: Mapping[int, str]) -> dict[int, str]:
+        """The stored usernames of those of ``names`` (one list's, as :meth:`display_names`
+        gives them) whose name reads as another's there (:func:`alike`), which tell them apart
+        (:func:`bot.names.told_apart`): none is read when no two names read alike.
 
         Raises StorageError if the database cannot read them."""
         twins = alike(names)
-        if not twins:
-            return names
-        usernames = await self.services.players.usernames(sorted(twins))
-        told = told_apart(names, usernames, longest)
-        return {uid: name or names[uid] for uid, name in told.items()}
+        return await self.services.players.usernames(sorted(twins)) if twins else {}
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import discord
 
@@ -128,11 +128,15 @@ def alike(names: Mapping[int, str | None]) -> set[int]:
     return {uid for uid, skeleton in read.items() if counts[skeleton] > 1}
 
 
+Name = TypeVar("Name", str, str | None)
+"""A list's names: all known (``str``), or some never told (``None``, read "a player")."""
+
+
 def told_apart(
-    names: Mapping[int, str | None],
+    names: Mapping[int, Name],
     usernames: Mapping[int, str | None],
     longest: int | None = None,
-) -> dict[int, str | None]:
+) -> dict[int, Name]:
     """``names`` (by user id, the names one list shows), each that reads as another of them
     (:func:`alike`) followed by the user's username: "alex (@alex_w)" — its name cut to
     ``longest`` characters if given ("alexand… (@alex_w)"), for a list that would not fit

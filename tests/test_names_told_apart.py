@@ -3,20 +3,25 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
+from bot.i18n import languages
 from bot.names import alike, told_apart
-from bot.services.domain import LeaderboardPage, Standing
+from bot.services.domain import GameInProgress, GamesPage, LeaderboardPage, Standing
 from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverStanding
 from bot.storage import Database
+from bot.views.games import told_apart_games_embed
 from bot.views.leaderboard import leaderboard_embed
 from bot.views.puzzle_board import solvers_embed
+from engine import RULESETS
 from tests.bot_harness import Harness, PostgresHarness, challenge_id, running_bot
 from tests.conftest import postgres_database
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import FakeMember
 from tests.older_schemas import step_back
 from tests.postgres_server import PostgresServer
+from tests.test_bot_puzzles import solve
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -26,6 +31,8 @@ WON = ["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"]
 ALEX_W = "alex (@alex\\_w)"
 ALEX_K = "alex (@alex.k)"
 """The two alexes as a list shows them (a username's ``_`` escaped for Markdown)."""
+ALEXES = ("alex_w", "alex.k")
+"""Their usernames."""
 
 
 def test_names_that_read_alike_are_followed_by_the_username() -> None:
@@ -179,3 +186,88 @@ async def test_a_page_of_games_between_long_names_told_apart_still_fits(
         assert len(text) <= 4096, len(text)
         assert text.count(" (@") == 30, text
         assert "(@" + "\\_" * 30 + "a9)" in text, text
+
+
+def test_a_page_of_games_told_apart_fits_in_every_language() -> None:
+    """Ten games of the second set between twenty players all nicknamed 32 underscores (the
+    longest escaped name; usernames as long), with the note that games are left out: in every
+    language and ruleset the page fits Discord's 4096 characters, every player still told
+    apart by username. Cut to 8 characters alone, French, Spanish and German passed it."""
+    ids = range(100, 120)
+    shown = {uid: "_" * 32 for uid in ids}
+    usernames = {uid: "_" * 30 + f"{uid - 100:02}" for uid in ids}
+    for lang in languages():
+        for ruleset in RULESETS:
+            games = tuple(
+                GameInProgress(
+                    set_id=n,
+                    match_id=n,
+                    channel_id=10**18 + n,
+                    ruleset=ruleset,
+                    set_number=2,
+                    sets_total=2,
+                    attacker_id=100 + 2 * n,
+                    defender_id=101 + 2 * n,
+                    ply=998,
+                    to_move_id=100 + 2 * n,
+                    computer_id=None,
+                    computer_level=None,
+                )
+                for n in range(10)
+            )
+            embed, _ = told_apart_games_embed(
+                GamesPage(1, None, 0, 10, 10, games),
+                shown,
+                usernames,
+                "x" * 100,
+                lang,
+                unanswered=True,
+            )
+            text = embed.description or ""
+            assert len(text) <= 4096, (lang.tag, ruleset, len(text))
+            assert text.count(" (@") == 30, (lang.tag, ruleset, text)
+            assert "(@" + "\\_" * 30 + "19)" in text, (lang.tag, ruleset, text)
+
+
+async def test_all_waiting_challenges_tells_two_alexes_apart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Five seekers, then two members nicknamed "alex", ask for a game: /games lists the five
+    oldest, and its **All waiting challenges** (the rest of that list) tells the alexes apart
+    by username as /games does (it named both "alex")."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        seekers = [table.standin.add_member(table.guild, f"seeker{n}") for n in range(5)]
+        alexes = [table.standin.add_member(table.guild, name, nick="alex") for name in ALEXES]
+        for member in (*seekers, *alexes):
+            posted = await table.reply_text(member, "challenge", {"sets": 1})
+            assert not posted.ephemeral, posted.content
+        listing = await table.reply_text(table.carol, "games")
+        [show_all] = listing.custom_ids()
+        private = await (await table.standin.click(listing, show_all, table.carol)).wait_original()
+        lines = private.embeds[0]["description"].splitlines()
+        assert [line.split(" · ")[0] for line in lines[5:]] == [f"**{ALEX_W}**", f"**{ALEX_K}**"]
+
+
+async def test_the_daily_post_tells_two_alexes_apart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """Two members nicknamed "alex" solve the daily puzzle: the next day's post says it was
+    solved by "alex (@alex_w)" and "alex (@alex.k)" (it said "alex, alex"), pinging nobody."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        lobby = table.guild.channel("lobby")
+        hour = (table.now + timedelta(hours=1)).hour
+        await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+        table.advance(timedelta(hours=1))
+        first = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+        for name in ALEXES:
+            alex = table.standin.add_member(table.guild, name, nick="alex")
+            opened = await table.standin.click(first, first.custom_ids()[0], alex)
+            assert "Solved!" in (await solve(table, await opened.wait_original(), alex)).content
+        table.advance(timedelta(days=1))
+        second = await table.standin.wait_for_message(
+            lobby, lambda m: "Daily puzzle" in m.content and m.id != first.id
+        )
+        solvers = second.content.splitlines()[-1]
+        assert f"**{ALEX_W}**" in solvers, solvers
+        assert f"**{ALEX_K}**" in solvers, solvers
+        assert second.pinged_user_ids() == set()

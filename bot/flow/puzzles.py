@@ -23,7 +23,7 @@ from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
-from bot.names import player_name
+from bot.names import player_name, told_apart
 from bot.services.daily_puzzle import DailyPost
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, by_id
@@ -462,7 +462,9 @@ class PuzzleFlow:
         channel = self.bot.get_partial_messageable(post.channel_id)
         lang = await self.bot.flow.server_language(post.guild_id)
         # Named as stored: a mention shows bare digits for a solver who left the server.
-        names = await self.bot.display_names(post.guild_id, *post.previous_solvers[:SOLVERS_NAMED])
+        found = await self.bot.display_names(post.guild_id, *post.previous_solvers[:SOLVERS_NAMED])
+        # Two solvers shown alike ("solved by alex, alex") are told apart by their usernames.
+        names = told_apart(found, await self.bot.usernames_alike(found))
         try:
             # A post Discord took just before a restart (its id never stored) is found,
             # not posted again.

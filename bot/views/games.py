@@ -9,7 +9,7 @@ from typing import Any
 import discord
 
 from bot.i18n import ENGLISH, Language, command
-from bot.names import escaped, player_name
+from bot.names import escaped, player_name, told_apart
 from bot.services.domain import (
     GameInProgress,
     GamesPage,
@@ -36,10 +36,13 @@ from bot.views.waiting import (
 from engine import get_ruleset
 
 GAMES_PAGE_SIZE = 10
-TOLD_APART_LONGEST = 8
-"""How long a name told apart by its username may be on a page of games that would not fit
-Discord's 4096 characters otherwise (ten games between players named alike at Discord's
-longest, 32 characters, Markdown escaped)."""
+TOLD_APART_CUTS = (None, 8, 4, 1)
+"""How long a name told apart by its username may be on a page of games, tried in turn until
+the page fits Discord's 4096 characters: whole, else cut to 8 characters, 4, then 1
+("… (@alex_w)", the username alone telling them apart). Ten games between players named
+alike at Discord's longest (32 characters, Markdown escaped) need 8 in English, 4 in French
+with the note that games are left out; at 1 a name told apart is at most 5 characters longer
+than the longest name not told apart, so a page always fits."""
 
 
 def field_values(lines: Iterable[str]) -> list[str]:
@@ -114,6 +117,27 @@ def games_embed(
     value, left_out = ("", 0) if waiting is None else waiting_value(waiting, names, lang)
     if value:
         embed.add_field(name=lang._("Waiting for an opponent"), value=value, inline=False)
+    return embed, left_out
+
+
+def told_apart_games_embed(
+    page: GamesPage,
+    shown: Mapping[int, str],
+    usernames: Mapping[int, str],
+    guild_name: str,
+    lang: Language = ENGLISH,
+    waiting: WaitingChallenges | None = None,
+    *,
+    unanswered: bool = False,
+) -> tuple[discord.Embed, int]:
+    """:func:`games_embed` with the players ``shown`` alike told apart by their
+    ``usernames`` (:func:`told_apart`), their names cut (:data:`TOLD_APART_CUTS`) as far as
+    the page needs to fit Discord's 4096 characters."""
+    for longest in TOLD_APART_CUTS:
+        names = told_apart(shown, usernames, longest)
+        embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
+        if len(embed.description or "") <= EMBED_DESCRIPTION_LIMIT:
+            break
     return embed, left_out
 
 
@@ -212,13 +236,12 @@ async def games_message(
         ids.add(player_id)
     # Two players shown alike ("alex" vs "alex") are told apart by their usernames.
     shown = await bot.display_names(guild_id, *sorted(ids))
-    names = await bot.told_apart(shown)
+    usernames = await bot.usernames_alike(shown)
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
-    embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
-    if len(embed.description or "") > EMBED_DESCRIPTION_LIMIT:  # long names, all told apart
-        names = await bot.told_apart(shown, longest=TOLD_APART_LONGEST)
-        embed, left_out = games_embed(page, names, guild_name, lang, waiting, unanswered=unanswered)
+    embed, left_out = told_apart_games_embed(
+        page, shown, usernames, guild_name, lang, waiting, unanswered=unanswered
+    )
     return embed, games_view(page, lang, more_waiting=left_out > 0)
 
 

@@ -12,7 +12,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
-from bot.names import escaped, player_name
+from bot.names import escaped, player_name, told_apart
 from bot.services.challenges import message_link
 from bot.services.domain import Challenge, WaitingChallenges
 from bot.services.errors import OtherServer
@@ -148,7 +148,9 @@ async def waiting_message(
         before=before,
     )
     ids = sorted({challenge.challenger_id for challenge in waiting.challenges})
-    names = await bot.display_names(guild_id, *ids)
+    # Two challengers shown alike are told apart by their usernames, as on /games.
+    found = await bot.display_names(guild_id, *ids)
+    names = told_apart(found, await bot.usernames_alike(found))
     lang = reader(interaction)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     embed, shown = waiting_embed(waiting, names, guild_name, lang)
