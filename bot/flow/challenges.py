@@ -28,7 +28,6 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language, _
-from bot.i18n.audience import reader
 from bot.names import account_name, player_name
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
@@ -343,13 +342,9 @@ class ChallengeFlow:
             ),
             thinking=False,
         )
-        try:
-            lang = await within_deadline(  # a read: deferred in time when slow, as the write is
-                interaction, self.flow.server_language(challenge.guild_id), thinking=False
-            )
-        except StorageError as error:  # stored: told so in the presser's language
-            _log.warning("Challenge %s declined, language unread: %r", challenge_id, error)
-            lang = reader(interaction)
+        lang = await self.flow.answer_language(  # a read: deferred in time, as the write is
+            interaction, challenge.guild_id, f"Challenge {challenge_id} declined", thinking=False
+        )
         await update_message(
             interaction, lang._("{player} declined the challenge.", player=f"<@{user}>")
         )

@@ -39,6 +39,7 @@ from bot.flow.set_ends import SetEnds
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, language, language_for
+from bot.i18n.audience import reader
 from bot.services.domain import ActiveGame, MoveResult
 from bot.services.errors import FirstBoardOwed
 from bot.storage.errors import StorageError
@@ -91,6 +92,28 @@ class GameFlow:
             return language(chosen)
         guild = self.bot.get_guild(guild_id)
         return language_for(guild.preferred_locale.value if guild is not None else None)
+
+    async def answer_language(
+        self,
+        interaction: discord.Interaction[Any],
+        guild_id: int,
+        what: str,
+        *,
+        ephemeral: bool = False,
+        thinking: bool = True,
+    ) -> Language:
+        """The language of the public answer to ``interaction``, whose work is stored already:
+        ``guild_id``'s (:meth:`server_language`), read within Discord's deadline (deferred in
+        time when slow, as :func:`within_deadline` is told by ``ephemeral`` and ``thinking``).
+        One the database fails to read is logged (``what`` names the answer) and the answer is
+        told in the presser's language, not as an apology asking them to do it again."""
+        try:
+            return await within_deadline(
+                interaction, self.server_language(guild_id), ephemeral=ephemeral, thinking=thinking
+            )
+        except StorageError as error:
+            _log.warning("%s, language unread: %r", what, error)
+            return reader(interaction)
 
     async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
         """The players' display names ("a player" in ``lang`` for one never seen); the

@@ -83,13 +83,13 @@ class TakebackFlow:
                 )
             ) from None
         assert interaction.guild_id is not None
-        try:  # a read before the answer: deferred privately in time when slow, as the request is
-            lang = await within_deadline(
-                interaction, self.flow.server_language(interaction.guild_id), ephemeral=True
-            )
-        except StorageError as error:  # stored: told so in the presser's language
-            _log.warning("Takeback in channel %s asked, language unread: %r", channel_id, error)
-            lang = reader(interaction)
+        # A read before the answer: deferred privately in time when slow, as the request is.
+        lang = await self.flow.answer_language(
+            interaction,
+            interaction.guild_id,
+            f"Takeback in channel {channel_id} asked",
+            ephemeral=True,
+        )
         if isinstance(asked, ActiveGame):  # against the computer: both moves are undone
             with self.flow.outbox.posting() as claim:
                 claim(asked.set_id, asked.ply)  # its board, owed, is mine to post now
@@ -203,15 +203,12 @@ class TakebackFlow:
                 )
             except TakebackLapsed as lapsed:  # stored as lapsed now: the request says so itself
                 assert interaction.guild_id is not None
-                try:
-                    lang = await within_deadline(
-                        interaction,
-                        self.flow.server_language(interaction.guild_id),
-                        thinking=False,
-                    )
-                except StorageError as error:  # stored: told so in the presser's language
-                    _log.warning("Takeback %s lapsed, language unread: %r", takeback_id, error)
-                    lang = reader(interaction)
+                lang = await self.flow.answer_language(
+                    interaction,
+                    interaction.guild_id,
+                    f"Takeback {takeback_id} lapsed",
+                    thinking=False,
+                )
                 try:
                     await update_message(interaction, lapsed_text(lapsed.takeback, lang))
                 except discord.Forbidden as refused:
