@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.errors import APOLOGY
 from bot.player_holds import ASK_AGAIN
 from bot.storage.errors import SAVE_FAILED, StorageError
 from tests.bot_harness import (
@@ -27,7 +28,8 @@ from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, Store
 from tests.discord_standin.model import VIEW_CHANNEL
 from tests.test_bot_locked_database import start_game
 from tests.test_bot_shut_out import HELD_ONCE, HIDDEN, alice_held_at_her_deadline, lines, told_back
-from tests.test_bot_stored_answers import _first_answers
+from tests.test_bot_slow_refusals import slow_reads
+from tests.test_bot_stored_answers import _channel_posts, _first_answers
 from tests.test_bot_threads import ATTACKERS_WIN, challenge_computer
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -567,3 +569,109 @@ async def test_a_takeback_request_posted_though_its_answer_was_lost_can_be_accep
     await table.standin.click(request, accept, table.bob)
     assert request.content == "bob accepted the takeback."
     assert lost.hits == 1
+
+
+async def takeback_asked_apart(table: Harness) -> None:
+    """alice asks bob to take her move d1-b1 back while the bot's reads wait 2 s: the command
+    is deferred privately, so the request is posted apart, in the channel."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    await table.reply_text(table.alice, "move", {"move": "d1-b1"})
+    async with slow_reads(table):
+        await table.standin.slash(table.guild, table.channel, table.alice, "takeback", wait=False)
+
+
+def takeback_requests(table: Harness) -> list[StoredMessage]:
+    """alice's takeback requests posted in the table's channel, oldest first."""
+    text = takeback_request_text(table)
+    return [m for m in table.public_messages() if m.content.startswith(text)]
+
+
+async def test_a_takeback_request_posted_apart_though_its_answer_was_lost_stands(
+    table: Harness,
+) -> None:
+    """alice's request, posted apart after a slow read, is made by Discord but its answer is
+    lost (a 503, which discord.py does not try again): asked again under its nonce, Discord
+    returns it, so it stands with that message and bob's Accept undoes the move (before, it
+    was withdrawn while shown: his Accept read "That takeback request is unknown.")."""
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    await takeback_asked_apart(table)
+    request = await table.standin.wait_for_message(
+        table.channel, lambda m: m.content.startswith(takeback_request_text(table))
+    )
+    await until(lambda: takeback_rows(table) != [("open", None)], timeout=10)
+    assert lost.hits == 1
+    assert takeback_rows(table) == [("open", request.id)]
+    assert takeback_requests(table) == [request]
+    accept = next(
+        c for c in request.custom_ids() if c.startswith("takeback-answer:") and "accept" in c
+    )
+    await table.standin.click(request, accept, table.bob)
+    assert request.content == "bob accepted the takeback."
+
+
+async def test_a_takeback_request_posted_apart_that_discord_never_made_is_withdrawn(
+    table: Harness,
+) -> None:
+    """alice's request, posted apart after a slow read, fails (a 503, not made) and so does
+    its second try under its nonce: nobody saw it, so it is withdrawn, and her next /takeback
+    asks bob; she alone read the apology (before, the request was not tried again; its
+    withdrawal is kept as it was)."""
+    table.expect_apology = True  # Discord down: she is asked to try again
+    fault = table.standin.fail_rest(503, seconds=60, matching=_channel_posts)
+    await takeback_asked_apart(table)
+    await until(lambda: fault.hits == 2, timeout=10)
+    await until(lambda: open_takebacks(table) == 0, timeout=5)
+    table.standin.end_faults()
+    assert takeback_requests(table) == []
+    [apology] = [m for m in table.standin.messages(table.channel) if str(APOLOGY) in m.content]
+    assert apology.ephemeral
+    request = await table.reply_text(table.alice, "takeback")
+    assert request.content.startswith(takeback_request_text(table)), request.content
+
+
+def takeback_messages_fail_once_in(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, name: str
+) -> list[str]:
+    """Noting a takeback request's message fails the first time it is done from a function
+    named ``name``; the list gets ``name`` then."""
+    assert table.bot is not None
+    return fails_once_in(monkeypatch, table.bot.services.takebacks, "set_message", name)
+
+
+async def test_a_takeback_whose_message_is_never_noted_still_loses_its_buttons_as_it_lapses(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's request is shown, but the database fails every note of its message: ten
+    minutes on, it still says it lapsed and its Accept and Decline go (before, they stayed,
+    answering "already answered or lapsed")."""
+    assert table.bot is not None
+
+    async def unnoted(takeback_id: int, message_id: int) -> None:
+        raise StorageError("database is locked")
+
+    monkeypatch.setattr(table.bot.services.takebacks, "set_message", unnoted)
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert takeback_rows(table) == [("open", None)]
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+
+
+async def test_a_takeback_message_noted_late_loses_its_buttons_as_it_lapses_after_a_restart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's request is shown, but the database fails the note of its message once: the
+    timers' next check notes it, so after a restart, ten minutes on, it says it lapsed and its
+    buttons go (before, it was never noted: they stayed)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    failed = takeback_messages_fail_once_in(table, monkeypatch, "ask")
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert failed
+    assert takeback_rows(table) == [("open", None)]
+    await table.checks_run()
+    assert takeback_rows(table) == [("open", request.id)]
+    await table.restart()
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."

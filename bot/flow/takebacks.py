@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.lost_answers import Answer, made_anyway
+from bot.flow.lost_answers import Answer, made_anyway, send_under_nonce
 from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
@@ -33,6 +33,7 @@ from bot.views.common import (
     answer,
     deferred_privately,
     pressed_on,
+    take_private_answer_away,
     update_message,
     within_deadline,
 )
@@ -49,6 +50,10 @@ class TakebackFlow:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._unnoted: dict[int, int] = {}
+        """Requests shown whose message the database failed to note, by takeback id: their
+        message's id, noted at the timers' next check (:meth:`_note_messages`) and, until the
+        request's lapse is shown, kept here to edit it (:meth:`_show_lapsed`)."""
 
     async def ask(
         self, interaction: discord.Interaction[Any], *, board: tuple[int, int] | None = None
@@ -107,26 +112,31 @@ class TakebackFlow:
         assert asked.move is not None
         opponent = asked.asked_of
         until = int(asked.expires_at.timestamp())
+        request: dict[str, Any] = {
+            "content": lang._(
+                "{opponent}, {player} asks to take back their last move ({move}). Accept "
+                "or decline: the request lapses {deadline} or when either of you moves.",
+                opponent=f"<@{opponent}>",
+                player=f"<@{user}>",
+                move=asked.move,
+                deadline=f"<t:{until}:R>",
+            ),
+            "view": takeback_answer_view(asked.takeback_id, lang),
+            # One ping a move: asked again after a lapse, the request names them unpinged.
+            "allowed_mentions": NO_PINGS if asked.asked_before else pinging([opponent]),
+        }
         # Not posted apart, the request is an answer Discord can be asked about after a failure.
         answering = None if deferred_privately(interaction) else Answer.next_of(interaction)
+        message_id: int | None
         try:
-            message_id = await answer(
-                interaction,
-                lang._(
-                    "{opponent}, {player} asks to take back their last move ({move}). Accept "
-                    "or decline: the request lapses {deadline} or when either of you moves.",
-                    opponent=f"<@{opponent}>",
-                    player=f"<@{user}>",
-                    move=asked.move,
-                    deadline=f"<t:{until}:R>",
-                ),
-                view=takeback_answer_view(asked.takeback_id, lang),
-                # One ping a move: asked again after a lapse, the request names them unpinged.
-                allowed_mentions=NO_PINGS if asked.asked_before else pinging([opponent]),
-            )
+            if answering is None:
+                message_id = await self._post_apart(interaction, asked, request)
+            else:
+                message_id = await answer(interaction, **request)
         except (discord.HTTPException, *UNREACHABLE) as failed:
             # Made though its answer was lost (a 5xx, no answer, found made already): the
-            # request is shown, and stands for its Accept.
+            # request is shown, and stands for its Accept. Posted apart, its nonce asked
+            # about it already (a second try returns the message Discord made).
             made = None if answering is None else await made_anyway(interaction, answering, failed)
             if made is None:
                 # Refused (a thread locked, a permission missing) or not taken (Discord down):
@@ -142,6 +152,42 @@ class TakebackFlow:
             await services.takebacks.set_message(asked.takeback_id, message_id)
         except StorageError as error:  # asked and shown: its buttons answer it all the same
             _log.warning("Takeback %s shown, its message unstored: %r", asked.takeback_id, error)
+            # Its lapse must still take its buttons off: noted later, known here meanwhile.
+            self._unnoted[asked.takeback_id] = message_id
+
+    async def _note_messages(self) -> None:
+        """Note the messages of the requests shown whose note the database failed (a restart
+        forgets what is only in memory); one it fails again stays to be noted next time."""
+        for takeback_id, message_id in list(self._unnoted.items()):
+            try:
+                await self.flow.bot.services.takebacks.set_message(takeback_id, message_id)
+            except StorageError as error:
+                _log.warning("Takeback %s's message still unnoted: %r", takeback_id, error)
+                return  # the database is failing: the others wait for the next check
+            _log.info("Takeback %s's message %s noted late", takeback_id, message_id)
+            if self._unnoted.get(takeback_id) == message_id:
+                del self._unnoted[takeback_id]
+
+    async def _post_apart(
+        self, interaction: discord.Interaction[Any], asked: Takeback, request: dict[str, Any]
+    ) -> int:
+        """Post the ``request`` (``asked``) for everyone in the channel, ``interaction`` being
+        deferred privately, then take its private "thinking…" away; the message's id. It
+        carries a nonce of its own: a post whose answer was lost (a 5xx, no answer) is tried
+        again, and Discord returns the message it made rather than a second one
+        (:func:`send_under_nonce`); discord.py's own retries after a 500 do the same."""
+        assert interaction.channel_id is not None
+        channel = self.flow.bot.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        message = await send_under_nonce(
+            channel,
+            f"Takeback {asked.takeback_id}'s request",
+            nonce=f"takeback-{asked.takeback_id}",
+            **request,
+        )
+        await take_private_answer_away(interaction)
+        return message.id
 
     async def _withdraw(self, asked: Takeback) -> None:
         """Forget the request ``asked``, whose message Discord did not post (or, posted apart
@@ -240,7 +286,9 @@ class TakebackFlow:
         """The request ``takeback_id``'s message could not be edited to show how it ended
         (Discord refused it as locked): the outbox owes that edit (bot/flow/outbox.py
         ``Outbox.show_answers``). If the database cannot take it, the message keeps its
-        buttons, which then say the request was already answered."""
+        buttons, which then say the request was already answered. The outbox edits the
+        message the database notes: one whose note failed is noted first, if it can be."""
+        await self._note_messages()
         try:
             await self.flow.bot.services.announcements.answer_owed(takeback_id)
         except StorageError as error:
@@ -322,15 +370,18 @@ class TakebackFlow:
     async def lapse(self, held: Held = NOTHING) -> None:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
         they could be answered: not ``held``)."""
+        await self._note_messages()
         for lapsed in await self.flow.bot.services.takebacks.lapse_stale(held=held):
             await self._show_lapsed(lapsed)
 
     async def _show_lapsed(self, lapsed: Takeback) -> None:
-        """Edit the message of the request ``lapsed`` to say it lapsed, without its buttons."""
-        if lapsed.message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
+        """Edit the message of the request ``lapsed`` to say it lapsed, without its buttons
+        (the one stored, else the one shown whose note the database failed)."""
+        message_id = lapsed.message_id or self._unnoted.get(lapsed.takeback_id)
+        if message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
             return
         message = self.flow.bot.get_partial_messageable(lapsed.channel_id).get_partial_message(
-            lapsed.message_id
+            message_id
         )
         # The set's server's language: discord.py forgets a thread Discord archived.
         try:
@@ -347,6 +398,8 @@ class TakebackFlow:
             _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
             if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
                 await self._answer_owed(lapsed.takeback_id)
+                return
+        self._unnoted.pop(lapsed.takeback_id, None)  # shown lapsed: nothing edits it again
 
 
 def taken_back_line(active: ActiveGame, names: dict[int, str], lang: Language) -> str:

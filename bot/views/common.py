@@ -200,6 +200,13 @@ async def _post_apart(interaction: discord.Interaction[Any], kwargs: dict[str, A
         interaction.channel_id, guild_id=interaction.guild_id
     )
     message = await channel.send(**kwargs)
+    await take_private_answer_away(interaction)
+    return message.id
+
+
+async def take_private_answer_away(interaction: discord.Interaction[Any]) -> None:
+    """Delete the private "thinking…" (or progress) of ``interaction``, deferred privately,
+    once its public answer is posted apart (once: a second call does nothing)."""
     if interaction.extras.get(_PRIVATE_DEFERRAL) == "private":
         interaction.extras[_PRIVATE_DEFERRAL] = "gone"
         try:
@@ -210,7 +217,6 @@ async def _post_apart(interaction: discord.Interaction[Any], kwargs: dict[str, A
                 interaction.id,
                 error,
             )
-    return message.id
 
 
 async def update_message(
