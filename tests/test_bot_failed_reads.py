@@ -675,3 +675,42 @@ async def test_a_takeback_message_noted_late_loses_its_buttons_as_it_lapses_afte
     table.advance(timedelta(minutes=10, seconds=1))
     await table.standin.wait_until(lambda: request.components == [], timeout=5)
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+
+
+TAKEN_BACK_BOARD_OWED = {
+    "en-US": "Your move and my reply are taken back, but the board could not be posted just "
+    "now: it follows shortly.",
+    "de": "Dein Zug und meine Antwort sind zurückgenommen, aber das Brett konnte gerade nicht "
+    "gepostet werden: Es folgt in Kürze.",
+    "es-ES": "Tu jugada y mi respuesta están deshechas, pero el tablero no se pudo publicar "
+    "ahora mismo: llegará en breve.",
+    "fr": "Votre coup et ma réponse sont repris, mais le plateau n'a pas pu être publié pour "
+    "l'instant : il arrivera sous peu.",
+    "pt-BR": "Seu lance e a minha resposta foram desfeitos, mas o tabuleiro não pôde ser "
+    "postado agora: ele aparecerá em instantes.",
+}
+"""What a player reads, in their Discord language, when their takeback against the computer is
+stored but its board could not be posted."""
+
+
+@pytest.mark.parametrize("locale", TAKEN_BACK_BOARD_OWED)
+async def test_a_takeback_against_the_computer_whose_names_cannot_be_read_is_told_as_taken_back(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, locale: str
+) -> None:
+    """alice takes back her move against the computer and the database fails the players'
+    names as its board is made: she reads, in her language, that it is taken back and its
+    board follows (before: that it could not be saved, though it was), and the board (in the
+    server's English) comes from the outbox."""
+    table.alice.user.locale = locale
+    await table.slash(table.alice, "challenge", {"opponent": table.me, "level": 1})
+    reply = await table.move(table.alice, "d1-b1")
+    await table.standin.wait_until(lambda: bool(reply.attachments), timeout=10)
+    failed = names_fail_once_in(table, monkeypatch, "_answer_undone")
+    told = await table.reply_text(table.alice, "takeback")
+    assert failed
+    assert told.ephemeral
+    assert told.content == TAKEN_BACK_BOARD_OWED[locale]
+    table.advance(timedelta(minutes=1))
+    await table.checks_run()
+    board = await table.wait_board(lambda m: "took back" in m.content, timeout=15)
+    assert board.content.startswith("alice took back their move and my reply.")

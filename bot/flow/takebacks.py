@@ -22,6 +22,7 @@ from bot.services.errors import (
     NoGameHere,
     TakebackLapsed,
     TakebackWaiting,
+    TakenBackBoardOwed,
     TimeRanOut,
 )
 from bot.services.held import NOTHING, Held
@@ -325,10 +326,16 @@ class TakebackFlow:
     async def _answer_undone(
         self, interaction: discord.Interaction[Any], active: ActiveGame, lang: Language
     ) -> None:
-        """Answer a takeback against the computer with the board after it (``active``)."""
-        names = await within_deadline(
-            interaction, self.flow.names_for(active, lang), ephemeral=True
-        )
+        """Answer a takeback against the computer with the board after it (``active``). The
+        takeback is stored: a read of the players' names the database fails leaves the board
+        owed to the outbox, and the player told so, not that it could not be saved."""
+        try:
+            names = await within_deadline(
+                interaction, self.flow.names_for(active, lang), ephemeral=True
+            )
+        except StorageError as error:
+            _log.warning("Game %s: the board after its takeback is owed: %r", active.set_id, error)
+            raise TakenBackBoardOwed() from error
         post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
         content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
         message_id = await answer(

@@ -69,6 +69,20 @@ class BoardOwed(GameError):
         )
 
 
+class TakenBackBoardOwed(GameError):
+    """A takeback against the computer was stored (the player's move and my reply undone),
+    but its board could not be made just now (the database failed a read): the outbox posts
+    it, and the takeback is not to be asked for again."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "Your move and my reply are taken back, but the board could not be posted just "
+                "now: it follows shortly."
+            )
+        )
+
+
 class FirstBoardOwed(GameError):
     """The match was stored, but its first board could not be made just now (the database
     failed a read): the outbox posts it, and the match goes on (it is not to be started
