@@ -689,7 +689,7 @@ TAKEN_BACK_BOARD_OWED = {
     "fr": "Votre coup et ma réponse sont repris, mais le plateau n'a pas pu être publié pour "
     "l'instant : il arrivera sous peu.",
     "pt-BR": "Seu lance e a minha resposta foram desfeitos, mas o tabuleiro não pôde ser "
-    "postado agora: ele aparecerá em instantes.",
+    "publicado agora: ele aparecerá em instantes.",
 }
 """What a player reads, in their Discord language, when their takeback against the computer is
 stored but its board could not be posted."""
