@@ -24,8 +24,9 @@ from tests.bot_harness import (
     reconnected,
     running_bot,
     settled,
+    until,
 )
-from tests.discord_standin import DiscordStandin, InteractionNotAnswered
+from tests.discord_standin import DiscordStandin, FakeChannel, InteractionNotAnswered
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.test_bot_lost_permissions import final_board_soon, lose_on_time_while_refused
 from tests.test_bot_resume import cut_off, resumed
@@ -183,6 +184,21 @@ async def test_a_thread_deleted_while_the_session_was_lost_ends_its_game_once_ba
     await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=5)
 
 
+async def asked_and_played(table: Harness, thread: FakeChannel, since: int) -> None:
+    """The archived ``thread`` is asked of Discord (after the first ``since`` requests), and
+    its game goes on: bob writes there (Discord offers no commands in an archived thread) and
+    his /move is played."""
+    asked = f"/api/v10/channels/{thread.id}"
+    await table.standin.wait_until(
+        lambda: any(c.method == "GET" and c.path == asked for c in table.standin.rest_log[since:]),
+        waiting_for="the thread asked of Discord",
+    )
+    await settled(table)
+    await table.standin.member_writes(thread, table.bob)
+    played = await table.reply_text(table.bob, "move", {"move": "d3-c3"}, channel=thread)
+    assert "played d3-c3" in played.content, played.content
+
+
 async def test_a_thread_archived_while_the_session_was_lost_keeps_its_game(
     threaded: Harness,
 ) -> None:
@@ -196,15 +212,7 @@ async def test_a_thread_archived_while_the_session_was_lost_keeps_its_game(
     await table.standin.edit_thread(thread, archived=True)
     since = len(table.standin.rest_log)
     await back(table, connections)
-    asked = f"/api/v10/channels/{thread.id}"
-    await table.standin.wait_until(
-        lambda: any(c.method == "GET" and c.path == asked for c in table.standin.rest_log[since:]),
-        waiting_for="the thread asked of Discord",
-    )
-    await settled(table)
-    await table.standin.member_writes(thread, table.bob)
-    played = await table.reply_text(table.bob, "move", {"move": "d3-c3"}, channel=thread)
-    assert "played d3-c3" in played.content, played.content
+    await asked_and_played(table, thread, since)
 
 
 async def test_a_channel_deleted_while_the_bot_was_out_ends_its_game_when_invited_back(
@@ -249,6 +257,20 @@ async def test_a_server_that_removed_the_bot_while_the_session_was_lost_ends_its
     await eventually(lambda: games.in_channel(table.channel.id), None)
 
 
+async def back_and_left_alone(table: Harness, connections: int) -> None:
+    """The bot is back, its shard's fresh READY weighed (``servers_left``): Discord was not
+    asked whether the bot can still see the server, and the game in #games goes on."""
+    assert table.bot is not None
+    ready = asyncio.ensure_future(table.bot.wait_for("shard_ready", timeout=20))
+    since = len(table.standin.rest_log)
+    await back(table, connections)
+    await ready
+    await settled(table, tasks_named=(*HANDLER_TASKS, "brandubh-servers-left"))
+    asked = f"/api/v10/guilds/{table.guild.id}"
+    assert not [c for c in table.standin.rest_log[since:] if c.method == "GET" and c.path == asked]
+    assert await table.bot.services.games.in_channel(table.channel.id) is not None
+
+
 async def test_a_server_in_an_outage_when_the_session_is_back_is_not_weighed_as_left(
     table: Harness,
 ) -> None:
@@ -259,12 +281,107 @@ async def test_a_server_in_an_outage_when_the_session_is_back_is_not_weighed_as_
     await settled(table)
     connections = await session_lost(table)
     await table.standin.guild_unavailable(table.guild)
+    await back_and_left_alone(table, connections)
+
+
+async def test_a_server_listed_again_after_a_lost_session_keeps_its_games(
+    table: Harness,
+) -> None:
+    """The bot's session is lost and the fresh READY lists the server again (available): it is
+    left alone — Discord is not asked whether the bot can still see it, and its game goes on,
+    bob's next move played. (Pins what already worked: no test said so.)"""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await settled(table)
+    connections = await session_lost(table)
+    await back_and_left_alone(table, connections)
+    played = await table.move(table.bob, "d3-c3")
+    assert "played d3-c3" in played.content, played.content
+
+
+# -- a server's outage: no event of it comes until its GUILD_CREATE ----------------------------
+
+
+async def outage(table: Harness) -> None:
+    """The server becomes unavailable, and the bot has heard so."""
+    await table.standin.guild_unavailable(table.guild)
     assert table.bot is not None
-    ready = asyncio.ensure_future(table.bot.wait_for("shard_ready", timeout=20))
+    bot = table.bot
+    await until(lambda: (guild := bot.get_guild(table.guild.id)) is not None and guild.unavailable)
+
+
+async def test_a_channel_deleted_during_its_servers_outage_ends_its_game_once_back(
+    table: Harness,
+) -> None:
+    """#games is deleted while its server is unavailable (no CHANNEL_DELETE comes): once the
+    server is back, its GUILD_CREATE lacking the channel, the game there is aborted (before,
+    discord.py kept the channel cached, so it was never asked about and the game ran on to
+    its deadline)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await settled(table)
+    await outage(table)
+    await table.standin.delete_channel(table.channel)
+    await table.standin.guild_available(table.guild)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: games.in_channel(table.channel.id), None)
+    assert table.bot.get_channel(table.channel.id) is None
+
+
+async def test_a_thread_deleted_during_its_servers_outage_ends_its_game_once_back(
+    threaded: Harness,
+) -> None:
+    """A game's thread is deleted while its server is unavailable: once the server is back
+    without it, the game is aborted and its line in #games says so, as when the deletion is
+    seen (before, the thread stayed cached and its game ran on)."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    line = table.thread_line(thread)
+    await settled(table)
+    await outage(table)
+    await table.standin.delete_channel(thread)
+    await table.standin.guild_available(table.guild)
+    assert table.bot is not None
+    games = table.bot.services.games
+    await eventually(lambda: games.in_channel(thread.id), None)
+    await table.standin.wait_until(lambda: "the match was aborted" in line.content, timeout=5)
+
+
+async def test_a_thread_archived_during_its_servers_outage_keeps_its_game(
+    threaded: Harness,
+) -> None:
+    """A game's thread is archived while its server is unavailable: missing from the active
+    threads when the server is back, it is asked of Discord, which shows it is still there,
+    so its game goes on and bob's /move there is played."""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    await settled(table)
+    await outage(table)
+    await table.standin.edit_thread(thread, archived=True)
     since = len(table.standin.rest_log)
+    await table.standin.guild_available(table.guild)
+    await asked_and_played(table, thread, since)
+
+
+async def test_a_server_in_an_outage_that_removed_the_bot_while_the_session_was_lost_is_let_go(
+    table: Harness,
+) -> None:
+    """The server becomes unavailable, then the bot's session is lost and the server kicks it:
+    the fresh READY no longer lists it, Discord says the bot cannot see it, and its game is
+    aborted — and the server leaves discord.py's cache, its outage's hold ended (before, the
+    cache kept it unavailable, and each check held it again for good)."""
+    await table.challenge_accepted(table.alice, table.bob, time=60, sets=1)
+    await table.move(table.alice, "d1-b1")
+    await settled(table)
+    await outage(table)
+    connections = await session_lost(table)
+    await table.standin.remove_bot_from_guild(table.guild)
     await back(table, connections)
-    await ready
-    await settled(table, tasks_named=(*HANDLER_TASKS, "brandubh-servers-left"))
-    asked = f"/api/v10/guilds/{table.guild.id}"
-    assert not [c for c in table.standin.rest_log[since:] if c.method == "GET" and c.path == asked]
-    assert await table.bot.services.games.in_channel(table.channel.id) is not None
+    assert table.bot is not None
+    bot = table.bot
+    await eventually(lambda: bot.services.games.in_channel(table.channel.id), None)
+    await until(lambda: bot.get_guild(table.guild.id) is None)
+    table.advance(timedelta(minutes=1))
+    await table.checks_run()
+    assert table.guild.id not in bot.timers.holds._outages

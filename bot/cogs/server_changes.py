@@ -18,6 +18,7 @@ from bot.client import BrandubhBot
 from bot.flow.locked_threads import locked_threads
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
+from bot.outage_places import OutagePlaces
 from bot.thread_locks import closed_to_players, manages_threads
 
 _log = logging.getLogger(__name__)
@@ -49,6 +50,8 @@ class ServerChanges(commands.Cog):
         session (:meth:`on_shard_ready`)."""
         self._listed: dict[int, set[int]] = {}
         """The servers each shard's READY listed, as they come since it connected."""
+        self._outage_places = OutagePlaces()
+        """What the cache held of each server in an outage when it began."""
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -264,6 +267,7 @@ class ServerChanges(commands.Cog):
         in a shard's fresh READY comes so, not as a GUILD_CREATE: it is listed there, not
         weighed as left (:meth:`on_shard_ready`), as a start keeps it."""
         self._note_listed(guild)
+        self._outage_places.outage_began(guild)
         await self.bot.timers.holds.server_unavailable(guild.id)
 
     @commands.Cog.listener()
@@ -275,7 +279,12 @@ class ServerChanges(commands.Cog):
         and refusals say they were deleted); the games of channels and threads deleted
         meanwhile are aborted (``VanishedFlow.channels_unseen``); after a lost session (not
         at start-up, where refused posts keep their pause), refused boards are tried at the
-        next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE."""
+        next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE. The
+        channels and threads its GUILD_CREATE lacks after an outage leave discord.py's cache
+        first (bot/outage_places.py), so those deleted meanwhile are seen missing."""
+        stale = self._outage_places.outage_ended(guild)
+        if stale:
+            _log.info("Server %s is back without %s place(s) it had", guild.id, len(stale))
         self._note_listed(guild)
         if self._was_ready:  # not at start-up: a refused post keeps its pause there
             self._maybe_allowed(guild.id, "The channel list")
@@ -331,6 +340,7 @@ class ServerChanges(commands.Cog):
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server, or the server was deleted (not an outage: that
         is ``on_guild_unavailable``)."""
+        self._outage_places.forget(guild.id)
         await self.bot.timers.holds.server_left(guild.id)  # a hold of its outage ends with it
         until_stored(
             self.bot,

@@ -219,8 +219,20 @@ class VanishedFlow:
                 await bot.fetch_guild(guild_id)
             except (discord.Forbidden, discord.NotFound):
                 await self.guild_gone(guild_id)
+                await self._uncached(guild_id)
             except (discord.HTTPException, *UNREACHABLE) as error:
                 _log.info("Could not ask Discord about server %s: %s", guild_id, error)
+
+    async def _uncached(self, guild_id: int) -> None:
+        """``guild_id``, found gone, leaves discord.py's cache as its GUILD_DELETE would take
+        it out (``on_guild_remove``), and a hold of its outage ends. After a lost session
+        discord.py keeps the servers its fresh READY no longer lists: one in an outage then
+        was held for good (its clocks and hold rows), and its channels looked known."""
+        bot = self.flow.bot
+        cached = bot.get_guild(guild_id)
+        if cached is not None:
+            bot._connection._remove_guild(cached)
+        await bot.timers.holds.server_left(guild_id)
 
     async def guild_gone(self, guild_id: int) -> None:
         """The bot was removed from ``guild_id`` (it can post nothing there any more)."""

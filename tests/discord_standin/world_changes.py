@@ -293,7 +293,8 @@ class WorldChanges:
     ) -> None:
         """A moderator archives, unarchives, locks or unlocks a thread; the bot is sent
         THREAD_UPDATE, as Discord does — unless ``announce`` is false: then the bot misses it
-        (its cache goes stale; Discord's answers, and a refused post, still tell the truth)."""
+        (its cache goes stale; Discord's answers, and a refused post, still tell the truth),
+        as during the server's outage (:meth:`guild_unavailable`)."""
         if not thread.is_thread:
             raise ValueError("only a thread is archived or locked")
         if archived is not None:
@@ -301,7 +302,7 @@ class WorldChanges:
             thread.archived_at = self.world.clock()
         if locked is not None:
             thread.locked = locked
-        if not announce:
+        if not announce or (thread.guild is not None and thread.guild.unavailable):
             return
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
@@ -345,7 +346,9 @@ class WorldChanges:
         The bot is sent THREAD_DELETE (the thread's id, guild_id, parent_id and type)
         for a thread, CHANNEL_DELETE (the channel object) for a channel. A channel's threads are
         deleted with it, and Discord sends no THREAD_DELETE for them. Every later REST call to
-        any of them is answered 404 Unknown Channel (10003).
+        any of them is answered 404 Unknown Channel (10003). During the server's outage
+        (:meth:`guild_unavailable`) no event of it is sent: its GUILD_CREATE, when it is back,
+        lacks the place.
         """
         guild = channel.guild
         if guild is None:
@@ -362,6 +365,8 @@ class WorldChanges:
         else:
             event, data = "CHANNEL_DELETE", payloads.channel(channel)
         self.world.delete_channel(channel)
+        if guild.unavailable:
+            return
         with contextlib.suppress(RuntimeError):  # no session: the next GUILD_CREATE lacks it
             await self.gateway.dispatch(event, data)
 
