@@ -16,11 +16,12 @@ from tests.bot_harness import (
     board_thread_game,
     eventually,
     running_bot,
+    settled,
     timers_checked,
     until,
 )
 from tests.discord_standin import DiscordStandin
-from tests.test_bot_vanished import calls_to, rated_players
+from tests.test_bot_vanished import calls_to, carols_archived_game, game_in, rated_players
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -210,3 +211,48 @@ async def test_a_resume_after_more_than_discord_keeps_identifies_anew_and_goes_o
     assert guild.name == "four"
     played = await table.move(table.bob, "d3-a3")
     assert "played d3-a3" in played.content, played.content
+
+
+SPARE = ("one", "two", "three", "four", "five")
+"""Channels with nothing in them, deleted in a burst."""
+
+
+@pytest.fixture
+async def spare_channels(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """Games in threads, in a server with five more channels."""
+    async with running_bot(
+        discord_standin,
+        tmp_path / "bot.sqlite3",
+        threads=True,
+        ai_seconds=0.02,
+        channels=("games", *SPARE),
+    ) as harness:
+        yield harness
+
+
+async def test_channels_deleted_in_a_burst_ask_of_an_archived_members_thread_at_most_twice(
+    spare_channels: Harness,
+) -> None:
+    """carol's game is in her own thread of #games, archived (not cached); five empty channels
+    are deleted while the gateway has dropped the bot, and its RESUME brings the deletions in
+    a burst: her thread is asked of Discord once or twice, not once per deletion (five), and
+    her game goes on."""
+    table = spare_channels
+    corner = await carols_archived_game(table)
+    spare = [table.guild.channel(name) for name in SPARE]
+    await cut_off(table)
+    for channel in spare:
+        await table.standin.delete_channel(channel)
+    since = len(table.standin.rest_log)
+    await resumed(table)
+    assert table.bot is not None
+    bot = table.bot
+    await until(lambda: all(bot.get_channel(channel.id) is None for channel in spare))
+    await settled(table)
+    asked = [
+        call
+        for call in table.standin.rest_log[since:]
+        if call.method == "GET" and call.path == f"/api/v10/channels/{corner.id}"
+    ]
+    assert 1 <= len(asked) <= 2, len(asked)
+    assert await game_in(table, corner)() is not None

@@ -98,6 +98,24 @@ def game_in(table: Harness, channel: FakeChannel) -> Callable[[], Awaitable[int 
     return probe
 
 
+async def carols_archived_game(table: Harness) -> FakeChannel:
+    """carol starts a thread of #games and plays bob there; Discord archives it (discord.py
+    forgets it). Returns the thread."""
+    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
+    line = await table.reply_text(
+        table.carol, "challenge", {"opponent": table.bob, "sets": 1}, channel=corner
+    )
+    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
+    await table.wait_board(channel=corner)
+    for who, text in zip((table.carol, table.bob), OPENING, strict=True):
+        await table.reply_text(who, "move", {"move": text}, channel=corner)
+    await table.standin.edit_thread(corner, archived=True)
+    assert table.bot is not None
+    bot = table.bot
+    await table.standin.wait_until(lambda: bot.get_channel(corner.id) is None, timeout=5)
+    return corner
+
+
 # -- a deleted thread or channel ---------------------------------------------------------------
 
 
@@ -176,18 +194,7 @@ async def test_deleting_a_channel_aborts_the_game_in_a_members_archived_thread_o
     forgets it), then #games is deleted: the game is aborted too, nobody losing on time a day
     later (before, only the threads the bot held, and those it started, were found)."""
     table = threaded
-    corner = await table.standin.start_member_thread(table.channel, "carol's corner", table.carol)
-    line = await table.reply_text(
-        table.carol, "challenge", {"opponent": table.bob, "sets": 1}, channel=corner
-    )
-    await table.standin.click(line, f"challenge:accept:{challenge_id(line)}", table.bob)
-    await table.wait_board(channel=corner)
-    for who, text in zip((table.carol, table.bob), OPENING, strict=True):
-        await table.reply_text(who, "move", {"move": text}, channel=corner)
-    await table.standin.edit_thread(corner, archived=True)
-    assert table.bot is not None
-    bot = table.bot
-    await table.standin.wait_until(lambda: bot.get_channel(corner.id) is None, timeout=5)
+    corner = await carols_archived_game(table)
     await table.standin.delete_channel(table.channel)
     await eventually(game_in(table, corner), None)
     await a_day_passes(table)

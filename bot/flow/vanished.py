@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -50,6 +51,12 @@ class VanishedFlow:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
+        self._deleting: Counter[int] = Counter()
+        """Channel deletions of each server whose games are still being aborted."""
+        self._asking: set[int] = set()
+        """Servers whose uncached game places are being asked of Discord."""
+        self._ask_again: set[int] = set()
+        """Servers with a deletion done while their places were being asked: once more."""
 
     async def channel_gone(self, channel_id: int, how: Gone) -> None:
         """``channel_id`` (a channel or a thread) is gone, with a channel the threads in it.
@@ -67,15 +74,39 @@ class VanishedFlow:
         thread, no channel noted), and discord.py reports deleted only the threads it holds: an
         archived one it forgot. So a game's place of ``guild`` that is neither a channel nor
         a thread the cache holds is asked of Discord, and one it no longer knows is gone — a
-        request per game in progress in an archived member's thread, at a channel's deletion."""
-        await self.channel_gone(channel_id, Gone.DELETED)
+        request per game in progress in an archived member's thread, at a channel's deletion.
+        Deletions in a burst (a category's channels, a RESUME replaying them) share the
+        asking: it waits for the last deletion of the server being handled, and one done while
+        the places are being asked makes that go round once more when done, rather than each
+        asking them all alongside (one request per such game and deletion, a burst's worth of
+        them at once, into Discord's global rate limit)."""
+        self._deleting[guild.id] += 1
+        try:
+            await self.channel_gone(channel_id, Gone.DELETED)
+        finally:
+            self._deleting[guild.id] -= 1
+        if self._deleting[guild.id] > 0:
+            return  # the last one asks
+        del self._deleting[guild.id]
+        if guild.id in self._asking:
+            self._ask_again.add(guild.id)
+            return
+        self._asking.add(guild.id)
+        try:
+            await self._uncached_asked(guild)
+            while guild.id in self._ask_again:
+                self._ask_again.discard(guild.id)
+                await self._uncached_asked(guild)
+        finally:
+            self._asking.discard(guild.id)
+            self._ask_again.discard(guild.id)
+
+    async def _uncached_asked(self, guild: discord.Guild) -> None:
+        """Each game's place of ``guild`` in no channel, and not in the cache, is asked of
+        Discord (the games of the channels deleted are aborted already)."""
         places = await self.flow.bot.services.records.places_in_progress(guild.id)
         for place_id, parent in places:
-            if (
-                parent is None
-                and place_id != channel_id
-                and guild.get_channel_or_thread(place_id) is None
-            ):
+            if parent is None and guild.get_channel_or_thread(place_id) is None:
                 await self.channel_gone(place_id, Gone.UNKNOWN)
 
     async def channels_unseen(self, guild: discord.Guild) -> None:
