@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Coroutine, Mapping, Sequence
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -89,7 +90,12 @@ class BrandubhBot(commands.AutoShardedBot):
     """This process's engine workers, for the analyses and puzzles it answers itself."""
 
     def __init__(
-        self, settings: Settings, *, clock: Clock = utc_now, services: Services | None = None
+        self,
+        settings: Settings,
+        *,
+        clock: Clock = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+        services: Services | None = None,
     ) -> None:
         # Only guild events: everything else arrives with the interactions themselves.
         intents = discord.Intents.none()
@@ -117,6 +123,9 @@ class BrandubhBot(commands.AutoShardedBot):
         self.settings = settings
         self.clock = clock
         """The current time (tests pass a clock they can move forward)."""
+        self.monotonic = monotonic
+        """The clock (seconds) that ages what the services keep in memory, such as a server's
+        settings (tests pass one they can move forward)."""
         self.flow = GameFlow(self)
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
         self.analysis = AnalysisFlow(self)
@@ -144,7 +153,10 @@ class BrandubhBot(commands.AutoShardedBot):
         """Open the database, start the pool and timers, register buttons and commands."""
         if getattr(self, "services", None) is None:
             self.services = await Services.open(
-                self.settings.database, clock=self.clock, shards=self.settings.shards
+                self.settings.database,
+                clock=self.clock,
+                shards=self.settings.shards,
+                monotonic=self.monotonic,
             )
         if self.user is not None:  # records and stats name the computer by the bot's name
             await self.services.players.remember(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -96,6 +97,8 @@ class Harness:
         self.now = datetime.now(UTC)
         """The bot's clock: tests move it forward to make deadlines fall due."""
         standin.world.clock = lambda: self.now  # Discord dates a thread's archiving by it
+        self.kept_aged = 0.0
+        """Seconds the bot's monotonic clock is ahead of the real one (:meth:`age_kept`)."""
         self.bot: BrandubhBot | None = None
         self._task: asyncio.Task[None] | None = None
         self._checks: TimerChecks | None = None
@@ -158,7 +161,7 @@ class Harness:
         """Start the bot and wait until its commands are known and it is ready."""
         settings = self.settings()
         settings.apply_endpoints()
-        bot = BrandubhBot(settings, clock=lambda: self.now)
+        bot = BrandubhBot(settings, clock=lambda: self.now, monotonic=self.monotonic)
         self.bot = bot
         self._task = asyncio.create_task(bot.start(settings.token))
         ready = asyncio.ensure_future(self._ready(bot))
@@ -202,6 +205,16 @@ class Harness:
     def advance(self, duration: timedelta) -> None:
         """Move the bot's clock forward by ``duration``."""
         self.now += duration
+
+    def monotonic(self) -> float:
+        """The bot's monotonic clock (seconds), which ages what its services keep in memory:
+        the real one, ahead by what :meth:`age_kept` added."""
+        return time.monotonic() + self.kept_aged
+
+    def age_kept(self, seconds: float) -> None:
+        """Move the bot's monotonic clock forward by ``seconds``: what its services keep in
+        memory (a server's settings, ``KEEP_SECONDS``) is that much older."""
+        self.kept_aged += seconds
 
     async def checks_run(self, count: int = 1) -> None:
         """Wait until the bot's timers have run ``count`` whole checks begun after this call

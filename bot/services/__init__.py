@@ -14,6 +14,8 @@ for the player.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -97,13 +99,22 @@ __all__ = [
 class Services:
     """Every service over one open database; build it with :meth:`open`."""
 
-    def __init__(self, database: Database, clock: Clock, shards: Shards = EVERY) -> None:
+    def __init__(
+        self,
+        database: Database,
+        clock: Clock,
+        shards: Shards = EVERY,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``monotonic``: the clock (seconds) that ages what is kept in memory, such as a
+        server's settings (``KEEP_SECONDS``): tests pass one they can move forward."""
         self.database = database
         self.clock = clock
         self.shards = shards
         """The servers this process drives (its timers, recovery and outbox)."""
         self.players = PlayerService(database, clock)
-        self.settings = SettingsService(database)
+        self.settings = SettingsService(database, monotonic=monotonic)
         cache = GameCache()
         self.matches = MatchService(database, clock, self.settings, cache)
         self.games = GameService(database, clock, shards, cache)
@@ -128,6 +139,7 @@ class Services:
         clock: Clock = utc_now,
         busy_timeout: timedelta = timedelta(seconds=5),
         shards: Shards = EVERY,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> Services:
         """Open (creating or migrating) the database and return the services.
 
@@ -135,7 +147,8 @@ class Services:
         :class:`~bot.storage.errors.StorageError` naming it when it is not a Brandubh
         database, has a newer schema than this code, is damaged or unreachable, or stays
         locked for longer than ``busy_timeout``. ``shards``: the servers this process drives
-        (all of them unless the bot runs as several shard processes).
+        (all of them unless the bot runs as several shard processes). ``monotonic``: as
+        :class:`Services` takes it.
         """
         opened = await Database.open(database, busy_timeout=busy_timeout)
         try:
@@ -143,7 +156,7 @@ class Services:
         except BaseException:
             await opened.close()
             raise
-        return cls(opened, clock, shards)
+        return cls(opened, clock, shards, monotonic=monotonic)
 
     async def close(self) -> None:
         """Close the database connections (an SQLite file is checkpointed). Idempotent."""

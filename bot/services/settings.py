@@ -49,7 +49,8 @@ class SettingsService:
     ) -> None:
         self._database = database
         self._monotonic = monotonic
-        """The clock that ages kept settings (seconds)."""
+        """The clock that ages kept settings (seconds): ``monotonic``, given by
+        :class:`bot.services.Services` (tests pass one they can move forward)."""
         self._kept: dict[int, tuple[float, GuildSettings]] = {}
         self._changes: dict[int, int] = {}
         """How often each server's settings were changed here (a read that began before a
