@@ -21,6 +21,7 @@ from bot.services.settings import KEEP_SECONDS
 from tests.bot_harness import Harness, challenge_id, move_button, running_bot
 from tests.discord_standin import DiscordStandin, InteractionRecord, StoredMessage
 from tests.foreign_lock import foreign_write_lock
+from tests.test_bot_refusals import SHUFFLE
 from tests.test_bot_rematch import (
     accepted_in_thread,
     attackers_win,
@@ -36,12 +37,10 @@ HELD_READ_SECONDS = 4.0
 """How long a long read holds the bot's read connection: past Discord's 3 s."""
 
 
-def settings_read_anew(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+def settings_read_anew(table: Harness) -> None:
     """From now on, the settings read so far are older than the minute they are kept: the
     next answer reads its server's language from the database."""
-    assert table.bot is not None
-    settings = table.bot.services.settings
-    monkeypatch.setattr(settings, "_monotonic", lambda: time.monotonic() + KEEP_SECONDS + 1)
+    table.age_kept(KEEP_SECONDS + 1)
 
 
 async def in_time(table: Harness, record: InteractionRecord) -> None:
@@ -96,14 +95,14 @@ async def test_a_square_chosen_in_a_games_picker_after_a_slow_read_is_played_in_
 
 
 async def test_a_move_whose_servers_language_is_slow_to_read_is_posted_in_time(
-    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:
     """alice's /move comes a minute after the server's settings were last read, while a read
     holds the bot's read connection 4 s: reading the language anew is deferred privately in
     time, and the board is posted for everyone (before: that read came first, unguarded)."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         await table.challenge_accepted(table.alice, table.bob)
-        settings_read_anew(table, monkeypatch)
+        settings_read_anew(table)
         async with slow_reads(table, seconds=HELD_READ_SECONDS):
             record = await table.standin.slash(
                 table.guild, table.channel, table.alice, "move", {"move": "d1-b1"}, wait=False
@@ -133,7 +132,7 @@ async def test_a_decline_whose_servers_language_is_slow_to_read_is_shown_in_time
             return declined
 
         monkeypatch.setattr(challenges, "decline", then_reads_held)
-        settings_read_anew(table, monkeypatch)
+        settings_read_anew(table)
         async with held:
             record = await table.standin.click(
                 posted, f"challenge:decline:{challenge_id(posted)}", table.bob, wait=False
@@ -313,7 +312,7 @@ async def test_a_takeback_asked_whose_servers_language_is_slow_to_read_is_answer
         await table.move(table.alice, "d1-b1")
         assert table.bot is not None
         held = reads_held_after(table, monkeypatch, table.bot.services.takebacks, "ask")
-        settings_read_anew(table, monkeypatch)
+        settings_read_anew(table)
         async with held:
             record = await table.standin.slash(
                 table.guild, table.channel, table.alice, "takeback", {}, wait=False
@@ -333,7 +332,7 @@ async def test_a_puzzle_leaderboard_whose_servers_language_is_slow_to_read_is_sh
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
         assert table.bot is not None
         held = reads_held_after(table, monkeypatch, table.bot.services.puzzles, "leaderboard")
-        settings_read_anew(table, monkeypatch)
+        settings_read_anew(table)
         async with held:
             record = await table.standin.slash(
                 table.guild, table.channel, table.alice, "puzzle leaderboard", {}, wait=False
@@ -341,3 +340,101 @@ async def test_a_puzzle_leaderboard_whose_servers_language_is_slow_to_read_is_sh
             await in_time(table, record)
         shown = await record.wait_original(lambda m: bool(m.embeds), timeout=15)
         assert not shown.ephemeral
+
+
+async def test_a_repetition_played_anyway_after_a_slow_read_is_played_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob presses "Play e5-e4 anyway" under his losing-repetition warning while a read holds
+    the bot's read connection 4 s: reading the game (is the board still the one warned
+    about?) is deferred in time, and the move then played, ending the set by repetition."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        await table.challenge_accepted(table.alice, table.bob)
+        for ply, text in enumerate(SHUFFLE):
+            await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+        warning = await table.reply_text(table.bob, "move", {"move": "e5-e4"})
+        assert "third time" in warning.content, warning.content
+        [confirm] = warning.custom_ids()
+        async with slow_reads(table, seconds=HELD_READ_SECONDS):
+            record = await table.standin.click(warning, confirm, table.bob, wait=False)
+            await in_time(table, record)
+        board = await table.wait_board(lambda m: "played e5-e4" in m.content, timeout=15)
+        assert not board.ephemeral
+
+
+async def test_a_challenge_whose_servers_settings_are_slow_to_read_is_posted_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alice's /challenge to bob comes a minute after the server's settings were last read,
+    while a read holds the bot's read connection 4 s: reading them anew (its time per move,
+    the open-challenge role) is deferred privately in time, and the challenge then posted for
+    everyone, pinging bob."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        settings_read_anew(table)
+        async with slow_reads(table, seconds=HELD_READ_SECONDS):
+            record = await table.standin.slash(
+                table.guild,
+                table.channel,
+                table.alice,
+                "challenge",
+                {"opponent": table.bob},
+                wait=False,
+            )
+            await in_time(table, record)
+        posted = await table.standin.wait_for_message(
+            table.channel,
+            lambda m: not m.ephemeral and "challenge:accept:" in " ".join(m.custom_ids()),
+            timeout=15,
+        )
+        assert posted.pinged_user_ids() == {table.bob.id}
+        await private_answer_gone(table, record)
+
+
+async def takeback_requested(table: Harness) -> tuple[StoredMessage, str, str]:
+    """alice plays d1-b1 against bob and asks to take it back: the request, and the ids of
+    its Accept and Decline."""
+    await table.challenge_accepted(table.alice, table.bob)
+    await table.move(table.alice, "d1-b1")
+    request = await table.reply_text(table.alice, "takeback")
+    answers = [c for c in request.custom_ids() if c.startswith("takeback-answer:")]
+    [accept] = [c for c in answers if "accept" in c]
+    [decline] = [c for c in answers if "accept" not in c]
+    return request, accept, decline
+
+
+async def test_a_takeback_accepted_while_the_database_is_locked_is_answered_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """bob accepts alice's takeback while another program holds the write lock 4 s: storing
+    his answer waits for the lock, so the press is deferred in time, then the request says
+    he accepted and the board before d1-b1 is posted."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        request, accept, _decline = await takeback_requested(table)
+        async with foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS):
+            record = await table.standin.click(request, accept, table.bob, wait=False)
+            await in_time(table, record)
+        await table.standin.wait_until(
+            lambda: request.content == "bob accepted the takeback.", timeout=15
+        )
+        board = await table.wait_board(lambda m: m.id > request.id, timeout=15)
+        assert not board.ephemeral
+
+
+async def test_a_takeback_declined_whose_servers_language_is_slow_to_read_is_shown_in_time(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob declines alice's takeback a minute after the server's settings were last read: his
+    answer is stored at once, but then a read holds the bot's read connection 4 s, so reading
+    the language and names anew is deferred in time, and the request then says he declined."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        request, _accept, decline = await takeback_requested(table)
+        assert table.bot is not None
+        held = reads_held_after(table, monkeypatch, table.bot.services.takebacks, "answer")
+        settings_read_anew(table)
+        async with held:
+            record = await table.standin.click(request, decline, table.bob, wait=False)
+            await in_time(table, record)
+        await table.standin.wait_until(
+            lambda: request.content == "bob declined the takeback: the game goes on as it was.",
+            timeout=15,
+        )
