@@ -1,0 +1,73 @@
+"""An open challenge that never went out (its deferral or its post refused by Discord) gives
+back the claim on the server's open-challenge role ping it took: nobody heard it, so the
+challenger's next open challenge pings the role (bot/flow/challenge_posts.py). This pins
+behaviour that already works (bot/services/challenges.py ``forget_unshown``)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot_harness import Harness, running_bot, until
+from tests.discord_standin import DiscordStandin
+from tests.foreign_lock import foreign_write_lock
+from tests.test_bot_open_challenges import open_challenge
+from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS
+from tests.test_bot_stored_answers import _first_answers
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot in a server whose open challenges ping the role "Tafl players"."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+def challenge_statuses(table: Harness) -> list[str]:
+    """Each challenge's status, oldest first."""
+    with contextlib.closing(sqlite3.connect(table.db_path)) as raw:
+        rows = raw.execute("SELECT status FROM challenges ORDER BY challenge_id")
+        return [str(status) for (status,) in rows]
+
+
+@pytest.mark.parametrize("refused", ["deferral", "post"])
+async def test_an_open_challenge_never_shown_gives_its_role_ping_back(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """alice's open challenge claims the role's ping, then Discord refuses the interaction as
+    unknown (10062): its deferral (another program took the write lock as the claim began,
+    so the claim waited past 1.5 s), or its post. Her next open challenge pings the role."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    assert table.bot is not None
+    challenges = table.bot.services.challenges
+    claim = challenges.claim_role_ping
+    claimed: list[object] = []
+    locked = contextlib.AsyncExitStack()
+
+    async def claimed_behind_a_lock(challenge_id: int) -> object:
+        if refused == "deferral":
+            lock = foreign_write_lock(table.db_path, SLOW_WRITE_SECONDS)
+            await locked.enter_async_context(lock)
+        claimed.append(await claim(challenge_id))
+        return claimed[-1]
+
+    monkeypatch.setattr(challenges, "claim_role_ping", claimed_behind_a_lock)
+    fault = table.standin.fail_rest(404, seconds=60, code=10062, matching=_first_answers)
+    async with locked:
+        await table.standin.slash(
+            table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
+        )
+        await until(lambda: fault.hits == 1)
+    await until(lambda: claimed == [None])  # the claim was the role's ping
+    table.standin.end_faults()
+    monkeypatch.setattr(challenges, "claim_role_ping", claim)
+    await until(lambda: challenge_statuses(table) == ["withdrawn"])  # forgotten, as unshown
+    posted = await open_challenge(table)
+    assert posted.pinged_role_ids() == {players.id}, posted.content
