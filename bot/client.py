@@ -35,7 +35,7 @@ from bot.thread_locks import LocksSeen
 from bot.timers import Timers
 from bot.unreachable import UNREACHABLE
 from bot.views import DYNAMIC_ITEMS
-from bot.views.common import within_deadline
+from bot.views.common import locked_by_discords_word, within_deadline
 
 _log = logging.getLogger(__name__)
 
@@ -294,6 +294,11 @@ class BrandubhBot(commands.AutoShardedBot):
             return
         came = self.timers.holds.came(interaction.channel_id, interaction.user.id)
         await within_deadline(interaction, came, ephemeral=True, thinking=False)
+
+    async def locked_for_me(self, interaction: discord.Interaction[Any]) -> bool:
+        """Whether ``interaction`` came from a thread locked for me, on Discord's word, asked
+        in time (bot/views/common.py ``locked_by_discords_word``)."""
+        return await locked_by_discords_word(interaction)
 
     async def remember(self, user: discord.abc.User) -> None:
         """Keep ``user``'s names (for boards and the leaderboard): their account's own name

@@ -26,7 +26,6 @@ from bot.locked_refusals import (
     locked_for_me,
     locked_refusal,
     refused_as_locked,
-    still_locked_for_me,
 )
 from bot.my_permissions import my_permissions
 from bot.names import escaped, shown_name
@@ -530,14 +529,15 @@ def install(tree: app_commands.CommandTree[Any]) -> None:
 
 async def _interaction_check(interaction: discord.Interaction[Any]) -> bool:
     """:func:`_guild_only_check`, then refuse a command from a thread locked for me (nothing
-    it did could be answered there: :func:`still_locked_for_me`) before it does anything."""
+    it did could be answered there: :func:`bot.locked_refusals.still_locked_for_me`, asked
+    in time: ``BrandubhBot.locked_for_me``) before it does anything."""
     if not await _guild_only_check(interaction):
         return False
     # A player shut out of this channel can play after all: their clock runs from here.
     await interaction.client.came(interaction)
     if (
         interaction.type is discord.InteractionType.application_command
-        and await still_locked_for_me(interaction)
+        and await interaction.client.locked_for_me(interaction)
     ):
         await report_error(interaction, await locked_refusal(interaction))
         return False

@@ -23,7 +23,7 @@ from bot.flow.threads import (
 )
 from bot.i18n import Language, _, command
 from bot.i18n.audience import reader
-from bot.locked_refusals import locked_refusal, still_locked_for_me
+from bot.locked_refusals import locked_refusal
 from bot.names import account_name
 from bot.services.domain import ActiveGame, MatchTerms
 from bot.services.errors import (
@@ -35,7 +35,7 @@ from bot.services.errors import (
 )
 from bot.storage.errors import StorageError
 from bot.views.challenge import challenge_text, challenge_view
-from bot.views.common import answer, thread_of, within_deadline
+from bot.views.common import answer, locked_by_discords_word, thread_of, within_deadline
 from engine import Side, get_ruleset
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class RematchFlow:
         # elsewhere. Against the computer the rematch is played here, and a match not in a
         # thread of mine (a channel, a member's thread) is offered here: refused as locked.
         shown_here = terms.computer_id is not None or terms.parent_channel_id is None
-        if shown_here and await still_locked_for_me(interaction):
+        if shown_here and await locked_by_discords_word(interaction):
             raise await locked_refusal(interaction)
         if shown_here:  # played or offered here, as /challenge would be: not where I was removed
             await require_thread_member(interaction)

@@ -13,7 +13,7 @@ from discord.utils import utcnow
 
 from bot.errors import report_error
 from bot.i18n import ENGLISH, Language, Text
-from bot.locked_refusals import locked_refusal, still_locked_for_me
+from bot.locked_refusals import locked_for_me, locked_refusal, still_locked_for_me
 from bot.unreachable import UNREACHABLE
 from bot.views.embed_text import embed_as_text
 
@@ -124,6 +124,18 @@ async def within_deadline(
                 await unanswered(task.result())
             raise
     return await task
+
+
+async def locked_by_discords_word(interaction: discord.Interaction[Any]) -> bool:
+    """:func:`still_locked_for_me`, whose question to Discord (up to ``LOCK_CHECK_WAITS``) is
+    deferred in time like a slow read: a command privately (a public answer is then posted
+    apart), a press without a message. Asked when the interaction is already late (a busy
+    process), it would otherwise leave too little of Discord's 3 seconds for what follows."""
+    if not locked_for_me(interaction):  # the cache shows it open: nothing to ask
+        return False
+    return await within_deadline(
+        interaction, still_locked_for_me(interaction), ephemeral=True, thinking=False
+    )
 
 
 def pressed_on(interaction: discord.Interaction[Any]) -> tuple[int, int]:
@@ -280,7 +292,7 @@ async def guarded(
     try:
         # A player shut out of this channel can play after all: their clock runs from here.
         await bot_of(interaction).came(interaction)
-        if not private and await still_locked_for_me(interaction):
+        if not private and await locked_by_discords_word(interaction):
             raise await locked_refusal(interaction)
         await handler(interaction)
     except Exception as error:  # every error is answered or logged by report_error

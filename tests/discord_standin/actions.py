@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -44,6 +45,9 @@ class PlayerActions:
     world: World
     recorder: Recorder
     gateway: Gateway
+    delivery_delay: float = 0.0
+    """Seconds Discord takes to deliver each interaction to the bot (a slow gateway, a busy
+    shard): its id's time, and Discord's 3 seconds for an answer, count from before."""
 
     @property
     def application_id(self) -> int:
@@ -128,6 +132,8 @@ class PlayerActions:
             original=source,
         )
         self.recorder.add_interaction(record)
+        if self.delivery_delay:
+            await asyncio.sleep(self.delivery_delay)
         try:
             await self.gateway.dispatch("INTERACTION_CREATE", payload)
         except RuntimeError:
