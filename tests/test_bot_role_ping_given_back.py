@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_harness import Harness, running_bot, until
+from tests.bot_harness import Harness, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
 from tests.test_bot_open_challenges import open_challenge
@@ -29,11 +29,16 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
         yield harness
 
 
+def challenge_rows(table: Harness) -> list[tuple[str, int | None]]:
+    """Each challenge's status and message id, oldest first."""
+    with contextlib.closing(sqlite3.connect(table.db_path)) as raw:
+        rows = raw.execute("SELECT status, message_id FROM challenges ORDER BY challenge_id")
+        return [(str(status), message_id) for status, message_id in rows]
+
+
 def challenge_statuses(table: Harness) -> list[str]:
     """Each challenge's status, oldest first."""
-    with contextlib.closing(sqlite3.connect(table.db_path)) as raw:
-        rows = raw.execute("SELECT status FROM challenges ORDER BY challenge_id")
-        return [str(status) for (status,) in rows]
+    return [status for status, _message_id in challenge_rows(table)]
 
 
 @pytest.mark.parametrize("refused", ["deferral", "post"])
@@ -71,3 +76,31 @@ async def test_an_open_challenge_never_shown_gives_its_role_ping_back(
     await until(lambda: challenge_statuses(table) == ["withdrawn"])  # forgotten, as unshown
     posted = await open_challenge(table)
     assert posted.pinged_role_ids() == {players.id}, posted.content
+
+
+async def test_an_open_challenge_posted_though_its_answer_was_lost_stands(
+    table: Harness,
+) -> None:
+    """alice's open challenge is posted, pinging the role, but Discord's answer is lost (a 502;
+    discord.py's second try is refused as answered already): it stands with its role ping
+    used, and bob's Accept takes it (before: it was closed while shown and its ping given back
+    — bob read that it was withdrawn, and alice's next one pinged the role again)."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    lost = table.standin.lose_answers(502, requests=1, matching=_first_answers)
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
+    )
+    posted = await table.standin.wait_for_message(
+        table.channel, lambda m: not m.ephemeral and "is looking for" in m.content
+    )
+    assert posted.pinged_role_ids() == {players.id}
+    await until(lambda: lost.hits == 1)
+    await until(lambda: challenge_rows(table) != [("open", None)])  # the post's failure met
+    assert challenge_rows(table) == [("open", posted.id)]
+    pressed = await table.standin.click(
+        posted, f"challenge:accept:{challenge_id(posted)}", table.bob
+    )
+    await table.standin.wait_until(lambda: "accepted" in posted.content, timeout=10)
+    assert pressed.rejected is None
+    assert challenge_statuses(table) == ["accepted"]

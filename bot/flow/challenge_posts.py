@@ -3,7 +3,8 @@
 A challenge to a member pings them (at most once in 15 minutes from the same challenger); one
 open to anyone pings the server's open-challenge role, if it has one and it can be heard (at
 most once in 15 minutes per member). A challenge stored but never shown is forgotten, so it
-does not hold the pair; what fails once it is out is logged, not told.
+does not hold the pair and the pings it claimed are given back; one Discord showed though its
+answer was lost stands; what fails once it is out is logged, not told.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.flow.lost_answers import Answer, made_anyway
 from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import join_to_reopen, may_open_threads, member_threads_here
@@ -22,8 +24,9 @@ from bot.i18n.audience import reader
 from bot.names import account_name
 from bot.services.errors import ChallengeNotFound
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.challenge import challenge_text, challenge_view
-from bot.views.common import answer, thread_of, within_deadline
+from bot.views.common import answer, deferred_privately, thread_of, within_deadline
 from engine import Side
 
 if TYPE_CHECKING:
@@ -120,12 +123,26 @@ async def post_challenge(
             if pinged:
                 text = f"<@&{role}> {text}"
                 pings = pinging([], roles=[role])
-        message_id = await answer(
-            interaction,
-            text,
-            view=challenge_view(challenge.challenge_id, lang, open_to_anyone=opponent_id is None),
-            allowed_mentions=pings,
-        )
+        # Not posted apart, the challenge is an answer Discord can be asked about after a failure.
+        answering = None if deferred_privately(interaction) else Answer.next_of(interaction)
+        try:
+            message_id = await answer(
+                interaction,
+                text,
+                view=challenge_view(
+                    challenge.challenge_id, lang, open_to_anyone=opponent_id is None
+                ),
+                allowed_mentions=pings,
+            )
+        except (discord.HTTPException, *UNREACHABLE) as failed:
+            # Made though its answer was lost (a 5xx, no answer, found made already): it is
+            # shown, pinged whom it named, and stands for its Accept — not forgotten, its
+            # pings given back to ping again.
+            made = None if answering is None else await made_anyway(interaction, answering, failed)
+            if made is None:
+                raise
+            _log.info("Challenge %s was posted, only its answer lost", challenge.challenge_id)
+            message_id = made
     except Exception:
         # Stored but never shown (the deferral or the answer failed), so never answerable:
         # it must not hold the pair (one open challenge between two members) until it
