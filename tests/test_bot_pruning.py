@@ -57,6 +57,34 @@ async def test_boards_out_of_a_game_ended_a_week_ago_are_deleted_and_its_moves_k
     assert [str(r.move) for r in read_record(text.data.decode()).records] == ["d1-b1", "c4-c2"]
 
 
+async def test_presses_on_a_challenge_deleted_a_week_after_its_match_are_refused_as_closed(
+    table: Harness,
+) -> None:
+    """bob accepted alice's challenge and resigned at once; eight days on, the timers' sweep has
+    deleted the challenge (before, it stayed for good). A press of Accept, Decline or Withdraw
+    on its post (buttons a post keeps when its edit was cut off by a restart and the first
+    board could not reach it) is told privately "That challenge is no longer open.", starts
+    no game and leaves the post as it is. The newest challenge is kept: none takes its id."""
+    reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob, "sets": 1})
+    number = challenge_id(reply)
+    assert (await table.standin.click(reply, f"challenge:accept:{number}", table.bob)).answered
+    await table.wait_board(lambda m: m.created_at >= reply.created_at)
+    ask = await table.reply_text(table.bob, "resign")
+    await table.standin.click(ask, ask.custom_ids()[0], table.bob)
+    await table.checks_run()
+    await table.reply_text(table.carol, "challenge", {"opponent": table.alice})  # the newest
+    table.advance(timedelta(days=8))
+    await table.checks_run()
+    assert _rows(table, f"SELECT count(*) FROM challenges WHERE challenge_id = {number}") == 0
+    shown = reply.content
+    for action, who in (("accept", table.bob), ("decline", table.bob), ("withdraw", table.alice)):
+        pressed = await table.standin.forged_click(reply, f"challenge:{action}:{number}", who)
+        answer = await pressed.wait_original()
+        assert (answer.ephemeral, answer.content) == (True, "That challenge is no longer open.")
+    assert reply.content == shown
+    assert _rows(table, "SELECT count(*) FROM sets") == 1
+
+
 async def test_a_check_deletes_a_few_batches_and_the_next_checks_the_rest(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
