@@ -12,6 +12,7 @@ import pytest
 from tests.bot_harness import Harness, running_bot, settled
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import SEND_MESSAGES
+from tests.test_bot_stored_answers import first_only
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -47,3 +48,25 @@ async def test_a_press_board_whose_followup_answer_is_lost_shows_once(table: Har
     shown = [m for m in table.public_messages() if "played d1-b1." in m.content]
     assert len(shown) == 1, [m.content for m in shown]
     assert "**alice** (attackers) played d1-b1." in shown[0].content
+
+
+async def test_a_press_board_whose_followup_discord_did_not_make_is_sent_again(
+    table: Harness,
+) -> None:
+    """Without Send Messages, alice plays d1-b1 with the picker; Discord answers its board's
+    followup 503 without making it: the channel, read, shows it was not made, so it is sent
+    again and shows once (before, it was left owed to the outbox, which may not post here: no
+    board until I may send messages again)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+    step_two = await table.picked(board, table.alice)
+    [where] = step_two.custom_ids()
+    down = table.standin.fail_rest(503, seconds=30, matching=first_only(followup_posts))
+    played = await table.standin.select(step_two, where, table.alice, ["d1-b1"])
+    await played.wait_followups()
+    await settled(table)
+    assert down.hits == 1
+    shown = [m for m in table.public_messages() if "played d1-b1." in m.content]
+    assert len(shown) == 1, [m.content for m in shown]
+    assert "**alice** (attackers) played d1-b1." in shown[0].content
+    assert "your move as the defenders" in shown[0].content

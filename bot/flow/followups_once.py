@@ -2,7 +2,12 @@
 again, up to five times, and Discord makes each try that landed; a followup carries no nonce, so
 one whose answer was lost would show twice. Sent under :func:`tried_once`, the first 5xx is
 raised instead, and the caller asks Discord whether it was made
-(:func:`bot.flow.lost_answers.made_anyway`) before it is sent again or left owed."""
+(:func:`bot.flow.lost_answers.not_made`) before it is sent again or left owed.
+
+It swaps discord.py's private webhook adapter (``async_context``, a ContextVar: only the
+current task's requests, and tasks it starts inside, see the swap; no public setting turns the
+tries off in discord.py 2.7). A discord.py that no longer reads it fails
+``tests/test_bot_followups_once.py`` (a board shown twice); one without it, the import here."""
 
 from __future__ import annotations
 

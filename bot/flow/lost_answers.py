@@ -10,8 +10,9 @@ board is left owed to the outbox, which would otherwise post it twice.
 discord.py itself tries a followup answered with a 5xx again (up to five times), and Discord
 makes each try that landed. So a press's board is a followup only where I may not post in the
 channel (:meth:`bot.flow.player_moves.PlayerMoves._press_answer`), and that one is sent once
-(:func:`bot.flow.followups_once.tried_once`): its first 5xx comes here, and the channel is read
-for it before it is left owed; elsewhere it is posted there with the outbox's nonce.
+(:func:`bot.flow.followups_once.tried_once`): after its first 5xx the channel is read for it,
+and it is sent again only if it is not there (:func:`not_made`), or left owed if Discord cannot
+say; elsewhere it is posted there with the outbox's nonce.
 """
 
 from __future__ import annotations
@@ -98,6 +99,34 @@ async def made_anyway(
     if not maybe_made(error):
         return None
     try:
+        return await _made(interaction, answer)
+    except (discord.HTTPException, *UNREACHABLE) as unknown:
+        _log.warning(
+            "Interaction %s: cannot tell whether its answer was made (%r): its board is owed, "
+            "and may show twice",
+            interaction.id,
+            unknown,
+        )
+    return None
+
+
+async def not_made(interaction: discord.Interaction[Any], answer: Answer) -> bool:
+    """Whether Discord shows ``interaction``'s public answer (sent as ``answer``) not made, so
+    that sending it again cannot show it twice; False if it was made, or if Discord cannot
+    say now."""
+    try:
+        return await _made(interaction, answer) is None
+    except (discord.HTTPException, *UNREACHABLE) as unknown:
+        _log.info(
+            "Interaction %s: cannot tell whether its answer was made: %r", interaction.id, unknown
+        )
+        return False
+
+
+async def _made(interaction: discord.Interaction[Any], answer: Answer) -> int | None:
+    """The id of ``interaction``'s public answer (sent as ``answer``) if Discord made it, else
+    None; raises what Discord answers if it cannot say (other than 404: not made)."""
+    try:
         if answer is Answer.RESPONSE:
             original: discord.Message = await interaction.original_response()
             return original.id
@@ -111,13 +140,6 @@ async def made_anyway(
                 return message.id
     except discord.NotFound:
         return None
-    except (discord.HTTPException, *UNREACHABLE) as unknown:
-        _log.warning(
-            "Interaction %s: cannot tell whether its answer was made (%r): its board is owed, "
-            "and may show twice",
-            interaction.id,
-            unknown,
-        )
     return None
 
 
