@@ -200,6 +200,41 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
         await table.stop()
 
 
+async def test_a_challenge_posted_but_not_noted_is_found_past_a_busy_channels_talk(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops once alice's challenge is posted, before its message is noted, and carol
+    writes 120 lines in the channel: after the restart a second challenge to bob is still
+    refused with a link to the first (not taken for one never posted, and a second shown),
+    and bob accepts the first."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3")
+    await table.start()
+    try:
+        reached = asyncio.Event()
+
+        async def killed_here(*args: Any, **kwargs: Any) -> bool:
+            reached.set()
+            await asyncio.Event().wait()
+            return False
+
+        monkeypatch.setattr(ChallengeService, "set_message", killed_here)
+        first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        await asyncio.wait_for(reached.wait(), 20)
+        await table.stop()
+        monkeypatch.undo()
+        for line in range(120):
+            await table.standin.member_writes(table.channel, table.carol, f"line {line}")
+        await table.start()
+        refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        assert refused.ephemeral, refused.content
+        assert f"/{table.channel.id}/{first.id}" in refused.content, refused.content
+        assert [m for m in table.public_messages() if m.custom_ids()] == [first]
+        await table.standin.click(first, f"challenge:accept:{challenge_id(first)}", table.bob)
+        await table.wait_board(lambda m: m.created_at >= first.created_at)
+    finally:
+        await table.stop()
+
+
 async def accepted_edit_held(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[StoredMessage, asyncio.Event, asyncio.Task[Any]]:

@@ -27,10 +27,9 @@ UNKNOWN_MESSAGE = 10008
 """Discord's error code for a message that does not exist (deleted)."""
 
 
-CUT_OFF_HISTORY = 50
-"""How many of a channel's newest messages are read for a challenge a restart may have cut
-off after its post (a challenge is open ten minutes: it is among them in all but a busy
-channel, where one not found is closed, as never seen)."""
+CLOCK_SLACK = timedelta(minutes=1)
+"""How much earlier than a challenge's creation (by my clock) a channel's messages are read
+for its post a restart may have cut off: Discord dates a message by its own clock."""
 
 
 async def create_unheld(
@@ -44,9 +43,9 @@ async def create_unheld(
     point at nothing for up to ten minutes), those are closed and ``create()`` is tried once
     more. Discord does not tell the bot of a deleted message without the message intents, so
     it is asked for each message here. So are earlier ones stored by a process before this one
-    but never noted as shown (a restart cut their post off): one found posted in its channel's
-    recent messages is noted so (the refusal links it), one not found is closed, nobody having
-    seen it."""
+    but never noted as shown (a restart cut their post off): one found posted among its
+    channel's messages since it was made is noted so (the refusal links it), one not found is
+    closed, nobody having seen it."""
     flow = bot.flow.challenges
     noted: list[int] = []
 
@@ -94,9 +93,9 @@ async def _create_past_unseen(
 
 async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
     """The challenges of ``cut_off``, stored before this process started and never noted as
-    shown: each found among its channel's recent messages is noted as shown by it, and each
-    not found (never posted) is closed as unshown. Whether any was settled so (one Discord
-    cannot say about now is left as it is)."""
+    shown: each found among its channel's messages since it was made is noted as shown by
+    it, and each not found (never posted) is closed as unshown. Whether any was settled so
+    (one Discord cannot say about now is left as it is)."""
     settled = False
     for earlier in cut_off:
         try:
@@ -118,11 +117,15 @@ async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
 
 
 async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
-    """The id of the message of mine showing ``challenge`` (its Accept button) among the last
-    messages of its channel, if there is one. Raises discord.HTTPException."""
+    """The id of the message of mine showing ``challenge`` (its Accept button) among the
+    messages of its channel since it was made, if there is one: all of them, however busy the
+    channel (a challenge is open ten minutes, so they are bounded by time, not by a count that
+    a busy channel outruns, taking a challenge shown for one never posted). Raises
+    discord.HTTPException."""
     accept = f"challenge:accept:{challenge.challenge_id}"
     channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-    async for message in channel.history(limit=CUT_OFF_HISTORY):
+    since = challenge.created_at - CLOCK_SLACK
+    async for message in channel.history(limit=None, after=since):
         if bot.user is not None and message.author.id != bot.user.id:
             continue
         for row in message.components:

@@ -44,6 +44,10 @@ class MessageRoutes(RestRoutes):
         if "after" in request.query:
             found = [m for m in found if m.id > int(request.query["after"])]
         limit = int(request.query.get("limit", 50))
+        if "after" in request.query and "before" not in request.query:
+            # As Discord: the ``limit`` messages right after it (still newest first), so a
+            # client pages forward through a busy channel.
+            found = found[:limit]
         newest_first = list(reversed(found))[:limit]
         return json_response([m.to_payload() for m in newest_first])
 

@@ -307,22 +307,28 @@ class WorldChanges:
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
 
-    async def member_writes(self, channel: FakeChannel, member: FakeMember) -> None:
-        """``member`` writes a message in ``channel`` (not kept: the bot does not ask for the
-        GUILD_MESSAGES intent, so it is not told). They need Send Messages (in a thread: Send
-        Messages in Threads, "SEND_MESSAGES has no effect in threads"), else the message is
-        refused (ValueError). Discord's Threads topic: "Sending a message will automatically
-        unarchive the thread, unless the thread has been locked by a moderator", and without
-        Manage Threads nobody may "create ... messages in locked threads": in an archived
-        thread the bot is sent THREAD_UPDATE; in a locked one (without Manage Threads) the
-        message is refused (ValueError). Writing in a thread joins it ("You can join a thread
-        by sending a message in it", Discord's Help Center)."""
+    async def member_writes(
+        self, channel: FakeChannel, member: FakeMember, text: str | None = None
+    ) -> None:
+        """``member`` writes a message in ``channel`` (the bot does not ask for the
+        GUILD_MESSAGES intent, so it is not told; with ``text`` it is kept, and shows in the
+        channel's history, as a busy channel's talk does). They need Send Messages (in a
+        thread: Send Messages in Threads, "SEND_MESSAGES has no effect in threads"), else the
+        message is refused (ValueError). Discord's Threads topic: "Sending a message will
+        automatically unarchive the thread, unless the thread has been locked by a moderator",
+        and without Manage Threads nobody may "create ... messages in locked threads": in an
+        archived thread the bot is sent THREAD_UPDATE; in a locked one (without Manage
+        Threads) the message is refused (ValueError). Writing in a thread joins it ("You can
+        join a thread by sending a message in it", Discord's Help Center)."""
         held = member.effective_permissions_in(channel)
         if not held & VIEW_CHANNEL:
             raise ValueError(f"{member.name} cannot see #{channel.name}")
         needed = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
         if not held & needed:
             raise ValueError(f"{member.name} may not write in #{channel.name}")
+        if text is not None:
+            message = StoredMessage(self.world.snowflakes.next(), channel, member.user, text)
+            self.recorder.add_message(message)
         if not channel.is_thread:
             return
         if channel.locked and not held & MANAGE_THREADS:
