@@ -17,6 +17,7 @@ from bot.storage.errors import StorageError
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, eventually, running_bot
 from tests.discord_standin import DiscordStandin, FakeChannel, FakeMember, StoredMessage
+from tests.discord_standin.faults import RestFault
 from tests.discord_standin.model import VIEW_CHANNEL
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -498,6 +499,17 @@ async def test_a_rematch_against_the_computer_in_the_channel_says_why(
     ], started.content
 
 
+def posts_lost(table: Harness, status: int, requests: int) -> RestFault:
+    """The next ``requests`` posts in #games are made, but their answers are lost (``status``)."""
+    return table.standin.lose_answers(
+        status,
+        requests=requests,
+        matching=lambda method, path: (
+            method == "POST" and path == f"/channels/{table.channel.id}/messages"
+        ),
+    )
+
+
 @pytest.mark.parametrize("status", [500, 503])
 async def test_a_rematch_made_but_its_answer_lost_is_offered_once(
     table: Harness, status: int
@@ -509,19 +521,36 @@ async def test_a_rematch_made_but_its_answer_lost_is_offered_once(
     thread = await accepted_in_thread(table, table.alice, table.bob)
     last = await attackers_win(table, thread)
     before = len(table.public_messages())
-    lost = table.standin.lose_answers(
-        status,
-        requests=1,
-        matching=lambda method, path: (
-            method == "POST" and path == f"/channels/{table.channel.id}/messages"
-        ),
-    )
+    lost = posts_lost(table, status, 1)
     pressed = await table.standin.click(last, rematch_id(last), table.bob)
     answer = await pressed.wait_original()
     assert lost.hits == 1
     offers = [m for m in table.public_messages()[before:] if "challenges you" in m.content]
     assert len(offers) == 1
     assert offers[0].pinged_user_ids() == {table.alice.id}
+    assert answer.content == (
+        f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
+    )
+    accepted = await accepted_in_thread(table, table.bob, table.alice, line=offers[0])
+    assert accepted is not thread
+
+
+async def test_a_rematch_whose_second_try_loses_its_answer_too_is_still_offered(
+    table: Harness,
+) -> None:
+    """Discord makes bob's rematch challenge, and both tries at it (the second under the same
+    nonce) have their answers lost (503): it is found in the channel, bob is told it is
+    offered, and alice can accept it (before, it was withdrawn as never shown while alice saw
+    it, and bob read an apology)."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    last = await attackers_win(table, thread)
+    before = len(table.public_messages())
+    lost = posts_lost(table, 503, 2)
+    pressed = await table.standin.click(last, rematch_id(last), table.bob)
+    answer = await pressed.wait_original()
+    assert lost.hits == 2
+    offers = [m for m in table.public_messages()[before:] if "challenges you" in m.content]
+    assert len(offers) == 1
     assert answer.content == (
         f"Rematch offered in <#{table.channel.id}>: <@{table.alice.id}> can accept it there."
     )

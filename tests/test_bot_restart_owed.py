@@ -169,6 +169,24 @@ async def test_a_challenge_stored_but_never_posted_holds_nobody_after_a_restart(
         await table.stop()
 
 
+async def stopped_once_posted(table: Harness, monkeypatch: pytest.MonkeyPatch) -> StoredMessage:
+    """alice challenges bob, and the bot stops once the challenge is posted, before its
+    message is noted: returns that challenge's message."""
+    reached = asyncio.Event()
+
+    async def killed_here(*args: Any, **kwargs: Any) -> bool:
+        reached.set()
+        await asyncio.Event().wait()
+        return False
+
+    monkeypatch.setattr(ChallengeService, "set_message", killed_here)
+    first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+    await asyncio.wait_for(reached.wait(), 20)
+    await table.stop()
+    monkeypatch.undo()
+    return first
+
+
 async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -178,18 +196,7 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        reached = asyncio.Event()
-
-        async def killed_here(*args: Any, **kwargs: Any) -> bool:
-            reached.set()
-            await asyncio.Event().wait()
-            return False
-
-        monkeypatch.setattr(ChallengeService, "set_message", killed_here)
-        first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        await asyncio.wait_for(reached.wait(), 20)
-        await table.stop()
-        monkeypatch.undo()
+        first = await stopped_once_posted(table, monkeypatch)
         await table.start()
         refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
         assert refused.ephemeral
@@ -210,18 +217,7 @@ async def test_a_challenge_posted_but_not_noted_is_found_past_a_busy_channels_ta
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
-        reached = asyncio.Event()
-
-        async def killed_here(*args: Any, **kwargs: Any) -> bool:
-            reached.set()
-            await asyncio.Event().wait()
-            return False
-
-        monkeypatch.setattr(ChallengeService, "set_message", killed_here)
-        first = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
-        await asyncio.wait_for(reached.wait(), 20)
-        await table.stop()
-        monkeypatch.undo()
+        first = await stopped_once_posted(table, monkeypatch)
         for line in range(120):
             await table.standin.member_writes(table.channel, table.carol, f"line {line}")
         await table.start()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.flow.lost_answers import maybe_made
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeHeld, ChallengeNotFound, TooManyChallenges
 from bot.storage.errors import StorageError
@@ -99,7 +100,7 @@ async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
     settled = False
     for earlier in cut_off:
         try:
-            message_id = await _posted_challenge(bot, earlier)
+            message_id = await posted_challenge(bot, earlier)
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info(
                 "Cannot tell whether challenge %s was posted: %r", earlier.challenge_id, error
@@ -116,7 +117,7 @@ async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
     return settled
 
 
-async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
+async def posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
     """The id of the message of mine showing ``challenge`` (its Accept button) among the
     messages of its channel since it was made, if there is one: all of them, however busy the
     channel (a challenge is open ten minutes, so they are bounded by time, not by a count that
@@ -133,6 +134,24 @@ async def _posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | Non
                 if getattr(item, "custom_id", None) == accept:
                     return message.id
     return None
+
+
+async def shown_anyway(bot: BrandubhBot, challenge: Challenge, error: BaseException) -> int | None:
+    """The id of ``challenge``'s post, whose request failed with ``error``, if Discord made it
+    all the same (a 5xx or no answer, also on the last try under its nonce: the answer of a
+    post made was lost); None if it was not made — or if Discord cannot say now (then it is
+    taken for never shown, as before)."""
+    if not maybe_made(error):
+        return None
+    try:
+        return await posted_challenge(bot, challenge)
+    except (discord.HTTPException, *UNREACHABLE) as unknown:
+        _log.warning(
+            "Cannot tell whether challenge %s was posted (%r): taken for never shown",
+            challenge.challenge_id,
+            unknown,
+        )
+        return None
 
 
 async def message_deleted(bot: BrandubhBot, channel_id: int, message_id: int) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.lost_answers import send_under_nonce
-from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
+from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping, shown_anyway
 from bot.flow.posts import pinging
 from bot.flow.threads import (
     may_open_threads_in,
@@ -34,6 +34,7 @@ from bot.services.errors import (
     NotAPlayer,
 )
 from bot.storage.errors import StorageError
+from bot.unreachable import UNREACHABLE
 from bot.views.challenge import challenge_text, challenge_view
 from bot.views.common import answer, locked_by_discords_word, thread_of, within_deadline
 from engine import Side, get_ruleset
@@ -258,15 +259,24 @@ class RematchFlow:
                 interaction, self.flow.server_language(terms.guild_id), thinking=False
             )
             # Under a nonce of its own: a post made though its answer was lost (a 503) is
-            # returned by a second try, not withdrawn as never shown.
-            posted = await send_under_nonce(
-                self.flow.bot.get_partial_messageable(where),
-                f"Rematch challenge {challenge.challenge_id}",
-                content=challenge_text(challenge, lang),
-                view=challenge_view(challenge.challenge_id, lang),
-                allowed_mentions=pinging([] if quiet_until else [other]),
-                nonce=f"rematch-{challenge.challenge_id}",
-            )
+            # returned by a second try, not withdrawn as never shown; one whose last try's
+            # answer was lost too is looked for in the channel.
+            try:
+                posted = await send_under_nonce(
+                    self.flow.bot.get_partial_messageable(where),
+                    f"Rematch challenge {challenge.challenge_id}",
+                    content=challenge_text(challenge, lang),
+                    view=challenge_view(challenge.challenge_id, lang),
+                    allowed_mentions=pinging([] if quiet_until else [other]),
+                    nonce=f"rematch-{challenge.challenge_id}",
+                )
+            except (discord.HTTPException, *UNREACHABLE) as error:
+                found = await shown_anyway(self.flow.bot, challenge, error)
+                if found is None:
+                    raise
+                posted_id = found
+            else:
+                posted_id = posted.id
         except Exception as error:
             # Never shown (the channel is gone, or the bot may not post there): it must not
             # hold the pair until it expires; the post's own error is the one to tell.
@@ -292,7 +302,7 @@ class RematchFlow:
         try:  # a write before the answer: deferred in time when it waits for a lock
             await within_deadline(
                 interaction,
-                services.challenges.set_message(challenge.challenge_id, posted.id),
+                services.challenges.set_message(challenge.challenge_id, posted_id),
                 thinking=False,
             )
         except (StorageError, ChallengeNotFound) as error:
