@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot import errors, sync
 from bot.ai_pool import AIPool, ComputerOpponent
 from bot.ai_queue import QueuedComputer
+from bot.channel_waits import ChannelWaits
 from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
@@ -126,6 +127,9 @@ class BrandubhBot(commands.AutoShardedBot):
         self.monotonic = monotonic
         """The clock (seconds) that ages what the services keep in memory, such as a server's
         settings (tests pass one they can move forward)."""
+        self.channel_waits = ChannelWaits(clock)
+        """Discord's long waits in each channel, kept by every post and edit there."""
+        self.channel_waits.guard(self.http)
         self.flow = GameFlow(self)
         """The game's flow: moves, the computer's turns, set ends, and what is posted."""
         self.analysis = AnalysisFlow(self)

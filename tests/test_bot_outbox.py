@@ -448,7 +448,8 @@ async def test_a_board_rate_limited_long_waits_as_told_and_holds_up_no_other_cha
     """Discord answers every post in #games with 429, to wait two minutes: alice's picked
     move's board, owed, is tried again only once those two minutes are up (before, at every
     check, about every 10 s, into the same limit), while the board owed in #lobby is posted at
-    the first check; alice's is posted once, after."""
+    the first check; alice's is posted once, after. The outbox keeps the wait Discord gave the
+    press's own post: it sends nothing into it (before, its first try went in)."""
     lobby = table.guild.channel("lobby")
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     offered = await table.reply_text(
@@ -475,10 +476,10 @@ async def test_a_board_rate_limited_long_waits_as_told_and_holds_up_no_other_cha
         told = [m for m in table.public_messages(channel) if "played d1-b1." in m.content]
         return [m for m in told if any(a.filename.endswith(".png") for a in m.attachments)]
 
-    for _ in range(9):  # 126 s: the outbox's first try, at 14 s, waits until 134 s
+    for _ in range(8):  # 112 s: the press's post, at 0 s, waits until 120 s
         table.advance(timedelta(seconds=14))
         await table.checks_run(1)
-    assert limited.hits == 2  # the press's post, and the outbox's first
+    assert limited.hits == 1  # the press's post only
     assert len(boards_in(lobby)) == 1
     assert boards_in(table.channel) == []
     table.standin.end_faults()
@@ -491,9 +492,9 @@ async def test_boards_owed_in_a_rate_limited_channel_wait_without_a_try_into_the
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Discord answers every post in #games with 429, to wait two minutes: alice's picked
-    move's board and bob's slow /move's board are owed there. The outbox tries the first
-    once; the second is held back until the wait is up, not tried into the same limit (before
-    the hold, it was), and both are posted once after it, in order."""
+    move's board and bob's slow /move's board are owed there. Neither bob's press nor the
+    outbox sends a board into that wait (before, bob's board posted apart went in, and so did
+    the outbox's first try), and both are posted once after it, in order."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     limited = table.standin.rate_limit(
         retry_after=120, requests=1000, matching=_posts_in(table.channel)
@@ -507,11 +508,11 @@ async def test_boards_owed_in_a_rate_limited_channel_wait_without_a_try_into_the
     go_on.set()
     answer = await record.wait_original()
     assert answer.content == owed_sentence("c4-c2")
-    assert limited.hits == 2  # alice's picked board, bob's board posted apart
-    for _ in range(9):  # 126 s: the outbox's first try, at 14 s, waits until 134 s
+    assert limited.hits == 1  # alice's picked board; bob's is not sent into its wait
+    for _ in range(8):  # 112 s: alice's post, at 0 s, waits until 120 s
         table.advance(timedelta(seconds=14))
         await table.checks_run(1)
-    assert limited.hits == 3  # the outbox's first try of alice's board only
+    assert limited.hits == 1  # the outbox sent nothing into the wait either
     assert table.bot is not None
     assert await table.bot.services.announcements.due() == []  # bob's waits too
     table.standin.end_faults()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.channel_waits import Route
 from bot.flow.late_boards import LateBoards
 from bot.flow.posts import NO_PINGS
 from bot.flow.takebacks import ended_request_text
@@ -59,15 +59,6 @@ def late_cause(error: BaseException) -> LateCause | None:
     return LateCause.REFUSED if isinstance(error, discord.Forbidden) else None
 
 
-class Route(enum.Enum):
-    """The requests of the outbox that Discord rate-limits apart, in each channel."""
-
-    POST = enum.auto()
-    """Posting a board."""
-    EDIT = enum.auto()
-    """Editing a takeback request's message to show how it ended."""
-
-
 STARTING_BOUND = timedelta(minutes=2)
 """The longest a match's first board is left to the flow starting it (:meth:`Outbox.starting`):
 past discord.py's retries of the calls before it, and short enough that a board a failing
@@ -86,10 +77,6 @@ class Outbox:
         self._starting: dict[tuple[int, int], asyncio.TimerHandle] = {}
         """The first boards of matches stored just now (:meth:`starting`), each claimed until
         the flow's post of it takes over, or its bound passes."""
-        self._waits: dict[tuple[Route, int], datetime] = {}
-        """Until when Discord asked my posts (or edits) in a channel to wait: a 429 longer
-        than discord.py waits (discord.RateLimited). Discord limits each route in each
-        channel apart, so the others' boards go on."""
         self._unrecorded: dict[tuple[int, int], _Unrecorded] = {}
         """The boards (set, ply) the flow posted but the database could not record as out,
         each with when that failed (µs), the board as owed if known, and the write that
@@ -355,21 +342,15 @@ class Outbox:
 
     def _wait(self, route: Route, channel_id: int, limited: discord.RateLimited) -> datetime:
         """Discord asked ``route`` in ``channel_id`` to wait ``limited.retry_after`` seconds
-        (longer than discord.py waits): until when nothing more is sent there."""
-        until = self.flow.bot.clock() + timedelta(seconds=limited.retry_after)
-        self._waits[route, channel_id] = until
-        _log.info("Channel %s asked to wait until %s (%s)", channel_id, until, route.name)
-        return until
+        (longer than discord.py waits): until when nothing more is sent there, by me or by the
+        flow (:mod:`bot.channel_waits`, which has kept it already, unless it refused the
+        request itself). Discord limits each route in each channel apart, so the others'
+        boards go on."""
+        return self.flow.bot.channel_waits.wait(route, channel_id, limited.retry_after)
 
     def _waiting(self, route: Route, channel_id: int) -> datetime | None:
         """Until when ``route`` in ``channel_id`` still waits (:meth:`_wait`), if it does."""
-        until = self._waits.get((route, channel_id))
-        if until is None:
-            return None
-        if until <= self.flow.bot.clock():
-            del self._waits[route, channel_id]
-            return None
-        return until
+        return self.flow.bot.channel_waits.waiting(route, channel_id)
 
 
 @dataclass(frozen=True)
