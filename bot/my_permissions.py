@@ -20,3 +20,15 @@ def my_permissions(client: discord.Client, channel_id: int) -> discord.Permissio
     if me is None:  # my member not cached (permissions_for would raise)
         return None
     return place.permissions_for(me)
+
+
+def may_post(client: discord.Client, channel_id: int) -> bool:
+    """Whether I may post in ``channel_id`` (a channel or a thread) as Discord last told me:
+    see it, and send messages there (in a thread, Send Messages in Threads); False when that
+    is not known (not cached)."""
+    mine = my_permissions(client, channel_id)
+    if mine is None or not mine.view_channel:
+        return False
+    if isinstance(client.get_channel(channel_id), discord.Thread):
+        return mine.send_messages_in_threads
+    return mine.send_messages

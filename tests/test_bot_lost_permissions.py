@@ -550,6 +550,51 @@ async def test_a_board_is_posted_soon_after_the_channel_allows_it_again(table: H
     await final_board_soon(table, table.channel)
 
 
+async def stopped_while_refused(discord_standin: DiscordStandin, tmp_path: Path) -> Harness:
+    """alice loses on time while the bot may not post in #games (its final board owed,
+    paused after the refusals), and the bot stops: returns the stopped harness."""
+    table = Harness(discord_standin, tmp_path / "bot.sqlite3", threads=False, ai_seconds=0.02)
+    await table.start()
+    try:
+        await table.challenge_accepted(table.alice, table.bob, sets=1)
+        await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
+        await lose_on_time_while_refused(table, table.channel)
+    finally:
+        await table.stop()
+    return table
+
+
+async def test_a_board_is_posted_soon_after_a_permission_given_back_while_stopped(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin took Send Messages in #games from the bot while a game ended on time, and
+    gives it back while the bot is stopped: after the restart the owed board comes at the
+    first check, not after the refusal's pause (up to an hour)."""
+    table = await stopped_while_refused(discord_standin, tmp_path)
+    try:
+        await table.standin.set_overwrite(table.channel, table.me)  # the denial removed
+        await table.start()
+        await final_board_soon(table, table.channel)
+    finally:
+        await table.stop()
+
+
+async def test_a_restart_leaves_a_board_still_refused_to_its_pause(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """The same, but the permission is still denied at the restart: the owed board keeps its
+    pause (each start does not try every refused post at once): no post is refused after it.
+    (Pins behaviour that already worked.)"""
+    table = await stopped_while_refused(discord_standin, tmp_path)
+    try:
+        refused = refused_posts(table, table.channel.id)
+        await table.start()
+        await table.checks_run(3)
+        assert refused_posts(table, table.channel.id) == refused
+    finally:
+        await table.stop()
+
+
 async def test_a_permission_given_back_while_the_database_is_busy_is_not_lost(
     table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -547,8 +547,9 @@ async def test_schema_20_keeps_each_name_for_the_servers_that_showed_it(
 async def test_boards_paused_after_a_refusal_are_tried_again_when_their_server_changes(
     database: str, clock: FakeClock
 ) -> None:
-    """A board Discord refused waits long; ``retry_refused`` for its server brings it to the next
-    check, and leaves another server's refused board waiting."""
+    """A board Discord refused waits long (its channel among its server's ``refused_channels``,
+    which a restart weighs); ``retry_refused`` for its server brings it to the next check, and
+    leaves another server's refused board waiting."""
     guild_a, guild_b = 4 << 22, 5 << 22
     opened = await Services.open(database, clock=clock)
     try:
@@ -565,8 +566,11 @@ async def test_boards_paused_after_a_refusal_are_tried_again_when_their_server_c
             await opened.announcements.failed(replace(row, attempts=12), refused=True)
         clock.advance(timedelta(minutes=1))
         assert await opened.announcements.due() == []
+        assert await opened.announcements.refused_channels(guild_a) == [CHANNEL]
         await opened.announcements.retry_refused(guild_a)
         assert [row.channel_id for row in await opened.announcements.due()] == [CHANNEL]
+        assert await opened.announcements.refused_channels(guild_a) == []
+        assert await opened.announcements.refused_channels(guild_b) == [OTHER_CHANNEL]
     finally:
         await opened.close()
 

@@ -18,6 +18,7 @@ from bot.client import BrandubhBot
 from bot.flow.locked_threads import locked_threads
 from bot.flow.until_stored import until_stored
 from bot.flow.vanished import Gone
+from bot.my_permissions import may_post
 from bot.outage_places import OutagePlaces
 from bot.thread_locks import closed_to_players, manages_threads
 
@@ -44,7 +45,8 @@ class ServerChanges(commands.Cog):
         self._was_ready = False
         """Whether this process has been ready once: a server's channels coming anew after
         that (its session lost) may hide a permission given back; at start-up, refused posts
-        keep their pause (each start would otherwise try every server's at once)."""
+        keep their pause unless one is seen given back (each start would otherwise try every
+        server's at once)."""
         self._shards_ready: set[int] = set()
         """Shards ready once in this process: a READY of theirs after that follows a lost
         session (:meth:`on_shard_ready`)."""
@@ -277,20 +279,36 @@ class ServerChanges(commands.Cog):
         CHANNEL_DELETE reached me for, leave the list as a deletion seen would take them off —
         when one allowed channel is still there (with all gone, the list stays, and /settings
         and refusals say they were deleted); the games of channels and threads deleted
-        meanwhile are aborted (``VanishedFlow.channels_unseen``); after a lost session (not
-        at start-up, where refused posts keep their pause), refused boards are tried at the
-        next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE. The
-        channels and threads its GUILD_CREATE lacks after an outage leave discord.py's cache
-        first (bot/outage_places.py), so those deleted meanwhile are seen missing."""
+        meanwhile are aborted (``VanishedFlow.channels_unseen``); refused boards are tried at
+        the next check, as a permission given back meanwhile sent me no CHANNEL_UPDATE — at
+        start-up only where one is seen back (:meth:`_given_back_while_away`). The channels and
+        threads its GUILD_CREATE lacks after an outage leave discord.py's cache first
+        (bot/outage_places.py), so those deleted meanwhile are seen missing."""
         stale = self._outage_places.outage_ended(guild)
         if stale:
             _log.info("Server %s is back without %s place(s) it had", guild.id, len(stale))
         self._note_listed(guild)
-        if self._was_ready:  # not at start-up: a refused post keeps its pause there
+        if self._was_ready:
             self._maybe_allowed(guild.id, "The channel list")
+        else:
+            until_stored(
+                self.bot,
+                f"refused boards of server {guild.id} weighed",
+                lambda: self._given_back_while_away(guild),
+            )
         await self.bot.timers.holds.server_available(guild.id)  # after an outage: its time back
         await self._locks_weighed(guild)  # locked while I was away or it was unavailable
         self._deletions_unseen(guild)
+
+    async def _given_back_while_away(self, guild: discord.Guild) -> None:
+        """At start-up: ``guild``'s refused boards are tried at the next check if I may now
+        post in a channel where one waits (a permission given back while I was stopped, which
+        sent me no CHANNEL_UPDATE), instead of waiting out their pause, up to an hour. Only
+        then: a start does not try every server's refused posts at once, most still refused
+        (each refusal counts against Discord's limit on invalid requests)."""
+        waiting = await self.bot.services.announcements.refused_channels(guild.id)
+        if any(may_post(self.bot, channel_id) for channel_id in waiting):
+            self._maybe_allowed(guild.id, "A permission given back while I was away")
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:

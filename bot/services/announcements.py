@@ -95,6 +95,12 @@ class AnnouncementService:
         async with self._database.transaction() as db:
             await announcements.retry_refused(db, guild_id, to_us(now), to_us(now + RETRY_MAX))
 
+    async def refused_channels(self, guild_id: int) -> list[int]:
+        """The channels of server ``guild_id`` whose owed boards are paused after a refusal."""
+        now = self._clock()
+        async with self._database.snapshot() as db:
+            return await announcements.refused_channels(db, guild_id, to_us(now + RETRY_MAX))
+
     async def due(self, limit: int = 20) -> list[AnnouncementRow]:
         """Boards that should have been posted by now and were not, oldest first."""
         async with self._database.snapshot() as db:

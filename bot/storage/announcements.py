@@ -274,6 +274,18 @@ async def retry_refused(db: Connection, guild_id: int, now_us: int, later_than_u
     )
 
 
+async def refused_channels(db: Connection, guild_id: int, later_than_us: int) -> list[int]:
+    """The channels of ``guild_id`` with boards owed whose next try is after ``later_than_us``
+    (paused for a refusal), each once."""
+    rows = await db.fetch_all(
+        "SELECT DISTINCT a.channel_id FROM announcements a JOIN sets g ON g.set_id = a.set_id "
+        "WHERE a.delivered_us IS NULL AND a.attempts > 0 AND a.next_try_us > ? "
+        "AND g.guild_id = ? ORDER BY a.channel_id",
+        (later_than_us, guild_id),
+    )
+    return [int(row[0]) for row in rows]
+
+
 @dataclass(frozen=True)
 class OwedAnswer:
     """A takeback request whose message must still show how it ended (:func:`answer_owed`)."""
