@@ -49,7 +49,7 @@ async def test_a_long_rate_limit_in_one_channel_holds_up_no_other_game(table: Ha
     """Discord answers alice's half-time reminder in #games with 429, to wait ten minutes:
     carol's game in #lobby still ends on time at that check (before, the timers waited out
     the ten minutes, and every game's clock with them), and alice's reminder is posted once,
-    at a later check."""
+    at a check after the ten minutes (before, it was sent into them at the next check)."""
     lobby = table.guild.channel("lobby")
     await table.challenge_accepted(table.alice, table.bob, time=60)
     offered = await table.reply_text(
@@ -67,7 +67,11 @@ async def test_a_long_rate_limit_in_one_channel_holds_up_no_other_game(table: Ha
     )
     assert "time" in ended.content, ended.content
     assert limited.hits == 1
+    await timers_checked(table)
+    assert not [m for m in table.public_messages() if "reminder" in m.content]
+    table.advance(timedelta(minutes=11))  # the wait is up: nothing was sent into it
     await table.standin.wait_for_message(table.channel, lambda m: "reminder" in m.content)
+    assert limited.hits == 1
     await timers_checked(table)
     reminders = [m for m in table.public_messages() if "reminder" in m.content]
     assert len(reminders) == 1, [m.content for m in reminders]
@@ -295,9 +299,10 @@ async def test_a_long_rate_limit_on_closing_an_unused_thread_leaves_the_refusal_
 async def test_a_long_rate_limit_on_the_daily_puzzle_waits_as_a_refusal_does(
     table: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Discord answers the daily puzzle's post in #lobby with a ten-minute 429: it is tried
-    again after a refusal's pause, and posted then, no failure logged (RateLimited failed the
-    check's step, and the post was tried again at each check)."""
+    """Discord answers the daily puzzle's post in #lobby with a ten-minute 429: it is not sent
+    into that wait (before, it was, after a refusal's pause of a minute), and is posted once
+    the wait is up, no failure logged (RateLimited failed the check's step, and the post was
+    tried again at each check)."""
     lobby = table.guild.channel("lobby")
     hour = (table.now + timedelta(hours=1)).hour
     await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
@@ -308,6 +313,10 @@ async def test_a_long_rate_limit_on_the_daily_puzzle_waits_as_a_refusal_does(
     table.advance(timedelta(hours=1))
     await table.standin.wait_until(lambda: limited.hits == 1, timeout=10)
     table.advance(timedelta(minutes=1))
+    await timers_checked(table)
+    assert not [m for m in table.public_messages(lobby) if "Daily puzzle" in m.content]
+    # The wait is up (counted from when the 429 came, which may be after the minute above).
+    table.advance(timedelta(minutes=10))
     await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == []

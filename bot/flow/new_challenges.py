@@ -28,9 +28,12 @@ UNKNOWN_MESSAGE = 10008
 """Discord's error code for a message that does not exist (deleted)."""
 
 
-CLOCK_SLACK = timedelta(minutes=1)
-"""How much earlier than a challenge's creation (by my clock) a channel's messages are read
-for its post a restart may have cut off: Discord dates a message by its own clock."""
+POSTED_WITHIN = timedelta(minutes=15)
+"""How far either side of a challenge's creation its post may be dated: a /challenge's answer
+is its interaction's, whose placeholder (a deferral) comes before the challenge is stored and
+whose token lasts 15 minutes; a Rematch's post follows its storing at once. The channel's
+messages of that window are read for a post a restart may have cut off, however many, and no
+others, however long the bot was away (an open challenge is given that time back)."""
 
 
 async def create_unheld(
@@ -45,7 +48,7 @@ async def create_unheld(
     more. Discord does not tell the bot of a deleted message without the message intents, so
     it is asked for each message here. So are earlier ones stored by a process before this one
     but never noted as shown (a restart cut their post off): one found posted among its
-    channel's messages since it was made is noted so (the refusal links it), one not found is
+    channel's messages of its making's time is noted so (the refusal links it), one not found is
     closed, nobody having seen it."""
     flow = bot.flow.challenges
     noted: list[int] = []
@@ -94,8 +97,8 @@ async def _create_past_unseen(
 
 async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
     """The challenges of ``cut_off``, stored before this process started and never noted as
-    shown: each found among its channel's messages since it was made is noted as shown by
-    it, and each not found (never posted) is closed as unshown. Whether any was settled so
+    shown: each found among its channel's messages of its making's time is noted as shown
+    by it, and each not found (never posted) is closed as unshown. Whether any was settled so
     (one Discord cannot say about now is left as it is)."""
     settled = False
     for earlier in cut_off:
@@ -119,14 +122,16 @@ async def _settle_cut_off(bot: BrandubhBot, cut_off: list[Challenge]) -> bool:
 
 async def posted_challenge(bot: BrandubhBot, challenge: Challenge) -> int | None:
     """The id of the message of mine showing ``challenge`` (its Accept button) among the
-    messages of its channel since it was made, if there is one: all of them, however busy the
-    channel (a challenge is open ten minutes, so they are bounded by time, not by a count that
-    a busy channel outruns, taking a challenge shown for one never posted). Raises
-    discord.HTTPException."""
+    messages of its channel dated around its making (:data:`POSTED_WITHIN`), if there is one:
+    all of them, however busy the channel (bounded by time, not by a count a busy channel
+    outruns, taking a challenge shown for one never posted). Raises discord.HTTPException."""
     accept = f"challenge:accept:{challenge.challenge_id}"
     channel = bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-    since = challenge.created_at - CLOCK_SLACK
-    async for message in channel.history(limit=None, after=since):
+    since = challenge.created_at - POSTED_WITHIN
+    until = challenge.created_at + POSTED_WITHIN
+    async for message in channel.history(limit=None, after=since, oldest_first=True):
+        if message.created_at > until:
+            break
         if bot.user is not None and message.author.id != bot.user.id:
             continue
         for row in message.components:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.channel_waits import Route
 from bot.flow.posts import NO_PINGS, outcome_text, pictures_or_text, pictures_posted
 from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
@@ -457,7 +458,11 @@ class PuzzleFlow:
 
     async def _post_daily(self, post: DailyPost, now: datetime) -> None:
         """Post ``post``, the daily puzzle a server is owed, unless Discord has it already
-        (:meth:`post_daily`); raises StorageError if the database fails it."""
+        (:meth:`post_daily`); raises StorageError if the database fails it. Not while Discord
+        asks my posts there to wait (a long 429, :mod:`bot.channel_waits`): tried at the first
+        check after, not counted as a refusal whose pause would double past the wait."""
+        if self.bot.channel_waits.waiting(Route.POST, post.channel_id) is not None:
+            return
         service = self.bot.services.puzzles
         channel = self.bot.get_partial_messageable(post.channel_id)
         lang = await self.bot.flow.server_language(post.guild_id)
