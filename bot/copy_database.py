@@ -39,9 +39,10 @@ async def copy(source: str, target: str) -> list[TableCount]:
         )
     # Neither database is brought to this schema before both are known not to be newer than
     # this bot (an operator who rolled it back): a refusal leaves both as they were.
-    for where in (source, target):
-        checked = await Database.open(where, target_version=0)
-        await checked.close()
+    # The source is only read (its bytes, time and folder unchanged) until then.
+    await SqliteDatabase.check(Path(source))
+    checked = await Database.open(target, target_version=0)
+    await checked.close()
     lite = await Database.open(source)
     try:
         pg = await Database.open(target)

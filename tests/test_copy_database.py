@@ -51,6 +51,15 @@ async def _history(services: Services) -> None:
     await services.challenges.create(GUILD, WAITING, CAROL, ALICE)
 
 
+async def _source_with_history(db_path: Path, clock: FakeClock) -> None:
+    """The SQLite file ``db_path`` holding :func:`_history`, closed."""
+    services = await Services.open(db_path, clock=clock)
+    try:
+        await _history(services)
+    finally:
+        await services.close()
+
+
 async def _run_copy(source: Path, target: str) -> tuple[int, str, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = await asyncio.create_subprocess_exec(
@@ -123,11 +132,7 @@ async def test_a_target_that_is_not_empty_is_refused(
 ) -> None:
     """Copying twice into the same database is refused with one line; nothing is doubled."""
     target = await postgres_database(postgres)
-    source = await Services.open(db_path, clock=clock)
-    try:
-        await _history(source)
-    finally:
-        await source.close()
+    await _source_with_history(db_path, clock)
     assert (await _run_copy(db_path, target))[0] == 0
     code, _, err = await _run_copy(db_path, target)
     assert code == 2
@@ -230,23 +235,13 @@ async def test_a_database_newer_than_this_bot_is_refused_changing_nothing(
     one line with exit code 2, and neither database is changed, the other (here an older
     file) not brought to this schema either (before: the source was migrated first)."""
     target = await postgres_database(postgres)
-    services = await Services.open(db_path, clock=clock)
-    try:
-        await _history(services)
-    finally:
-        await services.close()
+    await _source_with_history(db_path, clock)
     if newer == "source":
         with contextlib.closing(sqlite3.connect(db_path)) as raw:
             raw.execute(f"PRAGMA user_version = {schema_version() + 1}")
     else:
         await step_back(str(db_path), 38)
-        opened = await Database.open(target)
-        await opened.close()
-        connection = await asyncpg.connect(target)
-        try:
-            await connection.execute(f"UPDATE schema_version SET version = {schema_version() + 1}")
-        finally:
-            await connection.close()
+        await _make_newer(target)
     source_before = _file_state(db_path)
     target_before = await _target_tables(target)
     code, out, err = await _run_copy(db_path, target)
@@ -268,3 +263,40 @@ async def test_the_check_of_a_new_target_writes_nothing_there(
     checked = await Database.open(target, target_version=0)
     await checked.close()
     assert await _target_tables(target) == []
+
+
+async def _make_newer(target: str) -> None:
+    """Bring the PostgreSQL ``target`` to this schema, then mark it one version newer."""
+    opened = await Database.open(target)
+    await opened.close()
+    connection = await asyncpg.connect(target)
+    try:
+        await connection.execute(f"UPDATE schema_version SET version = {schema_version() + 1}")
+    finally:
+        await connection.close()
+
+
+def _file_bytes_and_time(path: Path) -> tuple[bytes, int, list[str]]:
+    """A file's bytes, its modification time and the names in its folder."""
+    return path.read_bytes(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent))
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+async def test_the_check_of_the_source_writes_nothing_there(
+    db_path: Path, clock: FakeClock, postgres: PostgresServer | str, journal: str
+) -> None:
+    """A copy refused after its first look at the source (here: the target is newer) leaves the
+    source file's bytes, time and folder as they were, whether it was restored from a backup
+    (rollback journal) or left by the bot (write-ahead log) (before: the look switched a
+    backup's file to write-ahead logging, rewriting its header; the log case already held)."""
+    target = await postgres_database(postgres)
+    await _source_with_history(db_path, clock)
+    with contextlib.closing(sqlite3.connect(db_path)) as raw:
+        raw.execute(f"PRAGMA journal_mode = {journal}")
+    os.utime(db_path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    await _make_newer(target)
+    before = _file_bytes_and_time(db_path)
+    code, out, err = await _run_copy(db_path, target)
+    assert (code, out) == (2, ""), err
+    assert "newer than this bot's" in err
+    assert _file_bytes_and_time(db_path) == before

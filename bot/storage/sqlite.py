@@ -174,6 +174,30 @@ class SqliteDatabase(Database):
             raise
         return database
 
+    @classmethod
+    async def check(cls, path: Path, *, busy_timeout: timedelta = timedelta(seconds=5)) -> int:
+        """Check ``path`` without writing to it (no pragma, journal switch or migration: its
+        bytes, time and folder stay as they were); its schema version. Raises the StorageError
+        :meth:`connect` would for a file that is missing, not SQLite, damaged or newer than
+        this code."""
+        milliseconds = max(0, int(busy_timeout.total_seconds() * 1000))
+        uri = await asyncio.to_thread(_read_only_uri, path)
+        try:
+            connection = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+        except sqlite3.Error as error:
+            raise storage_error(path, error) from error
+        database = cls(path, connection, lock_wait=busy_timeout)
+        try:
+            await connection.execute(f"PRAGMA busy_timeout = {milliseconds}")
+            await database._quick_check()
+            version = await cls._user_version(connection)
+        except sqlite3.Error as error:
+            raise storage_error(path, error) from error
+        finally:
+            await database._close_connections()
+        await database._refuse_newer(version, schema_version(Dialect.SQLITE))
+        return version
+
     async def _configure(self, busy_timeout: timedelta) -> None:
         milliseconds = max(0, int(busy_timeout.total_seconds() * 1000))
         db = self._connection
@@ -412,6 +436,18 @@ class SqliteDatabase(Database):
         if self._reader is not None:
             await self._reader.raw.close()
         await self._connection.close()
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI that opens ``path`` without writing anything to it or beside it.
+
+    Read-only is not enough: reading a write-ahead-logged file makes its -wal and -shm files.
+    Without a log or journal beside it the file alone is the database, so it is read as
+    immutable (no locks, nothing made); with one, read-only reads the log's content too.
+    """
+    logs = (Path(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
+    mode = "mode=ro" if any(log.exists() for log in logs) else "immutable=1"
+    return f"{path.resolve().as_uri()}?{mode}"
 
 
 def statements(script: str) -> list[str]:
