@@ -77,7 +77,7 @@ def describe_scene(scene: Scene) -> str:
         head.append(
             words._("Your opponent's move (defenders), move {number}.", number=scene.move_number)
         )
-    else:
+    elif scene.players.name_of(scene.to_move):
         head.append(
             words._(
                 "{side} to move, move {number}.",
@@ -85,6 +85,10 @@ def describe_scene(scene: Scene) -> str:
                 number=scene.move_number,
             )
         )
+    elif scene.to_move is Side.ATTACKERS:
+        head.append(words._("Attackers to move, move {number}.", number=scene.move_number))
+    else:
+        head.append(words._("Defenders to move, move {number}.", number=scene.move_number))
     if label:
         head.append(f"{label}.")
     if scene.last_move is not None and scene.last_side is not None:

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from bot.cogs.standings import game_line, stats_embed
+from bot.errors import answers_only_note
 from bot.flow.marked_moves import judgement_count
 from bot.flow.threads import THREAD_NAME_LIMIT, thread_name
 from bot.i18n import language
@@ -111,3 +112,22 @@ def test_spanish_says_moves_were_made_not_played() -> None:
     game = Game.from_moves(["d1-b1", "c4-c2", "b4-b5", "d4-b4", "b1-b3"])
     alt = describe_board(game, words=language("es"))
     assert "Se hicieron 5 jugadas." in alt, alt
+
+
+def test_a_board_without_names_says_whose_move_it_is_in_portuguese() -> None:
+    """An onlooker's alt text of a board whose players are not named reads "Vez dos atacantes"
+    (before: "Vez de Atacantes"); with names it stays "Vez de Ana (atacantes)"."""
+    game = Game.from_moves(["d1-b1"])
+    assert "Vez dos defensores, lance 2." in describe_board(game, words=PORTUGUESE)
+    assert "Vez dos atacantes, lance 1." in describe_board(Game(), words=PORTUGUESE)
+    named = describe_board(Game(), attacker_name="Ana", defender_name="Bia", words=PORTUGUESE)
+    assert "Vez de Ana (atacantes), lance 1." in named
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_the_note_where_i_may_only_answer_says_your_opponent_in_portuguese(count: int) -> None:
+    """A move played where I may not post on my own warns that "seu oponente" may not be
+    reminded, as every other Portuguese sentence names the opponent (before: "o oponente")."""
+    missing = ["send_messages", "embed_links"][:count]
+    note = answers_only_note(missing, PORTUGUESE)
+    assert "aqui: seu oponente pode não receber lembretes da vez dele." in note
