@@ -7,8 +7,11 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from bot.services import Services
 from bot.services.domain import Challenge
+from bot.services.errors import ChallengeNotFound
 from bot.services.pruning import BATCH, KEPT_FOR, PruningService
 from bot.shards import Shards
 from tests.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, OTHER_CHANNEL, FakeClock
@@ -324,3 +327,36 @@ async def test_a_challenge_that_lapsed_early_goes_a_week_after_it_lapsed(
     clock.advance(KEPT_FOR + (lapsing.expires_at - clock()) / 2)  # before a week after expiry
     await services.pruning.prune()
     assert lapsing.challenge_id not in await _challenge_ids(services)
+
+
+async def test_a_press_on_a_challenge_that_lapsed_early_before_schema_17_says_no_longer_open(
+    database: str, clock: FakeClock
+) -> None:
+    """A challenge that lapsed before its expiry (a game began in its channel) under a release
+    before schema 17 reads as expired on time once schema 46 gives it its expiry as its close
+    time; yet a press on its old Accept still says it is no longer open, not that it expired:
+    every press checks first (bot/views/challenge.py, check_accept), which refuses any closed
+    challenge so, and "expired on time" is read only of one closed during the press. Pins what
+    works."""
+    services = await Services.open(database, clock=clock)
+    try:
+        await services.settings.change(GUILD, threads=False)
+        lapsing = await services.challenges.create(GUILD, CHANNEL, ALICE, BOB)
+        taken = await services.challenges.create(GUILD, CHANNEL, CAROL, BOB)
+        clock.advance(timedelta(minutes=1))
+        await services.challenges.accept(taken.challenge_id, BOB)
+        await services.challenges.close_others_in_channel(CHANNEL)
+        async with services.database.transaction() as db:  # as a release before schema 17
+            await db.execute("UPDATE challenges SET closed_us = NULL")
+    finally:
+        await services.close()
+    async with _upgraded(database, clock, 45) as services:
+        [(closed_us, expires_us)] = await _read(
+            services,
+            "SELECT closed_us, expires_us FROM challenges WHERE status = 'expired'",
+        )
+        assert closed_us == expires_us  # schema 46's guess: "expired on time"
+        with pytest.raises(ChallengeNotFound) as refused:
+            await services.challenges.check_accept(lapsing.challenge_id, BOB)
+        assert type(refused.value) is ChallengeNotFound
+        assert str(refused.value) == "That challenge is no longer open."
