@@ -101,6 +101,22 @@ async def test_previous_lists_the_players_right_before_the_page(table: Harness) 
     assert not board.button("Next").get("disabled")
 
 
+async def test_previous_near_the_top_shows_the_whole_first_page(table: Harness) -> None:
+    """25 players paged to the 11th to 20th; the 4th drops to last: Previous, with nine left
+    before the 11th, lists the whole first page (the 1st to the 11th but the 4th, ranked 1 to
+    10; before: the nine alone), and Next from there the 12th to the 21st, nobody twice."""
+    board = await ladder(table, 25)
+    await press(table, board, "Next")
+    assert listed(board) == [(n + 1, FIRST + n) for n in range(10, 20)]
+    await rerate(table, FIRST + 3, 1000.0)
+    await press(table, board, "Previous")
+    assert listed(board) == [(n + 1 - (n > 3), FIRST + n) for n in range(11) if n != 3]
+    assert "Players 1–10 of 25" in str(board.embeds[0]["footer"]["text"])
+    assert board.button("Previous").get("disabled")  # the top: nothing before it
+    await press(table, board, "Next")
+    assert listed(board) == [(n, FIRST + n) for n in range(11, 21)]
+
+
 async def test_a_button_posted_before_keys_still_turns_the_page(table: Harness) -> None:
     """A Next posted with an offset (``leaderboard:<server>:10:next:…``) shows players 11 to
     20; that page's own Next shows the rest."""

@@ -728,8 +728,9 @@ async def test_the_puzzle_leaderboard_ranks_the_servers_solvers(table: Harness) 
 async def test_a_puzzle_finished_between_two_presses_repeats_nobody(table: Harness) -> None:
     """The board shows the top ten of twelve; bob, last, then solves three and leads: Next
     shows the one line after the tenth shown (12th now), not the tenth again as the page from
-    offset 10 would; Previous from places 2-11 shows bob's, the one before its first line. A
-    button posted before pages turned by keys still shows its page."""
+    offset 10 would; Previous from places 2-11, with only bob's line before it, shows the
+    whole first page (before: bob's line alone, after which Next repeated nine). A button
+    posted before pages turned by keys still shows its page."""
     solvers = [table.standin.add_member(table.guild, f"solver{n}") for n in range(1, 12)]
     for member in solvers:
         await finished_elsewhere(table, member, "solved", "solved")
@@ -749,8 +750,14 @@ async def test_a_puzzle_finished_between_two_presses_repeats_nobody(table: Harne
         "` 11.` **solver10** — 2 of 2 solved (100 %)",
     )
     await table.standin.click(board, board.button("Previous")["custom_id"], table.carol)
-    [bob] = board.embeds[0]["description"].splitlines()  # a page near the top may be short
-    assert bob == "`  1.` **bob** — 3 of 4 solved (75 %)"
+    [embed] = board.embeds
+    lines = embed["description"].splitlines()
+    assert (len(lines), lines[0], lines[-1]) == (
+        10,
+        "`  1.` **bob** — 3 of 4 solved (75 %)",
+        "` 10.` **solver9** — 2 of 2 solved (100 %)",
+    )
+    assert embed["footer"]["text"].startswith("Players 1–10 of 12 · ")
     old = f"puzzleboard:{table.guild.id}:all:{table.alice.id}:10:next"
     await table.standin.forged_click(board, old, table.carol)
     assert board.embeds[0]["description"].splitlines() == [

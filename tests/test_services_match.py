@@ -9,7 +9,7 @@ import pytest
 
 from bot.services import ActiveGame, MatchEnd, Services, SetEnd
 from bot.services.absence import Resumed
-from bot.services.domain import MoveResult
+from bot.services.domain import GamesPage, MoveResult
 from bot.services.errors import (
     IllegalMove,
     NoGameHere,
@@ -583,17 +583,48 @@ async def test_names_are_the_ones_of_the_server_asked_about(services: Services) 
     assert await services.players.names(None, [ALICE, BOB]) == {ALICE: "Alice", BOB: "Bob"}
 
 
+async def _on_page_two_of(services: Services, games: int) -> GamesPage:
+    """``games`` games against the computer, one a channel from CHANNEL on; /games' page 2."""
+    for player, channel in enumerate(range(CHANNEL, CHANNEL + games), start=ALICE):
+        await services.matches.start_computer_match(GUILD, channel, player, COMPUTER)
+    return await services.records.in_progress(GUILD, offset=10, limit=10)
+
+
+async def _end_the_first_three(services: Services) -> None:
+    """The games in the first three channels are aborted."""
+    for channel in range(CHANNEL, CHANNEL + 3):
+        await services.games.abort(channel)
+
+
 async def test_a_page_past_the_end_of_the_games_is_the_last_page(services: Services) -> None:
     """Turned to games 11–12, then three games end: the page asked for is past the end, so the
     last page comes back (games 1–9), never an empty list that says no game is on."""
-    for player, channel in enumerate(range(CHANNEL, CHANNEL + 12), start=ALICE):
-        await services.matches.start_computer_match(GUILD, channel, player, COMPUTER)
-    page = await services.records.in_progress(GUILD, offset=10, limit=10)
+    page = await _on_page_two_of(services, 12)
     assert (page.offset, page.total, len(page.games)) == (10, 12, 2)
-    for channel in range(CHANNEL, CHANNEL + 3):
-        await services.games.abort(channel)
+    await _end_the_first_three(services)
     page = await services.records.in_progress(GUILD, offset=10, limit=10)
     assert (page.offset, page.total, len(page.games)) == (0, 9, 9)
+
+
+async def test_previous_near_the_top_of_the_games_shows_the_whole_first_page(
+    services: Services,
+) -> None:
+    """Turned to games 11–14, then three of the first ten end: Previous from game 11, with
+    seven left before it, shows the whole first page (ten games, game 11 among them), not the
+    seven alone, and Next from there the one after it. Pins what works (the page is read
+    from the offset ten before the game, clamped to the top)."""
+    second = await _on_page_two_of(services, 14)
+    assert (second.offset, second.total, len(second.games)) == (10, 14, 4)
+    await _end_the_first_three(services)
+    back = await services.records.in_progress(
+        GUILD, limit=10, before_match=second.games[0].match_id
+    )
+    assert (back.offset, back.total) == (0, 11)
+    assert [game.channel_id for game in back.games] == list(range(CHANNEL + 3, CHANNEL + 13))
+    onward = await services.records.in_progress(
+        GUILD, limit=10, after_match=back.games[-1].match_id
+    )
+    assert [game.channel_id for game in onward.games] == [CHANNEL + 13]
 
 
 async def test_a_move_after_the_deadline_is_refused_before_the_timer_ends_the_set(

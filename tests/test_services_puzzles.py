@@ -374,7 +374,9 @@ async def test_a_page_turned_from_its_last_line_neither_repeats_nor_skips_a_solv
 ) -> None:
     """Seven players, five a page; the last one solves eight puzzles between two presses and
     leads: Next from page 1's last line shows the one player after it (7th now), not page 1's
-    last again as the page from offset 5 would; Previous from there shows the five before it."""
+    last again as the page from offset 5 would; Previous from there shows the five before it,
+    and Previous again, with one solver left before the page, the whole first page (before:
+    that one alone, after which Next repeated four)."""
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
@@ -399,7 +401,9 @@ async def test_a_page_turned_from_its_last_line_neither_repeats_nor_skips_a_solv
         assert back.offset == 1
         ahead = SolverKey.of(back.rows[0])
         top = await services.puzzles.leaderboard(GUILD, players[0], limit=5, before=ahead)
-        assert [(r.rank, r.user_id) for r in top.rows] == [(1, players[-1])]
+        leaders = [players[-1], *players[:4]]
+        assert [(r.rank, r.user_id) for r in top.rows] == list(enumerate(leaders, start=1))
+        assert top.offset == 0
         last = SolverKey.of(second.rows[-1])
         beyond = await services.puzzles.leaderboard(GUILD, players[0], limit=5, after=last)
         assert [r.user_id for r in beyond.rows] == [players[4], players[5]], "the last page"

@@ -264,8 +264,9 @@ async def test_a_page_turned_after_a_rating_changed_starts_after_the_last_row_sh
 ) -> None:
     """Ten players, pages of four: the third listed drops to last between two presses; Next
     lists the fifth to eighth as first shown (none skipped), ranked as they now are (4 to 7),
-    and Previous from there the three now before the fifth: the first, second and fourth (a
-    short page at the top, ranked 1 to 3)."""
+    and Previous from there, where only three are left before the fifth, the whole first page
+    as it now is: first, second, fourth and fifth, ranked 1 to 4 (before: a short page of the
+    three, after which Next showed the fifth again)."""
     db = await Database.open(database)
     try:
         async with db.transaction() as connection:
@@ -293,7 +294,10 @@ async def test_a_page_turned_after_a_rating_changed_starts_after_the_last_row_sh
             (100, 1),
             (101, 2),
             (103, 3),
+            (104, 4),
         ]
         assert back.offset == 0
+        onward = await standings.leaderboard(GUILD, limit=4, after=StandingKey.of(back.rows[-1]))
+        assert [row.user_id for row in onward.rows] == [105, 106, 107, 108]
     finally:
         await db.close()

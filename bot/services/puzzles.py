@@ -367,7 +367,8 @@ class PuzzleService:
         attempts, finished in ``period``) first, ties to the higher solve rate, then to
         whoever reached the count first; with ``viewer_id``'s line if it is not on the page.
         The page is the solvers right ``after`` a key (Next) or right ``before`` one
-        (Previous), else those from ``offset``: turned by keys, a puzzle finished between two
+        (Previous; the whole first page once fewer than a page are left before it), else
+        those from ``offset``: turned by keys, a puzzle finished between two
         presses neither repeats nor skips a player. Ranks count from 1; ``limit`` is capped
         at 100."""
         offset = max(0, offset)
@@ -383,8 +384,11 @@ class PuzzleService:
                 places, rows = await puzzles.solvers_beside(
                     db, guild_id, since_us, _key(key), after is not None, limit, viewer_id
                 )
+                if before is not None and len(places) < limit:  # the top: the whole first page
+                    places = range(0)
             if not any(row.place in places for row in rows):
-                if key is not None:  # nobody left past the key: the last page, or the first
+                if key is not None:  # nobody left past the key (the last page), or fewer than a
+                    # page before it (the first page)
                     offset = last_page(total, total, limit) if after is not None else 0
                 total, rows = await puzzles.solvers_board(
                     db, guild_id, since_us, offset, limit, viewer_id

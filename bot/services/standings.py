@@ -42,8 +42,9 @@ class StandingsService:
         """A page of the server's leaderboard for ``ruleset`` (highest rating first) and the
         total count of players rated in it, with ``viewer_id``'s own standing when they are
         rated there but not on the page. The page is the players right ``after`` a key (Next),
-        or right ``before`` one (Previous), else those from ``offset``: turned by keys, a
-        rating that changed between two presses neither repeats nor skips a player. Ranks
+        or right ``before`` one (Previous; the whole first page once fewer than a page are
+        left before it), else those from ``offset``: turned by keys, a rating that changed
+        between two presses neither repeats nor skips a player. Ranks
         count from 1 and are counted, not read off the page's place; players whose ratings
         are shown alike share one (1, 2, 2, 4); ``limit`` is capped at 100."""
         offset = max(0, offset)
@@ -55,7 +56,9 @@ class StandingsService:
                 offset = last_page(total, total, limit)  # if nobody is left after the key
             elif before is not None:
                 rows = await ratings.page_before(db, guild_id, ruleset, _key(before), limit)
-                offset = 0  # if nobody is left before the key
+                offset = 0  # if fewer than a page are left before the key
+                if len(rows) < limit:  # the top: the whole first page, not its first rows
+                    rows = []
             else:
                 _, rows = await ratings.leaderboard(db, guild_id, ruleset, offset, limit)
                 offset = last_page(offset, total, limit)  # if the list shrank below the page
