@@ -11,6 +11,7 @@ from tests.bot_harness import Harness, challenge_id
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import (
     GUILD_FORUM,
+    GUILD_MEDIA,
     GUILD_VOICE,
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
@@ -21,15 +22,16 @@ pytest_plugins = ["tests.discord_standin.fixtures"]
 
 @pytest.fixture
 async def server(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
-    """A server with a text channel, a forum and a voice channel; games in threads (the
-    bot's default)."""
+    """A server with a text channel, a forum, a media channel and a voice channel; games in
+    threads (the bot's default)."""
     harness = Harness(
         discord_standin,
         tmp_path / "bot.sqlite3",
-        channels=("games", "forum", "voice"),
+        channels=("games", "forum", "media", "voice"),
         threads=True,
     )
     harness.guild.channel("forum").type = GUILD_FORUM
+    harness.guild.channel("media").type = GUILD_MEDIA
     harness.guild.channel("voice").type = GUILD_VOICE
     await harness.start()
     try:
@@ -53,6 +55,24 @@ async def test_a_forum_can_be_allowed_for_games_in_its_posts(server: Harness) ->
     assert "in the channel itself" not in saved.content, saved.content
     posted = await server.reply_text(server.alice, "challenge", challenge, channel=post)
     assert not posted.ephemeral, posted.content
+
+
+async def test_a_media_channels_post_plays_its_game_in_the_post(server: Harness) -> None:
+    """With games allowed everywhere, a challenge in a media channel's post (its posts are
+    threads, as a forum's) is posted there and its game played in the post. allow: does not
+    offer media channels (the README says why). Pins what works."""
+    media = server.guild.channel("media")
+    post = await server.standin.start_member_thread(media, "Brandubh night", server.alice)
+    posted = await server.reply_text(
+        server.alice, "challenge", {"opponent": server.bob}, channel=post
+    )
+    assert not posted.ephemeral, posted.content
+    record = await server.standin.click(
+        posted, f"challenge:accept:{challenge_id(posted)}", server.bob
+    )
+    await record.wait_original()
+    board = await server.wait_board(channel=post)
+    assert f"<@{server.bob.id}>" in board.content or f"<@{server.alice.id}>" in board.content
 
 
 async def test_a_voice_channel_can_be_allowed_for_games_in_its_chat(server: Harness) -> None:

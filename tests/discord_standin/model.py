@@ -48,8 +48,11 @@ GUILD_VOICE = 2
 GUILD_ANNOUNCEMENT = 5
 GUILD_STAGE_VOICE = 13
 GUILD_FORUM = 15
+GUILD_MEDIA = 16
 """Channels a test may turn a text channel into (``channel.type = GUILD_VOICE``): commands
-come from a voice or stage channel's text chat, an announcement channel and a forum's posts."""
+come from a voice or stage channel's text chat, an announcement channel, and a forum's or a
+media channel's posts (a media channel is "similar to a GUILD_FORUM", Discord's Channel
+types: it holds only threads)."""
 THREADLESS = (GUILD_VOICE, GUILD_STAGE_VOICE)
 """Channels Discord starts no thread in: a voice or stage channel's chat."""
 ANNOUNCEMENT_THREAD = 10
