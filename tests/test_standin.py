@@ -858,3 +858,30 @@ def _field_named(errors: dict[str, Any] | None) -> str:
         ((key, errors),) = errors.items()
         path.append(key)
     return ".".join(path)
+
+
+async def test_a_server_in_an_outage_sends_no_event_until_its_guild_create(table: Table) -> None:
+    """While a server is unavailable Discord sends none of its events: a moderator's change
+    there (here a permission overwrite on #games) reaches the bot only in the GUILD_CREATE
+    that ends the outage, which carries the channel as it is then."""
+    seen: list[str] = []
+
+    async def on_guild_channel_update(before: Any, after: Any) -> None:
+        seen.append("CHANNEL_UPDATE")
+
+    async def on_guild_available(guild: discord.Guild) -> None:
+        seen.append("GUILD_CREATE")
+
+    table.bot.add_listener(on_guild_channel_update)
+    table.bot.add_listener(on_guild_available)
+    await table.standin.guild_unavailable(table.guild)
+    guild = table.bot.get_guild(table.guild.id)
+    assert guild is not None
+    await _soon(lambda: guild.unavailable, "the outage")
+    await table.standin.set_overwrite(table.channel, table.alice, deny=VIEW_CHANNEL)
+    await table.standin.guild_available(table.guild)
+    await _soon(lambda: bool(seen), "the server back")
+    assert seen == ["GUILD_CREATE"]
+    channel = table.bot.get_channel(table.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    assert channel.overwrites_for(discord.Object(table.alice.id)).view_channel is False

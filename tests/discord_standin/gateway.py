@@ -61,6 +61,12 @@ may lower :attr:`Gateway.kept_dispatches`). Discord keeps a bounded buffer but p
 size, only that a client that cannot "reconnect in time to Resume" gets INVALID_SESSION: the
 number is the stand-in's choice, large enough that only a test lowering it resumes too late."""
 
+_SENT_IN_OUTAGES = ("GUILD_CREATE", "GUILD_DELETE", "INTERACTION_CREATE")
+"""The events of a server in an outage that :meth:`Gateway.dispatch` still sends: "the guild
+is unavailable ... until the GUILD_CREATE" (Gateway Events, Guild Delete); the GUILD_CREATE
+and a GUILD_DELETE themselves are how its outage ends or the bot leaves it, and an interaction
+in one is a test's own doing."""
+
 SESSION_INVALIDATING_CLOSES = (1000, 1001)
 """Close codes from the client that end its session ("When you close the connection to the
 gateway with close code 1000 or 1001, your session will be invalidated")."""
@@ -399,17 +405,26 @@ class Gateway:
         """Send a DISPATCH event to the session of the shard its guild belongs to: at once if
         it is connected, or kept for its RESUME if it is disconnected but resumable. With no
         session to receive it (the bot never identified, or its session ended) it raises
-        RuntimeError: Discord sends such state in the next GUILD_CREATE instead."""
+        RuntimeError: Discord sends such state in the next GUILD_CREATE instead. An event of
+        a server in an outage (GUILD_DELETE ``unavailable: true``) is not sent at all: Discord
+        sends none until its GUILD_CREATE, which carries the server as it is then — save the
+        GUILD_CREATE and GUILD_DELETE themselves, and interactions (a test's own doing)."""
         raw = data.get("guild_id")
         if raw is None and event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"):
             raw = data.get("id")
         guild_id = None if raw is None else int(raw)
+        if event not in _SENT_IN_OUTAGES and guild_id in self._unavailable():
+            return
         session = self.session_for(guild_id)
         if session is None:
             where = "" if guild_id is None else f" of guild {guild_id}"
             raise RuntimeError(f"cannot dispatch {event}: no bot session serves the shard{where}")
         async with session.lock:
             await self._send(session, event, data)
+
+    def _unavailable(self) -> set[int]:
+        """The servers in an outage."""
+        return {guild.id for guild in self._guilds() if guild.unavailable}
 
     async def request_reconnect(self) -> None:
         """Ask the bot to reconnect (op 7), as Discord does during maintenance."""

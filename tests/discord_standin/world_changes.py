@@ -302,7 +302,7 @@ class WorldChanges:
             thread.archived_at = self.world.clock()
         if locked is not None:
             thread.locked = locked
-        if not announce or (thread.guild is not None and thread.guild.unavailable):
+        if not announce:
             return
         with contextlib.suppress(RuntimeError):
             await self.gateway.dispatch("THREAD_UPDATE", payloads.thread(thread))
@@ -371,8 +371,6 @@ class WorldChanges:
         else:
             event, data = "CHANNEL_DELETE", payloads.channel(channel)
         self.world.delete_channel(channel)
-        if guild.unavailable:
-            return
         with contextlib.suppress(RuntimeError):  # no session: the next GUILD_CREATE lacks it
             await self.gateway.dispatch(event, data)
 
