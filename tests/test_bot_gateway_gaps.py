@@ -27,7 +27,7 @@ from tests.bot_harness import (
     until,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, InteractionNotAnswered
-from tests.discord_standin.model import SEND_MESSAGES
+from tests.discord_standin.model import SEND_MESSAGES, VIEW_CHANNEL
 from tests.test_bot_lost_permissions import final_board_soon, lose_on_time_while_refused
 from tests.test_bot_resume import cut_off, resumed
 
@@ -362,6 +362,33 @@ async def test_a_thread_archived_during_its_servers_outage_keeps_its_game(
     since = len(table.standin.rest_log)
     await table.standin.guild_available(table.guild)
     await asked_and_played(table, thread, since)
+
+
+async def test_a_thread_hidden_from_the_bot_during_its_servers_outage_keeps_its_game(
+    threaded: Harness,
+) -> None:
+    """The bot may no longer see #games, where a game's thread is, once its server is back
+    from an outage (a permission changed meanwhile, nothing deleted): the GUILD_CREATE still
+    lists #games (a bot is sent every channel) but not the thread (only those it can view),
+    which leaves the cache and is asked of Discord; Discord answers 403 Missing Access, not
+    Unknown Channel, so the game is not aborted. (Pins what works with bot/outage_places.py.)"""
+    table = threaded
+    _, thread = await board_thread_game(table, opening=["d1-b1"])
+    line = table.thread_line(thread)
+    await settled(table)
+    await outage(table)
+    await table.standin.set_overwrite(table.channel, table.me, deny=VIEW_CHANNEL)
+    since = len(table.standin.rest_log)
+    await table.standin.guild_available(table.guild)
+    asked = f"/api/v10/channels/{thread.id}"
+    await table.standin.wait_until(
+        lambda: any(c.path == asked and c.status == 403 for c in table.standin.rest_log[since:]),
+        waiting_for="the thread asked of Discord",
+    )
+    await settled(table, tasks_named=(*HANDLER_TASKS, "brandubh-game-channels-of-server"))
+    assert table.bot is not None
+    assert await table.bot.services.games.in_channel(thread.id) is not None
+    assert "aborted" not in line.content, line.content
 
 
 async def test_a_server_in_an_outage_that_removed_the_bot_while_the_session_was_lost_is_let_go(
