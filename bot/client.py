@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot import errors, sync
 from bot.ai_pool import AIPool, ComputerOpponent
 from bot.ai_queue import QueuedComputer
+from bot.alike_names import alike, told_apart
 from bot.channel_waits import ChannelWaits
 from bot.config import Settings
 from bot.flow import GameFlow
@@ -27,7 +28,7 @@ from bot.i18n import mentions
 from bot.i18n.audience import reader
 from bot.i18n.commands import CatalogTranslator
 from bot.name_cache import NameCache
-from bot.names import account_name, alike, shown_name
+from bot.names import account_name, shown_name
 from bot.services import Services
 from bot.services.clock import Clock, utc_now
 from bot.storage import backups
@@ -393,6 +394,24 @@ class BrandubhBot(commands.AutoShardedBot):
         Raises StorageError if the database cannot read them."""
         twins = alike(names)
         return await self.services.players.usernames(sorted(twins)) if twins else {}
+
+    async def names_told_apart(
+        self, names: Mapping[int, str], *, or_as_shown: bool = False
+    ) -> dict[int, str]:
+        """``names`` (one list's or one game's, as :meth:`display_names` gives them), those
+        reading alike told apart by their usernames ("alex (@alex_w)": :func:`told_apart`).
+
+        Raises StorageError if the database cannot read the usernames; ``or_as_shown``:
+        ``names`` as they are then (logged), for a caller with something stored already to
+        tell."""
+        try:
+            usernames = await self.usernames_alike(names)
+        except StorageError as error:
+            if not or_as_shown:
+                raise
+            _log.warning("Usernames of %s unread, names shown alike: %s", sorted(names), error)
+            usernames = {}
+        return told_apart(names, usernames)
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

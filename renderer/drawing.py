@@ -417,19 +417,47 @@ def _names_cut_to_fit(
     draw: ImageDraw.ImageDraw, scene: Scene, face: theme.Font, room: int
 ) -> Scene:
     """``scene`` with its players' names cut (with an ellipsis) until the big line of the
-    caption fits in ``room`` pixels, or to one letter each."""
-    players = scene.players
-    longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
-    cut = scene
-    for keep in range(longest - 1, 0, -1):
-        cut = _renamed(scene, functools.partial(_cut, keep=keep, face=face))
-        if draw.textlength(headline(cut)[1], font=face, direction=text_direction(face)) <= room:
-            break
+    caption fits in ``room`` pixels, or to one letter each. A username telling a name apart
+    (:data:`TOLD_APART`) is kept whole, the name before it cut; where even one letter of it
+    leaves no room, the username stands alone ("@alex_w"), cut in turn."""
+    for renamed in (scene, _renamed(scene, _username_alone)):
+        players = renamed.players
+        longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
+        cut = renamed
+        for keep in range(longest - 1, 0, -1):
+            cut = _renamed(renamed, functools.partial(_cut, keep=keep, face=face))
+            line = headline(cut)[1]
+            if draw.textlength(line, font=face, direction=text_direction(face)) <= room:
+                return cut
     return cut
 
 
+def _told_apart(name: str) -> tuple[str, str]:
+    """``name`` as its name and the username telling it apart ("alex", " (@alex_w)"), or
+    itself and "" if none does."""
+    told, at, username = name.rpartition(TOLD_APART)
+    return (told, at + username) if told and name.endswith(")") else (name, "")
+
+
+def _username_alone(name: str | None) -> str | None:
+    """The username telling ``name`` apart, alone ("@alex_w"), else ``name``."""
+    if name is None:
+        return None
+    _head, tail = _told_apart(name)
+    return tail[len(TOLD_APART) - 1 : -1] if tail else name
+
+
 def _cut(name: str | None, keep: int, face: theme.Font) -> str | None:
-    return name if name is None or len(name) <= keep else cut_short(name[:keep], face)
+    """``name`` cut to its first ``keep`` letters, but a username telling it apart
+    (:data:`TOLD_APART`) kept whole: "Alexandr… (@alex_w)"."""
+    if name is None:
+        return None
+    head, tail = _told_apart(name)
+    return name if len(head) <= keep else cut_short(head[:keep], face) + tail
+
+
+TOLD_APART = " (@"
+"""Where a username telling a name apart from another read alike begins: "alex (@alex_w)"."""
 
 
 RIGHT_TO_LEFT_MARK = "\u200f"

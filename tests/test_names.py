@@ -7,9 +7,10 @@ import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
+from bot.alike_names import visible
 from bot.flow.threads import thread_name
 from bot.name_cache import NAMES_KEPT, NameCache
-from bot.names import escaped, passes_for, visible
+from bot.names import escaped, passes_for
 from tests.bot_harness import challenge_id, running_bot
 from tests.discord_standin import DiscordStandin
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from bot.alike_names import alike, told_apart
 from bot.i18n import languages
-from bot.names import alike, told_apart
 from bot.services.domain import GameInProgress, GamesPage, LeaderboardPage, Standing
 from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverStanding
 from bot.storage import Database

@@ -9,11 +9,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.alike_names import told_apart
 from bot.client import BrandubhBot
 from bot.cogs.choices import RULESET_CHOICES
 from bot.flow.posts import side_name
 from bot.i18n import ENGLISH, Language, _
-from bot.names import ZERO_WIDTH_SPACE, escaped, player_name, shown_name, told_apart
+from bot.names import ZERO_WIDTH_SPACE, escaped, player_name, shown_name
 from bot.services.domain import GameSummary, HeadToHead, LeaderboardPage, PlayerStats
 from bot.services.errors import InvalidOption
 from bot.views.common import answer, within_deadline

@@ -49,8 +49,10 @@ async def show_accepted(flow: GameFlow, active: ActiveGame, lang: Language) -> N
         shown = await message.fetch()
         if not any(custom_id.startswith(BUTTONS) for custom_id in custom_ids(shown)):
             return  # edited already
-        names = await bot.display_names(
-            challenge.guild_id, challenge.challenger_id, challenge.opponent_id
+        names = await bot.names_told_apart(
+            await bot.display_names(
+                challenge.guild_id, challenge.challenger_id, challenge.opponent_id
+            )
         )
         if active.channel_id != challenge.channel_id:  # in the thread started from it
             content = match_line(challenge, names, active.channel_id, lang)

@@ -200,8 +200,12 @@ class ChallengeFlow:
     ) -> None:
         """Show the accepted challenge as such (a line linking the game's thread, or who
         attacks and defends), then begin its match (:meth:`accept`)."""
-        names = await self.flow.bot.display_names(  # the match is stored: told it is on
-            challenge.guild_id, challenge.challenger_id, opponent, or_remembered=True
+        bot = self.flow.bot
+        names = await bot.names_told_apart(  # the match is stored: told it is on
+            await bot.display_names(
+                challenge.guild_id, challenge.challenger_id, opponent, or_remembered=True
+            ),
+            or_as_shown=True,
         )
         if thread is not None:
             await update_message(
@@ -411,12 +415,14 @@ class ChallengeFlow:
         """The name of the thread of the game ``challenge`` starts (its opponent known)."""
         opponent = challenge.opponent_id
         assert opponent is not None, "the challenge being accepted has its opponent"
-        names = await self.flow.bot.display_names(
-            challenge.guild_id, challenge.challenger_id, opponent
-        )
+        players = (challenge.challenger_id, opponent)
+        names = await self.flow.bot.display_names(challenge.guild_id, *players)
+        # Two players shown alike are told apart by their usernames, as in their messages.
+        usernames = await self.flow.bot.usernames_alike(names)
         someone = lang._("a player")
-        challenger = names.get(challenge.challenger_id, someone)
-        return thread_name(challenger, names.get(opponent, someone), challenge.ruleset, lang)
+        challenger, other = (names.get(player, someone) for player in players)
+        tags = (usernames.get(challenge.challenger_id), usernames.get(opponent))
+        return thread_name(challenger, other, challenge.ruleset, lang, tags)
 
     async def show_expired(self, challenge: Challenge) -> None:
         """Edit the message of ``challenge``, closed as expired, to say so, without buttons:

@@ -116,10 +116,13 @@ class GameFlow:
             return reader(interaction)
 
     async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
-        """The players' display names ("a player" in ``lang`` for one never seen); the
-        computer is named with its level."""
+        """The players' display names ("a player" in ``lang`` for one never seen), two that
+        read alike told apart by their usernames ("alex (@alex_w)"); the computer is named
+        with its level."""
         players = (active.attacker_id, active.defender_id)
-        found = await self.bot.display_names(active.guild_id, *players)
+        found = await self.bot.names_told_apart(
+            await self.bot.display_names(active.guild_id, *players)
+        )
         names = {player: found.get(player, lang._("a player")) for player in players}
         if active.computer_id is not None and active.computer_level is not None:
             me = found.get(active.computer_id, "Brandubh")

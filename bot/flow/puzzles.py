@@ -24,7 +24,7 @@ from bot.flow.vanished import Gone, unknown_channel
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
 from bot.i18n.text import engine_sentence
-from bot.names import player_name, told_apart
+from bot.names import player_name
 from bot.services.daily_puzzle import DailyPost
 from bot.services.errors import IllegalMove, PuzzleOver, StaleGameError
 from bot.services.puzzles import Attempt, by_id
@@ -469,7 +469,7 @@ class PuzzleFlow:
         # Named as stored: a mention shows bare digits for a solver who left the server.
         found = await self.bot.display_names(post.guild_id, *post.previous_solvers[:SOLVERS_NAMED])
         # Two solvers shown alike ("solved by alex, alex") are told apart by their usernames.
-        names = told_apart(found, await self.bot.usernames_alike(found))
+        names = await self.bot.names_told_apart(found)
         try:
             # A post Discord took just before a restart (its id never stored) is found,
             # not posted again.

@@ -290,18 +290,38 @@ def plain_name(name: str) -> str:
     return " ".join(without_direction_controls(name).split())
 
 
-def thread_name(challenger: str, opponent: str, ruleset: str, lang: Language = ENGLISH) -> str:
+def thread_name(
+    challenger: str,
+    opponent: str,
+    ruleset: str,
+    lang: Language = ENGLISH,
+    usernames: tuple[str | None, str | None] = (None, None),
+) -> str:
     """``Aoife vs Brian · Brandubh`` (``Aoife gegen Brian`` in German), shortened to
-    Discord's 100 characters."""
+    Discord's 100 characters. ``usernames``, given for two names that read alike, follow
+    them ("alex (@alex_w) vs alex (@alex_k)"), kept whole as the names are shortened."""
     title = lang.gettext(get_ruleset(ruleset).title)
     suffix = f" · {title}"
     room = THREAD_NAME_LIMIT - len(suffix) - len(_versus("", "", lang))
-    first, second = plain_name(challenger), plain_name(opponent)
+    names = (plain_name(challenger), plain_name(opponent))
+    first, second = (_tagged(name, tag, room) for name, tag in zip(names, usernames, strict=True))
     if len(first) + len(second) > room:
         half = room // 2
-        first = _shorten(first, max(half, room - len(second)))
-        second = _shorten(second, room - len(first))
+        first = _tagged(names[0], usernames[0], max(half, room - len(second)))
+        second = _tagged(names[1], usernames[1], room - len(first))
     return _versus(first, second, lang) + suffix
+
+
+def _tagged(name: str, username: str | None, limit: int) -> str:
+    """``name`` followed by ``username`` ("alex (@alex_w)") in ``limit`` characters: the
+    name shortened first; where not even one letter of it leaves room, the username alone
+    ("@alex_w")."""
+    if username is None:
+        return _shorten(name, limit)
+    tag = f" (@{username})"
+    if len(tag) + 2 <= limit:
+        return _shorten(name, limit - len(tag)) + tag
+    return _shorten(f"@{username}", limit)
 
 
 def _versus(first: str, second: str, lang: Language) -> str:

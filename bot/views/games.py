@@ -8,8 +8,9 @@ from typing import Any
 
 import discord
 
+from bot.alike_names import told_apart
 from bot.i18n import ENGLISH, Language, command
-from bot.names import escaped, player_name, told_apart
+from bot.names import escaped, player_name
 from bot.services.domain import (
     GameInProgress,
     GamesPage,

@@ -12,7 +12,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, _, command
 from bot.i18n.audience import reader
-from bot.names import escaped, player_name, told_apart
+from bot.names import escaped, player_name
 from bot.services.challenges import message_link
 from bot.services.domain import Challenge, WaitingChallenges
 from bot.services.errors import OtherServer
@@ -150,7 +150,7 @@ async def waiting_message(
     ids = sorted({challenge.challenger_id for challenge in waiting.challenges})
     # Two challengers shown alike are told apart by their usernames, as on /games.
     found = await bot.display_names(guild_id, *ids)
-    names = told_apart(found, await bot.usernames_alike(found))
+    names = await bot.names_told_apart(found)
     lang = reader(interaction)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     embed, shown = waiting_embed(waiting, names, guild_name, lang)
