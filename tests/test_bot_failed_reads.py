@@ -640,18 +640,23 @@ def takeback_messages_fail_once_in(
     return fails_once_in(monkeypatch, table.bot.services.takebacks, "set_message", name)
 
 
-async def test_a_takeback_whose_message_is_never_noted_still_loses_its_buttons_as_it_lapses(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """alice's request is shown, but the database fails every note of its message: ten
-    minutes on, it still says it lapsed and its Accept and Decline go (before, they stayed,
-    answering "already answered or lapsed")."""
+def takeback_messages_never_noted(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database fails every note of a takeback request's message."""
     assert table.bot is not None
 
     async def unnoted(takeback_id: int, message_id: int) -> None:
         raise StorageError("database is locked")
 
     monkeypatch.setattr(table.bot.services.takebacks, "set_message", unnoted)
+
+
+async def test_a_takeback_whose_message_is_never_noted_still_loses_its_buttons_as_it_lapses(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's request is shown, but the database fails every note of its message: ten
+    minutes on, it still says it lapsed and its Accept and Decline go (before, they stayed,
+    answering "already answered or lapsed")."""
+    takeback_messages_never_noted(table, monkeypatch)
     await start_game(table, table.alice, table.bob, table.channel)
     request = await takeback_asked_in(table, table.alice, table.channel)
     assert takeback_rows(table) == [("open", None)]
@@ -716,3 +721,42 @@ async def test_a_takeback_against_the_computer_whose_names_cannot_be_read_is_tol
     await table.checks_run()
     board = await table.wait_board(lambda m: "took back" in m.content, timeout=15)
     assert board.content.startswith("alice took back their move and my reply.")
+
+
+async def test_a_takeback_request_deleted_before_its_message_is_noted_gives_way(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's request is shown, but the database fails every note of its message, and a
+    moderator deletes it: her next /takeback asks bob again, unpinged (before, she was told a
+    request was waiting, until the first one lapsed ten minutes on)."""
+    takeback_messages_never_noted(table, monkeypatch)
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    table.standin.delete_message(request)
+    again = await table.reply_text(table.alice, "takeback")
+    assert again.content.startswith(takeback_request_text(table)), again.content
+    assert request.pinged_user_ids() == {table.bob.id}
+    assert again.pinged_user_ids() == set()
+    assert takeback_rows(table) == [("lapsed", None), ("open", None)]
+
+
+async def test_a_takeback_request_taking_a_withdrawn_ones_id_is_posted_all_the_same(
+    table: Harness,
+) -> None:
+    """alice's request, posted apart after a slow read, is made by Discord but the answers to
+    both its tries are lost: it is withdrawn (she reads the apology), and SQLite gives its id
+    to carol's request in #side a moment later, posted apart too: carol's is posted in #side,
+    asking the admin (before, it went under the same nonce, and Discord returned alice's
+    message in #games: nobody in #side was asked, and carol's request stood unseen)."""
+    side = table.guild.channel("side")
+    await start_game(table, table.carol, table.admin, side)
+    table.expect_apology = True  # alice's: Discord's answers lost, she is asked to try again
+    lost = table.standin.lose_answers(503, requests=2, matching=_channel_posts)
+    await takeback_asked_apart(table)
+    await until(lambda: lost.hits == 2 and open_takebacks(table) == 0, timeout=10)
+    await table.reply_text(table.carol, "move", {"move": "d1-b1"}, channel=side)
+    async with slow_reads(table):
+        await table.standin.slash(table.guild, side, table.carol, "takeback", wait=False)
+    asks = f"<@{table.admin.id}>, <@{table.carol.id}> asks to take back their last move (d1-b1)."
+    request = await table.standin.wait_for_message(side, lambda m: m.content.startswith(asks))
+    await until(lambda: takeback_rows(table) == [("open", request.id)], timeout=10)

@@ -176,7 +176,10 @@ class TakebackFlow:
         deferred privately, then take its private "thinking…" away; the message's id. It
         carries a nonce of its own: a post whose answer was lost (a 5xx, no answer) is tried
         again, and Discord returns the message it made rather than a second one
-        (:func:`send_under_nonce`); discord.py's own retries after a 500 do the same."""
+        (:func:`send_under_nonce`); discord.py's own retries after a 500 do the same. The
+        nonce is the interaction's, never used again: a request withdrawn (deleted) gives its
+        id to the next one on SQLite, which under ``takeback-<id>`` within Discord's few
+        minutes would be returned the withdrawn one's message, even in another channel."""
         assert interaction.channel_id is not None
         channel = self.flow.bot.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id
@@ -184,7 +187,7 @@ class TakebackFlow:
         message = await send_under_nonce(
             channel,
             f"Takeback {asked.takeback_id}'s request",
-            nonce=f"takeback-{asked.takeback_id}",
+            nonce=f"ask.{interaction.id}",
             **request,
         )
         await take_private_answer_away(interaction)
@@ -212,18 +215,17 @@ class TakebackFlow:
             return await takebacks.ask(channel_id, user, board=board)
         except TakebackWaiting as waiting:
             earlier = waiting.takeback
+            # Its message as stored, else as shown though the database failed to note it.
+            shown = earlier.message_id or self._unnoted.get(earlier.takeback_id)
             if waiting.moot:
                 lapsed = await takebacks.lapse_moot(earlier.takeback_id)
                 if lapsed is not None:
                     await self._show_lapsed(lapsed)
-            elif earlier.message_id is not None and await message_deleted(
-                self.flow.bot, channel_id, earlier.message_id
-            ):
-                await takebacks.message_gone(earlier.takeback_id, earlier.message_id)
+            elif shown is not None and await message_deleted(self.flow.bot, channel_id, shown):
+                await takebacks.message_gone(earlier.takeback_id, shown)
+                self._unnoted.pop(earlier.takeback_id, None)  # gone: nothing edits it again
                 _log.info(
-                    "Takeback %s lapsed: its message %s was deleted",
-                    earlier.takeback_id,
-                    earlier.message_id,
+                    "Takeback %s lapsed: its message %s was deleted", earlier.takeback_id, shown
                 )
             else:
                 raise

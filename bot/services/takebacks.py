@@ -233,10 +233,11 @@ class TakebackService:
         """The request's message ``message_id`` is gone (a moderator deleted it): nobody can
         answer it any more, so it lapses, and a new request may be asked. It did ping the
         opponent, so the new one, asked about the same move, does not ping them again. Nothing
-        if it is no longer open, or is shown by another message."""
+        if it is no longer open, or is shown by another message (one it notes: ``message_id``
+        may be one whose note the database failed, TakebackFlow._unnoted)."""
         async with self._database.transaction() as db:
             row = await takebacks.get(db, takeback_id)
-            if row is None or row.message_id != message_id:
+            if row is None or row.message_id not in (None, message_id):
                 return
             await takebacks.close(
                 db, takeback_id, TakebackStatus.LAPSED.value, to_us(self._clock())
