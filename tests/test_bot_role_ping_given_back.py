@@ -16,8 +16,9 @@ from tests.bot_harness import Harness, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
 from tests.test_bot_open_challenges import open_challenge
-from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS
-from tests.test_bot_stored_answers import _first_answers
+from tests.test_bot_slow_first_reads import settings_read_anew
+from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS, slow_reads
+from tests.test_bot_stored_answers import _channel_posts, _first_answers
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -98,6 +99,37 @@ async def test_an_open_challenge_posted_though_its_answer_was_lost_stands(
     await until(lambda: lost.hits == 1)
     await until(lambda: challenge_rows(table) != [("open", None)])  # the post's failure met
     assert challenge_rows(table) == [("open", posted.id)]
+    pressed = await table.standin.click(
+        posted, f"challenge:accept:{challenge_id(posted)}", table.bob
+    )
+    await table.standin.wait_until(lambda: "accepted" in posted.content, timeout=10)
+    assert pressed.rejected is None
+    assert challenge_statuses(table) == ["accepted"]
+
+
+async def test_an_open_challenge_posted_apart_though_its_answer_was_lost_stands(
+    table: Harness,
+) -> None:
+    """alice's open challenge, posted apart after a slow read deferred /challenge privately,
+    is made by Discord but its answer is lost (a 503, which discord.py does not try again):
+    tried again under its nonce, Discord returns it, so it stands with its role ping used and
+    bob's Accept takes it (before: posted without a nonce, it was closed while shown and its
+    ping given back — bob read that it was withdrawn)."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    settings_read_anew(table)
+    async with slow_reads(table):
+        await table.standin.slash(
+            table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
+        )
+        posted = await table.standin.wait_for_message(
+            table.channel, lambda m: not m.ephemeral and "is looking for" in m.content
+        )
+    await until(lambda: lost.hits == 1)
+    await until(lambda: challenge_rows(table) != [("open", None)], timeout=10)
+    assert challenge_rows(table) == [("open", posted.id)]
+    assert [m for m in table.public_messages() if "is looking for" in m.content] == [posted]
     pressed = await table.standin.click(
         posted, f"challenge:accept:{challenge_id(posted)}", table.bob
     )

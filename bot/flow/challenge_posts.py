@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.lost_answers import Answer, made_anyway
+from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
 from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
 from bot.flow.posts import pinging
 from bot.flow.threads import join_to_reopen, may_open_threads, member_threads_here
@@ -125,19 +125,24 @@ async def post_challenge(
                 pings = pinging([], roles=[role])
         # Not posted apart, the challenge is an answer Discord can be asked about after a failure.
         answering = None if deferred_privately(interaction) else Answer.next_of(interaction)
+        post: dict[str, Any] = {
+            "content": text,
+            "view": challenge_view(
+                challenge.challenge_id, lang, open_to_anyone=opponent_id is None
+            ),
+            "allowed_mentions": pings,
+        }
         try:
-            message_id = await answer(
-                interaction,
-                text,
-                view=challenge_view(
-                    challenge.challenge_id, lang, open_to_anyone=opponent_id is None
-                ),
-                allowed_mentions=pings,
-            )
+            if answering is None:
+                message_id: int | None = await post_apart_under_nonce(
+                    interaction, f"Challenge {challenge.challenge_id}", **post
+                )
+            else:
+                message_id = await answer(interaction, **post)
         except (discord.HTTPException, *UNREACHABLE) as failed:
             # Made though its answer was lost (a 5xx, no answer, found made already): it is
             # shown, pinged whom it named, and stands for its Accept — not forgotten, its
-            # pings given back to ping again.
+            # pings given back to ping again. Posted apart, its nonce asked about it already.
             made = None if answering is None else await made_anyway(interaction, answering, failed)
             if made is None:
                 raise

@@ -26,6 +26,7 @@ from typing import Any
 import discord
 
 from bot.unreachable import UNREACHABLE
+from bot.views.common import take_private_answer_away
 
 _log = logging.getLogger(__name__)
 
@@ -88,6 +89,26 @@ async def send_under_nonce(
     for file in fields.get("files") or ():
         file.reset()
     return await channel.send(**fields)
+
+
+async def post_apart_under_nonce(
+    interaction: discord.Interaction[Any], what: str, **fields: Any
+) -> int:
+    """Post ``fields`` for everyone in ``interaction``'s channel, ``interaction`` being
+    deferred privately (``what`` names the post in the log), then take its private
+    "thinking…" away; the message's id. It goes under a nonce (:func:`send_under_nonce`): a
+    post whose answer was lost (a 5xx, no answer) is tried again, and Discord returns the
+    message it made rather than a second one, so it is not forgotten as never shown while
+    shown. The nonce is the interaction's, used once: one named after a stored row's id would
+    be reused where SQLite gives a deleted row's id to the next (a takeback request
+    withdrawn), and Discord would return the earlier message, even in another channel."""
+    assert interaction.channel_id is not None
+    channel = interaction.client.get_partial_messageable(
+        interaction.channel_id, guild_id=interaction.guild_id
+    )
+    message = await send_under_nonce(channel, what, nonce=f"ask.{interaction.id}", **fields)
+    await take_private_answer_away(interaction)
+    return message.id
 
 
 async def made_anyway(

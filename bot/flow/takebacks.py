@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.lost_answers import Answer, made_anyway, send_under_nonce
+from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
 from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
@@ -34,7 +34,6 @@ from bot.views.common import (
     answer,
     deferred_privately,
     pressed_on,
-    take_private_answer_away,
     update_message,
     within_deadline,
 )
@@ -131,7 +130,9 @@ class TakebackFlow:
         message_id: int | None
         try:
             if answering is None:
-                message_id = await self._post_apart(interaction, asked, request)
+                message_id = await post_apart_under_nonce(
+                    interaction, f"Takeback {asked.takeback_id}'s request", **request
+                )
             else:
                 message_id = await answer(interaction, **request)
         except (discord.HTTPException, *UNREACHABLE) as failed:
@@ -168,30 +169,6 @@ class TakebackFlow:
             _log.info("Takeback %s's message %s noted late", takeback_id, message_id)
             if self._unnoted.get(takeback_id) == message_id:
                 del self._unnoted[takeback_id]
-
-    async def _post_apart(
-        self, interaction: discord.Interaction[Any], asked: Takeback, request: dict[str, Any]
-    ) -> int:
-        """Post the ``request`` (``asked``) for everyone in the channel, ``interaction`` being
-        deferred privately, then take its private "thinking…" away; the message's id. It
-        carries a nonce of its own: a post whose answer was lost (a 5xx, no answer) is tried
-        again, and Discord returns the message it made rather than a second one
-        (:func:`send_under_nonce`); discord.py's own retries after a 500 do the same. The
-        nonce is the interaction's, never used again: a request withdrawn (deleted) gives its
-        id to the next one on SQLite, which under ``takeback-<id>`` within Discord's few
-        minutes would be returned the withdrawn one's message, even in another channel."""
-        assert interaction.channel_id is not None
-        channel = self.flow.bot.get_partial_messageable(
-            interaction.channel_id, guild_id=interaction.guild_id
-        )
-        message = await send_under_nonce(
-            channel,
-            f"Takeback {asked.takeback_id}'s request",
-            nonce=f"ask.{interaction.id}",
-            **request,
-        )
-        await take_private_answer_away(interaction)
-        return message.id
 
     async def _withdraw(self, asked: Takeback) -> None:
         """Forget the request ``asked``, whose message Discord did not post (or, posted apart
