@@ -22,6 +22,8 @@ import pytest
 
 from bot.services import Services
 from bot.storage import Database, Dialect, schema_version
+from bot.storage.errors import DatabaseBusy
+from bot.storage.sqlite import SqliteDatabase
 from tests.conftest import ALICE, BOB, CAROL, GUILD, FakeClock, postgres_database
 from tests.older_schemas import step_back
 from tests.postgres_server import PostgresServer
@@ -300,3 +302,25 @@ async def test_the_check_of_the_source_writes_nothing_there(
     assert (code, out) == (2, ""), err
     assert "newer than this bot's" in err
     assert _file_bytes_and_time(db_path) == before
+
+
+async def test_the_check_of_the_source_waits_for_a_program_writing_it(
+    db_path: Path, clock: FakeClock
+) -> None:
+    """A file restored from a backup (rollback journal) that another program holds a write
+    lock on (the admin's sqlite3 shell, a bot not stopped yet): the check of the source takes
+    SQLite's locks, so it is refused as busy, never read while that program may be rewriting
+    its pages (before: it was read as immutable, past the lock, and its version taken from
+    whatever the file held just then). Nothing is made beside the file either way."""
+    await _source_with_history(db_path, clock)
+    with contextlib.closing(sqlite3.connect(db_path)) as raw:
+        raw.execute("PRAGMA journal_mode = delete")
+    folder = sorted(os.listdir(db_path.parent))
+    with contextlib.closing(sqlite3.connect(db_path, isolation_level=None)) as writer:
+        writer.execute("BEGIN EXCLUSIVE")  # a writer's lock, before its journal is made
+        with pytest.raises(DatabaseBusy, match="locked by another program"):
+            await SqliteDatabase.check(db_path, busy_timeout=timedelta(milliseconds=100))
+        assert sorted(os.listdir(db_path.parent)) == folder
+        writer.execute("ROLLBACK")
+    assert await SqliteDatabase.check(db_path) == schema_version(Dialect.SQLITE)
+    assert sorted(os.listdir(db_path.parent)) == folder

@@ -441,13 +441,28 @@ class SqliteDatabase(Database):
 def _read_only_uri(path: Path) -> str:
     """The URI that opens ``path`` without writing anything to it or beside it.
 
-    Read-only is not enough: reading a write-ahead-logged file makes its -wal and -shm files.
-    Without a log or journal beside it the file alone is the database, so it is read as
-    immutable (no locks, nothing made); with one, read-only reads the log's content too.
+    Read-only takes SQLite's locks, so a program writing the file meanwhile is waited for (or
+    the check refused as busy), never read half-written; it makes no file beside one in
+    rollback-journal mode (a file restored from a backup). Only a write-ahead-logged file with
+    no log beside it (the bot stopped) is read as immutable, without locks: read-only would
+    leave -wal and -shm files there, and a program opening it meanwhile writes to the log it
+    makes (to the file itself only at a checkpoint, after a thousand pages).
     """
     logs = (Path(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
-    mode = "mode=ro" if any(log.exists() for log in logs) else "immutable=1"
-    return f"{path.resolve().as_uri()}?{mode}"
+    if any(log.exists() for log in logs) or not _write_ahead_logged(path):
+        return f"{path.resolve().as_uri()}?mode=ro"
+    return f"{path.resolve().as_uri()}?immutable=1"
+
+
+def _write_ahead_logged(path: Path) -> bool:
+    """Whether ``path``'s header says it is in write-ahead-log mode (its read and write
+    versions, bytes 18 and 19, are 2: SQLite's file format)."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(20)
+    except OSError:  # missing or unreadable: SQLite's own open says so
+        return False
+    return header[18:20] == b"\x02\x02"
 
 
 def statements(script: str) -> list[str]:
