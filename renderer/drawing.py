@@ -9,6 +9,7 @@ renderer/fixed_palette.py's.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 import unicodedata
 from collections.abc import Callable
@@ -417,47 +418,53 @@ def _names_cut_to_fit(
     draw: ImageDraw.ImageDraw, scene: Scene, face: theme.Font, room: int
 ) -> Scene:
     """``scene`` with its players' names cut (with an ellipsis) until the big line of the
-    caption fits in ``room`` pixels, or to one letter each. A username telling a name apart
-    (:data:`TOLD_APART`) is kept whole, the name before it cut; where even one letter of it
-    leaves no room, the username stands alone ("@alex_w"), cut in turn."""
-    for renamed in (scene, _renamed(scene, _username_alone)):
+    caption fits in ``room`` pixels, or to one letter each. When both names end in a username
+    telling them apart (:func:`_told_apart`), each username is kept whole, the name before it
+    cut; where even one letter of it leaves no room, the username stands alone ("@alex_w"),
+    cut in turn. One name alone ending so is cut as any other: it is the member's own free
+    text ("Bob (@alice)"), never shown as someone's username alone."""
+    players = scene.players
+    told = all(
+        _told_apart(name or "")[1] for name in (players.attacker_name, players.defender_name)
+    )
+    tries = (scene, _renamed(scene, _username_alone)) if told else (scene,)
+    cut = scene
+    for renamed in tries:
         players = renamed.players
         longest = max(len(players.attacker_name or ""), len(players.defender_name or ""))
         cut = renamed
         for keep in range(longest - 1, 0, -1):
-            cut = _renamed(renamed, functools.partial(_cut, keep=keep, face=face))
+            cut = _renamed(renamed, functools.partial(_cut, keep=keep, face=face, told=told))
             line = headline(cut)[1]
             if draw.textlength(line, font=face, direction=text_direction(face)) <= room:
                 return cut
     return cut
 
 
+_TOLD_APART = re.compile(r"(?P<name>.*\S)(?P<tag> \(@(?P<username>[^\s()@]+)\))")
+"""A name told apart from another read alike by its username: "alex (@alex_w)"."""
+
+
 def _told_apart(name: str) -> tuple[str, str]:
     """``name`` as its name and the username telling it apart ("alex", " (@alex_w)"), or
     itself and "" if none does."""
-    told, at, username = name.rpartition(TOLD_APART)
-    return (told, at + username) if told and name.endswith(")") else (name, "")
+    found = _TOLD_APART.fullmatch(name)
+    return (found["name"], found["tag"]) if found else (name, "")
 
 
 def _username_alone(name: str | None) -> str | None:
     """The username telling ``name`` apart, alone ("@alex_w"), else ``name``."""
-    if name is None:
-        return None
-    _head, tail = _told_apart(name)
-    return tail[len(TOLD_APART) - 1 : -1] if tail else name
+    found = None if name is None else _TOLD_APART.fullmatch(name)
+    return f"@{found['username']}" if found else name
 
 
-def _cut(name: str | None, keep: int, face: theme.Font) -> str | None:
-    """``name`` cut to its first ``keep`` letters, but a username telling it apart
-    (:data:`TOLD_APART`) kept whole: "Alexandr… (@alex_w)"."""
+def _cut(name: str | None, keep: int, face: theme.Font, told: bool) -> str | None:
+    """``name`` cut to its first ``keep`` letters, but (``told``: both names are told apart)
+    a username telling it apart kept whole: "Alexandr… (@alex_w)"."""
     if name is None:
         return None
-    head, tail = _told_apart(name)
+    head, tail = _told_apart(name) if told else (name, "")
     return name if len(head) <= keep else cut_short(head[:keep], face) + tail
-
-
-TOLD_APART = " (@"
-"""Where a username telling a name apart from another read alike begins: "alex (@alex_w)"."""
 
 
 RIGHT_TO_LEFT_MARK = "\u200f"

@@ -137,3 +137,17 @@ def test_a_caption_at_phone_width_keeps_the_username(lang: Language, name: str, 
     assert "Alexandra Konstantinopoulou" not in big, big
     for words_around in plain.split("x", 1):
         assert words_around.strip() in big, (plain, big)
+
+
+@pytest.mark.parametrize("lang", languages(), ids=str)
+def test_a_name_of_its_own_ending_in_a_username_is_cut_as_any(lang: Language) -> None:
+    """A member whose own display name ends as a told-apart one does ("… (@alexandra_…)"),
+    playing someone named otherwise, is not told apart: at 360 px their name is cut from its
+    end as any other, never shown as that username alone (another member's, perhaps)."""
+    lay = layout(7, 360)
+    draw = ImageDraw.Draw(Image.new("RGB", (360, lay.caption)))
+    name = "Bartholomew Fitzgerald (@alexandra_konstantin)"
+    players = Players(attacker_name=name, defender_name="carol", words=lang)
+    big = caption_text(draw, lay, scene_of(Game(), players))[1]
+    assert "Bartholomew" in big, big
+    assert "@alexandra" not in big, big

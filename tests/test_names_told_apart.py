@@ -7,7 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.alike_names import alike, told_apart
-from bot.i18n import languages
+from bot.flow.threads import thread_name
+from bot.i18n import ENGLISH, languages
 from bot.services.domain import GameInProgress, GamesPage, LeaderboardPage, Standing
 from bot.services.puzzle_leaderboard import Period, SolverBoard, SolverStanding
 from bot.storage import Database
@@ -271,3 +272,15 @@ async def test_the_daily_post_tells_two_alexes_apart(
         assert f"**{ALEX_W}**" in solvers, solvers
         assert f"**{ALEX_K}**" in solvers, solvers
         assert second.pinged_user_ids() == set()
+
+
+def test_a_name_cut_at_a_space_has_its_ellipsis_after_its_last_letter() -> None:
+    """A name cut where a space falls reads "Bo Bob… (@bo_b)", "Ann Mary…", never with a
+    space before the ellipsis: in a page of /games and in a thread's name alike."""
+    shown = told_apart({1: "Bo Bob Smith", 2: "bo bob smith"}, {1: "bo_b", 2: "b.bob"}, 8)
+    assert shown == {1: "Bo Bob… (@bo_b)", 2: "bo bob… (@b.bob)"}, shown
+    for pad in range(3):  # one of three cuts falls on a space
+        name = "x" * pad + "Ann Mary Lou " * 8
+        for usernames in ((None, None), ("ann_m", "ann.m")):
+            thread = thread_name(name, name, "brandubh", ENGLISH, usernames)
+            assert " …" not in thread, thread
