@@ -75,7 +75,9 @@ def told_apart(
     twins = alike(names)
 
     def cut(name: str) -> str:
-        return name if longest is None or len(name) <= longest else name[: longest - 1] + "…"
+        return (
+            name if longest is None or len(name) <= longest else name[: longest - 1].rstrip() + "…"
+        )
 
     return {
         uid: f"{cut(name)} (@{usernames[uid]})"

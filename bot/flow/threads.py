@@ -331,7 +331,9 @@ def _versus(first: str, second: str, lang: Language) -> str:
 
 
 def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+    """``text`` in ``limit`` characters, cut with an ellipsis after its last letter kept
+    ("Ann Mary…", not "Ann Mary …")."""
+    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "…"
 
 
 def match_line(
