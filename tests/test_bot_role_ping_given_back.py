@@ -1,7 +1,8 @@
 """An open challenge that never went out (its deferral or its post refused by Discord) gives
 back the claim on the server's open-challenge role ping it took: nobody heard it, so the
-challenger's next open challenge pings the role (bot/flow/challenge_posts.py). This pins
-behaviour that already works (bot/services/challenges.py ``forget_unshown``)."""
+challenger's next open challenge pings the role (bot/flow/challenge_posts.py); one the
+database could not close then gives way to the next. The first test pins behaviour that
+already works (bot/services/challenges.py ``forget_unshown``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, running_bot, until
 from tests.discord_standin import DiscordStandin
 from tests.foreign_lock import foreign_write_lock
@@ -136,3 +138,36 @@ async def test_an_open_challenge_posted_apart_though_its_answer_was_lost_stands(
     await table.standin.wait_until(lambda: "accepted" in posted.content, timeout=10)
     assert pressed.rejected is None
     assert challenge_statuses(table) == ["accepted"]
+
+
+async def test_an_open_challenge_never_shown_that_cannot_be_closed_gives_way_to_the_next(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's open challenge is refused by Discord (10062) and the database fails to close
+    it (locked): it stays open, unseen. Her next open challenge is not refused for it (before:
+    "already open" for up to an hour, this process taking it for its own post under way): the
+    bot asks Discord, finds it never posted, closes it, and the next one pings the role."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    assert table.bot is not None
+    challenges = table.bot.services.challenges
+    forget = challenges.forget_unshown
+    failed: list[int] = []
+
+    async def fails_once(challenge_id: int) -> None:
+        if not failed:
+            failed.append(challenge_id)
+            raise StorageError("database is locked")
+        await forget(challenge_id)
+
+    monkeypatch.setattr(challenges, "forget_unshown", fails_once)
+    fault = table.standin.fail_rest(404, seconds=60, code=10062, matching=_first_answers)
+    await table.standin.slash(
+        table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
+    )
+    await until(lambda: fault.hits == 1 and failed != [])
+    table.standin.end_faults()
+    assert challenge_statuses(table) == ["open"]  # unseen, not closed
+    posted = await open_challenge(table)
+    assert posted.pinged_role_ids() == {players.id}, posted.content
+    assert challenge_statuses(table) == ["withdrawn", "open"]

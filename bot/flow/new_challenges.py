@@ -199,10 +199,20 @@ async def opponent_ping(bot: BrandubhBot, challenge_id: int) -> datetime | None:
 
 async def forget_unshown(bot: BrandubhBot, challenge_id: int) -> None:
     """Forget a challenge that was stored but never shown (its post or its answer failed), so
-    it does not hold the pair until it expires. A storage error is passed over: the failure
-    that kept it from being shown is the one to tell."""
-    with contextlib.suppress(StorageError):
+    it does not hold the pair until it expires. A storage error is not told (the failure that
+    kept it from being shown is the one to tell): the challenge, left open, is no longer taken
+    for a post of this process under way, so the next challenge it holds up asks Discord
+    whether it was shown and closes it then (:func:`create_unheld`), not an hour later."""
+    try:
         await bot.services.challenges.forget_unshown(challenge_id)
+    except StorageError as error:
+        bot.flow.challenges.made_here.pop(challenge_id, None)
+        _log.warning(
+            "Challenge %s was never shown, but could not be closed (%s): the next challenge "
+            "it holds up closes it",
+            challenge_id,
+            error,
+        )
 
 
 SHOWN_RECENTLY = timedelta(minutes=1)
