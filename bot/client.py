@@ -127,7 +127,8 @@ class BrandubhBot(commands.AutoShardedBot):
         """The current time (tests pass a clock they can move forward)."""
         self.monotonic = monotonic
         """The clock (seconds) that ages what the services keep in memory, such as a server's
-        settings (tests pass one they can move forward)."""
+        settings, and Discord's word that a thread is locked (tests pass one they can move
+        forward)."""
         self.channel_waits = ChannelWaits(clock)
         """Discord's long waits in each channel, kept by every post and edit there."""
         self.channel_waits.guard(self.http)
@@ -137,7 +138,7 @@ class BrandubhBot(commands.AutoShardedBot):
         """/analyse: the engine's review of a finished set."""
         self.puzzles = PuzzleFlow(self)
         """/puzzle and the daily puzzle."""
-        self.locks_seen = LocksSeen()
+        self.locks_seen = LocksSeen(monotonic)
         """Threads Discord just showed locked, not asked about again for a few seconds."""
         self._background: set[asyncio.Task[Any]] = set()
         self._stored = NameCache()

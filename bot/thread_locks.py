@@ -6,7 +6,7 @@ the flow all read, below the flow layer; and Discord's last word that a thread i
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TypeGuard
 from urllib.parse import unquote, urlsplit
 
@@ -119,17 +119,19 @@ event was missed is seen at most this late."""
 
 class LocksSeen:
     """The threads Discord last showed locked when asked (bot/locked_refusals.py
-    ``still_locked_for_me``), each for :data:`LOCK_SEEN_FOR` seconds (``time.monotonic()``):
-    within them, Discord is not asked again. An unlock seen, or any change of the thread
-    heard of (its THREAD_UPDATE), forgets it."""
+    ``still_locked_for_me``), each for :data:`LOCK_SEEN_FOR` seconds of ``monotonic`` (the
+    bot's, which tests move forward): within them, Discord is not asked again. An unlock seen,
+    or any change of the thread heard of (its THREAD_UPDATE), forgets it."""
 
-    def __init__(self) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        """The clock (seconds) that ages Discord's word."""
         self._seen: dict[int, float] = {}
-        """Thread id → when Discord showed it locked (``time.monotonic()``)."""
+        """Thread id → when Discord showed it locked (``monotonic``)."""
 
     def locked(self, thread_id: int) -> None:
         """Discord showed ``thread_id`` locked just now (those seen too long ago go)."""
-        now = time.monotonic()
+        now = self._monotonic()
         self._seen = {
             thread: seen for thread, seen in self._seen.items() if now - seen < LOCK_SEEN_FOR
         }
@@ -138,7 +140,7 @@ class LocksSeen:
     def still_locked(self, thread_id: int) -> bool:
         """Whether Discord showed ``thread_id`` locked less than :data:`LOCK_SEEN_FOR` ago."""
         seen = self._seen.get(thread_id)
-        return seen is not None and time.monotonic() - seen < LOCK_SEEN_FOR
+        return seen is not None and self._monotonic() - seen < LOCK_SEEN_FOR
 
     def forget(self, thread_id: int) -> None:
         """``thread_id`` was seen unlocked, or changed: Discord's last word on it is old."""

@@ -212,8 +212,9 @@ class Harness:
         return time.monotonic() + self.kept_aged
 
     def age_kept(self, seconds: float) -> None:
-        """Move the bot's monotonic clock forward by ``seconds``: what its services keep in
-        memory (a server's settings, ``KEEP_SECONDS``) is that much older."""
+        """Move the bot's monotonic clock forward by ``seconds``: what it keeps in memory (a
+        server's settings, ``KEEP_SECONDS``; Discord's word that a thread is locked,
+        ``LOCK_SEEN_FOR``) is that much older."""
         self.kept_aged += seconds
 
     async def checks_run(self, count: int = 1) -> None:
