@@ -15,11 +15,11 @@ import pytest
 
 from bot.storage.errors import StorageError
 from tests.bot_harness import Harness, challenge_id, running_bot, until
-from tests.discord_standin import DiscordStandin
+from tests.discord_standin import DiscordStandin, FakeRole
 from tests.foreign_lock import foreign_write_lock
 from tests.test_bot_open_challenges import open_challenge
 from tests.test_bot_slow_first_reads import settings_read_anew
-from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS, slow_reads
+from tests.test_bot_slow_refusals import SLOW_WRITE_SECONDS, private_answer_gone, slow_reads
 from tests.test_bot_stored_answers import _channel_posts, _first_answers
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -30,6 +30,13 @@ async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterato
     """The bot in a server whose open challenges ping the role "Tafl players"."""
     async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
         yield harness
+
+
+async def role_pinged(table: Harness) -> FakeRole:
+    """The role "Tafl players", made the server's open-challenge role by its admin."""
+    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
+    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    return players
 
 
 def challenge_rows(table: Harness) -> list[tuple[str, int | None]]:
@@ -51,8 +58,7 @@ async def test_an_open_challenge_never_shown_gives_its_role_ping_back(
     """alice's open challenge claims the role's ping, then Discord refuses the interaction as
     unknown (10062): its deferral (another program took the write lock as the claim began,
     so the claim waited past 1.5 s), or its post. Her next open challenge pings the role."""
-    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
-    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    players = await role_pinged(table)
     assert table.bot is not None
     challenges = table.bot.services.challenges
     claim = challenges.claim_role_ping
@@ -88,8 +94,7 @@ async def test_an_open_challenge_posted_though_its_answer_was_lost_stands(
     discord.py's second try is refused as answered already): it stands with its role ping
     used, and bob's Accept takes it (before: it was closed while shown and its ping given back
     — bob read that it was withdrawn, and alice's next one pinged the role again)."""
-    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
-    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    players = await role_pinged(table)
     lost = table.standin.lose_answers(502, requests=1, matching=_first_answers)
     await table.standin.slash(
         table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
@@ -109,29 +114,33 @@ async def test_an_open_challenge_posted_though_its_answer_was_lost_stands(
     assert challenge_statuses(table) == ["accepted"]
 
 
+@pytest.mark.parametrize("lost", [1, 2])
 async def test_an_open_challenge_posted_apart_though_its_answer_was_lost_stands(
-    table: Harness,
+    table: Harness, lost: int
 ) -> None:
     """alice's open challenge, posted apart after a slow read deferred /challenge privately,
     is made by Discord but its answer is lost (a 503, which discord.py does not try again):
     tried again under its nonce, Discord returns it, so it stands with its role ping used and
     bob's Accept takes it (before: posted without a nonce, it was closed while shown and its
-    ping given back — bob read that it was withdrawn)."""
-    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
-    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
-    lost = table.standin.lose_answers(503, requests=1, matching=_channel_posts)
+    ping given back — bob read that it was withdrawn). The answer of that second try lost
+    too, it is looked for among the channel's messages, as a rematch's is, and found (before:
+    taken for never shown, as above). Either way alice's "thinking…" is taken away."""
+    players = await role_pinged(table)
+    lost_answers = table.standin.lose_answers(503, requests=lost, matching=_channel_posts)
     settings_read_anew(table)
     async with slow_reads(table):
-        await table.standin.slash(
+        record = await table.standin.slash(
             table.guild, table.channel, table.alice, "challenge", {"sets": 1}, wait=False
         )
         posted = await table.standin.wait_for_message(
             table.channel, lambda m: not m.ephemeral and "is looking for" in m.content
         )
-    await until(lambda: lost.hits == 1)
+    assert posted.pinged_role_ids() == {players.id}
+    await until(lambda: lost_answers.hits == lost)
     await until(lambda: challenge_rows(table) != [("open", None)], timeout=10)
     assert challenge_rows(table) == [("open", posted.id)]
     assert [m for m in table.public_messages() if "is looking for" in m.content] == [posted]
+    await private_answer_gone(table, record)
     pressed = await table.standin.click(
         posted, f"challenge:accept:{challenge_id(posted)}", table.bob
     )
@@ -147,8 +156,7 @@ async def test_an_open_challenge_never_shown_that_cannot_be_closed_gives_way_to_
     it (locked): it stays open, unseen. Her next open challenge is not refused for it (before:
     "already open" for up to an hour, this process taking it for its own post under way): the
     bot asks Discord, finds it never posted, closes it, and the next one pings the role."""
-    players = await table.standin.add_role(table.guild, "Tafl players", mentionable=True)
-    await table.reply_text(table.admin, "settings", {"open_challenge_role": players})
+    players = await role_pinged(table)
     assert table.bot is not None
     challenges = table.bot.services.challenges
     forget = challenges.forget_unshown

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
-from bot.flow.new_challenges import create_unheld, forget_unshown, opponent_ping
+from bot.flow.new_challenges import (
+    create_unheld,
+    forget_unshown,
+    opponent_ping,
+    shown_anyway,
+)
 from bot.flow.posts import pinging
 from bot.flow.threads import join_to_reopen, may_open_threads, member_threads_here
 from bot.i18n.audience import reader
@@ -26,7 +31,13 @@ from bot.services.errors import ChallengeNotFound
 from bot.storage.errors import StorageError
 from bot.unreachable import UNREACHABLE
 from bot.views.challenge import challenge_text, challenge_view
-from bot.views.common import answer, deferred_privately, thread_of, within_deadline
+from bot.views.common import (
+    answer,
+    deferred_privately,
+    take_private_answer_away,
+    thread_of,
+    within_deadline,
+)
 from engine import Side
 
 if TYPE_CHECKING:
@@ -142,8 +153,15 @@ async def post_challenge(
         except (discord.HTTPException, *UNREACHABLE) as failed:
             # Made though its answer was lost (a 5xx, no answer, found made already): it is
             # shown, pinged whom it named, and stands for its Accept — not forgotten, its
-            # pings given back to ping again. Posted apart, its nonce asked about it already.
-            made = None if answering is None else await made_anyway(interaction, answering, failed)
+            # pings given back to ping again. Posted apart, its nonce asked about it once
+            # already: one whose last try's answer was lost too is looked for in the channel,
+            # as a rematch's is.
+            if answering is None:
+                made = await shown_anyway(bot, challenge, failed)
+                if made is not None:  # the public post is there: the "thinking…" goes
+                    await take_private_answer_away(interaction)
+            else:
+                made = await made_anyway(interaction, answering, failed)
             if made is None:
                 raise
             _log.info("Challenge %s was posted, only its answer lost", challenge.challenge_id)
