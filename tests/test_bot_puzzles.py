@@ -304,6 +304,29 @@ async def test_a_daily_post_never_marked_is_known_whatever_its_wording(table: Ha
     assert shown_puzzle(opened).puzzle_id == puzzle_id
 
 
+def refused_posts(table: Harness, channel: FakeChannel) -> int:
+    """How many of the bot's posts in ``channel`` Discord refused (403)."""
+    path = f"/api/v10/channels/{channel.id}/messages"
+    return sum(1 for c in table.standin.rest_log if c.path == path and c.status == 403)
+
+
+async def daily_denied_twice(table: Harness) -> FakeChannel:
+    """The daily puzzle set for #lobby, where an admin then denies the bot Send Messages: its
+    post is refused at the hour and a minute later, then paused; returns #lobby."""
+    lobby = table.guild.channel("lobby")
+    hour = (table.now + timedelta(hours=1)).hour
+    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
+    await table.standin.set_overwrite(lobby, table.me, deny=SEND_MESSAGES)
+    table.advance(timedelta(hours=1))
+    await until(lambda: refused_posts(table, lobby) == 1)
+    table.advance(timedelta(minutes=1))
+    await until(lambda: refused_posts(table, lobby) == 2)
+    assert table.bot is not None
+    puzzles = table.bot.services.puzzles
+    await eventually(lambda: puzzles.posts_owed(table.now), [])  # paused two minutes, stored
+    return lobby
+
+
 async def daily_refused_in(table: Harness, lobby: FakeChannel) -> tuple[int, RestFault]:
     """The daily puzzle set for ``lobby`` an hour from now, where Discord refuses the bot's
     posts (403) for an hour: the hour, and the refusal (its ``hits``)."""
@@ -318,24 +341,17 @@ async def daily_refused_in(table: Harness, lobby: FakeChannel) -> tuple[int, Res
 
 
 async def test_a_refused_daily_posts_pause_survives_a_restart(table: Harness) -> None:
-    """The bot may not post in #lobby: the day's post is refused, tried again a minute later,
-    refused again, and then waits two minutes, a restart in between or not (a restart tried it
-    again at once: many servers refusing would all be tried at each start)."""
-    lobby = table.guild.channel("lobby")
-    _hour, refused = await daily_refused_in(table, lobby)
-    table.advance(timedelta(hours=1))
-    await table.standin.wait_until(lambda: refused.hits == 1, timeout=10)
-    table.advance(timedelta(minutes=1))
-    await table.standin.wait_until(lambda: refused.hits == 2, timeout=10)
-    assert table.bot is not None
-    puzzles = table.bot.services.puzzles
-    await eventually(lambda: puzzles.posts_owed(table.now), [])  # the refusal is stored
+    """The bot may not post in #lobby (Send Messages denied): the day's post is refused, tried
+    again a minute later, refused again, and then waits two minutes, a restart in between or
+    not (a restart tried it again at once: many servers refusing would all be tried at each
+    start). Only a permission seen given back at the restart brings it forward."""
+    lobby = await daily_denied_twice(table)
     await table.restart()
     table.advance(timedelta(seconds=90))
     await table.checks_run(2)  # a retry due would be tried by now
-    assert refused.hits == 2
+    assert refused_posts(table, lobby) == 2
     table.advance(timedelta(seconds=40))
-    await table.standin.wait_until(lambda: refused.hits == 3, timeout=10)
+    await until(lambda: refused_posts(table, lobby) == 3)
 
 
 async def test_a_refused_daily_post_follows_the_setting_moved_or_switched_off(
@@ -538,23 +554,23 @@ async def test_a_refused_daily_post_comes_soon_after_the_channel_allows_it_again
     there; the day's post is refused twice, then the admin gives it back: the post comes at
     the next check, while the clock stands still (it waited out the refusals' pause, up to an
     hour, as owed boards no longer do)."""
-    lobby = table.guild.channel("lobby")
-    hour = (table.now + timedelta(hours=1)).hour
-    await table.reply_text(table.admin, "puzzle daily", {"channel": lobby, "hour": hour})
-    await table.standin.set_overwrite(lobby, table.me, deny=SEND_MESSAGES)
-
-    def refusals() -> int:
-        path = f"/api/v10/channels/{lobby.id}/messages"
-        return sum(1 for c in table.standin.rest_log if c.path == path and c.status == 403)
-
-    table.advance(timedelta(hours=1))
-    await until(lambda: refusals() == 1)
-    table.advance(timedelta(minutes=1))
-    await until(lambda: refusals() == 2)
-    assert table.bot is not None
-    puzzles = table.bot.services.puzzles
-    await eventually(lambda: puzzles.posts_owed(table.now), [])  # paused for two minutes
+    lobby = await daily_denied_twice(table)
     await table.standin.set_overwrite(lobby, table.me)  # the denial removed
+    post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
+    assert any(c.startswith("puzzle:solve:") for c in post.custom_ids())
+
+
+async def test_a_refused_daily_post_comes_soon_after_a_permission_given_back_while_stopped(
+    table: Harness,
+) -> None:
+    """An admin took Send Messages from the bot in #lobby; the day's post is refused twice,
+    the bot stops, and the admin gives the permission back meanwhile (no CHANNEL_UPDATE can
+    reach a stopped bot): after the restart the post comes at the first check, while the
+    clock stands still. It waited out its pause, as owed boards no longer did."""
+    lobby = await daily_denied_twice(table)
+    await table.stop()
+    await table.standin.set_overwrite(lobby, table.me)  # the denial removed
+    await table.start()
     post = await table.standin.wait_for_message(lobby, lambda m: "Daily puzzle" in m.content)
     assert any(c.startswith("puzzle:solve:") for c in post.custom_ids())
 

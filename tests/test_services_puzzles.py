@@ -245,7 +245,8 @@ async def test_a_day_due_with_no_puzzle_in_the_bank_is_passed_over(
 async def test_a_refused_daily_post_waits_longer_each_time_until_moved(database: str) -> None:
     """Each refusal of the day's post doubles the stored pause before the next try, up to an
     hour, seen by any process; switching the daily puzzle to a channel (which was just found
-    to allow the post) tries it at once."""
+    to allow the post) tries it at once. The channel of a paused post is among its server's
+    ``refused_channels``, which a restart weighs."""
     clock = Clock()
     services = await Services.open(database, clock=clock)
     try:
@@ -259,8 +260,12 @@ async def test_a_refused_daily_post_waits_longer_each_time_until_moved(database:
             pauses.append(after - clock.now)
             clock.now = after
         assert pauses == [timedelta(minutes=m) for m in (1, 2, 4, 8, 16, 32, 60, 60)]
+        assert await services.puzzles.refused_channels(GUILD) == []  # its pause is up
         await services.puzzles.daily_refused(GUILD, owed.day, clock.now)
+        assert await services.puzzles.refused_channels(GUILD) == [CHANNEL]  # a restart weighs
+        assert await services.puzzles.refused_channels(GUILD + 1) == []
         await services.puzzles.set_daily(GUILD, CHANNEL + 1, 10)
+        assert await services.puzzles.refused_channels(GUILD) == []
         [moved] = await services.puzzles.posts_owed(clock.now)
         assert moved.channel_id == CHANNEL + 1
     finally:

@@ -301,12 +301,14 @@ class ServerChanges(commands.Cog):
         self._deletions_unseen(guild)
 
     async def _given_back_while_away(self, guild: discord.Guild) -> None:
-        """At start-up: ``guild``'s refused boards are tried at the next check if I may now
-        post in a channel where one waits (a permission given back while I was stopped, which
-        sent me no CHANNEL_UPDATE), instead of waiting out their pause, up to an hour. Only
-        then: a start does not try every server's refused posts at once, most still refused
-        (each refusal counts against Discord's limit on invalid requests)."""
-        waiting = await self.bot.services.announcements.refused_channels(guild.id)
+        """At start-up: ``guild``'s refused boards (and daily post) are tried at the next check
+        if I may now post in a channel where one waits (a permission given back while I was
+        stopped, which sent me no CHANNEL_UPDATE), instead of waiting out their pause, up to an
+        hour. Only then: a start does not try every server's refused posts at once, most still
+        refused (each refusal counts against Discord's limit on invalid requests)."""
+        services = self.bot.services
+        waiting = await services.announcements.refused_channels(guild.id)
+        waiting += await services.puzzles.refused_channels(guild.id)  # its daily post's too
         if any(may_post(self.bot, channel_id) for channel_id in waiting):
             self._maybe_allowed(guild.id, "A permission given back while I was away")
 

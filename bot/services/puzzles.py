@@ -553,6 +553,11 @@ class PuzzleService:
         async with self._database.transaction() as db:
             await puzzles.retry_refused(db, guild_id, to_us(self._clock()))
 
+    async def refused_channels(self, guild_id: int) -> list[int]:
+        """The channels where server ``guild_id``'s daily post is paused after a refusal."""
+        async with self._database.snapshot() as db:
+            return await puzzles.refused_channels(db, guild_id, to_us(self._clock()))
+
     async def daily_posted(self, guild_id: int, day: str, message_id: int) -> None:
         """Discord has ``day``'s post: it is never posted again."""
         async with self._database.transaction() as db:

@@ -552,6 +552,17 @@ async def retry_refused(db: Connection, guild_id: int, now_us: int) -> None:
     )
 
 
+async def refused_channels(db: Connection, guild_id: int, now_us: int) -> list[int]:
+    """The channels where ``guild_id``'s daily post waits, paused past ``now_us`` after a
+    refusal (:func:`retry_refused` would bring it forward), each once."""
+    rows = await db.fetch_all(
+        "SELECT DISTINCT channel_id FROM daily_posts "
+        "WHERE guild_id = ? AND message_id IS NULL AND next_try_us > ? ORDER BY channel_id",
+        (guild_id, now_us),
+    )
+    return [int(row[0]) for row in rows]
+
+
 async def posted(db: Connection, guild_id: int, day: str, message_id: int) -> None:
     """Discord has the post of ``day``: it is never posted again."""
     await db.execute(
