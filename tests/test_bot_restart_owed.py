@@ -210,16 +210,18 @@ async def test_a_challenge_posted_but_not_noted_is_found_after_a_restart(
 async def test_a_challenge_posted_but_not_noted_is_found_past_a_busy_channels_talk(
     discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bot stops once alice's challenge is posted, before its message is noted, and carol
-    writes 120 lines in the channel: after the restart a second challenge to bob is still
-    refused with a link to the first (not taken for one never posted, and a second shown),
-    and bob accepts the first."""
+    """The bot stops once alice's challenge is posted, before its message is noted, carol
+    writes 120 lines in the channel, and the bot stays away three hours (the challenge is
+    given that time back): after the restart a second challenge to bob is still refused with
+    a link to the first (not taken for one never posted, and a second shown), and bob accepts
+    the first."""
     table = Harness(discord_standin, tmp_path / "bot.sqlite3")
     await table.start()
     try:
         first = await stopped_once_posted(table, monkeypatch)
         for line in range(120):
             await table.standin.member_writes(table.channel, table.carol, f"line {line}")
+        table.advance(timedelta(hours=3))
         await table.start()
         refused = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
         assert refused.ephemeral, refused.content
