@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import math
 from datetime import datetime
 from typing import Any
 
@@ -306,6 +307,13 @@ def sentence_for(
         return lang.n_(
             "Slow down a little: try again in {count} second.",
             "Slow down a little: try again in {count} seconds.",
+            seconds,
+        )
+    if isinstance(error, discord.RateLimited):  # a channel's long 429 (bot/channel_waits.py)
+        seconds = max(1, math.ceil(error.retry_after))
+        return lang.n_(
+            "Discord asks me to wait before posting in that channel: try again in {count} second.",
+            "Discord asks me to wait before posting in that channel: try again in {count} seconds.",
             seconds,
         )
     if isinstance(error, app_commands.TransformerError):

@@ -660,3 +660,35 @@ def _out_of(table: Harness, thread: FakeChannel) -> bool:
     assert table.bot is not None
     known = table.bot.get_channel(thread.id)
     return not isinstance(known, discord.Thread) or known.me is None
+
+
+async def test_a_rematch_into_a_channel_discord_asks_to_wait_says_why(table: Harness) -> None:
+    """Discord answers posts in #games with 429, to wait ten minutes: bob's Rematch press is
+    told, in one sentence, that Discord asks the bot to wait and when to try again (before: the
+    apology for something gone wrong, and an error logged), and nothing more is sent into the
+    wait; his presses after it, in each language, are refused alike without a request."""
+    thread = await accepted_in_thread(table, table.alice, table.bob)
+    last = await attackers_win(table, thread)
+    limited = table.standin.rate_limit(
+        retry_after=600,
+        requests=1000,
+        matching=lambda method, path: (
+            method == "POST" and path == f"/channels/{table.channel.id}/messages"
+        ),
+    )
+    told = {
+        "en-US": "Discord asks me to wait before posting in that channel: try again in ",
+        "de": "Discord bittet mich, mit Beiträgen in diesem Kanal zu warten: Versuch es in ",
+        "es-ES": "Discord me pide que espere antes de publicar en ese canal: inténtalo de nuevo "
+        "en ",
+        "fr": "Discord me demande d'attendre avant de publier dans ce salon : réessayez dans ",
+        "pt-BR": "O Discord me pede para esperar antes de postar nesse canal: tente de novo em ",
+    }
+    for locale, start in told.items():  # each press his own language: all after the first
+        table.bob.user.locale = locale  # are refused without a request
+        pressed = await table.standin.click(last, rematch_id(last), table.bob)
+        answer = await pressed.wait_original()
+        assert answer.ephemeral
+        assert answer.content.startswith(start), answer.content
+        assert re.search(r" 600 [a-zA-Z]+( noch einmal)?\.$", answer.content), answer.content
+    assert limited.hits == 1
