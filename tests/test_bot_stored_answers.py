@@ -263,7 +263,8 @@ async def test_a_pickers_board_rate_limited_long_is_owed_without_a_second_try(
     """Discord answers the post of alice's picked move's board with 429, to wait ten minutes:
     nothing was made, so the post is not tried again a second later as after a 5xx (before,
     a second request into the same rate limit); she reads that her move is played and its
-    board follows, and the outbox posts it once."""
+    board follows, and the outbox posts it once, after the ten minutes (nothing is sent into
+    them: bot/channel_waits.py)."""
     board = await table.challenge_accepted(table.alice, table.bob, sets=1)
     where, select = await step_two(table, board)
     limited = table.standin.rate_limit(retry_after=600, requests=2, matching=_channel_posts)
@@ -271,6 +272,9 @@ async def test_a_pickers_board_rate_limited_long_is_owed_without_a_second_try(
     await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
     assert limited.hits == 1
     table.standin.end_faults()
+    await table.checks_run(2)
+    assert boards_of(table, "d1-b1") == []  # the wait is not up
+    table.advance(timedelta(minutes=11))
     await outbox_done(table)
     assert len(boards_of(table, "d1-b1")) == 1
 
