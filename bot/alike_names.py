@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 _BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
@@ -85,3 +85,26 @@ def told_apart(
         else name
         for uid, name in names.items()
     }
+
+
+class NamesToldApart(dict[int, str]):
+    """Players' names (by user id) as one message shows them, those reading alike told apart
+    (:func:`told_apart`), with the usernames that told them apart (:attr:`usernames`, none
+    for a list where no two names read alike), which their mentions there carry too."""
+
+    def __init__(self, names: Mapping[int, str], usernames: Mapping[int, str]) -> None:
+        super().__init__(names)
+        self.usernames: Mapping[int, str] = usernames
+        """The usernames of those players whose names read alike (stored ones only)."""
+
+
+async def read_apart(
+    names: Mapping[int, str], usernames: Callable[[list[int]], Awaitable[Mapping[int, str]]]
+) -> NamesToldApart:
+    """``names`` with those reading alike (:func:`alike`) told apart by their usernames
+    ("alex (@alex_w)": :func:`told_apart`), which ``usernames`` reads (from the database)
+    for those only: none is read when no two names read alike. What ``usernames`` raises
+    goes through."""
+    twins = alike(names)
+    found = dict(await usernames(sorted(twins))) if twins else {}
+    return NamesToldApart(told_apart(names, found), found)

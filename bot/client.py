@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot import errors, sync
 from bot.ai_pool import AIPool, ComputerOpponent
 from bot.ai_queue import QueuedComputer
-from bot.alike_names import alike, told_apart
+from bot.alike_names import NamesToldApart, alike, read_apart, told_apart
 from bot.channel_waits import ChannelWaits
 from bot.config import Settings
 from bot.flow import GameFlow
@@ -387,32 +387,37 @@ class BrandubhBot(commands.AutoShardedBot):
             self._names.put((guild_id, self.user.id), shown[self.user.id])
         return {uid: shown[uid] for uid in user_ids if uid in shown}
 
-    async def usernames_alike(self, names: Mapping[int, str]) -> dict[int, str]:
-        """The stored usernames of those of ``names`` (one list's, as :meth:`display_names`
-        gives them) whose name reads as another's there (:func:`alike`), which tell them apart
-        (:func:`bot.names.told_apart`): none is read when no two names read alike.
-
-        Raises StorageError if the database cannot read them."""
-        twins = alike(names)
-        return await self.services.players.usernames(sorted(twins)) if twins else {}
-
     async def names_told_apart(
         self, names: Mapping[int, str], *, or_as_shown: bool = False
-    ) -> dict[int, str]:
+    ) -> NamesToldApart:
         """``names`` (one list's or one game's, as :meth:`display_names` gives them), those
-        reading alike told apart by their usernames ("alex (@alex_w)": :func:`told_apart`).
+        reading alike told apart by their stored usernames ("alex (@alex_w)":
+        :func:`read_apart`), which are read only then.
 
         Raises StorageError if the database cannot read the usernames; ``or_as_shown``:
         ``names`` as they are then (logged), for a caller with something stored already to
-        tell."""
+        tell, or whose post must not be lost over a name."""
         try:
-            usernames = await self.usernames_alike(names)
+            return await read_apart(names, self.services.players.usernames)
         except StorageError as error:
             if not or_as_shown:
                 raise
             _log.warning("Usernames of %s unread, names shown alike: %s", sorted(names), error)
-            usernames = {}
-        return told_apart(names, usernames)
+            return NamesToldApart(names, {})
+
+    def names_in_hand(self, guild_id: int | None, *user_ids: int) -> NamesToldApart:
+        """The names of ``user_ids`` in ``guild_id`` this process holds (no read: those not
+        held are left out), two reading alike told apart by the usernames it stored for them
+        (:meth:`remember`), for a message whose game is stored already and must not wait."""
+        names = {
+            uid: name for uid in user_ids if (name := self._names.get((guild_id, uid))) is not None
+        }
+        held = {
+            uid: username
+            for uid in alike(names)
+            if (username := self._usernames.get((None, uid))) is not None
+        }
+        return NamesToldApart(told_apart(names, held), held)
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the background; its errors are logged, close() cancels it."""

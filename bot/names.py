@@ -4,12 +4,12 @@ the rest of the line around."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 import discord
 
-from bot.alike_names import skeleton, told_apart, visible
+from bot.alike_names import NamesToldApart, skeleton, told_apart, visible
 from bot.i18n.directions import isolated, without_direction_controls
 from bot.i18n.language import Language
 
@@ -75,6 +75,16 @@ def player_name(name: str | None, lang: Language) -> str:
     shows bare digits to a reader Discord does not show that member (one who left); nor is a
     name stored before names that show nothing were passed over (:func:`shown_name`)."""
     return escaped(name if name is not None and visible(name) else lang._("a player"))
+
+
+def mention(user_id: int, names: Mapping[int, str] | None = None) -> str:
+    """``user_id``'s mention ("<@1>"), followed by their username where ``names`` (a game's
+    or a pair's, :class:`NamesToldApart`) told them apart by it: "<@1> (@alex\\_w)", so that
+    two members both shown "@alex" read apart. The username is the stored one, never taken
+    out of a display name (a member may be named "bob (@alice)")."""
+    usernames = names.usernames if isinstance(names, NamesToldApart) else {}
+    username = usernames.get(user_id)
+    return f"<@{user_id}>" if username is None else f"<@{user_id}> (@{escaped(username)})"
 
 
 class Row(Protocol):

@@ -31,7 +31,7 @@ import contextlib
 import enum
 import logging
 import re
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ from bot.flow.threads import edit_reopening
 from bot.flow.vanished import Gone, unknown_channel
 from bot.holds import Holds
 from bot.i18n import Language
+from bot.names import mention
 from bot.player_holds import ASK_AGAIN
 from bot.services.absence import MovedExpiry, Resumed
 from bot.services.domain import ActiveGame
@@ -449,7 +450,14 @@ class Timers(ComputerRetries):
             _log.warning("Game %s: its reminder's language is unread: %r", active.set_id, error)
             await self._reminder_due_again(active, last=is_last)
             return
-        reminder = reminder_text(active, lang, last=is_last)
+        # Two players shown alike are told apart by their usernames (bare, those unread).
+        names = await self.bot.names_told_apart(
+            await self.bot.display_names(
+                active.guild_id, active.attacker_id, active.defender_id, or_remembered=True
+            ),
+            or_as_shown=True,
+        )
+        reminder = reminder_text(active, lang, last=is_last, names=names)
         if not await self._still_due(active):
             return  # the move came first (asking Discord above takes a while)
         posted, message = await self._post(
@@ -638,10 +646,13 @@ def reminder_nonce(active: ActiveGame, *, last: bool) -> str:
     return f"rem.{set_id}.{ply}.{undone}{'L' if last else 'H'}"
 
 
-def reminder_text(active: ActiveGame, lang: Language, *, last: bool) -> str:
-    """The reminder to the player to move in ``active``: at half time, or the ``last`` one."""
+def reminder_text(
+    active: ActiveGame, lang: Language, *, last: bool, names: Mapping[int, str] | None = None
+) -> str:
+    """The reminder to the player to move in ``active``: at half time, or the ``last`` one
+    (its mention with their username where ``names`` tells them apart by it)."""
     params = {
-        "player": f"<@{active.player_to_move}>",
+        "player": mention(active.player_to_move, names),
         "deadline": f"<t:{int(active.deadline.timestamp())}:R>",
     }
     attackers = active.to_move is Side.ATTACKERS

@@ -52,13 +52,18 @@ async def show_accepted(flow: GameFlow, active: ActiveGame, lang: Language) -> N
         names = await bot.names_told_apart(
             await bot.display_names(
                 challenge.guild_id, challenge.challenger_id, challenge.opponent_id
-            )
+            ),
+            or_as_shown=True,
         )
         if active.channel_id != challenge.channel_id:  # in the thread started from it
             content = match_line(challenge, names, active.channel_id, lang)
         else:
             content = accepted_line(
-                names.get(challenge.opponent_id), active.attacker_id, active.defender_id, lang
+                names.get(challenge.opponent_id),
+                active.attacker_id,
+                active.defender_id,
+                lang,
+                names,
             )
         await edit_reopening(bot, message, content=content, view=None, allowed_mentions=NO_PINGS)
     except (discord.HTTPException, *UNREACHABLE) as error:

@@ -28,7 +28,7 @@ from bot.flow.threads import (
     thread_refusal,
 )
 from bot.i18n import Language, _
-from bot.names import account_name, player_name
+from bot.names import account_name, mention, player_name
 from bot.services.domain import ActiveGame, Challenge, ChallengeStatus, GuildSettings
 from bot.services.errors import (
     ChallengeNotFound,
@@ -213,7 +213,9 @@ class ChallengeFlow:
             )
             await self.flow.begin_match(active)
             return
-        accepted = accepted_line(names.get(opponent), active.attacker_id, active.defender_id, lang)
+        accepted = accepted_line(
+            names.get(opponent), active.attacker_id, active.defender_id, lang, names
+        )
         await update_message(
             interaction, accepted + (f"\n{why_not}" if why_not else ""), attachments=[]
         )
@@ -417,8 +419,9 @@ class ChallengeFlow:
         assert opponent is not None, "the challenge being accepted has its opponent"
         players = (challenge.challenger_id, opponent)
         names = await self.flow.bot.display_names(challenge.guild_id, *players)
-        # Two players shown alike are told apart by their usernames, as in their messages.
-        usernames = await self.flow.bot.usernames_alike(names)
+        # Two players shown alike are told apart by their usernames, as in their messages;
+        # shown alike when those cannot be read, rather than no thread for the game.
+        usernames = (await self.flow.bot.names_told_apart(names, or_as_shown=True)).usernames
         someone = lang._("a player")
         challenger, other = (names.get(player, someone) for player in players)
         tags = (usernames.get(challenge.challenger_id), usernames.get(opponent))
@@ -495,30 +498,44 @@ class ChallengeFlow:
         except StorageError as error:
             _log.warning("Challenge %s lapsed unshown: %r", challenge.challenge_id, error)
             return
+        # Two players shown alike are told apart by their usernames (bare, those unread).
+        bot, names, opponent = self.flow.bot, None, ""
+        if challenge.opponent_id is not None:
+            names = await bot.names_told_apart(
+                await bot.display_names(
+                    challenge.guild_id,
+                    challenge.challenger_id,
+                    challenge.opponent_id,
+                    or_remembered=True,
+                ),
+                or_as_shown=True,
+            )
+            opponent = mention(challenge.opponent_id, names)
+        challenger = mention(challenge.challenger_id, names)
         if disallowed and challenge.opponent_id is None:
             content = lang._(
                 "{challenger}'s open challenge lapsed: games are no longer allowed in this "
                 "channel.",
-                challenger=f"<@{challenge.challenger_id}>",
+                challenger=challenger,
             )
         elif disallowed:
             content = lang._(
                 "{challenger}'s challenge to {opponent} lapsed: games are no longer allowed in "
                 "this channel.",
-                challenger=f"<@{challenge.challenger_id}>",
-                opponent=f"<@{challenge.opponent_id}>",
+                challenger=challenger,
+                opponent=opponent,
             )
         elif challenge.opponent_id is None:
             content = lang._(
                 "{challenger}'s open challenge lapsed: this channel is now busy with a game.",
-                challenger=f"<@{challenge.challenger_id}>",
+                challenger=challenger,
             )
         else:
             content = lang._(
                 "{challenger}'s challenge to {opponent} lapsed: this channel is now busy with a "
                 "game.",
-                challenger=f"<@{challenge.challenger_id}>",
-                opponent=f"<@{challenge.opponent_id}>",
+                challenger=challenger,
+                opponent=opponent,
             )
         try:
             await edit_reopening(

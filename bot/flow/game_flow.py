@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.flow.challenges import ChallengeFlow
 from bot.flow.computer_match import ComputerMatchFlow
 from bot.flow.computer_turns import ComputerTurns
@@ -115,13 +116,14 @@ class GameFlow:
             _log.warning("%s, language unread: %r", what, error)
             return reader(interaction)
 
-    async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> dict[int, str]:
+    async def names_for(self, active: ActiveGame, lang: Language = ENGLISH) -> NamesToldApart:
         """The players' display names ("a player" in ``lang`` for one never seen), two that
-        read alike told apart by their usernames ("alex (@alex_w)"); the computer is named
-        with its level."""
+        read alike told apart by their usernames ("alex (@alex_w)", in their mentions too),
+        shown alike when the usernames cannot be read (a board is not lost over a name); the
+        computer is named with its level."""
         players = (active.attacker_id, active.defender_id)
         found = await self.bot.names_told_apart(
-            await self.bot.display_names(active.guild_id, *players)
+            await self.bot.display_names(active.guild_id, *players), or_as_shown=True
         )
         names = {player: found.get(player, lang._("a player")) for player in players}
         if active.computer_id is not None and active.computer_level is not None:
@@ -129,7 +131,7 @@ class GameFlow:
             names[active.computer_id] = lang._(
                 "{name} (level {level})", name=me, level=active.computer_level
             )
-        return names
+        return NamesToldApart(names, found.usernames)
 
     async def headline_for(
         self, result: MoveResult, lang: Language = ENGLISH

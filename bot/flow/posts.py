@@ -16,7 +16,7 @@ import discord
 
 from bot.i18n import ENGLISH, Language, Text, _, command, verbatim
 from bot.my_permissions import my_permissions
-from bot.names import escaped, player_name
+from bot.names import escaped, mention, player_name
 from bot.services.domain import ActiveGame, MatchEnd, RatingChange, SetEnd
 from bot.views.confirm import ResignButton
 from bot.views.leaderboard import rating_text as shown_rating
@@ -280,8 +280,11 @@ def set_label(active: ActiveGame, lang: Language = ENGLISH) -> str:
     return lang._("Set {number} of {total}", number=active.set_number, total=active.sets_total)
 
 
-def turn_line(active: ActiveGame, lang: Language = ENGLISH) -> str:
-    """Whose turn it is, mentioning them, with the time left as a Discord timestamp."""
+def turn_line(
+    active: ActiveGame, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+) -> str:
+    """Whose turn it is, mentioning them (with their username where ``names`` tells them
+    apart by it: :func:`mention`), with the time left as a Discord timestamp."""
     to_move = active.player_to_move
     label = set_label(active, lang)
     if label:
@@ -296,7 +299,7 @@ def turn_line(active: ActiveGame, lang: Language = ENGLISH) -> str:
         return lang._("{where} · I am thinking as the defenders…", where=where)
     # Discord shows the relative time in each reader's own language.
     deadline = f"<t:{int(active.deadline.timestamp())}:R>"
-    player = f"<@{to_move}>"
+    player = mention(to_move, names)
     if attackers:
         return lang._(
             "{where} · {player}, your move as the attackers (time runs out {deadline}).",
@@ -346,7 +349,9 @@ async def board_post(
         left_server=left_server,
     )
     with_turn = with_turn and game.outcome is None
-    lines = [line for line in (headline, turn_line(active, lang) if with_turn else "") if line]
+    lines = [
+        line for line in (headline, turn_line(active, lang, names) if with_turn else "") if line
+    ]
     view: discord.ui.View | None = None
     if with_turn:
         view = discord.ui.View(timeout=None)
@@ -417,12 +422,13 @@ def board_picture(
 
 
 def player_named(user_id: int, computer_id: int | None, names: Mapping[int, str]) -> str:
-    """A player as a set's or a match's end names them: a member by their mention, the
-    computer by its name and level in bold, as every other line names it (a mention of me
-    shows neither the level nor that it is the computer)."""
+    """A player as a set's or a match's end names them: a member by their mention (with their
+    username where ``names`` tells them apart by it: :func:`mention`), the computer by its
+    name and level in bold, as every other line names it (a mention of me shows neither the
+    level nor that it is the computer)."""
     if user_id == computer_id:
         return f"**{escaped(names.get(user_id, 'Brandubh'))}**"
-    return f"<@{user_id}>"
+    return mention(user_id, names)
 
 
 def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
@@ -465,7 +471,10 @@ def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH
             lines.append(lang._("{player} wins the game.", player=winner))
         if end.loser_never_moved and end.loser_id is not None and active.computer_id is None:
             lines.append(
-                lang._("It is not rated: {player} never moved in it.", player=f"<@{end.loser_id}>")
+                lang._(
+                    "It is not rated: {player} never moved in it.",
+                    player=mention(end.loser_id, names),
+                )
             )
     if end.walkover is not None and end.walkover.loser_id is not None:
         walkover = {
@@ -556,7 +565,9 @@ def match_end_text(
         first, second = second, first
     score = f"{wins.get(first, 0)}–{wins.get(second, 0)}"
     if (gone := end.forfeited_by) is not None:  # not "in fewer moves": the other one left
-        how = lang._("with one set each, by forfeit: {player} left the server", player=f"<@{gone}>")
+        how = lang._(
+            "with one set each, by forfeit: {player} left the server", player=mention(gone, names)
+        )
     elif end.reason is MatchReason.MORE_WINS and end.winner_id is not None:
         # 2–0 or 1–0 says who won more sets: the tie-break is told when they were level.
         return lang._(

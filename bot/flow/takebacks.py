@@ -15,7 +15,7 @@ from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
 from bot.locked_refusals import locked_refusal, refused_as_locked
-from bot.names import player_name, shown_name
+from bot.names import mention, player_name, shown_name
 from bot.services.domain import ActiveGame, Takeback, TakebackStatus
 from bot.services.errors import (
     CannotTakeBack,
@@ -108,16 +108,18 @@ class TakebackFlow:
                     ) from refused
             return
         # The opponent and the move as the request was stored: no read that could fail now.
+        # Two players shown alike are told apart by the names and usernames held in memory.
         assert asked.asked_of is not None
         assert asked.move is not None
         opponent = asked.asked_of
+        names = self.flow.bot.names_in_hand(interaction.guild_id, opponent, user)
         until = int(asked.expires_at.timestamp())
         request: dict[str, Any] = {
             "content": lang._(
                 "{opponent}, {player} asks to take back their last move ({move}). Accept "
                 "or decline: the request lapses {deadline} or when either of you moves.",
-                opponent=f"<@{opponent}>",
-                player=f"<@{user}>",
+                opponent=mention(opponent, names),
+                player=mention(user, names),
                 move=asked.move,
                 deadline=f"<t:{until}:R>",
             ),

@@ -17,7 +17,7 @@ import discord
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.directions import without_direction_controls
 from bot.my_permissions import my_permissions
-from bot.names import player_name
+from bot.names import mention, player_name
 from bot.services.domain import Challenge, GuildSettings, MatchEnd
 from bot.services.errors import GameError
 from bot.thread_locks import THREAD_ARCHIVED
@@ -350,16 +350,20 @@ def match_line(
 
 
 def accepted_line(
-    opponent_name: str | None, attacker_id: int, defender_id: int, lang: Language = ENGLISH
+    opponent_name: str | None,
+    attacker_id: int,
+    defender_id: int,
+    lang: Language = ENGLISH,
+    names: Mapping[int, str] | None = None,
 ) -> str:
     """The challenge message once accepted where the match has no thread of its own: who
     accepted (``opponent_name``), who attacks and who defends (mentions, which an edit does
-    not ping)."""
+    not ping, with their usernames where ``names`` tells them apart by them)."""
     return lang._(
         "{player} accepted: {attacker} attacks, {defender} defends. Good game!",
         player=player_name(opponent_name, lang),
-        attacker=f"<@{attacker_id}>",
-        defender=f"<@{defender_id}>",
+        attacker=mention(attacker_id, names),
+        defender=mention(defender_id, names),
     )
 
 

@@ -8,7 +8,9 @@ when not kept), so exporting a game that this process drives costs no replay.
 
 from __future__ import annotations
 
-from bot.alike_names import alike, told_apart
+from functools import partial
+
+from bot.alike_names import read_apart
 from bot.i18n import _, command
 from bot.services.domain import (
     GameExport,
@@ -215,9 +217,7 @@ class RecordService:
         pair = [row.attacker_id, row.defender_id]
         shown = await players.names(db, row.guild_id, pair)
         # Two players shown alike ("alex" and "alex") are tagged apart: "alex (@alex_w)".
-        twins = alike(shown)
-        usernames = await players.usernames(db, sorted(twins)) if twins else {}
-        names = told_apart(shown, usernames)
+        names = await read_apart(shown, partial(players.usernames, db))
         attacker = names.get(row.attacker_id, unnamed)
         defender = names.get(row.defender_id, unnamed)
         if row.computer_id is not None and row.computer_level is not None:

@@ -237,7 +237,7 @@ async def games_message(
         ids.add(player_id)
     # Two players shown alike ("alex" vs "alex") are told apart by their usernames.
     shown = await bot.display_names(guild_id, *sorted(ids))
-    usernames = await bot.usernames_alike(shown)
+    usernames = (await bot.names_told_apart(shown)).usernames
     lang = await bot.flow.server_language(guild_id)
     guild_name = interaction.guild.name if interaction.guild else lang._("this server")
     embed, left_out = told_apart_games_embed(
