@@ -39,16 +39,16 @@ async def test_a_moves_board_posted_after_an_abort_at_its_ply_leaves_the_final_b
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """alice's /move is slow (deferred privately, its board posted apart) and an admin aborts
-    the game while its board is drawn, at the same instant: the move's board carries the nonce
-    its move owed it with, so the outbox's post of the final board is made too, telling both
-    it was aborted (before, the move's board took the final board's nonce, and Discord
-    returned it for the outbox's post: nobody was told)."""
+    the game just before its board is posted (once the flow found the set still standing), at
+    the same instant: the move's board carries the nonce its move owed it with, so the
+    outbox's post of the final board is made too, telling both it was aborted (before, the
+    move's board took the final board's nonce, and Discord returned it for the outbox's post:
+    nobody was told)."""
     await table.challenge_accepted(table.alice, table.bob, sets=1)
+    abort_before_posted(table, monkeypatch)
     drawing, go_on = next_drawing_waits(monkeypatch, player_moves)
     await table.slash(table.alice, "move", {"move": "d1-b1"})  # its deferral
     await asyncio.wait_for(drawing.wait(), 20)
-    assert table.bot is not None
-    await table.bot.services.games.abort(table.channel.id)
     go_on.set()
     boards = await final_board_posted(table)
     assert len(boards) == 3, boards  # the first board, the move's, the final one
@@ -69,9 +69,10 @@ async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_fina
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """alice takes back her move and my reply with a slow /takeback (deferred privately, its
-    board posted apart) and an admin aborts the game before its board is drawn, at the same
-    instant: the takeback's board carries the nonce the takeback owed it with, so the
-    outbox's post of the final board is made too (before, it took the final board's)."""
+    board posted apart) and an admin aborts the game just before its board is posted (once the
+    flow found the set still standing), at the same instant: the takeback's board carries the
+    nonce the takeback owed it with, so the outbox's post of the final board is made too
+    (before, it took the final board's)."""
     await table.slash(table.alice, "challenge", {"opponent": table.me})
     await table.wait_board(lambda m: "your move as the attackers" in m.content)
     reply = await table.move(table.alice, "d1-b1")
@@ -90,7 +91,7 @@ async def test_a_takeback_board_posted_after_an_abort_at_its_ply_leaves_the_fina
     monkeypatch.setattr(services.takebacks, "ask", held_once_stored)
     asking = asyncio.create_task(table.slash(table.alice, "takeback"))
     await asyncio.wait_for(undone.wait(), 20)
-    await services.games.abort(table.channel.id)
+    abort_before_posted(table, monkeypatch)
     await asking  # deferred privately while held
     go_on.set()
     await table.standin.wait_until(
@@ -139,6 +140,22 @@ async def test_my_reply_found_stored_then_aborted_before_its_board_is_read_leave
 
     monkeypatch.setattr(games, "with_move_board", aborted_first)
     await my_reply_apart(table, monkeypatch, abort_before_posted=False)
+
+
+def abort_before_posted(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next board the flow posts under the nonce its move (or takeback) owed it with has
+    its game aborted by an admin just before it is posted, once the flow found the set still
+    standing."""
+    assert table.bot is not None
+    flow, games = table.bot.flow, table.bot.services.games
+    nonce = flow.owed_nonce
+
+    async def aborted_first(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(flow, "owed_nonce", nonce)
+        await games.abort(table.channel.id)
+        return await nonce(*args, **kwargs)
+
+    monkeypatch.setattr(flow, "owed_nonce", aborted_first)
 
 
 def stored_though_failed(table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,6 +24,7 @@ from bot.flow.posts import (
     or_missing,
     pictures_as_text,
 )
+from bot.flow.stale_boards import moved_on
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, command
 from bot.services.domain import ActiveGame, MoveResult, SetEnd
@@ -175,17 +176,6 @@ class ComputerTurns:
         (my move) in its place: no board of mine replaces them."""
         for line in sorted(line for line in lines if line is not None):
             await self.stop_thinking(channel, line, told=told)
-
-    async def _ended_since(self, board: ActiveGame) -> bool:
-        """Whether ``board``'s set ended since my move (a resignation, an abort, time), as
-        stored now; False if the database cannot say (the board is then posted as drawn)."""
-        try:
-            await self.flow.bot.services.games.get(board.set_id)
-        except NoGameHere:
-            return True
-        except StorageError as error:
-            _log.info("Game %s: not known whether it ended: %r", board.set_id, error)
-        return False
 
     async def no_reply(self, channel_id: int, line: int | None) -> None:
         """No reply of mine is coming to the player's ``line`` in ``channel_id``, if there is
@@ -408,12 +398,13 @@ class ComputerTurns:
         content, files, view, pings = await self.flow.set_ends.with_next_set(
             post, result.set_end, lang
         )
-        if result.set_end is None and await self._ended_since(result.game):
-            # Its final board is out, or owed: a board after it asking for a move, or the
-            # player's line edited into one, would read as if the set went on. The line tells
-            # my move instead of "I am thinking…"; the final board shows the position.
+        if result.set_end is None and await moved_on(self.flow.bot.services.games, result.game):
+            # Its final board (or the takeback's) is out, or owed: a board after it asking
+            # for a move, or the player's line edited into one, would read as if the set went
+            # on from there. The line tells my move instead of "I am thinking…"; the later
+            # board shows the position.
             reply.posted = True
-            _log.info("Game %s ended while my board was drawn: not posted", active.set_id)
+            _log.info("Game %s moved on while my board was drawn: not posted", active.set_id)
             await self._tell_in_lines(channel, {reply.line, reply_in}, mine)
             return
         # Posted on my own (an opening move, a resumed turn) it follows my permissions there.

@@ -30,6 +30,7 @@ from bot.flow.move_answers import (
 )
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, BoardPost, board_post, or_missing, pictures_or_text
+from bot.flow.stale_boards import moved_on
 from bot.i18n import Language, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import refused_as_locked
@@ -278,11 +279,28 @@ class PlayerMoves:
                 raise board_owed(result) from None
             content, files = pictures_or_text(interaction, content, files, lang)
             reply = _PublicAnswer(content, files, view, pings)
+            stale = result.set_end is None and await moved_on(
+                self.flow.bot.services.games, result.game
+            )
+            if stale:  # its set's later board is out, or owed: the move is told, not shown
+                reply = await self._move_told(result, lang)
             public, message_id = await answering(interaction, result, move.missing, reply)
-            if public:  # else the outbox owes the public board
+            if public and not stale:  # else the outbox owes it (a stale one, no more)
                 await self.flow.live_boards.board_out(result.game, message_id, result.set_end)
         finally:
             await self.flow.after_move(result)
+
+    async def _move_told(self, result: MoveResult, lang: Language) -> _PublicAnswer:
+        """The answer to the stored move ``result`` whose set moved on while its board was
+        drawn (an admin's /abort, a resignation, time; :func:`moved_on`): its final board is
+        out, or owed, and a board after it asking for a move would read as if the set went
+        on. The move stands: it is told in one line, pinging nobody, without buttons."""
+        _log.info("Game %s moved on while its board was drawn: told", result.game.set_id)
+        try:
+            headline, _names = await self.flow.headline_for(result, lang)
+        except Exception:
+            raise board_owed(result) from None
+        return _PublicAnswer(headline, [], None, NO_PINGS)
 
     async def _answer_command(
         self,

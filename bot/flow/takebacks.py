@@ -11,6 +11,7 @@ from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
 from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging
+from bot.flow.stale_boards import moved_on
 from bot.flow.threads import edit_reopening
 from bot.i18n import Language, _
 from bot.i18n.audience import reader
@@ -317,17 +318,20 @@ class TakebackFlow:
         except StorageError as error:
             _log.warning("Game %s: the board after its takeback is owed: %r", active.set_id, error)
             raise TakenBackBoardOwed() from error
-        post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
+        told = taken_back_line(active, names, lang)
+        post = await board_post(active, names, lang, headline=told)
         content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
+        stale = await self._moved_on(active)
         message_id = await answer(
             interaction,
-            content,
-            files=files,
-            view=post.view,
+            told if stale else content,
+            files=[] if stale else files,
+            view=None if stale else post.view,
             allowed_mentions=NO_PINGS,
             nonce=await self.flow.owed_nonce(active, interaction),
         )
-        await self.flow.live_boards.board_out(active, message_id)
+        if not stale:
+            await self.flow.live_boards.board_out(active, message_id)
 
     async def _post_taken_back(
         self, active: ActiveGame, interaction: discord.Interaction[Any] | None = None
@@ -342,18 +346,32 @@ class TakebackFlow:
         except StorageError as error:
             _log.warning("Game %s: the board after its takeback is owed: %r", active.set_id, error)
             return
-        post = await board_post(active, names, lang, headline=taken_back_line(active, names, lang))
+        told = taken_back_line(active, names, lang)
+        post = await board_post(active, names, lang, headline=told)
+        stale = await self._moved_on(active)
         message_id = await self.flow.post_in_channel(
             active.channel_id,
-            post.content,
+            told if stale else post.content,
             lang=lang,
             interaction=interaction,
-            files=[post.file()],
-            view=post.view,
-            pings=post.allowed_mentions(),
+            files=[] if stale else [post.file()],
+            view=None if stale else post.view,
+            pings=NO_PINGS if stale else post.allowed_mentions(),
             nonce=await self.flow.owed_nonce(active, interaction),
         )
-        await self.flow.live_boards.board_out(active, message_id)
+        if not stale:
+            await self.flow.live_boards.board_out(active, message_id)
+
+    async def _moved_on(self, active: ActiveGame) -> bool:
+        """Whether the set moved on from ``active`` (the board after a takeback) while its
+        board was drawn (an admin's /abort, a resignation, time: :func:`moved_on`): its final
+        board is out, or owed, and a board after it asking for a move would read as if the set
+        went on. The takeback stands, and is told in one line, pinging nobody, without
+        buttons."""
+        if not await moved_on(self.flow.bot.services.games, active):
+            return False
+        _log.info("Game %s moved on while its takeback's board was drawn: told", active.set_id)
+        return True
 
     async def lapse(self, held: Held = NOTHING) -> None:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
