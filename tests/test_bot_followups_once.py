@@ -1,15 +1,20 @@
-"""A press's board sent as a followup (where I may not send messages), its answer lost after
-Discord made it: shown once, not tried again by discord.py, found and noted out."""
+"""A board sent as a followup (a press's where I may not send messages, a slow Accept's first
+board), its answer lost after Discord made it: shown once, not tried again by discord.py, found
+and noted out."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.bot_harness import Harness, running_bot, settled
+from bot.services.challenges import ChallengeService
+from bot.views import common
+from tests.bot_harness import Harness, challenge_id, running_bot, settled
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import SEND_MESSAGES
 from tests.test_bot_stored_answers import first_only
@@ -70,3 +75,32 @@ async def test_a_press_board_whose_followup_discord_did_not_make_is_sent_again(
     assert len(shown) == 1, [m.content for m in shown]
     assert "**alice** (attackers) played d1-b1." in shown[0].content
     assert "your move as the defenders" in shown[0].content
+
+
+async def test_a_slow_accepts_first_board_whose_followup_answer_is_lost_shows_once(
+    discord_standin: DiscordStandin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob's Accept is slow to store (deferred), so its first board is a followup; Discord
+    makes it but its answer is lost (502): the board shows once, and the outbox posts it no
+    second time (before, discord.py sent the followup again and it showed twice)."""
+    real_accept = ChallengeService.accept
+
+    async def slow_accept(self: ChallengeService, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(common.ANSWER_BEFORE + 0.5)  # deferred meanwhile
+        return await real_accept(self, *args, **kwargs)
+
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=False) as table:
+        reply = await table.reply_text(table.alice, "challenge", {"opponent": table.bob})
+        monkeypatch.setattr(ChallengeService, "accept", slow_accept)
+        lost = table.standin.lose_answers(502, requests=1, matching=followup_posts)
+        accepted = await table.standin.click(
+            reply, f"challenge:accept:{challenge_id(reply)}", table.bob
+        )
+        await accepted.wait_followups()
+        await settled(table)
+        assert lost.hits == 1
+        table.advance(timedelta(seconds=11))
+        await table.checks_run(2)
+        boards = [m for m in table.public_messages() if m.attachments]
+        assert len(boards) == 1, [m.content for m in boards]
+        assert "your move as the attackers" in boards[0].content

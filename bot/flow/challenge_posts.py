@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
+from bot.answers_made import Answer, made_anyway
+from bot.flow.lost_answers import post_apart_under_nonce
 from bot.flow.new_challenges import (
     create_unheld,
     forget_unshown,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.ai_pool import PoolClosed
+from bot.answers_made import maybe_made
 from bot.flow.boards_shown import still_thinking
-from bot.flow.lost_answers import maybe_made
 from bot.flow.move_answers import note_refusal
 from bot.flow.outbox import late_cause
 from bot.flow.posts import (

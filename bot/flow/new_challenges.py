@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.flow.lost_answers import maybe_made
+from bot.answers_made import maybe_made
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeHeld, ChallengeNotFound, TooManyChallenges
 from bot.storage.errors import StorageError

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.answers_made import Answer, made_anyway
 from bot.errors import expired, missing_here
-from bot.flow.followups_once import tried_once
-from bot.flow.lost_answers import RETRY_PAUSE, Answer, made_anyway, not_made
 from bot.flow.move_answers import (
     answer_publicly_if_possible,
     board_owed,
@@ -31,6 +30,7 @@ from bot.flow.move_answers import (
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, BoardPost, board_post, or_missing, pictures_or_text
 from bot.flow.stale_boards import moved_on
+from bot.followups_once import followup_once
 from bot.i18n import Language, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import refused_as_locked
@@ -369,25 +369,21 @@ class PlayerMoves:
         Discord makes it once however often discord.py tries it after a 5xx, and one whose
         answer is lost for good is returned to the outbox's post. Elsewhere (``answering``:
         :attr:`Answer.FOLLOWUP`) it is a followup, which Discord delivers without Send
-        Messages but which can carry no nonce: discord.py does not try it again after a 5xx
-        (:func:`tried_once`: it would show twice if the first landed); it is sent again once
-        only if the channel shows it was not made (:func:`not_made`), and one lost is looked
+        Messages but which can carry no nonce: it is sent once (:func:`followup_once`: after
+        a 5xx, sent again only if the channel shows it was not made), and one lost is looked
         for there (:func:`made_anyway`)."""
         if answering is None:
             nonce = await self.flow.board_nonce(result.game)
             return await post_for_press(
                 interaction, reply.content, reply.files, reply.view, reply.pings, nonce=nonce
             )
-        try:
-            return await _followup_once(interaction, reply)
-        except discord.DiscordServerError:
-            # Made, or Discord cannot say: :meth:`_answer_lost` finds it, or leaves it owed.
-            if not await not_made(interaction, answering):
-                raise
-        await asyncio.sleep(RETRY_PAUSE.total_seconds())
-        for file in reply.files:
-            file.reset()
-        return await _followup_once(interaction, reply)
+        return await followup_once(
+            interaction,
+            content=reply.content,
+            files=reply.files,
+            view=or_missing(reply.view),
+            allowed_mentions=reply.pings,
+        )
 
     async def _answer_lost(
         self,
@@ -472,17 +468,3 @@ class PlayerMoves:
                 reply_in=message_id,
                 as_text=not interaction.app_permissions.attach_files,
             )
-
-
-async def _followup_once(interaction: discord.Interaction[Any], reply: _PublicAnswer) -> int:
-    """Send ``reply`` as a followup to ``interaction``, not tried again by discord.py after a
-    5xx (:func:`tried_once`); its id."""
-    with tried_once():
-        sent = await interaction.followup.send(
-            reply.content,
-            files=reply.files,
-            view=or_missing(reply.view),
-            wait=True,
-            allowed_mentions=reply.pings,
-        )
-    return sent.id

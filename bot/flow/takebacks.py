@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.flow.lost_answers import Answer, made_anyway, post_apart_under_nonce
+from bot.answers_made import Answer, made_anyway
+from bot.flow.lost_answers import post_apart_under_nonce
 from bot.flow.new_challenges import message_deleted
 from bot.flow.no_game_here import no_game_here
 from bot.flow.posts import NO_PINGS, board_post, pictures_or_text, pinging

@@ -12,6 +12,7 @@ import discord
 from discord.utils import utcnow
 
 from bot.errors import report_error
+from bot.followups_once import followup_once
 from bot.i18n import ENGLISH, Language, Text
 from bot.locked_refusals import locked_for_me, locked_refusal, still_locked_for_me
 from bot.unreachable import UNREACHABLE
@@ -168,7 +169,9 @@ async def answer(
 
     Returns the id of the message sent (None if Discord did not say). ``nonce`` (an owed
     board's, which the outbox posts it with) goes with a public answer posted apart, in the
-    channel: an interaction's answers cannot carry one.
+    channel: an interaction's answers cannot carry one, so a public followup (after a public
+    deferral, or one updating a message) is sent once, not tried again by discord.py after a
+    5xx that may have landed (:func:`followup_once`).
     """
     kwargs: dict[str, Any] = {"ephemeral": ephemeral}
     if allowed_mentions is not None:
@@ -187,6 +190,8 @@ async def answer(
             if nonce is not None:
                 kwargs["nonce"] = nonce
             return await _post_apart(interaction, kwargs)
+        if not ephemeral:  # a 5xx that landed would show it twice: sent once
+            return await followup_once(interaction, **kwargs)
         message = await interaction.followup.send(wait=True, **kwargs)
         return message.id
     response = await interaction.response.send_message(**kwargs)

@@ -7,17 +7,27 @@ raised instead, and the caller asks Discord whether it was made
 It swaps discord.py's private webhook adapter (``async_context``, a ContextVar: only the
 current task's requests, and tasks it starts inside, see the swap; no public setting turns the
 tries off in discord.py 2.7). A discord.py that no longer reads it fails
-``tests/test_bot_followups_once.py`` (a board shown twice); one without it, the import here."""
+``tests/test_bot_followups_once.py`` (a board shown twice); one without it, the import here.
+
+:func:`followup_once` sends a public followup so: a press's board where I may not post, and
+any public answer after a deferral (:func:`bot.views.common.answer`)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import aiohttp
 import discord
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from bot.answers_made import RETRY_PAUSE, Answer, answer_made
+from bot.unreachable import UNREACHABLE
+
+_log = logging.getLogger(__name__)
 
 
 class _FirstAnswer:
@@ -53,3 +63,28 @@ def tried_once() -> Iterator[None]:
         yield
     finally:
         async_context.reset(token)
+
+
+async def followup_once(interaction: discord.Interaction[Any], **fields: Any) -> int:
+    """Send ``fields`` as ``interaction``'s public followup, shown once; its id. Sent under
+    :func:`tried_once`: after a 5xx the channel is read for it (:func:`answer_made`), and it
+    is sent again (once) only if it is not there; if Discord cannot say, the 5xx is raised
+    (the caller leaves it owed, or apologises: shown twice is not risked). Files in ``fields``
+    are read again for the second try."""
+    try:
+        with tried_once():
+            return (await interaction.followup.send(wait=True, **fields)).id
+    except discord.DiscordServerError as error:
+        try:
+            made = await answer_made(interaction, Answer.FOLLOWUP)
+        except (discord.HTTPException, *UNREACHABLE) as unknown:
+            _log.warning("Interaction %s: its followup may be made: %r", interaction.id, unknown)
+            raise error from unknown
+        if made is not None:
+            _log.info("Interaction %s: its followup was made, only its answer lost", interaction.id)
+            return made
+    await asyncio.sleep(RETRY_PAUSE.total_seconds())
+    for file in fields.get("files") or ():
+        file.reset()
+    with tried_once():
+        return (await interaction.followup.send(wait=True, **fields)).id
