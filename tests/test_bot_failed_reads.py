@@ -665,6 +665,32 @@ async def test_a_takeback_whose_message_is_never_noted_still_loses_its_buttons_a
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
 
 
+async def test_a_takeback_lapsed_while_the_database_fails_its_edit_and_owing_it_is_shown_later(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's request lapses while the database fails both the server's language and the
+    note that its edit is owed: at the timers' next check once the database is back, it says
+    it lapsed and its buttons go (before, it kept Accept and Decline for good)."""
+    await start_game(table, table.alice, table.bob, table.channel)
+    request = await takeback_asked_in(table, table.alice, table.channel)
+    assert table.bot is not None
+    flow, announcements = table.bot.flow, table.bot.services.announcements
+
+    async def down(*args: object, **kwargs: object) -> Any:
+        raise StorageError("database is locked")
+
+    with monkeypatch.context() as failing:
+        failing.setattr(flow, "server_language", down)
+        failing.setattr(announcements, "answer_owed", down)
+        table.advance(timedelta(minutes=10, seconds=1))
+        await table.checks_run(2)
+        assert takeback_rows(table) == [("lapsed", request.id)]
+        assert request.custom_ids()  # neither shown nor owed
+    await table.checks_run()
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+
+
 async def test_a_takeback_message_noted_late_loses_its_buttons_as_it_lapses_after_a_restart(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

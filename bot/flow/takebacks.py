@@ -56,6 +56,10 @@ class TakebackFlow:
         """Requests shown whose message the database failed to note, by takeback id: their
         message's id, noted at the timers' next check (:meth:`_note_messages`) and, until the
         request's lapse is shown, kept here to edit it (:meth:`_show_lapsed`)."""
+        self._lapses_unshown: dict[int, Takeback] = {}
+        """Requests lapsed whose message could not be edited to say so and whose edit the
+        outbox could not be told either (the database failing both), by takeback id: shown at
+        the timers' next check (:meth:`lapse`), else they would keep their buttons for good."""
 
     async def ask(
         self, interaction: discord.Interaction[Any], *, board: tuple[int, int] | None = None
@@ -266,17 +270,27 @@ class TakebackFlow:
                     interaction, on_discords_word=True, taken_back=accept, declined=not accept
                 ) from refused
 
-    async def _answer_owed(self, takeback_id: int) -> None:
+    async def _lapse_owed(self, lapsed: Takeback) -> None:
+        """The message of the request ``lapsed`` could not be edited to say so: the outbox
+        owes that edit; if the database cannot take it either, I try again at the timers'
+        next check (:meth:`lapse`)."""
+        if not await self._answer_owed(lapsed.takeback_id):
+            self._lapses_unshown[lapsed.takeback_id] = lapsed
+
+    async def _answer_owed(self, takeback_id: int) -> bool:
         """The request ``takeback_id``'s message could not be edited to show how it ended
         (Discord refused it as locked): the outbox owes that edit (bot/flow/outbox.py
         ``Outbox.show_answers``). If the database cannot take it, the message keeps its
         buttons, which then say the request was already answered. The outbox edits the
-        message the database notes: one whose note failed is noted first, if it can be."""
+        message the database notes: one whose note failed is noted first, if it can be.
+        Whether the outbox owes it."""
         await self._note_messages()
         try:
             await self.flow.bot.services.announcements.answer_owed(takeback_id)
         except StorageError as error:
             _log.warning("Takeback %s's answer is not owed: %s", takeback_id, error)
+            return False
+        return True
 
     async def _answered(
         self, interaction: discord.Interaction[Any], active: ActiveGame, *, accept: bool
@@ -378,12 +392,16 @@ class TakebackFlow:
         """Edit the requests that lapsed (a move was played, or ten minutes passed where
         they could be answered: not ``held``)."""
         await self._note_messages()
+        for lapsed in list(self._lapses_unshown.values()):
+            await self._show_lapsed(lapsed)
         for lapsed in await self.flow.bot.services.takebacks.lapse_stale(held=held):
             await self._show_lapsed(lapsed)
 
     async def _show_lapsed(self, lapsed: Takeback) -> None:
         """Edit the message of the request ``lapsed`` to say it lapsed, without its buttons
-        (the one stored, else the one shown whose note the database failed)."""
+        (the one stored, else the one shown whose note the database failed); one neither
+        edited nor owed to the outbox is tried again at the next check."""
+        self._lapses_unshown.pop(lapsed.takeback_id, None)
         message_id = lapsed.message_id or self._unnoted.get(lapsed.takeback_id)
         if message_id is None or lapsed.channel_id is None or lapsed.guild_id is None:
             return
@@ -395,7 +413,7 @@ class TakebackFlow:
             lang = await self.flow.server_language(lapsed.guild_id)
         except StorageError as error:  # the outbox's check edits it; the others go on
             _log.warning("Takeback %s lapsed unshown: %r", lapsed.takeback_id, error)
-            await self._answer_owed(lapsed.takeback_id)
+            await self._lapse_owed(lapsed)
             return
         try:
             await edit_reopening(
@@ -404,7 +422,7 @@ class TakebackFlow:
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
             if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
-                await self._answer_owed(lapsed.takeback_id)
+                await self._lapse_owed(lapsed)
                 return
         self._unnoted.pop(lapsed.takeback_id, None)  # shown lapsed: nothing edits it again
 
