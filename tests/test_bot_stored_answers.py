@@ -279,6 +279,24 @@ async def test_a_pickers_board_rate_limited_long_is_owed_without_a_second_try(
     assert len(boards_of(table, "d1-b1")) == 1
 
 
+async def test_a_pickers_board_held_back_by_a_rate_limit_is_logged_in_one_line(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Discord answers the post of alice's picked move's board with 429, to wait ten minutes:
+    the board owed is logged in one warning line naming the wait, not as an error with a
+    traceback (before: an ERROR with the RateLimited's traceback, as a fault of ours)."""
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    table.standin.rate_limit(retry_after=600, requests=2, matching=_channel_posts)
+    with caplog.at_level(logging.INFO, logger="bot.flow.move_answers"):
+        await table.standin.select(where, select, table.alice, ["d1-b1"])
+        await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    [owed] = [r for r in caplog.records if r.name == "bot.flow.move_answers"]
+    assert owed.levelno == logging.WARNING, owed.getMessage()
+    assert owed.exc_info is None
+    assert "is owed: Discord asks to wait" in owed.getMessage(), owed.getMessage()
+
+
 async def test_a_picked_move_against_the_computer_whose_line_was_lost_shows_once(
     table: Harness,
 ) -> None:

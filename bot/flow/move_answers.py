@@ -6,6 +6,7 @@ whose thread is locked.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import discord
@@ -110,12 +111,23 @@ async def post_for_press(
 
 def board_owed(result: MoveResult) -> BoardOwed:
     """The answer to a member's move ``result``, stored, whose post could not be made (the
-    error being handled is logged with its traceback): it is played, its board owed."""
-    _log.exception(
-        "Game %s: the board after ply %s is owed: making its post failed",
-        result.game.set_id,
-        result.game.ply,
-    )
+    error being handled is logged with its traceback; a rate limit that only held it back,
+    :class:`discord.RateLimited`, in one line): it is played, its board owed."""
+    held_back = sys.exc_info()[1]
+    if isinstance(held_back, discord.RateLimited):
+        _log.warning(
+            "Game %s: the board after ply %s is owed: Discord asks to wait %.0f s before the "
+            "next post there",
+            result.game.set_id,
+            result.game.ply,
+            held_back.retry_after,
+        )
+    else:
+        _log.exception(
+            "Game %s: the board after ply %s is owed: making its post failed",
+            result.game.set_id,
+            result.game.ply,
+        )
     return BoardOwed(str(result.record.move))
 
 
