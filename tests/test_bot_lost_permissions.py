@@ -19,7 +19,7 @@ import asyncpg
 import discord
 import pytest
 
-from bot.flow import player_moves
+from bot.recently_used import RecentlyUsed
 from bot.services.games import GameService
 from engine import Game
 from tests.bot_harness import (
@@ -1052,12 +1052,12 @@ async def test_the_notes_of_what_waits_are_remembered_up_to_a_bound(
 ) -> None:
     """The bot remembers the last notes of what waits it gave (here one), not one per set
     ever played where it lacked a permission: the one forgotten is told once more."""
-    monkeypatch.setattr(player_moves, "NOTES_KEPT", 1)
+    assert table.bot is not None
+    table.bot.flow.player_moves.noted = RecentlyUsed(1)
     await table.challenge_accepted(table.alice, table.bob, sets=1)
     await table.standin.set_overwrite(table.channel, table.me, deny=SEND_MESSAGES)
     await moved_where_refused(table, table.alice, "d1-b1")
     await moved_where_refused(table, table.bob, "c4-c2")
-    assert table.bot is not None
     assert len(table.bot.flow.player_moves.noted) == 1
     _board, note = await moved_where_refused(table, table.alice, "b4-b5")
     assert note.content == ANSWERS_ONLY.format(permission="Send Messages")

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 import discord
 
+from bot.recently_used import RecentlyUsed
 from bot.unreachable import UNREACHABLE
 
 if TYPE_CHECKING:
@@ -55,7 +55,9 @@ class Members:
         self.flow = flow
         self._unanswered_until: dict[int, datetime] = {}
         """Per server, until when (the bot's clock) the timers do not ask about its members."""
-        self._answered: OrderedDict[tuple[int, int], discord.Member] = OrderedDict()
+        self._answered: RecentlyUsed[tuple[int, int], discord.Member] = RecentlyUsed(
+            MEMBERS_REMEMBERED
+        )
         """The member each lookup last answered with, by (server, user)."""
 
     async def member_now(
@@ -74,7 +76,7 @@ class Members:
             member = await asyncio.wait_for(guild.fetch_member(user_id), MEMBER_LOOKUP_LIMIT)
         except discord.NotFound as error:
             if error.code == UNKNOWN_MEMBER:
-                self._answered.pop((guild_id, user_id), None)
+                self._answered.forget((guild_id, user_id))
                 return False
             failure: BaseException = error
         except (discord.HTTPException, *UNREACHABLE) as error:
@@ -82,10 +84,7 @@ class Members:
             if isinstance(error, TimeoutError):
                 self._unanswered_until[guild_id] = self.flow.bot.clock() + MEMBER_LOOKUP_PAUSE
         else:
-            self._answered[(guild_id, user_id)] = member
-            self._answered.move_to_end((guild_id, user_id))
-            if len(self._answered) > MEMBERS_REMEMBERED:
-                self._answered.popitem(last=False)
+            self._answered.put((guild_id, user_id), member)
             return member
         _log.info("Could not ask whether %s is still in server %s: %r", user_id, guild_id, failure)
         return None
@@ -96,7 +95,7 @@ class Members:
         overwrites are read now), else None."""
         guild = self.flow.bot.get_guild(guild_id)
         member = None if guild is None else guild.get_member(user_id)
-        return member if member is not None else self._answered.get((guild_id, user_id))
+        return member if member is not None else self._answered.peek((guild_id, user_id))
 
     async def has_left(self, guild_id: int, user_id: int) -> bool:
         """Whether Discord says ``user_id`` is no longer a member of ``guild_id`` (404 Unknown

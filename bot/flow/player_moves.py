@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from bot.followups_once import followup_once
 from bot.i18n import Language, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import refused_as_locked
+from bot.recently_used import RecentlyUsed
 from bot.services.domain import MoveResult
 from bot.services.errors import BoardOwed, NoGameHere, RepetitionNeedsConfirmation
 from bot.storage.announcements import LateCause
@@ -116,7 +116,7 @@ class PlayerMoves:
 
     def __init__(self, flow: GameFlow) -> None:
         self.flow = flow
-        self.noted: OrderedDict[tuple[int, int, tuple[str, ...]], None] = OrderedDict()
+        self.noted: RecentlyUsed[tuple[int, int, tuple[str, ...]], None] = RecentlyUsed(NOTES_KEPT)
         """Who was told, in which set, that I lack which permissions (:meth:`_note_once`),
         the least recently told first: at most :data:`NOTES_KEPT`."""
 
@@ -129,11 +129,9 @@ class PlayerMoves:
         if not missing:
             return []
         if key in self.noted:
-            self.noted.move_to_end(key)
+            self.noted.touch(key)
             return []
-        self.noted[key] = None
-        while len(self.noted) > NOTES_KEPT:
-            self.noted.popitem(last=False)
+        self.noted.put(key, None)
         return missing
 
     async def play_move(

@@ -8,17 +8,12 @@ checks the stored ply, so a set that moved on meanwhile is never played on stale
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import TypeVar
-
+from bot.recently_used import RecentlyUsed
 from bot.services.sets import ended_alike, replay
 from bot.storage import moves, sets
 from bot.storage.connection import Connection
 from bot.storage.sets import SetRow
 from engine import Game
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 CACHE_SIZE = 4096
 """Rebuilt games (and channels' sets) kept in memory, the least recently used dropped first."""
@@ -28,15 +23,14 @@ class GameCache:
     """Rebuilt games by set id, and the set last stored or read by channel id."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
-        self._size = size
-        self._games: OrderedDict[int, Game] = OrderedDict()
-        self._sets: OrderedDict[int, SetRow] = OrderedDict()
+        self._games: RecentlyUsed[int, Game] = RecentlyUsed(size)
+        self._sets: RecentlyUsed[int, SetRow] = RecentlyUsed(size)
 
     def game(self, row: SetRow) -> Game | None:
         """The rebuilt game of ``row`` if it is at the stored ply and state, else ``None``."""
-        cached = self._games.get(row.set_id)
+        cached = self._games.peek(row.set_id)
         if cached is not None and cached.ply == row.ply and ended_alike(cached, row):
-            self._games.move_to_end(row.set_id)
+            self._games.touch(row.set_id)
             return cached
         return None
 
@@ -52,30 +46,23 @@ class GameCache:
 
     def remember(self, set_id: int, game: Game) -> None:
         """Keep ``game`` as set ``set_id``'s position (the caller no longer changes it)."""
-        _keep(self._games, set_id, game, self._size)
+        self._games.put(set_id, game)
 
     def forget(self, set_id: int) -> None:
         """Drop set ``set_id``'s position (its moves changed other than by a move)."""
-        self._games.pop(set_id, None)
+        self._games.forget(set_id)
 
     def set_in(self, channel_id: int) -> SetRow | None:
         """The set in progress in ``channel_id`` as last stored or read, if known."""
-        return self._sets.get(channel_id)
+        return self._sets.peek(channel_id)
 
     def store(self, row: SetRow) -> None:
         """Keep ``row`` as the set in progress in its channel (or drop it if it is over)."""
         if row.status != sets.ACTIVE:
             self.drop_set_in(row.channel_id)
         else:
-            _keep(self._sets, row.channel_id, row, self._size)
+            self._sets.put(row.channel_id, row)
 
     def drop_set_in(self, channel_id: int) -> None:
         """Forget the set known in ``channel_id`` (the next move reads it afresh)."""
-        self._sets.pop(channel_id, None)
-
-
-def _keep(items: OrderedDict[K, V], key: K, value: V, size: int) -> None:
-    items[key] = value
-    items.move_to_end(key)
-    while len(items) > size:
-        items.popitem(last=False)
+        self._sets.forget(channel_id)
