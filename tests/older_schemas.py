@@ -96,8 +96,8 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
 
 
 def undo_after(version: int, latest: int, dialect: Dialect) -> list[str]:
-    """The statements undoing, newest first, the migrations after ``version`` up to
-    ``latest`` (those shipped: a branch may hold 0048 before 0047 lands)."""
+    """The statements undoing, newest first, the migrations shipped after ``version`` up to
+    ``latest``."""
     if version < OLDEST:
         raise ValueError(f"schemas before {OLDEST} are not stepped back to here")
     shipped = sorted((number for number, _, _ in migrations(dialect)), reverse=True)

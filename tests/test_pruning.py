@@ -103,7 +103,8 @@ async def test_a_sweep_stops_after_its_batches_and_the_next_goes_on(
     is left for the next sweeps, each deleting that many batches, until nothing is left."""
     await play_day(services, clock, matches=1, moves=5)
     clock.advance(KEPT_FOR)
-    # and a challenge declined, and one accepted
+    # The announcements alone: the sweeps below delete a challenge declined and one accepted
+    # besides (13 rows in all).
     assert (await count_rows(services))["announcements"] == 11
     sweep = PruningService(services.database, clock, batch=2, batches=2)
     swept = [await sweep.prune() for _ in range(3)]
@@ -283,6 +284,21 @@ async def test_an_accepted_challenge_goes_a_week_after_its_match_ended(
     clock.advance(KEPT_FOR * 2)
     await services.pruning.prune()
     assert await _challenge_ids(services) == [newest.challenge_id]
+
+
+async def test_the_newest_challenge_stays_though_it_was_accepted_for_a_match_long_over(
+    services: Services, clock: FakeClock
+) -> None:
+    """The newest challenge of all, accepted for a match that ended two weeks ago, stays
+    (deleted, SQLite would give its id, and its post's buttons, to the next challenge); once a
+    challenge is made after it, the next sweep deletes it."""
+    accepted = await _accepted_3_minutes_on_and_resigned(services, clock)
+    clock.advance(KEPT_FOR * 2)
+    await services.pruning.prune()
+    assert await _challenge_ids(services) == [accepted.challenge_id]
+    newer = await services.challenges.create(GUILD, OTHER_CHANNEL, BOB, ALICE)
+    await services.pruning.prune()
+    assert await _challenge_ids(services) == [newer.challenge_id]
 
 
 async def test_challenges_accepted_before_schema_48_get_their_match_start_and_go_with_it(

@@ -59,10 +59,11 @@ async def accepted_challenges(
     the pause between pings of the same opponent (15 minutes, and only challenges made
     after the ping count). The newest challenge is kept, as :func:`closed_challenges` says.
 
-    Walked by match through the index of schema 40 (``challenges_by_match``): once the old
-    ones are gone, what stands before the first old one left is the matches still played. The
-    matches owed a board are read once a batch, through the owed boards' index
-    (``announcements_due``: sets have no index by match but the one of those in progress)."""
+    On SQLite it is walked by match through the index of schema 40 (``challenges_by_match``):
+    once the old ones are gone, what stands before the first old one left is the matches still
+    played. PostgreSQL's planner picks its own way and may read every match. The matches owed
+    a board are read once a batch, through the owed boards' index (``announcements_due``:
+    sets have no index by match but the one of those in progress)."""
     return await db.execute(
         "DELETE FROM challenges WHERE challenge_id IN ("
         "SELECT c.challenge_id FROM challenges c JOIN matches m ON m.match_id = c.match_id "
