@@ -297,8 +297,9 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """alice's board is slow to draw, bob resigns meanwhile and his set's end is slow to post:
-    alice's board coming out first leaves the set's end to bob's post, not also to the outbox
-    (before, her board's claim and his, on the same move, ended together with hers)."""
+    alice's move coming out first (told in a line, her set over) leaves the set's end to bob's
+    post, not also to the outbox (before, her board's claim and his, on the same move, ended
+    together with hers)."""
     await table.challenge_accepted(table.alice, table.bob)
     assert table.bot is not None
     flow = table.bot.flow
@@ -320,10 +321,10 @@ async def test_a_set_end_slow_to_post_is_not_posted_again_when_the_move_board_is
     [confirm] = asked.custom_ids()
     await table.standin.click(asked, confirm, table.bob, wait=False)
     await asyncio.wait_for(posting.wait(), timeout=15)
-    moved.set()  # alice's board is out, and marked
+    moved.set()  # alice's move is out (told in a line: her set ended), and marked
     await table.standin.wait_answered(moving, timeout=10)
     await table.standin.wait_until(
-        lambda: any("played d1-b1" in b.content for b in boards(table)), timeout=10
+        lambda: any("played d1-b1" in m.content for m in table.public_messages()), timeout=10
     )
     table.advance(timedelta(seconds=30))  # the outbox's turn for the set's end
     await timers_checked(table)  # the outbox has looked at it
