@@ -73,6 +73,11 @@ def render_win_chance(
     players = Players(attacker_name, defender_name, words=words)
     with drawing.DRAWING_LOCK:
         image = _draw(chances, marked, players, title, width)
+    return graph_png(image)
+
+
+def graph_png(image: Image.Image) -> bytes:
+    """A graph's PNG: its few colours in a palette of 64, deterministic bytes."""
     out = io.BytesIO()
     image.quantize(64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
         out, "PNG", compress_level=6
@@ -87,28 +92,13 @@ def _draw(
     title: str | None,
     width: int,
 ) -> Image.Image:
-    scale = width / WIDTH
-    height = round(HEIGHT * scale)
-
-    def px(value: float) -> int:
-        return max(1, round(value * scale))
-
-    image = Image.new("RGB", (width, height), theme.FRAME)
-    draw = ImageDraw.Draw(image)
+    image, draw, px = graph_canvas(width)
+    height = image.height
     small = theme.font(px(17))
     tiny = theme.font(px(16), bold=True)
     box = plot_box(width, height)
     # The caption: a title and a legend of both sides' colours.
-    title = title or players.words._("Win chance")
-    room = width - 2 * px(18)
-    big = title_face(draw, title, room, scale)
-    draw.text(
-        (px(18), px(10)),
-        drawing.fit(draw, title, big, room),
-        font=big,
-        fill=theme.CAPTION,
-        anchor="lt",
-    )
+    draw_title(draw, title or players.words._("Win chance"), width)
     legend_y = px(44)
     x = px(18)
     for side, colour in (
@@ -172,6 +162,34 @@ def _draw(
     )
     _marks(draw, box, chances, marked, tiny, px)
     return image
+
+
+def graph_canvas(
+    width: int,
+) -> tuple[Image.Image, ImageDraw.ImageDraw, Callable[[float], int]]:
+    """A blank graph ``width`` pixels wide (the height in proportion) on the frame's colour,
+    a pen on it, and the size in pixels of a length given at the default width."""
+    scale = width / WIDTH
+
+    def px(value: float) -> int:
+        return max(1, round(value * scale))
+
+    image = Image.new("RGB", (width, round(HEIGHT * scale)), theme.FRAME)
+    return image, ImageDraw.Draw(image), px
+
+
+def draw_title(draw: ImageDraw.ImageDraw, title: str, width: int) -> None:
+    """A graph's title across its top, set smaller (:func:`title_face`) or cut to fit."""
+    scale = width / WIDTH
+    room = width - 2 * max(1, round(18 * scale))
+    big = title_face(draw, title, room, scale)
+    draw.text(
+        (max(1, round(18 * scale)), max(1, round(10 * scale))),
+        drawing.fit(draw, title, big, room),
+        font=big,
+        fill=theme.CAPTION,
+        anchor="lt",
+    )
 
 
 def title_face(draw: ImageDraw.ImageDraw, title: str, room: int, scale: float) -> theme.Font:

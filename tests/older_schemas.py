@@ -14,6 +14,9 @@ OLDEST = 30
 """The oldest schema :func:`undo_after` can step back to."""
 
 
+SCHEMA_49_UNDONE = ("DROP INDEX rating_history_course",)
+"""The statement undoing schema 49 (the index of a player's rating course), on both."""
+
 SCHEMA_47_UNDONE = ("ALTER TABLE players DROP COLUMN username",)
 """The statement undoing schema 47 (each account's username), on both."""
 
@@ -67,6 +70,7 @@ def _undo(version: int, dialect: Dialect) -> tuple[str, ...]:
     if version == 43:
         return schema_43_undone(dialect)
     return {
+        49: SCHEMA_49_UNDONE,
         48: (),  # close times given to challenges accepted without one: data, kept
         47: SCHEMA_47_UNDONE,
         46: (),  # close times given to challenges closed without one: data, kept

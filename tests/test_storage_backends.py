@@ -51,6 +51,7 @@ from tests.conftest import (
 from tests.older_schemas import (
     SCHEMA_45_UNDONE,
     SCHEMA_47_UNDONE,
+    SCHEMA_49_UNDONE,
     back_to_schema,
     schema_43_undone,
     schema_44_undone,
@@ -660,6 +661,7 @@ async def test_schema_26_tells_a_walkover_from_a_next_set_that_began(
             services.database,
             25,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *SCHEMA_49_UNDONE,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(services.database.dialect),
@@ -715,6 +717,7 @@ async def test_schema_30_counts_the_moves_taken_back_before_it(
             services.database,
             29,
             # schema 44's first (its moves trigger reads sets.undone, schema 30's), then 43's
+            *SCHEMA_49_UNDONE,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(services.database.dialect),
@@ -909,6 +912,7 @@ async def test_schema_43_keeps_the_nonce_of_a_board_owed_before_it(
         await back_to_schema(
             services.database,
             42,
+            *SCHEMA_49_UNDONE,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(dialect),
@@ -972,6 +976,7 @@ async def test_schema_44_reads_a_takebacks_board_owed_before_it_as_it_was(
         await back_to_schema(
             services.database,
             43,
+            *SCHEMA_49_UNDONE,
             *SCHEMA_47_UNDONE,
             *SCHEMA_45_UNDONE,
             *schema_44_undone(services.database.dialect),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -27,6 +29,7 @@ from bot.views.leaderboard import (
     rating_text,
 )
 from engine import Reason, Side, get_ruleset
+from renderer.rating_course import describe_rating_course, render_rating_course
 
 _REASONS = {
     Reason.KING_CAPTURED: _("king captured"),
@@ -223,6 +226,19 @@ def stats_embed(
     return embed
 
 
+def course_picture(stats: PlayerStats, lang: Language = ENGLISH) -> discord.File:
+    """The picture of ``stats``' rating over their last rated sets, with its alt text (a
+    one-line description of the course). Drawn off the event loop."""
+    first_set = stats.rated_sets - len(stats.course) + 1
+    title = lang._("Rating at {ruleset}", ruleset=lang.gettext(get_ruleset(stats.ruleset).title))
+    picture = render_rating_course(stats.course, title=title, first_set=first_set, words=lang)
+    return discord.File(
+        io.BytesIO(picture),
+        filename="rating.png",
+        description=describe_rating_course(stats.course, words=lang, first_set=first_set),
+    )
+
+
 def with_names(
     stats: PlayerStats, given: Mapping[int, discord.abc.User], me: discord.abc.User | None
 ) -> PlayerStats:
@@ -318,11 +334,22 @@ class Standings(commands.Cog):
             stats, {interaction.user.id: interaction.user, who.id: who}, self.bot.user
         )
         me = shown_name(self.bot.user) if self.bot.user else "Brandubh"
+        embed = stats_embed(
+            stats, head, interaction.user.id, me, lang, member=isinstance(who, discord.Member)
+        )
+        files: list[discord.File] = []
+        # The rating's course from two rated sets on, where I may attach it (else the embed
+        # goes alone: its rating field says where the rating stands).
+        if len(stats.course) >= 2 and interaction.app_permissions.attach_files:
+            picture = await within_deadline(
+                interaction, asyncio.to_thread(course_picture, stats, lang)
+            )
+            files.append(picture)
+            embed.set_image(url=f"attachment://{picture.filename}")
         await answer(
             interaction,
-            embed=stats_embed(
-                stats, head, interaction.user.id, me, lang, member=isinstance(who, discord.Member)
-            ),
+            embed=embed,
+            files=files,
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from bot.ratings import PROVISIONAL_DEVIATION
 from engine import Game, MatchReason, MatchResult, MoveRecord, Outcome, Reason, Side
+from renderer.rating_course import RatedSet
 
 Place = tuple[int, int | None]
 """Where a set is played: its channel (or thread) id, and for a thread the bot started from a
@@ -562,6 +563,10 @@ class PlayerStats:
     usernames: Mapping[int, str] = field(default_factory=dict)
     """The stored usernames of those players (none for one stored before usernames were):
     they tell apart two named alike."""
+    course: tuple[RatedSet, ...] = ()
+    """The rating after each of their last (up to 100) rated sets in the pool, oldest first."""
+    rated_sets: int = 0
+    """How many rated sets they played in the pool (``course`` holds the last of them)."""
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,11 @@ from bot.storage.ratings import StandingRow
 from bot.storage.sets import SetRow
 from bot.storage.times import from_us
 from engine import Outcome, Reason, Side
+from renderer.rating_course import RatedSet
 
 MAX_PAGE = 100
+COURSE_SETS = 100
+"""How many of a player's latest rated sets /stats draws their rating over."""
 
 
 class StandingsService:
@@ -95,14 +98,16 @@ class StandingsService:
     async def player_stats(
         self, guild_id: int, user_id: int, recent: int = 5, *, ruleset: str = DEFAULT_RULESET
     ) -> PlayerStats:
-        """``user_id``'s rating and record in the ``ruleset`` pool, and their ``recent``
-        latest finished games in the server (of any ruleset)."""
+        """``user_id``'s rating and record in the ``ruleset`` pool with its course over their
+        last rated sets there, and their ``recent`` latest finished games in the server (of any
+        ruleset)."""
         async with self._database.snapshot() as db:
             found = await ratings.standing(db, guild_id, ruleset, user_id)
             rows = await history.recent_finished(db, guild_id, user_id, max(0, recent))
             ids = {user_id} | {row.attacker_id for row in rows} | {row.defender_id for row in rows}
             names = await players.names(db, guild_id, sorted(ids))
             usernames = await players.usernames(db, sorted(ids))
+            rated_sets, course = await ratings.course(db, guild_id, ruleset, user_id, COURSE_SETS)
         standing = _standing(*found) if found else None
         return PlayerStats(
             guild_id,
@@ -113,6 +118,10 @@ class StandingsService:
             ruleset,
             names,
             usernames,
+            tuple(
+                RatedSet(rating, deviation > PROVISIONAL_DEVIATION) for rating, deviation in course
+            ),
+            rated_sets,
         )
 
     async def head_to_head(self, guild_id: int, a: int, b: int) -> HeadToHead:

@@ -274,3 +274,22 @@ async def clear_for_rebuild(db: Connection) -> None:
 async def rebuilt(db: Connection) -> None:
     """The pools were rebuilt: nothing is pending any more."""
     await db.execute("DELETE FROM rating_rebuild")
+
+
+async def course(
+    db: Connection, guild_id: int, ruleset: str, user_id: int, limit: int
+) -> tuple[int, list[tuple[float, float]]]:
+    """How many rated sets the player has in a pool, and the rating and deviation after each
+    of the last ``limit`` of them, oldest first. Migration 0049 indexes the read
+    (rating_history_course)."""
+    rows = await db.fetch_all(
+        "SELECT rating_after, deviation_after FROM rating_history "
+        "WHERE guild_id = ? AND ruleset = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
+        (guild_id, ruleset, user_id, limit),
+    )
+    total = await db.fetch_one(
+        "SELECT games FROM ratings WHERE guild_id = ? AND ruleset = ? AND user_id = ?",
+        (guild_id, ruleset, user_id),
+    )
+    played = max(len(rows), int(total[0]) if total else 0)
+    return played, [(float(r[0]), float(r[1])) for r in reversed(rows)]

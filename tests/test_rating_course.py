@@ -1,0 +1,157 @@
+"""/stats' picture of a player's rating over their rated sets: the read on both backends, the
+picture, and /stats attaching it (with alt text) from two rated sets on."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot.i18n import language
+from bot.services import Services
+from bot.storage import Database, Dialect, ratings
+from renderer.graph import HEIGHT, WIDTH
+from renderer.rating_course import RatedSet, describe_rating_course, render_rating_course
+from tests.bot_harness import Harness, running_bot
+from tests.conftest import ALICE, BOB, CHANNEL, GUILD
+from tests.discord_standin import DiscordStandin
+from tests.discord_standin.model import ATTACH_FILES
+from tests.discord_standin.recorder import StoredMessage
+from tests.test_bot_features import ATTACKERS_WIN, play
+from tests.test_services_match import resign_after, start
+
+pytest_plugins = ["tests.discord_standin.fixtures"]
+
+COURSE = [RatedSet(1500 + 40 * (n % 7) - 3 * n, n < 12) for n in range(100)]
+"""A hundred sets: twelve provisional, then established, up and down."""
+
+
+async def test_stats_carry_the_rating_after_each_rated_set(
+    services: Services, database: str
+) -> None:
+    """After two rated sets, Alice's stats hold her rating after each, oldest first (the last
+    her current rating), provisional; the read takes the last ``limit`` and counts them all."""
+    await start(services)
+    await resign_after(services, CHANNEL, 2, BOB)
+    await resign_after(services, CHANNEL, 2, ALICE)
+    stats = await services.standings.player_stats(GUILD, ALICE)
+    assert stats.standing is not None
+    assert stats.rated_sets == 2
+    assert len(stats.course) == 2
+    assert stats.course[0].rating > 1500  # she won the first set
+    assert stats.course[1].rating == stats.standing.rating < stats.course[0].rating
+    assert all(point.provisional for point in stats.course)
+    other = await services.standings.player_stats(GUILD, ALICE, ruleset="tablut")
+    assert (other.course, other.rated_sets) == ((), 0)
+    db = await Database.open(database)
+    try:
+        async with db.snapshot() as connection:
+            played, last = await ratings.course(connection, GUILD, "brandubh", ALICE, 1)
+    finally:
+        await db.close()
+    assert played == 2
+    assert [rating for rating, _ in last] == [stats.standing.rating]
+
+
+async def test_the_course_is_read_from_its_index(database: str) -> None:
+    """On SQLite the read goes straight to the player's rows of the pool, newest first (no
+    scan of the server's history, no sort)."""
+    db = await Database.open(database)
+    try:
+        async with db.snapshot() as connection:
+            if connection.dialect is not Dialect.SQLITE:
+                pytest.skip("the plan is checked on SQLite")
+            plan = await connection.fetch_all(
+                "EXPLAIN QUERY PLAN SELECT rating_after, deviation_after FROM rating_history "
+                "WHERE guild_id = ? AND ruleset = ? AND user_id = ? ORDER BY history_id DESC "
+                "LIMIT ?",
+                (GUILD, "brandubh", ALICE, 100),
+            )
+    finally:
+        await db.close()
+    lines = "\n".join(str(row[3]) for row in plan)
+    assert "USING INDEX rating_history_course" in lines, lines
+    assert "TEMP B-TREE" not in lines, lines
+
+
+def test_the_picture_is_a_png_of_the_graphs_size() -> None:
+    """A hundred sets draw a PNG of the win-chance graph's size (and a phone's width when
+    asked), small enough to send with every /stats."""
+    picture = render_rating_course(COURSE, title="Rating at Brandubh", first_set=5)
+    with Image.open(io.BytesIO(picture)) as image:
+        assert image.size == (WIDTH, HEIGHT)
+    assert len(picture) < 40_000
+    with Image.open(io.BytesIO(render_rating_course(COURSE, width=360))) as image:
+        assert image.size == (360, round(HEIGHT * 360 / WIDTH))
+    with pytest.raises(ValueError, match="at least one rated set"):
+        render_rating_course([])
+
+
+def test_the_alt_text_tells_the_course_in_one_line() -> None:
+    """From the first rating to the last, over how many sets (the last of more), the highest."""
+    two = [RatedSet(1612.4, True), RatedSet(1540.6, True)]
+    assert (
+        describe_rating_course(two) == "Rating from 1612 to 1541 over 2 rated sets, highest 1612."
+    )
+    assert describe_rating_course(COURSE, first_set=5) == (
+        "Rating from 1500 to 1243 over the last 100 rated sets, highest 1722."
+    )
+    german = describe_rating_course(two, words=language("de"))
+    assert german == "Wertung von 1612 auf 1541 über 2 gewertete Sätze, Höchstwert 1612."
+
+
+@pytest.fixture
+async def table(discord_standin: DiscordStandin, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot running in a fresh server with alice, bob, carol and an admin."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as harness:
+        yield harness
+
+
+async def one_set_won(table: Harness) -> None:
+    """alice beats bob in a one-set match."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await play(table, ATTACKERS_WIN, table.alice, table.bob)
+
+
+def course_picture(stats: StoredMessage) -> tuple[Image.Image, str]:
+    """The rating picture /stats attached, and its alt text; the embed shows it."""
+    [embed] = stats.embeds
+    [attachment] = stats.attachments
+    assert embed["image"]["url"] == f"attachment://{attachment.filename}"
+    with Image.open(io.BytesIO(attachment.data)) as image:
+        image.load()
+        return image, attachment.description or ""
+
+
+async def test_stats_show_the_rating_course_from_two_rated_sets(table: Harness) -> None:
+    """After one rated set /stats has no picture; after two it shows the rating's course,
+    with alt text that tells it."""
+    await one_set_won(table)
+    first = await table.reply_text(table.alice, "stats")
+    assert first.attachments == []
+    assert "image" not in first.embeds[0]
+    await one_set_won(table)
+    stats = await table.reply_text(table.bob, "stats", {"player": table.alice})
+    image, alt = course_picture(stats)
+    assert image.format == "PNG"
+    assert image.size == (WIDTH, HEIGHT)
+    fields = {f["name"]: f["value"] for f in stats.embeds[0]["fields"]}
+    last = fields["Rating"].rstrip("?")
+    assert alt.startswith("Rating from ")
+    assert alt.endswith(f" to {last} over 2 rated sets, highest {last}."), alt
+
+
+async def test_stats_go_without_the_picture_where_i_may_not_attach_files(
+    table: Harness,
+) -> None:
+    """Without Attach Files in the channel, /stats answers with its embed alone."""
+    await one_set_won(table)
+    await one_set_won(table)
+    await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
+    stats = await table.reply_text(table.alice, "stats")
+    assert stats.attachments == []
+    assert "image" not in stats.embeds[0]
+    assert stats.embeds[0]["fields"][0]["name"] == "Rating"
