@@ -128,6 +128,8 @@ def _draw(
         x += round(draw.textlength(label, font=small)) + px(22)
     ratings = [point.rating for point in course]
     low, high, step = rating_range(ratings)
+    while (high - ratings[-1]) / (high - low) < 0.2:  # room above the last point for its tag
+        high += step
     box = _Box(px(62), px(76), width - px(22), height - px(46), low, high)
     draw.rectangle((box.left, box.top, box.right, box.bottom), fill=_PLOT)
     for rating in range(low, high + 1, step):

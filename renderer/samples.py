@@ -17,6 +17,7 @@ from engine import Game, Side
 from engine.analysis import analyse_game
 from renderer import render_board, render_replay, render_rules_card
 from renderer.graph import MARKS, render_win_chance
+from renderer.rating_course import RatedSet, render_rating_course
 from renderer.replay import Annotation
 
 
@@ -72,7 +73,22 @@ def samples() -> dict[str, bytes]:
             defender_name="You",
             you=Side.DEFENDERS,
         ),
+        "rating-course.png": render_rating_course(
+            RATING_COURSE, title="Rating at Brandubh (World Tafl Federation)"
+        ),
     }
+
+
+RATING_COURSE = [
+    RatedSet(rating, n < 9)
+    for n, rating in enumerate(
+        (
+            *(1662, 1598, 1651, 1702, 1671, 1733, 1689, 1741, 1768, 1745, 1779, 1760, 1792),
+            *(1771, 1748, 1783, 1810, 1794, 1826, 1807, 1839, 1858, 1834, 1861),
+        )
+    )
+]
+"""The /stats picture's sample: a player's first 24 rated sets, the first nine provisional."""
 
 
 ANALYSIS_NODES = 10_000

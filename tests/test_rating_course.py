@@ -147,7 +147,8 @@ async def test_stats_show_the_rating_course_from_two_rated_sets(table: Harness) 
 async def test_stats_go_without_the_picture_where_i_may_not_attach_files(
     table: Harness,
 ) -> None:
-    """Without Attach Files in the channel, /stats answers with its embed alone."""
+    """Without Attach Files in the channel, /stats answers with its embed alone (as it did
+    before it had a picture: this pins that the picture does not make it fail there)."""
     await one_set_won(table)
     await one_set_won(table)
     await table.standin.set_overwrite(table.channel, table.me, deny=ATTACH_FILES)
