@@ -9,6 +9,7 @@ and sizes (``renderer.graph``), so it reads on Discord's dark and light themes a
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -128,7 +129,10 @@ def _draw(
         x += round(draw.textlength(label, font=small)) + px(22)
     ratings = [point.rating for point in course]
     low, high, step = rating_range(ratings)
-    while (high - ratings[-1]) / (high - low) < 0.2:  # room above the last point for its tag
+    # Room for the current rating's tag in the top fifth above the latest points (the tag's
+    # width, left of the last point), where it covers none of them when beside the last does.
+    latest = max(ratings[-max(2, math.ceil(len(ratings) / 5)) :])
+    while (high - latest) / (high - low) < 0.2:
         high += step
     box = _Box(px(62), px(76), width - px(22), height - px(46), low, high)
     draw.rectangle((box.left, box.top, box.right, box.bottom), fill=_PLOT)
@@ -165,7 +169,7 @@ def _draw(
     radius = max(px(2.5), min(px(6), round(gap * 0.4)))
     for point, centre in zip(course, points, strict=True):
         _dot(draw, centre, radius, point.provisional, max(1, min(px(2), radius // 2)))
-    _current(draw, box, points[-1], course[-1], bold, px)
+    _current(draw, box, points, course[-1], bold, px)
     return image
 
 
@@ -184,22 +188,39 @@ def _dot(
 def _current(
     draw: ImageDraw.ImageDraw,
     box: _Box,
-    point: tuple[int, int],
+    points: Sequence[tuple[int, int]],
     last: RatedSet,
     face: theme.Font,
     px: Callable[[float], int],
 ) -> None:
-    """The current rating in a tag beside the last point: to its left (the last point sits
-    at the right edge), above it unless that leaves the plot, else below."""
+    """The current rating in a tag left of the last point (it sits at the right edge): above
+    it, else below it, else at the plot's top, the first place that covers no point or line of
+    the course (a course falling to its last point runs through the place above it)."""
     text = f"{shown(last.rating)}{'?' if last.provisional else ''}"
     w = round(draw.textlength(text, font=face)) + px(12)
     h = px(24)
-    x, y = point
+    x, y = points[-1]
     left = max(box.left + px(2), x - w - px(8))
-    top = y - h - px(8)
-    if top < box.top + px(2):
-        top = y + px(8)
+    places = [y - h - px(8), y + px(8), box.top + px(2)]
+    inside = [top for top in places if box.top < top and top + h < box.bottom]
+    clear = [top for top in inside if not _crosses(points, left, top, w, h, px(7))]
+    top = (clear or inside or places)[0]
     draw.rounded_rectangle(
         (left, top, left + w, top + h), radius=px(4), fill=theme.FRAME, outline=_LINE, width=2
     )
     draw.text((left + w // 2, top + h // 2), text, font=face, fill=theme.CAPTION, anchor="mm")
+
+
+def _crosses(
+    points: Sequence[tuple[int, int]], left: int, top: int, w: int, h: int, margin: int
+) -> bool:
+    """Whether the course's line (or a dot on it) passes within ``margin`` of the box."""
+    x0, x1, y0, y1 = left - margin, left + w + margin, top - margin, top + h + margin
+    for (ax, ay), (bx, by) in list(itertools.pairwise(points)) or [(points[0], points[0])]:
+        lo, hi = max(x0, min(ax, bx)), min(x1, max(ax, bx))
+        if lo > hi:
+            continue
+        ends = [ay, by] if ax == bx else [ay + (by - ay) * (t - ax) / (bx - ax) for t in (lo, hi)]
+        if min(ends) <= y1 and max(ends) >= y0:
+            return True
+    return False

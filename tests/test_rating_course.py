@@ -13,6 +13,7 @@ from PIL import Image
 from bot.i18n import language
 from bot.services import Services
 from bot.storage import Database, Dialect, ratings
+from renderer import theme
 from renderer.graph import HEIGHT, WIDTH
 from renderer.rating_course import RatedSet, describe_rating_course, render_rating_course
 from tests.bot_harness import Harness, running_bot
@@ -156,3 +157,44 @@ async def test_stats_go_without_the_picture_where_i_may_not_attach_files(
     assert stats.attachments == []
     assert "image" not in stats.embeds[0]
     assert stats.embeds[0]["fields"][0]["name"] == "Rating"
+
+
+def test_the_current_ratings_tag_covers_no_point_of_a_falling_course() -> None:
+    """A course that fell to its last point runs through the place above it: the tag moves
+    where the line does not pass (no line colour just around it)."""
+    falling = [RatedSet(1500 + 15 * n, n < 5) for n in range(20)]
+    falling += [RatedSet(1700 - 30 * n, False) for n in range(1, 5)]
+    with Image.open(io.BytesIO(render_rating_course(falling))) as picture:
+        image = picture.convert("RGB")
+    # The plot's box, from its colour across the middle (the legend's hollow dot has it too).
+    across = [x for x in range(WIDTH) if near(image, x, HEIGHT // 2, PLOT)]
+    down = [y for y in range(HEIGHT) if near(image, WIDTH // 2, y, PLOT)]
+    left, right, top, bottom = min(across), max(across), min(down), max(down)
+    inside = [
+        (x, y)
+        for x in range(left + 1, right)
+        for y in range(top + 1, bottom)
+        if near(image, x, y, FRAME)
+    ]
+    # The tag's inside, and a ring 3 to 7 pixels out from it (past its outline), short of the
+    # last point's own dot at the plot's right edge: the line crosses it if it runs under.
+    x0, x1 = min(x for x, _ in inside), max(x for x, _ in inside)
+    y0, y1 = min(y for _, y in inside), max(y for _, y in inside)
+    ring = [
+        (x, y)
+        for x in range(max(left + 1, x0 - 7), min(right - 8, x1 + 8))
+        for y in range(max(top + 1, y0 - 7), min(bottom, y1 + 8))
+        if not (x0 - 3 < x < x1 + 3 and y0 - 3 < y < y1 + 3)
+    ]
+    assert ring
+    assert not [p for p in ring if near(image, *p, LINE)]
+
+
+PLOT, FRAME, LINE = (64, 47, 36), theme.FRAME, (214, 160, 36)
+
+
+def near(image: Image.Image, x: int, y: int, colour: tuple[int, int, int]) -> bool:
+    """Whether the pixel is (about) that colour."""
+    pixel = image.getpixel((x, y))
+    assert isinstance(pixel, tuple)
+    return sum(abs(int(a) - b) for a, b in zip(pixel, colour, strict=False)) < 24
