@@ -276,17 +276,21 @@ async def rebuilt(db: Connection) -> None:
     await db.execute("DELETE FROM rating_rebuild")
 
 
+COURSE = (
+    "SELECT rating_after, deviation_after FROM rating_history "
+    "WHERE guild_id = ? AND ruleset = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?"
+)
+"""A player's last rated sets in a pool, newest first (index ``rating_history_course``,
+schema 49)."""
+
+
 async def course(
     db: Connection, guild_id: int, ruleset: str, user_id: int, limit: int
 ) -> tuple[int, list[tuple[float, float]]]:
     """How many rated sets the player has in a pool, and the rating and deviation after each
     of the last ``limit`` of them, oldest first. Migration 0049 indexes the read
     (rating_history_course)."""
-    rows = await db.fetch_all(
-        "SELECT rating_after, deviation_after FROM rating_history "
-        "WHERE guild_id = ? AND ruleset = ? AND user_id = ? ORDER BY history_id DESC LIMIT ?",
-        (guild_id, ruleset, user_id, limit),
-    )
+    rows = await db.fetch_all(COURSE, (guild_id, ruleset, user_id, limit))
     total = await db.fetch_one(
         "SELECT games FROM ratings WHERE guild_id = ? AND ruleset = ? AND user_id = ?",
         (guild_id, ruleset, user_id),
