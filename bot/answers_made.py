@@ -81,22 +81,10 @@ async def made_anyway(
     return None
 
 
-async def not_made(interaction: discord.Interaction[Any], answer: Answer) -> bool:
-    """Whether Discord shows ``interaction``'s public answer (sent as ``answer``) not made, so
-    that sending it again cannot show it twice; False if it was made, or if Discord cannot
-    say now."""
-    try:
-        return await answer_made(interaction, answer) is None
-    except (discord.HTTPException, *UNREACHABLE) as unknown:
-        _log.info(
-            "Interaction %s: cannot tell whether its answer was made: %r", interaction.id, unknown
-        )
-        return False
-
-
 async def answer_made(interaction: discord.Interaction[Any], answer: Answer) -> int | None:
     """The id of ``interaction``'s public answer (sent as ``answer``) if Discord made it, else
-    None; raises what Discord answers if it cannot say (other than 404: not made)."""
+    None (a deferral's "thinking…" not filled in yet is not made); raises what Discord answers
+    if it cannot say (other than 404: not made)."""
     try:
         if answer is Answer.RESPONSE:
             original: discord.Message = await interaction.original_response()
@@ -107,7 +95,11 @@ async def answer_made(interaction: discord.Interaction[Any], answer: Answer) -> 
         )
         async for message in channel.history(limit=HISTORY_LOOKED_AT):
             made = message.interaction_metadata
-            if made is not None and made.id == interaction.id and not message.flags.ephemeral:
+            # A public deferral's "thinking…" (loading) is the interaction's too: the first
+            # followup fills it in, and until then it is not that followup.
+            if made is None or made.id != interaction.id or message.flags.ephemeral:
+                continue
+            if not message.flags.loading:
                 return message.id
     except discord.NotFound:
         return None

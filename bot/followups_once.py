@@ -1,8 +1,8 @@
 """A followup sent once: discord.py's webhook requests (an interaction's followups) try a 5xx
 again, up to five times, and Discord makes each try that landed; a followup carries no nonce, so
 one whose answer was lost would show twice. Sent under :func:`tried_once`, the first 5xx is
-raised instead, and the caller asks Discord whether it was made
-(:func:`bot.flow.lost_answers.not_made`) before it is sent again or left owed.
+raised instead, and Discord is asked whether it was made
+(:func:`bot.answers_made.answer_made`) before it is sent again or left owed.
 
 It swaps discord.py's private webhook adapter (``async_context``, a ContextVar: only the
 current task's requests, and tasks it starts inside, see the swap; no public setting turns the

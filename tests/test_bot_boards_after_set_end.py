@@ -24,6 +24,7 @@ from tests.bot_harness import (
 )
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.recorder import StoredMessage
+from tests.test_bot_failed_reads import games_fail_once_in
 from tests.test_bot_takeback import answer_button, ask
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -139,3 +140,18 @@ async def test_my_reply_to_a_move_taken_back_meanwhile_is_told_in_the_line(
     assert mine.startswith("**Brandubh (level 3)** (defenders) played "), mine
     assert not line.attachments
     assert not line.custom_ids()
+
+
+async def test_a_move_whose_set_cannot_be_read_again_is_shown_as_its_board(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database fails the look at alice and bob's set before her move's board is posted:
+    the board is posted as drawn, asking bob to move with its buttons, not lost nor owed (pins
+    behaviour that works: a failed read there must not cost the board)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    failed = games_fail_once_in(table, monkeypatch, "moved_on")
+    board = await table.move(table.alice, "d1-b1")
+    assert failed == ["moved_on"]
+    assert board.attachments
+    assert "your move as the defenders" in board.content
+    assert board.custom_ids()

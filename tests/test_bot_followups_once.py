@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.flow import game_flow, posts
 from bot.services.challenges import ChallengeService
 from bot.views import common
 from tests.bot_harness import Harness, challenge_id, running_bot, settled
@@ -104,3 +105,30 @@ async def test_a_slow_accepts_first_board_whose_followup_answer_is_lost_shows_on
         boards = [m for m in table.public_messages() if m.attachments]
         assert len(boards) == 1, [m.content for m in boards]
         assert "your move as the attackers" in boards[0].content
+
+
+async def test_a_slow_boards_followup_discord_did_not_make_is_not_taken_for_its_thinking(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's /board is slow to draw (deferred publicly: Discord shows "thinking…" in its
+    place), and Discord answers its followup 503 without making it: the placeholder, in the
+    channel, is not taken for the board, which is sent again and shows (before, the
+    placeholder counted as made: everyone read "thinking…" for good, and it became the live
+    board)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    drawn = posts.board_post
+
+    async def slow_board_post(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(common.ANSWER_BEFORE + 0.5)  # deferred meanwhile
+        return await drawn(*args, **kwargs)
+
+    monkeypatch.setattr(game_flow, "board_post", slow_board_post)
+    down = table.standin.fail_rest(503, seconds=30, matching=first_only(followup_posts))
+    shown = await table.slash(table.alice, "board")
+    await shown.wait_followups()
+    await settled(table)
+    assert down.hits == 1
+    [again] = [m for m in table.public_messages() if m.content.startswith("No move yet.")]
+    assert again.attachments
+    assert not again.loading
+    assert again.custom_ids()
