@@ -426,3 +426,27 @@ async def test_a_double_press_of_takeback_against_the_computer_takes_back_one_ro
         "You took back moves since this board was posted: nothing more was taken back. To "
         "take back more, press Takeback on the newest board."
     )
+
+
+async def test_a_takeback_lapsed_while_discord_refuses_its_edit_is_shown_once_discord_is_back(
+    table: Harness,
+) -> None:
+    """alice's request lapses while Discord answers every edit of its message 503: once
+    Discord is back, the outbox's check edits it to say it lapsed, its buttons gone (before,
+    nothing tried the edit again: Accept and Decline stayed for good)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    edits = f"/messages/{request.id}"
+    down = table.standin.fail_rest(
+        503, seconds=60, matching=lambda method, path: method == "PATCH" and path.endswith(edits)
+    )
+    table.advance(timedelta(minutes=10, seconds=1))
+    await table.checks_run(2)
+    assert down.hits >= 1
+    assert request.custom_ids()  # not shown yet
+    table.standin.end_faults()  # Discord is back
+    table.advance(timedelta(minutes=1))
+    await table.checks_run(2)
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."

@@ -31,7 +31,7 @@ from bot.services.held import NOTHING, Held
 from bot.storage.announcements import OwedAnswer
 from bot.storage.errors import StorageError
 from bot.thread_locks import refused_for_lock
-from bot.unreachable import UNREACHABLE
+from bot.unreachable import UNREACHABLE, not_taken_now
 from bot.views.common import (
     answer,
     deferred_privately,
@@ -279,11 +279,11 @@ class TakebackFlow:
 
     async def _answer_owed(self, takeback_id: int) -> bool:
         """The request ``takeback_id``'s message could not be edited to show how it ended
-        (Discord refused it as locked): the outbox owes that edit (bot/flow/outbox.py
-        ``Outbox.show_answers``). If the database cannot take it, the message keeps its
-        buttons, which then say the request was already answered. The outbox edits the
-        message the database notes: one whose note failed is noted first, if it can be.
-        Whether the outbox owes it."""
+        (Discord refused it as locked; a lapse's also when Discord could not take it just
+        now): the outbox owes that edit (bot/flow/outbox.py ``Outbox.show_answers``). If the
+        database cannot take it, the message keeps its buttons, which then say the request was
+        already answered. The outbox edits the message the database notes: one whose note
+        failed is noted first, if it can be. Whether the outbox owes it."""
         await self._note_messages()
         try:
             await self.flow.bot.services.announcements.answer_owed(takeback_id)
@@ -421,7 +421,9 @@ class TakebackFlow:
             )
         except (discord.HTTPException, *UNREACHABLE) as error:
             _log.info("Could not mark takeback %s lapsed: %r", lapsed.takeback_id, error)
-            if refused_for_lock(error):  # locked and archived too: edit_reopening left it so
+            # Locked and archived too (edit_reopening left it so), or Discord could not take
+            # it just now (a 5xx, unreachable, a long 429): the outbox's checks edit it.
+            if refused_for_lock(error) or not_taken_now(error):
                 await self._lapse_owed(lapsed)
                 return
         self._unnoted.pop(lapsed.takeback_id, None)  # shown lapsed: nothing edits it again
