@@ -405,12 +405,15 @@ class BrandubhBot(commands.AutoShardedBot):
             _log.warning("Usernames of %s unread, names shown alike: %s", sorted(names), error)
             return NamesToldApart(names, {})
 
-    def names_in_hand(self, guild_id: int | None, *user_ids: int) -> NamesToldApart:
+    def names_in_hand(self, guild_id: int | None, *user_ids: int | None) -> NamesToldApart:
         """The names of ``user_ids`` in ``guild_id`` this process holds (no read: those not
-        held are left out), two reading alike told apart by the usernames it stored for them
-        (:meth:`remember`), for a message whose game is stored already and must not wait."""
+        held, and ``None``, an open challenge's opponent, are left out), two reading alike told
+        apart by the usernames it stored for them (:meth:`remember`), for a message whose game
+        or challenge is stored already and must not wait."""
         names = {
-            uid: name for uid in user_ids if (name := self._names.get((guild_id, uid))) is not None
+            uid: name
+            for uid in user_ids
+            if uid is not None and (name := self._names.get((guild_id, uid))) is not None
         }
         held = {
             uid: username

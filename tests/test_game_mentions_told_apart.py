@@ -114,6 +114,23 @@ async def test_a_lapsed_challenge_between_two_alexes_mentions_them_apart(
         ), posted.content
 
 
+async def test_a_challenge_between_two_alexes_and_its_expiry_mention_them_apart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alex_w's challenge to alex.k names both with their usernames (as the /challenge just
+    stored them: no read), and so does its message once it expired unanswered."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        first, second, posted = await alexes(table, 1)
+        w, k = tagged(first), tagged(second)
+        assert posted.content.startswith(
+            f"{k}, {w} challenges you to **Brandubh (World Tafl Federation)**: a single set, "
+            f"{w} plays the attackers"
+        ), posted.content
+        table.advance(timedelta(minutes=10, seconds=1))
+        await table.standin.wait_until(lambda: "expired" in posted.content, timeout=30)
+        assert posted.content == f"{w}'s challenge to {k} expired without an answer."
+
+
 async def test_a_game_between_alice_and_bob_mentions_them_as_ever(
     discord_standin: DiscordStandin, tmp_path: Path
 ) -> None:

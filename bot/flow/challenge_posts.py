@@ -99,7 +99,10 @@ async def post_challenge(
         lang = await within_deadline(
             interaction, bot.flow.server_language(interaction.guild_id), ephemeral=True
         )
-        text = challenge_text(challenge, lang)
+        # Two members shown alike are told apart by their usernames, as just remembered
+        # (bot/cogs/challenge.py): no read that could fail once the challenge is stored.
+        names_shown = bot.names_in_hand(guild_id, interaction.user.id, opponent_id)
+        text = challenge_text(challenge, lang, names_shown)
         pings = pinging([] if opponent_id is None else [opponent_id])
         paused_until = None
         quiet_until = None

@@ -437,9 +437,12 @@ class ChallengeFlow:
             challenge.message_id
         )
         lang = await self.flow.server_language(challenge.guild_id)
-        await edit_reopening(
-            self.flow.bot, message, content=expired_text(challenge, lang), view=None
+        # Two members shown alike are told apart by the names and usernames held in memory.
+        names = self.flow.bot.names_in_hand(
+            challenge.guild_id, challenge.challenger_id, challenge.opponent_id
         )
+        content = expired_text(challenge, lang, names)
+        await edit_reopening(self.flow.bot, message, content=content, view=None)
 
     async def show_expired_after_press(self, challenge_id: int) -> None:
         """Show challenge ``challenge_id``, closed as expired, so on its message through the

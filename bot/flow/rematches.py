@@ -265,7 +265,9 @@ class RematchFlow:
                 posted = await send_under_nonce(
                     self.flow.bot.get_partial_messageable(where),
                     f"Rematch challenge {challenge.challenge_id}",
-                    content=challenge_text(challenge, lang),
+                    content=challenge_text(
+                        challenge, lang, self.flow.bot.names_in_hand(terms.guild_id, user, other)
+                    ),
                     view=challenge_view(challenge.challenge_id, lang),
                     allowed_mentions=pinging([] if quiet_until else [other]),
                     nonce=f"rematch-{challenge.challenge_id}",

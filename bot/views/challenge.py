@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -12,6 +13,7 @@ import discord
 from bot.errors import require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
+from bot.names import mention
 from bot.services.domain import Challenge
 from bot.services.errors import ChallengeExpired, ChallengeNotFound
 from bot.unreachable import UNREACHABLE
@@ -51,14 +53,19 @@ def sets_text(sets_total: int, lang: Language = ENGLISH) -> str:
     return lang._("a match of two sets") if sets_total == 2 else lang._("a single set")
 
 
-def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
-    """The public challenge: who, what, sides, time per move, and when it expires."""
+def challenge_text(
+    challenge: Challenge, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+) -> str:
+    """The public challenge: who, what, sides, time per move, and when it expires (its
+    mentions with their usernames where ``names`` tells two alike apart: :func:`mention`)."""
     params = {
-        "challenger": f"<@{challenge.challenger_id}>",
+        "challenger": mention(challenge.challenger_id, names),
         "ruleset": lang.gettext(get_ruleset(challenge.ruleset).title),
         "sets": sets_text(challenge.sets_total, lang),
         "time": time_per_move_text(challenge.time_per_move, lang),
     }
+    if challenge.opponent_id is not None:
+        params["opponent"] = mention(challenge.opponent_id, names)
     attacking = challenge.challenger_side is Side.ATTACKERS
     if challenge.sets_total == 1:
         text = _one_set_text(challenge, attacking, params, lang)
@@ -78,14 +85,12 @@ def challenge_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
         text = lang._(
             "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
             "plays the attackers first, {time} per move.",
-            opponent=f"<@{challenge.opponent_id}>",
             **params,
         )
     else:
         text = lang._(
             "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
             "plays the defenders first, {time} per move.",
-            opponent=f"<@{challenge.opponent_id}>",
             **params,
         )
     expires = f"<t:{int(challenge.expires_at.timestamp())}:R>"
@@ -112,28 +117,29 @@ def _one_set_text(
         return lang._(
             "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
             "plays the attackers, {time} per move.",
-            opponent=f"<@{challenge.opponent_id}>",
             **params,
         )
     return lang._(
         "{opponent}, {challenger} challenges you to **{ruleset}**: {sets}, {challenger} "
         "plays the defenders, {time} per move.",
-        opponent=f"<@{challenge.opponent_id}>",
         **params,
     )
 
 
-def expired_text(challenge: Challenge, lang: Language = ENGLISH) -> str:
-    """What an expired challenge's message says once its buttons are gone."""
+def expired_text(
+    challenge: Challenge, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+) -> str:
+    """What an expired challenge's message says once its buttons are gone (its mentions as
+    :func:`challenge_text` makes them)."""
+    challenger = mention(challenge.challenger_id, names)
     if challenge.opponent_id is None:
         return lang._(
-            "{challenger}'s open challenge expired: nobody accepted it.",
-            challenger=f"<@{challenge.challenger_id}>",
+            "{challenger}'s open challenge expired: nobody accepted it.", challenger=challenger
         )
     return lang._(
         "{challenger}'s challenge to {opponent} expired without an answer.",
-        challenger=f"<@{challenge.challenger_id}>",
-        opponent=f"<@{challenge.opponent_id}>",
+        challenger=challenger,
+        opponent=mention(challenge.opponent_id, names),
     )
 
 
@@ -251,7 +257,10 @@ class ChallengeButton(
         except ChallengeExpired as expired:  # pressed before the expiry sweep reached it
             challenge = await challenges.get(self.challenge_id)
             try:
-                await update_message(interaction, expired_text(challenge, lang))
+                names = bot.names_in_hand(
+                    challenge.guild_id, challenge.challenger_id, challenge.opponent_id
+                )
+                await update_message(interaction, expired_text(challenge, lang, names))
             except (discord.HTTPException, *UNREACHABLE):
                 await bot.flow.challenges.show_expired_after_press(self.challenge_id)
                 raise
