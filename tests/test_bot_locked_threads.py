@@ -30,7 +30,7 @@ from tests.bot_harness import (
     waits_until_told,
 )
 from tests.discord_standin import DiscordStandin, FakeChannel, StoredMessage
-from tests.discord_standin.model import MANAGE_THREADS
+from tests.discord_standin.model import MANAGE_THREADS, FakeMember
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -816,17 +816,25 @@ async def test_a_takeback_declined_in_a_thread_whose_lock_was_missed_is_told_as_
     assert active.ply == 1, "the decline took no move back"
 
 
-async def answered_while_locked(table: Harness, button: str) -> tuple[StoredMessage, FakeChannel]:
-    """alice asks to take back d1-b1; a moderator locks the thread and the bot misses it; bob
-    presses ``button`` (accept or decline), stored, and Discord refuses its edit of the
-    request there as locked; the thread is then unlocked and the outbox's next round comes.
-    The request's message, and the thread."""
-    _, thread = await board_thread_game(table, opening=["d1-b1"])
-    request = await table.reply_text(table.alice, "takeback", channel=thread)
+async def answered_while_locked(
+    table: Harness,
+    button: str,
+    asker: FakeMember | None = None,
+    answerer: FakeMember | None = None,
+) -> tuple[StoredMessage, FakeChannel]:
+    """alice (or ``asker``) asks to take back d1-b1; a moderator locks the thread and the bot
+    misses it; bob (or ``answerer``) presses ``button`` (accept or decline), stored, and
+    Discord refuses its edit of the request there as locked; the thread is then unlocked and
+    the outbox's next round comes. The request's message, and the thread."""
+    asker, answerer = asker or table.alice, answerer or table.bob
+    _, thread = await board_thread_game(
+        table, challenger=asker, opponent=answerer, opening=["d1-b1"]
+    )
+    request = await table.reply_text(asker, "takeback", channel=thread)
     assert not request.ephemeral, request.content
     await table.standin.edit_thread(thread, locked=True, announce=False)
     [pressed] = [c for c in request.custom_ids() if button in c]
-    told = await (await table.standin.click(request, pressed, table.bob)).wait_original()
+    told = await (await table.standin.click(request, pressed, answerer)).wait_original()
     assert told.ephemeral
     assert "a moderator locked this thread" in told.content, told.content
     assert request.custom_ids(), "Discord took the edit of the request in a locked thread"

@@ -1,7 +1,8 @@
 """A game between two members shown alike ("alex" twice) tells them apart in its mentions too:
-"<@1> (@alex_w)" where each would read "@alex" — whose turn it is, the takeback request, set
-and match ends, who attacks next, the accepted challenge, a lapsed challenge and reminders. A
-failed read of their usernames costs no board and no thread: they are shown alike then."""
+"<@1> (@alex_w)" where each would read "@alex" — whose turn it is, the takeback request (and
+its answer shown late), set and match ends, who attacks next, the challenge (accepted, expired
+or lapsed) and reminders. A failed read of their usernames costs no board and no thread: they
+are shown alike then."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.discord_standin import DiscordStandin
 from tests.discord_standin.model import FakeMember
 from tests.discord_standin.recorder import StoredMessage
 from tests.test_bot_failed_reads import fails_once_in, origins_kept
+from tests.test_bot_locked_threads import answered_while_locked
 from tests.test_flow_boards_as_text import set_two
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -129,6 +131,19 @@ async def test_a_challenge_between_two_alexes_and_its_expiry_mention_them_apart(
         table.advance(timedelta(minutes=10, seconds=1))
         await table.standin.wait_until(lambda: "expired" in posted.content, timeout=30)
         assert posted.content == f"{w}'s challenge to {k} expired without an answer."
+
+
+async def test_a_takeback_declined_in_a_locked_thread_mentions_two_alexes_apart_once_shown(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """alex.k declines alex_w's takeback in a thread whose lock the bot missed: once the
+    thread is unlocked, the request's message (edited by the outbox) names both apart."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3", threads=True) as table:
+        first = table.standin.add_member(table.guild, "alex_w", nick="alex")
+        second = table.standin.add_member(table.guild, "alex.k", nick="alex")
+        request, _ = await answered_while_locked(table, "decline", first, second)
+        declined = f"{tagged(second)} declined {tagged(first)}'s takeback request."
+        await table.standin.wait_until(lambda: request.content == declined, timeout=10)
 
 
 async def test_a_game_between_alice_and_bob_mentions_them_as_ever(

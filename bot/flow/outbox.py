@@ -309,14 +309,21 @@ class Outbox:
         if self._waiting(Route.EDIT, owed.channel_id) is not None:
             return  # tried again once Discord's wait there is up
         lang = await self.flow.server_language(owed.guild_id)
-        message = self.flow.bot.get_partial_messageable(owed.channel_id).get_partial_message(
-            owed.message_id
-        )
+        bot = self.flow.bot
+        names = None
+        if owed.answered_by is not None:  # two players named: those shown alike told apart
+            names = await bot.names_told_apart(  # by their usernames (bare, those unread)
+                await bot.display_names(
+                    owed.guild_id, owed.asked_by, owed.answered_by, or_remembered=True
+                ),
+                or_as_shown=True,
+            )
+        message = bot.get_partial_messageable(owed.channel_id).get_partial_message(owed.message_id)
         try:
             await edit_reopening(
                 self.flow.bot,
                 message,
-                content=ended_request_text(owed, lang),
+                content=ended_request_text(owed, lang, names),
                 view=None,
                 allowed_mentions=NO_PINGS,
             )

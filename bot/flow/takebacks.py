@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -453,12 +454,15 @@ def lapsed_text(takeback: Takeback | OwedAnswer, lang: Language) -> str:
     return lang._("{player}'s takeback request lapsed.", player=f"<@{takeback.asked_by}>")
 
 
-def ended_request_text(owed: OwedAnswer, lang: Language) -> str:
+def ended_request_text(
+    owed: OwedAnswer, lang: Language, names: Mapping[int, str] | None = None
+) -> str:
     """What a takeback request's message says once it ended, shown late (the thread was
     locked when it was answered, :meth:`Outbox.show_answers`): who answered it, naming (as a
-    mention) its asker, who was not there to see the answer."""
-    asker = f"<@{owed.asked_by}>"
-    player = f"<@{owed.answered_by}>"
+    mention) its asker, who was not there to see the answer; two players shown alike with
+    their usernames where ``names`` tells them apart (:func:`mention`)."""
+    asker = mention(owed.asked_by, names)
+    player = "" if owed.answered_by is None else mention(owed.answered_by, names)
     match TakebackStatus(owed.status):
         case TakebackStatus.ACCEPTED:
             return lang._(
