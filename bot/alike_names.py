@@ -58,6 +58,12 @@ def alike(names: Mapping[int, str | None]) -> set[int]:
     return {uid for uid, skeleton in read.items() if counts[skeleton] > 1}
 
 
+def cut(name: str, longest: int | None) -> str:
+    """``name`` cut to ``longest`` characters if it is longer ("alexand…"), for a list or a
+    message that would not fit Discord's limits otherwise."""
+    return name if longest is None or len(name) <= longest else name[: longest - 1].rstrip() + "…"
+
+
 Name = TypeVar("Name", str, str | None)
 """A list's names: all known (``str``), or some never told (``None``, read "a player")."""
 
@@ -73,14 +79,8 @@ def told_apart(
     Discord's limits otherwise. A unique name stays as it is, as does one whose username was
     never stored (a row from before usernames were)."""
     twins = alike(names)
-
-    def cut(name: str) -> str:
-        return (
-            name if longest is None or len(name) <= longest else name[: longest - 1].rstrip() + "…"
-        )
-
     return {
-        uid: f"{cut(name)} (@{usernames[uid]})"
+        uid: f"{cut(name, longest)} (@{usernames[uid]})"
         if name and uid in twins and usernames.get(uid)
         else name
         for uid, name in names.items()
@@ -96,6 +96,14 @@ class NamesToldApart(dict[int, str]):
         super().__init__(names)
         self.usernames: Mapping[int, str] = usernames
         """The usernames of those players whose names read alike (stored ones only)."""
+
+    def shown_alike(self) -> dict[int, str]:
+        """These names without the usernames that told them apart ("alex"): for a message
+        that would not fit Discord's limits otherwise."""
+        return {
+            uid: name.removesuffix(f" (@{self.usernames[uid]})") if uid in self.usernames else name
+            for uid, name in self.items()
+        }
 
 
 async def read_apart(

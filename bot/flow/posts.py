@@ -14,6 +14,7 @@ from typing import Any
 
 import discord
 
+from bot.alike_names import NamesToldApart, cut
 from bot.i18n import ENGLISH, Language, Text, _, command, verbatim
 from bot.my_permissions import my_permissions
 from bot.names import escaped, mention, player_name
@@ -69,6 +70,12 @@ class BoardPost:
     text: str = ""
     """The alt text as a message shows it in place of the picture (the names escaped); if
     empty, the whole alt text escaped."""
+    shorter: tuple[str, ...] = ()
+    """:attr:`text`'s shorter forms, for a message that would not fit Discord's limit
+    otherwise: without the usernames telling the names apart, then with the names cut too."""
+    tags: tuple[str, ...] = ()
+    """The username tags (" (@alex\\_w)", escaped) telling its players' names and mentions
+    apart, which the shorter forms of the message it is in leave out."""
     filename: str = "board.png"
     """The picture's file name: a board's names its set, ply and moves taken back
     (:func:`board_picture_name`), a set's final board its set (:func:`final_picture`)."""
@@ -85,6 +92,8 @@ class BoardPost:
             filename=filename or self.filename,
             description=self.alt_text[:ALT_TEXT_LIMIT],
             text=(self.text or escaped(self.alt_text))[:ALT_TEXT_LIMIT],
+            shorter=tuple(text[:ALT_TEXT_LIMIT] for text in self.shorter),
+            tags=self.tags,
         )
 
 
@@ -118,34 +127,64 @@ def final_board_mark(set_id: int, lang: Language) -> str:
 class BoardFile(discord.File):
     """A board's picture, which knows how a message shows it where I may not attach files."""
 
-    def __init__(self, fp: io.BytesIO, *, filename: str, description: str, text: str) -> None:
+    def __init__(
+        self,
+        fp: io.BytesIO,
+        *,
+        filename: str,
+        description: str,
+        text: str,
+        shorter: tuple[str, ...] = (),
+        tags: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(fp, filename=filename, description=description)
         self.text = text
+        self.shorter = shorter
+        """:attr:`text`'s shorter forms (:attr:`BoardPost.shorter`)."""
+        self.tags = tags
+        """The username tags its names are told apart by (:attr:`BoardPost.tags`)."""
 
 
 MESSAGE_LIMIT = 2000
 """Discord's limit on a message's content."""
 
+CUT_NAMES = 16
+"""How many characters of a player's name a board shown as text keeps, where the message
+would not fit Discord's limit otherwise (:func:`pictures_as_text`)."""
+
 
 def pictures_as_text(content: str, files: list[discord.File], lang: Language) -> str:
     """``content`` with each picture's alt text after it, quoted, in place of the pictures: how
-    a board is shown where I may not attach files. If that would pass Discord's limit on a
-    message (it does not for one board of any preset), one line says so and points to
-    ``/board``, which shows the game's board alone."""
-    described = [
-        f"> {file.text if isinstance(file, BoardFile) else escaped(file.description or '')}"
-        + _mark(file, lang)
-        for file in files
-        if file.description
-    ]
-    shown = "\n".join([line for line in (content, *described) if line])
-    if len(shown) <= MESSAGE_LIMIT:
-        return shown
+    a board is shown where I may not attach files. Past Discord's limit on a message, the
+    usernames telling two names alike apart are left out (in ``content`` too), then the boards'
+    names are cut (:attr:`BoardPost.shorter`); past it even so (it is not for two boards of any
+    preset), one line says so and points to ``/board``, which shows the game's board alone."""
+    tags = {tag for file in files if isinstance(file, BoardFile) for tag in file.tags}
+    for shorter in range(3):  # as told; without the usernames; the names cut too
+        told = content
+        if shorter:
+            for tag in tags:
+                told = told.replace(tag, "")
+        described = [
+            f"> {_text(file, shorter)}" + _mark(file, lang) for file in files if file.description
+        ]
+        shown = "\n".join([line for line in (told, *described) if line])
+        if len(shown) <= MESSAGE_LIMIT:
+            return shown
     too_long = lang._(
         "The board is too long to show as text here: {board_command} shows it.",
         board_command=command("board"),
     )
     return f"{content}\n{too_long}"[:MESSAGE_LIMIT]
+
+
+def _text(file: discord.File, shorter: int) -> str:
+    """``file``'s text in place of the picture: its alt text escaped, or a board's own text,
+    in its ``shorter``-th shorter form if it has one (:attr:`BoardPost.shorter`)."""
+    if not isinstance(file, BoardFile):
+        return escaped(file.description or "")
+    forms = (file.text, *file.shorter)
+    return forms[min(shorter, len(forms) - 1)]
 
 
 def _mark(file: discord.File, lang: Language) -> str:
@@ -361,23 +400,36 @@ async def board_post(
         )
         view.add_item(ResignButton(active.set_id, lang))
     pings = (active.player_to_move,) if with_turn and not active.computer_to_move else ()
-    # The same words, to stand in a message for the picture: the names made inert there.
-    text = describe_board(
-        game,
-        attacker_name=escaped(attacker),
-        defender_name=escaped(defender),
-        set_number=None if one_set else active.set_number,
-        sets_total=None if one_set else active.sets_total,
-        words=lang,
-        left_server=left_server,
-    )
+    # The same words, to stand in a message for the picture: the names made inert there; and
+    # shorter, for a message that would not fit otherwise: the usernames left out, then the
+    # names cut too.
+    alike = names.shown_alike() if isinstance(names, NamesToldApart) else dict(names)
+    texts = [
+        describe_board(
+            game,
+            attacker_name=escaped(shown.get(active.attacker_id, attacker)),
+            defender_name=escaped(shown.get(active.defender_id, defender)),
+            set_number=None if one_set else active.set_number,
+            sets_total=None if one_set else active.sets_total,
+            words=lang,
+            left_server=left_server,
+        )
+        for shown in (
+            names,
+            alike,
+            {uid: cut(name, CUT_NAMES) for uid, name in alike.items()},
+        )
+    ]
+    usernames = names.usernames.values() if isinstance(names, NamesToldApart) else ()
     return BoardPost(
         content="\n".join(lines),
         png=png,
         alt_text=alt,
         view=view,
         pings=pings,
-        text=text,
+        text=texts[0],
+        shorter=tuple(texts[1:]),
+        tags=tuple(f" (@{escaped(username)})" for username in usernames),
         filename="board.png"
         if again
         else board_picture_name(active.set_id, active.ply, active.undone)
