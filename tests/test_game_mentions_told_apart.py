@@ -1,8 +1,8 @@
 """A game between two members shown alike ("alex" twice) tells them apart in its mentions too:
 "<@1> (@alex_w)" where each would read "@alex" — whose turn it is, the takeback request (and
-its answer shown late), set and match ends, who attacks next, the challenge (accepted, expired
-or lapsed) and reminders. A failed read of their usernames costs no board and no thread: they
-are shown alike then."""
+its answer shown late), set and match ends, an admin's abort, who attacks next, the challenge
+(accepted, expired or lapsed) and reminders. A failed read of their usernames costs no board
+and no thread: they are shown alike then."""
 
 from __future__ import annotations
 
@@ -144,6 +144,22 @@ async def test_a_takeback_declined_in_a_locked_thread_mentions_two_alexes_apart_
         request, _ = await answered_while_locked(table, "decline", first, second)
         declined = f"{tagged(second)} declined {tagged(first)}'s takeback request."
         await table.standin.wait_until(lambda: request.content == declined, timeout=10)
+
+
+async def test_an_admins_abort_of_a_match_between_two_alexes_mentions_them_apart(
+    discord_standin: DiscordStandin, tmp_path: Path
+) -> None:
+    """An admin aborts the match of alex_w and alex.k: the post names each with their
+    username, and pings both."""
+    async with running_bot(discord_standin, tmp_path / "bot.sqlite3") as table:
+        first, second, posted = await alexes(table, 2)
+        await table.standin.click(posted, f"challenge:accept:{challenge_id(posted)}", second)
+        await table.wait_board(lambda m: m.created_at >= posted.created_at)
+        over = await table.abort(table.admin)
+        assert over.content.startswith(
+            f"<@{table.admin.id}> aborted the match of {tagged(first)} and {tagged(second)}."
+        ), over.content
+        assert over.pinged_user_ids() == {first.id, second.id}
 
 
 async def test_a_game_between_alice_and_bob_mentions_them_as_ever(

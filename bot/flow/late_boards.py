@@ -234,10 +234,11 @@ class LateBoards:
             end = await services.games.ended(set_id)
             if position.outcome.reason.from_outside:
                 lines = []  # its last move was told already: the set ended after it
+            names = await self.flow.names_for(end.game, lang)
             if end.aborted_by is not None:  # as the live post: who aborted it, naming the players
                 me = await computer_name(self.flow.bot, end.game)
-                lines.append(lang.render(aborted_line(end.game, end.aborted_by, me)))
-            lines.append(set_end_text(end, await self.flow.names_for(end.game, lang), lang))
+                lines.append(lang.render(aborted_line(end.game, end.aborted_by, me, names)))
+            lines.append(set_end_text(end, names, lang))
             if end.match_end is not None:  # as the live post: whom it pings, the Rematch button
                 pings = match_end_pings(end, end.aborted_by)  # not the admin who aborted it
                 if not end.match_end.aborted:

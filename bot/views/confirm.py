@@ -10,10 +10,11 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.alike_names import NamesToldApart
 from bot.i18n import ENGLISH, Language, Text, _, command
 from bot.i18n.audience import reader
 from bot.locked_refusals import Ended, locked_refusal, refused_as_locked
-from bot.names import escaped
+from bot.names import escaped, mention
 from bot.services.domain import ActiveGame, SetEnd
 from bot.services.errors import NoGameHere, NotAPlayer, StaleGameError
 from bot.views.common import (
@@ -222,20 +223,26 @@ def abort_prompt(
     return question, view
 
 
-def aborted_line(active: ActiveGame, admin_id: int, computer_name: str = "Brandubh") -> Text:
+def aborted_line(
+    active: ActiveGame,
+    admin_id: int,
+    computer_name: str = "Brandubh",
+    names: NamesToldApart | None = None,
+) -> Text:
     """ "@admin aborted the match of @alice and @bob.": the players are named, so the post
-    notifies them (an admin may abort a game from anywhere, in a correspondence game); the
-    computer (``computer_name``: my name in the server) by its name and level, as every other
-    line names it, not by a mention of me."""
+    notifies them (an admin may abort a game from anywhere, in a correspondence game), with
+    their usernames where ``names`` told them apart by them (:func:`mention`: "@alex (@alex_w)
+    and @alex (@alex.k)"); the computer (``computer_name``: my name in the server) by its name
+    and level, as every other line names it, not by a mention of me."""
 
     def named(player: int) -> str | Text:
         if player != active.computer_id:
-            return f"<@{player}>"
+            return mention(player, names)
         level = _("{name} (level {level})", name=computer_name, level=active.computer_level or 3)
         return Text("**{name}**", (("name", level),), literal=True)
 
     first, second = (named(player) for player in active.players_in_match_order)
-    players = {"player": f"<@{admin_id}>", "first": first, "second": second}
+    players = {"player": mention(admin_id, names), "first": first, "second": second}
     if active.sets_total == 1:
         return _("{player} aborted the game of {first} and {second}.", **players)
     return _("{player} aborted the match of {first} and {second}.", **players)
@@ -262,7 +269,9 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>" + ID + ")"):
             raise app_commands.MissingPermissions(["manage_guild"])
         bot = bot_of(interaction)
         # Reads (the game, my name in it): deferred in time when slow, as the write below is.
-        active, me = await within_deadline(interaction, self._game(interaction), thinking=False)
+        active, me, names = await within_deadline(
+            interaction, self._game(interaction), thinking=False
+        )
 
         def done(lang: Language, end: SetEnd) -> str:
             if end.game.sets_total == 1:
@@ -274,13 +283,16 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>" + ID + ")"):
             bot.services.games.abort(active.channel_id, set_id=self.set_id, by=interaction.user.id),
             done,
             Ended.ABORTED_GAME if active.sets_total == 1 else Ended.ABORTED_MATCH,
-            reason=aborted_line(active, interaction.user.id, me),
+            reason=aborted_line(active, interaction.user.id, me, names),
             here=interaction.channel_id == active.channel_id,
         )
 
-    async def _game(self, interaction: discord.Interaction[Any]) -> tuple[ActiveGame, str]:
-        """The set this question is about, still played in this server, and my name in it
-        (escaped); else the refusal saying it is over."""
+    async def _game(
+        self, interaction: discord.Interaction[Any]
+    ) -> tuple[ActiveGame, str, NamesToldApart]:
+        """The set this question is about, still played in this server, my name in it
+        (escaped) and its players' names (two alike told apart: :meth:`GameFlow.names_for`);
+        else the refusal saying it is over."""
         bot = bot_of(interaction)
         try:
             active = await bot.services.games.get(self.set_id)
@@ -288,7 +300,7 @@ class ConfirmAbort(GameButton, template=r"abort:(?P<game>" + ID + ")"):
             raise await self._over(interaction) from None
         if active.guild_id != interaction.guild_id:
             raise NoGameHere(_("That game is over."))
-        return active, await computer_name(bot, active)
+        return active, await computer_name(bot, active), await bot.flow.names_for(active)
 
     async def _over(self, interaction: discord.Interaction[Any]) -> NoGameHere:
         """The refusal of a press whose set is no longer played: the game (a one-set match) or
