@@ -4,7 +4,7 @@ the rest of the line around."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Protocol
 
 import discord
@@ -77,12 +77,12 @@ def player_name(name: str | None, lang: Language) -> str:
     return escaped(name if name is not None and visible(name) else lang._("a player"))
 
 
-def mention(user_id: int, names: Mapping[int, str] | None = None) -> str:
+def mention(user_id: int, names: NamesToldApart | None = None) -> str:
     """``user_id``'s mention ("<@1>"), followed by their username where ``names`` (a game's
     or a pair's, :class:`NamesToldApart`) told them apart by it: "<@1> (@alex\\_w)", so that
     two members both shown "@alex" read apart. The username is the stored one, never taken
     out of a display name (a member may be named "bob (@alice)")."""
-    usernames = names.usernames if isinstance(names, NamesToldApart) else {}
+    usernames = names.usernames if names is not None else {}
     username = usernames.get(user_id)
     return f"<@{user_id}>" if username is None else f"<@{user_id}> (@{escaped(username)})"
 

@@ -31,13 +31,14 @@ import contextlib
 import enum
 import logging
 import re
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.computer_retries import ComputerRetries, StalledTurn
 from bot.flow.posts import NO_PINGS, pinging
 from bot.flow.threads import edit_reopening
@@ -647,7 +648,7 @@ def reminder_nonce(active: ActiveGame, *, last: bool) -> str:
 
 
 def reminder_text(
-    active: ActiveGame, lang: Language, *, last: bool, names: Mapping[int, str] | None = None
+    active: ActiveGame, lang: Language, *, last: bool, names: NamesToldApart | None = None
 ) -> str:
     """The reminder to the player to move in ``active``: at half time, or the ``last`` one
     (its mention with their username where ``names`` tells them apart by it)."""

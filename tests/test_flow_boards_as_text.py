@@ -92,7 +92,7 @@ async def post_of(active: ActiveGame, lang: Language, name: str = LONGEST_NAME) 
     """The board post of ``active`` after its last move, both players called ``name``."""
     last = active.game.last_record
     assert last is not None
-    names = {active.attacker_id: name, active.defender_id: name}
+    names = NamesToldApart({active.attacker_id: name, active.defender_id: name}, {})
     headline = describe_move(last, name, lang)
     return await board_post(active, names, lang, headline=headline)
 
@@ -127,7 +127,9 @@ async def test_a_final_board_as_text_keeps_its_game_number_in_every_preset_and_l
     ended, following = end.game, end.next_game
     assert following is not None
     for lang in languages():
-        names = {ended.attacker_id: LONGEST_NAME, ended.defender_id: LONGEST_NAME}
+        names = NamesToldApart(
+            {ended.attacker_id: LONGEST_NAME, ended.defender_id: LONGEST_NAME}, {}
+        )
         png, alt = board_picture(
             ended.game, LONGEST_NAME, LONGEST_NAME, 1, 3, lang, left_server=True
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.alike_names import NamesToldApart
 from bot.flow.marked_moves import describe_move_review
 from bot.flow.posts import match_end_text, rating_text, turn_line
 from bot.i18n import ENGLISH, language
@@ -72,7 +73,7 @@ def test_a_match_won_on_sets_says_no_tie_break() -> None:
     """A 2–0 ends at its score, in every language (before: "2–0, with more sets won"); a
     1–1 still says how it was decided."""
     alice, bob = 1, 2
-    names = {alice: "alice", bob: "bob"}
+    names = NamesToldApart({alice: "alice", bob: "bob"}, {})
     two_nil = MatchEnd(
         1, (alice, bob), alice, MatchReason.MORE_WINS,
         MatchResult(alice, MatchReason.MORE_WINS, {alice: 2, bob: 0}), (),

@@ -135,7 +135,7 @@ class GameFlow:
 
     async def headline_for(
         self, result: MoveResult, lang: Language = ENGLISH
-    ) -> tuple[str, dict[int, str]]:
+    ) -> tuple[str, NamesToldApart]:
         """The text above the board after ``result``, and the players' names used in it."""
         active = result.game
         names = await self.names_for(active, lang)
@@ -270,7 +270,7 @@ class GameFlow:
     async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
         """``/board``: the game's board again, as its newest board; it pings nobody."""
 
-        async def words() -> tuple[Language, dict[int, str]]:
+        async def words() -> tuple[Language, NamesToldApart]:
             lang = await self.server_language(active.guild_id)
             return lang, await self.names_for(active, lang)
 

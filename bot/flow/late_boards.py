@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.flow.accepted_challenges import show_accepted
 from bot.flow.boards_shown import (
     Shows,
@@ -307,7 +308,7 @@ class LateBoards:
         self,
         row: AnnouncementRow,
         active: ActiveGame,
-        names: Mapping[int, str],
+        names: NamesToldApart,
         lang: Language,
         headline: str,
         *,

@@ -320,7 +320,7 @@ def set_label(active: ActiveGame, lang: Language = ENGLISH) -> str:
 
 
 def turn_line(
-    active: ActiveGame, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+    active: ActiveGame, lang: Language = ENGLISH, names: NamesToldApart | None = None
 ) -> str:
     """Whose turn it is, mentioning them (with their username where ``names`` tells them
     apart by it: :func:`mention`), with the time left as a Discord timestamp."""
@@ -356,7 +356,7 @@ def turn_line(
 
 async def board_post(
     active: ActiveGame,
-    names: Mapping[int, str],
+    names: NamesToldApart,
     lang: Language = ENGLISH,
     *,
     headline: str = "",
@@ -403,7 +403,7 @@ async def board_post(
     # The same words, to stand in a message for the picture: the names made inert there; and
     # shorter, for a message that would not fit otherwise: the usernames left out, then the
     # names cut too.
-    alike = names.shown_alike() if isinstance(names, NamesToldApart) else dict(names)
+    alike = names.shown_alike()
     texts = [
         describe_board(
             game,
@@ -420,7 +420,6 @@ async def board_post(
             {uid: cut(name, CUT_NAMES) for uid, name in alike.items()},
         )
     ]
-    usernames = names.usernames.values() if isinstance(names, NamesToldApart) else ()
     return BoardPost(
         content="\n".join(lines),
         png=png,
@@ -429,7 +428,7 @@ async def board_post(
         pings=pings,
         text=texts[0],
         shorter=tuple(texts[1:]),
-        tags=tuple(f" (@{escaped(username)})" for username in usernames),
+        tags=tuple(f" (@{escaped(username)})" for username in names.usernames.values()),
         filename="board.png"
         if again
         else board_picture_name(active.set_id, active.ply, active.undone)
@@ -473,7 +472,7 @@ def board_picture(
     return png, alt
 
 
-def player_named(user_id: int, computer_id: int | None, names: Mapping[int, str]) -> str:
+def player_named(user_id: int, computer_id: int | None, names: NamesToldApart) -> str:
     """A player as a set's or a match's end names them: a member by their mention (with their
     username where ``names`` tells them apart by it: :func:`mention`), the computer by its
     name and level in bold, as every other line names it (a mention of me shows neither the
@@ -483,7 +482,7 @@ def player_named(user_id: int, computer_id: int | None, names: Mapping[int, str]
     return mention(user_id, names)
 
 
-def set_end_text(end: SetEnd, names: Mapping[int, str], lang: Language = ENGLISH) -> str:
+def set_end_text(end: SetEnd, names: NamesToldApart, lang: Language = ENGLISH) -> str:
     """The announcement of a finished set, and of the match if it is over."""
     active = end.game
     outcome = lang.render(outcome_text(end.outcome, left_server=end.left_server))
@@ -599,7 +598,7 @@ _MATCH_REASONS = {
 
 def match_end_text(
     end: MatchEnd,
-    names: Mapping[int, str],
+    names: NamesToldApart,
     lang: Language = ENGLISH,
     *,
     computer_id: int | None = None,
@@ -657,7 +656,7 @@ def rating_text(
 
 
 def opening_headline(
-    active: ActiveGame, names: Mapping[int, str], lang: Language, headline: str | None = None
+    active: ActiveGame, names: NamesToldApart, lang: Language, headline: str | None = None
 ) -> str:
     """The headline of the first board of ``active``'s match (``headline``, else that its
     ruleset begins), saying who attacks and who defends when it has a thread of its own."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.answers_made import Answer, made_anyway
 from bot.flow.lost_answers import post_apart_under_nonce
 from bot.flow.new_challenges import message_deleted
@@ -455,7 +455,7 @@ def lapsed_text(takeback: Takeback | OwedAnswer, lang: Language) -> str:
 
 
 def ended_request_text(
-    owed: OwedAnswer, lang: Language, names: Mapping[int, str] | None = None
+    owed: OwedAnswer, lang: Language, names: NamesToldApart | None = None
 ) -> str:
     """What a takeback request's message says once it ended, shown late (the thread was
     locked when it was answered, :meth:`Outbox.show_answers`): who answered it, naming (as a

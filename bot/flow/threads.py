@@ -14,6 +14,7 @@ from typing import Any, Final, Literal, TypeVar
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.directions import without_direction_controls
 from bot.my_permissions import my_permissions
@@ -354,7 +355,7 @@ def accepted_line(
     attacker_id: int,
     defender_id: int,
     lang: Language = ENGLISH,
-    names: Mapping[int, str] | None = None,
+    names: NamesToldApart | None = None,
 ) -> str:
     """The challenge message once accepted where the match has no thread of its own: who
     accepted (``opponent_name``), who attacks and who defends (mentions, which an edit does

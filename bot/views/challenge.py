@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 import discord
 
+from bot.alike_names import NamesToldApart
 from bot.errors import require_channel_permissions
 from bot.i18n import ENGLISH, Language, _
 from bot.i18n.audience import reader
@@ -54,7 +54,7 @@ def sets_text(sets_total: int, lang: Language = ENGLISH) -> str:
 
 
 def challenge_text(
-    challenge: Challenge, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+    challenge: Challenge, lang: Language = ENGLISH, names: NamesToldApart | None = None
 ) -> str:
     """The public challenge: who, what, sides, time per move, and when it expires (its
     mentions with their usernames where ``names`` tells two alike apart: :func:`mention`)."""
@@ -127,7 +127,7 @@ def _one_set_text(
 
 
 def expired_text(
-    challenge: Challenge, lang: Language = ENGLISH, names: Mapping[int, str] | None = None
+    challenge: Challenge, lang: Language = ENGLISH, names: NamesToldApart | None = None
 ) -> str:
     """What an expired challenge's message says once its buttons are gone (its mentions as
     :func:`challenge_text` makes them)."""
