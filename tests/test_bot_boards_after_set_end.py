@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.flow import computer_turns as turns
-from bot.flow import player_moves
+from bot.flow import game_flow, player_moves
 from bot.flow import takebacks as takebacks_flow
 from tests.bot_harness import (
     HANDLER_TASKS,
@@ -155,3 +155,24 @@ async def test_a_move_whose_set_cannot_be_read_again_is_shown_as_its_board(
     assert board.attachments
     assert "your move as the defenders" in board.content
     assert board.custom_ids()
+
+
+async def test_a_board_shown_while_the_set_is_aborted_comes_without_buttons(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol's /board is drawn while an admin aborts the game: it shows the position, says the
+    game is over, asks nobody to move and has no buttons (before, "@alice, your move" with live
+    buttons after the aborted board)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    drawing, go_on = next_drawing_waits(monkeypatch, game_flow)  # /board's own drawing
+    shown = await table.standin.slash(table.guild, table.channel, table.carol, "board", wait=False)
+    await asyncio.wait_for(drawing.wait(), 20)
+    await table.abort(table.admin)
+    go_on.set()
+    await table.standin.wait_answered(shown, timeout=10)
+    board = await shown.wait_original()
+    await settled(table)
+    assert board.content == "That game is over."
+    assert board.attachments
+    assert not board.custom_ids()
+    assert board.pinged_user_ids() == set()

@@ -37,6 +37,7 @@ from bot.flow.posts import (
 )
 from bot.flow.rematches import RematchFlow
 from bot.flow.set_ends import SetEnds
+from bot.flow.stale_boards import moved_on
 from bot.flow.takebacks import TakebackFlow
 from bot.flow.vanished import VanishedFlow
 from bot.i18n import ENGLISH, Language, language, language_for
@@ -267,8 +268,14 @@ class GameFlow:
                 None if owed is None else owed.same,
             )
 
-    async def show_board(self, interaction: discord.Interaction[Any], active: ActiveGame) -> None:
-        """``/board``: the game's board again, as its newest board; it pings nobody."""
+    async def show_board(
+        self, interaction: discord.Interaction[Any], active: ActiveGame, *, again: bool = True
+    ) -> None:
+        """``/board``: the game's board again, as its newest board; it pings nobody. A set that
+        moved on while its board was drawn (:func:`moved_on`: an admin's /abort, a
+        resignation, time, a takeback) is not shown as it was: the channel's game now is
+        (the next set's, the position after the takeback; drawn ``again`` once), or, with no
+        game left there, the board drawn, told over, without buttons."""
 
         async def words() -> tuple[Language, NamesToldApart]:
             lang = await self.server_language(active.guild_id)
@@ -285,15 +292,25 @@ class GameFlow:
         post = await within_deadline(
             interaction, board_post(active, names, lang, headline=headline, again=True)
         )
-        content, files = pictures_or_text(interaction, post.content, [post.file()], lang)
+        stale = await moved_on(self.bot.services.games, active)
+        if stale and again:
+            now = await within_deadline(
+                interaction, self.bot.services.games.in_channel(active.channel_id)
+            )
+            if now is not None:
+                await self.show_board(interaction, now, again=False)
+                return
+        told = lang._("That game is over.") if stale else post.content
+        content, files = pictures_or_text(interaction, told, [post.file()], lang)
         message_id = await answer(
             interaction,
             content,
             files=files,
-            view=post.view,
+            view=None if stale else post.view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        await self.live_boards.went_live(active, message_id)
+        if not stale:
+            await self.live_boards.went_live(active, message_id)
 
     async def begin_match(
         self,
