@@ -526,7 +526,7 @@ async def test_a_pickers_board_refused_and_posted_late_says_i_was_not_allowed(
     ), late.content
 
 
-class _QuickRetries:
+class QuickRetries:
     """The ``asyncio`` discord.py's webhook requests (an interaction's edits) see, whose
     pauses between their five tries after a 5xx (1 + 3 + 5 + 7 + 9 s) last no time."""
 
@@ -548,7 +548,7 @@ async def test_a_line_made_the_first_board_with_its_answer_lost_is_not_posted_ag
     assert table.bot is not None
     await table.bot.services.settings.change(table.guild.id, threads=True)
     table.standin.world.thread_creation_error = (403, 50013, "Missing Permissions")
-    monkeypatch.setattr(discord.webhook.async_, "asyncio", _QuickRetries())
+    monkeypatch.setattr(discord.webhook.async_, "asyncio", QuickRetries())
     lost = table.standin.lose_answers(
         503,
         requests=5,

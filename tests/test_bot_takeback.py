@@ -10,13 +10,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import discord.webhook.async_
 import pytest
 
 from bot.flow import takebacks as takebacks_flow
 from bot.flow.posts import BoardPost, board_post
 from bot.services.clocks import OutOfTime
-from tests.bot_harness import Harness, running_bot, waits_until_told
+from tests.bot_harness import Harness, running_bot, settled, waits_until_told
 from tests.discord_standin import DiscordStandin, StoredMessage
+from tests.test_bot_stored_answers import QuickRetries
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
 
@@ -450,3 +452,33 @@ async def test_a_takeback_lapsed_while_discord_refuses_its_edit_is_shown_once_di
     await table.checks_run(2)
     await table.standin.wait_until(lambda: request.components == [], timeout=5)
     assert request.content == f"<@{table.alice.id}>'s takeback request lapsed."
+
+
+async def test_a_takeback_accepted_while_discord_refuses_its_edit_is_shown_once_discord_is_back(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob accepts alice's request while Discord answers every interaction response 503: once
+    Discord is back, the outbox's check edits the request to say he accepted, its buttons gone,
+    and posts the board after it (before, the request kept Accept and Decline for good)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=1)
+    await table.move(table.alice, "d1-b1")
+    request = await ask(table)
+    monkeypatch.setattr(discord.webhook.async_, "asyncio", QuickRetries())
+    down = table.standin.fail_rest(
+        503,
+        seconds=60,
+        matching=lambda method, path: method == "POST" and path.endswith("/callback"),
+    )
+    await table.standin.click(request, answer_button(request, "accept"), table.bob, wait=False)
+    await table.standin.wait_until(lambda: down.hits >= 1, timeout=10)
+    await settled(table)
+    assert request.custom_ids()  # not shown yet
+    table.standin.end_faults()  # Discord is back
+    table.advance(timedelta(minutes=1))
+    await table.checks_run(2)
+    await table.standin.wait_until(lambda: request.components == [], timeout=5)
+    assert request.content == (
+        f"<@{table.bob.id}> accepted <@{table.alice.id}>'s takeback request."
+    )
+    board = await table.wait_board(lambda m: "taken back" in m.content)
+    assert board.content.startswith("alice's move 1 was taken back.\n")

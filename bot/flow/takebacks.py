@@ -270,6 +270,14 @@ class TakebackFlow:
                 raise await locked_refusal(
                     interaction, on_discords_word=True, taken_back=accept, declined=not accept
                 ) from refused
+            except (discord.HTTPException, *UNREACHABLE) as failed:
+                if not not_taken_now(failed):
+                    raise
+                # Stored, but Discord could not take the request's edit just now (a 5xx,
+                # unreachable, a long 429): the outbox edits it once it can, as a lapse's;
+                # accepted, the board after it, owed, is the outbox's too.
+                await self._answer_owed(takeback_id)
+                raise
 
     async def _lapse_owed(self, lapsed: Takeback) -> None:
         """The message of the request ``lapsed`` could not be edited to say so: the outbox
