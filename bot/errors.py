@@ -39,6 +39,9 @@ _log = logging.getLogger(__name__)
 
 APOLOGY = _("Sorry, something went wrong on my side. It has been logged; please try again.")
 
+LONGEST_WAIT_IN_SECONDS = 90
+"""The longest wait a refusal tells in seconds; a longer one is told in minutes (rounded up)."""
+
 UNKNOWN_COMMAND = _("I do not know that command (any more): type / to see mine.")
 MISSING_OPTIONS = _(
     "That command arrived without the options it needs: pick it again from the / menu."
@@ -311,6 +314,14 @@ def sentence_for(
         )
     if isinstance(error, discord.RateLimited):  # a channel's long 429 (bot/channel_waits.py)
         seconds = max(1, math.ceil(error.retry_after))
+        if seconds > LONGEST_WAIT_IN_SECONDS:
+            return lang.n_(
+                "Discord asks me to wait before posting in that channel: try again in {count} "
+                "minute.",
+                "Discord asks me to wait before posting in that channel: try again in {count} "
+                "minutes.",
+                math.ceil(seconds / 60),
+            )
         return lang.n_(
             "Discord asks me to wait before posting in that channel: try again in {count} second.",
             "Discord asks me to wait before posting in that channel: try again in {count} seconds.",
