@@ -19,7 +19,7 @@ from bot import errors, sync
 from bot.ai_pool import AIPool, ComputerOpponent
 from bot.ai_queue import QueuedComputer
 from bot.alike_names import NamesToldApart, alike, read_apart, told_apart
-from bot.channel_waits import ChannelWaits
+from bot.channel_waits import ChannelWaits, global_limit_trace
 from bot.config import Settings
 from bot.flow import GameFlow
 from bot.flow.analysis import AnalysisFlow
@@ -121,6 +121,8 @@ class BrandubhBot(commands.AutoShardedBot):
             # flow: bot/unreachable.py) rather than sleeping: the timers' check posts one thing
             # after another, and one channel's ten-minute wait would hold every game's clock.
             max_ratelimit_timeout=LONGEST_RATE_LIMIT_WAIT.total_seconds(),
+            # Which long 429 was Discord's global limit, not one channel's (bot/channel_waits).
+            http_trace=global_limit_trace(),
         )
         self.settings = settings
         self.clock = clock

@@ -15,6 +15,7 @@ import discord
 import discord.webhook.async_
 import pytest
 
+from bot.channel_waits import Route
 from bot.flow import game_flow, player_moves, set_ends
 from bot.flow.posts import board_post
 from bot.services.announcements import AnnouncementService
@@ -277,6 +278,26 @@ async def test_a_pickers_board_rate_limited_long_is_owed_without_a_second_try(
     table.advance(timedelta(minutes=11))
     await outbox_done(table)
     assert len(boards_of(table, "d1-b1")) == 1
+
+
+async def test_a_long_wait_of_discords_global_limit_is_kept_as_no_channels_wait(
+    table: Harness,
+) -> None:
+    """Discord answers the post of alice's picked move's board with a 429 of its *global*
+    limit, to wait ten minutes: the board is owed all the same, but no wait is kept for that
+    channel, whose own limit was not what Discord spoke of (before, its posts and edits were
+    refused there for ten minutes)."""
+    assert table.bot is not None
+    board = await table.challenge_accepted(table.alice, table.bob, sets=1)
+    where, select = await step_two(table, board)
+    limited = table.standin.rate_limit(
+        retry_after=600, requests=2, matching=_channel_posts, is_global=True
+    )
+    await table.standin.select(where, select, table.alice, ["d1-b1"])
+    await table.standin.wait_until(lambda: where.content == owed_sentence("d1-b1"), timeout=20)
+    assert limited.hits == 1
+    assert table.bot.channel_waits.waiting(Route.POST, table.channel.id) is None
+    assert len(table.bot.channel_waits) == 0
 
 
 async def test_a_pickers_board_held_back_by_a_rate_limit_is_logged_in_one_line(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.channel_waits import Route
+from bot.channel_waits import GlobalRateLimited, Route
 from bot.flow.late_boards import LateBoards
 from bot.flow.posts import NO_PINGS
 from bot.flow.takebacks import ended_request_text
@@ -352,7 +352,9 @@ class Outbox:
         (longer than discord.py waits): until when nothing more is sent there, by me or by the
         flow (:mod:`bot.channel_waits`, which has kept it already, unless it refused the
         request itself). Discord limits each route in each channel apart, so the others'
-        boards go on."""
+        boards go on. A wait of Discord's global limit is no channel's: not kept."""
+        if isinstance(limited, GlobalRateLimited):
+            return self.flow.bot.clock() + timedelta(seconds=limited.retry_after)
         return self.flow.bot.channel_waits.wait(route, channel_id, limited.retry_after)
 
     def _waiting(self, route: Route, channel_id: int) -> datetime | None:
