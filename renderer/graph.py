@@ -37,7 +37,8 @@ COLOURS: dict[Judgement, theme.RGB] = {
     Judgement.MISTAKE: (232, 128, 20),
     Judgement.INACCURACY: (226, 196, 40),
 }
-_PLOT_LINE: theme.RGB = (214, 160, 36)
+PLOT_LINE: theme.RGB = (214, 160, 36)
+"""The colour of a graph's course (the win chance; a rating): gold, read on either theme."""
 _HALF_LINE: theme.RGB = (150, 130, 105)
 
 
@@ -133,7 +134,7 @@ def _draw(
     half = box.y(0.5)
     for x0 in range(box.left, box.right, px(10)):
         draw.line((x0, half, min(box.right, x0 + px(5)), half), fill=_HALF_LINE, width=px(1))
-    draw.line(points, fill=_PLOT_LINE, width=px(3), joint="curve")
+    draw.line(points, fill=PLOT_LINE, width=px(3), joint="curve")
     draw.rectangle((box.left, box.top, box.right, box.bottom), outline=theme.FRAME_LINE, width=1)
     # Axes: 0, 50 and 100 % for the attackers; a move number every few moves.
     for chance, text in ((1.0, "100%"), (0.5, "50%"), (0.0, "0%")):

@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from renderer import drawing, theme
-from renderer.graph import WIDTH, draw_title, graph_canvas, graph_png
+from renderer.graph import PLOT_LINE, WIDTH, draw_title, graph_canvas, graph_png
 from renderer.words import ENGLISH, Words
 
-_LINE: theme.RGB = (214, 160, 36)
 _PLOT: theme.RGB = (64, 47, 36)
 _GRID: theme.RGB = (98, 74, 54)
 _STEPS = (10, 20, 25, 50, 100, 200, 250, 500, 1000)
+_SET_STEPS = (1, 2, 5, 10, 20, 25, 50, 100)
+_LOW_MARGIN = 0.04
+"""The least share of the plot's height below the lowest rating (its dot clear of the frame)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,17 @@ def rating_range(ratings: Sequence[float]) -> tuple[int, int, int]:
     span = high - low
     step = next((s for s in _STEPS if span / s <= 6), _STEPS[-1])
     return math.floor(low / step) * step, math.ceil(high / step) * step, step
+
+
+def set_labels(first_set: int, count: int) -> list[int]:
+    """The set numbers written along the bottom of a course of ``count`` sets from the
+    ``first_set``-th: the first and the last, and the round numbers between (a step of 1, 2,
+    5, 10, 20… for at most eight of them) not within half a step of either."""
+    last = first_set + count - 1
+    step = next((s for s in _SET_STEPS if (count - 1) / s <= 8), _SET_STEPS[-1])
+    between = range(math.ceil(first_set / step) * step, last, step)
+    round_ones = [n for n in between if n - first_set >= step / 2 and last - n >= step / 2]
+    return sorted({first_set, *round_ones, last})
 
 
 def shown(rating: float) -> int:
@@ -134,6 +147,8 @@ def _draw(
     latest = max(ratings[-max(2, math.ceil(len(ratings) / 5)) :])
     while (high - latest) / (high - low) < 0.2:
         high += step
+    if (min(ratings) - low) / (high - low) < _LOW_MARGIN:  # on the bottom line: half hidden
+        low -= step
     box = _Box(px(62), px(76), width - px(22), height - px(46), low, high)
     draw.rectangle((box.left, box.top, box.right, box.bottom), fill=_PLOT)
     for rating in range(low, high + 1, step):
@@ -145,11 +160,10 @@ def _draw(
     draw.rectangle((box.left, box.top, box.right, box.bottom), outline=theme.FRAME_LINE, width=1)
     # The sets along the bottom, numbered as the player's rated sets.
     count = len(course)
-    tick = next((s for s in (1, 2, 5, 10, 20, 25, 50) if (count - 1) / s <= 8), 100)
-    for index in range(0, count, tick):
+    for number in set_labels(first_set, count):
         draw.text(
-            (box.x(index, count), box.bottom + px(6)),
-            str(first_set + index),
+            (box.x(number - first_set, count), box.bottom + px(6)),
+            str(number),
             font=small,
             fill=theme.COORDINATE,
             anchor="mt",
@@ -163,7 +177,7 @@ def _draw(
     )
     points = [(box.x(i, count), box.y(r)) for i, r in enumerate(ratings)]
     if len(points) > 1:
-        draw.line(points, fill=_LINE, width=px(3), joint="curve")
+        draw.line(points, fill=PLOT_LINE, width=px(3), joint="curve")
     # Dots as big as the room between them allows: 100 sets leave about 5 pixels each.
     gap = (box.right - box.left) / max(1, count - 1)
     radius = max(px(2.5), min(px(6), round(gap * 0.4)))
@@ -179,8 +193,8 @@ def _dot(
     x, y = centre
     draw.ellipse(
         (x - radius, y - radius, x + radius, y + radius),
-        fill=_PLOT if hollow else _LINE,
-        outline=theme.CAPTION if hollow else _LINE,
+        fill=_PLOT if hollow else PLOT_LINE,
+        outline=theme.CAPTION if hollow else PLOT_LINE,
         width=ring if hollow else 1,
     )
 
@@ -206,7 +220,7 @@ def _current(
     clear = [top for top in inside if not _crosses(points, left, top, w, h, px(7))]
     top = (clear or inside or places)[0]
     draw.rounded_rectangle(
-        (left, top, left + w, top + h), radius=px(4), fill=theme.FRAME, outline=_LINE, width=2
+        (left, top, left + w, top + h), radius=px(4), fill=theme.FRAME, outline=PLOT_LINE, width=2
     )
     draw.text((left + w // 2, top + h // 2), text, font=face, fill=theme.CAPTION, anchor="mm")
 

@@ -14,8 +14,13 @@ from bot.i18n import language
 from bot.services import Services
 from bot.storage import Database, Dialect, ratings
 from renderer import theme
-from renderer.graph import HEIGHT, WIDTH
-from renderer.rating_course import RatedSet, describe_rating_course, render_rating_course
+from renderer.graph import HEIGHT, PLOT_LINE, WIDTH
+from renderer.rating_course import (
+    RatedSet,
+    describe_rating_course,
+    render_rating_course,
+    set_labels,
+)
 from tests.bot_harness import Harness, running_bot
 from tests.conftest import ALICE, BOB, CHANNEL, GUILD
 from tests.discord_standin import DiscordStandin
@@ -168,10 +173,7 @@ def test_the_current_ratings_tag_covers_no_point_of_a_falling_course() -> None:
     falling += [RatedSet(1700 - 30 * n, False) for n in range(1, 5)]
     with Image.open(io.BytesIO(render_rating_course(falling))) as picture:
         image = picture.convert("RGB")
-    # The plot's box, from its colour across the middle (the legend's hollow dot has it too).
-    across = [x for x in range(WIDTH) if near(image, x, HEIGHT // 2, PLOT)]
-    down = [y for y in range(HEIGHT) if near(image, WIDTH // 2, y, PLOT)]
-    left, right, top, bottom = min(across), max(across), min(down), max(down)
+    left, right, top, bottom = plot_box(image)
     inside = [
         (x, y)
         for x in range(left + 1, right)
@@ -192,7 +194,43 @@ def test_the_current_ratings_tag_covers_no_point_of_a_falling_course() -> None:
     assert not [p for p in ring if near(image, *p, LINE)]
 
 
-PLOT, FRAME, LINE = (64, 47, 36), theme.FRAME, (214, 160, 36)
+def test_past_a_hundred_sets_the_axis_reads_round_numbers_and_the_last_set() -> None:
+    """The last 100 of 136 rated sets are numbered 37, 60, 80, 100, 120 and 136 along the
+    bottom (before, 37, 57, 77, 97, 117: the last set never written)."""
+    assert set_labels(37, 100) == [37, 60, 80, 100, 120, 136]
+
+
+def test_the_lowest_rating_on_a_round_number_sits_clear_of_the_bottom_edge() -> None:
+    """A course whose lowest rating is 1500, a grid line's number: its dots are drawn whole,
+    clear of the plot's bottom edge (before, half of each sat under the frame)."""
+    course = [RatedSet(1500 + 20 * (n % 11), False) for n in range(22)]
+    with Image.open(io.BytesIO(render_rating_course(course))) as picture:
+        image = picture.convert("RGB")
+    left, right, _top, bottom = plot_box(image)
+    near_edge = [
+        (x, y)
+        for x in range(left + 1, right)
+        for y in range(bottom - 4, bottom + 1)
+        if near(image, x, y, LINE)
+    ]
+    assert not near_edge
+
+
+PLOT, FRAME, LINE = (64, 47, 36), theme.FRAME, PLOT_LINE
+
+
+def plot_box(image: Image.Image) -> tuple[int, int, int, int]:
+    """The plot's left, right, top and bottom: the outermost pixels of its colour across the
+    middle and down it that begin or end a run of it (the legend's hollow dot, a label's
+    edge, have a pixel or two of it too)."""
+
+    def ends(run: list[bool]) -> tuple[int, int]:
+        held = [at for at in range(len(run) - 4) if all(run[at : at + 5])]
+        return min(held), max(held) + 4
+
+    left, right = ends([near(image, x, HEIGHT // 2, PLOT) for x in range(WIDTH)])
+    top, bottom = ends([near(image, WIDTH // 2, y, PLOT) for y in range(HEIGHT)])
+    return left, right, top, bottom
 
 
 def near(image: Image.Image, x: int, y: int, colour: tuple[int, int, int]) -> bool:
