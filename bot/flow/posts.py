@@ -237,9 +237,11 @@ def may_attach_files(client: discord.Client, channel_id: int) -> bool:
     # permissions; in a thread, its channel's Send Messages counts too), which an interaction's
     # app_permissions do not: there Attach Files is not known, and the picture stays as it
     # would in an answer (a post fails on Send Messages anyway; an edit of mine goes through).
+    # Not my_permissions.may_post: in a thread that one counts Send Messages in Threads alone,
+    # and this asks whether discord.py kept Attach Files as Discord set it.
     in_thread = isinstance(client.get_channel(channel_id), discord.Thread)
-    posting = mine.send_messages and (mine.send_messages_in_threads or not in_thread)
-    return mine.attach_files or not posting
+    kept = mine.send_messages and (mine.send_messages_in_threads or not in_thread)
+    return mine.attach_files or not kept
 
 
 def side_name(side: Side, lang: Language = ENGLISH) -> str:
