@@ -25,6 +25,7 @@ from tests.bot_harness import (
 from tests.discord_standin import DiscordStandin
 from tests.discord_standin.recorder import StoredMessage
 from tests.test_bot_failed_reads import games_fail_once_in
+from tests.test_bot_features import ATTACKERS_WIN
 from tests.test_bot_takeback import answer_button, ask
 
 pytest_plugins = ["tests.discord_standin.fixtures"]
@@ -175,4 +176,28 @@ async def test_a_board_shown_while_the_set_is_aborted_comes_without_buttons(
     assert board.content == "That game is over."
     assert board.attachments
     assert not board.custom_ids()
+    assert board.pinged_user_ids() == set()
+
+
+async def test_a_board_shown_while_the_set_ends_shows_the_next_sets_board(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """carol's /board is drawn while alice's move wins set 1 of two: it shows set 2's opening
+    board, with its buttons, not set 1's position asking for a move (before, set 1's board with
+    live buttons after the set's end)."""
+    await table.challenge_accepted(table.alice, table.bob, sets=2)
+    for ply, text in enumerate(ATTACKERS_WIN[:-1]):
+        await table.move(table.alice if ply % 2 == 0 else table.bob, text)
+    drawing, go_on = next_drawing_waits(monkeypatch, game_flow)  # /board's own drawing
+    shown = await table.standin.slash(table.guild, table.channel, table.carol, "board", wait=False)
+    await asyncio.wait_for(drawing.wait(), 20)
+    ending = await table.move(table.alice, ATTACKERS_WIN[-1])
+    assert "Set 2 begins" in ending.content
+    go_on.set()
+    await table.standin.wait_answered(shown, timeout=10)
+    board = await shown.wait_original()
+    await settled(table)
+    assert board.content.startswith("No move yet."), board.content
+    assert board.attachments
+    assert board.custom_ids()
     assert board.pinged_user_ids() == set()
