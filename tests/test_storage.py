@@ -50,7 +50,11 @@ async def test_every_earlier_schema_is_migrated_keeping_its_games(
     # Play on the old schema through SQL the old version had (players, matches, games, moves;
     # `games` became `sets` in schema 10).
     with sqlite3.connect(db_path) as raw:
-        raw.execute("INSERT INTO players VALUES (?, 'Alice', 0), (?, 'Bob', 0)", (ALICE, BOB))
+        raw.execute(
+            "INSERT INTO players (user_id, display_name, seen_us) VALUES (?, 'Alice', 0), "
+            "(?, 'Bob', 0)",
+            (ALICE, BOB),
+        )
         raw.execute(
             "INSERT INTO matches (guild_id, channel_id, player1_id, player2_id, player1_side, "
             "ruleset, sets_total, time_per_move_us, rated, started_us) "
